@@ -1,0 +1,138 @@
+# traverse — off-road mobility planning toolchain.
+# `make help` lists the targets.
+
+PREFIX ?= /usr/local
+SAN ?= 0
+
+# Debian packages: what building needs, and what the tests and the demo add
+# (gdal-bin gives gdaldem/gdalwarp, the independent references).
+BUILD_PKGS := build-essential pkg-config libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev
+TEST_PKGS := libcmocka-dev gdal-bin
+PKGS := gdal proj lapacke openblas libpng
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
+ifeq ($(SAN),1)
+BUILD := build/san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+BINDIR := $(BUILD)/bin
+LIBDIR := $(BUILD)/lib
+else
+BUILD := build/rel
+SANFLAGS :=
+BINDIR := bin
+LIBDIR := lib
+endif
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -D_DEFAULT_SOURCE -Isrc $(PKG_CFLAGS)
+LDLIBS = $(PKG_LIBS) -lm
+
+MODULES := core geo terrain
+LIB_SRC := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.c))
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+HEADERS := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.h))
+LIB := $(LIBDIR)/libtraverse.a
+
+TOOL_SRC := $(wildcard tools/trv-*.c)
+TOOLS := $(TOOL_SRC:tools/%.c=$(BINDIR)/%)
+
+TEST_SRC := $(wildcard tests/test_*.c)
+TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TOOL_TESTS := $(wildcard tests/tool_*.sh)
+
+.PHONY: all deps test demo bench clean install help check-pkgs
+.DEFAULT_GOAL := all
+
+all: check-pkgs $(LIB) $(TOOLS)
+
+help:
+	@echo "traverse make targets:"
+	@echo "  make              build $(LIB) and bin/trv-*"
+	@echo "  make test         install missing packages, build, run every test (SAN=1: ASan+UBSan)"
+	@echo "  make demo         install missing packages, build, run the pipeline on data/jacksboro"
+	@echo "                    (AREA=name DEM=file SOIL=file LANDUSE=file T_SRS=crs for your own area)"
+	@echo "  make bench        time traverse against its GDAL peers on the same machine"
+	@echo "  make deps         install the Debian packages the build, tests and demo need"
+	@echo "  make install      install tools, library, headers and data under PREFIX ($(PREFIX))"
+	@echo "  make clean        remove build products and out/"
+
+deps:
+	@sh tools/deps.sh $(BUILD_PKGS) $(TEST_PKGS)
+
+check-pkgs:
+	@pkg-config --exists $(PKGS) || { echo "traverse: missing build packages; run 'make deps'" >&2; \
+	    pkg-config --print-errors --exists $(PKGS); exit 1; }
+
+$(BUILD)/%.o: %.c $(HEADERS) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BINDIR)/%: $(BUILD)/tools/%.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
+
+# Sanitizer runs: leaks inside GDAL/PROJ's one-time caches are theirs, not
+# ours (tests/lsan.supp names them); everything else fails the run.
+TEST_ENV := TRV_BIN=$(BINDIR) TRV_DATADIR=$(CURDIR)/data TRV_SHARED=$(CURDIR)/../shared \
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+test: deps
+	@$(MAKE) --no-print-directory all $(TESTS)
+	@fail=0; for t in $(TESTS); do echo "== $$t"; $(TEST_ENV) $$t || fail=1; done; \
+	for t in $(TOOL_TESTS); do echo "== $$t"; $(TEST_ENV) sh $$t || fail=1; done; \
+	if [ $$fail = 0 ]; then echo "make test: all test programs passed"; else echo "make test: FAILED" >&2; exit 1; fi
+
+# ---- demo pipeline -------------------------------------------------------
+AREA ?= jacksboro
+DEM ?= data/jacksboro/dem_3arcsec.tif
+SOIL ?= data/jacksboro/soil_7p5arcsec.tif
+LANDUSE ?= data/jacksboro/landuse_30m_utm16n.tif
+T_SRS ?= EPSG:32616
+OUT := out/$(AREA)
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(OUT)/slope.tif
+	@echo "demo: terrain layers in $(OUT)/ (dem.tif slope.tif soil.tif landuse.tif points.csv)"
+
+# Until trv-krige lands, the DEM is resampled to 30 m in metres by GDAL.
+$(OUT)/src/dem_30m.tif: $(DEM)
+	@mkdir -p $(dir $@)
+	gdalwarp -q -overwrite -t_srs $(T_SRS) -tr 30 30 -tap -r bilinear -ot Float32 -dstnodata -32768 \
+	    -co TILED=YES -co COMPRESS=DEFLATE $< $@
+
+$(OUT)/dem.tif $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif $(OUT)/points.csv &: \
+    $(OUT)/src/dem_30m.tif $(SOIL) $(LANDUSE) $(BINDIR)/trv-terrain data/classes/soils.csv data/classes/landuse.csv
+	$(BINDIR)/trv-terrain --dem $(OUT)/src/dem_30m.tif --soil $(SOIL) --landuse $(LANDUSE) \
+	    --soil-classes data/classes/soils.csv --landuse-classes data/classes/landuse.csv \
+	    --points $(OUT)/points.csv -o $(OUT)
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@sh bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/traverse
+	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	for m in $(MODULES); do install -d $(DESTDIR)$(PREFIX)/include/traverse/$$m; \
+	    install -m 644 src/$$m/*.h $(DESTDIR)$(PREFIX)/include/traverse/$$m/; done
+	cp -R data/classes $(DESTDIR)$(PREFIX)/share/traverse/
+
+clean:
+	rm -rf build bin lib out
+
+.SECONDARY:

@@ -1,0 +1,222 @@
+/* Atomic output sets, output metadata and path helpers. */
+#define _POSIX_C_SOURCE 200809L
+#include "trv.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Files GDAL and SQLite may create beside a dataset. */
+static const char *const SIDECARS[] = {".aux.xml", "-journal", "-wal", "-shm"};
+enum { NSIDECARS = sizeof SIDECARS / sizeof SIDECARS[0] };
+
+typedef struct outfile {
+    char *final, *tmp;
+} outfile;
+
+struct trv_outset {
+    outfile *f;
+    size_t n, cap;
+    char **dirs;        /* directories created, parents first */
+    size_t ndirs;
+    int committed;
+};
+
+trv_outset *trv_outset_new(void) { return calloc(1, sizeof(trv_outset)); }
+
+static void remove_with_sidecars(const char *path)
+{
+    char buf[PATH_MAX + 16];
+    unlink(path);
+    for (int i = 0; i < NSIDECARS; i++) {
+        snprintf(buf, sizeof buf, "%s%s", path, SIDECARS[i]);
+        unlink(buf);
+    }
+}
+
+void trv_outset_free(trv_outset *set)
+{
+    if (!set)
+        return;
+    for (size_t i = 0; i < set->n; i++) {
+        if (!set->committed)
+            remove_with_sidecars(set->f[i].tmp);
+        free(set->f[i].final);
+        free(set->f[i].tmp);
+    }
+    for (size_t i = set->ndirs; i-- > 0;) {
+        if (!set->committed)
+            rmdir(set->dirs[i]); /* only succeeds when empty: never removes user files */
+        free(set->dirs[i]);
+    }
+    free(set->dirs);
+    free(set->f);
+    free(set);
+}
+
+trv_status trv_outset_mkdir(trv_ctx *ctx, trv_outset *set, const char *dir)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
+        return trv_error(ctx, TRV_ERR_USAGE, "path too long: '%s'", dir);
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/')
+        path[--len] = '\0';
+    for (char *p = path + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char saved = *p;
+        *p = '\0';
+        struct stat sb;
+        if (stat(path, &sb) == 0) {
+            if (!S_ISDIR(sb.st_mode))
+                return trv_error(ctx, TRV_ERR_IO, "cannot create directory '%s': '%s' is not a directory", dir,
+                                 path);
+        } else if (mkdir(path, 0777) == 0) {
+            char **d = realloc(set->dirs, (set->ndirs + 1) * sizeof *d);
+            if (!d)
+                return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+            set->dirs = d;
+            if (!(d[set->ndirs] = strdup(path)))
+                return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+            set->ndirs++;
+        } else {
+            return trv_error(ctx, TRV_ERR_IO, "cannot create directory '%s': %s", path, strerror(errno));
+        }
+        if (saved == '\0')
+            break;
+        *p = saved;
+    }
+    return TRV_OK;
+}
+
+const char *trv_outset_add(trv_outset *set, const char *final_path)
+{
+    if (set->n == set->cap) {
+        size_t cap = set->cap ? 2 * set->cap : 8;
+        outfile *f = realloc(set->f, cap * sizeof *f);
+        if (!f)
+            return NULL;
+        set->f = f;
+        set->cap = cap;
+    }
+    const char *slash = strrchr(final_path, '/');
+    const char *base = slash ? slash + 1 : final_path;
+    const char *dot = strrchr(base, '.');
+    if (!dot || dot == base)
+        dot = base + strlen(base);
+    size_t n = strlen(final_path) + 48;
+    char *tmp = malloc(n);
+    char *fin = strdup(final_path);
+    if (!tmp || !fin) {
+        free(tmp);
+        free(fin);
+        return NULL;
+    }
+    /* keep the extension: some GDAL drivers (GeoPackage) insist on it */
+    snprintf(tmp, n, "%.*s.%.*s.tmp%ld%s", (int)(base - final_path), final_path, (int)(dot - base), base,
+             (long)getpid(), dot);
+    set->f[set->n++] = (outfile){fin, tmp};
+    return tmp;
+}
+
+trv_status trv_outset_commit(trv_ctx *ctx, trv_outset *set)
+{
+    char a[PATH_MAX + 16], b[PATH_MAX + 16];
+    for (size_t i = 0; i < set->n; i++) {
+        const outfile *f = &set->f[i];
+        if (access(f->tmp, F_OK) != 0)
+            return trv_error(ctx, TRV_ERR_INTERNAL, "output '%s' was never written", f->final);
+    }
+    for (size_t i = 0; i < set->n; i++) {
+        const outfile *f = &set->f[i];
+        if (rename(f->tmp, f->final) != 0)
+            return trv_error(ctx, TRV_ERR_IO, "cannot rename '%s' to '%s': %s", f->tmp, f->final, strerror(errno));
+        snprintf(a, sizeof a, "%s.aux.xml", f->tmp);
+        snprintf(b, sizeof b, "%s.aux.xml", f->final);
+        if (access(a, F_OK) == 0) {
+            if (rename(a, b) != 0)
+                return trv_error(ctx, TRV_ERR_IO, "cannot rename '%s' to '%s': %s", a, b, strerror(errno));
+        } else {
+            unlink(b); /* a stale sidecar would describe the old file */
+        }
+    }
+    set->committed = 1;
+    return TRV_OK;
+}
+
+static int needs_quoting(const char *s)
+{
+    if (!*s)
+        return 1;
+    for (; *s; s++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=,:+@%", *s))
+            return 1;
+    return 0;
+}
+
+void trv_meta_init(trv_meta *meta, const char *tool, int argc, char **argv)
+{
+    memset(meta, 0, sizeof *meta);
+    snprintf(meta->tool, sizeof meta->tool, "%s", tool);
+    size_t len = (size_t)snprintf(meta->args, sizeof meta->args, "%s", tool);
+    for (int i = 1; i < argc && len < sizeof meta->args; i++) {
+        const char *a = argv[i];
+        if (needs_quoting(a)) {
+            len += (size_t)snprintf(meta->args + len, sizeof meta->args - len, " '");
+            for (; *a && len < sizeof meta->args; a++)
+                len += (size_t)snprintf(meta->args + len, sizeof meta->args - len, *a == '\'' ? "'\\''" : "%c", *a);
+            if (len < sizeof meta->args)
+                len += (size_t)snprintf(meta->args + len, sizeof meta->args - len, "'");
+        } else {
+            len += (size_t)snprintf(meta->args + len, sizeof meta->args - len, " %s", a);
+        }
+    }
+}
+
+char *trv_path_join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s%s%s", dir, (*dir && dir[strlen(dir) - 1] != '/') ? "/" : "", name);
+    return p;
+}
+
+static char *readable(const char *dir, const char *rel)
+{
+    char *p = trv_path_join(dir, rel);
+    if (p && access(p, R_OK) == 0)
+        return p;
+    free(p);
+    return NULL;
+}
+
+char *trv_data_path(trv_ctx *ctx, const char *rel)
+{
+    const char *env = getenv("TRV_DATADIR");
+    char *p;
+    if (env && *env && (p = readable(env, rel)))
+        return p;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            char dir[PATH_MAX + 32];
+            snprintf(dir, sizeof dir, "%s/../data", exe);
+            if ((p = readable(dir, rel)))
+                return p;
+            snprintf(dir, sizeof dir, "%s/../share/traverse", exe);
+            if ((p = readable(dir, rel)))
+                return p;
+        }
+    }
+    trv_error(ctx, TRV_ERR_IO, "cannot find data file '%s' (set TRV_DATADIR to the traverse data directory)", rel);
+    return NULL;
+}

@@ -1,0 +1,230 @@
+/*
+ * trv.h — traverse core: context, status codes, progress, command-line
+ * parsing, INI and CSV readers, atomic output, output metadata.
+ *
+ * Every library function that can fail returns a trv_status and leaves a
+ * human-readable message in its context (trv_errmsg), in the git style:
+ * lowercase, no full stop, the subject quoted ("cannot open 'x.tif': ...").
+ * Library code never prints errors and never exits; tools do both.
+ *
+ * Ownership: objects made by a _new/_read/_open function are owned by the
+ * caller and released with the matching _free, which accepts NULL. Strings
+ * returned by const char * getters belong to the object they came from.
+ */
+#ifndef TRV_H
+#define TRV_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define TRV_VERSION "0.1.0"
+
+/* ---- status codes ---------------------------------------------------- */
+
+typedef enum trv_status {
+    TRV_OK = 0,
+    TRV_ERR_USAGE,    /* bad argument or option value */
+    TRV_ERR_IO,       /* cannot open, read, write or rename a file */
+    TRV_ERR_FORMAT,   /* file content is corrupt or not what was expected */
+    TRV_ERR_CRS,      /* missing, unusable or mismatched coordinate system */
+    TRV_ERR_GRID,     /* grids differ or do not overlap */
+    TRV_ERR_DATA,     /* data unusable: nodata only, out of range, unknown class */
+    TRV_ERR_NOMEM,    /* allocation failed */
+    TRV_ERR_CANCEL,   /* the progress callback asked to stop */
+    TRV_ERR_INTERNAL  /* a bug: a library invariant was broken */
+} trv_status;
+
+/* Short fixed description of a status ("i/o error"); never NULL. */
+const char *trv_status_str(trv_status st);
+
+/* ---- context --------------------------------------------------------- */
+
+/* Progress callback: fraction in [0, 1], a short label for the current
+ * step (may be NULL). Return 0 to continue, non-zero to cancel. */
+typedef int (*trv_progress_fn)(double fraction, const char *label, void *user);
+
+typedef struct trv_ctx trv_ctx;
+
+trv_ctx *trv_ctx_new(void);
+void trv_ctx_free(trv_ctx *ctx);
+
+/* 0 quiet (errors only, printed by the tool), 1 normal, 2 verbose. */
+void trv_ctx_set_verbosity(trv_ctx *ctx, int level);
+int trv_ctx_verbosity(const trv_ctx *ctx);
+void trv_ctx_set_progress(trv_ctx *ctx, trv_progress_fn fn, void *user);
+/* The seed a tool runs with; recorded in output metadata when set. */
+void trv_ctx_set_seed(trv_ctx *ctx, uint64_t seed);
+int trv_ctx_has_seed(const trv_ctx *ctx);
+uint64_t trv_ctx_seed(const trv_ctx *ctx);
+
+/* Record an error message (printf format) and return st, so that library
+ * code can write `return trv_error(ctx, TRV_ERR_IO, "cannot open '%s'", p);` */
+trv_status trv_error(trv_ctx *ctx, trv_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Prefix the current message: "context: previous message". */
+trv_status trv_error_prefix(trv_ctx *ctx, trv_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Last error message, "" if none. */
+const char *trv_errmsg(const trv_ctx *ctx);
+
+/* Report progress through the callback. Returns TRV_ERR_CANCEL (with a
+ * message) if the callback asked to stop, else TRV_OK. */
+trv_status trv_progress(trv_ctx *ctx, double fraction, const char *label);
+
+/* Informational message to stderr at verbosity >= level (1 normal, 2
+ * verbose). Used for results a tool reports, never for errors. */
+void trv_info(const trv_ctx *ctx, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Terminal progress printer on stderr, GDAL style ("label 0...10...20").
+ * user must point to a trv_term_progress_state zeroed before first use. */
+typedef struct trv_term_progress_state {
+    int started;            /* 0 before the first call */
+    int last_tick;          /* last printed tick in 0..40, -1 when none yet */
+    char label[64];
+} trv_term_progress_state;
+int trv_term_progress(double fraction, const char *label, void *user);
+
+/* ---- command-line parsing (getopt_long behind a declarative table) ---- */
+
+typedef enum trv_argtype {
+    TRV_ARG_FLAG,    /* int *: set to 1 */
+    TRV_ARG_STRING,  /* const char **: points into argv */
+    TRV_ARG_INT,     /* int * */
+    TRV_ARG_U64,     /* uint64_t * */
+    TRV_ARG_DOUBLE,  /* double * */
+    TRV_ARG_CHOICE   /* const char **: value must be one of choices ("a|b|c") */
+} trv_argtype;
+
+typedef struct trv_opt {
+    const char *name;       /* long name without "--" */
+    char short_name;        /* 0 for none */
+    trv_argtype type;
+    void *dest;
+    const char *metavar;    /* "FILE"; for CHOICE: the choices "a|b|c" */
+    const char *help;
+} trv_opt;
+
+typedef struct trv_cli {
+    const char *tool;       /* "trv-terrain" */
+    const char *usage;      /* synopsis after the tool name */
+    const char *summary;    /* one paragraph: what the tool does */
+    const trv_opt *opts;    /* terminated by an entry with name == NULL */
+    const char *const *required; /* long names that must be given, NULL-terminated, or NULL */
+    int min_pos, max_pos;   /* allowed number of positional arguments */
+} trv_cli;
+
+/* Parsed result: the tool's own values are written through the table; the
+ * common ones (-q, -v) and positionals land here. */
+typedef struct trv_cli_result {
+    int quiet, verbose;
+    int npos;
+    char **pos;             /* points into argv */
+} trv_cli_result;
+
+enum { TRV_CLI_CONTINUE = -1 };
+/* Parse argv. Handles --help (prints to stdout) and --version. Returns
+ * TRV_CLI_CONTINUE to go on, 0 when help/version was printed, or 2 after
+ * printing a usage error to stderr ("trv-x: ...; try 'trv-x --help'"). */
+int trv_cli_parse(const trv_cli *cli, int argc, char **argv, trv_cli_result *res);
+void trv_cli_print_help(const trv_cli *cli, FILE *out);
+
+/* ---- INI reader ------------------------------------------------------- */
+
+typedef struct trv_ini trv_ini;
+
+/* Parse "[section]" and "key = value" lines; '#' or ';' start a comment
+ * (full line, or after whitespace at the end of a value). Syntax errors
+ * and duplicate keys are reported as "file:line: ...". */
+trv_status trv_ini_read(trv_ctx *ctx, const char *path, trv_ini **out);
+void trv_ini_free(trv_ini *ini);
+
+typedef enum trv_ini_type {
+    TRV_INI_DOUBLE,  /* double *, within [min, max] */
+    TRV_INI_INT,     /* int *, within [min, max] */
+    TRV_INI_BOOL,    /* int *: yes/no, true/false, 1/0 */
+    TRV_INI_CHOICE,  /* int *: index into choices ("a|b|c") */
+    TRV_INI_STRING   /* char **: malloc'ed copy, caller frees */
+} trv_ini_type;
+
+typedef struct trv_ini_key {
+    const char *section;
+    const char *key;
+    trv_ini_type type;
+    void *dest;
+    double min, max;        /* DOUBLE and INT ranges, inclusive */
+    const char *choices;    /* CHOICE: "a|b|c" */
+    int required;
+    int *given;             /* optional: set to 1 when the key is present */
+} trv_ini_key;
+
+/* Store every key of ini through schema (n entries). Unknown sections or
+ * keys, bad values and out-of-range values are errors naming file:line;
+ * a missing required key names the file and the key. */
+trv_status trv_ini_bind(trv_ctx *ctx, const trv_ini *ini, const trv_ini_key *schema, size_t n);
+
+/* ---- CSV reader ------------------------------------------------------- */
+
+typedef struct trv_csv trv_csv;
+
+/* RFC 4180 CSV with a header row: ',' separated, '"' quoting with "" as an
+ * escaped quote, CRLF or LF. Every row must have the header's width. */
+trv_status trv_csv_read(trv_ctx *ctx, const char *path, trv_csv **out);
+void trv_csv_free(trv_csv *csv);
+size_t trv_csv_nrows(const trv_csv *csv);
+int trv_csv_ncols(const trv_csv *csv);
+const char *trv_csv_path(const trv_csv *csv);
+/* Column index by header name, or -1. */
+int trv_csv_col(const trv_csv *csv, const char *name);
+/* As trv_csv_col, but a missing column is an error naming the file. */
+trv_status trv_csv_require(trv_ctx *ctx, const trv_csv *csv, const char *name, int *col);
+const char *trv_csv_cell(const trv_csv *csv, size_t row, int col);
+/* Parse a cell as a number; errors name file:line and column. */
+trv_status trv_csv_double(trv_ctx *ctx, const trv_csv *csv, size_t row, int col, double *out);
+/* File line number of a data row (for messages). */
+long trv_csv_line(const trv_csv *csv, size_t row);
+
+/* ---- atomic output ---------------------------------------------------- */
+
+/* A set of output files committed together. Each output is written under a
+ * temporary name in its final directory (".name.tmp<pid>.ext"), and only
+ * trv_outset_commit renames them into place, with any GDAL sidecar
+ * (".aux.xml"). trv_outset_free without a commit removes the temporaries
+ * and any directory the set created, so a failure leaves nothing behind. */
+typedef struct trv_outset trv_outset;
+
+trv_outset *trv_outset_new(void);
+void trv_outset_free(trv_outset *set);
+/* Create dir (and parents) if missing; remembered for removal on abort. */
+trv_status trv_outset_mkdir(trv_ctx *ctx, trv_outset *set, const char *dir);
+/* Register final_path; returns the temporary path to write (owned by set). */
+const char *trv_outset_add(trv_outset *set, const char *final_path);
+trv_status trv_outset_commit(trv_ctx *ctx, trv_outset *set);
+
+/* ---- output metadata --------------------------------------------------- */
+
+/* What made an output: written into every file (GeoTIFF metadata items
+ * TRV_TOOL, TRV_VERSION, TRV_ARGS, TRV_SEED). No time stamps, so the same
+ * inputs give the same bytes. */
+typedef struct trv_meta {
+    char tool[64];
+    char args[2048];        /* the command line, arguments shell-quoted where needed */
+    int has_seed;
+    uint64_t seed;
+} trv_meta;
+
+void trv_meta_init(trv_meta *meta, const char *tool, int argc, char **argv);
+
+/* ---- paths and small helpers ----------------------------------------- */
+
+/* Locate a bundled data file (e.g. "classes/soils.csv"): $TRV_DATADIR,
+ * then <exe>/../data, then <exe>/../share/traverse. Returns a malloc'ed
+ * path or NULL with an error. */
+char *trv_data_path(trv_ctx *ctx, const char *rel);
+
+/* Join dir and name into a malloc'ed path. */
+char *trv_path_join(const char *dir, const char *name);
+
+#endif

@@ -1,0 +1,107 @@
+/* Categorical alignment: nearest and majority (mode), never interpolation
+ * (METHOD.md §1.5). */
+#include "geo_priv.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Lattice size s (odd, 1..15) for GEO_MODE: about three samples across
+ * each source cell that a target cell covers, measured at the target's
+ * centre cell in source pixels. */
+static int lattice_size(const geo_raster *src, const geo_grid *t, OGRCoordinateTransformationH ct)
+{
+    double cx = geo_grid_x(t, t->nx / 2), cy = geo_grid_y(t, t->ny / 2);
+    double hx = 0.5 * t->gt[1], hy = 0.5 * t->gt[5];
+    double xs[4] = {cx - hx, cx + hx, cx - hx, cx + hx}, ys[4] = {cy - hy, cy - hy, cy + hy, cy + hy};
+    if (ct && !OCTTransform(ct, 4, xs, ys, NULL))
+        return 1;
+    double w = fmax(fabs(xs[1] - xs[0]), fabs(xs[3] - xs[2])) / src->grid.gt[1];
+    double h = fmax(fabs(ys[2] - ys[0]), fabs(ys[3] - ys[1])) / fabs(src->grid.gt[5]);
+    double span = fmax(w, h);
+    int s = (int)ceil(3.0 * span - 1e-9);
+    if (s < 1)
+        s = 1;
+    if (s > 15)
+        s = 15;
+    return s | 1;
+}
+
+trv_status geo_align_categorical(trv_ctx *ctx, const geo_raster *src, const geo_grid *target,
+                                 geo_resample method, geo_raster **out)
+{
+    *out = NULL;
+    if (src->type != GEO_U8)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "categorical alignment needs a Byte layer");
+    if (!src->grid.wkt || !target->wkt)
+        return trv_error(ctx, TRV_ERR_CRS, "categorical alignment needs a CRS on both grids");
+    OGRCoordinateTransformationH ct = NULL;
+    trv_status st;
+    if (!geo_crs_same(src->grid.wkt, target->wkt) && (st = geo_ct_new(ctx, target->wkt, src->grid.wkt, &ct)))
+        return st;
+    int s = method == GEO_MODE ? lattice_size(src, target, ct) : 1;
+    int nx = target->nx, per_row = nx * s * s;
+    geo_raster *r = NULL;
+    double *xs = malloc((size_t)per_row * sizeof *xs), *ys = malloc((size_t)per_row * sizeof *ys);
+    int *ok = malloc((size_t)per_row * sizeof *ok);
+    if (!xs || !ys || !ok) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if ((st = geo_raster_new(ctx, target, GEO_U8, &r)))
+        goto done;
+    r->has_nodata = 1;
+    r->nodata = 0;
+    r->classes = src->classes;
+    const double *sg = src->grid.gt;
+    const int centre = (s / 2) * s + s / 2; /* the lattice point at the cell centre */
+    int counts[256] = {0};                     /* reset after each cell, not re-zeroed */
+    for (int row = 0; row < target->ny; row++) {
+        /* lattice points of the whole row, cell by cell, in target coordinates */
+        for (int col = 0, k = 0; col < nx; col++)
+            for (int i = 0; i < s; i++)
+                for (int j = 0; j < s; j++, k++) {
+                    xs[k] = target->gt[0] + (col + (j + 0.5) / s) * target->gt[1];
+                    ys[k] = target->gt[3] + (row + (i + 0.5) / s) * target->gt[5];
+                    ok[k] = 1;
+                }
+        if (ct)
+            OCTTransformEx(ct, per_row, xs, ys, NULL, ok);
+        for (int col = 0; col < nx; col++) {
+            unsigned char codes[225];
+            for (int k = 0; k < s * s; k++) {
+                int p = col * s * s + k;
+                double fc = (xs[p] - sg[0]) / sg[1], fr = (ys[p] - sg[3]) / sg[5];
+                unsigned char v = 0;
+                if (ok[p] && fc >= 0 && fr >= 0 && fc < src->grid.nx && fr < src->grid.ny)
+                    v = src->u8[(size_t)fr * src->grid.nx + (size_t)fc];
+                codes[k] = v;
+                counts[v]++;
+            }
+            /* majority; ties to the centre's code, then to the smaller code */
+            unsigned char best = codes[centre];
+            for (int k = 0; k < s * s; k++) {
+                unsigned char v = codes[k];
+                if (counts[v] > counts[best] || (counts[v] == counts[best] && v < best && best != codes[centre]))
+                    best = v;
+            }
+            r->u8[(size_t)row * nx + col] = best;
+            for (int k = 0; k < s * s; k++)
+                counts[codes[k]] = 0;
+        }
+        if ((row & 63) == 0 && (st = trv_progress(ctx, (double)row / target->ny, "align")))
+            goto done;
+    }
+    st = trv_progress(ctx, 1.0, "align");
+done:
+    free(xs);
+    free(ys);
+    free(ok);
+    if (ct)
+        OCTDestroyCoordinateTransformation(ct);
+    if (st)
+        geo_raster_free(r);
+    else
+        *out = r;
+    return st;
+}

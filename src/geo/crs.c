@@ -1,0 +1,162 @@
+/* Coordinate systems: UTM zone choice, CRS comparison and transforms. */
+#include "geo_priv.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cpl_conv.h>
+#include <cpl_error.h>
+
+OGRSpatialReferenceH geo_srs_new(const char *def)
+{
+    OGRSpatialReferenceH srs = OSRNewSpatialReference(NULL);
+    if (!srs)
+        return NULL;
+    if (OSRSetFromUserInput(srs, def) != OGRERR_NONE) {
+        OSRDestroySpatialReference(srs);
+        return NULL;
+    }
+    OSRSetAxisMappingStrategy(srs, OAMS_TRADITIONAL_GIS_ORDER);
+    return srs;
+}
+
+int geo_crs_same(const char *a, const char *b)
+{
+    if (!a || !b)
+        return !a && !b;
+    if (!strcmp(a, b))
+        return 1;
+    OGRSpatialReferenceH sa = geo_srs_new(a), sb = geo_srs_new(b);
+    int same = sa && sb && OSRIsSame(sa, sb);
+    OSRDestroySpatialReference(sa);
+    OSRDestroySpatialReference(sb);
+    return same;
+}
+
+trv_status geo_ct_new(trv_ctx *ctx, const char *from_wkt, const char *to_wkt, OGRCoordinateTransformationH *ct)
+{
+    *ct = NULL;
+    if (!from_wkt || !to_wkt)
+        return trv_error(ctx, TRV_ERR_CRS, "no CRS");
+    OGRSpatialReferenceH a = geo_srs_new(from_wkt), b = geo_srs_new(to_wkt);
+    if (a && b) {
+        CPLErrorReset();
+        *ct = OCTNewCoordinateTransformation(a, b);
+    }
+    OSRDestroySpatialReference(a);
+    OSRDestroySpatialReference(b);
+    if (!*ct)
+        return trv_error(ctx, TRV_ERR_CRS, "cannot transform between the CRSs: %s", geo_gdal_msg());
+    return TRV_OK;
+}
+
+int geo_utm_epsg(double lon, double lat)
+{
+    lon = fmod(fmod(lon + 180.0, 360.0) + 360.0, 360.0) - 180.0; /* into [-180, 180) */
+    int zone = (int)floor((lon + 180.0) / 6.0) + 1;
+    if (zone > 60)
+        zone = 60;
+    if (lat >= 56 && lat < 64 && lon >= 3 && lon < 12)
+        zone = 32; /* south-west Norway */
+    if (lat >= 72 && lat < 84 && lon >= 0 && lon < 42)
+        zone = lon < 9 ? 31 : lon < 21 ? 33 : lon < 33 ? 35 : 37; /* Svalbard */
+    return (lat >= 0 ? 32600 : 32700) + zone;
+}
+
+int geo_crs_is_geographic(const char *wkt)
+{
+    OGRSpatialReferenceH s = wkt ? geo_srs_new(wkt) : NULL;
+    if (!s)
+        return -1;
+    int geo = OSRIsGeographic(s) ? 1 : 0;
+    OSRDestroySpatialReference(s);
+    return geo;
+}
+
+const char *geo_crs_label(const char *wkt, char *buf, size_t n)
+{
+    OGRSpatialReferenceH s = wkt ? geo_srs_new(wkt) : NULL;
+    snprintf(buf, n, "%s", wkt ? "unknown CRS" : "none");
+    if (!s)
+        return buf;
+    const char *auth = OSRGetAuthorityName(s, NULL), *code = OSRGetAuthorityCode(s, NULL);
+    if (auth && code)
+        snprintf(buf, n, "%s:%s", auth, code);
+    else if (OSRGetName(s))
+        snprintf(buf, n, "'%s'", OSRGetName(s));
+    OSRDestroySpatialReference(s);
+    return buf;
+}
+
+double geo_crs_metres_per_unit(const char *wkt)
+{
+    OGRSpatialReferenceH s = wkt ? geo_srs_new(wkt) : NULL;
+    if (!s)
+        return 1.0;
+    double m = OSRIsProjected(s) ? OSRGetLinearUnits(s, NULL) : 1.0;
+    OSRDestroySpatialReference(s);
+    return m > 0 ? m : 1.0;
+}
+
+static trv_status export_wkt(trv_ctx *ctx, OGRSpatialReferenceH s, char **wkt)
+{
+    char *w = NULL;
+    const char *opts[] = {"FORMAT=WKT2_2019", NULL};
+    if (OSRExportToWktEx(s, &w, opts) != OGRERR_NONE || !w) {
+        CPLFree(w);
+        return trv_error(ctx, TRV_ERR_CRS, "cannot export CRS: %s", geo_gdal_msg());
+    }
+    *wkt = strdup(w);
+    CPLFree(w);
+    return *wkt ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+}
+
+trv_status geo_crs_choose(trv_ctx *ctx, const geo_grid *src, const char *t_srs, char **wkt)
+{
+    *wkt = NULL;
+    trv_status st;
+    if (t_srs) {
+        OGRSpatialReferenceH s = geo_srs_new(t_srs);
+        if (!s)
+            return trv_error(ctx, TRV_ERR_CRS, "cannot understand the CRS '%s'", t_srs);
+        if (!OSRIsProjected(s)) {
+            OSRDestroySpatialReference(s);
+            return trv_error(ctx, TRV_ERR_CRS, "'%s' is not a projected CRS: terrain work needs metres", t_srs);
+        }
+        st = export_wkt(ctx, s, wkt);
+        OSRDestroySpatialReference(s);
+        return st;
+    }
+    if (!src->wkt)
+        return trv_error(ctx, TRV_ERR_CRS, "the input has no CRS (assign one, e.g. gdal_edit.py -a_srs EPSG:4326)");
+    int geographic = geo_crs_is_geographic(src->wkt);
+    if (geographic < 0)
+        return trv_error(ctx, TRV_ERR_CRS, "cannot read the input CRS");
+    if (!geographic) {
+        OGRSpatialReferenceH s = geo_srs_new(src->wkt);
+        if (!OSRIsProjected(s)) {
+            OSRDestroySpatialReference(s);
+            return trv_error(ctx, TRV_ERR_CRS, "the input CRS is neither geographic nor projected; name one with --t_srs");
+        }
+        OSRDestroySpatialReference(s);
+        return (*wkt = strdup(src->wkt)) ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    /* the centre of the grid in WGS 84 longitude/latitude picks the zone */
+    OGRCoordinateTransformationH ct;
+    if ((st = geo_ct_new(ctx, src->wkt, "EPSG:4326", &ct)))
+        return st;
+    double x = geo_grid_x(src, (src->nx - 1) / 2.0), y = geo_grid_y(src, (src->ny - 1) / 2.0);
+    int ok = OCTTransform(ct, 1, &x, &y, NULL);
+    OCTDestroyCoordinateTransformation(ct);
+    if (!ok || y > 84 || y < -80)
+        return trv_error(ctx, TRV_ERR_CRS, "the input centre (%g, %g) has no UTM zone; name a CRS with --t_srs", x, y);
+    char def[32];
+    snprintf(def, sizeof def, "EPSG:%d", geo_utm_epsg(x, y));
+    OGRSpatialReferenceH s = geo_srs_new(def);
+    if (!s)
+        return trv_error(ctx, TRV_ERR_CRS, "cannot create %s (is proj-data installed?)", def);
+    st = export_wkt(ctx, s, wkt);
+    OSRDestroySpatialReference(s);
+    return st;
+}

@@ -1,0 +1,199 @@
+/*
+ * geo.h — traverse geo layer: raster grids and layers, GDAL/PROJ I/O,
+ * CRS choice (auto UTM), categorical alignment, Horn slope, vector output.
+ *
+ * A grid is north-up (no rotation terms in the geotransform) and carries
+ * its CRS as WKT. A raster is one band on a grid, held in memory as
+ * Float32 (continuous layers: elevation, slope, speed, cost) or Byte
+ * (categorical layers: soil, land use, GO/NOGO, class), row-major from the
+ * north-west corner.
+ *
+ * Equations: slope is Horn's 3x3 method (METHOD.md §1.6), as gdaldem.
+ * Categorical alignment never interpolates (METHOD.md §1.5).
+ *
+ * Ownership: geo_raster_new/_read return rasters the caller frees with
+ * geo_raster_free; a raster owns its grid WKT, description and unit, and
+ * borrows its class table (r->classes), which must outlive it.
+ */
+#ifndef GEO_H
+#define GEO_H
+
+#include "core/trv.h"
+
+/* ---- grids ------------------------------------------------------------ */
+
+typedef struct geo_grid {
+    int nx, ny;             /* columns, rows */
+    double gt[6];           /* GDAL geotransform; gt[2] == gt[4] == 0 */
+    char *wkt;              /* CRS as WKT (owned), NULL if the source had none */
+} geo_grid;
+
+trv_status geo_grid_copy(trv_ctx *ctx, geo_grid *dst, const geo_grid *src);
+void geo_grid_clear(geo_grid *g);
+/* Centre of column col / row row in CRS units. */
+double geo_grid_x(const geo_grid *g, double col);
+double geo_grid_y(const geo_grid *g, double row);
+
+/* TRV_OK if a and b are the same grid (same CRS, origin and cell size to
+ * 1e-6 of a cell, same size); otherwise TRV_ERR_GRID with a message naming
+ * what differs: "'b.tif' does not match 'a.tif': cell size 10 x 10 vs 30 x 30". */
+trv_status geo_grid_compare(trv_ctx *ctx, const geo_grid *a, const char *name_a, const geo_grid *b,
+                            const char *name_b);
+
+/* ---- class tables (categorical legends) ------------------------------- */
+
+typedef struct geo_class {
+    int code;               /* 1..254; 0 is nodata in Byte layers, 255 reserved */
+    char *name;
+    unsigned char rgb[3];
+} geo_class;
+
+typedef struct geo_classes {
+    geo_class *c;
+    int n;
+} geo_classes;
+
+/* Read a class table CSV with columns code, name and optionally color
+ * (#rrggbb); classes without a colour get one from a fixed palette. */
+trv_status geo_classes_read(trv_ctx *ctx, const char *path, geo_classes **out);
+void geo_classes_free(geo_classes *cl);
+/* Index of code in the table, or -1. */
+int geo_classes_find(const geo_classes *cl, int code);
+
+/* ---- rasters ---------------------------------------------------------- */
+
+typedef enum geo_type { GEO_F32 = 1, GEO_U8 = 2 } geo_type;
+
+typedef struct geo_raster {
+    geo_grid grid;
+    geo_type type;
+    float *f32;             /* nx * ny when type == GEO_F32, else NULL */
+    unsigned char *u8;      /* nx * ny when type == GEO_U8, else NULL */
+    int has_nodata;
+    double nodata;
+    char *desc;             /* band description, e.g. "slope" */
+    char *unit;             /* unit, e.g. "degree", "m" */
+    const geo_classes *classes; /* borrowed; Byte layers: legend and colours */
+} geo_raster;
+
+/* A raster of the given type on a copy of grid, zero-filled, no nodata. */
+trv_status geo_raster_new(trv_ctx *ctx, const geo_grid *grid, geo_type type, geo_raster **out);
+void geo_raster_free(geo_raster *r);
+/* Set description and unit (copied; either may be NULL). */
+trv_status geo_raster_set_label(trv_ctx *ctx, geo_raster *r, const char *desc, const char *unit);
+int geo_raster_is_nodata(const geo_raster *r, size_t i);
+/* Number of cells holding data. */
+size_t geo_raster_count_valid(const geo_raster *r);
+
+/* Read band 1 of any GDAL raster. Float32 keeps the source nodata value
+ * (NaN cells become nodata); Byte requires integer values in 0..255 apart
+ * from nodata, which becomes 0. Errors name the file. */
+trv_status geo_raster_read(trv_ctx *ctx, const char *path, geo_type type, geo_raster **out);
+
+/* Read the part of band 1 of path that covers target (whose CRS may
+ * differ), plus a margin of two cells, as an integer-valued categorical
+ * layer: Byte with 0 = nodata (the source nodata value maps to 0, a source
+ * value 0 that is not nodata, or a value outside 0..254, is an error).
+ * TRV_ERR_GRID if the source does not overlap target. */
+trv_status geo_raster_read_categorical_for(trv_ctx *ctx, const char *path, const geo_grid *target,
+                                           geo_raster **out);
+
+/* Write a tiled (256x256), DEFLATE-compressed GeoTIFF with CRS, nodata,
+ * band description, unit, metadata (TRV_TOOL, TRV_VERSION, TRV_ARGS,
+ * TRV_SEED) and, for Byte layers with classes, a colour table (nodata
+ * transparent) and category names. path is written as given: pass a
+ * trv_outset temporary. meta may be NULL. */
+trv_status geo_raster_write(trv_ctx *ctx, const geo_raster *r, const char *path, const trv_meta *meta);
+
+/* ---- coordinate systems ------------------------------------------------ */
+
+/* EPSG code of the WGS 84 UTM zone holding (lon, lat): 326zz north of the
+ * equator, 327zz south, with the Norway (32V) and Svalbard (31X-37X)
+ * exceptions. */
+int geo_utm_epsg(double lon_deg, double lat_deg);
+
+/* The CRS a stage works in, as malloc'ed WKT in *wkt: t_srs if given (any
+ * string OSRSetFromUserInput accepts: "EPSG:32616", WKT, PROJ string);
+ * else the grid's CRS if projected; else, for a geographic grid, the UTM
+ * zone of the grid's centre. A grid without CRS is TRV_ERR_CRS. */
+trv_status geo_crs_choose(trv_ctx *ctx, const geo_grid *src, const char *t_srs, char **wkt);
+
+/* 1 if wkt is a geographic (lon/lat) CRS, 0 if not, -1 if unreadable. */
+int geo_crs_is_geographic(const char *wkt);
+/* A short name for messages: "EPSG:32616" when it has one, else the CRS
+ * name. Writes at most n bytes into buf and returns buf. */
+const char *geo_crs_label(const char *wkt, char *buf, size_t n);
+/* Size of the CRS's linear unit in metres (1 for metre, 0.3048 for foot). */
+double geo_crs_metres_per_unit(const char *wkt);
+
+/* ---- categorical alignment -------------------------------------------- */
+
+typedef enum geo_resample { GEO_NEAREST = 0, GEO_MODE = 1 } geo_resample;
+
+/* Project the Byte layer src (any CRS and cell size) onto target, never
+ * interpolating. GEO_NEAREST takes the source cell under each target cell
+ * centre. GEO_MODE samples each target cell on an s x s lattice (s odd,
+ * about 3 samples per source cell across, 1 <= s <= 15) and keeps the most
+ * frequent code, nodata counted like a class, so that class areas are
+ * preserved; ties go to the code under the cell centre, then to the
+ * smaller code. When target cells are smaller than a third of a source
+ * cell, s = 1 and both methods agree. Target cells outside src are nodata
+ * (0). The result is Byte with nodata 0 and src's classes. */
+trv_status geo_align_categorical(trv_ctx *ctx, const geo_raster *src, const geo_grid *target,
+                                 geo_resample method, geo_raster **out);
+
+/* ---- terrain kernels --------------------------------------------------- */
+
+/* One output row of Horn slope in degrees (METHOD.md §1.6). above/below
+ * are the neighbouring rows (NULL off the grid). A neighbour that is off
+ * the grid or nodata takes the centre cell's value (gdaldem
+ * -compute_edges does the same); a nodata centre gives out_nodata.
+ * ew_m/ns_m: cell width/height in metres. Pure: no I/O, no state. */
+void geo_slope_row(const float *above, const float *row, const float *below, int nx, int has_nodata,
+                   float nodata, double ew_m, double ns_m, float out_nodata, float *out);
+
+/* Slope in degrees of a DEM on a projected grid (Float32, nodata -9999).
+ * A geographic grid is TRV_ERR_CRS: slope needs metres. */
+trv_status geo_slope(trv_ctx *ctx, const geo_raster *dem, geo_raster **out);
+
+/* ---- vector output (OGR) ----------------------------------------------- */
+
+/* Writes GeoJSON (.geojson/.json: RFC 7946, EPSG:4326 lon/lat), GPX (.gpx:
+ * EPSG:4326; layers "waypoints", "routes" or "tracks") or GeoPackage
+ * (.gpkg: the source CRS, any number of layers). Coordinates are given in
+ * the source CRS and transformed as the format needs. */
+typedef struct geo_vec geo_vec;
+
+typedef enum geo_geom { GEO_POINT = 1, GEO_LINE = 2 } geo_geom;
+typedef enum geo_field_type { GEO_FIELD_INT = 1, GEO_FIELD_REAL = 2, GEO_FIELD_STRING = 3 } geo_field_type;
+
+typedef struct geo_field {
+    const char *name;
+    geo_field_type type;
+} geo_field;
+
+typedef struct geo_value {
+    long long i;
+    double r;
+    const char *s;
+} geo_value;
+
+/* Create path (format from the extension), coordinates in src_wkt. */
+trv_status geo_vec_create(trv_ctx *ctx, const char *path, const char *src_wkt, geo_vec **out);
+/* Add a layer; *layer receives its index. GPX takes no extra fields. */
+trv_status geo_vec_add_layer(trv_ctx *ctx, geo_vec *v, const char *name, geo_geom geom, const geo_field *fields,
+                             int nfields, int *layer);
+/* Add a feature: a point (n == 1) or a line of n vertices; z may be NULL.
+ * values has one entry per field of the layer (the member its type names). */
+trv_status geo_vec_add(trv_ctx *ctx, geo_vec *v, int layer, const double *x, const double *y, const double *z,
+                       int n, const geo_value *values);
+/* Flush and close; returns the first write error. Frees v. */
+trv_status geo_vec_close(trv_ctx *ctx, geo_vec *v);
+/* Close and discard without reporting errors (after a failure). */
+void geo_vec_free(geo_vec *v);
+
+/* Call once before using GDAL through this module (registers drivers,
+ * quiets GDAL's own error printing: errors come back through trv_ctx). */
+void geo_init(void);
+
+#endif

@@ -1,0 +1,535 @@
+/* Grids, class tables, raster layers and their GeoTIFF I/O through GDAL. */
+#include "geo_priv.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cpl_conv.h>
+#include <cpl_error.h>
+#include <cpl_string.h>
+#include <gdal.h>
+#include <ogr_srs_api.h>
+
+void geo_init(void)
+{
+    GDALAllRegister();
+    /* errors come back to callers through trv_ctx; GDAL must not print */
+    CPLSetErrorHandler(CPLQuietErrorHandler);
+}
+
+const char *geo_gdal_msg(void)
+{
+    const char *m = CPLGetLastErrorMsg();
+    return (m && *m) ? m : "unknown GDAL error";
+}
+
+/* ---- grids ------------------------------------------------------------ */
+
+trv_status geo_grid_copy(trv_ctx *ctx, geo_grid *dst, const geo_grid *src)
+{
+    *dst = *src;
+    dst->wkt = NULL;
+    if (src->wkt && !(dst->wkt = strdup(src->wkt)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    return TRV_OK;
+}
+
+void geo_grid_clear(geo_grid *g)
+{
+    free(g->wkt);
+    g->wkt = NULL;
+}
+
+double geo_grid_x(const geo_grid *g, double col) { return g->gt[0] + (col + 0.5) * g->gt[1]; }
+double geo_grid_y(const geo_grid *g, double row) { return g->gt[3] + (row + 0.5) * g->gt[5]; }
+
+trv_status geo_grid_compare(trv_ctx *ctx, const geo_grid *a, const char *name_a, const geo_grid *b,
+                            const char *name_b)
+{
+    char la[128], lb[128];
+    if (!geo_crs_same(a->wkt, b->wkt))
+        return trv_error(ctx, TRV_ERR_GRID, "'%s' does not match '%s': CRS %s vs %s", name_b, name_a,
+                         b->wkt ? geo_crs_label(b->wkt, lb, sizeof lb) : "none",
+                         a->wkt ? geo_crs_label(a->wkt, la, sizeof la) : "none");
+    double tol = 1e-6 * fabs(a->gt[1]);
+    if (fabs(a->gt[1] - b->gt[1]) > tol || fabs(a->gt[5] - b->gt[5]) > tol)
+        return trv_error(ctx, TRV_ERR_GRID, "'%s' does not match '%s': cell size %g x %g vs %g x %g", name_b, name_a,
+                         b->gt[1], -b->gt[5], a->gt[1], -a->gt[5]);
+    if (fabs(a->gt[0] - b->gt[0]) > tol || fabs(a->gt[3] - b->gt[3]) > tol)
+        return trv_error(ctx, TRV_ERR_GRID, "'%s' does not match '%s': origin (%.6f, %.6f) vs (%.6f, %.6f)", name_b,
+                         name_a, b->gt[0], b->gt[3], a->gt[0], a->gt[3]);
+    if (a->nx != b->nx || a->ny != b->ny)
+        return trv_error(ctx, TRV_ERR_GRID, "'%s' does not match '%s': size %d x %d vs %d x %d", name_b, name_a,
+                         b->nx, b->ny, a->nx, a->ny);
+    return TRV_OK;
+}
+
+/* ---- class tables ------------------------------------------------------ */
+
+void geo_classes_free(geo_classes *cl)
+{
+    if (!cl)
+        return;
+    for (int i = 0; i < cl->n; i++)
+        free(cl->c[i].name);
+    free(cl->c);
+    free(cl);
+}
+
+int geo_classes_find(const geo_classes *cl, int code)
+{
+    for (int i = 0; cl && i < cl->n; i++)
+        if (cl->c[i].code == code)
+            return i;
+    return -1;
+}
+
+static int parse_hex_colour(const char *s, unsigned char rgb[3])
+{
+    if (strlen(s) != 7 || s[0] != '#')
+        return -1;
+    for (int i = 0; i < 3; i++) {
+        char two[3] = {s[1 + 2 * i], s[2 + 2 * i], 0};
+        char *end;
+        long v = strtol(two, &end, 16);
+        if (*end)
+            return -1;
+        rgb[i] = (unsigned char)v;
+    }
+    return 0;
+}
+
+trv_status geo_classes_read(trv_ctx *ctx, const char *path, geo_classes **out)
+{
+    /* distinct, colour-blind-safe defaults (Okabe-Ito) */
+    static const unsigned char palette[8][3] = {{230, 159, 0}, {86, 180, 233}, {0, 158, 115}, {240, 228, 66},
+                                                {0, 114, 178}, {213, 94, 0},   {204, 121, 167}, {0, 0, 0}};
+    *out = NULL;
+    trv_csv *csv = NULL;
+    trv_status st = trv_csv_read(ctx, path, &csv);
+    if (st)
+        return st;
+    int ccode, cname, ccolor = trv_csv_col(csv, "color");
+    geo_classes *cl = NULL;
+    if ((st = trv_csv_require(ctx, csv, "code", &ccode)) || (st = trv_csv_require(ctx, csv, "name", &cname)))
+        goto done;
+    size_t n = trv_csv_nrows(csv);
+    if (n == 0) {
+        st = trv_error(ctx, TRV_ERR_FORMAT, "%s: no classes", path);
+        goto done;
+    }
+    cl = calloc(1, sizeof *cl);
+    if (!cl || !(cl->c = calloc(n, sizeof *cl->c))) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double code;
+        if ((st = trv_csv_double(ctx, csv, i, ccode, &code)))
+            goto done;
+        if (code != floor(code) || code < 1 || code > 254) {
+            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: class code %s must be an integer in 1..254", path,
+                           trv_csv_line(csv, i), trv_csv_cell(csv, i, ccode));
+            goto done;
+        }
+        if (geo_classes_find(cl, (int)code) >= 0) {
+            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: class code %d repeated", path, trv_csv_line(csv, i),
+                           (int)code);
+            goto done;
+        }
+        geo_class *c = &cl->c[cl->n];
+        c->code = (int)code;
+        memcpy(c->rgb, palette[i % 8], 3);
+        if (ccolor >= 0 && parse_hex_colour(trv_csv_cell(csv, i, ccolor), c->rgb)) {
+            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: colour '%s' is not #rrggbb", path, trv_csv_line(csv, i),
+                           trv_csv_cell(csv, i, ccolor));
+            goto done;
+        }
+        if (!(c->name = strdup(trv_csv_cell(csv, i, cname)))) {
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        cl->n++;
+    }
+done:
+    trv_csv_free(csv);
+    if (st)
+        geo_classes_free(cl);
+    else
+        *out = cl;
+    return st;
+}
+
+/* ---- rasters ----------------------------------------------------------- */
+
+trv_status geo_raster_new(trv_ctx *ctx, const geo_grid *grid, geo_type type, geo_raster **out)
+{
+    *out = NULL;
+    if (grid->nx <= 0 || grid->ny <= 0)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "empty grid %d x %d", grid->nx, grid->ny);
+    geo_raster *r = calloc(1, sizeof *r);
+    if (!r)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    size_t n = (size_t)grid->nx * (size_t)grid->ny;
+    r->type = type;
+    if (type == GEO_F32)
+        r->f32 = calloc(n, sizeof *r->f32);
+    else
+        r->u8 = calloc(n, 1);
+    if ((!r->f32 && !r->u8) || geo_grid_copy(ctx, &r->grid, grid)) {
+        geo_raster_free(r);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for a %d x %d raster", grid->nx, grid->ny);
+    }
+    *out = r;
+    return TRV_OK;
+}
+
+void geo_raster_free(geo_raster *r)
+{
+    if (!r)
+        return;
+    geo_grid_clear(&r->grid);
+    free(r->f32);
+    free(r->u8);
+    free(r->desc);
+    free(r->unit);
+    free(r);
+}
+
+trv_status geo_raster_set_label(trv_ctx *ctx, geo_raster *r, const char *desc, const char *unit)
+{
+    char *d = desc ? strdup(desc) : NULL, *u = unit ? strdup(unit) : NULL;
+    if ((desc && !d) || (unit && !u)) {
+        free(d);
+        free(u);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    free(r->desc);
+    free(r->unit);
+    r->desc = d;
+    r->unit = u;
+    return TRV_OK;
+}
+
+int geo_raster_is_nodata(const geo_raster *r, size_t i)
+{
+    if (r->type == GEO_F32)
+        return isnan(r->f32[i]) || (r->has_nodata && r->f32[i] == (float)r->nodata);
+    return r->has_nodata && r->u8[i] == (unsigned char)r->nodata;
+}
+
+size_t geo_raster_count_valid(const geo_raster *r)
+{
+    size_t n = (size_t)r->grid.nx * (size_t)r->grid.ny, valid = 0;
+    for (size_t i = 0; i < n; i++)
+        valid += !geo_raster_is_nodata(r, i);
+    return valid;
+}
+
+static trv_status open_raster(trv_ctx *ctx, const char *path, GDALDatasetH *ds, GDALRasterBandH *band)
+{
+    CPLErrorReset();
+    *ds = GDALOpenEx(path, GDAL_OF_RASTER | GDAL_OF_READONLY, NULL, NULL, NULL);
+    if (!*ds)
+        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", path, geo_gdal_msg());
+    if (GDALGetRasterCount(*ds) < 1) {
+        GDALClose(*ds);
+        return trv_error(ctx, TRV_ERR_FORMAT, "'%s' has no raster band", path);
+    }
+    *band = GDALGetRasterBand(*ds, 1);
+    return TRV_OK;
+}
+
+/* The grid of ds (size, geotransform, CRS). */
+static trv_status grid_of(trv_ctx *ctx, GDALDatasetH ds, const char *path, geo_grid *g)
+{
+    memset(g, 0, sizeof *g);
+    g->nx = GDALGetRasterXSize(ds);
+    g->ny = GDALGetRasterYSize(ds);
+    if (GDALGetGeoTransform(ds, g->gt) != CE_None)
+        return trv_error(ctx, TRV_ERR_CRS, "'%s' has no georeferencing (geotransform)", path);
+    if (g->gt[2] != 0 || g->gt[4] != 0)
+        return trv_error(ctx, TRV_ERR_GRID, "'%s' is rotated; warp it north-up first (gdalwarp)", path);
+    if (g->gt[1] <= 0 || g->gt[5] >= 0)
+        return trv_error(ctx, TRV_ERR_GRID, "'%s' is not north-up (pixel size %g x %g)", path, g->gt[1], g->gt[5]);
+    OGRSpatialReferenceH srs = GDALGetSpatialRef(ds);
+    if (srs) {
+        char *wkt = NULL;
+        const char *opts[] = {"FORMAT=WKT2_2019", NULL};
+        if (OSRExportToWktEx(srs, &wkt, opts) == OGRERR_NONE && wkt && *wkt)
+            g->wkt = strdup(wkt);
+        CPLFree(wkt);
+        if (!g->wkt)
+            return trv_error(ctx, TRV_ERR_CRS, "cannot read the CRS of '%s'", path);
+    }
+    return TRV_OK;
+}
+
+trv_status geo_raster_read(trv_ctx *ctx, const char *path, geo_type type, geo_raster **out)
+{
+    *out = NULL;
+    GDALDatasetH ds;
+    GDALRasterBandH band;
+    trv_status st = open_raster(ctx, path, &ds, &band);
+    if (st)
+        return st;
+    geo_grid g;
+    geo_raster *r = NULL;
+    if ((st = grid_of(ctx, ds, path, &g)) || (st = geo_raster_new(ctx, &g, type, &r)))
+        goto done;
+    int has_nd = 0;
+    double nd = GDALGetRasterNoDataValue(band, &has_nd);
+    const char *desc = GDALGetDescription(band), *unit = GDALGetRasterUnitType(band);
+    if ((st = geo_raster_set_label(ctx, r, desc && *desc ? desc : NULL, unit && *unit ? unit : NULL)))
+        goto done;
+    CPLErrorReset();
+    if (type == GEO_F32) {
+        if (GDALRasterIO(band, GF_Read, 0, 0, g.nx, g.ny, r->f32, g.nx, g.ny, GDT_Float32, 0, 0) != CE_None) {
+            st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", path, geo_gdal_msg());
+            goto done;
+        }
+        /* internally a Float32 layer always has a finite nodata value */
+        r->has_nodata = 1;
+        r->nodata = has_nd && isfinite(nd) ? (double)(float)nd : -9999.0;
+        size_t n = (size_t)g.nx * (size_t)g.ny;
+        for (size_t i = 0; i < n; i++)
+            if (isnan(r->f32[i]))
+                r->f32[i] = (float)r->nodata;
+    } else {
+        double *row = malloc((size_t)g.nx * sizeof *row);
+        if (!row) {
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        for (int y = 0; y < g.ny && !st; y++) {
+            if (GDALRasterIO(band, GF_Read, 0, y, g.nx, 1, row, g.nx, 1, GDT_Float64, 0, 0) != CE_None) {
+                st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", path, geo_gdal_msg());
+                break;
+            }
+            for (int x = 0; x < g.nx; x++) {
+                double v = row[x];
+                if (!(v >= 0 && v <= 255) || v != floor(v)) {
+                    st = trv_error(ctx, TRV_ERR_DATA, "'%s': value %g at column %d, row %d does not fit a Byte layer",
+                                   path, v, x, y);
+                    break;
+                }
+                r->u8[(size_t)y * g.nx + x] = (unsigned char)v;
+            }
+        }
+        free(row);
+        r->has_nodata = has_nd && nd >= 0 && nd <= 255 && nd == floor(nd);
+        r->nodata = r->has_nodata ? nd : 0;
+    }
+done:
+    geo_grid_clear(&g);
+    GDALClose(ds);
+    if (st)
+        geo_raster_free(r);
+    else
+        *out = r;
+    return st;
+}
+
+/* ---- windowed categorical read ----------------------------------------- */
+
+trv_status geo_raster_read_categorical_for(trv_ctx *ctx, const char *path, const geo_grid *target,
+                                           geo_raster **out)
+{
+    *out = NULL;
+    GDALDatasetH ds;
+    GDALRasterBandH band;
+    trv_status st = open_raster(ctx, path, &ds, &band);
+    if (st)
+        return st;
+    geo_grid g = {0}, win = {0};
+    geo_raster *r = NULL;
+    double *row = NULL;
+    OGRCoordinateTransformationH ct = NULL;
+    if ((st = grid_of(ctx, ds, path, &g)))
+        goto done;
+    if (!g.wkt) {
+        st = trv_error(ctx, TRV_ERR_CRS, "'%s' has no CRS", path);
+        goto done;
+    }
+    if ((st = geo_ct_new(ctx, target->wkt, g.wkt, &ct))) {
+        trv_error_prefix(ctx, st, "'%s'", path);
+        goto done;
+    }
+    /* the target's footprint in source coordinates, edges densified */
+    double txmin = target->gt[0], txmax = target->gt[0] + target->nx * target->gt[1];
+    double tymax = target->gt[3], tymin = target->gt[3] + target->ny * target->gt[5];
+    double sxmin, symin, sxmax, symax;
+    if (!OCTTransformBounds(ct, txmin, tymin, txmax, tymax, &sxmin, &symin, &sxmax, &symax, 21)) {
+        st = trv_error(ctx, TRV_ERR_CRS, "'%s': cannot transform the target extent into its CRS: %s", path,
+                       geo_gdal_msg());
+        goto done;
+    }
+    double c0 = floor((sxmin - g.gt[0]) / g.gt[1]) - 2, c1 = ceil((sxmax - g.gt[0]) / g.gt[1]) + 2;
+    double r0 = floor((symax - g.gt[3]) / g.gt[5]) - 2, r1 = ceil((symin - g.gt[3]) / g.gt[5]) + 2;
+    c0 = fmax(c0, 0);
+    r0 = fmax(r0, 0);
+    c1 = fmin(c1, g.nx);
+    r1 = fmin(r1, g.ny);
+    if (c1 <= c0 || r1 <= r0) {
+        st = trv_error(ctx, TRV_ERR_GRID, "'%s' does not overlap the target grid", path);
+        goto done;
+    }
+    win.nx = (int)(c1 - c0);
+    win.ny = (int)(r1 - r0);
+    memcpy(win.gt, g.gt, sizeof win.gt);
+    win.gt[0] = g.gt[0] + c0 * g.gt[1];
+    win.gt[3] = g.gt[3] + r0 * g.gt[5];
+    win.wkt = g.wkt;
+    st = geo_raster_new(ctx, &win, GEO_U8, &r);
+    win.wkt = NULL;
+    if (st)
+        goto done;
+    r->has_nodata = 1;
+    r->nodata = 0;
+    int has_nd = 0;
+    double nd = GDALGetRasterNoDataValue(band, &has_nd);
+    if (!(row = malloc((size_t)win.nx * sizeof *row))) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    CPLErrorReset();
+    for (int y = 0; y < win.ny && !st; y++) {
+        int sy = (int)r0 + y;
+        if (GDALRasterIO(band, GF_Read, (int)c0, sy, win.nx, 1, row, win.nx, 1, GDT_Float64, 0, 0) != CE_None) {
+            st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", path, geo_gdal_msg());
+            break;
+        }
+        for (int x = 0; x < win.nx; x++) {
+            double v = row[x];
+            unsigned char code = 0;
+            if (has_nd && (v == nd || (isnan(nd) && isnan(v)))) {
+                code = 0;
+            } else if (v == 0) {
+                st = trv_error(ctx, TRV_ERR_DATA,
+                               "'%s': class code 0 at column %d, row %d, but 0 is reserved for nodata (declare it "
+                               "as the nodata value, or renumber the classes from 1)",
+                               path, (int)c0 + x, sy);
+                break;
+            } else if (!(v >= 1 && v <= 254) || v != floor(v)) {
+                st = trv_error(ctx, TRV_ERR_DATA, "'%s': value %g at column %d, row %d is not a class code (1..254)",
+                               path, v, (int)c0 + x, sy);
+                break;
+            } else {
+                code = (unsigned char)v;
+            }
+            r->u8[(size_t)y * win.nx + x] = code;
+        }
+    }
+done:
+    free(row);
+    if (ct)
+        OCTDestroyCoordinateTransformation(ct);
+    geo_grid_clear(&g);
+    GDALClose(ds);
+    if (st)
+        geo_raster_free(r);
+    else
+        *out = r;
+    return st;
+}
+
+/* ---- GeoTIFF output --------------------------------------------------- */
+
+static trv_status set_classes(trv_ctx *ctx, GDALRasterBandH band, const geo_raster *r, const char *path)
+{
+    const geo_classes *cl = r->classes;
+    int maxcode = (int)r->nodata;
+    for (int i = 0; i < cl->n; i++)
+        if (cl->c[i].code > maxcode)
+            maxcode = cl->c[i].code;
+    GDALColorTableH ct = GDALCreateColorTable(GPI_RGB);
+    char **names = NULL;
+    for (int v = 0; v <= maxcode; v++) {
+        int k = geo_classes_find(cl, v);
+        GDALColorEntry e = {0, 0, 0, 0}; /* unused codes and nodata: transparent */
+        if (k >= 0 && !(r->has_nodata && v == (int)r->nodata))
+            e = (GDALColorEntry){cl->c[k].rgb[0], cl->c[k].rgb[1], cl->c[k].rgb[2], 255};
+        GDALSetColorEntry(ct, v, &e);
+        names = CSLAddString(names, k >= 0 ? cl->c[k].name : "");
+    }
+    int bad = GDALSetRasterColorTable(band, ct) != CE_None || GDALSetRasterCategoryNames(band, names) != CE_None ||
+              GDALSetRasterColorInterpretation(band, GCI_PaletteIndex) != CE_None;
+    GDALDestroyColorTable(ct);
+    CSLDestroy(names);
+    if (bad)
+        return trv_error(ctx, TRV_ERR_IO, "cannot write the colour table of '%s': %s", path, geo_gdal_msg());
+    return TRV_OK;
+}
+
+/* Band statistics as metadata, so that viewers (QGIS) stretch the layer
+ * right without scanning it. */
+static void set_statistics(GDALRasterBandH band, const geo_raster *r)
+{
+    size_t n = (size_t)r->grid.nx * (size_t)r->grid.ny, cnt = 0;
+    double mn = INFINITY, mx = -INFINITY, sum = 0, sum2 = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (geo_raster_is_nodata(r, i))
+            continue;
+        double v = r->type == GEO_F32 ? r->f32[i] : r->u8[i];
+        mn = v < mn ? v : mn;
+        mx = v > mx ? v : mx;
+        sum += v;
+        sum2 += v * v;
+        cnt++;
+    }
+    if (cnt == 0)
+        return;
+    double mean = sum / (double)cnt, var = sum2 / (double)cnt - mean * mean;
+    GDALSetRasterStatistics(band, mn, mx, mean, var > 0 ? sqrt(var) : 0);
+}
+
+trv_status geo_raster_write(trv_ctx *ctx, const geo_raster *r, const char *path, const trv_meta *meta)
+{
+    GDALDriverH drv = GDALGetDriverByName("GTiff");
+    if (!drv)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "GDAL has no GTiff driver (call geo_init first)");
+    const char *opts[] = {"TILED=YES",     "BLOCKXSIZE=256", "BLOCKYSIZE=256", "COMPRESS=DEFLATE",
+                          r->type == GEO_F32 ? "PREDICTOR=3" : "PREDICTOR=2", "BIGTIFF=IF_SAFER", NULL};
+    CPLErrorReset();
+    GDALDatasetH ds = GDALCreate(drv, path, r->grid.nx, r->grid.ny, 1, r->type == GEO_F32 ? GDT_Float32 : GDT_Byte,
+                                 (char **)opts);
+    if (!ds)
+        return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", path, geo_gdal_msg());
+    GDALRasterBandH band = GDALGetRasterBand(ds, 1);
+    trv_status st = TRV_OK;
+    GDALSetGeoTransform(ds, (double *)r->grid.gt);
+    if (r->grid.wkt && GDALSetProjection(ds, r->grid.wkt) != CE_None)
+        st = trv_error(ctx, TRV_ERR_CRS, "cannot write the CRS of '%s': %s", path, geo_gdal_msg());
+    if (!st && r->has_nodata)
+        GDALSetRasterNoDataValue(band, r->nodata);
+    if (!st && r->desc)
+        GDALSetDescription(band, r->desc);
+    if (!st && r->unit)
+        GDALSetRasterUnitType(band, r->unit);
+    if (!st && meta) {
+        char seed[32];
+        GDALSetMetadataItem(ds, "TRV_TOOL", meta->tool, NULL);
+        GDALSetMetadataItem(ds, "TRV_VERSION", TRV_VERSION, NULL);
+        GDALSetMetadataItem(ds, "TRV_ARGS", meta->args, NULL);
+        if (meta->has_seed) {
+            snprintf(seed, sizeof seed, "%llu", (unsigned long long)meta->seed);
+            GDALSetMetadataItem(ds, "TRV_SEED", seed, NULL);
+        }
+    }
+    if (!st && r->type == GEO_U8 && r->classes)
+        st = set_classes(ctx, band, r, path);
+    if (!st && r->type == GEO_F32)
+        set_statistics(band, r);
+    if (!st) {
+        void *data = r->type == GEO_F32 ? (void *)r->f32 : (void *)r->u8;
+        if (GDALRasterIO(band, GF_Write, 0, 0, r->grid.nx, r->grid.ny, data, r->grid.nx, r->grid.ny,
+                         r->type == GEO_F32 ? GDT_Float32 : GDT_Byte, 0, 0) != CE_None)
+            st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", path, geo_gdal_msg());
+    }
+    CPLErrorReset();
+    GDALClose(ds);
+    if (!st && CPLGetLastErrorType() >= CE_Failure)
+        st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", path, geo_gdal_msg());
+    return st;
+}

@@ -1,0 +1,70 @@
+/* Horn's 3x3 slope (METHOD.md §1.6), as gdaldem slope computes it. */
+#include "geo_priv.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+void geo_slope_row(const float *above, const float *row, const float *below, int nx, int has_nodata,
+                   float nodata, double ew_m, double ns_m, float out_nodata, float *out)
+{
+    const double rad2deg = 180.0 / M_PI;
+    for (int x = 0; x < nx; x++) {
+        float c = row[x];
+        if (has_nodata && c == nodata) {
+            out[x] = out_nodata;
+            continue;
+        }
+        /* w[0..8]: NW N NE / W C E / SW S SE; missing neighbours take c */
+        double w[9];
+        const float *rows[3] = {above, row, below};
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                int xx = x + j - 1;
+                double v = c;
+                if (rows[i] && xx >= 0 && xx < nx) {
+                    float f = rows[i][xx];
+                    if (!(has_nodata && f == nodata))
+                        v = f;
+                }
+                w[3 * i + j] = v;
+            }
+        double dzdx = ((w[2] + 2 * w[5] + w[8]) - (w[0] + 2 * w[3] + w[6])) / (8 * ew_m);
+        double dzdy = ((w[6] + 2 * w[7] + w[8]) - (w[0] + 2 * w[1] + w[2])) / (8 * ns_m);
+        out[x] = (float)(atan(sqrt(dzdx * dzdx + dzdy * dzdy)) * rad2deg);
+    }
+}
+
+trv_status geo_slope(trv_ctx *ctx, const geo_raster *dem, geo_raster **out)
+{
+    *out = NULL;
+    if (dem->type != GEO_F32)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "slope needs a Float32 DEM");
+    int geographic = geo_crs_is_geographic(dem->grid.wkt);
+    if (geographic != 0)
+        return trv_error(ctx, TRV_ERR_CRS, geographic > 0 ? "slope needs a projected CRS in metres, not a geographic one"
+                                                          : "slope needs a projected CRS, and the DEM has none");
+    double m = geo_crs_metres_per_unit(dem->grid.wkt);
+    double ew = dem->grid.gt[1] * m, ns = fabs(dem->grid.gt[5]) * m;
+    geo_raster *r;
+    trv_status st = geo_raster_new(ctx, &dem->grid, GEO_F32, &r);
+    if (st)
+        return st;
+    r->has_nodata = 1;
+    r->nodata = -9999.0;
+    int nx = dem->grid.nx, ny = dem->grid.ny;
+    for (int y = 0; y < ny; y++) {
+        const float *row = dem->f32 + (size_t)y * nx;
+        geo_slope_row(y > 0 ? row - nx : NULL, row, y + 1 < ny ? row + nx : NULL, nx, dem->has_nodata,
+                      (float)dem->nodata, ew, ns, (float)r->nodata, r->f32 + (size_t)y * nx);
+        if ((y & 127) == 0 && (st = trv_progress(ctx, (double)y / ny, "slope"))) {
+            geo_raster_free(r);
+            return st;
+        }
+    }
+    if ((st = trv_progress(ctx, 1.0, "slope"))) {
+        geo_raster_free(r);
+        return st;
+    }
+    *out = r;
+    return TRV_OK;
+}
