@@ -10,7 +10,7 @@
 
 typedef struct ini_entry {
     char *section, *key, *value;
-    long line;
+    long line, section_line;
 } ini_entry;
 
 struct trv_ini {
@@ -62,7 +62,7 @@ trv_status trv_ini_read(trv_ctx *ctx, const char *path, trv_ini **out)
     trv_ini *ini = calloc(1, sizeof *ini);
     char *section = strdup("");
     char buf[4096];
-    long line = 0;
+    long line = 0, section_line = 0;
     trv_status st = TRV_OK;
     if (!ini || !section || !(ini->path = strdup(path))) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory reading '%s'", path);
@@ -91,6 +91,7 @@ trv_status trv_ini_read(trv_ctx *ctx, const char *path, trv_ini **out)
                 goto done;
             }
             free(section);
+            section_line = line;
             if (!(section = strdup(name))) {
                 st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory reading '%s'", path);
                 goto done;
@@ -137,6 +138,7 @@ trv_status trv_ini_read(trv_ctx *ctx, const char *path, trv_ini **out)
         e->key = strdup(key);
         e->value = strdup(value);
         e->line = line;
+        e->section_line = section_line;
         ini->n++;
         if (!e->section || !e->key || !e->value) {
             st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory reading '%s'", path);
@@ -242,7 +244,8 @@ trv_status trv_ini_bind(trv_ctx *ctx, const trv_ini *ini, const trv_ini_key *sch
                 k = &schema[j];
         }
         if (!section_known)
-            return trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: unknown section '[%s]'%s", ini->path, e->line,
+            return trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: unknown section '[%s]'%s", ini->path,
+                             e->section_line ? e->section_line : e->line,
                              e->section, *e->section ? "" : " (keys before any section)");
         if (!k)
             return trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: unknown key '%s' in [%s]", ini->path, e->line, e->key,

@@ -1,0 +1,602 @@
+/* Vector output through OGR: GeoJSON (RFC 7946), GPX and GeoPackage. */
+#include "geo/geo.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <cpl_conv.h>
+#include <cpl_error.h>
+#include <gdal.h>
+#include <ogr_api.h>
+#include <ogr_srs_api.h>
+
+typedef enum vec_format { VEC_GEOJSON, VEC_GPX, VEC_GPKG } vec_format;
+
+static const char *const driver_name[] = {"GeoJSON", "GPX", "GPKG"};
+
+/* GPX (the XSD) lists every wpt before any rte, every rte before any trk,
+ * and GDAL writes elements as they come, so the order is enforced. */
+enum { GPX_WPT, GPX_RTE, GPX_TRK };
+static const char *const gpx_kind[] = {"waypoint", "route", "track"};
+static const char *const gpx_kinds[] = {"waypoints", "routes", "tracks"};
+
+typedef struct vec_layer {
+    OGRLayerH h;            /* owned by the dataset */
+    char *name;
+    geo_geom geom;
+    int multi;              /* write lines as one-part MultiLineString (GPX tracks) */
+    int gpx_rank;           /* GPX_WPT, GPX_RTE or GPX_TRK */
+    int ele_field;          /* GPX waypoints: OGR index of "ele", else -1 */
+    int nfields;
+    geo_field_type *types;
+    int *ogr_field;         /* OGR field index of each of our fields */
+} vec_layer;
+
+struct geo_vec {
+    char *path;
+    vec_format fmt;
+    GDALDatasetH ds;
+    OGRSpatialReferenceH src_srs;   /* NULL when no src_wkt (GPKG only) */
+    OGRSpatialReferenceH wgs84;     /* GeoJSON and GPX layer CRS */
+    OGRCoordinateTransformationH ct; /* src -> EPSG:4326; NULL for GPKG */
+    vec_layer *layers;
+    int nlayers, cap;
+    int in_txn;
+    int gpx_last;           /* rank of the last GPX element written, -1 none */
+    int holds_date;
+    trv_status failed;      /* first write error, reported again by close */
+    char *failmsg;
+    double *buf;            /* transformed x then y, 2 * bufcap doubles */
+    int bufcap;
+};
+
+/* ---- errors ----------------------------------------------------------- */
+
+/* GDAL's last message made fit to end one of ours: one line, without the
+ * trailing newline or full stop GDAL often leaves. */
+static const char *gdal_msg(char *buf, size_t n, const char *fallback)
+{
+    const char *m = CPLGetLastErrorType() != CE_None ? CPLGetLastErrorMsg() : "";
+    snprintf(buf, n, "%s", m && *m ? m : fallback);
+    for (char *p = buf; *p; p++)
+        if (*p == '\n' || *p == '\r' || *p == '\t')
+            *p = ' ';
+    size_t len = strlen(buf);
+    while (len > 0 && (isspace((unsigned char)buf[len - 1]) || buf[len - 1] == '.'))
+        buf[--len] = '\0';
+    return buf;
+}
+
+static trv_status gdal_error(trv_ctx *ctx, trv_status st, const char *fallback, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static trv_status gdal_error(trv_ctx *ctx, trv_status st, const char *fallback, const char *fmt, ...)
+{
+    char prefix[1024], msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    return trv_error(ctx, st, "%s: %s", prefix, gdal_msg(msg, sizeof msg, fallback));
+}
+
+/* Remember the first failure that left the file incomplete, so that close
+ * cannot report success for it. */
+static trv_status remember(trv_ctx *ctx, geo_vec *v, trv_status st)
+{
+    if (v->failed == TRV_OK) {
+        v->failed = st;
+        v->failmsg = strdup(trv_errmsg(ctx));
+    }
+    return st;
+}
+
+static char *dupstr(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+/* ---- deterministic GeoPackage time stamps ----------------------------- */
+
+/* GDAL stamps gpkg_contents.last_change with the current time unless
+ * OGR_CURRENT_DATE is set. The option is process-wide, so open writers
+ * share it: the first sets it, the last restores the previous value. Not
+ * safe against concurrent geo_vec_create/close in several threads. */
+#define FIXED_DATE "2000-01-01T00:00:00.000Z"
+static int date_users;
+static char *date_saved;
+
+static int date_hold(void)
+{
+    if (date_users == 0) {
+        const char *old = CPLGetConfigOption("OGR_CURRENT_DATE", NULL);
+        date_saved = NULL;
+        if (old && !(date_saved = dupstr(old)))
+            return -1;
+        CPLSetConfigOption("OGR_CURRENT_DATE", FIXED_DATE);
+    }
+    date_users++;
+    return 0;
+}
+
+static void date_release(void)
+{
+    if (date_users > 0 && --date_users == 0) {
+        CPLSetConfigOption("OGR_CURRENT_DATE", date_saved);
+        free(date_saved);
+        date_saved = NULL;
+    }
+}
+
+/* ---- create ----------------------------------------------------------- */
+
+static int format_of(const char *path, vec_format *fmt)
+{
+    const char *base = strrchr(path, '/');
+    const char *dot = strrchr(base ? base + 1 : path, '.');
+    if (!dot)
+        return 0;
+    dot++;
+    if (strcasecmp(dot, "geojson") == 0 || strcasecmp(dot, "json") == 0)
+        *fmt = VEC_GEOJSON;
+    else if (strcasecmp(dot, "gpx") == 0)
+        *fmt = VEC_GPX;
+    else if (strcasecmp(dot, "gpkg") == 0)
+        *fmt = VEC_GPKG;
+    else
+        return 0;
+    return 1;
+}
+
+/* Coordinates are always x = easting/longitude, y = northing/latitude,
+ * whatever axis order the CRS definition has. */
+static OGRSpatialReferenceH srs_new(void)
+{
+    OGRSpatialReferenceH h = OSRNewSpatialReference(NULL);
+    if (h)
+        OSRSetAxisMappingStrategy(h, OAMS_TRADITIONAL_GIS_ORDER);
+    return h;
+}
+
+static trv_status setup_crs(trv_ctx *ctx, geo_vec *v, const char *src_wkt)
+{
+    if (src_wkt && *src_wkt) {
+        if (!(v->src_srs = srs_new()))
+            return trv_error(ctx, TRV_ERR_NOMEM, "cannot create '%s': out of memory", v->path);
+        char *p = (char *)src_wkt; /* OSRImportFromWkt only advances p */
+        CPLErrorReset();
+        if (OSRImportFromWkt(v->src_srs, &p) != OGRERR_NONE)
+            return gdal_error(ctx, TRV_ERR_CRS, "not a WKT coordinate system",
+                              "cannot read the coordinate system for '%s'", v->path);
+    }
+    if (v->fmt == VEC_GPKG)
+        return TRV_OK;
+    if (!v->src_srs)
+        return trv_error(ctx, TRV_ERR_CRS, "cannot create '%s': no coordinate system given for its coordinates",
+                         v->path);
+    if (!(v->wgs84 = srs_new()))
+        return trv_error(ctx, TRV_ERR_NOMEM, "cannot create '%s': out of memory", v->path);
+    CPLErrorReset();
+    if (OSRImportFromEPSG(v->wgs84, 4326) != OGRERR_NONE)
+        return gdal_error(ctx, TRV_ERR_CRS, "EPSG:4326 is unknown to PROJ",
+                          "cannot create '%s': no EPSG:4326 definition", v->path);
+    CPLErrorReset();
+    if (!(v->ct = OCTNewCoordinateTransformation(v->src_srs, v->wgs84)))
+        return gdal_error(ctx, TRV_ERR_CRS, "no transformation found",
+                          "cannot create '%s': cannot transform its coordinates to EPSG:4326", v->path);
+    return TRV_OK;
+}
+
+trv_status geo_vec_create(trv_ctx *ctx, const char *path, const char *src_wkt, geo_vec **out)
+{
+    *out = NULL;
+    if (!path || !*path)
+        return trv_error(ctx, TRV_ERR_USAGE, "no vector output file given");
+    vec_format fmt;
+    if (!format_of(path, &fmt))
+        return trv_error(ctx, TRV_ERR_USAGE, "cannot tell the vector format of '%s' (use .geojson, .gpx or .gpkg)",
+                         path);
+    GDALDriverH drv = GDALGetDriverByName(driver_name[fmt]);
+    if (!drv)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "cannot create '%s': GDAL driver %s is not registered", path,
+                         driver_name[fmt]);
+
+    geo_vec *v = calloc(1, sizeof *v);
+    if (!v)
+        return trv_error(ctx, TRV_ERR_NOMEM, "cannot create '%s': out of memory", path);
+    v->fmt = fmt;
+    v->gpx_last = -1;
+    if (!(v->path = dupstr(path))) {
+        free(v);
+        return trv_error(ctx, TRV_ERR_NOMEM, "cannot create '%s': out of memory", path);
+    }
+    trv_status st = setup_crs(ctx, v, src_wkt);
+    if (st != TRV_OK) {
+        geo_vec_free(v);
+        return st;
+    }
+    if (fmt == VEC_GPKG) {
+        if (date_hold() != 0) {
+            geo_vec_free(v);
+            return trv_error(ctx, TRV_ERR_NOMEM, "cannot create '%s': out of memory", path);
+        }
+        v->holds_date = 1;
+    }
+    CPLErrorReset();
+    v->ds = GDALCreate(drv, path, 0, 0, 0, GDT_Unknown, NULL);
+    if (!v->ds) {
+        st = gdal_error(ctx, TRV_ERR_IO, "GDAL gave no reason", "cannot create '%s'", path);
+        geo_vec_free(v);
+        return st;
+    }
+    *out = v;
+    return TRV_OK;
+}
+
+/* ---- layers ----------------------------------------------------------- */
+
+static void layer_clear(vec_layer *l)
+{
+    free(l->name);
+    free(l->types);
+    free(l->ogr_field);
+}
+
+static trv_status check_layer(trv_ctx *ctx, const geo_vec *v, const char *name, geo_geom geom,
+                              const geo_field *fields, int nfields, int *gpx_rank)
+{
+    if (!name || !*name)
+        return trv_error(ctx, TRV_ERR_USAGE, "cannot add a layer without a name to '%s'", v->path);
+    if (geom != GEO_POINT && geom != GEO_LINE)
+        return trv_error(ctx, TRV_ERR_USAGE, "cannot add layer '%s' to '%s': unknown geometry type %d", name,
+                         v->path, (int)geom);
+    if (nfields < 0 || (nfields > 0 && !fields))
+        return trv_error(ctx, TRV_ERR_USAGE, "cannot add layer '%s' to '%s': bad field list", name, v->path);
+    for (int i = 0; i < v->nlayers; i++)
+        if (strcasecmp(v->layers[i].name, name) == 0)
+            return trv_error(ctx, TRV_ERR_USAGE, "'%s' already has a layer '%s'", v->path, name);
+    for (int i = 0; i < nfields; i++) {
+        const geo_field *f = &fields[i];
+        if (!f->name || !*f->name)
+            return trv_error(ctx, TRV_ERR_USAGE, "cannot add layer '%s' to '%s': field %d has no name", name,
+                             v->path, i + 1);
+        if (f->type != GEO_FIELD_INT && f->type != GEO_FIELD_REAL && f->type != GEO_FIELD_STRING)
+            return trv_error(ctx, TRV_ERR_USAGE, "cannot add layer '%s' to '%s': field '%s' has unknown type %d",
+                             name, v->path, f->name, (int)f->type);
+        for (int j = 0; j < i; j++)
+            if (strcasecmp(fields[j].name, f->name) == 0)
+                return trv_error(ctx, TRV_ERR_USAGE, "cannot add layer '%s' to '%s': field '%s' given twice", name,
+                                 v->path, f->name);
+    }
+
+    if (v->fmt == VEC_GEOJSON && v->nlayers > 0)
+        return trv_error(ctx, TRV_ERR_USAGE,
+                         "cannot add layer '%s' to '%s': GeoJSON holds one layer (use .gpkg for several)", name,
+                         v->path);
+    if (v->fmt == VEC_GPX) {
+        int rank = -1;
+        for (int k = GPX_WPT; k <= GPX_TRK; k++)
+            if (strcmp(name, gpx_kinds[k]) == 0)
+                rank = k;
+        if (rank < 0)
+            return trv_error(ctx, TRV_ERR_USAGE,
+                             "cannot add layer '%s' to '%s': GPX layers are 'waypoints', 'routes' or 'tracks'", name,
+                             v->path);
+        if ((rank == GPX_WPT) != (geom == GEO_POINT))
+            return trv_error(ctx, TRV_ERR_USAGE, "cannot add layer '%s' to '%s': GPX %s are %s", name, v->path,
+                             name, rank == GPX_WPT ? "points" : "lines");
+        /* GPX has a fixed schema; only its own <name> can be filled */
+        for (int i = 0; i < nfields; i++)
+            if (strcmp(fields[i].name, "name") != 0 || fields[i].type != GEO_FIELD_STRING)
+                return trv_error(ctx, TRV_ERR_USAGE,
+                                 "cannot add layer '%s' to '%s': field '%s' does not exist in GPX (only a string "
+                                 "'name' does)",
+                                 name, v->path, fields[i].name);
+        *gpx_rank = rank;
+    }
+    return TRV_OK;
+}
+
+trv_status geo_vec_add_layer(trv_ctx *ctx, geo_vec *v, const char *name, geo_geom geom, const geo_field *fields,
+                             int nfields, int *layer)
+{
+    int gpx_rank = -1;
+    trv_status st = check_layer(ctx, v, name, geom, fields, nfields, &gpx_rank);
+    if (st != TRV_OK)
+        return st;
+
+    /* a GeoPackage layer is created outside the feature transaction */
+    if (v->in_txn) {
+        v->in_txn = 0;
+        CPLErrorReset();
+        if (GDALDatasetCommitTransaction(v->ds) != OGRERR_NONE)
+            return remember(ctx, v,
+                            gdal_error(ctx, TRV_ERR_IO, "commit failed", "cannot write '%s'", v->path));
+    }
+
+    if (v->nlayers == v->cap) {
+        int cap = v->cap ? 2 * v->cap : 4;
+        vec_layer *nl = realloc(v->layers, (size_t)cap * sizeof *nl);
+        if (!nl)
+            return trv_error(ctx, TRV_ERR_NOMEM, "cannot add layer '%s' to '%s': out of memory", name, v->path);
+        v->layers = nl;
+        v->cap = cap;
+    }
+    vec_layer *l = &v->layers[v->nlayers];
+    memset(l, 0, sizeof *l);
+    l->geom = geom;
+    l->gpx_rank = gpx_rank;
+    l->multi = gpx_rank == GPX_TRK;
+    l->ele_field = -1;
+    l->nfields = nfields;
+    l->name = dupstr(name);
+    if (nfields > 0) {
+        l->types = malloc((size_t)nfields * sizeof *l->types);
+        l->ogr_field = malloc((size_t)nfields * sizeof *l->ogr_field);
+    }
+    if (!l->name || (nfields > 0 && (!l->types || !l->ogr_field))) {
+        layer_clear(l);
+        return trv_error(ctx, TRV_ERR_NOMEM, "cannot add layer '%s' to '%s': out of memory", name, v->path);
+    }
+
+    OGRwkbGeometryType gt = geom == GEO_POINT ? wkbPoint : l->multi ? wkbMultiLineString : wkbLineString;
+    /* CSLConstList is char ** in C */
+    static char rfc7946[] = "RFC7946=YES", precision[] = "COORDINATE_PRECISION=7";
+    char *geojson_opts[] = {rfc7946, precision, NULL};
+    CPLErrorReset();
+    l->h = GDALDatasetCreateLayer(v->ds, name, v->fmt == VEC_GPKG ? v->src_srs : v->wgs84, gt,
+                                  v->fmt == VEC_GEOJSON ? geojson_opts : NULL);
+    if (!l->h) {
+        layer_clear(l);
+        return remember(ctx, v,
+                        gdal_error(ctx, TRV_ERR_IO, "GDAL gave no reason", "cannot create layer '%s' in '%s'", name,
+                                   v->path));
+    }
+
+    OGRFeatureDefnH defn = OGR_L_GetLayerDefn(l->h);
+    /* GDAL writes <ele> of route and track points from z, but that of a
+     * waypoint only from the field */
+    if (gpx_rank == GPX_WPT && (l->ele_field = OGR_FD_GetFieldIndex(defn, "ele")) < 0) {
+        layer_clear(l);
+        return trv_error(ctx, TRV_ERR_INTERNAL, "GPX layer '%s' of '%s' has no field 'ele'", name, v->path);
+    }
+    for (int i = 0; i < nfields; i++) {
+        l->types[i] = fields[i].type;
+        if (v->fmt == VEC_GPX) {
+            l->ogr_field[i] = OGR_FD_GetFieldIndex(defn, fields[i].name);
+            if (l->ogr_field[i] < 0) {
+                layer_clear(l);
+                return trv_error(ctx, TRV_ERR_INTERNAL, "GPX layer '%s' of '%s' has no field '%s'", name, v->path,
+                                 fields[i].name);
+            }
+            continue;
+        }
+        OGRFieldType ft = fields[i].type == GEO_FIELD_INT    ? OFTInteger64
+                          : fields[i].type == GEO_FIELD_REAL ? OFTReal
+                                                             : OFTString;
+        OGRFieldDefnH fd = OGR_Fld_Create(fields[i].name, ft);
+        if (!fd) {
+            layer_clear(l);
+            return trv_error(ctx, TRV_ERR_NOMEM, "cannot add layer '%s' to '%s': out of memory", name, v->path);
+        }
+        CPLErrorReset();
+        /* approx_ok = FALSE: the field keeps the name asked for, or fails */
+        OGRErr err = OGR_L_CreateField(l->h, fd, FALSE);
+        OGR_Fld_Destroy(fd);
+        if (err != OGRERR_NONE) {
+            layer_clear(l);
+            return remember(ctx, v,
+                            gdal_error(ctx, TRV_ERR_IO, "GDAL gave no reason",
+                                       "cannot create field '%s' of layer '%s' in '%s'", fields[i].name, name,
+                                       v->path));
+        }
+        l->ogr_field[i] = OGR_FD_GetFieldCount(defn) - 1;
+    }
+    *layer = v->nlayers++;
+    return TRV_OK;
+}
+
+/* ---- features --------------------------------------------------------- */
+
+static trv_status transform(trv_ctx *ctx, geo_vec *v, const vec_layer *l, const double *x, const double *y, int n,
+                            const double **tx, const double **ty)
+{
+    if (n > v->bufcap) {
+        if ((size_t)n > SIZE_MAX / (2 * sizeof(double)))
+            return trv_error(ctx, TRV_ERR_NOMEM, "feature of %d vertices is too large for '%s'", n, v->path);
+        double *nb = realloc(v->buf, 2 * (size_t)n * sizeof *nb);
+        if (!nb)
+            return trv_error(ctx, TRV_ERR_NOMEM, "cannot write to '%s': out of memory", v->path);
+        v->buf = nb;
+        v->bufcap = n;
+    }
+    double *bx = v->buf, *by = v->buf + v->bufcap;
+    memcpy(bx, x, (size_t)n * sizeof *bx);
+    memcpy(by, y, (size_t)n * sizeof *by);
+    CPLErrorReset();
+    /* z is a height above the DEM's datum; a datum shift must not touch it */
+    int ok = OCTTransform(v->ct, n, bx, by, NULL);
+    for (int i = 0; ok && i < n; i++)
+        ok = isfinite(bx[i]) && isfinite(by[i]);
+    if (!ok)
+        return gdal_error(ctx, TRV_ERR_CRS, "point outside the coordinate system's domain",
+                          "cannot transform a feature of layer '%s' in '%s' to EPSG:4326", l->name, v->path);
+    *tx = bx;
+    *ty = by;
+    return TRV_OK;
+}
+
+static OGRGeometryH make_geometry(const vec_layer *l, const double *x, const double *y, const double *z, int n)
+{
+    if (l->geom == GEO_POINT) {
+        OGRGeometryH g = OGR_G_CreateGeometry(wkbPoint);
+        if (g) {
+            if (z)
+                OGR_G_SetPoint(g, 0, x[0], y[0], z[0]);
+            else
+                OGR_G_SetPoint_2D(g, 0, x[0], y[0]);
+        }
+        return g;
+    }
+    OGRGeometryH line = OGR_G_CreateGeometry(wkbLineString);
+    if (!line)
+        return NULL;
+    OGR_G_SetPoints(line, n, x, (int)sizeof *x, y, (int)sizeof *y, z, z ? (int)sizeof *z : 0);
+    if (!l->multi)
+        return line;
+    OGRGeometryH multi = OGR_G_CreateGeometry(wkbMultiLineString);
+    if (!multi || OGR_G_AddGeometryDirectly(multi, line) != OGRERR_NONE) {
+        OGR_G_DestroyGeometry(line);
+        if (multi)
+            OGR_G_DestroyGeometry(multi);
+        return NULL;
+    }
+    return multi;
+}
+
+trv_status geo_vec_add(trv_ctx *ctx, geo_vec *v, int layer, const double *x, const double *y, const double *z,
+                       int n, const geo_value *values)
+{
+    if (layer < 0 || layer >= v->nlayers)
+        return trv_error(ctx, TRV_ERR_USAGE, "'%s' has no layer %d", v->path, layer);
+    const vec_layer *l = &v->layers[layer];
+    if (l->geom == GEO_POINT && n != 1)
+        return trv_error(ctx, TRV_ERR_USAGE, "cannot add a feature to layer '%s' of '%s': a point needs 1 vertex, not %d",
+                         l->name, v->path, n);
+    if (l->geom == GEO_LINE && n < 2)
+        return trv_error(ctx, TRV_ERR_USAGE,
+                         "cannot add a feature to layer '%s' of '%s': a line needs at least 2 vertices, not %d",
+                         l->name, v->path, n);
+    if (!x || !y || (l->nfields > 0 && !values))
+        return trv_error(ctx, TRV_ERR_USAGE, "cannot add a feature to layer '%s' of '%s': %s missing", l->name,
+                         v->path, !x || !y ? "coordinates" : "field values");
+    for (int i = 0; i < n; i++)
+        if (!isfinite(x[i]) || !isfinite(y[i]) || (z && !isfinite(z[i])))
+            return trv_error(ctx, TRV_ERR_DATA,
+                             "cannot add a feature to layer '%s' of '%s': vertex %d is not a finite number", l->name,
+                             v->path, i + 1);
+    if (v->fmt == VEC_GPX && l->gpx_rank < v->gpx_last)
+        return trv_error(ctx, TRV_ERR_USAGE,
+                         "cannot add a %s to '%s' after a %s: GPX lists waypoints, then routes, then tracks",
+                         gpx_kind[l->gpx_rank], v->path, gpx_kind[v->gpx_last]);
+
+    const double *tx = x, *ty = y;
+    if (v->ct) {
+        trv_status st = transform(ctx, v, l, x, y, n, &tx, &ty);
+        if (st != TRV_OK)
+            return st;
+    }
+
+    OGRFeatureH f = OGR_F_Create(OGR_L_GetLayerDefn(l->h));
+    OGRGeometryH g = f ? make_geometry(l, tx, ty, z, n) : NULL;
+    if (!g) {
+        if (f)
+            OGR_F_Destroy(f);
+        return trv_error(ctx, TRV_ERR_NOMEM, "cannot write to '%s': out of memory", v->path);
+    }
+    OGR_F_SetGeometryDirectly(f, g);
+    if (z && l->ele_field >= 0)
+        OGR_F_SetFieldDouble(f, l->ele_field, z[0]);
+    for (int i = 0; i < l->nfields; i++) {
+        int k = l->ogr_field[i];
+        switch (l->types[i]) {
+        case GEO_FIELD_INT: OGR_F_SetFieldInteger64(f, k, (GIntBig)values[i].i); break;
+        case GEO_FIELD_REAL: OGR_F_SetFieldDouble(f, k, values[i].r); break;
+        case GEO_FIELD_STRING:
+            if (values[i].s)
+                OGR_F_SetFieldString(f, k, values[i].s);
+            else
+                OGR_F_SetFieldNull(f, k);
+            break;
+        }
+    }
+
+    /* one GeoPackage transaction for many features, not one per insert */
+    if (v->fmt == VEC_GPKG && !v->in_txn) {
+        CPLErrorReset();
+        if (GDALDatasetStartTransaction(v->ds, FALSE) != OGRERR_NONE) {
+            OGR_F_Destroy(f);
+            return remember(ctx, v,
+                            gdal_error(ctx, TRV_ERR_IO, "cannot start a transaction", "cannot write '%s'", v->path));
+        }
+        v->in_txn = 1;
+    }
+    CPLErrorReset();
+    OGRErr err = OGR_L_CreateFeature(l->h, f);
+    OGR_F_Destroy(f);
+    if (err != OGRERR_NONE)
+        return remember(ctx, v,
+                        gdal_error(ctx, TRV_ERR_IO, "GDAL gave no reason",
+                                   "cannot write a feature to layer '%s' of '%s'", l->name, v->path));
+    if (v->fmt == VEC_GPX)
+        v->gpx_last = l->gpx_rank;
+    return TRV_OK;
+}
+
+/* ---- close ------------------------------------------------------------ */
+
+static void release(geo_vec *v)
+{
+    if (v->ds)
+        GDALClose(v->ds);
+    if (v->holds_date)
+        date_release();
+    if (v->ct)
+        OCTDestroyCoordinateTransformation(v->ct);
+    if (v->wgs84)
+        OSRRelease(v->wgs84);
+    if (v->src_srs)
+        OSRRelease(v->src_srs);
+    for (int i = 0; i < v->nlayers; i++)
+        layer_clear(&v->layers[i]);
+    free(v->layers);
+    free(v->buf);
+    free(v->failmsg);
+    free(v->path);
+    free(v);
+}
+
+trv_status geo_vec_close(trv_ctx *ctx, geo_vec *v)
+{
+    if (!v)
+        return trv_error(ctx, TRV_ERR_USAGE, "no vector output to close");
+    trv_status st = TRV_OK;
+    if (v->failed != TRV_OK)
+        st = v->failmsg ? trv_error(ctx, v->failed, "%s", v->failmsg)
+                        : trv_error(ctx, v->failed, "cannot write '%s': an earlier write failed", v->path);
+    if (v->in_txn) {
+        v->in_txn = 0;
+        CPLErrorReset();
+        if (GDALDatasetCommitTransaction(v->ds) != OGRERR_NONE && st == TRV_OK)
+            st = gdal_error(ctx, TRV_ERR_IO, "commit failed", "cannot write '%s'", v->path);
+    }
+    /* GDALClose returns nothing before GDAL 3.7: a failure shows only as
+     * an error GDAL raised while closing */
+    CPLErrorReset();
+    GDALClose(v->ds);
+    v->ds = NULL;
+    CPLErr e = CPLGetLastErrorType();
+    if ((e == CE_Failure || e == CE_Fatal) && st == TRV_OK)
+        st = gdal_error(ctx, TRV_ERR_IO, "GDAL gave no reason", "cannot write '%s'", v->path);
+    release(v);
+    return st;
+}
+
+void geo_vec_free(geo_vec *v)
+{
+    if (!v)
+        return;
+    if (v->in_txn)
+        GDALDatasetRollbackTransaction(v->ds);
+    release(v);
+}

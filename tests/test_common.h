@@ -1,0 +1,62 @@
+/* Shared helpers for the cmocka test programs. */
+#ifndef TEST_COMMON_H
+#define TEST_COMMON_H
+
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+/* Write text to dir/name; returns the malloc'ed path. */
+static inline char *write_file(const char *dir, const char *name, const char *text)
+{
+    char *p = NULL;
+    if (asprintf(&p, "%s/%s", dir, name) < 0)
+        return NULL;
+    FILE *f = fopen(p, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+    return p;
+}
+
+/* A fresh temporary directory (removed by rm_rf). */
+static inline char *make_tmpdir(void)
+{
+    char *d = strdup("/tmp/trv-test-XXXXXX");
+    return d && mkdtemp(d) ? d : NULL;
+}
+
+static inline void rm_rf(const char *dir)
+{
+    char *cmd = NULL;
+    if (asprintf(&cmd, "rm -rf '%s'", dir) >= 0 && system(cmd) != 0)
+        fprintf(stderr, "warning: cannot remove %s\n", dir);
+    free(cmd);
+}
+
+/* Path of a file under ../shared (TRV_SHARED) or data/ (TRV_DATADIR). */
+static inline char *env_path(const char *var, const char *fallback, const char *rel)
+{
+    const char *base = getenv(var);
+    char *p = NULL;
+    if (asprintf(&p, "%s/%s", base ? base : fallback, rel) < 0)
+        return NULL;
+    return p;
+}
+
+#define assert_contains(haystack, needle)                                                                   \
+    do {                                                                                                     \
+        if (!strstr((haystack), (needle)))                                                                   \
+            fail_msg("'%s' does not contain '%s'", (haystack), (needle));                                    \
+    } while (0)
+
+#endif

@@ -1,0 +1,396 @@
+/* Core: status codes, errors, CLI parsing, INI and CSV readers, atomic
+ * output, metadata. Expected values are written out by hand. */
+#include "test_common.h"
+
+#include <sys/stat.h>
+
+#include "core/trv.h"
+
+static void test_status_strings(void **state)
+{
+    (void)state;
+    for (int a = TRV_OK; a <= TRV_ERR_INTERNAL; a++) {
+        assert_true(strlen(trv_status_str((trv_status)a)) > 0);
+        for (int b = TRV_OK; b < a; b++)
+            assert_string_not_equal(trv_status_str((trv_status)a), trv_status_str((trv_status)b));
+    }
+}
+
+static int cancel_at_half(double f, const char *label, void *user)
+{
+    (void)label;
+    (*(int *)user)++;
+    return f >= 0.5;
+}
+
+static void test_ctx_errors_progress(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    assert_string_equal(trv_errmsg(ctx), "");
+    assert_int_equal(trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", "x.tif", "No such file"), TRV_ERR_IO);
+    assert_string_equal(trv_errmsg(ctx), "cannot open 'x.tif': No such file");
+    trv_error_prefix(ctx, TRV_ERR_IO, "reading '%s'", "dem");
+    assert_string_equal(trv_errmsg(ctx), "reading 'dem': cannot open 'x.tif': No such file");
+    int calls = 0;
+    trv_ctx_set_progress(ctx, cancel_at_half, &calls);
+    assert_int_equal(trv_progress(ctx, 0.25, "slope"), TRV_OK);
+    assert_int_equal(trv_progress(ctx, 0.5, "slope"), TRV_ERR_CANCEL);
+    assert_int_equal(calls, 2);
+    assert_string_equal(trv_errmsg(ctx), "interrupted during slope");
+    assert_false(trv_ctx_has_seed(ctx));
+    trv_ctx_set_seed(ctx, 42);
+    assert_true(trv_ctx_has_seed(ctx));
+    assert_int_equal(trv_ctx_seed(ctx), 42);
+    trv_ctx_free(ctx);
+    trv_ctx_free(NULL);
+}
+
+/* ---- CLI ---- */
+
+typedef struct cli_vals {
+    const char *file, *mode;
+    int flag, n;
+    double x;
+    uint64_t seed;
+} cli_vals;
+
+static int parse(cli_vals *v, trv_cli_result *res, int argc, const char **argv)
+{
+    static const char *const required[] = {"file", NULL};
+    const trv_opt opts[] = {
+        {"file", 'f', TRV_ARG_STRING, &v->file, "FILE", "a file"},
+        {"flag", 0, TRV_ARG_FLAG, &v->flag, NULL, "a flag"},
+        {"count", 'n', TRV_ARG_INT, &v->n, "N", "a count"},
+        {"x", 0, TRV_ARG_DOUBLE, &v->x, "X", "a number"},
+        {"seed", 0, TRV_ARG_U64, &v->seed, "S", "a seed"},
+        {"mode", 0, TRV_ARG_CHOICE, &v->mode, "fast|exact", "a choice"},
+        {NULL, 0, 0, NULL, NULL, NULL},
+    };
+    const trv_cli cli = {"trv-test", "--file FILE [IN]", "Test tool.", opts, required, 0, 1};
+    memset(v, 0, sizeof *v);
+    /* getopt permutes argv: hand it a copy */
+    static char *copy[16]; /* res->pos points into it */
+    for (int i = 0; i < argc; i++)
+        copy[i] = (char *)argv[i];
+    copy[argc] = NULL;
+    int rc = trv_cli_parse(&cli, argc, copy, res);
+    return rc;
+}
+
+static void test_cli(void **state)
+{
+    (void)state;
+    cli_vals v;
+    trv_cli_result res;
+    const char *ok[] = {"trv-test", "in.tif", "-f", "a.tif", "--flag", "-n", "7", "--x=2.5", "--seed", "123",
+                        "--mode", "exact", "-q"};
+    assert_int_equal(parse(&v, &res, 13, ok), TRV_CLI_CONTINUE);
+    assert_string_equal(v.file, "a.tif");
+    assert_int_equal(v.flag, 1);
+    assert_int_equal(v.n, 7);
+    assert_float_equal(v.x, 2.5, 0);
+    assert_int_equal(v.seed, 123);
+    assert_string_equal(v.mode, "exact");
+    assert_int_equal(res.quiet, 1);
+    assert_int_equal(res.npos, 1);
+    assert_string_equal(res.pos[0], "in.tif");
+
+    /* usage errors exit 2, help and version exit 0 */
+    const char *missing[] = {"trv-test"};
+    assert_int_equal(parse(&v, &res, 1, missing), 2);
+    const char *badint[] = {"trv-test", "-f", "a", "-n", "7x"};
+    assert_int_equal(parse(&v, &res, 5, badint), 2);
+    const char *badnum[] = {"trv-test", "-f", "a", "--x", "nan"};
+    assert_int_equal(parse(&v, &res, 5, badnum), 2);
+    const char *negseed[] = {"trv-test", "-f", "a", "--seed", "-1"};
+    assert_int_equal(parse(&v, &res, 5, negseed), 2);
+    const char *badchoice[] = {"trv-test", "-f", "a", "--mode", "slow"};
+    assert_int_equal(parse(&v, &res, 5, badchoice), 2);
+    const char *unknown[] = {"trv-test", "-f", "a", "--nope"};
+    assert_int_equal(parse(&v, &res, 4, unknown), 2);
+    const char *noval[] = {"trv-test", "-f"};
+    assert_int_equal(parse(&v, &res, 2, noval), 2);
+    const char *twice[] = {"trv-test", "-f", "a", "-f", "b"};
+    assert_int_equal(parse(&v, &res, 5, twice), 2);
+    const char *toomany[] = {"trv-test", "-f", "a", "x", "y"};
+    assert_int_equal(parse(&v, &res, 5, toomany), 2);
+    FILE *saved = stdout;
+    stdout = fopen("/dev/null", "w");
+    const char *help[] = {"trv-test", "--help"};
+    int rh = parse(&v, &res, 2, help);
+    const char *version[] = {"trv-test", "--version"};
+    int rv = parse(&v, &res, 2, version);
+    fclose(stdout);
+    stdout = saved;
+    assert_int_equal(rh, 0);
+    assert_int_equal(rv, 0);
+}
+
+/* ---- INI ---- */
+
+typedef struct veh {
+    double mass;
+    int axles, chains, type;
+    char *name;
+    int mass_given, axles_given;
+} veh;
+
+static trv_status bind_vehicle(trv_ctx *ctx, const char *path, veh *v)
+{
+    const trv_ini_key schema[] = {
+        {"vehicle", "name", TRV_INI_STRING, &v->name, 0, 0, NULL, 1, NULL},
+        {"vehicle", "gross_mass_kg", TRV_INI_DOUBLE, &v->mass, 1, 1e6, NULL, 1, &v->mass_given},
+        {"vehicle", "axles", TRV_INI_INT, &v->axles, 1, 10, NULL, 0, &v->axles_given},
+        {"vehicle", "chains", TRV_INI_BOOL, &v->chains, 0, 0, NULL, 0, NULL},
+        {"vehicle", "type", TRV_INI_CHOICE, &v->type, 0, 0, "wheeled|tracked", 0, NULL},
+    };
+    memset(v, 0, sizeof *v);
+    trv_ini *ini = NULL;
+    trv_status st = trv_ini_read(ctx, path, &ini);
+    if (!st)
+        st = trv_ini_bind(ctx, ini, schema, sizeof schema / sizeof schema[0]);
+    trv_ini_free(ini);
+    return st;
+}
+
+static void expect_ini_error(const char *dir, const char *text, trv_status want, const char *msg)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    char *p = write_file(dir, "v.ini", text);
+    veh v;
+    assert_int_equal(bind_vehicle(ctx, p, &v), want);
+    assert_contains(trv_errmsg(ctx), msg);
+    free(v.name);
+    free(p);
+    trv_ctx_free(ctx);
+}
+
+static void test_ini(void **state)
+{
+    (void)state;
+    char *dir = make_tmpdir();
+    trv_ctx *ctx = trv_ctx_new();
+    char *p = write_file(dir, "v.ini",
+                         "# a vehicle\n[vehicle]\nname = UGV one  # inline comment\ngross_mass_kg = 1242\n"
+                         "chains = yes\n; another comment\ntype = tracked\n");
+    veh v;
+    assert_int_equal(bind_vehicle(ctx, p, &v), TRV_OK);
+    assert_string_equal(v.name, "UGV one");
+    assert_float_equal(v.mass, 1242, 0);
+    assert_int_equal(v.mass_given, 1);
+    assert_int_equal(v.axles_given, 0);
+    assert_int_equal(v.chains, 1);
+    assert_int_equal(v.type, 1);
+    free(v.name);
+    free(p);
+    char path[512];
+    snprintf(path, sizeof path, "%s/v.ini", dir);
+    char want[600];
+    snprintf(want, sizeof want, "%s:3: unknown key 'wheels' in [vehicle]", path);
+    expect_ini_error(dir, "[vehicle]\nname = a\nwheels = 4\ngross_mass_kg = 1\n", TRV_ERR_FORMAT, want);
+    snprintf(want, sizeof want, "%s:2: 'gross_mass_kg' = -5 is out of range [1, 1e+06]", path);
+    expect_ini_error(dir, "[vehicle]\ngross_mass_kg = -5\nname = a\n", TRV_ERR_DATA, want);
+    snprintf(want, sizeof want, "%s:2: 'gross_mass_kg' must be a number, not '12 kg'", path);
+    expect_ini_error(dir, "[vehicle]\ngross_mass_kg = 12 kg\n", TRV_ERR_FORMAT, want);
+    snprintf(want, sizeof want, "%s: missing key 'gross_mass_kg' in [vehicle]", path);
+    expect_ini_error(dir, "[vehicle]\nname = a\n", TRV_ERR_FORMAT, want);
+    snprintf(want, sizeof want, "%s:3: key 'name' repeated (first at line 2)", path);
+    expect_ini_error(dir, "[vehicle]\nname = a\nname = b\n", TRV_ERR_FORMAT, want);
+    snprintf(want, sizeof want, "%s:1: unknown section '[engine]'", path);
+    expect_ini_error(dir, "[engine]\npower = 1\n", TRV_ERR_FORMAT, want);
+    snprintf(want, sizeof want, "%s:2: expected 'key = value', got 'just words'", path);
+    expect_ini_error(dir, "[vehicle]\njust words\n", TRV_ERR_FORMAT, want);
+    snprintf(want, sizeof want, "%s:2: 'type' must be one of wheeled|tracked, not 'hover'", path);
+    expect_ini_error(dir, "[vehicle]\ntype = hover\n", TRV_ERR_FORMAT, want);
+    snprintf(want, sizeof want, "%s:2: 'chains' must be yes or no, not 'maybe'", path);
+    expect_ini_error(dir, "[vehicle]\nchains = maybe\n", TRV_ERR_FORMAT, want);
+    snprintf(want, sizeof want, "cannot open '%s/none.ini'", dir);
+    char none[512];
+    snprintf(none, sizeof none, "%s/none.ini", dir);
+    assert_int_equal(bind_vehicle(ctx, none, &v), TRV_ERR_IO);
+    assert_contains(trv_errmsg(ctx), want);
+    trv_ctx_free(ctx);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* ---- CSV ---- */
+
+static void test_csv(void **state)
+{
+    (void)state;
+    char *dir = make_tmpdir();
+    trv_ctx *ctx = trv_ctx_new();
+    char *p = write_file(dir, "t.csv",
+                         "\xEF\xBB\xBF" "code,name,ci_kPa\r\n1,\"sandy, loam\",223.4\r\n\n2,\"say \"\"hi\"\"\",7e2\r\n"
+                         "3,\"two\nlines\",1\n");
+    trv_csv *csv = NULL;
+    assert_int_equal(trv_csv_read(ctx, p, &csv), TRV_OK);
+    assert_int_equal(trv_csv_nrows(csv), 3);
+    assert_int_equal(trv_csv_ncols(csv), 3);
+    assert_int_equal(trv_csv_col(csv, "code"), 0);
+    assert_int_equal(trv_csv_col(csv, "ci_kPa"), 2);
+    assert_int_equal(trv_csv_col(csv, "nope"), -1);
+    assert_string_equal(trv_csv_cell(csv, 0, 1), "sandy, loam");
+    assert_string_equal(trv_csv_cell(csv, 1, 1), "say \"hi\"");
+    assert_string_equal(trv_csv_cell(csv, 2, 1), "two\nlines");
+    assert_int_equal(trv_csv_line(csv, 0), 2);
+    assert_int_equal(trv_csv_line(csv, 1), 4);
+    assert_int_equal(trv_csv_line(csv, 2), 5);
+    double d;
+    assert_int_equal(trv_csv_double(ctx, csv, 1, 2, &d), TRV_OK);
+    assert_float_equal(d, 700, 0);
+    assert_int_equal(trv_csv_double(ctx, csv, 1, 1, &d), TRV_ERR_FORMAT);
+    char want[600];
+    snprintf(want, sizeof want, "%s:4: column 'name': 'say \"hi\"' is not a number", p);
+    assert_string_equal(trv_errmsg(ctx), want);
+    int col;
+    assert_int_equal(trv_csv_require(ctx, csv, "kc", &col), TRV_ERR_FORMAT);
+    assert_contains(trv_errmsg(ctx), "no column 'kc'");
+    trv_csv_free(csv);
+    free(p);
+
+    p = write_file(dir, "bad.csv", "a,b\n1,2\n3\n");
+    assert_int_equal(trv_csv_read(ctx, p, &csv), TRV_ERR_FORMAT);
+    snprintf(want, sizeof want, "%s:3: 1 fields, the header has 2", p);
+    assert_string_equal(trv_errmsg(ctx), want);
+    free(p);
+    p = write_file(dir, "q.csv", "a,b\n1,\"open\n");
+    assert_int_equal(trv_csv_read(ctx, p, &csv), TRV_ERR_FORMAT);
+    assert_contains(trv_errmsg(ctx), ":2: unterminated quoted field");
+    free(p);
+    p = write_file(dir, "e.csv", "");
+    assert_int_equal(trv_csv_read(ctx, p, &csv), TRV_ERR_FORMAT);
+    assert_contains(trv_errmsg(ctx), "is empty");
+    free(p);
+    trv_csv_free(NULL);
+    trv_ctx_free(ctx);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* ---- atomic output ---- */
+
+static int exists(const char *dir, const char *name)
+{
+    char p[2048];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return access(p, F_OK) == 0;
+}
+
+static int count_entries(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | wc -l", dir);
+    FILE *f = popen(cmd, "r");
+    int n = -1;
+    if (f) {
+        if (fscanf(f, "%d", &n) != 1)
+            n = -1;
+        pclose(f);
+    }
+    return n;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_outset(void **state)
+{
+    (void)state;
+    char *dir = make_tmpdir();
+    trv_ctx *ctx = trv_ctx_new();
+    char out[600], final[700], aux[720];
+    snprintf(out, sizeof out, "%s/a/b", dir);
+
+    /* abort: temporaries and the directories the set created disappear */
+    trv_outset *set = trv_outset_new();
+    assert_int_equal(trv_outset_mkdir(ctx, set, out), TRV_OK);
+    snprintf(final, sizeof final, "%s/x.tif", out);
+    const char *tmp = trv_outset_add(set, final);
+    assert_non_null(strstr(tmp, "/.x.tmp"));
+    assert_non_null(strstr(tmp, ".tif"));
+    write_text(tmp, "data");
+    snprintf(aux, sizeof aux, "%s.aux.xml", tmp);
+    write_text(aux, "<PAMDataset/>");
+    trv_outset_free(set);
+    assert_int_equal(count_entries(dir), 0);
+
+    /* commit: files and their sidecars appear under the final names, and a
+     * stale sidecar of an older file goes */
+    set = trv_outset_new();
+    assert_int_equal(trv_outset_mkdir(ctx, set, out), TRV_OK);
+    tmp = trv_outset_add(set, final);
+    write_text(tmp, "data");
+    snprintf(aux, sizeof aux, "%s.aux.xml", tmp);
+    write_text(aux, "<PAMDataset/>");
+    char final2[700];
+    snprintf(final2, sizeof final2, "%s/y.csv", out);
+    snprintf(aux, sizeof aux, "%s.aux.xml", final2);
+    write_text(aux, "stale");
+    write_text(trv_outset_add(set, final2), "x,y\n");
+    assert_int_equal(trv_outset_commit(ctx, set), TRV_OK);
+    trv_outset_free(set);
+    assert_true(exists(out, "x.tif"));
+    assert_true(exists(out, "x.tif.aux.xml"));
+    assert_true(exists(out, "y.csv"));
+    assert_false(exists(out, "y.csv.aux.xml"));
+    assert_int_equal(count_entries(out), 3);
+
+    /* an output that was never written is a bug, reported, and nothing moves */
+    set = trv_outset_new();
+    snprintf(final, sizeof final, "%s/never.tif", out);
+    trv_outset_add(set, final);
+    assert_int_equal(trv_outset_commit(ctx, set), TRV_ERR_INTERNAL);
+    trv_outset_free(set);
+    assert_false(exists(out, "never.tif"));
+
+    /* a file where a directory should be */
+    set = trv_outset_new();
+    snprintf(final, sizeof final, "%s/x.tif/sub", out);
+    assert_int_equal(trv_outset_mkdir(ctx, set, final), TRV_ERR_IO);
+    assert_contains(trv_errmsg(ctx), "is not a directory");
+    trv_outset_free(set);
+    trv_outset_free(NULL);
+    trv_ctx_free(ctx);
+    rm_rf(dir);
+    free(dir);
+}
+
+static void test_meta_and_paths(void **state)
+{
+    (void)state;
+    trv_meta m;
+    const char *argv[] = {"./bin/trv-terrain", "--dem", "my dem.tif", "-o", "out/x", "it's"};
+    trv_meta_init(&m, "trv-terrain", 6, (char **)argv);
+    assert_string_equal(m.tool, "trv-terrain");
+    assert_string_equal(m.args, "trv-terrain --dem 'my dem.tif' -o out/x 'it'\\''s'");
+    assert_false(m.has_seed);
+    char *p = trv_path_join("out/", "dem.tif");
+    assert_string_equal(p, "out/dem.tif");
+    free(p);
+    p = trv_path_join("out", "dem.tif");
+    assert_string_equal(p, "out/dem.tif");
+    free(p);
+    trv_ctx *ctx = trv_ctx_new();
+    setenv("TRV_DATADIR", "/nonexistent", 1);
+    assert_null(trv_data_path(ctx, "classes/none.csv"));
+    assert_contains(trv_errmsg(ctx), "cannot find data file 'classes/none.csv'");
+    trv_ctx_free(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_status_strings), cmocka_unit_test(test_ctx_errors_progress), cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_ini),            cmocka_unit_test(test_csv),                 cmocka_unit_test(test_outset),
+        cmocka_unit_test(test_meta_and_paths),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

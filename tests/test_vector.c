@@ -1,0 +1,584 @@
+/* Tests for src/geo/vector.c: GeoJSON, GPX and GeoPackage output, read back
+ * with OGR and checked against an independent PROJ transform. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cpl_conv.h>
+#include <cpl_error.h>
+#include <gdal.h>
+#include <ogr_api.h>
+#include <ogr_srs_api.h>
+#include <proj.h>
+
+#include "geo/geo.h"
+
+/* Shared by every test: a scratch directory, the UTM 16N WKT the
+ * features are given in, and the reference transform. */
+static char tmpdir[64];
+static char *utm_wkt;
+static PJ *utm_to_lonlat;
+
+static char *tmp_path(const char *name)
+{
+    char *p = trv_path_join(tmpdir, name);
+    assert_non_null(p);
+    return p;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    GDALAllRegister();
+    CPLSetErrorHandler(CPLQuietErrorHandler);
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/test_vector.XXXXXX");
+    if (!mkdtemp(tmpdir))
+        return -1;
+    OGRSpatialReferenceH srs = OSRNewSpatialReference(NULL);
+    if (!srs || OSRImportFromEPSG(srs, 32616) != OGRERR_NONE)
+        return -1;
+    char *wkt = NULL;
+    if (OSRExportToWkt(srs, &wkt) != OGRERR_NONE)
+        return -1;
+    utm_wkt = strdup(wkt);
+    CPLFree(wkt);
+    OSRDestroySpatialReference(srs);
+    PJ *p = proj_create_crs_to_crs(PJ_DEFAULT_CTX, "EPSG:32616", "EPSG:4326", NULL);
+    if (!p)
+        return -1;
+    utm_to_lonlat = proj_normalize_for_visualization(PJ_DEFAULT_CTX, p);
+    proj_destroy(p);
+    return utm_wkt && utm_to_lonlat ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    DIR *d = opendir(tmpdir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            char *p = trv_path_join(tmpdir, e->d_name);
+            if (p)
+                unlink(p);
+            free(p);
+        }
+        closedir(d);
+    }
+    rmdir(tmpdir);
+    free(utm_wkt);
+    proj_destroy(utm_to_lonlat);
+    proj_cleanup();
+    GDALDestroyDriverManager();
+    OSRCleanup();
+    return 0;
+}
+
+static void ref_lonlat(double x, double y, double *lon, double *lat)
+{
+    PJ_COORD c = proj_trans(utm_to_lonlat, PJ_FWD, proj_coord(x, y, 0, 0));
+    *lon = c.v[0];
+    *lat = c.v[1];
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    assert_non_null(buf);
+    size_t got;
+    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap + 1);
+            assert_non_null(buf);
+        }
+    }
+    fclose(f);
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+static GDALDatasetH open_vector(const char *path)
+{
+    GDALDatasetH ds = GDALOpenEx(path, GDAL_OF_VECTOR | GDAL_OF_READONLY, NULL, NULL, NULL);
+    if (!ds)
+        fail_msg("cannot open '%s': %s", path, CPLGetLastErrorMsg());
+    return ds;
+}
+
+static OGRLayerH layer_by_name(GDALDatasetH ds, const char *name)
+{
+    OGRLayerH l = GDALDatasetGetLayerByName(ds, name);
+    if (!l)
+        fail_msg("no layer '%s'", name);
+    return l;
+}
+
+static const char *field_str(OGRFeatureH f, const char *name)
+{
+    int i = OGR_F_GetFieldIndex(f, name);
+    assert_true(i >= 0);
+    return OGR_F_GetFieldAsString(f, i);
+}
+
+/* ---- GeoJSON ---------------------------------------------------------- */
+
+static const double line1_x[] = {750000.0, 750512.5, 751020.25};
+static const double line1_y[] = {4050000.0, 4050410.0, 4050905.5};
+static const double line2_x[] = {749000.0, 748100.0};
+static const double line2_y[] = {4051000.0, 4052250.0};
+
+static void test_geojson(void **state)
+{
+    (void)state;
+    char *path = tmp_path("lines.geojson");
+    trv_ctx *ctx = trv_ctx_new();
+    assert_non_null(ctx);
+    geo_vec *v = NULL;
+    assert_int_equal(geo_vec_create(ctx, path, utm_wkt, &v), TRV_OK);
+    const geo_field fields[] = {{"id", GEO_FIELD_INT}, {"speed", GEO_FIELD_REAL}, {"name", GEO_FIELD_STRING}};
+    int layer = -1;
+    assert_int_equal(geo_vec_add_layer(ctx, v, "routes", GEO_LINE, fields, 3, &layer), TRV_OK);
+    assert_int_equal(layer, 0);
+    const geo_value val1[] = {{.i = 1234567890123LL}, {.r = 12.345678901234567}, {.s = "ridge \"road\" \xc3\xa9"}};
+    const geo_value val2[] = {{.i = -7}, {.r = 0.1}, {.s = NULL}};
+    assert_int_equal(geo_vec_add(ctx, v, layer, line1_x, line1_y, NULL, 3, val1), TRV_OK);
+    assert_int_equal(geo_vec_add(ctx, v, layer, line2_x, line2_y, NULL, 2, val2), TRV_OK);
+
+    /* one layer only */
+    int second = -1;
+    assert_int_equal(geo_vec_add_layer(ctx, v, "more", GEO_POINT, NULL, 0, &second), TRV_ERR_USAGE);
+    assert_non_null(strstr(trv_errmsg(ctx), path));
+    assert_int_equal(geo_vec_close(ctx, v), TRV_OK);
+
+    char *text = slurp(path, NULL);
+    assert_null(strstr(text, "\"crs\""));
+    assert_non_null(strstr(text, "\"FeatureCollection\""));
+    free(text);
+
+    GDALDatasetH ds = open_vector(path);
+    assert_int_equal(GDALDatasetGetLayerCount(ds), 1);
+    OGRLayerH l = GDALDatasetGetLayer(ds, 0);
+    assert_int_equal(OGR_L_GetFeatureCount(l, TRUE), 2);
+    const double *xs[] = {line1_x, line2_x}, *ys[] = {line1_y, line2_y};
+    const int ns[] = {3, 2};
+    const geo_value *vals[] = {val1, val2};
+    OGR_L_ResetReading(l);
+    for (int k = 0; k < 2; k++) {
+        OGRFeatureH f = OGR_L_GetNextFeature(l);
+        assert_non_null(f);
+        OGRGeometryH g = OGR_F_GetGeometryRef(f);
+        assert_non_null(g);
+        assert_int_equal(wkbFlatten(OGR_G_GetGeometryType(g)), wkbLineString);
+        assert_int_equal(OGR_G_GetPointCount(g), ns[k]);
+        for (int i = 0; i < ns[k]; i++) {
+            double lon, lat;
+            ref_lonlat(xs[k][i], ys[k][i], &lon, &lat);
+            /* near Jacksboro, TN: lon about -84, lat about 36.5 */
+            assert_true(lon > -85 && lon < -83 && lat > 36 && lat < 37);
+            assert_true(fabs(OGR_G_GetX(g, i) - lon) <= 1e-7);
+            assert_true(fabs(OGR_G_GetY(g, i) - lat) <= 1e-7);
+        }
+        int fi = OGR_F_GetFieldIndex(f, "id");
+        assert_true(fi >= 0);
+        assert_true(OGR_F_GetFieldAsInteger64(f, fi) == vals[k][0].i);
+        fi = OGR_F_GetFieldIndex(f, "speed");
+        assert_true(fi >= 0);
+        assert_true(OGR_F_GetFieldAsDouble(f, fi) == vals[k][1].r);
+        fi = OGR_F_GetFieldIndex(f, "name");
+        assert_true(fi >= 0);
+        if (vals[k][2].s)
+            assert_string_equal(OGR_F_GetFieldAsString(f, fi), vals[k][2].s);
+        else
+            assert_false(OGR_F_IsFieldSetAndNotNull(f, fi));
+        OGR_F_Destroy(f);
+    }
+    GDALClose(ds);
+    trv_ctx_free(ctx);
+    free(path);
+}
+
+/* ---- GPX -------------------------------------------------------------- */
+
+static void test_gpx(void **state)
+{
+    (void)state;
+    char *path = tmp_path("trip.gpx");
+    trv_ctx *ctx = trv_ctx_new();
+    assert_non_null(ctx);
+    geo_vec *v = NULL;
+    assert_int_equal(geo_vec_create(ctx, path, utm_wkt, &v), TRV_OK);
+    const geo_field name_field[] = {{"name", GEO_FIELD_STRING}};
+    int rte = -1, wpt = -1, trk = -1;
+    assert_int_equal(geo_vec_add_layer(ctx, v, "routes", GEO_LINE, name_field, 1, &rte), TRV_OK);
+    assert_int_equal(geo_vec_add_layer(ctx, v, "waypoints", GEO_POINT, NULL, 0, &wpt), TRV_OK);
+    assert_int_equal(geo_vec_add_layer(ctx, v, "tracks", GEO_LINE, NULL, 0, &trk), TRV_OK);
+
+    const double wz[] = {312.5, 298.25};
+    assert_int_equal(geo_vec_add(ctx, v, wpt, &line1_x[0], &line1_y[0], &wz[0], 1, NULL), TRV_OK);
+    assert_int_equal(geo_vec_add(ctx, v, wpt, &line1_x[2], &line1_y[2], &wz[1], 1, NULL), TRV_OK);
+    const double rz[] = {310.0, 305.5, 299.75};
+    const geo_value rname[] = {{.s = "to the ridge"}};
+    assert_int_equal(geo_vec_add(ctx, v, rte, line1_x, line1_y, rz, 3, rname), TRV_OK);
+    /* GPX order: no waypoint after a route */
+    assert_int_equal(geo_vec_add(ctx, v, wpt, &line1_x[1], &line1_y[1], NULL, 1, NULL), TRV_ERR_USAGE);
+    assert_non_null(strstr(trv_errmsg(ctx), path));
+    const double tz[] = {400.0, 410.0};
+    assert_int_equal(geo_vec_add(ctx, v, trk, line2_x, line2_y, tz, 2, NULL), TRV_OK);
+    assert_int_equal(geo_vec_close(ctx, v), TRV_OK);
+
+    char *text = slurp(path, NULL);
+    assert_non_null(strstr(text, "<ele>"));
+    assert_null(strstr(text, "<time>"));
+    free(text);
+
+    /* GDAL 3.6 reads <ele> into z only when asked */
+    CPLSetConfigOption("GPX_ELE_AS_25D", "YES");
+    GDALDatasetH ds = open_vector(path);
+    CPLSetConfigOption("GPX_ELE_AS_25D", NULL);
+    double lon, lat;
+
+    OGRLayerH l = layer_by_name(ds, "waypoints");
+    assert_int_equal(OGR_L_GetFeatureCount(l, TRUE), 2);
+    OGR_L_ResetReading(l);
+    for (int k = 0; k < 2; k++) {
+        int i = k == 0 ? 0 : 2;
+        OGRFeatureH f = OGR_L_GetNextFeature(l);
+        assert_non_null(f);
+        OGRGeometryH g = OGR_F_GetGeometryRef(f);
+        assert_non_null(g);
+        ref_lonlat(line1_x[i], line1_y[i], &lon, &lat);
+        assert_true(fabs(OGR_G_GetX(g, 0) - lon) <= 1e-7);
+        assert_true(fabs(OGR_G_GetY(g, 0) - lat) <= 1e-7);
+        assert_true(fabs(atof(field_str(f, "ele")) - wz[k]) <= 1e-9);
+        assert_true(fabs(OGR_G_GetZ(g, 0) - wz[k]) <= 1e-9);
+        OGR_F_Destroy(f);
+    }
+
+    l = layer_by_name(ds, "routes");
+    assert_int_equal(OGR_L_GetFeatureCount(l, TRUE), 1);
+    OGR_L_ResetReading(l);
+    OGRFeatureH f = OGR_L_GetNextFeature(l);
+    assert_non_null(f);
+    assert_string_equal(field_str(f, "name"), "to the ridge");
+    OGRGeometryH g = OGR_F_GetGeometryRef(f);
+    assert_non_null(g);
+    assert_int_equal(wkbFlatten(OGR_G_GetGeometryType(g)), wkbLineString);
+    assert_int_equal(OGR_G_GetPointCount(g), 3);
+    for (int i = 0; i < 3; i++) {
+        ref_lonlat(line1_x[i], line1_y[i], &lon, &lat);
+        assert_true(fabs(OGR_G_GetX(g, i) - lon) <= 1e-7);
+        assert_true(fabs(OGR_G_GetY(g, i) - lat) <= 1e-7);
+        assert_true(fabs(OGR_G_GetZ(g, i) - rz[i]) <= 1e-9);
+    }
+    OGR_F_Destroy(f);
+
+    l = layer_by_name(ds, "route_points");
+    assert_int_equal(OGR_L_GetFeatureCount(l, TRUE), 3);
+    OGR_L_ResetReading(l);
+    for (int i = 0; i < 3; i++) {
+        f = OGR_L_GetNextFeature(l);
+        assert_non_null(f);
+        assert_true(fabs(atof(field_str(f, "ele")) - rz[i]) <= 1e-9);
+        OGR_F_Destroy(f);
+    }
+
+    l = layer_by_name(ds, "tracks");
+    assert_int_equal(OGR_L_GetFeatureCount(l, TRUE), 1);
+    OGR_L_ResetReading(l);
+    f = OGR_L_GetNextFeature(l);
+    assert_non_null(f);
+    g = OGR_F_GetGeometryRef(f);
+    assert_non_null(g);
+    assert_int_equal(wkbFlatten(OGR_G_GetGeometryType(g)), wkbMultiLineString);
+    assert_int_equal(OGR_G_GetGeometryCount(g), 1);
+    OGRGeometryH part = OGR_G_GetGeometryRef(g, 0);
+    assert_int_equal(OGR_G_GetPointCount(part), 2);
+    for (int i = 0; i < 2; i++) {
+        ref_lonlat(line2_x[i], line2_y[i], &lon, &lat);
+        assert_true(fabs(OGR_G_GetX(part, i) - lon) <= 1e-7);
+        assert_true(fabs(OGR_G_GetY(part, i) - lat) <= 1e-7);
+        assert_true(fabs(OGR_G_GetZ(part, i) - tz[i]) <= 1e-9);
+    }
+    OGR_F_Destroy(f);
+
+    GDALClose(ds);
+    trv_ctx_free(ctx);
+    free(path);
+}
+
+/* ---- GeoPackage ------------------------------------------------------- */
+
+static const double node_x[] = {750000.0, 750512.5, 751020.25};
+static const double node_y[] = {4050000.0, 4050410.0, 4050905.5};
+static const double node_z[] = {300.5, 310.0, 320.25};
+
+static void write_gpkg(const char *path)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    assert_non_null(ctx);
+    geo_vec *v = NULL;
+    assert_int_equal(geo_vec_create(ctx, path, utm_wkt, &v), TRV_OK);
+    const geo_field nf[] = {{"id", GEO_FIELD_INT}, {"elev", GEO_FIELD_REAL}, {"label", GEO_FIELD_STRING}};
+    const geo_field ef[] = {{"src", GEO_FIELD_INT}, {"dst", GEO_FIELD_INT}, {"cost", GEO_FIELD_REAL}};
+    int nodes = -1, edges = -1;
+    assert_int_equal(geo_vec_add_layer(ctx, v, "nodes", GEO_POINT, nf, 3, &nodes), TRV_OK);
+    for (int i = 0; i < 3; i++) {
+        char label[16];
+        snprintf(label, sizeof label, "n%d", i);
+        const geo_value val[] = {{.i = i + 1}, {.r = node_z[i]}, {.s = label}};
+        assert_int_equal(geo_vec_add(ctx, v, nodes, &node_x[i], &node_y[i], NULL, 1, val), TRV_OK);
+    }
+    assert_int_equal(geo_vec_add_layer(ctx, v, "edges", GEO_LINE, ef, 3, &edges), TRV_OK);
+    assert_int_equal(edges, 1);
+    for (int i = 0; i < 2; i++) {
+        const geo_value val[] = {{.i = i + 1}, {.i = i + 2}, {.r = 10.5 * (i + 1)}};
+        assert_int_equal(geo_vec_add(ctx, v, edges, &node_x[i], &node_y[i], NULL, 2, val), TRV_OK);
+    }
+    assert_int_equal(geo_vec_close(ctx, v), TRV_OK);
+    trv_ctx_free(ctx);
+}
+
+static void test_gpkg(void **state)
+{
+    (void)state;
+    char *a = tmp_path("net_a.gpkg"), *b = tmp_path("net_b.gpkg");
+
+    /* the time stamp option is set only while writing */
+    CPLSetConfigOption("OGR_CURRENT_DATE", NULL);
+    write_gpkg(a);
+    assert_null(CPLGetConfigOption("OGR_CURRENT_DATE", NULL));
+    CPLSetConfigOption("OGR_CURRENT_DATE", "1999-12-31T00:00:00.000Z");
+    write_gpkg(b);
+    assert_string_equal(CPLGetConfigOption("OGR_CURRENT_DATE", ""), "1999-12-31T00:00:00.000Z");
+    CPLSetConfigOption("OGR_CURRENT_DATE", NULL);
+
+    size_t na, nb;
+    char *ba = slurp(a, &na), *bb = slurp(b, &nb);
+    assert_int_equal(na, nb);
+    assert_memory_equal(ba, bb, na);
+    free(bb);
+    /* writing over an existing file gives the same bytes too */
+    write_gpkg(b);
+    bb = slurp(b, &nb);
+    assert_int_equal(na, nb);
+    assert_memory_equal(ba, bb, na);
+    free(ba);
+    free(bb);
+
+    GDALDatasetH ds = open_vector(a);
+    assert_int_equal(GDALDatasetGetLayerCount(ds), 2);
+
+    OGRLayerH l = layer_by_name(ds, "nodes");
+    OGRSpatialReferenceH srs = OGR_L_GetSpatialRef(l);
+    assert_non_null(srs);
+    assert_string_equal(OSRGetAuthorityName(srs, NULL), "EPSG");
+    assert_string_equal(OSRGetAuthorityCode(srs, NULL), "32616");
+    assert_int_equal(wkbFlatten(OGR_L_GetGeomType(l)), wkbPoint);
+    assert_int_equal(OGR_L_GetFeatureCount(l, TRUE), 3);
+    OGR_L_ResetReading(l);
+    for (int i = 0; i < 3; i++) {
+        OGRFeatureH f = OGR_L_GetNextFeature(l);
+        assert_non_null(f);
+        OGRGeometryH g = OGR_F_GetGeometryRef(f);
+        assert_non_null(g);
+        assert_true(OGR_G_GetX(g, 0) == node_x[i]);
+        assert_true(OGR_G_GetY(g, 0) == node_y[i]);
+        assert_true(OGR_F_GetFieldAsInteger64(f, OGR_F_GetFieldIndex(f, "id")) == i + 1);
+        assert_true(OGR_F_GetFieldAsDouble(f, OGR_F_GetFieldIndex(f, "elev")) == node_z[i]);
+        char label[16];
+        snprintf(label, sizeof label, "n%d", i);
+        assert_string_equal(field_str(f, "label"), label);
+        OGR_F_Destroy(f);
+    }
+
+    l = layer_by_name(ds, "edges");
+    srs = OGR_L_GetSpatialRef(l);
+    assert_non_null(srs);
+    assert_string_equal(OSRGetAuthorityCode(srs, NULL), "32616");
+    assert_int_equal(wkbFlatten(OGR_L_GetGeomType(l)), wkbLineString);
+    assert_int_equal(OGR_L_GetFeatureCount(l, TRUE), 2);
+    OGR_L_ResetReading(l);
+    for (int i = 0; i < 2; i++) {
+        OGRFeatureH f = OGR_L_GetNextFeature(l);
+        assert_non_null(f);
+        OGRGeometryH g = OGR_F_GetGeometryRef(f);
+        assert_non_null(g);
+        assert_int_equal(OGR_G_GetPointCount(g), 2);
+        for (int j = 0; j < 2; j++) {
+            assert_true(OGR_G_GetX(g, j) == node_x[i + j]);
+            assert_true(OGR_G_GetY(g, j) == node_y[i + j]);
+        }
+        assert_true(OGR_F_GetFieldAsInteger64(f, OGR_F_GetFieldIndex(f, "src")) == i + 1);
+        assert_true(OGR_F_GetFieldAsInteger64(f, OGR_F_GetFieldIndex(f, "dst")) == i + 2);
+        assert_true(OGR_F_GetFieldAsDouble(f, OGR_F_GetFieldIndex(f, "cost")) == 10.5 * (i + 1));
+        OGR_F_Destroy(f);
+    }
+
+    OGRLayerH sql = GDALDatasetExecuteSQL(ds, "SELECT DISTINCT CAST(last_change AS TEXT) FROM gpkg_contents", NULL, NULL);
+    assert_non_null(sql);
+    assert_int_equal(OGR_L_GetFeatureCount(sql, TRUE), 1);
+    OGRFeatureH f = OGR_L_GetNextFeature(sql);
+    assert_non_null(f);
+    assert_string_equal(OGR_F_GetFieldAsString(f, 0), "2000-01-01T00:00:00.000Z");
+    OGR_F_Destroy(f);
+    GDALDatasetReleaseResultSet(ds, sql);
+    GDALClose(ds);
+    free(a);
+    free(b);
+}
+
+/* A 3D feature in a GeoPackage keeps its z. */
+static void test_gpkg_z(void **state)
+{
+    (void)state;
+    char *path = tmp_path("z.gpkg");
+    trv_ctx *ctx = trv_ctx_new();
+    assert_non_null(ctx);
+    geo_vec *v = NULL;
+    assert_int_equal(geo_vec_create(ctx, path, utm_wkt, &v), TRV_OK);
+    int l = -1;
+    assert_int_equal(geo_vec_add_layer(ctx, v, "profile", GEO_LINE, NULL, 0, &l), TRV_OK);
+    assert_int_equal(geo_vec_add(ctx, v, l, node_x, node_y, node_z, 3, NULL), TRV_OK);
+    assert_int_equal(geo_vec_close(ctx, v), TRV_OK);
+
+    GDALDatasetH ds = open_vector(path);
+    OGRLayerH h = layer_by_name(ds, "profile");
+    OGR_L_ResetReading(h);
+    OGRFeatureH f = OGR_L_GetNextFeature(h);
+    assert_non_null(f);
+    OGRGeometryH g = OGR_F_GetGeometryRef(f);
+    assert_non_null(g);
+    assert_int_equal(OGR_G_GetPointCount(g), 3);
+    for (int i = 0; i < 3; i++)
+        assert_true(OGR_G_GetZ(g, i) == node_z[i]);
+    OGR_F_Destroy(f);
+    GDALClose(ds);
+    trv_ctx_free(ctx);
+    free(path);
+}
+
+/* ---- errors ----------------------------------------------------------- */
+
+static void assert_names(const trv_ctx *ctx, const char *what)
+{
+    const char *m = trv_errmsg(ctx);
+    if (!strstr(m, what))
+        fail_msg("message '%s' does not name '%s'", m, what);
+    size_t n = strlen(m);
+    assert_true(n > 0);
+    if (m[n - 1] == '.' || m[n - 1] == '\n')
+        fail_msg("message '%s' ends in a full stop or newline", m);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    assert_non_null(ctx);
+    geo_vec *v = (geo_vec *)1;
+    int l = -1;
+
+    char *foo = tmp_path("x.foo");
+    assert_int_equal(geo_vec_create(ctx, foo, utm_wkt, &v), TRV_ERR_USAGE);
+    assert_null(v);
+    assert_names(ctx, foo);
+    assert_non_null(strstr(trv_errmsg(ctx), "cannot tell the vector format of"));
+    assert_int_equal(access(foo, F_OK), -1);
+    free(foo);
+
+    char *noext = tmp_path("noext");
+    assert_int_equal(geo_vec_create(ctx, noext, utm_wkt, &v), TRV_ERR_USAGE);
+    assert_names(ctx, noext);
+    free(noext);
+
+    /* GeoJSON needs a CRS to transform from */
+    char *gj = tmp_path("nocrs.geojson");
+    assert_int_equal(geo_vec_create(ctx, gj, NULL, &v), TRV_ERR_CRS);
+    assert_names(ctx, gj);
+    assert_int_equal(geo_vec_create(ctx, gj, "not a crs", &v), TRV_ERR_CRS);
+    assert_names(ctx, gj);
+    free(gj);
+
+    char *gpx = tmp_path("bad.gpx");
+    assert_int_equal(geo_vec_create(ctx, gpx, utm_wkt, &v), TRV_OK);
+    assert_int_equal(geo_vec_add_layer(ctx, v, "points", GEO_POINT, NULL, 0, &l), TRV_ERR_USAGE);
+    assert_names(ctx, gpx);
+    assert_names(ctx, "points");
+    assert_int_equal(geo_vec_add_layer(ctx, v, "waypoints", GEO_LINE, NULL, 0, &l), TRV_ERR_USAGE);
+    assert_names(ctx, gpx);
+    const geo_field speed[] = {{"speed", GEO_FIELD_REAL}};
+    assert_int_equal(geo_vec_add_layer(ctx, v, "routes", GEO_LINE, speed, 1, &l), TRV_ERR_USAGE);
+    assert_names(ctx, "speed");
+    const geo_field name_int[] = {{"name", GEO_FIELD_INT}};
+    assert_int_equal(geo_vec_add_layer(ctx, v, "routes", GEO_LINE, name_int, 1, &l), TRV_ERR_USAGE);
+    assert_int_equal(geo_vec_add_layer(ctx, v, "waypoints", GEO_POINT, NULL, 0, &l), TRV_OK);
+    assert_int_equal(geo_vec_add_layer(ctx, v, "waypoints", GEO_POINT, NULL, 0, &l), TRV_ERR_USAGE);
+    assert_names(ctx, gpx);
+
+    /* a point is one vertex, a line at least two */
+    assert_int_equal(geo_vec_add(ctx, v, l, line1_x, line1_y, NULL, 2, NULL), TRV_ERR_USAGE);
+    assert_names(ctx, gpx);
+    assert_int_equal(geo_vec_add(ctx, v, l, line1_x, line1_y, NULL, 0, NULL), TRV_ERR_USAGE);
+    assert_int_equal(geo_vec_add(ctx, v, 7, line1_x, line1_y, NULL, 1, NULL), TRV_ERR_USAGE);
+    assert_names(ctx, gpx);
+    const double bad[] = {NAN};
+    assert_int_equal(geo_vec_add(ctx, v, l, bad, line1_y, NULL, 1, NULL), TRV_ERR_DATA);
+    assert_names(ctx, gpx);
+    /* rejected features leave the file good */
+    assert_int_equal(geo_vec_add(ctx, v, l, line1_x, line1_y, NULL, 1, NULL), TRV_OK);
+    assert_int_equal(geo_vec_close(ctx, v), TRV_OK);
+    free(gpx);
+
+    char *lines = tmp_path("lines.gpkg");
+    assert_int_equal(geo_vec_create(ctx, lines, utm_wkt, &v), TRV_OK);
+    assert_int_equal(geo_vec_add_layer(ctx, v, "edges", GEO_LINE, NULL, 0, &l), TRV_OK);
+    assert_int_equal(geo_vec_add(ctx, v, l, line1_x, line1_y, NULL, 1, NULL), TRV_ERR_USAGE);
+    assert_names(ctx, lines);
+    assert_names(ctx, "edges");
+    geo_vec_free(v);
+    free(lines);
+
+    const char *const unwritable[] = {"/nonexistent/x.gpkg", "/nonexistent/x.geojson", "/nonexistent/x.gpx"};
+    for (int i = 0; i < 3; i++) {
+        v = (geo_vec *)1;
+        assert_int_equal(geo_vec_create(ctx, unwritable[i], utm_wkt, &v), TRV_ERR_IO);
+        assert_null(v);
+        assert_names(ctx, unwritable[i]);
+        assert_true(strncmp(trv_errmsg(ctx), "cannot create '", 15) == 0);
+    }
+    /* the time stamp option is restored after a failed create too */
+    assert_null(CPLGetConfigOption("OGR_CURRENT_DATE", NULL));
+
+    geo_vec_free(NULL);
+    trv_ctx_free(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_geojson),
+        cmocka_unit_test(test_gpx),
+        cmocka_unit_test(test_gpkg),
+        cmocka_unit_test(test_gpkg_z),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
