@@ -391,7 +391,7 @@ static void test_gpkg(void **state)
     assert_non_null(srs);
     assert_string_equal(OSRGetAuthorityName(srs, NULL), "EPSG");
     assert_string_equal(OSRGetAuthorityCode(srs, NULL), "32616");
-    assert_int_equal(wkbFlatten(OGR_L_GetGeomType(l)), wkbPoint);
+    assert_int_equal(OGR_L_GetGeomType(l), wkbPoint);
     assert_int_equal(OGR_L_GetFeatureCount(l, TRUE), 3);
     OGR_L_ResetReading(l);
     for (int i = 0; i < 3; i++) {
@@ -413,7 +413,7 @@ static void test_gpkg(void **state)
     srs = OGR_L_GetSpatialRef(l);
     assert_non_null(srs);
     assert_string_equal(OSRGetAuthorityCode(srs, NULL), "32616");
-    assert_int_equal(wkbFlatten(OGR_L_GetGeomType(l)), wkbLineString);
+    assert_int_equal(OGR_L_GetGeomType(l), wkbLineString);
     assert_int_equal(OGR_L_GetFeatureCount(l, TRUE), 2);
     OGR_L_ResetReading(l);
     for (int i = 0; i < 2; i++) {
@@ -432,7 +432,8 @@ static void test_gpkg(void **state)
         OGR_F_Destroy(f);
     }
 
-    OGRLayerH sql = GDALDatasetExecuteSQL(ds, "SELECT DISTINCT CAST(last_change AS TEXT) FROM gpkg_contents", NULL, NULL);
+    OGRLayerH sql =
+        GDALDatasetExecuteSQL(ds, "SELECT DISTINCT CAST(last_change AS TEXT) FROM gpkg_contents", NULL, NULL);
     assert_non_null(sql);
     assert_int_equal(OGR_L_GetFeatureCount(sql, TRUE), 1);
     OGRFeatureH f = OGR_L_GetNextFeature(sql);
@@ -443,6 +444,17 @@ static void test_gpkg(void **state)
     GDALClose(ds);
     free(a);
     free(b);
+}
+
+static void assert_names(const trv_ctx *ctx, const char *what)
+{
+    const char *m = trv_errmsg(ctx);
+    if (!strstr(m, what))
+        fail_msg("message '%s' does not name '%s'", m, what);
+    size_t n = strlen(m);
+    assert_true(n > 0);
+    if (m[n - 1] == '.' || m[n - 1] == '\n')
+        fail_msg("message '%s' ends in a full stop or newline", m);
 }
 
 /* A 3D feature in a GeoPackage keeps its z. */
@@ -457,10 +469,22 @@ static void test_gpkg_z(void **state)
     int l = -1;
     assert_int_equal(geo_vec_add_layer(ctx, v, "profile", GEO_LINE, NULL, 0, &l), TRV_OK);
     assert_int_equal(geo_vec_add(ctx, v, l, node_x, node_y, node_z, 3, NULL), TRV_OK);
+    /* the first feature made the layer 3D; a GeoPackage layer cannot mix */
+    assert_int_equal(geo_vec_add(ctx, v, l, node_x, node_y, NULL, 3, NULL), TRV_ERR_USAGE);
+    assert_names(ctx, path);
+    int empty = -1;
+    const geo_field ef[] = {{"note", GEO_FIELD_STRING}};
+    assert_int_equal(geo_vec_add_layer(ctx, v, "empty", GEO_POINT, ef, 1, &empty), TRV_OK);
     assert_int_equal(geo_vec_close(ctx, v), TRV_OK);
 
     GDALDatasetH ds = open_vector(path);
-    OGRLayerH h = layer_by_name(ds, "profile");
+    assert_int_equal(GDALDatasetGetLayerCount(ds), 2);
+    OGRLayerH h = layer_by_name(ds, "empty");
+    assert_int_equal(OGR_L_GetFeatureCount(h, TRUE), 0);
+    assert_true(OGR_FD_GetFieldIndex(OGR_L_GetLayerDefn(h), "note") >= 0);
+    h = layer_by_name(ds, "profile");
+    /* gpkg_geometry_columns says z, so readers know */
+    assert_true(OGR_GT_HasZ(OGR_L_GetGeomType(h)));
     OGR_L_ResetReading(h);
     OGRFeatureH f = OGR_L_GetNextFeature(h);
     assert_non_null(f);
@@ -476,17 +500,6 @@ static void test_gpkg_z(void **state)
 }
 
 /* ---- errors ----------------------------------------------------------- */
-
-static void assert_names(const trv_ctx *ctx, const char *what)
-{
-    const char *m = trv_errmsg(ctx);
-    if (!strstr(m, what))
-        fail_msg("message '%s' does not name '%s'", m, what);
-    size_t n = strlen(m);
-    assert_true(n > 0);
-    if (m[n - 1] == '.' || m[n - 1] == '\n')
-        fail_msg("message '%s' ends in a full stop or newline", m);
-}
 
 static void test_errors(void **state)
 {
@@ -555,6 +568,23 @@ static void test_errors(void **state)
     assert_names(ctx, "edges");
     geo_vec_free(v);
     free(lines);
+
+    /* a GDAL failure while writing: the GeoPackage FID column is an integer */
+    char *fid = tmp_path("fid.gpkg");
+    assert_int_equal(geo_vec_create(ctx, fid, utm_wkt, &v), TRV_OK);
+    const geo_field fid_str[] = {{"fid", GEO_FIELD_STRING}};
+    assert_int_equal(geo_vec_add_layer(ctx, v, "nodes", GEO_POINT, fid_str, 1, &l), TRV_OK);
+    const geo_value sval[] = {{.s = "a"}};
+    assert_int_equal(geo_vec_add(ctx, v, l, line1_x, line1_y, NULL, 1, sval), TRV_ERR_IO);
+    assert_names(ctx, fid);
+    assert_names(ctx, "'fid'");
+    char first[512];
+    snprintf(first, sizeof first, "%s", trv_errmsg(ctx));
+    assert_int_equal(geo_vec_add(ctx, v, l, line1_x, line1_y, NULL, 1, sval), TRV_ERR_IO);
+    /* close reports the first failure again */
+    assert_int_equal(geo_vec_close(ctx, v), TRV_ERR_IO);
+    assert_string_equal(trv_errmsg(ctx), first);
+    free(fid);
 
     const char *const unwritable[] = {"/nonexistent/x.gpkg", "/nonexistent/x.geojson", "/nonexistent/x.gpx"};
     for (int i = 0; i < 3; i++) {

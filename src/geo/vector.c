@@ -2,7 +2,6 @@
 #include "geo/geo.h"
 
 #include <ctype.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,14 +25,20 @@ enum { GPX_WPT, GPX_RTE, GPX_TRK };
 static const char *const gpx_kind[] = {"waypoint", "route", "track"};
 static const char *const gpx_kinds[] = {"waypoints", "routes", "tracks"};
 
+/* A GeoPackage declares per layer whether geometries have z (GDAL 3.6
+ * cannot change it later) and geo_vec_add_layer does not say, so a GPKG
+ * layer is created in OGR with its first feature, or at close if empty. */
 typedef struct vec_layer {
-    OGRLayerH h;            /* owned by the dataset */
+    OGRLayerH h;            /* owned by the dataset; NULL until created */
+    int created;            /* creation was tried (h NULL: it failed) */
+    int has_z;
     char *name;
     geo_geom geom;
     int multi;              /* write lines as one-part MultiLineString (GPX tracks) */
     int gpx_rank;           /* GPX_WPT, GPX_RTE or GPX_TRK */
     int ele_field;          /* GPX waypoints: OGR index of "ele", else -1 */
     int nfields;
+    char **fnames;
     geo_field_type *types;
     int *ogr_field;         /* OGR field index of each of our fields */
 } vec_layer;
@@ -86,17 +91,6 @@ static trv_status gdal_error(trv_ctx *ctx, trv_status st, const char *fallback, 
     return trv_error(ctx, st, "%s: %s", prefix, gdal_msg(msg, sizeof msg, fallback));
 }
 
-/* Remember the first failure that left the file incomplete, so that close
- * cannot report success for it. */
-static trv_status remember(trv_ctx *ctx, geo_vec *v, trv_status st)
-{
-    if (v->failed == TRV_OK) {
-        v->failed = st;
-        v->failmsg = strdup(trv_errmsg(ctx));
-    }
-    return st;
-}
-
 static char *dupstr(const char *s)
 {
     size_t n = strlen(s) + 1;
@@ -104,6 +98,17 @@ static char *dupstr(const char *s)
     if (d)
         memcpy(d, s, n);
     return d;
+}
+
+/* Remember the first failure that left the file incomplete, so that close
+ * cannot report success for it. */
+static trv_status remember(trv_ctx *ctx, geo_vec *v, trv_status st)
+{
+    if (v->failed == TRV_OK) {
+        v->failed = st;
+        v->failmsg = dupstr(trv_errmsg(ctx));
+    }
+    return st;
 }
 
 /* ---- deterministic GeoPackage time stamps ----------------------------- */
@@ -247,6 +252,9 @@ trv_status geo_vec_create(trv_ctx *ctx, const char *path, const char *src_wkt, g
 
 static void layer_clear(vec_layer *l)
 {
+    for (int i = 0; l->fnames && i < l->nfields; i++)
+        free(l->fnames[i]);
+    free(l->fnames);
     free(l->name);
     free(l->types);
     free(l->ogr_field);
@@ -290,8 +298,8 @@ static trv_status check_layer(trv_ctx *ctx, const geo_vec *v, const char *name, 
                 rank = k;
         if (rank < 0)
             return trv_error(ctx, TRV_ERR_USAGE,
-                             "cannot add layer '%s' to '%s': GPX layers are 'waypoints', 'routes' or 'tracks'", name,
-                             v->path);
+                             "cannot add layer '%s' to '%s': GPX layers are 'waypoints', 'routes' or 'tracks'",
+                             name, v->path);
         if ((rank == GPX_WPT) != (geom == GEO_POINT))
             return trv_error(ctx, TRV_ERR_USAGE, "cannot add layer '%s' to '%s': GPX %s are %s", name, v->path,
                              name, rank == GPX_WPT ? "points" : "lines");
@@ -307,14 +315,10 @@ static trv_status check_layer(trv_ctx *ctx, const geo_vec *v, const char *name, 
     return TRV_OK;
 }
 
-trv_status geo_vec_add_layer(trv_ctx *ctx, geo_vec *v, const char *name, geo_geom geom, const geo_field *fields,
-                             int nfields, int *layer)
+static trv_status create_ogr_layer(trv_ctx *ctx, geo_vec *v, vec_layer *l, int has_z)
 {
-    int gpx_rank = -1;
-    trv_status st = check_layer(ctx, v, name, geom, fields, nfields, &gpx_rank);
-    if (st != TRV_OK)
-        return st;
-
+    l->created = 1;
+    l->has_z = has_z;
     /* a GeoPackage layer is created outside the feature transaction */
     if (v->in_txn) {
         v->in_txn = 0;
@@ -323,6 +327,62 @@ trv_status geo_vec_add_layer(trv_ctx *ctx, geo_vec *v, const char *name, geo_geo
             return remember(ctx, v,
                             gdal_error(ctx, TRV_ERR_IO, "commit failed", "cannot write '%s'", v->path));
     }
+
+    OGRwkbGeometryType gt = l->geom == GEO_POINT ? wkbPoint : l->multi ? wkbMultiLineString : wkbLineString;
+    if (has_z)
+        gt = OGR_GT_SetZ(gt);
+    /* CSLConstList is char ** in C */
+    static char rfc7946[] = "RFC7946=YES", precision[] = "COORDINATE_PRECISION=7";
+    char *geojson_opts[] = {rfc7946, precision, NULL};
+    CPLErrorReset();
+    OGRLayerH h = GDALDatasetCreateLayer(v->ds, l->name, v->fmt == VEC_GPKG ? v->src_srs : v->wgs84, gt,
+                                         v->fmt == VEC_GEOJSON ? geojson_opts : NULL);
+    if (!h)
+        return remember(ctx, v,
+                        gdal_error(ctx, TRV_ERR_IO, "GDAL gave no reason", "cannot create layer '%s' in '%s'",
+                                   l->name, v->path));
+
+    OGRFeatureDefnH defn = OGR_L_GetLayerDefn(h);
+    /* GDAL writes <ele> of route and track points from z, but that of a
+     * waypoint only from the field */
+    if (l->gpx_rank == GPX_WPT && (l->ele_field = OGR_FD_GetFieldIndex(defn, "ele")) < 0)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "GPX layer '%s' of '%s' has no field 'ele'", l->name, v->path);
+    for (int i = 0; i < l->nfields; i++) {
+        if (v->fmt == VEC_GPX) {
+            if ((l->ogr_field[i] = OGR_FD_GetFieldIndex(defn, l->fnames[i])) < 0)
+                return trv_error(ctx, TRV_ERR_INTERNAL, "GPX layer '%s' of '%s' has no field '%s'", l->name,
+                                 v->path, l->fnames[i]);
+            continue;
+        }
+        OGRFieldType ft = l->types[i] == GEO_FIELD_INT    ? OFTInteger64
+                          : l->types[i] == GEO_FIELD_REAL ? OFTReal
+                                                          : OFTString;
+        OGRFieldDefnH fd = OGR_Fld_Create(l->fnames[i], ft);
+        if (!fd)
+            return trv_error(ctx, TRV_ERR_NOMEM, "cannot create layer '%s' in '%s': out of memory", l->name,
+                             v->path);
+        CPLErrorReset();
+        /* approx_ok = FALSE: the field keeps the name asked for, or fails */
+        OGRErr err = OGR_L_CreateField(h, fd, FALSE);
+        OGR_Fld_Destroy(fd);
+        if (err != OGRERR_NONE)
+            return remember(ctx, v,
+                            gdal_error(ctx, TRV_ERR_IO, "GDAL gave no reason",
+                                       "cannot create field '%s' of layer '%s' in '%s'", l->fnames[i], l->name,
+                                       v->path));
+        l->ogr_field[i] = OGR_FD_GetFieldCount(defn) - 1;
+    }
+    l->h = h;
+    return TRV_OK;
+}
+
+trv_status geo_vec_add_layer(trv_ctx *ctx, geo_vec *v, const char *name, geo_geom geom, const geo_field *fields,
+                             int nfields, int *layer)
+{
+    int gpx_rank = -1;
+    trv_status st = check_layer(ctx, v, name, geom, fields, nfields, &gpx_rank);
+    if (st != TRV_OK)
+        return st;
 
     if (v->nlayers == v->cap) {
         int cap = v->cap ? 2 * v->cap : 4;
@@ -338,69 +398,26 @@ trv_status geo_vec_add_layer(trv_ctx *ctx, geo_vec *v, const char *name, geo_geo
     l->gpx_rank = gpx_rank;
     l->multi = gpx_rank == GPX_TRK;
     l->ele_field = -1;
-    l->nfields = nfields;
     l->name = dupstr(name);
-    if (nfields > 0) {
+    int ok = l->name != NULL;
+    if (ok && nfields > 0) {
+        l->fnames = calloc((size_t)nfields, sizeof *l->fnames);
         l->types = malloc((size_t)nfields * sizeof *l->types);
         l->ogr_field = malloc((size_t)nfields * sizeof *l->ogr_field);
+        ok = l->fnames && l->types && l->ogr_field;
+        for (int i = 0; ok && i < nfields; i++) {
+            l->nfields = i + 1; /* so that layer_clear frees what was copied */
+            l->types[i] = fields[i].type;
+            ok = (l->fnames[i] = dupstr(fields[i].name)) != NULL;
+        }
     }
-    if (!l->name || (nfields > 0 && (!l->types || !l->ogr_field))) {
+    if (!ok) {
         layer_clear(l);
         return trv_error(ctx, TRV_ERR_NOMEM, "cannot add layer '%s' to '%s': out of memory", name, v->path);
     }
-
-    OGRwkbGeometryType gt = geom == GEO_POINT ? wkbPoint : l->multi ? wkbMultiLineString : wkbLineString;
-    /* CSLConstList is char ** in C */
-    static char rfc7946[] = "RFC7946=YES", precision[] = "COORDINATE_PRECISION=7";
-    char *geojson_opts[] = {rfc7946, precision, NULL};
-    CPLErrorReset();
-    l->h = GDALDatasetCreateLayer(v->ds, name, v->fmt == VEC_GPKG ? v->src_srs : v->wgs84, gt,
-                                  v->fmt == VEC_GEOJSON ? geojson_opts : NULL);
-    if (!l->h) {
+    if (v->fmt != VEC_GPKG && (st = create_ogr_layer(ctx, v, l, 0)) != TRV_OK) {
         layer_clear(l);
-        return remember(ctx, v,
-                        gdal_error(ctx, TRV_ERR_IO, "GDAL gave no reason", "cannot create layer '%s' in '%s'", name,
-                                   v->path));
-    }
-
-    OGRFeatureDefnH defn = OGR_L_GetLayerDefn(l->h);
-    /* GDAL writes <ele> of route and track points from z, but that of a
-     * waypoint only from the field */
-    if (gpx_rank == GPX_WPT && (l->ele_field = OGR_FD_GetFieldIndex(defn, "ele")) < 0) {
-        layer_clear(l);
-        return trv_error(ctx, TRV_ERR_INTERNAL, "GPX layer '%s' of '%s' has no field 'ele'", name, v->path);
-    }
-    for (int i = 0; i < nfields; i++) {
-        l->types[i] = fields[i].type;
-        if (v->fmt == VEC_GPX) {
-            l->ogr_field[i] = OGR_FD_GetFieldIndex(defn, fields[i].name);
-            if (l->ogr_field[i] < 0) {
-                layer_clear(l);
-                return trv_error(ctx, TRV_ERR_INTERNAL, "GPX layer '%s' of '%s' has no field '%s'", name, v->path,
-                                 fields[i].name);
-            }
-            continue;
-        }
-        OGRFieldType ft = fields[i].type == GEO_FIELD_INT    ? OFTInteger64
-                          : fields[i].type == GEO_FIELD_REAL ? OFTReal
-                                                             : OFTString;
-        OGRFieldDefnH fd = OGR_Fld_Create(fields[i].name, ft);
-        if (!fd) {
-            layer_clear(l);
-            return trv_error(ctx, TRV_ERR_NOMEM, "cannot add layer '%s' to '%s': out of memory", name, v->path);
-        }
-        CPLErrorReset();
-        /* approx_ok = FALSE: the field keeps the name asked for, or fails */
-        OGRErr err = OGR_L_CreateField(l->h, fd, FALSE);
-        OGR_Fld_Destroy(fd);
-        if (err != OGRERR_NONE) {
-            layer_clear(l);
-            return remember(ctx, v,
-                            gdal_error(ctx, TRV_ERR_IO, "GDAL gave no reason",
-                                       "cannot create field '%s' of layer '%s' in '%s'", fields[i].name, name,
-                                       v->path));
-        }
-        l->ogr_field[i] = OGR_FD_GetFieldCount(defn) - 1;
+        return st;
     }
     *layer = v->nlayers++;
     return TRV_OK;
@@ -469,10 +486,11 @@ trv_status geo_vec_add(trv_ctx *ctx, geo_vec *v, int layer, const double *x, con
 {
     if (layer < 0 || layer >= v->nlayers)
         return trv_error(ctx, TRV_ERR_USAGE, "'%s' has no layer %d", v->path, layer);
-    const vec_layer *l = &v->layers[layer];
+    vec_layer *l = &v->layers[layer];
     if (l->geom == GEO_POINT && n != 1)
-        return trv_error(ctx, TRV_ERR_USAGE, "cannot add a feature to layer '%s' of '%s': a point needs 1 vertex, not %d",
-                         l->name, v->path, n);
+        return trv_error(ctx, TRV_ERR_USAGE,
+                         "cannot add a feature to layer '%s' of '%s': a point needs 1 vertex, not %d", l->name,
+                         v->path, n);
     if (l->geom == GEO_LINE && n < 2)
         return trv_error(ctx, TRV_ERR_USAGE,
                          "cannot add a feature to layer '%s' of '%s': a line needs at least 2 vertices, not %d",
@@ -483,12 +501,26 @@ trv_status geo_vec_add(trv_ctx *ctx, geo_vec *v, int layer, const double *x, con
     for (int i = 0; i < n; i++)
         if (!isfinite(x[i]) || !isfinite(y[i]) || (z && !isfinite(z[i])))
             return trv_error(ctx, TRV_ERR_DATA,
-                             "cannot add a feature to layer '%s' of '%s': vertex %d is not a finite number", l->name,
-                             v->path, i + 1);
+                             "cannot add a feature to layer '%s' of '%s': vertex %d is not a finite number",
+                             l->name, v->path, i + 1);
     if (v->fmt == VEC_GPX && l->gpx_rank < v->gpx_last)
         return trv_error(ctx, TRV_ERR_USAGE,
                          "cannot add a %s to '%s' after a %s: GPX lists waypoints, then routes, then tracks",
                          gpx_kind[l->gpx_rank], v->path, gpx_kind[v->gpx_last]);
+
+    if (!l->created) {
+        trv_status st = create_ogr_layer(ctx, v, l, z != NULL);
+        if (st != TRV_OK)
+            return st;
+    }
+    if (!l->h)
+        return trv_error(ctx, TRV_ERR_IO, "cannot write to layer '%s' of '%s': the layer could not be created",
+                         l->name, v->path);
+    if (v->fmt == VEC_GPKG && (z != NULL) != l->has_z)
+        return trv_error(ctx, TRV_ERR_USAGE,
+                         "cannot add a %s feature to layer '%s' of '%s': the layer is %s (GeoPackage layers "
+                         "cannot mix)",
+                         z ? "3D" : "2D", l->name, v->path, l->has_z ? "3D" : "2D");
 
     const double *tx = x, *ty = y;
     if (v->ct) {
@@ -527,7 +559,8 @@ trv_status geo_vec_add(trv_ctx *ctx, geo_vec *v, int layer, const double *x, con
         if (GDALDatasetStartTransaction(v->ds, FALSE) != OGRERR_NONE) {
             OGR_F_Destroy(f);
             return remember(ctx, v,
-                            gdal_error(ctx, TRV_ERR_IO, "cannot start a transaction", "cannot write '%s'", v->path));
+                            gdal_error(ctx, TRV_ERR_IO, "cannot start a transaction", "cannot write '%s'",
+                                       v->path));
         }
         v->in_txn = 1;
     }
@@ -574,6 +607,9 @@ trv_status geo_vec_close(trv_ctx *ctx, geo_vec *v)
     if (v->failed != TRV_OK)
         st = v->failmsg ? trv_error(ctx, v->failed, "%s", v->failmsg)
                         : trv_error(ctx, v->failed, "cannot write '%s': an earlier write failed", v->path);
+    for (int i = 0; i < v->nlayers && st == TRV_OK; i++)
+        if (!v->layers[i].created)
+            st = create_ogr_layer(ctx, v, &v->layers[i], 0);
     if (v->in_txn) {
         v->in_txn = 0;
         CPLErrorReset();

@@ -1,0 +1,118 @@
+#!/bin/sh
+# trv-terrain end to end: outputs, styling, determinism, and every error
+# path (clear message, exit 1, nothing left behind). Independent checks go
+# through gdalinfo. Ends with "N passed, N failed".
+set -u
+BIN=${TRV_BIN:-bin}
+SHARED=${TRV_SHARED:-../shared}
+T=$BIN/trv-terrain
+J=$SHARED/data/jacksboro
+CLASSES="--soil-classes data/classes/soils.csv --landuse-classes data/classes/landuse.csv"
+tmp=$(mktemp -d /tmp/trv-terrain-test-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect STATUS MESSAGE-FRAGMENT OUTDIR -- command...: exit status, the
+# message on stderr, and no output directory left behind
+expect() {
+    want=$1 msg=$2 out=$3
+    shift 4
+    "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+    got=$?
+    if [ "$got" != "$want" ]; then bad "$* -> exit $got, want $want ($(cat "$tmp/stderr"))"; return; fi
+    if [ -n "$msg" ] && ! grep -qF -- "$msg" "$tmp/stderr"; then bad "$* -> stderr lacks '$msg': $(cat "$tmp/stderr")"; return; fi
+    if [ -n "$out" ] && [ -e "$out" ]; then bad "$* left '$out' behind: $(ls -A "$out")"; return; fi
+    ok
+}
+
+gdalwarp -q -t_srs EPSG:32616 -tr 30 30 -tap -r bilinear -ot Float32 -dstnodata -32768 "$J/dem_3arcsec.tif" "$tmp/dem30.tif" ||
+    { echo "cannot prepare the test DEM"; exit 1; }
+
+# ---- the real run ----
+if "$T" -q --dem "$tmp/dem30.tif" --soil "$J/soil_7p5arcsec.tif" --landuse "$J/landuse_30m_utm16n.tif" $CLASSES \
+    --points "$tmp/a/points.csv" -o "$tmp/a" 2>"$tmp/stderr"; then ok; else bad "run: $(cat "$tmp/stderr")"; fi
+for f in dem slope soil landuse; do
+    [ -f "$tmp/a/$f.tif" ] && ok || bad "$f.tif missing"
+done
+ls -A "$tmp/a" | grep -q '\.tmp' && bad "temporary files left in the output" || ok
+info=$(gdalinfo "$tmp/a/soil.tif")
+echo "$info" | grep -q 'ID\["EPSG",32616\]' && ok || bad "soil.tif CRS is not EPSG:32616"
+echo "$info" | grep -q 'Color Table' && ok || bad "soil.tif has no colour table"
+echo "$info" | grep -q '1: sandy loam' && ok || bad "soil.tif lacks category names"
+echo "$info" | grep -q 'Description = soil type' && ok || bad "soil.tif lacks a description"
+echo "$info" | grep -q 'COMPRESSION=DEFLATE' && ok || bad "soil.tif is not compressed"
+echo "$info" | grep -q 'Block=256x256' && ok || bad "soil.tif is not tiled 256x256"
+sinfo=$(gdalinfo "$tmp/a/slope.tif")
+echo "$sinfo" | grep -q 'Unit Type: degree' && ok || bad "slope.tif lacks its unit"
+echo "$sinfo" | grep -q 'TRV_TOOL=trv-terrain' && ok || bad "slope.tif lacks TRV_TOOL metadata"
+echo "$sinfo" | grep -q 'NoData Value=-9999' && ok || bad "slope.tif nodata is not -9999"
+# all four on the DEM's grid
+dsize=$(gdalinfo "$tmp/dem30.tif" | grep -E '^(Size is|Origin|Pixel Size)')
+for f in dem slope soil landuse; do
+    [ "$(gdalinfo "$tmp/a/$f.tif" | grep -E '^(Size is|Origin|Pixel Size)')" = "$dsize" ] && ok || bad "$f.tif is not on the DEM grid"
+done
+# point cloud: header, then x,y,z of every DEM data cell, equal to what
+# GDAL's XYZ driver writes for the DEM (nodata rows dropped)
+head -1 "$tmp/a/points.csv" | grep -qx 'x,y,z,slope,soil,landuse' && ok || bad "points.csv header"
+gdal_translate -q -of XYZ -co COLUMN_SEPARATOR=, -co DECIMAL_PRECISION=3 "$tmp/dem30.tif" "$tmp/dem.xyz"
+awk -F, '$3 != -32768' "$tmp/dem.xyz" >"$tmp/xyz.gdal"
+tail -n +2 "$tmp/a/points.csv" | cut -d, -f1-3 >"$tmp/xyz.ours"
+cmp -s "$tmp/xyz.gdal" "$tmp/xyz.ours" && ok || bad "points.csv x,y,z differ from gdal_translate -of XYZ"
+[ "$(wc -l <"$tmp/xyz.ours")" -gt 1000000 ] && ok || bad "points.csv is too short"
+
+# same inputs, same bytes (the command line is in the metadata: run the same one)
+cp -R "$tmp/a" "$tmp/first"
+"$T" -q --dem "$tmp/dem30.tif" --soil "$J/soil_7p5arcsec.tif" --landuse "$J/landuse_30m_utm16n.tif" $CLASSES \
+    --points "$tmp/a/points.csv" -o "$tmp/a" 2>/dev/null
+for f in dem.tif slope.tif soil.tif soil.tif.aux.xml landuse.tif points.csv; do
+    cmp -s "$tmp/a/$f" "$tmp/first/$f" && ok || bad "$f differs between two identical runs"
+done
+
+# ---- usage ----
+expect 0 "" "" -- "$T" --help
+"$T" --help | grep -q -- '--landuse-classes' && ok || bad "--help does not list the options"
+expect 0 "" "" -- "$T" --version
+expect 2 "missing required option --soil" "$tmp/u" -- "$T" --dem x --landuse y -o "$tmp/u"
+expect 2 "unknown option '--frobnicate'" "$tmp/u" -- "$T" --frobnicate
+expect 2 "--resampling must be one of mode|nearest" "$tmp/u" -- "$T" --dem x --soil y --landuse z -o "$tmp/u" --resampling cubic
+
+# ---- failures: clear message, exit 1, nothing left ----
+LU="$J/landuse_30m_utm16n.tif" SO="$J/soil_7p5arcsec.tif"
+expect 1 "cannot open '$tmp/none.tif'" "$tmp/e1" -- "$T" --dem "$tmp/none.tif" --soil "$SO" --landuse "$LU" $CLASSES -o "$tmp/e1"
+printf 'not a raster\n' >"$tmp/corrupt.tif"
+expect 1 "cannot open '$tmp/corrupt.tif'" "$tmp/e2" -- "$T" --dem "$tmp/dem30.tif" --soil "$tmp/corrupt.tif" --landuse "$LU" $CLASSES -o "$tmp/e2"
+# a truncated GeoTIFF: opens, then fails to read
+head -c 30000 "$tmp/a/landuse.tif" >"$tmp/truncated.tif"
+expect 1 "truncated.tif" "$tmp/e3" -- "$T" --dem "$tmp/dem30.tif" --soil "$SO" --landuse "$tmp/truncated.tif" $CLASSES -o "$tmp/e3"
+# a DEM without CRS (an ASCII grid without its .prj)
+gdal_translate -q -of AAIGrid "$tmp/dem30.tif" "$tmp/nocrs.asc" && rm -f "$tmp/nocrs.prj"
+expect 1 "'$tmp/nocrs.asc' has no CRS" "$tmp/e4" -- "$T" --dem "$tmp/nocrs.asc" --soil "$SO" --landuse "$LU" $CLASSES -o "$tmp/e4"
+# a soil map without CRS
+gdal_translate -q -of AAIGrid "$SO" "$tmp/soilnocrs.asc" && rm -f "$tmp/soilnocrs.prj"
+expect 1 "'$tmp/soilnocrs.asc' has no CRS" "$tmp/e5" -- "$T" --dem "$tmp/dem30.tif" --soil "$tmp/soilnocrs.asc" --landuse "$LU" $CLASSES -o "$tmp/e5"
+# a geographic DEM: refused, naming the UTM zone to use
+expect 1 "gdalwarp -t_srs EPSG:32616" "$tmp/e6" -- "$T" --dem "$J/dem_3arcsec.tif" --soil "$SO" --landuse "$LU" $CLASSES -o "$tmp/e6"
+# land use that does not overlap the DEM (moved 500 km east)
+gdal_translate -q -a_ullr 1230939 4069226 1261929 4036586 "$LU" "$tmp/far.tif"
+expect 1 "'$tmp/far.tif' does not overlap the DEM" "$tmp/e7" -- "$T" --dem "$tmp/dem30.tif" --soil "$SO" --landuse "$tmp/far.tif" $CLASSES -o "$tmp/e7"
+# a DEM that holds only nodata
+gdal_translate -q -scale 0 2000 -32768 -32768 -ot Float32 -a_nodata -32768 "$tmp/dem30.tif" "$tmp/allnd.tif"
+expect 1 "'$tmp/allnd.tif' holds only nodata" "$tmp/e8" -- "$T" --dem "$tmp/allnd.tif" --soil "$SO" --landuse "$LU" $CLASSES -o "$tmp/e8"
+# a soil map that holds only nodata over the DEM
+gdal_translate -q -scale 0 255 0 0 -a_nodata 0 "$SO" "$tmp/soilnd.tif"
+expect 1 "'$tmp/soilnd.tif' holds only nodata over the DEM" "$tmp/e9" -- "$T" --dem "$tmp/dem30.tif" --soil "$tmp/soilnd.tif" --landuse "$LU" $CLASSES -o "$tmp/e9"
+# a class the table does not know
+printf 'code,name\n1,water\n2,forest\n3,grassland\n' >"$tmp/lu3.csv"
+expect 1 "class 4 is not in the class table '$tmp/lu3.csv'" "$tmp/e10" -- "$T" --dem "$tmp/dem30.tif" --soil "$SO" --landuse "$LU" --soil-classes data/classes/soils.csv --landuse-classes "$tmp/lu3.csv" -o "$tmp/e10"
+# an output directory that cannot be made
+expect 1 "cannot create directory" "" -- "$T" --dem "$tmp/dem30.tif" --soil "$SO" --landuse "$LU" $CLASSES -o /proc/none/out
+# a failing run into an existing directory keeps what was there and adds nothing
+mkdir -p "$tmp/keep" && echo old >"$tmp/keep/slope.tif"
+expect 1 "holds only nodata" "" -- "$T" --dem "$tmp/allnd.tif" --soil "$SO" --landuse "$LU" $CLASSES -o "$tmp/keep"
+[ "$(ls -A "$tmp/keep")" = "slope.tif" ] && [ "$(cat "$tmp/keep/slope.tif")" = old ] && ok || bad "a failed run changed '$tmp/keep'"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
