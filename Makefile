@@ -6,7 +6,7 @@ SAN ?= 0
 
 # Debian packages: what building needs, and what the tests and the demo add
 # (gdal-bin gives gdaldem/gdalwarp, the independent references).
-BUILD_PKGS := build-essential pkg-config libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev
+BUILD_PKGS := build-essential pkg-config time libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev
 TEST_PKGS := libcmocka-dev gdal-bin
 PKGS := gdal proj lapacke openblas libpng
 
@@ -120,9 +120,15 @@ $(OUT)/dem.tif $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif $(OUT)/points
 	    --soil-classes data/classes/soils.csv --landuse-classes data/classes/landuse.csv \
 	    --points $(OUT)/points.csv -o $(OUT)
 
+BENCH := $(BINDIR)/bench_terrain
+
+$(BINDIR)/bench_%: $(BUILD)/bench/bench_%.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
 bench: deps
-	@$(MAKE) --no-print-directory all
-	@sh bench/run.sh
+	@$(MAKE) --no-print-directory all $(BENCH)
+	@TRV_BIN=$(BINDIR) sh bench/run.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/traverse

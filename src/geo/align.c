@@ -27,6 +27,60 @@ static int lattice_size(const geo_raster *src, const geo_grid *t, OGRCoordinateT
     return s | 1;
 }
 
+/* Transform the n points x0 + k * dx (k = 0..n-1) at height y from the
+ * target into the source CRS, into xs/ys, ok. Like GDAL's approximate
+ * transformer: exact transforms every STRIDE points and at the middle of
+ * each interval (one PROJ call for the line: its per-call cost dominates),
+ * linear interpolation in between, and an exact transform of the whole
+ * interval wherever the interpolated middle is more than tol off. The
+ * buffers ax, ay, aok hold 2 * n / STRIDE + 3 points. */
+enum { STRIDE = 32 };
+static void transform_line(OGRCoordinateTransformationH ct, double x0, double dx, double y, int n, double tol,
+                           double *xs, double *ys, int *ok, double *ax, double *ay, int *aok)
+{
+    for (int k = 0; k < n; k++) {
+        xs[k] = x0 + k * dx;
+        ys[k] = y;
+        ok[k] = 1;
+    }
+    if (!ct)
+        return;
+    if (n <= 2 * STRIDE) {
+        OCTTransformEx(ct, n, xs, ys, NULL, ok);
+        return;
+    }
+    int nint = (n - 1 + STRIDE - 1) / STRIDE, np = 2 * nint + 1;
+    for (int i = 0; i <= nint; i++) { /* anchors at even slots, middles at odd */
+        int a = i * STRIDE < n - 1 ? i * STRIDE : n - 1;
+        ax[2 * i] = xs[a];
+        if (i < nint) {
+            int b = a + STRIDE < n - 1 ? a + STRIDE : n - 1;
+            ax[2 * i + 1] = xs[(a + b) / 2];
+        }
+    }
+    for (int p = 0; p < np; p++) {
+        ay[p] = y;
+        aok[p] = 1;
+    }
+    OCTTransformEx(ct, np, ax, ay, NULL, aok);
+    for (int i = 0; i < nint; i++) {
+        int a = i * STRIDE, b = a + STRIDE < n - 1 ? a + STRIDE : n - 1, m = (a + b) / 2;
+        const double *px = ax + 2 * i, *py = ay + 2 * i;
+        double t = (double)(m - a) / (b - a);
+        int linear = aok[2 * i] && aok[2 * i + 1] && aok[2 * i + 2] &&
+                     fabs(px[0] + t * (px[2] - px[0]) - px[1]) <= tol && fabs(py[0] + t * (py[2] - py[0]) - py[1]) <= tol;
+        if (!linear) {
+            OCTTransformEx(ct, b - a + 1, xs + a, ys + a, NULL, ok + a);
+            continue;
+        }
+        for (int k = a; k <= b; k++) {
+            double f = (double)(k - a) / (b - a);
+            xs[k] = px[0] + f * (px[2] - px[0]);
+            ys[k] = py[0] + f * (py[2] - py[0]);
+        }
+    }
+}
+
 trv_status geo_align_categorical(trv_ctx *ctx, const geo_raster *src, const geo_grid *target,
                                  geo_resample method, geo_raster **out)
 {
@@ -40,11 +94,16 @@ trv_status geo_align_categorical(trv_ctx *ctx, const geo_raster *src, const geo_
     if (!geo_crs_same(src->grid.wkt, target->wkt) && (st = geo_ct_new(ctx, target->wkt, src->grid.wkt, &ct)))
         return st;
     int s = method == GEO_MODE ? lattice_size(src, target, ct) : 1;
-    int nx = target->nx, per_row = nx * s * s;
+    int nx = target->nx, line = nx * s; /* lattice points on one sub-row */
+    /* interpolation error allowed: a thousandth of a source cell */
+    const double tol = 1e-3 * fmin(src->grid.gt[1], fabs(src->grid.gt[5]));
     geo_raster *r = NULL;
-    double *xs = malloc((size_t)per_row * sizeof *xs), *ys = malloc((size_t)per_row * sizeof *ys);
-    int *ok = malloc((size_t)per_row * sizeof *ok);
-    if (!xs || !ys || !ok) {
+    double *xs = malloc((size_t)line * s * sizeof *xs), *ys = malloc((size_t)line * s * sizeof *ys);
+    int *ok = malloc((size_t)line * s * sizeof *ok);
+    size_t na = 2 * (size_t)line / STRIDE + 3;
+    double *ax = malloc(na * sizeof *ax), *ay = malloc(na * sizeof *ay);
+    int *aok = malloc(na * sizeof *aok);
+    if (!xs || !ys || !ok || !ax || !ay || !aok) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -57,27 +116,23 @@ trv_status geo_align_categorical(trv_ctx *ctx, const geo_raster *src, const geo_
     const int centre = (s / 2) * s + s / 2; /* the lattice point at the cell centre */
     int counts[256] = {0};                     /* reset after each cell, not re-zeroed */
     for (int row = 0; row < target->ny; row++) {
-        /* lattice points of the whole row, cell by cell, in target coordinates */
-        for (int col = 0, k = 0; col < nx; col++)
-            for (int i = 0; i < s; i++)
-                for (int j = 0; j < s; j++, k++) {
-                    xs[k] = target->gt[0] + (col + (j + 0.5) / s) * target->gt[1];
-                    ys[k] = target->gt[3] + (row + (i + 0.5) / s) * target->gt[5];
-                    ok[k] = 1;
-                }
-        if (ct)
-            OCTTransformEx(ct, per_row, xs, ys, NULL, ok);
+        /* sub-row i holds the points x = x0 + (k + 0.5) / s cells, k = 0..line-1 */
+        for (int i = 0; i < s; i++)
+            transform_line(ct, target->gt[0] + 0.5 / s * target->gt[1], target->gt[1] / s,
+                           target->gt[3] + (row + (i + 0.5) / s) * target->gt[5], line, tol, xs + (size_t)i * line,
+                           ys + (size_t)i * line, ok + (size_t)i * line, ax, ay, aok);
         for (int col = 0; col < nx; col++) {
             unsigned char codes[225];
-            for (int k = 0; k < s * s; k++) {
-                int p = col * s * s + k;
-                double fc = (xs[p] - sg[0]) / sg[1], fr = (ys[p] - sg[3]) / sg[5];
-                unsigned char v = 0;
-                if (ok[p] && fc >= 0 && fr >= 0 && fc < src->grid.nx && fr < src->grid.ny)
-                    v = src->u8[(size_t)fr * src->grid.nx + (size_t)fc];
-                codes[k] = v;
-                counts[v]++;
-            }
+            for (int i = 0, k = 0; i < s; i++)
+                for (int j = 0; j < s; j++, k++) {
+                    size_t p = (size_t)i * line + (size_t)col * s + j;
+                    double fc = (xs[p] - sg[0]) / sg[1], fr = (ys[p] - sg[3]) / sg[5];
+                    unsigned char v = 0;
+                    if (ok[p] && fc >= 0 && fr >= 0 && fc < src->grid.nx && fr < src->grid.ny)
+                        v = src->u8[(size_t)fr * src->grid.nx + (size_t)fc];
+                    codes[k] = v;
+                    counts[v]++;
+                }
             /* majority; ties to the centre's code, then to the smaller code */
             unsigned char best = codes[centre];
             for (int k = 0; k < s * s; k++) {
@@ -97,6 +152,9 @@ done:
     free(xs);
     free(ys);
     free(ok);
+    free(ax);
+    free(ay);
+    free(aok);
     if (ct)
         OCTDestroyCoordinateTransformation(ct);
     if (st)

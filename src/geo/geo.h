@@ -158,10 +158,17 @@ trv_status geo_slope(trv_ctx *ctx, const geo_raster *dem, geo_raster **out);
 
 /* ---- vector output (OGR) ----------------------------------------------- */
 
-/* Writes GeoJSON (.geojson/.json: RFC 7946, EPSG:4326 lon/lat), GPX (.gpx:
- * EPSG:4326; layers "waypoints", "routes" or "tracks") or GeoPackage
+/* Writes GeoJSON (.geojson/.json: RFC 7946, EPSG:4326 lon/lat, one layer),
+ * GPX (.gpx: EPSG:4326; layers "waypoints", "routes" or "tracks", added in
+ * that order, with no fields but an optional string "name") or GeoPackage
  * (.gpkg: the source CRS, any number of layers). Coordinates are given in
- * the source CRS and transformed as the format needs. */
+ * the source CRS and transformed as the format needs; z (heights) is never
+ * transformed. A GeoPackage layer is 3D if its first feature has z, and
+ * mixing 2D and 3D features in one layer is TRV_ERR_USAGE. src_wkt NULL is
+ * TRV_ERR_CRS for GeoJSON and GPX, a layer without CRS for GeoPackage.
+ * GeoPackage output is byte-reproducible (OGR_CURRENT_DATE is pinned while
+ * a file is open), so writers must not be opened or closed from several
+ * threads at once. */
 typedef struct geo_vec geo_vec;
 
 typedef enum geo_geom { GEO_POINT = 1, GEO_LINE = 2 } geo_geom;
@@ -189,7 +196,8 @@ trv_status geo_vec_add(trv_ctx *ctx, geo_vec *v, int layer, const double *x, con
                        int n, const geo_value *values);
 /* Flush and close; returns the first write error. Frees v. */
 trv_status geo_vec_close(trv_ctx *ctx, geo_vec *v);
-/* Close and discard without reporting errors (after a failure). */
+/* Close without reporting errors (after a failure; the file stays for
+ * the caller's trv_outset to remove; an open transaction is rolled back). */
 void geo_vec_free(geo_vec *v);
 
 /* Call once before using GDAL through this module (registers drivers,
