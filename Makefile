@@ -34,6 +34,7 @@ MODULES := core geo terrain
 LIB_SRC := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 HEADERS := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.h))
+PUBLIC_HEADERS := $(filter-out %_priv.h,$(HEADERS))
 LIB := $(LIBDIR)/libtraverse.a
 
 TOOL_SRC := $(wildcard tools/trv-*.c)
@@ -134,8 +135,8 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/traverse
 	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
-	for m in $(MODULES); do install -d $(DESTDIR)$(PREFIX)/include/traverse/$$m; \
-	    install -m 644 src/$$m/*.h $(DESTDIR)$(PREFIX)/include/traverse/$$m/; done
+	for h in $(PUBLIC_HEADERS); do d=$(DESTDIR)$(PREFIX)/include/traverse/$$(basename $$(dirname $$h)); \
+	    install -d $$d && install -m 644 $$h $$d/; done
 	cp -R data/classes $(DESTDIR)$(PREFIX)/share/traverse/
 
 clean:

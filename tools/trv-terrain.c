@@ -79,7 +79,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "trv-terrain: out of memory\n");
         return 1;
     }
-    trv_ctx_set_verbosity(ctx, res.quiet ? 0 : res.verbose ? 2 : 1);
+    trv_ctx_set_verbosity(ctx, res.quiet ? 0 : 1);
     trv_term_progress_state progress = {0};
     if (!res.quiet)
         trv_ctx_set_progress(ctx, trv_term_progress, &progress);

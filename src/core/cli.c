@@ -1,5 +1,5 @@
 /* Command-line parsing: a declarative option table over getopt_long, with
- * --help, --version, -q/--quiet and -v/--verbose built in. */
+ * --help, --version and -q/--quiet built in. */
 #include "trv.h"
 
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 
 enum { MAX_OPTS = 64, LONG_ONLY_BASE = 256 };
-enum { BUILTIN_HELP = LONG_ONLY_BASE + MAX_OPTS, BUILTIN_VERSION, BUILTIN_QUIET, BUILTIN_VERBOSE };
+enum { BUILTIN_HELP = LONG_ONLY_BASE + MAX_OPTS, BUILTIN_VERSION, BUILTIN_QUIET };
 
 static int choice_ok(const char *choices, const char *value)
 {
@@ -48,7 +48,6 @@ void trv_cli_print_help(const trv_cli *cli, FILE *out)
         print_opt(out, sp, o->name, mv, o->help);
     }
     print_opt(out, "-q, ", "quiet", NULL, "print only errors (no progress, no report)");
-    print_opt(out, "-v, ", "verbose", NULL, "print more detail");
     print_opt(out, "-h, ", "help", NULL, "print this help and exit");
     print_opt(out, "    ", "version", NULL, "print the version and exit");
     fprintf(out, "\nExit status: 0 success, 1 failure, 2 usage error.\n");
@@ -107,8 +106,8 @@ static int store(const trv_cli *cli, const trv_opt *o, const char *arg)
 
 int trv_cli_parse(const trv_cli *cli, int argc, char **argv, trv_cli_result *res)
 {
-    struct option lo[MAX_OPTS + 5];
-    char shorts[3 * MAX_OPTS + 16] = ":hqv";
+    struct option lo[MAX_OPTS + 4];
+    char shorts[3 * MAX_OPTS + 16] = ":hq";
     int seen[MAX_OPTS] = {0};
     int n = 0;
     memset(res, 0, sizeof *res);
@@ -127,8 +126,7 @@ int trv_cli_parse(const trv_cli *cli, int argc, char **argv, trv_cli_result *res
     lo[n] = (struct option){"help", no_argument, NULL, BUILTIN_HELP};
     lo[n + 1] = (struct option){"version", no_argument, NULL, BUILTIN_VERSION};
     lo[n + 2] = (struct option){"quiet", no_argument, NULL, BUILTIN_QUIET};
-    lo[n + 3] = (struct option){"verbose", no_argument, NULL, BUILTIN_VERBOSE};
-    lo[n + 4] = (struct option){NULL, 0, NULL, 0};
+    lo[n + 3] = (struct option){NULL, 0, NULL, 0};
 
     optind = 0; /* full reset of GNU getopt, so parse can be called again */
     opterr = 0;
@@ -143,9 +141,6 @@ int trv_cli_parse(const trv_cli *cli, int argc, char **argv, trv_cli_result *res
             return 0;
         } else if (c == 'q' || c == BUILTIN_QUIET) {
             res->quiet = 1;
-            continue;
-        } else if (c == 'v' || c == BUILTIN_VERBOSE) {
-            res->verbose = 1;
             continue;
         } else if (c == ':') {
             return usage_error(cli, "option '%s' needs a value%s", argv[optind - 1], "");

@@ -50,7 +50,7 @@ typedef struct trv_ctx trv_ctx;
 trv_ctx *trv_ctx_new(void);
 void trv_ctx_free(trv_ctx *ctx);
 
-/* 0 quiet (errors only, printed by the tool), 1 normal, 2 verbose. */
+/* 0 quiet (errors only, printed by the tool), 1 normal (default). */
 void trv_ctx_set_verbosity(trv_ctx *ctx, int level);
 int trv_ctx_verbosity(const trv_ctx *ctx);
 void trv_ctx_set_progress(trv_ctx *ctx, trv_progress_fn fn, void *user);
@@ -73,8 +73,8 @@ const char *trv_errmsg(const trv_ctx *ctx);
  * message) if the callback asked to stop, else TRV_OK. */
 trv_status trv_progress(trv_ctx *ctx, double fraction, const char *label);
 
-/* Informational message to stderr at verbosity >= level (1 normal, 2
- * verbose). Used for results a tool reports, never for errors. */
+/* Message to stderr (warnings, notes) when the verbosity is >= level;
+ * never for errors, which go through trv_error. */
 void trv_info(const trv_ctx *ctx, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -117,9 +117,9 @@ typedef struct trv_cli {
 } trv_cli;
 
 /* Parsed result: the tool's own values are written through the table; the
- * common ones (-q, -v) and positionals land here. */
+ * common one (-q) and positionals land here. */
 typedef struct trv_cli_result {
-    int quiet, verbose;
+    int quiet;
     int npos;
     char **pos;             /* points into argv */
 } trv_cli_result;

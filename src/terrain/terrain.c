@@ -86,6 +86,9 @@ static trv_status fuse_classes(trv_ctx *ctx, const ter_opts *o, const char *path
         return trv_error(ctx, TRV_ERR_GRID, "'%s' does not overlap the data of the DEM '%s'", path, o->dem_path);
     }
     *cover = (double)covered / (double)valid;
+    if (covered < valid)
+        trv_info(ctx, 1, "warning: '%s' covers %.2f %% of the DEM's data cells; the other %zu cells have no class",
+                 path, 100.0 * *cover, valid - covered);
     *out = r;
     return TRV_OK;
 }
