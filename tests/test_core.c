@@ -46,6 +46,33 @@ static void test_ctx_errors_progress(void **state)
     trv_ctx_free(NULL);
 }
 
+/* The terminal printer writes GDAL's format on stderr: captured here. */
+static void test_term_progress(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/trv-progress-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fd, 2);
+    trv_term_progress_state st = {0};
+    trv_term_progress(0.0, "slope", &st);
+    trv_term_progress(0.26, "slope", &st);
+    trv_term_progress(1.0, "slope", &st);
+    trv_term_progress(0.5, "write", &st);
+    trv_term_progress(1.0, "write", &st);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    char buf[512] = {0};
+    assert_true(pread(fd, buf, sizeof buf - 1, 0) > 0);
+    close(fd);
+    unlink(path);
+    assert_string_equal(buf, "slope: 0...10...20...30...40...50...60...70...80...90...100 - done.\n"
+                             "write: 0...10...20...30...40...50...60...70...80...90...100 - done.\n");
+}
+
 /* ---- CLI ---- */
 
 typedef struct cli_vals {
@@ -388,7 +415,8 @@ static void test_meta_and_paths(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_status_strings), cmocka_unit_test(test_ctx_errors_progress), cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_status_strings), cmocka_unit_test(test_ctx_errors_progress),
+        cmocka_unit_test(test_term_progress), cmocka_unit_test(test_cli),
         cmocka_unit_test(test_ini),            cmocka_unit_test(test_csv),                 cmocka_unit_test(test_outset),
         cmocka_unit_test(test_meta_and_paths),
     };

@@ -33,7 +33,13 @@ gdalwarp -q -t_srs EPSG:32616 -tr 30 30 -tap -r bilinear -ot Float32 -dstnodata 
 
 # ---- the real run ----
 if "$T" -q --dem "$tmp/dem30.tif" --soil "$J/soil_7p5arcsec.tif" --landuse "$J/landuse_30m_utm16n.tif" $CLASSES \
-    --points "$tmp/a/points.csv" -o "$tmp/a" 2>"$tmp/stderr"; then ok; else bad "run: $(cat "$tmp/stderr")"; fi
+    --points "$tmp/a/points.csv" -o "$tmp/a" >"$tmp/stdout" 2>"$tmp/stderr"; then ok; else bad "run: $(cat "$tmp/stderr")"; fi
+[ ! -s "$tmp/stdout" ] && [ ! -s "$tmp/stderr" ] && ok || bad "-q printed something"
+# without -q: progress on stderr, the report on stdout
+"$T" --dem "$tmp/dem30.tif" --soil "$J/soil_7p5arcsec.tif" --landuse "$J/landuse_30m_utm16n.tif" $CLASSES \
+    -o "$tmp/v" >"$tmp/stdout" 2>"$tmp/stderr"
+grep -q 'slope: 0\.\.\.10' "$tmp/stderr" && ok || bad "no progress on stderr"
+grep -q 'grid: 1034 x 1088 cells of 30 m, EPSG:32616' "$tmp/stdout" && ok || bad "report: $(cat "$tmp/stdout")"
 for f in dem slope soil landuse; do
     [ -f "$tmp/a/$f.tif" ] && ok || bad "$f.tif missing"
 done
