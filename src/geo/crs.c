@@ -47,7 +47,7 @@ trv_status geo_ct_new(trv_ctx *ctx, const char *from_wkt, const char *to_wkt, OG
     OSRDestroySpatialReference(a);
     OSRDestroySpatialReference(b);
     if (!*ct)
-        return trv_error(ctx, TRV_ERR_CRS, "cannot transform between the CRSs: %s", geo_gdal_msg());
+        return trv_error(ctx, TRV_ERR_CRS, "cannot transform between the CRSs: %s", geo_gdal_msg(NULL));
     return TRV_OK;
 }
 
@@ -105,7 +105,7 @@ static trv_status export_wkt(trv_ctx *ctx, OGRSpatialReferenceH s, char **wkt)
     const char *opts[] = {"FORMAT=WKT2_2019", NULL};
     if (OSRExportToWktEx(s, &w, opts) != OGRERR_NONE || !w) {
         CPLFree(w);
-        return trv_error(ctx, TRV_ERR_CRS, "cannot export CRS: %s", geo_gdal_msg());
+        return trv_error(ctx, TRV_ERR_CRS, "cannot export CRS: %s", geo_gdal_msg(NULL));
     }
     *wkt = strdup(w);
     CPLFree(w);

@@ -6,8 +6,10 @@
 
 #include <ogr_srs_api.h>
 
-/* GDAL's last error text, or a fixed fallback; never NULL. */
-const char *geo_gdal_msg(void);
+/* GDAL's last error text on one line, without the trailing full stop, so
+ * that it can end one of our messages; fallback (or a fixed text when
+ * NULL) if GDAL reported nothing. Valid until the next call in the thread. */
+const char *geo_gdal_msg(const char *fallback);
 /* Spatial reference from WKT (or any user input) with lon/lat axis order. */
 OGRSpatialReferenceH geo_srs_new(const char *def);
 /* 1 if both WKTs name the same CRS (both NULL counts as same). */

@@ -18,10 +18,18 @@ void geo_init(void)
     CPLSetErrorHandler(CPLQuietErrorHandler);
 }
 
-const char *geo_gdal_msg(void)
+const char *geo_gdal_msg(const char *fallback)
 {
-    const char *m = CPLGetLastErrorMsg();
-    return (m && *m) ? m : "unknown GDAL error";
+    _Thread_local static char buf[1024]; /* GDAL's message is per thread too */
+    const char *m = CPLGetLastErrorType() != CE_None ? CPLGetLastErrorMsg() : "";
+    snprintf(buf, sizeof buf, "%s", m && *m ? m : fallback ? fallback : "unknown GDAL error");
+    for (char *p = buf; *p; p++)
+        if (*p == '\n' || *p == '\r' || *p == '\t')
+            *p = ' ';
+    size_t len = strlen(buf);
+    while (len > 0 && (buf[len - 1] == ' ' || buf[len - 1] == '.'))
+        buf[--len] = '\0';
+    return buf;
 }
 
 /* ---- grids ------------------------------------------------------------ */
@@ -232,7 +240,7 @@ static trv_status open_raster(trv_ctx *ctx, const char *path, GDALDatasetH *ds, 
     CPLErrorReset();
     *ds = GDALOpenEx(path, GDAL_OF_RASTER | GDAL_OF_READONLY, NULL, NULL, NULL);
     if (!*ds)
-        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", path, geo_gdal_msg());
+        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", path, geo_gdal_msg(NULL));
     if (GDALGetRasterCount(*ds) < 1) {
         GDALClose(*ds);
         return trv_error(ctx, TRV_ERR_FORMAT, "'%s' has no raster band", path);
@@ -286,7 +294,7 @@ trv_status geo_raster_read(trv_ctx *ctx, const char *path, geo_type type, geo_ra
     CPLErrorReset();
     if (type == GEO_F32) {
         if (GDALRasterIO(band, GF_Read, 0, 0, g.nx, g.ny, r->f32, g.nx, g.ny, GDT_Float32, 0, 0) != CE_None) {
-            st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", path, geo_gdal_msg());
+            st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", path, geo_gdal_msg(NULL));
             goto done;
         }
         /* internally a Float32 layer always has a finite nodata value */
@@ -304,7 +312,7 @@ trv_status geo_raster_read(trv_ctx *ctx, const char *path, geo_type type, geo_ra
         }
         for (int y = 0; y < g.ny && !st; y++) {
             if (GDALRasterIO(band, GF_Read, 0, y, g.nx, 1, row, g.nx, 1, GDT_Float64, 0, 0) != CE_None) {
-                st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", path, geo_gdal_msg());
+                st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", path, geo_gdal_msg(NULL));
                 break;
             }
             for (int x = 0; x < g.nx; x++) {
@@ -362,7 +370,7 @@ trv_status geo_raster_read_categorical_for(trv_ctx *ctx, const char *path, const
     double sxmin, symin, sxmax, symax;
     if (!OCTTransformBounds(ct, txmin, tymin, txmax, tymax, &sxmin, &symin, &sxmax, &symax, 21)) {
         st = trv_error(ctx, TRV_ERR_CRS, "'%s': cannot transform the target extent into its CRS: %s", path,
-                       geo_gdal_msg());
+                       geo_gdal_msg(NULL));
         goto done;
     }
     double c0 = floor((sxmin - g.gt[0]) / g.gt[1]) - 2, c1 = ceil((sxmax - g.gt[0]) / g.gt[1]) + 2;
@@ -397,7 +405,7 @@ trv_status geo_raster_read_categorical_for(trv_ctx *ctx, const char *path, const
     for (int y = 0; y < win.ny && !st; y++) {
         int sy = (int)r0 + y;
         if (GDALRasterIO(band, GF_Read, (int)c0, sy, win.nx, 1, row, win.nx, 1, GDT_Float64, 0, 0) != CE_None) {
-            st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", path, geo_gdal_msg());
+            st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", path, geo_gdal_msg(NULL));
             break;
         }
         for (int x = 0; x < win.nx; x++) {
@@ -458,7 +466,7 @@ static trv_status set_classes(trv_ctx *ctx, GDALRasterBandH band, const geo_rast
     GDALDestroyColorTable(ct);
     CSLDestroy(names);
     if (bad)
-        return trv_error(ctx, TRV_ERR_IO, "cannot write the colour table of '%s': %s", path, geo_gdal_msg());
+        return trv_error(ctx, TRV_ERR_IO, "cannot write the colour table of '%s': %s", path, geo_gdal_msg(NULL));
     return TRV_OK;
 }
 
@@ -495,12 +503,12 @@ trv_status geo_raster_write(trv_ctx *ctx, const geo_raster *r, const char *path,
     GDALDatasetH ds = GDALCreate(drv, path, r->grid.nx, r->grid.ny, 1, r->type == GEO_F32 ? GDT_Float32 : GDT_Byte,
                                  (char **)opts);
     if (!ds)
-        return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", path, geo_gdal_msg());
+        return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", path, geo_gdal_msg(NULL));
     GDALRasterBandH band = GDALGetRasterBand(ds, 1);
     trv_status st = TRV_OK;
     GDALSetGeoTransform(ds, (double *)r->grid.gt);
     if (r->grid.wkt && GDALSetProjection(ds, r->grid.wkt) != CE_None)
-        st = trv_error(ctx, TRV_ERR_CRS, "cannot write the CRS of '%s': %s", path, geo_gdal_msg());
+        st = trv_error(ctx, TRV_ERR_CRS, "cannot write the CRS of '%s': %s", path, geo_gdal_msg(NULL));
     if (!st && r->has_nodata)
         GDALSetRasterNoDataValue(band, r->nodata);
     if (!st && r->desc)
@@ -525,11 +533,11 @@ trv_status geo_raster_write(trv_ctx *ctx, const geo_raster *r, const char *path,
         void *data = r->type == GEO_F32 ? (void *)r->f32 : (void *)r->u8;
         if (GDALRasterIO(band, GF_Write, 0, 0, r->grid.nx, r->grid.ny, data, r->grid.nx, r->grid.ny,
                          r->type == GEO_F32 ? GDT_Float32 : GDT_Byte, 0, 0) != CE_None)
-            st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", path, geo_gdal_msg());
+            st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", path, geo_gdal_msg(NULL));
     }
     CPLErrorReset();
     GDALClose(ds);
     if (!st && CPLGetLastErrorType() >= CE_Failure)
-        st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", path, geo_gdal_msg());
+        st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", path, geo_gdal_msg(NULL));
     return st;
 }

@@ -1,7 +1,6 @@
 /* Vector output through OGR: GeoJSON (RFC 7946), GPX and GeoPackage. */
-#include "geo/geo.h"
+#include "geo_priv.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -63,32 +62,17 @@ struct geo_vec {
 
 /* ---- errors ----------------------------------------------------------- */
 
-/* GDAL's last message made fit to end one of ours: one line, without the
- * trailing newline or full stop GDAL often leaves. */
-static const char *gdal_msg(char *buf, size_t n, const char *fallback)
-{
-    const char *m = CPLGetLastErrorType() != CE_None ? CPLGetLastErrorMsg() : "";
-    snprintf(buf, n, "%s", m && *m ? m : fallback);
-    for (char *p = buf; *p; p++)
-        if (*p == '\n' || *p == '\r' || *p == '\t')
-            *p = ' ';
-    size_t len = strlen(buf);
-    while (len > 0 && (isspace((unsigned char)buf[len - 1]) || buf[len - 1] == '.'))
-        buf[--len] = '\0';
-    return buf;
-}
-
 static trv_status gdal_error(trv_ctx *ctx, trv_status st, const char *fallback, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 static trv_status gdal_error(trv_ctx *ctx, trv_status st, const char *fallback, const char *fmt, ...)
 {
-    char prefix[1024], msg[1024];
+    char prefix[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
-    return trv_error(ctx, st, "%s: %s", prefix, gdal_msg(msg, sizeof msg, fallback));
+    return trv_error(ctx, st, "%s: %s", prefix, geo_gdal_msg(fallback));
 }
 
 static char *dupstr(const char *s)
