@@ -65,7 +65,7 @@ static void test_crs_choose(void **state)
     trv_ctx *ctx = trv_ctx_new();
     char label[64], *wkt = NULL;
     /* geographic input, northern: the Jacksboro DEM */
-    char *dem = env_path("TRV_SHARED", "../shared", "data/jacksboro/dem_3arcsec.tif");
+    char *dem = env_path("TRV_DATADIR", "data", "jacksboro/dem_3arcsec.tif");
     geo_raster *r = NULL;
     assert_int_equal(geo_raster_read(ctx, dem, GEO_F32, &r), TRV_OK);
     assert_int_equal(geo_crs_is_geographic(r->grid.wkt), 1);
@@ -89,7 +89,7 @@ static void test_crs_choose(void **state)
     free(wkt);
     geo_grid_clear(&south);
     /* projected input keeps its CRS */
-    char *lu = env_path("TRV_SHARED", "../shared", "data/jacksboro/landuse_30m_utm16n.tif");
+    char *lu = env_path("TRV_DATADIR", "data", "jacksboro/landuse_30m_utm16n.tif");
     assert_int_equal(geo_raster_read(ctx, lu, GEO_U8, &r), TRV_OK);
     assert_int_equal(geo_crs_choose(ctx, &r->grid, NULL, &wkt), TRV_OK);
     assert_string_equal(wkt, r->grid.wkt);
@@ -382,7 +382,7 @@ static void test_align_hand(void **state)
 static void check_fractions(const char *rel, const geo_grid *target)
 {
     trv_ctx *ctx = trv_ctx_new();
-    char *path = env_path("TRV_SHARED", "../shared", rel);
+    char *path = env_path("TRV_DATADIR", "data", rel);
     geo_raster *src = NULL, *out = NULL;
     assert_int_equal(geo_raster_read(ctx, path, GEO_U8, &src), TRV_OK);
     assert_int_equal(geo_align_categorical(ctx, src, target, GEO_MODE, &out), TRV_OK);
@@ -439,8 +439,8 @@ static void test_align_jacksboro(void **state)
     char *utm = wkt_of("EPSG:32616");
     /* the 30 m UTM grid of the demo */
     geo_grid g30 = grid(1034, 1088, 730920, 4069290, 30, utm);
-    check_fractions("data/jacksboro/soil_7p5arcsec.tif", &g30);
-    check_fractions("data/jacksboro/landuse_30m_utm16n.tif", &g30);
+    check_fractions("jacksboro/soil_7p5arcsec.tif", &g30);
+    check_fractions("jacksboro/landuse_30m_utm16n.tif", &g30);
 
     /* On a coarser 90 m grid a majority filter is not area-preserving by
      * nature (the dominant class grows); there the reference is gdalwarp
@@ -450,7 +450,7 @@ static void test_align_jacksboro(void **state)
      * here are offset by 19.2 m, so every target cell cuts source cells).
      * Measured agreement: 95.9 %. */
     geo_grid g90 = grid(344, 362, 730920, 4069290, 90, utm);
-    char *lu = env_path("TRV_SHARED", "../shared", "data/jacksboro/landuse_30m_utm16n.tif");
+    char *lu = env_path("TRV_DATADIR", "data", "jacksboro/landuse_30m_utm16n.tif");
     char cmd[2048], p[600];
     snprintf(p, sizeof p, "%s/lu90.tif", tmpdir);
     snprintf(cmd, sizeof cmd, "gdalwarp -q -overwrite -r mode -te 730920 4036710 761880 4069290 -tr 90 90 '%s' %s", lu, p);
@@ -483,7 +483,7 @@ static void test_read_categorical_errors(void **state)
     (void)state;
     trv_ctx *ctx = trv_ctx_new();
     char *utm = wkt_of("EPSG:32616");
-    char *lu = env_path("TRV_SHARED", "../shared", "data/jacksboro/landuse_30m_utm16n.tif");
+    char *lu = env_path("TRV_DATADIR", "data", "jacksboro/landuse_30m_utm16n.tif");
     geo_raster *r = NULL;
     geo_grid far = grid(10, 10, 100000, 1000000, 30, utm);
     assert_int_equal(geo_raster_read_categorical_for(ctx, lu, &far, &r), TRV_ERR_GRID);
@@ -577,7 +577,7 @@ static void test_slope_plane(void **state)
 static void test_slope_vs_gdaldem(void **state)
 {
     (void)state;
-    char *dem = env_path("TRV_SHARED", "../shared", "data/jacksboro/dem_3arcsec.tif");
+    char *dem = env_path("TRV_DATADIR", "data", "jacksboro/dem_3arcsec.tif");
     char cmd[4096];
     snprintf(cmd, sizeof cmd,
              "gdalwarp -q -t_srs EPSG:32616 -tr 30 30 -tap -r bilinear -ot Float32 -dstnodata -32768 '%s' %s/d.tif && "

@@ -4,9 +4,9 @@
 # through gdalinfo. Ends with "N passed, N failed".
 set -u
 BIN=${TRV_BIN:-bin}
-SHARED=${TRV_SHARED:-../shared}
+DATA=${TRV_DATADIR:-data}
 T=$BIN/trv-terrain
-J=$SHARED/data/jacksboro
+J=$DATA/jacksboro
 CLASSES="--soil-classes data/classes/soils.csv --landuse-classes data/classes/landuse.csv"
 tmp=$(mktemp -d /tmp/trv-terrain-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
