@@ -27,10 +27,10 @@ endif
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -D_DEFAULT_SOURCE -Isrc $(PKG_CFLAGS)
-LDLIBS = $(PKG_LIBS) -lm
+ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -D_DEFAULT_SOURCE -pthread -Isrc $(PKG_CFLAGS)
+LDLIBS = $(PKG_LIBS) -lm -pthread
 
-MODULES := core geo terrain
+MODULES := core geo terrain kriging
 LIB_SRC := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 HEADERS := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.h))

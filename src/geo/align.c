@@ -9,12 +9,12 @@
 /* Lattice size s (odd, 1..15) for GEO_MODE: about three samples across
  * each source cell that a target cell covers, measured at the target's
  * centre cell in source pixels. */
-static int lattice_size(const geo_raster *src, const geo_grid *t, OGRCoordinateTransformationH ct)
+static int lattice_size(const geo_raster *src, const geo_grid *t, geo_ct *ct)
 {
     double cx = geo_grid_x(t, t->nx / 2), cy = geo_grid_y(t, t->ny / 2);
     double hx = 0.5 * t->gt[1], hy = 0.5 * t->gt[5];
     double xs[4] = {cx - hx, cx + hx, cx - hx, cx + hx}, ys[4] = {cy - hy, cy - hy, cy + hy, cy + hy};
-    if (ct && !OCTTransform(ct, 4, xs, ys, NULL))
+    if (geo_ct_points(ct, 4, xs, ys, NULL))
         return 1;
     double w = fmax(fabs(xs[1] - xs[0]), fabs(xs[3] - xs[2])) / src->grid.gt[1];
     double h = fmax(fabs(ys[2] - ys[0]), fabs(ys[3] - ys[1])) / fabs(src->grid.gt[5]);
@@ -27,60 +27,6 @@ static int lattice_size(const geo_raster *src, const geo_grid *t, OGRCoordinateT
     return s | 1;
 }
 
-/* Transform the n points x0 + k * dx (k = 0..n-1) at height y from the
- * target into the source CRS, into xs/ys, ok. Like GDAL's approximate
- * transformer: exact transforms every STRIDE points and at the middle of
- * each interval (one PROJ call for the line: its per-call cost dominates),
- * linear interpolation in between, and an exact transform of the whole
- * interval wherever the interpolated middle is more than tol off. The
- * buffers ax, ay, aok hold 2 * n / STRIDE + 3 points. */
-enum { STRIDE = 32 };
-static void transform_line(OGRCoordinateTransformationH ct, double x0, double dx, double y, int n, double tol,
-                           double *xs, double *ys, int *ok, double *ax, double *ay, int *aok)
-{
-    for (int k = 0; k < n; k++) {
-        xs[k] = x0 + k * dx;
-        ys[k] = y;
-        ok[k] = 1;
-    }
-    if (!ct)
-        return;
-    if (n <= 2 * STRIDE) {
-        OCTTransformEx(ct, n, xs, ys, NULL, ok);
-        return;
-    }
-    int nint = (n - 1 + STRIDE - 1) / STRIDE, np = 2 * nint + 1;
-    for (int i = 0; i <= nint; i++) { /* anchors at even slots, middles at odd */
-        int a = i * STRIDE < n - 1 ? i * STRIDE : n - 1;
-        ax[2 * i] = xs[a];
-        if (i < nint) {
-            int b = a + STRIDE < n - 1 ? a + STRIDE : n - 1;
-            ax[2 * i + 1] = xs[(a + b) / 2];
-        }
-    }
-    for (int p = 0; p < np; p++) {
-        ay[p] = y;
-        aok[p] = 1;
-    }
-    OCTTransformEx(ct, np, ax, ay, NULL, aok);
-    for (int i = 0; i < nint; i++) {
-        int a = i * STRIDE, b = a + STRIDE < n - 1 ? a + STRIDE : n - 1, m = (a + b) / 2;
-        const double *px = ax + 2 * i, *py = ay + 2 * i;
-        double t = (double)(m - a) / (b - a);
-        int linear = aok[2 * i] && aok[2 * i + 1] && aok[2 * i + 2] &&
-                     fabs(px[0] + t * (px[2] - px[0]) - px[1]) <= tol && fabs(py[0] + t * (py[2] - py[0]) - py[1]) <= tol;
-        if (!linear) {
-            OCTTransformEx(ct, b - a + 1, xs + a, ys + a, NULL, ok + a);
-            continue;
-        }
-        for (int k = a; k <= b; k++) {
-            double f = (double)(k - a) / (b - a);
-            xs[k] = px[0] + f * (px[2] - px[0]);
-            ys[k] = py[0] + f * (py[2] - py[0]);
-        }
-    }
-}
-
 trv_status geo_align_categorical(trv_ctx *ctx, const geo_raster *src, const geo_grid *target,
                                  geo_resample method, geo_raster **out)
 {
@@ -89,9 +35,9 @@ trv_status geo_align_categorical(trv_ctx *ctx, const geo_raster *src, const geo_
         return trv_error(ctx, TRV_ERR_INTERNAL, "categorical alignment needs a Byte layer");
     if (!src->grid.wkt || !target->wkt)
         return trv_error(ctx, TRV_ERR_CRS, "categorical alignment needs a CRS on both grids");
-    OGRCoordinateTransformationH ct = NULL;
-    trv_status st;
-    if (!geo_crs_same(src->grid.wkt, target->wkt) && (st = geo_ct_new(ctx, target->wkt, src->grid.wkt, &ct)))
+    geo_ct *ct = NULL;
+    trv_status st = geo_ct_create(ctx, target->wkt, src->grid.wkt, &ct);
+    if (st)
         return st;
     int s = method == GEO_MODE ? lattice_size(src, target, ct) : 1;
     int nx = target->nx, line = nx * s; /* lattice points on one sub-row */
@@ -100,10 +46,7 @@ trv_status geo_align_categorical(trv_ctx *ctx, const geo_raster *src, const geo_
     geo_raster *r = NULL;
     double *xs = malloc((size_t)line * s * sizeof *xs), *ys = malloc((size_t)line * s * sizeof *ys);
     int *ok = malloc((size_t)line * s * sizeof *ok);
-    size_t na = 2 * (size_t)line / STRIDE + 3;
-    double *ax = malloc(na * sizeof *ax), *ay = malloc(na * sizeof *ay);
-    int *aok = malloc(na * sizeof *aok);
-    if (!xs || !ys || !ok || !ax || !ay || !aok) {
+    if (!xs || !ys || !ok) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -117,10 +60,12 @@ trv_status geo_align_categorical(trv_ctx *ctx, const geo_raster *src, const geo_
     int counts[256] = {0};                     /* reset after each cell, not re-zeroed */
     for (int row = 0; row < target->ny; row++) {
         /* sub-row i holds the points x = x0 + (k + 0.5) / s cells, k = 0..line-1 */
-        for (int i = 0; i < s; i++)
-            transform_line(ct, target->gt[0] + 0.5 / s * target->gt[1], target->gt[1] / s,
-                           target->gt[3] + (row + (i + 0.5) / s) * target->gt[5], line, tol, xs + (size_t)i * line,
-                           ys + (size_t)i * line, ok + (size_t)i * line, ax, ay, aok);
+        for (int i = 0; i < s && !st; i++)
+            st = geo_ct_line(ctx, ct, target->gt[0] + 0.5 / s * target->gt[1], target->gt[1] / s,
+                             target->gt[3] + (row + (i + 0.5) / s) * target->gt[5], line, tol, xs + (size_t)i * line,
+                             ys + (size_t)i * line, ok + (size_t)i * line);
+        if (st)
+            goto done;
         for (int col = 0; col < nx; col++) {
             unsigned char codes[225];
             for (int i = 0, k = 0; i < s; i++)
@@ -152,11 +97,7 @@ done:
     free(xs);
     free(ys);
     free(ok);
-    free(ax);
-    free(ay);
-    free(aok);
-    if (ct)
-        OCTDestroyCoordinateTransformation(ct);
+    geo_ct_free(ct);
     if (st)
         geo_raster_free(r);
     else

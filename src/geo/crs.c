@@ -160,3 +160,133 @@ trv_status geo_crs_choose(trv_ctx *ctx, const geo_grid *src, const char *t_srs, 
     OSRDestroySpatialReference(s);
     return st;
 }
+
+/* ---- geo_ct ---------------------------------------------------------- */
+
+struct geo_ct {
+    OGRCoordinateTransformationH h; /* NULL: identity */
+    double *ax, *ay;                /* geo_ct_line anchors */
+    int *aok;
+    size_t acap;
+};
+
+trv_status geo_ct_create(trv_ctx *ctx, const char *from_wkt, const char *to_wkt, geo_ct **out)
+{
+    *out = NULL;
+    geo_ct *ct = calloc(1, sizeof *ct);
+    if (!ct)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    trv_status st;
+    if (!geo_crs_same(from_wkt, to_wkt) && (st = geo_ct_new(ctx, from_wkt, to_wkt, &ct->h))) {
+        free(ct);
+        return st;
+    }
+    *out = ct;
+    return TRV_OK;
+}
+
+void geo_ct_free(geo_ct *ct)
+{
+    if (!ct)
+        return;
+    if (ct->h)
+        OCTDestroyCoordinateTransformation(ct->h);
+    free(ct->ax);
+    free(ct->ay);
+    free(ct->aok);
+    free(ct);
+}
+
+int geo_ct_is_identity(const geo_ct *ct) { return ct->h == NULL; }
+
+size_t geo_ct_points(geo_ct *ct, size_t n, double *x, double *y, int *ok)
+{
+    if (ok)
+        for (size_t i = 0; i < n; i++)
+            ok[i] = 1;
+    if (!ct->h || n == 0)
+        return 0;
+    size_t bad = 0;
+    /* OCTTransformEx counts in int: go in slices */
+    for (size_t a = 0; a < n; a += 1 << 24) {
+        int m = (int)(n - a < (1u << 24) ? n - a : 1u << 24);
+        int *pok = ok ? ok + a : NULL;
+        int *tmp = pok ? NULL : malloc((size_t)m * sizeof *tmp);
+        int *use = pok ? pok : tmp;
+        if (!use) {
+            for (int i = 0; i < m; i++)
+                if (!OCTTransform(ct->h, 1, x + a + i, y + a + i, NULL))
+                    bad++;
+            continue;
+        }
+        OCTTransformEx(ct->h, m, x + a, y + a, NULL, use);
+        for (int i = 0; i < m; i++)
+            bad += !use[i];
+        free(tmp);
+    }
+    return bad;
+}
+
+enum { STRIDE = 32 };
+
+trv_status geo_ct_line(trv_ctx *ctx, geo_ct *ct, double x0, double dx, double y, int n, double tol, double *xs,
+                       double *ys, int *ok)
+{
+    for (int k = 0; k < n; k++) {
+        xs[k] = x0 + k * dx;
+        ys[k] = y;
+        ok[k] = 1;
+    }
+    if (!ct->h || n <= 0)
+        return TRV_OK;
+    if (n <= 2 * STRIDE) {
+        OCTTransformEx(ct->h, n, xs, ys, NULL, ok);
+        return TRV_OK;
+    }
+    int nint = (n - 1 + STRIDE - 1) / STRIDE, np = 2 * nint + 1;
+    if ((size_t)np > ct->acap) {
+        free(ct->ax);
+        free(ct->ay);
+        free(ct->aok);
+        ct->ax = malloc((size_t)np * sizeof *ct->ax);
+        ct->ay = malloc((size_t)np * sizeof *ct->ay);
+        ct->aok = malloc((size_t)np * sizeof *ct->aok);
+        ct->acap = (size_t)np;
+        if (!ct->ax || !ct->ay || !ct->aok) {
+            ct->acap = 0;
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        }
+    }
+    double *ax = ct->ax, *ay = ct->ay;
+    int *aok = ct->aok;
+    for (int i = 0; i <= nint; i++) { /* anchors at even slots, middles at odd */
+        int a = i * STRIDE < n - 1 ? i * STRIDE : n - 1;
+        ax[2 * i] = xs[a];
+        if (i < nint) {
+            int b = a + STRIDE < n - 1 ? a + STRIDE : n - 1;
+            ax[2 * i + 1] = xs[(a + b) / 2];
+        }
+    }
+    for (int p = 0; p < np; p++) {
+        ay[p] = y;
+        aok[p] = 1;
+    }
+    OCTTransformEx(ct->h, np, ax, ay, NULL, aok);
+    for (int i = 0; i < nint; i++) {
+        int a = i * STRIDE, b = a + STRIDE < n - 1 ? a + STRIDE : n - 1, m = (a + b) / 2;
+        const double *px = ax + 2 * i, *py = ay + 2 * i;
+        double t = (double)(m - a) / (b - a);
+        int linear = aok[2 * i] && aok[2 * i + 1] && aok[2 * i + 2] &&
+                     fabs(px[0] + t * (px[2] - px[0]) - px[1]) <= tol && fabs(py[0] + t * (py[2] - py[0]) - py[1]) <= tol;
+        if (!linear) {
+            OCTTransformEx(ct->h, b - a + 1, xs + a, ys + a, NULL, ok + a);
+            continue;
+        }
+        for (int k = a; k <= b; k++) {
+            double f = (double)(k - a) / (b - a);
+            xs[k] = px[0] + f * (px[2] - px[0]);
+            ys[k] = py[0] + f * (py[2] - py[0]);
+        }
+    }
+    return TRV_OK;
+}

@@ -126,6 +126,28 @@ const char *geo_crs_label(const char *wkt, char *buf, size_t n);
 /* Size of the CRS's linear unit in metres (1 for metre, 0.3048 for foot). */
 double geo_crs_metres_per_unit(const char *wkt);
 
+/* ---- coordinate transformations ---------------------------------------- */
+
+/* A transformation between two CRSs, x = easting/longitude and
+ * y = northing/latitude whatever the CRS's axis order. Between identical
+ * CRSs it is the identity and costs nothing. */
+typedef struct geo_ct geo_ct;
+
+trv_status geo_ct_create(trv_ctx *ctx, const char *from_wkt, const char *to_wkt, geo_ct **out);
+void geo_ct_free(geo_ct *ct);
+int geo_ct_is_identity(const geo_ct *ct);
+/* Transform n points in place; ok[i] = 0 where a point failed (ok may be
+ * NULL). Returns the number of failures. */
+size_t geo_ct_points(geo_ct *ct, size_t n, double *x, double *y, int *ok);
+/* Transform the n points (x0 + k dx, y), k = 0..n-1, into xs, ys, ok, as
+ * GDAL's approximate transformer does: exact transforms every 32 points
+ * and at each interval's middle (in one PROJ call: its per-call cost
+ * dominates), linear interpolation in between, and an exact transform of
+ * every point of an interval whose middle is more than tol off. Returns
+ * TRV_ERR_NOMEM on allocation failure. */
+trv_status geo_ct_line(trv_ctx *ctx, geo_ct *ct, double x0, double dx, double y, int n, double tol, double *xs,
+                       double *ys, int *ok);
+
 /* ---- categorical alignment -------------------------------------------- */
 
 typedef enum geo_resample { GEO_NEAREST = 0, GEO_MODE = 1 } geo_resample;

@@ -1,0 +1,458 @@
+/* Points, the bucket-grid neighbour index, per-target ordinary kriging and
+ * leave-one-out cross-validation (METHOD.md §1.4). */
+#define _GNU_SOURCE /* qsort_r */
+#include "krige.h"
+#include "krige_priv.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- points ------------------------------------------------------------ */
+
+trv_status krg_points_new(trv_ctx *ctx, size_t n, krg_points **out)
+{
+    *out = NULL;
+    krg_points *p = calloc(1, sizeof *p);
+    if (!p)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    p->n = n;
+    size_t m = n ? n : 1;
+    p->x = malloc(m * sizeof *p->x);
+    p->y = malloc(m * sizeof *p->y);
+    p->z = malloc(m * sizeof *p->z);
+    if (!p->x || !p->y || !p->z) {
+        krg_points_free(p);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for %zu points", n);
+    }
+    *out = p;
+    return TRV_OK;
+}
+
+void krg_points_free(krg_points *p)
+{
+    if (!p)
+        return;
+    free(p->x);
+    free(p->y);
+    free(p->z);
+    free(p);
+}
+
+/* ---- bucket-grid index ------------------------------------------------- */
+
+struct krg_index {
+    const krg_points *p;
+    double x0, y0, cell;    /* bucket grid origin and size */
+    int nx, ny;
+    size_t *start;          /* nx*ny + 1 offsets into order */
+    long *order;            /* point indices sorted by bucket */
+};
+
+static int bucket_of(const krg_index *ix, double v, double v0, int n)
+{
+    long b = (long)floor((v - v0) / ix->cell);
+    return b < 0 ? 0 : b >= n ? n - 1 : (int)b;
+}
+
+static int cmp_xy(const void *a, const void *b, void *pts)
+{
+    const krg_points *p = pts;
+    long i = *(const long *)a, j = *(const long *)b;
+    if (p->x[i] != p->x[j])
+        return p->x[i] < p->x[j] ? -1 : 1;
+    if (p->y[i] != p->y[j])
+        return p->y[i] < p->y[j] ? -1 : 1;
+    return (i > j) - (i < j);
+}
+
+trv_status krg_index_new(trv_ctx *ctx, const krg_points *p, krg_index **out)
+{
+    *out = NULL;
+    if (p->n == 0)
+        return trv_error(ctx, TRV_ERR_DATA, "no points to krige from");
+    double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+    for (size_t i = 0; i < p->n; i++) {
+        if (!isfinite(p->x[i]) || !isfinite(p->y[i]) || !isfinite(p->z[i]))
+            return trv_error(ctx, TRV_ERR_DATA, "point %zu is not finite (%g, %g, %g)", i, p->x[i], p->y[i], p->z[i]);
+        xmin = fmin(xmin, p->x[i]);
+        xmax = fmax(xmax, p->x[i]);
+        ymin = fmin(ymin, p->y[i]);
+        ymax = fmax(ymax, p->y[i]);
+    }
+    krg_index *ix = calloc(1, sizeof *ix);
+    if (!ix)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    ix->p = p;
+    /* about two points per bucket */
+    double w = fmax(xmax - xmin, 1e-9), h = fmax(ymax - ymin, 1e-9);
+    ix->cell = fmax(sqrt(2.0 * w * h / (double)p->n), 1e-9 * fmax(w, h));
+    ix->nx = (int)fmin(ceil(w / ix->cell) + 1, 1 << 15);
+    ix->ny = (int)fmin(ceil(h / ix->cell) + 1, 1 << 15);
+    ix->cell = fmax(ix->cell, fmax(w / (ix->nx - 1 > 0 ? ix->nx - 1 : 1), h / (ix->ny - 1 > 0 ? ix->ny - 1 : 1)));
+    ix->x0 = xmin;
+    ix->y0 = ymin;
+    size_t nb = (size_t)ix->nx * ix->ny;
+    ix->start = calloc(nb + 1, sizeof *ix->start);
+    ix->order = malloc(p->n * sizeof *ix->order);
+    int *bk = malloc(p->n * sizeof *bk);
+    if (!ix->start || !ix->order || !bk) {
+        free(bk);
+        krg_index_free(ix);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the neighbour index");
+    }
+    for (size_t i = 0; i < p->n; i++) {
+        bk[i] = bucket_of(ix, p->y[i], ix->y0, ix->ny) * ix->nx + bucket_of(ix, p->x[i], ix->x0, ix->nx);
+        ix->start[bk[i] + 1]++;
+    }
+    for (size_t b = 0; b < nb; b++)
+        ix->start[b + 1] += ix->start[b];
+    size_t *fill = malloc(nb * sizeof *fill);
+    if (!fill) {
+        free(bk);
+        krg_index_free(ix);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the neighbour index");
+    }
+    memcpy(fill, ix->start, nb * sizeof *fill);
+    for (size_t i = 0; i < p->n; i++)
+        ix->order[fill[bk[i]]++] = (long)i;
+    free(fill);
+    free(bk);
+    /* duplicates share a bucket: sort each bucket by (x, y) and compare neighbours */
+    for (size_t b = 0; b < nb; b++) {
+        long *o = ix->order + ix->start[b];
+        size_t m = ix->start[b + 1] - ix->start[b];
+        if (m < 2)
+            continue;
+        qsort_r(o, m, sizeof *o, cmp_xy, (void *)p);
+        for (size_t k = 1; k < m; k++)
+            if (p->x[o[k]] == p->x[o[k - 1]] && p->y[o[k]] == p->y[o[k - 1]]) {
+                trv_status st = trv_error(ctx, TRV_ERR_DATA,
+                                          "duplicate points %ld and %ld at (%.3f, %.3f): the kriging system would "
+                                          "be singular; remove or average them",
+                                          o[k - 1], o[k], p->x[o[k]], p->y[o[k]]);
+                krg_index_free(ix);
+                return st;
+            }
+        /* keep each bucket in index order so that searches are deterministic and cheap to tie-break */
+        for (size_t k = 1; k < m; k++)
+            for (size_t j = k; j > 0 && o[j] < o[j - 1]; j--) {
+                long t = o[j];
+                o[j] = o[j - 1];
+                o[j - 1] = t;
+            }
+    }
+    *out = ix;
+    return TRV_OK;
+}
+
+void krg_index_free(krg_index *ix)
+{
+    if (!ix)
+        return;
+    free(ix->start);
+    free(ix->order);
+    free(ix);
+}
+
+/* (d2, idx) ordering: nearer first, then lower index */
+static int before(double da, long ia, double db, long ib) { return da < db || (da == db && ia < ib); }
+
+int krg_index_nearest(const krg_index *ix, double x, double y, int k, double maxdist, long skip, long *idx,
+                      double *d2)
+{
+    const krg_points *p = ix->p;
+    if (k <= 0)
+        return 0;
+    double max2 = isfinite(maxdist) ? maxdist * maxdist : INFINITY;
+    int found = 0;
+    int cx = bucket_of(ix, x, ix->x0, ix->nx), cy = bucket_of(ix, y, ix->y0, ix->ny);
+    /* distance from (x, y) to the outside of the bucket it maps to (it may lie off the grid) */
+    double bx0 = ix->x0 + cx * ix->cell, by0 = ix->y0 + cy * ix->cell;
+    for (int ring = 0;; ring++) {
+        /* every point outside rings 0..ring-1 is at least this far */
+        double inner = ring == 0 ? 0
+                                 : fmax(0, fmin(fmin(x - (bx0 - (ring - 1) * ix->cell), (bx0 + ring * ix->cell) - x),
+                                                fmin(y - (by0 - (ring - 1) * ix->cell), (by0 + ring * ix->cell) - y)));
+        if (ring > 0 && ((found == k && inner * inner > d2[k - 1]) || inner * inner > max2))
+            break;
+        if (ring > 0 && cx - ring < 0 && cy - ring < 0 && cx + ring >= ix->nx && cy + ring >= ix->ny)
+            break;
+        for (int by = cy - ring; by <= cy + ring; by++) {
+            if (by < 0 || by >= ix->ny)
+                continue;
+            int step = (by == cy - ring || by == cy + ring) ? 1 : 2 * ring;
+            for (int bx = cx - ring; bx <= cx + ring; bx += step ? step : 1) {
+                if (bx < 0 || bx >= ix->nx)
+                    continue;
+                size_t b = (size_t)by * ix->nx + bx;
+                for (size_t q = ix->start[b]; q < ix->start[b + 1]; q++) {
+                    long i = ix->order[q];
+                    if (i == skip)
+                        continue;
+                    double dx = p->x[i] - x, dy = p->y[i] - y, dd = dx * dx + dy * dy;
+                    if (dd > max2)
+                        continue;
+                    if (found == k && !before(dd, i, d2[k - 1], idx[k - 1]))
+                        continue;
+                    int j = found < k ? found++ : k - 1;
+                    while (j > 0 && before(dd, i, d2[j - 1], idx[j - 1])) {
+                        d2[j] = d2[j - 1];
+                        idx[j] = idx[j - 1];
+                        j--;
+                    }
+                    d2[j] = dd;
+                    idx[j] = i;
+                }
+                if (ring == 0)
+                    break;
+            }
+        }
+    }
+    return found;
+}
+
+/* ---- kriging systems ---------------------------------------------------- */
+
+void krg_opts_init(krg_opts *o)
+{
+    o->nmax = 16;
+    o->maxdist = INFINITY;
+    o->threads = 0;
+}
+
+int krg_threads(int requested)
+{
+    if (requested > 0)
+        return requested;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+void krg_sys_free(krg_sys *s)
+{
+    if (!s)
+        return;
+    free(s->idx);
+    free(s->a);
+    free(s->ipiv);
+    free(s->rhs);
+    free(s->g);
+    memset(s, 0, sizeof *s);
+}
+
+trv_status krg_sys_init(trv_ctx *ctx, krg_sys *s, int cap)
+{
+    memset(s, 0, sizeof *s);
+    s->cap = cap;
+    size_t m = (size_t)cap + 1;
+    s->idx = malloc(m * sizeof *s->idx);
+    s->a = malloc(m * m * sizeof *s->a);
+    s->ipiv = malloc(m * sizeof *s->ipiv);
+    s->rhs = malloc(m * sizeof *s->rhs);
+    s->g = malloc(m * sizeof *s->g);
+    s->n = -1;
+    if (!s->idx || !s->a || !s->ipiv || !s->rhs || !s->g) {
+        krg_sys_free(s);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for a %d-point kriging system", cap);
+    }
+    return TRV_OK;
+}
+
+/* Factorise the (n+1) x (n+1) ordinary-kriging matrix of the points
+ * idx[0..n-1] (column-major, symmetric indefinite: LDL' with pivoting).
+ * Returns 0, or -1 if it is singular. */
+int krg_sys_factor(krg_sys *s, const krg_points *p, const krg_model *m, const long *idx, int n)
+{
+    int N = n + 1;
+    memcpy(s->idx, idx, (size_t)n * sizeof *idx);
+    for (int j = 0; j < n; j++) {
+        double xj = p->x[idx[j]], yj = p->y[idx[j]];
+        for (int i = j; i < n; i++) {
+            double dx = p->x[idx[i]] - xj, dy = p->y[idx[i]] - yj;
+            s->a[(size_t)j * N + i] = i == j ? 0 : krg_gamma(m, sqrt(dx * dx + dy * dy));
+        }
+        s->a[(size_t)j * N + n] = 1;
+    }
+    s->a[(size_t)n * N + n] = 0;
+    s->n = n;
+    lapack_int info = LAPACKE_dsytrf(LAPACK_COL_MAJOR, 'L', N, s->a, N, s->ipiv);
+    if (info != 0) {
+        s->n = -1;
+        return -1;
+    }
+    return 0;
+}
+
+/* Weights for target (x, y) from the factorised system into s->rhs
+ * (w[0..n-1], mu); returns the kriging variance. */
+double krg_sys_solve(krg_sys *s, const krg_points *p, const krg_model *m, double x, double y)
+{
+    int n = s->n, N = n + 1;
+    for (int i = 0; i < n; i++) {
+        double dx = p->x[s->idx[i]] - x, dy = p->y[s->idx[i]] - y;
+        s->rhs[i] = krg_gamma(m, sqrt(dx * dx + dy * dy));
+    }
+    s->rhs[n] = 1;
+    memcpy(s->g, s->rhs, (size_t)N * sizeof *s->g);
+    LAPACKE_dsytrs(LAPACK_COL_MAJOR, 'L', N, 1, s->a, N, s->ipiv, s->rhs, N);
+    double var = 0;
+    for (int i = 0; i < N; i++)
+        var += s->rhs[i] * s->g[i];
+    return var;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+/* ---- per-target kriging, threaded ---------------------------------------- */
+
+typedef struct job {
+    const krg_points *p;
+    const krg_index *ix;
+    const krg_model *m;
+    const krg_opts *o;
+    size_t n;
+    const double *tx, *ty;  /* targets (predict) */
+    const long *which;      /* points to leave out (cv); NULL with tx: predict */
+    int cv;
+    double *pred, *var;
+    int nmax;
+    size_t next;            /* next chunk, shared */
+    pthread_mutex_t lock;
+    int singular;           /* first failure */
+    size_t bad_target;
+} job;
+
+enum { CHUNK = 256 };
+
+static void *worker(void *arg)
+{
+    job *J = arg;
+    krg_sys s;
+    trv_ctx *scratch = trv_ctx_new();
+    int k = J->nmax;
+    long *idx = malloc((size_t)k * sizeof *idx);
+    double *d2 = malloc((size_t)k * sizeof *d2);
+    if (!scratch || !idx || !d2 || krg_sys_init(scratch, &s, k) != TRV_OK) {
+        pthread_mutex_lock(&J->lock);
+        J->singular = 2;
+        pthread_mutex_unlock(&J->lock);
+        free(idx);
+        free(d2);
+        trv_ctx_free(scratch);
+        return NULL;
+    }
+    for (;;) {
+        pthread_mutex_lock(&J->lock);
+        size_t a = J->next;
+        J->next += CHUNK;
+        int stop = J->singular;
+        pthread_mutex_unlock(&J->lock);
+        if (a >= J->n || stop)
+            break;
+        size_t b = a + CHUNK < J->n ? a + CHUNK : J->n;
+        for (size_t t = a; t < b; t++) {
+            double x, y;
+            long skip = -1;
+            if (J->cv) {
+                skip = J->which ? J->which[t] : (long)t;
+                x = J->p->x[skip];
+                y = J->p->y[skip];
+            } else {
+                x = J->tx[t];
+                y = J->ty[t];
+            }
+            int n = krg_index_nearest(J->ix, x, y, k, J->o->maxdist, skip, idx, d2);
+            if (n == 0) {
+                J->pred[t] = NAN;
+                if (J->var)
+                    J->var[t] = NAN;
+                continue;
+            }
+            /* a canonical order, so that the same set reuses its factorisation */
+            qsort(idx, (size_t)n, sizeof *idx, cmp_long);
+            if (n != s.n || memcmp(idx, s.idx, (size_t)n * sizeof *idx) != 0) {
+                if (krg_sys_factor(&s, J->p, J->m, idx, n) != 0) {
+                    pthread_mutex_lock(&J->lock);
+                    if (!J->singular) {
+                        J->singular = 1;
+                        J->bad_target = t;
+                    }
+                    pthread_mutex_unlock(&J->lock);
+                    break;
+                }
+            }
+            double v = krg_sys_solve(&s, J->p, J->m, x, y), z = 0;
+            for (int i = 0; i < n; i++)
+                z += s.rhs[i] * J->p->z[s.idx[i]];
+            J->pred[t] = z;
+            if (J->var)
+                J->var[t] = v;
+        }
+    }
+    krg_sys_free(&s);
+    free(idx);
+    free(d2);
+    trv_ctx_free(scratch);
+    return NULL;
+}
+
+static trv_status run(trv_ctx *ctx, job *J)
+{
+    long np = (long)J->p->n - (J->cv ? 1 : 0);
+    J->nmax = J->o->nmax <= 0 || J->o->nmax > np ? (int)np : J->o->nmax;
+    if (J->nmax <= 0)
+        return trv_error(ctx, TRV_ERR_DATA, "kriging needs at least %d points", J->cv ? 2 : 1);
+    if (J->nmax > 20000)
+        return trv_error(ctx, TRV_ERR_USAGE, "a kriging system of %d points is too large; limit --nmax", J->nmax);
+    pthread_mutex_init(&J->lock, NULL);
+    int nt = krg_threads(J->o->threads);
+    if ((size_t)nt > J->n / CHUNK + 1)
+        nt = (int)(J->n / CHUNK + 1);
+    pthread_t th[256];
+    if (nt > 256)
+        nt = 256;
+    int started = 0;
+    for (int i = 1; i < nt; i++)
+        if (pthread_create(&th[i], NULL, worker, J) == 0)
+            started = i;
+        else
+            break;
+    worker(J);
+    for (int i = 1; i <= started; i++)
+        pthread_join(th[i], NULL);
+    pthread_mutex_destroy(&J->lock);
+    if (J->singular == 2)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for kriging systems");
+    if (J->singular) {
+        double x = J->cv ? J->p->x[J->which ? J->which[J->bad_target] : (long)J->bad_target] : J->tx[J->bad_target];
+        double y = J->cv ? J->p->y[J->which ? J->which[J->bad_target] : (long)J->bad_target] : J->ty[J->bad_target];
+        return trv_error(ctx, TRV_ERR_DATA,
+                         "singular kriging system near (%.3f, %.3f): coincident points, or a model without "
+                         "structure (psill 0)",
+                         x, y);
+    }
+    return TRV_OK;
+}
+
+trv_status krg_predict(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
+                       const krg_opts *o, size_t n, const double *tx, const double *ty, double *pred, double *var)
+{
+    job J = {.p = p, .ix = ix, .m = m, .o = o, .n = n, .tx = tx, .ty = ty, .pred = pred, .var = var};
+    return run(ctx, &J);
+}
+
+trv_status krg_cv(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m, const krg_opts *o,
+                  size_t n, const long *which, double *pred, double *var)
+{
+    job J = {.p = p, .ix = ix, .m = m, .o = o, .n = which ? n : p->n, .which = which, .cv = 1, .pred = pred,
+             .var = var};
+    return run(ctx, &J);
+}
