@@ -69,7 +69,8 @@ check-pkgs:
 
 $(BUILD)/%.o: %.c $(HEADERS) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	@echo "  CC $<"
+	@$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)

@@ -61,7 +61,15 @@ static int usage_error(const trv_cli *cli, const char *fmt, const char *a, const
     return 2;
 }
 
-static int store(const trv_cli *cli, const trv_opt *o, const char *arg)
+static int parse_double(const char *arg, double *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtod(arg, &end);
+    return end != arg && !*end && !errno && isfinite(*v);
+}
+
+static int store(const trv_cli *cli, const trv_opt *o, const char *arg, int argc, char **argv)
 {
     char *end = NULL;
     errno = 0;
@@ -94,10 +102,20 @@ static int store(const trv_cli *cli, const trv_opt *o, const char *arg)
         return 0;
     }
     case TRV_ARG_DOUBLE: {
-        double v = strtod(arg, &end);
-        if (end == arg || *end || errno || !isfinite(v))
+        double v;
+        if (!parse_double(arg, &v))
             return usage_error(cli, "--%s expects a number, not '%s'", o->name, arg);
         *(double *)o->dest = v;
+        return 0;
+    }
+    case TRV_ARG_DOUBLES: {
+        /* the first number is optarg, the others follow it: consume them */
+        double *d = o->dest;
+        for (int k = 0; k < o->count; k++) {
+            const char *a = k == 0 ? arg : (optind < argc ? argv[optind++] : NULL);
+            if (!a || !parse_double(a, &d[k]))
+                return usage_error(cli, "--%s expects %s numbers", o->name, o->metavar ? o->metavar : "more");
+        }
         return 0;
     }
     }
@@ -162,7 +180,7 @@ int trv_cli_parse(const trv_cli *cli, int argc, char **argv, trv_cli_result *res
         if (seen[k] && cli->opts[k].type != TRV_ARG_FLAG)
             return usage_error(cli, "option --%s given twice%s", cli->opts[k].name, "");
         seen[k] = 1;
-        int r = store(cli, &cli->opts[k], optarg);
+        int r = store(cli, &cli->opts[k], optarg, argc, argv);
         if (r)
             return r;
     }

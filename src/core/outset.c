@@ -177,6 +177,15 @@ void trv_meta_init(trv_meta *meta, const char *tool, int argc, char **argv)
     }
 }
 
+void trv_meta_add(trv_meta *meta, const char *key, const char *value)
+{
+    if (meta->nextra >= 8)
+        return;
+    snprintf(meta->extra_key[meta->nextra], sizeof meta->extra_key[0], "%s", key);
+    snprintf(meta->extra_value[meta->nextra], sizeof meta->extra_value[0], "%s", value);
+    meta->nextra++;
+}
+
 char *trv_path_join(const char *dir, const char *name)
 {
     size_t n = strlen(dir) + strlen(name) + 2;

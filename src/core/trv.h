@@ -95,7 +95,8 @@ typedef enum trv_argtype {
     TRV_ARG_INT,     /* int * */
     TRV_ARG_U64,     /* uint64_t * */
     TRV_ARG_DOUBLE,  /* double * */
-    TRV_ARG_CHOICE   /* const char **: value must be one of choices ("a|b|c") */
+    TRV_ARG_CHOICE,  /* const char **: value must be one of choices ("a|b|c") */
+    TRV_ARG_DOUBLES  /* double[count]: the option takes `count` numbers as separate arguments */
 } trv_argtype;
 
 typedef struct trv_opt {
@@ -105,6 +106,7 @@ typedef struct trv_opt {
     void *dest;
     const char *metavar;    /* "FILE"; for CHOICE: the choices "a|b|c" */
     const char *help;
+    int count;              /* TRV_ARG_DOUBLES: how many numbers */
 } trv_opt;
 
 typedef struct trv_cli {
@@ -213,9 +215,14 @@ typedef struct trv_meta {
     char args[2048];        /* the command line, arguments shell-quoted where needed */
     int has_seed;
     uint64_t seed;
+    int nextra;             /* further items a stage records (TRV_MODEL, ...) */
+    char extra_key[8][32];
+    char extra_value[8][256];
 } trv_meta;
 
 void trv_meta_init(trv_meta *meta, const char *tool, int argc, char **argv);
+/* Record one more metadata item (at most 8; later ones are dropped). */
+void trv_meta_add(trv_meta *meta, const char *key, const char *value);
 
 /* ---- paths and small helpers ----------------------------------------- */
 

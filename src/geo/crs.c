@@ -112,6 +112,17 @@ static trv_status export_wkt(trv_ctx *ctx, OGRSpatialReferenceH s, char **wkt)
     return *wkt ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
 }
 
+trv_status geo_crs_wkt(trv_ctx *ctx, const char *def, char **wkt)
+{
+    *wkt = NULL;
+    OGRSpatialReferenceH s = geo_srs_new(def);
+    if (!s)
+        return trv_error(ctx, TRV_ERR_CRS, "cannot understand the CRS '%s'", def);
+    trv_status st = export_wkt(ctx, s, wkt);
+    OSRDestroySpatialReference(s);
+    return st;
+}
+
 trv_status geo_crs_choose(trv_ctx *ctx, const geo_grid *src, const char *t_srs, char **wkt)
 {
     *wkt = NULL;
@@ -289,4 +300,30 @@ trv_status geo_ct_line(trv_ctx *ctx, geo_ct *ct, double x0, double dx, double y,
         }
     }
     return TRV_OK;
+}
+
+size_t geo_ct_bounds(geo_ct *ct, double xmin, double ymin, double xmax, double ymax, double bb[4])
+{
+    enum { SIDE = 64 };
+    double x[4 * SIDE], y[4 * SIDE];
+    int ok[4 * SIDE];
+    for (int i = 0; i < SIDE; i++) {
+        double f = (double)i / SIDE;
+        x[i] = xmin + f * (xmax - xmin), y[i] = ymin;                   /* south */
+        x[SIDE + i] = xmax, y[SIDE + i] = ymin + f * (ymax - ymin);     /* east */
+        x[2 * SIDE + i] = xmax - f * (xmax - xmin), y[2 * SIDE + i] = ymax; /* north */
+        x[3 * SIDE + i] = xmin, y[3 * SIDE + i] = ymax - f * (ymax - ymin); /* west */
+    }
+    size_t bad = geo_ct_points(ct, 4 * SIDE, x, y, ok);
+    bb[0] = bb[1] = INFINITY;
+    bb[2] = bb[3] = -INFINITY;
+    for (int i = 0; i < 4 * SIDE; i++) {
+        if (!ok[i])
+            continue;
+        bb[0] = fmin(bb[0], x[i]);
+        bb[1] = fmin(bb[1], y[i]);
+        bb[2] = fmax(bb[2], x[i]);
+        bb[3] = fmax(bb[3], y[i]);
+    }
+    return bad;
 }

@@ -85,6 +85,10 @@ int geo_raster_is_nodata(const geo_raster *r, size_t i);
 /* Number of cells holding data. */
 size_t geo_raster_count_valid(const geo_raster *r);
 
+/* The grid (size, geotransform, CRS) of any GDAL raster, without reading
+ * its cells. */
+trv_status geo_grid_read(trv_ctx *ctx, const char *path, geo_grid *out);
+
 /* Read band 1 of any GDAL raster. Float32 keeps the source nodata value
  * (NaN cells become nodata); Byte requires integer values in 0..255 apart
  * from nodata, which becomes 0. Errors name the file. */
@@ -118,6 +122,11 @@ int geo_utm_epsg(double lon_deg, double lat_deg);
  * zone of the grid's centre. A grid without CRS is TRV_ERR_CRS. */
 trv_status geo_crs_choose(trv_ctx *ctx, const geo_grid *src, const char *t_srs, char **wkt);
 
+/* WKT (malloc'ed) of any CRS definition OSRSetFromUserInput accepts
+ * ("EPSG:32616", WKT, PROJ string); TRV_ERR_CRS naming def if unknown. */
+trv_status geo_crs_wkt(trv_ctx *ctx, const char *def, char **wkt);
+/* 1 if both WKTs name the same CRS (both NULL counts as the same). */
+int geo_crs_same(const char *a, const char *b);
 /* 1 if wkt is a geographic (lon/lat) CRS, 0 if not, -1 if unreadable. */
 int geo_crs_is_geographic(const char *wkt);
 /* A short name for messages: "EPSG:32616" when it has one, else the CRS
@@ -147,6 +156,10 @@ size_t geo_ct_points(geo_ct *ct, size_t n, double *x, double *y, int *ok);
  * TRV_ERR_NOMEM on allocation failure. */
 trv_status geo_ct_line(trv_ctx *ctx, geo_ct *ct, double x0, double dx, double y, int n, double tol, double *xs,
                        double *ys, int *ok);
+/* Bounding box of the rectangle [xmin, xmax] x [ymin, ymax] after the
+ * transformation (edges densified, 64 points a side). bb: xmin ymin xmax
+ * ymax. Returns the number of points that failed to transform. */
+size_t geo_ct_bounds(geo_ct *ct, double xmin, double ymin, double xmax, double ymax, double bb[4]);
 
 /* ---- categorical alignment -------------------------------------------- */
 

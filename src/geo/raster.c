@@ -274,6 +274,20 @@ static trv_status grid_of(trv_ctx *ctx, GDALDatasetH ds, const char *path, geo_g
     return TRV_OK;
 }
 
+trv_status geo_grid_read(trv_ctx *ctx, const char *path, geo_grid *out)
+{
+    GDALDatasetH ds;
+    GDALRasterBandH band;
+    trv_status st = open_raster(ctx, path, &ds, &band);
+    if (st)
+        return st;
+    st = grid_of(ctx, ds, path, out);
+    if (st)
+        geo_grid_clear(out);
+    GDALClose(ds);
+    return st;
+}
+
 trv_status geo_raster_read(trv_ctx *ctx, const char *path, geo_type type, geo_raster **out)
 {
     *out = NULL;
@@ -524,6 +538,8 @@ trv_status geo_raster_write(trv_ctx *ctx, const geo_raster *r, const char *path,
             snprintf(seed, sizeof seed, "%llu", (unsigned long long)meta->seed);
             GDALSetMetadataItem(ds, "TRV_SEED", seed, NULL);
         }
+        for (int i = 0; i < meta->nextra; i++)
+            GDALSetMetadataItem(ds, meta->extra_key[i], meta->extra_value[i], NULL);
     }
     if (!st && r->type == GEO_U8 && r->classes)
         st = set_classes(ctx, band, r, path);

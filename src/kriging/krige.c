@@ -158,8 +158,11 @@ void krg_index_free(krg_index *ix)
     free(ix);
 }
 
-/* (d2, idx) ordering: nearer first, then lower index */
-static int before(double da, long ia, double db, long ib) { return da < db || (da == db && ia < ib); }
+/* (d2, idx) ordering: nearer first; among equally near points the later
+ * one first, as gstat's neighbour search returns them (checked against its
+ * nmax = 20 kriging of Meuse, where three grid nodes have a tie at the
+ * 20th neighbour). */
+static int before(double da, long ia, double db, long ib) { return da < db || (da == db && ia > ib); }
 
 int krg_index_nearest(const krg_index *ix, double x, double y, int k, double maxdist, long skip, long *idx,
                       double *d2)

@@ -110,7 +110,8 @@ trv_status krg_index_new(trv_ctx *ctx, const krg_points *p, krg_index **out);
 void krg_index_free(krg_index *ix);
 
 /* The k points nearest to (x, y) within maxdist (inf: no limit), nearest
- * first, ties broken by index, skipping point `skip` (-1: none). Returns
+ * first, equally near points the later (higher index) first as gstat
+ * picks them, skipping point `skip` (-1: none). Returns
  * how many were found (<= k). */
 int krg_index_nearest(const krg_index *ix, double x, double y, int k, double maxdist, long skip, long *idx,
                       double *d2);
@@ -135,5 +136,147 @@ trv_status krg_predict(trv_ctx *ctx, const krg_points *p, const krg_index *ix, c
  * them; which NULL: all points): each is predicted from the others. */
 trv_status krg_cv(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m, const krg_opts *o,
                   size_t n, const long *which, double *pred, double *var);
+
+/* ---- model choice ------------------------------------------------------- */
+
+typedef struct krg_candidate {
+    krg_model model;
+    int short_lags;         /* 1: fitted to the short-lag variogram */
+    double wsse;            /* weighted SSE of the fit */
+    double cv_rmse;         /* leave-one-out RMSE on the CV subsample; NAN if not evaluated */
+    int ok;                 /* 0: the fit failed (skipped) */
+} krg_candidate;
+
+typedef struct krg_choice_opts {
+    krg_fit_method method;
+    double cutoff, width;   /* <= 0: gstat's defaults */
+    size_t vgm_points;      /* variogram subsample size (0: all points) */
+    size_t cv_points;       /* LOOCV subsample size (0: all points) */
+    uint64_t seed;
+    int only;               /* -1: every model (auto), else one krg_model_type */
+    double kappa;           /* with only == KRG_MAT: its kappa (default 1.5) */
+} krg_choice_opts;
+
+void krg_choice_opts_init(krg_choice_opts *o); /* method 7, default cutoff, 3000 / 2000 points, seed 1, auto */
+
+/* Fit the candidate models and keep the one with the lowest leave-one-out
+ * RMSE. Candidates: each model (Mat with kappa 1.5 and 2.5) fitted by
+ * weighted least squares to the sample variogram (gstat's cutoff) and to a
+ * short-lag variogram (cutoff 8 times the median nearest-neighbour
+ * spacing, 15 lags), because the behaviour near the origin decides how
+ * well kriging interpolates. With only >= 0, that model alone (both
+ * fits, the better by LOOCV). *vgm receives the full sample variogram,
+ * *cands (ncand) every candidate; the caller frees both. */
+trv_status krg_choose_model(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_opts *ko,
+                            const krg_choice_opts *co, krg_model *best, krg_vgm **vgm, krg_candidate **cands,
+                            int *ncand);
+
+/* Summary of leave-one-out results against the observed values. */
+typedef struct krg_cv_stats {
+    size_t n;
+    double rmse, mae, me, msse; /* msse: mean of (error^2 / variance) */
+} krg_cv_stats;
+
+void krg_cv_summary(const double *obs, const double *pred, const double *var, size_t n, krg_cv_stats *out);
+
+/* ---- regular grids: refinement of a DEM ---------------------------------- */
+
+/* The samples of a raster DEM: every data cell's centre, transformed into
+ * the metric working CRS (METHOD.md §1.1), with the map back to cells. */
+typedef struct krg_source {
+    krg_points *pts;        /* data cells, row-major order; owned */
+    long *point_of_cell;    /* nx * ny: index into pts, -1 for nodata */
+    double *wx, *wy;        /* nx * ny: every cell centre in the working CRS */
+    geo_grid grid;          /* the raster's own grid and CRS */
+    char *work_wkt;         /* the metric CRS kriging works in */
+    int regular;            /* 1: the raster is a grid of the working CRS itself */
+} krg_source;
+
+trv_status krg_source_new(trv_ctx *ctx, const geo_raster *dem, const char *work_wkt, krg_source **out);
+void krg_source_free(krg_source *s);
+
+typedef struct krg_refine_stats {
+    size_t stencil;         /* targets done by the regular-grid stencil */
+    size_t block;           /* targets done by per-block systems */
+    size_t nodata;          /* targets left nodata */
+    size_t systems;         /* kriging systems factorised */
+} krg_refine_stats;
+
+/* Krige the source onto target (any CRS: its cell centres are transformed
+ * into the working CRS), writing Float32 rasters *pred (elevation) and,
+ * unless std is NULL, *std (kriging standard deviation), nodata -9999.
+ *
+ * Neighbourhood: a raster's samples sit on a lattice, so every target in
+ * the cell between four samples (a "block") shares one neighbour set: the
+ * o->nmax data samples nearest to the block's centre (for nmax 16 on a
+ * complete lattice, the 4 x 4 samples around it). One factorisation per
+ * block serves all its targets (dual kriging: the prediction is b'g with b
+ * solved once per block; the variance g'K^-1 g). Targets whose nearest
+ * neighbour is beyond o->maxdist are nodata.
+ *
+ * Fast path (allow_fast): when the raster is a grid of the working CRS and
+ * the target is too, a target's weights depend only on its offset inside
+ * its block, so they are solved once per offset and applied as a stencil;
+ * blocks at the border or touching nodata fall back to their own system.
+ * Both paths agree to rounding (tested to 1e-9). */
+trv_status krg_refine(trv_ctx *ctx, const krg_source *src, const krg_index *ix, const krg_model *m,
+                      const krg_opts *o, const geo_grid *target, int allow_fast, geo_raster **pred,
+                      geo_raster **std, krg_refine_stats *stats);
+
+/* Krige scattered points (in work_wkt) onto target cell centres, target
+ * nmax nearest per cell (krg_predict), row block by row block. */
+trv_status krg_grid_points(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
+                           const krg_opts *o, const char *work_wkt, const geo_grid *target, geo_raster **pred,
+                           geo_raster **std);
+
+/* ---- the trv-krige stage ----------------------------------------------- */
+
+typedef struct krg_job_opts {
+    const char *input;      /* a GDAL raster (DEM), or a CSV of points when x_col is set */
+    const char *x_col, *y_col, *z_col, *s_srs; /* CSV columns and their CRS */
+    const char *t_srs;      /* target CRS; NULL: the input's if projected, else its UTM zone */
+    double tr;              /* target cell size; <= 0: input cell size / 3 (rasters) */
+    const char *like;       /* take CRS, extent and cell size from this raster */
+    int has_te;
+    double te[4];           /* target extent xmin ymin xmax ymax, in the target CRS */
+    krg_choice_opts choice; /* fitting and model choice */
+    int fixed;              /* 1: use `model` as given, fit nothing */
+    krg_model model;
+    krg_opts krige;
+    int want_cv;            /* leave-one-out over every input point */
+    int allow_fast;         /* the regular-grid stencil (default 1) */
+} krg_job_opts;
+
+void krg_job_opts_init(krg_job_opts *o);
+
+typedef struct krg_job {
+    geo_raster *pred, *std; /* on the target grid */
+    krg_model model;
+    krg_vgm *vgm;           /* NULL when the model was fixed */
+    krg_candidate *cands;
+    int ncand;
+    krg_points *pts;        /* the input points in the working CRS */
+    char *work_wkt, *input_label;
+    int raster_input;
+    size_t input_cells;     /* raster: cells in all (data and nodata) */
+    double *cv_pred, *cv_var; /* want_cv: per input point */
+    krg_cv_stats cv;
+    krg_refine_stats stats;
+} krg_job;
+
+/* Read the input, choose the target grid, fit or take the model, krige,
+ * and (want_cv) cross-validate. Errors name the input. */
+trv_status krg_job_run(trv_ctx *ctx, const krg_job_opts *o, krg_job *out);
+void krg_job_clear(krg_job *j);
+
+typedef struct krg_job_paths {
+    const char *dem, *std, *variogram, *cv, *points; /* NULL: not written (dem required) */
+} krg_job_paths;
+
+/* Write the outputs, all or none. The variogram CSV has np, dist, gamma
+ * and the model's gamma at dist; the CV CSV x, y, observed, pred, var (in
+ * the working CRS); the point cloud x, y, z, std of every target cell with
+ * data (target CRS). */
+trv_status krg_job_write(trv_ctx *ctx, const krg_job *j, const krg_job_paths *paths, const trv_meta *meta);
 
 #endif

@@ -1,0 +1,649 @@
+/* Kriging onto regular grids: DEM refinement with block neighbourhoods
+ * and the regular-grid stencil, and scattered points onto a grid. */
+#include "krige_priv.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NODATA (-9999.0f)
+
+/* ---- sources ------------------------------------------------------------- */
+
+void krg_source_free(krg_source *s)
+{
+    if (!s)
+        return;
+    krg_points_free(s->pts);
+    free(s->point_of_cell);
+    free(s->wx);
+    free(s->wy);
+    geo_grid_clear(&s->grid);
+    free(s->work_wkt);
+    free(s);
+}
+
+trv_status krg_source_new(trv_ctx *ctx, const geo_raster *dem, const char *work_wkt, krg_source **out)
+{
+    *out = NULL;
+    krg_source *s = calloc(1, sizeof *s);
+    if (!s)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    trv_status st = geo_grid_copy(ctx, &s->grid, &dem->grid);
+    geo_ct *ct = NULL;
+    size_t ncell = (size_t)dem->grid.nx * dem->grid.ny, nvalid = geo_raster_count_valid(dem);
+    if (!st && !(s->work_wkt = strdup(work_wkt)))
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (!st)
+        st = geo_ct_create(ctx, dem->grid.wkt, work_wkt, &ct);
+    if (!st) {
+        s->regular = geo_ct_is_identity(ct);
+        s->point_of_cell = malloc(ncell * sizeof *s->point_of_cell);
+        s->wx = malloc(ncell * sizeof *s->wx);
+        s->wy = malloc(ncell * sizeof *s->wy);
+        if (!s->point_of_cell || !s->wx || !s->wy)
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory for %zu samples", ncell);
+    }
+    if (!st)
+        st = krg_points_new(ctx, nvalid, &s->pts);
+    if (!st) {
+        int nx = dem->grid.nx;
+        for (size_t i = 0; i < ncell; i++) {
+            s->wx[i] = geo_grid_x(&dem->grid, (double)(i % nx));
+            s->wy[i] = geo_grid_y(&dem->grid, (double)(i / nx));
+        }
+        /* every cell centre, data or not: blocks need their corners */
+        size_t bad = geo_ct_points(ct, ncell, s->wx, s->wy, NULL);
+        if (bad)
+            st = trv_error(ctx, TRV_ERR_CRS, "%zu cell centres of the DEM cannot be transformed into the working CRS",
+                           bad);
+    }
+    if (!st) {
+        size_t k = 0;
+        for (size_t i = 0; i < ncell; i++) {
+            if (geo_raster_is_nodata(dem, i)) {
+                s->point_of_cell[i] = -1;
+                continue;
+            }
+            s->pts->x[k] = s->wx[i];
+            s->pts->y[k] = s->wy[i];
+            s->pts->z[k] = dem->f32[i];
+            s->point_of_cell[i] = (long)k++;
+        }
+    }
+    geo_ct_free(ct);
+    if (st)
+        krg_source_free(s);
+    else
+        *out = s;
+    return st;
+}
+
+/* ---- the regular-grid stencil ------------------------------------------- */
+
+enum { MAX_OFFSETS = 64 };
+
+typedef struct stencil {
+    int on;
+    int n;                  /* neighbours: the pattern's size */
+    int *di, *dj;           /* pattern cells relative to the block's top-left sample */
+    int *col_q, *row_q;     /* per target column/row: block column/row */
+    int *col_o, *row_o;     /* per target column/row: offset index */
+    double du[MAX_OFFSETS], dv[MAX_OFFSETS];
+    int ndu, ndv;
+    double *w;              /* [ndv][ndu][n + 1]: weights, then the variance */
+    char *done;             /* [ndv][ndu] */
+    pthread_mutex_t lock;
+} stencil;
+
+static int offset_index(double *list, int *count, double d)
+{
+    for (int k = 0; k < *count; k++)
+        if (fabs(list[k] - d) < 1e-9)
+            return k;
+    if (*count == MAX_OFFSETS)
+        return -1;
+    list[*count] = d;
+    return (*count)++;
+}
+
+typedef struct cand {
+    double d2;
+    int di, dj;
+} cand;
+
+static int cmp_cand(const void *a, const void *b)
+{
+    const cand *p = a, *q = b;
+    if (p->d2 != q->d2)
+        return p->d2 < q->d2 ? -1 : 1;
+    if (p->di != q->di) /* among equals the later point first, as the index does */
+        return p->di > q->di ? -1 : 1;
+    return (p->dj < q->dj) - (p->dj > q->dj);
+}
+
+static void stencil_free(stencil *S)
+{
+    free(S->di);
+    free(S->dj);
+    free(S->col_q);
+    free(S->row_q);
+    free(S->col_o);
+    free(S->row_o);
+    free(S->w);
+    free(S->done);
+    if (S->on)
+        pthread_mutex_destroy(&S->lock);
+}
+
+/* Set up the stencil if this refinement allows it: source and target are
+ * grids of the working CRS, no maxdist, no tie at the neighbour cut, and
+ * few distinct offsets. Leaves S->on = 0 otherwise. */
+static trv_status stencil_init(trv_ctx *ctx, stencil *S, const krg_source *src, const geo_grid *t, int nmax,
+                               double maxdist, int allow)
+{
+    memset(S, 0, sizeof *S);
+    const geo_grid *g = &src->grid;
+    if (!allow || !src->regular || !geo_crs_same(t->wkt, src->work_wkt) || isfinite(maxdist) || g->nx < 2 ||
+        g->ny < 2 || nmax < 1 || (size_t)nmax >= src->pts->n)
+        return TRV_OK;
+    double dxm = g->gt[1], dym = fabs(g->gt[5]);
+    int R = (int)ceil(sqrt((double)nmax)) + 2, nc = (2 * R + 2) * (2 * R + 2), k = 0;
+    cand *c = malloc((size_t)nc * sizeof *c);
+    if (!c)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    for (int di = -R; di <= R + 1; di++)
+        for (int dj = -R; dj <= R + 1; dj++) {
+            double ex = (dj - 0.5) * dxm, ey = (di - 0.5) * dym;
+            c[k++] = (cand){ex * ex + ey * ey, di, dj};
+        }
+    qsort(c, (size_t)nc, sizeof *c, cmp_cand);
+    if (c[nmax].d2 - c[nmax - 1].d2 <= 1e-9 * c[nmax].d2) { /* a tie at the cut: sets would be ambiguous */
+        free(c);
+        return TRV_OK;
+    }
+    S->n = nmax;
+    S->di = malloc((size_t)nmax * sizeof *S->di);
+    S->dj = malloc((size_t)nmax * sizeof *S->dj);
+    S->col_q = malloc((size_t)t->nx * sizeof(int));
+    S->col_o = malloc((size_t)t->nx * sizeof(int));
+    S->row_q = malloc((size_t)t->ny * sizeof(int));
+    S->row_o = malloc((size_t)t->ny * sizeof(int));
+    if (!S->di || !S->dj || !S->col_q || !S->col_o || !S->row_q || !S->row_o) {
+        free(c);
+        stencil_free(S);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    /* the pattern in point-index order (row-major), as sorted neighbour sets are */
+    qsort(c, (size_t)nmax, sizeof *c, cmp_cand);
+    for (int i = 0; i < nmax; i++) {
+        int best = i;
+        for (int j = i + 1; j < nmax; j++)
+            if (c[j].di < c[best].di || (c[j].di == c[best].di && c[j].dj < c[best].dj))
+                best = j;
+        cand tmp = c[i];
+        c[i] = c[best];
+        c[best] = tmp;
+        S->di[i] = c[i].di;
+        S->dj[i] = c[i].dj;
+    }
+    free(c);
+    for (int col = 0; col < t->nx; col++) {
+        double u = (geo_grid_x(t, col) - g->gt[0]) / g->gt[1] - 0.5;
+        int q = (int)floor(u);
+        q = q < 0 ? 0 : q > g->nx - 2 ? g->nx - 2 : q;
+        S->col_q[col] = q;
+        if ((S->col_o[col] = offset_index(S->du, &S->ndu, u - q)) < 0)
+            goto off;
+    }
+    for (int row = 0; row < t->ny; row++) {
+        double v = (geo_grid_y(t, row) - g->gt[3]) / g->gt[5] - 0.5;
+        int q = (int)floor(v);
+        q = q < 0 ? 0 : q > g->ny - 2 ? g->ny - 2 : q;
+        S->row_q[row] = q;
+        if ((S->row_o[row] = offset_index(S->dv, &S->ndv, v - q)) < 0)
+            goto off;
+    }
+    S->w = malloc((size_t)S->ndu * S->ndv * (nmax + 1) * sizeof *S->w);
+    S->done = calloc((size_t)S->ndu * S->ndv, 1);
+    if (!S->w || !S->done) {
+        stencil_free(S);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    pthread_mutex_init(&S->lock, NULL);
+    S->on = 1;
+    return TRV_OK;
+off:
+    stencil_free(S);
+    memset(S, 0, sizeof *S);
+    return TRV_OK;
+}
+
+/* Weights and variance for offset (iu, iv), solved once in the block's
+ * own frame (metres from its top-left sample). */
+static const double *stencil_weights(stencil *S, const krg_source *src, const krg_model *m, krg_sys *sys,
+                                     krg_points *local, int iu, int iv)
+{
+    size_t e = (size_t)iv * S->ndu + iu;
+    double *w = S->w + e * (S->n + 1);
+    pthread_mutex_lock(&S->lock);
+    if (!S->done[e]) {
+        const geo_grid *g = &src->grid;
+        long idx[S->n];
+        for (int k = 0; k < S->n; k++) {
+            local->x[k] = S->dj[k] * g->gt[1];
+            local->y[k] = S->di[k] * g->gt[5];
+            idx[k] = k;
+        }
+        if (krg_sys_factor(sys, local, m, idx, S->n) == 0) {
+            w[S->n] = krg_sys_solve(sys, local, m, S->du[iu] * g->gt[1], S->dv[iv] * g->gt[5]);
+            memcpy(w, sys->rhs, (size_t)S->n * sizeof *w);
+        } else {
+            w[S->n] = NAN;
+        }
+        S->done[e] = 1;
+        sys->n = -1; /* the factors belong to the local frame, not to source points */
+    }
+    pthread_mutex_unlock(&S->lock);
+    return w;
+}
+
+/* ---- block systems ------------------------------------------------------- */
+
+typedef struct block {
+    long key;               /* -1: empty */
+    int n;
+    long *idx;
+    double *kinv;           /* (n+1)^2, full symmetric */
+    double *b;              /* n+1: K^-1 [z; 0] */
+    int singular;
+} block;
+
+typedef struct band {
+    /* shared */
+    const krg_source *src;
+    const krg_index *ix;
+    const krg_model *m;
+    const krg_opts *o;
+    const geo_grid *t;
+    stencil *S;
+    float *pred, *std;
+    int nmax;
+    pthread_mutex_t *lock;
+    int *rows_done, *failed;
+    trv_ctx *ctx;           /* progress: only band 0 reports */
+    /* own */
+    int r0, r1, first;
+    trv_status st;
+    char msg[256];
+    krg_refine_stats stats;
+} band;
+
+static int block_compute(block *B, const band *J, krg_sys *sys, long *idx, double *d2, int qr, int qc)
+{
+    const krg_source *src = J->src;
+    const geo_grid *g = &src->grid;
+    int nx = g->nx;
+    /* the block's centre in working coordinates: the mean of its corners */
+    int r1 = qr + 1 < g->ny ? qr + 1 : qr, c1 = qc + 1 < nx ? qc + 1 : qc;
+    double ax = 0.25 * (src->wx[(size_t)qr * nx + qc] + src->wx[(size_t)qr * nx + c1] +
+                        src->wx[(size_t)r1 * nx + qc] + src->wx[(size_t)r1 * nx + c1]);
+    double ay = 0.25 * (src->wy[(size_t)qr * nx + qc] + src->wy[(size_t)qr * nx + c1] +
+                        src->wy[(size_t)r1 * nx + qc] + src->wy[(size_t)r1 * nx + c1]);
+    int n = krg_index_nearest(J->ix, ax, ay, J->nmax, J->o->maxdist, -1, idx, d2);
+    B->n = n;
+    B->singular = 0;
+    if (n == 0)
+        return 0;
+    /* canonical order */
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && idx[j] < idx[j - 1]; j--) {
+            long tmp = idx[j];
+            idx[j] = idx[j - 1];
+            idx[j - 1] = tmp;
+        }
+    memcpy(B->idx, idx, (size_t)n * sizeof *idx);
+    if (krg_sys_factor(sys, src->pts, J->m, idx, n) != 0) {
+        B->singular = 1;
+        return -1;
+    }
+    int N = n + 1;
+    /* K^-1 column by column from the factors; then b = K^-1 [z; 0] */
+    for (int j = 0; j < N; j++) {
+        double *col = B->kinv + (size_t)j * N;
+        memset(col, 0, (size_t)N * sizeof *col);
+        col[j] = 1;
+        LAPACKE_dsytrs(LAPACK_COL_MAJOR, 'L', N, 1, sys->a, N, sys->ipiv, col, N);
+    }
+    for (int i = 0; i < N; i++) {
+        double acc = 0;
+        for (int k = 0; k < n; k++)
+            acc += B->kinv[(size_t)k * N + i] * src->pts->z[idx[k]];
+        B->b[i] = acc;
+    }
+    return 0;
+}
+
+static void *band_run(void *arg)
+{
+    band *J = arg;
+    const krg_source *src = J->src;
+    const geo_grid *g = &src->grid, *t = J->t;
+    const krg_model *m = J->m;
+    int nmax = J->nmax, N = nmax + 1, nx = t->nx;
+    size_t ncache = (size_t)2 * g->nx + 2;
+    size_t entry = (size_t)N * N + N;
+    if (ncache * entry > (size_t)64 << 20 >> 3)
+        ncache = ((size_t)64 << 20 >> 3) / entry + 1;
+    block *cache = calloc(ncache, sizeof *cache);
+    double *store = malloc(ncache * entry * sizeof *store);
+    long *idxstore = malloc(ncache * (size_t)nmax * sizeof *idxstore);
+    double *sx = malloc((size_t)nx * sizeof *sx), *sy = malloc((size_t)nx * sizeof *sy);
+    double *wx = malloc((size_t)nx * sizeof *wx), *wy = malloc((size_t)nx * sizeof *wy);
+    int *ok1 = malloc((size_t)nx * sizeof *ok1), *ok2 = malloc((size_t)nx * sizeof *ok2);
+    long *idx = malloc((size_t)nmax * sizeof *idx);
+    double *d2 = malloc((size_t)nmax * sizeof *d2), *gv = malloc((size_t)N * sizeof *gv);
+    krg_points *local = NULL;
+    geo_ct *to_src = NULL, *to_work = NULL;
+    krg_sys sys = {0};
+    trv_ctx *scratch = trv_ctx_new();
+    if (!cache || !store || !idxstore || !sx || !sy || !wx || !wy || !ok1 || !ok2 || !idx || !d2 || !gv ||
+        !scratch) {
+        J->st = TRV_ERR_NOMEM;
+        snprintf(J->msg, sizeof J->msg, "out of memory for kriging");
+        goto done;
+    }
+    if ((J->st = krg_sys_init(scratch, &sys, nmax)) || (J->st = krg_points_new(scratch, (size_t)nmax, &local)) ||
+        (J->st = geo_ct_create(scratch, t->wkt, g->wkt, &to_src)) ||
+        (J->st = geo_ct_create(scratch, t->wkt, src->work_wkt, &to_work))) {
+        snprintf(J->msg, sizeof J->msg, "%s", trv_errmsg(scratch));
+        goto done;
+    }
+    for (size_t k = 0; k < ncache; k++) {
+        cache[k].key = -1;
+        cache[k].kinv = store + k * entry;
+        cache[k].b = cache[k].kinv + (size_t)N * N;
+        cache[k].idx = idxstore + k * (size_t)nmax;
+    }
+    const double tol_src = 1e-4 * fmin(g->gt[1], fabs(g->gt[5]));
+    const double tol_work = 1e-4 * fabs(t->gt[1]);
+    const double max2 = isfinite(J->o->maxdist) ? J->o->maxdist * J->o->maxdist : INFINITY;
+    stencil *S = J->S;
+    for (int row = J->r0; row < J->r1; row++) {
+        float *P = J->pred + (size_t)row * nx, *D = J->std ? J->std + (size_t)row * nx : NULL;
+        double y = geo_grid_y(t, row);
+        if ((J->st = geo_ct_line(scratch, to_src, geo_grid_x(t, 0), t->gt[1], y, nx, tol_src, sx, sy, ok1)) ||
+            (J->st = geo_ct_line(scratch, to_work, geo_grid_x(t, 0), t->gt[1], y, nx, tol_work, wx, wy, ok2))) {
+            snprintf(J->msg, sizeof J->msg, "%s", trv_errmsg(scratch));
+            goto done;
+        }
+        for (int col = 0; col < nx; col++) {
+            P[col] = NODATA;
+            if (D)
+                D[col] = NODATA;
+            if (!ok1[col] || !ok2[col]) {
+                J->stats.nodata++;
+                continue;
+            }
+            int qr, qc;
+            if (S->on) {
+                qr = S->row_q[row];
+                qc = S->col_q[col];
+                /* the stencil, where the whole pattern holds data */
+                int k = 0;
+                double z = 0;
+                const double *w = NULL;
+                for (; k < S->n; k++) {
+                    int r = qr + S->di[k], c = qc + S->dj[k];
+                    if (r < 0 || c < 0 || r >= g->ny || c >= g->nx || src->point_of_cell[(size_t)r * g->nx + c] < 0)
+                        break;
+                }
+                if (k == S->n) {
+                    w = stencil_weights(S, src, m, &sys, local, S->col_o[col], S->row_o[row]);
+                    if (isfinite(w[S->n])) {
+                        for (k = 0; k < S->n; k++)
+                            z += w[k] * src->pts->z[src->point_of_cell[(size_t)(qr + S->di[k]) * g->nx + qc + S->dj[k]]];
+                        P[col] = (float)z;
+                        if (D)
+                            D[col] = (float)sqrt(fmax(w[S->n], 0));
+                        J->stats.stencil++;
+                        continue;
+                    }
+                }
+            } else {
+                double u = (sx[col] - g->gt[0]) / g->gt[1] - 0.5, v = (sy[col] - g->gt[3]) / g->gt[5] - 0.5;
+                qr = (int)floor(v);
+                qc = (int)floor(u);
+                qr = qr < 0 ? 0 : qr > g->ny - 2 ? (g->ny >= 2 ? g->ny - 2 : 0) : qr;
+                qc = qc < 0 ? 0 : qc > g->nx - 2 ? (g->nx >= 2 ? g->nx - 2 : 0) : qc;
+            }
+            long key = (long)qr * g->nx + qc;
+            block *B = &cache[(size_t)key % ncache];
+            if (B->key != key) {
+                B->key = key;
+                if (block_compute(B, J, &sys, idx, d2, qr, qc) != 0) {
+                    J->st = TRV_ERR_DATA;
+                    snprintf(J->msg, sizeof J->msg,
+                             "singular kriging system near (%.3f, %.3f): coincident samples, or a model without "
+                             "structure",
+                             wx[col], wy[col]);
+                    goto done;
+                }
+                J->stats.systems++;
+            }
+            int n = B->n, NN = n + 1;
+            if (n == 0) {
+                J->stats.nodata++;
+                continue;
+            }
+            double near2 = INFINITY;
+            for (int i = 0; i < n; i++) {
+                double dx = src->pts->x[B->idx[i]] - wx[col], dy = src->pts->y[B->idx[i]] - wy[col];
+                double dd = dx * dx + dy * dy;
+                near2 = dd < near2 ? dd : near2;
+                gv[i] = krg_gamma(m, sqrt(dd));
+            }
+            if (near2 > max2) {
+                J->stats.nodata++;
+                continue;
+            }
+            gv[n] = 1;
+            double z = 0, var = 0;
+            for (int i = 0; i < NN; i++) {
+                z += B->b[i] * gv[i];
+                const double *ki = B->kinv + (size_t)i * NN;
+                double acc = 0;
+                for (int j = 0; j < NN; j++)
+                    acc += ki[j] * gv[j];
+                var += gv[i] * acc;
+            }
+            P[col] = (float)z;
+            if (D)
+                D[col] = (float)sqrt(fmax(var, 0));
+            J->stats.block++;
+        }
+        pthread_mutex_lock(J->lock);
+        (*J->rows_done)++;
+        int stop = *J->failed, done_rows = *J->rows_done;
+        pthread_mutex_unlock(J->lock);
+        if (stop)
+            break;
+        if (J->first && (row & 15) == 0 && trv_progress(J->ctx, (double)done_rows / t->ny, "krige") != TRV_OK) {
+            J->st = TRV_ERR_CANCEL;
+            snprintf(J->msg, sizeof J->msg, "interrupted during krige");
+            break;
+        }
+    }
+done:
+    if (J->st) {
+        pthread_mutex_lock(J->lock);
+        *J->failed = 1;
+        pthread_mutex_unlock(J->lock);
+    }
+    free(cache);
+    free(store);
+    free(idxstore);
+    free(sx);
+    free(sy);
+    free(wx);
+    free(wy);
+    free(ok1);
+    free(ok2);
+    free(idx);
+    free(d2);
+    free(gv);
+    krg_points_free(local);
+    krg_sys_free(&sys);
+    geo_ct_free(to_src);
+    geo_ct_free(to_work);
+    trv_ctx_free(scratch);
+    return NULL;
+}
+
+static trv_status new_output(trv_ctx *ctx, const geo_grid *t, const char *desc, geo_raster **out)
+{
+    trv_status st = geo_raster_new(ctx, t, GEO_F32, out);
+    if (!st) {
+        (*out)->has_nodata = 1;
+        (*out)->nodata = NODATA;
+        st = geo_raster_set_label(ctx, *out, desc, "m");
+    }
+    return st;
+}
+
+trv_status krg_refine(trv_ctx *ctx, const krg_source *src, const krg_index *ix, const krg_model *m,
+                      const krg_opts *o, const geo_grid *target, int allow_fast, geo_raster **pred,
+                      geo_raster **std, krg_refine_stats *stats)
+{
+    *pred = NULL;
+    if (std)
+        *std = NULL;
+    if (stats)
+        memset(stats, 0, sizeof *stats);
+    if (src->pts->n == 0)
+        return trv_error(ctx, TRV_ERR_DATA, "the DEM holds only nodata");
+    int nmax = o->nmax <= 0 || (size_t)o->nmax > src->pts->n ? (int)src->pts->n : o->nmax;
+    if (nmax > 2000)
+        return trv_error(ctx, TRV_ERR_USAGE,
+                         "a kriging system of %d samples per block is too large for a DEM; limit --nmax", nmax);
+    geo_raster *P = NULL, *D = NULL;
+    stencil S;
+    trv_status st = new_output(ctx, target, "elevation", &P);
+    if (!st && std)
+        st = new_output(ctx, target, "kriging standard deviation", &D);
+    if (!st)
+        st = stencil_init(ctx, &S, src, target, nmax, o->maxdist, allow_fast);
+    if (st) {
+        geo_raster_free(P);
+        geo_raster_free(D);
+        return st;
+    }
+    int nt = krg_threads(o->threads);
+    if (nt > target->ny)
+        nt = target->ny;
+    if (nt > 64)
+        nt = 64;
+    band J[64];
+    pthread_t th[64];
+    int running[64] = {0};
+    pthread_mutex_t lock;
+    pthread_mutex_init(&lock, NULL);
+    int rows_done = 0, failed = 0;
+    for (int i = 0; i < nt; i++)
+        J[i] = (band){.src = src, .ix = ix, .m = m, .o = o, .t = target, .S = &S, .pred = P->f32,
+                      .std = D ? D->f32 : NULL, .nmax = nmax, .lock = &lock, .rows_done = &rows_done,
+                      .failed = &failed, .ctx = ctx, .r0 = (int)((long)target->ny * i / nt),
+                      .r1 = (int)((long)target->ny * (i + 1) / nt), .first = i == 0};
+    for (int i = 1; i < nt; i++)
+        running[i] = pthread_create(&th[i], NULL, band_run, &J[i]) == 0;
+    band_run(&J[0]);
+    for (int i = 1; i < nt; i++)
+        if (running[i])
+            pthread_join(th[i], NULL);
+        else
+            band_run(&J[i]); /* a thread that could not start: its rows here */
+    pthread_mutex_destroy(&lock);
+    stencil_free(&S);
+    st = TRV_OK;
+    for (int i = 0; i < nt; i++) {
+        if (J[i].st && !st)
+            st = trv_error(ctx, J[i].st, "%s", J[i].msg);
+        if (stats) {
+            stats->stencil += J[i].stats.stencil;
+            stats->block += J[i].stats.block;
+            stats->nodata += J[i].stats.nodata;
+            stats->systems += J[i].stats.systems;
+        }
+    }
+    if (!st)
+        st = trv_progress(ctx, 1.0, "krige");
+    if (st) {
+        geo_raster_free(P);
+        geo_raster_free(D);
+        return st;
+    }
+    *pred = P;
+    if (std)
+        *std = D;
+    return TRV_OK;
+}
+
+/* ---- scattered points onto a grid ------------------------------------------- */
+
+trv_status krg_grid_points(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
+                           const krg_opts *o, const char *work_wkt, const geo_grid *target, geo_raster **pred,
+                           geo_raster **std)
+{
+    *pred = NULL;
+    if (std)
+        *std = NULL;
+    geo_raster *P = NULL, *D = NULL;
+    geo_ct *ct = NULL;
+    int nx = target->nx, rows = 64;
+    size_t nb = (size_t)nx * rows;
+    double *x = malloc(nb * sizeof *x), *y = malloc(nb * sizeof *y), *zp = malloc(nb * sizeof *zp),
+           *zv = malloc(nb * sizeof *zv);
+    int *ok = malloc(nb * sizeof *ok);
+    trv_status st = (!x || !y || !zp || !zv || !ok) ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory") : TRV_OK;
+    if (!st)
+        st = new_output(ctx, target, "elevation", &P);
+    if (!st && std)
+        st = new_output(ctx, target, "kriging standard deviation", &D);
+    if (!st)
+        st = geo_ct_create(ctx, target->wkt, work_wkt, &ct);
+    for (int r0 = 0; !st && r0 < target->ny; r0 += rows) {
+        int r1 = r0 + rows < target->ny ? r0 + rows : target->ny;
+        size_t n = (size_t)(r1 - r0) * nx;
+        for (size_t k = 0; k < n; k++) {
+            x[k] = geo_grid_x(target, (double)(k % nx));
+            y[k] = geo_grid_y(target, (double)(r0 + (int)(k / nx)));
+        }
+        geo_ct_points(ct, n, x, y, ok);
+        if ((st = krg_predict(ctx, p, ix, m, o, n, x, y, zp, zv)))
+            break;
+        for (size_t k = 0; k < n; k++) {
+            size_t i = (size_t)r0 * nx + k;
+            int good = ok[k] && isfinite(zp[k]);
+            P->f32[i] = good ? (float)zp[k] : NODATA;
+            if (D)
+                D->f32[i] = good ? (float)sqrt(fmax(zv[k], 0)) : NODATA;
+        }
+        st = trv_progress(ctx, (double)r1 / target->ny, "krige");
+    }
+    free(x);
+    free(y);
+    free(zp);
+    free(zv);
+    free(ok);
+    geo_ct_free(ct);
+    if (st) {
+        geo_raster_free(P);
+        geo_raster_free(D);
+        return st;
+    }
+    *pred = P;
+    if (std)
+        *std = D;
+    return TRV_OK;
+}

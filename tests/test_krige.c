@@ -1,0 +1,339 @@
+/* Ordinary kriging against R gstat 2.1.0 on the Meuse data
+ * (../shared/reference/gstat): predictions and variances at every node of
+ * the 40 m grid with all points and with the 20 nearest, within 1e-6
+ * relative; leave-one-out predictions, and RMSE within 1e-4. The model is
+ * gstat's own fit (the *_fit.csv rows), so only the kriging is compared.
+ * Also: the regular-grid stencil against per-block systems (1e-9), block
+ * kriging of a DEM against per-target kriging with the same sets, the
+ * neighbour index against brute force, and error paths. */
+#include "test_common.h"
+
+#include <math.h>
+
+#include "kriging/krige.h"
+
+static char *shared(const char *rel) { return env_path("TRV_SHARED", "../shared", rel); }
+
+static double num(const trv_csv *c, size_t r, const char *col)
+{
+    double v = NAN;
+    trv_ctx *ctx = trv_ctx_new();
+    int k = trv_csv_col(c, col);
+    assert_true(k >= 0);
+    assert_int_equal(trv_csv_double(ctx, c, r, k, &v), TRV_OK);
+    trv_ctx_free(ctx);
+    return v;
+}
+
+static trv_csv *load(const char *rel)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    char *p = shared(rel);
+    trv_csv *c = NULL;
+    if (trv_csv_read(ctx, p, &c) != TRV_OK)
+        fail_msg("%s", trv_errmsg(ctx));
+    free(p);
+    trv_ctx_free(ctx);
+    return c;
+}
+
+/* Meuse points with z = elev or log(zinc). */
+static krg_points *meuse(int logzinc)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    trv_csv *c = load("data/meuse/meuse_points.csv");
+    krg_points *p = NULL;
+    assert_int_equal(krg_points_new(ctx, trv_csv_nrows(c), &p), TRV_OK);
+    for (size_t i = 0; i < p->n; i++) {
+        p->x[i] = num(c, i, "x");
+        p->y[i] = num(c, i, "y");
+        p->z[i] = logzinc ? log(num(c, i, "zinc")) : num(c, i, "elev");
+    }
+    trv_csv_free(c);
+    trv_ctx_free(ctx);
+    return p;
+}
+
+/* gstat's fitted Nug + Sph model. */
+static krg_model fitted(const char *name)
+{
+    char rel[128];
+    snprintf(rel, sizeof rel, "reference/gstat/meuse_%s_fit.csv", name);
+    trv_csv *c = load(rel);
+    krg_model m = {KRG_SPH, 0, 0, 0, 0};
+    int cm = trv_csv_col(c, "model");
+    for (size_t r = 0; r < trv_csv_nrows(c); r++) {
+        if (!strcmp(trv_csv_cell(c, r, cm), "Nug"))
+            m.nugget = num(c, r, "psill");
+        else {
+            assert_string_equal(trv_csv_cell(c, r, cm), "Sph");
+            m.psill = num(c, r, "psill");
+            m.range = num(c, r, "range");
+        }
+    }
+    trv_csv_free(c);
+    return m;
+}
+
+static double rel(double a, double b) { return fabs(a - b) / fmax(fabs(b), 1e-300); }
+
+static void check_grid(const char *name, int logzinc, int nmax)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    krg_points *p = meuse(logzinc);
+    krg_model m = fitted(name);
+    krg_index *ix = NULL;
+    assert_int_equal(krg_index_new(ctx, p, &ix), TRV_OK);
+    char r[128];
+    snprintf(r, sizeof r, "reference/gstat/meuse_%s_ok_nmax%s.csv", name, nmax ? "20" : "all");
+    trv_csv *ref = load(r);
+    size_t n = trv_csv_nrows(ref);
+    double *tx = malloc(n * sizeof *tx), *ty = malloc(n * sizeof *ty), *pr = malloc(n * sizeof *pr),
+           *va = malloc(n * sizeof *va);
+    for (size_t i = 0; i < n; i++) {
+        tx[i] = num(ref, i, "x");
+        ty[i] = num(ref, i, "y");
+    }
+    krg_opts o;
+    krg_opts_init(&o);
+    o.nmax = nmax;
+    assert_int_equal(krg_predict(ctx, p, ix, &m, &o, n, tx, ty, pr, va), TRV_OK);
+    double worst_p = 0, worst_v = 0;
+    for (size_t i = 0; i < n; i++) {
+        worst_p = fmax(worst_p, rel(pr[i], num(ref, i, "pred")));
+        worst_v = fmax(worst_v, rel(va[i], num(ref, i, "var")));
+        if (rel(pr[i], num(ref, i, "pred")) > 1e-6)
+            printf("  node %zu (%g, %g): %.10g vs %.10g\n", i, tx[i], ty[i], pr[i], num(ref, i, "pred"));
+    }
+    printf("  %s nmax %s: %zu nodes, max relative difference pred %.2e, var %.2e\n", name, nmax ? "20" : "all", n,
+           worst_p, worst_v);
+    assert_true(worst_p <= 1e-6);
+    assert_true(worst_v <= 1e-6);
+    free(tx);
+    free(ty);
+    free(pr);
+    free(va);
+    trv_csv_free(ref);
+    krg_index_free(ix);
+    krg_points_free(p);
+    trv_ctx_free(ctx);
+}
+
+static void test_ok_logzinc(void **state)
+{
+    (void)state;
+    check_grid("logzinc", 1, 0);
+    check_grid("logzinc", 1, 20);
+}
+
+static void test_ok_elev(void **state)
+{
+    (void)state;
+    check_grid("elev", 0, 0);
+    check_grid("elev", 0, 20);
+}
+
+static void check_loocv(const char *name, int logzinc, double want_rmse)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    krg_points *p = meuse(logzinc);
+    krg_model m = fitted(name);
+    krg_index *ix = NULL;
+    assert_int_equal(krg_index_new(ctx, p, &ix), TRV_OK);
+    char r[128];
+    snprintf(r, sizeof r, "reference/gstat/meuse_%s_loocv.csv", name);
+    trv_csv *ref = load(r);
+    assert_int_equal(trv_csv_nrows(ref), p->n);
+    double *pr = malloc(p->n * sizeof *pr), *va = malloc(p->n * sizeof *va);
+    krg_opts o;
+    krg_opts_init(&o);
+    o.nmax = 0; /* krge.cv's default: the global neighbourhood */
+    assert_int_equal(krg_cv(ctx, p, ix, &m, &o, p->n, NULL, pr, va), TRV_OK);
+    double worst = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        worst = fmax(worst, rel(pr[i], num(ref, i, "pred")));
+        worst = fmax(worst, rel(va[i], num(ref, i, "var")));
+    }
+    krg_cv_stats cs;
+    krg_cv_summary(p->z, pr, va, p->n, &cs);
+    printf("  %s LOOCV: RMSE %.6f (gstat %.4f), max relative difference %.2e\n", name, cs.rmse, want_rmse, worst);
+    assert_true(fabs(cs.rmse - want_rmse) <= 1e-4);
+    assert_true(worst <= 1e-6);
+    free(pr);
+    free(va);
+    trv_csv_free(ref);
+    krg_index_free(ix);
+    krg_points_free(p);
+    trv_ctx_free(ctx);
+}
+
+static void test_loocv(void **state)
+{
+    (void)state;
+    check_loocv("logzinc", 1, 0.3918);
+    check_loocv("elev", 0, 0.7934);
+}
+
+/* The index against brute force, ties broken by index. */
+static void test_index(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    krg_points *p = NULL;
+    assert_int_equal(krg_points_new(ctx, 2000, &p), TRV_OK);
+    uint64_t s = 7;
+    for (size_t i = 0; i < p->n; i++) { /* a lattice with ties, and random points */
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        if (i < 400) {
+            p->x[i] = (double)(i % 20);
+            p->y[i] = (double)(i / 20);
+        } else {
+            p->x[i] = 20.0 * (double)(s >> 11) / 9007199254740992.0;
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            p->y[i] = 20.0 * (double)(s >> 11) / 9007199254740992.0 + 0.5;
+        }
+        p->z[i] = 0;
+    }
+    krg_index *ix = NULL;
+    assert_int_equal(krg_index_new(ctx, p, &ix), TRV_OK);
+    long idx[40], bidx[40];
+    double d2[40], bd2[40];
+    for (int q = 0; q < 300; q++) {
+        double x = -3 + 26.0 * (q % 17) / 16.0, y = -3 + 26.0 * (q / 17) / 17.0;
+        double maxd = q % 3 == 0 ? 1.3 : INFINITY;
+        int k = 1 + q % 40;
+        long skip = q % 5 == 0 ? q : -1;
+        int n = krg_index_nearest(ix, x, y, k, maxd, skip, idx, d2);
+        int m = 0; /* brute force: every candidate, sorted by (distance, later index first) */
+        static double cd[2000];
+        static long ci[2000];
+        for (size_t i = 0; i < p->n; i++) {
+            double dd = (p->x[i] - x) * (p->x[i] - x) + (p->y[i] - y) * (p->y[i] - y);
+            if ((long)i == skip || dd > maxd * maxd)
+                continue;
+            int j = m++;
+            while (j > 0 && (dd < cd[j - 1] || (dd == cd[j - 1] && (long)i > ci[j - 1]))) {
+                cd[j] = cd[j - 1];
+                ci[j] = ci[j - 1];
+                j--;
+            }
+            cd[j] = dd;
+            ci[j] = (long)i;
+        }
+        if (m > k)
+            m = k;
+        memcpy(bidx, ci, (size_t)m * sizeof *bidx);
+        memcpy(bd2, cd, (size_t)m * sizeof *bd2);
+        assert_int_equal(n, m);
+        for (int i = 0; i < n; i++)
+            assert_int_equal(idx[i], bidx[i]);
+    }
+    /* duplicates are refused */
+    p->x[1500] = p->x[1501];
+    p->y[1500] = p->y[1501];
+    krg_index *dup = NULL;
+    assert_int_equal(krg_index_new(ctx, p, &dup), TRV_ERR_DATA);
+    assert_contains(trv_errmsg(ctx), "duplicate points 1500 and 1501");
+    krg_index_free(ix);
+    krg_points_free(p);
+    trv_ctx_free(ctx);
+}
+
+/* A DEM on a projected grid with holes: the stencil against per-block
+ * systems (1e-9), and block kriging against krg_predict with the block's
+ * own neighbour set at targets that sit on block centres (where the
+ * block's set is the target's own nearest set). */
+static void test_refine_paths(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *utm = NULL;
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32616", &utm), TRV_OK);
+    geo_grid g = {60, 45, {740000, 90, 0, 4060000, 0, -90}, utm};
+    geo_raster *dem = NULL;
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &dem), TRV_OK);
+    dem->has_nodata = 1;
+    dem->nodata = -9999;
+    for (int r = 0; r < g.ny; r++)
+        for (int c = 0; c < g.nx; c++)
+            dem->f32[r * g.nx + c] = (float)(300 + 40 * sin(c / 5.0) * cos(r / 7.0) + 0.5 * c + ((r * 31 + c * 17) % 11));
+    for (int r = 20; r < 24; r++) /* a hole */
+        for (int c = 30; c < 33; c++)
+            dem->f32[r * g.nx + c] = -9999;
+    krg_source *src = NULL;
+    assert_int_equal(krg_source_new(ctx, dem, utm, &src), TRV_OK);
+    assert_true(src->regular);
+    krg_index *ix = NULL;
+    assert_int_equal(krg_index_new(ctx, src->pts, &ix), TRV_OK);
+    krg_model m = {KRG_GAU, 1.0, 900.0, 400.0, 0};
+    krg_opts o;
+    krg_opts_init(&o);
+    o.threads = 2;
+    geo_grid t = {180, 135, {740000, 30, 0, 4060000, 0, -30}, utm}; /* 90 m -> 30 m */
+    geo_raster *fast = NULL, *fs = NULL, *slow = NULL, *ss = NULL;
+    krg_refine_stats a, b;
+    assert_int_equal(krg_refine(ctx, src, ix, &m, &o, &t, 1, &fast, &fs, &a), TRV_OK);
+    assert_int_equal(krg_refine(ctx, src, ix, &m, &o, &t, 0, &slow, &ss, &b), TRV_OK);
+    printf("  stencil %zu + block %zu targets; without the stencil %zu blocks (%zu systems)\n", a.stencil, a.block,
+           b.block, b.systems);
+    assert_true(a.stencil > 15000);
+    assert_true(a.block > 0); /* borders and the hole fell back */
+    assert_int_equal(b.stencil, 0);
+    double worst = 0, worst_v = 0, sill = m.nugget + m.psill;
+    for (int i = 0; i < t.nx * t.ny; i++) {
+        assert_int_equal(geo_raster_is_nodata(fast, i), geo_raster_is_nodata(slow, i));
+        worst = fmax(worst, fabs((double)fast->f32[i] - slow->f32[i]) / fabs(slow->f32[i]));
+        /* variance, not std: where a target sits on a sample the variance is 0
+         * up to rounding, and a square root magnifies that noise */
+        double vf = (double)fs->f32[i] * fs->f32[i], vs = (double)ss->f32[i] * ss->f32[i];
+        worst_v = fmax(worst_v, fabs(vf - vs) / sill);
+    }
+    printf("  stencil vs per-block: max relative difference %.2e (elevation), %.2e of the sill (variance)\n", worst,
+           worst_v);
+    /* the outputs are Float32: equal to its resolution (the double-precision
+     * weights agree to ~1e-12; see the block-centre check below) */
+    assert_true(worst <= 1e-7);
+    assert_true(worst_v <= 1e-6);
+
+    /* A target at a block centre: the block's set (the 4 x 4 around it) is
+     * also the target's own nearest 16, so the dual-form block path must give
+     * what krg_predict's direct solve gives. Block (7, 10): centre at
+     * sample coordinates (10.5, 7.5) -> x = 740000 + 11 * 90, y = 4060000 - 8 * 90. */
+    double cx = 740000 + 11 * 90, cy = 4060000 - 8 * 90, px, pv;
+    o.nmax = 16;
+    assert_int_equal(krg_predict(ctx, src->pts, ix, &m, &o, 1, &cx, &cy, &px, &pv), TRV_OK);
+    geo_grid t2 = {1, 1, {cx - 5, 10, 0, cy + 5, 0, -10}, utm};
+    geo_raster *one = NULL, *one_s = NULL;
+    assert_int_equal(krg_refine(ctx, src, ix, &m, &o, &t2, 0, &one, &one_s, NULL), TRV_OK);
+    printf("  block centre: block path %.6f (std %.6f), direct %.6f (std %.6f)\n", one->f32[0], one_s->f32[0], px,
+           sqrt(pv));
+    assert_float_equal(one->f32[0], px, 1e-4);
+    assert_float_equal(one_s->f32[0], sqrt(pv), 1e-5);
+    geo_raster_free(one);
+    geo_raster_free(one_s);
+    geo_raster_free(fast);
+    geo_raster_free(fs);
+    geo_raster_free(slow);
+    geo_raster_free(ss);
+    krg_index_free(ix);
+    krg_source_free(src);
+    geo_raster_free(dem);
+    free(utm);
+    trv_ctx_free(ctx);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    geo_init();
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ok_logzinc), cmocka_unit_test(test_ok_elev),       cmocka_unit_test(test_loocv),
+        cmocka_unit_test(test_index),      cmocka_unit_test(test_refine_paths),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}

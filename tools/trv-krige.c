@@ -1,0 +1,198 @@
+/* trv-krige: refine a DEM (or krige points) onto a metric grid by ordinary
+ * kriging. Thin: options -> krg_job_run/krg_job_write -> exit status. */
+#include "kriging/krige.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static void print_model(const krg_model *m)
+{
+    printf("%s nugget %.6g, psill %.6g, range %.6g", krg_model_name(m->type), m->nugget, m->psill, m->range);
+    if (m->type == KRG_MAT)
+        printf(", kappa %g", m->kappa);
+}
+
+static void report(const krg_job *j, const krg_job_opts *o, double seconds)
+{
+    char crs[64];
+    const geo_grid *g = &j->pred->grid;
+    if (j->raster_input)
+        printf("input: '%s', %zu samples with data (of %zu cells)\n", j->input_label, j->pts->n, j->input_cells);
+    else
+        printf("input: '%s', %zu points\n", j->input_label, j->pts->n);
+    printf("working CRS: %s\n", geo_crs_label(j->work_wkt, crs, sizeof crs));
+    if (j->vgm) {
+        printf("sample variogram: %d lags to %.6g (width %.6g) from %zu points%s\n", j->vgm->nlags, j->vgm->cutoff,
+               j->vgm->width, j->vgm->npoints, j->vgm->npoints < j->pts->n ? " (seeded subsample)" : " (all pairs)");
+        printf("candidates (leave-one-out RMSE on a seeded subsample of up to %zu points):\n", o->choice.cv_points);
+        for (int k = 0; k < j->ncand; k++) {
+            const krg_candidate *c = &j->cands[k];
+            printf("  %-5s %-10s ", krg_model_name(c->model.type), c->short_lags ? "short-lag" : "full");
+            if (!c->ok) {
+                printf("fit failed\n");
+                continue;
+            }
+            print_model(&c->model);
+            printf("; rmse %.6g\n", c->cv_rmse);
+        }
+        printf("model: ");
+    } else {
+        printf("model (given): ");
+    }
+    print_model(&j->model);
+    printf("\n");
+    printf("grid: %d x %d cells of %g, %s; %zu by stencil, %zu by block systems (%zu factorised), %zu nodata\n",
+           g->nx, g->ny, g->gt[1], geo_crs_label(g->wkt, crs, sizeof crs), j->stats.stencil, j->stats.block,
+           j->stats.systems, j->stats.nodata);
+    if (j->cv_pred)
+        printf("leave-one-out (%zu points): RMSE %.6g, MAE %.6g, mean error %.6g, mean squared standardised error "
+               "%.6g\n",
+               j->cv.n, j->cv.rmse, j->cv.mae, j->cv.me, j->cv.msse);
+    printf("time: %.2f s\n", seconds);
+}
+
+int main(int argc, char **argv)
+{
+    krg_job_opts o;
+    krg_job_opts_init(&o);
+    o.te[0] = NAN; /* NAN: --te not given */
+    krg_job_paths paths = {0};
+    const char *model = "auto", *fit = "7";
+    double nugget = NAN, psill = NAN, range = NAN, kappa = NAN, cutoff = 0, width = 0, maxdist = NAN;
+    uint64_t seed = 1;
+    const trv_opt opts[] = {
+        {"output", 'o', TRV_ARG_STRING, &paths.dem, "DEM.tif", "the kriged DEM (Float32, metres)"},
+        {"std", 0, TRV_ARG_STRING, &paths.std, "STD.tif", "also write the kriging standard deviation"},
+        {"t_srs", 0, TRV_ARG_STRING, &o.t_srs, "CRS", "target CRS (default: the input's if projected, else its UTM zone)"},
+        {"tr", 0, TRV_ARG_DOUBLE, &o.tr, "RES", "target cell size (default: the input cell size / 3)"},
+        {"like", 0, TRV_ARG_STRING, &o.like, "RASTER", "take the target CRS, extent and cell size from RASTER"},
+        {"te", 0, TRV_ARG_DOUBLES, o.te, "xmin ymin xmax ymax", "target extent in the target CRS", 4},
+        {"model", 0, TRV_ARG_CHOICE, &model, "auto|sph|exp|gau|mat|pow", "variogram model (default auto: best by LOOCV)"},
+        {"nugget", 0, TRV_ARG_DOUBLE, &nugget, "V", "fixed model: nugget (with --psill, --range and a --model)"},
+        {"psill", 0, TRV_ARG_DOUBLE, &psill, "V", "fixed model: partial sill"},
+        {"range", 0, TRV_ARG_DOUBLE, &range, "V", "fixed model: range (gstat's parameter; Pow: exponent)"},
+        {"kappa", 0, TRV_ARG_DOUBLE, &kappa, "V", "Matern smoothness (default 1.5)"},
+        {"fit-method", 0, TRV_ARG_CHOICE, &fit, "7|2|6", "weights: 7 N/h^2 (default), 2 Cressie, 6 OLS"},
+        {"cutoff", 0, TRV_ARG_DOUBLE, &cutoff, "M", "variogram cutoff (default: 1/3 of the diagonal)"},
+        {"width", 0, TRV_ARG_DOUBLE, &width, "M", "variogram lag width (default: cutoff / 15)"},
+        {"nmax", 0, TRV_ARG_INT, &o.krige.nmax, "N", "neighbours per target (default 16; 0: all points)"},
+        {"maxdist", 0, TRV_ARG_DOUBLE, &maxdist, "M", "targets with no sample this close are nodata"},
+        {"variogram", 0, TRV_ARG_STRING, &paths.variogram, "OUT.csv", "write the sample variogram and the model"},
+        {"cv", 0, TRV_ARG_STRING, &paths.cv, "OUT.csv", "leave-one-out cross-validation of every input point"},
+        {"points", 0, TRV_ARG_STRING, &paths.points, "OUT.csv", "write the point cloud x,y,z,std"},
+        {"x", 0, TRV_ARG_STRING, &o.x_col, "COL", "CSV input: the x column"},
+        {"y", 0, TRV_ARG_STRING, &o.y_col, "COL", "CSV input: the y column"},
+        {"z", 0, TRV_ARG_STRING, &o.z_col, "COL", "CSV input: the value column"},
+        {"s_srs", 0, TRV_ARG_STRING, &o.s_srs, "CRS", "CSV input: the CRS of x and y"},
+        {"seed", 0, TRV_ARG_U64, &seed, "N", "seed of the variogram and LOOCV subsamples (default 1)"},
+        {"threads", 0, TRV_ARG_INT, &o.krige.threads, "N", "worker threads (default: all cores)"},
+        {NULL, 0, 0, NULL, NULL, NULL},
+    };
+    static const char *const required[] = {"output", NULL};
+    const trv_cli cli = {
+        .tool = "trv-krige",
+        .usage = "INPUT -o DEM.tif [options]",
+        .summary = "Refine a DEM (any GDAL raster, any CRS) or krige points (a CSV) onto a regular metric grid by\n"
+                   "ordinary kriging: sample variogram, weighted least-squares fit (auto: the model with the\n"
+                   "lowest leave-one-out error), local neighbourhoods of --nmax samples, kriging variance.",
+        .opts = opts,
+        .required = required,
+        .min_pos = 1,
+        .max_pos = 1,
+    };
+    trv_cli_result res;
+    int rc = trv_cli_parse(&cli, argc, argv, &res);
+    if (rc != TRV_CLI_CONTINUE)
+        return rc;
+    o.input = res.pos[0];
+    /* cross-option checks are usage errors (exit 2) */
+    const char *usage = NULL;
+    int nfixed = !isnan(nugget) + !isnan(psill) + !isnan(range);
+    o.has_te = !isnan(o.te[0]);
+    if (o.tr != 0 && o.like)
+        usage = "--tr and --like exclude each other";
+    else if (o.like && (o.t_srs || o.has_te))
+        usage = "--like sets the CRS and extent: drop --t_srs and --te";
+    else if (o.tr < 0)
+        usage = "--tr must be positive";
+    else if (nfixed != 0 && nfixed != 3)
+        usage = "a fixed model needs --nugget, --psill and --range together";
+    else if (nfixed == 3 && !strcmp(model, "auto"))
+        usage = "a fixed model needs its type: --model sph|exp|gau|mat|pow";
+    else if (nfixed == 3 && (nugget < 0 || psill <= 0 || range <= 0 || (!strcmp(model, "pow") && range > 2)))
+        usage = "a fixed model needs nugget >= 0, psill > 0, range > 0 (Pow: exponent in (0, 2])";
+    else if (!isnan(kappa) && (kappa <= 0 || strcmp(model, "mat")))
+        usage = "--kappa > 0 goes with --model mat";
+    else if (o.krige.nmax < 0)
+        usage = "--nmax must be 0 (all points) or positive";
+    else if (!isnan(maxdist) && maxdist <= 0)
+        usage = "--maxdist must be positive";
+    else if (o.krige.threads < 0)
+        usage = "--threads must be positive";
+    else if (cutoff < 0 || width < 0)
+        usage = "--cutoff and --width must be positive";
+    else if ((o.x_col || o.y_col || o.z_col || o.s_srs) && !(o.x_col && o.y_col && o.z_col && o.s_srs))
+        usage = "CSV input needs --x, --y, --z and --s_srs";
+    if (usage) {
+        fprintf(stderr, "trv-krige: %s\nTry 'trv-krige --help' for more information.\n", usage);
+        return 2;
+    }
+    if (strcmp(model, "auto"))
+        o.choice.only = krg_model_parse(model);
+    if (!isnan(kappa))
+        o.choice.kappa = kappa;
+    o.choice.method = (krg_fit_method)atoi(fit);
+    o.choice.cutoff = cutoff;
+    o.choice.width = width;
+    o.choice.seed = seed;
+    if (!isnan(maxdist))
+        o.krige.maxdist = maxdist;
+    if (nfixed == 3) {
+        o.fixed = 1;
+        o.model = (krg_model){(krg_model_type)o.choice.only, nugget, psill, range, isnan(kappa) ? 1.5 : kappa};
+    }
+    o.want_cv = paths.cv != NULL;
+
+    trv_ctx *ctx = trv_ctx_new();
+    if (!ctx) {
+        fprintf(stderr, "trv-krige: out of memory\n");
+        return 1;
+    }
+    trv_ctx_set_verbosity(ctx, res.quiet ? 0 : 1);
+    trv_ctx_set_seed(ctx, seed);
+    trv_term_progress_state progress = {0};
+    if (!res.quiet)
+        trv_ctx_set_progress(ctx, trv_term_progress, &progress);
+    geo_init();
+    trv_meta meta;
+    trv_meta_init(&meta, cli.tool, argc, argv);
+    meta.has_seed = 1;
+    meta.seed = seed;
+    krg_job j;
+    double t0 = now();
+    trv_status st = krg_job_run(ctx, &o, &j);
+    if (!st) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s nugget=%.10g psill=%.10g range=%.10g kappa=%g nmax=%d",
+                 krg_model_name(j.model.type), j.model.nugget, j.model.psill, j.model.range, j.model.kappa,
+                 o.krige.nmax);
+        trv_meta_add(&meta, "TRV_MODEL", buf);
+        st = krg_job_write(ctx, &j, &paths, &meta);
+        if (!st && !res.quiet)
+            report(&j, &o, now() - t0);
+        krg_job_clear(&j);
+    }
+    if (st)
+        fprintf(stderr, "trv-krige: %s\n", trv_errmsg(ctx));
+    trv_ctx_free(ctx);
+    return st ? 1 : 0;
+}
