@@ -108,6 +108,52 @@ static void test_crs_choose(void **state)
     trv_ctx_free(ctx);
 }
 
+/* The approximate line transform against exact per-point transforms, on
+ * lines where the linear test fails in places (tiny tolerance) and where it
+ * holds (loose tolerance): every point valid and within the tolerance. */
+static void test_ct_line(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *geo = geographic_wkt(), *utm = wkt_of("EPSG:32616");
+    geo_ct *ct = NULL, *ident = NULL;
+    assert_int_equal(geo_ct_create(ctx, geo, utm, &ct), TRV_OK);
+    assert_int_equal(geo_ct_create(ctx, utm, utm, &ident), TRV_OK);
+    assert_true(geo_ct_is_identity(ident));
+    assert_false(geo_ct_is_identity(ct));
+    enum { N = 403 };
+    static double xs[N], ys[N], ex[N], ey[N];
+    static int ok[N];
+    const double tols[3] = {1e-9, 3e-3, 1.0};
+    for (int t = 0; t < 3; t++) {
+        assert_int_equal(geo_ct_line(ctx, ct, -84.4133, 0.00083333, 36.7325, N, tols[t], xs, ys, ok), TRV_OK);
+        for (int k = 0; k < N; k++) {
+            ex[k] = -84.4133 + k * 0.00083333;
+            ey[k] = 36.7325;
+        }
+        assert_int_equal(geo_ct_points(ct, N, ex, ey, NULL), 0);
+        double worst = 0;
+        for (int k = 0; k < N; k++) {
+            assert_int_equal(ok[k], 1);
+            worst = fmax(worst, fmax(fabs(xs[k] - ex[k]), fabs(ys[k] - ey[k])));
+        }
+        printf("  line transform, tolerance %g m: max error %.2e m\n", tols[t], worst);
+        assert_true(worst <= tols[t] + 1e-9);
+    }
+    assert_int_equal(geo_ct_line(ctx, ident, 5, 2, 7, 3, 0, xs, ys, ok), TRV_OK);
+    assert_float_equal(xs[2], 9, 0);
+    assert_float_equal(ys[2], 7, 0);
+    double bb[4];
+    assert_int_equal(geo_ct_bounds(ct, -84.41375, 36.44625, -84.07792, 36.73292, bb), 0);
+    assert_true(bb[0] > 730000 && bb[0] < 731000 && bb[3] > 4069000 && bb[3] < 4070000);
+    geo_ct_free(ct);
+    geo_ct_free(ident);
+    geo_ct_free(NULL);
+    free(geo);
+    free(utm);
+    trv_ctx_free(ctx);
+}
+
 static void test_grid_compare(void **state)
 {
     (void)state;
@@ -643,6 +689,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_utm_zone),         cmocka_unit_test(test_crs_choose),
+        cmocka_unit_test(test_ct_line),
         cmocka_unit_test(test_grid_compare),     cmocka_unit_test(test_classes),
         cmocka_unit_test(test_geotiff_roundtrip), cmocka_unit_test(test_align_hand),
         cmocka_unit_test(test_align_jacksboro),  cmocka_unit_test(test_read_categorical_errors),

@@ -36,7 +36,8 @@ static void report(const krg_job *j, const krg_job_opts *o, double seconds)
         printf("candidates (leave-one-out RMSE on a seeded subsample of up to %zu points):\n", o->choice.cv_points);
         for (int k = 0; k < j->ncand; k++) {
             const krg_candidate *c = &j->cands[k];
-            printf("  %-5s %-10s ", krg_model_name(c->model.type), c->short_lags ? "short-lag" : "full");
+            printf("  %-5s %-10s ", krg_model_name(c->model.type),
+                   c->exact ? "exact" : c->short_lags ? "short-lag" : "full");
             if (!c->ok) {
                 printf("fit failed\n");
                 continue;

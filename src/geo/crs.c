@@ -283,6 +283,7 @@ trv_status geo_ct_line(trv_ctx *ctx, geo_ct *ct, double x0, double dx, double y,
         aok[p] = 1;
     }
     OCTTransformEx(ct->h, np, ax, ay, NULL, aok);
+    int exact_to = -1; /* points 0..exact_to hold exact results already */
     for (int i = 0; i < nint; i++) {
         int a = i * STRIDE, b = a + STRIDE < n - 1 ? a + STRIDE : n - 1, m = (a + b) / 2;
         const double *px = ax + 2 * i, *py = ay + 2 * i;
@@ -290,14 +291,19 @@ trv_status geo_ct_line(trv_ctx *ctx, geo_ct *ct, double x0, double dx, double y,
         int linear = aok[2 * i] && aok[2 * i + 1] && aok[2 * i + 2] &&
                      fabs(px[0] + t * (px[2] - px[0]) - px[1]) <= tol && fabs(py[0] + t * (py[2] - py[0]) - py[1]) <= tol;
         if (!linear) {
-            OCTTransformEx(ct->h, b - a + 1, xs + a, ys + a, NULL, ok + a);
+            /* intervals share their end points: never transform one twice */
+            int from = a > exact_to ? a : exact_to + 1;
+            OCTTransformEx(ct->h, b - from + 1, xs + from, ys + from, NULL, ok + from);
+            exact_to = b;
             continue;
         }
         for (int k = a; k <= b; k++) {
             double f = (double)(k - a) / (b - a);
             xs[k] = px[0] + f * (px[2] - px[0]);
             ys[k] = py[0] + f * (py[2] - py[0]);
+            ok[k] = 1;
         }
+        exact_to = b;
     }
     return TRV_OK;
 }

@@ -73,12 +73,13 @@ typedef struct krg_vgm {
     size_t npoints;         /* points used (fewer than the input when subsampled) */
 } krg_vgm;
 
-/* gstat's sample variogram: cutoff <= 0 means one third of the bounding-box
- * diagonal, width <= 0 means cutoff / 15; a pair at distance d goes to lag
- * floor(d / width) and counts when d <= cutoff, exactly as gstat assigns
- * pairs. Lags without pairs are dropped (as gstat does). If max_points > 0
- * and the input has more points, a subsample of max_points points drawn
- * with seed is used (npoints says so). */
+/* gstat's sample variogram: cutoff <= 0 means gstat's 0.33333 of the
+ * bounding-box diagonal (of all points, also when subsampling), width <= 0
+ * means cutoff / 15; lag k holds the pairs with k w < d <= (k+1) w (d = 0
+ * goes to the first lag), exactly as gstat assigns them. Lags without pairs
+ * are dropped (as gstat does). If max_points > 0 and the input has more
+ * points, a subsample of max_points points drawn with seed is used
+ * (npoints says so). O(n^2) in the points used. */
 trv_status krg_variogram(trv_ctx *ctx, const krg_points *p, double cutoff, double width, size_t max_points,
                          uint64_t seed, krg_vgm **out);
 void krg_vgm_free(krg_vgm *v);
@@ -94,8 +95,13 @@ typedef enum krg_fit_method {
 /* Fit nugget, psill and range of model type `type` (kappa fixed at
  * init->kappa for Mat) to v by weighted least squares, as gstat's
  * fit.variogram does; init gives the starting values (gstat's initial
- * model) or is NULL for automatic ones. nugget and psill are kept >= 0.
- * *wsse receives the weighted sum of squared errors. */
+ * model; range 0 means "choose the start", so that an init may carry only
+ * kappa) or is NULL for automatic ones. Method 2's weights come from the
+ * initial model once, as gstat computes them. nugget and psill are kept
+ * >= 0; psill 0 (a pure nugget fits best) is returned as such and callers
+ * should treat it as no structure. A range at the end of the searched
+ * interval is reported through trv_info. *wsse receives the weighted sum
+ * of squared errors. */
 trv_status krg_fit(trv_ctx *ctx, const krg_vgm *v, krg_model_type type, krg_fit_method method,
                    const krg_model *init, krg_model *out, double *wsse);
 
@@ -142,6 +148,7 @@ trv_status krg_cv(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const 
 typedef struct krg_candidate {
     krg_model model;
     int short_lags;         /* 1: fitted to the short-lag variogram */
+    int exact;              /* 1: nugget 0, range (Pow: exponent) tuned by LOOCV */
     double wsse;            /* weighted SSE of the fit */
     double cv_rmse;         /* leave-one-out RMSE on the CV subsample; NAN if not evaluated */
     int ok;                 /* 0: the fit failed (skipped) */
@@ -161,12 +168,16 @@ void krg_choice_opts_init(krg_choice_opts *o); /* method 7, default cutoff, 3000
 
 /* Fit the candidate models and keep the one with the lowest leave-one-out
  * RMSE. Candidates: each model (Mat with kappa 1.5 and 2.5) fitted by
- * weighted least squares to the sample variogram (gstat's cutoff) and to a
- * short-lag variogram (cutoff 8 times the median nearest-neighbour
- * spacing, 15 lags), because the behaviour near the origin decides how
- * well kriging interpolates. With only >= 0, that model alone (both
- * fits, the better by LOOCV). *vgm receives the full sample variogram,
- * *cands (ncand) every candidate; the caller frees both. */
+ * weighted least squares to the sample variogram (gstat's cutoff) and, for
+ * dense data whose first lag spans several sample spacings, to a short-lag
+ * variogram (cutoff 8 times the median nearest-neighbour spacing, 15 lags,
+ * every pair between the CV subsample and all points), because the
+ * behaviour near the origin decides how well kriging interpolates; and,
+ * for each model, its exact-interpolator variant: nugget 0 and the range
+ * (Pow: the exponent) tuned by LOOCV from the short-lag (else the full)
+ * fit. With only >= 0, that model's candidates alone. *vgm receives the
+ * full sample variogram, *cands (ncand) every candidate; the caller frees
+ * both. */
 trv_status krg_choose_model(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_opts *ko,
                             const krg_choice_opts *co, krg_model *best, krg_vgm **vgm, krg_candidate **cands,
                             int *ncand);

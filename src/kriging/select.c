@@ -107,6 +107,151 @@ static double median_spacing(const krg_points *p, const krg_index *ix, const lon
     return med;
 }
 
+/* A short-lag sample variogram of dense data: every pair between a seeded
+ * subsample of anchor points and all points within the cutoff, found
+ * through the index (gstat's lag assignment: floor(d / width), d <= cutoff).
+ * A plain point subsample would leave almost no pairs this short. */
+static trv_status short_variogram(trv_ctx *ctx, const krg_points *p, const krg_index *ix, double cutoff,
+                                  const long *anchors, size_t nanchors, krg_vgm **out)
+{
+    enum { NLAGS = 15 };
+    *out = NULL;
+    double width = cutoff / NLAGS;
+    long np[NLAGS] = {0};
+    double sd[NLAGS] = {0}, sg[NLAGS] = {0};
+    int k = 64;
+    long *idx = NULL;
+    double *d2 = NULL;
+    for (size_t a = 0; a < nanchors; a++) {
+        long i = anchors[a];
+        int n;
+        for (;;) { /* grow k until every point within the cutoff is in */
+            if (!idx) {
+                idx = malloc((size_t)k * sizeof *idx);
+                d2 = malloc((size_t)k * sizeof *d2);
+                if (!idx || !d2) {
+                    free(idx);
+                    free(d2);
+                    return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+                }
+            }
+            n = krg_index_nearest(ix, p->x[i], p->y[i], k, cutoff, i, idx, d2);
+            if (n < k || (size_t)k >= p->n)
+                break;
+            free(idx);
+            free(d2);
+            idx = NULL;
+            d2 = NULL;
+            k *= 2;
+        }
+        for (int q = 0; q < n; q++) {
+            double d = sqrt(d2[q]);
+            int lag = d > 0 ? (int)ceil(d / width) - 1 : 0; /* gstat's (k w, (k+1) w] */
+            if (lag >= NLAGS)
+                lag = NLAGS - 1;
+            double dz = p->z[i] - p->z[idx[q]];
+            np[lag]++;
+            sd[lag] += d;
+            sg[lag] += 0.5 * dz * dz;
+        }
+    }
+    free(idx);
+    free(d2);
+    krg_vgm *v = calloc(1, sizeof *v);
+    if (!v || !(v->np = malloc(NLAGS * sizeof *v->np)) || !(v->dist = malloc(NLAGS * sizeof *v->dist)) ||
+        !(v->gamma = malloc(NLAGS * sizeof *v->gamma))) {
+        krg_vgm_free(v);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    v->cutoff = cutoff;
+    v->width = width;
+    v->npoints = nanchors;
+    for (int l = 0; l < NLAGS; l++)
+        if (np[l]) {
+            v->np[v->nlags] = np[l];
+            v->dist[v->nlags] = sd[l] / np[l];
+            v->gamma[v->nlags] = sg[l] / np[l];
+            v->nlags++;
+        }
+    if (v->nlags < 3) {
+        krg_vgm_free(v);
+        return trv_error(ctx, TRV_ERR_DATA, "too few short pairs for a short-lag variogram");
+    }
+    *out = v;
+    return TRV_OK;
+}
+
+/* Leave-one-out RMSE of model m on the points `which`; NAN if a system
+ * could not be solved. Only allocation failure and cancel are errors. */
+static trv_status cv_rmse(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
+                          const krg_opts *ko, const long *which, size_t n, const double *obs, double *pred,
+                          double *rmse)
+{
+    *rmse = NAN;
+    trv_status st = krg_cv(ctx, p, ix, m, ko, n, which, pred, NULL);
+    if (st == TRV_ERR_NOMEM || st == TRV_ERR_CANCEL)
+        return st;
+    if (st == TRV_OK) {
+        krg_cv_stats cs;
+        krg_cv_summary(obs, pred, NULL, n, &cs);
+        if (cs.n > 0)
+            *rmse = cs.rmse;
+    }
+    return TRV_OK;
+}
+
+/* The exact-interpolator variant of a fitted model: nugget 0 (the sill
+ * kept), and its one shape parameter (range; for Pow the exponent) tuned
+ * by golden-section search on the leave-one-out RMSE. Without a nugget the
+ * kriging weights do not depend on the sill, so the shape parameter is all
+ * that matters, and LOOCV is the criterion the choice uses anyway. */
+static trv_status tune_exact(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_opts *ko,
+                             const long *which, size_t n, const double *obs, double *pred, krg_candidate *c)
+{
+    krg_model m = c->model;
+    m.psill += m.nugget;
+    m.nugget = 0;
+    int pow = m.type == KRG_POW;
+    /* search log(range) over a decade each way, or the exponent over (0.05, 1.99] */
+    double lo = pow ? 0.05 : log(m.range / 10), hi = pow ? 1.99 : log(m.range * 10);
+    const double g = 0.6180339887498949;
+    double a = lo, b = hi, x1 = b - g * (b - a), x2 = a + g * (b - a), f1, f2;
+    trv_status st;
+#define EVAL(x, f)                                                                         \
+    do {                                                                                   \
+        m.range = pow ? (x) : exp(x);                                                      \
+        if ((st = cv_rmse(ctx, p, ix, &m, ko, which, n, obs, pred, &(f))))                 \
+            return st;                                                                     \
+        if (isnan(f))                                                                      \
+            (f) = INFINITY;                                                                \
+    } while (0)
+    EVAL(x1, f1);
+    EVAL(x2, f2);
+    for (int it = 0; it < 14; it++) { /* the bracket shrinks to 0.6% of its width */
+        if (f1 <= f2) {
+            b = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = b - g * (b - a);
+            EVAL(x1, f1);
+        } else {
+            a = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = a + g * (b - a);
+            EVAL(x2, f2);
+        }
+    }
+    double x = f1 <= f2 ? x1 : x2, f = f1 <= f2 ? f1 : f2;
+#undef EVAL
+    m.range = pow ? x : exp(x);
+    c->model = m;
+    c->cv_rmse = f;
+    c->ok = isfinite(f);
+    c->exact = 1;
+    return TRV_OK;
+}
+
 trv_status krg_choose_model(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_opts *ko,
                             const krg_choice_opts *co, krg_model *best, krg_vgm **vgm, krg_candidate **cands,
                             int *ncand)
@@ -134,7 +279,7 @@ trv_status krg_choose_model(trv_ctx *ctx, const krg_points *p, const krg_index *
      * spans several sample spacings (dense data such as a DEM) */
     int want_short = isfinite(h) && h > 0 && full->width > 2 * h;
     if (want_short) {
-        trv_status s2 = krg_variogram(ctx, p, 8 * h, 8 * h / 15, co->vgm_points, co->seed, &shrt);
+        trv_status s2 = short_variogram(ctx, p, ix, 8 * h, cvw, ncv, &shrt);
         if (s2 == TRV_ERR_NOMEM) {
             st = s2;
             goto done;
@@ -146,7 +291,7 @@ trv_status krg_choose_model(trv_ctx *ctx, const krg_points *p, const krg_index *
     static const struct { krg_model_type t; double kappa; } models[] = {
         {KRG_SPH, 0}, {KRG_EXP, 0}, {KRG_GAU, 0}, {KRG_MAT, 1.5}, {KRG_MAT, 2.5}, {KRG_POW, 0}};
     int nm = (int)(sizeof models / sizeof models[0]);
-    c = calloc((size_t)nm * 2, sizeof *c);
+    c = calloc((size_t)nm * 3, sizeof *c);
     obs = malloc(ncv * sizeof *obs);
     pred = malloc(ncv * sizeof *pred);
     if (!c || !obs || !pred) {
@@ -180,20 +325,22 @@ trv_status krg_choose_model(trv_ctx *ctx, const krg_points *p, const krg_index *
                 continue;
             cand->model.kappa = kappa;
             /* LOOCV decides; a system that cannot be solved disqualifies */
-            fs = krg_cv(ctx, p, ix, &cand->model, ko, ncv, cvw, pred, NULL);
-            if (fs == TRV_ERR_NOMEM || fs == TRV_ERR_CANCEL) {
-                st = fs;
+            if ((st = cv_rmse(ctx, p, ix, &cand->model, ko, cvw, ncv, obs, pred, &cand->cv_rmse)))
                 goto done;
-            }
-            if (fs)
-                continue;
-            krg_cv_stats cs;
-            krg_cv_summary(obs, pred, NULL, ncv, &cs);
-            cand->cv_rmse = cs.rmse;
-            cand->ok = cs.n > 0;
+            cand->ok = !isnan(cand->cv_rmse);
             if (cand->ok && (best_k < 0 || cand->cv_rmse < c[best_k].cv_rmse))
                 best_k = n - 1;
-            if ((st = trv_progress(ctx, (double)n / (2 * nm), "fit")))
+            /* and the exact-interpolator variant of the fit that describes
+             * the short lags (the full one when there is no short-lag fit) */
+            if (s == 1 || !shrt) {
+                krg_candidate *ex = &c[n++];
+                *ex = *cand;
+                if ((st = tune_exact(ctx, p, ix, ko, cvw, ncv, obs, pred, ex)))
+                    goto done;
+                if (ex->ok && (best_k < 0 || ex->cv_rmse < c[best_k].cv_rmse))
+                    best_k = n - 1;
+            }
+            if ((st = trv_progress(ctx, (double)n / (3 * nm), "fit")))
                 goto done;
         }
     }

@@ -620,9 +620,17 @@ trv_status krg_fit(trv_ctx *ctx, const krg_vgm *v, krg_model_type type, krg_fit_
     if (hmax == 0.0)
         return trv_error(ctx, TRV_ERR_DATA, "cannot fit a '%s' model: every lag has mean distance 0", name);
 
-    /* gstat's automatic starting values (vgm_fill_na) when none are given. */
+    /* gstat's automatic starting values (vgm_fill_na) when none are given.
+     * An init with range exactly 0 gives only Mat's kappa (the model choice
+     * fits Mat that way) and is otherwise treated as no start at all. */
     krg_model start = {type, 0.0, 0.0, type == KRG_POW ? 1.0 : hmax / 3.0, 0.5};
-    if (init) {
+    int has_start = init && init->range != 0.0;
+    if (init && !has_start) {
+        start.kappa = init->kappa;
+        if (type == KRG_MAT && !(start.kappa > 0.0 && isfinite(start.kappa)))
+            return trv_error(ctx, TRV_ERR_USAGE, "invalid 'Mat' kappa %g: need kappa > 0", start.kappa);
+    }
+    if (has_start) {
         start.nugget = init->nugget;
         start.psill = init->psill;
         start.range = init->range;
@@ -634,6 +642,7 @@ trv_status krg_fit(trv_ctx *ctx, const krg_vgm *v, krg_model_type type, krg_fit_
                              name, start.nugget, start.psill, start.range, start.kappa,
                              type == KRG_POW ? " and an exponent <= 2" : type == KRG_MAT ? " and kappa > 0" : "");
     } else {
+        start.nugget = start.psill = 0.0;
         for (int i = 0; i < 3; i++)
             start.nugget += v->gamma[i] / 3.0;
         int first = v->nlags > 5 ? v->nlags - 5 : 0;
@@ -694,10 +703,12 @@ trv_status krg_fit(trv_ctx *ctx, const krg_vgm *v, krg_model_type type, krg_fit_
         scan[k] = profile(&fp, t_lo + k * dt);
 
     /* gstat iterates from its starting model to the nearest minimum, so
-     * walk downhill from the grid point nearest the start; without a start,
-     * take the lowest point of the scan. */
-    int k = 0;
-    if (init) {
+     * walk downhill from the grid point nearest the start. Without a start,
+     * or when the walk stops on a plateau (a start so short or so long that
+     * the structure is flat or linear over all lags, where gstat's
+     * iteration would be singular), take the lowest point of the scan. */
+    int k = 0, global = !has_start;
+    if (has_start) {
         k = (int)lround((t_init - t_lo) / dt);
         k = k < 0 ? 0 : k >= SCAN_POINTS ? SCAN_POINTS - 1 : k;
         for (;;) {
@@ -710,7 +721,10 @@ trv_status krg_fit(trv_ctx *ctx, const krg_vgm *v, krg_model_type type, krg_fit_
                 break;
             k = next;
         }
-    } else {
+        global = (k > 0 && scan[k - 1] == scan[k]) || (k < SCAN_POINTS - 1 && scan[k + 1] == scan[k]);
+    }
+    if (global) {
+        k = 0;
         for (int j = 1; j < SCAN_POINTS; j++)
             if (scan[j] < scan[k])
                 k = j;
