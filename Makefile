@@ -54,7 +54,7 @@ help:
 	@echo "  make              build $(LIB) and bin/trv-*"
 	@echo "  make test         install missing packages, build, run every test (SAN=1: ASan+UBSan)"
 	@echo "  make demo         install missing packages, build, run the pipeline on data/jacksboro"
-	@echo "                    (AREA=name DEM=file SOIL=file LANDUSE=file T_SRS=crs for your own area)"
+	@echo "                    (AREA=name DEM=file SOIL=file LANDUSE=file [T_SRS=crs RES=m SEED=n] for your own area)"
 	@echo "  make bench        time traverse against its GDAL peers on the same machine"
 	@echo "  make deps         install the Debian packages the build, tests and demo need"
 	@echo "  make install      install tools, library, headers and data under PREFIX ($(PREFIX))"
@@ -102,31 +102,29 @@ AREA ?= jacksboro
 DEM ?= data/jacksboro/dem_3arcsec.tif
 SOIL ?= data/jacksboro/soil_7p5arcsec.tif
 LANDUSE ?= data/jacksboro/landuse_30m_utm16n.tif
-T_SRS ?= EPSG:32616
+T_SRS ?=
+RES ?= 30
+SEED ?= 1
 OUT := out/$(AREA)
 
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory $(OUT)/slope.tif
-	@echo "demo: terrain layers in $(OUT)/ (dem.tif slope.tif soil.tif landuse.tif points.csv)"
+	@echo "demo: terrain layers in $(OUT)/ (dem.tif dem_std.tif slope.tif soil.tif landuse.tif points.csv);"
+	@echo "      kriging report in $(OUT)/krige.txt"
 
-# Until trv-krige lands, the DEM is resampled to 30 m in metres by GDAL.
-$(OUT)/src/dem_30m.tif: $(DEM)
-	@mkdir -p $(dir $@)
-	gdalwarp -q -overwrite -t_srs $(T_SRS) -tr 30 30 -tap -r bilinear -ot Float32 -dstnodata -32768 \
-	    -co TILED=YES -co COMPRESS=DEFLATE $< $@
+# the DEM refined by ordinary kriging onto a $(RES) m grid in metres
+$(OUT)/dem_kriged.tif $(OUT)/dem_std.tif $(OUT)/variogram.csv $(OUT)/krige.txt &: $(DEM) $(BINDIR)/trv-krige
+	@mkdir -p $(OUT)
+	$(BINDIR)/trv-krige $(DEM) $(if $(T_SRS),--t_srs $(T_SRS)) --tr $(RES) --seed $(SEED) \
+	    -o $(OUT)/dem_kriged.tif --std $(OUT)/dem_std.tif --variogram $(OUT)/variogram.csv > $(OUT)/krige.txt
+	@cat $(OUT)/krige.txt
 
 $(OUT)/dem.tif $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif $(OUT)/points.csv &: \
-    $(OUT)/src/dem_30m.tif $(SOIL) $(LANDUSE) $(BINDIR)/trv-terrain data/classes/soils.csv data/classes/landuse.csv
-	$(BINDIR)/trv-terrain --dem $(OUT)/src/dem_30m.tif --soil $(SOIL) --landuse $(LANDUSE) \
+    $(OUT)/dem_kriged.tif $(SOIL) $(LANDUSE) $(BINDIR)/trv-terrain data/classes/soils.csv data/classes/landuse.csv
+	$(BINDIR)/trv-terrain --dem $(OUT)/dem_kriged.tif --soil $(SOIL) --landuse $(LANDUSE) \
 	    --soil-classes data/classes/soils.csv --landuse-classes data/classes/landuse.csv \
 	    --points $(OUT)/points.csv -o $(OUT)
-
-BENCH := $(BINDIR)/bench_terrain
-
-$(BINDIR)/bench_%: $(BUILD)/bench/bench_%.o $(LIB)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCH)

@@ -30,9 +30,10 @@ static void report(const krg_job *j, const krg_job_opts *o, double seconds)
     else
         printf("input: '%s', %zu points\n", j->input_label, j->pts->n);
     printf("working CRS: %s\n", geo_crs_label(j->work_wkt, crs, sizeof crs));
-    if (j->vgm) {
+    if (j->vgm)
         printf("sample variogram: %d lags to %.6g (width %.6g) from %zu points%s\n", j->vgm->nlags, j->vgm->cutoff,
                j->vgm->width, j->vgm->npoints, j->vgm->npoints < j->pts->n ? " (seeded subsample)" : " (all pairs)");
+    if (j->cands) {
         printf("candidates (leave-one-out RMSE on a seeded subsample of up to %zu points):\n", o->choice.cv_points);
         for (int k = 0; k < j->ncand; k++) {
             const krg_candidate *c = &j->cands[k];
@@ -162,6 +163,7 @@ int main(int argc, char **argv)
         o.model = (krg_model){(krg_model_type)o.choice.only, nugget, psill, range, isnan(kappa) ? 1.5 : kappa};
     }
     o.want_cv = paths.cv != NULL;
+    o.want_vgm = paths.variogram != NULL;
 
     trv_ctx *ctx = trv_ctx_new();
     if (!ctx) {

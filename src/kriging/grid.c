@@ -89,6 +89,7 @@ typedef struct stencil {
     int n;                  /* neighbours: the pattern's size */
     int *di, *dj;           /* pattern cells relative to the block's top-left sample */
     int *col_q, *row_q;     /* per target column/row: block column/row */
+    char *col_in, *row_in;  /* per target column/row: inside the raster's footprint */
     int *col_o, *row_o;     /* per target column/row: offset index */
     double du[MAX_OFFSETS], dv[MAX_OFFSETS];
     int ndu, ndv;
@@ -131,6 +132,8 @@ static void stencil_free(stencil *S)
     free(S->row_q);
     free(S->col_o);
     free(S->row_o);
+    free(S->col_in);
+    free(S->row_in);
     free(S->w);
     free(S->done);
     if (S->on)
@@ -170,7 +173,9 @@ static trv_status stencil_init(trv_ctx *ctx, stencil *S, const krg_source *src, 
     S->col_o = malloc((size_t)t->nx * sizeof(int));
     S->row_q = malloc((size_t)t->ny * sizeof(int));
     S->row_o = malloc((size_t)t->ny * sizeof(int));
-    if (!S->di || !S->dj || !S->col_q || !S->col_o || !S->row_q || !S->row_o) {
+    S->col_in = malloc((size_t)t->nx);
+    S->row_in = malloc((size_t)t->ny);
+    if (!S->di || !S->dj || !S->col_q || !S->col_o || !S->row_q || !S->row_o || !S->col_in || !S->row_in) {
         free(c);
         stencil_free(S);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
@@ -191,6 +196,7 @@ static trv_status stencil_init(trv_ctx *ctx, stencil *S, const krg_source *src, 
     free(c);
     for (int col = 0; col < t->nx; col++) {
         double u = (geo_grid_x(t, col) - g->gt[0]) / g->gt[1] - 0.5;
+        S->col_in[col] = u >= -0.5 && u <= g->nx - 0.5;
         int q = (int)floor(u);
         q = q < 0 ? 0 : q > g->nx - 2 ? g->nx - 2 : q;
         S->col_q[col] = q;
@@ -199,6 +205,7 @@ static trv_status stencil_init(trv_ctx *ctx, stencil *S, const krg_source *src, 
     }
     for (int row = 0; row < t->ny; row++) {
         double v = (geo_grid_y(t, row) - g->gt[3]) / g->gt[5] - 0.5;
+        S->row_in[row] = v >= -0.5 && v <= g->ny - 0.5;
         int q = (int)floor(v);
         q = q < 0 ? 0 : q > g->ny - 2 ? g->ny - 2 : q;
         S->row_q[row] = q;
@@ -388,6 +395,10 @@ static void *band_run(void *arg)
             }
             int qr, qc;
             if (S->on) {
+                if (!S->row_in[row] || !S->col_in[col]) {
+                    J->stats.nodata++;
+                    continue;
+                }
                 qr = S->row_q[row];
                 qc = S->col_q[col];
                 /* the stencil, where the whole pattern holds data */
@@ -413,6 +424,10 @@ static void *band_run(void *arg)
                 }
             } else {
                 double u = (sx[col] - g->gt[0]) / g->gt[1] - 0.5, v = (sy[col] - g->gt[3]) / g->gt[5] - 0.5;
+                if (u < -0.5 || v < -0.5 || u > g->nx - 0.5 || v > g->ny - 0.5) { /* off the raster: no extrapolation */
+                    J->stats.nodata++;
+                    continue;
+                }
                 qr = (int)floor(v);
                 qc = (int)floor(u);
                 qr = qr < 0 ? 0 : qr > g->ny - 2 ? (g->ny >= 2 ? g->ny - 2 : 0) : qr;

@@ -221,6 +221,11 @@ trv_status krg_job_run(trv_ctx *ctx, const krg_job_opts *o, krg_job *j)
     }
     if (o->fixed) {
         j->model = o->model;
+        if (o->want_vgm && (st = krg_variogram(ctx, j->pts, o->choice.cutoff, o->choice.width, o->choice.vgm_points,
+                                               o->choice.seed, &j->vgm))) {
+            trv_error_prefix(ctx, st, "'%s'", o->input);
+            goto fail;
+        }
     } else if ((st = krg_choose_model(ctx, j->pts, ix, &o->krige, &o->choice, &j->model, &j->vgm, &j->cands,
                                       &j->ncand))) {
         trv_error_prefix(ctx, st, "'%s'", o->input);

@@ -255,6 +255,7 @@ typedef struct krg_job_opts {
     krg_model model;
     krg_opts krige;
     int want_cv;            /* leave-one-out over every input point */
+    int want_vgm;           /* the sample variogram even when the model is fixed */
     int allow_fast;         /* the regular-grid stencil (default 1) */
 } krg_job_opts;
 
@@ -263,7 +264,7 @@ void krg_job_opts_init(krg_job_opts *o);
 typedef struct krg_job {
     geo_raster *pred, *std; /* on the target grid */
     krg_model model;
-    krg_vgm *vgm;           /* NULL when the model was fixed */
+    krg_vgm *vgm;           /* the sample variogram (NULL: model fixed and want_vgm 0) */
     krg_candidate *cands;
     int ncand;
     krg_points *pts;        /* the input points in the working CRS */

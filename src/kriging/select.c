@@ -315,8 +315,13 @@ trv_status krg_choose_model(trv_ctx *ctx, const krg_points *p, const krg_index *
             cand->short_lags = s;
             cand->cv_rmse = NAN;
             cand->model = init;
+            /* in auto mode a poor fit is just a losing candidate: no warning */
+            int verbosity = trv_ctx_verbosity(ctx);
+            if (co->only < 0)
+                trv_ctx_set_verbosity(ctx, 0);
             trv_status fs = krg_fit(ctx, v, models[k].t, co->method, kappa > 0 ? &init : NULL, &cand->model,
                                     &cand->wsse);
+            trv_ctx_set_verbosity(ctx, verbosity);
             if (fs == TRV_ERR_NOMEM) {
                 st = fs;
                 goto done;

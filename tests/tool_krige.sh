@@ -1,0 +1,95 @@
+#!/bin/sh
+# trv-krige end to end: the CSV path against gstat through the command line,
+# the raster path, determinism, and every error path (clear message,
+# exit 1, no output). Ends with "N passed, N failed".
+set -u
+BIN=${TRV_BIN:-bin}
+DATA=${TRV_DATADIR:-data}
+SHARED=${TRV_SHARED:-../shared}
+K=$BIN/trv-krige
+M=$SHARED/data/meuse/meuse_points.csv
+tmp=$(mktemp -d /tmp/trv-krige-test-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect STATUS MESSAGE -- command...: exit status, message, and no file
+# named *.tif or *.csv left in $tmp/out
+expect() {
+    want=$1 msg=$2
+    shift 3
+    rm -rf "$tmp/out" && mkdir -p "$tmp/out"
+    "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+    got=$?
+    if [ "$got" != "$want" ]; then bad "$* -> exit $got, want $want ($(cat "$tmp/stderr"))"; return; fi
+    if [ -n "$msg" ] && ! grep -qF -- "$msg" "$tmp/stderr"; then bad "$* -> stderr lacks '$msg': $(cat "$tmp/stderr")"; return; fi
+    if [ -n "$(ls -A "$tmp/out")" ]; then bad "$* left $(ls -A "$tmp/out")"; return; fi
+    ok
+}
+
+# ---- points from a CSV, gstat's model: equal to gstat's kriging ----
+# gstat's fitted elev model (reference/gstat/meuse_elev_fit.csv), all points
+NUG=0.626920040716518 PSILL=0.860249988030606 RANGE=1573.27746947146
+# a 40 m grid whose cell centres are the Meuse grid nodes (x = 178460 + 40 k)
+if "$K" "$M" --x x --y y --z elev --s_srs EPSG:28992 --tr 40 --te 178440 329600 181560 333760 \
+    --model sph --nugget $NUG --psill $PSILL --range $RANGE --nmax 0 \
+    -o "$tmp/m.tif" --std "$tmp/ms.tif" --cv "$tmp/cv.csv" --variogram "$tmp/v.csv" >"$tmp/report" 2>"$tmp/stderr"; then ok; else bad "meuse run: $(cat "$tmp/stderr")"; fi
+# five nodes of the reference grid: prediction and variance (Float32: 1e-6 relative)
+for row in 2 500 1200 2000 3100; do
+    line=$(sed -n "$((row + 1))p" "$SHARED/reference/gstat/meuse_elev_ok_nmaxall.csv")
+    x=$(echo "$line" | cut -d, -f1) y=$(echo "$line" | cut -d, -f2) pred=$(echo "$line" | cut -d, -f3) var=$(echo "$line" | cut -d, -f4)
+    got=$(gdallocationinfo -valonly -geoloc "$tmp/m.tif" "$x" "$y")
+    gots=$(gdallocationinfo -valonly -geoloc "$tmp/ms.tif" "$x" "$y")
+    echo "$got $pred $gots $var" | awk '{ if (($1-$2)^2 > (1e-6*$2)^2 || ($3*$3-$4)^2 > (2e-6*$4)^2) exit 1 }' && ok ||
+        bad "node ($x, $y): ours $got (std $gots), gstat $pred (var $var)"
+done
+grep -q 'leave-one-out (155 points): RMSE 0.7934' "$tmp/report" && ok || bad "LOOCV RMSE: $(grep leave "$tmp/report")"
+[ "$(sed -n 2p "$tmp/v.csv" | cut -d, -f1)" = 57 ] && ok || bad "variogram first lag: $(sed -n 2p "$tmp/v.csv")"
+[ "$(wc -l <"$tmp/cv.csv")" = 156 ] && ok || bad "cv.csv rows"
+gdalinfo "$tmp/m.tif" | grep -q 'TRV_MODEL=Sph nugget=0.6269200407' && ok || bad "TRV_MODEL metadata"
+
+# ---- a raster: the Jacksboro DEM (lon/lat) to 90 m UTM, auto model ----
+if "$K" "$DATA/jacksboro/dem_3arcsec.tif" --tr 90 -o "$tmp/j.tif" --std "$tmp/js.tif" --points "$tmp/p.csv" --seed 7 >"$tmp/report" 2>"$tmp/stderr"; then ok; else bad "jacksboro run: $(cat "$tmp/stderr")"; fi
+info=$(gdalinfo "$tmp/j.tif")
+echo "$info" | grep -q 'ID\["EPSG",32616\]' && ok || bad "not EPSG:32616"
+echo "$info" | grep -q 'Pixel Size = (90.000000000000000,-90.000000000000000)' && ok || bad "not 90 m"
+echo "$info" | grep -q 'TRV_SEED=7' && ok || bad "no TRV_SEED"
+grep -q '^model: ' "$tmp/report" && ok || bad "no model in the report"
+head -1 "$tmp/p.csv" | grep -qx 'x,y,z,std' && ok || bad "points.csv header"
+# elevations stay in the DEM's range (236-1076 m) give or take the kriging overshoot
+gdalinfo -stats "$tmp/j.tif" | awk -F= '/STATISTICS_MINIMUM/{mn=$2} /STATISTICS_MAXIMUM/{mx=$2} END{exit !(mn > 200 && mx < 1120)}' && ok || bad "elevation range"
+# same command, same bytes; another thread count, same cells
+cp "$tmp/j.tif" "$tmp/j1.tif" && cp "$tmp/p.csv" "$tmp/p1.csv"
+"$K" "$DATA/jacksboro/dem_3arcsec.tif" --tr 90 -o "$tmp/j.tif" --std "$tmp/js.tif" --points "$tmp/p.csv" --seed 7 >/dev/null 2>&1
+cmp -s "$tmp/j.tif" "$tmp/j1.tif" && cmp -s "$tmp/p.csv" "$tmp/p1.csv" && ok || bad "a rerun changed the outputs"
+"$K" "$DATA/jacksboro/dem_3arcsec.tif" --tr 90 -o "$tmp/j3.tif" --seed 7 --threads 3 -q
+[ "$(gdalinfo -checksum "$tmp/j3.tif" | grep Checksum)" = "$(gdalinfo -checksum "$tmp/j1.tif" | grep Checksum)" ] && ok || bad "3 threads give other cells"
+
+# ---- usage (exit 2) ----
+expect 0 "" -- "$K" --help
+expect 2 "missing required option --output" -- "$K" "$M"
+expect 2 "a fixed model needs --nugget, --psill and --range together" -- "$K" "$M" -o "$tmp/out/x.tif" --nugget 1
+expect 2 "--tr and --like exclude each other" -- "$K" "$M" -o "$tmp/out/x.tif" --tr 10 --like "$tmp/j.tif"
+expect 2 "CSV input needs --x, --y, --z and --s_srs" -- "$K" "$M" -o "$tmp/out/x.tif" --x x
+expect 2 "--te expects xmin ymin xmax ymax numbers" -- "$K" "$M" -o "$tmp/out/x.tif" --te 1 2 3
+
+# ---- failures (exit 1, nothing written) ----
+printf 'x,y,elev\n' >"$tmp/empty.csv"
+expect 1 "has no points" -- "$K" "$tmp/empty.csv" --x x --y y --z elev --s_srs EPSG:28992 --tr 40 -o "$tmp/out/x.tif"
+gdal_translate -q -scale 0 2000 -32768 -32768 -a_nodata -32768 "$DATA/jacksboro/dem_3arcsec.tif" "$tmp/allnd.tif"
+expect 1 "holds only nodata" -- "$K" "$tmp/allnd.tif" -o "$tmp/out/x.tif"
+expect 1 "no column 'height'" -- "$K" "$M" --x x --y y --z height --s_srs EPSG:28992 --tr 40 -o "$tmp/out/x.tif"
+expect 1 "cannot understand the CRS 'EPSG:999999'" -- "$K" "$M" --x x --y y --z elev --s_srs EPSG:999999 --tr 40 -o "$tmp/out/x.tif"
+expect 1 "cannot understand the CRS 'nowhere'" -- "$K" "$DATA/jacksboro/dem_3arcsec.tif" --t_srs nowhere -o "$tmp/out/x.tif"
+expect 1 "does not overlap the input" -- "$K" "$M" --x x --y y --z elev --s_srs EPSG:28992 --tr 40 --te 0 0 4000 4000 -o "$tmp/out/x.tif"
+{ head -3 "$M"; sed -n 3p "$M"; } >"$tmp/dup.csv"
+expect 1 "duplicate points 1 and 2" -- "$K" "$tmp/dup.csv" --x x --y y --z elev --s_srs EPSG:28992 --tr 40 --model sph --nugget 0 --psill 1 --range 500 -o "$tmp/out/x.tif"
+printf 'not a raster\n' >"$tmp/junk.tif"
+expect 1 "cannot open '$tmp/junk.tif'" -- "$K" "$tmp/junk.tif" -o "$tmp/out/x.tif"
+gdal_translate -q -of AAIGrid "$DATA/jacksboro/dem_3arcsec.tif" "$tmp/nocrs.asc" && rm -f "$tmp/nocrs.prj"
+expect 1 "has no CRS" -- "$K" "$tmp/nocrs.asc" -o "$tmp/out/x.tif"
+expect 1 "cannot create" -- "$K" "$M" --x x --y y --z elev --s_srs EPSG:28992 --tr 40 --model sph --nugget 0 --psill 1 --range 500 -o /nonexistent/x.tif
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
