@@ -8,6 +8,8 @@ SAN ?= 0
 # (gdal-bin gives gdaldem/gdalwarp, the independent references).
 BUILD_PKGS := build-essential pkg-config time libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev
 TEST_PKGS := libcmocka-dev gdal-bin
+# peers that make bench compares against when present (not needed to build or test)
+BENCH_PKGS := r-cran-gstat
 PKGS := gdal proj lapacke openblas libpng
 
 CC ?= cc
@@ -129,6 +131,7 @@ $(OUT)/dem.tif $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif $(OUT)/points
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCH)
 	@TRV_BIN=$(BINDIR) sh bench/run.sh
+	@TRV_BIN=$(BINDIR) sh bench/krige.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/traverse

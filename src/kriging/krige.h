@@ -164,7 +164,7 @@ typedef struct krg_choice_opts {
     double kappa;           /* with only == KRG_MAT: its kappa (default 1.5) */
 } krg_choice_opts;
 
-void krg_choice_opts_init(krg_choice_opts *o); /* method 7, default cutoff, 3000 / 2000 points, seed 1, auto */
+void krg_choice_opts_init(krg_choice_opts *o); /* method 7, default cutoff, 3000 / 1000 points, seed 1, auto */
 
 /* Fit the candidate models and keep the one with the lowest leave-one-out
  * RMSE. Candidates: each model (Mat with kappa 1.5 and 2.5) fitted by

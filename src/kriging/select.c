@@ -10,7 +10,7 @@ void krg_choice_opts_init(krg_choice_opts *o)
     memset(o, 0, sizeof *o);
     o->method = KRG_FIT_NH_H2;
     o->vgm_points = 3000;
-    o->cv_points = 2000;
+    o->cv_points = 1000;
     o->seed = 1;
     o->only = -1;
     o->kappa = 1.5;
@@ -227,7 +227,7 @@ static trv_status tune_exact(trv_ctx *ctx, const krg_points *p, const krg_index 
     } while (0)
     EVAL(x1, f1);
     EVAL(x2, f2);
-    for (int it = 0; it < 14; it++) { /* the bracket shrinks to 0.6% of its width */
+    for (int it = 0; it < 10; it++) { /* the bracket shrinks to 0.8% of its width */
         if (f1 <= f2) {
             b = x2;
             x2 = x1;
