@@ -516,6 +516,20 @@ done:
     return NULL;
 }
 
+/* Give the caller both outputs on success, neither on failure. */
+static trv_status hand_over(trv_status st, geo_raster *P, geo_raster *D, geo_raster **pred, geo_raster **std)
+{
+    if (st) {
+        geo_raster_free(P);
+        geo_raster_free(D);
+        return st;
+    }
+    *pred = P;
+    if (std)
+        *std = D;
+    return TRV_OK;
+}
+
 static trv_status new_output(trv_ctx *ctx, const geo_grid *t, const char *desc, geo_raster **out)
 {
     trv_status st = geo_raster_new(ctx, t, GEO_F32, out);
@@ -593,15 +607,7 @@ trv_status krg_refine(trv_ctx *ctx, const krg_source *src, const krg_index *ix, 
     }
     if (!st)
         st = trv_progress(ctx, 1.0, "krige");
-    if (st) {
-        geo_raster_free(P);
-        geo_raster_free(D);
-        return st;
-    }
-    *pred = P;
-    if (std)
-        *std = D;
-    return TRV_OK;
+    return hand_over(st, P, D, pred, std);
 }
 
 /* ---- scattered points onto a grid ------------------------------------------- */
@@ -652,13 +658,5 @@ trv_status krg_grid_points(trv_ctx *ctx, const krg_points *p, const krg_index *i
     free(zv);
     free(ok);
     geo_ct_free(ct);
-    if (st) {
-        geo_raster_free(P);
-        geo_raster_free(D);
-        return st;
-    }
-    *pred = P;
-    if (std)
-        *std = D;
-    return TRV_OK;
+    return hand_over(st, P, D, pred, std);
 }
