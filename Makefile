@@ -57,7 +57,7 @@ help:
 	@echo "  make test         install missing packages, build, run every test (SAN=1: ASan+UBSan)"
 	@echo "  make demo         install missing packages, build, run the pipeline on data/jacksboro"
 	@echo "                    (AREA=name DEM=file SOIL=file LANDUSE=file [T_SRS=crs RES=m SEED=n] for your own area)"
-	@echo "  make bench        time traverse against its GDAL peers on the same machine"
+	@echo "  make bench        time traverse against its peers (GDAL, gstat) on the same machine"
 	@echo "  make deps         install the Debian packages the build, tests and demo need"
 	@echo "  make install      install tools, library, headers and data under PREFIX ($(PREFIX))"
 	@echo "  make clean        remove build products and out/"
@@ -129,6 +129,7 @@ $(OUT)/dem.tif $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif $(OUT)/points
 	    --points $(OUT)/points.csv -o $(OUT)
 
 bench: deps
+	@sh tools/deps.sh $(BENCH_PKGS)
 	@$(MAKE) --no-print-directory all $(BENCH)
 	@TRV_BIN=$(BINDIR) sh bench/run.sh
 	@TRV_BIN=$(BINDIR) sh bench/krige.sh
