@@ -56,7 +56,7 @@ help:
 	@echo "  make              build $(LIB) and bin/trv-*"
 	@echo "  make test         install missing packages, build, run every test (SAN=1: ASan+UBSan)"
 	@echo "  make demo         install missing packages, build, run the pipeline on data/jacksboro"
-	@echo "                    (AREA=name DEM=file SOIL=file LANDUSE=file [T_SRS=crs RES=m SEED=n] for your own area)"
+	@echo "                    (AREA=name DEM=file SOIL=file LANDUSE=file [T_SRS=crs RES=m SEED=n VEHICLE=file.ini])"
 	@echo "  make bench        time traverse against its peers (GDAL, gstat) on the same machine"
 	@echo "  make deps         install the Debian packages the build, tests and demo need"
 	@echo "  make install      install tools, library, headers and data under PREFIX ($(PREFIX))"
@@ -107,13 +107,14 @@ LANDUSE ?= data/jacksboro/landuse_30m_utm16n.tif
 T_SRS ?=
 RES ?= 30
 SEED ?= 1
+VEHICLE ?= data/vehicles/ugv_hua2022.ini
 OUT := out/$(AREA)
 
 demo: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory $(OUT)/slope.tif
-	@echo "demo: terrain layers in $(OUT)/ (dem.tif dem_std.tif slope.tif soil.tif landuse.tif points.csv);"
-	@echo "      kriging report in $(OUT)/krige.txt"
+	@$(MAKE) --no-print-directory $(OUT)/speed.tif
+	@echo "demo: layers in $(OUT)/: dem.tif dem_std.tif slope.tif soil.tif landuse.tif speed.tif gonogo.tif points.csv"
+	@echo "      reports: $(OUT)/krige.txt, $(OUT)/speed.txt, $(OUT)/speed_report.csv"
 
 # the DEM refined by ordinary kriging onto a $(RES) m grid in metres
 $(OUT)/dem_kriged.tif $(OUT)/dem_std.tif $(OUT)/variogram.csv $(OUT)/krige.txt &: $(DEM) $(BINDIR)/trv-krige
@@ -128,11 +129,19 @@ $(OUT)/dem.tif $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif $(OUT)/points
 	    --soil-classes data/classes/soils.csv --landuse-classes data/classes/landuse.csv \
 	    --points $(OUT)/points.csv -o $(OUT)
 
+# attainable speed and GO/NOGO for the vehicle
+$(OUT)/speed.tif $(OUT)/gonogo.tif $(OUT)/speed_report.csv $(OUT)/speed.txt &: \
+    $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif $(VEHICLE) $(BINDIR)/trv-speed data/classes/soils.csv data/classes/landuse.csv
+	$(BINDIR)/trv-speed --terrain $(OUT) --vehicle $(VEHICLE) --soils data/classes/soils.csv \
+	    --landuse-classes data/classes/landuse.csv --report $(OUT)/speed_report.csv > $(OUT)/speed.txt
+	@cat $(OUT)/speed.txt
+
 bench: deps
 	@sh tools/deps.sh $(BENCH_PKGS)
 	@$(MAKE) --no-print-directory all $(BENCH)
 	@TRV_BIN=$(BINDIR) sh bench/run.sh
 	@TRV_BIN=$(BINDIR) sh bench/krige.sh
+	@TRV_BIN=$(BINDIR) sh bench/speed.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/traverse

@@ -1,0 +1,191 @@
+/*
+ * terramech.h — terramechanics (METHOD.md §2): the vehicle cone index from
+ * the NRMM mobility index, Bekker/Bakker tyre-soil sinkage and compaction
+ * resistance, attainable speed from the power balance, traction from
+ * Janosi-Hanamoto, and GO/NOGO with reasons.
+ *
+ * Mobility index (NRMM; factors as in Wong, "Theory of Ground Vehicles",
+ * 4th ed. 2008, §2.6, and Wong et al., J. Terramechanics 87 (2020) 11-20),
+ * in NRMM's units (lb, in, kips, hp, short tons):
+ *   wheeled: MI = (CPF WF / (TF GF) + WLF - CF) EF XF
+ *     CPF = W / (n_tyres b (d/2))             W gross weight lb, b width in, d diameter in
+ *     WF  = 0.553 X            (X < 2 kips per axle)
+ *           0.033 X + 1.050    (2 <= X <= 13.5)
+ *           0.142 X - 0.420    (13.5 < X <= 20)
+ *           0.278 X - 3.115    (X > 20),      X = axle load, kips
+ *     TF  = (10 + b) / 100,  GF = 1.05 with chains else 1.00
+ *     WLF = W_kips / (2 axles),  CF = clearance_in / 10
+ *     EF  = 1.00 if >= 10 hp per short ton else 1.05,  XF = 1.00 automatic, 1.05 manual
+ *   tracked: MI = (CPF WF / (TrF GF) + BF - CF) EF XF
+ *     CPF = W / (2 L_in b_in)  (both tracks' contact area),  TrF = b_in / 100
+ *     WF  = 1.0 (< 50 000 lb), 1.2 (< 70 000), 1.4 (< 100 000), 1.8
+ *     GF  = 1.1 if grousers >= 1.5 in high else 1.0
+ *     BF  = (W / 10) / (road wheels x area of one track shoe, in^2)
+ *   VCI (RCI units; kPa = 6.894757 x RCI):
+ *     wheeled: VCI1 = 11.48 + 0.2 MI - 39.2 / (MI + 3.74)  (MI <= 115)
+ *              VCI1 = 4.1 MI^0.446                          (MI > 115)
+ *              VCI50 = 28.23 + 0.43 MI - 92.67 / (MI + 3.67)
+ *     tracked: VCI1 = 7.0 + 0.2 MI - 39.2 / (MI + 5.6)
+ *              VCI50 = 19.27 + 0.43 MI - 125.79 / (MI + 7.08)
+ *
+ * Tyre on soil (per tyre; W wheel load kN, b width m, D diameter m,
+ * k = kc/b + kphi, p = k z^n in kPa):
+ *   rigid:   the load carried by the pressure along the contact arc,
+ *            x^2 = D (z0 - z) (Bekker's arc), W = b k sqrt(D) z0^(n+1/2) B(n+1, 1/2) / 2,
+ *            hence z0 = [2W / (b k sqrt(D) B(n+1, 1/2))]^(2/(2n+1)). METHOD.md's
+ *            3W / ((3-n) b k sqrt(D)) is Bekker's series approximation of
+ *            the same integral (equal at n = 1, a few % apart elsewhere);
+ *            we use the exact integral, which numeric integration checks.
+ *   elastic: z0 = ((p_i + p_c) / k)^(1/n); flat contact length W / (b (p_i + p_c))
+ *   both:    R_c = b k z0^(n+1) / (n+1)       (compaction resistance)
+ *   mode:    rigid if p_i + p_c > p_gcr = k z0_rigid^n
+ * Tracks: z0 = (p / k)^(1/n) with p = W / (2 b L), R_c = 2 b k z0^(n+1)/(n+1).
+ * Speed: v = eta P / (R_total + W_total sin beta), clamped to the top speed.
+ * Thrust (Janosi-Hanamoto, at 100 % slip): H = (A c + W tan phi)(1 - K/L (1 - e^(-L/K))).
+ *
+ * Ownership: tm_vehicle_read and tm_soils_read return objects freed with
+ * their _free (NULL accepted); tm_model borrows both.
+ */
+#ifndef TERRAMECH_H
+#define TERRAMECH_H
+
+#include "geo/geo.h"
+
+#define TM_KPA_PER_RCI 6.894757
+
+/* ---- vehicle ------------------------------------------------------------- */
+
+typedef enum tm_kind { TM_WHEELED = 0, TM_TRACKED = 1 } tm_kind;
+
+typedef struct tm_vehicle {
+    char *name;
+    tm_kind kind;
+    double gross_mass_kg;
+    int axles, tyres;
+    double tyre_load_N;         /* per tyre; default weight / tyres */
+    double tyre_width_m, tyre_diameter_m, tyre_section_height_m;
+    double inflation_pressure_kPa, carcass_pressure_kPa;
+    double track_width_m, track_length_m, track_shoe_area_m2, grouser_height_m; /* tracked */
+    int road_wheels;            /* tracked: bogie (road) wheels in contact */
+    double engine_power_kW, drivetrain_efficiency, top_speed_kmh, ground_clearance_m;
+    int chains, manual;
+    double max_pitch_deg, max_roll_deg;
+    double vci1_kPa, vci50_kPa; /* overrides; NAN when absent */
+    char *path;
+} tm_vehicle;
+
+/* Read and range-check a vehicle file (INI, [vehicle]); unknown keys, bad
+ * and out-of-range values are errors naming file:line. */
+trv_status tm_vehicle_read(trv_ctx *ctx, const char *path, tm_vehicle **out);
+void tm_vehicle_free(tm_vehicle *v);
+
+typedef struct tm_vci {
+    double mi;                  /* mobility index */
+    double vci1_rci, vci50_rci; /* from the formulas */
+    double vci1_kPa, vci50_kPa; /* in force: the file's overrides if given, else the formulas */
+    int vci1_overridden, vci50_overridden;
+} tm_vci;
+
+/* MI and VCI of a vehicle (NRMM), with its overrides. */
+void tm_vci_compute(const tm_vehicle *v, tm_vci *out);
+double tm_vci1_wheeled(double mi);
+double tm_vci50_wheeled(double mi);
+double tm_vci1_tracked(double mi);
+double tm_vci50_tracked(double mi);
+
+/* ---- soils ----------------------------------------------------------------- */
+
+typedef struct tm_soil {
+    int code;
+    char *name;
+    double n, kc, kphi;         /* kN/m^(n+1), kN/m^(n+2) */
+    double ci_kPa;
+    int has_shear;              /* c, phi, K given */
+    double c_kPa, phi_deg, K_m;
+} tm_soil;
+
+typedef struct tm_soils {
+    tm_soil *s;
+    int n;
+    char *path;
+} tm_soils;
+
+/* Soil table CSV: code, name, n, kc, kphi, ci_kPa; optional c_kPa,
+ * phi_deg, K_m (all three or none) for the traction check. */
+trv_status tm_soils_read(trv_ctx *ctx, const char *path, tm_soils **out);
+void tm_soils_free(tm_soils *s);
+
+/* ---- one tyre (or track) on one soil -------------------------------------- */
+
+typedef enum tm_mode { TM_RIGID = 0, TM_ELASTIC = 1, TM_TRACK = 2 } tm_mode;
+
+typedef struct tm_contact {
+    tm_mode mode;
+    double sinkage_m;
+    double p_gcr_kPa;           /* ground pressure under the rigid wheel at its sinkage */
+    double resistance_kN;       /* compaction resistance of one tyre (or both tracks) */
+    double contact_length_m;
+    double thrust_kN;           /* one tyre (or both tracks); NAN without shear data */
+    double deflection_m;        /* elastic: tyre deflection the flat contact implies; else 0 */
+} tm_contact;
+
+/* Bekker/Bakker for one tyre carrying load_kN (wheeled), or both tracks
+ * carrying the whole weight (tracked). */
+void tm_contact_compute(const tm_vehicle *v, const tm_soil *s, double load_kN, tm_contact *out);
+/* The load (kN) the rigid-wheel contact pressure carries at sinkage z0:
+ * b k sqrt(D) z0^(n+1/2) B(n+1, 1/2) / 2. Exposed for the tests. */
+double tm_rigid_load(double b, double k, double n, double D, double z0);
+
+/* ---- the model: per-soil results and the row kernel ------------------------ */
+
+typedef enum tm_reason {
+    TM_GO = 0, TM_NOGO_SLOPE = 1, TM_NOGO_SOIL = 2, TM_NOGO_LANDUSE = 3, TM_NOGO_TRACTION = 4, TM_NOGO_NODATA = 5
+} tm_reason;
+
+typedef struct tm_model {
+    const tm_vehicle *v;
+    tm_vci vci;
+    double weight_kN;           /* gross weight */
+    double max_slope_deg;       /* min(max_pitch, max_roll) */
+    int traction;               /* 1: every soil has shear data */
+    /* per soil code 0..255 (index by code): -1 unknown */
+    int soil_index[256];
+    tm_contact contact[256];
+    double resistance_total_kN[256];
+    double thrust_total_kN[256];
+    double ci_kPa[256];
+    unsigned char landuse_nogo[256]; /* 1: NOGO land use; 2: code unknown */
+} tm_model;
+
+/* Precompute per soil; landuse: class table CSV with code and nogo (yes|no). */
+trv_status tm_model_init(trv_ctx *ctx, tm_model *m, const tm_vehicle *v, const tm_soils *soils,
+                         const char *landuse_csv);
+
+/* Attainable speed (km/h) at slope beta on a soil whose total resistance is
+ * r_kN: eta P / (R + W sin beta), clamped to [0, top speed]. */
+double tm_speed_kmh(const tm_model *m, double r_kN, double slope_deg);
+
+/* One row: slope (degrees, slope_nodata marks nodata), soil and land-use
+ * codes (0 = nodata) in; speed (km/h, 0 where NOGO) and reason out. Soil
+ * or land-use codes the tables do not know are nodata here: check them
+ * with tm_check_codes first. Pure: no I/O, no state. */
+void tm_row(const tm_model *m, const float *slope, float slope_nodata, const unsigned char *soil,
+            const unsigned char *landuse, int n, float *speed, unsigned char *reason);
+
+/* ---- the trv-speed stage ----------------------------------------------------- */
+
+typedef struct tm_stats {
+    size_t cells, go, nodata;
+    size_t reason[6];
+    double speed_mean_kmh, speed_max_kmh; /* over GO cells */
+} tm_stats;
+
+/* Read DIR/slope.tif, soil.tif, landuse.tif (one grid), check every code
+ * against the tables, compute, and write DIR/speed.tif and DIR/gonogo.tif
+ * atomically. */
+trv_status tm_run(trv_ctx *ctx, const tm_model *m, const char *dir, const trv_meta *meta, tm_stats *stats);
+
+/* The per-soil report (CSV with the columns of README's table). */
+trv_status tm_report_write(trv_ctx *ctx, const tm_model *m, const tm_soils *soils, const char *path);
+
+#endif

@@ -1,0 +1,119 @@
+/* trv-speed: vehicle cone index, Bekker/Bakker resistance, attainable
+ * speed and GO/NOGO maps. Thin: options -> tm_* -> exit status. */
+#include "terramech/terramech.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void print_report(const tm_model *m, const tm_soils *soils, const tm_stats *st)
+{
+    const tm_vehicle *v = m->v;
+    const tm_vci *c = &m->vci;
+    printf("vehicle: %s (%s, %.0f kg, %.1f kW, eta %.2f, top %.0f km/h, max slope %.1f deg)\n", v->name,
+           v->kind == TM_WHEELED ? "wheeled" : "tracked", v->gross_mass_kg, v->engine_power_kW, v->drivetrain_efficiency,
+           v->top_speed_kmh, m->max_slope_deg);
+    printf("MI %.2f; VCI1 %.2f RCI = %.1f kPa; VCI50 %.2f RCI = %.1f kPa (NRMM formulas)\n", c->mi, c->vci1_rci,
+           c->vci1_rci * TM_KPA_PER_RCI, c->vci50_rci, c->vci50_rci * TM_KPA_PER_RCI);
+    if (c->vci1_overridden || c->vci50_overridden)
+        printf("in force: VCI1 %.1f kPa%s, VCI50 %.1f kPa%s\n", c->vci1_kPa,
+               c->vci1_overridden ? " (the vehicle file's override)" : "", c->vci50_kPa,
+               c->vci50_overridden ? " (the vehicle file's override)" : "");
+    if (!m->traction)
+        printf("traction check skipped: the soil table has no c_kPa, phi_deg, K_m columns\n");
+    static const char *const modes[3] = {"rigid", "elastic", "track"};
+    printf("%-4s %-16s %8s %-7s %9s %12s %11s %10s %9s %9s %s\n", "code", "soil", "CI kPa", "mode", "sinkage", "R/tyre kN",
+           "R total kN", "thrust kN", "v flat", "v 10deg", "pass");
+    for (int i = 0; i < soils->n; i++) {
+        const tm_soil *s = &soils->s[i];
+        const tm_contact *k = &m->contact[s->code];
+        double r = m->resistance_total_kN[s->code];
+        char thrust[32] = "-";
+        if (!isnan(m->thrust_total_kN[s->code]))
+            snprintf(thrust, sizeof thrust, "%.4f", m->thrust_total_kN[s->code]);
+        printf("%-4d %-16s %8.1f %-7s %9.4f %12.4f %11.4f %10s %9.2f %9.2f %s\n", s->code, s->name, s->ci_kPa,
+               modes[k->mode], k->sinkage_m, v->kind == TM_WHEELED ? k->resistance_kN : r, r, thrust,
+               tm_speed_kmh(m, r, 0), tm_speed_kmh(m, r, 10),
+               s->ci_kPa >= c->vci50_kPa ? "easy" : s->ci_kPa >= c->vci1_kPa ? "difficult" : "no");
+        if (k->mode == TM_ELASTIC && k->deflection_m > v->tyre_section_height_m)
+            printf("     warning: on %s the tyre would deflect %.3f m, more than its section height %.3f m\n", s->name,
+                   k->deflection_m, v->tyre_section_height_m);
+    }
+    if (st) {
+        double data = (double)(st->cells - st->nodata);
+        printf("GO: %.1f %% of the cells with data (%zu of %.0f); NOGO by slope %zu, soil %zu, land use %zu, traction "
+               "%zu; no data %zu\n",
+               data > 0 ? 100.0 * st->go / data : 0, st->go, data, st->reason[1], st->reason[2], st->reason[3],
+               st->reason[4], st->nodata);
+        printf("speed over GO cells: mean %.2f km/h, max %.2f km/h\n", st->speed_mean_kmh, st->speed_max_kmh);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = NULL, *vehicle = NULL, *soils_path = NULL, *landuse_path = NULL, *report = NULL;
+    const trv_opt opts[] = {
+        {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "terrain directory: slope.tif, soil.tif, landuse.tif in, speed.tif and gonogo.tif out"},
+        {"vehicle", 0, TRV_ARG_STRING, &vehicle, "VEHICLE.ini", "vehicle file (see data/vehicles/)"},
+        {"soils", 0, TRV_ARG_STRING, &soils_path, "CSV", "soil table (default: data/classes/soils.csv)"},
+        {"landuse-classes", 0, TRV_ARG_STRING, &landuse_path, "CSV", "land-use table with a nogo column (default: data/classes/landuse.csv)"},
+        {"report", 0, TRV_ARG_STRING, &report, "REPORT.csv", "write the per-soil report"},
+        {NULL, 0, 0, NULL, NULL, NULL},
+    };
+    static const char *const required[] = {"terrain", "vehicle", NULL};
+    const trv_cli cli = {
+        .tool = "trv-speed",
+        .usage = "--terrain DIR --vehicle VEHICLE.ini [options]",
+        .summary = "Vehicle cone index (NRMM), Bekker/Bakker tyre-soil sinkage and resistance per soil, attainable\n"
+                   "speed v = eta P / (R + W sin(slope)) and GO/NOGO with its reason, from a terrain directory\n"
+                   "made by trv-terrain. Writes DIR/speed.tif (km/h, 0 where NOGO) and DIR/gonogo.tif.",
+        .opts = opts,
+        .required = required,
+    };
+    trv_cli_result res;
+    int rc = trv_cli_parse(&cli, argc, argv, &res);
+    if (rc != TRV_CLI_CONTINUE)
+        return rc;
+    trv_ctx *ctx = trv_ctx_new();
+    if (!ctx) {
+        fprintf(stderr, "trv-speed: out of memory\n");
+        return 1;
+    }
+    trv_ctx_set_verbosity(ctx, res.quiet ? 0 : 1);
+    trv_term_progress_state progress = {0};
+    if (!res.quiet)
+        trv_ctx_set_progress(ctx, trv_term_progress, &progress);
+    geo_init();
+    trv_meta meta;
+    trv_meta_init(&meta, cli.tool, argc, argv);
+    char *soils_default = NULL, *landuse_default = NULL;
+    tm_vehicle *v = NULL;
+    tm_soils *soils = NULL;
+    tm_model m;
+    tm_stats stats;
+    trv_status st = TRV_OK;
+    if (!soils_path && !(soils_path = soils_default = trv_data_path(ctx, "classes/soils.csv")))
+        st = TRV_ERR_IO;
+    if (!st && !landuse_path && !(landuse_path = landuse_default = trv_data_path(ctx, "classes/landuse.csv")))
+        st = TRV_ERR_IO;
+    if (!st && !(st = tm_vehicle_read(ctx, vehicle, &v)) && !(st = tm_soils_read(ctx, soils_path, &soils)) &&
+        !(st = tm_model_init(ctx, &m, v, soils, landuse_path))) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s: MI %.3f, VCI1 %.1f kPa%s, VCI50 %.1f kPa%s", v->name, m.vci.mi, m.vci.vci1_kPa,
+                 m.vci.vci1_overridden ? " (file)" : "", m.vci.vci50_kPa, m.vci.vci50_overridden ? " (file)" : "");
+        trv_meta_add(&meta, "TRV_VEHICLE", buf);
+        st = tm_run(ctx, &m, dir, &meta, &stats);
+        if (!st && report)
+            st = tm_report_write(ctx, &m, soils, report);
+        if (!st && !res.quiet)
+            print_report(&m, soils, &stats);
+    }
+    if (st)
+        fprintf(stderr, "trv-speed: %s\n", trv_errmsg(ctx));
+    tm_vehicle_free(v);
+    tm_soils_free(soils);
+    free(soils_default);
+    free(landuse_default);
+    trv_ctx_free(ctx);
+    return st ? 1 : 0;
+}
