@@ -224,6 +224,22 @@ void trv_meta_init(trv_meta *meta, const char *tool, int argc, char **argv);
 /* Record one more metadata item (at most 8; later ones are dropped). */
 void trv_meta_add(trv_meta *meta, const char *key, const char *value);
 
+/* ---- seeded random numbers ------------------------------------------- */
+
+/* xoshiro256** (Blackman & Vigna), seeded through splitmix64 so that every
+ * 64-bit seed, 0 included, gives a well-mixed state. Deterministic on every
+ * platform: the same seed gives the same stream. */
+typedef struct trv_rng {
+    uint64_t s[4];
+} trv_rng;
+
+void trv_rng_seed(trv_rng *r, uint64_t seed);
+uint64_t trv_rng_next(trv_rng *r);
+/* Uniform in [0, 1) with 53 random bits. */
+double trv_rng_uniform(trv_rng *r);
+/* Uniform integer in [0, n), n > 0, without modulo bias. */
+uint64_t trv_rng_below(trv_rng *r, uint64_t n);
+
 /* ---- paths and small helpers ----------------------------------------- */
 
 /* Locate a bundled data file (e.g. "classes/soils.csv"): $TRV_DATADIR,

@@ -1,0 +1,194 @@
+/*
+ * prm.h — roadmap and routes (METHOD.md §4): Latin-hypercube sampling of
+ * the GO area, a probabilistic roadmap whose edges cross no NOGO cell,
+ * the paper's improved A* and its baselines, the same objectives solved on
+ * the raster itself (16-connected) as the optimality reference, clamped
+ * cubic B-spline smoothing that never enters NOGO, route statistics.
+ *
+ * Terrain: the layers of one grid made by the earlier stages: class.tif
+ * (0 NOGO, 1 high-risk, 2 low-risk, 3 safe), cost.tif (mobility cost in
+ * [0, 1]), gonogo.tif (0 GO), dem.tif (m), slope.tif (deg), speed.tif
+ * (km/h). A cell is GO when gonogo is 0 and class is not 0.
+ *
+ * Costs of a straight piece of path (edge or move), from the exact cells
+ * it crosses with the length inside each (METHOD.md §4.3; lengths in m):
+ *   d = length; l, h, s = length in low-risk, high-risk, safe cells;
+ *   slope integral = sum len x slope (deg m); time = sum len / speed (s).
+ * Objectives (edge weight; heuristic toward the goal along the straight
+ * segment):
+ *   mmcr: kb l + kh h + ks s + kd d;  kb w + kd d + ks s (the paper's, not
+ *         admissible; w = length in NOGO, low- or high-risk cells), or
+ *         kd d with admissible
+ *   mdr:  d;  d
+ *   msr:  the slope integral + 1e-3 d (ties to the shorter);  0
+ *   time: time;  d / (the highest speed on the map)
+ *
+ * Ownership: _load/_build/_new return objects freed by the matching
+ * _free/_clear (NULL accepted). Functions taking a prm_terrain borrow it.
+ */
+#ifndef PRM_H
+#define PRM_H
+
+#include "geo/geo.h"
+
+/* ---- terrain ---------------------------------------------------------------- */
+
+typedef struct prm_terrain {
+    geo_raster *cls, *cost, *gonogo, *dem, *slope, *speed;
+    const geo_grid *grid;   /* cls's grid; every layer shares it */
+    double top_speed_kmh;   /* the highest speed on the map */
+    double cell_m;          /* cell size (m) */
+} prm_terrain;
+
+/* Read the six layers of dir and check they share one grid (naming the
+ * file that differs). */
+trv_status prm_terrain_load(trv_ctx *ctx, const char *dir, prm_terrain *t);
+void prm_terrain_clear(prm_terrain *t);
+/* 1 if cell i (row-major index) is GO. */
+int prm_cell_go(const prm_terrain *t, long i);
+/* Cell index of map point (x, y), or -1 off the grid. */
+long prm_cell_at(const prm_terrain *t, double x, double y);
+
+/* ---- exact segment traversal ----------------------------------------------- */
+
+/* Called for each cell the segment crosses, in order, with the length of
+ * the segment inside it (m). A segment through a cell corner also visits,
+ * with length 0, the two cells that meet there diagonally, so that a NOGO
+ * check cannot slip through a corner. Return non-zero to stop. */
+typedef int (*prm_cell_fn)(long cell, double len, void *user);
+/* Walk the segment (x0, y0)-(x1, y1) (map coordinates) through the cells
+ * of g (Amanatides-Woo). Parts off the grid are skipped. Returns 1 if fn
+ * stopped the walk, else 0. */
+int prm_segment_walk(const geo_grid *g, double x0, double y0, double x1, double y1, prm_cell_fn fn, void *user);
+
+/* Everything the objectives need about one straight piece. */
+typedef struct prm_piece {
+    double d, l, h, s;      /* m */
+    double nogo;            /* m in NOGO (a piece with nogo > 0, or touching a NOGO corner, is blocked) */
+    int blocked;
+    double slope_int;       /* deg m */
+    double slope_max;       /* deg */
+    double time_s;          /* s; INFINITY through a cell with speed 0 */
+    double cost_int;        /* mobility cost x m */
+    double elev_int;        /* m x m */
+} prm_piece;
+
+void prm_piece_measure(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_piece *out);
+
+/* ---- Latin hypercube sampling --------------------------------------------------- */
+
+/* n points over [x0, x1) x [y0, y1): each of the n rows and n columns of
+ * the extent holds exactly one (a random permutation pairs them), placed
+ * uniformly inside its stratum cell; seeded. xs, ys: n each. */
+void prm_lhs(uint64_t seed, int n, double x0, double y0, double x1, double y1, double *xs, double *ys);
+
+/* ---- roadmap -------------------------------------------------------------------- */
+
+typedef struct prm_edge {
+    int a, b;               /* node indices, a < b */
+    prm_piece p;
+} prm_edge;
+
+typedef struct prm_roadmap {
+    int nnodes, nedges;
+    double *x, *y;          /* node coordinates (map CRS) */
+    prm_edge *edges;
+    int *adj_start, *adj;   /* CSR adjacency: edges of node i are adj[adj_start[i] .. adj_start[i+1]) */
+    char *wkt;              /* CRS */
+    uint64_t seed;
+    int k;                  /* k-nearest (0 when radius was used) */
+    double radius;          /* m (0 when k was used) */
+} prm_roadmap;
+
+typedef struct prm_build_opts {
+    int nodes;              /* GO nodes wanted; 0: one per 0.25 km2 of GO area, within [200, 20000] */
+    int k;                  /* neighbours per node (default 10) */
+    double radius;          /* > 0: connect within this radius instead of k nearest */
+    uint64_t seed;          /* default 1 */
+} prm_build_opts;
+
+void prm_build_opts_init(prm_build_opts *o);
+
+typedef struct prm_build_stats {
+    int samples;            /* LHS samples drawn */
+    int rejected;           /* of them in NOGO */
+    double go_area_km2;
+    double coverage;        /* fraction of GO cells within one node spacing of a node */
+    int components;         /* connected components of the roadmap */
+    int largest;            /* nodes in the largest one */
+} prm_build_stats;
+
+trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build_opts *o, prm_roadmap **out,
+                             prm_build_stats *stats);
+void prm_roadmap_free(prm_roadmap *r);
+/* GeoPackage with layers `nodes` (id) and `edges` (a, b, d_m, low_m,
+ * high_m, safe_m, slope_mean_deg, slope_max_deg, time_s, cost_mean), in the
+ * terrain's CRS. */
+trv_status prm_roadmap_write(trv_ctx *ctx, const prm_roadmap *r, const char *path, const trv_meta *meta);
+trv_status prm_roadmap_read(trv_ctx *ctx, const char *path, prm_roadmap **out);
+
+/* ---- search -------------------------------------------------------------------- */
+
+typedef enum prm_strategy { PRM_MMCR = 0, PRM_MDR, PRM_MSR, PRM_TIME } prm_strategy;
+
+typedef struct prm_weights {
+    double kb, kh, ks, kd;  /* low-risk (and barrier), high-risk, safe, distance */
+} prm_weights;
+
+void prm_weights_default(prm_weights *w);
+const char *prm_strategy_name(prm_strategy s);
+
+/* The weight of a piece under a strategy (the objective above). */
+double prm_piece_weight(const prm_piece *p, prm_strategy s, const prm_weights *w);
+
+typedef struct prm_path {
+    int n;
+    double *x, *y;          /* vertices, start to goal */
+    double objective;       /* the strategy's total */
+    long expanded;          /* nodes (or cells) expanded */
+} prm_path;
+
+void prm_path_clear(prm_path *p);
+
+/* A* on the roadmap from start to goal (map coordinates), both inserted as
+ * nodes and connected like the others. Errors name which end: outside the
+ * map, in NOGO, no connection to the roadmap; or "the goal is not
+ * reachable from the start". */
+trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, double sx, double sy, double gx,
+                     double gy, prm_strategy s, const prm_weights *w, int admissible, prm_path *out);
+
+/* The same objective on the raster: A* over cell centres with 16
+ * neighbours (8 adjacent, 8 knight moves), each move weighed by
+ * prm_piece_weight of its straight segment; a move touching NOGO is
+ * forbidden. The optimality reference (like r.cost -k). Same errors. */
+trv_status prm_route_grid(trv_ctx *ctx, const prm_terrain *t, double sx, double sy, double gx, double gy,
+                          prm_strategy s, const prm_weights *w, prm_path *out);
+
+/* ---- smoothing ------------------------------------------------------------------- */
+
+/* Replace path by a clamped cubic B-spline with the path's vertices as
+ * control points, sampled every `step` metres (the cell size). Where the
+ * curve would enter NOGO (checked cell by cell between samples), the
+ * control points around the offending span are repeated (the curve is
+ * pulled onto the polyline) until it does not; at worst the polyline
+ * piece itself stays. *max_dev receives the largest distance of the curve
+ * from the polyline (m). */
+trv_status prm_smooth(trv_ctx *ctx, const prm_terrain *t, prm_path *path, double step, double *max_dev);
+
+/* Points of the clamped uniform cubic B-spline with control points
+ * (cx, cy)[0..n) at parameter u in [0, 1]. Pure; for the tests. */
+void prm_bspline_point(const double *cx, const double *cy, int n, double u, double *x, double *y);
+
+/* ---- statistics ---------------------------------------------------------------------- */
+
+typedef struct prm_stats {
+    double distance_m, elev_mean_m, slope_mean_deg, slope_max_deg, speed_mean_kmh, cost_mean, time_h;
+    long nogo_samples;
+    double plan_s;          /* planning time (s) */
+} prm_stats;
+
+/* Statistics of a path sampled at `step` metres (cell-weighted means along
+ * its length; time = sum of segment length / speed). */
+void prm_path_stats(const prm_terrain *t, const prm_path *p, double step, prm_stats *out);
+
+#endif

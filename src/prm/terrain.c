@@ -1,0 +1,218 @@
+/* Terrain layers, the exact segment walk and the measure of a straight piece. */
+#include "prm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void prm_terrain_clear(prm_terrain *t)
+{
+    geo_raster_free(t->cls);
+    geo_raster_free(t->cost);
+    geo_raster_free(t->gonogo);
+    geo_raster_free(t->dem);
+    geo_raster_free(t->slope);
+    geo_raster_free(t->speed);
+    memset(t, 0, sizeof *t);
+}
+
+trv_status prm_terrain_load(trv_ctx *ctx, const char *dir, prm_terrain *t)
+{
+    memset(t, 0, sizeof *t);
+    static const char *const names[6] = {"class.tif", "cost.tif", "gonogo.tif", "dem.tif", "slope.tif", "speed.tif"};
+    static const geo_type types[6] = {GEO_U8, GEO_F32, GEO_U8, GEO_F32, GEO_F32, GEO_F32};
+    geo_raster **dst[6] = {&t->cls, &t->cost, &t->gonogo, &t->dem, &t->slope, &t->speed};
+    char *first = NULL;
+    trv_status st = TRV_OK;
+    for (int k = 0; k < 6 && !st; k++) {
+        char *p = trv_path_join(dir, names[k]);
+        if (!p)
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        else if (!(st = geo_raster_read(ctx, p, types[k], dst[k])) && k > 0)
+            st = geo_grid_compare(ctx, &t->cls->grid, first, &(*dst[k])->grid, p);
+        if (k == 0)
+            first = p;
+        else
+            free(p);
+    }
+    free(first);
+    if (st) {
+        prm_terrain_clear(t);
+        return st;
+    }
+    t->grid = &t->cls->grid;
+    if (!t->grid->wkt || geo_crs_is_geographic(t->grid->wkt) != 0) {
+        prm_terrain_clear(t);
+        return trv_error(ctx, TRV_ERR_CRS, "the terrain in '%s' must be on a projected grid", dir);
+    }
+    t->cell_m = t->grid->gt[1] * geo_crs_metres_per_unit(t->grid->wkt);
+    size_t n = (size_t)t->grid->nx * t->grid->ny;
+    for (size_t i = 0; i < n; i++)
+        if (prm_cell_go(t, (long)i) && t->speed->f32[i] > t->top_speed_kmh)
+            t->top_speed_kmh = t->speed->f32[i];
+    return TRV_OK;
+}
+
+int prm_cell_go(const prm_terrain *t, long i) { return t->gonogo->u8[i] == 0 && t->cls->u8[i] != 0; }
+
+long prm_cell_at(const prm_terrain *t, double x, double y)
+{
+    const geo_grid *g = t->grid;
+    double c = (x - g->gt[0]) / g->gt[1], r = (y - g->gt[3]) / g->gt[5];
+    if (!(c >= 0 && r >= 0 && c < g->nx && r < g->ny))
+        return -1;
+    return (long)r * g->nx + (long)c;
+}
+
+/* Amanatides & Woo's traversal in cell units (column u, row v), on the
+ * part of the segment inside the grid. */
+int prm_segment_walk(const geo_grid *g, double x0, double y0, double x1, double y1, prm_cell_fn fn, void *user)
+{
+    double u0 = (x0 - g->gt[0]) / g->gt[1], v0 = (y0 - g->gt[3]) / g->gt[5];
+    double u1 = (x1 - g->gt[0]) / g->gt[1], v1 = (y1 - g->gt[3]) / g->gt[5];
+    double du = u1 - u0, dv = v1 - v0;
+    double len = hypot(x1 - x0, y1 - y0);
+    /* clip to the grid (Liang-Barsky) */
+    double t0 = 0, t1 = 1;
+    const double p[4] = {-du, du, -dv, dv}, q[4] = {u0, g->nx - u0, v0, g->ny - v0};
+    for (int k = 0; k < 4; k++) {
+        if (p[k] == 0) {
+            if (q[k] < 0)
+                return 0;
+            continue;
+        }
+        double r = q[k] / p[k];
+        if (p[k] < 0 && r > t0)
+            t0 = r;
+        if (p[k] > 0 && r < t1)
+            t1 = r;
+    }
+    if (t0 > t1 || (t0 == t1 && len > 0))
+        return 0;
+    double su = u0 + t0 * du, sv = v0 + t0 * dv;
+    long c = (long)floor(su), r = (long)floor(sv);
+    /* a start on the far edge belongs to the last cell */
+    if (c >= g->nx)
+        c = g->nx - 1;
+    if (r >= g->ny)
+        r = g->ny - 1;
+    if (c < 0)
+        c = 0;
+    if (r < 0)
+        r = 0;
+    if (len == 0)
+        return fn(r * g->nx + c, 0, user) ? 1 : 0;
+    int stepc = du > 0 ? 1 : du < 0 ? -1 : 0, stepr = dv > 0 ? 1 : dv < 0 ? -1 : 0;
+    /* parameter t of the next column / row boundary, and the spacing between boundaries */
+    double tc = stepc ? ((stepc > 0 ? c + 1 : c) - u0) / du : INFINITY;
+    double tr = stepr ? ((stepr > 0 ? r + 1 : r) - v0) / dv : INFINITY;
+    double dtc = stepc ? fabs(1.0 / du) : INFINITY, dtr = stepr ? fabs(1.0 / dv) : INFINITY;
+    double t = t0;
+    for (;;) {
+        double next = fmin(fmin(tc, tr), t1);
+        if (fn(r * g->nx + c, (next - t) * len, user))
+            return 1;
+        if (next >= t1)
+            return 0;
+        t = next;
+        if (tc == tr) {
+            /* through a corner: the two cells that meet there diagonally, at length 0 */
+            long ca = c + stepc, ra = r + stepr;
+            if (ca >= 0 && ca < g->nx && fn(r * g->nx + ca, 0, user))
+                return 1;
+            if (ra >= 0 && ra < g->ny && fn(ra * g->nx + c, 0, user))
+                return 1;
+            c = ca;
+            r = ra;
+            tc += dtc;
+            tr += dtr;
+        } else if (tc < tr) {
+            c += stepc;
+            tc += dtc;
+        } else {
+            r += stepr;
+            tr += dtr;
+        }
+        if (c < 0 || r < 0 || c >= g->nx || r >= g->ny)
+            return 0;
+    }
+}
+
+typedef struct measure {
+    const prm_terrain *t;
+    prm_piece *p;
+} measure;
+
+static int measure_cell(long i, double len, void *user)
+{
+    measure *m = user;
+    const prm_terrain *t = m->t;
+    prm_piece *p = m->p;
+    if (!prm_cell_go(t, i)) {
+        p->blocked = 1;
+        p->nogo += len;
+        return 0;
+    }
+    switch (t->cls->u8[i]) {
+    case 1: p->h += len; break;
+    case 2: p->l += len; break;
+    case 3: p->s += len; break;
+    default: break;
+    }
+    double slope = t->slope->f32[i], v = t->speed->f32[i];
+    p->slope_int += len * slope;
+    if (slope > p->slope_max)
+        p->slope_max = slope;
+    p->time_s += len > 0 ? (v > 0 ? len / (v / 3.6) : INFINITY) : 0;
+    p->cost_int += len * t->cost->f32[i];
+    p->elev_int += len * t->dem->f32[i];
+    return 0;
+}
+
+void prm_piece_measure(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_piece *out)
+{
+    memset(out, 0, sizeof *out);
+    measure m = {t, out};
+    double m_per_unit = t->cell_m / t->grid->gt[1];
+    prm_segment_walk(t->grid, x0, y0, x1, y1, measure_cell, &m);
+    /* lengths came in map units: metres for the usual CRSs */
+    if (m_per_unit != 1) {
+        out->l *= m_per_unit;
+        out->h *= m_per_unit;
+        out->s *= m_per_unit;
+        out->nogo *= m_per_unit;
+        out->slope_int *= m_per_unit;
+        out->time_s *= m_per_unit;
+        out->cost_int *= m_per_unit;
+        out->elev_int *= m_per_unit;
+    }
+    out->d = hypot(x1 - x0, y1 - y0) * m_per_unit;
+    /* a piece that leaves the grid is blocked too */
+    if (prm_cell_at(t, x0, y0) < 0 || prm_cell_at(t, x1, y1) < 0)
+        out->blocked = 1;
+}
+
+void prm_weights_default(prm_weights *w)
+{
+    w->kb = 3.0;
+    w->kh = 10.0;
+    w->ks = 1.0;
+    w->kd = 0.2;
+}
+
+const char *prm_strategy_name(prm_strategy s)
+{
+    static const char *const names[4] = {"mmcr", "mdr", "msr", "time"};
+    return s >= 0 && s <= PRM_TIME ? names[s] : "?";
+}
+
+double prm_piece_weight(const prm_piece *p, prm_strategy s, const prm_weights *w)
+{
+    switch (s) {
+    case PRM_MMCR: return w->kb * p->l + w->kh * p->h + w->ks * p->s + w->kd * p->d;
+    case PRM_MDR: return p->d;
+    case PRM_MSR: return p->slope_int + 1e-3 * p->d;
+    case PRM_TIME: return p->time_s;
+    }
+    return INFINITY;
+}
