@@ -235,6 +235,21 @@ trv_status geo_vec_close(trv_ctx *ctx, geo_vec *v);
  * the caller's trv_outset to remove; an open transaction is rolled back). */
 void geo_vec_free(geo_vec *v);
 
+/* A vector layer read back: each feature's first vertex and numeric fields. */
+typedef struct geo_table {
+    long n;
+    int nfields;
+    double *x, *y;          /* first vertex of each feature's geometry (NAN without one) */
+    double *v;              /* n * nfields: field values (NAN where null) */
+    char *wkt;              /* the layer's CRS, NULL if none */
+} geo_table;
+
+/* Read layer `layer` of a vector file, the named fields (all numeric; a
+ * missing field is an error naming the file and layer), in feature order. */
+trv_status geo_table_read(trv_ctx *ctx, const char *path, const char *layer, const char *const *fields, int nfields,
+                          geo_table **out);
+void geo_table_free(geo_table *t);
+
 /* Call once before using GDAL through this module (registers drivers,
  * quiets GDAL's own error printing: errors come back through trv_ctx). */
 void geo_init(void);

@@ -101,8 +101,9 @@ typedef struct prm_roadmap {
 } prm_roadmap;
 
 typedef struct prm_build_opts {
-    int nodes;              /* GO nodes wanted; 0: one per 0.25 km2 of GO area, within [200, 20000] */
-    int k;                  /* neighbours per node (default 10) */
+    int nodes;              /* GO nodes wanted; 0: one per 0.05 km2 of GO area (about 220 m apart), within
+                               [200, 50000]: dense enough to thread the valleys of a ridge-and-valley area */
+    int k;                  /* neighbours per node (default 14) */
     double radius;          /* > 0: connect within this radius instead of k nearest */
     uint64_t seed;          /* default 1 */
 } prm_build_opts;
@@ -190,5 +191,28 @@ typedef struct prm_stats {
 /* Statistics of a path sampled at `step` metres (cell-weighted means along
  * its length; time = sum of segment length / speed). */
 void prm_path_stats(const prm_terrain *t, const prm_path *p, double step, prm_stats *out);
+
+/* ---- outputs ------------------------------------------------------------------------ */
+
+typedef struct prm_result {
+    char name[32];          /* "mmcr", "mdr", ..., "grid-time" */
+    prm_path path;
+    prm_stats stats;
+    double max_dev_m;       /* smoothing: largest distance from the polyline; NAN if not smoothed */
+} prm_result;
+
+typedef struct prm_outputs {
+    const char *geojson;    /* LineStrings in EPSG:4326, one per route, statistics as properties */
+    const char *gpx;        /* GPX 1.1: start and goal waypoints, one track per route (with elevations) */
+    const char *csv;        /* vertices: route, x, y, lon, lat, z, slope, speed, cost, class, cum_dist_m, cum_time_s */
+    const char *stats;      /* one row per route, the paper's Table 3 columns and more */
+} prm_outputs;
+
+/* Write every output named (NULL: skipped), all or none. */
+trv_status prm_outputs_write(trv_ctx *ctx, const prm_terrain *t, const prm_result *routes, int n,
+                             const prm_outputs *o);
+/* The statistics CSV's header and one row (for printing as well). */
+void prm_stats_header(FILE *f);
+void prm_stats_row(FILE *f, const prm_result *r);
 
 #endif

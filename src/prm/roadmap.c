@@ -1,0 +1,428 @@
+/* Latin hypercube sampling and the probabilistic roadmap (METHOD.md §4.1-4.3). */
+#include "prm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void prm_lhs(uint64_t seed, int n, double x0, double y0, double x1, double y1, double *xs, double *ys)
+{
+    trv_rng r;
+    trv_rng_seed(&r, seed);
+    int *perm = malloc((size_t)n * sizeof *perm);
+    for (int i = 0; i < n && perm; i++)
+        perm[i] = i;
+    for (int i = n - 1; i > 0 && perm; i--) { /* Fisher-Yates: pairs columns with rows */
+        int j = (int)trv_rng_below(&r, (uint64_t)i + 1);
+        int t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    double w = (x1 - x0) / n, h = (y1 - y0) / n;
+    for (int i = 0; i < n; i++) {
+        int row = perm ? perm[i] : (i * 7919) % n; /* without memory, still one per stratum */
+        xs[i] = x0 + (i + trv_rng_uniform(&r)) * w;
+        ys[i] = y0 + (row + trv_rng_uniform(&r)) * h;
+    }
+    free(perm);
+}
+
+void prm_build_opts_init(prm_build_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->k = 14;
+    o->seed = 1;
+}
+
+void prm_roadmap_free(prm_roadmap *r)
+{
+    if (!r)
+        return;
+    free(r->x);
+    free(r->y);
+    free(r->edges);
+    free(r->adj_start);
+    free(r->adj);
+    free(r->wkt);
+    free(r);
+}
+
+/* ---- a bucket grid over nodes, for k-nearest and radius queries ---- */
+
+typedef struct nodeix {
+    double x0, y0, cell;
+    int nx, ny;
+    int *start, *item;
+} nodeix;
+
+static void nodeix_free(nodeix *ix)
+{
+    free(ix->start);
+    free(ix->item);
+}
+
+static int nodeix_init(nodeix *ix, const double *x, const double *y, int n)
+{
+    double xmin = INFINITY, ymin = INFINITY, xmax = -INFINITY, ymax = -INFINITY;
+    for (int i = 0; i < n; i++) {
+        xmin = fmin(xmin, x[i]);
+        xmax = fmax(xmax, x[i]);
+        ymin = fmin(ymin, y[i]);
+        ymax = fmax(ymax, y[i]);
+    }
+    double w = fmax(xmax - xmin, 1), h = fmax(ymax - ymin, 1);
+    ix->cell = fmax(sqrt(2 * w * h / fmax(n, 1)), 1e-6);
+    ix->nx = (int)(w / ix->cell) + 1;
+    ix->ny = (int)(h / ix->cell) + 1;
+    ix->x0 = xmin;
+    ix->y0 = ymin;
+    size_t nb = (size_t)ix->nx * ix->ny;
+    ix->start = calloc(nb + 1, sizeof *ix->start);
+    ix->item = malloc((size_t)(n > 0 ? n : 1) * sizeof *ix->item);
+    int *fill = malloc((nb + 1) * sizeof *fill);
+    if (!ix->start || !ix->item || !fill) {
+        free(fill);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        int bx = (int)((x[i] - xmin) / ix->cell), by = (int)((y[i] - ymin) / ix->cell);
+        ix->start[(size_t)by * ix->nx + bx + 1]++;
+    }
+    for (size_t b = 0; b < nb; b++)
+        ix->start[b + 1] += ix->start[b];
+    memcpy(fill, ix->start, (nb + 1) * sizeof *fill);
+    for (int i = 0; i < n; i++) {
+        int bx = (int)((x[i] - xmin) / ix->cell), by = (int)((y[i] - ymin) / ix->cell);
+        ix->item[fill[(size_t)by * ix->nx + bx]++] = i;
+    }
+    free(fill);
+    return 0;
+}
+
+/* The k nodes nearest to (px, py) (skip: a node to leave out), nearest
+ * first, ties by index; with radius > 0 every node within radius instead
+ * (up to cap). Returns the count. */
+static int nodeix_query(const nodeix *ix, const double *x, const double *y, double px, double py, int k,
+                        double radius, int skip, int cap, int *out, double *d2)
+{
+    int found = 0, want = radius > 0 ? cap : k;
+    double r2 = radius > 0 ? radius * radius : INFINITY;
+    int cx = (int)floor((px - ix->x0) / ix->cell), cy = (int)floor((py - ix->y0) / ix->cell);
+    for (int ring = 0;; ring++) {
+        /* nodes in rings beyond this one are at least (ring - 1) cells away */
+        double inner = (ring - 1) * ix->cell;
+        if (ring > 0 && inner > 0 && ((found == want && inner * inner > d2[found - 1]) || inner * inner > r2))
+            break;
+        if (cx - ring < 0 && cy - ring < 0 && cx + ring >= ix->nx && cy + ring >= ix->ny)
+            break;
+        for (int by = cy - ring; by <= cy + ring; by++) {
+            if (by < 0 || by >= ix->ny)
+                continue;
+            for (int bx = cx - ring; bx <= cx + ring; bx++) {
+                if (bx < 0 || bx >= ix->nx || (abs(by - cy) != ring && abs(bx - cx) != ring))
+                    continue;
+                size_t b = (size_t)by * ix->nx + bx;
+                for (int q = ix->start[b]; q < ix->start[b + 1]; q++) {
+                    int i = ix->item[q];
+                    if (i == skip)
+                        continue;
+                    double dd = (x[i] - px) * (x[i] - px) + (y[i] - py) * (y[i] - py);
+                    if (dd > r2 || (found == want && (dd > d2[want - 1] || (dd == d2[want - 1] && i > out[want - 1]))))
+                        continue;
+                    int j = found < want ? found++ : want - 1;
+                    while (j > 0 && (dd < d2[j - 1] || (dd == d2[j - 1] && i < out[j - 1]))) {
+                        d2[j] = d2[j - 1];
+                        out[j] = out[j - 1];
+                        j--;
+                    }
+                    d2[j] = dd;
+                    out[j] = i;
+                }
+            }
+        }
+    }
+    return found;
+}
+
+/* ---- build ---- */
+
+static int find(int *parent, int i)
+{
+    while (parent[i] != i)
+        i = parent[i] = parent[parent[i]];
+    return i;
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+    const prm_edge *p = a, *q = b;
+    if (p->a != q->a)
+        return p->a < q->a ? -1 : 1;
+    return (p->b > q->b) - (p->b < q->b);
+}
+
+static trv_status make_adjacency(trv_ctx *ctx, prm_roadmap *r)
+{
+    r->adj_start = calloc((size_t)r->nnodes + 1, sizeof *r->adj_start);
+    r->adj = malloc((size_t)(2 * r->nedges + 1) * sizeof *r->adj);
+    int *fill = malloc(((size_t)r->nnodes + 1) * sizeof *fill);
+    if (!r->adj_start || !r->adj || !fill) {
+        free(fill);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    for (int e = 0; e < r->nedges; e++) {
+        r->adj_start[r->edges[e].a + 1]++;
+        r->adj_start[r->edges[e].b + 1]++;
+    }
+    for (int i = 0; i < r->nnodes; i++)
+        r->adj_start[i + 1] += r->adj_start[i];
+    memcpy(fill, r->adj_start, ((size_t)r->nnodes + 1) * sizeof *fill);
+    for (int e = 0; e < r->nedges; e++) {
+        r->adj[fill[r->edges[e].a]++] = e;
+        r->adj[fill[r->edges[e].b]++] = e;
+    }
+    free(fill);
+    return TRV_OK;
+}
+
+trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build_opts *o, prm_roadmap **out,
+                             prm_build_stats *stats)
+{
+    *out = NULL;
+    memset(stats, 0, sizeof *stats);
+    const geo_grid *g = t->grid;
+    size_t ncell = (size_t)g->nx * g->ny, go = 0;
+    for (size_t i = 0; i < ncell; i++)
+        go += prm_cell_go(t, (long)i);
+    if (go == 0)
+        return trv_error(ctx, TRV_ERR_DATA, "the terrain has no GO cell: nothing to build a roadmap on");
+    double cell_km2 = t->cell_m * t->cell_m / 1e6;
+    stats->go_area_km2 = go * cell_km2;
+    int want = o->nodes > 0 ? o->nodes : (int)fmin(fmax(stats->go_area_km2 / 0.05, 200), 50000);
+    double go_frac = (double)go / ncell;
+    prm_roadmap *r = calloc(1, sizeof *r);
+    if (!r || !(r->x = malloc((size_t)want * sizeof *r->x)) || !(r->y = malloc((size_t)want * sizeof *r->y)) ||
+        (g->wkt && !(r->wkt = strdup(g->wkt)))) {
+        prm_roadmap_free(r);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    r->seed = o->seed;
+    r->k = o->radius > 0 ? 0 : o->k;
+    r->radius = o->radius > 0 ? o->radius : 0;
+    double x0 = g->gt[0], x1 = g->gt[0] + g->nx * g->gt[1], y1 = g->gt[3], y0 = g->gt[3] + g->ny * g->gt[5];
+    /* LHS batches sized for the GO fraction, each with its own seed stream,
+     * until enough GO samples */
+    trv_status st = TRV_OK;
+    for (int batch = 0; r->nnodes < want && batch < 64; batch++) {
+        int p = (int)ceil((want - r->nnodes) / go_frac * 1.05) + 8;
+        double *xs = malloc((size_t)p * sizeof *xs), *ys = malloc((size_t)p * sizeof *ys);
+        if (!xs || !ys) {
+            free(xs);
+            free(ys);
+            prm_roadmap_free(r);
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        }
+        prm_lhs(o->seed * 1000003u + (uint64_t)batch, p, x0, y0, x1, y1, xs, ys);
+        for (int i = 0; i < p && r->nnodes < want; i++) {
+            stats->samples++;
+            long c = prm_cell_at(t, xs[i], ys[i]);
+            if (c < 0 || !prm_cell_go(t, c)) {
+                stats->rejected++;
+                continue;
+            }
+            r->x[r->nnodes] = xs[i];
+            r->y[r->nnodes] = ys[i];
+            r->nnodes++;
+        }
+        free(xs);
+        free(ys);
+    }
+    if (r->nnodes < 2) {
+        prm_roadmap_free(r);
+        return trv_error(ctx, TRV_ERR_DATA, "too few GO samples for a roadmap (%d)", stats->samples);
+    }
+    /* edges: each node to its k nearest (or all within the radius), both
+     * directions merged, kept where the segment crosses no NOGO cell */
+    nodeix ix;
+    int cap = r->radius > 0 ? 256 : r->k;
+    int *nb = malloc((size_t)cap * sizeof *nb);
+    double *d2 = malloc((size_t)cap * sizeof *d2);
+    size_t ecap = (size_t)r->nnodes * cap;
+    prm_edge *cand = malloc(ecap * sizeof *cand);
+    if (!nb || !d2 || !cand || nodeix_init(&ix, r->x, r->y, r->nnodes)) {
+        free(nb);
+        free(d2);
+        free(cand);
+        nodeix_free(&ix);
+        prm_roadmap_free(r);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    size_t nc = 0;
+    for (int i = 0; i < r->nnodes; i++) {
+        int n = nodeix_query(&ix, r->x, r->y, r->x[i], r->y[i], r->k, r->radius, i, cap, nb, d2);
+        for (int q = 0; q < n; q++)
+            cand[nc++] = (prm_edge){i < nb[q] ? i : nb[q], i < nb[q] ? nb[q] : i, {0}};
+    }
+    qsort(cand, nc, sizeof *cand, cmp_edge);
+    r->edges = malloc((nc ? nc : 1) * sizeof *r->edges);
+    int *parent = malloc((size_t)r->nnodes * sizeof *parent), *size = calloc((size_t)r->nnodes, sizeof *size);
+    if (!r->edges || !parent || !size) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < r->nnodes; i++)
+        parent[i] = i;
+    for (size_t e = 0; e < nc; e++) {
+        if (e > 0 && cand[e].a == cand[e - 1].a && cand[e].b == cand[e - 1].b)
+            continue;
+        prm_edge ed = cand[e];
+        prm_piece_measure(t, r->x[ed.a], r->y[ed.a], r->x[ed.b], r->y[ed.b], &ed.p);
+        if (ed.p.blocked)
+            continue;
+        r->edges[r->nedges++] = ed;
+        parent[find(parent, ed.a)] = find(parent, ed.b);
+        if ((e & 1023) == 0 && (st = trv_progress(ctx, (double)e / nc, "roadmap")))
+            goto done;
+    }
+    for (int i = 0; i < r->nnodes; i++)
+        size[find(parent, i)]++;
+    for (int i = 0; i < r->nnodes; i++)
+        if (size[i]) {
+            stats->components++;
+            if (size[i] > stats->largest)
+                stats->largest = size[i];
+        }
+    /* coverage: GO cells (every 4th row and column) within one node spacing of a node */
+    double spacing = sqrt(stats->go_area_km2 * 1e6 / r->nnodes);
+    long seen = 0, near = 0;
+    int one;
+    double dd;
+    for (int row = 0; row < g->ny; row += 4)
+        for (int col = 0; col < g->nx; col += 4) {
+            long c = (long)row * g->nx + col;
+            if (!prm_cell_go(t, c))
+                continue;
+            seen++;
+            double cx = geo_grid_x(g, col), cy = geo_grid_y(g, row);
+            if (nodeix_query(&ix, r->x, r->y, cx, cy, 1, 0, -1, 1, &one, &dd) == 1 &&
+                sqrt(dd) * t->cell_m / g->gt[1] <= spacing)
+                near++;
+        }
+    stats->coverage = seen ? (double)near / seen : 0;
+    if ((st = make_adjacency(ctx, r)))
+        goto done;
+    st = trv_progress(ctx, 1.0, "roadmap");
+done:
+    free(nb);
+    free(d2);
+    free(cand);
+    free(parent);
+    free(size);
+    nodeix_free(&ix);
+    if (st)
+        prm_roadmap_free(r);
+    else
+        *out = r;
+    return st;
+}
+
+/* ---- GeoPackage ---- */
+
+static const char *const EDGE_FIELDS[] = {"a", "b", "d_m", "low_m", "high_m", "safe_m", "slope_mean_deg",
+                                         "slope_max_deg", "time_s", "cost_mean", "slope_int", "elev_mean_m"};
+enum { NEF = sizeof EDGE_FIELDS / sizeof EDGE_FIELDS[0] };
+
+trv_status prm_roadmap_write(trv_ctx *ctx, const prm_roadmap *r, const char *path, const trv_meta *meta)
+{
+    (void)meta; /* GeoPackage layers carry no free metadata through geo_vec; the route tool records it */
+    geo_vec *v = NULL;
+    trv_status st = geo_vec_create(ctx, path, r->wkt, &v);
+    if (st)
+        return st;
+    geo_field nf[] = {{"id", GEO_FIELD_INT}};
+    geo_field ef[NEF];
+    for (int k = 0; k < NEF; k++)
+        ef[k] = (geo_field){EDGE_FIELDS[k], k < 2 ? GEO_FIELD_INT : GEO_FIELD_REAL};
+    int ln, le;
+    if ((st = geo_vec_add_layer(ctx, v, "nodes", GEO_POINT, nf, 1, &ln)) ||
+        (st = geo_vec_add_layer(ctx, v, "edges", GEO_LINE, ef, NEF, &le)))
+        goto fail;
+    for (int i = 0; i < r->nnodes && !st; i++) {
+        geo_value val = {.i = i};
+        st = geo_vec_add(ctx, v, ln, &r->x[i], &r->y[i], NULL, 1, &val);
+    }
+    for (int e = 0; e < r->nedges && !st; e++) {
+        const prm_edge *ed = &r->edges[e];
+        const prm_piece *p = &ed->p;
+        double d = p->d > 0 ? p->d : 1;
+        geo_value val[NEF] = {{.i = ed->a}, {.i = ed->b}, {.r = p->d}, {.r = p->l}, {.r = p->h}, {.r = p->s},
+                              {.r = p->slope_int / d}, {.r = p->slope_max}, {.r = p->time_s}, {.r = p->cost_int / d},
+                              {.r = p->slope_int}, {.r = p->elev_int / d}};
+        double xs[2] = {r->x[ed->a], r->x[ed->b]}, ys[2] = {r->y[ed->a], r->y[ed->b]};
+        st = geo_vec_add(ctx, v, le, xs, ys, NULL, 2, val);
+    }
+    if (st)
+        goto fail;
+    return geo_vec_close(ctx, v);
+fail:
+    geo_vec_free(v);
+    return st;
+}
+
+trv_status prm_roadmap_read(trv_ctx *ctx, const char *path, prm_roadmap **out)
+{
+    *out = NULL;
+    static const char *const node_fields[] = {"id"};
+    geo_table *nt = NULL, *et = NULL;
+    trv_status st;
+    if ((st = geo_table_read(ctx, path, "nodes", node_fields, 1, &nt)) ||
+        (st = geo_table_read(ctx, path, "edges", EDGE_FIELDS, NEF, &et))) {
+        geo_table_free(nt);
+        return st;
+    }
+    prm_roadmap *r = calloc(1, sizeof *r);
+    if (!r || !(r->x = malloc((size_t)(nt->n + 1) * sizeof *r->x)) ||
+        !(r->y = malloc((size_t)(nt->n + 1) * sizeof *r->y)) ||
+        !(r->edges = malloc((size_t)(et->n + 1) * sizeof *r->edges)) || (nt->wkt && !(r->wkt = strdup(nt->wkt)))) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    r->nnodes = (int)nt->n;
+    for (long i = 0; i < nt->n; i++) {
+        if (nt->v[i] != (double)i || isnan(nt->x[i])) {
+            st = trv_error(ctx, TRV_ERR_FORMAT, "'%s': node %ld is out of order or has no point", path, i);
+            goto done;
+        }
+        r->x[i] = nt->x[i];
+        r->y[i] = nt->y[i];
+    }
+    for (long e = 0; e < et->n; e++) {
+        const double *v = et->v + e * NEF;
+        prm_edge *ed = &r->edges[r->nedges++];
+        memset(ed, 0, sizeof *ed);
+        if (!(v[0] >= 0 && v[0] < r->nnodes && v[1] >= 0 && v[1] < r->nnodes && v[0] < v[1])) {
+            st = trv_error(ctx, TRV_ERR_FORMAT, "'%s': edge %ld joins nodes that do not exist", path, e);
+            goto done;
+        }
+        ed->a = (int)v[0];
+        ed->b = (int)v[1];
+        ed->p.d = v[2];
+        ed->p.l = v[3];
+        ed->p.h = v[4];
+        ed->p.s = v[5];
+        ed->p.slope_max = v[7];
+        ed->p.time_s = v[8];
+        ed->p.cost_int = v[9] * v[2];
+        ed->p.slope_int = v[10];
+        ed->p.elev_int = v[11] * v[2];
+    }
+    st = make_adjacency(ctx, r);
+done:
+    geo_table_free(nt);
+    geo_table_free(et);
+    if (st)
+        prm_roadmap_free(r);
+    else
+        *out = r;
+    return st;
+}

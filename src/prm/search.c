@@ -1,0 +1,377 @@
+#define _GNU_SOURCE /* qsort_r */
+/* The improved A* on the roadmap (METHOD.md §4.4-4.5) and route statistics. */
+#include "prm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void prm_path_clear(prm_path *p)
+{
+    free(p->x);
+    free(p->y);
+    memset(p, 0, sizeof *p);
+}
+
+/* ---- a binary heap of (key, node) with lazy deletion ---- */
+
+typedef struct heap {
+    double *key;
+    int *node;
+    int n, cap;
+} heap;
+
+static int heap_push(heap *h, double key, int node)
+{
+    if (h->n == h->cap) {
+        int cap = h->cap ? 2 * h->cap : 1024;
+        double *k = realloc(h->key, (size_t)cap * sizeof *k);
+        if (!k)
+            return -1;
+        h->key = k;
+        int *v = realloc(h->node, (size_t)cap * sizeof *v);
+        if (!v)
+            return -1;
+        h->node = v;
+        h->cap = cap;
+    }
+    int i = h->n++;
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        /* ties to the lower node index: deterministic */
+        if (h->key[p] < key || (h->key[p] == key && h->node[p] <= node))
+            break;
+        h->key[i] = h->key[p];
+        h->node[i] = h->node[p];
+        i = p;
+    }
+    h->key[i] = key;
+    h->node[i] = node;
+    return 0;
+}
+
+static int heap_pop(heap *h, double *key)
+{
+    int top = h->node[0];
+    *key = h->key[0];
+    double k = h->key[--h->n];
+    int v = h->node[h->n], i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && (h->key[c + 1] < h->key[c] || (h->key[c + 1] == h->key[c] && h->node[c + 1] < h->node[c])))
+            c++;
+        if (k < h->key[c] || (k == h->key[c] && v <= h->node[c]))
+            break;
+        h->key[i] = h->key[c];
+        h->node[i] = h->node[c];
+        i = c;
+    }
+    h->key[i] = k;
+    h->node[i] = v;
+    return top;
+}
+
+/* ---- endpoints ---- */
+
+static const char *nogo_reason(const prm_terrain *t, long c)
+{
+    static const char *const why[6] = {"GO", "slope", "soil strength", "land use", "traction", "no data"};
+    int g = t->gonogo->u8[c];
+    return g < 6 ? why[g] : "class NOGO";
+}
+
+static trv_status check_end(trv_ctx *ctx, const prm_terrain *t, const char *which, double x, double y)
+{
+    long c = prm_cell_at(t, x, y);
+    if (c < 0)
+        return trv_error(ctx, TRV_ERR_DATA, "the %s (%.1f, %.1f) is outside the map", which, x, y);
+    if (!prm_cell_go(t, c))
+        return trv_error(ctx, TRV_ERR_DATA, "the %s (%.1f, %.1f) is in NOGO (%s)", which, x, y,
+                         t->gonogo->u8[c] ? nogo_reason(t, c) : "class NOGO");
+    return TRV_OK;
+}
+
+/* An extra node's edges: to every roadmap node among the k nearest (a
+ * wider circle if none can be reached in a straight line). */
+typedef struct link {
+    int node;
+    prm_piece p;
+} link;
+
+static int cmp_near(const void *a, const void *b, void *ctx)
+{
+    const double *d = ctx;
+    int i = *(const int *)a, j = *(const int *)b;
+    if (d[i] != d[j])
+        return d[i] < d[j] ? -1 : 1;
+    return (i > j) - (i < j);
+}
+
+static trv_status connect_end(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, const char *which, double x,
+                              double y, int k, link **out, int *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    double *d = malloc((size_t)r->nnodes * sizeof *d);
+    int *order = malloc((size_t)r->nnodes * sizeof *order);
+    link *l = malloc((size_t)(4 * k + 1) * sizeof *l);
+    if (!d || !order || !l) {
+        free(d);
+        free(order);
+        free(l);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < r->nnodes; i++) {
+        d[i] = hypot(r->x[i] - x, r->y[i] - y);
+        order[i] = i;
+    }
+    qsort_r(order, (size_t)r->nnodes, sizeof *order, cmp_near, d);
+    int n = 0;
+    /* the k nearest, then up to 4 k if none of those is visible */
+    for (int q = 0; q < r->nnodes && q < 4 * k; q++) {
+        if (q >= k && n > 0)
+            break;
+        prm_piece p;
+        prm_piece_measure(t, x, y, r->x[order[q]], r->y[order[q]], &p);
+        if (!p.blocked)
+            l[n++] = (link){order[q], p};
+    }
+    free(d);
+    free(order);
+    if (n == 0) {
+        free(l);
+        return trv_error(ctx, TRV_ERR_DATA,
+                         "the %s (%.1f, %.1f) has no connection to the roadmap: no straight line to its %d nearest "
+                         "nodes avoids NOGO",
+                         which, x, y, 4 * k);
+    }
+    *out = l;
+    *nout = n;
+    return TRV_OK;
+}
+
+/* ---- A* ---- */
+
+typedef struct astar {
+    const prm_terrain *t;
+    const prm_roadmap *r;
+    prm_strategy s;
+    const prm_weights *w;
+    int admissible;
+    double gx, gy;
+    double *hcache;         /* NAN until computed */
+} astar;
+
+static double heuristic(astar *A, int node, double x, double y)
+{
+    if (!isnan(A->hcache[node]))
+        return A->hcache[node];
+    double dm = hypot(A->gx - x, A->gy - y) * A->t->cell_m / A->t->grid->gt[1], h = 0;
+    switch (A->s) {
+    case PRM_MMCR:
+        if (A->admissible) {
+            h = A->w->kd * dm;
+        } else {
+            /* the paper's: barrier (NOGO, low- and high-risk length), distance and
+             * safe length along the straight segment to the goal */
+            prm_piece p;
+            prm_piece_measure(A->t, x, y, A->gx, A->gy, &p);
+            h = A->w->kb * (p.nogo + p.l + p.h) + A->w->kd * dm + A->w->ks * p.s;
+        }
+        break;
+    case PRM_MDR: h = dm; break;
+    case PRM_MSR: h = 1e-3 * dm; break;
+    case PRM_TIME: h = A->t->top_speed_kmh > 0 ? dm / (A->t->top_speed_kmh / 3.6) : 0; break;
+    }
+    return A->hcache[node] = h;
+}
+
+trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, double sx, double sy, double gx,
+                     double gy, prm_strategy s, const prm_weights *w, int admissible, prm_path *out)
+{
+    memset(out, 0, sizeof *out);
+    trv_status st;
+    if ((st = check_end(ctx, t, "start", sx, sy)) || (st = check_end(ctx, t, "goal", gx, gy)))
+        return st;
+    int k = r->k > 0 ? r->k : 10;
+    link *ls = NULL, *lg = NULL;
+    int ns = 0, ng = 0;
+    if ((st = connect_end(ctx, t, r, "start", sx, sy, k, &ls, &ns)) ||
+        (st = connect_end(ctx, t, r, "goal", gx, gy, k, &lg, &ng))) {
+        free(ls);
+        return st;
+    }
+    int N = r->nnodes + 2, S = r->nnodes, G = r->nnodes + 1;
+    double *g = malloc((size_t)N * sizeof *g), *hc = malloc((size_t)N * sizeof *hc);
+    int *parent = malloc((size_t)N * sizeof *parent);
+    char *closed = calloc((size_t)N, 1);
+    heap h = {0};
+    if (!g || !hc || !parent || !closed) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < N; i++) {
+        g[i] = INFINITY;
+        hc[i] = NAN;
+        parent[i] = -1;
+    }
+    /* goal links by roadmap node, for relaxing into G */
+    double *to_goal = malloc((size_t)r->nnodes * sizeof *to_goal);
+    if (!to_goal) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < r->nnodes; i++)
+        to_goal[i] = NAN;
+    for (int q = 0; q < ng; q++)
+        to_goal[lg[q].node] = prm_piece_weight(&lg[q].p, s, w);
+    astar A = {t, r, s, w, admissible, gx, gy, hc};
+    g[S] = 0;
+    if (heap_push(&h, heuristic(&A, S, sx, sy), S)) {
+        free(to_goal);
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    /* a direct line from start to goal, when it avoids NOGO */
+    prm_piece direct;
+    prm_piece_measure(t, sx, sy, gx, gy, &direct);
+    while (h.n > 0) {
+        double key;
+        int u = heap_pop(&h, &key);
+        if (closed[u])
+            continue;
+        closed[u] = 1;
+        out->expanded++;
+        if (u == G)
+            break;
+        /* neighbours: roadmap edges, the start's links, the goal link */
+        int nn = u == S ? ns + 1 : r->adj_start[u + 1] - r->adj_start[u] + 1;
+        for (int q = 0; q < nn; q++) {
+            int v;
+            double wt;
+            if (u == S) {
+                if (q == ns) {
+                    if (direct.blocked)
+                        continue;
+                    v = G;
+                    wt = prm_piece_weight(&direct, s, w);
+                } else {
+                    v = ls[q].node;
+                    wt = prm_piece_weight(&ls[q].p, s, w);
+                }
+            } else if (q == nn - 1) {
+                if (isnan(to_goal[u]))
+                    continue;
+                v = G;
+                wt = to_goal[u];
+            } else {
+                const prm_edge *e = &r->edges[r->adj[r->adj_start[u] + q]];
+                v = e->a == u ? e->b : e->a;
+                wt = prm_piece_weight(&e->p, s, w);
+            }
+            if (closed[v] || !(g[u] + wt < g[v]))
+                continue;
+            g[v] = g[u] + wt;
+            parent[v] = u;
+            double vx = v == G ? gx : r->x[v], vy = v == G ? gy : r->y[v];
+            if (heap_push(&h, g[v] + (v == G ? 0 : heuristic(&A, v, vx, vy)), v)) {
+                free(to_goal);
+                st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+                goto done;
+            }
+        }
+    }
+    free(to_goal);
+    if (!closed[G]) {
+        st = trv_error(ctx, TRV_ERR_DATA,
+                       "the goal (%.1f, %.1f) is not reachable from the start (%.1f, %.1f) on the roadmap (%ld nodes "
+                       "reached; try more --nodes)",
+                       gx, gy, sx, sy, out->expanded);
+        goto done;
+    }
+    int n = 0;
+    for (int v = G; v >= 0; v = parent[v])
+        n++;
+    out->x = malloc((size_t)n * sizeof *out->x);
+    out->y = malloc((size_t)n * sizeof *out->y);
+    if (!out->x || !out->y) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    out->n = n;
+    int i = n - 1;
+    for (int v = G; v >= 0; v = parent[v], i--) {
+        out->x[i] = v == S ? sx : v == G ? gx : r->x[v];
+        out->y[i] = v == S ? sy : v == G ? gy : r->y[v];
+    }
+    out->objective = g[G];
+done:
+    free(ls);
+    free(lg);
+    free(g);
+    free(hc);
+    free(parent);
+    free(closed);
+    free(h.key);
+    free(h.node);
+    if (st)
+        prm_path_clear(out);
+    return st;
+}
+
+/* ---- statistics ---- */
+
+typedef struct acc {
+    const prm_terrain *t;
+    double len, elev, slope, slope_max, speed, cost, time;
+} acc;
+
+static int acc_cell(long i, double len, void *user)
+{
+    acc *a = user;
+    const prm_terrain *t = a->t;
+    if (len <= 0)
+        return 0;
+    double v = t->speed->f32[i];
+    a->len += len;
+    a->elev += len * t->dem->f32[i];
+    a->slope += len * t->slope->f32[i];
+    if (t->slope->f32[i] > a->slope_max)
+        a->slope_max = t->slope->f32[i];
+    a->speed += len * v;
+    a->cost += len * t->cost->f32[i];
+    a->time += v > 0 ? len / (v / 3.6) : INFINITY;
+    return 0;
+}
+
+void prm_path_stats(const prm_terrain *t, const prm_path *p, double step, prm_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    acc a = {t, 0, 0, 0, 0, 0, 0, 0};
+    double mpu = t->cell_m / t->grid->gt[1];
+    for (int i = 0; i + 1 < p->n; i++) {
+        double x0 = p->x[i], y0 = p->y[i], x1 = p->x[i + 1], y1 = p->y[i + 1];
+        prm_segment_walk(t->grid, x0, y0, x1, y1, acc_cell, &a);
+        /* NOGO check on samples every `step` along the segment, ends included */
+        double len = hypot(x1 - x0, y1 - y0) * mpu;
+        int ns = (int)ceil(len / step);
+        for (int k = 0; k <= ns; k++) {
+            double f = ns ? (double)k / ns : 0;
+            long c = prm_cell_at(t, x0 + f * (x1 - x0), y0 + f * (y1 - y0));
+            if (c < 0 || !prm_cell_go(t, c))
+                out->nogo_samples++;
+        }
+        out->distance_m += len;
+    }
+    if (a.len > 0) {
+        out->elev_mean_m = a.elev / a.len;
+        out->slope_mean_deg = a.slope / a.len;
+        out->speed_mean_kmh = a.speed / a.len;
+        out->cost_mean = a.cost / a.len;
+    }
+    out->slope_max_deg = a.slope_max;
+    /* lengths from the walk are in map units */
+    out->time_h = a.time * mpu / 3600.0;
+}
