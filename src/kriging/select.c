@@ -43,15 +43,6 @@ void krg_cv_summary(const double *obs, const double *pred, const double *var, si
     out->msse = kv ? sse / kv : NAN;
 }
 
-/* splitmix64: a small, well-known generator; enough for subsampling */
-static uint64_t next_u64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* m distinct indices of 0..n-1 (all when m == 0 or m >= n), sorted. */
 static long *subsample(size_t n, size_t m, uint64_t seed, size_t *count)
 {
@@ -62,9 +53,10 @@ static long *subsample(size_t n, size_t m, uint64_t seed, size_t *count)
         return NULL;
     for (size_t i = 0; i < n; i++)
         all[i] = (long)i;
-    uint64_t s = seed ^ 0x6B72696765ull; /* "krige": keep this stream apart from others using the seed */
+    trv_rng s;
+    trv_rng_seed(&s, seed ^ 0x6B72696765ull); /* "krige": keep this stream apart from others using the seed */
     for (size_t i = 0; i < m && m < n; i++) {
-        size_t j = i + (size_t)(next_u64(&s) % (n - i));
+        size_t j = i + (size_t)trv_rng_below(&s, n - i);
         long t = all[i];
         all[i] = all[j];
         all[j] = t;

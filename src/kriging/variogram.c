@@ -230,53 +230,6 @@ double krg_gamma(const krg_model *m, double h)
 #define GSTAT_DEFAULT_LAGS 15
 #define MAX_LAGS 10000000
 
-/* xoshiro256** (Blackman & Vigna), seeded through splitmix64 so that any
- * 64-bit seed, 0 included, gives a well-mixed state. */
-typedef struct rng {
-    uint64_t s[4];
-} rng;
-
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-static void rng_seed(rng *g, uint64_t seed)
-{
-    for (int i = 0; i < 4; i++)
-        g->s[i] = splitmix64(&seed);
-}
-
-static uint64_t rotl64(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-static uint64_t rng_next(rng *g)
-{
-    uint64_t *s = g->s;
-    uint64_t result = rotl64(s[1] * 5, 7) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl64(s[3], 45);
-    return result;
-}
-
-/* Uniform in [0, bound): rejecting the short top end keeps it unbiased. */
-static uint64_t rng_below(rng *g, uint64_t bound)
-{
-    uint64_t threshold = (0 - bound) % bound;
-    for (;;) {
-        uint64_t r = rng_next(g);
-        if (r >= threshold)
-            return r % bound;
-    }
-}
-
 static int cmp_size(const void *a, const void *b)
 {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
@@ -292,10 +245,10 @@ static trv_status draw_subsample(trv_ctx *ctx, size_t n, size_t k, uint64_t seed
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for a subsample of %zu points", n);
     for (size_t i = 0; i < n; i++)
         idx[i] = i;
-    rng g;
-    rng_seed(&g, seed);
+    trv_rng g;
+    trv_rng_seed(&g, seed);
     for (size_t i = 0; i < k; i++) {
-        size_t j = i + (size_t)rng_below(&g, (uint64_t)(n - i));
+        size_t j = i + (size_t)trv_rng_below(&g, (uint64_t)(n - i));
         size_t t = idx[i];
         idx[i] = idx[j];
         idx[j] = t;

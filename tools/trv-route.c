@@ -1,0 +1,189 @@
+/* trv-route: plan a mission on the roadmap (improved A* and baselines),
+ * optionally on the raster as the optimality reference, smooth, and write
+ * GeoJSON / GPX / CSV with route statistics. Thin: options -> prm -> status. */
+#include "prm/prm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static int parse_pair(const char *s, double *a, double *b)
+{
+    char *end;
+    *a = strtod(s, &end);
+    if (end == s || *end != ',')
+        return -1;
+    const char *t = end + 1;
+    *b = strtod(t, &end);
+    return end == t || *end || !isfinite(*a) || !isfinite(*b) ? -1 : 0;
+}
+
+static int parse_weights(const char *s, prm_weights *w)
+{
+    double v[4];
+    const char *p = s;
+    for (int k = 0; k < 4; k++) {
+        char *end;
+        v[k] = strtod(p, &end);
+        if (end == p || !isfinite(v[k]) || v[k] < 0 || (k < 3 && *end != ',') || (k == 3 && *end))
+            return -1;
+        p = end + 1;
+    }
+    *w = (prm_weights){v[0], v[1], v[2], v[3]};
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *roadmap = NULL, *dir = NULL, *from = NULL, *to = NULL, *srs = "EPSG:4326", *strategy = "mmcr",
+               *weights = NULL;
+    int admissible = 0, grid = 0, compare = 0, no_smooth = 0;
+    prm_outputs out = {0};
+    const trv_opt opts[] = {
+        {"roadmap", 0, TRV_ARG_STRING, &roadmap, "ROADMAP.gpkg", "the roadmap made by trv-roadmap"},
+        {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "the terrain directory the roadmap was made from"},
+        {"from", 0, TRV_ARG_STRING, &from, "X,Y", "start (lon,lat unless --srs)"},
+        {"to", 0, TRV_ARG_STRING, &to, "X,Y", "goal (lon,lat unless --srs)"},
+        {"srs", 0, TRV_ARG_STRING, &srs, "CRS", "CRS of --from and --to (default EPSG:4326)"},
+        {"strategy", 0, TRV_ARG_CHOICE, &strategy, "mmcr|mdr|msr|time", "objective (default mmcr, the paper's)"},
+        {"weights", 0, TRV_ARG_STRING, &weights, "kb,kh,ks,kd", "mmcr weights: low-risk, high-risk, safe, distance (default 3,10,1,0.2)"},
+        {"admissible", 0, TRV_ARG_FLAG, &admissible, NULL, "mmcr with the admissible heuristic kd d instead of the paper's"},
+        {"grid", 0, TRV_ARG_FLAG, &grid, NULL, "also solve the same objective(s) on the raster, 16-connected (the optimum)"},
+        {"compare", 0, TRV_ARG_FLAG, &compare, NULL, "plan mdr, msr, mmcr and time and print them as one table"},
+        {"no-smooth", 0, TRV_ARG_FLAG, &no_smooth, NULL, "keep the node polyline (no B-spline)"},
+        {"output", 'o', TRV_ARG_STRING, &out.geojson, "ROUTE.geojson", "routes as GeoJSON LineStrings (EPSG:4326)"},
+        {"gpx", 0, TRV_ARG_STRING, &out.gpx, "ROUTE.gpx", "GPX 1.1: start/goal waypoints and a track per route"},
+        {"csv", 0, TRV_ARG_STRING, &out.csv, "ROUTE.csv", "the routes' vertices with terrain values"},
+        {"stats", 0, TRV_ARG_STRING, &out.stats, "STATS.csv", "one row of statistics per route"},
+        {NULL, 0, 0, NULL, NULL, NULL},
+    };
+    static const char *const required[] = {"roadmap", "terrain", "from", "to", "output", NULL};
+    const trv_cli cli = {
+        .tool = "trv-route",
+        .usage = "--roadmap ROADMAP.gpkg --terrain DIR --from X,Y --to X,Y -o ROUTE.geojson [options]",
+        .summary = "Plan a route on the roadmap with the paper's improved A* (mmcr) or a baseline (mdr: shortest,\n"
+                   "msr: least slope, time: least traversal time), smooth it with a clamped cubic B-spline that\n"
+                   "never enters NOGO, and write it for the field (GeoJSON, GPX, CSV) with its statistics.",
+        .opts = opts,
+        .required = required,
+    };
+    trv_cli_result res;
+    int rc = trv_cli_parse(&cli, argc, argv, &res);
+    if (rc != TRV_CLI_CONTINUE)
+        return rc;
+    double fx, fy, tx, ty;
+    prm_weights w;
+    prm_weights_default(&w);
+    const char *usage = NULL;
+    if (parse_pair(from, &fx, &fy))
+        usage = "--from expects X,Y";
+    else if (parse_pair(to, &tx, &ty))
+        usage = "--to expects X,Y";
+    else if (weights && parse_weights(weights, &w))
+        usage = "--weights expects four numbers >= 0: kb,kh,ks,kd";
+    if (usage) {
+        fprintf(stderr, "trv-route: %s\nTry 'trv-route --help' for more information.\n", usage);
+        return 2;
+    }
+    prm_strategy main_s = !strcmp(strategy, "mdr") ? PRM_MDR : !strcmp(strategy, "msr") ? PRM_MSR
+                        : !strcmp(strategy, "time") ? PRM_TIME : PRM_MMCR;
+    trv_ctx *ctx = trv_ctx_new();
+    if (!ctx) {
+        fprintf(stderr, "trv-route: out of memory\n");
+        return 1;
+    }
+    trv_ctx_set_verbosity(ctx, res.quiet ? 0 : 1);
+    trv_term_progress_state progress = {0};
+    if (!res.quiet)
+        trv_ctx_set_progress(ctx, trv_term_progress, &progress);
+    geo_init();
+    prm_terrain t;
+    prm_roadmap *r = NULL;
+    prm_result routes[8];
+    int nr = 0;
+    memset(routes, 0, sizeof routes);
+    trv_status st = prm_terrain_load(ctx, dir, &t);
+    int loaded = st == TRV_OK;
+    if (!st)
+        st = prm_roadmap_read(ctx, roadmap, &r);
+    if (!st && !geo_crs_same(r->wkt, t.grid->wkt))
+        st = trv_error(ctx, TRV_ERR_CRS, "'%s' is not in the CRS of the terrain '%s'", roadmap, dir);
+    if (!st) { /* the mission in the terrain's CRS */
+        char *wkt = NULL;
+        geo_ct *ct = NULL;
+        if (!(st = geo_crs_wkt(ctx, srs, &wkt)) && !(st = geo_ct_create(ctx, wkt, t.grid->wkt, &ct))) {
+            int ok[2];
+            double xs[2] = {fx, tx}, ys[2] = {fy, ty};
+            geo_ct_points(ct, 2, xs, ys, ok);
+            if (!ok[0] || !ok[1])
+                st = trv_error(ctx, TRV_ERR_CRS, "the %s cannot be transformed into the terrain's CRS",
+                               ok[0] ? "goal" : "start");
+            fx = xs[0], fy = ys[0], tx = xs[1], ty = ys[1];
+        }
+        free(wkt);
+        geo_ct_free(ct);
+    }
+    prm_strategy plan[4] = {main_s};
+    int nplan = 1;
+    if (compare) {
+        plan[0] = PRM_MDR, plan[1] = PRM_MSR, plan[2] = PRM_MMCR, plan[3] = PRM_TIME;
+        nplan = 4;
+    }
+    for (int k = 0; k < nplan && !st; k++) {
+        prm_result *R = &routes[nr];
+        snprintf(R->name, sizeof R->name, "%s", prm_strategy_name(plan[k]));
+        double t0 = now();
+        if ((st = prm_route(ctx, &t, r, fx, fy, tx, ty, plan[k], &w, admissible, &R->path)))
+            break;
+        R->max_dev_m = NAN;
+        if (!no_smooth && (st = prm_smooth(ctx, &t, &R->path, t.cell_m, &R->max_dev_m)))
+            break;
+        double t1 = now();
+        prm_path_stats(&t, &R->path, t.cell_m, &R->stats);
+        R->stats.plan_s = t1 - t0;
+        nr++;
+    }
+    for (int k = 0; k < nplan && grid && !st; k++) {
+        prm_result *R = &routes[nr];
+        snprintf(R->name, sizeof R->name, "grid-%s", prm_strategy_name(plan[k]));
+        double t0 = now();
+        if ((st = prm_route_grid(ctx, &t, fx, fy, tx, ty, plan[k], &w, &R->path)))
+            break;
+        R->max_dev_m = NAN;
+        prm_path_stats(&t, &R->path, t.cell_m, &R->stats);
+        R->stats.plan_s = now() - t0;
+        nr++;
+    }
+    if (!st)
+        st = prm_outputs_write(ctx, &t, routes, nr, &out);
+    if (!st && !res.quiet) {
+        printf("%-10s %10s %9s %9s %9s %9s %8s %8s %6s %8s\n", "route", "distance", "mean elev", "mean slope",
+               "max slope", "speed", "cost", "time h", "NOGO", "plan s");
+        for (int k = 0; k < nr; k++) {
+            const prm_stats *s = &routes[k].stats;
+            printf("%-10s %8.0f m %7.1f m %8.2f° %8.2f° %5.1f km/h %8.3f %8.3f %6ld %8.3f\n", routes[k].name,
+                   s->distance_m, s->elev_mean_m, s->slope_mean_deg, s->slope_max_deg, s->speed_mean_kmh, s->cost_mean,
+                   s->time_h, s->nogo_samples, s->plan_s);
+        }
+        for (int k = 0; k < nr; k++)
+            if (!isnan(routes[k].max_dev_m))
+                printf("%s: smoothed, at most %.1f m from the node polyline\n", routes[k].name, routes[k].max_dev_m);
+    }
+    if (st)
+        fprintf(stderr, "trv-route: %s\n", trv_errmsg(ctx));
+    for (int k = 0; k < nr; k++)
+        prm_path_clear(&routes[k].path);
+    prm_roadmap_free(r);
+    if (loaded)
+        prm_terrain_clear(&t);
+    trv_ctx_free(ctx);
+    return st ? 1 : 0;
+}
