@@ -101,8 +101,10 @@ typedef struct prm_roadmap {
 } prm_roadmap;
 
 typedef struct prm_build_opts {
-    int nodes;              /* GO nodes wanted; 0: one per 0.05 km2 of GO area (about 220 m apart), within
-                               [200, 50000]: dense enough to thread the valleys of a ridge-and-valley area */
+    int nodes;              /* GO nodes wanted; 0: one per 0.02 km2 of GO area (about 140 m apart), within
+                               [200, 100000]: dense enough to thread the narrow GO corridors of a
+                               ridge-and-valley area (Jacksboro: least-time route within 5 % of the
+                               raster optimum; at 0.05 km2 it was 2x longer) */
     int k;                  /* neighbours per node (default 14) */
     double radius;          /* > 0: connect within this radius instead of k nearest */
     uint64_t seed;          /* default 1 */

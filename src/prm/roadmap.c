@@ -198,7 +198,7 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
         return trv_error(ctx, TRV_ERR_DATA, "the terrain has no GO cell: nothing to build a roadmap on");
     double cell_km2 = t->cell_m * t->cell_m / 1e6;
     stats->go_area_km2 = go * cell_km2;
-    int want = o->nodes > 0 ? o->nodes : (int)fmin(fmax(stats->go_area_km2 / 0.05, 200), 50000);
+    int want = o->nodes > 0 ? o->nodes : (int)fmin(fmax(stats->go_area_km2 / 0.02, 200), 100000);
     double go_frac = (double)go / ncell;
     prm_roadmap *r = calloc(1, sizeof *r);
     if (!r || !(r->x = malloc((size_t)want * sizeof *r->x)) || !(r->y = malloc((size_t)want * sizeof *r->y)) ||
@@ -264,7 +264,7 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
             cand[nc++] = (prm_edge){i < nb[q] ? i : nb[q], i < nb[q] ? nb[q] : i, {0}};
     }
     qsort(cand, nc, sizeof *cand, cmp_edge);
-    r->edges = malloc((nc ? nc : 1) * sizeof *r->edges);
+    r->edges = malloc((nc ? nc : 1) * sizeof *r->edges); /* grown by the bridging pass */
     int *parent = malloc((size_t)r->nnodes * sizeof *parent), *size = calloc((size_t)r->nnodes, sizeof *size);
     if (!r->edges || !parent || !size) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
@@ -283,6 +283,49 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
         parent[find(parent, ed.a)] = find(parent, ed.b);
         if ((e & 1023) == 0 && (st = trv_progress(ctx, (double)e / nc, "roadmap")))
             goto done;
+    }
+    /* bridging: straight k-nearest edges miss winding corridors; for each
+     * node, try its 4k nearest again, keeping only edges that join two
+     * components (a classic PRM connection pass; cheap, since few pass) */
+    {
+        int cap2 = 4 * (r->k > 0 ? r->k : 16);
+        int *nb2 = malloc((size_t)cap2 * sizeof *nb2);
+        double *d22 = malloc((size_t)cap2 * sizeof *d22);
+        size_t ecap2 = nc;
+        if (!nb2 || !d22) {
+            free(nb2);
+            free(d22);
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        for (int i = 0; i < r->nnodes && !st; i++) {
+            int n = nodeix_query(&ix, r->x, r->y, r->x[i], r->y[i], cap2, 0, i, cap2, nb2, d22);
+            for (int q = 0; q < n; q++) {
+                int j = nb2[q];
+                if (find(parent, i) == find(parent, j))
+                    continue;
+                prm_edge ed = {i < j ? i : j, i < j ? j : i, {0}};
+                prm_piece_measure(t, r->x[ed.a], r->y[ed.a], r->x[ed.b], r->y[ed.b], &ed.p);
+                if (ed.p.blocked)
+                    continue;
+                if ((size_t)r->nedges == ecap2) {
+                    ecap2 = 2 * ecap2 + 16;
+                    prm_edge *grown = realloc(r->edges, ecap2 * sizeof *grown);
+                    if (!grown) {
+                        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+                        break;
+                    }
+                    r->edges = grown;
+                }
+                r->edges[r->nedges++] = ed;
+                parent[find(parent, ed.a)] = find(parent, ed.b);
+            }
+        }
+        free(nb2);
+        free(d22);
+        if (st)
+            goto done;
+        qsort(r->edges, (size_t)r->nedges, sizeof *r->edges, cmp_edge);
     }
     for (int i = 0; i < r->nnodes; i++)
         size[find(parent, i)]++;
