@@ -9,7 +9,7 @@ SAN ?= 0
 BUILD_PKGS := build-essential pkg-config time libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev
 TEST_PKGS := libcmocka-dev gdal-bin
 # peers that make bench compares against when present (not needed to build or test)
-BENCH_PKGS := r-cran-gstat
+BENCH_PKGS := r-cran-gstat grass-core
 PKGS := gdal proj lapacke openblas libpng
 
 CC ?= cc
@@ -56,7 +56,8 @@ help:
 	@echo "  make              build $(LIB) and bin/trv-*"
 	@echo "  make test         install missing packages, build, run every test (SAN=1: ASan+UBSan)"
 	@echo "  make demo         install missing packages, build, run the pipeline on data/jacksboro"
-	@echo "                    (AREA=name DEM=file SOIL=file LANDUSE=file [T_SRS=crs RES=m SEED=n VEHICLE=file.ini])"
+	@echo "                    (AREA=name DEM=file SOIL=file LANDUSE=file FROM=lon,lat TO=lon,lat"
+	@echo "                     [T_SRS=crs RES=m SEED=n VEHICLE=file.ini RULES=file.fcl])"
 	@echo "  make bench        time traverse against its peers (GDAL, gstat) on the same machine"
 	@echo "  make deps         install the Debian packages the build, tests and demo need"
 	@echo "  make install      install tools, library, headers and data under PREFIX ($(PREFIX))"
@@ -108,13 +109,18 @@ T_SRS ?=
 RES ?= 30
 SEED ?= 1
 VEHICLE ?= data/vehicles/ugv_hua2022.ini
+RULES ?= data/fuzzy/mobility.fcl
+# the mission: two points (lon,lat) about 31 km apart across the Pine Mountain fault
+FROM ?= -84.3637,36.6957
+TO ?= -84.1288,36.4834
 OUT := out/$(AREA)
 
 demo: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory $(OUT)/speed.tif
-	@echo "demo: layers in $(OUT)/: dem.tif dem_std.tif slope.tif soil.tif landuse.tif speed.tif gonogo.tif points.csv"
-	@echo "      reports: $(OUT)/krige.txt, $(OUT)/speed.txt, $(OUT)/speed_report.csv"
+	@$(MAKE) --no-print-directory $(OUT)/route.geojson
+	@echo "demo: layers in $(OUT)/: dem.tif dem_std.tif slope.tif soil.tif landuse.tif speed.tif gonogo.tif"
+	@echo "      cost.tif class.tif roadmap.gpkg route.geojson route.gpx route.csv points.csv"
+	@echo "      reports: $(OUT)/krige.txt speed.txt speed_report.csv cost.txt roadmap.txt route.txt route_stats.csv"
 
 # the DEM refined by ordinary kriging onto a $(RES) m grid in metres
 $(OUT)/dem_kriged.tif $(OUT)/dem_std.tif $(OUT)/variogram.csv $(OUT)/krige.txt &: $(DEM) $(BINDIR)/trv-krige
@@ -136,12 +142,30 @@ $(OUT)/speed.tif $(OUT)/gonogo.tif $(OUT)/speed_report.csv $(OUT)/speed.txt &: \
 	    --landuse-classes data/classes/landuse.csv --report $(OUT)/speed_report.csv > $(OUT)/speed.txt
 	@cat $(OUT)/speed.txt
 
+# fuzzy mobility cost and class
+$(OUT)/cost.tif $(OUT)/class.tif $(OUT)/cost.txt &: $(OUT)/speed.tif $(OUT)/gonogo.tif $(OUT)/dem.tif \
+    $(OUT)/slope.tif $(OUT)/soil.tif $(RULES) data/classes/soils.csv $(BINDIR)/trv-cost
+	$(BINDIR)/trv-cost --terrain $(OUT) --rules $(RULES) --soils data/classes/soils.csv > $(OUT)/cost.txt
+	@cat $(OUT)/cost.txt
+
+# the roadmap over the GO area, and the mission on it
+$(OUT)/roadmap.gpkg $(OUT)/roadmap.txt &: $(OUT)/class.tif $(OUT)/cost.tif $(OUT)/gonogo.tif $(BINDIR)/trv-roadmap
+	$(BINDIR)/trv-roadmap --terrain $(OUT) -o $(OUT)/roadmap.gpkg --seed $(SEED) > $(OUT)/roadmap.txt
+	@cat $(OUT)/roadmap.txt
+
+$(OUT)/route.geojson $(OUT)/route.gpx $(OUT)/route.csv $(OUT)/route_stats.csv $(OUT)/route.txt &: \
+    $(OUT)/roadmap.gpkg $(BINDIR)/trv-route
+	$(BINDIR)/trv-route --roadmap $(OUT)/roadmap.gpkg --terrain $(OUT) --from $(FROM) --to $(TO) --compare --grid \
+	    -o $(OUT)/route.geojson --gpx $(OUT)/route.gpx --csv $(OUT)/route.csv --stats $(OUT)/route_stats.csv > $(OUT)/route.txt
+	@cat $(OUT)/route.txt
+
 bench: deps
 	@sh tools/deps.sh $(BENCH_PKGS)
 	@$(MAKE) --no-print-directory all $(BENCH)
 	@TRV_BIN=$(BINDIR) sh bench/run.sh
 	@TRV_BIN=$(BINDIR) sh bench/krige.sh
 	@TRV_BIN=$(BINDIR) sh bench/speed.sh
+	@TRV_BIN=$(BINDIR) sh bench/route.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/traverse

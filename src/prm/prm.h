@@ -20,7 +20,7 @@
  *         admissible; w = length in NOGO, low- or high-risk cells), or
  *         kd d with admissible
  *   mdr:  d;  d
- *   msr:  the slope integral + 1e-3 d (ties to the shorter);  0
+ *   msr:  the slope integral + 1e-3 d (ties to the shorter);  1e-3 d
  *   time: time;  d / (the highest speed on the map)
  *
  * Ownership: _load/_build/_new return objects freed by the matching
@@ -154,7 +154,8 @@ typedef struct prm_path {
 void prm_path_clear(prm_path *p);
 
 /* A* on the roadmap from start to goal (map coordinates), both inserted as
- * nodes and connected like the others. Errors name which end: outside the
+ * nodes and connected like the others. *out is overwritten (clear a used
+ * one first). Errors name which end: outside the
  * map, in NOGO, no connection to the roadmap; or "the goal is not
  * reachable from the start". */
 trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, double sx, double sy, double gx,
@@ -162,8 +163,12 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
 
 /* The same objective on the raster: A* over cell centres with 16
  * neighbours (8 adjacent, 8 knight moves), each move weighed by
- * prm_piece_weight of its straight segment; a move touching NOGO is
- * forbidden. The optimality reference (like r.cost -k). Same errors. */
+ * prm_piece_weight of its straight segment; a move touching NOGO, even at
+ * a corner, is forbidden (r.cost -k lets a path slip between two NOGO
+ * cells that meet at a corner; otherwise the same). The exact start and
+ * goal join their cell centres by measured legs. The optimality reference.
+ * Errors: an end outside the map or in NOGO, an unreachable goal. *out is
+ * overwritten. */
 trv_status prm_route_grid(trv_ctx *ctx, const prm_terrain *t, double sx, double sy, double gx, double gy,
                           prm_strategy s, const prm_weights *w, prm_path *out);
 
@@ -174,8 +179,9 @@ trv_status prm_route_grid(trv_ctx *ctx, const prm_terrain *t, double sx, double 
  * curve would enter NOGO (checked cell by cell between samples), the
  * control points around the offending span are repeated (the curve is
  * pulled onto the polyline) until it does not; at worst the polyline
- * piece itself stays. *max_dev receives the largest distance of the curve
- * from the polyline (m). */
+ * piece itself stays. *max_dev receives the largest distance of the
+ * curve's samples from the polyline (m). The path's objective and
+ * expanded are left as the search set them. */
 trv_status prm_smooth(trv_ctx *ctx, const prm_terrain *t, prm_path *path, double step, double *max_dev);
 
 /* Points of the clamped uniform cubic B-spline with control points

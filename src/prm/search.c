@@ -182,7 +182,7 @@ static double heuristic(astar *A, int node, double x, double y)
         }
         break;
     case PRM_MDR: h = dm; break;
-    case PRM_MSR: h = 1e-3 * dm; break;
+    case PRM_MSR: h = 1e-3 * dm; break; /* the tie-breaking distance term: admissible */
     case PRM_TIME: h = A->t->top_speed_kmh > 0 ? dm / (A->t->top_speed_kmh / 3.6) : 0; break;
     }
     return A->hcache[node] = h;

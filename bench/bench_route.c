@@ -1,0 +1,218 @@
+/* Driver for bench/route.sh: the raster optimum (prm_route_grid) on a
+ * terrain directory, timed against GRASS r.cost -k + r.path.
+ *   bench_route pick DIR FX0 FY0 FX1 FY1
+ *       the centres of the first cells of the largest 4-connected GO region
+ *       found from two fixed points, given as fractions of the extent
+ *       (0 0 = north-west corner), searching square rings outward, so that
+ *       the goal is reachable (a 4-connected pair is joined by straight
+ *       moves, which the 16-neighbour search allows); prints
+ *       "sx sy gx gy region_cells"
+ *   bench_route grid DIR SX SY GX GY [time|mdr|mmcr|msr] [PATH.csv]
+ *       prints "objective expanded vertices length_m search_s load_s" (the
+ *       objective in the strategy's unit: seconds for time) and writes the
+ *       path's vertices as x,y when PATH.csv is given
+ *   bench_route measure DIR PATH.csv [time|mdr|mmcr|msr]
+ *       another tool's path (x,y rows after a header) measured piece by piece
+ *       with prm_piece_measure: prints "objective pieces corner_only
+ *       through_nogo", the pieces that touch NOGO only at a cell corner
+ *       (which prm_route_grid forbids) and those that cross it */
+#define _POSIX_C_SOURCE 200809L
+#include "prm/prm.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Label the 4-connected regions of GO cells (1, 2, ...; 0 NOGO) and
+ * return the label of the largest (the first on ties), its size in *size. */
+static int32_t regions(const prm_terrain *t, int32_t *label, long *size)
+{
+    long nx = t->grid->nx, n = nx * t->grid->ny, best_size = 0;
+    int32_t next = 0, best = 0;
+    long *stack = malloc((size_t)n * sizeof *stack);
+    if (!stack)
+        return -1;
+    memset(label, 0, (size_t)n * sizeof *label);
+    for (long i = 0; i < n; i++) {
+        if (label[i] || !prm_cell_go(t, i))
+            continue;
+        long top = 0, count = 0;
+        label[i] = ++next;
+        stack[top++] = i;
+        while (top > 0) {
+            long j = stack[--top], c = j % nx;
+            count++;
+            long nb[4] = {c > 0 ? j - 1 : -1, c + 1 < nx ? j + 1 : -1, j - nx, j + nx < n ? j + nx : -1};
+            for (int k = 0; k < 4; k++)
+                if (nb[k] >= 0 && !label[nb[k]] && prm_cell_go(t, nb[k])) {
+                    label[nb[k]] = next;
+                    stack[top++] = nb[k];
+                }
+        }
+        if (count > best_size) {
+            best_size = count;
+            best = next;
+        }
+    }
+    free(stack);
+    *size = best_size;
+    return best;
+}
+
+/* The first cell of region `want` on square rings of growing radius round
+ * (c0, r0), each ring scanned row by row: reproducible. */
+static long first_in(const prm_terrain *t, const int32_t *label, int32_t want, long c0, long r0)
+{
+    long nx = t->grid->nx, ny = t->grid->ny;
+    for (long rad = 0; rad < (nx > ny ? nx : ny); rad++)
+        for (long r = r0 - rad; r <= r0 + rad; r++)
+            for (long c = c0 - rad; c <= c0 + rad; c++) {
+                if (labs(r - r0) != rad && labs(c - c0) != rad)
+                    continue;
+                if (r >= 0 && c >= 0 && r < ny && c < nx && label[r * nx + c] == want)
+                    return r * nx + c;
+            }
+    return -1;
+}
+
+static int strategy_of(const char *s, prm_strategy *out)
+{
+    for (int k = PRM_MMCR; k <= PRM_TIME; k++)
+        if (!strcmp(s, prm_strategy_name((prm_strategy)k))) {
+            *out = (prm_strategy)k;
+            return 0;
+        }
+    return -1;
+}
+
+/* Read "x,y" rows after a header line. */
+static trv_status read_path(trv_ctx *ctx, const char *file, prm_path *p)
+{
+    FILE *f = fopen(file, "r");
+    if (!f)
+        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s'", file);
+    char line[256];
+    int cap = 0;
+    trv_status st = TRV_OK;
+    if (!fgets(line, sizeof line, f))
+        st = trv_error(ctx, TRV_ERR_FORMAT, "'%s' is empty", file);
+    while (!st && fgets(line, sizeof line, f)) {
+        double x, y;
+        if (sscanf(line, "%lf,%lf", &x, &y) != 2)
+            continue;
+        if (p->n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            double *nx = realloc(p->x, (size_t)cap * sizeof *nx);
+            if (nx)
+                p->x = nx;
+            double *ny = nx ? realloc(p->y, (size_t)cap * sizeof *ny) : NULL;
+            if (ny)
+                p->y = ny;
+            if (!nx || !ny) {
+                st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+                break;
+            }
+        }
+        p->x[p->n] = x;
+        p->y[p->n++] = y;
+    }
+    fclose(f);
+    if (!st && p->n < 2)
+        st = trv_error(ctx, TRV_ERR_FORMAT, "'%s' holds fewer than two points", file);
+    return st;
+}
+
+int main(int argc, char **argv)
+{
+    int pick = argc == 7 && !strcmp(argv[1], "pick");
+    int grid = (argc >= 7 && argc <= 9) && !strcmp(argv[1], "grid");
+    int measure = (argc == 4 || argc == 5) && !strcmp(argv[1], "measure");
+    prm_strategy s = PRM_TIME;
+    if ((!pick && !grid && !measure) || (grid && argc >= 8 && strategy_of(argv[7], &s)) ||
+        (measure && argc == 5 && strategy_of(argv[4], &s))) {
+        fprintf(stderr, "usage: bench_route pick DIR FX0 FY0 FX1 FY1\n"
+                        "       bench_route grid DIR SX SY GX GY [time|mdr|mmcr|msr] [PATH.csv]\n"
+                        "       bench_route measure DIR PATH.csv [time|mdr|mmcr|msr]\n");
+        return 2;
+    }
+    geo_init();
+    trv_ctx *ctx = trv_ctx_new();
+    prm_terrain t;
+    prm_path p = {0};
+    double t0 = now_s();
+    trv_status st = prm_terrain_load(ctx, argv[2], &t);
+    double t1 = now_s();
+    if (!st && pick) {
+        const geo_grid *g = t.grid;
+        int32_t *label = malloc((size_t)g->nx * g->ny * sizeof *label);
+        long size = 0;
+        int32_t want = label ? regions(&t, label, &size) : -1;
+        long a = -1, b = -1;
+        if (want > 0) {
+            a = first_in(&t, label, want, (long)(atof(argv[3]) * g->nx), (long)(atof(argv[4]) * g->ny));
+            b = first_in(&t, label, want, (long)(atof(argv[5]) * g->nx), (long)(atof(argv[6]) * g->ny));
+        }
+        free(label);
+        if (want < 0)
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        else if (a < 0 || b < 0)
+            st = trv_error(ctx, TRV_ERR_DATA, "no GO cell in '%s'", argv[2]);
+        else
+            printf("%.3f %.3f %.3f %.3f %ld\n", geo_grid_x(g, a % g->nx), geo_grid_y(g, a / g->nx),
+                   geo_grid_x(g, b % g->nx), geo_grid_y(g, b / g->nx), size);
+    } else if (!st && measure) {
+        prm_weights w;
+        prm_weights_default(&w);
+        if (!(st = read_path(ctx, argv[3], &p))) {
+            double sum = 0;
+            long corner = 0, through = 0;
+            for (int i = 0; i + 1 < p.n; i++) {
+                prm_piece pc;
+                prm_piece_measure(&t, p.x[i], p.y[i], p.x[i + 1], p.y[i + 1], &pc);
+                sum += prm_piece_weight(&pc, s, &w);
+                corner += pc.blocked && pc.nogo == 0;
+                through += pc.nogo > 0;
+            }
+            printf("%.6f %d %ld %ld\n", sum, p.n - 1, corner, through);
+        }
+    } else if (!st) {
+        prm_weights w;
+        prm_weights_default(&w);
+        st = prm_route_grid(ctx, &t, atof(argv[3]), atof(argv[4]), atof(argv[5]), atof(argv[6]), s, &w, &p);
+        double t2 = now_s();
+        if (!st) {
+            double len = 0;
+            for (int i = 0; i + 1 < p.n; i++)
+                len += hypot(p.x[i + 1] - p.x[i], p.y[i + 1] - p.y[i]);
+            printf("%.6f %ld %d %.1f %.3f %.3f\n", p.objective, p.expanded, p.n, len, t2 - t1, t1 - t0);
+            if (argc == 9) {
+                FILE *f = fopen(argv[8], "w");
+                if (!f)
+                    st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s'", argv[8]);
+                else {
+                    fprintf(f, "x,y\n");
+                    for (int i = 0; i < p.n; i++)
+                        fprintf(f, "%.3f,%.3f\n", p.x[i], p.y[i]);
+                    if (fclose(f))
+                        st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s'", argv[8]);
+                }
+            }
+        }
+    }
+    if (st)
+        fprintf(stderr, "bench_route: %s\n", trv_errmsg(ctx));
+    free(p.x);
+    free(p.y);
+    prm_terrain_clear(&t); /* zeroed by a failed load */
+    trv_ctx_free(ctx);
+    return st ? 1 : 0;
+}

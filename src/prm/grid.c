@@ -1,0 +1,428 @@
+/*
+ * The optimality reference (METHOD.md §4.5, §4.7): the roadmap search's
+ * objective solved on the raster itself. A* over cell centres, 16
+ * neighbours (8 adjacent, 8 knight moves); a move weighs
+ * prm_piece_weight of the straight segment between the two centres, from
+ * the exact cells it crosses with the length in each, as prm_piece_measure
+ * would measure it. A move that touches a NOGO cell (the length-0 corner
+ * cells of a diagonal included) or leaves the grid is forbidden, so a
+ * route never squeezes between two NOGO cells that meet at a corner. Like
+ * r.cost -k, but with the exact per-cell lengths of the roadmap's edges
+ * instead of r.cost's half-and-half averaging.
+ *
+ * Heuristics (admissible and consistent, since every move weighs at least
+ * k times its length and k times the straight-line distance obeys the
+ * triangle inequality): mdr: distance; time: distance / top speed;
+ * mmcr: kd distance; msr: 1e-3 distance (slopes are >= 0).
+ *
+ * Memory: per cell one int32 (heap position, or unseen / closed) and one
+ * byte (the move that reached it); g lives in the heap entries only,
+ * because a closed cell is never relaxed again under a consistent
+ * heuristic. 5 bytes a cell: 50 MB for the 10 M cells of a 10 m grid.
+ */
+#include "prm.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { NMOVES = 16, MAXCROSS = 4, NO_MOVE = 255 };
+enum { POS_UNSEEN = -1, POS_CLOSED = -2 };
+
+/* One of the 16 moves: the cells its segment crosses relative to the
+ * start cell, in walk order, with the fraction of its length inside each. */
+typedef struct move {
+    int dc, dr;
+    int ncross;
+    int cc[MAXCROSS], cr[MAXCROSS];
+    double frac[MAXCROSS];
+    long off[MAXCROSS];     /* row-major offsets on the terrain's grid */
+    long step;              /* row-major offset of the destination cell */
+    double len_m;
+} move;
+
+typedef struct stencil_walk {
+    move *m;
+    int overflow;
+} stencil_walk;
+
+static int stencil_cell(long cell, double len, void *user)
+{
+    stencil_walk *s = user;
+    move *m = s->m;
+    if (m->ncross == MAXCROSS) {
+        s->overflow = 1;
+        return 1;
+    }
+    /* the unit grid is 5 x 5 and the move starts in its middle cell (2, 2) */
+    m->cc[m->ncross] = (int)(cell % 5) - 2;
+    m->cr[m->ncross] = (int)(cell / 5) - 2;
+    m->frac[m->ncross] = len / hypot(m->dc, m->dr);
+    m->ncross++;
+    return 0;
+}
+
+/* The cells each move crosses come from the same walk prm_piece_measure
+ * uses, run once per move on a unit grid whose coordinates are exact in
+ * binary, so that a diagonal hits its corner exactly and reports both
+ * corner cells (on real coordinates rounding could slip past one side).
+ * The crossing pattern does not depend on the cell size or aspect; the
+ * lengths are fractions of the move, scaled by its length in metres. */
+static int stencil_build(const prm_terrain *t, move moves[NMOVES])
+{
+    static const int d[NMOVES][2] = {{1, 0},  {0, 1},  {-1, 0}, {0, -1}, {1, 1},   {-1, 1},  {-1, -1}, {1, -1},
+                                     {2, 1},  {1, 2},  {-1, 2}, {-2, 1}, {-2, -1}, {-1, -2}, {1, -2},  {2, -1}};
+    const geo_grid unit = {.nx = 5, .ny = 5, .gt = {0, 1, 0, 0, 0, 1}, .wkt = NULL};
+    const geo_grid *g = t->grid;
+    double m_per_unit = t->cell_m / g->gt[1];
+    for (int k = 0; k < NMOVES; k++) {
+        move *m = &moves[k];
+        memset(m, 0, sizeof *m);
+        m->dc = d[k][0];
+        m->dr = d[k][1];
+        stencil_walk s = {m, 0};
+        prm_segment_walk(&unit, 2.5, 2.5, 2.5 + m->dc, 2.5 + m->dr, stencil_cell, &s);
+        if (s.overflow || m->ncross < 2)
+            return -1;
+        for (int j = 0; j < m->ncross; j++)
+            m->off[j] = (long)m->cr[j] * g->nx + m->cc[j];
+        m->step = (long)m->dr * g->nx + m->dc;
+        m->len_m = hypot(m->dc * g->gt[1], m->dr * g->gt[5]) * m_per_unit;
+    }
+    return 0;
+}
+
+/* What prm_piece_measure adds for one GO cell crossed over len metres;
+ * kept in step with terrain.c's measure_cell. */
+static void piece_add(const prm_terrain *t, long i, double len, prm_piece *p)
+{
+    switch (t->cls->u8[i]) {
+    case 1: p->h += len; break;
+    case 2: p->l += len; break;
+    case 3: p->s += len; break;
+    default: break;
+    }
+    double slope = t->slope->f32[i], v = t->speed->f32[i];
+    p->slope_int += len * slope;
+    if (slope > p->slope_max)
+        p->slope_max = slope;
+    p->time_s += len > 0 ? (v > 0 ? len / (v / 3.6) : INFINITY) : 0;
+    p->cost_int += len * t->cost->f32[i];
+    p->elev_int += len * t->dem->f32[i];
+}
+
+/* ---- binary heap with decrease-key ------------------------------------------- */
+
+typedef struct heap_entry {
+    double f, g;
+    int32_t cell;
+} heap_entry;
+
+typedef struct heap {
+    heap_entry *e;
+    size_t n, cap;
+    int32_t *pos;           /* per cell: index in e, POS_UNSEEN or POS_CLOSED */
+} heap;
+
+/* Lower f first; among equal f the larger g (the deeper cell, nearer the
+ * goal: fewer expansions on uniform ground), then the lower cell index,
+ * so that the order never depends on anything but the data. */
+static int heap_before(const heap_entry *a, const heap_entry *b)
+{
+    if (a->f != b->f)
+        return a->f < b->f;
+    if (a->g != b->g)
+        return a->g > b->g;
+    return a->cell < b->cell;
+}
+
+static void heap_place(heap *h, size_t i, heap_entry e)
+{
+    h->e[i] = e;
+    h->pos[e.cell] = (int32_t)i;
+}
+
+static void heap_up(heap *h, size_t i)
+{
+    heap_entry e = h->e[i];
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!heap_before(&e, &h->e[parent]))
+            break;
+        heap_place(h, i, h->e[parent]);
+        i = parent;
+    }
+    heap_place(h, i, e);
+}
+
+static void heap_down(heap *h, size_t i)
+{
+    heap_entry e = h->e[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && heap_before(&h->e[c + 1], &h->e[c]))
+            c++;
+        if (!heap_before(&h->e[c], &e))
+            break;
+        heap_place(h, i, h->e[c]);
+        i = c;
+    }
+    heap_place(h, i, e);
+}
+
+/* Insert cell or lower its key; returns -1 when out of memory. */
+static int heap_push(heap *h, int32_t cell, double f, double g)
+{
+    heap_entry e = {f, g, cell};
+    int32_t p = h->pos[cell];
+    if (p >= 0) {
+        h->e[p] = e;
+        heap_up(h, (size_t)p);
+        return 0;
+    }
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? 2 * h->cap : 4096;
+        heap_entry *ne = realloc(h->e, cap * sizeof *ne);
+        if (!ne)
+            return -1;
+        h->e = ne;
+        h->cap = cap;
+    }
+    h->n++;
+    heap_place(h, h->n - 1, e);
+    heap_up(h, h->n - 1);
+    return 0;
+}
+
+static heap_entry heap_pop(heap *h)
+{
+    heap_entry top = h->e[0];
+    h->pos[top.cell] = POS_CLOSED;
+    if (--h->n > 0) {
+        h->e[0] = h->e[h->n];
+        heap_down(h, 0);
+    }
+    return top;
+}
+
+static double sq(double v) { return v * v; }
+
+/* prm_cell_go, inlined: it is the innermost test (prm.h defines GO so) */
+static inline int go(const unsigned char *gonogo, const unsigned char *cls, long i)
+{
+    return gonogo[i] == 0 && cls[i] != 0;
+}
+
+/* ---- the search ------------------------------------------------------------------ */
+
+/* Check one end: on the map and in a GO cell. */
+static trv_status check_end(trv_ctx *ctx, const prm_terrain *t, const char *which, double x, double y, long *cell)
+{
+    *cell = prm_cell_at(t, x, y);
+    if (*cell < 0)
+        return trv_error(ctx, TRV_ERR_USAGE, "the %s (%.2f, %.2f) is outside the map", which, x, y);
+    if (!prm_cell_go(t, *cell))
+        return trv_error(ctx, TRV_ERR_DATA, "the %s (%.2f, %.2f) is in NOGO", which, x, y);
+    return TRV_OK;
+}
+
+/* The leg between an exact end point and its cell centre lies inside
+ * that GO cell (cells are convex and prm_cell_at and the walk floor the
+ * same way), so it cannot cross NOGO; it is measured like any move for
+ * the objective, and a blocked leg (degenerate input only) is an error. */
+static trv_status leg_weight(trv_ctx *ctx, const prm_terrain *t, const char *which, double px, double py, double x0,
+                             double y0, double x1, double y1, prm_strategy s, const prm_weights *w, double *weight)
+{
+    *weight = 0;
+    if (x0 == x1 && y0 == y1)
+        return TRV_OK;
+    prm_piece p;
+    prm_piece_measure(t, x0, y0, x1, y1, &p);
+    double wt = prm_piece_weight(&p, s, w);
+    if (p.blocked || !isfinite(wt))
+        return trv_error(ctx, TRV_ERR_DATA, "the %s (%.2f, %.2f) cannot leave its cell", which, px, py);
+    *weight = wt;
+    return TRV_OK;
+}
+
+trv_status prm_route_grid(trv_ctx *ctx, const prm_terrain *t, double sx, double sy, double gx, double gy,
+                          prm_strategy s, const prm_weights *w, prm_path *out)
+{
+    memset(out, 0, sizeof *out);
+    prm_weights wdef;
+    if (!w) {
+        prm_weights_default(&wdef);
+        w = &wdef;
+    }
+    if (s < PRM_MMCR || s > PRM_TIME)
+        return trv_error(ctx, TRV_ERR_USAGE, "unknown strategy %d", (int)s);
+    /* negative weights would make the heuristic inadmissible and the search wrong */
+    if (s == PRM_MMCR && !(w->kb >= 0 && w->kh >= 0 && w->ks >= 0 && w->kd >= 0))
+        return trv_error(ctx, TRV_ERR_USAGE, "the mmcr weights must be >= 0 (kb %g, kh %g, ks %g, kd %g)", w->kb,
+                         w->kh, w->ks, w->kd);
+    const geo_grid *g = t->grid;
+    size_t ncells = (size_t)g->nx * g->ny;
+    if (ncells > INT32_MAX)
+        return trv_error(ctx, TRV_ERR_DATA, "the grid is too large for the grid search (%d x %d cells)", g->nx, g->ny);
+    long start, goal;
+    trv_status st;
+    if ((st = check_end(ctx, t, "start", sx, sy, &start)) || (st = check_end(ctx, t, "goal", gx, gy, &goal)))
+        return st;
+
+    if (start == goal) {
+        /* one convex GO cell holds both: the straight piece is the optimum */
+        double wt;
+        if ((st = leg_weight(ctx, t, "start", sx, sy, sx, sy, gx, gy, s, w, &wt)))
+            return st;
+        out->x = malloc(2 * sizeof *out->x);
+        out->y = malloc(2 * sizeof *out->y);
+        if (!out->x || !out->y) {
+            free(out->x);
+            free(out->y);
+            memset(out, 0, sizeof *out);
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        }
+        out->x[0] = sx, out->y[0] = sy, out->x[1] = gx, out->y[1] = gy;
+        out->n = 2;
+        out->objective = wt;
+        out->expanded = 1;
+        return TRV_OK;
+    }
+
+    move moves[NMOVES];
+    if (stencil_build(t, moves))
+        return trv_error(ctx, TRV_ERR_INTERNAL, "cannot build the 16-neighbour move stencil");
+    double m_per_unit = t->cell_m / g->gt[1];
+    double k_h;
+    switch (s) {
+    case PRM_MDR: k_h = 1; break;
+    case PRM_TIME: k_h = t->top_speed_kmh > 0 ? 3.6 / t->top_speed_kmh : 0; break;
+    case PRM_MMCR: k_h = w->kd; break;
+    default: k_h = 1e-3; break;
+    }
+    const long nx = g->nx, ny = g->ny;
+    const unsigned char *gonogo = t->gonogo->u8, *cls = t->cls->u8;
+    const long goal_c = goal % nx, goal_r = goal / nx;
+    const double ex = g->gt[1] * m_per_unit, ey = fabs(g->gt[5]) * m_per_unit;
+    /* sqrt rather than hypot: no overflow is possible here and it is several times faster */
+#define HEUR(c, r) (k_h * sqrt(sq((double)((c) - goal_c) * ex) + sq((double)((r) - goal_r) * ey)))
+
+    heap h = {0};
+    unsigned char *via = malloc(ncells);
+    h.pos = malloc(ncells * sizeof *h.pos);
+    if (!via || !h.pos) {
+        free(via);
+        free(h.pos);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the grid search (%d x %d cells)", g->nx, g->ny);
+    }
+    memset(h.pos, 0xff, ncells * sizeof *h.pos); /* every byte 0xff: POS_UNSEEN (-1) */
+    via[start] = NO_MOVE;
+
+    double h0 = HEUR(start % nx, start / nx), hmin = h0, goal_g = -1;
+    if (heap_push(&h, (int32_t)start, h0, 0)) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the grid search");
+        goto done;
+    }
+    long expanded = 0;
+    while (h.n > 0) {
+        heap_entry cur = heap_pop(&h);
+        expanded++;
+        long cell = cur.cell, c = cell % nx, r = cell / nx;
+        if (cell == goal) {
+            goal_g = cur.g;
+            break;
+        }
+        /* progress: how far the closest expanded cell has come toward the goal */
+        double hc = cur.f - cur.g;
+        if (hc < hmin)
+            hmin = hc;
+        if ((expanded & 0xffff) == 0 && (st = trv_progress(ctx, h0 > 0 ? 1 - hmin / h0 : 0, "grid search")))
+            goto done;
+        for (int k = 0; k < NMOVES; k++) {
+            const move *m = &moves[k];
+            long nc = c + m->dc, nr = r + m->dr;
+            if (nc < 0 || nr < 0 || nc >= nx || nr >= ny)
+                continue;
+            long next = nr * nx + nc;
+            if (h.pos[next] == POS_CLOSED)
+                continue;
+            prm_piece p = {0};
+            int blocked = 0;
+            for (int j = 0; j < m->ncross; j++) {
+                long i = cell + m->off[j];
+                if (!go(gonogo, cls, i)) {
+                    blocked = 1;
+                    break;
+                }
+                piece_add(t, i, m->frac[j] * m->len_m, &p);
+            }
+            if (blocked)
+                continue;
+            p.d = m->len_m;
+            double wt = prm_piece_weight(&p, s, w);
+            if (!isfinite(wt))
+                continue;
+            double ng = cur.g + wt;
+            int32_t pos = h.pos[next];
+            if (pos >= 0 && !(ng < h.e[pos].g))
+                continue;
+            if (heap_push(&h, (int32_t)next, ng + HEUR(nc, nr), ng)) {
+                st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the grid search");
+                goto done;
+            }
+            via[next] = (unsigned char)k;
+        }
+    }
+#undef HEUR
+    if (goal_g < 0) {
+        st = trv_error(ctx, TRV_ERR_DATA, "the goal is not reachable from the start");
+        goto done;
+    }
+    if ((st = trv_progress(ctx, 1, "grid search")))
+        goto done;
+
+    /* the cells of the path, goal back to start */
+    int ncell = 1;
+    for (long i = goal; i != start; i -= moves[via[i]].step)
+        ncell++;
+    double cx0 = geo_grid_x(g, start % nx), cy0 = geo_grid_y(g, start / nx);
+    double cx1 = geo_grid_x(g, goal % nx), cy1 = geo_grid_y(g, goal / nx);
+    double w0, w1;
+    if ((st = leg_weight(ctx, t, "start", sx, sy, sx, sy, cx0, cy0, s, w, &w0)) ||
+        (st = leg_weight(ctx, t, "goal", gx, gy, cx1, cy1, gx, gy, s, w, &w1)))
+        goto done;
+    /* an end point that is its cell's centre is not repeated */
+    int lead = !(sx == cx0 && sy == cy0), tail = !(gx == cx1 && gy == cy1);
+    int n = ncell + lead + tail;
+    out->x = malloc((size_t)n * sizeof *out->x);
+    out->y = malloc((size_t)n * sizeof *out->y);
+    if (!out->x || !out->y) {
+        free(out->x);
+        free(out->y);
+        memset(out, 0, sizeof *out);
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    int v = n - 1;
+    if (tail)
+        out->x[v] = gx, out->y[v--] = gy;
+    for (long i = goal;; i -= moves[via[i]].step) {
+        out->x[v] = geo_grid_x(g, i % nx);
+        out->y[v--] = geo_grid_y(g, i / nx);
+        if (i == start)
+            break;
+    }
+    if (lead)
+        out->x[v] = sx, out->y[v] = sy;
+    out->n = n;
+    out->objective = w0 + goal_g + w1;
+    out->expanded = expanded;
+done:
+    free(h.e);
+    free(h.pos);
+    free(via);
+    return st;
+}
