@@ -175,12 +175,25 @@ if [ $grass_ok = 1 ]; then
 fi
 
 # ==== ROADMAP ROWS (trv-roadmap build, trv-route query) ======================
-# To be added with trv-roadmap / trv-route: time the roadmap build on $T and
-# a route query for the same pair ($SX $SY -> $GX $GY), and compare its
-# travel time with prm_route_grid's optimum ($OURS_S s) above.
 echo
 if [ -x "$BIN/trv-roadmap" ] && [ -x "$BIN/trv-route" ]; then
-    echo "roadmap build / route query: rows not written yet (the marked place in bench/route.sh)"
+    rb=$(best "$BIN/trv-roadmap" --terrain "$T" -o "$w/rm.gpkg" -q)
+    rq=$(best "$BIN/trv-route" --roadmap "$w/rm.gpkg" --terrain "$T" --srs EPSG:32616 --from "$SX,$SY" --to "$GX,$GY" \
+        --strategy time -o "$w/r.geojson" --stats "$w/rs.csv" -q)
+    plan=$(awk -F, 'NR == 2 {print $10}' "$w/rs.csv")
+    rt=$(awk -F, 'NR == 2 {printf "%.3f", $7 * 3600}' "$w/rs.csv")
+    echo "| job | traverse | memory | peer | time | memory | time ratio |"
+    echo "|---|---|---|---|---|---|---|"
+    if [ $grass_ok = 1 ]; then
+        set -- $(pair_best)
+        echo "$rb $3" | awk '{printf "| trv-roadmap build, 10 m | %.2f s | %.0f MB | GRASS r.cost -k | %.2f s | | %.2f |\n", $1, $2/1024, $3, $1/$3}'
+        echo "$plan $1" | awk '{printf "| trv-route query (the A* itself) | %.3f s | | GRASS r.cost -k + r.path | %.2f s | | %.4f |\n", $1, $2, $1/$2}'
+        echo "$rq $1" | awk '{printf "| trv-route run (reading the terrain and roadmap + query) | %.2f s | %.0f MB | GRASS r.cost -k + r.path | %.2f s | | %.2f |\n", $1, $2/1024, $3, $1/$3}'
+    else
+        echo "$rb" | awk '{printf "| trv-roadmap build, 10 m | %.2f s | %.0f MB | GRASS: skipped | | | |\n", $1, $2/1024}'
+        echo "$plan" | awk '{printf "| trv-route query (the A* itself) | %.3f s | | GRASS: skipped | | | |\n", $1}'
+    fi
+    echo "$rt $OURS_S" | awk '{printf "roadmap route travel time %.1f s vs the 16-connected optimum %.1f s: %+.1f %% (goal: within 5 %%)\n", $1, $2, 100 * ($1 - $2) / $2}'
 else
     echo "roadmap build / route query: skipped ($BIN/trv-roadmap or $BIN/trv-route not built)"
 fi
