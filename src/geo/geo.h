@@ -225,6 +225,10 @@ trv_status geo_vec_create(trv_ctx *ctx, const char *path, const char *src_wkt, g
 /* Add a layer; *layer receives its index. GPX takes no extra fields. */
 trv_status geo_vec_add_layer(trv_ctx *ctx, geo_vec *v, const char *name, geo_geom geom, const geo_field *fields,
                              int nfields, int *layer);
+/* GeoPackage: do not build a spatial index for this layer (by default
+ * every layer gets one, built once at close). For large layers that are
+ * read whole, the index costs more than it saves. */
+void geo_vec_no_index(geo_vec *v, int layer);
 /* Add a feature: a point (n == 1) or a line of n vertices; z may be NULL.
  * values has one entry per field of the layer (the member its type names). */
 trv_status geo_vec_add(trv_ctx *ctx, geo_vec *v, int layer, const double *x, const double *y, const double *z,

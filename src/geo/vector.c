@@ -40,6 +40,7 @@ typedef struct vec_layer {
     char **fnames;
     geo_field_type *types;
     int *ogr_field;         /* OGR field index of each of our fields */
+    int no_index;           /* GeoPackage: skip the spatial index */
 } vec_layer;
 
 struct geo_vec {
@@ -587,6 +588,12 @@ static void release(geo_vec *v)
     free(v);
 }
 
+void geo_vec_no_index(geo_vec *v, int layer)
+{
+    if (v && layer >= 0 && layer < v->nlayers)
+        v->layers[layer].no_index = 1;
+}
+
 trv_status geo_vec_close(trv_ctx *ctx, geo_vec *v)
 {
     if (!v)
@@ -606,7 +613,7 @@ trv_status geo_vec_close(trv_ctx *ctx, geo_vec *v)
     }
     /* the spatial indexes, in bulk (the GeoPackage extension's own function) */
     for (int i = 0; i < v->nlayers && st == TRV_OK && v->fmt == VEC_GPKG; i++) {
-        if (!v->layers[i].h)
+        if (!v->layers[i].h || v->layers[i].no_index)
             continue;
         char sql[512];
         snprintf(sql, sizeof sql, "SELECT CreateSpatialIndex('%s', '%s')", v->layers[i].name,

@@ -2,8 +2,10 @@
 #include "prm.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void prm_lhs(uint64_t seed, int n, double x0, double y0, double x1, double y1, double *xs, double *ys)
 {
@@ -146,6 +148,47 @@ static int nodeix_query(const nodeix *ix, const double *x, const double *y, doub
 
 /* ---- build ---- */
 
+/* Measuring candidate edges is pure and independent: split it over the
+ * cores (results land in place, so the roadmap does not depend on the
+ * number of threads). */
+typedef struct measure_job {
+    const prm_terrain *t;
+    const prm_roadmap *r;
+    prm_edge *e;
+    size_t n;
+} measure_job;
+
+static void *measure_range(void *arg)
+{
+    measure_job *j = arg;
+    for (size_t k = 0; k < j->n; k++) {
+        prm_edge *ed = &j->e[k];
+        prm_piece_measure(j->t, j->r->x[ed->a], j->r->y[ed->a], j->r->x[ed->b], j->r->y[ed->b], &ed->p);
+    }
+    return NULL;
+}
+
+static void measure_all(const prm_terrain *t, const prm_roadmap *r, prm_edge *e, size_t n)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int nt = cores > 1 ? (int)(cores < 16 ? cores : 16) : 1;
+    pthread_t th[16];
+    measure_job jobs[16];
+    int started[16] = {0};
+    for (int i = 0; i < nt; i++) {
+        size_t a = n * i / nt, b = n * (i + 1) / nt;
+        jobs[i] = (measure_job){t, r, e + a, b - a};
+        if (i > 0)
+            started[i] = pthread_create(&th[i], NULL, measure_range, &jobs[i]) == 0;
+    }
+    measure_range(&jobs[0]);
+    for (int i = 1; i < nt; i++)
+        if (started[i])
+            pthread_join(th[i], NULL);
+        else
+            measure_range(&jobs[i]); /* a thread that could not start: its share here */
+}
+
 static int find(int *parent, int i)
 {
     while (parent[i] != i)
@@ -272,18 +315,22 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
     }
     for (int i = 0; i < r->nnodes; i++)
         parent[i] = i;
-    for (size_t e = 0; e < nc; e++) {
-        if (e > 0 && cand[e].a == cand[e - 1].a && cand[e].b == cand[e - 1].b)
+    /* unique candidates, measured in parallel, then kept where unblocked */
+    size_t nu = 0;
+    for (size_t e = 0; e < nc; e++)
+        if (e == 0 || cand[e].a != cand[e - 1].a || cand[e].b != cand[e - 1].b)
+            cand[nu++] = cand[e];
+    if ((st = trv_progress(ctx, 0.1, "roadmap")))
+        goto done;
+    measure_all(t, r, cand, nu);
+    for (size_t e = 0; e < nu; e++) {
+        if (cand[e].p.blocked)
             continue;
-        prm_edge ed = cand[e];
-        prm_piece_measure(t, r->x[ed.a], r->y[ed.a], r->x[ed.b], r->y[ed.b], &ed.p);
-        if (ed.p.blocked)
-            continue;
-        r->edges[r->nedges++] = ed;
-        parent[find(parent, ed.a)] = find(parent, ed.b);
-        if ((e & 1023) == 0 && (st = trv_progress(ctx, (double)e / nc, "roadmap")))
-            goto done;
+        r->edges[r->nedges++] = cand[e];
+        parent[find(parent, cand[e].a)] = find(parent, cand[e].b);
     }
+    if ((st = trv_progress(ctx, 0.8, "roadmap")))
+        goto done;
     /* bridging: straight k-nearest edges miss winding corridors; for each
      * node, try its 4k nearest again, keeping only edges that join two
      * components (a classic PRM connection pass; cheap, since few pass) */
@@ -390,6 +437,9 @@ trv_status prm_roadmap_write(trv_ctx *ctx, const prm_roadmap *r, const char *pat
     if ((st = geo_vec_add_layer(ctx, v, "nodes", GEO_POINT, nf, 1, &ln)) ||
         (st = geo_vec_add_layer(ctx, v, "edges", GEO_LINE, ef, NEF, &le)))
         goto fail;
+    /* an R-tree over some 200 000 edges would double the build time; trv-route
+     * reads the layer whole, and QGIS draws it without one */
+    geo_vec_no_index(v, le);
     for (int i = 0; i < r->nnodes && !st; i++) {
         geo_value val = {.i = i};
         st = geo_vec_add(ctx, v, ln, &r->x[i], &r->y[i], NULL, 1, &val);
