@@ -7,7 +7,7 @@ SAN ?= 0
 # Debian packages: what building needs, and what the tests and the demo add
 # (gdal-bin gives gdaldem/gdalwarp, the independent references).
 BUILD_PKGS := build-essential pkg-config time libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev
-TEST_PKGS := libcmocka-dev gdal-bin
+TEST_PKGS := libcmocka-dev gdal-bin fuzzylite
 # peers that make bench compares against when present (not needed to build or test)
 BENCH_PKGS := r-cran-gstat grass-core
 PKGS := gdal proj lapacke openblas libpng
@@ -165,6 +165,7 @@ bench: deps
 	@TRV_BIN=$(BINDIR) sh bench/run.sh
 	@TRV_BIN=$(BINDIR) sh bench/krige.sh
 	@TRV_BIN=$(BINDIR) sh bench/speed.sh
+	@TRV_BIN=$(BINDIR) sh bench/cost.sh
 	@TRV_BIN=$(BINDIR) sh bench/route.sh
 
 install: all
@@ -173,7 +174,7 @@ install: all
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	for h in $(PUBLIC_HEADERS); do d=$(DESTDIR)$(PREFIX)/include/traverse/$$(basename $$(dirname $$h)); \
 	    install -d $$d && install -m 644 $$h $$d/; done
-	cp -R data/classes $(DESTDIR)$(PREFIX)/share/traverse/
+	cp -R data/classes data/fuzzy data/vehicles $(DESTDIR)$(PREFIX)/share/traverse/
 
 clean:
 	rm -rf build bin lib out

@@ -1,0 +1,323 @@
+/* trv-cost --terrain: the cost and class maps from the terrain layers.
+ * Reading and checking here; the per-cell work is fz_eval_row, run over
+ * bands of rows by worker threads (each row depends only on its inputs, so
+ * the result does not depend on the thread count). */
+#include "fuzzy.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { L_DEM, L_SLOPE, L_SOIL, L_SPEED, L_GONOGO, NLAYERS };
+static const char *const LAYER_FILE[NLAYERS] = {"dem.tif", "slope.tif", "soil.tif", "speed.tif", "gonogo.tif"};
+
+/* What each engine input reads. */
+enum { S_SLOPE, S_ELEVATION, S_CI, S_SPEED, NSOURCES };
+static const char *const SOURCE_NAME[NSOURCES] = {"slope", "elevation", "ci", "speed"};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void fz_map_opts_init(fz_map_opts *o) { memset(o, 0, sizeof *o); }
+
+void fz_map_clear(fz_map *m)
+{
+    geo_raster_free(m->cost);
+    geo_raster_free(m->cls);
+    geo_classes_free(m->classes);
+    memset(m, 0, sizeof *m);
+}
+
+/* CI (kPa) per soil code from the soil table; NAN for codes it lacks. */
+static trv_status read_soil_ci(trv_ctx *ctx, const char *path, double ci[256])
+{
+    for (int i = 0; i < 256; i++)
+        ci[i] = NAN;
+    trv_csv *csv = NULL;
+    trv_status st = trv_csv_read(ctx, path, &csv);
+    int ccode, cci;
+    if (st || (st = trv_csv_require(ctx, csv, "code", &ccode)) || (st = trv_csv_require(ctx, csv, "ci_kPa", &cci)))
+        goto done;
+    if (trv_csv_nrows(csv) == 0) {
+        st = trv_error(ctx, TRV_ERR_FORMAT, "%s: no soils", path);
+        goto done;
+    }
+    for (size_t r = 0; r < trv_csv_nrows(csv); r++) {
+        double code, v;
+        if ((st = trv_csv_double(ctx, csv, r, ccode, &code)) || (st = trv_csv_double(ctx, csv, r, cci, &v)))
+            goto done;
+        if (code != floor(code) || code < 1 || code > 254) {
+            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: soil code %s must be an integer in 1..254", path,
+                           trv_csv_line(csv, r), trv_csv_cell(csv, r, ccode));
+            goto done;
+        }
+        if (!isnan(ci[(int)code])) {
+            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: soil code %d repeated", path, trv_csv_line(csv, r), (int)code);
+            goto done;
+        }
+        if (v < 0) {
+            st = trv_error(ctx, TRV_ERR_DATA, "%s:%ld: ci_kPa %s must not be negative", path, trv_csv_line(csv, r),
+                           trv_csv_cell(csv, r, cci));
+            goto done;
+        }
+        ci[(int)code] = v;
+    }
+done:
+    trv_csv_free(csv);
+    return st;
+}
+
+/* The legend of class.tif: 0 NOGO (a colour of its own: it is data, not
+ * nodata), then the output terms from the riskiest up. */
+static trv_status make_classes(trv_ctx *ctx, const fz_engine *e, geo_classes **out)
+{
+    static const char *const names3[3] = {"high-risk", "low-risk", "safe"};
+    static const unsigned char rgb3[3][3] = {{215, 48, 39}, {253, 174, 97}, {26, 152, 80}};
+    const int T = fz_nterms(e, fz_ninputs(e));
+    geo_classes *cl = calloc(1, sizeof *cl);
+    if (!cl || !(cl->c = calloc((size_t)T + 1, sizeof *cl->c))) {
+        free(cl);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    cl->n = T + 1;
+    cl->c[0] = (geo_class){0, strdup("NOGO"), {64, 64, 64}};
+    for (int c = 1; c <= T; c++) {
+        int term = 0;
+        for (int t = 0; t < T; t++)
+            if (fz_term_class(e, t) == c)
+                term = t;
+        geo_class *k = &cl->c[c];
+        k->code = c;
+        if (T == 3) {
+            k->name = strdup(names3[c - 1]);
+            memcpy(k->rgb, rgb3[c - 1], 3);
+        } else { /* red to green */
+            double f = T > 1 ? (double)(c - 1) / (T - 1) : 1;
+            k->name = strdup(fz_term_name(e, fz_ninputs(e), term));
+            k->rgb[0] = (unsigned char)lround(215 + f * (26 - 215));
+            k->rgb[1] = (unsigned char)lround(48 + f * (152 - 48));
+            k->rgb[2] = (unsigned char)lround(39 + f * (80 - 39));
+        }
+    }
+    for (int c = 0; c <= T; c++)
+        if (!cl->c[c].name) {
+            geo_classes_free(cl);
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        }
+    *out = cl;
+    return TRV_OK;
+}
+
+/* ---- the per-row work ------------------------------------------------------ */
+
+typedef struct job {
+    const fz_engine *e;
+    geo_raster *const *L;
+    const double *ci_of;
+    int src[FZ_MAX_INPUTS];
+    geo_raster *cost, *cls;
+    int y0, y1;      /* rows of this worker */
+    int nomem;
+} job;
+
+/* geo_raster_is_nodata, inlined: it is asked six times per cell */
+static inline int nd_f32(const geo_raster *r, size_t i)
+{
+    float v = r->f32[i];
+    return v != v || (r->has_nodata && v == (float)r->nodata);
+}
+
+static inline int nd_u8(const geo_raster *r, size_t i) { return r->has_nodata && r->u8[i] == (unsigned char)r->nodata; }
+
+/* An input of the cell has no data (NOGO is not "no data"). */
+static inline int no_data(geo_raster *const *L, size_t i)
+{
+    return nd_f32(L[L_DEM], i) || nd_f32(L[L_SLOPE], i) || L[L_SOIL]->u8[i] == 0 || nd_u8(L[L_SOIL], i) ||
+           nd_f32(L[L_SPEED], i) || nd_u8(L[L_GONOGO], i);
+}
+
+static void *run_rows(void *arg)
+{
+    job *J = arg;
+    const int nx = J->cost->grid.nx, n = J->e ? fz_ninputs(J->e) : 0;
+    float *ci = malloc((size_t)nx * sizeof *ci);
+    unsigned char *valid = malloc((size_t)nx);
+    if (!ci || !valid) {
+        J->nomem = 1;
+        free(ci);
+        free(valid);
+        return NULL;
+    }
+    geo_raster *const *L = J->L;
+    for (int y = J->y0; y < J->y1; y++) {
+        size_t o = (size_t)y * nx;
+        for (int x = 0; x < nx; x++) {
+            size_t i = o + x;
+            int soil = L[L_SOIL]->u8[i];
+            int ok = L[L_GONOGO]->u8[i] == 0 && !no_data(L, i);
+            valid[x] = (unsigned char)ok;
+            ci[x] = ok ? (float)J->ci_of[soil] : 0;
+        }
+        const float *in[FZ_MAX_INPUTS];
+        for (int k = 0; k < n; k++)
+            in[k] = J->src[k] == S_SLOPE       ? L[L_SLOPE]->f32 + o
+                    : J->src[k] == S_ELEVATION ? L[L_DEM]->f32 + o
+                    : J->src[k] == S_SPEED     ? L[L_SPEED]->f32 + o
+                                               : ci;
+        fz_eval_row(J->e, nx, in, valid, J->cost->f32 + o, J->cls->u8 + o);
+    }
+    free(ci);
+    free(valid);
+    return NULL;
+}
+
+/* Rows [y0, y1) over nthreads workers. */
+static trv_status run_band(trv_ctx *ctx, const job *proto, int y0, int y1, int nthreads)
+{
+    job jobs[64];
+    pthread_t tid[64];
+    int started[64] = {0};
+    int rows = y1 - y0;
+    if (nthreads > rows)
+        nthreads = rows > 0 ? rows : 1;
+    for (int k = 0; k < nthreads; k++) {
+        jobs[k] = *proto;
+        jobs[k].y0 = y0 + (int)((long)rows * k / nthreads);
+        jobs[k].y1 = y0 + (int)((long)rows * (k + 1) / nthreads);
+        jobs[k].nomem = 0;
+        if (k > 0)
+            started[k] = pthread_create(&tid[k], NULL, run_rows, &jobs[k]) == 0;
+        if (k > 0 && !started[k]) /* no thread: do it here */
+            run_rows(&jobs[k]);
+    }
+    run_rows(&jobs[0]);
+    int nomem = jobs[0].nomem;
+    for (int k = 1; k < nthreads; k++) {
+        if (started[k])
+            pthread_join(tid[k], NULL);
+        nomem |= jobs[k].nomem;
+    }
+    return nomem ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory") : TRV_OK;
+}
+
+trv_status fz_map_build(trv_ctx *ctx, const fz_engine *e, const fz_map_opts *o, fz_map *m)
+{
+    memset(m, 0, sizeof *m);
+    double t0 = now();
+    geo_raster *L[NLAYERS] = {0};
+    char *path[NLAYERS] = {0};
+    double ci_of[256];
+    job J = {0};
+    trv_status st = TRV_OK;
+    const int n = fz_ninputs(e), T = fz_nterms(e, n);
+    if (T > FZ_MAX_OUT_TERMS) /* cannot happen: the reader limits it */
+        return trv_error(ctx, TRV_ERR_INTERNAL, "too many output terms");
+    for (int i = 0; i < n; i++) {
+        J.src[i] = -1;
+        for (int s = 0; s < NSOURCES; s++)
+            if (!strcmp(fz_var_name(e, i), SOURCE_NAME[s]))
+                J.src[i] = s;
+        if (J.src[i] < 0)
+            return trv_error(ctx, TRV_ERR_DATA,
+                             "'%s': input '%s' is not a terrain layer (the map stage gives slope, elevation, ci and "
+                             "speed)",
+                             fz_engine_path(e), fz_var_name(e, i));
+    }
+    if ((st = read_soil_ci(ctx, o->soils_path, ci_of)))
+        return st;
+    static const geo_type type[NLAYERS] = {GEO_F32, GEO_F32, GEO_U8, GEO_F32, GEO_U8};
+    for (int k = 0; k < NLAYERS && !st; k++) {
+        if (!(path[k] = trv_path_join(o->dir, LAYER_FILE[k])))
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        else if (!(st = geo_raster_read(ctx, path[k], type[k], &L[k])) && k > 0)
+            st = geo_grid_compare(ctx, &L[L_DEM]->grid, path[L_DEM], &L[k]->grid, path[k]);
+        if (!st && (st = trv_progress(ctx, (k + 1.0) / NLAYERS, "read")))
+            break;
+    }
+    const geo_grid *g = st ? NULL : &L[L_DEM]->grid;
+    const size_t cells = g ? (size_t)g->nx * g->ny : 0;
+    /* every soil code must be in the table */
+    for (size_t i = 0; i < cells && !st; i++) {
+        int soil = L[L_SOIL]->u8[i];
+        if (soil != 0 && !nd_u8(L[L_SOIL], i) && isnan(ci_of[soil]))
+            st = trv_error(ctx, TRV_ERR_DATA, "'%s': soil class %d is not in the soil table '%s'", path[L_SOIL], soil,
+                           o->soils_path);
+    }
+    if (!st && !(st = geo_raster_new(ctx, g, GEO_F32, &m->cost)) && !(st = geo_raster_new(ctx, g, GEO_U8, &m->cls)) &&
+        !(st = make_classes(ctx, e, &m->classes)) &&
+        !(st = geo_raster_set_label(ctx, m->cost, "mobility cost (0 best, 1 worst; NOGO 1)", NULL)))
+        st = geo_raster_set_label(ctx, m->cls, "mobility class", NULL);
+    double t1 = now();
+    if (!st) {
+        m->cls->classes = m->classes;
+        J.e = e;
+        J.L = L;
+        J.ci_of = ci_of;
+        J.cost = m->cost;
+        J.cls = m->cls;
+        int nthreads = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+        nthreads = nthreads < 1 ? 1 : nthreads > 64 ? 64 : nthreads;
+        const int band = g->ny / 50 > 16 ? g->ny / 50 : 16; /* rows between progress reports */
+        for (int y = 0; y < g->ny && !st; y += band) {
+            int y1 = y + band < g->ny ? y + band : g->ny;
+            if (!(st = run_band(ctx, &J, y, y1, nthreads)))
+                st = trv_progress(ctx, (double)y1 / g->ny, "cost");
+        }
+    }
+    double t2 = now();
+    if (!st) {
+        double sum = 0;
+        size_t go = 0;
+        for (size_t i = 0; i < cells; i++) {
+            int c = m->cls->u8[i];
+            m->count[c]++;
+            if (c > 0) {
+                sum += m->cost->f32[i];
+                go++;
+            }
+            m->nodata += no_data(L, i);
+        }
+        m->cells = cells;
+        m->cost_mean_go = go ? sum / (double)go : NAN;
+        m->seconds_read = t1 - t0;
+        m->seconds_infer = t2 - t1;
+    }
+    for (int k = 0; k < NLAYERS; k++) {
+        geo_raster_free(L[k]);
+        free(path[k]);
+    }
+    if (st)
+        fz_map_clear(m);
+    return st;
+}
+
+trv_status fz_map_write(trv_ctx *ctx, fz_map *m, const char *dir, const trv_meta *meta)
+{
+    double t0 = now();
+    static const char *const names[2] = {"cost.tif", "class.tif"};
+    const geo_raster *layers[2] = {m->cost, m->cls};
+    trv_outset *set = trv_outset_new();
+    if (!set)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    trv_status st = trv_outset_mkdir(ctx, set, dir);
+    for (int k = 0; k < 2 && !st; k++) {
+        char *final = trv_path_join(dir, names[k]);
+        const char *tmp = final ? trv_outset_add(set, final) : NULL;
+        st = tmp ? geo_raster_write(ctx, layers[k], tmp, meta) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        if (!st)
+            st = trv_progress(ctx, (k + 1) / 3.0, "write");
+        free(final);
+    }
+    if (!st && !(st = trv_outset_commit(ctx, set)))
+        st = trv_progress(ctx, 1.0, "write");
+    trv_outset_free(set);
+    m->seconds_write = now() - t0;
+    return st;
+}

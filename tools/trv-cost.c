@@ -1,0 +1,130 @@
+/* trv-cost: fuzzy mobility cost (METHOD.md §3). Thin: options ->
+ * fz_engine_read, then fz_map_build/fz_map_write (--terrain) or
+ * fz_eval_csv (--eval) -> exit status. */
+#include "fuzzy/fuzzy.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void report(const fz_engine *e, const fz_map *m, const char *rules, const char *dir)
+{
+    const geo_grid *g = &m->cost->grid;
+    char crs[64];
+    const size_t with_data = m->cells - m->nodata;
+    printf("grid: %d x %d cells of %g m, %s; %zu cells with data\n", g->nx, g->ny, g->gt[1],
+           geo_crs_label(g->wkt, crs, sizeof crs), with_data);
+    printf("rules: '%s', %d rules, %s\n", rules, fz_nrules(e), fz_defuzz_name(fz_defuzzifier(e)));
+    printf("classes (share of the cells with data):");
+    const int T = fz_nterms(e, fz_ninputs(e));
+    for (int c = 0; c <= T; c++) {
+        size_t k = c == 0 ? m->count[0] - m->nodata : m->count[c];
+        printf(" %s %.2f %%%s", m->classes->c[c].name, with_data ? 100.0 * (double)k / (double)with_data : 0.0,
+               c < T ? "," : "\n");
+    }
+    if (m->nodata)
+        printf("no data: %zu cells (class 0, cost 1)\n", m->nodata);
+    printf("cost: mean %.4f over the GO cells\n", m->cost_mean_go);
+    double cps = m->seconds_infer > 0 ? (double)m->cells / m->seconds_infer : 0;
+    printf("time: read %.2f s, inference %.2f s (%.3g cells/s), write %.2f s\n", m->seconds_read, m->seconds_infer, cps,
+           m->seconds_write);
+    printf("wrote '%s/cost.tif' and '%s/class.tif'\n", dir, dir);
+}
+
+int main(int argc, char **argv)
+{
+    const char *terrain = NULL, *rules = NULL, *eval = NULL, *out = NULL, *soils = NULL, *defuzz = NULL;
+    int threads = 0;
+    const trv_opt opts[] = {
+        {"terrain", 0, TRV_ARG_STRING, &terrain, "DIR",
+         "read DIR/{dem,slope,soil,speed,gonogo}.tif, write DIR/cost.tif and DIR/class.tif"},
+        {"rules", 0, TRV_ARG_STRING, &rules, "FILE", "FCL rules (default: data/fuzzy/mobility.fcl)"},
+        {"defuzzifier", 0, TRV_ARG_CHOICE, &defuzz, "centroid|mom|som",
+         "crisp mobility (default: the rules file's METHOD, centroid in the bundled files)"},
+        {"soils", 0, TRV_ARG_STRING, &soils, "CSV",
+         "soil table with code and ci_kPa (default: data/classes/soils.csv)"},
+        {"eval", 0, TRV_ARG_STRING, &eval, "INPUTS.csv",
+         "evaluate the rules on a CSV whose columns include every input; adds mobility, cost, class"},
+        {"output", 'o', TRV_ARG_STRING, &out, "OUT.csv", "with --eval: write here instead of standard output"},
+        {"threads", 0, TRV_ARG_INT, &threads, "N", "worker threads for the map (default: all cores)"},
+        {NULL, 0, 0, NULL, NULL, NULL},
+    };
+    const trv_cli cli = {
+        .tool = "trv-cost",
+        .usage = "--terrain DIR [--rules FCL] [--defuzzifier centroid|mom|som] [--soils CSV] [--threads N] [-q]\n"
+                 "   or: trv-cost --rules FCL --eval INPUTS.csv [-o OUT.csv]",
+        .summary = "Fuzzy mobility cost (Mamdani max-min, exact centroid): from slope, elevation, soil cone index\n"
+                   "and attainable speed, cost in [0, 1] (1 = worst, NOGO = 1) and the class 0 NOGO, 1 high-risk,\n"
+                   "2 low-risk, 3 safe (the output term of largest strength). The rules are an IEC 61131-7 FCL file.",
+        .opts = opts,
+    };
+    trv_cli_result res;
+    int rc = trv_cli_parse(&cli, argc, argv, &res);
+    if (rc != TRV_CLI_CONTINUE)
+        return rc;
+    const char *usage = NULL;
+    if (!terrain == !eval)
+        usage = terrain ? "--terrain and --eval exclude each other" : "give --terrain DIR or --rules FCL --eval CSV";
+    else if (eval && !rules)
+        usage = "--eval needs --rules FCL";
+    else if (out && !eval)
+        usage = "-o goes with --eval (the map is written into the --terrain directory)";
+    else if (soils && !terrain)
+        usage = "--soils goes with --terrain";
+    else if (threads < 0)
+        usage = "--threads must be positive";
+    if (usage) {
+        fprintf(stderr, "trv-cost: %s\nTry 'trv-cost --help' for more information.\n", usage);
+        return 2;
+    }
+
+    trv_ctx *ctx = trv_ctx_new();
+    if (!ctx) {
+        fprintf(stderr, "trv-cost: out of memory\n");
+        return 1;
+    }
+    trv_ctx_set_verbosity(ctx, res.quiet ? 0 : 1);
+    trv_term_progress_state progress = {0};
+    if (!res.quiet && terrain)
+        trv_ctx_set_progress(ctx, trv_term_progress, &progress);
+    if (terrain)
+        geo_init(); /* --eval needs no GDAL */
+
+    char *rules_default = NULL, *soils_default = NULL;
+    fz_engine *e = NULL;
+    fz_map m = {0};
+    trv_status st = TRV_OK;
+    if (!rules && !(rules = rules_default = trv_data_path(ctx, "fuzzy/mobility.fcl")))
+        st = TRV_ERR_IO;
+    if (!st && terrain && !soils && !(soils = soils_default = trv_data_path(ctx, "classes/soils.csv")))
+        st = TRV_ERR_IO;
+    if (!st)
+        st = fz_engine_read(ctx, rules, &e);
+    if (!st && defuzz)
+        fz_set_defuzzifier(e, !strcmp(defuzz, "mom") ? FZ_MOM : !strcmp(defuzz, "som") ? FZ_SOM : FZ_COG);
+    if (!st && eval) {
+        st = fz_eval_csv(ctx, e, eval, out);
+    } else if (!st) {
+        trv_meta meta;
+        trv_meta_init(&meta, cli.tool, argc, argv);
+        trv_meta_add(&meta, "TRV_RULES", rules);
+        trv_meta_add(&meta, "TRV_DEFUZZIFIER", fz_defuzz_name(fz_defuzzifier(e)));
+        fz_map_opts o;
+        fz_map_opts_init(&o);
+        o.dir = terrain;
+        o.soils_path = soils;
+        o.threads = threads;
+        if (!(st = fz_map_build(ctx, e, &o, &m)))
+            st = fz_map_write(ctx, &m, terrain, &meta);
+        if (!st && !res.quiet)
+            report(e, &m, rules, terrain);
+        fz_map_clear(&m);
+    }
+    if (st)
+        fprintf(stderr, "trv-cost: %s\n", trv_errmsg(ctx));
+    fz_engine_free(e);
+    free(rules_default);
+    free(soils_default);
+    trv_ctx_free(ctx);
+    return st ? 1 : 0;
+}
