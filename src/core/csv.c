@@ -267,6 +267,8 @@ int trv_csv_ncols(const trv_csv *csv) { return csv->ncols; }
 const char *trv_csv_path(const trv_csv *csv) { return csv->path; }
 long trv_csv_line(const trv_csv *csv, size_t row) { return csv->lines[row]; }
 
+const char *trv_csv_header(const trv_csv *csv, int col) { return csv->header[col]; }
+
 int trv_csv_col(const trv_csv *csv, const char *name)
 {
     for (int c = 0; c < csv->ncols; c++)

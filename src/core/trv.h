@@ -178,6 +178,8 @@ void trv_csv_free(trv_csv *csv);
 size_t trv_csv_nrows(const trv_csv *csv);
 int trv_csv_ncols(const trv_csv *csv);
 const char *trv_csv_path(const trv_csv *csv);
+/* Header name of column col. */
+const char *trv_csv_header(const trv_csv *csv, int col);
 /* Column index by header name, or -1. */
 int trv_csv_col(const trv_csv *csv, const char *name);
 /* As trv_csv_col, but a missing column is an error naming the file. */
