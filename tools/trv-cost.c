@@ -78,15 +78,12 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    trv_ctx *ctx = trv_ctx_new();
-    if (!ctx) {
-        fprintf(stderr, "trv-cost: out of memory\n");
+    trv_term_progress_state progress;
+    trv_ctx *ctx = trv_tool_ctx(&cli, &res, &progress);
+    if (!ctx)
         return 1;
-    }
-    trv_ctx_set_verbosity(ctx, res.quiet ? 0 : 1);
-    trv_term_progress_state progress = {0};
-    if (!res.quiet && terrain)
-        trv_ctx_set_progress(ctx, trv_term_progress, &progress);
+    if (!terrain)
+        trv_ctx_set_progress(ctx, NULL, NULL); /* --eval writes to stdout: keep the terminal clean */
     if (terrain)
         geo_init(); /* --eval needs no GDAL */
 

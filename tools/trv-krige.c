@@ -165,16 +165,11 @@ int main(int argc, char **argv)
     o.want_cv = paths.cv != NULL;
     o.want_vgm = paths.variogram != NULL;
 
-    trv_ctx *ctx = trv_ctx_new();
-    if (!ctx) {
-        fprintf(stderr, "trv-krige: out of memory\n");
+    trv_term_progress_state progress;
+    trv_ctx *ctx = trv_tool_ctx(&cli, &res, &progress);
+    if (!ctx)
         return 1;
-    }
-    trv_ctx_set_verbosity(ctx, res.quiet ? 0 : 1);
     trv_ctx_set_seed(ctx, seed);
-    trv_term_progress_state progress = {0};
-    if (!res.quiet)
-        trv_ctx_set_progress(ctx, trv_term_progress, &progress);
     geo_init();
     trv_meta meta;
     trv_meta_init(&meta, cli.tool, argc, argv);

@@ -95,15 +95,10 @@ int main(int argc, char **argv)
     }
     prm_strategy main_s = !strcmp(strategy, "mdr") ? PRM_MDR : !strcmp(strategy, "msr") ? PRM_MSR
                         : !strcmp(strategy, "time") ? PRM_TIME : PRM_MMCR;
-    trv_ctx *ctx = trv_ctx_new();
-    if (!ctx) {
-        fprintf(stderr, "trv-route: out of memory\n");
+    trv_term_progress_state progress;
+    trv_ctx *ctx = trv_tool_ctx(&cli, &res, &progress);
+    if (!ctx)
         return 1;
-    }
-    trv_ctx_set_verbosity(ctx, res.quiet ? 0 : 1);
-    trv_term_progress_state progress = {0};
-    if (!res.quiet)
-        trv_ctx_set_progress(ctx, trv_term_progress, &progress);
     geo_init();
     prm_terrain t;
     prm_roadmap *r = NULL;

@@ -197,3 +197,17 @@ int trv_cli_parse(const trv_cli *cli, int argc, char **argv, trv_cli_result *res
         return usage_error(cli, "unexpected argument '%s'%s", res->pos[cli->max_pos], "");
     return TRV_CLI_CONTINUE;
 }
+
+trv_ctx *trv_tool_ctx(const trv_cli *cli, const trv_cli_result *res, trv_term_progress_state *progress)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    if (!ctx) {
+        fprintf(stderr, "%s: out of memory\n", cli->tool);
+        return NULL;
+    }
+    trv_ctx_set_verbosity(ctx, res->quiet ? 0 : 1);
+    memset(progress, 0, sizeof *progress);
+    if (!res->quiet)
+        trv_ctx_set_progress(ctx, trv_term_progress, progress);
+    return ctx;
+}

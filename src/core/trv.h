@@ -133,6 +133,11 @@ enum { TRV_CLI_CONTINUE = -1 };
 int trv_cli_parse(const trv_cli *cli, int argc, char **argv, trv_cli_result *res);
 void trv_cli_print_help(const trv_cli *cli, FILE *out);
 
+/* The context a command-line tool runs with: verbosity from -q, and the
+ * terminal progress printer (state in *progress) unless quiet. Prints the
+ * failure and returns NULL if memory runs out. */
+trv_ctx *trv_tool_ctx(const trv_cli *cli, const trv_cli_result *res, trv_term_progress_state *progress);
+
 /* ---- INI reader ------------------------------------------------------- */
 
 typedef struct trv_ini trv_ini;

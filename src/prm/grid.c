@@ -20,7 +20,7 @@
  * because a closed cell is never relaxed again under a consistent
  * heuristic. 5 bytes a cell: 50 MB for the 10 M cells of a 10 m grid.
  */
-#include "prm.h"
+#include "prm_priv.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -91,25 +91,6 @@ static int stencil_build(const prm_terrain *t, move moves[NMOVES])
         m->len_m = hypot(m->dc * g->gt[1], m->dr * g->gt[5]) * m_per_unit;
     }
     return 0;
-}
-
-/* What prm_piece_measure adds for one GO cell crossed over len metres;
- * kept in step with terrain.c's measure_cell. */
-static void piece_add(const prm_terrain *t, long i, double len, prm_piece *p)
-{
-    switch (t->cls->u8[i]) {
-    case 1: p->h += len; break;
-    case 2: p->l += len; break;
-    case 3: p->s += len; break;
-    default: break;
-    }
-    double slope = t->slope->f32[i], v = t->speed->f32[i];
-    p->slope_int += len * slope;
-    if (slope > p->slope_max)
-        p->slope_max = slope;
-    p->time_s += len > 0 ? (v > 0 ? len / (v / 3.6) : INFINITY) : 0;
-    p->cost_int += len * t->cost->f32[i];
-    p->elev_int += len * t->dem->f32[i];
 }
 
 /* ---- binary heap with decrease-key ------------------------------------------- */
@@ -357,7 +338,7 @@ trv_status prm_route_grid(trv_ctx *ctx, const prm_terrain *t, double sx, double 
                     blocked = 1;
                     break;
                 }
-                piece_add(t, i, m->frac[j] * m->len_m, &p);
+                prm_piece_add_cell(t, i, m->frac[j] * m->len_m, &p);
             }
             if (blocked)
                 continue;

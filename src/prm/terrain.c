@@ -1,5 +1,5 @@
 /* Terrain layers, the exact segment walk and the measure of a straight piece. */
-#include "prm.h"
+#include "prm_priv.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -138,6 +138,23 @@ int prm_segment_walk(const geo_grid *g, double x0, double y0, double x1, double 
     }
 }
 
+void prm_piece_add_cell(const prm_terrain *t, long i, double len, prm_piece *p)
+{
+    switch (t->cls->u8[i]) {
+    case 1: p->h += len; break;
+    case 2: p->l += len; break;
+    case 3: p->s += len; break;
+    default: break;
+    }
+    double slope = t->slope->f32[i], v = t->speed->f32[i];
+    p->slope_int += len * slope;
+    if (slope > p->slope_max)
+        p->slope_max = slope;
+    p->time_s += len > 0 ? (v > 0 ? len / (v / 3.6) : INFINITY) : 0;
+    p->cost_int += len * t->cost->f32[i];
+    p->elev_int += len * t->dem->f32[i];
+}
+
 typedef struct measure {
     const prm_terrain *t;
     prm_piece *p;
@@ -153,19 +170,7 @@ static int measure_cell(long i, double len, void *user)
         p->nogo += len;
         return 0;
     }
-    switch (t->cls->u8[i]) {
-    case 1: p->h += len; break;
-    case 2: p->l += len; break;
-    case 3: p->s += len; break;
-    default: break;
-    }
-    double slope = t->slope->f32[i], v = t->speed->f32[i];
-    p->slope_int += len * slope;
-    if (slope > p->slope_max)
-        p->slope_max = slope;
-    p->time_s += len > 0 ? (v > 0 ? len / (v / 3.6) : INFINITY) : 0;
-    p->cost_int += len * t->cost->f32[i];
-    p->elev_int += len * t->dem->f32[i];
+    prm_piece_add_cell(t, i, len, p);
     return 0;
 }
 
