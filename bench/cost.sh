@@ -26,23 +26,9 @@ w=$(mktemp -d /tmp/trv-cost-bench-XXXXXX)
 trap 'rm -rf "$w"' EXIT
 trap 'exit 130' INT TERM
 
-# best-of-REPS "seconds maxrss_kB" of a command; its output is kept in $w/out
-best() {
-    b=""
-    i=0
-    while [ $i -lt "$REPS" ]; do
-        /usr/bin/time -f "%e %M" -o "$w/time" "$@" >"$w/out.now" 2>"$w/err" || { cat "$w/err" >&2; exit 1; }
-        r=$(cat "$w/time")
-        if [ -z "$b" ] || [ "$(echo "$r $b" | awk '{print ($1 < $3)}')" = 1 ]; then
-            b=$r
-            cp "$w/out.now" "$w/out"
-        fi
-        i=$((i + 1))
-    done
-    echo "$b"
-}
+. "$(dirname "$0")/lib.sh"
 
-echo "machine: $(nproc) cores, $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
+machine_line
 flv=$(command -v fuzzylite >/dev/null 2>&1 && fuzzylite 2>/dev/null | sed -n 's/^version: //p' | head -1 || true)
 echo "GDAL $(gdal-config --version 2>/dev/null || gdalinfo --version | sed 's/GDAL \([^,]*\).*/\1/'); fuzzylite ${flv:-not installed}; best of $REPS runs"
 
@@ -67,8 +53,8 @@ cells=$(gdalinfo "$T/dem.tif" | sed -n 's/^Size is \([0-9]*\), \([0-9]*\)/\1 \2/
 # ---- 2. the map against the I/O floor ----------------------------------------
 map_run() { # rules threads -> "seconds maxrss inference_s evaluated_cells read_s write_s"
     t=$(best "$BIN/trv-cost" --terrain "$T" --rules "$1" --threads "$2")
-    inf=$(sed -n 's/^time: read [0-9.]* s, inference \([0-9.]*\) s.*/\1/p' "$w/out")
-    io=$(sed -n 's/^time: read \([0-9.]*\) s, .*, write \([0-9.]*\) s$/\1 \2/p' "$w/out")
+    inf=$(sed -n 's/^time: read [0-9.]* s, inference \([0-9.]*\) s.*/\1/p' "$w/best.out")
+    io=$(sed -n 's/^time: read \([0-9.]*\) s, .*, write \([0-9.]*\) s$/\1 \2/p' "$w/best.out")
     # evaluated cells: those of class 1..T (the others are NOGO or no data)
     ev=$(gdalinfo -hist "$T/class.tif" | awk '/buckets from/ { getline; for (i = 2; i <= NF; i++) s += $i; print s; exit }')
     echo "$t $inf $ev $io"

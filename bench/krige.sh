@@ -107,18 +107,7 @@ run() {
     "$@" >"$w/out" 2>"$w/err" || { cat "$w/err" >&2; die "failed: $*"; }
 }
 
-# best-of-REPS "seconds maxrss_kB" of a command (as bench/run.sh)
-best() {
-    b=""
-    i=0
-    while [ $i -lt "$REPS" ]; do
-        /usr/bin/time -f "%e %M" -o "$w/time" "$@" >/dev/null 2>"$w/err" || { cat "$w/err" >&2; die "failed: $*"; }
-        r=$(cat "$w/time")
-        if [ -z "$b" ] || [ "$(echo "$r $b" | awk '{print ($1 < $3)}')" = 1 ]; then b=$r; fi
-        i=$((i + 1))
-    done
-    echo "$b"
-}
+. "$(dirname "$0")/lib.sh"
 
 # "nx ny xmin ymin xmax ymax" of a north-up raster
 grid() {
@@ -193,7 +182,7 @@ xyz() {
 
 # ---- header ------------------------------------------------------------------
 
-echo "machine: $(nproc) cores, $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
+machine_line
 echo "GDAL $(gdal-config --version 2>/dev/null || gdalinfo --version | sed 's/GDAL \([^,]*\).*/\1/'); best of $REPS runs"
 case $KNAME in
 *STAND-IN*) echo "NOTE: no trv-krige at $BIN/trv-krige (or TRV_KRIGE=standin): its rows are a STAND-IN, gdalwarp -r cubicspline, not trv-krige" ;;

@@ -23,23 +23,9 @@ w=$(mktemp -d /tmp/trv-route-bench-XXXXXX)
 trap 'rm -rf "$w"' EXIT
 die() { echo "route.sh: $*" >&2; exit 1; }
 
-# best-of-REPS "seconds maxrss_kB" of a command; the best run's output in $w/best.out
-best() {
-    b=""
-    i=0
-    while [ $i -lt "$REPS" ]; do
-        /usr/bin/time -f "%e %M" -o "$w/time" "$@" >"$w/run.out" 2>"$w/err" || { cat "$w/err" >&2; exit 1; }
-        r=$(cat "$w/time")
-        if [ -z "$b" ] || [ "$(echo "$r $b" | awk '{print ($1 < $3)}')" = 1 ]; then
-            b=$r
-            cp "$w/run.out" "$w/best.out"
-        fi
-        i=$((i + 1))
-    done
-    echo "$b"
-}
+. "$(dirname "$0")/lib.sh"
 
-echo "machine: $(nproc) cores, $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
+machine_line
 echo "best of $REPS runs"
 
 # the driver, compiled here against the library so that it always matches it

@@ -10,24 +10,13 @@ CO="-co TILED=YES -co BLOCKXSIZE=256 -co BLOCKYSIZE=256 -co COMPRESS=DEFLATE"
 w=$(mktemp -d /tmp/trv-bench-XXXXXX)
 trap 'rm -rf "$w"' EXIT
 
-# best-of-REPS "seconds maxrss_kB" of a command
-best() {
-    b=""
-    i=0
-    while [ $i -lt "$REPS" ]; do
-        /usr/bin/time -f "%e %M" -o "$w/time" "$@" >/dev/null 2>"$w/err" || { cat "$w/err" >&2; exit 1; }
-        r=$(cat "$w/time")
-        if [ -z "$b" ] || [ "$(echo "$r $b" | awk '{print ($1 < $3)}')" = 1 ]; then b=$r; fi
-        i=$((i + 1))
-    done
-    echo "$b"
-}
+. "$(dirname "$0")/lib.sh"
 
 row() { # name, ours, peer-name, peer
     echo "$2 $4" | awk -v n="$1" -v p="$3" '{printf "| %-34s | %7.2f s | %7.0f MB | %-30s | %7.2f s | %7.0f MB | %5.2f | %5.2f |\n", n, $1, $2/1024, p, $3, $4/1024, $1/$3, $2/$4}'
 }
 
-echo "machine: $(nproc) cores, $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
+machine_line
 echo "GDAL $(gdal-config --version 2>/dev/null || gdalinfo --version | sed 's/GDAL \([^,]*\).*/\1/'); best of $REPS runs"
 echo "preparing inputs: Jacksboro DEM warped to 30 m and 10 m UTM (EPSG:32616)..."
 for r in 30 10; do

@@ -11,18 +11,8 @@ DATA=${TRV_DATADIR:-data}
 CO="-co TILED=YES -co BLOCKXSIZE=256 -co BLOCKYSIZE=256 -co COMPRESS=DEFLATE"
 w=$(mktemp -d /tmp/trv-speed-bench-XXXXXX)
 trap 'rm -rf "$w"' EXIT
-best() {
-    b=""
-    i=0
-    while [ $i -lt "$REPS" ]; do
-        /usr/bin/time -f "%e %M" -o "$w/time" "$@" >/dev/null 2>"$w/err" || { cat "$w/err" >&2; exit 1; }
-        r=$(cat "$w/time")
-        if [ -z "$b" ] || [ "$(echo "$r $b" | awk '{print ($1 < $3)}')" = 1 ]; then b=$r; fi
-        i=$((i + 1))
-    done
-    echo "$b"
-}
-echo "machine: $(nproc) cores, $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
+. "$(dirname "$0")/lib.sh"
+machine_line
 echo "preparing the 10 m Jacksboro terrain (trv-krige, trv-terrain)..."
 "$BIN/trv-krige" "$DATA/jacksboro/dem_3arcsec.tif" --tr 10 -o "$w/dem10.tif" -q
 "$BIN/trv-terrain" -q --dem "$w/dem10.tif" --soil "$DATA/jacksboro/soil_7p5arcsec.tif" \
