@@ -155,8 +155,10 @@ typedef struct prm_path {
 void prm_path_clear(prm_path *p);
 
 /* A* on the roadmap from start to goal (map coordinates), both inserted as
- * nodes and connected like the others. *out is overwritten (clear a used
- * one first). Errors name which end: outside the
+ * nodes and connected like the others, then greedy shortcutting (a vertex
+ * jumps to the farthest later one whose straight piece avoids NOGO and
+ * weighs no more than the path it replaces, under the same objective).
+ * *out is overwritten (clear a used one first). Errors name which end: outside the
  * map, in NOGO, no connection to the roadmap; or "the goal is not
  * reachable from the start". */
 trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, double sx, double sy, double gx,

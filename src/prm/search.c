@@ -152,6 +152,61 @@ static trv_status connect_end(trv_ctx *ctx, const prm_terrain *t, const prm_road
     return TRV_OK;
 }
 
+/* ---- path shortcutting ---- */
+
+/* Greedy shortcutting, a classic PRM post-process: from each vertex, jump
+ * to the farthest later vertex whose straight piece avoids NOGO and weighs
+ * no more than the path it replaces, under the route's own objective. The
+ * objective can only fall; the route stays NOGO-free. O(n^2) pieces. */
+static trv_status shortcut(trv_ctx *ctx, const prm_terrain *t, prm_path *p, prm_strategy s, const prm_weights *w)
+{
+    int n = p->n;
+    if (n < 3)
+        return TRV_OK;
+    double *cum = malloc((size_t)n * sizeof *cum); /* the objective along the path */
+    int *keep = malloc((size_t)n * sizeof *keep);
+    if (!cum || !keep) {
+        free(cum);
+        free(keep);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    cum[0] = 0;
+    for (int i = 1; i < n; i++) {
+        prm_piece pc;
+        prm_piece_measure(t, p->x[i - 1], p->y[i - 1], p->x[i], p->y[i], &pc);
+        cum[i] = cum[i - 1] + prm_piece_weight(&pc, s, w);
+    }
+    int m = 0;
+    double total = 0;
+    for (int i = 0; i < n - 1;) {
+        keep[m++] = i;
+        int next = i + 1;
+        double wnext = cum[i + 1] - cum[i];
+        for (int j = n - 1; j > i + 1; j--) {
+            prm_piece pc;
+            prm_piece_measure(t, p->x[i], p->y[i], p->x[j], p->y[j], &pc);
+            double wd = prm_piece_weight(&pc, s, w);
+            if (!pc.blocked && wd <= cum[j] - cum[i]) {
+                next = j;
+                wnext = wd;
+                break;
+            }
+        }
+        total += wnext;
+        i = next;
+    }
+    keep[m++] = n - 1;
+    for (int k = 0; k < m; k++) {
+        p->x[k] = p->x[keep[k]];
+        p->y[k] = p->y[keep[k]];
+    }
+    p->n = m;
+    p->objective = total;
+    free(cum);
+    free(keep);
+    return TRV_OK;
+}
+
 /* ---- A* ---- */
 
 typedef struct astar {
@@ -307,6 +362,7 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
         out->y[i] = v == S ? sy : v == G ? gy : r->y[v];
     }
     out->objective = g[G];
+    st = shortcut(ctx, t, out, s, w);
 done:
     free(ls);
     free(lg);
