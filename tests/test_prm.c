@@ -272,6 +272,46 @@ static void test_unreachable(void **state)
     prm_terrain_clear(&t);
 }
 
+/* Corridor refinement never raises the objective and never enters NOGO. */
+static void test_refine(void **state)
+{
+    (void)state;
+    prm_terrain t;
+    make_terrain(&t);
+    for (int r = 0; r < 8; r++) /* a wall with a gap at the bottom */
+        t.gonogo->u8[r * 10 + 5] = 1;
+    for (int i = 0; i < 100; i++) /* slow cells on the left half: a faster way exists */
+        if (i % 10 < 5)
+            t.speed->f32[i] = 12 + (i % 7);
+    prm_build_opts o;
+    prm_build_opts_init(&o);
+    o.nodes = 30;
+    prm_roadmap *rm = NULL;
+    prm_build_stats bs;
+    trv_ctx *ctx = trv_ctx_new();
+    assert_int_equal(prm_roadmap_build(ctx, &t, &o, &rm, &bs), TRV_OK);
+    prm_path p;
+    trv_status st = prm_route(ctx, &t, rm, 500150, 3999950, 500850, 3999950, PRM_TIME, NULL, 0, &p);
+    if (st)
+        fail_msg("%s", trv_errmsg(ctx));
+    double before = p.objective;
+    assert_int_equal(prm_refine(ctx, &t, &p, PRM_TIME, NULL, 200), TRV_OK);
+    double sum = 0;
+    for (int i = 0; i + 1 < p.n; i++) {
+        prm_piece pc;
+        prm_piece_measure(&t, p.x[i], p.y[i], p.x[i + 1], p.y[i + 1], &pc);
+        assert_false(pc.blocked);
+        sum += pc.time_s;
+    }
+    printf("  refine: %.1f s -> %.1f s\n", before, p.objective);
+    assert_true(p.objective <= before + 1e-9);
+    assert_float_equal(sum, p.objective, 1e-6 * sum); /* the objective is the path's own time */
+    prm_path_clear(&p);
+    prm_roadmap_free(rm);
+    trv_ctx_free(ctx);
+    prm_terrain_clear(&t);
+}
+
 /* Outputs read back with OGR: GeoJSON lon/lat and properties, GPX waypoints and track. */
 static void test_outputs(void **state)
 {
@@ -346,7 +386,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lhs), cmocka_unit_test(test_segment_walk), cmocka_unit_test(test_astar_hand),
-        cmocka_unit_test(test_unreachable), cmocka_unit_test(test_outputs),
+        cmocka_unit_test(test_unreachable), cmocka_unit_test(test_refine), cmocka_unit_test(test_outputs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -46,6 +46,7 @@ int main(int argc, char **argv)
     const char *roadmap = NULL, *dir = NULL, *from = NULL, *to = NULL, *srs = "EPSG:4326", *strategy = "mmcr",
                *weights = NULL;
     int admissible = 0, grid = 0, compare = 0, no_smooth = 0;
+    double corridor = -1; /* default: three cells */
     prm_outputs out = {0};
     const trv_opt opts[] = {
         {"roadmap", 0, TRV_ARG_STRING, &roadmap, "ROADMAP.gpkg", "the roadmap made by trv-roadmap"},
@@ -59,6 +60,7 @@ int main(int argc, char **argv)
         {"grid", 0, TRV_ARG_FLAG, &grid, NULL, "also solve the same objective(s) on the raster, 16-connected (the optimum)"},
         {"compare", 0, TRV_ARG_FLAG, &compare, NULL, "plan mdr, msr, mmcr and time and print them as one table"},
         {"no-smooth", 0, TRV_ARG_FLAG, &no_smooth, NULL, "keep the node polyline (no B-spline)"},
+        {"corridor", 0, TRV_ARG_DOUBLE, &corridor, "M", "refine on the raster within M metres of the roadmap route (default: 3 cells; 0: off)"},
         {"output", 'o', TRV_ARG_STRING, &out.geojson, "ROUTE.geojson", "routes as GeoJSON LineStrings (EPSG:4326)"},
         {"gpx", 0, TRV_ARG_STRING, &out.gpx, "ROUTE.gpx", "GPX 1.1: start/goal waypoints and a track per route"},
         {"csv", 0, TRV_ARG_STRING, &out.csv, "ROUTE.csv", "the routes' vertices with terrain values"},
@@ -89,6 +91,8 @@ int main(int argc, char **argv)
         usage = "--to expects X,Y";
     else if (weights && parse_weights(weights, &w))
         usage = "--weights expects four numbers >= 0: kb,kh,ks,kd";
+    else if (corridor < 0 && corridor != -1)
+        usage = "--corridor must be >= 0";
     if (usage) {
         fprintf(stderr, "trv-route: %s\nTry 'trv-route --help' for more information.\n", usage);
         return 2;
@@ -137,6 +141,9 @@ int main(int argc, char **argv)
         snprintf(R->name, sizeof R->name, "%s", prm_strategy_name(plan[k]));
         double t0 = now();
         if ((st = prm_route(ctx, &t, r, fx, fy, tx, ty, plan[k], &w, admissible, &R->path)))
+            break;
+        double band = corridor < 0 ? 3 * t.cell_m : corridor;
+        if (band > 0 && (st = prm_refine(ctx, &t, &R->path, plan[k], &w, band)))
             break;
         R->max_dev_m = NAN;
         if (!no_smooth && (st = prm_smooth(ctx, &t, &R->path, t.cell_m, &R->max_dev_m)))

@@ -191,10 +191,11 @@ static heap_entry heap_pop(heap *h)
 
 static double sq(double v) { return v * v; }
 
-/* prm_cell_go, inlined: it is the innermost test (prm.h defines GO so) */
-static inline int go(const unsigned char *gonogo, const unsigned char *cls, long i)
+/* prm_cell_go, inlined: it is the innermost test (prm.h defines GO so);
+ * with a corridor mask, cells outside it count as NOGO */
+static inline int go(const unsigned char *gonogo, const unsigned char *cls, const unsigned char *mask, long i)
 {
-    return gonogo[i] == 0 && cls[i] != 0;
+    return gonogo[i] == 0 && cls[i] != 0 && (!mask || mask[i]);
 }
 
 /* ---- the search ------------------------------------------------------------------ */
@@ -231,6 +232,12 @@ static trv_status leg_weight(trv_ctx *ctx, const prm_terrain *t, const char *whi
 
 trv_status prm_route_grid(trv_ctx *ctx, const prm_terrain *t, double sx, double sy, double gx, double gy,
                           prm_strategy s, const prm_weights *w, prm_path *out)
+{
+    return prm_route_grid_masked(ctx, t, NULL, sx, sy, gx, gy, s, w, out);
+}
+
+trv_status prm_route_grid_masked(trv_ctx *ctx, const prm_terrain *t, const unsigned char *mask, double sx, double sy,
+                                 double gx, double gy, prm_strategy s, const prm_weights *w, prm_path *out)
 {
     memset(out, 0, sizeof *out);
     prm_weights wdef;
@@ -334,7 +341,7 @@ trv_status prm_route_grid(trv_ctx *ctx, const prm_terrain *t, double sx, double 
             int blocked = 0;
             for (int j = 0; j < m->ncross; j++) {
                 long i = cell + m->off[j];
-                if (!go(gonogo, cls, i)) {
+                if (!go(gonogo, cls, mask, i)) {
                     blocked = 1;
                     break;
                 }

@@ -156,8 +156,8 @@ void prm_path_clear(prm_path *p);
 
 /* A* on the roadmap from start to goal (map coordinates), both inserted as
  * nodes and connected like the others, then greedy shortcutting (a vertex
- * jumps to the farthest later one whose straight piece avoids NOGO and
- * weighs no more than the path it replaces, under the same objective).
+ * jumps to the farthest of the next 32 whose straight piece avoids NOGO
+ * and weighs no more than the path it replaces, under the same objective).
  * *out is overwritten (clear a used one first). Errors name which end: outside the
  * map, in NOGO, no connection to the roadmap; or "the goal is not
  * reachable from the start". */
@@ -174,6 +174,15 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
  * overwritten. */
 trv_status prm_route_grid(trv_ctx *ctx, const prm_terrain *t, double sx, double sy, double gx, double gy,
                           prm_strategy s, const prm_weights *w, prm_path *out);
+
+/* Refine a roadmap route: the same objective solved on the raster inside
+ * a corridor of halfwidth_m metres around it (16-connected, NOGO and
+ * NOGO corners forbidden), shortcut likewise; the refined route replaces
+ * the roadmap's when its objective is lower. The roadmap gives the
+ * topology (which valleys and passes), the corridor the precision that
+ * straight edges between nodes ~140 m apart cannot have. */
+trv_status prm_refine(trv_ctx *ctx, const prm_terrain *t, prm_path *path, prm_strategy s, const prm_weights *w,
+                      double halfwidth_m);
 
 /* ---- smoothing ------------------------------------------------------------------- */
 

@@ -1,6 +1,6 @@
 #define _GNU_SOURCE /* qsort_r */
 /* The improved A* on the roadmap (METHOD.md §4.4-4.5) and route statistics. */
-#include "prm.h"
+#include "prm_priv.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -155,9 +155,12 @@ static trv_status connect_end(trv_ctx *ctx, const prm_terrain *t, const prm_road
 /* ---- path shortcutting ---- */
 
 /* Greedy shortcutting, a classic PRM post-process: from each vertex, jump
- * to the farthest later vertex whose straight piece avoids NOGO and weighs
- * no more than the path it replaces, under the route's own objective. The
- * objective can only fall; the route stays NOGO-free. O(n^2) pieces. */
+ * to the farthest of the next SHORTCUT_AHEAD vertices whose straight piece
+ * avoids NOGO and weighs no more than the path it replaces, under the
+ * route's own objective. The objective can only fall; the route stays
+ * NOGO-free. The look-ahead bound keeps it O(n) pieces (a corridor route
+ * has thousands of vertices). */
+enum { SHORTCUT_AHEAD = 32 };
 static trv_status shortcut(trv_ctx *ctx, const prm_terrain *t, prm_path *p, prm_strategy s, const prm_weights *w)
 {
     int n = p->n;
@@ -182,7 +185,7 @@ static trv_status shortcut(trv_ctx *ctx, const prm_terrain *t, prm_path *p, prm_
         keep[m++] = i;
         int next = i + 1;
         double wnext = cum[i + 1] - cum[i];
-        for (int j = n - 1; j > i + 1; j--) {
+        for (int j = i + SHORTCUT_AHEAD < n - 1 ? i + SHORTCUT_AHEAD : n - 1; j > i + 1; j--) {
             prm_piece pc;
             prm_piece_measure(t, p->x[i], p->y[i], p->x[j], p->y[j], &pc);
             double wd = prm_piece_weight(&pc, s, w);
@@ -247,6 +250,11 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
                      double gy, prm_strategy s, const prm_weights *w, int admissible, prm_path *out)
 {
     memset(out, 0, sizeof *out);
+    prm_weights wdef;
+    if (!w) { /* NULL: the default weights */
+        prm_weights_default(&wdef);
+        w = &wdef;
+    }
     trv_status st;
     if ((st = check_end(ctx, t, "start", sx, sy)) || (st = check_end(ctx, t, "goal", gx, gy)))
         return st;
@@ -375,6 +383,64 @@ done:
     if (st)
         prm_path_clear(out);
     return st;
+}
+
+/* ---- corridor refinement ---- */
+
+trv_status prm_refine(trv_ctx *ctx, const prm_terrain *t, prm_path *path, prm_strategy s, const prm_weights *w,
+                      double halfwidth_m)
+{
+    prm_weights wdef;
+    if (!w) {
+        prm_weights_default(&wdef);
+        w = &wdef;
+    }
+    const geo_grid *g = t->grid;
+    int nx = g->nx, ny = g->ny;
+    unsigned char *mask = calloc((size_t)nx * ny, 1);
+    if (!mask)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    /* every cell within halfwidth of the route (a square window around
+     * samples half a cell apart: a band at least halfwidth wide) */
+    int r = (int)ceil(halfwidth_m / t->cell_m);
+    double mpu = t->cell_m / g->gt[1];
+    for (int i = 0; i + 1 < path->n; i++) {
+        double x0 = path->x[i], y0 = path->y[i], x1 = path->x[i + 1], y1 = path->y[i + 1];
+        int ns = (int)ceil(hypot(x1 - x0, y1 - y0) * mpu / (0.5 * t->cell_m)) + 1;
+        for (int k = 0; k <= ns; k++) {
+            double f = (double)k / ns;
+            int c = (int)floor((x0 + f * (x1 - x0) - g->gt[0]) / g->gt[1]);
+            int rr = (int)floor((y0 + f * (y1 - y0) - g->gt[3]) / g->gt[5]);
+            for (int dr = -r; dr <= r; dr++) {
+                int row = rr + dr;
+                if (row < 0 || row >= ny)
+                    continue;
+                int c0 = c - r < 0 ? 0 : c - r, c1 = c + r >= nx ? nx - 1 : c + r;
+                if (c0 <= c1)
+                    memset(mask + (size_t)row * nx + c0, 1, (size_t)(c1 - c0 + 1));
+            }
+        }
+    }
+    prm_path q;
+    trv_status st = prm_route_grid_masked(ctx, t, mask, path->x[0], path->y[0], path->x[path->n - 1],
+                                          path->y[path->n - 1], s, w, &q);
+    free(mask);
+    if (st == TRV_ERR_NOMEM || st == TRV_ERR_CANCEL)
+        return st;
+    if (st) /* the corridor search failed: keep the roadmap route as it is */
+        return TRV_OK;
+    if ((st = shortcut(ctx, t, &q, s, w))) {
+        prm_path_clear(&q);
+        return st;
+    }
+    if (q.objective < path->objective) {
+        q.expanded += path->expanded;
+        prm_path_clear(path);
+        *path = q;
+    } else {
+        prm_path_clear(&q);
+    }
+    return TRV_OK;
 }
 
 /* ---- statistics ---- */

@@ -411,6 +411,17 @@ trv_status prm_smooth(trv_ctx *ctx, const prm_terrain *t, prm_path *path, double
                 }
         }
     }
+    /* the joins between curve samples and spliced polyline vertices were
+     * never measured: check every output piece, and if one is blocked (a
+     * sliver through a NOGO corner) keep the polyline, which is NOGO-free */
+    for (size_t i = 0; i + 1 < n; i++) {
+        prm_piece pc;
+        prm_piece_measure(t, ox[i], oy[i], ox[i + 1], oy[i + 1], &pc);
+        if (pc.blocked) {
+            *max_dev = 0;
+            goto done;
+        }
+    }
     double dev = 0;
     for (size_t i = 0; i < n; i++) {
         double d = polyline_dist(vx, vy, nv, ox[i], oy[i]);
