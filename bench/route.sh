@@ -173,11 +173,11 @@ if [ -x "$BIN/trv-roadmap" ] && [ -x "$BIN/trv-route" ]; then
     if [ $grass_ok = 1 ]; then
         set -- $(pair_best)
         echo "$rb $3" | awk '{printf "| trv-roadmap build, 10 m | %.2f s | %.0f MB | GRASS r.cost -k | %.2f s | | %.2f |\n", $1, $2/1024, $3, $1/$3}'
-        echo "$plan $1" | awk '{printf "| trv-route query (the A* itself) | %.3f s | | GRASS r.cost -k + r.path | %.2f s | | %.4f |\n", $1, $2, $1/$2}'
+        echo "$plan $1" | awk '{printf "| trv-route planning (A*, shortcuts, corridor) | %.3f s | | GRASS r.cost -k + r.path | %.2f s | | %.4f |\n", $1, $2, $1/$2}'
         echo "$rq $1" | awk '{printf "| trv-route run (reading the terrain and roadmap + query) | %.2f s | %.0f MB | GRASS r.cost -k + r.path | %.2f s | | %.2f |\n", $1, $2/1024, $3, $1/$3}'
     else
         echo "$rb" | awk '{printf "| trv-roadmap build, 10 m | %.2f s | %.0f MB | GRASS: skipped | | | |\n", $1, $2/1024}'
-        echo "$plan" | awk '{printf "| trv-route query (the A* itself) | %.3f s | | GRASS: skipped | | | |\n", $1}'
+        echo "$plan" | awk '{printf "| trv-route planning (A*, shortcuts, corridor) | %.3f s | | GRASS: skipped | | | |\n", $1}'
     fi
     echo "$rt $OURS_S" | awk '{printf "roadmap route travel time %.1f s vs the 16-connected optimum %.1f s: %+.1f %% (goal: within 5 %%)\n", $1, $2, 100 * ($1 - $2) / $2}'
 else
