@@ -225,6 +225,10 @@ trv_status geo_vec_create(trv_ctx *ctx, const char *path, const char *src_wkt, g
 /* Add a layer; *layer receives its index. GPX takes no extra fields. */
 trv_status geo_vec_add_layer(trv_ctx *ctx, geo_vec *v, const char *name, geo_geom geom, const geo_field *fields,
                              int nfields, int *layer);
+/* GeoPackage: record what made the file (TRV_TOOL, TRV_VERSION, TRV_ARGS,
+ * TRV_SEED, extras) as dataset metadata at close; meta is copied. GeoJSON
+ * and GPX have no place for it and ignore it. */
+void geo_vec_set_meta(geo_vec *v, const trv_meta *meta);
 /* GeoPackage: do not build a spatial index for this layer (by default
  * every layer gets one, built once at close). For large layers that are
  * read whole, the index costs more than it saves. */

@@ -32,6 +32,20 @@ const char *geo_gdal_msg(const char *fallback)
     return buf;
 }
 
+void geo_meta_apply(void *obj, const trv_meta *meta)
+{
+    char seed[32];
+    GDALSetMetadataItem(obj, "TRV_TOOL", meta->tool, NULL);
+    GDALSetMetadataItem(obj, "TRV_VERSION", TRV_VERSION, NULL);
+    GDALSetMetadataItem(obj, "TRV_ARGS", meta->args, NULL);
+    if (meta->has_seed) {
+        snprintf(seed, sizeof seed, "%llu", (unsigned long long)meta->seed);
+        GDALSetMetadataItem(obj, "TRV_SEED", seed, NULL);
+    }
+    for (int i = 0; i < meta->nextra; i++)
+        GDALSetMetadataItem(obj, meta->extra_key[i], meta->extra_value[i], NULL);
+}
+
 /* ---- grids ------------------------------------------------------------ */
 
 trv_status geo_grid_copy(trv_ctx *ctx, geo_grid *dst, const geo_grid *src)
@@ -529,18 +543,8 @@ trv_status geo_raster_write(trv_ctx *ctx, const geo_raster *r, const char *path,
         GDALSetDescription(band, r->desc);
     if (!st && r->unit)
         GDALSetRasterUnitType(band, r->unit);
-    if (!st && meta) {
-        char seed[32];
-        GDALSetMetadataItem(ds, "TRV_TOOL", meta->tool, NULL);
-        GDALSetMetadataItem(ds, "TRV_VERSION", TRV_VERSION, NULL);
-        GDALSetMetadataItem(ds, "TRV_ARGS", meta->args, NULL);
-        if (meta->has_seed) {
-            snprintf(seed, sizeof seed, "%llu", (unsigned long long)meta->seed);
-            GDALSetMetadataItem(ds, "TRV_SEED", seed, NULL);
-        }
-        for (int i = 0; i < meta->nextra; i++)
-            GDALSetMetadataItem(ds, meta->extra_key[i], meta->extra_value[i], NULL);
-    }
+    if (!st && meta)
+        geo_meta_apply(ds, meta);
     if (!st && r->type == GEO_U8 && r->classes)
         st = set_classes(ctx, band, r, path);
     if (!st && r->type == GEO_F32)

@@ -59,6 +59,8 @@ struct geo_vec {
     char *failmsg;
     double *buf;            /* transformed x then y, 2 * bufcap doubles */
     int bufcap;
+    int has_meta;           /* GeoPackage: TRV_* items to record at close */
+    trv_meta meta;
 };
 
 /* ---- errors ----------------------------------------------------------- */
@@ -588,6 +590,14 @@ static void release(geo_vec *v)
     free(v);
 }
 
+void geo_vec_set_meta(geo_vec *v, const trv_meta *meta)
+{
+    if (v && meta) {
+        v->meta = *meta;
+        v->has_meta = 1;
+    }
+}
+
 void geo_vec_no_index(geo_vec *v, int layer)
 {
     if (v && layer >= 0 && layer < v->nlayers)
@@ -626,6 +636,10 @@ trv_status geo_vec_close(trv_ctx *ctx, geo_vec *v)
             st = gdal_error(ctx, TRV_ERR_IO, "GDAL gave no reason", "cannot index layer '%s' of '%s'",
                             v->layers[i].name, v->path);
     }
+    /* what made the file, as in every GeoTIFF traverse writes (the
+     * GeoPackage keeps it in gpkg_metadata; GeoJSON and GPX have no place) */
+    if (st == TRV_OK && v->has_meta && v->fmt == VEC_GPKG)
+        geo_meta_apply(v->ds, &v->meta);
     /* GDALClose returns nothing before GDAL 3.7: a failure shows only as
      * an error GDAL raised while closing */
     CPLErrorReset();

@@ -132,7 +132,6 @@ static trv_status target_grid(trv_ctx *ctx, const krg_job_opts *o, const char *i
     if (nx < 1 || ny < 1 || nx * ny > 2e9)
         return trv_error(ctx, TRV_ERR_USAGE, "a target grid of %.0f x %.0f cells of %g is not possible", nx, ny,
                          cell);
-    (void)in_cell_area;
     t->nx = (int)nx;
     t->ny = (int)ny;
     double gt[6] = {ext[0], cell, 0, ext[3], 0, -cell};

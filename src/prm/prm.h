@@ -127,7 +127,8 @@ void prm_roadmap_free(prm_roadmap *r);
 /* GeoPackage with layers `nodes` (id; spatial index) and `edges` (a, b,
  * d_m, low_m, high_m, safe_m, slope_mean_deg, slope_max_deg, time_s,
  * cost_mean, slope_int, elev_mean_m; no spatial index), in the terrain's
- * CRS. */
+ * CRS, with meta's TRV_* items (seed included) as dataset metadata (meta
+ * may be NULL). */
 trv_status prm_roadmap_write(trv_ctx *ctx, const prm_roadmap *r, const char *path, const trv_meta *meta);
 trv_status prm_roadmap_read(trv_ctx *ctx, const char *path, prm_roadmap **out);
 

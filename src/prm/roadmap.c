@@ -424,11 +424,11 @@ enum { NEF = sizeof EDGE_FIELDS / sizeof EDGE_FIELDS[0] };
 
 trv_status prm_roadmap_write(trv_ctx *ctx, const prm_roadmap *r, const char *path, const trv_meta *meta)
 {
-    (void)meta; /* GeoPackage layers carry no free metadata through geo_vec; the route tool records it */
     geo_vec *v = NULL;
     trv_status st = geo_vec_create(ctx, path, r->wkt, &v);
     if (st)
         return st;
+    geo_vec_set_meta(v, meta); /* the seed, above all: the roadmap is random */
     geo_field nf[] = {{"id", GEO_FIELD_INT}};
     geo_field ef[NEF];
     for (int k = 0; k < NEF; k++)
