@@ -6,11 +6,12 @@ SAN ?= 0
 
 # Debian packages: what building needs, and what the tests and the demo add
 # (gdal-bin gives gdaldem/gdalwarp, the independent references).
-BUILD_PKGS := build-essential pkg-config time libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev
+BUILD_PKGS := build-essential pkg-config time libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev \
+    libfreetype-dev fonts-dejavu-core
 TEST_PKGS := libcmocka-dev gdal-bin fuzzylite
 # peers that make bench compares against when present (not needed to build or test)
 BENCH_PKGS := r-cran-gstat grass-core
-PKGS := gdal proj lapacke openblas libpng
+PKGS := gdal proj lapacke openblas libpng freetype2
 
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -32,7 +33,7 @@ PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -D_DEFAULT_SOURCE -pthread -Isrc $(PKG_CFLAGS)
 LDLIBS = $(PKG_LIBS) -lm -pthread
 
-MODULES := core geo terrain kriging terramech fuzzy prm
+MODULES := core geo terrain kriging terramech fuzzy prm sim render
 LIB_SRC := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 HEADERS := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.h))

@@ -176,6 +176,12 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
 trv_status prm_route_grid(trv_ctx *ctx, const prm_terrain *t, double sx, double sy, double gx, double gy,
                           prm_strategy s, const prm_weights *w, prm_path *out);
 
+/* prm_route_grid restricted to the cells where mask is non-zero (NULL: all;
+ * the mask has one byte per cell): the corridor search that refines a
+ * roadmap route, and the simulator's re-planning around what it saw. */
+trv_status prm_route_grid_masked(trv_ctx *ctx, const prm_terrain *t, const unsigned char *mask, double sx, double sy,
+                                 double gx, double gy, prm_strategy s, const prm_weights *w, prm_path *out);
+
 /* Refine a roadmap route: the same objective solved on the raster inside
  * a corridor of halfwidth_m metres around it (16-connected, NOGO and
  * NOGO corners forbidden), shortcut likewise; the refined route replaces

@@ -8,9 +8,4 @@
  * lengths, the slope integral and maximum, time, cost and elevation. */
 void prm_piece_add_cell(const prm_terrain *t, long i, double len, prm_piece *p);
 
-/* prm_route_grid restricted to the cells where mask is non-zero (NULL: all):
- * the corridor search that refines a roadmap route. */
-trv_status prm_route_grid_masked(trv_ctx *ctx, const prm_terrain *t, const unsigned char *mask, double sx, double sy,
-                                 double gx, double gy, prm_strategy s, const prm_weights *w, prm_path *out);
-
 #endif
