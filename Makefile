@@ -71,10 +71,14 @@ check-pkgs:
 	@pkg-config --exists $(PKGS) || { echo "traverse: missing build packages; run 'make deps'" >&2; \
 	    pkg-config --print-errors --exists $(PKGS); exit 1; }
 
-$(BUILD)/%.o: %.c $(HEADERS) Makefile
+# -MMD: each object depends on the headers it includes (and nothing else),
+# so a change in one module rebuilds only what uses it.
+$(BUILD)/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"
-	@$(CC) $(ALL_CFLAGS) -c $< -o $@
+	@$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+-include $(wildcard $(BUILD)/src/*/*.d $(BUILD)/tools/*.d $(BUILD)/tests/*.d $(BUILD)/bench/*.d)
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -162,7 +166,7 @@ $(OUT)/route.geojson $(OUT)/route.gpx $(OUT)/route.csv $(OUT)/route_stats.csv $(
 
 bench: deps
 	@sh tools/deps.sh $(BENCH_PKGS)
-	@$(MAKE) --no-print-directory all $(BENCH)
+	@$(MAKE) --no-print-directory all
 	@TRV_BIN=$(BINDIR) sh bench/run.sh
 	@TRV_BIN=$(BINDIR) sh bench/krige.sh
 	@TRV_BIN=$(BINDIR) sh bench/speed.sh
