@@ -71,11 +71,32 @@ typedef struct tm_vehicle {
     int chains, manual;
     double max_pitch_deg, max_roll_deg;
     double vci1_kPa, vci50_kPa; /* overrides; NAN when absent */
+    /* [body] (optional; the simulator's vehicle, METHOD.md §5). Every key
+     * is optional; the default follows in brackets:
+     *   length_m        [wheeled 4.0; tracked track_length_m + 1.5]  0.2..30
+     *   width_m         [wheeled 2.0; tracked 2.5]                   0.1..10
+     *   height_m        [2.0]                                        0.1..10
+     *   wheelbase_m     axle to axle [wheeled 0.6 length_m; tracked
+     *                   track_length_m]                              0.1..30
+     *   track_m         wheel centre to centre across [width_m minus
+     *                   tyre_width_m (tracked: track_width_m)]       0.1..10
+     *   wheel_radius_m  [tyre_diameter_m / 2; tracked 0.3]           0.02..3
+     *   max_steer_deg   Ackermann steering limit [30]                1..60
+     *   tau_speed_s     speed lag time constant [0.5]                0..30
+     *   tau_steer_s     steering / yaw-rate lag [0.2]                0..10
+     *   skid_slip       skid-steer yaw-rate efficiency [wheeled 0.8;
+     *                   tracked 0.7]                                 0.05..1
+     *   step_m          highest step climbed [ground_clearance_m / 2] 0..3
+     * Checked: wheelbase_m <= length_m, track_m <= width_m. */
+    double length_m, width_m, height_m;
+    double wheelbase_m, track_m, wheel_radius_m;
+    double max_steer_deg, tau_speed_s, tau_steer_s, skid_slip, step_m;
     char *path;
 } tm_vehicle;
 
-/* Read and range-check a vehicle file (INI, [vehicle]); unknown keys, bad
- * and out-of-range values are errors naming file:line. */
+/* Read and range-check a vehicle file (INI, [vehicle] and the optional
+ * [body]); unknown keys, bad and out-of-range values are errors naming
+ * file:line. */
 trv_status tm_vehicle_read(trv_ctx *ctx, const char *path, tm_vehicle **out);
 void tm_vehicle_free(tm_vehicle *v);
 

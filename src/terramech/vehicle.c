@@ -18,6 +18,45 @@ void tm_vehicle_free(tm_vehicle *v)
     free(v);
 }
 
+/* The [body] keys the file leaves out (defaults documented in
+ * terramech.h: a mid-size vehicle of the kind, the footprint from the
+ * running gear where the file describes it), then the cross-checks the
+ * ranges alone cannot make. */
+static trv_status body_defaults(trv_ctx *ctx, tm_vehicle *v, int g_len, int g_wid, int g_hgt, int g_wb, int g_trk,
+                                int g_wr, int g_steer, int g_taus, int g_taud, int g_slip, int g_step)
+{
+    int tracked = v->kind == TM_TRACKED;
+    if (!g_len)
+        v->length_m = tracked ? v->track_length_m + 1.5 : 4.0;
+    if (!g_wid)
+        v->width_m = tracked ? 2.5 : 2.0;
+    if (!g_hgt)
+        v->height_m = 2.0;
+    if (!g_wb)
+        v->wheelbase_m = tracked ? v->track_length_m : 0.6 * v->length_m;
+    if (!g_trk)
+        v->track_m = v->width_m - (tracked ? v->track_width_m : v->tyre_width_m);
+    if (!g_wr)
+        v->wheel_radius_m = tracked ? 0.3 : v->tyre_diameter_m / 2.0;
+    if (!g_steer)
+        v->max_steer_deg = 30.0;
+    if (!g_taus)
+        v->tau_speed_s = 0.5;
+    if (!g_taud)
+        v->tau_steer_s = 0.2;
+    if (!g_slip)
+        v->skid_slip = tracked ? 0.7 : 0.8; /* tracks scrub more when turning on the spot */
+    if (!g_step)
+        v->step_m = v->ground_clearance_m / 2.0;
+    if (v->wheelbase_m > v->length_m)
+        return trv_error(ctx, TRV_ERR_DATA, "%s: [body] wheelbase_m (%g) exceeds length_m (%g)", v->path,
+                         v->wheelbase_m, v->length_m);
+    if (!(v->track_m > 0) || v->track_m > v->width_m)
+        return trv_error(ctx, TRV_ERR_DATA, "%s: [body] track_m (%g) must be in (0, width_m (%g)]", v->path,
+                         v->track_m, v->width_m);
+    return TRV_OK;
+}
+
 trv_status tm_vehicle_read(trv_ctx *ctx, const char *path, tm_vehicle **out)
 {
     *out = NULL;
@@ -30,8 +69,10 @@ trv_status tm_vehicle_read(trv_ctx *ctx, const char *path, tm_vehicle **out)
     int g_load = 0, g_eta = 0, g_vci1 = 0, g_vci50 = 0;
     int g_axles = 0, g_tyres = 0, g_tw = 0, g_td = 0, g_th = 0, g_pi = 0, g_pc = 0;
     int g_trw = 0, g_trl = 0, g_shoe = 0, g_wheels = 0;
+    int g_len = 0, g_wid = 0, g_hgt = 0, g_wb = 0, g_trk = 0, g_wr = 0, g_steer = 0, g_taus = 0, g_taud = 0;
+    int g_slip = 0, g_step = 0;
     v->drivetrain_efficiency = 1.0; /* as the paper: the whole engine power reaches the ground */
-    const char *S = "vehicle";
+    const char *S = "vehicle", *B = "body";
     const trv_ini_key schema[] = {
         {S, "name", TRV_INI_STRING, &v->name, 0, 0, NULL, 1, NULL},
         {S, "type", TRV_INI_CHOICE, &kind, 0, 0, "wheeled|tracked", 0, NULL},
@@ -59,6 +100,17 @@ trv_status tm_vehicle_read(trv_ctx *ctx, const char *path, tm_vehicle **out)
         {S, "max_roll_deg", TRV_INI_DOUBLE, &v->max_roll_deg, 1, 89, NULL, 1, NULL},
         {S, "vci1_kPa", TRV_INI_DOUBLE, &v->vci1_kPa, 1, 10000, NULL, 0, &g_vci1},
         {S, "vci50_kPa", TRV_INI_DOUBLE, &v->vci50_kPa, 1, 10000, NULL, 0, &g_vci50},
+        {B, "length_m", TRV_INI_DOUBLE, &v->length_m, 0.2, 30, NULL, 0, &g_len},
+        {B, "width_m", TRV_INI_DOUBLE, &v->width_m, 0.1, 10, NULL, 0, &g_wid},
+        {B, "height_m", TRV_INI_DOUBLE, &v->height_m, 0.1, 10, NULL, 0, &g_hgt},
+        {B, "wheelbase_m", TRV_INI_DOUBLE, &v->wheelbase_m, 0.1, 30, NULL, 0, &g_wb},
+        {B, "track_m", TRV_INI_DOUBLE, &v->track_m, 0.1, 10, NULL, 0, &g_trk},
+        {B, "wheel_radius_m", TRV_INI_DOUBLE, &v->wheel_radius_m, 0.02, 3, NULL, 0, &g_wr},
+        {B, "max_steer_deg", TRV_INI_DOUBLE, &v->max_steer_deg, 1, 60, NULL, 0, &g_steer},
+        {B, "tau_speed_s", TRV_INI_DOUBLE, &v->tau_speed_s, 0, 30, NULL, 0, &g_taus},
+        {B, "tau_steer_s", TRV_INI_DOUBLE, &v->tau_steer_s, 0, 10, NULL, 0, &g_taud},
+        {B, "skid_slip", TRV_INI_DOUBLE, &v->skid_slip, 0.05, 1, NULL, 0, &g_slip},
+        {B, "step_m", TRV_INI_DOUBLE, &v->step_m, 0, 3, NULL, 0, &g_step},
     };
     trv_ini *ini = NULL;
     trv_status st = trv_ini_read(ctx, path, &ini);
@@ -92,6 +144,8 @@ trv_status tm_vehicle_read(trv_ctx *ctx, const char *path, tm_vehicle **out)
     if (missing)
         st = trv_error(ctx, TRV_ERR_FORMAT, "%s: missing key '%s' in [vehicle] (needed by a %s vehicle)", path,
                        missing, v->kind == TM_WHEELED ? "wheeled" : "tracked");
+    if (!st)
+        st = body_defaults(ctx, v, g_len, g_wid, g_hgt, g_wb, g_trk, g_wr, g_steer, g_taus, g_taud, g_slip, g_step);
     if (!st && g_vci1 && g_vci50 && v->vci50_kPa < v->vci1_kPa)
         st = trv_error(ctx, TRV_ERR_DATA, "%s: vci50_kPa (%g) is below vci1_kPa (%g)", path, v->vci50_kPa,
                        v->vci1_kPa);

@@ -1,0 +1,264 @@
+/*
+ * LiDAR by ray casting (METHOD.md §5): 2D (one level line) and 3D
+ * (lines evenly over the vertical field) scans against the heightfield,
+ * the obstacles present at the scan's time and the other vehicles' boxes,
+ * with Gaussian range noise.
+ *
+ * The sensor sits mount_h above the reference point and turns with the
+ * body: a ray's body-frame direction (cos el cos az, cos el sin az,
+ * sin el) is rotated by roll about x, pitch about y (nose up) and the
+ * heading about z. Per scan, the obstacles and boxes are reduced to those
+ * whose bounding circle lies within range, and per ray a bounding circle
+ * the ray's plan view misses skips the prism test; the terrain march then
+ * stops at the nearest obstacle hit, and covers only the part of the ray
+ * below the highest ground within range (found per scan).
+ */
+#include "sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static inline double dmin(double a, double b) { return a < b ? a : b; }
+
+static int n_azimuth(const sim_sensor *ls)
+{
+    if (!(ls->hres_rad > 0))
+        return 1;
+    if (ls->hfov_rad >= 2.0 * M_PI - 1e-9) {
+        int n = (int)lround(2.0 * M_PI / ls->hres_rad);
+        return n < 1 ? 1 : n;
+    }
+    return (int)floor(ls->hfov_rad / ls->hres_rad + 1e-9) + 1;
+}
+
+int sim_lidar_rays(const sim_sensor *ls) { return (ls->lines < 1 ? 1 : ls->lines) * n_azimuth(ls); }
+
+/* What a ray may hit: an obstacle or a box, with its plan-view bounding
+ * circle at the scan's time. */
+typedef struct target {
+    double bx, by, br;
+    const sim_obstacle *obs; /* NULL: a box */
+    double px[4], py[4];     /* a box's corners */
+    double zmin, zmax;
+} target;
+
+/* Standard normal by Marsaglia's polar method (no trigonometry); the
+ * spare value is kept in *spare. */
+static double gauss(trv_rng *rng, double *spare, int *has_spare)
+{
+    if (*has_spare) {
+        *has_spare = 0;
+        return *spare;
+    }
+    double u, v, q;
+    do {
+        u = 2.0 * trv_rng_uniform(rng) - 1.0;
+        v = 2.0 * trv_rng_uniform(rng) - 1.0;
+        q = u * u + v * v;
+    } while (q >= 1.0 || q == 0.0);
+    double k = sqrt(-2.0 * log(q) / q);
+    *spare = v * k;
+    *has_spare = 1;
+    return u * k;
+}
+
+/* Bounding circle of an obstacle's t = 0 footprint. */
+static void obstacle_circle(const sim_obstacle *o, double *cx, double *cy, double *r)
+{
+    if (o->n == 0) {
+        *cx = o->cx;
+        *cy = o->cy;
+        *r = o->r;
+        return;
+    }
+    double mx = 0, my = 0, r2 = 0;
+    for (int k = 0; k < o->n; k++) {
+        mx += o->px[k];
+        my += o->py[k];
+    }
+    mx /= o->n;
+    my /= o->n;
+    for (int k = 0; k < o->n; k++) {
+        double dx = o->px[k] - mx, dy = o->py[k] - my;
+        r2 = fmax(r2, dx * dx + dy * dy);
+    }
+    *cx = mx;
+    *cy = my;
+    *r = sqrt(r2);
+}
+
+/* The targets within range of (ox, oy) at time w->t. */
+static int gather_targets(const sim_world *w, double ox, double oy, double range, target *tg)
+{
+    int n = 0;
+    for (int k = 0; k < w->nobs; k++) {
+        const sim_obstacle *o = &w->obs[k];
+        if (!sim_obstacle_active(o, w->t))
+            continue;
+        double cx, cy, r, dx, dy;
+        obstacle_circle(o, &cx, &cy, &r);
+        sim_obstacle_offset(o, w->t, &dx, &dy);
+        cx += dx;
+        cy += dy;
+        if (hypot(cx - ox, cy - oy) - r > range)
+            continue;
+        tg[n] = (target){.bx = cx, .by = cy, .br = r, .obs = o};
+        n++;
+    }
+    for (int k = 0; k < w->nboxes && w->boxes; k++) {
+        const sim_obb *b = &w->boxes[k];
+        double r = hypot(b->half_len, b->half_wid);
+        if (hypot(b->cx - ox, b->cy - oy) - r > range)
+            continue;
+        target *t = &tg[n++];
+        *t = (target){.bx = b->cx, .by = b->cy, .br = r, .obs = NULL, .zmin = w->box_z[k],
+                      .zmax = w->box_z[k] + w->box_h[k]};
+        double c = cos(b->heading), s = sin(b->heading);
+        static const double sl[4] = {1, -1, -1, 1}, sw[4] = {1, 1, -1, -1};
+        for (int q = 0; q < 4; q++) {
+            t->px[q] = b->cx + sl[q] * b->half_len * c - sw[q] * b->half_wid * s;
+            t->py[q] = b->cy + sl[q] * b->half_len * s + sw[q] * b->half_wid * c;
+        }
+    }
+    return n;
+}
+
+/* Nearest hit of the ray among the targets, within tmax. */
+static double ray_targets(const sim_world *w, const target *tg, int n, const double o[3], const double d[3],
+                          double tmax)
+{
+    double best = INFINITY, h2 = d[0] * d[0] + d[1] * d[1];
+    for (int k = 0; k < n; k++) {
+        const target *t = &tg[k];
+        double px = t->bx - o[0], py = t->by - o[1], p2 = px * px + py * py, r2 = t->br * t->br;
+        if (p2 > r2) { /* outside the circle: skip it when the plan view misses */
+            double proj = px * d[0] + py * d[1];
+            if (proj <= 0 || h2 == 0 || p2 - proj * proj / h2 > r2)
+                continue;
+        }
+        double lim = dmin(tmax, best);
+        double hit = t->obs ? sim_obstacle_ray(t->obs, w->t, o, d, lim)
+                            : sim_ray_prism(o, d, t->px, t->py, 4, 0, 0, 0, t->zmin, t->zmax, lim);
+        if (hit < best)
+            best = hit;
+    }
+    return best;
+}
+
+/* Lowest and highest ground within range of (x, y) (this scan's own
+ * bound, a few cells on a DEM; NAN when no cell holds data): a ray above
+ * the highest ground needs no march until it comes down to it. */
+static void ground_range(const sim_field *f, double x, double y, double range, double *zlo, double *zhi)
+{
+    double c = (x - f->x0) / f->dx, r = (f->y0 - y) / f->dy;
+    double rc = range / f->dx + 1, rr = range / f->dy + 1;
+    int i0 = (int)fmax(0, floor(c - rc)), i1 = (int)fmin(f->nx - 1, ceil(c + rc));
+    int j0 = (int)fmax(0, floor(r - rr)), j1 = (int)fmin(f->ny - 1, ceil(r + rr));
+    float lo = INFINITY, hi = -INFINITY;
+    for (int j = j0; j <= j1; j++) {
+        const float *row = f->z + (size_t)j * f->nx;
+        for (int i = i0; i <= i1; i++) {
+            float v = row[i];
+            if (isnan(v) || (f->has_nodata && v == f->nodata))
+                continue;
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+    }
+    *zlo = lo <= hi ? lo : NAN;
+    *zhi = lo <= hi ? hi : NAN;
+}
+
+/* The ground hit within tmax, marching only the part of the ray that can
+ * lie below zhi. */
+static double ray_ground(const sim_field *f, double zhi, const double o[3], const double d[3], double tmax)
+{
+    if (isnan(zhi))
+        return INFINITY;
+    double t0 = 0;
+    if (o[2] > zhi) {
+        if (d[2] >= 0)
+            return INFINITY;
+        t0 = (zhi - o[2]) / d[2];
+        if (t0 > tmax)
+            return INFINITY;
+    } else if (d[2] > 0) {
+        tmax = dmin(tmax, (zhi - o[2]) / d[2]);
+    }
+    if (t0 == 0)
+        return sim_ray_field(f, o, d, tmax);
+    double p[3] = {o[0] + t0 * d[0], o[1] + t0 * d[1], zhi};
+    return t0 + sim_ray_field(f, p, d, tmax - t0);
+}
+
+int sim_lidar_scan(const sim_sensor *ls, const sim_world *w, const sim_state *s, trv_rng *rng, double *xyz, int cap)
+{
+    int lines = ls->lines < 1 ? 1 : ls->lines, naz = n_azimuth(ls);
+    /* body to map: Rz(heading) Ry(-pitch) Rx(roll) */
+    double ch = cos(s->heading), sh = sin(s->heading), cp = cos(s->pitch), sp = sin(s->pitch);
+    double cr = cos(s->roll), sr = sin(s->roll);
+    double R[3][3] = {{ch * cp, -sh * cr - ch * sp * sr, sh * sr - ch * sp * cr},
+                      {sh * cp, ch * cr - sh * sp * sr, -ch * sr - sh * sp * cr},
+                      {sp, cp * sr, cp * cr}};
+    double o[3] = {s->x + R[0][2] * ls->mount_h_m, s->y + R[1][2] * ls->mount_h_m, s->z + R[2][2] * ls->mount_h_m};
+    int ntg_max = w->nobs + (w->boxes ? w->nboxes : 0), ntg = 0;
+    target *tg = NULL;
+    if (ntg_max > 0) {
+        tg = malloc((size_t)ntg_max * sizeof *tg);
+        if (!tg)
+            return 0; /* no memory for the scan: it sees nothing */
+        ntg = gather_targets(w, o[0], o[1], ls->range_m, tg);
+    }
+    double zlo = NAN, zhi = NAN;
+    if (w->field && w->field->z)
+        ground_range(w->field, o[0], o[1], ls->range_m, &zlo, &zhi);
+    double az0, daz;
+    if (ls->hfov_rad >= 2.0 * M_PI - 1e-9) {
+        az0 = -M_PI;
+        daz = 2.0 * M_PI / naz;
+    } else {
+        daz = ls->hres_rad > 0 ? ls->hres_rad : 0;
+        az0 = -0.5 * (naz - 1) * daz; /* centred on the heading */
+    }
+    double cel[256], sel[256]; /* per line; more lines than this reuse the formula */
+    for (int l = 0; l < lines && l < 256; l++) {
+        double el = lines > 1 ? -0.5 * ls->vfov_rad + l * ls->vfov_rad / (lines - 1) : 0.0;
+        cel[l] = cos(el);
+        sel[l] = sin(el);
+    }
+    double spare = 0;
+    int has_spare = 0, nhit = 0;
+    for (int a = 0; a < naz && nhit < cap; a++) {
+        double az = az0 + a * daz, ca = cos(az), sa = sin(az);
+        for (int l = 0; l < lines && nhit < cap; l++) {
+            double ce, se;
+            if (l < 256) {
+                ce = cel[l];
+                se = sel[l];
+            } else {
+                double el = -0.5 * ls->vfov_rad + l * ls->vfov_rad / (lines - 1);
+                ce = cos(el);
+                se = sin(el);
+            }
+            double b0 = ce * ca, b1 = ce * sa, b2 = se;
+            double d[3] = {R[0][0] * b0 + R[0][1] * b1 + R[0][2] * b2, R[1][0] * b0 + R[1][1] * b1 + R[1][2] * b2,
+                           R[2][0] * b0 + R[2][1] * b1 + R[2][2] * b2};
+            double t = ntg ? ray_targets(w, tg, ntg, o, d, ls->range_m) : INFINITY;
+            if (w->field) {
+                double tf = ray_ground(w->field, zhi, o, d, dmin(t, ls->range_m));
+                if (tf < t)
+                    t = tf;
+            }
+            if (!(t <= ls->range_m))
+                continue;
+            if (ls->noise > 0)
+                t += ls->noise * gauss(rng, &spare, &has_spare);
+            xyz[3 * nhit] = o[0] + t * d[0];
+            xyz[3 * nhit + 1] = o[1] + t * d[1];
+            xyz[3 * nhit + 2] = o[2] + t * d[2];
+            nhit++;
+        }
+    }
+    free(tg);
+    return nhit;
+}
