@@ -2,6 +2,7 @@
  * fz_engine_read, then fz_map_build/fz_map_write (--terrain) or
  * fz_eval_csv (--eval) -> exit status. */
 #include "fuzzy/fuzzy.h"
+#include "render/render.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -113,6 +114,11 @@ int main(int argc, char **argv)
         o.threads = threads;
         if (!(st = fz_map_build(ctx, e, &o, &m)))
             st = fz_map_write(ctx, &m, terrain, &meta);
+        if (!st) { /* QGIS style for cost.tif (class.tif has its colour table) */
+            char *path = trv_path_join(terrain, "cost.tif");
+            st = path ? rnd_qml_sidecar(ctx, path) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+            free(path);
+        }
         if (!st && !res.quiet)
             report(e, &m, rules, terrain);
         fz_map_clear(&m);

@@ -1,6 +1,7 @@
 /* trv-krige: refine a DEM (or krige points) onto a metric grid by ordinary
  * kriging. Thin: options -> krg_job_run/krg_job_write -> exit status. */
 #include "kriging/krige.h"
+#include "render/render.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -185,6 +186,12 @@ int main(int argc, char **argv)
                  o.krige.nmax);
         trv_meta_add(&meta, "TRV_MODEL", buf);
         st = krg_job_write(ctx, &j, &paths, &meta);
+        /* QGIS styles beside the layers (render is a peer of kriging: the
+         * tool adds them, each written atomically after the stage's commit) */
+        if (!st)
+            st = rnd_qml_sidecar(ctx, paths.dem);
+        if (!st && paths.std)
+            st = rnd_qml_sidecar(ctx, paths.std);
         if (!st && !res.quiet)
             report(&j, &o, now() - t0);
         krg_job_clear(&j);

@@ -1,6 +1,7 @@
 /* trv-roadmap: Latin-hypercube samples over the GO area joined into a
  * roadmap whose edges cross no NOGO cell. Thin: options -> prm -> status. */
 #include "prm/prm.h"
+#include "render/render.h"
 
 #include <stdlib.h>
 
@@ -58,8 +59,20 @@ int main(int argc, char **argv)
         const char *tmp;
         if (!(set = trv_outset_new()) || !(tmp = trv_outset_add(set, out)))
             st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        else if (!(st = prm_roadmap_write(ctx, r, tmp, &meta)))
-            st = trv_outset_commit(ctx, set);
+        else if (!(st = prm_roadmap_write(ctx, r, tmp, &meta))) {
+            /* QGIS reads a GeoPackage layer's default style from its
+             * layer_styles table: store them before the commit */
+            static const char *const names[2] = {"edges", "nodes"};
+            char *inner[2] = {rnd_qml_roadmap_edges_xml(), rnd_qml_roadmap_nodes_xml()};
+            if (!inner[0] || !inner[1])
+                st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+            else
+                st = rnd_gpkg_styles_write(ctx, tmp, names, (const char *const *)inner, 2);
+            free(inner[0]);
+            free(inner[1]);
+            if (!st)
+                st = trv_outset_commit(ctx, set);
+        }
         if (!st && !res.quiet) {
             printf("GO area %.1f km2; %d LHS samples, %d in NOGO rejected; %d nodes (seed %llu)\n", bs.go_area_km2,
                    bs.samples, bs.rejected, r->nnodes, (unsigned long long)o.seed);

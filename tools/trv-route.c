@@ -2,6 +2,7 @@
  * optionally on the raster as the optimality reference, smooth, and write
  * GeoJSON / GPX / CSV with route statistics. Thin: options -> prm -> status. */
 #include "prm/prm.h"
+#include "render/render.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -168,6 +169,16 @@ int main(int argc, char **argv)
     }
     if (!st)
         st = prm_outputs_write(ctx, &t, routes, nr, &out);
+    if (!st) { /* QGIS style beside the GeoJSON, atomically after the stage's commit */
+        char *qml = rnd_qml_path(out.geojson);
+        trv_outset *set = trv_outset_new();
+        const char *tmp = qml && set ? trv_outset_add(set, qml) : NULL;
+        st = tmp ? rnd_qml_route_write(ctx, tmp, "route") : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        if (!st)
+            st = trv_outset_commit(ctx, set);
+        trv_outset_free(set);
+        free(qml);
+    }
     if (!st && !res.quiet) {
         printf("%-10s %10s %9s %9s %9s %9s %8s %8s %6s %8s\n", "route", "distance", "mean elev", "mean slope",
                "max slope", "speed", "cost", "time h", "NOGO", "plan s");

@@ -1,5 +1,6 @@
 /* trv-speed: vehicle cone index, Bekker/Bakker resistance, attainable
  * speed and GO/NOGO maps. Thin: options -> tm_* -> exit status. */
+#include "render/render.h"
 #include "terramech/terramech.h"
 
 #include <math.h>
@@ -98,6 +99,11 @@ int main(int argc, char **argv)
                  m.vci.vci1_overridden ? " (file)" : "", m.vci.vci50_kPa, m.vci.vci50_overridden ? " (file)" : "");
         trv_meta_add(&meta, "TRV_VEHICLE", buf);
         st = tm_run(ctx, &m, dir, &meta, &stats);
+        if (!st) { /* QGIS style for speed.tif (gonogo.tif has its colour table) */
+            char *path = trv_path_join(dir, "speed.tif");
+            st = path ? rnd_qml_sidecar(ctx, path) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+            free(path);
+        }
         if (!st && report)
             st = tm_report_write(ctx, &m, soils, report);
         if (!st && !res.quiet)

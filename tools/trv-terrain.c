@@ -1,5 +1,6 @@
 /* trv-terrain: fuse a DEM, a soil map and a land-use map onto one grid and
  * compute slope. Thin: options -> ter_build/ter_write -> exit status. */
+#include "render/render.h"
 #include "terrain/terrain.h"
 
 #include <stdlib.h>
@@ -92,6 +93,14 @@ int main(int argc, char **argv)
         st = TRV_ERR_IO;
     if (!st && !(st = ter_build(ctx, &o, &t)))
         st = ter_write(ctx, &t, out_dir, points, &meta);
+    /* QGIS styles for the continuous layers (the categorical ones carry
+     * colour tables), written atomically after the stage's commit */
+    static const char *const styled[2] = {"dem.tif", "slope.tif"};
+    for (int k = 0; k < 2 && !st; k++) {
+        char *path = trv_path_join(out_dir, styled[k]);
+        st = path ? rnd_qml_sidecar(ctx, path) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        free(path);
+    }
     if (!st && !res.quiet)
         report(&t);
     if (st)

@@ -1,0 +1,699 @@
+/* rnd_render: a layer as a PNG map (see render.h for the look and the
+ * hillshade equation). Steps: read the layer (and its GDAL colour table
+ * and category names), lay out title, map, panel and footer for the
+ * requested width, colour the map row by row (area mean for continuous
+ * layers, nearest for categories), shade it, draw the overlays, legend,
+ * colour bar, scale bar and north arrow, write the PNG atomically. */
+#include "overlay.h"
+#include "render_priv.h"
+
+#include <gdal.h>
+#include <cpl_error.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rnd_opts_init(rnd_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->width = RND_WIDTH_DEFAULT;
+}
+
+static const unsigned char INK[3] = {34, 34, 34}, GREY_TEXT[3] = {110, 110, 110}, WHITE[3] = {255, 255, 255},
+                           NODATA_RGB[3] = {214, 214, 214}, FRAME[3] = {90, 90, 90};
+
+/* The categorical look of a Byte layer: colours and names by code. */
+typedef struct cat_table {
+    int has_color;
+    unsigned char rgb[256][3];
+    unsigned char alpha[256];
+    char *name[256];
+    size_t count[256];
+} cat_table;
+
+static void cat_clear(cat_table *t)
+{
+    for (int i = 0; i < 256; i++)
+        free(t->name[i]);
+}
+
+static trv_status read_categories(trv_ctx *ctx, const char *path, int *is_byte, cat_table *t)
+{
+    GDALDatasetH ds = GDALOpenEx(path, GDAL_OF_RASTER | GDAL_OF_READONLY, NULL, NULL, NULL);
+    if (!ds)
+        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", path, CPLGetLastErrorMsg());
+    GDALRasterBandH b = GDALGetRasterBand(ds, 1);
+    *is_byte = b && GDALGetRasterDataType(b) == GDT_Byte;
+    GDALColorTableH ct = b ? GDALGetRasterColorTable(b) : NULL;
+    if (*is_byte && ct) {
+        t->has_color = 1;
+        for (int i = 0; i < 256 && i < GDALGetColorEntryCount(ct); i++) {
+            const GDALColorEntry *e = GDALGetColorEntry(ct, i);
+            t->rgb[i][0] = (unsigned char)e->c1, t->rgb[i][1] = (unsigned char)e->c2;
+            t->rgb[i][2] = (unsigned char)e->c3, t->alpha[i] = (unsigned char)e->c4;
+        }
+    }
+    char **names = b ? GDALGetRasterCategoryNames(b) : NULL;
+    for (int i = 0; names && names[i] && i < 256; i++)
+        if (*names[i])
+            t->name[i] = strdup(names[i]);
+    GDALClose(ds);
+    return TRV_OK;
+}
+
+/* A round scale-bar length: 1, 2 or 5 x 10^k not above max_m. */
+static double round_length(double max_m)
+{
+    double p = pow(10, floor(log10(max_m)));
+    return max_m >= 5 * p ? 5 * p : max_m >= 2 * p ? 2 * p : p;
+}
+
+static void fmt_length(char *buf, size_t n, double m)
+{
+    if (m >= 1000)
+        snprintf(buf, n, "%g km", m / 1000);
+    else
+        snprintf(buf, n, "%g m", m);
+}
+
+/* Nice tick step for [lo, hi] with about n ticks. */
+static double nice_step(double range, int n)
+{
+    double raw = range / n, p = pow(10, floor(log10(raw))), f = raw / p;
+    return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10) * p;
+}
+
+static void fmt_value(char *buf, size_t n, double v, double step)
+{
+    int dec = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+    if (dec > 6)
+        dec = 6;
+    if (fabs(v) < step * 1e-9)
+        v = 0;
+    snprintf(buf, n, "%.*f", dec, v);
+}
+
+static const char *route_label(const char *name)
+{
+    static const struct {
+        const char *name, *label;
+    } L[] = {{"mmcr", "mmcr (min. mobility risk)"}, {"mdr", "mdr (shortest)"}, {"msr", "msr (least slope)"},
+             {"time", "time (fastest)"}, {"grid-mmcr", "grid mmcr (raster optimum)"},
+             {"grid-mdr", "grid mdr (raster optimum)"}, {"grid-msr", "grid msr (raster optimum)"},
+             {"grid-time", "grid time (raster optimum)"}, {"trajectory", "trajectory (simulated)"}};
+    for (size_t i = 0; i < sizeof L / sizeof L[0]; i++)
+        if (!strcmp(L[i].name, name))
+            return L[i].label;
+    return name;
+}
+
+typedef struct layout {
+    double s;               /* scale: width / 1200 */
+    int W, H;
+    int mx, my, mw, mh;     /* map rectangle */
+    int px, py, pw;         /* panel */
+    double upx, upy;        /* CRS units per pixel */
+} layout;
+
+/* Footprint [lo, hi] of each output pixel in source cells along one axis. */
+static void footprints(int n_out, double cells_per_px, int n_cells, int *lo, int *hi)
+{
+    for (int i = 0; i < n_out; i++) {
+        double a = i * cells_per_px, b = (i + 1) * cells_per_px;
+        int l = (int)floor(a + 1e-9), h = (int)ceil(b - 1e-9) - 1;
+        if (cells_per_px < 1) /* enlarging: nearest */
+            l = h = (int)floor((i + 0.5) * cells_per_px);
+        if (h < l)
+            h = l;
+        lo[i] = l < 0 ? 0 : l >= n_cells ? n_cells - 1 : l;
+        hi[i] = h < 0 ? 0 : h >= n_cells ? n_cells - 1 : h;
+    }
+}
+
+/* Shade values (0: none) for the map pixels, from a hillshade raster. On
+ * the layer's grid the footprints average it; otherwise each pixel centre
+ * is transformed into the DEM's CRS and takes the nearest shade cell. */
+static trv_status shade_map(trv_ctx *ctx, const geo_raster *hs, const geo_grid *lg, const layout *L, const int *cx0,
+                            const int *cx1, const int *cy0, const int *cy1, float *shade)
+{
+    const geo_grid *g = &hs->grid;
+    const int nx = g->nx;
+    if (!geo_grid_compare(ctx, g, "hillshade", lg, "layer")) {
+        for (int j = 0; j < L->mh; j++)
+            for (int i = 0; i < L->mw; i++) {
+                double sum = 0;
+                int n = 0;
+                for (int y = cy0[j]; y <= cy1[j]; y++)
+                    for (int x = cx0[i]; x <= cx1[i]; x++) {
+                        float v = hs->f32[(size_t)y * nx + x];
+                        if (v > 0)
+                            sum += v, n++;
+                    }
+                shade[(size_t)j * L->mw + i] = n ? (float)(sum / n) : 0;
+            }
+        return TRV_OK;
+    }
+    geo_ct *ct = NULL;
+    trv_status st = geo_ct_create(ctx, lg->wkt, g->wkt, &ct);
+    double *xs = malloc(sizeof(double) * (size_t)L->mw), *ys = malloc(sizeof(double) * (size_t)L->mw);
+    int *ok = malloc(sizeof(int) * (size_t)L->mw);
+    if (!st && (!xs || !ys || !ok))
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    for (int j = 0; j < L->mh && !st; j++) {
+        double y = lg->gt[3] - (j + 0.5) * L->upy;
+        if ((st = geo_ct_line(ctx, ct, lg->gt[0] + 0.5 * L->upx, L->upx, y, L->mw, 0.25 * fabs(g->gt[1]), xs, ys, ok)))
+            break;
+        for (int i = 0; i < L->mw; i++) {
+            float v = 0;
+            if (ok[i]) {
+                double c = (xs[i] - g->gt[0]) / g->gt[1], r = (ys[i] - g->gt[3]) / g->gt[5];
+                if (c >= 0 && r >= 0 && c < nx && r < g->ny)
+                    v = hs->f32[(size_t)r * nx + (size_t)c];
+            }
+            shade[(size_t)j * L->mw + i] = v;
+        }
+    }
+    free(xs);
+    free(ys);
+    free(ok);
+    geo_ct_free(ct);
+    return st;
+}
+
+/* Draw the overlays in passes: areas, roadmap, routes, trajectories, points. */
+static void draw_overlays(rnd_canvas *c, rnd_font *font, ovl_set *ov, const layout *L, const geo_grid *g,
+                          double m_per_unit)
+{
+    const double s = L->s;
+    /* map CRS -> canvas pixels */
+    for (int k = 0; k < ov->n; k++) {
+        ovl_shape *sh = &ov->shape[k];
+        for (int i = 0; i < sh->n; i++) {
+            sh->x[2 * i] = L->mx + (sh->x[2 * i] - g->gt[0]) / L->upx;
+            sh->x[2 * i + 1] = L->my + (g->gt[3] - sh->x[2 * i + 1]) / L->upy;
+        }
+    }
+    double *xs = NULL, *ys = NULL;
+    int cap = 0;
+    for (int pass = 0; pass < 5; pass++)
+        for (int k = 0; k < ov->n; k++) {
+            ovl_shape *sh = &ov->shape[k];
+            int p = sh->kind == OVL_POLYGON || sh->kind == OVL_CIRCLE ? 0
+                  : sh->kind == OVL_EDGE || sh->kind == OVL_NODE      ? 1
+                  : sh->kind == OVL_POINT                             ? 4
+                  : sh->kind == OVL_TRAJECTORY                        ? 3
+                                                                      : 2;
+            if (p != pass)
+                continue;
+            if (sh->n > cap) {
+                cap = sh->n;
+                double *nx = realloc(xs, sizeof(double) * cap), *ny = realloc(ys, sizeof(double) * cap);
+                if (nx)
+                    xs = nx;
+                if (ny)
+                    ys = ny;
+                if (!nx || !ny) {
+                    cap = 0;
+                    continue;
+                }
+            }
+            for (int i = 0; i < sh->n; i++)
+                xs[i] = sh->x[2 * i], ys[i] = sh->x[2 * i + 1];
+            unsigned char rgb[3];
+            switch (sh->kind) {
+            case OVL_POLYGON: {
+                static const unsigned char fill[3] = {228, 26, 28}, line[3] = {153, 0, 13};
+                cv_add_polygon(c, xs, ys, sh->start, sh->nrings);
+                cv_paint(c, fill, 0.30);
+                for (int r = 0; r < sh->nrings; r++)
+                    cv_add_stroke(c, xs + sh->start[r], ys + sh->start[r], sh->start[r + 1] - sh->start[r], 1,
+                                  1.6 * s, 0, 0);
+                cv_paint(c, line, 1);
+                break;
+            }
+            case OVL_CIRCLE: {
+                static const unsigned char fill[3] = {228, 26, 28}, line[3] = {153, 0, 13};
+                double r = sh->radius / m_per_unit / L->upx; /* radius_m in metres */
+                cv_add_disc(c, xs[0], ys[0], r);
+                cv_paint(c, fill, 0.30);
+                cv_add_ring(c, xs[0], ys[0], r, 1.6 * s);
+                cv_paint(c, line, 1);
+                break;
+            }
+            case OVL_EDGE: {
+                static const unsigned char grey[3] = {70, 70, 70};
+                cv_add_stroke(c, xs, ys, sh->n, 0, 0.7 * s, 0, 0);
+                cv_paint(c, grey, 0.16);
+                break;
+            }
+            case OVL_NODE: {
+                static const unsigned char grey[3] = {40, 40, 40};
+                cv_add_disc(c, xs[0], ys[0], 0.9 * s);
+                cv_paint(c, grey, 0.55);
+                break;
+            }
+            case OVL_ROUTE:
+            case OVL_OBSTACLE_LAYER:
+            case OVL_TRAJECTORY: {
+                int traj = sh->kind == OVL_TRAJECTORY;
+                int dashed = rnd_route_rgb(traj ? "trajectory" : sh->name, rgb);
+                double w = (traj ? 2.0 : 3.0) * s;
+                cv_add_stroke(c, xs, ys, sh->n, 0, w + 2.6 * s, 0, 0);
+                cv_paint(c, WHITE, dashed ? 0.6 : 0.85);
+                cv_add_stroke(c, xs, ys, sh->n, 0, w, dashed ? 9 * s : 0, dashed ? 5 * s : 0);
+                cv_paint(c, rgb, 1);
+                break;
+            }
+            case OVL_POINT: {
+                int start = sh->name && !strcasecmp(sh->name, "start"), goal = sh->name && !strcasecmp(sh->name, "goal");
+                static const unsigned char green[3] = {26, 152, 80}, red[3] = {215, 48, 39};
+                double r = (start || goal ? 6.5 : 4) * s;
+                cv_add_disc(c, xs[0], ys[0], r + 2 * s);
+                cv_paint(c, WHITE, 1);
+                cv_add_disc(c, xs[0], ys[0], r);
+                cv_paint(c, start ? green : goal ? red : INK, 1);
+                if (goal) {
+                    cv_add_disc(c, xs[0], ys[0], r * 0.4);
+                    cv_paint(c, WHITE, 1);
+                }
+                if (sh->name)
+                    cv_text(c, font, 1, 13 * s, xs[0] + r + 5 * s, ys[0] + 4.5 * s, sh->name, INK, 2 * s);
+                break;
+            }
+            }
+        }
+    free(xs);
+    free(ys);
+}
+
+/* Unique route names (in drawing order) for the legend. */
+static int route_names(const ovl_set *ov, const char **names, int max, int *edges, int *nodes, int *markers,
+                       int *areas)
+{
+    int n = 0;
+    *edges = *nodes = *markers = *areas = 0;
+    for (int k = 0; k < ov->n; k++) {
+        const ovl_shape *sh = &ov->shape[k];
+        *edges |= sh->kind == OVL_EDGE;
+        *nodes |= sh->kind == OVL_NODE;
+        *markers |= sh->kind == OVL_POINT && sh->name;
+        *areas |= sh->kind == OVL_POLYGON || sh->kind == OVL_CIRCLE;
+        if (sh->kind != OVL_ROUTE && sh->kind != OVL_TRAJECTORY)
+            continue;
+        const char *nm = sh->kind == OVL_TRAJECTORY ? "trajectory" : sh->name ? sh->name : "route";
+        int seen = 0;
+        for (int i = 0; i < n; i++)
+            seen |= !strcmp(names[i], nm);
+        if (!seen && n < max)
+            names[n++] = nm;
+    }
+    return n;
+}
+
+trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o)
+{
+    const rnd_palette *pal = NULL;
+    if (o->palette && !(pal = rnd_palette_find(o->palette))) {
+        char list[256] = "";
+        for (int i = 0; rnd_palette_at(i); i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", rnd_palette_at(i)->name);
+        return trv_error(ctx, TRV_ERR_USAGE, "unknown palette '%s' (one of %s)", o->palette, list);
+    }
+    if (o->width < RND_WIDTH_MIN || o->width > RND_WIDTH_MAX)
+        return trv_error(ctx, TRV_ERR_USAGE, "width %d is out of range (%d to %d pixels)", o->width, RND_WIDTH_MIN,
+                         RND_WIDTH_MAX);
+    if (o->noverlays > RND_MAX_OVERLAYS)
+        return trv_error(ctx, TRV_ERR_USAGE, "at most %d overlays", RND_MAX_OVERLAYS);
+
+    trv_status st;
+    geo_raster *r = NULL, *dem = NULL, *hs = NULL;
+    cat_table *cat = calloc(1, sizeof *cat);
+    ovl_set ov = {0};
+    rnd_font *font = NULL;
+    rnd_canvas *c = NULL;
+    trv_outset *set = NULL;
+    int *cx0 = NULL, *cx1 = NULL, *cy0 = NULL, *cy1 = NULL;
+    float *shade = NULL;
+    int is_byte = 0;
+    if (!cat)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+
+    /* the layer; categorical when Byte with a colour table */
+    if ((st = geo_raster_read(ctx, o->layer, GEO_F32, &r)))
+        goto done;
+    if ((st = read_categories(ctx, o->layer, &is_byte, cat)))
+        goto done;
+    const int categorical = is_byte && cat->has_color;
+    if (categorical) {
+        geo_raster_free(r);
+        r = NULL;
+        if ((st = geo_raster_read(ctx, o->layer, GEO_U8, &r)))
+            goto done;
+    }
+    const geo_grid *g = &r->grid;
+    const int nx = g->nx, ny = g->ny;
+    if (!pal)
+        pal = rnd_palette_auto(r->desc, r->unit);
+    double lo = 0, hi = 1;
+    size_t nvalid = 0;
+    if (!categorical) {
+        double dmin = INFINITY, dmax = -INFINITY;
+        for (size_t i = 0; i < (size_t)nx * ny; i++)
+            if (!geo_raster_is_nodata(r, i)) {
+                double v = r->f32[i];
+                dmin = v < dmin ? v : dmin, dmax = v > dmax ? v : dmax;
+                nvalid++;
+            }
+        if (!nvalid)
+            dmin = 0, dmax = 1;
+        rnd_layer_range(r->desc, r->unit, dmin, dmax, &lo, &hi);
+    } else {
+        for (size_t i = 0; i < (size_t)nx * ny; i++)
+            cat->count[r->u8[i]] += !geo_raster_is_nodata(r, i);
+    }
+    if (o->hillshade) {
+        rnd_light light;
+        rnd_light_default(&light);
+        if ((st = geo_raster_read(ctx, o->hillshade, GEO_F32, &dem)) || (st = rnd_hillshade(ctx, dem, &light, &hs)))
+            goto done;
+        if (!dem->grid.wkt != !g->wkt) {
+            st = trv_error(ctx, TRV_ERR_CRS, "'%s' and '%s' must both have a CRS", o->hillshade, o->layer);
+            goto done;
+        }
+    }
+    for (int k = 0; k < o->noverlays; k++)
+        if ((st = ovl_read(ctx, o->overlays[k], g->wkt, &ov)))
+            goto done;
+    if ((st = font_open(ctx, o->font, &font)))
+        goto done;
+
+    /* ---- layout ---- */
+    layout L = {0};
+    const double s = L.s = o->width / 1200.0;
+    const char *route_list[32];
+    int has_edges, has_nodes, has_markers, has_areas;
+    int nroutes = route_names(&ov, route_list, 32, &has_edges, &has_nodes, &has_markers, &has_areas);
+    int ncat = 0;
+    for (int k = 0; categorical && k < 256; k++)
+        ncat += cat->count[k] > 0;
+    const int want_panel = !categorical || (o->legend && (ncat || nroutes || has_edges || has_markers || has_areas));
+    const int margin = (int)lround(24 * s), title_h = (int)lround(52 * s), foot_h = (int)lround(58 * s);
+    L.W = o->width;
+    L.pw = want_panel ? (int)lround(260 * s) : 0;
+    L.mx = margin;
+    L.my = title_h;
+    L.mw = L.W - 2 * margin - (want_panel ? L.pw + margin : 0);
+    double ax = nx * fabs(g->gt[1]), ay = ny * fabs(g->gt[5]);
+    L.mh = (int)lround(L.mw * ay / ax);
+    if (L.mh < 1)
+        L.mh = 1;
+    if (L.mh > 4 * L.W) {
+        st = trv_error(ctx, TRV_ERR_DATA, "'%s' is too narrow to draw (%d x %d cells)", o->layer, nx, ny);
+        goto done;
+    }
+    L.upx = ax / L.mw, L.upy = ay / L.mh;
+    L.px = L.mx + L.mw + margin, L.py = L.my;
+    /* the panel's height decides when it is taller than the map */
+    double row_h = 22 * s, panel_h = 0;
+    if (!categorical)
+        panel_h += 40 * s + fmin(360 * s, fmax(160 * s, L.mh * 0.6)) + 20 * s;
+    if (o->legend) {
+        if (categorical && ncat)
+            panel_h += 36 * s + ncat * row_h;
+        if (nroutes || has_edges || has_markers || has_areas)
+            panel_h += 46 * s + (nroutes + has_edges + has_nodes + 2 * has_markers + has_areas) * row_h;
+    }
+    L.H = L.my + (int)fmax(L.mh, panel_h) + foot_h;
+    if ((st = cv_new(ctx, L.W, L.H, &c)))
+        goto done;
+
+    /* ---- the map, row by row ---- */
+    cx0 = malloc(sizeof(int) * L.mw), cx1 = malloc(sizeof(int) * L.mw);
+    cy0 = malloc(sizeof(int) * L.mh), cy1 = malloc(sizeof(int) * L.mh);
+    shade = hs ? calloc((size_t)L.mw * L.mh, sizeof(float)) : NULL;
+    if (!cx0 || !cx1 || !cy0 || !cy1 || (hs && !shade)) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    footprints(L.mw, (double)nx / L.mw, nx, cx0, cx1);
+    footprints(L.mh, (double)ny / L.mh, ny, cy0, cy1);
+    if (hs && (st = shade_map(ctx, hs, g, &L, cx0, cx1, cy0, cy1, shade)))
+        goto done;
+    const double strength = 0.6;
+    for (int j = 0; j < L.mh; j++) {
+        unsigned char *row = c->rgb + ((size_t)(L.my + j) * L.W + L.mx) * 3;
+        for (int i = 0; i < L.mw; i++) {
+            unsigned char rgb[3];
+            int valid = 1;
+            if (categorical) {
+                size_t k = (size_t)((cy0[j] + cy1[j]) / 2) * nx + (cx0[i] + cx1[i]) / 2;
+                int code = r->u8[k];
+                valid = !geo_raster_is_nodata(r, k) && cat->alpha[code] > 0;
+                memcpy(rgb, cat->rgb[code], 3);
+            } else {
+                double sum = 0;
+                int n = 0;
+                for (int y = cy0[j]; y <= cy1[j]; y++)
+                    for (int x = cx0[i]; x <= cx1[i]; x++) {
+                        size_t k = (size_t)y * nx + x;
+                        if (!geo_raster_is_nodata(r, k))
+                            sum += r->f32[k], n++;
+                    }
+                valid = n > 0;
+                if (valid)
+                    rnd_palette_rgb(pal, (sum / n - lo) / (hi - lo), rgb);
+            }
+            if (!valid) {
+                memcpy(row + 3 * i, NODATA_RGB, 3);
+                continue;
+            }
+            if (shade && shade[(size_t)j * L.mw + i] > 0) {
+                double f = 1 - strength * (1 - shade[(size_t)j * L.mw + i] / 255.0);
+                for (int q = 0; q < 3; q++)
+                    rgb[q] = (unsigned char)lround(rgb[q] * f);
+            }
+            memcpy(row + 3 * i, rgb, 3);
+        }
+        if ((st = trv_progress(ctx, 0.8 * (j + 1) / L.mh, "render")))
+            goto done;
+    }
+
+    /* ---- overlays, clipped to the map ---- */
+    double m_per_unit = geo_crs_metres_per_unit(g->wkt);
+    if (ov.n) {
+        draw_overlays(c, font, &ov, &L, g, m_per_unit);
+        /* wipe anything drawn outside the map back to white */
+        for (int y = 0; y < L.H; y++)
+            for (int x = 0; x < L.W; x++)
+                if (x < L.mx || x >= L.mx + L.mw || y < L.my || y >= L.my + L.mh)
+                    memset(c->rgb + ((size_t)y * L.W + x) * 3, 255, 3);
+    }
+
+    /* ---- frame, title, north arrow, scale bar, footer ---- */
+    {
+        double fx[4] = {L.mx - 0.5, L.mx + L.mw + 0.5, L.mx + L.mw + 0.5, L.mx - 0.5};
+        double fy[4] = {L.my - 0.5, L.my - 0.5, L.my + L.mh + 0.5, L.my + L.mh + 0.5};
+        cv_add_stroke(c, fx, fy, 4, 1, 1.0 * fmax(1, s), 0, 0);
+        cv_paint(c, FRAME, 1);
+    }
+    {
+        const char *title = o->title;
+        char fallback[256];
+        if (!title || !*title) {
+            if (r->desc && *r->desc) {
+                title = r->desc;
+            } else {
+                const char *b = strrchr(o->layer, '/');
+                snprintf(fallback, sizeof fallback, "%s", b ? b + 1 : o->layer);
+                title = fallback;
+            }
+        }
+        char cap[256];
+        snprintf(cap, sizeof cap, "%s", title);
+        if (cap[0] >= 'a' && cap[0] <= 'z' && !o->title)
+            cap[0] = (char)(cap[0] - 'a' + 'A');
+        cv_text(c, font, 1, 22 * s, L.mx, L.my - 16 * s, cap, INK, 0);
+    }
+    {   /* north arrow: grid north, top right inside the map */
+        double cx = L.mx + L.mw - 30 * s, cy = L.my + 30 * s;
+        cv_add_disc(c, cx, cy, 20 * s);
+        cv_paint(c, WHITE, 0.8);
+        double lx[3] = {cx, cx - 7 * s, cx}, ly[3] = {cy - 6 * s, cy + 15 * s, cy + 9 * s};
+        double rx[3] = {cx, cx + 7 * s, cx}, ry[3] = {cy - 6 * s, cy + 15 * s, cy + 9 * s};
+        int st3[2] = {0, 3};
+        cv_add_polygon(c, lx, ly, st3, 1);
+        cv_paint(c, INK, 1);
+        cv_add_polygon(c, rx, ry, st3, 1);
+        cv_paint(c, GREY_TEXT, 1);
+        double tw = text_width(font, 1, 10 * s, "N");
+        cv_text(c, font, 1, 10 * s, cx - tw / 2, cy - 8 * s, "N", INK, 0);
+    }
+    {   /* scale bar under the map, left */
+        double mpu = m_per_unit;
+        if (geo_crs_is_geographic(g->wkt) == 1)
+            mpu = 111320.0 * cos((g->gt[3] + g->gt[5] * ny / 2) * M_PI / 180);
+        double m_per_px = L.upx * mpu, len_m = round_length(m_per_px * L.mw / 4);
+        double len_px = len_m / m_per_px, x0 = L.mx, y0 = L.my + L.mh + 16 * s, hgt = 6 * s;
+        for (int k = 0; k < 4; k++) {
+            cv_fill_rect(c, x0 + k * len_px / 4, y0, x0 + (k + 1) * len_px / 4, y0 + hgt, k % 2 ? WHITE : INK, 1);
+        }
+        double bx[4] = {x0, x0 + len_px, x0 + len_px, x0}, by[4] = {y0, y0, y0 + hgt, y0 + hgt};
+        cv_add_stroke(c, bx, by, 4, 1, 1.0 * fmax(1, s), 0, 0);
+        cv_paint(c, INK, 1);
+        char lab[32];
+        fmt_length(lab, sizeof lab, len_m);
+        cv_text(c, font, 0, 12 * s, x0 - text_width(font, 0, 12 * s, "0") / 2, y0 + hgt + 15 * s, "0", INK, 0);
+        fmt_length(lab, sizeof lab, len_m / 2);
+        char half[32];
+        snprintf(half, sizeof half, "%g", len_m >= 1000 ? len_m / 2000 : len_m / 2);
+        cv_text(c, font, 0, 12 * s, x0 + len_px / 2 - text_width(font, 0, 12 * s, half) / 2, y0 + hgt + 15 * s, half,
+                INK, 0);
+        fmt_length(lab, sizeof lab, len_m);
+        cv_text(c, font, 0, 12 * s, x0 + len_px - text_width(font, 0, 12 * s, lab) / 2, y0 + hgt + 15 * s, lab, INK, 0);
+        /* footer: CRS and cell size, right-aligned */
+        char crs[64], foot[160];
+        geo_crs_label(g->wkt, crs, sizeof crs);
+        snprintf(foot, sizeof foot, "%s · %g m cells · %d x %d%s", g->wkt ? crs : "no CRS", fabs(g->gt[1]) * mpu, nx,
+                 ny, hs ? " · hillshade az 315° alt 45°" : "");
+        cv_text(c, font, 0, 11 * s, L.mx + L.mw - text_width(font, 0, 11 * s, foot), y0 + hgt + 15 * s, foot,
+                GREY_TEXT, 0);
+    }
+
+    /* ---- panel: colour bar, categories, routes ---- */
+    double py = L.py;
+    const double tx = L.px, fs = 13 * s;
+    if (!categorical) {
+        /* the quantity (the description before any parenthesis) and its unit */
+        char head[160], what[128];
+        snprintf(what, sizeof what, "%s", r->desc && *r->desc ? r->desc : "value");
+        char *paren = strstr(what, " (");
+        if (paren)
+            *paren = 0;
+        if (r->unit && *r->unit)
+            snprintf(head, sizeof head, "%s (%s)", what, r->unit);
+        else
+            snprintf(head, sizeof head, "%s", what);
+        cv_text(c, font, 1, 14 * s, tx, py + 14 * s, head, INK, 0);
+        double bar_top = py + 30 * s, bar_h = fmin(360 * s, fmax(160 * s, L.mh * 0.6)), bar_w = 22 * s;
+        for (int k = 0; k < (int)lround(bar_h); k++) {
+            unsigned char rgb[3];
+            rnd_palette_rgb(pal, 1 - (k + 0.5) / bar_h, rgb);
+            cv_fill_rect(c, tx, bar_top + k, tx + bar_w, fmin(bar_top + k + 1, bar_top + bar_h), rgb, 1);
+        }
+        double bx[4] = {tx - 0.5, tx + bar_w + 0.5, tx + bar_w + 0.5, tx - 0.5};
+        double by[4] = {bar_top - 0.5, bar_top - 0.5, bar_top + bar_h + 0.5, bar_top + bar_h + 0.5};
+        cv_add_stroke(c, bx, by, 4, 1, 1, 0, 0);
+        cv_paint(c, FRAME, 1);
+        double step = nice_step(hi - lo, 5);
+        for (double v = ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) {
+            double yy = bar_top + bar_h * (1 - (v - lo) / (hi - lo));
+            cv_fill_rect(c, tx + bar_w, yy - 0.5, tx + bar_w + 5 * s, yy + 0.5, INK, 1);
+            char lab[32];
+            fmt_value(lab, sizeof lab, v, step);
+            cv_text(c, font, 0, 12 * s, tx + bar_w + 8 * s, yy + 4.5 * s, lab, INK, 0);
+        }
+        char range[96], a[32], b[32];
+        fmt_value(a, sizeof a, lo, step / 10);
+        fmt_value(b, sizeof b, hi, step / 10);
+        snprintf(range, sizeof range, "range %s to %s", a, b);
+        cv_text(c, font, 0, 11 * s, tx, bar_top + bar_h + 18 * s, range, GREY_TEXT, 0);
+        py = bar_top + bar_h + 40 * s;
+    }
+    if (o->legend && categorical && ncat) {
+        cv_text(c, font, 1, 14 * s, tx, py + 14 * s, "legend", INK, 0);
+        py += 28 * s;
+        for (int k = 0; k < 256; k++) {
+            if (!cat->count[k])
+                continue;
+            cv_fill_rect(c, tx, py, tx + 22 * s, py + 14 * s, cat->rgb[k], 1);
+            double bx[4] = {tx - 0.5, tx + 22 * s + 0.5, tx + 22 * s + 0.5, tx - 0.5};
+            double by[4] = {py - 0.5, py - 0.5, py + 14 * s + 0.5, py + 14 * s + 0.5};
+            cv_add_stroke(c, bx, by, 4, 1, 1, 0, 0);
+            cv_paint(c, FRAME, 0.6);
+            char lab[160];
+            if (cat->name[k])
+                snprintf(lab, sizeof lab, "%s", cat->name[k]);
+            else
+                snprintf(lab, sizeof lab, "%d", k);
+            cv_text(c, font, 0, fs, tx + 30 * s, py + 12 * s, lab, INK, 0);
+            py += row_h;
+        }
+        py += 14 * s;
+    }
+    if (o->legend && (nroutes || has_edges || has_markers || has_areas)) {
+        cv_text(c, font, 1, 14 * s, tx, py + 14 * s, nroutes ? "routes" : "overlays", INK, 0);
+        py += 28 * s;
+        for (int k = 0; k < nroutes; k++) {
+            unsigned char rgb[3];
+            int dashed = rnd_route_rgb(route_list[k], rgb);
+            double lx[2] = {tx, tx + 30 * s}, ly[2] = {py + 7 * s, py + 7 * s};
+            cv_add_stroke(c, lx, ly, 2, 0, (strcmp(route_list[k], "trajectory") ? 3 : 2) * s, dashed ? 9 * s : 0,
+                          dashed ? 5 * s : 0);
+            cv_paint(c, rgb, 1);
+            cv_text(c, font, 0, fs, tx + 38 * s, py + 12 * s, route_label(route_list[k]), INK, 0);
+            py += row_h;
+        }
+        if (has_edges) {
+            static const unsigned char grey[3] = {70, 70, 70};
+            double lx[2] = {tx, tx + 30 * s}, ly[2] = {py + 7 * s, py + 7 * s};
+            cv_add_stroke(c, lx, ly, 2, 0, 1.2 * s, 0, 0);
+            cv_paint(c, grey, 0.5);
+            cv_text(c, font, 0, fs, tx + 38 * s, py + 12 * s, "roadmap edges", INK, 0);
+            py += row_h;
+        }
+        if (has_nodes) {
+            static const unsigned char grey[3] = {40, 40, 40};
+            cv_add_disc(c, tx + 15 * s, py + 7 * s, 1.6 * s);
+            cv_paint(c, grey, 0.8);
+            cv_text(c, font, 0, fs, tx + 38 * s, py + 12 * s, "roadmap nodes", INK, 0);
+            py += row_h;
+        }
+        if (has_areas) {
+            static const unsigned char fill[3] = {228, 26, 28}, line[3] = {153, 0, 13};
+            cv_fill_rect(c, tx + 4 * s, py, tx + 26 * s, py + 14 * s, fill, 0.3);
+            double bx[4] = {tx + 4 * s, tx + 26 * s, tx + 26 * s, tx + 4 * s}, by[4] = {py, py, py + 14 * s, py + 14 * s};
+            cv_add_stroke(c, bx, by, 4, 1, 1.6 * s, 0, 0);
+            cv_paint(c, line, 1);
+            cv_text(c, font, 0, fs, tx + 38 * s, py + 12 * s, "obstacles", INK, 0);
+            py += row_h;
+        }
+        if (has_markers) {
+            static const unsigned char green[3] = {26, 152, 80}, red[3] = {215, 48, 39};
+            for (int k = 0; k < 2; k++) {
+                cv_add_disc(c, tx + 15 * s, py + 7 * s, 6.5 * s);
+                cv_paint(c, k ? red : green, 1);
+                if (k) {
+                    cv_add_disc(c, tx + 15 * s, py + 7 * s, 2.6 * s);
+                    cv_paint(c, WHITE, 1);
+                }
+                cv_text(c, font, 0, fs, tx + 38 * s, py + 12 * s, k ? "goal" : "start", INK, 0);
+                py += row_h;
+            }
+        }
+    }
+
+    /* ---- write ---- */
+    const char *tmp;
+    if (!(set = trv_outset_new()) || !(tmp = trv_outset_add(set, o->output))) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if (!(st = cv_write_png(ctx, c, tmp, o->output)) && !(st = trv_outset_commit(ctx, set)))
+        st = trv_progress(ctx, 1.0, "render");
+done:
+    trv_outset_free(set);
+    free(cx0);
+    free(cx1);
+    free(cy0);
+    free(cy1);
+    free(shade);
+    cv_free(c);
+    font_close(font);
+    ovl_clear(&ov);
+    cat_clear(cat);
+    free(cat);
+    geo_raster_free(r);
+    geo_raster_free(dem);
+    geo_raster_free(hs);
+    return st;
+}

@@ -1,0 +1,173 @@
+/*
+ * render.h — traverse maps: PNG rendering of any layer (palette or colour
+ * table over a Horn hillshade, vector overlays, legend, colour bar, scale
+ * bar, north arrow, title) and the QGIS styles (.qml) that give the layers
+ * the same look in QGIS.
+ *
+ * Hillshade: Horn's 3x3 derivatives as gdaldem hillshade (defaults azimuth
+ * 315, altitude 45, z factor 1), shade = 1 + 254 max(0, cos i) with
+ *   cos i = (sin(alt) - z/8 cos(alt) (dzy cos(az) - dzx sin(az)))
+ *           / sqrt(1 + (z/8)^2 (dzx^2 + dzy^2)),
+ * dzx, dzy the Horn sums divided by the signed cell sizes gt[1], gt[5]. The
+ * map colour is multiplied by 1 - s (1 - shade/255) (s the shading
+ * strength), so flat ground keeps most of its colour.
+ *
+ * Palettes are piecewise-linear ramps in sRGB between fixed stops; the same
+ * stops go into the PNG colour bar and the QML colour ramp, so a layer looks
+ * alike in both. Categorical Byte layers keep their GDAL colour table.
+ *
+ * Determinism: the same inputs give the same PNG bytes (no tIME chunk,
+ * fixed zlib level, FreeType grayscale glyphs without hinting differences:
+ * the same FreeType and font give the same pixels).
+ *
+ * Layering: render is a peer of the stage modules and depends on geo and
+ * core only; tools call it after a stage has written its layers.
+ *
+ * Ownership: strings returned by *_xml functions are malloc'ed, the caller
+ * frees them. Palettes are static.
+ */
+#ifndef RENDER_H
+#define RENDER_H
+
+#include "geo/geo.h"
+
+/* ---- palettes -------------------------------------------------------- */
+
+typedef struct rnd_stop {
+    double pos;             /* 0..1, increasing */
+    unsigned char rgb[3];
+} rnd_stop;
+
+typedef struct rnd_palette {
+    const char *name;       /* "viridis" */
+    const char *about;      /* one line for --help */
+    int nstops;
+    const rnd_stop *stops;
+} rnd_palette;
+
+/* The palette called name, or NULL. */
+const rnd_palette *rnd_palette_find(const char *name);
+/* Palette number i (0..), NULL past the last: for listing. */
+const rnd_palette *rnd_palette_at(int i);
+/* The palette a continuous layer gets from its band description and unit:
+ * elevation (or a DEM in m) -> terrain, slope -> ylorrd, speed -> viridis,
+ * cost -> cost (RdYlGn reversed: 0 green), standard deviation -> purples,
+ * anything else -> viridis. Never NULL. */
+const rnd_palette *rnd_palette_auto(const char *desc, const char *unit);
+/* Colour at t in [0, 1] (clamped; NaN gives the first stop): linear
+ * interpolation between the neighbouring stops, rounded to nearest. */
+void rnd_palette_rgb(const rnd_palette *p, double t, unsigned char rgb[3]);
+/* The fixed range a palette/layer kind implies: cost 0..1; slope and speed
+ * start at 0. Sets *lo and *hi from the data range [dmin, dmax] otherwise. */
+void rnd_layer_range(const char *desc, const char *unit, double dmin, double dmax, double *lo, double *hi);
+
+/* ---- hillshade --------------------------------------------------------- */
+
+typedef struct rnd_light {
+    double azimuth_deg;     /* 315: light from the north-west */
+    double altitude_deg;    /* 45 */
+    double z_factor;        /* 1 */
+} rnd_light;
+
+void rnd_light_default(rnd_light *l);
+
+/* One output row of hillshade values in [1, 255] (0 where the centre is
+ * nodata). above/below are the neighbouring rows (NULL off the grid). As
+ * gdaldem -compute_edges: a neighbour off the grid is extrapolated
+ * linearly from the two cells inward (2 a - b), and a nodata neighbour
+ * takes the centre's value. ew/ns: the signed cell sizes gt[1], gt[5]. */
+void rnd_hillshade_row(const float *above, const float *row, const float *below, int nx, int has_nodata,
+                       float nodata, double ew, double ns, const rnd_light *light, float *out);
+
+/* Hillshade of a Float32 DEM: a Float32 raster on the same grid, nodata 0. */
+trv_status rnd_hillshade(trv_ctx *ctx, const geo_raster *dem, const rnd_light *light, geo_raster **out);
+
+/* ---- rendering --------------------------------------------------------- */
+
+enum { RND_WIDTH_DEFAULT = 1200, RND_WIDTH_MIN = 320, RND_WIDTH_MAX = 10000, RND_MAX_OVERLAYS = 16 };
+
+typedef struct rnd_opts {
+    const char *layer;          /* the raster to show (band 1) */
+    const char *output;         /* the PNG, written atomically */
+    const char *hillshade;      /* DEM to shade with, or NULL */
+    const char *palette;        /* palette name, NULL: rnd_palette_auto */
+    const char *overlays[RND_MAX_OVERLAYS]; /* GeoJSON/GPKG/any OGR file */
+    int noverlays;
+    int legend;                 /* categories / routes legend */
+    int width;                  /* PNG width in pixels */
+    const char *title;          /* NULL: the band description */
+    const char *font;           /* NULL: $TRV_FONT, else DejaVu Sans */
+} rnd_opts;
+
+void rnd_opts_init(rnd_opts *o);
+
+/* Render o->layer to o->output as described at the top. Errors name the
+ * file: "cannot open 'x.tif': ...", "unknown palette 'x'", "cannot read
+ * overlay 'x.geojson': ..."; on failure no output is left. */
+trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o);
+
+/* The route colour for a route or trajectory name (mmcr, mdr, msr, time,
+ * grid-*: the same colour, dashed; trajectory), used by the PNG and QML
+ * styles alike. Returns 1 for a dashed (grid) variant. Unknown names get
+ * a colour from a fixed cycle keyed on the name. */
+int rnd_route_rgb(const char *name, unsigned char rgb[3]);
+
+/* ---- QGIS styles --------------------------------------------------------
+ * A style is a QGIS 3 document: <!DOCTYPE qgis ...><qgis version="3.22.0"
+ * styleCategories="AllStyleCategories"> around inner elements. The *_xml
+ * functions return that INNER XML only: the children of <qgis> (for a
+ * raster: <pipe>…</pipe><blendMode>; for a vector: <renderer-v2>…
+ * </renderer-v2><blendMode><featureBlendMode><layerOpacity>), so that a
+ * QGIS project writer can put them straight into a <maplayer> element.
+ * rnd_qml_document wraps inner XML into a complete .qml document; the
+ * *_write functions write such a document to a path as given (pass a
+ * trv_outset temporary).
+ */
+
+/* Wrap inner XML into a full QGIS style document (malloc'ed). */
+char *rnd_qml_document(const char *inner);
+/* Single-band pseudocolour over [min, max] with palette p (interpolated,
+ * the palette's stops as items), nodata transparent. unit and desc label
+ * the items (may be NULL). */
+char *rnd_qml_raster_xml(const rnd_palette *p, double min, double max, const char *unit, const char *desc);
+/* Routes: categorized on field (NULL: "route") with mmcr, mdr, msr, time,
+ * grid-mmcr, grid-mdr, grid-msr, grid-time and trajectory, in the PNG's
+ * colours, 0.8 mm wide, grid-* dashed. */
+char *rnd_qml_route_xml(const char *field);
+/* Roadmap edges (faint thin grey lines) and nodes (small dark dots). */
+char *rnd_qml_roadmap_edges_xml(void);
+char *rnd_qml_roadmap_nodes_xml(void);
+/* Simulated trajectories: a dark line on a white casing. */
+char *rnd_qml_trajectory_xml(void);
+/* Obstacles: polygons outlined dark red on a translucent red fill; with
+ * radius_field (e.g. "radius_m") set, points drawn as circles of that
+ * radius in map units (a marker whose diameter is data-defined). */
+char *rnd_qml_obstacles_xml(const char *radius_field);
+
+trv_status rnd_qml_write(trv_ctx *ctx, const char *path, const char *inner);
+trv_status rnd_qml_raster_write(trv_ctx *ctx, const char *path, const rnd_palette *p, double min, double max,
+                                const char *unit, const char *desc);
+trv_status rnd_qml_route_write(trv_ctx *ctx, const char *path, const char *field);
+trv_status rnd_qml_roadmap_edges_write(trv_ctx *ctx, const char *path);
+trv_status rnd_qml_roadmap_nodes_write(trv_ctx *ctx, const char *path);
+trv_status rnd_qml_trajectory_write(trv_ctx *ctx, const char *path);
+trv_status rnd_qml_obstacles_write(trv_ctx *ctx, const char *path, const char *radius_field);
+
+/* The sidecar path of a layer: "out/x/slope.tif" -> "out/x/slope.qml"
+ * (malloc'ed; NULL when out of memory). */
+char *rnd_qml_path(const char *layer_path);
+/* Style of a written continuous raster: read it, take the palette from its
+ * description and unit (rnd_palette_auto) and the range from its data
+ * (rnd_layer_range), and write the document to qml_path as given. */
+trv_status rnd_qml_raster_for(trv_ctx *ctx, const char *raster_path, const char *qml_path);
+/* The same, written atomically beside the raster (rnd_qml_path) through its
+ * own trv_outset: for tools whose stage commits its layers itself. */
+trv_status rnd_qml_sidecar(trv_ctx *ctx, const char *raster_path);
+/* Store default styles for GeoPackage layers in its layer_styles table (as
+ * QGIS does: f_table_catalog/schema '', styleName = the layer, useAsDefault
+ * 1, update_time fixed, so the file stays reproducible). layers[i] gets
+ * inner[i]. The file is updated in place (pass a trv_outset temporary). */
+trv_status rnd_gpkg_styles_write(trv_ctx *ctx, const char *gpkg_path, const char *const *layers,
+                                 const char *const *inner, int n);
+
+#endif

@@ -1,0 +1,672 @@
+/* Render: palettes (exact stops and interpolation), the automatic choice,
+ * Horn hillshade (a plane against the closed form n.L, and gdaldem
+ * hillshade -compute_edges on a 90 m Jacksboro DEM), PNG maps read back
+ * with libpng (size, categorical colours equal to the colour table,
+ * continuous colours equal to the palette), determinism, errors, QML
+ * documents (well-formed, ramp items), GeoPackage layer_styles. */
+#include "test_common.h"
+
+#include <math.h>
+#include <png.h>
+#include <sys/stat.h>
+
+#include <gdal.h>
+#include <ogr_api.h>
+#include <ogr_srs_api.h>
+#include <cpl_conv.h>
+
+#include "render/render.h"
+
+static char *tmpdir;
+
+#define assert_near(a, b, eps)                                                                              \
+    do {                                                                                                     \
+        double a_ = (a), b_ = (b);                                                                           \
+        if (!(fabs(a_ - b_) <= (eps)))                                                                       \
+            fail_msg("%.9g is not within %g of %.9g", a_, (double)(eps), b_);                                \
+    } while (0)
+
+static char *utm_wkt(void)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    char *wkt = NULL;
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32616", &wkt), TRV_OK);
+    trv_ctx_free(ctx);
+    return wkt;
+}
+
+static char *tmp_path(const char *name)
+{
+    char *p = NULL;
+    assert_true(asprintf(&p, "%s/%s", tmpdir, name) > 0);
+    return p;
+}
+
+static int exists(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0;
+}
+
+/* ---- palettes ---- */
+
+static void expect_rgb(const unsigned char *got, unsigned hex)
+{
+    assert_int_equal(got[0], hex >> 16 & 255);
+    assert_int_equal(got[1], hex >> 8 & 255);
+    assert_int_equal(got[2], hex & 255);
+}
+
+static void test_palette_stops(void **state)
+{
+    (void)state;
+    unsigned char c[3];
+    const rnd_palette *v = rnd_palette_find("viridis");
+    assert_non_null(v);
+    rnd_palette_rgb(v, 0, c);
+    expect_rgb(c, 0x440154);
+    rnd_palette_rgb(v, 1, c);
+    expect_rgb(c, 0xfde725);
+    rnd_palette_rgb(v, 0.5, c);
+    expect_rgb(c, 0x21908c);
+    /* halfway between the first two stops: (0x44+0x47)/2 = 69.5 -> 70, (0x01+0x2d)/2 = 23, (0x54+0x7b)/2 = 103.5 -> 104 */
+    rnd_palette_rgb(v, 0.0625, c);
+    assert_int_equal(c[0], 70);
+    assert_int_equal(c[1], 23);
+    assert_int_equal(c[2], 104);
+    /* clamped outside [0, 1]; NaN takes the first stop */
+    rnd_palette_rgb(v, -3, c);
+    expect_rgb(c, 0x440154);
+    rnd_palette_rgb(v, 7, c);
+    expect_rgb(c, 0xfde725);
+    rnd_palette_rgb(v, NAN, c);
+    expect_rgb(c, 0x440154);
+    /* cost: RdYlGn reversed, 0 green, 1 red, 0.5 the yellow middle */
+    const rnd_palette *k = rnd_palette_find("cost");
+    rnd_palette_rgb(k, 0, c);
+    expect_rgb(c, 0x006837);
+    rnd_palette_rgb(k, 1, c);
+    expect_rgb(c, 0xa50026);
+    rnd_palette_rgb(k, 0.5, c);
+    expect_rgb(c, 0xffffbf);
+    /* greys: two stops, exact linear steps */
+    rnd_palette_rgb(rnd_palette_find("greys"), 0.25, c);
+    assert_int_equal(c[0], 64); /* 63.75 -> 64 */
+    assert_null(rnd_palette_find("nope"));
+    int n = 0;
+    while (rnd_palette_at(n))
+        n++;
+    assert_int_equal(n, 8);
+}
+
+static void test_palette_auto(void **state)
+{
+    (void)state;
+    assert_string_equal(rnd_palette_auto("elevation", "m")->name, "terrain");
+    assert_string_equal(rnd_palette_auto("slope", "degree")->name, "ylorrd");
+    assert_string_equal(rnd_palette_auto("attainable speed", "km/h")->name, "viridis");
+    assert_string_equal(rnd_palette_auto("mobility cost (0 best, 1 worst; NOGO 1)", NULL)->name, "cost");
+    assert_string_equal(rnd_palette_auto("kriging standard deviation", "m")->name, "purples");
+    assert_string_equal(rnd_palette_auto("something", NULL)->name, "viridis");
+    assert_string_equal(rnd_palette_auto(NULL, NULL)->name, "viridis");
+    double lo, hi;
+    rnd_layer_range("mobility cost", NULL, 0.2, 0.9, &lo, &hi);
+    assert_true(lo == 0 && hi == 1);
+    rnd_layer_range("slope", "degree", 0.5, 40, &lo, &hi);
+    assert_true(lo == 0 && hi == 40);
+    rnd_layer_range("elevation", "m", 234, 1076, &lo, &hi);
+    assert_true(lo == 234 && hi == 1076);
+    rnd_layer_range("elevation", "m", 5, 5, &lo, &hi);
+    assert_true(lo == 5 && hi == 6);
+    unsigned char a[3], b[3];
+    assert_int_equal(rnd_route_rgb("mmcr", a), 0);
+    assert_int_equal(rnd_route_rgb("grid-mmcr", b), 1);
+    assert_memory_equal(a, b, 3);
+    rnd_route_rgb("mdr", b);
+    assert_memory_not_equal(a, b, 3);
+}
+
+/* ---- hillshade ---- */
+
+static void test_hillshade_plane(void **state)
+{
+    (void)state;
+    /* z = p col + q row on 30 m cells: dz/dE = p/30, dz/dN = -q/30 */
+    const int nx = 7, ny = 6;
+    const double cell = 30;
+    const double planes[][2] = {{3, -2}, {0, 0}, {-10, 4}, {40, 40}, {0.5, 12}};
+    rnd_light L;
+    rnd_light_default(&L);
+    assert_true(L.azimuth_deg == 315 && L.altitude_deg == 45 && L.z_factor == 1);
+    for (size_t k = 0; k < sizeof planes / sizeof planes[0]; k++) {
+        double p = planes[k][0], q = planes[k][1];
+        float z[6][7], out[7];
+        for (int r = 0; r < ny; r++)
+            for (int c = 0; c < nx; c++)
+                z[r][c] = (float)(500 + p * c + q * r);
+        double dzde = p / cell, dzdn = -q / cell, az = L.azimuth_deg * M_PI / 180, alt = L.altitude_deg * M_PI / 180;
+        /* unit normal . unit light vector (light from azimuth az, altitude alt) */
+        double ndotl = (-dzde * sin(az) * cos(alt) - dzdn * cos(az) * cos(alt) + sin(alt)) /
+                       sqrt(1 + dzde * dzde + dzdn * dzdn);
+        double want = ndotl <= 0 ? 1 : 1 + 254 * ndotl;
+        for (int r = 1; r < ny - 1; r++) {
+            rnd_hillshade_row(z[r - 1], z[r], z[r + 1], nx, 0, 0, cell, -cell, &L, out);
+            for (int c = 1; c < nx - 1; c++)
+                assert_near(out[c], want, 1e-3);
+        }
+        /* edges: the centre fills in for missing neighbours (gdaldem -compute_edges) */
+        rnd_hillshade_row(NULL, z[0], z[1], nx, 0, 0, cell, -cell, &L, out);
+        assert_true(out[0] >= 1 && out[0] <= 255);
+    }
+    /* flat ground: 1 + 254 sin(45 deg) */
+    float flat[3] = {100, 100, 100}, o[3];
+    rnd_hillshade_row(flat, flat, flat, 3, 0, 0, 30, -30, &L, o);
+    assert_near(o[1], 1 + 254 * sin(M_PI / 4), 1e-4);
+    /* nodata centre */
+    float nd[3] = {-9999, -9999, -9999};
+    rnd_hillshade_row(flat, nd, flat, 3, 1, -9999, 30, -30, &L, o);
+    assert_true(o[1] == 0);
+}
+
+static void test_hillshade_gdaldem(void **state)
+{
+    (void)state;
+    if (system("command -v gdaldem >/dev/null 2>&1 && command -v gdalwarp >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "gdaldem not installed: comparison skipped\n");
+        skip();
+    }
+    char *src = env_path("TRV_DATADIR", "data", "jacksboro/dem_3arcsec.tif");
+    char *dem = tmp_path("dem90.tif"), *ref = tmp_path("hs_gdal.tif"), *cmd = NULL;
+    assert_true(asprintf(&cmd,
+                         "gdalwarp -q -overwrite -t_srs EPSG:32616 -tr 90 90 -tap -r bilinear -ot Float32 "
+                         "-dstnodata -9999 '%s' '%s' && gdaldem hillshade -q -compute_edges '%s' '%s'",
+                         src, dem, dem, ref) > 0);
+    assert_int_equal(system(cmd), 0);
+    trv_ctx *ctx = trv_ctx_new();
+    geo_raster *z = NULL, *g = NULL, *h = NULL;
+    assert_int_equal(geo_raster_read(ctx, dem, GEO_F32, &z), TRV_OK);
+    assert_int_equal(geo_raster_read(ctx, ref, GEO_F32, &g), TRV_OK);
+    rnd_light L;
+    rnd_light_default(&L);
+    assert_int_equal(rnd_hillshade(ctx, z, &L, &h), TRV_OK);
+    double maxdiff = 0;
+    size_t n = 0, nz = (size_t)z->grid.nx * z->grid.ny;
+    for (size_t i = 0; i < nz; i++) {
+        if (geo_raster_is_nodata(z, i) || g->f32[i] == 0)
+            continue;
+        double d = fabs(h->f32[i] - g->f32[i]);
+        maxdiff = d > maxdiff ? d : maxdiff;
+        n++;
+    }
+    fprintf(stderr, "hillshade vs gdaldem -compute_edges: %zu cells, max |difference| %.3f (gdaldem rounds to Byte)\n",
+            n, maxdiff);
+    assert_true(n > 100000);
+    assert_true(maxdiff <= 0.5 + 1e-3); /* 0.5: gdaldem's rounding to Byte */
+    geo_raster_free(z);
+    geo_raster_free(g);
+    geo_raster_free(h);
+    trv_ctx_free(ctx);
+    free(cmd);
+    free(src);
+    free(dem);
+    free(ref);
+}
+
+/* ---- PNG maps ---- */
+
+typedef struct image {
+    int w, h;
+    unsigned char *rgb;
+} image;
+
+static void read_png(const char *path, image *im)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    assert_false(setjmp(png_jmpbuf(png)));
+    png_init_io(png, f);
+    png_read_info(png, info);
+    im->w = (int)png_get_image_width(png, info);
+    im->h = (int)png_get_image_height(png, info);
+    assert_int_equal(png_get_color_type(png, info), PNG_COLOR_TYPE_RGB);
+    assert_int_equal(png_get_bit_depth(png, info), 8);
+    png_timep t;
+    assert_int_equal(png_get_tIME(png, info, &t), 0);
+    im->rgb = malloc((size_t)im->w * im->h * 3);
+    for (int y = 0; y < im->h; y++)
+        png_read_row(png, im->rgb + (size_t)y * im->w * 3, NULL);
+    png_read_end(png, NULL);
+    png_destroy_read_struct(&png, &info, NULL);
+    fclose(f);
+}
+
+static const unsigned char *px(const image *im, int x, int y) { return im->rgb + ((size_t)y * im->w + x) * 3; }
+
+/* A 40 x 30 Byte layer: code 1 west of column 20, code 2 east of it. */
+static char *write_categorical(void)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    char *wkt = utm_wkt();
+    geo_grid g = {40, 30, {700000, 30, 0, 4000000, 0, -30}, wkt};
+    geo_raster *r = NULL;
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &r), TRV_OK);
+    for (int y = 0; y < 30; y++)
+        for (int x = 0; x < 40; x++)
+            r->u8[y * 40 + x] = x < 20 ? 1 : 2;
+    r->has_nodata = 1;
+    r->nodata = 0;
+    char *csv = write_file(tmpdir, "cl.csv", "code,name,color\n1,dry sand,#c81e1e\n2,wet clay,#1e1ec8\n");
+    geo_classes *cl = NULL;
+    assert_int_equal(geo_classes_read(ctx, csv, &cl), TRV_OK);
+    r->classes = cl;
+    assert_int_equal(geo_raster_set_label(ctx, r, "soil type", NULL), TRV_OK);
+    char *path = tmp_path("cat.tif");
+    assert_int_equal(geo_raster_write(ctx, r, path, NULL), TRV_OK);
+    geo_raster_free(r);
+    geo_classes_free(cl);
+    free(csv);
+    free(wkt);
+    trv_ctx_free(ctx);
+    return path;
+}
+
+/* A 50 x 25 Float32 layer whose value is the column number. */
+static char *write_continuous(void)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    char *wkt = utm_wkt();
+    geo_grid g = {50, 25, {700000, 30, 0, 4000000, 0, -30}, wkt};
+    geo_raster *r = NULL;
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &r), TRV_OK);
+    for (int y = 0; y < 25; y++)
+        for (int x = 0; x < 50; x++)
+            r->f32[y * 50 + x] = y == 12 && x == 25 ? -9999.0f : (float)x;
+    r->has_nodata = 1;
+    r->nodata = -9999;
+    assert_int_equal(geo_raster_set_label(ctx, r, "attainable speed", "km/h"), TRV_OK);
+    char *path = tmp_path("cont.tif");
+    assert_int_equal(geo_raster_write(ctx, r, path, NULL), TRV_OK);
+    geo_raster_free(r);
+    free(wkt);
+    trv_ctx_free(ctx);
+    return path;
+}
+
+static void test_png_categorical(void **state)
+{
+    (void)state;
+    char *layer = write_categorical(), *out = tmp_path("cat.png"), *out2 = tmp_path("cat2.png");
+    trv_ctx *ctx = trv_ctx_new();
+    rnd_opts o;
+    rnd_opts_init(&o);
+    o.layer = layer, o.output = out, o.width = 600;
+    assert_int_equal(rnd_render(ctx, &o), TRV_OK);
+    image im;
+    read_png(out, &im);
+    /* layout at width 600 (scale 0.5): margin 12, title 26, no panel (no
+     * --legend), so the map is 576 x 432 at (12, 26), footer 29 */
+    assert_int_equal(im.w, 600);
+    assert_int_equal(im.h, 26 + 432 + 29);
+    const unsigned char *w = px(&im, 12 + 576 / 4, 26 + 432 / 2), *e = px(&im, 12 + 3 * 576 / 4, 26 + 432 / 2);
+    assert_int_equal(w[0], 0xc8), assert_int_equal(w[1], 0x1e), assert_int_equal(w[2], 0x1e);
+    assert_int_equal(e[0], 0x1e), assert_int_equal(e[1], 0x1e), assert_int_equal(e[2], 0xc8);
+    /* outside the map: white paper */
+    const unsigned char *m = px(&im, 599, 100);
+    assert_true(m[0] == 255 && m[1] == 255 && m[2] == 255);
+    free(im.rgb);
+    /* the same inputs give the same bytes */
+    o.output = out2;
+    assert_int_equal(rnd_render(ctx, &o), TRV_OK);
+    char *cmd = NULL;
+    assert_true(asprintf(&cmd, "cmp -s '%s' '%s'", out, out2) > 0);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    /* with a legend the panel appears and the image keeps its width */
+    o.legend = 1;
+    assert_int_equal(rnd_render(ctx, &o), TRV_OK);
+    read_png(out2, &im);
+    assert_int_equal(im.w, 600);
+    free(im.rgb);
+    trv_ctx_free(ctx);
+    free(layer);
+    free(out);
+    free(out2);
+}
+
+static void test_png_continuous(void **state)
+{
+    (void)state;
+    char *layer = write_continuous(), *out = tmp_path("cont.png");
+    trv_ctx *ctx = trv_ctx_new();
+    rnd_opts o;
+    rnd_opts_init(&o);
+    o.layer = layer, o.output = out, o.width = 1200, o.palette = "greys";
+    assert_int_equal(rnd_render(ctx, &o), TRV_OK);
+    image im;
+    read_png(out, &im);
+    /* scale 1: margin 24, title 52, panel 260: map 868 wide at (24, 52), 434 high */
+    assert_int_equal(im.w, 1200);
+    const int mx = 24, my = 52, mw = 868, mh = 434;
+    /* pixel i shows the mean of the columns its footprint covers; the
+     * range is 0 (speed starts at 0) to 49 */
+    for (int i = 10; i < mw; i += 97) {
+        int c0 = (int)floor(i * 50.0 / mw + 1e-9), c1 = (int)ceil((i + 1) * 50.0 / mw - 1e-9) - 1;
+        if (c1 < c0)
+            c1 = c0;
+        double v = 0.5 * (c0 + c1);
+        unsigned char want[3];
+        rnd_palette_rgb(rnd_palette_find("greys"), v / 49.0, want);
+        const unsigned char *got = px(&im, mx + i, my + 3);
+        assert_memory_equal(got, want, 3);
+    }
+    /* the nodata cell (row 12, column 25) is neutral grey */
+    const unsigned char *nd = px(&im, mx + (int)(25.5 * mw / 50), my + (int)(12.5 * mh / 25));
+    assert_int_equal(nd[0], 214), assert_int_equal(nd[1], 214), assert_int_equal(nd[2], 214);
+    free(im.rgb);
+    /* automatic palette (viridis for speed) and a hillshade from the layer itself */
+    o.palette = NULL, o.hillshade = layer;
+    assert_int_equal(rnd_render(ctx, &o), TRV_OK);
+    trv_ctx_free(ctx);
+    free(layer);
+    free(out);
+}
+
+static void test_render_errors(void **state)
+{
+    (void)state;
+    char *layer = write_categorical(), *out = tmp_path("err.png");
+    trv_ctx *ctx = trv_ctx_new();
+    rnd_opts o;
+    rnd_opts_init(&o);
+    o.layer = layer, o.output = out, o.palette = "rainbow";
+    assert_int_equal(rnd_render(ctx, &o), TRV_ERR_USAGE);
+    assert_contains(trv_errmsg(ctx), "unknown palette 'rainbow'");
+    o.palette = NULL, o.width = 100;
+    assert_int_equal(rnd_render(ctx, &o), TRV_ERR_USAGE);
+    assert_contains(trv_errmsg(ctx), "width 100 is out of range");
+    o.width = 800, o.layer = "/nonexistent/x.tif";
+    assert_int_not_equal(rnd_render(ctx, &o), TRV_OK);
+    assert_contains(trv_errmsg(ctx), "cannot open '/nonexistent/x.tif'");
+    char *bad = write_file(tmpdir, "bad.geojson", "{ not json");
+    o.layer = layer, o.overlays[0] = bad, o.noverlays = 1;
+    assert_int_equal(rnd_render(ctx, &o), TRV_ERR_IO);
+    assert_contains(trv_errmsg(ctx), "cannot read overlay '");
+    o.noverlays = 0, o.font = "/nonexistent/font.ttf";
+    assert_int_equal(rnd_render(ctx, &o), TRV_ERR_IO);
+    assert_contains(trv_errmsg(ctx), "cannot open font");
+    assert_false(exists(out));
+    trv_ctx_free(ctx);
+    free(bad);
+    free(layer);
+    free(out);
+}
+
+static void test_overlays(void **state)
+{
+    (void)state;
+    char *layer = write_categorical(), *out = tmp_path("ovl.png");
+    /* a route in lon/lat through the layer (reprojected), a start point, an obstacle polygon in UTM */
+    trv_ctx *ctx = trv_ctx_new();
+    char *wkt = utm_wkt();
+    char *route = tmp_path("r.geojson");
+    geo_vec *v = NULL;
+    int lay;
+    const geo_field f[1] = {{"route", GEO_FIELD_STRING}};
+    assert_int_equal(geo_vec_create(ctx, route, wkt, &v), TRV_OK);
+    assert_int_equal(geo_vec_add_layer(ctx, v, "routes", GEO_LINE, f, 1, &lay), TRV_OK);
+    double x[2] = {700100, 701100}, y[2] = {3999500, 3999500};
+    geo_value val = {.s = "mmcr"};
+    assert_int_equal(geo_vec_add(ctx, v, lay, x, y, NULL, 2, &val), TRV_OK);
+    assert_int_equal(geo_vec_close(ctx, v), TRV_OK);
+    char *obst = write_file(tmpdir, "obst.geojson",
+                            "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{},"
+                            "\"geometry\":{\"type\":\"Polygon\",\"coordinates\":[[[-81.7985,36.1126],[-81.797,36.1126],"
+                            "[-81.797,36.1135],[-81.7985,36.1126]]]}},{\"type\":\"Feature\",\"properties\":{\"name\":"
+                            "\"start\"},\"geometry\":{\"type\":\"Point\",\"coordinates\":[-81.79,36.11]}}]}");
+    rnd_opts o;
+    rnd_opts_init(&o);
+    o.layer = layer, o.output = out, o.width = 1200, o.legend = 1;
+    o.overlays[0] = route, o.overlays[1] = obst, o.noverlays = 2;
+    assert_int_equal(rnd_render(ctx, &o), TRV_OK);
+    image im;
+    read_png(out, &im);
+    /* the route runs along y = 3999500 (row 500/30 = 16.7 of 30) from x 100 m to 1100 m */
+    const int mx = 24, my = 52, mw = 868; /* width 1200: margin 24, title 52, panel 260 */
+    double ppm = mw / 1200.0; /* pixels per metre */
+    int rx = mx + (int)(600 * ppm), ry = my + (int)(500 * ppm);
+    unsigned char mmcr[3];
+    rnd_route_rgb("mmcr", mmcr);
+    int found = 0;
+    for (int dy = -2; dy <= 2; dy++)
+        found |= !memcmp(px(&im, rx, ry + dy), mmcr, 3);
+    assert_true(found);
+    free(im.rgb);
+    trv_ctx_free(ctx);
+    free(wkt);
+    free(route);
+    free(obst);
+    free(layer);
+    free(out);
+}
+
+/* ---- QML ---- */
+
+/* A small well-formedness check: tags nest and close, attributes are quoted. */
+static int xml_well_formed(const char *s)
+{
+    char stack[64][64];
+    int depth = 0;
+    while ((s = strchr(s, '<'))) {
+        if (!strncmp(s, "<!DOCTYPE", 9) || !strncmp(s, "<?", 2)) {
+            s = strchr(s, '>');
+            if (!s)
+                return 0;
+            continue;
+        }
+        const char *end = strchr(s, '>');
+        if (!end)
+            return 0;
+        int closing = s[1] == '/', empty = end[-1] == '/';
+        const char *n = s + 1 + closing;
+        size_t len = strcspn(n, " />");
+        if (len == 0 || len >= 64)
+            return 0;
+        int quotes = 0;
+        for (const char *q = s; q < end; q++)
+            quotes += *q == '"';
+        if (quotes % 2)
+            return 0;
+        if (closing) {
+            if (depth == 0 || strncmp(stack[depth - 1], n, len) || stack[depth - 1][len])
+                return 0;
+            depth--;
+        } else if (!empty) {
+            if (depth == 64)
+                return 0;
+            memcpy(stack[depth], n, len);
+            stack[depth++][len] = 0;
+        }
+        s = end + 1;
+    }
+    return depth == 0;
+}
+
+static int count(const char *s, const char *what)
+{
+    int n = 0;
+    for (; (s = strstr(s, what)); s++)
+        n++;
+    return n;
+}
+
+static void xmllint(const char *path)
+{
+    if (system("command -v xmllint >/dev/null 2>&1") != 0)
+        return;
+    char *cmd = NULL;
+    assert_true(asprintf(&cmd, "xmllint --noout '%s'", path) > 0);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+}
+
+static void test_qml_raster(void **state)
+{
+    (void)state;
+    const rnd_palette *p = rnd_palette_find("cost");
+    char *inner = rnd_qml_raster_xml(p, 0, 1, NULL, "mobility cost");
+    assert_non_null(inner);
+    assert_true(xml_well_formed(inner));
+    assert_contains(inner, "<rasterrenderer type=\"singlebandpseudocolor\" band=\"1\"");
+    assert_contains(inner, "classificationMin=\"0\" classificationMax=\"1\"");
+    assert_contains(inner, "colorRampType=\"INTERPOLATED\"");
+    assert_int_equal(count(inner, "<item "), p->nstops);
+    assert_contains(inner, "<item alpha=\"255\" value=\"0\" label=\"0.00\" color=\"#006837\"/>");
+    assert_contains(inner, "<item alpha=\"255\" value=\"1\" label=\"1.00\" color=\"#a50026\"/>");
+    assert_contains(inner, "<brightnesscontrast");
+    assert_contains(inner, "<huesaturation");
+    assert_contains(inner, "<rasterresampler");
+    assert_null(strstr(inner, "<qgis")); /* inner XML only */
+    char *doc = rnd_qml_document(inner);
+    assert_true(xml_well_formed(doc));
+    assert_contains(doc, "<qgis version=\"3.22.0\" styleCategories=\"AllStyleCategories\"");
+    free(doc);
+    free(inner);
+    /* a unit with XML characters is escaped */
+    inner = rnd_qml_raster_xml(rnd_palette_find("viridis"), 0, 40, "<km/h>", "speed & more");
+    assert_true(xml_well_formed(inner));
+    assert_contains(inner, "&lt;km/h&gt;");
+    assert_contains(inner, "speed &amp; more");
+    free(inner);
+    /* written through a raster's description: slope gets ylorrd over 0..max */
+    trv_ctx *ctx = trv_ctx_new();
+    char *wkt = utm_wkt();
+    geo_grid g = {4, 3, {700000, 30, 0, 4000000, 0, -30}, wkt};
+    geo_raster *r = NULL;
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &r), TRV_OK);
+    for (int i = 0; i < 12; i++)
+        r->f32[i] = 2.5f + i;
+    assert_int_equal(geo_raster_set_label(ctx, r, "slope", "degree"), TRV_OK);
+    char *tif = tmp_path("slope.tif"), *qml = rnd_qml_path(tif);
+    assert_int_equal(geo_raster_write(ctx, r, tif, NULL), TRV_OK);
+    assert_string_equal(strrchr(qml, '/'), "/slope.qml");
+    assert_int_equal(rnd_qml_sidecar(ctx, tif), TRV_OK);
+    char *text = NULL;
+    FILE *f = fopen(qml, "r");
+    assert_non_null(f);
+    size_t cap = 0;
+    assert_true(getdelim(&text, &cap, 0, f) > 0);
+    fclose(f);
+    assert_true(xml_well_formed(text));
+    assert_contains(text, "classificationMin=\"0\" classificationMax=\"13.5\"");
+    assert_contains(text, "color=\"#ffffcc\"");
+    assert_contains(text, "label=\"13.5 degree\"");
+    xmllint(qml);
+    free(text);
+    free(tif);
+    free(qml);
+    geo_raster_free(r);
+    free(wkt);
+    trv_ctx_free(ctx);
+    char *a = rnd_qml_path("out/x.y/dem"), *b = rnd_qml_path("route.geojson");
+    assert_string_equal(a, "out/x.y/dem.qml");
+    assert_string_equal(b, "route.qml");
+    free(a);
+    free(b);
+}
+
+static void test_qml_vector(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *inner[6] = {rnd_qml_route_xml(NULL), rnd_qml_roadmap_edges_xml(), rnd_qml_roadmap_nodes_xml(),
+                      rnd_qml_trajectory_xml(), rnd_qml_obstacles_xml(NULL), rnd_qml_obstacles_xml("radius_m")};
+    for (int k = 0; k < 6; k++) {
+        assert_non_null(inner[k]);
+        assert_true(xml_well_formed(inner[k]));
+        assert_contains(inner[k], "<renderer-v2 type=\"");
+        char name[32];
+        snprintf(name, sizeof name, "v%d.qml", k);
+        char *p = tmp_path(name);
+        assert_int_equal(rnd_qml_write(ctx, p, inner[k]), TRV_OK);
+        xmllint(p);
+        free(p);
+    }
+    assert_contains(inner[0], "type=\"categorizedSymbol\" attr=\"route\"");
+    assert_contains(inner[0], "value=\"mmcr\"");
+    assert_contains(inner[0], "value=\"grid-time\"");
+    assert_contains(inner[0], "name=\"line_color\" value=\"208,28,139,255\""); /* mmcr magenta, as the PNG */
+    assert_contains(inner[0], "name=\"line_width\" value=\"0.8\"");
+    assert_contains(inner[0], "name=\"use_custom_dash\" value=\"1\""); /* grid-* dashed */
+    assert_contains(inner[1], "<layerGeometryType>1</layerGeometryType>");
+    assert_contains(inner[2], "class=\"SimpleMarker\"");
+    assert_contains(inner[4], "class=\"SimpleFill\"");
+    assert_contains(inner[5], "2 * &quot;radius_m&quot;");
+    for (int k = 0; k < 6; k++)
+        free(inner[k]);
+    /* GeoPackage layer_styles */
+    char *gpkg = tmp_path("rm.gpkg"), *wkt = utm_wkt();
+    geo_vec *v = NULL;
+    int le, ln;
+    assert_int_equal(geo_vec_create(ctx, gpkg, wkt, &v), TRV_OK);
+    const geo_field fid[1] = {{"id", GEO_FIELD_INT}};
+    assert_int_equal(geo_vec_add_layer(ctx, v, "nodes", GEO_POINT, fid, 1, &ln), TRV_OK);
+    assert_int_equal(geo_vec_add_layer(ctx, v, "edges", GEO_LINE, fid, 1, &le), TRV_OK);
+    double x[2] = {700000, 700100}, y[2] = {4000000, 4000100};
+    geo_value val = {.i = 1};
+    assert_int_equal(geo_vec_add(ctx, v, ln, x, y, NULL, 1, &val), TRV_OK);
+    assert_int_equal(geo_vec_add(ctx, v, le, x, y, NULL, 2, &val), TRV_OK);
+    assert_int_equal(geo_vec_close(ctx, v), TRV_OK);
+    const char *names[2] = {"edges", "nodes"};
+    char *st[2] = {rnd_qml_roadmap_edges_xml(), rnd_qml_roadmap_nodes_xml()};
+    assert_int_equal(rnd_gpkg_styles_write(ctx, gpkg, names, (const char *const *)st, 2), TRV_OK);
+    GDALDatasetH ds = GDALOpenEx(gpkg, GDAL_OF_VECTOR, NULL, NULL, NULL);
+    assert_non_null(ds);
+    OGRLayerH ls = GDALDatasetGetLayerByName(ds, "layer_styles");
+    assert_non_null(ls);
+    assert_int_equal(OGR_L_GetFeatureCount(ls, 1), 2);
+    OGRFeatureH f = OGR_L_GetNextFeature(ls);
+    assert_string_equal(OGR_F_GetFieldAsString(f, OGR_F_GetFieldIndex(f, "f_table_name")), "edges");
+    assert_string_equal(OGR_F_GetFieldAsString(f, OGR_F_GetFieldIndex(f, "f_geometry_column")), "geom");
+    assert_string_equal(OGR_F_GetFieldAsString(f, OGR_F_GetFieldIndex(f, "f_table_schema")), "");
+    assert_int_equal(OGR_F_GetFieldAsInteger(f, OGR_F_GetFieldIndex(f, "useAsDefault")), 1);
+    const char *qml = OGR_F_GetFieldAsString(f, OGR_F_GetFieldIndex(f, "styleQML"));
+    assert_true(xml_well_formed(qml));
+    assert_contains(qml, "<!DOCTYPE qgis");
+    OGR_F_Destroy(f);
+    GDALClose(ds);
+    free(st[0]);
+    free(st[1]);
+    free(gpkg);
+    free(wkt);
+    trv_ctx_free(ctx);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    geo_init();
+    tmpdir = make_tmpdir();
+    return tmpdir ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    rm_rf(tmpdir);
+    free(tmpdir);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_palette_stops),  cmocka_unit_test(test_palette_auto),
+        cmocka_unit_test(test_hillshade_plane), cmocka_unit_test(test_hillshade_gdaldem),
+        cmocka_unit_test(test_png_categorical), cmocka_unit_test(test_png_continuous),
+        cmocka_unit_test(test_render_errors),   cmocka_unit_test(test_overlays),
+        cmocka_unit_test(test_qml_raster),      cmocka_unit_test(test_qml_vector),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

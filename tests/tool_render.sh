@@ -1,0 +1,112 @@
+#!/bin/sh
+# trv-render end to end on a 90 m Jacksboro terrain (trv-terrain, trv-speed,
+# trv-cost): the QGIS sidecars those tools now write, PNG maps of every
+# layer kind with overlays, size and determinism, and every error path
+# (exit status, message, no output left). Ends with "N passed, N failed".
+set -u
+BIN=${TRV_BIN:-bin}
+DATA=${TRV_DATADIR:-data}
+R=$BIN/trv-render
+tmp=$(mktemp -d /tmp/trv-render-test-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+expect() { # status message output -- command...: and no output file, no temporaries
+    want=$1 msg=$2 out=$3
+    shift 4
+    "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+    got=$?
+    if [ "$got" != "$want" ]; then bad "$* -> exit $got, want $want ($(cat "$tmp/stderr"))"; return; fi
+    if [ -n "$msg" ] && ! grep -qF -- "$msg" "$tmp/stderr"; then bad "$* -> stderr lacks '$msg': $(cat "$tmp/stderr")"; return; fi
+    if [ -n "$out" ] && [ -e "$out" ]; then bad "$* left $out"; return; fi
+    if ls -a "$tmp/e" | grep -q '\.tmp'; then bad "$* left a temporary: $(ls -a "$tmp/e")"; return; fi
+    ok
+}
+png_size() { gdalinfo "$1" 2>/dev/null | sed -n 's/^Size is \([0-9]*\), \([0-9]*\)$/\1 \2/p'; }
+is_png() { [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ]; }
+
+# ---- a 90 m terrain: dem, slope, soil, landuse, speed, gonogo, cost, class ----
+gdalwarp -q -t_srs EPSG:32616 -tr 90 90 -tap -r bilinear -ot Float32 -dstnodata -32768 "$DATA/jacksboro/dem_3arcsec.tif" "$tmp/dem90.tif"
+"$BIN/trv-terrain" -q --dem "$tmp/dem90.tif" --soil "$DATA/jacksboro/soil_7p5arcsec.tif" --landuse "$DATA/jacksboro/landuse_30m_utm16n.tif" \
+    --soil-classes "$DATA/classes/soils.csv" --landuse-classes "$DATA/classes/landuse.csv" -o "$tmp/t" || { echo "cannot make the terrain"; exit 1; }
+"$BIN/trv-speed" -q --terrain "$tmp/t" --vehicle "$DATA/vehicles/ugv_hua2022.ini" --soils "$DATA/classes/soils.csv" \
+    --landuse-classes "$DATA/classes/landuse.csv" || { echo "cannot make speed"; exit 1; }
+"$BIN/trv-cost" -q --terrain "$tmp/t" --soils "$DATA/classes/soils.csv" || { echo "cannot make cost"; exit 1; }
+T=$tmp/t
+
+# ---- the QGIS sidecars of the continuous layers ----
+for l in dem slope speed cost; do
+    [ -f "$T/$l.qml" ] && ok || bad "no $l.qml beside $l.tif"
+    grep -q '<rasterrenderer type="singlebandpseudocolor" band="1"' "$T/$l.qml" && ok || bad "$l.qml: no pseudocolour renderer"
+    if command -v xmllint >/dev/null 2>&1; then xmllint --noout "$T/$l.qml" && ok || bad "$l.qml is not well-formed XML"; fi
+done
+for l in soil landuse gonogo class; do [ ! -e "$T/$l.qml" ] && ok || bad "$l.qml written for a paletted layer"; done
+grep -q 'classificationMin="0" classificationMax="1"' "$T/cost.qml" && ok || bad "cost.qml range is not 0..1"
+grep -q 'color="#006837"' "$T/cost.qml" && ok || bad "cost.qml does not start green"
+grep -q 'color="#ffffcc"' "$T/slope.qml" && ok || bad "slope.qml is not the ylorrd ramp"
+grep -q 'label="[0-9.]* km/h"' "$T/speed.qml" && ok || bad "speed.qml items lack the unit"
+
+# ---- maps ----
+"$R" "$T/slope.tif" -o "$tmp/slope.png" --hillshade "$T/dem.tif" 2>"$tmp/err" && ok || bad "slope map: $(cat "$tmp/err")"
+is_png "$tmp/slope.png" && ok || bad "slope.png is not a PNG"
+set -- $(png_size "$tmp/slope.png")
+[ "${1:-0}" = 1200 ] && ok || bad "default width: ${1:-?}"
+# the map keeps the layer's aspect: 345 x 363 cells on an 868 px map -> 913 px plus title and footer
+[ "${2:-0}" -gt 900 ] && [ "${2:-0}" -lt 1100 ] && ok || bad "height ${2:-?}"
+"$R" -q "$T/speed.tif" -o "$tmp/speed800.png" --width 800 --palette magma --title "UGV speed" 2>"$tmp/err" && ok || bad "speed map: $(cat "$tmp/err")"
+[ ! -s "$tmp/err" ] && ok || bad "-q printed: $(cat "$tmp/err")"
+set -- $(png_size "$tmp/speed800.png")
+[ "${1:-0}" = 800 ] && ok || bad "--width 800 gave ${1:-?}"
+for l in gonogo class soil landuse; do
+    "$R" -q "$T/$l.tif" -o "$tmp/$l.png" --hillshade "$T/dem.tif" --legend && is_png "$tmp/$l.png" && ok || bad "$l map"
+done
+# overlays: a route (lon/lat GeoJSON, reprojected), start/goal points, an obstacle, a roadmap GeoPackage
+cat >"$tmp/route.geojson" <<'JSON'
+{"type": "FeatureCollection", "features": [
+ {"type": "Feature", "properties": {"route": "mmcr"}, "geometry": {"type": "LineString", "coordinates": [[-84.30, 36.65], [-84.25, 36.60], [-84.20, 36.55]]}},
+ {"type": "Feature", "properties": {"route": "grid-mdr"}, "geometry": {"type": "LineString", "coordinates": [[-84.30, 36.65], [-84.20, 36.55]]}},
+ {"type": "Feature", "properties": {"name": "start"}, "geometry": {"type": "Point", "coordinates": [-84.30, 36.65]}},
+ {"type": "Feature", "properties": {"name": "goal"}, "geometry": {"type": "Point", "coordinates": [-84.20, 36.55]}},
+ {"type": "Feature", "properties": {"name": "pond"}, "geometry": {"type": "Polygon", "coordinates": [[[-84.26, 36.62], [-84.24, 36.62], [-84.24, 36.63], [-84.26, 36.62]]]}}
+]}
+JSON
+ogr2ogr -q -f GPKG -t_srs EPSG:32616 -nln edges "$tmp/rm.gpkg" "$tmp/route.geojson" -where "route = 'mmcr'" &&
+    ogr2ogr -q -update -f GPKG -t_srs EPSG:32616 -nln nodes "$tmp/rm.gpkg" "$tmp/route.geojson" -where "name = 'start'" ||
+    bad "cannot make the roadmap GeoPackage"
+"$R" -q "$T/cost.tif" -o "$tmp/routes.png" --hillshade "$T/dem.tif" --overlay "$tmp/rm.gpkg" --overlay "$tmp/route.geojson" --legend \
+    2>"$tmp/err" && ok || bad "routes map: $(cat "$tmp/err")"
+# determinism: the same inputs give the same bytes
+"$R" -q "$T/cost.tif" -o "$tmp/routes2.png" --hillshade "$T/dem.tif" --overlay "$tmp/rm.gpkg" --overlay "$tmp/route.geojson" --legend
+cmp -s "$tmp/routes.png" "$tmp/routes2.png" && ok || bad "two renders differ"
+# the overlays change the picture
+"$R" -q "$T/cost.tif" -o "$tmp/noroutes.png" --hillshade "$T/dem.tif" --legend
+cmp -s "$tmp/routes.png" "$tmp/noroutes.png" && bad "overlays drew nothing" || ok
+# speed: well under a second for a 345 x 363 layer with a hillshade
+start=$(date +%s%N)
+"$R" -q "$T/dem.tif" -o "$tmp/dem.png" --hillshade "$T/dem.tif"
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ "$ms" -lt 3000 ] && ok || bad "render took $ms ms"
+
+# ---- help, usage and errors: exit status, message, no output ----
+"$R" --help >"$tmp/help" 2>&1 && ok || bad "--help exit status"
+grep -q 'viridis' "$tmp/help" && grep -q 'terrain' "$tmp/help" && grep -q -- '--overlay' "$tmp/help" && ok || bad "--help lacks palettes/options"
+mkdir "$tmp/e"
+O=$tmp/e/map.png
+expect 1 "trv-render: cannot open '$tmp/none.tif'" "$O" -- "$R" "$tmp/none.tif" -o "$O"
+expect 1 "unknown palette 'rainbow'" "$O" -- "$R" "$T/slope.tif" -o "$O" --palette rainbow
+expect 1 "width 100 is out of range" "$O" -- "$R" "$T/slope.tif" -o "$O" --width 100
+expect 1 "width 20000 is out of range" "$O" -- "$R" "$T/slope.tif" -o "$O" --width 20000
+printf '{ not json' >"$tmp/bad.geojson"
+expect 1 "cannot read overlay '$tmp/bad.geojson'" "$O" -- "$R" "$T/slope.tif" -o "$O" --overlay "$tmp/bad.geojson"
+expect 1 "cannot read overlay '$tmp/none.gpkg'" "$O" -- "$R" "$T/slope.tif" -o "$O" --overlay "$tmp/none.gpkg"
+expect 1 "cannot open '$tmp/none.tif'" "$O" -- "$R" "$T/slope.tif" -o "$O" --hillshade "$tmp/none.tif"
+expect 1 "cannot open font" "$O" -- env TRV_FONT=/nonexistent.ttf "$R" "$T/slope.tif" -o "$O"
+expect 1 "cannot create" "" -- "$R" "$T/slope.tif" -o "$tmp/nodir/map.png"
+expect 2 "missing required option --output" "$O" -- "$R" "$T/slope.tif"
+expect 2 "" "$O" -- "$R" -o "$O"
+expect 2 "" "$O" -- "$R" "$T/slope.tif" -o "$O" --width abc
+[ -z "$(ls -A "$tmp/e")" ] && ok || bad "error runs left files: $(ls -A "$tmp/e")"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,96 @@
+/* trv-render: a layer as a PNG map over a hillshade, with vector overlays,
+ * legend, colour bar, scale bar and north arrow. Thin: options ->
+ * rnd_render -> exit status. */
+#include "render/render.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+    rnd_opts o;
+    rnd_opts_init(&o);
+    const char *overlay = NULL;
+    static char summary[2048];
+    const trv_opt opts[] = {
+        {"output", 'o', TRV_ARG_STRING, &o.output, "MAP.png", "the PNG to write"},
+        {"hillshade", 0, TRV_ARG_STRING, &o.hillshade, "DEM.tif", "shade with this DEM (Horn, azimuth 315, altitude 45)"},
+        {"palette", 0, TRV_ARG_STRING, &o.palette, "NAME", "palette for a continuous layer (default: by band description)"},
+        {"overlay", 0, TRV_ARG_STRING, &overlay, "FILE", "vector overlay (GeoJSON, GPKG, any OGR file); repeatable"},
+        {"legend", 0, TRV_ARG_FLAG, &o.legend, NULL, "add a legend of the categories and the overlays"},
+        {"width", 0, TRV_ARG_INT, &o.width, "PX", "image width in pixels (default 1200, 320..10000)"},
+        {"title", 0, TRV_ARG_STRING, &o.title, "TEXT", "title (default: the band description)"},
+        {NULL, 0, 0, NULL, NULL, NULL},
+    };
+    static const char *const required[] = {"output", NULL};
+    snprintf(summary, sizeof summary,
+             "Draw a layer as a PNG map: categorical Byte layers with their colour table and category names,\n"
+             "continuous layers with a palette and a colour bar (value range and unit), optionally over a\n"
+             "hillshade, with vector overlays reprojected to the layer's CRS (routes coloured by strategy,\n"
+             "roadmap edges and nodes, obstacles, start/goal points), a scale bar, a north arrow and a\n"
+             "title. Text: DejaVu Sans (TRV_FONT overrides). The same inputs give the same bytes.\n"
+             "Palettes:");
+    for (int i = 0; rnd_palette_at(i); i++)
+        snprintf(summary + strlen(summary), sizeof summary - strlen(summary), "\n  %-9s %s", rnd_palette_at(i)->name,
+                 rnd_palette_at(i)->about);
+    const trv_cli cli = {
+        .tool = "trv-render",
+        .usage = "LAYER.tif -o MAP.png [--hillshade DEM.tif] [--palette NAME] [--overlay FILE ...] [--legend]\n"
+                 "       [--width PX] [--title TEXT] [-q]",
+        .summary = summary,
+        .opts = opts,
+        .required = required,
+        .min_pos = 1,
+        .max_pos = 1,
+    };
+    /* --overlay repeats, which the option table does not allow: take every
+     * occurrence out of argv before the table parser sees it */
+    char **args = malloc(sizeof(char *) * (size_t)(argc + 1));
+    if (!args)
+        return 1;
+    int nargs = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *v = NULL;
+        int after_dashes = 0;
+        for (int k = 1; k < i; k++)
+            after_dashes |= !strcmp(argv[k], "--");
+        if (i > 0 && !after_dashes && !strcmp(argv[i], "--overlay") && i + 1 < argc)
+            v = argv[++i];
+        else if (i > 0 && !after_dashes && !strncmp(argv[i], "--overlay=", 10))
+            v = argv[i] + 10;
+        if (!v) {
+            args[nargs++] = argv[i];
+            continue;
+        }
+        if (o.noverlays == RND_MAX_OVERLAYS) {
+            fprintf(stderr, "trv-render: at most %d overlays\nTry 'trv-render --help' for more information.\n",
+                    RND_MAX_OVERLAYS);
+            free(args);
+            return 2;
+        }
+        o.overlays[o.noverlays++] = v;
+    }
+    args[nargs] = NULL;
+    trv_cli_result res;
+    int rc = trv_cli_parse(&cli, nargs, args, &res);
+    if (rc != TRV_CLI_CONTINUE) {
+        free(args);
+        return rc;
+    }
+    (void)overlay;
+    o.layer = res.pos[0];
+    trv_term_progress_state progress;
+    trv_ctx *ctx = trv_tool_ctx(&cli, &res, &progress);
+    if (!ctx) {
+        free(args);
+        return 1;
+    }
+    geo_init();
+    trv_status st = rnd_render(ctx, &o);
+    if (st)
+        fprintf(stderr, "trv-render: %s\n", trv_errmsg(ctx));
+    trv_ctx_free(ctx);
+    free(args);
+    return st ? 1 : 0;
+}
