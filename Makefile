@@ -122,7 +122,7 @@ OUT := out/$(AREA)
 
 demo: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory $(OUT)/route.geojson
+	@$(MAKE) --no-print-directory $(OUT)/route.geojson $(OUT)/sim/metrics.json $(if $(BLOCKED),$(OUT)/sim_blocked/metrics.json) $(DEMO_PNGS)
 	@echo "demo: layers in $(OUT)/: dem.tif dem_std.tif slope.tif soil.tif landuse.tif speed.tif gonogo.tif"
 	@echo "      cost.tif class.tif roadmap.gpkg route.geojson route.gpx route.csv points.csv"
 	@echo "      reports: $(OUT)/krige.txt speed.txt speed_report.csv cost.txt roadmap.txt route.txt route_stats.csv"
@@ -164,6 +164,41 @@ $(OUT)/route.geojson $(OUT)/route.gpx $(OUT)/route.csv $(OUT)/route_stats.csv $(
 	    -o $(OUT)/route.geojson --gpx $(OUT)/route.gpx --csv $(OUT)/route.csv --stats $(OUT)/route_stats.csv > $(OUT)/route.txt
 	@cat $(OUT)/route.txt
 
+# the simulator drives the MMCR route (data/scenarios/demo.ini); on Jacksboro
+# also with obstacles that appear on it (BLOCKED: a scenario whose obstacles
+# lie on this area's route; empty skips it)
+SCENARIO ?= data/scenarios/demo.ini
+BLOCKED ?= $(if $(filter jacksboro,$(AREA)),data/scenarios/blocked.ini)
+SIM_DEPS := $(OUT)/route.csv $(OUT)/speed.tif $(OUT)/soil.tif $(VEHICLE) $(BINDIR)/trv-sim
+$(OUT)/sim/metrics.json $(OUT)/sim.txt &: $(SCENARIO) $(SIM_DEPS)
+	$(BINDIR)/trv-sim --terrain $(OUT) --scenario $(SCENARIO) --route $(OUT)/route.csv --seed $(SEED) -o $(OUT)/sim > $(OUT)/sim.txt
+	@cat $(OUT)/sim.txt
+
+$(OUT)/sim_blocked/metrics.json $(OUT)/sim_blocked.txt &: $(BLOCKED) $(SIM_DEPS)
+	$(BINDIR)/trv-sim --terrain $(OUT) --scenario $(BLOCKED) --route $(OUT)/route.csv --seed $(SEED) -o $(OUT)/sim_blocked > $(OUT)/sim_blocked.txt
+	@cat $(OUT)/sim_blocked.txt
+
+# maps: every layer over the hillshade, the routes over the cost with the roadmap
+PNG := $(OUT)/png
+DEMO_PNGS := $(foreach l,dem slope speed gonogo cost class,$(PNG)/$(l).png) $(PNG)/routes.png
+$(PNG)/%.png: $(OUT)/%.tif $(OUT)/dem.tif $(BINDIR)/trv-render
+	@mkdir -p $(PNG)
+	$(BINDIR)/trv-render -q $< --hillshade $(OUT)/dem.tif --legend -o $@
+
+$(PNG)/routes.png: $(OUT)/cost.tif $(OUT)/dem.tif $(OUT)/roadmap.gpkg $(OUT)/route.geojson $(OUT)/route.gpx $(BINDIR)/trv-render
+	@mkdir -p $(PNG)
+	$(BINDIR)/trv-render -q $(OUT)/cost.tif --hillshade $(OUT)/dem.tif --overlay $(OUT)/roadmap.gpkg \
+	    --overlay $(OUT)/route.geojson --overlay $(OUT)/route.gpx --legend --title "Routes over mobility cost" -o $@
+
+# the simulated trajectories against the plan (and the obstacles of the blocked run)
+DEMO_PNGS += $(PNG)/sim.png
+SIM_OVERLAYS := $(if $(BLOCKED),$(OUT)/sim_blocked/trajectory_ugv.geojson $(dir $(BLOCKED))blocked_obstacles.geojson,\
+    $(OUT)/sim/trajectory_ugv.geojson)
+$(PNG)/sim.png: $(OUT)/class.tif $(OUT)/dem.tif $(OUT)/sim/metrics.json $(if $(BLOCKED),$(OUT)/sim_blocked/metrics.json) $(BINDIR)/trv-render
+	@mkdir -p $(PNG)
+	$(BINDIR)/trv-render -q $(OUT)/class.tif --hillshade $(OUT)/dem.tif $(foreach f,$(SIM_OVERLAYS),--overlay $(f)) \
+	    --legend --title "Simulated drive against the plan" -o $@
+
 bench: deps
 	@sh tools/deps.sh $(BENCH_PKGS)
 	@$(MAKE) --no-print-directory all
@@ -172,6 +207,7 @@ bench: deps
 	@TRV_BIN=$(BINDIR) sh bench/speed.sh
 	@TRV_BIN=$(BINDIR) sh bench/cost.sh
 	@TRV_BIN=$(BINDIR) sh bench/route.sh
+	@TRV_BIN=$(BINDIR) sh bench/sim.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/traverse

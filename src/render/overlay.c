@@ -146,6 +146,9 @@ trv_status ovl_read(trv_ctx *ctx, const char *path, const char *map_wkt, ovl_set
         }
         OGRFeatureDefnH defn = OGR_L_GetLayerDefn(lay);
         int fname = OGR_FD_GetFieldIndex(defn, "name"), froute = OGR_FD_GetFieldIndex(defn, "route");
+        /* trv-sim's trajectory files name their features (trajectory, plan, last_plan) in `feature` */
+        if (fname < 0)
+            fname = OGR_FD_GetFieldIndex(defn, "feature");
         int frad = OGR_FD_GetFieldIndex(defn, "radius_m");
         if (frad < 0)
             frad = OGR_FD_GetFieldIndex(defn, "radius");

@@ -34,7 +34,7 @@ typedef enum sim_kind { SIM_ACKERMANN = 0, SIM_SKID = 1, SIM_MECANUM = 2 } sim_k
  * limits plus its [body] section (tm_vehicle's body fields). */
 typedef struct sim_body {
     sim_kind kind;
-    double wheelbase_m;     /* L (axle to axle); Mecanum: L1 + L2 = wheelbase / 2 + ... see sim_mecanum_* */
+    double wheelbase_m;     /* L (axle to axle); Mecanum: L1 = wheelbase / 2 (see sim_mecanum_*) */
     double track_m;         /* lateral wheel spacing (centre to centre) */
     double length_m, width_m, height_m; /* footprint box (centred on the vehicle's reference point) */
     double wheel_radius_m;
@@ -73,8 +73,9 @@ typedef struct sim_cmd {
 double sim_lag(double cur, double target, double tau, double dt);
 
 /* Advance the planar state by dt: lag the actual speed / steering / yaw
- * rate toward cmd, then integrate the kinematics over dt exactly for
- * constant inputs (arc of radius v / yaw_rate, or a straight line):
+ * rate toward cmd (speed clamped to +-top_speed when > 0), then hold the
+ * lagged values over dt and integrate the kinematics exactly for constant
+ * inputs (arc of radius v / yaw_rate, or a straight line):
  *   Ackermann  yaw_rate = v tan(steer) / L          (bicycle model)
  *   skid       yaw_rate = slip x commanded yaw rate (lagged)
  *   Mecanum    body velocity (v, vy), yaw rate as commanded (lagged)
@@ -84,8 +85,12 @@ void sim_step(const sim_body *b, sim_state *s, const sim_cmd *cmd, double dt);
 /* Mecanum inverse kinematics (METHOD.md §5): wheel angular speeds
  * w[0..3] (front-left, front-right, rear-left, rear-right; rad/s) for body
  * velocity (vx, vy) and yaw rate omega, with L1 = wheelbase / 2 and
- * L2 = track / 2:  w = (1/r)[vx -+ vy -+ (L1 + L2) omega] (the usual X
- * roller layout); and its forward (least-squares) inverse. */
+ * L2 = track / 2, k = L1 + L2 (the usual X roller layout):
+ *   w[0] = (vx - vy - k omega) / r     w[1] = (vx + vy + k omega) / r
+ *   w[2] = (vx + vy - k omega) / r     w[3] = (vx - vy + k omega) / r
+ * and its forward (least-squares) inverse:
+ *   vx = r (w0 + w1 + w2 + w3) / 4,  vy = r (-w0 + w1 + w2 - w3) / 4,
+ *   omega = r (-w0 + w1 - w2 + w3) / (4 k). */
 void sim_mecanum_inverse(const sim_body *b, double vx, double vy, double omega, double w[4]);
 void sim_mecanum_forward(const sim_body *b, const double w[4], double *vx, double *vy, double *omega);
 
@@ -103,15 +108,18 @@ typedef struct sim_field {
 
 void sim_field_from_raster(const geo_raster *dem, sim_field *out);
 /* Bilinear height between the four surrounding cell centres (clamped to
- * the edge cells); NAN on nodata or off the grid. */
+ * the edge cells in the half cell beyond the outer centres); NAN on
+ * nodata or off the grid's extent. */
 double sim_height(const sim_field *f, double x, double y);
-/* Gradient (dz/dx, dz/dy) of the bilinear surface at (x, y). */
+/* Gradient (dz/dx, dz/dy) of the bilinear surface at (x, y) (0 across a
+ * clamped edge; NAN where sim_height is NAN). */
 void sim_gradient(const sim_field *f, double x, double y, double *gx, double *gy);
 
 /* Height, pitch and roll of a vehicle at (x, y, heading): the ground
  * height under the four wheel contact points (+-wheelbase/2 along,
- * +-track/2 across); z the mean, pitch from front vs rear mean, roll from
- * left vs right mean. 0 on success, -1 if a wheel is off the field. */
+ * +-track/2 across); z the mean, pitch = atan((front mean - rear mean) /
+ * wheelbase), roll = atan((left mean - right mean) / track). 0 on
+ * success, -1 if a wheel is off the field or on nodata. */
 int sim_contact(const sim_field *f, const sim_body *b, double x, double y, double heading, double *z,
                 double *pitch, double *roll);
 
@@ -123,6 +131,7 @@ typedef struct sim_path {
     double *s;              /* cumulative length at each vertex (owned) */
 } sim_path;
 
+/* p zeroed ({0}) or set before (its old vertices are freed); n >= 1. */
 trv_status sim_path_set(trv_ctx *ctx, sim_path *p, const double *x, const double *y, int n);
 void sim_path_clear(sim_path *p);
 /* Closest point of the path to (x, y), searching segments from *hint
@@ -145,8 +154,13 @@ typedef struct sim_ctrl {
 void sim_ctrl_default(sim_ctrl *c); /* pure pursuit, 0.8 s, 2 m, 20 m; Stanley k 1.5 */
 
 /* Steering (Ackermann) or yaw-rate (skid, Mecanum) command toward the
- * path for the state s, at the speed v_want; cmd->v is set to v_want.
- * *hint as for sim_path_project. */
+ * path for the state s, at the speed v_want; cmd->v is set to v_want,
+ * cmd->vy to 0. Pure pursuit: curvature 2 y / (x^2 + y^2) to the path
+ * point a lookahead (from the actual speed) beyond the projection, (x, y)
+ * in the body frame. Stanley: steer = heading error - atan(k e / v) with e
+ * the cross-track error of the front axle. Yaw-rate vehicles get
+ * curvature x v_want (skid: / slip, the controller knowing the nominal
+ * slip). *hint as for sim_path_project. */
 void sim_ctrl_command(const sim_ctrl *c, const sim_body *b, const sim_path *p, const sim_state *s, double v_want,
                       int *hint, sim_cmd *cmd);
 
@@ -168,7 +182,9 @@ double sim_ray_prism(const double o[3], const double d[3], const double *px, con
                      double cy, double r, double zmin, double zmax, double tmax);
 /* Ray against the bilinear heightfield: marched cell by cell (each cell's
  * bilinear patch solved exactly along the ray: a quadratic in t). Smallest
- * t in [0, tmax] where the ray goes below the surface, or INFINITY. */
+ * t in [0, tmax] where the ray goes below the surface (0 if it starts
+ * below), or INFINITY. Patches touching nodata, and the world beyond the
+ * grid's extent, are transparent. */
 double sim_ray_field(const sim_field *f, const double o[3], const double d[3], double tmax);
 
 /* ---- obstacles --------------------------------------------------------------- */
@@ -222,7 +238,10 @@ typedef struct sim_world {
 } sim_world;
 
 /* One LiDAR scan from state s: rays over the field of view (lines evenly
- * over vfov, hres steps over hfov, yaw relative to the heading), the
+ * over vfov, one level line when lines == 1; floor(hfov / hres) + 1
+ * rays hres apart centred on the heading, or round(2 pi / hres) evenly
+ * all round from -pi; the sensor turns with the body's heading, pitch and
+ * roll), the
  * nearest hit per ray with range noise from rng; hit points (map frame)
  * appended to xyz (3 per hit), returns the number of hits (at most cap). */
 int sim_lidar_scan(const sim_sensor *ls, const sim_world *w, const sim_state *s, trv_rng *rng, double *xyz,
@@ -232,5 +251,221 @@ int sim_lidar_rays(const sim_sensor *ls);
 
 /* ======================= runner ================================================== */
 /* (declared by the runner's author below this line) */
+/*
+ * The runner: a scenario file (INI) names the vehicles, their sensors, the
+ * obstacles file and the stepping; sim_run_new loads the vehicles and their
+ * routes (a route file, or a plan from start to goal on the raster, the
+ * time strategy, smoothed), sim_run_go steps every vehicle with the same
+ * dt until each has reached its goal or stopped, or the time limit; then
+ * sim_run_write writes OUTDIR (all or none).
+ *
+ * Scenario file (paths relative to the scenario file's directory):
+ *   [scenario]  step_s (0.02), time_limit_s (3600), record_s (0.2: the
+ *               trajectory rows), obstacles (GeoJSON), controller
+ *               (pure_pursuit|stanley), lookahead_s, lookahead_min_m,
+ *               lookahead_max_m, stanley_k, goal_tolerance_m (2),
+ *               decel_ms2 (2: planned braking), lateral_acc_ms2 (2: speed
+ *               in bends), safety_margin_m (1: yield and inflation),
+ *               replan (yes)
+ *   [vehicle.ID] file (vehicle INI), model (ackermann|skid|mecanum),
+ *               route (CSV with x, y in the map CRS, as trv-route --csv
+ *               writes; route_name selects rows of its `route` column,
+ *               default mmcr when the column exists) or start and goal
+ *               ("X,Y" in srs: EPSG:4326 lon,lat by default, "map" for the
+ *               terrain's CRS) planned on the raster with strategy
+ *               (time|mmcr|mdr|msr, default time); start_time_s (0)
+ *   [gnss.ID]   rate_hz (10), noise_m (position sd)
+ *   [imu.ID]    rate_hz (100), noise_deg (heading sd)
+ *   [lidar2d.ID], [lidar3d.ID]  rate_hz (10), lines (3D, 16), hfov_deg
+ *               (360), vfov_deg (3D, 30), hres_deg (1), range_m (50),
+ *               noise_m (0.02), mount_h_m (1.5)
+ * The route file may be overridden for every vehicle (sim_env.route_path,
+ * trv-sim --route), since routes are made under out/<area>/.
+ *
+ * Obstacles file: GeoJSON (EPSG:4326 lon/lat, RFC 7946, unless the file
+ * names another CRS; converted to the map CRS): Polygon features, or
+ * Point features with radius_m (circles); properties height_m (required,
+ * > 0), id, appear_s (0), disappear_s (never), vx_ms, vy_ms (east and north
+ * velocity in the map CRS, m/s). The obstacle's base is the terrain
+ * height at its centre.
+ *
+ * Speed: the path is sampled every min(cell / 2, 5 m) into a speed profile
+ * v(s) = min(top speed, speed.tif at s, sqrt(lateral_acc / curvature)),
+ * then braked backward (v_i <= sqrt(v_(i+1)^2 + 2 decel ds)) so that the
+ * vehicle slows down ahead of slow cells and to 0 at the goal; the command
+ * is the profile's minimum over [s, s + v tau_speed + 1 m] (the lag). The
+ * goal is reached within goal_tolerance_m of the path's end.
+ *
+ * Localisation: with a GNSS sensor the controller sees the true position
+ * plus an error redrawn at each fix (normal, sd noise_m), with an IMU the
+ * heading plus an error redrawn at each sample; without them, the truth.
+ *
+ * Seen map (METHOD.md §5): on the terrain grid, per cell the lowest and
+ * highest LiDAR hit ABOVE the terrain model (hit z minus the bilinear DEM
+ * height; on a 30 m DEM the raw span of a sloping cell is metres, while
+ * the terrain's own slope is already in GO/NOGO). A cell is impassable when
+ * its highest hit is more than step_m above the ground or its lowest more
+ * than step_m below (a step or a ditch it cannot climb). Hits on other
+ * vehicles are left out of the map (vehicles yield to each other, below);
+ * the map only accumulates, so a moving obstacle leaves a trail of blocked
+ * cells (conservative). Impassable cells are inflated by ceil((half
+ * diagonal of the footprint + safety_margin) / cell) cells for planning.
+ *
+ * Re-planning: when a scan blocks new cells and the rest of the path
+ * crosses a blocked (inflated) cell, A* on the terrain grid
+ * (prm_route_grid_masked, strategy time) with the blocked cells masked
+ * out (its start and goal cells kept open), then prm_smooth (kept only if
+ * it stays out of the blocked cells): first a local detour that rejoins
+ * the path past the blocked stretch, searched in a window (so the
+ * mission's route, e.g. MMCR, is kept elsewhere); if none, from the
+ * current position to the goal on the whole grid. If no path exists
+ * with the inflation, once more without it; still none: a "stuck" event
+ * and the vehicle stops. Re-planning from the current position is what
+ * escapes a dead end: the plan leads back out. Such a plan may start
+ * behind the vehicle: while the path point two lengths ahead lies behind
+ * it, an Ackermann vehicle turns at its steering limit at 1 m/s toward
+ * that point's side (skid and Mecanum turn on the spot). Unseen cells
+ * count as free (optimistic), so a plan may lead into what is not seen
+ * yet, and re-planning goes on as more is seen.
+ * Without any LiDAR a vehicle sees nothing and drives into obstacles (a
+ * collision), by design.
+ *
+ * Vehicles: each is a footprint box (length x width) for the others; a
+ * vehicle yields (commands 0) while another vehicle's box inflated by
+ * safety_margin_m lies in its corridor ahead (its width plus margin, from
+ * its front to the braking distance v^2 / (2 decel) + margin + 2 m), unless
+ * that vehicle also has it ahead and comes later in the file (right of way
+ * by order). A "yield" event marks each start of yielding.
+ *
+ * Events: start, goal, collision (obstacle or vehicle; stops), tip_over
+ * (|roll| or |pitch| over the vehicle's limits; stops), off_map (stops),
+ * obstacle_seen (a scan blocked new cells), replan, stuck, yield,
+ * time_limit. "stops" counts the times a started vehicle came to a
+ * standstill (< 0.1 m/s) before its goal (yielding, or stopped for good).
+ * energy_kJ = integral of (soil resistance of the cell (tm_model, when a
+ * soil layer and table are given) + m g sin(pitch), at least 0) x speed dt.
+ */
+
+typedef enum sim_event_type {
+    SIM_EV_START = 0, SIM_EV_GOAL, SIM_EV_COLLISION, SIM_EV_TIP_OVER, SIM_EV_OFF_MAP, SIM_EV_OBSTACLE_SEEN,
+    SIM_EV_REPLAN, SIM_EV_STUCK, SIM_EV_YIELD, SIM_EV_TIME_LIMIT
+} sim_event_type;
+
+const char *sim_event_name(sim_event_type t);
+
+typedef struct sim_vehicle_spec {
+    char id[32];
+    char *file;             /* vehicle INI, resolved against the scenario's directory */
+    sim_kind kind;
+    char *route;            /* route CSV (resolved), or NULL: plan from start to goal */
+    char *route_name;       /* rows of the route column to keep (NULL: mmcr if present, else all) */
+    int has_start, has_goal;
+    double start[2], goal[2];
+    char *srs;              /* CRS of start / goal ("map": the terrain's) */
+    prm_strategy strategy;
+    double start_time_s;
+    int nsensors;
+    sim_sensor sensors[4];  /* at most one of each kind */
+    long line;              /* the section's line (messages) */
+} sim_vehicle_spec;
+
+typedef struct sim_scenario {
+    char *path;
+    double step_s, time_limit_s, record_s, goal_tol_m, decel_ms2, lat_acc_ms2, margin_m;
+    int replan;
+    sim_ctrl ctrl;
+    char *obstacles;        /* resolved path or NULL */
+    int nveh;
+    sim_vehicle_spec *veh;
+} sim_scenario;
+
+trv_status sim_scenario_read(trv_ctx *ctx, const char *path, sim_scenario **out);
+void sim_scenario_free(sim_scenario *sc);
+
+/* Obstacles file (above) into the terrain's CRS; *n may be 0. */
+trv_status sim_obstacles_read(trv_ctx *ctx, const char *path, const prm_terrain *t, sim_obstacle **out, int *n);
+void sim_obstacles_free(sim_obstacle *o, int n);
+
+/* ---- seen map and re-planning ------------------------------------------------- */
+
+typedef struct sim_seen {
+    int nx, ny;
+    float *hmin, *hmax;     /* above-ground extremes of the hits per cell (NAN: never hit) */
+    unsigned char *blocked; /* 1: impassable */
+    unsigned char *mask;    /* planning mask: 1 allowed (GO and not within the inflation of a blocked cell) */
+    int inflate;            /* cells */
+    long nblocked;
+} sim_seen;
+
+trv_status sim_seen_init(trv_ctx *ctx, sim_seen *m, const prm_terrain *t, double inflate_m);
+void sim_seen_clear(sim_seen *m);
+/* Add n hit points (xyz, map frame): returns how many cells became
+ * impassable (step_m: the vehicle's). */
+long sim_seen_add(sim_seen *m, const prm_terrain *t, const sim_field *f, const double *xyz, int n, double step_m);
+/* 1 if the path from arc length s0 on crosses a cell the mask forbids
+ * that the terrain allows (a seen obstacle). */
+int sim_seen_path_blocked(const sim_seen *m, const prm_terrain *t, const sim_path *p, double s0);
+/* Plan from (x, y), on path p at arc length s0, around what was seen:
+ * first locally (*local = 1), from (x, y) to the first open point of p 3
+ * cells past its first blocked stretch, inside a window around both
+ * (padded by their distance, at least 20 cells), followed by the rest of
+ * p; failing that, globally to p's end. *wall_s: the time it took. */
+trv_status sim_replan(trv_ctx *ctx, const sim_seen *m, const prm_terrain *t, const sim_path *p, double s0, double x,
+                      double y, prm_path *out, double *wall_s, int *local);
+
+/* ---- the run ---------------------------------------------------------------------- */
+
+typedef struct sim_metrics {
+    char id[32];
+    int reached_goal;
+    double time_s;          /* from start to goal (or to the stop / time limit) */
+    double distance_m, planned_time_s, planned_distance_m;
+    double cross_track_rms_m, cross_track_max_m, heading_rms_deg;
+    int replans, collisions, stops, yields;
+    double energy_kJ;
+    double sim_time_s;
+    double replan_wall_s;   /* total wall time spent re-planning (not written: not deterministic) */
+    const char *end;        /* why it ended: goal, collision, tip_over, off_map, stuck, time_limit */
+} sim_metrics;
+
+typedef struct sim_event {
+    double t, x, y;
+    int vehicle;
+    sim_event_type type;
+    char details[192];      /* JSON object members, without braces ("\"cells\": 3") */
+} sim_event;
+
+/* What the run may use besides the terrain: all optional (zeroed: none). */
+typedef struct sim_env {
+    const char *route_path;     /* overrides every vehicle's route file */
+    const geo_raster *soil;     /* soil codes on the terrain grid, for the energy */
+    const tm_soils *soils;      /* the soil table: each vehicle's tm_model gives the per-soil resistance */
+    const char *landuse_csv;    /* land-use class table tm_model_init needs */
+    uint64_t seed;
+    int realtime;               /* pace the run to the wall clock */
+} sim_env;
+
+typedef struct sim_run sim_run;
+
+/* Read the vehicles, routes (or plan them) and the obstacles. Borrows sc,
+ * t and env (they must outlive the run). */
+trv_status sim_run_new(trv_ctx *ctx, const sim_scenario *sc, const prm_terrain *t, const sim_env *env,
+                       sim_run **out);
+void sim_run_free(sim_run *r);
+/* Step until every vehicle has finished or the time limit. */
+trv_status sim_run_go(trv_ctx *ctx, sim_run *r);
+int sim_run_nvehicles(const sim_run *r);
+const sim_metrics *sim_run_metrics(const sim_run *r, int k);
+int sim_run_nevents(const sim_run *r);
+const sim_event *sim_run_event(const sim_run *r, int i);
+/* Wall time of the run (s). */
+double sim_run_wall_s(const sim_run *r);
+/* Number of events of type t for vehicle k (-1: any). */
+int sim_run_count(const sim_run *r, int k, sim_event_type t);
+
+/* OUTDIR/trajectory_<id>.csv and .geojson, events.jsonl, metrics.json,
+ * atomically (created if missing). timing 0 leaves wall_time_s and
+ * realtime_factor out of metrics.json. */
+trv_status sim_run_write(trv_ctx *ctx, const sim_run *r, const char *outdir, const trv_meta *meta, int timing);
 
 #endif

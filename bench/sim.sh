@@ -1,0 +1,55 @@
+#!/bin/sh
+# make bench, simulator part: trv-sim's real-time factor (simulated time /
+# wall time, the run loop only: trv-sim reports it without the terrain
+# loading) on the demo terrain (out/jacksboro, made by `make demo`) along
+# the demo's MMCR route, with the UGV:
+#   1. one vehicle, GNSS + IMU, no LiDAR (goal >= 1000x), the whole route
+#   2. one vehicle with a 16-line 3D LiDAR at 10 Hz, 360 x 30 degrees,
+#      0.4 degree steps (14 400 rays a scan; goal >= 50x), 600 s simulated
+#   3. ten vehicles on the route, 20 s apart, no LiDAR (they yield to the
+#      one ahead), 1200 s simulated
+#   4. wall time per re-plan: data/scenarios/blocked.ini cut at 1000 s (the
+#      first obstacle appears on the route and is driven around)
+# Environment: TRV_BIN (tools, default bin), TRV_OUT (terrain, default
+# out/jacksboro), REPS (default 1).
+set -eu
+BIN=${TRV_BIN:-bin}
+OUT=${TRV_OUT:-out/jacksboro}
+REPS=${REPS:-1}
+here=$(cd "$(dirname "$0")/.." && pwd)
+w=$(mktemp -d /tmp/trv-sim-bench-XXXXXX)
+trap 'rm -rf "$w"' EXIT
+die() { echo "sim.sh: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
+[ -f "$OUT/route.csv" ] || die "no $OUT/route.csv: run make demo first"
+[ -x "$BIN/trv-sim" ] || die "no $BIN/trv-sim: run make first"
+machine_line
+UGV=$here/data/vehicles/ugv_hua2022.ini
+scn_head() { # time limit
+    printf '[scenario]\nstep_s = 0.02\ntime_limit_s = %s\nrecord_s = 1\ngoal_tolerance_m = 3\n' "$1"
+}
+veh() { # id start_time
+    printf '[vehicle.%s]\nfile = %s\nmodel = ackermann\nroute_name = mmcr\nstart_time_s = %s\n' "$1" "$UGV" "$2"
+    printf '[gnss.%s]\nnoise_m = 0.05\n[imu.%s]\nnoise_deg = 0.1\n' "$1" "$1"
+}
+{ scn_head 7200; veh ugv 0; } >"$w/one.ini"
+{ scn_head 600; veh ugv 0; printf '[lidar3d.ugv]\nrate_hz = 10\nlines = 16\nvfov_deg = 30\nhfov_deg = 360\nhres_deg = 0.4\nrange_m = 100\nmount_h_m = 1.8\n'; } >"$w/lidar.ini"
+{ scn_head 1200; for k in 0 1 2 3 4 5 6 7 8 9; do veh "v$k" $((20 * k)); done; } >"$w/ten.ini"
+sed -e 's/^time_limit_s = .*/time_limit_s = 1000/' -e "s|^obstacles = .*|obstacles = $here/data/scenarios/blocked_obstacles.geojson|" \
+    -e "s|^file = .*|file = $UGV|" "$here/data/scenarios/blocked.ini" >"$w/blocked.ini"
+
+rtf() { # tag label scenario: prints "label: sim s, wall s, factor"
+    best "$BIN/trv-sim" --terrain "$OUT" --scenario "$3" --route "$OUT/route.csv" -o "$w/o_$1" >/dev/null
+    line=$(grep '^simulated' "$w/best.out")
+    sim=$(echo "$line" | awk '{print $2}') wall=$(echo "$line" | awk '{print $5}') f=$(echo "$line" | awk '{print $8}')
+    printf '%-34s %9s s simulated in %8s s wall: %8s real time\n' "$2" "$sim" "$wall" "$f"
+}
+rtf one "one vehicle, no LiDAR" "$w/one.ini"
+awk -F': ' '/"reached_goal"/ {g = $2} /"time_s"/ && !t {t = $2} /"planned_time_s"/ {p = $2} /"cross_track_rms_m"/ {x = $2}
+    END {printf "  demo route: reached_goal %s time %.1f s, planned %.1f s (%+.1f %%), cross-track RMS %.3f m\n", g, t, p, 100 * (t / p - 1), x}' \
+    "$w/o_one/metrics.json"
+rtf lidar "one vehicle, 16-line LiDAR 10 Hz" "$w/lidar.ini"
+rtf ten "ten vehicles, no LiDAR" "$w/ten.ini"
+best "$BIN/trv-sim" --terrain "$OUT" --scenario "$w/blocked.ini" --route "$OUT/route.csv" -o "$w/o_blk" >/dev/null
+grep 're-plans' "$w/best.out" | sed 's/^/re-planning (blocked.ini, 1000 s): /' || echo "re-planning: none happened"
+grep '"type": "replan"' "$w/o_blk/events.jsonl" | sed 's/^/  /'

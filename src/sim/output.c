@@ -1,0 +1,172 @@
+/* The run's outputs, all or none (trv_outset): per vehicle the trajectory
+ * as CSV and GeoJSON (EPSG:4326; the trajectory, the first plan and, after
+ * re-planning, the last plan), events.jsonl and metrics.json. Everything
+ * but metrics.json's wall_time_s and realtime_factor is deterministic. */
+#include "sim_priv.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RAD2DEG (180 / M_PI)
+
+/* A JSON string body: quotes, backslashes and control characters escaped. */
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static trv_status write_csv(trv_ctx *ctx, const sim_veh *v, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s'", path);
+    fprintf(f, "t,x,y,z,heading_deg,pitch_deg,roll_deg,speed_ms,steering_deg,cross_track_m,class\n");
+    for (long i = 0; i < v->nrows; i++) {
+        const sim_row *r = &v->rows[i];
+        fprintf(f, "%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%d\n", r->t, r->x, r->y, r->z,
+                r->heading * RAD2DEG, r->pitch * RAD2DEG, r->roll * RAD2DEG, r->v, r->steer * RAD2DEG, r->cte,
+                r->cls);
+    }
+    return fclose(f) ? trv_error(ctx, TRV_ERR_IO, "cannot write '%s'", path) : TRV_OK;
+}
+
+static trv_status write_geojson(trv_ctx *ctx, const sim_run *r, const sim_veh *v, const char *path,
+                                const trv_meta *meta)
+{
+    geo_vec *g = NULL;
+    int layer;
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)r->env.seed);
+    const geo_field fields[] = {{"vehicle", GEO_FIELD_STRING}, {"feature", GEO_FIELD_STRING},
+                                {"seed", GEO_FIELD_STRING}, {"tool", GEO_FIELD_STRING},
+                                {"reached_goal", GEO_FIELD_INT}};
+    trv_status st = geo_vec_create(ctx, path, r->t->grid->wkt, &g);
+    if (!st)
+        st = geo_vec_add_layer(ctx, g, v->spec->id, GEO_LINE, fields, 5, &layer);
+    const char *tool = meta ? meta->tool : "sim";
+    if (!st && v->nrows >= 2) {
+        double *x = malloc(v->nrows * sizeof *x), *y = malloc(v->nrows * sizeof *y), *z = malloc(v->nrows * sizeof *z);
+        if (!x || !y || !z)
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        for (long i = 0; i < v->nrows && !st; i++)
+            x[i] = v->rows[i].x, y[i] = v->rows[i].y, z[i] = v->rows[i].z;
+        geo_value val[5] = {{.s = v->spec->id}, {.s = "trajectory"}, {.s = seed}, {.s = tool}, {.i = v->m.reached_goal}};
+        if (!st)
+            st = geo_vec_add(ctx, g, layer, x, y, z, (int)v->nrows, val);
+        free(x), free(y), free(z);
+    }
+    if (!st) {
+        geo_value val[5] = {{.s = v->spec->id}, {.s = "plan"}, {.s = seed}, {.s = tool}, {.i = v->m.reached_goal}};
+        st = geo_vec_add(ctx, g, layer, v->plan0_x, v->plan0_y, NULL, v->plan0_n, val);
+    }
+    if (!st && v->m.replans > 0) {
+        geo_value val[5] = {{.s = v->spec->id}, {.s = "last_plan"}, {.s = seed}, {.s = tool}, {.i = v->m.reached_goal}};
+        st = geo_vec_add(ctx, g, layer, v->path.x, v->path.y, NULL, v->path.n, val);
+    }
+    if (st) {
+        geo_vec_free(g);
+        return st;
+    }
+    return geo_vec_close(ctx, g);
+}
+
+static trv_status write_events(trv_ctx *ctx, const sim_run *r, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s'", path);
+    for (int i = 0; i < r->nev; i++) {
+        const sim_event *e = &r->ev[i];
+        fprintf(f, "{\"t\": %.3f, \"vehicle\": ", e->t);
+        json_str(f, r->v[e->vehicle].spec->id);
+        fprintf(f, ", \"type\": \"%s\", \"x\": %.3f, \"y\": %.3f", sim_event_name(e->type), e->x, e->y);
+        if (e->details[0])
+            fprintf(f, ", \"details\": {%s}", e->details);
+        fputs("}\n", f);
+    }
+    return fclose(f) ? trv_error(ctx, TRV_ERR_IO, "cannot write '%s'", path) : TRV_OK;
+}
+
+/* One key a line, so that the non-deterministic ones can be dropped by line. */
+static trv_status write_metrics(trv_ctx *ctx, const sim_run *r, const char *path, const trv_meta *meta, int timing)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s'", path);
+    fprintf(f, "{\n  \"tool\": ");
+    json_str(f, meta ? meta->tool : "sim");
+    fprintf(f, ",\n  \"version\": \"%s\",\n  \"args\": ", TRV_VERSION);
+    json_str(f, meta ? meta->args : "");
+    fprintf(f, ",\n  \"scenario\": ");
+    json_str(f, r->sc->path);
+    fprintf(f, ",\n  \"seed\": %llu,\n  \"step_s\": %g,\n  \"vehicles\": [\n", (unsigned long long)r->env.seed,
+            r->sc->step_s);
+    for (int k = 0; k < r->nv; k++) {
+        const sim_metrics *m = &r->v[k].m;
+        fprintf(f, "    {\n      \"id\": ");
+        json_str(f, m->id);
+        fprintf(f, ",\n      \"reached_goal\": %s,\n      \"end\": \"%s\",\n", m->reached_goal ? "true" : "false",
+                m->end);
+        fprintf(f, "      \"time_s\": %.3f,\n      \"distance_m\": %.3f,\n      \"planned_time_s\": %.3f,\n",
+                m->time_s, m->distance_m, m->planned_time_s);
+        fprintf(f, "      \"planned_distance_m\": %.3f,\n      \"cross_track_rms_m\": %.4f,\n", m->planned_distance_m,
+                m->cross_track_rms_m);
+        fprintf(f, "      \"cross_track_max_m\": %.4f,\n      \"heading_rms_deg\": %.4f,\n", m->cross_track_max_m,
+                m->heading_rms_deg);
+        fprintf(f, "      \"replans\": %d,\n      \"collisions\": %d,\n      \"stops\": %d,\n      \"yields\": %d,\n",
+                m->replans, m->collisions, m->stops, m->yields);
+        fprintf(f, "      \"energy_kJ\": %.3f,\n      \"sim_time_s\": %.3f", m->energy_kJ, m->sim_time_s);
+        if (timing)
+            fprintf(f, ",\n      \"wall_time_s\": %.6f,\n      \"realtime_factor\": %.1f", r->wall_s,
+                    r->wall_s > 0 ? m->sim_time_s / r->wall_s : 0);
+        fprintf(f, "\n    }%s\n", k + 1 < r->nv ? "," : "");
+    }
+    fprintf(f, "  ]\n}\n");
+    return fclose(f) ? trv_error(ctx, TRV_ERR_IO, "cannot write '%s'", path) : TRV_OK;
+}
+
+trv_status sim_run_write(trv_ctx *ctx, const sim_run *r, const char *outdir, const trv_meta *meta, int timing)
+{
+    trv_outset *set = trv_outset_new();
+    if (!set)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    trv_status st = trv_outset_mkdir(ctx, set, outdir);
+    char name[96];
+    for (int k = 0; k < r->nv && !st; k++) {
+        const sim_veh *v = &r->v[k];
+        for (int j = 0; j < 2 && !st; j++) {
+            snprintf(name, sizeof name, "trajectory_%s.%s", v->spec->id, j ? "geojson" : "csv");
+            char *p = trv_path_join(outdir, name);
+            const char *tmp = p ? trv_outset_add(set, p) : NULL;
+            free(p);
+            if (!tmp)
+                st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+            else
+                st = j ? write_geojson(ctx, r, v, tmp, meta) : write_csv(ctx, v, tmp);
+        }
+    }
+    for (int j = 0; j < 2 && !st; j++) {
+        char *p = trv_path_join(outdir, j ? "metrics.json" : "events.jsonl");
+        const char *tmp = p ? trv_outset_add(set, p) : NULL;
+        free(p);
+        if (!tmp)
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        else
+            st = j ? write_metrics(ctx, r, tmp, meta, timing) : write_events(ctx, r, tmp);
+    }
+    if (!st)
+        st = trv_outset_commit(ctx, set);
+    trv_outset_free(set);
+    return st;
+}

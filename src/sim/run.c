@@ -1,0 +1,732 @@
+/* The run: vehicles set up from the scenario (route file or a plan), then
+ * stepped together with one dt: sensing (GNSS / IMU errors, LiDAR into the
+ * seen map, re-planning), the yield rule, speed from the profile, the
+ * controller, the model, terrain contact, and the checks (tip-over,
+ * collisions, goal). See sim.h, runner section. */
+#include "sim_priv.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define G 9.80665
+#define STAND_MS 0.1
+#define CREEP_MS 0.3
+#define MAX_REPLANS 500
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static double wrap(double a)
+{
+    while (a > M_PI)
+        a -= 2 * M_PI;
+    while (a < -M_PI)
+        a += 2 * M_PI;
+    return a;
+}
+
+const char *sim_event_name(sim_event_type t)
+{
+    static const char *const names[] = {"start", "goal", "collision", "tip_over", "off_map", "obstacle_seen",
+                                        "replan", "stuck", "yield", "time_limit"};
+    return (unsigned)t < sizeof names / sizeof *names ? names[t] : "unknown";
+}
+
+static void event(sim_run *r, int k, sim_event_type type, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void event(sim_run *r, int k, sim_event_type type, const char *fmt, ...)
+{
+    if (r->nev == r->capev) {
+        int cap = r->capev ? 2 * r->capev : 64;
+        sim_event *e = realloc(r->ev, cap * sizeof *e);
+        if (!e)
+            return; /* an event lost to memory exhaustion: the run goes on */
+        r->ev = e, r->capev = cap;
+    }
+    sim_event *e = &r->ev[r->nev++];
+    memset(e, 0, sizeof *e);
+    e->t = r->t_now, e->vehicle = k, e->type = type;
+    e->x = r->v[k].s.x, e->y = r->v[k].s.y;
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(e->details, sizeof e->details, fmt, ap);
+        va_end(ap);
+    }
+}
+
+static double normal(trv_rng *g)
+{
+    double u1 = trv_rng_uniform(g), u2 = trv_rng_uniform(g);
+    return sqrt(-2 * log(1 - u1)) * cos(2 * M_PI * u2);
+}
+
+/* ---- the speed profile ---------------------------------------------------------- */
+
+static double cell_speed_ms(const prm_terrain *t, double x, double y)
+{
+    long i = prm_cell_at(t, x, y);
+    if (i < 0)
+        return 0;
+    float v = t->speed->f32[i];
+    return isfinite(v) && v > 0 ? v / 3.6 : 0;
+}
+
+static trv_status profile_build(trv_ctx *ctx, const sim_run *r, sim_veh *v)
+{
+    const sim_path *p = &v->path;
+    double len = p->s[p->n - 1];
+    double ds = fmin(r->t->cell_m / 2, 5);
+    int n = (int)ceil(len / ds) + 1;
+    if (n < 2)
+        n = 2;
+    double *prof = malloc(n * sizeof *prof);
+    if (!prof)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    ds = len / (n - 1);
+    double h = fmax(2.5, fmin(15, r->t->cell_m / 2));
+    for (int i = 0; i < n; i++) {
+        double s = i * ds, x, y, xa, ya, xb, yb;
+        sim_path_point(p, s, &x, &y);
+        double vmax = fmin(v->body.top_speed_ms, fmax(cell_speed_ms(r->t, x, y), 0.5));
+        sim_path_point(p, s - h, &xa, &ya);
+        sim_path_point(p, s + h, &xb, &yb);
+        if (s - h > 0 && s + h < len) {
+            double turn = fabs(wrap(atan2(yb - y, xb - x) - atan2(y - ya, x - xa)));
+            double kappa = turn / (2 * h);
+            if (kappa > 1e-9)
+                vmax = fmin(vmax, sqrt(r->sc->lat_acc_ms2 / kappa));
+        }
+        prof[i] = vmax;
+    }
+    prof[n - 1] = 0;
+    for (int i = n - 2; i >= 0; i--)
+        prof[i] = fmin(prof[i], sqrt(prof[i + 1] * prof[i + 1] + 2 * r->sc->decel_ms2 * ds));
+    free(v->prof);
+    v->prof = prof, v->prof_n = n, v->prof_ds = ds;
+    return TRV_OK;
+}
+
+static double profile_min(const sim_veh *v, double s0, double s1)
+{
+    int i0 = (int)floor(s0 / v->prof_ds), i1 = (int)ceil(s1 / v->prof_ds);
+    if (i0 < 0)
+        i0 = 0;
+    if (i1 > v->prof_n - 1)
+        i1 = v->prof_n - 1;
+    if (i0 > i1)
+        i0 = i1;
+    double m = INFINITY;
+    for (int i = i0; i <= i1; i++)
+        m = fmin(m, v->prof[i]);
+    return m;
+}
+
+/* ---- set-up ----------------------------------------------------------------------- */
+
+static trv_status path_from_xy(trv_ctx *ctx, sim_veh *v, const double *x, const double *y, int n)
+{
+    /* drop repeated vertices: they make zero-length segments */
+    double *px = malloc(n * sizeof *px), *py = malloc(n * sizeof *py);
+    if (!px || !py) {
+        free(px), free(py);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (m == 0 || hypot(x[i] - px[m - 1], y[i] - py[m - 1]) > 1e-6)
+            px[m] = x[i], py[m] = y[i], m++;
+    trv_status st = m < 2 ? trv_error(ctx, TRV_ERR_DATA, "the route has fewer than two distinct points")
+                          : sim_path_set(ctx, &v->path, px, py, m);
+    free(px), free(py);
+    return st;
+}
+
+static trv_status read_route(trv_ctx *ctx, const prm_terrain *t, sim_veh *v, const char *path)
+{
+    trv_csv *csv = NULL;
+    trv_status st = trv_csv_read(ctx, path, &csv);
+    int cx = -1, cy = -1;
+    if (!st)
+        st = trv_csv_require(ctx, csv, "x", &cx);
+    if (!st)
+        st = trv_csv_require(ctx, csv, "y", &cy);
+    if (st) {
+        trv_csv_free(csv);
+        return st;
+    }
+    int cr = trv_csv_col(csv, "route");
+    const char *want = v->spec->route_name ? v->spec->route_name : cr >= 0 ? "mmcr" : NULL;
+    size_t nr = trv_csv_nrows(csv);
+    double *x = malloc((nr + 1) * sizeof *x), *y = malloc((nr + 1) * sizeof *y);
+    int n = 0;
+    if (!x || !y)
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < nr && !st; i++) {
+        if (want && (cr < 0 || strcmp(trv_csv_cell(csv, i, cr), want)))
+            continue;
+        if (!(st = trv_csv_double(ctx, csv, i, cx, &x[n])))
+            st = trv_csv_double(ctx, csv, i, cy, &y[n]);
+        n++;
+    }
+    if (!st && n < 2)
+        st = want ? trv_error(ctx, TRV_ERR_DATA, "'%s' has no route '%s' (of two points or more)", path, want)
+                  : trv_error(ctx, TRV_ERR_DATA, "'%s' has fewer than two points", path);
+    for (int e = 0; e < 2 && !st; e++) {
+        double px = e ? x[n - 1] : x[0], py = e ? y[n - 1] : y[0];
+        long c = prm_cell_at(t, px, py);
+        const char *which = e ? "end" : "start";
+        if (c < 0)
+            st = trv_error(ctx, TRV_ERR_DATA, "the %s of the route in '%s' (%.2f, %.2f) is outside the map", which,
+                           path, px, py);
+        else if (!prm_cell_go(t, c))
+            st = trv_error(ctx, TRV_ERR_DATA, "the %s of the route in '%s' (%.2f, %.2f) is in NOGO", which, path,
+                           px, py);
+    }
+    if (!st)
+        st = path_from_xy(ctx, v, x, y, n);
+    free(x), free(y);
+    trv_csv_free(csv);
+    return st;
+}
+
+static trv_status plan_route(trv_ctx *ctx, const prm_terrain *t, sim_veh *v)
+{
+    const sim_vehicle_spec *sp = v->spec;
+    double xs[2] = {sp->start[0], sp->goal[0]}, ys[2] = {sp->start[1], sp->goal[1]};
+    trv_status st = TRV_OK;
+    if (strcmp(sp->srs, "map")) {
+        char *wkt = NULL;
+        geo_ct *ct = NULL;
+        int ok[2] = {1, 1};
+        if (!(st = geo_crs_wkt(ctx, sp->srs, &wkt)) && !(st = geo_ct_create(ctx, wkt, t->grid->wkt, &ct)))
+            geo_ct_points(ct, 2, xs, ys, ok);
+        if (!st && (!ok[0] || !ok[1]))
+            st = trv_error(ctx, TRV_ERR_CRS, "the %s cannot be transformed into the terrain's CRS",
+                           ok[0] ? "goal" : "start");
+        free(wkt);
+        geo_ct_free(ct);
+    }
+    prm_path pp = {0};
+    prm_weights w;
+    prm_weights_default(&w);
+    double dev;
+    if (!st)
+        st = prm_route_grid(ctx, t, xs[0], ys[0], xs[1], ys[1], sp->strategy, &w, &pp);
+    if (!st)
+        st = prm_smooth(ctx, t, &pp, t->cell_m, &dev);
+    if (!st)
+        st = path_from_xy(ctx, v, pp.x, pp.y, pp.n);
+    prm_path_clear(&pp);
+    return st;
+}
+
+static trv_status vehicle_setup(trv_ctx *ctx, sim_run *r, int k)
+{
+    sim_veh *v = &r->v[k];
+    const sim_vehicle_spec *sp = v->spec;
+    const prm_terrain *t = r->t;
+    trv_status st = tm_vehicle_read(ctx, sp->file, &v->tv);
+    if (st)
+        return trv_error_prefix(ctx, st, "vehicle '%s'", sp->id);
+    sim_body_from_vehicle(v->tv, sp->kind, &v->body);
+    if (r->env.soil && r->env.soils && r->env.landuse_csv) {
+        if ((st = tm_model_init(ctx, &v->tm, v->tv, r->env.soils, r->env.landuse_csv)))
+            return trv_error_prefix(ctx, st, "vehicle '%s'", sp->id);
+        v->has_tm = 1;
+    }
+    const char *route = r->env.route_path ? r->env.route_path : sp->route;
+    if (!route && !(sp->has_start && sp->has_goal))
+        return trv_error(ctx, TRV_ERR_USAGE, "%s:%ld: vehicle '%s' needs a route (or --route), or a start and a goal",
+                         r->sc->path, sp->line, sp->id);
+    st = route ? read_route(ctx, t, v, route) : plan_route(ctx, t, v);
+    if (st)
+        return trv_error_prefix(ctx, st, "vehicle '%s'", sp->id);
+    /* the first plan, for the outputs, and its planned time from speed.tif */
+    const sim_path *p = &v->path;
+    v->plan0_n = p->n;
+    v->plan0_x = malloc(p->n * sizeof *v->plan0_x);
+    v->plan0_y = malloc(p->n * sizeof *v->plan0_y);
+    if (!v->plan0_x || !v->plan0_y)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    memcpy(v->plan0_x, p->x, p->n * sizeof *p->x);
+    memcpy(v->plan0_y, p->y, p->n * sizeof *p->y);
+    prm_path pp = {.n = p->n, .x = v->plan0_x, .y = v->plan0_y};
+    prm_stats ps;
+    prm_path_stats(t, &pp, t->cell_m, &ps);
+    v->m.planned_time_s = ps.time_h * 3600;
+    v->m.planned_distance_m = ps.distance_m;
+    v->goal_x = p->x[p->n - 1], v->goal_y = p->y[p->n - 1];
+    if ((st = profile_build(ctx, r, v)))
+        return st;
+    /* sensors */
+    int rays = 0;
+    for (int j = 0; j < sp->nsensors; j++) {
+        const sim_sensor *ss = &sp->sensors[j];
+        if (ss->kind == SIM_GNSS)
+            v->gnss = ss;
+        else if (ss->kind == SIM_IMU)
+            v->imu = ss;
+        else if (v->nlidar < 2) {
+            v->lidar[v->nlidar++] = ss;
+            int n = sim_lidar_rays(ss);
+            rays = n > rays ? n : rays;
+        }
+    }
+    if (v->nlidar) {
+        v->scan_cap = rays;
+        if (!(v->scan = malloc((size_t)rays * 3 * sizeof *v->scan)))
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        if ((st = sim_seen_init(ctx, &v->seen, t,
+                                hypot(v->body.length_m / 2, v->body.width_m / 2) + r->sc->margin_m)))
+            return st;
+        v->has_seen = 1;
+    }
+    /* one generator per vehicle, from the run's seed and the vehicle's rank */
+    trv_rng_seed(&v->rng, r->env.seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(k + 1)));
+    /* the initial state: at the route's start, heading along it */
+    double x1, y1;
+    sim_path_point(p, fmin(2.0, p->s[p->n - 1]), &x1, &y1);
+    v->s.x = p->x[0], v->s.y = p->y[0];
+    v->s.heading = atan2(y1 - p->y[0], x1 - p->x[0]);
+    if (sim_contact(&r->field, &v->body, v->s.x, v->s.y, v->s.heading, &v->s.z, &v->s.pitch, &v->s.roll))
+        return trv_error(ctx, TRV_ERR_DATA, "vehicle '%s': the start (%.2f, %.2f) is too close to the edge of the map",
+                         sp->id, v->s.x, v->s.y);
+    snprintf(v->m.id, sizeof v->m.id, "%s", sp->id);
+    v->m.end = "time_limit";
+    return TRV_OK;
+}
+
+trv_status sim_run_new(trv_ctx *ctx, const sim_scenario *sc, const prm_terrain *t, const sim_env *env,
+                       sim_run **out)
+{
+    *out = NULL;
+    sim_run *r = calloc(1, sizeof *r);
+    if (!r)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    r->sc = sc, r->t = t;
+    if (!(r->quiet = trv_ctx_new())) {
+        free(r);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    trv_ctx_set_verbosity(r->quiet, 0);
+    if (env)
+        r->env = *env;
+    sim_field_from_raster(t->dem, &r->field);
+    trv_status st = TRV_OK;
+    r->nv = sc->nveh;
+    r->v = calloc(sc->nveh, sizeof *r->v);
+    r->boxes = calloc(sc->nveh, sizeof *r->boxes);
+    r->box_z = calloc(sc->nveh, sizeof *r->box_z);
+    r->box_h = calloc(sc->nveh, sizeof *r->box_h);
+    if (!r->v || !r->boxes || !r->box_z || !r->box_h)
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (!st && sc->obstacles)
+        st = sim_obstacles_read(ctx, sc->obstacles, t, &r->obs, &r->nobs);
+    if (!st && r->nobs && !(r->obs_rad = calloc(r->nobs, sizeof *r->obs_rad)))
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < r->nobs && !st; k++) {
+        const sim_obstacle *o = &r->obs[k];
+        double rad = o->r;
+        for (int i = 0; i < o->n; i++)
+            rad = fmax(rad, hypot(o->px[i] - o->cx, o->py[i] - o->cy));
+        r->obs_rad[k] = rad;
+    }
+    for (int k = 0; k < r->nv && !st; k++) {
+        r->v[k].spec = &sc->veh[k];
+        st = vehicle_setup(ctx, r, k);
+    }
+    if (st) {
+        r->nv = r->v ? sc->nveh : 0;
+        sim_run_free(r);
+        return st;
+    }
+    *out = r;
+    return TRV_OK;
+}
+
+void sim_run_free(sim_run *r)
+{
+    if (!r)
+        return;
+    for (int k = 0; k < r->nv; k++) {
+        sim_veh *v = &r->v[k];
+        tm_vehicle_free(v->tv);
+        sim_path_clear(&v->path);
+        free(v->plan0_x), free(v->plan0_y), free(v->prof), free(v->scan), free(v->rows);
+        if (v->has_seen)
+            sim_seen_clear(&v->seen);
+    }
+    free(r->v);
+    sim_obstacles_free(r->obs, r->nobs);
+    free(r->obs_rad);
+    free(r->ev);
+    free(r->boxes), free(r->box_z), free(r->box_h);
+    trv_ctx_free(r->quiet);
+    free(r);
+}
+
+/* ---- one step ---------------------------------------------------------------------- */
+
+static sim_obb box_of(const sim_veh *v)
+{
+    return (sim_obb){v->s.x, v->s.y, v->s.heading, v->body.length_m / 2, v->body.width_m / 2};
+}
+
+/* present: started (driving or done) */
+static int present(const sim_veh *v) { return v->phase > 0; }
+
+static void finish(sim_run *r, int k, const char *why, int reached)
+{
+    sim_veh *v = &r->v[k];
+    v->phase = 2;
+    v->t_done = r->t_now;
+    v->m.end = why;
+    v->m.reached_goal = reached;
+    if (!reached && !v->standing)
+        v->m.stops++;
+    v->s.v = v->s.vy = v->s.yaw_rate = 0;
+}
+
+static void record(sim_run *r, sim_veh *v, double cte)
+{
+    if (v->nrows == v->caprows) {
+        long cap = v->caprows ? 2 * v->caprows : 1024;
+        sim_row *rows = realloc(v->rows, cap * sizeof *rows);
+        if (!rows)
+            return;
+        v->rows = rows, v->caprows = cap;
+    }
+    long c = prm_cell_at(r->t, v->s.x, v->s.y);
+    v->rows[v->nrows++] = (sim_row){r->t_now, v->s.x, v->s.y, v->s.z, v->s.heading, v->s.pitch, v->s.roll,
+                                    v->s.v, v->s.steer, cte, c >= 0 ? r->t->cls->u8[c] : 0};
+}
+
+/* The corridor ahead of a vehicle (its braking distance) holds b? */
+static int ahead(const sim_run *r, const sim_veh *a, const sim_veh *b)
+{
+    double m = r->sc->margin_m;
+    double len = a->s.v * a->s.v / (2 * r->sc->decel_ms2) + m + 2;
+    double c = cos(a->s.heading), s = sin(a->s.heading), off = a->body.length_m / 2 + len / 2;
+    sim_obb cor = {a->s.x + c * off, a->s.y + s * off, a->s.heading, len / 2, a->body.width_m / 2 + m};
+    sim_obb bb = box_of(b);
+    bb.half_len += m, bb.half_wid += m;
+    return sim_obb_overlap(&cor, &bb);
+}
+
+static void sense(trv_ctx *ctx, sim_run *r, int k)
+{
+    sim_veh *v = &r->v[k];
+    double t = r->t_now;
+    if (v->gnss && t >= v->next_gnss) {
+        v->gnss_ex = v->gnss->noise * normal(&v->rng);
+        v->gnss_ey = v->gnss->noise * normal(&v->rng);
+        v->next_gnss = t + 1 / v->gnss->rate_hz;
+    }
+    if (v->imu && t >= v->next_imu) {
+        v->imu_eh = v->imu->noise * normal(&v->rng);
+        v->next_imu = t + 1 / v->imu->rate_hz;
+    }
+    for (int j = 0; j < v->nlidar; j++) {
+        if (t < v->next_scan[j])
+            continue;
+        v->next_scan[j] = t + 1 / v->lidar[j]->rate_hz;
+        int nb = 0;
+        for (int q = 0; q < r->nv; q++)
+            if (q != k && present(&r->v[q])) {
+                r->boxes[nb] = box_of(&r->v[q]);
+                r->box_z[nb] = r->v[q].s.z;
+                r->box_h[nb] = r->v[q].body.height_m;
+                nb++;
+            }
+        sim_world w = {&r->field, r->obs, r->nobs, r->boxes, r->box_z, r->box_h, nb, t};
+        int n = sim_lidar_scan(v->lidar[j], &w, &v->s, &v->rng, v->scan, v->scan_cap);
+        /* returns from other vehicles stay out of the map (they yield instead) */
+        int m = 0;
+        for (int i = 0; i < n; i++) {
+            const double *h = &v->scan[3 * i];
+            int on_vehicle = 0;
+            for (int q = 0; q < nb && !on_vehicle; q++) {
+                sim_obb b = r->boxes[q];
+                b.half_len += 0.3, b.half_wid += 0.3;
+                on_vehicle = sim_obb_circle(&b, h[0], h[1], 1e-3);
+            }
+            if (!on_vehicle) {
+                if (m != i)
+                    memmove(&v->scan[3 * m], h, 3 * sizeof *h);
+                m++;
+            }
+        }
+        long fresh = sim_seen_add(&v->seen, r->t, &r->field, v->scan, m, v->body.step_m);
+        if (!fresh)
+            continue;
+        event(r, k, SIM_EV_OBSTACLE_SEEN, "\"cells\": %ld, \"blocked_total\": %ld", fresh, v->seen.nblocked);
+        if (!r->sc->replan || !sim_seen_path_blocked(&v->seen, r->t, &v->path, v->s_along))
+            continue;
+        prm_path np = {0};
+        double wall = 0;
+        int local = 0;
+        trv_status st = v->m.replans >= MAX_REPLANS
+                            ? TRV_ERR_DATA
+                            : sim_replan(r->quiet, &v->seen, r->t, &v->path, v->s_along, v->s.x, v->s.y, &np,
+                                         &wall, &local);
+        v->m.replan_wall_s += wall;
+        if (!st && !(st = path_from_xy(ctx, v, np.x, np.y, np.n)) && !(st = profile_build(ctx, r, v))) {
+            v->m.replans++;
+            v->hint_ctrl = v->hint_true = 0;
+            v->s_along = 0;
+            event(r, k, SIM_EV_REPLAN, "\"n\": %d, \"scope\": \"%s\", \"length_m\": %.1f, \"expanded\": %ld",
+                  v->m.replans, local ? "local" : "global", v->path.s[v->path.n - 1], np.expanded);
+        } else {
+            event(r, k, SIM_EV_STUCK, "\"reason\": \"no path around what was seen\"");
+            finish(r, k, "stuck", 0);
+        }
+        prm_path_clear(&np);
+        if (v->phase == 2)
+            return;
+    }
+}
+
+/* Pure pursuit steers straight on when its target lies behind (a plan
+ * that leads back, after a dead end): turn at the steering limit (skid,
+ * Mecanum: on the spot) toward the side of the target, at creep speed,
+ * until it is ahead again. */
+static void turn_around(const sim_run *r, const sim_veh *v, const sim_state *est, sim_cmd *cmd)
+{
+    double s_along, tx, ty;
+    int hint = v->hint_ctrl;
+    sim_path_project(&v->path, est->x, est->y, &hint, &s_along);
+    double look = fmax(r->sc->ctrl.lookahead_min_m, 2 * v->body.length_m);
+    sim_path_point(&v->path, s_along + look, &tx, &ty);
+    double dx = tx - est->x, dy = ty - est->y, c = cos(est->heading), s = sin(est->heading);
+    double xl = dx * c + dy * s, yl = -dx * s + dy * c;
+    if (xl > 0 || hypot(dx, dy) < 0.5 * look)
+        return;
+    double side = yl >= 0 ? 1 : -1;
+    if (v->body.kind == SIM_ACKERMANN) {
+        cmd->v = fmin(cmd->v, 1.0);
+        cmd->steer = side * v->body.max_steer_rad;
+    } else {
+        cmd->v = 0;
+        cmd->vy = 0;
+        cmd->yaw_rate = side * 0.5;
+    }
+}
+
+static void drive(trv_ctx *ctx, sim_run *r, int k, double dt)
+{
+    sim_veh *v = &r->v[k];
+    sense(ctx, r, k);
+    if (v->phase != 2) {
+        /* the yield rule */
+        int yield_to = -1;
+        for (int q = 0; q < r->nv && yield_to < 0; q++) {
+            if (q == k || !present(&r->v[q]) || !ahead(r, v, &r->v[q]))
+                continue;
+            if (q > k && ahead(r, &r->v[q], v))
+                continue; /* both have the other ahead: the earlier one goes */
+            yield_to = q;
+        }
+        if (yield_to >= 0 && !v->yielding)
+            event(r, k, SIM_EV_YIELD, "\"to\": \"%s\"", r->v[yield_to].spec->id);
+        v->yielding = yield_to >= 0;
+        double la = fmax(v->s.v, 0) * v->body.tau_speed_s + 1;
+        double want = profile_min(v, v->s_along, v->s_along + la);
+        double here = cell_speed_ms(r->t, v->s.x, v->s.y);
+        want = fmin(want, fmax(here, 0.5));
+        want = v->yielding ? 0 : fmax(want, CREEP_MS);
+        sim_state est = v->s;
+        est.x += v->gnss_ex, est.y += v->gnss_ey, est.heading += v->imu_eh;
+        sim_cmd cmd;
+        sim_ctrl_command(&r->sc->ctrl, &v->body, &v->path, &est, want, &v->hint_ctrl, &cmd);
+        turn_around(r, v, &est, &cmd);
+        sim_step(&v->body, &v->s, &cmd, dt);
+    }
+}
+
+static void check(sim_run *r, int k, double dt)
+{
+    sim_veh *v = &r->v[k];
+    double t = r->t_now;
+    double z, pitch, roll;
+    if (sim_contact(&r->field, &v->body, v->s.x, v->s.y, v->s.heading, &z, &pitch, &roll)) {
+        event(r, k, SIM_EV_OFF_MAP, NULL);
+        finish(r, k, "off_map", 0);
+        return;
+    }
+    double dz = z - v->s.z;
+    v->s.z = z, v->s.pitch = pitch, v->s.roll = roll;
+    /* metrics */
+    double s_along;
+    double cte = sim_path_project(&v->path, v->s.x, v->s.y, &v->hint_true, &s_along);
+    v->s_along = s_along;
+    double xa, ya, xb, yb;
+    sim_path_point(&v->path, s_along - 0.5, &xa, &ya);
+    sim_path_point(&v->path, s_along + 0.5, &xb, &yb);
+    double he = v->body.kind == SIM_MECANUM ? 0 : wrap(v->s.heading - atan2(yb - ya, xb - xa));
+    v->cte2 += cte * cte, v->he2 += he * he, v->nsamp++;
+    v->cte_max = fmax(v->cte_max, fabs(cte));
+    double speed = hypot(v->s.v, v->s.vy);
+    double step_len = sqrt(speed * dt * speed * dt + dz * dz);
+    v->m.distance_m += step_len;
+    double r_kN = v->tv->gross_mass_kg * G * sin(pitch) / 1000;
+    if (v->has_tm) {
+        long c = prm_cell_at(r->t, v->s.x, v->s.y);
+        int code = c >= 0 ? r->env.soil->u8[c] : 0;
+        if (code > 0 && v->tm.soil_index[code] >= 0)
+            r_kN += v->tm.resistance_total_kN[code];
+    }
+    v->m.energy_kJ += fmax(r_kN, 0) * speed * dt;
+    /* standstills */
+    if (speed < STAND_MS) {
+        if (v->moved && !v->standing)
+            v->m.stops++;
+        v->standing = 1;
+    } else {
+        v->standing = 0;
+        v->moved = 1;
+    }
+    if (t >= v->next_record) {
+        record(r, v, cte);
+        v->next_record = t + r->sc->record_s;
+    }
+    /* tip-over, collisions, goal */
+    if (fabs(roll) > v->body.max_roll_rad || fabs(pitch) > v->body.max_pitch_rad) {
+        event(r, k, SIM_EV_TIP_OVER, "\"pitch_deg\": %.2f, \"roll_deg\": %.2f", pitch * 180 / M_PI,
+              roll * 180 / M_PI);
+        finish(r, k, "tip_over", 0);
+        return;
+    }
+    sim_obb box = box_of(v);
+    double vr = hypot(box.half_len, box.half_wid);
+    for (int j = 0; j < r->nobs; j++) {
+        const sim_obstacle *o = &r->obs[j];
+        if (!sim_obstacle_active(o, t))
+            continue;
+        double ox, oy;
+        sim_obstacle_offset(o, t, &ox, &oy);
+        if (hypot(o->cx + ox - v->s.x, o->cy + oy - v->s.y) > r->obs_rad[j] + vr)
+            continue;
+        if (sim_obstacle_hits(o, t, &box)) {
+            v->m.collisions++;
+            event(r, k, SIM_EV_COLLISION, "\"with\": \"obstacle\", \"id\": \"%s\"", o->id);
+            finish(r, k, "collision", 0);
+            return;
+        }
+    }
+    for (int q = 0; q < r->nv; q++) {
+        if (q == k || !present(&r->v[q]))
+            continue;
+        sim_obb b = box_of(&r->v[q]);
+        if (sim_obb_overlap(&box, &b)) {
+            v->m.collisions++;
+            event(r, k, SIM_EV_COLLISION, "\"with\": \"vehicle\", \"id\": \"%s\"", r->v[q].spec->id);
+            finish(r, k, "collision", 0);
+            return;
+        }
+    }
+    double len = v->path.s[v->path.n - 1];
+    if (hypot(v->s.x - v->goal_x, v->s.y - v->goal_y) <= r->sc->goal_tol_m &&
+        s_along >= len - r->sc->goal_tol_m - 1) {
+        event(r, k, SIM_EV_GOAL, "\"time_s\": %.3f", t - v->spec->start_time_s);
+        finish(r, k, "goal", 1);
+    }
+}
+
+trv_status sim_run_go(trv_ctx *ctx, sim_run *r)
+{
+    double w0 = now_s();
+    const double dt = r->sc->step_s;
+    long steps = (long)ceil(r->sc->time_limit_s / dt - 1e-9);
+    trv_status st = TRV_OK;
+    long i;
+    for (i = 0; i < steps; i++) {
+        r->t_now = i * dt;
+        int active = 0;
+        for (int k = 0; k < r->nv; k++) {
+            sim_veh *v = &r->v[k];
+            if (v->phase == 0 && r->t_now >= v->spec->start_time_s - 1e-9) {
+                v->phase = 1;
+                v->next_record = r->t_now;
+                event(r, k, SIM_EV_START, NULL);
+                record(r, v, 0);
+                v->next_record = r->t_now + r->sc->record_s;
+            }
+            active += v->phase < 2;
+        }
+        if (!active)
+            break;
+        for (int k = 0; k < r->nv; k++)
+            if (r->v[k].phase == 1)
+                drive(ctx, r, k, dt);
+        r->t_now = (i + 1) * dt;
+        for (int k = 0; k < r->nv; k++)
+            if (r->v[k].phase == 1) {
+                check(r, k, dt);
+                if (r->v[k].phase == 2)
+                    record(r, &r->v[k], r->v[k].nrows ? r->v[k].rows[r->v[k].nrows - 1].cte : 0);
+            }
+        if (r->env.realtime && i % 5 == 0) {
+            double ahead_s = r->t_now - (now_s() - w0);
+            if (ahead_s > 0) {
+                struct timespec ts = {(time_t)ahead_s, (long)((ahead_s - floor(ahead_s)) * 1e9)};
+                nanosleep(&ts, NULL);
+            }
+        }
+        if (i % 20000 == 0) {
+            double done = 0;
+            for (int k = 0; k < r->nv; k++) {
+                const sim_veh *v = &r->v[k];
+                done += v->phase == 2 ? 1 : v->s_along / v->path.s[v->path.n - 1];
+            }
+            if ((st = trv_progress(ctx, fmin(done / r->nv, 0.999), "sim")))
+                break;
+        }
+    }
+    if (!st) {
+        r->t_now = fmin(i, steps) * dt;
+        for (int k = 0; k < r->nv; k++)
+            if (r->v[k].phase < 2) {
+                event(r, k, SIM_EV_TIME_LIMIT, NULL);
+                if (r->v[k].phase == 1)
+                    record(r, &r->v[k], 0);
+                finish(r, k, "time_limit", 0);
+            }
+        st = trv_progress(ctx, 1, "sim");
+    }
+    r->wall_s = now_s() - w0;
+    for (int k = 0; k < r->nv; k++) {
+        sim_veh *v = &r->v[k];
+        sim_metrics *m = &v->m;
+        m->time_s = v->t_done - v->spec->start_time_s;
+        if (m->time_s < 0)
+            m->time_s = 0;
+        m->cross_track_rms_m = v->nsamp ? sqrt(v->cte2 / v->nsamp) : 0;
+        m->cross_track_max_m = v->cte_max;
+        m->heading_rms_deg = v->nsamp ? sqrt(v->he2 / v->nsamp) * 180 / M_PI : 0;
+        m->sim_time_s = r->t_now;
+        m->yields = sim_run_count(r, k, SIM_EV_YIELD);
+    }
+    return st;
+}
+
+int sim_run_nvehicles(const sim_run *r) { return r->nv; }
+const sim_metrics *sim_run_metrics(const sim_run *r, int k) { return &r->v[k].m; }
+int sim_run_nevents(const sim_run *r) { return r->nev; }
+const sim_event *sim_run_event(const sim_run *r, int i) { return &r->ev[i]; }
+double sim_run_wall_s(const sim_run *r) { return r->wall_s; }
+
+int sim_run_count(const sim_run *r, int k, sim_event_type t)
+{
+    int n = 0;
+    for (int i = 0; i < r->nev; i++)
+        n += r->ev[i].type == t && (k < 0 || r->ev[i].vehicle == k);
+    return n;
+}

@@ -1,0 +1,412 @@
+/* The scenario file (INI, sections found by a pre-scan and bound through
+ * one schema built for them, so that every unknown key or section is an
+ * error naming file:line) and the obstacles file (GeoJSON through OGR). */
+#include "sim.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cpl_conv.h>
+#include <gdal.h>
+#include <ogr_api.h>
+#include <ogr_srs_api.h>
+
+#define DEG (M_PI / 180)
+#define MAX_VEH 64
+
+void sim_scenario_free(sim_scenario *sc)
+{
+    if (!sc)
+        return;
+    for (int k = 0; k < sc->nveh; k++) {
+        free(sc->veh[k].file);
+        free(sc->veh[k].route);
+        free(sc->veh[k].route_name);
+        free(sc->veh[k].srs);
+    }
+    free(sc->veh);
+    free(sc->obstacles);
+    free(sc->path);
+    free(sc);
+}
+
+/* The ids of the [vehicle.ID] sections, in file order. */
+static trv_status scan_sections(trv_ctx *ctx, const char *path, char ids[][32], long *lines, int *n)
+{
+    FILE *f = fopen(path, "r");
+    *n = 0;
+    if (!f)
+        return TRV_OK; /* trv_ini_read reports it */
+    char buf[1024];
+    long line = 0;
+    trv_status st = TRV_OK;
+    while (!st && fgets(buf, sizeof buf, f)) {
+        line++;
+        char *s = buf;
+        while (isspace((unsigned char)*s))
+            s++;
+        if (*s != '[' || strncmp(s + 1, "vehicle.", 8))
+            continue;
+        char *end = strchr(s, ']');
+        if (!end)
+            continue;
+        *end = '\0';
+        const char *id = s + 9;
+        if (!*id || strlen(id) >= 32)
+            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: vehicle id '%s' must have 1 to 31 characters", path, line, id);
+        else if (*n >= MAX_VEH)
+            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: more than %d vehicles", path, line, MAX_VEH);
+        else {
+            for (int k = 0; k < *n; k++)
+                if (!strcmp(ids[k], id))
+                    st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: vehicle '%s' given twice", path, line, id);
+            if (!st) {
+                snprintf(ids[*n], 32, "%s", id);
+                lines[(*n)++] = line;
+            }
+        }
+    }
+    fclose(f);
+    return st;
+}
+
+static char *resolve(const char *base_dir, const char *p)
+{
+    if (!p)
+        return NULL;
+    if (p[0] == '/' || !base_dir[0])
+        return strdup(p);
+    return trv_path_join(base_dir, p);
+}
+
+static int parse_pair(const char *s, double v[2])
+{
+    char *end;
+    v[0] = strtod(s, &end);
+    if (end == s || *end != ',')
+        return -1;
+    const char *t = end + 1;
+    v[1] = strtod(t, &end);
+    while (isspace((unsigned char)*end))
+        end++;
+    return end == t || *end || !isfinite(v[0]) || !isfinite(v[1]) ? -1 : 0;
+}
+
+/* Per-vehicle values bound by the schema before they are checked. */
+typedef struct veh_raw {
+    char *file, *route, *route_name, *start, *goal, *srs;
+    int model, strategy;
+    double start_time;
+    int has_gnss, has_imu, has_l2, has_l3;
+    double gnss_rate, gnss_noise, imu_rate, imu_noise_deg;
+    double l2[6], l3[8]; /* rate, hfov, hres, range, noise, mount; 3D: + vfov, lines */
+    int given_l2[6], given_l3[8];
+} veh_raw;
+
+trv_status sim_scenario_read(trv_ctx *ctx, const char *path, sim_scenario **out)
+{
+    *out = NULL;
+    char ids[MAX_VEH][32];
+    long lines[MAX_VEH];
+    int nveh = 0;
+    trv_ini *ini = NULL;
+    trv_status st = trv_ini_read(ctx, path, &ini);
+    if (!st)
+        st = scan_sections(ctx, path, ids, lines, &nveh);
+    if (st) {
+        trv_ini_free(ini);
+        return st;
+    }
+    if (nveh == 0) {
+        trv_ini_free(ini);
+        return trv_error(ctx, TRV_ERR_FORMAT, "'%s' names no vehicle (a [vehicle.ID] section)", path);
+    }
+    sim_scenario *sc = calloc(1, sizeof *sc);
+    veh_raw *raw = calloc(nveh, sizeof *raw);
+    /* per vehicle: 9 vehicle keys, 2 gnss, 2 imu, 6 lidar2d, 8 lidar3d; 15 scenario keys */
+    enum { PER = 27 };
+    trv_ini_key *schema = calloc((size_t)nveh * PER + 16, sizeof *schema);
+    char (*secs)[5][48] = calloc(nveh, sizeof *secs);
+    if (!sc || !raw || !schema || !secs) {
+        free(sc), free(raw), free(schema), free(secs);
+        trv_ini_free(ini);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    sc->path = strdup(path);
+    sc->step_s = 0.02, sc->time_limit_s = 3600, sc->record_s = 0.2, sc->goal_tol_m = 2, sc->decel_ms2 = 2;
+    sc->lat_acc_ms2 = 2, sc->margin_m = 1, sc->replan = 1;
+    sim_ctrl_default(&sc->ctrl);
+    int ctrl_kind = 0;
+    char *obstacles = NULL;
+    size_t n = 0;
+#define KEY(sec, name, type, dest, lo, hi, ch, req, given) \
+    schema[n++] = (trv_ini_key){sec, name, type, dest, lo, hi, ch, req, given}
+    KEY("scenario", "step_s", TRV_INI_DOUBLE, &sc->step_s, 1e-4, 1, NULL, 0, NULL);
+    KEY("scenario", "time_limit_s", TRV_INI_DOUBLE, &sc->time_limit_s, 0.01, 1e7, NULL, 0, NULL);
+    KEY("scenario", "record_s", TRV_INI_DOUBLE, &sc->record_s, 0, 3600, NULL, 0, NULL);
+    KEY("scenario", "obstacles", TRV_INI_STRING, &obstacles, 0, 0, NULL, 0, NULL);
+    KEY("scenario", "controller", TRV_INI_CHOICE, &ctrl_kind, 0, 0, "pure_pursuit|stanley", 0, NULL);
+    KEY("scenario", "lookahead_s", TRV_INI_DOUBLE, &sc->ctrl.lookahead_s, 0, 100, NULL, 0, NULL);
+    KEY("scenario", "lookahead_min_m", TRV_INI_DOUBLE, &sc->ctrl.lookahead_min_m, 0.1, 1000, NULL, 0, NULL);
+    KEY("scenario", "lookahead_max_m", TRV_INI_DOUBLE, &sc->ctrl.lookahead_max_m, 0.1, 1000, NULL, 0, NULL);
+    KEY("scenario", "stanley_k", TRV_INI_DOUBLE, &sc->ctrl.stanley_k, 0, 100, NULL, 0, NULL);
+    KEY("scenario", "goal_tolerance_m", TRV_INI_DOUBLE, &sc->goal_tol_m, 0.01, 1000, NULL, 0, NULL);
+    KEY("scenario", "decel_ms2", TRV_INI_DOUBLE, &sc->decel_ms2, 0.05, 20, NULL, 0, NULL);
+    KEY("scenario", "lateral_acc_ms2", TRV_INI_DOUBLE, &sc->lat_acc_ms2, 0.05, 20, NULL, 0, NULL);
+    KEY("scenario", "safety_margin_m", TRV_INI_DOUBLE, &sc->margin_m, 0, 100, NULL, 0, NULL);
+    KEY("scenario", "replan", TRV_INI_BOOL, &sc->replan, 0, 0, NULL, 0, NULL);
+    static const char *const sensor_sec[4] = {"gnss", "imu", "lidar2d", "lidar3d"};
+    for (int k = 0; k < nveh; k++) {
+        veh_raw *v = &raw[k];
+        snprintf(secs[k][0], 48, "vehicle.%.31s", ids[k]);
+        for (int j = 0; j < 4; j++)
+            snprintf(secs[k][j + 1], 48, "%s.%.31s", sensor_sec[j], ids[k]);
+        const char *vs = secs[k][0];
+        v->strategy = 3; /* time */
+        v->gnss_rate = 10, v->gnss_noise = 0.05, v->imu_rate = 100, v->imu_noise_deg = 0.1;
+        double l2d[6] = {10, 360, 1, 50, 0.02, 1.5};
+        memcpy(v->l2, l2d, sizeof l2d);
+        double l3d[8] = {10, 360, 1, 50, 0.02, 1.5, 30, 16};
+        memcpy(v->l3, l3d, sizeof l3d);
+        KEY(vs, "file", TRV_INI_STRING, &v->file, 0, 0, NULL, 1, NULL);
+        KEY(vs, "model", TRV_INI_CHOICE, &v->model, 0, 0, "ackermann|skid|mecanum", 0, NULL);
+        KEY(vs, "route", TRV_INI_STRING, &v->route, 0, 0, NULL, 0, NULL);
+        KEY(vs, "route_name", TRV_INI_STRING, &v->route_name, 0, 0, NULL, 0, NULL);
+        KEY(vs, "start", TRV_INI_STRING, &v->start, 0, 0, NULL, 0, NULL);
+        KEY(vs, "goal", TRV_INI_STRING, &v->goal, 0, 0, NULL, 0, NULL);
+        KEY(vs, "srs", TRV_INI_STRING, &v->srs, 0, 0, NULL, 0, NULL);
+        KEY(vs, "strategy", TRV_INI_CHOICE, &v->strategy, 0, 0, "mmcr|mdr|msr|time", 0, NULL);
+        KEY(vs, "start_time_s", TRV_INI_DOUBLE, &v->start_time, 0, 1e7, NULL, 0, NULL);
+        KEY(secs[k][1], "rate_hz", TRV_INI_DOUBLE, &v->gnss_rate, 0.01, 1000, NULL, 0, &v->has_gnss);
+        KEY(secs[k][1], "noise_m", TRV_INI_DOUBLE, &v->gnss_noise, 0, 100, NULL, 0, &v->has_gnss);
+        KEY(secs[k][2], "rate_hz", TRV_INI_DOUBLE, &v->imu_rate, 0.01, 10000, NULL, 0, &v->has_imu);
+        KEY(secs[k][2], "noise_deg", TRV_INI_DOUBLE, &v->imu_noise_deg, 0, 90, NULL, 0, &v->has_imu);
+        static const char *const lk[8] = {"rate_hz", "hfov_deg", "hres_deg", "range_m", "noise_m", "mount_h_m",
+                                          "vfov_deg", "lines"};
+        static const double lo[8] = {0.01, 0.1, 0.01, 0.5, 0, 0, 0, 1}, hi[8] = {1000, 360, 90, 2000, 10, 50, 180, 256};
+        for (int j = 0; j < 6; j++)
+            KEY(secs[k][3], lk[j], TRV_INI_DOUBLE, &v->l2[j], lo[j], hi[j], NULL, 0, &v->given_l2[j]);
+        for (int j = 0; j < 8; j++)
+            KEY(secs[k][4], lk[j], TRV_INI_DOUBLE, &v->l3[j], lo[j], hi[j], NULL, 0, &v->given_l3[j]);
+    }
+#undef KEY
+    st = trv_ini_bind(ctx, ini, schema, n);
+    /* a sensor section given with no keys still counts: look for it */
+    sc->ctrl.kind = ctrl_kind ? SIM_STANLEY : SIM_PURE_PURSUIT;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        dir[0] = '\0';
+    if (!st && obstacles)
+        sc->obstacles = resolve(dir, obstacles);
+    if (!st && !(sc->veh = calloc(nveh, sizeof *sc->veh)))
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (!st && sc->ctrl.lookahead_min_m > sc->ctrl.lookahead_max_m)
+        st = trv_error(ctx, TRV_ERR_FORMAT, "%s: lookahead_min_m is above lookahead_max_m", path);
+    for (int k = 0; k < nveh && !st; k++) {
+        veh_raw *v = &raw[k];
+        sim_vehicle_spec *s = &sc->veh[k];
+        sc->nveh++;
+        snprintf(s->id, sizeof s->id, "%s", ids[k]);
+        s->line = lines[k];
+        s->kind = (sim_kind)v->model;
+        s->strategy = (prm_strategy)v->strategy;
+        s->start_time_s = v->start_time;
+        s->file = resolve(dir, v->file);
+        s->route = resolve(dir, v->route);
+        s->route_name = v->route_name ? strdup(v->route_name) : NULL;
+        s->srs = strdup(v->srs ? v->srs : "EPSG:4326");
+        if (v->start) {
+            s->has_start = 1;
+            if (parse_pair(v->start, s->start))
+                st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: vehicle '%s': start expects X,Y", path, lines[k], s->id);
+        }
+        if (!st && v->goal) {
+            s->has_goal = 1;
+            if (parse_pair(v->goal, s->goal))
+                st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: vehicle '%s': goal expects X,Y", path, lines[k], s->id);
+        }
+        if (!st && !v->route && (!v->start != !v->goal))
+            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: vehicle '%s' needs both a start and a goal", path,
+                           lines[k], s->id);
+        if (v->has_gnss)
+            s->sensors[s->nsensors++] = (sim_sensor){.kind = SIM_GNSS, .rate_hz = v->gnss_rate, .noise = v->gnss_noise};
+        if (v->has_imu)
+            s->sensors[s->nsensors++] = (sim_sensor){.kind = SIM_IMU, .rate_hz = v->imu_rate,
+                                                     .noise = v->imu_noise_deg * DEG};
+        int any2 = 0, any3 = 0;
+        for (int j = 0; j < 6; j++)
+            any2 |= v->given_l2[j];
+        for (int j = 0; j < 8; j++)
+            any3 |= v->given_l3[j];
+        if (any2)
+            s->sensors[s->nsensors++] = (sim_sensor){.kind = SIM_LIDAR2D, .rate_hz = v->l2[0], .lines = 1,
+                                                     .hfov_rad = v->l2[1] * DEG, .vfov_rad = 0,
+                                                     .hres_rad = v->l2[2] * DEG, .range_m = v->l2[3],
+                                                     .noise = v->l2[4], .mount_h_m = v->l2[5]};
+        if (any3)
+            s->sensors[s->nsensors++] = (sim_sensor){.kind = SIM_LIDAR3D, .rate_hz = v->l3[0],
+                                                     .lines = (int)v->l3[7], .hfov_rad = v->l3[1] * DEG,
+                                                     .vfov_rad = v->l3[6] * DEG, .hres_rad = v->l3[2] * DEG,
+                                                     .range_m = v->l3[3], .noise = v->l3[4],
+                                                     .mount_h_m = v->l3[5]};
+    }
+    for (int k = 0; k < nveh; k++) {
+        free(raw[k].file), free(raw[k].route), free(raw[k].route_name);
+        free(raw[k].start), free(raw[k].goal), free(raw[k].srs);
+    }
+    free(obstacles);
+    free(raw);
+    free(schema);
+    free(secs);
+    trv_ini_free(ini);
+    if (st) {
+        sim_scenario_free(sc);
+        return st;
+    }
+    *out = sc;
+    return TRV_OK;
+}
+
+/* ---- obstacles ------------------------------------------------------------------ */
+
+void sim_obstacles_free(sim_obstacle *o, int n)
+{
+    if (!o)
+        return;
+    for (int k = 0; k < n; k++) {
+        free(o[k].px);
+        free(o[k].py);
+    }
+    free(o);
+}
+
+static double field_or(OGRFeatureH f, const char *name, double dflt, int *present)
+{
+    int i = OGR_F_GetFieldIndex(f, name);
+    if (present)
+        *present = i >= 0 && OGR_F_IsFieldSetAndNotNull(f, i);
+    if (i < 0 || !OGR_F_IsFieldSetAndNotNull(f, i))
+        return dflt;
+    return OGR_F_GetFieldAsDouble(f, i);
+}
+
+trv_status sim_obstacles_read(trv_ctx *ctx, const char *path, const prm_terrain *t, sim_obstacle **out, int *n)
+{
+    *out = NULL;
+    *n = 0;
+    GDALDatasetH ds = GDALOpenEx(path, GDAL_OF_VECTOR | GDAL_OF_READONLY, NULL, NULL, NULL);
+    if (!ds) {
+        FILE *f = fopen(path, "r");
+        if (!f)
+            return trv_error(ctx, TRV_ERR_IO, "cannot open '%s'", path);
+        fclose(f);
+        return trv_error(ctx, TRV_ERR_FORMAT, "'%s' is not a readable GeoJSON (or other vector) file", path);
+    }
+    trv_status st = TRV_OK;
+    OGRLayerH lay = GDALDatasetGetLayerCount(ds) > 0 ? GDALDatasetGetLayer(ds, 0) : NULL;
+    if (!lay) {
+        GDALClose(ds);
+        return trv_error(ctx, TRV_ERR_FORMAT, "'%s' has no layer", path);
+    }
+    /* the file's CRS (GeoJSON: EPSG:4326 unless it names one) into the map's */
+    OGRSpatialReferenceH srs = OGR_L_GetSpatialRef(lay);
+    char *wkt = NULL;
+    if (srs)
+        OSRExportToWkt(srs, &wkt);
+    char *src = NULL;
+    geo_ct *ct = NULL;
+    if (!wkt)
+        st = geo_crs_wkt(ctx, "EPSG:4326", &src);
+    else
+        src = strdup(wkt);
+    if (wkt)
+        CPLFree(wkt);
+    if (!st)
+        st = geo_ct_create(ctx, src, t->grid->wkt, &ct);
+    free(src);
+    long cap = OGR_L_GetFeatureCount(lay, 1);
+    sim_obstacle *obs = cap > 0 ? calloc(cap, sizeof *obs) : NULL;
+    if (!st && cap > 0 && !obs)
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    int cnt = 0;
+    OGR_L_ResetReading(lay);
+    OGRFeatureH f;
+    sim_field fld;
+    sim_field_from_raster(t->dem, &fld);
+    while (!st && cnt < cap && (f = OGR_L_GetNextFeature(lay))) {
+        sim_obstacle *o = &obs[cnt];
+        long fid = OGR_F_GetFID(f);
+        int ih = OGR_F_GetFieldIndex(f, "id");
+        if (ih >= 0 && OGR_F_IsFieldSetAndNotNull(f, ih))
+            snprintf(o->id, sizeof o->id, "%s", OGR_F_GetFieldAsString(f, ih));
+        else
+            snprintf(o->id, sizeof o->id, "%d", cnt + 1);
+        int has_h;
+        o->height_m = field_or(f, "height_m", NAN, &has_h);
+        o->appear_s = field_or(f, "appear_s", 0, NULL);
+        o->disappear_s = field_or(f, "disappear_s", INFINITY, NULL);
+        o->vx = field_or(f, "vx_ms", 0, NULL);
+        o->vy = field_or(f, "vy_ms", 0, NULL);
+        OGRGeometryH g = OGR_F_GetGeometryRef(f);
+        OGRwkbGeometryType gt = g ? wkbFlatten(OGR_G_GetGeometryType(g)) : wkbUnknown;
+        if (!has_h || !(o->height_m > 0) || !isfinite(o->height_m))
+            st = trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle %ld (feature %ld) needs a height_m > 0", path,
+                           (long)cnt + 1, fid);
+        else if (!(o->disappear_s > o->appear_s) || !isfinite(o->vx) || !isfinite(o->vy))
+            st = trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle '%s': bad appear_s / disappear_s / velocity", path,
+                           o->id);
+        else if (gt == wkbPoint) {
+            int has_r;
+            o->r = field_or(f, "radius_m", NAN, &has_r);
+            o->cx = OGR_G_GetX(g, 0), o->cy = OGR_G_GetY(g, 0);
+            if (!has_r || !(o->r > 0))
+                st = trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle '%s' is a point without a radius_m > 0", path,
+                               o->id);
+            else if (geo_ct_points(ct, 1, &o->cx, &o->cy, NULL))
+                st = trv_error(ctx, TRV_ERR_CRS, "'%s': obstacle '%s' cannot be transformed", path, o->id);
+        } else if (gt == wkbPolygon && OGR_G_GetGeometryCount(g) > 0) {
+            OGRGeometryH ring = OGR_G_GetGeometryRef(g, 0);
+            int m = OGR_G_GetPointCount(ring);
+            if (m >= 2 && OGR_G_GetX(ring, 0) == OGR_G_GetX(ring, m - 1) && OGR_G_GetY(ring, 0) == OGR_G_GetY(ring, m - 1))
+                m--; /* the closing vertex */
+            if (m < 3)
+                st = trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle '%s': a polygon needs 3 vertices", path, o->id);
+            else if (!(o->px = malloc(m * sizeof *o->px)) || !(o->py = malloc(m * sizeof *o->py)))
+                st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+            else {
+                o->n = m;
+                for (int i = 0; i < m; i++)
+                    o->px[i] = OGR_G_GetX(ring, i), o->py[i] = OGR_G_GetY(ring, i);
+                if (geo_ct_points(ct, m, o->px, o->py, NULL))
+                    st = trv_error(ctx, TRV_ERR_CRS, "'%s': obstacle '%s' cannot be transformed", path, o->id);
+                double sx = 0, sy = 0;
+                for (int i = 0; i < m; i++)
+                    sx += o->px[i], sy += o->py[i];
+                o->cx = sx / m, o->cy = sy / m;
+            }
+        } else
+            st = trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle '%s' is neither a Polygon nor a Point", path, o->id);
+        if (!st) {
+            o->base_z = sim_height(&fld, o->cx, o->cy);
+            if (!isfinite(o->base_z))
+                st = trv_error(ctx, TRV_ERR_DATA, "'%s': obstacle '%s' is outside the map", path, o->id);
+        }
+        cnt++;
+        OGR_F_Destroy(f);
+    }
+    geo_ct_free(ct);
+    GDALClose(ds);
+    if (st) {
+        sim_obstacles_free(obs, cnt);
+        return st;
+    }
+    *out = obs;
+    *n = cnt;
+    return TRV_OK;
+}

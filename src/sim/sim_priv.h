@@ -1,0 +1,69 @@
+/* Internals of the runner shared by run.c and output.c. */
+#ifndef SIM_PRIV_H
+#define SIM_PRIV_H
+
+#include "sim.h"
+
+typedef struct sim_row {
+    double t, x, y, z, heading, pitch, roll, v, steer, cte;
+    unsigned char cls;
+} sim_row;
+
+typedef struct sim_veh {
+    const sim_vehicle_spec *spec;
+    tm_vehicle *tv;
+    tm_model tm;                /* per-soil resistance (has_tm) */
+    int has_tm;
+    sim_body body;
+    sim_state s;
+    sim_path path;              /* the plan followed now */
+    double *plan0_x, *plan0_y;  /* the first plan (outputs) */
+    int plan0_n;
+    double *prof;               /* speed profile (m/s) every prof_ds along path */
+    int prof_n;
+    double prof_ds;
+    double goal_x, goal_y;
+    sim_seen seen;
+    int has_seen;
+    const sim_sensor *lidar[2];
+    int nlidar;
+    double next_scan[2];
+    const sim_sensor *gnss, *imu;
+    double next_gnss, next_imu, gnss_ex, gnss_ey, imu_eh;
+    trv_rng rng;
+    double *scan;               /* hit buffer, 3 per ray */
+    int scan_cap;
+    int hint_ctrl, hint_true;
+    int phase;                  /* 0 waiting for its start time, 1 driving, 2 done */
+    int yielding, standing, moved;
+    double s_along;
+    double t_done;
+    /* accumulators */
+    double cte2, he2, cte_max;
+    long nsamp;
+    double next_record;
+    sim_row *rows;
+    long nrows, caprows;
+    sim_metrics m;
+} sim_veh;
+
+struct sim_run {
+    const sim_scenario *sc;
+    const prm_terrain *t;
+    sim_env env;
+    sim_field field;
+    sim_obstacle *obs;
+    double *obs_rad;            /* bounding radius about (cx, cy) */
+    int nobs;
+    sim_veh *v;
+    int nv;
+    sim_event *ev;
+    int nev, capev;
+    double t_now, wall_s;
+    trv_ctx *quiet;             /* re-planning: no progress printed, errors not passed on */
+    /* scratch for the world of one scan */
+    sim_obb *boxes;
+    double *box_z, *box_h;
+};
+
+#endif

@@ -1,0 +1,159 @@
+#!/bin/sh
+# trv-sim end to end on a small synthetic terrain (100 x 100 cells of 10 m,
+# UTM 16N, GeoTIFFs made with gdal_translate from ASCII grids: flat, GO at
+# 20 km/h but for a NOGO block and a NOGO ring around an enclosed cell):
+# outputs, the seed (same seed, same outputs but for wall_time_s and
+# realtime_factor), an obstacle that forces a re-plan, the route override,
+# and every error path (exit 1, 2 for usage; no partial outputs).
+# Ends with "N passed, N failed".
+set -u
+BIN=${TRV_BIN:-bin}
+DATA=${TRV_DATADIR:-data}
+SIM=$BIN/trv-sim
+tmp=$(mktemp -d /tmp/trv-sim-test-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+expect() { # status message -- command...: and no output directory $tmp/x left
+    want=$1 msg=$2
+    shift 3
+    rm -rf "$tmp/x"
+    "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+    got=$?
+    if [ "$got" != "$want" ]; then bad "$* -> exit $got, want $want ($(cat "$tmp/stderr"))"; return; fi
+    if [ -n "$msg" ] && ! grep -qF -- "$msg" "$tmp/stderr"; then bad "$* -> stderr lacks '$msg': $(cat "$tmp/stderr")"; return; fi
+    if [ -e "$tmp/x" ]; then bad "$* left $tmp/x behind"; return; fi
+    ok
+}
+
+# ---- the terrain ----
+T=$tmp/t
+mkdir -p "$T"
+grid() { # name value-expression (awk, of c and r) type
+    awk -v N=100 "BEGIN {
+        print \"ncols 100\"; print \"nrows 100\"; print \"xllcorner 500000\"; print \"yllcorner 4000000\";
+        print \"cellsize 10\";
+        for (r = 0; r < N; r++) { line = \"\";
+            for (c = 0; c < N; c++) {
+                nogo = (c >= 40 && c < 60 && r >= 10 && r < 30) ||
+                       (c >= 78 && c <= 91 && r >= 78 && r <= 91 && (c <= 79 || c >= 90 || r <= 79 || r >= 90));
+                line = line \" \" ($2) }
+            print line } }" >"$tmp/$1.asc"
+    gdal_translate -q -a_srs EPSG:32616 -ot "$3" "$tmp/$1.asc" "$T/$1.tif"
+}
+grid class '(nogo ? 0 : 3)' Byte
+grid gonogo '(nogo ? 1 : 0)' Byte
+grid cost '0.2' Float32
+grid dem '(100 + 0.01 * c)' Float32
+grid slope '0.06' Float32
+grid speed '(nogo ? 0 : 20)' Float32
+[ -f "$T/speed.tif" ] || { echo "cannot make the terrain"; exit 1; }
+# map coordinates of cell (c, r) centres
+X() { echo $((500005 + 10 * $1)); }
+Y() { echo $((4000995 - 10 * $1)); }
+
+UGV=$(cd "$DATA/vehicles" && pwd)/ugv_hua2022.ini
+scenario() { # name [extra scenario lines] [start c,r] [goal c,r] [vehicle file]
+    s=${3:-10,49} g=${4:-90,49} v=${5:-$UGV}
+    cat >"$tmp/$1" <<EOS
+[scenario]
+time_limit_s = 400
+${2:-}
+[vehicle.ugv]
+file = $v
+model = ackermann
+start = $(X "${s%,*}"),$(Y "${s#*,}")
+goal = $(X "${g%,*}"),$(Y "${g#*,}")
+srs = map
+
+[gnss.ugv]
+noise_m = 0.05
+
+[lidar2d.ugv]
+range_m = 40
+mount_h_m = 0.8
+EOS
+}
+
+# ---- a run ----
+scenario ok.ini
+if "$SIM" --terrain "$T" --scenario "$tmp/ok.ini" -o "$tmp/o1" --seed 5 >"$tmp/out" 2>"$tmp/err"; then ok; else bad "run: $(cat "$tmp/err")"; fi
+for f in trajectory_ugv.csv trajectory_ugv.geojson events.jsonl metrics.json; do
+    [ -s "$tmp/o1/$f" ] && ok || bad "no $f"
+done
+head -1 "$tmp/o1/trajectory_ugv.csv" | grep -qx 't,x,y,z,heading_deg,pitch_deg,roll_deg,speed_ms,steering_deg,cross_track_m,class' &&
+    ok || bad "trajectory CSV header: $(head -1 "$tmp/o1/trajectory_ugv.csv")"
+grep -q '"reached_goal": true' "$tmp/o1/metrics.json" && ok || bad "goal not reached: $(cat "$tmp/o1/metrics.json")"
+grep -q '"seed": 5,' "$tmp/o1/metrics.json" && ok || bad "the seed is not in metrics.json"
+grep -q '"type": "goal"' "$tmp/o1/events.jsonl" && ok || bad "no goal event"
+[ "$(ogrinfo -ro -al -so "$tmp/o1/trajectory_ugv.geojson" | sed -n 's/^Feature Count: //p')" = 2 ] && ok || bad "trajectory and plan features"
+ogrinfo -ro -al "$tmp/o1/trajectory_ugv.geojson" | grep -q 'seed (String) = 5' && ok || bad "the seed is not in the GeoJSON"
+ogrinfo -ro -al -so "$tmp/o1/trajectory_ugv.geojson" | grep -q 'WGS 84' && ok || bad "GeoJSON not in EPSG:4326"
+# planned 800 m at 20 km/h = 144 s; driven within 15 %
+awk -F': ' '/"time_s"/ {t = $2 + 0} /"planned_time_s"/ {p = $2 + 0} /"cross_track_rms_m"/ {x = $2 + 0}
+    END {exit !(t > 0 && t <= 1.15 * p && x < 0.5)}' "$tmp/o1/metrics.json" && ok || bad "time or cross-track: $(cat "$tmp/o1/metrics.json")"
+
+# ---- the seed: same seed, same bytes (but for the two wall-clock keys) ----
+"$SIM" --terrain "$T" --scenario "$tmp/ok.ini" -o "$tmp/o2" --seed 5 -q 2>"$tmp/err" || bad "second run: $(cat "$tmp/err")"
+same=1
+for f in trajectory_ugv.csv trajectory_ugv.geojson events.jsonl; do cmp -s "$tmp/o1/$f" "$tmp/o2/$f" || same=0; done
+grep -v -e '"wall_time_s"' -e '"realtime_factor"' "$tmp/o1/metrics.json" | sed 's|"args": .*||' >"$tmp/m1"
+grep -v -e '"wall_time_s"' -e '"realtime_factor"' "$tmp/o2/metrics.json" | sed 's|"args": .*||' >"$tmp/m2"
+cmp -s "$tmp/m1" "$tmp/m2" || same=0
+[ $same = 1 ] && ok || bad "the same seed gave other outputs"
+"$SIM" --terrain "$T" --scenario "$tmp/ok.ini" -o "$tmp/o3" --seed 6 -q --no-timing 2>"$tmp/err" || bad "third run: $(cat "$tmp/err")"
+cmp -s "$tmp/o1/trajectory_ugv.csv" "$tmp/o3/trajectory_ugv.csv" && bad "another seed gave the same trajectory" || ok
+grep -q wall_time_s "$tmp/o3/metrics.json" && bad "--no-timing kept wall_time_s" || ok
+
+# ---- an obstacle on the path: seen, re-planned around, goal reached ----
+cat >"$tmp/obs.geojson" <<EOS
+{"type": "FeatureCollection", "crs": {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::32616"}},
+ "features": [{"type": "Feature", "properties": {"id": "box", "height_m": 2, "appear_s": 10},
+   "geometry": {"type": "Polygon", "coordinates": [[[500495, 4000480], [500505, 4000480], [500505, 4000530], [500495, 4000530], [500495, 4000480]]]}}]}
+EOS
+scenario obs.ini "obstacles = obs.geojson"
+if "$SIM" --terrain "$T" --scenario "$tmp/obs.ini" -o "$tmp/o4" -q 2>"$tmp/err"; then ok; else bad "obstacle run: $(cat "$tmp/err")"; fi
+grep -q '"type": "replan"' "$tmp/o4/events.jsonl" && ok || bad "no replan event"
+grep -q '"type": "collision"' "$tmp/o4/events.jsonl" && bad "a collision" || ok
+grep -q '"reached_goal": true' "$tmp/o4/metrics.json" && ok || bad "goal not reached around the obstacle"
+
+# ---- the route override ----
+printf 'x,y\n%s,%s\n%s,%s\n%s,%s\n' "$(X 10)" "$(Y 60)" "$(X 50)" "$(Y 60)" "$(X 50)" "$(Y 80)" >"$tmp/route.csv"
+if "$SIM" --terrain "$T" --scenario "$tmp/ok.ini" --route "$tmp/route.csv" -o "$tmp/o5" -q 2>"$tmp/err"; then ok; else bad "--route: $(cat "$tmp/err")"; fi
+grep -q '"reached_goal": true' "$tmp/o5/metrics.json" && ok || bad "--route: goal not reached"
+awk -F, 'END {exit !($2 > 500450 && $2 < 500560 && $3 < 4000200)}' "$tmp/o5/trajectory_ugv.csv" && ok || bad "--route not followed"
+
+# ---- errors: exit 1 (2 for usage), a message, no OUTDIR ----
+expect 2 "--scenario" -- "$SIM" --terrain "$T" -o "$tmp/x"
+expect 1 "cannot open '$tmp/none.ini'" -- "$SIM" --terrain "$T" --scenario "$tmp/none.ini" -o "$tmp/x"
+scenario key.ini "stepsize = 0.1"
+expect 1 "key.ini:3" -- "$SIM" --terrain "$T" --scenario "$tmp/key.ini" -o "$tmp/x"
+scenario nov.ini "" 10,49 90,49 "$tmp/none_vehicle.ini"
+expect 1 "vehicle 'ugv': cannot open '$tmp/none_vehicle.ini'" -- "$SIM" --terrain "$T" --scenario "$tmp/nov.ini" -o "$tmp/x"
+sed 's/^top_speed_kmh = .*/top_speed_kmh = fast/' "$UGV" >"$tmp/badveh.ini"
+scenario badv.ini "" 10,49 90,49 "$tmp/badveh.ini"
+expect 1 "badveh.ini:" -- "$SIM" --terrain "$T" --scenario "$tmp/badv.ini" -o "$tmp/x"
+expect 1 "cannot open '$tmp/none.csv'" -- "$SIM" --terrain "$T" --scenario "$tmp/ok.ini" --route "$tmp/none.csv" -o "$tmp/x"
+printf 'a,b\n1,2\n3,4\n' >"$tmp/noxy.csv"
+expect 1 "noxy.csv" -- "$SIM" --terrain "$T" --scenario "$tmp/ok.ini" --route "$tmp/noxy.csv" -o "$tmp/x"
+printf 'x,y\n1,2\n3,4\n' >"$tmp/offroute.csv"
+expect 1 "is outside the map" -- "$SIM" --terrain "$T" --scenario "$tmp/ok.ini" --route "$tmp/offroute.csv" -o "$tmp/x"
+scenario off.ini "" 10,49 150,49
+expect 1 "outside the map" -- "$SIM" --terrain "$T" --scenario "$tmp/off.ini" -o "$tmp/x"
+scenario nogo.ini "" 50,20 90,49
+expect 1 "is in NOGO" -- "$SIM" --terrain "$T" --scenario "$tmp/nogo.ini" -o "$tmp/x"
+scenario unreach.ini "" 10,49 85,85
+expect 1 "not reachable" -- "$SIM" --terrain "$T" --scenario "$tmp/unreach.ini" -o "$tmp/x"
+printf '{"type": "FeatureCollection", "features": [{"type": ' >"$tmp/corrupt.geojson"
+scenario corrupt.ini "obstacles = corrupt.geojson"
+expect 1 "corrupt.geojson" -- "$SIM" --terrain "$T" --scenario "$tmp/corrupt.ini" -o "$tmp/x"
+scenario noobs.ini "obstacles = missing.geojson"
+expect 1 "missing.geojson" -- "$SIM" --terrain "$T" --scenario "$tmp/noobs.ini" -o "$tmp/x"
+: >"$tmp/file"
+expect 1 "$tmp/file" -- "$SIM" --terrain "$T" --scenario "$tmp/ok.ini" -o "$tmp/file/out"
+[ -z "$(find "$tmp/file" -newer "$tmp/ok.ini" -name '*.tmp*' 2>/dev/null)" ] && ok || bad "temporaries left"
+expect 1 "cannot open" -- "$SIM" --terrain "$tmp/nowhere" --scenario "$tmp/ok.ini" -o "$tmp/x"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,110 @@
+/* trv-sim: drive the vehicles of a scenario over the terrain (kinematic
+ * models, terrain contact, sensors, obstacles, re-planning) and write the
+ * trajectories, events and metrics. Thin: options -> sim -> status. */
+#include "sim/sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+    const char *dir = NULL, *scenario = NULL, *outdir = NULL, *route = NULL;
+    uint64_t seed = 1;
+    int realtime = 0, no_timing = 0;
+    const trv_opt opts[] = {
+        {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "the terrain directory (class, cost, gonogo, dem, slope, speed.tif; soil.tif for the energy)"},
+        {"scenario", 0, TRV_ARG_STRING, &scenario, "SCENARIO.ini", "vehicles, sensors, obstacles, step and time limit"},
+        {"output", 'o', TRV_ARG_STRING, &outdir, "OUTDIR", "trajectory_<id>.csv/.geojson, events.jsonl, metrics.json"},
+        {"route", 0, TRV_ARG_STRING, &route, "ROUTE.csv", "route file for every vehicle, instead of the scenario's"},
+        {"seed", 0, TRV_ARG_U64, &seed, "S", "seed of the sensor noise (default 1)"},
+        {"realtime", 0, TRV_ARG_FLAG, &realtime, NULL, "pace the run to the wall clock"},
+        {"no-timing", 0, TRV_ARG_FLAG, &no_timing, NULL, "leave wall_time_s and realtime_factor out of metrics.json"},
+        {NULL, 0, 0, NULL, NULL, NULL},
+    };
+    static const char *const required[] = {"terrain", "scenario", "output", NULL};
+    const trv_cli cli = {
+        .tool = "trv-sim",
+        .usage = "--terrain DIR --scenario SCENARIO.ini -o OUTDIR [--route ROUTE.csv] [--seed S] [--realtime]",
+        .summary = "Drive the scenario's vehicles along their routes on the terrain: kinematic models with actuator\n"
+                   "lag, terrain contact, a path-following controller, GNSS/IMU/LiDAR, static, appearing and moving\n"
+                   "obstacles, re-planning around what the LiDAR saw; write each trajectory, the events and the metrics.",
+        .opts = opts,
+        .required = required,
+    };
+    trv_cli_result res;
+    int rc = trv_cli_parse(&cli, argc, argv, &res);
+    if (rc != TRV_CLI_CONTINUE)
+        return rc;
+    trv_term_progress_state progress;
+    trv_ctx *ctx = trv_tool_ctx(&cli, &res, &progress);
+    if (!ctx)
+        return 1;
+    trv_ctx_set_seed(ctx, seed);
+    geo_init();
+    trv_meta meta;
+    trv_meta_init(&meta, cli.tool, argc, argv);
+    meta.has_seed = 1;
+    meta.seed = seed;
+    prm_terrain t;
+    sim_scenario *sc = NULL;
+    sim_run *run = NULL;
+    geo_raster *soil = NULL;
+    tm_soils *soils = NULL;
+    char *soils_path = NULL, *landuse_path = NULL, *soil_tif = NULL;
+    trv_status st = sim_scenario_read(ctx, scenario, &sc);
+    int loaded = 0;
+    if (!st)
+        loaded = (st = prm_terrain_load(ctx, dir, &t)) == TRV_OK;
+    /* the energy's soil resistance: when the terrain has a soil layer and the tables are found */
+    if (!st && (soil_tif = trv_path_join(dir, "soil.tif")) && access(soil_tif, R_OK) == 0) {
+        trv_ctx *quiet = trv_ctx_new();
+        if (quiet && (soils_path = trv_data_path(quiet, "classes/soils.csv")) &&
+            (landuse_path = trv_data_path(quiet, "classes/landuse.csv"))) {
+            if ((st = geo_raster_read(ctx, soil_tif, GEO_U8, &soil)) == TRV_OK)
+                st = geo_grid_compare(ctx, t.grid, "class.tif", &soil->grid, soil_tif);
+            if (!st)
+                st = tm_soils_read(ctx, soils_path, &soils);
+        }
+        trv_ctx_free(quiet);
+    }
+    sim_env env = {.route_path = route, .soil = soils ? soil : NULL, .soils = soils, .landuse_csv = landuse_path,
+                   .seed = seed, .realtime = realtime};
+    if (!st)
+        st = sim_run_new(ctx, sc, &t, &env, &run);
+    if (!st)
+        st = sim_run_go(ctx, run);
+    if (!st)
+        st = sim_run_write(ctx, run, outdir, &meta, !no_timing);
+    if (!st && !res.quiet) {
+        double wall = sim_run_wall_s(run);
+        printf("%-12s %5s %-10s %9s %9s %9s %8s %8s %7s %5s %5s %9s\n", "vehicle", "goal", "end", "time s",
+               "planned s", "dist m", "xte rms", "xte max", "replans", "coll", "stops", "energy kJ");
+        for (int k = 0; k < sim_run_nvehicles(run); k++) {
+            const sim_metrics *m = sim_run_metrics(run, k);
+            printf("%-12s %5s %-10s %9.1f %9.1f %9.1f %8.3f %8.3f %7d %5d %5d %9.1f\n", m->id,
+                   m->reached_goal ? "yes" : "no", m->end, m->time_s, m->planned_time_s, m->distance_m,
+                   m->cross_track_rms_m, m->cross_track_max_m, m->replans, m->collisions, m->stops, m->energy_kJ);
+        }
+        for (int k = 0; k < sim_run_nvehicles(run); k++) {
+            const sim_metrics *m = sim_run_metrics(run, k);
+            if (m->replans)
+                printf("%s: %d re-plans, %.4f s wall each on average\n", m->id, m->replans,
+                       m->replan_wall_s / m->replans);
+        }
+        const sim_metrics *m0 = sim_run_metrics(run, 0);
+        printf("simulated %.1f s in %.3f s wall: %.0fx real time (seed %llu)\n", m0->sim_time_s, wall,
+               wall > 0 ? m0->sim_time_s / wall : 0, (unsigned long long)seed);
+    }
+    if (st)
+        fprintf(stderr, "trv-sim: %s\n", trv_errmsg(ctx));
+    sim_run_free(run);
+    sim_scenario_free(sc);
+    geo_raster_free(soil);
+    tm_soils_free(soils);
+    free(soils_path), free(landuse_path), free(soil_tif);
+    if (loaded)
+        prm_terrain_clear(&t);
+    trv_ctx_free(ctx);
+    return st ? 1 : 0;
+}
