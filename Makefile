@@ -47,7 +47,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TOOL_TESTS := $(wildcard tests/tool_*.sh)
 
-.PHONY: all deps test demo bench clean install help check-pkgs
+.PHONY: all deps test demo bench clean install help check-pkgs check-qgis docs
 .DEFAULT_GOAL := all
 
 all: check-pkgs $(LIB) $(TOOLS)
@@ -59,7 +59,9 @@ help:
 	@echo "  make demo         install missing packages, build, run the pipeline on data/jacksboro"
 	@echo "                    (AREA=name DEM=file SOIL=file LANDUSE=file FROM=lon,lat TO=lon,lat"
 	@echo "                     [T_SRS=crs RES=m SEED=n VEHICLE=file.ini RULES=file.fcl])"
-	@echo "  make bench        time traverse against its peers (GDAL, gstat) on the same machine"
+	@echo "  make bench        time traverse against its peers (GDAL, gstat, GRASS) on the same machine"
+	@echo "  make check-qgis   install python3-qgis (~160 packages, ~620 MB) and open the demo project in a headless QGIS"
+	@echo "  make docs         regenerate docs/trv-*.md from each tool's --help"
 	@echo "  make deps         install the Debian packages the build, tests and demo need"
 	@echo "  make install      install tools, library, headers and data under PREFIX ($(PREFIX))"
 	@echo "  make clean        remove build products and out/"
@@ -122,10 +124,11 @@ OUT := out/$(AREA)
 
 demo: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory $(OUT)/route.geojson $(OUT)/sim/metrics.json $(if $(BLOCKED),$(OUT)/sim_blocked/metrics.json) $(DEMO_PNGS)
+	@$(MAKE) --no-print-directory $(OUT)/report.md $(OUT)/project.qgs
 	@echo "demo: layers in $(OUT)/: dem.tif dem_std.tif slope.tif soil.tif landuse.tif speed.tif gonogo.tif"
-	@echo "      cost.tif class.tif roadmap.gpkg route.geojson route.gpx route.csv points.csv"
-	@echo "      reports: $(OUT)/krige.txt speed.txt speed_report.csv cost.txt roadmap.txt route.txt route_stats.csv"
+	@echo "      cost.tif class.tif roadmap.gpkg route.geojson route.gpx route.csv points.csv sim*/ png/"
+	@echo "      QGIS project: $(OUT)/project.qgs"
+	@echo "      the mission report: $(OUT)/report.md and $(OUT)/report.html"
 
 # the DEM refined by ordinary kriging onto a $(RES) m grid in metres
 $(OUT)/dem_kriged.tif $(OUT)/dem_std.tif $(OUT)/variogram.csv $(OUT)/krige.txt &: $(DEM) $(BINDIR)/trv-krige
@@ -198,6 +201,26 @@ $(PNG)/sim.png: $(OUT)/class.tif $(OUT)/dem.tif $(OUT)/sim/metrics.json $(if $(B
 	@mkdir -p $(PNG)
 	$(BINDIR)/trv-render -q $(OUT)/class.tif --hillshade $(OUT)/dem.tif $(foreach f,$(SIM_OVERLAYS),--overlay $(f)) \
 	    --legend --title "Simulated drive against the plan" -o $@
+
+# the QGIS project (every layer, styled, in order) and the mission report
+SIM_RUNS := $(OUT)/sim/metrics.json $(if $(BLOCKED),$(OUT)/sim_blocked/metrics.json)
+$(OUT)/project.qgs: $(OUT)/route.geojson $(OUT)/class.tif $(SIM_RUNS) $(DEMO_PNGS) $(BINDIR)/trv-project
+	$(BINDIR)/trv-project -q $(OUT) -o $@ --title "traverse: $(AREA)"
+
+$(OUT)/report.md $(OUT)/report.html &: $(OUT)/route_stats.csv $(OUT)/class.tif $(OUT)/gonogo.tif $(OUT)/krige.txt \
+    $(OUT)/speed.txt $(OUT)/cost.txt $(OUT)/roadmap.txt $(SIM_RUNS) $(DEMO_PNGS) $(BINDIR)/trv-report
+	$(BINDIR)/trv-report -q $(OUT) -o $(OUT)/report.md --html $(OUT)/report.html
+
+# a real QGIS (Debian python3-qgis, headless) opens the demo's project and draws it
+QGIS_PKGS := python3-qgis
+check-qgis: deps
+	@sh tools/deps.sh $(QGIS_PKGS)
+	@$(MAKE) --no-print-directory all
+	@$(TEST_ENV) QT_QPA_PLATFORM=offscreen sh tests/tool_qgis.sh
+
+# docs/trv-*.md from each tool's --help
+docs: all
+	@sh tools/mkdocs.sh $(BINDIR) docs
 
 bench: deps
 	@sh tools/deps.sh $(BENCH_PKGS)

@@ -97,14 +97,36 @@ typedef struct rnd_opts {
     int width;                  /* PNG width in pixels */
     const char *title;          /* NULL: the band description */
     const char *font;           /* NULL: $TRV_FONT, else DejaVu Sans */
+    /* A map window, as gdalwarp -te / -te_srs: with has_te the map shows
+     * only the cells of the layer that te = {xmin, ymin, xmax, ymax}
+     * touches (snapped outward to whole cells, clipped to the layer), at
+     * the same width. te is in te_srs (any CRS OSRSetFromUserInput takes;
+     * its corners are transformed and their bounding box taken), NULL:
+     * the layer's CRS. The colour bar keeps the whole layer's range so
+     * that a zoomed map uses the full map's colours; the hillshade uses
+     * the DEM cells just outside the window, so edges shade as in the
+     * full map; overlays, legend and scale bar describe the window. */
+    int has_te;
+    double te[4];
+    const char *te_srs;
 } rnd_opts;
 
 void rnd_opts_init(rnd_opts *o);
 
 /* Render o->layer to o->output as described at the top. Errors name the
  * file: "cannot open 'x.tif': ...", "unknown palette 'x'", "cannot read
- * overlay 'x.geojson': ..."; on failure no output is left. */
+ * overlay 'x.geojson': ...", "the window 0 0 10 10 does not overlap
+ * 'x.tif'" (TRV_ERR_DATA), "invalid window: xmin 5 is not less than xmax
+ * 1" (TRV_ERR_USAGE), an unknown te_srs (TRV_ERR_CRS); on failure no
+ * output is left. */
 trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o);
+
+/* The cells of g that the window te = {xmin, ymin, xmax, ymax} (g's CRS)
+ * touches, snapped outward to whole cells (an edge within 1e-6 cell of a
+ * cell boundary counts as on it) and clipped to the grid: columns
+ * [win[0], win[2]), rows [win[1], win[3]). Returns 0 when the window and
+ * the grid share no area (win is then unset), 1 otherwise. Pure. */
+int rnd_window_cells(const geo_grid *g, const double te[4], int win[4]);
 
 /* The route colour for a route or trajectory name (mmcr, mdr, msr, time,
  * grid-*: the same colour, dashed; trajectory), used by the PNG and QML
@@ -169,5 +191,12 @@ trv_status rnd_qml_sidecar(trv_ctx *ctx, const char *raster_path);
  * inner[i]. The file is updated in place (pass a trv_outset temporary). */
 trv_status rnd_gpkg_styles_write(trv_ctx *ctx, const char *gpkg_path, const char *const *layers,
                                  const char *const *inner, int n);
+
+/* ---- project --------------------------------------------------------------
+ * The QGIS project (.qgs) and the mission report of a run directory
+ * (trv-project, trv-report: rnd_project_write, rnd_report_write) are
+ * declared in render/project.h, included here so that render.h is the
+ * module's one public header. */
+#include "render/project.h"
 
 #endif

@@ -1,0 +1,1118 @@
+/* QGIS 3 project (.qgs) of a run directory: see project.h.
+ *
+ * The XML follows what QGIS 3.22 itself writes, cut down to what it needs
+ * to read a project back: <projectCrs>, <layer-tree-group>, <mapcanvas>,
+ * <ProjectViewSettings>, <projectlayers> with one <maplayer> each, and
+ * <properties> asking for relative paths. A <spatialrefsys> carries the WKT
+ * (WKT2 2019, which QGIS prefers because it is lossless), the PROJ string,
+ * the EPSG code and name; no srsid, since that is an index into QGIS's own
+ * srs.db, which QGIS then resolves from the WKT. */
+#define _POSIX_C_SOURCE 200809L
+#include "render/render.h"
+#include "render/project_priv.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cpl_conv.h>
+#include <cpl_string.h>
+#include <cpl_error.h>
+#include <gdal.h>
+#include <ogr_api.h>
+#include <ogr_srs_api.h>
+
+/* ---- small helpers shared with the report ------------------------------ */
+
+/* snprintf that truncates quietly: paths longer than PATH_MAX fail later,
+ * when they are opened. */
+__attribute__((format(printf, 3, 4))) static int sfmt(char *buf, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = vsnprintf(buf, n, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+const char *rnd_prj_gdal_msg(void)
+{
+    static char buf[512];
+    const char *m = CPLGetLastErrorType() != CE_None ? CPLGetLastErrorMsg() : "";
+    sfmt(buf, sizeof buf, "%s", m && *m ? m : "not a format GDAL recognises");
+    for (char *p = buf; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    return buf;
+}
+
+int rnd_prj_exists(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+char *rnd_prj_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (n + 1 < cap)
+            break;
+        char *b = realloc(buf, cap * 2);
+        if (!b) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = b;
+        cap *= 2;
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (!buf || err) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+void rnd_prj_xml_escape(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+/* ---- layers -------------------------------------------------------------- */
+
+typedef enum kind { K_ROUTES, K_TRAJECTORY, K_OBSTACLES, K_NODES, K_EDGES, K_RASTER, K_HILLSHADE } kind;
+
+typedef struct layer {
+    kind kind;
+    char name[64], id[80];
+    char path[PATH_MAX];    /* to open */
+    char source[PATH_MAX];  /* as written: relative to the project */
+    char ogr_layer[64];     /* GeoPackage layer name, "" for single-layer files */
+    char qml[PATH_MAX];     /* the style sidecar to look for */
+    OGRSpatialReferenceH srs;
+    double ext[4];
+    int visible;
+    double opacity;
+    /* rasters */
+    int categorical;
+    /* vectors */
+    const char *geom;       /* "Point", "Line", "Polygon" */
+    const char *wkb;        /* "LineString", ... */
+    char *renderer_xml;     /* malloc'ed: <rasterrenderer> or <renderer-v2> */
+    char renderer[32];
+    char style[16];
+} layer;
+
+typedef struct layers {
+    layer *l;
+    int n, cap;
+} layers;
+
+static layer *layer_add(layers *L, kind k, const char *name, const char *path)
+{
+    if (L->n == L->cap) {
+        int cap = L->cap ? 2 * L->cap : 32;
+        layer *l = realloc(L->l, (size_t)cap * sizeof *l);
+        if (!l)
+            return NULL;
+        L->l = l;
+        L->cap = cap;
+    }
+    layer *y = &L->l[L->n++];
+    memset(y, 0, sizeof *y);
+    y->kind = k;
+    y->opacity = 1.0;
+    sfmt(y->name, sizeof y->name, "%s", name);
+    sfmt(y->path, sizeof y->path, "%s", path);
+    return y;
+}
+
+static void layers_clear(layers *L)
+{
+    for (int i = 0; i < L->n; i++) {
+        OSRDestroySpatialReference(L->l[i].srs);
+        free(L->l[i].renderer_xml);
+    }
+    free(L->l);
+    memset(L, 0, sizeof *L);
+}
+
+/* Relative path from directory `from` to `to` (both absolute, canonical,
+ * as realpath gives them). */
+void rnd_prj_relpath(const char *from, const char *to, char *out, size_t n)
+{
+    size_t i = 0, common = 0;
+    while (from[i] && from[i] == to[i])
+        i++;
+    if ((!from[i] && (!to[i] || to[i] == '/')) || (!to[i] && from[i] == '/'))
+        common = i; /* one is a prefix of the other at a component boundary */
+    else
+        for (common = i; common > 0 && from[common] != '/'; common--)
+            ;
+    size_t len = 0;
+    out[0] = '\0';
+    for (const char *p = from + common; *p; p++)
+        if (*p == '/' && p[1] && len < n)
+            len += (size_t)sfmt(out + len, n - len, "%s..", len ? "/" : "");
+    const char *rest = to + common;
+    while (*rest == '/')
+        rest++;
+    if (*rest && len < n)
+        len += (size_t)sfmt(out + len, n - len, "%s%s", len ? "/" : "", rest);
+    if (!len)
+        sfmt(out, n, ".");
+}
+
+/* ---- CRS ------------------------------------------------------------------- */
+
+static void write_srs(FILE *f, OGRSpatialReferenceH srs, const char *ind)
+{
+    char *wkt = NULL, *proj4 = NULL;
+    const char *wkt_opts[] = {"FORMAT=WKT2_2019", "MULTILINE=NO", NULL};
+    OSRExportToWktEx(srs, &wkt, wkt_opts);
+    OSRExportToProj4(srs, &proj4);
+    const char *auth = OSRGetAuthorityName(srs, NULL), *code = OSRGetAuthorityCode(srs, NULL);
+    char acr[32] = "";
+    const char *p = proj4 ? strstr(proj4, "+proj=") : NULL;
+    if (p)
+        sscanf(p + 6, "%31[^ ]", acr);
+    const char *eauth = OSRGetAuthorityName(srs, "GEOGCS|DATUM|SPHEROID");
+    const char *ecode = OSRGetAuthorityCode(srs, "GEOGCS|DATUM|SPHEROID");
+    fprintf(f, "%s<spatialrefsys nativeFormat=\"Wkt\">\n%s  <wkt>", ind, ind);
+    rnd_prj_xml_escape(f, wkt);
+    fprintf(f, "</wkt>\n%s  <proj4>", ind);
+    rnd_prj_xml_escape(f, proj4);
+    fprintf(f, "</proj4>\n");
+    if (auth && code && !strcmp(auth, "EPSG"))
+        fprintf(f, "%s  <srid>%s</srid>\n", ind, code);
+    fprintf(f, "%s  <authid>", ind);
+    if (auth && code) {
+        rnd_prj_xml_escape(f, auth);
+        fputc(':', f);
+        rnd_prj_xml_escape(f, code);
+    }
+    fprintf(f, "</authid>\n%s  <description>", ind);
+    rnd_prj_xml_escape(f, OSRGetName(srs));
+    fprintf(f, "</description>\n%s  <projectionacronym>", ind);
+    rnd_prj_xml_escape(f, acr);
+    fprintf(f, "</projectionacronym>\n%s  <ellipsoidacronym>", ind);
+    if (eauth && ecode)
+        fprintf(f, "%s:%s", eauth, ecode);
+    fprintf(f, "</ellipsoidacronym>\n%s  <geographicflag>%s</geographicflag>\n%s</spatialrefsys>\n", ind,
+            OSRIsGeographic(srs) ? "true" : "false", ind);
+    CPLFree(wkt);
+    CPLFree(proj4);
+}
+
+static void crs_label(OGRSpatialReferenceH srs, char *buf, size_t n)
+{
+    const char *auth = OSRGetAuthorityName(srs, NULL), *code = OSRGetAuthorityCode(srs, NULL);
+    if (auth && code)
+        sfmt(buf, n, "%s:%s", auth, code);
+    else
+        sfmt(buf, n, "%s", OSRGetName(srs) ? OSRGetName(srs) : "unknown CRS");
+}
+
+/* ---- styles ---------------------------------------------------------------- */
+
+/* The first <tag ...>...</tag> (or <tag .../>) element of xml, nesting
+ * counted, as a malloc'ed string; NULL if there is none. */
+char *rnd_prj_xml_element(const char *xml, const char *tag)
+{
+    size_t tl = strlen(tag);
+    const char *start = NULL;
+    for (const char *p = strchr(xml, '<'); p; p = strchr(p + 1, '<'))
+        if (!strncmp(p + 1, tag, tl) && strchr(" \t\r\n/>", p[1 + tl])) {
+            start = p;
+            break;
+        }
+    if (!start)
+        return NULL;
+    int depth = 0;
+    for (const char *p = start; p; p = strchr(p + 1, '<')) {
+        const char *gt = strchr(p, '>');
+        if (!gt)
+            return NULL;
+        if (p[1] == '/' && !strncmp(p + 2, tag, tl) && strchr(" \t\r\n>", p[2 + tl])) {
+            if (--depth == 0) {
+                size_t n = (size_t)(gt + 1 - start);
+                char *s = malloc(n + 1);
+                if (s) {
+                    memcpy(s, start, n);
+                    s[n] = '\0';
+                }
+                return s;
+            }
+        } else if (!strncmp(p + 1, tag, tl) && strchr(" \t\r\n/>", p[1 + tl])) {
+            if (gt[-1] == '/') {
+                if (depth == 0) {
+                    size_t n = (size_t)(gt + 1 - start);
+                    char *s = malloc(n + 1);
+                    if (s) {
+                        memcpy(s, start, n);
+                        s[n] = '\0';
+                    }
+                    return s;
+                }
+            } else {
+                depth++;
+            }
+        }
+        p = gt - 1 > p ? gt - 1 : p;
+    }
+    return NULL;
+}
+
+/* The renderer of a .qml sidecar, if there is a usable one. */
+static char *qml_renderer(const char *qml, const char *tag, char *type, size_t n)
+{
+    if (!rnd_prj_exists(qml))
+        return NULL;
+    char *text = rnd_prj_read_file(qml, NULL);
+    char *el = text ? rnd_prj_xml_element(text, tag) : NULL;
+    free(text);
+    if (!el)
+        return NULL;
+    const char *t = strstr(el, " type=\"");
+    if (!t || t > strchr(el, '>')) {
+        free(el);
+        return NULL;
+    }
+    sscanf(t + 7, "%31[^\"]", type);
+    (void)n;
+    return el;
+}
+
+typedef struct ramp {
+    const char *name;
+    int n;
+    const char *colour[5];
+} ramp;
+
+static const ramp RAMPS[] = {
+    {"dem", 5, {"#4d9221", "#b8e186", "#fee08b", "#a6611a", "#f5f5f5"}},
+    {"slope", 3, {"#ffffcc", "#fd8d3c", "#bd0026"}},
+    {"speed", 5, {"#d7191c", "#fdae61", "#ffffbf", "#a6d96a", "#1a9641"}},
+    {"cost", 3, {"#1a9641", "#ffffbf", "#d7191c"}},
+    {"dem_std", 3, {"#f7fcfd", "#8c96c6", "#4d004b"}},
+    {NULL, 2, {"#000000", "#ffffff"}},
+};
+
+static const char MINMAX[] =
+    "      <minMaxOrigin>\n        <limits>None</limits>\n        <extent>WholeRaster</extent>\n"
+    "        <statAccuracy>Exact</statAccuracy>\n        <cumulativeCutLower>0.02</cumulativeCutLower>\n"
+    "        <cumulativeCutUpper>0.98</cumulativeCutUpper>\n        <stdDevFactor>2</stdDevFactor>\n"
+    "      </minMaxOrigin>\n";
+
+static char *pseudocolor_xml(const char *name, double lo, double hi)
+{
+    const ramp *r = RAMPS;
+    while (r->name && strcmp(r->name, name))
+        r++;
+    if (!(hi > lo))
+        hi = lo + 1;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    fprintf(f,
+            "<rasterrenderer type=\"singlebandpseudocolor\" band=\"1\" opacity=\"1\" alphaBand=\"-1\" "
+            "classificationMin=\"%.10g\" classificationMax=\"%.10g\" nodataColor=\"\">\n      <rasterTransparency/>\n%s"
+            "      <rastershader>\n        <colorrampshader colorRampType=\"INTERPOLATED\" classificationMode=\"1\" "
+            "clip=\"0\" minimumValue=\"%.10g\" maximumValue=\"%.10g\" labelPrecision=\"2\">\n",
+            lo, hi, MINMAX, lo, hi);
+    for (int k = 0; k < r->n; k++) {
+        double v = lo + (hi - lo) * k / (r->n - 1);
+        fprintf(f, "          <item alpha=\"255\" value=\"%.10g\" label=\"%.2f\" color=\"%s\"/>\n", v, v, r->colour[k]);
+    }
+    fprintf(f, "        </colorrampshader>\n      </rastershader>\n    </rasterrenderer>");
+    fclose(f);
+    return buf;
+}
+
+/* Paletted renderer: one entry per code that has a category name or occurs
+ * in the data (category names live in the .aux.xml beside a GeoTIFF, which
+ * a copy may have lost; the colour table is in the file itself). NULL with
+ * *read_failed set when the cells cannot be read. */
+static char *paletted_xml(GDALRasterBandH band, int *read_failed)
+{
+    unsigned char present[256] = {0};
+    int nx = GDALGetRasterBandXSize(band), ny = GDALGetRasterBandYSize(band);
+    unsigned char *row = malloc((size_t)nx);
+    if (!row)
+        return NULL;
+    for (int y = 0; y < ny; y++) {
+        if (GDALRasterIO(band, GF_Read, 0, y, nx, 1, row, nx, 1, GDT_Byte, 0, 0) != CE_None) {
+            *read_failed = 1;
+            free(row);
+            return NULL;
+        }
+        for (int x = 0; x < nx; x++)
+            present[row[x]] = 1;
+    }
+    free(row);
+    GDALColorTableH ct = GDALGetRasterColorTable(band);
+    char **names = GDALGetRasterCategoryNames(band);
+    int has_nodata = 0;
+    double nodata = GDALGetRasterNoDataValue(band, &has_nodata);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    fprintf(f, "<rasterrenderer type=\"paletted\" band=\"1\" opacity=\"1\" alphaBand=\"-1\" nodataColor=\"\">\n"
+               "      <rasterTransparency/>\n%s      <colorPalette>\n",
+            MINMAX);
+    int ncolours = GDALGetColorEntryCount(ct);
+    int nnames = names ? CSLCount(names) : 0;
+    for (int v = 0; v < ncolours && v < 256; v++) {
+        const char *label = v < nnames ? names[v] : "";
+        if ((!*label && !present[v]) || (has_nodata && v == (int)nodata))
+            continue;
+        char code[8];
+        if (!*label) {
+            sfmt(code, sizeof code, "%d", v);
+            label = code;
+        }
+        const GDALColorEntry *e = GDALGetColorEntry(ct, v);
+        fprintf(f, "        <paletteEntry value=\"%d\" color=\"#%02x%02x%02x\" alpha=\"%d\" label=\"", v, e->c1, e->c2,
+                e->c3, e->c4);
+        rnd_prj_xml_escape(f, label);
+        fprintf(f, "\"/>\n");
+    }
+    fprintf(f, "      </colorPalette>\n    </rasterrenderer>");
+    fclose(f);
+    return buf;
+}
+
+static char *hillshade_xml(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    fprintf(f,
+            "<rasterrenderer type=\"hillshade\" band=\"1\" opacity=\"1\" alphaBand=\"-1\" nodataColor=\"\" "
+            "zfactor=\"1\" azimuth=\"315\" angle=\"45\" multidirection=\"0\">\n      <rasterTransparency/>\n%s"
+            "    </rasterrenderer>",
+            MINMAX);
+    fclose(f);
+    return buf;
+}
+
+static void symbol_xml(FILE *f, int idx, const char *geom, const char *rgb, double size_mm, int dashed)
+{
+    const char *type = !strcmp(geom, "Point") ? "marker" : !strcmp(geom, "Line") ? "line" : "fill";
+    fprintf(f,
+            "        <symbol type=\"%s\" name=\"%d\" alpha=\"1\" clip_to_extent=\"1\" force_rhr=\"0\">\n"
+            "          <data_defined_properties>\n            <Option type=\"Map\">\n"
+            "              <Option type=\"QString\" name=\"name\" value=\"\"/>\n              <Option name=\"properties\"/>\n"
+            "              <Option type=\"QString\" name=\"type\" value=\"collection\"/>\n            </Option>\n"
+            "          </data_defined_properties>\n",
+            type, idx);
+#define OPT(k, v) fprintf(f, "              <Option type=\"QString\" name=\"%s\" value=\"%s\"/>\n", k, v)
+    if (!strcmp(type, "line")) {
+        char w[32];
+        sfmt(w, sizeof w, "%g", size_mm);
+        fprintf(f, "          <layer class=\"SimpleLine\" enabled=\"1\" locked=\"0\" pass=\"0\">\n"
+                   "            <Option type=\"Map\">\n");
+        OPT("capstyle", "round");
+        OPT("joinstyle", "round");
+        OPT("line_color", rgb);
+        OPT("line_style", dashed ? "dash" : "solid");
+        OPT("line_width", w);
+        OPT("line_width_unit", "MM");
+    } else if (!strcmp(type, "marker")) {
+        char s[32];
+        sfmt(s, sizeof s, "%g", size_mm);
+        fprintf(f, "          <layer class=\"SimpleMarker\" enabled=\"1\" locked=\"0\" pass=\"0\">\n"
+                   "            <Option type=\"Map\">\n");
+        OPT("color", rgb);
+        OPT("name", "circle");
+        OPT("outline_color", "35,35,35,255");
+        OPT("outline_style", "solid");
+        OPT("outline_width", "0");
+        OPT("size", s);
+        OPT("size_unit", "MM");
+    } else {
+        fprintf(f, "          <layer class=\"SimpleFill\" enabled=\"1\" locked=\"0\" pass=\"0\">\n"
+                   "            <Option type=\"Map\">\n");
+        OPT("color", rgb);
+        OPT("outline_color", "35,35,35,255");
+        OPT("outline_style", "solid");
+        OPT("outline_width", "0.26");
+        OPT("style", "solid");
+    }
+#undef OPT
+    fprintf(f, "            </Option>\n          </layer>\n        </symbol>\n");
+}
+
+/* Strategy colours as the PNG maps draw them (rnd_route_rgb): the raster
+ * optima (grid-*) share their roadmap route's colour, dashed. */
+static int route_colour(const char *route, char rgba[32])
+{
+    unsigned char rgb[3];
+    int dashed = rnd_route_rgb(route, rgb);
+    sfmt(rgba, 32, "%d,%d,%d,255", rgb[0], rgb[1], rgb[2]);
+    return dashed;
+}
+
+static char *vector_default_xml(OGRLayerH lyr, const layer *y, char *type)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    OGRFeatureDefnH defn = OGR_L_GetLayerDefn(lyr);
+    const char *attr = y->kind == K_ROUTES ? "route" : y->kind == K_TRAJECTORY ? "feature" : NULL;
+    int field = attr ? OGR_FD_GetFieldIndex(defn, attr) : -1;
+    if (field >= 0) {
+        /* distinct values in feature order */
+        char **values = NULL;
+        OGR_L_ResetReading(lyr);
+        OGRFeatureH feat;
+        while ((feat = OGR_L_GetNextFeature(lyr))) {
+            const char *v = OGR_F_GetFieldAsString(feat, field);
+            if (CSLFindString(values, v) < 0 && CSLCount(values) < 64)
+                values = CSLAddString(values, v);
+            OGR_F_Destroy(feat);
+        }
+        OGR_L_ResetReading(lyr);
+        strcpy(type, "categorizedSymbol");
+        fprintf(f, "<renderer-v2 type=\"categorizedSymbol\" attr=\"%s\" symbollevels=\"0\" enableorderby=\"0\" "
+                   "forceraster=\"0\">\n      <categories>\n", attr);
+        for (int i = 0; values && values[i]; i++) {
+            fprintf(f, "        <category symbol=\"%d\" value=\"", i);
+            rnd_prj_xml_escape(f, values[i]);
+            fprintf(f, "\" label=\"");
+            rnd_prj_xml_escape(f, values[i]);
+            fprintf(f, "\" render=\"true\"/>\n");
+        }
+        fprintf(f, "      </categories>\n      <symbols>\n");
+        for (int i = 0; values && values[i]; i++) {
+            char rgba[32];
+            double width = 0.8;
+            int dashed;
+            if (y->kind == K_ROUTES) {
+                dashed = route_colour(values[i], rgba);
+            } else if (!strcmp(values[i], "trajectory")) { /* the drive: solid; the plans: dashed */
+                dashed = route_colour("trajectory", rgba);
+                width = 0.9;
+            } else {
+                dashed = 1;
+                width = 0.5;
+                sfmt(rgba, sizeof rgba, "%s", !strcmp(values[i], "plan") ? "90,90,90,255" : "255,127,0,255");
+            }
+            symbol_xml(f, i, y->geom, rgba, width, dashed);
+        }
+        fprintf(f, "      </symbols>\n      <rotation/>\n      <sizescale/>\n    </renderer-v2>");
+        CSLDestroy(values);
+    } else {
+        char traj[32];
+        if (y->kind == K_TRAJECTORY)
+            route_colour("trajectory", traj);
+        const char *rgb = y->kind == K_TRAJECTORY ? traj
+                          : y->kind == K_OBSTACLES ? "227,26,28,255"
+                          : y->kind == K_NODES     ? "90,90,90,255"
+                          : y->kind == K_EDGES     ? "150,150,150,255"
+                                                   : "31,120,180,255";
+        double size = y->kind == K_EDGES ? 0.1 : y->kind == K_NODES ? 0.6 : y->kind == K_TRAJECTORY ? 0.6 : 0.8;
+        if (!strcmp(y->geom, "Point") && y->kind != K_NODES)
+            size = 2.0;
+        strcpy(type, "singleSymbol");
+        fprintf(f, "<renderer-v2 type=\"singleSymbol\" symbollevels=\"0\" enableorderby=\"0\" forceraster=\"0\">\n"
+                   "      <symbols>\n");
+        symbol_xml(f, 0, y->geom, rgb, size, 0);
+        fprintf(f, "      </symbols>\n      <rotation/>\n      <sizescale/>\n    </renderer-v2>");
+    }
+    fclose(f);
+    return buf;
+}
+
+/* The default style a GeoPackage keeps for a layer in its layer_styles
+ * table (as QGIS and trv-render store it), if any. */
+static char *gpkg_renderer(GDALDatasetH ds, const char *layer_name, char *type)
+{
+    if (strchr(layer_name, '\''))
+        return NULL;
+    char sql[256];
+    sfmt(sql, sizeof sql,
+         "SELECT styleQML FROM layer_styles WHERE f_table_name = '%s' ORDER BY useAsDefault DESC, id LIMIT 1",
+         layer_name);
+    CPLPushErrorHandler(CPLQuietErrorHandler);
+    OGRLayerH res = GDALDatasetExecuteSQL(ds, sql, NULL, NULL);
+    CPLPopErrorHandler();
+    CPLErrorReset();
+    if (!res)
+        return NULL;
+    char *el = NULL;
+    OGRFeatureH feat = OGR_L_GetNextFeature(res);
+    if (feat && OGR_F_IsFieldSetAndNotNull(feat, 0)) {
+        el = rnd_prj_xml_element(OGR_F_GetFieldAsString(feat, 0), "renderer-v2");
+        const char *t = el ? strstr(el, " type=\"") : NULL;
+        if (t && t < strchr(el, '>'))
+            sscanf(t + 7, "%31[^\"]", type);
+        else {
+            free(el);
+            el = NULL;
+        }
+    }
+    OGR_F_Destroy(feat);
+    GDALDatasetReleaseResultSet(ds, res);
+    return el;
+}
+
+/* ---- reading the layers ---------------------------------------------------- */
+
+static trv_status open_raster(trv_ctx *ctx, layer *y)
+{
+    CPLErrorReset();
+    GDALDatasetH ds = GDALOpenEx(y->path, GDAL_OF_RASTER | GDAL_OF_READONLY, NULL, NULL, NULL);
+    if (!ds)
+        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", y->path, rnd_prj_gdal_msg());
+    trv_status st = TRV_OK;
+    double gt[6];
+    OGRSpatialReferenceH srs = GDALGetSpatialRef(ds);
+    if (GDALGetRasterCount(ds) < 1 || GDALGetGeoTransform(ds, gt) != CE_None)
+        st = trv_error(ctx, TRV_ERR_FORMAT, "cannot open '%s': no band or no geotransform", y->path);
+    else if (!srs)
+        st = trv_error(ctx, TRV_ERR_CRS, "'%s' has no CRS", y->path);
+    if (!st) {
+        y->srs = OSRClone(srs);
+        int nx = GDALGetRasterXSize(ds), ny = GDALGetRasterYSize(ds);
+        double xs[2] = {gt[0], gt[0] + nx * gt[1] + ny * gt[2]}, ys[2] = {gt[3], gt[3] + nx * gt[4] + ny * gt[5]};
+        y->ext[0] = fmin(xs[0], xs[1]);
+        y->ext[2] = fmax(xs[0], xs[1]);
+        y->ext[1] = fmin(ys[0], ys[1]);
+        y->ext[3] = fmax(ys[0], ys[1]);
+        GDALRasterBandH band = GDALGetRasterBand(ds, 1);
+        y->categorical = GDALGetRasterDataType(band) == GDT_Byte && GDALGetRasterColorTable(band) != NULL;
+        if (y->kind == K_HILLSHADE) {
+            y->renderer_xml = hillshade_xml();
+            strcpy(y->renderer, "hillshade");
+            strcpy(y->style, "default");
+        } else if (y->categorical) {
+            int read_failed = 0;
+            y->renderer_xml = paletted_xml(band, &read_failed);
+            if (read_failed)
+                st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", y->path, rnd_prj_gdal_msg());
+            strcpy(y->renderer, "paletted");
+            strcpy(y->style, "colour table");
+        } else if ((y->renderer_xml = qml_renderer(y->qml, "rasterrenderer", y->renderer, sizeof y->renderer))) {
+            strcpy(y->style, "qml");
+        } else {
+            double mm[2];
+            CPLErrorReset();
+            if (GDALComputeRasterMinMax(band, FALSE, mm) != CE_None) {
+                if (!strstr(CPLGetLastErrorMsg(), "no valid pixels"))
+                    st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", y->path, rnd_prj_gdal_msg());
+                mm[0] = 0; /* nodata only: any ramp will do */
+                mm[1] = 1;
+            }
+            if (!st)
+                y->renderer_xml = pseudocolor_xml(y->name, mm[0], mm[1]);
+            strcpy(y->renderer, "singlebandpseudocolor");
+            strcpy(y->style, "default");
+        }
+        if (!st && !y->renderer_xml)
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    GDALClose(ds);
+    return st;
+}
+
+static trv_status open_vector(trv_ctx *ctx, layer *y)
+{
+    CPLErrorReset();
+    GDALDatasetH ds = GDALOpenEx(y->path, GDAL_OF_VECTOR | GDAL_OF_READONLY, NULL, NULL, NULL);
+    if (!ds)
+        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", y->path, rnd_prj_gdal_msg());
+    trv_status st = TRV_OK;
+    OGRLayerH lyr = *y->ogr_layer ? GDALDatasetGetLayerByName(ds, y->ogr_layer) : GDALDatasetGetLayer(ds, 0);
+    OGRSpatialReferenceH srs = lyr ? OGR_L_GetSpatialRef(lyr) : NULL;
+    OGREnvelope env;
+    if (!lyr)
+        st = trv_error(ctx, TRV_ERR_FORMAT, "cannot open '%s': no layer '%s'", y->path,
+                       *y->ogr_layer ? y->ogr_layer : "0");
+    else if (!srs)
+        st = trv_error(ctx, TRV_ERR_CRS, "'%s' has no CRS", y->path);
+    else if (OGR_L_GetExtent(lyr, &env, TRUE) != OGRERR_NONE)
+        env.MinX = env.MinY = env.MaxX = env.MaxY = 0; /* empty layer */
+    if (!st) {
+        y->srs = OSRClone(srs);
+        y->ext[0] = env.MinX;
+        y->ext[1] = env.MinY;
+        y->ext[2] = env.MaxX;
+        y->ext[3] = env.MaxY;
+        OGRwkbGeometryType t = wkbFlatten(OGR_L_GetGeomType(lyr));
+        switch (t) {
+        case wkbPoint: y->geom = "Point"; y->wkb = "Point"; break;
+        case wkbMultiPoint: y->geom = "Point"; y->wkb = "MultiPoint"; break;
+        case wkbLineString: y->geom = "Line"; y->wkb = "LineString"; break;
+        case wkbMultiLineString: y->geom = "Line"; y->wkb = "MultiLineString"; break;
+        case wkbPolygon: y->geom = "Polygon"; y->wkb = "Polygon"; break;
+        case wkbMultiPolygon: y->geom = "Polygon"; y->wkb = "MultiPolygon"; break;
+        default: y->geom = "Line"; y->wkb = "Unknown"; break;
+        }
+        if ((y->renderer_xml = qml_renderer(y->qml, "renderer-v2", y->renderer, sizeof y->renderer)))
+            strcpy(y->style, "qml");
+        else if (*y->ogr_layer && (y->renderer_xml = gpkg_renderer(ds, y->ogr_layer, y->renderer)))
+            strcpy(y->style, "gpkg");
+        else if ((y->renderer_xml = vector_default_xml(lyr, y, y->renderer)))
+            strcpy(y->style, "default");
+        else
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    GDALClose(ds);
+    return st;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The names in directory dir that pass keep(), sorted (a NULL-terminated
+ * CSL list the caller destroys; NULL when there are none). */
+static char **dir_names(const char *dir, int (*keep)(const char *dir, const char *name))
+{
+    char **list = VSIReadDir(dir), **out = NULL;
+    for (int i = 0; list && list[i]; i++)
+        if (keep(dir, list[i]))
+            out = CSLAddString(out, list[i]);
+    CSLDestroy(list);
+    if (out)
+        qsort(out, (size_t)CSLCount(out), sizeof *out, cmp_str);
+    return out;
+}
+
+static int ends_with(const char *s, const char *end)
+{
+    size_t n = strlen(s), m = strlen(end);
+    return n >= m && !strcmp(s + n - m, end);
+}
+
+static int is_sim_dir(const char *dir, const char *name)
+{
+    char path[PATH_MAX];
+    struct stat sb;
+    sfmt(path, sizeof path, "%s/%s", dir, name);
+    return !strncmp(name, "sim", 3) && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static int is_trajectory(const char *dir, const char *name)
+{
+    (void)dir;
+    return !strncmp(name, "trajectory_", 11) && ends_with(name, ".geojson");
+}
+
+static int is_obstacles(const char *dir, const char *name)
+{
+    (void)dir;
+    return !strncmp(name, "obstacles", 9) && ends_with(name, ".geojson");
+}
+
+/* What the simulator leaves in DIR/sim* (one directory per run, sorted):
+ * trajectory_<vehicle>.geojson, and obstacles*.geojson when a run keeps its
+ * obstacles beside them (also looked for in DIR itself). Trajectories come
+ * first, then every obstacle layer. */
+static trv_status add_sim_layers(trv_ctx *ctx, layers *L, const char *dir)
+{
+    char **sims = dir_names(dir, is_sim_dir);
+    trv_status st = TRV_OK;
+    for (int pass = 0; pass < 2 && !st; pass++) {
+        kind k = pass ? K_OBSTACLES : K_TRAJECTORY;
+        int (*keep)(const char *, const char *) = pass ? is_obstacles : is_trajectory;
+        int nsims = CSLCount(sims);
+        for (int s = -1; s < nsims && !st; s++) {
+            if (s < 0 && !pass)
+                continue; /* trajectories only in the sim* directories */
+            char sub[PATH_MAX];
+            if (s < 0)
+                sfmt(sub, sizeof sub, "%s", dir);
+            else
+                sfmt(sub, sizeof sub, "%s/%s", dir, sims[s]);
+            char **names = dir_names(sub, keep);
+            for (int i = 0; names && names[i] && !st; i++) {
+                char path[PATH_MAX], name[64], rel[PATH_MAX];
+                sfmt(path, sizeof path, "%s/%s", sub, names[i]);
+                if (!rnd_prj_exists(path))
+                    continue;
+                sfmt(name, sizeof name, "%s%s%.*s", s < 0 ? "" : sims[s], s < 0 ? "" : "/",
+                     (int)(strlen(names[i]) - 8), names[i]);
+                sfmt(rel, sizeof rel, "%s%s%s", s < 0 ? "" : sims[s], s < 0 ? "" : "/", names[i]);
+                layer *y = layer_add(L, k, name, path);
+                if (!y) {
+                    st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                sfmt(y->source, sizeof y->source, "%s", rel);
+                sfmt(y->qml, sizeof y->qml, "%.*s.qml", (int)(strlen(path) - 8), path);
+                y->visible = 1;
+            }
+            CSLDestroy(names);
+        }
+    }
+    CSLDestroy(sims);
+    return st;
+}
+
+static trv_status collect(trv_ctx *ctx, layers *L, const char *dir)
+{
+    char path[PATH_MAX];
+    trv_status st = TRV_OK;
+#define ADD(k, name, rel, vis)                                                                                         \
+    do {                                                                                                               \
+        sfmt(path, sizeof path, "%s/%s", dir, rel);                                                                \
+        if (rnd_prj_exists(path)) {                                                                                        \
+            y = layer_add(L, k, name, path);                                                                           \
+            if (!y)                                                                                                    \
+                return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");                                                 \
+            sfmt(y->source, sizeof y->source, "%s", rel);                                                          \
+            y->visible = vis;                                                                                          \
+        }                                                                                                              \
+    } while (0)
+    layer *y = NULL;
+    ADD(K_ROUTES, "routes", "route.geojson", 1);
+    if (y && y->kind == K_ROUTES)
+        sfmt(y->qml, sizeof y->qml, "%s/route.qml", dir);
+    if ((st = add_sim_layers(ctx, L, dir)))
+        return st;
+    static const char *const GPKG_LAYERS[2] = {"nodes", "edges"};
+    for (int k = 0; k < 2; k++) {
+        y = NULL;
+        char name[32];
+        sfmt(name, sizeof name, "roadmap %s", GPKG_LAYERS[k]);
+        ADD(k ? K_EDGES : K_NODES, name, "roadmap.gpkg", 0);
+        if (y) {
+            sfmt(y->ogr_layer, sizeof y->ogr_layer, "%s", GPKG_LAYERS[k]);
+            sfmt(y->qml, sizeof y->qml, "%s/roadmap_%s.qml", dir, GPKG_LAYERS[k]);
+            if (!rnd_prj_exists(y->qml))
+                sfmt(y->qml, sizeof y->qml, "%s/%s.qml", dir, GPKG_LAYERS[k]);
+        }
+    }
+    static const char *const RASTERS[] = {"class", "cost", "gonogo", "speed", "slope", "landuse", "soil", "dem_std", "dem"};
+    for (size_t k = 0; k < sizeof RASTERS / sizeof RASTERS[0]; k++) {
+        char rel[64];
+        sfmt(rel, sizeof rel, "%s.tif", RASTERS[k]);
+        y = NULL;
+        ADD(K_RASTER, RASTERS[k], rel, !strcmp(RASTERS[k], "class") || !strcmp(RASTERS[k], "dem"));
+        if (y) {
+            sfmt(y->qml, sizeof y->qml, "%s/%s.qml", dir, RASTERS[k]);
+            if (!strcmp(RASTERS[k], "class"))
+                y->opacity = 0.6; /* the hillshade shows through */
+            if (!strcmp(RASTERS[k], "dem"))
+                y->opacity = 0.5;
+        }
+    }
+    y = NULL;
+    ADD(K_HILLSHADE, "hillshade", "dem.tif", 1);
+#undef ADD
+    return TRV_OK;
+}
+
+/* ---- writing ----------------------------------------------------------------- */
+
+static void write_extent(FILE *f, const double e[4], const char *ind)
+{
+    fprintf(f, "%s<extent>\n%s  <xmin>%.15g</xmin>\n%s  <ymin>%.15g</ymin>\n%s  <xmax>%.15g</xmax>\n%s  <ymax>%.15g</ymax>\n%s</extent>\n",
+            ind, ind, e[0], ind, e[1], ind, e[2], ind, e[3], ind);
+}
+
+static void write_maplayer(FILE *f, const layer *y)
+{
+    int raster = y->kind == K_RASTER || y->kind == K_HILLSHADE;
+    if (raster)
+        fprintf(f, "    <maplayer type=\"raster\" hasScaleBasedVisibilityFlag=\"0\" refreshOnNotifyEnabled=\"0\" "
+                   "autoRefreshEnabled=\"0\" autoRefreshTime=\"0\" styleCategories=\"AllStyleCategories\" "
+                   "minScale=\"1e+08\" maxScale=\"0\">\n");
+    else
+        fprintf(f, "    <maplayer type=\"vector\" geometry=\"%s\" wkbType=\"%s\" hasScaleBasedVisibilityFlag=\"0\" "
+                   "refreshOnNotifyEnabled=\"0\" autoRefreshEnabled=\"0\" autoRefreshTime=\"0\" "
+                   "styleCategories=\"AllStyleCategories\" readOnly=\"0\" simplifyDrawingHints=\"1\" "
+                   "simplifyDrawingTol=\"1\" simplifyAlgorithm=\"0\" simplifyLocal=\"1\" simplifyMaxScale=\"1\" "
+                   "labelsEnabled=\"0\" minScale=\"1e+08\" maxScale=\"0\">\n",
+                y->geom, y->wkb);
+    write_extent(f, y->ext, "      ");
+    fprintf(f, "      <id>%s</id>\n      <datasource>", y->id);
+    rnd_prj_xml_escape(f, y->source);
+    if (*y->ogr_layer) {
+        fputs("|layername=", f);
+        rnd_prj_xml_escape(f, y->ogr_layer);
+    }
+    fprintf(f, "</datasource>\n      <layername>");
+    rnd_prj_xml_escape(f, y->name);
+    fprintf(f, "</layername>\n      <srs>\n");
+    write_srs(f, y->srs, "        ");
+    fprintf(f, "      </srs>\n");
+    if (raster) {
+        fprintf(f, "      <provider>gdal</provider>\n      <noData>\n        <noDataList bandNo=\"1\" useSrcNoData=\"1\"/>\n"
+                   "      </noData>\n      <pipe>\n        ");
+        /* indent the renderer two more spaces: it was made for depth 4 */
+        fputs(y->renderer_xml, f);
+        fprintf(f, "\n        <brightnesscontrast brightness=\"0\" contrast=\"0\" gamma=\"1\"/>\n"
+                   "        <huesaturation saturation=\"0\" grayscaleMode=\"0\" colorizeOn=\"0\" colorizeRed=\"255\" "
+                   "colorizeGreen=\"128\" colorizeBlue=\"128\" colorizeStrength=\"100\"/>\n"
+                   "        <rasterresampler maxOversampling=\"2\"/>\n"
+                   "        <resamplingStage>resamplingFilter</resamplingStage>\n      </pipe>\n"
+                   "      <blendMode>0</blendMode>\n");
+    } else {
+        fprintf(f, "      <provider encoding=\"UTF-8\">ogr</provider>\n      ");
+        fputs(y->renderer_xml, f);
+        fprintf(f, "\n      <blendMode>0</blendMode>\n      <featureBlendMode>0</featureBlendMode>\n");
+    }
+    fprintf(f, "      <layerOpacity>%g</layerOpacity>\n    </maplayer>\n", y->opacity);
+}
+
+/* The raster renderer keeps its own opacity attribute; set it to y->opacity
+ * in the XML (QGIS reads a raster layer's opacity from its renderer). */
+static trv_status set_raster_opacity(trv_ctx *ctx, layer *y)
+{
+    if (y->opacity == 1.0 || !y->renderer_xml)
+        return TRV_OK;
+    char *p = strstr(y->renderer_xml, "opacity=\"");
+    char *gt = strchr(y->renderer_xml, '>');
+    if (!p || p > gt)
+        return TRV_OK;
+    char *q = strchr(p + 9, '"');
+    if (!q)
+        return TRV_OK;
+    char val[32];
+    sfmt(val, sizeof val, "%g", y->opacity);
+    size_t head = (size_t)(p + 9 - y->renderer_xml), tail = strlen(q);
+    char *s = malloc(head + strlen(val) + tail + 1);
+    if (!s)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    memcpy(s, y->renderer_xml, head);
+    strcpy(s + head, val);
+    strcat(s + head, q);
+    free(y->renderer_xml);
+    y->renderer_xml = s;
+    return TRV_OK;
+}
+
+static trv_status write_project(trv_ctx *ctx, FILE *f, layers *L, const layer *crs_of, const double ext[4],
+                                const char *title)
+{
+    fprintf(f, "<!DOCTYPE qgis PUBLIC 'http://mrcc.com/qgis.dtd' 'SYSTEM'>\n"
+               "<qgis projectname=\"");
+    rnd_prj_xml_escape(f, title);
+    fprintf(f, "\" version=\"3.22.16-Białowieża\">\n  <homePath path=\"\"/>\n  <title>");
+    rnd_prj_xml_escape(f, title);
+    fprintf(f, "</title>\n  <autotransaction active=\"0\"/>\n  <evaluateDefaultValues active=\"0\"/>\n"
+               "  <trust active=\"0\"/>\n  <projectCrs>\n");
+    write_srs(f, crs_of->srs, "    ");
+    fprintf(f, "  </projectCrs>\n  <layer-tree-group>\n    <customproperties/>\n");
+    for (int i = 0; i < L->n; i++) {
+        const layer *y = &L->l[i];
+        fprintf(f, "    <layer-tree-layer id=\"%s\" name=\"", y->id);
+        rnd_prj_xml_escape(f, y->name);
+        fprintf(f, "\" source=\"");
+        rnd_prj_xml_escape(f, y->source);
+        if (*y->ogr_layer) {
+            fputs("|layername=", f);
+            rnd_prj_xml_escape(f, y->ogr_layer);
+        }
+        fprintf(f, "\" providerKey=\"%s\" checked=\"%s\" expanded=\"%d\" legend_exp=\"\">\n"
+                   "      <customproperties/>\n    </layer-tree-layer>\n",
+                y->kind == K_RASTER || y->kind == K_HILLSHADE ? "gdal" : "ogr",
+                y->visible ? "Qt::Checked" : "Qt::Unchecked", y->visible && y->kind != K_HILLSHADE);
+    }
+    fprintf(f, "    <custom-order enabled=\"0\">\n");
+    for (int i = 0; i < L->n; i++)
+        fprintf(f, "      <item>%s</item>\n", L->l[i].id);
+    fprintf(f, "    </custom-order>\n  </layer-tree-group>\n");
+    fprintf(f, "  <mapcanvas name=\"theMapCanvas\" annotationsVisible=\"1\">\n    <units>%s</units>\n",
+            OSRIsGeographic(crs_of->srs) ? "degrees" : "meters");
+    write_extent(f, ext, "    ");
+    fprintf(f, "    <rotation>0</rotation>\n    <destinationsrs>\n");
+    write_srs(f, crs_of->srs, "      ");
+    fprintf(f, "    </destinationsrs>\n    <rendermaptile>0</rendermaptile>\n  </mapcanvas>\n");
+    fprintf(f, "  <ProjectViewSettings UseProjectScales=\"0\" rotation=\"0\">\n    <Scales/>\n"
+               "    <DefaultViewExtent xmin=\"%.15g\" ymin=\"%.15g\" xmax=\"%.15g\" ymax=\"%.15g\">\n",
+            ext[0], ext[1], ext[2], ext[3]);
+    write_srs(f, crs_of->srs, "      ");
+    fprintf(f, "    </DefaultViewExtent>\n  </ProjectViewSettings>\n  <projectlayers>\n");
+    for (int i = 0; i < L->n; i++)
+        write_maplayer(f, &L->l[i]);
+    fprintf(f, "  </projectlayers>\n  <layerorder>\n");
+    for (int i = 0; i < L->n; i++)
+        fprintf(f, "    <layer id=\"%s\"/>\n", L->l[i].id);
+    fprintf(f, "  </layerorder>\n  <properties>\n    <Paths>\n      <Absolute type=\"bool\">false</Absolute>\n"
+               "    </Paths>\n    <SpatialRefSys>\n      <ProjectionsEnabled type=\"int\">1</ProjectionsEnabled>\n"
+               "    </SpatialRefSys>\n    <Measurement>\n      <DistanceUnits type=\"QString\">meters</DistanceUnits>\n"
+               "      <AreaUnits type=\"QString\">m2</AreaUnits>\n    </Measurement>\n  </properties>\n</qgis>\n");
+    if (ferror(f))
+        return trv_error(ctx, TRV_ERR_IO, "write error");
+    return TRV_OK;
+}
+
+trv_status rnd_project_write(trv_ctx *ctx, const rnd_project_opts *o, rnd_project_info *info)
+{
+    if (info)
+        memset(info, 0, sizeof *info);
+    struct stat sb;
+    if (!o->dir || stat(o->dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", o->dir ? o->dir : "",
+                         o->dir && stat(o->dir, &sb) != 0 ? strerror(errno) : "not a directory");
+    layers L = {0};
+    trv_status st = collect(ctx, &L, o->dir);
+    if (!st && L.n == 0)
+        st = trv_error(ctx, TRV_ERR_IO, "no layers in '%s' (route.geojson, roadmap.gpkg, class.tif ... dem.tif)",
+                       o->dir);
+    for (int i = 0; i < L.n && !st; i++) {
+        layer *y = &L.l[i];
+        /* ids: "trv_" and the name with non-identifier characters as '_'
+         * (QGIS replaces ids of 10 characters or fewer by new UUIDs) */
+        sfmt(y->id, sizeof y->id, "trv_layer_%s", y->name);
+        for (char *p = y->id; *p; p++)
+            if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+                *p = '_';
+        st = y->kind == K_RASTER || y->kind == K_HILLSHADE ? open_raster(ctx, y) : open_vector(ctx, y);
+        if (!st && (y->kind == K_RASTER || y->kind == K_HILLSHADE))
+            st = set_raster_opacity(ctx, y);
+        if (!st)
+            st = trv_progress(ctx, (i + 1.0) / (L.n + 1.0), "layers");
+    }
+    /* the project CRS: the lowest raster's (every raster of a run shares
+     * one grid), else the lowest layer's */
+    const layer *crs_of = NULL;
+    for (int i = L.n - 1; i >= 0 && !st && !crs_of; i--)
+        if (L.l[i].kind == K_RASTER)
+            crs_of = &L.l[i];
+    if (!st && !crs_of)
+        crs_of = &L.l[L.n - 1];
+    /* the extent: every layer's, in the project CRS */
+    double ext[4] = {INFINITY, INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < L.n && !st; i++) {
+        const layer *y = &L.l[i];
+        double e[4] = {y->ext[0], y->ext[1], y->ext[2], y->ext[3]};
+        if (e[0] == e[2] && e[1] == e[3])
+            continue; /* empty layer */
+        if (!OSRIsSame(y->srs, crs_of->srs)) {
+            OGRSpatialReferenceH a = OSRClone(y->srs), b = OSRClone(crs_of->srs);
+            OSRSetAxisMappingStrategy(a, OAMS_TRADITIONAL_GIS_ORDER);
+            OSRSetAxisMappingStrategy(b, OAMS_TRADITIONAL_GIS_ORDER);
+            OGRCoordinateTransformationH ct = OCTNewCoordinateTransformation(a, b);
+            int ok = ct && OCTTransformBounds(ct, y->ext[0], y->ext[1], y->ext[2], y->ext[3], &e[0], &e[1], &e[2],
+                                              &e[3], 21);
+            OCTDestroyCoordinateTransformation(ct);
+            OSRDestroySpatialReference(a);
+            OSRDestroySpatialReference(b);
+            if (!ok)
+                continue; /* outside the projection's domain: no help for the view */
+        }
+        ext[0] = fmin(ext[0], e[0]);
+        ext[1] = fmin(ext[1], e[1]);
+        ext[2] = fmax(ext[2], e[2]);
+        ext[3] = fmax(ext[3], e[3]);
+    }
+    if (!st && !isfinite(ext[0])) {
+        ext[0] = ext[1] = 0;
+        ext[2] = ext[3] = 1;
+    }
+
+    /* relative data sources: from the project's directory to the layers' */
+    trv_outset *set = NULL;
+    if (!st && !(set = trv_outset_new()))
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    char outdir[PATH_MAX], absout[PATH_MAX], absdir[PATH_MAX], rel[PATH_MAX];
+    if (!st) {
+        sfmt(outdir, sizeof outdir, "%s", o->out_path);
+        char *slash = strrchr(outdir, '/');
+        if (slash)
+            *(slash == outdir ? slash + 1 : slash) = '\0';
+        else
+            strcpy(outdir, ".");
+        st = trv_outset_mkdir(ctx, set, outdir);
+    }
+    if (!st && (!realpath(outdir, absout) || !realpath(o->dir, absdir)))
+        st = trv_error(ctx, TRV_ERR_IO, "cannot resolve '%s': %s", outdir, strerror(errno));
+    if (!st) {
+        rnd_prj_relpath(absout, absdir, rel, sizeof rel);
+        for (int i = 0; i < L.n; i++) {
+            char src[PATH_MAX];
+            if (!strcmp(rel, "."))
+                sfmt(src, sizeof src, "./%s", L.l[i].source);
+            else if (!strncmp(rel, "..", 2))
+                sfmt(src, sizeof src, "%s/%s", rel, L.l[i].source);
+            else
+                sfmt(src, sizeof src, "./%s/%s", rel, L.l[i].source);
+            sfmt(L.l[i].source, sizeof L.l[i].source, "%s", src);
+        }
+    }
+    if (!st) {
+        const char *tmp = trv_outset_add(set, o->out_path);
+        FILE *f = tmp ? fopen(tmp, "w") : NULL;
+        if (!f)
+            st = trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", o->out_path, strerror(errno));
+        else {
+            const char *title = o->title;
+            const char *base = strrchr(absdir, '/');
+            if (!title)
+                title = base && base[1] ? base + 1 : absdir;
+            st = write_project(ctx, f, &L, crs_of, ext, title);
+            if (fclose(f) != 0 && !st)
+                st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", o->out_path, strerror(errno));
+            if (st)
+                trv_error_prefix(ctx, st, "cannot write '%s'", o->out_path);
+        }
+    }
+    if (!st)
+        st = trv_outset_commit(ctx, set);
+    trv_outset_free(set);
+    if (!st)
+        st = trv_progress(ctx, 1.0, "layers");
+    if (!st && info) {
+        crs_label(crs_of->srs, info->crs, sizeof info->crs);
+        memcpy(info->extent, ext, sizeof ext);
+        info->layer = calloc((size_t)L.n, sizeof *info->layer);
+        if (!info->layer)
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        for (int i = 0; i < L.n && !st; i++) {
+            rnd_project_layer *p = &info->layer[i];
+            sfmt(p->name, sizeof p->name, "%s", L.l[i].name);
+            sfmt(p->source, sizeof p->source, "%s%s%s", L.l[i].source, *L.l[i].ogr_layer ? "|layername=" : "",
+                     L.l[i].ogr_layer);
+            sfmt(p->renderer, sizeof p->renderer, "%s", L.l[i].renderer);
+            sfmt(p->style, sizeof p->style, "%s", L.l[i].style);
+            p->visible = L.l[i].visible;
+        }
+        info->nlayers = L.n;
+    }
+    layers_clear(&L);
+    return st;
+}
+
+void rnd_project_info_clear(rnd_project_info *info)
+{
+    if (!info)
+        return;
+    free(info->layer);
+    memset(info, 0, sizeof *info);
+}

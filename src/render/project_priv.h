@@ -1,0 +1,22 @@
+/* Helpers shared by project.c and report.c (not part of the API). */
+#ifndef RND_PROJECT_PRIV_H
+#define RND_PROJECT_PRIV_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* GDAL's last error message on one line, or a fallback; static buffer. */
+const char *rnd_prj_gdal_msg(void);
+/* 1 if path is a regular file. */
+int rnd_prj_exists(const char *path);
+/* The whole file, NUL-terminated, malloc'ed; NULL if unreadable. */
+char *rnd_prj_read_file(const char *path, size_t *len);
+/* s with & < > " ' escaped for XML/HTML text and attributes. */
+void rnd_prj_xml_escape(FILE *f, const char *s);
+/* The first <tag ...>...</tag> element of xml (nesting counted), malloc'ed. */
+char *rnd_prj_xml_element(const char *xml, const char *tag);
+/* Relative path from directory `from` to `to`, both absolute and canonical
+ * (realpath); "." when they are the same. */
+void rnd_prj_relpath(const char *from, const char *to, char *out, size_t n);
+
+#endif
