@@ -195,12 +195,26 @@ $(PNG)/routes.png: $(OUT)/cost.tif $(OUT)/dem.tif $(OUT)/roadmap.gpkg $(OUT)/rou
 
 # the simulated trajectories against the plan (and the obstacles of the blocked run)
 DEMO_PNGS += $(PNG)/sim.png
-SIM_OVERLAYS := $(if $(BLOCKED),$(OUT)/sim_blocked/trajectory_ugv.geojson $(dir $(BLOCKED))blocked_obstacles.geojson,\
-    $(OUT)/sim/trajectory_ugv.geojson)
-$(PNG)/sim.png: $(OUT)/class.tif $(OUT)/dem.tif $(OUT)/sim/metrics.json $(if $(BLOCKED),$(OUT)/sim_blocked/metrics.json) $(BINDIR)/trv-render
+SIM_SHOWN := $(if $(BLOCKED),sim_blocked,sim)
+SIM_OVERLAYS := $(OUT)/$(SIM_SHOWN)/trajectory_ugv.geojson $(if $(BLOCKED),$(OUT)/sim_blocked/obstacles.geojson)
+$(PNG)/sim.png: $(OUT)/class.tif $(OUT)/dem.tif $(OUT)/$(SIM_SHOWN)/metrics.json $(BINDIR)/trv-render
 	@mkdir -p $(PNG)
 	$(BINDIR)/trv-render -q $(OUT)/class.tif --hillshade $(OUT)/dem.tif $(foreach f,$(SIM_OVERLAYS),--overlay $(f)) \
 	    --legend --title "Simulated drive against the plan" -o $@
+
+# with obstacles: a 1 km window around the first re-plan, where the plan,
+# the obstacle and the detour driven around it can be told apart
+ifneq ($(BLOCKED),)
+DEMO_PNGS += $(PNG)/sim_replan.png
+$(PNG)/sim_replan.png: $(OUT)/class.tif $(OUT)/dem.tif $(OUT)/sim_blocked/metrics.json $(BINDIR)/trv-render
+	@mkdir -p $(PNG)
+	@xy=$$(sed -n 's/.*"type": "replan", "x": \([-0-9.]*\), "y": \([-0-9.]*\).*/\1 \2/p' $(OUT)/sim_blocked/events.jsonl | head -1); \
+	if [ -z "$$xy" ]; then echo "demo: no re-plan in $(OUT)/sim_blocked/events.jsonl" >&2; exit 1; fi; \
+	set -- $$xy; te=$$(awk -v x=$$1 -v y=$$2 'BEGIN { printf "%.1f %.1f %.1f %.1f", x - 500, y - 500, x + 500, y + 500 }'); \
+	echo "$(BINDIR)/trv-render $(OUT)/class.tif --te $$te ... -o $@"; \
+	$(BINDIR)/trv-render -q $(OUT)/class.tif --hillshade $(OUT)/dem.tif $(foreach f,$(SIM_OVERLAYS),--overlay $(f)) \
+	    --te $$te --legend --title "The first re-plan: the obstacle, the plan and the drive" -o $@
+endif
 
 # the QGIS project (every layer, styled, in order) and the mission report
 SIM_RUNS := $(OUT)/sim/metrics.json $(if $(BLOCKED),$(OUT)/sim_blocked/metrics.json)

@@ -451,6 +451,154 @@ static void test_overlays(void **state)
     free(out);
 }
 
+/* ---- map windows (--te, --te_srs) ---- */
+
+static void test_window_cells(void **state)
+{
+    (void)state;
+    geo_grid g = {50, 25, {700000, 30, 0, 4000000, 0, -30}, NULL};
+    int w[4];
+    /* inside cells 10..19 x 5..19: snapped outward */
+    double te[4] = {700000 + 305, 4000000 - 599, 700000 + 595, 4000000 - 151};
+    assert_int_equal(rnd_window_cells(&g, te, w), 1);
+    assert_int_equal(w[0], 10), assert_int_equal(w[1], 5), assert_int_equal(w[2], 20), assert_int_equal(w[3], 20);
+    /* on cell edges (and a hair inside them): exactly those cells */
+    double edges[4] = {700000 + 300 - 1e-9, 4000000 - 600, 700000 + 600 + 1e-9, 4000000 - 150};
+    assert_int_equal(rnd_window_cells(&g, edges, w), 1);
+    assert_int_equal(w[0], 10), assert_int_equal(w[1], 5), assert_int_equal(w[2], 20), assert_int_equal(w[3], 20);
+    /* clipped to the grid */
+    double big[4] = {690000, 3990000, 710000, 4010000};
+    assert_int_equal(rnd_window_cells(&g, big, w), 1);
+    assert_int_equal(w[0], 0), assert_int_equal(w[1], 0), assert_int_equal(w[2], 50), assert_int_equal(w[3], 25);
+    /* outside, or only touching the edge: no cells */
+    double east[4] = {701500, 3999000, 702000, 3999500}, touch[4] = {699000, 3999000, 700000, 3999500};
+    assert_int_equal(rnd_window_cells(&g, east, w), 0);
+    assert_int_equal(rnd_window_cells(&g, touch, w), 0);
+}
+
+static void test_window_render(void **state)
+{
+    (void)state;
+    char *layer = write_continuous(), *out = tmp_path("win.png"), *out2 = tmp_path("win2.png");
+    char *out3 = tmp_path("win3.png");
+    trv_ctx *ctx = trv_ctx_new();
+    rnd_opts o;
+    rnd_opts_init(&o);
+    /* columns 10..19, rows 5..19 of the 50 x 25 layer (value = column) */
+    o.layer = layer, o.output = out, o.width = 1200, o.palette = "greys";
+    o.has_te = 1;
+    const double te[4] = {700000 + 305, 4000000 - 599, 700000 + 595, 4000000 - 151};
+    memcpy(o.te, te, sizeof te);
+    assert_int_equal(rnd_render(ctx, &o), TRV_OK);
+    image im;
+    read_png(out, &im);
+    /* scale 1: map 868 wide at (24, 52); 10 x 15 cells -> 1302 high */
+    const int mx = 24, my = 52, mw = 868, mh = 1302;
+    assert_int_equal(im.w, 1200);
+    assert_true(im.h >= my + mh);
+    /* enlarging: each pixel shows the cell under its centre; the colours
+     * keep the whole layer's range 0..49, not the window's 10..19 */
+    for (int i = 3; i < mw; i += 61)
+        for (int j = 5; j < mh; j += 211) {
+            int col = 10 + (int)floor((i + 0.5) * 10 / mw);
+            unsigned char want[3];
+            rnd_palette_rgb(rnd_palette_find("greys"), col / 49.0, want);
+            assert_memory_equal(px(&im, mx + i, my + j), want, 3);
+        }
+    free(im.rgb);
+    /* deterministic */
+    o.output = out2;
+    assert_int_equal(rnd_render(ctx, &o), TRV_OK);
+    char *cmd = NULL;
+    assert_true(asprintf(&cmd, "cmp -s '%s' '%s'", out, out2) > 0);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    /* the same window in lon/lat (--te_srs EPSG:4326): the bounding box of
+     * an inset window's lon/lat corners, brought back, still falls in the
+     * same cells, so the map is byte for byte the same */
+    char *utm = utm_wkt(), *geo = NULL;
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:4326", &geo), TRV_OK);
+    geo_ct *ct = NULL;
+    assert_int_equal(geo_ct_create(ctx, utm, geo, &ct), TRV_OK);
+    double ll[4];
+    assert_int_equal(geo_ct_bounds(ct, 700000 + 315, 4000000 - 585, 700000 + 585, 4000000 - 165, ll), 0);
+    geo_ct_free(ct);
+    memcpy(o.te, ll, sizeof ll);
+    o.te_srs = "EPSG:4326", o.output = out3;
+    assert_int_equal(rnd_render(ctx, &o), TRV_OK);
+    assert_true(asprintf(&cmd, "cmp -s '%s' '%s'", out, out3) > 0);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    unlink(out3);
+    /* a window on a hillshaded map shades its edge cells with their outside
+     * neighbours: the pixel of cell (10, 5) equals the full hillshade's
+     * value there applied to the cell's colour */
+    geo_grid dg = {50, 25, {700000, 30, 0, 4000000, 0, -30}, utm};
+    geo_raster *dem = NULL, *hs = NULL;
+    assert_int_equal(geo_raster_new(ctx, &dg, GEO_F32, &dem), TRV_OK);
+    for (int y = 0; y < 25; y++) /* curved, so that extrapolating at the window's edge would differ */
+        for (int x = 0; x < 50; x++)
+            dem->f32[y * 50 + x] = (float)(0.8 * x * x + 3.0 * y * y);
+    char *dem_path = tmp_path("windem.tif");
+    assert_int_equal(geo_raster_write(ctx, dem, dem_path, NULL), TRV_OK);
+    o.te_srs = NULL, o.hillshade = dem_path;
+    memcpy(o.te, te, sizeof te);
+    assert_int_equal(rnd_render(ctx, &o), TRV_OK);
+    rnd_light light;
+    rnd_light_default(&light);
+    assert_int_equal(rnd_hillshade(ctx, dem, &light, &hs), TRV_OK);
+    read_png(out3, &im);
+    unsigned char want[3];
+    rnd_palette_rgb(rnd_palette_find("greys"), 10 / 49.0, want);
+    double f = 1 - 0.6 * (1 - hs->f32[5 * 50 + 10] / 255.0);
+    for (int q = 0; q < 3; q++)
+        want[q] = (unsigned char)lround(want[q] * f);
+    assert_memory_equal(px(&im, mx + 2, my + 2), want, 3);
+    free(im.rgb);
+    geo_raster_free(dem);
+    geo_raster_free(hs);
+    free(dem_path);
+    free(utm);
+    free(geo);
+    trv_ctx_free(ctx);
+    free(layer);
+    free(out);
+    free(out2);
+    free(out3);
+}
+
+static void test_window_errors(void **state)
+{
+    (void)state;
+    char *layer = write_continuous(), *out = tmp_path("winerr.png");
+    trv_ctx *ctx = trv_ctx_new();
+    rnd_opts o;
+    rnd_opts_init(&o);
+    o.layer = layer, o.output = out, o.has_te = 1;
+    const double outside[4] = {710000, 3990000, 711000, 3991000}, flipped[4] = {700600, 3999400, 700300, 3999800},
+                 flat[4] = {700300, 3999800, 700600, 3999800};
+    memcpy(o.te, outside, sizeof outside);
+    assert_int_equal(rnd_render(ctx, &o), TRV_ERR_DATA);
+    assert_contains(trv_errmsg(ctx), "the window 710000 3990000 711000 3991000 does not overlap '");
+    memcpy(o.te, flipped, sizeof flipped);
+    assert_int_equal(rnd_render(ctx, &o), TRV_ERR_USAGE);
+    assert_contains(trv_errmsg(ctx), "invalid window: xmin 700600 is not less than xmax 700300");
+    memcpy(o.te, flat, sizeof flat);
+    assert_int_equal(rnd_render(ctx, &o), TRV_ERR_USAGE);
+    assert_contains(trv_errmsg(ctx), "ymin 3999800 is not less than ymax 3999800");
+    const double lonlat[4] = {-10, 40, -9, 41};
+    memcpy(o.te, lonlat, sizeof lonlat);
+    o.te_srs = "EPSG:999999";
+    assert_int_equal(rnd_render(ctx, &o), TRV_ERR_CRS);
+    assert_contains(trv_errmsg(ctx), "cannot understand the CRS 'EPSG:999999'");
+    o.te_srs = "EPSG:4326"; /* Portugal, far from the layer in Kentucky's UTM zone */
+    assert_int_not_equal(rnd_render(ctx, &o), TRV_OK);
+    assert_false(exists(out));
+    trv_ctx_free(ctx);
+    free(layer);
+    free(out);
+}
+
 /* ---- QML ---- */
 
 /* A small well-formedness check: tags nest and close, attributes are quoted. */
@@ -667,6 +815,8 @@ int main(void)
         cmocka_unit_test(test_png_categorical), cmocka_unit_test(test_png_continuous),
         cmocka_unit_test(test_render_errors),   cmocka_unit_test(test_overlays),
         cmocka_unit_test(test_qml_raster),      cmocka_unit_test(test_qml_vector),
+        cmocka_unit_test(test_window_cells),    cmocka_unit_test(test_window_render),
+        cmocka_unit_test(test_window_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -288,8 +288,10 @@ static void test_same_seed_same_outputs(void **state)
     trv_meta meta;
     char *argv[] = {"test", NULL};
     trv_meta_init(&meta, "test_sim_run", 1, argv);
-    static const char *const files[] = {"trajectory_a.csv", "trajectory_a.geojson", "events.jsonl", "metrics.json"};
-    char *got[3][4];
+    static const char *const files[] = {"trajectory_a.csv", "trajectory_a.geojson", "events.jsonl", "metrics.json",
+                                        "obstacles.geojson"};
+    enum { NFILES = sizeof files / sizeof *files };
+    char *got[3][NFILES];
     for (int run = 0; run < 3; run++) {
         result r;
         uint64_t seed = run < 2 ? 7 : 8;
@@ -297,7 +299,7 @@ static void test_same_seed_same_outputs(void **state)
         char *out = NULL;
         assert_true(asprintf(&out, "%s/out%d", tmp, run) >= 0);
         assert_int_equal(sim_run_write(ctx, r.run, out, &meta, 0), TRV_OK);
-        for (int j = 0; j < 4; j++) {
+        for (int j = 0; j < NFILES; j++) {
             char *p = trv_path_join(out, files[j]);
             got[run][j] = slurp(p);
             assert_non_null(got[run][j]);
@@ -306,16 +308,20 @@ static void test_same_seed_same_outputs(void **state)
         free(out);
         result_free(&r);
     }
-    for (int j = 0; j < 4; j++)
+    for (int j = 0; j < NFILES; j++)
         assert_string_equal(got[0][j], got[1][j]);
     assert_true(strstr(got[0][3], "\"seed\": 7"));
     assert_null(strstr(got[0][3], "wall_time_s"));
     assert_true(strstr(got[0][1], "\"seed\": \"7\""));
     assert_true(strstr(got[0][2], "\"type\": \"replan\""));
+    /* the obstacle simulated, recorded with the run: a polygon in lon/lat */
+    assert_true(strstr(got[0][4], "\"id\": \"o0\", \"height_m\": 2.0, \"appear_s\": 5.0"));
+    assert_true(strstr(got[0][4], "\"type\": \"Polygon\""));
+    assert_null(strstr(got[0][4], "disappear_s"));
     /* another seed: other GNSS errors, another trajectory */
     assert_string_not_equal(got[0][0], got[2][0]);
     for (int run = 0; run < 3; run++)
-        for (int j = 0; j < 4; j++)
+        for (int j = 0; j < NFILES; j++)
             free(got[run][j]);
     free(text), free(obs);
     trv_ctx_free(ctx);

@@ -88,9 +88,36 @@ start=$(date +%s%N)
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 [ "$ms" -lt 3000 ] && ok || bad "render took $ms ms"
 
+# ---- map windows: --te (layer CRS), --te_srs ----
+set -- $(gdalinfo "$T/slope.tif" | sed -n 's/^Origin = (\([-0-9.]*\),\([-0-9.]*\))$/\1 \2/p')
+ox=${1%.*} oy=${2%.*}
+# cells 100..159 x 100..139 (a window inset 10 m from those cell edges snaps out to them)
+wx0=$((ox + 100 * 90 + 10)) wx1=$((ox + 160 * 90 - 10)) wy1=$((oy - 100 * 90 - 10)) wy0=$((oy - 140 * 90 + 10))
+"$R" -q "$T/slope.tif" -o "$tmp/win.png" --hillshade "$T/dem.tif" --overlay "$tmp/route.geojson" --legend \
+    --te $wx0 $wy0 $wx1 $wy1 2>"$tmp/err" && is_png "$tmp/win.png" && ok || bad "window map: $(cat "$tmp/err")"
+set -- $(png_size "$tmp/win.png")
+# the same width; 60 x 40 cells on an 868 px map -> 579 px plus title and footer
+[ "${1:-0}" = 1200 ] && ok || bad "window width ${1:-?}"
+[ "${2:-0}" -gt 660 ] && [ "${2:-0}" -lt 720 ] && ok || bad "window height ${2:-?}"
+"$R" -q "$T/slope.tif" -o "$tmp/win2.png" --hillshade "$T/dem.tif" --overlay "$tmp/route.geojson" --legend --te $wx0 $wy0 $wx1 $wy1
+cmp -s "$tmp/win.png" "$tmp/win2.png" && ok || bad "two window renders differ"
+cmp -s "$tmp/win.png" "$tmp/slope.png" && bad "the window drew the whole layer" || ok
+# the window on exact cell edges gives the same map
+"$R" -q "$T/slope.tif" -o "$tmp/win3.png" --hillshade "$T/dem.tif" --overlay "$tmp/route.geojson" --legend \
+    --te $((wx0 - 10)) $((wy0 - 10)) $((wx1 + 10)) $((wy1 + 10))
+cmp -s "$tmp/win.png" "$tmp/win3.png" && ok || bad "cell-edge window differs from the inset one"
+# --te_srs naming the layer's own CRS changes nothing; in lon/lat: the window the lon/lat box covers
+"$R" -q "$T/slope.tif" -o "$tmp/win4.png" --hillshade "$T/dem.tif" --overlay "$tmp/route.geojson" --legend \
+    --te $wx0 $wy0 $wx1 $wy1 --te_srs EPSG:32616
+cmp -s "$tmp/win.png" "$tmp/win4.png" && ok || bad "--te_srs EPSG:32616 differs from --te alone"
+"$R" -q "$T/slope.tif" -o "$tmp/winll.png" --te -84.30 36.60 -84.25 36.65 --te_srs EPSG:4326 2>"$tmp/err" &&
+    is_png "$tmp/winll.png" && ok || bad "lon/lat window: $(cat "$tmp/err")"
+
 # ---- help, usage and errors: exit status, message, no output ----
 "$R" --help >"$tmp/help" 2>&1 && ok || bad "--help exit status"
 grep -q 'viridis' "$tmp/help" && grep -q 'terrain' "$tmp/help" && grep -q -- '--overlay' "$tmp/help" && ok || bad "--help lacks palettes/options"
+grep -q -- '--te XMIN YMIN XMAX YMAX' "$tmp/help" && grep -q -- '--te_srs' "$tmp/help" && grep -q "whole layer's range" "$tmp/help" &&
+    ok || bad "--help lacks --te/--te_srs or the colour range rule"
 mkdir "$tmp/e"
 O=$tmp/e/map.png
 expect 1 "trv-render: cannot open '$tmp/none.tif'" "$O" -- "$R" "$tmp/none.tif" -o "$O"
@@ -106,6 +133,15 @@ expect 1 "cannot create" "" -- "$R" "$T/slope.tif" -o "$tmp/nodir/map.png"
 expect 2 "missing required option --output" "$O" -- "$R" "$T/slope.tif"
 expect 2 "" "$O" -- "$R" -o "$O"
 expect 2 "" "$O" -- "$R" "$T/slope.tif" -o "$O" --width abc
+# windows: failures exit 1, malformed options exit 2
+expect 1 "does not overlap '$T/slope.tif'" "$O" -- "$R" "$T/slope.tif" -o "$O" --te 0 0 1000 1000
+expect 1 "does not overlap" "$O" -- "$R" "$T/slope.tif" -o "$O" --te 2 48 3 49 --te_srs EPSG:4326
+expect 1 "invalid window: xmin 700000 is not less than xmax 690000" "$O" -- "$R" "$T/slope.tif" -o "$O" --te 700000 4000000 690000 4010000
+expect 1 "invalid window: ymin" "$O" -- "$R" "$T/slope.tif" -o "$O" --te $wx0 $wy1 $wx1 $wy0
+expect 1 "cannot understand the CRS 'EPSG:999999'" "$O" -- "$R" "$T/slope.tif" -o "$O" --te 0 0 1 1 --te_srs EPSG:999999
+expect 2 "--te expects" "$O" -- "$R" "$T/slope.tif" -o "$O" --te 1 2 3
+expect 2 "--te expects" "$O" -- "$R" "$T/slope.tif" -o "$O" --te 1 2 3 abc
+expect 2 "--te_srs needs --te" "$O" -- "$R" "$T/slope.tif" -o "$O" --te_srs EPSG:4326
 [ -z "$(ls -A "$tmp/e")" ] && ok || bad "error runs left files: $(ls -A "$tmp/e")"
 
 echo "$pass passed, $fail failed"

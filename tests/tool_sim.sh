@@ -3,7 +3,8 @@
 # UTM 16N, GeoTIFFs made with gdal_translate from ASCII grids: flat, GO at
 # 20 km/h but for a NOGO block and a NOGO ring around an enclosed cell):
 # outputs, the seed (same seed, same outputs but for wall_time_s and
-# realtime_factor), an obstacle that forces a re-plan, the route override,
+# realtime_factor), an obstacle that forces a re-plan, the obstacles
+# recorded in OUTDIR (obstacles.geojson), the route override,
 # and every error path (exit 1, 2 for usage; no partial outputs).
 # Ends with "N passed, N failed".
 set -u
@@ -117,6 +118,59 @@ if "$SIM" --terrain "$T" --scenario "$tmp/obs.ini" -o "$tmp/o4" -q 2>"$tmp/err";
 grep -q '"type": "replan"' "$tmp/o4/events.jsonl" && ok || bad "no replan event"
 grep -q '"type": "collision"' "$tmp/o4/events.jsonl" && bad "a collision" || ok
 grep -q '"reached_goal": true' "$tmp/o4/metrics.json" && ok || bad "goal not reached around the obstacle"
+
+# ---- OUTDIR/obstacles.geojson: the obstacles simulated, in EPSG:4326 ----
+# Input in lon/lat (7 decimals, as a user's file): a polygon that moves and
+# disappears, a static circle; both off the path. Read back with ogrinfo:
+# count, ids, heights, radius and every vertex within 1e-6 deg (the input
+# went to the map CRS and back).
+ll() { echo "$1 $2" | gdaltransform -s_srs EPSG:32616 -t_srs EPSG:4326 -output_xy | awk '{printf "%.7f %.7f", $1, $2}'; }
+set -- $(ll 500200 4000800) $(ll 500260 4000800) $(ll 500260 4000850) $(ll 500200 4000850) $(ll 500800 4000200)
+printf '%s\n' "wall 2.5 - $1 $2 $3 $4 $5 $6 $7 $8" "rock 1.5 6 $9 ${10}" >"$tmp/obs_ll.expected"
+cat >"$tmp/obs_ll.geojson" <<EOS
+{"type": "FeatureCollection", "features": [
+ {"type": "Feature", "properties": {"id": "wall", "height_m": 2.5, "appear_s": 5, "disappear_s": 50, "vx_ms": 0.5, "vy_ms": -0.25},
+  "geometry": {"type": "Polygon", "coordinates": [[[$1, $2], [$3, $4], [$5, $6], [$7, $8], [$1, $2]]]}},
+ {"type": "Feature", "properties": {"id": "rock", "height_m": 1.5, "radius_m": 6},
+  "geometry": {"type": "Point", "coordinates": [$9, ${10}]}}]}
+EOS
+scenario obs_ll.ini "obstacles = obs_ll.geojson"
+if "$SIM" --terrain "$T" --scenario "$tmp/obs_ll.ini" -o "$tmp/o6" -q --no-timing 2>"$tmp/err"; then ok; else bad "lon/lat obstacles run: $(cat "$tmp/err")"; fi
+OG=$tmp/o6/obstacles.geojson
+[ -s "$OG" ] && ok || bad "no obstacles.geojson"
+ogrinfo -ro -al -so "$OG" 2>&1 | grep -q 'WGS 84' && ok || bad "obstacles.geojson not in EPSG:4326"
+[ "$(ogrinfo -ro -al -so "$OG" | sed -n 's/^Feature Count: //p')" = 2 ] && ok || bad "obstacle feature count"
+ogrinfo -ro -al -q "$OG" | awk -v exp_file="$tmp/obs_ll.expected" '
+    BEGIN { while ((getline l < exp_file) > 0) { split(l, a, " "); ne++; eid[ne] = a[1]; eh[ne] = a[2]; er[ne] = a[3]
+                nv[ne] = 0; for (i = 4; i < length(a); i += 2) { nv[ne]++; ex[ne, nv[ne]] = a[i]; ey[ne, nv[ne]] = a[i + 1] } } }
+    /^OGRFeature/ { n++ }
+    $1 == "id" { id[n] = $NF } $1 == "height_m" { h[n] = $NF } $1 == "radius_m" { r[n] = $NF }
+    /^  (POLYGON|POINT) / { g = $0; kind[n] = $1; sub(/^[^(]*\(+/, "", g); sub(/\)+ *$/, "", g); geom[n] = g }
+    function abs(v) { return v < 0 ? -v : v }
+    END {
+        if (n != ne) { print "features: " n ", want " ne; exit 1 }
+        for (k = 1; k <= n; k++) {
+            if (id[k] != eid[k] || h[k] + 0 != eh[k] + 0) { print k ": id " id[k] " height " h[k]; exit 1 }
+            if ((er[k] == "-") != (r[k] == "") || (er[k] != "-" && r[k] + 0 != er[k] + 0)) { print k ": radius " r[k]; exit 1 }
+            if (kind[k] != (er[k] == "-" ? "POLYGON" : "POINT")) { print k ": " kind[k]; exit 1 }
+            m = split(geom[k], pts, ",")
+            if (kind[k] == "POLYGON") m-- # the closing vertex
+            if (m != nv[k]) { print k ": " m " vertices, want " nv[k]; exit 1 }
+            # every vertex near one of the input (RFC 7946 may rewind a ring)
+            for (i = 1; i <= m; i++) {
+                split(pts[i], c, " "); best = 1e9
+                for (j = 1; j <= nv[k]; j++) { d = abs(c[1] - ex[k, j]) + abs(c[2] - ey[k, j]); if (d < best) best = d }
+                if (best > 1e-6) { print k ": vertex " pts[i] " is " best " deg off"; exit 1 }
+            } } }' >"$tmp/cmp" 2>&1 && ok || bad "obstacles.geojson against the input: $(cat "$tmp/cmp")"
+# disappear_s only where the obstacle disappears; the velocity kept
+[ "$(grep -o '"disappear_s": [0-9.]*' "$OG")" = '"disappear_s": 50.0' ] && ok || bad "disappear_s: $(cat "$OG")"
+grep -q '"vx_ms": 0.5, "vy_ms": -0.25' "$OG" && ok || bad "velocity: $(cat "$OG")"
+"$SIM" --terrain "$T" --scenario "$tmp/obs_ll.ini" -o "$tmp/o7" -q --no-timing 2>"$tmp/err" || bad "second lon/lat run: $(cat "$tmp/err")"
+same=1
+for f in obstacles.geojson trajectory_ugv.csv trajectory_ugv.geojson events.jsonl; do cmp -s "$tmp/o6/$f" "$tmp/o7/$f" || same=0; done
+[ $same = 1 ] && ok || bad "obstacles.geojson or the run is not deterministic"
+[ -s "$tmp/o4/obstacles.geojson" ] && ok || bad "no obstacles.geojson with a map-CRS obstacles file"
+[ -e "$tmp/o1/obstacles.geojson" ] && bad "obstacles.geojson without an obstacles file" || ok
 
 # ---- the route override ----
 printf 'x,y\n%s,%s\n%s,%s\n%s,%s\n' "$(X 10)" "$(Y 60)" "$(X 50)" "$(Y 60)" "$(X 50)" "$(Y 80)" >"$tmp/route.csv"

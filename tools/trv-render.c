@@ -3,6 +3,7 @@
  * rnd_render -> exit status. */
 #include "render/render.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,8 @@ int main(int argc, char **argv)
     rnd_opts o;
     rnd_opts_init(&o);
     const char *overlay = NULL;
+    /* NaN until --te is given: the table parser has no "was it seen" */
+    o.te[0] = o.te[1] = o.te[2] = o.te[3] = NAN;
     static char summary[2048];
     const trv_opt opts[] = {
         {"output", 'o', TRV_ARG_STRING, &o.output, "MAP.png", "the PNG to write"},
@@ -21,6 +24,9 @@ int main(int argc, char **argv)
         {"legend", 0, TRV_ARG_FLAG, &o.legend, NULL, "add a legend of the categories and the overlays"},
         {"width", 0, TRV_ARG_INT, &o.width, "PX", "image width in pixels (default 1200, 320..10000)"},
         {"title", 0, TRV_ARG_STRING, &o.title, "TEXT", "title (default: the band description)"},
+        {"te", 0, TRV_ARG_DOUBLES, o.te, "XMIN YMIN XMAX YMAX",
+         "map window in the layer's CRS, as gdalwarp -te (colour bar: the whole layer's range)", 4},
+        {"te_srs", 0, TRV_ARG_STRING, &o.te_srs, "CRS", "CRS of the --te numbers, e.g. EPSG:4326"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
     static const char *const required[] = {"output", NULL};
@@ -30,6 +36,9 @@ int main(int argc, char **argv)
              "hillshade, with vector overlays reprojected to the layer's CRS (routes coloured by strategy,\n"
              "roadmap edges and nodes, obstacles, start/goal points), a scale bar, a north arrow and a\n"
              "title. Text: DejaVu Sans (TRV_FONT overrides). The same inputs give the same bytes.\n"
+             "--te shows a window of the layer (as gdalwarp -te), hillshaded with the cells around it so its\n"
+             "edges look as in the full map, with the overlays clipped to it and the scale bar for its size;\n"
+             "the colour bar keeps the whole layer's range, so zoomed maps use the same colours.\n"
              "Palettes:");
     for (int i = 0; rnd_palette_at(i); i++)
         snprintf(summary + strlen(summary), sizeof summary - strlen(summary), "\n  %-9s %s", rnd_palette_at(i)->name,
@@ -37,7 +46,7 @@ int main(int argc, char **argv)
     const trv_cli cli = {
         .tool = "trv-render",
         .usage = "LAYER.tif -o MAP.png [--hillshade DEM.tif] [--palette NAME] [--overlay FILE ...] [--legend]\n"
-                 "       [--width PX] [--title TEXT] [-q]",
+                 "       [--width PX] [--title TEXT] [--te XMIN YMIN XMAX YMAX [--te_srs CRS]] [-q]",
         .summary = summary,
         .opts = opts,
         .required = required,
@@ -79,6 +88,12 @@ int main(int argc, char **argv)
         return rc;
     }
     (void)overlay;
+    o.has_te = !isnan(o.te[0]);
+    if (o.te_srs && !o.has_te) {
+        fprintf(stderr, "trv-render: --te_srs needs --te\nTry 'trv-render --help' for more information.\n");
+        free(args);
+        return 2;
+    }
     o.layer = res.pos[0];
     trv_term_progress_state progress;
     trv_ctx *ctx = trv_tool_ctx(&cli, &res, &progress);

@@ -22,6 +22,30 @@ void ovl_clear(ovl_set *s)
     memset(s, 0, sizeof *s);
 }
 
+void ovl_keep_within(ovl_set *s, const double bb[4], double units_per_m)
+{
+    int kept = 0;
+    for (int k = 0; k < s->n; k++) {
+        ovl_shape *sh = &s->shape[k];
+        double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+        for (int i = 0; i < sh->n; i++) {
+            x0 = fmin(x0, sh->x[2 * i]), x1 = fmax(x1, sh->x[2 * i]);
+            y0 = fmin(y0, sh->x[2 * i + 1]), y1 = fmax(y1, sh->x[2 * i + 1]);
+        }
+        double grow = sh->kind == OVL_CIRCLE ? sh->radius * units_per_m : 0;
+        /* a bounding box test: a line passing near a corner may be kept
+         * without showing, which only costs a few pixels of clipping */
+        if (x1 + grow >= bb[0] && x0 - grow <= bb[2] && y1 + grow >= bb[1] && y0 - grow <= bb[3]) {
+            s->shape[kept++] = *sh;
+        } else {
+            free(sh->x);
+            free(sh->start);
+            free(sh->name);
+        }
+    }
+    s->n = kept;
+}
+
 static int push(ovl_set *s, const ovl_shape *sh)
 {
     if (s->n == s->cap) {

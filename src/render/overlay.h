@@ -32,5 +32,10 @@ typedef struct ovl_set {
 
 trv_status ovl_read(trv_ctx *ctx, const char *path, const char *map_wkt, ovl_set *s);
 void ovl_clear(ovl_set *s);
+/* Drop the shapes that do not reach into bb = {xmin, ymin, xmax, ymax}
+ * (map CRS): a map window draws, and its legend lists, only what it shows.
+ * A circle reaches radius * units_per_m beyond its centre (as drawn).
+ * Keeps the order of the others. */
+void ovl_keep_within(ovl_set *s, const double bb[4], double units_per_m);
 
 #endif

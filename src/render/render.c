@@ -21,6 +21,10 @@ void rnd_opts_init(rnd_opts *o)
 
 static const unsigned char INK[3] = {34, 34, 34}, GREY_TEXT[3] = {110, 110, 110}, WHITE[3] = {255, 255, 255},
                            NODATA_RGB[3] = {214, 214, 214}, FRAME[3] = {90, 90, 90};
+/* Obstacles: red, half transparent so the ground under them still shows,
+ * with a dark red outline that holds on red (no-go) ground too. */
+static const unsigned char OBSTACLE_FILL[3] = {228, 26, 28}, OBSTACLE_LINE[3] = {153, 0, 13};
+static const double OBSTACLE_ALPHA = 0.45, OBSTACLE_LINE_W = 2.0;
 
 /* The categorical look of a Byte layer: colours and names by code. */
 typedef struct cat_table {
@@ -100,7 +104,8 @@ static const char *route_label(const char *name)
     } L[] = {{"mmcr", "mmcr (min. mobility risk)"}, {"mdr", "mdr (shortest)"}, {"msr", "msr (least slope)"},
              {"time", "time (fastest)"}, {"grid-mmcr", "grid mmcr (raster optimum)"},
              {"grid-mdr", "grid mdr (raster optimum)"}, {"grid-msr", "grid msr (raster optimum)"},
-             {"grid-time", "grid time (raster optimum)"}, {"trajectory", "trajectory (simulated)"}};
+             {"grid-time", "grid time (raster optimum)"}, {"trajectory", "trajectory (simulated)"},
+             {"plan", "plan (before replanning)"}, {"last_plan", "last plan (after replanning)"}};
     for (size_t i = 0; i < sizeof L / sizeof L[0]; i++)
         if (!strcmp(L[i].name, name))
             return L[i].label;
@@ -128,6 +133,148 @@ static void footprints(int n_out, double cells_per_px, int n_cells, int *lo, int
         lo[i] = l < 0 ? 0 : l >= n_cells ? n_cells - 1 : l;
         hi[i] = h < 0 ? 0 : h >= n_cells ? n_cells - 1 : h;
     }
+}
+
+int rnd_window_cells(const geo_grid *g, const double te[4], int win[4])
+{
+    /* fractional column and row of each window edge; the signs of gt[1]
+     * and gt[5] decide which edge comes first */
+    double c0 = (te[0] - g->gt[0]) / g->gt[1], c1 = (te[2] - g->gt[0]) / g->gt[1];
+    double r0 = (te[3] - g->gt[3]) / g->gt[5], r1 = (te[1] - g->gt[3]) / g->gt[5];
+    double clo = fmin(c0, c1), chi = fmax(c0, c1), rlo = fmin(r0, r1), rhi = fmax(r0, r1);
+    if (!isfinite(clo) || !isfinite(chi) || !isfinite(rlo) || !isfinite(rhi))
+        return 0;
+    /* outward to whole cells; the tolerance keeps a window drawn on cell
+     * boundaries (as printed by gdalinfo) from taking in a neighbour */
+    const double eps = 1e-6;
+    clo = fmax(floor(clo + eps), 0), chi = fmin(ceil(chi - eps), g->nx);
+    rlo = fmax(floor(rlo + eps), 0), rhi = fmin(ceil(rhi - eps), g->ny);
+    if (clo >= chi || rlo >= rhi)
+        return 0;
+    win[0] = (int)clo, win[1] = (int)rlo, win[2] = (int)chi, win[3] = (int)rhi;
+    return 1;
+}
+
+/* The cells win (as rnd_window_cells) of src as a raster of their own: the
+ * geotransform moves to the window's corner; nodata, labels and classes
+ * are kept. */
+static trv_status crop(trv_ctx *ctx, const geo_raster *src, const int win[4], geo_raster **out)
+{
+    const geo_grid *g = &src->grid;
+    geo_grid sub = {win[2] - win[0],
+                    win[3] - win[1],
+                    {g->gt[0] + win[0] * g->gt[1], g->gt[1], 0, g->gt[3] + win[1] * g->gt[5], 0, g->gt[5]},
+                    g->wkt};
+    geo_raster *r = NULL;
+    trv_status st = geo_raster_new(ctx, &sub, src->type, &r);
+    if (!st)
+        st = geo_raster_set_label(ctx, r, src->desc, src->unit);
+    if (st) {
+        geo_raster_free(r);
+        return st;
+    }
+    r->has_nodata = src->has_nodata, r->nodata = src->nodata, r->classes = src->classes;
+    for (int y = 0; y < sub.ny; y++) {
+        size_t from = (size_t)(win[1] + y) * g->nx + win[0], to = (size_t)y * sub.nx;
+        if (src->type == GEO_F32)
+            memcpy(r->f32 + to, src->f32 + from, sizeof(float) * (size_t)sub.nx);
+        else
+            memcpy(r->u8 + to, src->u8 + from, (size_t)sub.nx);
+    }
+    *out = r;
+    return TRV_OK;
+}
+
+/* The extent {xmin, ymin, xmax, ymax} of a grid in its CRS. */
+static void grid_extent(const geo_grid *g, double bb[4])
+{
+    double x1 = g->gt[0] + g->nx * g->gt[1], y1 = g->gt[3] + g->ny * g->gt[5];
+    bb[0] = fmin(g->gt[0], x1), bb[1] = fmin(g->gt[3], y1), bb[2] = fmax(g->gt[0], x1), bb[3] = fmax(g->gt[3], y1);
+}
+
+/* The cells of the layer grid g that o->te selects: the window checked,
+ * brought into g's CRS when o->te_srs names another (the bounding box of
+ * its densified edges, as gdalwarp -te_srs), and snapped outward. */
+static trv_status layer_window(trv_ctx *ctx, const rnd_opts *o, const geo_grid *g, int win[4])
+{
+    const double *te = o->te;
+    for (int k = 0; k < 4; k++)
+        if (!isfinite(te[k]))
+            return trv_error(ctx, TRV_ERR_USAGE, "invalid window: %g is not a finite number", te[k]);
+    if (te[0] >= te[2])
+        return trv_error(ctx, TRV_ERR_USAGE, "invalid window: xmin %.10g is not less than xmax %.10g", te[0], te[2]);
+    if (te[1] >= te[3])
+        return trv_error(ctx, TRV_ERR_USAGE, "invalid window: ymin %.10g is not less than ymax %.10g", te[1], te[3]);
+    double bb[4] = {te[0], te[1], te[2], te[3]};
+    char srs[80] = "";
+    if (o->te_srs) {
+        char *wkt = NULL, label[64];
+        geo_ct *ct = NULL;
+        trv_status st = geo_crs_wkt(ctx, o->te_srs, &wkt);
+        if (!st && !g->wkt)
+            st = trv_error(ctx, TRV_ERR_CRS, "'%s' has no CRS to bring the window (%s) into", o->layer, o->te_srs);
+        if (!st)
+            st = geo_ct_create(ctx, wkt, g->wkt, &ct);
+        if (!st) {
+            size_t bad = geo_ct_bounds(ct, te[0], te[1], te[2], te[3], bb);
+            if (bad == 4 * 64 || !(bb[0] < bb[2]) || !(bb[1] < bb[3]))
+                st = trv_error(ctx, TRV_ERR_CRS, "cannot transform the window %.10g %.10g %.10g %.10g from %s into the CRS of '%s'",
+                               te[0], te[1], te[2], te[3], geo_crs_label(wkt, label, sizeof label), o->layer);
+            snprintf(srs, sizeof srs, " (%s)", geo_crs_label(wkt, label, sizeof label));
+        }
+        geo_ct_free(ct);
+        free(wkt);
+        if (st)
+            return st;
+    }
+    if (!rnd_window_cells(g, bb, win))
+        return trv_error(ctx, TRV_ERR_DATA, "the window %.10g %.10g %.10g %.10g%s does not overlap '%s'", te[0], te[1],
+                         te[2], te[3], srs, o->layer);
+    return TRV_OK;
+}
+
+/* The hillshade behind a map of grid map. The whole map: the DEM's own
+ * hillshade. A window: only the DEM cells under the window (brought into
+ * the DEM's CRS) plus one cell each side where the DEM has it, so that
+ * Horn's 3x3 neighbourhood at the window's edge sees the same cells as in
+ * the full map and the edge shades alike; the margin is then cut off.
+ * *out stays NULL when the DEM misses the window: the map is unshaded
+ * there, as the full map would be. */
+static trv_status map_hillshade(trv_ctx *ctx, const geo_raster *dem, const geo_grid *map, int windowed,
+                                geo_raster **out)
+{
+    rnd_light light;
+    rnd_light_default(&light);
+    *out = NULL;
+    if (!windowed)
+        return rnd_hillshade(ctx, dem, &light, out);
+    const geo_grid *d = &dem->grid;
+    double bb[4];
+    grid_extent(map, bb);
+    if (!geo_crs_same(map->wkt, d->wkt)) {
+        geo_ct *ct = NULL;
+        trv_status st = geo_ct_create(ctx, map->wkt, d->wkt, &ct);
+        if (st)
+            return st;
+        double e[4] = {bb[0], bb[1], bb[2], bb[3]};
+        geo_ct_bounds(ct, e[0], e[1], e[2], e[3], bb);
+        geo_ct_free(ct);
+    }
+    int win[4];
+    if (!rnd_window_cells(d, bb, win))
+        return TRV_OK;
+    int wide[4] = {win[0] > 0 ? win[0] - 1 : 0, win[1] > 0 ? win[1] - 1 : 0, win[2] < d->nx ? win[2] + 1 : d->nx,
+                   win[3] < d->ny ? win[3] + 1 : d->ny};
+    int inner[4] = {win[0] - wide[0], win[1] - wide[1], win[2] - wide[0], win[3] - wide[1]};
+    geo_raster *part = NULL, *hs = NULL;
+    trv_status st = crop(ctx, dem, wide, &part);
+    if (!st)
+        st = rnd_hillshade(ctx, part, &light, &hs);
+    if (!st)
+        st = crop(ctx, hs, inner, out);
+    geo_raster_free(part);
+    geo_raster_free(hs);
+    return st;
 }
 
 /* Shade values (0: none) for the map pixels, from a hillshade raster. On
@@ -180,6 +327,44 @@ static trv_status shade_map(trv_ctx *ctx, const geo_raster *hs, const geo_grid *
     return st;
 }
 
+/* How a line is drawn (widths in pixels at scale 1). A driven trajectory
+ * lies on the plans it followed, so it is drawn last and thinnest: where
+ * they coincide each shows as a band around the next, where they part
+ * each stays recognisable. trv-sim's original plan ("plan") is the widest
+ * band (blue), its last plan after replanning ("last_plan") narrower and
+ * dashed (purple), the trajectory a near-black line on a thin white
+ * casing. Other routes keep their strategy colour, widened when a
+ * trajectory is drawn over them so that its casing does not hide them. */
+typedef struct line_style {
+    unsigned char rgb[3];
+    double width, casing;   /* casing: total width of the white casing, 0 none */
+    double casing_alpha;
+    double dash_on, dash_off;
+    int pass;               /* drawing order among lines: 0 first */
+} line_style;
+
+static line_style line_style_for(int trajectory, const char *name, int with_trajectory)
+{
+    static const unsigned char plan_rgb[3] = {31, 120, 180}, last_plan_rgb[3] = {136, 65, 157};
+    line_style ls = {{0, 0, 0}, 3.0, 5.6, 0.85, 0, 0, 1};
+    if (trajectory) {
+        rnd_route_rgb("trajectory", ls.rgb);
+        ls.width = 2.0, ls.casing = 3.2, ls.pass = 3;
+    } else if (name && !strcmp(name, "plan")) {
+        memcpy(ls.rgb, plan_rgb, 3);
+        ls.width = 11.0, ls.casing = 13.0, ls.casing_alpha = 0.6, ls.pass = 0;
+    } else if (name && !strcmp(name, "last_plan")) {
+        memcpy(ls.rgb, last_plan_rgb, 3);
+        ls.width = 6.5, ls.casing = 0, ls.dash_on = 12, ls.dash_off = 6, ls.pass = 2;
+    } else {
+        if (rnd_route_rgb(name, ls.rgb))
+            ls.dash_on = 9, ls.dash_off = 5, ls.casing_alpha = 0.6;
+        if (with_trajectory)
+            ls.width = 6.0, ls.casing = 8.0;
+    }
+    return ls;
+}
+
 /* Draw the overlays in passes: areas, roadmap, routes, trajectories, points. */
 static void draw_overlays(rnd_canvas *c, rnd_font *font, ovl_set *ov, const layout *L, const geo_grid *g,
                           double m_per_unit)
@@ -193,16 +378,23 @@ static void draw_overlays(rnd_canvas *c, rnd_font *font, ovl_set *ov, const layo
             sh->x[2 * i + 1] = L->my + (g->gt[3] - sh->x[2 * i + 1]) / L->upy;
         }
     }
+    int with_trajectory = 0;
+    for (int k = 0; k < ov->n; k++)
+        with_trajectory |= ov->shape[k].kind == OVL_TRAJECTORY;
     double *xs = NULL, *ys = NULL;
     int cap = 0;
-    for (int pass = 0; pass < 5; pass++)
+    /* passes: roadmap; plans and routes; areas (obstacles), translucent
+     * over the plans that run through them and under the trajectory that
+     * went round them; trajectories; points */
+    for (int pass = 0; pass < 7; pass++)
         for (int k = 0; k < ov->n; k++) {
             ovl_shape *sh = &ov->shape[k];
-            int p = sh->kind == OVL_POLYGON || sh->kind == OVL_CIRCLE ? 0
-                  : sh->kind == OVL_EDGE || sh->kind == OVL_NODE      ? 1
-                  : sh->kind == OVL_POINT                             ? 4
-                  : sh->kind == OVL_TRAJECTORY                        ? 3
-                                                                      : 2;
+            int lp = line_style_for(sh->kind == OVL_TRAJECTORY, sh->name, with_trajectory).pass;
+            int p = sh->kind == OVL_EDGE || sh->kind == OVL_NODE      ? 0
+                  : sh->kind == OVL_POLYGON || sh->kind == OVL_CIRCLE ? 4
+                  : sh->kind == OVL_POINT                             ? 6
+                  : lp < 3                                            ? 1 + lp
+                                                                      : 5;
             if (p != pass)
                 continue;
             if (sh->n > cap) {
@@ -219,25 +411,24 @@ static void draw_overlays(rnd_canvas *c, rnd_font *font, ovl_set *ov, const layo
             }
             for (int i = 0; i < sh->n; i++)
                 xs[i] = sh->x[2 * i], ys[i] = sh->x[2 * i + 1];
-            unsigned char rgb[3];
             switch (sh->kind) {
             case OVL_POLYGON: {
-                static const unsigned char fill[3] = {228, 26, 28}, line[3] = {153, 0, 13};
                 cv_add_polygon(c, xs, ys, sh->start, sh->nrings);
-                cv_paint(c, fill, 0.30);
+                cv_paint(c, OBSTACLE_FILL, OBSTACLE_ALPHA);
                 for (int r = 0; r < sh->nrings; r++)
                     cv_add_stroke(c, xs + sh->start[r], ys + sh->start[r], sh->start[r + 1] - sh->start[r], 1,
-                                  1.6 * s, 0, 0);
-                cv_paint(c, line, 1);
+                                  OBSTACLE_LINE_W * s, 0, 0);
+                cv_paint(c, OBSTACLE_LINE, 1);
                 break;
             }
             case OVL_CIRCLE: {
-                static const unsigned char fill[3] = {228, 26, 28}, line[3] = {153, 0, 13};
-                double r = sh->radius / m_per_unit / L->upx; /* radius_m in metres */
+                /* radius_m in metres; never smaller than a few pixels, so a
+                 * small obstacle stays visible on a map of the whole area */
+                double r = fmax(sh->radius / m_per_unit / L->upx, 3 * s);
                 cv_add_disc(c, xs[0], ys[0], r);
-                cv_paint(c, fill, 0.30);
-                cv_add_ring(c, xs[0], ys[0], r, 1.6 * s);
-                cv_paint(c, line, 1);
+                cv_paint(c, OBSTACLE_FILL, OBSTACLE_ALPHA);
+                cv_add_ring(c, xs[0], ys[0], r, OBSTACLE_LINE_W * s);
+                cv_paint(c, OBSTACLE_LINE, 1);
                 break;
             }
             case OVL_EDGE: {
@@ -255,13 +446,13 @@ static void draw_overlays(rnd_canvas *c, rnd_font *font, ovl_set *ov, const layo
             case OVL_ROUTE:
             case OVL_OBSTACLE_LAYER:
             case OVL_TRAJECTORY: {
-                int traj = sh->kind == OVL_TRAJECTORY;
-                int dashed = rnd_route_rgb(traj ? "trajectory" : sh->name, rgb);
-                double w = (traj ? 2.0 : 3.0) * s;
-                cv_add_stroke(c, xs, ys, sh->n, 0, w + 2.6 * s, 0, 0);
-                cv_paint(c, WHITE, dashed ? 0.6 : 0.85);
-                cv_add_stroke(c, xs, ys, sh->n, 0, w, dashed ? 9 * s : 0, dashed ? 5 * s : 0);
-                cv_paint(c, rgb, 1);
+                line_style ls = line_style_for(sh->kind == OVL_TRAJECTORY, sh->name, with_trajectory);
+                if (ls.casing > 0) {
+                    cv_add_stroke(c, xs, ys, sh->n, 0, ls.casing * s, 0, 0);
+                    cv_paint(c, WHITE, ls.casing_alpha);
+                }
+                cv_add_stroke(c, xs, ys, sh->n, 0, ls.width * s, ls.dash_on * s, ls.dash_off * s);
+                cv_paint(c, ls.rgb, 1);
                 break;
             }
             case OVL_POINT: {
@@ -350,15 +541,15 @@ trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o)
         if ((st = geo_raster_read(ctx, o->layer, GEO_U8, &r)))
             goto done;
     }
-    const geo_grid *g = &r->grid;
-    const int nx = g->nx, ny = g->ny;
     if (!pal)
         pal = rnd_palette_auto(r->desc, r->unit);
     double lo = 0, hi = 1;
     size_t nvalid = 0;
     if (!categorical) {
+        /* over the whole layer, window or not: a zoomed map keeps the full
+         * map's colours and colour bar */
         double dmin = INFINITY, dmax = -INFINITY;
-        for (size_t i = 0; i < (size_t)nx * ny; i++)
+        for (size_t i = 0; i < (size_t)r->grid.nx * r->grid.ny; i++)
             if (!geo_raster_is_nodata(r, i)) {
                 double v = r->f32[i];
                 dmin = v < dmin ? v : dmin, dmax = v > dmax ? v : dmax;
@@ -367,23 +558,40 @@ trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o)
         if (!nvalid)
             dmin = 0, dmax = 1;
         rnd_layer_range(r->desc, r->unit, dmin, dmax, &lo, &hi);
-    } else {
+    }
+    if (o->has_te) {
+        /* from here on the layer is the window's cells */
+        int win[4];
+        geo_raster *part = NULL;
+        if ((st = layer_window(ctx, o, &r->grid, win)) || (st = crop(ctx, r, win, &part)))
+            goto done;
+        geo_raster_free(r);
+        r = part;
+    }
+    const geo_grid *g = &r->grid;
+    const int nx = g->nx, ny = g->ny;
+    if (categorical) /* the legend lists the categories on the map */
         for (size_t i = 0; i < (size_t)nx * ny; i++)
             cat->count[r->u8[i]] += !geo_raster_is_nodata(r, i);
-    }
     if (o->hillshade) {
-        rnd_light light;
-        rnd_light_default(&light);
-        if ((st = geo_raster_read(ctx, o->hillshade, GEO_F32, &dem)) || (st = rnd_hillshade(ctx, dem, &light, &hs)))
+        if ((st = geo_raster_read(ctx, o->hillshade, GEO_F32, &dem)))
             goto done;
         if (!dem->grid.wkt != !g->wkt) {
             st = trv_error(ctx, TRV_ERR_CRS, "'%s' and '%s' must both have a CRS", o->hillshade, o->layer);
             goto done;
         }
+        if ((st = map_hillshade(ctx, dem, g, o->has_te, &hs)))
+            goto done;
     }
     for (int k = 0; k < o->noverlays; k++)
         if ((st = ovl_read(ctx, o->overlays[k], g->wkt, &ov)))
             goto done;
+    if (o->has_te) {
+        /* only what reaches into the window is drawn and listed in the legend */
+        double bb[4];
+        grid_extent(g, bb);
+        ovl_keep_within(&ov, bb, 1 / geo_crs_metres_per_unit(g->wkt));
+    }
     if ((st = font_open(ctx, o->font, &font)))
         goto done;
 
@@ -393,6 +601,9 @@ trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o)
     const char *route_list[32];
     int has_edges, has_nodes, has_markers, has_areas;
     int nroutes = route_names(&ov, route_list, 32, &has_edges, &has_nodes, &has_markers, &has_areas);
+    int has_trajectory = 0;
+    for (int k = 0; k < nroutes; k++)
+        has_trajectory |= !strcmp(route_list[k], "trajectory");
     int ncat = 0;
     for (int k = 0; categorical && k < 256; k++)
         ncat += cat->count[k] > 0;
@@ -624,12 +835,10 @@ trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o)
         cv_text(c, font, 1, 14 * s, tx, py + 14 * s, nroutes ? "routes" : "overlays", INK, 0);
         py += 28 * s;
         for (int k = 0; k < nroutes; k++) {
-            unsigned char rgb[3];
-            int dashed = rnd_route_rgb(route_list[k], rgb);
+            line_style ls = line_style_for(!strcmp(route_list[k], "trajectory"), route_list[k], has_trajectory);
             double lx[2] = {tx, tx + 30 * s}, ly[2] = {py + 7 * s, py + 7 * s};
-            cv_add_stroke(c, lx, ly, 2, 0, (strcmp(route_list[k], "trajectory") ? 3 : 2) * s, dashed ? 9 * s : 0,
-                          dashed ? 5 * s : 0);
-            cv_paint(c, rgb, 1);
+            cv_add_stroke(c, lx, ly, 2, 0, fmin(ls.width, 9) * s, ls.dash_on * s, ls.dash_off * s);
+            cv_paint(c, ls.rgb, 1);
             cv_text(c, font, 0, fs, tx + 38 * s, py + 12 * s, route_label(route_list[k]), INK, 0);
             py += row_h;
         }
@@ -649,11 +858,10 @@ trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o)
             py += row_h;
         }
         if (has_areas) {
-            static const unsigned char fill[3] = {228, 26, 28}, line[3] = {153, 0, 13};
-            cv_fill_rect(c, tx + 4 * s, py, tx + 26 * s, py + 14 * s, fill, 0.3);
+            cv_fill_rect(c, tx + 4 * s, py, tx + 26 * s, py + 14 * s, OBSTACLE_FILL, OBSTACLE_ALPHA);
             double bx[4] = {tx + 4 * s, tx + 26 * s, tx + 26 * s, tx + 4 * s}, by[4] = {py, py, py + 14 * s, py + 14 * s};
-            cv_add_stroke(c, bx, by, 4, 1, 1.6 * s, 0, 0);
-            cv_paint(c, line, 1);
+            cv_add_stroke(c, bx, by, 4, 1, OBSTACLE_LINE_W * s, 0, 0);
+            cv_paint(c, OBSTACLE_LINE, 1);
             cv_text(c, font, 0, fs, tx + 38 * s, py + 12 * s, "obstacles", INK, 0);
             py += row_h;
         }

@@ -1,12 +1,19 @@
 /* The run's outputs, all or none (trv_outset): per vehicle the trajectory
  * as CSV and GeoJSON (EPSG:4326; the trajectory, the first plan and, after
- * re-planning, the last plan), events.jsonl and metrics.json. Everything
- * but metrics.json's wall_time_s and realtime_factor is deterministic. */
+ * re-planning, the last plan), events.jsonl, metrics.json and, when the
+ * scenario has an obstacles file, obstacles.geojson (what was simulated, so
+ * that the run directory describes itself). Everything but metrics.json's
+ * wall_time_s and realtime_factor is deterministic. */
 #include "sim_priv.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cpl_error.h>
+#include <gdal.h>
+#include <ogr_api.h>
+#include <ogr_srs_api.h>
 
 #define RAD2DEG (180 / M_PI)
 
@@ -79,6 +86,147 @@ static trv_status write_geojson(trv_ctx *ctx, const sim_run *r, const sim_veh *v
         return st;
     }
     return geo_vec_close(ctx, g);
+}
+
+/* ---- obstacles.geojson ------------------------------------------------------ */
+
+/* geo_vec writes points and lines only, and one geometry type a layer;
+ * the obstacles are polygons and circles (Points with radius_m, as the
+ * obstacles file has them) in one layer, so they go through OGR here, with
+ * the options geo_vec gives the trajectories (RFC 7946, 7 decimals). */
+enum { OF_ID, OF_HEIGHT, OF_RADIUS, OF_APPEAR, OF_DISAPPEAR, OF_VX, OF_VY, OF_N };
+
+static trv_status ogr_failed(trv_ctx *ctx, const char *what, const char *path)
+{
+    const char *why = CPLGetLastErrorType() >= CE_Failure ? CPLGetLastErrorMsg() : "";
+    return trv_error(ctx, TRV_ERR_IO, "cannot %s '%s'%s%s", what, path, *why ? ": " : "", why);
+}
+
+/* One obstacle's geometry at t = 0 in lon/lat (ct: map CRS -> EPSG:4326). */
+static trv_status obstacle_geometry(trv_ctx *ctx, geo_ct *ct, const sim_obstacle *o, OGRGeometryH *out)
+{
+    *out = NULL;
+    int n = o->n > 0 ? o->n : 1;
+    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    if (!x || !y) {
+        free(x), free(y);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    if (o->n > 0) {
+        memcpy(x, o->px, n * sizeof *x);
+        memcpy(y, o->py, n * sizeof *y);
+    } else
+        x[0] = o->cx, y[0] = o->cy;
+    trv_status st = TRV_OK;
+    if (geo_ct_points(ct, n, x, y, NULL))
+        st = trv_error(ctx, TRV_ERR_CRS, "obstacle '%s' cannot be transformed to EPSG:4326", o->id);
+    OGRGeometryH g = NULL;
+    if (!st && o->n == 0) {
+        if ((g = OGR_G_CreateGeometry(wkbPoint)))
+            OGR_G_SetPoint_2D(g, 0, x[0], y[0]);
+    } else if (!st) {
+        /* the ring is copied into the polygon (OGR_G_AddGeometry), so who
+         * frees it does not depend on whether adding it failed */
+        OGRGeometryH ring = OGR_G_CreateGeometry(wkbLinearRing);
+        if (ring) {
+            for (int i = 0; i <= n; i++) /* closed: the first vertex again */
+                OGR_G_AddPoint_2D(ring, x[i % n], y[i % n]);
+            if ((g = OGR_G_CreateGeometry(wkbPolygon)) && OGR_G_AddGeometry(g, ring) != OGRERR_NONE) {
+                OGR_G_DestroyGeometry(g);
+                g = NULL;
+            }
+            OGR_G_DestroyGeometry(ring);
+        }
+    }
+    free(x), free(y);
+    if (!st && !g)
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    *out = g;
+    return st;
+}
+
+static trv_status write_obstacles(trv_ctx *ctx, const sim_run *r, const char *path)
+{
+    static const char *const names[OF_N] = {"id",          "height_m", "radius_m", "appear_s",
+                                            "disappear_s", "vx_ms",    "vy_ms"};
+    char *wgs84_wkt = NULL;
+    geo_ct *ct = NULL;
+    OGRSpatialReferenceH wgs84 = NULL;
+    GDALDatasetH ds = NULL;
+    trv_status st = geo_crs_wkt(ctx, "EPSG:4326", &wgs84_wkt);
+    if (!st)
+        st = geo_ct_create(ctx, r->t->grid->wkt, wgs84_wkt, &ct);
+    if (!st) {
+        wgs84 = OSRNewSpatialReference(NULL);
+        if (!wgs84 || OSRImportFromEPSG(wgs84, 4326) != OGRERR_NONE)
+            st = trv_error(ctx, TRV_ERR_CRS, "cannot create '%s': no EPSG:4326 definition", path);
+        else
+            OSRSetAxisMappingStrategy(wgs84, OAMS_TRADITIONAL_GIS_ORDER);
+    }
+    GDALDriverH drv = st ? NULL : GDALGetDriverByName("GeoJSON");
+    if (!st && !drv)
+        st = trv_error(ctx, TRV_ERR_INTERNAL, "cannot create '%s': GDAL driver GeoJSON is not registered", path);
+    CPLErrorReset();
+    if (!st && !(ds = GDALCreate(drv, path, 0, 0, 0, GDT_Unknown, NULL)))
+        st = ogr_failed(ctx, "create", path);
+    /* CSLConstList is char ** in C */
+    static char rfc7946[] = "RFC7946=YES", precision[] = "COORDINATE_PRECISION=7";
+    char *opts[] = {rfc7946, precision, NULL};
+    OGRLayerH lay = NULL;
+    CPLErrorReset();
+    if (!st && !(lay = GDALDatasetCreateLayer(ds, "obstacles", wgs84, wkbUnknown, opts)))
+        st = ogr_failed(ctx, "create layer 'obstacles' in", path);
+    for (int i = 0; i < OF_N && !st; i++) {
+        OGRFieldDefnH fd = OGR_Fld_Create(names[i], i == OF_ID ? OFTString : OFTReal);
+        if (!fd) {
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+            break;
+        }
+        CPLErrorReset();
+        if (OGR_L_CreateField(lay, fd, FALSE) != OGRERR_NONE)
+            st = ogr_failed(ctx, "create the fields of", path);
+        OGR_Fld_Destroy(fd);
+    }
+    for (int k = 0; k < r->nobs && !st; k++) {
+        const sim_obstacle *o = &r->obs[k];
+        OGRGeometryH g;
+        st = obstacle_geometry(ctx, ct, o, &g);
+        OGRFeatureH f = st ? NULL : OGR_F_Create(OGR_L_GetLayerDefn(lay));
+        if (!st && !f) {
+            OGR_G_DestroyGeometry(g);
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        }
+        if (st)
+            break;
+        OGR_F_SetGeometryDirectly(f, g);
+        /* the field indexes are the enum's: created in that order */
+        OGR_F_SetFieldString(f, OF_ID, o->id);
+        OGR_F_SetFieldDouble(f, OF_HEIGHT, o->height_m);
+        if (o->n == 0)
+            OGR_F_SetFieldDouble(f, OF_RADIUS, o->r);
+        OGR_F_SetFieldDouble(f, OF_APPEAR, o->appear_s);
+        if (isfinite(o->disappear_s)) /* never: left unset, so the property is omitted */
+            OGR_F_SetFieldDouble(f, OF_DISAPPEAR, o->disappear_s);
+        OGR_F_SetFieldDouble(f, OF_VX, o->vx);
+        OGR_F_SetFieldDouble(f, OF_VY, o->vy);
+        CPLErrorReset();
+        if (OGR_L_CreateFeature(lay, f) != OGRERR_NONE)
+            st = ogr_failed(ctx, "write a feature to", path);
+        OGR_F_Destroy(f);
+    }
+    if (ds) {
+        /* GDALClose returns nothing before GDAL 3.7: a failure shows only as
+         * an error GDAL raised while closing */
+        CPLErrorReset();
+        GDALClose(ds);
+        if (!st && CPLGetLastErrorType() >= CE_Failure)
+            st = ogr_failed(ctx, "write", path);
+    }
+    if (wgs84)
+        OSRRelease(wgs84);
+    geo_ct_free(ct);
+    free(wgs84_wkt);
+    return st;
 }
 
 static trv_status write_events(trv_ctx *ctx, const sim_run *r, const char *path)
@@ -164,6 +312,12 @@ trv_status sim_run_write(trv_ctx *ctx, const sim_run *r, const char *outdir, con
             st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         else
             st = j ? write_metrics(ctx, r, tmp, meta, timing) : write_events(ctx, r, tmp);
+    }
+    if (!st && r->sc->obstacles) {
+        char *p = trv_path_join(outdir, "obstacles.geojson");
+        const char *tmp = p ? trv_outset_add(set, p) : NULL;
+        free(p);
+        st = tmp ? write_obstacles(ctx, r, tmp) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
     if (!st)
         st = trv_outset_commit(ctx, set);

@@ -259,6 +259,16 @@ int sim_lidar_rays(const sim_sensor *ls);
  * dt until each has reached its goal or stopped, or the time limit; then
  * sim_run_write writes OUTDIR (all or none).
  *
+ * OUTDIR: trajectory_<id>.csv and trajectory_<id>.geojson per vehicle,
+ * events.jsonl, metrics.json and, when the scenario has an obstacles file,
+ * obstacles.geojson: the obstacles simulated, so that a run directory
+ * describes itself (the QGIS project and the PNG renderer show them).
+ * RFC 7946 GeoJSON, EPSG:4326 lon/lat to 7 decimals like the
+ * trajectories, one feature per obstacle in file order: a polygon at its
+ * t = 0 position, a circle as a Point with radius_m; properties id,
+ * height_m, appear_s, disappear_s (omitted when it never disappears),
+ * vx_ms, vy_ms, as in the obstacles file.
+ *
  * Scenario file (paths relative to the scenario file's directory):
  *   [scenario]  step_s (0.02), time_limit_s (3600), record_s (0.2: the
  *               trajectory rows), obstacles (GeoJSON), controller
@@ -463,8 +473,9 @@ double sim_run_wall_s(const sim_run *r);
 /* Number of events of type t for vehicle k (-1: any). */
 int sim_run_count(const sim_run *r, int k, sim_event_type t);
 
-/* OUTDIR/trajectory_<id>.csv and .geojson, events.jsonl, metrics.json,
- * atomically (created if missing). timing 0 leaves wall_time_s and
+/* OUTDIR/trajectory_<id>.csv and .geojson, events.jsonl, metrics.json and
+ * (with an obstacles file) obstacles.geojson, atomically (created if
+ * missing). timing 0 leaves wall_time_s and
  * realtime_factor out of metrics.json. */
 trv_status sim_run_write(trv_ctx *ctx, const sim_run *r, const char *outdir, const trv_meta *meta, int timing);
 
