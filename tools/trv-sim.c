@@ -1,11 +1,40 @@
 /* trv-sim: drive the vehicles of a scenario over the terrain (kinematic
  * models, terrain contact, sensors, obstacles, re-planning) and write the
  * trajectories, events and metrics. Thin: options -> sim -> status. */
+#include "render/render.h"
 #include "sim/sim.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* QGIS styles beside the run's vector layers (trajectory_<id>.qml,
+ * obstacles.qml), atomically after the run's own commit, as the other
+ * tools do for theirs. */
+static trv_status write_styles(trv_ctx *ctx, const sim_run *run, const sim_scenario *sc, const char *outdir)
+{
+    trv_outset *set = trv_outset_new();
+    trv_status st = set ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    char name[64];
+    for (int k = 0; !st && k <= sim_run_nvehicles(run); k++) {
+        int obstacles = k == sim_run_nvehicles(run);
+        if (obstacles && !sc->obstacles)
+            break;
+        if (!obstacles)
+            snprintf(name, sizeof name, "trajectory_%s.qml", sim_run_metrics(run, k)->id);
+        char *path = trv_path_join(outdir, obstacles ? "obstacles.qml" : name);
+        const char *tmp = path ? trv_outset_add(set, path) : NULL;
+        if (!tmp)
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        else
+            st = obstacles ? rnd_qml_obstacles_write(ctx, tmp, NULL) : rnd_qml_trajectory_write(ctx, tmp);
+        free(path);
+    }
+    if (!st)
+        st = trv_outset_commit(ctx, set);
+    trv_outset_free(set);
+    return st;
+}
 
 int main(int argc, char **argv)
 {
@@ -76,6 +105,8 @@ int main(int argc, char **argv)
         st = sim_run_go(ctx, run);
     if (!st)
         st = sim_run_write(ctx, run, outdir, &meta, !no_timing);
+    if (!st)
+        st = write_styles(ctx, run, sc, outdir);
     if (!st && !res.quiet) {
         double wall = sim_run_wall_s(run);
         printf("%-12s %5s %-10s %9s %9s %9s %8s %8s %7s %5s %5s %9s\n", "vehicle", "goal", "end", "time s",

@@ -140,6 +140,8 @@ static const struct {
     {"msr", 0xff7f00},        /* orange */
     {"time", 0x17becf},       /* cyan */
     {"trajectory", 0x1a1a1a}, /* near black */
+    {"plan", 0x1f78b4},       /* trv-sim's first plan: blue, drawn wide under the drive */
+    {"last_plan", 0x88419d},  /* its last plan after re-planning: purple */
 };
 static const unsigned route_cycle[] = {0x6a3d9a, 0xb15928, 0x33a02c, 0xe31a1c, 0x1f78b4, 0xfb9a99};
 

@@ -308,52 +308,24 @@ static char *qml_renderer(const char *qml, const char *tag, char *type, size_t n
     return el;
 }
 
-typedef struct ramp {
-    const char *name;
-    int n;
-    const char *colour[5];
-} ramp;
-
-static const ramp RAMPS[] = {
-    {"dem", 5, {"#4d9221", "#b8e186", "#fee08b", "#a6611a", "#f5f5f5"}},
-    {"slope", 3, {"#ffffcc", "#fd8d3c", "#bd0026"}},
-    {"speed", 5, {"#d7191c", "#fdae61", "#ffffbf", "#a6d96a", "#1a9641"}},
-    {"cost", 3, {"#1a9641", "#ffffbf", "#d7191c"}},
-    {"dem_std", 3, {"#f7fcfd", "#8c96c6", "#4d004b"}},
-    {NULL, 2, {"#000000", "#ffffff"}},
-};
-
 static const char MINMAX[] =
     "      <minMaxOrigin>\n        <limits>None</limits>\n        <extent>WholeRaster</extent>\n"
     "        <statAccuracy>Exact</statAccuracy>\n        <cumulativeCutLower>0.02</cumulativeCutLower>\n"
     "        <cumulativeCutUpper>0.98</cumulativeCutUpper>\n        <stdDevFactor>2</stdDevFactor>\n"
     "      </minMaxOrigin>\n";
 
-static char *pseudocolor_xml(const char *name, double lo, double hi)
+/* The renderer a continuous raster without a .qml gets: the one its
+ * sidecar would hold (palette and range as trv-render and the tools'
+ * sidecars choose them), taken out of the style document. */
+static char *pseudocolor_xml(GDALRasterBandH band, double dmin, double dmax)
 {
-    const ramp *r = RAMPS;
-    while (r->name && strcmp(r->name, name))
-        r++;
-    if (!(hi > lo))
-        hi = lo + 1;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
-    fprintf(f,
-            "<rasterrenderer type=\"singlebandpseudocolor\" band=\"1\" opacity=\"1\" alphaBand=\"-1\" "
-            "classificationMin=\"%.10g\" classificationMax=\"%.10g\" nodataColor=\"\">\n      <rasterTransparency/>\n%s"
-            "      <rastershader>\n        <colorrampshader colorRampType=\"INTERPOLATED\" classificationMode=\"1\" "
-            "clip=\"0\" minimumValue=\"%.10g\" maximumValue=\"%.10g\" labelPrecision=\"2\">\n",
-            lo, hi, MINMAX, lo, hi);
-    for (int k = 0; k < r->n; k++) {
-        double v = lo + (hi - lo) * k / (r->n - 1);
-        fprintf(f, "          <item alpha=\"255\" value=\"%.10g\" label=\"%.2f\" color=\"%s\"/>\n", v, v, r->colour[k]);
-    }
-    fprintf(f, "        </colorrampshader>\n      </rastershader>\n    </rasterrenderer>");
-    fclose(f);
-    return buf;
+    const char *desc = GDALGetDescription(band), *unit = GDALGetRasterUnitType(band);
+    double lo, hi;
+    rnd_layer_range(desc, unit, dmin, dmax, &lo, &hi);
+    char *inner = rnd_qml_raster_xml(rnd_palette_auto(desc, unit), lo, hi, unit, desc);
+    char *el = inner ? rnd_prj_xml_element(inner, "rasterrenderer") : NULL;
+    free(inner);
+    return el;
 }
 
 /* Paletted renderer: one entry per code that has a category name or occurs
@@ -427,134 +399,29 @@ static char *hillshade_xml(void)
     return buf;
 }
 
-static void symbol_xml(FILE *f, int idx, const char *geom, const char *rgb, double size_mm, int dashed)
-{
-    const char *type = !strcmp(geom, "Point") ? "marker" : !strcmp(geom, "Line") ? "line" : "fill";
-    fprintf(f,
-            "        <symbol type=\"%s\" name=\"%d\" alpha=\"1\" clip_to_extent=\"1\" force_rhr=\"0\">\n"
-            "          <data_defined_properties>\n            <Option type=\"Map\">\n"
-            "              <Option type=\"QString\" name=\"name\" value=\"\"/>\n              <Option name=\"properties\"/>\n"
-            "              <Option type=\"QString\" name=\"type\" value=\"collection\"/>\n            </Option>\n"
-            "          </data_defined_properties>\n",
-            type, idx);
-#define OPT(k, v) fprintf(f, "              <Option type=\"QString\" name=\"%s\" value=\"%s\"/>\n", k, v)
-    if (!strcmp(type, "line")) {
-        char w[32];
-        sfmt(w, sizeof w, "%g", size_mm);
-        fprintf(f, "          <layer class=\"SimpleLine\" enabled=\"1\" locked=\"0\" pass=\"0\">\n"
-                   "            <Option type=\"Map\">\n");
-        OPT("capstyle", "round");
-        OPT("joinstyle", "round");
-        OPT("line_color", rgb);
-        OPT("line_style", dashed ? "dash" : "solid");
-        OPT("line_width", w);
-        OPT("line_width_unit", "MM");
-    } else if (!strcmp(type, "marker")) {
-        char s[32];
-        sfmt(s, sizeof s, "%g", size_mm);
-        fprintf(f, "          <layer class=\"SimpleMarker\" enabled=\"1\" locked=\"0\" pass=\"0\">\n"
-                   "            <Option type=\"Map\">\n");
-        OPT("color", rgb);
-        OPT("name", "circle");
-        OPT("outline_color", "35,35,35,255");
-        OPT("outline_style", "solid");
-        OPT("outline_width", "0");
-        OPT("size", s);
-        OPT("size_unit", "MM");
-    } else {
-        fprintf(f, "          <layer class=\"SimpleFill\" enabled=\"1\" locked=\"0\" pass=\"0\">\n"
-                   "            <Option type=\"Map\">\n");
-        OPT("color", rgb);
-        OPT("outline_color", "35,35,35,255");
-        OPT("outline_style", "solid");
-        OPT("outline_width", "0.26");
-        OPT("style", "solid");
-    }
-#undef OPT
-    fprintf(f, "            </Option>\n          </layer>\n        </symbol>\n");
-}
-
-/* Strategy colours as the PNG maps draw them (rnd_route_rgb): the raster
- * optima (grid-*) share their roadmap route's colour, dashed. */
-static int route_colour(const char *route, char rgba[32])
-{
-    unsigned char rgb[3];
-    int dashed = rnd_route_rgb(route, rgb);
-    sfmt(rgba, 32, "%d,%d,%d,255", rgb[0], rgb[1], rgb[2]);
-    return dashed;
-}
-
+/* The renderer a vector layer without a .qml or a stored style gets: the
+ * one trv-route, trv-roadmap and trv-sim write beside their layers (the
+ * PNG maps' colours), taken out of the style document; *type receives the
+ * renderer's type. */
 static char *vector_default_xml(OGRLayerH lyr, const layer *y, char *type)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
-    OGRFeatureDefnH defn = OGR_L_GetLayerDefn(lyr);
-    const char *attr = y->kind == K_ROUTES ? "route" : y->kind == K_TRAJECTORY ? "feature" : NULL;
-    int field = attr ? OGR_FD_GetFieldIndex(defn, attr) : -1;
-    if (field >= 0) {
-        /* distinct values in feature order */
-        char **values = NULL;
-        OGR_L_ResetReading(lyr);
-        OGRFeatureH feat;
-        while ((feat = OGR_L_GetNextFeature(lyr))) {
-            const char *v = OGR_F_GetFieldAsString(feat, field);
-            if (CSLFindString(values, v) < 0 && CSLCount(values) < 64)
-                values = CSLAddString(values, v);
-            OGR_F_Destroy(feat);
-        }
-        OGR_L_ResetReading(lyr);
-        strcpy(type, "categorizedSymbol");
-        fprintf(f, "<renderer-v2 type=\"categorizedSymbol\" attr=\"%s\" symbollevels=\"0\" enableorderby=\"0\" "
-                   "forceraster=\"0\">\n      <categories>\n", attr);
-        for (int i = 0; values && values[i]; i++) {
-            fprintf(f, "        <category symbol=\"%d\" value=\"", i);
-            rnd_prj_xml_escape(f, values[i]);
-            fprintf(f, "\" label=\"");
-            rnd_prj_xml_escape(f, values[i]);
-            fprintf(f, "\" render=\"true\"/>\n");
-        }
-        fprintf(f, "      </categories>\n      <symbols>\n");
-        for (int i = 0; values && values[i]; i++) {
-            char rgba[32];
-            double width = 0.8;
-            int dashed;
-            if (y->kind == K_ROUTES) {
-                dashed = route_colour(values[i], rgba);
-            } else if (!strcmp(values[i], "trajectory")) { /* the drive: solid; the plans: dashed */
-                dashed = route_colour("trajectory", rgba);
-                width = 0.9;
-            } else {
-                dashed = 1;
-                width = 0.5;
-                sfmt(rgba, sizeof rgba, "%s", !strcmp(values[i], "plan") ? "90,90,90,255" : "255,127,0,255");
-            }
-            symbol_xml(f, i, y->geom, rgba, width, dashed);
-        }
-        fprintf(f, "      </symbols>\n      <rotation/>\n      <sizescale/>\n    </renderer-v2>");
-        CSLDestroy(values);
-    } else {
-        char traj[32];
-        if (y->kind == K_TRAJECTORY)
-            route_colour("trajectory", traj);
-        const char *rgb = y->kind == K_TRAJECTORY ? traj
-                          : y->kind == K_OBSTACLES ? "227,26,28,255"
-                          : y->kind == K_NODES     ? "90,90,90,255"
-                          : y->kind == K_EDGES     ? "150,150,150,255"
-                                                   : "31,120,180,255";
-        double size = y->kind == K_EDGES ? 0.1 : y->kind == K_NODES ? 0.6 : y->kind == K_TRAJECTORY ? 0.6 : 0.8;
-        if (!strcmp(y->geom, "Point") && y->kind != K_NODES)
-            size = 2.0;
-        strcpy(type, "singleSymbol");
-        fprintf(f, "<renderer-v2 type=\"singleSymbol\" symbollevels=\"0\" enableorderby=\"0\" forceraster=\"0\">\n"
-                   "      <symbols>\n");
-        symbol_xml(f, 0, y->geom, rgb, size, 0);
-        fprintf(f, "      </symbols>\n      <rotation/>\n      <sizescale/>\n    </renderer-v2>");
+    char *inner = NULL;
+    switch (y->kind) {
+    case K_ROUTES: inner = rnd_qml_route_xml("route"); break;
+    case K_TRAJECTORY: inner = rnd_qml_trajectory_xml(); break;
+    case K_NODES: inner = rnd_qml_roadmap_nodes_xml(); break;
+    case K_EDGES: inner = rnd_qml_roadmap_edges_xml(); break;
+    default: {
+        int radius = OGR_FD_GetFieldIndex(OGR_L_GetLayerDefn(lyr), "radius_m") >= 0 && !strcmp(y->geom, "Point");
+        inner = rnd_qml_obstacles_xml(radius ? "radius_m" : NULL);
     }
-    fclose(f);
-    return buf;
+    }
+    char *el = inner ? rnd_prj_xml_element(inner, "renderer-v2") : NULL;
+    free(inner);
+    const char *t = el ? strstr(el, " type=\"") : NULL;
+    if (t)
+        sscanf(t + 7, "%31[^\"]", type);
+    return el;
 }
 
 /* The default style a GeoPackage keeps for a layer in its layer_styles
@@ -638,7 +505,7 @@ static trv_status open_raster(trv_ctx *ctx, layer *y)
                 mm[1] = 1;
             }
             if (!st)
-                y->renderer_xml = pseudocolor_xml(y->name, mm[0], mm[1]);
+                y->renderer_xml = pseudocolor_xml(band, mm[0], mm[1]);
             strcpy(y->renderer, "singlebandpseudocolor");
             strcpy(y->style, "default");
         }

@@ -298,9 +298,43 @@ char *rnd_qml_roadmap_edges_xml(void)
 
 char *rnd_qml_trajectory_xml(void)
 {
-    unsigned char rgb[3];
-    rnd_route_rgb("trajectory", rgb);
-    return single_line(rgb, 255, 0.5, 1);
+    /* trv-sim's trajectory files: the drive and the plans, told apart by
+     * `feature` as in the PNG maps: the first plan a wide blue band under
+     * the drive, the last plan purple dashed, the drive thin near-black */
+    static const struct {
+        const char *value;
+        double width_mm;
+        int dashed;
+    } F[] = {{"plan", 2.0, 0}, {"last_plan", 1.0, 1}, {"trajectory", 0.4, 0}};
+    enum { NF = sizeof F / sizeof F[0] };
+    sb b;
+    if (sb_open(&b))
+        return NULL;
+    FILE *f = b.f;
+    fputs("  <renderer-v2 type=\"categorizedSymbol\" attr=\"feature\" symbollevels=\"0\" enableorderby=\"1\" "
+          "forceraster=\"0\" referencescale=\"-1\">\n    <categories>\n",
+          f);
+    for (int k = 0; k < NF; k++)
+        fprintf(f, "      <category render=\"true\" symbol=\"%d\" value=\"%s\" label=\"%s\"/>\n", k, F[k].value,
+                F[k].value);
+    fputs("    </categories>\n    <symbols>\n", f);
+    static const unsigned char white[3] = {255, 255, 255};
+    for (int k = 0; k < NF; k++) {
+        unsigned char rgb[3];
+        rnd_route_rgb(F[k].value, rgb);
+        symbol_open(f, "line", k);
+        if (!F[k].dashed)
+            line_layer(f, white, 200, F[k].width_mm + 0.4, 0, "        "); /* casing */
+        line_layer(f, rgb, 255, F[k].width_mm, F[k].dashed, "        ");
+        fputs("      </symbol>\n", f);
+    }
+    /* drawn in this order whatever the file's: the plans under the drive */
+    fputs("    </symbols>\n    <rotation/>\n    <sizescale/>\n    <orderby>\n"
+          "      <orderByClause asc=\"1\" nullsFirst=\"0\">CASE WHEN \"feature\" = 'plan' THEN 0 "
+          "WHEN \"feature\" = 'last_plan' THEN 1 ELSE 2 END</orderByClause>\n    </orderby>\n  </renderer-v2>\n",
+          f);
+    vector_tail(f, 1);
+    return sb_close(&b);
 }
 
 static void marker_layer(FILE *f, const unsigned char fill[3], int alpha, const unsigned char *outline, double size,

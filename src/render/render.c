@@ -345,16 +345,15 @@ typedef struct line_style {
 
 static line_style line_style_for(int trajectory, const char *name, int with_trajectory)
 {
-    static const unsigned char plan_rgb[3] = {31, 120, 180}, last_plan_rgb[3] = {136, 65, 157};
     line_style ls = {{0, 0, 0}, 3.0, 5.6, 0.85, 0, 0, 1};
     if (trajectory) {
         rnd_route_rgb("trajectory", ls.rgb);
         ls.width = 2.0, ls.casing = 3.2, ls.pass = 3;
     } else if (name && !strcmp(name, "plan")) {
-        memcpy(ls.rgb, plan_rgb, 3);
+        rnd_route_rgb("plan", ls.rgb);
         ls.width = 11.0, ls.casing = 13.0, ls.casing_alpha = 0.6, ls.pass = 0;
     } else if (name && !strcmp(name, "last_plan")) {
-        memcpy(ls.rgb, last_plan_rgb, 3);
+        rnd_route_rgb("last_plan", ls.rgb);
         ls.width = 6.5, ls.casing = 0, ls.dash_on = 12, ls.dash_off = 6, ls.pass = 2;
     } else {
         if (rnd_route_rgb(name, ls.rgb))
