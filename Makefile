@@ -97,7 +97,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
 
 # Sanitizer runs: leaks inside GDAL/PROJ's one-time caches are theirs, not
 # ours (tests/lsan.supp names them); everything else fails the run.
-TEST_ENV := TRV_BIN=$(BINDIR) TRV_DATADIR=$(CURDIR)/data TRV_SHARED=$(CURDIR)/../shared \
+TEST_ENV := TRV_BIN=$(BINDIR) TRV_SAN=$(SAN) TRV_DATADIR=$(CURDIR)/data TRV_SHARED=$(CURDIR)/../shared \
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
@@ -120,7 +120,7 @@ RULES ?= data/fuzzy/mobility.fcl
 # the mission: two points (lon,lat) about 31 km apart across the Pine Mountain fault
 FROM ?= -84.3637,36.6957
 TO ?= -84.1288,36.4834
-OUT := out/$(AREA)
+OUT ?= out/$(AREA)
 
 demo: deps
 	@$(MAKE) --no-print-directory all
