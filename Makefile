@@ -167,11 +167,11 @@ $(OUT)/route.geojson $(OUT)/route.gpx $(OUT)/route.csv $(OUT)/route_stats.csv $(
 	    -o $(OUT)/route.geojson --gpx $(OUT)/route.gpx --csv $(OUT)/route.csv --stats $(OUT)/route_stats.csv > $(OUT)/route.txt
 	@cat $(OUT)/route.txt
 
-# the simulator drives the MMCR route (data/scenarios/demo.ini); on Jacksboro
-# also with obstacles that appear on it (BLOCKED: a scenario whose obstacles
-# lie on this area's route; empty skips it)
+# the simulator drives the MMCR route (data/scenarios/demo.ini), and again
+# with obstacles that appear on it (BLOCKED: placed along the route, so on
+# any area; empty skips it)
 SCENARIO ?= data/scenarios/demo.ini
-BLOCKED ?= $(if $(filter jacksboro,$(AREA)),data/scenarios/blocked.ini)
+BLOCKED ?= data/scenarios/blocked.ini
 SIM_DEPS := $(OUT)/route.csv $(OUT)/speed.tif $(OUT)/soil.tif $(VEHICLE) $(BINDIR)/trv-sim
 $(OUT)/sim/metrics.json $(OUT)/sim.txt &: $(SCENARIO) $(SIM_DEPS)
 	$(BINDIR)/trv-sim --terrain $(OUT) --scenario $(SCENARIO) --route $(OUT)/route.csv --seed $(SEED) -o $(OUT)/sim > $(OUT)/sim.txt

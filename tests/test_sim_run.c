@@ -3,8 +3,11 @@
  * appears on the path forces a re-plan and the vehicle still reaches its
  * goal without a collision; without a LiDAR it collides (by design); a
  * U-shaped dead end is escaped; two vehicles on crossing routes do not
- * collide (one yields); the same seed gives byte-identical outputs; and
- * the scenario / obstacles errors. */
+ * collide (one yields); the same seed gives byte-identical outputs;
+ * obstacles placed along a route (at_route_m / at_route_fraction) land
+ * where the hand-worked coordinates say, on a straight and an L-shaped
+ * route, and one of them forces a re-plan; and the scenario / obstacles
+ * errors. */
 #include "test_common.h"
 
 #include "sim/sim.h"
@@ -365,6 +368,208 @@ static void test_errors(void **state)
     free(bad), free(noh), free(v);
 }
 
+/* ---- route-relative obstacles ----------------------------------------------- */
+
+/* A FeatureCollection (no CRS: route-relative features need none) of the
+ * given features (comma-separated JSON objects). */
+static char *features_file(const char *name, const char *features)
+{
+    char *text = NULL;
+    assert_true(asprintf(&text, "{\"type\": \"FeatureCollection\", \"features\": [\n%s]}\n", features) >= 0);
+    char *p = write_file(tmp, name, text);
+    free(text);
+    return p;
+}
+
+/* Straight: (20, 200) east to (380, 200), 360 m. L: (20, 100) east to
+ * (220, 100), then north to (220, 300), 400 m. Relative coordinates. */
+static void two_routes(sim_path *straight, sim_path *ell)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    double sx[2] = {mx(20), mx(380)}, sy[2] = {my(200), my(200)};
+    double lx[3] = {mx(20), mx(220), mx(220)}, ly[3] = {my(100), my(100), my(300)};
+    memset(straight, 0, sizeof *straight);
+    memset(ell, 0, sizeof *ell);
+    assert_int_equal(sim_path_set(ctx, straight, sx, sy, 2), TRV_OK);
+    assert_int_equal(sim_path_set(ctx, ell, lx, ly, 3), TRV_OK);
+    trv_ctx_free(ctx);
+}
+
+static void assert_polygon(const sim_obstacle *o, const double (*want)[2])
+{
+    assert_int_equal(o->n, 4);
+    for (int i = 0; i < 4; i++) {
+        if (fabs(o->px[i] - mx(want[i][0])) > 1e-9 || fabs(o->py[i] - my(want[i][1])) > 1e-9)
+            fail_msg("obstacle '%s' vertex %d: (%.9f, %.9f), want (%.9f, %.9f)", o->id, i, o->px[i] - X0,
+                     o->py[i] - (Y0 - 400), want[i][0], want[i][1]);
+    }
+}
+
+static void test_route_relative_placement(void **state)
+{
+    (void)state;
+    sim_path straight, ell;
+    two_routes(&straight, &ell);
+    sim_route_ref routes[2] = {{"a", &straight}, {"l", &ell}};
+    /* rectangles: across_m 10 (across the route), along_m 4 (along it) */
+    char *p = features_file(
+        "route_rel.geojson",
+        "{\"type\": \"Feature\", \"properties\": {\"id\": \"c1\", \"height_m\": 2, \"at_route_m\": 100, "
+        "\"radius_m\": 5, \"appear_s\": 3}, \"geometry\": null},\n"
+        "{\"type\": \"Feature\", \"properties\": {\"id\": \"r1\", \"height_m\": 1.5, \"at_route_fraction\": 0.5, "
+        "\"vehicle\": \"a\", \"across_m\": 10, \"along_m\": 4, \"vx_ms\": 1}, \"geometry\": null},\n"
+        "{\"type\": \"Feature\", \"properties\": {\"id\": \"c2\", \"height_m\": 2, \"at_route_fraction\": 0.75, "
+        "\"vehicle\": \"l\", \"radius_m\": 3}, \"geometry\": null},\n"
+        "{\"type\": \"Feature\", \"properties\": {\"id\": \"r2\", \"height_m\": 2, \"at_route_m\": 300, "
+        "\"vehicle\": \"l\", \"across_m\": 10, \"along_m\": 4}, \"geometry\": null},\n"
+        "{\"type\": \"Feature\", \"properties\": {\"id\": \"r3\", \"height_m\": 2, \"at_route_m\": 200, "
+        "\"vehicle\": \"l\", \"across_m\": 10, \"along_m\": 4}, \"geometry\": null},\n"
+        "{\"type\": \"Feature\", \"properties\": {\"height_m\": 2, \"at_route_fraction\": 1, \"radius_m\": 2}, "
+        "\"geometry\": null}\n");
+    trv_ctx *ctx = trv_ctx_new();
+    sim_obstacle *o = NULL;
+    int n = 0;
+    assert_int_equal(sim_obstacles_read(ctx, p, &T, routes, 2, &o, &n), TRV_OK);
+    assert_int_equal(n, 6);
+    /* c1: the default route (the first vehicle's), 100 m in: (120, 200) */
+    assert_string_equal(o[0].id, "c1");
+    assert_int_equal(o[0].n, 0);
+    assert_true(fabs(o[0].cx - mx(120)) < 1e-9 && fabs(o[0].cy - my(200)) < 1e-9);
+    assert_true(o[0].r == 5 && o[0].height_m == 2 && o[0].appear_s == 3 && o[0].base_z == 100);
+    /* r1: half of 360 m: (200, 200), heading east; counter-clockwise from
+     * the back right corner: back = west, right = south */
+    static const double r1[4][2] = {{198, 195}, {202, 195}, {202, 205}, {198, 205}};
+    assert_polygon(&o[1], r1);
+    assert_true(fabs(o[1].cx - mx(200)) < 1e-9 && fabs(o[1].cy - my(200)) < 1e-9);
+    assert_true(o[1].vx == 1 && o[1].height_m == 1.5);
+    /* c2: 0.75 of the L's 400 m = 300 m: 100 m up its north leg */
+    assert_int_equal(o[2].n, 0);
+    assert_true(fabs(o[2].cx - mx(220)) < 1e-9 && fabs(o[2].cy - my(200)) < 1e-9 && o[2].r == 3);
+    /* r2: the same point, heading north: back = south, right = east */
+    static const double r2[4][2] = {{225, 198}, {225, 202}, {215, 202}, {215, 198}};
+    assert_polygon(&o[3], r2);
+    /* r3: on the corner (220, 100); the chord from (215, 100) to (220, 105)
+     * heads north-east: along u = (1, 1) / sqrt 2, across (left) n = (-1, 1)
+     * / sqrt 2; corners c -+ 2 u -+ 5 n */
+    const double h = M_SQRT1_2;
+    const double r3[4][2] = {{220 - 2 * h + 5 * h, 100 - 2 * h - 5 * h},
+                             {220 + 2 * h + 5 * h, 100 + 2 * h - 5 * h},
+                             {220 + 2 * h - 5 * h, 100 + 2 * h + 5 * h},
+                             {220 - 2 * h - 5 * h, 100 - 2 * h + 5 * h}};
+    assert_polygon(&o[4], r3);
+    /* no id: named by its index; at the end of the default route */
+    assert_string_equal(o[5].id, "6");
+    assert_true(fabs(o[5].cx - mx(380)) < 1e-9 && fabs(o[5].cy - my(200)) < 1e-9);
+    sim_obstacles_free(o, n);
+    free(p);
+    trv_ctx_free(ctx);
+    sim_path_clear(&straight);
+    sim_path_clear(&ell);
+}
+
+/* One route-relative feature (properties and geometry given) against the
+ * two routes: the error names the file and the feature. */
+static void expect_route_error(const char *props, const char *geometry, const char *msg)
+{
+    sim_path straight, ell;
+    two_routes(&straight, &ell);
+    sim_route_ref routes[2] = {{"a", &straight}, {"l", &ell}};
+    char *feat = NULL;
+    assert_true(asprintf(&feat,
+                         "{\"type\": \"Feature\", \"properties\": {\"id\": \"ok\", \"height_m\": 1, "
+                         "\"at_route_m\": 10, \"radius_m\": 1}, \"geometry\": null},\n"
+                         "{\"type\": \"Feature\", \"properties\": {%s}, \"geometry\": %s}\n",
+                         props, geometry) >= 0);
+    char *p = features_file("route_err.geojson", feat);
+    trv_ctx *ctx = trv_ctx_new();
+    sim_obstacle *o = NULL;
+    int n = 0;
+    assert_int_not_equal(sim_obstacles_read(ctx, p, &T, routes, 2, &o, &n), TRV_OK);
+    assert_null(o);
+    assert_contains(trv_errmsg(ctx), "route_err.geojson");
+    assert_contains(trv_errmsg(ctx), msg);
+    trv_ctx_free(ctx);
+    free(p), free(feat);
+    sim_path_clear(&straight);
+    sim_path_clear(&ell);
+}
+
+static void test_route_relative_errors(void **state)
+{
+    (void)state;
+    const char *pt = "{\"type\": \"Point\", \"coordinates\": [-87, 36.1]}";
+    expect_route_error("\"id\": \"g\", \"height_m\": 1, \"at_route_m\": 10, \"radius_m\": 1", pt,
+                       "obstacle 'g' has both a geometry and at_route_m");
+    expect_route_error("\"id\": \"g\", \"height_m\": 1, \"at_route_fraction\": 0.1, \"radius_m\": 1", pt,
+                       "obstacle 'g' has both a geometry and at_route_fraction");
+    expect_route_error("\"id\": \"mf\", \"height_m\": 1, \"at_route_m\": 10, \"at_route_fraction\": 0.1, "
+                       "\"radius_m\": 1",
+                       "null", "obstacle 'mf' has both at_route_m and at_route_fraction");
+    expect_route_error("\"id\": \"far\", \"height_m\": 1, \"at_route_m\": 360.5, \"radius_m\": 1", "null",
+                       "obstacle 'far': at_route_m 360.5 is outside the route of vehicle 'a' (0 to 360.0 m)");
+    expect_route_error("\"id\": \"far\", \"height_m\": 1, \"at_route_m\": 400.5, \"vehicle\": \"l\", "
+                       "\"radius_m\": 1",
+                       "null", "at_route_m 400.5 is outside the route of vehicle 'l' (0 to 400.0 m)");
+    expect_route_error("\"id\": \"neg\", \"height_m\": 1, \"at_route_m\": -1, \"radius_m\": 1", "null",
+                       "obstacle 'neg': at_route_m -1 is outside the route");
+    expect_route_error("\"id\": \"fr\", \"height_m\": 1, \"at_route_fraction\": 1.5, \"radius_m\": 1", "null",
+                       "obstacle 'fr': at_route_fraction 1.5 is outside [0, 1]");
+    expect_route_error("\"id\": \"fr\", \"height_m\": 1, \"at_route_fraction\": -0.1, \"radius_m\": 1", "null",
+                       "at_route_fraction -0.1 is outside [0, 1]");
+    expect_route_error("\"id\": \"who\", \"height_m\": 1, \"at_route_m\": 5, \"vehicle\": \"zz\", "
+                       "\"radius_m\": 1",
+                       "null", "obstacle 'who': no vehicle 'zz' in the scenario");
+    expect_route_error("\"id\": \"none\", \"height_m\": 1, \"at_route_m\": 5", "null",
+                       "obstacle 'none' on the route needs a shape: radius_m, or across_m and along_m");
+    expect_route_error("\"id\": \"two\", \"height_m\": 1, \"at_route_m\": 5, \"radius_m\": 1, \"across_m\": 3, "
+                       "\"along_m\": 1",
+                       "null", "obstacle 'two' has two shapes: radius_m and across_m / along_m");
+    expect_route_error("\"id\": \"half\", \"height_m\": 1, \"at_route_m\": 5, \"across_m\": 3", "null",
+                       "obstacle 'half' needs both across_m > 0 and along_m > 0");
+    expect_route_error("\"id\": \"zero\", \"height_m\": 1, \"at_route_m\": 5, \"radius_m\": 0", "null",
+                       "obstacle 'zero' needs a radius_m > 0");
+    /* no id: the feature's 1-based index */
+    expect_route_error("\"height_m\": 1, \"at_route_fraction\": 2, \"radius_m\": 1", "null",
+                       "obstacle '2': at_route_fraction 2 is outside [0, 1]");
+    expect_route_error("\"id\": \"nothing\", \"height_m\": 1", "null",
+                       "obstacle 'nothing' has no geometry (nor at_route_m / at_route_fraction)");
+
+    /* through the runner: placed once the routes are loaded, errors pass on */
+    char *v = vehicle_sec("a", 20, 200, 380, 200, 0), *text = NULL;
+    char *obs = features_file("who.geojson", "{\"type\": \"Feature\", \"properties\": {\"id\": \"w\", "
+                                             "\"height_m\": 1, \"at_route_m\": 5, \"vehicle\": \"b\", "
+                                             "\"radius_m\": 1}, \"geometry\": null}\n");
+    assert_true(asprintf(&text, "[scenario]\nobstacles = %s\n%s", obs, v) >= 0);
+    expect_error("e7.ini", text, "who.geojson': obstacle 'w': no vehicle 'b' in the scenario");
+    free(text), free(obs), free(v);
+}
+
+/* A wall across the planned route at half its length, appearing at 5 s,
+ * and a rock on it 80 % in: both seen and re-planned around. */
+static void test_route_relative_replan(void **state)
+{
+    (void)state;
+    char *obs = features_file(
+        "route_wall.geojson",
+        "{\"type\": \"Feature\", \"properties\": {\"id\": \"wall\", \"height_m\": 2, \"appear_s\": 5, "
+        "\"at_route_fraction\": 0.5, \"across_m\": 20, \"along_m\": 3}, \"geometry\": null},\n"
+        "{\"type\": \"Feature\", \"properties\": {\"id\": \"rock\", \"height_m\": 2, \"vehicle\": \"a\", "
+        "\"at_route_fraction\": 0.8, \"radius_m\": 4}, \"geometry\": null}\n");
+    char *text;
+    appear_scenario(&text, 30, obs);
+    trv_ctx *ctx = trv_ctx_new();
+    result r;
+    assert_int_equal(run_scenario("route_wall.ini", text, 1, &r, ctx), TRV_OK);
+    print_metrics("route-relative", r.run);
+    const sim_metrics *m = sim_run_metrics(r.run, 0);
+    assert_int_equal(m->reached_goal, 1);
+    assert_int_equal(m->collisions, 0);
+    assert_true(m->replans >= 2);
+    result_free(&r);
+    free(text), free(obs);
+    trv_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -373,6 +578,9 @@ int main(void)
         cmocka_unit_test(test_crossing),
         cmocka_unit_test(test_same_seed_same_outputs),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_route_relative_placement),
+        cmocka_unit_test(test_route_relative_errors),
+        cmocka_unit_test(test_route_relative_replan),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

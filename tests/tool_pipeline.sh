@@ -33,8 +33,12 @@ for f in dem_kriged.tif dem_std.tif dem.tif slope.tif soil.tif landuse.tif speed
     png/routes.png png/sim.png project.qgs report.md report.html slope.qml route.qml; do
     [ -s "$tmp/out/$f" ] && ok || bad "no $f"
 done
-[ -e "$tmp/out/sim_blocked" ] && bad "the Jacksboro-only blocked scenario ran on another area" || ok
 grep -q '"reached_goal": true' "$tmp/out/sim/metrics.json" && ok || bad "the vehicle did not reach the goal"
+# the blocked scenario's obstacles are placed along this area's route: seen, driven around
+[ -s "$tmp/out/png/sim_replan.png" ] && ok || bad "no png/sim_replan.png"
+[ "$(grep -c '"type": "replan"' "$tmp/out/sim_blocked/events.jsonl")" -ge 2 ] && ok ||
+    bad "fewer than 2 re-plans around the blocked scenario's obstacles"
+grep -q '"collision"' "$tmp/out/sim_blocked/events.jsonl" && bad "a collision in the blocked scenario" || ok
 grep -q "^## Routes" "$tmp/out/report.md" && ok || bad "report without its route section"
 
 # nothing to do the second time

@@ -4,7 +4,8 @@
 # 20 km/h but for a NOGO block and a NOGO ring around an enclosed cell):
 # outputs, the seed (same seed, same outputs but for wall_time_s and
 # realtime_factor), an obstacle that forces a re-plan, the obstacles
-# recorded in OUTDIR (obstacles.geojson), the route override,
+# recorded in OUTDIR (obstacles.geojson), obstacles placed along the route
+# (a re-plan, their resolved shapes), the route override,
 # and every error path (exit 1, 2 for usage; no partial outputs).
 # Ends with "N passed, N failed".
 set -u
@@ -140,7 +141,10 @@ OG=$tmp/o6/obstacles.geojson
 [ -s "$OG" ] && ok || bad "no obstacles.geojson"
 ogrinfo -ro -al -so "$OG" 2>&1 | grep -q 'WGS 84' && ok || bad "obstacles.geojson not in EPSG:4326"
 [ "$(ogrinfo -ro -al -so "$OG" | sed -n 's/^Feature Count: //p')" = 2 ] && ok || bad "obstacle feature count"
-ogrinfo -ro -al -q "$OG" | awk -v exp_file="$tmp/obs_ll.expected" '
+# obstacles.geojson ($1) against an expected file ($2): one line per
+# feature "id height radius|- lon lat..." (the vertices, or the centre)
+same_obstacles() {
+ogrinfo -ro -al -q "$1" | awk -v exp_file="$2" '
     BEGIN { while ((getline l < exp_file) > 0) { split(l, a, " "); ne++; eid[ne] = a[1]; eh[ne] = a[2]; er[ne] = a[3]
                 nv[ne] = 0; for (i = 4; i < length(a); i += 2) { nv[ne]++; ex[ne, nv[ne]] = a[i]; ey[ne, nv[ne]] = a[i + 1] } } }
     /^OGRFeature/ { n++ }
@@ -161,7 +165,9 @@ ogrinfo -ro -al -q "$OG" | awk -v exp_file="$tmp/obs_ll.expected" '
                 split(pts[i], c, " "); best = 1e9
                 for (j = 1; j <= nv[k]; j++) { d = abs(c[1] - ex[k, j]) + abs(c[2] - ey[k, j]); if (d < best) best = d }
                 if (best > 1e-6) { print k ": vertex " pts[i] " is " best " deg off"; exit 1 }
-            } } }' >"$tmp/cmp" 2>&1 && ok || bad "obstacles.geojson against the input: $(cat "$tmp/cmp")"
+            } } }'
+}
+same_obstacles "$OG" "$tmp/obs_ll.expected" >"$tmp/cmp" 2>&1 && ok || bad "obstacles.geojson against the input: $(cat "$tmp/cmp")"
 # disappear_s only where the obstacle disappears; the velocity kept
 [ "$(grep -o '"disappear_s": [0-9.]*' "$OG")" = '"disappear_s": 50.0' ] && ok || bad "disappear_s: $(cat "$OG")"
 grep -q '"vx_ms": 0.5, "vy_ms": -0.25' "$OG" && ok || bad "velocity: $(cat "$OG")"
@@ -171,6 +177,43 @@ for f in obstacles.geojson trajectory_ugv.csv trajectory_ugv.geojson events.json
 [ $same = 1 ] && ok || bad "obstacles.geojson or the run is not deterministic"
 [ -s "$tmp/o4/obstacles.geojson" ] && ok || bad "no obstacles.geojson with a map-CRS obstacles file"
 [ -e "$tmp/o1/obstacles.geojson" ] && bad "obstacles.geojson without an obstacles file" || ok
+
+# ---- obstacles placed along the route (geometry null) ----
+# An L route (given with --route): from cell (10, 49) east 400 m to (50,
+# 49), then south 400 m to (50, 89). A wall 30 m across and 4 m along at
+# 600 m (the south leg, 200 m down it: (500505, 4000305), so its 30 m run
+# east-west) and a rock of radius 6 m at a quarter (200 m: (500305,
+# 4000505)). Both force a re-plan; obstacles.geojson holds them as placed.
+printf 'x,y\n%s,%s\n%s,%s\n%s,%s\n' "$(X 10)" "$(Y 49)" "$(X 50)" "$(Y 49)" "$(X 50)" "$(Y 89)" >"$tmp/route_l.csv"
+cat >"$tmp/obs_route.geojson" <<EOS
+{"type": "FeatureCollection", "features": [
+ {"type": "Feature", "properties": {"id": "wall", "height_m": 2, "appear_s": 5, "at_route_m": 600, "across_m": 30, "along_m": 4},
+  "geometry": null},
+ {"type": "Feature", "properties": {"id": "rock", "height_m": 1.5, "vehicle": "ugv", "at_route_fraction": 0.25, "radius_m": 6},
+  "geometry": null}]}
+EOS
+set -- $(ll 500490 4000307) $(ll 500490 4000303) $(ll 500520 4000303) $(ll 500520 4000307) $(ll 500305 4000505)
+printf '%s\n' "wall 2 - $1 $2 $3 $4 $5 $6 $7 $8" "rock 1.5 6 $9 ${10}" >"$tmp/obs_route.expected"
+scenario obs_route.ini "obstacles = obs_route.geojson"
+if "$SIM" --terrain "$T" --scenario "$tmp/obs_route.ini" --route "$tmp/route_l.csv" -o "$tmp/o8" -q --no-timing 2>"$tmp/err"; then ok; else bad "route-relative obstacles run: $(cat "$tmp/err")"; fi
+[ "$(grep -c '"type": "replan"' "$tmp/o8/events.jsonl")" -ge 2 ] && ok || bad "route-relative obstacles: fewer than 2 re-plans: $(cat "$tmp/o8/events.jsonl")"
+grep -q '"type": "collision"' "$tmp/o8/events.jsonl" && bad "route-relative obstacles: a collision" || ok
+grep -q '"reached_goal": true' "$tmp/o8/metrics.json" && ok || bad "route-relative obstacles: goal not reached"
+same_obstacles "$tmp/o8/obstacles.geojson" "$tmp/obs_route.expected" >"$tmp/cmp" 2>&1 && ok ||
+    bad "route-relative obstacles.geojson: $(cat "$tmp/cmp")"
+# errors: exit 1, naming the file and the feature
+sed 's/"at_route_m": 600/"at_route_m": 900/' "$tmp/obs_route.geojson" >"$tmp/obs_far.geojson"
+scenario obs_far.ini "obstacles = obs_far.geojson"
+expect 1 "obs_far.geojson': obstacle 'wall': at_route_m 900 is outside the route of vehicle 'ugv' (0 to 800.0 m)" -- \
+    "$SIM" --terrain "$T" --scenario "$tmp/obs_far.ini" --route "$tmp/route_l.csv" -o "$tmp/x"
+sed 's/"vehicle": "ugv"/"vehicle": "ugv2"/' "$tmp/obs_route.geojson" >"$tmp/obs_who.geojson"
+scenario obs_who.ini "obstacles = obs_who.geojson"
+expect 1 "obs_who.geojson': obstacle 'rock': no vehicle 'ugv2' in the scenario" -- \
+    "$SIM" --terrain "$T" --scenario "$tmp/obs_who.ini" --route "$tmp/route_l.csv" -o "$tmp/x"
+sed 's/"geometry": null}]}/"geometry": {"type": "Point", "coordinates": [-87, 36.1]}}]}/' "$tmp/obs_route.geojson" >"$tmp/obs_geom.geojson"
+scenario obs_geom.ini "obstacles = obs_geom.geojson"
+expect 1 "obs_geom.geojson': obstacle 'rock' has both a geometry and at_route_fraction" -- \
+    "$SIM" --terrain "$T" --scenario "$tmp/obs_geom.ini" --route "$tmp/route_l.csv" -o "$tmp/x"
 
 # ---- the route override ----
 printf 'x,y\n%s,%s\n%s,%s\n%s,%s\n' "$(X 10)" "$(Y 60)" "$(X 50)" "$(Y 60)" "$(X 50)" "$(Y 80)" >"$tmp/route.csv"

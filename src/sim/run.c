@@ -328,8 +328,20 @@ trv_status sim_run_new(trv_ctx *ctx, const sim_scenario *sc, const prm_terrain *
     r->box_h = calloc(sc->nveh, sizeof *r->box_h);
     if (!r->v || !r->boxes || !r->box_z || !r->box_h)
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < r->nv && !st; k++) {
+        r->v[k].spec = &sc->veh[k];
+        st = vehicle_setup(ctx, r, k);
+    }
+    /* after the routes: obstacles may be placed along them (the first
+     * plans; nothing has re-planned yet) */
+    sim_route_ref *routes = st || !sc->obstacles ? NULL : calloc(r->nv, sizeof *routes);
+    if (!st && sc->obstacles && !routes)
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < r->nv && routes; k++)
+        routes[k] = (sim_route_ref){r->v[k].spec->id, &r->v[k].path};
     if (!st && sc->obstacles)
-        st = sim_obstacles_read(ctx, sc->obstacles, t, &r->obs, &r->nobs);
+        st = sim_obstacles_read(ctx, sc->obstacles, t, routes, r->nv, &r->obs, &r->nobs);
+    free(routes);
     if (!st && r->nobs && !(r->obs_rad = calloc(r->nobs, sizeof *r->obs_rad)))
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     for (int k = 0; k < r->nobs && !st; k++) {
@@ -338,10 +350,6 @@ trv_status sim_run_new(trv_ctx *ctx, const sim_scenario *sc, const prm_terrain *
         for (int i = 0; i < o->n; i++)
             rad = fmax(rad, hypot(o->px[i] - o->cx, o->py[i] - o->cy));
         r->obs_rad[k] = rad;
-    }
-    for (int k = 0; k < r->nv && !st; k++) {
-        r->v[k].spec = &sc->veh[k];
-        st = vehicle_setup(ctx, r, k);
     }
     if (st) {
         r->nv = r->v ? sc->nveh : 0;

@@ -296,7 +296,84 @@ static double field_or(OGRFeatureH f, const char *name, double dflt, int *presen
     return OGR_F_GetFieldAsDouble(f, i);
 }
 
-trv_status sim_obstacles_read(trv_ctx *ctx, const char *path, const prm_terrain *t, sim_obstacle **out, int *n)
+/* Half the chord that gives the route's direction at a point: long enough
+ * to step over the small kinks a smoothed grid route keeps, short enough
+ * to follow its bends. */
+#define ROUTE_DIR_HALF_M 5.0
+
+/* A route-relative obstacle (geometry null, at_route_m or
+ * at_route_fraction): its circle or rectangle in the map CRS, centred on
+ * the route there. */
+static trv_status place_on_route(trv_ctx *ctx, const char *path, OGRFeatureH f, const sim_route_ref *routes,
+                                 int nroutes, sim_obstacle *o)
+{
+    int has_m, has_f, has_r, has_across, has_along;
+    double at_m = field_or(f, "at_route_m", NAN, &has_m);
+    double at_f = field_or(f, "at_route_fraction", NAN, &has_f);
+    double r = field_or(f, "radius_m", NAN, &has_r);
+    double across = field_or(f, "across_m", NAN, &has_across);
+    double along = field_or(f, "along_m", NAN, &has_along);
+    int iv = OGR_F_GetFieldIndex(f, "vehicle");
+    const char *want = iv >= 0 && OGR_F_IsFieldSetAndNotNull(f, iv) ? OGR_F_GetFieldAsString(f, iv) : NULL;
+    if (has_m && has_f)
+        return trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle '%s' has both at_route_m and at_route_fraction", path,
+                         o->id);
+    if (has_r && (has_across || has_along))
+        return trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle '%s' has two shapes: radius_m and across_m / along_m",
+                         path, o->id);
+    if (!has_r && !has_across && !has_along)
+        return trv_error(ctx, TRV_ERR_FORMAT,
+                         "'%s': obstacle '%s' on the route needs a shape: radius_m, or across_m and along_m", path,
+                         o->id);
+    if (has_r && !(r > 0 && isfinite(r)))
+        return trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle '%s' needs a radius_m > 0", path, o->id);
+    if (!has_r && !(has_across && has_along && across > 0 && along > 0 && isfinite(across) && isfinite(along)))
+        return trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle '%s' needs both across_m > 0 and along_m > 0", path,
+                         o->id);
+    const sim_route_ref *rt = NULL;
+    for (int k = 0; k < nroutes && !rt; k++)
+        if (!want || !strcmp(routes[k].vehicle, want))
+            rt = &routes[k];
+    if (!rt)
+        return want ? trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle '%s': no vehicle '%s' in the scenario", path,
+                                o->id, want)
+                    : trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle '%s' is placed on a route, but there is none",
+                                path, o->id);
+    const sim_path *p = rt->path;
+    double len = p->s[p->n - 1];
+    if (has_f && !(at_f >= 0 && at_f <= 1))
+        return trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle '%s': at_route_fraction %g is outside [0, 1]", path,
+                         o->id, at_f);
+    if (has_m && !(at_m >= 0 && at_m <= len))
+        return trv_error(ctx, TRV_ERR_FORMAT,
+                         "'%s': obstacle '%s': at_route_m %g is outside the route of vehicle '%s' (0 to %.1f m)",
+                         path, o->id, at_m, rt->vehicle, len);
+    double s = has_m ? at_m : at_f * len;
+    double xa, ya, xb, yb;
+    sim_path_point(p, s, &o->cx, &o->cy);
+    sim_path_point(p, s - ROUTE_DIR_HALF_M, &xa, &ya);
+    sim_path_point(p, s + ROUTE_DIR_HALF_M, &xb, &yb);
+    if (has_r) {
+        o->r = r;
+        return TRV_OK;
+    }
+    double d = hypot(xb - xa, yb - ya);
+    double ux = d > 0 ? (xb - xa) / d : 1, uy = d > 0 ? (yb - ya) / d : 0; /* along */
+    double nx = -uy, ny = ux;                                             /* across, to the left */
+    if (!(o->px = malloc(4 * sizeof *o->px)) || !(o->py = malloc(4 * sizeof *o->py)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    /* counter-clockwise from the back right corner */
+    static const double sa[4] = {-1, 1, 1, -1}, sn[4] = {-1, -1, 1, 1};
+    for (int i = 0; i < 4; i++) {
+        o->px[i] = o->cx + sa[i] * along / 2 * ux + sn[i] * across / 2 * nx;
+        o->py[i] = o->cy + sa[i] * along / 2 * uy + sn[i] * across / 2 * ny;
+    }
+    o->n = 4;
+    return TRV_OK;
+}
+
+trv_status sim_obstacles_read(trv_ctx *ctx, const char *path, const prm_terrain *t, const sim_route_ref *routes,
+                              int nroutes, sim_obstacle **out, int *n)
 {
     *out = NULL;
     *n = 0;
@@ -355,12 +432,25 @@ trv_status sim_obstacles_read(trv_ctx *ctx, const char *path, const prm_terrain 
         o->vy = field_or(f, "vy_ms", 0, NULL);
         OGRGeometryH g = OGR_F_GetGeometryRef(f);
         OGRwkbGeometryType gt = g ? wkbFlatten(OGR_G_GetGeometryType(g)) : wkbUnknown;
+        int on_m, on_f;
+        field_or(f, "at_route_m", 0, &on_m);
+        field_or(f, "at_route_fraction", 0, &on_f);
         if (!has_h || !(o->height_m > 0) || !isfinite(o->height_m))
             st = trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle %ld (feature %ld) needs a height_m > 0", path,
                            (long)cnt + 1, fid);
         else if (!(o->disappear_s > o->appear_s) || !isfinite(o->vx) || !isfinite(o->vy))
             st = trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle '%s': bad appear_s / disappear_s / velocity", path,
                            o->id);
+        else if ((on_m || on_f) && g)
+            st = trv_error(ctx, TRV_ERR_FORMAT,
+                           "'%s': obstacle '%s' has both a geometry and %s (a route-relative obstacle has "
+                           "\"geometry\": null)",
+                           path, o->id, on_m ? "at_route_m" : "at_route_fraction");
+        else if (on_m || on_f)
+            st = place_on_route(ctx, path, f, routes, nroutes, o);
+        else if (!g)
+            st = trv_error(ctx, TRV_ERR_FORMAT,
+                           "'%s': obstacle '%s' has no geometry (nor at_route_m / at_route_fraction)", path, o->id);
         else if (gt == wkbPoint) {
             int has_r;
             o->r = field_or(f, "radius_m", NAN, &has_r);

@@ -298,6 +298,24 @@ int sim_lidar_rays(const sim_sensor *ls);
  * > 0), id, appear_s (0), disappear_s (never), vx_ms, vy_ms (east and north
  * velocity in the map CRS, m/s). The obstacle's base is the terrain
  * height at its centre.
+ * Route-relative obstacles ("a virtual obstacle across my route 10 km
+ * in", whatever the route): a feature with "geometry": null and either
+ * at_route_m (distance along the route from its start, m, 0 to its
+ * length) or at_route_fraction (0 to 1 of its length), on the route of
+ * vehicle (an id of the scenario; default its first vehicle): the
+ * vehicle's first plan (its route file, --route, or its start-to-goal
+ * plan; map CRS arc length, so the obstacles are placed once the routes
+ * are loaded). Its shape: radius_m (a circle centred on the route there)
+ * or across_m and along_m (a rectangle centred there, across_m wide
+ * across the route and along_m deep along it, its along side parallel to
+ * the route's direction there: the chord from the route's point 5 m
+ * before to the one 5 m after, clipped to its ends, so that a corner
+ * gets the bisector). The other properties as above; velocities move it
+ * from that position at t = 0. Errors (naming the file and the feature's
+ * id, or its 1-based index): a geometry as well as at_route_*, both
+ * at_route_m and at_route_fraction, a distance outside the route or a
+ * fraction outside [0, 1], an unknown vehicle, no shape or both shapes.
+ * obstacles.geojson in OUTDIR holds them as placed (polygons and circles).
  *
  * Speed: the path is sampled every min(cell / 2, 5 m) into a speed profile
  * v(s) = min(top speed, speed.tif at s, sqrt(lateral_acc / curvature)),
@@ -392,8 +410,16 @@ typedef struct sim_scenario {
 trv_status sim_scenario_read(trv_ctx *ctx, const char *path, sim_scenario **out);
 void sim_scenario_free(sim_scenario *sc);
 
-/* Obstacles file (above) into the terrain's CRS; *n may be 0. */
-trv_status sim_obstacles_read(trv_ctx *ctx, const char *path, const prm_terrain *t, sim_obstacle **out, int *n);
+/* A vehicle's route, for the obstacles placed along it (both borrowed). */
+typedef struct sim_route_ref {
+    const char *vehicle;    /* its id */
+    const sim_path *path;   /* map CRS */
+} sim_route_ref;
+
+/* Obstacles file (above) into the terrain's CRS; *n may be 0. routes[0]
+ * is the default for route-relative obstacles (nroutes 0: none allowed). */
+trv_status sim_obstacles_read(trv_ctx *ctx, const char *path, const prm_terrain *t, const sim_route_ref *routes,
+                              int nroutes, sim_obstacle **out, int *n);
 void sim_obstacles_free(sim_obstacle *o, int n);
 
 /* ---- seen map and re-planning ------------------------------------------------- */
