@@ -142,13 +142,15 @@ OG=$tmp/o6/obstacles.geojson
 ogrinfo -ro -al -so "$OG" 2>&1 | grep -q 'WGS 84' && ok || bad "obstacles.geojson not in EPSG:4326"
 [ "$(ogrinfo -ro -al -so "$OG" | sed -n 's/^Feature Count: //p')" = 2 ] && ok || bad "obstacle feature count"
 # obstacles.geojson ($1) against an expected file ($2): one line per
-# feature "id height radius|- lon lat..." (the vertices, or the centre)
+# feature "id height radius|- lon lat..." (the vertices, or the centre: a
+# circle is written as a 64-gon with centre_lon, centre_lat and radius_m)
 same_obstacles() {
 ogrinfo -ro -al -q "$1" | awk -v exp_file="$2" '
     BEGIN { while ((getline l < exp_file) > 0) { split(l, a, " "); ne++; eid[ne] = a[1]; eh[ne] = a[2]; er[ne] = a[3]
                 nv[ne] = 0; for (i = 4; i < length(a); i += 2) { nv[ne]++; ex[ne, nv[ne]] = a[i]; ey[ne, nv[ne]] = a[i + 1] } } }
     /^OGRFeature/ { n++ }
     $1 == "id" { id[n] = $NF } $1 == "height_m" { h[n] = $NF } $1 == "radius_m" { r[n] = $NF }
+    $1 == "centre_lon" { clon[n] = $NF } $1 == "centre_lat" { clat[n] = $NF }
     /^  (POLYGON|POINT) / { g = $0; kind[n] = $1; sub(/^[^(]*\(+/, "", g); sub(/\)+ *$/, "", g); geom[n] = g }
     function abs(v) { return v < 0 ? -v : v }
     END {
@@ -156,9 +158,14 @@ ogrinfo -ro -al -q "$1" | awk -v exp_file="$2" '
         for (k = 1; k <= n; k++) {
             if (id[k] != eid[k] || h[k] + 0 != eh[k] + 0) { print k ": id " id[k] " height " h[k]; exit 1 }
             if ((er[k] == "-") != (r[k] == "") || (er[k] != "-" && r[k] + 0 != er[k] + 0)) { print k ": radius " r[k]; exit 1 }
-            if (kind[k] != (er[k] == "-" ? "POLYGON" : "POINT")) { print k ": " kind[k]; exit 1 }
-            m = split(geom[k], pts, ",")
-            if (kind[k] == "POLYGON") m-- # the closing vertex
+            if (kind[k] != "POLYGON") { print k ": " kind[k]; exit 1 }
+            m = split(geom[k], pts, ",") - 1 # the closing vertex
+            if (er[k] != "-") { # a circle
+                if (m != 64) { print k ": a circle of " m " vertices, want 64"; exit 1 }
+                d = abs(clon[k] - ex[k, 1]) + abs(clat[k] - ey[k, 1])
+                if (d > 1e-6) { print k ": centre " clon[k] " " clat[k] " is " d " deg off"; exit 1 }
+                continue
+            }
             if (m != nv[k]) { print k ": " m " vertices, want " nv[k]; exit 1 }
             # every vertex near one of the input (RFC 7946 may rewind a ring)
             for (i = 1; i <= m; i++) {

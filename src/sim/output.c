@@ -94,7 +94,12 @@ static trv_status write_geojson(trv_ctx *ctx, const sim_run *r, const sim_veh *v
  * the obstacles are polygons and circles (Points with radius_m, as the
  * obstacles file has them) in one layer, so they go through OGR here, with
  * the options geo_vec gives the trajectories (RFC 7946, 7 decimals). */
-enum { OF_ID, OF_HEIGHT, OF_RADIUS, OF_APPEAR, OF_DISAPPEAR, OF_VX, OF_VY, OF_N };
+enum { OF_ID, OF_HEIGHT, OF_RADIUS, OF_CLON, OF_CLAT, OF_APPEAR, OF_DISAPPEAR, OF_VX, OF_VY, OF_N };
+
+/* Circles are written as polygons of this many sides (their centre and
+ * radius as properties), so that the file holds one geometry type, which
+ * QGIS and OGR take as one layer. */
+#define CIRCLE_SIDES 64
 
 static trv_status ogr_failed(trv_ctx *ctx, const char *what, const char *path)
 {
@@ -102,12 +107,15 @@ static trv_status ogr_failed(trv_ctx *ctx, const char *what, const char *path)
     return trv_error(ctx, TRV_ERR_IO, "cannot %s '%s'%s%s", what, path, *why ? ": " : "", why);
 }
 
-/* One obstacle's geometry at t = 0 in lon/lat (ct: map CRS -> EPSG:4326). */
-static trv_status obstacle_geometry(trv_ctx *ctx, geo_ct *ct, const sim_obstacle *o, OGRGeometryH *out)
+/* One obstacle's outline at t = 0 in lon/lat (ct: map CRS -> EPSG:4326),
+ * a circle as a CIRCLE_SIDES-gon in the map CRS; *clon, *clat its centre
+ * (a circle's; for a polygon, its first vertex, unused). */
+static trv_status obstacle_geometry(trv_ctx *ctx, geo_ct *ct, const sim_obstacle *o, OGRGeometryH *out, double *clon,
+                                    double *clat)
 {
     *out = NULL;
-    int n = o->n > 0 ? o->n : 1;
-    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    int n = o->n > 0 ? o->n : CIRCLE_SIDES;
+    double *x = malloc((n + 1) * sizeof *x), *y = malloc((n + 1) * sizeof *y);
     if (!x || !y) {
         free(x), free(y);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
@@ -115,16 +123,20 @@ static trv_status obstacle_geometry(trv_ctx *ctx, geo_ct *ct, const sim_obstacle
     if (o->n > 0) {
         memcpy(x, o->px, n * sizeof *x);
         memcpy(y, o->py, n * sizeof *y);
-    } else
-        x[0] = o->cx, y[0] = o->cy;
+        x[n] = x[0], y[n] = y[0];
+    } else {
+        for (int i = 0; i < n; i++) {
+            double a = 2 * M_PI * i / n;
+            x[i] = o->cx + o->r * cos(a), y[i] = o->cy + o->r * sin(a);
+        }
+        x[n] = o->cx, y[n] = o->cy; /* the centre rides along */
+    }
     trv_status st = TRV_OK;
-    if (geo_ct_points(ct, n, x, y, NULL))
+    if (geo_ct_points(ct, n + 1, x, y, NULL))
         st = trv_error(ctx, TRV_ERR_CRS, "obstacle '%s' cannot be transformed to EPSG:4326", o->id);
+    *clon = x[n], *clat = y[n];
     OGRGeometryH g = NULL;
-    if (!st && o->n == 0) {
-        if ((g = OGR_G_CreateGeometry(wkbPoint)))
-            OGR_G_SetPoint_2D(g, 0, x[0], y[0]);
-    } else if (!st) {
+    if (!st) {
         /* the ring is copied into the polygon (OGR_G_AddGeometry), so who
          * frees it does not depend on whether adding it failed */
         OGRGeometryH ring = OGR_G_CreateGeometry(wkbLinearRing);
@@ -147,8 +159,8 @@ static trv_status obstacle_geometry(trv_ctx *ctx, geo_ct *ct, const sim_obstacle
 
 static trv_status write_obstacles(trv_ctx *ctx, const sim_run *r, const char *path)
 {
-    static const char *const names[OF_N] = {"id",          "height_m", "radius_m", "appear_s",
-                                            "disappear_s", "vx_ms",    "vy_ms"};
+    static const char *const names[OF_N] = {"id",       "height_m",    "radius_m", "centre_lon", "centre_lat",
+                                            "appear_s", "disappear_s", "vx_ms",    "vy_ms"};
     char *wgs84_wkt = NULL;
     geo_ct *ct = NULL;
     OGRSpatialReferenceH wgs84 = NULL;
@@ -174,7 +186,7 @@ static trv_status write_obstacles(trv_ctx *ctx, const sim_run *r, const char *pa
     char *opts[] = {rfc7946, precision, NULL};
     OGRLayerH lay = NULL;
     CPLErrorReset();
-    if (!st && !(lay = GDALDatasetCreateLayer(ds, "obstacles", wgs84, wkbUnknown, opts)))
+    if (!st && !(lay = GDALDatasetCreateLayer(ds, "obstacles", wgs84, wkbPolygon, opts)))
         st = ogr_failed(ctx, "create layer 'obstacles' in", path);
     for (int i = 0; i < OF_N && !st; i++) {
         OGRFieldDefnH fd = OGR_Fld_Create(names[i], i == OF_ID ? OFTString : OFTReal);
@@ -190,7 +202,8 @@ static trv_status write_obstacles(trv_ctx *ctx, const sim_run *r, const char *pa
     for (int k = 0; k < r->nobs && !st; k++) {
         const sim_obstacle *o = &r->obs[k];
         OGRGeometryH g;
-        st = obstacle_geometry(ctx, ct, o, &g);
+        double clon = 0, clat = 0;
+        st = obstacle_geometry(ctx, ct, o, &g, &clon, &clat);
         OGRFeatureH f = st ? NULL : OGR_F_Create(OGR_L_GetLayerDefn(lay));
         if (!st && !f) {
             OGR_G_DestroyGeometry(g);
@@ -202,8 +215,11 @@ static trv_status write_obstacles(trv_ctx *ctx, const sim_run *r, const char *pa
         /* the field indexes are the enum's: created in that order */
         OGR_F_SetFieldString(f, OF_ID, o->id);
         OGR_F_SetFieldDouble(f, OF_HEIGHT, o->height_m);
-        if (o->n == 0)
+        if (o->n == 0) {
             OGR_F_SetFieldDouble(f, OF_RADIUS, o->r);
+            OGR_F_SetFieldDouble(f, OF_CLON, round(clon * 1e7) / 1e7); /* the geometry's 7 decimals */
+            OGR_F_SetFieldDouble(f, OF_CLAT, round(clat * 1e7) / 1e7);
+        }
         OGR_F_SetFieldDouble(f, OF_APPEAR, o->appear_s);
         if (isfinite(o->disappear_s)) /* never: left unset, so the property is omitted */
             OGR_F_SetFieldDouble(f, OF_DISAPPEAR, o->disappear_s);

@@ -265,9 +265,11 @@ int sim_lidar_rays(const sim_sensor *ls);
  * describes itself (the QGIS project and the PNG renderer show them).
  * RFC 7946 GeoJSON, EPSG:4326 lon/lat to 7 decimals like the
  * trajectories, one feature per obstacle in file order: a polygon at its
- * t = 0 position, a circle as a Point with radius_m; properties id,
- * height_m, appear_s, disappear_s (omitted when it never disappears),
- * vx_ms, vy_ms, as in the obstacles file.
+ * t = 0 position, a circle as a 64-sided polygon with properties
+ * radius_m, centre_lon, centre_lat (one geometry type, so QGIS and OGR read
+ * the file as one layer); properties id, height_m, appear_s, disappear_s
+ * (omitted when it never disappears), vx_ms, vy_ms, as in the obstacles
+ * file.
  *
  * Scenario file (paths relative to the scenario file's directory):
  *   [scenario]  step_s (0.02), time_limit_s (3600), record_s (0.2: the
