@@ -697,9 +697,13 @@ static void test_qml_raster(void **state)
         r->f32[i] = 2.5f + i;
     assert_int_equal(geo_raster_set_label(ctx, r, "slope", "degree"), TRV_OK);
     char *tif = tmp_path("slope.tif"), *qml = rnd_qml_path(tif);
-    assert_int_equal(geo_raster_write(ctx, r, tif, NULL), TRV_OK);
     assert_string_equal(strrchr(qml, '/'), "/slope.qml");
-    assert_int_equal(rnd_qml_sidecar(ctx, tif), TRV_OK);
+    /* as the tools do: the style staged in a set, nothing in place before the commit */
+    trv_outset *set = trv_outset_new();
+    assert_int_equal(rnd_qml_stage(ctx, set, NULL, tif, r), TRV_OK);
+    assert_int_not_equal(access(qml, F_OK), 0);
+    assert_int_equal(trv_outset_commit(ctx, set), TRV_OK);
+    trv_outset_free(set);
     char *text = NULL;
     FILE *f = fopen(qml, "r");
     assert_non_null(f);

@@ -112,13 +112,14 @@ int main(int argc, char **argv)
         o.dir = terrain;
         o.soils_path = soils;
         o.threads = threads;
-        if (!(st = fz_map_build(ctx, e, &o, &m)))
-            st = fz_map_write(ctx, &m, terrain, &meta);
-        if (!st) { /* QGIS style for cost.tif (class.tif has its colour table) */
-            char *path = trv_path_join(terrain, "cost.tif");
-            st = path ? rnd_qml_sidecar(ctx, path) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-            free(path);
-        }
+        /* the QGIS style of cost.tif (class.tif has its colour table),
+         * written before the layers' commit and committed after it */
+        trv_outset *styles = trv_outset_new();
+        st = styles ? fz_map_build(ctx, e, &o, &m) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        if (!st && !(st = rnd_qml_stage(ctx, styles, terrain, "cost.tif", m.cost)) &&
+            !(st = fz_map_write(ctx, &m, terrain, &meta)))
+            st = trv_outset_commit(ctx, styles);
+        trv_outset_free(styles);
         if (!st && !res.quiet)
             report(e, &m, rules, terrain);
         fz_map_clear(&m);

@@ -185,13 +185,17 @@ int main(int argc, char **argv)
                  krg_model_name(j.model.type), j.model.nugget, j.model.psill, j.model.range, j.model.kappa,
                  o.krige.nmax);
         trv_meta_add(&meta, "TRV_MODEL", buf);
-        st = krg_job_write(ctx, &j, &paths, &meta);
-        /* QGIS styles beside the layers (render is a peer of kriging: the
-         * tool adds them, each written atomically after the stage's commit) */
-        if (!st)
-            st = rnd_qml_sidecar(ctx, paths.dem);
+        /* QGIS styles beside the layers (render is a peer of kriging, so the
+         * tool adds them): written before the stage commits its layers,
+         * committed right after */
+        trv_outset *styles = trv_outset_new();
+        st = styles ? rnd_qml_stage(ctx, styles, NULL, paths.dem, j.pred)
+                    : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         if (!st && paths.std)
-            st = rnd_qml_sidecar(ctx, paths.std);
+            st = rnd_qml_stage(ctx, styles, NULL, paths.std, j.std);
+        if (!st && !(st = krg_job_write(ctx, &j, &paths, &meta)))
+            st = trv_outset_commit(ctx, styles);
+        trv_outset_free(styles);
         if (!st && !res.quiet)
             report(&j, &o, now() - t0);
         krg_job_clear(&j);

@@ -98,12 +98,19 @@ int main(int argc, char **argv)
         snprintf(buf, sizeof buf, "%s: MI %.3f, VCI1 %.1f kPa%s, VCI50 %.1f kPa%s", v->name, m.vci.mi, m.vci.vci1_kPa,
                  m.vci.vci1_overridden ? " (file)" : "", m.vci.vci50_kPa, m.vci.vci50_overridden ? " (file)" : "");
         trv_meta_add(&meta, "TRV_VEHICLE", buf);
-        st = tm_run(ctx, &m, dir, &meta, &stats);
-        if (!st) { /* QGIS style for speed.tif (gonogo.tif has its colour table) */
-            char *path = trv_path_join(dir, "speed.tif");
-            st = path ? rnd_qml_sidecar(ctx, path) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-            free(path);
-        }
+        /* the QGIS style of speed.tif (gonogo.tif has its colour table) over
+         * 0 to the vehicle's top speed: written before tm_run commits the
+         * layers, committed after */
+        trv_outset *styles = trv_outset_new();
+        char *path = trv_path_join(dir, "speed.tif");
+        const char *tmp = styles && path ? rnd_qml_add(ctx, styles, path) : NULL;
+        st = !tmp ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory")
+                  : rnd_qml_raster_write(ctx, tmp, rnd_palette_auto(TM_SPEED_DESC, TM_SPEED_UNIT), 0, v->top_speed_kmh,
+                                         TM_SPEED_UNIT, TM_SPEED_DESC);
+        if (!st && !(st = tm_run(ctx, &m, dir, &meta, &stats)))
+            st = trv_outset_commit(ctx, styles);
+        trv_outset_free(styles);
+        free(path);
         if (!st && report)
             st = tm_report_write(ctx, &m, soils, report);
         if (!st && !res.quiet)

@@ -91,16 +91,18 @@ int main(int argc, char **argv)
     if (!st && !o.landuse_classes_path &&
         !(o.landuse_classes_path = landuse_tab = trv_data_path(ctx, "classes/landuse.csv")))
         st = TRV_ERR_IO;
-    if (!st && !(st = ter_build(ctx, &o, &t)))
-        st = ter_write(ctx, &t, out_dir, points, &meta);
     /* QGIS styles for the continuous layers (the categorical ones carry
-     * colour tables), written atomically after the stage's commit */
-    static const char *const styled[2] = {"dem.tif", "slope.tif"};
-    for (int k = 0; k < 2 && !st; k++) {
-        char *path = trv_path_join(out_dir, styled[k]);
-        st = path ? rnd_qml_sidecar(ctx, path) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        free(path);
-    }
+     * colour tables): written before the stage commits its layers,
+     * committed right after */
+    trv_outset *styles = trv_outset_new();
+    if (!st && !styles)
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (!st && !(st = ter_build(ctx, &o, &t)) && !(st = trv_outset_mkdir(ctx, styles, out_dir)) &&
+        !(st = rnd_qml_stage(ctx, styles, out_dir, "dem.tif", t.dem)) &&
+        !(st = rnd_qml_stage(ctx, styles, out_dir, "slope.tif", t.slope)) &&
+        !(st = ter_write(ctx, &t, out_dir, points, &meta)))
+        st = trv_outset_commit(ctx, styles);
+    trv_outset_free(styles);
     if (!st && !res.quiet)
         report(&t);
     if (st)

@@ -522,12 +522,8 @@ char *rnd_qml_path(const char *layer_path)
     return p;
 }
 
-trv_status rnd_qml_raster_for(trv_ctx *ctx, const char *raster_path, const char *qml_path)
+trv_status rnd_qml_raster_mem(trv_ctx *ctx, const geo_raster *r, const char *qml_path)
 {
-    geo_raster *r = NULL;
-    trv_status st = geo_raster_read(ctx, raster_path, GEO_F32, &r);
-    if (st)
-        return st;
     double dmin = INFINITY, dmax = -INFINITY, lo, hi;
     for (size_t i = 0; i < (size_t)r->grid.nx * r->grid.ny; i++)
         if (!geo_raster_is_nodata(r, i)) {
@@ -537,22 +533,27 @@ trv_status rnd_qml_raster_for(trv_ctx *ctx, const char *raster_path, const char 
     if (dmin > dmax)
         dmin = 0, dmax = 1;
     rnd_layer_range(r->desc, r->unit, dmin, dmax, &lo, &hi);
-    st = rnd_qml_raster_write(ctx, qml_path, rnd_palette_auto(r->desc, r->unit), lo, hi, r->unit, r->desc);
-    geo_raster_free(r);
-    return st;
+    return rnd_qml_raster_write(ctx, qml_path, rnd_palette_auto(r->desc, r->unit), lo, hi, r->unit, r->desc);
 }
 
-trv_status rnd_qml_sidecar(trv_ctx *ctx, const char *raster_path)
+const char *rnd_qml_add(trv_ctx *ctx, trv_outset *set, const char *layer_path)
 {
-    char *qml = rnd_qml_path(raster_path);
-    trv_outset *set = trv_outset_new();
-    const char *tmp = qml && set ? trv_outset_add(set, qml) : NULL;
-    trv_status st = tmp ? rnd_qml_raster_for(ctx, raster_path, tmp) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    if (!st)
-        st = trv_outset_commit(ctx, set);
-    trv_outset_free(set);
+    char *qml = rnd_qml_path(layer_path);
+    const char *tmp = qml ? trv_outset_add(set, qml) : NULL;
     free(qml);
-    return st;
+    if (!tmp)
+        trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    return tmp;
+}
+
+trv_status rnd_qml_stage(trv_ctx *ctx, trv_outset *set, const char *dir, const char *name, const geo_raster *r)
+{
+    char *path = dir ? trv_path_join(dir, name) : NULL;
+    if (dir && !path)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    const char *tmp = rnd_qml_add(ctx, set, dir ? path : name);
+    free(path);
+    return tmp ? rnd_qml_raster_mem(ctx, r, tmp) : TRV_ERR_NOMEM;
 }
 
 /* ---- GeoPackage layer_styles --------------------------------------------- */

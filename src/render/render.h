@@ -178,13 +178,19 @@ trv_status rnd_qml_obstacles_write(trv_ctx *ctx, const char *path, const char *r
 /* The sidecar path of a layer: "out/x/slope.tif" -> "out/x/slope.qml"
  * (malloc'ed; NULL when out of memory). */
 char *rnd_qml_path(const char *layer_path);
-/* Style of a written continuous raster: read it, take the palette from its
- * description and unit (rnd_palette_auto) and the range from its data
- * (rnd_layer_range), and write the document to qml_path as given. */
-trv_status rnd_qml_raster_for(trv_ctx *ctx, const char *raster_path, const char *qml_path);
-/* The same, written atomically beside the raster (rnd_qml_path) through its
- * own trv_outset: for tools whose stage commits its layers itself. */
-trv_status rnd_qml_sidecar(trv_ctx *ctx, const char *raster_path);
+/* Style of a continuous raster held in memory (a Float32 layer a stage is
+ * about to write): the palette from its description and unit
+ * (rnd_palette_auto), the range from its data (rnd_layer_range); the
+ * document written to qml_path as given. */
+trv_status rnd_qml_raster_mem(trv_ctx *ctx, const geo_raster *r, const char *qml_path);
+/* Add layer_path's sidecar (rnd_qml_path) to set; the temporary path to
+ * write it to, or NULL (out of memory, said in ctx). Tools write their
+ * layers' styles this way before the stage commits its layers and commit
+ * the set right after, so that a failed style leaves no layer behind. */
+const char *rnd_qml_add(trv_ctx *ctx, trv_outset *set, const char *layer_path);
+/* Both: the style of r for the layer dir/name (dir NULL: name is the
+ * path) written into set. */
+trv_status rnd_qml_stage(trv_ctx *ctx, trv_outset *set, const char *dir, const char *name, const geo_raster *r);
 /* Store default styles for GeoPackage layers in its layer_styles table (as
  * QGIS does: f_table_catalog/schema '', styleName = the layer, useAsDefault
  * 1, update_time fixed, so the file stays reproducible). layers[i] gets

@@ -140,7 +140,7 @@ trv_status tm_run(trv_ctx *ctx, const tm_model *m, const char *dir, const trv_me
         (st = check_codes(ctx, lu, pl, "land-use", "the land-use table", NULL, m->landuse_nogo)))
         goto done;
     if ((st = geo_raster_new(ctx, &slope->grid, GEO_F32, &speed)) || (st = geo_raster_new(ctx, &slope->grid, GEO_U8, &go)) ||
-        (st = geo_raster_set_label(ctx, speed, "attainable speed", "km/h")) ||
+        (st = geo_raster_set_label(ctx, speed, TM_SPEED_DESC, TM_SPEED_UNIT)) ||
         (st = geo_raster_set_label(ctx, go, "GO/NOGO reason", NULL)))
         goto done;
     static const geo_classes reasons = {(geo_class *)REASONS, 6};

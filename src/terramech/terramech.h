@@ -52,6 +52,9 @@
 #include "geo/geo.h"
 
 #define TM_KPA_PER_RCI 6.894757
+/* speed.tif's band description and unit */
+#define TM_SPEED_DESC "attainable speed"
+#define TM_SPEED_UNIT "km/h"
 
 /* ---- vehicle ------------------------------------------------------------- */
 
