@@ -7,11 +7,11 @@ SAN ?= 0
 # Debian packages: what building needs, and what the tests and the demo add
 # (gdal-bin gives gdaldem/gdalwarp, the independent references).
 BUILD_PKGS := build-essential pkg-config time libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev \
-    libfreetype-dev fonts-dejavu-core
+    libfreetype-dev fonts-dejavu-core libjson-c-dev
 TEST_PKGS := libcmocka-dev gdal-bin fuzzylite
 # peers that make bench compares against when present (not needed to build or test)
 BENCH_PKGS := r-cran-gstat grass-core
-PKGS := gdal proj lapacke openblas libpng freetype2
+PKGS := gdal proj lapacke openblas libpng freetype2 json-c
 
 CC ?= cc
 CFLAGS ?= -O2 -g

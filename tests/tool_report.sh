@@ -204,6 +204,13 @@ mk
 mkdir -p "$tmp/e/sim" && echo '{"a": 1,' >"$tmp/e/sim/metrics.json"
 expect 1 "cannot read '$tmp/e/sim/metrics.json': not a JSON object" -- "$BIN/trv-report" "$tmp/e" -o "$tmp/x.md" --html "$tmp/x.html"
 mk
+mkdir -p "$tmp/e/sim" && echo '{"a": 1} trailing' >"$tmp/e/sim/metrics.json"
+expect 1 "cannot read '$tmp/e/sim/metrics.json': not a JSON object" -- "$BIN/trv-report" "$tmp/e" -o "$tmp/x.md"
+mk
+mkdir -p "$tmp/e/sim" && echo '{"a": 1}' >"$tmp/e/sim/metrics.json" &&
+    printf '{"t": 0, "type": "start"}\n{"t": 1}\n' >"$tmp/e/sim/events.jsonl"
+expect 1 "events.jsonl': event 2 is not a JSON object with a type" -- "$BIN/trv-report" "$tmp/e" -o "$tmp/x.md"
+mk
 printf 'np,dist,gamma\n10,abc,3\n' >"$tmp/e/variogram.csv"
 cp "$T/krige.txt" "$tmp/e/"
 expect 1 "variogram.csv:2" -- "$BIN/trv-report" "$tmp/e" -o "$tmp/x.md"

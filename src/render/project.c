@@ -28,16 +28,6 @@
 
 /* ---- small helpers shared with the report ------------------------------ */
 
-/* snprintf that truncates quietly: paths longer than PATH_MAX fail later,
- * when they are opened. */
-__attribute__((format(printf, 3, 4))) static int sfmt(char *buf, size_t n, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int r = vsnprintf(buf, n, fmt, ap);
-    va_end(ap);
-    return r;
-}
 
 const char *rnd_prj_gdal_msg(void)
 {

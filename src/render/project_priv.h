@@ -2,8 +2,20 @@
 #ifndef RND_PROJECT_PRIV_H
 #define RND_PROJECT_PRIV_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+
+/* snprintf that truncates quietly (paths longer than PATH_MAX fail later,
+ * when they are opened); returns what vsnprintf does. */
+__attribute__((format(printf, 3, 4))) static inline int sfmt(char *buf, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = vsnprintf(buf, n, fmt, ap);
+    va_end(ap);
+    return r;
+}
 
 /* GDAL's last error message on one line, or a fallback; static buffer. */
 const char *rnd_prj_gdal_msg(void);

@@ -24,17 +24,9 @@
 #include <cpl_error.h>
 #include <cpl_string.h>
 #include <gdal.h>
+#include <json-c/json.h>
 #include <ogr_srs_api.h>
 
-/* snprintf that truncates quietly (paths beyond PATH_MAX fail when opened). */
-__attribute__((format(printf, 3, 4))) static int sfmt(char *buf, size_t n, const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    int r = vsnprintf(buf, n, f, ap);
-    va_end(ap);
-    return r;
-}
 
 /* ---- the document ---------------------------------------------------------- */
 
@@ -1011,169 +1003,92 @@ static trv_status sec_routes(trv_ctx *ctx, doc *d, run *r)
     return TRV_OK;
 }
 
-/* ---- a small JSON reader: the simulator's metrics, flattened ---------------- */
+/* ---- the simulator's metrics, flattened ------------------------------------ */
 
-typedef struct json {
-    const char *p;
-    int err;
+/* JSON through json-c (Debian libjson-c-dev, which GDAL itself uses): a
+ * well-kept parser rather than one of our own. */
+typedef struct flat {
     doc *d;
     block *t;
     int skipped;            /* wall-clock items left out */
-} json;
+} flat;
 
-static void jws(json *j)
+/* One table row per scalar: nested keys joined with dots, items of lists
+ * of objects numbered (key[i]); lists of values shown as JSON. */
+static void flatten(flat *f, const char *key, struct json_object *o, int depth)
 {
-    while (isspace((unsigned char)*j->p))
-        j->p++;
-}
-
-/* A JSON string into buf (escapes kept simple: \uXXXX as '?'). */
-static void jstr(json *j, char *buf, size_t n)
-{
-    size_t k = 0;
-    if (*j->p != '"') {
-        j->err = 1;
-        return;
-    }
-    for (j->p++; *j->p && *j->p != '"'; j->p++) {
-        char c = *j->p;
-        if (c == '\\') {
-            c = *++j->p;
-            if (!c)
-                break;
-            if (c == 'u') {
-                for (int h = 0; h < 4 && j->p[1]; h++)
-                    j->p++;
-                c = '?';
-            } else if (c == 'n' || c == 't' || c == 'r')
-                c = ' ';
-        }
-        if (k + 1 < n)
-            buf[k++] = c;
-    }
-    buf[k] = '\0';
-    if (*j->p != '"')
-        j->err = 1;
-    else
-        j->p++;
-}
-
-static void jvalue(json *j, const char *key, int depth)
-{
-    jws(j);
-    if (depth > 16) {
-        j->err = 1;
-        return;
-    }
-    if (*j->p == '{') {
-        j->p++;
-        jws(j);
-        if (*j->p == '}') {
-            j->p++;
-            return;
-        }
-        while (!j->err) {
-            jws(j);
-            char k[128], full[256];
-            jstr(j, k, sizeof k);
-            jws(j);
-            if (j->err || *j->p != ':') {
-                j->err = 1;
-                return;
-            }
-            j->p++;
-            sfmt(full, sizeof full, "%s%s%s", key, *key ? "." : "", k);
-            jvalue(j, full, depth + 1);
-            jws(j);
-            if (*j->p == ',') {
-                j->p++;
-                continue;
-            }
-            if (*j->p == '}') {
-                j->p++;
-                return;
-            }
-            j->err = 1;
+    char sub[256], val[256];
+    enum json_type type = json_object_get_type(o);
+    if (type == json_type_object && depth < 16) {
+        json_object_object_foreach(o, k, v) {
+            sfmt(sub, sizeof sub, "%s%s%s", key, *key ? "." : "", k);
+            flatten(f, sub, v, depth + 1);
         }
         return;
     }
-    const char *start = j->p;
-    char val[256];
-    if (*j->p == '[') {
-        const char *q = j->p + 1;
-        while (isspace((unsigned char)*q))
-            q++;
-        if (*q == '{' || *q == '[') { /* arrays of objects: one key per element, key[i] */
-            j->p = q;
-            for (int i = 0; !j->err; i++) {
-                char full[256];
-                sfmt(full, sizeof full, "%s[%d]", key, i);
-                jvalue(j, full, depth + 1);
-                jws(j);
-                if (*j->p == ',') {
-                    j->p++;
-                    continue;
-                }
-                if (*j->p == ']') {
-                    j->p++;
-                    return;
-                }
-                j->err = 1;
+    if (type == json_type_array && depth < 16) {
+        size_t n = json_object_array_length(o);
+        enum json_type first = n ? json_object_get_type(json_object_array_get_idx(o, 0)) : json_type_null;
+        if (first == json_type_object || first == json_type_array) {
+            for (size_t i = 0; i < n; i++) {
+                sfmt(sub, sizeof sub, "%s[%zu]", key, i);
+                flatten(f, sub, json_object_array_get_idx(o, i), depth + 1);
             }
             return;
         }
     }
-    if (*j->p == '[') { /* arrays of values: shown as written */
-        int level = 0, instr = 0;
-        for (; *j->p; j->p++) {
-            if (instr) {
-                if (*j->p == '\\' && j->p[1])
-                    j->p++;
-                else if (*j->p == '"')
-                    instr = 0;
-            } else if (*j->p == '"')
-                instr = 1;
-            else if (*j->p == '[' || *j->p == '{')
-                level++;
-            else if ((*j->p == ']' || *j->p == '}') && --level == 0) {
-                j->p++;
-                break;
-            }
-        }
-        if (level) {
-            j->err = 1;
-            return;
-        }
-        int len = (int)(j->p - start);
-        sfmt(val, sizeof val, "%.*s%s", len > 200 ? 200 : len, start, len > 200 ? " ..." : "");
-    } else if (*j->p == '"') {
-        jstr(j, val, sizeof val);
-    } else {
-        char *end;
-        double x = strtod(j->p, &end);
-        if (end != j->p) {
-            j->p = end;
-            sfmt(val, sizeof val, "%.6g", x);
-        } else if (!strncmp(j->p, "true", 4) || !strncmp(j->p, "null", 4)) {
-            sfmt(val, sizeof val, "%.4s", j->p);
-            j->p += 4;
-        } else if (!strncmp(j->p, "false", 5)) {
-            sfmt(val, sizeof val, "false");
-            j->p += 5;
-        } else {
-            j->err = 1;
-            return;
-        }
-    }
+    if (type == json_type_double || type == json_type_int)
+        sfmt(val, sizeof val, "%.6g", json_object_get_double(o));
+    else if (type == json_type_string)
+        sfmt(val, sizeof val, "%s", json_object_get_string(o));
+    else if (type == json_type_array) { /* [a, b, c], cut after 200 characters */
+        size_t n = json_object_array_length(o), k = sfmt(val, sizeof val, "[");
+        for (size_t i = 0; i < n && k < 200; i++)
+            k += sfmt(val + k, sizeof val - k, "%s%s", i ? ", " : "",
+                      json_object_to_json_string_ext(json_object_array_get_idx(o, i), JSON_C_TO_STRING_PLAIN));
+        if (k < 200)
+            sfmt(val + k, sizeof val - k, "]");
+        else
+            sfmt(val + 200, sizeof val - 200, " ...");
+    } else
+        sfmt(val, sizeof val, "%s", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
     /* wall-clock measures differ from run to run: left out, so that the
      * report depends on the simulation only */
     const char *last = strrchr(key, '.') ? strrchr(key, '.') + 1 : key;
     if (!strcmp(last, "wall_time_s") || !strcmp(last, "realtime_factor")) {
-        j->skipped++;
+        f->skipped++;
         return;
     }
-    if (!j->err)
-        doc_row(j->d, j->t, strdup(*key ? key : "(value)"), strdup(val));
+    doc_row(f->d, f->t, strdup(*key ? key : "(value)"), strdup(val));
+}
+
+/* The whole text as one JSON value (NULL: not JSON; *why says where). */
+static struct json_object *json_parse(const char *text, char *why, size_t n)
+{
+    struct json_tokener *tok = json_tokener_new();
+    if (!tok) {
+        sfmt(why, n, "out of memory");
+        return NULL;
+    }
+    size_t len = strlen(text);
+    struct json_object *o = json_tokener_parse_ex(tok, text, (int)len);
+    enum json_tokener_error e = json_tokener_get_error(tok);
+    size_t used = json_tokener_get_parse_end(tok);
+    if (o && e == json_tokener_success) {
+        while (used < len && isspace((unsigned char)text[used]))
+            used++;
+        if (used < len) { /* something after the value */
+            json_object_put(o);
+            o = NULL;
+            e = json_tokener_error_parse_unexpected;
+        }
+    } else if (!o && e == json_tokener_continue) {
+        e = json_tokener_error_parse_eof; /* the text ended inside the value */
+    }
+    if (!o)
+        sfmt(why, n, "%s at byte %zu", json_tokener_error_desc(e), used);
+    json_tokener_free(tok);
+    return o;
 }
 
 static int is_sim_run(const char *dir, const char *name)
@@ -1195,24 +1110,20 @@ static trv_status sec_sim_run(trv_ctx *ctx, doc *d, run *r, const char *sub)
         return trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", r->path, strerror(errno));
     doc_h(d, 3, "%s", sub);
     doc_p(d, "From `%s` (nested keys joined with dots, list items numbered from 0):", rel);
-    json j = {.p = text, .d = d};
-    j.t = doc_table(d, "lr", "metric", "value");
-    jws(&j);
-    if (*j.p != '{')
-        j.err = 1;
-    else
-        jvalue(&j, "", 0);
-    jws(&j);
-    if (*j.p)
-        j.err = 1;
-    if (j.err) {
-        trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': not a JSON object (at byte %ld)", r->path, (long)(j.p - text));
-        free(text);
-        return TRV_ERR_FORMAT;
-    }
+    flat f = {.d = d};
+    f.t = doc_table(d, "lr", "metric", "value");
+    char why[128];
+    struct json_object *o = json_parse(text, why, sizeof why);
     free(text);
-    if (j.skipped)
-        doc_p(d, "(%d wall-clock item%s, which differ from run to run, left out.)", j.skipped, j.skipped > 1 ? "s" : "");
+    if (!o || json_object_get_type(o) != json_type_object) {
+        json_object_put(o);
+        return trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': not a JSON object (%s)", r->path,
+                         o ? "another JSON value" : why);
+    }
+    flatten(&f, "", o, 0);
+    json_object_put(o);
+    if (f.skipped)
+        doc_p(d, "(%d wall-clock item%s, which differ from run to run, left out.)", f.skipped, f.skipped > 1 ? "s" : "");
     /* the event log: lines, and the number of each "type" */
     sfmt(rel, sizeof rel, "%s/events.jsonl", sub);
     if (rnd_prj_exists(P(r, rel))) {
@@ -1222,17 +1133,17 @@ static trv_status sec_sim_run(trv_ctx *ctx, doc *d, run *r, const char *sub)
         char types[32][64];
         size_t counts[32] = {0}, lines = 0;
         int ntypes = 0;
-        for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-            if (*p == '\n')
-                continue;
+        for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+            struct json_object *ev = json_parse(line, why, sizeof why), *type = NULL;
+            if (!ev || !json_object_object_get_ex(ev, "type", &type)) {
+                json_object_put(ev);
+                trv_status st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': event %zu is not a JSON object with a type%s%s",
+                                          r->path, lines + 1, ev ? "" : ": ", ev ? "" : why);
+                free(text);
+                return st;
+            }
             lines++;
-            const char *t = strstr(p, "\"type\"");
-            if (!t || t > p + strcspn(p, "\n"))
-                continue;
-            t = strchr(t + 6, '"');
-            char name[64] = "";
-            if (t)
-                sscanf(t + 1, "%63[^\"]", name);
+            const char *name = json_object_get_string(type);
             int k = 0;
             while (k < ntypes && strcmp(types[k], name))
                 k++;
@@ -1240,6 +1151,7 @@ static trv_status sec_sim_run(trv_ctx *ctx, doc *d, run *r, const char *sub)
                 sfmt(types[ntypes++], sizeof types[0], "%s", name);
             if (k < ntypes)
                 counts[k]++;
+            json_object_put(ev);
         }
         free(text);
         doc_p(d, "Events (`%s`): %zu.", rel, lines);
