@@ -13,6 +13,9 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <gdal.h>
+
+#include "geo/geo.h"
 
 /* Write text to dir/name; returns the malloc'ed path. */
 static inline char *write_file(const char *dir, const char *name, const char *text)
@@ -58,5 +61,29 @@ static inline char *env_path(const char *var, const char *fallback, const char *
         if (!strstr((haystack), (needle)))                                                                   \
             fail_msg("'%s' does not contain '%s'", (haystack), (needle));                                    \
     } while (0)
+
+
+/* The temporary directory of a test program, made by tmpdir_setup (the
+ * cmocka group setup, which also initialises GDAL) and removed by
+ * tmpdir_teardown (which also shuts GDAL down, so that the sanitizer's
+ * leak check sees only what the tests left). */
+static char *tmpdir;
+
+static inline int tmpdir_setup(void **state)
+{
+    (void)state;
+    geo_init();
+    tmpdir = make_tmpdir();
+    return tmpdir ? 0 : -1;
+}
+
+static inline int tmpdir_teardown(void **state)
+{
+    (void)state;
+    rm_rf(tmpdir);
+    free(tmpdir);
+    GDALDestroy();
+    return 0;
+}
 
 #endif

@@ -12,7 +12,6 @@
 
 #include "fuzzy/fuzzy.h"
 
-static char *tmpdir;
 
 /* cmocka's assert_float_equal compares floats: this compares doubles */
 #define assert_near(a, b, tol)                                                                             \
@@ -947,23 +946,6 @@ static void test_map(void **state)
     free(dir);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    geo_init();
-    tmpdir = make_tmpdir();
-    return tmpdir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    rm_rf(tmpdir);
-    free(tmpdir);
-    GDALDestroy();
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -973,5 +955,5 @@ int main(void)
         cmocka_unit_test(test_eval_row),       cmocka_unit_test(test_parser_errors),
         cmocka_unit_test(test_eval_csv),       cmocka_unit_test(test_map),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -12,7 +12,6 @@
 
 #include "geo/geo.h"
 
-static char *tmpdir;
 
 static char *wkt_of(const char *def)
 {
@@ -668,23 +667,6 @@ static void test_slope_vs_gdaldem(void **state)
     trv_ctx_free(ctx);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    geo_init();
-    tmpdir = make_tmpdir();
-    return tmpdir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    rm_rf(tmpdir);
-    free(tmpdir);
-    GDALDestroy();
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -696,5 +678,5 @@ int main(void)
         cmocka_unit_test(test_slope_hand),       cmocka_unit_test(test_slope_plane),
         cmocka_unit_test(test_slope_vs_gdaldem),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

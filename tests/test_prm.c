@@ -10,7 +10,6 @@
 
 #include "prm/prm.h"
 
-static char *tmpdir;
 
 static void test_lhs(void **state)
 {
@@ -366,27 +365,11 @@ static void test_outputs(void **state)
     prm_terrain_clear(&t);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    geo_init();
-    tmpdir = make_tmpdir();
-    return tmpdir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    rm_rf(tmpdir);
-    free(tmpdir);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lhs), cmocka_unit_test(test_segment_walk), cmocka_unit_test(test_astar_hand),
         cmocka_unit_test(test_unreachable), cmocka_unit_test(test_refine), cmocka_unit_test(test_outputs),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

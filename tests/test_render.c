@@ -17,7 +17,6 @@
 
 #include "render/render.h"
 
-static char *tmpdir;
 
 #define assert_near(a, b, eps)                                                                              \
     do {                                                                                                     \
@@ -795,22 +794,6 @@ static void test_qml_vector(void **state)
     trv_ctx_free(ctx);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    geo_init();
-    tmpdir = make_tmpdir();
-    return tmpdir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    rm_rf(tmpdir);
-    free(tmpdir);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -822,5 +805,5 @@ int main(void)
         cmocka_unit_test(test_window_cells),    cmocka_unit_test(test_window_render),
         cmocka_unit_test(test_window_errors),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -11,7 +11,6 @@
 
 #include "sim/sim.h"
 
-static char *tmpdir;
 
 #define DEG (M_PI / 180.0)
 
@@ -743,21 +742,6 @@ static void test_bundled_vehicles(void **state)
     }
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    tmpdir = make_tmpdir();
-    return tmpdir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    rm_rf(tmpdir);
-    free(tmpdir);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -770,5 +754,5 @@ int main(void)
         cmocka_unit_test(test_obstacles),     cmocka_unit_test(test_body_section),
         cmocka_unit_test(test_bundled_vehicles),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

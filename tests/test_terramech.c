@@ -7,7 +7,6 @@
 
 #include "terramech/terramech.h"
 
-static char *tmpdir;
 
 static double rel(double a, double b) { return fabs(a - b) / fabs(b); }
 
@@ -283,21 +282,6 @@ static void test_vehicle_file(void **state)
                          TRV_ERR_FORMAT, "missing key 'track_width_m' in [vehicle] (needed by a tracked vehicle)");
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    tmpdir = make_tmpdir();
-    return tmpdir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    rm_rf(tmpdir);
-    free(tmpdir);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -305,5 +289,5 @@ int main(void)
         cmocka_unit_test(test_vci_formulas),       cmocka_unit_test(test_speed_and_reasons),
         cmocka_unit_test(test_vehicle_file),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
