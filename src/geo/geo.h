@@ -20,6 +20,11 @@
 
 #include "core/trv.h"
 
+/* GDAL's last error message on one line, without a final full stop, or
+ * fallback when GDAL said nothing (a per-thread buffer): for messages like
+ * "cannot open 'x.tif': <this>". */
+const char *geo_gdal_msg(const char *fallback);
+
 /* ---- grids ------------------------------------------------------------ */
 
 typedef struct geo_grid {

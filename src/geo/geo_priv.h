@@ -6,10 +6,6 @@
 
 #include <ogr_srs_api.h>
 
-/* GDAL's last error text on one line, without the trailing full stop, so
- * that it can end one of our messages; fallback (or a fixed text when
- * NULL) if GDAL reported nothing. Valid until the next call in the thread. */
-const char *geo_gdal_msg(const char *fallback);
 /* Spatial reference from WKT (or any user input) with lon/lat axis order. */
 OGRSpatialReferenceH geo_srs_new(const char *def);
 /* Transformation between two CRSs (lon/lat order for geographic ones). */

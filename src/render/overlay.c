@@ -131,9 +131,8 @@ trv_status ovl_read(trv_ctx *ctx, const char *path, const char *map_wkt, ovl_set
     CPLErrorReset();
     GDALDatasetH ds = GDALOpenEx(path, GDAL_OF_VECTOR | GDAL_OF_READONLY, NULL, NULL, NULL);
     if (!ds) {
-        const char *m = CPLGetLastErrorMsg();
         return trv_error(ctx, TRV_ERR_IO, "cannot read overlay '%s': %s", path,
-                         m && *m ? m : "not a vector file OGR can read");
+                         geo_gdal_msg("not a vector file OGR can read"));
     }
     OGRSpatialReferenceH dst = OSRNewSpatialReference(NULL);
     trv_status st = TRV_OK;

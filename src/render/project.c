@@ -29,17 +29,6 @@
 /* ---- small helpers shared with the report ------------------------------ */
 
 
-const char *rnd_prj_gdal_msg(void)
-{
-    static char buf[512];
-    const char *m = CPLGetLastErrorType() != CE_None ? CPLGetLastErrorMsg() : "";
-    sfmt(buf, sizeof buf, "%s", m && *m ? m : "not a format GDAL recognises");
-    for (char *p = buf; *p; p++)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
-    return buf;
-}
-
 int rnd_prj_exists(const char *path)
 {
     struct stat sb;
@@ -454,7 +443,7 @@ static trv_status open_raster(trv_ctx *ctx, layer *y)
     CPLErrorReset();
     GDALDatasetH ds = GDALOpenEx(y->path, GDAL_OF_RASTER | GDAL_OF_READONLY, NULL, NULL, NULL);
     if (!ds)
-        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", y->path, rnd_prj_gdal_msg());
+        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", y->path, geo_gdal_msg("not a format GDAL recognises"));
     trv_status st = TRV_OK;
     double gt[6];
     OGRSpatialReferenceH srs = GDALGetSpatialRef(ds);
@@ -480,7 +469,7 @@ static trv_status open_raster(trv_ctx *ctx, layer *y)
             int read_failed = 0;
             y->renderer_xml = paletted_xml(band, &read_failed);
             if (read_failed)
-                st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", y->path, rnd_prj_gdal_msg());
+                st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", y->path, geo_gdal_msg("not a format GDAL recognises"));
             strcpy(y->renderer, "paletted");
             strcpy(y->style, "colour table");
         } else if ((y->renderer_xml = qml_renderer(y->qml, "rasterrenderer", y->renderer, sizeof y->renderer))) {
@@ -490,7 +479,7 @@ static trv_status open_raster(trv_ctx *ctx, layer *y)
             CPLErrorReset();
             if (GDALComputeRasterMinMax(band, FALSE, mm) != CE_None) {
                 if (!strstr(CPLGetLastErrorMsg(), "no valid pixels"))
-                    st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", y->path, rnd_prj_gdal_msg());
+                    st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", y->path, geo_gdal_msg("not a format GDAL recognises"));
                 mm[0] = 0; /* nodata only: any ramp will do */
                 mm[1] = 1;
             }
@@ -511,7 +500,7 @@ static trv_status open_vector(trv_ctx *ctx, layer *y)
     CPLErrorReset();
     GDALDatasetH ds = GDALOpenEx(y->path, GDAL_OF_VECTOR | GDAL_OF_READONLY, NULL, NULL, NULL);
     if (!ds)
-        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", y->path, rnd_prj_gdal_msg());
+        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", y->path, geo_gdal_msg("not a format GDAL recognises"));
     trv_status st = TRV_OK;
     OGRLayerH lyr = *y->ogr_layer ? GDALDatasetGetLayerByName(ds, y->ogr_layer) : GDALDatasetGetLayer(ds, 0);
     OGRSpatialReferenceH srs = lyr ? OGR_L_GetSpatialRef(lyr) : NULL;

@@ -17,8 +17,6 @@ __attribute__((format(printf, 3, 4))) static inline int sfmt(char *buf, size_t n
     return r;
 }
 
-/* GDAL's last error message on one line, or a fallback; static buffer. */
-const char *rnd_prj_gdal_msg(void);
 /* 1 if path is a regular file. */
 int rnd_prj_exists(const char *path);
 /* The whole file, NUL-terminated, malloc'ed; NULL if unreadable. */

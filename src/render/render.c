@@ -45,7 +45,7 @@ static trv_status read_categories(trv_ctx *ctx, const char *path, int *is_byte, 
 {
     GDALDatasetH ds = GDALOpenEx(path, GDAL_OF_RASTER | GDAL_OF_READONLY, NULL, NULL, NULL);
     if (!ds)
-        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", path, CPLGetLastErrorMsg());
+        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", path, geo_gdal_msg("not a format GDAL recognises"));
     GDALRasterBandH b = GDALGetRasterBand(ds, 1);
     *is_byte = b && GDALGetRasterDataType(b) == GDT_Byte;
     GDALColorTableH ct = b ? GDALGetRasterColorTable(b) : NULL;

@@ -8,6 +8,7 @@
  * Nothing in it depends on the time or the host: the same directory gives
  * the same bytes. */
 #define _POSIX_C_SOURCE 200809L
+#include "geo/geo.h"
 #include "render/project.h"
 #include "render/project_priv.h"
 
@@ -435,7 +436,7 @@ static trv_status open_raster(trv_ctx *ctx, const char *path, GDALDatasetH *out)
     CPLErrorReset();
     *out = GDALOpenEx(path, GDAL_OF_RASTER | GDAL_OF_READONLY, NULL, NULL, NULL);
     if (!*out)
-        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", path, rnd_prj_gdal_msg());
+        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", path, geo_gdal_msg("not a format GDAL recognises"));
     if (GDALGetRasterCount(*out) < 1) {
         GDALClose(*out);
         *out = NULL;
@@ -455,7 +456,7 @@ static trv_status read_band(trv_ctx *ctx, GDALDatasetH ds, const char *path, GDA
     if (GDALRasterIO(GDALGetRasterBand(ds, 1), GF_Read, 0, 0, nx, ny, *buf, nx, ny, t, 0, 0) != CE_None) {
         free(*buf);
         *buf = NULL;
-        return trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", path, rnd_prj_gdal_msg());
+        return trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", path, geo_gdal_msg("not a format GDAL recognises"));
     }
     return TRV_OK;
 }
@@ -589,7 +590,7 @@ static trv_status sec_inputs(trv_ctx *ctx, doc *d, run *r)
         CPLErrorReset();
         GDALDatasetH ds = GDALOpenEx(r->path, GDAL_OF_VECTOR | GDAL_OF_READONLY, NULL, NULL, NULL);
         if (!ds)
-            return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", r->path, rnd_prj_gdal_msg());
+            return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", r->path, geo_gdal_msg("not a format GDAL recognises"));
         const char *args = meta(ds, "TRV_ARGS");
         if (*args && ncmds < 16)
             sfmt(cmds[ncmds++], sizeof cmds[0], "%s", args);
