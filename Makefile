@@ -163,7 +163,7 @@ $(OUT)/roadmap.gpkg $(OUT)/roadmap.txt &: $(OUT)/class.tif $(OUT)/cost.tif $(OUT
 
 $(OUT)/route.geojson $(OUT)/route.gpx $(OUT)/route.csv $(OUT)/route_stats.csv $(OUT)/route.txt &: \
     $(OUT)/roadmap.gpkg $(BINDIR)/trv-route
-	$(BINDIR)/trv-route --roadmap $(OUT)/roadmap.gpkg --terrain $(OUT) --from $(FROM) --to $(TO) --compare --grid \
+	$(BINDIR)/trv-route --roadmap $(OUT)/roadmap.gpkg --terrain $(OUT) --from $(FROM) --to $(TO) --compare --grid --no-timing \
 	    -o $(OUT)/route.geojson --gpx $(OUT)/route.gpx --csv $(OUT)/route.csv --stats $(OUT)/route_stats.csv > $(OUT)/route.txt
 	@cat $(OUT)/route.txt
 
@@ -174,11 +174,11 @@ SCENARIO ?= data/scenarios/demo.ini
 BLOCKED ?= data/scenarios/blocked.ini
 SIM_DEPS := $(OUT)/route.csv $(OUT)/speed.tif $(OUT)/soil.tif $(VEHICLE) $(BINDIR)/trv-sim
 $(OUT)/sim/metrics.json $(OUT)/sim.txt &: $(SCENARIO) $(SIM_DEPS)
-	$(BINDIR)/trv-sim --terrain $(OUT) --scenario $(SCENARIO) --route $(OUT)/route.csv --seed $(SEED) -o $(OUT)/sim > $(OUT)/sim.txt
+	$(BINDIR)/trv-sim --terrain $(OUT) --scenario $(SCENARIO) --route $(OUT)/route.csv --seed $(SEED) --no-timing -o $(OUT)/sim > $(OUT)/sim.txt
 	@cat $(OUT)/sim.txt
 
 $(OUT)/sim_blocked/metrics.json $(OUT)/sim_blocked.txt &: $(BLOCKED) $(SIM_DEPS)
-	$(BINDIR)/trv-sim --terrain $(OUT) --scenario $(BLOCKED) --route $(OUT)/route.csv --seed $(SEED) -o $(OUT)/sim_blocked > $(OUT)/sim_blocked.txt
+	$(BINDIR)/trv-sim --terrain $(OUT) --scenario $(BLOCKED) --route $(OUT)/route.csv --seed $(SEED) --no-timing -o $(OUT)/sim_blocked > $(OUT)/sim_blocked.txt
 	@cat $(OUT)/sim_blocked.txt
 
 # maps: every layer over the hillshade, the routes over the cost with the roadmap

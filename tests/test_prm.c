@@ -334,7 +334,7 @@ static void test_outputs(void **state)
     snprintf(gpx, sizeof gpx, "%s/r.gpx", tmpdir);
     snprintf(csv, sizeof csv, "%s/r.csv", tmpdir);
     snprintf(st, sizeof st, "%s/s.csv", tmpdir);
-    prm_outputs o = {gj, gpx, csv, st};
+    prm_outputs o = {gj, gpx, csv, st, 0};
     trv_ctx *ctx = trv_ctx_new();
     assert_int_equal(prm_outputs_write(ctx, &t, &r, 1, &o), TRV_OK);
     GDALDatasetH ds = GDALOpenEx(gj, GDAL_OF_VECTOR, NULL, NULL, NULL);

@@ -69,6 +69,19 @@ awk -F, 'NR > 1 && $1 !~ /^grid/ {d[$1] = $2; s[$1] = $4} END {exit !(d["mdr"] <
     ok || bad "mdr shortest / msr flattest: $(cut -d, -f1,2,4 "$tmp/s.csv" | tr '\n' ' ')"
 # the grid optimum is a lower bound of each objective's roadmap route (time: traversal time)
 awk -F, 'NR > 1 {t[$1] = $7} END {exit !(t["grid-time"] <= t["time"] * (1 + 1e-9))}' "$tmp/s.csv" && ok || bad "grid-time above time"
+# the planning time (wall clock) is in the statistics unless --no-timing;
+# with it, a rerun gives the same bytes in every output
+head -1 "$tmp/s.csv" | grep -q ',plan_s,' && ok || bad "no plan_s column"
+grep -q '"plan_s"' "$tmp/r.geojson" && ok || bad "no plan_s property"
+for k in 1 2; do
+    "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --compare --no-timing -q \
+        -o "$tmp/n$k.geojson" --gpx "$tmp/n$k.gpx" --csv "$tmp/n$k.csv" --stats "$tmp/n$k.stats.csv" 2>"$tmp/err" ||
+        bad "--no-timing run: $(cat "$tmp/err")"
+done
+same=1
+for e in geojson gpx csv stats.csv; do cmp -s "$tmp/n1.$e" "$tmp/n2.$e" || same=0; done
+[ $same = 1 ] && ok || bad "--no-timing reruns differ"
+grep -q 'plan_s' "$tmp/n1.stats.csv" "$tmp/n1.geojson" && bad "plan_s written with --no-timing" || ok
 
 # ---- errors: exit 1 (or 2 for usage), no output ----
 expect 1 "the start (" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from -90,36.6 --to $TO -o "$tmp/x.geojson"

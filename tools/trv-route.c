@@ -58,6 +58,7 @@ int main(int argc, char **argv)
         {"strategy", 0, TRV_ARG_CHOICE, &strategy, "mmcr|mdr|msr|time", "objective (default mmcr, the paper's)"},
         {"weights", 0, TRV_ARG_STRING, &weights, "kb,kh,ks,kd", "mmcr weights: low-risk, high-risk, safe, distance (default 3,10,1,0.2)"},
         {"admissible", 0, TRV_ARG_FLAG, &admissible, NULL, "mmcr with the admissible heuristic kd d instead of the paper's"},
+        {"no-timing", 0, TRV_ARG_FLAG, &out.no_timing, NULL, "leave the planning time (wall clock) out of the GeoJSON and --stats, so that reruns give the same bytes"},
         {"grid", 0, TRV_ARG_FLAG, &grid, NULL, "also solve the same objective(s) on the raster, 16-connected (the optimum)"},
         {"compare", 0, TRV_ARG_FLAG, &compare, NULL, "plan mdr, msr, mmcr and time and print them as one table"},
         {"no-smooth", 0, TRV_ARG_FLAG, &no_smooth, NULL, "keep the node polyline (no B-spline)"},

@@ -6,18 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-void prm_stats_header(FILE *f)
+void prm_stats_header(FILE *f, int no_timing)
 {
     fprintf(f, "route,distance_m,mean_elevation_m,mean_slope_deg,mean_speed_kmh,mean_cost,time_h,max_slope_deg,"
-               "nogo_samples,plan_s,objective,smoothing_max_dev_m\n");
+               "nogo_samples,%sobjective,smoothing_max_dev_m\n",
+            no_timing ? "" : "plan_s,");
 }
 
-void prm_stats_row(FILE *f, const prm_result *r)
+void prm_stats_row(FILE *f, const prm_result *r, int no_timing)
 {
     const prm_stats *s = &r->stats;
-    fprintf(f, "%s,%.1f,%.1f,%.2f,%.2f,%.3f,%.3f,%.2f,%ld,%.3f,%.6g,", r->name, s->distance_m, s->elev_mean_m,
-            s->slope_mean_deg, s->speed_mean_kmh, s->cost_mean, s->time_h, s->slope_max_deg, s->nogo_samples,
-            s->plan_s, r->path.objective);
+    fprintf(f, "%s,%.1f,%.1f,%.2f,%.2f,%.3f,%.3f,%.2f,%ld,", r->name, s->distance_m, s->elev_mean_m, s->slope_mean_deg,
+            s->speed_mean_kmh, s->cost_mean, s->time_h, s->slope_max_deg, s->nogo_samples);
+    if (!no_timing)
+        fprintf(f, "%.3f,", s->plan_s);
+    fprintf(f, "%.6g,", r->path.objective);
     if (isnan(r->max_dev_m))
         fprintf(f, "\n");
     else
@@ -27,7 +30,7 @@ void prm_stats_row(FILE *f, const prm_result *r)
 static double at(const geo_raster *r, long c) { return c < 0 ? NAN : r->type == GEO_F32 ? r->f32[c] : r->u8[c]; }
 
 static trv_status write_geo(trv_ctx *ctx, const prm_terrain *t, const prm_result *routes, int n, const char *path,
-                            int gpx)
+                            int gpx, int no_timing)
 {
     geo_vec *v = NULL;
     trv_status st = geo_vec_create(ctx, path, t->grid->wkt, &v);
@@ -52,7 +55,7 @@ static trv_status write_geo(trv_ctx *ctx, const prm_terrain *t, const prm_result
                          {"max_slope_deg", GEO_FIELD_REAL},    {"mean_speed_kmh", GEO_FIELD_REAL},
                          {"mean_cost", GEO_FIELD_REAL},        {"time_h", GEO_FIELD_REAL},
                          {"nogo_samples", GEO_FIELD_INT},      {"plan_s", GEO_FIELD_REAL}};
-        if ((st = geo_vec_add_layer(ctx, v, "routes", GEO_LINE, f, 10, &lr)))
+        if ((st = geo_vec_add_layer(ctx, v, "routes", GEO_LINE, f, no_timing ? 9 : 10, &lr)))
             goto fail;
     }
     for (int k = 0; k < n && !st; k++) {
@@ -126,14 +129,15 @@ static trv_status write_csv(trv_ctx *ctx, const prm_terrain *t, const prm_result
     return TRV_OK;
 }
 
-static trv_status write_stats(trv_ctx *ctx, const prm_result *routes, int n, const char *tmp, const char *path)
+static trv_status write_stats(trv_ctx *ctx, const prm_result *routes, int n, const char *tmp, const char *path,
+                              int no_timing)
 {
     FILE *f = fopen(tmp, "w");
     if (!f)
         return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
-    prm_stats_header(f);
+    prm_stats_header(f, no_timing);
     for (int k = 0; k < n; k++)
-        prm_stats_row(f, &routes[k]);
+        prm_stats_row(f, &routes[k], no_timing);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad)
         return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
@@ -151,16 +155,16 @@ trv_status prm_outputs_write(trv_ctx *ctx, const prm_terrain *t, const prm_resul
     trv_status st = TRV_OK;
     const char *tmp;
     if (!st && o->geojson)
-        st = (tmp = trv_outset_add(set, o->geojson)) ? write_geo(ctx, t, routes, n, tmp, 0)
+        st = (tmp = trv_outset_add(set, o->geojson)) ? write_geo(ctx, t, routes, n, tmp, 0, o->no_timing)
                                                      : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st && o->gpx)
-        st = (tmp = trv_outset_add(set, o->gpx)) ? write_geo(ctx, t, routes, n, tmp, 1)
+        st = (tmp = trv_outset_add(set, o->gpx)) ? write_geo(ctx, t, routes, n, tmp, 1, o->no_timing)
                                                  : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st && o->csv)
         st = (tmp = trv_outset_add(set, o->csv)) ? write_csv(ctx, t, routes, n, tmp, o->csv)
                                                  : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st && o->stats)
-        st = (tmp = trv_outset_add(set, o->stats)) ? write_stats(ctx, routes, n, tmp, o->stats)
+        st = (tmp = trv_outset_add(set, o->stats)) ? write_stats(ctx, routes, n, tmp, o->stats, o->no_timing)
                                                    : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st)
         st = trv_outset_commit(ctx, set);

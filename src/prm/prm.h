@@ -233,13 +233,16 @@ typedef struct prm_outputs {
     const char *gpx;        /* GPX 1.1: start and goal waypoints, one track per route (with elevations) */
     const char *csv;        /* vertices: route, x, y, lon, lat, z, slope, speed, cost, class, cum_dist_m, cum_time_s */
     const char *stats;      /* one row per route, the paper's Table 3 columns and more */
+    int no_timing;          /* 1: leave the planning time (plan_s, wall clock) out of the GeoJSON and the
+                               statistics, so that the same inputs give the same bytes */
 } prm_outputs;
 
 /* Write every output named (NULL: skipped), all or none. */
 trv_status prm_outputs_write(trv_ctx *ctx, const prm_terrain *t, const prm_result *routes, int n,
                              const prm_outputs *o);
-/* The statistics CSV's header and one row (for printing as well). */
-void prm_stats_header(FILE *f);
-void prm_stats_row(FILE *f, const prm_result *r);
+/* The statistics CSV's header and one row (for printing as well); without
+ * the plan_s column when no_timing. */
+void prm_stats_header(FILE *f, int no_timing);
+void prm_stats_row(FILE *f, const prm_result *r, int no_timing);
 
 #endif
