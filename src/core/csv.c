@@ -147,7 +147,7 @@ nomem:
     return -1;
 }
 
-static char *slurp(trv_ctx *ctx, const char *path, size_t *len)
+char *trv_file_read(trv_ctx *ctx, const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -157,8 +157,8 @@ static char *slurp(trv_ctx *ctx, const char *path, size_t *len)
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
     while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
+        n += fread(buf + n, 1, cap - n - 1, f); /* room kept for the NUL */
+        if (n + 1 < cap)
             break;
         char *b = realloc(buf, cap * 2);
         if (!b) {
@@ -175,9 +175,12 @@ static char *slurp(trv_ctx *ctx, const char *path, size_t *len)
         trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
         free(buf);
         buf = NULL;
+    } else {
+        buf[n] = '\0';
+        if (len)
+            *len = n;
     }
     fclose(f);
-    *len = n;
     return buf;
 }
 
@@ -185,7 +188,7 @@ trv_status trv_csv_read(trv_ctx *ctx, const char *path, trv_csv **out)
 {
     *out = NULL;
     size_t len;
-    char *text = slurp(ctx, path, &len);
+    char *text = trv_file_read(ctx, path, &len);
     if (!text)
         return TRV_ERR_IO;
     trv_status st = TRV_OK;

@@ -172,6 +172,13 @@ typedef struct trv_ini_key {
  * a missing required key names the file and the key. */
 trv_status trv_ini_bind(trv_ctx *ctx, const trv_ini *ini, const trv_ini_key *schema, size_t n);
 
+/* ---- files ------------------------------------------------------------ */
+
+/* The whole file at path, NUL-terminated, malloc'ed; *len (may be NULL)
+ * gets its length without the NUL. NULL with the error in ctx: "cannot
+ * open 'x': ...", "cannot read 'x': ...", out of memory. */
+char *trv_file_read(trv_ctx *ctx, const char *path, size_t *len);
+
 /* ---- CSV reader ------------------------------------------------------- */
 
 typedef struct trv_csv trv_csv;

@@ -747,40 +747,15 @@ trv_status fz_engine_parse(trv_ctx *ctx, const char *name, const char *text, fz_
 trv_status fz_engine_read(trv_ctx *ctx, const char *path, fz_engine **out)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *text = malloc(cap);
-    trv_status st = text ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    while (!st) {
-        if (n + 1 >= cap) {
-            if (cap >= ((size_t)64 << 20)) {
-                st = trv_error(ctx, TRV_ERR_FORMAT, "'%s' is too large for a rules file", path);
-                break;
-            }
-            char *bigger = realloc(text, cap *= 2);
-            if (!bigger) {
-                st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-                break;
-            }
-            text = bigger;
-        }
-        size_t got = fread(text + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0) {
-            if (ferror(f))
-                st = trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
-            break;
-        }
-    }
-    fclose(f);
+    size_t n = 0;
+    char *text = trv_file_read(ctx, path, &n);
+    trv_status st = text ? TRV_OK : TRV_ERR_IO;
+    if (!st && n > ((size_t)64 << 20))
+        st = trv_error(ctx, TRV_ERR_FORMAT, "'%s' is too large for a rules file", path);
     if (!st && memchr(text, '\0', n))
         st = trv_error(ctx, TRV_ERR_FORMAT, "'%s' is not a text file", path);
-    if (!st) {
-        text[n] = '\0';
+    if (!st)
         st = fz_engine_parse(ctx, path, text, out);
-    }
     free(text);
     return st;
 }

@@ -37,35 +37,13 @@ int rnd_prj_exists(const char *path)
 
 char *rnd_prj_read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (n + 1 < cap)
-            break;
-        char *b = realloc(buf, cap * 2);
-        if (!b) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = b;
-        cap *= 2;
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (!buf || err) {
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    if (len)
-        *len = n;
-    return buf;
+    /* the callers word their own messages (with errno) */
+    trv_ctx *quiet = trv_ctx_new();
+    char *text = quiet ? trv_file_read(quiet, path, len) : NULL;
+    int err = errno;
+    trv_ctx_free(quiet);
+    errno = err;
+    return text;
 }
 
 void rnd_prj_xml_escape(FILE *f, const char *s)
