@@ -142,7 +142,7 @@ grep -q '^| replan | 2 |$' "$R" && ok || bad "events by type"
 # maps: the two PNGs linked, the others said absent
 grep -qF '](png/class.png)' "$R" && ok || bad "class.png link"
 grep -qF '](png/gonogo.png)' "$R" && ok || bad "gonogo.png link"
-grep -qF 'Absent: `png/dem.png`, `png/slope.png`, `png/speed.png`, `png/cost.png`, `png/routes.png`, `png/sim.png`.' "$R" && ok ||
+grep -qF 'Absent: `png/dem.png`, `png/slope.png`, `png/speed.png`, `png/cost.png`, `png/routes.png`, `png/sim.png`, `png/sim_replan.png`.' "$R" && ok ||
     bad "absent maps: $(grep '^Absent: `png' "$R")"
 
 # HTML: self-contained, the same numbers, images embedded

@@ -1202,7 +1202,8 @@ static trv_status sec_maps(trv_ctx *ctx, doc *d, run *r, const char *md_dir_abs)
              {"cost", "Fuzzy mobility cost"},
              {"class", "Mobility classes"},
              {"routes", "Routes by strategy, with the roadmap"},
-             {"sim", "Simulated drives against the plan"}};
+             {"sim", "Simulated drives against the plan"},
+             {"sim_replan", "The first re-plan up close: the obstacle, the plan and the drive around it"}};
     char absent[512] = "";
     char absdir[PATH_MAX];
     if (!realpath(r->dir, absdir))
