@@ -23,14 +23,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Label the 4-connected regions of GO cells (1, 2, ...; 0 NOGO) and
  * return the label of the largest (the first on ties), its size in *size. */
@@ -148,9 +140,9 @@ int main(int argc, char **argv)
     trv_ctx *ctx = trv_ctx_new();
     prm_terrain t;
     prm_path p = {0};
-    double t0 = now_s();
+    double t0 = trv_now_s();
     trv_status st = prm_terrain_load(ctx, argv[2], &t);
-    double t1 = now_s();
+    double t1 = trv_now_s();
     if (!st && pick) {
         const geo_grid *g = t.grid;
         int32_t *label = malloc((size_t)g->nx * g->ny * sizeof *label);
@@ -188,7 +180,7 @@ int main(int argc, char **argv)
         prm_weights w;
         prm_weights_default(&w);
         st = prm_route_grid(ctx, &t, atof(argv[3]), atof(argv[4]), atof(argv[5]), atof(argv[6]), s, &w, &p);
-        double t2 = now_s();
+        double t2 = trv_now_s();
         if (!st) {
             double len = 0;
             for (int i = 0; i + 1 < p.n; i++)

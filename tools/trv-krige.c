@@ -6,14 +6,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 static void print_model(const krg_model *m)
 {
@@ -177,7 +169,7 @@ int main(int argc, char **argv)
     meta.has_seed = 1;
     meta.seed = seed;
     krg_job j;
-    double t0 = now();
+    double t0 = trv_now_s();
     trv_status st = krg_job_run(ctx, &o, &j);
     if (!st) {
         char buf[256];
@@ -197,7 +189,7 @@ int main(int argc, char **argv)
             st = trv_outset_commit(ctx, styles);
         trv_outset_free(styles);
         if (!st && !res.quiet)
-            report(&j, &o, now() - t0);
+            report(&j, &o, trv_now_s() - t0);
         krg_job_clear(&j);
     }
     if (st)

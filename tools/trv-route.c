@@ -7,14 +7,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 static int parse_pair(const char *s, double *a, double *b)
 {
@@ -142,17 +134,17 @@ int main(int argc, char **argv)
     for (int k = 0; k < nplan && !st; k++) {
         prm_result *R = &routes[nr];
         snprintf(R->name, sizeof R->name, "%s", prm_strategy_name(plan[k]));
-        double t0 = now();
+        double t0 = trv_now_s();
         if ((st = prm_route(ctx, &t, r, fx, fy, tx, ty, plan[k], &w, admissible, &R->path)))
             break;
         double band = corridor < 0 ? 3 * t.cell_m : corridor;
         if (band > 0 && (st = prm_refine(ctx, &t, &R->path, plan[k], &w, band)))
             break;
-        double t1 = now(); /* planning: the search, shortcuts and corridor; smoothing is timed apart */
+        double t1 = trv_now_s(); /* planning: the search, shortcuts and corridor; smoothing is timed apart */
         R->max_dev_m = NAN;
         if (!no_smooth && (st = prm_smooth(ctx, &t, &R->path, t.cell_m, &R->max_dev_m)))
             break;
-        smooth_s[nr] = now() - t1;
+        smooth_s[nr] = trv_now_s() - t1;
         prm_path_stats(&t, &R->path, t.cell_m, &R->stats);
         R->stats.plan_s = t1 - t0;
         nr++;
@@ -160,12 +152,12 @@ int main(int argc, char **argv)
     for (int k = 0; k < nplan && grid && !st; k++) {
         prm_result *R = &routes[nr];
         snprintf(R->name, sizeof R->name, "grid-%s", prm_strategy_name(plan[k]));
-        double t0 = now();
+        double t0 = trv_now_s();
         if ((st = prm_route_grid(ctx, &t, fx, fy, tx, ty, plan[k], &w, &R->path)))
             break;
         R->max_dev_m = NAN;
         prm_path_stats(&t, &R->path, t.cell_m, &R->stats);
-        R->stats.plan_s = now() - t0;
+        R->stats.plan_s = trv_now_s() - t0;
         nr++;
     }
     if (!st)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct trv_ctx {
     int verbosity;
@@ -132,4 +133,11 @@ int trv_term_progress(double fraction, const char *label, void *user)
     }
     fflush(stderr);
     return 0;
+}
+
+double trv_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

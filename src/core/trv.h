@@ -172,6 +172,11 @@ typedef struct trv_ini_key {
  * a missing required key names the file and the key. */
 trv_status trv_ini_bind(trv_ctx *ctx, const trv_ini *ini, const trv_ini_key *schema, size_t n);
 
+/* ---- time ------------------------------------------------------------- */
+
+/* Seconds on the monotonic clock (for timings; differences only). */
+double trv_now_s(void);
+
 /* ---- files ------------------------------------------------------------ */
 
 /* The whole file at path, NUL-terminated, malloc'ed; *len (may be NULL)

@@ -8,7 +8,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 enum { L_DEM, L_SLOPE, L_SOIL, L_SPEED, L_GONOGO, NLAYERS };
@@ -17,13 +16,6 @@ static const char *const LAYER_FILE[NLAYERS] = {"dem.tif", "slope.tif", "soil.ti
 /* What each engine input reads. */
 enum { S_SLOPE, S_ELEVATION, S_CI, S_SPEED, NSOURCES };
 static const char *const SOURCE_NAME[NSOURCES] = {"slope", "elevation", "ci", "speed"};
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 void fz_map_opts_init(fz_map_opts *o) { memset(o, 0, sizeof *o); }
 
@@ -210,7 +202,7 @@ static trv_status run_band(trv_ctx *ctx, const job *proto, int y0, int y1, int n
 trv_status fz_map_build(trv_ctx *ctx, const fz_engine *e, const fz_map_opts *o, fz_map *m)
 {
     memset(m, 0, sizeof *m);
-    double t0 = now();
+    double t0 = trv_now_s();
     geo_raster *L[NLAYERS] = {0};
     char *path[NLAYERS] = {0};
     double ci_of[256];
@@ -254,7 +246,7 @@ trv_status fz_map_build(trv_ctx *ctx, const fz_engine *e, const fz_map_opts *o, 
         !(st = make_classes(ctx, e, &m->classes)) &&
         !(st = geo_raster_set_label(ctx, m->cost, "mobility cost (0 best, 1 worst; NOGO 1)", NULL)))
         st = geo_raster_set_label(ctx, m->cls, "mobility class", NULL);
-    double t1 = now();
+    double t1 = trv_now_s();
     if (!st) {
         m->cls->classes = m->classes;
         J.e = e;
@@ -271,7 +263,7 @@ trv_status fz_map_build(trv_ctx *ctx, const fz_engine *e, const fz_map_opts *o, 
                 st = trv_progress(ctx, (double)y1 / g->ny, "cost");
         }
     }
-    double t2 = now();
+    double t2 = trv_now_s();
     if (!st) {
         double sum = 0;
         size_t go = 0;
@@ -300,7 +292,7 @@ trv_status fz_map_build(trv_ctx *ctx, const fz_engine *e, const fz_map_opts *o, 
 
 trv_status fz_map_write(trv_ctx *ctx, fz_map *m, const char *dir, const trv_meta *meta)
 {
-    double t0 = now();
+    double t0 = trv_now_s();
     static const char *const names[2] = {"cost.tif", "class.tif"};
     const geo_raster *layers[2] = {m->cost, m->cls};
     trv_outset *set = trv_outset_new();
@@ -318,6 +310,6 @@ trv_status fz_map_write(trv_ctx *ctx, fz_map *m, const char *dir, const trv_meta
     if (!st && !(st = trv_outset_commit(ctx, set)))
         st = trv_progress(ctx, 1.0, "write");
     trv_outset_free(set);
-    m->seconds_write = now() - t0;
+    m->seconds_write = trv_now_s() - t0;
     return st;
 }

@@ -15,13 +15,6 @@
 #define CREEP_MS 0.3
 #define MAX_REPLANS 500
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
 static double wrap(double a)
 {
     while (a > M_PI)
@@ -650,7 +643,7 @@ static void check(sim_run *r, int k, double dt)
 
 trv_status sim_run_go(trv_ctx *ctx, sim_run *r)
 {
-    double w0 = now_s();
+    double w0 = trv_now_s();
     const double dt = r->sc->step_s;
     long steps = (long)ceil(r->sc->time_limit_s / dt - 1e-9);
     trv_status st = TRV_OK;
@@ -682,7 +675,7 @@ trv_status sim_run_go(trv_ctx *ctx, sim_run *r)
                     record(r, &r->v[k], r->v[k].nrows ? r->v[k].rows[r->v[k].nrows - 1].cte : 0);
             }
         if (r->env.realtime && i % 5 == 0) {
-            double ahead_s = r->t_now - (now_s() - w0);
+            double ahead_s = r->t_now - (trv_now_s() - w0);
             if (ahead_s > 0) {
                 struct timespec ts = {(time_t)ahead_s, (long)((ahead_s - floor(ahead_s)) * 1e9)};
                 nanosleep(&ts, NULL);
@@ -709,7 +702,7 @@ trv_status sim_run_go(trv_ctx *ctx, sim_run *r)
             }
         st = trv_progress(ctx, 1, "sim");
     }
-    r->wall_s = now_s() - w0;
+    r->wall_s = trv_now_s() - w0;
     for (int k = 0; k < r->nv; k++) {
         sim_veh *v = &r->v[k];
         sim_metrics *m = &v->m;

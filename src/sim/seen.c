@@ -6,14 +6,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 trv_status sim_seen_init(trv_ctx *ctx, sim_seen *m, const prm_terrain *t, double inflate_m)
 {
@@ -192,7 +184,7 @@ static int cell_forbidden(const sim_seen *m, const prm_terrain *t, double x, dou
 trv_status sim_replan(trv_ctx *ctx, const sim_seen *m, const prm_terrain *t, const sim_path *p, double s0, double x,
                       double y, prm_path *out, double *wall_s, int *local)
 {
-    double t0 = now_s();
+    double t0 = trv_now_s();
     memset(out, 0, sizeof *out);
     *local = 0;
     size_t n = (size_t)m->nx * m->ny;
@@ -255,6 +247,6 @@ trv_status sim_replan(trv_ctx *ctx, const sim_seen *m, const prm_terrain *t, con
         st = search(ctx, m, t, mask, NULL, x, y, p->x[p->n - 1], p->y[p->n - 1], out);
     free(mask);
     if (wall_s)
-        *wall_s = now_s() - t0;
+        *wall_s = trv_now_s() - t0;
     return st;
 }
