@@ -8,7 +8,7 @@ SAN ?= 0
 # (gdal-bin gives gdaldem/gdalwarp, the independent references).
 BUILD_PKGS := build-essential pkg-config time libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev \
     libfreetype-dev fonts-dejavu-core libjson-c-dev
-TEST_PKGS := libcmocka-dev gdal-bin fuzzylite
+TEST_PKGS := libcmocka-dev gdal-bin fuzzylite libxml2-utils
 # peers that make bench compares against when present (not needed to build or test)
 BENCH_PKGS := r-cran-gstat grass-core
 PKGS := gdal proj lapacke openblas libpng freetype2 json-c
@@ -97,7 +97,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
 
 # Sanitizer runs: leaks inside GDAL/PROJ's one-time caches are theirs, not
 # ours (tests/lsan.supp names them); everything else fails the run.
-TEST_ENV := TRV_BIN=$(BINDIR) TRV_SAN=$(SAN) TRV_DATADIR=$(CURDIR)/data TRV_SHARED=$(CURDIR)/../shared \
+TEST_ENV := TRV_BIN=$(BINDIR) TRV_SAN=$(SAN) TRV_DATADIR=$(CURDIR)/data TRV_TESTDATA=$(CURDIR)/tests/data \
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 

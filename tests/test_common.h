@@ -46,7 +46,8 @@ static inline void rm_rf(const char *dir)
     free(cmd);
 }
 
-/* Path of a file under ../shared (TRV_SHARED) or data/ (TRV_DATADIR). */
+/* Path of a file under $VAR, or under FALLBACK (relative to the
+ * repository, where make test runs) when VAR is unset. */
 static inline char *env_path(const char *var, const char *fallback, const char *rel)
 {
     const char *base = getenv(var);
@@ -55,6 +56,11 @@ static inline char *env_path(const char *var, const char *fallback, const char *
         return NULL;
     return p;
 }
+
+/* A bundled data file (data/, TRV_DATADIR) and an independent reference
+ * result (tests/data/, TRV_TESTDATA; provenance in tests/data/README.md). */
+static inline char *data_path(const char *rel) { return env_path("TRV_DATADIR", "data", rel); }
+static inline char *testdata_path(const char *rel) { return env_path("TRV_TESTDATA", "tests/data", rel); }
 
 #define assert_contains(haystack, needle)                                                                   \
     do {                                                                                                     \

@@ -42,7 +42,7 @@ static char *slurp(const char *path)
 
 static fz_engine *read_engine(const char *rel)
 {
-    char *path = env_path("TRV_DATADIR", "data", rel);
+    char *path = data_path(rel);
     trv_ctx *ctx = trv_ctx_new();
     fz_engine *e = NULL;
     if (fz_engine_read(ctx, path, &e) != TRV_OK)
@@ -161,13 +161,8 @@ static const char *const INPUTS[4] = {"slope", "elevation", "ci", "speed"};
 
 static void check_paper_rules(const fz_engine *e)
 {
-    char *path = env_path("TRV_SHARED", "../shared", "data/paper/fuzzy_rules.txt");
+    char *path = data_path("paper/fuzzy_rules.txt");
     FILE *f = fopen(path, "r");
-    if (!f) { /* the bundled copy */
-        free(path);
-        path = env_path("TRV_DATADIR", "data", "paper/fuzzy_rules.txt");
-        f = fopen(path, "r");
-    }
     assert_non_null(f);
     char line[256];
     int r = 0, count[3] = {0, 0, 0};
@@ -623,7 +618,7 @@ static void expect_error(const char *text, trv_status want, const char *msg)
 static void test_parser_errors(void **state)
 {
     (void)state;
-    char *path = env_path("TRV_DATADIR", "data", "fuzzy/mobility.fcl");
+    char *path = data_path("fuzzy/mobility.fcl");
     char *good = slurp(path), *t, msg[256];
     assert_non_null(good);
     fz_engine_free(parse_ok(good));
@@ -719,7 +714,7 @@ static void test_parser_errors(void **state)
     assert_int_equal(fz_engine_read(ctx, f, &e), TRV_ERR_FORMAT);
     snprintf(msg, sizeof msg, "%s:4: expected ';', found 'END_VAR'", f);
     assert_string_equal(trv_errmsg(ctx), msg);
-    char *none = env_path("TRV_DATADIR", "data", "fuzzy/none.fcl");
+    char *none = data_path("fuzzy/none.fcl");
     assert_int_equal(fz_engine_read(ctx, none, &e), TRV_ERR_IO);
     assert_contains(trv_errmsg(ctx), "cannot open '");
     assert_null(e);
@@ -839,7 +834,7 @@ static void test_map(void **state)
     (void)state;
     fz_engine *e = read_engine("fuzzy/mobility.fcl");
     char *dir = make_terrain("terrain");
-    char *soils = env_path("TRV_DATADIR", "data", "classes/soils.csv");
+    char *soils = data_path("classes/soils.csv");
     trv_ctx *ctx = trv_ctx_new();
     fz_map_opts o;
     fz_map_opts_init(&o);

@@ -64,7 +64,7 @@ static void test_crs_choose(void **state)
     trv_ctx *ctx = trv_ctx_new();
     char label[64], *wkt = NULL;
     /* geographic input, northern: the Jacksboro DEM */
-    char *dem = env_path("TRV_DATADIR", "data", "jacksboro/dem_3arcsec.tif");
+    char *dem = data_path("jacksboro/dem_3arcsec.tif");
     geo_raster *r = NULL;
     assert_int_equal(geo_raster_read(ctx, dem, GEO_F32, &r), TRV_OK);
     assert_int_equal(geo_crs_is_geographic(r->grid.wkt), 1);
@@ -88,7 +88,7 @@ static void test_crs_choose(void **state)
     free(wkt);
     geo_grid_clear(&south);
     /* projected input keeps its CRS */
-    char *lu = env_path("TRV_DATADIR", "data", "jacksboro/landuse_30m_utm16n.tif");
+    char *lu = data_path("jacksboro/landuse_30m_utm16n.tif");
     assert_int_equal(geo_raster_read(ctx, lu, GEO_U8, &r), TRV_OK);
     assert_int_equal(geo_crs_choose(ctx, &r->grid, NULL, &wkt), TRV_OK);
     assert_string_equal(wkt, r->grid.wkt);
@@ -427,7 +427,7 @@ static void test_align_hand(void **state)
 static void check_fractions(const char *rel, const geo_grid *target)
 {
     trv_ctx *ctx = trv_ctx_new();
-    char *path = env_path("TRV_DATADIR", "data", rel);
+    char *path = data_path(rel);
     geo_raster *src = NULL, *out = NULL;
     assert_int_equal(geo_raster_read(ctx, path, GEO_U8, &src), TRV_OK);
     assert_int_equal(geo_align_categorical(ctx, src, target, GEO_MODE, &out), TRV_OK);
@@ -495,7 +495,7 @@ static void test_align_jacksboro(void **state)
      * here are offset by 19.2 m, so every target cell cuts source cells).
      * Measured agreement: 95.9 %. */
     geo_grid g90 = grid(344, 362, 730920, 4069290, 90, utm);
-    char *lu = env_path("TRV_DATADIR", "data", "jacksboro/landuse_30m_utm16n.tif");
+    char *lu = data_path("jacksboro/landuse_30m_utm16n.tif");
     char cmd[2048], p[600];
     snprintf(p, sizeof p, "%s/lu90.tif", tmpdir);
     snprintf(cmd, sizeof cmd, "gdalwarp -q -overwrite -r mode -te 730920 4036710 761880 4069290 -tr 90 90 '%s' %s", lu, p);
@@ -528,7 +528,7 @@ static void test_read_categorical_errors(void **state)
     (void)state;
     trv_ctx *ctx = trv_ctx_new();
     char *utm = wkt_of("EPSG:32616");
-    char *lu = env_path("TRV_DATADIR", "data", "jacksboro/landuse_30m_utm16n.tif");
+    char *lu = data_path("jacksboro/landuse_30m_utm16n.tif");
     geo_raster *r = NULL;
     geo_grid far = grid(10, 10, 100000, 1000000, 30, utm);
     assert_int_equal(geo_raster_read_categorical_for(ctx, lu, &far, &r), TRV_ERR_GRID);
@@ -622,7 +622,7 @@ static void test_slope_plane(void **state)
 static void test_slope_vs_gdaldem(void **state)
 {
     (void)state;
-    char *dem = env_path("TRV_DATADIR", "data", "jacksboro/dem_3arcsec.tif");
+    char *dem = data_path("jacksboro/dem_3arcsec.tif");
     char cmd[4096];
     snprintf(cmd, sizeof cmd,
              "gdalwarp -q -t_srs EPSG:32616 -tr 30 30 -tap -r bilinear -ot Float32 -dstnodata -32768 '%s' %s/d.tif && "

@@ -1,5 +1,5 @@
 /* Ordinary kriging against R gstat 2.1.0 on the Meuse data
- * (../shared/reference/gstat): predictions and variances at every node of
+ * (tests/data/gstat): predictions and variances at every node of
  * the 40 m grid with all points and with the 20 nearest, within 1e-6
  * relative; leave-one-out predictions, and RMSE within 1e-4. The model is
  * gstat's own fit (the *_fit.csv rows), so only the kriging is compared.
@@ -12,8 +12,6 @@
 
 #include "kriging/krige.h"
 
-static char *shared(const char *rel) { return env_path("TRV_SHARED", "../shared", rel); }
-
 static double num(const trv_csv *c, size_t r, const char *col)
 {
     double v = NAN;
@@ -25,10 +23,9 @@ static double num(const trv_csv *c, size_t r, const char *col)
     return v;
 }
 
-static trv_csv *load(const char *rel)
+static trv_csv *load(char *p)
 {
     trv_ctx *ctx = trv_ctx_new();
-    char *p = shared(rel);
     trv_csv *c = NULL;
     if (trv_csv_read(ctx, p, &c) != TRV_OK)
         fail_msg("%s", trv_errmsg(ctx));
@@ -41,7 +38,7 @@ static trv_csv *load(const char *rel)
 static krg_points *meuse(int logzinc)
 {
     trv_ctx *ctx = trv_ctx_new();
-    trv_csv *c = load("data/meuse/meuse_points.csv");
+    trv_csv *c = load(data_path("meuse/meuse_points.csv"));
     krg_points *p = NULL;
     assert_int_equal(krg_points_new(ctx, trv_csv_nrows(c), &p), TRV_OK);
     for (size_t i = 0; i < p->n; i++) {
@@ -58,8 +55,8 @@ static krg_points *meuse(int logzinc)
 static krg_model fitted(const char *name)
 {
     char rel[128];
-    snprintf(rel, sizeof rel, "reference/gstat/meuse_%s_fit.csv", name);
-    trv_csv *c = load(rel);
+    snprintf(rel, sizeof rel, "gstat/meuse_%s_fit.csv", name);
+    trv_csv *c = load(testdata_path(rel));
     krg_model m = {KRG_SPH, 0, 0, 0, 0};
     int cm = trv_csv_col(c, "model");
     for (size_t r = 0; r < trv_csv_nrows(c); r++) {
@@ -85,8 +82,8 @@ static void check_grid(const char *name, int logzinc, int nmax)
     krg_index *ix = NULL;
     assert_int_equal(krg_index_new(ctx, p, &ix), TRV_OK);
     char r[128];
-    snprintf(r, sizeof r, "reference/gstat/meuse_%s_ok_nmax%s.csv", name, nmax ? "20" : "all");
-    trv_csv *ref = load(r);
+    snprintf(r, sizeof r, "gstat/meuse_%s_ok_nmax%s.csv", name, nmax ? "20" : "all");
+    trv_csv *ref = load(testdata_path(r));
     size_t n = trv_csv_nrows(ref);
     double *tx = malloc(n * sizeof *tx), *ty = malloc(n * sizeof *ty), *pr = malloc(n * sizeof *pr),
            *va = malloc(n * sizeof *va);
@@ -141,8 +138,8 @@ static void check_loocv(const char *name, int logzinc, double want_rmse)
     krg_index *ix = NULL;
     assert_int_equal(krg_index_new(ctx, p, &ix), TRV_OK);
     char r[128];
-    snprintf(r, sizeof r, "reference/gstat/meuse_%s_loocv.csv", name);
-    trv_csv *ref = load(r);
+    snprintf(r, sizeof r, "gstat/meuse_%s_loocv.csv", name);
+    trv_csv *ref = load(testdata_path(r));
     assert_int_equal(trv_csv_nrows(ref), p->n);
     double *pr = malloc(p->n * sizeof *pr), *va = malloc(p->n * sizeof *va);
     krg_opts o;

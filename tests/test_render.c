@@ -174,7 +174,7 @@ static void test_hillshade_gdaldem(void **state)
         fprintf(stderr, "gdaldem not installed: comparison skipped\n");
         skip();
     }
-    char *src = env_path("TRV_DATADIR", "data", "jacksboro/dem_3arcsec.tif");
+    char *src = data_path("jacksboro/dem_3arcsec.tif");
     char *dem = tmp_path("dem90.tif"), *ref = tmp_path("hs_gdal.tif"), *cmd = NULL;
     assert_true(asprintf(&cmd,
                          "gdalwarp -q -overwrite -t_srs EPSG:32616 -tr 90 90 -tap -r bilinear -ot Float32 "

@@ -724,7 +724,7 @@ static void test_bundled_vehicles(void **state)
     const char *names[3] = {"vehicles/ugv_hua2022.ini", "vehicles/truck_6x6.ini", "vehicles/tracked_carrier.ini"};
     for (int k = 0; k < 3; k++) {
         trv_ctx *ctx = trv_ctx_new();
-        char *p = env_path("TRV_DATADIR", "data", names[k]);
+        char *p = data_path(names[k]);
         tm_vehicle *v = NULL;
         assert_int_equal(tm_vehicle_read(ctx, p, &v), TRV_OK);
         assert_true(v->wheelbase_m <= v->length_m && v->track_m <= v->width_m && v->step_m > 0);

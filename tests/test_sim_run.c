@@ -49,7 +49,7 @@ static int setup(void **state)
     }
     T.top_speed_kmh = 15;
     tmp = make_tmpdir();
-    vehicle = env_path("TRV_DATADIR", "data", "vehicles/ugv_hua2022.ini");
+    vehicle = data_path("vehicles/ugv_hua2022.ini");
     return tmp && vehicle ? 0 : -1;
 }
 

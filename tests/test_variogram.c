@@ -2,7 +2,7 @@
  * Bessel function K_nu behind the Matérn model (closed forms, published
  * values, an independent quadrature), gstat's lag assignment on a
  * hand-built case, the Meuse sample variograms and Sph fits against R gstat
- * 2.1.0 (../shared/reference/gstat, README there), local-minimum checks of
+ * 2.1.0 (tests/data/gstat, tests/data/README.md), local-minimum checks of
  * the fits gstat has no reference for, error paths and subsampling. */
 #include "test_common.h"
 
@@ -55,9 +55,9 @@ static void pts_free(krg_points *p)
 
 /* ---- Meuse data and gstat references -------------------------------------- */
 
-static trv_csv *read_shared_csv(trv_ctx *ctx, const char *rel)
+/* PATH: from data_path or testdata_path (freed here). */
+static trv_csv *read_csv_at(trv_ctx *ctx, char *path)
 {
-    char *path = env_path("TRV_SHARED", "../shared", rel);
     assert_non_null(path);
     trv_csv *csv = NULL;
     if (trv_csv_read(ctx, path, &csv) != TRV_OK)
@@ -79,7 +79,7 @@ static double cell_double(trv_ctx *ctx, const trv_csv *csv, size_t row, const ch
 static krg_points *meuse_points(int log_zinc)
 {
     trv_ctx *ctx = trv_ctx_new();
-    trv_csv *csv = read_shared_csv(ctx, "data/meuse/meuse_points.csv");
+    trv_csv *csv = read_csv_at(ctx, data_path("meuse/meuse_points.csv"));
     size_t n = trv_csv_nrows(csv);
     assert_int_equal(n, 155);
     krg_points *p = pts_make(n);
@@ -370,8 +370,8 @@ static void check_meuse_variogram(int log_zinc)
 {
     trv_ctx *ctx = trv_ctx_new();
     char rel[128];
-    snprintf(rel, sizeof rel, "reference/gstat/meuse_%s_variogram.csv", var_name(log_zinc));
-    trv_csv *ref = read_shared_csv(ctx, rel);
+    snprintf(rel, sizeof rel, "gstat/meuse_%s_variogram.csv", var_name(log_zinc));
+    trv_csv *ref = read_csv_at(ctx, testdata_path(rel));
     krg_vgm *v = meuse_variogram(log_zinc);
     assert_int_equal((size_t)v->nlags, trv_csv_nrows(ref));
     assert_int_equal(v->npoints, 155);
@@ -414,8 +414,8 @@ static void check_meuse_sph_fit(int log_zinc)
 {
     trv_ctx *ctx = trv_ctx_new();
     char rel[128];
-    snprintf(rel, sizeof rel, "reference/gstat/meuse_%s_fit.csv", var_name(log_zinc));
-    trv_csv *ref = read_shared_csv(ctx, rel);
+    snprintf(rel, sizeof rel, "gstat/meuse_%s_fit.csv", var_name(log_zinc));
+    trv_csv *ref = read_csv_at(ctx, testdata_path(rel));
     int cmodel;
     assert_int_equal(trv_csv_require(ctx, ref, "model", &cmodel), TRV_OK);
     double nugget = NAN, psill = NAN, range = NAN;

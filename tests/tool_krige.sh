@@ -5,9 +5,9 @@
 set -u
 BIN=${TRV_BIN:-bin}
 DATA=${TRV_DATADIR:-data}
-SHARED=${TRV_SHARED:-../shared}
+TESTDATA=${TRV_TESTDATA:-tests/data}
 K=$BIN/trv-krige
-M=$SHARED/data/meuse/meuse_points.csv
+M=$DATA/meuse/meuse_points.csv
 tmp=$(mktemp -d /tmp/trv-krige-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
@@ -29,7 +29,7 @@ expect() {
 }
 
 # ---- points from a CSV, gstat's model: equal to gstat's kriging ----
-# gstat's fitted elev model (reference/gstat/meuse_elev_fit.csv), all points
+# gstat's fitted elev model (tests/data/gstat/meuse_elev_fit.csv), all points
 NUG=0.626920040716518 PSILL=0.860249988030606 RANGE=1573.27746947146
 # a 40 m grid whose cell centres are the Meuse grid nodes (x = 178460 + 40 k)
 if "$K" "$M" --x x --y y --z elev --s_srs EPSG:28992 --tr 40 --te 178440 329600 181560 333760 \
@@ -37,7 +37,7 @@ if "$K" "$M" --x x --y y --z elev --s_srs EPSG:28992 --tr 40 --te 178440 329600 
     -o "$tmp/m.tif" --std "$tmp/ms.tif" --cv "$tmp/cv.csv" --variogram "$tmp/v.csv" >"$tmp/report" 2>"$tmp/stderr"; then ok; else bad "meuse run: $(cat "$tmp/stderr")"; fi
 # five nodes of the reference grid: prediction and variance (Float32: 1e-6 relative)
 for row in 2 500 1200 2000 3100; do
-    line=$(sed -n "$((row + 1))p" "$SHARED/reference/gstat/meuse_elev_ok_nmaxall.csv")
+    line=$(sed -n "$((row + 1))p" "$TESTDATA/gstat/meuse_elev_ok_nmaxall.csv")
     x=$(echo "$line" | cut -d, -f1) y=$(echo "$line" | cut -d, -f2) pred=$(echo "$line" | cut -d, -f3) var=$(echo "$line" | cut -d, -f4)
     got=$(gdallocationinfo -valonly -geoloc "$tmp/m.tif" "$x" "$y")
     gots=$(gdallocationinfo -valonly -geoloc "$tmp/ms.tif" "$x" "$y")

@@ -89,7 +89,7 @@ for l in routes class dem hillshade; do
 done
 grep -q 'name="cost" [^>]*checked="Qt::Unchecked"' "$P" && ok || bad "cost hidden"
 # XML well-formed
-if command -v xmllint >/dev/null 2>&1; then xmllint --noout "$P" && ok || bad "xmllint"; fi
+if command -v xmllint >/dev/null 2>&1; then xmllint --noout "$P" && ok || bad "xmllint"; else echo "SKIPPED: xmllint (libxml2-utils) not installed: project.qgs not validated"; fi
 /usr/bin/python3 -c "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])" "$P" && ok || bad "not well-formed XML"
 
 # byte-identical reruns; the report names every layer

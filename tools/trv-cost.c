@@ -1,4 +1,4 @@
-/* trv-cost: fuzzy mobility cost (METHOD.md §3). Thin: options ->
+/* trv-cost: fuzzy mobility cost (docs/method.md §3). Thin: options ->
  * fz_engine_read, then fz_map_build/fz_map_write (--terrain) or
  * fz_eval_csv (--eval) -> exit status. */
 #include "fuzzy/fuzzy.h"

@@ -1,4 +1,4 @@
-/* The Mamdani engine (METHOD.md §3): membership functions as pieces,
+/* The Mamdani engine (docs/method.md §3): membership functions as pieces,
  * rule strengths, and the exact defuzzifiers.
  *
  * Rule strengths. At a cell each input has one or two terms above 0, so

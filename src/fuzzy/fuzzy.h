@@ -1,8 +1,8 @@
 /*
- * fuzzy.h — fuzzy mobility cost (METHOD.md §3): an IEC 61131-7 FCL reader,
+ * fuzzy.h — fuzzy mobility cost (docs/method.md §3): an IEC 61131-7 FCL reader,
  * a Mamdani inference engine and the cost/class map stage of trv-cost.
  *
- * Inference (Mamdani max–min, METHOD.md §3): each input x_i is fuzzified by
+ * Inference (Mamdani max–min, docs/method.md §3): each input x_i is fuzzified by
  * its terms' membership functions; a rule's strength is the AND (MIN, or
  * PROD) of its antecedents' memberships; implication clips the consequent
  * term at that strength (ACT MIN); aggregation takes, per output term, the

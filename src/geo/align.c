@@ -1,5 +1,5 @@
 /* Categorical alignment: nearest and majority (mode), never interpolation
- * (METHOD.md §1.5). */
+ * (docs/method.md §1.9). */
 #include "geo_priv.h"
 
 #include <math.h>

@@ -8,8 +8,8 @@
  * (categorical layers: soil, land use, GO/NOGO, class), row-major from the
  * north-west corner.
  *
- * Equations: slope is Horn's 3x3 method (METHOD.md §1.6), as gdaldem.
- * Categorical alignment never interpolates (METHOD.md §1.5).
+ * Equations: slope is Horn's 3x3 method (docs/method.md §1.8), as gdaldem.
+ * Categorical alignment never interpolates (docs/method.md §1.9).
  *
  * Ownership: geo_raster_new/_read return rasters the caller frees with
  * geo_raster_free; a raster owns its grid WKT, description and unit, and
@@ -184,7 +184,7 @@ trv_status geo_align_categorical(trv_ctx *ctx, const geo_raster *src, const geo_
 
 /* ---- terrain kernels --------------------------------------------------- */
 
-/* One output row of Horn slope in degrees (METHOD.md §1.6). above/below
+/* One output row of Horn slope in degrees (docs/method.md §1.8). above/below
  * are the neighbouring rows (NULL off the grid). A neighbour that is off
  * the grid or nodata takes the centre cell's value (gdaldem
  * -compute_edges does the same); a nodata centre gives out_nodata.

@@ -1,4 +1,4 @@
-/* Horn's 3x3 slope (METHOD.md §1.6), as gdaldem slope computes it. */
+/* Horn's 3x3 slope (docs/method.md §1.8), as gdaldem slope computes it. */
 #include "geo_priv.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /* Points, the bucket-grid neighbour index, per-target ordinary kriging and
- * leave-one-out cross-validation (METHOD.md §1.4). */
+ * leave-one-out cross-validation (docs/method.md §1.5–1.6). */
 #define _GNU_SOURCE /* qsort_r */
 #include "krige.h"
 #include "krige_priv.h"

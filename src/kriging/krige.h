@@ -1,5 +1,5 @@
 /*
- * krige.h — ordinary kriging (METHOD.md §1.1–1.4): sample variogram,
+ * krige.h — ordinary kriging (docs/method.md §1.1–1.7): sample variogram,
  * variogram models and their weighted least-squares fit, ordinary kriging
  * of points and of regular grids, leave-one-out cross-validation.
  *
@@ -193,7 +193,7 @@ void krg_cv_summary(const double *obs, const double *pred, const double *var, si
 /* ---- regular grids: refinement of a DEM ---------------------------------- */
 
 /* The samples of a raster DEM: every data cell's centre, transformed into
- * the metric working CRS (METHOD.md §1.1), with the map back to cells. */
+ * the metric working CRS (docs/method.md §1.1), with the map back to cells. */
 typedef struct krg_source {
     krg_points *pts;        /* data cells, row-major order; owned */
     long *point_of_cell;    /* nx * ny: index into pts, -1 for nodata */

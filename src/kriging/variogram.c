@@ -1,5 +1,5 @@
 /* Variogram models, the sample variogram and its weighted least-squares
- * fit (METHOD.md §1.2–1.3), written to agree with R gstat 2.1.0:
+ * fit (docs/method.md §1.2–1.4), written to agree with R gstat 2.1.0:
  *
  *  - pairs are binned as gstat's sem.c does: lag k holds the pairs with
  *    k w < d <= (k+1) w, a pair at distance 0 goes to the first lag, a pair

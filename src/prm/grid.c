@@ -1,5 +1,5 @@
 /*
- * The optimality reference (METHOD.md §4.5, §4.7): the roadmap search's
+ * The optimality reference (docs/method.md §4.8): the roadmap search's
  * objective solved on the raster itself. A* over cell centres, 16
  * neighbours (8 adjacent, 8 knight moves); a move weighs
  * prm_piece_weight of the straight segment between the two centres, from

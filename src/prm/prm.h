@@ -1,5 +1,5 @@
 /*
- * prm.h — roadmap and routes (METHOD.md §4): Latin-hypercube sampling of
+ * prm.h — roadmap and routes (docs/method.md §4): Latin-hypercube sampling of
  * the GO area, a probabilistic roadmap whose edges cross no NOGO cell,
  * the paper's improved A* and its baselines, the same objectives solved on
  * the raster itself (16-connected) as the optimality reference, clamped
@@ -11,7 +11,7 @@
  * (km/h). A cell is GO when gonogo is 0 and class is not 0.
  *
  * Costs of a straight piece of path (edge or move), from the exact cells
- * it crosses with the length inside each (METHOD.md §4.3; lengths in m):
+ * it crosses with the length inside each (docs/method.md §4.3; lengths in m):
  *   d = length; l, h, s = length in low-risk, high-risk, safe cells;
  *   slope integral = sum len x slope (deg m); time = sum len / speed (s).
  * Objectives (edge weight; heuristic toward the goal along the straight

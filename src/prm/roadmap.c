@@ -1,4 +1,4 @@
-/* Latin hypercube sampling and the probabilistic roadmap (METHOD.md §4.1-4.3). */
+/* Latin hypercube sampling and the probabilistic roadmap (docs/method.md §4.2-4.4). */
 #include "prm.h"
 
 #include <math.h>

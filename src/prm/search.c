@@ -1,5 +1,5 @@
 #define _GNU_SOURCE /* qsort_r */
-/* The improved A* on the roadmap (METHOD.md §4.4-4.5) and route statistics. */
+/* The improved A* on the roadmap (docs/method.md §4.5-4.7, §4.10) and route statistics. */
 #include "prm_priv.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /*
- * Route smoothing (METHOD.md §4.6): a clamped uniform cubic B-spline with
+ * Route smoothing (docs/method.md §4.9): a clamped uniform cubic B-spline with
  * the route's vertices as control points, evaluated by de Boor's
  * algorithm, that must not enter NOGO.
  *

@@ -1,5 +1,5 @@
 /*
- * The path and the path-following controllers (METHOD.md §5): a polyline
+ * The path and the path-following controllers (docs/method.md §5): a polyline
  * with its arc length, the closest-point projection with a forward search
  * window, pure pursuit with a speed-adaptive lookahead and Stanley.
  *

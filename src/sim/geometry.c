@@ -1,5 +1,5 @@
 /*
- * Geometry for collisions and ray casting (METHOD.md §5): oriented boxes
+ * Geometry for collisions and ray casting (docs/method.md §5): oriented boxes
  * by separating axes, box against circle and simple polygon, rays against
  * vertical prisms, and rays against the bilinear heightfield.
  *

@@ -1,5 +1,5 @@
 /*
- * The ground (METHOD.md §5): the reconstructed DEM as a bilinear surface
+ * The ground (docs/method.md §5): the reconstructed DEM as a bilinear surface
  * through the cell centres, its gradient, and the height, pitch and roll
  * of a vehicle standing on its four wheel contact points.
  *

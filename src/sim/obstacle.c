@@ -1,5 +1,5 @@
 /*
- * Obstacles in time (METHOD.md §5): present over [appear_s, disappear_s),
+ * Obstacles in time (docs/method.md §5): present over [appear_s, disappear_s),
  * moving at a constant velocity from their t = 0 footprint. Rather than
  * moving the footprint, the box or ray is moved the other way, so nothing
  * is copied per query.

@@ -1,5 +1,5 @@
 /*
- * LiDAR by ray casting (METHOD.md §5): 2D (one level line) and 3D
+ * LiDAR by ray casting (docs/method.md §5): 2D (one level line) and 3D
  * (lines evenly over the vertical field) scans against the heightfield,
  * the obstacles present at the scan's time and the other vehicles' boxes,
  * with Gaussian range noise.

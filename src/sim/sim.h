@@ -1,5 +1,5 @@
 /*
- * sim.h — the vehicle simulator (METHOD.md §5): routes executed on the
+ * sim.h — the vehicle simulator (docs/method.md §5): routes executed on the
  * reconstructed terrain by kinematic vehicle models with actuator lag,
  * terrain contact, a path-following controller, ray-cast sensors, static,
  * appearing and moving obstacles, collisions, a per-vehicle map of what
@@ -82,7 +82,7 @@ double sim_lag(double cur, double target, double tau, double dt);
  * z, pitch and roll are left to sim_contact. */
 void sim_step(const sim_body *b, sim_state *s, const sim_cmd *cmd, double dt);
 
-/* Mecanum inverse kinematics (METHOD.md §5): wheel angular speeds
+/* Mecanum inverse kinematics (docs/method.md §5): wheel angular speeds
  * w[0..3] (front-left, front-right, rear-left, rear-right; rad/s) for body
  * velocity (vx, vy) and yaw rate omega, with L1 = wheelbase / 2 and
  * L2 = track / 2, k = L1 + L2 (the usual X roller layout):
@@ -330,7 +330,7 @@ int sim_lidar_rays(const sim_sensor *ls);
  * plus an error redrawn at each fix (normal, sd noise_m), with an IMU the
  * heading plus an error redrawn at each sample; without them, the truth.
  *
- * Seen map (METHOD.md §5): on the terrain grid, per cell the lowest and
+ * Seen map (docs/method.md §5): on the terrain grid, per cell the lowest and
  * highest LiDAR hit ABOVE the terrain model (hit z minus the bilinear DEM
  * height; on a 30 m DEM the raw span of a sloping cell is metres, while
  * the terrain's own slope is already in GO/NOGO). A cell is impassable when

@@ -1,5 +1,5 @@
 /*
- * terrain.h — terrain fusion (METHOD.md §1.5–1.7): the soil and land-use
+ * terrain.h — terrain fusion (docs/method.md §1.8–1.10): the soil and land-use
  * maps are aligned onto the DEM's grid (categorical: majority or nearest,
  * never interpolated) and slope is computed by Horn's method, giving per
  * cell x, y, z, slope, soil, land use.

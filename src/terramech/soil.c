@@ -1,4 +1,4 @@
-/* Soil tables and the Bekker/Bakker tyre-soil contact (METHOD.md §2.2). */
+/* Soil tables and the Bekker/Bakker tyre-soil contact (docs/method.md §2.4). */
 #include "terramech.h"
 
 #include <math.h>

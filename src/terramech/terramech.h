@@ -1,5 +1,5 @@
 /*
- * terramech.h — terramechanics (METHOD.md §2): the vehicle cone index from
+ * terramech.h — terramechanics (docs/method.md §2): the vehicle cone index from
  * the NRMM mobility index, Bekker/Bakker tyre-soil sinkage and compaction
  * resistance, attainable speed from the power balance, traction from
  * Janosi-Hanamoto, and GO/NOGO with reasons.
@@ -32,7 +32,7 @@
  * k = kc/b + kphi, p = k z^n in kPa):
  *   rigid:   the load carried by the pressure along the contact arc,
  *            x^2 = D (z0 - z) (Bekker's arc), W = b k sqrt(D) z0^(n+1/2) B(n+1, 1/2) / 2,
- *            hence z0 = [2W / (b k sqrt(D) B(n+1, 1/2))]^(2/(2n+1)). METHOD.md's
+ *            hence z0 = [2W / (b k sqrt(D) B(n+1, 1/2))]^(2/(2n+1)). The usual
  *            3W / ((3-n) b k sqrt(D)) is Bekker's series approximation of
  *            the same integral (equal at n = 1, a few % apart elsewhere);
  *            we use the exact integral, which numeric integration checks.
@@ -74,7 +74,7 @@ typedef struct tm_vehicle {
     int chains, manual;
     double max_pitch_deg, max_roll_deg;
     double vci1_kPa, vci50_kPa; /* overrides; NAN when absent */
-    /* [body] (optional; the simulator's vehicle, METHOD.md §5). Every key
+    /* [body] (optional; the simulator's vehicle, docs/method.md §5). Every key
      * is optional; the default follows in brackets:
      *   length_m        [wheeled 4.0; tracked track_length_m + 1.5]  0.2..30
      *   width_m         [wheeled 2.0; tracked 2.5]                   0.1..10
