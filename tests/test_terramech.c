@@ -277,6 +277,9 @@ static void test_vehicle_file(void **state)
     expect_vehicle_error(BASE "drivetrain_efficiency = 1.5\n", TRV_ERR_DATA, "'drivetrain_efficiency' = 1.5 is out of range");
     expect_vehicle_error(BASE "transmission = cvt\n", TRV_ERR_FORMAT, "must be one of automatic|manual");
     expect_vehicle_error(BASE "vci1_kPa = 500\nvci50_kPa = 400\n", TRV_ERR_DATA, "vci50_kPa (400) is below vci1_kPa (500)");
+    /* one override against the other's formula (BASE's NRMM VCI1 and VCI50 are a few hundred kPa at most) */
+    expect_vehicle_error(BASE "vci1_kPa = 9000\n", TRV_ERR_DATA, ", from the NRMM formula) is below vci1_kPa (9000)");
+    expect_vehicle_error(BASE "vci50_kPa = 1\n", TRV_ERR_DATA, "vci50_kPa (1) is below vci1_kPa (");
     expect_vehicle_error("[vehicle]\nname = t\ntype = tracked\ngross_mass_kg = 12000\nengine_power_kW = 100\n"
                          "top_speed_kmh = 60\nground_clearance_m = 0.4\nmax_pitch_deg = 30\nmax_roll_deg = 30\n",
                          TRV_ERR_FORMAT, "missing key 'track_width_m' in [vehicle] (needed by a tracked vehicle)");

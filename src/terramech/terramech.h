@@ -191,8 +191,9 @@ double tm_speed_kmh(const tm_model *m, double r_kN, double slope_deg);
 
 /* One row: slope (degrees, slope_nodata marks nodata), soil and land-use
  * codes (0 = nodata) in; speed (km/h, 0 where NOGO) and reason out. Soil
- * or land-use codes the tables do not know are nodata here: check them
- * with tm_check_codes first. Pure: no I/O, no state. */
+ * or land-use codes the tables do not know are nodata here (tm_run
+ * refuses a raster holding such a code before any row is computed).
+ * Pure: no I/O, no state. */
 void tm_row(const tm_model *m, const float *slope, float slope_nodata, const unsigned char *soil,
             const unsigned char *landuse, int n, float *speed, unsigned char *reason);
 

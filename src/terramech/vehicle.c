@@ -146,9 +146,13 @@ trv_status tm_vehicle_read(trv_ctx *ctx, const char *path, tm_vehicle **out)
                        missing, v->kind == TM_WHEELED ? "wheeled" : "tracked");
     if (!st)
         st = body_defaults(ctx, v, g_len, g_wid, g_hgt, g_wb, g_trk, g_wr, g_steer, g_taus, g_taud, g_slip, g_step);
-    if (!st && g_vci1 && g_vci50 && v->vci50_kPa < v->vci1_kPa)
-        st = trv_error(ctx, TRV_ERR_DATA, "%s: vci50_kPa (%g) is below vci1_kPa (%g)", path, v->vci50_kPa,
-                       v->vci1_kPa);
+    if (!st && (g_vci1 || g_vci50)) { /* the values in force: an override against the other's formula too */
+        tm_vci vci;
+        tm_vci_compute(v, &vci);
+        if (vci.vci50_kPa < vci.vci1_kPa)
+            st = trv_error(ctx, TRV_ERR_DATA, "%s: vci50_kPa (%g%s) is below vci1_kPa (%g%s)", path, vci.vci50_kPa,
+                           g_vci50 ? "" : ", from the NRMM formula", vci.vci1_kPa, g_vci1 ? "" : ", from the NRMM formula");
+    }
     if (st) {
         tm_vehicle_free(v);
         return st;
