@@ -42,6 +42,8 @@ LIB := $(LIBDIR)/libtraverse.a
 
 TOOL_SRC := $(wildcard tools/trv-*.c)
 TOOLS := $(TOOL_SRC:tools/%.c=$(BINDIR)/%)
+# linked into every tool: the libraries --version names (tools/tool.h)
+TOOL_OBJ := $(BUILD)/tools/tool.o
 
 TEST_SRC := $(wildcard tests/test_*.c)
 TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -87,9 +89,9 @@ $(LIB): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BINDIR)/%: $(BUILD)/tools/%.o $(LIB)
+$(BINDIR)/%: $(BUILD)/tools/%.o $(TOOL_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) $(LDLIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
 	@mkdir -p $(dir $@)

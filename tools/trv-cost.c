@@ -3,6 +3,7 @@
  * fz_eval_csv (--eval) -> exit status. */
 #include "fuzzy/fuzzy.h"
 #include "render/render.h"
+#include "tool.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -58,6 +59,7 @@ int main(int argc, char **argv)
                    "and attainable speed, cost in [0, 1] (1 = worst, NOGO = 1) and the class 0 NOGO, 1 high-risk,\n"
                    "2 low-risk, 3 safe (the output term of largest strength). The rules are an IEC 61131-7 FCL file.",
         .opts = opts,
+        .libraries = tool_libraries,
     };
     trv_cli_result res;
     int rc = trv_cli_parse(&cli, argc, argv, &res);

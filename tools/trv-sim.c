@@ -3,6 +3,7 @@
  * trajectories, events and metrics. Thin: options -> sim -> status. */
 #include "render/render.h"
 #include "sim/sim.h"
+#include "tool.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,7 @@ int main(int argc, char **argv)
                    "lag, terrain contact, a path-following controller, GNSS/IMU/LiDAR, static, appearing and moving\n"
                    "obstacles, re-planning around what the LiDAR saw; write each trajectory, the events and the metrics.",
         .opts = opts,
+        .libraries = tool_libraries,
         .required = required,
     };
     trv_cli_result res;

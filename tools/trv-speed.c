@@ -2,6 +2,7 @@
  * speed and GO/NOGO maps. Thin: options -> tm_* -> exit status. */
 #include "render/render.h"
 #include "terramech/terramech.h"
+#include "tool.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -69,6 +70,7 @@ int main(int argc, char **argv)
                    "speed v = eta P / (R + W sin(slope)) and GO/NOGO with its reason, from a terrain directory\n"
                    "made by trv-terrain. Writes DIR/speed.tif (km/h, 0 where NOGO) and DIR/gonogo.tif.",
         .opts = opts,
+        .libraries = tool_libraries,
         .required = required,
     };
     trv_cli_result res;

@@ -2,6 +2,7 @@
  * compute slope. Thin: options -> ter_build/ter_write -> exit status. */
 #include "render/render.h"
 #include "terrain/terrain.h"
+#include "tool.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,7 @@ int main(int argc, char **argv)
                    "interpolated), compute slope in degrees (Horn, as gdaldem), and write DIR/dem.tif,\n"
                    "DIR/slope.tif, DIR/soil.tif and DIR/landuse.tif (styled for QGIS).",
         .opts = opts,
+        .libraries = tool_libraries,
         .required = required,
     };
     trv_cli_result res;
