@@ -49,7 +49,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TOOL_TESTS := $(wildcard tests/tool_*.sh)
 
-.PHONY: all deps test demo bench clean install help check-pkgs check-qgis docs
+.PHONY: all deps test demo bench clean install man help check-pkgs check-qgis docs
 .DEFAULT_GOAL := all
 
 all: check-pkgs $(LIB) $(TOOLS)
@@ -66,6 +66,7 @@ help:
 	@echo "  make docs         regenerate docs/trv-*.md from each tool's --help"
 	@echo "  make deps         install the Debian packages the build, tests and demo need"
 	@echo "  make install      install tools, library, headers and data under PREFIX ($(PREFIX))"
+	@echo "  make man          the man pages in $(MAN_DIR)/ (from --help; read one with man -l)"
 	@echo "  make clean        remove build products and out/"
 
 deps:
@@ -247,6 +248,11 @@ bench: deps
 	@TRV_BIN=$(BINDIR) sh bench/cost.sh
 	@TRV_BIN=$(BINDIR) sh bench/route.sh
 	@TRV_BIN=$(BINDIR) sh bench/sim.sh
+
+# man pages from each tool's --help, naming the data directory under PREFIX
+MAN_DIR := $(BUILD)/man
+man: all
+	@sh tools/mkman.sh $(BINDIR) $(MAN_DIR) $(PREFIX)/share/traverse
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/traverse
