@@ -8,7 +8,7 @@ SAN ?= 0
 # (gdal-bin gives gdaldem/gdalwarp, the independent references).
 BUILD_PKGS := build-essential pkg-config time libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev \
     libfreetype-dev fonts-dejavu-core libjson-c-dev
-TEST_PKGS := libcmocka-dev gdal-bin fuzzylite libxml2-utils
+TEST_PKGS := libcmocka-dev gdal-bin fuzzylite libxml2-utils man-db
 # peers that make bench compares against when present (not needed to build or test)
 BENCH_PKGS := r-cran-gstat grass-core
 PKGS := gdal proj lapacke openblas libpng freetype2 json-c
@@ -42,12 +42,14 @@ LIB := $(LIBDIR)/libtraverse.a
 
 TOOL_SRC := $(wildcard tools/trv-*.c)
 TOOLS := $(TOOL_SRC:tools/%.c=$(BINDIR)/%)
+# linked into every tool: the libraries --version names (tools/tool.h)
+TOOL_OBJ := $(BUILD)/tools/tool.o
 
 TEST_SRC := $(wildcard tests/test_*.c)
 TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TOOL_TESTS := $(wildcard tests/tool_*.sh)
 
-.PHONY: all deps test demo bench clean install help check-pkgs check-qgis docs
+.PHONY: all deps test demo bench clean install uninstall man help check-pkgs check-qgis docs
 .DEFAULT_GOAL := all
 
 all: check-pkgs $(LIB) $(TOOLS)
@@ -63,7 +65,10 @@ help:
 	@echo "  make check-qgis   install python3-qgis (~160 packages, ~620 MB) and open the demo project in a headless QGIS"
 	@echo "  make docs         regenerate docs/trv-*.md from each tool's --help"
 	@echo "  make deps         install the Debian packages the build, tests and demo need"
-	@echo "  make install      install tools, library, headers and data under PREFIX ($(PREFIX))"
+	@echo "  make install      install tools, library, headers, data and man pages (man trv-speed) under"
+	@echo "                    PREFIX ($(PREFIX)); DESTDIR=dir stages the tree in dir, for a package"
+	@echo "  make uninstall    remove what make install put under DESTDIR/PREFIX (its manifest), nothing else"
+	@echo "  make man          the man pages in $(MAN_DIR)/ (from --help; read one with man -l)"
 	@echo "  make clean        remove build products and out/"
 
 deps:
@@ -87,9 +92,9 @@ $(LIB): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BINDIR)/%: $(BUILD)/tools/%.o $(LIB)
+$(BINDIR)/%: $(BUILD)/tools/%.o $(TOOL_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) $(LDLIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
 	@mkdir -p $(dir $@)
@@ -246,13 +251,26 @@ bench: deps
 	@TRV_BIN=$(BINDIR) sh bench/route.sh
 	@TRV_BIN=$(BINDIR) sh bench/sim.sh
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/traverse
-	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
-	for h in $(PUBLIC_HEADERS); do d=$(DESTDIR)$(PREFIX)/include/traverse/$$(basename $$(dirname $$h)); \
-	    install -d $$d && install -m 644 $$h $$d/; done
-	cp -R data/classes data/fuzzy data/vehicles $(DESTDIR)$(PREFIX)/share/traverse/
+# make install: tools, library, headers, the data the tools' defaults and
+# the demo read (share/traverse, where an installed tool finds it: see
+# trv_data_path) and man pages made from --help (naming the data directory
+# under PREFIX); tools/install.sh records what it wrote in
+# share/traverse/install-manifest.txt for make uninstall
+MAN_DIR := $(BUILD)/man
+DATA_FILES := data/README.md $(wildcard data/*/*)
+INSTALL_LIST = $(foreach f,$(TOOLS),755 $(f) bin/$(notdir $(f))) 644 $(LIB) lib/$(notdir $(LIB)) \
+    $(foreach h,$(PUBLIC_HEADERS),644 $(h) include/traverse/$(h:src/%=%)) \
+    $(foreach f,$(DATA_FILES),644 $(f) share/traverse/$(f:data/%=%)) \
+    $(foreach t,$(TOOLS),644 $(MAN_DIR)/$(notdir $(t)).1 share/man/man1/$(notdir $(t)).1)
+
+man: all
+	@sh tools/mkman.sh $(BINDIR) $(MAN_DIR) $(PREFIX)/share/traverse
+
+install: man
+	@printf '%s %s %s\n' $(INSTALL_LIST) | sh tools/install.sh install "$(DESTDIR)$(PREFIX)"
+
+uninstall:
+	@sh tools/install.sh uninstall "$(DESTDIR)$(PREFIX)"
 
 clean:
 	rm -rf build bin lib out

@@ -154,6 +154,36 @@ static void test_cli(void **state)
     assert_int_equal(rv, 0);
 }
 
+/* --version prints the traverse version, then the lines of the tool's
+ * libraries hook; --help says so */
+static void fake_libraries(char *buf, size_t n)
+{
+    snprintf(buf, n, "LIBA 1.2.3\nLIBB 4.5\n");
+}
+
+static void test_cli_version(void **state)
+{
+    (void)state;
+    const trv_opt opts[] = {{NULL, 0, 0, NULL, NULL, NULL}};
+    const trv_cli cli = {.tool = "trv-test", .usage = "", .summary = "Test.", .opts = opts, .libraries = fake_libraries};
+    char *argv[] = {"trv-test", "--version", NULL};
+    char *help[] = {"trv-test", "--help", NULL};
+    trv_cli_result res;
+    char out[2][512] = {"", ""};
+    FILE *saved = stdout;
+    for (int k = 0; k < 2; k++) {
+        stdout = tmpfile();
+        assert_non_null(stdout);
+        assert_int_equal(trv_cli_parse(&cli, 2, k ? help : argv, &res), 0);
+        rewind(stdout);
+        out[k][fread(out[k], 1, sizeof out[k] - 1, stdout)] = '\0';
+        fclose(stdout);
+    }
+    stdout = saved;
+    assert_string_equal(out[0], "trv-test (traverse) " TRV_VERSION "\nLIBA 1.2.3\nLIBB 4.5\n");
+    assert_contains(out[1], "print the versions of traverse and of the libraries it runs with");
+}
+
 /* ---- INI ---- */
 
 typedef struct veh {
@@ -416,7 +446,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_strings), cmocka_unit_test(test_ctx_errors_progress),
-        cmocka_unit_test(test_term_progress), cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_term_progress), cmocka_unit_test(test_cli), cmocka_unit_test(test_cli_version),
         cmocka_unit_test(test_ini),            cmocka_unit_test(test_csv),                 cmocka_unit_test(test_outset),
         cmocka_unit_test(test_meta_and_paths),
     };

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Manual pages of the tools, from their own --help: docs/trv-<tool>.md for
 # every bin/trv-* (a heading with the one-line purpose, the help text in a
-# code block, SEE ALSO linking the other tools), and docs/README.md, the
-# index. The help text is the single source: run this after changing a
-# tool's options.
+# code block, where the data directory is when the tool reads bundled
+# files, SEE ALSO linking the other tools), and docs/README.md, the index.
+# The help text is the single source: run this after changing a tool's
+# options. tools/mkman.sh makes the roff pages make install installs.
 # Usage: tools/mkdocs.sh [BINDIR [DOCDIR]]   (default: bin docs)
 set -eu
 BIN=${1:-bin}
@@ -14,25 +15,7 @@ mkdir -p "$DOCS"
 tmp=$(mktemp -d /tmp/trv-mkdocs-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-# the purpose: the summary paragraph (the first after the usage lines) up
-# to its first ". " or ": " outside parentheses
-purpose() {
-    awk 'BEGIN { state = 0 }
-        state == 0 && /^Usage/ { state = 1; next }
-        state == 1 && /^$/ { state = 2; next }
-        state == 2 && /^$/ { exit }
-        state == 2 { text = text (text == "" ? "" : " ") $0 }
-        END {
-            depth = 0; out = text
-            for (i = 1; i <= length(text); i++) {
-                c = substr(text, i, 1); n = substr(text, i + 1, 1)
-                if (c == "(") depth++
-                else if (c == ")") depth--
-                else if (depth == 0 && (c == "." || c == ":") && (n == " " || n == "")) { out = substr(text, 1, i - 1); break }
-            }
-            print out
-        }' "$1"
-}
+. "$(dirname "$0")/helptext.sh"
 
 for t in $tools; do
     if ! "$BIN/$t" --help >"$tmp/$t.help" 2>&1; then
@@ -68,6 +51,14 @@ for t in $tools; do
         echo
         echo "Exit status: 0 on success, 1 on failure (the message names the file), 2 on a usage error."
         echo
+        if uses_datadir "$tmp/$t.help"; then
+            echo "## DATA DIRECTORY"
+            echo
+            echo "The bundled files (\`classes/\`, \`vehicles/\`, \`fuzzy/\`, \`scenarios/\`, \`jacksboro/\`) are looked up, file"
+            echo "by file, in \`\$TRV_DATADIR\`, then in \`../data\` beside the tool's directory (a source tree),"
+            echo "then in \`../share/traverse\` beside it (an installation: \`PREFIX/share/traverse\`)."
+            echo
+        fi
         echo "## SEE ALSO"
         echo
         for o in $tools; do

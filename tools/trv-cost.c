@@ -3,6 +3,7 @@
  * fz_eval_csv (--eval) -> exit status. */
 #include "fuzzy/fuzzy.h"
 #include "render/render.h"
+#include "tool.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -39,11 +40,11 @@ int main(int argc, char **argv)
     const trv_opt opts[] = {
         {"terrain", 0, TRV_ARG_STRING, &terrain, "DIR",
          "read DIR/{dem,slope,soil,speed,gonogo}.tif, write DIR/cost.tif and DIR/class.tif"},
-        {"rules", 0, TRV_ARG_STRING, &rules, "FILE", "FCL rules (default: data/fuzzy/mobility.fcl)"},
+        {"rules", 0, TRV_ARG_STRING, &rules, "FILE", "FCL rules (default: fuzzy/mobility.fcl in the data directory)"},
         {"defuzzifier", 0, TRV_ARG_CHOICE, &defuzz, "centroid|mom|som",
          "crisp mobility (default: the rules file's METHOD, centroid in the bundled files)"},
         {"soils", 0, TRV_ARG_STRING, &soils, "CSV",
-         "soil table with code and ci_kPa (default: data/classes/soils.csv)"},
+         "soil table with code and ci_kPa (default: classes/soils.csv in the data directory)"},
         {"eval", 0, TRV_ARG_STRING, &eval, "INPUTS.csv",
          "evaluate the rules on a CSV whose columns include every input; adds mobility, cost, class"},
         {"output", 'o', TRV_ARG_STRING, &out, "OUT.csv", "with --eval: write here instead of standard output"},
@@ -58,6 +59,7 @@ int main(int argc, char **argv)
                    "and attainable speed, cost in [0, 1] (1 = worst, NOGO = 1) and the class 0 NOGO, 1 high-risk,\n"
                    "2 low-risk, 3 safe (the output term of largest strength). The rules are an IEC 61131-7 FCL file.",
         .opts = opts,
+        .libraries = tool_libraries,
     };
     trv_cli_result res;
     int rc = trv_cli_parse(&cli, argc, argv, &res);

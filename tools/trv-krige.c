@@ -2,6 +2,7 @@
  * kriging. Thin: options -> krg_job_run/krg_job_write -> exit status. */
 #include "kriging/krige.h"
 #include "render/render.h"
+#include "tool.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -100,6 +101,7 @@ int main(int argc, char **argv)
                    "ordinary kriging: sample variogram, weighted least-squares fit (auto: the model with the\n"
                    "lowest leave-one-out error), local neighbourhoods of --nmax samples, kriging variance.",
         .opts = opts,
+        .libraries = tool_libraries,
         .required = required,
         .min_pos = 1,
         .max_pos = 1,

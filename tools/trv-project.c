@@ -2,6 +2,7 @@
  * rnd_project_write -> exit status. */
 #include "geo/geo.h"
 #include "render/project.h"
+#include "tool.h"
 
 #include <stdio.h>
 
@@ -30,6 +31,7 @@ int main(int argc, char **argv)
             "Visible: routes, trajectories, obstacles, class, dem and hillshade. The same DIR gives the same\n"
             "bytes.",
         .opts = opts,
+        .libraries = tool_libraries,
         .required = required,
         .min_pos = 1,
         .max_pos = 1,

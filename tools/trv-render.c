@@ -2,6 +2,7 @@
  * legend, colour bar, scale bar and north arrow. Thin: options ->
  * rnd_render -> exit status. */
 #include "render/render.h"
+#include "tool.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -49,6 +50,7 @@ int main(int argc, char **argv)
                  "       [--width PX] [--title TEXT] [--te XMIN YMIN XMAX YMAX [--te_srs CRS]] [-q]",
         .summary = summary,
         .opts = opts,
+        .libraries = tool_libraries,
         .required = required,
         .min_pos = 1,
         .max_pos = 1,

@@ -2,6 +2,7 @@
  * Thin: options -> rnd_report_write -> exit status. */
 #include "geo/geo.h"
 #include "render/project.h"
+#include "tool.h"
 
 #include <stdio.h>
 
@@ -30,6 +31,7 @@ int main(int argc, char **argv)
             "unreadable or corrupt, is an error (exit 1) and nothing is written. No dates: the same DIR gives\n"
             "the same bytes.",
         .opts = opts,
+        .libraries = tool_libraries,
         .required = required,
         .min_pos = 1,
         .max_pos = 1,

@@ -2,6 +2,7 @@
  * roadmap whose edges cross no NOGO cell. Thin: options -> prm -> status. */
 #include "prm/prm.h"
 #include "render/render.h"
+#include "tool.h"
 
 #include <stdlib.h>
 
@@ -28,6 +29,7 @@ int main(int argc, char **argv)
                    "cell (exact cell traversal). Edges carry length, the lengths in low-risk, high-risk and\n"
                    "safe cells, slope, traversal time and mobility cost.",
         .opts = opts,
+        .libraries = tool_libraries,
         .required = required,
     };
     trv_cli_result res;

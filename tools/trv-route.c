@@ -3,6 +3,7 @@
  * GeoJSON / GPX / CSV with route statistics. Thin: options -> prm -> status. */
 #include "prm/prm.h"
 #include "render/render.h"
+#include "tool.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -69,6 +70,7 @@ int main(int argc, char **argv)
                    "msr: least slope, time: least traversal time), smooth it with a clamped cubic B-spline that\n"
                    "never enters NOGO, and write it for the field (GeoJSON, GPX, CSV) with its statistics.",
         .opts = opts,
+        .libraries = tool_libraries,
         .required = required,
     };
     trv_cli_result res;

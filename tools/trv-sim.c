@@ -3,6 +3,7 @@
  * trajectories, events and metrics. Thin: options -> sim -> status. */
 #include "render/render.h"
 #include "sim/sim.h"
+#include "tool.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +43,8 @@ int main(int argc, char **argv)
     uint64_t seed = 1;
     int realtime = 0, no_timing = 0;
     const trv_opt opts[] = {
-        {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "the terrain directory (class, cost, gonogo, dem, slope, speed.tif; soil.tif for the energy)"},
-        {"scenario", 0, TRV_ARG_STRING, &scenario, "SCENARIO.ini", "vehicles, sensors, obstacles, step and time limit"},
+        {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "the terrain directory (class, cost, gonogo, dem, slope, speed.tif; soil.tif for the energy, with the class tables in the data directory)"},
+        {"scenario", 0, TRV_ARG_STRING, &scenario, "SCENARIO.ini", "vehicles, sensors, obstacles, step and time limit (bundled: scenarios/*.ini in the data directory)"},
         {"output", 'o', TRV_ARG_STRING, &outdir, "OUTDIR", "trajectory_<id>.csv/.geojson, events.jsonl, metrics.json, obstacles.geojson (with an obstacles file)"},
         {"route", 0, TRV_ARG_STRING, &route, "ROUTE.csv", "route file for every vehicle, instead of the scenario's"},
         {"seed", 0, TRV_ARG_U64, &seed, "S", "seed of the sensor noise (default 1)"},
@@ -59,6 +60,7 @@ int main(int argc, char **argv)
                    "lag, terrain contact, a path-following controller, GNSS/IMU/LiDAR, static, appearing and moving\n"
                    "obstacles, re-planning around what the LiDAR saw; write each trajectory, the events and the metrics.",
         .opts = opts,
+        .libraries = tool_libraries,
         .required = required,
     };
     trv_cli_result res;

@@ -2,6 +2,7 @@
  * speed and GO/NOGO maps. Thin: options -> tm_* -> exit status. */
 #include "render/render.h"
 #include "terramech/terramech.h"
+#include "tool.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -55,9 +56,9 @@ int main(int argc, char **argv)
     const char *dir = NULL, *vehicle = NULL, *soils_path = NULL, *landuse_path = NULL, *report = NULL;
     const trv_opt opts[] = {
         {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "terrain directory: slope.tif, soil.tif, landuse.tif in, speed.tif and gonogo.tif out"},
-        {"vehicle", 0, TRV_ARG_STRING, &vehicle, "VEHICLE.ini", "vehicle file (see data/vehicles/)"},
-        {"soils", 0, TRV_ARG_STRING, &soils_path, "CSV", "soil table (default: data/classes/soils.csv)"},
-        {"landuse-classes", 0, TRV_ARG_STRING, &landuse_path, "CSV", "land-use table with a nogo column (default: data/classes/landuse.csv)"},
+        {"vehicle", 0, TRV_ARG_STRING, &vehicle, "VEHICLE.ini", "vehicle file (bundled: vehicles/*.ini in the data directory)"},
+        {"soils", 0, TRV_ARG_STRING, &soils_path, "CSV", "soil table (default: classes/soils.csv in the data directory)"},
+        {"landuse-classes", 0, TRV_ARG_STRING, &landuse_path, "CSV", "land-use table with a nogo column (default: classes/landuse.csv in the data directory)"},
         {"report", 0, TRV_ARG_STRING, &report, "REPORT.csv", "write the per-soil report"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
@@ -69,6 +70,7 @@ int main(int argc, char **argv)
                    "speed v = eta P / (R + W sin(slope)) and GO/NOGO with its reason, from a terrain directory\n"
                    "made by trv-terrain. Writes DIR/speed.tif (km/h, 0 where NOGO) and DIR/gonogo.tif.",
         .opts = opts,
+        .libraries = tool_libraries,
         .required = required,
     };
     trv_cli_result res;

@@ -2,6 +2,7 @@
  * compute slope. Thin: options -> ter_build/ter_write -> exit status. */
 #include "render/render.h"
 #include "terrain/terrain.h"
+#include "tool.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,9 +52,9 @@ int main(int argc, char **argv)
         {"landuse", 0, TRV_ARG_STRING, &o.landuse_path, "LANDUSE.tif", "land-use classes, any CRS and cell size"},
         {"output", 'o', TRV_ARG_STRING, &out_dir, "DIR", "output directory (created if missing)"},
         {"soil-classes", 0, TRV_ARG_STRING, &o.soil_classes_path, "CSV",
-         "soil class table (default: data/classes/soils.csv)"},
+         "soil class table (default: classes/soils.csv in the data directory)"},
         {"landuse-classes", 0, TRV_ARG_STRING, &o.landuse_classes_path, "CSV",
-         "land-use class table (default: data/classes/landuse.csv)"},
+         "land-use class table (default: classes/landuse.csv in the data directory)"},
         {"resampling", 'r', TRV_ARG_CHOICE, &resampling, "mode|nearest",
          "categorical resampling: majority (default) or nearest"},
         {"points", 0, TRV_ARG_STRING, &points, "FILE.csv", "also write the point cloud x,y,z,slope,soil,landuse"},
@@ -67,6 +68,7 @@ int main(int argc, char **argv)
                    "interpolated), compute slope in degrees (Horn, as gdaldem), and write DIR/dem.tif,\n"
                    "DIR/slope.tif, DIR/soil.tif and DIR/landuse.tif (styled for QGIS).",
         .opts = opts,
+        .libraries = tool_libraries,
         .required = required,
     };
     trv_cli_result res;

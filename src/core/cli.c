@@ -49,8 +49,20 @@ void trv_cli_print_help(const trv_cli *cli, FILE *out)
     }
     print_opt(out, "-q, ", "quiet", NULL, "print only errors (no progress, no report)");
     print_opt(out, "-h, ", "help", NULL, "print this help and exit");
-    print_opt(out, "    ", "version", NULL, "print the version and exit");
+    print_opt(out, "    ", "version", NULL,
+              cli->libraries ? "print the versions of traverse and of the libraries it runs with, and exit"
+                             : "print the version and exit");
     fprintf(out, "\nExit status: 0 success, 1 failure, 2 usage error.\n");
+}
+
+static void print_version(const trv_cli *cli)
+{
+    printf("%s (traverse) %s\n", cli->tool, TRV_VERSION);
+    if (cli->libraries) {
+        char buf[1024] = "";
+        cli->libraries(buf, sizeof buf);
+        fputs(buf, stdout);
+    }
 }
 
 static int usage_error(const trv_cli *cli, const char *fmt, const char *a, const char *b)
@@ -155,7 +167,7 @@ int trv_cli_parse(const trv_cli *cli, int argc, char **argv, trv_cli_result *res
             trv_cli_print_help(cli, stdout);
             return 0;
         } else if (c == BUILTIN_VERSION) {
-            printf("%s (traverse) %s\n", cli->tool, TRV_VERSION);
+            print_version(cli);
             return 0;
         } else if (c == 'q' || c == BUILTIN_QUIET) {
             res->quiet = 1;

@@ -116,6 +116,10 @@ typedef struct trv_cli {
     const trv_opt *opts;    /* terminated by an entry with name == NULL */
     const char *const *required; /* long names that must be given, NULL-terminated, or NULL */
     int min_pos, max_pos;   /* allowed number of positional arguments */
+    /* Optional: what --version prints after "<tool> (traverse) <version>",
+     * written into buf (n bytes): one "NAME VERSION" line per library the
+     * tool runs with. NULL: the traverse version alone. */
+    void (*libraries)(char *buf, size_t n);
 } trv_cli;
 
 /* Parsed result: the tool's own values are written through the table; the
@@ -127,7 +131,8 @@ typedef struct trv_cli_result {
 } trv_cli_result;
 
 enum { TRV_CLI_CONTINUE = -1 };
-/* Parse argv. Handles --help (prints to stdout) and --version. Returns
+/* Parse argv. Handles --help (prints to stdout) and --version (prints the
+ * version and cli->libraries' lines to stdout). Returns
  * TRV_CLI_CONTINUE to go on, 0 when help/version was printed, or 2 after
  * printing a usage error to stderr ("trv-x: ...; try 'trv-x --help'"). */
 int trv_cli_parse(const trv_cli *cli, int argc, char **argv, trv_cli_result *res);

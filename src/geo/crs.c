@@ -7,6 +7,7 @@
 
 #include <cpl_conv.h>
 #include <cpl_error.h>
+#include <proj.h>
 
 OGRSpatialReferenceH geo_srs_new(const char *def)
 {
@@ -332,4 +333,9 @@ size_t geo_ct_bounds(geo_ct *ct, double xmin, double ymin, double xmax, double y
         bb[3] = fmax(bb[3], y[i]);
     }
     return bad;
+}
+
+const char *geo_proj_version(void)
+{
+    return proj_info().version;
 }

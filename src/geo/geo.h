@@ -267,4 +267,10 @@ void geo_table_free(geo_table *t);
  * quiets GDAL's own error printing: errors come back through trv_ctx). */
 void geo_init(void);
 
+/* The GDAL and the PROJ this process runs with, as the libraries report
+ * them at run time ("3.6.2", "9.1.1"); strings owned by the libraries. No
+ * geo_init needed. */
+const char *geo_gdal_version(void);
+const char *geo_proj_version(void);
+
 #endif

@@ -18,6 +18,11 @@ void geo_init(void)
     CPLSetErrorHandler(CPLQuietErrorHandler);
 }
 
+const char *geo_gdal_version(void)
+{
+    return GDALVersionInfo("RELEASE_NAME");
+}
+
 const char *geo_gdal_msg(const char *fallback)
 {
     _Thread_local static char buf[1024]; /* GDAL's message is per thread too */

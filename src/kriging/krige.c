@@ -4,6 +4,7 @@
 #include "krige.h"
 #include "krige_priv.h"
 
+#include <cblas.h> /* OpenBLAS's: openblas_get_config */
 #include <lapacke.h>
 #include <math.h>
 #include <pthread.h>
@@ -458,4 +459,17 @@ trv_status krg_cv(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const 
     job J = {.p = p, .ix = ix, .m = m, .o = o, .n = which ? n : p->n, .which = which, .cv = 1, .pred = pred,
              .var = var};
     return run(ctx, &J);
+}
+
+const char *krg_lapack_version(char *buf, size_t n)
+{
+    lapack_int major = 0, minor = 0, patch = 0;
+    LAPACKE_ilaver(&major, &minor, &patch);
+    snprintf(buf, n, "%d.%d.%d", (int)major, (int)minor, (int)patch);
+    return buf;
+}
+
+const char *krg_blas_version(void)
+{
+    return openblas_get_config();
 }

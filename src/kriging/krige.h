@@ -291,4 +291,13 @@ typedef struct krg_job_paths {
  * data (target CRS). */
 trv_status krg_job_write(trv_ctx *ctx, const krg_job *j, const krg_job_paths *paths, const trv_meta *meta);
 
+/* ---- the linear algebra it runs with ---------------------------------- */
+
+/* The LAPACK version the solves run with, as LAPACKE reports it at run time
+ * (ILAVER: "3.11.0"), into buf (n bytes); returns buf. */
+const char *krg_lapack_version(char *buf, size_t n);
+/* The BLAS under it: OpenBLAS's own description of its build ("OpenBLAS
+ * 0.3.21 DYNAMIC_ARCH ... Haswell MAX_THREADS=64"); owned by OpenBLAS. */
+const char *krg_blas_version(void);
+
 #endif
