@@ -259,5 +259,27 @@ expect 1 "$tmp/file" -- "$SIM" --terrain "$T" --scenario "$tmp/ok.ini" -o "$tmp/
 [ -z "$(find "$tmp/file" -newer "$tmp/ok.ini" -name '*.tmp*' 2>/dev/null)" ] && ok || bad "temporaries left"
 expect 1 "cannot open" -- "$SIM" --terrain "$tmp/nowhere" --scenario "$tmp/ok.ini" -o "$tmp/x"
 
+# ---- soil.tif in the terrain: the energy needs the class tables ----
+# (the soil's resistance raises the energy; a copy of the tool with no data
+# directory beside it and no TRV_DATADIR must say what it lacks, and run
+# when the tables are given by option)
+T2=$tmp/t2
+cp -R "$T" "$T2"
+grid soil '1' Byte && cp "$T/soil.tif" "$T2/soil.tif" && rm "$T/soil.tif"
+"$SIM" --terrain "$T2" --scenario "$tmp/ok.ini" -o "$tmp/s1" --seed 5 --no-timing -q 2>"$tmp/err" || bad "soil run: $(cat "$tmp/err")"
+e0=$(sed -n 's/.*"energy_kJ": \([0-9.e+-]*\).*/\1/p' "$tmp/o1/metrics.json" | head -1)
+e1=$(sed -n 's/.*"energy_kJ": \([0-9.e+-]*\).*/\1/p' "$tmp/s1/metrics.json" | head -1)
+awk -v a="$e0" -v b="$e1" 'BEGIN { exit !(a > 0 && b > a) }' && ok || bad "energy with soil ($e1 kJ) not above without ($e0 kJ)"
+mkdir -p "$tmp/lone"
+cp "$SIM" "$tmp/lone/trv-sim"
+expect 1 "the energy on soil.tif needs the class tables (--soils): cannot find data file 'classes/soils.csv'" -- \
+    env -u TRV_DATADIR "$tmp/lone/trv-sim" --terrain "$T2" --scenario "$tmp/ok.ini" -o "$tmp/x"
+expect 1 "$tmp/none_soils.csv" -- env -u TRV_DATADIR "$tmp/lone/trv-sim" --terrain "$T2" --scenario "$tmp/ok.ini" \
+    --soils "$tmp/none_soils.csv" --landuse-classes "$DATA/classes/landuse.csv" -o "$tmp/x"
+env -u TRV_DATADIR "$tmp/lone/trv-sim" --terrain "$T2" --scenario "$tmp/ok.ini" -o "$tmp/s2" --seed 5 --no-timing -q \
+    --soils "$DATA/classes/soils.csv" --landuse-classes "$DATA/classes/landuse.csv" 2>"$tmp/err" || bad "lone run: $(cat "$tmp/err")"
+grep -v '"args"' "$tmp/s1/metrics.json" >"$tmp/m1" && grep -v '"args"' "$tmp/s2/metrics.json" >"$tmp/m2" &&
+    cmp -s "$tmp/m1" "$tmp/m2" && ok || bad "--soils and --landuse-classes do not give the bundled tables' metrics"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -37,16 +37,30 @@ static trv_status write_styles(trv_ctx *ctx, const sim_run *run, const sim_scena
     return st;
 }
 
+/* The class table OPT names, else the bundled REL; NULL with the error set. */
+static char *table_path(trv_ctx *ctx, const char *opt, const char *rel, const char *option)
+{
+    char *p = opt ? strdup(opt) : trv_data_path(ctx, rel);
+    if (!p && opt)
+        trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    else if (!p)
+        trv_error_prefix(ctx, TRV_ERR_IO, "the energy on soil.tif needs the class tables (%s)",
+                         option);
+    return p;
+}
+
 int main(int argc, char **argv)
 {
-    const char *dir = NULL, *scenario = NULL, *outdir = NULL, *route = NULL;
+    const char *dir = NULL, *scenario = NULL, *outdir = NULL, *route = NULL, *soils_opt = NULL, *landuse_opt = NULL;
     uint64_t seed = 1;
     int realtime = 0, no_timing = 0;
     const trv_opt opts[] = {
-        {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "the terrain directory (class, cost, gonogo, dem, slope, speed.tif; soil.tif for the energy, with the class tables in the data directory)"},
+        {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "the terrain directory (class, cost, gonogo, dem, slope, speed.tif; soil.tif, when present, adds the soil's resistance to the energy)"},
         {"scenario", 0, TRV_ARG_STRING, &scenario, "SCENARIO.ini", "vehicles, sensors, obstacles, step and time limit (bundled: scenarios/*.ini in the data directory)"},
         {"output", 'o', TRV_ARG_STRING, &outdir, "OUTDIR", "trajectory_<id>.csv/.geojson, events.jsonl, metrics.json, obstacles.geojson (with an obstacles file)"},
         {"route", 0, TRV_ARG_STRING, &route, "ROUTE.csv", "route file for every vehicle, instead of the scenario's"},
+        {"soils", 0, TRV_ARG_STRING, &soils_opt, "CSV", "soil table for the energy, read when the terrain has soil.tif (default: classes/soils.csv in the data directory)"},
+        {"landuse-classes", 0, TRV_ARG_STRING, &landuse_opt, "CSV", "land-use table, read with the soil table (default: classes/landuse.csv in the data directory)"},
         {"seed", 0, TRV_ARG_U64, &seed, "S", "seed of the sensor noise (default 1)"},
         {"realtime", 0, TRV_ARG_FLAG, &realtime, NULL, "pace the run to the wall clock"},
         {"no-timing", 0, TRV_ARG_FLAG, &no_timing, NULL, "leave wall_time_s and realtime_factor out of metrics.json"},
@@ -87,17 +101,15 @@ int main(int argc, char **argv)
     int loaded = 0;
     if (!st)
         loaded = (st = prm_terrain_load(ctx, dir, &t)) == TRV_OK;
-    /* the energy's soil resistance: when the terrain has a soil layer and the tables are found */
+    /* the energy's soil resistance, when the terrain has a soil layer: its tables are then required */
     if (!st && (soil_tif = trv_path_join(dir, "soil.tif")) && access(soil_tif, R_OK) == 0) {
-        trv_ctx *quiet = trv_ctx_new();
-        if (quiet && (soils_path = trv_data_path(quiet, "classes/soils.csv")) &&
-            (landuse_path = trv_data_path(quiet, "classes/landuse.csv"))) {
-            if ((st = geo_raster_read(ctx, soil_tif, GEO_U8, &soil)) == TRV_OK)
-                st = geo_grid_compare(ctx, t.grid, "class.tif", &soil->grid, soil_tif);
-            if (!st)
-                st = tm_soils_read(ctx, soils_path, &soils);
-        }
-        trv_ctx_free(quiet);
+        if (!(soils_path = table_path(ctx, soils_opt, "classes/soils.csv", "--soils")) ||
+            !(landuse_path = table_path(ctx, landuse_opt, "classes/landuse.csv", "--landuse-classes")))
+            st = TRV_ERR_IO;
+        if (!st && (st = geo_raster_read(ctx, soil_tif, GEO_U8, &soil)) == TRV_OK)
+            st = geo_grid_compare(ctx, t.grid, "class.tif", &soil->grid, soil_tif);
+        if (!st)
+            st = tm_soils_read(ctx, soils_path, &soils);
     }
     sim_env env = {.route_path = route, .soil = soils ? soil : NULL, .soils = soils, .landuse_csv = landuse_path,
                    .seed = seed, .realtime = realtime};
