@@ -2,7 +2,8 @@
 # Manual pages of the tools, from their own --help: docs/trv-<tool>.md for
 # every bin/trv-* (a heading with the one-line purpose, the help text in a
 # code block, where the data directory is when the tool reads bundled
-# files, SEE ALSO linking the other tools), and docs/README.md, the index.
+# files, SEE ALSO linking the other tools), and docs/README.md, the index
+# (the tools, then every other page of docs/ by its first heading).
 # The help text is the single source: run this after changing a tool's
 # options. tools/mkman.sh makes the roff pages make install installs.
 # Usage: tools/mkdocs.sh [BINDIR [DOCDIR]]   (default: bin docs)
@@ -33,6 +34,14 @@ done
     echo "| --- | --- |"
     for t in $tools; do
         echo "| [$t]($t.md) | $(purpose "$tmp/$t.help") |"
+    done
+    echo
+    echo "## Other pages"
+    echo
+    for f in "$(dirname "$0")"/../docs/*.md; do
+        b=$(basename "$f")
+        case "$b" in README.md | trv-*.md) continue ;; esac
+        echo "- [$b]($b): $(sed -n '1s/^# *//p' "$f")"
     done
 } >"$tmp/README.md"
 mv "$tmp/README.md" "$DOCS/README.md"
