@@ -8,7 +8,7 @@ SAN ?= 0
 # (gdal-bin gives gdaldem/gdalwarp, the independent references).
 BUILD_PKGS := build-essential pkg-config time libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev \
     libfreetype-dev fonts-dejavu-core libjson-c-dev
-TEST_PKGS := libcmocka-dev gdal-bin fuzzylite
+TEST_PKGS := libcmocka-dev gdal-bin fuzzylite chromium chromium-driver python3-selenium
 # peers that make bench compares against when present (not needed to build or test)
 BENCH_PKGS := r-cran-gstat grass-core
 PKGS := gdal proj lapacke openblas libpng freetype2 json-c

@@ -5,7 +5,8 @@
 # mission planner reads (the recommended route first, provenance last),
 # numbers checked against the inputs and against counts made by GDAL itself
 # (gdalinfo -hist), a self-contained HTML page, relative links, byte-identical
-# reruns and the error paths (exit 1, nothing written).
+# reruns, the error paths (exit 1, nothing written), and the first screen in
+# a real browser (tests/report_browser.py; "SKIPPED: ..." without one).
 # Ends with "N passed, N failed".
 set -u
 BIN=${TRV_BIN:-bin}
@@ -332,6 +333,25 @@ expect 2 "" -- "$BIN/trv-report" "$T"
 expect 2 "" -- "$BIN/trv-report" -o "$tmp/x.md"
 expect 2 "" -- "$BIN/trv-report" "$T" "$T" -o "$tmp/x.md"
 "$BIN/trv-report" --help | grep -q 'Required in DIR: route_stats.csv' && ok || bad "--help names the required inputs"
+
+# ---- the first screen in a real browser: the map and the summary, provenance below the fold ----
+here=$(cd "$(dirname "$0")" && pwd)
+/usr/bin/python3 "$here/report_browser.py" "$H" "$tmp/first_screen.png" 1366x768 >"$tmp/browser" 2>&1
+brc=$?
+cat "$tmp/browser"
+if [ "$brc" = 77 ]; then
+    : # SKIPPED: said by the script; counted neither way
+elif [ "$brc" = 0 ] || [ "$brc" = 1 ]; then
+    pass=$((pass + $(sed -n 's/^browser: \([0-9]*\) passed.*/\1/p' "$tmp/browser")))
+    fail=$((fail + $(sed -n 's/^browser: [0-9]* passed, \([0-9]*\) failed$/\1/p' "$tmp/browser")))
+    # the screenshot is a 1366 x 768 picture, not a blank page: GDAL reads it, the shades vary
+    gdalinfo -stats "$tmp/first_screen.png" >"$tmp/shot.txt" 2>&1
+    grep -q '^Size is 1366, 768' "$tmp/shot.txt" && ok || bad "screenshot size: $(grep '^Size' "$tmp/shot.txt")"
+    sd=$(sed -n 's/.*STATISTICS_STDDEV=//p' "$tmp/shot.txt" | head -1)
+    awk -v s="${sd:-0}" 'BEGIN { exit !(s > 20) }' && ok || bad "the screenshot looks blank (band 1 standard deviation ${sd:-none})"
+else
+    bad "the browser check did not run (exit $brc)"
+fi
 
 echo "tool_report: $pass passed, $fail failed"
 [ "$fail" = 0 ]
