@@ -5,10 +5,12 @@ PREFIX ?= /usr/local
 SAN ?= 0
 
 # Debian packages: what building needs, and what the tests and the demo add
-# (gdal-bin gives gdaldem/gdalwarp, the independent references).
+# (gdal-bin gives gdaldem/gdalwarp, the independent references; fuzzylite the
+# fuzzy peer; xmllint checks the QGIS XML; man-db the installed man pages;
+# chromium with its driver and selenium open the report in a real browser).
 BUILD_PKGS := build-essential pkg-config time libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev \
     libfreetype-dev fonts-dejavu-core libjson-c-dev
-TEST_PKGS := libcmocka-dev gdal-bin fuzzylite libxml2-utils man-db
+TEST_PKGS := libcmocka-dev gdal-bin fuzzylite libxml2-utils man-db chromium chromium-driver python3-selenium
 # peers that make bench compares against when present (not needed to build or test)
 BENCH_PKGS := r-cran-gstat grass-core
 PKGS := gdal proj lapacke openblas libpng freetype2 json-c

@@ -40,7 +40,8 @@ grep -q '"reached_goal": true' "$tmp/out/sim/metrics.json" && ok || bad "the veh
 [ "$(grep -c '"type": "replan"' "$tmp/out/sim_blocked/events.jsonl")" -ge 2 ] && ok ||
     bad "fewer than 2 re-plans around the blocked scenario's obstacles"
 grep -q '"collision"' "$tmp/out/sim_blocked/events.jsonl" && bad "a collision in the blocked scenario" || ok
-grep -q "^## Routes" "$tmp/out/report.md" && ok || bad "report without its route section"
+grep -q "^## Recommended route: " "$tmp/out/report.md" && grep -q "^## Strategies compared" "$tmp/out/report.md" && ok ||
+    bad "report without its answer or route sections"
 
 # the same pipeline run again from nothing gives the same bytes in every
 # file but the printed reports (*.txt: they carry timings)

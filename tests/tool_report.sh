@@ -1,10 +1,13 @@
 #!/bin/sh
 # trv-report end to end on a 180 m Jacksboro run made by the pipeline
-# (krige, terrain, speed, cost, roadmap, route) plus fabricated simulator
-# output and PNGs: every section, numbers checked against the inputs and
-# against counts made by GDAL itself (gdalinfo -hist), a self-contained
-# HTML page, relative image links, byte-identical reruns, and the error
-# paths (exit 1, nothing written). Ends with "N passed, N failed".
+# (krige, terrain, speed, cost, roadmap, route, the routes map) plus
+# fabricated simulator output and PNGs: every section in the order a
+# mission planner reads (the recommended route first, provenance last),
+# numbers checked against the inputs and against counts made by GDAL itself
+# (gdalinfo -hist), a self-contained HTML page, relative links, byte-identical
+# reruns, the error paths (exit 1, nothing written), and the first screen in
+# a real browser (tests/report_browser.py; "SKIPPED: ..." without one).
+# Ends with "N passed, N failed".
 set -u
 BIN=${TRV_BIN:-bin}
 DATA=${TRV_DATADIR:-data}
@@ -36,16 +39,24 @@ gdalwarp -q -t_srs EPSG:32616 -tr 180 180 -tap -r bilinear -ot Float32 -dstnodat
     "$BIN/trv-cost" --terrain "$T" --soils "$DATA/classes/soils.csv" --rules "$DATA/fuzzy/mobility.fcl" >"$T/cost.txt" 2>/dev/null &&
     "$BIN/trv-roadmap" --terrain "$T" -o "$T/roadmap.gpkg" --seed 2 >"$T/roadmap.txt" 2>/dev/null &&
     "$BIN/trv-route" --roadmap "$T/roadmap.gpkg" --terrain "$T" --from -84.3637,36.6957 --to -84.1288,36.4834 --compare --grid \
-        -o "$T/route.geojson" --stats "$T/route_stats.csv" >"$T/route.txt" 2>/dev/null ||
+        -o "$T/route.geojson" --stats "$T/route_stats.csv" --csv "$T/route.csv" --gpx "$T/route.gpx" >"$T/route.txt" 2>/dev/null &&
+    mkdir -p "$T/png" && "$BIN/trv-render" -q "$T/cost.tif" --hillshade "$T/dem.tif" --overlay "$T/route.geojson" --legend \
+        -o "$T/png/routes.png" ||
     { echo "cannot make the run directory"; exit 1; }
-# what the simulator and the renderer would add
-mkdir -p "$T/sim" "$T/png"
-cat >"$T/sim/metrics.json" <<'EOF'
+# what the simulator and the renderer would add: the drives are matched
+# to the recommended route (MMCR) by their planned distance
+mmcr_m=$(awk -F, '$1 == "mmcr" { print $2 }' "$T/route_stats.csv")
+other_m=$(awk -v m="$mmcr_m" 'BEGIN { printf "%.1f", m + 0.5 }')
+mkdir -p "$T/sim"
+cat >"$T/sim/metrics.json" <<EOF
 {"scenario": "demo", "vehicles": [{"id": "ugv1", "distance_m": 41234.5, "time_s": 3900.25, "collisions": 0,
+ "planned_distance_m": $mmcr_m, "reached_goal": true,
  "wall_time_s": 0.731, "realtime_factor": 5335.2}], "replans": 2, "reached_goal": true, "waypoints": [1, 2, 3]}
 EOF
 mkdir -p "$T/sim_blocked"
-echo '{"scenario": "blocked", "vehicles": [{"id": "ugv1", "replans": 3}, {"id": "ugv2", "replans": 0}]}' >"$T/sim_blocked/metrics.json"
+echo '{"scenario": "blocked", "vehicles": [{"id": "ugv1", "replans": 3, "planned_distance_m": '"$mmcr_m"', "reached_goal": false,
+ "end": "time_limit", "time_s": 7200, "collisions": 1}, {"id": "ugv2", "replans": 0, "planned_distance_m": '"$other_m"'}]}' \
+    >"$T/sim_blocked/metrics.json"
 printf '%s\n' '{"t": 0.0, "type": "start", "vehicle": "ugv1"}' '{"t": 12.5, "type": "replan"}' \
     '{"t": 40.0, "type": "replan"}' '{"t": 3900.25, "type": "goal"}' >"$T/sim/events.jsonl"
 gdal_translate -q -of PNG "$T/class.tif" "$T/png/class.png" && gdal_translate -q -of PNG "$T/gonogo.tif" "$T/png/gonogo.png" ||
@@ -56,11 +67,88 @@ rm -f "$T"/png/*.aux.xml
 if "$BIN/trv-report" "$T" -o "$T/report.md" --html "$T/report.html" >"$tmp/out" 2>"$tmp/err"; then ok; else bad "trv-report: $(cat "$tmp/err")"; fi
 R=$T/report.md
 H=$T/report.html
-for s in "# Mission report: run" "## Inputs and provenance" "## Terrain" "## Kriging: variogram and cross-validation" \
-    "## Vehicle and terramechanics" "## Mobility classes and GO/NOGO" "## Routes" "## Simulation" "## Maps"; do
-    grep -qxF "$s" "$R" && ok || bad "no section '$s'"
+# every section, in this order: the answer first, provenance last
+last=0
+for s in "# Mission report: run" "## Recommended route: MMCR" "### What limits it" "## Strategies compared" \
+    "## Simulation" "## Maps" "## Method details" "### Terrain" "### Kriging: variogram and cross-validation" \
+    "### Vehicle and terramechanics" "### Mobility classes and GO/NOGO" "## Inputs and provenance"; do
+    at=$(grep -nxF "$s" "$R" | head -1 | cut -d: -f1)
+    [ -n "$at" ] && [ "$at" -gt "$last" ] && ok || bad "section '$s' absent or out of order (line ${at:-none}, after $last)"
+    last=${at:-$last}
 done
 grep -q "wrote '$R' and '$H'" "$tmp/out" && ok || bad "tool output: $(cat "$tmp/out")"
+
+# the answer: MMCR, its figures from route_stats.csv, what route.csv and
+# the vehicle file say along it, computed here again from those files
+stat() { awk -F, -v r="$1" -v col="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    $1 == r { print $c[col] }' "$T/route_stats.csv"; }
+grep -qF 'Recommended: **MMCR**, because it is the method'"'"'s answer' "$R" && ok || bad "the recommendation and its reason"
+section() { sed -n "/^## $1/,/^## $2/p" "$R"; }
+section "Recommended route" "Strategies compared" >"$tmp/answer"
+km=$(awk -v d="$(stat mmcr distance_m)" 'BEGIN { printf "%.2f", d / 1000 }')
+grep -qxF "| distance | $km km |" "$tmp/answer" && ok || bad "distance $km km: $(grep '^| distance' "$tmp/answer")"
+th=$(stat mmcr time_h)
+tmin=$(awk -v t="$th" 'BEGIN { printf "%.1f", t * 60 }')
+grep -qxF "| travel time | $tmin min ($(printf '%.3f' "$th") h) at the attainable speed |" "$tmp/answer" && ok ||
+    bad "travel time $tmin min: $(grep '^| travel time' "$tmp/answer")"
+grep -qxF "| NOGO exposure | $(stat mmcr nogo_samples) samples on NOGO cells |" "$tmp/answer" && ok || bad "NOGO exposure"
+limit=$(awk -F' *= *' '$1 == "max_pitch_deg" { p = $2 } $1 == "max_roll_deg" { r = $2 }
+    END { printf "%.1f", p < r ? p : r }' "$DATA/vehicles/truck_6x6.ini")
+top=$(awk -F' *= *' '$1 == "top_speed_kmh" { print $2 + 0 }' "$DATA/vehicles/truck_6x6.ini")
+grep -qxF "| max slope | $(stat mmcr max_slope_deg)° (vehicle limit $limit°) |" "$tmp/answer" && ok ||
+    bad "max slope and the vehicle's limit $limit: $(grep '^| max slope' "$tmp/answer")"
+# against the fastest route
+awk -v d1="$(stat mmcr distance_m)" -v d0="$(stat time distance_m)" -v t1="$th" -v t0="$(stat time time_h)" \
+    -v c1="$(stat mmcr mean_cost)" -v c0="$(stat time mean_cost)" 'BEGIN {
+    printf "Against the fastest route (least time): %+.2f km, %+.1f min, mean mobility cost %.3f instead of %.3f (%+.0f %%).",
+        (d1 - d0) / 1000, (t1 - t0) * 60, c1, c0, 100 * (c1 / c0 - 1) }' >"$tmp/vs"
+grep -qF -- "$(cat "$tmp/vs")" "$tmp/answer" && ok || bad "against the fastest: want '$(cat "$tmp/vs")'"
+# along the route: each vertex of route.csv stands for half of each segment beside it
+names=$(gdalinfo "$T/class.tif" | sed -n 's/^ *\([0-9][0-9]*\): \([A-Za-z][A-Za-z -]*\)$/\1=\2/p' | tr '\n' ';')
+awk -F, -v top="$top" -v names="$names" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+$c["route"] == "mmcr" { n++; d[n] = $c["cum_dist_m"]; t[n] = $c["cum_time_s"]; v[n] = $c["speed"]; k[n] = $c["class"]
+    s[n] = $c["slope"]; if (n == 1 || $c["cost"] > mc) mc = $c["cost"] }
+END {
+    split(names, kv, ";"); for (i in kv) if (split(kv[i], p, "=") == 2) name[p[1]] = p[2]
+    for (i = 1; i <= n; i++) {
+        a = i > 1 ? i - 1 : 1; b = i < n ? i + 1 : n
+        L[k[i]] += (d[b] - d[a]) / 2; T[k[i]] += (t[b] - t[a]) / 2
+        if (v[i] >= top - 0.005) fast += (d[b] - d[a]) / 2
+    }
+    len = d[n] - d[1]
+    printf "mobility cost|mean %.3f, max %.3f\n", '"$(stat mmcr mean_cost)"', mc
+    out = ""
+    for (cl = 255; cl >= 0; cl--) if (L[cl] > 0) {
+        out = out (out == "" ? "" : ", ") sprintf("%s %.1f %%", name[cl], 100 * L[cl] / len)
+        printf "class row|| %d | %s | %.2f | %.1f %% | %.1f |\n", cl, name[cl], L[cl] / 1000, 100 * L[cl] / len, T[cl] / 60
+    }
+    printf "length by class|%s\n", out
+    printf "at top speed|%.1f %% of the length (%.0f km/h)\n", 100 * fast / len, top
+    best = -1; j = 1
+    for (i = 1; i <= n; i++) {
+        while (j <= n && d[j] - d[i] < 1000) j++
+        if (j > n) break
+        kmh = t[j] > t[i] ? 3.6 * (d[j] - d[i]) / (t[j] - t[i]) : 1e300
+        if (best < 0 || kmh < best) { best = kmh; bi = i; bj = j }
+    }
+    printf "slowest km|km %.1f to %.1f: %.1f km/h\n", d[bi] / 1000, d[bj] / 1000, best
+}' "$T/route.csv" >"$tmp/along"
+[ "$(wc -l <"$tmp/along")" -ge 5 ] && ok || bad "route.csv has no mmcr vertices: $(cat "$tmp/along")"
+while IFS='|' read -r key want; do
+    case $key in
+    "class row") grep -qxF "$want" "$tmp/answer" && ok || bad "class along the route: want '$want'" ;;
+    *) grep -qxF "| $key | $want |" "$tmp/answer" && ok || bad "$key: want '$want', got '$(grep "^| $key |" "$tmp/answer")'" ;;
+    esac
+done <"$tmp/along"
+# the drives: sim's vehicle planned MMCR; in sim_blocked ugv1 did, ugv2 (0.5 m longer) did not
+grep -qxF '| simulated drive | `sim`: reached the goal in 65.0 min; `sim_blocked`: stopped (time_limit) after 120.0 min, 3 re-plans, 1 collision |' \
+    "$tmp/answer" && ok || bad "simulated drives: $(grep '^| simulated drive' "$tmp/answer")"
+for f in route.gpx route.geojson route.csv; do
+    grep -qF -- "- [$f]($f): " "$tmp/answer" && ok || bad "no link to $f"
+    grep -qF "<li><a href=\"$f\">$f</a>: " "$H" && ok || bad "no HTML link to $f"
+done
+grep -qF -- "- Slope: the steepest point is $(stat mmcr max_slope_deg)°" "$tmp/answer" && ok || bad "the slope limit"
+grep -qF '](png/routes.png)' "$tmp/answer" && ok || bad "the routes map in the answer"
 
 # provenance: sources, every layer's tool, the seed, the commands
 grep -qF '| elevation | `'"$tmp/dem180.tif"'` | EPSG:32616 |' "$R" && ok || bad "the DEM source"
@@ -139,20 +227,25 @@ grep -q '^| reached_goal | true |$' "$R" && ok || bad "boolean metric"
 grep -q 'Events (`sim/events.jsonl`): 4.' "$R" && ok || bad "event count"
 grep -q '^| replan | 2 |$' "$R" && ok || bad "events by type"
 
-# maps: the two PNGs linked, the others said absent
+# maps: the two PNGs linked, the routes map said to be at the top (once), the others said absent
 grep -qF '](png/class.png)' "$R" && ok || bad "class.png link"
 grep -qF '](png/gonogo.png)' "$R" && ok || bad "gonogo.png link"
-grep -qF 'Absent: `png/dem.png`, `png/slope.png`, `png/speed.png`, `png/cost.png`, `png/routes.png`, `png/sim.png`, `png/sim_replan.png`.' "$R" && ok ||
+[ "$(grep -c '](png/routes.png)' "$R")" = 1 ] && grep -qxF 'The routes by strategy (`png/routes.png`) are the map at the top.' "$R" && ok ||
+    bad "routes.png shown once, at the top"
+grep -qF 'Absent: `png/dem.png`, `png/slope.png`, `png/speed.png`, `png/cost.png`, `png/sim.png`, `png/sim_replan.png`.' "$R" && ok ||
     bad "absent maps: $(grep '^Absent: `png' "$R")"
 
 # HTML: self-contained, the same numbers, images embedded
 grep -qi 'http:\|https:\|<link\|<script' "$H" && bad "the HTML refers to something outside itself" || ok
 [ "$(grep -o 'src="[^"]*"' "$H" | grep -vc '^src="data:image/png;base64,')" = 0 ] && ok || bad "a src= that is not data:"
-[ "$(grep -o 'src="data:image/png;base64,' "$H" | wc -l)" = 2 ] && ok || bad "2 embedded images"
-b64=$(base64 -w0 "$T/png/class.png")
-grep -qF "$b64" "$H" && ok || bad "class.png not embedded byte for byte"
+[ "$(grep -o 'src="data:image/png;base64,' "$H" | wc -l)" = 3 ] && ok || bad "3 embedded images"
+for png in class routes; do
+    base64 -w0 "$T/png/$png.png" >"$tmp/b64" && grep -qFf "$tmp/b64" "$H" && ok || bad "$png.png not embedded byte for byte"
+done
+grep -q '<figure id="map"><img alt="The routes over the mobility cost' "$H" && ok || bad "the map of the answer"
+grep -q '<table id="summary">' "$H" && grep -q '<h2 id="provenance">' "$H" && ok || bad "the ids the browser check finds"
 grep -q "<td class=\"r\">$n0</td>" "$H" && ok || bad "HTML class 0 count"
-grep -q '<h2>Routes</h2>' "$H" && ok || bad "HTML headings"
+grep -q '<h2>Strategies compared</h2>' "$H" && ok || bad "HTML headings"
 /usr/bin/python3 -c "
 import sys, html.parser
 class P(html.parser.HTMLParser):
@@ -170,13 +263,26 @@ cp "$H" "$tmp/r1.html"
 "$BIN/trv-report" -q "$T" -o "$R" --html "$H" && cmp -s "$R" "$tmp/r1.md" && cmp -s "$H" "$tmp/r1.html" && ok || bad "a rerun gave other bytes"
 # a report elsewhere links back to the run's PNGs
 mkdir -p "$tmp/else"
-"$BIN/trv-report" -q "$T" -o "$tmp/else/r.md" && grep -qF '](../run/png/class.png)' "$tmp/else/r.md" && ok || bad "relative link from elsewhere"
+"$BIN/trv-report" -q "$T" -o "$tmp/else/r.md" --html "$tmp/else/sub/r.html" && grep -qF '](../run/png/class.png)' "$tmp/else/r.md" &&
+    grep -qF -- '- [route.csv](../run/route.csv): ' "$tmp/else/r.md" && grep -qF '<a href="../../run/route.csv">' "$tmp/else/sub/r.html" &&
+    ok || bad "relative links from elsewhere"
 # Markdown alone; absent optional inputs are reported, not errors
 mkdir -p "$tmp/min"
 cp "$T/route_stats.csv" "$T/class.tif" "$T/gonogo.tif" "$T/dem.tif" "$T/slope.tif" "$tmp/min/"
 "$BIN/trv-report" -q "$tmp/min" -o "$tmp/min/report.md" && ok || bad "minimal directory"
 grep -q 'Absent: `krige.txt` is not in the run directory' "$tmp/min/report.md" && ok || bad "absent kriging said"
 grep -q 'Absent: no `sim\*/metrics.json`' "$tmp/min/report.md" && ok || bad "absent simulation said"
+grep -qxF '| simulated drive | not simulated in this run |' "$tmp/min/report.md" && ok || bad "no drive in the answer"
+grep -qF 'the vehicle'"'"'s limit is not known here (`speed.tif` records no vehicle file)' "$tmp/min/report.md" && ok || bad "no vehicle said"
+grep -qF 'The route'"'"'s vertices (`route.csv`) are absent' "$tmp/min/report.md" && ok || bad "no route.csv said"
+grep -qxF 'Absent: `png/routes.png` (the map of the routes).' "$tmp/min/report.md" && ok || bad "no routes map said"
+# without an MMCR route, the first roadmap route is the answer, and says why
+mkdir -p "$tmp/nommcr"
+cp "$tmp/min/"*.tif "$tmp/nommcr/" && grep -v '^mmcr,' "$T/route_stats.csv" >"$tmp/nommcr/route_stats.csv"
+first=$(sed -n '2s/,.*//p' "$tmp/nommcr/route_stats.csv")
+"$BIN/trv-report" -q "$tmp/nommcr" -o "$tmp/nommcr/report.md" && grep -q "^## Recommended route: " "$tmp/nommcr/report.md" &&
+    grep -qF "(\`$first\`), because this run planned no MMCR route" "$tmp/nommcr/report.md" && ok ||
+    bad "the answer without MMCR: $(grep -m1 '^Recommended' "$tmp/nommcr/report.md")"
 [ ! -e "$tmp/min/report.html" ] && ok || bad "HTML without --html"
 
 # ---- errors: exit 1 and nothing written ----
@@ -197,6 +303,9 @@ expect 1 "distance_m" -- "$BIN/trv-report" "$tmp/e" -o "$tmp/x.md"
 mk
 echo "not a raster" >"$tmp/e/gonogo.tif"
 expect 1 "cannot open '$tmp/e/gonogo.tif'" -- "$BIN/trv-report" "$tmp/e" -o "$tmp/x.md" --html "$tmp/x.html"
+mk
+sed '3s/,[0-9.]*$/,x/' "$T/route.csv" >"$tmp/e/route.csv"
+expect 1 "$tmp/e/route.csv:" -- "$BIN/trv-report" "$tmp/e" -o "$tmp/x.md" --html "$tmp/x.html"
 mk
 head -c 2000 "$T/slope.tif" >"$tmp/e/slope.tif"
 expect 1 "slope.tif" -- "$BIN/trv-report" "$tmp/e" -o "$tmp/x.md"
@@ -224,6 +333,25 @@ expect 2 "" -- "$BIN/trv-report" "$T"
 expect 2 "" -- "$BIN/trv-report" -o "$tmp/x.md"
 expect 2 "" -- "$BIN/trv-report" "$T" "$T" -o "$tmp/x.md"
 "$BIN/trv-report" --help | grep -q 'Required in DIR: route_stats.csv' && ok || bad "--help names the required inputs"
+
+# ---- the first screen in a real browser: the map and the summary, provenance below the fold ----
+here=$(cd "$(dirname "$0")" && pwd)
+/usr/bin/python3 "$here/report_browser.py" "$H" "$tmp/first_screen.png" 1366x768 >"$tmp/browser" 2>&1
+brc=$?
+cat "$tmp/browser"
+if [ "$brc" = 77 ]; then
+    : # SKIPPED: said by the script; counted neither way
+elif [ "$brc" = 0 ] || [ "$brc" = 1 ]; then
+    pass=$((pass + $(sed -n 's/^browser: \([0-9]*\) passed.*/\1/p' "$tmp/browser")))
+    fail=$((fail + $(sed -n 's/^browser: [0-9]* passed, \([0-9]*\) failed$/\1/p' "$tmp/browser")))
+    # the screenshot is a 1366 x 768 picture, not a blank page: GDAL reads it, the shades vary
+    gdalinfo -stats "$tmp/first_screen.png" >"$tmp/shot.txt" 2>&1
+    grep -q '^Size is 1366, 768' "$tmp/shot.txt" && ok || bad "screenshot size: $(grep '^Size' "$tmp/shot.txt")"
+    sd=$(sed -n 's/.*STATISTICS_STDDEV=//p' "$tmp/shot.txt" | head -1)
+    awk -v s="${sd:-0}" 'BEGIN { exit !(s > 20) }' && ok || bad "the screenshot looks blank (band 1 standard deviation ${sd:-none})"
+else
+    bad "the browser check did not run (exit $brc)"
+fi
 
 echo "tool_report: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -11,7 +11,7 @@ int main(int argc, char **argv)
     const char *out = NULL, *html = NULL;
     const trv_opt opts[] = {
         {"output", 'o', TRV_ARG_STRING, &out, "REPORT.md", "the Markdown report (images linked relative to it)"},
-        {"html", 0, TRV_ARG_STRING, &html, "REPORT.html", "also a self-contained HTML page (images embedded)"},
+        {"html", 0, TRV_ARG_STRING, &html, "REPORT.html", "also a self-contained HTML page (images embedded, the route files linked relative to it)"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
     static const char *const required[] = {"output", NULL};
@@ -20,12 +20,18 @@ int main(int argc, char **argv)
         .usage = "DIR -o DIR/report.md [--html DIR/report.html] [-q]",
         .summary =
             "Mission report of a run directory, as GitHub-flavoured Markdown and, with --html, one self-contained\n"
-            "HTML page (images as data: URIs, no external resource), both built from the same data: the inputs\n"
-            "and their provenance (the TRV_TOOL, TRV_ARGS, TRV_SEED metadata of every layer), the terrain, the\n"
-            "variogram and the kriging cross-validation (krige.txt, variogram.csv), the vehicle, MI/VCI and the\n"
-            "per-soil table (speed.txt, speed_report.csv), the class and GO/NOGO fractions counted in class.tif\n"
-            "and gonogo.tif, the routes (route_stats.csv, route.txt), the simulation (sim/metrics.json,\n"
-            "sim/events.jsonl) and the maps png/{dem,slope,speed,gonogo,cost,class,routes,sim}.png.\n"
+            "HTML page (images as data: URIs, no external resource), both built from the same data. In the order a\n"
+            "mission planner reads: first the answer, the recommended route (MMCR, the method's answer; without\n"
+            "one, the first roadmap route) on the routes map (png/routes.png) beside its distance, travel time,\n"
+            "cost, NOGO exposure and maximum slope (route_stats.csv), its length by mobility class, share at top\n"
+            "speed and slowest kilometre (route.csv, the vehicle file speed.tif names), the simulated drives of it\n"
+            "(sim*/metrics.json, matched by planned distance), what limits it, and relative links to route.gpx,\n"
+            "route.geojson and route.csv. Then the strategies compared (route_stats.csv, route.txt), the\n"
+            "simulation (sim*/metrics.json, events.jsonl), the maps png/{dem,slope,speed,gonogo,cost,class,sim}.png;\n"
+            "then the method: terrain, variogram and kriging cross-validation (krige.txt, variogram.csv), vehicle,\n"
+            "MI/VCI and the per-soil table (speed.txt, speed_report.csv), the class and GO/NOGO fractions counted\n"
+            "in class.tif and gonogo.tif; last the inputs and their provenance (the TRV_TOOL, TRV_ARGS, TRV_SEED\n"
+            "metadata of every layer).\n"
             "Required in DIR: route_stats.csv, class.tif, gonogo.tif, dem.tif, slope.tif; every other input\n"
             "is reported as absent when missing. A missing required input, or any input that is present but\n"
             "unreadable or corrupt, is an error (exit 1) and nothing is written. No dates: the same DIR gives\n"

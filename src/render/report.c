@@ -11,6 +11,7 @@
 #include "geo/geo.h"
 #include "render/project.h"
 #include "render/project_priv.h"
+#include "terramech/terramech.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -31,17 +32,22 @@
 
 /* ---- the document ---------------------------------------------------------- */
 
-typedef enum btype { B_HEADING, B_PARA, B_TABLE, B_IMAGE, B_LIST } btype;
+/* B_LINK: a link to a file of the run (consecutive ones make one list);
+ * B_OPEN, B_CLOSE: an HTML <div class="text"> around the blocks between
+ * them (layout only: Markdown has nothing for them). */
+typedef enum btype { B_HEADING, B_PARA, B_TABLE, B_IMAGE, B_LIST, B_LINK, B_OPEN, B_CLOSE } btype;
 
 typedef struct block {
     btype type;
     int level;              /* heading level */
-    char *text;             /* heading, paragraph, image caption */
+    char *text;             /* heading, paragraph, image caption, link description, div class */
+    char *id;               /* HTML id attribute, or NULL */
     int ncols, nrows;       /* table: nrows data rows after the header */
     char **cells;           /* (nrows + 1) * ncols; list: nrows items in cells */
     char *align;            /* table: 'l' or 'r' per column */
-    char *img_path;         /* image: the file (for HTML) */
-    char *img_link;         /* image: the Markdown link */
+    char *img_path;         /* image: the file (for HTML); link: the label */
+    char *img_link;         /* image, link: the Markdown link */
+    char *html_link;        /* link: the HTML link */
 } block;
 
 typedef struct doc {
@@ -183,6 +189,16 @@ __attribute__((format(printf, 2, 3))) static void doc_li(doc *d, const char *f, 
 
 static void doc_end_list(doc *d) { doc_add(d, B_PARA); } /* an empty paragraph separates lists */
 
+/* An HTML <div class="cls"> around the blocks up to doc_div_end. */
+static void doc_div(doc *d, const char *cls)
+{
+    block *b = doc_add(d, B_OPEN);
+    if (b)
+        d->oom |= !(b->text = strdup(cls));
+}
+
+static void doc_div_end(doc *d) { doc_add(d, B_CLOSE); }
+
 static void doc_clear(doc *d)
 {
     for (int i = 0; i < d->n; i++) {
@@ -197,6 +213,8 @@ static void doc_clear(doc *d)
         free(b->align);
         free(b->img_path);
         free(b->img_link);
+        free(b->html_link);
+        free(b->id);
     }
     free(d->b);
     memset(d, 0, sizeof *d);
@@ -214,6 +232,26 @@ static void md_text(FILE *f, const char *s, int in_table)
         else
             fputc(*s, f);
     }
+}
+
+static void md_table(FILE *f, const block *b)
+{
+    for (int r = 0; r <= b->nrows; r++) {
+        fputc('|', f);
+        for (int c = 0; c < b->ncols; c++) {
+            fputc(' ', f);
+            md_text(f, b->cells[(size_t)r * (size_t)b->ncols + (size_t)c], 1);
+            fputs(" |", f);
+        }
+        fputc('\n', f);
+        if (r == 0) {
+            fputc('|', f);
+            for (int c = 0; c < b->ncols; c++)
+                fputs(b->align[c] == 'r' ? " ---: |" : " --- |", f);
+            fputc('\n', f);
+        }
+    }
+    fputc('\n', f);
 }
 
 static void write_md(FILE *f, const doc *d)
@@ -243,29 +281,20 @@ static void write_md(FILE *f, const doc *d)
             fputc('\n', f);
             break;
         case B_TABLE:
-            for (int r = 0; r <= b->nrows; r++) {
-                fputc('|', f);
-                for (int c = 0; c < b->ncols; c++) {
-                    fputc(' ', f);
-                    md_text(f, b->cells[(size_t)r * (size_t)b->ncols + (size_t)c], 1);
-                    fputs(" |", f);
-                }
-                fputc('\n', f);
-                if (r == 0) {
-                    fputc('|', f);
-                    for (int c = 0; c < b->ncols; c++)
-                        fputs(b->align[c] == 'r' ? " ---: |" : " --- |", f);
-                    fputc('\n', f);
-                }
-            }
-            fputc('\n', f);
+            md_table(f, b);
             break;
         case B_IMAGE:
             fputs("![", f);
             md_text(f, b->text, 1);
-            fputs("](", f);
-            fputs(b->img_link, f);
-            fputs(")\n\n", f);
+            fprintf(f, "](%s)\n\n", b->img_link);
+            break;
+        case B_LINK:
+            fprintf(f, "- [%s](%s): ", b->img_path, b->img_link);
+            md_text(f, b->text, 0);
+            fputs(i + 1 < d->n && d->b[i + 1].type == B_LINK ? "\n" : "\n\n", f);
+            break;
+        case B_OPEN:
+        case B_CLOSE:
             break;
         }
     }
@@ -318,83 +347,146 @@ static void base64(FILE *f, const unsigned char *p, size_t n)
 }
 
 static const char CSS[] =
-    "body{font-family:-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;max-width:60em;margin:2em auto;"
-    "padding:0 1em;color:#222;line-height:1.45}\n"
-    "h1{border-bottom:2px solid #1a9850;padding-bottom:.2em}h2{border-bottom:1px solid #ddd;padding-bottom:.15em;"
-    "margin-top:1.6em}\n"
+    "body{font-family:-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;max-width:70em;margin:1.2em auto;"
+    "padding:0 1em;color:#222;line-height:1.45;overflow-wrap:anywhere}\n"
+    "h1{border-bottom:2px solid #1a9850;padding-bottom:.2em;margin:.2em 0 .4em}h2{border-bottom:1px solid #ddd;"
+    "padding-bottom:.15em;margin-top:1.6em}h2#answer{margin-top:.4em}\n"
     "table{border-collapse:collapse;margin:.6em 0 1.2em;font-size:.92em}th,td{border:1px solid #ccc;"
     "padding:.25em .6em}th{background:#f0f3f0}tr:nth-child(even) td{background:#fafafa}td.r,th.r{text-align:right}\n"
     "code{background:#f3f3f3;padding:0 .25em;border-radius:3px;font-size:.92em}\n"
-    "figure{margin:1em 0}figure img{max-width:100%;border:1px solid #ccc}figcaption{color:#555;font-size:.9em}\n";
+    "figure{margin:1em 0}figure img{max-width:100%;border:1px solid #ccc}figcaption{color:#555;font-size:.9em}\n"
+    /* the answer: the map beside the summary, stacked on narrow screens */
+    ".answer{display:flex;flex-wrap:wrap;gap:0 1.2em;align-items:flex-start}"
+    ".answer figure{flex:3 1 28em;margin:0}.answer figure img{max-height:80vh}"
+    ".answer .facts{flex:2 1 22em}.answer table{margin-top:0;width:100%}.answer td:first-child{white-space:nowrap}"
+    ".answer p,.answer ul{margin:.3em 0}\n";
+
+static void html_open(FILE *f, const char *tag, const block *b)
+{
+    fprintf(f, "<%s", tag);
+    if (b->id) {
+        fputs(" id=\"", f);
+        rnd_prj_xml_escape(f, b->id);
+        fputc('"', f);
+    }
+    fputc('>', f);
+}
+
+static void html_table(FILE *f, const block *b)
+{
+    html_open(f, "table", b);
+    fputc('\n', f);
+    for (int r = 0; r <= b->nrows; r++) {
+        fputs(r ? "<tr>" : "<thead><tr>", f);
+        for (int c = 0; c < b->ncols; c++) {
+            const char *tag = r ? "td" : "th";
+            fprintf(f, b->align[c] == 'r' ? "<%s class=\"r\">" : "<%s>", tag);
+            html_text(f, b->cells[(size_t)r * (size_t)b->ncols + (size_t)c]);
+            fprintf(f, "</%s>", tag);
+        }
+        fputs(r ? "</tr>\n" : "</tr></thead>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
+static trv_status html_image(trv_ctx *ctx, FILE *f, const block *b)
+{
+    size_t n = 0;
+    char *png = rnd_prj_read_file(b->img_path, &n);
+    if (!png)
+        return trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", b->img_path, strerror(errno));
+    html_open(f, "figure", b);
+    fputs("<img alt=\"", f);
+    rnd_prj_xml_escape(f, b->text);
+    fputs("\" src=\"data:image/png;base64,", f);
+    base64(f, (const unsigned char *)png, n);
+    fputs("\"><figcaption>", f);
+    html_text(f, b->text);
+    fputs("</figcaption></figure>\n", f);
+    free(png);
+    return TRV_OK;
+}
+
+/* Headings, paragraphs, lists, links and divs; tables and images apart. */
+static void html_block(FILE *f, const doc *d, int i)
+{
+    const block *b = &d->b[i];
+    char tag[4];
+    switch (b->type) {
+    case B_HEADING:
+        sfmt(tag, sizeof tag, "h%d", b->level);
+        html_open(f, tag, b);
+        html_text(f, b->text);
+        fprintf(f, "</%s>\n", tag);
+        break;
+    case B_PARA:
+        if (b->text && *b->text) {
+            html_open(f, "p", b);
+            html_text(f, b->text);
+            fputs("</p>\n", f);
+        }
+        break;
+    case B_LIST:
+        fputs("<ul>\n", f);
+        for (int k = 0; k < b->nrows; k++) {
+            fputs("<li>", f);
+            html_text(f, b->cells[k]);
+            fputs("</li>\n", f);
+        }
+        fputs("</ul>\n", f);
+        break;
+    case B_LINK:
+        if (!i || d->b[i - 1].type != B_LINK)
+            fputs("<ul class=\"files\">\n", f);
+        fputs("<li><a href=\"", f);
+        rnd_prj_xml_escape(f, b->html_link);
+        fputs("\">", f);
+        rnd_prj_xml_escape(f, b->img_path);
+        fputs("</a>: ", f);
+        html_text(f, b->text);
+        fputs("</li>\n", f);
+        if (i + 1 == d->n || d->b[i + 1].type != B_LINK)
+            fputs("</ul>\n", f);
+        break;
+    case B_OPEN:
+        fputs("<div class=\"", f);
+        rnd_prj_xml_escape(f, b->text);
+        fputs("\">\n", f);
+        break;
+    case B_CLOSE:
+        fputs("</div>\n", f);
+        break;
+    default:
+        break;
+    }
+}
 
 static trv_status write_html(trv_ctx *ctx, FILE *f, const doc *d)
 {
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", f);
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", f);
     html_text(f, d->n && d->b[0].type == B_HEADING ? d->b[0].text : "report");
     fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", CSS);
-    for (int i = 0; i < d->n; i++) {
-        const block *b = &d->b[i];
-        switch (b->type) {
-        case B_HEADING:
-            fprintf(f, "<h%d>", b->level);
-            html_text(f, b->text);
-            fprintf(f, "</h%d>\n", b->level);
-            break;
-        case B_PARA:
-            if (b->text && *b->text) {
-                fputs("<p>", f);
-                html_text(f, b->text);
-                fputs("</p>\n", f);
-            }
-            break;
-        case B_LIST:
-            fputs("<ul>\n", f);
-            for (int k = 0; k < b->nrows; k++) {
-                fputs("<li>", f);
-                html_text(f, b->cells[k]);
-                fputs("</li>\n", f);
-            }
-            fputs("</ul>\n", f);
-            break;
-        case B_TABLE:
-            fputs("<table>\n", f);
-            for (int r = 0; r <= b->nrows; r++) {
-                fputs(r ? "<tr>" : "<thead><tr>", f);
-                for (int c = 0; c < b->ncols; c++) {
-                    const char *tag = r ? "td" : "th";
-                    fprintf(f, b->align[c] == 'r' ? "<%s class=\"r\">" : "<%s>", tag);
-                    html_text(f, b->cells[(size_t)r * (size_t)b->ncols + (size_t)c]);
-                    fprintf(f, "</%s>", tag);
-                }
-                fputs(r ? "</tr>\n" : "</tr></thead>\n", f);
-            }
-            fputs("</table>\n", f);
-            break;
-        case B_IMAGE: {
-            size_t n = 0;
-            char *png = rnd_prj_read_file(b->img_path, &n);
-            if (!png)
-                return trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", b->img_path, strerror(errno));
-            fputs("<figure><img alt=\"", f);
-            rnd_prj_xml_escape(f, b->text);
-            fputs("\" src=\"data:image/png;base64,", f);
-            base64(f, (const unsigned char *)png, n);
-            fputs("\"><figcaption>", f);
-            html_text(f, b->text);
-            fputs("</figcaption></figure>\n", f);
-            free(png);
-            break;
-        }
-        }
+    trv_status st = TRV_OK;
+    for (int i = 0; i < d->n && !st; i++) {
+        if (d->b[i].type == B_TABLE)
+            html_table(f, &d->b[i]);
+        else if (d->b[i].type == B_IMAGE)
+            st = html_image(ctx, f, &d->b[i]);
+        else
+            html_block(f, d, i);
     }
     fputs("</body>\n</html>\n", f);
-    return TRV_OK;
+    return st;
 }
 
 /* ---- reading the run ---------------------------------------------------------- */
 
 typedef struct run {
     const char *dir;
+    char absdir[PATH_MAX];  /* dir, absolute and canonical */
+    const char *md_dir;     /* the reports' directories (absolute), or NULL */
+    const char *html_dir;
     char path[PATH_MAX];    /* scratch: the last path made by P() */
 } run;
 
@@ -402,6 +494,27 @@ static const char *P(run *r, const char *name)
 {
     sfmt(r->path, sizeof r->path, "%s/%s", r->dir, name);
     return r->path;
+}
+
+/* The link from a report in directory from (absolute; NULL: the run
+ * directory itself) to the run's file rel, bytes other than letters,
+ * digits, "-._~/" percent-encoded; malloc'ed. */
+static char *run_link(const run *r, const char *from, const char *rel)
+{
+    char reldir[PATH_MAX] = ".", link[2 * PATH_MAX];
+    if (from)
+        rnd_prj_relpath(from, r->absdir, reldir, sizeof reldir);
+    sfmt(link, sizeof link, "%s%s%s", strcmp(reldir, ".") ? reldir : "", strcmp(reldir, ".") ? "/" : "", rel);
+    char *out = malloc(3 * strlen(link) + 1), *o = out;
+    for (const unsigned char *c = (const unsigned char *)link; out && *c; c++) {
+        if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || strchr("-._~/", *c))
+            *o++ = (char)*c;
+        else
+            o += sprintf(o, "%%%02X", *c);
+    }
+    if (o)
+        *o = '\0';
+    return out;
 }
 
 static int is_png(const char *path)
@@ -493,6 +606,12 @@ static const char *const PRODUCTS[] = {"dem_kriged.tif", "dem_std.tif", "dem.tif
 static trv_status sec_inputs(trv_ctx *ctx, doc *d, run *r)
 {
     doc_h(d, 2, "Inputs and provenance");
+    if (!d->oom)
+        d->oom |= !(d->b[d->n - 1].id = strdup("provenance"));
+    doc_p(d, "Made by `trv-report` (traverse %s) from the files of the run directory `%s`: the terrain model, "
+             "terramechanics, fuzzy mobility cost, routes and, when present, the simulation. Sections whose "
+             "inputs are missing say so.",
+          TRV_VERSION, r->dir);
     /* the sources, as the stages recorded them */
     char dem_in[PATH_MAX] = "", soil[PATH_MAX] = "", landuse[PATH_MAX] = "", vehicle[PATH_MAX] = "",
                           rules[PATH_MAX] = "", soils[PATH_MAX] = "", lu_classes[PATH_MAX] = "";
@@ -645,7 +764,7 @@ static trv_status float_stats(trv_ctx *ctx, const char *path, fstats *s)
 
 static trv_status sec_terrain(trv_ctx *ctx, doc *d, run *r)
 {
-    doc_h(d, 2, "Terrain");
+    doc_h(d, 3, "Terrain");
     fstats dem, slope;
     trv_status st = float_stats(ctx, P(r, "dem.tif"), &dem);
     if (!st)
@@ -670,7 +789,7 @@ static trv_status sec_terrain(trv_ctx *ctx, doc *d, run *r)
 
 static trv_status sec_kriging(trv_ctx *ctx, doc *d, run *r)
 {
-    doc_h(d, 2, "Kriging: variogram and cross-validation");
+    doc_h(d, 3, "Kriging: variogram and cross-validation");
     if (!rnd_prj_exists(P(r, "krige.txt"))) {
         doc_p(d, "Absent: `krige.txt` is not in the run directory (the DEM was not refined by `trv-krige` here).");
         return TRV_OK;
@@ -754,7 +873,7 @@ static trv_status sec_kriging(trv_ctx *ctx, doc *d, run *r)
 
 static trv_status sec_vehicle(trv_ctx *ctx, doc *d, run *r)
 {
-    doc_h(d, 2, "Vehicle and terramechanics");
+    doc_h(d, 3, "Vehicle and terramechanics");
     if (rnd_prj_exists(P(r, "speed.txt"))) {
         char *text = rnd_prj_read_file(r->path, NULL);
         if (!text)
@@ -814,6 +933,29 @@ static trv_status sec_vehicle(trv_ctx *ctx, doc *d, run *r)
     return st;
 }
 
+/* Category names of a Byte layer's band 1 ("" where none). */
+static void cat_names(GDALDatasetH ds, char names[256][64])
+{
+    /* GDAL's GeoTIFF driver reads the .aux.xml sidecar, where the names may
+     * be, only once something asks for the georeferencing */
+    double gt[6];
+    GDALGetGeoTransform(ds, gt);
+    char **cat = GDALGetRasterCategoryNames(GDALGetRasterBand(ds, 1));
+    for (int c = 0; c < 256; c++)
+        sfmt(names[c], 64, "%s", cat && c < CSLCount(cat) ? cat[c] : "");
+}
+
+static trv_status class_names(trv_ctx *ctx, const char *path, char names[256][64])
+{
+    GDALDatasetH ds;
+    trv_status st = open_raster(ctx, path, &ds);
+    if (st)
+        return st;
+    cat_names(ds, names);
+    GDALClose(ds);
+    return TRV_OK;
+}
+
 /* Counts of the codes of a Byte layer, and its category names. */
 static trv_status byte_counts(trv_ctx *ctx, const char *path, size_t count[256], char names[256][64], double *cell_km2,
                               size_t *ncells)
@@ -832,9 +974,7 @@ static trv_status byte_counts(trv_ctx *ctx, const char *path, size_t count[256],
     double gt[6] = {0, 1, 0, 0, 0, 1};
     GDALGetGeoTransform(ds, gt);
     *cell_km2 = fabs(gt[1] * gt[5]) / 1e6;
-    char **cat = GDALGetRasterCategoryNames(GDALGetRasterBand(ds, 1));
-    for (int c = 0; c < 256; c++)
-        sfmt(names[c], 64, "%s", cat && c < CSLCount(cat) ? cat[c] : "");
+    cat_names(ds, names);
     GDALClose(ds);
     if (st)
         return st;
@@ -848,7 +988,7 @@ static trv_status byte_counts(trv_ctx *ctx, const char *path, size_t count[256],
 
 static trv_status sec_classes(trv_ctx *ctx, doc *d, run *r)
 {
-    doc_h(d, 2, "Mobility classes and GO/NOGO");
+    doc_h(d, 3, "Mobility classes and GO/NOGO");
     size_t cls[256], go[256], ncls = 0, ngo = 0;
     char cls_names[256][64], go_names[256][64];
     double km2_c, km2_g;
@@ -914,87 +1054,132 @@ static trv_status sec_classes(trv_ctx *ctx, doc *d, run *r)
     return TRV_OK;
 }
 
-static trv_status sec_routes(trv_ctx *ctx, doc *d, run *r)
+/* route_stats.csv, the columns the report uses (v: nrows x RS_NC, column
+ * RS_NAME unused: the names are the CSV's cells). */
+enum { RS_NAME, RS_DIST, RS_TIME, RS_MSLOPE, RS_XSLOPE, RS_SPEED, RS_COST, RS_ELEV, RS_NOGO, RS_NC };
+
+typedef struct rstats {
+    trv_csv *csv;
+    int col[RS_NC];
+    size_t n;
+    double *v;
+} rstats;
+
+static const char *rs_name(const rstats *rs, size_t i) { return trv_csv_cell(rs->csv, i, rs->col[RS_NAME]); }
+static double rs_val(const rstats *rs, size_t i, int k) { return rs->v[i * RS_NC + (size_t)k]; }
+
+/* The row of route name, or -1. */
+static long rs_find(const rstats *rs, const char *name)
 {
-    doc_h(d, 2, "Routes");
-    trv_csv *csv = NULL;
-    trv_status st = trv_csv_read(ctx, P(r, "route_stats.csv"), &csv);
-    static const char *const COLS[] = {"route",       "distance_m", "time_h",       "mean_slope_deg", "max_slope_deg",
-                                       "mean_speed_kmh", "mean_cost", "mean_elevation_m", "nogo_samples"};
-    enum { NC = sizeof COLS / sizeof COLS[0] };
-    int col[NC];
-    for (int k = 0; k < NC && !st; k++)
-        st = trv_csv_require(ctx, csv, COLS[k], &col[k]);
-    if (!st && trv_csv_nrows(csv) == 0)
-        st = trv_error(ctx, TRV_ERR_FORMAT, "'%s' has no route", trv_csv_path(csv));
-    size_t n = st ? 0 : trv_csv_nrows(csv);
-    double *v = st ? NULL : calloc(n * NC, sizeof *v);
-    if (!st && !v)
+    for (size_t i = 0; i < rs->n; i++)
+        if (!strcmp(rs_name(rs, i), name))
+            return (long)i;
+    return -1;
+}
+
+static void rs_free(rstats *rs)
+{
+    trv_csv_free(rs->csv);
+    free(rs->v);
+    memset(rs, 0, sizeof *rs);
+}
+
+static trv_status rs_read(trv_ctx *ctx, run *r, rstats *rs)
+{
+    static const char *const COLS[RS_NC] = {"route",         "distance_m", "time_h",           "mean_slope_deg",
+                                            "max_slope_deg", "mean_speed_kmh", "mean_cost", "mean_elevation_m",
+                                            "nogo_samples"};
+    memset(rs, 0, sizeof *rs);
+    trv_status st = trv_csv_read(ctx, P(r, "route_stats.csv"), &rs->csv);
+    for (int k = 0; k < RS_NC && !st; k++)
+        st = trv_csv_require(ctx, rs->csv, COLS[k], &rs->col[k]);
+    if (!st && trv_csv_nrows(rs->csv) == 0)
+        st = trv_error(ctx, TRV_ERR_FORMAT, "'%s' has no route", trv_csv_path(rs->csv));
+    rs->n = st ? 0 : trv_csv_nrows(rs->csv);
+    rs->v = st ? NULL : calloc(rs->n * RS_NC, sizeof *rs->v);
+    if (!st && !rs->v)
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < n && !st; i++)
-        for (int k = 1; k < NC && !st; k++)
-            st = trv_csv_double(ctx, csv, i, col[k], &v[i * NC + (size_t)k]);
-    if (!st) {
-        doc_p(d, "From `route_stats.csv`: MDR (shortest distance), MSR (smallest slope), MMCR (smallest mobility "
-                 "cost) and time on the roadmap; `grid-*` are the same objectives solved exactly on the raster "
-                 "(16-connected), the optimum each roadmap route is measured against.");
-        block *t = doc_table(d, "lrrrrrrrr", "route", "distance (km)", "time (h)", "time (min)", "mean slope (°)",
-                             "max slope (°)", "mean speed (km/h)", "mean cost", "NOGO samples");
-        for (size_t i = 0; i < n; i++) {
-            const double *x = &v[i * NC];
-            doc_row(d, t, fmt("%s", trv_csv_cell(csv, i, col[0])), fmt("%.2f", x[1] / 1000), fmt("%.3f", x[2]),
-                    fmt("%.1f", x[2] * 60), fmt("%.2f", x[3]), fmt("%.2f", x[4]), fmt("%.2f", x[5]), fmt("%.3f", x[6]),
-                    fmt("%.0f", x[8]));
-        }
-        /* each roadmap route against its raster optimum */
-        block *g = NULL;
-        int cobj = trv_csv_col(csv, "objective");
-        for (size_t i = 0; i < n; i++) {
-            const char *name = trv_csv_cell(csv, i, col[0]);
-            for (size_t j = 0; j < n; j++) {
-                const char *gname = trv_csv_cell(csv, j, col[0]);
-                if (strncmp(gname, "grid-", 5) || strcmp(gname + 5, name))
-                    continue;
-                if (!g) {
-                    doc_p(d, "Each roadmap route against the raster optimum of the same objective (relative "
-                             "difference; the objective is what both minimise):");
-                    g = doc_table(d, "lrrrr", "route vs raster optimum", "objective", "distance", "time", "mean cost");
-                }
-                const double *a = &v[i * NC], *b = &v[j * NC];
-                double oa = NAN, ob = NAN;
-                if (cobj >= 0) {
-                    char *e1, *e2;
-                    oa = strtod(trv_csv_cell(csv, i, cobj), &e1);
-                    ob = strtod(trv_csv_cell(csv, j, cobj), &e2);
-                    if (*e1 || *e2)
-                        oa = ob = NAN;
-                }
-#define REL(x, y) ((y) > 0 ? fmt("%+.1f %%", 100.0 * ((x) / (y) - 1)) : strdup("-"))
-                doc_row(d, g, fmt("%s / %s", name, gname), REL(oa, ob), REL(a[1], b[1]), REL(a[2], b[2]),
-                        REL(a[6], b[6]));
-#undef REL
+    for (size_t i = 0; i < rs->n && !st; i++)
+        for (int k = 1; k < RS_NC && !st; k++)
+            st = trv_csv_double(ctx, rs->csv, i, rs->col[k], &rs->v[i * RS_NC + (size_t)k]);
+    if (st)
+        rs_free(rs);
+    return st;
+}
+
+/* Each roadmap route against the raster optimum of the same objective. */
+static void routes_vs_grid(doc *d, const rstats *rs)
+{
+    block *g = NULL;
+    int cobj = trv_csv_col(rs->csv, "objective");
+    for (size_t i = 0; i < rs->n; i++) {
+        const char *name = rs_name(rs, i);
+        for (size_t j = 0; j < rs->n; j++) {
+            const char *gname = rs_name(rs, j);
+            if (strncmp(gname, "grid-", 5) || strcmp(gname + 5, name))
+                continue;
+            if (!g) {
+                doc_p(d, "Each roadmap route against the raster optimum of the same objective (relative "
+                         "difference; the objective is what both minimise):");
+                g = doc_table(d, "lrrrr", "route vs raster optimum", "objective", "distance", "time", "mean cost");
             }
+            double oa = NAN, ob = NAN;
+            if (cobj >= 0) {
+                char *e1, *e2;
+                oa = strtod(trv_csv_cell(rs->csv, i, cobj), &e1);
+                ob = strtod(trv_csv_cell(rs->csv, j, cobj), &e2);
+                if (*e1 || *e2)
+                    oa = ob = NAN;
+            }
+#define REL(x, y) ((y) > 0 ? fmt("%+.1f %%", 100.0 * ((x) / (y) - 1)) : strdup("-"))
+            doc_row(d, g, fmt("%s / %s", name, gname), REL(oa, ob), REL(rs_val(rs, i, RS_DIST), rs_val(rs, j, RS_DIST)),
+                    REL(rs_val(rs, i, RS_TIME), rs_val(rs, j, RS_TIME)), REL(rs_val(rs, i, RS_COST), rs_val(rs, j, RS_COST)));
+#undef REL
         }
     }
-    free(v);
-    trv_csv_free(csv);
-    if (st)
-        return st;
-    if (rnd_prj_exists(P(r, "roadmap.txt"))) {
-        char *text = rnd_prj_read_file(r->path, NULL);
-        if (!text)
-            return trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", r->path, strerror(errno));
+}
+
+/* The run's text file name, whole (*text NULL when absent). */
+static trv_status read_text(trv_ctx *ctx, run *r, const char *name, char **text)
+{
+    *text = NULL;
+    if (!rnd_prj_exists(P(r, name)))
+        return TRV_OK;
+    *text = rnd_prj_read_file(r->path, NULL);
+    if (!*text)
+        return trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", r->path, strerror(errno));
+    return TRV_OK;
+}
+
+static trv_status sec_routes(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
+{
+    doc_h(d, 2, "Strategies compared");
+    doc_p(d, "From `route_stats.csv`: MDR (shortest distance), MSR (smallest slope), MMCR (smallest mobility "
+             "cost) and time on the roadmap; `grid-*` are the same objectives solved exactly on the raster "
+             "(16-connected), the optimum each roadmap route is measured against.");
+    block *t = doc_table(d, "lrrrrrrrr", "route", "distance (km)", "time (h)", "time (min)", "mean slope (°)",
+                         "max slope (°)", "mean speed (km/h)", "mean cost", "NOGO samples");
+    for (size_t i = 0; i < rs->n; i++)
+        doc_row(d, t, fmt("%s", rs_name(rs, i)), fmt("%.2f", rs_val(rs, i, RS_DIST) / 1000),
+                fmt("%.3f", rs_val(rs, i, RS_TIME)), fmt("%.1f", rs_val(rs, i, RS_TIME) * 60),
+                fmt("%.2f", rs_val(rs, i, RS_MSLOPE)), fmt("%.2f", rs_val(rs, i, RS_XSLOPE)),
+                fmt("%.2f", rs_val(rs, i, RS_SPEED)), fmt("%.3f", rs_val(rs, i, RS_COST)),
+                fmt("%.0f", rs_val(rs, i, RS_NOGO)));
+    routes_vs_grid(d, rs);
+    char *text;
+    trv_status st = read_text(ctx, r, "roadmap.txt", &text);
+    if (!st && text) {
         doc_p(d, "The roadmap (`roadmap.txt`):");
         for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
             if (*p != '\n')
                 doc_li(d, "%.*s", (int)strcspn(p, "\n"), p);
         doc_end_list(d);
-        free(text);
     }
-    if (rnd_prj_exists(P(r, "route.txt"))) {
-        char *text = rnd_prj_read_file(r->path, NULL);
-        if (!text)
-            return trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", r->path, strerror(errno));
+    free(text);
+    text = NULL;
+    if (!st)
+        st = read_text(ctx, r, "route.txt", &text);
+    if (!st && text) {
         /* "mmcr: smoothed in 0.004 s, at most 19.9 m from the unsmoothed
          * route": the deviation only (the time is the wall clock's) */
         for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
@@ -1004,9 +1189,9 @@ static trv_status sec_routes(trv_ctx *ctx, doc *d, run *r)
                 doc_li(d, "%s: at most %.1f m from the unsmoothed route", name, dev);
         }
         doc_end_list(d);
-        free(text);
     }
-    return TRV_OK;
+    free(text);
+    return st;
 }
 
 /* ---- the simulator's metrics, flattened ------------------------------------ */
@@ -1190,7 +1375,465 @@ static trv_status sec_sim(trv_ctx *ctx, doc *d, run *r)
     return st;
 }
 
-static trv_status sec_maps(trv_ctx *ctx, doc *d, run *r, const char *md_dir_abs)
+/* The run's PNG rel (e.g. "png/dem.png") as an image block; *added 0
+ * when the file is absent. */
+static trv_status doc_image(trv_ctx *ctx, doc *d, run *r, const char *rel, const char *caption, const char *id,
+                            int *added)
+{
+    *added = 0;
+    if (!rnd_prj_exists(P(r, rel)))
+        return TRV_OK;
+    if (!is_png(r->path))
+        return trv_error(ctx, TRV_ERR_FORMAT, "'%s' is not a PNG file", r->path);
+    block *b = doc_add(d, B_IMAGE);
+    if (!b)
+        return TRV_OK;
+    b->text = strdup(caption);
+    b->img_path = strdup(r->path);
+    b->img_link = run_link(r, r->md_dir, rel);
+    b->id = id ? strdup(id) : NULL;
+    d->oom |= !b->text || !b->img_path || !b->img_link || (id && !b->id);
+    *added = 1;
+    return TRV_OK;
+}
+
+/* ---- the answer: the recommended route, first ----------------------------- */
+
+/* The recommended route: MMCR when it was planned (the method's answer),
+ * else the first roadmap route (not a grid-* optimum), else the first row. */
+static size_t pick_route(const rstats *rs, int *is_mmcr)
+{
+    long k = rs_find(rs, "mmcr");
+    *is_mmcr = k >= 0;
+    if (k >= 0)
+        return (size_t)k;
+    for (size_t i = 0; i < rs->n; i++)
+        if (strncmp(rs_name(rs, i), "grid-", 5))
+            return i;
+    return 0;
+}
+
+/* How a planner calls a route: MMCR, MDR, MSR, least time, or its name. */
+static const char *route_title(const char *name)
+{
+    static const char *const T[][2] = {{"mmcr", "MMCR"}, {"mdr", "MDR"}, {"msr", "MSR"}, {"time", "least time"}};
+    for (size_t k = 0; k < sizeof T / sizeof T[0]; k++)
+        if (!strcmp(name, T[k][0]))
+            return T[k][1];
+    return name;
+}
+
+/* One vertex of route.csv. */
+typedef struct vtx {
+    double d, t, speed, slope, cost; /* m and s from the start, km/h, degrees, cost */
+    int cls;
+} vtx;
+
+/* The vertices of route name in route.csv (*n 0 when it has none). */
+static trv_status read_vertices(trv_ctx *ctx, run *r, const char *name, vtx **out, size_t *n)
+{
+    static const char *const COLS[] = {"route", "cum_dist_m", "cum_time_s", "speed", "slope", "cost", "class"};
+    enum { NCOL = sizeof COLS / sizeof COLS[0] };
+    int col[NCOL];
+    trv_csv *csv = NULL;
+    *out = NULL;
+    *n = 0;
+    trv_status st = trv_csv_read(ctx, P(r, "route.csv"), &csv);
+    for (int k = 0; k < NCOL && !st; k++)
+        st = trv_csv_require(ctx, csv, COLS[k], &col[k]);
+    size_t rows = st ? 0 : trv_csv_nrows(csv);
+    vtx *v = st ? NULL : calloc(rows ? rows : 1, sizeof *v);
+    if (!st && !v)
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < rows && !st; i++) { /* every row read: a corrupt file is an error */
+        vtx *p = &v[*n];
+        double c = 0;
+        if ((st = trv_csv_double(ctx, csv, i, col[1], &p->d)) || (st = trv_csv_double(ctx, csv, i, col[2], &p->t)) ||
+            (st = trv_csv_double(ctx, csv, i, col[3], &p->speed)) || (st = trv_csv_double(ctx, csv, i, col[4], &p->slope)) ||
+            (st = trv_csv_double(ctx, csv, i, col[5], &p->cost)) || (st = trv_csv_double(ctx, csv, i, col[6], &c)))
+            break;
+        if (c < 0 || c > 255 || c != floor(c))
+            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: class is not a code 0..255", trv_csv_path(csv), trv_csv_line(csv, i));
+        if (st || strcmp(trv_csv_cell(csv, i, col[0]), name))
+            continue;
+        if (*n && (p->d < p[-1].d || p->t < p[-1].t))
+            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: cum_dist_m or cum_time_s decreases", trv_csv_path(csv),
+                           trv_csv_line(csv, i));
+        p->cls = (int)c;
+        (*n)++;
+    }
+    trv_csv_free(csv);
+    if (st) {
+        free(v);
+        *n = 0;
+    } else {
+        *out = v;
+    }
+    return st;
+}
+
+/* What the vertices say about the route. Each vertex stands for half of
+ * each segment beside it (its weight, in metres and in seconds). */
+typedef struct rwalk {
+    double len, time;               /* m, s */
+    double len_class[256], time_class[256];
+    double len_top;                 /* m at the top speed (when known) */
+    double max_cost;
+    double slow_from, slow_to;      /* the slowest stretch of at least 1 km (m from the start) */
+    double slow_kmh, slow_min_kmh, slow_max_slope;
+} rwalk;
+
+static void slowest_km(const vtx *v, size_t n, rwalk *w)
+{
+    size_t best_i = 0, best_j = n - 1;
+    double best = INFINITY;
+    for (size_t i = 0, j = 0; i < n; i++) {
+        while (j < n && v[j].d - v[i].d < 1000)
+            j++;
+        if (j == n)
+            break;
+        double dt = v[j].t - v[i].t, kmh = dt > 0 ? 3.6 * (v[j].d - v[i].d) / dt : INFINITY;
+        if (kmh < best)
+            best = kmh, best_i = i, best_j = j;
+    }
+    w->slow_from = v[best_i].d;
+    w->slow_to = v[best_j].d;
+    double dt = v[best_j].t - v[best_i].t;
+    w->slow_kmh = dt > 0 ? 3.6 * (v[best_j].d - v[best_i].d) / dt : NAN;
+    w->slow_min_kmh = INFINITY;
+    w->slow_max_slope = -INFINITY;
+    for (size_t k = best_i; k <= best_j; k++) {
+        w->slow_min_kmh = fmin(w->slow_min_kmh, v[k].speed);
+        w->slow_max_slope = fmax(w->slow_max_slope, v[k].slope);
+    }
+}
+
+/* top: the vehicle's top speed (km/h), NAN when unknown. n >= 2. */
+static void walk(const vtx *v, size_t n, double top, rwalk *w)
+{
+    memset(w, 0, sizeof *w);
+    w->len = v[n - 1].d - v[0].d;
+    w->time = v[n - 1].t - v[0].t;
+    w->max_cost = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        size_t a = i ? i - 1 : 0, b = i + 1 < n ? i + 1 : n - 1;
+        double wl = (v[b].d - v[a].d) / 2, wt = (v[b].t - v[a].t) / 2;
+        w->len_class[v[i].cls] += wl;
+        w->time_class[v[i].cls] += wt;
+        if (v[i].speed >= top - 0.005) /* false when top is NAN */
+            w->len_top += wl;
+        w->max_cost = fmax(w->max_cost, v[i].cost);
+    }
+    slowest_km(v, n, w);
+}
+
+/* The vehicle the run used (speed.tif's --vehicle), for its limits. */
+typedef struct vlimits {
+    int known;
+    double top_kmh, max_slope_deg;
+    char why[PATH_MAX + 128];       /* when not known */
+} vlimits;
+
+static trv_status read_limits(trv_ctx *ctx, run *r, vlimits *vl)
+{
+    memset(vl, 0, sizeof *vl);
+    sfmt(vl->why, sizeof vl->why, "`speed.tif` records no vehicle file");
+    if (!rnd_prj_exists(P(r, "speed.tif")))
+        return TRV_OK;
+    GDALDatasetH ds;
+    trv_status st = open_raster(ctx, r->path, &ds);
+    if (st)
+        return st;
+    char path[PATH_MAX], used[256];
+    arg_value(meta(ds, "TRV_ARGS"), "--vehicle", path, sizeof path);
+    sfmt(used, sizeof used, "%s", meta(ds, "TRV_VEHICLE"));
+    GDALClose(ds);
+    if (!*path)
+        return TRV_OK;
+    if (!rnd_prj_exists(path)) {
+        sfmt(vl->why, sizeof vl->why, "its file `%s` is not found from here", path);
+        return TRV_OK;
+    }
+    tm_vehicle *v = NULL;
+    if ((st = tm_vehicle_read(ctx, path, &v)))
+        return st;
+    /* the file at that path now may not be the one the run used */
+    if (strncmp(used, v->name, strlen(v->name)) || (used[strlen(v->name)] && used[strlen(v->name)] != ':')) {
+        sfmt(vl->why, sizeof vl->why, "`%s` is now another vehicle than the run's", path);
+    } else {
+        vl->known = 1;
+        vl->top_kmh = v->top_speed_kmh;
+        vl->max_slope_deg = fmin(v->max_pitch_deg, v->max_roll_deg); /* as trv-speed's model */
+    }
+    tm_vehicle_free(v);
+    return TRV_OK;
+}
+
+static double jnum(struct json_object *o, const char *key)
+{
+    struct json_object *x;
+    return json_object_object_get_ex(o, key, &x) ? json_object_get_double(x) : NAN;
+}
+
+/* Append vehicle v's drive in simulator run sim to out, when its plan was
+ * the route of dist_m metres (route_stats.csv has 0.1 m). */
+static void sim_drive(struct json_object *v, const char *sim, double dist_m, char *out, size_t n)
+{
+    if (!(fabs(jnum(v, "planned_distance_m") - dist_m) <= 0.06))
+        return;
+    struct json_object *x;
+    int goal = json_object_object_get_ex(v, "reached_goal", &x) && json_object_get_boolean(x);
+    const char *end = json_object_object_get_ex(v, "end", &x) ? json_object_get_string(x) : "unknown";
+    double min = jnum(v, "time_s") / 60, replans = jnum(v, "replans"), coll = jnum(v, "collisions");
+    size_t len = strlen(out);
+    if (goal)
+        sfmt(out + len, n - len, "%s`%s`: reached the goal in %.1f min", len ? "; " : "", sim, min);
+    else
+        sfmt(out + len, n - len, "%s`%s`: stopped (%s) after %.1f min", len ? "; " : "", sim, end, min);
+    if (replans > 0 && (len = strlen(out)) < n)
+        sfmt(out + len, n - len, ", %.0f re-plan%s", replans, replans > 1 ? "s" : "");
+    if (coll > 0 && (len = strlen(out)) < n)
+        sfmt(out + len, n - len, ", %.0f collision%s", coll, coll > 1 ? "s" : "");
+}
+
+/* The simulated drives of route dist_m (matched on the vehicles'
+ * planned_distance_m in each simulator run's metrics.json), as one line
+ * ("" if none). */
+static trv_status sim_drives(trv_ctx *ctx, run *r, double dist_m, char *out, size_t n)
+{
+    out[0] = '\0';
+    char **list = VSIReadDir(r->dir), **runs = NULL;
+    for (int i = 0; list && list[i]; i++)
+        if (is_sim_run(r->dir, list[i]))
+            runs = CSLAddString(runs, list[i]);
+    CSLDestroy(list);
+    if (runs)
+        qsort(runs, (size_t)CSLCount(runs), sizeof *runs, cmp_str);
+    trv_status st = TRV_OK;
+    for (int i = 0; runs && runs[i] && !st; i++) {
+        char rel[PATH_MAX], why[128];
+        sfmt(rel, sizeof rel, "%s/metrics.json", runs[i]);
+        char *text = rnd_prj_read_file(P(r, rel), NULL);
+        struct json_object *o = text ? json_parse(text, why, sizeof why) : NULL, *vs = NULL;
+        free(text);
+        if (!o || json_object_get_type(o) != json_type_object) {
+            st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': not a JSON object", r->path);
+        } else if (json_object_object_get_ex(o, "vehicles", &vs) && json_object_get_type(vs) == json_type_array) {
+            for (size_t k = 0; k < json_object_array_length(vs); k++)
+                sim_drive(json_object_array_get_idx(vs, k), runs[i], dist_m, out, n);
+        }
+        json_object_put(o);
+    }
+    CSLDestroy(runs);
+    return st;
+}
+
+/* What the answer is made of. */
+typedef struct answer {
+    const rstats *rs;
+    size_t k;                   /* the recommended route's row */
+    int is_mmcr;
+    vlimits vl;
+    int walked;                 /* route.csv had its vertices: w is set */
+    rwalk w;
+    char names[256][64];        /* the mobility classes */
+    char drives[1024];          /* the simulated drives of it */
+} answer;
+
+static void answer_head(doc *d, const answer *a)
+{
+    const rstats *rs = a->rs;
+    const char *name = rs_name(rs, a->k);
+    doc_h(d, 2, "Recommended route: %s", route_title(name));
+    if (!d->oom)
+        d->oom |= !(d->b[d->n - 1].id = strdup("answer"));
+    char why[1024];
+    if (a->is_mmcr)
+        sfmt(why, sizeof why, "Recommended: **MMCR**, because it is the method's answer: the route of least mobility cost "
+                              "on the roadmap (the improved A* of Hua et al. 2022), smoothed into a path that never "
+                              "enters NOGO%s.",
+             *a->drives ? "; the simulated vehicle drove it" : "");
+    else
+        sfmt(why, sizeof why, "Recommended: **%s** (`%s`), because this run planned no MMCR route (the method's answer): "
+                              "the first roadmap route of `route_stats.csv`.",
+             route_title(name), name);
+    long f = rs_find(rs, "time");
+    if (f >= 0 && (size_t)f != a->k) {
+        double dd = rs_val(rs, a->k, RS_DIST) - rs_val(rs, (size_t)f, RS_DIST);
+        double dt = rs_val(rs, a->k, RS_TIME) - rs_val(rs, (size_t)f, RS_TIME);
+        double c0 = rs_val(rs, (size_t)f, RS_COST), c1 = rs_val(rs, a->k, RS_COST);
+        size_t len = strlen(why);
+        sfmt(why + len, sizeof why - len, " Against the fastest route (least time): %+.2f km, %+.1f min, mean "
+                                          "mobility cost %.3f instead of %.3f (%+.0f %%).",
+             dd / 1000, dt * 60, c1, c0, c0 > 0 ? 100 * (c1 / c0 - 1) : 0.0);
+    }
+    doc_p(d, "%s", why);
+}
+
+/* "safe 60.1 %, low-risk ..." from the length per class, best class first. */
+static void class_shares(const answer *a, char *out, size_t n)
+{
+    out[0] = '\0';
+    for (int c = 255; c >= 0; c--) {
+        if (a->w.len_class[c] <= 0)
+            continue;
+        size_t len = strlen(out);
+        sfmt(out + len, n - len, "%s%s %.1f %%", len ? ", " : "", *a->names[c] ? a->names[c] : "(unnamed)",
+             100 * a->w.len_class[c] / a->w.len);
+    }
+}
+
+static void answer_table(doc *d, const answer *a)
+{
+    const rstats *rs = a->rs;
+    size_t k = a->k;
+    block *t = doc_table(d, "ll", "route", route_title(rs_name(rs, k)));
+    if (t && !(t->id = strdup("summary")))
+        d->oom = 1;
+    doc_row(d, t, strdup("distance"), fmt("%.2f km", rs_val(rs, k, RS_DIST) / 1000));
+    doc_row(d, t, strdup("travel time"),
+            fmt("%.1f min (%.3f h) at the attainable speed", rs_val(rs, k, RS_TIME) * 60, rs_val(rs, k, RS_TIME)));
+    doc_row(d, t, strdup("mean speed"), fmt("%.1f km/h", rs_val(rs, k, RS_SPEED)));
+    if (a->walked)
+        doc_row(d, t, strdup("mobility cost"), fmt("mean %.3f, max %.3f", rs_val(rs, k, RS_COST), a->w.max_cost));
+    else
+        doc_row(d, t, strdup("mobility cost"), fmt("mean %.3f", rs_val(rs, k, RS_COST)));
+    doc_row(d, t, strdup("NOGO exposure"), fmt("%.0f samples on NOGO cells", rs_val(rs, k, RS_NOGO)));
+    if (a->vl.known)
+        doc_row(d, t, strdup("max slope"), fmt("%.2f° (vehicle limit %.1f°)", rs_val(rs, k, RS_XSLOPE), a->vl.max_slope_deg));
+    else
+        doc_row(d, t, strdup("max slope"), fmt("%.2f°", rs_val(rs, k, RS_XSLOPE)));
+    if (a->walked) {
+        char shares[1024];
+        class_shares(a, shares, sizeof shares);
+        doc_row(d, t, strdup("length by class"), strdup(shares));
+        if (a->vl.known)
+            doc_row(d, t, strdup("at top speed"),
+                    fmt("%.1f %% of the length (%.0f km/h)", 100 * a->w.len_top / a->w.len, a->vl.top_kmh));
+        doc_row(d, t, strdup("slowest km"),
+                fmt("km %.1f to %.1f: %.1f km/h", a->w.slow_from / 1000, a->w.slow_to / 1000, a->w.slow_kmh));
+    }
+    doc_row(d, t, strdup("simulated drive"), strdup(*a->drives ? a->drives : "not simulated in this run"));
+}
+
+static void answer_files(doc *d, run *r, const answer *a)
+{
+    static const char *const F[][2] = {
+        {"route.gpx", "GPX 1.1, a track per route and the start and goal waypoints"},
+        {"route.geojson", "the routes as GeoJSON LineStrings (EPSG:4326) with their statistics"},
+        {"route.csv", "the routes' vertices with their terrain values (elevation, slope, speed, cost, class)"}};
+    int any = 0;
+    for (size_t k = 0; k < sizeof F / sizeof F[0]; k++) {
+        if (!rnd_prj_exists(P(r, F[k][0])))
+            continue;
+        if (!any++)
+            doc_p(d, "For the field (every strategy in each file; the recommended one is named `%s`):",
+                  rs_name(a->rs, a->k));
+        block *b = doc_add(d, B_LINK);
+        if (!b)
+            return;
+        b->text = strdup(F[k][1]);
+        b->img_path = strdup(F[k][0]);
+        b->img_link = run_link(r, r->md_dir, F[k][0]);
+        b->html_link = run_link(r, r->html_dir, F[k][0]);
+        d->oom |= !b->text || !b->img_path || !b->img_link || !b->html_link;
+    }
+    if (!any)
+        doc_p(d, "The route files (`route.gpx`, `route.geojson`, `route.csv`) are absent.");
+}
+
+/* What holds the route back, as far as the run's files tell. */
+static void answer_limits(doc *d, const answer *a)
+{
+    const rstats *rs = a->rs;
+    size_t k = a->k;
+    doc_h(d, 3, "What limits it");
+    double xs = rs_val(rs, k, RS_XSLOPE);
+    if (a->vl.known)
+        doc_li(d, "Slope: the steepest point is %.2f°, %.2f° under the vehicle's limit of %.1f° (the smaller of its "
+                  "maximum pitch and roll; steeper cells are NOGO).",
+               xs, a->vl.max_slope_deg - xs, a->vl.max_slope_deg);
+    else
+        doc_li(d, "Slope: the steepest point is %.2f°; the vehicle's limit is not known here (%s).", xs, a->vl.why);
+    if (a->walked && a->vl.known)
+        doc_li(d, "Speed: the vehicle's top speed (%.0f km/h) over %.1f %% of the length; elsewhere the climb and the "
+                  "soil's rolling resistance hold it lower (attainable speed v = ηP / (R + W sin β), `trv-speed`).",
+               a->vl.top_kmh, 100 * a->w.len_top / a->w.len);
+    else if (!a->vl.known)
+        doc_li(d, "Speed: %.1f km/h on average; the vehicle's top speed is not known here (%s).",
+               rs_val(rs, k, RS_SPEED), a->vl.why);
+    if (a->walked)
+        doc_li(d, "The slowest stretch of at least 1 km: km %.2f to %.2f, %.1f km/h on average (%.1f km/h at its "
+                  "slowest vertex), slopes up to %.2f°.",
+               a->w.slow_from / 1000, a->w.slow_to / 1000, a->w.slow_kmh, a->w.slow_min_kmh, a->w.slow_max_slope);
+    doc_li(d, "NOGO: %.0f of the route's samples on NOGO cells (`route_stats.csv`).", rs_val(rs, k, RS_NOGO));
+    doc_li(d, "Not derived here: which limit (soil strength, traction, land use, slope, top speed) binds in each "
+              "cell; the run's layers give the outcome along the route (speed, cost, class), not that reason.");
+    doc_end_list(d);
+    if (!a->walked) {
+        doc_p(d, "The route's vertices (`route.csv`) are absent: no length by class, speed profile or slowest stretch.");
+        return;
+    }
+    doc_p(d, "Along the route by mobility class (`route.csv`: each vertex stands for half of each segment beside it):");
+    block *t = doc_table(d, "rlrrr", "class", "name", "length (km)", "share", "time (min)");
+    for (int c = 255; c >= 0; c--)
+        if (a->w.len_class[c] > 0)
+            doc_row(d, t, fmt("%d", c), strdup(*a->names[c] ? a->names[c] : "(unnamed)"),
+                    fmt("%.2f", a->w.len_class[c] / 1000), fmt("%.1f %%", 100 * a->w.len_class[c] / a->w.len),
+                    fmt("%.1f", a->w.time_class[c] / 60));
+}
+
+static trv_status answer_read(trv_ctx *ctx, run *r, answer *a)
+{
+    const char *name = rs_name(a->rs, a->k);
+    vtx *v = NULL;
+    size_t nv = 0;
+    trv_status st = read_limits(ctx, r, &a->vl);
+    if (!st && rnd_prj_exists(P(r, "route.csv")))
+        st = read_vertices(ctx, r, name, &v, &nv);
+    if (!st)
+        st = sim_drives(ctx, r, rs_val(a->rs, a->k, RS_DIST), a->drives, sizeof a->drives);
+    if (!st)
+        st = class_names(ctx, P(r, "class.tif"), a->names);
+    a->walked = !st && nv >= 2 && v[nv - 1].d > v[0].d;
+    if (a->walked)
+        walk(v, nv, a->vl.known ? a->vl.top_kmh : NAN, &a->w);
+    free(v);
+    return st;
+}
+
+/* The answer first: the recommended route on the map, its figures, its
+ * files and what limits it. */
+static trv_status sec_answer(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
+{
+    answer *a = calloc(1, sizeof *a);
+    if (!a)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    a->rs = rs;
+    a->k = pick_route(rs, &a->is_mmcr);
+    trv_status st = answer_read(ctx, r, a);
+    int shown = 0;
+    if (!st) {
+        answer_head(d, a);
+        doc_div(d, "answer");
+        st = doc_image(ctx, d, r, "png/routes.png", "The routes over the mobility cost (the recommended one is in the legend)",
+                       "map", &shown);
+    }
+    if (!st) {
+        if (!shown)
+            doc_p(d, "Absent: `png/routes.png` (the map of the routes).");
+        doc_div(d, "facts");
+        answer_table(d, a);
+        answer_files(d, r, a);
+        doc_div_end(d);
+        doc_div_end(d);
+        answer_limits(d, a);
+    }
+    free(a);
+    return st;
+}
+
+static trv_status sec_maps(trv_ctx *ctx, doc *d, run *r)
 {
     doc_h(d, 2, "Maps");
     static const struct {
@@ -1201,38 +1844,22 @@ static trv_status sec_maps(trv_ctx *ctx, doc *d, run *r, const char *md_dir_abs)
              {"gonogo", "GO/NOGO and the NOGO reasons"},
              {"cost", "Fuzzy mobility cost"},
              {"class", "Mobility classes"},
-             {"routes", "Routes by strategy, with the roadmap"},
              {"sim", "Simulated drives against the plan"},
              {"sim_replan", "The first re-plan up close: the obstacle, the plan and the drive around it"}};
+    if (rnd_prj_exists(P(r, "png/routes.png")))
+        doc_p(d, "The routes by strategy (`png/routes.png`) are the map at the top.");
     char absent[512] = "";
-    char absdir[PATH_MAX];
-    if (!realpath(r->dir, absdir))
-        return trv_error(ctx, TRV_ERR_IO, "cannot resolve '%s': %s", r->dir, strerror(errno));
     for (size_t k = 0; k < sizeof M / sizeof M[0]; k++) {
         char rel[64];
         sfmt(rel, sizeof rel, "png/%s.png", M[k].name);
-        if (!rnd_prj_exists(P(r, rel))) {
+        int added;
+        trv_status st = doc_image(ctx, d, r, rel, M[k].caption, NULL, &added);
+        if (st)
+            return st;
+        if (!added) {
             size_t len = strlen(absent);
             sfmt(absent + len, sizeof absent - len, "%s`%s`", len ? ", " : "", rel);
-            continue;
         }
-        if (!is_png(r->path))
-            return trv_error(ctx, TRV_ERR_FORMAT, "'%s' is not a PNG file", r->path);
-        block *b = doc_add(d, B_IMAGE);
-        if (!b)
-            break;
-        char link[PATH_MAX], reldir[PATH_MAX];
-        if (md_dir_abs) {
-            rnd_prj_relpath(md_dir_abs, absdir, reldir, sizeof reldir);
-            sfmt(link, sizeof link, "%s%s%s", strcmp(reldir, ".") ? reldir : "", strcmp(reldir, ".") ? "/" : "",
-                     rel);
-        } else {
-            sfmt(link, sizeof link, "%s", rel);
-        }
-        b->text = strdup(M[k].caption);
-        b->img_path = strdup(r->path);
-        b->img_link = strdup(link);
-        d->oom |= !b->text || !b->img_path || !b->img_link;
     }
     if (*absent)
         doc_p(d, "Absent: %s.", absent);
@@ -1241,24 +1868,36 @@ static trv_status sec_maps(trv_ctx *ctx, doc *d, run *r, const char *md_dir_abs)
 
 /* ---- the report ------------------------------------------------------------------ */
 
-static trv_status build(trv_ctx *ctx, doc *d, run *r, const char *md_dir_abs)
+/* The order a mission planner reads in: the answer, the strategies it
+ * was chosen from, the drive, the maps; then how it was made. */
+static trv_status build(trv_ctx *ctx, doc *d, run *r)
 {
     static const char *const REQUIRED[] = {"route_stats.csv", "class.tif", "gonogo.tif", "dem.tif", "slope.tif"};
     for (size_t k = 0; k < sizeof REQUIRED / sizeof REQUIRED[0]; k++)
         if (!rnd_prj_exists(P(r, REQUIRED[k])))
             return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", r->path, strerror(ENOENT));
-    char absdir[PATH_MAX];
-    const char *name = r->dir;
-    if (realpath(r->dir, absdir) && strrchr(absdir, '/') && strrchr(absdir, '/')[1])
-        name = strrchr(absdir, '/') + 1;
+    if (!realpath(r->dir, r->absdir))
+        return trv_error(ctx, TRV_ERR_IO, "cannot resolve '%s': %s", r->dir, strerror(errno));
+    const char *name = strrchr(r->absdir, '/') && strrchr(r->absdir, '/')[1] ? strrchr(r->absdir, '/') + 1 : r->dir;
     doc_h(d, 1, "Mission report: %s", name);
-    doc_p(d, "Made by `trv-report` (traverse %s) from the files of the run directory `%s`: the terrain model, "
-             "terramechanics, fuzzy mobility cost, routes and, when present, the simulation. Sections whose "
-             "inputs are missing say so.",
-          TRV_VERSION, r->dir);
-    trv_status st = sec_inputs(ctx, d, r);
+    rstats rs;
+    trv_status st = rs_read(ctx, r, &rs);
+    if (st)
+        return st;
+    st = sec_answer(ctx, d, r, &rs);
     if (!st)
+        st = sec_routes(ctx, d, r, &rs);
+    rs_free(&rs);
+    if (!st)
+        st = sec_sim(ctx, d, r);
+    if (!st)
+        st = sec_maps(ctx, d, r);
+    if (!st) {
+        doc_h(d, 2, "Method details");
+        doc_p(d, "How the answer was reached: the terrain model, the kriging of the elevation, the vehicle's "
+                 "terramechanics and the mobility classes.");
         st = sec_terrain(ctx, d, r);
+    }
     if (!st)
         st = sec_kriging(ctx, d, r);
     if (!st)
@@ -1266,11 +1905,7 @@ static trv_status build(trv_ctx *ctx, doc *d, run *r, const char *md_dir_abs)
     if (!st)
         st = sec_classes(ctx, d, r);
     if (!st)
-        st = sec_routes(ctx, d, r);
-    if (!st)
-        st = sec_sim(ctx, d, r);
-    if (!st)
-        st = sec_maps(ctx, d, r, md_dir_abs);
+        st = sec_inputs(ctx, d, r);
     if (!st && d->oom)
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     return st;
@@ -1303,16 +1938,16 @@ trv_status rnd_report_write(trv_ctx *ctx, const rnd_report_opts *o)
     trv_outset *set = trv_outset_new();
     if (!set)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    run r = {.dir = o->dir};
-    doc d = {0};
     char md_abs[PATH_MAX], html_abs[PATH_MAX];
+    run r = {.dir = o->dir, .md_dir = o->md_path ? md_abs : NULL, .html_dir = o->html_path ? html_abs : NULL};
+    doc d = {0};
     trv_status st = TRV_OK;
     if (o->md_path)
         st = parent_abs(ctx, set, o->md_path, md_abs);
     if (!st && o->html_path)
         st = parent_abs(ctx, set, o->html_path, html_abs);
     if (!st)
-        st = build(ctx, &d, &r, o->md_path ? md_abs : NULL);
+        st = build(ctx, &d, &r);
     if (!st)
         st = trv_progress(ctx, 0.5, "report");
     for (int k = 0; k < 2 && !st; k++) {
