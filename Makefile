@@ -200,6 +200,13 @@ $(PNG)/routes.png: $(OUT)/cost.tif $(OUT)/dem.tif $(OUT)/roadmap.gpkg $(OUT)/rou
 	$(BINDIR)/trv-render -q $(OUT)/cost.tif --hillshade $(OUT)/dem.tif --overlay $(OUT)/roadmap.gpkg \
 	    --overlay $(OUT)/route.geojson --overlay $(OUT)/route.gpx --legend --title "Routes over mobility cost" -o $@
 
+# the recommended route alone (the report's first map): MMCR, the method's answer
+DEMO_PNGS += $(PNG)/route_mmcr.png
+$(PNG)/route_mmcr.png: $(OUT)/cost.tif $(OUT)/dem.tif $(OUT)/route.geojson $(OUT)/route.gpx $(BINDIR)/trv-render
+	@mkdir -p $(PNG)
+	$(BINDIR)/trv-render -q $(OUT)/cost.tif --hillshade $(OUT)/dem.tif --overlay $(OUT)/route.geojson \
+	    --overlay $(OUT)/route.gpx --route mmcr --legend --title "Recommended route: MMCR over mobility cost" -o $@
+
 # the simulated trajectories against the plan (and the obstacles of the blocked run)
 DEMO_PNGS += $(PNG)/sim.png
 SIM_SHOWN := $(if $(BLOCKED),sim_blocked,sim)

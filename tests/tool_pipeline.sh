@@ -31,7 +31,7 @@ ran() { grep -c "^[^ ]*/trv-$1 " "$tmp/log"; }
 if demo; then ok; else bad "make demo on the piece: $(tail -5 "$tmp/log")"; fi
 for f in dem_kriged.tif dem_std.tif dem.tif slope.tif soil.tif landuse.tif speed.tif gonogo.tif cost.tif class.tif \
     roadmap.gpkg route.geojson route.gpx route.csv route_stats.csv sim/metrics.json sim/trajectory_ugv.geojson \
-    png/routes.png png/sim.png project.qgs report.md report.html slope.qml route.qml; do
+    png/routes.png png/route_mmcr.png png/sim.png project.qgs report.md report.html slope.qml route.qml; do
     [ -s "$tmp/out/$f" ] && ok || bad "no $f"
 done
 grep -q '"reached_goal": true' "$tmp/out/sim/metrics.json" && ok || bad "the vehicle did not reach the goal"

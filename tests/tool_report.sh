@@ -266,6 +266,23 @@ mkdir -p "$tmp/else"
 "$BIN/trv-report" -q "$T" -o "$tmp/else/r.md" --html "$tmp/else/sub/r.html" && grep -qF '](../run/png/class.png)' "$tmp/else/r.md" &&
     grep -qF -- '- [route.csv](../run/route.csv): ' "$tmp/else/r.md" && grep -qF '<a href="../../run/route.csv">' "$tmp/else/sub/r.html" &&
     ok || bad "relative links from elsewhere"
+# with the map of the recommended route alone (png/route_mmcr.png, as make
+# demo draws it): that map at the top, every route under the comparison
+cp -R "$T" "$tmp/one"
+"$BIN/trv-render" -q "$T/cost.tif" --hillshade "$T/dem.tif" --overlay "$T/route.geojson" --route mmcr --legend \
+    -o "$tmp/one/png/route_mmcr.png" && "$BIN/trv-report" -q "$tmp/one" -o "$tmp/one/report.md" --html "$tmp/one/report.html" ||
+    bad "report with route_mmcr.png"
+O=$tmp/one/report.md
+sed -n '/^## Recommended route/,/^## Strategies compared/p' "$O" >"$tmp/one_answer"
+sed -n '/^## Strategies compared/,/^## Simulation/p' "$O" >"$tmp/one_routes"
+grep -qF '![The recommended route (MMCR) over the mobility cost](png/route_mmcr.png)' "$tmp/one_answer" && ok ||
+    bad "the recommended route's map at the top: $(grep -F '](png/' "$tmp/one_answer")"
+grep -qF '](png/routes.png)' "$tmp/one_answer" && bad "every route at the top too" || ok
+grep -qF '![Every route over the mobility cost](png/routes.png)' "$tmp/one_routes" && ok || bad "every route under the comparison"
+grep -qxF 'The recommended route (`png/route_mmcr.png`) is the map at the top; every route (`png/routes.png`) is under Strategies compared.' "$O" &&
+    ok || bad "the maps section's pointer"
+base64 -w0 "$tmp/one/png/route_mmcr.png" >"$tmp/b64" && grep -q '<figure id="map"><img alt="The recommended route (MMCR)' "$tmp/one/report.html" &&
+    grep -qFf "$tmp/b64" "$tmp/one/report.html" && ok || bad "route_mmcr.png is the HTML's map"
 # Markdown alone; absent optional inputs are reported, not errors
 mkdir -p "$tmp/min"
 cp "$T/route_stats.csv" "$T/class.tif" "$T/gonogo.tif" "$T/dem.tif" "$T/slope.tif" "$tmp/min/"

@@ -22,6 +22,7 @@ int main(int argc, char **argv)
         {"hillshade", 0, TRV_ARG_STRING, &o.hillshade, "DEM.tif", "shade with this DEM (Horn, azimuth 315, altitude 45)"},
         {"palette", 0, TRV_ARG_STRING, &o.palette, "NAME", "palette for a continuous layer (default: by band description)"},
         {"overlay", 0, TRV_ARG_STRING, &overlay, "FILE", "vector overlay (GeoJSON, GPKG, any OGR file); repeatable"},
+        {"route", 0, TRV_ARG_STRING, &o.route, "NAME", "draw only the route NAME of the overlays (e.g. mmcr; others and raster optima left out)"},
         {"legend", 0, TRV_ARG_FLAG, &o.legend, NULL, "add a legend of the categories and the overlays"},
         {"width", 0, TRV_ARG_INT, &o.width, "PX", "image width in pixels (default 1200, 320..10000)"},
         {"title", 0, TRV_ARG_STRING, &o.title, "TEXT", "title (default: the band description)"},
@@ -46,7 +47,7 @@ int main(int argc, char **argv)
                  rnd_palette_at(i)->about);
     const trv_cli cli = {
         .tool = "trv-render",
-        .usage = "LAYER.tif -o MAP.png [--hillshade DEM.tif] [--palette NAME] [--overlay FILE ...] [--legend]\n"
+        .usage = "LAYER.tif -o MAP.png [--hillshade DEM.tif] [--palette NAME] [--overlay FILE ...] [--route NAME] [--legend]\n"
                  "       [--width PX] [--title TEXT] [--te XMIN YMIN XMAX YMAX [--te_srs CRS]] [-q]",
         .summary = summary,
         .opts = opts,

@@ -22,20 +22,13 @@ void ovl_clear(ovl_set *s)
     memset(s, 0, sizeof *s);
 }
 
-void ovl_keep_within(ovl_set *s, const double bb[4], double units_per_m)
+/* Keep the shapes keep() accepts, in order; free the others. */
+static void keep_if(ovl_set *s, int (*keep)(const ovl_shape *, const void *), const void *arg)
 {
     int kept = 0;
     for (int k = 0; k < s->n; k++) {
         ovl_shape *sh = &s->shape[k];
-        double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
-        for (int i = 0; i < sh->n; i++) {
-            x0 = fmin(x0, sh->x[2 * i]), x1 = fmax(x1, sh->x[2 * i]);
-            y0 = fmin(y0, sh->x[2 * i + 1]), y1 = fmax(y1, sh->x[2 * i + 1]);
-        }
-        double grow = sh->kind == OVL_CIRCLE ? sh->radius * units_per_m : 0;
-        /* a bounding box test: a line passing near a corner may be kept
-         * without showing, which only costs a few pixels of clipping */
-        if (x1 + grow >= bb[0] && x0 - grow <= bb[2] && y1 + grow >= bb[1] && y0 - grow <= bb[3]) {
+        if (keep(sh, arg)) {
             s->shape[kept++] = *sh;
         } else {
             free(sh->x);
@@ -44,6 +37,47 @@ void ovl_keep_within(ovl_set *s, const double bb[4], double units_per_m)
         }
     }
     s->n = kept;
+}
+
+typedef struct window {
+    const double *bb;
+    double units_per_m;
+} window;
+
+static int within(const ovl_shape *sh, const void *arg)
+{
+    const window *w = arg;
+    double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+    for (int i = 0; i < sh->n; i++) {
+        x0 = fmin(x0, sh->x[2 * i]), x1 = fmax(x1, sh->x[2 * i]);
+        y0 = fmin(y0, sh->x[2 * i + 1]), y1 = fmax(y1, sh->x[2 * i + 1]);
+    }
+    double grow = sh->kind == OVL_CIRCLE ? sh->radius * w->units_per_m : 0;
+    /* a bounding box test: a line passing near a corner may be kept
+     * without showing, which only costs a few pixels of clipping */
+    return x1 + grow >= w->bb[0] && x0 - grow <= w->bb[2] && y1 + grow >= w->bb[1] && y0 - grow <= w->bb[3];
+}
+
+void ovl_keep_within(ovl_set *s, const double bb[4], double units_per_m)
+{
+    const window w = {bb, units_per_m};
+    keep_if(s, within, &w);
+}
+
+static int other_route(const ovl_shape *sh, const void *name)
+{
+    return sh->kind == OVL_ROUTE && (!sh->name || strcmp(sh->name, name));
+}
+
+static int not_other_route(const ovl_shape *sh, const void *name) { return !other_route(sh, name); }
+
+int ovl_keep_route(ovl_set *s, const char *name)
+{
+    keep_if(s, not_other_route, name);
+    int n = 0;
+    for (int k = 0; k < s->n; k++)
+        n += s->shape[k].kind == OVL_ROUTE;
+    return n;
 }
 
 static int push(ovl_set *s, const ovl_shape *sh)

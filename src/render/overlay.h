@@ -37,5 +37,8 @@ void ovl_clear(ovl_set *s);
  * A circle reaches radius * units_per_m beyond its centre (as drawn).
  * Keeps the order of the others. */
 void ovl_keep_within(ovl_set *s, const double bb[4], double units_per_m);
+/* Drop the route lines not named NAME (other strategies, raster optima);
+ * everything else stays. Returns how many route lines are left. */
+int ovl_keep_route(ovl_set *s, const char *name);
 
 #endif

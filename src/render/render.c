@@ -585,6 +585,10 @@ trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o)
     for (int k = 0; k < o->noverlays; k++)
         if ((st = ovl_read(ctx, o->overlays[k], g->wkt, &ov)))
             goto done;
+    if (o->route && ovl_keep_route(&ov, o->route) == 0) {
+        st = trv_error(ctx, TRV_ERR_DATA, "no route named '%s' in the overlays", o->route);
+        goto done;
+    }
     if (o->has_te) {
         /* only what reaches into the window is drawn and listed in the legend */
         double bb[4];

@@ -93,6 +93,7 @@ typedef struct rnd_opts {
     const char *palette;        /* palette name, NULL: rnd_palette_auto */
     const char *overlays[RND_MAX_OVERLAYS]; /* GeoJSON/GPKG/any OGR file */
     int noverlays;
+    const char *route;          /* draw only this route of the overlays (e.g. "mmcr"), NULL: all */
     int legend;                 /* categories / routes legend */
     int width;                  /* PNG width in pixels */
     const char *title;          /* NULL: the band description */
@@ -115,7 +116,8 @@ void rnd_opts_init(rnd_opts *o);
 
 /* Render o->layer to o->output as described at the top. Errors name the
  * file: "cannot open 'x.tif': ...", "unknown palette 'x'", "cannot read
- * overlay 'x.geojson': ...", "the window 0 0 10 10 does not overlap
+ * overlay 'x.geojson': ...", "no route named 'x' in the overlays"
+ * (TRV_ERR_DATA), "the window 0 0 10 10 does not overlap
  * 'x.tif'" (TRV_ERR_DATA), "invalid window: xmin 5 is not less than xmax
  * 1" (TRV_ERR_USAGE), an unknown te_srs (TRV_ERR_CRS); on failure no
  * output is left. */

@@ -1068,6 +1068,13 @@ typedef struct rstats {
 static const char *rs_name(const rstats *rs, size_t i) { return trv_csv_cell(rs->csv, i, rs->col[RS_NAME]); }
 static double rs_val(const rstats *rs, size_t i, int k) { return rs->v[i * RS_NC + (size_t)k]; }
 
+static size_t pick_route(const rstats *rs, int *is_mmcr);
+/* The map of the recommended route alone, png/route_<name>.png (the
+ * Makefile draws it with trv-render --route), in rel; 1 when it exists. */
+static int route_map(run *r, const rstats *rs, char *rel, size_t n);
+static trv_status doc_image(trv_ctx *ctx, doc *d, run *r, const char *rel, const char *caption, const char *id,
+                            int *added);
+
 /* The row of route name, or -1. */
 static long rs_find(const rstats *rs, const char *name)
 {
@@ -1166,8 +1173,14 @@ static trv_status sec_routes(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
                 fmt("%.2f", rs_val(rs, i, RS_SPEED)), fmt("%.3f", rs_val(rs, i, RS_COST)),
                 fmt("%.0f", rs_val(rs, i, RS_NOGO)));
     routes_vs_grid(d, rs);
-    char *text;
-    trv_status st = read_text(ctx, r, "roadmap.txt", &text);
+    char rel[256];
+    int shown = 0;
+    trv_status st = route_map(r, rs, rel, sizeof rel) /* the top shows one route: every route here */
+                        ? doc_image(ctx, d, r, "png/routes.png", "Every route over the mobility cost", NULL, &shown)
+                        : TRV_OK;
+    char *text = NULL;
+    if (!st)
+        st = read_text(ctx, r, "roadmap.txt", &text);
     if (!st && text) {
         doc_p(d, "The roadmap (`roadmap.txt`):");
         for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
@@ -1411,6 +1424,13 @@ static size_t pick_route(const rstats *rs, int *is_mmcr)
         if (strncmp(rs_name(rs, i), "grid-", 5))
             return i;
     return 0;
+}
+
+static int route_map(run *r, const rstats *rs, char *rel, size_t n)
+{
+    int is_mmcr;
+    sfmt(rel, n, "png/route_%s.png", rs_name(rs, pick_route(rs, &is_mmcr)));
+    return rnd_prj_exists(P(r, rel));
 }
 
 /* How a planner calls a route: MMCR, MDR, MSR, least time, or its name. */
@@ -1816,12 +1836,19 @@ static trv_status sec_answer(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
     if (!st) {
         answer_head(d, a);
         doc_div(d, "answer");
-        st = doc_image(ctx, d, r, "png/routes.png", "The routes over the mobility cost (the recommended one is in the legend)",
-                       "map", &shown);
+        char rel[256], caption[128];
+        if (route_map(r, rs, rel, sizeof rel)) {
+            sfmt(caption, sizeof caption, "The recommended route (%s) over the mobility cost",
+                 route_title(rs_name(rs, a->k)));
+        } else {
+            sfmt(rel, sizeof rel, "png/routes.png");
+            sfmt(caption, sizeof caption, "The routes over the mobility cost (the recommended one is in the legend)");
+        }
+        st = doc_image(ctx, d, r, rel, caption, "map", &shown);
+        if (!st && !shown)
+            doc_p(d, "Absent: `%s` (the map of the routes).", rel);
     }
     if (!st) {
-        if (!shown)
-            doc_p(d, "Absent: `png/routes.png` (the map of the routes).");
         doc_div(d, "facts");
         answer_table(d, a);
         answer_files(d, r, a);
@@ -1833,7 +1860,7 @@ static trv_status sec_answer(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
     return st;
 }
 
-static trv_status sec_maps(trv_ctx *ctx, doc *d, run *r)
+static trv_status sec_maps(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
 {
     doc_h(d, 2, "Maps");
     static const struct {
@@ -1846,7 +1873,11 @@ static trv_status sec_maps(trv_ctx *ctx, doc *d, run *r)
              {"class", "Mobility classes"},
              {"sim", "Simulated drives against the plan"},
              {"sim_replan", "The first re-plan up close: the obstacle, the plan and the drive around it"}};
-    if (rnd_prj_exists(P(r, "png/routes.png")))
+    char top[256];
+    if (route_map(r, rs, top, sizeof top))
+        doc_p(d, "The recommended route (`%s`) is the map at the top; every route (`png/routes.png`) is under "
+                 "Strategies compared.", top);
+    else if (rnd_prj_exists(P(r, "png/routes.png")))
         doc_p(d, "The routes by strategy (`png/routes.png`) are the map at the top.");
     char absent[512] = "";
     for (size_t k = 0; k < sizeof M / sizeof M[0]; k++) {
@@ -1887,11 +1918,11 @@ static trv_status build(trv_ctx *ctx, doc *d, run *r)
     st = sec_answer(ctx, d, r, &rs);
     if (!st)
         st = sec_routes(ctx, d, r, &rs);
-    rs_free(&rs);
     if (!st)
         st = sec_sim(ctx, d, r);
     if (!st)
-        st = sec_maps(ctx, d, r);
+        st = sec_maps(ctx, d, r, &rs);
+    rs_free(&rs);
     if (!st) {
         doc_h(d, 2, "Method details");
         doc_p(d, "How the answer was reached: the terrain model, the kriging of the elevation, the vehicle's "
