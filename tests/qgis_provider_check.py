@@ -205,35 +205,51 @@ def check_tables(bin_dir):
 GIVEN = {}  # exe -> options given in some compared run
 
 
+TIMEOUT = 120  # s: a run that takes longer is cancelled (a broken mapping can ask for a huge grid)
+
+
 def run_alg(alg, params, feedback=None):
     import processing
     fb = feedback or Feedback()
+    watchdog = threading.Timer(TIMEOUT, fb.cancel)
+    watchdog.start()
     try:
         res = processing.run(alg, params, feedback=fb)
         return res, fb, None
     except QgsProcessingException as e:
         return None, fb, e
+    finally:
+        watchdog.cancel()
 
 
 def same(title, alg, params, cli, root, mask=None):
     """Run the tool with cli, then the algorithm with params, on the same
-    paths: the same files, byte for byte; the printed report saved."""
+    paths: the same files, byte for byte; the printed report saved. The
+    command line's files stay, for the next runs."""
     from qgis.core import QgsApplication as A
     exe = A.processingRegistry().algorithmById(alg).tool.exe
     cmd = [os.path.join(BIN, exe)] + cli
     GIVEN.setdefault(exe, set()).update(a for a in cli if re.match(r"^-(-[a-z]|[a-z]$)", a))
     before = snapshot(root)
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
     if not check(r.returncode == 0, "%s: the command line runs%s" % (
             title, "" if r.returncode == 0 else ": " + r.stderr.strip().splitlines()[-1])):
         return
     cli_files = changes(before, snapshot(root))
     restore(root, before)
     res, fb, err = run_alg(alg, params)
+    q_files = changes(before, snapshot(root))
+    restore(root, before)
+    keep = dict(cli_files)
+    if params.get("STDOUT") in q_files:  # the printed report, which the report reads
+        keep[params["STDOUT"]] = q_files[params["STDOUT"]]
+    for p, b in keep.items():
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "wb") as fh:
+            fh.write(b)
     if not check(err is None, "%s: processing.run(%s) succeeds%s" % (title, alg, ": %s" % err if err else "")):
         return
     check(fb.commands == [quote(cmd)], "%s: QGIS ran the same command line (%s)" % (title, fb.commands))
-    q_files = changes(before, snapshot(root))
     printed = params.get("STDOUT")
     if printed:
         got = q_files.pop(printed, b"").decode()
@@ -529,16 +545,17 @@ def check_cancel(data, inp, work):
     timer = threading.Timer(1.0, fb.cancel)
     timer.start()
     t0 = time.time()
-    params = {"TERRAIN": W, "SCENARIO": d("scenarios/demo.ini"), "OUTPUT": out, "ROUTE": os.path.join(W, "route.csv"),
-              "REALTIME": True, "STDOUT": os.path.join(work, "c", "sim.txt")}
+    # (the scenario ends after 6 s: a cancel that does not work cannot hang the test)
+    params = {"TERRAIN": W, "SCENARIO": os.path.join(inp, "short.ini"), "OUTPUT": out,
+              "ROUTE": os.path.join(W, "route.csv"), "REALTIME": True, "STDOUT": os.path.join(work, "c", "sim.txt")}
     res, fb, err = run_alg("traverse:sim", params, fb)
     took = time.time() - t0
     timer.cancel()
-    cmd = [os.path.join(BIN, "trv-sim"), "--terrain", W, "--scenario", d("scenarios/demo.ini"), "-o", out,
+    cmd = [os.path.join(BIN, "trv-sim"), "--terrain", W, "--scenario", os.path.join(inp, "short.ini"), "-o", out,
            "--route", os.path.join(W, "route.csv"), "--realtime"]
     GIVEN.setdefault("trv-sim", set()).add("--realtime")
     check(fb.commands == [quote(cmd)], "sim --realtime ran %s" % fb.commands)
-    check(err is not None and "cancel" in str(err) and took < 8,
+    check(err is not None and "cancel" in str(err) and took < 5,
           "a cancelled drive stops the algorithm in %.1f s: %s" % (took, err))
     check(not os.path.exists(os.path.join(work, "c")), "the cancelled drive left nothing (not even its folder)")
 
@@ -579,17 +596,20 @@ def check_styles(data, work):
     W = os.path.join(work, "w")
     d = lambda f: os.path.join(data, f)  # noqa: E731
     QgsProject.instance().clear()
-    processing.runAndLoadResults("traverse:terrain", {
-        "DEM": os.path.join(W, "dem_kriged.tif"), "SOIL": d("jacksboro/soil_7p5arcsec.tif"),
-        "LANDUSE": d("jacksboro/landuse_30m_utm16n.tif"), "OUTPUT": S}, feedback=Feedback())
-    processing.runAndLoadResults("traverse:roadmap", {"TERRAIN": W, "OUTPUT": os.path.join(S, "roadmap.gpkg"),
-                                                      "NODES": 300}, feedback=Feedback())
-    processing.runAndLoadResults("traverse:route", {
-        "ROADMAP": os.path.join(W, "roadmap.gpkg"), "TERRAIN": W, "FROM": FROM, "TO": TO,
-        "OUTPUT": os.path.join(S, "route.geojson")}, feedback=Feedback())
-    processing.runAndLoadResults("traverse:krige", {
-        "INPUT": os.path.join(W, "dem_kriged.tif"), "TR": 480,
-        "OUTPUT": QgsProcessingOutputLayerDefinition(os.path.join(S, "k.tif"))}, feedback=Feedback())
+
+    def load(alg, params):
+        try:
+            processing.runAndLoadResults(alg, params, feedback=Feedback())
+        except QgsProcessingException as e:
+            check(False, "%s runs (and its layers load): %s" % (alg, e))
+
+    load("traverse:terrain", {"DEM": os.path.join(W, "dem_kriged.tif"), "SOIL": d("jacksboro/soil_7p5arcsec.tif"),
+                              "LANDUSE": d("jacksboro/landuse_30m_utm16n.tif"), "OUTPUT": S})
+    load("traverse:roadmap", {"TERRAIN": W, "OUTPUT": os.path.join(S, "roadmap.gpkg"), "NODES": 300})
+    load("traverse:route", {"ROADMAP": os.path.join(W, "roadmap.gpkg"), "TERRAIN": W, "FROM": FROM, "TO": TO,
+                            "OUTPUT": os.path.join(S, "route.geojson")})
+    load("traverse:krige", {"INPUT": os.path.join(W, "dem_kriged.tif"), "TR": 480,
+                            "OUTPUT": QgsProcessingOutputLayerDefinition(os.path.join(S, "k.tif"))})
     layers = {l.name(): l for l in QgsProject.instance().mapLayers().values()}
     check(sorted(layers) == sorted(["dem", "slope", "soil", "landuse", "edges", "nodes", "routes",
                                     "Kriged DEM (Float32, metres)"]),
@@ -599,17 +619,21 @@ def check_styles(data, work):
         r = lyr.renderer() if lyr else None
         pseudo = r is not None and r.type() == "singlebandpseudocolor"
         items = r.shader().rasterShaderFunction().colorRampItemList() if pseudo else []
-        want = first_ramp_colour(os.path.join(S, qml))
-        check(items and items[0].color.name() == want, "%s: styled by %s (ramp from %s; written %s)" % (
+        want = first_ramp_colour(os.path.join(S, qml)) if os.path.exists(os.path.join(S, qml)) else None
+        check(want and items and items[0].color.name() == want, "%s: styled by %s (ramp from %s; written %s)" % (
             name, qml, items[0].color.name() if items else (r.type() if r else None), want))
     for name in ("soil", "landuse"):
         lyr = layers.get(name)
         check(lyr and lyr.renderer().type() == "paletted" and len(lyr.renderer().classes()) > 0,
               "%s: paletted from its colour table" % name)
-    db = sqlite3.connect(os.path.join(S, "roadmap.gpkg"))
-    styles = dict(db.execute("select f_table_name, styleqml from layer_styles"))
-    db.close()
+    styles = {}
+    if os.path.exists(os.path.join(S, "roadmap.gpkg")):
+        db = sqlite3.connect(os.path.join(S, "roadmap.gpkg"))
+        styles = dict(db.execute("select f_table_name, styleqml from layer_styles"))
+        db.close()
     for name in ("edges", "nodes"):
+        if not check(name in styles, "roadmap.gpkg has a style for %s" % name):
+            continue
         renderer = ET.fromstring(styles[name]).find(".//renderer-v2")
         want = next((o.get("value") for o in renderer.iter("Option") if o.get("name") in ("color", "line_color")), None)
         lyr = layers.get(name)
@@ -618,6 +642,8 @@ def check_styles(data, work):
               "%s: styled from the GeoPackage's layer_styles (%s, written %s)" % (
                   name, got.name() if got else None, want))
     lyr = layers.get("routes")
+    if not check(os.path.exists(os.path.join(S, "route.qml")), "route.qml beside route.geojson"):
+        return
     want = ET.parse(os.path.join(S, "route.qml")).getroot().find(".//renderer-v2")
     check(lyr and lyr.renderer().type() == want.get("type") and lyr.renderer().classAttribute() == want.get("attr"),
           "routes: styled by route.qml (%s by %s)" % (lyr.renderer().type() if lyr else None,
@@ -644,8 +670,12 @@ def check_locate(installed):
         check(found == source_bin, "from the source tree, no setting, not on the PATH: %s" % found)
     else:
         check(err and "cannot find trv-krige" in err, "from an unbuilt source tree: a clear error (%s)" % err)
-    os.environ["PATH"] = BIN + ":" + path
-    check(runner.locate("trv-krige") == os.path.join(BIN, "trv-krige"), "on the PATH: found there")
+    on_path = os.path.join(WORK, "on-path")
+    os.makedirs(on_path, exist_ok=True)
+    os.symlink(os.path.join(BIN, "trv-krige"), os.path.join(on_path, "trv-krige"))
+    os.environ["PATH"] = on_path + ":/usr/bin:/bin"
+    found = runner.locate("trv-krige")
+    check(found == os.path.join(on_path, "trv-krige"), "no setting, on the PATH: found there (%s)" % found)
     os.environ["PATH"] = path
     empty = os.path.join(WORK, "no-tools")
     os.makedirs(empty, exist_ok=True)

@@ -44,6 +44,9 @@ gdal_translate -q -projwin -84.34 36.68 -84.20 36.56 "$DATA/jacksboro/dem_3arcse
         -dstnodata -32768 "$DATA/jacksboro/dem_3arcsec.tif" "$tmp/in/dem10.tif" ||
     { echo "cannot make the inputs"; exit 1; }
 awk 'BEGIN { print "x,y,z" } { print $1 "," $2 "," $3 }' "$tmp/in/pts.xyz" >"$tmp/in/pts.csv"
+# the demo drive, 6 s long (the cancellation check)
+sed "s|^file = .*|file = $DATA/vehicles/ugv_hua2022.ini|; s|^time_limit_s = .*|time_limit_s = 6|" \
+    "$DATA/scenarios/demo.ini" >"$tmp/in/short.ini"
 cat >"$tmp/in/eval.csv" <<'EOF'
 slope,elevation,ci,speed
 2,250,650,35
