@@ -71,8 +71,8 @@ def static(v):
 
 # (child id, algorithm, description, {parameter: source or [sources]}, extra dependencies)
 MAPS = ["dem", "slope", "speed", "gonogo", "cost", "class"]
-MAP_SOURCE = {"dem": ("terrain", "DEM"), "slope": ("terrain", "SLOPE"), "speed": ("speed", "SPEED"),
-              "gonogo": ("speed", "GONOGO"), "cost": ("cost", "COST"), "class": ("cost", "CLASS")}
+MAP_SOURCE = {"dem": ("terrain", "DEM_TIF"), "slope": ("terrain", "SLOPE_TIF"), "speed": ("speed", "SPEED_TIF"),
+              "gonogo": ("speed", "GONOGO_TIF"), "cost": ("cost", "COST_TIF"), "class": ("cost", "CLASS_TIF")}
 STEPS = [
     ("krige", "traverse:krige", "1 krige the DEM", {
         "INPUT": model_param("DEM"), "TR": model_param("RES"), "SEED": model_param("SEED"),
@@ -101,11 +101,11 @@ STEPS = [
         "OUTPUT": run_file("sim"), "STDOUT": run_file("sim.txt")}, []),
 ] + [
     ("map_" + m, "traverse:render", "8 map: " + m, {
-        "INPUT": child_output(*MAP_SOURCE[m]), "HILLSHADE": child_output("terrain", "DEM"), "LEGEND": static(True),
+        "INPUT": child_output(*MAP_SOURCE[m]), "HILLSHADE": child_output("terrain", "DEM_TIF"), "LEGEND": static(True),
         "OUTPUT": run_file("png/%s.png" % m)}, []) for m in MAPS
 ] + [
     ("map_routes", "traverse:render", "8 map: routes", {
-        "INPUT": child_output("cost", "COST"), "HILLSHADE": child_output("terrain", "DEM"),
+        "INPUT": child_output("cost", "COST_TIF"), "HILLSHADE": child_output("terrain", "DEM_TIF"),
         "OVERLAY": [child_output("roadmap", "OUTPUT"), child_output("route", "OUTPUT"), child_output("route", "GPX")],
         "LEGEND": static(True), "TITLE": static("Routes over mobility cost"),
         "OUTPUT": run_file("png/routes.png")}, []),

@@ -194,6 +194,11 @@ def check_tables(bin_dir):
             value = number(p.default) if isinstance(p.default, float) else str(p.default)
             check("default" in text and value in text,
                   "%s %s: default %s as --help says (%s)" % (tool.name, p.flag, value, text.strip()))
+        alg = QgsApplication.processingRegistry().algorithmById("traverse:" + tool.name)
+        outs = [o.output for o in tool.outputs if o.output]
+        params = [p.name for p in tool.params]
+        check(not set(outs) & set(params) and all(alg.outputDefinition(o) is not None for o in outs),
+              "%s: outputs %s declared, none named as a parameter" % (tool.name, outs))
         for p in tool.params:
             if p.flags and p.default is None:
                 m = re.search(r"\(default ([0-9.]+)", opts.get(long_name(p.flag, opts), (None, ""))[1])

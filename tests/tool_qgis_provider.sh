@@ -22,7 +22,7 @@ for p in ${TRV_QGIS_PYTHON:-/usr/bin/python3 python3}; do
     fi
 done
 if [ -z "$PY" ]; then
-    echo "SKIPPED: python3-qgis is not installed, so the QGIS Processing provider was not tested (make check-qgis installs it)"
+    echo "SKIPPED: python3-qgis is not installed, so the QGIS Processing provider was not tested (make check-qgis-provider installs it and runs this)"
     echo "tool_qgis_provider: SKIPPED"
     exit 0
 fi

@@ -71,7 +71,7 @@ class TraverseAlgorithm(QgsProcessingAlgorithm):
         for p in self.tool.params:
             self.addParameter(p.definition())
         for o in self.tool.outputs:
-            if o.output and not any(p.name == o.output for p in self.tool.params):
+            if o.output:
                 self.addOutput(o.definition())
 
     def srs_param(self, name):
@@ -114,7 +114,7 @@ class TraverseAlgorithm(QgsProcessingAlgorithm):
                 # a destination the user asked to open: QGIS loads it, we style it
                 context.layerToLoadOnCompletionDetails(source).setPostProcessor(SidecarStyle.for_source(source))
             elif not self.is_destination(o.base) and context.project() is not None:
-                name = o.name if not o.file or "*" not in o.file else os.path.splitext(os.path.basename(f))[0]
+                name = o.layer_name(f)
                 hint = QgsProcessingUtils.LayerHint.Vector if o.vector else QgsProcessingUtils.LayerHint.Raster
                 details = QgsProcessingContext.LayerDetails(name, context.project(), o.output or "", hint)
                 details.setPostProcessor(SidecarStyle.for_source(source))

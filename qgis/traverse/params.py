@@ -354,12 +354,16 @@ class Layer:
     """A layer a run leaves: the file of parameter `base` itself (file None),
     or `file` (a glob pattern) in the folder `base`; `layer`: a GeoPackage
     layer name. `output`: declared as an output of that name (for models);
-    `name`: the layer's name when added to the project."""
+    `name`: the layer's name in the project (default: the layer's or the
+    file's; for a pattern, each file's)."""
 
     def __init__(self, base, file=None, layer=None, output=None, name=None, vector=False):
         self.base, self.file, self.layer, self.output = base, file, layer, output
-        self.name = name or output.lower()
+        self.name = name or layer or (os.path.splitext(file)[0] if file else None)
         self.vector = vector or layer is not None or (file or "").endswith((".geojson", ".gpkg"))
+
+    def layer_name(self, path):
+        return os.path.splitext(os.path.basename(path))[0] if "*" in (self.file or "") else self.name
 
     def definition(self):
         cls = QgsProcessingOutputVectorLayer if self.vector else QgsProcessingOutputRasterLayer

@@ -139,21 +139,28 @@ def _missing_dirs(paths):
     return out
 
 
-def _remove_new_dirs(dirs):
-    for d in sorted(dirs, key=len, reverse=True):  # deepest first
+def _clean_up(out_dirs, pid, new_dirs):
+    """After a run that did not succeed: the tool's temporaries (left when it
+    was stopped or crashed; a failing tool removes its own), then the
+    folders the run made, when empty. Returns how many files went."""
+    temporaries = [t for d in set(out_dirs) for t in _temporaries(d, pid)] if pid else []
+    for t in temporaries:
+        os.unlink(t)
+    for d in sorted(new_dirs, key=len, reverse=True):  # deepest first
         try:
             os.rmdir(d)  # only when empty: never removes what someone else put there
         except OSError:
             pass
+    return len(temporaries)
 
 
 def run(cmd, feedback, out_dirs=(), make_dirs=(), stdout_path=None):
     """Run cmd (a list), reporting to feedback; returns the printed report.
 
     out_dirs: the directories the tool writes into; make_dirs: directories of
-    output files to create first (as `mkdir -p`). On failure or cancellation,
-    the directories that did not exist before the run are removed again
-    (when empty) and, after a cancel, the tool's temporary files with them.
+    output files to create first (as `mkdir -p`). When the run does not
+    succeed, the tool's temporary files in out_dirs are removed, and the
+    directories that did not exist before the run (when empty).
     stdout_path: where to save the printed report, after success only."""
     tool = os.path.basename(cmd[0])
     new_dirs = _missing_dirs(list(out_dirs) + list(make_dirs))
@@ -181,7 +188,7 @@ def run(cmd, feedback, out_dirs=(), make_dirs=(), stdout_path=None):
     def on_progress(label, percent):
         if label != stage[0]:
             stage[0] = label
-            feedback.setProgressText("%s: %s" % (tool, label) if label else tool)
+            feedback.setProgressText("%s: %s" % (tool, label))
         feedback.setProgress(percent)
 
     parser = StderrParser(on_progress, on_message)
@@ -199,7 +206,7 @@ def run(cmd, feedback, out_dirs=(), make_dirs=(), stdout_path=None):
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True)
     except OSError as e:
-        _remove_new_dirs(new_dirs)
+        _clean_up(out_dirs, None, new_dirs)
         raise QgsProcessingException("cannot run %s: %s" % (cmd[0], e))
     streams = {proc.stdout.fileno(): (on_stdout, codecs.getincrementaldecoder("utf-8")("replace")),
                proc.stderr.fileno(): (parser.feed, codecs.getincrementaldecoder("utf-8")("replace"))}
@@ -224,13 +231,10 @@ def run(cmd, feedback, out_dirs=(), make_dirs=(), stdout_path=None):
         sel.close()
     if cancelled:
         _stop(proc)
-        removed = [t for d in set(out_dirs) for t in _temporaries(d, proc.pid)]
-        for t in removed:
-            os.unlink(t)
-        _remove_new_dirs(new_dirs)
         proc.stdout.close()
         proc.stderr.close()
-        feedback.pushInfo("%s stopped; %d temporary file(s) removed, nothing written" % (tool, len(removed)))
+        removed = _clean_up(out_dirs, proc.pid, new_dirs)
+        feedback.pushInfo("%s stopped; %d temporary file(s) removed, nothing written" % (tool, removed))
         raise QgsProcessingException("cancelled: %s was stopped before it finished, and wrote nothing" % tool)
     rc = proc.wait()
     proc.stdout.close()
@@ -239,13 +243,9 @@ def run(cmd, feedback, out_dirs=(), make_dirs=(), stdout_path=None):
     if out_buf[0]:
         on_stdout("\n")
     if rc != 0:
-        for t in (t for d in set(out_dirs) for t in _temporaries(d, proc.pid)):
-            os.unlink(t)  # none unless the tool crashed: it cleans up when it fails
-        _remove_new_dirs(new_dirs)
-        if rc < 0:
-            errors.append("killed by signal %d" % -rc)
-        raise QgsProcessingException("%s failed (exit status %d): %s" % (
-            tool, rc, "; ".join(errors) or "no message"))
+        _clean_up(out_dirs, proc.pid, new_dirs)
+        raise QgsProcessingException("%s failed (%s): %s" % (
+            tool, "exit status %d" % rc if rc > 0 else "killed by signal %d" % -rc, "; ".join(errors) or "no message"))
     text = "".join(line + "\n" for line in report)
     if stdout_path:
         tmp = "%s.tmp%d" % (stdout_path, os.getpid())

@@ -66,7 +66,7 @@ KRIGE = Tool(
     "weighted least-squares fit (auto: the model with the lowest leave-one-out error), local "
     "neighbourhoods, kriging variance. Step 1 of the pipeline.",
     [Raster(None, "DEM (any GDAL raster, any CRS)", required=True)] + krige_grid() + krige_run(),
-    [Layer("OUTPUT", name="dem_kriged"), Layer("STD", name="dem_std")],
+    [Layer("OUTPUT"), Layer("STD")],
     omitted={o: "CSV input only: the algorithm 'Krige points from a CSV'" for o in ("--x", "--y", "--z", "--s_srs")})
 
 KRIGE_POINTS = Tool(
@@ -79,7 +79,7 @@ KRIGE_POINTS = Tool(
         Text("--z", "Column of the value", required=True),
         Crs("--s_srs", "CRS of x and y", required=True),
     ] + krige_run(),
-    [Layer("OUTPUT", name="kriged"), Layer("STD", name="kriged_std")])
+    [Layer("OUTPUT"), Layer("STD")])
 
 TERRAIN = Tool(
     "terrain", "trv-terrain", "Fuse the terrain (DEM, soil, land use)", "Terrain",
@@ -98,8 +98,8 @@ TERRAIN = Tool(
         FileOut("--points", "Point cloud x,y,z,slope,soil,landuse (CSV)", CSV),
         Stdout(),
     ],
-    [Layer("OUTPUT", "dem.tif", output="DEM"), Layer("OUTPUT", "slope.tif", output="SLOPE"),
-     Layer("OUTPUT", "soil.tif", output="SOIL"), Layer("OUTPUT", "landuse.tif", output="LANDUSE")])
+    [Layer("OUTPUT", "dem.tif", output="DEM_TIF"), Layer("OUTPUT", "slope.tif", output="SLOPE_TIF"),
+     Layer("OUTPUT", "soil.tif", output="SOIL_TIF"), Layer("OUTPUT", "landuse.tif", output="LANDUSE_TIF")])
 
 SPEED = Tool(
     "speed", "trv-speed", "Attainable speed and GO/NOGO", "Mobility",
@@ -115,7 +115,7 @@ SPEED = Tool(
         Stdout(),
     ],
     [Folder("TERRAIN", "Terrain folder (with speed.tif and gonogo.tif)"),
-     Layer("TERRAIN", "speed.tif", output="SPEED"), Layer("TERRAIN", "gonogo.tif", output="GONOGO")])
+     Layer("TERRAIN", "speed.tif", output="SPEED_TIF"), Layer("TERRAIN", "gonogo.tif", output="GONOGO_TIF")])
 
 COST = Tool(
     "cost", "trv-cost", "Fuzzy mobility cost", "Mobility",
@@ -131,7 +131,7 @@ COST = Tool(
         Stdout(),
     ],
     [Folder("TERRAIN", "Terrain folder (with cost.tif and class.tif)"),
-     Layer("TERRAIN", "cost.tif", output="COST"), Layer("TERRAIN", "class.tif", output="CLASS")],
+     Layer("TERRAIN", "cost.tif", output="COST_TIF"), Layer("TERRAIN", "class.tif", output="CLASS_TIF")],
     omitted={"--eval": "the algorithm 'Evaluate the fuzzy rules on a table'",
              "-o": "goes with --eval: the algorithm 'Evaluate the fuzzy rules on a table'"})
 
@@ -163,7 +163,8 @@ ROADMAP = Tool(
         Number("--seed", "Seed of the Latin hypercube", 1, integer=True, minimum=0),
         Stdout(),
     ],
-    [Layer("OUTPUT", layer="edges", output="EDGES"), Layer("OUTPUT", layer="nodes", output="NODES")])
+    [Layer("OUTPUT", layer="edges", output="EDGES_LAYER"),
+     Layer("OUTPUT", layer="nodes", output="NODES_LAYER")])
 
 ROUTE = Tool(
     "route", "trv-route", "Plan a route", "Routes",
@@ -211,8 +212,7 @@ SIM = Tool(
         Flag("--no-timing", "Leave wall_time_s and realtime_factor out of metrics.json"),
         Stdout(),
     ],
-    [Layer("OUTPUT", "trajectory_*.geojson", name="trajectory"),
-     Layer("OUTPUT", "obstacles.geojson", name="obstacles")])
+    [Layer("OUTPUT", "trajectory_*.geojson"), Layer("OUTPUT", "obstacles.geojson")])
 
 RENDER = Tool(
     "render", "trv-render", "Render a map (PNG)", "Maps and reports",
