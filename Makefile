@@ -246,6 +246,24 @@ check-qgis: deps
 	@$(MAKE) --no-print-directory all
 	@$(TEST_ENV) QT_QPA_PLATFORM=offscreen sh tests/tool_qgis.sh
 
+# ---- the QGIS Processing provider (qgis/traverse) -----------------------
+# make install-qgis [QGIS_PROFILE_DIR=...]: the plugin into a QGIS profile's
+# python/plugins/traverse (an older copy replaced); tests/tool_qgis_provider.sh
+# tests it, in `make test` and `make check-qgis-provider`.
+QGIS_PROFILE_DIR ?= $(HOME)/.local/share/QGIS/QGIS3/profiles/default
+QGIS_PLUGIN_DIR := $(QGIS_PROFILE_DIR)/python/plugins/traverse
+.PHONY: install-qgis check-qgis-provider
+install-qgis:
+	rm -rf "$(QGIS_PLUGIN_DIR)"
+	cd qgis/traverse && find . -name __pycache__ -prune -o -type f -print | \
+	    while read -r f; do install -D -m 644 "$$f" "$(QGIS_PLUGIN_DIR)/$$f" || exit 1; done
+	@echo "install-qgis: the traverse plugin is in $(QGIS_PLUGIN_DIR); enable it in QGIS (Plugins > Manage and Install Plugins)"
+
+check-qgis-provider: deps
+	@sh tools/deps.sh $(QGIS_PKGS)
+	@$(MAKE) --no-print-directory all
+	@$(TEST_ENV) sh tests/tool_qgis_provider.sh
+
 # docs/trv-*.md from each tool's --help
 docs: all
 	@sh tools/mkdocs.sh $(BINDIR) docs
