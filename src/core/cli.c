@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -210,8 +211,18 @@ int trv_cli_parse(const trv_cli *cli, int argc, char **argv, trv_cli_result *res
     return TRV_CLI_CONTINUE;
 }
 
+static void on_stop_signal(int sig) { trv_stop_request(sig); }
+
 trv_ctx *trv_tool_ctx(const trv_cli *cli, const trv_cli_result *res, trv_term_progress_state *progress)
 {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESETHAND; /* the second signal takes the default action */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
     trv_ctx *ctx = trv_ctx_new();
     if (!ctx) {
         fprintf(stderr, "%s: out of memory\n", cli->tool);

@@ -1,6 +1,7 @@
 /* Context, status codes, error messages and progress reporting. */
 #include "trv.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,8 +84,17 @@ trv_status trv_error_prefix(trv_ctx *ctx, trv_status st, const char *fmt, ...)
 
 const char *trv_errmsg(const trv_ctx *ctx) { return ctx->msg; }
 
+/* Set by the tools' signal handler (trv_tool_ctx); read at every progress
+ * report, so that a terminated run ends through its normal error path. */
+static volatile sig_atomic_t stop_signal;
+
+void trv_stop_request(int sig) { stop_signal = sig; }
+
 trv_status trv_progress(trv_ctx *ctx, double fraction, const char *label)
 {
+    if (stop_signal)
+        return trv_error(ctx, TRV_ERR_CANCEL, "interrupted by signal %d (%s)%s%s", (int)stop_signal,
+                         strsignal(stop_signal), label ? " during " : "", label ? label : "");
     if (!ctx->progress)
         return TRV_OK;
     if (fraction < 0) fraction = 0;

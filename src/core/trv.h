@@ -70,8 +70,12 @@ trv_status trv_error_prefix(trv_ctx *ctx, trv_status st, const char *fmt, ...)
 const char *trv_errmsg(const trv_ctx *ctx);
 
 /* Report progress through the callback. Returns TRV_ERR_CANCEL (with a
- * message) if the callback asked to stop, else TRV_OK. */
+ * message) if the callback asked to stop or a stop was requested (a
+ * signal, see trv_stop_request), else TRV_OK. */
 trv_status trv_progress(trv_ctx *ctx, double fraction, const char *label);
+/* Ask every running computation to stop at its next progress report
+ * (async-signal-safe: the tools' SIGTERM/SIGINT/SIGHUP handler). */
+void trv_stop_request(int sig);
 
 /* Message to stderr (warnings, notes) when the verbosity is >= level;
  * never for errors, which go through trv_error. */
@@ -139,8 +143,10 @@ int trv_cli_parse(const trv_cli *cli, int argc, char **argv, trv_cli_result *res
 void trv_cli_print_help(const trv_cli *cli, FILE *out);
 
 /* The context a command-line tool runs with: verbosity from -q, and the
- * terminal progress printer (state in *progress) unless quiet. Prints the
- * failure and returns NULL if memory runs out. */
+ * terminal progress printer (state in *progress) unless quiet. SIGTERM,
+ * SIGINT and SIGHUP then stop the run at its next progress report, through
+ * the error path that removes every output and temporary (a second signal
+ * kills at once). Prints the failure and returns NULL if memory runs out. */
 trv_ctx *trv_tool_ctx(const trv_cli *cli, const trv_cli_result *res, trv_term_progress_state *progress);
 
 /* ---- INI reader ------------------------------------------------------- */

@@ -674,14 +674,16 @@ trv_status sim_run_go(trv_ctx *ctx, sim_run *r)
                 if (r->v[k].phase == 2)
                     record(r, &r->v[k], r->v[k].nrows ? r->v[k].rows[r->v[k].nrows - 1].cte : 0);
             }
+        int report = i % 20000 == 0;
         if (r->env.realtime && i % 5 == 0) {
             double ahead_s = r->t_now - (trv_now_s() - w0);
             if (ahead_s > 0) {
                 struct timespec ts = {(time_t)ahead_s, (long)((ahead_s - floor(ahead_s)) * 1e9)};
                 nanosleep(&ts, NULL);
             }
+            report = 1; /* paced to the wall clock: a stop request is seen within a few steps */
         }
-        if (i % 20000 == 0) {
+        if (report) {
             double done = 0;
             for (int k = 0; k < r->nv; k++) {
                 const sim_veh *v = &r->v[k];
