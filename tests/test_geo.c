@@ -1,8 +1,7 @@
 /* Geo: UTM choice, grid comparison, class tables, GeoTIFF round trip,
  * categorical alignment (hand-built cases with known answers, and class
  * areas on Jacksboro), Horn slope (hand-computed cells, planes in metres
- * and in US survey feet, and
- * gdaldem on Jacksboro). */
+ * and in US survey feet, and gdaldem on Jacksboro). */
 #include "test_common.h"
 
 #include <math.h>
