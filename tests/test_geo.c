@@ -1,7 +1,7 @@
 /* Geo: UTM choice, grid comparison, class tables, GeoTIFF round trip,
  * categorical alignment (hand-built cases with known answers, and class
- * areas on Jacksboro), Horn slope (hand-computed cells, planes, and
- * gdaldem on Jacksboro). */
+ * areas on Jacksboro), Horn slope (hand-computed cells, planes in metres
+ * and in US survey feet, and gdaldem on Jacksboro). */
 #include "test_common.h"
 
 #include <math.h>
@@ -602,6 +602,17 @@ static void test_slope_plane(void **state)
     for (int r = 0; r < g.ny; r++)
         for (int c = 0; c < g.nx; c++)
             dem->f32[r * g.nx + c] = (float)(0.3 * 25 * c + 0.4 * 25 * r + 100);
+    assert_int_equal(geo_slope(ctx, dem, &s), TRV_OK);
+    for (int i = 0; i < g.nx * g.ny; i++)
+        assert_float_equal(s->f32[i], atan(0.5) * 180 / M_PI, 1e-3);
+    geo_raster_free(s);
+    /* the same plane on a grid in US survey feet (1 ftUS = 1200/3937 m):
+     * 25 m cells are 82.0208 ftUS and elevations stay in metres, so the
+     * slope is atan(0.5) again; read as metres (1 unit = 1 m) the cells would
+     * be 82 m long and the slope atan(0.5 * 0.3048006) = 8.67 deg */
+    char *ftus = wkt_of("EPSG:2274");
+    free(dem->grid.wkt);
+    dem->grid = grid(17, 11, 2000000, 700000, 25 / (1200.0 / 3937.0), ftus);
     assert_int_equal(geo_slope(ctx, dem, &s), TRV_OK);
     for (int i = 0; i < g.nx * g.ny; i++)
         assert_float_equal(s->f32[i], atan(0.5) * 180 / M_PI, 1e-3);

@@ -168,6 +168,210 @@ static void test_vci_formulas(void **state)
     assert_float_equal(c.vci1_rci, 8.18907418, 1e-7); /* the formula value is still reported */
 }
 
+/* ---- tracks (docs/method.md §2.2, §2.5, §2.7) ---- */
+
+/* data/vehicles/tracked_carrier.ini */
+static tm_vehicle carrier(void)
+{
+    tm_vehicle v = {0};
+    v.kind = TM_TRACKED;
+    v.gross_mass_kg = 12000;
+    v.track_width_m = 0.38;
+    v.track_length_m = 2.7;
+    v.track_shoe_area_m2 = 0.058;
+    v.grouser_height_m = 0.03;
+    v.road_wheels = 10;
+    v.engine_power_kW = 160;
+    v.drivetrain_efficiency = 0.8;
+    v.top_speed_kmh = 65;
+    v.ground_clearance_m = 0.43;
+    v.max_pitch_deg = 35;
+    v.max_roll_deg = 30;
+    v.vci1_kPa = NAN;
+    v.vci50_kPa = NAN;
+    return v;
+}
+
+/* Bekker's uniform-pressure track, by hand (kN, kPa, m). The carrier:
+ * W = 12000 kg * 9.80665 / 1000 = 117.6798 kN on 2 b L = 2 * 0.38 * 2.7 =
+ * 2.052 m2, so p = 117.6798 / 2.052 = 57.348830 kPa; z0 = (p / k)^(1/n)
+ * with k = kc / b + kphi; R = 2 b k z0^(n+1) / (n+1), which is also
+ * 2 b p z0 / (n+1) = W z0 / (L (n+1)) since k z0^n = p.
+ *   sandy loam   (n 0.3): k = 2.79/0.38 + 141.11 = 148.452105, p/k = 0.38631200,
+ *                z0 = 0.38631200^(1/0.3) = 0.041988209 m,
+ *                R = 117.6798 * 0.041988209 / (2.7 * 1.3) = 1.4077390 kN
+ *   clayey soil  (n 0.5): k = 13.19/0.38 + 692.15 = 726.860526, p/k = 0.078899360,
+ *                z0 = 0.078899360^2 = 0.0062251090 m, R = 0.18088138 kN
+ *   upland sandy (n 1.1): k = 74.6/0.38 + 2080 = 2276.315789, p/k = 0.025193706,
+ *                z0 = 0.025193706^(1/1.1) = 0.035207010 m, R = 0.73071497 kN
+ *   lean clay    (n 0.2): k = 1767.926842, p/k = 0.032438464, z0 = 3.5917109e-8 m,
+ *                R = 1.3045427e-6 kN
+ * (with the exponent 1/(n+1) instead, sandy loam would sink 0.48 m and
+ * resist 33.5 kN). Speed (§2.7): v = min(65, 0.8 * 160 / (R + W sin b) * 3.6):
+ *   sandy loam:   b = 10: 128 / (1.4077390 + 117.6798 * 0.17364818) = 5.8601024 m/s
+ *                 = 21.096369 km/h; b = 20: 11.061872 km/h; flat: 91 m/s, so 65
+ *   clayey soil:  b = 10: 22.351827 km/h, b = 20: 11.397549 km/h
+ *   upland sandy: b = 10: 21.771178 km/h, b = 20: 11.244626 km/h
+ *   lean clay:    b = 10: 22.549675 km/h, b = 20: 11.448771 km/h */
+static void test_tracked_closed_forms(void **state)
+{
+    (void)state;
+    static const struct {
+        int soil;
+        double z0, r, v10, v20;
+    } want[4] = {
+        {0, 0.041988208745, 1.4077390335, 21.096368519, 11.061872257},
+        {1, 0.0062251090244, 0.18088137901, 22.351827252, 11.397549447},
+        {2, 3.5917109404e-8, 1.3045426701e-6, 22.549675214, 11.448770511},
+        {3, 0.035207009731, 0.73071496715, 21.771178148, 11.244625577},
+    };
+    tm_vehicle v = carrier();
+    char *lu = write_file(tmpdir, "lu_t.csv", "code,name,nogo\n3,grassland,no\n");
+    char *sp = write_file(tmpdir, "soils_t.csv",
+                          "code,name,n,kc,kphi,ci_kPa\n1,sandy loam,0.30,2.79,141.11,223.40\n"
+                          "2,clayey soil,0.50,13.19,692.15,732.50\n3,lean clay,0.20,16.43,1724.69,1070.50\n"
+                          "4,upland sandy,1.10,74.60,2080.00,528.50\n");
+    trv_ctx *ctx = trv_ctx_new();
+    tm_soils *soils = NULL;
+    assert_int_equal(tm_soils_read(ctx, sp, &soils), TRV_OK);
+    tm_model m;
+    assert_int_equal(tm_model_init(ctx, &m, &v, soils, lu), TRV_OK);
+    assert_float_equal(m.weight_kN, 117.6798, 1e-9);
+    for (int i = 0; i < 4; i++) {
+        const tm_soil *so = &SOILS[want[i].soil];
+        int code = so->code;
+        const tm_contact *c = &m.contact[code];
+        /* the closed form written out here too, from the table's values */
+        double b = 0.38, L = 2.7, k = so->kc / b + so->kphi, p = 117.6798 / (2 * b * L);
+        double z0 = pow(p / k, 1 / so->n), r = 2 * b * k * pow(z0, so->n + 1) / (so->n + 1);
+        printf("  tracked, %-12s z0 %.9e m (closed form %.9e), R %.9e kN (%.9e)\n", so->name, c->sinkage_m, z0,
+               m.resistance_total_kN[code], r);
+        assert_int_equal(c->mode, TM_TRACK);
+        /* against the hand values (11 digits written above): measured at most
+         * 2.8e-11 relative, tolerance 1e-9; against the closed form evaluated
+         * here: 1e-13 */
+        assert_true(rel(z0, want[i].z0) <= 1e-9);
+        assert_true(rel(r, want[i].r) <= 1e-9);
+        assert_true(rel(c->sinkage_m, want[i].z0) <= 1e-9);
+        assert_true(rel(c->sinkage_m, z0) <= 1e-13);
+        assert_true(rel(m.resistance_total_kN[code], r) <= 1e-13);
+        assert_true(rel(c->p_gcr_kPa, p) <= 1e-12);
+        assert_true(rel(c->contact_length_m, L) <= 1e-15);
+        /* both tracks are one contact: the total is the contact's resistance */
+        assert_true(rel(c->resistance_kN, want[i].r) <= 1e-9);
+        assert_true(rel(m.resistance_total_kN[code], want[i].r) <= 1e-9);
+        assert_true(isnan(c->thrust_kN)); /* no shear columns */
+        /* speeds through the row kernel: 10 and 20 degrees, and the flat clamp */
+        const float slope[3] = {10, 20, 0};
+        const unsigned char soil[3] = {(unsigned char)code, (unsigned char)code, (unsigned char)code},
+                            land[3] = {3, 3, 3};
+        float speed[3];
+        unsigned char why[3];
+        tm_row(&m, slope, -9999, soil, land, 3, speed, why);
+        const unsigned char go[3] = {TM_GO, TM_GO, TM_GO};
+        assert_memory_equal(why, go, 3);
+        /* float32 speeds: measured at most 4.2e-8 relative, tolerance 1e-6 */
+        assert_true(rel(speed[0], want[i].v10) <= 1e-6);
+        assert_true(rel(speed[1], want[i].v20) <= 1e-6);
+        assert_float_equal(speed[2], 65, 0);
+    }
+
+    /* Tracked NRMM by hand (lb, in): W = 12000 * 2.2046226218 = 26455.471 lb,
+     * b = 0.38 / 0.0254 = 14.960630 in, L = 106.299213 in;
+     * CPF = 26455.471 / (2 * 106.299213 * 14.960630) = 8.3177446 psi;
+     * WF = 1.0 (< 50 000 lb); TrF = 0.14960630; GF = 1.0 (grousers 1.18 in < 1.5);
+     * shoe 0.058 m2 = 89.900180 in2, BF = 2645.5471 / (10 * 89.900180) = 2.9427607;
+     * CF = 16.929134 / 10 = 1.6929134; 214.6 hp over 13.23 short tons = 16.2: EF = 1; XF = 1;
+     * MI = 8.3177446 / 0.14960630 + 2.9427607 - 1.6929134 = 56.847403;
+     * VCI1 = 7 + 11.369481 - 39.2 / 62.447403 = 17.741752 RCI = 122.32507 kPa;
+     * VCI50 = 19.27 + 24.444384 - 125.79 / 63.927403 = 41.746683 RCI. */
+    assert_float_equal(m.vci.mi, 56.847403468, 1e-8);
+    assert_float_equal(m.vci.vci1_rci, 17.741752432, 1e-8);
+    assert_float_equal(m.vci.vci1_kPa, 122.32507178, 1e-7);
+    assert_float_equal(m.vci.vci50_rci, 41.746682737, 1e-8);
+    tm_soils_free(soils);
+    free(sp);
+    free(lu);
+    trv_ctx_free(ctx);
+}
+
+/* ---- traction (docs/method.md §2.6) ---- */
+
+/* Janosi-Hanamoto shear stress along a contact, integrated: prm = c, p tan phi
+ * (kPa), K/i (m), l (m); x = l u. */
+static double shear_integrand(double u, const double *p)
+{
+    double x = p[3] * u;
+    return (p[0] + p[1]) * (1 - exp(-x / p[2])) * p[3];
+}
+
+/* The thrust at slip i (shear displacement j = i x) of a contact of width B
+ * (both tracks: 2 b), length l and load W at uniform pressure p = W / (B l):
+ *   H(i) = B * integral over [0, l] of (c + p tan phi)(1 - e^(-i x / K)) dx
+ *        = (A c + W tan phi)[1 - K / (i l) (1 - e^(-i l / K))],  A = B l.
+ * It depends on i and K only through K / i, so the code's 100 %-slip value
+ * for a soil with K / i is H at slip i for the soil with K.
+ * By hand, the carrier on sandy loam (c 1.72 kPa, phi 29 deg, K 0.025 m),
+ * i = 1: A = 2.052 m2, A c = 3.52944 kN, W tan 29 = 117.6798 * 0.55430905 =
+ * 65.230978 kN; 1 - (0.025 / 2.7)(1 - e^-108) = 0.99074074; H = 68.759918 *
+ * 0.99074074 = 68.123748 kN. At i = 0.05 (K / i = 0.5 m): 1 - (0.5 / 2.7)
+ * (1 - e^-5.4) = 0.81565122, H = 56.084519 kN; at i = 0.02: 40.598097 kN. */
+static void test_thrust(void **state)
+{
+    (void)state;
+    static const double slips[6] = {1, 0.5, 0.2, 0.1, 0.05, 0.02};
+    static const struct {
+        int soil;
+        double c, phi, K;
+    } shear[4] = {{0, 1.72, 29, 0.025}, {1, 4.14, 13, 0.01}, {2, 68.95, 20, 0.01}, {3, 0.48, 22, 0.01}};
+    double maxcf = 0, maxint = 0;
+    for (int veh = 0; veh < 3; veh++) {
+        /* the carrier; the UGV as a rigid wheel (stiff tyre); the UGV flattened */
+        tm_vehicle v = veh == 0 ? carrier() : ugv(veh == 1 ? 1900 : 1);
+        if (veh)
+            v.carcass_pressure_kPa = veh == 1 ? 100 : 0.01;
+        double load = veh == 0 ? 117.6798 : 3.2;
+        for (int s = 0; s < 4; s++)
+            for (int k = 0; k < 6; k++) {
+                tm_soil so = SOILS[shear[s].soil];
+                so.has_shear = 1;
+                so.c_kPa = shear[s].c;
+                so.phi_deg = shear[s].phi;
+                so.K_m = shear[s].K / slips[k];
+                tm_contact c;
+                tm_contact_compute(&v, &so, load, &c);
+                assert_int_equal(c.mode, veh == 0 ? TM_TRACK : veh == 1 ? TM_RIGID : TM_ELASTIC);
+                double l = c.contact_length_m, B = veh == 0 ? 2 * 0.38 : 0.40, A = B * l;
+                double tp = load / A * tan(so.phi_deg * M_PI / 180);
+                double il = slips[k] * l / shear[s].K;
+                double cf = (A * so.c_kPa + load * tan(so.phi_deg * M_PI / 180)) * (1 - (1 - exp(-il)) / il);
+                double pr[4] = {so.c_kPa, tp, so.K_m, l};
+                double in = B * simpson(shear_integrand, pr, 20000);
+                maxcf = fmax(maxcf, rel(c.thrust_kN, cf));
+                maxint = fmax(maxint, rel(c.thrust_kN, in));
+                if (!(rel(c.thrust_kN, cf) <= 1e-12 && rel(c.thrust_kN, in) <= 1e-9))
+                    fail_msg("thrust, vehicle %d, %s, slip %g (i l / K = %g): %.12g kN, closed form %.12g, "
+                             "integrated %.12g", veh, so.name, slips[k], il, c.thrust_kN, cf, in);
+            }
+    }
+    /* measured: 1.0e-15 against the closed form (tolerance 1e-12), 1.7e-11
+     * against Simpson with 20 000 intervals (tolerance 1e-9) */
+    printf("  thrust: max relative difference %.2e (closed form), %.2e (integrated)\n", maxcf, maxint);
+    /* the worked example */
+    tm_vehicle v = carrier();
+    tm_soil so = SOILS[0];
+    so.has_shear = 1;
+    so.c_kPa = 1.72;
+    so.phi_deg = 29;
+    tm_contact c;
+    const double hand[3][2] = {{0.025, 68.123747773}, {0.5, 56.084518995}, {1.25, 40.598096670}};
+    for (int k = 0; k < 3; k++) {
+        so.K_m = hand[k][0];
+        tm_contact_compute(&v, &so, 117.6798, &c);
+        assert_true(rel(c.thrust_kN, hand[k][1]) <= 1e-9);
+    }
+}
+
 static tm_soils *soils_with_shear(void)
 {
     char *p = write_file(tmpdir, "soils.csv",
@@ -239,6 +443,167 @@ static void test_speed_and_reasons(void **state)
     trv_ctx_free(ctx);
 }
 
+/* GO/NOGO at its thresholds (docs/method.md §2.8): each limit exactly, one
+ * float (or double) step below and one above, with the reason codes. */
+static void test_thresholds(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    /* no shear columns: the traction check is off */
+    char *sp = write_file(tmpdir, "soils_nt.csv",
+                          "code,name,n,kc,kphi,ci_kPa\n1,sandy loam,0.30,2.79,141.11,223.40\n"
+                          "2,clayey soil,0.50,13.19,692.15,732.50\n");
+    char *lu = write_file(tmpdir, "lu_th.csv", "code,name,nogo\n1,water,yes\n3,grassland,no\n");
+    tm_soils *soils = NULL;
+    assert_int_equal(tm_soils_read(ctx, sp, &soils), TRV_OK);
+    tm_model m;
+
+    /* slope: the limit is min(pitch 30, roll 25) = 25; 25 itself is GO. Speed
+     * there (clayey soil, R = 1.268739 kN): 62 / (1.268739 + 12.1798593 *
+     * sin 25) * 3.6 = 62 / 6.416134 * 3.6 = 34.787 km/h */
+    tm_vehicle v = ugv(100);
+    v.vci1_kPa = 389.4;
+    v.vci50_kPa = 534.1;
+    assert_int_equal(tm_model_init(ctx, &m, &v, soils, lu), TRV_OK);
+    assert_false(m.traction);
+    {
+        const float slope[4] = {nextafterf(25, 0), 25, nextafterf(25, 90), 25};
+        const unsigned char soil[4] = {2, 2, 2, 2}, land[4] = {3, 3, 3, 1};
+        const unsigned char expect[4] = {TM_GO, TM_GO, TM_NOGO_SLOPE, TM_NOGO_LANDUSE};
+        float speed[4];
+        unsigned char why[4];
+        tm_row(&m, slope, -9999, soil, land, 4, speed, why);
+        assert_memory_equal(why, expect, 4);
+        assert_float_equal(speed[1], 62 / (1.268739 + 12.1798593 * sin(25 * M_PI / 180)) * 3.6, 1e-4);
+        assert_float_equal(speed[1], 34.787, 1e-3);
+        assert_float_equal(speed[2], 0, 0);
+    }
+    /* the pitch limit when it is the smaller: min(20, 28) = 20 */
+    v.max_pitch_deg = 20;
+    v.max_roll_deg = 28;
+    assert_int_equal(tm_model_init(ctx, &m, &v, soils, lu), TRV_OK);
+    {
+        const float slope[3] = {nextafterf(20, 0), 20, nextafterf(20, 90)};
+        const unsigned char soil[3] = {2, 2, 2}, land[3] = {3, 3, 3};
+        const unsigned char expect[3] = {TM_GO, TM_GO, TM_NOGO_SLOPE};
+        float speed[3];
+        unsigned char why[3];
+        tm_row(&m, slope, -9999, soil, land, 3, speed, why);
+        assert_memory_equal(why, expect, 3);
+    }
+    v.max_pitch_deg = 30;
+    v.max_roll_deg = 25;
+
+    /* soil: CI = VCI1 passes (with difficulty); NOGO only when CI < VCI1.
+     * Clayey soil's CI is 732.5 kPa; VCI1 (the override in force) at 732.5,
+     * one double step above it and one below. */
+    const double vci1[3] = {732.5, nextafter(732.5, 1e9), nextafter(732.5, 0)};
+    const unsigned char want_soil[3] = {TM_GO, TM_NOGO_SOIL, TM_GO};
+    for (int k = 0; k < 3; k++) {
+        v.vci1_kPa = vci1[k];
+        v.vci50_kPa = 900;
+        assert_int_equal(tm_model_init(ctx, &m, &v, soils, lu), TRV_OK);
+        const float slope[1] = {5};
+        const unsigned char soil[1] = {2}, land[1] = {3};
+        float speed[1];
+        unsigned char why[1];
+        tm_row(&m, slope, -9999, soil, land, 1, speed, why);
+        if (why[0] != want_soil[k])
+            fail_msg("CI 732.5 kPa, VCI1 %.17g kPa: reason %d, want %d", vci1[k], why[0], want_soil[k]);
+        assert_float_equal(speed[0], want_soil[k] == TM_GO ? 40 : 0, 0);
+    }
+    tm_soils_free(soils);
+
+    /* the same with the NRMM VCI1 (no override): 8.18907418 RCI = 56.461679 kPa
+     * (test_vci_formulas); soils at 56.4616 (below: NOGO) and 56.4617 (GO) */
+    v.vci1_kPa = NAN;
+    v.vci50_kPa = NAN;
+    free(sp);
+    sp = write_file(tmpdir, "soils_nrmm.csv",
+                    "code,name,n,kc,kphi,ci_kPa\n1,below,0.50,13.19,692.15,56.4616\n"
+                    "2,above,0.50,13.19,692.15,56.4617\n");
+    assert_int_equal(tm_soils_read(ctx, sp, &soils), TRV_OK);
+    assert_int_equal(tm_model_init(ctx, &m, &v, soils, lu), TRV_OK);
+    {
+        const float slope[2] = {5, 5};
+        const unsigned char soil[2] = {1, 2}, land[2] = {3, 3};
+        const unsigned char expect[2] = {TM_NOGO_SOIL, TM_GO};
+        float speed[2];
+        unsigned char why[2];
+        tm_row(&m, slope, -9999, soil, land, 2, speed, why);
+        assert_memory_equal(why, expect, 2);
+    }
+    tm_soils_free(soils);
+
+    /* the report's classes: CI >= VCI50 easy, VCI1 <= CI < VCI50 difficult,
+     * CI < VCI1 no; VCI1 389.4 and VCI50 534.1 (overrides), each CI exactly
+     * at a limit and one double step below it ("%.17g" reads back exactly) */
+    v.vci1_kPa = 389.4;
+    v.vci50_kPa = 534.1;
+    char text[512];
+    snprintf(text, sizeof text,
+             "code,name,n,kc,kphi,ci_kPa\n1,a,0.5,13.19,692.15,%.17g\n2,b,0.5,13.19,692.15,%.17g\n"
+             "3,c,0.5,13.19,692.15,%.17g\n4,d,0.5,13.19,692.15,%.17g\n",
+             534.1, nextafter(534.1, 0), 389.4, nextafter(389.4, 0));
+    free(sp);
+    sp = write_file(tmpdir, "soils_cls.csv", text);
+    assert_int_equal(tm_soils_read(ctx, sp, &soils), TRV_OK);
+    assert_int_equal(tm_model_init(ctx, &m, &v, soils, lu), TRV_OK);
+    char *rep = NULL;
+    assert_true(asprintf(&rep, "%s/report_cls.csv", tmpdir) > 0);
+    assert_int_equal(tm_report_write(ctx, &m, soils, rep), TRV_OK);
+    FILE *f = fopen(rep, "r");
+    assert_non_null(f);
+    char line[512];
+    static const char *const cls[4] = {"easy", "difficult", "difficult", "no"};
+    assert_non_null(fgets(line, sizeof line, f)); /* header */
+    for (int k = 0; k < 4; k++) {
+        assert_non_null(fgets(line, sizeof line, f));
+        line[strcspn(line, "\n")] = 0;
+        const char *last = strrchr(line, ',');
+        assert_non_null(last);
+        if (strcmp(last + 1, cls[k]))
+            fail_msg("report row '%s': class '%s', want '%s'", line, last + 1, cls[k]);
+    }
+    fclose(f);
+    free(rep);
+    tm_soils_free(soils);
+
+    /* traction (§2.6): NOGO when H < R + W sin b. The carrier on clayey soil
+     * (c 4.14 kPa, phi 13 deg, K 0.01 m): H = (2.052 * 4.14 + 117.6798 *
+     * tan 13)(1 - (0.01 / 2.7)(1 - e^-270)) = (8.49528 + 27.168569) *
+     * 0.99629630 = 35.531714 kN, R = 0.18088138 kN (test_tracked_closed_forms),
+     * so the limit is b* = asin((35.531714 - 0.18088138) / 117.6798) =
+     * 17.481538 deg, below the 30 deg slope limit. Cells at b* -+ 1e-4 deg
+     * (W sin b moves by 3.6e-4 kN there, far above rounding). */
+    tm_vehicle t = carrier();
+    free(sp);
+    sp = write_file(tmpdir, "soils_tr.csv",
+                    "code,name,n,kc,kphi,ci_kPa,c_kPa,phi_deg,K_m\n2,clayey soil,0.50,13.19,692.15,732.50,4.14,13,0.01\n");
+    assert_int_equal(tm_soils_read(ctx, sp, &soils), TRV_OK);
+    assert_int_equal(tm_model_init(ctx, &m, &t, soils, lu), TRV_OK);
+    assert_true(m.traction);
+    double h = (2.052 * 4.14 + 117.6798 * tan(13 * M_PI / 180)) * (1 - 0.01 / 2.7 * (1 - exp(-270)));
+    assert_float_equal(h, 35.531714400, 1e-8);
+    assert_true(rel(m.thrust_total_kN[2], h) <= 1e-12);
+    double bstar = asin((h - 0.18088137901) / 117.6798) * 180 / M_PI;
+    assert_float_equal(bstar, 17.481538308, 1e-8);
+    {
+        const float slope[2] = {(float)(bstar - 1e-4), (float)(bstar + 1e-4)};
+        const unsigned char soil[2] = {2, 2}, land[2] = {3, 3};
+        const unsigned char expect[2] = {TM_GO, TM_NOGO_TRACTION};
+        float speed[2];
+        unsigned char why[2];
+        tm_row(&m, slope, -9999, soil, land, 2, speed, why);
+        printf("  traction limit of the carrier on clayey soil: %.6f deg\n", bstar);
+        assert_memory_equal(why, expect, 2);
+    }
+    tm_soils_free(soils);
+    free(sp);
+    free(lu);
+    trv_ctx_free(ctx);
+}
+
 static void expect_vehicle_error(const char *text, trv_status want, const char *msg)
 {
     trv_ctx *ctx = trv_ctx_new();
@@ -290,7 +655,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_closed_forms),       cmocka_unit_test(test_mode_boundary),
         cmocka_unit_test(test_vci_formulas),       cmocka_unit_test(test_speed_and_reasons),
-        cmocka_unit_test(test_vehicle_file),
+        cmocka_unit_test(test_vehicle_file),       cmocka_unit_test(test_tracked_closed_forms),
+        cmocka_unit_test(test_thrust),             cmocka_unit_test(test_thresholds),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
