@@ -14,8 +14,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["QT_HASH_SEED"] = "0"  # the XML attributes in one order, so that the file diffs well
 HERE = os.path.dirname(os.path.abspath(__file__))
 
+from headless import start_qgis  # noqa: E402 (qgis/headless.py, beside this script)
 from qgis.core import (  # noqa: E402
-    QgsApplication,
     QgsProcessingModelAlgorithm,
     QgsProcessingModelChildAlgorithm,
     QgsProcessingModelChildDependency,
@@ -109,9 +109,14 @@ STEPS = [
         "OVERLAY": [child_output("roadmap", "OUTPUT"), child_output("route", "OUTPUT"), child_output("route", "GPX")],
         "LEGEND": static(True), "TITLE": static("Routes over mobility cost"),
         "OUTPUT": run_file("png/routes.png")}, []),
+    ("map_route_mmcr", "traverse:render", "8 map: the recommended route", {
+        "INPUT": child_output("cost", "COST_TIF"), "HILLSHADE": child_output("terrain", "DEM_TIF"),
+        "OVERLAY": [child_output("route", "OUTPUT"), child_output("route", "GPX")], "ROUTE": static("mmcr"),
+        "LEGEND": static(True), "TITLE": static("Recommended route: MMCR over mobility cost"),
+        "OUTPUT": run_file("png/route_mmcr.png")}, []),
     ("project", "traverse:project", "9 QGIS project", {
         "INPUT": Source.fromExpression("@RUN"), "OUTPUT": run_file("project.qgs")},
-     ["sim", "map_routes"] + ["map_" + m for m in MAPS]),
+     ["sim", "map_routes", "map_route_mmcr"] + ["map_" + m for m in MAPS]),
     ("report", "traverse:report", "10 report", {
         "INPUT": Source.fromExpression("@RUN"), "OUTPUT": run_file("report.md"), "HTML": run_file("report.html")},
      ["sim", "project"]),
@@ -145,15 +150,7 @@ def build():
 
 def main(argv):
     out = argv[1] if len(argv) > 1 else os.path.join(HERE, "traverse", "models", "traverse_pipeline.model3")
-    app = QgsApplication([], False)
-    app.setPrefixPath("/usr", True)
-    app.initQgis()
-    sys.path[:0] = ["/usr/share/qgis/python/plugins", HERE]
-    from processing.core.Processing import Processing
-    Processing.initialize()
-    import traverse
-    plugin = traverse.classFactory(None)
-    plugin.initProcessing()
+    app, plugin = start_qgis(HERE)  # noqa: F841 (the application must outlive the model)
     m = build()
     problems = [c.childId() for c in m.childAlgorithms().values() if c.algorithm() is None]
     if problems:

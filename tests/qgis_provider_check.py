@@ -92,16 +92,10 @@ class Feedback(QgsProcessingFeedback):
 
 
 def start_qgis(plugins):
-    app = QgsApplication([], False)
-    app.setPrefixPath("/usr", True)
-    app.initQgis()
-    sys.path[:0] = ["/usr/share/qgis/python/plugins", plugins]
-    from processing.core.Processing import Processing
-    Processing.initialize()
-    import traverse
-    plugin = traverse.classFactory(None)
-    plugin.initProcessing()
-    return app, plugin
+    """qgis/headless.py's start, from the source tree beside this test."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qgis"))
+    from headless import start_qgis as start
+    return start(plugins)
 
 
 def set_folder(folder):
@@ -345,16 +339,19 @@ def check_algorithms(data, inp, work):
          "--srs", "EPSG:32616", "--strategy", "msr", "--no-timing", "--no-smooth", "-o", w("route_msr.geojson")], W)
     same("sim", "traverse:sim", {
         "TERRAIN": W, "SCENARIO": d("scenarios/demo.ini"), "OUTPUT": w("sim"), "ROUTE": w("route.csv"), "SEED": 2,
+        "SOILS": d("classes/soils.csv"), "LANDUSE_CLASSES": d("classes/landuse.csv"),
         "NO_TIMING": True, "STDOUT": w("sim.txt")},
         ["--terrain", W, "--scenario", d("scenarios/demo.ini"), "-o", w("sim"), "--route", w("route.csv"),
+         "--soils", d("classes/soils.csv"), "--landuse-classes", d("classes/landuse.csv"),
          "--seed", "2", "--no-timing"], W, sim_mask)
     os.makedirs(w("png"))  # the command line needs it; the algorithm makes missing folders itself (see the model)
     same("render", "traverse:render", {
         "INPUT": w("cost.tif"), "OUTPUT": w("png/cost.png"), "HILLSHADE": w("dem.tif"), "PALETTE": 1,
-        "OVERLAY": [w("roadmap.gpkg"), w("route.geojson")], "LEGEND": True, "WIDTH": 480, "TITLE": "Cost, in QGIS",
+        "OVERLAY": [w("roadmap.gpkg"), w("route.geojson")], "ROUTE": "mmcr", "LEGEND": True, "WIDTH": 480,
+        "TITLE": "Cost, in QGIS",
         "TE": "-84.32,-84.25,36.58,36.65 [EPSG:4326]"},
         [w("cost.tif"), "-o", w("png/cost.png"), "--hillshade", w("dem.tif"), "--palette", "magma",
-         "--overlay", w("roadmap.gpkg"), "--overlay", w("route.geojson"), "--legend", "--width", "480",
+         "--overlay", w("roadmap.gpkg"), "--overlay", w("route.geojson"), "--route", "mmcr", "--legend", "--width", "480",
          "--title", "Cost, in QGIS", "--te", "-84.32", "36.58", "-84.25", "36.65", "--te_srs", "EPSG:4326"], W)
     same("project", "traverse:project", {"INPUT": W, "OUTPUT": w("project.qgs"), "TITLE": "QGIS run"},
          [W, "-o", w("project.qgs"), "--title", "QGIS run"], W)
@@ -407,6 +404,9 @@ def check_model(data, inp, work):
         ([B("trv-render"), m("cost.tif"), "-o", m("png/routes.png"), "--hillshade", m("dem.tif"), "--overlay",
           m("roadmap.gpkg"), "--overlay", m("route.geojson"), "--overlay", m("route.gpx"), "--legend", "--title",
           "Routes over mobility cost"], None),
+        ([B("trv-render"), m("cost.tif"), "-o", m("png/route_mmcr.png"), "--hillshade", m("dem.tif"), "--overlay",
+          m("route.geojson"), "--overlay", m("route.gpx"), "--route", "mmcr", "--legend", "--title",
+          "Recommended route: MMCR over mobility cost"], None),
         ([B("trv-project"), M, "-o", m("project.qgs")], None),
         ([B("trv-report"), M, "-o", m("report.md"), "--html", m("report.html")], None),
     ]

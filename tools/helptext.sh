@@ -1,5 +1,16 @@
-# Sourced by tools/mkdocs.sh and tools/mkman.sh: what both read out of a
-# tool's --help text (in a file).
+# Sourced by tools/mkdocs.sh and tools/mkman.sh: the tools' --help texts,
+# and what both read out of one (in a file).
+
+# collect_help WHO BIN TMP: set $tools to the trv-* tools in BIN (sorted)
+# and write each one's --help to TMP/<tool>.help; WHO names the caller in
+# errors, which end the script
+collect_help() {
+    tools=$(ls "$2" | grep '^trv-' | sort)
+    [ -n "$tools" ] || { echo "$1: no trv-* tools in '$2' (run make first)" >&2; exit 1; }
+    for t in $tools; do
+        "$2/$t" --help >"$3/$t.help" 2>&1 || { echo "$1: '$2/$t --help' failed" >&2; exit 1; }
+    done
+}
 
 # the purpose: the summary paragraph (the first after the usage lines) up
 # to its first ". " or ": " outside parentheses

@@ -10,20 +10,13 @@
 set -eu
 BIN=${1:-bin}
 DOCS=${2:-docs}
-tools=$(ls "$BIN" | grep '^trv-' | sort)
-[ -n "$tools" ] || { echo "mkdocs: no trv-* tools in '$BIN' (run make first)" >&2; exit 1; }
 mkdir -p "$DOCS"
 tmp=$(mktemp -d /tmp/trv-mkdocs-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 . "$(dirname "$0")/helptext.sh"
 
-for t in $tools; do
-    if ! "$BIN/$t" --help >"$tmp/$t.help" 2>&1; then
-        echo "mkdocs: '$BIN/$t --help' failed" >&2
-        exit 1
-    fi
-done
+collect_help mkdocs "$BIN" "$tmp"
 
 {
     echo "# traverse tools"

@@ -12,16 +12,14 @@ set -eu
 BIN=$1
 MAN=$2
 DATADIR=${3:-/usr/local/share/traverse}
-tools=$(ls "$BIN" | grep '^trv-' | sort)
-[ -n "$tools" ] || { echo "mkman: no trv-* tools in '$BIN' (run make first)" >&2; exit 1; }
 mkdir -p "$MAN"
 tmp=$(mktemp -d /tmp/trv-mkman-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 . "$(dirname "$0")/helptext.sh"
 
+collect_help mkman "$BIN" "$tmp"
 for t in $tools; do
-    "$BIN/$t" --help >"$tmp/$t.help" 2>&1 || { echo "mkman: '$BIN/$t --help' failed" >&2; exit 1; }
     "$BIN/$t" --version >"$tmp/$t.version" 2>&1 || { echo "mkman: '$BIN/$t --version' failed" >&2; exit 1; }
 done
 

@@ -207,6 +207,10 @@ SIM = Tool(
         File("--scenario", "Scenario (data/scenarios/*.ini)", INI, required=True),
         FolderOut("-o", "Output folder", required=True),
         File("--route", "Route for every vehicle (route CSV of trv-route), instead of the scenario's", CSV),
+        File("--soils", "Soil table for the energy, read when the terrain has soil.tif "
+             "[default: the bundled classes/soils.csv]", CSV),
+        File("--landuse-classes", "Land-use table, read with the soil table "
+             "[default: the bundled classes/landuse.csv]", CSV),
         Number("--seed", "Seed of the sensor noise", 1, integer=True, minimum=0),
         Flag("--realtime", "Pace the run to the wall clock"),
         Flag("--no-timing", "Leave wall_time_s and realtime_factor out of metrics.json"),
@@ -227,6 +231,7 @@ RENDER = Tool(
         Choice("--palette", "Palette for a continuous layer [default: by band description]",
                ["viridis", "magma", "terrain", "ylorrd", "purples", "cost", "rdylgn", "greys"]),
         Vectors("--overlay", "Vector overlays"),
+        Text("--route", "Draw only this route of the overlays (e.g. mmcr) [default: every route]"),
         Flag("--legend", "Add a legend of the categories and the overlays"),
         Number("--width", "Image width in pixels", 1200, integer=True, minimum=320, maximum=10000),
         Text("--title", "Title [default: the band description]"),
