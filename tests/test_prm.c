@@ -773,42 +773,68 @@ static void test_unreachable(void **state)
     prm_terrain_clear(&t);
 }
 
-/* Corridor refinement never raises the objective and never enters NOGO. */
+/* Corridor refinement must find the way round a slow stretch, inside the
+ * corridor only. 10 x 10 cells of 100 m at 36 km/h (10 m/s); row 5,
+ * columns 2..7, at 3.6 km/h (1 m/s); row 2 a highway at 200 km/h. The
+ * roadmap route is the straight line along row 5 from the centre of
+ * column 0 to that of column 9: 300 m fast + 600 m slow = 30 + 600 = 630 s.
+ * A 200 m corridor (2 cells each side: rows 3..7) holds a way round:
+ * knight move (0,5)->(2,4) (crosses (0,5), (1,5), (1,4), (2,4): all fast),
+ * row 4 to (7,4), knight move to (9,5): 2 sqrt(200^2 + 100^2) + 500 =
+ * 947.2 m at 10 m/s = 94.72 s, an upper bound of the corridor's optimum
+ * (the shortcut pass can only lower it). A lower bound: 900 m at the
+ * fastest speed inside rows 3..7, 10 m/s: 90 s. The highway lies outside
+ * the corridor; the unrestricted raster optimum uses it and is below 90 s,
+ * so a refinement that ignored the corridor would fall below the bound. */
 static void test_refine(void **state)
 {
     (void)state;
     prm_terrain t;
     make_terrain(&t);
-    for (int r = 0; r < 8; r++) /* a wall with a gap at the bottom */
-        t.gonogo->u8[r * 10 + 5] = 1;
-    for (int i = 0; i < 100; i++) /* slow cells on the left half: a faster way exists */
-        if (i % 10 < 5)
-            t.speed->f32[i] = 12 + (i % 7);
-    prm_build_opts o;
-    prm_build_opts_init(&o);
-    o.nodes = 30;
-    prm_roadmap *rm = NULL;
-    prm_build_stats bs;
+    for (int c = 2; c <= 7; c++)
+        t.speed->f32[5 * 10 + c] = 3.6f;
+    for (int c = 0; c < 10; c++)
+        t.speed->f32[2 * 10 + c] = 200;
+    t.top_speed_kmh = 200;
+    const double sx = 500050, gx = 500950, y = 3999450; /* centres of (0, 5) and (9, 5) */
     trv_ctx *ctx = trv_ctx_new();
-    assert_int_equal(prm_roadmap_build(ctx, &t, &o, &rm, &bs), TRV_OK);
-    prm_path p;
-    trv_status st = prm_route(ctx, &t, rm, 500150, 3999950, 500850, 3999950, PRM_TIME, NULL, 0, &p);
-    if (st)
-        fail_msg("%s", trv_errmsg(ctx));
-    double before = p.objective;
-    assert_int_equal(prm_refine(ctx, &t, &p, PRM_TIME, NULL, 200), TRV_OK);
-    double sum = 0;
-    for (int i = 0; i + 1 < p.n; i++) {
-        prm_piece pc;
-        prm_piece_measure(&t, p.x[i], p.y[i], p.x[i + 1], p.y[i + 1], &pc);
-        assert_false(pc.blocked);
-        sum += pc.time_s;
-    }
-    printf("  refine: %.1f s -> %.1f s\n", before, p.objective);
-    assert_true(p.objective <= before + 1e-9);
-    assert_float_equal(sum, p.objective, 1e-6 * sum); /* the objective is the path's own time */
+    prm_weights w = {REF_KB, REF_KH, REF_KS, REF_KD};
+    prm_path free_p;
+    assert_int_equal(prm_route_grid(ctx, &t, sx, y, gx, y, PRM_TIME, &w, &free_p), TRV_OK);
+    printf("  refine: the unrestricted raster optimum, by the highway: %.2f s\n", free_p.objective);
+    assert_true(free_p.objective < 90); /* the design of the test: the highway pays */
+    prm_path_clear(&free_p);
+    prm_path p = {0};
+    p.n = 2;
+    p.x = malloc(2 * sizeof *p.x);
+    p.y = malloc(2 * sizeof *p.y);
+    p.x[0] = sx, p.y[0] = y, p.x[1] = gx, p.y[1] = y;
+    int blocked;
+    p.objective = ref_path_weight(&t, &p, PRM_TIME, &blocked);
+    assert_float_equal(p.objective, 630, 1e-9);
+    assert_int_equal(prm_refine(ctx, &t, &p, PRM_TIME, &w, 200), TRV_OK);
+    double own = ref_path_weight(&t, &p, PRM_TIME, &blocked);
+    printf("  refine: 630 s -> %.2f s through %d vertices (bounds 90 .. 94.72 s)\n", p.objective, p.n);
+    assert_false(blocked);
+    assert_true(p.x[0] == sx && p.y[0] == y && p.x[p.n - 1] == gx && p.y[p.n - 1] == y);
+    assert_rel(p.objective, own, 1e-9); /* the objective is the path's own time */
+    assert_true(p.objective >= 90 - 1e-9);
+    assert_true(p.objective <= (2 * hypot(200, 100) + 500) / 10 + 1e-9);
+    for (int i = 0; i < p.n; i++) /* inside the corridor: rows 3..7 */
+        assert_true(p.y[i] <= 4000000 - 300 && p.y[i] >= 4000000 - 800);
+    /* a route already better than anything in its corridor is kept as it is */
+    prm_path q = {0};
+    q.n = 2;
+    q.x = malloc(2 * sizeof *q.x);
+    q.y = malloc(2 * sizeof *q.y);
+    q.x[0] = sx, q.y[0] = y, q.x[1] = gx, q.y[1] = y;
+    q.objective = 1; /* claimed: nothing in the corridor beats it */
+    q.expanded = 7;
+    assert_int_equal(prm_refine(ctx, &t, &q, PRM_TIME, &w, 200), TRV_OK);
+    assert_int_equal(q.n, 2);
+    assert_true(q.objective == 1 && q.expanded == 7 && q.x[1] == gx);
+    prm_path_clear(&q);
     prm_path_clear(&p);
-    prm_roadmap_free(rm);
     trv_ctx_free(ctx);
     prm_terrain_clear(&t);
 }
