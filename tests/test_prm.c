@@ -1,6 +1,11 @@
 /* Roadmap and routes: the Latin-hypercube property, the exact segment walk
  * against brute-force clipping, A* on a hand-built roadmap with a known
- * optimum, endpoint errors, and the route outputs read back through OGR. */
+ * optimum, route costs and statistics by hand on a painted row, A* on
+ * random roadmaps against a brute-force Dijkstra and route statistics
+ * against a brute force (both measuring pieces by clipping every cell in
+ * the test, not through prm_piece_measure / prm_piece_weight), corridor
+ * refinement within hand bounds, endpoint errors, and the route outputs
+ * read back through OGR. */
 #include "test_common.h"
 
 #include <math.h>
@@ -118,14 +123,15 @@ static void test_segment_walk(void **state)
     assert_float_equal(s.len[8], 0, 0);
 }
 
-/* A terrain of 10 x 10 cells of 100 m in EPSG:32616, all GO and safe at
- * 36 km/h unless painted otherwise. */
-static void make_terrain(prm_terrain *t)
+/* A terrain of nx x ny cells of 100 m in EPSG:32616 (origin 500000,
+ * 4000000: exact in binary), all GO and safe at 36 km/h unless painted
+ * otherwise. */
+static void make_terrain_n(prm_terrain *t, int nx, int ny)
 {
     trv_ctx *ctx = trv_ctx_new();
     char *wkt = NULL;
     assert_int_equal(geo_crs_wkt(ctx, "EPSG:32616", &wkt), TRV_OK);
-    geo_grid g = {10, 10, {500000, 100, 0, 4000000, 0, -100}, wkt};
+    geo_grid g = {nx, ny, {500000, 100, 0, 4000000, 0, -100}, wkt};
     memset(t, 0, sizeof *t);
     assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &t->cls), TRV_OK);
     assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &t->gonogo), TRV_OK);
@@ -133,7 +139,7 @@ static void make_terrain(prm_terrain *t)
     assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &t->dem), TRV_OK);
     assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &t->slope), TRV_OK);
     assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &t->speed), TRV_OK);
-    for (int i = 0; i < 100; i++) {
+    for (int i = 0; i < nx * ny; i++) {
         t->cls->u8[i] = 3;
         t->speed->f32[i] = 36;
         t->dem->f32[i] = 300;
@@ -146,6 +152,119 @@ static void make_terrain(prm_terrain *t)
     free(wkt);
     trv_ctx_free(ctx);
 }
+
+static void make_terrain(prm_terrain *t) { make_terrain_n(t, 10, 10); }
+
+/* ---- independent references: no prm_* measuring, weighing or statistics code ---- */
+
+/* docs/method.md §4.1: GO when the GO/NOGO reason is 0 and the class is not 0 */
+static int ref_go(const prm_terrain *t, long i) { return t->gonogo->u8[i] == 0 && t->cls->u8[i] != 0; }
+
+/* 1 if the closed segment meets the closed rectangle (a touch at a corner or an edge included) */
+static int touches(double x0, double y0, double x1, double y1, double cx0, double cy0, double cx1, double cy1)
+{
+    double t0 = 0, t1 = 1, dx = x1 - x0, dy = y1 - y0;
+    double p[4] = {-dx, dx, -dy, dy}, q[4] = {x0 - cx0, cx1 - x0, y0 - cy0, cy1 - y0};
+    for (int k = 0; k < 4; k++) {
+        if (p[k] == 0) {
+            if (q[k] < 0)
+                return 0;
+            continue;
+        }
+        double r = q[k] / p[k];
+        if (p[k] < 0)
+            t0 = fmax(t0, r);
+        else
+            t1 = fmin(t1, r);
+    }
+    return t0 <= t1;
+}
+
+/* docs/method.md §4.3 by brute force: every cell of the grid clipped
+ * against the segment (clip_len), so no cell walk is involved. Blocked:
+ * the segment touches a non-GO cell (a corner or an edge is enough) or an
+ * end is off the grid. slope_max: over the cells with length > 0. */
+typedef struct ref_piece {
+    double d, l, h, s, nogo, slope_int, time_s, cost_int, elev_int, slope_max, speed_int, len;
+    int blocked;
+} ref_piece;
+
+static void ref_measure(const prm_terrain *t, double x0, double y0, double x1, double y1, ref_piece *p)
+{
+    memset(p, 0, sizeof *p);
+    const geo_grid *g = t->grid;
+    double ox = g->gt[0], oy = g->gt[3], cs = g->gt[1]; /* north-up, square cells, metres */
+    p->d = hypot(x1 - x0, y1 - y0);
+    if (!(x0 >= ox && x0 < ox + g->nx * cs && y0 <= oy && y0 > oy - g->ny * cs) ||
+        !(x1 >= ox && x1 < ox + g->nx * cs && y1 <= oy && y1 > oy - g->ny * cs))
+        p->blocked = 1;
+    for (long i = 0; i < (long)g->nx * g->ny; i++) {
+        double cx0 = ox + cs * (double)(i % g->nx), cy1 = oy - cs * (double)(i / g->nx);
+        double len = clip_len(x0, y0, x1, y1, cx0, cy1 - cs, cx0 + cs, cy1);
+        if (!ref_go(t, i)) {
+            if (touches(x0, y0, x1, y1, cx0, cy1 - cs, cx0 + cs, cy1))
+                p->blocked = 1;
+            p->nogo += len;
+            continue;
+        }
+        if (len <= 0)
+            continue;
+        int c = t->cls->u8[i];
+        if (c == 1)
+            p->h += len;
+        else if (c == 2)
+            p->l += len;
+        else if (c == 3)
+            p->s += len;
+        double v = t->speed->f32[i];
+        p->len += len;
+        p->slope_int += len * t->slope->f32[i];
+        p->slope_max = fmax(p->slope_max, t->slope->f32[i]);
+        p->time_s += v > 0 ? len / (v / 3.6) : INFINITY;
+        p->cost_int += len * t->cost->f32[i];
+        p->elev_int += len * t->dem->f32[i];
+        p->speed_int += len * v;
+    }
+}
+
+/* docs/method.md §4.5, with the default weights written out: kb 3
+ * (low-risk), kh 10 (high-risk), ks 1 (safe), kd 0.2 (distance) */
+#define REF_KB 3.0
+#define REF_KH 10.0
+#define REF_KS 1.0
+#define REF_KD 0.2
+
+static double ref_weight(const ref_piece *p, prm_strategy s)
+{
+    switch (s) {
+    case PRM_MMCR: return REF_KB * p->l + REF_KH * p->h + REF_KS * p->s + REF_KD * p->d;
+    case PRM_MDR: return p->d;
+    case PRM_MSR: return p->slope_int + 1e-3 * p->d;
+    case PRM_TIME: return p->time_s;
+    }
+    return NAN;
+}
+
+/* The weight of a polyline, piece by piece; *blocked set if any piece is. */
+static double ref_path_weight(const prm_terrain *t, const prm_path *p, prm_strategy s, int *blocked)
+{
+    double sum = 0;
+    *blocked = 0;
+    for (int i = 0; i + 1 < p->n; i++) {
+        ref_piece rp;
+        ref_measure(t, p->x[i], p->y[i], p->x[i + 1], p->y[i + 1], &rp);
+        *blocked |= rp.blocked;
+        sum += ref_weight(&rp, s);
+    }
+    return sum;
+}
+
+#define assert_rel(a, b, rel)                                                                                \
+    do {                                                                                                     \
+        double a_ = (a), b_ = (b);                                                                           \
+        if (!(fabs(a_ - b_) <= (rel) * fmax(1, fmax(fabs(a_), fabs(b_)))))                                   \
+            fail_msg("%s = %.15g, want %.15g (%s:%d)", #a, a_, b_, __FILE__, __LINE__);                      \
+    } while (0)
 
 /* A hand-built roadmap: A (0) to D (3) either through B (1) along the
  * bottom, 2 x 500 m of safe cells, or straight through C (2) over the
@@ -245,6 +364,394 @@ static void test_astar_hand(void **state)
     prm_terrain_clear(&t);
 }
 
+/* Route costs by hand (docs/method.md §4.3-4.5, §4.10) on a painted row:
+ * row 4 of a 10 x 10 terrain of 100 m cells is the only GO row, painted
+ *
+ *   column   0     1     2     3     4     5     6     7     8     9
+ *   class    3     3     1     1     2     2     2     3     3     3     (1 high-, 2 low-risk, 3 safe)
+ *   speed   36    36    12    12    18    18    18    36    36    36     km/h
+ *   slope    2     2    20    20    10    10    10     2     2     2     deg
+ *   cost  .125  .125  .875  .875    .5    .5    .5  .125  .125  .125
+ *   dem    100   110   120   130   140   150   160   170   180   190     m
+ *
+ * From the centre of column 0 to that of column 9 along the row's centre
+ * line: 50 m in columns 0 and 9, 100 m in each other one, d = 900 m;
+ *   high-risk h = 200 (2, 3), low-risk l = 300 (4..6), safe s = 400;
+ *   mmcr = 3 l + 10 h + 1 s + 0.2 d = 900 + 2000 + 400 + 180 = 3480
+ *     (with h and l swapped it would be 600 + 3000 + 400 + 180 = 4180);
+ *   slope integral B = 2 (50 + 100) + 20 (200) + 10 (300) + 2 (200 + 50) = 7800 deg m,
+ *     msr = B + 1e-3 d = 7800.9;
+ *   time = 400 m / 10 m/s + 200 m / (12 / 3.6) m/s + 300 m / 5 m/s = 40 + 60 + 60 = 160 s;
+ *   statistics: mean elevation (50*100 + 100*(110+...+180) + 50*190) / 900 = 130500 / 900 = 145 m,
+ *     mean slope 7800 / 900 = 8.6667 deg, max slope 20, mean speed
+ *     (400*36 + 200*12 + 300*18) / 900 = 22200 / 900 = 24.667 km/h, mean cost
+ *     (400*.125 + 200*.875 + 300*.5) / 900 = 375 / 900 = 0.41667, time 160 / 3600 h, 0 NOGO samples. */
+static void paint_row(prm_terrain *t)
+{
+    static const unsigned char cls[10] = {3, 3, 1, 1, 2, 2, 2, 3, 3, 3};
+    static const float speed[10] = {36, 36, 12, 12, 18, 18, 18, 36, 36, 36};
+    static const float slope[10] = {2, 2, 20, 20, 10, 10, 10, 2, 2, 2};
+    static const float cost[10] = {.125f, .125f, .875f, .875f, .5f, .5f, .5f, .125f, .125f, .125f};
+    make_terrain(t);
+    for (int i = 0; i < 100; i++) {
+        int r = i / 10, c = i % 10;
+        t->cost->f32[i] = 0.25f;
+        if (r != 4) {
+            t->gonogo->u8[i] = 1;
+            continue;
+        }
+        t->cls->u8[i] = cls[c];
+        t->speed->f32[i] = speed[c];
+        t->slope->f32[i] = slope[c];
+        t->cost->f32[i] = cost[c];
+        t->dem->f32[i] = (float)(100 + 10 * c);
+    }
+}
+
+static void test_route_cost_hand(void **state)
+{
+    (void)state;
+    prm_terrain t;
+    paint_row(&t);
+    const double sx = 500050, gx = 500950, y = 3999550; /* centres of columns 0 and 9, row 4 */
+    /* the measured piece, field by field */
+    prm_piece pc;
+    prm_piece_measure(&t, sx, y, gx, y, &pc);
+    assert_false(pc.blocked);
+    assert_float_equal(pc.d, 900, 1e-9);
+    assert_float_equal(pc.h, 200, 1e-9);
+    assert_float_equal(pc.l, 300, 1e-9);
+    assert_float_equal(pc.s, 400, 1e-9);
+    assert_float_equal(pc.nogo, 0, 0);
+    assert_float_equal(pc.slope_int, 7800, 1e-9);
+    assert_float_equal(pc.slope_max, 20, 0);
+    assert_float_equal(pc.time_s, 160, 1e-9);
+    assert_float_equal(pc.cost_int, 375, 1e-9);
+    assert_float_equal(pc.elev_int, 130500, 1e-7);
+    /* a roadmap of two nodes on the row; every route runs along it */
+    double x[2] = {500250, 500650}, yy[2] = {y, y};
+    prm_edge e = {0, 1, {0}};
+    prm_piece_measure(&t, x[0], y, x[1], y, &e.p);
+    int start[3] = {0, 1, 2}, adj[2] = {0, 0};
+    prm_roadmap rm = {.nnodes = 2, .nedges = 1, .x = x, .y = yy, .edges = &e, .adj_start = start, .adj = adj, .k = 10};
+    prm_weights w = {REF_KB, REF_KH, REF_KS, REF_KD};
+    const prm_strategy strategies[4] = {PRM_MMCR, PRM_MDR, PRM_MSR, PRM_TIME};
+    const double hand[4] = {3480, 900, 7800.9, 160};
+    trv_ctx *ctx = trv_ctx_new();
+    for (int k = 0; k < 4; k++) {
+        assert_float_equal(prm_piece_weight(&pc, strategies[k], &w), hand[k], 1e-9);
+        prm_path p;
+        trv_status st = prm_route(ctx, &t, &rm, sx, y, gx, y, strategies[k], &w, 1, &p);
+        if (st)
+            fail_msg("%s: %s", prm_strategy_name(strategies[k]), trv_errmsg(ctx));
+        assert_rel(p.objective, hand[k], 1e-12);
+        assert_true(p.x[0] == sx && p.x[p.n - 1] == gx);
+        prm_path_clear(&p);
+    }
+    /* the route's statistics (hand values above) */
+    double px[3] = {sx, 500430, gx}, py[3] = {y, y, y};
+    prm_path path = {.n = 3, .x = px, .y = py};
+    prm_stats st;
+    prm_path_stats(&t, &path, 100, &st);
+    assert_float_equal(st.distance_m, 900, 1e-9);
+    assert_float_equal(st.elev_mean_m, 145, 1e-9);
+    assert_float_equal(st.slope_mean_deg, 7800.0 / 900, 1e-12);
+    assert_float_equal(st.slope_max_deg, 20, 0);
+    assert_float_equal(st.speed_mean_kmh, 22200.0 / 900, 1e-12);
+    assert_float_equal(st.cost_mean, 375.0 / 900, 1e-12);
+    assert_float_equal(st.time_h, 160.0 / 3600, 1e-14);
+    assert_int_equal(st.nogo_samples, 0);
+    /* down column 4 from the row's centre into the NOGO rows 5 and 6 (by
+     * GO/NOGO; they keep class 3, 36 km/h, slope 2, cost .25, dem 300):
+     * 50 m in (4, 4) and 150 m in NOGO; samples every 100 m at the
+     * centres of rows 4, 5, 6: two in NOGO. Mean elevation (50*140 +
+     * 150*300) / 200 = 260, slope (50*10 + 150*2) / 200 = 4, max 10, speed
+     * (50*18 + 150*36) / 200 = 31.5, cost (50*.5 + 150*.25) / 200 = .3125,
+     * time 50/5 + 150/10 = 25 s. */
+    double vx[2] = {500450, 500450}, vy[2] = {y, y - 200};
+    path = (prm_path){.n = 2, .x = vx, .y = vy};
+    prm_path_stats(&t, &path, 100, &st);
+    assert_float_equal(st.distance_m, 200, 1e-9);
+    assert_float_equal(st.elev_mean_m, 260, 1e-9);
+    assert_float_equal(st.slope_mean_deg, 4, 1e-12);
+    assert_float_equal(st.slope_max_deg, 10, 0);
+    assert_float_equal(st.speed_mean_kmh, 31.5, 1e-12);
+    assert_float_equal(st.cost_mean, 0.3125, 1e-12);
+    assert_float_equal(st.time_h, 25.0 / 3600, 1e-14);
+    assert_int_equal(st.nogo_samples, 2);
+    trv_ctx_free(ctx);
+    prm_terrain_clear(&t);
+}
+
+/* A random terrain of nx x ny cells: classes 1..3, speed 4..60 km/h,
+ * slope 0..35 deg, cost 0..1, elevation 200..400 m, and nblocks NOGO
+ * rectangles of 1..4 cells a side (by GO/NOGO reason or by class 0). */
+static void paint_random(prm_terrain *t, trv_rng *r, int nblocks)
+{
+    int nx = t->grid->nx, ny = t->grid->ny;
+    for (int i = 0; i < nx * ny; i++) {
+        t->cls->u8[i] = (unsigned char)(1 + trv_rng_below(r, 3));
+        t->gonogo->u8[i] = 0;
+        t->speed->f32[i] = (float)(4 + 56 * trv_rng_uniform(r));
+        t->slope->f32[i] = (float)(35 * trv_rng_uniform(r));
+        t->cost->f32[i] = (float)trv_rng_uniform(r);
+        t->dem->f32[i] = (float)(200 + 200 * trv_rng_uniform(r));
+    }
+    for (int b = 0; b < nblocks; b++) {
+        int w = 1 + (int)trv_rng_below(r, 4), h = 1 + (int)trv_rng_below(r, 4);
+        int c0 = (int)trv_rng_below(r, (uint64_t)(nx - w + 1)), r0 = (int)trv_rng_below(r, (uint64_t)(ny - h + 1));
+        for (int rr = r0; rr < r0 + h; rr++)
+            for (int c = c0; c < c0 + w; c++) {
+                if (b % 2)
+                    t->gonogo->u8[rr * nx + c] = (unsigned char)(1 + trv_rng_below(r, 5));
+                else
+                    t->cls->u8[rr * nx + c] = 0;
+            }
+    }
+    t->top_speed_kmh = 0;
+    for (int i = 0; i < nx * ny; i++)
+        if (ref_go(t, i) && t->speed->f32[i] > t->top_speed_kmh)
+            t->top_speed_kmh = t->speed->f32[i];
+}
+
+/* A point drawn uniformly in a random GO cell. */
+static void random_go_point(const prm_terrain *t, trv_rng *r, double *x, double *y)
+{
+    long n = (long)t->grid->nx * t->grid->ny, i;
+    do
+        i = (long)trv_rng_below(r, (uint64_t)n);
+    while (!ref_go(t, i));
+    *x = 500000 + 100 * ((double)(i % t->grid->nx) + trv_rng_uniform(r));
+    *y = 4000000 - 100 * ((double)(i / t->grid->nx) + trv_rng_uniform(r));
+}
+
+/* Dijkstra by linear scan over a dense weight matrix (INFINITY: no edge). */
+static double dijkstra(const double *W, int n, int s, int g)
+{
+    double dist[64];
+    char done[64] = {0};
+    assert_true(n <= 64);
+    for (int i = 0; i < n; i++)
+        dist[i] = INFINITY;
+    dist[s] = 0;
+    for (;;) {
+        int u = -1;
+        for (int i = 0; i < n; i++)
+            if (!done[i] && isfinite(dist[i]) && (u < 0 || dist[i] < dist[u]))
+                u = i;
+        if (u < 0 || u == g)
+            break;
+        done[u] = 1;
+        for (int v = 0; v < n; v++)
+            if (isfinite(W[u * n + v]) && dist[u] + W[u * n + v] < dist[v])
+                dist[v] = dist[u] + W[u * n + v];
+    }
+    return dist[g];
+}
+
+/* The roadmap search against a brute force over the same graph. Random
+ * painted terrains with NOGO blocks; the library's builder with k = the
+ * node count, so that every pair of nodes that sees each other is joined
+ * (checked against the independent visibility test) and the start and
+ * goal link to every node they see (connect_end's k nearest): the graph
+ * is then closed under the shortcut pass (a shortcut is a graph edge), so
+ * the route's objective is the graph optimum itself. The brute force is a
+ * Dijkstra over that graph with every edge measured and weighed by
+ * ref_measure / ref_weight. Admissible heuristics (mdr, msr, time, mmcr
+ * --admissible) must find the optimum; the paper's mmcr heuristic may not,
+ * but never beats it. */
+static void test_astar_brute_force(void **state)
+{
+    (void)state;
+    enum { NODES = 22, N = NODES + 2, S = NODES, G = NODES + 1 };
+    trv_ctx *ctx = trv_ctx_new();
+    prm_weights w = {REF_KB, REF_KH, REF_KS, REF_KD};
+    int compared = 0, unreachable = 0, paper_above = 0;
+    double worst = 0;
+    for (uint64_t seed = 1; seed <= 24; seed++) {
+        prm_terrain t;
+        make_terrain_n(&t, 12, 12);
+        trv_rng rng;
+        trv_rng_seed(&rng, 1000 + seed);
+        paint_random(&t, &rng, 4 + (int)(seed % 4));
+        prm_build_opts o;
+        prm_build_opts_init(&o);
+        o.nodes = NODES;
+        o.k = NODES;
+        o.seed = seed;
+        prm_roadmap *rm = NULL;
+        prm_build_stats bs;
+        trv_status bst = prm_roadmap_build(ctx, &t, &o, &rm, &bs);
+        if (bst)
+            fail_msg("seed %d: %s", (int)seed, trv_errmsg(ctx));
+        assert_int_equal(rm->nnodes, NODES);
+        /* the edge set is exactly the pairs that see each other */
+        char has[NODES][NODES] = {{0}};
+        for (int e = 0; e < rm->nedges; e++)
+            has[rm->edges[e].a][rm->edges[e].b] = 1;
+        ref_piece pieces[NODES][NODES];
+        for (int a = 0; a < NODES; a++)
+            for (int b = a + 1; b < NODES; b++) {
+                ref_measure(&t, rm->x[a], rm->y[a], rm->x[b], rm->y[b], &pieces[a][b]);
+                if (has[a][b] != !pieces[a][b].blocked)
+                    fail_msg("seed %d: edge %d-%d %s, but it is %sblocked", (int)seed, a, b,
+                             has[a][b] ? "kept" : "missing", pieces[a][b].blocked ? "" : "not ");
+            }
+        for (int pair = 0; pair < 3; pair++) {
+            double sx, sy, gx, gy;
+            random_go_point(&t, &rng, &sx, &sy);
+            random_go_point(&t, &rng, &gx, &gy);
+            ref_piece ls[NODES], lg[NODES], direct;
+            int nls = 0, nlg = 0;
+            for (int i = 0; i < NODES; i++) {
+                ref_measure(&t, sx, sy, rm->x[i], rm->y[i], &ls[i]);
+                ref_measure(&t, rm->x[i], rm->y[i], gx, gy, &lg[i]);
+                nls += !ls[i].blocked;
+                nlg += !lg[i].blocked;
+            }
+            ref_measure(&t, sx, sy, gx, gy, &direct);
+            static const prm_strategy strategies[4] = {PRM_MDR, PRM_MSR, PRM_TIME, PRM_MMCR};
+            for (int k = 0; k < 5; k++) {
+                prm_strategy s = strategies[k < 4 ? k : 3];
+                int admissible = k < 4; /* k = 4: mmcr with the paper's heuristic */
+                double W[N * N];
+                for (int i = 0; i < N * N; i++)
+                    W[i] = INFINITY;
+                for (int a = 0; a < NODES; a++)
+                    for (int b = a + 1; b < NODES; b++)
+                        if (has[a][b])
+                            W[a * N + b] = W[b * N + a] = ref_weight(&pieces[a][b], s);
+                for (int i = 0; i < NODES; i++) {
+                    if (!ls[i].blocked)
+                        W[S * N + i] = ref_weight(&ls[i], s);
+                    if (!lg[i].blocked)
+                        W[i * N + G] = ref_weight(&lg[i], s);
+                }
+                if (!direct.blocked)
+                    W[S * N + G] = ref_weight(&direct, s);
+                prm_path p;
+                trv_status st = prm_route(ctx, &t, rm, sx, sy, gx, gy, s, &w, admissible, &p);
+                if (nls == 0 || nlg == 0) {
+                    assert_int_equal(st, TRV_ERR_DATA);
+                    assert_contains(trv_errmsg(ctx), "has no connection to the roadmap");
+                    unreachable++;
+                    continue;
+                }
+                double want = dijkstra(W, N, S, G);
+                if (!isfinite(want)) {
+                    assert_int_equal(st, TRV_ERR_DATA);
+                    assert_contains(trv_errmsg(ctx), "is not reachable from the start");
+                    unreachable++;
+                    continue;
+                }
+                if (st)
+                    fail_msg("seed %d pair %d %s: %s", (int)seed, pair, prm_strategy_name(s), trv_errmsg(ctx));
+                /* the route: from the start to the goal, no piece blocked, its objective its own weight */
+                assert_true(p.x[0] == sx && p.y[0] == sy && p.x[p.n - 1] == gx && p.y[p.n - 1] == gy);
+                int blocked;
+                double own = ref_path_weight(&t, &p, s, &blocked);
+                assert_false(blocked);
+                assert_rel(p.objective, own, 1e-9);
+                if (admissible) {
+                    double rel = fabs(p.objective - want) / want;
+                    worst = fmax(worst, rel);
+                    if (!(rel <= 1e-9))
+                        fail_msg("seed %d pair %d %s: A* found %.9g, the optimum is %.9g", (int)seed, pair,
+                                 prm_strategy_name(s), p.objective, want);
+                    compared++;
+                } else {
+                    assert_true(p.objective >= want * (1 - 1e-9));
+                    paper_above += p.objective > want * (1 + 1e-9);
+                }
+                prm_path_clear(&p);
+            }
+        }
+        prm_roadmap_free(rm);
+        prm_terrain_clear(&t);
+    }
+    /* measured: 268 searches, worst relative difference 4.3e-15 (1e-9 allowed) */
+    printf("  %d searches at the brute-force optimum (worst relative difference %.2g), %d without a route, "
+           "%d paper-heuristic mmcr routes above it\n",
+           compared, worst, unreachable, paper_above);
+    assert_true(compared >= 200);
+    trv_ctx_free(ctx);
+}
+
+/* The statistics of random polylines (through NOGO too: the statistics do
+ * not care) against the brute force of docs/method.md §4.10: every cell
+ * clipped against every segment, length-weighted means over the cells
+ * with length > 0, time sum len / (v / 3.6), NOGO samples counted on the
+ * points k/n of each segment (n = ceil(length / step), ends included). */
+static void test_stats_brute_force(void **state)
+{
+    (void)state;
+    double worst = 0;
+    long nogo_total = 0;
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        prm_terrain t;
+        make_terrain_n(&t, 12, 9);
+        trv_rng rng;
+        trv_rng_seed(&rng, 7000 + seed);
+        paint_random(&t, &rng, 3);
+        int n = 2 + (int)trv_rng_below(&rng, 7);
+        double x[8], y[8];
+        for (int i = 0; i < n; i++) {
+            x[i] = 500000 + 1200 * trv_rng_uniform(&rng);
+            y[i] = 4000000 - 900 * trv_rng_uniform(&rng);
+        }
+        prm_path p = {.n = n, .x = x, .y = y};
+        double step = seed % 2 ? 100 : 37.5;
+        prm_stats st;
+        prm_path_stats(&t, &p, step, &st);
+        double dist = 0, len = 0, elev = 0, slope = 0, smax = 0, speed = 0, cost = 0, time = 0;
+        long nogo = 0;
+        for (int i = 0; i + 1 < n; i++) {
+            double seg = hypot(x[i + 1] - x[i], y[i + 1] - y[i]);
+            dist += seg;
+            for (long c = 0; c < 108; c++) {
+                double cx0 = 500000 + 100.0 * (double)(c % 12), cy1 = 4000000 - 100.0 * (double)(c / 12);
+                double l = clip_len(x[i], y[i], x[i + 1], y[i + 1], cx0, cy1 - 100, cx0 + 100, cy1);
+                if (l <= 0)
+                    continue;
+                double v = t.speed->f32[c];
+                len += l;
+                elev += l * t.dem->f32[c];
+                slope += l * t.slope->f32[c];
+                smax = fmax(smax, t.slope->f32[c]);
+                speed += l * v;
+                cost += l * t.cost->f32[c];
+                time += l / (v / 3.6);
+            }
+            int ns = (int)ceil(seg / step);
+            for (int k = 0; k <= ns; k++) {
+                double f = ns ? (double)k / ns : 0;
+                double px = x[i] + f * (x[i + 1] - x[i]), py = y[i] + f * (y[i + 1] - y[i]);
+                int col = (int)floor((px - 500000) / 100), row = (int)floor((4000000 - py) / 100);
+                if (col < 0 || row < 0 || col >= 12 || row >= 9 || !ref_go(&t, row * 12 + col))
+                    nogo++;
+            }
+        }
+        const double got[7] = {st.distance_m, st.elev_mean_m, st.slope_mean_deg, st.slope_max_deg,
+                               st.speed_mean_kmh, st.cost_mean, st.time_h};
+        const double want[7] = {dist, elev / len, slope / len, smax, speed / len, cost / len, time / 3600};
+        static const char *const names[7] = {"distance_m", "elev_mean_m", "slope_mean_deg", "slope_max_deg",
+                                             "speed_mean_kmh", "cost_mean", "time_h"};
+        for (int k = 0; k < 7; k++) {
+            double rel = fabs(got[k] - want[k]) / fmax(fabs(want[k]), 1e-300);
+            worst = fmax(worst, rel);
+            if (!(rel <= 1e-9))
+                fail_msg("seed %d: %s = %.12g, brute force %.12g", (int)seed, names[k], got[k], want[k]);
+        }
+        assert_int_equal(st.nogo_samples, nogo);
+        nogo_total += nogo;
+        prm_terrain_clear(&t);
+    }
+    /* measured: worst relative difference 7.7e-16 (1e-9 allowed) */
+    printf("  40 routes: statistics at the brute force (worst relative difference %.2g), %ld NOGO samples\n", worst,
+           nogo_total);
+    assert_true(nogo_total > 0);
+}
+
 /* Unreachable: two islands, each with its own nodes. */
 static void test_unreachable(void **state)
 {
@@ -271,42 +778,71 @@ static void test_unreachable(void **state)
     prm_terrain_clear(&t);
 }
 
-/* Corridor refinement never raises the objective and never enters NOGO. */
+/* Corridor refinement must find the way round a slow stretch, inside the
+ * corridor only. 10 x 10 cells of 100 m at 36 km/h (10 m/s); row 5,
+ * columns 2..7, at 3.6 km/h (1 m/s); row 2 a highway at 200 km/h. The
+ * roadmap route is the straight line along row 5 from the centre of
+ * column 0 to that of column 9: 300 m fast + 600 m slow = 30 + 600 = 630 s.
+ * A 200 m corridor (2 cells each side: rows 3..7) holds a way round:
+ * knight move (0,5)->(2,4) (crosses (0,5), (1,5), (1,4), (2,4): all fast),
+ * row 4 to (7,4), knight move to (9,5): 2 sqrt(200^2 + 100^2) + 500 =
+ * 947.2 m at 10 m/s = 94.72 s, an upper bound of the corridor's optimum
+ * (the shortcut pass can only lower it). A lower bound: 900 m at the
+ * fastest speed inside rows 3..7, 10 m/s: 90 s. The highway lies outside
+ * the corridor; the unrestricted raster optimum uses it and is below 90 s,
+ * so a refinement that ignored the corridor would fall below the bound.
+ * Measured: 93.25 s (4 vertices: the shortcut pass cuts the knight moves
+ * to (0,5)->(3,4) and (6,4)->(9,5), through cell corners), the
+ * unrestricted optimum 68 s. */
 static void test_refine(void **state)
 {
     (void)state;
     prm_terrain t;
     make_terrain(&t);
-    for (int r = 0; r < 8; r++) /* a wall with a gap at the bottom */
-        t.gonogo->u8[r * 10 + 5] = 1;
-    for (int i = 0; i < 100; i++) /* slow cells on the left half: a faster way exists */
-        if (i % 10 < 5)
-            t.speed->f32[i] = 12 + (i % 7);
-    prm_build_opts o;
-    prm_build_opts_init(&o);
-    o.nodes = 30;
-    prm_roadmap *rm = NULL;
-    prm_build_stats bs;
+    for (int c = 2; c <= 7; c++)
+        t.speed->f32[5 * 10 + c] = 3.6f;
+    for (int c = 0; c < 10; c++)
+        t.speed->f32[2 * 10 + c] = 200;
+    t.top_speed_kmh = 200;
+    const double sx = 500050, gx = 500950, y = 3999450; /* centres of (0, 5) and (9, 5) */
     trv_ctx *ctx = trv_ctx_new();
-    assert_int_equal(prm_roadmap_build(ctx, &t, &o, &rm, &bs), TRV_OK);
-    prm_path p;
-    trv_status st = prm_route(ctx, &t, rm, 500150, 3999950, 500850, 3999950, PRM_TIME, NULL, 0, &p);
-    if (st)
-        fail_msg("%s", trv_errmsg(ctx));
-    double before = p.objective;
-    assert_int_equal(prm_refine(ctx, &t, &p, PRM_TIME, NULL, 200), TRV_OK);
-    double sum = 0;
-    for (int i = 0; i + 1 < p.n; i++) {
-        prm_piece pc;
-        prm_piece_measure(&t, p.x[i], p.y[i], p.x[i + 1], p.y[i + 1], &pc);
-        assert_false(pc.blocked);
-        sum += pc.time_s;
-    }
-    printf("  refine: %.1f s -> %.1f s\n", before, p.objective);
-    assert_true(p.objective <= before + 1e-9);
-    assert_float_equal(sum, p.objective, 1e-6 * sum); /* the objective is the path's own time */
+    prm_weights w = {REF_KB, REF_KH, REF_KS, REF_KD};
+    prm_path free_p;
+    assert_int_equal(prm_route_grid(ctx, &t, sx, y, gx, y, PRM_TIME, &w, &free_p), TRV_OK);
+    printf("  refine: the unrestricted raster optimum, by the highway: %.2f s\n", free_p.objective);
+    assert_true(free_p.objective < 90); /* the design of the test: the highway pays */
+    prm_path_clear(&free_p);
+    prm_path p = {0};
+    p.n = 2;
+    p.x = malloc(2 * sizeof *p.x);
+    p.y = malloc(2 * sizeof *p.y);
+    p.x[0] = sx, p.y[0] = y, p.x[1] = gx, p.y[1] = y;
+    int blocked;
+    p.objective = ref_path_weight(&t, &p, PRM_TIME, &blocked);
+    assert_float_equal(p.objective, 630, 1e-9);
+    assert_int_equal(prm_refine(ctx, &t, &p, PRM_TIME, &w, 200), TRV_OK);
+    double own = ref_path_weight(&t, &p, PRM_TIME, &blocked);
+    printf("  refine: 630 s -> %.2f s through %d vertices (bounds 90 .. 94.72 s)\n", p.objective, p.n);
+    assert_false(blocked);
+    assert_true(p.x[0] == sx && p.y[0] == y && p.x[p.n - 1] == gx && p.y[p.n - 1] == y);
+    assert_rel(p.objective, own, 1e-9); /* the objective is the path's own time */
+    assert_true(p.objective >= 90 - 1e-9);
+    assert_true(p.objective <= (2 * hypot(200, 100) + 500) / 10 + 1e-9);
+    for (int i = 0; i < p.n; i++) /* inside the corridor: rows 3..7 */
+        assert_true(p.y[i] <= 4000000 - 300 && p.y[i] >= 4000000 - 800);
+    /* a route already better than anything in its corridor is kept as it is */
+    prm_path q = {0};
+    q.n = 2;
+    q.x = malloc(2 * sizeof *q.x);
+    q.y = malloc(2 * sizeof *q.y);
+    q.x[0] = sx, q.y[0] = y, q.x[1] = gx, q.y[1] = y;
+    q.objective = 1; /* claimed: nothing in the corridor beats it */
+    q.expanded = 7;
+    assert_int_equal(prm_refine(ctx, &t, &q, PRM_TIME, &w, 200), TRV_OK);
+    assert_int_equal(q.n, 2);
+    assert_true(q.objective == 1 && q.expanded == 7 && q.x[1] == gx);
+    prm_path_clear(&q);
     prm_path_clear(&p);
-    prm_roadmap_free(rm);
     trv_ctx_free(ctx);
     prm_terrain_clear(&t);
 }
@@ -368,8 +904,11 @@ static void test_outputs(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lhs), cmocka_unit_test(test_segment_walk), cmocka_unit_test(test_astar_hand),
-        cmocka_unit_test(test_unreachable), cmocka_unit_test(test_refine), cmocka_unit_test(test_outputs),
+        cmocka_unit_test(test_lhs),           cmocka_unit_test(test_segment_walk),
+        cmocka_unit_test(test_astar_hand),    cmocka_unit_test(test_route_cost_hand),
+        cmocka_unit_test(test_astar_brute_force), cmocka_unit_test(test_stats_brute_force),
+        cmocka_unit_test(test_unreachable),   cmocka_unit_test(test_refine),
+        cmocka_unit_test(test_outputs),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -1,8 +1,10 @@
 #!/bin/sh
 # trv-roadmap and trv-route end to end on a 90 m Jacksboro terrain made by
-# the pipeline: outputs read back by GDAL's own tools, statistics, NOGO
-# never crossed, determinism, and the error paths. Ends with
-# "N passed, N failed".
+# the pipeline: outputs read back by GDAL's own tools; every route's
+# statistics, objective and NOGO length recomputed by an exact cell walk in
+# awk over the rasters as GDAL reads them; the GeoJSON and GPX geometry
+# against the vertex CSV, and its lon/lat against PROJ; determinism, and
+# the error paths. Ends with "N passed, N failed".
 set -u
 BIN=${TRV_BIN:-bin}
 DATA=${TRV_DATADIR:-data}
@@ -69,6 +71,217 @@ awk -F, 'NR > 1 && $1 !~ /^grid/ {d[$1] = $2; s[$1] = $4} END {exit !(d["mdr"] <
     ok || bad "mdr shortest / msr flattest: $(cut -d, -f1,2,4 "$tmp/s.csv" | tr '\n' ' ')"
 # the grid optimum is a lower bound of each objective's roadmap route (time: traversal time)
 awk -F, 'NR > 1 {t[$1] = $7} END {exit !(t["grid-time"] <= t["time"] * (1 + 1e-9))}' "$tmp/s.csv" && ok || bad "grid-time above time"
+
+# ---- the routes' figures recomputed apart from the library ----
+# The rasters through GDAL (XYZ dumps, row-major); every route's exact cell
+# walk in awk from the vertex CSV: per segment the parameters where it
+# crosses a column or row line, sorted, each piece in the cell holding its
+# midpoint (docs/method.md §4.3, §4.10). Pieces of 1e-6 m or less (a
+# segment through a cell corner, on rounded coordinates) are dropped.
+# Output per route: name, distance, mean elevation, mean slope, max slope
+# (over pieces of more than 1 cm; the last column: over all pieces),
+# mean speed, mean cost, time h, NOGO length, NOGO samples (§4.10: the
+# points k/n of each segment, n = ceil(length / cell), ends included), the
+# low-, high-risk and safe lengths, time s, slope integral, then the
+# largest differences of the CSV's z, slope, speed, cost from the rasters
+# at each vertex, vertices whose class differs, the largest differences of
+# cum_dist_m and cum_time_s from the walk's running sums, vertex count,
+# the max slope over every piece however short.
+for f in class gonogo dem slope speed cost; do gdal_translate -q -of XYZ "$T/$f.tif" "$tmp/$f.xyz"; done
+eval "$(gdalinfo "$T/class.tif" | sed -n 's/^Origin = (\([-0-9.]*\),\([-0-9.]*\))/GX0=\1 GY0=\2/p; s/^Pixel Size = (\([0-9.]*\),.*/GRES=\1/p; s/^Size is \([0-9]*\), \([0-9]*\)/GNX=\1 GNY=\2/p')"
+cat >"$tmp/walk.awk" <<'AWK'
+function ceil(x) { return x == int(x) ? x : int(x) + 1 }
+function abs(x) { return x < 0 ? -x : x }
+function cell(x, y,   c, r) {
+    if (x < X0 || y > Y0) return -1
+    c = int((x - X0) / RES); r = int((Y0 - y) / RES)
+    return c >= NX || r >= NY ? -1 : r * NX + c
+}
+function go(i) { return i >= 0 && v[2, i] == 0 && v[1, i] != 0 }
+function add(t) { ts[nt++] = t }
+function finish() {
+    if (name == "") return
+    printf "%s %.6f %.6f %.6f %.6f %.6f %.6f %.9f %.6f %d %.6f %.6f %.6f %.6f %.6f %.6f %.6f %.6f %.6f %d %.6f %.6f %d %.6f\n",
+        name, dist, elev / len, slope / len, smax, speed / len, cost / len, time / 3600, nogo, samples,
+        l, h, s, time, slope, dz, dsl, dsp, dco, cmiss, dcd, dct, nv, smaxall
+}
+FNR == 1 { f++ }
+f <= 6 { v[f, FNR - 1] = $3; next }
+FNR == 1 { next }
+$1 != name {
+    finish()
+    name = $1; dist = len = elev = slope = smax = smaxall = speed = cost = time = nogo = samples = 0
+    l = h = s = dz = dsl = dsp = dco = cmiss = dcd = dct = nv = 0
+    px = ""
+}
+{
+    x = $2; y = $3; nv++
+    # the vertex's cell; within 0.006 m of a cell line the rounded x, y may
+    # be on the other side: the best fitting of the cells that close
+    best = -1
+    for (q = 0; q < 4; q++) {
+        i = cell(x + (q % 2 ? 0.006 : -0.006), y + (q < 2 ? 0.006 : -0.006))
+        if (i < 0) continue
+        fit = ($10 != v[1, i]) + abs($6 - v[3, i]) + abs($7 - v[4, i]) + abs($8 - v[5, i]) + abs($9 - v[6, i])
+        if (best < 0 || fit < bestfit) { best = i; bestfit = fit }
+    }
+    i = best
+    if (i < 0) cmiss++
+    else {
+        if (abs($6 - v[3, i]) > dz) dz = abs($6 - v[3, i])
+        if (abs($7 - v[4, i]) > dsl) dsl = abs($7 - v[4, i])
+        if (abs($8 - v[5, i]) > dsp) dsp = abs($8 - v[5, i])
+        if (abs($9 - v[6, i]) > dco) dco = abs($9 - v[6, i])
+        if ($10 != v[1, i]) cmiss++
+    }
+    if (px != "") {
+        dx = x - px; dy = y - py; L = sqrt(dx * dx + dy * dy)
+        nt = 0; add(0); add(1)
+        if (dx != 0) {
+            lo = px < x ? px : x; hi = px < x ? x : px
+            for (k = int((lo - X0) / RES) + 1; X0 + k * RES < hi; k++) { t = (X0 + k * RES - px) / dx; if (t > 0 && t < 1) add(t) }
+        }
+        if (dy != 0) {
+            lo = py < y ? py : y; hi = py < y ? y : py
+            for (k = int((Y0 - hi) / RES) + 1; Y0 - k * RES > lo; k++) { t = (Y0 - k * RES - py) / dy; if (t > 0 && t < 1) add(t) }
+        }
+        for (a = 1; a < nt; a++) { t = ts[a]; for (b = a - 1; b >= 0 && ts[b] > t; b--) ts[b + 1] = ts[b]; ts[b + 1] = t }
+        for (a = 0; a + 1 < nt; a++) {
+            seg = (ts[a + 1] - ts[a]) * L
+            if (seg <= 0) continue
+            m = (ts[a] + ts[a + 1]) / 2
+            c = cell(px + m * dx, py + m * dy)
+            if (c >= 0 && v[4, c] > smaxall) smaxall = v[4, c]
+            if (seg <= 1e-6) continue
+            c = cell(px + m * dx, py + m * dy)
+            if (!go(c)) { nogo += seg; continue }
+            sp = v[5, c]
+            len += seg; elev += seg * v[3, c]; slope += seg * v[4, c]; speed += seg * sp; cost += seg * v[6, c]
+            time += seg / (sp / 3.6)
+            if (seg > 0.01 && v[4, c] > smax) smax = v[4, c]
+            if (v[1, c] == 1) h += seg; else if (v[1, c] == 2) l += seg; else if (v[1, c] == 3) s += seg
+        }
+        dist += L
+        ns = ceil(L / RES)
+        for (k = 0; k <= ns; k++) { t = ns ? k / ns : 0; if (!go(cell(px + t * dx, py + t * dy))) samples++ }
+    }
+    if (abs($11 - dist) > dcd) dcd = abs($11 - dist)
+    if (abs($12 - time) > dct) dct = abs($12 - time)
+    px = x; py = y
+}
+END { finish() }
+AWK
+walk() { # route CSV -> one line per route
+    awk -v X0="$GX0" -v Y0="$GY0" -v RES="$GRES" -v NX="$GNX" -v NY="$GNY" -f "$tmp/walk.awk" \
+        "$tmp/class.xyz" "$tmp/gonogo.xyz" "$tmp/dem.xyz" "$tmp/slope.xyz" "$tmp/speed.xyz" "$tmp/cost.xyz" FS=, "$1"
+}
+# A run without smoothing, whose objectives are those of the final routes.
+"$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --compare --grid --no-smooth --no-timing -q \
+    -o "$tmp/u.geojson" --csv "$tmp/u.csv" --stats "$tmp/u.stats.csv" 2>"$tmp/err" && ok || bad "--no-smooth run: $(cat "$tmp/err")"
+for run in r u; do
+    walk "$tmp/$run.csv" >"$tmp/$run.walk"
+    [ "$(wc -l <"$tmp/$run.walk")" = 8 ] && ok || bad "$run: the walk found $(wc -l <"$tmp/$run.walk") routes, want 8"
+    # The GeoJSON's statistics (full precision) against the walk. Measured
+    # worst differences on this mission (the CSV's coordinates are rounded
+    # to 0.01 m): distance 4.9e-7 relative, the means 2.2e-6, time 1.1e-6,
+    # max slope equal to the walk's (6 decimals); the vertex values
+    # within their print rounding (z, slope, speed 0.005; cost 5e-5),
+    # cum_dist_m and cum_time_s within 0.067 (0.05 of it print rounding);
+    # NOGO length on the rounded coordinates 0.008 m (a curve 1 cm from a
+    # NOGO corner). Allowed: 4e-6 relative for distance, 1e-5 for time,
+    # 2e-5 for the means, max slope between the maxima over the pieces
+    # longer than 1 cm and over all pieces (1e-5); 0.2 for the cumulative
+    # columns, 0.05 m of NOGO.
+    ogr2ogr -f CSV "$tmp/$run.props.csv" "$tmp/$run.geojson"
+    awk -F, -v run="$run" '
+        function abs(x) { return x < 0 ? -x : x }
+        function rel(a, b) { return abs(a - b) / (abs(b) > 1e-12 ? abs(b) : 1) }
+        function check(what, got, want, tol,   r) {
+            r = rel(got, want)
+            if (r > worst[what]) worst[what] = r
+            if (!(r <= tol)) { printf "%s %s: %s = %.9g, recomputed %.9g (rel %.2g > %g)\n", run, name, what, got, want, r, tol; bad++ }
+        }
+        FNR == NR { split($0, w, " "); for (k in w) W[w[1], k] = w[k]; next }
+        FNR == 1 { next }
+        {
+            name = $1; gsub(/"/, "", name); gsub(/"/, "", $9)
+            if (W[name, 1] == "") { printf "%s %s: not in the CSV\n", run, name; bad++; next }
+            check("distance_m", $2, W[name, 2], 4e-6)
+            check("mean_elevation_m", $3, W[name, 3], 2e-5)
+            check("mean_slope_deg", $4, W[name, 4], 2e-5)
+            # the walk on rounded coordinates can gain or lose a corner sliver
+            if ($5 < W[name, 5] - 1e-5 || $5 > W[name, 24] + 1e-5) {
+                printf "%s %s: max_slope_deg %s outside the recomputed %s .. %s\n", run, name, $5, W[name, 5], W[name, 24]; bad++ }
+            check("mean_speed_kmh", $6, W[name, 6], 2e-5)
+            check("mean_cost", $7, W[name, 7], 2e-5)
+            check("time_h", $8, W[name, 8], 1e-5)
+            if ($9 != W[name, 10]) { printf "%s %s: nogo_samples %s, recomputed %s\n", run, name, $9, W[name, 10]; bad++ }
+            if (W[name, 9] > 0.05) { printf "%s %s: %.3f m in NOGO\n", run, name, W[name, 9]; bad++ }
+            if (W[name, 16] > 0.0051 || W[name, 17] > 0.0051 || W[name, 18] > 0.0051 || W[name, 19] > 0.000051 || W[name, 20] > 0) {
+                printf "%s %s: vertex values off the rasters: z %g slope %g speed %g cost %g, %d classes\n", run, name,
+                    W[name, 16], W[name, 17], W[name, 18], W[name, 19], W[name, 20]; bad++ }
+            if (W[name, 21] > 0.2 || W[name, 22] > 0.2) {
+                printf "%s %s: cum_dist_m off by %g, cum_time_s by %g\n", run, name, W[name, 21], W[name, 22]; bad++ }
+            n++
+        }
+        END {
+            printf "%s: %d routes; worst relative: distance %.2g, elevation %.2g, slope %.2g, speed %.2g, cost %.2g, time %.2g\n",
+                run, n, worst["distance_m"], worst["mean_elevation_m"], worst["mean_slope_deg"],
+                worst["mean_speed_kmh"], worst["mean_cost"], worst["time_h"]
+            exit !(n == 8 && bad == 0)
+        }' "$tmp/$run.walk" "$tmp/$run.props.csv" >"$tmp/cmp" && ok || bad "$(cat "$tmp/cmp")"
+    head -1 "$tmp/cmp"
+done
+# The objectives of the unsmoothed routes (docs/method.md §4.5, default
+# weights kb 3, kh 10, ks 1, kd 0.2) from the walk's lengths: mdr d, msr
+# B + 1e-3 d, mmcr 3 l + 10 h + s + 0.2 d, time T (s). The statistics print
+# them with 6 significant digits (5e-6 relative); measured worst 9.8e-7;
+# allowed 1e-5.
+awk -F, '
+    function abs(x) { return x < 0 ? -x : x }
+    FNR == NR { split($0, w, " "); for (k in w) W[w[1], k] = w[k]; next }
+    FNR == 1 { next }
+    {
+        name = $1; s = name; sub(/^grid-/, "", s)
+        d = W[name, 2]; l = W[name, 11]; h = W[name, 12]; sf = W[name, 13]
+        want = s == "mdr" ? d : s == "msr" ? W[name, 15] + 1e-3 * d : s == "mmcr" ? 3 * l + 10 * h + sf + 0.2 * d : W[name, 14]
+        r = abs($10 - want) / want
+        if (r > worst) worst = r
+        if (!(r <= 1e-5)) { printf "%s: objective %s, recomputed %.9g (rel %.2g)\n", name, $10, want, r; bad++ }
+        n++
+    }
+    END { printf "objectives: %d routes, worst relative %.2g\n", n, worst; exit !(n == 8 && bad == 0) }' \
+    "$tmp/u.walk" "$tmp/u.stats.csv" >"$tmp/cmp" && ok || bad "$(cat "$tmp/cmp")"
+head -1 "$tmp/cmp"
+# The geometry, every vertex of every route: the GeoJSON's LineStrings
+# taken back to UTM 16N by ogr2ogr against the CSV's x, y (rounding: lon,
+# lat to 7 decimals 0.56 cm, the CSV's x, y 0.5 cm; measured 0.0106 m;
+# allowed 0.02 m); the GPX track points' lon, lat against the CSV's
+# (measured 5e-8 deg, the CSV's rounding; allowed 1.5e-7) and their
+# elevations against z (measured 0.005 m; allowed 0.0051); the CSV's lon,
+# lat against PROJ's through gdaltransform from its x, y (rounding 5e-8 +
+# 0.005 m = 5.6e-8 deg; measured 1.05e-7; allowed 1.5e-7).
+ogr2ogr -f CSV -t_srs EPSG:32616 -lco GEOMETRY=AS_WKT /vsistdout/ "$tmp/r.geojson" |
+    awk -F'"' 'NR > 1 { split($2, a, /[(),]/); for (k = 2; k < length(a); k++) { split(a[k], p, " "); print p[1], p[2] } }' >"$tmp/gj.xy"
+ogr2ogr -f CSV -lco GEOMETRY=AS_XY /vsistdout/ "$tmp/r.gpx" track_points | awk -F, 'NR > 1 {print $1, $2, $6}' >"$tmp/gpx.xyz"
+tail -n +2 "$tmp/r.csv" | cut -d, -f2,3 | tr , ' ' | gdaltransform -s_srs EPSG:32616 -t_srs EPSG:4326 -output_xy >"$tmp/proj.ll"
+tail -n +2 "$tmp/r.csv" | tr , ' ' | paste -d' ' - "$tmp/gj.xy" "$tmp/gpx.xyz" "$tmp/proj.ll" | awk '
+    function abs(x) { return x < 0 ? -x : x }
+    function mx(a, b) { return a > b ? a : b }
+    NF != 19 { short++; next }
+    {
+        g = mx(abs($2 - $13), abs($3 - $14)); gj = mx(gj, g)
+        p = mx(abs($4 - $15), abs($5 - $16)); gp = mx(gp, p); e = mx(e, abs($6 - $17))
+        q = mx(abs($4 - $18), abs($5 - $19)); pr = mx(pr, q)
+        n++
+    }
+    END {
+        printf "geometry: %d vertices; GeoJSON %.3g m, GPX %.3g deg (ele %.3g m), PROJ %.3g deg\n", n, gj, gp, e, pr
+        exit !(short == 0 && n > 0 && gj <= 0.02 && gp <= 1.5e-7 && e <= 0.0051 && pr <= 1.5e-7)
+    }' >"$tmp/cmp" && ok || bad "$(cat "$tmp/cmp")"
+cat "$tmp/cmp"
+[ "$(wc -l <"$tmp/gj.xy")" = "$(($(wc -l <"$tmp/r.csv") - 1))" ] && [ "$(wc -l <"$tmp/gpx.xyz")" = "$(($(wc -l <"$tmp/r.csv") - 1))" ] &&
+    ok || bad "vertex counts: CSV $(($(wc -l <"$tmp/r.csv") - 1)), GeoJSON $(wc -l <"$tmp/gj.xy"), GPX $(wc -l <"$tmp/gpx.xyz")"
 # the planning time (wall clock) is in the statistics unless --no-timing;
 # with it, a rerun gives the same bytes in every output
 head -1 "$tmp/s.csv" | grep -q ',plan_s,' && ok || bad "no plan_s column"
