@@ -5,8 +5,8 @@
 # with one thread), every failure (clear message, exit 1, nothing written),
 # the FCL reader's errors through the command line, Jacksboro at 30 m
 # through trv-terrain and trv-speed, and the cross-check against fuzzylite
-# (Debian package fuzzylite; skipped when it is not installed).
-# Ends with "N passed, N failed".
+# (Debian package fuzzylite, which make test installs).
+# Ends with "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
 DATA=${TRV_DATADIR:-data}
@@ -15,10 +15,7 @@ RULES=$DATA/fuzzy/mobility.fcl
 LINEAR=$DATA/fuzzy/mobility_linear.fcl
 tmp=$(mktemp -d /tmp/trv-cost-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 
 # expect STATUS MESSAGE-FRAGMENT PATH-THAT-MUST-NOT-EXIST -- command...
 expect() {
@@ -199,6 +196,8 @@ expect 1 "speed.tif" "" -- "$C" --terrain "$tmp/f"
 fresh && chmod 555 "$tmp/f"
 if [ "$(id -u)" != 0 ]; then
     expect 1 "cannot create" "$tmp/f/cost.tif" -- "$C" --terrain "$tmp/f"
+else
+    skip "root writes into a mode 555 directory: the unwritable-output case"
 fi
 chmod 755 "$tmp/f"
 
@@ -219,8 +218,8 @@ if [ -x "$BIN/trv-speed" ] && [ -x "$BIN/trv-terrain" ]; then
     gdalinfo -stats "$tmp/j/cost.tif" | grep -q 'Minimum=0\.[0-9]*, Maximum=1\.000' && ok || bad "Jacksboro cost range"
     [ "$(gdalinfo "$tmp/j/class.tif" | grep -E '^(Size is|Origin|Pixel Size)')" = \
         "$(gdalinfo "$tmp/j/dem.tif" | grep -E '^(Size is|Origin|Pixel Size)')" ] && ok || bad "Jacksboro class.tif off the DEM grid"
-else
-    echo "Jacksboro run skipped: $BIN/trv-speed or $BIN/trv-terrain not built"
+else # make test builds every tool: a missing one is a failure, not a skip
+    bad "Jacksboro run: $BIN/trv-speed or $BIN/trv-terrain not built"
 fi
 
 # ---- the cross-check against fuzzylite ----
@@ -275,8 +274,7 @@ if command -v fuzzylite >/dev/null 2>&1; then
     cat "$tmp/cmp"
     [ $rc = 0 ] && ok || bad "cross-check against fuzzylite"
 else
-    echo "skipped: fuzzylite not installed"
+    skip_pkg fuzzylite "fuzzylite not installed: no cross-check against fuzzylite"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary

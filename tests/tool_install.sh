@@ -11,17 +11,14 @@
 # with the default data, its layers equal to those of the tools in the
 # tree given the tree's data files by path. Last, make uninstall removes
 # what was installed and keeps what was there before.
-# Ends with "N passed, N failed".
+# Ends with "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
 here=$(cd "$(dirname "$0")/.." && pwd)
 case $BIN in /*) ;; *) BIN=$here/$BIN ;; esac
 tmp=$(mktemp -d /tmp/trv-install-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-skipped() { echo "SKIPPED: $*"; }
+. "$(dirname "$0")/lib.sh"
 
 PREFIX=/opt/traverse-install-test
 stage=$tmp/stage
@@ -62,7 +59,7 @@ if command -v groff >/dev/null 2>&1; then
         [ -z "$w" ] && ok || bad "groff warns on $t.1: $w"
     done
 else
-    skipped "groff is not installed: the pages' roff is not checked for warnings"
+    skip_pkg man-db "groff is not installed (groff-base, which man-db brings): the pages' roff is not checked for warnings"
 fi
 if command -v man >/dev/null 2>&1; then
     for t in $tools; do
@@ -83,7 +80,7 @@ if command -v man >/dev/null 2>&1; then
     f=$(env -u MANPATH PATH="$root/bin:/usr/bin:/bin" man -w trv-speed 2>&1)
     [ "$f" = "$root/share/man/man1/trv-speed.1" ] && ok || bad "with PREFIX/bin on PATH, man -w trv-speed: $f"
 else
-    skipped "man is not installed (Debian man-db): the man pages are not rendered"
+    skip_pkg man-db "man is not installed (Debian man-db): the man pages are not rendered"
 fi
 
 # ---- --version: the libraries each tool runs with ------------------------
@@ -129,7 +126,7 @@ if unshare --mount /bin/sh -c "$hide" sh "$here" 2>/dev/null; then
         /bin/sh "$tmp/pipeline.sh" >"$tmp/pipeline.log" 2>&1
     rc=$?
 else
-    skipped "cannot hide the source tree (unshare --mount needs root): the pipeline ran with it in place"
+    skip "cannot hide the source tree (unshare --mount needs root): the pipeline ran with it in place"
     env -i $run_env /bin/sh "$tmp/pipeline.sh" >"$tmp/pipeline.log" 2>&1
     rc=$?
 fi
@@ -182,5 +179,4 @@ cmp -s "$tmp/left" "$tmp/want_left" && ok || bad "after make uninstall: $(diff "
 if make_in uninstall; then bad "a second make uninstall succeeded with nothing installed"; else
     grep -q 'no .*install-manifest.txt' "$tmp/make.log" && ok || bad "second make uninstall: $(tail -2 "$tmp/make.log")"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary

@@ -2,15 +2,13 @@
 # trv-roadmap and trv-route end to end on a 90 m Jacksboro terrain made by
 # the pipeline: outputs read back by GDAL's own tools, statistics, NOGO
 # never crossed, determinism, and the error paths. Ends with
-# "N passed, N failed".
+# "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
 DATA=${TRV_DATADIR:-data}
 tmp=$(mktemp -d /tmp/trv-route-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 expect() { # status message -- command...: and no route file left
     want=$1 msg=$2
     shift 3
@@ -95,5 +93,4 @@ expect 2 "--weights expects four numbers" -- "$BIN/trv-route" --roadmap "$tmp/rm
 mkdir -p "$tmp/empty"
 expect 1 "cannot open" -- "$BIN/trv-roadmap" --terrain "$tmp/empty" -o "$tmp/x.gpkg"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary

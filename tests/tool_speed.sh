@@ -1,16 +1,14 @@
 #!/bin/sh
 # trv-speed end to end on a 90 m Jacksboro terrain: outputs, styling, the
 # speed of sampled cells against the formula with the report's resistance,
-# determinism, and every error path. Ends with "N passed, N failed".
+# determinism, and every error path. Ends with "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
 DATA=${TRV_DATADIR:-data}
 S=$BIN/trv-speed
 tmp=$(mktemp -d /tmp/trv-speed-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 expect() { # status message dir -- command...: and no speed.tif/gonogo.tif in dir
     want=$1 msg=$2 dir=$3
     shift 4
@@ -89,5 +87,4 @@ rm "$tmp/e/landuse.tif"
 expect 1 "cannot open '$tmp/e/landuse.tif'" "$tmp/e" -- "$S" --terrain "$tmp/e" --vehicle "$UGV" $T
 expect 2 "missing required option --vehicle" "" -- "$S" --terrain "$tmp/e"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary
