@@ -12,6 +12,12 @@
 #                        install, not a machine without it
 #   summary [NAME]       the last line, "[NAME: ]N passed, N failed, N
 #                        skipped"; its status is 0 when nothing failed
+#   readonly_run DIR COMMAND...
+#                        run COMMAND unable to write into DIR, whoever runs
+#                        the tests (see below)
+#   can_make_readonly DIR
+#                        status 0 when readonly_run can make DIR unwritable
+#                        here (it tries to write into DIR that way)
 pass=0 fail=0 nskip=0
 
 ok() { pass=$((pass + 1)); }
@@ -34,3 +40,24 @@ summary() {
     [ "$fail" = 0 ]
 }
 
+# A directory its owner cannot write into: for a user, chmod a-w (restored
+# afterwards); root writes whatever the mode says, so for root DIR becomes a
+# read-only bind mount of itself inside a private mount namespace (unshare
+# --mount, util-linux), which only COMMAND sees. (Dropping to nobody with
+# setpriv is not used: nobody cannot reach a checkout inside a private
+# directory, such as the mode-700 folder .ci/run clones into.)
+readonly_run() {
+    _dir=$1
+    shift
+    if [ "$(id -u)" != 0 ]; then
+        chmod a-w "$_dir"
+        "$@"
+        _rc=$?
+        chmod u+w "$_dir"
+        return $_rc
+    fi
+    unshare --mount /bin/sh -c 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"' "$_dir" "$@"
+}
+can_make_readonly() {
+    readonly_run "$1" /bin/sh -c 'if true >"$0/.trv-probe" 2>/dev/null; then rm -f "$0/.trv-probe"; exit 1; fi' "$1" 2>/dev/null
+}

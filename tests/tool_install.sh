@@ -119,14 +119,23 @@ EOF
 # sanitizer runs: the suppressions file must be reachable with the tree hidden
 cp "$here/tests/lsan.supp" "$tmp/lsan.supp"
 run_env="PATH=$moved/bin HOME=$tmp ASAN_OPTIONS=${ASAN_OPTIONS:-} LSAN_OPTIONS=suppressions=$tmp/lsan.supp:print_suppressions=0 UBSAN_OPTIONS=${UBSAN_OPTIONS:-}"
+# The source tree is hidden under an empty tmpfs in a private mount namespace:
+# root makes one with unshare --mount; a user inside a user namespace of its
+# own where it is root (unshare --user --map-root-user --mount), where the
+# kernel allows those.
 hide='mount -t tmpfs -o size=1m none "$1" && [ -z "$(ls -A "$1")" ]'
-# shellcheck disable=SC2086
-if unshare --mount /bin/sh -c "$hide" sh "$here" 2>/dev/null; then
-    unshare --mount /bin/sh -c "$hide"' && shift && exec env -i "$@"' sh "$here" $run_env \
+ns=""
+for u in "unshare --mount" "unshare --user --map-root-user --mount"; do
+    # shellcheck disable=SC2086
+    if $u /bin/sh -c "$hide" sh "$here" 2>/dev/null; then ns=$u; break; fi
+done
+if [ -n "$ns" ]; then
+    # shellcheck disable=SC2086
+    $ns /bin/sh -c "$hide"' && shift && exec env -i "$@"' sh "$here" $run_env \
         /bin/sh "$tmp/pipeline.sh" >"$tmp/pipeline.log" 2>&1
     rc=$?
 else
-    skip "cannot hide the source tree (unshare --mount needs root): the pipeline ran with it in place"
+    skip "cannot hide the source tree (unshare --mount needs root, or user namespaces for a user): the pipeline ran with it in place"
     env -i $run_env /bin/sh "$tmp/pipeline.sh" >"$tmp/pipeline.log" 2>&1
     rc=$?
 fi
