@@ -112,9 +112,7 @@ TEST_ENV := TRV_BIN=$(BINDIR) TRV_SAN=$(SAN) TRV_DATADIR=$(CURDIR)/data TRV_TEST
 
 test: deps
 	@$(MAKE) --no-print-directory all $(TESTS)
-	@fail=0; for t in $(TESTS); do echo "== $$t"; $(TEST_ENV) $$t || fail=1; done; \
-	for t in $(TOOL_TESTS); do echo "== $$t"; $(TEST_ENV) sh $$t || fail=1; done; \
-	if [ $$fail = 0 ]; then echo "make test: all test programs passed"; else echo "make test: FAILED" >&2; exit 1; fi
+	@$(TEST_ENV) TRV_TEST_PKGS="$(TEST_PKGS)" sh tests/run.sh $(TESTS) $(TOOL_TESTS)
 
 # ---- demo pipeline -------------------------------------------------------
 AREA ?= jacksboro
@@ -246,7 +244,7 @@ QGIS_PKGS := python3-qgis
 check-qgis: deps
 	@sh tools/deps.sh $(QGIS_PKGS)
 	@$(MAKE) --no-print-directory all
-	@$(TEST_ENV) QT_QPA_PLATFORM=offscreen sh tests/tool_qgis.sh
+	@$(TEST_ENV) TRV_TEST_PKGS="$(TEST_PKGS) $(QGIS_PKGS)" QT_QPA_PLATFORM=offscreen sh tests/tool_qgis.sh
 
 # ---- the QGIS Processing provider (qgis/traverse) -----------------------
 # make install-qgis [QGIS_PROFILE_DIR=...]: the plugin into a QGIS profile's
@@ -264,7 +262,7 @@ install-qgis:
 check-qgis-provider: deps
 	@sh tools/deps.sh $(QGIS_PKGS)
 	@$(MAKE) --no-print-directory all
-	@$(TEST_ENV) sh tests/tool_qgis_provider.sh
+	@$(TEST_ENV) TRV_TEST_PKGS="$(TEST_PKGS) $(QGIS_PKGS)" sh tests/tool_qgis_provider.sh
 
 # docs/trv-*.md from each tool's --help
 docs: all

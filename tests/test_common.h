@@ -62,6 +62,63 @@ static inline char *env_path(const char *var, const char *fallback, const char *
 static inline char *data_path(const char *rel) { return env_path("TRV_DATADIR", "data", rel); }
 static inline char *testdata_path(const char *rel) { return env_path("TRV_TESTDATA", "tests/data", rel); }
 
+/* Checks that cannot run here. Each prints one "SKIPPED: WHY" line on
+ * stdout, which tests/run.sh counts as a skipped check (cmocka's own
+ * summary counts tests, and does not see a check skipped inside a test that
+ * goes on). PKG is the Debian package whose absence stops the check (NULL
+ * if none would help): under CI (CI=true) a package that make test installs
+ * itself (the Makefile's TEST_PKGS, passed as TRV_TEST_PKGS) must be there,
+ * so its absence fails the test instead.
+ *   skip_check(PKG, WHY)  one check inside a test; the test goes on
+ *   skip_test(PKG, WHY)   the whole test (cmocka's skip(): not counted passed) */
+static inline int have_command(const char *name)
+{
+    char *cmd = NULL;
+    int found = asprintf(&cmd, "command -v '%s' >/dev/null 2>&1", name) > 0 && system(cmd) == 0;
+    free(cmd);
+    return found;
+}
+
+static inline int installed_by_make_test(const char *pkg)
+{
+    const char *list = getenv("TRV_TEST_PKGS");
+    size_t n = strlen(pkg);
+    for (const char *s = list ? list : ""; *s;) {
+        s += strspn(s, " \t");
+        size_t w = strcspn(s, " \t");
+        if (w == n && !strncmp(s, pkg, n))
+            return 1;
+        s += w;
+    }
+    return 0;
+}
+
+/* 1 (and the message on stderr) when the skip is a failure, else 0 after
+ * the SKIPPED line */
+static inline int skip_note(const char *pkg, const char *why)
+{
+    const char *ci = getenv("CI");
+    if (pkg && ci && !strcmp(ci, "true") && installed_by_make_test(pkg)) {
+        fprintf(stderr, "%s (CI=true: the make target running this installs %s, so its absence is a failure)\n", why, pkg);
+        return 1;
+    }
+    printf("SKIPPED: %s\n", why);
+    fflush(stdout);
+    return 0;
+}
+
+#define skip_check(pkg, why)                                                                                 \
+    do {                                                                                                     \
+        if (skip_note((pkg), (why)))                                                                         \
+            fail();                                                                                          \
+    } while (0)
+
+#define skip_test(pkg, why)                                                                                  \
+    do {                                                                                                     \
+        skip_check((pkg), (why));                                                                            \
+        skip();                                                                                              \
+    } while (0)
+
 #define assert_contains(haystack, needle)                                                                   \
     do {                                                                                                     \
         if (!strstr((haystack), (needle)))                                                                   \

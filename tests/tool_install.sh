@@ -11,17 +11,14 @@
 # with the default data, its layers equal to those of the tools in the
 # tree given the tree's data files by path. Last, make uninstall removes
 # what was installed and keeps what was there before.
-# Ends with "N passed, N failed".
+# Ends with "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
 here=$(cd "$(dirname "$0")/.." && pwd)
 case $BIN in /*) ;; *) BIN=$here/$BIN ;; esac
 tmp=$(mktemp -d /tmp/trv-install-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-skipped() { echo "SKIPPED: $*"; }
+. "$(dirname "$0")/lib.sh"
 
 PREFIX=/opt/traverse-install-test
 stage=$tmp/stage
@@ -62,7 +59,7 @@ if command -v groff >/dev/null 2>&1; then
         [ -z "$w" ] && ok || bad "groff warns on $t.1: $w"
     done
 else
-    skipped "groff is not installed: the pages' roff is not checked for warnings"
+    skip_pkg man-db "groff is not installed (groff-base, which man-db brings): the pages' roff is not checked for warnings"
 fi
 if command -v man >/dev/null 2>&1; then
     for t in $tools; do
@@ -83,7 +80,7 @@ if command -v man >/dev/null 2>&1; then
     f=$(env -u MANPATH PATH="$root/bin:/usr/bin:/bin" man -w trv-speed 2>&1)
     [ "$f" = "$root/share/man/man1/trv-speed.1" ] && ok || bad "with PREFIX/bin on PATH, man -w trv-speed: $f"
 else
-    skipped "man is not installed (Debian man-db): the man pages are not rendered"
+    skip_pkg man-db "man is not installed (Debian man-db): the man pages are not rendered"
 fi
 
 # ---- --version: the libraries each tool runs with ------------------------
@@ -122,14 +119,23 @@ EOF
 # sanitizer runs: the suppressions file must be reachable with the tree hidden
 cp "$here/tests/lsan.supp" "$tmp/lsan.supp"
 run_env="PATH=$moved/bin HOME=$tmp ASAN_OPTIONS=${ASAN_OPTIONS:-} LSAN_OPTIONS=suppressions=$tmp/lsan.supp:print_suppressions=0 UBSAN_OPTIONS=${UBSAN_OPTIONS:-}"
+# The source tree is hidden under an empty tmpfs in a private mount namespace:
+# root makes one with unshare --mount; a user inside a user namespace of its
+# own where it is root (unshare --user --map-root-user --mount), where the
+# kernel allows those.
 hide='mount -t tmpfs -o size=1m none "$1" && [ -z "$(ls -A "$1")" ]'
-# shellcheck disable=SC2086
-if unshare --mount /bin/sh -c "$hide" sh "$here" 2>/dev/null; then
-    unshare --mount /bin/sh -c "$hide"' && shift && exec env -i "$@"' sh "$here" $run_env \
+ns=""
+for u in "unshare --mount" "unshare --user --map-root-user --mount"; do
+    # shellcheck disable=SC2086
+    if $u /bin/sh -c "$hide" sh "$here" 2>/dev/null; then ns=$u; break; fi
+done
+if [ -n "$ns" ]; then
+    # shellcheck disable=SC2086
+    $ns /bin/sh -c "$hide"' && shift && exec env -i "$@"' sh "$here" $run_env \
         /bin/sh "$tmp/pipeline.sh" >"$tmp/pipeline.log" 2>&1
     rc=$?
 else
-    skipped "cannot hide the source tree (unshare --mount needs root): the pipeline ran with it in place"
+    skip "cannot hide the source tree (unshare --mount needs root, or user namespaces for a user): the pipeline ran with it in place"
     env -i $run_env /bin/sh "$tmp/pipeline.sh" >"$tmp/pipeline.log" 2>&1
     rc=$?
 fi
@@ -182,5 +188,4 @@ cmp -s "$tmp/left" "$tmp/want_left" && ok || bad "after make uninstall: $(diff "
 if make_in uninstall; then bad "a second make uninstall succeeded with nothing installed"; else
     grep -q 'no .*install-manifest.txt' "$tmp/make.log" && ok || bad "second make uninstall: $(tail -2 "$tmp/make.log")"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary

@@ -1,7 +1,7 @@
 #!/bin/sh
 # trv-krige end to end: the CSV path against gstat through the command line,
 # the raster path, determinism, and every error path (clear message,
-# exit 1, no output). Ends with "N passed, N failed".
+# exit 1, no output). Ends with "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
 DATA=${TRV_DATADIR:-data}
@@ -10,9 +10,7 @@ K=$BIN/trv-krige
 M=$DATA/meuse/meuse_points.csv
 tmp=$(mktemp -d /tmp/trv-krige-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 
 # expect STATUS MESSAGE -- command...: exit status, message, and no file
 # named *.tif or *.csv left in $tmp/out
@@ -91,5 +89,4 @@ gdal_translate -q -of AAIGrid "$DATA/jacksboro/dem_3arcsec.tif" "$tmp/nocrs.asc"
 expect 1 "has no CRS" -- "$K" "$tmp/nocrs.asc" -o "$tmp/out/x.tif"
 expect 1 "cannot create" -- "$K" "$M" --x x --y y --z elev --s_srs EPSG:28992 --tr 40 --model sph --nugget 0 --psill 1 --range 500 -o /nonexistent/x.tif
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary

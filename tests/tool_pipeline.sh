@@ -6,15 +6,13 @@
 # a second run does nothing, and that touching only the vehicle file
 # re-runs trv-speed and the stages after it and nothing before (the
 # Makefile's dependencies are real), and that a second run from nothing
-# writes the same bytes. Ends with "N passed, N failed".
+# writes the same bytes. Ends with "N passed, N failed, N skipped".
 set -u
 DATA=${TRV_DATADIR:-data}
 here=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d /tmp/trv-pipeline-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 
 gdal_translate -q -projwin -84.30 36.66 -84.18 36.54 "$DATA/jacksboro/dem_3arcsec.tif" "$tmp/dem.tif" &&
     gdal_translate -q -projwin -84.31 36.67 -84.17 36.53 "$DATA/jacksboro/soil_7p5arcsec.tif" "$tmp/soil.tif" &&
@@ -63,5 +61,4 @@ for t in krige terrain; do [ "$(ran $t)" = 0 ] && ok || bad "touching the vehicl
 for t in speed cost roadmap route sim render project report; do
     [ "$(ran $t)" -ge 1 ] && ok || bad "touching the vehicle did not re-run trv-$t"
 done
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary

@@ -2,16 +2,14 @@
 # trv-render end to end on a 90 m Jacksboro terrain (trv-terrain, trv-speed,
 # trv-cost): the QGIS sidecars those tools now write, PNG maps of every
 # layer kind with overlays, size and determinism, and every error path
-# (exit status, message, no output left). Ends with "N passed, N failed".
+# (exit status, message, no output left). Ends with "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
 DATA=${TRV_DATADIR:-data}
 R=$BIN/trv-render
 tmp=$(mktemp -d /tmp/trv-render-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 expect() { # status message output -- command...: and no output file, no temporaries
     want=$1 msg=$2 out=$3
     shift 4
@@ -39,7 +37,7 @@ T=$tmp/t
 for l in dem slope speed cost; do
     [ -f "$T/$l.qml" ] && ok || bad "no $l.qml beside $l.tif"
     grep -q '<rasterrenderer type="singlebandpseudocolor" band="1"' "$T/$l.qml" && ok || bad "$l.qml: no pseudocolour renderer"
-    if command -v xmllint >/dev/null 2>&1; then xmllint --noout "$T/$l.qml" && ok || bad "$l.qml is not well-formed XML"; else echo "SKIPPED: xmllint (libxml2-utils) not installed: $l.qml not validated"; fi
+    if command -v xmllint >/dev/null 2>&1; then xmllint --noout "$T/$l.qml" && ok || bad "$l.qml is not well-formed XML"; else skip_pkg libxml2-utils "xmllint (libxml2-utils) not installed: $l.qml not validated"; fi
 done
 for l in soil landuse gonogo class; do [ ! -e "$T/$l.qml" ] && ok || bad "$l.qml written for a paletted layer"; done
 grep -q 'classificationMin="0" classificationMax="1"' "$T/cost.qml" && ok || bad "cost.qml range is not 0..1"
@@ -150,5 +148,4 @@ expect 2 "--te expects" "$O" -- "$R" "$T/slope.tif" -o "$O" --te 1 2 3 abc
 expect 2 "--te_srs needs --te" "$O" -- "$R" "$T/slope.tif" -o "$O" --te_srs EPSG:4326
 [ -z "$(ls -A "$tmp/e")" ] && ok || bad "error runs left files: $(ls -A "$tmp/e")"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary

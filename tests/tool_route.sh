@@ -4,15 +4,14 @@
 # statistics, objective and NOGO length recomputed by an exact cell walk in
 # awk over the rasters as GDAL reads them; the GeoJSON and GPX geometry
 # against the vertex CSV, and its lon/lat against PROJ; determinism, and
-# the error paths. Ends with "N passed, N failed".
+# the error paths. Ends with
+# "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
 DATA=${TRV_DATADIR:-data}
 tmp=$(mktemp -d /tmp/trv-route-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 expect() { # status message -- command...: and no route file left
     want=$1 msg=$2
     shift 3
@@ -308,5 +307,4 @@ expect 2 "--weights expects four numbers" -- "$BIN/trv-route" --roadmap "$tmp/rm
 mkdir -p "$tmp/empty"
 expect 1 "cannot open" -- "$BIN/trv-roadmap" --terrain "$tmp/empty" -o "$tmp/x.gpkg"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary

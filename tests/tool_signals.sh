@@ -3,15 +3,13 @@
 # scheduler or Ctrl-C send) ends through its error path: exit 1, a message
 # naming the signal, and no output and no temporary left. Tried on a long
 # kriging (quiet and with progress) and on a simulation paced to the wall
-# clock (--realtime). Ends with "N passed, N failed".
+# clock (--realtime). Ends with "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
 DATA=${TRV_DATADIR:-data}
 tmp=$(mktemp -d /tmp/trv-signals-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 
 # stopped SIGNAL WAIT_S OUTDIR -- command...: start it, send the signal
 # after WAIT_S, and require exit 1, the message and an empty OUTDIR
@@ -68,5 +66,4 @@ stopped TERM 1 "$tmp/s" -- "$BIN/trv-sim" --terrain "$T" --scenario "$tmp/drive.
 "$BIN/trv-sim" --terrain "$T" --scenario "$tmp/drive.ini" -o "$tmp/s/run" -q && [ -f "$tmp/s/run/metrics.json" ] && ok ||
     bad "the drive does not run without the signal"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary tool_signals

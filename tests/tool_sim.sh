@@ -7,16 +7,14 @@
 # recorded in OUTDIR (obstacles.geojson), obstacles placed along the route
 # (a re-plan, their resolved shapes), the route override,
 # and every error path (exit 1, 2 for usage; no partial outputs).
-# Ends with "N passed, N failed".
+# Ends with "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
 DATA=${TRV_DATADIR:-data}
 SIM=$BIN/trv-sim
 tmp=$(mktemp -d /tmp/trv-sim-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 expect() { # status message -- command...: and no output directory $tmp/x left
     want=$1 msg=$2
     shift 3
@@ -281,5 +279,4 @@ env -u TRV_DATADIR "$tmp/lone/trv-sim" --terrain "$T2" --scenario "$tmp/ok.ini" 
 grep -v '"args"' "$tmp/s1/metrics.json" >"$tmp/m1" && grep -v '"args"' "$tmp/s2/metrics.json" >"$tmp/m2" &&
     cmp -s "$tmp/m1" "$tmp/m2" && ok || bad "--soils and --landuse-classes do not give the bundled tables' metrics"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary

@@ -11,15 +11,13 @@
 #     300 ftUS cells): against gdaldem -s 0.3048006096;
 #   - in lon/lat (its own CRS): refused with the message that says how to
 #     reproject, and no output written.
-# Ends with "N passed, N failed".
+# Ends with "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
 DATA=${TRV_DATADIR:-data}
 tmp=$(mktemp -d /tmp/trv-slope-units-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 FT=0.3048006096012192 # metres per US survey foot, 1200/3937
 DEM=$DATA/jacksboro/dem_3arcsec.tif
 
@@ -45,9 +43,9 @@ compare() { # label a.tif b.tif tolerance_deg min_cells
 }
 
 if ! gdalsrsinfo EPSG:2274 >/dev/null 2>&1; then
-    echo "SKIPPED: this PROJ database lacks EPSG:2274 (NAD83 / Tennessee ftUS): slope units not checked"
-    echo "$pass passed, $fail failed"
-    exit 0
+    skip "this PROJ database lacks EPSG:2274 (NAD83 / Tennessee ftUS): slope units not checked"
+    summary tool_slope_units
+    exit
 fi
 
 # ---- metres ----
@@ -92,5 +90,4 @@ grep -qF "'$DEM' is in a geographic CRS (degrees) and slope needs metres: reproj
     && ok || bad "lon/lat DEM: message $(cat "$tmp/err")"
 [ ! -e "$tmp/ll/slope.tif" ] && [ ! -e "$tmp/ll/dem.tif" ] && ok || bad "lon/lat DEM: outputs written"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary tool_slope_units

@@ -3,16 +3,15 @@
 # report and every cell's speed and GO/NOGO reason against an independent
 # model computed here from the vehicle file and the class tables (the UGV,
 # the tracked carrier, and both with shear data), determinism, and every
-# error path. Ends with "N passed, N failed".
+# error path. Ends with
+# "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
 DATA=${TRV_DATADIR:-data}
 S=$BIN/trv-speed
 tmp=$(mktemp -d /tmp/trv-speed-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 expect() { # status message dir -- command...: and no speed.tif/gonogo.tif in dir
     want=$1 msg=$2 dir=$3
     shift 4
@@ -261,5 +260,4 @@ rm "$tmp/e/landuse.tif"
 expect 1 "cannot open '$tmp/e/landuse.tif'" "$tmp/e" -- "$S" --terrain "$tmp/e" --vehicle "$UGV" $T
 expect 2 "missing required option --vehicle" "" -- "$S" --terrain "$tmp/e"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary

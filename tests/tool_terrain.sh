@@ -1,7 +1,7 @@
 #!/bin/sh
 # trv-terrain end to end: outputs, styling, determinism, and every error
 # path (clear message, exit 1, nothing left behind). Independent checks go
-# through gdalinfo. Ends with "N passed, N failed".
+# through gdalinfo. Ends with "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
 DATA=${TRV_DATADIR:-data}
@@ -10,10 +10,7 @@ J=$DATA/jacksboro
 CLASSES="--soil-classes data/classes/soils.csv --landuse-classes data/classes/landuse.csv"
 tmp=$(mktemp -d /tmp/trv-terrain-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 
 # expect STATUS MESSAGE-FRAGMENT OUTDIR -- command...: exit status, the
 # message on stderr, and no output directory left behind
@@ -120,5 +117,4 @@ mkdir -p "$tmp/keep" && echo old >"$tmp/keep/slope.tif"
 expect 1 "holds only nodata" "" -- "$T" --dem "$tmp/allnd.tif" --soil "$SO" --landuse "$LU" $CLASSES -o "$tmp/keep"
 [ "$(ls -A "$tmp/keep")" = "slope.tif" ] && [ "$(cat "$tmp/keep/slope.tif")" = old ] && ok || bad "a failed run changed '$tmp/keep'"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary

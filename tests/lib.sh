@@ -1,0 +1,63 @@
+# Shared by the tests/tool_*.sh scripts (sourced, after `set -u`): the
+# counters, the skip rule and the summary line that tests/run.sh adds up.
+#
+#   ok                   one check passed
+#   bad MESSAGE          one check failed: prints "FAIL: MESSAGE"
+#   skip REASON          one check cannot run here: prints "SKIPPED: REASON"
+#   skip_pkg PKG REASON  one check cannot run because the Debian package PKG
+#                        is missing: a skip, except under CI (CI=true) when
+#                        PKG is one that make test installs itself (the
+#                        Makefile's TEST_PKGS, passed as TRV_TEST_PKGS): then
+#                        a failure, since the missing package is a broken
+#                        install, not a machine without it
+#   summary [NAME]       the last line, "[NAME: ]N passed, N failed, N
+#                        skipped"; its status is 0 when nothing failed
+#   readonly_run DIR COMMAND...
+#                        run COMMAND unable to write into DIR, whoever runs
+#                        the tests (see below)
+#   can_make_readonly DIR
+#                        status 0 when readonly_run can make DIR unwritable
+#                        here (it tries to write into DIR that way)
+pass=0 fail=0 nskip=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+skip() { nskip=$((nskip + 1)); echo "SKIPPED: $*"; }
+skip_pkg() {
+    _pkg=$1
+    shift
+    case " ${TRV_TEST_PKGS:-} " in
+    *" $_pkg "*)
+        if [ "${CI:-}" = true ]; then
+            bad "$* (CI=true: the make target running this installs $_pkg, so its absence is a failure)"
+            return
+        fi ;;
+    esac
+    skip "$*"
+}
+summary() {
+    echo "${1:+$1: }$pass passed, $fail failed, $nskip skipped"
+    [ "$fail" = 0 ]
+}
+
+# A directory its owner cannot write into: for a user, chmod a-w (restored
+# afterwards); root writes whatever the mode says, so for root DIR becomes a
+# read-only bind mount of itself inside a private mount namespace (unshare
+# --mount, util-linux), which only COMMAND sees. (Dropping to nobody with
+# setpriv is not used: nobody cannot reach a checkout inside a private
+# directory, such as the mode-700 folder .ci/run clones into.)
+readonly_run() {
+    _dir=$1
+    shift
+    if [ "$(id -u)" != 0 ]; then
+        chmod a-w "$_dir"
+        "$@"
+        _rc=$?
+        chmod u+w "$_dir"
+        return $_rc
+    fi
+    unshare --mount /bin/sh -c 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"' "$_dir" "$@"
+}
+can_make_readonly() {
+    readonly_run "$1" /bin/sh -c 'if true >"$0/.trv-probe" 2>/dev/null; then rm -f "$0/.trv-probe"; exit 1; fi' "$1" 2>/dev/null
+}
