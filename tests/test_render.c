@@ -1,8 +1,9 @@
 /* Render: palettes (exact stops and interpolation), the automatic choice,
- * Horn hillshade (a plane against the closed form n.L, and gdaldem
- * hillshade -compute_edges on a 90 m Jacksboro DEM), PNG maps read back
- * with libpng (size, categorical colours equal to the colour table,
- * continuous colours equal to the palette), determinism, errors, QML
+ * Horn hillshade (a plane against the closed form n.L, edges included, and
+ * gdaldem hillshade -compute_edges on a 90 m Jacksboro DEM), PNG maps read
+ * back with libpng (size, categorical colours equal to the colour table,
+ * continuous colours equal to the palette, shaded ones to the palette
+ * times the closed-form shade), determinism, errors, QML
  * documents (well-formed, ramp items), GeoPackage layer_styles. */
 #include "test_common.h"
 
@@ -150,12 +151,19 @@ static void test_hillshade_plane(void **state)
         double want = ndotl <= 0 ? 1 : 1 + 254 * ndotl;
         for (int r = 1; r < ny - 1; r++) {
             rnd_hillshade_row(z[r - 1], z[r], z[r + 1], nx, 0, 0, cell, -cell, &L, out);
-            for (int c = 1; c < nx - 1; c++)
+            for (int c = 0; c < nx; c++) /* the west and east edge cells too */
                 assert_near(out[c], want, 1e-3);
         }
-        /* edges: the centre fills in for missing neighbours (gdaldem -compute_edges) */
+        /* the north and south edge rows, corners included: gdaldem
+         * -compute_edges extrapolates the missing neighbours linearly (2 a -
+         * b), which continues a plane exactly, so the closed form holds there
+         * too (measured: within 5e-6, float rounding) */
         rnd_hillshade_row(NULL, z[0], z[1], nx, 0, 0, cell, -cell, &L, out);
-        assert_true(out[0] >= 1 && out[0] <= 255);
+        for (int c = 0; c < nx; c++)
+            assert_near(out[c], want, 1e-3);
+        rnd_hillshade_row(z[ny - 2], z[ny - 1], NULL, nx, 0, 0, cell, -cell, &L, out);
+        for (int c = 0; c < nx; c++)
+            assert_near(out[c], want, 1e-3);
     }
     /* flat ground: 1 + 254 sin(45 deg) */
     float flat[3] = {100, 100, 100}, o[3];
@@ -362,9 +370,47 @@ static void test_png_continuous(void **state)
     const unsigned char *nd = px(&im, mx + (int)(25.5 * mw / 50), my + (int)(12.5 * mh / 25));
     assert_int_equal(nd[0], 214), assert_int_equal(nd[1], 214), assert_int_equal(nd[2], 214);
     free(im.rgb);
-    /* automatic palette (viridis for speed) and a hillshade from the layer itself */
+    /* automatic palette (viridis for speed) and a hillshade from the layer
+     * itself: z = column number (m) on 30 m cells, a plane rising east,
+     * dz/dE = 1/30, dz/dN = 0. Its shade, the closed form n.L (as in
+     * test_hillshade_plane; Horn's window and its linear extrapolation at
+     * the edges reproduce a plane exactly), with the light from azimuth
+     * 315, altitude 45: cos i = (dz/dE sin 45 cos 45 + sin 45) /
+     * sqrt(1 + (1/30)^2) = 0.723372, shade = 1 + 254 cos i = 184.74; the
+     * colour is multiplied by f = 1 - s (1 - shade / 255), s = 0.6 the
+     * shading strength (render.h, render.c): f = 0.83467. Row 0 (an edge
+     * row) and every column, far from the nodata cell of row 12. */
     o.palette = NULL, o.hillshade = layer;
     assert_int_equal(rnd_render(ctx, &o), TRV_OK);
+    read_png(out, &im);
+    assert_int_equal(im.w, 1200);
+    const double az = 315 * M_PI / 180, alt = 45 * M_PI / 180, dzde = 1 / 30.0;
+    const double cosi = (-dzde * sin(az) * cos(alt) + sin(alt)) / sqrt(1 + dzde * dzde);
+    const double f = 1 - 0.6 * (1 - (1 + 254 * cosi) / 255);
+    int worst = 0, checked = 0;
+    for (int i = 1; i < mw - 1; i++) {
+        /* pixels well inside one column (17.4 pixels each): their neighbours
+         * on both sides in the same column, so the footprint is that column */
+        int c = (int)floor((i + 0.5) * 50.0 / mw);
+        if ((int)floor((i - 1) * 50.0 / mw) != c || (int)floor((i + 2) * 50.0 / mw - 1e-9) != c)
+            continue;
+        unsigned char base[3];
+        rnd_palette_rgb(rnd_palette_find("viridis"), c / 49.0, base);
+        const unsigned char *got = px(&im, mx + i, my + 3);
+        for (int q = 0; q < 3; q++) {
+            int d = abs((int)got[q] - (int)lround(base[q] * f));
+            worst = d > worst ? d : worst;
+        }
+        checked++;
+    }
+    printf("  shaded viridis: %d pixels of row 0 (each inside a column), largest |difference| from the closed form %d\n",
+           checked, worst);
+    assert_true(checked > 600);
+    assert_int_equal(worst, 0);
+    /* the nodata cell stays neutral grey, unshaded */
+    nd = px(&im, mx + (int)(25.5 * mw / 50), my + (int)(12.5 * mh / 25));
+    assert_int_equal(nd[0], 214), assert_int_equal(nd[1], 214), assert_int_equal(nd[2], 214);
+    free(im.rgb);
     trv_ctx_free(ctx);
     free(layer);
     free(out);

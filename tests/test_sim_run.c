@@ -1,9 +1,12 @@
 /* The simulator's runner on a synthetic flat terrain built in memory (200 x
  * 200 cells of 2 m, UTM 16N, GO everywhere, 15 km/h): an obstacle that
  * appears on the path forces a re-plan and the vehicle still reaches its
- * goal without a collision; without a LiDAR it collides (by design); a
- * U-shaped dead end is escaped; two vehicles on crossing routes do not
- * collide (one yields); the same seed gives byte-identical outputs;
+ * goal without a collision, its recorded trajectory passing the wall's end
+ * clear of it; without a LiDAR it collides (by design); a U-shaped dead
+ * end is escaped; two vehicles on crossing routes would collide alone
+ * (their footprints overlap, brute force from the trajectories) and
+ * together keep the yield rule's margin (one yields); the same seed gives
+ * byte-identical outputs;
  * obstacles placed along a route (at_route_m / at_route_fraction) land
  * where the hand-worked coordinates say, on a straight and an L-shaped
  * route, and one of them forces a re-plan; and the scenario / obstacles
@@ -146,6 +149,101 @@ static void print_metrics(const char *what, const sim_run *r)
     }
 }
 
+/* A vehicle's recorded trajectory (t, x, y, heading), read back from the
+ * trajectory_<id>.csv that sim_run_write makes in tmp/DIR. */
+typedef struct traj {
+    int n;
+    double *t, *x, *y, *h;
+} traj;
+
+static void traj_read(trv_ctx *ctx, const sim_run *run, const char *dir, const char *id, traj *tr)
+{
+    char *out = NULL, *path = NULL;
+    assert_true(asprintf(&out, "%s/%s", tmp, dir) >= 0);
+    assert_int_equal(sim_run_write(ctx, run, out, NULL, 0), TRV_OK);
+    assert_true(asprintf(&path, "%s/trajectory_%s.csv", out, id) >= 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    memset(tr, 0, sizeof *tr);
+    char line[512];
+    int cap = 0;
+    assert_non_null(fgets(line, sizeof line, f)); /* the header */
+    assert_true(strncmp(line, "t,x,y,z,heading_deg,", 20) == 0);
+    while (fgets(line, sizeof line, f)) {
+        if (tr->n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            tr->t = realloc(tr->t, cap * sizeof *tr->t);
+            tr->x = realloc(tr->x, cap * sizeof *tr->x);
+            tr->y = realloc(tr->y, cap * sizeof *tr->y);
+            tr->h = realloc(tr->h, cap * sizeof *tr->h);
+            assert_true(tr->t && tr->x && tr->y && tr->h);
+        }
+        double z, hd;
+        assert_int_equal(sscanf(line, "%lf,%lf,%lf,%lf,%lf", &tr->t[tr->n], &tr->x[tr->n], &tr->y[tr->n], &z, &hd),
+                         5);
+        tr->h[tr->n++] = hd * M_PI / 180;
+    }
+    fclose(f);
+    free(path), free(out);
+}
+
+static void traj_free(traj *tr)
+{
+    free(tr->t), free(tr->x), free(tr->y), free(tr->h);
+}
+
+/* The footprint of the UGV (data/vehicles/ugv_hua2022.ini [body]:
+ * length 3 m, width 2 m, centred on the reference point). */
+#define UGV_LEN 3.0
+#define UGV_WID 2.0
+
+/* Points every ~2 cm along the perimeter of a length x width box centred
+ * on (x, y) with heading h; returns the count (at most cap). */
+static int box_perimeter(double x, double y, double h, double len, double wid, double *px, double *py, int cap)
+{
+    double c = cos(h), s = sin(h), u[4] = {-len / 2, len / 2, len / 2, -len / 2}, w[4] = {-wid / 2, -wid / 2, wid / 2, wid / 2};
+    int n = 0;
+    for (int e = 0; e < 4; e++) {
+        double u0 = u[e], w0 = w[e], u1 = u[(e + 1) % 4], w1 = w[(e + 1) % 4];
+        int m = (int)ceil(hypot(u1 - u0, w1 - w0) / 0.02);
+        for (int i = 0; i < m && n < cap; i++, n++) {
+            double a = u0 + (u1 - u0) * i / m, b = w0 + (w1 - w0) * i / m;
+            px[n] = x + a * c - b * s;
+            py[n] = y + a * s + b * c;
+        }
+    }
+    return n;
+}
+
+/* 1 if (qx, qy) lies inside the box (as above). */
+static int in_box(double qx, double qy, double x, double y, double h, double len, double wid)
+{
+    double dx = qx - x, dy = qy - y, a = dx * cos(h) + dy * sin(h), b = -dx * sin(h) + dy * cos(h);
+    return fabs(a) <= len / 2 && fabs(b) <= wid / 2;
+}
+
+/* The gap between two footprints by brute force: the smallest distance
+ * between their perimeter points (within 2 cm), 0 when a point of one lies
+ * inside the other. */
+static double footprint_gap(double x1, double y1, double h1, double x2, double y2, double h2)
+{
+    enum { CAP = 600 };
+    double ax[CAP], ay[CAP], bx[CAP], by[CAP];
+    int na = box_perimeter(x1, y1, h1, UGV_LEN, UGV_WID, ax, ay, CAP);
+    int nb = box_perimeter(x2, y2, h2, UGV_LEN, UGV_WID, bx, by, CAP);
+    double best = INFINITY;
+    for (int i = 0; i < na; i++) {
+        if (in_box(ax[i], ay[i], x2, y2, h2, UGV_LEN, UGV_WID))
+            return 0;
+        for (int j = 0; j < nb; j++)
+            best = fmin(best, hypot(ax[i] - bx[j], ay[i] - by[j]));
+    }
+    for (int j = 0; j < nb; j++)
+        if (in_box(bx[j], by[j], x1, y1, h1, UGV_LEN, UGV_WID))
+            return 0;
+    return best;
+}
+
 /* A 4 m x 20 m wall across the straight path appears at t = 5 s. */
 static void appear_scenario(char **text, double lidar_range, const char *obs)
 {
@@ -171,9 +269,25 @@ static void test_appearing_obstacle_replan(void **state)
     assert_int_equal(m->collisions, 0);
     assert_true(m->replans >= 1);
     assert_true(sim_run_count(r.run, 0, SIM_EV_OBSTACLE_SEEN) >= 1);
-    /* the detour: the trajectory left the straight line by more than the wall's half length */
     assert_true(m->cross_track_max_m < 4.0); /* against the plan it follows */
-    assert_true(m->distance_m > 360.5);
+    /* the detour: the trajectory left the straight line (y = 200) by more
+     * than the wall's half length (10 m), and while abreast of the wall
+     * (x in [150, 154]) by more than that plus the UGV's half width (11 m:
+     * its side clears the wall's end). Measured: 15.08 m at most, 14.96 m
+     * abreast. */
+    traj tr;
+    traj_read(ctx, r.run, "appear_out", "a", &tr);
+    double off_max = 0, abreast_min = INFINITY;
+    for (int i = 0; i < tr.n; i++) {
+        double off = fabs(tr.y[i] - my(200));
+        off_max = fmax(off_max, off);
+        if (tr.x[i] >= mx(150) && tr.x[i] <= mx(154))
+            abreast_min = fmin(abreast_min, off);
+    }
+    printf("  appear: largest offset from the line %.3f m, abreast of the wall %.3f m\n", off_max, abreast_min);
+    assert_true(off_max > 10);
+    assert_true(abreast_min > 10 + UGV_WID / 2);
+    traj_free(&tr);
     result_free(&r);
 
     /* the same without a LiDAR: it cannot see the wall and runs into it */
@@ -232,30 +346,76 @@ static void test_dead_end(void **state)
     trv_ctx_free(ctx);
 }
 
+/* The smallest footprint gap between two trajectories over the instants
+ * both recorded (every step: record_s below the step); *pairs counted. */
+static double traj_gap(const traj *ta, const traj *tb, int *pairs)
+{
+    double gap = INFINITY;
+    *pairs = 0;
+    for (int i = 0, j = 0; i < ta->n; i++) {
+        while (j < tb->n && tb->t[j] < ta->t[i] - 1e-6)
+            j++;
+        if (j == tb->n || fabs(tb->t[j] - ta->t[i]) > 1e-6)
+            continue;
+        ++*pairs;
+        double d = hypot(ta->x[i] - tb->x[j], ta->y[i] - tb->y[j]);
+        gap = fmin(gap, d < 8 ? footprint_gap(ta->x[i], ta->y[i], ta->h[i], tb->x[j], tb->y[j], tb->h[j])
+                              : d - hypot(UGV_LEN, UGV_WID)); /* beyond the two half diagonals */
+    }
+    return gap;
+}
+
+/* Two UGVs 180 m from the crossing (200, 200), one driving east, one
+ * north, started together. Each alone: the footprints, brute force from
+ * the recorded trajectories at the same instants, overlap (they would
+ * collide without the yield rule). Together: one yields and the
+ * footprints never come within the yield rule's safety margin (1 m). */
 static void test_crossing(void **state)
 {
     (void)state;
     char *a = vehicle_sec("east", 20, 200, 380, 200, 0), *b = vehicle_sec("north", 200, 20, 200, 380, 0);
     char *text = NULL;
-    assert_true(asprintf(&text, "[scenario]\ntime_limit_s = 300\n%s%s", a, b) >= 0);
     trv_ctx *ctx = trv_ctx_new();
     result r;
+    /* each alone */
+    traj solo[2];
+    for (int k = 0; k < 2; k++) {
+        assert_true(asprintf(&text, "[scenario]\ntime_limit_s = 300\nrecord_s = 0.01\n%s", k ? b : a) >= 0);
+        assert_int_equal(run_scenario("solo.ini", text, 1, &r, ctx), TRV_OK);
+        assert_int_equal(sim_run_metrics(r.run, 0)->reached_goal, 1);
+        traj_read(ctx, r.run, k ? "solo_north" : "solo_east", k ? "north" : "east", &solo[k]);
+        result_free(&r);
+        free(text);
+    }
+    int pairs;
+    double solo_gap = traj_gap(&solo[0], &solo[1], &pairs);
+    printf("  crossing, each alone: smallest footprint gap %.3f m over %d instants\n", solo_gap, pairs);
+    assert_true(pairs > 4000); /* ~87 s each at 0.02 s */
+    assert_true(solo_gap == 0);
+    traj_free(&solo[0]), traj_free(&solo[1]);
+
+    assert_true(asprintf(&text, "[scenario]\ntime_limit_s = 300\nrecord_s = 0.01\n%s%s", a, b) >= 0);
     assert_int_equal(run_scenario("cross.ini", text, 1, &r, ctx), TRV_OK);
     print_metrics("crossing", r.run);
     for (int k = 0; k < 2; k++) {
         assert_int_equal(sim_run_metrics(r.run, k)->collisions, 0);
         assert_int_equal(sim_run_metrics(r.run, k)->reached_goal, 1);
     }
+    /* the footprints, brute force: measured 1.95 m at the closest; the
+     * yield rule inflates the other's box by safety_margin_m (1 m) */
+    traj te, tn;
+    traj_read(ctx, r.run, "cross_out", "east", &te);
+    traj_read(ctx, r.run, "cross_out", "north", &tn);
+    double gap = traj_gap(&te, &tn, &pairs);
+    printf("  crossing together: smallest footprint gap %.3f m over %d instants\n", gap, pairs);
+    assert_true(pairs > 4000);
+    assert_true(gap >= 1.0);
+    traj_free(&te), traj_free(&tn);
     /* one of them yields (the one that has the other ahead) and stops */
     assert_true(sim_run_count(r.run, -1, SIM_EV_YIELD) >= 1);
     assert_true(sim_run_metrics(r.run, 0)->stops + sim_run_metrics(r.run, 1)->stops >= 1);
     result_free(&r);
     free(text);
-
-    /* without the yield rule they would collide: with a zero margin and
-     * the second one starting where the first one's corridor cannot see it
-     * in time... checked instead by the geometry: both reach (200, 200) at
-     * the same planned time */
     free(a), free(b);
     trv_ctx_free(ctx);
 }

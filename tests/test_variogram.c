@@ -8,7 +8,6 @@
 
 #include <float.h>
 #include <math.h>
-#include <time.h>
 
 #include "kriging/krige.h"
 
@@ -403,13 +402,6 @@ static void test_meuse_variogram(void **state)
 
 /* ---- fits against gstat --------------------------------------------------------- */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
 static void check_meuse_sph_fit(int log_zinc)
 {
     trv_ctx *ctx = trv_ctx_new();
@@ -433,21 +425,17 @@ static void check_meuse_sph_fit(int log_zinc)
     krg_vgm *v = meuse_variogram(log_zinc);
     krg_model init = meuse_init(log_zinc), fit;
     double wsse = NAN;
-    const int reps = 200;
-    double t0 = now_s();
-    for (int i = 0; i < reps; i++)
-        assert_int_equal(krg_fit(ctx, v, KRG_SPH, KRG_FIT_NH_H2, &init, &fit, &wsse), TRV_OK);
-    double ms = 1e3 * (now_s() - t0) / reps;
+    /* (its speed is measured by make bench: bench/krige.sh, "meuse Sph fit") */
+    assert_int_equal(krg_fit(ctx, v, KRG_SPH, KRG_FIT_NH_H2, &init, &fit, &wsse), TRV_OK);
     assert_int_equal(fit.type, KRG_SPH);
     assert_rel(fit.nugget, nugget, 0.01);
     assert_rel(fit.psill, psill, 0.01);
     assert_rel(fit.range, range, 0.01);
     assert_true(isfinite(wsse) && wsse > 0.0);
     printf("fit %s Sph vs gstat: nugget %.6g (%.6g, %.2g), psill %.6g (%.6g, %.2g), range %.6g (%.6g, %.2g); "
-           "WSSE %.6g; %.3f ms per fit\n",
+           "WSSE %.6g\n",
            var_name(log_zinc), fit.nugget, nugget, rel_diff(fit.nugget, nugget), fit.psill, psill,
-           rel_diff(fit.psill, psill), fit.range, range, rel_diff(fit.range, range), wsse, ms);
-    assert_true(ms < 100.0);
+           rel_diff(fit.psill, psill), fit.range, range, rel_diff(fit.range, range), wsse);
 
     /* Without starting values the scan's lowest point is the same optimum. */
     krg_model fit_auto;

@@ -6,7 +6,10 @@
 # a second run does nothing, and that touching only the vehicle file
 # re-runs trv-speed and the stages after it and nothing before (the
 # Makefile's dependencies are real), and that a second run from nothing
-# writes the same bytes. Ends with "N passed, N failed, N skipped".
+# writes the same bytes; the values: slope.tif against gdaldem slope on the
+# pipeline's dem.tif, GO/NOGO, speed, class and cost consistent cell for
+# cell, every route vertex on a GO cell, the recommended route from FROM to
+# TO (through PROJ). Ends with "N passed, N failed, N skipped".
 set -u
 DATA=${TRV_DATADIR:-data}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,6 +43,52 @@ grep -q '"reached_goal": true' "$tmp/out/sim/metrics.json" && ok || bad "the veh
 grep -q '"collision"' "$tmp/out/sim_blocked/events.jsonl" && bad "a collision in the blocked scenario" || ok
 grep -q "^## Recommended route: " "$tmp/out/report.md" && grep -q "^## Strategies compared" "$tmp/out/report.md" && ok ||
     bad "report without its answer or route sections"
+
+# ---- the outputs' values, against GDAL's own tools ----
+O=$tmp/out
+xyz() { gdal_translate -q -of XYZ "$O/$1.tif" "$tmp/$1.xyz"; } # x y value per cell, row by row
+# slope.tif is gdaldem slope -compute_edges of the pipeline's dem.tif
+# (docs/method.md §1.8; measured: 1.4e-4 degree at most, the XYZ text;
+# bound 1e-3 degree), cell for cell, nodata where gdaldem's is
+if gdaldem slope -q -compute_edges "$O/dem.tif" "$tmp/slope_gdaldem.tif" &&
+    gdal_translate -q -of XYZ "$tmp/slope_gdaldem.tif" "$tmp/slope_ref.xyz" && xyz slope; then
+    paste -d' ' "$tmp/slope.xyz" "$tmp/slope_ref.xyz" | awk -v nd="$(gdalinfo "$O/slope.tif" | sed -n 's/.*NoData Value=//p')" '
+        $1 != $4 || $2 != $5 { print "cell " NR ": (" $1 ", " $2 ") against (" $4 ", " $5 ")"; exit 1 }
+        ($3 == nd) != ($6 == -9999) { print "nodata differs at (" $1 ", " $2 "): " $3 " against " $6; exit 1 }
+        $3 == nd { next }
+        { d = $3 - $6; d = d < 0 ? -d : d; if (d > w) w = d; n++ }
+        END { if (n < 100000 || w > 1e-3) { print n " cells, largest difference " w " degree"; exit 1 } }' >"$tmp/cmp" &&
+        ok || bad "slope.tif against gdaldem slope on dem.tif: $(cat "$tmp/cmp")"
+else
+    bad "cannot run gdaldem slope on dem.tif"
+fi
+# GO/NOGO, speed, class and cost agree cell for cell: a GO cell (gonogo 0)
+# has a speed > 0, a class 1..3 and a cost in [0, 1]; a NOGO one (1..5)
+# speed 0, class 0 (NOGO) and cost 1 (docs/method.md §2.7, §2.8, §3.6)
+xyz gonogo && xyz speed && xyz class && xyz cost || bad "cannot dump the layers"
+paste -d' ' "$tmp/gonogo.xyz" "$tmp/speed.xyz" "$tmp/class.xyz" "$tmp/cost.xyz" | awk '
+    { go = $3 == 0; if ($1 != $4 || $1 != $7 || $1 != $10 || $2 != $5 || $2 != $8 || $2 != $11) { print "grids differ"; exit 1 } }
+    go && !($6 > 0 && $9 >= 1 && $9 <= 3 && $12 >= 0 && $12 <= 1) { print "GO cell (" $1 ", " $2 "): speed " $6 ", class " $9 ", cost " $12; exit 1 }
+    !go && !($6 == 0 && $9 == 0 && $12 == 1) { print "NOGO " $3 " cell (" $1 ", " $2 "): speed " $6 ", class " $9 ", cost " $12; exit 1 }
+    { n[go]++ }
+    END { if (n[0] < 1000 || n[1] < 1000) { print "GO " n[1] ", NOGO " n[0] " cells"; exit 1 } }' >"$tmp/cmp" &&
+    ok || bad "GO/NOGO, speed, class and cost disagree: $(cat "$tmp/cmp")"
+# every vertex of every route (route.csv, map CRS) on a GO cell of gonogo.tif
+tail -n +2 "$O/route.csv" | awk -F, '{ print $2, $3 }' >"$tmp/vertices"
+gdallocationinfo -valonly -geoloc "$O/gonogo.tif" <"$tmp/vertices" >"$tmp/vertex_gonogo"
+[ "$(wc -l <"$tmp/vertex_gonogo")" = "$(wc -l <"$tmp/vertices")" ] && [ "$(wc -l <"$tmp/vertices")" -gt 100 ] &&
+    [ -z "$(grep -vx 0 "$tmp/vertex_gonogo")" ] && ok ||
+    bad "route vertices off GO cells: $(paste -d' ' "$tmp/vertices" "$tmp/vertex_gonogo" | awk '$3 != 0' | head -3)"
+# the recommended route runs from FROM to TO: its first and last x, y taken
+# to lon/lat by PROJ (gdaltransform) within 1e-6 degree (0.1 m; the CSV
+# keeps centimetres)
+grep '^mmcr,' "$O/route.csv" | sed -n '1p;$p' | awk -F, '{ print $2, $3 }' |
+    gdaltransform -s_srs "$(gdalsrsinfo -o wkt1 "$O/dem.tif" | tr -d '\n')" -t_srs EPSG:4326 -output_xy |
+    awk 'function abs(v) { return v < 0 ? -v : v }
+        { lon[NR] = $1; lat[NR] = $2 }
+        END { exit !(NR == 2 && abs(lon[1] + 84.28) < 1e-6 && abs(lat[1] - 36.64) < 1e-6 &&
+                     abs(lon[2] + 84.20) < 1e-6 && abs(lat[2] - 36.58) < 1e-6) }' && ok ||
+    bad "the mmcr route does not run from -84.28,36.64 to -84.20,36.58: $(grep '^mmcr,' "$O/route.csv" | sed -n '1p;$p')"
 
 # the same pipeline run again from nothing gives the same bytes in every
 # file but the printed reports (*.txt: they carry timings)

@@ -1,7 +1,9 @@
 #!/bin/sh
 # trv-render end to end on a 90 m Jacksboro terrain (trv-terrain, trv-speed,
 # trv-cost): the QGIS sidecars those tools now write, PNG maps of every
-# layer kind with overlays, size and determinism, and every error path
+# layer kind with overlays, size and determinism, pixels read back with
+# GDAL against the colour table and against gdaldem color-relief with the
+# palette's stops, and every error path
 # (exit status, message, no output left). Ends with "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
@@ -90,6 +92,59 @@ ogr2ogr -q -f GeoJSON "$tmp/only_mmcr.geojson" "$tmp/route.geojson" -where "rout
     --legend 2>"$tmp/err" || bad "the filtered overlay: $(cat "$tmp/err")"
 cmp -s "$tmp/mmcr.png" "$tmp/mmcr_ref.png" && ok || bad "--route mmcr differs from the overlay filtered by ogr2ogr"
 cmp -s "$tmp/mmcr.png" "$tmp/routes.png" && bad "--route mmcr drew every route" || ok
+
+# ---- pixels against the layers' values, read back with GDAL ----
+# Maps without hillshade, so that a pixel is its cell's colour. Layout at
+# width 1200 (render.c): the map at (24, 52), 1152 pixels wide without a
+# panel (a categorical layer without --legend), 868 with one (the colour bar
+# of a continuous layer), its height in proportion to the layer; enlarging,
+# each pixel shows the cell under its centre. Cells sampled every 23
+# columns and 29 rows; the pixel at each cell's centre; the pixels under
+# the north arrow (a 20 px disc 30 px inside the map's top right corner)
+# left out.
+set -- $(gdalinfo "$T/class.tif" | sed -n 's/^Size is \([0-9]*\), \([0-9]*\)$/\1 \2/p')
+nx=${1:-1} ny=${2:-1}
+awk -v nx="$nx" -v ny="$ny" 'BEGIN { for (r = 7; r < ny; r += 29) for (c = 5; c < nx; c += 23) print c, r }' >"$tmp/cells"
+cell_pixels() { # mw (the map's width) name: the sampled cells off the north arrow in name.cells, their pixels in name.pixels
+    awk -v mw="$1" -v nx="$nx" -v ny="$ny" -v cf="$tmp/$2.cells" -v pf="$tmp/$2.pixels" 'BEGIN { mh = int(mw * ny / nx + 0.5) }
+        { i = 24 + int(($1 + 0.5) * mw / nx); j = 52 + int(($2 + 0.5) * mh / ny)
+          if (!(i >= 24 + mw - 55 && j < 52 + 55)) { print $1, $2 >cf; print i, j >pf } }' <"$tmp/cells"
+}
+rgb_at() { gdallocationinfo -valonly "$1" | paste -d' ' - - -; } # "i j" lines -> "r g b" lines (3 bands)
+# class.png: every sampled pixel is the colour table's entry for its cell's
+# code (gdalinfo's "Color Table")
+"$R" -q "$T/class.tif" -o "$tmp/class_flat.png" 2>"$tmp/err" || bad "class map without hillshade: $(cat "$tmp/err")"
+cell_pixels 1152 class
+gdallocationinfo -valonly "$T/class.tif" <"$tmp/class.cells" >"$tmp/class_values"
+gdalinfo "$T/class.tif" | sed -n 's/^ *\([0-9]*\): \([0-9]*\),\([0-9]*\),\([0-9]*\),[0-9]*$/\1 \2 \3 \4/p' >"$tmp/class_table"
+rgb_at "$tmp/class_flat.png" <"$tmp/class.pixels" >"$tmp/class_rgb"
+paste -d' ' "$tmp/class_values" "$tmp/class_rgb" | awk -v tf="$tmp/class_table" '
+    BEGIN { while ((getline l < tf) > 0) { split(l, a, " "); col[a[1]] = a[2] " " a[3] " " a[4] } }
+    { n++; seen[$1] = 1; if ($2 " " $3 " " $4 != col[$1]) { print "code " $1 ": " $2 " " $3 " " $4 ", want " col[$1]; exit 1 } }
+    END { k = 0; for (c in seen) k++; if (n < 150 || k < 3) { print n " cells, " k " codes"; exit 1 } }' >"$tmp/cmp" &&
+    ok || bad "class.png against class.tif's colour table: $(cat "$tmp/cmp")"
+# slope.png: the ylorrd palette (ColorBrewer YlOrRd, 9 classes) stretched
+# over 0 .. the layer's maximum (gdalinfo -mm), nodata grey 214: the same
+# ramp given to gdaldem color-relief, which interpolates it linearly; each
+# sampled pixel within 1 of it per channel (two roundings; measured 1)
+"$R" -q "$T/slope.tif" -o "$tmp/slope_flat.png" 2>"$tmp/err" || bad "slope map without hillshade: $(cat "$tmp/err")"
+hi=$(gdalinfo -mm "$T/slope.tif" | sed -n 's/.*Computed Min\/Max=[-0-9.]*,\([-0-9.]*\)$/\1/p')
+awk -v hi="${hi:-0}" 'BEGIN { print "nv 214 214 214"
+    n = split("255,255,204 255,237,160 254,217,118 254,178,76 253,141,60 252,78,42 227,26,28 189,0,38 128,0,38", c, " ")
+    for (k = 1; k <= n; k++) { split(c[k], v, ","); printf "%.9g %d %d %d\n", hi * (k - 1) / (n - 1), v[1], v[2], v[3] } }' \
+    >"$tmp/ylorrd.txt"
+if gdaldem color-relief -q "$T/slope.tif" "$tmp/ylorrd.txt" "$tmp/slope_relief.tif"; then
+    cell_pixels 868 slope
+    rgb_at "$tmp/slope_relief.tif" <"$tmp/slope.cells" >"$tmp/slope_ref"
+    rgb_at "$tmp/slope_flat.png" <"$tmp/slope.pixels" >"$tmp/slope_rgb"
+    paste -d' ' "$tmp/slope_ref" "$tmp/slope_rgb" | awk '
+        { n++; for (q = 1; q <= 3; q++) { d = $q - $(q + 3); d = d < 0 ? -d : d; if (d > w) w = d }
+          if (w > 1) { print "pixel " $4 " " $5 " " $6 ", gdaldem " $1 " " $2 " " $3; exit 1 } }
+        END { if (n < 150) { print n " cells"; exit 1 } }' >"$tmp/cmp" &&
+        ok || bad "slope.png against gdaldem color-relief: $(cat "$tmp/cmp")"
+else
+    bad "gdaldem color-relief failed"
+fi
 
 # ---- map windows: --te (layer CRS), --te_srs ----
 set -- $(gdalinfo "$T/slope.tif" | sed -n 's/^Origin = (\([-0-9.]*\),\([-0-9.]*\))$/\1 \2/p')

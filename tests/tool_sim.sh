@@ -254,7 +254,21 @@ scenario noobs.ini "obstacles = missing.geojson"
 expect 1 "missing.geojson" -- "$SIM" --terrain "$T" --scenario "$tmp/noobs.ini" -o "$tmp/x"
 : >"$tmp/file"
 expect 1 "$tmp/file" -- "$SIM" --terrain "$T" --scenario "$tmp/ok.ini" -o "$tmp/file/out"
-[ -z "$(find "$tmp/file" -newer "$tmp/ok.ini" -name '*.tmp*' 2>/dev/null)" ] && ok || bad "temporaries left"
+# A write that fails after others were made: the temporaries go in OUTDIR
+# as .NAME.tmp<pid>.EXT (src/core/outset.c); a directory squatting on
+# metrics.json's temporary (the pid is the shell's, kept by exec) makes
+# the fourth file fail after the trajectory CSV, GeoJSON and events were
+# written. OUTDIR must then hold nothing but that directory: no
+# temporary and no final file.
+mkdir -p "$tmp/w"
+sh -c 'mkdir "$1/.metrics.tmp$$.json" && exec "$0" --terrain "$2" --scenario "$3" -o "$1" -q' \
+    "$SIM" "$tmp/w" "$T" "$tmp/ok.ini" >"$tmp/stdout" 2>"$tmp/stderr"
+got=$?
+left=$(find "$tmp/w" -mindepth 1 ! -name '.metrics.tmp*.json' | sort | tr '\n' ' ')
+[ "$got" = 1 ] && grep -q 'metrics' "$tmp/stderr" && ok || bad "a failing metrics.json write -> exit $got: $(cat "$tmp/stderr")"
+[ "$(find "$tmp/w" -mindepth 1 -name '.metrics.tmp*.json' -type d | wc -l)" = 1 ] && ok ||
+    bad "the squatting directory is not the metrics temporary: $(ls -A "$tmp/w")"
+[ -z "$left" ] && ok || bad "a failed write left in OUTDIR: $left"
 expect 1 "cannot open" -- "$SIM" --terrain "$tmp/nowhere" --scenario "$tmp/ok.ini" -o "$tmp/x"
 
 # ---- soil.tif in the terrain: the energy needs the class tables ----
