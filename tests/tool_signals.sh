@@ -11,15 +11,21 @@ tmp=$(mktemp -d /tmp/trv-signals-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib.sh"
 
-# stopped SIGNAL WAIT_S OUTDIR -- command...: start it, send the signal
-# after WAIT_S, and require exit 1, the message and an empty OUTDIR
+# stopped SIGNAL WHEN OUTDIR -- command...: start it, send the signal when
+# its progress on stderr shows WHEN (a stage's label; a number: after that
+# many seconds), and require exit 1, the message and an empty OUTDIR
 stopped() {
-    sig=$1 wait_s=$2 dir=$3
+    sig=$1 when=$2 dir=$3
     shift 4
     rm -rf "$dir" && mkdir -p "$dir"
     "$@" >"$tmp/stdout" 2>"$tmp/stderr" &
     pid=$!
-    sleep "$wait_s"
+    case "$when" in
+    [0-9]*) sleep "$when" ;;
+    *) n=0
+       while [ $n -lt 600 ] && kill -0 "$pid" 2>/dev/null && ! grep -q "$when" "$tmp/stderr"; do sleep 0.05; n=$((n + 1)); done
+       sleep 0.2 ;;
+    esac
     if ! kill -0 "$pid" 2>/dev/null; then
         wait "$pid"
         bad "$* ended (exit $?) before SIG$sig was sent: the job is too short to test"
@@ -37,8 +43,9 @@ stopped() {
 # a kriging of the whole Jacksboro DEM onto a 10 m grid (seconds of work)
 K="$BIN/trv-krige $DATA/jacksboro/dem_3arcsec.tif --tr 10"
 stopped TERM 1 "$tmp/k" -- $K -o "$tmp/k/dem.tif" --std "$tmp/k/std.tif" -q
-stopped INT 1 "$tmp/k" -- $K -o "$tmp/k/dem.tif" --variogram "$tmp/k/v.csv"
-stopped HUP 1 "$tmp/k" -- $K -o "$tmp/k/dem.tif"
+# in the model fit (one thread) and in the kriging proper (worker threads)
+stopped INT "fit: " "$tmp/k" -- $K -o "$tmp/k/dem.tif" --variogram "$tmp/k/v.csv"
+stopped HUP "krige: " "$tmp/k" -- $K -o "$tmp/k/dem.tif"
 
 # a drive paced to the wall clock on a flat 1 km square (GO at 20 km/h)
 T=$tmp/t

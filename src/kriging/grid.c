@@ -485,8 +485,8 @@ static void *band_run(void *arg)
         if (stop)
             break;
         if (J->first && (row & 15) == 0 && trv_progress(J->ctx, (double)done_rows / t->ny, "krige") != TRV_OK) {
-            J->st = TRV_ERR_CANCEL;
-            snprintf(J->msg, sizeof J->msg, "interrupted during krige");
+            J->st = TRV_ERR_CANCEL; /* the message says why: the callback or a signal */
+            snprintf(J->msg, sizeof J->msg, "%s", trv_errmsg(J->ctx));
             break;
         }
     }
