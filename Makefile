@@ -116,7 +116,7 @@ test: deps
 
 # make mutants: each semantic mutant of tests/mutants.txt applied alone to a
 # copy of the tree, rebuilt, and run against the tests it names; reports the
-# survivors and the score (docs/testing.md). About half an hour on two cores,
+# survivors and the score (docs/testing.md). 10 to 30 minutes on two cores,
 # so not part of make test. MUTANTS=word,... runs the mutants whose id holds
 # a word; MUTANTS_MIN=95 fails below that score; MUTANTS_KEEP=1 keeps the copy;
 # MUTANTS_CHECK=1 only checks the list against the tree.
