@@ -319,6 +319,25 @@ static void test_refine_paths(void **state)
     trv_ctx_free(ctx);
 }
 
+/* The cross-validation summary (docs/method.md 1.5) on four hand-made
+ * predictions (added for make mutants: docs/testing.md). Errors e = pred -
+ * obs = 0.5, -1, 0, 1 (a fifth point has no prediction and is left out):
+ * RMSE = sqrt((0.25 + 1 + 0 + 1) / 4) = 0.75, MAE = 2.5 / 4 = 0.625, ME =
+ * 0.5 / 4 = 0.125; MSSE over the points with a variance > 0 (the fourth has
+ * none): (0.25 / 0.25 + 1 / 4 + 0 / 1) / 3 = 1.25 / 3. */
+static void test_cv_summary_hand(void **state)
+{
+    (void)state;
+    const double obs[5] = {1, 2, 3, 4, 5}, pred[5] = {1.5, 1, 3, 5, NAN}, var[5] = {0.25, 4, 1, 0, 1};
+    krg_cv_stats cs;
+    krg_cv_summary(obs, pred, var, 5, &cs);
+    assert_int_equal(cs.n, 4);
+    assert_float_equal(cs.rmse, 0.75, 1e-15);
+    assert_float_equal(cs.mae, 0.625, 1e-15);
+    assert_float_equal(cs.me, 0.125, 1e-15);
+    assert_float_equal(cs.msse, 1.25 / 3, 1e-15);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -331,6 +350,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ok_logzinc), cmocka_unit_test(test_ok_elev),       cmocka_unit_test(test_loocv),
         cmocka_unit_test(test_index),      cmocka_unit_test(test_refine_paths),
+        cmocka_unit_test(test_cv_summary_hand),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -499,6 +499,43 @@ static void test_gpkg_z(void **state)
     free(path);
 }
 
+/* A point feature with z keeps its z, as a line does (added for make
+ * mutants: docs/testing.md). */
+static void test_gpkg_point_z(void **state)
+{
+    (void)state;
+    char *path = tmp_path("pz.gpkg");
+    trv_ctx *ctx = trv_ctx_new();
+    assert_non_null(ctx);
+    geo_vec *v = NULL;
+    assert_int_equal(geo_vec_create(ctx, path, utm_wkt, &v), TRV_OK);
+    int l = -1;
+    assert_int_equal(geo_vec_add_layer(ctx, v, "spots", GEO_POINT, NULL, 0, &l), TRV_OK);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(geo_vec_add(ctx, v, l, &node_x[i], &node_y[i], &node_z[i], 1, NULL), TRV_OK);
+    assert_int_equal(geo_vec_close(ctx, v), TRV_OK);
+
+    GDALDatasetH ds = open_vector(path);
+    OGRLayerH h = layer_by_name(ds, "spots");
+    assert_true(OGR_GT_HasZ(OGR_L_GetGeomType(h)));
+    assert_int_equal(OGR_L_GetFeatureCount(h, TRUE), 3);
+    OGR_L_ResetReading(h);
+    for (int i = 0; i < 3; i++) {
+        OGRFeatureH f = OGR_L_GetNextFeature(h);
+        assert_non_null(f);
+        OGRGeometryH g = OGR_F_GetGeometryRef(f);
+        assert_non_null(g);
+        assert_true(OGR_G_GetCoordinateDimension(g) == 3);
+        assert_true(OGR_G_GetX(g, 0) == node_x[i]);
+        assert_true(OGR_G_GetY(g, 0) == node_y[i]);
+        assert_true(OGR_G_GetZ(g, 0) == node_z[i]);
+        OGR_F_Destroy(f);
+    }
+    GDALClose(ds);
+    trv_ctx_free(ctx);
+    free(path);
+}
+
 /* ---- errors ----------------------------------------------------------- */
 
 static void test_errors(void **state)
@@ -608,6 +645,7 @@ int main(void)
         cmocka_unit_test(test_gpx),
         cmocka_unit_test(test_gpkg),
         cmocka_unit_test(test_gpkg_z),
+        cmocka_unit_test(test_gpkg_point_z),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
