@@ -67,6 +67,8 @@ help:
 	@echo "  make check-qgis   install python3-qgis (~160 packages, ~620 MB) and open the demo project in a headless QGIS"
 	@echo "  make install-qgis the QGIS Processing plugin into a profile (QGIS_PROFILE_DIR=..., default the user's)"
 	@echo "  make check-qgis-provider  install python3-qgis and test the plugin in a headless QGIS"
+	@echo "  make mutants      apply each semantic mutant of tests/mutants.txt and report the ones no test kills"
+	@echo "                    (MUTANTS=word,... a subset, MUTANTS_MIN=95 fail below; docs/testing.md)"
 	@echo "  make docs         regenerate docs/trv-*.md from each tool's --help"
 	@echo "  make deps         install the Debian packages the build, tests and demo need"
 	@echo "  make install      install tools, library, headers, data and man pages (man trv-speed) under"
