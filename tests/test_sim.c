@@ -88,6 +88,31 @@ static void test_ackermann(void **state)
     assert_true(l.x >= integral && l.x <= integral + v * dt);
 }
 
+/* The step is the exact arc: with no lag, v and omega constant, a start at
+ * heading theta0 ends at x = (v/omega)(sin(theta0 + omega T) - sin theta0),
+ * y = (v/omega)(cos theta0 - cos(theta0 + omega T)), heading theta0 + omega T,
+ * whether T is taken in one step or in four (docs/method.md §5.2). The
+ * circle test above cannot see a chord turned by a constant angle (the
+ * polygon stays on a circle of the same radius); this one can. */
+static void test_arc_exact(void **state)
+{
+    (void)state;
+    sim_body b = ugv_body(SIM_ACKERMANN);
+    b.tau_speed_s = b.tau_steer_s = 0;
+    const double v = 3.0, delta = 0.3, th0 = 0.4, T = 2.0;
+    const double w = v * tan(delta) / b.wheelbase_m, R = v / w;
+    const double wx = R * (sin(th0 + w * T) - sin(th0)), wy = R * (cos(th0) - cos(th0 + w * T));
+    for (int n = 1; n <= 4; n *= 4) {
+        sim_state s = {.heading = th0, .v = v, .steer = delta};
+        sim_cmd c = {.v = v, .steer = delta};
+        for (int k = 0; k < n; k++)
+            sim_step(&b, &s, &c, T / n);
+        printf("  arc in %d step(s): (%.12f, %.12f) against (%.12f, %.12f)\n", n, s.x, s.y, wx, wy);
+        assert_true(fabs(s.x - wx) <= 1e-12 && fabs(s.y - wy) <= 1e-12); /* rounding only */
+        assert_true(fabs(remainder(s.heading - th0 - w * T, 2 * M_PI)) <= 1e-12);
+    }
+}
+
 static void test_skid_and_mecanum(void **state)
 {
     (void)state;
@@ -887,7 +912,8 @@ static void test_bundled_vehicles(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ackermann),     cmocka_unit_test(test_skid_and_mecanum),
+        cmocka_unit_test(test_ackermann),
+        cmocka_unit_test(test_arc_exact),     cmocka_unit_test(test_skid_and_mecanum),
         cmocka_unit_test(test_lag),           cmocka_unit_test(test_ground_plane),
         cmocka_unit_test(test_ray_plane),     cmocka_unit_test(test_ray_bumpy),
         cmocka_unit_test(test_ray_prism),     cmocka_unit_test(test_obb),
