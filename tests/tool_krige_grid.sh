@@ -2,15 +2,13 @@
 # trv-krige's default target grid (docs/method.md 1.1), worked by hand: a
 # third of the input's cell, the footprint snapped outward to multiples of
 # it, and no extrapolation past the footprint. Added for make mutants
-# (docs/testing.md). Ends with "N passed, N failed".
+# (docs/testing.md). Ends with "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
 DATA=${TRV_DATADIR:-data}
 tmp=$(mktemp -d /tmp/trv-krige-grid-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 
 # A 20 x 20 DEM of 90 m cells in EPSG:32616 whose edges are not multiples
 # of 30 m: x 740005..741805, y 4050005..4051805 (every cell has data).
@@ -35,5 +33,4 @@ v11=$(gdallocationinfo -valonly "$tmp/k.tif" 1 1)
 [ -n "$nd" ] && [ "$v00" = "$nd" ] && ok || bad "cell (0, 0) = '$v00', nodata '$nd'"
 [ -n "$v11" ] && [ "$v11" != "$nd" ] && ok || bad "cell (1, 1) = '$v11' (nodata '$nd')"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary tool_krige_grid
