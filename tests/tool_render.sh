@@ -123,28 +123,39 @@ paste -d' ' "$tmp/class_values" "$tmp/class_rgb" | awk -v tf="$tmp/class_table" 
     { n++; seen[$1] = 1; if ($2 " " $3 " " $4 != col[$1]) { print "code " $1 ": " $2 " " $3 " " $4 ", want " col[$1]; exit 1 } }
     END { k = 0; for (c in seen) k++; if (n < 150 || k < 3) { print n " cells, " k " codes"; exit 1 } }' >"$tmp/cmp" &&
     ok || bad "class.png against class.tif's colour table: $(cat "$tmp/cmp")"
-# slope.png: the ylorrd palette (ColorBrewer YlOrRd, 9 classes) stretched
-# over 0 .. the layer's maximum (gdalinfo -mm), nodata grey 214: the same
-# ramp given to gdaldem color-relief, which interpolates it linearly; each
-# sampled pixel within 1 of it per channel (two roundings; measured 1)
-"$R" -q "$T/slope.tif" -o "$tmp/slope_flat.png" 2>"$tmp/err" || bad "slope map without hillshade: $(cat "$tmp/err")"
-hi=$(gdalinfo -mm "$T/slope.tif" | sed -n 's/.*Computed Min\/Max=[-0-9.]*,\([-0-9.]*\)$/\1/p')
-awk -v hi="${hi:-0}" 'BEGIN { print "nv 214 214 214"
-    n = split("255,255,204 255,237,160 254,217,118 254,178,76 253,141,60 252,78,42 227,26,28 189,0,38 128,0,38", c, " ")
-    for (k = 1; k <= n; k++) { split(c[k], v, ","); printf "%.9g %d %d %d\n", hi * (k - 1) / (n - 1), v[1], v[2], v[3] } }' \
-    >"$tmp/ylorrd.txt"
-if gdaldem color-relief -q "$T/slope.tif" "$tmp/ylorrd.txt" "$tmp/slope_relief.tif"; then
-    cell_pixels 868 slope
-    rgb_at "$tmp/slope_relief.tif" <"$tmp/slope.cells" >"$tmp/slope_ref"
-    rgb_at "$tmp/slope_flat.png" <"$tmp/slope.pixels" >"$tmp/slope_rgb"
-    paste -d' ' "$tmp/slope_ref" "$tmp/slope_rgb" | awk '
+# relief NAME LO HI STOPS: NAME.png (no hillshade) against gdaldem
+# color-relief given the palette's STOPS ("pos,r,g,b ...", pos in 0..1)
+# stretched over LO .. HI, nodata grey 214; gdaldem interpolates linearly,
+# as render.c does: each sampled pixel within 1 of it per channel (two
+# roundings; measured 1)
+relief() {
+    "$R" -q "$T/$1.tif" -o "$tmp/$1_flat.png" 2>"$tmp/err" || bad "$1 map without hillshade: $(cat "$tmp/err")"
+    awk -v lo="$2" -v hi="$3" -v stops="$4" 'BEGIN { print "nv 214 214 214"
+        n = split(stops, c, " ")
+        for (k = 1; k <= n; k++) { split(c[k], v, ","); printf "%.9g %d %d %d\n", lo + (hi - lo) * v[1], v[2], v[3], v[4] } }' \
+        >"$tmp/$1_ramp.txt"
+    if ! gdaldem color-relief -q "$T/$1.tif" "$tmp/$1_ramp.txt" "$tmp/$1_relief.tif"; then
+        bad "gdaldem color-relief failed on $1.tif"
+        return
+    fi
+    cell_pixels 868 "$1"
+    rgb_at "$tmp/$1_relief.tif" <"$tmp/$1.cells" >"$tmp/$1_ref"
+    rgb_at "$tmp/$1_flat.png" <"$tmp/$1.pixels" >"$tmp/$1_rgb"
+    paste -d' ' "$tmp/$1_ref" "$tmp/$1_rgb" | awk '
         { n++; for (q = 1; q <= 3; q++) { d = $q - $(q + 3); d = d < 0 ? -d : d; if (d > w) w = d }
           if (w > 1) { print "pixel " $4 " " $5 " " $6 ", gdaldem " $1 " " $2 " " $3; exit 1 } }
         END { if (n < 150) { print n " cells"; exit 1 } }' >"$tmp/cmp" &&
-        ok || bad "slope.png against gdaldem color-relief: $(cat "$tmp/cmp")"
-else
-    bad "gdaldem color-relief failed"
-fi
+        ok || bad "$1.png against gdaldem color-relief: $(cat "$tmp/cmp")"
+}
+minmax() { gdalinfo -mm "$T/$1.tif" | sed -n 's/.*Computed Min\/Max=\([-0-9.]*\),\([-0-9.]*\)$/\1 \2/p'; }
+# slope.png: the ylorrd palette (ColorBrewer YlOrRd, 9 classes) over 0 ..
+# the layer's maximum (gdalinfo -mm)
+set -- $(minmax slope)
+relief slope 0 "${2:-0}" "0,255,255,204 .125,255,237,160 .25,254,217,118 .375,254,178,76 .5,253,141,60 .625,252,78,42 .75,227,26,28 .875,189,0,38 1,128,0,38"
+# dem.png: the terrain palette (hypsometric, render/palette.c) over the
+# layer's minimum .. maximum: a scale that starts at the minimum, not at 0
+set -- $(minmax dem)
+relief dem "${1:-0}" "${2:-0}" "0,47,122,61 .2,110,165,88 .4,196,212,137 .6,230,207,148 .8,176,138,95 .92,156,138,124 1,244,241,236"
 
 # ---- map windows: --te (layer CRS), --te_srs ----
 set -- $(gdalinfo "$T/slope.tif" | sed -n 's/^Origin = (\([-0-9.]*\),\([-0-9.]*\))$/\1 \2/p')
