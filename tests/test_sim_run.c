@@ -730,12 +730,48 @@ static void test_route_relative_replan(void **state)
     trv_ctx_free(ctx);
 }
 
+/* The seen map (docs/method.md §5.8) on the flat terrain (ground 100 m, 2 m
+ * cells), step 0.3 m: a return more than a step above the ground (a rock)
+ * or more than a step below it (a ditch) makes its cell impassable and
+ * masks the cells within the inflation (2 m: one cell around); returns
+ * within a step of the ground block nothing. Cell (c, r) has its centre at
+ * (X0 + 2c + 1, Y0 - 2r - 1). */
+static void test_seen_map(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    sim_seen m;
+    sim_field f;
+    sim_field_from_raster(T.dem, &f);
+    assert_int_equal(sim_seen_init(ctx, &m, &T, 2.0), TRV_OK);
+    const double step = 0.3;
+    /* within a step, above and below: nothing */
+    double flat[6] = {X0 + 21, Y0 - 21, 100.29, X0 + 41, Y0 - 41, 99.71};
+    assert_int_equal(sim_seen_add(&m, &T, &f, flat, 2, step), 0);
+    assert_int_equal(m.nblocked, 0);
+    /* a rock at cell (10, 10) and a ditch at cell (50, 50) */
+    double rock[3] = {X0 + 21, Y0 - 21, 100.31}, ditch[3] = {X0 + 101, Y0 - 101, 99.69};
+    assert_int_equal(sim_seen_add(&m, &T, &f, rock, 1, step), 1);
+    assert_int_equal(sim_seen_add(&m, &T, &f, ditch, 1, step), 1);
+    assert_int_equal(m.nblocked, 2);
+    assert_int_equal(m.blocked[10 * NXY + 10], 1);
+    assert_int_equal(m.blocked[50 * NXY + 50], 1);
+    /* the inflation: the 3 x 3 cells around each masked, the next ring open */
+    assert_int_equal(m.mask[49 * NXY + 51], 0);
+    assert_int_equal(m.mask[48 * NXY + 50], 1);
+    /* a cell already blocked is not counted again */
+    assert_int_equal(sim_seen_add(&m, &T, &f, ditch, 1, step), 0);
+    sim_seen_clear(&m);
+    trv_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_appearing_obstacle_replan),
         cmocka_unit_test(test_dead_end),
         cmocka_unit_test(test_crossing),
+        cmocka_unit_test(test_seen_map),
         cmocka_unit_test(test_same_seed_same_outputs),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_route_relative_placement),
