@@ -123,6 +123,20 @@ paste -d' ' "$tmp/class_values" "$tmp/class_rgb" | awk -v tf="$tmp/class_table" 
     { n++; seen[$1] = 1; if ($2 " " $3 " " $4 != col[$1]) { print "code " $1 ": " $2 " " $3 " " $4 ", want " col[$1]; exit 1 } }
     END { k = 0; for (c in seen) k++; if (n < 150 || k < 3) { print n " cells, " k " codes"; exit 1 } }' >"$tmp/cmp" &&
     ok || bad "class.png against class.tif's colour table: $(cat "$tmp/cmp")"
+# nodata wins over the colour table: landuse.tif with its nodata code 0
+# given an opaque magenta entry (a VRT edit, as a user's table might have
+# it; a VRT, since a GeoTIFF stores that entry transparent) still shows
+# every nodata cell in the nodata grey 214
+gdal_translate -q -of VRT "$T/landuse.tif" "$tmp/lu.vrt" &&
+    sed -i '0,/<Entry c1="0" c2="0" c3="0" c4="0" \/>/s//<Entry c1="255" c2="0" c3="255" c4="255" \/>/' "$tmp/lu.vrt" &&
+    gdalinfo "$tmp/lu.vrt" | grep -q '^ *0: 255,0,255,255$' ||
+    bad "cannot make a land-use layer with an opaque nodata colour"
+"$R" -q "$tmp/lu.vrt" -o "$tmp/lu_opaque.png" 2>"$tmp/err" || bad "opaque-nodata map: $(cat "$tmp/err")"
+cell_pixels 1152 lu
+gdallocationinfo -valonly "$tmp/lu.vrt" <"$tmp/lu.cells" >"$tmp/lu_values"
+rgb_at "$tmp/lu_opaque.png" <"$tmp/lu.pixels" >"$tmp/lu_rgb"
+paste -d' ' "$tmp/lu_values" "$tmp/lu_rgb" | awk '$1 == 0 { n++; if ($2 " " $3 " " $4 != "214 214 214") { print "nodata cell shown " $2 " " $3 " " $4; exit 1 } }
+    END { if (n < 5) { print n " nodata cells sampled"; exit 1 } }' >"$tmp/cmp" && ok || bad "nodata with an opaque colour entry: $(cat "$tmp/cmp")"
 # relief NAME LO HI STOPS: NAME.png (no hillshade) against gdaldem
 # color-relief given the palette's STOPS ("pos,r,g,b ...", pos in 0..1)
 # stretched over LO .. HI, nodata grey 214; gdaldem interpolates linearly,
