@@ -730,6 +730,53 @@ static void test_route_relative_replan(void **state)
     trv_ctx_free(ctx);
 }
 
+/* The speed profile's bend limit (docs/method.md §5.4): on a circle of
+ * radius R the lateral acceleration a bounds the speed to sqrt(a R). A half
+ * circle of R = 60 m (a route file, 1° vertices), a = 0.1 m/s²: sqrt(6) =
+ * 2.449 m/s, below the map's 15 km/h (4.167 m/s), which a/kappa (6 m/s)
+ * would not bind. In the middle third of the drive, far from the ends'
+ * braking and the start's acceleration, the speed (distance between
+ * recorded positions over their time) stays within 3 % of sqrt(a R)
+ * (measured 2.1 %: the follower's lag and the chords' curvature estimate). */
+static void test_bend_speed(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    const double R = 60, a = 0.1, cx = X0 + 200, cy = Y0 - 200;
+    char *csv = NULL, *line = NULL;
+    assert_true(asprintf(&csv, "x,y\n") >= 0);
+    for (int d = -90; d <= 90; d++) {
+        double t = d * M_PI / 180;
+        assert_true(asprintf(&line, "%s%.4f,%.4f\n", csv, cx + R * cos(t), cy + R * sin(t)) >= 0);
+        free(csv);
+        csv = line;
+    }
+    char *route = write_file(tmp, "arc.csv", csv), *text = NULL;
+    free(csv);
+    assert_true(asprintf(&text, "[scenario]\ntime_limit_s = 300\nlateral_acc_ms2 = %g\n"
+                                "[vehicle.arc]\nfile = %s\nmodel = ackermann\nroute = %s\n",
+                         a, vehicle, route) >= 0);
+    result r;
+    assert_int_equal(run_scenario("bend.ini", text, 1, &r, ctx), TRV_OK);
+    print_metrics("bend", r.run);
+    assert_true(sim_run_metrics(r.run, 0)->reached_goal);
+    traj tr;
+    traj_read(ctx, r.run, "bend_out", "arc", &tr);
+    const double t_end = tr.t[tr.n - 1], want = sqrt(a * R);
+    double lo = INFINITY, hi = 0;
+    for (int i = 1; i < tr.n; i++)
+        if (tr.t[i - 1] > t_end / 3 && tr.t[i] < 2 * t_end / 3 && tr.t[i] > tr.t[i - 1]) {
+            double v = hypot(tr.x[i] - tr.x[i - 1], tr.y[i] - tr.y[i - 1]) / (tr.t[i] - tr.t[i - 1]);
+            lo = fmin(lo, v), hi = fmax(hi, v);
+        }
+    printf("  bend: speed %.3f .. %.3f m/s on the arc, sqrt(a R) = %.3f m/s\n", lo, hi, want);
+    assert_true(lo >= 0.97 * want && hi <= 1.03 * want);
+    traj_free(&tr);
+    result_free(&r);
+    free(route), free(text);
+    trv_ctx_free(ctx);
+}
+
 /* The seen map (docs/method.md §5.8) on the flat terrain (ground 100 m, 2 m
  * cells), step 0.3 m: a return more than a step above the ground (a rock)
  * or more than a step below it (a ditch) makes its cell impassable and
@@ -772,6 +819,7 @@ int main(void)
         cmocka_unit_test(test_dead_end),
         cmocka_unit_test(test_crossing),
         cmocka_unit_test(test_seen_map),
+        cmocka_unit_test(test_bend_speed),
         cmocka_unit_test(test_same_seed_same_outputs),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_route_relative_placement),

@@ -93,7 +93,7 @@ static trv_status profile_build(trv_ctx *ctx, const sim_run *r, sim_veh *v)
         sim_path_point(p, s + h, &xb, &yb);
         if (s - h > 0 && s + h < len) {
             double turn = fabs(wrap(atan2(yb - y, xb - x) - atan2(y - ya, x - xa)));
-            double kappa = turn / (2 * h);
+            double kappa = turn / h; /* the two chords' midpoints are h apart along the path */
             if (kappa > 1e-9)
                 vmax = fmin(vmax, sqrt(r->sc->lat_acc_ms2 / kappa));
         }
