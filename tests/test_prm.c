@@ -675,6 +675,85 @@ static void test_astar_brute_force(void **state)
     trv_ctx_free(ctx);
 }
 
+/* union-find for the component counts below */
+static int uf_find(int *p, int i)
+{
+    while (p[i] != i)
+        i = p[i] = p[p[i]];
+    return i;
+}
+
+/* The roadmap's components (docs/method.md §4.4): with k nearest
+ * neighbours and the bridging pass over the 4k nearest, two nodes end in
+ * one component exactly when a chain of visible pairs, each pair among one
+ * node's 4k nearest, joins them. Counted here by brute force (distances by
+ * hand, visibility by ref_measure) on random terrains with k = 2, against
+ * the roadmap's own edges; the k-nearest pairs alone leave more
+ * components on some of them, so the bridging pass is what is tested. */
+static void test_bridging(void **state)
+{
+    (void)state;
+    enum { NODES = 40, K = 2 };
+    trv_ctx *ctx = trv_ctx_new();
+    int bridged = 0;
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        prm_terrain t;
+        make_terrain_n(&t, 12, 12);
+        trv_rng rng;
+        trv_rng_seed(&rng, 2000 + seed);
+        paint_random(&t, &rng, 4 + (int)(seed % 4));
+        prm_build_opts o;
+        prm_build_opts_init(&o);
+        o.nodes = NODES;
+        o.k = K;
+        o.seed = seed;
+        prm_roadmap *rm = NULL;
+        prm_build_stats bs;
+        if (prm_roadmap_build(ctx, &t, &o, &rm, &bs))
+            fail_msg("seed %d: %s", (int)seed, trv_errmsg(ctx));
+        int pr[NODES], pk[NODES], pm[NODES];
+        for (int i = 0; i < NODES; i++)
+            pr[i] = pk[i] = pm[i] = i;
+        for (int i = 0; i < NODES; i++) {
+            /* node i's neighbours by distance (selection sort of the others) */
+            int ord[NODES - 1], n = 0;
+            for (int j = 0; j < NODES; j++)
+                if (j != i)
+                    ord[n++] = j;
+            for (int a = 0; a < 4 * K; a++)
+                for (int b = a + 1; b < n; b++)
+                    if (hypot(rm->x[ord[b]] - rm->x[i], rm->y[ord[b]] - rm->y[i]) <
+                        hypot(rm->x[ord[a]] - rm->x[i], rm->y[ord[a]] - rm->y[i])) {
+                        int tmpi = ord[a];
+                        ord[a] = ord[b], ord[b] = tmpi;
+                    }
+            for (int a = 0; a < 4 * K; a++) {
+                int j = ord[a];
+                ref_piece pc;
+                ref_measure(&t, rm->x[i], rm->y[i], rm->x[j], rm->y[j], &pc);
+                if (pc.blocked)
+                    continue;
+                pr[uf_find(pr, i)] = uf_find(pr, j);
+                if (a < K)
+                    pk[uf_find(pk, i)] = uf_find(pk, j);
+            }
+        }
+        for (int e = 0; e < rm->nedges; e++)
+            pm[uf_find(pm, rm->edges[e].a)] = uf_find(pm, rm->edges[e].b);
+        int cr = 0, ck = 0, cm = 0;
+        for (int i = 0; i < NODES; i++)
+            cr += uf_find(pr, i) == i, ck += uf_find(pk, i) == i, cm += uf_find(pm, i) == i;
+        if (cm != cr)
+            fail_msg("seed %d: the roadmap has %d components, the 4k-nearest visible pairs %d", (int)seed, cm, cr);
+        bridged += ck > cr;
+        prm_roadmap_free(rm);
+        prm_terrain_clear(&t);
+    }
+    printf("  bridging: on %d of 12 terrains the k nearest alone leave more components\n", bridged);
+    assert_true(bridged > 0);
+    trv_ctx_free(ctx);
+}
+
 /* The statistics of random polylines (through NOGO too: the statistics do
  * not care) against the brute force of docs/method.md §4.10: every cell
  * clipped against every segment, length-weighted means over the cells
@@ -904,7 +983,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lhs),           cmocka_unit_test(test_segment_walk),
         cmocka_unit_test(test_astar_hand),    cmocka_unit_test(test_route_cost_hand),
-        cmocka_unit_test(test_astar_brute_force), cmocka_unit_test(test_stats_brute_force),
+        cmocka_unit_test(test_astar_brute_force),
+        cmocka_unit_test(test_bridging), cmocka_unit_test(test_stats_brute_force),
         cmocka_unit_test(test_unreachable),   cmocka_unit_test(test_refine),
         cmocka_unit_test(test_outputs),
     };
