@@ -523,6 +523,27 @@ static void random_go_point(const prm_terrain *t, trv_rng *r, double *x, double 
     *y = 4000000 - 100 * ((double)(i / t->grid->nx) + trv_rng_uniform(r));
 }
 
+/* A 12 x 12 random terrain (paint_random, rng seeded base + seed, left in
+ * *rng for the caller's further draws) and its roadmap of NODES nodes with
+ * k neighbours, built with the seed. */
+static prm_roadmap *random_roadmap(trv_ctx *ctx, prm_terrain *t, trv_rng *rng, uint64_t base, uint64_t seed,
+                                   int nodes, int k)
+{
+    make_terrain_n(t, 12, 12);
+    trv_rng_seed(rng, base + seed);
+    paint_random(t, rng, 4 + (int)(seed % 4));
+    prm_build_opts o;
+    prm_build_opts_init(&o);
+    o.nodes = nodes;
+    o.k = k;
+    o.seed = seed;
+    prm_roadmap *rm = NULL;
+    prm_build_stats bs;
+    if (prm_roadmap_build(ctx, t, &o, &rm, &bs))
+        fail_msg("seed %d: %s", (int)seed, trv_errmsg(ctx));
+    return rm;
+}
+
 /* Dijkstra by linear scan over a dense weight matrix (INFINITY: no edge). */
 static double dijkstra(const double *W, int n, int s, int g)
 {
@@ -568,20 +589,8 @@ static void test_astar_brute_force(void **state)
     double worst = 0;
     for (uint64_t seed = 1; seed <= 24; seed++) {
         prm_terrain t;
-        make_terrain_n(&t, 12, 12);
         trv_rng rng;
-        trv_rng_seed(&rng, 1000 + seed);
-        paint_random(&t, &rng, 4 + (int)(seed % 4));
-        prm_build_opts o;
-        prm_build_opts_init(&o);
-        o.nodes = NODES;
-        o.k = NODES;
-        o.seed = seed;
-        prm_roadmap *rm = NULL;
-        prm_build_stats bs;
-        trv_status bst = prm_roadmap_build(ctx, &t, &o, &rm, &bs);
-        if (bst)
-            fail_msg("seed %d: %s", (int)seed, trv_errmsg(ctx));
+        prm_roadmap *rm = random_roadmap(ctx, &t, &rng, 1000, seed, NODES, NODES);
         assert_int_equal(rm->nnodes, NODES);
         /* the edge set is exactly the pairs that see each other */
         char has[NODES][NODES] = {{0}};
@@ -698,19 +707,8 @@ static void test_bridging(void **state)
     int bridged = 0;
     for (uint64_t seed = 1; seed <= 12; seed++) {
         prm_terrain t;
-        make_terrain_n(&t, 12, 12);
         trv_rng rng;
-        trv_rng_seed(&rng, 2000 + seed);
-        paint_random(&t, &rng, 4 + (int)(seed % 4));
-        prm_build_opts o;
-        prm_build_opts_init(&o);
-        o.nodes = NODES;
-        o.k = K;
-        o.seed = seed;
-        prm_roadmap *rm = NULL;
-        prm_build_stats bs;
-        if (prm_roadmap_build(ctx, &t, &o, &rm, &bs))
-            fail_msg("seed %d: %s", (int)seed, trv_errmsg(ctx));
+        prm_roadmap *rm = random_roadmap(ctx, &t, &rng, 2000, seed, NODES, K);
         int pr[NODES], pk[NODES], pm[NODES];
         for (int i = 0; i < NODES; i++)
             pr[i] = pk[i] = pm[i] = i;
