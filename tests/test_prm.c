@@ -362,6 +362,62 @@ static void test_astar_hand(void **state)
     prm_terrain_clear(&t);
 }
 
+/* The paper's MMCR heuristic is not admissible (docs/method.md §4.5): its
+ * barrier term charges kb per metre of NOGO on the straight line to the goal,
+ * though no route crosses NOGO. Worked by hand on a 10 x 10 terrain of 100 m
+ * safe cells with a NOGO wall in column 5, rows 3..7 (x 500..600 m,
+ * y -800..-300 m from the top-left corner), weights kb = 3, kh = 10, ks = 1,
+ * kd = 0 (so a clear piece weighs its length):
+ *
+ *   start S (250, -550), goal G (850, -550); nodes P (450, -250) left of the
+ *   wall's top, U (650, -250) right of it, Q (550, -950) below it; one
+ *   roadmap edge P-U. S sees P and Q; G sees U and Q.
+ *
+ *   over the top  S-P-U-G = 360.56 + 200 + 360.56 = 921.11 (the optimum)
+ *   underneath    S-Q-G   = 500 + 500            = 1000
+ *
+ * P's straight line to G crosses the wall's row 3 from x = 516.67 to 600:
+ * 83.33 x 1.25 = 104.17 m of NOGO, 395.83 m safe. The paper's h(P) =
+ * 3 x 104.17 + 395.83 = 708.33, f(P) = 360.56 + 708.33 = 1068.89 > 1000 =
+ * f(Q) = f(G via Q): A* pops G via Q first and returns the 1000 route. With
+ * the NOGO term dropped, h(P) = 395.83, f(P) = 756.39, then f(U) = 921.11
+ * < 1000 and the search finds the optimum; the admissible heuristic
+ * (kd x distance = 0 here) finds it too. */
+static void test_astar_paper_heuristic(void **state)
+{
+    (void)state;
+    prm_terrain t;
+    make_terrain(&t);
+    for (int r = 3; r <= 7; r++)
+        t.gonogo->u8[r * 10 + 5] = 1;
+    double x[3] = {500450, 500650, 500550}, y[3] = {3999750, 3999750, 3999050}; /* P, U, Q */
+    double sx = 500250, sy = 3999450, gx = 500850, gy = 3999450;
+    prm_edge e = {.a = 0, .b = 1};
+    prm_piece_measure(&t, x[0], y[0], x[1], y[1], &e.p);
+    assert_false(e.p.blocked);
+    int start[4] = {0, 1, 2, 2}, adj[2] = {0, 0};
+    prm_roadmap rm = {.nnodes = 3, .nedges = 1, .x = x, .y = y, .edges = &e, .adj_start = start, .adj = adj, .k = 10};
+    prm_piece pg;
+    prm_piece_measure(&t, x[0], y[0], gx, gy, &pg);
+    assert_float_equal(pg.nogo, 250.0 / 3 * 1.25, 1e-6); /* the hand-worked 104.17 m */
+    prm_weights w = {3, 10, 1, 0};
+    trv_ctx *ctx = trv_ctx_new();
+    prm_path p;
+    const double over = 2 * hypot(200, 300) + 200, under = 1000;
+    assert_int_equal(prm_route(ctx, &t, &rm, sx, sy, gx, gy, PRM_MMCR, &w, 0, &p), TRV_OK);
+    assert_float_equal(p.objective, under, 1e-6); /* the paper's heuristic: underneath */
+    assert_int_equal(p.n, 3);
+    assert_float_equal(p.x[1], x[2], 0);
+    assert_float_equal(p.y[1], y[2], 0);
+    prm_path_clear(&p);
+    assert_int_equal(prm_route(ctx, &t, &rm, sx, sy, gx, gy, PRM_MMCR, &w, 1, &p), TRV_OK);
+    assert_float_equal(p.objective, over, 1e-6); /* admissible: the optimum over the top */
+    assert_int_equal(p.n, 4);
+    prm_path_clear(&p);
+    trv_ctx_free(ctx);
+    prm_terrain_clear(&t);
+}
+
 /* Route costs by hand (docs/method.md §4.3-4.5, §4.10) on a painted row:
  * row 4 of a 10 x 10 terrain of 100 m cells is the only GO row, painted
  *
@@ -980,7 +1036,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lhs),           cmocka_unit_test(test_segment_walk),
-        cmocka_unit_test(test_astar_hand),    cmocka_unit_test(test_route_cost_hand),
+        cmocka_unit_test(test_astar_hand),    cmocka_unit_test(test_astar_paper_heuristic),
+        cmocka_unit_test(test_route_cost_hand),
         cmocka_unit_test(test_astar_brute_force),
         cmocka_unit_test(test_bridging), cmocka_unit_test(test_stats_brute_force),
         cmocka_unit_test(test_unreachable),   cmocka_unit_test(test_refine),
