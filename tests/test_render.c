@@ -16,7 +16,9 @@
 #include <ogr_srs_api.h>
 #include <cpl_conv.h>
 
+#include "qgis/qgis.h"
 #include "render/render.h"
+#include "report/report.h"
 
 
 #define assert_near(a, b, eps)                                                                              \
@@ -708,7 +710,7 @@ static void test_qml_raster(void **state)
 {
     (void)state;
     const rnd_palette *p = rnd_palette_find("cost");
-    char *inner = rnd_qml_raster_xml(p, 0, 1, NULL, "mobility cost");
+    char *inner = qgis_qml_raster_xml(p, 0, 1, NULL, "mobility cost");
     assert_non_null(inner);
     assert_true(xml_well_formed(inner));
     assert_contains(inner, "<rasterrenderer type=\"singlebandpseudocolor\" band=\"1\"");
@@ -721,13 +723,13 @@ static void test_qml_raster(void **state)
     assert_contains(inner, "<huesaturation");
     assert_contains(inner, "<rasterresampler");
     assert_null(strstr(inner, "<qgis")); /* inner XML only */
-    char *doc = rnd_qml_document(inner);
+    char *doc = qgis_qml_document(inner);
     assert_true(xml_well_formed(doc));
     assert_contains(doc, "<qgis version=\"3.22.0\" styleCategories=\"AllStyleCategories\"");
     free(doc);
     free(inner);
     /* a unit with XML characters is escaped */
-    inner = rnd_qml_raster_xml(rnd_palette_find("viridis"), 0, 40, "<km/h>", "speed & more");
+    inner = qgis_qml_raster_xml(rnd_palette_find("viridis"), 0, 40, "<km/h>", "speed & more");
     assert_true(xml_well_formed(inner));
     assert_contains(inner, "&lt;km/h&gt;");
     assert_contains(inner, "speed &amp; more");
@@ -741,11 +743,11 @@ static void test_qml_raster(void **state)
     for (int i = 0; i < 12; i++)
         r->f32[i] = 2.5f + i;
     assert_int_equal(geo_raster_set_label(ctx, r, "slope", "degree"), TRV_OK);
-    char *tif = tmp_path("slope.tif"), *qml = rnd_qml_path(tif);
+    char *tif = tmp_path("slope.tif"), *qml = qgis_qml_path(tif);
     assert_string_equal(strrchr(qml, '/'), "/slope.qml");
     /* as the tools do: the style staged in a set, nothing in place before the commit */
     trv_outset *set = trv_outset_new();
-    assert_int_equal(rnd_qml_stage(ctx, set, NULL, tif, r), TRV_OK);
+    assert_int_equal(qgis_qml_stage(ctx, set, NULL, tif, r), TRV_OK);
     assert_int_not_equal(access(qml, F_OK), 0);
     assert_int_equal(trv_outset_commit(ctx, set), TRV_OK);
     trv_outset_free(set);
@@ -766,7 +768,7 @@ static void test_qml_raster(void **state)
     geo_raster_free(r);
     free(wkt);
     trv_ctx_free(ctx);
-    char *a = rnd_qml_path("out/x.y/dem"), *b = rnd_qml_path("route.geojson");
+    char *a = qgis_qml_path("out/x.y/dem"), *b = qgis_qml_path("route.geojson");
     assert_string_equal(a, "out/x.y/dem.qml");
     assert_string_equal(b, "route.qml");
     free(a);
@@ -777,8 +779,8 @@ static void test_qml_vector(void **state)
 {
     (void)state;
     trv_ctx *ctx = trv_ctx_new();
-    char *inner[6] = {rnd_qml_route_xml(NULL), rnd_qml_roadmap_edges_xml(), rnd_qml_roadmap_nodes_xml(),
-                      rnd_qml_trajectory_xml(), rnd_qml_obstacles_xml(NULL), rnd_qml_obstacles_xml("radius_m")};
+    char *inner[6] = {qgis_qml_route_xml(NULL), qgis_qml_roadmap_edges_xml(), qgis_qml_roadmap_nodes_xml(),
+                      qgis_qml_trajectory_xml(), qgis_qml_obstacles_xml(NULL), qgis_qml_obstacles_xml("radius_m")};
     for (int k = 0; k < 6; k++) {
         assert_non_null(inner[k]);
         assert_true(xml_well_formed(inner[k]));
@@ -786,7 +788,7 @@ static void test_qml_vector(void **state)
         char name[32];
         snprintf(name, sizeof name, "v%d.qml", k);
         char *p = tmp_path(name);
-        assert_int_equal(rnd_qml_write(ctx, p, inner[k]), TRV_OK);
+        assert_int_equal(qgis_qml_write(ctx, p, inner[k]), TRV_OK);
         xmllint(p);
         free(p);
     }
@@ -816,8 +818,8 @@ static void test_qml_vector(void **state)
     assert_int_equal(geo_vec_add(ctx, v, le, x, y, NULL, 2, &val), TRV_OK);
     assert_int_equal(geo_vec_close(ctx, v), TRV_OK);
     const char *names[2] = {"edges", "nodes"};
-    char *st[2] = {rnd_qml_roadmap_edges_xml(), rnd_qml_roadmap_nodes_xml()};
-    assert_int_equal(rnd_gpkg_styles_write(ctx, gpkg, names, (const char *const *)st, 2), TRV_OK);
+    char *st[2] = {qgis_qml_roadmap_edges_xml(), qgis_qml_roadmap_nodes_xml()};
+    assert_int_equal(qgis_gpkg_styles_write(ctx, gpkg, names, (const char *const *)st, 2), TRV_OK);
     GDALDatasetH ds = GDALOpenEx(gpkg, GDAL_OF_VECTOR, NULL, NULL, NULL);
     assert_non_null(ds);
     OGRLayerH ls = GDALDatasetGetLayerByName(ds, "layer_styles");

@@ -2,7 +2,7 @@
  * fz_engine_read, then fz_map_build/fz_map_write (--terrain) or
  * fz_eval_csv (--eval) -> exit status. */
 #include "fuzzy/fuzzy.h"
-#include "render/render.h"
+#include "qgis/qgis.h"
 #include "tool.h"
 
 #include <math.h>
@@ -118,7 +118,7 @@ int main(int argc, char **argv)
          * written before the layers' commit and committed after it */
         trv_outset *styles = trv_outset_new();
         st = styles ? fz_map_build(ctx, e, &o, &m) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        if (!st && !(st = rnd_qml_stage(ctx, styles, terrain, "cost.tif", m.cost)) &&
+        if (!st && !(st = qgis_qml_stage(ctx, styles, terrain, "cost.tif", m.cost)) &&
             !(st = fz_map_write(ctx, &m, terrain, &meta)))
             st = trv_outset_commit(ctx, styles);
         trv_outset_free(styles);

@@ -1,7 +1,7 @@
 /* trv-krige: refine a DEM (or krige points) onto a metric grid by ordinary
  * kriging. Thin: options -> krg_job_run/krg_job_write -> exit status. */
 #include "kriging/krige.h"
-#include "render/render.h"
+#include "qgis/qgis.h"
 #include "tool.h"
 
 #include <math.h>
@@ -183,10 +183,10 @@ int main(int argc, char **argv)
          * tool adds them): written before the stage commits its layers,
          * committed right after */
         trv_outset *styles = trv_outset_new();
-        st = styles ? rnd_qml_stage(ctx, styles, NULL, paths.dem, j.pred)
+        st = styles ? qgis_qml_stage(ctx, styles, NULL, paths.dem, j.pred)
                     : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         if (!st && paths.std)
-            st = rnd_qml_stage(ctx, styles, NULL, paths.std, j.std);
+            st = qgis_qml_stage(ctx, styles, NULL, paths.std, j.std);
         if (!st && !(st = krg_job_write(ctx, &j, &paths, &meta)))
             st = trv_outset_commit(ctx, styles);
         trv_outset_free(styles);

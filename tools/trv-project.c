@@ -1,7 +1,7 @@
 /* trv-project: the QGIS project of a run directory. Thin: options ->
- * rnd_project_write -> exit status. */
+ * qgis_project_write -> exit status. */
 #include "geo/geo.h"
-#include "render/project.h"
+#include "qgis/qgis.h"
 #include "tool.h"
 
 #include <stdio.h>
@@ -45,9 +45,9 @@ int main(int argc, char **argv)
     if (!ctx)
         return 1;
     geo_init();
-    rnd_project_opts o = {.dir = res.pos[0], .out_path = out, .title = title};
-    rnd_project_info info;
-    trv_status st = rnd_project_write(ctx, &o, &info);
+    qgis_project_opts o = {.dir = res.pos[0], .out_path = out, .title = title};
+    qgis_project_info info;
+    trv_status st = qgis_project_write(ctx, &o, &info);
     if (st) {
         fprintf(stderr, "trv-project: %s\n", trv_errmsg(ctx));
     } else if (!res.quiet) {
@@ -58,7 +58,7 @@ int main(int argc, char **argv)
                    info.layer[i].source, info.layer[i].renderer, info.layer[i].style);
         printf("wrote '%s' (%d layers)\n", out, info.nlayers);
     }
-    rnd_project_info_clear(&info);
+    qgis_project_info_clear(&info);
     trv_ctx_free(ctx);
     return st ? 1 : 0;
 }

@@ -1,7 +1,7 @@
 /* trv-report: the mission report of a run directory, Markdown and HTML.
- * Thin: options -> rnd_report_write -> exit status. */
+ * Thin: options -> rpt_write -> exit status. */
 #include "geo/geo.h"
-#include "render/project.h"
+#include "report/report.h"
 #include "tool.h"
 
 #include <stdio.h>
@@ -52,8 +52,8 @@ int main(int argc, char **argv)
         return 1;
     trv_ctx_set_progress(ctx, NULL, NULL); /* one quick pass: no progress bar */
     geo_init();
-    rnd_report_opts o = {.dir = res.pos[0], .md_path = out, .html_path = html};
-    trv_status st = rnd_report_write(ctx, &o);
+    rpt_opts o = {.dir = res.pos[0], .md_path = out, .html_path = html};
+    trv_status st = rpt_write(ctx, &o);
     if (st)
         fprintf(stderr, "trv-report: %s\n", trv_errmsg(ctx));
     else if (!res.quiet)

@@ -1,7 +1,7 @@
 /* trv-roadmap: Latin-hypercube samples over the GO area joined into a
  * roadmap whose edges cross no NOGO cell. Thin: options -> prm -> status. */
 #include "prm/prm.h"
-#include "render/render.h"
+#include "qgis/qgis.h"
 #include "tool.h"
 
 #include <stdlib.h>
@@ -65,11 +65,11 @@ int main(int argc, char **argv)
             /* QGIS reads a GeoPackage layer's default style from its
              * layer_styles table: store them before the commit */
             static const char *const names[2] = {"edges", "nodes"};
-            char *inner[2] = {rnd_qml_roadmap_edges_xml(), rnd_qml_roadmap_nodes_xml()};
+            char *inner[2] = {qgis_qml_roadmap_edges_xml(), qgis_qml_roadmap_nodes_xml()};
             if (!inner[0] || !inner[1])
                 st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
             else
-                st = rnd_gpkg_styles_write(ctx, tmp, names, (const char *const *)inner, 2);
+                st = qgis_gpkg_styles_write(ctx, tmp, names, (const char *const *)inner, 2);
             free(inner[0]);
             free(inner[1]);
             if (!st)

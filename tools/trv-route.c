@@ -2,7 +2,7 @@
  * optionally on the raster as the optimality reference, smooth, and write
  * GeoJSON / GPX / CSV with route statistics. Thin: options -> prm -> status. */
 #include "prm/prm.h"
-#include "render/render.h"
+#include "qgis/qgis.h"
 #include "tool.h"
 
 #include <math.h>
@@ -165,10 +165,10 @@ int main(int argc, char **argv)
     if (!st)
         st = prm_outputs_write(ctx, &t, routes, nr, &out);
     if (!st) { /* QGIS style beside the GeoJSON, atomically after the stage's commit */
-        char *qml = rnd_qml_path(out.geojson);
+        char *qml = qgis_qml_path(out.geojson);
         trv_outset *set = trv_outset_new();
         const char *tmp = qml && set ? trv_outset_add(set, qml) : NULL;
-        st = tmp ? rnd_qml_route_write(ctx, tmp, "route") : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        st = tmp ? qgis_qml_route_write(ctx, tmp, "route") : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         if (!st)
             st = trv_outset_commit(ctx, set);
         trv_outset_free(set);

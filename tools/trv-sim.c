@@ -1,7 +1,7 @@
 /* trv-sim: drive the vehicles of a scenario over the terrain (kinematic
  * models, terrain contact, sensors, obstacles, re-planning) and write the
  * trajectories, events and metrics. Thin: options -> sim -> status. */
-#include "render/render.h"
+#include "qgis/qgis.h"
 #include "sim/sim.h"
 #include "tool.h"
 
@@ -28,7 +28,7 @@ static trv_status write_styles(trv_ctx *ctx, const sim_run *run, const sim_scena
         if (!tmp)
             st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         else
-            st = obstacles ? rnd_qml_obstacles_write(ctx, tmp, NULL) : rnd_qml_trajectory_write(ctx, tmp);
+            st = obstacles ? qgis_qml_obstacles_write(ctx, tmp, NULL) : qgis_qml_trajectory_write(ctx, tmp);
         free(path);
     }
     if (!st)

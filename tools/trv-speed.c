@@ -1,6 +1,6 @@
 /* trv-speed: vehicle cone index, Bekker/Bakker resistance, attainable
  * speed and GO/NOGO maps. Thin: options -> tm_* -> exit status. */
-#include "render/render.h"
+#include "qgis/qgis.h"
 #include "terramech/terramech.h"
 #include "tool.h"
 
@@ -105,9 +105,9 @@ int main(int argc, char **argv)
          * layers, committed after */
         trv_outset *styles = trv_outset_new();
         char *path = trv_path_join(dir, "speed.tif");
-        const char *tmp = styles && path ? rnd_qml_add(ctx, styles, path) : NULL;
+        const char *tmp = styles && path ? qgis_qml_add(ctx, styles, path) : NULL;
         st = !tmp ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory")
-                  : rnd_qml_raster_write(ctx, tmp, rnd_palette_auto(TM_SPEED_DESC, TM_SPEED_UNIT), 0, v->top_speed_kmh,
+                  : qgis_qml_raster_write(ctx, tmp, rnd_palette_auto(TM_SPEED_DESC, TM_SPEED_UNIT), 0, v->top_speed_kmh,
                                          TM_SPEED_UNIT, TM_SPEED_DESC);
         if (!st && !(st = tm_run(ctx, &m, dir, &meta, &stats)))
             st = trv_outset_commit(ctx, styles);

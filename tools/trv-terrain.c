@@ -1,6 +1,6 @@
 /* trv-terrain: fuse a DEM, a soil map and a land-use map onto one grid and
  * compute slope. Thin: options -> ter_build/ter_write -> exit status. */
-#include "render/render.h"
+#include "qgis/qgis.h"
 #include "terrain/terrain.h"
 #include "tool.h"
 
@@ -100,8 +100,8 @@ int main(int argc, char **argv)
     if (!st && !styles)
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st && !(st = ter_build(ctx, &o, &t)) && !(st = trv_outset_mkdir(ctx, styles, out_dir)) &&
-        !(st = rnd_qml_stage(ctx, styles, out_dir, "dem.tif", t.dem)) &&
-        !(st = rnd_qml_stage(ctx, styles, out_dir, "slope.tif", t.slope)) &&
+        !(st = qgis_qml_stage(ctx, styles, out_dir, "dem.tif", t.dem)) &&
+        !(st = qgis_qml_stage(ctx, styles, out_dir, "slope.tif", t.slope)) &&
         !(st = ter_write(ctx, &t, out_dir, points, &meta)))
         st = trv_outset_commit(ctx, styles);
     trv_outset_free(styles);

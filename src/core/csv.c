@@ -147,43 +147,6 @@ nomem:
     return -1;
 }
 
-char *trv_file_read(trv_ctx *ctx, const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n - 1, f); /* room kept for the NUL */
-        if (n + 1 < cap)
-            break;
-        char *b = realloc(buf, cap * 2);
-        if (!b) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = b;
-        cap *= 2;
-    }
-    if (!buf)
-        trv_error(ctx, TRV_ERR_NOMEM, "out of memory reading '%s'", path);
-    else if (ferror(f)) {
-        trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
-        free(buf);
-        buf = NULL;
-    } else {
-        buf[n] = '\0';
-        if (len)
-            *len = n;
-    }
-    fclose(f);
-    return buf;
-}
-
 trv_status trv_csv_read(trv_ctx *ctx, const char *path, trv_csv **out)
 {
     *out = NULL;

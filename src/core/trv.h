@@ -194,6 +194,19 @@ double trv_now_s(void);
  * gets its length without the NUL. NULL with the error in ctx: "cannot
  * open 'x': ...", "cannot read 'x': ...", out of memory. */
 char *trv_file_read(trv_ctx *ctx, const char *path, size_t *len);
+/* The same without an error message (NULL, errno kept), for callers that
+ * word their own. */
+char *trv_file_slurp(const char *path, size_t *len);
+/* 1 if path is a regular file. */
+int trv_file_exists(const char *path);
+/* s with & < > " ' escaped for XML and HTML text and attributes. */
+void trv_xml_escape(FILE *f, const char *s);
+/* Relative path from directory `from` to `to`, both absolute and canonical
+ * (realpath); "." when they are the same. */
+void trv_relpath(const char *from, const char *to, char *out, size_t n);
+/* snprintf that truncates quietly (paths longer than PATH_MAX fail later,
+ * when they are opened); returns what vsnprintf does. */
+int trv_sfmt(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* ---- CSV reader ------------------------------------------------------- */
 

@@ -1,6 +1,6 @@
 /* Vector overlays read through OGR, reprojected into the map's CRS and
  * sorted into drawing passes by what they are (see render.h). */
-#include "overlay.h"
+#include "overlay_priv.h"
 
 #include <gdal.h>
 #include <ogr_api.h>

@@ -4,7 +4,7 @@
  * requested width, colour the map row by row (area mean for continuous
  * layers, nearest for categories), shade it, draw the overlays, legend,
  * colour bar, scale bar and north arrow, write the PNG atomically. */
-#include "overlay.h"
+#include "overlay_priv.h"
 #include "render_priv.h"
 
 #include <gdal.h>

@@ -8,8 +8,7 @@
  * the EPSG code and name; no srsid, since that is an index into QGIS's own
  * srs.db, which QGIS then resolves from the WKT. */
 #define _POSIX_C_SOURCE 200809L
-#include "render/render.h"
-#include "render/project_priv.h"
+#include "qgis/qgis.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -25,40 +24,6 @@
 #include <gdal.h>
 #include <ogr_api.h>
 #include <ogr_srs_api.h>
-
-/* ---- small helpers shared with the report ------------------------------ */
-
-
-int rnd_prj_exists(const char *path)
-{
-    struct stat sb;
-    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
-}
-
-char *rnd_prj_read_file(const char *path, size_t *len)
-{
-    /* the callers word their own messages (with errno) */
-    trv_ctx *quiet = trv_ctx_new();
-    char *text = quiet ? trv_file_read(quiet, path, len) : NULL;
-    int err = errno;
-    trv_ctx_free(quiet);
-    errno = err;
-    return text;
-}
-
-void rnd_prj_xml_escape(FILE *f, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
 
 /* ---- layers -------------------------------------------------------------- */
 
@@ -104,8 +69,8 @@ static layer *layer_add(layers *L, kind k, const char *name, const char *path)
     memset(y, 0, sizeof *y);
     y->kind = k;
     y->opacity = 1.0;
-    sfmt(y->name, sizeof y->name, "%s", name);
-    sfmt(y->path, sizeof y->path, "%s", path);
+    trv_sfmt(y->name, sizeof y->name, "%s", name);
+    trv_sfmt(y->path, sizeof y->path, "%s", path);
     return y;
 }
 
@@ -117,32 +82,6 @@ static void layers_clear(layers *L)
     }
     free(L->l);
     memset(L, 0, sizeof *L);
-}
-
-/* Relative path from directory `from` to `to` (both absolute, canonical,
- * as realpath gives them). */
-void rnd_prj_relpath(const char *from, const char *to, char *out, size_t n)
-{
-    size_t i = 0, common = 0;
-    while (from[i] && from[i] == to[i])
-        i++;
-    if ((!from[i] && (!to[i] || to[i] == '/')) || (!to[i] && from[i] == '/'))
-        common = i; /* one is a prefix of the other at a component boundary */
-    else
-        for (common = i; common > 0 && from[common] != '/'; common--)
-            ;
-    size_t len = 0;
-    out[0] = '\0';
-    for (const char *p = from + common; *p; p++)
-        if (*p == '/' && p[1] && len < n)
-            len += (size_t)sfmt(out + len, n - len, "%s..", len ? "/" : "");
-    const char *rest = to + common;
-    while (*rest == '/')
-        rest++;
-    if (*rest && len < n)
-        len += (size_t)sfmt(out + len, n - len, "%s%s", len ? "/" : "", rest);
-    if (!len)
-        sfmt(out, n, ".");
 }
 
 /* ---- CRS ------------------------------------------------------------------- */
@@ -161,22 +100,22 @@ static void write_srs(FILE *f, OGRSpatialReferenceH srs, const char *ind)
     const char *eauth = OSRGetAuthorityName(srs, "GEOGCS|DATUM|SPHEROID");
     const char *ecode = OSRGetAuthorityCode(srs, "GEOGCS|DATUM|SPHEROID");
     fprintf(f, "%s<spatialrefsys nativeFormat=\"Wkt\">\n%s  <wkt>", ind, ind);
-    rnd_prj_xml_escape(f, wkt);
+    trv_xml_escape(f, wkt);
     fprintf(f, "</wkt>\n%s  <proj4>", ind);
-    rnd_prj_xml_escape(f, proj4);
+    trv_xml_escape(f, proj4);
     fprintf(f, "</proj4>\n");
     if (auth && code && !strcmp(auth, "EPSG"))
         fprintf(f, "%s  <srid>%s</srid>\n", ind, code);
     fprintf(f, "%s  <authid>", ind);
     if (auth && code) {
-        rnd_prj_xml_escape(f, auth);
+        trv_xml_escape(f, auth);
         fputc(':', f);
-        rnd_prj_xml_escape(f, code);
+        trv_xml_escape(f, code);
     }
     fprintf(f, "</authid>\n%s  <description>", ind);
-    rnd_prj_xml_escape(f, OSRGetName(srs));
+    trv_xml_escape(f, OSRGetName(srs));
     fprintf(f, "</description>\n%s  <projectionacronym>", ind);
-    rnd_prj_xml_escape(f, acr);
+    trv_xml_escape(f, acr);
     fprintf(f, "</projectionacronym>\n%s  <ellipsoidacronym>", ind);
     if (eauth && ecode)
         fprintf(f, "%s:%s", eauth, ecode);
@@ -190,16 +129,16 @@ static void crs_label(OGRSpatialReferenceH srs, char *buf, size_t n)
 {
     const char *auth = OSRGetAuthorityName(srs, NULL), *code = OSRGetAuthorityCode(srs, NULL);
     if (auth && code)
-        sfmt(buf, n, "%s:%s", auth, code);
+        trv_sfmt(buf, n, "%s:%s", auth, code);
     else
-        sfmt(buf, n, "%s", OSRGetName(srs) ? OSRGetName(srs) : "unknown CRS");
+        trv_sfmt(buf, n, "%s", OSRGetName(srs) ? OSRGetName(srs) : "unknown CRS");
 }
 
 /* ---- styles ---------------------------------------------------------------- */
 
 /* The first <tag ...>...</tag> (or <tag .../>) element of xml, nesting
  * counted, as a malloc'ed string; NULL if there is none. */
-char *rnd_prj_xml_element(const char *xml, const char *tag)
+static char *xml_element(const char *xml, const char *tag)
 {
     size_t tl = strlen(tag);
     const char *start = NULL;
@@ -248,10 +187,10 @@ char *rnd_prj_xml_element(const char *xml, const char *tag)
 /* The renderer of a .qml sidecar, if there is a usable one. */
 static char *qml_renderer(const char *qml, const char *tag, char *type, size_t n)
 {
-    if (!rnd_prj_exists(qml))
+    if (!trv_file_exists(qml))
         return NULL;
-    char *text = rnd_prj_read_file(qml, NULL);
-    char *el = text ? rnd_prj_xml_element(text, tag) : NULL;
+    char *text = trv_file_slurp(qml, NULL);
+    char *el = text ? xml_element(text, tag) : NULL;
     free(text);
     if (!el)
         return NULL;
@@ -279,8 +218,8 @@ static char *pseudocolor_xml(GDALRasterBandH band, double dmin, double dmax)
     const char *desc = GDALGetDescription(band), *unit = GDALGetRasterUnitType(band);
     double lo, hi;
     rnd_layer_range(desc, unit, dmin, dmax, &lo, &hi);
-    char *inner = rnd_qml_raster_xml(rnd_palette_auto(desc, unit), lo, hi, unit, desc);
-    char *el = inner ? rnd_prj_xml_element(inner, "rasterrenderer") : NULL;
+    char *inner = qgis_qml_raster_xml(rnd_palette_auto(desc, unit), lo, hi, unit, desc);
+    char *el = inner ? xml_element(inner, "rasterrenderer") : NULL;
     free(inner);
     return el;
 }
@@ -326,13 +265,13 @@ static char *paletted_xml(GDALRasterBandH band, int *read_failed)
             continue;
         char code[8];
         if (!*label) {
-            sfmt(code, sizeof code, "%d", v);
+            trv_sfmt(code, sizeof code, "%d", v);
             label = code;
         }
         const GDALColorEntry *e = GDALGetColorEntry(ct, v);
         fprintf(f, "        <paletteEntry value=\"%d\" color=\"#%02x%02x%02x\" alpha=\"%d\" label=\"", v, e->c1, e->c2,
                 e->c3, e->c4);
-        rnd_prj_xml_escape(f, label);
+        trv_xml_escape(f, label);
         fprintf(f, "\"/>\n");
     }
     fprintf(f, "      </colorPalette>\n    </rasterrenderer>");
@@ -364,16 +303,16 @@ static char *vector_default_xml(OGRLayerH lyr, const layer *y, char *type)
 {
     char *inner = NULL;
     switch (y->kind) {
-    case K_ROUTES: inner = rnd_qml_route_xml("route"); break;
-    case K_TRAJECTORY: inner = rnd_qml_trajectory_xml(); break;
-    case K_NODES: inner = rnd_qml_roadmap_nodes_xml(); break;
-    case K_EDGES: inner = rnd_qml_roadmap_edges_xml(); break;
+    case K_ROUTES: inner = qgis_qml_route_xml("route"); break;
+    case K_TRAJECTORY: inner = qgis_qml_trajectory_xml(); break;
+    case K_NODES: inner = qgis_qml_roadmap_nodes_xml(); break;
+    case K_EDGES: inner = qgis_qml_roadmap_edges_xml(); break;
     default: {
         int radius = OGR_FD_GetFieldIndex(OGR_L_GetLayerDefn(lyr), "radius_m") >= 0 && !strcmp(y->geom, "Point");
-        inner = rnd_qml_obstacles_xml(radius ? "radius_m" : NULL);
+        inner = qgis_qml_obstacles_xml(radius ? "radius_m" : NULL);
     }
     }
-    char *el = inner ? rnd_prj_xml_element(inner, "renderer-v2") : NULL;
+    char *el = inner ? xml_element(inner, "renderer-v2") : NULL;
     free(inner);
     const char *t = el ? strstr(el, " type=\"") : NULL;
     if (t)
@@ -388,7 +327,7 @@ static char *gpkg_renderer(GDALDatasetH ds, const char *layer_name, char *type)
     if (strchr(layer_name, '\''))
         return NULL;
     char sql[256];
-    sfmt(sql, sizeof sql,
+    trv_sfmt(sql, sizeof sql,
          "SELECT styleQML FROM layer_styles WHERE f_table_name = '%s' ORDER BY useAsDefault DESC, id LIMIT 1",
          layer_name);
     CPLPushErrorHandler(CPLQuietErrorHandler);
@@ -400,7 +339,7 @@ static char *gpkg_renderer(GDALDatasetH ds, const char *layer_name, char *type)
     char *el = NULL;
     OGRFeatureH feat = OGR_L_GetNextFeature(res);
     if (feat && OGR_F_IsFieldSetAndNotNull(feat, 0)) {
-        el = rnd_prj_xml_element(OGR_F_GetFieldAsString(feat, 0), "renderer-v2");
+        el = xml_element(OGR_F_GetFieldAsString(feat, 0), "renderer-v2");
         const char *t = el ? strstr(el, " type=\"") : NULL;
         if (t && t < strchr(el, '>'))
             sscanf(t + 7, "%31[^\"]", type);
@@ -545,7 +484,7 @@ static int is_sim_dir(const char *dir, const char *name)
 {
     char path[PATH_MAX];
     struct stat sb;
-    sfmt(path, sizeof path, "%s/%s", dir, name);
+    trv_sfmt(path, sizeof path, "%s/%s", dir, name);
     return !strncmp(name, "sim", 3) && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
@@ -578,25 +517,25 @@ static trv_status add_sim_layers(trv_ctx *ctx, layers *L, const char *dir)
                 continue; /* trajectories only in the sim* directories */
             char sub[PATH_MAX];
             if (s < 0)
-                sfmt(sub, sizeof sub, "%s", dir);
+                trv_sfmt(sub, sizeof sub, "%s", dir);
             else
-                sfmt(sub, sizeof sub, "%s/%s", dir, sims[s]);
+                trv_sfmt(sub, sizeof sub, "%s/%s", dir, sims[s]);
             char **names = dir_names(sub, keep);
             for (int i = 0; names && names[i] && !st; i++) {
                 char path[PATH_MAX], name[64], rel[PATH_MAX];
-                sfmt(path, sizeof path, "%s/%s", sub, names[i]);
-                if (!rnd_prj_exists(path))
+                trv_sfmt(path, sizeof path, "%s/%s", sub, names[i]);
+                if (!trv_file_exists(path))
                     continue;
-                sfmt(name, sizeof name, "%s%s%.*s", s < 0 ? "" : sims[s], s < 0 ? "" : "/",
+                trv_sfmt(name, sizeof name, "%s%s%.*s", s < 0 ? "" : sims[s], s < 0 ? "" : "/",
                      (int)(strlen(names[i]) - 8), names[i]);
-                sfmt(rel, sizeof rel, "%s%s%s", s < 0 ? "" : sims[s], s < 0 ? "" : "/", names[i]);
+                trv_sfmt(rel, sizeof rel, "%s%s%s", s < 0 ? "" : sims[s], s < 0 ? "" : "/", names[i]);
                 layer *y = layer_add(L, k, name, path);
                 if (!y) {
                     st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
                     break;
                 }
-                sfmt(y->source, sizeof y->source, "%s", rel);
-                sfmt(y->qml, sizeof y->qml, "%.*s.qml", (int)(strlen(path) - 8), path);
+                trv_sfmt(y->source, sizeof y->source, "%s", rel);
+                trv_sfmt(y->qml, sizeof y->qml, "%.*s.qml", (int)(strlen(path) - 8), path);
                 y->visible = 1;
             }
             CSLDestroy(names);
@@ -612,42 +551,42 @@ static trv_status collect(trv_ctx *ctx, layers *L, const char *dir)
     trv_status st = TRV_OK;
 #define ADD(k, name, rel, vis)                                                                                         \
     do {                                                                                                               \
-        sfmt(path, sizeof path, "%s/%s", dir, rel);                                                                \
-        if (rnd_prj_exists(path)) {                                                                                        \
+        trv_sfmt(path, sizeof path, "%s/%s", dir, rel);                                                                \
+        if (trv_file_exists(path)) {                                                                                        \
             y = layer_add(L, k, name, path);                                                                           \
             if (!y)                                                                                                    \
                 return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");                                                 \
-            sfmt(y->source, sizeof y->source, "%s", rel);                                                          \
+            trv_sfmt(y->source, sizeof y->source, "%s", rel);                                                          \
             y->visible = vis;                                                                                          \
         }                                                                                                              \
     } while (0)
     layer *y = NULL;
     ADD(K_ROUTES, "routes", "route.geojson", 1);
     if (y && y->kind == K_ROUTES)
-        sfmt(y->qml, sizeof y->qml, "%s/route.qml", dir);
+        trv_sfmt(y->qml, sizeof y->qml, "%s/route.qml", dir);
     if ((st = add_sim_layers(ctx, L, dir)))
         return st;
     static const char *const GPKG_LAYERS[2] = {"nodes", "edges"};
     for (int k = 0; k < 2; k++) {
         y = NULL;
         char name[32];
-        sfmt(name, sizeof name, "roadmap %s", GPKG_LAYERS[k]);
+        trv_sfmt(name, sizeof name, "roadmap %s", GPKG_LAYERS[k]);
         ADD(k ? K_EDGES : K_NODES, name, "roadmap.gpkg", 0);
         if (y) {
-            sfmt(y->ogr_layer, sizeof y->ogr_layer, "%s", GPKG_LAYERS[k]);
-            sfmt(y->qml, sizeof y->qml, "%s/roadmap_%s.qml", dir, GPKG_LAYERS[k]);
-            if (!rnd_prj_exists(y->qml))
-                sfmt(y->qml, sizeof y->qml, "%s/%s.qml", dir, GPKG_LAYERS[k]);
+            trv_sfmt(y->ogr_layer, sizeof y->ogr_layer, "%s", GPKG_LAYERS[k]);
+            trv_sfmt(y->qml, sizeof y->qml, "%s/roadmap_%s.qml", dir, GPKG_LAYERS[k]);
+            if (!trv_file_exists(y->qml))
+                trv_sfmt(y->qml, sizeof y->qml, "%s/%s.qml", dir, GPKG_LAYERS[k]);
         }
     }
     static const char *const RASTERS[] = {"class", "cost", "gonogo", "speed", "slope", "landuse", "soil", "dem_std", "dem"};
     for (size_t k = 0; k < sizeof RASTERS / sizeof RASTERS[0]; k++) {
         char rel[64];
-        sfmt(rel, sizeof rel, "%s.tif", RASTERS[k]);
+        trv_sfmt(rel, sizeof rel, "%s.tif", RASTERS[k]);
         y = NULL;
         ADD(K_RASTER, RASTERS[k], rel, !strcmp(RASTERS[k], "class") || !strcmp(RASTERS[k], "dem"));
         if (y) {
-            sfmt(y->qml, sizeof y->qml, "%s/%s.qml", dir, RASTERS[k]);
+            trv_sfmt(y->qml, sizeof y->qml, "%s/%s.qml", dir, RASTERS[k]);
             if (!strcmp(RASTERS[k], "class"))
                 y->opacity = 0.6; /* the hillshade shows through */
             if (!strcmp(RASTERS[k], "dem"))
@@ -684,13 +623,13 @@ static void write_maplayer(FILE *f, const layer *y)
                 y->geom, y->wkb);
     write_extent(f, y->ext, "      ");
     fprintf(f, "      <id>%s</id>\n      <datasource>", y->id);
-    rnd_prj_xml_escape(f, y->source);
+    trv_xml_escape(f, y->source);
     if (*y->ogr_layer) {
         fputs("|layername=", f);
-        rnd_prj_xml_escape(f, y->ogr_layer);
+        trv_xml_escape(f, y->ogr_layer);
     }
     fprintf(f, "</datasource>\n      <layername>");
-    rnd_prj_xml_escape(f, y->name);
+    trv_xml_escape(f, y->name);
     fprintf(f, "</layername>\n      <srs>\n");
     write_srs(f, y->srs, "        ");
     fprintf(f, "      </srs>\n");
@@ -727,7 +666,7 @@ static trv_status set_raster_opacity(trv_ctx *ctx, layer *y)
     if (!q)
         return TRV_OK;
     char val[32];
-    sfmt(val, sizeof val, "%g", y->opacity);
+    trv_sfmt(val, sizeof val, "%g", y->opacity);
     size_t head = (size_t)(p + 9 - y->renderer_xml), tail = strlen(q);
     char *s = malloc(head + strlen(val) + tail + 1);
     if (!s)
@@ -745,9 +684,9 @@ static trv_status write_project(trv_ctx *ctx, FILE *f, layers *L, const layer *c
 {
     fprintf(f, "<!DOCTYPE qgis PUBLIC 'http://mrcc.com/qgis.dtd' 'SYSTEM'>\n"
                "<qgis projectname=\"");
-    rnd_prj_xml_escape(f, title);
+    trv_xml_escape(f, title);
     fprintf(f, "\" version=\"3.22.16-Białowieża\">\n  <homePath path=\"\"/>\n  <title>");
-    rnd_prj_xml_escape(f, title);
+    trv_xml_escape(f, title);
     fprintf(f, "</title>\n  <autotransaction active=\"0\"/>\n  <evaluateDefaultValues active=\"0\"/>\n"
                "  <trust active=\"0\"/>\n  <projectCrs>\n");
     write_srs(f, crs_of->srs, "    ");
@@ -755,12 +694,12 @@ static trv_status write_project(trv_ctx *ctx, FILE *f, layers *L, const layer *c
     for (int i = 0; i < L->n; i++) {
         const layer *y = &L->l[i];
         fprintf(f, "    <layer-tree-layer id=\"%s\" name=\"", y->id);
-        rnd_prj_xml_escape(f, y->name);
+        trv_xml_escape(f, y->name);
         fprintf(f, "\" source=\"");
-        rnd_prj_xml_escape(f, y->source);
+        trv_xml_escape(f, y->source);
         if (*y->ogr_layer) {
             fputs("|layername=", f);
-            rnd_prj_xml_escape(f, y->ogr_layer);
+            trv_xml_escape(f, y->ogr_layer);
         }
         fprintf(f, "\" providerKey=\"%s\" checked=\"%s\" expanded=\"%d\" legend_exp=\"\">\n"
                    "      <customproperties/>\n    </layer-tree-layer>\n",
@@ -796,7 +735,7 @@ static trv_status write_project(trv_ctx *ctx, FILE *f, layers *L, const layer *c
     return TRV_OK;
 }
 
-trv_status rnd_project_write(trv_ctx *ctx, const rnd_project_opts *o, rnd_project_info *info)
+trv_status qgis_project_write(trv_ctx *ctx, const qgis_project_opts *o, qgis_project_info *info)
 {
     if (info)
         memset(info, 0, sizeof *info);
@@ -813,7 +752,7 @@ trv_status rnd_project_write(trv_ctx *ctx, const rnd_project_opts *o, rnd_projec
         layer *y = &L.l[i];
         /* ids: "trv_" and the name with non-identifier characters as '_'
          * (QGIS replaces ids of 10 characters or fewer by new UUIDs) */
-        sfmt(y->id, sizeof y->id, "trv_layer_%s", y->name);
+        trv_sfmt(y->id, sizeof y->id, "trv_layer_%s", y->name);
         for (char *p = y->id; *p; p++)
             if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
                 *p = '_';
@@ -867,7 +806,7 @@ trv_status rnd_project_write(trv_ctx *ctx, const rnd_project_opts *o, rnd_projec
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     char outdir[PATH_MAX], absout[PATH_MAX], absdir[PATH_MAX], rel[PATH_MAX];
     if (!st) {
-        sfmt(outdir, sizeof outdir, "%s", o->out_path);
+        trv_sfmt(outdir, sizeof outdir, "%s", o->out_path);
         char *slash = strrchr(outdir, '/');
         if (slash)
             *(slash == outdir ? slash + 1 : slash) = '\0';
@@ -878,16 +817,16 @@ trv_status rnd_project_write(trv_ctx *ctx, const rnd_project_opts *o, rnd_projec
     if (!st && (!realpath(outdir, absout) || !realpath(o->dir, absdir)))
         st = trv_error(ctx, TRV_ERR_IO, "cannot resolve '%s': %s", outdir, strerror(errno));
     if (!st) {
-        rnd_prj_relpath(absout, absdir, rel, sizeof rel);
+        trv_relpath(absout, absdir, rel, sizeof rel);
         for (int i = 0; i < L.n; i++) {
             char src[PATH_MAX];
             if (!strcmp(rel, "."))
-                sfmt(src, sizeof src, "./%s", L.l[i].source);
+                trv_sfmt(src, sizeof src, "./%s", L.l[i].source);
             else if (!strncmp(rel, "..", 2))
-                sfmt(src, sizeof src, "%s/%s", rel, L.l[i].source);
+                trv_sfmt(src, sizeof src, "%s/%s", rel, L.l[i].source);
             else
-                sfmt(src, sizeof src, "./%s/%s", rel, L.l[i].source);
-            sfmt(L.l[i].source, sizeof L.l[i].source, "%s", src);
+                trv_sfmt(src, sizeof src, "./%s/%s", rel, L.l[i].source);
+            trv_sfmt(L.l[i].source, sizeof L.l[i].source, "%s", src);
         }
     }
     if (!st) {
@@ -919,12 +858,12 @@ trv_status rnd_project_write(trv_ctx *ctx, const rnd_project_opts *o, rnd_projec
         if (!info->layer)
             st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         for (int i = 0; i < L.n && !st; i++) {
-            rnd_project_layer *p = &info->layer[i];
-            sfmt(p->name, sizeof p->name, "%s", L.l[i].name);
-            sfmt(p->source, sizeof p->source, "%s%s%s", L.l[i].source, *L.l[i].ogr_layer ? "|layername=" : "",
+            qgis_project_layer *p = &info->layer[i];
+            trv_sfmt(p->name, sizeof p->name, "%s", L.l[i].name);
+            trv_sfmt(p->source, sizeof p->source, "%s%s%s", L.l[i].source, *L.l[i].ogr_layer ? "|layername=" : "",
                      L.l[i].ogr_layer);
-            sfmt(p->renderer, sizeof p->renderer, "%s", L.l[i].renderer);
-            sfmt(p->style, sizeof p->style, "%s", L.l[i].style);
+            trv_sfmt(p->renderer, sizeof p->renderer, "%s", L.l[i].renderer);
+            trv_sfmt(p->style, sizeof p->style, "%s", L.l[i].style);
             p->visible = L.l[i].visible;
         }
         info->nlayers = L.n;
@@ -933,7 +872,7 @@ trv_status rnd_project_write(trv_ctx *ctx, const rnd_project_opts *o, rnd_projec
     return st;
 }
 
-void rnd_project_info_clear(rnd_project_info *info)
+void qgis_project_info_clear(qgis_project_info *info)
 {
     if (!info)
         return;

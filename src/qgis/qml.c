@@ -2,7 +2,7 @@
  * GeoPackage layer_styles table. The documents follow what QGIS 3.22
  * writes, trimmed to what it reads back (3.22 to 3.34): symbol layer
  * properties both as <Option type="Map"> and as the older <prop k v>. */
-#include "render.h"
+#include "qgis/qgis.h"
 
 #include <gdal.h>
 #include <ogr_api.h>
@@ -52,7 +52,7 @@ static void esc(FILE *f, const char *s)
         }
 }
 
-char *rnd_qml_document(const char *inner)
+char *qgis_qml_document(const char *inner)
 {
     sb b;
     if (!inner || sb_open(&b))
@@ -74,7 +74,7 @@ static int label_decimals(double range)
     return d < 0 ? 0 : d > 6 ? 6 : d;
 }
 
-char *rnd_qml_raster_xml(const rnd_palette *p, double min, double max, const char *unit, const char *desc)
+char *qgis_qml_raster_xml(const rnd_palette *p, double min, double max, const char *unit, const char *desc)
 {
     sb b;
     if (!p || sb_open(&b))
@@ -239,7 +239,7 @@ static const char *const ROUTES[] = {"mmcr", "mdr", "msr", "time", "grid-mmcr", 
                                      "trajectory"};
 enum { NROUTES = sizeof ROUTES / sizeof ROUTES[0] };
 
-char *rnd_qml_route_xml(const char *field)
+char *qgis_qml_route_xml(const char *field)
 {
     sb b;
     if (sb_open(&b))
@@ -290,13 +290,13 @@ static char *single_line(const unsigned char rgb[3], int alpha, double width_mm,
     return sb_close(&b);
 }
 
-char *rnd_qml_roadmap_edges_xml(void)
+char *qgis_qml_roadmap_edges_xml(void)
 {
     static const unsigned char grey[3] = {70, 70, 70};
     return single_line(grey, 60, 0.1, 0);
 }
 
-char *rnd_qml_trajectory_xml(void)
+char *qgis_qml_trajectory_xml(void)
 {
     /* trv-sim's trajectory files: the drive and the plans, told apart by
      * `feature` as in the PNG maps: the first plan a wide blue band under
@@ -369,7 +369,7 @@ static void marker_layer(FILE *f, const unsigned char fill[3], int alpha, const 
     layer_xml(f, "SimpleMarker", p, (int)(sizeof p / sizeof p[0]), ddp, "        ");
 }
 
-char *rnd_qml_roadmap_nodes_xml(void)
+char *qgis_qml_roadmap_nodes_xml(void)
 {
     sb b;
     if (sb_open(&b))
@@ -386,7 +386,7 @@ char *rnd_qml_roadmap_nodes_xml(void)
     return sb_close(&b);
 }
 
-char *rnd_qml_obstacles_xml(const char *radius_field)
+char *qgis_qml_obstacles_xml(const char *radius_field)
 {
     sb b;
     if (sb_open(&b))
@@ -450,11 +450,11 @@ char *rnd_qml_obstacles_xml(const char *radius_field)
 
 /* ---- writing -------------------------------------------------------------- */
 
-trv_status rnd_qml_write(trv_ctx *ctx, const char *path, const char *inner)
+trv_status qgis_qml_write(trv_ctx *ctx, const char *path, const char *inner)
 {
     if (!inner)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    char *doc = rnd_qml_document(inner);
+    char *doc = qgis_qml_document(inner);
     if (!doc)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     FILE *f = fopen(path, "w");
@@ -472,43 +472,43 @@ trv_status rnd_qml_write(trv_ctx *ctx, const char *path, const char *inner)
 
 static trv_status write_owned(trv_ctx *ctx, const char *path, char *inner)
 {
-    trv_status st = rnd_qml_write(ctx, path, inner);
+    trv_status st = qgis_qml_write(ctx, path, inner);
     free(inner);
     return st;
 }
 
-trv_status rnd_qml_raster_write(trv_ctx *ctx, const char *path, const rnd_palette *p, double min, double max,
+trv_status qgis_qml_raster_write(trv_ctx *ctx, const char *path, const rnd_palette *p, double min, double max,
                                 const char *unit, const char *desc)
 {
-    return write_owned(ctx, path, rnd_qml_raster_xml(p, min, max, unit, desc));
+    return write_owned(ctx, path, qgis_qml_raster_xml(p, min, max, unit, desc));
 }
 
-trv_status rnd_qml_route_write(trv_ctx *ctx, const char *path, const char *field)
+trv_status qgis_qml_route_write(trv_ctx *ctx, const char *path, const char *field)
 {
-    return write_owned(ctx, path, rnd_qml_route_xml(field));
+    return write_owned(ctx, path, qgis_qml_route_xml(field));
 }
 
-trv_status rnd_qml_roadmap_edges_write(trv_ctx *ctx, const char *path)
+trv_status qgis_qml_roadmap_edges_write(trv_ctx *ctx, const char *path)
 {
-    return write_owned(ctx, path, rnd_qml_roadmap_edges_xml());
+    return write_owned(ctx, path, qgis_qml_roadmap_edges_xml());
 }
 
-trv_status rnd_qml_roadmap_nodes_write(trv_ctx *ctx, const char *path)
+trv_status qgis_qml_roadmap_nodes_write(trv_ctx *ctx, const char *path)
 {
-    return write_owned(ctx, path, rnd_qml_roadmap_nodes_xml());
+    return write_owned(ctx, path, qgis_qml_roadmap_nodes_xml());
 }
 
-trv_status rnd_qml_trajectory_write(trv_ctx *ctx, const char *path)
+trv_status qgis_qml_trajectory_write(trv_ctx *ctx, const char *path)
 {
-    return write_owned(ctx, path, rnd_qml_trajectory_xml());
+    return write_owned(ctx, path, qgis_qml_trajectory_xml());
 }
 
-trv_status rnd_qml_obstacles_write(trv_ctx *ctx, const char *path, const char *radius_field)
+trv_status qgis_qml_obstacles_write(trv_ctx *ctx, const char *path, const char *radius_field)
 {
-    return write_owned(ctx, path, rnd_qml_obstacles_xml(radius_field));
+    return write_owned(ctx, path, qgis_qml_obstacles_xml(radius_field));
 }
 
-char *rnd_qml_path(const char *layer_path)
+char *qgis_qml_path(const char *layer_path)
 {
     size_t n = strlen(layer_path);
     const char *slash = strrchr(layer_path, '/'), *dot = strrchr(layer_path, '.');
@@ -522,7 +522,7 @@ char *rnd_qml_path(const char *layer_path)
     return p;
 }
 
-trv_status rnd_qml_raster_mem(trv_ctx *ctx, const geo_raster *r, const char *qml_path)
+trv_status qgis_qml_raster_mem(trv_ctx *ctx, const geo_raster *r, const char *qml_path)
 {
     double dmin = INFINITY, dmax = -INFINITY, lo, hi;
     for (size_t i = 0; i < (size_t)r->grid.nx * r->grid.ny; i++)
@@ -533,12 +533,12 @@ trv_status rnd_qml_raster_mem(trv_ctx *ctx, const geo_raster *r, const char *qml
     if (dmin > dmax)
         dmin = 0, dmax = 1;
     rnd_layer_range(r->desc, r->unit, dmin, dmax, &lo, &hi);
-    return rnd_qml_raster_write(ctx, qml_path, rnd_palette_auto(r->desc, r->unit), lo, hi, r->unit, r->desc);
+    return qgis_qml_raster_write(ctx, qml_path, rnd_palette_auto(r->desc, r->unit), lo, hi, r->unit, r->desc);
 }
 
-const char *rnd_qml_add(trv_ctx *ctx, trv_outset *set, const char *layer_path)
+const char *qgis_qml_add(trv_ctx *ctx, trv_outset *set, const char *layer_path)
 {
-    char *qml = rnd_qml_path(layer_path);
+    char *qml = qgis_qml_path(layer_path);
     const char *tmp = qml ? trv_outset_add(set, qml) : NULL;
     free(qml);
     if (!tmp)
@@ -546,19 +546,19 @@ const char *rnd_qml_add(trv_ctx *ctx, trv_outset *set, const char *layer_path)
     return tmp;
 }
 
-trv_status rnd_qml_stage(trv_ctx *ctx, trv_outset *set, const char *dir, const char *name, const geo_raster *r)
+trv_status qgis_qml_stage(trv_ctx *ctx, trv_outset *set, const char *dir, const char *name, const geo_raster *r)
 {
     char *path = dir ? trv_path_join(dir, name) : NULL;
     if (dir && !path)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    const char *tmp = rnd_qml_add(ctx, set, dir ? path : name);
+    const char *tmp = qgis_qml_add(ctx, set, dir ? path : name);
     free(path);
-    return tmp ? rnd_qml_raster_mem(ctx, r, tmp) : TRV_ERR_NOMEM;
+    return tmp ? qgis_qml_raster_mem(ctx, r, tmp) : TRV_ERR_NOMEM;
 }
 
 /* ---- GeoPackage layer_styles --------------------------------------------- */
 
-trv_status rnd_gpkg_styles_write(trv_ctx *ctx, const char *gpkg_path, const char *const *layers,
+trv_status qgis_gpkg_styles_write(trv_ctx *ctx, const char *gpkg_path, const char *const *layers,
                                  const char *const *inner, int n)
 {
     /* GDAL stamps gpkg_contents.last_change unless OGR_CURRENT_DATE is set:
@@ -600,7 +600,7 @@ trv_status rnd_gpkg_styles_write(trv_ctx *ctx, const char *gpkg_path, const char
     }
     for (int i = 0; i < n && !st; i++) {
         OGRLayerH target = GDALDatasetGetLayerByName(ds, layers[i]);
-        char *doc = rnd_qml_document(inner[i]);
+        char *doc = qgis_qml_document(inner[i]);
         if (!target || !doc) {
             free(doc);
             st = target ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory")

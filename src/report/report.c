@@ -9,8 +9,7 @@
  * the same bytes. */
 #define _POSIX_C_SOURCE 200809L
 #include "geo/geo.h"
-#include "render/project.h"
-#include "render/project_priv.h"
+#include "report/report.h"
 #include "terramech/terramech.h"
 
 #include <ctype.h>
@@ -317,7 +316,7 @@ static void html_text(FILE *f, const char *s)
             continue;
         }
         char c[2] = {*s, 0};
-        rnd_prj_xml_escape(f, c);
+        trv_xml_escape(f, c);
     }
     if (code)
         fputs("</code>", f);
@@ -366,7 +365,7 @@ static void html_open(FILE *f, const char *tag, const block *b)
     fprintf(f, "<%s", tag);
     if (b->id) {
         fputs(" id=\"", f);
-        rnd_prj_xml_escape(f, b->id);
+        trv_xml_escape(f, b->id);
         fputc('"', f);
     }
     fputc('>', f);
@@ -392,12 +391,12 @@ static void html_table(FILE *f, const block *b)
 static trv_status html_image(trv_ctx *ctx, FILE *f, const block *b)
 {
     size_t n = 0;
-    char *png = rnd_prj_read_file(b->img_path, &n);
+    char *png = trv_file_slurp(b->img_path, &n);
     if (!png)
         return trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", b->img_path, strerror(errno));
     html_open(f, "figure", b);
     fputs("<img alt=\"", f);
-    rnd_prj_xml_escape(f, b->text);
+    trv_xml_escape(f, b->text);
     fputs("\" src=\"data:image/png;base64,", f);
     base64(f, (const unsigned char *)png, n);
     fputs("\"><figcaption>", f);
@@ -414,7 +413,7 @@ static void html_block(FILE *f, const doc *d, int i)
     char tag[4];
     switch (b->type) {
     case B_HEADING:
-        sfmt(tag, sizeof tag, "h%d", b->level);
+        trv_sfmt(tag, sizeof tag, "h%d", b->level);
         html_open(f, tag, b);
         html_text(f, b->text);
         fprintf(f, "</%s>\n", tag);
@@ -439,9 +438,9 @@ static void html_block(FILE *f, const doc *d, int i)
         if (!i || d->b[i - 1].type != B_LINK)
             fputs("<ul class=\"files\">\n", f);
         fputs("<li><a href=\"", f);
-        rnd_prj_xml_escape(f, b->html_link);
+        trv_xml_escape(f, b->html_link);
         fputs("\">", f);
-        rnd_prj_xml_escape(f, b->img_path);
+        trv_xml_escape(f, b->img_path);
         fputs("</a>: ", f);
         html_text(f, b->text);
         fputs("</li>\n", f);
@@ -450,7 +449,7 @@ static void html_block(FILE *f, const doc *d, int i)
         break;
     case B_OPEN:
         fputs("<div class=\"", f);
-        rnd_prj_xml_escape(f, b->text);
+        trv_xml_escape(f, b->text);
         fputs("\">\n", f);
         break;
     case B_CLOSE:
@@ -492,7 +491,7 @@ typedef struct run {
 
 static const char *P(run *r, const char *name)
 {
-    sfmt(r->path, sizeof r->path, "%s/%s", r->dir, name);
+    trv_sfmt(r->path, sizeof r->path, "%s/%s", r->dir, name);
     return r->path;
 }
 
@@ -503,8 +502,8 @@ static char *run_link(const run *r, const char *from, const char *rel)
 {
     char reldir[PATH_MAX] = ".", link[2 * PATH_MAX];
     if (from)
-        rnd_prj_relpath(from, r->absdir, reldir, sizeof reldir);
-    sfmt(link, sizeof link, "%s%s%s", strcmp(reldir, ".") ? reldir : "", strcmp(reldir, ".") ? "/" : "", rel);
+        trv_relpath(from, r->absdir, reldir, sizeof reldir);
+    trv_sfmt(link, sizeof link, "%s%s%s", strcmp(reldir, ".") ? reldir : "", strcmp(reldir, ".") ? "/" : "", rel);
     char *out = malloc(3 * strlen(link) + 1), *o = out;
     for (const unsigned char *c = (const unsigned char *)link; out && *c; c++) {
         if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || strchr("-._~/", *c))
@@ -615,8 +614,8 @@ static trv_status sec_inputs(trv_ctx *ctx, doc *d, run *r)
     /* the sources, as the stages recorded them */
     char dem_in[PATH_MAX] = "", soil[PATH_MAX] = "", landuse[PATH_MAX] = "", vehicle[PATH_MAX] = "",
                           rules[PATH_MAX] = "", soils[PATH_MAX] = "", lu_classes[PATH_MAX] = "";
-    if (rnd_prj_exists(P(r, "krige.txt"))) {
-        char *t = rnd_prj_read_file(r->path, NULL);
+    if (trv_file_exists(P(r, "krige.txt"))) {
+        char *t = trv_file_slurp(r->path, NULL);
         const char *p = t ? strstr(t, "input: '") : NULL;
         if (p)
             sscanf(p + 8, "%4095[^']", dem_in);
@@ -629,7 +628,7 @@ static trv_status sec_inputs(trv_ctx *ctx, doc *d, run *r)
              {"dem.tif", "--soil-classes", soils}, {"dem.tif", "--landuse-classes", lu_classes},
              {"speed.tif", "--vehicle", vehicle},  {"cost.tif", "--rules", rules}};
     for (size_t k = 0; k < sizeof A / sizeof A[0]; k++) {
-        if (!rnd_prj_exists(P(r, A[k].file)))
+        if (!trv_file_exists(P(r, A[k].file)))
             continue;
         GDALDatasetH ds;
         trv_status st = open_raster(ctx, r->path, &ds);
@@ -651,7 +650,7 @@ static trv_status sec_inputs(trv_ctx *ctx, doc *d, run *r)
         if (!*S[k].path)
             continue;
         GDALDatasetH ds = NULL;
-        if (S[k].raster && rnd_prj_exists(S[k].path)) {
+        if (S[k].raster && trv_file_exists(S[k].path)) {
             CPLErrorReset();
             ds = GDALOpenEx(S[k].path, GDAL_OF_RASTER | GDAL_OF_READONLY, NULL, NULL, NULL);
         }
@@ -680,7 +679,7 @@ static trv_status sec_inputs(trv_ctx *ctx, doc *d, run *r)
     char cmds[16][2048];
     int ncmds = 0;
     for (size_t k = 0; k < sizeof PRODUCTS / sizeof PRODUCTS[0]; k++) {
-        if (!rnd_prj_exists(P(r, PRODUCTS[k])))
+        if (!trv_file_exists(P(r, PRODUCTS[k])))
             continue;
         GDALDatasetH ds;
         trv_status st = open_raster(ctx, r->path, &ds);
@@ -701,18 +700,18 @@ static trv_status sec_inputs(trv_ctx *ctx, doc *d, run *r)
         for (int c = 0; c < ncmds; c++)
             dup |= !strcmp(cmds[c], args);
         if (*args && !dup && ncmds < 16)
-            sfmt(cmds[ncmds++], sizeof cmds[0], "%s", args);
+            trv_sfmt(cmds[ncmds++], sizeof cmds[0], "%s", args);
         GDALClose(ds);
     }
     /* the roadmap records its command too (GeoPackage metadata) */
-    if (rnd_prj_exists(P(r, "roadmap.gpkg"))) {
+    if (trv_file_exists(P(r, "roadmap.gpkg"))) {
         CPLErrorReset();
         GDALDatasetH ds = GDALOpenEx(r->path, GDAL_OF_VECTOR | GDAL_OF_READONLY, NULL, NULL, NULL);
         if (!ds)
             return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", r->path, geo_gdal_msg("not a format GDAL recognises"));
         const char *args = meta(ds, "TRV_ARGS");
         if (*args && ncmds < 16)
-            sfmt(cmds[ncmds++], sizeof cmds[0], "%s", args);
+            trv_sfmt(cmds[ncmds++], sizeof cmds[0], "%s", args);
         GDALClose(ds);
     }
     if (ncmds) {
@@ -790,11 +789,11 @@ static trv_status sec_terrain(trv_ctx *ctx, doc *d, run *r)
 static trv_status sec_kriging(trv_ctx *ctx, doc *d, run *r)
 {
     doc_h(d, 3, "Kriging: variogram and cross-validation");
-    if (!rnd_prj_exists(P(r, "krige.txt"))) {
+    if (!trv_file_exists(P(r, "krige.txt"))) {
         doc_p(d, "Absent: `krige.txt` is not in the run directory (the DEM was not refined by `trv-krige` here).");
         return TRV_OK;
     }
-    char *text = rnd_prj_read_file(r->path, NULL);
+    char *text = trv_file_slurp(r->path, NULL);
     if (!text)
         return trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", r->path, strerror(errno));
     const char *model = strstr(text, "\nmodel: ");
@@ -842,7 +841,7 @@ static trv_status sec_kriging(trv_ctx *ctx, doc *d, run *r)
     }
     free(text);
 
-    if (!rnd_prj_exists(P(r, "variogram.csv"))) {
+    if (!trv_file_exists(P(r, "variogram.csv"))) {
         doc_p(d, "The sample variogram (`variogram.csv`) is absent.");
         return TRV_OK;
     }
@@ -874,8 +873,8 @@ static trv_status sec_kriging(trv_ctx *ctx, doc *d, run *r)
 static trv_status sec_vehicle(trv_ctx *ctx, doc *d, run *r)
 {
     doc_h(d, 3, "Vehicle and terramechanics");
-    if (rnd_prj_exists(P(r, "speed.txt"))) {
-        char *text = rnd_prj_read_file(r->path, NULL);
+    if (trv_file_exists(P(r, "speed.txt"))) {
+        char *text = trv_file_slurp(r->path, NULL);
         if (!text)
             return trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", r->path, strerror(errno));
         static const char *const KEYS[] = {"vehicle: ", "MI ", "in force: ", "traction check", "GO: ", "speed over"};
@@ -890,7 +889,7 @@ static trv_status sec_vehicle(trv_ctx *ctx, doc *d, run *r)
     } else {
         doc_p(d, "`speed.txt` (the trv-speed report) is absent.");
     }
-    if (!rnd_prj_exists(P(r, "speed_report.csv"))) {
+    if (!trv_file_exists(P(r, "speed_report.csv"))) {
         doc_p(d, "The per-soil table (`speed_report.csv`) is absent.");
         return TRV_OK;
     }
@@ -942,7 +941,7 @@ static void cat_names(GDALDatasetH ds, char names[256][64])
     GDALGetGeoTransform(ds, gt);
     char **cat = GDALGetRasterCategoryNames(GDALGetRasterBand(ds, 1));
     for (int c = 0; c < 256; c++)
-        sfmt(names[c], 64, "%s", cat && c < CSLCount(cat) ? cat[c] : "");
+        trv_sfmt(names[c], 64, "%s", cat && c < CSLCount(cat) ? cat[c] : "");
 }
 
 static trv_status class_names(trv_ctx *ctx, const char *path, char names[256][64])
@@ -1025,8 +1024,8 @@ static trv_status sec_classes(trv_ctx *ctx, doc *d, run *r)
     if (class0_nodata)
         doc_p(d, "Class 0 also holds the %zu cells without data (%.2f km²), not counted above.", class0_nodata,
               (double)class0_nodata * km2_c);
-    if (rnd_prj_exists(P(r, "cost.txt"))) {
-        char *text = rnd_prj_read_file(r->path, NULL);
+    if (trv_file_exists(P(r, "cost.txt"))) {
+        char *text = trv_file_slurp(r->path, NULL);
         if (!text)
             return trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", r->path, strerror(errno));
         static const char *const KEYS[] = {"rules: ", "cost: "};
@@ -1150,9 +1149,9 @@ static void routes_vs_grid(doc *d, const rstats *rs)
 static trv_status read_text(trv_ctx *ctx, run *r, const char *name, char **text)
 {
     *text = NULL;
-    if (!rnd_prj_exists(P(r, name)))
+    if (!trv_file_exists(P(r, name)))
         return TRV_OK;
-    *text = rnd_prj_read_file(r->path, NULL);
+    *text = trv_file_slurp(r->path, NULL);
     if (!*text)
         return trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", r->path, strerror(errno));
     return TRV_OK;
@@ -1225,7 +1224,7 @@ static void flatten(flat *f, const char *key, struct json_object *o, int depth)
     enum json_type type = json_object_get_type(o);
     if (type == json_type_object && depth < 16) {
         json_object_object_foreach(o, k, v) {
-            sfmt(sub, sizeof sub, "%s%s%s", key, *key ? "." : "", k);
+            trv_sfmt(sub, sizeof sub, "%s%s%s", key, *key ? "." : "", k);
             flatten(f, sub, v, depth + 1);
         }
         return;
@@ -1235,27 +1234,27 @@ static void flatten(flat *f, const char *key, struct json_object *o, int depth)
         enum json_type first = n ? json_object_get_type(json_object_array_get_idx(o, 0)) : json_type_null;
         if (first == json_type_object || first == json_type_array) {
             for (size_t i = 0; i < n; i++) {
-                sfmt(sub, sizeof sub, "%s[%zu]", key, i);
+                trv_sfmt(sub, sizeof sub, "%s[%zu]", key, i);
                 flatten(f, sub, json_object_array_get_idx(o, i), depth + 1);
             }
             return;
         }
     }
     if (type == json_type_double || type == json_type_int)
-        sfmt(val, sizeof val, "%.6g", json_object_get_double(o));
+        trv_sfmt(val, sizeof val, "%.6g", json_object_get_double(o));
     else if (type == json_type_string)
-        sfmt(val, sizeof val, "%s", json_object_get_string(o));
+        trv_sfmt(val, sizeof val, "%s", json_object_get_string(o));
     else if (type == json_type_array) { /* [a, b, c], cut after 200 characters */
-        size_t n = json_object_array_length(o), k = sfmt(val, sizeof val, "[");
+        size_t n = json_object_array_length(o), k = trv_sfmt(val, sizeof val, "[");
         for (size_t i = 0; i < n && k < 200; i++)
-            k += sfmt(val + k, sizeof val - k, "%s%s", i ? ", " : "",
+            k += trv_sfmt(val + k, sizeof val - k, "%s%s", i ? ", " : "",
                       json_object_to_json_string_ext(json_object_array_get_idx(o, i), JSON_C_TO_STRING_PLAIN));
         if (k < 200)
-            sfmt(val + k, sizeof val - k, "]");
+            trv_sfmt(val + k, sizeof val - k, "]");
         else
-            sfmt(val + 200, sizeof val - 200, " ...");
+            trv_sfmt(val + 200, sizeof val - 200, " ...");
     } else
-        sfmt(val, sizeof val, "%s", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+        trv_sfmt(val, sizeof val, "%s", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
     /* wall-clock measures differ from run to run: left out, so that the
      * report depends on the simulation only */
     const char *last = strrchr(key, '.') ? strrchr(key, '.') + 1 : key;
@@ -1271,7 +1270,7 @@ static struct json_object *json_parse(const char *text, char *why, size_t n)
 {
     struct json_tokener *tok = json_tokener_new();
     if (!tok) {
-        sfmt(why, n, "out of memory");
+        trv_sfmt(why, n, "out of memory");
         return NULL;
     }
     size_t len = strlen(text);
@@ -1290,7 +1289,7 @@ static struct json_object *json_parse(const char *text, char *why, size_t n)
         e = json_tokener_error_parse_eof; /* the text ended inside the value */
     }
     if (!o)
-        sfmt(why, n, "%s at byte %zu", json_tokener_error_desc(e), used);
+        trv_sfmt(why, n, "%s at byte %zu", json_tokener_error_desc(e), used);
     json_tokener_free(tok);
     return o;
 }
@@ -1298,8 +1297,8 @@ static struct json_object *json_parse(const char *text, char *why, size_t n)
 static int is_sim_run(const char *dir, const char *name)
 {
     char path[PATH_MAX];
-    sfmt(path, sizeof path, "%s/%s/metrics.json", dir, name);
-    return !strncmp(name, "sim", 3) && rnd_prj_exists(path);
+    trv_sfmt(path, sizeof path, "%s/%s/metrics.json", dir, name);
+    return !strncmp(name, "sim", 3) && trv_file_exists(path);
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -1308,8 +1307,8 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 static trv_status sec_sim_run(trv_ctx *ctx, doc *d, run *r, const char *sub)
 {
     char rel[PATH_MAX];
-    sfmt(rel, sizeof rel, "%s/metrics.json", sub);
-    char *text = rnd_prj_read_file(P(r, rel), NULL);
+    trv_sfmt(rel, sizeof rel, "%s/metrics.json", sub);
+    char *text = trv_file_slurp(P(r, rel), NULL);
     if (!text)
         return trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", r->path, strerror(errno));
     doc_h(d, 3, "%s", sub);
@@ -1329,9 +1328,9 @@ static trv_status sec_sim_run(trv_ctx *ctx, doc *d, run *r, const char *sub)
     if (f.skipped)
         doc_p(d, "(%d wall-clock item%s, which differ from run to run, left out.)", f.skipped, f.skipped > 1 ? "s" : "");
     /* the event log: lines, and the number of each "type" */
-    sfmt(rel, sizeof rel, "%s/events.jsonl", sub);
-    if (rnd_prj_exists(P(r, rel))) {
-        text = rnd_prj_read_file(r->path, NULL);
+    trv_sfmt(rel, sizeof rel, "%s/events.jsonl", sub);
+    if (trv_file_exists(P(r, rel))) {
+        text = trv_file_slurp(r->path, NULL);
         if (!text)
             return trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", r->path, strerror(errno));
         char types[32][64];
@@ -1352,7 +1351,7 @@ static trv_status sec_sim_run(trv_ctx *ctx, doc *d, run *r, const char *sub)
             while (k < ntypes && strcmp(types[k], name))
                 k++;
             if (k == ntypes && ntypes < 32)
-                sfmt(types[ntypes++], sizeof types[0], "%s", name);
+                trv_sfmt(types[ntypes++], sizeof types[0], "%s", name);
             if (k < ntypes)
                 counts[k]++;
             json_object_put(ev);
@@ -1394,7 +1393,7 @@ static trv_status doc_image(trv_ctx *ctx, doc *d, run *r, const char *rel, const
                             int *added)
 {
     *added = 0;
-    if (!rnd_prj_exists(P(r, rel)))
+    if (!trv_file_exists(P(r, rel)))
         return TRV_OK;
     if (!is_png(r->path))
         return trv_error(ctx, TRV_ERR_FORMAT, "'%s' is not a PNG file", r->path);
@@ -1429,8 +1428,8 @@ static size_t pick_route(const rstats *rs, int *is_mmcr)
 static int route_map(run *r, const rstats *rs, char *rel, size_t n)
 {
     int is_mmcr;
-    sfmt(rel, n, "png/route_%s.png", rs_name(rs, pick_route(rs, &is_mmcr)));
-    return rnd_prj_exists(P(r, rel));
+    trv_sfmt(rel, n, "png/route_%s.png", rs_name(rs, pick_route(rs, &is_mmcr)));
+    return trv_file_exists(P(r, rel));
 }
 
 /* How a planner calls a route: MMCR, MDR, MSR, least time, or its name. */
@@ -1557,8 +1556,8 @@ typedef struct vlimits {
 static trv_status read_limits(trv_ctx *ctx, run *r, vlimits *vl)
 {
     memset(vl, 0, sizeof *vl);
-    sfmt(vl->why, sizeof vl->why, "`speed.tif` records no vehicle file");
-    if (!rnd_prj_exists(P(r, "speed.tif")))
+    trv_sfmt(vl->why, sizeof vl->why, "`speed.tif` records no vehicle file");
+    if (!trv_file_exists(P(r, "speed.tif")))
         return TRV_OK;
     GDALDatasetH ds;
     trv_status st = open_raster(ctx, r->path, &ds);
@@ -1566,12 +1565,12 @@ static trv_status read_limits(trv_ctx *ctx, run *r, vlimits *vl)
         return st;
     char path[PATH_MAX], used[256];
     arg_value(meta(ds, "TRV_ARGS"), "--vehicle", path, sizeof path);
-    sfmt(used, sizeof used, "%s", meta(ds, "TRV_VEHICLE"));
+    trv_sfmt(used, sizeof used, "%s", meta(ds, "TRV_VEHICLE"));
     GDALClose(ds);
     if (!*path)
         return TRV_OK;
-    if (!rnd_prj_exists(path)) {
-        sfmt(vl->why, sizeof vl->why, "its file `%s` is not found from here", path);
+    if (!trv_file_exists(path)) {
+        trv_sfmt(vl->why, sizeof vl->why, "its file `%s` is not found from here", path);
         return TRV_OK;
     }
     tm_vehicle *v = NULL;
@@ -1579,7 +1578,7 @@ static trv_status read_limits(trv_ctx *ctx, run *r, vlimits *vl)
         return st;
     /* the file at that path now may not be the one the run used */
     if (strncmp(used, v->name, strlen(v->name)) || (used[strlen(v->name)] && used[strlen(v->name)] != ':')) {
-        sfmt(vl->why, sizeof vl->why, "`%s` is now another vehicle than the run's", path);
+        trv_sfmt(vl->why, sizeof vl->why, "`%s` is now another vehicle than the run's", path);
     } else {
         vl->known = 1;
         vl->top_kmh = v->top_speed_kmh;
@@ -1607,13 +1606,13 @@ static void sim_drive(struct json_object *v, const char *sim, double dist_m, cha
     double min = jnum(v, "time_s") / 60, replans = jnum(v, "replans"), coll = jnum(v, "collisions");
     size_t len = strlen(out);
     if (goal)
-        sfmt(out + len, n - len, "%s`%s`: reached the goal in %.1f min", len ? "; " : "", sim, min);
+        trv_sfmt(out + len, n - len, "%s`%s`: reached the goal in %.1f min", len ? "; " : "", sim, min);
     else
-        sfmt(out + len, n - len, "%s`%s`: stopped (%s) after %.1f min", len ? "; " : "", sim, end, min);
+        trv_sfmt(out + len, n - len, "%s`%s`: stopped (%s) after %.1f min", len ? "; " : "", sim, end, min);
     if (replans > 0 && (len = strlen(out)) < n)
-        sfmt(out + len, n - len, ", %.0f re-plan%s", replans, replans > 1 ? "s" : "");
+        trv_sfmt(out + len, n - len, ", %.0f re-plan%s", replans, replans > 1 ? "s" : "");
     if (coll > 0 && (len = strlen(out)) < n)
-        sfmt(out + len, n - len, ", %.0f collision%s", coll, coll > 1 ? "s" : "");
+        trv_sfmt(out + len, n - len, ", %.0f collision%s", coll, coll > 1 ? "s" : "");
 }
 
 /* The simulated drives of route dist_m (matched on the vehicles'
@@ -1632,8 +1631,8 @@ static trv_status sim_drives(trv_ctx *ctx, run *r, double dist_m, char *out, siz
     trv_status st = TRV_OK;
     for (int i = 0; runs && runs[i] && !st; i++) {
         char rel[PATH_MAX], why[128];
-        sfmt(rel, sizeof rel, "%s/metrics.json", runs[i]);
-        char *text = rnd_prj_read_file(P(r, rel), NULL);
+        trv_sfmt(rel, sizeof rel, "%s/metrics.json", runs[i]);
+        char *text = trv_file_slurp(P(r, rel), NULL);
         struct json_object *o = text ? json_parse(text, why, sizeof why) : NULL, *vs = NULL;
         free(text);
         if (!o || json_object_get_type(o) != json_type_object) {
@@ -1669,12 +1668,12 @@ static void answer_head(doc *d, const answer *a)
         d->oom |= !(d->b[d->n - 1].id = strdup("answer"));
     char why[1024];
     if (a->is_mmcr)
-        sfmt(why, sizeof why, "Recommended: **MMCR**, because it is the method's answer: the route of least mobility cost "
+        trv_sfmt(why, sizeof why, "Recommended: **MMCR**, because it is the method's answer: the route of least mobility cost "
                               "on the roadmap (the improved A* of Hua et al. 2022), smoothed into a path that never "
                               "enters NOGO%s.",
              *a->drives ? "; the simulated vehicle drove it" : "");
     else
-        sfmt(why, sizeof why, "Recommended: **%s** (`%s`), because this run planned no MMCR route (the method's answer): "
+        trv_sfmt(why, sizeof why, "Recommended: **%s** (`%s`), because this run planned no MMCR route (the method's answer): "
                               "the first roadmap route of `route_stats.csv`.",
              route_title(name), name);
     long f = rs_find(rs, "time");
@@ -1683,7 +1682,7 @@ static void answer_head(doc *d, const answer *a)
         double dt = rs_val(rs, a->k, RS_TIME) - rs_val(rs, (size_t)f, RS_TIME);
         double c0 = rs_val(rs, (size_t)f, RS_COST), c1 = rs_val(rs, a->k, RS_COST);
         size_t len = strlen(why);
-        sfmt(why + len, sizeof why - len, " Against the fastest route (least time): %+.2f km, %+.1f min, mean "
+        trv_sfmt(why + len, sizeof why - len, " Against the fastest route (least time): %+.2f km, %+.1f min, mean "
                                           "mobility cost %.3f instead of %.3f (%+.0f %%).",
              dd / 1000, dt * 60, c1, c0, c0 > 0 ? 100 * (c1 / c0 - 1) : 0.0);
     }
@@ -1698,7 +1697,7 @@ static void class_shares(const answer *a, char *out, size_t n)
         if (a->w.len_class[c] <= 0)
             continue;
         size_t len = strlen(out);
-        sfmt(out + len, n - len, "%s%s %.1f %%", len ? ", " : "", *a->names[c] ? a->names[c] : "(unnamed)",
+        trv_sfmt(out + len, n - len, "%s%s %.1f %%", len ? ", " : "", *a->names[c] ? a->names[c] : "(unnamed)",
              100 * a->w.len_class[c] / a->w.len);
     }
 }
@@ -1744,7 +1743,7 @@ static void answer_files(doc *d, run *r, const answer *a)
         {"route.csv", "the routes' vertices with their terrain values (elevation, slope, speed, cost, class)"}};
     int any = 0;
     for (size_t k = 0; k < sizeof F / sizeof F[0]; k++) {
-        if (!rnd_prj_exists(P(r, F[k][0])))
+        if (!trv_file_exists(P(r, F[k][0])))
             continue;
         if (!any++)
             doc_p(d, "For the field (every strategy in each file; the recommended one is named `%s`):",
@@ -1809,7 +1808,7 @@ static trv_status answer_read(trv_ctx *ctx, run *r, answer *a)
     vtx *v = NULL;
     size_t nv = 0;
     trv_status st = read_limits(ctx, r, &a->vl);
-    if (!st && rnd_prj_exists(P(r, "route.csv")))
+    if (!st && trv_file_exists(P(r, "route.csv")))
         st = read_vertices(ctx, r, name, &v, &nv);
     if (!st)
         st = sim_drives(ctx, r, rs_val(a->rs, a->k, RS_DIST), a->drives, sizeof a->drives);
@@ -1838,11 +1837,11 @@ static trv_status sec_answer(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
         doc_div(d, "answer");
         char rel[256], caption[128];
         if (route_map(r, rs, rel, sizeof rel)) {
-            sfmt(caption, sizeof caption, "The recommended route (%s) over the mobility cost",
+            trv_sfmt(caption, sizeof caption, "The recommended route (%s) over the mobility cost",
                  route_title(rs_name(rs, a->k)));
         } else {
-            sfmt(rel, sizeof rel, "png/routes.png");
-            sfmt(caption, sizeof caption, "The routes over the mobility cost (the recommended one is in the legend)");
+            trv_sfmt(rel, sizeof rel, "png/routes.png");
+            trv_sfmt(caption, sizeof caption, "The routes over the mobility cost (the recommended one is in the legend)");
         }
         st = doc_image(ctx, d, r, rel, caption, "map", &shown);
         if (!st && !shown)
@@ -1877,19 +1876,19 @@ static trv_status sec_maps(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
     if (route_map(r, rs, top, sizeof top))
         doc_p(d, "The recommended route (`%s`) is the map at the top; every route (`png/routes.png`) is under "
                  "Strategies compared.", top);
-    else if (rnd_prj_exists(P(r, "png/routes.png")))
+    else if (trv_file_exists(P(r, "png/routes.png")))
         doc_p(d, "The routes by strategy (`png/routes.png`) are the map at the top.");
     char absent[512] = "";
     for (size_t k = 0; k < sizeof M / sizeof M[0]; k++) {
         char rel[64];
-        sfmt(rel, sizeof rel, "png/%s.png", M[k].name);
+        trv_sfmt(rel, sizeof rel, "png/%s.png", M[k].name);
         int added;
         trv_status st = doc_image(ctx, d, r, rel, M[k].caption, NULL, &added);
         if (st)
             return st;
         if (!added) {
             size_t len = strlen(absent);
-            sfmt(absent + len, sizeof absent - len, "%s`%s`", len ? ", " : "", rel);
+            trv_sfmt(absent + len, sizeof absent - len, "%s`%s`", len ? ", " : "", rel);
         }
     }
     if (*absent)
@@ -1905,7 +1904,7 @@ static trv_status build(trv_ctx *ctx, doc *d, run *r)
 {
     static const char *const REQUIRED[] = {"route_stats.csv", "class.tif", "gonogo.tif", "dem.tif", "slope.tif"};
     for (size_t k = 0; k < sizeof REQUIRED / sizeof REQUIRED[0]; k++)
-        if (!rnd_prj_exists(P(r, REQUIRED[k])))
+        if (!trv_file_exists(P(r, REQUIRED[k])))
             return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", r->path, strerror(ENOENT));
     if (!realpath(r->dir, r->absdir))
         return trv_error(ctx, TRV_ERR_IO, "cannot resolve '%s': %s", r->dir, strerror(errno));
@@ -1945,7 +1944,7 @@ static trv_status build(trv_ctx *ctx, doc *d, run *r)
 static trv_status parent_abs(trv_ctx *ctx, trv_outset *set, const char *path, char *abs)
 {
     char dir[PATH_MAX];
-    sfmt(dir, sizeof dir, "%s", path);
+    trv_sfmt(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
     if (slash)
         *(slash == dir ? slash + 1 : slash) = '\0';
@@ -1957,7 +1956,7 @@ static trv_status parent_abs(trv_ctx *ctx, trv_outset *set, const char *path, ch
     return st;
 }
 
-trv_status rnd_report_write(trv_ctx *ctx, const rnd_report_opts *o)
+trv_status rpt_write(trv_ctx *ctx, const rpt_opts *o)
 {
     struct stat sb;
     if (!o->dir || stat(o->dir, &sb) != 0)

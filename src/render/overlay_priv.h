@@ -1,4 +1,4 @@
-/* overlay.h — vector overlays for rnd_render (private to src/render). */
+/* overlay_priv.h — vector overlays for rnd_render (private to src/render). */
 #ifndef RENDER_OVERLAY_H
 #define RENDER_OVERLAY_H
 
