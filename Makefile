@@ -69,7 +69,7 @@ help:
 	@echo "  make check-qgis-provider  install python3-qgis and test the plugin in a headless QGIS"
 	@echo "  make mutants      apply each semantic mutant of tests/mutants.txt and report the ones no test kills"
 	@echo "                    (MUTANTS=word,... a subset, MUTANTS_MIN=95 fail below; docs/testing.md)"
-	@echo "  make docs         regenerate docs/trv-*.md from each tool's --help"
+	@echo "  make docs         regenerate docs/trv-*.md from each tool's --help and docs/src/trv-*.md"
 	@echo "  make deps         install the Debian packages the build, tests and demo need"
 	@echo "  make install      install tools, library, headers, data and man pages (man trv-speed) under"
 	@echo "                    PREFIX ($(PREFIX)); DESTDIR=dir stages the tree in dir, for a package"
@@ -276,7 +276,7 @@ check-qgis-provider: deps
 	@$(MAKE) --no-print-directory all
 	@$(TEST_ENV) TRV_TEST_PKGS="$(TEST_PKGS) $(QGIS_PKGS)" sh tests/tool_qgis_provider.sh
 
-# docs/trv-*.md from each tool's --help
+# docs/trv-*.md from each tool's --help and the prose of docs/src/trv-*.md
 docs: all
 	@sh tools/mkdocs.sh $(BINDIR) docs
 
