@@ -27,42 +27,26 @@ void fz_map_clear(fz_map *m)
     memset(m, 0, sizeof *m);
 }
 
-/* CI (kPa) per soil code from the soil table; NAN for codes it lacks. */
+/* CI (kPa) per soil code from the soil table (geo_class_csv_read); NAN for
+ * codes it lacks. */
 static trv_status read_soil_ci(trv_ctx *ctx, const char *path, double ci[256])
 {
     for (int i = 0; i < 256; i++)
         ci[i] = NAN;
-    trv_csv *csv = NULL;
-    trv_status st = trv_csv_read(ctx, path, &csv);
-    int ccode, cci;
-    if (st || (st = trv_csv_require(ctx, csv, "code", &ccode)) || (st = trv_csv_require(ctx, csv, "ci_kPa", &cci)))
-        goto done;
-    if (trv_csv_nrows(csv) == 0) {
-        st = trv_error(ctx, TRV_ERR_FORMAT, "%s: no soils", path);
-        goto done;
+    static const char *const cols[] = {"ci_kPa", NULL};
+    geo_class_csv *t = NULL;
+    trv_status st = geo_class_csv_read(ctx, path, "soil", cols, &t);
+    for (size_t r = 0; !st && r < t->n; r++) {
+        double v;
+        if ((st = trv_csv_double(ctx, t->csv, r, t->col[0], &v)))
+            break;
+        if (v < 0)
+            st = trv_error(ctx, TRV_ERR_DATA, "%s:%ld: ci_kPa %s must not be negative", path, trv_csv_line(t->csv, r),
+                           trv_csv_cell(t->csv, r, t->col[0]));
+        else
+            ci[t->code[r]] = v;
     }
-    for (size_t r = 0; r < trv_csv_nrows(csv); r++) {
-        double code, v;
-        if ((st = trv_csv_double(ctx, csv, r, ccode, &code)) || (st = trv_csv_double(ctx, csv, r, cci, &v)))
-            goto done;
-        if (code != floor(code) || code < 1 || code > 254) {
-            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: soil code %s must be an integer in 1..254", path,
-                           trv_csv_line(csv, r), trv_csv_cell(csv, r, ccode));
-            goto done;
-        }
-        if (!isnan(ci[(int)code])) {
-            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: soil code %d repeated", path, trv_csv_line(csv, r), (int)code);
-            goto done;
-        }
-        if (v < 0) {
-            st = trv_error(ctx, TRV_ERR_DATA, "%s:%ld: ci_kPa %s must not be negative", path, trv_csv_line(csv, r),
-                           trv_csv_cell(csv, r, cci));
-            goto done;
-        }
-        ci[(int)code] = v;
-    }
-done:
-    trv_csv_free(csv);
+    geo_class_csv_free(t);
     return st;
 }
 

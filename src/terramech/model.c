@@ -33,28 +33,18 @@ trv_status tm_model_init(trv_ctx *ctx, tm_model *m, const tm_vehicle *v, const t
         m->thrust_total_kN[c] = units * m->contact[c].thrust_kN;
         m->traction &= s->has_shear;
     }
-    trv_csv *csv = NULL;
-    trv_status st = trv_csv_read(ctx, landuse_csv, &csv);
-    if (st)
-        return st;
-    int ccode, cnogo;
-    if (!(st = trv_csv_require(ctx, csv, "code", &ccode)) && !(st = trv_csv_require(ctx, csv, "nogo", &cnogo))) {
-        for (size_t r = 0; r < trv_csv_nrows(csv) && !st; r++) {
-            double code;
-            if ((st = trv_csv_double(ctx, csv, r, ccode, &code)))
-                break;
-            const char *ng = trv_csv_cell(csv, r, cnogo);
-            if (code != floor(code) || code < 1 || code > 254)
-                st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: land-use code %g must be an integer in 1..254",
-                               landuse_csv, trv_csv_line(csv, r), code);
-            else if (strcmp(ng, "yes") && strcmp(ng, "no"))
-                st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: nogo must be yes or no, not '%s'", landuse_csv,
-                               trv_csv_line(csv, r), ng);
-            else
-                m->landuse_nogo[(int)code] = !strcmp(ng, "yes");
-        }
+    static const char *const cols[] = {"nogo", NULL};
+    geo_class_csv *lu = NULL;
+    trv_status st = geo_class_csv_read(ctx, landuse_csv, "land-use class", cols, &lu);
+    for (size_t r = 0; !st && r < lu->n; r++) {
+        const char *ng = trv_csv_cell(lu->csv, r, lu->col[0]);
+        if (strcmp(ng, "yes") && strcmp(ng, "no"))
+            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: nogo must be yes or no, not '%s'", landuse_csv,
+                           trv_csv_line(lu->csv, r), ng);
+        else
+            m->landuse_nogo[lu->code[r]] = !strcmp(ng, "yes");
     }
-    trv_csv_free(csv);
+    geo_class_csv_free(lu);
     return st;
 }
 
