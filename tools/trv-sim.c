@@ -44,7 +44,7 @@ static char *table_path(trv_ctx *ctx, const char *opt, const char *rel, const ch
     if (!p && opt)
         trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     else if (!p)
-        trv_error_prefix(ctx, TRV_ERR_IO, "the energy on soil.tif needs the class tables (%s)",
+        trv_error_prefix(ctx, TRV_ERR_IO, "the energy on %s needs the class tables (%s)", run_file(RUN_SOIL),
                          option);
     return p;
 }
