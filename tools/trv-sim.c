@@ -2,12 +2,12 @@
  * models, terrain contact, sensors, obstacles, re-planning) and write the
  * trajectories, events and metrics. Thin: options -> sim -> status. */
 #include "qgis/qgis.h"
+#include "run/run.h"
 #include "sim/sim.h"
 #include "tool.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* QGIS styles beside the run's vector layers (trajectory_<id>.qml,
  * obstacles.qml), atomically after the run's own commit, as the other
@@ -44,7 +44,7 @@ static char *table_path(trv_ctx *ctx, const char *opt, const char *rel, const ch
     if (!p && opt)
         trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     else if (!p)
-        trv_error_prefix(ctx, TRV_ERR_IO, "the energy on soil.tif needs the class tables (%s)",
+        trv_error_prefix(ctx, TRV_ERR_IO, "the energy on %s needs the class tables (%s)", run_file(RUN_SOIL),
                          option);
     return p;
 }
@@ -96,18 +96,23 @@ int main(int argc, char **argv)
     sim_run *run = NULL;
     geo_raster *soil = NULL;
     tm_soils *soils = NULL;
-    char *soils_path = NULL, *landuse_path = NULL, *soil_tif = NULL;
+    char *soils_path = NULL, *landuse_path = NULL;
     trv_status st = sim_scenario_read(ctx, scenario, &sc);
     int loaded = 0;
     if (!st)
         loaded = (st = prm_terrain_load(ctx, dir, &t)) == TRV_OK;
     /* the energy's soil resistance, when the terrain has a soil layer: its tables are then required */
-    if (!st && (soil_tif = trv_path_join(dir, "soil.tif")) && access(soil_tif, R_OK) == 0) {
+    if (!st && run_exists(dir, RUN_SOIL)) {
+        static const run_id which[1] = {RUN_SOIL};
+        const run_load_opts on_terrain = {.grid = t.grid, .grid_name = run_file(RUN_CLASS)};
+        run_stack s;
         if (!(soils_path = table_path(ctx, soils_opt, "classes/soils.csv", "--soils")) ||
             !(landuse_path = table_path(ctx, landuse_opt, "classes/landuse.csv", "--landuse-classes")))
             st = TRV_ERR_IO;
-        if (!st && (st = geo_raster_read(ctx, soil_tif, GEO_U8, &soil)) == TRV_OK)
-            st = geo_grid_compare(ctx, t.grid, "class.tif", &soil->grid, soil_tif);
+        if (!st && (st = run_load(ctx, dir, which, 1, &on_terrain, &s)) == TRV_OK) {
+            soil = run_stack_take(&s, RUN_SOIL);
+            run_stack_clear(&s);
+        }
         if (!st)
             st = tm_soils_read(ctx, soils_path, &soils);
     }
@@ -147,7 +152,7 @@ int main(int argc, char **argv)
     sim_scenario_free(sc);
     geo_raster_free(soil);
     tm_soils_free(soils);
-    free(soils_path), free(landuse_path), free(soil_tif);
+    free(soils_path), free(landuse_path);
     if (loaded)
         prm_terrain_clear(&t);
     trv_ctx_free(ctx);

@@ -3,6 +3,7 @@
  * bands of rows by worker threads (each row depends only on its inputs, so
  * the result does not depend on the thread count). */
 #include "fuzzy.h"
+#include "run/run.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -10,8 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { L_DEM, L_SLOPE, L_SOIL, L_SPEED, L_GONOGO, NLAYERS };
-static const char *const LAYER_FILE[NLAYERS] = {"dem.tif", "slope.tif", "soil.tif", "speed.tif", "gonogo.tif"};
+/* The layers it reads, in the order read (the first is the grid's reference). */
+static const run_id LAYERS_READ[] = {RUN_DEM, RUN_SLOPE, RUN_SOIL, RUN_SPEED, RUN_GONOGO};
+#define NLAYERS ((int)(sizeof LAYERS_READ / sizeof LAYERS_READ[0]))
 
 /* What each engine input reads. */
 enum { S_SLOPE, S_ELEVATION, S_CI, S_SPEED, NSOURCES };
@@ -27,42 +29,26 @@ void fz_map_clear(fz_map *m)
     memset(m, 0, sizeof *m);
 }
 
-/* CI (kPa) per soil code from the soil table; NAN for codes it lacks. */
+/* CI (kPa) per soil code from the soil table (geo_class_csv_read); NAN for
+ * codes it lacks. */
 static trv_status read_soil_ci(trv_ctx *ctx, const char *path, double ci[256])
 {
     for (int i = 0; i < 256; i++)
         ci[i] = NAN;
-    trv_csv *csv = NULL;
-    trv_status st = trv_csv_read(ctx, path, &csv);
-    int ccode, cci;
-    if (st || (st = trv_csv_require(ctx, csv, "code", &ccode)) || (st = trv_csv_require(ctx, csv, "ci_kPa", &cci)))
-        goto done;
-    if (trv_csv_nrows(csv) == 0) {
-        st = trv_error(ctx, TRV_ERR_FORMAT, "%s: no soils", path);
-        goto done;
+    static const char *const cols[] = {"ci_kPa", NULL};
+    geo_class_csv *t = NULL;
+    trv_status st = geo_class_csv_read(ctx, path, "soil", cols, &t);
+    for (size_t r = 0; !st && r < t->n; r++) {
+        double v;
+        if ((st = trv_csv_double(ctx, t->csv, r, t->col[0], &v)))
+            break;
+        if (v < 0)
+            st = trv_error(ctx, TRV_ERR_DATA, "%s:%ld: ci_kPa %s must not be negative", path, trv_csv_line(t->csv, r),
+                           trv_csv_cell(t->csv, r, t->col[0]));
+        else
+            ci[t->code[r]] = v;
     }
-    for (size_t r = 0; r < trv_csv_nrows(csv); r++) {
-        double code, v;
-        if ((st = trv_csv_double(ctx, csv, r, ccode, &code)) || (st = trv_csv_double(ctx, csv, r, cci, &v)))
-            goto done;
-        if (code != floor(code) || code < 1 || code > 254) {
-            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: soil code %s must be an integer in 1..254", path,
-                           trv_csv_line(csv, r), trv_csv_cell(csv, r, ccode));
-            goto done;
-        }
-        if (!isnan(ci[(int)code])) {
-            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: soil code %d repeated", path, trv_csv_line(csv, r), (int)code);
-            goto done;
-        }
-        if (v < 0) {
-            st = trv_error(ctx, TRV_ERR_DATA, "%s:%ld: ci_kPa %s must not be negative", path, trv_csv_line(csv, r),
-                           trv_csv_cell(csv, r, cci));
-            goto done;
-        }
-        ci[(int)code] = v;
-    }
-done:
-    trv_csv_free(csv);
+    geo_class_csv_free(t);
     return st;
 }
 
@@ -131,8 +117,8 @@ static inline int nd_u8(const geo_raster *r, size_t i) { return r->has_nodata &&
 /* An input of the cell has no data (NOGO is not "no data"). */
 static inline int no_data(geo_raster *const *L, size_t i)
 {
-    return nd_f32(L[L_DEM], i) || nd_f32(L[L_SLOPE], i) || L[L_SOIL]->u8[i] == 0 || nd_u8(L[L_SOIL], i) ||
-           nd_f32(L[L_SPEED], i) || nd_u8(L[L_GONOGO], i);
+    return nd_f32(L[RUN_DEM], i) || nd_f32(L[RUN_SLOPE], i) || L[RUN_SOIL]->u8[i] == 0 || nd_u8(L[RUN_SOIL], i) ||
+           nd_f32(L[RUN_SPEED], i) || nd_u8(L[RUN_GONOGO], i);
 }
 
 static void *run_rows(void *arg)
@@ -152,16 +138,16 @@ static void *run_rows(void *arg)
         size_t o = (size_t)y * nx;
         for (int x = 0; x < nx; x++) {
             size_t i = o + x;
-            int soil = L[L_SOIL]->u8[i];
-            int ok = L[L_GONOGO]->u8[i] == 0 && !no_data(L, i);
+            int soil = L[RUN_SOIL]->u8[i];
+            int ok = L[RUN_GONOGO]->u8[i] == 0 && !no_data(L, i);
             valid[x] = (unsigned char)ok;
             ci[x] = ok ? (float)J->ci_of[soil] : 0;
         }
         const float *in[FZ_MAX_INPUTS];
         for (int k = 0; k < n; k++)
-            in[k] = J->src[k] == S_SLOPE       ? L[L_SLOPE]->f32 + o
-                    : J->src[k] == S_ELEVATION ? L[L_DEM]->f32 + o
-                    : J->src[k] == S_SPEED     ? L[L_SPEED]->f32 + o
+            in[k] = J->src[k] == S_SLOPE       ? L[RUN_SLOPE]->f32 + o
+                    : J->src[k] == S_ELEVATION ? L[RUN_DEM]->f32 + o
+                    : J->src[k] == S_SPEED     ? L[RUN_SPEED]->f32 + o
                                                : ci;
         fz_eval_row(J->e, nx, in, valid, J->cost->f32 + o, J->cls->u8 + o);
     }
@@ -203,8 +189,8 @@ trv_status fz_map_build(trv_ctx *ctx, const fz_engine *e, const fz_map_opts *o, 
 {
     memset(m, 0, sizeof *m);
     double t0 = trv_now_s();
-    geo_raster *L[NLAYERS] = {0};
-    char *path[NLAYERS] = {0};
+    run_stack in;
+    geo_raster *const *L = in.layer;
     double ci_of[256];
     job J = {0};
     trv_status st = TRV_OK;
@@ -224,23 +210,16 @@ trv_status fz_map_build(trv_ctx *ctx, const fz_engine *e, const fz_map_opts *o, 
     }
     if ((st = read_soil_ci(ctx, o->soils_path, ci_of)))
         return st;
-    static const geo_type type[NLAYERS] = {GEO_F32, GEO_F32, GEO_U8, GEO_F32, GEO_U8};
-    for (int k = 0; k < NLAYERS && !st; k++) {
-        if (!(path[k] = trv_path_join(o->dir, LAYER_FILE[k])))
-            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        else if (!(st = geo_raster_read(ctx, path[k], type[k], &L[k])) && k > 0)
-            st = geo_grid_compare(ctx, &L[L_DEM]->grid, path[L_DEM], &L[k]->grid, path[k]);
-        if (!st && (st = trv_progress(ctx, (k + 1.0) / NLAYERS, "read")))
-            break;
-    }
-    const geo_grid *g = st ? NULL : &L[L_DEM]->grid;
+    const run_load_opts lopts = {.progress = "read"};
+    st = run_load(ctx, o->dir, LAYERS_READ, NLAYERS, &lopts, &in);
+    const geo_grid *g = st ? NULL : in.grid;
     const size_t cells = g ? (size_t)g->nx * g->ny : 0;
     /* every soil code must be in the table */
     for (size_t i = 0; i < cells && !st; i++) {
-        int soil = L[L_SOIL]->u8[i];
-        if (soil != 0 && !nd_u8(L[L_SOIL], i) && isnan(ci_of[soil]))
-            st = trv_error(ctx, TRV_ERR_DATA, "'%s': soil class %d is not in the soil table '%s'", path[L_SOIL], soil,
-                           o->soils_path);
+        int soil = L[RUN_SOIL]->u8[i];
+        if (soil != 0 && !nd_u8(L[RUN_SOIL], i) && isnan(ci_of[soil]))
+            st = trv_error(ctx, TRV_ERR_DATA, "'%s': soil class %d is not in the soil table '%s'", in.path[RUN_SOIL],
+                           soil, o->soils_path);
     }
     if (!st && !(st = geo_raster_new(ctx, g, GEO_F32, &m->cost)) && !(st = geo_raster_new(ctx, g, GEO_U8, &m->cls)) &&
         !(st = make_classes(ctx, e, &m->classes)) &&
@@ -281,10 +260,7 @@ trv_status fz_map_build(trv_ctx *ctx, const fz_engine *e, const fz_map_opts *o, 
         m->seconds_read = t1 - t0;
         m->seconds_infer = t2 - t1;
     }
-    for (int k = 0; k < NLAYERS; k++) {
-        geo_raster_free(L[k]);
-        free(path[k]);
-    }
+    run_stack_clear(&in);
     if (st)
         fz_map_clear(m);
     return st;
@@ -293,7 +269,7 @@ trv_status fz_map_build(trv_ctx *ctx, const fz_engine *e, const fz_map_opts *o, 
 trv_status fz_map_write(trv_ctx *ctx, fz_map *m, const char *dir, const trv_meta *meta)
 {
     double t0 = trv_now_s();
-    static const char *const names[2] = {"cost.tif", "class.tif"};
+    const char *const names[2] = {run_file(RUN_COST), run_file(RUN_CLASS)};
     const geo_raster *layers[2] = {m->cost, m->cls};
     trv_outset *set = trv_outset_new();
     if (!set)

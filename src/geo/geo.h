@@ -58,8 +58,39 @@ typedef struct geo_classes {
     int n;
 } geo_classes;
 
+/* The one reader of class tables (soils.csv, landuse.csv and any legend
+ * CSV): every stage that reads one (geo_classes_read for the legends,
+ * terramech's soil and land-use tables, fuzzy's soil CI) goes through it,
+ * so a table means the same to all of them. It lives in geo, beside
+ * geo_classes_read, because a class code is a value of a Byte layer, which
+ * geo defines (1..254; 0 is nodata): geo_classes_read uses it, and geo
+ * depends on nothing but core.
+ *
+ * Checks, in this order, with these messages (noun e.g. "soil"):
+ *   the file reads as CSV            trv_csv_read's errors
+ *   a column code and each of cols   "<path>: no column '<name>'" (trv_csv_require)
+ *   at least one row                 "<path>: no <noun>s" ("classes" after an s)
+ *   each code an integer in 1..254   "<path>:<line>: <noun> code <cell> must be an integer in 1..254"
+ *   no code twice                    "<path>:<line>: <noun> code <code> repeated"
+ * all TRV_ERR_FORMAT. The caller then reads the other cells of row r with
+ * trv_csv_cell/trv_csv_double on t->csv, columns t->col[k] in the order of
+ * cols, and checks their ranges itself. */
+typedef struct geo_class_csv {
+    trv_csv *csv;           /* the table (owned) */
+    size_t n;               /* rows, >= 1 */
+    int *code;              /* per row: its class code, checked */
+    int col[8];             /* column index of cols[k] */
+} geo_class_csv;
+
+/* cols: up to 8 required column names besides code, NULL-terminated (cols
+ * itself may be NULL). */
+trv_status geo_class_csv_read(trv_ctx *ctx, const char *path, const char *noun, const char *const *cols,
+                              geo_class_csv **out);
+void geo_class_csv_free(geo_class_csv *t);
+
 /* Read a class table CSV with columns code, name and optionally color
- * (#rrggbb); classes without a colour get one from a fixed palette. */
+ * (#rrggbb); classes without a colour get one from a fixed palette
+ * (geo_class_csv_read with noun "class"). */
 trv_status geo_classes_read(trv_ctx *ctx, const char *path, geo_classes **out);
 void geo_classes_free(geo_classes *cl);
 /* Index of code in the table, or -1. */

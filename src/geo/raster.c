@@ -132,55 +132,35 @@ trv_status geo_classes_read(trv_ctx *ctx, const char *path, geo_classes **out)
     /* distinct, colour-blind-safe defaults (Okabe-Ito) */
     static const unsigned char palette[8][3] = {{230, 159, 0}, {86, 180, 233}, {0, 158, 115}, {240, 228, 66},
                                                 {0, 114, 178}, {213, 94, 0},   {204, 121, 167}, {0, 0, 0}};
+    static const char *const cols[] = {"name", NULL};
     *out = NULL;
-    trv_csv *csv = NULL;
-    trv_status st = trv_csv_read(ctx, path, &csv);
+    geo_class_csv *t = NULL;
+    trv_status st = geo_class_csv_read(ctx, path, "class", cols, &t);
     if (st)
         return st;
-    int ccode, cname, ccolor = trv_csv_col(csv, "color");
-    geo_classes *cl = NULL;
-    if ((st = trv_csv_require(ctx, csv, "code", &ccode)) || (st = trv_csv_require(ctx, csv, "name", &cname)))
-        goto done;
-    size_t n = trv_csv_nrows(csv);
-    if (n == 0) {
-        st = trv_error(ctx, TRV_ERR_FORMAT, "%s: no classes", path);
-        goto done;
-    }
-    cl = calloc(1, sizeof *cl);
-    if (!cl || !(cl->c = calloc(n, sizeof *cl->c))) {
+    int ccolor = trv_csv_col(t->csv, "color");
+    geo_classes *cl = calloc(1, sizeof *cl);
+    if (!cl || !(cl->c = calloc(t->n, sizeof *cl->c))) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
     }
-    for (size_t i = 0; i < n; i++) {
-        double code;
-        if ((st = trv_csv_double(ctx, csv, i, ccode, &code)))
-            goto done;
-        if (code != floor(code) || code < 1 || code > 254) {
-            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: class code %s must be an integer in 1..254", path,
-                           trv_csv_line(csv, i), trv_csv_cell(csv, i, ccode));
-            goto done;
-        }
-        if (geo_classes_find(cl, (int)code) >= 0) {
-            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: class code %d repeated", path, trv_csv_line(csv, i),
-                           (int)code);
-            goto done;
-        }
+    for (size_t i = 0; i < t->n; i++) {
         geo_class *c = &cl->c[cl->n];
-        c->code = (int)code;
+        c->code = t->code[i];
         memcpy(c->rgb, palette[i % 8], 3);
-        if (ccolor >= 0 && parse_hex_colour(trv_csv_cell(csv, i, ccolor), c->rgb)) {
-            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: colour '%s' is not #rrggbb", path, trv_csv_line(csv, i),
-                           trv_csv_cell(csv, i, ccolor));
+        if (ccolor >= 0 && parse_hex_colour(trv_csv_cell(t->csv, i, ccolor), c->rgb)) {
+            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: colour '%s' is not #rrggbb", path, trv_csv_line(t->csv, i),
+                           trv_csv_cell(t->csv, i, ccolor));
             goto done;
         }
-        if (!(c->name = strdup(trv_csv_cell(csv, i, cname)))) {
+        if (!(c->name = strdup(trv_csv_cell(t->csv, i, t->col[0])))) {
             st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
             goto done;
         }
         cl->n++;
     }
 done:
-    trv_csv_free(csv);
+    geo_class_csv_free(t);
     if (st)
         geo_classes_free(cl);
     else

@@ -40,8 +40,8 @@ typedef struct prm_terrain {
     double cell_m;          /* cell size (m) */
 } prm_terrain;
 
-/* Read the six layers of dir and check they share one grid (naming the
- * file that differs). */
+/* Read class, cost, gonogo, dem, slope and speed of the run directory dir
+ * (run_load, run/run.h: one grid, errors naming the file). */
 trv_status prm_terrain_load(trv_ctx *ctx, const char *dir, prm_terrain *t);
 void prm_terrain_clear(prm_terrain *t);
 /* 1 if cell i (row-major index) is GO. */

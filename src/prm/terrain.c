@@ -1,5 +1,6 @@
 /* Terrain layers, the exact segment walk and the measure of a straight piece. */
 #include "prm_priv.h"
+#include "run/run.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -19,27 +20,18 @@ void prm_terrain_clear(prm_terrain *t)
 trv_status prm_terrain_load(trv_ctx *ctx, const char *dir, prm_terrain *t)
 {
     memset(t, 0, sizeof *t);
-    static const char *const names[6] = {"class.tif", "cost.tif", "gonogo.tif", "dem.tif", "slope.tif", "speed.tif"};
-    static const geo_type types[6] = {GEO_U8, GEO_F32, GEO_U8, GEO_F32, GEO_F32, GEO_F32};
-    geo_raster **dst[6] = {&t->cls, &t->cost, &t->gonogo, &t->dem, &t->slope, &t->speed};
-    char *first = NULL;
-    trv_status st = TRV_OK;
-    for (int k = 0; k < 6 && !st; k++) {
-        char *p = trv_path_join(dir, names[k]);
-        if (!p)
-            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        else if (!(st = geo_raster_read(ctx, p, types[k], dst[k])) && k > 0)
-            st = geo_grid_compare(ctx, &t->cls->grid, first, &(*dst[k])->grid, p);
-        if (k == 0)
-            first = p;
-        else
-            free(p);
-    }
-    free(first);
-    if (st) {
-        prm_terrain_clear(t);
+    static const run_id which[6] = {RUN_CLASS, RUN_COST, RUN_GONOGO, RUN_DEM, RUN_SLOPE, RUN_SPEED};
+    run_stack s;
+    trv_status st = run_load(ctx, dir, which, 6, NULL, &s);
+    if (st)
         return st;
-    }
+    t->cls = run_stack_take(&s, RUN_CLASS);
+    t->cost = run_stack_take(&s, RUN_COST);
+    t->gonogo = run_stack_take(&s, RUN_GONOGO);
+    t->dem = run_stack_take(&s, RUN_DEM);
+    t->slope = run_stack_take(&s, RUN_SLOPE);
+    t->speed = run_stack_take(&s, RUN_SPEED);
+    run_stack_clear(&s);
     t->grid = &t->cls->grid;
     if (!t->grid->wkt || geo_crs_is_geographic(t->grid->wkt) != 0) {
         prm_terrain_clear(t);

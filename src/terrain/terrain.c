@@ -1,5 +1,6 @@
 /* Terrain fusion: DEM + soil + land use on one grid, with slope. */
 #include "terrain.h"
+#include "run/run.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -160,7 +161,7 @@ static trv_status write_points(trv_ctx *ctx, const ter_layers *t, const char *tm
 trv_status ter_write(trv_ctx *ctx, const ter_layers *t, const char *dir, const char *points_path,
                      const trv_meta *meta)
 {
-    static const char *const names[4] = {"dem.tif", "slope.tif", "soil.tif", "landuse.tif"};
+    const char *const names[4] = {run_file(RUN_DEM), run_file(RUN_SLOPE), run_file(RUN_SOIL), run_file(RUN_LANDUSE)};
     const geo_raster *layers[4] = {t->dem, t->slope, t->soil, t->landuse};
     trv_outset *set = trv_outset_new();
     if (!set)

@@ -1,5 +1,6 @@
 /* Per-soil precomputation, the row kernel, the trv-speed stage, the report. */
 #include "terramech.h"
+#include "run/run.h"
 
 #include <errno.h>
 #include <math.h>
@@ -33,28 +34,18 @@ trv_status tm_model_init(trv_ctx *ctx, tm_model *m, const tm_vehicle *v, const t
         m->thrust_total_kN[c] = units * m->contact[c].thrust_kN;
         m->traction &= s->has_shear;
     }
-    trv_csv *csv = NULL;
-    trv_status st = trv_csv_read(ctx, landuse_csv, &csv);
-    if (st)
-        return st;
-    int ccode, cnogo;
-    if (!(st = trv_csv_require(ctx, csv, "code", &ccode)) && !(st = trv_csv_require(ctx, csv, "nogo", &cnogo))) {
-        for (size_t r = 0; r < trv_csv_nrows(csv) && !st; r++) {
-            double code;
-            if ((st = trv_csv_double(ctx, csv, r, ccode, &code)))
-                break;
-            const char *ng = trv_csv_cell(csv, r, cnogo);
-            if (code != floor(code) || code < 1 || code > 254)
-                st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: land-use code %g must be an integer in 1..254",
-                               landuse_csv, trv_csv_line(csv, r), code);
-            else if (strcmp(ng, "yes") && strcmp(ng, "no"))
-                st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: nogo must be yes or no, not '%s'", landuse_csv,
-                               trv_csv_line(csv, r), ng);
-            else
-                m->landuse_nogo[(int)code] = !strcmp(ng, "yes");
-        }
+    static const char *const cols[] = {"nogo", NULL};
+    geo_class_csv *lu = NULL;
+    trv_status st = geo_class_csv_read(ctx, landuse_csv, "land-use class", cols, &lu);
+    for (size_t r = 0; !st && r < lu->n; r++) {
+        const char *ng = trv_csv_cell(lu->csv, r, lu->col[0]);
+        if (strcmp(ng, "yes") && strcmp(ng, "no"))
+            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: nogo must be yes or no, not '%s'", landuse_csv,
+                           trv_csv_line(lu->csv, r), ng);
+        else
+            m->landuse_nogo[lu->code[r]] = !strcmp(ng, "yes");
     }
-    trv_csv_free(csv);
+    geo_class_csv_free(lu);
     return st;
 }
 
@@ -122,22 +113,22 @@ static trv_status check_codes(trv_ctx *ctx, const geo_raster *r, const char *fil
 trv_status tm_run(trv_ctx *ctx, const tm_model *m, const char *dir, const trv_meta *meta, tm_stats *stats)
 {
     memset(stats, 0, sizeof *stats);
-    char *ps = trv_path_join(dir, "slope.tif"), *pso = trv_path_join(dir, "soil.tif"),
-         *pl = trv_path_join(dir, "landuse.tif"), *pv = trv_path_join(dir, "speed.tif"),
-         *pg = trv_path_join(dir, "gonogo.tif");
-    geo_raster *slope = NULL, *soil = NULL, *lu = NULL, *speed = NULL, *go = NULL;
+    static const run_id which[3] = {RUN_SLOPE, RUN_SOIL, RUN_LANDUSE};
+    run_stack in;
+    char *pv = run_path(dir, RUN_SPEED), *pg = run_path(dir, RUN_GONOGO);
+    geo_raster *speed = NULL, *go = NULL;
     trv_outset *set = NULL;
     trv_status st = TRV_OK;
-    if (!ps || !pso || !pl || !pv || !pg) {
+    memset(&in, 0, sizeof in);
+    if (!pv || !pg) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if ((st = geo_raster_read(ctx, ps, GEO_F32, &slope)) || (st = geo_raster_read(ctx, pso, GEO_U8, &soil)) ||
-        (st = geo_raster_read(ctx, pl, GEO_U8, &lu)) || (st = geo_grid_compare(ctx, &slope->grid, ps, &soil->grid, pso)) ||
-        (st = geo_grid_compare(ctx, &slope->grid, ps, &lu->grid, pl)))
+    if ((st = run_load(ctx, dir, which, 3, NULL, &in)))
         goto done;
-    if ((st = check_codes(ctx, soil, pso, "soil", "the soil table", m->soil_index, NULL)) ||
-        (st = check_codes(ctx, lu, pl, "land-use", "the land-use table", NULL, m->landuse_nogo)))
+    const geo_raster *slope = in.layer[RUN_SLOPE], *soil = in.layer[RUN_SOIL], *lu = in.layer[RUN_LANDUSE];
+    if ((st = check_codes(ctx, soil, in.path[RUN_SOIL], "soil", "the soil table", m->soil_index, NULL)) ||
+        (st = check_codes(ctx, lu, in.path[RUN_LANDUSE], "land-use", "the land-use table", NULL, m->landuse_nogo)))
         goto done;
     if ((st = geo_raster_new(ctx, &slope->grid, GEO_F32, &speed)) || (st = geo_raster_new(ctx, &slope->grid, GEO_U8, &go)) ||
         (st = geo_raster_set_label(ctx, speed, TM_SPEED_DESC, TM_SPEED_UNIT)) ||
@@ -177,14 +168,9 @@ trv_status tm_run(trv_ctx *ctx, const tm_model *m, const char *dir, const trv_me
         st = trv_progress(ctx, 1.0, "speed");
 done:
     trv_outset_free(set);
-    geo_raster_free(slope);
-    geo_raster_free(soil);
-    geo_raster_free(lu);
+    run_stack_clear(&in);
     geo_raster_free(speed);
     geo_raster_free(go);
-    free(ps);
-    free(pso);
-    free(pl);
     free(pv);
     free(pg);
     return st;

@@ -135,7 +135,8 @@ typedef struct tm_soils {
 } tm_soils;
 
 /* Soil table CSV: code, name, n, kc, kphi, ci_kPa; optional c_kPa,
- * phi_deg, K_m (all three or none) for the traction check. */
+ * phi_deg, K_m (all three or none) for the traction check. Read by
+ * geo_class_csv_read (its checks and messages, noun "soil"). */
 trv_status tm_soils_read(trv_ctx *ctx, const char *path, tm_soils **out);
 void tm_soils_free(tm_soils *s);
 
@@ -181,7 +182,8 @@ typedef struct tm_model {
     unsigned char landuse_nogo[256]; /* 1: NOGO land use; 2: code unknown */
 } tm_model;
 
-/* Precompute per soil; landuse: class table CSV with code and nogo (yes|no). */
+/* Precompute per soil; landuse: class table CSV with code and nogo (yes|no),
+ * read by geo_class_csv_read (codes 1..254, none twice, at least one). */
 trv_status tm_model_init(trv_ctx *ctx, tm_model *m, const tm_vehicle *v, const tm_soils *soils,
                          const char *landuse_csv);
 

@@ -1,0 +1,123 @@
+/* The run directory's layer table and the loader every stage reads through. */
+#include "run.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const run_layer LAYERS[RUN_NLAYERS] = {
+    {RUN_DEM_KRIGED, "dem_kriged", "dem_kriged.tif", GEO_F32, "m", 1, -9999, 0, "trv-krige", "elevation",
+     "the DEM kriged onto the run's grid (trv-terrain's input)"},
+    {RUN_DEM_STD, "dem_std", "dem_std.tif", GEO_F32, "m", 1, -9999, 0, "trv-krige", "kriging standard deviation",
+     "the kriging standard deviation of dem_kriged"},
+    {RUN_DEM, "dem", "dem.tif", GEO_F32, "m", 1, -9999, 0, "trv-terrain", "elevation", "elevation on the run's grid"},
+    {RUN_SLOPE, "slope", "slope.tif", GEO_F32, "degree", 1, -9999, 0, "trv-terrain", "slope",
+     "slope in degrees, Horn's method on dem"},
+    {RUN_SOIL, "soil", "soil.tif", GEO_U8, NULL, 1, 0, 1, "trv-terrain", "soil type",
+     "codes of the soil table (soils.csv)"},
+    {RUN_LANDUSE, "landuse", "landuse.tif", GEO_U8, NULL, 1, 0, 1, "trv-terrain", "land use",
+     "codes of the land-use table (landuse.csv)"},
+    {RUN_SPEED, "speed", "speed.tif", GEO_F32, "km/h", 0, 0, 0, "trv-speed", "attainable speed",
+     "the vehicle's attainable speed, 0 where NOGO"},
+    {RUN_GONOGO, "gonogo", "gonogo.tif", GEO_U8, NULL, 0, 0, 1, "trv-speed", "GO/NOGO reason",
+     "0 GO; NOGO for 1 slope, 2 soil, 3 land use, 4 traction, 5 no data"},
+    {RUN_COST, "cost", "cost.tif", GEO_F32, NULL, 0, 0, 0, "trv-cost", "mobility cost (0 best, 1 worst; NOGO 1)",
+     "fuzzy mobility cost, 0 best to 1 worst"},
+    {RUN_CLASS, "class", "class.tif", GEO_U8, NULL, 0, 0, 1, "trv-cost", "mobility class",
+     "0 NOGO, then the rules' output terms from the riskiest"},
+};
+
+const run_layer *run_layers(void) { return LAYERS; }
+
+const run_layer *run_layer_of(run_id id) { return (int)id >= 0 && id < RUN_NLAYERS ? &LAYERS[id] : NULL; }
+
+const run_layer *run_layer_find(const char *s)
+{
+    for (int k = 0; s && k < RUN_NLAYERS; k++)
+        if (!strcmp(s, LAYERS[k].name) || !strcmp(s, LAYERS[k].file))
+            return &LAYERS[k];
+    return NULL;
+}
+
+const char *run_file(run_id id)
+{
+    const run_layer *l = run_layer_of(id);
+    return l ? l->file : NULL;
+}
+
+char *run_path(const char *dir, run_id id)
+{
+    const char *f = run_file(id);
+    return f ? trv_path_join(dir, f) : NULL;
+}
+
+int run_exists(const char *dir, run_id id)
+{
+    char *p = run_path(dir, id);
+    int ok = p && access(p, R_OK) == 0;
+    free(p);
+    return ok;
+}
+
+geo_raster *run_stack_take(run_stack *s, run_id id)
+{
+    if (!run_layer_of(id))
+        return NULL;
+    geo_raster *r = s->layer[id];
+    s->layer[id] = NULL;
+    return r;
+}
+
+void run_stack_clear(run_stack *s)
+{
+    for (int k = 0; k < RUN_NLAYERS; k++) {
+        geo_raster_free(s->layer[k]);
+        free(s->path[k]);
+    }
+    memset(s, 0, sizeof *s);
+}
+
+/* Every id a layer, none twice. */
+static trv_status check_which(trv_ctx *ctx, const run_id *which, int n)
+{
+    char seen[RUN_NLAYERS] = {0};
+    for (int k = 0; k < n; k++) {
+        if (!run_layer_of(which[k]))
+            return trv_error(ctx, TRV_ERR_USAGE, "run_load: %d is not a layer of the run directory", (int)which[k]);
+        if (seen[which[k]]++)
+            return trv_error(ctx, TRV_ERR_USAGE, "run_load: layer '%s' asked twice", run_file(which[k]));
+    }
+    return TRV_OK;
+}
+
+trv_status run_load(trv_ctx *ctx, const char *dir, const run_id *which, int n, const run_load_opts *opts,
+                    run_stack *out)
+{
+    memset(out, 0, sizeof *out);
+    const geo_grid *ref = opts ? opts->grid : NULL;
+    const char *ref_name = opts ? opts->grid_name : NULL;
+    trv_status st = check_which(ctx, which, n);
+    for (int k = 0; k < n && !st; k++) {
+        const run_layer *l = &LAYERS[which[k]];
+        char *p = out->path[l->id] = trv_path_join(dir, l->file);
+        if (!p) {
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+            break;
+        }
+        if ((st = geo_raster_read(ctx, p, l->type, &out->layer[l->id])))
+            break;
+        if (!ref) {
+            ref = &out->layer[l->id]->grid;
+            ref_name = p;
+        } else if ((st = geo_grid_compare(ctx, ref, ref_name, &out->layer[l->id]->grid, p))) {
+            break;
+        }
+        if (opts && opts->progress)
+            st = trv_progress(ctx, (k + 1.0) / n, opts->progress);
+    }
+    if (st)
+        run_stack_clear(out);
+    else
+        out->grid = ref;
+    return st;
+}

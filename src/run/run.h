@@ -1,0 +1,114 @@
+/*
+ * run.h — traverse run directory: the contract between the stages.
+ *
+ * A run directory holds one area's layers, every one on the same grid
+ * (same CRS, origin, cell size and size). trv-terrain -o DIR makes it;
+ * trv-speed and trv-cost --terrain DIR read it and add to it; trv-roadmap,
+ * trv-route, trv-sim, trv-render, trv-project and trv-report read it. The
+ * stages find each other's layers only through this table: a file name,
+ * type or nodata value is written here once, and every reader loads the
+ * layers it needs with run_load, which opens each once and checks that they
+ * share one grid.
+ *
+ * The layers (this comment is the schema; run_layers() is the same table
+ * in code, and tests/test_run.c checks that each row here matches it):
+ *
+ *   file            type     unit    nodata  classes  written by   band description / content
+ *   dem_kriged.tif  Float32  m       -9999   no       trv-krige    "elevation": the DEM kriged onto the run's grid
+ *   dem_std.tif     Float32  m       -9999   no       trv-krige    "kriging standard deviation" of dem_kriged
+ *   dem.tif         Float32  m       -9999   no       trv-terrain  "elevation" on the run's grid
+ *   slope.tif       Float32  degree  -9999   no       trv-terrain  "slope", Horn's method on dem
+ *   soil.tif        Byte     -       0       yes      trv-terrain  "soil type": codes of the soil table (soils.csv)
+ *   landuse.tif     Byte     -       0       yes      trv-terrain  "land use": codes of the land-use table (landuse.csv)
+ *   speed.tif       Float32  km/h    none    no       trv-speed    "attainable speed" of the vehicle, 0 where NOGO
+ *   gonogo.tif      Byte     -       none    yes      trv-speed    "GO/NOGO reason": 0 GO, 1 slope, 2 soil, 3 land use, 4 traction, 5 no data
+ *   cost.tif        Float32  -       none    no       trv-cost     "mobility cost (0 best, 1 worst; NOGO 1)", fuzzy inference
+ *   class.tif       Byte     -       none    yes      trv-cost     "mobility class": 0 NOGO, then the rules' output terms from the riskiest
+ *
+ * "classes: yes" means a colour table and category names (nodata
+ * transparent); "nodata: none" means the layer declares no nodata value
+ * (0 is data in gonogo.tif and class.tif). trv-krige writes dem_kriged.tif
+ * and dem_std.tif where -o and --std say; the demo (make demo) puts them in
+ * the run directory, where trv-report and trv-project look for them. Every
+ * layer also carries the TRV_TOOL, TRV_VERSION, TRV_ARGS and TRV_SEED
+ * metadata items of the run that wrote it (geo_raster_write).
+ *
+ * The class tables the layers' codes refer to (soils.csv, landuse.csv) are
+ * read by one reader, geo_class_csv_read (geo.h).
+ *
+ * Ownership: run_load fills a run_stack whose layers and paths it owns
+ * until run_stack_clear; run_stack_take hands one layer to the caller.
+ * The table is static: run_layer pointers are valid for the program's
+ * life.
+ */
+#ifndef RUN_H
+#define RUN_H
+
+#include "geo/geo.h"
+
+/* The layers, in the table's order (the order the pipeline makes them). */
+typedef enum run_id {
+    RUN_DEM_KRIGED, RUN_DEM_STD, RUN_DEM, RUN_SLOPE, RUN_SOIL, RUN_LANDUSE, RUN_SPEED, RUN_GONOGO, RUN_COST,
+    RUN_CLASS, RUN_NLAYERS
+} run_id;
+
+typedef struct run_layer {
+    run_id id;
+    const char *name;       /* the id in text: "slope" */
+    const char *file;       /* the file in the run directory: "slope.tif" */
+    geo_type type;          /* GEO_F32 (Float32) or GEO_U8 (Byte) */
+    const char *unit;       /* band unit as written ("m", "degree", "km/h"); NULL: none */
+    int has_nodata;         /* 0: no nodata value declared */
+    double nodata;
+    int classes;            /* 1: colour table and category names */
+    const char *stage;      /* the tool that writes it: "trv-terrain" */
+    const char *band;       /* band description as written: "slope" */
+    const char *desc;       /* one line for people */
+} run_layer;
+
+/* The table: RUN_NLAYERS rows, row k has id k. */
+const run_layer *run_layers(void);
+/* The row of id; NULL if id is not a layer. */
+const run_layer *run_layer_of(run_id id);
+/* The row whose name ("slope") or file ("slope.tif") is s; NULL if none. */
+const run_layer *run_layer_find(const char *s);
+/* The layer's file name ("slope.tif"); NULL if id is not a layer. */
+const char *run_file(run_id id);
+/* dir/file of the layer, malloc'ed; NULL out of memory or for a bad id. */
+char *run_path(const char *dir, run_id id);
+/* 1 if dir holds the layer's file and it is readable (an optional layer). */
+int run_exists(const char *dir, run_id id);
+
+/* ---- loading ------------------------------------------------------------ */
+
+typedef struct run_stack {
+    geo_raster *layer[RUN_NLAYERS]; /* by id; NULL where not loaded */
+    char *path[RUN_NLAYERS];        /* dir/file of each loaded layer, for messages */
+    const geo_grid *grid;           /* the grid they share (borrowed: the first
+                                     * layer's, or opts->grid) */
+} run_stack;
+
+typedef struct run_load_opts {
+    const geo_grid *grid;   /* the grid the layers must share (e.g. of layers loaded
+                             * before); NULL: the first layer's */
+    const char *grid_name;  /* grid's name in messages */
+    const char *progress;   /* label of a trv_progress report after each layer
+                             * ((k + 1) / n); NULL: none */
+} run_load_opts;
+
+/* Read the n layers which[0..n-1] of dir, in that order, each with its
+ * table type (geo_raster_read: "cannot open 'DIR/soil.tif': ..." names a
+ * missing file), and check each against the first (or opts->grid) with
+ * geo_grid_compare: TRV_ERR_GRID "'DIR/b.tif' does not match 'DIR/a.tif':
+ * cell size 10 x 10 vs 30 x 30" names both files and what differs. Stops
+ * at the first error, which *out is then cleared of. An id that is not a
+ * layer, or asked twice, is TRV_ERR_USAGE. opts may be NULL. */
+trv_status run_load(trv_ctx *ctx, const char *dir, const run_id *which, int n, const run_load_opts *opts,
+                    run_stack *out);
+/* The layer of id, now the caller's (geo_raster_free); NULL if not loaded.
+ * s->grid may point into it: take the first layer last, or not use grid. */
+geo_raster *run_stack_take(run_stack *s, run_id id);
+/* Free what s still holds and zero it. */
+void run_stack_clear(run_stack *s);
+
+#endif
