@@ -184,6 +184,20 @@ trv_status geo_align_categorical(trv_ctx *ctx, const geo_raster *src, const geo_
 
 /* ---- terrain kernels --------------------------------------------------- */
 
+/* Horn's 3x3 window at column x of row (docs/method.md §1.8), as gdaldem
+ * -compute_edges fills it: above/below are the neighbouring rows (NULL off
+ * the grid); off the grid a neighbour is extrapolated linearly (2 a - b,
+ * from the two cells inward, a corner from the extrapolated row), and a
+ * neighbour that is nodata, NaN or extrapolated from one takes the centre
+ * cell's value. With w = NW N NE / W C E / SW S SE:
+ *   gx = (NE + 2E + SE) - (NW + 2W + SW)   (east minus west)
+ *   gy = (SW + 2S + SE) - (NW + 2N + NE)   (south minus north)
+ * so dz/dx = gx / (8 gt[1]) and dz/dy = -gy / (8 gt[5]) in CRS units
+ * (slope divides by the positive cell sizes, hillshade by the signed
+ * ones). Pure: no I/O, no state. */
+void geo_horn_diff(const float *above, const float *row, const float *below, int nx, int x, int has_nodata,
+                   float nodata, double *gx, double *gy);
+
 /* One output row of Horn slope in degrees (docs/method.md §1.8). above/below
  * are the neighbouring rows (NULL off the grid). A neighbour that is off
  * the grid or nodata takes the centre cell's value (gdaldem

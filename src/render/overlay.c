@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-void ovl_clear(ovl_set *s)
+void rnd_ovl_clear(rnd_ovl_set *s)
 {
     for (int i = 0; i < s->n; i++) {
         free(s->shape[i].x);
@@ -23,11 +23,11 @@ void ovl_clear(ovl_set *s)
 }
 
 /* Keep the shapes keep() accepts, in order; free the others. */
-static void keep_if(ovl_set *s, int (*keep)(const ovl_shape *, const void *), const void *arg)
+static void keep_if(rnd_ovl_set *s, int (*keep)(const rnd_ovl_shape *, const void *), const void *arg)
 {
     int kept = 0;
     for (int k = 0; k < s->n; k++) {
-        ovl_shape *sh = &s->shape[k];
+        rnd_ovl_shape *sh = &s->shape[k];
         if (keep(sh, arg)) {
             s->shape[kept++] = *sh;
         } else {
@@ -44,7 +44,7 @@ typedef struct window {
     double units_per_m;
 } window;
 
-static int within(const ovl_shape *sh, const void *arg)
+static int within(const rnd_ovl_shape *sh, const void *arg)
 {
     const window *w = arg;
     double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
@@ -52,39 +52,39 @@ static int within(const ovl_shape *sh, const void *arg)
         x0 = fmin(x0, sh->x[2 * i]), x1 = fmax(x1, sh->x[2 * i]);
         y0 = fmin(y0, sh->x[2 * i + 1]), y1 = fmax(y1, sh->x[2 * i + 1]);
     }
-    double grow = sh->kind == OVL_CIRCLE ? sh->radius * w->units_per_m : 0;
+    double grow = sh->kind == RND_OVL_CIRCLE ? sh->radius * w->units_per_m : 0;
     /* a bounding box test: a line passing near a corner may be kept
      * without showing, which only costs a few pixels of clipping */
     return x1 + grow >= w->bb[0] && x0 - grow <= w->bb[2] && y1 + grow >= w->bb[1] && y0 - grow <= w->bb[3];
 }
 
-void ovl_keep_within(ovl_set *s, const double bb[4], double units_per_m)
+void rnd_ovl_keep_within(rnd_ovl_set *s, const double bb[4], double units_per_m)
 {
     const window w = {bb, units_per_m};
     keep_if(s, within, &w);
 }
 
-static int other_route(const ovl_shape *sh, const void *name)
+static int other_route(const rnd_ovl_shape *sh, const void *name)
 {
-    return sh->kind == OVL_ROUTE && (!sh->name || strcmp(sh->name, name));
+    return sh->kind == RND_OVL_ROUTE && (!sh->name || strcmp(sh->name, name));
 }
 
-static int not_other_route(const ovl_shape *sh, const void *name) { return !other_route(sh, name); }
+static int not_other_route(const rnd_ovl_shape *sh, const void *name) { return !other_route(sh, name); }
 
-int ovl_keep_route(ovl_set *s, const char *name)
+int rnd_ovl_keep_route(rnd_ovl_set *s, const char *name)
 {
     keep_if(s, not_other_route, name);
     int n = 0;
     for (int k = 0; k < s->n; k++)
-        n += s->shape[k].kind == OVL_ROUTE;
+        n += s->shape[k].kind == RND_OVL_ROUTE;
     return n;
 }
 
-static int push(ovl_set *s, const ovl_shape *sh)
+static int push(rnd_ovl_set *s, const rnd_ovl_shape *sh)
 {
     if (s->n == s->cap) {
         int cap = s->cap ? 2 * s->cap : 256;
-        ovl_shape *p = realloc(s->shape, sizeof *p * (size_t)cap);
+        rnd_ovl_shape *p = realloc(s->shape, sizeof *p * (size_t)cap);
         if (!p)
             return -1;
         s->shape = p, s->cap = cap;
@@ -103,7 +103,7 @@ static int has_ci(const char *s, const char *w)
 }
 
 /* Add the vertices of geometry g (already in the map CRS) as shapes. */
-static int add_geom(ovl_set *s, OGRGeometryH g, ovl_kind layer_kind, const char *name, double radius)
+static int add_geom(rnd_ovl_set *s, OGRGeometryH g, rnd_ovl_kind layer_kind, const char *name, double radius)
 {
     OGRwkbGeometryType t = wkbFlatten(OGR_G_GetGeometryType(g));
     if (t == wkbMultiPoint || t == wkbMultiLineString || t == wkbMultiPolygon || t == wkbGeometryCollection) {
@@ -112,13 +112,13 @@ static int add_geom(ovl_set *s, OGRGeometryH g, ovl_kind layer_kind, const char 
                 return -1;
         return 0;
     }
-    ovl_shape sh = {0};
+    rnd_ovl_shape sh = {0};
     sh.radius = radius;
     if (t == wkbPolygon) {
         int nr = OGR_G_GetGeometryCount(g), total = 0;
         for (int r = 0; r < nr; r++)
             total += OGR_G_GetPointCount(OGR_G_GetGeometryRef(g, r));
-        sh.kind = OVL_POLYGON;
+        sh.kind = RND_OVL_POLYGON;
         sh.nrings = nr;
         sh.n = total;
         sh.x = malloc(sizeof(double) * 2 * (size_t)(total ? total : 1));
@@ -137,8 +137,8 @@ static int add_geom(ovl_set *s, OGRGeometryH g, ovl_kind layer_kind, const char 
         int n = OGR_G_GetPointCount(g);
         if (n < 1)
             return 0;
-        sh.kind = t == wkbPoint ? (layer_kind == OVL_NODE ? OVL_NODE : radius > 0 ? OVL_CIRCLE : OVL_POINT)
-                                : layer_kind == OVL_EDGE ? OVL_EDGE : layer_kind;
+        sh.kind = t == wkbPoint ? (layer_kind == RND_OVL_NODE ? RND_OVL_NODE : radius > 0 ? RND_OVL_CIRCLE : RND_OVL_POINT)
+                                : layer_kind == RND_OVL_EDGE ? RND_OVL_EDGE : layer_kind;
         sh.n = n;
         sh.x = malloc(sizeof(double) * 2 * (size_t)n);
         if (!sh.x)
@@ -160,7 +160,7 @@ fail:
     return -1;
 }
 
-trv_status ovl_read(trv_ctx *ctx, const char *path, const char *map_wkt, ovl_set *s)
+trv_status rnd_ovl_read(trv_ctx *ctx, const char *path, const char *map_wkt, rnd_ovl_set *s)
 {
     CPLErrorReset();
     GDALDatasetH ds = GDALOpenEx(path, GDAL_OF_VECTOR | GDAL_OF_READONLY, NULL, NULL, NULL);
@@ -182,15 +182,15 @@ trv_status ovl_read(trv_ctx *ctx, const char *path, const char *map_wkt, ovl_set
             continue;
         if (OGR_L_GetGeomType(lay) == wkbNone)
             continue;
-        ovl_kind kind = OVL_ROUTE;
+        rnd_ovl_kind kind = RND_OVL_ROUTE;
         if (has_ci(lname, "edges"))
-            kind = OVL_EDGE;
+            kind = RND_OVL_EDGE;
         else if (has_ci(lname, "nodes"))
-            kind = OVL_NODE;
+            kind = RND_OVL_NODE;
         else if (has_ci(lname, "traj"))
-            kind = OVL_TRAJECTORY;
+            kind = RND_OVL_TRAJECTORY;
         else if (has_ci(lname, "obstacle"))
-            kind = OVL_OBSTACLE_LAYER;
+            kind = RND_OVL_OBSTACLE_LAYER;
         OGRCoordinateTransformationH ct = NULL;
         OGRSpatialReferenceH src = OGR_L_GetSpatialRef(lay);
         if (src) {
@@ -221,9 +221,9 @@ trv_status ovl_read(trv_ctx *ctx, const char *path, const char *map_wkt, ovl_set
             if (name && !*name)
                 name = NULL;
             double radius = frad >= 0 && OGR_F_IsFieldSetAndNotNull(f, frad) ? OGR_F_GetFieldAsDouble(f, frad) : 0;
-            ovl_kind k = kind;
-            if (k == OVL_ROUTE && name && has_ci(name, "traj"))
-                k = OVL_TRAJECTORY;
+            rnd_ovl_kind k = kind;
+            if (k == RND_OVL_ROUTE && name && has_ci(name, "traj"))
+                k = RND_OVL_TRAJECTORY;
             if (g && !OGR_G_IsEmpty(g)) {
                 if (ct && OGR_G_Transform(g, ct) != OGRERR_NONE)
                     st = trv_error(ctx, TRV_ERR_CRS, "cannot transform a feature of overlay '%s' (layer %s)", path,
