@@ -388,6 +388,11 @@ const char *geo_raster_info_meta(const geo_raster_info *info, const char *key);
  * is nodata; TRV_ERR_FORMAT "cannot read 'f': <why>" on a read error. */
 trv_status geo_raster_minmax(trv_ctx *ctx, const char *path, double mm[2], int *any);
 
+/* Which of the values 0..255 band 1 holds, read as Byte (GDAL converts
+ * other types): present[v] = 1 for each. TRV_ERR_FORMAT "cannot read
+ * 'f': <why>" on a read error. */
+trv_status geo_raster_codes(trv_ctx *ctx, const char *path, unsigned char present[256]);
+
 /* ---- CRS description ---------------------------------------------------- */
 
 /* A CRS as GIS project files describe it (QGIS <spatialrefsys>). */

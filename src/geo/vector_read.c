@@ -306,32 +306,3 @@ trv_status geo_vector_read(trv_ctx *ctx, const char *path, const char *layer, co
     *out = v;
     return TRV_OK;
 }
-
-/* ---- GeoPackage styles (layer_styles, as QGIS keeps them) -------------- */
-
-char *geo_gpkg_style_read(const char *path, const char *layer)
-{
-    if (strchr(layer, '\''))
-        return NULL;
-    CPLPushErrorHandler(CPLQuietErrorHandler);
-    GDALDatasetH ds = GDALOpenEx(path, GDAL_OF_VECTOR | GDAL_OF_READONLY, NULL, NULL, NULL);
-    char *out = NULL;
-    if (ds) {
-        char sql[256];
-        snprintf(sql, sizeof sql,
-                 "SELECT styleQML FROM layer_styles WHERE f_table_name = '%s' ORDER BY useAsDefault DESC, id LIMIT 1",
-                 layer);
-        OGRLayerH res = GDALDatasetExecuteSQL(ds, sql, NULL, NULL);
-        OGRFeatureH feat = res ? OGR_L_GetNextFeature(res) : NULL;
-        if (feat && OGR_F_IsFieldSetAndNotNull(feat, 0))
-            out = strdup(OGR_F_GetFieldAsString(feat, 0));
-        if (feat)
-            OGR_F_Destroy(feat);
-        if (res)
-            GDALDatasetReleaseResultSet(ds, res);
-        GDALClose(ds);
-    }
-    CPLPopErrorHandler();
-    CPLErrorReset();
-    return out;
-}

@@ -7,8 +7,6 @@
 #include "overlay_priv.h"
 #include "render_priv.h"
 
-#include <gdal.h>
-#include <cpl_error.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,25 +41,22 @@ static void cat_clear(cat_table *t)
 
 static trv_status read_categories(trv_ctx *ctx, const char *path, int *is_byte, cat_table *t)
 {
-    GDALDatasetH ds = GDALOpenEx(path, GDAL_OF_RASTER | GDAL_OF_READONLY, NULL, NULL, NULL);
-    if (!ds)
-        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", path, geo_gdal_msg("not a format GDAL recognises"));
-    GDALRasterBandH b = GDALGetRasterBand(ds, 1);
-    *is_byte = b && GDALGetRasterDataType(b) == GDT_Byte;
-    GDALColorTableH ct = b ? GDALGetRasterColorTable(b) : NULL;
-    if (*is_byte && ct) {
+    geo_raster_info info;
+    trv_status st = geo_raster_info_read(ctx, path, &info);
+    if (st)
+        return st;
+    *is_byte = info.nbands >= 1 && info.type == GEO_BAND_BYTE;
+    if (*is_byte && info.ncolours > 0) {
         t->has_color = 1;
-        for (int i = 0; i < 256 && i < GDALGetColorEntryCount(ct); i++) {
-            const GDALColorEntry *e = GDALGetColorEntry(ct, i);
-            t->rgb[i][0] = (unsigned char)e->c1, t->rgb[i][1] = (unsigned char)e->c2;
-            t->rgb[i][2] = (unsigned char)e->c3, t->alpha[i] = (unsigned char)e->c4;
+        for (int i = 0; i < 256 && i < info.ncolours; i++) {
+            t->rgb[i][0] = info.rgba[i][0], t->rgb[i][1] = info.rgba[i][1];
+            t->rgb[i][2] = info.rgba[i][2], t->alpha[i] = info.rgba[i][3];
         }
     }
-    char **names = b ? GDALGetRasterCategoryNames(b) : NULL;
-    for (int i = 0; names && names[i] && i < 256; i++)
-        if (*names[i])
-            t->name[i] = strdup(names[i]);
-    GDALClose(ds);
+    for (int i = 0; i < info.ncategories && i < 256; i++)
+        if (*info.categories[i])
+            t->name[i] = strdup(info.categories[i]);
+    geo_raster_info_clear(&info);
     return TRV_OK;
 }
 
