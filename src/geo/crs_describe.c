@@ -10,12 +10,9 @@
 
 static void copy_to(char *dst, size_t n, const char *src) { snprintf(dst, n, "%s", src ? src : ""); }
 
-trv_status geo_crs_describe(trv_ctx *ctx, const char *wkt, geo_crs_desc *d)
+int geo_crs_describe_srs(OGRSpatialReferenceH srs, geo_crs_desc *d)
 {
     memset(d, 0, sizeof *d);
-    OGRSpatialReferenceH srs = wkt ? geo_srs_new(wkt) : NULL;
-    if (!srs)
-        return trv_error(ctx, TRV_ERR_CRS, "cannot understand the CRS '%.40s'", wkt ? wkt : "");
     char *w = NULL, *p4 = NULL;
     const char *wkt_opts[] = {"FORMAT=WKT2_2019", "MULTILINE=NO", NULL};
     OSRExportToWktEx(srs, &w, wkt_opts);
@@ -35,12 +32,22 @@ trv_status geo_crs_describe(trv_ctx *ctx, const char *wkt, geo_crs_desc *d)
         snprintf(d->ellps, sizeof d->ellps, "%s:%s", eauth, ecode);
     copy_to(d->name, sizeof d->name, OSRGetName(srs));
     d->geographic = OSRIsGeographic(srs) ? 1 : 0;
-    OSRDestroySpatialReference(srs);
     if (!d->wkt2 || !d->proj4) {
         geo_crs_desc_clear(d);
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        return -1;
     }
-    return TRV_OK;
+    return 0;
+}
+
+trv_status geo_crs_describe(trv_ctx *ctx, const char *def, geo_crs_desc *d)
+{
+    memset(d, 0, sizeof *d);
+    OGRSpatialReferenceH srs = def ? geo_srs_new(def) : NULL;
+    if (!srs)
+        return trv_error(ctx, TRV_ERR_CRS, "cannot understand the CRS '%.40s'", def ? def : "");
+    int failed = geo_crs_describe_srs(srs, d);
+    OSRDestroySpatialReference(srs);
+    return failed ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory") : TRV_OK;
 }
 
 void geo_crs_desc_clear(geo_crs_desc *d)

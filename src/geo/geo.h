@@ -284,6 +284,17 @@ void geo_table_free(geo_table *t);
 
 /* ---- vector input (OGR) ------------------------------------------------ */
 
+/* A CRS as GIS project files describe it (QGIS <spatialrefsys>). */
+typedef struct geo_crs_desc {
+    char *wkt2;             /* WKT2 2019, one line */
+    char *proj4;            /* PROJ.4 string */
+    char auth[32], code[32]; /* authority and code ("EPSG", "32616"), "" if none */
+    char ellps[64];         /* the ellipsoid's authority:code, "" if none */
+    char name[256];         /* the CRS's name */
+    int geographic;         /* 1 for a lon/lat CRS */
+} geo_crs_desc;
+
+
 /* One simple part of a feature's geometry, read back. */
 typedef struct geo_shape {
     geo_geom kind;          /* GEO_POINT, GEO_LINE or GEO_POLYGON */
@@ -312,6 +323,7 @@ typedef struct geo_vlayer {
                              * type), 0 if unknown or mixed */
     int multi;              /* declared Multi* */
     char *wkt;              /* CRS as WKT2 2019, NULL if none */
+    geo_crs_desc crs;       /* the CRS described as the file holds it (all zero if none) */
     int has_extent;         /* 0 for a layer without features */
     double extent[4];       /* xmin ymin xmax ymax in the layer's CRS */
     int nfields;
@@ -342,9 +354,10 @@ void geo_vfile_free(geo_vfile *v);
 int geo_vlayer_field(const geo_vlayer *l, const char *name);
 
 /* The default style (styleQML) a GeoPackage keeps for a layer in its
- * layer_styles table (as QGIS stores it: useAsDefault first, then the
+ * layer_styles table as QGIS stores it (useAsDefault first, then the
  * lowest id), as a malloc'ed string; NULL when there is none or it cannot
- * be read. */
+ * be read. A table without QGIS's id column (as GDAL, and so
+ * geo_gpkg_styles_write, creates it: its key is fid) reads as none. */
 char *geo_gpkg_style_read(const char *path, const char *layer);
 
 /* One style for each of the n named layers of an existing GeoPackage,
@@ -361,7 +374,8 @@ typedef enum geo_band_type { GEO_BAND_BYTE = 1, GEO_BAND_OTHER = 2 } geo_band_ty
 
 /* What a raster file says about itself and its band 1, without its cells. */
 typedef struct geo_raster_info {
-    geo_grid grid;          /* size, geotransform (identity if none: has_gt 0), CRS */
+    geo_grid grid;          /* size, geotransform (unset if none: has_gt 0), CRS as WKT2 */
+    geo_crs_desc crs;       /* the CRS described as the file holds it (all zero if none) */
     int has_gt;
     int nbands;
     geo_band_type type;     /* band 1: Byte or any other type */
@@ -395,19 +409,12 @@ trv_status geo_raster_codes(trv_ctx *ctx, const char *path, unsigned char presen
 
 /* ---- CRS description ---------------------------------------------------- */
 
-/* A CRS as GIS project files describe it (QGIS <spatialrefsys>). */
-typedef struct geo_crs_desc {
-    char *wkt2;             /* WKT2 2019, one line */
-    char *proj4;            /* PROJ.4 string */
-    char auth[32], code[32]; /* authority and code ("EPSG", "32616"), "" if none */
-    char ellps[64];         /* the ellipsoid's authority:code, "" if none */
-    char name[256];         /* the CRS's name */
-    int geographic;         /* 1 for a lon/lat CRS */
-} geo_crs_desc;
-
-/* Describe the CRS wkt (any definition geo_crs_wkt accepts). TRV_ERR_CRS
- * if unreadable. Free with geo_crs_desc_clear. */
-trv_status geo_crs_describe(trv_ctx *ctx, const char *wkt, geo_crs_desc *d);
+/* Describe the CRS def (any definition geo_crs_wkt accepts). WKT2 names
+ * the authority of the CRS only, not of its parts: an ellipsoid's code
+ * comes with "EPSG:n" definitions, WKT1, and the descriptions
+ * geo_raster_info_read and geo_vector_read make from the file's own CRS.
+ * TRV_ERR_CRS if unreadable. Free with geo_crs_desc_clear. */
+trv_status geo_crs_describe(trv_ctx *ctx, const char *def, geo_crs_desc *d);
 void geo_crs_desc_clear(geo_crs_desc *d);
 
 /* The bounding box of [xmin, xmax] x [ymin, ymax] in from_wkt after the

@@ -77,6 +77,8 @@ trv_status geo_raster_info_read(trv_ctx *ctx, const char *path, geo_raster_info 
         CPLFree(wkt);
         if (!g->wkt)
             st = trv_error(ctx, TRV_ERR_CRS, "cannot read the CRS of '%s'", path);
+        else if (geo_crs_describe_srs(srs, &info->crs))
+            failed = 1;
     }
     info->nbands = GDALGetRasterCount(ds);
     if (!st && info->nbands >= 1)
@@ -94,6 +96,7 @@ trv_status geo_raster_info_read(trv_ctx *ctx, const char *path, geo_raster_info 
 void geo_raster_info_clear(geo_raster_info *info)
 {
     geo_grid_clear(&info->grid);
+    geo_crs_desc_clear(&info->crs);
     free(info->desc);
     free(info->unit);
     for (int i = 0; info->categories && info->categories[i]; i++)

@@ -41,6 +41,7 @@ static void vlayer_clear(geo_vlayer *l)
     free(l->fields);
     free(l->name);
     free(l->wkt);
+    geo_crs_desc_clear(&l->crs);
 }
 
 void geo_vfile_free(geo_vfile *v)
@@ -238,6 +239,8 @@ static trv_status layer_info(trv_ctx *ctx, OGRLayerH lay, geo_vlayer *l)
         CPLFree(w);
         if (!l->wkt)
             return trv_error(ctx, TRV_ERR_CRS, "cannot export the CRS of layer %s: %s", l->name, geo_gdal_msg(NULL));
+        if (geo_crs_describe_srs(srs, &l->crs))
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
     OGREnvelope env;
     if (l->has_geom && OGR_L_GetExtent(lay, &env, TRUE) == OGRERR_NONE) {

@@ -304,12 +304,15 @@ static char *gpkg_renderer(const char *path, const char *layer_name, char *type)
 
 /* ---- reading the layers ---------------------------------------------------- */
 
-/* The layer's CRS, kept as WKT and described for <spatialrefsys>. */
-static trv_status set_crs(trv_ctx *ctx, layer *y, const char *wkt)
+/* The layer's CRS: its WKT (for transformations) and its description (for
+ * <spatialrefsys>), taken over from the reader's (*crs is left empty). */
+static trv_status set_crs(trv_ctx *ctx, layer *y, const char *wkt, geo_crs_desc *crs)
 {
     if (!(y->wkt = strdup(wkt)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    return geo_crs_describe(ctx, wkt, &y->crs);
+    y->crs = *crs;
+    memset(crs, 0, sizeof *crs);
+    return TRV_OK;
 }
 
 /* The renderer of a raster: hillshade, the colour table of a categorical
@@ -356,7 +359,7 @@ static trv_status open_raster(trv_ctx *ctx, layer *y)
     else if (!info.grid.wkt)
         st = trv_error(ctx, TRV_ERR_CRS, "'%s' has no CRS", y->path);
     else
-        st = set_crs(ctx, y, info.grid.wkt);
+        st = set_crs(ctx, y, info.grid.wkt, &info.crs);
     if (!st) {
         int nx = info.grid.nx, ny = info.grid.ny;
         double xs[2] = {gt[0], gt[0] + nx * gt[1] + ny * gt[2]}, ys[2] = {gt[3], gt[3] + nx * gt[4] + ny * gt[5]};
@@ -393,7 +396,7 @@ static trv_status open_vector(trv_ctx *ctx, layer *y)
     else if (!l->wkt)
         st = trv_error(ctx, TRV_ERR_CRS, "'%s' has no CRS", y->path);
     else
-        st = set_crs(ctx, y, l->wkt);
+        st = set_crs(ctx, y, l->wkt, &v->layers[0].crs);
     if (!st) {
         if (l->has_extent)
             memcpy(y->ext, l->extent, sizeof y->ext);
