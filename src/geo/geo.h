@@ -1,6 +1,8 @@
 /*
- * geo.h — traverse geo layer: raster grids and layers, GDAL/PROJ I/O,
- * CRS choice (auto UTM), categorical alignment, Horn slope, vector output.
+ * geo.h — traverse geo layer, the only door to GDAL/OGR/PROJ: raster grids
+ * and layers, raster I/O and information, CRS choice (auto UTM) and
+ * description, categorical alignment, Horn's window (slope, hillshade),
+ * vector output and input, GeoPackage layer styles.
  *
  * A grid is north-up (no rotation terms in the geotransform) and carries
  * its CRS as WKT. A raster is one band on a grid, held in memory as
@@ -218,7 +220,8 @@ trv_status geo_slope(trv_ctx *ctx, const geo_raster *dem, geo_raster **out);
  * (.gpkg: the source CRS, any number of layers). Coordinates are given in
  * the source CRS and transformed as the format needs; z (heights) is never
  * transformed. A GeoPackage layer is 3D if its first feature has z, and
- * mixing 2D and 3D features in one layer is TRV_ERR_USAGE. src_wkt NULL is
+ * mixing 2D and 3D features in one layer is TRV_ERR_USAGE. Coordinates
+ * already in EPSG:4326 go to GeoJSON and GPX untransformed. src_wkt NULL is
  * TRV_ERR_CRS for GeoJSON and GPX, a layer without CRS for GeoPackage.
  * GeoPackage output is byte-reproducible (OGR_CURRENT_DATE is pinned while
  * a file is open), so writers must not be opened or closed from several
@@ -245,8 +248,6 @@ trv_status geo_vec_create(trv_ctx *ctx, const char *path, const char *src_wkt, g
 /* Add a layer; *layer receives its index. GPX takes no extra fields. */
 trv_status geo_vec_add_layer(trv_ctx *ctx, geo_vec *v, const char *name, geo_geom geom, const geo_field *fields,
                              int nfields, int *layer);
-/* Layers are written in the CRS their format needs (GeoJSON and GPX:
- * EPSG:4326); coordinates already in it are written untransformed. */
 /* GeoPackage: record what made the file (TRV_TOOL, TRV_VERSION, TRV_ARGS,
  * TRV_SEED, extras) as dataset metadata at close; meta is copied. GeoJSON
  * and GPX have no place for it and ignore it. */
