@@ -9,6 +9,7 @@
 #include <cpl_conv.h>
 #include <gdal.h>
 #include <ogr_srs_api.h>
+#include <proj.h>
 
 #include "geo/geo.h"
 
@@ -749,6 +750,191 @@ static void test_mode_by_area(void **state)
     trv_ctx_free(ctx);
 }
 
+/* ---- raster information, CRS description, Horn window ---- */
+
+/* What geo_raster_write records, read back through geo_raster_info_read;
+ * and a raster made by the gdal_translate CLI from a hand-written grid. */
+static void test_raster_info(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *utm = wkt_of("EPSG:32616");
+    geo_grid g = grid(4, 3, 730000, 4069000, 30, utm);
+    geo_classes *cl = NULL;
+    char *csv = write_file(tmpdir, "info.csv", "code,name,color\n1,water,#3a7bd5\n3,forest,#2e7d32\n");
+    assert_int_equal(geo_classes_read(ctx, csv, &cl), TRV_OK);
+    geo_raster *r = NULL;
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &r), TRV_OK);
+    const unsigned char codes[12] = {1, 1, 3, 0, 3, 3, 1, 0, 0, 1, 1, 1};
+    memcpy(r->u8, codes, sizeof codes);
+    r->has_nodata = 1;
+    r->classes = cl;
+    assert_int_equal(geo_raster_set_label(ctx, r, "land use", "class"), TRV_OK);
+    trv_meta meta;
+    const char *argv[] = {"trv-x", "--seed", "9"};
+    trv_meta_init(&meta, "trv-x", 3, (char **)argv);
+    trv_meta_add(&meta, "TRV_INPUT_DEM", "dem.tif");
+    char path[600];
+    snprintf(path, sizeof path, "%s/info.tif", tmpdir);
+    assert_int_equal(geo_raster_write(ctx, r, path, &meta), TRV_OK);
+
+    geo_raster_info info;
+    assert_int_equal(geo_raster_info_read(ctx, path, &info), TRV_OK);
+    assert_int_equal(info.grid.nx, 4);
+    assert_int_equal(info.grid.ny, 3);
+    assert_int_equal(info.has_gt, 1);
+    assert_float_equal(info.grid.gt[0], 730000, 0);
+    assert_float_equal(info.grid.gt[5], -30, 0);
+    char label[64];
+    assert_string_equal(geo_crs_label(info.grid.wkt, label, sizeof label), "EPSG:32616");
+    assert_string_equal(info.crs.code, "32616"); /* described from the file's own CRS */
+    assert_string_equal(info.crs.ellps, "EPSG:7030");
+    assert_int_equal(info.crs.geographic, 0);
+    assert_int_equal(info.nbands, 1);
+    assert_int_equal(info.type, GEO_BAND_BYTE);
+    assert_string_equal(info.desc, "land use");
+    assert_string_equal(info.unit, "class");
+    assert_int_equal(info.has_nodata, 1);
+    assert_float_equal(info.nodata, 0, 0);
+    assert_true(info.ncolours >= 4);
+    assert_int_equal(info.rgba[3][0], 0x2e);
+    assert_int_equal(info.rgba[3][1], 0x7d);
+    assert_int_equal(info.rgba[3][2], 0x32);
+    assert_int_equal(info.rgba[3][3], 255);
+    assert_int_equal(info.rgba[0][3], 0); /* nodata transparent */
+    assert_true(info.ncategories >= 4);
+    assert_string_equal(info.categories[1], "water");
+    assert_string_equal(info.categories[2], "");
+    assert_string_equal(info.categories[3], "forest");
+    assert_string_equal(geo_raster_info_meta(&info, "TRV_TOOL"), "trv-x");
+    assert_string_equal(geo_raster_info_meta(&info, "TRV_ARGS"), "trv-x --seed 9");
+    assert_string_equal(geo_raster_info_meta(&info, "TRV_INPUT_DEM"), "dem.tif");
+    assert_null(geo_raster_info_meta(&info, "TRV_TOO"));
+    geo_raster_info_clear(&info);
+    unsigned char present[256];
+    assert_int_equal(geo_raster_codes(ctx, path, present), TRV_OK);
+    for (int v = 0; v < 256; v++)
+        assert_int_equal(present[v], v == 0 || v == 1 || v == 3);
+
+    /* Float32 from gdal_translate: nodata, metadata and the range of the
+     * cells that hold data */
+    char *asc = write_file(tmpdir, "h.asc",
+                           "ncols 3\nnrows 2\nxllcorner 500000\nyllcorner 4000000\ncellsize 10\n"
+                           "NODATA_value -9999\n7.5 -9999 2.25\n-3 4 -9999\n");
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd,
+             "gdal_translate -q -ot Float32 -a_srs EPSG:32616 -mo TRV_TOOL=hand '%s' '%s/h.tif' > /dev/null 2>&1",
+             asc, tmpdir);
+    if (system(cmd) == 0) {
+        snprintf(path, sizeof path, "%s/h.tif", tmpdir);
+        assert_int_equal(geo_raster_info_read(ctx, path, &info), TRV_OK);
+        assert_int_equal(info.type, GEO_BAND_OTHER);
+        assert_int_equal(info.has_nodata, 1);
+        assert_float_equal(info.nodata, -9999, 0);
+        assert_float_equal(info.grid.gt[3], 4000020, 0);
+        assert_int_equal(info.ncolours, 0);
+        assert_int_equal(info.ncategories, 0);
+        assert_string_equal(info.desc, "");
+        assert_string_equal(geo_raster_info_meta(&info, "TRV_TOOL"), "hand");
+        geo_raster_info_clear(&info);
+        double mm[2];
+        int any;
+        assert_int_equal(geo_raster_minmax(ctx, path, mm, &any), TRV_OK);
+        assert_int_equal(any, 1);
+        assert_float_equal(mm[0], -3, 0);
+        assert_float_equal(mm[1], 7.5, 0);
+    }
+    free(asc);
+    assert_int_equal(geo_raster_info_read(ctx, "/nonexistent/x.tif", &info), TRV_ERR_IO);
+    assert_contains(trv_errmsg(ctx), "cannot open '/nonexistent/x.tif'");
+    geo_raster_free(r);
+    geo_classes_free(cl);
+    free(csv);
+    free(utm);
+    trv_ctx_free(ctx);
+}
+
+static void test_crs_describe(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *utm = wkt_of("EPSG:32616");
+    geo_crs_desc d;
+    assert_int_equal(geo_crs_describe(ctx, "EPSG:32616", &d), TRV_OK);
+    assert_string_equal(d.auth, "EPSG");
+    assert_string_equal(d.code, "32616");
+    assert_string_equal(d.ellps, "EPSG:7030"); /* WGS 84 */
+    geo_crs_desc_clear(&d);
+    /* from WKT2: the same CRS, but WKT2 names only the CRS's authority */
+    assert_int_equal(geo_crs_describe(ctx, utm, &d), TRV_OK);
+    assert_string_equal(d.code, "32616");
+    assert_string_equal(d.ellps, "");
+    assert_string_equal(d.name, "WGS 84 / UTM zone 16N");
+    assert_int_equal(d.geographic, 0);
+    assert_contains(d.proj4, "+proj=utm +zone=16");
+    assert_true(!strncmp(d.wkt2, "PROJCRS[\"WGS 84 / UTM zone 16N\"", 31));
+    assert_null(strchr(d.wkt2, '\n'));
+    geo_crs_desc_clear(&d);
+    char *ll = geographic_wkt();
+    assert_int_equal(geo_crs_describe(ctx, ll, &d), TRV_OK);
+    assert_int_equal(d.geographic, 1);
+    assert_string_equal(d.code, "4326");
+    geo_crs_desc_clear(&d);
+    assert_int_equal(geo_crs_describe(ctx, "not a crs", &d), TRV_ERR_CRS);
+
+    /* bounds: the identity gives the box back; UTM -> lon/lat matches
+     * PROJ's own proj_trans_bounds, and contains the corners */
+    const double box[4] = {730000, 4050000, 740000, 4060000};
+    double out[4];
+    assert_int_equal(geo_crs_bounds(utm, utm, box, 21, out), 0);
+    assert_memory_equal(out, box, sizeof box);
+    assert_int_equal(geo_crs_bounds(utm, ll, box, 21, out), 0);
+    PJ *p = proj_create_crs_to_crs(PJ_DEFAULT_CTX, "EPSG:32616", "EPSG:4326", NULL);
+    PJ *pn = proj_normalize_for_visualization(PJ_DEFAULT_CTX, p);
+    double ref[4];
+    assert_true(proj_trans_bounds(PJ_DEFAULT_CTX, pn, PJ_FWD, box[0], box[1], box[2], box[3], &ref[0], &ref[1],
+                                  &ref[2], &ref[3], 21));
+    for (int k = 0; k < 4; k++)
+        assert_float_equal(out[k], ref[k], 1e-9);
+    PJ_COORD c = proj_trans(pn, PJ_FWD, proj_coord(box[2], box[3], 0, 0));
+    assert_true(c.v[0] <= out[2] && c.v[1] <= out[3] && c.v[0] > out[0] && c.v[1] > out[1]);
+    proj_destroy(pn);
+    proj_destroy(p);
+    free(ll);
+    free(utm);
+    trv_ctx_free(ctx);
+}
+
+/* Horn's differences on a plane z = 2 x - 3 y (x east, y north; cells 10 m,
+ * rows from the north): every window, edges and corners included, sees
+ * the plane, so gx = 8 * 2 * 10 and gy = 8 * 3 * 10 (south minus north).
+ * A nodata neighbour takes the centre's value. */
+static void test_horn_diff(void **state)
+{
+    (void)state;
+    enum { NX = 4, NY = 3 };
+    float z[NY][NX];
+    for (int r = 0; r < NY; r++)
+        for (int c = 0; c < NX; c++)
+            z[r][c] = (float)(2 * 10 * c - 3 * 10 * (NY - 1 - r));
+    for (int r = 0; r < NY; r++)
+        for (int c = 0; c < NX; c++) {
+            double gx, gy;
+            geo_horn_diff(r > 0 ? z[r - 1] : NULL, z[r], r + 1 < NY ? z[r + 1] : NULL, NX, c, 0, 0, &gx, &gy);
+            assert_float_equal(gx, 160, 1e-9);
+            assert_float_equal(gy, 240, 1e-9);
+        }
+    /* the east neighbour of cell (1, 1) is nodata: it takes z[1][1] */
+    float hole[NX];
+    memcpy(hole, z[1], sizeof hole);
+    hole[2] = -9999;
+    double gx, gy;
+    geo_horn_diff(z[0], hole, z[2], NX, 1, 1, -9999, &gx, &gy);
+    /* east column sum: NE + 2 C + SE instead of NE + 2 E + SE: less by 2 * 20 */
+    assert_float_equal(gx, 160 - 2 * 20, 1e-9);
+    assert_float_equal(gy, 240, 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -761,6 +947,8 @@ int main(void)
         cmocka_unit_test(test_slope_vs_gdaldem),
         cmocka_unit_test(test_utm_equator),      cmocka_unit_test(test_grid_compare_one_origin_coordinate),
         cmocka_unit_test(test_mode_by_area),
+        cmocka_unit_test(test_raster_info),      cmocka_unit_test(test_crs_describe),
+        cmocka_unit_test(test_horn_diff),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

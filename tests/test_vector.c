@@ -1,5 +1,7 @@
 /* Tests for src/geo/vector.c: GeoJSON, GPX and GeoPackage output, read back
- * with OGR and checked against an independent PROJ transform. */
+ * with OGR and checked against an independent PROJ transform; and for
+ * src/geo/vector_read.c and gpkg_styles.c: what geo writes and what
+ * ogr2ogr converts, read back through geo_vector_read; layer styles. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -638,6 +640,218 @@ static void test_errors(void **state)
     trv_ctx_free(ctx);
 }
 
+/* ---- reading back (geo_vector_read), polygons, styles ----------------- */
+
+/* A square obstacle and a circle-like triangle written as polygons, with
+ * an unset field; read back in EPSG:4326 (as written) and in UTM (the
+ * transform undone). */
+static void test_polygon_roundtrip(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *path = tmp_path("poly.geojson");
+    const geo_field fields[] = {{"id", GEO_FIELD_STRING}, {"r", GEO_FIELD_REAL}};
+    const double sx[] = {750000, 750100, 750100, 750000}, sy[] = {4050000, 4050000, 4050100, 4050100};
+    geo_vec *v;
+    int l;
+    assert_int_equal(geo_vec_create(ctx, path, utm_wkt, &v), TRV_OK);
+    assert_int_equal(geo_vec_add_layer(ctx, v, "obstacles", GEO_POLYGON, fields, 2, &l), TRV_OK);
+    geo_value a[2] = {{.s = "sq"}, {.unset = 1}}, b[2] = {{.s = "tri"}, {.r = 2.5}};
+    assert_int_equal(geo_vec_add(ctx, v, l, sx, sy, NULL, 4, a), TRV_OK);
+    assert_int_equal(geo_vec_add(ctx, v, l, sx, sy, NULL, 2, b), TRV_ERR_USAGE); /* 2 vertices */
+    assert_int_equal(geo_vec_add(ctx, v, l, sx, sy, NULL, 3, b), TRV_OK);
+    assert_int_equal(geo_vec_close(ctx, v), TRV_OK);
+    /* the unset field is omitted, not null */
+    char *text = slurp(path, NULL);
+    assert_null(strstr(text, "\"r\": null"));
+    assert_non_null(strstr(text, "\"r\": 2.5"));
+    free(text);
+
+    geo_vfile *f;
+    assert_int_equal(geo_vector_read(ctx, path, NULL, NULL, GEO_VREAD_FEATURES, &f), TRV_OK);
+    assert_int_equal(f->nlayers, 1);
+    const geo_vlayer *ly = &f->layers[0];
+    assert_string_equal(ly->name, "obstacles");
+    assert_int_equal(ly->geom, GEO_POLYGON);
+    assert_int_equal(ly->multi, 0);
+    char label[64];
+    assert_string_equal(geo_crs_label(ly->wkt, label, sizeof label), "EPSG:4326");
+    assert_int_equal(ly->nfields, 2);
+    assert_int_equal(geo_vlayer_field(ly, "R"), 1);
+    assert_int_equal(geo_vlayer_field(ly, "none"), -1);
+    assert_int_equal(ly->n, 2);
+    const geo_feature *q = &ly->f[0];
+    assert_string_equal(q->str[0], "sq");
+    assert_null(q->str[1]);
+    assert_true(isnan(q->num[1]));
+    assert_float_equal(ly->f[1].num[1], 2.5, 0);
+    assert_int_equal(q->geom, GEO_POLYGON);
+    assert_int_equal(q->nshapes, 1);
+    const geo_shape *sh = &q->shapes[0];
+    assert_int_equal(sh->nrings, 1);
+    assert_int_equal(sh->n, 5); /* closed */
+    assert_int_equal(sh->start[0], 0);
+    assert_int_equal(sh->start[1], 5);
+    double ext[4] = {INFINITY, INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < 5; i++) {
+        double lon, lat;
+        ref_lonlat(sx[i % 4], sy[i % 4], &lon, &lat);
+        assert_float_equal(sh->xy[2 * i], lon, 0.6e-7);
+        assert_float_equal(sh->xy[2 * i + 1], lat, 0.6e-7);
+        ext[0] = fmin(ext[0], sh->xy[2 * i]), ext[2] = fmax(ext[2], sh->xy[2 * i]);
+        ext[1] = fmin(ext[1], sh->xy[2 * i + 1]), ext[3] = fmax(ext[3], sh->xy[2 * i + 1]);
+    }
+    assert_int_equal(ly->has_extent, 1);
+    for (int k = 0; k < 4; k++) /* the triangle lies inside the square */
+        assert_float_equal(ly->extent[k], ext[k], 1e-12);
+    assert_int_equal(ly->f[1].shapes[0].n, 4);
+    geo_vfile_free(f);
+
+    /* into UTM: the square comes back to within the 7 decimals (~1 cm) */
+    assert_int_equal(geo_vector_read(ctx, path, "obstacles", utm_wkt, GEO_VREAD_FEATURES, &f), TRV_OK);
+    sh = &f->layers[0].f[0].shapes[0];
+    for (int i = 0; i < 5; i++) {
+        assert_float_equal(sh->xy[2 * i], sx[i % 4], 0.01);
+        assert_float_equal(sh->xy[2 * i + 1], sy[i % 4], 0.01);
+    }
+    geo_vfile_free(f);
+    assert_int_equal(geo_vector_read(ctx, path, "other", NULL, GEO_VREAD_INFO, &f), TRV_ERR_FORMAT);
+    assert_non_null(strstr(trv_errmsg(ctx), "no layer 'other'"));
+    char *none = tmp_path("none.geojson");
+    assert_int_equal(geo_vector_read(ctx, none, NULL, NULL, GEO_VREAD_INFO, &f), TRV_ERR_IO);
+    assert_non_null(strstr(trv_errmsg(ctx), "cannot open '"));
+    free(none);
+    free(path);
+    trv_ctx_free(ctx);
+}
+
+/* A file geo did not write: GeoJSON by hand (a multipolygon with a hole,
+ * a point, a null geometry), converted to a GeoPackage by the ogr2ogr CLI,
+ * read back part by part. */
+static void test_read_foreign(void **state)
+{
+    (void)state;
+    if (system("ogr2ogr --version > /dev/null 2>&1") != 0)
+        skip();
+    char *src = tmp_path("hand.geojson"), *dst = tmp_path("hand.gpkg");
+    FILE *fp = fopen(src, "w");
+    assert_non_null(fp);
+    fputs("{\"type\": \"FeatureCollection\", \"features\": [\n"
+          "{\"type\": \"Feature\", \"properties\": {\"name\": \"lake\", \"depth\": 3},\n"
+          " \"geometry\": {\"type\": \"MultiPolygon\", \"coordinates\": [\n"
+          "  [[[0, 0], [4, 0], [4, 4], [0, 4], [0, 0]], [[1, 1], [2, 1], [2, 2], [1, 1]]],\n"
+          "  [[[10, 10], [11, 10], [11, 11], [10, 10]]]]}},\n"
+          "{\"type\": \"Feature\", \"properties\": {\"name\": \"well\", \"depth\": 12.5},\n"
+          " \"geometry\": {\"type\": \"Point\", \"coordinates\": [-1, 2]}},\n"
+          "{\"type\": \"Feature\", \"properties\": {\"name\": null, \"depth\": 1},\n"
+          " \"geometry\": null}]}\n",
+          fp);
+    fclose(fp);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "ogr2ogr -f GPKG -nln water -nlt GEOMETRY '%s' '%s' > /dev/null 2>&1", dst, src);
+    assert_int_equal(system(cmd), 0);
+    trv_ctx *ctx = trv_ctx_new();
+    geo_vfile *f;
+    assert_int_equal(geo_vector_read(ctx, dst, NULL, NULL, GEO_VREAD_FEATURES, &f), TRV_OK);
+    assert_int_equal(f->nlayers, 1);
+    const geo_vlayer *l = &f->layers[0];
+    assert_string_equal(l->name, "water");
+    assert_int_equal(l->geom, 0); /* declared GEOMETRY: mixed */
+    assert_int_equal(l->n, 3);
+    assert_int_equal(l->has_extent, 1);
+    const double ext[4] = {-1, 0, 11, 11};
+    for (int k = 0; k < 4; k++)
+        assert_float_equal(l->extent[k], ext[k], 0);
+    int name = geo_vlayer_field(l, "name"), depth = geo_vlayer_field(l, "depth");
+    assert_true(name >= 0 && depth >= 0);
+    const geo_feature *lake = &l->f[0], *well = &l->f[1], *none = &l->f[2];
+    assert_string_equal(lake->str[name], "lake");
+    assert_float_equal(well->num[depth], 12.5, 0);
+    assert_int_equal(lake->geom, 0); /* multi-part */
+    assert_int_equal(lake->nshapes, 2);
+    const geo_shape *p = &lake->shapes[0];
+    assert_int_equal(p->kind, GEO_POLYGON);
+    assert_int_equal(p->nrings, 2);
+    assert_int_equal(p->n, 9);
+    assert_int_equal(p->start[1], 5);
+    assert_int_equal(p->start[2], 9);
+    assert_float_equal(p->xy[2 * 5], 1, 0);     /* the hole's first vertex */
+    assert_float_equal(p->xy[2 * 7 + 1], 2, 0); /* its third */
+    assert_int_equal(lake->shapes[1].n, 4);
+    assert_float_equal(lake->shapes[1].xy[0], 10, 0);
+    assert_int_equal(well->geom, GEO_POINT);
+    assert_int_equal(well->nshapes, 1);
+    assert_float_equal(well->shapes[0].xy[0], -1, 0);
+    assert_float_equal(well->shapes[0].xy[1], 2, 0);
+    assert_int_equal(none->has_geom, 0);
+    assert_int_equal(none->nshapes, 0);
+    assert_null(none->str[name]);
+    geo_vfile_free(f);
+    trv_ctx_free(ctx);
+    free(src);
+    free(dst);
+}
+
+/* Styles stored in a GeoPackage's layer_styles, read back by geo and by
+ * OGR's SQL directly. */
+static void test_gpkg_styles(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *path = tmp_path("styled.gpkg");
+    geo_vec *v;
+    int a, b;
+    assert_int_equal(geo_vec_create(ctx, path, utm_wkt, &v), TRV_OK);
+    assert_int_equal(geo_vec_add_layer(ctx, v, "nodes", GEO_POINT, NULL, 0, &a), TRV_OK);
+    assert_int_equal(geo_vec_add_layer(ctx, v, "edges", GEO_LINE, NULL, 0, &b), TRV_OK);
+    assert_int_equal(geo_vec_add(ctx, v, a, line1_x, line1_y, NULL, 1, NULL), TRV_OK);
+    assert_int_equal(geo_vec_close(ctx, v), TRV_OK);
+    assert_null(geo_gpkg_style_read(path, "nodes")); /* no table yet */
+    const char *layers[] = {"nodes"}, *docs[] = {"<qgis>dots</qgis>"};
+    assert_int_equal(geo_gpkg_styles_write(ctx, path, layers, docs, 1), TRV_OK);
+    const char *bad[] = {"none"};
+    assert_int_equal(geo_gpkg_styles_write(ctx, path, bad, docs, 1), TRV_ERR_INTERNAL);
+    assert_null(geo_gpkg_style_read(path, "x'y"));
+    GDALDatasetH ds = open_vector(path);
+    OGRLayerH res = GDALDatasetExecuteSQL(
+        ds, "SELECT f_table_name, f_geometry_column, styleName, useAsDefault, update_time FROM layer_styles", NULL,
+        NULL);
+    assert_non_null(res);
+    OGRFeatureH ft = OGR_L_GetNextFeature(res);
+    assert_non_null(ft);
+    assert_string_equal(OGR_F_GetFieldAsString(ft, 0), "nodes");
+    assert_string_equal(OGR_F_GetFieldAsString(ft, 1), "geom");
+    assert_string_equal(OGR_F_GetFieldAsString(ft, 2), "nodes");
+    assert_int_equal(OGR_F_GetFieldAsInteger(ft, 3), 1);
+    assert_non_null(strstr(OGR_F_GetFieldAsString(ft, 4), "2000"));
+    OGR_F_Destroy(ft);
+    assert_null(OGR_L_GetNextFeature(res)); /* the failed write added nothing */
+    GDALDatasetReleaseResultSet(ds, res);
+    GDALClose(ds);
+
+    /* a table as QGIS keeps it (with an id column), made by ogr2ogr: the
+     * default style wins over an older one */
+    if (system("ogr2ogr --version > /dev/null 2>&1") == 0) {
+        char *csv = tmp_path("layer_styles.csv"), *q = tmp_path("qgis.gpkg");
+        FILE *fp = fopen(csv, "w");
+        assert_non_null(fp);
+        fputs("id,f_table_name,styleQML,useAsDefault\n1,roads,<a/>,0\n2,roads,<b/>,1\n3,rivers,<c/>,1\n", fp);
+        fclose(fp);
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "ogr2ogr -f GPKG -nln layer_styles '%s' '%s' > /dev/null 2>&1", q, csv);
+        assert_int_equal(system(cmd), 0);
+        char *got = geo_gpkg_style_read(q, "roads");
+        assert_non_null(got);
+        assert_string_equal(got, "<b/>");
+        free(got);
+        assert_null(geo_gpkg_style_read(q, "lakes"));
+        free(csv);
+        free(q);
+    }
+    free(path);
+    trv_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -647,6 +861,9 @@ int main(void)
         cmocka_unit_test(test_gpkg_z),
         cmocka_unit_test(test_gpkg_point_z),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_polygon_roundtrip),
+        cmocka_unit_test(test_read_foreign),
+        cmocka_unit_test(test_gpkg_styles),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

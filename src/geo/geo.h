@@ -1,6 +1,8 @@
 /*
- * geo.h — traverse geo layer: raster grids and layers, GDAL/PROJ I/O,
- * CRS choice (auto UTM), categorical alignment, Horn slope, vector output.
+ * geo.h — traverse geo layer, the only door to GDAL/OGR/PROJ: raster grids
+ * and layers, raster I/O and information, CRS choice (auto UTM) and
+ * description, categorical alignment, Horn's window (slope, hillshade),
+ * vector output and input, GeoPackage layer styles.
  *
  * A grid is north-up (no rotation terms in the geotransform) and carries
  * its CRS as WKT. A raster is one band on a grid, held in memory as
@@ -215,6 +217,20 @@ trv_status geo_align_categorical(trv_ctx *ctx, const geo_raster *src, const geo_
 
 /* ---- terrain kernels --------------------------------------------------- */
 
+/* Horn's 3x3 window at column x of row (docs/method.md §1.8), as gdaldem
+ * -compute_edges fills it: above/below are the neighbouring rows (NULL off
+ * the grid); off the grid a neighbour is extrapolated linearly (2 a - b,
+ * from the two cells inward, a corner from the extrapolated row), and a
+ * neighbour that is nodata, NaN or extrapolated from one takes the centre
+ * cell's value. With w = NW N NE / W C E / SW S SE:
+ *   gx = (NE + 2E + SE) - (NW + 2W + SW)   (east minus west)
+ *   gy = (SW + 2S + SE) - (NW + 2N + NE)   (south minus north)
+ * so dz/dx = gx / (8 gt[1]) and dz/dy = -gy / (8 gt[5]) in CRS units
+ * (slope divides by the positive cell sizes, hillshade by the signed
+ * ones). Pure: no I/O, no state. */
+void geo_horn_diff(const float *above, const float *row, const float *below, int nx, int x, int has_nodata,
+                   float nodata, double *gx, double *gy);
+
 /* One output row of Horn slope in degrees (docs/method.md §1.8). above/below
  * are the neighbouring rows (NULL off the grid). A neighbour that is off
  * the grid or nodata takes the centre cell's value (gdaldem
@@ -235,14 +251,15 @@ trv_status geo_slope(trv_ctx *ctx, const geo_raster *dem, geo_raster **out);
  * (.gpkg: the source CRS, any number of layers). Coordinates are given in
  * the source CRS and transformed as the format needs; z (heights) is never
  * transformed. A GeoPackage layer is 3D if its first feature has z, and
- * mixing 2D and 3D features in one layer is TRV_ERR_USAGE. src_wkt NULL is
+ * mixing 2D and 3D features in one layer is TRV_ERR_USAGE. Coordinates
+ * already in EPSG:4326 go to GeoJSON and GPX untransformed. src_wkt NULL is
  * TRV_ERR_CRS for GeoJSON and GPX, a layer without CRS for GeoPackage.
  * GeoPackage output is byte-reproducible (OGR_CURRENT_DATE is pinned while
  * a file is open), so writers must not be opened or closed from several
  * threads at once. */
 typedef struct geo_vec geo_vec;
 
-typedef enum geo_geom { GEO_POINT = 1, GEO_LINE = 2 } geo_geom;
+typedef enum geo_geom { GEO_POINT = 1, GEO_LINE = 2, GEO_POLYGON = 3 } geo_geom;
 typedef enum geo_field_type { GEO_FIELD_INT = 1, GEO_FIELD_REAL = 2, GEO_FIELD_STRING = 3 } geo_field_type;
 
 typedef struct geo_field {
@@ -254,6 +271,7 @@ typedef struct geo_value {
     long long i;
     double r;
     const char *s;
+    int unset;              /* 1: leave the field unset (GeoJSON omits the property) */
 } geo_value;
 
 /* Create path (format from the extension), coordinates in src_wkt. */
@@ -269,8 +287,10 @@ void geo_vec_set_meta(geo_vec *v, const trv_meta *meta);
  * every layer gets one, built once at close). For large layers that are
  * read whole, the index costs more than it saves. */
 void geo_vec_no_index(geo_vec *v, int layer);
-/* Add a feature: a point (n == 1) or a line of n vertices; z may be NULL.
- * values has one entry per field of the layer (the member its type names). */
+/* Add a feature: a point (n == 1), a line of n >= 2 vertices or a
+ * polygon of one ring of n >= 3 vertices (given open: the ring is closed
+ * by repeating the first vertex); z may be NULL. values has one entry per
+ * field of the layer (the member its type names, or unset). */
 trv_status geo_vec_add(trv_ctx *ctx, geo_vec *v, int layer, const double *x, const double *y, const double *z,
                        int n, const geo_value *values);
 /* Flush and close; returns the first write error. Frees v. */
@@ -293,6 +313,155 @@ typedef struct geo_table {
 trv_status geo_table_read(trv_ctx *ctx, const char *path, const char *layer, const char *const *fields, int nfields,
                           geo_table **out);
 void geo_table_free(geo_table *t);
+
+/* ---- vector input (OGR) ------------------------------------------------ */
+
+/* A CRS as GIS project files describe it (QGIS <spatialrefsys>). */
+typedef struct geo_crs_desc {
+    char *wkt2;             /* WKT2 2019, one line */
+    char *proj4;            /* PROJ.4 string */
+    char auth[32], code[32]; /* authority and code ("EPSG", "32616"), "" if none */
+    char ellps[64];         /* the ellipsoid's authority:code, "" if none */
+    char name[256];         /* the CRS's name */
+    int geographic;         /* 1 for a lon/lat CRS */
+} geo_crs_desc;
+
+
+/* One simple part of a feature's geometry, read back. */
+typedef struct geo_shape {
+    geo_geom kind;          /* GEO_POINT, GEO_LINE or GEO_POLYGON */
+    int n;                  /* vertices (a polygon: of all its rings, each as stored, closed) */
+    double *xy;             /* 2n: x, y pairs */
+    int nrings;             /* GEO_POLYGON: rings, the outer one first; else 0 */
+    int *start;             /* GEO_POLYGON: nrings + 1 offsets into the vertices; else NULL */
+} geo_shape;
+
+typedef struct geo_feature {
+    long fid;
+    int has_geom;           /* the geometry is not null */
+    geo_geom geom;          /* a single point, line or polygon; 0 for a multi-part
+                             * geometry, a collection, a curve or an empty one */
+    int nshapes;            /* its simple parts: multi-geometries and collections */
+    geo_shape *shapes;      /* flattened in order; empty parts and curves left out */
+    char **str;             /* per field: the value as text, NULL where unset or null */
+    double *num;            /* per field: the value as a number (OGR's conversion of
+                             * text), NAN where unset or null */
+} geo_feature;
+
+typedef struct geo_vlayer {
+    char *name;
+    int has_geom;           /* 0: a table without geometry (GeoPackage layer_styles) */
+    geo_geom geom;          /* declared geometry type (Multi* counted as the single
+                             * type), 0 if unknown or mixed */
+    int multi;              /* declared Multi* */
+    char *wkt;              /* CRS as WKT2 2019, NULL if none */
+    geo_crs_desc crs;       /* the CRS described as the file holds it (all zero if none) */
+    int has_extent;         /* 0 for a layer without features */
+    double extent[4];       /* xmin ymin xmax ymax in the layer's CRS */
+    int nfields;
+    char **fields;          /* field names */
+    long n;                 /* features read (0 without GEO_VREAD_FEATURES) */
+    geo_feature *f;
+} geo_vlayer;
+
+typedef struct geo_vfile {
+    int nlayers;
+    geo_vlayer *layers;
+} geo_vfile;
+
+enum { GEO_VREAD_INFO = 0, GEO_VREAD_FEATURES = 1 };
+
+/* Read a vector file (any format OGR opens): the layer named `layer`
+ * (TRV_ERR_FORMAT "cannot open 'f': no layer 'x'" if there is none), or
+ * every layer when layer is NULL; with what = GEO_VREAD_FEATURES also
+ * every feature in order. With to_wkt, geometries come transformed into
+ * that CRS (a layer without a CRS is taken to be in it); the extent stays
+ * in the layer's CRS. Errors: TRV_ERR_IO "cannot open 'f': <why>",
+ * TRV_ERR_CRS when to_wkt is unreadable or a layer or feature cannot be
+ * transformed. Free with geo_vfile_free. */
+trv_status geo_vector_read(trv_ctx *ctx, const char *path, const char *layer, const char *to_wkt, int what,
+                           geo_vfile **out);
+void geo_vfile_free(geo_vfile *v);
+/* Index of the field named name (case-insensitive, as OGR), or -1. */
+int geo_vlayer_field(const geo_vlayer *l, const char *name);
+
+/* The default style (styleQML) a GeoPackage keeps for a layer in its
+ * layer_styles table as QGIS stores it (useAsDefault first, then the
+ * lowest id), as a malloc'ed string; NULL when there is none or it cannot
+ * be read. A table without QGIS's id column (as GDAL, and so
+ * geo_gpkg_styles_write, creates it: its key is fid) reads as none. */
+char *geo_gpkg_style_read(const char *path, const char *layer);
+
+/* One style for each of the n named layers of an existing GeoPackage,
+ * added to its layer_styles table (created as QGIS creates it when
+ * missing): styleQML docs[i], styleName the layer's name, default for
+ * its layer, dated 2000-01-01 so that the file is reproducible. A layer
+ * the file lacks is TRV_ERR_INTERNAL; a failed write TRV_ERR_IO. */
+trv_status geo_gpkg_styles_write(trv_ctx *ctx, const char *path, const char *const *layers,
+                                 const char *const *docs, int n);
+
+/* ---- raster information ----------------------------------------------- */
+
+typedef enum geo_band_type { GEO_BAND_BYTE = 1, GEO_BAND_OTHER = 2 } geo_band_type;
+
+/* What a raster file says about itself and its band 1, without its cells. */
+typedef struct geo_raster_info {
+    geo_grid grid;          /* size, geotransform (unset if none: has_gt 0), CRS as WKT2 */
+    geo_crs_desc crs;       /* the CRS described as the file holds it (all zero if none) */
+    int has_gt;
+    int nbands;
+    geo_band_type type;     /* band 1: Byte or any other type */
+    char *desc, *unit;      /* band description and unit ("" when unset) */
+    int has_nodata;
+    double nodata;
+    int ncolours;           /* colour table entries (0: no colour table) */
+    unsigned char rgba[256][4]; /* the first 256 entries */
+    int ncategories;        /* category names (0: none) */
+    char **categories;      /* names by code, "" where unnamed */
+    int nmeta;
+    char **meta;            /* dataset metadata, default domain: "KEY=value" items */
+} geo_raster_info;
+
+/* Read the information of path (any GDAL raster). TRV_ERR_IO "cannot open
+ * 'f': <why>" when GDAL cannot open it. Free with geo_raster_info_clear. */
+trv_status geo_raster_info_read(trv_ctx *ctx, const char *path, geo_raster_info *info);
+void geo_raster_info_clear(geo_raster_info *info);
+/* The value of metadata item key, or NULL. */
+const char *geo_raster_info_meta(const geo_raster_info *info, const char *key);
+
+/* Exact minimum and maximum of band 1's valid cells (GDAL's
+ * ComputeRasterMinMax). Returns TRV_OK and sets *any = 0 when every cell
+ * is nodata; TRV_ERR_FORMAT "cannot read 'f': <why>" on a read error. */
+trv_status geo_raster_minmax(trv_ctx *ctx, const char *path, double mm[2], int *any);
+
+/* Which of the values 0..255 band 1 holds, read as Byte (GDAL converts
+ * other types): present[v] = 1 for each. TRV_ERR_FORMAT "cannot read
+ * 'f': <why>" on a read error. */
+trv_status geo_raster_codes(trv_ctx *ctx, const char *path, unsigned char present[256]);
+
+/* ---- CRS description ---------------------------------------------------- */
+
+/* Describe the CRS def (any definition geo_crs_wkt accepts). WKT2 names
+ * the authority of the CRS only, not of its parts: an ellipsoid's code
+ * comes with "EPSG:n" definitions, WKT1, and the descriptions
+ * geo_raster_info_read and geo_vector_read make from the file's own CRS.
+ * TRV_ERR_CRS if unreadable. Free with geo_crs_desc_clear. */
+trv_status geo_crs_describe(trv_ctx *ctx, const char *def, geo_crs_desc *d);
+void geo_crs_desc_clear(geo_crs_desc *d);
+
+/* The bounding box of [xmin, xmax] x [ymin, ymax] in from_wkt after the
+ * transformation into to_wkt, with densify points along each edge (PROJ's
+ * proj_trans_bounds, as GDAL's OCTTransformBounds); identical CRSs give
+ * the box back. Returns 0 on success, -1 when the box cannot be
+ * transformed (outside the CRS's domain). */
+int geo_crs_bounds(const char *from_wkt, const char *to_wkt, const double in[4], int densify, double out[4]);
+
+/* The names of the entries of directory dir, sorted (strcmp), as a
+ * malloc'ed NULL-terminated array (free with geo_names_free); NULL when
+ * the directory cannot be read or is empty. Through GDAL's virtual file
+ * system, so /vsizip/ and the like work. */
+char **geo_dir_names(const char *dir);
+void geo_names_free(char **names);
 
 /* Call once before using GDAL through this module (registers drivers,
  * quiets GDAL's own error printing: errors come back through trv_ctx). */

@@ -11,6 +11,9 @@ OGRSpatialReferenceH geo_srs_new(const char *def);
 /* Transformation between two CRSs (lon/lat order for geographic ones). */
 trv_status geo_ct_new(trv_ctx *ctx, const char *from_wkt, const char *to_wkt, OGRCoordinateTransformationH *ct);
 
+/* Describe srs (geo_crs_desc); -1 when out of memory. */
+int geo_crs_describe_srs(OGRSpatialReferenceH srs, geo_crs_desc *d);
+
 /* Set the TRV_* metadata items of meta on a GDAL dataset or band:
  * TRV_TOOL, TRV_VERSION, TRV_ARGS, TRV_SEED (when seeded), the extras. */
 void geo_meta_apply(void *gdal_object, const trv_meta *meta);

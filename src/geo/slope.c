@@ -4,25 +4,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Elevation at column xx of a row (NULL: off the grid), extrapolated
- * linearly across the left/right edge; NAN when nodata or unknown. */
-static double at(const float *r, int xx, int nx, int has_nodata, float nodata)
-{
-    if (!r)
-        return NAN;
-    int a = xx, b = xx; /* value = 2 r[a] - r[b] off the grid, r[a] on it */
-    if (xx < 0)
-        a = 0, b = 1;
-    else if (xx >= nx)
-        a = nx - 1, b = nx - 2;
-    if (b < 0 || b >= nx)
-        return NAN;
-    float fa = r[a], fb = r[b];
-    if (has_nodata && (fa == nodata || fb == nodata))
-        return NAN;
-    return a == xx ? fa : 2.0 * fa - fb;
-}
-
 void geo_slope_row(const float *above, const float *row, const float *below, int nx, int has_nodata,
                    float nodata, double ew_m, double ns_m, float out_nodata, float *out)
 {
@@ -33,23 +14,10 @@ void geo_slope_row(const float *above, const float *row, const float *below, int
             out[x] = out_nodata;
             continue;
         }
-        /* w[0..8]: NW N NE / W C E / SW S SE. Off the grid, rows and
-         * columns are extrapolated linearly from the two nearest; a
-         * neighbour that is nodata (or cannot be extrapolated) takes c. */
-        double w[9];
-        for (int j = 0; j < 3; j++) {
-            double m = at(row, x + j - 1, nx, has_nodata, nodata);
-            double up = above ? at(above, x + j - 1, nx, has_nodata, nodata) : 2 * m - at(below, x + j - 1, nx, has_nodata, nodata);
-            double dn = below ? at(below, x + j - 1, nx, has_nodata, nodata) : 2 * m - at(above, x + j - 1, nx, has_nodata, nodata);
-            w[j] = up;
-            w[3 + j] = m;
-            w[6 + j] = dn;
-        }
-        for (int k = 0; k < 9; k++)
-            if (isnan(w[k]))
-                w[k] = c;
-        double dzdx = ((w[2] + 2 * w[5] + w[8]) - (w[0] + 2 * w[3] + w[6])) / (8 * ew_m);
-        double dzdy = ((w[6] + 2 * w[7] + w[8]) - (w[0] + 2 * w[1] + w[2])) / (8 * ns_m);
+        double gx, gy;
+        geo_horn_diff(above, row, below, nx, x, has_nodata, nodata, &gx, &gy);
+        double dzdx = gx / (8 * ew_m);
+        double dzdy = gy / (8 * ns_m);
         out[x] = (float)(atan(sqrt(dzdx * dzdx + dzdy * dzdy)) * rad2deg);
     }
 }

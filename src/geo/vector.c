@@ -1,4 +1,5 @@
-/* Vector output through OGR: GeoJSON (RFC 7946), GPX and GeoPackage. */
+/* Vector output through OGR: GeoJSON (RFC 7946), GPX and GeoPackage;
+ * points, lines and one-ring polygons. */
 #include "geo_priv.h"
 
 #include <math.h>
@@ -182,6 +183,8 @@ static trv_status setup_crs(trv_ctx *ctx, geo_vec *v, const char *src_wkt)
     if (OSRImportFromEPSG(v->wgs84, 4326) != OGRERR_NONE)
         return gdal_error(ctx, TRV_ERR_CRS, "EPSG:4326 is unknown to PROJ",
                           "cannot create '%s': no EPSG:4326 definition", v->path);
+    if (OSRIsSame(v->src_srs, v->wgs84))
+        return TRV_OK; /* already lon/lat: written as given */
     CPLErrorReset();
     if (!(v->ct = OCTNewCoordinateTransformation(v->src_srs, v->wgs84)))
         return gdal_error(ctx, TRV_ERR_CRS, "no transformation found",
@@ -252,7 +255,7 @@ static trv_status check_layer(trv_ctx *ctx, const geo_vec *v, const char *name, 
 {
     if (!name || !*name)
         return trv_error(ctx, TRV_ERR_USAGE, "cannot add a layer without a name to '%s'", v->path);
-    if (geom != GEO_POINT && geom != GEO_LINE)
+    if (geom != GEO_POINT && geom != GEO_LINE && geom != GEO_POLYGON)
         return trv_error(ctx, TRV_ERR_USAGE, "cannot add layer '%s' to '%s': unknown geometry type %d", name,
                          v->path, (int)geom);
     if (nfields < 0 || (nfields > 0 && !fields))
@@ -287,6 +290,9 @@ static trv_status check_layer(trv_ctx *ctx, const geo_vec *v, const char *name, 
             return trv_error(ctx, TRV_ERR_USAGE,
                              "cannot add layer '%s' to '%s': GPX layers are 'waypoints', 'routes' or 'tracks'",
                              name, v->path);
+        if (geom == GEO_POLYGON)
+            return trv_error(ctx, TRV_ERR_USAGE, "cannot add layer '%s' to '%s': GPX has no polygons", name,
+                             v->path);
         if ((rank == GPX_WPT) != (geom == GEO_POINT))
             return trv_error(ctx, TRV_ERR_USAGE, "cannot add layer '%s' to '%s': GPX %s are %s", name, v->path,
                              name, rank == GPX_WPT ? "points" : "lines");
@@ -315,7 +321,10 @@ static trv_status create_ogr_layer(trv_ctx *ctx, geo_vec *v, vec_layer *l, int h
                             gdal_error(ctx, TRV_ERR_IO, "commit failed", "cannot write '%s'", v->path));
     }
 
-    OGRwkbGeometryType gt = l->geom == GEO_POINT ? wkbPoint : l->multi ? wkbMultiLineString : wkbLineString;
+    OGRwkbGeometryType gt = l->geom == GEO_POINT     ? wkbPoint
+                            : l->geom == GEO_POLYGON ? wkbPolygon
+                            : l->multi               ? wkbMultiLineString
+                                                     : wkbLineString;
     if (has_z)
         gt = OGR_GT_SetZ(gt);
     /* CSLConstList is char ** in C */
@@ -444,6 +453,30 @@ static trv_status transform(trv_ctx *ctx, geo_vec *v, const vec_layer *l, const 
     return TRV_OK;
 }
 
+/* A polygon of one ring: the n vertices and the first again. */
+static OGRGeometryH make_polygon(const double *x, const double *y, const double *z, int n)
+{
+    OGRGeometryH ring = OGR_G_CreateGeometry(wkbLinearRing), poly = OGR_G_CreateGeometry(wkbPolygon);
+    if (!ring || !poly) {
+        if (ring)
+            OGR_G_DestroyGeometry(ring);
+        if (poly)
+            OGR_G_DestroyGeometry(poly);
+        return NULL;
+    }
+    for (int i = 0; i <= n; i++)
+        if (z)
+            OGR_G_AddPoint(ring, x[i % n], y[i % n], z[i % n]);
+        else
+            OGR_G_AddPoint_2D(ring, x[i % n], y[i % n]);
+    if (OGR_G_AddGeometryDirectly(poly, ring) != OGRERR_NONE) {
+        OGR_G_DestroyGeometry(ring);
+        OGR_G_DestroyGeometry(poly);
+        return NULL;
+    }
+    return poly;
+}
+
 static OGRGeometryH make_geometry(const vec_layer *l, const double *x, const double *y, const double *z, int n)
 {
     if (l->geom == GEO_POINT) {
@@ -456,6 +489,8 @@ static OGRGeometryH make_geometry(const vec_layer *l, const double *x, const dou
         }
         return g;
     }
+    if (l->geom == GEO_POLYGON)
+        return make_polygon(x, y, z, n);
     OGRGeometryH line = OGR_G_CreateGeometry(wkbLineString);
     if (!line)
         return NULL;
@@ -482,6 +517,10 @@ trv_status geo_vec_add(trv_ctx *ctx, geo_vec *v, int layer, const double *x, con
         return trv_error(ctx, TRV_ERR_USAGE,
                          "cannot add a feature to layer '%s' of '%s': a point needs 1 vertex, not %d", l->name,
                          v->path, n);
+    if (l->geom == GEO_POLYGON && n < 3)
+        return trv_error(ctx, TRV_ERR_USAGE,
+                         "cannot add a feature to layer '%s' of '%s': a polygon needs at least 3 vertices, not %d",
+                         l->name, v->path, n);
     if (l->geom == GEO_LINE && n < 2)
         return trv_error(ctx, TRV_ERR_USAGE,
                          "cannot add a feature to layer '%s' of '%s': a line needs at least 2 vertices, not %d",
@@ -532,6 +571,8 @@ trv_status geo_vec_add(trv_ctx *ctx, geo_vec *v, int layer, const double *x, con
         OGR_F_SetFieldDouble(f, l->ele_field, z[0]);
     for (int i = 0; i < l->nfields; i++) {
         int k = l->ogr_field[i];
+        if (values[i].unset)
+            continue;
         switch (l->types[i]) {
         case GEO_FIELD_INT: OGR_F_SetFieldInteger64(f, k, (GIntBig)values[i].i); break;
         case GEO_FIELD_REAL: OGR_F_SetFieldDouble(f, k, values[i].r); break;

@@ -18,12 +18,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <cpl_conv.h>
-#include <cpl_string.h>
-#include <cpl_error.h>
-#include <gdal.h>
-#include <ogr_api.h>
-#include <ogr_srs_api.h>
 
 /* ---- layers -------------------------------------------------------------- */
 
@@ -36,7 +30,8 @@ typedef struct layer {
     char source[PATH_MAX];  /* as written: relative to the project */
     char ogr_layer[64];     /* GeoPackage layer name, "" for single-layer files */
     char qml[PATH_MAX];     /* the style sidecar to look for */
-    OGRSpatialReferenceH srs;
+    geo_crs_desc crs;       /* its CRS, described */
+    char *wkt;              /* its CRS as WKT */
     double ext[4];
     int visible;
     double opacity;
@@ -77,7 +72,8 @@ static layer *layer_add(layers *L, kind k, const char *name, const char *path)
 static void layers_clear(layers *L)
 {
     for (int i = 0; i < L->n; i++) {
-        OSRDestroySpatialReference(L->l[i].srs);
+        geo_crs_desc_clear(&L->l[i].crs);
+        free(L->l[i].wkt);
         free(L->l[i].renderer_xml);
     }
     free(L->l);
@@ -86,52 +82,41 @@ static void layers_clear(layers *L)
 
 /* ---- CRS ------------------------------------------------------------------- */
 
-static void write_srs(FILE *f, OGRSpatialReferenceH srs, const char *ind)
+static void write_srs(FILE *f, const geo_crs_desc *d, const char *ind)
 {
-    char *wkt = NULL, *proj4 = NULL;
-    const char *wkt_opts[] = {"FORMAT=WKT2_2019", "MULTILINE=NO", NULL};
-    OSRExportToWktEx(srs, &wkt, wkt_opts);
-    OSRExportToProj4(srs, &proj4);
-    const char *auth = OSRGetAuthorityName(srs, NULL), *code = OSRGetAuthorityCode(srs, NULL);
     char acr[32] = "";
-    const char *p = proj4 ? strstr(proj4, "+proj=") : NULL;
+    const char *p = strstr(d->proj4, "+proj=");
     if (p)
         sscanf(p + 6, "%31[^ ]", acr);
-    const char *eauth = OSRGetAuthorityName(srs, "GEOGCS|DATUM|SPHEROID");
-    const char *ecode = OSRGetAuthorityCode(srs, "GEOGCS|DATUM|SPHEROID");
     fprintf(f, "%s<spatialrefsys nativeFormat=\"Wkt\">\n%s  <wkt>", ind, ind);
-    trv_xml_escape(f, wkt);
+    trv_xml_escape(f, d->wkt2);
     fprintf(f, "</wkt>\n%s  <proj4>", ind);
-    trv_xml_escape(f, proj4);
+    trv_xml_escape(f, d->proj4);
     fprintf(f, "</proj4>\n");
-    if (auth && code && !strcmp(auth, "EPSG"))
-        fprintf(f, "%s  <srid>%s</srid>\n", ind, code);
+    if (*d->auth && !strcmp(d->auth, "EPSG"))
+        fprintf(f, "%s  <srid>%s</srid>\n", ind, d->code);
     fprintf(f, "%s  <authid>", ind);
-    if (auth && code) {
-        trv_xml_escape(f, auth);
+    if (*d->auth) {
+        trv_xml_escape(f, d->auth);
         fputc(':', f);
-        trv_xml_escape(f, code);
+        trv_xml_escape(f, d->code);
     }
     fprintf(f, "</authid>\n%s  <description>", ind);
-    trv_xml_escape(f, OSRGetName(srs));
+    trv_xml_escape(f, d->name);
     fprintf(f, "</description>\n%s  <projectionacronym>", ind);
     trv_xml_escape(f, acr);
     fprintf(f, "</projectionacronym>\n%s  <ellipsoidacronym>", ind);
-    if (eauth && ecode)
-        fprintf(f, "%s:%s", eauth, ecode);
+    fputs(d->ellps, f);
     fprintf(f, "</ellipsoidacronym>\n%s  <geographicflag>%s</geographicflag>\n%s</spatialrefsys>\n", ind,
-            OSRIsGeographic(srs) ? "true" : "false", ind);
-    CPLFree(wkt);
-    CPLFree(proj4);
+            d->geographic ? "true" : "false", ind);
 }
 
-static void crs_label(OGRSpatialReferenceH srs, char *buf, size_t n)
+static void crs_label(const geo_crs_desc *d, char *buf, size_t n)
 {
-    const char *auth = OSRGetAuthorityName(srs, NULL), *code = OSRGetAuthorityCode(srs, NULL);
-    if (auth && code)
-        trv_sfmt(buf, n, "%s:%s", auth, code);
+    if (*d->auth)
+        trv_sfmt(buf, n, "%s:%s", d->auth, d->code);
     else
-        trv_sfmt(buf, n, "%s", OSRGetName(srs) ? OSRGetName(srs) : "unknown CRS");
+        trv_sfmt(buf, n, "%s", *d->name ? d->name : "unknown CRS");
 }
 
 /* ---- styles ---------------------------------------------------------------- */
@@ -213,9 +198,8 @@ static const char MINMAX[] =
 /* The renderer a continuous raster without a .qml gets: the one its
  * sidecar would hold (palette and range as trv-render and the tools'
  * sidecars choose them), taken out of the style document. */
-static char *pseudocolor_xml(GDALRasterBandH band, double dmin, double dmax)
+static char *pseudocolor_xml(const char *desc, const char *unit, double dmin, double dmax)
 {
-    const char *desc = GDALGetDescription(band), *unit = GDALGetRasterUnitType(band);
     double lo, hi;
     rnd_layer_range(desc, unit, dmin, dmax, &lo, &hi);
     char *inner = qgis_qml_raster_xml(rnd_palette_auto(desc, unit), lo, hi, unit, desc);
@@ -226,29 +210,12 @@ static char *pseudocolor_xml(GDALRasterBandH band, double dmin, double dmax)
 
 /* Paletted renderer: one entry per code that has a category name or occurs
  * in the data (category names live in the .aux.xml beside a GeoTIFF, which
- * a copy may have lost; the colour table is in the file itself). NULL with
- * *read_failed set when the cells cannot be read. */
-static char *paletted_xml(GDALRasterBandH band, int *read_failed)
+ * a copy may have lost; the colour table is in the file itself); present
+ * flags the codes the cells hold. NULL when out of memory. */
+static char *paletted_xml(const geo_raster_info *info, const unsigned char present[256])
 {
-    unsigned char present[256] = {0};
-    int nx = GDALGetRasterBandXSize(band), ny = GDALGetRasterBandYSize(band);
-    unsigned char *row = malloc((size_t)nx);
-    if (!row)
-        return NULL;
-    for (int y = 0; y < ny; y++) {
-        if (GDALRasterIO(band, GF_Read, 0, y, nx, 1, row, nx, 1, GDT_Byte, 0, 0) != CE_None) {
-            *read_failed = 1;
-            free(row);
-            return NULL;
-        }
-        for (int x = 0; x < nx; x++)
-            present[row[x]] = 1;
-    }
-    free(row);
-    GDALColorTableH ct = GDALGetRasterColorTable(band);
-    char **names = GDALGetRasterCategoryNames(band);
-    int has_nodata = 0;
-    double nodata = GDALGetRasterNoDataValue(band, &has_nodata);
+    const int has_nodata = info->has_nodata;
+    const double nodata = info->nodata;
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -257,10 +224,8 @@ static char *paletted_xml(GDALRasterBandH band, int *read_failed)
     fprintf(f, "<rasterrenderer type=\"paletted\" band=\"1\" opacity=\"1\" alphaBand=\"-1\" nodataColor=\"\">\n"
                "      <rasterTransparency/>\n%s      <colorPalette>\n",
             MINMAX);
-    int ncolours = GDALGetColorEntryCount(ct);
-    int nnames = names ? CSLCount(names) : 0;
-    for (int v = 0; v < ncolours && v < 256; v++) {
-        const char *label = v < nnames ? names[v] : "";
+    for (int v = 0; v < info->ncolours && v < 256; v++) {
+        const char *label = v < info->ncategories ? info->categories[v] : "";
         if ((!*label && !present[v]) || (has_nodata && v == (int)nodata))
             continue;
         char code[8];
@@ -268,9 +233,9 @@ static char *paletted_xml(GDALRasterBandH band, int *read_failed)
             trv_sfmt(code, sizeof code, "%d", v);
             label = code;
         }
-        const GDALColorEntry *e = GDALGetColorEntry(ct, v);
-        fprintf(f, "        <paletteEntry value=\"%d\" color=\"#%02x%02x%02x\" alpha=\"%d\" label=\"", v, e->c1, e->c2,
-                e->c3, e->c4);
+        const unsigned char *e = info->rgba[v];
+        fprintf(f, "        <paletteEntry value=\"%d\" color=\"#%02x%02x%02x\" alpha=\"%d\" label=\"", v, e[0], e[1],
+                e[2], e[3]);
         trv_xml_escape(f, label);
         fprintf(f, "\"/>\n");
     }
@@ -299,7 +264,7 @@ static char *hillshade_xml(void)
  * one trv-route, trv-roadmap and trv-sim write beside their layers (the
  * PNG maps' colours), taken out of the style document; *type receives the
  * renderer's type. */
-static char *vector_default_xml(OGRLayerH lyr, const layer *y, char *type)
+static char *vector_default_xml(int has_radius_field, const layer *y, char *type)
 {
     char *inner = NULL;
     switch (y->kind) {
@@ -308,7 +273,7 @@ static char *vector_default_xml(OGRLayerH lyr, const layer *y, char *type)
     case K_NODES: inner = qgis_qml_roadmap_nodes_xml(); break;
     case K_EDGES: inner = qgis_qml_roadmap_edges_xml(); break;
     default: {
-        int radius = OGR_FD_GetFieldIndex(OGR_L_GetLayerDefn(lyr), "radius_m") >= 0 && !strcmp(y->geom, "Point");
+        int radius = has_radius_field && !strcmp(y->geom, "Point");
         inner = qgis_qml_obstacles_xml(radius ? "radius_m" : NULL);
     }
     }
@@ -322,156 +287,154 @@ static char *vector_default_xml(OGRLayerH lyr, const layer *y, char *type)
 
 /* The default style a GeoPackage keeps for a layer in its layer_styles
  * table (as QGIS and trv-render store it), if any. */
-static char *gpkg_renderer(GDALDatasetH ds, const char *layer_name, char *type)
+static char *gpkg_renderer(const char *path, const char *layer_name, char *type)
 {
-    if (strchr(layer_name, '\''))
-        return NULL;
-    char sql[256];
-    trv_sfmt(sql, sizeof sql,
-         "SELECT styleQML FROM layer_styles WHERE f_table_name = '%s' ORDER BY useAsDefault DESC, id LIMIT 1",
-         layer_name);
-    CPLPushErrorHandler(CPLQuietErrorHandler);
-    OGRLayerH res = GDALDatasetExecuteSQL(ds, sql, NULL, NULL);
-    CPLPopErrorHandler();
-    CPLErrorReset();
-    if (!res)
-        return NULL;
-    char *el = NULL;
-    OGRFeatureH feat = OGR_L_GetNextFeature(res);
-    if (feat && OGR_F_IsFieldSetAndNotNull(feat, 0)) {
-        el = xml_element(OGR_F_GetFieldAsString(feat, 0), "renderer-v2");
-        const char *t = el ? strstr(el, " type=\"") : NULL;
-        if (t && t < strchr(el, '>'))
-            sscanf(t + 7, "%31[^\"]", type);
-        else {
-            free(el);
-            el = NULL;
-        }
+    char *qml = geo_gpkg_style_read(path, layer_name);
+    char *el = qml ? xml_element(qml, "renderer-v2") : NULL;
+    free(qml);
+    const char *t = el ? strstr(el, " type=\"") : NULL;
+    if (t && t < strchr(el, '>'))
+        sscanf(t + 7, "%31[^\"]", type);
+    else {
+        free(el);
+        el = NULL;
     }
-    OGR_F_Destroy(feat);
-    GDALDatasetReleaseResultSet(ds, res);
     return el;
 }
 
 /* ---- reading the layers ---------------------------------------------------- */
 
+/* The layer's CRS: its WKT (for transformations) and its description (for
+ * <spatialrefsys>), taken over from the reader's (*crs is left empty). */
+static trv_status set_crs(trv_ctx *ctx, layer *y, const char *wkt, geo_crs_desc *crs)
+{
+    if (!(y->wkt = strdup(wkt)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    y->crs = *crs;
+    memset(crs, 0, sizeof *crs);
+    return TRV_OK;
+}
+
+/* The renderer of a raster: hillshade, the colour table of a categorical
+ * layer, its .qml sidecar, else the pseudocolour ramp of its range. */
+static trv_status raster_renderer(trv_ctx *ctx, layer *y, const geo_raster_info *info)
+{
+    trv_status st = TRV_OK;
+    if (y->kind == K_HILLSHADE) {
+        y->renderer_xml = hillshade_xml();
+        strcpy(y->renderer, "hillshade");
+        strcpy(y->style, "default");
+    } else if (y->categorical) {
+        unsigned char present[256];
+        if (!(st = geo_raster_codes(ctx, y->path, present)))
+            y->renderer_xml = paletted_xml(info, present);
+        strcpy(y->renderer, "paletted");
+        strcpy(y->style, "colour table");
+    } else if ((y->renderer_xml = qml_renderer(y->qml, "rasterrenderer", y->renderer, sizeof y->renderer))) {
+        strcpy(y->style, "qml");
+    } else {
+        double mm[2];
+        int any;
+        if (!(st = geo_raster_minmax(ctx, y->path, mm, &any)) && !any)
+            mm[0] = 0, mm[1] = 1; /* nodata only: any ramp will do */
+        if (!st)
+            y->renderer_xml = pseudocolor_xml(info->desc, info->unit, mm[0], mm[1]);
+        strcpy(y->renderer, "singlebandpseudocolor");
+        strcpy(y->style, "default");
+    }
+    if (!st && !y->renderer_xml)
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    return st;
+}
+
 static trv_status open_raster(trv_ctx *ctx, layer *y)
 {
-    CPLErrorReset();
-    GDALDatasetH ds = GDALOpenEx(y->path, GDAL_OF_RASTER | GDAL_OF_READONLY, NULL, NULL, NULL);
-    if (!ds)
-        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", y->path, geo_gdal_msg("not a format GDAL recognises"));
-    trv_status st = TRV_OK;
-    double gt[6];
-    OGRSpatialReferenceH srs = GDALGetSpatialRef(ds);
-    if (GDALGetRasterCount(ds) < 1 || GDALGetGeoTransform(ds, gt) != CE_None)
+    geo_raster_info info;
+    trv_status st = geo_raster_info_read(ctx, y->path, &info);
+    if (st)
+        return st;
+    const double *gt = info.grid.gt;
+    if (info.nbands < 1 || !info.has_gt)
         st = trv_error(ctx, TRV_ERR_FORMAT, "cannot open '%s': no band or no geotransform", y->path);
-    else if (!srs)
+    else if (!info.grid.wkt)
         st = trv_error(ctx, TRV_ERR_CRS, "'%s' has no CRS", y->path);
+    else
+        st = set_crs(ctx, y, info.grid.wkt, &info.crs);
     if (!st) {
-        y->srs = OSRClone(srs);
-        int nx = GDALGetRasterXSize(ds), ny = GDALGetRasterYSize(ds);
+        int nx = info.grid.nx, ny = info.grid.ny;
         double xs[2] = {gt[0], gt[0] + nx * gt[1] + ny * gt[2]}, ys[2] = {gt[3], gt[3] + nx * gt[4] + ny * gt[5]};
         y->ext[0] = fmin(xs[0], xs[1]);
         y->ext[2] = fmax(xs[0], xs[1]);
         y->ext[1] = fmin(ys[0], ys[1]);
         y->ext[3] = fmax(ys[0], ys[1]);
-        GDALRasterBandH band = GDALGetRasterBand(ds, 1);
-        y->categorical = GDALGetRasterDataType(band) == GDT_Byte && GDALGetRasterColorTable(band) != NULL;
-        if (y->kind == K_HILLSHADE) {
-            y->renderer_xml = hillshade_xml();
-            strcpy(y->renderer, "hillshade");
-            strcpy(y->style, "default");
-        } else if (y->categorical) {
-            int read_failed = 0;
-            y->renderer_xml = paletted_xml(band, &read_failed);
-            if (read_failed)
-                st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", y->path, geo_gdal_msg("not a format GDAL recognises"));
-            strcpy(y->renderer, "paletted");
-            strcpy(y->style, "colour table");
-        } else if ((y->renderer_xml = qml_renderer(y->qml, "rasterrenderer", y->renderer, sizeof y->renderer))) {
-            strcpy(y->style, "qml");
-        } else {
-            double mm[2];
-            CPLErrorReset();
-            if (GDALComputeRasterMinMax(band, FALSE, mm) != CE_None) {
-                if (!strstr(CPLGetLastErrorMsg(), "no valid pixels"))
-                    st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", y->path, geo_gdal_msg("not a format GDAL recognises"));
-                mm[0] = 0; /* nodata only: any ramp will do */
-                mm[1] = 1;
-            }
-            if (!st)
-                y->renderer_xml = pseudocolor_xml(band, mm[0], mm[1]);
-            strcpy(y->renderer, "singlebandpseudocolor");
-            strcpy(y->style, "default");
-        }
-        if (!st && !y->renderer_xml)
-            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        y->categorical = info.type == GEO_BAND_BYTE && info.ncolours > 0;
+        st = raster_renderer(ctx, y, &info);
     }
-    GDALClose(ds);
+    geo_raster_info_clear(&info);
     return st;
+}
+
+static void set_geom(layer *y, const geo_vlayer *l)
+{
+    switch (l->geom) {
+    case GEO_POINT: y->geom = "Point"; y->wkb = l->multi ? "MultiPoint" : "Point"; break;
+    case GEO_LINE: y->geom = "Line"; y->wkb = l->multi ? "MultiLineString" : "LineString"; break;
+    case GEO_POLYGON: y->geom = "Polygon"; y->wkb = l->multi ? "MultiPolygon" : "Polygon"; break;
+    default: y->geom = "Line"; y->wkb = "Unknown"; break;
+    }
 }
 
 static trv_status open_vector(trv_ctx *ctx, layer *y)
 {
-    CPLErrorReset();
-    GDALDatasetH ds = GDALOpenEx(y->path, GDAL_OF_VECTOR | GDAL_OF_READONLY, NULL, NULL, NULL);
-    if (!ds)
-        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", y->path, geo_gdal_msg("not a format GDAL recognises"));
-    trv_status st = TRV_OK;
-    OGRLayerH lyr = *y->ogr_layer ? GDALDatasetGetLayerByName(ds, y->ogr_layer) : GDALDatasetGetLayer(ds, 0);
-    OGRSpatialReferenceH srs = lyr ? OGR_L_GetSpatialRef(lyr) : NULL;
-    OGREnvelope env;
-    if (!lyr)
-        st = trv_error(ctx, TRV_ERR_FORMAT, "cannot open '%s': no layer '%s'", y->path,
-                       *y->ogr_layer ? y->ogr_layer : "0");
-    else if (!srs)
+    geo_vfile *v;
+    trv_status st = geo_vector_read(ctx, y->path, *y->ogr_layer ? y->ogr_layer : NULL, NULL, GEO_VREAD_INFO, &v);
+    if (st)
+        return st;
+    const geo_vlayer *l = v->nlayers > 0 ? &v->layers[0] : NULL;
+    if (!l)
+        st = trv_error(ctx, TRV_ERR_FORMAT, "cannot open '%s': no layer '%s'", y->path, "0");
+    else if (!l->wkt)
         st = trv_error(ctx, TRV_ERR_CRS, "'%s' has no CRS", y->path);
-    else if (OGR_L_GetExtent(lyr, &env, TRUE) != OGRERR_NONE)
-        env.MinX = env.MinY = env.MaxX = env.MaxY = 0; /* empty layer */
+    else
+        st = set_crs(ctx, y, l->wkt, &v->layers[0].crs);
     if (!st) {
-        y->srs = OSRClone(srs);
-        y->ext[0] = env.MinX;
-        y->ext[1] = env.MinY;
-        y->ext[2] = env.MaxX;
-        y->ext[3] = env.MaxY;
-        OGRwkbGeometryType t = wkbFlatten(OGR_L_GetGeomType(lyr));
-        switch (t) {
-        case wkbPoint: y->geom = "Point"; y->wkb = "Point"; break;
-        case wkbMultiPoint: y->geom = "Point"; y->wkb = "MultiPoint"; break;
-        case wkbLineString: y->geom = "Line"; y->wkb = "LineString"; break;
-        case wkbMultiLineString: y->geom = "Line"; y->wkb = "MultiLineString"; break;
-        case wkbPolygon: y->geom = "Polygon"; y->wkb = "Polygon"; break;
-        case wkbMultiPolygon: y->geom = "Polygon"; y->wkb = "MultiPolygon"; break;
-        default: y->geom = "Line"; y->wkb = "Unknown"; break;
-        }
+        if (l->has_extent)
+            memcpy(y->ext, l->extent, sizeof y->ext);
+        else
+            y->ext[0] = y->ext[1] = y->ext[2] = y->ext[3] = 0; /* empty layer */
+        set_geom(y, l);
         if ((y->renderer_xml = qml_renderer(y->qml, "renderer-v2", y->renderer, sizeof y->renderer)))
             strcpy(y->style, "qml");
-        else if (*y->ogr_layer && (y->renderer_xml = gpkg_renderer(ds, y->ogr_layer, y->renderer)))
+        else if (*y->ogr_layer && (y->renderer_xml = gpkg_renderer(y->path, y->ogr_layer, y->renderer)))
             strcpy(y->style, "gpkg");
-        else if ((y->renderer_xml = vector_default_xml(lyr, y, y->renderer)))
+        else if ((y->renderer_xml = vector_default_xml(geo_vlayer_field(l, "radius_m") >= 0, y, y->renderer)))
             strcpy(y->style, "default");
         else
             st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
-    GDALClose(ds);
+    geo_vfile_free(v);
     return st;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 /* The names in directory dir that pass keep(), sorted (a NULL-terminated
- * CSL list the caller destroys; NULL when there are none). */
+ * array the caller frees with geo_names_free; NULL when there are none). */
 static char **dir_names(const char *dir, int (*keep)(const char *dir, const char *name))
 {
-    char **list = VSIReadDir(dir), **out = NULL;
-    for (int i = 0; list && list[i]; i++)
-        if (keep(dir, list[i]))
-            out = CSLAddString(out, list[i]);
-    CSLDestroy(list);
-    if (out)
-        qsort(out, (size_t)CSLCount(out), sizeof *out, cmp_str);
-    return out;
+    char **all = geo_dir_names(dir);
+    int n = 0;
+    for (int i = 0; all && all[i]; i++) {
+        if (keep(dir, all[i]))
+            all[n++] = all[i];
+        else
+            free(all[i]);
+    }
+    if (all)
+        all[n] = NULL;
+    if (all && n == 0) {
+        free(all);
+        all = NULL;
+    }
+    return all;
 }
 
 static int ends_with(const char *s, const char *end)
@@ -511,7 +474,9 @@ static trv_status add_sim_layers(trv_ctx *ctx, layers *L, const char *dir)
     for (int pass = 0; pass < 2 && !st; pass++) {
         kind k = pass ? K_OBSTACLES : K_TRAJECTORY;
         int (*keep)(const char *, const char *) = pass ? is_obstacles : is_trajectory;
-        int nsims = CSLCount(sims);
+        int nsims = 0;
+        while (sims && sims[nsims])
+            nsims++;
         for (int s = -1; s < nsims && !st; s++) {
             if (s < 0 && !pass)
                 continue; /* trajectories only in the sim* directories */
@@ -538,10 +503,10 @@ static trv_status add_sim_layers(trv_ctx *ctx, layers *L, const char *dir)
                 trv_sfmt(y->qml, sizeof y->qml, "%.*s.qml", (int)(strlen(path) - 8), path);
                 y->visible = 1;
             }
-            CSLDestroy(names);
+            geo_names_free(names);
         }
     }
-    CSLDestroy(sims);
+    geo_names_free(sims);
     return st;
 }
 
@@ -631,7 +596,7 @@ static void write_maplayer(FILE *f, const layer *y)
     fprintf(f, "</datasource>\n      <layername>");
     trv_xml_escape(f, y->name);
     fprintf(f, "</layername>\n      <srs>\n");
-    write_srs(f, y->srs, "        ");
+    write_srs(f, &y->crs, "        ");
     fprintf(f, "      </srs>\n");
     if (raster) {
         fprintf(f, "      <provider>gdal</provider>\n      <noData>\n        <noDataList bandNo=\"1\" useSrcNoData=\"1\"/>\n"
@@ -689,7 +654,7 @@ static trv_status write_project(trv_ctx *ctx, FILE *f, layers *L, const layer *c
     trv_xml_escape(f, title);
     fprintf(f, "</title>\n  <autotransaction active=\"0\"/>\n  <evaluateDefaultValues active=\"0\"/>\n"
                "  <trust active=\"0\"/>\n  <projectCrs>\n");
-    write_srs(f, crs_of->srs, "    ");
+    write_srs(f, &crs_of->crs, "    ");
     fprintf(f, "  </projectCrs>\n  <layer-tree-group>\n    <customproperties/>\n");
     for (int i = 0; i < L->n; i++) {
         const layer *y = &L->l[i];
@@ -711,15 +676,15 @@ static trv_status write_project(trv_ctx *ctx, FILE *f, layers *L, const layer *c
         fprintf(f, "      <item>%s</item>\n", L->l[i].id);
     fprintf(f, "    </custom-order>\n  </layer-tree-group>\n");
     fprintf(f, "  <mapcanvas name=\"theMapCanvas\" annotationsVisible=\"1\">\n    <units>%s</units>\n",
-            OSRIsGeographic(crs_of->srs) ? "degrees" : "meters");
+            crs_of->crs.geographic ? "degrees" : "meters");
     write_extent(f, ext, "    ");
     fprintf(f, "    <rotation>0</rotation>\n    <destinationsrs>\n");
-    write_srs(f, crs_of->srs, "      ");
+    write_srs(f, &crs_of->crs, "      ");
     fprintf(f, "    </destinationsrs>\n    <rendermaptile>0</rendermaptile>\n  </mapcanvas>\n");
     fprintf(f, "  <ProjectViewSettings UseProjectScales=\"0\" rotation=\"0\">\n    <Scales/>\n"
                "    <DefaultViewExtent xmin=\"%.15g\" ymin=\"%.15g\" xmax=\"%.15g\" ymax=\"%.15g\">\n",
             ext[0], ext[1], ext[2], ext[3]);
-    write_srs(f, crs_of->srs, "      ");
+    write_srs(f, &crs_of->crs, "      ");
     fprintf(f, "    </DefaultViewExtent>\n  </ProjectViewSettings>\n  <projectlayers>\n");
     for (int i = 0; i < L->n; i++)
         write_maplayer(f, &L->l[i]);
@@ -777,19 +742,8 @@ trv_status qgis_project_write(trv_ctx *ctx, const qgis_project_opts *o, qgis_pro
         double e[4] = {y->ext[0], y->ext[1], y->ext[2], y->ext[3]};
         if (e[0] == e[2] && e[1] == e[3])
             continue; /* empty layer */
-        if (!OSRIsSame(y->srs, crs_of->srs)) {
-            OGRSpatialReferenceH a = OSRClone(y->srs), b = OSRClone(crs_of->srs);
-            OSRSetAxisMappingStrategy(a, OAMS_TRADITIONAL_GIS_ORDER);
-            OSRSetAxisMappingStrategy(b, OAMS_TRADITIONAL_GIS_ORDER);
-            OGRCoordinateTransformationH ct = OCTNewCoordinateTransformation(a, b);
-            int ok = ct && OCTTransformBounds(ct, y->ext[0], y->ext[1], y->ext[2], y->ext[3], &e[0], &e[1], &e[2],
-                                              &e[3], 21);
-            OCTDestroyCoordinateTransformation(ct);
-            OSRDestroySpatialReference(a);
-            OSRDestroySpatialReference(b);
-            if (!ok)
-                continue; /* outside the projection's domain: no help for the view */
-        }
+        if (geo_crs_bounds(y->wkt, crs_of->wkt, y->ext, 21, e))
+            continue; /* outside the projection's domain: no help for the view */
         ext[0] = fmin(ext[0], e[0]);
         ext[1] = fmin(ext[1], e[1]);
         ext[2] = fmax(ext[2], e[2]);
@@ -852,7 +806,7 @@ trv_status qgis_project_write(trv_ctx *ctx, const qgis_project_opts *o, qgis_pro
     if (!st)
         st = trv_progress(ctx, 1.0, "layers");
     if (!st && info) {
-        crs_label(crs_of->srs, info->crs, sizeof info->crs);
+        crs_label(&crs_of->crs, info->crs, sizeof info->crs);
         memcpy(info->extent, ext, sizeof ext);
         info->layer = calloc((size_t)L.n, sizeof *info->layer);
         if (!info->layer)

@@ -4,10 +4,6 @@
  * properties both as <Option type="Map"> and as the older <prop k v>. */
 #include "qgis/qgis.h"
 
-#include <gdal.h>
-#include <ogr_api.h>
-#include <cpl_conv.h>
-#include <cpl_error.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -561,78 +557,15 @@ trv_status qgis_qml_stage(trv_ctx *ctx, trv_outset *set, const char *dir, const 
 trv_status qgis_gpkg_styles_write(trv_ctx *ctx, const char *gpkg_path, const char *const *layers,
                                  const char *const *inner, int n)
 {
-    /* GDAL stamps gpkg_contents.last_change unless OGR_CURRENT_DATE is set:
-     * pin it (as geo's writers do) so the file stays reproducible */
-    const char *old = CPLGetConfigOption("OGR_CURRENT_DATE", NULL);
-    char *saved = old ? strdup(old) : NULL;
-    CPLSetConfigOption("OGR_CURRENT_DATE", "2000-01-01T00:00:00.000Z");
-    trv_status st = TRV_OK;
-    CPLErrorReset();
-    GDALDatasetH ds = GDALOpenEx(gpkg_path, GDAL_OF_VECTOR | GDAL_OF_UPDATE, NULL, NULL, NULL);
-    OGRLayerH ls = NULL;
-    if (!ds)
-        st = trv_error(ctx, TRV_ERR_IO, "cannot open '%s' for update: %s", gpkg_path, CPLGetLastErrorMsg());
-    if (!st && !(ls = GDALDatasetGetLayerByName(ds, "layer_styles"))) {
-        ls = GDALDatasetCreateLayer(ds, "layer_styles", NULL, wkbNone, NULL);
-        static const struct {
-            const char *name;
-            OGRFieldType type;
-            int width;
-        } cols[] = {{"f_table_catalog", OFTString, 256}, {"f_table_schema", OFTString, 256},
-                    {"f_table_name", OFTString, 256},    {"f_geometry_column", OFTString, 256},
-                    {"styleName", OFTString, 30},        {"styleQML", OFTString, 0},
-                    {"styleSLD", OFTString, 0},          {"useAsDefault", OFTInteger, 0},
-                    {"description", OFTString, 0},       {"owner", OFTString, 30},
-                    {"ui", OFTString, 30},               {"update_time", OFTDateTime, 0}};
-        for (size_t k = 0; ls && k < sizeof cols / sizeof cols[0]; k++) {
-            OGRFieldDefnH fd = OGR_Fld_Create(cols[k].name, cols[k].type);
-            if (cols[k].width)
-                OGR_Fld_SetWidth(fd, cols[k].width);
-            if (!strcmp(cols[k].name, "useAsDefault"))
-                OGR_Fld_SetSubType(fd, OFSTBoolean);
-            if (OGR_L_CreateField(ls, fd, TRUE) != OGRERR_NONE)
-                ls = NULL;
-            OGR_Fld_Destroy(fd);
-        }
-        if (!ls)
-            st = trv_error(ctx, TRV_ERR_IO, "cannot add the layer_styles table to '%s': %s", gpkg_path,
-                           CPLGetLastErrorMsg());
-    }
-    for (int i = 0; i < n && !st; i++) {
-        OGRLayerH target = GDALDatasetGetLayerByName(ds, layers[i]);
-        char *doc = qgis_qml_document(inner[i]);
-        if (!target || !doc) {
-            free(doc);
-            st = target ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory")
-                        : trv_error(ctx, TRV_ERR_INTERNAL, "'%s' has no layer '%s' to style", gpkg_path, layers[i]);
-            break;
-        }
-        const char *geom = OGR_L_GetGeometryColumn(target);
-        OGRFeatureH f = OGR_F_Create(OGR_L_GetLayerDefn(ls));
-        OGR_F_SetFieldString(f, 0, "");
-        OGR_F_SetFieldString(f, 1, "");
-        OGR_F_SetFieldString(f, 2, layers[i]);
-        OGR_F_SetFieldString(f, 3, geom && *geom ? geom : "geom");
-        OGR_F_SetFieldString(f, 4, layers[i]);
-        OGR_F_SetFieldString(f, 5, doc);
-        OGR_F_SetFieldString(f, 6, "");
-        OGR_F_SetFieldInteger(f, 7, 1);
-        OGR_F_SetFieldString(f, 8, "traverse default style");
-        OGR_F_SetFieldString(f, 9, "");
-        OGR_F_SetFieldString(f, 10, "");
-        OGR_F_SetFieldDateTimeEx(f, 11, 2000, 1, 1, 0, 0, 0.0f, 100);
-        if (OGR_L_CreateFeature(ls, f) != OGRERR_NONE)
-            st = trv_error(ctx, TRV_ERR_IO, "cannot write a style into '%s': %s", gpkg_path, CPLGetLastErrorMsg());
-        OGR_F_Destroy(f);
-        free(doc);
-    }
-    if (ds) {
-        CPLErrorReset();
-        GDALClose(ds); /* void before GDAL 3.7: look at the error state */
-        if (!st && CPLGetLastErrorType() >= CE_Failure)
-            st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", gpkg_path, CPLGetLastErrorMsg());
-    }
-    CPLSetConfigOption("OGR_CURRENT_DATE", saved);
-    free(saved);
+    char **docs = n > 0 ? calloc((size_t)n, sizeof *docs) : NULL;
+    trv_status st = n > 0 && !docs ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory") : TRV_OK;
+    for (int i = 0; i < n && !st; i++)
+        if (!(docs[i] = qgis_qml_document(inner[i])))
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (!st)
+        st = geo_gpkg_styles_write(ctx, gpkg_path, layers, (const char *const *)docs, n);
+    for (int i = 0; docs && i < n; i++)
+        free(docs[i]);
+    free(docs);
     return st;
 }

@@ -11,7 +11,7 @@
 #include <ft2build.h>
 #include FT_FREETYPE_H
 
-trv_status cv_new(trv_ctx *ctx, int w, int h, rnd_canvas **out)
+trv_status rnd_cv_new(trv_ctx *ctx, int w, int h, rnd_canvas **out)
 {
     *out = NULL;
     rnd_canvas *c = calloc(1, sizeof *c);
@@ -21,7 +21,7 @@ trv_status cv_new(trv_ctx *ctx, int w, int h, rnd_canvas **out)
         c->cov = calloc((size_t)w * h, sizeof(float));
     }
     if (!c || !c->rgb || !c->cov) {
-        cv_free(c);
+        rnd_cv_free(c);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for a %d x %d image", w, h);
     }
     memset(c->rgb, 255, (size_t)w * h * 3);
@@ -30,7 +30,7 @@ trv_status cv_new(trv_ctx *ctx, int w, int h, rnd_canvas **out)
     return TRV_OK;
 }
 
-void cv_free(rnd_canvas *c)
+void rnd_cv_free(rnd_canvas *c)
 {
     if (!c)
         return;
@@ -45,7 +45,7 @@ static inline void blend(unsigned char *p, const unsigned char rgb[3], double a)
         p[k] = (unsigned char)lround(p[k] + a * (rgb[k] - p[k]));
 }
 
-void cv_fill_rect(rnd_canvas *c, double x0, double y0, double x1, double y1, const unsigned char rgb[3], double alpha)
+void rnd_cv_fill_rect(rnd_canvas *c, double x0, double y0, double x1, double y1, const unsigned char rgb[3], double alpha)
 {
     int ix0 = (int)fmax(0, floor(x0)), iy0 = (int)fmax(0, floor(y0));
     int ix1 = (int)fmin(c->w, ceil(x1)), iy1 = (int)fmin(c->h, ceil(y1));
@@ -80,14 +80,14 @@ static inline void cov_max(rnd_canvas *c, int x, int y, float v)
         *p = v;
 }
 
-void cv_add_stroke(rnd_canvas *c, const double *x, const double *y, int n, int closed, double width, double dash_on,
+void rnd_cv_add_stroke(rnd_canvas *c, const double *x, const double *y, int n, int closed, double width, double dash_on,
                    double dash_off)
 {
     const double hw = width / 2, period = dash_on + dash_off;
     double along = 0;
     int nseg = closed ? n : n - 1;
     if (n == 1) { /* a lone vertex: a dot */
-        cv_add_disc(c, x[0], y[0], hw);
+        rnd_cv_add_disc(c, x[0], y[0], hw);
         return;
     }
     for (int s = 0; s < nseg; s++) {
@@ -116,7 +116,7 @@ void cv_add_stroke(rnd_canvas *c, const double *x, const double *y, int n, int c
     }
 }
 
-void cv_add_disc(rnd_canvas *c, double cx, double cy, double r)
+void rnd_cv_add_disc(rnd_canvas *c, double cx, double cy, double r)
 {
     int b[4];
     if (!box(c, cx - r - 1, cy - r - 1, cx + r + 1, cy + r + 1, b))
@@ -129,7 +129,7 @@ void cv_add_disc(rnd_canvas *c, double cx, double cy, double r)
         }
 }
 
-void cv_add_ring(rnd_canvas *c, double cx, double cy, double r, double width)
+void rnd_cv_add_ring(rnd_canvas *c, double cx, double cy, double r, double width)
 {
     int b[4];
     double hw = width / 2;
@@ -149,7 +149,7 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-void cv_add_polygon(rnd_canvas *c, const double *x, const double *y, const int *start, int nrings)
+void rnd_cv_add_polygon(rnd_canvas *c, const double *x, const double *y, const int *start, int nrings)
 {
     enum { SUB = 4 };
     int n = start[nrings];
@@ -200,7 +200,7 @@ void cv_add_polygon(rnd_canvas *c, const double *x, const double *y, const int *
     free(acc);
 }
 
-void cv_paint(rnd_canvas *c, const unsigned char rgb[3], double alpha)
+void rnd_cv_paint(rnd_canvas *c, const unsigned char rgb[3], double alpha)
 {
     for (int y = c->by0; y < c->by1; y++) {
         float *cv = c->cov + (size_t)y * c->w;
@@ -216,7 +216,7 @@ void cv_paint(rnd_canvas *c, const unsigned char rgb[3], double alpha)
 
 /* ---- PNG ------------------------------------------------------------------ */
 
-trv_status cv_write_png(trv_ctx *ctx, const rnd_canvas *c, const char *path, const char *name)
+trv_status rnd_cv_write_png(trv_ctx *ctx, const rnd_canvas *c, const char *path, const char *name)
 {
     FILE *f = fopen(path, "wb");
     if (!f)
@@ -264,7 +264,7 @@ struct rnd_font {
 
 #define DEJAVU "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
-trv_status font_open(trv_ctx *ctx, const char *path, rnd_font **out)
+trv_status rnd_font_open(trv_ctx *ctx, const char *path, rnd_font **out)
 {
     *out = NULL;
     if (!path)
@@ -297,7 +297,7 @@ trv_status font_open(trv_ctx *ctx, const char *path, rnd_font **out)
     return TRV_OK;
 }
 
-void font_close(rnd_font *f)
+void rnd_font_close(rnd_font *f)
 {
     if (!f)
         return;
@@ -338,7 +338,7 @@ static unsigned next_cp(const char **s)
     return c;
 }
 
-double text_width(rnd_font *f, int bold, double px, const char *s)
+double rnd_font_text_width(rnd_font *f, int bold, double px, const char *s)
 {
     FT_Face face = face_at(f, bold, px);
     long pen = 0;
@@ -388,7 +388,7 @@ static void glyphs(rnd_canvas *c, FT_Face face, double x, double y, const char *
     }
 }
 
-void cv_text(rnd_canvas *c, rnd_font *f, int bold, double px, double x, double y, const char *s,
+void rnd_cv_text(rnd_canvas *c, rnd_font *f, int bold, double px, double x, double y, const char *s,
              const unsigned char rgb[3], double halo)
 {
     FT_Face face = face_at(f, bold, px);
@@ -396,8 +396,8 @@ void cv_text(rnd_canvas *c, rnd_font *f, int bold, double px, double x, double y
         static const unsigned char white[3] = {255, 255, 255};
         for (int k = 0; k < 16; k++)
             glyphs(c, face, x, y, s, halo * cos(k * M_PI / 8), halo * sin(k * M_PI / 8));
-        cv_paint(c, white, 0.85);
+        rnd_cv_paint(c, white, 0.85);
     }
     glyphs(c, face, x, y, s, 0, 0);
-    cv_paint(c, rgb, 1);
+    rnd_cv_paint(c, rgb, 1);
 }

@@ -181,48 +181,12 @@ void rnd_hillshade_row(const float *above, const float *row, const float *below,
             out[x] = 0;
             continue;
         }
-        /* the 3x3 window; off the grid, gdaldem -compute_edges extrapolates
-         * linearly (2 a - b, from the two cells inward), and a nodata
-         * neighbour (or one extrapolated from nodata) takes the centre */
-        const float *rows[3] = {above, row, below};
-        double w[9];
-        int bad[9];
-        for (int j = 0; j < 3; j++)
-            for (int i = -1; i <= 1; i++) {
-                int k = j * 3 + i + 1;
-                bad[k] = 0;
-                if (rows[j] && x + i >= 0 && x + i < nx) {
-                    w[k] = rows[j][x + i];
-                    bad[k] = isnan(w[k]) || (has_nodata && w[k] == nodata);
-                } else if (rows[j]) { /* off the west or east edge: along the row */
-                    int in = x - i; /* the cell on the other side of the centre */
-                    if (in >= 0 && in < nx) {
-                        float a = rows[j][x], b = rows[j][in];
-                        bad[k] = isnan(a) || isnan(b) || (has_nodata && (a == nodata || b == nodata));
-                        w[k] = 2.0 * a - b;
-                    } else {
-                        bad[k] = 1;
-                    }
-                } else {
-                    bad[k] = -1; /* off the north or south edge: below */
-                }
-            }
-        for (int j = 0; j < 3; j += 2)
-            for (int i = 0; i < 3; i++) {
-                int k = j * 3 + i;
-                if (bad[k] != -1)
-                    continue;
-                int a = 3 + i, b = (2 - j) * 3 + i; /* the middle row and the row across it */
-                if (rows[2 - j] && !bad[a] && !bad[b])
-                    w[k] = 2.0 * w[a] - w[b], bad[k] = 0;
-                else
-                    bad[k] = 1;
-            }
-        for (int k = 0; k < 9; k++)
-            if (bad[k])
-                w[k] = c;
-        double dx = ((w[0] + 2 * w[3] + w[6]) - (w[2] + 2 * w[5] + w[8])) / ew;
-        double dy = ((w[6] + 2 * w[7] + w[8]) - (w[0] + 2 * w[1] + w[2])) / ns;
+        /* Horn's differences (geo_horn_diff), over the signed cell sizes:
+         * dx points west, dy (ns = gt[5] < 0) north */
+        double gx, gy;
+        geo_horn_diff(above, row, below, nx, x, has_nodata, nodata, &gx, &gy);
+        double dx = -gx / ew;
+        double dy = gy / ns;
         double cang = (sin_alt - cos_alt_z * (dy * cos_az - dx * sin_az)) / sqrt(1 + zf * zf * (dx * dx + dy * dy));
         out[x] = cang <= 0 ? 1.0f : (float)(1 + 254 * cang);
     }

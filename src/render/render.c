@@ -7,8 +7,6 @@
 #include "overlay_priv.h"
 #include "render_priv.h"
 
-#include <gdal.h>
-#include <cpl_error.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,25 +41,22 @@ static void cat_clear(cat_table *t)
 
 static trv_status read_categories(trv_ctx *ctx, const char *path, int *is_byte, cat_table *t)
 {
-    GDALDatasetH ds = GDALOpenEx(path, GDAL_OF_RASTER | GDAL_OF_READONLY, NULL, NULL, NULL);
-    if (!ds)
-        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", path, geo_gdal_msg("not a format GDAL recognises"));
-    GDALRasterBandH b = GDALGetRasterBand(ds, 1);
-    *is_byte = b && GDALGetRasterDataType(b) == GDT_Byte;
-    GDALColorTableH ct = b ? GDALGetRasterColorTable(b) : NULL;
-    if (*is_byte && ct) {
+    geo_raster_info info;
+    trv_status st = geo_raster_info_read(ctx, path, &info);
+    if (st)
+        return st;
+    *is_byte = info.nbands >= 1 && info.type == GEO_BAND_BYTE;
+    if (*is_byte && info.ncolours > 0) {
         t->has_color = 1;
-        for (int i = 0; i < 256 && i < GDALGetColorEntryCount(ct); i++) {
-            const GDALColorEntry *e = GDALGetColorEntry(ct, i);
-            t->rgb[i][0] = (unsigned char)e->c1, t->rgb[i][1] = (unsigned char)e->c2;
-            t->rgb[i][2] = (unsigned char)e->c3, t->alpha[i] = (unsigned char)e->c4;
+        for (int i = 0; i < 256 && i < info.ncolours; i++) {
+            t->rgb[i][0] = info.rgba[i][0], t->rgb[i][1] = info.rgba[i][1];
+            t->rgb[i][2] = info.rgba[i][2], t->alpha[i] = info.rgba[i][3];
         }
     }
-    char **names = b ? GDALGetRasterCategoryNames(b) : NULL;
-    for (int i = 0; names && names[i] && i < 256; i++)
-        if (*names[i])
-            t->name[i] = strdup(names[i]);
-    GDALClose(ds);
+    for (int i = 0; i < info.ncategories && i < 256; i++)
+        if (*info.categories[i])
+            t->name[i] = strdup(info.categories[i]);
+    geo_raster_info_clear(&info);
     return TRV_OK;
 }
 
@@ -365,13 +360,13 @@ static line_style line_style_for(int trajectory, const char *name, int with_traj
 }
 
 /* Draw the overlays in passes: areas, roadmap, routes, trajectories, points. */
-static void draw_overlays(rnd_canvas *c, rnd_font *font, ovl_set *ov, const layout *L, const geo_grid *g,
+static void draw_overlays(rnd_canvas *c, rnd_font *font, rnd_ovl_set *ov, const layout *L, const geo_grid *g,
                           double m_per_unit)
 {
     const double s = L->s;
     /* map CRS -> canvas pixels */
     for (int k = 0; k < ov->n; k++) {
-        ovl_shape *sh = &ov->shape[k];
+        rnd_ovl_shape *sh = &ov->shape[k];
         for (int i = 0; i < sh->n; i++) {
             sh->x[2 * i] = L->mx + (sh->x[2 * i] - g->gt[0]) / L->upx;
             sh->x[2 * i + 1] = L->my + (g->gt[3] - sh->x[2 * i + 1]) / L->upy;
@@ -379,7 +374,7 @@ static void draw_overlays(rnd_canvas *c, rnd_font *font, ovl_set *ov, const layo
     }
     int with_trajectory = 0;
     for (int k = 0; k < ov->n; k++)
-        with_trajectory |= ov->shape[k].kind == OVL_TRAJECTORY;
+        with_trajectory |= ov->shape[k].kind == RND_OVL_TRAJECTORY;
     double *xs = NULL, *ys = NULL;
     int cap = 0;
     /* passes: roadmap; plans and routes; areas (obstacles), translucent
@@ -387,11 +382,11 @@ static void draw_overlays(rnd_canvas *c, rnd_font *font, ovl_set *ov, const layo
      * went round them; trajectories; points */
     for (int pass = 0; pass < 7; pass++)
         for (int k = 0; k < ov->n; k++) {
-            ovl_shape *sh = &ov->shape[k];
-            int lp = line_style_for(sh->kind == OVL_TRAJECTORY, sh->name, with_trajectory).pass;
-            int p = sh->kind == OVL_EDGE || sh->kind == OVL_NODE      ? 0
-                  : sh->kind == OVL_POLYGON || sh->kind == OVL_CIRCLE ? 4
-                  : sh->kind == OVL_POINT                             ? 6
+            rnd_ovl_shape *sh = &ov->shape[k];
+            int lp = line_style_for(sh->kind == RND_OVL_TRAJECTORY, sh->name, with_trajectory).pass;
+            int p = sh->kind == RND_OVL_EDGE || sh->kind == RND_OVL_NODE      ? 0
+                  : sh->kind == RND_OVL_POLYGON || sh->kind == RND_OVL_CIRCLE ? 4
+                  : sh->kind == RND_OVL_POINT                             ? 6
                   : lp < 3                                            ? 1 + lp
                                                                       : 5;
             if (p != pass)
@@ -411,63 +406,63 @@ static void draw_overlays(rnd_canvas *c, rnd_font *font, ovl_set *ov, const layo
             for (int i = 0; i < sh->n; i++)
                 xs[i] = sh->x[2 * i], ys[i] = sh->x[2 * i + 1];
             switch (sh->kind) {
-            case OVL_POLYGON: {
-                cv_add_polygon(c, xs, ys, sh->start, sh->nrings);
-                cv_paint(c, OBSTACLE_FILL, OBSTACLE_ALPHA);
+            case RND_OVL_POLYGON: {
+                rnd_cv_add_polygon(c, xs, ys, sh->start, sh->nrings);
+                rnd_cv_paint(c, OBSTACLE_FILL, OBSTACLE_ALPHA);
                 for (int r = 0; r < sh->nrings; r++)
-                    cv_add_stroke(c, xs + sh->start[r], ys + sh->start[r], sh->start[r + 1] - sh->start[r], 1,
+                    rnd_cv_add_stroke(c, xs + sh->start[r], ys + sh->start[r], sh->start[r + 1] - sh->start[r], 1,
                                   OBSTACLE_LINE_W * s, 0, 0);
-                cv_paint(c, OBSTACLE_LINE, 1);
+                rnd_cv_paint(c, OBSTACLE_LINE, 1);
                 break;
             }
-            case OVL_CIRCLE: {
+            case RND_OVL_CIRCLE: {
                 /* radius_m in metres; never smaller than a few pixels, so a
                  * small obstacle stays visible on a map of the whole area */
                 double r = fmax(sh->radius / m_per_unit / L->upx, 3 * s);
-                cv_add_disc(c, xs[0], ys[0], r);
-                cv_paint(c, OBSTACLE_FILL, OBSTACLE_ALPHA);
-                cv_add_ring(c, xs[0], ys[0], r, OBSTACLE_LINE_W * s);
-                cv_paint(c, OBSTACLE_LINE, 1);
+                rnd_cv_add_disc(c, xs[0], ys[0], r);
+                rnd_cv_paint(c, OBSTACLE_FILL, OBSTACLE_ALPHA);
+                rnd_cv_add_ring(c, xs[0], ys[0], r, OBSTACLE_LINE_W * s);
+                rnd_cv_paint(c, OBSTACLE_LINE, 1);
                 break;
             }
-            case OVL_EDGE: {
+            case RND_OVL_EDGE: {
                 static const unsigned char grey[3] = {70, 70, 70};
-                cv_add_stroke(c, xs, ys, sh->n, 0, 0.7 * s, 0, 0);
-                cv_paint(c, grey, 0.16);
+                rnd_cv_add_stroke(c, xs, ys, sh->n, 0, 0.7 * s, 0, 0);
+                rnd_cv_paint(c, grey, 0.16);
                 break;
             }
-            case OVL_NODE: {
+            case RND_OVL_NODE: {
                 static const unsigned char grey[3] = {40, 40, 40};
-                cv_add_disc(c, xs[0], ys[0], 0.9 * s);
-                cv_paint(c, grey, 0.55);
+                rnd_cv_add_disc(c, xs[0], ys[0], 0.9 * s);
+                rnd_cv_paint(c, grey, 0.55);
                 break;
             }
-            case OVL_ROUTE:
-            case OVL_OBSTACLE_LAYER:
-            case OVL_TRAJECTORY: {
-                line_style ls = line_style_for(sh->kind == OVL_TRAJECTORY, sh->name, with_trajectory);
+            case RND_OVL_ROUTE:
+            case RND_OVL_OBSTACLE_LAYER:
+            case RND_OVL_TRAJECTORY: {
+                line_style ls = line_style_for(sh->kind == RND_OVL_TRAJECTORY, sh->name, with_trajectory);
                 if (ls.casing > 0) {
-                    cv_add_stroke(c, xs, ys, sh->n, 0, ls.casing * s, 0, 0);
-                    cv_paint(c, WHITE, ls.casing_alpha);
+                    rnd_cv_add_stroke(c, xs, ys, sh->n, 0, ls.casing * s, 0, 0);
+                    rnd_cv_paint(c, WHITE, ls.casing_alpha);
                 }
-                cv_add_stroke(c, xs, ys, sh->n, 0, ls.width * s, ls.dash_on * s, ls.dash_off * s);
-                cv_paint(c, ls.rgb, 1);
+                rnd_cv_add_stroke(c, xs, ys, sh->n, 0, ls.width * s, ls.dash_on * s, ls.dash_off * s);
+                rnd_cv_paint(c, ls.rgb, 1);
                 break;
             }
-            case OVL_POINT: {
+            case RND_OVL_POINT: {
                 int start = sh->name && !strcasecmp(sh->name, "start"), goal = sh->name && !strcasecmp(sh->name, "goal");
                 static const unsigned char green[3] = {26, 152, 80}, red[3] = {215, 48, 39};
                 double r = (start || goal ? 6.5 : 4) * s;
-                cv_add_disc(c, xs[0], ys[0], r + 2 * s);
-                cv_paint(c, WHITE, 1);
-                cv_add_disc(c, xs[0], ys[0], r);
-                cv_paint(c, start ? green : goal ? red : INK, 1);
+                rnd_cv_add_disc(c, xs[0], ys[0], r + 2 * s);
+                rnd_cv_paint(c, WHITE, 1);
+                rnd_cv_add_disc(c, xs[0], ys[0], r);
+                rnd_cv_paint(c, start ? green : goal ? red : INK, 1);
                 if (goal) {
-                    cv_add_disc(c, xs[0], ys[0], r * 0.4);
-                    cv_paint(c, WHITE, 1);
+                    rnd_cv_add_disc(c, xs[0], ys[0], r * 0.4);
+                    rnd_cv_paint(c, WHITE, 1);
                 }
                 if (sh->name)
-                    cv_text(c, font, 1, 13 * s, xs[0] + r + 5 * s, ys[0] + 4.5 * s, sh->name, INK, 2 * s);
+                    rnd_cv_text(c, font, 1, 13 * s, xs[0] + r + 5 * s, ys[0] + 4.5 * s, sh->name, INK, 2 * s);
                 break;
             }
             }
@@ -477,20 +472,20 @@ static void draw_overlays(rnd_canvas *c, rnd_font *font, ovl_set *ov, const layo
 }
 
 /* Unique route names (in drawing order) for the legend. */
-static int route_names(const ovl_set *ov, const char **names, int max, int *edges, int *nodes, int *markers,
+static int route_names(const rnd_ovl_set *ov, const char **names, int max, int *edges, int *nodes, int *markers,
                        int *areas)
 {
     int n = 0;
     *edges = *nodes = *markers = *areas = 0;
     for (int k = 0; k < ov->n; k++) {
-        const ovl_shape *sh = &ov->shape[k];
-        *edges |= sh->kind == OVL_EDGE;
-        *nodes |= sh->kind == OVL_NODE;
-        *markers |= sh->kind == OVL_POINT && sh->name;
-        *areas |= sh->kind == OVL_POLYGON || sh->kind == OVL_CIRCLE;
-        if (sh->kind != OVL_ROUTE && sh->kind != OVL_TRAJECTORY)
+        const rnd_ovl_shape *sh = &ov->shape[k];
+        *edges |= sh->kind == RND_OVL_EDGE;
+        *nodes |= sh->kind == RND_OVL_NODE;
+        *markers |= sh->kind == RND_OVL_POINT && sh->name;
+        *areas |= sh->kind == RND_OVL_POLYGON || sh->kind == RND_OVL_CIRCLE;
+        if (sh->kind != RND_OVL_ROUTE && sh->kind != RND_OVL_TRAJECTORY)
             continue;
-        const char *nm = sh->kind == OVL_TRAJECTORY ? "trajectory" : sh->name ? sh->name : "route";
+        const char *nm = sh->kind == RND_OVL_TRAJECTORY ? "trajectory" : sh->name ? sh->name : "route";
         int seen = 0;
         for (int i = 0; i < n; i++)
             seen |= !strcmp(names[i], nm);
@@ -518,7 +513,7 @@ trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o)
     trv_status st;
     geo_raster *r = NULL, *dem = NULL, *hs = NULL;
     cat_table *cat = calloc(1, sizeof *cat);
-    ovl_set ov = {0};
+    rnd_ovl_set ov = {0};
     rnd_font *font = NULL;
     rnd_canvas *c = NULL;
     trv_outset *set = NULL;
@@ -583,9 +578,9 @@ trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o)
             goto done;
     }
     for (int k = 0; k < o->noverlays; k++)
-        if ((st = ovl_read(ctx, o->overlays[k], g->wkt, &ov)))
+        if ((st = rnd_ovl_read(ctx, o->overlays[k], g->wkt, &ov)))
             goto done;
-    if (o->route && ovl_keep_route(&ov, o->route) == 0) {
+    if (o->route && rnd_ovl_keep_route(&ov, o->route) == 0) {
         st = trv_error(ctx, TRV_ERR_DATA, "no route named '%s' in the overlays", o->route);
         goto done;
     }
@@ -593,9 +588,9 @@ trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o)
         /* only what reaches into the window is drawn and listed in the legend */
         double bb[4];
         grid_extent(g, bb);
-        ovl_keep_within(&ov, bb, 1 / geo_crs_metres_per_unit(g->wkt));
+        rnd_ovl_keep_within(&ov, bb, 1 / geo_crs_metres_per_unit(g->wkt));
     }
-    if ((st = font_open(ctx, o->font, &font)))
+    if ((st = rnd_font_open(ctx, o->font, &font)))
         goto done;
 
     /* ---- layout ---- */
@@ -638,7 +633,7 @@ trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o)
             panel_h += 46 * s + (nroutes + has_edges + has_nodes + 2 * has_markers + has_areas) * row_h;
     }
     L.H = L.my + (int)fmax(L.mh, panel_h) + foot_h;
-    if ((st = cv_new(ctx, L.W, L.H, &c)))
+    if ((st = rnd_cv_new(ctx, L.W, L.H, &c)))
         goto done;
 
     /* ---- the map, row by row ---- */
@@ -707,8 +702,8 @@ trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o)
     {
         double fx[4] = {L.mx - 0.5, L.mx + L.mw + 0.5, L.mx + L.mw + 0.5, L.mx - 0.5};
         double fy[4] = {L.my - 0.5, L.my - 0.5, L.my + L.mh + 0.5, L.my + L.mh + 0.5};
-        cv_add_stroke(c, fx, fy, 4, 1, 1.0 * fmax(1, s), 0, 0);
-        cv_paint(c, FRAME, 1);
+        rnd_cv_add_stroke(c, fx, fy, 4, 1, 1.0 * fmax(1, s), 0, 0);
+        rnd_cv_paint(c, FRAME, 1);
     }
     {
         const char *title = o->title;
@@ -726,21 +721,21 @@ trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o)
         snprintf(cap, sizeof cap, "%s", title);
         if (cap[0] >= 'a' && cap[0] <= 'z' && !o->title)
             cap[0] = (char)(cap[0] - 'a' + 'A');
-        cv_text(c, font, 1, 22 * s, L.mx, L.my - 16 * s, cap, INK, 0);
+        rnd_cv_text(c, font, 1, 22 * s, L.mx, L.my - 16 * s, cap, INK, 0);
     }
     {   /* north arrow: grid north, top right inside the map */
         double cx = L.mx + L.mw - 30 * s, cy = L.my + 30 * s;
-        cv_add_disc(c, cx, cy, 20 * s);
-        cv_paint(c, WHITE, 0.8);
+        rnd_cv_add_disc(c, cx, cy, 20 * s);
+        rnd_cv_paint(c, WHITE, 0.8);
         double lx[3] = {cx, cx - 7 * s, cx}, ly[3] = {cy - 6 * s, cy + 15 * s, cy + 9 * s};
         double rx[3] = {cx, cx + 7 * s, cx}, ry[3] = {cy - 6 * s, cy + 15 * s, cy + 9 * s};
         int st3[2] = {0, 3};
-        cv_add_polygon(c, lx, ly, st3, 1);
-        cv_paint(c, INK, 1);
-        cv_add_polygon(c, rx, ry, st3, 1);
-        cv_paint(c, GREY_TEXT, 1);
-        double tw = text_width(font, 1, 10 * s, "N");
-        cv_text(c, font, 1, 10 * s, cx - tw / 2, cy - 8 * s, "N", INK, 0);
+        rnd_cv_add_polygon(c, lx, ly, st3, 1);
+        rnd_cv_paint(c, INK, 1);
+        rnd_cv_add_polygon(c, rx, ry, st3, 1);
+        rnd_cv_paint(c, GREY_TEXT, 1);
+        double tw = rnd_font_text_width(font, 1, 10 * s, "N");
+        rnd_cv_text(c, font, 1, 10 * s, cx - tw / 2, cy - 8 * s, "N", INK, 0);
     }
     {   /* scale bar under the map, left */
         double mpu = m_per_unit;
@@ -749,27 +744,27 @@ trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o)
         double m_per_px = L.upx * mpu, len_m = round_length(m_per_px * L.mw / 4);
         double len_px = len_m / m_per_px, x0 = L.mx, y0 = L.my + L.mh + 16 * s, hgt = 6 * s;
         for (int k = 0; k < 4; k++) {
-            cv_fill_rect(c, x0 + k * len_px / 4, y0, x0 + (k + 1) * len_px / 4, y0 + hgt, k % 2 ? WHITE : INK, 1);
+            rnd_cv_fill_rect(c, x0 + k * len_px / 4, y0, x0 + (k + 1) * len_px / 4, y0 + hgt, k % 2 ? WHITE : INK, 1);
         }
         double bx[4] = {x0, x0 + len_px, x0 + len_px, x0}, by[4] = {y0, y0, y0 + hgt, y0 + hgt};
-        cv_add_stroke(c, bx, by, 4, 1, 1.0 * fmax(1, s), 0, 0);
-        cv_paint(c, INK, 1);
+        rnd_cv_add_stroke(c, bx, by, 4, 1, 1.0 * fmax(1, s), 0, 0);
+        rnd_cv_paint(c, INK, 1);
         char lab[32];
         fmt_length(lab, sizeof lab, len_m);
-        cv_text(c, font, 0, 12 * s, x0 - text_width(font, 0, 12 * s, "0") / 2, y0 + hgt + 15 * s, "0", INK, 0);
+        rnd_cv_text(c, font, 0, 12 * s, x0 - rnd_font_text_width(font, 0, 12 * s, "0") / 2, y0 + hgt + 15 * s, "0", INK, 0);
         fmt_length(lab, sizeof lab, len_m / 2);
         char half[32];
         snprintf(half, sizeof half, "%g", len_m >= 1000 ? len_m / 2000 : len_m / 2);
-        cv_text(c, font, 0, 12 * s, x0 + len_px / 2 - text_width(font, 0, 12 * s, half) / 2, y0 + hgt + 15 * s, half,
+        rnd_cv_text(c, font, 0, 12 * s, x0 + len_px / 2 - rnd_font_text_width(font, 0, 12 * s, half) / 2, y0 + hgt + 15 * s, half,
                 INK, 0);
         fmt_length(lab, sizeof lab, len_m);
-        cv_text(c, font, 0, 12 * s, x0 + len_px - text_width(font, 0, 12 * s, lab) / 2, y0 + hgt + 15 * s, lab, INK, 0);
+        rnd_cv_text(c, font, 0, 12 * s, x0 + len_px - rnd_font_text_width(font, 0, 12 * s, lab) / 2, y0 + hgt + 15 * s, lab, INK, 0);
         /* footer: CRS and cell size, right-aligned */
         char crs[64], foot[160];
         geo_crs_label(g->wkt, crs, sizeof crs);
         snprintf(foot, sizeof foot, "%s · %g m cells · %d x %d%s", g->wkt ? crs : "no CRS", fabs(g->gt[1]) * mpu, nx,
                  ny, hs ? " · hillshade az 315° alt 45°" : "");
-        cv_text(c, font, 0, 11 * s, L.mx + L.mw - text_width(font, 0, 11 * s, foot), y0 + hgt + 15 * s, foot,
+        rnd_cv_text(c, font, 0, 11 * s, L.mx + L.mw - rnd_font_text_width(font, 0, 11 * s, foot), y0 + hgt + 15 * s, foot,
                 GREY_TEXT, 0);
     }
 
@@ -787,97 +782,97 @@ trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o)
             snprintf(head, sizeof head, "%s (%s)", what, r->unit);
         else
             snprintf(head, sizeof head, "%s", what);
-        cv_text(c, font, 1, 14 * s, tx, py + 14 * s, head, INK, 0);
+        rnd_cv_text(c, font, 1, 14 * s, tx, py + 14 * s, head, INK, 0);
         double bar_top = py + 30 * s, bar_h = fmin(360 * s, fmax(160 * s, L.mh * 0.6)), bar_w = 22 * s;
         for (int k = 0; k < (int)lround(bar_h); k++) {
             unsigned char rgb[3];
             rnd_palette_rgb(pal, 1 - (k + 0.5) / bar_h, rgb);
-            cv_fill_rect(c, tx, bar_top + k, tx + bar_w, fmin(bar_top + k + 1, bar_top + bar_h), rgb, 1);
+            rnd_cv_fill_rect(c, tx, bar_top + k, tx + bar_w, fmin(bar_top + k + 1, bar_top + bar_h), rgb, 1);
         }
         double bx[4] = {tx - 0.5, tx + bar_w + 0.5, tx + bar_w + 0.5, tx - 0.5};
         double by[4] = {bar_top - 0.5, bar_top - 0.5, bar_top + bar_h + 0.5, bar_top + bar_h + 0.5};
-        cv_add_stroke(c, bx, by, 4, 1, 1, 0, 0);
-        cv_paint(c, FRAME, 1);
+        rnd_cv_add_stroke(c, bx, by, 4, 1, 1, 0, 0);
+        rnd_cv_paint(c, FRAME, 1);
         double step = nice_step(hi - lo, 5);
         for (double v = ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) {
             double yy = bar_top + bar_h * (1 - (v - lo) / (hi - lo));
-            cv_fill_rect(c, tx + bar_w, yy - 0.5, tx + bar_w + 5 * s, yy + 0.5, INK, 1);
+            rnd_cv_fill_rect(c, tx + bar_w, yy - 0.5, tx + bar_w + 5 * s, yy + 0.5, INK, 1);
             char lab[32];
             fmt_value(lab, sizeof lab, v, step);
-            cv_text(c, font, 0, 12 * s, tx + bar_w + 8 * s, yy + 4.5 * s, lab, INK, 0);
+            rnd_cv_text(c, font, 0, 12 * s, tx + bar_w + 8 * s, yy + 4.5 * s, lab, INK, 0);
         }
         char range[96], a[32], b[32];
         fmt_value(a, sizeof a, lo, step / 10);
         fmt_value(b, sizeof b, hi, step / 10);
         snprintf(range, sizeof range, "range %s to %s", a, b);
-        cv_text(c, font, 0, 11 * s, tx, bar_top + bar_h + 18 * s, range, GREY_TEXT, 0);
+        rnd_cv_text(c, font, 0, 11 * s, tx, bar_top + bar_h + 18 * s, range, GREY_TEXT, 0);
         py = bar_top + bar_h + 40 * s;
     }
     if (o->legend && categorical && ncat) {
-        cv_text(c, font, 1, 14 * s, tx, py + 14 * s, "legend", INK, 0);
+        rnd_cv_text(c, font, 1, 14 * s, tx, py + 14 * s, "legend", INK, 0);
         py += 28 * s;
         for (int k = 0; k < 256; k++) {
             if (!cat->count[k])
                 continue;
-            cv_fill_rect(c, tx, py, tx + 22 * s, py + 14 * s, cat->rgb[k], 1);
+            rnd_cv_fill_rect(c, tx, py, tx + 22 * s, py + 14 * s, cat->rgb[k], 1);
             double bx[4] = {tx - 0.5, tx + 22 * s + 0.5, tx + 22 * s + 0.5, tx - 0.5};
             double by[4] = {py - 0.5, py - 0.5, py + 14 * s + 0.5, py + 14 * s + 0.5};
-            cv_add_stroke(c, bx, by, 4, 1, 1, 0, 0);
-            cv_paint(c, FRAME, 0.6);
+            rnd_cv_add_stroke(c, bx, by, 4, 1, 1, 0, 0);
+            rnd_cv_paint(c, FRAME, 0.6);
             char lab[160];
             if (cat->name[k])
                 snprintf(lab, sizeof lab, "%s", cat->name[k]);
             else
                 snprintf(lab, sizeof lab, "%d", k);
-            cv_text(c, font, 0, fs, tx + 30 * s, py + 12 * s, lab, INK, 0);
+            rnd_cv_text(c, font, 0, fs, tx + 30 * s, py + 12 * s, lab, INK, 0);
             py += row_h;
         }
         py += 14 * s;
     }
     if (o->legend && (nroutes || has_edges || has_markers || has_areas)) {
-        cv_text(c, font, 1, 14 * s, tx, py + 14 * s, nroutes ? "routes" : "overlays", INK, 0);
+        rnd_cv_text(c, font, 1, 14 * s, tx, py + 14 * s, nroutes ? "routes" : "overlays", INK, 0);
         py += 28 * s;
         for (int k = 0; k < nroutes; k++) {
             line_style ls = line_style_for(!strcmp(route_list[k], "trajectory"), route_list[k], has_trajectory);
             double lx[2] = {tx, tx + 30 * s}, ly[2] = {py + 7 * s, py + 7 * s};
-            cv_add_stroke(c, lx, ly, 2, 0, fmin(ls.width, 9) * s, ls.dash_on * s, ls.dash_off * s);
-            cv_paint(c, ls.rgb, 1);
-            cv_text(c, font, 0, fs, tx + 38 * s, py + 12 * s, route_label(route_list[k]), INK, 0);
+            rnd_cv_add_stroke(c, lx, ly, 2, 0, fmin(ls.width, 9) * s, ls.dash_on * s, ls.dash_off * s);
+            rnd_cv_paint(c, ls.rgb, 1);
+            rnd_cv_text(c, font, 0, fs, tx + 38 * s, py + 12 * s, route_label(route_list[k]), INK, 0);
             py += row_h;
         }
         if (has_edges) {
             static const unsigned char grey[3] = {70, 70, 70};
             double lx[2] = {tx, tx + 30 * s}, ly[2] = {py + 7 * s, py + 7 * s};
-            cv_add_stroke(c, lx, ly, 2, 0, 1.2 * s, 0, 0);
-            cv_paint(c, grey, 0.5);
-            cv_text(c, font, 0, fs, tx + 38 * s, py + 12 * s, "roadmap edges", INK, 0);
+            rnd_cv_add_stroke(c, lx, ly, 2, 0, 1.2 * s, 0, 0);
+            rnd_cv_paint(c, grey, 0.5);
+            rnd_cv_text(c, font, 0, fs, tx + 38 * s, py + 12 * s, "roadmap edges", INK, 0);
             py += row_h;
         }
         if (has_nodes) {
             static const unsigned char grey[3] = {40, 40, 40};
-            cv_add_disc(c, tx + 15 * s, py + 7 * s, 1.6 * s);
-            cv_paint(c, grey, 0.8);
-            cv_text(c, font, 0, fs, tx + 38 * s, py + 12 * s, "roadmap nodes", INK, 0);
+            rnd_cv_add_disc(c, tx + 15 * s, py + 7 * s, 1.6 * s);
+            rnd_cv_paint(c, grey, 0.8);
+            rnd_cv_text(c, font, 0, fs, tx + 38 * s, py + 12 * s, "roadmap nodes", INK, 0);
             py += row_h;
         }
         if (has_areas) {
-            cv_fill_rect(c, tx + 4 * s, py, tx + 26 * s, py + 14 * s, OBSTACLE_FILL, OBSTACLE_ALPHA);
+            rnd_cv_fill_rect(c, tx + 4 * s, py, tx + 26 * s, py + 14 * s, OBSTACLE_FILL, OBSTACLE_ALPHA);
             double bx[4] = {tx + 4 * s, tx + 26 * s, tx + 26 * s, tx + 4 * s}, by[4] = {py, py, py + 14 * s, py + 14 * s};
-            cv_add_stroke(c, bx, by, 4, 1, OBSTACLE_LINE_W * s, 0, 0);
-            cv_paint(c, OBSTACLE_LINE, 1);
-            cv_text(c, font, 0, fs, tx + 38 * s, py + 12 * s, "obstacles", INK, 0);
+            rnd_cv_add_stroke(c, bx, by, 4, 1, OBSTACLE_LINE_W * s, 0, 0);
+            rnd_cv_paint(c, OBSTACLE_LINE, 1);
+            rnd_cv_text(c, font, 0, fs, tx + 38 * s, py + 12 * s, "obstacles", INK, 0);
             py += row_h;
         }
         if (has_markers) {
             static const unsigned char green[3] = {26, 152, 80}, red[3] = {215, 48, 39};
             for (int k = 0; k < 2; k++) {
-                cv_add_disc(c, tx + 15 * s, py + 7 * s, 6.5 * s);
-                cv_paint(c, k ? red : green, 1);
+                rnd_cv_add_disc(c, tx + 15 * s, py + 7 * s, 6.5 * s);
+                rnd_cv_paint(c, k ? red : green, 1);
                 if (k) {
-                    cv_add_disc(c, tx + 15 * s, py + 7 * s, 2.6 * s);
-                    cv_paint(c, WHITE, 1);
+                    rnd_cv_add_disc(c, tx + 15 * s, py + 7 * s, 2.6 * s);
+                    rnd_cv_paint(c, WHITE, 1);
                 }
-                cv_text(c, font, 0, fs, tx + 38 * s, py + 12 * s, k ? "goal" : "start", INK, 0);
+                rnd_cv_text(c, font, 0, fs, tx + 38 * s, py + 12 * s, k ? "goal" : "start", INK, 0);
                 py += row_h;
             }
         }
@@ -889,7 +884,7 @@ trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o)
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if (!(st = cv_write_png(ctx, c, tmp, o->output)) && !(st = trv_outset_commit(ctx, set)))
+    if (!(st = rnd_cv_write_png(ctx, c, tmp, o->output)) && !(st = trv_outset_commit(ctx, set)))
         st = trv_progress(ctx, 1.0, "render");
 done:
     trv_outset_free(set);
@@ -898,9 +893,9 @@ done:
     free(cy0);
     free(cy1);
     free(shade);
-    cv_free(c);
-    font_close(font);
-    ovl_clear(&ov);
+    rnd_cv_free(c);
+    rnd_font_close(font);
+    rnd_ovl_clear(&ov);
     cat_clear(cat);
     free(cat);
     geo_raster_free(r);

@@ -10,10 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cpl_error.h>
-#include <gdal.h>
-#include <ogr_api.h>
-#include <ogr_srs_api.h>
 
 #define RAD2DEG (180 / M_PI)
 
@@ -90,30 +86,21 @@ static trv_status write_geojson(trv_ctx *ctx, const sim_run *r, const sim_veh *v
 
 /* ---- obstacles.geojson ------------------------------------------------------ */
 
-/* geo_vec writes points and lines only, and one geometry type a layer;
- * the obstacles are polygons and circles (Points with radius_m, as the
- * obstacles file has them) in one layer, so they go through OGR here, with
- * the options geo_vec gives the trajectories (RFC 7946, 7 decimals). */
+/* The obstacles are polygons and circles (Points with radius_m, as the
+ * obstacles file has them) in one layer: circles are written as polygons
+ * of CIRCLE_SIDES sides (their centre and radius as properties), so that
+ * the file holds one geometry type, which QGIS and OGR take as one layer. */
 enum { OF_ID, OF_HEIGHT, OF_RADIUS, OF_CLON, OF_CLAT, OF_APPEAR, OF_DISAPPEAR, OF_VX, OF_VY, OF_N };
 
-/* Circles are written as polygons of this many sides (their centre and
- * radius as properties), so that the file holds one geometry type, which
- * QGIS and OGR take as one layer. */
 #define CIRCLE_SIDES 64
 
-static trv_status ogr_failed(trv_ctx *ctx, const char *what, const char *path)
-{
-    const char *why = CPLGetLastErrorType() >= CE_Failure ? CPLGetLastErrorMsg() : "";
-    return trv_error(ctx, TRV_ERR_IO, "cannot %s '%s'%s%s", what, path, *why ? ": " : "", why);
-}
-
 /* One obstacle's outline at t = 0 in lon/lat (ct: map CRS -> EPSG:4326),
- * a circle as a CIRCLE_SIDES-gon in the map CRS; *clon, *clat its centre
- * (a circle's; for a polygon, its first vertex, unused). */
-static trv_status obstacle_geometry(trv_ctx *ctx, geo_ct *ct, const sim_obstacle *o, OGRGeometryH *out, double *clon,
-                                    double *clat)
+ * a circle as a CIRCLE_SIDES-gon in the map CRS: *n vertices in x, y (open
+ * ring, malloc'ed, n + 1 long); *clon, *clat its centre (a circle's; for a
+ * polygon, its first vertex, unused). */
+static trv_status obstacle_outline(trv_ctx *ctx, geo_ct *ct, const sim_obstacle *o, double **xo, double **yo, int *no,
+                                   double *clon, double *clat)
 {
-    *out = NULL;
     int n = o->n > 0 ? o->n : CIRCLE_SIDES;
     double *x = malloc((n + 1) * sizeof *x), *y = malloc((n + 1) * sizeof *y);
     if (!x || !y) {
@@ -131,115 +118,64 @@ static trv_status obstacle_geometry(trv_ctx *ctx, geo_ct *ct, const sim_obstacle
         }
         x[n] = o->cx, y[n] = o->cy; /* the centre rides along */
     }
-    trv_status st = TRV_OK;
-    if (geo_ct_points(ct, n + 1, x, y, NULL))
-        st = trv_error(ctx, TRV_ERR_CRS, "obstacle '%s' cannot be transformed to EPSG:4326", o->id);
-    *clon = x[n], *clat = y[n];
-    OGRGeometryH g = NULL;
-    if (!st) {
-        /* the ring is copied into the polygon (OGR_G_AddGeometry), so who
-         * frees it does not depend on whether adding it failed */
-        OGRGeometryH ring = OGR_G_CreateGeometry(wkbLinearRing);
-        if (ring) {
-            for (int i = 0; i <= n; i++) /* closed: the first vertex again */
-                OGR_G_AddPoint_2D(ring, x[i % n], y[i % n]);
-            if ((g = OGR_G_CreateGeometry(wkbPolygon)) && OGR_G_AddGeometry(g, ring) != OGRERR_NONE) {
-                OGR_G_DestroyGeometry(g);
-                g = NULL;
-            }
-            OGR_G_DestroyGeometry(ring);
-        }
+    if (geo_ct_points(ct, n + 1, x, y, NULL)) {
+        free(x), free(y);
+        return trv_error(ctx, TRV_ERR_CRS, "obstacle '%s' cannot be transformed to EPSG:4326", o->id);
     }
+    *clon = x[n], *clat = y[n];
+    *xo = x, *yo = y, *no = n;
+    return TRV_OK;
+}
+
+static trv_status write_obstacle(trv_ctx *ctx, geo_vec *g, int layer, geo_ct *ct, const sim_obstacle *o)
+{
+    double *x = NULL, *y = NULL, clon = 0, clat = 0;
+    int n = 0;
+    trv_status st = obstacle_outline(ctx, ct, o, &x, &y, &n, &clon, &clat);
+    if (st)
+        return st;
+    const int circle = o->n == 0;
+    geo_value val[OF_N] = {
+        [OF_ID] = {.s = o->id},
+        [OF_HEIGHT] = {.r = o->height_m},
+        [OF_RADIUS] = {.r = o->r, .unset = !circle},
+        [OF_CLON] = {.r = round(clon * 1e7) / 1e7, .unset = !circle}, /* the geometry's 7 decimals */
+        [OF_CLAT] = {.r = round(clat * 1e7) / 1e7, .unset = !circle},
+        [OF_APPEAR] = {.r = o->appear_s},
+        [OF_DISAPPEAR] = {.r = o->disappear_s, .unset = !isfinite(o->disappear_s)}, /* never: omitted */
+        [OF_VX] = {.r = o->vx},
+        [OF_VY] = {.r = o->vy},
+    };
+    st = geo_vec_add(ctx, g, layer, x, y, NULL, n, val);
     free(x), free(y);
-    if (!st && !g)
-        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    *out = g;
     return st;
 }
 
+/* obstacles.geojson: one polygon layer "obstacles" in lon/lat. */
 static trv_status write_obstacles(trv_ctx *ctx, const sim_run *r, const char *path)
 {
-    static const char *const names[OF_N] = {"id",       "height_m",    "radius_m", "centre_lon", "centre_lat",
-                                            "appear_s", "disappear_s", "vx_ms",    "vy_ms"};
+    static const geo_field fields[OF_N] = {
+        {"id", GEO_FIELD_STRING},         {"height_m", GEO_FIELD_REAL}, {"radius_m", GEO_FIELD_REAL},
+        {"centre_lon", GEO_FIELD_REAL},   {"centre_lat", GEO_FIELD_REAL}, {"appear_s", GEO_FIELD_REAL},
+        {"disappear_s", GEO_FIELD_REAL},  {"vx_ms", GEO_FIELD_REAL},    {"vy_ms", GEO_FIELD_REAL}};
     char *wgs84_wkt = NULL;
     geo_ct *ct = NULL;
-    OGRSpatialReferenceH wgs84 = NULL;
-    GDALDatasetH ds = NULL;
+    geo_vec *g = NULL;
+    int layer;
     trv_status st = geo_crs_wkt(ctx, "EPSG:4326", &wgs84_wkt);
     if (!st)
         st = geo_ct_create(ctx, r->t->grid->wkt, wgs84_wkt, &ct);
+    if (!st)
+        st = geo_vec_create(ctx, path, wgs84_wkt, &g);
+    if (!st)
+        st = geo_vec_add_layer(ctx, g, "obstacles", GEO_POLYGON, fields, OF_N, &layer);
+    for (int k = 0; k < r->nobs && !st; k++)
+        st = write_obstacle(ctx, g, layer, ct, &r->obs[k]);
     if (!st) {
-        wgs84 = OSRNewSpatialReference(NULL);
-        if (!wgs84 || OSRImportFromEPSG(wgs84, 4326) != OGRERR_NONE)
-            st = trv_error(ctx, TRV_ERR_CRS, "cannot create '%s': no EPSG:4326 definition", path);
-        else
-            OSRSetAxisMappingStrategy(wgs84, OAMS_TRADITIONAL_GIS_ORDER);
+        st = geo_vec_close(ctx, g);
+        g = NULL;
     }
-    GDALDriverH drv = st ? NULL : GDALGetDriverByName("GeoJSON");
-    if (!st && !drv)
-        st = trv_error(ctx, TRV_ERR_INTERNAL, "cannot create '%s': GDAL driver GeoJSON is not registered", path);
-    CPLErrorReset();
-    if (!st && !(ds = GDALCreate(drv, path, 0, 0, 0, GDT_Unknown, NULL)))
-        st = ogr_failed(ctx, "create", path);
-    /* CSLConstList is char ** in C */
-    static char rfc7946[] = "RFC7946=YES", precision[] = "COORDINATE_PRECISION=7";
-    char *opts[] = {rfc7946, precision, NULL};
-    OGRLayerH lay = NULL;
-    CPLErrorReset();
-    if (!st && !(lay = GDALDatasetCreateLayer(ds, "obstacles", wgs84, wkbPolygon, opts)))
-        st = ogr_failed(ctx, "create layer 'obstacles' in", path);
-    for (int i = 0; i < OF_N && !st; i++) {
-        OGRFieldDefnH fd = OGR_Fld_Create(names[i], i == OF_ID ? OFTString : OFTReal);
-        if (!fd) {
-            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-            break;
-        }
-        CPLErrorReset();
-        if (OGR_L_CreateField(lay, fd, FALSE) != OGRERR_NONE)
-            st = ogr_failed(ctx, "create the fields of", path);
-        OGR_Fld_Destroy(fd);
-    }
-    for (int k = 0; k < r->nobs && !st; k++) {
-        const sim_obstacle *o = &r->obs[k];
-        OGRGeometryH g;
-        double clon = 0, clat = 0;
-        st = obstacle_geometry(ctx, ct, o, &g, &clon, &clat);
-        OGRFeatureH f = st ? NULL : OGR_F_Create(OGR_L_GetLayerDefn(lay));
-        if (!st && !f) {
-            OGR_G_DestroyGeometry(g);
-            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        }
-        if (st)
-            break;
-        OGR_F_SetGeometryDirectly(f, g);
-        /* the field indexes are the enum's: created in that order */
-        OGR_F_SetFieldString(f, OF_ID, o->id);
-        OGR_F_SetFieldDouble(f, OF_HEIGHT, o->height_m);
-        if (o->n == 0) {
-            OGR_F_SetFieldDouble(f, OF_RADIUS, o->r);
-            OGR_F_SetFieldDouble(f, OF_CLON, round(clon * 1e7) / 1e7); /* the geometry's 7 decimals */
-            OGR_F_SetFieldDouble(f, OF_CLAT, round(clat * 1e7) / 1e7);
-        }
-        OGR_F_SetFieldDouble(f, OF_APPEAR, o->appear_s);
-        if (isfinite(o->disappear_s)) /* never: left unset, so the property is omitted */
-            OGR_F_SetFieldDouble(f, OF_DISAPPEAR, o->disappear_s);
-        OGR_F_SetFieldDouble(f, OF_VX, o->vx);
-        OGR_F_SetFieldDouble(f, OF_VY, o->vy);
-        CPLErrorReset();
-        if (OGR_L_CreateFeature(lay, f) != OGRERR_NONE)
-            st = ogr_failed(ctx, "write a feature to", path);
-        OGR_F_Destroy(f);
-    }
-    if (ds) {
-        /* GDALClose returns nothing before GDAL 3.7: a failure shows only as
-         * an error GDAL raised while closing */
-        CPLErrorReset();
-        GDALClose(ds);
-        if (!st && CPLGetLastErrorType() >= CE_Failure)
-            st = ogr_failed(ctx, "write", path);
-    }
-    if (wgs84)
-        OSRRelease(wgs84);
+    geo_vec_free(g);
     geo_ct_free(ct);
     free(wgs84_wkt);
     return st;

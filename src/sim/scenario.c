@@ -1,6 +1,6 @@
 /* The scenario file (INI, sections found by a pre-scan and bound through
  * one schema built for them, so that every unknown key or section is an
- * error naming file:line) and the obstacles file (GeoJSON through OGR). */
+ * error naming file:line) and the obstacles file (GeoJSON, read through geo). */
 #include "sim.h"
 
 #include <ctype.h>
@@ -8,10 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cpl_conv.h>
-#include <gdal.h>
-#include <ogr_api.h>
-#include <ogr_srs_api.h>
 
 #define DEG (M_PI / 180)
 #define MAX_VEH 64
@@ -286,14 +282,16 @@ void sim_obstacles_free(sim_obstacle *o, int n)
     free(o);
 }
 
-static double field_or(OGRFeatureH f, const char *name, double dflt, int *present)
+/* A feature's field as a number, dflt where the layer has no such field
+ * or the feature leaves it unset; *present says which. */
+static double field_or(const geo_vlayer *l, const geo_feature *f, const char *name, double dflt, int *present)
 {
-    int i = OGR_F_GetFieldIndex(f, name);
+    int i = geo_vlayer_field(l, name);
     if (present)
-        *present = i >= 0 && OGR_F_IsFieldSetAndNotNull(f, i);
-    if (i < 0 || !OGR_F_IsFieldSetAndNotNull(f, i))
+        *present = i >= 0 && f->str[i];
+    if (i < 0 || !f->str[i])
         return dflt;
-    return OGR_F_GetFieldAsDouble(f, i);
+    return f->num[i];
 }
 
 /* Half the chord that gives the route's direction at a point: long enough
@@ -304,17 +302,17 @@ static double field_or(OGRFeatureH f, const char *name, double dflt, int *presen
 /* A route-relative obstacle (geometry null, at_route_m or
  * at_route_fraction): its circle or rectangle in the map CRS, centred on
  * the route there. */
-static trv_status place_on_route(trv_ctx *ctx, const char *path, OGRFeatureH f, const sim_route_ref *routes,
-                                 int nroutes, sim_obstacle *o)
+static trv_status place_on_route(trv_ctx *ctx, const char *path, const geo_vlayer *l, const geo_feature *f,
+                                 const sim_route_ref *routes, int nroutes, sim_obstacle *o)
 {
     int has_m, has_f, has_r, has_across, has_along;
-    double at_m = field_or(f, "at_route_m", NAN, &has_m);
-    double at_f = field_or(f, "at_route_fraction", NAN, &has_f);
-    double r = field_or(f, "radius_m", NAN, &has_r);
-    double across = field_or(f, "across_m", NAN, &has_across);
-    double along = field_or(f, "along_m", NAN, &has_along);
-    int iv = OGR_F_GetFieldIndex(f, "vehicle");
-    const char *want = iv >= 0 && OGR_F_IsFieldSetAndNotNull(f, iv) ? OGR_F_GetFieldAsString(f, iv) : NULL;
+    double at_m = field_or(l, f, "at_route_m", NAN, &has_m);
+    double at_f = field_or(l, f, "at_route_fraction", NAN, &has_f);
+    double r = field_or(l, f, "radius_m", NAN, &has_r);
+    double across = field_or(l, f, "across_m", NAN, &has_across);
+    double along = field_or(l, f, "along_m", NAN, &has_along);
+    int iv = geo_vlayer_field(l, "vehicle");
+    const char *want = iv >= 0 ? f->str[iv] : NULL;
     if (has_m && has_f)
         return trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle '%s' has both at_route_m and at_route_fraction", path,
                          o->id);
@@ -372,126 +370,127 @@ static trv_status place_on_route(trv_ctx *ctx, const char *path, OGRFeatureH f, 
     return TRV_OK;
 }
 
+/* The outline of obstacle o from its point (with radius_m) or polygon
+ * geometry g, in the map CRS (ct: file CRS -> map CRS). */
+static trv_status obstacle_shape(trv_ctx *ctx, const char *path, const geo_vlayer *l, const geo_feature *f,
+                                 geo_ct *ct, sim_obstacle *o)
+{
+    const geo_shape *g = f->nshapes > 0 ? &f->shapes[0] : NULL;
+    if (f->geom == GEO_POINT && g) {
+        int has_r;
+        o->r = field_or(l, f, "radius_m", NAN, &has_r);
+        o->cx = g->xy[0], o->cy = g->xy[1];
+        if (!has_r || !(o->r > 0))
+            return trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle '%s' is a point without a radius_m > 0", path,
+                             o->id);
+        if (geo_ct_points(ct, 1, &o->cx, &o->cy, NULL))
+            return trv_error(ctx, TRV_ERR_CRS, "'%s': obstacle '%s' cannot be transformed", path, o->id);
+        return TRV_OK;
+    }
+    if (f->geom != GEO_POLYGON || !g)
+        return trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle '%s' is neither a Polygon nor a Point", path, o->id);
+    const double *ring = g->xy; /* the outer ring */
+    int m = g->start[1];
+    if (m >= 2 && ring[0] == ring[2 * (m - 1)] && ring[1] == ring[2 * (m - 1) + 1])
+        m--; /* the closing vertex */
+    if (m < 3)
+        return trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle '%s': a polygon needs 3 vertices", path, o->id);
+    if (!(o->px = malloc(m * sizeof *o->px)) || !(o->py = malloc(m * sizeof *o->py)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    o->n = m;
+    for (int i = 0; i < m; i++)
+        o->px[i] = ring[2 * i], o->py[i] = ring[2 * i + 1];
+    trv_status st = TRV_OK;
+    if (geo_ct_points(ct, m, o->px, o->py, NULL))
+        st = trv_error(ctx, TRV_ERR_CRS, "'%s': obstacle '%s' cannot be transformed", path, o->id);
+    double sx = 0, sy = 0;
+    for (int i = 0; i < m; i++)
+        sx += o->px[i], sy += o->py[i];
+    o->cx = sx / m, o->cy = sy / m;
+    return st;
+}
+
+/* One obstacle from feature f: its fields, then its shape (from the
+ * geometry, or placed on a route). */
+static trv_status obstacle_read(trv_ctx *ctx, const char *path, const geo_vlayer *l, const geo_feature *f, int cnt,
+                                geo_ct *ct, const sim_route_ref *routes, int nroutes, sim_obstacle *o)
+{
+    int ih = geo_vlayer_field(l, "id");
+    if (ih >= 0 && f->str[ih])
+        snprintf(o->id, sizeof o->id, "%s", f->str[ih]);
+    else
+        snprintf(o->id, sizeof o->id, "%d", cnt + 1);
+    int has_h;
+    o->height_m = field_or(l, f, "height_m", NAN, &has_h);
+    o->appear_s = field_or(l, f, "appear_s", 0, NULL);
+    o->disappear_s = field_or(l, f, "disappear_s", INFINITY, NULL);
+    o->vx = field_or(l, f, "vx_ms", 0, NULL);
+    o->vy = field_or(l, f, "vy_ms", 0, NULL);
+    int on_m, on_f;
+    field_or(l, f, "at_route_m", 0, &on_m);
+    field_or(l, f, "at_route_fraction", 0, &on_f);
+    if (!has_h || !(o->height_m > 0) || !isfinite(o->height_m))
+        return trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle %ld (feature %ld) needs a height_m > 0", path,
+                         (long)cnt + 1, f->fid);
+    if (!(o->disappear_s > o->appear_s) || !isfinite(o->vx) || !isfinite(o->vy))
+        return trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle '%s': bad appear_s / disappear_s / velocity", path,
+                         o->id);
+    if ((on_m || on_f) && f->has_geom)
+        return trv_error(ctx, TRV_ERR_FORMAT,
+                         "'%s': obstacle '%s' has both a geometry and %s (a route-relative obstacle has "
+                         "\"geometry\": null)",
+                         path, o->id, on_m ? "at_route_m" : "at_route_fraction");
+    if (on_m || on_f)
+        return place_on_route(ctx, path, l, f, routes, nroutes, o);
+    if (!f->has_geom)
+        return trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle '%s' has no geometry (nor at_route_m / at_route_fraction)",
+                         path, o->id);
+    return obstacle_shape(ctx, path, l, f, ct, o);
+}
+
 trv_status sim_obstacles_read(trv_ctx *ctx, const char *path, const prm_terrain *t, const sim_route_ref *routes,
                               int nroutes, sim_obstacle **out, int *n)
 {
     *out = NULL;
     *n = 0;
-    GDALDatasetH ds = GDALOpenEx(path, GDAL_OF_VECTOR | GDAL_OF_READONLY, NULL, NULL, NULL);
-    if (!ds) {
+    geo_vfile *v = NULL;
+    if (geo_vector_read(ctx, path, NULL, NULL, GEO_VREAD_FEATURES, &v)) {
         FILE *f = fopen(path, "r");
         if (!f)
             return trv_error(ctx, TRV_ERR_IO, "cannot open '%s'", path);
         fclose(f);
         return trv_error(ctx, TRV_ERR_FORMAT, "'%s' is not a readable GeoJSON (or other vector) file", path);
     }
-    trv_status st = TRV_OK;
-    OGRLayerH lay = GDALDatasetGetLayerCount(ds) > 0 ? GDALDatasetGetLayer(ds, 0) : NULL;
-    if (!lay) {
-        GDALClose(ds);
+    if (v->nlayers < 1) {
+        geo_vfile_free(v);
         return trv_error(ctx, TRV_ERR_FORMAT, "'%s' has no layer", path);
     }
+    const geo_vlayer *l = &v->layers[0];
     /* the file's CRS (GeoJSON: EPSG:4326 unless it names one) into the map's */
-    OGRSpatialReferenceH srs = OGR_L_GetSpatialRef(lay);
-    char *wkt = NULL;
-    if (srs)
-        OSRExportToWkt(srs, &wkt);
     char *src = NULL;
     geo_ct *ct = NULL;
-    if (!wkt)
-        st = geo_crs_wkt(ctx, "EPSG:4326", &src);
-    else
-        src = strdup(wkt);
-    if (wkt)
-        CPLFree(wkt);
+    trv_status st = l->wkt ? ((src = strdup(l->wkt)) ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory"))
+                           : geo_crs_wkt(ctx, "EPSG:4326", &src);
     if (!st)
         st = geo_ct_create(ctx, src, t->grid->wkt, &ct);
     free(src);
-    long cap = OGR_L_GetFeatureCount(lay, 1);
-    sim_obstacle *obs = cap > 0 ? calloc(cap, sizeof *obs) : NULL;
-    if (!st && cap > 0 && !obs)
+    sim_obstacle *obs = l->n > 0 ? calloc(l->n, sizeof *obs) : NULL;
+    if (!st && l->n > 0 && !obs)
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     int cnt = 0;
-    OGR_L_ResetReading(lay);
-    OGRFeatureH f;
     sim_field fld;
     sim_field_from_raster(t->dem, &fld);
-    while (!st && cnt < cap && (f = OGR_L_GetNextFeature(lay))) {
+    for (; !st && cnt < l->n; cnt++) {
         sim_obstacle *o = &obs[cnt];
-        long fid = OGR_F_GetFID(f);
-        int ih = OGR_F_GetFieldIndex(f, "id");
-        if (ih >= 0 && OGR_F_IsFieldSetAndNotNull(f, ih))
-            snprintf(o->id, sizeof o->id, "%s", OGR_F_GetFieldAsString(f, ih));
-        else
-            snprintf(o->id, sizeof o->id, "%d", cnt + 1);
-        int has_h;
-        o->height_m = field_or(f, "height_m", NAN, &has_h);
-        o->appear_s = field_or(f, "appear_s", 0, NULL);
-        o->disappear_s = field_or(f, "disappear_s", INFINITY, NULL);
-        o->vx = field_or(f, "vx_ms", 0, NULL);
-        o->vy = field_or(f, "vy_ms", 0, NULL);
-        OGRGeometryH g = OGR_F_GetGeometryRef(f);
-        OGRwkbGeometryType gt = g ? wkbFlatten(OGR_G_GetGeometryType(g)) : wkbUnknown;
-        int on_m, on_f;
-        field_or(f, "at_route_m", 0, &on_m);
-        field_or(f, "at_route_fraction", 0, &on_f);
-        if (!has_h || !(o->height_m > 0) || !isfinite(o->height_m))
-            st = trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle %ld (feature %ld) needs a height_m > 0", path,
-                           (long)cnt + 1, fid);
-        else if (!(o->disappear_s > o->appear_s) || !isfinite(o->vx) || !isfinite(o->vy))
-            st = trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle '%s': bad appear_s / disappear_s / velocity", path,
-                           o->id);
-        else if ((on_m || on_f) && g)
-            st = trv_error(ctx, TRV_ERR_FORMAT,
-                           "'%s': obstacle '%s' has both a geometry and %s (a route-relative obstacle has "
-                           "\"geometry\": null)",
-                           path, o->id, on_m ? "at_route_m" : "at_route_fraction");
-        else if (on_m || on_f)
-            st = place_on_route(ctx, path, f, routes, nroutes, o);
-        else if (!g)
-            st = trv_error(ctx, TRV_ERR_FORMAT,
-                           "'%s': obstacle '%s' has no geometry (nor at_route_m / at_route_fraction)", path, o->id);
-        else if (gt == wkbPoint) {
-            int has_r;
-            o->r = field_or(f, "radius_m", NAN, &has_r);
-            o->cx = OGR_G_GetX(g, 0), o->cy = OGR_G_GetY(g, 0);
-            if (!has_r || !(o->r > 0))
-                st = trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle '%s' is a point without a radius_m > 0", path,
-                               o->id);
-            else if (geo_ct_points(ct, 1, &o->cx, &o->cy, NULL))
-                st = trv_error(ctx, TRV_ERR_CRS, "'%s': obstacle '%s' cannot be transformed", path, o->id);
-        } else if (gt == wkbPolygon && OGR_G_GetGeometryCount(g) > 0) {
-            OGRGeometryH ring = OGR_G_GetGeometryRef(g, 0);
-            int m = OGR_G_GetPointCount(ring);
-            if (m >= 2 && OGR_G_GetX(ring, 0) == OGR_G_GetX(ring, m - 1) && OGR_G_GetY(ring, 0) == OGR_G_GetY(ring, m - 1))
-                m--; /* the closing vertex */
-            if (m < 3)
-                st = trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle '%s': a polygon needs 3 vertices", path, o->id);
-            else if (!(o->px = malloc(m * sizeof *o->px)) || !(o->py = malloc(m * sizeof *o->py)))
-                st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-            else {
-                o->n = m;
-                for (int i = 0; i < m; i++)
-                    o->px[i] = OGR_G_GetX(ring, i), o->py[i] = OGR_G_GetY(ring, i);
-                if (geo_ct_points(ct, m, o->px, o->py, NULL))
-                    st = trv_error(ctx, TRV_ERR_CRS, "'%s': obstacle '%s' cannot be transformed", path, o->id);
-                double sx = 0, sy = 0;
-                for (int i = 0; i < m; i++)
-                    sx += o->px[i], sy += o->py[i];
-                o->cx = sx / m, o->cy = sy / m;
-            }
-        } else
-            st = trv_error(ctx, TRV_ERR_FORMAT, "'%s': obstacle '%s' is neither a Polygon nor a Point", path, o->id);
+        st = obstacle_read(ctx, path, l, &l->f[cnt], cnt, ct, routes, nroutes, o);
         if (!st) {
             o->base_z = sim_height(&fld, o->cx, o->cy);
             if (!isfinite(o->base_z))
                 st = trv_error(ctx, TRV_ERR_DATA, "'%s': obstacle '%s' is outside the map", path, o->id);
         }
-        cnt++;
-        OGR_F_Destroy(f);
     }
     geo_ct_free(ct);
-    GDALClose(ds);
+    geo_vfile_free(v);
     if (st) {
         sim_obstacles_free(obs, cnt);
         return st;
