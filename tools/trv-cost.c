@@ -55,7 +55,7 @@ static void summary(trv_json *js, const fz_engine *e, const fz_map *m, const cha
     trv_json_int(js, "cells_with_data", (long long)with_data);
     trv_json_int(js, "nodata_cells", (long long)m->nodata);
     trv_json_end(js);
-    trv_json_int(js, "rules", fz_nrules(e));
+    trv_json_int(js, "rule_count", fz_nrules(e));
     trv_json_str(js, "defuzzifier", fz_defuzz_name(fz_defuzzifier(e)));
     trv_json_arr(js, "classes");
     const int T = fz_nterms(e, fz_ninputs(e));
@@ -100,7 +100,7 @@ int main(int argc, char **argv)
     int threads = 0;
     const trv_opt opts[] = {
         {"terrain", 0, TRV_ARG_STRING, &terrain, "DIR",
-         "read DIR/{dem,slope,soil,speed,gonogo}.tif, write DIR/cost.tif and DIR/class.tif"},
+         "read DIR/{dem,slope,soil,speed,gonogo}.tif, write DIR/cost.tif, DIR/class.tif and the summary DIR/cost.json"},
         {"rules", 0, TRV_ARG_STRING, &rules, "FILE", "FCL rules (default: fuzzy/mobility.fcl in the data directory)"},
         {"defuzzifier", 0, TRV_ARG_CHOICE, &defuzz, "centroid|mom|som",
          "crisp mobility (default: the rules file's METHOD, centroid in the bundled files)"},

@@ -172,7 +172,7 @@ int main(int argc, char **argv)
     double nugget = NAN, psill = NAN, range = NAN, kappa = NAN, cutoff = 0, width = 0, maxdist = NAN;
     uint64_t seed = 1;
     const trv_opt opts[] = {
-        {"output", 'o', TRV_ARG_STRING, &paths.dem, "DEM.tif", "the kriged DEM (Float32, metres)"},
+        {"output", 'o', TRV_ARG_STRING, &paths.dem, "DEM.tif", "the kriged DEM (Float32, metres); krige.json, the run's summary, beside it"},
         {"std", 0, TRV_ARG_STRING, &paths.std, "STD.tif", "also write the kriging standard deviation"},
         {"t_srs", 0, TRV_ARG_STRING, &o.t_srs, "CRS", "target CRS (default: the input's if projected, else its UTM zone)"},
         {"tr", 0, TRV_ARG_DOUBLE, &o.tr, "RES", "target cell size (default: the input cell size / 3)"},

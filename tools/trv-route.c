@@ -122,7 +122,7 @@ int main(int argc, char **argv)
         {"compare", 0, TRV_ARG_FLAG, &compare, NULL, "plan mdr, msr, mmcr and time and print them as one table"},
         {"no-smooth", 0, TRV_ARG_FLAG, &no_smooth, NULL, "keep the node polyline (no B-spline)"},
         {"corridor", 0, TRV_ARG_DOUBLE, &corridor, "M", "refine on the raster within M metres of the roadmap route (default: 3 cells; 0: off)"},
-        {"output", 'o', TRV_ARG_STRING, &out.geojson, "ROUTE.geojson", "routes as GeoJSON LineStrings (EPSG:4326)"},
+        {"output", 'o', TRV_ARG_STRING, &out.geojson, "ROUTE.geojson", "routes as GeoJSON LineStrings (EPSG:4326); route.json, the run's summary, beside it"},
         {"gpx", 0, TRV_ARG_STRING, &out.gpx, "ROUTE.gpx", "GPX 1.1: start/goal waypoints and a track per route"},
         {"csv", 0, TRV_ARG_STRING, &out.csv, "ROUTE.csv", "the routes' vertices with terrain values"},
         {"stats", 0, TRV_ARG_STRING, &out.stats, "STATS.csv", "one row of statistics per route"},

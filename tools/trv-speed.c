@@ -169,7 +169,7 @@ int main(int argc, char **argv)
 {
     const char *dir = NULL, *vehicle = NULL, *soils_path = NULL, *landuse_path = NULL, *report = NULL;
     const trv_opt opts[] = {
-        {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "terrain directory: slope.tif, soil.tif, landuse.tif in, speed.tif and gonogo.tif out"},
+        {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "terrain directory: slope.tif, soil.tif, landuse.tif in, speed.tif, gonogo.tif and the summary speed.json out"},
         {"vehicle", 0, TRV_ARG_STRING, &vehicle, "VEHICLE.ini", "vehicle file (bundled: vehicles/*.ini in the data directory)"},
         {"soils", 0, TRV_ARG_STRING, &soils_path, "CSV", "soil table (default: classes/soils.csv in the data directory)"},
         {"landuse-classes", 0, TRV_ARG_STRING, &landuse_path, "CSV", "land-use table with a nogo column (default: classes/landuse.csv in the data directory)"},

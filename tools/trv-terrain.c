@@ -134,7 +134,7 @@ int main(int argc, char **argv)
         {"dem", 0, TRV_ARG_STRING, &o.dem_path, "DEM.tif", "elevation, any GDAL raster on a projected grid (metres)"},
         {"soil", 0, TRV_ARG_STRING, &o.soil_path, "SOIL.tif", "soil-type classes, any CRS and cell size"},
         {"landuse", 0, TRV_ARG_STRING, &o.landuse_path, "LANDUSE.tif", "land-use classes, any CRS and cell size"},
-        {"output", 'o', TRV_ARG_STRING, &out_dir, "DIR", "output directory (created if missing)"},
+        {"output", 'o', TRV_ARG_STRING, &out_dir, "DIR", "output directory (created if missing); DIR/terrain.json is the run's summary"},
         {"soil-classes", 0, TRV_ARG_STRING, &o.soil_classes_path, "CSV",
          "soil class table (default: classes/soils.csv in the data directory)"},
         {"landuse-classes", 0, TRV_ARG_STRING, &o.landuse_classes_path, "CSV",

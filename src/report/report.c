@@ -1085,7 +1085,7 @@ static trv_status sec_classes(trv_ctx *ctx, doc *d, run *r)
     if ((st = summary_read(ctx, r, "cost.json", &o)))
         return st;
     if (o) {
-        doc_li(d, "rules: '%s', %lld rules, %s (`cost.json`)", jstr(jget(o, "inputs"), "rules"), jint(o, "rules"),
+        doc_li(d, "rules: '%s', %lld rules, %s (`cost.json`)", jstr(jget(o, "inputs"), "rules"), jint(o, "rule_count"),
                jstr(o, "defuzzifier"));
         doc_li(d, "cost: mean %.4f over the GO cells (`cost.json`)", jnum(o, "cost_mean_go"));
         doc_end_list(d);
