@@ -88,6 +88,15 @@ static void summary(trv_json *js, const krg_job *j, const krg_job_opts *o, const
         trv_json_num(js, "width", "%.6g", j->vgm->width);
         trv_json_int(js, "points", (long long)j->vgm->npoints);
         trv_json_bool(js, "subsample", j->vgm->npoints < j->pts->n);
+        trv_json_arr(js, "bins");
+        for (int k = 0; k < j->vgm->nlags; k++) {
+            trv_json_obj(js, NULL);
+            trv_json_int(js, "np", j->vgm->np[k]);
+            trv_json_num(js, "dist", "%.10g", j->vgm->dist[k]);
+            trv_json_num(js, "gamma", "%.10g", j->vgm->gamma[k]);
+            trv_json_end(js);
+        }
+        trv_json_end(js);
         trv_json_end(js);
     }
     if (j->cands) {
