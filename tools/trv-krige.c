@@ -66,21 +66,9 @@ static void json_model(trv_json *js, const krg_model *m)
         trv_json_num(js, "kappa", "%g", m->kappa);
 }
 
-/* krige.json: what report() prints, as data (docs/summaries.md), with the
- * figures at the precision printed; no time. */
-static void summary(trv_json *js, const krg_job *j, const krg_job_opts *o, const trv_meta *meta)
+/* The sample variogram and the candidate models of krige.json. */
+static void json_variogram(trv_json *js, const krg_job *j, const krg_job_opts *o)
 {
-    char crs[64];
-    const geo_grid *g = &j->pred->grid;
-    trv_json_meta(js, meta);
-    trv_json_obj(js, "input");
-    trv_json_str(js, "path", j->input_label);
-    trv_json_str(js, "kind", j->raster_input ? "raster" : "points");
-    trv_json_int(js, "samples", (long long)j->pts->n);
-    if (j->raster_input)
-        trv_json_int(js, "cells", (long long)j->input_cells);
-    trv_json_end(js);
-    trv_json_str(js, "working_crs", geo_crs_label(j->work_wkt, crs, sizeof crs));
     if (j->vgm) {
         trv_json_obj(js, "sample_variogram");
         trv_json_int(js, "lags", j->vgm->nlags);
@@ -116,6 +104,24 @@ static void summary(trv_json *js, const krg_job *j, const krg_job_opts *o, const
         }
         trv_json_end(js);
     }
+}
+
+/* krige.json: what report() prints, as data (docs/summaries.md), with the
+ * figures at the precision printed; no time. */
+static void summary(trv_json *js, const krg_job *j, const krg_job_opts *o, const trv_meta *meta)
+{
+    char crs[64];
+    const geo_grid *g = &j->pred->grid;
+    trv_json_meta(js, meta);
+    trv_json_obj(js, "input");
+    trv_json_str(js, "path", j->input_label);
+    trv_json_str(js, "kind", j->raster_input ? "raster" : "points");
+    trv_json_int(js, "samples", (long long)j->pts->n);
+    if (j->raster_input)
+        trv_json_int(js, "cells", (long long)j->input_cells);
+    trv_json_end(js);
+    trv_json_str(js, "working_crs", geo_crs_label(j->work_wkt, crs, sizeof crs));
+    json_variogram(js, j, o);
     trv_json_obj(js, "model");
     trv_json_str(js, "type", krg_model_name(j->model.type));
     trv_json_bool(js, "given", !j->cands);

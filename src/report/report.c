@@ -624,6 +624,76 @@ static int jbool(struct json_object *o, const char *key) { return json_object_ge
 static const char *const PRODUCTS[] = {"dem_kriged.tif", "dem_std.tif", "dem.tif",   "slope.tif", "soil.tif",
                                        "landuse.tif",    "speed.tif",   "gonogo.tif", "cost.tif",  "class.tif"};
 
+/* The sources, as the stages recorded them: the kriging's input in
+ * krige.json, the others as TRV_INPUT_* metadata items of the layers; ""
+ * where none is recorded. In the order of SOURCES. */
+enum { NSOURCES = 7 };
+static const struct {
+    const char *role, *file, *key; /* file, key: the layer and its item (NULL: krige.json) */
+    int raster;
+} SOURCES[NSOURCES] = {{"elevation", NULL, NULL, 1},
+                       {"soil map", "dem.tif", "TRV_INPUT_SOIL", 1},
+                       {"land-use map", "dem.tif", "TRV_INPUT_LANDUSE", 1},
+                       {"soil classes", "dem.tif", "TRV_INPUT_SOIL_CLASSES", 0},
+                       {"land-use classes", "dem.tif", "TRV_INPUT_LANDUSE_CLASSES", 0},
+                       {"vehicle", "speed.tif", "TRV_INPUT_VEHICLE", 0},
+                       {"fuzzy rules", "cost.tif", "TRV_INPUT_RULES", 0}};
+
+static trv_status source_paths(trv_ctx *ctx, run *r, char path[NSOURCES][PATH_MAX])
+{
+    struct json_object *krige;
+    trv_status st = summary_read(ctx, r, "krige.json", &krige);
+    if (st)
+        return st;
+    trv_sfmt(path[0], PATH_MAX, "%s", jstr(jget(krige, "input"), "path"));
+    json_object_put(krige);
+    for (int k = 1; k < NSOURCES; k++) {
+        path[k][0] = '\0';
+        if (!trv_file_exists(P(r, SOURCES[k].file)))
+            continue;
+        GDALDatasetH ds;
+        if ((st = open_raster(ctx, r->path, &ds)))
+            return st;
+        trv_sfmt(path[k], PATH_MAX, "%s", meta(ds, SOURCES[k].key));
+        GDALClose(ds);
+    }
+    return TRV_OK;
+}
+
+/* The table of the sources, rasters described when readable from here. */
+static void source_table(doc *d, char path[NSOURCES][PATH_MAX])
+{
+    doc_p(d, "The sources, as the stages recorded them in their outputs' metadata (paths as given on their "
+             "command lines; rasters described when readable from here):");
+    block *t = doc_table(d, "llllll", "role", "file", "CRS", "size (cells)", "cell size", "note");
+    for (int k = 0; k < NSOURCES; k++) {
+        if (!*path[k])
+            continue;
+        GDALDatasetH ds = NULL;
+        if (SOURCES[k].raster && trv_file_exists(path[k])) {
+            CPLErrorReset();
+            ds = GDALOpenEx(path[k], GDAL_OF_RASTER | GDAL_OF_READONLY, NULL, NULL, NULL);
+        }
+        if (ds) {
+            double gt[6] = {0, 1, 0, 0, 0, 1};
+            GDALGetGeoTransform(ds, gt);
+            OGRSpatialReferenceH srs = GDALGetSpatialRef(ds);
+            int geog = srs && OSRIsGeographic(srs);
+            doc_row(d, t, strdup(SOURCES[k].role), fmt("`%s`", path[k]), crs_label(ds),
+                    fmt("%d x %d", GDALGetRasterXSize(ds), GDALGetRasterYSize(ds)),
+                    geog ? fmt("%.4g\" x %.4g\"", gt[1] * 3600, fabs(gt[5]) * 3600)
+                         : fmt("%.4g x %.4g m", gt[1], fabs(gt[5])),
+                    fmt("%s", GDALGetDataTypeName(GDALGetRasterDataType(GDALGetRasterBand(ds, 1)))));
+            GDALClose(ds);
+        } else {
+            doc_row(d, t, strdup(SOURCES[k].role), fmt("`%s`", path[k]), strdup(""), strdup(""), strdup(""),
+                    strdup(SOURCES[k].raster ? "not found from here" : ""));
+        }
+    }
+    if (t && t->nrows == 0)
+        doc_p(d, "(no source recorded: the run's metadata names none)");
+}
+
 static trv_status sec_inputs(trv_ctx *ctx, doc *d, run *r)
 {
     doc_h(d, 2, "Inputs and provenance");
@@ -633,73 +703,19 @@ static trv_status sec_inputs(trv_ctx *ctx, doc *d, run *r)
              "terramechanics, fuzzy mobility cost, routes and, when present, the simulation. Sections whose "
              "inputs are missing say so.",
           TRV_VERSION, r->dir);
-    /* the sources, as the stages recorded them: the kriging's input in
-     * krige.json, the others as TRV_INPUT_* metadata items of the layers */
-    char dem_in[PATH_MAX] = "", soil[PATH_MAX] = "", landuse[PATH_MAX] = "", vehicle[PATH_MAX] = "",
-                          rules[PATH_MAX] = "", soils[PATH_MAX] = "", lu_classes[PATH_MAX] = "";
-    struct json_object *krige;
-    trv_status st = summary_read(ctx, r, "krige.json", &krige);
+    char (*path)[PATH_MAX] = calloc(NSOURCES, sizeof *path);
+    if (!path)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    trv_status st = source_paths(ctx, r, path);
+    if (!st)
+        source_table(d, path);
+    free(path);
     if (st)
         return st;
-    trv_sfmt(dem_in, sizeof dem_in, "%s", jstr(jget(krige, "input"), "path"));
-    json_object_put(krige);
-    struct {
-        const char *file, *key;
-        char *dst;
-    } A[] = {{"dem.tif", "TRV_INPUT_SOIL", soil},
-             {"dem.tif", "TRV_INPUT_LANDUSE", landuse},
-             {"dem.tif", "TRV_INPUT_SOIL_CLASSES", soils},
-             {"dem.tif", "TRV_INPUT_LANDUSE_CLASSES", lu_classes},
-             {"speed.tif", "TRV_INPUT_VEHICLE", vehicle},
-             {"cost.tif", "TRV_INPUT_RULES", rules}};
-    for (size_t k = 0; k < sizeof A / sizeof A[0]; k++) {
-        if (!trv_file_exists(P(r, A[k].file)))
-            continue;
-        GDALDatasetH ds;
-        if ((st = open_raster(ctx, r->path, &ds)))
-            return st;
-        trv_sfmt(A[k].dst, PATH_MAX, "%s", meta(ds, A[k].key));
-        GDALClose(ds);
-    }
-    doc_p(d, "The sources, as the stages recorded them in their outputs' metadata (paths as given on their "
-             "command lines; rasters described when readable from here):");
-    block *t = doc_table(d, "llllll", "role", "file", "CRS", "size (cells)", "cell size", "note");
-    struct {
-        const char *role, *path;
-        int raster;
-    } S[] = {{"elevation", dem_in, 1},        {"soil map", soil, 1},      {"land-use map", landuse, 1},
-             {"soil classes", soils, 0},      {"land-use classes", lu_classes, 0}, {"vehicle", vehicle, 0},
-             {"fuzzy rules", rules, 0}};
-    for (size_t k = 0; k < sizeof S / sizeof S[0]; k++) {
-        if (!*S[k].path)
-            continue;
-        GDALDatasetH ds = NULL;
-        if (S[k].raster && trv_file_exists(S[k].path)) {
-            CPLErrorReset();
-            ds = GDALOpenEx(S[k].path, GDAL_OF_RASTER | GDAL_OF_READONLY, NULL, NULL, NULL);
-        }
-        if (ds) {
-            double gt[6] = {0, 1, 0, 0, 0, 1};
-            GDALGetGeoTransform(ds, gt);
-            OGRSpatialReferenceH srs = GDALGetSpatialRef(ds);
-            int geog = srs && OSRIsGeographic(srs);
-            doc_row(d, t, strdup(S[k].role), fmt("`%s`", S[k].path), crs_label(ds),
-                    fmt("%d x %d", GDALGetRasterXSize(ds), GDALGetRasterYSize(ds)),
-                    geog ? fmt("%.4g\" x %.4g\"", gt[1] * 3600, fabs(gt[5]) * 3600)
-                         : fmt("%.4g x %.4g m", gt[1], fabs(gt[5])),
-                    fmt("%s", GDALGetDataTypeName(GDALGetRasterDataType(GDALGetRasterBand(ds, 1)))));
-            GDALClose(ds);
-        } else {
-            doc_row(d, t, strdup(S[k].role), fmt("`%s`", S[k].path), strdup(""), strdup(""), strdup(""),
-                    strdup(S[k].raster ? "not found from here" : ""));
-        }
-    }
-    if (t && t->nrows == 0)
-        doc_p(d, "(no source recorded: the run's metadata names none)");
 
     doc_p(d, "The layers of the run (`TRV_TOOL`, `TRV_ARGS` and `TRV_SEED` are the metadata items every "
              "GeoTIFF of traverse carries):");
-    t = doc_table(d, "llllrll", "file", "layer", "CRS", "size (cells)", "cell size (m)", "made by", "seed");
+    block *t = doc_table(d, "llllrll", "file", "layer", "CRS", "size (cells)", "cell size (m)", "made by", "seed");
     char cmds[16][2048];
     int ncmds = 0;
     for (size_t k = 0; k < sizeof PRODUCTS / sizeof PRODUCTS[0]; k++) {
