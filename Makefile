@@ -146,45 +146,42 @@ demo: deps
 	@$(MAKE) --no-print-directory $(OUT)/report.md $(OUT)/project.qgs
 	@echo "demo: layers in $(OUT)/: dem.tif dem_std.tif slope.tif soil.tif landuse.tif speed.tif gonogo.tif"
 	@echo "      cost.tif class.tif roadmap.gpkg route.geojson route.gpx route.csv points.csv sim*/ png/"
+	@echo "      summaries: krige.json terrain.json speed.json cost.json roadmap.json route.json sim*/metrics.json"
+	@echo "      (their keys: docs/summaries.md)"
 	@echo "      QGIS project: $(OUT)/project.qgs"
 	@echo "      the mission report: $(OUT)/report.md and $(OUT)/report.html"
 
 # the DEM refined by ordinary kriging onto a $(RES) m grid in metres
-$(OUT)/dem_kriged.tif $(OUT)/dem_std.tif $(OUT)/variogram.csv $(OUT)/krige.txt &: $(DEM) $(BINDIR)/trv-krige
+$(OUT)/dem_kriged.tif $(OUT)/dem_std.tif $(OUT)/variogram.csv $(OUT)/krige.json &: $(DEM) $(BINDIR)/trv-krige
 	@mkdir -p $(OUT)
 	$(BINDIR)/trv-krige $(DEM) $(if $(T_SRS),--t_srs $(T_SRS)) --tr $(RES) --seed $(SEED) \
-	    -o $(OUT)/dem_kriged.tif --std $(OUT)/dem_std.tif --variogram $(OUT)/variogram.csv > $(OUT)/krige.txt
-	@cat $(OUT)/krige.txt
+	    -o $(OUT)/dem_kriged.tif --std $(OUT)/dem_std.tif --variogram $(OUT)/variogram.csv
 
-$(OUT)/dem.tif $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif $(OUT)/points.csv &: \
+$(OUT)/dem.tif $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif $(OUT)/points.csv $(OUT)/terrain.json &: \
     $(OUT)/dem_kriged.tif $(SOIL) $(LANDUSE) $(BINDIR)/trv-terrain data/classes/soils.csv data/classes/landuse.csv
 	$(BINDIR)/trv-terrain --dem $(OUT)/dem_kriged.tif --soil $(SOIL) --landuse $(LANDUSE) \
 	    --soil-classes data/classes/soils.csv --landuse-classes data/classes/landuse.csv \
 	    --points $(OUT)/points.csv -o $(OUT)
 
 # attainable speed and GO/NOGO for the vehicle
-$(OUT)/speed.tif $(OUT)/gonogo.tif $(OUT)/speed_report.csv $(OUT)/speed.txt &: \
+$(OUT)/speed.tif $(OUT)/gonogo.tif $(OUT)/speed_report.csv $(OUT)/speed.json &: \
     $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif $(VEHICLE) $(BINDIR)/trv-speed data/classes/soils.csv data/classes/landuse.csv
 	$(BINDIR)/trv-speed --terrain $(OUT) --vehicle $(VEHICLE) --soils data/classes/soils.csv \
-	    --landuse-classes data/classes/landuse.csv --report $(OUT)/speed_report.csv > $(OUT)/speed.txt
-	@cat $(OUT)/speed.txt
+	    --landuse-classes data/classes/landuse.csv --report $(OUT)/speed_report.csv
 
 # fuzzy mobility cost and class
-$(OUT)/cost.tif $(OUT)/class.tif $(OUT)/cost.txt &: $(OUT)/speed.tif $(OUT)/gonogo.tif $(OUT)/dem.tif \
+$(OUT)/cost.tif $(OUT)/class.tif $(OUT)/cost.json &: $(OUT)/speed.tif $(OUT)/gonogo.tif $(OUT)/dem.tif \
     $(OUT)/slope.tif $(OUT)/soil.tif $(RULES) data/classes/soils.csv $(BINDIR)/trv-cost
-	$(BINDIR)/trv-cost --terrain $(OUT) --rules $(RULES) --soils data/classes/soils.csv > $(OUT)/cost.txt
-	@cat $(OUT)/cost.txt
+	$(BINDIR)/trv-cost --terrain $(OUT) --rules $(RULES) --soils data/classes/soils.csv
 
 # the roadmap over the GO area, and the mission on it
-$(OUT)/roadmap.gpkg $(OUT)/roadmap.txt &: $(OUT)/class.tif $(OUT)/cost.tif $(OUT)/gonogo.tif $(BINDIR)/trv-roadmap
-	$(BINDIR)/trv-roadmap --terrain $(OUT) -o $(OUT)/roadmap.gpkg --seed $(SEED) > $(OUT)/roadmap.txt
-	@cat $(OUT)/roadmap.txt
+$(OUT)/roadmap.gpkg $(OUT)/roadmap.json &: $(OUT)/class.tif $(OUT)/cost.tif $(OUT)/gonogo.tif $(BINDIR)/trv-roadmap
+	$(BINDIR)/trv-roadmap --terrain $(OUT) -o $(OUT)/roadmap.gpkg --seed $(SEED)
 
-$(OUT)/route.geojson $(OUT)/route.gpx $(OUT)/route.csv $(OUT)/route_stats.csv $(OUT)/route.txt &: \
+$(OUT)/route.geojson $(OUT)/route.gpx $(OUT)/route.csv $(OUT)/route_stats.csv $(OUT)/route.json &: \
     $(OUT)/roadmap.gpkg $(BINDIR)/trv-route
 	$(BINDIR)/trv-route --roadmap $(OUT)/roadmap.gpkg --terrain $(OUT) --from $(FROM) --to $(TO) --compare --grid --no-timing \
-	    -o $(OUT)/route.geojson --gpx $(OUT)/route.gpx --csv $(OUT)/route.csv --stats $(OUT)/route_stats.csv > $(OUT)/route.txt
-	@cat $(OUT)/route.txt
+	    -o $(OUT)/route.geojson --gpx $(OUT)/route.gpx --csv $(OUT)/route.csv --stats $(OUT)/route_stats.csv
 
 # the simulator drives the MMCR route (data/scenarios/demo.ini), and again
 # with obstacles that appear on it (BLOCKED: placed along the route, so on
@@ -192,13 +189,11 @@ $(OUT)/route.geojson $(OUT)/route.gpx $(OUT)/route.csv $(OUT)/route_stats.csv $(
 SCENARIO ?= data/scenarios/demo.ini
 BLOCKED ?= data/scenarios/blocked.ini
 SIM_DEPS := $(OUT)/route.csv $(OUT)/speed.tif $(OUT)/soil.tif $(VEHICLE) $(BINDIR)/trv-sim
-$(OUT)/sim/metrics.json $(OUT)/sim.txt &: $(SCENARIO) $(SIM_DEPS)
-	$(BINDIR)/trv-sim --terrain $(OUT) --scenario $(SCENARIO) --route $(OUT)/route.csv --seed $(SEED) --no-timing -o $(OUT)/sim > $(OUT)/sim.txt
-	@cat $(OUT)/sim.txt
+$(OUT)/sim/metrics.json &: $(SCENARIO) $(SIM_DEPS)
+	$(BINDIR)/trv-sim --terrain $(OUT) --scenario $(SCENARIO) --route $(OUT)/route.csv --seed $(SEED) --no-timing -o $(OUT)/sim
 
-$(OUT)/sim_blocked/metrics.json $(OUT)/sim_blocked.txt &: $(BLOCKED) $(SIM_DEPS)
-	$(BINDIR)/trv-sim --terrain $(OUT) --scenario $(BLOCKED) --route $(OUT)/route.csv --seed $(SEED) --no-timing -o $(OUT)/sim_blocked > $(OUT)/sim_blocked.txt
-	@cat $(OUT)/sim_blocked.txt
+$(OUT)/sim_blocked/metrics.json &: $(BLOCKED) $(SIM_DEPS)
+	$(BINDIR)/trv-sim --terrain $(OUT) --scenario $(BLOCKED) --route $(OUT)/route.csv --seed $(SEED) --no-timing -o $(OUT)/sim_blocked
 
 # maps: every layer over the hillshade, the routes over the cost with the roadmap
 PNG := $(OUT)/png
@@ -247,8 +242,9 @@ SIM_RUNS := $(OUT)/sim/metrics.json $(if $(BLOCKED),$(OUT)/sim_blocked/metrics.j
 $(OUT)/project.qgs: $(OUT)/route.geojson $(OUT)/class.tif $(SIM_RUNS) $(DEMO_PNGS) $(BINDIR)/trv-project
 	$(BINDIR)/trv-project -q $(OUT) -o $@ --title "traverse: $(AREA)"
 
-$(OUT)/report.md $(OUT)/report.html &: $(OUT)/route_stats.csv $(OUT)/class.tif $(OUT)/gonogo.tif $(OUT)/krige.txt \
-    $(OUT)/speed.txt $(OUT)/cost.txt $(OUT)/roadmap.txt $(SIM_RUNS) $(DEMO_PNGS) $(BINDIR)/trv-report
+# the report reads the stages' summaries (<stage>.json, docs/summaries.md)
+$(OUT)/report.md $(OUT)/report.html &: $(OUT)/route_stats.csv $(OUT)/class.tif $(OUT)/gonogo.tif $(OUT)/krige.json \
+    $(OUT)/speed.json $(OUT)/cost.json $(OUT)/roadmap.json $(OUT)/route.json $(SIM_RUNS) $(DEMO_PNGS) $(BINDIR)/trv-report
 	$(BINDIR)/trv-report -q $(OUT) -o $(OUT)/report.md --html $(OUT)/report.html
 
 # a real QGIS (Debian python3-qgis, headless) opens the demo's project and draws it

@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include "core/json.h"
 #include "core/trv.h"
 
 static void test_status_strings(void **state)
@@ -358,6 +359,81 @@ static void write_text(const char *path, const char *text)
     fclose(f);
 }
 
+/* The summaries' writer: keys in the order added, nesting, arrays, the
+ * number format asked for, NaN as null, the meta keys, committed with a
+ * set; the bytes written out by hand. */
+static void test_json(void **state)
+{
+    (void)state;
+    char *dir = make_tmpdir();
+    trv_ctx *ctx = trv_ctx_new();
+    trv_meta meta;
+    char *argv[] = {"trv-x", "--in", "a b/c.tif", NULL};
+    trv_meta_init(&meta, "trv-x", 3, argv);
+    meta.has_seed = 1;
+    meta.seed = 7;
+    trv_json *j = trv_json_new();
+    trv_json_meta(j, &meta);
+    trv_json_obj(j, "grid");
+    trv_json_int(j, "nx", 1033);
+    trv_json_num(j, "cell", "%.10g", 30.0);
+    trv_json_end(j);
+    trv_json_num(j, "zebra", "%.6g", 2.0 / 3.0);
+    trv_json_num(j, "alpha", "%.3f", NAN);
+    trv_json_arr(j, "rows");
+    trv_json_obj(j, "ignored");
+    trv_json_str(j, "name", "a \"b\"/c");
+    trv_json_bool(j, "ok", 1);
+    trv_json_end(j);
+    trv_json_int(j, NULL, -2);
+    trv_json_end(j);
+    trv_json_arr(j, "none");
+    trv_json_end(j);
+    trv_json_str(j, "null", NULL);
+    char *path = trv_path_join(dir, "s.json");
+    trv_outset *set = trv_outset_new();
+    assert_int_equal(trv_json_stage(ctx, set, j, path), TRV_OK);
+    assert_false(exists(dir, "s.json")); /* not before the commit */
+    assert_int_equal(trv_outset_commit(ctx, set), TRV_OK);
+    trv_outset_free(set);
+    trv_json_free(j);
+    char *text = trv_file_slurp(path, NULL);
+    assert_non_null(text);
+    assert_string_equal(text, "{\n"
+                              "  \"tool\": \"trv-x\",\n"
+                              "  \"version\": \"" TRV_VERSION "\",\n"
+                              "  \"args\": \"trv-x --in 'a b/c.tif'\",\n"
+                              "  \"seed\": 7,\n"
+                              "  \"grid\": {\n"
+                              "    \"nx\": 1033,\n"
+                              "    \"cell\": 30\n"
+                              "  },\n"
+                              "  \"zebra\": 0.666667,\n"
+                              "  \"alpha\": null,\n"
+                              "  \"rows\": [\n"
+                              "    {\n"
+                              "      \"name\": \"a \\\"b\\\"/c\",\n"
+                              "      \"ok\": true\n"
+                              "    },\n"
+                              "    -2\n"
+                              "  ],\n"
+                              "  \"none\": [\n"
+                              "  ],\n"
+                              "  \"null\": null\n"
+                              "}\n");
+    free(text);
+    char *beside = trv_path_beside("out/a/dem.tif", "krige.json");
+    assert_string_equal(beside, "out/a/krige.json");
+    free(beside);
+    beside = trv_path_beside("dem.tif", "krige.json");
+    assert_string_equal(beside, "krige.json");
+    free(beside);
+    free(path);
+    trv_ctx_free(ctx);
+    rm_rf(dir);
+    free(dir);
+}
+
 static void test_outset(void **state)
 {
     (void)state;
@@ -415,6 +491,19 @@ static void test_outset(void **state)
     assert_contains(trv_errmsg(ctx), "is not a directory");
     trv_outset_free(set);
     trv_outset_free(NULL);
+
+    /* a directory where an output goes: the commit fails before any rename */
+    set = trv_outset_new();
+    snprintf(final, sizeof final, "%s/first.csv", out);
+    write_text(trv_outset_add(set, final), "1\n");
+    snprintf(final2, sizeof final2, "%s/d", out);
+    assert_int_equal(mkdir(final2, 0777), 0);
+    write_text(trv_outset_add(set, final2), "2\n");
+    assert_int_equal(trv_outset_commit(ctx, set), TRV_ERR_IO);
+    assert_contains(trv_errmsg(ctx), "a directory is in the way");
+    trv_outset_free(set);
+    assert_false(exists(out, "first.csv"));
+    assert_int_equal(count_entries(out), 4); /* x.tif, its sidecar, y.csv, d */
     trv_ctx_free(ctx);
     rm_rf(dir);
     free(dir);
@@ -507,7 +596,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_strings), cmocka_unit_test(test_ctx_errors_progress),
         cmocka_unit_test(test_term_progress), cmocka_unit_test(test_cli), cmocka_unit_test(test_cli_version),
-        cmocka_unit_test(test_ini),            cmocka_unit_test(test_csv),                 cmocka_unit_test(test_outset),
+        cmocka_unit_test(test_ini),            cmocka_unit_test(test_csv),                 cmocka_unit_test(test_outset), cmocka_unit_test(test_json),
         cmocka_unit_test(test_meta_and_paths),
         cmocka_unit_test(test_ini_comment_chars_in_value), cmocka_unit_test(test_rng_reference),
     };

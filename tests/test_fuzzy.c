@@ -868,7 +868,10 @@ static void test_map(void **state)
     assert_memory_equal(m.cls->u8, m1.cls->u8, NX * NY);
     fz_map_clear(&m1);
     /* written: class 0 is data (NOGO) with a colour, no nodata anywhere */
-    assert_int_equal(fz_map_write(ctx, &m, dir, NULL), TRV_OK);
+    trv_outset *set = trv_outset_new();
+    assert_int_equal(fz_map_write(ctx, set, &m, dir, NULL), TRV_OK);
+    assert_int_equal(trv_outset_commit(ctx, set), TRV_OK);
+    trv_outset_free(set);
     fz_map_clear(&m);
     char *cls_path = NULL, *cost_path = NULL;
     assert_true(asprintf(&cls_path, "%s/class.tif", dir) > 0 && asprintf(&cost_path, "%s/cost.tif", dir) > 0);

@@ -1003,7 +1003,10 @@ static void test_outputs(void **state)
     snprintf(st, sizeof st, "%s/s.csv", tmpdir);
     prm_outputs o = {gj, gpx, csv, st, 0};
     trv_ctx *ctx = trv_ctx_new();
-    assert_int_equal(prm_outputs_write(ctx, &t, &r, 1, &o), TRV_OK);
+    trv_outset *set = trv_outset_new();
+    assert_int_equal(prm_outputs_write(ctx, set, &t, &r, 1, &o), TRV_OK);
+    assert_int_equal(trv_outset_commit(ctx, set), TRV_OK);
+    trv_outset_free(set);
     GDALDatasetH ds = GDALOpenEx(gj, GDAL_OF_VECTOR, NULL, NULL, NULL);
     assert_non_null(ds);
     OGRLayerH l = GDALDatasetGetLayer(ds, 0);

@@ -151,6 +151,17 @@ static void print_metrics(const char *what, const sim_run *r)
 
 /* A vehicle's recorded trajectory (t, x, y, heading), read back from the
  * trajectory_<id>.csv that sim_run_write makes in tmp/DIR. */
+/* sim_run_write into a set of its own, committed. */
+static trv_status write_run(trv_ctx *ctx, const sim_run *run, const char *out, const trv_meta *meta, int timing)
+{
+    trv_outset *set = trv_outset_new();
+    trv_status st = set ? sim_run_write(ctx, set, run, out, meta, timing) : TRV_ERR_NOMEM;
+    if (!st)
+        st = trv_outset_commit(ctx, set);
+    trv_outset_free(set);
+    return st;
+}
+
 typedef struct traj {
     int n;
     double *t, *x, *y, *h;
@@ -160,7 +171,7 @@ static void traj_read(trv_ctx *ctx, const sim_run *run, const char *dir, const c
 {
     char *out = NULL, *path = NULL;
     assert_true(asprintf(&out, "%s/%s", tmp, dir) >= 0);
-    assert_int_equal(sim_run_write(ctx, run, out, NULL, 0), TRV_OK);
+    assert_int_equal(write_run(ctx, run, out, NULL, 0), TRV_OK);
     assert_true(asprintf(&path, "%s/trajectory_%s.csv", out, id) >= 0);
     FILE *f = fopen(path, "r");
     assert_non_null(f);
@@ -323,7 +334,7 @@ static void test_dead_end(void **state)
     assert_int_equal(run_scenario("deadend.ini", text, 3, &r, ctx), TRV_OK);
     print_metrics("dead end", r.run);
     if (getenv("TRV_SIM_DEBUG"))
-        sim_run_write(ctx, r.run, getenv("TRV_SIM_DEBUG"), NULL, 0);
+        write_run(ctx, r.run, getenv("TRV_SIM_DEBUG"), NULL, 0);
     if (getenv("TRV_SIM_DEBUG"))
         for (int i = 0; i < sim_run_nevents(r.run); i++) {
             const sim_event *e = sim_run_event(r.run, i);
@@ -461,7 +472,7 @@ static void test_same_seed_same_outputs(void **state)
         assert_int_equal(run_scenario("seed.ini", text, seed, &r, ctx), TRV_OK);
         char *out = NULL;
         assert_true(asprintf(&out, "%s/out%d", tmp, run) >= 0);
-        assert_int_equal(sim_run_write(ctx, r.run, out, &meta, 0), TRV_OK);
+        assert_int_equal(write_run(ctx, r.run, out, &meta, 0), TRV_OK);
         for (int j = 0; j < NFILES; j++) {
             char *p = trv_path_join(out, files[j]);
             got[run][j] = slurp(p);

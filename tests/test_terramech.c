@@ -551,7 +551,10 @@ static void test_thresholds(void **state)
     assert_int_equal(tm_model_init(ctx, &m, &v, soils, lu), TRV_OK);
     char *rep = NULL;
     assert_true(asprintf(&rep, "%s/report_cls.csv", tmpdir) > 0);
-    assert_int_equal(tm_report_write(ctx, &m, soils, rep), TRV_OK);
+    trv_outset *set = trv_outset_new();
+    assert_int_equal(tm_report_write(ctx, set, &m, soils, rep), TRV_OK);
+    assert_int_equal(trv_outset_commit(ctx, set), TRV_OK);
+    trv_outset_free(set);
     FILE *f = fopen(rep, "r");
     assert_non_null(f);
     char line[512];

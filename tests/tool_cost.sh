@@ -261,12 +261,36 @@ echo "$cinfo" | grep -q 'STATISTICS_MAXIMUM=1' && ok || bad "cost.tif maximum is
 grep -q 'grid: 5 x 4 cells of 10 m, EPSG:32616; 18 cells with data' "$tmp/stdout" && ok || bad "report: $(cat "$tmp/stdout")"
 grep -q 'classes (share of the cells with data): NOGO 11.11 %, high-risk' "$tmp/stdout" && ok || bad "report shares: $(cat "$tmp/stdout")"
 grep -q 'cost: 0\.\.\.10' "$tmp/stderr" && ok || bad "no progress on stderr"
+# cost.json against the layers as GDAL reads them (the cells joined above)
+# and the rules file: cells with data (soil and DEM both there), each
+# class's count and share among them, the mean cost of the GO classes
+nrules=$(grep -c '^ *RULE [0-9]' "$RULES")
+python3 - "$T/cost.json" "$tmp/joined" "$nrules" "$RULES" >"$tmp/check" 2>&1 <<'EOF' && ok || bad "cost.json: $(cat "$tmp/check")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+rows = [line.split() for line in open(sys.argv[2])]
+data = [r for r in rows if r[7] != "0" and r[8] != "-9999"]
+g = s["grid"]
+assert (g["nx"], g["ny"], g["cell_m"], g["crs"]) == (5, 4, 10, "EPSG:32616"), g
+assert g["cells_with_data"] == len(data) == 18 and g["nodata_cells"] == len(rows) - len(data), g
+assert [c["class"] for c in s["classes"]] == [0, 1, 2, 3], s["classes"]
+for c in s["classes"]:
+    n = sum(1 for r in data if int(r[5]) == c["class"])
+    assert c["cells"] == n and abs(c["fraction"] - n / len(data)) < 1e-9, (c, n)
+go = [float(r[2]) for r in data if int(r[5]) >= 1]
+assert abs(s["cost_mean_go"] - sum(go) / len(go)) < 1e-7, (s["cost_mean_go"], sum(go) / len(go))
+assert s["rule_count"] == int(sys.argv[3]) > 0 and s["defuzzifier"] == "centroid", s
+assert s["inputs"]["rules"].endswith("fuzzy/mobility.fcl") and s["inputs"]["soils"].endswith("classes/soils.csv"), s["inputs"]
+EOF
+gdalinfo "$T/cost.tif" | grep -q "^  TRV_INPUT_RULES=.*fuzzy/mobility.fcl$" && ok || bad "cost.tif lacks TRV_INPUT_RULES"
 # same command, same bytes; one thread, the same cells
 "$C" --terrain "$T" -q
 cp "$T/cost.tif" "$tmp/cost1.tif"
 cp "$T/class.tif" "$tmp/class1.tif"
+cp "$T/cost.json" "$tmp/cost1.json"
 "$C" --terrain "$T" -q
 cmp -s "$T/cost.tif" "$tmp/cost1.tif" && cmp -s "$T/class.tif" "$tmp/class1.tif" && ok || bad "two identical runs differ"
+cmp -s "$T/cost.json" "$tmp/cost1.json" && ok || bad "two identical runs give other cost.json"
 "$C" --terrain "$T" -q --threads 1
 [ "$(gdalinfo -checksum "$T/cost.tif" | grep Checksum)" = "$(gdalinfo -checksum "$tmp/cost1.tif" | grep Checksum)" ] && ok ||
     bad "--threads 1 gives other cells"
@@ -297,6 +321,11 @@ expect 1 "cannot open '$tmp/nodir/dem.tif'" "" -- "$C" --terrain "$tmp/nodir"
 fresh && echo old >"$tmp/f/cost.tif" && rm "$tmp/f/speed.tif"
 expect 1 "speed.tif" "" -- "$C" --terrain "$tmp/f"
 [ "$(cat "$tmp/f/cost.tif")" = old ] && [ ! -e "$tmp/f/class.tif" ] && ok || bad "a failed run changed the directory"
+# one output set: a summary that cannot be put in place (the last of the
+# set) leaves no layer and no style
+fresh && mkdir "$tmp/f/cost.json"
+expect 1 "cannot write '$tmp/f/cost.json': a directory is in the way" "$tmp/f/cost.tif" -- "$C" --terrain "$tmp/f"
+[ ! -e "$tmp/f/class.tif" ] && [ ! -e "$tmp/f/cost.qml" ] && ok || bad "a failing summary left $(ls "$tmp/f")"
 # an unwritable directory: nothing half-written. Root writes whatever the
 # mode says: tests/lib.sh's readonly_run makes the directory unwritable for
 # root too (a read-only bind mount), so the case runs either way.

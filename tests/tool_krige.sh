@@ -46,6 +46,39 @@ grep -q 'leave-one-out (155 points): RMSE 0.7934' "$tmp/report" && ok || bad "LO
 [ "$(sed -n 2p "$tmp/v.csv" | cut -d, -f1)" = 57 ] && ok || bad "variogram first lag: $(sed -n 2p "$tmp/v.csv")"
 [ "$(wc -l <"$tmp/cv.csv")" = 156 ] && ok || bad "cv.csv rows"
 gdalinfo "$tmp/m.tif" | grep -q 'TRV_MODEL=Sph nugget=0.6269200407' && ok || bad "TRV_MODEL metadata"
+gdalinfo "$tmp/m.tif" | grep -qxF "  TRV_INPUT_POINTS=$M" && ok || bad "TRV_INPUT_POINTS metadata"
+# its summary, krige.json beside m.tif, against gstat: the sample
+# variogram lag by lag (np exact, distance and semivariance to 1e-6), the
+# model given (to the 6 digits printed), the leave-one-out statistics
+# computed here from gstat's krige.cv (to 1e-5, the 6 digits)
+cp "$tmp/krige.json" "$tmp/meuse.json"
+python3 - "$tmp/meuse.json" "$TESTDATA/gstat/meuse_elev_variogram.csv" "$TESTDATA/gstat/meuse_elev_loocv.csv" \
+    "$NUG" "$PSILL" "$RANGE" >"$tmp/check" 2>&1 <<'EOF' && ok || bad "krige.json against gstat: $(cat "$tmp/check")"
+import csv, json, math, sys
+s = json.load(open(sys.argv[1]))
+vgm = list(csv.DictReader(open(sys.argv[2])))
+cv = list(csv.DictReader(open(sys.argv[3])))
+nug, psill, rng = map(float, sys.argv[4:7])
+rel = lambda a, b, tol: abs(a - b) <= tol * abs(b)
+bins = s["sample_variogram"]["bins"]
+assert s["sample_variogram"]["lags"] == len(bins) == len(vgm) == 15, len(bins)
+for b, r in zip(bins, vgm):
+    assert b["np"] == int(r["np"]), (b, r)
+    assert rel(b["dist"], float(r["dist"]), 1e-6) and rel(b["gamma"], float(r["gamma"]), 1e-6), (b, r)
+m = s["model"]
+assert m["type"] == "Sph" and m["given"] is True, m
+assert rel(m["nugget"], nug, 1e-5) and rel(m["psill"], psill, 1e-5) and rel(m["range"], rng, 1e-5), m
+assert "candidates" not in s
+err = [float(r["pred"]) - float(r["observed"]) for r in cv]
+ref = {"rmse": math.sqrt(sum(e * e for e in err) / len(err)), "mae": sum(abs(e) for e in err) / len(err),
+       "mean_error": sum(err) / len(err)}
+got = s["cross_validation"]
+assert got["points"] == len(cv) == 155, got
+for k, v in ref.items():
+    assert rel(got[k], v, 1e-5), (k, got[k], v)
+assert s["input"]["kind"] == "points" and s["input"]["samples"] == 155, s["input"]
+assert (s["grid"]["nx"], s["grid"]["ny"], s["grid"]["cell"], s["grid"]["crs"]) == (78, 104, 40, "EPSG:28992"), s["grid"]
+EOF
 
 # ---- a raster: the Jacksboro DEM (lon/lat) to 90 m UTM, auto model ----
 if "$K" "$DATA/jacksboro/dem_3arcsec.tif" --tr 90 -o "$tmp/j.tif" --std "$tmp/js.tif" --points "$tmp/p.csv" --seed 7 >"$tmp/report" 2>"$tmp/stderr"; then ok; else bad "jacksboro run: $(cat "$tmp/stderr")"; fi
@@ -54,13 +87,30 @@ echo "$info" | grep -q 'ID\["EPSG",32616\]' && ok || bad "not EPSG:32616"
 echo "$info" | grep -q 'Pixel Size = (90.000000000000000,-90.000000000000000)' && ok || bad "not 90 m"
 echo "$info" | grep -q 'TRV_SEED=7' && ok || bad "no TRV_SEED"
 grep -q '^model: ' "$tmp/report" && ok || bad "no model in the report"
+# krige.json: the chosen model is the candidate of least leave-one-out
+# RMSE, with its parameters, as the tool printed it
+python3 - "$tmp/krige.json" "$(sed -n 's/^model: //p' "$tmp/report")" >"$tmp/check" 2>&1 <<'EOF' && ok || bad "krige.json's choice: $(cat "$tmp/check")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+ok = [c for c in s["candidates"] if c["ok"]]
+best = min(ok, key=lambda c: c["rmse"])
+m = s["model"]
+assert len(s["candidates"]) == 18 and m["given"] is False and m["type"] == best["model"], (m, best)
+for k in ("nugget", "psill", "range", "kappa"):
+    assert m.get(k) == best.get(k), (k, m, best)
+text = "%s nugget %g, psill %g, range %g" % (m["type"], m["nugget"], m["psill"], m["range"])
+text += ", kappa %g" % m["kappa"] if "kappa" in m else ""
+assert text == sys.argv[2], (text, sys.argv[2])
+assert s["seed"] == 7 and s["input"]["kind"] == "raster" and s["input"]["samples"] == s["input"]["cells"] == 138632, s["input"]
+EOF
 head -1 "$tmp/p.csv" | grep -qx 'x,y,z,std' && ok || bad "points.csv header"
 # elevations stay in the DEM's range (236-1076 m) give or take the kriging overshoot
 gdalinfo -stats "$tmp/j.tif" | awk -F= '/STATISTICS_MINIMUM/{mn=$2} /STATISTICS_MAXIMUM/{mx=$2} END{exit !(mn > 200 && mx < 1120)}' && ok || bad "elevation range"
 # same command, same bytes; another thread count, same cells
-cp "$tmp/j.tif" "$tmp/j1.tif" && cp "$tmp/p.csv" "$tmp/p1.csv"
+cp "$tmp/j.tif" "$tmp/j1.tif" && cp "$tmp/p.csv" "$tmp/p1.csv" && cp "$tmp/krige.json" "$tmp/k1.json"
 "$K" "$DATA/jacksboro/dem_3arcsec.tif" --tr 90 -o "$tmp/j.tif" --std "$tmp/js.tif" --points "$tmp/p.csv" --seed 7 >/dev/null 2>&1
 cmp -s "$tmp/j.tif" "$tmp/j1.tif" && cmp -s "$tmp/p.csv" "$tmp/p1.csv" && ok || bad "a rerun changed the outputs"
+cmp -s "$tmp/krige.json" "$tmp/k1.json" && ok || bad "a rerun changed krige.json"
 "$K" "$DATA/jacksboro/dem_3arcsec.tif" --tr 90 -o "$tmp/j3.tif" --seed 7 --threads 3 -q
 [ "$(gdalinfo -checksum "$tmp/j3.tif" | grep Checksum)" = "$(gdalinfo -checksum "$tmp/j1.tif" | grep Checksum)" ] && ok || bad "3 threads give other cells"
 
@@ -88,5 +138,12 @@ expect 1 "cannot open '$tmp/junk.tif'" -- "$K" "$tmp/junk.tif" -o "$tmp/out/x.ti
 gdal_translate -q -of AAIGrid "$DATA/jacksboro/dem_3arcsec.tif" "$tmp/nocrs.asc" && rm -f "$tmp/nocrs.prj"
 expect 1 "has no CRS" -- "$K" "$tmp/nocrs.asc" -o "$tmp/out/x.tif"
 expect 1 "cannot create" -- "$K" "$M" --x x --y y --z elev --s_srs EPSG:28992 --tr 40 --model sph --nugget 0 --psill 1 --range 500 -o /nonexistent/x.tif
+# one output set: when the last of them, the summary, cannot be put in
+# place, none of the layers, styles and CSVs appears either
+rm -rf "$tmp/late" && mkdir -p "$tmp/late/krige.json"
+"$K" "$M" --x x --y y --z elev --s_srs EPSG:28992 --tr 40 --model sph --nugget 0 --psill 1 --range 500 \
+    -o "$tmp/late/x.tif" --std "$tmp/late/s.tif" --variogram "$tmp/late/v.csv" >/dev/null 2>"$tmp/stderr"
+[ $? = 1 ] && grep -qF "cannot write '$tmp/late/krige.json': a directory is in the way" "$tmp/stderr" &&
+    [ "$(ls -A "$tmp/late")" = krige.json ] && ok || bad "a failing summary left $(ls -A "$tmp/late") ($(cat "$tmp/stderr"))"
 
 summary

@@ -29,15 +29,15 @@ expect() { # status message -- command...: and no report left at $tmp/x.md / x.h
 T=$tmp/run
 mkdir -p "$T"
 gdalwarp -q -t_srs EPSG:32616 -tr 180 180 -tap -r bilinear -ot Float32 -dstnodata -32768 "$DATA/jacksboro/dem_3arcsec.tif" "$tmp/dem180.tif"
-"$BIN/trv-krige" "$tmp/dem180.tif" --tr 180 --seed 3 -o "$T/dem_kriged.tif" --std "$T/dem_std.tif" --variogram "$T/variogram.csv" >"$T/krige.txt" 2>/dev/null &&
+"$BIN/trv-krige" "$tmp/dem180.tif" --tr 180 --seed 3 -o "$T/dem_kriged.tif" --std "$T/dem_std.tif" --variogram "$T/variogram.csv" >"$tmp/krige.txt" 2>/dev/null &&
     "$BIN/trv-terrain" -q --dem "$T/dem_kriged.tif" --soil "$DATA/jacksboro/soil_7p5arcsec.tif" --landuse "$DATA/jacksboro/landuse_30m_utm16n.tif" \
         --soil-classes "$DATA/classes/soils.csv" --landuse-classes "$DATA/classes/landuse.csv" -o "$T" &&
     "$BIN/trv-speed" --terrain "$T" --vehicle "$DATA/vehicles/truck_6x6.ini" --soils "$DATA/classes/soils.csv" \
-        --landuse-classes "$DATA/classes/landuse.csv" --report "$T/speed_report.csv" >"$T/speed.txt" 2>/dev/null &&
-    "$BIN/trv-cost" --terrain "$T" --soils "$DATA/classes/soils.csv" --rules "$DATA/fuzzy/mobility.fcl" >"$T/cost.txt" 2>/dev/null &&
-    "$BIN/trv-roadmap" --terrain "$T" -o "$T/roadmap.gpkg" --seed 2 >"$T/roadmap.txt" 2>/dev/null &&
+        --landuse-classes "$DATA/classes/landuse.csv" --report "$T/speed_report.csv" >"$tmp/speed.txt" 2>/dev/null &&
+    "$BIN/trv-cost" --terrain "$T" --soils "$DATA/classes/soils.csv" --rules "$DATA/fuzzy/mobility.fcl" >"$tmp/cost.txt" 2>/dev/null &&
+    "$BIN/trv-roadmap" --terrain "$T" -o "$T/roadmap.gpkg" --seed 2 >"$tmp/roadmap.txt" 2>/dev/null &&
     "$BIN/trv-route" --roadmap "$T/roadmap.gpkg" --terrain "$T" --from -84.3637,36.6957 --to -84.1288,36.4834 --compare --grid \
-        -o "$T/route.geojson" --stats "$T/route_stats.csv" --csv "$T/route.csv" --gpx "$T/route.gpx" >"$T/route.txt" 2>/dev/null &&
+        -o "$T/route.geojson" --stats "$T/route_stats.csv" --csv "$T/route.csv" --gpx "$T/route.gpx" >"$tmp/route.txt" 2>/dev/null &&
     mkdir -p "$T/png" && "$BIN/trv-render" -q "$T/cost.tif" --hillshade "$T/dem.tif" --overlay "$T/route.geojson" --legend \
         -o "$T/png/routes.png" ||
     { echo "cannot make the run directory"; exit 1; }
@@ -163,14 +163,14 @@ lo=$(printf '%.1f' "$(echo "$mm" | cut -d' ' -f1)") hi=$(printf '%.1f' "$(echo "
 grep -q "^| elevation (m) | $lo | [0-9.]* | $hi |$" "$R" && ok || bad "elevation range $lo $hi: $(grep '^| elevation (m)' "$R")"
 
 # kriging: the chosen model in bold, and the variogram's first lag
-model=$(sed -n 's/^model: //p' "$T/krige.txt")
+model=$(sed -n 's/^model: //p' "$tmp/krige.txt")
 grep -qF "**$model**" "$R" && ok || bad "chosen model '$model' not marked"
 np1=$(sed -n 2p "$T/variogram.csv" | cut -d, -f1)
 grep -q "^| 1 | $np1 | " "$R" && ok || bad "variogram lag 1 with $np1 pairs"
 [ "$(grep -c '^| [0-9]* | [0-9]* | [0-9.]* | [0-9.]* | [0-9.]* |$' "$R")" = "$(($(wc -l <"$T/variogram.csv") - 1))" ] && ok || bad "one row per lag"
 
 # vehicle: the lines of speed.txt, the per-soil table as written
-grep -qF -- "- $(grep '^MI ' "$T/speed.txt")" "$R" && ok || bad "MI/VCI line"
+grep -qF -- "- $(grep '^MI ' "$tmp/speed.txt")" "$R" && ok || bad "MI/VCI line"
 tail -n +2 "$T/speed_report.csv" | while IFS= read -r line; do
     row="| $(echo "$line" | sed 's/,/ | /g') |"
     grep -qF -- "$row" "$R" || echo "missing: $row"
@@ -199,7 +199,7 @@ for k in 0 1 2 3; do
     grep -q "^| $k | [A-Za-z:() <1-9-]* | $n | " "$R" && ok || bad "gonogo reason $k: $n"
 done
 # and the GO share agrees with trv-speed's own report
-go=$(sed -n 's/^GO: \([0-9.]*\) %.*/\1/p' "$T/speed.txt")
+go=$(sed -n 's/^GO: \([0-9.]*\) %.*/\1/p' "$tmp/speed.txt")
 mine=$(sed -n 's/^| 0 | GO | [0-9]* | \([0-9.]*\) % |.*/\1/p' "$R")
 awk -v a="$go" -v b="$mine" 'BEGIN { d = a - b; exit !(d < 0.051 && d > -0.051) }' && ok || bad "GO share $mine %, speed.txt $go %"
 
@@ -210,7 +210,22 @@ tail -n +2 "$T/route_stats.csv" | while IFS=, read -r route dist elev slope spee
 done >"$tmp/routes"
 [ ! -s "$tmp/routes" ] && ok || bad "route rows: $(cat "$tmp/routes")"
 grep -q '^| mdr / grid-mdr | ' "$R" && ok || bad "roadmap vs raster optimum"
-grep -qF -- "- $(head -1 "$T/roadmap.txt")" "$R" && ok || bad "roadmap lines"
+grep -qF -- "- $(head -1 "$tmp/roadmap.txt")" "$R" && ok || bad "roadmap lines"
+# the stages' summaries (*.json) give the report the very lines the tools
+# printed (their console output, kept outside the run directory)
+{
+    grep -E '^(input|working CRS|sample variogram|model|grid): ' "$tmp/krige.txt"
+    grep -E '^(vehicle: |MI |in force: |traction check|GO: |speed over)' "$tmp/speed.txt"
+    cat "$tmp/roadmap.txt"
+    sed -n 's/^\([a-z-]*\): smoothed in [0-9.]* s, \(at most .*\)/\1: \2/p' "$tmp/route.txt"
+} >"$tmp/printed"
+[ "$(wc -l <"$tmp/printed")" -ge 14 ] && ok || bad "too few printed lines: $(cat "$tmp/printed")"
+while IFS= read -r line; do grep -qxF -- "- $line" "$R" || echo "$line"; done <"$tmp/printed" >"$tmp/missing"
+[ ! -s "$tmp/missing" ] && ok || bad "printed lines not in the report: $(head -3 "$tmp/missing")"
+for k in rules cost; do
+    line=$(grep "^$k: " "$tmp/cost.txt")
+    grep -qxF -- "- $line (\`cost.json\`)" "$R" && ok || bad "cost.txt's '$line' not in the report"
+done
 
 # simulation
 grep -q '^| vehicles\[0\].distance_m | 41234.5 |$' "$R" && ok || bad "nested metric"
@@ -285,10 +300,10 @@ base64 -w0 "$tmp/one/png/route_mmcr.png" >"$tmp/b64" && grep -q '<figure id="map
 mkdir -p "$tmp/min"
 cp "$T/route_stats.csv" "$T/class.tif" "$T/gonogo.tif" "$T/dem.tif" "$T/slope.tif" "$tmp/min/"
 "$BIN/trv-report" -q "$tmp/min" -o "$tmp/min/report.md" && ok || bad "minimal directory"
-grep -q 'Absent: `krige.txt` is not in the run directory' "$tmp/min/report.md" && ok || bad "absent kriging said"
+grep -q 'Absent: `krige.json` is not in the run directory' "$tmp/min/report.md" && ok || bad "absent kriging said"
 grep -q 'Absent: no `sim\*/metrics.json`' "$tmp/min/report.md" && ok || bad "absent simulation said"
 grep -qxF '| simulated drive | not simulated in this run |' "$tmp/min/report.md" && ok || bad "no drive in the answer"
-grep -qF 'the vehicle'"'"'s limit is not known here (`speed.tif` records no vehicle file)' "$tmp/min/report.md" && ok || bad "no vehicle said"
+grep -qF 'the vehicle'"'"'s limit is not known here (no `speed.json` in the run directory)' "$tmp/min/report.md" && ok || bad "no vehicle said"
 grep -qF 'The route'"'"'s vertices (`route.csv`) are absent' "$tmp/min/report.md" && ok || bad "no route.csv said"
 grep -qxF 'Absent: `png/routes.png` (the map of the routes).' "$tmp/min/report.md" && ok || bad "no routes map said"
 # without an MMCR route, the first roadmap route is the answer, and says why
@@ -336,11 +351,16 @@ mkdir -p "$tmp/e/sim" && echo '{"a": 1}' >"$tmp/e/sim/metrics.json" &&
 expect 1 "events.jsonl': event 2 is not a JSON object with a type" -- "$BIN/trv-report" "$tmp/e" -o "$tmp/x.md"
 mk
 printf 'np,dist,gamma\n10,abc,3\n' >"$tmp/e/variogram.csv"
-cp "$T/krige.txt" "$tmp/e/"
+cp "$T/krige.json" "$tmp/e/"
 expect 1 "variogram.csv:2" -- "$BIN/trv-report" "$tmp/e" -o "$tmp/x.md"
 mk
-grep -v '^model:' "$T/krige.txt" >"$tmp/e/krige.txt"
-expect 1 "no 'model:' line" -- "$BIN/trv-report" "$tmp/e" -o "$tmp/x.md"
+sed 's/"model": {/"chosen": {/' "$T/krige.json" >"$tmp/e/krige.json"
+expect 1 "cannot read '$tmp/e/krige.json': no \"model\" with a \"type\"" -- "$BIN/trv-report" "$tmp/e" -o "$tmp/x.md"
+for s in krige speed cost roadmap route; do
+    mk
+    head -c 200 "$T/$s.json" >"$tmp/e/$s.json"
+    expect 1 "cannot read '$tmp/e/$s.json': not a JSON object" -- "$BIN/trv-report" "$tmp/e" -o "$tmp/x.md" --html "$tmp/x.html"
+done
 mk
 mkdir -p "$tmp/e/png" && echo "not a png" >"$tmp/e/png/dem.png"
 expect 1 "'$tmp/e/png/dem.png' is not a PNG file" -- "$BIN/trv-report" "$tmp/e" -o "$tmp/x.md" --html "$tmp/x.html"

@@ -49,15 +49,87 @@ tail -n +2 "$tmp/nodes.csv" | head -200 | while IFS=, read -r x y id; do
     [ "$g" = 0 ] || echo "node $id at ($x, $y) is NOGO $g"
 done >"$tmp/badnodes"
 [ ! -s "$tmp/badnodes" ] && ok || bad "$(head -3 "$tmp/badnodes")"
-cp "$tmp/rm.gpkg" "$tmp/rm1.gpkg"
+# roadmap.json against the GeoPackage (ogr2ogr) and the terrain (GDAL's
+# XYZ): nodes and edges counted, the components by a union-find over the
+# edges' node ids, the GO area, and the coverage recomputed: GO cells of
+# every 4th row and column within one node spacing of a node
+ogr2ogr -q -f CSV "$tmp/edges.csv" "$tmp/rm.gpkg" edges
+gdal_translate -q -of XYZ "$T/gonogo.tif" "$tmp/gonogo.xyz" && gdal_translate -q -of XYZ "$T/class.tif" "$tmp/class.xyz"
+nx=$(gdalinfo "$T/gonogo.tif" | sed -n 's/^Size is \([0-9]*\), .*/\1/p')
+python3 - "$tmp/roadmap.json" "$tmp/nodes.csv" "$tmp/edges.csv" "$tmp/gonogo.xyz" "$tmp/class.xyz" "$nx" >"$tmp/check" 2>&1 <<'EOF' && ok || bad "roadmap.json: $(cat "$tmp/check")"
+import csv, json, math, sys
+s = json.load(open(sys.argv[1]))
+nodes = {int(r["id"]): (float(r["X"]), float(r["Y"])) for r in csv.DictReader(open(sys.argv[2]))}
+edges = [(int(r["a"]), int(r["b"])) for r in csv.DictReader(open(sys.argv[3]))]
+nx = int(sys.argv[6])
+assert s["nodes"] == len(nodes) > 1000 and s["edges"] == len(edges) > s["nodes"], (s["nodes"], s["edges"], len(nodes), len(edges))
+assert s["samples"] - s["rejected"] == s["nodes"] and s["seed"] == 4 and s["edge_rule"] == "k nearest", s
+up = {i: i for i in nodes}
+def find(i):
+    while up[i] != i:
+        up[i] = up[up[i]]
+        i = up[i]
+    return i
+for a, b in edges:
+    up[find(a)] = find(b)
+size = {}
+for i in nodes:
+    size[find(i)] = size.get(find(i), 0) + 1
+assert s["components"] == len(size) and s["largest"] == max(size.values()), (s["components"], len(size), s["largest"])
+assert abs(s["largest_fraction"] - s["largest"] / s["nodes"]) < 1e-9, s["largest_fraction"]
+cells = [(float(a[0]), float(a[1]), a[2] == "0" and b[2] != "0")
+         for a, b in zip((l.split() for l in open(sys.argv[4])), (l.split() for l in open(sys.argv[5])))]
+res = abs(cells[1][0] - cells[0][0])
+go = sum(1 for c in cells if c[2])
+assert abs(s["go_area_km2"] - go * res * res / 1e6) < 1e-6, (s["go_area_km2"], go)
+spacing = math.sqrt(s["go_area_km2"] * 1e6 / s["nodes"])
+grid = {}
+for x, y in nodes.values():
+    grid.setdefault((math.floor(x / spacing), math.floor(y / spacing)), []).append((x, y))
+seen = near = 0
+for k, (x, y, g) in enumerate(cells):
+    if not g or (k // nx) % 4 or (k % nx) % 4:
+        continue
+    seen += 1
+    bx, by = math.floor(x / spacing), math.floor(y / spacing)
+    near += any((x - px) ** 2 + (y - py) ** 2 <= spacing * spacing
+                for i in (-1, 0, 1) for j in (-1, 0, 1) for px, py in grid.get((bx + i, by + j), ()))
+assert abs(s["coverage"] - near / seen) < 1e-9, (s["coverage"], near / seen, seen)
+EOF
+ogrinfo -ro -so "$tmp/rm.gpkg" nodes | grep -qxF "  TRV_INPUT_TERRAIN=$T" && ok || bad "the roadmap does not record its terrain"
+cp "$tmp/rm.gpkg" "$tmp/rm1.gpkg" && cp "$tmp/roadmap.json" "$tmp/roadmap1.json"
 "$BIN/trv-roadmap" --terrain "$T" -o "$tmp/rm.gpkg" --seed 4 >/dev/null 2>&1 # the same command: it is in the metadata
 cmp -s "$tmp/rm.gpkg" "$tmp/rm1.gpkg" && ok || bad "the same seed gave another roadmap"
+cmp -s "$tmp/roadmap.json" "$tmp/roadmap1.json" && ok || bad "the same seed gave another roadmap.json"
 
 # ---- a mission across the fault (lon, lat) ----
 FROM=-84.3637,36.6957 TO=-84.1288,36.4834
 if "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --compare --grid \
     -o "$tmp/r.geojson" --gpx "$tmp/r.gpx" --csv "$tmp/r.csv" --stats "$tmp/s.csv" >"$tmp/out" 2>"$tmp/err"; then ok; else bad "route: $(cat "$tmp/err")"; fi
 [ "$(ogrinfo -ro -al -so "$tmp/r.geojson" | sed -n 's/^Feature Count: //p')" = 8 ] && ok || bad "8 routes in the GeoJSON"
+# route.json: every route of route_stats.csv in its order, each figure
+# within the CSV's rounding (half its last digit), the smoothing deviation
+# and the planning time (the same %.3f) as the CSV has them
+cp "$tmp/route.json" "$tmp/r.json"
+python3 - "$tmp/r.json" "$tmp/s.csv" >"$tmp/check" 2>&1 <<'EOF' && ok || bad "route.json against route_stats.csv: $(cat "$tmp/check")"
+import csv, json, sys
+s = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert [r["route"] for r in s["routes"]] == [r["route"] for r in rows] and len(rows) == 8, (s["routes"], rows)
+for j, r in zip(s["routes"], rows):
+    for k in ("distance_m", "mean_elevation_m", "mean_slope_deg", "mean_speed_kmh", "mean_cost", "time_h", "max_slope_deg"):
+        dec = len(r[k].split(".")[1]) if "." in r[k] else 0
+        assert abs(j[k] - float(r[k])) <= 0.5 * 10 ** -dec + 1e-12, (j["route"], k, j[k], r[k])
+    assert j["nogo_samples"] == int(r["nogo_samples"]), (j, r)
+    assert abs(j["objective"] - float(r["objective"])) <= 5e-6 * abs(float(r["objective"])), (j, r)
+    dev = r["smoothing_max_dev_m"]
+    assert (j["max_deviation_m"] is None) == (dev == ""), (j, r)
+    assert dev == "" or abs(j["max_deviation_m"] - float(dev)) <= 0.05 + 1e-12, (j, r)
+    assert "%.3f" % j["plan_s"] == r["plan_s"], (j, r)
+    assert (j["smooth_s"] is None) == (dev == ""), j
+assert s["inputs"] == {"roadmap": sys.argv[1].rsplit("/", 1)[0] + "/rm.gpkg", "terrain": s["inputs"]["terrain"],
+                       "from": "-84.3637,36.6957", "to": "-84.1288,36.4834"}, s["inputs"]
+EOF
 ogrinfo -ro -al "$tmp/r.geojson" | grep -q 'route (String) = mmcr' && ok || bad "mmcr feature"
 [ "$(ogrinfo -ro -so "$tmp/r.gpx" waypoints | sed -n 's/^Feature Count: //p')" = 2 ] && ok || bad "GPX waypoints"
 [ "$(ogrinfo -ro -so "$tmp/r.gpx" tracks | sed -n 's/^Feature Count: //p')" = 8 ] && ok || bad "GPX tracks"
@@ -289,10 +361,16 @@ for k in 1 2; do
     "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --compare --no-timing -q \
         -o "$tmp/n$k.geojson" --gpx "$tmp/n$k.gpx" --csv "$tmp/n$k.csv" --stats "$tmp/n$k.stats.csv" 2>"$tmp/err" ||
         bad "--no-timing run: $(cat "$tmp/err")"
+    [ $k = 1 ] && cp "$tmp/route.json" "$tmp/n1.json"
 done
 same=1
 for e in geojson gpx csv stats.csv; do cmp -s "$tmp/n1.$e" "$tmp/n2.$e" || same=0; done
 [ $same = 1 ] && ok || bad "--no-timing reruns differ"
+# route.json: the first command again (its args are in it), the same bytes
+"$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --compare --no-timing -q \
+    -o "$tmp/n1.geojson" --gpx "$tmp/n1.gpx" --csv "$tmp/n1.csv" --stats "$tmp/n1.stats.csv" 2>"$tmp/err"
+cmp -s "$tmp/n1.json" "$tmp/route.json" && ok || bad "a --no-timing rerun gives another route.json"
+grep -q '_s"' "$tmp/route.json" && bad "a time in route.json with --no-timing" || ok
 grep -q 'plan_s' "$tmp/n1.stats.csv" "$tmp/n1.geojson" && bad "plan_s written with --no-timing" || ok
 
 # ---- errors: exit 1 (or 2 for usage), no output ----
@@ -306,5 +384,15 @@ expect 2 "--from expects X,Y" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --ter
 expect 2 "--weights expects four numbers" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --weights 1,2 -o "$tmp/x.geojson"
 mkdir -p "$tmp/empty"
 expect 1 "cannot open" -- "$BIN/trv-roadmap" --terrain "$tmp/empty" -o "$tmp/x.gpkg"
+# one output set: a summary that cannot be put in place (the last of the
+# set) leaves none of the route files and styles, no roadmap
+mkdir -p "$tmp/late/route.json" "$tmp/late/roadmap.json"
+"$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO -q -o "$tmp/late/x.geojson" \
+    --gpx "$tmp/late/x.gpx" --csv "$tmp/late/x.csv" --stats "$tmp/late/s.csv" 2>"$tmp/stderr"
+[ $? = 1 ] && grep -qF "cannot write '$tmp/late/route.json': a directory is in the way" "$tmp/stderr" &&
+    [ "$(ls -A "$tmp/late" | tr '\n' ' ')" = "roadmap.json route.json " ] && ok || bad "a failing route.json left $(ls -A "$tmp/late")"
+"$BIN/trv-roadmap" --terrain "$T" -q -o "$tmp/late/rm.gpkg" 2>"$tmp/stderr"
+[ $? = 1 ] && grep -qF "cannot write '$tmp/late/roadmap.json': a directory is in the way" "$tmp/stderr" &&
+    [ "$(ls -A "$tmp/late" | tr '\n' ' ')" = "roadmap.json route.json " ] && ok || bad "a failing roadmap.json left $(ls -A "$tmp/late")"
 
 summary

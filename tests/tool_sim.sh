@@ -269,6 +269,15 @@ left=$(find "$tmp/w" -mindepth 1 ! -name '.metrics.tmp*.json' | sort | tr '\n' '
 [ "$(find "$tmp/w" -mindepth 1 -name '.metrics.tmp*.json' -type d | wc -l)" = 1 ] && ok ||
     bad "the squatting directory is not the metrics temporary: $(ls -A "$tmp/w")"
 [ -z "$left" ] && ok || bad "a failed write left in OUTDIR: $left"
+# the QGIS style, written after metrics.json and in the same set: its
+# failing write leaves neither the run's files nor the style
+mkdir -p "$tmp/w2"
+sh -c 'mkdir "$1/.trajectory_ugv.tmp$$.qml" && exec "$0" --terrain "$2" --scenario "$3" -o "$1" -q' \
+    "$SIM" "$tmp/w2" "$T" "$tmp/ok.ini" >"$tmp/stdout" 2>"$tmp/stderr"
+got=$?
+left=$(find "$tmp/w2" -mindepth 1 ! -name '.trajectory_ugv.tmp*.qml' | sort | tr '\n' ' ')
+[ "$got" = 1 ] && grep -q 'trajectory_ugv' "$tmp/stderr" && [ -z "$left" ] && ok ||
+    bad "a failing style write (exit $got: $(cat "$tmp/stderr")) left in OUTDIR: $left"
 expect 1 "cannot open" -- "$SIM" --terrain "$tmp/nowhere" --scenario "$tmp/ok.ini" -o "$tmp/x"
 
 # ---- soil.tif in the terrain: the energy needs the class tables ----

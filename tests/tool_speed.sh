@@ -214,10 +214,44 @@ check_report "UGV" "$tmp/rep.csv" "$UGV" "$SOILS"
 # every cell (the UGV is at its 40 km/h clamp below about 17 deg, so only
 # the steep GO cells test the power balance)
 check_cells "UGV" "$tmp/t" "$UGV" "$SOILS" 100
+# speed.json: its per-soil table against the model (as the report CSV's
+# columns), its GO/NOGO counts and mean GO speed against the cells the
+# model checked (GDAL's XYZ of the layers), the vehicle's limits against
+# the vehicle file
+python3 - "$tmp/t/speed.json" >"$tmp/soils.csv" <<'EOF' || bad "speed.json has no soils table"
+import json, sys
+s = json.load(open(sys.argv[1]))
+print("code,name,ci_kPa,mode,sinkage_m,resistance_per_tyre_kN,resistance_total_kN,thrust_kN,speed_flat_kmh,speed_10deg_kmh,pass")
+for r in s["soils"]:
+    print("%d,%s,%.2f,%s,%.9f,%.9f,%.9f,%s,%.6f,%.6f,%s" % (r["code"], r["name"], r["ci_kPa"], r["mode"], r["sinkage_m"],
+          r["resistance_per_tyre_kN"], r["resistance_total_kN"], "" if r["thrust_kN"] is None else "%.9f" % r["thrust_kN"],
+          r["speed_flat_kmh"], r["speed_10deg_kmh"], r["pass"]))
+EOF
+check_report "UGV speed.json" "$tmp/soils.csv" "$UGV" "$SOILS"
+reasons=$(sed -n 's/.*reasons 0-5: \([0-9 ]*\),.*/\1/p' "$tmp/cells.out")
+gomean=$(awk '$5 == 0 { s += $4; n++ } END { printf "%.9g", s / n }' "$tmp/cells")
+limits=$(awk -F' *= *' '$1 == "max_pitch_deg" { p = $2 } $1 == "max_roll_deg" { r = $2 } $1 == "top_speed_kmh" { t = $2 }
+    END { print t + 0, (p < r ? p : r) + 0 }' "$UGV")
+python3 - "$tmp/t/speed.json" "$reasons" "$gomean" "$limits" "$UGV" >"$tmp/check" 2>&1 <<'EOF' && ok || bad "speed.json: $(cat "$tmp/check")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+n = list(map(int, sys.argv[2].split()))
+c = s["cells"]
+got = [c["go"], c["nogo_slope"], c["nogo_soil"], c["nogo_landuse"], c["nogo_traction"], c["nodata"]]
+assert got == n and c["all"] == sum(n) and c["with_data"] == sum(n) - n[5] and n[0] > 1000, (got, n)
+assert abs(s["speed_go_kmh"]["mean"] - float(sys.argv[3])) < 1e-5, (s["speed_go_kmh"], sys.argv[3])
+top, lim = map(float, sys.argv[4].split())
+v = s["vehicle"]
+assert (v["top_speed_kmh"], v["max_slope_deg"], v["kind"]) == (top, lim, "wheeled"), v
+assert s["vci"]["vci1_kPa"] == 389.4 and s["vci"]["vci1_overridden"] is True and s["traction_check"] is False, s["vci"]
+assert s["inputs"]["vehicle"] == sys.argv[5] and "seed" not in s, s["inputs"]
+EOF
+gdalinfo "$tmp/t/speed.tif" | grep -qxF "  TRV_INPUT_VEHICLE=$UGV" && ok || bad "speed.tif lacks TRV_INPUT_VEHICLE"
 # determinism
-cp "$tmp/t/speed.tif" "$tmp/s1.tif"
+cp "$tmp/t/speed.tif" "$tmp/s1.tif" && cp "$tmp/t/speed.json" "$tmp/s1.json"
 "$S" --terrain "$tmp/t" --vehicle "$UGV" $T --report "$tmp/rep.csv" >/dev/null 2>&1
 cmp -s "$tmp/t/speed.tif" "$tmp/s1.tif" && ok || bad "a rerun changed speed.tif"
+cmp -s "$tmp/t/speed.json" "$tmp/s1.json" && ok || bad "a rerun changed speed.json"
 # the tracked carrier: its NRMM line, its report and every cell against the
 # tracked closed forms (docs/method.md §2.5; by hand in tests/test_terramech.c:
 # MI 56.85, VCI1 17.74 RCI = 122.3 kPa; sandy loam z0 0.041988 m, R 1.407739 kN)
@@ -259,5 +293,16 @@ mk
 rm "$tmp/e/landuse.tif"
 expect 1 "cannot open '$tmp/e/landuse.tif'" "$tmp/e" -- "$S" --terrain "$tmp/e" --vehicle "$UGV" $T
 expect 2 "missing required option --vehicle" "" -- "$S" --terrain "$tmp/e"
+# one output set: a late write that fails (the per-soil report, written
+# after the layers; the summary, the last) leaves no layer, style or summary
+for late in report summary; do
+    mk
+    rep=$tmp/e/r.csv
+    if [ $late = report ]; then rep=$tmp/e/none/r.csv; else mkdir "$tmp/e/speed.json"; fi
+    "$S" --terrain "$tmp/e" --vehicle "$UGV" $T --report "$rep" >/dev/null 2>"$tmp/stderr"
+    rc=$?
+    left=$(cd "$tmp/e" && ls -A | grep -v '^speed.json$' | grep -vxF "$(cd "$tmp/clean" && ls -A)")
+    [ $rc = 1 ] && [ -z "$left" ] && ok || bad "a failing $late (exit $rc: $(cat "$tmp/stderr")) left: $left"
+done
 
 summary

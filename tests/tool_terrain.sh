@@ -65,12 +65,61 @@ awk -F, '$3 != -32768' "$tmp/dem.xyz" >"$tmp/xyz.gdal"
 tail -n +2 "$tmp/a/points.csv" | cut -d, -f1-3 >"$tmp/xyz.ours"
 cmp -s "$tmp/xyz.gdal" "$tmp/xyz.ours" && ok || bad "points.csv x,y,z differ from gdal_translate -of XYZ"
 [ "$(wc -l <"$tmp/xyz.ours")" -gt 1000000 ] && ok || bad "points.csv is too short"
+# the inputs as metadata items of every layer
+for f in dem slope soil landuse; do
+    gdalinfo "$tmp/a/$f.tif" >"$tmp/info"
+    grep -qxF "  TRV_INPUT_DEM=$tmp/dem30.tif" "$tmp/info" && grep -qxF "  TRV_INPUT_SOIL=$J/soil_7p5arcsec.tif" "$tmp/info" &&
+        grep -qxF "  TRV_INPUT_LANDUSE=$J/landuse_30m_utm16n.tif" "$tmp/info" &&
+        grep -qxF "  TRV_INPUT_SOIL_CLASSES=data/classes/soils.csv" "$tmp/info" &&
+        grep -qxF "  TRV_INPUT_LANDUSE_CLASSES=data/classes/landuse.csv" "$tmp/info" && ok || bad "$f.tif lacks its TRV_INPUT_* items"
+done
+# terrain.json against GDAL: the grid (gdalinfo), the cells with data and
+# each soil and land-use class among them (gdal_translate -of XYZ of
+# soil.tif and landuse.tif beside the DEM's), the elevation range and the
+# slope's mean and maximum (gdalinfo -stats)
+gdal_translate -q -of XYZ -co COLUMN_SEPARATOR=, "$tmp/a/soil.tif" "$tmp/soil.xyz" &&
+    gdal_translate -q -of XYZ -co COLUMN_SEPARATOR=, "$tmp/a/landuse.tif" "$tmp/landuse.xyz" &&
+    gdalinfo -stats "$tmp/a/slope.tif" >"$tmp/slope.info" && gdalinfo -mm "$tmp/a/dem.tif" >"$tmp/dem.info" ||
+    bad "cannot dump the layers"
+paste -d, "$tmp/dem.xyz" "$tmp/soil.xyz" "$tmp/landuse.xyz" |
+    awk -F, '$3 != -32768 { n++; s[$6]++; l[$9]++ } END { print "n", n; for (k in s) print "soil", k, s[k]; for (k in l) print "landuse", k, l[k] }' \
+    >"$tmp/counts"
+python3 - "$tmp/a/terrain.json" "$tmp/counts" "$tmp/slope.info" "$tmp/dem.info" >"$tmp/check" 2>&1 <<'EOF' && ok || bad "terrain.json against GDAL: $(cat "$tmp/check")"
+import json, re, sys
+s = json.load(open(sys.argv[1]))
+n, counts = 0, {"soil": {}, "landuse": {}}
+for line in open(sys.argv[2]):
+    w = line.split()
+    if w[0] == "n":
+        n = int(w[1])
+    else:
+        counts[w[0]][int(w[1])] = int(w[2])
+slope, dem = open(sys.argv[3]).read(), open(sys.argv[4]).read()
+stat = lambda k: float(re.search(k + r"=([-0-9.e+]+)", slope).group(1))
+g = s["grid"]
+assert (g["nx"], g["ny"], g["cell_m"], g["crs"]) == (1034, 1088, 30, "EPSG:32616"), g
+assert g["cells_with_data"] == n > 1000000, (g, n)
+for what in ("soil", "landuse"):
+    classes = s[what]["classes"]
+    assert len(classes) >= 4, classes
+    for c in classes:
+        want = counts[what].get(c["code"], 0)
+        assert c["cells"] == want and abs(c["fraction"] - want / n) < 1e-9, (what, c, want)
+    covered = sum(v for k, v in counts[what].items() if k != 0) / n
+    assert abs(s[what]["covered"] - covered) < 1e-9, (what, s[what]["covered"], covered)
+lo, hi = map(float, re.search(r"Computed Min/Max=([-0-9.]+),([-0-9.]+)", dem).groups())
+e = s["elevation_m"]
+assert abs(e["min"] - lo) < 1e-3 and abs(e["max"] - hi) < 1e-3, (e, lo, hi)
+sl = s["slope_deg"]
+assert abs(sl["mean"] - stat("STATISTICS_MEAN")) < 1e-6 * sl["mean"] and abs(sl["max"] - stat("STATISTICS_MAXIMUM")) < 1e-4, sl
+assert s["inputs"]["soil_classes"] == "data/classes/soils.csv" and s["tool"] == "trv-terrain", s["inputs"]
+EOF
 
 # same inputs, same bytes (the command line is in the metadata: run the same one)
 cp -R "$tmp/a" "$tmp/first"
 "$T" -q --dem "$tmp/dem30.tif" --soil "$J/soil_7p5arcsec.tif" --landuse "$J/landuse_30m_utm16n.tif" $CLASSES \
     --points "$tmp/a/points.csv" -o "$tmp/a" 2>/dev/null
-for f in dem.tif slope.tif soil.tif soil.tif.aux.xml landuse.tif points.csv; do
+for f in dem.tif slope.tif soil.tif soil.tif.aux.xml landuse.tif points.csv terrain.json; do
     cmp -s "$tmp/a/$f" "$tmp/first/$f" && ok || bad "$f differs between two identical runs"
 done
 
@@ -116,5 +165,11 @@ expect 1 "cannot create directory" "" -- "$T" --dem "$tmp/dem30.tif" --soil "$SO
 mkdir -p "$tmp/keep" && echo old >"$tmp/keep/slope.tif"
 expect 1 "holds only nodata" "" -- "$T" --dem "$tmp/allnd.tif" --soil "$SO" --landuse "$LU" $CLASSES -o "$tmp/keep"
 [ "$(ls -A "$tmp/keep")" = "slope.tif" ] && [ "$(cat "$tmp/keep/slope.tif")" = old ] && ok || bad "a failed run changed '$tmp/keep'"
+# one output set: a summary that cannot be put in place (the last of the
+# set) leaves none of the layers, styles and the point cloud
+mkdir -p "$tmp/late/terrain.json"
+expect 1 "cannot write '$tmp/late/terrain.json': a directory is in the way" "" -- "$T" --dem "$tmp/dem30.tif" --soil "$SO" \
+    --landuse "$LU" $CLASSES --points "$tmp/late/points.csv" -o "$tmp/late"
+[ "$(ls -A "$tmp/late")" = terrain.json ] && ok || bad "a failing summary left $(ls -A "$tmp/late")"
 
 summary

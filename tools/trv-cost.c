@@ -1,6 +1,7 @@
 /* trv-cost: fuzzy mobility cost (docs/method.md §3). Thin: options ->
  * fz_engine_read, then fz_map_build/fz_map_write (--terrain) or
  * fz_eval_csv (--eval) -> exit status. */
+#include "core/json.h"
 #include "fuzzy/fuzzy.h"
 #include "qgis/qgis.h"
 #include "tool.h"
@@ -33,13 +34,73 @@ static void report(const fz_engine *e, const fz_map *m, const char *rules, const
     printf("wrote '%s/cost.tif' and '%s/class.tif'\n", dir, dir);
 }
 
+/* cost.json (docs/summaries.md): the figures report() prints but the
+ * times, at full precision. */
+static void summary(trv_json *js, const fz_engine *e, const fz_map *m, const char *rules, const char *soils,
+                    const trv_meta *meta)
+{
+    const geo_grid *g = &m->cost->grid;
+    char crs[64];
+    const size_t with_data = m->cells - m->nodata;
+    trv_json_meta(js, meta);
+    trv_json_obj(js, "inputs");
+    trv_json_str(js, "rules", rules);
+    trv_json_str(js, "soils", soils);
+    trv_json_end(js);
+    trv_json_obj(js, "grid");
+    trv_json_int(js, "nx", g->nx);
+    trv_json_int(js, "ny", g->ny);
+    trv_json_num(js, "cell_m", "%.10g", g->gt[1]);
+    trv_json_str(js, "crs", geo_crs_label(g->wkt, crs, sizeof crs));
+    trv_json_int(js, "cells_with_data", (long long)with_data);
+    trv_json_int(js, "nodata_cells", (long long)m->nodata);
+    trv_json_end(js);
+    trv_json_int(js, "rule_count", fz_nrules(e));
+    trv_json_str(js, "defuzzifier", fz_defuzz_name(fz_defuzzifier(e)));
+    trv_json_arr(js, "classes");
+    const int T = fz_nterms(e, fz_ninputs(e));
+    for (int c = 0; c <= T; c++) {
+        size_t k = c == 0 ? m->count[0] - m->nodata : m->count[c];
+        trv_json_obj(js, NULL);
+        trv_json_int(js, "class", c);
+        trv_json_str(js, "name", m->classes->c[c].name);
+        trv_json_int(js, "cells", (long long)k);
+        trv_json_num(js, "fraction", "%.10g", with_data ? (double)k / (double)with_data : 0.0);
+        trv_json_end(js);
+    }
+    trv_json_end(js);
+    trv_json_num(js, "cost_mean_go", "%.10g", m->cost_mean_go);
+}
+
+/* cost.tif, class.tif, the style of cost.tif (class.tif has its colour
+ * table) and DIR/cost.json in one set: all or none. */
+static trv_status write_all(trv_ctx *ctx, const fz_engine *e, fz_map *m, const char *dir, const char *rules,
+                            const char *soils, const trv_meta *meta)
+{
+    trv_outset *set = trv_outset_new();
+    trv_json *js = trv_json_new();
+    char *sum = trv_path_join(dir, "cost.json");
+    trv_status st = set && js && sum ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (!st && !(st = qgis_qml_stage(ctx, set, dir, "cost.tif", m->cost)) &&
+        !(st = fz_map_write(ctx, set, m, dir, meta))) {
+        summary(js, e, m, rules, soils, meta);
+        st = trv_json_stage(ctx, set, js, sum);
+    }
+    if (!st)
+        st = trv_outset_commit(ctx, set);
+    trv_outset_free(set);
+    trv_json_free(js);
+    free(sum);
+    return st;
+}
+
 int main(int argc, char **argv)
 {
     const char *terrain = NULL, *rules = NULL, *eval = NULL, *out = NULL, *soils = NULL, *defuzz = NULL;
     int threads = 0;
     const trv_opt opts[] = {
         {"terrain", 0, TRV_ARG_STRING, &terrain, "DIR",
-         "read DIR/{dem,slope,soil,speed,gonogo}.tif, write DIR/cost.tif and DIR/class.tif"},
+         "read DIR/{dem,slope,soil,speed,gonogo}.tif, write DIR/cost.tif, DIR/class.tif and the summary DIR/cost.json"},
         {"rules", 0, TRV_ARG_STRING, &rules, "FILE", "FCL rules (default: fuzzy/mobility.fcl in the data directory)"},
         {"defuzzifier", 0, TRV_ARG_CHOICE, &defuzz, "centroid|mom|som",
          "crisp mobility (default: the rules file's METHOD, centroid in the bundled files)"},
@@ -109,19 +170,15 @@ int main(int argc, char **argv)
         trv_meta_init(&meta, cli.tool, argc, argv);
         trv_meta_add(&meta, "TRV_RULES", rules);
         trv_meta_add(&meta, "TRV_DEFUZZIFIER", fz_defuzz_name(fz_defuzzifier(e)));
+        trv_meta_add(&meta, "TRV_INPUT_RULES", rules);
+        trv_meta_add(&meta, "TRV_INPUT_SOILS", soils);
         fz_map_opts o;
         fz_map_opts_init(&o);
         o.dir = terrain;
         o.soils_path = soils;
         o.threads = threads;
-        /* the QGIS style of cost.tif (class.tif has its colour table),
-         * written before the layers' commit and committed after it */
-        trv_outset *styles = trv_outset_new();
-        st = styles ? fz_map_build(ctx, e, &o, &m) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        if (!st && !(st = qgis_qml_stage(ctx, styles, terrain, "cost.tif", m.cost)) &&
-            !(st = fz_map_write(ctx, &m, terrain, &meta)))
-            st = trv_outset_commit(ctx, styles);
-        trv_outset_free(styles);
+        if (!(st = fz_map_build(ctx, e, &o, &m)))
+            st = write_all(ctx, e, &m, terrain, rules, soils, &meta);
         if (!st && !res.quiet)
             report(e, &m, rules, terrain);
         fz_map_clear(&m);

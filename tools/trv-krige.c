@@ -1,5 +1,6 @@
 /* trv-krige: refine a DEM (or krige points) onto a metric grid by ordinary
  * kriging. Thin: options -> krg_job_run/krg_job_write -> exit status. */
+#include "core/json.h"
 #include "kriging/krige.h"
 #include "qgis/qgis.h"
 #include "tool.h"
@@ -56,6 +57,126 @@ static void report(const krg_job *j, const krg_job_opts *o, double seconds)
     printf("time: %.2f s\n", seconds);
 }
 
+static void json_model(trv_json *js, const krg_model *m)
+{
+    trv_json_num(js, "nugget", "%.6g", m->nugget);
+    trv_json_num(js, "psill", "%.6g", m->psill);
+    trv_json_num(js, "range", "%.6g", m->range);
+    if (m->type == KRG_MAT)
+        trv_json_num(js, "kappa", "%g", m->kappa);
+}
+
+/* The sample variogram and the candidate models of krige.json. */
+static void json_variogram(trv_json *js, const krg_job *j, const krg_job_opts *o)
+{
+    if (j->vgm) {
+        trv_json_obj(js, "sample_variogram");
+        trv_json_int(js, "lags", j->vgm->nlags);
+        trv_json_num(js, "cutoff", "%.6g", j->vgm->cutoff);
+        trv_json_num(js, "width", "%.6g", j->vgm->width);
+        trv_json_int(js, "points", (long long)j->vgm->npoints);
+        trv_json_bool(js, "subsample", j->vgm->npoints < j->pts->n);
+        trv_json_arr(js, "bins");
+        for (int k = 0; k < j->vgm->nlags; k++) {
+            trv_json_obj(js, NULL);
+            trv_json_int(js, "np", j->vgm->np[k]);
+            trv_json_num(js, "dist", "%.10g", j->vgm->dist[k]);
+            trv_json_num(js, "gamma", "%.10g", j->vgm->gamma[k]);
+            trv_json_end(js);
+        }
+        trv_json_end(js);
+        trv_json_end(js);
+    }
+    if (j->cands) {
+        trv_json_int(js, "cv_points", (long long)o->choice.cv_points);
+        trv_json_arr(js, "candidates");
+        for (int k = 0; k < j->ncand; k++) {
+            const krg_candidate *c = &j->cands[k];
+            trv_json_obj(js, NULL);
+            trv_json_str(js, "model", krg_model_name(c->model.type));
+            trv_json_str(js, "fit", c->exact ? "exact" : c->short_lags ? "short-lag" : "full");
+            trv_json_bool(js, "ok", c->ok);
+            if (c->ok) {
+                json_model(js, &c->model);
+                trv_json_num(js, "rmse", "%.6g", c->cv_rmse);
+            }
+            trv_json_end(js);
+        }
+        trv_json_end(js);
+    }
+}
+
+/* krige.json: what report() prints, as data (docs/summaries.md), with the
+ * figures at the precision printed; no time. */
+static void summary(trv_json *js, const krg_job *j, const krg_job_opts *o, const trv_meta *meta)
+{
+    char crs[64];
+    const geo_grid *g = &j->pred->grid;
+    trv_json_meta(js, meta);
+    trv_json_obj(js, "input");
+    trv_json_str(js, "path", j->input_label);
+    trv_json_str(js, "kind", j->raster_input ? "raster" : "points");
+    trv_json_int(js, "samples", (long long)j->pts->n);
+    if (j->raster_input)
+        trv_json_int(js, "cells", (long long)j->input_cells);
+    trv_json_end(js);
+    trv_json_str(js, "working_crs", geo_crs_label(j->work_wkt, crs, sizeof crs));
+    json_variogram(js, j, o);
+    trv_json_obj(js, "model");
+    trv_json_str(js, "type", krg_model_name(j->model.type));
+    trv_json_bool(js, "given", !j->cands);
+    json_model(js, &j->model);
+    trv_json_end(js);
+    trv_json_obj(js, "grid");
+    trv_json_int(js, "nx", g->nx);
+    trv_json_int(js, "ny", g->ny);
+    trv_json_num(js, "cell", "%g", g->gt[1]);
+    trv_json_str(js, "crs", geo_crs_label(g->wkt, crs, sizeof crs));
+    trv_json_int(js, "by_stencil", (long long)j->stats.stencil);
+    trv_json_int(js, "by_block", (long long)j->stats.block);
+    trv_json_int(js, "factorised", (long long)j->stats.systems);
+    trv_json_int(js, "nodata", (long long)j->stats.nodata);
+    trv_json_end(js);
+    if (j->cv_pred) {
+        trv_json_obj(js, "cross_validation");
+        trv_json_int(js, "points", (long long)j->cv.n);
+        trv_json_num(js, "rmse", "%.6g", j->cv.rmse);
+        trv_json_num(js, "mae", "%.6g", j->cv.mae);
+        trv_json_num(js, "mean_error", "%.6g", j->cv.me);
+        trv_json_num(js, "msse", "%.6g", j->cv.msse);
+        trv_json_end(js);
+    }
+}
+
+/* The layers, their styles and krige.json (beside the DEM) in one set:
+ * all of them or none. */
+static trv_status write_all(trv_ctx *ctx, const krg_job *j, const krg_job_opts *o, const krg_job_paths *paths,
+                            const trv_meta *meta)
+{
+    trv_outset *set = trv_outset_new();
+    trv_json *js = trv_json_new();
+    char *sum = trv_path_beside(paths->dem, "krige.json");
+    trv_status st = set && js && sum ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    /* QGIS styles beside the layers (render is a peer of kriging, so the
+     * tool adds them) */
+    if (!st)
+        st = qgis_qml_stage(ctx, set, NULL, paths->dem, j->pred);
+    if (!st && paths->std)
+        st = qgis_qml_stage(ctx, set, NULL, paths->std, j->std);
+    if (!st)
+        st = krg_job_write(ctx, set, j, paths, meta);
+    if (!st) {
+        summary(js, j, o, meta);
+        st = trv_json_stage(ctx, set, js, sum);
+    }
+    if (!st)
+        st = trv_outset_commit(ctx, set);
+    trv_outset_free(set);
+    trv_json_free(js);
+    free(sum);
+    return st;
+}
+
 int main(int argc, char **argv)
 {
     krg_job_opts o;
@@ -66,7 +187,7 @@ int main(int argc, char **argv)
     double nugget = NAN, psill = NAN, range = NAN, kappa = NAN, cutoff = 0, width = 0, maxdist = NAN;
     uint64_t seed = 1;
     const trv_opt opts[] = {
-        {"output", 'o', TRV_ARG_STRING, &paths.dem, "DEM.tif", "the kriged DEM (Float32, metres)"},
+        {"output", 'o', TRV_ARG_STRING, &paths.dem, "DEM.tif", "the kriged DEM (Float32, metres); krige.json, the run's summary, beside it"},
         {"std", 0, TRV_ARG_STRING, &paths.std, "STD.tif", "also write the kriging standard deviation"},
         {"t_srs", 0, TRV_ARG_STRING, &o.t_srs, "CRS", "target CRS (default: the input's if projected, else its UTM zone)"},
         {"tr", 0, TRV_ARG_DOUBLE, &o.tr, "RES", "target cell size (default: the input cell size / 3)"},
@@ -179,17 +300,8 @@ int main(int argc, char **argv)
                  krg_model_name(j.model.type), j.model.nugget, j.model.psill, j.model.range, j.model.kappa,
                  o.krige.nmax);
         trv_meta_add(&meta, "TRV_MODEL", buf);
-        /* QGIS styles beside the layers (render is a peer of kriging, so the
-         * tool adds them): written before the stage commits its layers,
-         * committed right after */
-        trv_outset *styles = trv_outset_new();
-        st = styles ? qgis_qml_stage(ctx, styles, NULL, paths.dem, j.pred)
-                    : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        if (!st && paths.std)
-            st = qgis_qml_stage(ctx, styles, NULL, paths.std, j.std);
-        if (!st && !(st = krg_job_write(ctx, &j, &paths, &meta)))
-            st = trv_outset_commit(ctx, styles);
-        trv_outset_free(styles);
+        trv_meta_add(&meta, j.raster_input ? "TRV_INPUT_DEM" : "TRV_INPUT_POINTS", o.input);
+        st = write_all(ctx, &j, &o, &paths, &meta);
         if (!st && !res.quiet)
             report(&j, &o, trv_now_s() - t0);
         krg_job_clear(&j);

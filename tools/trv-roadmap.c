@@ -1,10 +1,32 @@
 /* trv-roadmap: Latin-hypercube samples over the GO area joined into a
  * roadmap whose edges cross no NOGO cell. Thin: options -> prm -> status. */
+#include "core/json.h"
 #include "prm/prm.h"
 #include "qgis/qgis.h"
 #include "tool.h"
 
+#include <math.h>
 #include <stdlib.h>
+
+/* roadmap.json (docs/summaries.md): the counts the tool prints. */
+static void summary(trv_json *js, const prm_roadmap *r, const prm_build_stats *bs, const prm_build_opts *o,
+                    const char *dir, const trv_meta *meta)
+{
+    trv_json_meta(js, meta);
+    trv_json_obj(js, "inputs");
+    trv_json_str(js, "terrain", dir);
+    trv_json_end(js);
+    trv_json_num(js, "go_area_km2", "%.10g", bs->go_area_km2);
+    trv_json_int(js, "samples", bs->samples);
+    trv_json_int(js, "rejected", bs->rejected);
+    trv_json_int(js, "nodes", r->nnodes);
+    trv_json_int(js, "edges", r->nedges);
+    trv_json_str(js, "edge_rule", o->radius > 0 ? "radius" : "k nearest");
+    trv_json_int(js, "components", bs->components);
+    trv_json_int(js, "largest", bs->largest);
+    trv_json_num(js, "largest_fraction", "%.10g", r->nnodes ? (double)bs->largest / r->nnodes : NAN);
+    trv_json_num(js, "coverage", "%.10g", bs->coverage);
+}
 
 int main(int argc, char **argv)
 {
@@ -13,7 +35,7 @@ int main(int argc, char **argv)
     prm_build_opts_init(&o);
     const trv_opt opts[] = {
         {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "terrain directory (class, cost, gonogo, dem, slope, speed .tif)"},
-        {"output", 'o', TRV_ARG_STRING, &out, "ROADMAP.gpkg", "the roadmap (GeoPackage: layers nodes, edges)"},
+        {"output", 'o', TRV_ARG_STRING, &out, "ROADMAP.gpkg", "the roadmap (GeoPackage: layers nodes, edges); roadmap.json, the run's summary, beside it"},
         {"nodes", 0, TRV_ARG_INT, &o.nodes, "N", "GO nodes (default: one per 0.02 km2 of GO area, 200..100000)"},
         {"k", 0, TRV_ARG_INT, &o.k, "K", "connect each node to its K nearest (default 14)"},
         {"radius", 0, TRV_ARG_DOUBLE, &o.radius, "M", "connect each node to every node within M metres instead"},
@@ -51,6 +73,9 @@ int main(int argc, char **argv)
     trv_meta_init(&meta, cli.tool, argc, argv);
     meta.has_seed = 1;
     meta.seed = o.seed;
+    trv_meta_add(&meta, "TRV_INPUT_TERRAIN", dir);
+    trv_json *js = trv_json_new();
+    char *sum = trv_path_beside(out, "roadmap.json");
     prm_terrain t;
     prm_roadmap *r = NULL;
     prm_build_stats bs;
@@ -72,6 +97,10 @@ int main(int argc, char **argv)
                 st = qgis_gpkg_styles_write(ctx, tmp, names, (const char *const *)inner, 2);
             free(inner[0]);
             free(inner[1]);
+            if (!st) {
+                summary(js, r, &bs, &o, dir, &meta);
+                st = trv_json_stage(ctx, set, js, sum);
+            }
             if (!st)
                 st = trv_outset_commit(ctx, set);
         }
@@ -87,6 +116,8 @@ int main(int argc, char **argv)
     if (loaded)
         prm_terrain_clear(&t);
     trv_outset_free(set);
+    trv_json_free(js);
+    free(sum);
     if (st)
         fprintf(stderr, "trv-roadmap: %s\n", trv_errmsg(ctx));
     trv_ctx_free(ctx);

@@ -1,6 +1,7 @@
 /* trv-route: plan a mission on the roadmap (improved A* and baselines),
  * optionally on the raster as the optimality reference, smooth, and write
  * GeoJSON / GPX / CSV with route statistics. Thin: options -> prm -> status. */
+#include "core/json.h"
 #include "prm/prm.h"
 #include "qgis/qgis.h"
 #include "tool.h"
@@ -35,6 +36,71 @@ static int parse_weights(const char *s, prm_weights *w)
     return 0;
 }
 
+/* route.json (docs/summaries.md): the mission and, per route, the figures
+ * of route_stats.csv at full precision and the smoothing's deviation; the
+ * wall-clock times only without --no-timing. */
+static void summary(trv_json *js, const prm_result *routes, const double *smooth_s, int n, const char *const in[4],
+                    const trv_meta *meta, int timing)
+{
+    static const char *const keys[4] = {"roadmap", "terrain", "from", "to"};
+    trv_json_meta(js, meta);
+    trv_json_obj(js, "inputs");
+    for (int k = 0; k < 4; k++)
+        trv_json_str(js, keys[k], in[k]);
+    trv_json_end(js);
+    trv_json_arr(js, "routes");
+    for (int k = 0; k < n; k++) {
+        const prm_result *R = &routes[k];
+        const prm_stats *s = &R->stats;
+        trv_json_obj(js, NULL);
+        trv_json_str(js, "route", R->name);
+        trv_json_num(js, "distance_m", "%.10g", s->distance_m);
+        trv_json_num(js, "mean_elevation_m", "%.10g", s->elev_mean_m);
+        trv_json_num(js, "mean_slope_deg", "%.10g", s->slope_mean_deg);
+        trv_json_num(js, "max_slope_deg", "%.10g", s->slope_max_deg);
+        trv_json_num(js, "mean_speed_kmh", "%.10g", s->speed_mean_kmh);
+        trv_json_num(js, "mean_cost", "%.10g", s->cost_mean);
+        trv_json_num(js, "time_h", "%.10g", s->time_h);
+        trv_json_int(js, "nogo_samples", s->nogo_samples);
+        trv_json_num(js, "objective", "%.10g", R->path.objective);
+        trv_json_num(js, "max_deviation_m", "%.10g", R->max_dev_m);
+        if (timing) {
+            trv_json_num(js, "plan_s", "%.3f", s->plan_s);
+            trv_json_num(js, "smooth_s", "%.3f", isnan(R->max_dev_m) ? NAN : smooth_s[k]);
+        }
+        trv_json_end(js);
+    }
+    trv_json_end(js);
+}
+
+/* The route files, the GeoJSON's QGIS style and route.json beside the
+ * GeoJSON in one set: all or none. */
+static trv_status write_all(trv_ctx *ctx, const prm_terrain *t, const prm_result *routes, const double *smooth_s,
+                            int n, const prm_outputs *out, const char *const in[4], const trv_meta *meta)
+{
+    trv_outset *set = trv_outset_new();
+    trv_json *js = trv_json_new();
+    char *qml = qgis_qml_path(out->geojson), *sum = trv_path_beside(out->geojson, "route.json");
+    const char *tmp = NULL;
+    trv_status st = set && js && qml && sum ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (!st)
+        st = prm_outputs_write(ctx, set, t, routes, n, out);
+    if (!st)
+        st = (tmp = trv_outset_add(set, qml)) ? qgis_qml_route_write(ctx, tmp, "route")
+                                              : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (!st) {
+        summary(js, routes, smooth_s, n, in, meta, !out->no_timing);
+        st = trv_json_stage(ctx, set, js, sum);
+    }
+    if (!st)
+        st = trv_outset_commit(ctx, set);
+    trv_outset_free(set);
+    trv_json_free(js);
+    free(qml);
+    free(sum);
+    return st;
+}
+
 int main(int argc, char **argv)
 {
     const char *roadmap = NULL, *dir = NULL, *from = NULL, *to = NULL, *srs = "EPSG:4326", *strategy = "mmcr",
@@ -56,7 +122,7 @@ int main(int argc, char **argv)
         {"compare", 0, TRV_ARG_FLAG, &compare, NULL, "plan mdr, msr, mmcr and time and print them as one table"},
         {"no-smooth", 0, TRV_ARG_FLAG, &no_smooth, NULL, "keep the node polyline (no B-spline)"},
         {"corridor", 0, TRV_ARG_DOUBLE, &corridor, "M", "refine on the raster within M metres of the roadmap route (default: 3 cells; 0: off)"},
-        {"output", 'o', TRV_ARG_STRING, &out.geojson, "ROUTE.geojson", "routes as GeoJSON LineStrings (EPSG:4326)"},
+        {"output", 'o', TRV_ARG_STRING, &out.geojson, "ROUTE.geojson", "routes as GeoJSON LineStrings (EPSG:4326); route.json, the run's summary, beside it"},
         {"gpx", 0, TRV_ARG_STRING, &out.gpx, "ROUTE.gpx", "GPX 1.1: start/goal waypoints and a track per route"},
         {"csv", 0, TRV_ARG_STRING, &out.csv, "ROUTE.csv", "the routes' vertices with terrain values"},
         {"stats", 0, TRV_ARG_STRING, &out.stats, "STATS.csv", "one row of statistics per route"},
@@ -162,17 +228,11 @@ int main(int argc, char **argv)
         R->stats.plan_s = trv_now_s() - t0;
         nr++;
     }
-    if (!st)
-        st = prm_outputs_write(ctx, &t, routes, nr, &out);
-    if (!st) { /* QGIS style beside the GeoJSON, atomically after the stage's commit */
-        char *qml = qgis_qml_path(out.geojson);
-        trv_outset *set = trv_outset_new();
-        const char *tmp = qml && set ? trv_outset_add(set, qml) : NULL;
-        st = tmp ? qgis_qml_route_write(ctx, tmp, "route") : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        if (!st)
-            st = trv_outset_commit(ctx, set);
-        trv_outset_free(set);
-        free(qml);
+    if (!st) {
+        trv_meta meta;
+        trv_meta_init(&meta, cli.tool, argc, argv);
+        const char *const in[4] = {roadmap, dir, from, to};
+        st = write_all(ctx, &t, routes, smooth_s, nr, &out, in, &meta);
     }
     if (!st && !res.quiet) {
         printf("%-10s %10s %9s %9s %9s %9s %8s %8s %6s %8s\n", "route", "distance", "mean elev", "mean slope",

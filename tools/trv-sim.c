@@ -9,13 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* QGIS styles beside the run's vector layers (trajectory_<id>.qml,
- * obstacles.qml), atomically after the run's own commit, as the other
- * tools do for theirs. */
-static trv_status write_styles(trv_ctx *ctx, const sim_run *run, const sim_scenario *sc, const char *outdir)
+/* The run's files (metrics.json is its summary) and the QGIS styles beside
+ * its vector layers (trajectory_<id>.qml, obstacles.qml) in one set: all
+ * or none. */
+static trv_status write_all(trv_ctx *ctx, const sim_run *run, const sim_scenario *sc, const char *outdir,
+                            const trv_meta *meta, int timing)
 {
     trv_outset *set = trv_outset_new();
     trv_status st = set ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (!st)
+        st = sim_run_write(ctx, set, run, outdir, meta, timing);
     char name[64];
     for (int k = 0; !st && k <= sim_run_nvehicles(run); k++) {
         int obstacles = k == sim_run_nvehicles(run);
@@ -123,9 +126,7 @@ int main(int argc, char **argv)
     if (!st)
         st = sim_run_go(ctx, run);
     if (!st)
-        st = sim_run_write(ctx, run, outdir, &meta, !no_timing);
-    if (!st)
-        st = write_styles(ctx, run, sc, outdir);
+        st = write_all(ctx, run, sc, outdir, &meta, !no_timing);
     if (!st && !res.quiet) {
         double wall = sim_run_wall_s(run);
         printf("%-12s %5s %-10s %9s %9s %9s %8s %8s %7s %5s %5s %9s\n", "vehicle", "goal", "end", "time s",

@@ -1,5 +1,6 @@
 /* trv-speed: vehicle cone index, Bekker/Bakker resistance, attainable
  * speed and GO/NOGO maps. Thin: options -> tm_* -> exit status. */
+#include "core/json.h"
 #include "qgis/qgis.h"
 #include "terramech/terramech.h"
 #include "tool.h"
@@ -51,11 +52,124 @@ static void print_report(const tm_model *m, const tm_soils *soils, const tm_stat
     }
 }
 
+static void json_vehicle(trv_json *js, const tm_model *m)
+{
+    const tm_vehicle *v = m->v;
+    const tm_vci *c = &m->vci;
+    trv_json_obj(js, "vehicle");
+    trv_json_str(js, "name", v->name);
+    trv_json_str(js, "kind", v->kind == TM_WHEELED ? "wheeled" : "tracked");
+    trv_json_num(js, "gross_mass_kg", "%.10g", v->gross_mass_kg);
+    trv_json_num(js, "engine_power_kW", "%.10g", v->engine_power_kW);
+    trv_json_num(js, "drivetrain_efficiency", "%.10g", v->drivetrain_efficiency);
+    trv_json_num(js, "top_speed_kmh", "%.10g", v->top_speed_kmh);
+    trv_json_num(js, "max_slope_deg", "%.10g", m->max_slope_deg);
+    trv_json_end(js);
+    trv_json_obj(js, "vci");
+    trv_json_num(js, "mi", "%.10g", c->mi);
+    trv_json_num(js, "vci1_rci", "%.10g", c->vci1_rci);
+    trv_json_num(js, "vci50_rci", "%.10g", c->vci50_rci);
+    trv_json_num(js, "vci1_nrmm_kPa", "%.10g", c->vci1_rci * TM_KPA_PER_RCI);
+    trv_json_num(js, "vci50_nrmm_kPa", "%.10g", c->vci50_rci * TM_KPA_PER_RCI);
+    trv_json_num(js, "vci1_kPa", "%.10g", c->vci1_kPa);
+    trv_json_num(js, "vci50_kPa", "%.10g", c->vci50_kPa);
+    trv_json_bool(js, "vci1_overridden", c->vci1_overridden);
+    trv_json_bool(js, "vci50_overridden", c->vci50_overridden);
+    trv_json_end(js);
+    trv_json_bool(js, "traction_check", m->traction);
+}
+
+static void json_soils(trv_json *js, const tm_model *m, const tm_soils *soils)
+{
+    static const char *const modes[3] = {"rigid", "elastic", "track"};
+    const tm_vci *c = &m->vci;
+    trv_json_arr(js, "soils");
+    for (int i = 0; i < soils->n; i++) {
+        const tm_soil *s = &soils->s[i];
+        const tm_contact *k = &m->contact[s->code];
+        double r = m->resistance_total_kN[s->code];
+        trv_json_obj(js, NULL);
+        trv_json_int(js, "code", s->code);
+        trv_json_str(js, "name", s->name);
+        trv_json_num(js, "ci_kPa", "%.10g", s->ci_kPa);
+        trv_json_str(js, "mode", modes[k->mode]);
+        trv_json_num(js, "sinkage_m", "%.10g", k->sinkage_m);
+        trv_json_num(js, "resistance_per_tyre_kN", "%.10g", m->v->kind == TM_WHEELED ? k->resistance_kN : r);
+        trv_json_num(js, "resistance_total_kN", "%.10g", r);
+        trv_json_num(js, "thrust_kN", "%.10g", m->thrust_total_kN[s->code]);
+        trv_json_num(js, "speed_flat_kmh", "%.10g", tm_speed_kmh(m, r, 0));
+        trv_json_num(js, "speed_10deg_kmh", "%.10g", tm_speed_kmh(m, r, 10));
+        trv_json_str(js, "pass", s->ci_kPa >= c->vci50_kPa ? "easy" : s->ci_kPa >= c->vci1_kPa ? "difficult" : "no");
+        trv_json_end(js);
+    }
+    trv_json_end(js);
+}
+
+/* speed.json (docs/summaries.md): the vehicle, MI/VCI, the per-soil table
+ * and the GO/NOGO counts print_report prints, at full precision. */
+static void summary(trv_json *js, const tm_model *m, const tm_soils *soils, const tm_stats *st,
+                    const char *const in[4], const trv_meta *meta)
+{
+    static const char *const keys[4] = {"terrain", "vehicle", "soils", "landuse_classes"};
+    trv_json_meta(js, meta);
+    trv_json_obj(js, "inputs");
+    for (int k = 0; k < 4; k++)
+        trv_json_str(js, keys[k], in[k]);
+    trv_json_end(js);
+    json_vehicle(js, m);
+    json_soils(js, m, soils);
+    trv_json_obj(js, "cells");
+    trv_json_int(js, "all", (long long)st->cells);
+    trv_json_int(js, "with_data", (long long)(st->cells - st->nodata));
+    trv_json_int(js, "go", (long long)st->go);
+    trv_json_int(js, "nogo_slope", (long long)st->reason[1]);
+    trv_json_int(js, "nogo_soil", (long long)st->reason[2]);
+    trv_json_int(js, "nogo_landuse", (long long)st->reason[3]);
+    trv_json_int(js, "nogo_traction", (long long)st->reason[4]);
+    trv_json_int(js, "nodata", (long long)st->nodata);
+    trv_json_end(js);
+    trv_json_obj(js, "speed_go_kmh");
+    trv_json_num(js, "mean", "%.10g", st->speed_mean_kmh);
+    trv_json_num(js, "max", "%.10g", st->speed_max_kmh);
+    trv_json_end(js);
+}
+
+/* speed.tif, gonogo.tif, the style of speed.tif over 0 to the vehicle's
+ * top speed (gonogo.tif has its colour table), the per-soil report and
+ * DIR/speed.json in one set: all or none. */
+static trv_status write_all(trv_ctx *ctx, const tm_model *m, const tm_soils *soils, const char *const in[4],
+                            const char *report, const trv_meta *meta, tm_stats *stats)
+{
+    const char *dir = in[0];
+    trv_outset *set = trv_outset_new();
+    trv_json *js = trv_json_new();
+    char *path = trv_path_join(dir, "speed.tif"), *sum = trv_path_join(dir, "speed.json");
+    const char *tmp = set && js && path && sum ? qgis_qml_add(ctx, set, path) : NULL;
+    trv_status st = !tmp ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory")
+                         : qgis_qml_raster_write(ctx, tmp, rnd_palette_auto(TM_SPEED_DESC, TM_SPEED_UNIT), 0,
+                                                m->v->top_speed_kmh, TM_SPEED_UNIT, TM_SPEED_DESC);
+    if (!st)
+        st = tm_run(ctx, set, m, dir, meta, stats);
+    if (!st && report)
+        st = tm_report_write(ctx, set, m, soils, report);
+    if (!st) {
+        summary(js, m, soils, stats, in, meta);
+        st = trv_json_stage(ctx, set, js, sum);
+    }
+    if (!st)
+        st = trv_outset_commit(ctx, set);
+    trv_outset_free(set);
+    trv_json_free(js);
+    free(path);
+    free(sum);
+    return st;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = NULL, *vehicle = NULL, *soils_path = NULL, *landuse_path = NULL, *report = NULL;
     const trv_opt opts[] = {
-        {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "terrain directory: slope.tif, soil.tif, landuse.tif in, speed.tif and gonogo.tif out"},
+        {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "terrain directory: slope.tif, soil.tif, landuse.tif in, speed.tif, gonogo.tif and the summary speed.json out"},
         {"vehicle", 0, TRV_ARG_STRING, &vehicle, "VEHICLE.ini", "vehicle file (bundled: vehicles/*.ini in the data directory)"},
         {"soils", 0, TRV_ARG_STRING, &soils_path, "CSV", "soil table (default: classes/soils.csv in the data directory)"},
         {"landuse-classes", 0, TRV_ARG_STRING, &landuse_path, "CSV", "land-use table with a nogo column (default: classes/landuse.csv in the data directory)"},
@@ -100,21 +214,11 @@ int main(int argc, char **argv)
         snprintf(buf, sizeof buf, "%s: MI %.3f, VCI1 %.1f kPa%s, VCI50 %.1f kPa%s", v->name, m.vci.mi, m.vci.vci1_kPa,
                  m.vci.vci1_overridden ? " (file)" : "", m.vci.vci50_kPa, m.vci.vci50_overridden ? " (file)" : "");
         trv_meta_add(&meta, "TRV_VEHICLE", buf);
-        /* the QGIS style of speed.tif (gonogo.tif has its colour table) over
-         * 0 to the vehicle's top speed: written before tm_run commits the
-         * layers, committed after */
-        trv_outset *styles = trv_outset_new();
-        char *path = trv_path_join(dir, "speed.tif");
-        const char *tmp = styles && path ? qgis_qml_add(ctx, styles, path) : NULL;
-        st = !tmp ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory")
-                  : qgis_qml_raster_write(ctx, tmp, rnd_palette_auto(TM_SPEED_DESC, TM_SPEED_UNIT), 0, v->top_speed_kmh,
-                                         TM_SPEED_UNIT, TM_SPEED_DESC);
-        if (!st && !(st = tm_run(ctx, &m, dir, &meta, &stats)))
-            st = trv_outset_commit(ctx, styles);
-        trv_outset_free(styles);
-        free(path);
-        if (!st && report)
-            st = tm_report_write(ctx, &m, soils, report);
+        trv_meta_add(&meta, "TRV_INPUT_VEHICLE", vehicle);
+        trv_meta_add(&meta, "TRV_INPUT_SOILS", soils_path);
+        trv_meta_add(&meta, "TRV_INPUT_LANDUSE_CLASSES", landuse_path);
+        const char *const in[4] = {dir, vehicle, soils_path, landuse_path};
+        st = write_all(ctx, &m, soils, in, report, &meta, &stats);
         if (!st && !res.quiet)
             print_report(&m, soils, &stats);
     }

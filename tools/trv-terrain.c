@@ -1,5 +1,6 @@
 /* trv-terrain: fuse a DEM, a soil map and a land-use map onto one grid and
  * compute slope. Thin: options -> ter_build/ter_write -> exit status. */
+#include "core/json.h"
 #include "qgis/qgis.h"
 #include "terrain/terrain.h"
 #include "tool.h"
@@ -7,38 +8,121 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void report(const ter_layers *t)
+/* What the tool reports: the ranges over the DEM's data cells and the
+ * cells per soil and land-use code among them. */
+typedef struct figures {
+    double zmin, zmax, smean, smax;
+    size_t count[2][256];
+} figures;
+
+static void measure(const ter_layers *t, figures *f)
 {
     const geo_grid *g = &t->dem->grid;
-    char crs[64];
-    double zmin = 1e300, zmax = -1e300, smean = 0, smax = 0;
+    memset(f, 0, sizeof *f);
+    f->zmin = 1e300, f->zmax = -1e300;
     size_t n = (size_t)g->nx * g->ny;
     for (size_t i = 0; i < n; i++) {
         if (geo_raster_is_nodata(t->dem, i))
             continue;
         double z = t->dem->f32[i], s = t->slope->f32[i];
-        zmin = z < zmin ? z : zmin;
-        zmax = z > zmax ? z : zmax;
-        smax = s > smax ? s : smax;
-        smean += s;
+        f->zmin = z < f->zmin ? z : f->zmin;
+        f->zmax = z > f->zmax ? z : f->zmax;
+        f->smax = s > f->smax ? s : f->smax;
+        f->smean += s;
+        f->count[0][t->soil->u8[i]]++;
+        f->count[1][t->landuse->u8[i]]++;
     }
+    f->smean /= t->valid;
+}
+
+static void report(const ter_layers *t, const figures *f)
+{
+    const geo_grid *g = &t->dem->grid;
+    char crs[64];
     printf("grid: %d x %d cells of %g m, %s; %zu cells with data\n", g->nx, g->ny, g->gt[1],
            geo_crs_label(g->wkt, crs, sizeof crs), t->valid);
-    printf("elevation: %.1f to %.1f m; slope: mean %.2f, max %.2f degrees\n", zmin, zmax, smean / t->valid, smax);
-    const geo_raster *maps[2] = {t->soil, t->landuse};
+    printf("elevation: %.1f to %.1f m; slope: mean %.2f, max %.2f degrees\n", f->zmin, f->zmax, f->smean, f->smax);
     const geo_classes *tabs[2] = {t->soil_classes, t->landuse_classes};
     const double cover[2] = {t->soil_cover, t->landuse_cover};
     const char *what[2] = {"soil", "land use"};
     for (int m = 0; m < 2; m++) {
-        size_t count[256] = {0};
-        for (size_t i = 0; i < n; i++)
-            if (!geo_raster_is_nodata(t->dem, i))
-                count[maps[m]->u8[i]]++;
         printf("%s: %.1f %% of the cells covered;", what[m], 100 * cover[m]);
         for (int k = 0; k < tabs[m]->n; k++)
-            printf(" %s %.1f %%%s", tabs[m]->c[k].name, 100.0 * count[tabs[m]->c[k].code] / t->valid,
+            printf(" %s %.1f %%%s", tabs[m]->c[k].name, 100.0 * f->count[m][tabs[m]->c[k].code] / t->valid,
                    k + 1 < tabs[m]->n ? "," : "\n");
     }
+}
+
+/* terrain.json (docs/summaries.md): the inputs, the grid, the ranges and
+ * the class fractions of report(), at full precision. */
+static void summary(trv_json *js, const ter_layers *t, const figures *f, const ter_opts *o, const trv_meta *meta)
+{
+    const geo_grid *g = &t->dem->grid;
+    char crs[64];
+    trv_json_meta(js, meta);
+    trv_json_obj(js, "inputs");
+    trv_json_str(js, "dem", o->dem_path);
+    trv_json_str(js, "soil", o->soil_path);
+    trv_json_str(js, "landuse", o->landuse_path);
+    trv_json_str(js, "soil_classes", o->soil_classes_path);
+    trv_json_str(js, "landuse_classes", o->landuse_classes_path);
+    trv_json_end(js);
+    trv_json_obj(js, "grid");
+    trv_json_int(js, "nx", g->nx);
+    trv_json_int(js, "ny", g->ny);
+    trv_json_num(js, "cell_m", "%.10g", g->gt[1]);
+    trv_json_str(js, "crs", geo_crs_label(g->wkt, crs, sizeof crs));
+    trv_json_int(js, "cells_with_data", (long long)t->valid);
+    trv_json_end(js);
+    trv_json_obj(js, "elevation_m");
+    trv_json_num(js, "min", "%.10g", f->zmin);
+    trv_json_num(js, "max", "%.10g", f->zmax);
+    trv_json_end(js);
+    trv_json_obj(js, "slope_deg");
+    trv_json_num(js, "mean", "%.10g", f->smean);
+    trv_json_num(js, "max", "%.10g", f->smax);
+    trv_json_end(js);
+    const geo_classes *tabs[2] = {t->soil_classes, t->landuse_classes};
+    const double cover[2] = {t->soil_cover, t->landuse_cover};
+    const char *what[2] = {"soil", "landuse"};
+    for (int m = 0; m < 2; m++) {
+        trv_json_obj(js, what[m]);
+        trv_json_num(js, "covered", "%.10g", cover[m]);
+        trv_json_arr(js, "classes");
+        for (int k = 0; k < tabs[m]->n; k++) {
+            trv_json_obj(js, NULL);
+            trv_json_int(js, "code", tabs[m]->c[k].code);
+            trv_json_str(js, "name", tabs[m]->c[k].name);
+            trv_json_int(js, "cells", (long long)f->count[m][tabs[m]->c[k].code]);
+            trv_json_num(js, "fraction", "%.10g", (double)f->count[m][tabs[m]->c[k].code] / t->valid);
+            trv_json_end(js);
+        }
+        trv_json_end(js);
+        trv_json_end(js);
+    }
+}
+
+/* The layers, the QGIS styles of the continuous ones (the categorical ones
+ * carry colour tables) and DIR/terrain.json in one set: all or none. */
+static trv_status write_all(trv_ctx *ctx, const ter_layers *t, const ter_opts *o, const char *dir, const char *points,
+                            const trv_meta *meta, const figures *f)
+{
+    trv_outset *set = trv_outset_new();
+    trv_json *js = trv_json_new();
+    char *sum = trv_path_join(dir, "terrain.json");
+    trv_status st = set && js && sum ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (!st && !(st = trv_outset_mkdir(ctx, set, dir)) && !(st = qgis_qml_stage(ctx, set, dir, "dem.tif", t->dem)) &&
+        !(st = qgis_qml_stage(ctx, set, dir, "slope.tif", t->slope)) &&
+        !(st = ter_write(ctx, set, t, dir, points, meta))) {
+        summary(js, t, f, o, meta);
+        st = trv_json_stage(ctx, set, js, sum);
+    }
+    if (!st)
+        st = trv_outset_commit(ctx, set);
+    trv_outset_free(set);
+    trv_json_free(js);
+    free(sum);
+    return st;
 }
 
 int main(int argc, char **argv)
@@ -50,7 +134,7 @@ int main(int argc, char **argv)
         {"dem", 0, TRV_ARG_STRING, &o.dem_path, "DEM.tif", "elevation, any GDAL raster on a projected grid (metres)"},
         {"soil", 0, TRV_ARG_STRING, &o.soil_path, "SOIL.tif", "soil-type classes, any CRS and cell size"},
         {"landuse", 0, TRV_ARG_STRING, &o.landuse_path, "LANDUSE.tif", "land-use classes, any CRS and cell size"},
-        {"output", 'o', TRV_ARG_STRING, &out_dir, "DIR", "output directory (created if missing)"},
+        {"output", 'o', TRV_ARG_STRING, &out_dir, "DIR", "output directory (created if missing); DIR/terrain.json is the run's summary"},
         {"soil-classes", 0, TRV_ARG_STRING, &o.soil_classes_path, "CSV",
          "soil class table (default: classes/soils.csv in the data directory)"},
         {"landuse-classes", 0, TRV_ARG_STRING, &o.landuse_classes_path, "CSV",
@@ -93,20 +177,18 @@ int main(int argc, char **argv)
     if (!st && !o.landuse_classes_path &&
         !(o.landuse_classes_path = landuse_tab = trv_data_path(ctx, "classes/landuse.csv")))
         st = TRV_ERR_IO;
-    /* QGIS styles for the continuous layers (the categorical ones carry
-     * colour tables): written before the stage commits its layers,
-     * committed right after */
-    trv_outset *styles = trv_outset_new();
-    if (!st && !styles)
-        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    if (!st && !(st = ter_build(ctx, &o, &t)) && !(st = trv_outset_mkdir(ctx, styles, out_dir)) &&
-        !(st = qgis_qml_stage(ctx, styles, out_dir, "dem.tif", t.dem)) &&
-        !(st = qgis_qml_stage(ctx, styles, out_dir, "slope.tif", t.slope)) &&
-        !(st = ter_write(ctx, &t, out_dir, points, &meta)))
-        st = trv_outset_commit(ctx, styles);
-    trv_outset_free(styles);
+    figures f;
+    if (!st && !(st = ter_build(ctx, &o, &t))) {
+        trv_meta_add(&meta, "TRV_INPUT_DEM", o.dem_path);
+        trv_meta_add(&meta, "TRV_INPUT_SOIL", o.soil_path);
+        trv_meta_add(&meta, "TRV_INPUT_LANDUSE", o.landuse_path);
+        trv_meta_add(&meta, "TRV_INPUT_SOIL_CLASSES", o.soil_classes_path);
+        trv_meta_add(&meta, "TRV_INPUT_LANDUSE_CLASSES", o.landuse_classes_path);
+        measure(&t, &f);
+        st = write_all(ctx, &t, &o, out_dir, points, &meta, &f);
+    }
     if (!st && !res.quiet)
-        report(&t);
+        report(&t, &f);
     if (st)
         fprintf(stderr, "trv-terrain: %s\n", trv_errmsg(ctx));
     ter_layers_clear(&t);

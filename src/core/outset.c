@@ -128,8 +128,12 @@ trv_status trv_outset_commit(trv_ctx *ctx, trv_outset *set)
     char a[PATH_MAX + 16], b[PATH_MAX + 16];
     for (size_t i = 0; i < set->n; i++) {
         const outfile *f = &set->f[i];
+        struct stat sb;
         if (access(f->tmp, F_OK) != 0)
             return trv_error(ctx, TRV_ERR_INTERNAL, "output '%s' was never written", f->final);
+        /* the one rename that would fail midway: found before any is made */
+        if (stat(f->final, &sb) == 0 && S_ISDIR(sb.st_mode))
+            return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': a directory is in the way", f->final);
     }
     for (size_t i = 0; i < set->n; i++) {
         const outfile *f = &set->f[i];

@@ -237,7 +237,8 @@ long trv_csv_line(const trv_csv *csv, size_t row);
  * temporary name in its final directory (".name.tmp<pid>.ext"), and only
  * trv_outset_commit renames them into place, with any GDAL sidecar
  * (".aux.xml"). trv_outset_free without a commit removes the temporaries
- * and any directory the set created, so a failure leaves nothing behind. */
+ * and any directory the set created, so a failure leaves nothing behind.
+ * A final path that is a directory fails the commit before any rename. */
 typedef struct trv_outset trv_outset;
 
 trv_outset *trv_outset_new(void);

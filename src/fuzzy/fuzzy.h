@@ -172,7 +172,8 @@ void fz_map_clear(fz_map *m);
  * differs is named), look up CI per soil code, and compute cost and class.
  * The engine's inputs must be among slope, elevation, ci and speed. */
 trv_status fz_map_build(trv_ctx *ctx, const fz_engine *e, const fz_map_opts *opts, fz_map *out);
-/* Write cost.tif and class.tif into dir, both or neither. */
-trv_status fz_map_write(trv_ctx *ctx, fz_map *m, const char *dir, const trv_meta *meta);
+/* Write cost.tif and class.tif into dir (created if missing) in the
+ * caller's output set, which commits them with the rest of the run. */
+trv_status fz_map_write(trv_ctx *ctx, trv_outset *set, fz_map *m, const char *dir, const trv_meta *meta);
 
 #endif

@@ -266,14 +266,11 @@ trv_status fz_map_build(trv_ctx *ctx, const fz_engine *e, const fz_map_opts *o, 
     return st;
 }
 
-trv_status fz_map_write(trv_ctx *ctx, fz_map *m, const char *dir, const trv_meta *meta)
+trv_status fz_map_write(trv_ctx *ctx, trv_outset *set, fz_map *m, const char *dir, const trv_meta *meta)
 {
     double t0 = trv_now_s();
     const char *const names[2] = {run_file(RUN_COST), run_file(RUN_CLASS)};
     const geo_raster *layers[2] = {m->cost, m->cls};
-    trv_outset *set = trv_outset_new();
-    if (!set)
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     trv_status st = trv_outset_mkdir(ctx, set, dir);
     for (int k = 0; k < 2 && !st; k++) {
         char *final = trv_path_join(dir, names[k]);
@@ -283,9 +280,8 @@ trv_status fz_map_write(trv_ctx *ctx, fz_map *m, const char *dir, const trv_meta
             st = trv_progress(ctx, (k + 1) / 3.0, "write");
         free(final);
     }
-    if (!st && !(st = trv_outset_commit(ctx, set)))
+    if (!st)
         st = trv_progress(ctx, 1.0, "write");
-    trv_outset_free(set);
     m->seconds_write = trv_now_s() - t0;
     return st;
 }

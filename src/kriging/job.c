@@ -301,11 +301,9 @@ static trv_status write_text(trv_ctx *ctx, const char *tmp, const char *final, c
     return TRV_OK;
 }
 
-trv_status krg_job_write(trv_ctx *ctx, const krg_job *j, const krg_job_paths *paths, const trv_meta *meta)
+trv_status krg_job_write(trv_ctx *ctx, trv_outset *set, const krg_job *j, const krg_job_paths *paths,
+                         const trv_meta *meta)
 {
-    trv_outset *set = trv_outset_new();
-    if (!set)
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     trv_status st = TRV_OK;
     const char *tmp;
     const char *text[3] = {paths->variogram, paths->cv, paths->points};
@@ -325,8 +323,5 @@ trv_status krg_job_write(trv_ctx *ctx, const krg_job *j, const krg_job_paths *pa
         else
             st = write_text(ctx, tmp, text[k], j, k);
     }
-    if (!st)
-        st = trv_outset_commit(ctx, set);
-    trv_outset_free(set);
     return st;
 }

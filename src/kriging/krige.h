@@ -285,11 +285,13 @@ typedef struct krg_job_paths {
     const char *dem, *std, *variogram, *cv, *points; /* NULL: not written (dem required) */
 } krg_job_paths;
 
-/* Write the outputs, all or none. The variogram CSV has np, dist, gamma
- * and the model's gamma at dist; the CV CSV x, y, observed, pred, var (in
- * the working CRS); the point cloud x, y, z, std of every target cell with
- * data (target CRS). */
-trv_status krg_job_write(trv_ctx *ctx, const krg_job *j, const krg_job_paths *paths, const trv_meta *meta);
+/* Write the outputs into the caller's output set (committed by the caller,
+ * with whatever else the run writes: all or none). The variogram CSV has
+ * np, dist, gamma and the model's gamma at dist; the CV CSV x, y, observed,
+ * pred, var (in the working CRS); the point cloud x, y, z, std of every
+ * target cell with data (target CRS). */
+trv_status krg_job_write(trv_ctx *ctx, trv_outset *set, const krg_job *j, const krg_job_paths *paths,
+                         const trv_meta *meta);
 
 /* ---- the linear algebra it runs with ---------------------------------- */
 

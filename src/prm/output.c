@@ -144,14 +144,11 @@ static trv_status write_stats(trv_ctx *ctx, const prm_result *routes, int n, con
     return TRV_OK;
 }
 
-trv_status prm_outputs_write(trv_ctx *ctx, const prm_terrain *t, const prm_result *routes, int n,
+trv_status prm_outputs_write(trv_ctx *ctx, trv_outset *set, const prm_terrain *t, const prm_result *routes, int n,
                              const prm_outputs *o)
 {
     if (n < 1)
         return trv_error(ctx, TRV_ERR_INTERNAL, "no route to write");
-    trv_outset *set = trv_outset_new();
-    if (!set)
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     trv_status st = TRV_OK;
     const char *tmp;
     if (!st && o->geojson)
@@ -166,8 +163,5 @@ trv_status prm_outputs_write(trv_ctx *ctx, const prm_terrain *t, const prm_resul
     if (!st && o->stats)
         st = (tmp = trv_outset_add(set, o->stats)) ? write_stats(ctx, routes, n, tmp, o->stats, o->no_timing)
                                                    : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    if (!st)
-        st = trv_outset_commit(ctx, set);
-    trv_outset_free(set);
     return st;
 }

@@ -237,8 +237,9 @@ typedef struct prm_outputs {
                                statistics, so that the same inputs give the same bytes */
 } prm_outputs;
 
-/* Write every output named (NULL: skipped), all or none. */
-trv_status prm_outputs_write(trv_ctx *ctx, const prm_terrain *t, const prm_result *routes, int n,
+/* Write every output named (NULL: skipped) in the caller's output set,
+ * which commits them with the rest of its run (all or none). */
+trv_status prm_outputs_write(trv_ctx *ctx, trv_outset *set, const prm_terrain *t, const prm_result *routes, int n,
                              const prm_outputs *o);
 /* The statistics CSV's header and one row (for printing as well); without
  * the plan_s column when no_timing. */

@@ -10,7 +10,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "geo/geo.h"
 #include "report/report.h"
-#include "terramech/terramech.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -573,34 +572,127 @@ static trv_status read_band(trv_ctx *ctx, GDALDatasetH ds, const char *path, GDA
     return TRV_OK;
 }
 
-/* The value of option opt in a TRV_ARGS command line ("--soil x.tif"),
- * single quotes removed; "" if absent. */
-static void arg_value(const char *args, const char *opt, char *out, size_t n)
+/* ---- the stages' summaries (<stage>.json, docs/summaries.md) ----------------- */
+
+static struct json_object *json_parse(const char *text, char *why, size_t n);
+
+/* The run's summary name, parsed (*out NULL when the file is absent); not
+ * a JSON object is an error naming the file. */
+static trv_status summary_read(trv_ctx *ctx, run *r, const char *name, struct json_object **out)
 {
-    out[0] = '\0';
-    size_t ol = strlen(opt);
-    for (const char *p = args; (p = strstr(p, opt)); p += ol) {
-        if ((p != args && p[-1] != ' ') || p[ol] != ' ')
-            continue;
-        const char *v = p + ol + 1;
-        size_t k = 0;
-        int q = 0;
-        for (; *v && (q || *v != ' ') && k + 1 < n; v++) {
-            if (*v == '\'') {
-                q = !q;
-                continue;
-            }
-            out[k++] = *v;
-        }
-        out[k] = '\0';
-        return;
+    *out = NULL;
+    if (!trv_file_exists(P(r, name)))
+        return TRV_OK;
+    char *text = trv_file_slurp(r->path, NULL);
+    if (!text)
+        return trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", r->path, strerror(errno));
+    char why[128];
+    struct json_object *o = json_parse(text, why, sizeof why);
+    free(text);
+    if (!o || json_object_get_type(o) != json_type_object) {
+        json_object_put(o);
+        return trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': not a JSON object (%s)", r->path,
+                         o ? "another JSON value" : why);
     }
+    *out = o;
+    return TRV_OK;
 }
+
+/* Member key of object o (NULL: o is not an object or has none). */
+static struct json_object *jget(struct json_object *o, const char *key)
+{
+    struct json_object *x = NULL;
+    return o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, key, &x) ? x : NULL;
+}
+
+/* Number, integer, string and flag members; NAN, 0, "" and 0 when absent. */
+static double jnum(struct json_object *o, const char *key)
+{
+    struct json_object *x = jget(o, key);
+    return x && !json_object_is_type(x, json_type_null) ? json_object_get_double(x) : NAN;
+}
+static long long jint(struct json_object *o, const char *key) { return json_object_get_int64(jget(o, key)); }
+static const char *jstr(struct json_object *o, const char *key)
+{
+    const char *s = json_object_get_string(jget(o, key));
+    return s ? s : "";
+}
+static int jbool(struct json_object *o, const char *key) { return json_object_get_boolean(jget(o, key)); }
 
 /* ---- sections ------------------------------------------------------------------- */
 
 static const char *const PRODUCTS[] = {"dem_kriged.tif", "dem_std.tif", "dem.tif",   "slope.tif", "soil.tif",
                                        "landuse.tif",    "speed.tif",   "gonogo.tif", "cost.tif",  "class.tif"};
+
+/* The sources, as the stages recorded them: the kriging's input in
+ * krige.json, the others as TRV_INPUT_* metadata items of the layers; ""
+ * where none is recorded. In the order of SOURCES. */
+enum { NSOURCES = 7 };
+static const struct {
+    const char *role, *file, *key; /* file, key: the layer and its item (NULL: krige.json) */
+    int raster;
+} SOURCES[NSOURCES] = {{"elevation", NULL, NULL, 1},
+                       {"soil map", "dem.tif", "TRV_INPUT_SOIL", 1},
+                       {"land-use map", "dem.tif", "TRV_INPUT_LANDUSE", 1},
+                       {"soil classes", "dem.tif", "TRV_INPUT_SOIL_CLASSES", 0},
+                       {"land-use classes", "dem.tif", "TRV_INPUT_LANDUSE_CLASSES", 0},
+                       {"vehicle", "speed.tif", "TRV_INPUT_VEHICLE", 0},
+                       {"fuzzy rules", "cost.tif", "TRV_INPUT_RULES", 0}};
+
+static trv_status source_paths(trv_ctx *ctx, run *r, char path[NSOURCES][PATH_MAX])
+{
+    struct json_object *krige;
+    trv_status st = summary_read(ctx, r, "krige.json", &krige);
+    if (st)
+        return st;
+    trv_sfmt(path[0], PATH_MAX, "%s", jstr(jget(krige, "input"), "path"));
+    json_object_put(krige);
+    for (int k = 1; k < NSOURCES; k++) {
+        path[k][0] = '\0';
+        if (!trv_file_exists(P(r, SOURCES[k].file)))
+            continue;
+        GDALDatasetH ds;
+        if ((st = open_raster(ctx, r->path, &ds)))
+            return st;
+        trv_sfmt(path[k], PATH_MAX, "%s", meta(ds, SOURCES[k].key));
+        GDALClose(ds);
+    }
+    return TRV_OK;
+}
+
+/* The table of the sources, rasters described when readable from here. */
+static void source_table(doc *d, char path[NSOURCES][PATH_MAX])
+{
+    doc_p(d, "The sources, as the stages recorded them in their outputs' metadata (paths as given on their "
+             "command lines; rasters described when readable from here):");
+    block *t = doc_table(d, "llllll", "role", "file", "CRS", "size (cells)", "cell size", "note");
+    for (int k = 0; k < NSOURCES; k++) {
+        if (!*path[k])
+            continue;
+        GDALDatasetH ds = NULL;
+        if (SOURCES[k].raster && trv_file_exists(path[k])) {
+            CPLErrorReset();
+            ds = GDALOpenEx(path[k], GDAL_OF_RASTER | GDAL_OF_READONLY, NULL, NULL, NULL);
+        }
+        if (ds) {
+            double gt[6] = {0, 1, 0, 0, 0, 1};
+            GDALGetGeoTransform(ds, gt);
+            OGRSpatialReferenceH srs = GDALGetSpatialRef(ds);
+            int geog = srs && OSRIsGeographic(srs);
+            doc_row(d, t, strdup(SOURCES[k].role), fmt("`%s`", path[k]), crs_label(ds),
+                    fmt("%d x %d", GDALGetRasterXSize(ds), GDALGetRasterYSize(ds)),
+                    geog ? fmt("%.4g\" x %.4g\"", gt[1] * 3600, fabs(gt[5]) * 3600)
+                         : fmt("%.4g x %.4g m", gt[1], fabs(gt[5])),
+                    fmt("%s", GDALGetDataTypeName(GDALGetRasterDataType(GDALGetRasterBand(ds, 1)))));
+            GDALClose(ds);
+        } else {
+            doc_row(d, t, strdup(SOURCES[k].role), fmt("`%s`", path[k]), strdup(""), strdup(""), strdup(""),
+                    strdup(SOURCES[k].raster ? "not found from here" : ""));
+        }
+    }
+    if (t && t->nrows == 0)
+        doc_p(d, "(no source recorded: the run's metadata names none)");
+}
 
 static trv_status sec_inputs(trv_ctx *ctx, doc *d, run *r)
 {
@@ -611,79 +703,26 @@ static trv_status sec_inputs(trv_ctx *ctx, doc *d, run *r)
              "terramechanics, fuzzy mobility cost, routes and, when present, the simulation. Sections whose "
              "inputs are missing say so.",
           TRV_VERSION, r->dir);
-    /* the sources, as the stages recorded them */
-    char dem_in[PATH_MAX] = "", soil[PATH_MAX] = "", landuse[PATH_MAX] = "", vehicle[PATH_MAX] = "",
-                          rules[PATH_MAX] = "", soils[PATH_MAX] = "", lu_classes[PATH_MAX] = "";
-    if (trv_file_exists(P(r, "krige.txt"))) {
-        char *t = trv_file_slurp(r->path, NULL);
-        const char *p = t ? strstr(t, "input: '") : NULL;
-        if (p)
-            sscanf(p + 8, "%4095[^']", dem_in);
-        free(t);
-    }
-    struct {
-        const char *file, *opt;
-        char *dst;
-    } A[] = {{"dem.tif", "--soil", soil},         {"dem.tif", "--landuse", landuse},
-             {"dem.tif", "--soil-classes", soils}, {"dem.tif", "--landuse-classes", lu_classes},
-             {"speed.tif", "--vehicle", vehicle},  {"cost.tif", "--rules", rules}};
-    for (size_t k = 0; k < sizeof A / sizeof A[0]; k++) {
-        if (!trv_file_exists(P(r, A[k].file)))
-            continue;
-        GDALDatasetH ds;
-        trv_status st = open_raster(ctx, r->path, &ds);
-        if (st)
-            return st;
-        arg_value(meta(ds, "TRV_ARGS"), A[k].opt, A[k].dst, PATH_MAX);
-        GDALClose(ds);
-    }
-    doc_p(d, "The sources, as the stages recorded them in their outputs' metadata (paths as given on their "
-             "command lines; rasters described when readable from here):");
-    block *t = doc_table(d, "llllll", "role", "file", "CRS", "size (cells)", "cell size", "note");
-    struct {
-        const char *role, *path;
-        int raster;
-    } S[] = {{"elevation", dem_in, 1},        {"soil map", soil, 1},      {"land-use map", landuse, 1},
-             {"soil classes", soils, 0},      {"land-use classes", lu_classes, 0}, {"vehicle", vehicle, 0},
-             {"fuzzy rules", rules, 0}};
-    for (size_t k = 0; k < sizeof S / sizeof S[0]; k++) {
-        if (!*S[k].path)
-            continue;
-        GDALDatasetH ds = NULL;
-        if (S[k].raster && trv_file_exists(S[k].path)) {
-            CPLErrorReset();
-            ds = GDALOpenEx(S[k].path, GDAL_OF_RASTER | GDAL_OF_READONLY, NULL, NULL, NULL);
-        }
-        if (ds) {
-            double gt[6] = {0, 1, 0, 0, 0, 1};
-            GDALGetGeoTransform(ds, gt);
-            OGRSpatialReferenceH srs = GDALGetSpatialRef(ds);
-            int geog = srs && OSRIsGeographic(srs);
-            doc_row(d, t, strdup(S[k].role), fmt("`%s`", S[k].path), crs_label(ds),
-                    fmt("%d x %d", GDALGetRasterXSize(ds), GDALGetRasterYSize(ds)),
-                    geog ? fmt("%.4g\" x %.4g\"", gt[1] * 3600, fabs(gt[5]) * 3600)
-                         : fmt("%.4g x %.4g m", gt[1], fabs(gt[5])),
-                    fmt("%s", GDALGetDataTypeName(GDALGetRasterDataType(GDALGetRasterBand(ds, 1)))));
-            GDALClose(ds);
-        } else {
-            doc_row(d, t, strdup(S[k].role), fmt("`%s`", S[k].path), strdup(""), strdup(""), strdup(""),
-                    strdup(S[k].raster ? "not found from here" : ""));
-        }
-    }
-    if (t && t->nrows == 0)
-        doc_p(d, "(no source recorded: the run's metadata names none)");
+    char (*path)[PATH_MAX] = calloc(NSOURCES, sizeof *path);
+    if (!path)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    trv_status st = source_paths(ctx, r, path);
+    if (!st)
+        source_table(d, path);
+    free(path);
+    if (st)
+        return st;
 
     doc_p(d, "The layers of the run (`TRV_TOOL`, `TRV_ARGS` and `TRV_SEED` are the metadata items every "
              "GeoTIFF of traverse carries):");
-    t = doc_table(d, "llllrll", "file", "layer", "CRS", "size (cells)", "cell size (m)", "made by", "seed");
+    block *t = doc_table(d, "llllrll", "file", "layer", "CRS", "size (cells)", "cell size (m)", "made by", "seed");
     char cmds[16][2048];
     int ncmds = 0;
     for (size_t k = 0; k < sizeof PRODUCTS / sizeof PRODUCTS[0]; k++) {
         if (!trv_file_exists(P(r, PRODUCTS[k])))
             continue;
         GDALDatasetH ds;
-        trv_status st = open_raster(ctx, r->path, &ds);
-        if (st)
+        if ((st = open_raster(ctx, r->path, &ds)))
             return st;
         double gt[6] = {0, 1, 0, 0, 0, 1};
         GDALGetGeoTransform(ds, gt);
@@ -786,74 +825,90 @@ static trv_status sec_terrain(trv_ctx *ctx, doc *d, run *r)
     return TRV_OK;
 }
 
-static trv_status sec_kriging(trv_ctx *ctx, doc *d, run *r)
+/* A model as trv-krige prints it: "Mat nugget 0, psill 5962.01, range 105.888, kappa 2.5". */
+static void model_text(struct json_object *m, const char *type, char *out, size_t n)
 {
-    doc_h(d, 3, "Kriging: variogram and cross-validation");
-    if (!trv_file_exists(P(r, "krige.txt"))) {
-        doc_p(d, "Absent: `krige.txt` is not in the run directory (the DEM was not refined by `trv-krige` here).");
-        return TRV_OK;
-    }
-    char *text = trv_file_slurp(r->path, NULL);
-    if (!text)
-        return trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", r->path, strerror(errno));
-    const char *model = strstr(text, "\nmodel: ");
-    if (!model) {
-        free(text);
-        return trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': no 'model:' line", r->path);
-    }
-    char chosen[512] = "";
-    sscanf(model + 8, "%511[^\n]", chosen);
-    /* the summary lines, as trv-krige printed them */
-    /* not "time:": wall-clock measures change from run to run (so do
-     * route_stats.csv's plan_s and the simulator's wall_time_s, also left out) */
-    static const char *const KEYS[] = {"input: ", "working CRS: ", "sample variogram: ", "model: ", "grid: "};
-    for (size_t k = 0; k < sizeof KEYS / sizeof KEYS[0]; k++) {
-        for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-            if (strncmp(p, KEYS[k], strlen(KEYS[k])))
-                continue;
-            int len = (int)strcspn(p, "\n");
-            doc_li(d, "%.*s", len, p);
-            break;
-        }
-    }
+    int k = trv_sfmt(out, n, "%s nugget %.6g, psill %.6g, range %.6g", type, jnum(m, "nugget"), jnum(m, "psill"),
+                     jnum(m, "range"));
+    if (jget(m, "kappa") && k >= 0 && (size_t)k < n)
+        trv_sfmt(out + k, n - (size_t)k, ", kappa %g", jnum(m, "kappa"));
+}
+
+/* krige.json's summary lines (as trv-krige prints them) and its candidates. */
+static void krige_lines(doc *d, struct json_object *o, const char *chosen)
+{
+    struct json_object *in = jget(o, "input"), *v = jget(o, "sample_variogram"), *g = jget(o, "grid"),
+                       *m = jget(o, "model"), *cands = jget(o, "candidates"), *cv = jget(o, "cross_validation");
+    if (!strcmp(jstr(in, "kind"), "raster"))
+        doc_li(d, "input: '%s', %lld samples with data (of %lld cells)", jstr(in, "path"), jint(in, "samples"),
+               jint(in, "cells"));
+    else
+        doc_li(d, "input: '%s', %lld points", jstr(in, "path"), jint(in, "samples"));
+    doc_li(d, "working CRS: %s", jstr(o, "working_crs"));
+    if (v)
+        doc_li(d, "sample variogram: %lld lags to %.6g (width %.6g) from %lld points%s", jint(v, "lags"),
+               jnum(v, "cutoff"), jnum(v, "width"), jint(v, "points"),
+               jbool(v, "subsample") ? " (seeded subsample)" : " (all pairs)");
+    doc_li(d, "model%s: %s", jbool(m, "given") ? " (given)" : "", chosen);
+    doc_li(d, "grid: %lld x %lld cells of %g, %s; %lld by stencil, %lld by block systems (%lld factorised), %lld nodata",
+           jint(g, "nx"), jint(g, "ny"), jnum(g, "cell"), jstr(g, "crs"), jint(g, "by_stencil"), jint(g, "by_block"),
+           jint(g, "factorised"), jint(g, "nodata"));
     doc_end_list(d);
-    /* candidates: "  Sph   full       Sph nugget ..., psill ..., range ...; rmse X" */
     block *t = NULL;
-    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-        char mname[16], variant[32], params[512];
-        double rmse;
-        if (p[0] != ' ' || sscanf(p, " %15s %31s %511[^;]; rmse %lf", mname, variant, params, &rmse) != 4)
+    size_t n = json_object_is_type(cands, json_type_array) ? json_object_array_length(cands) : 0;
+    for (size_t k = 0; k < n; k++) {
+        struct json_object *c = json_object_array_get_idx(cands, k);
+        if (!jbool(c, "ok"))
             continue;
         if (!t) {
             doc_p(d, "Candidate models and their leave-one-out cross-validation RMSE (m); the chosen one in bold:");
             t = doc_table(d, "lllr", "model", "fit", "parameters", "LOOCV RMSE (m)");
         }
+        char params[512];
+        model_text(c, jstr(c, "model"), params, sizeof params);
         int is_chosen = !strcmp(params, chosen);
-        doc_row(d, t, fmt(is_chosen ? "**%s**" : "%s", mname), fmt(is_chosen ? "**%s**" : "%s", variant),
-                fmt(is_chosen ? "**%s**" : "%s", params), fmt(is_chosen ? "**%.4f**" : "%.4f", rmse));
+        doc_row(d, t, fmt(is_chosen ? "**%s**" : "%s", jstr(c, "model")), fmt(is_chosen ? "**%s**" : "%s", jstr(c, "fit")),
+                fmt(is_chosen ? "**%s**" : "%s", params), fmt(is_chosen ? "**%.4f**" : "%.4f", jnum(c, "rmse")));
     }
-    /* any cross-validation summary trv-krige --cv added */
-    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-        int len = (int)strcspn(p, "\n");
-        if (len > 0 && p[0] != ' ' && strncmp(p, "candidates", 10) && (strstr(p, "RMSE") || strstr(p, "cross-validation")) &&
-            (size_t)(strstr(p, "RMSE") ? strstr(p, "RMSE") - p : 0) < (size_t)len)
-            doc_p(d, "%.*s", len, p);
+    if (cv) /* trv-krige --cv */
+        doc_p(d, "leave-one-out (%lld points): RMSE %.6g, MAE %.6g, mean error %.6g, mean squared standardised error %.6g",
+              jint(cv, "points"), jnum(cv, "rmse"), jnum(cv, "mae"), jnum(cv, "mean_error"), jnum(cv, "msse"));
+}
+
+static trv_status sec_kriging(trv_ctx *ctx, doc *d, run *r)
+{
+    doc_h(d, 3, "Kriging: variogram and cross-validation");
+    struct json_object *o;
+    trv_status st = summary_read(ctx, r, "krige.json", &o);
+    if (st)
+        return st;
+    if (!o) {
+        doc_p(d, "Absent: `krige.json` is not in the run directory (the DEM was not refined by `trv-krige` here).");
+        return TRV_OK;
     }
-    free(text);
+    struct json_object *model = jget(o, "model");
+    if (!model || !*jstr(model, "type")) {
+        json_object_put(o);
+        return trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': no \"model\" with a \"type\"", P(r, "krige.json"));
+    }
+    char chosen[512];
+    model_text(model, jstr(model, "type"), chosen, sizeof chosen);
+    krige_lines(d, o, chosen);
+    json_object_put(o);
 
     if (!trv_file_exists(P(r, "variogram.csv"))) {
         doc_p(d, "The sample variogram (`variogram.csv`) is absent.");
         return TRV_OK;
     }
     trv_csv *csv = NULL;
-    trv_status st = trv_csv_read(ctx, r->path, &csv);
+    st = trv_csv_read(ctx, r->path, &csv);
     int cnp, cd, cg, cm = -1;
     if (!st && !(st = trv_csv_require(ctx, csv, "np", &cnp)) && !(st = trv_csv_require(ctx, csv, "dist", &cd)) &&
         !(st = trv_csv_require(ctx, csv, "gamma", &cg)))
         cm = trv_csv_col(csv, "model_gamma");
     if (!st) {
         doc_p(d, "The sample variogram (`variogram.csv`) and the chosen model at each lag:");
-        t = doc_table(d, cm >= 0 ? "rrrrr" : "rrrr", "lag", "pairs", "distance (m)", "semivariance (m²)",
+        block *t = doc_table(d, cm >= 0 ? "rrrrr" : "rrrr", "lag", "pairs", "distance (m)", "semivariance (m²)",
                       cm >= 0 ? "model (m²)" : NULL);
         for (size_t i = 0; i < trv_csv_nrows(csv) && !st; i++) {
             double np, dist, g, m = NAN;
@@ -870,31 +925,49 @@ static trv_status sec_kriging(trv_ctx *ctx, doc *d, run *r)
     return st;
 }
 
+/* speed.json's lines, as trv-speed prints them. */
+static void speed_lines(doc *d, struct json_object *o)
+{
+    struct json_object *v = jget(o, "vehicle"), *c = jget(o, "vci"), *n = jget(o, "cells"), *s = jget(o, "speed_go_kmh");
+    doc_li(d, "vehicle: %s (%s, %.0f kg, %.1f kW, eta %.2f, top %.0f km/h, max slope %.1f deg)", jstr(v, "name"),
+           jstr(v, "kind"), jnum(v, "gross_mass_kg"), jnum(v, "engine_power_kW"), jnum(v, "drivetrain_efficiency"),
+           jnum(v, "top_speed_kmh"), jnum(v, "max_slope_deg"));
+    doc_li(d, "MI %.2f; VCI1 %.2f RCI = %.1f kPa; VCI50 %.2f RCI = %.1f kPa (NRMM formulas)", jnum(c, "mi"),
+           jnum(c, "vci1_rci"), jnum(c, "vci1_nrmm_kPa"), jnum(c, "vci50_rci"), jnum(c, "vci50_nrmm_kPa"));
+    int o1 = jbool(c, "vci1_overridden"), o50 = jbool(c, "vci50_overridden");
+    if (o1 || o50)
+        doc_li(d, "in force: VCI1 %.1f kPa%s, VCI50 %.1f kPa%s", jnum(c, "vci1_kPa"),
+               o1 ? " (the vehicle file's override)" : "", jnum(c, "vci50_kPa"),
+               o50 ? " (the vehicle file's override)" : "");
+    if (!jbool(o, "traction_check"))
+        doc_li(d, "traction check skipped: the soil table has no c_kPa, phi_deg, K_m columns");
+    double data = (double)jint(n, "with_data");
+    doc_li(d, "GO: %.1f %% of the cells with data (%lld of %.0f); NOGO by slope %lld, soil %lld, land use %lld, "
+              "traction %lld; no data %lld",
+           data > 0 ? 100.0 * (double)jint(n, "go") / data : 0, jint(n, "go"), data, jint(n, "nogo_slope"),
+           jint(n, "nogo_soil"), jint(n, "nogo_landuse"), jint(n, "nogo_traction"), jint(n, "nodata"));
+    doc_li(d, "speed over GO cells: mean %.2f km/h, max %.2f km/h", jnum(s, "mean"), jnum(s, "max"));
+    doc_end_list(d);
+}
+
 static trv_status sec_vehicle(trv_ctx *ctx, doc *d, run *r)
 {
     doc_h(d, 3, "Vehicle and terramechanics");
-    if (trv_file_exists(P(r, "speed.txt"))) {
-        char *text = trv_file_slurp(r->path, NULL);
-        if (!text)
-            return trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", r->path, strerror(errno));
-        static const char *const KEYS[] = {"vehicle: ", "MI ", "in force: ", "traction check", "GO: ", "speed over"};
-        for (size_t k = 0; k < sizeof KEYS / sizeof KEYS[0]; k++)
-            for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-                if (!strncmp(p, KEYS[k], strlen(KEYS[k]))) {
-                    doc_li(d, "%.*s", (int)strcspn(p, "\n"), p);
-                    break;
-                }
-        doc_end_list(d);
-        free(text);
-    } else {
-        doc_p(d, "`speed.txt` (the trv-speed report) is absent.");
-    }
+    struct json_object *o;
+    trv_status st = summary_read(ctx, r, "speed.json", &o);
+    if (st)
+        return st;
+    if (o)
+        speed_lines(d, o);
+    else
+        doc_p(d, "`speed.json` (the trv-speed summary) is absent.");
+    json_object_put(o);
     if (!trv_file_exists(P(r, "speed_report.csv"))) {
         doc_p(d, "The per-soil table (`speed_report.csv`) is absent.");
         return TRV_OK;
     }
     trv_csv *csv = NULL;
-    trv_status st = trv_csv_read(ctx, r->path, &csv);
+    st = trv_csv_read(ctx, r->path, &csv);
     int ccode = 0, cname = 0;
     if (!st && !(st = trv_csv_require(ctx, csv, "code", &ccode)))
         st = trv_csv_require(ctx, csv, "name", &cname);
@@ -1024,19 +1097,15 @@ static trv_status sec_classes(trv_ctx *ctx, doc *d, run *r)
     if (class0_nodata)
         doc_p(d, "Class 0 also holds the %zu cells without data (%.2f km²), not counted above.", class0_nodata,
               (double)class0_nodata * km2_c);
-    if (trv_file_exists(P(r, "cost.txt"))) {
-        char *text = trv_file_slurp(r->path, NULL);
-        if (!text)
-            return trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", r->path, strerror(errno));
-        static const char *const KEYS[] = {"rules: ", "cost: "};
-        for (size_t k = 0; k < sizeof KEYS / sizeof KEYS[0]; k++)
-            for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-                if (!strncmp(p, KEYS[k], strlen(KEYS[k]))) {
-                    doc_li(d, "%.*s (`cost.txt`)", (int)strcspn(p, "\n"), p);
-                    break;
-                }
+    struct json_object *o;
+    if ((st = summary_read(ctx, r, "cost.json", &o)))
+        return st;
+    if (o) {
+        doc_li(d, "rules: '%s', %lld rules, %s (`cost.json`)", jstr(jget(o, "inputs"), "rules"), jint(o, "rule_count"),
+               jstr(o, "defuzzifier"));
+        doc_li(d, "cost: mean %.4f over the GO cells (`cost.json`)", jnum(o, "cost_mean_go"));
         doc_end_list(d);
-        free(text);
+        json_object_put(o);
     }
     t = doc_table(d, "rlrrr", "code", "GO/NOGO reason", "cells", "share", "area (km²)");
     for (int c = 0; c < 256; c++) {
@@ -1145,18 +1214,6 @@ static void routes_vs_grid(doc *d, const rstats *rs)
     }
 }
 
-/* The run's text file name, whole (*text NULL when absent). */
-static trv_status read_text(trv_ctx *ctx, run *r, const char *name, char **text)
-{
-    *text = NULL;
-    if (!trv_file_exists(P(r, name)))
-        return TRV_OK;
-    *text = trv_file_slurp(r->path, NULL);
-    if (!*text)
-        return trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", r->path, strerror(errno));
-    return TRV_OK;
-}
-
 static trv_status sec_routes(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
 {
     doc_h(d, 2, "Strategies compared");
@@ -1177,32 +1234,35 @@ static trv_status sec_routes(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
     trv_status st = route_map(r, rs, rel, sizeof rel) /* the top shows one route: every route here */
                         ? doc_image(ctx, d, r, "png/routes.png", "Every route over the mobility cost", NULL, &shown)
                         : TRV_OK;
-    char *text = NULL;
+    struct json_object *o = NULL;
     if (!st)
-        st = read_text(ctx, r, "roadmap.txt", &text);
-    if (!st && text) {
-        doc_p(d, "The roadmap (`roadmap.txt`):");
-        for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-            if (*p != '\n')
-                doc_li(d, "%.*s", (int)strcspn(p, "\n"), p);
+        st = summary_read(ctx, r, "roadmap.json", &o);
+    if (!st && o) {
+        int nodes = (int)jint(o, "nodes");
+        doc_p(d, "The roadmap (`roadmap.json`):");
+        doc_li(d, "GO area %.1f km2; %lld LHS samples, %lld in NOGO rejected; %d nodes (seed %lld)", jnum(o, "go_area_km2"),
+               jint(o, "samples"), jint(o, "rejected"), nodes, jint(o, "seed"));
+        doc_li(d, "%lld edges (%s); %lld connected components, the largest with %lld nodes (%.1f %%)", jint(o, "edges"),
+               jstr(o, "edge_rule"), jint(o, "components"), jint(o, "largest"),
+               100.0 * (double)jint(o, "largest") / nodes);
+        doc_li(d, "coverage: %.1f %% of the GO cells lie within one node spacing of a node", 100 * jnum(o, "coverage"));
         doc_end_list(d);
     }
-    free(text);
-    text = NULL;
+    json_object_put(o);
+    o = NULL;
     if (!st)
-        st = read_text(ctx, r, "route.txt", &text);
-    if (!st && text) {
-        /* "mmcr: smoothed in 0.004 s, at most 19.9 m from the unsmoothed
-         * route": the deviation only (the time is the wall clock's) */
-        for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-            char name[32];
-            double dev;
-            if (sscanf(p, "%31[^:\n]: smoothed in %*f s, at most %lf m", name, &dev) == 2)
-                doc_li(d, "%s: at most %.1f m from the unsmoothed route", name, dev);
+        st = summary_read(ctx, r, "route.json", &o);
+    struct json_object *routes = jget(o, "routes");
+    if (!st && json_object_is_type(routes, json_type_array)) {
+        /* the smoothing's deviation only (its time is the wall clock's) */
+        for (size_t k = 0; k < json_object_array_length(routes); k++) {
+            struct json_object *x = json_object_array_get_idx(routes, k);
+            if (!isnan(jnum(x, "max_deviation_m")))
+                doc_li(d, "%s: at most %.1f m from the unsmoothed route", jstr(x, "route"), jnum(x, "max_deviation_m"));
         }
         doc_end_list(d);
     }
-    free(text);
+    json_object_put(o);
     return st;
 }
 
@@ -1556,43 +1616,20 @@ typedef struct vlimits {
 static trv_status read_limits(trv_ctx *ctx, run *r, vlimits *vl)
 {
     memset(vl, 0, sizeof *vl);
-    trv_sfmt(vl->why, sizeof vl->why, "`speed.tif` records no vehicle file");
-    if (!trv_file_exists(P(r, "speed.tif")))
-        return TRV_OK;
-    GDALDatasetH ds;
-    trv_status st = open_raster(ctx, r->path, &ds);
-    if (st)
-        return st;
-    char path[PATH_MAX], used[256];
-    arg_value(meta(ds, "TRV_ARGS"), "--vehicle", path, sizeof path);
-    trv_sfmt(used, sizeof used, "%s", meta(ds, "TRV_VEHICLE"));
-    GDALClose(ds);
-    if (!*path)
-        return TRV_OK;
-    if (!trv_file_exists(path)) {
-        trv_sfmt(vl->why, sizeof vl->why, "its file `%s` is not found from here", path);
-        return TRV_OK;
-    }
-    tm_vehicle *v = NULL;
-    if ((st = tm_vehicle_read(ctx, path, &v)))
-        return st;
-    /* the file at that path now may not be the one the run used */
-    if (strncmp(used, v->name, strlen(v->name)) || (used[strlen(v->name)] && used[strlen(v->name)] != ':')) {
-        trv_sfmt(vl->why, sizeof vl->why, "`%s` is now another vehicle than the run's", path);
-    } else {
-        vl->known = 1;
-        vl->top_kmh = v->top_speed_kmh;
-        vl->max_slope_deg = fmin(v->max_pitch_deg, v->max_roll_deg); /* as trv-speed's model */
-    }
-    tm_vehicle_free(v);
-    return TRV_OK;
+    trv_sfmt(vl->why, sizeof vl->why, "no `speed.json` in the run directory");
+    struct json_object *o;
+    trv_status st = summary_read(ctx, r, "speed.json", &o);
+    struct json_object *v = jget(o, "vehicle");
+    /* as trv-speed ran it: the smaller of the vehicle's maximum pitch and roll */
+    vl->top_kmh = jnum(v, "top_speed_kmh");
+    vl->max_slope_deg = jnum(v, "max_slope_deg");
+    vl->known = !isnan(vl->top_kmh) && !isnan(vl->max_slope_deg);
+    if (o && !vl->known)
+        trv_sfmt(vl->why, sizeof vl->why, "`speed.json` has no vehicle's top_speed_kmh and max_slope_deg");
+    json_object_put(o);
+    return st;
 }
 
-static double jnum(struct json_object *o, const char *key)
-{
-    struct json_object *x;
-    return json_object_object_get_ex(o, key, &x) ? json_object_get_double(x) : NAN;
-}
 
 /* Append vehicle v's drive in simulator run sim to out, when its plan was
  * the route of dist_m metres (route_stats.csv has 0.1 m). */

@@ -236,11 +236,9 @@ static trv_status write_metrics(trv_ctx *ctx, const sim_run *r, const char *path
     return fclose(f) ? trv_error(ctx, TRV_ERR_IO, "cannot write '%s'", path) : TRV_OK;
 }
 
-trv_status sim_run_write(trv_ctx *ctx, const sim_run *r, const char *outdir, const trv_meta *meta, int timing)
+trv_status sim_run_write(trv_ctx *ctx, trv_outset *set, const sim_run *r, const char *outdir, const trv_meta *meta,
+                         int timing)
 {
-    trv_outset *set = trv_outset_new();
-    if (!set)
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     trv_status st = trv_outset_mkdir(ctx, set, outdir);
     char name[96];
     for (int k = 0; k < r->nv && !st; k++) {
@@ -271,8 +269,5 @@ trv_status sim_run_write(trv_ctx *ctx, const sim_run *r, const char *outdir, con
         free(p);
         st = tmp ? write_obstacles(ctx, r, tmp) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
-    if (!st)
-        st = trv_outset_commit(ctx, set);
-    trv_outset_free(set);
     return st;
 }

@@ -257,7 +257,7 @@ int sim_lidar_rays(const sim_sensor *ls);
  * routes (a route file, or a plan from start to goal on the raster, the
  * time strategy, smoothed), sim_run_go steps every vehicle with the same
  * dt until each has reached its goal or stopped, or the time limit; then
- * sim_run_write writes OUTDIR (all or none).
+ * sim_run_write writes OUTDIR in the caller's output set (all or none).
  *
  * OUTDIR: trajectory_<id>.csv and trajectory_<id>.geojson per vehicle,
  * events.jsonl, metrics.json and, when the scenario has an obstacles file,
@@ -505,6 +505,7 @@ int sim_run_count(const sim_run *r, int k, sim_event_type t);
  * (with an obstacles file) obstacles.geojson, atomically (created if
  * missing). timing 0 leaves wall_time_s and
  * realtime_factor out of metrics.json. */
-trv_status sim_run_write(trv_ctx *ctx, const sim_run *r, const char *outdir, const trv_meta *meta, int timing);
+trv_status sim_run_write(trv_ctx *ctx, trv_outset *set, const sim_run *r, const char *outdir, const trv_meta *meta,
+                         int timing);
 
 #endif

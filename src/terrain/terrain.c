@@ -158,14 +158,11 @@ static trv_status write_points(trv_ctx *ctx, const ter_layers *t, const char *tm
     return TRV_OK;
 }
 
-trv_status ter_write(trv_ctx *ctx, const ter_layers *t, const char *dir, const char *points_path,
+trv_status ter_write(trv_ctx *ctx, trv_outset *set, const ter_layers *t, const char *dir, const char *points_path,
                      const trv_meta *meta)
 {
     const char *const names[4] = {run_file(RUN_DEM), run_file(RUN_SLOPE), run_file(RUN_SOIL), run_file(RUN_LANDUSE)};
     const geo_raster *layers[4] = {t->dem, t->slope, t->soil, t->landuse};
-    trv_outset *set = trv_outset_new();
-    if (!set)
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     trv_status st = trv_outset_mkdir(ctx, set, dir);
     for (int k = 0; k < 4 && !st; k++) {
         char *final = trv_path_join(dir, names[k]);
@@ -179,8 +176,7 @@ trv_status ter_write(trv_ctx *ctx, const ter_layers *t, const char *dir, const c
         const char *tmp = trv_outset_add(set, points_path);
         st = tmp ? write_points(ctx, t, tmp, points_path) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
-    if (!st && !(st = trv_outset_commit(ctx, set)))
+    if (!st)
         st = trv_progress(ctx, 1.0, "write");
-    trv_outset_free(set);
     return st;
 }

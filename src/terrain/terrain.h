@@ -39,9 +39,10 @@ trv_status ter_build(trv_ctx *ctx, const ter_opts *opts, ter_layers *out);
 /* Write dem.tif, slope.tif, soil.tif and landuse.tif into dir (created if
  * missing) and, if points_path is not NULL, the point cloud CSV
  * (x, y, z, slope, soil, landuse: one row per DEM data cell, centre
- * coordinates, soil/landuse 0 where unknown). All files appear together
- * or not at all. */
-trv_status ter_write(trv_ctx *ctx, const ter_layers *t, const char *dir, const char *points_path,
+ * coordinates, soil/landuse 0 where unknown), in the caller's output set:
+ * the caller's commit makes them appear with the rest of its run, all or
+ * none. */
+trv_status ter_write(trv_ctx *ctx, trv_outset *set, const ter_layers *t, const char *dir, const char *points_path,
                      const trv_meta *meta);
 
 /* Write the point-cloud CSV lines of grid row y (its DEM data cells). */

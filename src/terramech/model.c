@@ -110,14 +110,14 @@ static trv_status check_codes(trv_ctx *ctx, const geo_raster *r, const char *fil
     return TRV_OK;
 }
 
-trv_status tm_run(trv_ctx *ctx, const tm_model *m, const char *dir, const trv_meta *meta, tm_stats *stats)
+trv_status tm_run(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const trv_meta *meta,
+                  tm_stats *stats)
 {
     memset(stats, 0, sizeof *stats);
     static const run_id which[3] = {RUN_SLOPE, RUN_SOIL, RUN_LANDUSE};
     run_stack in;
     char *pv = run_path(dir, RUN_SPEED), *pg = run_path(dir, RUN_GONOGO);
     geo_raster *speed = NULL, *go = NULL;
-    trv_outset *set = NULL;
     trv_status st = TRV_OK;
     memset(&in, 0, sizeof in);
     if (!pv || !pg) {
@@ -155,19 +155,14 @@ trv_status tm_run(trv_ctx *ctx, const tm_model *m, const char *dir, const trv_me
     stats->go = stats->reason[TM_GO];
     stats->nodata = stats->reason[TM_NOGO_NODATA];
     stats->speed_mean_kmh = stats->go ? sum / stats->go : 0;
-    if (!(set = trv_outset_new())) {
-        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        goto done;
-    }
     const char *t1 = trv_outset_add(set, pv), *t2 = trv_outset_add(set, pg);
     if (!t1 || !t2)
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    if (!st && !(st = geo_raster_write(ctx, speed, t1, meta)) && !(st = geo_raster_write(ctx, go, t2, meta)))
-        st = trv_outset_commit(ctx, set);
+    if (!st && !(st = geo_raster_write(ctx, speed, t1, meta)))
+        st = geo_raster_write(ctx, go, t2, meta);
     if (!st)
         st = trv_progress(ctx, 1.0, "speed");
 done:
-    trv_outset_free(set);
     run_stack_clear(&in);
     geo_raster_free(speed);
     geo_raster_free(go);
@@ -176,19 +171,14 @@ done:
     return st;
 }
 
-trv_status tm_report_write(trv_ctx *ctx, const tm_model *m, const tm_soils *soils, const char *path)
+trv_status tm_report_write(trv_ctx *ctx, trv_outset *set, const tm_model *m, const tm_soils *soils, const char *path)
 {
-    trv_outset *set = trv_outset_new();
-    const char *tmp = set ? trv_outset_add(set, path) : NULL;
-    if (!tmp) {
-        trv_outset_free(set);
+    const char *tmp = trv_outset_add(set, path);
+    if (!tmp)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    }
     FILE *f = fopen(tmp, "w");
-    if (!f) {
-        trv_outset_free(set);
+    if (!f)
         return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
-    }
     static const char *const modes[3] = {"rigid", "elastic", "track"};
     fprintf(f, "code,name,ci_kPa,mode,sinkage_m,resistance_per_tyre_kN,resistance_total_kN,thrust_kN,speed_flat_kmh,"
                "speed_10deg_kmh,pass\n");
@@ -215,8 +205,5 @@ trv_status tm_report_write(trv_ctx *ctx, const tm_model *m, const tm_soils *soil
     trv_status st = TRV_OK;
     if (fclose(f) != 0 || bad)
         st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
-    if (!st)
-        st = trv_outset_commit(ctx, set);
-    trv_outset_free(set);
     return st;
 }

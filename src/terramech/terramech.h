@@ -209,10 +209,13 @@ typedef struct tm_stats {
 
 /* Read DIR/slope.tif, soil.tif, landuse.tif (one grid), check every code
  * against the tables, compute, and write DIR/speed.tif and DIR/gonogo.tif
- * atomically. */
-trv_status tm_run(trv_ctx *ctx, const tm_model *m, const char *dir, const trv_meta *meta, tm_stats *stats);
+ * in the caller's output set (its commit makes them appear, with the rest
+ * of the run). */
+trv_status tm_run(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const trv_meta *meta,
+                  tm_stats *stats);
 
-/* The per-soil report (CSV with the columns of README's table). */
-trv_status tm_report_write(trv_ctx *ctx, const tm_model *m, const tm_soils *soils, const char *path);
+/* The per-soil report (CSV with the columns of README's table), in the
+ * caller's output set. */
+trv_status tm_report_write(trv_ctx *ctx, trv_outset *set, const tm_model *m, const tm_soils *soils, const char *path);
 
 #endif
