@@ -109,7 +109,7 @@ trv_status krg_fit(trv_ctx *ctx, const krg_vgm *v, krg_model_type type, krg_fit_
 
 typedef struct krg_index krg_index;
 
-/* A bucket grid over the points for nearest-neighbour queries. Duplicate
+/* A bucket grid (core/bucket.h) over the points for nearest-neighbour queries. Duplicate
  * points (same x and y) are TRV_ERR_DATA: they make the kriging system
  * singular. */
 trv_status krg_index_new(trv_ctx *ctx, const krg_points *p, krg_index **out);

@@ -16,11 +16,14 @@
  * mmcr: kd distance; msr: 1e-3 distance (slopes are >= 0).
  *
  * Memory: per cell one int32 (heap position, or unseen / closed) and one
- * byte (the move that reached it); g lives in the heap entries only,
+ * byte (the move that reached it); g lives in the heap entries only (as
+ * their tie: among equal f the deeper cell first, core/heap.h),
  * because a closed cell is never relaxed again under a consistent
  * heuristic. 5 bytes a cell: 50 MB for the 10 M cells of a 10 m grid.
  */
 #include "prm_priv.h"
+
+#include "core/heap.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -28,7 +31,6 @@
 #include <string.h>
 
 enum { NMOVES = 16, MAXCROSS = 4, NO_MOVE = 255 };
-enum { POS_UNSEEN = -1, POS_CLOSED = -2 };
 
 /* One of the 16 moves: the cells its segment crosses relative to the
  * start cell, in walk order, with the fraction of its length inside each. */
@@ -91,102 +93,6 @@ static int stencil_build(const prm_terrain *t, move moves[NMOVES])
         m->len_m = hypot(m->dc * g->gt[1], m->dr * g->gt[5]) * m_per_unit;
     }
     return 0;
-}
-
-/* ---- binary heap with decrease-key ------------------------------------------- */
-
-typedef struct heap_entry {
-    double f, g;
-    int32_t cell;
-} heap_entry;
-
-typedef struct heap {
-    heap_entry *e;
-    size_t n, cap;
-    int32_t *pos;           /* per cell: index in e, POS_UNSEEN or POS_CLOSED */
-} heap;
-
-/* Lower f first; among equal f the larger g (the deeper cell, nearer the
- * goal: fewer expansions on uniform ground), then the lower cell index,
- * so that the order never depends on anything but the data. */
-static int heap_before(const heap_entry *a, const heap_entry *b)
-{
-    if (a->f != b->f)
-        return a->f < b->f;
-    if (a->g != b->g)
-        return a->g > b->g;
-    return a->cell < b->cell;
-}
-
-static void heap_place(heap *h, size_t i, heap_entry e)
-{
-    h->e[i] = e;
-    h->pos[e.cell] = (int32_t)i;
-}
-
-static void heap_up(heap *h, size_t i)
-{
-    heap_entry e = h->e[i];
-    while (i > 0) {
-        size_t parent = (i - 1) / 2;
-        if (!heap_before(&e, &h->e[parent]))
-            break;
-        heap_place(h, i, h->e[parent]);
-        i = parent;
-    }
-    heap_place(h, i, e);
-}
-
-static void heap_down(heap *h, size_t i)
-{
-    heap_entry e = h->e[i];
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= h->n)
-            break;
-        if (c + 1 < h->n && heap_before(&h->e[c + 1], &h->e[c]))
-            c++;
-        if (!heap_before(&h->e[c], &e))
-            break;
-        heap_place(h, i, h->e[c]);
-        i = c;
-    }
-    heap_place(h, i, e);
-}
-
-/* Insert cell or lower its key; returns -1 when out of memory. */
-static int heap_push(heap *h, int32_t cell, double f, double g)
-{
-    heap_entry e = {f, g, cell};
-    int32_t p = h->pos[cell];
-    if (p >= 0) {
-        h->e[p] = e;
-        heap_up(h, (size_t)p);
-        return 0;
-    }
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? 2 * h->cap : 4096;
-        heap_entry *ne = realloc(h->e, cap * sizeof *ne);
-        if (!ne)
-            return -1;
-        h->e = ne;
-        h->cap = cap;
-    }
-    h->n++;
-    heap_place(h, h->n - 1, e);
-    heap_up(h, h->n - 1);
-    return 0;
-}
-
-static heap_entry heap_pop(heap *h)
-{
-    heap_entry top = h->e[0];
-    h->pos[top.cell] = POS_CLOSED;
-    if (--h->n > 0) {
-        h->e[0] = h->e[h->n];
-        heap_down(h, 0);
-    }
-    return top;
 }
 
 static double sq(double v) { return v * v; }
@@ -298,7 +204,7 @@ trv_status prm_route_grid_masked(trv_ctx *ctx, const prm_terrain *t, const unsig
     /* sqrt rather than hypot: no overflow is possible here and it is several times faster */
 #define HEUR(c, r) (k_h * sqrt(sq((double)((c) - goal_c) * ex) + sq((double)((r) - goal_r) * ey)))
 
-    heap h = {0};
+    trv_heap h = {0};
     unsigned char *via = malloc(ncells);
     h.pos = malloc(ncells * sizeof *h.pos);
     if (!via || !h.pos) {
@@ -306,25 +212,25 @@ trv_status prm_route_grid_masked(trv_ctx *ctx, const prm_terrain *t, const unsig
         free(h.pos);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the grid search (%d x %d cells)", g->nx, g->ny);
     }
-    memset(h.pos, 0xff, ncells * sizeof *h.pos); /* every byte 0xff: POS_UNSEEN (-1) */
+    memset(h.pos, 0xff, ncells * sizeof *h.pos); /* every byte 0xff: TRV_HEAP_UNSEEN (-1) */
     via[start] = NO_MOVE;
 
     double h0 = HEUR(start % nx, start / nx), hmin = h0, goal_g = -1;
-    if (heap_push(&h, (int32_t)start, h0, 0)) {
+    if (trv_heap_push(&h, (int32_t)start, h0, 0)) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the grid search");
         goto done;
     }
     long expanded = 0;
     while (h.n > 0) {
-        heap_entry cur = heap_pop(&h);
+        trv_heap_item cur = trv_heap_pop(&h);
         expanded++;
-        long cell = cur.cell, c = cell % nx, r = cell / nx;
+        long cell = cur.id, c = cell % nx, r = cell / nx;
         if (cell == goal) {
-            goal_g = cur.g;
+            goal_g = cur.tie;
             break;
         }
         /* progress: how far the closest expanded cell has come toward the goal */
-        double hc = cur.f - cur.g;
+        double hc = cur.key - cur.tie;
         if (hc < hmin)
             hmin = hc;
         if ((expanded & 0xffff) == 0 && (st = trv_progress(ctx, h0 > 0 ? 1 - hmin / h0 : 0, "grid search")))
@@ -335,7 +241,7 @@ trv_status prm_route_grid_masked(trv_ctx *ctx, const prm_terrain *t, const unsig
             if (nc < 0 || nr < 0 || nc >= nx || nr >= ny)
                 continue;
             long next = nr * nx + nc;
-            if (h.pos[next] == POS_CLOSED)
+            if (h.pos[next] == TRV_HEAP_POPPED)
                 continue;
             prm_piece p = {0};
             int blocked = 0;
@@ -353,11 +259,11 @@ trv_status prm_route_grid_masked(trv_ctx *ctx, const prm_terrain *t, const unsig
             double wt = prm_piece_weight(&p, s, w);
             if (!isfinite(wt))
                 continue;
-            double ng = cur.g + wt;
+            double ng = cur.tie + wt;
             int32_t pos = h.pos[next];
-            if (pos >= 0 && !(ng < h.e[pos].g))
+            if (pos >= 0 && !(ng < h.e[pos].tie))
                 continue;
-            if (heap_push(&h, (int32_t)next, ng + HEUR(nc, nr), ng)) {
+            if (trv_heap_push(&h, (int32_t)next, ng + HEUR(nc, nr), ng)) {
                 st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the grid search");
                 goto done;
             }
@@ -409,7 +315,7 @@ trv_status prm_route_grid_masked(trv_ctx *ctx, const prm_terrain *t, const unsig
     out->objective = w0 + goal_g + w1;
     out->expanded = expanded;
 done:
-    free(h.e);
+    trv_heap_free(&h);
     free(h.pos);
     free(via);
     return st;

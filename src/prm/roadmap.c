@@ -1,6 +1,8 @@
 /* Latin hypercube sampling and the probabilistic roadmap (docs/method.md §4.2-4.4). */
 #include "prm.h"
 
+#include "core/bucket.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -49,101 +51,15 @@ void prm_roadmap_free(prm_roadmap *r)
     free(r);
 }
 
-/* ---- a bucket grid over nodes, for k-nearest and radius queries ---- */
-
-typedef struct nodeix {
-    double x0, y0, cell;
-    int nx, ny;
-    int *start, *item;
-} nodeix;
-
-static void nodeix_free(nodeix *ix)
-{
-    free(ix->start);
-    free(ix->item);
-}
-
-static int nodeix_init(nodeix *ix, const double *x, const double *y, int n)
-{
-    double xmin = INFINITY, ymin = INFINITY, xmax = -INFINITY, ymax = -INFINITY;
-    for (int i = 0; i < n; i++) {
-        xmin = fmin(xmin, x[i]);
-        xmax = fmax(xmax, x[i]);
-        ymin = fmin(ymin, y[i]);
-        ymax = fmax(ymax, y[i]);
-    }
-    double w = fmax(xmax - xmin, 1), h = fmax(ymax - ymin, 1);
-    ix->cell = fmax(sqrt(2 * w * h / fmax(n, 1)), 1e-6);
-    ix->nx = (int)(w / ix->cell) + 1;
-    ix->ny = (int)(h / ix->cell) + 1;
-    ix->x0 = xmin;
-    ix->y0 = ymin;
-    size_t nb = (size_t)ix->nx * ix->ny;
-    ix->start = calloc(nb + 1, sizeof *ix->start);
-    ix->item = malloc((size_t)(n > 0 ? n : 1) * sizeof *ix->item);
-    int *fill = malloc((nb + 1) * sizeof *fill);
-    if (!ix->start || !ix->item || !fill) {
-        free(fill);
-        return -1;
-    }
-    for (int i = 0; i < n; i++) {
-        int bx = (int)((x[i] - xmin) / ix->cell), by = (int)((y[i] - ymin) / ix->cell);
-        ix->start[(size_t)by * ix->nx + bx + 1]++;
-    }
-    for (size_t b = 0; b < nb; b++)
-        ix->start[b + 1] += ix->start[b];
-    memcpy(fill, ix->start, (nb + 1) * sizeof *fill);
-    for (int i = 0; i < n; i++) {
-        int bx = (int)((x[i] - xmin) / ix->cell), by = (int)((y[i] - ymin) / ix->cell);
-        ix->item[fill[(size_t)by * ix->nx + bx]++] = i;
-    }
-    free(fill);
-    return 0;
-}
+/* ---- neighbours: core's bucket grid over the nodes, ties to the lower index ---- */
 
 /* The k nodes nearest to (px, py) (skip: a node to leave out), nearest
  * first, ties by index; with radius > 0 every node within radius instead
  * (up to cap). Returns the count. */
-static int nodeix_query(const nodeix *ix, const double *x, const double *y, double px, double py, int k,
-                        double radius, int skip, int cap, int *out, double *d2)
+static int near_nodes(const trv_bucket *ix, double px, double py, int k, double radius, int skip, int cap, long *out,
+                      double *d2)
 {
-    int found = 0, want = radius > 0 ? cap : k;
-    double r2 = radius > 0 ? radius * radius : INFINITY;
-    int cx = (int)floor((px - ix->x0) / ix->cell), cy = (int)floor((py - ix->y0) / ix->cell);
-    for (int ring = 0;; ring++) {
-        /* nodes in rings beyond this one are at least (ring - 1) cells away */
-        double inner = (ring - 1) * ix->cell;
-        if (ring > 0 && inner > 0 && ((found == want && inner * inner > d2[found - 1]) || inner * inner > r2))
-            break;
-        if (cx - ring < 0 && cy - ring < 0 && cx + ring >= ix->nx && cy + ring >= ix->ny)
-            break;
-        for (int by = cy - ring; by <= cy + ring; by++) {
-            if (by < 0 || by >= ix->ny)
-                continue;
-            for (int bx = cx - ring; bx <= cx + ring; bx++) {
-                if (bx < 0 || bx >= ix->nx || (abs(by - cy) != ring && abs(bx - cx) != ring))
-                    continue;
-                size_t b = (size_t)by * ix->nx + bx;
-                for (int q = ix->start[b]; q < ix->start[b + 1]; q++) {
-                    int i = ix->item[q];
-                    if (i == skip)
-                        continue;
-                    double dd = (x[i] - px) * (x[i] - px) + (y[i] - py) * (y[i] - py);
-                    if (dd > r2 || (found == want && (dd > d2[want - 1] || (dd == d2[want - 1] && i > out[want - 1]))))
-                        continue;
-                    int j = found < want ? found++ : want - 1;
-                    while (j > 0 && (dd < d2[j - 1] || (dd == d2[j - 1] && i < out[j - 1]))) {
-                        d2[j] = d2[j - 1];
-                        out[j] = out[j - 1];
-                        j--;
-                    }
-                    d2[j] = dd;
-                    out[j] = i;
-                }
-            }
-        }
-    }
-    return found;
+    return trv_bucket_nearest(ix, px, py, radius > 0 ? cap : k, radius > 0 ? radius : INFINITY, skip, out, d2);
 }
 
 /* ---- build ---- */
@@ -286,25 +202,27 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
     }
     /* edges: each node to its k nearest (or all within the radius), both
      * directions merged, kept where the segment crosses no NOGO cell */
-    nodeix ix;
     int cap = r->radius > 0 ? 256 : r->k;
-    int *nb = malloc((size_t)cap * sizeof *nb);
+    long *nb = malloc((size_t)cap * sizeof *nb);
     double *d2 = malloc((size_t)cap * sizeof *d2);
     size_t ecap = (size_t)r->nnodes * cap;
     prm_edge *cand = malloc(ecap * sizeof *cand);
-    if (!nb || !d2 || !cand || nodeix_init(&ix, r->x, r->y, r->nnodes)) {
+    trv_bucket *ix = trv_bucket_new(r->x, r->y, (size_t)r->nnodes, 0);
+    if (!nb || !d2 || !cand || !ix) {
         free(nb);
         free(d2);
         free(cand);
-        nodeix_free(&ix);
+        trv_bucket_free(ix);
         prm_roadmap_free(r);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
     size_t nc = 0;
     for (int i = 0; i < r->nnodes; i++) {
-        int n = nodeix_query(&ix, r->x, r->y, r->x[i], r->y[i], r->k, r->radius, i, cap, nb, d2);
-        for (int q = 0; q < n; q++)
-            cand[nc++] = (prm_edge){i < nb[q] ? i : nb[q], i < nb[q] ? nb[q] : i, {0}};
+        int n = near_nodes(ix, r->x[i], r->y[i], r->k, r->radius, i, cap, nb, d2);
+        for (int q = 0; q < n; q++) {
+            int j = (int)nb[q];
+            cand[nc++] = (prm_edge){i < j ? i : j, i < j ? j : i, {0}};
+        }
     }
     qsort(cand, nc, sizeof *cand, cmp_edge);
     r->edges = malloc((nc ? nc : 1) * sizeof *r->edges); /* grown by the bridging pass */
@@ -336,7 +254,7 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
      * components (a classic PRM connection pass; cheap, since few pass) */
     {
         int cap2 = 4 * (r->k > 0 ? r->k : 16);
-        int *nb2 = malloc((size_t)cap2 * sizeof *nb2);
+        long *nb2 = malloc((size_t)cap2 * sizeof *nb2);
         double *d22 = malloc((size_t)cap2 * sizeof *d22);
         size_t ecap2 = nc;
         if (!nb2 || !d22) {
@@ -346,9 +264,9 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
             goto done;
         }
         for (int i = 0; i < r->nnodes && !st; i++) {
-            int n = nodeix_query(&ix, r->x, r->y, r->x[i], r->y[i], cap2, 0, i, cap2, nb2, d22);
+            int n = near_nodes(ix, r->x[i], r->y[i], cap2, 0, i, cap2, nb2, d22);
             for (int q = 0; q < n; q++) {
-                int j = nb2[q];
+                int j = (int)nb2[q];
                 if (find(parent, i) == find(parent, j))
                     continue;
                 prm_edge ed = {i < j ? i : j, i < j ? j : i, {0}};
@@ -385,7 +303,7 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
     /* coverage: GO cells (every 4th row and column) within one node spacing of a node */
     double spacing = sqrt(stats->go_area_km2 * 1e6 / r->nnodes);
     long seen = 0, near = 0;
-    int one;
+    long one;
     double dd;
     for (int row = 0; row < g->ny; row += 4)
         for (int col = 0; col < g->nx; col += 4) {
@@ -394,7 +312,7 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
                 continue;
             seen++;
             double cx = geo_grid_x(g, col), cy = geo_grid_y(g, row);
-            if (nodeix_query(&ix, r->x, r->y, cx, cy, 1, 0, -1, 1, &one, &dd) == 1 &&
+            if (near_nodes(ix, cx, cy, 1, 0, -1, 1, &one, &dd) == 1 &&
                 sqrt(dd) * t->cell_m / g->gt[1] <= spacing)
                 near++;
         }
@@ -408,7 +326,7 @@ done:
     free(cand);
     free(parent);
     free(size);
-    nodeix_free(&ix);
+    trv_bucket_free(ix);
     if (st)
         prm_roadmap_free(r);
     else

@@ -2,6 +2,8 @@
 /* The improved A* on the roadmap (docs/method.md §4.5-4.7, §4.10) and route statistics. */
 #include "prm_priv.h"
 
+#include "core/heap.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,66 +13,6 @@ void prm_path_clear(prm_path *p)
     free(p->x);
     free(p->y);
     memset(p, 0, sizeof *p);
-}
-
-/* ---- a binary heap of (key, node) with lazy deletion ---- */
-
-typedef struct heap {
-    double *key;
-    int *node;
-    int n, cap;
-} heap;
-
-static int heap_push(heap *h, double key, int node)
-{
-    if (h->n == h->cap) {
-        int cap = h->cap ? 2 * h->cap : 1024;
-        double *k = realloc(h->key, (size_t)cap * sizeof *k);
-        if (!k)
-            return -1;
-        h->key = k;
-        int *v = realloc(h->node, (size_t)cap * sizeof *v);
-        if (!v)
-            return -1;
-        h->node = v;
-        h->cap = cap;
-    }
-    int i = h->n++;
-    while (i > 0) {
-        int p = (i - 1) / 2;
-        /* ties to the lower node index: deterministic */
-        if (h->key[p] < key || (h->key[p] == key && h->node[p] <= node))
-            break;
-        h->key[i] = h->key[p];
-        h->node[i] = h->node[p];
-        i = p;
-    }
-    h->key[i] = key;
-    h->node[i] = node;
-    return 0;
-}
-
-static int heap_pop(heap *h, double *key)
-{
-    int top = h->node[0];
-    *key = h->key[0];
-    double k = h->key[--h->n];
-    int v = h->node[h->n], i = 0;
-    for (;;) {
-        int c = 2 * i + 1;
-        if (c >= h->n)
-            break;
-        if (c + 1 < h->n && (h->key[c + 1] < h->key[c] || (h->key[c + 1] == h->key[c] && h->node[c + 1] < h->node[c])))
-            c++;
-        if (k < h->key[c] || (k == h->key[c] && v <= h->node[c]))
-            break;
-        h->key[i] = h->key[c];
-        h->node[i] = h->node[c];
-        i = c;
-    }
-    h->key[i] = k;
-    h->node[i] = v;
-    return top;
 }
 
 /* ---- endpoints ---- */
@@ -270,7 +212,7 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
     double *g = malloc((size_t)N * sizeof *g), *hc = malloc((size_t)N * sizeof *hc);
     int *parent = malloc((size_t)N * sizeof *parent);
     char *closed = calloc((size_t)N, 1);
-    heap h = {0};
+    trv_heap h = {0}; /* lazy deletion: (f, node), ties to the lower node */
     if (!g || !hc || !parent || !closed) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
@@ -292,7 +234,7 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
         to_goal[lg[q].node] = prm_piece_weight(&lg[q].p, s, w);
     astar A = {t, r, s, w, admissible, gx, gy, hc};
     g[S] = 0;
-    if (heap_push(&h, heuristic(&A, S, sx, sy), S)) {
+    if (trv_heap_push(&h, S, heuristic(&A, S, sx, sy), 0)) {
         free(to_goal);
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
@@ -301,8 +243,7 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
     prm_piece direct;
     prm_piece_measure(t, sx, sy, gx, gy, &direct);
     while (h.n > 0) {
-        double key;
-        int u = heap_pop(&h, &key);
+        int u = trv_heap_pop(&h).id;
         if (closed[u])
             continue;
         closed[u] = 1;
@@ -339,7 +280,7 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
             g[v] = g[u] + wt;
             parent[v] = u;
             double vx = v == G ? gx : r->x[v], vy = v == G ? gy : r->y[v];
-            if (heap_push(&h, g[v] + (v == G ? 0 : heuristic(&A, v, vx, vy)), v)) {
+            if (trv_heap_push(&h, v, g[v] + (v == G ? 0 : heuristic(&A, v, vx, vy)), 0)) {
                 free(to_goal);
                 st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
                 goto done;
@@ -378,8 +319,7 @@ done:
     free(hc);
     free(parent);
     free(closed);
-    free(h.key);
-    free(h.node);
+    trv_heap_free(&h);
     if (st)
         prm_path_clear(out);
     return st;
