@@ -38,6 +38,13 @@ void prm_build_opts_init(prm_build_opts *o)
     o->seed = 1;
 }
 
+trv_status prm_build_opts_check(trv_ctx *ctx, const prm_build_opts *o)
+{
+    if (o->nodes < 0 || o->k < 1 || o->k > 256 || o->radius < 0)
+        return trv_error(ctx, TRV_ERR_USAGE, "--nodes must be >= 0, --k in 1..256, --radius > 0");
+    return TRV_OK;
+}
+
 void prm_roadmap_free(prm_roadmap *r)
 {
     if (!r)
@@ -149,6 +156,9 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
 {
     *out = NULL;
     memset(stats, 0, sizeof *stats);
+    trv_status st = prm_build_opts_check(ctx, o);
+    if (st)
+        return st;
     const geo_grid *g = t->grid;
     size_t ncell = (size_t)g->nx * g->ny, go = 0;
     for (size_t i = 0; i < ncell; i++)
@@ -171,7 +181,6 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
     double x0 = g->gt[0], x1 = g->gt[0] + g->nx * g->gt[1], y1 = g->gt[3], y0 = g->gt[3] + g->ny * g->gt[5];
     /* LHS batches sized for the GO fraction, each with its own seed stream,
      * until enough GO samples */
-    trv_status st = TRV_OK;
     for (int batch = 0; r->nnodes < want && batch < 64; batch++) {
         int p = (int)ceil((want - r->nnodes) / go_frac * 1.05) + 8;
         double *xs = malloc((size_t)p * sizeof *xs), *ys = malloc((size_t)p * sizeof *ys);
