@@ -131,43 +131,19 @@ static trv_status make_adjacency(trv_ctx *ctx, prm_roadmap *r)
     return TRV_OK;
 }
 
-trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build_opts *o, prm_roadmap **out,
-                             prm_build_stats *stats)
+/* Nodes: LHS batches sized for the GO fraction, each with its own seed
+ * stream, until want GO samples (or 64 batches). */
+static trv_status sample_nodes(trv_ctx *ctx, const prm_terrain *t, const prm_build_opts *o, int want, double go_frac,
+                               prm_roadmap *r, prm_build_stats *stats)
 {
-    *out = NULL;
-    memset(stats, 0, sizeof *stats);
-    trv_status st = prm_build_opts_check(ctx, o);
-    if (st)
-        return st;
     const geo_grid *g = t->grid;
-    size_t ncell = (size_t)g->nx * g->ny, go = 0;
-    for (size_t i = 0; i < ncell; i++)
-        go += prm_cell_go(t, (long)i);
-    if (go == 0)
-        return trv_error(ctx, TRV_ERR_DATA, "the terrain has no GO cell: nothing to build a roadmap on");
-    double cell_km2 = t->cell_m * t->cell_m / 1e6;
-    stats->go_area_km2 = go * cell_km2;
-    int want = o->nodes > 0 ? o->nodes : (int)fmin(fmax(stats->go_area_km2 / 0.02, 200), 100000);
-    double go_frac = (double)go / ncell;
-    prm_roadmap *r = calloc(1, sizeof *r);
-    if (!r || !(r->x = malloc((size_t)want * sizeof *r->x)) || !(r->y = malloc((size_t)want * sizeof *r->y)) ||
-        (g->wkt && !(r->wkt = strdup(g->wkt)))) {
-        prm_roadmap_free(r);
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    }
-    r->seed = o->seed;
-    r->k = o->radius > 0 ? 0 : o->k;
-    r->radius = o->radius > 0 ? o->radius : 0;
     double x0 = g->gt[0], x1 = g->gt[0] + g->nx * g->gt[1], y1 = g->gt[3], y0 = g->gt[3] + g->ny * g->gt[5];
-    /* LHS batches sized for the GO fraction, each with its own seed stream,
-     * until enough GO samples */
     for (int batch = 0; r->nnodes < want && batch < 64; batch++) {
         int p = (int)ceil((want - r->nnodes) / go_frac * 1.05) + 8;
         double *xs = malloc((size_t)p * sizeof *xs), *ys = malloc((size_t)p * sizeof *ys);
         if (!xs || !ys) {
             free(xs);
             free(ys);
-            prm_roadmap_free(r);
             return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         }
         prm_lhs(o->seed * 1000003u + (uint64_t)batch, p, x0, y0, x1, y1, xs, ys);
@@ -185,25 +161,26 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
         free(xs);
         free(ys);
     }
-    if (r->nnodes < 2) {
-        prm_roadmap_free(r);
+    if (r->nnodes < 2)
         return trv_error(ctx, TRV_ERR_DATA, "too few GO samples for a roadmap (%d)", stats->samples);
-    }
-    /* edges: each node to its k nearest (or all within the radius), both
-     * directions merged, kept where the segment crosses no NOGO cell */
+    return TRV_OK;
+}
+
+/* Edges: each node to its k nearest (or all within the radius), both
+ * directions merged, measured in parallel, kept where the segment crosses
+ * no NOGO cell; parent joins their ends' components. *ecap: the room
+ * r->edges was given. */
+static trv_status connect_nodes(trv_ctx *ctx, const prm_terrain *t, const trv_bucket *ix, prm_roadmap *r,
+                                int *parent, size_t *ecap)
+{
     int cap = r->radius > 0 ? 256 : r->k;
     long *nb = malloc((size_t)cap * sizeof *nb);
     double *d2 = malloc((size_t)cap * sizeof *d2);
-    size_t ecap = (size_t)r->nnodes * cap;
-    prm_edge *cand = malloc(ecap * sizeof *cand);
-    trv_bucket *ix = trv_bucket_new(r->x, r->y, (size_t)r->nnodes, 0);
-    if (!nb || !d2 || !cand || !ix) {
-        free(nb);
-        free(d2);
-        free(cand);
-        trv_bucket_free(ix);
-        prm_roadmap_free(r);
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    prm_edge *cand = malloc((size_t)r->nnodes * cap * sizeof *cand);
+    trv_status st = TRV_OK;
+    if (!nb || !d2 || !cand) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
     }
     size_t nc = 0;
     for (int i = 0; i < r->nnodes; i++) {
@@ -214,14 +191,12 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
         }
     }
     qsort(cand, nc, sizeof *cand, cmp_edge);
+    *ecap = nc;
     r->edges = malloc((nc ? nc : 1) * sizeof *r->edges); /* grown by the bridging pass */
-    int *parent = malloc((size_t)r->nnodes * sizeof *parent), *size = calloc((size_t)r->nnodes, sizeof *size);
-    if (!r->edges || !parent || !size) {
+    if (!r->edges) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
     }
-    for (int i = 0; i < r->nnodes; i++)
-        parent[i] = i;
     /* unique candidates, measured in parallel, then kept where unblocked */
     size_t nu = 0;
     for (size_t e = 0; e < nc; e++)
@@ -236,51 +211,63 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
         r->edges[r->nedges++] = cand[e];
         parent[find(parent, cand[e].a)] = find(parent, cand[e].b);
     }
-    if ((st = trv_progress(ctx, 0.8, "roadmap")))
-        goto done;
-    /* bridging: straight k-nearest edges miss winding corridors; for each
-     * node, try its 4k nearest again, keeping only edges that join two
-     * components (a classic PRM connection pass; cheap, since few pass) */
-    {
-        int cap2 = 4 * (r->k > 0 ? r->k : 16);
-        long *nb2 = malloc((size_t)cap2 * sizeof *nb2);
-        double *d22 = malloc((size_t)cap2 * sizeof *d22);
-        size_t ecap2 = nc;
-        if (!nb2 || !d22) {
-            free(nb2);
-            free(d22);
-            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-            goto done;
-        }
-        for (int i = 0; i < r->nnodes && !st; i++) {
-            int n = near_nodes(ix, r->x[i], r->y[i], cap2, 0, i, cap2, nb2, d22);
-            for (int q = 0; q < n; q++) {
-                int j = (int)nb2[q];
-                if (find(parent, i) == find(parent, j))
-                    continue;
-                prm_edge ed = {i < j ? i : j, i < j ? j : i, {0}};
-                prm_piece_measure(t, r->x[ed.a], r->y[ed.a], r->x[ed.b], r->y[ed.b], &ed.p);
-                if (ed.p.blocked)
-                    continue;
-                if ((size_t)r->nedges == ecap2) {
-                    ecap2 = 2 * ecap2 + 16;
-                    prm_edge *grown = realloc(r->edges, ecap2 * sizeof *grown);
-                    if (!grown) {
-                        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-                        break;
-                    }
-                    r->edges = grown;
-                }
-                r->edges[r->nedges++] = ed;
-                parent[find(parent, ed.a)] = find(parent, ed.b);
-            }
-        }
-        free(nb2);
-        free(d22);
-        if (st)
-            goto done;
-        qsort(r->edges, (size_t)r->nedges, sizeof *r->edges, cmp_edge);
+    st = trv_progress(ctx, 0.8, "roadmap");
+done:
+    free(nb);
+    free(d2);
+    free(cand);
+    return st;
+}
+
+/* Bridging: straight k-nearest edges miss winding corridors; for each
+ * node, try its 4k nearest again, keeping only edges that join two
+ * components (a classic PRM connection pass; cheap, since few pass).
+ * Then the edges in (a, b) order. */
+static trv_status bridge(trv_ctx *ctx, const prm_terrain *t, const trv_bucket *ix, prm_roadmap *r, int *parent,
+                         size_t ecap)
+{
+    int cap = 4 * (r->k > 0 ? r->k : 16);
+    long *nb = malloc((size_t)cap * sizeof *nb);
+    double *d2 = malloc((size_t)cap * sizeof *d2);
+    if (!nb || !d2) {
+        free(nb);
+        free(d2);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
+    trv_status st = TRV_OK;
+    for (int i = 0; i < r->nnodes && !st; i++) {
+        int n = near_nodes(ix, r->x[i], r->y[i], cap, 0, i, cap, nb, d2);
+        for (int q = 0; q < n; q++) {
+            int j = (int)nb[q];
+            if (find(parent, i) == find(parent, j))
+                continue;
+            prm_edge ed = {i < j ? i : j, i < j ? j : i, {0}};
+            prm_piece_measure(t, r->x[ed.a], r->y[ed.a], r->x[ed.b], r->y[ed.b], &ed.p);
+            if (ed.p.blocked)
+                continue;
+            if ((size_t)r->nedges == ecap) {
+                ecap = 2 * ecap + 16;
+                prm_edge *grown = realloc(r->edges, ecap * sizeof *grown);
+                if (!grown) {
+                    st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                r->edges = grown;
+            }
+            r->edges[r->nedges++] = ed;
+            parent[find(parent, ed.a)] = find(parent, ed.b);
+        }
+    }
+    free(nb);
+    free(d2);
+    if (!st)
+        qsort(r->edges, (size_t)r->nedges, sizeof *r->edges, cmp_edge);
+    return st;
+}
+
+/* The components' count and the largest one's size (size: nnodes zeros). */
+static void components(const prm_roadmap *r, int *parent, int *size, prm_build_stats *stats)
+{
     for (int i = 0; i < r->nnodes; i++)
         size[find(parent, i)]++;
     for (int i = 0; i < r->nnodes; i++)
@@ -289,8 +276,14 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
             if (size[i] > stats->largest)
                 stats->largest = size[i];
         }
-    /* coverage: GO cells (every 4th row and column) within one node spacing of a node */
-    double spacing = sqrt(stats->go_area_km2 * 1e6 / r->nnodes);
+}
+
+/* Coverage: the fraction of GO cells (every 4th row and column) within one
+ * node spacing, sqrt(GO area / nodes), of a node. */
+static double coverage(const prm_terrain *t, const trv_bucket *ix, const prm_roadmap *r, double go_area_km2)
+{
+    const geo_grid *g = t->grid;
+    double spacing = sqrt(go_area_km2 * 1e6 / r->nnodes);
     long seen = 0, near = 0;
     long one;
     double dd;
@@ -305,14 +298,56 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
                 sqrt(dd) * t->cell_m / g->gt[1] <= spacing)
                 near++;
         }
-    stats->coverage = seen ? (double)near / seen : 0;
+    return seen ? (double)near / seen : 0;
+}
+
+trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build_opts *o, prm_roadmap **out,
+                             prm_build_stats *stats)
+{
+    *out = NULL;
+    memset(stats, 0, sizeof *stats);
+    trv_status st = prm_build_opts_check(ctx, o);
+    if (st)
+        return st;
+    const geo_grid *g = t->grid;
+    size_t ncell = (size_t)g->nx * g->ny, go = 0;
+    for (size_t i = 0; i < ncell; i++)
+        go += prm_cell_go(t, (long)i);
+    if (go == 0)
+        return trv_error(ctx, TRV_ERR_DATA, "the terrain has no GO cell: nothing to build a roadmap on");
+    double cell_km2 = t->cell_m * t->cell_m / 1e6;
+    stats->go_area_km2 = go * cell_km2;
+    int want = o->nodes > 0 ? o->nodes : (int)fmin(fmax(stats->go_area_km2 / 0.02, 200), 100000);
+    prm_roadmap *r = calloc(1, sizeof *r);
+    if (!r || !(r->x = malloc((size_t)want * sizeof *r->x)) || !(r->y = malloc((size_t)want * sizeof *r->y)) ||
+        (g->wkt && !(r->wkt = strdup(g->wkt)))) {
+        prm_roadmap_free(r);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    r->seed = o->seed;
+    r->k = o->radius > 0 ? 0 : o->k;
+    r->radius = o->radius > 0 ? o->radius : 0;
+    if ((st = sample_nodes(ctx, t, o, want, (double)go / ncell, r, stats))) {
+        prm_roadmap_free(r);
+        return st;
+    }
+    trv_bucket *ix = trv_bucket_new(r->x, r->y, (size_t)r->nnodes, 0);
+    int *parent = malloc((size_t)r->nnodes * sizeof *parent), *size = calloc((size_t)r->nnodes, sizeof *size);
+    size_t ecap = 0;
+    if (!ix || !parent || !size) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < r->nnodes; i++)
+        parent[i] = i;
+    if ((st = connect_nodes(ctx, t, ix, r, parent, &ecap)) || (st = bridge(ctx, t, ix, r, parent, ecap)))
+        goto done;
+    components(r, parent, size, stats);
+    stats->coverage = coverage(t, ix, r, stats->go_area_km2);
     if ((st = make_adjacency(ctx, r)))
         goto done;
     st = trv_progress(ctx, 1.0, "roadmap");
 done:
-    free(nb);
-    free(d2);
-    free(cand);
     free(parent);
     free(size);
     trv_bucket_free(ix);
