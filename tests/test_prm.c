@@ -1032,6 +1032,35 @@ static void test_outputs(void **state)
     prm_terrain_clear(&t);
 }
 
+/* The option checks the library shares with trv-roadmap: each bound
+ * refused with the tool's message, the bounds themselves accepted. */
+static void test_build_opts_check(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    prm_build_opts o;
+    prm_build_opts_init(&o);
+    assert_int_equal(prm_build_opts_check(ctx, &o), TRV_OK);
+    o.k = 1, o.nodes = 0, o.radius = 0;
+    assert_int_equal(prm_build_opts_check(ctx, &o), TRV_OK);
+    o.k = 256;
+    assert_int_equal(prm_build_opts_check(ctx, &o), TRV_OK);
+    for (int c = 0; c < 4; c++) {
+        prm_build_opts_init(&o);
+        if (c == 0)
+            o.k = 0;
+        else if (c == 1)
+            o.k = 257;
+        else if (c == 2)
+            o.nodes = -1;
+        else
+            o.radius = -1;
+        assert_int_equal(prm_build_opts_check(ctx, &o), TRV_ERR_USAGE);
+        assert_string_equal(trv_errmsg(ctx), "--nodes must be >= 0, --k in 1..256, --radius > 0");
+    }
+    trv_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1041,7 +1070,7 @@ int main(void)
         cmocka_unit_test(test_astar_brute_force),
         cmocka_unit_test(test_bridging), cmocka_unit_test(test_stats_brute_force),
         cmocka_unit_test(test_unreachable),   cmocka_unit_test(test_refine),
-        cmocka_unit_test(test_outputs),
+        cmocka_unit_test(test_outputs),       cmocka_unit_test(test_build_opts_check),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
