@@ -434,20 +434,17 @@ static int valid_model_values(double nugget, double psill, double range, krg_mod
     return type != KRG_MAT || (kappa > 0.0 && isfinite(kappa));
 }
 
-trv_status krg_fit(trv_ctx *ctx, const krg_vgm *v, krg_model_type type, krg_fit_method method,
-                   const krg_model *init, krg_model *out, double *wsse)
+/* The lags must be usable: at least 3, each with pairs, a finite mean
+ * distance and semivariance, no distance 0 under method 7, not all at 0.
+ * *hmin: the shortest positive mean distance (INFINITY if none), *hmax the
+ * longest. */
+static trv_status check_lags(trv_ctx *ctx, const krg_vgm *v, krg_fit_method method, const char *name, double *hmin,
+                             double *hmax)
 {
-    if (!v || !out || (v->nlags > 0 && (!v->np || !v->dist || !v->gamma)))
-        return trv_error(ctx, TRV_ERR_USAGE, "krg_fit: no variogram or no output given");
-    if ((int)type < 0 || type >= KRG_NMODELS)
-        return trv_error(ctx, TRV_ERR_USAGE, "unknown variogram model type %d", (int)type);
-    if (method != KRG_FIT_CRESSIE && method != KRG_FIT_OLS && method != KRG_FIT_NH_H2)
-        return trv_error(ctx, TRV_ERR_USAGE, "unknown variogram fit method %d (2, 6 or 7)", (int)method);
-    const char *name = model_names[type];
     if (v->nlags < 3)
         return trv_error(ctx, TRV_ERR_DATA, "cannot fit a '%s' model: the variogram has %d lag%s, at least 3 needed",
                          name, v->nlags, v->nlags == 1 ? "" : "s");
-    double hmin = INFINITY, hmax = 0.0;
+    *hmin = INFINITY, *hmax = 0.0;
     for (int i = 0; i < v->nlags; i++) {
         if (!(v->np[i] > 0) || !(v->dist[i] >= 0.0) || !isfinite(v->dist[i]) || !isfinite(v->gamma[i]))
             return trv_error(ctx, TRV_ERR_DATA, "cannot fit a '%s' model: lag %d of the variogram is invalid", name,
@@ -458,99 +455,85 @@ trv_status krg_fit(trv_ctx *ctx, const krg_vgm *v, krg_model_type type, krg_fit_
                              "cannot weight; use method 2 or 6",
                              name, i + 1);
         if (v->dist[i] > 0.0)
-            hmin = fmin(hmin, v->dist[i]);
-        hmax = fmax(hmax, v->dist[i]);
+            *hmin = fmin(*hmin, v->dist[i]);
+        *hmax = fmax(*hmax, v->dist[i]);
     }
-    if (hmax == 0.0)
+    if (*hmax == 0.0)
         return trv_error(ctx, TRV_ERR_DATA, "cannot fit a '%s' model: every lag has mean distance 0", name);
+    return TRV_OK;
+}
 
-    /* gstat's automatic starting values (vgm_fill_na) when none are given.
-     * An init with range exactly 0 gives only Mat's kappa (the model choice
-     * fits Mat that way) and is otherwise treated as no start at all. */
-    krg_model start = {type, 0.0, 0.0, type == KRG_POW ? 1.0 : hmax / 3.0, 0.5};
-    int has_start = init && init->range != 0.0;
-    if (init && !has_start) {
-        start.kappa = init->kappa;
-        if (type == KRG_MAT && !(start.kappa > 0.0 && isfinite(start.kappa)))
-            return trv_error(ctx, TRV_ERR_USAGE, "invalid 'Mat' kappa %g: need kappa > 0", start.kappa);
+/* The starting model: init as given, or gstat's automatic starting values
+ * (vgm_fill_na): nugget the mean of the first 3 lags, partial sill the
+ * mean of the last 5, range a third of the longest lag (Pow: exponent 1).
+ * An init with range exactly 0 gives only Mat's kappa (the model choice
+ * fits Mat that way) and is otherwise treated as no start at all. */
+static trv_status start_model(trv_ctx *ctx, const krg_vgm *v, krg_model_type type, const krg_model *init,
+                              const char *name, double hmax, krg_model *start, int *has_start)
+{
+    *start = (krg_model){type, 0.0, 0.0, type == KRG_POW ? 1.0 : hmax / 3.0, 0.5};
+    *has_start = init && init->range != 0.0;
+    if (init && !*has_start) {
+        start->kappa = init->kappa;
+        if (type == KRG_MAT && !(start->kappa > 0.0 && isfinite(start->kappa)))
+            return trv_error(ctx, TRV_ERR_USAGE, "invalid 'Mat' kappa %g: need kappa > 0", start->kappa);
     }
-    if (has_start) {
-        start.nugget = init->nugget;
-        start.psill = init->psill;
-        start.range = init->range;
-        start.kappa = init->kappa;
-        if (!valid_model_values(start.nugget, start.psill, start.range, type, start.kappa))
+    if (*has_start) {
+        start->nugget = init->nugget;
+        start->psill = init->psill;
+        start->range = init->range;
+        start->kappa = init->kappa;
+        if (!valid_model_values(start->nugget, start->psill, start->range, type, start->kappa))
             return trv_error(ctx, TRV_ERR_USAGE,
                              "invalid initial '%s' model (nugget %g, psill %g, range %g, kappa %g): need nugget, "
                              "psill >= 0, range > 0%s",
-                             name, start.nugget, start.psill, start.range, start.kappa,
+                             name, start->nugget, start->psill, start->range, start->kappa,
                              type == KRG_POW ? " and an exponent <= 2" : type == KRG_MAT ? " and kappa > 0" : "");
     } else {
-        start.nugget = start.psill = 0.0;
+        start->nugget = start->psill = 0.0;
         for (int i = 0; i < 3; i++)
-            start.nugget += v->gamma[i] / 3.0;
+            start->nugget += v->gamma[i] / 3.0;
         int first = v->nlags > 5 ? v->nlags - 5 : 0;
         for (int i = first; i < v->nlags; i++)
-            start.psill += v->gamma[i] / (v->nlags - first);
+            start->psill += v->gamma[i] / (v->nlags - first);
     }
+    return TRV_OK;
+}
 
-    fit_problem fp = {v->nlags, v->dist, v->gamma, NULL, NULL, type, start.kappa};
-    fp.w = malloc((size_t)v->nlags * sizeof *fp.w);
-    fp.f = malloc((size_t)v->nlags * sizeof *fp.f);
-    if (!fp.w || !fp.f) {
-        free(fp.w);
-        free(fp.f);
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    }
-    /* gstat fills the weights once, from the starting model (fit.c,
-     * fill_weights at the first iteration), so method 2 is weighted by the
-     * initial model and not re-weighted as the fit moves. */
+/* The lag weights: 7 N_j / h_j^2, 2 N_j / gamma_start(h_j)^2, 6 one. gstat
+ * fills the weights once, from the starting model (fit.c, fill_weights at
+ * the first iteration), so method 2 is weighted by the initial model and
+ * not re-weighted as the fit moves. */
+static trv_status fill_weights(trv_ctx *ctx, const krg_vgm *v, krg_fit_method method, const krg_model *start,
+                               const char *name, double *wt)
+{
     for (int i = 0; i < v->nlags; i++) {
         double w = (double)v->np[i];
         if (method == KRG_FIT_NH_H2) {
             w /= v->dist[i] * v->dist[i];
         } else if (method == KRG_FIT_CRESSIE) {
-            double g0 = krg_gamma(&start, v->dist[i]);
-            if (!(fabs(g0) > 1e-30)) {
-                free(fp.w);
-                free(fp.f);
+            double g0 = krg_gamma(start, v->dist[i]);
+            if (!(fabs(g0) > 1e-30))
                 return trv_error(ctx, TRV_ERR_DATA,
                                  "cannot fit a '%s' model by method 2: the initial model is 0 at lag %d, which "
                                  "gives it an infinite weight",
                                  name, i + 1);
-            }
             w /= g0 * g0;
         } else {
             w = 1.0;
         }
-        fp.w[i] = w;
+        wt[i] = w;
     }
+    return TRV_OK;
+}
 
-    /* Search interval: below a tenth of the shortest lag every structure is
-     * flat across the lags (a pure nugget); beyond a hundred times the
-     * longest it is a straight line (the range no longer identifiable). */
-    double t_lo, t_hi, t_init;
-    if (type == KRG_POW) {
-        t_lo = POW_MIN_EXPONENT;
-        t_hi = POW_MAX_EXPONENT;
-        t_init = fmin(fmax(start.range, t_lo), t_hi);
-    } else {
-        if (!isfinite(hmin))
-            hmin = hmax;
-        t_lo = log(fmin(hmin / 10.0, start.range / 4.0));
-        t_hi = log(fmax(hmax * 100.0, start.range * 4.0));
-        t_init = log(start.range);
-    }
-    double scan[SCAN_POINTS];
-    double dt = (t_hi - t_lo) / (SCAN_POINTS - 1);
-    for (int k = 0; k < SCAN_POINTS; k++)
-        scan[k] = profile(&fp, t_lo + k * dt);
-
-    /* gstat iterates from its starting model to the nearest minimum, so
-     * walk downhill from the grid point nearest the start. Without a start,
-     * or when the walk stops on a plateau (a start so short or so long that
-     * the structure is flat or linear over all lags, where gstat's
-     * iteration would be singular), take the lowest point of the scan. */
+/* The scan point to refine: gstat iterates from its starting model to the
+ * nearest minimum, so walk downhill from the grid point nearest t_init.
+ * Without a start, or when the walk stops on a plateau (a start so short
+ * or so long that the structure is flat or linear over all lags, where
+ * gstat's iteration would be singular), the lowest point of the scan. */
+static int scan_minimum(const double scan[SCAN_POINTS], int has_start, double t_init, double t_lo, double dt)
+{
     int k = 0, global = !has_start;
     if (has_start) {
         k = (int)lround((t_init - t_lo) / dt);
@@ -573,6 +556,59 @@ trv_status krg_fit(trv_ctx *ctx, const krg_vgm *v, krg_model_type type, krg_fit_
             if (scan[j] < scan[k])
                 k = j;
     }
+    return k;
+}
+
+trv_status krg_fit(trv_ctx *ctx, const krg_vgm *v, krg_model_type type, krg_fit_method method,
+                   const krg_model *init, krg_model *out, double *wsse)
+{
+    if (!v || !out || (v->nlags > 0 && (!v->np || !v->dist || !v->gamma)))
+        return trv_error(ctx, TRV_ERR_USAGE, "krg_fit: no variogram or no output given");
+    if ((int)type < 0 || type >= KRG_NMODELS)
+        return trv_error(ctx, TRV_ERR_USAGE, "unknown variogram model type %d", (int)type);
+    if (method != KRG_FIT_CRESSIE && method != KRG_FIT_OLS && method != KRG_FIT_NH_H2)
+        return trv_error(ctx, TRV_ERR_USAGE, "unknown variogram fit method %d (2, 6 or 7)", (int)method);
+    const char *name = model_names[type];
+    double hmin = INFINITY, hmax = 0.0;
+    krg_model start;
+    int has_start = 0;
+    trv_status st;
+    if ((st = check_lags(ctx, v, method, name, &hmin, &hmax)) ||
+        (st = start_model(ctx, v, type, init, name, hmax, &start, &has_start)))
+        return st;
+    fit_problem fp = {v->nlags, v->dist, v->gamma, NULL, NULL, type, start.kappa};
+    fp.w = malloc((size_t)v->nlags * sizeof *fp.w);
+    fp.f = malloc((size_t)v->nlags * sizeof *fp.f);
+    if (!fp.w || !fp.f)
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    else
+        st = fill_weights(ctx, v, method, &start, name, fp.w);
+    if (st) {
+        free(fp.w);
+        free(fp.f);
+        return st;
+    }
+
+    /* Search interval: below a tenth of the shortest lag every structure is
+     * flat across the lags (a pure nugget); beyond a hundred times the
+     * longest it is a straight line (the range no longer identifiable). */
+    double t_lo, t_hi, t_init;
+    if (type == KRG_POW) {
+        t_lo = POW_MIN_EXPONENT;
+        t_hi = POW_MAX_EXPONENT;
+        t_init = fmin(fmax(start.range, t_lo), t_hi);
+    } else {
+        if (!isfinite(hmin))
+            hmin = hmax;
+        t_lo = log(fmin(hmin / 10.0, start.range / 4.0));
+        t_hi = log(fmax(hmax * 100.0, start.range * 4.0));
+        t_init = log(start.range);
+    }
+    double scan[SCAN_POINTS];
+    double dt = (t_hi - t_lo) / (SCAN_POINTS - 1);
+    for (int k = 0; k < SCAN_POINTS; k++)
+        scan[k] = profile(&fp, t_lo + k * dt);
+    int k = scan_minimum(scan, has_start, t_init, t_lo, dt);
     double lo = t_lo + (k > 0 ? k - 1 : 0) * dt;
     double hi = k < SCAN_POINTS - 1 ? t_lo + (k + 1) * dt : t_hi;
     double t = brent_min(&fp, lo, hi, 1e-10);
