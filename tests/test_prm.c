@@ -13,6 +13,7 @@
 #include <gdal.h>
 #include <ogr_api.h>
 
+#include "core/clip.h"
 #include "prm/prm.h"
 
 
@@ -39,35 +40,14 @@ static void test_lhs(void **state)
     assert_memory_not_equal(xs, xs2, sizeof xs);
 }
 
-/* brute force: the parameter interval [*t0, *t1] of the closed segment
- * inside the closed rectangle (Liang-Barsky); 0 when they do not meet */
-static int clip_params(double x0, double y0, double x1, double y1, double cx0, double cy0, double cx1, double cy1,
-                       double *t0, double *t1)
-{
-    double dx = x1 - x0, dy = y1 - y0;
-    double p[4] = {-dx, dx, -dy, dy}, q[4] = {x0 - cx0, cx1 - x0, y0 - cy0, cy1 - y0};
-    *t0 = 0, *t1 = 1;
-    for (int k = 0; k < 4; k++) {
-        if (p[k] == 0) {
-            if (q[k] < 0)
-                return 0;
-            continue;
-        }
-        double r = q[k] / p[k];
-        if (p[k] < 0)
-            *t0 = fmax(*t0, r);
-        else
-            *t1 = fmin(*t1, r);
-    }
-    return *t0 <= *t1;
-}
-
-/* brute force: the length of the segment inside each cell by clipping */
+/* brute force: the length of the segment inside each cell by clipping
+ * (core's Liang-Barsky clip, checked against dense sampling in test_core) */
 static double clip_len(double x0, double y0, double x1, double y1, double cx0, double cy0, double cx1, double cy1)
 {
     double t0, t1;
-    return clip_params(x0, y0, x1, y1, cx0, cy0, cx1, cy1, &t0, &t1) && t1 > t0 ? (t1 - t0) * hypot(x1 - x0, y1 - y0)
-                                                                                : 0;
+    if (!trv_clip_segment(x0, y0, x1, y1, cx0, cy0, cx1, cy1, &t0, &t1) || !(t1 > t0))
+        return 0;
+    return (t1 - t0) * hypot(x1 - x0, y1 - y0);
 }
 
 typedef struct seen {
@@ -175,7 +155,7 @@ static int ref_go(const prm_terrain *t, long i) { return t->gonogo->u8[i] == 0 &
 static int touches(double x0, double y0, double x1, double y1, double cx0, double cy0, double cx1, double cy1)
 {
     double t0, t1;
-    return clip_params(x0, y0, x1, y1, cx0, cy0, cx1, cy1, &t0, &t1);
+    return trv_clip_segment(x0, y0, x1, y1, cx0, cy0, cx1, cy1, &t0, &t1);
 }
 
 /* docs/method.md §4.3 by brute force: every cell of the grid clipped
