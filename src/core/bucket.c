@@ -121,13 +121,25 @@ int trv_bucket_nearest(const trv_bucket *b, double x, double y, int k, double ma
     double max2 = isfinite(maxdist) ? maxdist * maxdist : INFINITY;
     int found = 0;
     int cx = bucket_of(b, x, b->x0, b->nx), cy = bucket_of(b, y, b->y0, b->ny);
-    /* distance from (x, y) to the outside of the bucket it maps to (it may lie off the grid) */
+    /* the corner of the bucket (x, y) maps to (it may lie off the grid) */
     double bx0 = b->x0 + cx * b->cell, by0 = b->y0 + cy * b->cell;
     for (int ring = 0;; ring++) {
-        /* every point outside rings 0..ring-1 is at least this far */
-        double inner = ring == 0 ? 0
-                                 : fmax(0, fmin(fmin(x - (bx0 - (ring - 1) * b->cell), (bx0 + ring * b->cell) - x),
-                                                fmin(y - (by0 - (ring - 1) * b->cell), (by0 + ring * b->cell) - y)));
+        /* every point outside rings 0..ring-1 lies in the buckets left of,
+         * right of, below or above them: at least this far from (x, y),
+         * over the sides where the grid still has buckets */
+        double inner = 0;
+        if (ring > 0) {
+            inner = INFINITY;
+            if (cx - ring >= 0)
+                inner = fmin(inner, x - (bx0 - (ring - 1) * b->cell));
+            if (cx + ring < b->nx)
+                inner = fmin(inner, (bx0 + ring * b->cell) - x);
+            if (cy - ring >= 0)
+                inner = fmin(inner, y - (by0 - (ring - 1) * b->cell));
+            if (cy + ring < b->ny)
+                inner = fmin(inner, (by0 + ring * b->cell) - y);
+            inner = fmax(0, inner);
+        }
         if (ring > 0 && ((found == k && inner * inner > d2[k - 1]) || inner * inner > max2))
             break;
         if (ring > 0 && cx - ring < 0 && cy - ring < 0 && cx + ring >= b->nx && cy + ring >= b->ny)
