@@ -1,9 +1,14 @@
 /* Core: status codes, errors, CLI parsing, INI and CSV readers, atomic
- * output, metadata. Expected values are written out by hand. */
+ * output, metadata (expected values written out by hand); the shared heap,
+ * bucket index and segment clip (against brute force and dense sampling). */
 #include "test_common.h"
 
+#include <math.h>
 #include <sys/stat.h>
 
+#include "core/bucket.h"
+#include "core/clip.h"
+#include "core/heap.h"
 #include "core/json.h"
 #include "core/trv.h"
 
@@ -591,6 +596,201 @@ static void test_rng_reference(void **state)
     }
 }
 
+/* ---- the shared heap, bucket index and clip (heap.h, bucket.h, clip.h) ---- */
+
+static int cmp_item(const void *a, const void *b)
+{
+    const trv_heap_item *p = a, *q = b;
+    if (p->key != q->key)
+        return p->key < q->key ? -1 : 1;
+    if (p->tie != q->tie)
+        return p->tie > q->tie ? -1 : 1;
+    return (p->id > q->id) - (p->id < q->id);
+}
+
+/* Lazy mode pops every pushed item in (key up, tie down, id up) order, as
+ * qsort of the same items gives; decrease-key mode pops each id once, with
+ * its last (lowest) key, in that order, and marks it popped. Keys and ties
+ * from small sets, so that ties at every level occur. */
+static void test_heap_order(void **state)
+{
+    (void)state;
+    enum { N = 3000, IDS = 500 };
+    trv_rng r;
+    trv_rng_seed(&r, 7);
+    trv_heap h = {0};
+    static trv_heap_item in[N]; /* what the heap holds, in no order */
+    size_t n = 0;
+    for (int i = 0; i < 2 * N; i++) {
+        if (i % 3 == 2 || i >= N) { /* interleaved pops, then the rest */
+            if (n == 0)
+                continue;
+            size_t least = 0;
+            for (size_t j = 1; j < n; j++)
+                if (cmp_item(&in[j], &in[least]) < 0)
+                    least = j;
+            trv_heap_item top = trv_heap_pop(&h);
+            assert_int_equal(cmp_item(&top, &in[least]), 0);
+            in[least] = in[--n];
+            assert_int_equal(h.n, n);
+            continue;
+        }
+        in[n] = (trv_heap_item){(double)trv_rng_below(&r, 20), (double)trv_rng_below(&r, 3),
+                                (int32_t)trv_rng_below(&r, IDS)};
+        assert_int_equal(trv_heap_push(&h, in[n].id, in[n].key, in[n].tie), 0);
+        n++;
+    }
+    assert_int_equal(h.n, 0);
+    trv_heap_free(&h);
+
+    /* decrease-key */
+    int32_t pos[IDS];
+    static trv_heap_item last[IDS];
+    for (int i = 0; i < IDS; i++) {
+        pos[i] = TRV_HEAP_UNSEEN;
+        last[i] = (trv_heap_item){INFINITY, 0, i};
+    }
+    trv_heap d = {.pos = pos};
+    for (int i = 0; i < 4 * IDS; i++) {
+        int32_t id = (int32_t)trv_rng_below(&r, IDS);
+        double key = (double)trv_rng_below(&r, 40), tie = (double)trv_rng_below(&r, 3);
+        trv_heap_item e = {key, tie, id};
+        if (cmp_item(&e, &last[id]) >= 0)
+            continue; /* only decreases are allowed */
+        last[id] = e;
+        assert_int_equal(trv_heap_push(&d, id, key, tie), 0);
+        assert_true(pos[id] >= 0 && d.e[pos[id]].id == id);
+    }
+    int seen = 0;
+    for (int i = 0; i < IDS; i++)
+        seen += isfinite(last[i].key);
+    assert_int_equal(d.n, seen);
+    qsort(last, IDS, sizeof *last, cmp_item);
+    for (int i = 0; i < seen; i++) {
+        trv_heap_item top = trv_heap_pop(&d);
+        assert_int_equal(cmp_item(&top, &last[i]), 0);
+        assert_int_equal(pos[top.id], TRV_HEAP_POPPED);
+    }
+    trv_heap_free(&d);
+}
+
+typedef struct near_ref {
+    double d2;
+    long i;
+    int later_first;
+} near_ref;
+
+static int cmp_near_ref(const void *a, const void *b)
+{
+    const near_ref *p = a, *q = b;
+    if (p->d2 != q->d2)
+        return p->d2 < q->d2 ? -1 : 1;
+    return p->later_first ? (p->i < q->i) - (p->i > q->i) : (p->i > q->i) - (p->i < q->i);
+}
+
+/* The k nearest against sorting every point by (d^2, index): points on a
+ * lattice (many equal distances) and at random, queries inside and off the
+ * box, with and without maxdist and skip, in both tie orders. */
+static void test_bucket_nearest(void **state)
+{
+    (void)state;
+    enum { N = 400, K = 12 };
+    static double x[N], y[N];
+    static near_ref all[N];
+    trv_rng r;
+    trv_rng_seed(&r, 11);
+    for (int i = 0; i < N; i++) {
+        if (i < N / 2) {
+            x[i] = (double)(i % 10) * 5;
+            y[i] = (double)(i / 10) * 5 + (i % 2) * 0.5;
+        } else {
+            x[i] = 60 * trv_rng_uniform(&r) - 5;
+            y[i] = 120 * trv_rng_uniform(&r);
+        }
+    }
+    for (int lf = 0; lf <= 1; lf++) {
+        trv_bucket *b = trv_bucket_new(x, y, N, lf);
+        assert_non_null(b);
+        size_t total = 0, nb = trv_bucket_count(b);
+        for (size_t k = 0; k < nb; k++) {
+            size_t m;
+            const long *it = trv_bucket_items(b, k, &m);
+            for (size_t j = 1; j < m; j++)
+                assert_true(it[j - 1] < it[j]);
+            total += m;
+        }
+        assert_int_equal(total, N);
+        for (int q = 0; q < 300; q++) {
+            double qx = q % 3 == 0 ? (double)(q % 11) * 5 : 100 * trv_rng_uniform(&r) - 20;
+            double qy = q % 3 == 0 ? (double)(q % 23) * 5 : 160 * trv_rng_uniform(&r) - 20;
+            double maxd = q % 4 == 1 ? 7.5 : INFINITY;
+            long skip = q % 5 == 2 ? (long)trv_rng_below(&r, N) : -1;
+            int k = 1 + q % K, n = 0;
+            for (int i = 0; i < N; i++) {
+                double dx = x[i] - qx, dy = y[i] - qy, dd = dx * dx + dy * dy;
+                if (i != skip && !(dd > maxd * maxd))
+                    all[n++] = (near_ref){dd, i, lf};
+            }
+            qsort(all, (size_t)n, sizeof *all, cmp_near_ref);
+            long idx[K];
+            double d2[K];
+            int got = trv_bucket_nearest(b, qx, qy, k, maxd, skip, idx, d2);
+            assert_int_equal(got, n < k ? n : k);
+            for (int j = 0; j < got; j++) {
+                assert_int_equal(idx[j], all[j].i);
+                assert_true(d2[j] == all[j].d2);
+            }
+        }
+        trv_bucket_free(b);
+    }
+}
+
+/* Hand-worked clips of the unit box, then random segments against dense
+ * sampling: every sample inside lies within [t0, t1], and the ends of
+ * [t0, t1] are inside (to rounding). */
+static void test_clip_segment(void **state)
+{
+    (void)state;
+    double t0, t1;
+    assert_int_equal(trv_clip_segment(-1, 0.5, 2, 0.5, 0, 0, 1, 1, &t0, &t1), 1);
+    assert_true(fabs(t0 - 1.0 / 3) < 1e-15);
+    assert_true(fabs(t1 - 2.0 / 3) < 1e-15);
+    assert_int_equal(trv_clip_segment(0.25, 0.25, 0.75, 0.5, 0, 0, 1, 1, &t0, &t1), 1); /* inside */
+    assert_true(t0 == 0 && t1 == 1);
+    assert_int_equal(trv_clip_segment(-1, 2, 2, 2, 0, 0, 1, 1, &t0, &t1), 0);  /* parallel, above */
+    assert_int_equal(trv_clip_segment(-1, 1, 1, 3, 0, 0, 1, 1, &t0, &t1), 0);  /* passes the corner's outside */
+    assert_int_equal(trv_clip_segment(0, 2, 2, 0, 0, 0, 1, 1, &t0, &t1), 1);   /* touches the corner (1, 1) */
+    assert_true(t0 == 0.5 && t1 == 0.5);
+    assert_int_equal(trv_clip_segment(1, 1, 1, 1, 0, 0, 1, 1, &t0, &t1), 1);   /* a point on the edge */
+    assert_int_equal(trv_clip_segment(2, 2, 2, 2, 0, 0, 1, 1, &t0, &t1), 0);   /* a point outside */
+    trv_rng r;
+    trv_rng_seed(&r, 5);
+    for (int s = 0; s < 2000; s++) {
+        double p[4];
+        for (int j = 0; j < 4; j++)
+            p[j] = 6 * trv_rng_uniform(&r) - 2;
+        const double bx0 = -0.5, by0 = 0.25, bx1 = 2.5, by1 = 3;
+        int hit = trv_clip_segment(p[0], p[1], p[2], p[3], bx0, by0, bx1, by1, &t0, &t1);
+        int any = 0;
+        for (int i = 0; i <= 1000; i++) {
+            double t = i / 1000.0, x = p[0] + t * (p[2] - p[0]), y = p[1] + t * (p[3] - p[1]);
+            if (x >= bx0 && x <= bx1 && y >= by0 && y <= by1) {
+                any = 1;
+                assert_true(hit && t >= t0 - 1e-12 && t <= t1 + 1e-12);
+            }
+        }
+        if (any)
+            assert_int_equal(hit, 1);
+        if (hit) {
+            assert_true(0 <= t0 && t0 <= t1 && t1 <= 1);
+            for (int e = 0; e < 2; e++) {
+                double t = e ? t1 : t0, x = p[0] + t * (p[2] - p[0]), y = p[1] + t * (p[3] - p[1]);
+                assert_true(x >= bx0 - 1e-9 && x <= bx1 + 1e-9 && y >= by0 - 1e-9 && y <= by1 + 1e-9);
+            }
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -599,6 +799,7 @@ int main(void)
         cmocka_unit_test(test_ini),            cmocka_unit_test(test_csv),                 cmocka_unit_test(test_outset), cmocka_unit_test(test_json),
         cmocka_unit_test(test_meta_and_paths),
         cmocka_unit_test(test_ini_comment_chars_in_value), cmocka_unit_test(test_rng_reference),
+        cmocka_unit_test(test_heap_order), cmocka_unit_test(test_bucket_nearest), cmocka_unit_test(test_clip_segment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

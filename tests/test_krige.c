@@ -345,12 +345,75 @@ static int setup(void **state)
     return 0;
 }
 
+/* The option checks the library shares with trv-krige: its messages, in
+ * its order, and krg_job_run refusing before it opens the input. */
+static void test_job_opts_check(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    krg_job_opts o;
+    krg_job_opts_init(&o);
+    assert_int_equal(krg_job_opts_check(ctx, &o), TRV_OK);
+    static const struct {
+        int what;
+        const char *msg;
+    } cases[] = {
+        {0, "--tr and --like exclude each other"},
+        {1, "--like sets the CRS and extent: drop --t_srs and --te"},
+        {2, "--tr must be positive"},
+        {3, "a fixed model needs --nugget, --psill and --range together"},
+        {4, "a fixed model needs its type: --model sph|exp|gau|mat|pow"},
+        {5, "a fixed model needs nugget >= 0, psill > 0, range > 0 (Pow: exponent in (0, 2])"},
+        {6, "--kappa > 0 goes with --model mat"},
+        {7, "--kappa > 0 goes with --model mat"},
+        {8, "--nmax must be 0 (all points) or positive"},
+        {9, "--maxdist must be positive"},
+        {10, "--threads must be positive"},
+        {11, "--cutoff and --width must be positive"},
+        {12, "CSV input needs --x, --y, --z and --s_srs"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        krg_job_opts_init(&o);
+        o.input = "/nonexistent/dem.tif";
+        switch (cases[i].what) {
+        case 0: o.tr = 10, o.like = "like.tif"; break;
+        case 1: o.like = "like.tif", o.has_te = 1; break;
+        case 2: o.tr = -1; break;
+        case 3: o.fixed = 1, o.model = (krg_model){KRG_SPH, 0, NAN, 100, 1.5}; break;
+        case 4: o.fixed = 1, o.model = (krg_model){(krg_model_type)-1, 0, 1, 100, 1.5}; break;
+        case 5: o.fixed = 1, o.model = (krg_model){KRG_POW, 0, 1, 2.5, 1.5}; break;
+        case 6: o.choice.only = KRG_SPH, o.choice.kappa = 2; break;
+        case 7: o.choice.only = KRG_MAT, o.choice.kappa = 0; break;
+        case 8: o.krige.nmax = -1; break;
+        case 9: o.krige.maxdist = 0; break;
+        case 10: o.krige.threads = -2; break;
+        case 11: o.choice.width = -1; break;
+        case 12: o.x_col = "x", o.y_col = "y", o.z_col = "z"; break;
+        }
+        assert_int_equal(krg_job_opts_check(ctx, &o), TRV_ERR_USAGE);
+        assert_string_equal(trv_errmsg(ctx), cases[i].msg);
+        krg_job j;
+        assert_int_equal(krg_job_run(ctx, &o, &j), TRV_ERR_USAGE);
+        assert_string_equal(trv_errmsg(ctx), cases[i].msg);
+    }
+    /* the first conflict in the tool's order wins */
+    krg_job_opts_init(&o);
+    o.krige.nmax = -1, o.tr = -1;
+    assert_int_equal(krg_job_opts_check(ctx, &o), TRV_ERR_USAGE);
+    assert_string_equal(trv_errmsg(ctx), "--tr must be positive");
+    /* a complete fixed Matern model with its kappa passes */
+    krg_job_opts_init(&o);
+    o.fixed = 1, o.choice.only = KRG_MAT, o.choice.kappa = 2.5, o.model = (krg_model){KRG_MAT, 0, 1, 100, 2.5};
+    assert_int_equal(krg_job_opts_check(ctx, &o), TRV_OK);
+    trv_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ok_logzinc), cmocka_unit_test(test_ok_elev),       cmocka_unit_test(test_loocv),
         cmocka_unit_test(test_index),      cmocka_unit_test(test_refine_paths),
-        cmocka_unit_test(test_cv_summary_hand),
+        cmocka_unit_test(test_cv_summary_hand), cmocka_unit_test(test_job_opts_check),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -13,6 +13,7 @@
 #include <gdal.h>
 #include <ogr_api.h>
 
+#include "core/clip.h"
 #include "prm/prm.h"
 
 
@@ -39,35 +40,14 @@ static void test_lhs(void **state)
     assert_memory_not_equal(xs, xs2, sizeof xs);
 }
 
-/* brute force: the parameter interval [*t0, *t1] of the closed segment
- * inside the closed rectangle (Liang-Barsky); 0 when they do not meet */
-static int clip_params(double x0, double y0, double x1, double y1, double cx0, double cy0, double cx1, double cy1,
-                       double *t0, double *t1)
-{
-    double dx = x1 - x0, dy = y1 - y0;
-    double p[4] = {-dx, dx, -dy, dy}, q[4] = {x0 - cx0, cx1 - x0, y0 - cy0, cy1 - y0};
-    *t0 = 0, *t1 = 1;
-    for (int k = 0; k < 4; k++) {
-        if (p[k] == 0) {
-            if (q[k] < 0)
-                return 0;
-            continue;
-        }
-        double r = q[k] / p[k];
-        if (p[k] < 0)
-            *t0 = fmax(*t0, r);
-        else
-            *t1 = fmin(*t1, r);
-    }
-    return *t0 <= *t1;
-}
-
-/* brute force: the length of the segment inside each cell by clipping */
+/* brute force: the length of the segment inside each cell by clipping
+ * (core's Liang-Barsky clip, checked against dense sampling in test_core) */
 static double clip_len(double x0, double y0, double x1, double y1, double cx0, double cy0, double cx1, double cy1)
 {
     double t0, t1;
-    return clip_params(x0, y0, x1, y1, cx0, cy0, cx1, cy1, &t0, &t1) && t1 > t0 ? (t1 - t0) * hypot(x1 - x0, y1 - y0)
-                                                                                : 0;
+    if (!trv_clip_segment(x0, y0, x1, y1, cx0, cy0, cx1, cy1, &t0, &t1) || !(t1 > t0))
+        return 0;
+    return (t1 - t0) * hypot(x1 - x0, y1 - y0);
 }
 
 typedef struct seen {
@@ -175,7 +155,7 @@ static int ref_go(const prm_terrain *t, long i) { return t->gonogo->u8[i] == 0 &
 static int touches(double x0, double y0, double x1, double y1, double cx0, double cy0, double cx1, double cy1)
 {
     double t0, t1;
-    return clip_params(x0, y0, x1, y1, cx0, cy0, cx1, cy1, &t0, &t1);
+    return trv_clip_segment(x0, y0, x1, y1, cx0, cy0, cx1, cy1, &t0, &t1);
 }
 
 /* docs/method.md §4.3 by brute force: every cell of the grid clipped
@@ -1035,6 +1015,35 @@ static void test_outputs(void **state)
     prm_terrain_clear(&t);
 }
 
+/* The option checks the library shares with trv-roadmap: each bound
+ * refused with the tool's message, the bounds themselves accepted. */
+static void test_build_opts_check(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    prm_build_opts o;
+    prm_build_opts_init(&o);
+    assert_int_equal(prm_build_opts_check(ctx, &o), TRV_OK);
+    o.k = 1, o.nodes = 0, o.radius = 0;
+    assert_int_equal(prm_build_opts_check(ctx, &o), TRV_OK);
+    o.k = 256;
+    assert_int_equal(prm_build_opts_check(ctx, &o), TRV_OK);
+    for (int c = 0; c < 4; c++) {
+        prm_build_opts_init(&o);
+        if (c == 0)
+            o.k = 0;
+        else if (c == 1)
+            o.k = 257;
+        else if (c == 2)
+            o.nodes = -1;
+        else
+            o.radius = -1;
+        assert_int_equal(prm_build_opts_check(ctx, &o), TRV_ERR_USAGE);
+        assert_string_equal(trv_errmsg(ctx), "--nodes must be >= 0, --k in 1..256, --radius > 0");
+    }
+    trv_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1044,7 +1053,7 @@ int main(void)
         cmocka_unit_test(test_astar_brute_force),
         cmocka_unit_test(test_bridging), cmocka_unit_test(test_stats_brute_force),
         cmocka_unit_test(test_unreachable),   cmocka_unit_test(test_refine),
-        cmocka_unit_test(test_outputs),
+        cmocka_unit_test(test_outputs),       cmocka_unit_test(test_build_opts_check),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -11,7 +11,7 @@
 
 #include "kriging/krige.h"
 
-/* e^x K_nu(x), defined in variogram.c for these tests (not in krige.h). */
+/* e^x K_nu(x), defined in bessel.c (declared in krige_priv.h, not in krige.h). */
 double krg_bessel_k_scaled(double nu, double x);
 
 #ifndef M_PI

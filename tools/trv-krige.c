@@ -232,38 +232,9 @@ int main(int argc, char **argv)
     if (rc != TRV_CLI_CONTINUE)
         return rc;
     o.input = res.pos[0];
-    /* cross-option checks are usage errors (exit 2) */
-    const char *usage = NULL;
+    /* the options as the library takes them; NAN: not given */
     int nfixed = !isnan(nugget) + !isnan(psill) + !isnan(range);
     o.has_te = !isnan(o.te[0]);
-    if (o.tr != 0 && o.like)
-        usage = "--tr and --like exclude each other";
-    else if (o.like && (o.t_srs || o.has_te))
-        usage = "--like sets the CRS and extent: drop --t_srs and --te";
-    else if (o.tr < 0)
-        usage = "--tr must be positive";
-    else if (nfixed != 0 && nfixed != 3)
-        usage = "a fixed model needs --nugget, --psill and --range together";
-    else if (nfixed == 3 && !strcmp(model, "auto"))
-        usage = "a fixed model needs its type: --model sph|exp|gau|mat|pow";
-    else if (nfixed == 3 && (nugget < 0 || psill <= 0 || range <= 0 || (!strcmp(model, "pow") && range > 2)))
-        usage = "a fixed model needs nugget >= 0, psill > 0, range > 0 (Pow: exponent in (0, 2])";
-    else if (!isnan(kappa) && (kappa <= 0 || strcmp(model, "mat")))
-        usage = "--kappa > 0 goes with --model mat";
-    else if (o.krige.nmax < 0)
-        usage = "--nmax must be 0 (all points) or positive";
-    else if (!isnan(maxdist) && maxdist <= 0)
-        usage = "--maxdist must be positive";
-    else if (o.krige.threads < 0)
-        usage = "--threads must be positive";
-    else if (cutoff < 0 || width < 0)
-        usage = "--cutoff and --width must be positive";
-    else if ((o.x_col || o.y_col || o.z_col || o.s_srs) && !(o.x_col && o.y_col && o.z_col && o.s_srs))
-        usage = "CSV input needs --x, --y, --z and --s_srs";
-    if (usage) {
-        fprintf(stderr, "trv-krige: %s\nTry 'trv-krige --help' for more information.\n", usage);
-        return 2;
-    }
     if (strcmp(model, "auto"))
         o.choice.only = krg_model_parse(model);
     if (!isnan(kappa))
@@ -274,7 +245,7 @@ int main(int argc, char **argv)
     o.choice.seed = seed;
     if (!isnan(maxdist))
         o.krige.maxdist = maxdist;
-    if (nfixed == 3) {
+    if (nfixed > 0) {
         o.fixed = 1;
         o.model = (krg_model){(krg_model_type)o.choice.only, nugget, psill, range, isnan(kappa) ? 1.5 : kappa};
     }
@@ -285,6 +256,12 @@ int main(int argc, char **argv)
     trv_ctx *ctx = trv_tool_ctx(&cli, &res, &progress);
     if (!ctx)
         return 1;
+    /* cross-option checks are usage errors (exit 2) */
+    if (krg_job_opts_check(ctx, &o) == TRV_ERR_USAGE) {
+        fprintf(stderr, "trv-krige: %s\nTry 'trv-krige --help' for more information.\n", trv_errmsg(ctx));
+        trv_ctx_free(ctx);
+        return 2;
+    }
     trv_ctx_set_seed(ctx, seed);
     geo_init();
     trv_meta meta;

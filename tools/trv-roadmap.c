@@ -58,15 +58,15 @@ int main(int argc, char **argv)
     int rc = trv_cli_parse(&cli, argc, argv, &res);
     if (rc != TRV_CLI_CONTINUE)
         return rc;
-    if (o.nodes < 0 || o.k < 1 || o.k > 256 || o.radius < 0) {
-        fprintf(stderr, "trv-roadmap: --nodes must be >= 0, --k in 1..256, --radius > 0\n"
-                        "Try 'trv-roadmap --help' for more information.\n");
-        return 2;
-    }
     trv_term_progress_state progress;
     trv_ctx *ctx = trv_tool_ctx(&cli, &res, &progress);
     if (!ctx)
         return 1;
+    if (prm_build_opts_check(ctx, &o) == TRV_ERR_USAGE) {
+        fprintf(stderr, "trv-roadmap: %s\nTry 'trv-roadmap --help' for more information.\n", trv_errmsg(ctx));
+        trv_ctx_free(ctx);
+        return 2;
+    }
     trv_ctx_set_seed(ctx, o.seed);
     geo_init();
     trv_meta meta;

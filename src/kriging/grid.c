@@ -1,5 +1,6 @@
 /* Kriging onto regular grids: DEM refinement with block neighbourhoods
- * and the regular-grid stencil, and scattered points onto a grid. */
+ * and the regular-grid stencil, and scattered points onto a grid. The
+ * DEM's samples (krg_source) come from source.c. */
 #include "krige_priv.h"
 
 #include <math.h>
@@ -8,77 +9,6 @@
 #include <string.h>
 
 #define NODATA (-9999.0f)
-
-/* ---- sources ------------------------------------------------------------- */
-
-void krg_source_free(krg_source *s)
-{
-    if (!s)
-        return;
-    krg_points_free(s->pts);
-    free(s->point_of_cell);
-    free(s->wx);
-    free(s->wy);
-    geo_grid_clear(&s->grid);
-    free(s->work_wkt);
-    free(s);
-}
-
-trv_status krg_source_new(trv_ctx *ctx, const geo_raster *dem, const char *work_wkt, krg_source **out)
-{
-    *out = NULL;
-    krg_source *s = calloc(1, sizeof *s);
-    if (!s)
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    trv_status st = geo_grid_copy(ctx, &s->grid, &dem->grid);
-    geo_ct *ct = NULL;
-    size_t ncell = (size_t)dem->grid.nx * dem->grid.ny, nvalid = geo_raster_count_valid(dem);
-    if (!st && !(s->work_wkt = strdup(work_wkt)))
-        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    if (!st)
-        st = geo_ct_create(ctx, dem->grid.wkt, work_wkt, &ct);
-    if (!st) {
-        s->regular = geo_ct_is_identity(ct);
-        s->point_of_cell = malloc(ncell * sizeof *s->point_of_cell);
-        s->wx = malloc(ncell * sizeof *s->wx);
-        s->wy = malloc(ncell * sizeof *s->wy);
-        if (!s->point_of_cell || !s->wx || !s->wy)
-            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory for %zu samples", ncell);
-    }
-    if (!st)
-        st = krg_points_new(ctx, nvalid, &s->pts);
-    if (!st) {
-        int nx = dem->grid.nx;
-        for (size_t i = 0; i < ncell; i++) {
-            s->wx[i] = geo_grid_x(&dem->grid, (double)(i % nx));
-            s->wy[i] = geo_grid_y(&dem->grid, (double)(i / nx));
-        }
-        /* every cell centre, data or not: blocks need their corners */
-        size_t bad = geo_ct_points(ct, ncell, s->wx, s->wy, NULL);
-        if (bad)
-            st = trv_error(ctx, TRV_ERR_CRS, "%zu cell centres of the DEM cannot be transformed into the working CRS",
-                           bad);
-    }
-    if (!st) {
-        size_t k = 0;
-        for (size_t i = 0; i < ncell; i++) {
-            if (geo_raster_is_nodata(dem, i)) {
-                s->point_of_cell[i] = -1;
-                continue;
-            }
-            s->pts->x[k] = s->wx[i];
-            s->pts->y[k] = s->wy[i];
-            s->pts->z[k] = dem->f32[i];
-            s->point_of_cell[i] = (long)k++;
-        }
-    }
-    geo_ct_free(ct);
-    if (st)
-        krg_source_free(s);
-    else
-        *out = s;
-    return st;
-}
 
 /* ---- the regular-grid stencil ------------------------------------------- */
 
@@ -332,163 +262,245 @@ static int block_compute(block *B, const band *J, krg_sys *sys, long *idx, doubl
     return 0;
 }
 
+/* ---- one band of rows, run by one thread ------------------------------------ */
+
+/* A band's workspace: the block cache, the row buffers, and the thread's
+ * own transforms, kriging system and error context. */
+typedef struct band_ws {
+    block *cache;
+    size_t ncache;
+    double *store;
+    long *idxstore;
+    double *sx, *sy;        /* a row's targets in the raster's CRS */
+    double *wx, *wy;        /* and in the working CRS */
+    int *ok1, *ok2;         /* transformed */
+    long *idx;
+    double *d2, *gv;
+    krg_points *local;
+    geo_ct *to_src, *to_work;
+    krg_sys sys;
+    trv_ctx *scratch;
+} band_ws;
+
+static void ws_free(band_ws *w)
+{
+    free(w->cache);
+    free(w->store);
+    free(w->idxstore);
+    free(w->sx);
+    free(w->sy);
+    free(w->wx);
+    free(w->wy);
+    free(w->ok1);
+    free(w->ok2);
+    free(w->idx);
+    free(w->d2);
+    free(w->gv);
+    krg_points_free(w->local);
+    krg_sys_free(&w->sys);
+    geo_ct_free(w->to_src);
+    geo_ct_free(w->to_work);
+    trv_ctx_free(w->scratch);
+}
+
+/* Allocate the workspace; the cache holds two raster rows of blocks, at
+ * most 64 MB. On failure J->st and J->msg say why. */
+static int ws_init(band *J, band_ws *w)
+{
+    const geo_grid *g = &J->src->grid, *t = J->t;
+    int nmax = J->nmax, N = nmax + 1, nx = t->nx;
+    memset(w, 0, sizeof *w);
+    w->ncache = (size_t)2 * g->nx + 2;
+    size_t entry = (size_t)N * N + N;
+    if (w->ncache * entry > (size_t)64 << 20 >> 3)
+        w->ncache = ((size_t)64 << 20 >> 3) / entry + 1;
+    w->cache = calloc(w->ncache, sizeof *w->cache);
+    w->store = malloc(w->ncache * entry * sizeof *w->store);
+    w->idxstore = malloc(w->ncache * (size_t)nmax * sizeof *w->idxstore);
+    w->sx = malloc((size_t)nx * sizeof *w->sx), w->sy = malloc((size_t)nx * sizeof *w->sy);
+    w->wx = malloc((size_t)nx * sizeof *w->wx), w->wy = malloc((size_t)nx * sizeof *w->wy);
+    w->ok1 = malloc((size_t)nx * sizeof *w->ok1), w->ok2 = malloc((size_t)nx * sizeof *w->ok2);
+    w->idx = malloc((size_t)nmax * sizeof *w->idx);
+    w->d2 = malloc((size_t)nmax * sizeof *w->d2), w->gv = malloc((size_t)N * sizeof *w->gv);
+    w->scratch = trv_ctx_new();
+    if (!w->cache || !w->store || !w->idxstore || !w->sx || !w->sy || !w->wx || !w->wy || !w->ok1 || !w->ok2 ||
+        !w->idx || !w->d2 || !w->gv || !w->scratch) {
+        J->st = TRV_ERR_NOMEM;
+        snprintf(J->msg, sizeof J->msg, "out of memory for kriging");
+        return -1;
+    }
+    if ((J->st = krg_sys_init(w->scratch, &w->sys, nmax)) ||
+        (J->st = krg_points_new(w->scratch, (size_t)nmax, &w->local)) ||
+        (J->st = geo_ct_create(w->scratch, t->wkt, g->wkt, &w->to_src)) ||
+        (J->st = geo_ct_create(w->scratch, t->wkt, J->src->work_wkt, &w->to_work))) {
+        snprintf(J->msg, sizeof J->msg, "%s", trv_errmsg(w->scratch));
+        return -1;
+    }
+    for (size_t k = 0; k < w->ncache; k++) {
+        w->cache[k].key = -1;
+        w->cache[k].kinv = w->store + k * entry;
+        w->cache[k].b = w->cache[k].kinv + (size_t)N * N;
+        w->cache[k].idx = w->idxstore + k * (size_t)nmax;
+    }
+    return 0;
+}
+
+/* The source cell (qr, qc) of target (row, col): with the stencil its
+ * quadrant, else the raster cell whose centre is up and left of the
+ * target (clamped to a whole block). 0 when the target is outside the
+ * stencil's rows and columns or off the raster (no extrapolation). */
+static int source_cell(const band *J, const band_ws *w, int row, int col, int *qr, int *qc)
+{
+    const geo_grid *g = &J->src->grid;
+    const stencil *S = J->S;
+    if (S->on) {
+        if (!S->row_in[row] || !S->col_in[col])
+            return 0;
+        *qr = S->row_q[row];
+        *qc = S->col_q[col];
+        return 1;
+    }
+    double u = (w->sx[col] - g->gt[0]) / g->gt[1] - 0.5, v = (w->sy[col] - g->gt[3]) / g->gt[5] - 0.5;
+    if (u < -0.5 || v < -0.5 || u > g->nx - 0.5 || v > g->ny - 0.5)
+        return 0;
+    int r = (int)floor(v), c = (int)floor(u);
+    *qr = r < 0 ? 0 : r > g->ny - 2 ? (g->ny >= 2 ? g->ny - 2 : 0) : r;
+    *qc = c < 0 ? 0 : c > g->nx - 2 ? (g->nx >= 2 ? g->nx - 2 : 0) : c;
+    return 1;
+}
+
+/* The stencil's estimate, where the whole pattern around (qr, qc) holds
+ * data and its system is regular: 1 when P (and D) are set. */
+static int stencil_cell(band *J, band_ws *w, int row, int col, int qr, int qc, float *P, float *D)
+{
+    const krg_source *src = J->src;
+    const geo_grid *g = &src->grid;
+    stencil *S = J->S;
+    for (int k = 0; k < S->n; k++) {
+        int r = qr + S->di[k], c = qc + S->dj[k];
+        if (r < 0 || c < 0 || r >= g->ny || c >= g->nx || src->point_of_cell[(size_t)r * g->nx + c] < 0)
+            return 0;
+    }
+    const double *wt = stencil_weights(S, src, J->m, &w->sys, w->local, S->col_o[col], S->row_o[row]);
+    if (!isfinite(wt[S->n]))
+        return 0;
+    double z = 0;
+    for (int k = 0; k < S->n; k++)
+        z += wt[k] * src->pts->z[src->point_of_cell[(size_t)(qr + S->di[k]) * g->nx + qc + S->dj[k]]];
+    P[col] = (float)z;
+    if (D)
+        D[col] = (float)sqrt(fmax(wt[S->n], 0));
+    return 1;
+}
+
+/* Block kriging of target col from the cached system of block (qr, qc):
+ * 1 when P (and D) are set, 0 when no sample lies within maxdist, -1 when
+ * the block's system is singular (J->st and J->msg set). */
+static int block_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, float *D)
+{
+    const krg_source *src = J->src;
+    const geo_grid *g = &src->grid;
+    long key = (long)qr * g->nx + qc;
+    block *B = &w->cache[(size_t)key % w->ncache];
+    if (B->key != key) {
+        B->key = key;
+        if (block_compute(B, J, &w->sys, w->idx, w->d2, qr, qc) != 0) {
+            J->st = TRV_ERR_DATA;
+            snprintf(J->msg, sizeof J->msg,
+                     "singular kriging system near (%.3f, %.3f): coincident samples, or a model without "
+                     "structure",
+                     w->wx[col], w->wy[col]);
+            return -1;
+        }
+        J->stats.systems++;
+    }
+    int n = B->n, NN = n + 1;
+    if (n == 0)
+        return 0;
+    double *gv = w->gv, near2 = INFINITY;
+    for (int i = 0; i < n; i++) {
+        double dx = src->pts->x[B->idx[i]] - w->wx[col], dy = src->pts->y[B->idx[i]] - w->wy[col];
+        double dd = dx * dx + dy * dy;
+        near2 = dd < near2 ? dd : near2;
+        gv[i] = krg_gamma(J->m, sqrt(dd));
+    }
+    const double max2 = isfinite(J->o->maxdist) ? J->o->maxdist * J->o->maxdist : INFINITY;
+    if (near2 > max2)
+        return 0;
+    gv[n] = 1;
+    double z = 0, var = 0;
+    for (int i = 0; i < NN; i++) {
+        z += B->b[i] * gv[i];
+        const double *ki = B->kinv + (size_t)i * NN;
+        double acc = 0;
+        for (int j = 0; j < NN; j++)
+            acc += ki[j] * gv[j];
+        var += gv[i] * acc;
+    }
+    P[col] = (float)z;
+    if (D)
+        D[col] = (float)sqrt(fmax(var, 0));
+    return 1;
+}
+
+/* Count a finished row; band 0 reports progress. Non-zero: stop (another
+ * band failed, or the callback cancelled: J->st set). */
+static int row_done(band *J, int row)
+{
+    pthread_mutex_lock(J->lock);
+    (*J->rows_done)++;
+    int stop = *J->failed, done_rows = *J->rows_done;
+    pthread_mutex_unlock(J->lock);
+    if (stop)
+        return 1;
+    if (J->first && (row & 15) == 0 && trv_progress(J->ctx, (double)done_rows / J->t->ny, "krige") != TRV_OK) {
+        J->st = TRV_ERR_CANCEL; /* the message says why: the callback or a signal */
+        snprintf(J->msg, sizeof J->msg, "%s", trv_errmsg(J->ctx));
+        return 1;
+    }
+    return 0;
+}
+
+/* Rows r0..r1-1: each target by the stencil where it applies, else by
+ * block kriging; nodata off the raster, beyond maxdist or untransformable. */
 static void *band_run(void *arg)
 {
     band *J = arg;
-    const krg_source *src = J->src;
-    const geo_grid *g = &src->grid, *t = J->t;
-    const krg_model *m = J->m;
-    int nmax = J->nmax, N = nmax + 1, nx = t->nx;
-    size_t ncache = (size_t)2 * g->nx + 2;
-    size_t entry = (size_t)N * N + N;
-    if (ncache * entry > (size_t)64 << 20 >> 3)
-        ncache = ((size_t)64 << 20 >> 3) / entry + 1;
-    block *cache = calloc(ncache, sizeof *cache);
-    double *store = malloc(ncache * entry * sizeof *store);
-    long *idxstore = malloc(ncache * (size_t)nmax * sizeof *idxstore);
-    double *sx = malloc((size_t)nx * sizeof *sx), *sy = malloc((size_t)nx * sizeof *sy);
-    double *wx = malloc((size_t)nx * sizeof *wx), *wy = malloc((size_t)nx * sizeof *wy);
-    int *ok1 = malloc((size_t)nx * sizeof *ok1), *ok2 = malloc((size_t)nx * sizeof *ok2);
-    long *idx = malloc((size_t)nmax * sizeof *idx);
-    double *d2 = malloc((size_t)nmax * sizeof *d2), *gv = malloc((size_t)N * sizeof *gv);
-    krg_points *local = NULL;
-    geo_ct *to_src = NULL, *to_work = NULL;
-    krg_sys sys = {0};
-    trv_ctx *scratch = trv_ctx_new();
-    if (!cache || !store || !idxstore || !sx || !sy || !wx || !wy || !ok1 || !ok2 || !idx || !d2 || !gv ||
-        !scratch) {
-        J->st = TRV_ERR_NOMEM;
-        snprintf(J->msg, sizeof J->msg, "out of memory for kriging");
+    const geo_grid *t = J->t;
+    int nx = t->nx;
+    band_ws w;
+    if (ws_init(J, &w))
         goto done;
-    }
-    if ((J->st = krg_sys_init(scratch, &sys, nmax)) || (J->st = krg_points_new(scratch, (size_t)nmax, &local)) ||
-        (J->st = geo_ct_create(scratch, t->wkt, g->wkt, &to_src)) ||
-        (J->st = geo_ct_create(scratch, t->wkt, src->work_wkt, &to_work))) {
-        snprintf(J->msg, sizeof J->msg, "%s", trv_errmsg(scratch));
-        goto done;
-    }
-    for (size_t k = 0; k < ncache; k++) {
-        cache[k].key = -1;
-        cache[k].kinv = store + k * entry;
-        cache[k].b = cache[k].kinv + (size_t)N * N;
-        cache[k].idx = idxstore + k * (size_t)nmax;
-    }
-    const double tol_src = 1e-4 * fmin(g->gt[1], fabs(g->gt[5]));
+    const double tol_src = 1e-4 * fmin(J->src->grid.gt[1], fabs(J->src->grid.gt[5]));
     const double tol_work = 1e-4 * fabs(t->gt[1]);
-    const double max2 = isfinite(J->o->maxdist) ? J->o->maxdist * J->o->maxdist : INFINITY;
-    stencil *S = J->S;
     for (int row = J->r0; row < J->r1; row++) {
         float *P = J->pred + (size_t)row * nx, *D = J->std ? J->std + (size_t)row * nx : NULL;
         double y = geo_grid_y(t, row);
-        if ((J->st = geo_ct_line(scratch, to_src, geo_grid_x(t, 0), t->gt[1], y, nx, tol_src, sx, sy, ok1)) ||
-            (J->st = geo_ct_line(scratch, to_work, geo_grid_x(t, 0), t->gt[1], y, nx, tol_work, wx, wy, ok2))) {
-            snprintf(J->msg, sizeof J->msg, "%s", trv_errmsg(scratch));
+        double x0 = geo_grid_x(t, 0);
+        if ((J->st = geo_ct_line(w.scratch, w.to_src, x0, t->gt[1], y, nx, tol_src, w.sx, w.sy, w.ok1)) ||
+            (J->st = geo_ct_line(w.scratch, w.to_work, x0, t->gt[1], y, nx, tol_work, w.wx, w.wy, w.ok2))) {
+            snprintf(J->msg, sizeof J->msg, "%s", trv_errmsg(w.scratch));
             goto done;
         }
         for (int col = 0; col < nx; col++) {
             P[col] = NODATA;
             if (D)
                 D[col] = NODATA;
-            if (!ok1[col] || !ok2[col]) {
+            int qr, qc, r;
+            if (!w.ok1[col] || !w.ok2[col] || !source_cell(J, &w, row, col, &qr, &qc)) {
                 J->stats.nodata++;
-                continue;
-            }
-            int qr, qc;
-            if (S->on) {
-                if (!S->row_in[row] || !S->col_in[col]) {
-                    J->stats.nodata++;
-                    continue;
-                }
-                qr = S->row_q[row];
-                qc = S->col_q[col];
-                /* the stencil, where the whole pattern holds data */
-                int k = 0;
-                double z = 0;
-                const double *w = NULL;
-                for (; k < S->n; k++) {
-                    int r = qr + S->di[k], c = qc + S->dj[k];
-                    if (r < 0 || c < 0 || r >= g->ny || c >= g->nx || src->point_of_cell[(size_t)r * g->nx + c] < 0)
-                        break;
-                }
-                if (k == S->n) {
-                    w = stencil_weights(S, src, m, &sys, local, S->col_o[col], S->row_o[row]);
-                    if (isfinite(w[S->n])) {
-                        for (k = 0; k < S->n; k++)
-                            z += w[k] * src->pts->z[src->point_of_cell[(size_t)(qr + S->di[k]) * g->nx + qc + S->dj[k]]];
-                        P[col] = (float)z;
-                        if (D)
-                            D[col] = (float)sqrt(fmax(w[S->n], 0));
-                        J->stats.stencil++;
-                        continue;
-                    }
-                }
+            } else if (J->S->on && stencil_cell(J, &w, row, col, qr, qc, P, D)) {
+                J->stats.stencil++;
+            } else if ((r = block_cell(J, &w, col, qr, qc, P, D)) < 0) {
+                goto done;
+            } else if (r == 0) {
+                J->stats.nodata++;
             } else {
-                double u = (sx[col] - g->gt[0]) / g->gt[1] - 0.5, v = (sy[col] - g->gt[3]) / g->gt[5] - 0.5;
-                if (u < -0.5 || v < -0.5 || u > g->nx - 0.5 || v > g->ny - 0.5) { /* off the raster: no extrapolation */
-                    J->stats.nodata++;
-                    continue;
-                }
-                qr = (int)floor(v);
-                qc = (int)floor(u);
-                qr = qr < 0 ? 0 : qr > g->ny - 2 ? (g->ny >= 2 ? g->ny - 2 : 0) : qr;
-                qc = qc < 0 ? 0 : qc > g->nx - 2 ? (g->nx >= 2 ? g->nx - 2 : 0) : qc;
+                J->stats.block++;
             }
-            long key = (long)qr * g->nx + qc;
-            block *B = &cache[(size_t)key % ncache];
-            if (B->key != key) {
-                B->key = key;
-                if (block_compute(B, J, &sys, idx, d2, qr, qc) != 0) {
-                    J->st = TRV_ERR_DATA;
-                    snprintf(J->msg, sizeof J->msg,
-                             "singular kriging system near (%.3f, %.3f): coincident samples, or a model without "
-                             "structure",
-                             wx[col], wy[col]);
-                    goto done;
-                }
-                J->stats.systems++;
-            }
-            int n = B->n, NN = n + 1;
-            if (n == 0) {
-                J->stats.nodata++;
-                continue;
-            }
-            double near2 = INFINITY;
-            for (int i = 0; i < n; i++) {
-                double dx = src->pts->x[B->idx[i]] - wx[col], dy = src->pts->y[B->idx[i]] - wy[col];
-                double dd = dx * dx + dy * dy;
-                near2 = dd < near2 ? dd : near2;
-                gv[i] = krg_gamma(m, sqrt(dd));
-            }
-            if (near2 > max2) {
-                J->stats.nodata++;
-                continue;
-            }
-            gv[n] = 1;
-            double z = 0, var = 0;
-            for (int i = 0; i < NN; i++) {
-                z += B->b[i] * gv[i];
-                const double *ki = B->kinv + (size_t)i * NN;
-                double acc = 0;
-                for (int j = 0; j < NN; j++)
-                    acc += ki[j] * gv[j];
-                var += gv[i] * acc;
-            }
-            P[col] = (float)z;
-            if (D)
-                D[col] = (float)sqrt(fmax(var, 0));
-            J->stats.block++;
         }
-        pthread_mutex_lock(J->lock);
-        (*J->rows_done)++;
-        int stop = *J->failed, done_rows = *J->rows_done;
-        pthread_mutex_unlock(J->lock);
-        if (stop)
+        if (row_done(J, row))
             break;
-        if (J->first && (row & 15) == 0 && trv_progress(J->ctx, (double)done_rows / t->ny, "krige") != TRV_OK) {
-            J->st = TRV_ERR_CANCEL; /* the message says why: the callback or a signal */
-            snprintf(J->msg, sizeof J->msg, "%s", trv_errmsg(J->ctx));
-            break;
-        }
     }
 done:
     if (J->st) {
@@ -496,23 +508,7 @@ done:
         *J->failed = 1;
         pthread_mutex_unlock(J->lock);
     }
-    free(cache);
-    free(store);
-    free(idxstore);
-    free(sx);
-    free(sy);
-    free(wx);
-    free(wy);
-    free(ok1);
-    free(ok2);
-    free(idx);
-    free(d2);
-    free(gv);
-    krg_points_free(local);
-    krg_sys_free(&sys);
-    geo_ct_free(to_src);
-    geo_ct_free(to_work);
-    trv_ctx_free(scratch);
+    ws_free(&w);
     return NULL;
 }
 

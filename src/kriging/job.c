@@ -15,6 +15,37 @@ void krg_job_opts_init(krg_job_opts *o)
     o->allow_fast = 1;
 }
 
+trv_status krg_job_opts_check(trv_ctx *ctx, const krg_job_opts *o)
+{
+    const krg_model *m = &o->model;
+    const char *usage = NULL;
+    if (o->tr != 0 && o->like)
+        usage = "--tr and --like exclude each other";
+    else if (o->like && (o->t_srs || o->has_te))
+        usage = "--like sets the CRS and extent: drop --t_srs and --te";
+    else if (o->tr < 0)
+        usage = "--tr must be positive";
+    else if (o->fixed && (isnan(m->nugget) || isnan(m->psill) || isnan(m->range)))
+        usage = "a fixed model needs --nugget, --psill and --range together";
+    else if (o->fixed && !((int)m->type >= 0 && (int)m->type < KRG_NMODELS))
+        usage = "a fixed model needs its type: --model sph|exp|gau|mat|pow";
+    else if (o->fixed && (m->nugget < 0 || m->psill <= 0 || m->range <= 0 || (m->type == KRG_POW && m->range > 2)))
+        usage = "a fixed model needs nugget >= 0, psill > 0, range > 0 (Pow: exponent in (0, 2])";
+    else if (!isnan(o->choice.kappa) && (o->choice.kappa <= 0 || o->choice.only != KRG_MAT))
+        usage = "--kappa > 0 goes with --model mat";
+    else if (o->krige.nmax < 0)
+        usage = "--nmax must be 0 (all points) or positive";
+    else if (!(o->krige.maxdist > 0))
+        usage = "--maxdist must be positive";
+    else if (o->krige.threads < 0)
+        usage = "--threads must be positive";
+    else if (o->choice.cutoff < 0 || o->choice.width < 0)
+        usage = "--cutoff and --width must be positive";
+    else if ((o->x_col || o->y_col || o->z_col || o->s_srs) && !(o->x_col && o->y_col && o->z_col && o->s_srs))
+        usage = "CSV input needs --x, --y, --z and --s_srs";
+    return usage ? trv_error(ctx, TRV_ERR_USAGE, "%s", usage) : TRV_OK;
+}
+
 void krg_job_clear(krg_job *j)
 {
     geo_raster_free(j->pred);
@@ -142,7 +173,9 @@ static trv_status target_grid(trv_ctx *ctx, const krg_job_opts *o, const char *i
 trv_status krg_job_run(trv_ctx *ctx, const krg_job_opts *o, krg_job *j)
 {
     memset(j, 0, sizeof *j);
-    trv_status st;
+    trv_status st = krg_job_opts_check(ctx, o);
+    if (st)
+        return st;
     geo_raster *dem = NULL;
     krg_source *src = NULL;
     krg_index *ix = NULL;

@@ -1,8 +1,10 @@
-/* Points, the bucket-grid neighbour index, per-target ordinary kriging and
+/* Points, the neighbour index (core/bucket.h), per-target ordinary kriging and
  * leave-one-out cross-validation (docs/method.md §1.5–1.6). */
 #define _GNU_SOURCE /* qsort_r */
 #include "krige.h"
 #include "krige_priv.h"
+
+#include "core/bucket.h"
 
 #include <cblas.h> /* OpenBLAS's: openblas_get_config */
 #include <lapacke.h>
@@ -43,21 +45,12 @@ void krg_points_free(krg_points *p)
     free(p);
 }
 
-/* ---- bucket-grid index ------------------------------------------------- */
+/* ---- neighbour index: core's bucket grid, gstat's tie order --------------- */
 
 struct krg_index {
     const krg_points *p;
-    double x0, y0, cell;    /* bucket grid origin and size */
-    int nx, ny;
-    size_t *start;          /* nx*ny + 1 offsets into order */
-    long *order;            /* point indices sorted by bucket */
+    trv_bucket *b;
 };
-
-static int bucket_of(const krg_index *ix, double v, double v0, int n)
-{
-    long b = (long)floor((v - v0) / ix->cell);
-    return b < 0 ? 0 : b >= n ? n - 1 : (int)b;
-}
 
 static int cmp_xy(const void *a, const void *b, void *pts)
 {
@@ -70,81 +63,50 @@ static int cmp_xy(const void *a, const void *b, void *pts)
     return (i > j) - (i < j);
 }
 
+/* Duplicates share a bucket: sort each bucket by (x, y) and compare neighbours. */
+static trv_status check_duplicates(trv_ctx *ctx, const krg_index *ix)
+{
+    const krg_points *p = ix->p;
+    long *o = malloc(p->n * sizeof *o);
+    if (!o)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the neighbour index");
+    trv_status st = TRV_OK;
+    for (size_t b = 0, nb = trv_bucket_count(ix->b); b < nb && !st; b++) {
+        size_t m;
+        const long *items = trv_bucket_items(ix->b, b, &m);
+        if (m < 2)
+            continue;
+        memcpy(o, items, m * sizeof *o);
+        qsort_r(o, m, sizeof *o, cmp_xy, (void *)p);
+        for (size_t k = 1; k < m && !st; k++)
+            if (p->x[o[k]] == p->x[o[k - 1]] && p->y[o[k]] == p->y[o[k - 1]])
+                st = trv_error(ctx, TRV_ERR_DATA,
+                               "duplicate points %ld and %ld at (%.3f, %.3f): the kriging system would "
+                               "be singular; remove or average them",
+                               o[k - 1], o[k], p->x[o[k]], p->y[o[k]]);
+    }
+    free(o);
+    return st;
+}
+
 trv_status krg_index_new(trv_ctx *ctx, const krg_points *p, krg_index **out)
 {
     *out = NULL;
     if (p->n == 0)
         return trv_error(ctx, TRV_ERR_DATA, "no points to krige from");
-    double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
-    for (size_t i = 0; i < p->n; i++) {
+    for (size_t i = 0; i < p->n; i++)
         if (!isfinite(p->x[i]) || !isfinite(p->y[i]) || !isfinite(p->z[i]))
             return trv_error(ctx, TRV_ERR_DATA, "point %zu is not finite (%g, %g, %g)", i, p->x[i], p->y[i], p->z[i]);
-        xmin = fmin(xmin, p->x[i]);
-        xmax = fmax(xmax, p->x[i]);
-        ymin = fmin(ymin, p->y[i]);
-        ymax = fmax(ymax, p->y[i]);
-    }
     krg_index *ix = calloc(1, sizeof *ix);
-    if (!ix)
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (!ix || !(ix->b = trv_bucket_new(p->x, p->y, p->n, 1))) {
+        free(ix);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the neighbour index");
+    }
     ix->p = p;
-    /* about two points per bucket */
-    double w = fmax(xmax - xmin, 1e-9), h = fmax(ymax - ymin, 1e-9);
-    ix->cell = fmax(sqrt(2.0 * w * h / (double)p->n), 1e-9 * fmax(w, h));
-    ix->nx = (int)fmin(ceil(w / ix->cell) + 1, 1 << 15);
-    ix->ny = (int)fmin(ceil(h / ix->cell) + 1, 1 << 15);
-    ix->cell = fmax(ix->cell, fmax(w / (ix->nx - 1 > 0 ? ix->nx - 1 : 1), h / (ix->ny - 1 > 0 ? ix->ny - 1 : 1)));
-    ix->x0 = xmin;
-    ix->y0 = ymin;
-    size_t nb = (size_t)ix->nx * ix->ny;
-    ix->start = calloc(nb + 1, sizeof *ix->start);
-    ix->order = malloc(p->n * sizeof *ix->order);
-    int *bk = malloc(p->n * sizeof *bk);
-    if (!ix->start || !ix->order || !bk) {
-        free(bk);
+    trv_status st = check_duplicates(ctx, ix);
+    if (st) {
         krg_index_free(ix);
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the neighbour index");
-    }
-    for (size_t i = 0; i < p->n; i++) {
-        bk[i] = bucket_of(ix, p->y[i], ix->y0, ix->ny) * ix->nx + bucket_of(ix, p->x[i], ix->x0, ix->nx);
-        ix->start[bk[i] + 1]++;
-    }
-    for (size_t b = 0; b < nb; b++)
-        ix->start[b + 1] += ix->start[b];
-    size_t *fill = malloc(nb * sizeof *fill);
-    if (!fill) {
-        free(bk);
-        krg_index_free(ix);
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the neighbour index");
-    }
-    memcpy(fill, ix->start, nb * sizeof *fill);
-    for (size_t i = 0; i < p->n; i++)
-        ix->order[fill[bk[i]]++] = (long)i;
-    free(fill);
-    free(bk);
-    /* duplicates share a bucket: sort each bucket by (x, y) and compare neighbours */
-    for (size_t b = 0; b < nb; b++) {
-        long *o = ix->order + ix->start[b];
-        size_t m = ix->start[b + 1] - ix->start[b];
-        if (m < 2)
-            continue;
-        qsort_r(o, m, sizeof *o, cmp_xy, (void *)p);
-        for (size_t k = 1; k < m; k++)
-            if (p->x[o[k]] == p->x[o[k - 1]] && p->y[o[k]] == p->y[o[k - 1]]) {
-                trv_status st = trv_error(ctx, TRV_ERR_DATA,
-                                          "duplicate points %ld and %ld at (%.3f, %.3f): the kriging system would "
-                                          "be singular; remove or average them",
-                                          o[k - 1], o[k], p->x[o[k]], p->y[o[k]]);
-                krg_index_free(ix);
-                return st;
-            }
-        /* keep each bucket in index order so that searches are deterministic and cheap to tie-break */
-        for (size_t k = 1; k < m; k++)
-            for (size_t j = k; j > 0 && o[j] < o[j - 1]; j--) {
-                long t = o[j];
-                o[j] = o[j - 1];
-                o[j - 1] = t;
-            }
+        return st;
     }
     *out = ix;
     return TRV_OK;
@@ -154,69 +116,14 @@ void krg_index_free(krg_index *ix)
 {
     if (!ix)
         return;
-    free(ix->start);
-    free(ix->order);
+    trv_bucket_free(ix->b);
     free(ix);
 }
-
-/* (d2, idx) ordering: nearer first; among equally near points the later
- * one first, as gstat's neighbour search returns them (checked against its
- * nmax = 20 kriging of Meuse, where three grid nodes have a tie at the
- * 20th neighbour). */
-static int before(double da, long ia, double db, long ib) { return da < db || (da == db && ia > ib); }
 
 int krg_index_nearest(const krg_index *ix, double x, double y, int k, double maxdist, long skip, long *idx,
                       double *d2)
 {
-    const krg_points *p = ix->p;
-    if (k <= 0)
-        return 0;
-    double max2 = isfinite(maxdist) ? maxdist * maxdist : INFINITY;
-    int found = 0;
-    int cx = bucket_of(ix, x, ix->x0, ix->nx), cy = bucket_of(ix, y, ix->y0, ix->ny);
-    /* distance from (x, y) to the outside of the bucket it maps to (it may lie off the grid) */
-    double bx0 = ix->x0 + cx * ix->cell, by0 = ix->y0 + cy * ix->cell;
-    for (int ring = 0;; ring++) {
-        /* every point outside rings 0..ring-1 is at least this far */
-        double inner = ring == 0 ? 0
-                                 : fmax(0, fmin(fmin(x - (bx0 - (ring - 1) * ix->cell), (bx0 + ring * ix->cell) - x),
-                                                fmin(y - (by0 - (ring - 1) * ix->cell), (by0 + ring * ix->cell) - y)));
-        if (ring > 0 && ((found == k && inner * inner > d2[k - 1]) || inner * inner > max2))
-            break;
-        if (ring > 0 && cx - ring < 0 && cy - ring < 0 && cx + ring >= ix->nx && cy + ring >= ix->ny)
-            break;
-        for (int by = cy - ring; by <= cy + ring; by++) {
-            if (by < 0 || by >= ix->ny)
-                continue;
-            int step = (by == cy - ring || by == cy + ring) ? 1 : 2 * ring;
-            for (int bx = cx - ring; bx <= cx + ring; bx += step ? step : 1) {
-                if (bx < 0 || bx >= ix->nx)
-                    continue;
-                size_t b = (size_t)by * ix->nx + bx;
-                for (size_t q = ix->start[b]; q < ix->start[b + 1]; q++) {
-                    long i = ix->order[q];
-                    if (i == skip)
-                        continue;
-                    double dx = p->x[i] - x, dy = p->y[i] - y, dd = dx * dx + dy * dy;
-                    if (dd > max2)
-                        continue;
-                    if (found == k && !before(dd, i, d2[k - 1], idx[k - 1]))
-                        continue;
-                    int j = found < k ? found++ : k - 1;
-                    while (j > 0 && before(dd, i, d2[j - 1], idx[j - 1])) {
-                        d2[j] = d2[j - 1];
-                        idx[j] = idx[j - 1];
-                        j--;
-                    }
-                    d2[j] = dd;
-                    idx[j] = i;
-                }
-                if (ring == 0)
-                    break;
-            }
-        }
-    }
-    return found;
+    return trv_bucket_nearest(ix->b, x, y, k, maxdist, skip, idx, d2);
 }
 
 /* ---- kriging systems ---------------------------------------------------- */

@@ -109,7 +109,7 @@ trv_status krg_fit(trv_ctx *ctx, const krg_vgm *v, krg_model_type type, krg_fit_
 
 typedef struct krg_index krg_index;
 
-/* A bucket grid over the points for nearest-neighbour queries. Duplicate
+/* A bucket grid (core/bucket.h) over the points for nearest-neighbour queries. Duplicate
  * points (same x and y) are TRV_ERR_DATA: they make the kriging system
  * singular. */
 trv_status krg_index_new(trv_ctx *ctx, const krg_points *p, krg_index **out);
@@ -161,10 +161,10 @@ typedef struct krg_choice_opts {
     size_t cv_points;       /* LOOCV subsample size (0: all points) */
     uint64_t seed;
     int only;               /* -1: every model (auto), else one krg_model_type */
-    double kappa;           /* with only == KRG_MAT: its kappa (default 1.5) */
+    double kappa;           /* with only == KRG_MAT: its kappa (NAN, the default: 1.5) */
 } krg_choice_opts;
 
-void krg_choice_opts_init(krg_choice_opts *o); /* method 7, default cutoff, 3000 / 1000 points, seed 1, auto */
+void krg_choice_opts_init(krg_choice_opts *o); /* method 7, default cutoff, 3000 / 1000 points, seed 1, auto, kappa NAN */
 
 /* Fit the candidate models and keep the one with the lowest leave-one-out
  * RMSE. Candidates: each model (Mat with kappa 1.5 and 2.5) fitted by
@@ -261,6 +261,16 @@ typedef struct krg_job_opts {
 
 void krg_job_opts_init(krg_job_opts *o);
 
+/* The options' conflicts and ranges, as trv-krige reports them (the
+ * messages name its options): --tr with --like; --like with --t_srs or
+ * --te; tr < 0; a fixed model without all of nugget, psill and range (NAN:
+ * not given), without a type, or with nugget < 0, psill <= 0, range <= 0
+ * (Pow: exponent in (0, 2]); a choice.kappa (NAN: not given) <= 0 or
+ * without only == KRG_MAT; nmax < 0; maxdist <= 0; threads < 0; cutoff or
+ * width < 0; some but not all of the CSV columns and s_srs.
+ * TRV_ERR_USAGE on the first found; krg_job_run checks them first. */
+trv_status krg_job_opts_check(trv_ctx *ctx, const krg_job_opts *o);
+
 typedef struct krg_job {
     geo_raster *pred, *std; /* on the target grid */
     krg_model model;
@@ -276,8 +286,9 @@ typedef struct krg_job {
     krg_refine_stats stats;
 } krg_job;
 
-/* Read the input, choose the target grid, fit or take the model, krige,
- * and (want_cv) cross-validate. Errors name the input. */
+/* Check the options (krg_job_opts_check), read the input, choose the
+ * target grid, fit or take the model, krige, and (want_cv) cross-validate.
+ * Errors name the input. */
 trv_status krg_job_run(trv_ctx *ctx, const krg_job_opts *o, krg_job *out);
 void krg_job_clear(krg_job *j);
 

@@ -21,7 +21,7 @@ void krg_sys_free(krg_sys *s);
 int krg_sys_factor(krg_sys *s, const krg_points *p, const krg_model *m, const long *idx, int n);
 double krg_sys_solve(krg_sys *s, const krg_points *p, const krg_model *m, double x, double y);
 /* exp(x) K_nu(x), the scaled modified Bessel function of the second kind
- * (variogram.c; exposed for its tests). */
+ * (bessel.c; for the Matern model in variogram.c, and exposed for its tests). */
 double krg_bessel_k_scaled(double nu, double x);
 /* Worker threads to use for a request (0: all cores). */
 int krg_threads(int requested);

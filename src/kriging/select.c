@@ -13,7 +13,7 @@ void krg_choice_opts_init(krg_choice_opts *o)
     o->cv_points = 1000;
     o->seed = 1;
     o->only = -1;
-    o->kappa = 1.5;
+    o->kappa = NAN; /* Matern: 1.5 */
 }
 
 void krg_cv_summary(const double *obs, const double *pred, const double *var, size_t n, krg_cv_stats *out)
@@ -297,7 +297,7 @@ trv_status krg_choose_model(trv_ctx *ctx, const krg_points *p, const krg_index *
             continue;
         if (co->only == KRG_MAT && models[k].kappa != 1.5)
             continue; /* an explicit Mat: one candidate, with the kappa asked for */
-        double kappa = co->only == KRG_MAT ? co->kappa : models[k].kappa;
+        double kappa = co->only == KRG_MAT && !isnan(co->kappa) ? co->kappa : models[k].kappa;
         for (int s = 0; s < 2; s++) {
             const krg_vgm *v = s ? shrt : full;
             if (!v)

@@ -12,6 +12,7 @@
  *    which reaches the same optimum more tightly and never diverges.
  */
 #include "krige.h"
+#include "krige_priv.h" /* krg_bessel_k_scaled (bessel.c) */
 
 #include <float.h>
 #include <math.h>
@@ -25,125 +26,6 @@
 #ifndef M_LN2
 #define M_LN2 0.69314718055994530942
 #endif
-
-/* ---- modified Bessel function of the second kind ------------------------ */
-
-/* 1/Gamma(1 + m) = sum_j c[j] m^j, from 1/Gamma(z) = sum_k c_k z^k
- * (Abramowitz & Stegun 6.1.34); accurate to ~1e-16 for |m| <= 1/2. */
-static const double rgamma_series[26] = {
-    1.0000000000000000,  0.5772156649015329,  -0.6558780715202538, -0.0420026350340952, 0.1665386113822915,
-    -0.0421977345555443, -0.0096219715278770, 0.0072189432466630,  -0.0011651675918591, -0.0002152416741149,
-    0.0001280502823882,  -0.0000201348547807, -0.0000012504934821, 0.0000011330272320,  -0.0000002056338417,
-    0.0000000061160950,  0.0000000050020075,  -0.0000000011812746, 0.0000000001043427,  0.0000000000077823,
-    -0.0000000000036968, 0.0000000000005100,  -0.0000000000000206, -0.0000000000000054, 0.0000000000000014,
-    0.0000000000000001,
-};
-
-/* Temme's series (J. Comp. Phys. 19, 1975) for K_mu(x), K_mu+1(x) with
- * |mu| <= 1/2 and 0 < x < 2, where the power series converges in a few
- * terms. The Gamma-function combinations come from the even and odd parts
- * of the 1/Gamma series, so that mu -> 0 needs no special case. */
-static void bessel_k_temme(double mu, double x, double *k_mu, double *k_mu1)
-{
-    double even = 0.0, odd = 0.0, m2 = mu * mu;
-    for (int j = 24; j >= 0; j -= 2) {
-        even = even * m2 + rgamma_series[j];
-        odd = odd * m2 + rgamma_series[j + 1];
-    }
-    double rg_plus = even + mu * odd;  /* 1/Gamma(1 + mu) */
-    double rg_minus = even - mu * odd; /* 1/Gamma(1 - mu) */
-    double gamma1 = -odd;              /* (1/Gamma(1-mu) - 1/Gamma(1+mu)) / (2 mu) */
-    double gamma2 = even;              /* (1/Gamma(1-mu) + 1/Gamma(1+mu)) / 2 */
-
-    double ln2x = log(2.0 / x);
-    double sigma = mu * ln2x;
-    double pimu = M_PI * mu;
-    double pimu_over_sin = fabs(pimu) < DBL_EPSILON ? 1.0 : pimu / sin(pimu);
-    double sinhc = fabs(sigma) < DBL_EPSILON ? 1.0 : sinh(sigma) / sigma;
-    double pow2x = exp(sigma); /* (2/x)^mu */
-
-    double f = pimu_over_sin * (gamma1 * cosh(sigma) + gamma2 * sinhc * ln2x);
-    double p = 0.5 * pow2x / rg_plus;   /* (x/2)^-mu Gamma(1 + mu) / 2 */
-    double q = 0.5 / (pow2x * rg_minus); /* (x/2)^mu Gamma(1 - mu) / 2 */
-    double c = 1.0, quarter_x2 = 0.25 * x * x;
-    double sum = f, sum1 = p;
-    for (int k = 1; k < 1000; k++) {
-        f = (k * f + p + q) / (k * k - m2);
-        p /= k - mu;
-        q /= k + mu;
-        c *= quarter_x2 / k;
-        double term = c * f;
-        sum += term;
-        sum1 += c * (p - k * f);
-        if (fabs(term) < 0.5 * DBL_EPSILON * fabs(sum))
-            break;
-    }
-    *k_mu = sum;
-    *k_mu1 = 2.0 * sum1 / x;
-}
-
-/* Steed's evaluation of Temme's continued fraction CF2 (Thompson & Barnett,
- * J. Comp. Phys. 64, 1986) for e^x K_mu(x), e^x K_mu+1(x), |mu| <= 1/2,
- * x >= 2: the fraction and the normalising sum converge together, faster
- * the larger x is. Scaled by e^x so that large x does not underflow. */
-static void bessel_k_steed(double mu, double x, double *k_mu, double *k_mu1)
-{
-    double a1 = 0.25 - mu * mu;
-    double b = 2.0 * (1.0 + x);
-    double d = 1.0 / b;
-    double delta_h = d, h = d;
-    double q_prev = 0.0, q_cur = 1.0; /* the recurrence for the normalisation */
-    double c = a1, q_sum = a1;
-    double a = -a1;
-    double s = 1.0 + q_sum * delta_h;
-    for (int i = 2; i < 100000; i++) {
-        a -= 2.0 * (i - 1);
-        c = -a * c / i;
-        double q_next = (q_prev - b * q_cur) / a;
-        q_prev = q_cur;
-        q_cur = q_next;
-        q_sum += c * q_next;
-        b += 2.0;
-        d = 1.0 / (b + a * d);
-        delta_h = (b * d - 1.0) * delta_h;
-        h += delta_h;
-        double delta_s = q_sum * delta_h;
-        s += delta_s;
-        if (fabs(delta_s) < 0.5 * DBL_EPSILON * fabs(s))
-            break;
-    }
-    h *= a1;
-    *k_mu = sqrt(M_PI / (2.0 * x)) / s;
-    *k_mu1 = *k_mu * (mu + x + 0.5 - h) / x;
-}
-
-/* e^x K_nu(x) for real nu, x > 0. K_nu is even in nu; orders above 1/2 come
- * from upward recurrence, which is stable for K. Not declared in krige.h:
- * only the tests call it (they declare it themselves). */
-double krg_bessel_k_scaled(double nu, double x);
-double krg_bessel_k_scaled(double nu, double x)
-{
-    if (!(x > 0.0) || isnan(nu))
-        return NAN;
-    nu = fabs(nu);
-    int n = (int)floor(nu + 0.5);
-    double mu = nu - n; /* in [-1/2, 1/2) */
-    double k_lo, k_hi;
-    if (x < 2.0) {
-        bessel_k_temme(mu, x, &k_lo, &k_hi);
-        double ex = exp(x);
-        k_lo *= ex;
-        k_hi *= ex;
-    } else {
-        bessel_k_steed(mu, x, &k_lo, &k_hi);
-    }
-    for (int j = 1; j <= n; j++) {
-        double k_next = k_lo + 2.0 * (mu + j) / x * k_hi;
-        k_lo = k_hi;
-        k_hi = k_next;
-    }
-    return k_lo;
-}
 
 /* log Gamma(k) for k > 0 without lgamma's global signgam (krg_gamma runs in
  * kriging worker threads). */
@@ -552,20 +434,17 @@ static int valid_model_values(double nugget, double psill, double range, krg_mod
     return type != KRG_MAT || (kappa > 0.0 && isfinite(kappa));
 }
 
-trv_status krg_fit(trv_ctx *ctx, const krg_vgm *v, krg_model_type type, krg_fit_method method,
-                   const krg_model *init, krg_model *out, double *wsse)
+/* The lags must be usable: at least 3, each with pairs, a finite mean
+ * distance and semivariance, no distance 0 under method 7, not all at 0.
+ * *hmin: the shortest positive mean distance (INFINITY if none), *hmax the
+ * longest. */
+static trv_status check_lags(trv_ctx *ctx, const krg_vgm *v, krg_fit_method method, const char *name, double *hmin,
+                             double *hmax)
 {
-    if (!v || !out || (v->nlags > 0 && (!v->np || !v->dist || !v->gamma)))
-        return trv_error(ctx, TRV_ERR_USAGE, "krg_fit: no variogram or no output given");
-    if ((int)type < 0 || type >= KRG_NMODELS)
-        return trv_error(ctx, TRV_ERR_USAGE, "unknown variogram model type %d", (int)type);
-    if (method != KRG_FIT_CRESSIE && method != KRG_FIT_OLS && method != KRG_FIT_NH_H2)
-        return trv_error(ctx, TRV_ERR_USAGE, "unknown variogram fit method %d (2, 6 or 7)", (int)method);
-    const char *name = model_names[type];
     if (v->nlags < 3)
         return trv_error(ctx, TRV_ERR_DATA, "cannot fit a '%s' model: the variogram has %d lag%s, at least 3 needed",
                          name, v->nlags, v->nlags == 1 ? "" : "s");
-    double hmin = INFINITY, hmax = 0.0;
+    *hmin = INFINITY, *hmax = 0.0;
     for (int i = 0; i < v->nlags; i++) {
         if (!(v->np[i] > 0) || !(v->dist[i] >= 0.0) || !isfinite(v->dist[i]) || !isfinite(v->gamma[i]))
             return trv_error(ctx, TRV_ERR_DATA, "cannot fit a '%s' model: lag %d of the variogram is invalid", name,
@@ -576,99 +455,85 @@ trv_status krg_fit(trv_ctx *ctx, const krg_vgm *v, krg_model_type type, krg_fit_
                              "cannot weight; use method 2 or 6",
                              name, i + 1);
         if (v->dist[i] > 0.0)
-            hmin = fmin(hmin, v->dist[i]);
-        hmax = fmax(hmax, v->dist[i]);
+            *hmin = fmin(*hmin, v->dist[i]);
+        *hmax = fmax(*hmax, v->dist[i]);
     }
-    if (hmax == 0.0)
+    if (*hmax == 0.0)
         return trv_error(ctx, TRV_ERR_DATA, "cannot fit a '%s' model: every lag has mean distance 0", name);
+    return TRV_OK;
+}
 
-    /* gstat's automatic starting values (vgm_fill_na) when none are given.
-     * An init with range exactly 0 gives only Mat's kappa (the model choice
-     * fits Mat that way) and is otherwise treated as no start at all. */
-    krg_model start = {type, 0.0, 0.0, type == KRG_POW ? 1.0 : hmax / 3.0, 0.5};
-    int has_start = init && init->range != 0.0;
-    if (init && !has_start) {
-        start.kappa = init->kappa;
-        if (type == KRG_MAT && !(start.kappa > 0.0 && isfinite(start.kappa)))
-            return trv_error(ctx, TRV_ERR_USAGE, "invalid 'Mat' kappa %g: need kappa > 0", start.kappa);
+/* The starting model: init as given, or gstat's automatic starting values
+ * (vgm_fill_na): nugget the mean of the first 3 lags, partial sill the
+ * mean of the last 5, range a third of the longest lag (Pow: exponent 1).
+ * An init with range exactly 0 gives only Mat's kappa (the model choice
+ * fits Mat that way) and is otherwise treated as no start at all. */
+static trv_status start_model(trv_ctx *ctx, const krg_vgm *v, krg_model_type type, const krg_model *init,
+                              const char *name, double hmax, krg_model *start, int *has_start)
+{
+    *start = (krg_model){type, 0.0, 0.0, type == KRG_POW ? 1.0 : hmax / 3.0, 0.5};
+    *has_start = init && init->range != 0.0;
+    if (init && !*has_start) {
+        start->kappa = init->kappa;
+        if (type == KRG_MAT && !(start->kappa > 0.0 && isfinite(start->kappa)))
+            return trv_error(ctx, TRV_ERR_USAGE, "invalid 'Mat' kappa %g: need kappa > 0", start->kappa);
     }
-    if (has_start) {
-        start.nugget = init->nugget;
-        start.psill = init->psill;
-        start.range = init->range;
-        start.kappa = init->kappa;
-        if (!valid_model_values(start.nugget, start.psill, start.range, type, start.kappa))
+    if (*has_start) {
+        start->nugget = init->nugget;
+        start->psill = init->psill;
+        start->range = init->range;
+        start->kappa = init->kappa;
+        if (!valid_model_values(start->nugget, start->psill, start->range, type, start->kappa))
             return trv_error(ctx, TRV_ERR_USAGE,
                              "invalid initial '%s' model (nugget %g, psill %g, range %g, kappa %g): need nugget, "
                              "psill >= 0, range > 0%s",
-                             name, start.nugget, start.psill, start.range, start.kappa,
+                             name, start->nugget, start->psill, start->range, start->kappa,
                              type == KRG_POW ? " and an exponent <= 2" : type == KRG_MAT ? " and kappa > 0" : "");
     } else {
-        start.nugget = start.psill = 0.0;
+        start->nugget = start->psill = 0.0;
         for (int i = 0; i < 3; i++)
-            start.nugget += v->gamma[i] / 3.0;
+            start->nugget += v->gamma[i] / 3.0;
         int first = v->nlags > 5 ? v->nlags - 5 : 0;
         for (int i = first; i < v->nlags; i++)
-            start.psill += v->gamma[i] / (v->nlags - first);
+            start->psill += v->gamma[i] / (v->nlags - first);
     }
+    return TRV_OK;
+}
 
-    fit_problem fp = {v->nlags, v->dist, v->gamma, NULL, NULL, type, start.kappa};
-    fp.w = malloc((size_t)v->nlags * sizeof *fp.w);
-    fp.f = malloc((size_t)v->nlags * sizeof *fp.f);
-    if (!fp.w || !fp.f) {
-        free(fp.w);
-        free(fp.f);
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    }
-    /* gstat fills the weights once, from the starting model (fit.c,
-     * fill_weights at the first iteration), so method 2 is weighted by the
-     * initial model and not re-weighted as the fit moves. */
+/* The lag weights: 7 N_j / h_j^2, 2 N_j / gamma_start(h_j)^2, 6 one. gstat
+ * fills the weights once, from the starting model (fit.c, fill_weights at
+ * the first iteration), so method 2 is weighted by the initial model and
+ * not re-weighted as the fit moves. */
+static trv_status fill_weights(trv_ctx *ctx, const krg_vgm *v, krg_fit_method method, const krg_model *start,
+                               const char *name, double *wt)
+{
     for (int i = 0; i < v->nlags; i++) {
         double w = (double)v->np[i];
         if (method == KRG_FIT_NH_H2) {
             w /= v->dist[i] * v->dist[i];
         } else if (method == KRG_FIT_CRESSIE) {
-            double g0 = krg_gamma(&start, v->dist[i]);
-            if (!(fabs(g0) > 1e-30)) {
-                free(fp.w);
-                free(fp.f);
+            double g0 = krg_gamma(start, v->dist[i]);
+            if (!(fabs(g0) > 1e-30))
                 return trv_error(ctx, TRV_ERR_DATA,
                                  "cannot fit a '%s' model by method 2: the initial model is 0 at lag %d, which "
                                  "gives it an infinite weight",
                                  name, i + 1);
-            }
             w /= g0 * g0;
         } else {
             w = 1.0;
         }
-        fp.w[i] = w;
+        wt[i] = w;
     }
+    return TRV_OK;
+}
 
-    /* Search interval: below a tenth of the shortest lag every structure is
-     * flat across the lags (a pure nugget); beyond a hundred times the
-     * longest it is a straight line (the range no longer identifiable). */
-    double t_lo, t_hi, t_init;
-    if (type == KRG_POW) {
-        t_lo = POW_MIN_EXPONENT;
-        t_hi = POW_MAX_EXPONENT;
-        t_init = fmin(fmax(start.range, t_lo), t_hi);
-    } else {
-        if (!isfinite(hmin))
-            hmin = hmax;
-        t_lo = log(fmin(hmin / 10.0, start.range / 4.0));
-        t_hi = log(fmax(hmax * 100.0, start.range * 4.0));
-        t_init = log(start.range);
-    }
-    double scan[SCAN_POINTS];
-    double dt = (t_hi - t_lo) / (SCAN_POINTS - 1);
-    for (int k = 0; k < SCAN_POINTS; k++)
-        scan[k] = profile(&fp, t_lo + k * dt);
-
-    /* gstat iterates from its starting model to the nearest minimum, so
-     * walk downhill from the grid point nearest the start. Without a start,
-     * or when the walk stops on a plateau (a start so short or so long that
-     * the structure is flat or linear over all lags, where gstat's
-     * iteration would be singular), take the lowest point of the scan. */
+/* The scan point to refine: gstat iterates from its starting model to the
+ * nearest minimum, so walk downhill from the grid point nearest t_init.
+ * Without a start, or when the walk stops on a plateau (a start so short
+ * or so long that the structure is flat or linear over all lags, where
+ * gstat's iteration would be singular), the lowest point of the scan. */
+static int scan_minimum(const double scan[SCAN_POINTS], int has_start, double t_init, double t_lo, double dt)
+{
     int k = 0, global = !has_start;
     if (has_start) {
         k = (int)lround((t_init - t_lo) / dt);
@@ -691,6 +556,59 @@ trv_status krg_fit(trv_ctx *ctx, const krg_vgm *v, krg_model_type type, krg_fit_
             if (scan[j] < scan[k])
                 k = j;
     }
+    return k;
+}
+
+trv_status krg_fit(trv_ctx *ctx, const krg_vgm *v, krg_model_type type, krg_fit_method method,
+                   const krg_model *init, krg_model *out, double *wsse)
+{
+    if (!v || !out || (v->nlags > 0 && (!v->np || !v->dist || !v->gamma)))
+        return trv_error(ctx, TRV_ERR_USAGE, "krg_fit: no variogram or no output given");
+    if ((int)type < 0 || type >= KRG_NMODELS)
+        return trv_error(ctx, TRV_ERR_USAGE, "unknown variogram model type %d", (int)type);
+    if (method != KRG_FIT_CRESSIE && method != KRG_FIT_OLS && method != KRG_FIT_NH_H2)
+        return trv_error(ctx, TRV_ERR_USAGE, "unknown variogram fit method %d (2, 6 or 7)", (int)method);
+    const char *name = model_names[type];
+    double hmin = INFINITY, hmax = 0.0;
+    krg_model start;
+    int has_start = 0;
+    trv_status st;
+    if ((st = check_lags(ctx, v, method, name, &hmin, &hmax)) ||
+        (st = start_model(ctx, v, type, init, name, hmax, &start, &has_start)))
+        return st;
+    fit_problem fp = {v->nlags, v->dist, v->gamma, NULL, NULL, type, start.kappa};
+    fp.w = malloc((size_t)v->nlags * sizeof *fp.w);
+    fp.f = malloc((size_t)v->nlags * sizeof *fp.f);
+    if (!fp.w || !fp.f)
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    else
+        st = fill_weights(ctx, v, method, &start, name, fp.w);
+    if (st) {
+        free(fp.w);
+        free(fp.f);
+        return st;
+    }
+
+    /* Search interval: below a tenth of the shortest lag every structure is
+     * flat across the lags (a pure nugget); beyond a hundred times the
+     * longest it is a straight line (the range no longer identifiable). */
+    double t_lo, t_hi, t_init;
+    if (type == KRG_POW) {
+        t_lo = POW_MIN_EXPONENT;
+        t_hi = POW_MAX_EXPONENT;
+        t_init = fmin(fmax(start.range, t_lo), t_hi);
+    } else {
+        if (!isfinite(hmin))
+            hmin = hmax;
+        t_lo = log(fmin(hmin / 10.0, start.range / 4.0));
+        t_hi = log(fmax(hmax * 100.0, start.range * 4.0));
+        t_init = log(start.range);
+    }
+    double scan[SCAN_POINTS];
+    double dt = (t_hi - t_lo) / (SCAN_POINTS - 1);
+    for (int k = 0; k < SCAN_POINTS; k++)
+        scan[k] = profile(&fp, t_lo + k * dt);
+    int k = scan_minimum(scan, has_start, t_init, t_lo, dt);
     double lo = t_lo + (k > 0 ? k - 1 : 0) * dt;
     double hi = k < SCAN_POINTS - 1 ? t_lo + (k + 1) * dt : t_hi;
     double t = brent_min(&fp, lo, hi, 1e-10);

@@ -16,11 +16,14 @@
  * mmcr: kd distance; msr: 1e-3 distance (slopes are >= 0).
  *
  * Memory: per cell one int32 (heap position, or unseen / closed) and one
- * byte (the move that reached it); g lives in the heap entries only,
+ * byte (the move that reached it); g lives in the heap entries only (as
+ * their tie: among equal f the deeper cell first, core/heap.h),
  * because a closed cell is never relaxed again under a consistent
  * heuristic. 5 bytes a cell: 50 MB for the 10 M cells of a 10 m grid.
  */
 #include "prm_priv.h"
+
+#include "core/heap.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -28,7 +31,6 @@
 #include <string.h>
 
 enum { NMOVES = 16, MAXCROSS = 4, NO_MOVE = 255 };
-enum { POS_UNSEEN = -1, POS_CLOSED = -2 };
 
 /* One of the 16 moves: the cells its segment crosses relative to the
  * start cell, in walk order, with the fraction of its length inside each. */
@@ -93,102 +95,6 @@ static int stencil_build(const prm_terrain *t, move moves[NMOVES])
     return 0;
 }
 
-/* ---- binary heap with decrease-key ------------------------------------------- */
-
-typedef struct heap_entry {
-    double f, g;
-    int32_t cell;
-} heap_entry;
-
-typedef struct heap {
-    heap_entry *e;
-    size_t n, cap;
-    int32_t *pos;           /* per cell: index in e, POS_UNSEEN or POS_CLOSED */
-} heap;
-
-/* Lower f first; among equal f the larger g (the deeper cell, nearer the
- * goal: fewer expansions on uniform ground), then the lower cell index,
- * so that the order never depends on anything but the data. */
-static int heap_before(const heap_entry *a, const heap_entry *b)
-{
-    if (a->f != b->f)
-        return a->f < b->f;
-    if (a->g != b->g)
-        return a->g > b->g;
-    return a->cell < b->cell;
-}
-
-static void heap_place(heap *h, size_t i, heap_entry e)
-{
-    h->e[i] = e;
-    h->pos[e.cell] = (int32_t)i;
-}
-
-static void heap_up(heap *h, size_t i)
-{
-    heap_entry e = h->e[i];
-    while (i > 0) {
-        size_t parent = (i - 1) / 2;
-        if (!heap_before(&e, &h->e[parent]))
-            break;
-        heap_place(h, i, h->e[parent]);
-        i = parent;
-    }
-    heap_place(h, i, e);
-}
-
-static void heap_down(heap *h, size_t i)
-{
-    heap_entry e = h->e[i];
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= h->n)
-            break;
-        if (c + 1 < h->n && heap_before(&h->e[c + 1], &h->e[c]))
-            c++;
-        if (!heap_before(&h->e[c], &e))
-            break;
-        heap_place(h, i, h->e[c]);
-        i = c;
-    }
-    heap_place(h, i, e);
-}
-
-/* Insert cell or lower its key; returns -1 when out of memory. */
-static int heap_push(heap *h, int32_t cell, double f, double g)
-{
-    heap_entry e = {f, g, cell};
-    int32_t p = h->pos[cell];
-    if (p >= 0) {
-        h->e[p] = e;
-        heap_up(h, (size_t)p);
-        return 0;
-    }
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? 2 * h->cap : 4096;
-        heap_entry *ne = realloc(h->e, cap * sizeof *ne);
-        if (!ne)
-            return -1;
-        h->e = ne;
-        h->cap = cap;
-    }
-    h->n++;
-    heap_place(h, h->n - 1, e);
-    heap_up(h, h->n - 1);
-    return 0;
-}
-
-static heap_entry heap_pop(heap *h)
-{
-    heap_entry top = h->e[0];
-    h->pos[top.cell] = POS_CLOSED;
-    if (--h->n > 0) {
-        h->e[0] = h->e[h->n];
-        heap_down(h, 0);
-    }
-    return top;
-}
-
 static double sq(double v) { return v * v; }
 
 /* prm_cell_go, inlined: it is the innermost test (prm.h defines GO so);
@@ -236,6 +142,186 @@ trv_status prm_route_grid(trv_ctx *ctx, const prm_terrain *t, double sx, double 
     return prm_route_grid_masked(ctx, t, NULL, sx, sy, gx, gy, s, w, out);
 }
 
+/* Start and goal in one convex GO cell: the straight piece is the optimum. */
+static trv_status one_cell(trv_ctx *ctx, const prm_terrain *t, double sx, double sy, double gx, double gy,
+                           prm_strategy s, const prm_weights *w, prm_path *out)
+{
+    double wt;
+    trv_status st;
+    if ((st = leg_weight(ctx, t, "start", sx, sy, sx, sy, gx, gy, s, w, &wt)))
+        return st;
+    out->x = malloc(2 * sizeof *out->x);
+    out->y = malloc(2 * sizeof *out->y);
+    if (!out->x || !out->y) {
+        free(out->x);
+        free(out->y);
+        memset(out, 0, sizeof *out);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    out->x[0] = sx, out->y[0] = sy, out->x[1] = gx, out->y[1] = gy;
+    out->n = 2;
+    out->objective = wt;
+    out->expanded = 1;
+    return TRV_OK;
+}
+
+/* The heuristic is k_h times the straight-line distance in metres (the
+ * factors of the header's list). */
+static double heuristic_factor(const prm_terrain *t, prm_strategy s, const prm_weights *w)
+{
+    double k_h;
+    switch (s) {
+    case PRM_MDR: k_h = 1; break;
+    case PRM_TIME: k_h = t->top_speed_kmh > 0 ? 3.6 / t->top_speed_kmh : 0; break;
+    case PRM_MMCR: k_h = w->kd; break;
+    default: k_h = 1e-3; break;
+    }
+    return k_h;
+}
+
+/* One A* over the cells: its inputs, and what it leaves for the trace. */
+typedef struct grid_search {
+    const prm_terrain *t;
+    const unsigned char *mask; /* NULL, or 0 where a cell counts as NOGO */
+    prm_strategy s;
+    const prm_weights *w;
+    const move *moves;
+    long start, goal;
+    double k_h;
+    trv_heap h;                /* with pos: one int32 per cell */
+    unsigned char *via;        /* per cell: the move that reached it */
+    double goal_g;             /* the goal's g, -1 until reached */
+    long expanded;
+} grid_search;
+
+/* A* from start to goal over the 16 moves; a move is relaxed only where
+ * every cell it crosses is GO (and in the mask). */
+static trv_status search(trv_ctx *ctx, grid_search *S)
+{
+    const prm_terrain *t = S->t;
+    const geo_grid *g = t->grid;
+    const unsigned char *mask = S->mask;
+    const move *moves = S->moves;
+    const double k_h = S->k_h, m_per_unit = t->cell_m / g->gt[1];
+    const long nx = g->nx, ny = g->ny, start = S->start, goal = S->goal;
+    const unsigned char *gonogo = t->gonogo->u8, *cls = t->cls->u8;
+    const long goal_c = goal % nx, goal_r = goal / nx;
+    const double ex = g->gt[1] * m_per_unit, ey = fabs(g->gt[5]) * m_per_unit;
+    /* sqrt rather than hypot: no overflow is possible here and it is several times faster */
+#define HEUR(c, r) (k_h * sqrt(sq((double)((c) - goal_c) * ex) + sq((double)((r) - goal_r) * ey)))
+    trv_heap *h = &S->h;
+    unsigned char *via = S->via;
+    trv_status st;
+    via[start] = NO_MOVE;
+    double h0 = HEUR(start % nx, start / nx), hmin = h0;
+    if (trv_heap_push(h, (int32_t)start, h0, 0))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the grid search");
+    long expanded = 0;
+    while (h->n > 0) {
+        trv_heap_item cur = trv_heap_pop(h);
+        expanded++;
+        long cell = cur.id, c = cell % nx, r = cell / nx;
+        if (cell == goal) {
+            S->goal_g = cur.tie;
+            break;
+        }
+        /* progress: how far the closest expanded cell has come toward the goal */
+        double hc = cur.key - cur.tie;
+        if (hc < hmin)
+            hmin = hc;
+        if ((expanded & 0xffff) == 0 && (st = trv_progress(ctx, h0 > 0 ? 1 - hmin / h0 : 0, "grid search"))) {
+            S->expanded = expanded;
+            return st;
+        }
+        for (int k = 0; k < NMOVES; k++) {
+            const move *m = &moves[k];
+            long nc = c + m->dc, nr = r + m->dr;
+            if (nc < 0 || nr < 0 || nc >= nx || nr >= ny)
+                continue;
+            long next = nr * nx + nc;
+            if (h->pos[next] == TRV_HEAP_POPPED)
+                continue;
+            prm_piece p = {0};
+            int blocked = 0;
+            for (int j = 0; j < m->ncross; j++) {
+                long i = cell + m->off[j];
+                if (!go(gonogo, cls, mask, i)) {
+                    blocked = 1;
+                    break;
+                }
+                prm_piece_add_cell(t, i, m->frac[j] * m->len_m, &p);
+            }
+            if (blocked)
+                continue;
+            p.d = m->len_m;
+            double wt = prm_piece_weight(&p, S->s, S->w);
+            if (!isfinite(wt))
+                continue;
+            double ng = cur.tie + wt;
+            int32_t pos = h->pos[next];
+            if (pos >= 0 && !(ng < h->e[pos].tie))
+                continue;
+            if (trv_heap_push(h, (int32_t)next, ng + HEUR(nc, nr), ng)) {
+                S->expanded = expanded;
+                return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the grid search");
+            }
+            via[next] = (unsigned char)k;
+        }
+    }
+#undef HEUR
+    S->expanded = expanded;
+    if (S->goal_g < 0)
+        return trv_error(ctx, TRV_ERR_DATA, "the goal is not reachable from the start");
+    return trv_progress(ctx, 1, "grid search");
+}
+
+/* The route: the start, the cell centres of the moves back from the goal,
+ * the goal (an end at its cell's centre is not repeated); its objective
+ * the two legs' weights plus the goal's g. */
+static trv_status trace(trv_ctx *ctx, const grid_search *S, double sx, double sy, double gx, double gy, prm_path *out)
+{
+    const prm_terrain *t = S->t;
+    const geo_grid *g = t->grid;
+    const long nx = g->nx, start = S->start, goal = S->goal;
+    const move *moves = S->moves;
+    const unsigned char *via = S->via;
+    int ncell = 1;
+    for (long i = goal; i != start; i -= moves[via[i]].step)
+        ncell++;
+    double cx0 = geo_grid_x(g, start % nx), cy0 = geo_grid_y(g, start / nx);
+    double cx1 = geo_grid_x(g, goal % nx), cy1 = geo_grid_y(g, goal / nx);
+    double w0, w1;
+    trv_status st;
+    if ((st = leg_weight(ctx, t, "start", sx, sy, sx, sy, cx0, cy0, S->s, S->w, &w0)) ||
+        (st = leg_weight(ctx, t, "goal", gx, gy, cx1, cy1, gx, gy, S->s, S->w, &w1)))
+        return st;
+    int lead = !(sx == cx0 && sy == cy0), tail = !(gx == cx1 && gy == cy1);
+    int n = ncell + lead + tail;
+    out->x = malloc((size_t)n * sizeof *out->x);
+    out->y = malloc((size_t)n * sizeof *out->y);
+    if (!out->x || !out->y) {
+        free(out->x);
+        free(out->y);
+        memset(out, 0, sizeof *out);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    int v = n - 1;
+    if (tail)
+        out->x[v] = gx, out->y[v--] = gy;
+    for (long i = goal;; i -= moves[via[i]].step) {
+        out->x[v] = geo_grid_x(g, i % nx);
+        out->y[v--] = geo_grid_y(g, i / nx);
+        if (i == start)
+            break;
+    }
+    if (lead)
+        out->x[v] = sx, out->y[v] = sy;
+    out->n = n;
+    out->objective = w0 + S->goal_g + w1;
+    out->expanded = S->expanded;
+    return TRV_OK;
+}
+
 trv_status prm_route_grid_masked(trv_ctx *ctx, const prm_terrain *t, const unsigned char *mask, double sx, double sy,
                                  double gx, double gy, prm_strategy s, const prm_weights *w, prm_path *out)
 {
@@ -259,158 +345,25 @@ trv_status prm_route_grid_masked(trv_ctx *ctx, const prm_terrain *t, const unsig
     trv_status st;
     if ((st = check_end(ctx, t, "start", sx, sy, &start)) || (st = check_end(ctx, t, "goal", gx, gy, &goal)))
         return st;
-
-    if (start == goal) {
-        /* one convex GO cell holds both: the straight piece is the optimum */
-        double wt;
-        if ((st = leg_weight(ctx, t, "start", sx, sy, sx, sy, gx, gy, s, w, &wt)))
-            return st;
-        out->x = malloc(2 * sizeof *out->x);
-        out->y = malloc(2 * sizeof *out->y);
-        if (!out->x || !out->y) {
-            free(out->x);
-            free(out->y);
-            memset(out, 0, sizeof *out);
-            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        }
-        out->x[0] = sx, out->y[0] = sy, out->x[1] = gx, out->y[1] = gy;
-        out->n = 2;
-        out->objective = wt;
-        out->expanded = 1;
-        return TRV_OK;
-    }
+    if (start == goal)
+        return one_cell(ctx, t, sx, sy, gx, gy, s, w, out);
 
     move moves[NMOVES];
     if (stencil_build(t, moves))
         return trv_error(ctx, TRV_ERR_INTERNAL, "cannot build the 16-neighbour move stencil");
-    double m_per_unit = t->cell_m / g->gt[1];
-    double k_h;
-    switch (s) {
-    case PRM_MDR: k_h = 1; break;
-    case PRM_TIME: k_h = t->top_speed_kmh > 0 ? 3.6 / t->top_speed_kmh : 0; break;
-    case PRM_MMCR: k_h = w->kd; break;
-    default: k_h = 1e-3; break;
-    }
-    const long nx = g->nx, ny = g->ny;
-    const unsigned char *gonogo = t->gonogo->u8, *cls = t->cls->u8;
-    const long goal_c = goal % nx, goal_r = goal / nx;
-    const double ex = g->gt[1] * m_per_unit, ey = fabs(g->gt[5]) * m_per_unit;
-    /* sqrt rather than hypot: no overflow is possible here and it is several times faster */
-#define HEUR(c, r) (k_h * sqrt(sq((double)((c) - goal_c) * ex) + sq((double)((r) - goal_r) * ey)))
-
-    heap h = {0};
-    unsigned char *via = malloc(ncells);
-    h.pos = malloc(ncells * sizeof *h.pos);
-    if (!via || !h.pos) {
-        free(via);
-        free(h.pos);
+    grid_search S = {t, mask, s, w, moves, start, goal, heuristic_factor(t, s, w), {0}, NULL, -1, 0};
+    S.via = malloc(ncells);
+    S.h.pos = malloc(ncells * sizeof *S.h.pos);
+    if (!S.via || !S.h.pos) {
+        free(S.via);
+        free(S.h.pos);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the grid search (%d x %d cells)", g->nx, g->ny);
     }
-    memset(h.pos, 0xff, ncells * sizeof *h.pos); /* every byte 0xff: POS_UNSEEN (-1) */
-    via[start] = NO_MOVE;
-
-    double h0 = HEUR(start % nx, start / nx), hmin = h0, goal_g = -1;
-    if (heap_push(&h, (int32_t)start, h0, 0)) {
-        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the grid search");
-        goto done;
-    }
-    long expanded = 0;
-    while (h.n > 0) {
-        heap_entry cur = heap_pop(&h);
-        expanded++;
-        long cell = cur.cell, c = cell % nx, r = cell / nx;
-        if (cell == goal) {
-            goal_g = cur.g;
-            break;
-        }
-        /* progress: how far the closest expanded cell has come toward the goal */
-        double hc = cur.f - cur.g;
-        if (hc < hmin)
-            hmin = hc;
-        if ((expanded & 0xffff) == 0 && (st = trv_progress(ctx, h0 > 0 ? 1 - hmin / h0 : 0, "grid search")))
-            goto done;
-        for (int k = 0; k < NMOVES; k++) {
-            const move *m = &moves[k];
-            long nc = c + m->dc, nr = r + m->dr;
-            if (nc < 0 || nr < 0 || nc >= nx || nr >= ny)
-                continue;
-            long next = nr * nx + nc;
-            if (h.pos[next] == POS_CLOSED)
-                continue;
-            prm_piece p = {0};
-            int blocked = 0;
-            for (int j = 0; j < m->ncross; j++) {
-                long i = cell + m->off[j];
-                if (!go(gonogo, cls, mask, i)) {
-                    blocked = 1;
-                    break;
-                }
-                prm_piece_add_cell(t, i, m->frac[j] * m->len_m, &p);
-            }
-            if (blocked)
-                continue;
-            p.d = m->len_m;
-            double wt = prm_piece_weight(&p, s, w);
-            if (!isfinite(wt))
-                continue;
-            double ng = cur.g + wt;
-            int32_t pos = h.pos[next];
-            if (pos >= 0 && !(ng < h.e[pos].g))
-                continue;
-            if (heap_push(&h, (int32_t)next, ng + HEUR(nc, nr), ng)) {
-                st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the grid search");
-                goto done;
-            }
-            via[next] = (unsigned char)k;
-        }
-    }
-#undef HEUR
-    if (goal_g < 0) {
-        st = trv_error(ctx, TRV_ERR_DATA, "the goal is not reachable from the start");
-        goto done;
-    }
-    if ((st = trv_progress(ctx, 1, "grid search")))
-        goto done;
-
-    /* the cells of the path, goal back to start */
-    int ncell = 1;
-    for (long i = goal; i != start; i -= moves[via[i]].step)
-        ncell++;
-    double cx0 = geo_grid_x(g, start % nx), cy0 = geo_grid_y(g, start / nx);
-    double cx1 = geo_grid_x(g, goal % nx), cy1 = geo_grid_y(g, goal / nx);
-    double w0, w1;
-    if ((st = leg_weight(ctx, t, "start", sx, sy, sx, sy, cx0, cy0, s, w, &w0)) ||
-        (st = leg_weight(ctx, t, "goal", gx, gy, cx1, cy1, gx, gy, s, w, &w1)))
-        goto done;
-    /* an end point that is its cell's centre is not repeated */
-    int lead = !(sx == cx0 && sy == cy0), tail = !(gx == cx1 && gy == cy1);
-    int n = ncell + lead + tail;
-    out->x = malloc((size_t)n * sizeof *out->x);
-    out->y = malloc((size_t)n * sizeof *out->y);
-    if (!out->x || !out->y) {
-        free(out->x);
-        free(out->y);
-        memset(out, 0, sizeof *out);
-        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    int v = n - 1;
-    if (tail)
-        out->x[v] = gx, out->y[v--] = gy;
-    for (long i = goal;; i -= moves[via[i]].step) {
-        out->x[v] = geo_grid_x(g, i % nx);
-        out->y[v--] = geo_grid_y(g, i / nx);
-        if (i == start)
-            break;
-    }
-    if (lead)
-        out->x[v] = sx, out->y[v] = sy;
-    out->n = n;
-    out->objective = w0 + goal_g + w1;
-    out->expanded = expanded;
-done:
-    free(h.e);
-    free(h.pos);
-    free(via);
+    memset(S.h.pos, 0xff, ncells * sizeof *S.h.pos); /* every byte 0xff: TRV_HEAP_UNSEEN (-1) */
+    if (!(st = search(ctx, &S)))
+        st = trace(ctx, &S, sx, sy, gx, gy, out);
+    trv_heap_free(&S.h);
+    free(S.h.pos);
+    free(S.via);
     return st;
 }

@@ -111,6 +111,10 @@ typedef struct prm_build_opts {
 } prm_build_opts;
 
 void prm_build_opts_init(prm_build_opts *o);
+/* nodes >= 0, k in 1..256, radius >= 0, as trv-roadmap reports them (the
+ * message names its options); TRV_ERR_USAGE otherwise. prm_roadmap_build
+ * checks them first. */
+trv_status prm_build_opts_check(trv_ctx *ctx, const prm_build_opts *o);
 
 typedef struct prm_build_stats {
     int samples;            /* LHS samples drawn */

@@ -1,5 +1,9 @@
-/* Latin hypercube sampling and the probabilistic roadmap (docs/method.md §4.2-4.4). */
+/* The probabilistic roadmap (docs/method.md §4.3-4.4): nodes from Latin
+ * hypercube batches (lhs.c), edges to the k nearest (core/bucket.h) where
+ * the segment crosses no NOGO, a bridging pass between components. */
 #include "prm.h"
+
+#include "core/bucket.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -7,33 +11,18 @@
 #include <string.h>
 #include <unistd.h>
 
-void prm_lhs(uint64_t seed, int n, double x0, double y0, double x1, double y1, double *xs, double *ys)
-{
-    trv_rng r;
-    trv_rng_seed(&r, seed);
-    int *perm = malloc((size_t)n * sizeof *perm);
-    for (int i = 0; i < n && perm; i++)
-        perm[i] = i;
-    for (int i = n - 1; i > 0 && perm; i--) { /* Fisher-Yates: pairs columns with rows */
-        int j = (int)trv_rng_below(&r, (uint64_t)i + 1);
-        int t = perm[i];
-        perm[i] = perm[j];
-        perm[j] = t;
-    }
-    double w = (x1 - x0) / n, h = (y1 - y0) / n;
-    for (int i = 0; i < n; i++) {
-        int row = perm ? perm[i] : (i * 7919) % n; /* without memory, still one per stratum */
-        xs[i] = x0 + (i + trv_rng_uniform(&r)) * w;
-        ys[i] = y0 + (row + trv_rng_uniform(&r)) * h;
-    }
-    free(perm);
-}
-
 void prm_build_opts_init(prm_build_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->k = 14;
     o->seed = 1;
+}
+
+trv_status prm_build_opts_check(trv_ctx *ctx, const prm_build_opts *o)
+{
+    if (o->nodes < 0 || o->k < 1 || o->k > 256 || o->radius < 0)
+        return trv_error(ctx, TRV_ERR_USAGE, "--nodes must be >= 0, --k in 1..256, --radius > 0");
+    return TRV_OK;
 }
 
 void prm_roadmap_free(prm_roadmap *r)
@@ -49,101 +38,15 @@ void prm_roadmap_free(prm_roadmap *r)
     free(r);
 }
 
-/* ---- a bucket grid over nodes, for k-nearest and radius queries ---- */
-
-typedef struct nodeix {
-    double x0, y0, cell;
-    int nx, ny;
-    int *start, *item;
-} nodeix;
-
-static void nodeix_free(nodeix *ix)
-{
-    free(ix->start);
-    free(ix->item);
-}
-
-static int nodeix_init(nodeix *ix, const double *x, const double *y, int n)
-{
-    double xmin = INFINITY, ymin = INFINITY, xmax = -INFINITY, ymax = -INFINITY;
-    for (int i = 0; i < n; i++) {
-        xmin = fmin(xmin, x[i]);
-        xmax = fmax(xmax, x[i]);
-        ymin = fmin(ymin, y[i]);
-        ymax = fmax(ymax, y[i]);
-    }
-    double w = fmax(xmax - xmin, 1), h = fmax(ymax - ymin, 1);
-    ix->cell = fmax(sqrt(2 * w * h / fmax(n, 1)), 1e-6);
-    ix->nx = (int)(w / ix->cell) + 1;
-    ix->ny = (int)(h / ix->cell) + 1;
-    ix->x0 = xmin;
-    ix->y0 = ymin;
-    size_t nb = (size_t)ix->nx * ix->ny;
-    ix->start = calloc(nb + 1, sizeof *ix->start);
-    ix->item = malloc((size_t)(n > 0 ? n : 1) * sizeof *ix->item);
-    int *fill = malloc((nb + 1) * sizeof *fill);
-    if (!ix->start || !ix->item || !fill) {
-        free(fill);
-        return -1;
-    }
-    for (int i = 0; i < n; i++) {
-        int bx = (int)((x[i] - xmin) / ix->cell), by = (int)((y[i] - ymin) / ix->cell);
-        ix->start[(size_t)by * ix->nx + bx + 1]++;
-    }
-    for (size_t b = 0; b < nb; b++)
-        ix->start[b + 1] += ix->start[b];
-    memcpy(fill, ix->start, (nb + 1) * sizeof *fill);
-    for (int i = 0; i < n; i++) {
-        int bx = (int)((x[i] - xmin) / ix->cell), by = (int)((y[i] - ymin) / ix->cell);
-        ix->item[fill[(size_t)by * ix->nx + bx]++] = i;
-    }
-    free(fill);
-    return 0;
-}
+/* ---- neighbours: core's bucket grid over the nodes, ties to the lower index ---- */
 
 /* The k nodes nearest to (px, py) (skip: a node to leave out), nearest
  * first, ties by index; with radius > 0 every node within radius instead
  * (up to cap). Returns the count. */
-static int nodeix_query(const nodeix *ix, const double *x, const double *y, double px, double py, int k,
-                        double radius, int skip, int cap, int *out, double *d2)
+static int near_nodes(const trv_bucket *ix, double px, double py, int k, double radius, int skip, int cap, long *out,
+                      double *d2)
 {
-    int found = 0, want = radius > 0 ? cap : k;
-    double r2 = radius > 0 ? radius * radius : INFINITY;
-    int cx = (int)floor((px - ix->x0) / ix->cell), cy = (int)floor((py - ix->y0) / ix->cell);
-    for (int ring = 0;; ring++) {
-        /* nodes in rings beyond this one are at least (ring - 1) cells away */
-        double inner = (ring - 1) * ix->cell;
-        if (ring > 0 && inner > 0 && ((found == want && inner * inner > d2[found - 1]) || inner * inner > r2))
-            break;
-        if (cx - ring < 0 && cy - ring < 0 && cx + ring >= ix->nx && cy + ring >= ix->ny)
-            break;
-        for (int by = cy - ring; by <= cy + ring; by++) {
-            if (by < 0 || by >= ix->ny)
-                continue;
-            for (int bx = cx - ring; bx <= cx + ring; bx++) {
-                if (bx < 0 || bx >= ix->nx || (abs(by - cy) != ring && abs(bx - cx) != ring))
-                    continue;
-                size_t b = (size_t)by * ix->nx + bx;
-                for (int q = ix->start[b]; q < ix->start[b + 1]; q++) {
-                    int i = ix->item[q];
-                    if (i == skip)
-                        continue;
-                    double dd = (x[i] - px) * (x[i] - px) + (y[i] - py) * (y[i] - py);
-                    if (dd > r2 || (found == want && (dd > d2[want - 1] || (dd == d2[want - 1] && i > out[want - 1]))))
-                        continue;
-                    int j = found < want ? found++ : want - 1;
-                    while (j > 0 && (dd < d2[j - 1] || (dd == d2[j - 1] && i < out[j - 1]))) {
-                        d2[j] = d2[j - 1];
-                        out[j] = out[j - 1];
-                        j--;
-                    }
-                    d2[j] = dd;
-                    out[j] = i;
-                }
-            }
-        }
-    }
-    return found;
+    return trv_bucket_nearest(ix, px, py, radius > 0 ? cap : k, radius > 0 ? radius : INFINITY, skip, out, d2);
 }
 
 /* ---- build ---- */
@@ -228,41 +131,19 @@ static trv_status make_adjacency(trv_ctx *ctx, prm_roadmap *r)
     return TRV_OK;
 }
 
-trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build_opts *o, prm_roadmap **out,
-                             prm_build_stats *stats)
+/* Nodes: LHS batches sized for the GO fraction, each with its own seed
+ * stream, until want GO samples (or 64 batches). */
+static trv_status sample_nodes(trv_ctx *ctx, const prm_terrain *t, const prm_build_opts *o, int want, double go_frac,
+                               prm_roadmap *r, prm_build_stats *stats)
 {
-    *out = NULL;
-    memset(stats, 0, sizeof *stats);
     const geo_grid *g = t->grid;
-    size_t ncell = (size_t)g->nx * g->ny, go = 0;
-    for (size_t i = 0; i < ncell; i++)
-        go += prm_cell_go(t, (long)i);
-    if (go == 0)
-        return trv_error(ctx, TRV_ERR_DATA, "the terrain has no GO cell: nothing to build a roadmap on");
-    double cell_km2 = t->cell_m * t->cell_m / 1e6;
-    stats->go_area_km2 = go * cell_km2;
-    int want = o->nodes > 0 ? o->nodes : (int)fmin(fmax(stats->go_area_km2 / 0.02, 200), 100000);
-    double go_frac = (double)go / ncell;
-    prm_roadmap *r = calloc(1, sizeof *r);
-    if (!r || !(r->x = malloc((size_t)want * sizeof *r->x)) || !(r->y = malloc((size_t)want * sizeof *r->y)) ||
-        (g->wkt && !(r->wkt = strdup(g->wkt)))) {
-        prm_roadmap_free(r);
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    }
-    r->seed = o->seed;
-    r->k = o->radius > 0 ? 0 : o->k;
-    r->radius = o->radius > 0 ? o->radius : 0;
     double x0 = g->gt[0], x1 = g->gt[0] + g->nx * g->gt[1], y1 = g->gt[3], y0 = g->gt[3] + g->ny * g->gt[5];
-    /* LHS batches sized for the GO fraction, each with its own seed stream,
-     * until enough GO samples */
-    trv_status st = TRV_OK;
     for (int batch = 0; r->nnodes < want && batch < 64; batch++) {
         int p = (int)ceil((want - r->nnodes) / go_frac * 1.05) + 8;
         double *xs = malloc((size_t)p * sizeof *xs), *ys = malloc((size_t)p * sizeof *ys);
         if (!xs || !ys) {
             free(xs);
             free(ys);
-            prm_roadmap_free(r);
             return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         }
         prm_lhs(o->seed * 1000003u + (uint64_t)batch, p, x0, y0, x1, y1, xs, ys);
@@ -280,41 +161,42 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
         free(xs);
         free(ys);
     }
-    if (r->nnodes < 2) {
-        prm_roadmap_free(r);
+    if (r->nnodes < 2)
         return trv_error(ctx, TRV_ERR_DATA, "too few GO samples for a roadmap (%d)", stats->samples);
-    }
-    /* edges: each node to its k nearest (or all within the radius), both
-     * directions merged, kept where the segment crosses no NOGO cell */
-    nodeix ix;
+    return TRV_OK;
+}
+
+/* Edges: each node to its k nearest (or all within the radius), both
+ * directions merged, measured in parallel, kept where the segment crosses
+ * no NOGO cell; parent joins their ends' components. *ecap: the room
+ * r->edges was given. */
+static trv_status connect_nodes(trv_ctx *ctx, const prm_terrain *t, const trv_bucket *ix, prm_roadmap *r,
+                                int *parent, size_t *ecap)
+{
     int cap = r->radius > 0 ? 256 : r->k;
-    int *nb = malloc((size_t)cap * sizeof *nb);
+    long *nb = malloc((size_t)cap * sizeof *nb);
     double *d2 = malloc((size_t)cap * sizeof *d2);
-    size_t ecap = (size_t)r->nnodes * cap;
-    prm_edge *cand = malloc(ecap * sizeof *cand);
-    if (!nb || !d2 || !cand || nodeix_init(&ix, r->x, r->y, r->nnodes)) {
-        free(nb);
-        free(d2);
-        free(cand);
-        nodeix_free(&ix);
-        prm_roadmap_free(r);
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    }
-    size_t nc = 0;
-    for (int i = 0; i < r->nnodes; i++) {
-        int n = nodeix_query(&ix, r->x, r->y, r->x[i], r->y[i], r->k, r->radius, i, cap, nb, d2);
-        for (int q = 0; q < n; q++)
-            cand[nc++] = (prm_edge){i < nb[q] ? i : nb[q], i < nb[q] ? nb[q] : i, {0}};
-    }
-    qsort(cand, nc, sizeof *cand, cmp_edge);
-    r->edges = malloc((nc ? nc : 1) * sizeof *r->edges); /* grown by the bridging pass */
-    int *parent = malloc((size_t)r->nnodes * sizeof *parent), *size = calloc((size_t)r->nnodes, sizeof *size);
-    if (!r->edges || !parent || !size) {
+    prm_edge *cand = malloc((size_t)r->nnodes * cap * sizeof *cand);
+    trv_status st = TRV_OK;
+    if (!nb || !d2 || !cand) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
     }
-    for (int i = 0; i < r->nnodes; i++)
-        parent[i] = i;
+    size_t nc = 0;
+    for (int i = 0; i < r->nnodes; i++) {
+        int n = near_nodes(ix, r->x[i], r->y[i], r->k, r->radius, i, cap, nb, d2);
+        for (int q = 0; q < n; q++) {
+            int j = (int)nb[q];
+            cand[nc++] = (prm_edge){i < j ? i : j, i < j ? j : i, {0}};
+        }
+    }
+    qsort(cand, nc, sizeof *cand, cmp_edge);
+    *ecap = nc;
+    r->edges = malloc((nc ? nc : 1) * sizeof *r->edges); /* grown by the bridging pass */
+    if (!r->edges) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
     /* unique candidates, measured in parallel, then kept where unblocked */
     size_t nu = 0;
     for (size_t e = 0; e < nc; e++)
@@ -329,51 +211,63 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
         r->edges[r->nedges++] = cand[e];
         parent[find(parent, cand[e].a)] = find(parent, cand[e].b);
     }
-    if ((st = trv_progress(ctx, 0.8, "roadmap")))
-        goto done;
-    /* bridging: straight k-nearest edges miss winding corridors; for each
-     * node, try its 4k nearest again, keeping only edges that join two
-     * components (a classic PRM connection pass; cheap, since few pass) */
-    {
-        int cap2 = 4 * (r->k > 0 ? r->k : 16);
-        int *nb2 = malloc((size_t)cap2 * sizeof *nb2);
-        double *d22 = malloc((size_t)cap2 * sizeof *d22);
-        size_t ecap2 = nc;
-        if (!nb2 || !d22) {
-            free(nb2);
-            free(d22);
-            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-            goto done;
-        }
-        for (int i = 0; i < r->nnodes && !st; i++) {
-            int n = nodeix_query(&ix, r->x, r->y, r->x[i], r->y[i], cap2, 0, i, cap2, nb2, d22);
-            for (int q = 0; q < n; q++) {
-                int j = nb2[q];
-                if (find(parent, i) == find(parent, j))
-                    continue;
-                prm_edge ed = {i < j ? i : j, i < j ? j : i, {0}};
-                prm_piece_measure(t, r->x[ed.a], r->y[ed.a], r->x[ed.b], r->y[ed.b], &ed.p);
-                if (ed.p.blocked)
-                    continue;
-                if ((size_t)r->nedges == ecap2) {
-                    ecap2 = 2 * ecap2 + 16;
-                    prm_edge *grown = realloc(r->edges, ecap2 * sizeof *grown);
-                    if (!grown) {
-                        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-                        break;
-                    }
-                    r->edges = grown;
-                }
-                r->edges[r->nedges++] = ed;
-                parent[find(parent, ed.a)] = find(parent, ed.b);
-            }
-        }
-        free(nb2);
-        free(d22);
-        if (st)
-            goto done;
-        qsort(r->edges, (size_t)r->nedges, sizeof *r->edges, cmp_edge);
+    st = trv_progress(ctx, 0.8, "roadmap");
+done:
+    free(nb);
+    free(d2);
+    free(cand);
+    return st;
+}
+
+/* Bridging: straight k-nearest edges miss winding corridors; for each
+ * node, try its 4k nearest again, keeping only edges that join two
+ * components (a classic PRM connection pass; cheap, since few pass).
+ * Then the edges in (a, b) order. */
+static trv_status bridge(trv_ctx *ctx, const prm_terrain *t, const trv_bucket *ix, prm_roadmap *r, int *parent,
+                         size_t ecap)
+{
+    int cap = 4 * (r->k > 0 ? r->k : 16);
+    long *nb = malloc((size_t)cap * sizeof *nb);
+    double *d2 = malloc((size_t)cap * sizeof *d2);
+    if (!nb || !d2) {
+        free(nb);
+        free(d2);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
+    trv_status st = TRV_OK;
+    for (int i = 0; i < r->nnodes && !st; i++) {
+        int n = near_nodes(ix, r->x[i], r->y[i], cap, 0, i, cap, nb, d2);
+        for (int q = 0; q < n; q++) {
+            int j = (int)nb[q];
+            if (find(parent, i) == find(parent, j))
+                continue;
+            prm_edge ed = {i < j ? i : j, i < j ? j : i, {0}};
+            prm_piece_measure(t, r->x[ed.a], r->y[ed.a], r->x[ed.b], r->y[ed.b], &ed.p);
+            if (ed.p.blocked)
+                continue;
+            if ((size_t)r->nedges == ecap) {
+                ecap = 2 * ecap + 16;
+                prm_edge *grown = realloc(r->edges, ecap * sizeof *grown);
+                if (!grown) {
+                    st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                r->edges = grown;
+            }
+            r->edges[r->nedges++] = ed;
+            parent[find(parent, ed.a)] = find(parent, ed.b);
+        }
+    }
+    free(nb);
+    free(d2);
+    if (!st)
+        qsort(r->edges, (size_t)r->nedges, sizeof *r->edges, cmp_edge);
+    return st;
+}
+
+/* The components' count and the largest one's size (size: nnodes zeros). */
+static void components(const prm_roadmap *r, int *parent, int *size, prm_build_stats *stats)
+{
     for (int i = 0; i < r->nnodes; i++)
         size[find(parent, i)]++;
     for (int i = 0; i < r->nnodes; i++)
@@ -382,10 +276,16 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
             if (size[i] > stats->largest)
                 stats->largest = size[i];
         }
-    /* coverage: GO cells (every 4th row and column) within one node spacing of a node */
-    double spacing = sqrt(stats->go_area_km2 * 1e6 / r->nnodes);
+}
+
+/* Coverage: the fraction of GO cells (every 4th row and column) within one
+ * node spacing, sqrt(GO area / nodes), of a node. */
+static double coverage(const prm_terrain *t, const trv_bucket *ix, const prm_roadmap *r, double go_area_km2)
+{
+    const geo_grid *g = t->grid;
+    double spacing = sqrt(go_area_km2 * 1e6 / r->nnodes);
     long seen = 0, near = 0;
-    int one;
+    long one;
     double dd;
     for (int row = 0; row < g->ny; row += 4)
         for (int col = 0; col < g->nx; col += 4) {
@@ -394,21 +294,63 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
                 continue;
             seen++;
             double cx = geo_grid_x(g, col), cy = geo_grid_y(g, row);
-            if (nodeix_query(&ix, r->x, r->y, cx, cy, 1, 0, -1, 1, &one, &dd) == 1 &&
+            if (near_nodes(ix, cx, cy, 1, 0, -1, 1, &one, &dd) == 1 &&
                 sqrt(dd) * t->cell_m / g->gt[1] <= spacing)
                 near++;
         }
-    stats->coverage = seen ? (double)near / seen : 0;
+    return seen ? (double)near / seen : 0;
+}
+
+trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build_opts *o, prm_roadmap **out,
+                             prm_build_stats *stats)
+{
+    *out = NULL;
+    memset(stats, 0, sizeof *stats);
+    trv_status st = prm_build_opts_check(ctx, o);
+    if (st)
+        return st;
+    const geo_grid *g = t->grid;
+    size_t ncell = (size_t)g->nx * g->ny, go = 0;
+    for (size_t i = 0; i < ncell; i++)
+        go += prm_cell_go(t, (long)i);
+    if (go == 0)
+        return trv_error(ctx, TRV_ERR_DATA, "the terrain has no GO cell: nothing to build a roadmap on");
+    double cell_km2 = t->cell_m * t->cell_m / 1e6;
+    stats->go_area_km2 = go * cell_km2;
+    int want = o->nodes > 0 ? o->nodes : (int)fmin(fmax(stats->go_area_km2 / 0.02, 200), 100000);
+    prm_roadmap *r = calloc(1, sizeof *r);
+    if (!r || !(r->x = malloc((size_t)want * sizeof *r->x)) || !(r->y = malloc((size_t)want * sizeof *r->y)) ||
+        (g->wkt && !(r->wkt = strdup(g->wkt)))) {
+        prm_roadmap_free(r);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    r->seed = o->seed;
+    r->k = o->radius > 0 ? 0 : o->k;
+    r->radius = o->radius > 0 ? o->radius : 0;
+    if ((st = sample_nodes(ctx, t, o, want, (double)go / ncell, r, stats))) {
+        prm_roadmap_free(r);
+        return st;
+    }
+    trv_bucket *ix = trv_bucket_new(r->x, r->y, (size_t)r->nnodes, 0);
+    int *parent = malloc((size_t)r->nnodes * sizeof *parent), *size = calloc((size_t)r->nnodes, sizeof *size);
+    size_t ecap = 0;
+    if (!ix || !parent || !size) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < r->nnodes; i++)
+        parent[i] = i;
+    if ((st = connect_nodes(ctx, t, ix, r, parent, &ecap)) || (st = bridge(ctx, t, ix, r, parent, ecap)))
+        goto done;
+    components(r, parent, size, stats);
+    stats->coverage = coverage(t, ix, r, stats->go_area_km2);
     if ((st = make_adjacency(ctx, r)))
         goto done;
     st = trv_progress(ctx, 1.0, "roadmap");
 done:
-    free(nb);
-    free(d2);
-    free(cand);
     free(parent);
     free(size);
-    nodeix_free(&ix);
+    trv_bucket_free(ix);
     if (st)
         prm_roadmap_free(r);
     else

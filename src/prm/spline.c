@@ -306,6 +306,117 @@ static double polyline_dist(const double *vx, const double *vy, int nv, double x
     return sqrt(bd);
 }
 
+/* The route's distinct vertices into vx, vy (a repeated vertex would act
+ * as a raised multiplicity), each with multiplicity 1; *total their
+ * polyline's length in map units. */
+static trv_status distinct_vertices(trv_ctx *ctx, const prm_path *path, double *vx, double *vy, int *mult, int *nv,
+                                    double *total)
+{
+    *nv = 0;
+    *total = 0;
+    for (int i = 0; i < path->n; i++) {
+        if (!isfinite(path->x[i]) || !isfinite(path->y[i]))
+            return trv_error(ctx, TRV_ERR_USAGE, "vertex %d of the path is not a finite point", i);
+        if (*nv > 0 && path->x[i] == vx[*nv - 1] && path->y[i] == vy[*nv - 1])
+            continue;
+        if (*nv > 0)
+            *total += hypot(path->x[i] - vx[*nv - 1], path->y[i] - vy[*nv - 1]);
+        vx[*nv] = path->x[i];
+        vy[*nv] = path->y[i];
+        mult[(*nv)++] = 1;
+    }
+    return TRV_OK;
+}
+
+/* The smoothing's state: the vertices with their multiplicities, the
+ * curve through them, its samples, and which sample pieces stay blocked. */
+typedef struct smoothing {
+    double *vx, *vy;
+    int *mult, *raise;
+    int nv;
+    curve c;
+    samples s;
+    arc_table tab;
+    unsigned char *stuck;   /* per sample piece: blocked and nothing left to raise */
+} smoothing;
+
+/* Raise multiplicities until no piece is blocked or none can be raised.
+ * Each round raises at least one of 2 nv possible steps, so this ends.
+ * -1 when out of memory. */
+static int raise_until_free(const prm_terrain *t, smoothing *S, double step_map)
+{
+    curve *c = &S->c;
+    samples *s = &S->s;
+    for (;;) {
+        if (curve_build(c, S->vx, S->vy, S->mult, S->nv) || sample_curve(c, step_map, s, &S->tab))
+            return -1;
+        unsigned char *ns = realloc(S->stuck, s->n);
+        if (!ns)
+            return -1;
+        S->stuck = ns;
+        memset(S->stuck, 0, s->n);
+        memset(S->raise, 0, (size_t)S->nv * sizeof *S->raise);
+        int raised = 0;
+        for (size_t i = 0; i + 1 < s->n; i++) {
+            prm_piece pc;
+            prm_piece_measure(t, s->x[i], s->y[i], s->x[i + 1], s->y[i + 1], &pc);
+            if (!pc.blocked)
+                continue;
+            int any = 0;
+            for (int q = s->first[i]; q <= s->last[i + 1] + c->p; q++)
+                if (S->mult[c->owner[q]] < MAX_MULT) {
+                    S->raise[c->owner[q]] = 1;
+                    any = 1;
+                }
+            S->stuck[i] = !any;
+            raised |= any;
+        }
+        if (!raised)
+            return 0;
+        for (int i = 0; i < S->nv; i++)
+            S->mult[i] += S->raise[i];
+    }
+}
+
+/* The new vertices: the samples, with the polyline spliced into stuck
+ * pieces, repeats dropped; *ox, *oy malloc'ed (n of them). -1 when out of
+ * memory. */
+static int splice(const smoothing *S, double **pox, double **poy, size_t *pn)
+{
+    const samples *s = &S->s;
+    const double *vx = S->vx, *vy = S->vy;
+    int nv = S->nv;
+    size_t cap = s->n, n = 0;
+    for (size_t i = 0; i + 1 < s->n; i++)
+        if (S->stuck[i])
+            cap += (size_t)nv;
+    double *ox = *pox = malloc(cap * sizeof *ox), *oy = *poy = malloc(cap * sizeof *oy);
+    if (!ox || !oy)
+        return -1;
+    for (size_t i = 0; i < s->n; i++) {
+        double x = i == 0 ? vx[0] : i + 1 == s->n ? vx[nv - 1] : s->x[i];
+        double y = i == 0 ? vy[0] : i + 1 == s->n ? vy[nv - 1] : s->y[i];
+        if (n == 0 || x != ox[n - 1] || y != oy[n - 1]) {
+            ox[n] = x;
+            oy[n++] = y;
+        }
+        if (i + 1 < s->n && S->stuck[i]) {
+            /* every control point of this span is a vertex repeated three
+             * times: the span lies on the legs of vertices lo .. hi */
+            int lo = S->c.owner[s->first[i]], hi = S->c.owner[s->last[i + 1] + S->c.p];
+            int a = nearest_leg(vx, vy, lo, hi, s->x[i], s->y[i]);
+            int b = nearest_leg(vx, vy, lo, hi, s->x[i + 1], s->y[i + 1]);
+            for (int v = a + 1; v <= b; v++)
+                if (vx[v] != ox[n - 1] || vy[v] != oy[n - 1]) {
+                    ox[n] = vx[v];
+                    oy[n++] = vy[v];
+                }
+        }
+    }
+    *pn = n;
+    return 0;
+}
+
 trv_status prm_smooth(trv_ctx *ctx, const prm_terrain *t, prm_path *path, double step, double *max_dev)
 {
     *max_dev = 0;
@@ -316,101 +427,23 @@ trv_status prm_smooth(trv_ctx *ctx, const prm_terrain *t, prm_path *path, double
     double m_per_unit = t->cell_m / t->grid->gt[1];
     double step_map = step / m_per_unit;
 
-    /* the route's distinct vertices: a repeated vertex would act as a raised multiplicity */
     trv_status st = TRV_OK;
-    int nv = 0;
-    double *vx = malloc((size_t)path->n * sizeof *vx), *vy = malloc((size_t)path->n * sizeof *vy);
-    int *mult = malloc((size_t)path->n * sizeof *mult), *raise = malloc((size_t)path->n * sizeof *raise);
-    curve c = {0};
-    samples s = {0};
-    arc_table tab = {0};
-    unsigned char *stuck = NULL;
-    double *ox = NULL, *oy = NULL;
-    if (!vx || !vy || !mult || !raise)
+    smoothing S = {0};
+    S.vx = malloc((size_t)path->n * sizeof *S.vx), S.vy = malloc((size_t)path->n * sizeof *S.vy);
+    S.mult = malloc((size_t)path->n * sizeof *S.mult), S.raise = malloc((size_t)path->n * sizeof *S.raise);
+    double *ox = NULL, *oy = NULL, total;
+    size_t n = 0;
+    if (!S.vx || !S.vy || !S.mult || !S.raise)
         goto nomem;
-    double total = 0;
-    for (int i = 0; i < path->n; i++) {
-        if (!isfinite(path->x[i]) || !isfinite(path->y[i])) {
-            st = trv_error(ctx, TRV_ERR_USAGE, "vertex %d of the path is not a finite point", i);
-            goto done;
-        }
-        if (nv > 0 && path->x[i] == vx[nv - 1] && path->y[i] == vy[nv - 1])
-            continue;
-        if (nv > 0)
-            total += hypot(path->x[i] - vx[nv - 1], path->y[i] - vy[nv - 1]);
-        vx[nv] = path->x[i];
-        vy[nv] = path->y[i];
-        mult[nv++] = 1;
-    }
-    if (nv < 2)
+    if ((st = distinct_vertices(ctx, path, S.vx, S.vy, S.mult, &S.nv, &total)) || S.nv < 2)
         goto done; /* a single point: nothing to smooth */
     if (total / step_map > 1e8) {
         st = trv_error(ctx, TRV_ERR_USAGE, "the smoothing step %g m is too small for a path of %.0f m", step,
                        total * m_per_unit);
         goto done;
     }
-
-    /* Raise multiplicities until no piece is blocked or none can be raised.
-     * Each round raises at least one of 2 nv possible steps, so this ends. */
-    for (;;) {
-        if (curve_build(&c, vx, vy, mult, nv) || sample_curve(&c, step_map, &s, &tab))
-            goto nomem;
-        unsigned char *ns = realloc(stuck, s.n);
-        if (!ns)
-            goto nomem;
-        stuck = ns;
-        memset(stuck, 0, s.n);
-        memset(raise, 0, (size_t)nv * sizeof *raise);
-        int raised = 0;
-        for (size_t i = 0; i + 1 < s.n; i++) {
-            prm_piece pc;
-            prm_piece_measure(t, s.x[i], s.y[i], s.x[i + 1], s.y[i + 1], &pc);
-            if (!pc.blocked)
-                continue;
-            int any = 0;
-            for (int q = s.first[i]; q <= s.last[i + 1] + c.p; q++)
-                if (mult[c.owner[q]] < MAX_MULT) {
-                    raise[c.owner[q]] = 1;
-                    any = 1;
-                }
-            stuck[i] = !any;
-            raised |= any;
-        }
-        if (!raised)
-            break;
-        for (int i = 0; i < nv; i++)
-            mult[i] += raise[i];
-    }
-
-    /* the new vertices: the samples, with the polyline spliced into stuck pieces */
-    size_t cap = s.n, n = 0;
-    for (size_t i = 0; i + 1 < s.n; i++)
-        if (stuck[i])
-            cap += (size_t)nv;
-    ox = malloc(cap * sizeof *ox);
-    oy = malloc(cap * sizeof *oy);
-    if (!ox || !oy)
+    if (raise_until_free(t, &S, step_map) || splice(&S, &ox, &oy, &n))
         goto nomem;
-    for (size_t i = 0; i < s.n; i++) {
-        double x = i == 0 ? vx[0] : i + 1 == s.n ? vx[nv - 1] : s.x[i];
-        double y = i == 0 ? vy[0] : i + 1 == s.n ? vy[nv - 1] : s.y[i];
-        if (n == 0 || x != ox[n - 1] || y != oy[n - 1]) {
-            ox[n] = x;
-            oy[n++] = y;
-        }
-        if (i + 1 < s.n && stuck[i]) {
-            /* every control point of this span is a vertex repeated three
-             * times: the span lies on the legs of vertices lo .. hi */
-            int lo = c.owner[s.first[i]], hi = c.owner[s.last[i + 1] + c.p];
-            int a = nearest_leg(vx, vy, lo, hi, s.x[i], s.y[i]);
-            int b = nearest_leg(vx, vy, lo, hi, s.x[i + 1], s.y[i + 1]);
-            for (int v = a + 1; v <= b; v++)
-                if (vx[v] != ox[n - 1] || vy[v] != oy[n - 1]) {
-                    ox[n] = vx[v];
-                    oy[n++] = vy[v];
-                }
-        }
-    }
     /* the joins between curve samples and spliced polyline vertices were
      * never measured: check every output piece, and if one is blocked (a
      * sliver through a NOGO corner) keep the polyline, which is NOGO-free */
@@ -424,7 +457,7 @@ trv_status prm_smooth(trv_ctx *ctx, const prm_terrain *t, prm_path *path, double
     }
     double dev = 0;
     for (size_t i = 0; i < n; i++) {
-        double d = polyline_dist(vx, vy, nv, ox[i], oy[i]);
+        double d = polyline_dist(S.vx, S.vy, S.nv, ox[i], oy[i]);
         if (d > dev)
             dev = d;
     }
@@ -439,22 +472,22 @@ trv_status prm_smooth(trv_ctx *ctx, const prm_terrain *t, prm_path *path, double
 nomem:
     st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory while smoothing a path of %d vertices", path->n);
 done:
-    free(vx);
-    free(vy);
-    free(mult);
-    free(raise);
-    free(c.qx);
-    free(c.qy);
-    free(c.owner);
-    free(s.x);
-    free(s.y);
-    free(s.u);
-    free(s.first);
-    free(s.last);
-    free(tab.x);
-    free(tab.y);
-    free(tab.len);
-    free(stuck);
+    free(S.vx);
+    free(S.vy);
+    free(S.mult);
+    free(S.raise);
+    free(S.c.qx);
+    free(S.c.qy);
+    free(S.c.owner);
+    free(S.s.x);
+    free(S.s.y);
+    free(S.s.u);
+    free(S.s.first);
+    free(S.s.last);
+    free(S.tab.x);
+    free(S.tab.y);
+    free(S.tab.len);
+    free(S.stuck);
     free(ox);
     free(oy);
     return st;

@@ -2,6 +2,8 @@
 #include "prm_priv.h"
 #include "run/run.h"
 
+#include "core/clip.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,21 +67,8 @@ int prm_segment_walk(const geo_grid *g, double x0, double y0, double x1, double 
     double du = u1 - u0, dv = v1 - v0;
     double len = hypot(x1 - x0, y1 - y0);
     /* clip to the grid (Liang-Barsky) */
-    double t0 = 0, t1 = 1;
-    const double p[4] = {-du, du, -dv, dv}, q[4] = {u0, g->nx - u0, v0, g->ny - v0};
-    for (int k = 0; k < 4; k++) {
-        if (p[k] == 0) {
-            if (q[k] < 0)
-                return 0;
-            continue;
-        }
-        double r = q[k] / p[k];
-        if (p[k] < 0 && r > t0)
-            t0 = r;
-        if (p[k] > 0 && r < t1)
-            t1 = r;
-    }
-    if (t0 > t1 || (t0 == t1 && len > 0))
+    double t0, t1;
+    if (!trv_clip_segment(u0, v0, u1, v1, 0, 0, g->nx, g->ny, &t0, &t1) || (t0 == t1 && len > 0))
         return 0;
     double su = u0 + t0 * du, sv = v0 + t0 * dv;
     long c = (long)floor(su), r = (long)floor(sv);

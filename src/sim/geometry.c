@@ -14,6 +14,8 @@
  */
 #include "sim.h"
 
+#include "core/clip.h"
+
 #include <math.h>
 
 /* ---- oriented boxes ---------------------------------------------------------- */
@@ -70,23 +72,8 @@ static int point_in_polygon(const double *px, const double *py, int n, double x,
  * (Liang-Barsky clipping). */
 static int segment_hits_box(double x0, double y0, double x1, double y1, double hl, double hw)
 {
-    double t0 = 0, t1 = 1, dx = x1 - x0, dy = y1 - y0;
-    double p[4] = {-dx, dx, -dy, dy}, q[4] = {x0 + hl, hl - x0, y0 + hw, hw - y0};
-    for (int k = 0; k < 4; k++) {
-        if (p[k] == 0) {
-            if (q[k] < 0)
-                return 0;
-            continue;
-        }
-        double r = q[k] / p[k];
-        if (p[k] < 0)
-            t0 = fmax(t0, r);
-        else
-            t1 = fmin(t1, r);
-        if (t0 > t1)
-            return 0;
-    }
-    return 1;
+    double t0, t1;
+    return trv_clip_segment(x0, y0, x1, y1, -hl, -hw, hl, hw, &t0, &t1);
 }
 
 int sim_obb_polygon(const sim_obb *a, const double *px, const double *py, int n)

@@ -101,6 +101,134 @@ typedef struct veh_raw {
     int given_l2[6], given_l3[8];
 } veh_raw;
 
+/* The INI schema under construction: one key after another. */
+typedef struct schema_list {
+    trv_ini_key *k;
+    size_t n;
+} schema_list;
+
+#define KEY(sec, name, type, dest, lo, hi, ch, req, given) \
+    (L->k[L->n++] = (trv_ini_key){sec, name, type, dest, lo, hi, ch, req, given})
+
+/* The [scenario] section: its defaults and its 14 keys. */
+static void scenario_keys(schema_list *L, sim_scenario *sc, int *ctrl_kind, char **obstacles)
+{
+    sc->step_s = 0.02, sc->time_limit_s = 3600, sc->record_s = 0.2, sc->goal_tol_m = 2, sc->decel_ms2 = 2;
+    sc->lat_acc_ms2 = 2, sc->margin_m = 1, sc->replan = 1;
+    sim_ctrl_default(&sc->ctrl);
+    KEY("scenario", "step_s", TRV_INI_DOUBLE, &sc->step_s, 1e-4, 1, NULL, 0, NULL);
+    KEY("scenario", "time_limit_s", TRV_INI_DOUBLE, &sc->time_limit_s, 0.01, 1e7, NULL, 0, NULL);
+    KEY("scenario", "record_s", TRV_INI_DOUBLE, &sc->record_s, 0, 3600, NULL, 0, NULL);
+    KEY("scenario", "obstacles", TRV_INI_STRING, obstacles, 0, 0, NULL, 0, NULL);
+    KEY("scenario", "controller", TRV_INI_CHOICE, ctrl_kind, 0, 0, "pure_pursuit|stanley", 0, NULL);
+    KEY("scenario", "lookahead_s", TRV_INI_DOUBLE, &sc->ctrl.lookahead_s, 0, 100, NULL, 0, NULL);
+    KEY("scenario", "lookahead_min_m", TRV_INI_DOUBLE, &sc->ctrl.lookahead_min_m, 0.1, 1000, NULL, 0, NULL);
+    KEY("scenario", "lookahead_max_m", TRV_INI_DOUBLE, &sc->ctrl.lookahead_max_m, 0.1, 1000, NULL, 0, NULL);
+    KEY("scenario", "stanley_k", TRV_INI_DOUBLE, &sc->ctrl.stanley_k, 0, 100, NULL, 0, NULL);
+    KEY("scenario", "goal_tolerance_m", TRV_INI_DOUBLE, &sc->goal_tol_m, 0.01, 1000, NULL, 0, NULL);
+    KEY("scenario", "decel_ms2", TRV_INI_DOUBLE, &sc->decel_ms2, 0.05, 20, NULL, 0, NULL);
+    KEY("scenario", "lateral_acc_ms2", TRV_INI_DOUBLE, &sc->lat_acc_ms2, 0.05, 20, NULL, 0, NULL);
+    KEY("scenario", "safety_margin_m", TRV_INI_DOUBLE, &sc->margin_m, 0, 100, NULL, 0, NULL);
+    KEY("scenario", "replan", TRV_INI_BOOL, &sc->replan, 0, 0, NULL, 0, NULL);
+}
+
+/* One vehicle's sections [vehicle.ID], [gnss.ID], [imu.ID], [lidar2d.ID],
+ * [lidar3d.ID] (names into secs): the defaults and the 27 keys. */
+static void vehicle_keys(schema_list *L, veh_raw *v, const char *id, char secs[5][48])
+{
+    static const char *const sensor_sec[4] = {"gnss", "imu", "lidar2d", "lidar3d"};
+    snprintf(secs[0], 48, "vehicle.%.31s", id);
+    for (int j = 0; j < 4; j++)
+        snprintf(secs[j + 1], 48, "%s.%.31s", sensor_sec[j], id);
+    const char *vs = secs[0];
+    v->strategy = 3; /* time */
+    v->gnss_rate = 10, v->gnss_noise = 0.05, v->imu_rate = 100, v->imu_noise_deg = 0.1;
+    double l2d[6] = {10, 360, 1, 50, 0.02, 1.5};
+    memcpy(v->l2, l2d, sizeof l2d);
+    double l3d[8] = {10, 360, 1, 50, 0.02, 1.5, 30, 16};
+    memcpy(v->l3, l3d, sizeof l3d);
+    KEY(vs, "file", TRV_INI_STRING, &v->file, 0, 0, NULL, 1, NULL);
+    KEY(vs, "model", TRV_INI_CHOICE, &v->model, 0, 0, "ackermann|skid|mecanum", 0, NULL);
+    KEY(vs, "route", TRV_INI_STRING, &v->route, 0, 0, NULL, 0, NULL);
+    KEY(vs, "route_name", TRV_INI_STRING, &v->route_name, 0, 0, NULL, 0, NULL);
+    KEY(vs, "start", TRV_INI_STRING, &v->start, 0, 0, NULL, 0, NULL);
+    KEY(vs, "goal", TRV_INI_STRING, &v->goal, 0, 0, NULL, 0, NULL);
+    KEY(vs, "srs", TRV_INI_STRING, &v->srs, 0, 0, NULL, 0, NULL);
+    KEY(vs, "strategy", TRV_INI_CHOICE, &v->strategy, 0, 0, "mmcr|mdr|msr|time", 0, NULL);
+    KEY(vs, "start_time_s", TRV_INI_DOUBLE, &v->start_time, 0, 1e7, NULL, 0, NULL);
+    KEY(secs[1], "rate_hz", TRV_INI_DOUBLE, &v->gnss_rate, 0.01, 1000, NULL, 0, &v->has_gnss);
+    KEY(secs[1], "noise_m", TRV_INI_DOUBLE, &v->gnss_noise, 0, 100, NULL, 0, &v->has_gnss);
+    KEY(secs[2], "rate_hz", TRV_INI_DOUBLE, &v->imu_rate, 0.01, 10000, NULL, 0, &v->has_imu);
+    KEY(secs[2], "noise_deg", TRV_INI_DOUBLE, &v->imu_noise_deg, 0, 90, NULL, 0, &v->has_imu);
+    static const char *const lk[8] = {"rate_hz", "hfov_deg", "hres_deg", "range_m", "noise_m", "mount_h_m",
+                                      "vfov_deg", "lines"};
+    static const double lo[8] = {0.01, 0.1, 0.01, 0.5, 0, 0, 0, 1}, hi[8] = {1000, 360, 90, 2000, 10, 50, 180, 256};
+    for (int j = 0; j < 6; j++)
+        KEY(secs[3], lk[j], TRV_INI_DOUBLE, &v->l2[j], lo[j], hi[j], NULL, 0, &v->given_l2[j]);
+    for (int j = 0; j < 8; j++)
+        KEY(secs[4], lk[j], TRV_INI_DOUBLE, &v->l3[j], lo[j], hi[j], NULL, 0, &v->given_l3[j]);
+}
+
+#undef KEY
+
+/* The sensors a vehicle's sections gave (a LiDAR with any key given). */
+static void vehicle_sensors(const veh_raw *v, sim_vehicle_spec *s)
+{
+    if (v->has_gnss)
+        s->sensors[s->nsensors++] = (sim_sensor){.kind = SIM_GNSS, .rate_hz = v->gnss_rate, .noise = v->gnss_noise};
+    if (v->has_imu)
+        s->sensors[s->nsensors++] = (sim_sensor){.kind = SIM_IMU, .rate_hz = v->imu_rate,
+                                                 .noise = v->imu_noise_deg * DEG};
+    int any2 = 0, any3 = 0;
+    for (int j = 0; j < 6; j++)
+        any2 |= v->given_l2[j];
+    for (int j = 0; j < 8; j++)
+        any3 |= v->given_l3[j];
+    if (any2)
+        s->sensors[s->nsensors++] = (sim_sensor){.kind = SIM_LIDAR2D, .rate_hz = v->l2[0], .lines = 1,
+                                                 .hfov_rad = v->l2[1] * DEG, .vfov_rad = 0,
+                                                 .hres_rad = v->l2[2] * DEG, .range_m = v->l2[3],
+                                                 .noise = v->l2[4], .mount_h_m = v->l2[5]};
+    if (any3)
+        s->sensors[s->nsensors++] = (sim_sensor){.kind = SIM_LIDAR3D, .rate_hz = v->l3[0],
+                                                 .lines = (int)v->l3[7], .hfov_rad = v->l3[1] * DEG,
+                                                 .vfov_rad = v->l3[6] * DEG, .hres_rad = v->l3[2] * DEG,
+                                                 .range_m = v->l3[3], .noise = v->l3[4],
+                                                 .mount_h_m = v->l3[5]};
+}
+
+/* A vehicle's spec from its bound keys: files resolved against dir (the
+ * scenario's directory), start and goal parsed, its sensors. */
+static trv_status vehicle_spec(trv_ctx *ctx, const char *path, const char *dir, const veh_raw *v, const char *id,
+                               long line, sim_vehicle_spec *s)
+{
+    trv_status st = TRV_OK;
+    snprintf(s->id, sizeof s->id, "%s", id);
+    s->line = line;
+    s->kind = (sim_kind)v->model;
+    s->strategy = (prm_strategy)v->strategy;
+    s->start_time_s = v->start_time;
+    s->file = resolve(dir, v->file);
+    s->route = resolve(dir, v->route);
+    s->route_name = v->route_name ? strdup(v->route_name) : NULL;
+    s->srs = strdup(v->srs ? v->srs : "EPSG:4326");
+    if (v->start) {
+        s->has_start = 1;
+        if (parse_pair(v->start, s->start))
+            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: vehicle '%s': start expects X,Y", path, line, s->id);
+    }
+    if (!st && v->goal) {
+        s->has_goal = 1;
+        if (parse_pair(v->goal, s->goal))
+            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: vehicle '%s': goal expects X,Y", path, line, s->id);
+    }
+    if (!st && !v->route && (!v->start != !v->goal))
+        st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: vehicle '%s' needs both a start and a goal", path, line,
+                       s->id);
+    vehicle_sensors(v, s);
+    return st;
+}
+
 trv_status sim_scenario_read(trv_ctx *ctx, const char *path, sim_scenario **out)
 {
     *out = NULL;
@@ -123,72 +251,20 @@ trv_status sim_scenario_read(trv_ctx *ctx, const char *path, sim_scenario **out)
     veh_raw *raw = calloc(nveh, sizeof *raw);
     /* per vehicle: 9 vehicle keys, 2 gnss, 2 imu, 6 lidar2d, 8 lidar3d; 15 scenario keys */
     enum { PER = 27 };
-    trv_ini_key *schema = calloc((size_t)nveh * PER + 16, sizeof *schema);
+    schema_list L = {calloc((size_t)nveh * PER + 16, sizeof *L.k), 0};
     char (*secs)[5][48] = calloc(nveh, sizeof *secs);
-    if (!sc || !raw || !schema || !secs) {
-        free(sc), free(raw), free(schema), free(secs);
+    if (!sc || !raw || !L.k || !secs) {
+        free(sc), free(raw), free(L.k), free(secs);
         trv_ini_free(ini);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
     sc->path = strdup(path);
-    sc->step_s = 0.02, sc->time_limit_s = 3600, sc->record_s = 0.2, sc->goal_tol_m = 2, sc->decel_ms2 = 2;
-    sc->lat_acc_ms2 = 2, sc->margin_m = 1, sc->replan = 1;
-    sim_ctrl_default(&sc->ctrl);
     int ctrl_kind = 0;
     char *obstacles = NULL;
-    size_t n = 0;
-#define KEY(sec, name, type, dest, lo, hi, ch, req, given) \
-    schema[n++] = (trv_ini_key){sec, name, type, dest, lo, hi, ch, req, given}
-    KEY("scenario", "step_s", TRV_INI_DOUBLE, &sc->step_s, 1e-4, 1, NULL, 0, NULL);
-    KEY("scenario", "time_limit_s", TRV_INI_DOUBLE, &sc->time_limit_s, 0.01, 1e7, NULL, 0, NULL);
-    KEY("scenario", "record_s", TRV_INI_DOUBLE, &sc->record_s, 0, 3600, NULL, 0, NULL);
-    KEY("scenario", "obstacles", TRV_INI_STRING, &obstacles, 0, 0, NULL, 0, NULL);
-    KEY("scenario", "controller", TRV_INI_CHOICE, &ctrl_kind, 0, 0, "pure_pursuit|stanley", 0, NULL);
-    KEY("scenario", "lookahead_s", TRV_INI_DOUBLE, &sc->ctrl.lookahead_s, 0, 100, NULL, 0, NULL);
-    KEY("scenario", "lookahead_min_m", TRV_INI_DOUBLE, &sc->ctrl.lookahead_min_m, 0.1, 1000, NULL, 0, NULL);
-    KEY("scenario", "lookahead_max_m", TRV_INI_DOUBLE, &sc->ctrl.lookahead_max_m, 0.1, 1000, NULL, 0, NULL);
-    KEY("scenario", "stanley_k", TRV_INI_DOUBLE, &sc->ctrl.stanley_k, 0, 100, NULL, 0, NULL);
-    KEY("scenario", "goal_tolerance_m", TRV_INI_DOUBLE, &sc->goal_tol_m, 0.01, 1000, NULL, 0, NULL);
-    KEY("scenario", "decel_ms2", TRV_INI_DOUBLE, &sc->decel_ms2, 0.05, 20, NULL, 0, NULL);
-    KEY("scenario", "lateral_acc_ms2", TRV_INI_DOUBLE, &sc->lat_acc_ms2, 0.05, 20, NULL, 0, NULL);
-    KEY("scenario", "safety_margin_m", TRV_INI_DOUBLE, &sc->margin_m, 0, 100, NULL, 0, NULL);
-    KEY("scenario", "replan", TRV_INI_BOOL, &sc->replan, 0, 0, NULL, 0, NULL);
-    static const char *const sensor_sec[4] = {"gnss", "imu", "lidar2d", "lidar3d"};
-    for (int k = 0; k < nveh; k++) {
-        veh_raw *v = &raw[k];
-        snprintf(secs[k][0], 48, "vehicle.%.31s", ids[k]);
-        for (int j = 0; j < 4; j++)
-            snprintf(secs[k][j + 1], 48, "%s.%.31s", sensor_sec[j], ids[k]);
-        const char *vs = secs[k][0];
-        v->strategy = 3; /* time */
-        v->gnss_rate = 10, v->gnss_noise = 0.05, v->imu_rate = 100, v->imu_noise_deg = 0.1;
-        double l2d[6] = {10, 360, 1, 50, 0.02, 1.5};
-        memcpy(v->l2, l2d, sizeof l2d);
-        double l3d[8] = {10, 360, 1, 50, 0.02, 1.5, 30, 16};
-        memcpy(v->l3, l3d, sizeof l3d);
-        KEY(vs, "file", TRV_INI_STRING, &v->file, 0, 0, NULL, 1, NULL);
-        KEY(vs, "model", TRV_INI_CHOICE, &v->model, 0, 0, "ackermann|skid|mecanum", 0, NULL);
-        KEY(vs, "route", TRV_INI_STRING, &v->route, 0, 0, NULL, 0, NULL);
-        KEY(vs, "route_name", TRV_INI_STRING, &v->route_name, 0, 0, NULL, 0, NULL);
-        KEY(vs, "start", TRV_INI_STRING, &v->start, 0, 0, NULL, 0, NULL);
-        KEY(vs, "goal", TRV_INI_STRING, &v->goal, 0, 0, NULL, 0, NULL);
-        KEY(vs, "srs", TRV_INI_STRING, &v->srs, 0, 0, NULL, 0, NULL);
-        KEY(vs, "strategy", TRV_INI_CHOICE, &v->strategy, 0, 0, "mmcr|mdr|msr|time", 0, NULL);
-        KEY(vs, "start_time_s", TRV_INI_DOUBLE, &v->start_time, 0, 1e7, NULL, 0, NULL);
-        KEY(secs[k][1], "rate_hz", TRV_INI_DOUBLE, &v->gnss_rate, 0.01, 1000, NULL, 0, &v->has_gnss);
-        KEY(secs[k][1], "noise_m", TRV_INI_DOUBLE, &v->gnss_noise, 0, 100, NULL, 0, &v->has_gnss);
-        KEY(secs[k][2], "rate_hz", TRV_INI_DOUBLE, &v->imu_rate, 0.01, 10000, NULL, 0, &v->has_imu);
-        KEY(secs[k][2], "noise_deg", TRV_INI_DOUBLE, &v->imu_noise_deg, 0, 90, NULL, 0, &v->has_imu);
-        static const char *const lk[8] = {"rate_hz", "hfov_deg", "hres_deg", "range_m", "noise_m", "mount_h_m",
-                                          "vfov_deg", "lines"};
-        static const double lo[8] = {0.01, 0.1, 0.01, 0.5, 0, 0, 0, 1}, hi[8] = {1000, 360, 90, 2000, 10, 50, 180, 256};
-        for (int j = 0; j < 6; j++)
-            KEY(secs[k][3], lk[j], TRV_INI_DOUBLE, &v->l2[j], lo[j], hi[j], NULL, 0, &v->given_l2[j]);
-        for (int j = 0; j < 8; j++)
-            KEY(secs[k][4], lk[j], TRV_INI_DOUBLE, &v->l3[j], lo[j], hi[j], NULL, 0, &v->given_l3[j]);
-    }
-#undef KEY
-    st = trv_ini_bind(ctx, ini, schema, n);
+    scenario_keys(&L, sc, &ctrl_kind, &obstacles);
+    for (int k = 0; k < nveh; k++)
+        vehicle_keys(&L, &raw[k], ids[k], secs[k]);
+    st = trv_ini_bind(ctx, ini, L.k, L.n);
     /* a sensor section given with no keys still counts: look for it */
     sc->ctrl.kind = ctrl_kind ? SIM_STANLEY : SIM_PURE_PURSUIT;
     char dir[4096];
@@ -205,52 +281,8 @@ trv_status sim_scenario_read(trv_ctx *ctx, const char *path, sim_scenario **out)
     if (!st && sc->ctrl.lookahead_min_m > sc->ctrl.lookahead_max_m)
         st = trv_error(ctx, TRV_ERR_FORMAT, "%s: lookahead_min_m is above lookahead_max_m", path);
     for (int k = 0; k < nveh && !st; k++) {
-        veh_raw *v = &raw[k];
-        sim_vehicle_spec *s = &sc->veh[k];
         sc->nveh++;
-        snprintf(s->id, sizeof s->id, "%s", ids[k]);
-        s->line = lines[k];
-        s->kind = (sim_kind)v->model;
-        s->strategy = (prm_strategy)v->strategy;
-        s->start_time_s = v->start_time;
-        s->file = resolve(dir, v->file);
-        s->route = resolve(dir, v->route);
-        s->route_name = v->route_name ? strdup(v->route_name) : NULL;
-        s->srs = strdup(v->srs ? v->srs : "EPSG:4326");
-        if (v->start) {
-            s->has_start = 1;
-            if (parse_pair(v->start, s->start))
-                st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: vehicle '%s': start expects X,Y", path, lines[k], s->id);
-        }
-        if (!st && v->goal) {
-            s->has_goal = 1;
-            if (parse_pair(v->goal, s->goal))
-                st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: vehicle '%s': goal expects X,Y", path, lines[k], s->id);
-        }
-        if (!st && !v->route && (!v->start != !v->goal))
-            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: vehicle '%s' needs both a start and a goal", path,
-                           lines[k], s->id);
-        if (v->has_gnss)
-            s->sensors[s->nsensors++] = (sim_sensor){.kind = SIM_GNSS, .rate_hz = v->gnss_rate, .noise = v->gnss_noise};
-        if (v->has_imu)
-            s->sensors[s->nsensors++] = (sim_sensor){.kind = SIM_IMU, .rate_hz = v->imu_rate,
-                                                     .noise = v->imu_noise_deg * DEG};
-        int any2 = 0, any3 = 0;
-        for (int j = 0; j < 6; j++)
-            any2 |= v->given_l2[j];
-        for (int j = 0; j < 8; j++)
-            any3 |= v->given_l3[j];
-        if (any2)
-            s->sensors[s->nsensors++] = (sim_sensor){.kind = SIM_LIDAR2D, .rate_hz = v->l2[0], .lines = 1,
-                                                     .hfov_rad = v->l2[1] * DEG, .vfov_rad = 0,
-                                                     .hres_rad = v->l2[2] * DEG, .range_m = v->l2[3],
-                                                     .noise = v->l2[4], .mount_h_m = v->l2[5]};
-        if (any3)
-            s->sensors[s->nsensors++] = (sim_sensor){.kind = SIM_LIDAR3D, .rate_hz = v->l3[0],
-                                                     .lines = (int)v->l3[7], .hfov_rad = v->l3[1] * DEG,
-                                                     .vfov_rad = v->l3[6] * DEG, .hres_rad = v->l3[2] * DEG,
-                                                     .range_m = v->l3[3], .noise = v->l3[4],
-                                                     .mount_h_m = v->l3[5]};
+        st = vehicle_spec(ctx, path, dir, &raw[k], ids[k], lines[k], &sc->veh[k]);
     }
     for (int k = 0; k < nveh; k++) {
         free(raw[k].file), free(raw[k].route), free(raw[k].route_name);
@@ -258,7 +290,7 @@ trv_status sim_scenario_read(trv_ctx *ctx, const char *path, sim_scenario **out)
     }
     free(obstacles);
     free(raw);
-    free(schema);
+    free(L.k);
     free(secs);
     trv_ini_free(ini);
     if (st) {

@@ -1,4 +1,4 @@
-/* Internals of the runner shared by run.c and output.c. */
+/* Internals of the runner shared by setup.c, run.c and output.c. */
 #ifndef SIM_PRIV_H
 #define SIM_PRIV_H
 
@@ -65,5 +65,12 @@ struct sim_run {
     sim_obb *boxes;
     double *box_z, *box_h;
 };
+
+/* A vehicle's path through x, y (n vertices; repeats dropped), replacing
+ * the one it had (setup.c). */
+trv_status sim_veh_path(trv_ctx *ctx, sim_veh *v, const double *x, const double *y, int n);
+/* Its speed profile along that path: the terrain's speed, the top speed,
+ * lat_acc / curvature, then braking at decel back from the end (run.c). */
+trv_status sim_veh_profile(trv_ctx *ctx, const sim_run *r, sim_veh *v);
 
 #endif

@@ -2,6 +2,8 @@
 /* The improved A* on the roadmap (docs/method.md §4.5-4.7, §4.10) and route statistics. */
 #include "prm_priv.h"
 
+#include "core/heap.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,66 +13,6 @@ void prm_path_clear(prm_path *p)
     free(p->x);
     free(p->y);
     memset(p, 0, sizeof *p);
-}
-
-/* ---- a binary heap of (key, node) with lazy deletion ---- */
-
-typedef struct heap {
-    double *key;
-    int *node;
-    int n, cap;
-} heap;
-
-static int heap_push(heap *h, double key, int node)
-{
-    if (h->n == h->cap) {
-        int cap = h->cap ? 2 * h->cap : 1024;
-        double *k = realloc(h->key, (size_t)cap * sizeof *k);
-        if (!k)
-            return -1;
-        h->key = k;
-        int *v = realloc(h->node, (size_t)cap * sizeof *v);
-        if (!v)
-            return -1;
-        h->node = v;
-        h->cap = cap;
-    }
-    int i = h->n++;
-    while (i > 0) {
-        int p = (i - 1) / 2;
-        /* ties to the lower node index: deterministic */
-        if (h->key[p] < key || (h->key[p] == key && h->node[p] <= node))
-            break;
-        h->key[i] = h->key[p];
-        h->node[i] = h->node[p];
-        i = p;
-    }
-    h->key[i] = key;
-    h->node[i] = node;
-    return 0;
-}
-
-static int heap_pop(heap *h, double *key)
-{
-    int top = h->node[0];
-    *key = h->key[0];
-    double k = h->key[--h->n];
-    int v = h->node[h->n], i = 0;
-    for (;;) {
-        int c = 2 * i + 1;
-        if (c >= h->n)
-            break;
-        if (c + 1 < h->n && (h->key[c + 1] < h->key[c] || (h->key[c + 1] == h->key[c] && h->node[c + 1] < h->node[c])))
-            c++;
-        if (k < h->key[c] || (k == h->key[c] && v <= h->node[c]))
-            break;
-        h->key[i] = h->key[c];
-        h->node[i] = h->node[c];
-        i = c;
-    }
-    h->key[i] = k;
-    h->node[i] = v;
-    return top;
 }
 
 /* ---- endpoints ---- */
@@ -246,6 +188,117 @@ static double heuristic(astar *A, int node, double x, double y)
     return A->hcache[node] = h;
 }
 
+/* The searched graph: the roadmap, with the start S and the goal G as
+ * extra nodes. */
+typedef struct graph {
+    const prm_roadmap *r;
+    prm_strategy s;
+    const prm_weights *w;
+    int S, G;
+    const link *ls;         /* the start's links (ns of them) */
+    int ns;
+    double *to_goal;        /* per roadmap node: its link's weight into G, NAN for none */
+    prm_piece direct;       /* the straight start-goal piece, an edge when unblocked */
+} graph;
+
+/* u's neighbours: the start's links and the direct line; a roadmap node's
+ * edges and its goal link. */
+static int degree(const graph *gr, int u)
+{
+    return u == gr->S ? gr->ns + 1 : gr->r->adj_start[u + 1] - gr->r->adj_start[u] + 1;
+}
+
+/* The q-th of the nn neighbours of u, and the edge's weight; 0 when that
+ * edge does not exist (a blocked direct line, no goal link). */
+static int neighbour(const graph *gr, int u, int q, int nn, int *v, double *wt)
+{
+    const prm_roadmap *r = gr->r;
+    if (u == gr->S) {
+        if (q == gr->ns) {
+            if (gr->direct.blocked)
+                return 0;
+            *v = gr->G;
+            *wt = prm_piece_weight(&gr->direct, gr->s, gr->w);
+        } else {
+            *v = gr->ls[q].node;
+            *wt = prm_piece_weight(&gr->ls[q].p, gr->s, gr->w);
+        }
+        return 1;
+    }
+    if (q == nn - 1) {
+        if (isnan(gr->to_goal[u]))
+            return 0;
+        *v = gr->G;
+        *wt = gr->to_goal[u];
+        return 1;
+    }
+    const prm_edge *e = &r->edges[r->adj[r->adj_start[u] + q]];
+    *v = e->a == u ? e->b : e->a;
+    *wt = prm_piece_weight(&e->p, gr->s, gr->w);
+    return 1;
+}
+
+/* A* from S until G is closed or the heap is empty: g, parent and closed
+ * (N = nnodes + 2 each) receive the search; *expanded counts closed nodes. */
+static trv_status search(trv_ctx *ctx, const graph *gr, astar *A, double sx, double sy, double *g, int *parent,
+                         char *closed, long *expanded)
+{
+    const prm_roadmap *r = gr->r;
+    const int S = gr->S, G = gr->G;
+    trv_heap h = {0}; /* lazy deletion: (f, node), ties to the lower node */
+    trv_status st = TRV_OK;
+    g[S] = 0;
+    if (trv_heap_push(&h, S, heuristic(A, S, sx, sy), 0))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    while (h.n > 0 && !st) {
+        int u = trv_heap_pop(&h).id;
+        if (closed[u])
+            continue;
+        closed[u] = 1;
+        (*expanded)++;
+        if (u == G)
+            break;
+        int nn = degree(gr, u);
+        for (int q = 0; q < nn; q++) {
+            int v;
+            double wt;
+            if (!neighbour(gr, u, q, nn, &v, &wt) || closed[v] || !(g[u] + wt < g[v]))
+                continue;
+            g[v] = g[u] + wt;
+            parent[v] = u;
+            double vx = v == G ? A->gx : r->x[v], vy = v == G ? A->gy : r->y[v];
+            if (trv_heap_push(&h, v, g[v] + (v == G ? 0 : heuristic(A, v, vx, vy)), 0)) {
+                st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+                break;
+            }
+        }
+    }
+    trv_heap_free(&h);
+    return st;
+}
+
+/* The path from S to G through parent, the ends at their exact points. */
+static trv_status trace(trv_ctx *ctx, const graph *gr, const int *parent, double sx, double sy, double gx, double gy,
+                        prm_path *out)
+{
+    const prm_roadmap *r = gr->r;
+    const int S = gr->S, G = gr->G;
+    int n = 0;
+    for (int v = G; v >= 0; v = parent[v])
+        n++;
+    out->x = malloc((size_t)n * sizeof *out->x);
+    out->y = malloc((size_t)n * sizeof *out->y);
+    if (!out->x || !out->y)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    out->n = n;
+    int i = n - 1;
+    for (int v = G; v >= 0; v = parent[v], i--) {
+        out->x[i] = v == S ? sx : v == G ? gx : r->x[v];
+        out->y[i] = v == S ? sy : v == G ? gy : r->y[v];
+    }
+    return TRV_OK;
+}
+
 trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, double sx, double sy, double gx,
                      double gy, prm_strategy s, const prm_weights *w, int admissible, prm_path *out)
 {
@@ -266,12 +319,13 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
         free(ls);
         return st;
     }
-    int N = r->nnodes + 2, S = r->nnodes, G = r->nnodes + 1;
+    int N = r->nnodes + 2;
+    graph gr = {r, s, w, r->nnodes, r->nnodes + 1, ls, ns, NULL, {0}};
     double *g = malloc((size_t)N * sizeof *g), *hc = malloc((size_t)N * sizeof *hc);
     int *parent = malloc((size_t)N * sizeof *parent);
     char *closed = calloc((size_t)N, 1);
-    heap h = {0};
-    if (!g || !hc || !parent || !closed) {
+    gr.to_goal = malloc((size_t)r->nnodes * sizeof *gr.to_goal);
+    if (!g || !hc || !parent || !closed || !gr.to_goal) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -281,95 +335,25 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
         parent[i] = -1;
     }
     /* goal links by roadmap node, for relaxing into G */
-    double *to_goal = malloc((size_t)r->nnodes * sizeof *to_goal);
-    if (!to_goal) {
-        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        goto done;
-    }
     for (int i = 0; i < r->nnodes; i++)
-        to_goal[i] = NAN;
+        gr.to_goal[i] = NAN;
     for (int q = 0; q < ng; q++)
-        to_goal[lg[q].node] = prm_piece_weight(&lg[q].p, s, w);
-    astar A = {t, r, s, w, admissible, gx, gy, hc};
-    g[S] = 0;
-    if (heap_push(&h, heuristic(&A, S, sx, sy), S)) {
-        free(to_goal);
-        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        goto done;
-    }
+        gr.to_goal[lg[q].node] = prm_piece_weight(&lg[q].p, s, w);
     /* a direct line from start to goal, when it avoids NOGO */
-    prm_piece direct;
-    prm_piece_measure(t, sx, sy, gx, gy, &direct);
-    while (h.n > 0) {
-        double key;
-        int u = heap_pop(&h, &key);
-        if (closed[u])
-            continue;
-        closed[u] = 1;
-        out->expanded++;
-        if (u == G)
-            break;
-        /* neighbours: roadmap edges, the start's links, the goal link */
-        int nn = u == S ? ns + 1 : r->adj_start[u + 1] - r->adj_start[u] + 1;
-        for (int q = 0; q < nn; q++) {
-            int v;
-            double wt;
-            if (u == S) {
-                if (q == ns) {
-                    if (direct.blocked)
-                        continue;
-                    v = G;
-                    wt = prm_piece_weight(&direct, s, w);
-                } else {
-                    v = ls[q].node;
-                    wt = prm_piece_weight(&ls[q].p, s, w);
-                }
-            } else if (q == nn - 1) {
-                if (isnan(to_goal[u]))
-                    continue;
-                v = G;
-                wt = to_goal[u];
-            } else {
-                const prm_edge *e = &r->edges[r->adj[r->adj_start[u] + q]];
-                v = e->a == u ? e->b : e->a;
-                wt = prm_piece_weight(&e->p, s, w);
-            }
-            if (closed[v] || !(g[u] + wt < g[v]))
-                continue;
-            g[v] = g[u] + wt;
-            parent[v] = u;
-            double vx = v == G ? gx : r->x[v], vy = v == G ? gy : r->y[v];
-            if (heap_push(&h, g[v] + (v == G ? 0 : heuristic(&A, v, vx, vy)), v)) {
-                free(to_goal);
-                st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-                goto done;
-            }
-        }
-    }
-    free(to_goal);
-    if (!closed[G]) {
+    prm_piece_measure(t, sx, sy, gx, gy, &gr.direct);
+    astar A = {t, r, s, w, admissible, gx, gy, hc};
+    if ((st = search(ctx, &gr, &A, sx, sy, g, parent, closed, &out->expanded)))
+        goto done;
+    if (!closed[gr.G]) {
         st = trv_error(ctx, TRV_ERR_DATA,
                        "the goal (%.1f, %.1f) is not reachable from the start (%.1f, %.1f) on the roadmap (%ld nodes "
                        "reached; try more --nodes)",
                        gx, gy, sx, sy, out->expanded);
         goto done;
     }
-    int n = 0;
-    for (int v = G; v >= 0; v = parent[v])
-        n++;
-    out->x = malloc((size_t)n * sizeof *out->x);
-    out->y = malloc((size_t)n * sizeof *out->y);
-    if (!out->x || !out->y) {
-        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if ((st = trace(ctx, &gr, parent, sx, sy, gx, gy, out)))
         goto done;
-    }
-    out->n = n;
-    int i = n - 1;
-    for (int v = G; v >= 0; v = parent[v], i--) {
-        out->x[i] = v == S ? sx : v == G ? gx : r->x[v];
-        out->y[i] = v == S ? sy : v == G ? gy : r->y[v];
-    }
-    out->objective = g[G];
+    out->objective = g[gr.G];
     st = shortcut(ctx, t, out, s, w);
 done:
     free(ls);
@@ -378,8 +362,7 @@ done:
     free(hc);
     free(parent);
     free(closed);
-    free(h.key);
-    free(h.node);
+    free(gr.to_goal);
     if (st)
         prm_path_clear(out);
     return st;

@@ -1,5 +1,5 @@
 /*
- * Vehicle models (docs/method.md §5): first-order actuator lag, the kinematic
+ * Vehicle kinematics (docs/method.md §5): first-order actuator lag, the kinematic
  * Ackermann (bicycle), skid-steer and Mecanum platforms integrated exactly
  * over a step for inputs held constant, and the Mecanum wheel kinematics.
  *
