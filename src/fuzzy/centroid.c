@@ -170,15 +170,14 @@ static int same_fn(const fn *a, const fn *b)
     return a->is_const == b->is_const && a->c == b->c && a->A == b->A && a->B == b->B && a->k == b->k;
 }
 
-/* nu_A = max over the output terms in mask, as pieces over the RANGE. */
-static trv_status build_subset(trv_ctx *ctx, const fz_engine *e, unsigned mask, fz_subset *S)
+/* Where nu_A may change its function: the terms' breakpoints inside the
+ * RANGE, its ends, and the crossings of every two terms between them,
+ * sorted, into *all. Nonzero when out of memory. */
+static int subset_breaks(const fz_var *o, unsigned mask, dlist *all)
 {
-    const fz_var *o = &e->var[e->ninputs];
     const int T = o->nterms;
-    dlist br = {0}, all = {0};
-    fz_lpiece *pc = NULL;
-    int npc = 0, cap = 0, last_term = -1, bad = 0;
-    fn last_fn = {0};
+    dlist br = {0};
+    int bad = 0;
     bad |= dlist_add(&br, o->lo) | dlist_add(&br, o->hi);
     for (int t = 0; t < T; t++) {
         if (!(mask & (1u << t)))
@@ -195,7 +194,7 @@ static trv_status build_subset(trv_ctx *ctx, const fz_engine *e, unsigned mask, 
         goto nomem;
     dlist_sort_unique(&br);
     for (int i = 0; i < br.n; i++)
-        if (dlist_add(&all, br.v[i]))
+        if (dlist_add(all, br.v[i]))
             goto nomem;
     for (int i = 0; i + 1 < br.n; i++) {
         double p = br.v[i], q = br.v[i + 1], m = 0.5 * (p + q);
@@ -204,11 +203,55 @@ static trv_status build_subset(trv_ctx *ctx, const fz_engine *e, unsigned mask, 
                 if (!(mask & (1u << t)) || !(mask & (1u << u)))
                     continue;
                 fn f1 = term_fn_at(&o->term[t], m), f2 = term_fn_at(&o->term[u], m);
-                if (crossings(&f1, &f2, p, q, &all))
+                if (crossings(&f1, &f2, p, q, all))
                     goto nomem;
             }
     }
-    dlist_sort_unique(&all);
+    free(br.v);
+    dlist_sort_unique(all);
+    return 0;
+nomem:
+    free(br.v);
+    return 1;
+}
+
+/* A piece of nu_A on [p, q] where it is f, valued vp at p and vq at q. */
+static void set_lpiece(fz_lpiece *L, const fn *f, double p, double q, double vp, double vq)
+{
+    memset(L, 0, sizeof *L);
+    L->y0 = p;
+    L->y1 = q;
+    if (f->is_const || vp == vq) {
+        L->kind = FZ_CONST;
+        L->c = f->is_const ? f->c : vp;
+    } else {
+        L->kind = f->k == 1 ? FZ_LINEAR : f->k == 2 ? FZ_SQUARE : FZ_POWER;
+        L->a0 = f->A + f->B * p;
+        L->a0 = L->a0 > 0 ? L->a0 : 0;
+        L->b = f->B;
+        L->k = f->k;
+        L->r = 1 / f->k;
+        L->inv_b = 1 / L->b;
+        L->inv_b2 = 1 / (L->b * L->b);
+        L->inv_r1 = 1 / (L->r + 1);
+        L->inv_2r1 = 1 / (2 * L->r + 1);
+        L->rising = vq > vp;
+        L->vlo = L->rising ? vp : vq;
+        L->vhi = L->rising ? vq : vp;
+    }
+}
+
+/* nu_A = max over the output terms in mask, as pieces over the RANGE. */
+static trv_status build_subset(trv_ctx *ctx, const fz_engine *e, unsigned mask, fz_subset *S)
+{
+    const fz_var *o = &e->var[e->ninputs];
+    const int T = o->nterms;
+    dlist all = {0};
+    fz_lpiece *pc = NULL;
+    int npc = 0, cap = 0, last_term = -1;
+    fn last_fn = {0};
+    if (subset_breaks(o, mask, &all))
+        goto nomem;
     for (int i = 0; i + 1 < all.n; i++) {
         double p = all.v[i], q = all.v[i + 1], m = 0.5 * (p + q);
         if (!(q > p))
@@ -246,38 +289,15 @@ static trv_status build_subset(trv_ctx *ctx, const fz_engine *e, unsigned mask, 
                 goto nomem;
             pc = n;
         }
-        fz_lpiece *L = &pc[npc++];
-        memset(L, 0, sizeof *L);
-        L->y0 = p;
-        L->y1 = q;
-        if (f.is_const || vp == vq) {
-            L->kind = FZ_CONST;
-            L->c = f.is_const ? f.c : vp;
-        } else {
-            L->kind = f.k == 1 ? FZ_LINEAR : f.k == 2 ? FZ_SQUARE : FZ_POWER;
-            L->a0 = f.A + f.B * p;
-            L->a0 = L->a0 > 0 ? L->a0 : 0;
-            L->b = f.B;
-            L->k = f.k;
-            L->r = 1 / f.k;
-            L->inv_b = 1 / L->b;
-            L->inv_b2 = 1 / (L->b * L->b);
-            L->inv_r1 = 1 / (L->r + 1);
-            L->inv_2r1 = 1 / (2 * L->r + 1);
-            L->rising = vq > vp;
-            L->vlo = L->rising ? vp : vq;
-            L->vhi = L->rising ? vq : vp;
-        }
+        set_lpiece(&pc[npc++], &f, p, q, vp, vq);
         last_term = w;
         last_fn = f;
     }
-    free(br.v);
     free(all.v);
     S->p = pc;
     S->n = npc;
     return TRV_OK;
 nomem:
-    free(br.v);
     free(all.v);
     free(pc);
     return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");

@@ -197,6 +197,45 @@ static int factor_index(fz_factor *f, int *n, const fz_factor *key)
     return (*n)++;
 }
 
+/* Any other rule base: the AND over the first half of the inputs and over the
+ * second (factors), and a table of the pairs of factors that rules
+ * join (at most FZ_MAX_RULES^2 bytes): a cell visits only the pairs
+ * of non-zero factors (each input has one or two terms above 0). */
+static trv_status compile_factors(trv_ctx *ctx, fz_engine *e)
+{
+    const int R = e->nrules;
+    const int half = e->ninputs / 2;
+    int *rf[2] = {calloc((size_t)R, sizeof(int)), calloc((size_t)R, sizeof(int))};
+    e->fac[0] = calloc((size_t)R, sizeof *e->fac[0]);
+    e->fac[1] = calloc((size_t)R, sizeof *e->fac[1]);
+    if (!rf[0] || !rf[1] || !e->fac[0] || !e->fac[1]) {
+        free(rf[0]);
+        free(rf[1]);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    for (int r = 0; r < R; r++)
+        for (int h = 0; h < 2; h++) {
+            fz_factor key = {0};
+            for (int i = h ? half : 0; i < (h ? e->ninputs : half); i++)
+                if (e->rule[r].ant[i] >= 0) {
+                    key.var[key.n] = (unsigned char)i;
+                    key.term[key.n] = (unsigned char)e->rule[r].ant[i];
+                    key.off[key.n] = (unsigned short)(i * FZ_MAX_TERMS + e->rule[r].ant[i]);
+                    key.n++;
+                }
+            rf[h][r] = factor_index(e->fac[h], &e->nfac[h], &key);
+        }
+    if ((e->pair = calloc((size_t)e->nfac[0] * (size_t)e->nfac[1], 1)))
+        for (int r = 0; r < R; r++)
+            e->pair[(size_t)rf[0][r] * (size_t)e->nfac[1] + (size_t)rf[1][r]] |=
+                (unsigned char)(1u << e->rule[r].out);
+    free(rf[0]);
+    free(rf[1]);
+    if (!e->pair)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    return TRV_OK;
+}
+
 trv_status fz__compile(trv_ctx *ctx, fz_engine *e)
 {
     const int R = e->nrules;
@@ -222,39 +261,9 @@ trv_status fz__compile(trv_ctx *ctx, fz_engine *e)
             e->grid[id] |= (unsigned char)(1u << e->rule[r].out);
         }
     } else {
-        /* Otherwise the AND over the first half of the inputs and over the
-         * second (factors), and a table of the pairs of factors that rules
-         * join (at most FZ_MAX_RULES^2 bytes): a cell visits only the pairs
-         * of non-zero factors (each input has one or two terms above 0). */
-        const int half = e->ninputs / 2;
-        int *rf[2] = {calloc((size_t)R, sizeof(int)), calloc((size_t)R, sizeof(int))};
-        e->fac[0] = calloc((size_t)R, sizeof *e->fac[0]);
-        e->fac[1] = calloc((size_t)R, sizeof *e->fac[1]);
-        if (!rf[0] || !rf[1] || !e->fac[0] || !e->fac[1]) {
-            free(rf[0]);
-            free(rf[1]);
-            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        }
-        for (int r = 0; r < R; r++)
-            for (int h = 0; h < 2; h++) {
-                fz_factor key = {0};
-                for (int i = h ? half : 0; i < (h ? e->ninputs : half); i++)
-                    if (e->rule[r].ant[i] >= 0) {
-                        key.var[key.n] = (unsigned char)i;
-                        key.term[key.n] = (unsigned char)e->rule[r].ant[i];
-                        key.off[key.n] = (unsigned short)(i * FZ_MAX_TERMS + e->rule[r].ant[i]);
-                        key.n++;
-                    }
-                rf[h][r] = factor_index(e->fac[h], &e->nfac[h], &key);
-            }
-        if ((e->pair = calloc((size_t)e->nfac[0] * (size_t)e->nfac[1], 1)))
-            for (int r = 0; r < R; r++)
-                e->pair[(size_t)rf[0][r] * (size_t)e->nfac[1] + (size_t)rf[1][r]] |=
-                    (unsigned char)(1u << e->rule[r].out);
-        free(rf[0]);
-        free(rf[1]);
-        if (!e->pair)
-            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        trv_status st = compile_factors(ctx, e);
+        if (st)
+            return st;
     }
     return fz__subsets_compile(ctx, e);
 }
