@@ -1,9 +1,12 @@
-/* fuzzy_priv.h — what the FCL reader (fcl.c) and the engine (engine.c)
- * share: the engine's layout. Not installed; other modules use fuzzy.h. */
+/* fuzzy_priv.h — what the FCL reader (fcl.c), the engine (engine.c) and
+ * the defuzzifiers (centroid.c) share: the engine's layout. Not installed;
+ * other modules use fuzzy.h. */
 #ifndef FUZZY_PRIV_H
 #define FUZZY_PRIV_H
 
 #include "fuzzy.h"
+
+#include <math.h>
 
 enum { FZ_NAME_MAX = 64, FZ_MAX_PIECES = FZ_MAX_POINTS + 2 };
 
@@ -96,7 +99,40 @@ struct fz_engine {
 /* engine.c: compile the parsed engine (term pieces, factors, subsets).
  * Errors name e->path. */
 trv_status fz__compile(trv_ctx *ctx, fz_engine *e);
+/* centroid.c: the pieces of nu_A for every non-empty subset of output
+ * terms, each term's largest membership, and the classes (terms ranked by
+ * their own centroid over the RANGE). Errors name e->path. */
+trv_status fz__subsets_compile(trv_ctx *ctx, fz_engine *e);
 /* engine.c: compile one term's pieces from its shape and parameters. */
 void fz__term_compile(fz_term *t);
+
+static inline double clamp01(double v) { return v > 0 ? (v < 1 ? v : 1) : 0; }
+
+/* A compiled piece's value at x (engine.c and centroid.c). */
+static inline double piece_value(const fz_piece *p, double x)
+{
+    if (p->kind == FZ_CONST)
+        return p->c;
+    double u = p->a0 + p->b * (x - p->x0);
+    u = u > 0 ? u : 0;
+    return p->kind == FZ_LINEAR ? u : p->kind == FZ_SQUARE ? u * u : pow(u, p->k);
+}
+
+/* Membership of x: left of the first piece, right of the last, else the
+ * first piece whose interval holds x. NaN belongs to no term. */
+static inline double term_mu(const fz_term *t, double x)
+{
+    const fz_piece *p = t->pc;
+    if (x < p[0].x0)
+        return t->left;
+    int last = t->npieces - 1;
+    if (x > p[last].x1)
+        return t->right;
+    if (x != x)
+        return 0;
+    while (x > p->x1)
+        p++;
+    return piece_value(p, x);
+}
 
 #endif

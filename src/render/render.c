@@ -2,10 +2,11 @@
  * hillshade equation). Steps: read the layer (and its GDAL colour table
  * and category names), lay out title, map, panel and footer for the
  * requested width, colour the map row by row (area mean for continuous
- * layers, nearest for categories), shade it, draw the overlays, legend,
- * colour bar, scale bar and north arrow, write the PNG atomically. */
-#include "overlay_priv.h"
-#include "render_priv.h"
+ * layers, nearest for categories), shade it, draw the overlays
+ * (overlay_draw.c), frame, title, north arrow, scale bar and footer
+ * (frame.c), the panel's colour bar and legends (legend.c), write the PNG
+ * atomically. */
+#include "map_priv.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,22 +17,6 @@ void rnd_opts_init(rnd_opts *o)
     memset(o, 0, sizeof *o);
     o->width = RND_WIDTH_DEFAULT;
 }
-
-static const unsigned char INK[3] = {34, 34, 34}, GREY_TEXT[3] = {110, 110, 110}, WHITE[3] = {255, 255, 255},
-                           NODATA_RGB[3] = {214, 214, 214}, FRAME[3] = {90, 90, 90};
-/* Obstacles: red, half transparent so the ground under them still shows,
- * with a dark red outline that holds on red (no-go) ground too. */
-static const unsigned char OBSTACLE_FILL[3] = {228, 26, 28}, OBSTACLE_LINE[3] = {153, 0, 13};
-static const double OBSTACLE_ALPHA = 0.45, OBSTACLE_LINE_W = 2.0;
-
-/* The categorical look of a Byte layer: colours and names by code. */
-typedef struct cat_table {
-    int has_color;
-    unsigned char rgb[256][3];
-    unsigned char alpha[256];
-    char *name[256];
-    size_t count[256];
-} cat_table;
 
 static void cat_clear(cat_table *t)
 {
@@ -59,61 +44,6 @@ static trv_status read_categories(trv_ctx *ctx, const char *path, int *is_byte, 
     geo_raster_info_clear(&info);
     return TRV_OK;
 }
-
-/* A round scale-bar length: 1, 2 or 5 x 10^k not above max_m. */
-static double round_length(double max_m)
-{
-    double p = pow(10, floor(log10(max_m)));
-    return max_m >= 5 * p ? 5 * p : max_m >= 2 * p ? 2 * p : p;
-}
-
-static void fmt_length(char *buf, size_t n, double m)
-{
-    if (m >= 1000)
-        snprintf(buf, n, "%g km", m / 1000);
-    else
-        snprintf(buf, n, "%g m", m);
-}
-
-/* Nice tick step for [lo, hi] with about n ticks. */
-static double nice_step(double range, int n)
-{
-    double raw = range / n, p = pow(10, floor(log10(raw))), f = raw / p;
-    return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10) * p;
-}
-
-static void fmt_value(char *buf, size_t n, double v, double step)
-{
-    int dec = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
-    if (dec > 6)
-        dec = 6;
-    if (fabs(v) < step * 1e-9)
-        v = 0;
-    snprintf(buf, n, "%.*f", dec, v);
-}
-
-static const char *route_label(const char *name)
-{
-    static const struct {
-        const char *name, *label;
-    } L[] = {{"mmcr", "mmcr (min. mobility risk)"}, {"mdr", "mdr (shortest)"}, {"msr", "msr (least slope)"},
-             {"time", "time (fastest)"}, {"grid-mmcr", "grid mmcr (raster optimum)"},
-             {"grid-mdr", "grid mdr (raster optimum)"}, {"grid-msr", "grid msr (raster optimum)"},
-             {"grid-time", "grid time (raster optimum)"}, {"trajectory", "trajectory (simulated)"},
-             {"plan", "plan (before replanning)"}, {"last_plan", "last plan (after replanning)"}};
-    for (size_t i = 0; i < sizeof L / sizeof L[0]; i++)
-        if (!strcmp(L[i].name, name))
-            return L[i].label;
-    return name;
-}
-
-typedef struct layout {
-    double s;               /* scale: width / 1200 */
-    int W, H;
-    int mx, my, mw, mh;     /* map rectangle */
-    int px, py, pw;         /* panel */
-    double upx, upy;        /* CRS units per pixel */
-} layout;
 
 /* Footprint [lo, hi] of each output pixel in source cells along one axis. */
 static void footprints(int n_out, double cells_per_px, int n_cells, int *lo, int *hi)
@@ -322,183 +252,11 @@ static trv_status shade_map(trv_ctx *ctx, const geo_raster *hs, const geo_grid *
     return st;
 }
 
-/* How a line is drawn (widths in pixels at scale 1). A driven trajectory
- * lies on the plans it followed, so it is drawn last and thinnest: where
- * they coincide each shows as a band around the next, where they part
- * each stays recognisable. trv-sim's original plan ("plan") is the widest
- * band (blue), its last plan after replanning ("last_plan") narrower and
- * dashed (purple), the trajectory a near-black line on a thin white
- * casing. Other routes keep their strategy colour, widened when a
- * trajectory is drawn over them so that its casing does not hide them. */
-typedef struct line_style {
-    unsigned char rgb[3];
-    double width, casing;   /* casing: total width of the white casing, 0 none */
-    double casing_alpha;
-    double dash_on, dash_off;
-    int pass;               /* drawing order among lines: 0 first */
-} line_style;
+/* ---- the options, the layer, the hillshade, the overlays --------------------- */
 
-static line_style line_style_for(int trajectory, const char *name, int with_trajectory)
+static trv_status check_opts(trv_ctx *ctx, const rnd_opts *o, const rnd_palette **pal)
 {
-    line_style ls = {{0, 0, 0}, 3.0, 5.6, 0.85, 0, 0, 1};
-    if (trajectory) {
-        rnd_route_rgb("trajectory", ls.rgb);
-        ls.width = 2.0, ls.casing = 3.2, ls.pass = 3;
-    } else if (name && !strcmp(name, "plan")) {
-        rnd_route_rgb("plan", ls.rgb);
-        ls.width = 11.0, ls.casing = 13.0, ls.casing_alpha = 0.6, ls.pass = 0;
-    } else if (name && !strcmp(name, "last_plan")) {
-        rnd_route_rgb("last_plan", ls.rgb);
-        ls.width = 6.5, ls.casing = 0, ls.dash_on = 12, ls.dash_off = 6, ls.pass = 2;
-    } else {
-        if (rnd_route_rgb(name, ls.rgb))
-            ls.dash_on = 9, ls.dash_off = 5, ls.casing_alpha = 0.6;
-        if (with_trajectory)
-            ls.width = 6.0, ls.casing = 8.0;
-    }
-    return ls;
-}
-
-/* Draw the overlays in passes: areas, roadmap, routes, trajectories, points. */
-static void draw_overlays(rnd_canvas *c, rnd_font *font, rnd_ovl_set *ov, const layout *L, const geo_grid *g,
-                          double m_per_unit)
-{
-    const double s = L->s;
-    /* map CRS -> canvas pixels */
-    for (int k = 0; k < ov->n; k++) {
-        rnd_ovl_shape *sh = &ov->shape[k];
-        for (int i = 0; i < sh->n; i++) {
-            sh->x[2 * i] = L->mx + (sh->x[2 * i] - g->gt[0]) / L->upx;
-            sh->x[2 * i + 1] = L->my + (g->gt[3] - sh->x[2 * i + 1]) / L->upy;
-        }
-    }
-    int with_trajectory = 0;
-    for (int k = 0; k < ov->n; k++)
-        with_trajectory |= ov->shape[k].kind == RND_OVL_TRAJECTORY;
-    double *xs = NULL, *ys = NULL;
-    int cap = 0;
-    /* passes: roadmap; plans and routes; areas (obstacles), translucent
-     * over the plans that run through them and under the trajectory that
-     * went round them; trajectories; points */
-    for (int pass = 0; pass < 7; pass++)
-        for (int k = 0; k < ov->n; k++) {
-            rnd_ovl_shape *sh = &ov->shape[k];
-            int lp = line_style_for(sh->kind == RND_OVL_TRAJECTORY, sh->name, with_trajectory).pass;
-            int p = sh->kind == RND_OVL_EDGE || sh->kind == RND_OVL_NODE      ? 0
-                  : sh->kind == RND_OVL_POLYGON || sh->kind == RND_OVL_CIRCLE ? 4
-                  : sh->kind == RND_OVL_POINT                             ? 6
-                  : lp < 3                                            ? 1 + lp
-                                                                      : 5;
-            if (p != pass)
-                continue;
-            if (sh->n > cap) {
-                cap = sh->n;
-                double *nx = realloc(xs, sizeof(double) * cap), *ny = realloc(ys, sizeof(double) * cap);
-                if (nx)
-                    xs = nx;
-                if (ny)
-                    ys = ny;
-                if (!nx || !ny) {
-                    cap = 0;
-                    continue;
-                }
-            }
-            for (int i = 0; i < sh->n; i++)
-                xs[i] = sh->x[2 * i], ys[i] = sh->x[2 * i + 1];
-            switch (sh->kind) {
-            case RND_OVL_POLYGON: {
-                rnd_cv_add_polygon(c, xs, ys, sh->start, sh->nrings);
-                rnd_cv_paint(c, OBSTACLE_FILL, OBSTACLE_ALPHA);
-                for (int r = 0; r < sh->nrings; r++)
-                    rnd_cv_add_stroke(c, xs + sh->start[r], ys + sh->start[r], sh->start[r + 1] - sh->start[r], 1,
-                                  OBSTACLE_LINE_W * s, 0, 0);
-                rnd_cv_paint(c, OBSTACLE_LINE, 1);
-                break;
-            }
-            case RND_OVL_CIRCLE: {
-                /* radius_m in metres; never smaller than a few pixels, so a
-                 * small obstacle stays visible on a map of the whole area */
-                double r = fmax(sh->radius / m_per_unit / L->upx, 3 * s);
-                rnd_cv_add_disc(c, xs[0], ys[0], r);
-                rnd_cv_paint(c, OBSTACLE_FILL, OBSTACLE_ALPHA);
-                rnd_cv_add_ring(c, xs[0], ys[0], r, OBSTACLE_LINE_W * s);
-                rnd_cv_paint(c, OBSTACLE_LINE, 1);
-                break;
-            }
-            case RND_OVL_EDGE: {
-                static const unsigned char grey[3] = {70, 70, 70};
-                rnd_cv_add_stroke(c, xs, ys, sh->n, 0, 0.7 * s, 0, 0);
-                rnd_cv_paint(c, grey, 0.16);
-                break;
-            }
-            case RND_OVL_NODE: {
-                static const unsigned char grey[3] = {40, 40, 40};
-                rnd_cv_add_disc(c, xs[0], ys[0], 0.9 * s);
-                rnd_cv_paint(c, grey, 0.55);
-                break;
-            }
-            case RND_OVL_ROUTE:
-            case RND_OVL_OBSTACLE_LAYER:
-            case RND_OVL_TRAJECTORY: {
-                line_style ls = line_style_for(sh->kind == RND_OVL_TRAJECTORY, sh->name, with_trajectory);
-                if (ls.casing > 0) {
-                    rnd_cv_add_stroke(c, xs, ys, sh->n, 0, ls.casing * s, 0, 0);
-                    rnd_cv_paint(c, WHITE, ls.casing_alpha);
-                }
-                rnd_cv_add_stroke(c, xs, ys, sh->n, 0, ls.width * s, ls.dash_on * s, ls.dash_off * s);
-                rnd_cv_paint(c, ls.rgb, 1);
-                break;
-            }
-            case RND_OVL_POINT: {
-                int start = sh->name && !strcasecmp(sh->name, "start"), goal = sh->name && !strcasecmp(sh->name, "goal");
-                static const unsigned char green[3] = {26, 152, 80}, red[3] = {215, 48, 39};
-                double r = (start || goal ? 6.5 : 4) * s;
-                rnd_cv_add_disc(c, xs[0], ys[0], r + 2 * s);
-                rnd_cv_paint(c, WHITE, 1);
-                rnd_cv_add_disc(c, xs[0], ys[0], r);
-                rnd_cv_paint(c, start ? green : goal ? red : INK, 1);
-                if (goal) {
-                    rnd_cv_add_disc(c, xs[0], ys[0], r * 0.4);
-                    rnd_cv_paint(c, WHITE, 1);
-                }
-                if (sh->name)
-                    rnd_cv_text(c, font, 1, 13 * s, xs[0] + r + 5 * s, ys[0] + 4.5 * s, sh->name, INK, 2 * s);
-                break;
-            }
-            }
-        }
-    free(xs);
-    free(ys);
-}
-
-/* Unique route names (in drawing order) for the legend. */
-static int route_names(const rnd_ovl_set *ov, const char **names, int max, int *edges, int *nodes, int *markers,
-                       int *areas)
-{
-    int n = 0;
-    *edges = *nodes = *markers = *areas = 0;
-    for (int k = 0; k < ov->n; k++) {
-        const rnd_ovl_shape *sh = &ov->shape[k];
-        *edges |= sh->kind == RND_OVL_EDGE;
-        *nodes |= sh->kind == RND_OVL_NODE;
-        *markers |= sh->kind == RND_OVL_POINT && sh->name;
-        *areas |= sh->kind == RND_OVL_POLYGON || sh->kind == RND_OVL_CIRCLE;
-        if (sh->kind != RND_OVL_ROUTE && sh->kind != RND_OVL_TRAJECTORY)
-            continue;
-        const char *nm = sh->kind == RND_OVL_TRAJECTORY ? "trajectory" : sh->name ? sh->name : "route";
-        int seen = 0;
-        for (int i = 0; i < n; i++)
-            seen |= !strcmp(names[i], nm);
-        if (!seen && n < max)
-            names[n++] = nm;
-    }
-    return n;
-}
-
-trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o)
-{
-    const rnd_palette *pal = NULL;
-    if (o->palette && !(pal = rnd_palette_find(o->palette))) {
+    if (o->palette && !(*pal = rnd_palette_find(o->palette))) {
         char list[256] = "";
         for (int i = 0; rnd_palette_at(i); i++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", rnd_palette_at(i)->name);
@@ -509,39 +267,35 @@ trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o)
                          RND_WIDTH_MAX);
     if (o->noverlays > RND_MAX_OVERLAYS)
         return trv_error(ctx, TRV_ERR_USAGE, "at most %d overlays", RND_MAX_OVERLAYS);
+    return TRV_OK;
+}
 
+/* The layer; categorical when Byte with a colour table. A continuous
+ * layer's colour range is taken over the whole layer, window or not: a
+ * zoomed map keeps the full map's colours and colour bar. With a window
+ * the layer becomes the window's cells. */
+static trv_status read_layer(trv_ctx *ctx, const rnd_opts *o, rnd_map *m)
+{
     trv_status st;
-    geo_raster *r = NULL, *dem = NULL, *hs = NULL;
-    cat_table *cat = calloc(1, sizeof *cat);
-    rnd_ovl_set ov = {0};
-    rnd_font *font = NULL;
-    rnd_canvas *c = NULL;
-    trv_outset *set = NULL;
-    int *cx0 = NULL, *cx1 = NULL, *cy0 = NULL, *cy1 = NULL;
-    float *shade = NULL;
+    cat_table *cat = m->cat;
     int is_byte = 0;
-    if (!cat)
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-
-    /* the layer; categorical when Byte with a colour table */
-    if ((st = geo_raster_read(ctx, o->layer, GEO_F32, &r)))
-        goto done;
+    if ((st = geo_raster_read(ctx, o->layer, GEO_F32, &m->r)))
+        return st;
     if ((st = read_categories(ctx, o->layer, &is_byte, cat)))
-        goto done;
-    const int categorical = is_byte && cat->has_color;
+        return st;
+    const int categorical = m->categorical = is_byte && cat->has_color;
     if (categorical) {
-        geo_raster_free(r);
-        r = NULL;
-        if ((st = geo_raster_read(ctx, o->layer, GEO_U8, &r)))
-            goto done;
+        geo_raster_free(m->r);
+        m->r = NULL;
+        if ((st = geo_raster_read(ctx, o->layer, GEO_U8, &m->r)))
+            return st;
     }
-    if (!pal)
-        pal = rnd_palette_auto(r->desc, r->unit);
+    geo_raster *r = m->r;
+    if (!m->pal)
+        m->pal = rnd_palette_auto(r->desc, r->unit);
     double lo = 0, hi = 1;
     size_t nvalid = 0;
     if (!categorical) {
-        /* over the whole layer, window or not: a zoomed map keeps the full
-         * map's colours and colour bar */
         double dmin = INFINITY, dmax = -INFINITY;
         for (size_t i = 0; i < (size_t)r->grid.nx * r->grid.ny; i++)
             if (!geo_raster_is_nodata(r, i)) {
@@ -553,58 +307,70 @@ trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o)
             dmin = 0, dmax = 1;
         rnd_layer_range(r->desc, r->unit, dmin, dmax, &lo, &hi);
     }
+    m->lo = lo, m->hi = hi;
     if (o->has_te) {
-        /* from here on the layer is the window's cells */
         int win[4];
         geo_raster *part = NULL;
         if ((st = layer_window(ctx, o, &r->grid, win)) || (st = crop(ctx, r, win, &part)))
-            goto done;
+            return st;
         geo_raster_free(r);
-        r = part;
+        m->r = r = part;
     }
-    const geo_grid *g = &r->grid;
-    const int nx = g->nx, ny = g->ny;
     if (categorical) /* the legend lists the categories on the map */
-        for (size_t i = 0; i < (size_t)nx * ny; i++)
+        for (size_t i = 0; i < (size_t)r->grid.nx * r->grid.ny; i++)
             cat->count[r->u8[i]] += !geo_raster_is_nodata(r, i);
-    if (o->hillshade) {
-        if ((st = geo_raster_read(ctx, o->hillshade, GEO_F32, &dem)))
-            goto done;
-        if (!dem->grid.wkt != !g->wkt) {
-            st = trv_error(ctx, TRV_ERR_CRS, "'%s' and '%s' must both have a CRS", o->hillshade, o->layer);
-            goto done;
-        }
-        if ((st = map_hillshade(ctx, dem, g, o->has_te, &hs)))
-            goto done;
-    }
+    return TRV_OK;
+}
+
+static trv_status read_hillshade(trv_ctx *ctx, const rnd_opts *o, rnd_map *m)
+{
+    trv_status st;
+    const geo_grid *g = &m->r->grid;
+    if ((st = geo_raster_read(ctx, o->hillshade, GEO_F32, &m->dem)))
+        return st;
+    if (!m->dem->grid.wkt != !g->wkt)
+        return trv_error(ctx, TRV_ERR_CRS, "'%s' and '%s' must both have a CRS", o->hillshade, o->layer);
+    return map_hillshade(ctx, m->dem, g, o->has_te, &m->hs);
+}
+
+/* The overlays in the layer's CRS; with a window only what reaches into
+ * it is drawn and listed in the legend. */
+static trv_status read_overlays(trv_ctx *ctx, const rnd_opts *o, rnd_map *m)
+{
+    trv_status st;
+    const geo_grid *g = &m->r->grid;
     for (int k = 0; k < o->noverlays; k++)
-        if ((st = rnd_ovl_read(ctx, o->overlays[k], g->wkt, &ov)))
-            goto done;
-    if (o->route && rnd_ovl_keep_route(&ov, o->route) == 0) {
-        st = trv_error(ctx, TRV_ERR_DATA, "no route named '%s' in the overlays", o->route);
-        goto done;
-    }
+        if ((st = rnd_ovl_read(ctx, o->overlays[k], g->wkt, &m->ov)))
+            return st;
+    if (o->route && rnd_ovl_keep_route(&m->ov, o->route) == 0)
+        return trv_error(ctx, TRV_ERR_DATA, "no route named '%s' in the overlays", o->route);
     if (o->has_te) {
-        /* only what reaches into the window is drawn and listed in the legend */
         double bb[4];
         grid_extent(g, bb);
-        rnd_ovl_keep_within(&ov, bb, 1 / geo_crs_metres_per_unit(g->wkt));
+        rnd_ovl_keep_within(&m->ov, bb, 1 / geo_crs_metres_per_unit(g->wkt));
     }
-    if ((st = rnd_font_open(ctx, o->font, &font)))
-        goto done;
+    return TRV_OK;
+}
 
-    /* ---- layout ---- */
+/* ---- layout: title, map, panel, footer for the requested width ------------------ */
+
+static trv_status lay_out(trv_ctx *ctx, const rnd_opts *o, rnd_map *m)
+{
+    const geo_grid *g = &m->r->grid;
+    const int nx = g->nx, ny = g->ny, categorical = m->categorical;
+    const cat_table *cat = m->cat;
     layout L = {0};
     const double s = L.s = o->width / 1200.0;
-    const char *route_list[32];
-    int has_edges, has_nodes, has_markers, has_areas;
-    int nroutes = route_names(&ov, route_list, 32, &has_edges, &has_nodes, &has_markers, &has_areas);
-    int has_trajectory = 0;
+    int nroutes = m->nroutes = rnd_map_route_names(&m->ov, m->route_list, 32, &m->has_edges, &m->has_nodes,
+                                                   &m->has_markers, &m->has_areas);
+    const int has_edges = m->has_edges, has_nodes = m->has_nodes, has_markers = m->has_markers,
+              has_areas = m->has_areas;
     for (int k = 0; k < nroutes; k++)
-        has_trajectory |= !strcmp(route_list[k], "trajectory");
+        m->has_trajectory |= !strcmp(m->route_list[k], "trajectory");
     int ncat = 0;
     for (int k = 0; categorical && k < 256; k++)
         ncat += cat->count[k] > 0;
+    m->ncat = ncat;
     const int want_panel = !categorical || (o->legend && (ncat || nroutes || has_edges || has_markers || has_areas));
     const int margin = (int)lround(24 * s), title_h = (int)lround(52 * s), foot_h = (int)lround(58 * s);
     L.W = o->width;
@@ -616,14 +382,12 @@ trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o)
     L.mh = (int)lround(L.mw * ay / ax);
     if (L.mh < 1)
         L.mh = 1;
-    if (L.mh > 4 * L.W) {
-        st = trv_error(ctx, TRV_ERR_DATA, "'%s' is too narrow to draw (%d x %d cells)", o->layer, nx, ny);
-        goto done;
-    }
+    if (L.mh > 4 * L.W)
+        return trv_error(ctx, TRV_ERR_DATA, "'%s' is too narrow to draw (%d x %d cells)", o->layer, nx, ny);
     L.upx = ax / L.mw, L.upy = ay / L.mh;
     L.px = L.mx + L.mw + margin, L.py = L.my;
     /* the panel's height decides when it is taller than the map */
-    double row_h = 22 * s, panel_h = 0;
+    double row_h = m->row_h = 22 * s, panel_h = 0;
     if (!categorical)
         panel_h += 40 * s + fmin(360 * s, fmax(160 * s, L.mh * 0.6)) + 20 * s;
     if (o->legend) {
@@ -633,13 +397,26 @@ trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o)
             panel_h += 46 * s + (nroutes + has_edges + has_nodes + 2 * has_markers + has_areas) * row_h;
     }
     L.H = L.my + (int)fmax(L.mh, panel_h) + foot_h;
-    if ((st = rnd_cv_new(ctx, L.W, L.H, &c)))
-        goto done;
+    m->L = L;
+    return rnd_cv_new(ctx, L.W, L.H, &m->c);
+}
 
-    /* ---- the map, row by row ---- */
-    cx0 = malloc(sizeof(int) * L.mw), cx1 = malloc(sizeof(int) * L.mw);
-    cy0 = malloc(sizeof(int) * L.mh), cy1 = malloc(sizeof(int) * L.mh);
-    shade = hs ? calloc((size_t)L.mw * L.mh, sizeof(float)) : NULL;
+/* ---- the map, row by row: area mean (continuous) or nearest (categories), shaded -- */
+
+static trv_status draw_map(trv_ctx *ctx, rnd_map *m)
+{
+    trv_status st = TRV_OK;
+    const layout L = m->L;
+    const geo_raster *r = m->r, *hs = m->hs;
+    const geo_grid *g = &r->grid;
+    const int nx = g->nx, ny = g->ny, categorical = m->categorical;
+    const cat_table *cat = m->cat;
+    const rnd_palette *pal = m->pal;
+    const double lo = m->lo, hi = m->hi;
+    rnd_canvas *c = m->c;
+    int *cx0 = malloc(sizeof(int) * L.mw), *cx1 = malloc(sizeof(int) * L.mw);
+    int *cy0 = malloc(sizeof(int) * L.mh), *cy1 = malloc(sizeof(int) * L.mh);
+    float *shade = hs ? calloc((size_t)L.mw * L.mh, sizeof(float)) : NULL;
     if (!cx0 || !cx1 || !cy0 || !cy1 || (hs && !shade)) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
@@ -686,220 +463,81 @@ trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o)
         if ((st = trv_progress(ctx, 0.8 * (j + 1) / L.mh, "render")))
             goto done;
     }
-
-    /* ---- overlays, clipped to the map ---- */
-    double m_per_unit = geo_crs_metres_per_unit(g->wkt);
-    if (ov.n) {
-        draw_overlays(c, font, &ov, &L, g, m_per_unit);
-        /* wipe anything drawn outside the map back to white */
-        for (int y = 0; y < L.H; y++)
-            for (int x = 0; x < L.W; x++)
-                if (x < L.mx || x >= L.mx + L.mw || y < L.my || y >= L.my + L.mh)
-                    memset(c->rgb + ((size_t)y * L.W + x) * 3, 255, 3);
-    }
-
-    /* ---- frame, title, north arrow, scale bar, footer ---- */
-    {
-        double fx[4] = {L.mx - 0.5, L.mx + L.mw + 0.5, L.mx + L.mw + 0.5, L.mx - 0.5};
-        double fy[4] = {L.my - 0.5, L.my - 0.5, L.my + L.mh + 0.5, L.my + L.mh + 0.5};
-        rnd_cv_add_stroke(c, fx, fy, 4, 1, 1.0 * fmax(1, s), 0, 0);
-        rnd_cv_paint(c, FRAME, 1);
-    }
-    {
-        const char *title = o->title;
-        char fallback[256];
-        if (!title || !*title) {
-            if (r->desc && *r->desc) {
-                title = r->desc;
-            } else {
-                const char *b = strrchr(o->layer, '/');
-                snprintf(fallback, sizeof fallback, "%s", b ? b + 1 : o->layer);
-                title = fallback;
-            }
-        }
-        char cap[256];
-        snprintf(cap, sizeof cap, "%s", title);
-        if (cap[0] >= 'a' && cap[0] <= 'z' && !o->title)
-            cap[0] = (char)(cap[0] - 'a' + 'A');
-        rnd_cv_text(c, font, 1, 22 * s, L.mx, L.my - 16 * s, cap, INK, 0);
-    }
-    {   /* north arrow: grid north, top right inside the map */
-        double cx = L.mx + L.mw - 30 * s, cy = L.my + 30 * s;
-        rnd_cv_add_disc(c, cx, cy, 20 * s);
-        rnd_cv_paint(c, WHITE, 0.8);
-        double lx[3] = {cx, cx - 7 * s, cx}, ly[3] = {cy - 6 * s, cy + 15 * s, cy + 9 * s};
-        double rx[3] = {cx, cx + 7 * s, cx}, ry[3] = {cy - 6 * s, cy + 15 * s, cy + 9 * s};
-        int st3[2] = {0, 3};
-        rnd_cv_add_polygon(c, lx, ly, st3, 1);
-        rnd_cv_paint(c, INK, 1);
-        rnd_cv_add_polygon(c, rx, ry, st3, 1);
-        rnd_cv_paint(c, GREY_TEXT, 1);
-        double tw = rnd_font_text_width(font, 1, 10 * s, "N");
-        rnd_cv_text(c, font, 1, 10 * s, cx - tw / 2, cy - 8 * s, "N", INK, 0);
-    }
-    {   /* scale bar under the map, left */
-        double mpu = m_per_unit;
-        if (geo_crs_is_geographic(g->wkt) == 1)
-            mpu = 111320.0 * cos((g->gt[3] + g->gt[5] * ny / 2) * M_PI / 180);
-        double m_per_px = L.upx * mpu, len_m = round_length(m_per_px * L.mw / 4);
-        double len_px = len_m / m_per_px, x0 = L.mx, y0 = L.my + L.mh + 16 * s, hgt = 6 * s;
-        for (int k = 0; k < 4; k++) {
-            rnd_cv_fill_rect(c, x0 + k * len_px / 4, y0, x0 + (k + 1) * len_px / 4, y0 + hgt, k % 2 ? WHITE : INK, 1);
-        }
-        double bx[4] = {x0, x0 + len_px, x0 + len_px, x0}, by[4] = {y0, y0, y0 + hgt, y0 + hgt};
-        rnd_cv_add_stroke(c, bx, by, 4, 1, 1.0 * fmax(1, s), 0, 0);
-        rnd_cv_paint(c, INK, 1);
-        char lab[32];
-        fmt_length(lab, sizeof lab, len_m);
-        rnd_cv_text(c, font, 0, 12 * s, x0 - rnd_font_text_width(font, 0, 12 * s, "0") / 2, y0 + hgt + 15 * s, "0", INK, 0);
-        fmt_length(lab, sizeof lab, len_m / 2);
-        char half[32];
-        snprintf(half, sizeof half, "%g", len_m >= 1000 ? len_m / 2000 : len_m / 2);
-        rnd_cv_text(c, font, 0, 12 * s, x0 + len_px / 2 - rnd_font_text_width(font, 0, 12 * s, half) / 2, y0 + hgt + 15 * s, half,
-                INK, 0);
-        fmt_length(lab, sizeof lab, len_m);
-        rnd_cv_text(c, font, 0, 12 * s, x0 + len_px - rnd_font_text_width(font, 0, 12 * s, lab) / 2, y0 + hgt + 15 * s, lab, INK, 0);
-        /* footer: CRS and cell size, right-aligned */
-        char crs[64], foot[160];
-        geo_crs_label(g->wkt, crs, sizeof crs);
-        snprintf(foot, sizeof foot, "%s · %g m cells · %d x %d%s", g->wkt ? crs : "no CRS", fabs(g->gt[1]) * mpu, nx,
-                 ny, hs ? " · hillshade az 315° alt 45°" : "");
-        rnd_cv_text(c, font, 0, 11 * s, L.mx + L.mw - rnd_font_text_width(font, 0, 11 * s, foot), y0 + hgt + 15 * s, foot,
-                GREY_TEXT, 0);
-    }
-
-    /* ---- panel: colour bar, categories, routes ---- */
-    double py = L.py;
-    const double tx = L.px, fs = 13 * s;
-    if (!categorical) {
-        /* the quantity (the description before any parenthesis) and its unit */
-        char head[160], what[128];
-        snprintf(what, sizeof what, "%s", r->desc && *r->desc ? r->desc : "value");
-        char *paren = strstr(what, " (");
-        if (paren)
-            *paren = 0;
-        if (r->unit && *r->unit)
-            snprintf(head, sizeof head, "%s (%s)", what, r->unit);
-        else
-            snprintf(head, sizeof head, "%s", what);
-        rnd_cv_text(c, font, 1, 14 * s, tx, py + 14 * s, head, INK, 0);
-        double bar_top = py + 30 * s, bar_h = fmin(360 * s, fmax(160 * s, L.mh * 0.6)), bar_w = 22 * s;
-        for (int k = 0; k < (int)lround(bar_h); k++) {
-            unsigned char rgb[3];
-            rnd_palette_rgb(pal, 1 - (k + 0.5) / bar_h, rgb);
-            rnd_cv_fill_rect(c, tx, bar_top + k, tx + bar_w, fmin(bar_top + k + 1, bar_top + bar_h), rgb, 1);
-        }
-        double bx[4] = {tx - 0.5, tx + bar_w + 0.5, tx + bar_w + 0.5, tx - 0.5};
-        double by[4] = {bar_top - 0.5, bar_top - 0.5, bar_top + bar_h + 0.5, bar_top + bar_h + 0.5};
-        rnd_cv_add_stroke(c, bx, by, 4, 1, 1, 0, 0);
-        rnd_cv_paint(c, FRAME, 1);
-        double step = nice_step(hi - lo, 5);
-        for (double v = ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) {
-            double yy = bar_top + bar_h * (1 - (v - lo) / (hi - lo));
-            rnd_cv_fill_rect(c, tx + bar_w, yy - 0.5, tx + bar_w + 5 * s, yy + 0.5, INK, 1);
-            char lab[32];
-            fmt_value(lab, sizeof lab, v, step);
-            rnd_cv_text(c, font, 0, 12 * s, tx + bar_w + 8 * s, yy + 4.5 * s, lab, INK, 0);
-        }
-        char range[96], a[32], b[32];
-        fmt_value(a, sizeof a, lo, step / 10);
-        fmt_value(b, sizeof b, hi, step / 10);
-        snprintf(range, sizeof range, "range %s to %s", a, b);
-        rnd_cv_text(c, font, 0, 11 * s, tx, bar_top + bar_h + 18 * s, range, GREY_TEXT, 0);
-        py = bar_top + bar_h + 40 * s;
-    }
-    if (o->legend && categorical && ncat) {
-        rnd_cv_text(c, font, 1, 14 * s, tx, py + 14 * s, "legend", INK, 0);
-        py += 28 * s;
-        for (int k = 0; k < 256; k++) {
-            if (!cat->count[k])
-                continue;
-            rnd_cv_fill_rect(c, tx, py, tx + 22 * s, py + 14 * s, cat->rgb[k], 1);
-            double bx[4] = {tx - 0.5, tx + 22 * s + 0.5, tx + 22 * s + 0.5, tx - 0.5};
-            double by[4] = {py - 0.5, py - 0.5, py + 14 * s + 0.5, py + 14 * s + 0.5};
-            rnd_cv_add_stroke(c, bx, by, 4, 1, 1, 0, 0);
-            rnd_cv_paint(c, FRAME, 0.6);
-            char lab[160];
-            if (cat->name[k])
-                snprintf(lab, sizeof lab, "%s", cat->name[k]);
-            else
-                snprintf(lab, sizeof lab, "%d", k);
-            rnd_cv_text(c, font, 0, fs, tx + 30 * s, py + 12 * s, lab, INK, 0);
-            py += row_h;
-        }
-        py += 14 * s;
-    }
-    if (o->legend && (nroutes || has_edges || has_markers || has_areas)) {
-        rnd_cv_text(c, font, 1, 14 * s, tx, py + 14 * s, nroutes ? "routes" : "overlays", INK, 0);
-        py += 28 * s;
-        for (int k = 0; k < nroutes; k++) {
-            line_style ls = line_style_for(!strcmp(route_list[k], "trajectory"), route_list[k], has_trajectory);
-            double lx[2] = {tx, tx + 30 * s}, ly[2] = {py + 7 * s, py + 7 * s};
-            rnd_cv_add_stroke(c, lx, ly, 2, 0, fmin(ls.width, 9) * s, ls.dash_on * s, ls.dash_off * s);
-            rnd_cv_paint(c, ls.rgb, 1);
-            rnd_cv_text(c, font, 0, fs, tx + 38 * s, py + 12 * s, route_label(route_list[k]), INK, 0);
-            py += row_h;
-        }
-        if (has_edges) {
-            static const unsigned char grey[3] = {70, 70, 70};
-            double lx[2] = {tx, tx + 30 * s}, ly[2] = {py + 7 * s, py + 7 * s};
-            rnd_cv_add_stroke(c, lx, ly, 2, 0, 1.2 * s, 0, 0);
-            rnd_cv_paint(c, grey, 0.5);
-            rnd_cv_text(c, font, 0, fs, tx + 38 * s, py + 12 * s, "roadmap edges", INK, 0);
-            py += row_h;
-        }
-        if (has_nodes) {
-            static const unsigned char grey[3] = {40, 40, 40};
-            rnd_cv_add_disc(c, tx + 15 * s, py + 7 * s, 1.6 * s);
-            rnd_cv_paint(c, grey, 0.8);
-            rnd_cv_text(c, font, 0, fs, tx + 38 * s, py + 12 * s, "roadmap nodes", INK, 0);
-            py += row_h;
-        }
-        if (has_areas) {
-            rnd_cv_fill_rect(c, tx + 4 * s, py, tx + 26 * s, py + 14 * s, OBSTACLE_FILL, OBSTACLE_ALPHA);
-            double bx[4] = {tx + 4 * s, tx + 26 * s, tx + 26 * s, tx + 4 * s}, by[4] = {py, py, py + 14 * s, py + 14 * s};
-            rnd_cv_add_stroke(c, bx, by, 4, 1, OBSTACLE_LINE_W * s, 0, 0);
-            rnd_cv_paint(c, OBSTACLE_LINE, 1);
-            rnd_cv_text(c, font, 0, fs, tx + 38 * s, py + 12 * s, "obstacles", INK, 0);
-            py += row_h;
-        }
-        if (has_markers) {
-            static const unsigned char green[3] = {26, 152, 80}, red[3] = {215, 48, 39};
-            for (int k = 0; k < 2; k++) {
-                rnd_cv_add_disc(c, tx + 15 * s, py + 7 * s, 6.5 * s);
-                rnd_cv_paint(c, k ? red : green, 1);
-                if (k) {
-                    rnd_cv_add_disc(c, tx + 15 * s, py + 7 * s, 2.6 * s);
-                    rnd_cv_paint(c, WHITE, 1);
-                }
-                rnd_cv_text(c, font, 0, fs, tx + 38 * s, py + 12 * s, k ? "goal" : "start", INK, 0);
-                py += row_h;
-            }
-        }
-    }
-
-    /* ---- write ---- */
-    const char *tmp;
-    if (!(set = trv_outset_new()) || !(tmp = trv_outset_add(set, o->output))) {
-        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    if (!(st = rnd_cv_write_png(ctx, c, tmp, o->output)) && !(st = trv_outset_commit(ctx, set)))
-        st = trv_progress(ctx, 1.0, "render");
 done:
-    trv_outset_free(set);
     free(cx0);
     free(cx1);
     free(cy0);
     free(cy1);
     free(shade);
-    rnd_cv_free(c);
-    rnd_font_close(font);
-    rnd_ovl_clear(&ov);
-    cat_clear(cat);
-    free(cat);
-    geo_raster_free(r);
-    geo_raster_free(dem);
-    geo_raster_free(hs);
+    return st;
+}
+
+/* The overlays, clipped to the map: anything drawn outside it is wiped
+ * back to white. */
+static void draw_overlays(rnd_map *m)
+{
+    const layout L = m->L;
+    rnd_canvas *c = m->c;
+    rnd_map_overlays(c, m->font, &m->ov, &L, &m->r->grid, m->m_per_unit);
+    for (int y = 0; y < L.H; y++)
+        for (int x = 0; x < L.W; x++)
+            if (x < L.mx || x >= L.mx + L.mw || y < L.my || y >= L.my + L.mh)
+                memset(c->rgb + ((size_t)y * L.W + x) * 3, 255, 3);
+}
+
+/* ---- write: the PNG, atomically ------------------------------------------------- */
+
+static trv_status write_png(trv_ctx *ctx, const rnd_opts *o, const rnd_canvas *c)
+{
+    trv_status st;
+    const char *tmp;
+    trv_outset *set = trv_outset_new();
+    if (!set || !(tmp = trv_outset_add(set, o->output))) {
+        trv_outset_free(set);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    if (!(st = rnd_cv_write_png(ctx, c, tmp, o->output)) && !(st = trv_outset_commit(ctx, set)))
+        st = trv_progress(ctx, 1.0, "render");
+    trv_outset_free(set);
+    return st;
+}
+
+trv_status rnd_render(trv_ctx *ctx, const rnd_opts *o)
+{
+    rnd_map m = {.o = o};
+    trv_status st = check_opts(ctx, o, &m.pal);
+    if (st)
+        return st;
+    if (!(m.cat = calloc(1, sizeof *m.cat)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if ((st = read_layer(ctx, o, &m)) || (o->hillshade && (st = read_hillshade(ctx, o, &m))) ||
+        (st = read_overlays(ctx, o, &m)) || (st = rnd_font_open(ctx, o->font, &m.font)) ||
+        (st = lay_out(ctx, o, &m)) || (st = draw_map(ctx, &m)))
+        goto done;
+    m.m_per_unit = geo_crs_metres_per_unit(m.r->grid.wkt);
+    if (m.ov.n)
+        draw_overlays(&m);
+    rnd_map_frame(&m);
+    rnd_map_title(&m);
+    rnd_map_north_arrow(&m);
+    rnd_map_scale_bar(&m);
+    /* the panel, top down */
+    double py = m.L.py;
+    if (!m.categorical)
+        py = rnd_map_colour_bar(&m, py);
+    if (o->legend && m.categorical && m.ncat)
+        py = rnd_map_categories(&m, py);
+    if (o->legend && (m.nroutes || m.has_edges || m.has_markers || m.has_areas))
+        rnd_map_overlay_legend(&m, py);
+    st = write_png(ctx, o, m.c);
+done:
+    rnd_cv_free(m.c);
+    rnd_font_close(m.font);
+    rnd_ovl_clear(&m.ov);
+    cat_clear(m.cat);
+    free(m.cat);
+    geo_raster_free(m.r);
+    geo_raster_free(m.dem);
+    geo_raster_free(m.hs);
     return st;
 }

@@ -1,4 +1,5 @@
-/* Per-soil precomputation, the row kernel, the trv-speed stage, the report. */
+/* Per-soil precomputation, the trv-speed stage, the report (the row kernel
+ * and the speed are in speed.c). */
 #include "terramech.h"
 #include "run/run.h"
 
@@ -47,41 +48,6 @@ trv_status tm_model_init(trv_ctx *ctx, tm_model *m, const tm_vehicle *v, const t
     }
     geo_class_csv_free(lu);
     return st;
-}
-
-double tm_speed_kmh(const tm_model *m, double r_kN, double slope_deg)
-{
-    const tm_vehicle *v = m->v;
-    double demand = r_kN + m->weight_kN * sin(slope_deg * M_PI / 180.0);
-    double top = v->top_speed_kmh;
-    if (demand <= 0)
-        return top;
-    /* kW / kN = m/s */
-    double kmh = v->drivetrain_efficiency * v->engine_power_kW / demand * 3.6;
-    return kmh < top ? kmh : top;
-}
-
-void tm_row(const tm_model *m, const float *slope, float slope_nodata, const unsigned char *soil,
-            const unsigned char *landuse, int n, float *speed, unsigned char *reason)
-{
-    for (int i = 0; i < n; i++) {
-        int s = soil[i], l = landuse[i];
-        float b = slope[i];
-        unsigned char why = TM_GO;
-        if (b == slope_nodata || isnan(b) || s == 0 || l == 0 || m->soil_index[s] < 0 || m->landuse_nogo[l] == 2)
-            why = TM_NOGO_NODATA;
-        else if (b > m->max_slope_deg)
-            why = TM_NOGO_SLOPE;
-        else if (m->ci_kPa[s] < m->vci.vci1_kPa)
-            why = TM_NOGO_SOIL;
-        else if (m->landuse_nogo[l])
-            why = TM_NOGO_LANDUSE;
-        else if (m->traction &&
-                 m->thrust_total_kN[s] < m->resistance_total_kN[s] + m->weight_kN * sin(b * M_PI / 180.0))
-            why = TM_NOGO_TRACTION;
-        reason[i] = why;
-        speed[i] = why == TM_GO ? (float)tm_speed_kmh(m, m->resistance_total_kN[s], b) : 0.0f;
-    }
 }
 
 /* ---- the stage -------------------------------------------------------------- */
