@@ -5,6 +5,7 @@
  * one (pseudocolour, paletted, hillshade, vector). */
 #define _POSIX_C_SOURCE 200809L
 #include "project_priv.h"
+#include "run/run.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -471,22 +472,23 @@ static trv_status collect(trv_ctx *ctx, layers *L, const char *dir)
                 trv_sfmt(y->qml, sizeof y->qml, "%s/%s.qml", dir, GPKG_LAYERS[k]);
         }
     }
-    static const char *const RASTERS[] = {"class", "cost", "gonogo", "speed", "slope", "landuse", "soil", "dem_std", "dem"};
+    /* the rasters of the run directory (run.h), top of the layer list first */
+    static const run_id RASTERS[] = {RUN_CLASS, RUN_COST, RUN_GONOGO, RUN_SPEED, RUN_SLOPE,
+                                     RUN_LANDUSE, RUN_SOIL, RUN_DEM_STD, RUN_DEM};
     for (size_t k = 0; k < sizeof RASTERS / sizeof RASTERS[0]; k++) {
-        char rel[64];
-        trv_sfmt(rel, sizeof rel, "%s.tif", RASTERS[k]);
+        const run_layer *rl = run_layer_of(RASTERS[k]);
         y = NULL;
-        ADD(K_RASTER, RASTERS[k], rel, !strcmp(RASTERS[k], "class") || !strcmp(RASTERS[k], "dem"));
+        ADD(K_RASTER, rl->name, rl->file, RASTERS[k] == RUN_CLASS || RASTERS[k] == RUN_DEM);
         if (y) {
-            trv_sfmt(y->qml, sizeof y->qml, "%s/%s.qml", dir, RASTERS[k]);
-            if (!strcmp(RASTERS[k], "class"))
+            trv_sfmt(y->qml, sizeof y->qml, "%s/%s.qml", dir, rl->name);
+            if (RASTERS[k] == RUN_CLASS)
                 y->opacity = 0.6; /* the hillshade shows through */
-            if (!strcmp(RASTERS[k], "dem"))
+            if (RASTERS[k] == RUN_DEM)
                 y->opacity = 0.5;
         }
     }
     y = NULL;
-    ADD(K_HILLSHADE, "hillshade", "dem.tif", 1);
+    ADD(K_HILLSHADE, "hillshade", run_file(RUN_DEM), 1);
 #undef ADD
     return TRV_OK;
 }
