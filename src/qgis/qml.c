@@ -34,20 +34,6 @@ static char *sb_close(sb *b)
     return b->buf;
 }
 
-/* Text with XML's five special characters escaped. */
-static void esc(FILE *f, const char *s)
-{
-    for (; s && *s; s++)
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
-        default: fputc(*s, f);
-        }
-}
-
 char *qgis_qml_document(const char *inner)
 {
     sb b;
@@ -133,7 +119,7 @@ char *qgis_qml_raster_xml(const rnd_palette *p, double min, double max, const ch
         fprintf(f, "          <item alpha=\"255\" value=\"%.10g\" label=\"%.*f", v, dec, v);
         if (unit && *unit) {
             fputc(' ', f);
-            esc(f, unit);
+            trv_xml_escape(f, unit);
         }
         fprintf(f, "\" color=\"#%02x%02x%02x\"/>\n", s[k].rgb[0], s[k].rgb[1], s[k].rgb[2]);
     }
@@ -152,7 +138,7 @@ char *qgis_qml_raster_xml(const rnd_palette *p, double min, double max, const ch
         fputs("  <customproperties>\n    <Option type=\"Map\">\n"
               "      <Option type=\"QString\" name=\"traverse/layer\" value=\"",
               f);
-        esc(f, desc);
+        trv_xml_escape(f, desc);
         fprintf(f, "\"/>\n      <Option type=\"QString\" name=\"traverse/palette\" value=\"%s\"/>\n"
                    "    </Option>\n  </customproperties>\n",
                 p->name);
@@ -172,13 +158,13 @@ static void layer_xml(FILE *f, const char *cls, const kv *props, int n, const ch
     fprintf(f, "%s  <Option type=\"Map\">\n", indent);
     for (int i = 0; i < n; i++) {
         fprintf(f, "%s    <Option type=\"QString\" name=\"%s\" value=\"", indent, props[i].k);
-        esc(f, props[i].v);
+        trv_xml_escape(f, props[i].v);
         fputs("\"/>\n", f);
     }
     fprintf(f, "%s  </Option>\n", indent);
     for (int i = 0; i < n; i++) {
         fprintf(f, "%s  <prop k=\"%s\" v=\"", indent, props[i].k);
-        esc(f, props[i].v);
+        trv_xml_escape(f, props[i].v);
         fputs("\"/>\n", f);
     }
     if (ddp)
@@ -242,7 +228,7 @@ char *qgis_qml_route_xml(const char *field)
         return NULL;
     FILE *f = b.f;
     fputs("  <renderer-v2 type=\"categorizedSymbol\" attr=\"", f);
-    esc(f, field && *field ? field : "route");
+    trv_xml_escape(f, field && *field ? field : "route");
     fputs("\" symbollevels=\"0\" enableorderby=\"0\" forceraster=\"0\" referencescale=\"-1\">\n"
           "    <categories>\n",
           f);
@@ -407,7 +393,7 @@ char *qgis_qml_obstacles_xml(const char *radius_field)
               "                  <Option type=\"bool\" name=\"active\" value=\"true\"/>\n"
               "                  <Option type=\"QString\" name=\"expression\" value=\"2 * &quot;",
               d.f);
-        esc(d.f, radius_field);
+        trv_xml_escape(d.f, radius_field);
         fputs("&quot;\"/>\n"
               "                  <Option type=\"int\" name=\"type\" value=\"3\"/>\n"
               "                </Option>\n"
