@@ -100,17 +100,21 @@ double geo_crs_metres_per_unit(const char *wkt)
     return m > 0 ? m : 1.0;
 }
 
+char *geo_srs_wkt(OGRSpatialReferenceH srs)
+{
+    char *w = NULL, *out = NULL;
+    const char *opts[] = {"FORMAT=WKT2_2019", NULL};
+    if (OSRExportToWktEx(srs, &w, opts) == OGRERR_NONE && w && *w)
+        out = strdup(w);
+    CPLFree(w);
+    return out;
+}
+
 static trv_status export_wkt(trv_ctx *ctx, OGRSpatialReferenceH s, char **wkt)
 {
-    char *w = NULL;
-    const char *opts[] = {"FORMAT=WKT2_2019", NULL};
-    if (OSRExportToWktEx(s, &w, opts) != OGRERR_NONE || !w) {
-        CPLFree(w);
+    if (!(*wkt = geo_srs_wkt(s)))
         return trv_error(ctx, TRV_ERR_CRS, "cannot export CRS: %s", geo_gdal_msg(NULL));
-    }
-    *wkt = strdup(w);
-    CPLFree(w);
-    return *wkt ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    return TRV_OK;
 }
 
 trv_status geo_crs_wkt(trv_ctx *ctx, const char *def, char **wkt)

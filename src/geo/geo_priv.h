@@ -11,6 +11,10 @@ OGRSpatialReferenceH geo_srs_new(const char *def);
 /* Transformation between two CRSs (lon/lat order for geographic ones). */
 trv_status geo_ct_new(trv_ctx *ctx, const char *from_wkt, const char *to_wkt, OGRCoordinateTransformationH *ct);
 
+/* srs as WKT2 (2019), malloc'ed; NULL when it cannot be exported, is empty
+ * or out of memory. */
+char *geo_srs_wkt(OGRSpatialReferenceH srs);
+
 /* Describe srs (geo_crs_desc); -1 when out of memory. */
 int geo_crs_describe_srs(OGRSpatialReferenceH srs, geo_crs_desc *d);
 

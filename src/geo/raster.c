@@ -262,11 +262,7 @@ static trv_status grid_of(trv_ctx *ctx, GDALDatasetH ds, const char *path, geo_g
         return trv_error(ctx, TRV_ERR_GRID, "'%s' is not north-up (pixel size %g x %g)", path, g->gt[1], g->gt[5]);
     OGRSpatialReferenceH srs = GDALGetSpatialRef(ds);
     if (srs) {
-        char *wkt = NULL;
-        const char *opts[] = {"FORMAT=WKT2_2019", NULL};
-        if (OSRExportToWktEx(srs, &wkt, opts) == OGRERR_NONE && wkt && *wkt)
-            g->wkt = strdup(wkt);
-        CPLFree(wkt);
+        g->wkt = geo_srs_wkt(srs);
         if (!g->wkt)
             return trv_error(ctx, TRV_ERR_CRS, "cannot read the CRS of '%s'", path);
     }

@@ -70,11 +70,7 @@ trv_status geo_raster_info_read(trv_ctx *ctx, const char *path, geo_raster_info 
     info->has_gt = GDALGetGeoTransform(ds, g->gt) == CE_None;
     OGRSpatialReferenceH srs = GDALGetSpatialRef(ds);
     if (srs) {
-        char *wkt = NULL;
-        const char *opts[] = {"FORMAT=WKT2_2019", NULL};
-        if (OSRExportToWktEx(srs, &wkt, opts) == OGRERR_NONE && wkt && *wkt)
-            g->wkt = strdup(wkt);
-        CPLFree(wkt);
+        g->wkt = geo_srs_wkt(srs);
         if (!g->wkt)
             st = trv_error(ctx, TRV_ERR_CRS, "cannot read the CRS of '%s'", path);
         else if (geo_crs_describe_srs(srs, &info->crs))

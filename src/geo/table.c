@@ -61,11 +61,7 @@ trv_status geo_table_read(trv_ctx *ctx, const char *path, const char *layer, con
     }
     OGRSpatialReferenceH srs = OGR_L_GetSpatialRef(lyr);
     if (srs) {
-        char *w = NULL;
-        const char *opts[] = {"FORMAT=WKT2_2019", NULL};
-        if (OSRExportToWktEx(srs, &w, opts) == OGRERR_NONE && w)
-            t->wkt = strdup(w);
-        CPLFree(w);
+        t->wkt = geo_srs_wkt(srs);
     }
     OGR_L_ResetReading(lyr);
     OGRFeatureH f;

@@ -232,11 +232,7 @@ static trv_status layer_info(trv_ctx *ctx, OGRLayerH lay, geo_vlayer *l)
     l->geom = single_type(t, &l->multi);
     OGRSpatialReferenceH srs = OGR_L_GetSpatialRef(lay);
     if (srs) {
-        char *w = NULL;
-        const char *opts[] = {"FORMAT=WKT2_2019", NULL};
-        if (OSRExportToWktEx(srs, &w, opts) == OGRERR_NONE && w)
-            l->wkt = strdup(w);
-        CPLFree(w);
+        l->wkt = geo_srs_wkt(srs);
         if (!l->wkt)
             return trv_error(ctx, TRV_ERR_CRS, "cannot export the CRS of layer %s: %s", l->name, geo_gdal_msg(NULL));
         if (geo_crs_describe_srs(srs, &l->crs))
