@@ -132,7 +132,7 @@ typedef struct vlimits {
 static trv_status read_limits(trv_ctx *ctx, run *r, vlimits *vl)
 {
     memset(vl, 0, sizeof *vl);
-    trv_sfmt(vl->why, sizeof vl->why, "no `speed.json` in the run directory");
+    trv_sfmt(vl->why, sizeof vl->why, "no `%s` in the run directory", OTHER(RUN_O_SPEED_JSON));
     struct json_object *o;
     trv_status st = rpt_summary(ctx, r, RUN_O_SPEED_JSON, &o);
     struct json_object *v = jget(o, "vehicle");
@@ -141,7 +141,8 @@ static trv_status read_limits(trv_ctx *ctx, run *r, vlimits *vl)
     vl->max_slope_deg = jnum(v, "max_slope_deg");
     vl->known = !isnan(vl->top_kmh) && !isnan(vl->max_slope_deg);
     if (o && !vl->known)
-        trv_sfmt(vl->why, sizeof vl->why, "`speed.json` has no vehicle's top_speed_kmh and max_slope_deg");
+        trv_sfmt(vl->why, sizeof vl->why, "`%s` has no vehicle's top_speed_kmh and max_slope_deg",
+                 OTHER(RUN_O_SPEED_JSON));
     json_object_put(o);
     return st;
 }
@@ -221,8 +222,8 @@ static void answer_head(doc *d, const answer *a)
              *a->drives ? "; the simulated vehicle drove it" : "");
     else
         trv_sfmt(why, sizeof why, "Recommended: **%s** (`%s`), because this run planned no MMCR route (the method's answer): "
-                              "the first roadmap route of `route_stats.csv`.",
-             route_title(name), name);
+                              "the first roadmap route of `%s`.",
+             route_title(name), name, OTHER(RUN_O_ROUTE_STATS));
     long f = rpt_rs_find(rs, "time");
     if (f >= 0 && (size_t)f != a->k) {
         double dd = rs_val(rs, a->k, RS_DIST) - rs_val(rs, (size_t)f, RS_DIST);
@@ -335,15 +336,17 @@ static void answer_limits(doc *d, const answer *a)
         rpt_li(d, "The slowest stretch of at least 1 km: km %.2f to %.2f, %.1f km/h on average (%.1f km/h at its "
                   "slowest vertex), slopes up to %.2f°.",
                a->w.slow_from / 1000, a->w.slow_to / 1000, a->w.slow_kmh, a->w.slow_min_kmh, a->w.slow_max_slope);
-    rpt_li(d, "NOGO: %.0f of the route's samples on NOGO cells (`route_stats.csv`).", rs_val(rs, k, RS_NOGO));
+    rpt_li(d, "NOGO: %.0f of the route's samples on NOGO cells (`%s`).", rs_val(rs, k, RS_NOGO), OTHER(RUN_O_ROUTE_STATS));
     rpt_li(d, "Not derived here: which limit (soil strength, traction, land use, slope, top speed) binds in each "
               "cell; the run's layers give the outcome along the route (speed, cost, class), not that reason.");
     rpt_end_list(d);
     if (!a->walked) {
-        rpt_p(d, "The route's vertices (`route.csv`) are absent: no length by class, speed profile or slowest stretch.");
+        rpt_p(d, "The route's vertices (`%s`) are absent: no length by class, speed profile or slowest stretch.",
+              OTHER(RUN_O_ROUTE_CSV));
         return;
     }
-    rpt_p(d, "Along the route by mobility class (`route.csv`: each vertex stands for half of each segment beside it):");
+    rpt_p(d, "Along the route by mobility class (`%s`: each vertex stands for half of each segment beside it):",
+          OTHER(RUN_O_ROUTE_CSV));
     block *t = rpt_table(d, "rlrrr", "class", "name", "length (km)", "share", "time (min)");
     for (int c = 255; c >= 0; c--)
         if (a->w.len_class[c] > 0)
@@ -390,7 +393,7 @@ trv_status rpt_sec_answer(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
             trv_sfmt(caption, sizeof caption, "The recommended route (%s) over the mobility cost",
                  route_title(rs_name(rs, a->k)));
         } else {
-            trv_sfmt(rel, sizeof rel, "%s/routes.png", OTHER(RUN_O_PNG));
+            trv_sfmt(rel, sizeof rel, "%s/%s", OTHER(RUN_O_PNG), ROUTES_PNG);
             trv_sfmt(caption, sizeof caption, "The routes over the mobility cost (the recommended one is in the legend)");
         }
         st = rpt_image(ctx, d, r, rel, caption, "map", &shown);

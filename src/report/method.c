@@ -120,7 +120,8 @@ trv_status rpt_sec_kriging(trv_ctx *ctx, doc *d, run *r)
     if (st)
         return st;
     if (!o) {
-        rpt_p(d, "Absent: `krige.json` is not in the run directory (the DEM was not refined by `trv-krige` here).");
+        rpt_p(d, "Absent: `%s` is not in the run directory (the DEM was not refined by `trv-krige` here).",
+              OTHER(RUN_O_KRIGE_JSON));
         return TRV_OK;
     }
     struct json_object *model = jget(o, "model");
@@ -134,7 +135,7 @@ trv_status rpt_sec_kriging(trv_ctx *ctx, doc *d, run *r)
     json_object_put(o);
 
     if (!trv_file_exists(P(r, OTHER(RUN_O_VARIOGRAM)))) {
-        rpt_p(d, "The sample variogram (`variogram.csv`) is absent.");
+        rpt_p(d, "The sample variogram (`%s`) is absent.", OTHER(RUN_O_VARIOGRAM));
         return TRV_OK;
     }
     trv_csv *csv = NULL;
@@ -144,7 +145,7 @@ trv_status rpt_sec_kriging(trv_ctx *ctx, doc *d, run *r)
         !(st = trv_csv_require(ctx, csv, "gamma", &cg)))
         cm = trv_csv_col(csv, "model_gamma");
     if (!st) {
-        rpt_p(d, "The sample variogram (`variogram.csv`) and the chosen model at each lag:");
+        rpt_p(d, "The sample variogram (`%s`) and the chosen model at each lag:", OTHER(RUN_O_VARIOGRAM));
         block *t = rpt_table(d, cm >= 0 ? "rrrrr" : "rrrr", "lag", "pairs", "distance (m)", "semivariance (m²)",
                       cm >= 0 ? "model (m²)" : NULL);
         for (size_t i = 0; i < trv_csv_nrows(csv) && !st; i++) {
@@ -230,10 +231,10 @@ trv_status rpt_sec_vehicle(trv_ctx *ctx, doc *d, run *r)
     if (o)
         speed_lines(d, o);
     else
-        rpt_p(d, "`speed.json` (the trv-speed summary) is absent.");
+        rpt_p(d, "`%s` (the trv-speed summary) is absent.", OTHER(RUN_O_SPEED_JSON));
     json_object_put(o);
     if (!trv_file_exists(P(r, OTHER(RUN_O_SPEED_REPORT)))) {
-        rpt_p(d, "The per-soil table (`speed_report.csv`) is absent.");
+        rpt_p(d, "The per-soil table (`%s`) is absent.", OTHER(RUN_O_SPEED_REPORT));
         return TRV_OK;
     }
     trv_csv *csv = NULL;
@@ -242,7 +243,7 @@ trv_status rpt_sec_vehicle(trv_ctx *ctx, doc *d, run *r)
     if (!st && !(st = trv_csv_require(ctx, csv, "code", &ccode)))
         st = trv_csv_require(ctx, csv, "name", &cname);
     if (!st) {
-        rpt_p(d, "Per soil (`speed_report.csv`: cone index, tyre mode, sinkage, resistance, speeds, pass):");
+        rpt_p(d, "Per soil (`%s`: cone index, tyre mode, sinkage, resistance, speeds, pass):", OTHER(RUN_O_SPEED_REPORT));
         csv_table(d, csv);
     }
     trv_csv_free(csv);
@@ -287,16 +288,16 @@ trv_status rpt_sec_classes(trv_ctx *ctx, doc *d, run *r)
     if (st)
         return st;
     if (ncls != ngo)
-        return trv_error(ctx, TRV_ERR_GRID, "'%s' and 'class.tif' differ in size", r->path);
+        return trv_error(ctx, TRV_ERR_GRID, "'%s' and '%s' differ in size", r->path, LAYER(RUN_CLASS));
     /* reason 5 is "no data" in gonogo.tif: the cells the fractions are of */
     int nodata_code = -1;
     for (int c = 0; c < 256; c++)
         if (!strcmp(go_names[c], "no data"))
             nodata_code = c;
     size_t with_data = ngo - (nodata_code >= 0 ? go[nodata_code] : 0);
-    rpt_p(d, "Counted in `class.tif` and `gonogo.tif` (%zu cells, %zu with data: those whose GO/NOGO reason is not "
+    rpt_p(d, "Counted in `%s` and `%s` (%zu cells, %zu with data: those whose GO/NOGO reason is not "
              "\"no data\"); shares are of the cells with data, areas in km².",
-          ngo, with_data);
+          LAYER(RUN_CLASS), LAYER(RUN_GONOGO), ngo, with_data);
     block *t = rpt_table(d, "rlrrr", "class", "name", "cells", "share", "area (km²)");
     size_t class0_nodata = 0;
     for (int c = 0; c < 256; c++) {
@@ -318,9 +319,9 @@ trv_status rpt_sec_classes(trv_ctx *ctx, doc *d, run *r)
     if ((st = rpt_summary(ctx, r, RUN_O_COST_JSON, &o)))
         return st;
     if (o) {
-        rpt_li(d, "rules: '%s', %lld rules, %s (`cost.json`)", jstr(jget(o, "inputs"), "rules"), jint(o, "rule_count"),
-               jstr(o, "defuzzifier"));
-        rpt_li(d, "cost: mean %.4f over the GO cells (`cost.json`)", jnum(o, "cost_mean_go"));
+        rpt_li(d, "rules: '%s', %lld rules, %s (`%s`)", jstr(jget(o, "inputs"), "rules"), jint(o, "rule_count"),
+               jstr(o, "defuzzifier"), OTHER(RUN_O_COST_JSON));
+        rpt_li(d, "cost: mean %.4f over the GO cells (`%s`)", jnum(o, "cost_mean_go"), OTHER(RUN_O_COST_JSON));
         rpt_end_list(d);
         json_object_put(o);
     }

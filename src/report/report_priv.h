@@ -92,6 +92,8 @@ static inline const char *P(run *r, const char *name)
 /* The run's files by the run table (src/run/run.h). */
 #define LAYER(id) run_file(id)
 #define OTHER(id) run_other_file(id)
+/* The map of every route in png/ (the Makefile draws it with trv-render). */
+#define ROUTES_PNG "routes.png"
 
 /* The link from a report in directory from (absolute; NULL: the run
  * directory itself) to the run's file rel, bytes other than letters,

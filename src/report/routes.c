@@ -43,9 +43,10 @@ static void routes_vs_grid(doc *d, const rstats *rs)
 trv_status rpt_sec_routes(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
 {
     rpt_h(d, 2, "Strategies compared");
-    rpt_p(d, "From `route_stats.csv`: MDR (shortest distance), MSR (smallest slope), MMCR (smallest mobility "
+    rpt_p(d, "From `%s`: MDR (shortest distance), MSR (smallest slope), MMCR (smallest mobility "
              "cost) and time on the roadmap; `grid-*` are the same objectives solved exactly on the raster "
-             "(16-connected), the optimum each roadmap route is measured against.");
+             "(16-connected), the optimum each roadmap route is measured against.",
+          OTHER(RUN_O_ROUTE_STATS));
     block *t = rpt_table(d, "lrrrrrrrr", "route", "distance (km)", "time (h)", "time (min)", "mean slope (°)",
                          "max slope (°)", "mean speed (km/h)", "mean cost", "NOGO samples");
     for (size_t i = 0; i < rs->n; i++)
@@ -55,17 +56,18 @@ trv_status rpt_sec_routes(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
                 rpt_fmt("%.2f", rs_val(rs, i, RS_SPEED)), rpt_fmt("%.3f", rs_val(rs, i, RS_COST)),
                 rpt_fmt("%.0f", rs_val(rs, i, RS_NOGO)));
     routes_vs_grid(d, rs);
-    char rel[256];
+    char rel[256], all[64];
     int shown = 0;
+    trv_sfmt(all, sizeof all, "%s/%s", OTHER(RUN_O_PNG), ROUTES_PNG);
     trv_status st = rpt_route_map(r, rs, rel, sizeof rel) /* the top shows one route: every route here */
-                        ? rpt_image(ctx, d, r, "png/routes.png", "Every route over the mobility cost", NULL, &shown)
+                        ? rpt_image(ctx, d, r, all, "Every route over the mobility cost", NULL, &shown)
                         : TRV_OK;
     struct json_object *o = NULL;
     if (!st)
         st = rpt_summary(ctx, r, RUN_O_ROADMAP_JSON, &o);
     if (!st && o) {
         int nodes = (int)jint(o, "nodes");
-        rpt_p(d, "The roadmap (`roadmap.json`):");
+        rpt_p(d, "The roadmap (`%s`):", OTHER(RUN_O_ROADMAP_JSON));
         rpt_li(d, "GO area %.1f km2; %lld LHS samples, %lld in NOGO rejected; %d nodes (seed %lld)", jnum(o, "go_area_km2"),
                jint(o, "samples"), jint(o, "rejected"), nodes, jint(o, "seed"));
         rpt_li(d, "%lld edges (%s); %lld connected components, the largest with %lld nodes (%.1f %%)", jint(o, "edges"),
@@ -95,26 +97,30 @@ trv_status rpt_sec_routes(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
 trv_status rpt_sec_maps(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
 {
     rpt_h(d, 2, "Maps");
+    /* a layer's map is named after the layer (png/<name>.png) */
     static const struct {
+        run_id layer;           /* RUN_NLAYERS: not a layer's map, name says */
         const char *name, *caption;
-    } M[] = {{"dem", "Terrain: elevation with hillshade"},
-             {"slope", "Slope (degrees)"},
-             {"speed", "Attainable speed (km/h)"},
-             {"gonogo", "GO/NOGO and the NOGO reasons"},
-             {"cost", "Fuzzy mobility cost"},
-             {"class", "Mobility classes"},
-             {"sim", "Simulated drives against the plan"},
-             {"sim_replan", "The first re-plan up close: the obstacle, the plan and the drive around it"}};
-    char top[256];
+    } M[] = {{RUN_DEM, NULL, "Terrain: elevation with hillshade"},
+             {RUN_SLOPE, NULL, "Slope (degrees)"},
+             {RUN_SPEED, NULL, "Attainable speed (km/h)"},
+             {RUN_GONOGO, NULL, "GO/NOGO and the NOGO reasons"},
+             {RUN_COST, NULL, "Fuzzy mobility cost"},
+             {RUN_CLASS, NULL, "Mobility classes"},
+             {RUN_NLAYERS, "sim", "Simulated drives against the plan"},
+             {RUN_NLAYERS, "sim_replan", "The first re-plan up close: the obstacle, the plan and the drive around it"}};
+    char top[256], all[64];
+    trv_sfmt(all, sizeof all, "%s/%s", OTHER(RUN_O_PNG), ROUTES_PNG);
     if (rpt_route_map(r, rs, top, sizeof top))
-        rpt_p(d, "The recommended route (`%s`) is the map at the top; every route (`png/routes.png`) is under "
-                 "Strategies compared.", top);
-    else if (trv_file_exists(P(r, "png/routes.png")))
-        rpt_p(d, "The routes by strategy (`png/routes.png`) are the map at the top.");
+        rpt_p(d, "The recommended route (`%s`) is the map at the top; every route (`%s`) is under "
+                 "Strategies compared.", top, all);
+    else if (trv_file_exists(P(r, all)))
+        rpt_p(d, "The routes by strategy (`%s`) are the map at the top.", all);
     char absent[512] = "";
     for (size_t k = 0; k < sizeof M / sizeof M[0]; k++) {
         char rel[64];
-        trv_sfmt(rel, sizeof rel, "png/%s.png", M[k].name);
+        trv_sfmt(rel, sizeof rel, "%s/%s.png", OTHER(RUN_O_PNG),
+                 M[k].layer < RUN_NLAYERS ? run_layer_of(M[k].layer)->name : M[k].name);
         int added;
         trv_status st = rpt_image(ctx, d, r, rel, M[k].caption, NULL, &added);
         if (st)
