@@ -155,6 +155,8 @@ typedef struct rstats {
 
 static inline const char *rs_name(const rstats *rs, size_t i) { return trv_csv_cell(rs->csv, i, rs->col[RS_NAME]); }
 static inline double rs_val(const rstats *rs, size_t i, int k) { return rs->v[i * RS_NC + (size_t)k]; }
+/* Read route_stats.csv: the columns above required, every value a number,
+ * at least one route; errors name the file. Free with rpt_rs_free. */
 trv_status rpt_rs_read(trv_ctx *ctx, run *r, rstats *rs);
 void rpt_rs_free(rstats *rs);
 /* The row of route name, or -1. */
