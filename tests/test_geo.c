@@ -792,6 +792,7 @@ static void test_raster_info(void **state)
     assert_int_equal(info.crs.geographic, 0);
     assert_int_equal(info.nbands, 1);
     assert_int_equal(info.type, GEO_BAND_BYTE);
+    assert_string_equal(info.type_name, "Byte");
     assert_string_equal(info.desc, "land use");
     assert_string_equal(info.unit, "class");
     assert_int_equal(info.has_nodata, 1);
@@ -829,6 +830,7 @@ static void test_raster_info(void **state)
         snprintf(path, sizeof path, "%s/h.tif", tmpdir);
         assert_int_equal(geo_raster_info_read(ctx, path, &info), TRV_OK);
         assert_int_equal(info.type, GEO_BAND_OTHER);
+        assert_string_equal(info.type_name, "Float32");
         assert_int_equal(info.has_nodata, 1);
         assert_float_equal(info.nodata, -9999, 0);
         assert_float_equal(info.grid.gt[3], 4000020, 0);
@@ -850,6 +852,43 @@ static void test_raster_info(void **state)
     geo_raster_free(r);
     geo_classes_free(cl);
     free(csv);
+    free(utm);
+    trv_ctx_free(ctx);
+}
+
+/* The metadata a GeoPackage records (geo_vec_set_meta), read back by
+ * geo_vector_meta_read; an item it lacks, and a file that is not there. */
+static void test_vector_meta(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *utm = wkt_of("EPSG:32616");
+    char path[600];
+    snprintf(path, sizeof path, "%s/meta.gpkg", tmpdir);
+    geo_vec *v = NULL;
+    assert_int_equal(geo_vec_create(ctx, path, utm, &v), TRV_OK);
+    trv_meta meta;
+    const char *argv[] = {"trv-y", "--seed", "4", "a b"};
+    trv_meta_init(&meta, "trv-y", 4, (char **)argv);
+    geo_vec_set_meta(v, &meta);
+    int layer = -1;
+    assert_int_equal(geo_vec_add_layer(ctx, v, "nodes", GEO_POINT, NULL, 0, &layer), TRV_OK);
+    const double x = 730000, y = 4069000;
+    assert_int_equal(geo_vec_add(ctx, v, layer, &x, &y, NULL, 1, NULL), TRV_OK);
+    assert_int_equal(geo_vec_close(ctx, v), TRV_OK);
+    char *value = NULL;
+    assert_int_equal(geo_vector_meta_read(ctx, path, "TRV_ARGS", &value), TRV_OK);
+    assert_string_equal(value, "trv-y --seed 4 'a b'");
+    free(value);
+    assert_int_equal(geo_vector_meta_read(ctx, path, "TRV_TOOL", &value), TRV_OK);
+    assert_string_equal(value, "trv-y");
+    free(value);
+    value = (char *)1;
+    assert_int_equal(geo_vector_meta_read(ctx, path, "TRV_NOTHING", &value), TRV_OK);
+    assert_null(value);
+    assert_int_equal(geo_vector_meta_read(ctx, "/nonexistent/x.gpkg", "TRV_ARGS", &value), TRV_ERR_IO);
+    assert_null(value);
+    assert_contains(trv_errmsg(ctx), "cannot open '/nonexistent/x.gpkg'");
     free(utm);
     trv_ctx_free(ctx);
 }
@@ -948,6 +987,7 @@ int main(void)
         cmocka_unit_test(test_utm_equator),      cmocka_unit_test(test_grid_compare_one_origin_coordinate),
         cmocka_unit_test(test_mode_by_area),
         cmocka_unit_test(test_raster_info),      cmocka_unit_test(test_crs_describe),
+        cmocka_unit_test(test_vector_meta),
         cmocka_unit_test(test_horn_diff),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);

@@ -1,6 +1,7 @@
 /* The run-directory contract (src/run/run.h): the layer table against an
  * independent list written out here and against the schema in run.h's
- * header comment and docs/library.md; run_load on small GeoTIFFs written
+ * header comment and docs/library.md, and so the table of the directory's
+ * other files; run_load on small GeoTIFFs written
  * here (values read back, a missing layer named, a layer on another grid
  * named with both grids and what differs, the caller's reference grid,
  * progress and cancellation, bad requests); and the one class-table reader
@@ -39,6 +40,34 @@ static const struct {
     {RUN_CLASS, "class.tif", GEO_U8, NULL, "none", 1, "trv-cost"},
 };
 #define NWANT ((int)(sizeof WANT / sizeof WANT[0]))
+
+/* The run directory's other files as docs/library.md and run.h describe
+ * them, written out independently of src/run/run.c. */
+static const struct {
+    run_oid id;
+    const char *file;
+    int folder, in_sim;
+    const char *stage;
+} WANT_OTHER[] = {
+    {RUN_O_POINTS, "points.csv", 0, 0, "trv-terrain"},
+    {RUN_O_VARIOGRAM, "variogram.csv", 0, 0, "trv-krige"},
+    {RUN_O_SPEED_REPORT, "speed_report.csv", 0, 0, "trv-speed"},
+    {RUN_O_ROADMAP, "roadmap.gpkg", 0, 0, "trv-roadmap"},
+    {RUN_O_ROUTE_STATS, "route_stats.csv", 0, 0, "trv-route"},
+    {RUN_O_ROUTE_CSV, "route.csv", 0, 0, "trv-route"},
+    {RUN_O_ROUTE_GEOJSON, "route.geojson", 0, 0, "trv-route"},
+    {RUN_O_ROUTE_GPX, "route.gpx", 0, 0, "trv-route"},
+    {RUN_O_KRIGE_JSON, "krige.json", 0, 0, "trv-krige"},
+    {RUN_O_TERRAIN_JSON, "terrain.json", 0, 0, "trv-terrain"},
+    {RUN_O_SPEED_JSON, "speed.json", 0, 0, "trv-speed"},
+    {RUN_O_COST_JSON, "cost.json", 0, 0, "trv-cost"},
+    {RUN_O_ROADMAP_JSON, "roadmap.json", 0, 0, "trv-roadmap"},
+    {RUN_O_ROUTE_JSON, "route.json", 0, 0, "trv-route"},
+    {RUN_O_PNG, "png", 1, 0, "trv-render"},
+    {RUN_O_SIM_METRICS, "metrics.json", 0, 1, "trv-sim"},
+    {RUN_O_SIM_EVENTS, "events.jsonl", 0, 1, "trv-sim"},
+};
+#define NWANT_OTHER ((int)(sizeof WANT_OTHER / sizeof WANT_OTHER[0]))
 
 static const char *nodata_text(const run_layer *l, char *buf, size_t n)
 {
@@ -94,6 +123,37 @@ static void test_table(void **state)
     assert_string_equal(run_layer_of(RUN_SPEED)->unit, TM_SPEED_UNIT);
 }
 
+static void test_others(void **state)
+{
+    (void)state;
+    const run_other *T = run_others();
+    assert_int_equal(RUN_NOTHERS, NWANT_OTHER);
+    for (int k = 0; k < RUN_NOTHERS; k++) {
+        const run_other *o = &T[k];
+        assert_int_equal(o->id, k);
+        assert_ptr_equal(run_other_of(WANT_OTHER[k].id), o);
+        assert_string_equal(o->file, WANT_OTHER[k].file);
+        assert_int_equal(o->folder, WANT_OTHER[k].folder);
+        assert_int_equal(o->in_sim, WANT_OTHER[k].in_sim);
+        assert_string_equal(o->stage, WANT_OTHER[k].stage);
+        assert_true(o->desc && *o->desc);
+        assert_ptr_equal(run_other_find(o->file), o);
+        assert_string_equal(run_other_file(o->id), o->file);
+        assert_null(run_layer_find(o->file)); /* not a layer's name */
+    }
+    assert_null(run_other_find("nope.csv"));
+    assert_null(run_other_find(NULL));
+    assert_null(run_other_find("slope.tif"));
+    assert_null(run_other_of(RUN_NOTHERS));
+    assert_null(run_other_of((run_oid)-1));
+    assert_null(run_other_file(RUN_NOTHERS));
+    assert_null(run_other_path("d", RUN_NOTHERS));
+    char *p = run_other_path("some/dir", RUN_O_ROUTE_STATS);
+    assert_string_equal(p, "some/dir/route_stats.csv");
+    free(p);
+    assert_string_equal(RUN_SIM_PREFIX, "sim");
+}
+
 static char *slurp(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -140,6 +200,32 @@ static void test_header_schema(void **state)
     }
     assert_int_equal(rows, RUN_NLAYERS);
     free(text);
+    /* the other files: "file stage content" rows, a folder as "png/", a
+     * file of a simulator run as "SIM/metrics.json" */
+    text = slurp(path);
+    *strstr(text, "*/") = 0;
+    rows = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        char shown[64], stage[32], file[64];
+        if (strncmp(line, " *   ", 5) || sscanf(line, " * %63s %31s", shown, stage) != 2 || strncmp(stage, "trv-", 4) ||
+            strstr(shown, ".tif"))
+            continue; /* not a row of the table (indented, then file and stage) */
+        const char *name = strncmp(shown, "SIM/", 4) ? shown : shown + 4;
+        snprintf(file, sizeof file, "%s", name);
+        size_t n = strlen(file);
+        int slash = n && file[n - 1] == '/';
+        if (slash)
+            file[n - 1] = 0;
+        const run_other *o = run_other_find(file);
+        if (!o)
+            fail_msg("run.h lists '%s', which the table of other files lacks", shown);
+        assert_int_equal(o->in_sim, name != shown);
+        assert_int_equal(o->folder, slash);
+        assert_string_equal(stage, o->stage);
+        rows++;
+    }
+    assert_int_equal(rows, RUN_NOTHERS);
+    free(text);
     free(path);
     /* docs/library.md names every layer file */
     path = env_path("TRV_SRCDIR", ".", "docs/library.md");
@@ -147,6 +233,12 @@ static void test_header_schema(void **state)
     for (int k = 0; k < RUN_NLAYERS; k++) {
         char want[64];
         snprintf(want, sizeof want, "`%s`", run_layers()[k].file);
+        if (!strstr(text, want))
+            fail_msg("docs/library.md does not name %s", want);
+    }
+    for (int k = 0; k < RUN_NOTHERS; k++) {
+        char want[64];
+        snprintf(want, sizeof want, "`%s`", run_others()[k].file);
         if (!strstr(text, want))
             fail_msg("docs/library.md does not name %s", want);
     }
@@ -419,6 +511,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
+        cmocka_unit_test(test_others),
         cmocka_unit_test(test_header_schema),
         cmocka_unit_test_setup_teardown(test_load, make_run, free_run),
         cmocka_unit_test_setup_teardown(test_load_errors, make_run, free_run),

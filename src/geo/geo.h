@@ -382,6 +382,11 @@ enum { GEO_VREAD_INFO = 0, GEO_VREAD_FEATURES = 1 };
 trv_status geo_vector_read(trv_ctx *ctx, const char *path, const char *layer, const char *to_wkt, int what,
                            geo_vfile **out);
 void geo_vfile_free(geo_vfile *v);
+/* The dataset metadata item key (default domain) of a vector file, such
+ * as the TRV_ARGS a GeoPackage records (geo_vec_set_meta), malloc'ed in
+ * *value; *value NULL when the file has no such item. TRV_ERR_IO "cannot
+ * open 'f': <why>" when OGR cannot open it. */
+trv_status geo_vector_meta_read(trv_ctx *ctx, const char *path, const char *key, char **value);
 /* Index of the field named name (case-insensitive, as OGR), or -1. */
 int geo_vlayer_field(const geo_vlayer *l, const char *name);
 
@@ -411,6 +416,7 @@ typedef struct geo_raster_info {
     int has_gt;
     int nbands;
     geo_band_type type;     /* band 1: Byte or any other type */
+    char type_name[16];     /* band 1's GDAL type name: "Byte", "Int16", "Float32" */
     char *desc, *unit;      /* band description and unit ("" when unset) */
     int has_nodata;
     double nodata;

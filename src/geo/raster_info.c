@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "geo_priv.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,7 @@ static char **copy_list(char **src, int *n, int *failed)
 static void band_info(GDALRasterBandH b, geo_raster_info *info, int *failed)
 {
     info->type = GDALGetRasterDataType(b) == GDT_Byte ? GEO_BAND_BYTE : GEO_BAND_OTHER;
+    snprintf(info->type_name, sizeof info->type_name, "%s", GDALGetDataTypeName(GDALGetRasterDataType(b)));
     info->desc = strdup(GDALGetDescription(b));
     const char *unit = GDALGetRasterUnitType(b);
     info->unit = strdup(unit ? unit : "");

@@ -454,7 +454,7 @@ static trv_status collect(trv_ctx *ctx, layers *L, const char *dir)
         }                                                                                                              \
     } while (0)
     layer *y = NULL;
-    ADD(K_ROUTES, "routes", "route.geojson", 1);
+    ADD(K_ROUTES, "routes", run_other_file(RUN_O_ROUTE_GEOJSON), 1);
     if (y && y->kind == K_ROUTES)
         trv_sfmt(y->qml, sizeof y->qml, "%s/route.qml", dir);
     if ((st = add_sim_layers(ctx, L, dir)))
@@ -464,7 +464,7 @@ static trv_status collect(trv_ctx *ctx, layers *L, const char *dir)
         y = NULL;
         char name[32];
         trv_sfmt(name, sizeof name, "roadmap %s", GPKG_LAYERS[k]);
-        ADD(k ? K_EDGES : K_NODES, name, "roadmap.gpkg", 0);
+        ADD(k ? K_EDGES : K_NODES, name, run_other_file(RUN_O_ROADMAP), 0);
         if (y) {
             trv_sfmt(y->ogr_layer, sizeof y->ogr_layer, "%s", GPKG_LAYERS[k]);
             trv_sfmt(y->qml, sizeof y->qml, "%s/roadmap_%s.qml", dir, GPKG_LAYERS[k]);

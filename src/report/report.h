@@ -9,7 +9,8 @@
  * maps).
  *
  * Layering: report reads what the stages leave in a run directory; it
- * depends on geo, terramech (the vehicle file) and core.
+ * depends on run (the run directory's tables), geo (the only door to
+ * GDAL) and core.
  *
  * Ownership: options are borrowed.
  */

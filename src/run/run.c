@@ -27,6 +27,51 @@ static const run_layer LAYERS[RUN_NLAYERS] = {
      "0 NOGO, then the rules' output terms from the riskiest"},
 };
 
+static const run_other OTHERS[RUN_NOTHERS] = {
+    {RUN_O_POINTS, "points.csv", 0, 0, "trv-terrain", "the sample points of the terrain (--points)"},
+    {RUN_O_VARIOGRAM, "variogram.csv", 0, 0, "trv-krige", "the sample variogram and the chosen model at each lag"},
+    {RUN_O_SPEED_REPORT, "speed_report.csv", 0, 0, "trv-speed",
+     "per soil: cone index, tyre mode, sinkage, resistance, speeds, pass"},
+    {RUN_O_ROADMAP, "roadmap.gpkg", 0, 0, "trv-roadmap", "the roadmap's nodes and edges (GeoPackage)"},
+    {RUN_O_ROUTE_STATS, "route_stats.csv", 0, 0, "trv-route", "per route: distance, time, slopes, speed, cost, NOGO samples"},
+    {RUN_O_ROUTE_CSV, "route.csv", 0, 0, "trv-route", "the routes' vertices with their terrain values"},
+    {RUN_O_ROUTE_GEOJSON, "route.geojson", 0, 0, "trv-route", "the routes as GeoJSON LineStrings (EPSG:4326)"},
+    {RUN_O_ROUTE_GPX, "route.gpx", 0, 0, "trv-route", "GPX 1.1, a track per route and the start and goal waypoints"},
+    {RUN_O_KRIGE_JSON, "krige.json", 0, 0, "trv-krige", "the kriging's summary"},
+    {RUN_O_TERRAIN_JSON, "terrain.json", 0, 0, "trv-terrain", "the terrain's summary"},
+    {RUN_O_SPEED_JSON, "speed.json", 0, 0, "trv-speed", "the speed's summary"},
+    {RUN_O_COST_JSON, "cost.json", 0, 0, "trv-cost", "the mobility cost's summary"},
+    {RUN_O_ROADMAP_JSON, "roadmap.json", 0, 0, "trv-roadmap", "the roadmap's summary"},
+    {RUN_O_ROUTE_JSON, "route.json", 0, 0, "trv-route", "the routes' summary"},
+    {RUN_O_PNG, "png", 1, 0, "trv-render", "the maps (PNG)"},
+    {RUN_O_SIM_METRICS, "metrics.json", 0, 1, "trv-sim", "a simulator run's metrics"},
+    {RUN_O_SIM_EVENTS, "events.jsonl", 0, 1, "trv-sim", "a simulator run's event log, one JSON object a line"},
+};
+
+const run_other *run_others(void) { return OTHERS; }
+
+const run_other *run_other_of(run_oid id) { return (int)id >= 0 && id < RUN_NOTHERS ? &OTHERS[id] : NULL; }
+
+const run_other *run_other_find(const char *s)
+{
+    for (int k = 0; s && k < RUN_NOTHERS; k++)
+        if (!strcmp(s, OTHERS[k].file))
+            return &OTHERS[k];
+    return NULL;
+}
+
+const char *run_other_file(run_oid id)
+{
+    const run_other *o = run_other_of(id);
+    return o ? o->file : NULL;
+}
+
+char *run_other_path(const char *dir, run_oid id)
+{
+    const char *f = run_other_file(id);
+    return f ? trv_path_join(dir, f) : NULL;
+}
+
 const run_layer *run_layers(void) { return LAYERS; }
 
 const run_layer *run_layer_of(run_id id) { return (int)id >= 0 && id < RUN_NLAYERS ? &LAYERS[id] : NULL; }

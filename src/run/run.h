@@ -33,6 +33,30 @@
  * layer also carries the TRV_TOOL, TRV_VERSION, TRV_ARGS and TRV_SEED
  * metadata items of the run that wrote it (geo_raster_write).
  *
+ * The other files the stages leave there (run_others() is the same table
+ * in code, checked against these rows by tests/test_run.c; SIM stands for
+ * each simulator run's folder, whose name starts with RUN_SIM_PREFIX:
+ * sim, sim_blocked):
+ *
+ *   file               written by   content
+ *   points.csv         trv-terrain  the sample points of the terrain (--points)
+ *   variogram.csv      trv-krige    the sample variogram and the chosen model at each lag
+ *   speed_report.csv   trv-speed    per soil: cone index, tyre mode, sinkage, resistance, speeds, pass
+ *   roadmap.gpkg       trv-roadmap  the roadmap's nodes and edges (GeoPackage, TRV_ARGS in its metadata)
+ *   route_stats.csv    trv-route    per route: distance, time, slopes, speed, cost, NOGO samples
+ *   route.csv          trv-route    the routes' vertices with their terrain values
+ *   route.geojson      trv-route    the routes as GeoJSON LineStrings (EPSG:4326) with their statistics
+ *   route.gpx          trv-route    GPX 1.1, a track per route and the start and goal waypoints
+ *   krige.json         trv-krige    the kriging's summary (docs/summaries.md), as every *.json here
+ *   terrain.json       trv-terrain  the terrain's summary
+ *   speed.json         trv-speed    the speed's summary
+ *   cost.json          trv-cost     the mobility cost's summary
+ *   roadmap.json       trv-roadmap  the roadmap's summary
+ *   route.json         trv-route    the routes' summary
+ *   png/               trv-render   the maps (PNG), e.g. png/class.png
+ *   SIM/metrics.json   trv-sim      a simulator run's metrics
+ *   SIM/events.jsonl   trv-sim      a simulator run's event log, one JSON object a line
+ *
  * The class tables the layers' codes refer to (soils.csv, landuse.csv) are
  * read by one reader, geo_class_csv_read (geo.h).
  *
@@ -78,6 +102,39 @@ const char *run_file(run_id id);
 char *run_path(const char *dir, run_id id);
 /* 1 if dir holds the layer's file and it is readable (an optional layer). */
 int run_exists(const char *dir, run_id id);
+
+/* ---- the other files ------------------------------------------------------ */
+
+/* The other files, in the table's order. */
+typedef enum run_oid {
+    RUN_O_POINTS, RUN_O_VARIOGRAM, RUN_O_SPEED_REPORT, RUN_O_ROADMAP, RUN_O_ROUTE_STATS, RUN_O_ROUTE_CSV,
+    RUN_O_ROUTE_GEOJSON, RUN_O_ROUTE_GPX, RUN_O_KRIGE_JSON, RUN_O_TERRAIN_JSON, RUN_O_SPEED_JSON, RUN_O_COST_JSON,
+    RUN_O_ROADMAP_JSON, RUN_O_ROUTE_JSON, RUN_O_PNG, RUN_O_SIM_METRICS, RUN_O_SIM_EVENTS, RUN_NOTHERS
+} run_oid;
+
+/* The folders of simulator runs start with this ("sim", "sim_blocked"). */
+#define RUN_SIM_PREFIX "sim"
+
+typedef struct run_other {
+    run_oid id;
+    const char *file;       /* its name: "route_stats.csv"; a folder: "png" */
+    int folder;             /* 1: a folder */
+    int in_sim;             /* 1: in each simulator run's folder (SIM above), not in the run directory */
+    const char *stage;      /* the tool that writes it: "trv-route" */
+    const char *desc;       /* one line for people */
+} run_other;
+
+/* The table: RUN_NOTHERS rows, row k has id k. */
+const run_other *run_others(void);
+/* The row of id; NULL if id is not one. */
+const run_other *run_other_of(run_oid id);
+/* The row whose file is s; NULL if none. */
+const run_other *run_other_find(const char *s);
+/* Its file name ("route_stats.csv", "png", "metrics.json"); NULL for a bad id. */
+const char *run_other_file(run_oid id);
+/* dir/file, malloc'ed (dir: a simulator run's folder for in_sim files);
+ * NULL out of memory or for a bad id. */
+char *run_other_path(const char *dir, run_oid id);
 
 /* ---- loading ------------------------------------------------------------ */
 

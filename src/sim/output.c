@@ -4,6 +4,7 @@
  * scenario has an obstacles file, obstacles.geojson (what was simulated, so
  * that the run directory describes itself). Everything but metrics.json's
  * wall_time_s and realtime_factor is deterministic. */
+#include "run/run.h"
 #include "sim_priv.h"
 
 #include <math.h>
@@ -255,7 +256,7 @@ trv_status sim_run_write(trv_ctx *ctx, trv_outset *set, const sim_run *r, const 
         }
     }
     for (int j = 0; j < 2 && !st; j++) {
-        char *p = trv_path_join(outdir, j ? "metrics.json" : "events.jsonl");
+        char *p = trv_path_join(outdir, run_other_file(j ? RUN_O_SIM_METRICS : RUN_O_SIM_EVENTS));
         const char *tmp = p ? trv_outset_add(set, p) : NULL;
         free(p);
         if (!tmp)
