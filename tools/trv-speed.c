@@ -188,14 +188,7 @@ int main(int argc, char **argv)
         .required = required,
     };
     trv_cli_result res;
-    int rc = trv_cli_parse(&cli, argc, argv, &res);
-    if (rc != TRV_CLI_CONTINUE)
-        return rc;
-    trv_term_progress_state progress;
-    trv_ctx *ctx = trv_tool_ctx(&cli, &res, &progress);
-    if (!ctx)
-        return 1;
-    geo_init();
+    trv_ctx *ctx = tool_start(&cli, argc, argv, &res);
     trv_meta meta;
     trv_meta_init(&meta, cli.tool, argc, argv);
     char *soils_default = NULL, *landuse_default = NULL;
@@ -222,12 +215,9 @@ int main(int argc, char **argv)
         if (!st && !res.quiet)
             print_report(&m, soils, &stats);
     }
-    if (st)
-        fprintf(stderr, "trv-speed: %s\n", trv_errmsg(ctx));
     tm_vehicle_free(v);
     tm_soils_free(soils);
     free(soils_default);
     free(landuse_default);
-    trv_ctx_free(ctx);
-    return st ? 1 : 0;
+    return tool_end(&cli, ctx, st);
 }

@@ -156,16 +156,8 @@ int main(int argc, char **argv)
         .required = required,
     };
     trv_cli_result res;
-    int rc = trv_cli_parse(&cli, argc, argv, &res);
-    if (rc != TRV_CLI_CONTINUE)
-        return rc;
+    trv_ctx *ctx = tool_start(&cli, argc, argv, &res);
     o.resample = strcmp(resampling, "nearest") == 0 ? GEO_NEAREST : GEO_MODE;
-
-    trv_term_progress_state progress;
-    trv_ctx *ctx = trv_tool_ctx(&cli, &res, &progress);
-    if (!ctx)
-        return 1;
-    geo_init();
 
     char *soil_tab = NULL, *landuse_tab = NULL;
     ter_layers t = {0};
@@ -189,11 +181,8 @@ int main(int argc, char **argv)
     }
     if (!st && !res.quiet)
         report(&t, &f);
-    if (st)
-        fprintf(stderr, "trv-terrain: %s\n", trv_errmsg(ctx));
     ter_layers_clear(&t);
     free(soil_tab);
     free(landuse_tab);
-    trv_ctx_free(ctx);
-    return st ? 1 : 0;
+    return tool_end(&cli, ctx, st);
 }
