@@ -4,6 +4,7 @@
 #include "core/json.h"
 #include "fuzzy/fuzzy.h"
 #include "qgis/qgis.h"
+#include "run/run.h"
 #include "tool.h"
 
 #include <math.h>
@@ -81,7 +82,7 @@ static trv_status write_all(trv_ctx *ctx, const fz_engine *e, fz_map *m, const c
     trv_json *js = trv_json_new();
     char *sum = trv_path_join(dir, "cost.json");
     trv_status st = set && js && sum ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    if (!st && !(st = qgis_qml_stage(ctx, set, dir, "cost.tif", m->cost)) &&
+    if (!st && !(st = qgis_qml_stage(ctx, set, dir, run_file(RUN_COST), m->cost)) &&
         !(st = fz_map_write(ctx, set, m, dir, meta))) {
         summary(js, e, m, rules, soils, meta);
         st = trv_json_stage(ctx, set, js, sum);

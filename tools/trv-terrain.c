@@ -2,6 +2,7 @@
  * compute slope. Thin: options -> ter_build/ter_write -> exit status. */
 #include "core/json.h"
 #include "qgis/qgis.h"
+#include "run/run.h"
 #include "terrain/terrain.h"
 #include "tool.h"
 
@@ -111,8 +112,8 @@ static trv_status write_all(trv_ctx *ctx, const ter_layers *t, const ter_opts *o
     trv_json *js = trv_json_new();
     char *sum = trv_path_join(dir, "terrain.json");
     trv_status st = set && js && sum ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    if (!st && !(st = trv_outset_mkdir(ctx, set, dir)) && !(st = qgis_qml_stage(ctx, set, dir, "dem.tif", t->dem)) &&
-        !(st = qgis_qml_stage(ctx, set, dir, "slope.tif", t->slope)) &&
+    if (!st && !(st = trv_outset_mkdir(ctx, set, dir)) && !(st = qgis_qml_stage(ctx, set, dir, run_file(RUN_DEM), t->dem)) &&
+        !(st = qgis_qml_stage(ctx, set, dir, run_file(RUN_SLOPE), t->slope)) &&
         !(st = ter_write(ctx, set, t, dir, points, meta))) {
         summary(js, t, f, o, meta);
         st = trv_json_stage(ctx, set, js, sum);
