@@ -4,8 +4,8 @@
  * random roadmaps against a brute-force Dijkstra and route statistics
  * against a brute force (both measuring pieces by clipping every cell in
  * the test, not through prm_piece_measure / prm_piece_weight), corridor
- * refinement within hand bounds, endpoint errors, and the route outputs
- * read back through OGR. */
+ * refinement within hand bounds, endpoint errors, the route outputs
+ * read back through OGR, and a whole mission (prm_mission_run) on files. */
 #include "test_common.h"
 
 #include <math.h>
@@ -15,6 +15,9 @@
 
 #include "core/clip.h"
 #include "prm/prm.h"
+#include "run/run.h"
+
+#include <sys/stat.h>
 
 
 static void test_lhs(void **state)
@@ -1044,6 +1047,144 @@ static void test_build_opts_check(void **state)
     trv_ctx_free(ctx);
 }
 
+/* prm_mission_run end to end on files: the painted terrain of
+ * test_astar_hand written as a run directory (run_path), its hand-built
+ * roadmap as a GeoPackage, the mission in the terrain's CRS from A to
+ * D' = (850, -450) with --compare --grid --no-smooth --corridor 0 and the
+ * default weights. References by brute force (ref_measure): the mdr
+ * route is the straight line, 894.43 m; each roadmap route's objective
+ * and length are its polyline's measured by the test; the mmcr route is
+ * the cheapest of the three the roadmap offers (straight, via B, via C);
+ * no raster route is shorter than the straight line; the statistics CSV
+ * has a row per route. */
+static void write_mission(trv_ctx *ctx, prm_terrain *t, const char *dir, const char *gpkg)
+{
+    assert_int_equal(mkdir(dir, 0755), 0);
+    geo_raster *const layer[6] = {t->cls, t->cost, t->gonogo, t->dem, t->slope, t->speed};
+    static const run_id id[6] = {RUN_CLASS, RUN_COST, RUN_GONOGO, RUN_DEM, RUN_SLOPE, RUN_SPEED};
+    for (int k = 0; k < 6; k++) {
+        char *path = run_path(dir, id[k]);
+        assert_int_equal(geo_raster_write(ctx, layer[k], path, NULL), TRV_OK);
+        free(path);
+    }
+    prm_roadmap rm = {0};
+    double x[4] = {500050, 500550, 500450, 500850}, y[4] = {3999150, 3999150, 3999450, 3999550};
+    prm_edge e[4];
+    int pairs[4][2] = {{0, 1}, {1, 3}, {0, 2}, {2, 3}};
+    for (int k = 0; k < 4; k++) {
+        e[k].a = pairs[k][0];
+        e[k].b = pairs[k][1];
+        prm_piece_measure(t, x[e[k].a], y[e[k].a], x[e[k].b], y[e[k].b], &e[k].p);
+    }
+    int start[5] = {0, 2, 4, 6, 8}, adj[8] = {0, 2, 0, 1, 2, 3, 1, 3};
+    rm = (prm_roadmap){.nnodes = 4, .x = x, .y = y, .edges = e, .nedges = 4, .adj_start = start, .adj = adj,
+                       .k = 10, .seed = 1, .wkt = t->grid->wkt};
+    assert_int_equal(prm_roadmap_write(ctx, &rm, gpkg, NULL), TRV_OK);
+}
+
+static void test_mission(void **state)
+{
+    (void)state;
+    prm_terrain t;
+    make_terrain(&t);
+    for (int r = 2; r <= 7; r++) /* test_astar_hand's high-risk band */
+        for (int c = 3; c <= 6; c++)
+            t.cls->u8[r * 10 + c] = 1;
+    trv_ctx *ctx = trv_ctx_new();
+    char dir[600], gpkg[600], stats[600];
+    snprintf(dir, sizeof dir, "%s/mission", tmpdir);
+    snprintf(gpkg, sizeof gpkg, "%s/roadmap.gpkg", tmpdir);
+    snprintf(stats, sizeof stats, "%s/mission_stats.csv", tmpdir);
+    write_mission(ctx, &t, dir, gpkg);
+    prm_mission_opts o;
+    prm_mission_opts_init(&o);
+    o.roadmap = gpkg, o.terrain = dir, o.srs = "EPSG:32616";
+    o.from[0] = 500050, o.from[1] = 3999150, o.to[0] = 500850, o.to[1] = 3999550;
+    o.compare = o.grid = o.no_smooth = o.admissible = 1;
+    o.corridor = 0;
+    o.out.stats = stats;
+    o.out.no_timing = 1;
+    prm_mission m;
+    trv_outset *set = trv_outset_new();
+    if (prm_mission_run(ctx, &o, set, &m))
+        fail_msg("%s", trv_errmsg(ctx));
+    assert_int_equal(trv_outset_commit(ctx, set), TRV_OK);
+    trv_outset_free(set);
+    static const char *const names[8] = {"mdr", "msr", "mmcr", "time", "grid-mdr", "grid-msr", "grid-mmcr", "grid-time"};
+    static const prm_strategy strat[4] = {PRM_MDR, PRM_MSR, PRM_MMCR, PRM_TIME};
+    assert_int_equal(m.n, 8);
+    double straight = hypot(800, 400);
+    for (int k = 0; k < 8; k++) {
+        const prm_result *R = &m.routes[k];
+        assert_string_equal(R->name, names[k]);
+        assert_true(isnan(R->max_dev_m));
+        assert_true(R->stats.distance_m >= straight - 1e-6);
+        if (k >= 4)
+            continue;
+        int blocked;
+        assert_rel(R->path.objective, ref_path_weight(&t, &R->path, strat[k], &blocked), 1e-9);
+        assert_false(blocked);
+        double len = 0;
+        for (int i = 0; i + 1 < R->path.n; i++)
+            len += hypot(R->path.x[i + 1] - R->path.x[i], R->path.y[i + 1] - R->path.y[i]);
+        assert_rel(R->stats.distance_m, len, 1e-9);
+    }
+    assert_rel(m.routes[0].path.objective, straight, 1e-9);
+    double cand[3][3][2] = {{{500050, 3999150}, {500850, 3999550}, {500850, 3999550}},
+                            {{500050, 3999150}, {500550, 3999150}, {500850, 3999550}},
+                            {{500050, 3999150}, {500450, 3999450}, {500850, 3999550}}};
+    double best = INFINITY;
+    for (int c = 0; c < 3; c++) {
+        ref_piece a, b;
+        ref_measure(&t, cand[c][0][0], cand[c][0][1], cand[c][1][0], cand[c][1][1], &a);
+        ref_measure(&t, cand[c][1][0], cand[c][1][1], cand[c][2][0], cand[c][2][1], &b);
+        best = fmin(best, ref_weight(&a, PRM_MMCR) + ref_weight(&b, PRM_MMCR));
+    }
+    printf("  mission mmcr %.2f (best of the roadmap's three: %.2f), grid-mmcr %.2f\n", m.routes[2].path.objective,
+           best, m.routes[6].path.objective);
+    assert_rel(m.routes[2].path.objective, best, 1e-9);
+    FILE *f = fopen(stats, "r");
+    assert_non_null(f);
+    int lines = 0;
+    for (int c; (c = fgetc(f)) != EOF;)
+        lines += c == '\n';
+    fclose(f);
+    assert_int_equal(lines, 9);
+    prm_mission_clear(&m);
+    /* a terrain directory that does not exist: an error, nothing kept */
+    o.terrain = "/nonexistent-dir";
+    assert_int_not_equal(prm_mission_run(ctx, &o, NULL, &m), TRV_OK);
+    assert_int_equal(m.n, 0);
+    trv_ctx_free(ctx);
+    prm_terrain_clear(&t);
+}
+
+/* The mission's option checks: trv-route's messages, the bounds accepted. */
+static void test_mission_opts_check(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    prm_mission_opts o;
+    prm_mission_opts_init(&o);
+    assert_int_equal(prm_mission_opts_check(ctx, &o), TRV_OK);
+    o.corridor = 0;
+    o.weights = (prm_weights){0, 0, 0, 0};
+    assert_int_equal(prm_mission_opts_check(ctx, &o), TRV_OK);
+    o.corridor = -0.5;
+    assert_int_equal(prm_mission_opts_check(ctx, &o), TRV_ERR_USAGE);
+    assert_string_equal(trv_errmsg(ctx), "--corridor must be >= 0");
+    /* prm_mission_run checks first: nothing is opened */
+    prm_mission m;
+    assert_int_equal(prm_mission_run(ctx, &o, NULL, &m), TRV_ERR_USAGE);
+    o.corridor = -1;
+    o.weights.ks = -1;
+    assert_int_equal(prm_mission_opts_check(ctx, &o), TRV_ERR_USAGE);
+    assert_string_equal(trv_errmsg(ctx), "--weights expects four numbers >= 0: kb,kh,ks,kd");
+    o.weights.ks = NAN;
+    assert_int_equal(prm_mission_opts_check(ctx, &o), TRV_ERR_USAGE);
+    trv_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1054,6 +1195,7 @@ int main(void)
         cmocka_unit_test(test_bridging), cmocka_unit_test(test_stats_brute_force),
         cmocka_unit_test(test_unreachable),   cmocka_unit_test(test_refine),
         cmocka_unit_test(test_outputs),       cmocka_unit_test(test_build_opts_check),
+        cmocka_unit_test(test_mission),       cmocka_unit_test(test_mission_opts_check),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

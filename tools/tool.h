@@ -1,6 +1,9 @@
-/* tool.h — what every trv-* tool shares beyond core's option parser. */
+/* tool.h — what every trv-* tool shares beyond core's option parser: the
+ * libraries --version names, and the one start and end of a tool run. */
 #ifndef TOOL_H
 #define TOOL_H
+
+#include "core/trv.h"
 
 #include <stddef.h>
 
@@ -11,5 +14,28 @@
  *   LAPACK 3.11.0
  *   OpenBLAS 0.3.21 DYNAMIC_ARCH ... */
 void tool_libraries(char *buf, size_t n);
+
+/* The start of every tool: parse argv (trv_cli_parse: the tool's values
+ * through cli's table, -q and positionals into *res); after --help or
+ * --version exit 0, after a usage error (already printed) exit 2. Then the
+ * run's context (trv_tool_ctx: verbosity from -q, the terminal progress
+ * printer unless quiet, SIGTERM/SIGINT/SIGHUP stop the run at its next
+ * progress report), exit 1 if out of memory; and GDAL registered
+ * (geo_init). Returns the context. */
+trv_ctx *tool_start(const trv_cli *cli, int argc, char **argv, trv_cli_result *res);
+
+/* A usage error found after the start: print
+ *   trv-x: MSG
+ *   Try 'trv-x --help' for more information.
+ * on stderr, free ctx (may be NULL; msg may be its trv_errmsg) and exit 2. */
+void tool_usage(const trv_cli *cli, trv_ctx *ctx, const char *msg) __attribute__((noreturn));
+
+/* tool_usage with ctx's message when st is TRV_ERR_USAGE (a library's
+ * *_opts_check); otherwise returns. */
+void tool_usage_check(const trv_cli *cli, trv_ctx *ctx, trv_status st);
+
+/* The end of every tool: on failure print "trv-x: <ctx's message>" on
+ * stderr; free ctx; the exit code: 0 when st is TRV_OK, else 1. */
+int tool_end(const trv_cli *cli, trv_ctx *ctx, trv_status st);
 
 #endif

@@ -4,6 +4,7 @@
 #include "core/json.h"
 #include "fuzzy/fuzzy.h"
 #include "qgis/qgis.h"
+#include "run/run.h"
 #include "tool.h"
 
 #include <math.h>
@@ -81,7 +82,7 @@ static trv_status write_all(trv_ctx *ctx, const fz_engine *e, fz_map *m, const c
     trv_json *js = trv_json_new();
     char *sum = trv_path_join(dir, "cost.json");
     trv_status st = set && js && sum ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    if (!st && !(st = qgis_qml_stage(ctx, set, dir, "cost.tif", m->cost)) &&
+    if (!st && !(st = qgis_qml_stage(ctx, set, dir, run_file(RUN_COST), m->cost)) &&
         !(st = fz_map_write(ctx, set, m, dir, meta))) {
         summary(js, e, m, rules, soils, meta);
         st = trv_json_stage(ctx, set, js, sum);
@@ -123,9 +124,7 @@ int main(int argc, char **argv)
         .libraries = tool_libraries,
     };
     trv_cli_result res;
-    int rc = trv_cli_parse(&cli, argc, argv, &res);
-    if (rc != TRV_CLI_CONTINUE)
-        return rc;
+    trv_ctx *ctx = tool_start(&cli, argc, argv, &res);
     const char *usage = NULL;
     if (!terrain == !eval)
         usage = terrain ? "--terrain and --eval exclude each other" : "give --terrain DIR or --rules FCL --eval CSV";
@@ -137,19 +136,10 @@ int main(int argc, char **argv)
         usage = "--soils goes with --terrain";
     else if (threads < 0)
         usage = "--threads must be positive";
-    if (usage) {
-        fprintf(stderr, "trv-cost: %s\nTry 'trv-cost --help' for more information.\n", usage);
-        return 2;
-    }
-
-    trv_term_progress_state progress;
-    trv_ctx *ctx = trv_tool_ctx(&cli, &res, &progress);
-    if (!ctx)
-        return 1;
+    if (usage)
+        tool_usage(&cli, ctx, usage);
     if (!terrain)
         trv_ctx_set_progress(ctx, NULL, NULL); /* --eval writes to stdout: keep the terminal clean */
-    if (terrain)
-        geo_init(); /* --eval needs no GDAL */
 
     char *rules_default = NULL, *soils_default = NULL;
     fz_engine *e = NULL;
@@ -183,11 +173,8 @@ int main(int argc, char **argv)
             report(e, &m, rules, terrain);
         fz_map_clear(&m);
     }
-    if (st)
-        fprintf(stderr, "trv-cost: %s\n", trv_errmsg(ctx));
     fz_engine_free(e);
     free(rules_default);
     free(soils_default);
-    trv_ctx_free(ctx);
-    return st ? 1 : 0;
+    return tool_end(&cli, ctx, st);
 }

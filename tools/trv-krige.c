@@ -228,9 +228,7 @@ int main(int argc, char **argv)
         .max_pos = 1,
     };
     trv_cli_result res;
-    int rc = trv_cli_parse(&cli, argc, argv, &res);
-    if (rc != TRV_CLI_CONTINUE)
-        return rc;
+    trv_ctx *ctx = tool_start(&cli, argc, argv, &res);
     o.input = res.pos[0];
     /* the options as the library takes them; NAN: not given */
     int nfixed = !isnan(nugget) + !isnan(psill) + !isnan(range);
@@ -252,18 +250,9 @@ int main(int argc, char **argv)
     o.want_cv = paths.cv != NULL;
     o.want_vgm = paths.variogram != NULL;
 
-    trv_term_progress_state progress;
-    trv_ctx *ctx = trv_tool_ctx(&cli, &res, &progress);
-    if (!ctx)
-        return 1;
     /* cross-option checks are usage errors (exit 2) */
-    if (krg_job_opts_check(ctx, &o) == TRV_ERR_USAGE) {
-        fprintf(stderr, "trv-krige: %s\nTry 'trv-krige --help' for more information.\n", trv_errmsg(ctx));
-        trv_ctx_free(ctx);
-        return 2;
-    }
+    tool_usage_check(&cli, ctx, krg_job_opts_check(ctx, &o));
     trv_ctx_set_seed(ctx, seed);
-    geo_init();
     trv_meta meta;
     trv_meta_init(&meta, cli.tool, argc, argv);
     meta.has_seed = 1;
@@ -283,8 +272,5 @@ int main(int argc, char **argv)
             report(&j, &o, trv_now_s() - t0);
         krg_job_clear(&j);
     }
-    if (st)
-        fprintf(stderr, "trv-krige: %s\n", trv_errmsg(ctx));
-    trv_ctx_free(ctx);
-    return st ? 1 : 0;
+    return tool_end(&cli, ctx, st);
 }

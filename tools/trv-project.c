@@ -37,20 +37,11 @@ int main(int argc, char **argv)
         .max_pos = 1,
     };
     trv_cli_result res;
-    int rc = trv_cli_parse(&cli, argc, argv, &res);
-    if (rc != TRV_CLI_CONTINUE)
-        return rc;
-    trv_term_progress_state progress;
-    trv_ctx *ctx = trv_tool_ctx(&cli, &res, &progress);
-    if (!ctx)
-        return 1;
-    geo_init();
+    trv_ctx *ctx = tool_start(&cli, argc, argv, &res);
     qgis_project_opts o = {.dir = res.pos[0], .out_path = out, .title = title};
     qgis_project_info info;
     trv_status st = qgis_project_write(ctx, &o, &info);
-    if (st) {
-        fprintf(stderr, "trv-project: %s\n", trv_errmsg(ctx));
-    } else if (!res.quiet) {
+    if (!st && !res.quiet) {
         printf("project CRS %s, extent %.3f %.3f %.3f %.3f\n", info.crs, info.extent[0], info.extent[1],
                info.extent[2], info.extent[3]);
         for (int i = 0; i < info.nlayers; i++)
@@ -59,6 +50,5 @@ int main(int argc, char **argv)
         printf("wrote '%s' (%d layers)\n", out, info.nlayers);
     }
     qgis_project_info_clear(&info);
-    trv_ctx_free(ctx);
-    return st ? 1 : 0;
+    return tool_end(&cli, ctx, st);
 }

@@ -58,7 +58,7 @@ int main(int argc, char **argv)
     };
     /* --overlay repeats, which the option table does not allow: take every
      * occurrence out of argv before the table parser sees it */
-    char **args = malloc(sizeof(char *) * (size_t)(argc + 1));
+    char **args = malloc(sizeof(char *) * (size_t)(argc + 1)), msg[64];
     if (!args)
         return 1;
     int nargs = 0;
@@ -76,39 +76,23 @@ int main(int argc, char **argv)
             continue;
         }
         if (o.noverlays == RND_MAX_OVERLAYS) {
-            fprintf(stderr, "trv-render: at most %d overlays\nTry 'trv-render --help' for more information.\n",
-                    RND_MAX_OVERLAYS);
+            snprintf(msg, sizeof msg, "at most %d overlays", RND_MAX_OVERLAYS);
             free(args);
-            return 2;
+            tool_usage(&cli, NULL, msg);
         }
         o.overlays[o.noverlays++] = v;
     }
     args[nargs] = NULL;
     trv_cli_result res;
-    int rc = trv_cli_parse(&cli, nargs, args, &res);
-    if (rc != TRV_CLI_CONTINUE) {
-        free(args);
-        return rc;
-    }
+    trv_ctx *ctx = tool_start(&cli, nargs, args, &res);
     (void)overlay;
     o.has_te = !isnan(o.te[0]);
     if (o.te_srs && !o.has_te) {
-        fprintf(stderr, "trv-render: --te_srs needs --te\nTry 'trv-render --help' for more information.\n");
         free(args);
-        return 2;
+        tool_usage(&cli, ctx, "--te_srs needs --te");
     }
     o.layer = res.pos[0];
-    trv_term_progress_state progress;
-    trv_ctx *ctx = trv_tool_ctx(&cli, &res, &progress);
-    if (!ctx) {
-        free(args);
-        return 1;
-    }
-    geo_init();
     trv_status st = rnd_render(ctx, &o);
-    if (st)
-        fprintf(stderr, "trv-render: %s\n", trv_errmsg(ctx));
-    trv_ctx_free(ctx);
     free(args);
-    return st ? 1 : 0;
+    return tool_end(&cli, ctx, st);
 }

@@ -45,21 +45,11 @@ int main(int argc, char **argv)
         .max_pos = 1,
     };
     trv_cli_result res;
-    int rc = trv_cli_parse(&cli, argc, argv, &res);
-    if (rc != TRV_CLI_CONTINUE)
-        return rc;
-    trv_term_progress_state progress;
-    trv_ctx *ctx = trv_tool_ctx(&cli, &res, &progress);
-    if (!ctx)
-        return 1;
+    trv_ctx *ctx = tool_start(&cli, argc, argv, &res);
     trv_ctx_set_progress(ctx, NULL, NULL); /* one quick pass: no progress bar */
-    geo_init();
     rpt_opts o = {.dir = res.pos[0], .md_path = out, .html_path = html};
     trv_status st = rpt_write(ctx, &o);
-    if (st)
-        fprintf(stderr, "trv-report: %s\n", trv_errmsg(ctx));
-    else if (!res.quiet)
+    if (!st && !res.quiet)
         printf("wrote '%s'%s%s%s\n", out, html ? " and '" : "", html ? html : "", html ? "'" : "");
-    trv_ctx_free(ctx);
-    return st ? 1 : 0;
+    return tool_end(&cli, ctx, st);
 }

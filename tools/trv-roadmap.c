@@ -55,20 +55,9 @@ int main(int argc, char **argv)
         .required = required,
     };
     trv_cli_result res;
-    int rc = trv_cli_parse(&cli, argc, argv, &res);
-    if (rc != TRV_CLI_CONTINUE)
-        return rc;
-    trv_term_progress_state progress;
-    trv_ctx *ctx = trv_tool_ctx(&cli, &res, &progress);
-    if (!ctx)
-        return 1;
-    if (prm_build_opts_check(ctx, &o) == TRV_ERR_USAGE) {
-        fprintf(stderr, "trv-roadmap: %s\nTry 'trv-roadmap --help' for more information.\n", trv_errmsg(ctx));
-        trv_ctx_free(ctx);
-        return 2;
-    }
+    trv_ctx *ctx = tool_start(&cli, argc, argv, &res);
+    tool_usage_check(&cli, ctx, prm_build_opts_check(ctx, &o));
     trv_ctx_set_seed(ctx, o.seed);
-    geo_init();
     trv_meta meta;
     trv_meta_init(&meta, cli.tool, argc, argv);
     meta.has_seed = 1;
@@ -118,8 +107,5 @@ int main(int argc, char **argv)
     trv_outset_free(set);
     trv_json_free(js);
     free(sum);
-    if (st)
-        fprintf(stderr, "trv-roadmap: %s\n", trv_errmsg(ctx));
-    trv_ctx_free(ctx);
-    return st ? 1 : 0;
+    return tool_end(&cli, ctx, st);
 }

@@ -81,15 +81,8 @@ int main(int argc, char **argv)
         .required = required,
     };
     trv_cli_result res;
-    int rc = trv_cli_parse(&cli, argc, argv, &res);
-    if (rc != TRV_CLI_CONTINUE)
-        return rc;
-    trv_term_progress_state progress;
-    trv_ctx *ctx = trv_tool_ctx(&cli, &res, &progress);
-    if (!ctx)
-        return 1;
+    trv_ctx *ctx = tool_start(&cli, argc, argv, &res);
     trv_ctx_set_seed(ctx, seed);
-    geo_init();
     trv_meta meta;
     trv_meta_init(&meta, cli.tool, argc, argv);
     meta.has_seed = 1;
@@ -147,8 +140,6 @@ int main(int argc, char **argv)
         printf("simulated %.1f s in %.3f s wall: %.0fx real time (seed %llu)\n", m0->sim_time_s, wall,
                wall > 0 ? m0->sim_time_s / wall : 0, (unsigned long long)seed);
     }
-    if (st)
-        fprintf(stderr, "trv-sim: %s\n", trv_errmsg(ctx));
     sim_run_free(run);
     sim_scenario_free(sc);
     geo_raster_free(soil);
@@ -156,6 +147,5 @@ int main(int argc, char **argv)
     free(soils_path), free(landuse_path);
     if (loaded)
         prm_terrain_clear(&t);
-    trv_ctx_free(ctx);
-    return st ? 1 : 0;
+    return tool_end(&cli, ctx, st);
 }

@@ -2,6 +2,7 @@
  * speed and GO/NOGO maps. Thin: options -> tm_* -> exit status. */
 #include "core/json.h"
 #include "qgis/qgis.h"
+#include "run/run.h"
 #include "terramech/terramech.h"
 #include "tool.h"
 
@@ -143,7 +144,7 @@ static trv_status write_all(trv_ctx *ctx, const tm_model *m, const tm_soils *soi
     const char *dir = in[0];
     trv_outset *set = trv_outset_new();
     trv_json *js = trv_json_new();
-    char *path = trv_path_join(dir, "speed.tif"), *sum = trv_path_join(dir, "speed.json");
+    char *path = run_path(dir, RUN_SPEED), *sum = trv_path_join(dir, "speed.json");
     const char *tmp = set && js && path && sum ? qgis_qml_add(ctx, set, path) : NULL;
     trv_status st = !tmp ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory")
                          : qgis_qml_raster_write(ctx, tmp, rnd_palette_auto(TM_SPEED_DESC, TM_SPEED_UNIT), 0,
@@ -188,14 +189,7 @@ int main(int argc, char **argv)
         .required = required,
     };
     trv_cli_result res;
-    int rc = trv_cli_parse(&cli, argc, argv, &res);
-    if (rc != TRV_CLI_CONTINUE)
-        return rc;
-    trv_term_progress_state progress;
-    trv_ctx *ctx = trv_tool_ctx(&cli, &res, &progress);
-    if (!ctx)
-        return 1;
-    geo_init();
+    trv_ctx *ctx = tool_start(&cli, argc, argv, &res);
     trv_meta meta;
     trv_meta_init(&meta, cli.tool, argc, argv);
     char *soils_default = NULL, *landuse_default = NULL;
@@ -222,12 +216,9 @@ int main(int argc, char **argv)
         if (!st && !res.quiet)
             print_report(&m, soils, &stats);
     }
-    if (st)
-        fprintf(stderr, "trv-speed: %s\n", trv_errmsg(ctx));
     tm_vehicle_free(v);
     tm_soils_free(soils);
     free(soils_default);
     free(landuse_default);
-    trv_ctx_free(ctx);
-    return st ? 1 : 0;
+    return tool_end(&cli, ctx, st);
 }

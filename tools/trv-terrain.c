@@ -2,6 +2,7 @@
  * compute slope. Thin: options -> ter_build/ter_write -> exit status. */
 #include "core/json.h"
 #include "qgis/qgis.h"
+#include "run/run.h"
 #include "terrain/terrain.h"
 #include "tool.h"
 
@@ -111,8 +112,8 @@ static trv_status write_all(trv_ctx *ctx, const ter_layers *t, const ter_opts *o
     trv_json *js = trv_json_new();
     char *sum = trv_path_join(dir, "terrain.json");
     trv_status st = set && js && sum ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    if (!st && !(st = trv_outset_mkdir(ctx, set, dir)) && !(st = qgis_qml_stage(ctx, set, dir, "dem.tif", t->dem)) &&
-        !(st = qgis_qml_stage(ctx, set, dir, "slope.tif", t->slope)) &&
+    if (!st && !(st = trv_outset_mkdir(ctx, set, dir)) && !(st = qgis_qml_stage(ctx, set, dir, run_file(RUN_DEM), t->dem)) &&
+        !(st = qgis_qml_stage(ctx, set, dir, run_file(RUN_SLOPE), t->slope)) &&
         !(st = ter_write(ctx, set, t, dir, points, meta))) {
         summary(js, t, f, o, meta);
         st = trv_json_stage(ctx, set, js, sum);
@@ -156,16 +157,8 @@ int main(int argc, char **argv)
         .required = required,
     };
     trv_cli_result res;
-    int rc = trv_cli_parse(&cli, argc, argv, &res);
-    if (rc != TRV_CLI_CONTINUE)
-        return rc;
+    trv_ctx *ctx = tool_start(&cli, argc, argv, &res);
     o.resample = strcmp(resampling, "nearest") == 0 ? GEO_NEAREST : GEO_MODE;
-
-    trv_term_progress_state progress;
-    trv_ctx *ctx = trv_tool_ctx(&cli, &res, &progress);
-    if (!ctx)
-        return 1;
-    geo_init();
 
     char *soil_tab = NULL, *landuse_tab = NULL;
     ter_layers t = {0};
@@ -189,11 +182,8 @@ int main(int argc, char **argv)
     }
     if (!st && !res.quiet)
         report(&t, &f);
-    if (st)
-        fprintf(stderr, "trv-terrain: %s\n", trv_errmsg(ctx));
     ter_layers_clear(&t);
     free(soil_tab);
     free(landuse_tab);
-    trv_ctx_free(ctx);
-    return st ? 1 : 0;
+    return tool_end(&cli, ctx, st);
 }

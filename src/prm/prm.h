@@ -250,4 +250,47 @@ trv_status prm_outputs_write(trv_ctx *ctx, trv_outset *set, const prm_terrain *t
 void prm_stats_header(FILE *f, int no_timing);
 void prm_stats_row(FILE *f, const prm_result *r, int no_timing);
 
+/* ---- mission: what trv-route plans ------------------------------------------------ */
+
+enum { PRM_MISSION_MAX = 8 }; /* 4 strategies on the roadmap and 4 on the raster */
+
+typedef struct prm_mission_opts {
+    const char *roadmap;    /* the roadmap GeoPackage (prm_roadmap_write) */
+    const char *terrain;    /* the run directory the roadmap was built from */
+    const char *srs;        /* CRS of from and to (default "EPSG:4326") */
+    double from[2], to[2];  /* start and goal (x, y) in srs */
+    prm_strategy strategy;  /* default PRM_MMCR */
+    prm_weights weights;    /* default prm_weights_default; each >= 0 and finite */
+    int admissible;         /* mmcr with the admissible heuristic */
+    int compare;            /* plan mdr, msr, mmcr and time (in that order) instead of strategy */
+    int grid;               /* also each strategy on the raster ("grid-<name>": the optimum) */
+    int no_smooth;          /* keep the node polyline */
+    double corridor;        /* m: refine within it; -1 (default): three cells; 0: off */
+    prm_outputs out;        /* the route files (prm_outputs_write); all NULL by default */
+} prm_mission_opts;
+
+typedef struct prm_mission {
+    prm_result routes[PRM_MISSION_MAX]; /* the roadmap's routes in planning order, then the raster's */
+    double smooth_s[PRM_MISSION_MAX];   /* smoothing wall-clock time (s); 0 for the raster's */
+    int n;
+} prm_mission;
+
+void prm_mission_opts_init(prm_mission_opts *o);
+/* The checks that parse nothing, as trv-route reports them (TRV_ERR_USAGE):
+ * "--weights expects four numbers >= 0: kb,kh,ks,kd" for a negative or
+ * non-finite weight, then "--corridor must be >= 0" for a corridor below 0
+ * other than -1. prm_mission_run checks them first. */
+trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o);
+/* Load the terrain (prm_terrain_load) and the roadmap (same CRS, else
+ * TRV_ERR_CRS), transform from/to from srs into the terrain's CRS, and for
+ * each strategy: prm_route, prm_refine in the corridor, prm_smooth (unless
+ * no_smooth; max_dev_m NAN when not smoothed), prm_path_stats at the cell
+ * size; plan_s is the search and corridor's wall-clock time, smoothing is
+ * timed apart in smooth_s. With grid, prm_route_grid of each strategy
+ * after them. Then o->out is written into set by prm_outputs_write (set
+ * NULL: nothing written); the caller commits it. *m is the caller's on
+ * TRV_OK (prm_mission_clear) and empty otherwise. */
+trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *set, prm_mission *m);
+void prm_mission_clear(prm_mission *m);
+
 #endif

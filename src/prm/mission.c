@@ -1,0 +1,137 @@
+/* A mission: terrain and roadmap loaded, start and goal into the terrain's
+ * CRS, each strategy planned on the roadmap (refined, smoothed) and, as
+ * the optimality reference, on the raster; the route files written. */
+#include "prm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void prm_mission_opts_init(prm_mission_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->srs = "EPSG:4326";
+    o->strategy = PRM_MMCR;
+    prm_weights_default(&o->weights);
+    o->corridor = -1;
+}
+
+trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o)
+{
+    const double *w = &o->weights.kb;
+    for (int k = 0; k < 4; k++)
+        if (!isfinite(w[k]) || w[k] < 0)
+            return trv_error(ctx, TRV_ERR_USAGE, "--weights expects four numbers >= 0: kb,kh,ks,kd");
+    if (o->corridor < 0 && o->corridor != -1)
+        return trv_error(ctx, TRV_ERR_USAGE, "--corridor must be >= 0");
+    return TRV_OK;
+}
+
+void prm_mission_clear(prm_mission *m)
+{
+    for (int k = 0; k < m->n; k++)
+        prm_path_clear(&m->routes[k].path);
+    memset(m, 0, sizeof *m);
+}
+
+/* from and to in the terrain's CRS: xy[0..1] the start, xy[2..3] the goal. */
+static trv_status mission_ends(trv_ctx *ctx, const prm_mission_opts *o, const prm_terrain *t, double xy[4])
+{
+    char *wkt = NULL;
+    geo_ct *ct = NULL;
+    trv_status st;
+    if (!(st = geo_crs_wkt(ctx, o->srs, &wkt)) && !(st = geo_ct_create(ctx, wkt, t->grid->wkt, &ct))) {
+        int ok[2];
+        double xs[2] = {o->from[0], o->to[0]}, ys[2] = {o->from[1], o->to[1]};
+        geo_ct_points(ct, 2, xs, ys, ok);
+        if (!ok[0] || !ok[1])
+            st = trv_error(ctx, TRV_ERR_CRS, "the %s cannot be transformed into the terrain's CRS",
+                           ok[0] ? "goal" : "start");
+        xy[0] = xs[0], xy[1] = ys[0], xy[2] = xs[1], xy[3] = ys[1];
+    }
+    free(wkt);
+    geo_ct_free(ct);
+    return st;
+}
+
+/* One strategy on the roadmap: search, corridor, smoothing, statistics. */
+static trv_status plan_roadmap(trv_ctx *ctx, const prm_mission_opts *o, const prm_terrain *t, const prm_roadmap *r,
+                               const double xy[4], prm_strategy s, prm_mission *m)
+{
+    prm_result *R = &m->routes[m->n];
+    snprintf(R->name, sizeof R->name, "%s", prm_strategy_name(s));
+    double t0 = trv_now_s();
+    trv_status st = prm_route(ctx, t, r, xy[0], xy[1], xy[2], xy[3], s, &o->weights, o->admissible, &R->path);
+    if (st)
+        return st;
+    m->n++; /* the path is the mission's to clear from here on */
+    double band = o->corridor < 0 ? 3 * t->cell_m : o->corridor;
+    if (band > 0 && (st = prm_refine(ctx, t, &R->path, s, &o->weights, band)))
+        return st;
+    double t1 = trv_now_s(); /* planning: the search, shortcuts and corridor; smoothing is timed apart */
+    R->max_dev_m = NAN;
+    if (!o->no_smooth && (st = prm_smooth(ctx, t, &R->path, t->cell_m, &R->max_dev_m)))
+        return st;
+    m->smooth_s[m->n - 1] = trv_now_s() - t1;
+    prm_path_stats(t, &R->path, t->cell_m, &R->stats);
+    R->stats.plan_s = t1 - t0;
+    return TRV_OK;
+}
+
+/* One strategy on the raster, 16-connected: the optimum. */
+static trv_status plan_grid(trv_ctx *ctx, const prm_mission_opts *o, const prm_terrain *t, const double xy[4],
+                            prm_strategy s, prm_mission *m)
+{
+    prm_result *R = &m->routes[m->n];
+    snprintf(R->name, sizeof R->name, "grid-%s", prm_strategy_name(s));
+    double t0 = trv_now_s();
+    trv_status st = prm_route_grid(ctx, t, xy[0], xy[1], xy[2], xy[3], s, &o->weights, &R->path);
+    if (st)
+        return st;
+    m->n++;
+    R->max_dev_m = NAN;
+    prm_path_stats(t, &R->path, t->cell_m, &R->stats);
+    R->stats.plan_s = trv_now_s() - t0;
+    return TRV_OK;
+}
+
+static trv_status plan_all(trv_ctx *ctx, const prm_mission_opts *o, const prm_terrain *t, const prm_roadmap *r,
+                           prm_mission *m)
+{
+    double xy[4] = {0};
+    trv_status st = mission_ends(ctx, o, t, xy);
+    prm_strategy plan[4] = {o->strategy};
+    int nplan = 1;
+    if (o->compare) {
+        plan[0] = PRM_MDR, plan[1] = PRM_MSR, plan[2] = PRM_MMCR, plan[3] = PRM_TIME;
+        nplan = 4;
+    }
+    for (int k = 0; k < nplan && !st; k++)
+        st = plan_roadmap(ctx, o, t, r, xy, plan[k], m);
+    for (int k = 0; k < nplan && o->grid && !st; k++)
+        st = plan_grid(ctx, o, t, xy, plan[k], m);
+    return st;
+}
+
+trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *set, prm_mission *m)
+{
+    memset(m, 0, sizeof *m);
+    trv_status st = prm_mission_opts_check(ctx, o);
+    if (st)
+        return st;
+    prm_terrain t;
+    prm_roadmap *r = NULL;
+    if ((st = prm_terrain_load(ctx, o->terrain, &t)))
+        return st;
+    if (!(st = prm_roadmap_read(ctx, o->roadmap, &r)) && !geo_crs_same(r->wkt, t.grid->wkt))
+        st = trv_error(ctx, TRV_ERR_CRS, "'%s' is not in the CRS of the terrain '%s'", o->roadmap, o->terrain);
+    if (!st)
+        st = plan_all(ctx, o, &t, r, m);
+    if (!st && set)
+        st = prm_outputs_write(ctx, set, &t, m->routes, m->n, &o->out);
+    if (st)
+        prm_mission_clear(m);
+    prm_roadmap_free(r);
+    prm_terrain_clear(&t);
+    return st;
+}
