@@ -80,7 +80,7 @@ static trv_status write_all(trv_ctx *ctx, const fz_engine *e, fz_map *m, const c
 {
     trv_outset *set = trv_outset_new();
     trv_json *js = trv_json_new();
-    char *sum = trv_path_join(dir, "cost.json");
+    char *sum = trv_path_join(dir, run_other_file(RUN_O_COST_JSON));
     trv_status st = set && js && sum ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st && !(st = qgis_qml_stage(ctx, set, dir, run_file(RUN_COST), m->cost)) &&
         !(st = fz_map_write(ctx, set, m, dir, meta))) {

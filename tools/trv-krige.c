@@ -3,6 +3,7 @@
 #include "core/json.h"
 #include "kriging/krige.h"
 #include "qgis/qgis.h"
+#include "run/run.h"
 #include "tool.h"
 
 #include <math.h>
@@ -155,7 +156,7 @@ static trv_status write_all(trv_ctx *ctx, const krg_job *j, const krg_job_opts *
 {
     trv_outset *set = trv_outset_new();
     trv_json *js = trv_json_new();
-    char *sum = trv_path_beside(paths->dem, "krige.json");
+    char *sum = trv_path_beside(paths->dem, run_other_file(RUN_O_KRIGE_JSON));
     trv_status st = set && js && sum ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     /* QGIS styles beside the layers (render is a peer of kriging, so the
      * tool adds them) */

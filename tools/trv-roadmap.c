@@ -3,6 +3,7 @@
 #include "core/json.h"
 #include "prm/prm.h"
 #include "qgis/qgis.h"
+#include "run/run.h"
 #include "tool.h"
 
 #include <math.h>
@@ -64,7 +65,7 @@ int main(int argc, char **argv)
     meta.seed = o.seed;
     trv_meta_add(&meta, "TRV_INPUT_TERRAIN", dir);
     trv_json *js = trv_json_new();
-    char *sum = trv_path_beside(out, "roadmap.json");
+    char *sum = trv_path_beside(out, run_other_file(RUN_O_ROADMAP_JSON));
     prm_terrain t;
     prm_roadmap *r = NULL;
     prm_build_stats bs;

@@ -5,6 +5,7 @@
 #include "core/json.h"
 #include "prm/prm.h"
 #include "qgis/qgis.h"
+#include "run/run.h"
 #include "tool.h"
 
 #include <math.h>
@@ -81,7 +82,7 @@ static trv_status run_all(trv_ctx *ctx, const prm_mission_opts *o, prm_mission *
 {
     trv_outset *set = trv_outset_new();
     trv_json *js = trv_json_new();
-    char *qml = qgis_qml_path(o->out.geojson), *sum = trv_path_beside(o->out.geojson, "route.json");
+    char *qml = qgis_qml_path(o->out.geojson), *sum = trv_path_beside(o->out.geojson, run_other_file(RUN_O_ROUTE_JSON));
     const char *tmp = NULL;
     trv_status st = set && js && qml && sum ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st)

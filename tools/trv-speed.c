@@ -144,7 +144,7 @@ static trv_status write_all(trv_ctx *ctx, const tm_model *m, const tm_soils *soi
     const char *dir = in[0];
     trv_outset *set = trv_outset_new();
     trv_json *js = trv_json_new();
-    char *path = run_path(dir, RUN_SPEED), *sum = trv_path_join(dir, "speed.json");
+    char *path = run_path(dir, RUN_SPEED), *sum = trv_path_join(dir, run_other_file(RUN_O_SPEED_JSON));
     const char *tmp = set && js && path && sum ? qgis_qml_add(ctx, set, path) : NULL;
     trv_status st = !tmp ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory")
                          : qgis_qml_raster_write(ctx, tmp, rnd_palette_auto(TM_SPEED_DESC, TM_SPEED_UNIT), 0,

@@ -110,7 +110,7 @@ static trv_status write_all(trv_ctx *ctx, const ter_layers *t, const ter_opts *o
 {
     trv_outset *set = trv_outset_new();
     trv_json *js = trv_json_new();
-    char *sum = trv_path_join(dir, "terrain.json");
+    char *sum = trv_path_join(dir, run_other_file(RUN_O_TERRAIN_JSON));
     trv_status st = set && js && sum ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st && !(st = trv_outset_mkdir(ctx, set, dir)) && !(st = qgis_qml_stage(ctx, set, dir, run_file(RUN_DEM), t->dem)) &&
         !(st = qgis_qml_stage(ctx, set, dir, run_file(RUN_SLOPE), t->slope)) &&
