@@ -122,6 +122,9 @@ static void test_ride_speed(void **state)
             assert_true(rel(tm_ride_speed_ms(&corner, tm_iso8608_gd(k - 1), 1.5) / v, 4.0) < 1e-12);
     }
     assert_true(isinf(tm_ride_speed_ms(&corner, 0, 1.5)));
+    /* undamped: c^2 kt + k^2 (ms + mu) over c ms^2 = 0 is infinite, speed 0 */
+    const tm_quarter_car undamped = {280, 30, 16000, 0, 160000};
+    assert_true(tm_ride_speed_ms(&undamped, 256e-6, 1.5) == 0);
 }
 
 static void test_vegetation(void **state)

@@ -81,7 +81,8 @@ double tm_ride_variance_per_speed(const tm_quarter_car *q, double gd_n0_m3);
 /* RMS vertical acceleration of the sprung mass at speed v, m/s^2. */
 double tm_ride_rms_ms2(const tm_quarter_car *q, double gd_n0_m3, double v_ms);
 /* The speed at which that RMS reaches a_limit (m/s); INFINITY on a smooth
- * surface (gd <= 0). */
+ * surface (gd <= 0); 0 without damping (c = 0: the variance is infinite,
+ * the undamped resonance is excited by the white input). */
 double tm_ride_speed_ms(const tm_quarter_car *q, double gd_n0_m3, double a_limit_ms2);
 
 /* ---- vegetation.c: stems ------------------------------------------------------ */
