@@ -219,3 +219,4 @@ trv_status tm_run(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *
 trv_status tm_report_write(trv_ctx *ctx, trv_outset *set, const tm_model *m, const tm_soils *soils, const char *path);
 
 #endif
+#include "terramech/limits.h"
