@@ -62,6 +62,7 @@ help:
 	@echo "  make test         install missing packages, build, run every test (SAN=1: ASan+UBSan)"
 	@echo "  make demo         install missing packages, build, run the pipeline on data/jacksboro"
 	@echo "                    (AREA=name DEM=file SOIL=file LANDUSE=file FROM=lon,lat TO=lon,lat"
+	@echo "                     [LANDUSE_CLASSES=data/classes/nlcd.csv SOIL_CLASSES=data/classes/soils_usda.csv]"
 	@echo "                     [T_SRS=crs RES=m SEED=n VEHICLE=file.ini RULES=file.fcl])"
 	@echo "  make bench        time traverse against its peers (GDAL, gstat, GRASS) on the same machine"
 	@echo "  make check-qgis   install python3-qgis (~160 packages, ~620 MB) and open the demo project in a headless QGIS"
@@ -136,6 +137,11 @@ RES ?= 30
 SEED ?= 1
 VEHICLE ?= data/vehicles/ugv_hua2022.ini
 RULES ?= data/fuzzy/mobility.fcl
+# the class tables: LANDUSE_CLASSES=data/classes/nlcd.csv (or worldcover.csv,
+# corine.csv) for a standard land-cover raster, SOIL_CLASSES=data/classes/soils_usda.csv
+# for USDA texture classes (data/classes/README.md)
+LANDUSE_CLASSES ?= data/classes/landuse.csv
+SOIL_CLASSES ?= data/classes/soils.csv
 # the mission: two points (lon,lat) about 31 km apart across the Pine Mountain fault
 FROM ?= -84.3637,36.6957
 TO ?= -84.1288,36.4834
@@ -158,21 +164,21 @@ $(OUT)/dem_kriged.tif $(OUT)/dem_std.tif $(OUT)/variogram.csv $(OUT)/krige.json 
 	    -o $(OUT)/dem_kriged.tif --std $(OUT)/dem_std.tif --variogram $(OUT)/variogram.csv
 
 $(OUT)/dem.tif $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif $(OUT)/points.csv $(OUT)/terrain.json &: \
-    $(OUT)/dem_kriged.tif $(SOIL) $(LANDUSE) $(BINDIR)/trv-terrain data/classes/soils.csv data/classes/landuse.csv
+    $(OUT)/dem_kriged.tif $(SOIL) $(LANDUSE) $(BINDIR)/trv-terrain $(SOIL_CLASSES) $(LANDUSE_CLASSES)
 	$(BINDIR)/trv-terrain --dem $(OUT)/dem_kriged.tif --soil $(SOIL) --landuse $(LANDUSE) \
-	    --soil-classes data/classes/soils.csv --landuse-classes data/classes/landuse.csv \
+	    --soil-classes $(SOIL_CLASSES) --landuse-classes $(LANDUSE_CLASSES) \
 	    --points $(OUT)/points.csv -o $(OUT)
 
 # attainable speed and GO/NOGO for the vehicle
 $(OUT)/speed.tif $(OUT)/gonogo.tif $(OUT)/speed_report.csv $(OUT)/speed.json &: \
-    $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif $(VEHICLE) $(BINDIR)/trv-speed data/classes/soils.csv data/classes/landuse.csv
-	$(BINDIR)/trv-speed --terrain $(OUT) --vehicle $(VEHICLE) --soils data/classes/soils.csv \
-	    --landuse-classes data/classes/landuse.csv --report $(OUT)/speed_report.csv
+    $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif $(VEHICLE) $(BINDIR)/trv-speed $(SOIL_CLASSES) $(LANDUSE_CLASSES)
+	$(BINDIR)/trv-speed --terrain $(OUT) --vehicle $(VEHICLE) --soils $(SOIL_CLASSES) \
+	    --landuse-classes $(LANDUSE_CLASSES) --report $(OUT)/speed_report.csv
 
 # fuzzy mobility cost and class
 $(OUT)/cost.tif $(OUT)/class.tif $(OUT)/cost.json &: $(OUT)/speed.tif $(OUT)/gonogo.tif $(OUT)/dem.tif \
-    $(OUT)/slope.tif $(OUT)/soil.tif $(RULES) data/classes/soils.csv $(BINDIR)/trv-cost
-	$(BINDIR)/trv-cost --terrain $(OUT) --rules $(RULES) --soils data/classes/soils.csv
+    $(OUT)/slope.tif $(OUT)/soil.tif $(RULES) $(SOIL_CLASSES) $(BINDIR)/trv-cost
+	$(BINDIR)/trv-cost --terrain $(OUT) --rules $(RULES) --soils $(SOIL_CLASSES)
 
 # the roadmap over the GO area, and the mission on it
 $(OUT)/roadmap.gpkg $(OUT)/roadmap.json &: $(OUT)/class.tif $(OUT)/cost.tif $(OUT)/gonogo.tif $(BINDIR)/trv-roadmap
@@ -188,12 +194,15 @@ $(OUT)/route.geojson $(OUT)/route.gpx $(OUT)/route.csv $(OUT)/route_stats.csv $(
 # any area; empty skips it)
 SCENARIO ?= data/scenarios/demo.ini
 BLOCKED ?= data/scenarios/blocked.ini
-SIM_DEPS := $(OUT)/route.csv $(OUT)/speed.tif $(OUT)/soil.tif $(VEHICLE) $(BINDIR)/trv-sim
+SIM_DEPS := $(OUT)/route.csv $(OUT)/speed.tif $(OUT)/soil.tif $(VEHICLE) $(SOIL_CLASSES) $(LANDUSE_CLASSES) $(BINDIR)/trv-sim
+# trv-sim's own defaults are the bundled tables: name a table only when it is another
+SIM_TABLES := $(if $(filter-out data/classes/soils.csv,$(SOIL_CLASSES)),--soils $(SOIL_CLASSES)) \
+    $(if $(filter-out data/classes/landuse.csv,$(LANDUSE_CLASSES)),--landuse-classes $(LANDUSE_CLASSES))
 $(OUT)/sim/metrics.json &: $(SCENARIO) $(SIM_DEPS)
-	$(BINDIR)/trv-sim --terrain $(OUT) --scenario $(SCENARIO) --route $(OUT)/route.csv --seed $(SEED) --no-timing -o $(OUT)/sim
+	$(BINDIR)/trv-sim --terrain $(OUT) --scenario $(SCENARIO) --route $(OUT)/route.csv --seed $(SEED) --no-timing $(strip $(SIM_TABLES)) -o $(OUT)/sim
 
 $(OUT)/sim_blocked/metrics.json &: $(BLOCKED) $(SIM_DEPS)
-	$(BINDIR)/trv-sim --terrain $(OUT) --scenario $(BLOCKED) --route $(OUT)/route.csv --seed $(SEED) --no-timing -o $(OUT)/sim_blocked
+	$(BINDIR)/trv-sim --terrain $(OUT) --scenario $(BLOCKED) --route $(OUT)/route.csv --seed $(SEED) --no-timing $(strip $(SIM_TABLES)) -o $(OUT)/sim_blocked
 
 # maps: every layer over the hillshade, the routes over the cost with the roadmap
 PNG := $(OUT)/png
