@@ -51,3 +51,23 @@ int tool_end(const trv_cli *cli, trv_ctx *ctx, trv_status st)
     trv_ctx_free(ctx);
     return st ? 1 : 0;
 }
+
+trv_status tool_out_open(trv_ctx *ctx, tool_out *o, char *sum_path)
+{
+    o->set = trv_outset_new();
+    o->js = trv_json_new();
+    o->sum = sum_path;
+    return o->set && o->js && o->sum ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+}
+
+trv_status tool_out_close(trv_ctx *ctx, tool_out *o, trv_status st)
+{
+    if (!st)
+        st = trv_json_stage(ctx, o->set, o->js, o->sum);
+    if (!st)
+        st = trv_outset_commit(ctx, o->set);
+    trv_outset_free(o->set);
+    trv_json_free(o->js);
+    free(o->sum);
+    return st;
+}

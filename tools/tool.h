@@ -5,6 +5,8 @@
 
 #include "core/trv.h"
 
+#include "core/json.h"
+
 #include <stddef.h>
 
 /* The trv_cli libraries hook: the libraries a tool runs with, as they
@@ -37,5 +39,19 @@ void tool_usage_check(const trv_cli *cli, trv_ctx *ctx, trv_status st);
 /* The end of every tool: on failure print "trv-x: <ctx's message>" on
  * stderr; free ctx; the exit code: 0 when st is TRV_OK, else 1. */
 int tool_end(const trv_cli *cli, trv_ctx *ctx, trv_status st);
+
+/* One tool run's outputs: the set its layers, styles and summary go into
+ * (all of them or none), and the summary. tool_out_open takes sum_path
+ * (malloc'ed; NULL means out of memory) and frees it; TRV_ERR_NOMEM when
+ * anything is missing. tool_out_close: when st is TRV_OK, stages the
+ * summary at sum_path and commits the set; always frees; returns the
+ * status. */
+typedef struct tool_out {
+    trv_outset *set;
+    trv_json *js;
+    char *sum;
+} tool_out;
+trv_status tool_out_open(trv_ctx *ctx, tool_out *o, char *sum_path);
+trv_status tool_out_close(trv_ctx *ctx, tool_out *o, trv_status st);
 
 #endif

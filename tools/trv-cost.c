@@ -78,21 +78,12 @@ static void summary(trv_json *js, const fz_engine *e, const fz_map *m, const cha
 static trv_status write_all(trv_ctx *ctx, const fz_engine *e, fz_map *m, const char *dir, const char *rules,
                             const char *soils, const trv_meta *meta)
 {
-    trv_outset *set = trv_outset_new();
-    trv_json *js = trv_json_new();
-    char *sum = trv_path_join(dir, run_other_file(RUN_O_COST_JSON));
-    trv_status st = set && js && sum ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    if (!st && !(st = qgis_qml_stage(ctx, set, dir, run_file(RUN_COST), m->cost)) &&
-        !(st = fz_map_write(ctx, set, m, dir, meta))) {
-        summary(js, e, m, rules, soils, meta);
-        st = trv_json_stage(ctx, set, js, sum);
-    }
-    if (!st)
-        st = trv_outset_commit(ctx, set);
-    trv_outset_free(set);
-    trv_json_free(js);
-    free(sum);
-    return st;
+    tool_out out;
+    trv_status st = tool_out_open(ctx, &out, trv_path_join(dir, run_other_file(RUN_O_COST_JSON)));
+    if (!st && !(st = qgis_qml_stage(ctx, out.set, dir, run_file(RUN_COST), m->cost)) &&
+        !(st = fz_map_write(ctx, out.set, m, dir, meta)))
+        summary(out.js, e, m, rules, soils, meta);
+    return tool_out_close(ctx, &out, st);
 }
 
 int main(int argc, char **argv)

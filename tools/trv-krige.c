@@ -154,28 +154,19 @@ static void summary(trv_json *js, const krg_job *j, const krg_job_opts *o, const
 static trv_status write_all(trv_ctx *ctx, const krg_job *j, const krg_job_opts *o, const krg_job_paths *paths,
                             const trv_meta *meta)
 {
-    trv_outset *set = trv_outset_new();
-    trv_json *js = trv_json_new();
-    char *sum = trv_path_beside(paths->dem, run_other_file(RUN_O_KRIGE_JSON));
-    trv_status st = set && js && sum ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    /* QGIS styles beside the layers (render is a peer of kriging, so the
-     * tool adds them) */
+    tool_out out;
+    trv_status st = tool_out_open(ctx, &out, trv_path_beside(paths->dem, run_other_file(RUN_O_KRIGE_JSON)));
+    /* QGIS styles beside the layers (qgis sits above kriging, so the tool
+     * adds them) */
     if (!st)
-        st = qgis_qml_stage(ctx, set, NULL, paths->dem, j->pred);
+        st = qgis_qml_stage(ctx, out.set, NULL, paths->dem, j->pred);
     if (!st && paths->std)
-        st = qgis_qml_stage(ctx, set, NULL, paths->std, j->std);
+        st = qgis_qml_stage(ctx, out.set, NULL, paths->std, j->std);
     if (!st)
-        st = krg_job_write(ctx, set, j, paths, meta);
-    if (!st) {
-        summary(js, j, o, meta);
-        st = trv_json_stage(ctx, set, js, sum);
-    }
+        st = krg_job_write(ctx, out.set, j, paths, meta);
     if (!st)
-        st = trv_outset_commit(ctx, set);
-    trv_outset_free(set);
-    trv_json_free(js);
-    free(sum);
-    return st;
+        summary(out.js, j, o, meta);
+    return tool_out_close(ctx, &out, st);
 }
 
 int main(int argc, char **argv)

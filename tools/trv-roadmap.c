@@ -29,6 +29,32 @@ static void summary(trv_json *js, const prm_roadmap *r, const prm_build_stats *b
     trv_json_num(js, "coverage", "%.10g", bs->coverage);
 }
 
+/* The roadmap (with its layers' QGIS styles in its layer_styles table,
+ * where QGIS reads a GeoPackage layer's default style) and roadmap.json
+ * beside it in one set: all or none. */
+static trv_status write_all(trv_ctx *ctx, const prm_roadmap *r, const prm_build_stats *bs, const prm_build_opts *o,
+                            const char *dir, const char *out, const trv_meta *meta)
+{
+    tool_out w;
+    trv_status st = tool_out_open(ctx, &w, trv_path_beside(out, run_other_file(RUN_O_ROADMAP_JSON)));
+    const char *tmp = st ? NULL : trv_outset_add(w.set, out);
+    if (!st && !tmp)
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (!st)
+        st = prm_roadmap_write(ctx, r, tmp, meta);
+    if (!st) {
+        static const char *const names[2] = {"edges", "nodes"};
+        char *inner[2] = {qgis_qml_roadmap_edges_xml(), qgis_qml_roadmap_nodes_xml()};
+        st = inner[0] && inner[1] ? qgis_gpkg_styles_write(ctx, tmp, names, (const char *const *)inner, 2)
+                                  : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        free(inner[0]);
+        free(inner[1]);
+    }
+    if (!st)
+        summary(w.js, r, bs, o, dir, meta);
+    return tool_out_close(ctx, &w, st);
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = NULL, *out = NULL;
@@ -64,36 +90,13 @@ int main(int argc, char **argv)
     meta.has_seed = 1;
     meta.seed = o.seed;
     trv_meta_add(&meta, "TRV_INPUT_TERRAIN", dir);
-    trv_json *js = trv_json_new();
-    char *sum = trv_path_beside(out, run_other_file(RUN_O_ROADMAP_JSON));
     prm_terrain t;
     prm_roadmap *r = NULL;
     prm_build_stats bs;
-    trv_outset *set = NULL;
     trv_status st = prm_terrain_load(ctx, dir, &t);
     int loaded = st == TRV_OK;
     if (!st && !(st = prm_roadmap_build(ctx, &t, &o, &r, &bs))) {
-        const char *tmp;
-        if (!(set = trv_outset_new()) || !(tmp = trv_outset_add(set, out)))
-            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        else if (!(st = prm_roadmap_write(ctx, r, tmp, &meta))) {
-            /* QGIS reads a GeoPackage layer's default style from its
-             * layer_styles table: store them before the commit */
-            static const char *const names[2] = {"edges", "nodes"};
-            char *inner[2] = {qgis_qml_roadmap_edges_xml(), qgis_qml_roadmap_nodes_xml()};
-            if (!inner[0] || !inner[1])
-                st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-            else
-                st = qgis_gpkg_styles_write(ctx, tmp, names, (const char *const *)inner, 2);
-            free(inner[0]);
-            free(inner[1]);
-            if (!st) {
-                summary(js, r, &bs, &o, dir, &meta);
-                st = trv_json_stage(ctx, set, js, sum);
-            }
-            if (!st)
-                st = trv_outset_commit(ctx, set);
-        }
+        st = write_all(ctx, r, &bs, &o, dir, out, &meta);
         if (!st && !res.quiet) {
             printf("GO area %.1f km2; %d LHS samples, %d in NOGO rejected; %d nodes (seed %llu)\n", bs.go_area_km2,
                    bs.samples, bs.rejected, r->nnodes, (unsigned long long)o.seed);
@@ -105,8 +108,5 @@ int main(int argc, char **argv)
     }
     if (loaded)
         prm_terrain_clear(&t);
-    trv_outset_free(set);
-    trv_json_free(js);
-    free(sum);
     return tool_end(&cli, ctx, st);
 }

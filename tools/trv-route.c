@@ -80,27 +80,21 @@ static void summary(trv_json *js, const prm_mission *m, const char *const in[4],
 static trv_status run_all(trv_ctx *ctx, const prm_mission_opts *o, prm_mission *m, const char *const in[4],
                           const trv_meta *meta)
 {
-    trv_outset *set = trv_outset_new();
-    trv_json *js = trv_json_new();
-    char *qml = qgis_qml_path(o->out.geojson), *sum = trv_path_beside(o->out.geojson, run_other_file(RUN_O_ROUTE_JSON));
+    tool_out out;
+    trv_status st = tool_out_open(ctx, &out, trv_path_beside(o->out.geojson, run_other_file(RUN_O_ROUTE_JSON)));
+    char *qml = qgis_qml_path(o->out.geojson);
     const char *tmp = NULL;
-    trv_status st = set && js && qml && sum ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (!st && !qml)
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st)
-        st = prm_mission_run(ctx, o, set, m);
+        st = prm_mission_run(ctx, o, out.set, m);
     if (!st)
-        st = (tmp = trv_outset_add(set, qml)) ? qgis_qml_route_write(ctx, tmp, "route")
-                                              : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    if (!st) {
-        summary(js, m, in, meta, !o->out.no_timing);
-        st = trv_json_stage(ctx, set, js, sum);
-    }
+        st = (tmp = trv_outset_add(out.set, qml)) ? qgis_qml_route_write(ctx, tmp, "route")
+                                                  : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st)
-        st = trv_outset_commit(ctx, set);
-    trv_outset_free(set);
-    trv_json_free(js);
+        summary(out.js, m, in, meta, !o->out.no_timing);
     free(qml);
-    free(sum);
-    return st;
+    return tool_out_close(ctx, &out, st);
 }
 
 /* The table on stdout, and each smoothing's deviation. */

@@ -142,28 +142,22 @@ static trv_status write_all(trv_ctx *ctx, const tm_model *m, const tm_soils *soi
                             const char *report, const trv_meta *meta, tm_stats *stats)
 {
     const char *dir = in[0];
-    trv_outset *set = trv_outset_new();
-    trv_json *js = trv_json_new();
-    char *path = run_path(dir, RUN_SPEED), *sum = trv_path_join(dir, run_other_file(RUN_O_SPEED_JSON));
-    const char *tmp = set && js && path && sum ? qgis_qml_add(ctx, set, path) : NULL;
-    trv_status st = !tmp ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory")
-                         : qgis_qml_raster_write(ctx, tmp, rnd_palette_auto(TM_SPEED_DESC, TM_SPEED_UNIT), 0,
-                                                m->v->top_speed_kmh, TM_SPEED_UNIT, TM_SPEED_DESC);
+    tool_out out;
+    trv_status st = tool_out_open(ctx, &out, trv_path_join(dir, run_other_file(RUN_O_SPEED_JSON)));
+    char *path = run_path(dir, RUN_SPEED);
+    const char *tmp = !st && path ? qgis_qml_add(ctx, out.set, path) : NULL;
     if (!st)
-        st = tm_run(ctx, set, m, dir, meta, stats);
+        st = !tmp ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory")
+                  : qgis_qml_raster_write(ctx, tmp, rnd_palette_auto(TM_SPEED_DESC, TM_SPEED_UNIT), 0,
+                                          m->v->top_speed_kmh, TM_SPEED_UNIT, TM_SPEED_DESC);
+    if (!st)
+        st = tm_run(ctx, out.set, m, dir, meta, stats);
     if (!st && report)
-        st = tm_report_write(ctx, set, m, soils, report);
-    if (!st) {
-        summary(js, m, soils, stats, in, meta);
-        st = trv_json_stage(ctx, set, js, sum);
-    }
+        st = tm_report_write(ctx, out.set, m, soils, report);
     if (!st)
-        st = trv_outset_commit(ctx, set);
-    trv_outset_free(set);
-    trv_json_free(js);
+        summary(out.js, m, soils, stats, in, meta);
     free(path);
-    free(sum);
-    return st;
+    return tool_out_close(ctx, &out, st);
 }
 
 int main(int argc, char **argv)

@@ -108,22 +108,14 @@ static void summary(trv_json *js, const ter_layers *t, const figures *f, const t
 static trv_status write_all(trv_ctx *ctx, const ter_layers *t, const ter_opts *o, const char *dir, const char *points,
                             const trv_meta *meta, const figures *f)
 {
-    trv_outset *set = trv_outset_new();
-    trv_json *js = trv_json_new();
-    char *sum = trv_path_join(dir, run_other_file(RUN_O_TERRAIN_JSON));
-    trv_status st = set && js && sum ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    if (!st && !(st = trv_outset_mkdir(ctx, set, dir)) && !(st = qgis_qml_stage(ctx, set, dir, run_file(RUN_DEM), t->dem)) &&
-        !(st = qgis_qml_stage(ctx, set, dir, run_file(RUN_SLOPE), t->slope)) &&
-        !(st = ter_write(ctx, set, t, dir, points, meta))) {
-        summary(js, t, f, o, meta);
-        st = trv_json_stage(ctx, set, js, sum);
-    }
-    if (!st)
-        st = trv_outset_commit(ctx, set);
-    trv_outset_free(set);
-    trv_json_free(js);
-    free(sum);
-    return st;
+    tool_out out;
+    trv_status st = tool_out_open(ctx, &out, trv_path_join(dir, run_other_file(RUN_O_TERRAIN_JSON)));
+    if (!st && !(st = trv_outset_mkdir(ctx, out.set, dir)) &&
+        !(st = qgis_qml_stage(ctx, out.set, dir, run_file(RUN_DEM), t->dem)) &&
+        !(st = qgis_qml_stage(ctx, out.set, dir, run_file(RUN_SLOPE), t->slope)) &&
+        !(st = ter_write(ctx, out.set, t, dir, points, meta)))
+        summary(out.js, t, f, o, meta);
+    return tool_out_close(ctx, &out, st);
 }
 
 int main(int argc, char **argv)
