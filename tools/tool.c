@@ -71,3 +71,13 @@ trv_status tool_out_close(trv_ctx *ctx, tool_out *o, trv_status st)
     free(o->sum);
     return st;
 }
+
+void tool_json_grid(trv_json *js, const geo_grid *g)
+{
+    char crs[64];
+    trv_json_obj(js, "grid");
+    trv_json_int(js, "nx", g->nx);
+    trv_json_int(js, "ny", g->ny);
+    trv_json_num(js, "cell_m", "%.10g", g->gt[1]);
+    trv_json_str(js, "crs", geo_crs_label(g->wkt, crs, sizeof crs));
+}

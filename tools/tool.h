@@ -6,6 +6,7 @@
 #include "core/trv.h"
 
 #include "core/json.h"
+#include "geo/geo.h"
 
 #include <stddef.h>
 
@@ -46,6 +47,10 @@ int tool_end(const trv_cli *cli, trv_ctx *ctx, trv_status st);
  * anything is missing. tool_out_close: when st is TRV_OK, stages the
  * summary at sum_path and commits the set; always frees; returns the
  * status. */
+/* Opens the summary's "grid" object with nx, ny, cell_m and crs (the
+ * label geo gives); the caller adds its cell counts and ends it. */
+void tool_json_grid(trv_json *js, const geo_grid *g);
+
 typedef struct tool_out {
     trv_outset *set;
     trv_json *js;

@@ -41,18 +41,13 @@ static void summary(trv_json *js, const fz_engine *e, const fz_map *m, const cha
                     const trv_meta *meta)
 {
     const geo_grid *g = &m->cost->grid;
-    char crs[64];
     const size_t with_data = m->cells - m->nodata;
     trv_json_meta(js, meta);
     trv_json_obj(js, "inputs");
     trv_json_str(js, "rules", rules);
     trv_json_str(js, "soils", soils);
     trv_json_end(js);
-    trv_json_obj(js, "grid");
-    trv_json_int(js, "nx", g->nx);
-    trv_json_int(js, "ny", g->ny);
-    trv_json_num(js, "cell_m", "%.10g", g->gt[1]);
-    trv_json_str(js, "crs", geo_crs_label(g->wkt, crs, sizeof crs));
+    tool_json_grid(js, g);
     trv_json_int(js, "cells_with_data", (long long)with_data);
     trv_json_int(js, "nodata_cells", (long long)m->nodata);
     trv_json_end(js);

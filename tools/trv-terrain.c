@@ -59,7 +59,6 @@ static void report(const ter_layers *t, const figures *f)
 static void summary(trv_json *js, const ter_layers *t, const figures *f, const ter_opts *o, const trv_meta *meta)
 {
     const geo_grid *g = &t->dem->grid;
-    char crs[64];
     trv_json_meta(js, meta);
     trv_json_obj(js, "inputs");
     trv_json_str(js, "dem", o->dem_path);
@@ -68,11 +67,7 @@ static void summary(trv_json *js, const ter_layers *t, const figures *f, const t
     trv_json_str(js, "soil_classes", o->soil_classes_path);
     trv_json_str(js, "landuse_classes", o->landuse_classes_path);
     trv_json_end(js);
-    trv_json_obj(js, "grid");
-    trv_json_int(js, "nx", g->nx);
-    trv_json_int(js, "ny", g->ny);
-    trv_json_num(js, "cell_m", "%.10g", g->gt[1]);
-    trv_json_str(js, "crs", geo_crs_label(g->wkt, crs, sizeof crs));
+    tool_json_grid(js, g);
     trv_json_int(js, "cells_with_data", (long long)t->valid);
     trv_json_end(js);
     trv_json_obj(js, "elevation_m");
