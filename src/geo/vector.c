@@ -1,6 +1,6 @@
 /* Vector output through OGR: GeoJSON (RFC 7946), GPX and GeoPackage;
  * points, lines and one-ring polygons. */
-#include "geo_priv.h"
+#include "vector_priv.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -15,61 +15,9 @@
 #include <ogr_api.h>
 #include <ogr_srs_api.h>
 
-typedef enum vec_format { VEC_GEOJSON, VEC_GPX, VEC_GPKG } vec_format;
-
-static const char *const driver_name[] = {"GeoJSON", "GPX", "GPKG"};
-
-/* GPX (the XSD) lists every wpt before any rte, every rte before any trk,
- * and GDAL writes elements as they come, so the order is enforced. */
-enum { GPX_WPT, GPX_RTE, GPX_TRK };
-static const char *const gpx_kind[] = {"waypoint", "route", "track"};
-static const char *const gpx_kinds[] = {"waypoints", "routes", "tracks"};
-
-/* A GeoPackage declares per layer whether geometries have z (GDAL 3.6
- * cannot change it later) and geo_vec_add_layer does not say, so a GPKG
- * layer is created in OGR with its first feature, or at close if empty. */
-typedef struct vec_layer {
-    OGRLayerH h;            /* owned by the dataset; NULL until created */
-    int created;            /* creation was tried (h NULL: it failed) */
-    int has_z;
-    char *name;
-    geo_geom geom;
-    int multi;              /* write lines as one-part MultiLineString (GPX tracks) */
-    int gpx_rank;           /* GPX_WPT, GPX_RTE or GPX_TRK */
-    int ele_field;          /* GPX waypoints: OGR index of "ele", else -1 */
-    int nfields;
-    char **fnames;
-    geo_field_type *types;
-    int *ogr_field;         /* OGR field index of each of our fields */
-    int no_index;           /* GeoPackage: skip the spatial index */
-} vec_layer;
-
-struct geo_vec {
-    char *path;
-    vec_format fmt;
-    GDALDatasetH ds;
-    OGRSpatialReferenceH src_srs;   /* NULL when no src_wkt (GPKG only) */
-    OGRSpatialReferenceH wgs84;     /* GeoJSON and GPX layer CRS */
-    OGRCoordinateTransformationH ct; /* src -> EPSG:4326; NULL for GPKG */
-    vec_layer *layers;
-    int nlayers, cap;
-    int in_txn;
-    int gpx_last;           /* rank of the last GPX element written, -1 none */
-    int holds_date;
-    trv_status failed;      /* first write error, reported again by close */
-    char *failmsg;
-    double *buf;            /* transformed x then y, 2 * bufcap doubles */
-    int bufcap;
-    int has_meta;           /* GeoPackage: TRV_* items to record at close */
-    trv_meta meta;
-};
-
 /* ---- errors ----------------------------------------------------------- */
 
-static trv_status gdal_error(trv_ctx *ctx, trv_status st, const char *fallback, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static trv_status gdal_error(trv_ctx *ctx, trv_status st, const char *fallback, const char *fmt, ...)
+trv_status geo__vec_gdal_error(trv_ctx *ctx, trv_status st, const char *fallback, const char *fmt, ...)
 {
     char prefix[1024];
     va_list ap;
@@ -90,7 +38,7 @@ static char *dupstr(const char *s)
 
 /* Remember the first failure that left the file incomplete, so that close
  * cannot report success for it. */
-static trv_status remember(trv_ctx *ctx, geo_vec *v, trv_status st)
+trv_status geo__vec_remember(trv_ctx *ctx, geo_vec *v, trv_status st)
 {
     if (v->failed == TRV_OK) {
         v->failed = st;
@@ -169,7 +117,7 @@ static trv_status setup_crs(trv_ctx *ctx, geo_vec *v, const char *src_wkt)
         char *p = (char *)src_wkt; /* OSRImportFromWkt only advances p */
         CPLErrorReset();
         if (OSRImportFromWkt(v->src_srs, &p) != OGRERR_NONE)
-            return gdal_error(ctx, TRV_ERR_CRS, "not a WKT coordinate system",
+            return geo__vec_gdal_error(ctx, TRV_ERR_CRS, "not a WKT coordinate system",
                               "cannot read the coordinate system for '%s'", v->path);
     }
     if (v->fmt == VEC_GPKG)
@@ -181,13 +129,13 @@ static trv_status setup_crs(trv_ctx *ctx, geo_vec *v, const char *src_wkt)
         return trv_error(ctx, TRV_ERR_NOMEM, "cannot create '%s': out of memory", v->path);
     CPLErrorReset();
     if (OSRImportFromEPSG(v->wgs84, 4326) != OGRERR_NONE)
-        return gdal_error(ctx, TRV_ERR_CRS, "EPSG:4326 is unknown to PROJ",
+        return geo__vec_gdal_error(ctx, TRV_ERR_CRS, "EPSG:4326 is unknown to PROJ",
                           "cannot create '%s': no EPSG:4326 definition", v->path);
     if (OSRIsSame(v->src_srs, v->wgs84))
         return TRV_OK; /* already lon/lat: written as given */
     CPLErrorReset();
     if (!(v->ct = OCTNewCoordinateTransformation(v->src_srs, v->wgs84)))
-        return gdal_error(ctx, TRV_ERR_CRS, "no transformation found",
+        return geo__vec_gdal_error(ctx, TRV_ERR_CRS, "no transformation found",
                           "cannot create '%s': cannot transform its coordinates to EPSG:4326", v->path);
     return TRV_OK;
 }
@@ -230,7 +178,7 @@ trv_status geo_vec_create(trv_ctx *ctx, const char *path, const char *src_wkt, g
     CPLErrorReset();
     v->ds = GDALCreate(drv, path, 0, 0, 0, GDT_Unknown, NULL);
     if (!v->ds) {
-        st = gdal_error(ctx, TRV_ERR_IO, "GDAL gave no reason", "cannot create '%s'", path);
+        st = geo__vec_gdal_error(ctx, TRV_ERR_IO, "GDAL gave no reason", "cannot create '%s'", path);
         geo_vec_free(v);
         return st;
     }
@@ -308,7 +256,7 @@ static trv_status check_layer(trv_ctx *ctx, const geo_vec *v, const char *name, 
     return TRV_OK;
 }
 
-static trv_status create_ogr_layer(trv_ctx *ctx, geo_vec *v, vec_layer *l, int has_z)
+trv_status geo__vec_create_layer(trv_ctx *ctx, geo_vec *v, vec_layer *l, int has_z)
 {
     l->created = 1;
     l->has_z = has_z;
@@ -317,8 +265,8 @@ static trv_status create_ogr_layer(trv_ctx *ctx, geo_vec *v, vec_layer *l, int h
         v->in_txn = 0;
         CPLErrorReset();
         if (GDALDatasetCommitTransaction(v->ds) != OGRERR_NONE)
-            return remember(ctx, v,
-                            gdal_error(ctx, TRV_ERR_IO, "commit failed", "cannot write '%s'", v->path));
+            return geo__vec_remember(ctx, v,
+                            geo__vec_gdal_error(ctx, TRV_ERR_IO, "commit failed", "cannot write '%s'", v->path));
     }
 
     OGRwkbGeometryType gt = l->geom == GEO_POINT     ? wkbPoint
@@ -338,8 +286,8 @@ static trv_status create_ogr_layer(trv_ctx *ctx, geo_vec *v, vec_layer *l, int h
     OGRLayerH h = GDALDatasetCreateLayer(v->ds, l->name, v->fmt == VEC_GPKG ? v->src_srs : v->wgs84, gt,
                                          v->fmt == VEC_GEOJSON ? geojson_opts : v->fmt == VEC_GPKG ? gpkg_opts : NULL);
     if (!h)
-        return remember(ctx, v,
-                        gdal_error(ctx, TRV_ERR_IO, "GDAL gave no reason", "cannot create layer '%s' in '%s'",
+        return geo__vec_remember(ctx, v,
+                        geo__vec_gdal_error(ctx, TRV_ERR_IO, "GDAL gave no reason", "cannot create layer '%s' in '%s'",
                                    l->name, v->path));
 
     OGRFeatureDefnH defn = OGR_L_GetLayerDefn(h);
@@ -366,8 +314,8 @@ static trv_status create_ogr_layer(trv_ctx *ctx, geo_vec *v, vec_layer *l, int h
         OGRErr err = OGR_L_CreateField(h, fd, FALSE);
         OGR_Fld_Destroy(fd);
         if (err != OGRERR_NONE)
-            return remember(ctx, v,
-                            gdal_error(ctx, TRV_ERR_IO, "GDAL gave no reason",
+            return geo__vec_remember(ctx, v,
+                            geo__vec_gdal_error(ctx, TRV_ERR_IO, "GDAL gave no reason",
                                        "cannot create field '%s' of layer '%s' in '%s'", l->fnames[i], l->name,
                                        v->path));
         l->ogr_field[i] = OGR_FD_GetFieldCount(defn) - 1;
@@ -415,196 +363,11 @@ trv_status geo_vec_add_layer(trv_ctx *ctx, geo_vec *v, const char *name, geo_geo
         layer_clear(l);
         return trv_error(ctx, TRV_ERR_NOMEM, "cannot add layer '%s' to '%s': out of memory", name, v->path);
     }
-    if (v->fmt != VEC_GPKG && (st = create_ogr_layer(ctx, v, l, 0)) != TRV_OK) {
+    if (v->fmt != VEC_GPKG && (st = geo__vec_create_layer(ctx, v, l, 0)) != TRV_OK) {
         layer_clear(l);
         return st;
     }
     *layer = v->nlayers++;
-    return TRV_OK;
-}
-
-/* ---- features --------------------------------------------------------- */
-
-static trv_status transform(trv_ctx *ctx, geo_vec *v, const vec_layer *l, const double *x, const double *y, int n,
-                            const double **tx, const double **ty)
-{
-    if (n > v->bufcap) {
-        if ((size_t)n > SIZE_MAX / (2 * sizeof(double)))
-            return trv_error(ctx, TRV_ERR_NOMEM, "feature of %d vertices is too large for '%s'", n, v->path);
-        double *nb = realloc(v->buf, 2 * (size_t)n * sizeof *nb);
-        if (!nb)
-            return trv_error(ctx, TRV_ERR_NOMEM, "cannot write to '%s': out of memory", v->path);
-        v->buf = nb;
-        v->bufcap = n;
-    }
-    double *bx = v->buf, *by = v->buf + v->bufcap;
-    memcpy(bx, x, (size_t)n * sizeof *bx);
-    memcpy(by, y, (size_t)n * sizeof *by);
-    CPLErrorReset();
-    /* z is a height above the DEM's datum; a datum shift must not touch it */
-    int ok = OCTTransform(v->ct, n, bx, by, NULL);
-    for (int i = 0; ok && i < n; i++)
-        ok = isfinite(bx[i]) && isfinite(by[i]);
-    if (!ok)
-        return gdal_error(ctx, TRV_ERR_CRS, "point outside the coordinate system's domain",
-                          "cannot transform a feature of layer '%s' in '%s' to EPSG:4326", l->name, v->path);
-    *tx = bx;
-    *ty = by;
-    return TRV_OK;
-}
-
-/* A polygon of one ring: the n vertices and the first again. */
-static OGRGeometryH make_polygon(const double *x, const double *y, const double *z, int n)
-{
-    OGRGeometryH ring = OGR_G_CreateGeometry(wkbLinearRing), poly = OGR_G_CreateGeometry(wkbPolygon);
-    if (!ring || !poly) {
-        if (ring)
-            OGR_G_DestroyGeometry(ring);
-        if (poly)
-            OGR_G_DestroyGeometry(poly);
-        return NULL;
-    }
-    for (int i = 0; i <= n; i++)
-        if (z)
-            OGR_G_AddPoint(ring, x[i % n], y[i % n], z[i % n]);
-        else
-            OGR_G_AddPoint_2D(ring, x[i % n], y[i % n]);
-    if (OGR_G_AddGeometryDirectly(poly, ring) != OGRERR_NONE) {
-        OGR_G_DestroyGeometry(ring);
-        OGR_G_DestroyGeometry(poly);
-        return NULL;
-    }
-    return poly;
-}
-
-static OGRGeometryH make_geometry(const vec_layer *l, const double *x, const double *y, const double *z, int n)
-{
-    if (l->geom == GEO_POINT) {
-        OGRGeometryH g = OGR_G_CreateGeometry(wkbPoint);
-        if (g) {
-            if (z)
-                OGR_G_SetPoint(g, 0, x[0], y[0], z[0]);
-            else
-                OGR_G_SetPoint_2D(g, 0, x[0], y[0]);
-        }
-        return g;
-    }
-    if (l->geom == GEO_POLYGON)
-        return make_polygon(x, y, z, n);
-    OGRGeometryH line = OGR_G_CreateGeometry(wkbLineString);
-    if (!line)
-        return NULL;
-    OGR_G_SetPoints(line, n, x, (int)sizeof *x, y, (int)sizeof *y, z, z ? (int)sizeof *z : 0);
-    if (!l->multi)
-        return line;
-    OGRGeometryH multi = OGR_G_CreateGeometry(wkbMultiLineString);
-    if (!multi || OGR_G_AddGeometryDirectly(multi, line) != OGRERR_NONE) {
-        OGR_G_DestroyGeometry(line);
-        if (multi)
-            OGR_G_DestroyGeometry(multi);
-        return NULL;
-    }
-    return multi;
-}
-
-trv_status geo_vec_add(trv_ctx *ctx, geo_vec *v, int layer, const double *x, const double *y, const double *z,
-                       int n, const geo_value *values)
-{
-    if (layer < 0 || layer >= v->nlayers)
-        return trv_error(ctx, TRV_ERR_USAGE, "'%s' has no layer %d", v->path, layer);
-    vec_layer *l = &v->layers[layer];
-    if (l->geom == GEO_POINT && n != 1)
-        return trv_error(ctx, TRV_ERR_USAGE,
-                         "cannot add a feature to layer '%s' of '%s': a point needs 1 vertex, not %d", l->name,
-                         v->path, n);
-    if (l->geom == GEO_POLYGON && n < 3)
-        return trv_error(ctx, TRV_ERR_USAGE,
-                         "cannot add a feature to layer '%s' of '%s': a polygon needs at least 3 vertices, not %d",
-                         l->name, v->path, n);
-    if (l->geom == GEO_LINE && n < 2)
-        return trv_error(ctx, TRV_ERR_USAGE,
-                         "cannot add a feature to layer '%s' of '%s': a line needs at least 2 vertices, not %d",
-                         l->name, v->path, n);
-    if (!x || !y || (l->nfields > 0 && !values))
-        return trv_error(ctx, TRV_ERR_USAGE, "cannot add a feature to layer '%s' of '%s': %s missing", l->name,
-                         v->path, !x || !y ? "coordinates" : "field values");
-    for (int i = 0; i < n; i++)
-        if (!isfinite(x[i]) || !isfinite(y[i]) || (z && !isfinite(z[i])))
-            return trv_error(ctx, TRV_ERR_DATA,
-                             "cannot add a feature to layer '%s' of '%s': vertex %d is not a finite number",
-                             l->name, v->path, i + 1);
-    if (v->fmt == VEC_GPX && l->gpx_rank < v->gpx_last)
-        return trv_error(ctx, TRV_ERR_USAGE,
-                         "cannot add a %s to '%s' after a %s: GPX lists waypoints, then routes, then tracks",
-                         gpx_kind[l->gpx_rank], v->path, gpx_kind[v->gpx_last]);
-
-    if (!l->created) {
-        trv_status st = create_ogr_layer(ctx, v, l, z != NULL);
-        if (st != TRV_OK)
-            return st;
-    }
-    if (!l->h)
-        return trv_error(ctx, TRV_ERR_IO, "cannot write to layer '%s' of '%s': the layer could not be created",
-                         l->name, v->path);
-    if (v->fmt == VEC_GPKG && (z != NULL) != l->has_z)
-        return trv_error(ctx, TRV_ERR_USAGE,
-                         "cannot add a %s feature to layer '%s' of '%s': the layer is %s (GeoPackage layers "
-                         "cannot mix)",
-                         z ? "3D" : "2D", l->name, v->path, l->has_z ? "3D" : "2D");
-
-    const double *tx = x, *ty = y;
-    if (v->ct) {
-        trv_status st = transform(ctx, v, l, x, y, n, &tx, &ty);
-        if (st != TRV_OK)
-            return st;
-    }
-
-    OGRFeatureH f = OGR_F_Create(OGR_L_GetLayerDefn(l->h));
-    OGRGeometryH g = f ? make_geometry(l, tx, ty, z, n) : NULL;
-    if (!g) {
-        if (f)
-            OGR_F_Destroy(f);
-        return trv_error(ctx, TRV_ERR_NOMEM, "cannot write to '%s': out of memory", v->path);
-    }
-    OGR_F_SetGeometryDirectly(f, g);
-    if (z && l->ele_field >= 0)
-        OGR_F_SetFieldDouble(f, l->ele_field, z[0]);
-    for (int i = 0; i < l->nfields; i++) {
-        int k = l->ogr_field[i];
-        if (values[i].unset)
-            continue;
-        switch (l->types[i]) {
-        case GEO_FIELD_INT: OGR_F_SetFieldInteger64(f, k, (GIntBig)values[i].i); break;
-        case GEO_FIELD_REAL: OGR_F_SetFieldDouble(f, k, values[i].r); break;
-        case GEO_FIELD_STRING:
-            if (values[i].s)
-                OGR_F_SetFieldString(f, k, values[i].s);
-            else
-                OGR_F_SetFieldNull(f, k);
-            break;
-        }
-    }
-
-    /* one GeoPackage transaction for many features, not one per insert */
-    if (v->fmt == VEC_GPKG && !v->in_txn) {
-        CPLErrorReset();
-        if (GDALDatasetStartTransaction(v->ds, FALSE) != OGRERR_NONE) {
-            OGR_F_Destroy(f);
-            return remember(ctx, v,
-                            gdal_error(ctx, TRV_ERR_IO, "cannot start a transaction", "cannot write '%s'",
-                                       v->path));
-        }
-        v->in_txn = 1;
-    }
-    CPLErrorReset();
-    OGRErr err = OGR_L_CreateFeature(l->h, f);
-    OGR_F_Destroy(f);
-    if (err != OGRERR_NONE)
-        return remember(ctx, v,
-                        gdal_error(ctx, TRV_ERR_IO, "GDAL gave no reason",
-                                   "cannot write a feature to layer '%s' of '%s'", l->name, v->path));
-    if (v->fmt == VEC_GPX)
-        v->gpx_last = l->gpx_rank;
     return TRV_OK;
 }
 
@@ -655,12 +418,12 @@ trv_status geo_vec_close(trv_ctx *ctx, geo_vec *v)
                         : trv_error(ctx, v->failed, "cannot write '%s': an earlier write failed", v->path);
     for (int i = 0; i < v->nlayers && st == TRV_OK; i++)
         if (!v->layers[i].created)
-            st = create_ogr_layer(ctx, v, &v->layers[i], 0);
+            st = geo__vec_create_layer(ctx, v, &v->layers[i], 0);
     if (v->in_txn) {
         v->in_txn = 0;
         CPLErrorReset();
         if (GDALDatasetCommitTransaction(v->ds) != OGRERR_NONE && st == TRV_OK)
-            st = gdal_error(ctx, TRV_ERR_IO, "commit failed", "cannot write '%s'", v->path);
+            st = geo__vec_gdal_error(ctx, TRV_ERR_IO, "commit failed", "cannot write '%s'", v->path);
     }
     /* the spatial indexes, in bulk (the GeoPackage extension's own function) */
     for (int i = 0; i < v->nlayers && st == TRV_OK && v->fmt == VEC_GPKG; i++) {
@@ -674,7 +437,7 @@ trv_status geo_vec_close(trv_ctx *ctx, geo_vec *v)
         if (res)
             GDALDatasetReleaseResultSet(v->ds, res);
         if (CPLGetLastErrorType() >= CE_Failure)
-            st = gdal_error(ctx, TRV_ERR_IO, "GDAL gave no reason", "cannot index layer '%s' of '%s'",
+            st = geo__vec_gdal_error(ctx, TRV_ERR_IO, "GDAL gave no reason", "cannot index layer '%s' of '%s'",
                             v->layers[i].name, v->path);
     }
     /* what made the file, as in every GeoTIFF traverse writes (the
@@ -688,7 +451,7 @@ trv_status geo_vec_close(trv_ctx *ctx, geo_vec *v)
     v->ds = NULL;
     CPLErr e = CPLGetLastErrorType();
     if ((e == CE_Failure || e == CE_Fatal) && st == TRV_OK)
-        st = gdal_error(ctx, TRV_ERR_IO, "GDAL gave no reason", "cannot write '%s'", v->path);
+        st = geo__vec_gdal_error(ctx, TRV_ERR_IO, "GDAL gave no reason", "cannot write '%s'", v->path);
     release(v);
     return st;
 }
