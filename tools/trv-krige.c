@@ -182,7 +182,7 @@ int main(int argc, char **argv)
         {"output", 'o', TRV_ARG_STRING, &paths.dem, "DEM.tif", "the kriged DEM (Float32, metres); krige.json, the run's summary, beside it"},
         {"std", 0, TRV_ARG_STRING, &paths.std, "STD.tif", "also write the kriging standard deviation"},
         {"t_srs", 0, TRV_ARG_STRING, &o.t_srs, "CRS", "target CRS (default: the input's if projected, else its UTM zone)"},
-        {"tr", 0, TRV_ARG_DOUBLE, &tr, "RES", "target cell size (default: the input cell size / 3)"},
+        {"tr", 0, TRV_ARG_DOUBLE, &tr, "RES", "target cell size, > 0 (default: the input cell size / 3)"},
         {"like", 0, TRV_ARG_STRING, &o.like, "RASTER", "take the target CRS, extent and cell size from RASTER"},
         {"te", 0, TRV_ARG_DOUBLES, o.te, "xmin ymin xmax ymax", "target extent in the target CRS", 4},
         {"model", 0, TRV_ARG_CHOICE, &model, "auto|sph|exp|gau|mat|pow", "variogram model (default auto: best by LOOCV)"},

@@ -113,7 +113,7 @@ static int cmp_edge(const void *a, const void *b)
 static trv_status make_adjacency(trv_ctx *ctx, prm_roadmap *r)
 {
     r->adj_start = calloc((size_t)r->nnodes + 1, sizeof *r->adj_start);
-    r->adj = malloc((size_t)(2 * r->nedges + 1) * sizeof *r->adj);
+    r->adj = malloc((2 * (size_t)r->nedges + 1) * sizeof *r->adj);
     int *fill = malloc(((size_t)r->nnodes + 1) * sizeof *fill);
     if (!r->adj_start || !r->adj || !fill) {
         free(fill);
