@@ -46,7 +46,6 @@ void tool_usage_check(const trv_cli *cli, trv_ctx *ctx, trv_status st)
 
 int tool_end(const trv_cli *cli, trv_ctx *ctx, trv_status st)
 {
-    tool_usage_check(cli, ctx, st); /* a usage error found by the library exits 2 too */
     if (st)
         fprintf(stderr, "%s: %s\n", cli->tool, trv_errmsg(ctx));
     trv_ctx_free(ctx);

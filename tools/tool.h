@@ -38,8 +38,7 @@ void tool_usage(const trv_cli *cli, trv_ctx *ctx, const char *msg) __attribute__
 void tool_usage_check(const trv_cli *cli, trv_ctx *ctx, trv_status st);
 
 /* The end of every tool: on failure print "trv-x: <ctx's message>" on
- * stderr; free ctx; the exit code: 0 when st is TRV_OK, 2 (through
- * tool_usage) when it is TRV_ERR_USAGE, else 1. */
+ * stderr; free ctx; the exit code: 0 when st is TRV_OK, else 1. */
 int tool_end(const trv_cli *cli, trv_ctx *ctx, trv_status st);
 
 /* One tool run's outputs: the set its layers, styles and summary go into
