@@ -273,6 +273,20 @@ static void test_ini(void **state)
     snprintf(none, sizeof none, "%s/none.ini", dir);
     assert_int_equal(bind_vehicle(ctx, none, &v), TRV_ERR_IO);
     assert_contains(trv_errmsg(ctx), want);
+    /* the section headers in file order, trimmed, with their lines; a
+     * header repeated and one with no keys counted; none in comments */
+    char *q = write_file(dir, "s.ini", "# [x.ghost]\n[ a ]\nk = 1\n\n[b.c]\n   [a]\nj = 2\n");
+    trv_ini *ini = NULL;
+    assert_int_equal(trv_ini_read(ctx, q, &ini), TRV_OK);
+    const char *names[3] = {"a", "b.c", "a"};
+    long lines[3] = {2, 5, 6}, line = 0;
+    for (size_t i = 0; i < 3; i++) {
+        assert_string_equal(trv_ini_section(ini, i, &line), names[i]);
+        assert_int_equal(line, lines[i]);
+    }
+    assert_null(trv_ini_section(ini, 3, NULL));
+    trv_ini_free(ini);
+    free(q);
     trv_ctx_free(ctx);
     rm_rf(dir);
     free(dir);

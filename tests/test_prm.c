@@ -1019,7 +1019,8 @@ static void test_outputs(void **state)
 }
 
 /* The option checks the library shares with trv-roadmap: each bound
- * refused with the tool's message, the bounds themselves accepted. */
+ * refused with the tool's message, the bounds themselves accepted; --nodes
+ * above PRM_MAX_NODES (2e9 overflowed an int sample count) refused. */
 static void test_build_opts_check(void **state)
 {
     (void)state;
@@ -1044,6 +1045,15 @@ static void test_build_opts_check(void **state)
         assert_int_equal(prm_build_opts_check(ctx, &o), TRV_ERR_USAGE);
         assert_string_equal(trv_errmsg(ctx), "--nodes must be >= 0, --k in 1..256, --radius > 0");
     }
+    /* the node bound (issue 15: 2e9 overflowed the sample count) */
+    prm_build_opts_init(&o);
+    o.nodes = PRM_MAX_NODES;
+    assert_int_equal(prm_build_opts_check(ctx, &o), TRV_OK);
+    o.nodes = PRM_MAX_NODES + 1;
+    assert_int_equal(prm_build_opts_check(ctx, &o), TRV_ERR_USAGE);
+    assert_string_equal(trv_errmsg(ctx), "--nodes 1000001 is more than the 1000000 a roadmap can hold");
+    o.nodes = 2000000000;
+    assert_int_equal(prm_build_opts_check(ctx, &o), TRV_ERR_USAGE);
     trv_ctx_free(ctx);
 }
 

@@ -539,6 +539,40 @@ static void test_errors(void **state)
     free(bad), free(noh), free(v);
 }
 
+/* The [vehicle.ID] sections come from the INI reader's own parse (issue
+ * 15): a 1023-character comment ending in "[vehicle.ghost]" (the old
+ * 1024-byte pre-scan split it there) is one comment, and headers with
+ * blanks inside the brackets are trimmed as the reader trims them. */
+static void test_scenario_sections(void **state)
+{
+    (void)state;
+    char *v = vehicle_sec("a", 20, 200, 380, 200, 0), *text = NULL, comment[1024];
+    comment[0] = '#';
+    memset(comment + 1, 'x', 1022);
+    comment[1023] = '\0';
+    const char *head[3] = {"[vehicle.a]", "[vehicle.a ]", "[ vehicle.a]"};
+    for (int c = 0; c < 4; c++) {
+        char *t = strdup(v);
+        assert_non_null(t);
+        if (c < 3) { /* the header written three ways */
+            assert_true(asprintf(&text, "[scenario]\nstep_s = 0.1\n%s%s", head[c], strchr(t, ']') + 1) >= 0);
+        } else
+            assert_true(asprintf(&text, "[scenario]\nstep_s = 0.1\n%s[vehicle.ghost]\n%s", comment, t) >= 0);
+        char *p = write_file(tmp, "sections.ini", text);
+        trv_ctx *ctx = trv_ctx_new();
+        sim_scenario *sc = NULL;
+        trv_status st = sim_scenario_read(ctx, p, &sc);
+        if (st)
+            fail_msg("case %d: %s", c, trv_errmsg(ctx));
+        assert_int_equal(sc->nveh, 1);
+        assert_string_equal(sc->veh[0].id, "a");
+        sim_scenario_free(sc);
+        trv_ctx_free(ctx);
+        free(p), free(text), free(t);
+    }
+    free(v);
+}
+
 /* ---- route-relative obstacles ----------------------------------------------- */
 
 /* A FeatureCollection (no CRS: route-relative features need none) of the
@@ -833,6 +867,7 @@ int main(void)
         cmocka_unit_test(test_bend_speed),
         cmocka_unit_test(test_same_seed_same_outputs),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_scenario_sections),
         cmocka_unit_test(test_route_relative_placement),
         cmocka_unit_test(test_route_relative_errors),
         cmocka_unit_test(test_route_relative_replan),

@@ -651,6 +651,24 @@ static void test_vehicle_file(void **state)
     expect_vehicle_error("[vehicle]\nname = t\ntype = tracked\ngross_mass_kg = 12000\nengine_power_kW = 100\n"
                          "top_speed_kmh = 60\nground_clearance_m = 0.4\nmax_pitch_deg = 30\nmax_roll_deg = 30\n",
                          TRV_ERR_FORMAT, "missing key 'track_width_m' in [vehicle] (needed by a tracked vehicle)");
+    /* tyres x tyre_load_N against the gross weight 1242 x 9.80665 = 12179.86 N, within 25 %: per tyre
+     * 2283.72 .. 3806.21 N accepted (the paper's 3200 N: 1.05), outside refused (1242: kg written as N) */
+    const char *load_ok[3] = {"3200", "3806", "2284"}, *load_bad[3] = {"3807", "2283", "1242"};
+    for (int i = 0; i < 3; i++) {
+        char text[1024];
+        snprintf(text, sizeof text, BASE "tyre_load_N = %s\n", load_ok[i]);
+        char *q = write_file(tmpdir, "v.ini", text);
+        ctx = trv_ctx_new();
+        v = NULL;
+        if (tm_vehicle_read(ctx, q, &v))
+            fail_msg("tyre_load_N = %s: %s", load_ok[i], trv_errmsg(ctx));
+        tm_vehicle_free(v);
+        trv_ctx_free(ctx);
+        free(q);
+        snprintf(text, sizeof text, BASE "tyre_load_N = %s\n", load_bad[i]);
+        expect_vehicle_error(text, TRV_ERR_DATA, "they must agree within 25 %");
+    }
+    expect_vehicle_error(BASE "tyre_load_N = 1242\n", TRV_ERR_DATA, "4 x 1242 N = 4968 N is 0.41 times the gross weight 12179.9 N");
 }
 
 int main(void)

@@ -121,6 +121,11 @@ expect 2 "a fixed model needs --nugget, --psill and --range together" -- "$K" "$
 expect 2 "--tr and --like exclude each other" -- "$K" "$M" -o "$tmp/out/x.tif" --tr 10 --like "$tmp/j.tif"
 expect 2 "CSV input needs --x, --y, --z and --s_srs" -- "$K" "$M" -o "$tmp/out/x.tif" --x x
 expect 2 "--te expects xmin ymin xmax ymax numbers" -- "$K" "$M" -o "$tmp/out/x.tif" --te 1 2 3
+# issue 15: a cell size given must be one (0 is no default), an inverted --te is a usage error
+expect 2 "--tr must be positive" -- "$K" "$M" --x x --y y --z elev --s_srs EPSG:28992 --tr 0 -o "$tmp/out/x.tif"
+expect 2 "--tr must be positive" -- "$K" "$M" --x x --y y --z elev --s_srs EPSG:28992 --tr -5 -o "$tmp/out/x.tif"
+expect 2 "--te needs xmin < xmax and ymin < ymax" -- "$K" "$M" --x x --y y --z elev --s_srs EPSG:28992 --tr 40 --te 181000 330000 179000 334000 -o "$tmp/out/x.tif"
+expect 2 "--te needs xmin < xmax and ymin < ymax" -- "$K" "$M" --x x --y y --z elev --s_srs EPSG:28992 --tr 40 --te 179000 334000 181000 330000 -o "$tmp/out/x.tif"
 
 # ---- failures (exit 1, nothing written) ----
 printf 'x,y,elev\n' >"$tmp/empty.csv"
@@ -133,6 +138,13 @@ expect 1 "cannot understand the CRS 'nowhere'" -- "$K" "$DATA/jacksboro/dem_3arc
 expect 1 "does not overlap the input" -- "$K" "$M" --x x --y y --z elev --s_srs EPSG:28992 --tr 40 --te 0 0 4000 4000 -o "$tmp/out/x.tif"
 { head -3 "$M"; sed -n 3p "$M"; } >"$tmp/dup.csv"
 expect 1 "duplicate points 1 and 2" -- "$K" "$tmp/dup.csv" --x x --y y --z elev --s_srs EPSG:28992 --tr 40 --model sph --nugget 0 --psill 1 --range 500 -o "$tmp/out/x.tif"
+# six identical points: the zero extent named, not a CRS failure (issue 15)
+{ head -1 "$M"; for i in 1 2 3 4 5 6; do sed -n 2p "$M"; done; } >"$tmp/six.csv"
+expect 1 "its points are all at one place (duplicates)" -- "$K" "$tmp/six.csv" --x x --y y --z elev --s_srs EPSG:28992 --tr 40 -o "$tmp/out/x.tif"
+# a missing or empty input: the cause, not "unknown GDAL error"
+expect 1 "cannot open '$tmp/none.tif': no such file" -- "$K" "$tmp/none.tif" -o "$tmp/out/x.tif"
+: >"$tmp/zero.tif"
+expect 1 "cannot open '$tmp/zero.tif': empty file" -- "$K" "$tmp/zero.tif" -o "$tmp/out/x.tif"
 printf 'not a raster\n' >"$tmp/junk.tif"
 expect 1 "cannot open '$tmp/junk.tif'" -- "$K" "$tmp/junk.tif" -o "$tmp/out/x.tif"
 gdal_translate -q -of AAIGrid "$DATA/jacksboro/dem_3arcsec.tif" "$tmp/nocrs.asc" && rm -f "$tmp/nocrs.prj"

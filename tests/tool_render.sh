@@ -203,10 +203,14 @@ grep -q -- '--te XMIN YMIN XMAX YMAX' "$tmp/help" && grep -q -- '--te_srs' "$tmp
     ok || bad "--help lacks --te/--te_srs or the colour range rule"
 mkdir "$tmp/e"
 O=$tmp/e/map.png
-expect 1 "trv-render: cannot open '$tmp/none.tif'" "$O" -- "$R" "$tmp/none.tif" -o "$O"
-expect 1 "unknown palette 'rainbow'" "$O" -- "$R" "$T/slope.tif" -o "$O" --palette rainbow
-expect 1 "width 100 is out of range" "$O" -- "$R" "$T/slope.tif" -o "$O" --width 100
-expect 1 "width 20000 is out of range" "$O" -- "$R" "$T/slope.tif" -o "$O" --width 20000
+expect 1 "trv-render: cannot open '$tmp/none.tif': no such file" "$O" -- "$R" "$tmp/none.tif" -o "$O"
+: >"$tmp/empty.tif"
+expect 1 "trv-render: cannot open '$tmp/empty.tif': empty file" "$O" -- "$R" "$tmp/empty.tif" -o "$O"
+expect 2 "unknown palette 'rainbow'" "$O" -- "$R" "$T/slope.tif" -o "$O" --palette rainbow
+# option values out of range are usage errors (exit 2), found by the library or not (issue 15)
+expect 2 "width 0 is out of range" "$O" -- "$R" "$T/slope.tif" -o "$O" --width 0
+expect 2 "width 100 is out of range" "$O" -- "$R" "$T/slope.tif" -o "$O" --width 100
+expect 2 "width 20000 is out of range" "$O" -- "$R" "$T/slope.tif" -o "$O" --width 20000
 expect 1 "no route named 'nope' in the overlays" "$O" -- "$R" "$T/cost.tif" -o "$O" --overlay "$tmp/route.geojson" --route nope
 printf '{ not json' >"$tmp/bad.geojson"
 expect 1 "cannot read overlay '$tmp/bad.geojson'" "$O" -- "$R" "$T/slope.tif" -o "$O" --overlay "$tmp/bad.geojson"
@@ -217,11 +221,11 @@ expect 1 "cannot create" "" -- "$R" "$T/slope.tif" -o "$tmp/nodir/map.png"
 expect 2 "missing required option --output" "$O" -- "$R" "$T/slope.tif"
 expect 2 "" "$O" -- "$R" -o "$O"
 expect 2 "" "$O" -- "$R" "$T/slope.tif" -o "$O" --width abc
-# windows: failures exit 1, malformed options exit 2
+# windows: failures exit 1, malformed or inverted windows exit 2
 expect 1 "does not overlap '$T/slope.tif'" "$O" -- "$R" "$T/slope.tif" -o "$O" --te 0 0 1000 1000
 expect 1 "does not overlap" "$O" -- "$R" "$T/slope.tif" -o "$O" --te 2 48 3 49 --te_srs EPSG:4326
-expect 1 "invalid window: xmin 700000 is not less than xmax 690000" "$O" -- "$R" "$T/slope.tif" -o "$O" --te 700000 4000000 690000 4010000
-expect 1 "invalid window: ymin" "$O" -- "$R" "$T/slope.tif" -o "$O" --te $wx0 $wy1 $wx1 $wy0
+expect 2 "invalid window: xmin 700000 is not less than xmax 690000" "$O" -- "$R" "$T/slope.tif" -o "$O" --te 700000 4000000 690000 4010000
+expect 2 "invalid window: ymin" "$O" -- "$R" "$T/slope.tif" -o "$O" --te $wx0 $wy1 $wx1 $wy0
 expect 1 "cannot understand the CRS 'EPSG:999999'" "$O" -- "$R" "$T/slope.tif" -o "$O" --te 0 0 1 1 --te_srs EPSG:999999
 expect 2 "--te expects" "$O" -- "$R" "$T/slope.tif" -o "$O" --te 1 2 3
 expect 2 "--te expects" "$O" -- "$R" "$T/slope.tif" -o "$O" --te 1 2 3 abc

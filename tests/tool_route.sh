@@ -380,6 +380,7 @@ expect 1 "is outside the map" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --ter
 W=$(gdal_translate -q -of XYZ "$T/gonogo.tif" /vsistdout/ | awk '$3 == 3 {print $1 "," $2; exit}')
 expect 1 "is in NOGO (land use)" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --srs EPSG:32616 --from "$W" --to $TO -o "$tmp/x.geojson"
 expect 1 "cannot open '$tmp/none.gpkg'" -- "$BIN/trv-route" --roadmap "$tmp/none.gpkg" --terrain "$T" --from $FROM --to $TO -o "$tmp/x.geojson"
+expect 2 "--nodes 2000000000 is more than the 1000000" -- "$BIN/trv-roadmap" --terrain "$T" --nodes 2000000000 -o "$tmp/x.geojson"
 expect 2 "--from expects X,Y" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from 1 --to $TO -o "$tmp/x.geojson"
 expect 2 "--weights expects four numbers" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --weights 1,2 -o "$tmp/x.geojson"
 mkdir -p "$tmp/empty"

@@ -254,6 +254,15 @@ scenario noobs.ini "obstacles = missing.geojson"
 expect 1 "missing.geojson" -- "$SIM" --terrain "$T" --scenario "$tmp/noobs.ini" -o "$tmp/x"
 : >"$tmp/file"
 expect 1 "$tmp/file" -- "$SIM" --terrain "$T" --scenario "$tmp/ok.ini" -o "$tmp/file/out"
+# an output that cannot be written is found before any work (issue 15):
+# with a missing terrain too, the output is what the message names
+expect 1 "cannot write into '$tmp/file/out'" -- "$SIM" --terrain "$tmp/noterrain" --scenario "$tmp/ok.ini" -o "$tmp/file/out"
+mkdir -p "$tmp/ro"
+if can_make_readonly "$tmp/ro"; then
+    expect 1 "cannot write into '$tmp/ro/out'" -- readonly_run "$tmp/ro" "$SIM" --terrain "$tmp/noterrain" --scenario "$tmp/ok.ini" -o "$tmp/ro/out"
+else
+    skip "no read-only directory can be made here (unshare)"
+fi
 # A write that fails after others were made: the temporaries go in OUTDIR
 # as .NAME.tmp<pid>.EXT (src/core/outset.c); a directory squatting on
 # metrics.json's temporary (the pid is the shell's, kept by exec) makes

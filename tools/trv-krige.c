@@ -176,13 +176,13 @@ int main(int argc, char **argv)
     o.te[0] = NAN; /* NAN: --te not given */
     krg_job_paths paths = {0};
     const char *model = "auto", *fit = "7";
-    double nugget = NAN, psill = NAN, range = NAN, kappa = NAN, cutoff = 0, width = 0, maxdist = NAN;
+    double nugget = NAN, psill = NAN, range = NAN, kappa = NAN, cutoff = 0, width = 0, maxdist = NAN, tr = NAN;
     uint64_t seed = 1;
     const trv_opt opts[] = {
         {"output", 'o', TRV_ARG_STRING, &paths.dem, "DEM.tif", "the kriged DEM (Float32, metres); krige.json, the run's summary, beside it"},
         {"std", 0, TRV_ARG_STRING, &paths.std, "STD.tif", "also write the kriging standard deviation"},
         {"t_srs", 0, TRV_ARG_STRING, &o.t_srs, "CRS", "target CRS (default: the input's if projected, else its UTM zone)"},
-        {"tr", 0, TRV_ARG_DOUBLE, &o.tr, "RES", "target cell size (default: the input cell size / 3)"},
+        {"tr", 0, TRV_ARG_DOUBLE, &tr, "RES", "target cell size, > 0 (default: the input cell size / 3)"},
         {"like", 0, TRV_ARG_STRING, &o.like, "RASTER", "take the target CRS, extent and cell size from RASTER"},
         {"te", 0, TRV_ARG_DOUBLES, o.te, "xmin ymin xmax ymax", "target extent in the target CRS", 4},
         {"model", 0, TRV_ARG_CHOICE, &model, "auto|sph|exp|gau|mat|pow", "variogram model (default auto: best by LOOCV)"},
@@ -225,6 +225,9 @@ int main(int argc, char **argv)
     /* the options as the library takes them; NAN: not given */
     int nfixed = !isnan(nugget) + !isnan(psill) + !isnan(range);
     o.has_te = !isnan(o.te[0]);
+    if (!isnan(tr) && !(tr > 0)) /* 0 is no default: a cell size given must be one */
+        tool_usage(&cli, ctx, "--tr must be positive");
+    o.tr = isnan(tr) ? 0 : tr;
     if (strcmp(model, "auto"))
         o.choice.only = krg_model_parse(model);
     if (!isnan(kappa))

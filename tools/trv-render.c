@@ -94,5 +94,7 @@ int main(int argc, char **argv)
     o.layer = res.pos[0];
     trv_status st = rnd_render(ctx, &o);
     free(args);
+    /* rnd_render's usage errors are all about the options (width, palette, window, -o's format): exit 2 */
+    tool_usage_check(&cli, ctx, st);
     return tool_end(&cli, ctx, st);
 }

@@ -63,7 +63,7 @@ int main(int argc, char **argv)
     const trv_opt opts[] = {
         {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "terrain directory (class, cost, gonogo, dem, slope, speed .tif)"},
         {"output", 'o', TRV_ARG_STRING, &out, "ROADMAP.gpkg", "the roadmap (GeoPackage: layers nodes, edges); roadmap.json, the run's summary, beside it"},
-        {"nodes", 0, TRV_ARG_INT, &o.nodes, "N", "GO nodes (default: one per 0.02 km2 of GO area, 200..100000)"},
+        {"nodes", 0, TRV_ARG_INT, &o.nodes, "N", "GO nodes, at most 1000000 (default: one per 0.02 km2 of GO area, 200..100000)"},
         {"k", 0, TRV_ARG_INT, &o.k, "K", "connect each node to its K nearest (default 14)"},
         {"radius", 0, TRV_ARG_DOUBLE, &o.radius, "M", "connect each node to every node within M metres instead"},
         {"seed", 0, TRV_ARG_U64, &o.seed, "S", "seed of the Latin hypercube (default 1)"},

@@ -17,6 +17,9 @@ struct trv_ini {
     char *path;
     ini_entry *e;
     size_t n, cap;
+    char **sec;     /* every section header, in file order */
+    long *sec_line;
+    size_t nsec, seccap;
 };
 
 void trv_ini_free(trv_ini *ini)
@@ -29,8 +32,42 @@ void trv_ini_free(trv_ini *ini)
         free(ini->e[i].value);
     }
     free(ini->e);
+    for (size_t i = 0; i < ini->nsec; i++)
+        free(ini->sec[i]);
+    free(ini->sec);
+    free(ini->sec_line);
     free(ini->path);
     free(ini);
+}
+
+const char *trv_ini_section(const trv_ini *ini, size_t i, long *line)
+{
+    if (i >= ini->nsec)
+        return NULL;
+    if (line)
+        *line = ini->sec_line[i];
+    return ini->sec[i];
+}
+
+/* Record a section header (name already checked); -1 when out of memory. */
+static int add_section(trv_ini *ini, const char *name, long line)
+{
+    if (ini->nsec == ini->seccap) {
+        size_t cap = ini->seccap ? 2 * ini->seccap : 8;
+        char **sec = realloc(ini->sec, cap * sizeof *sec);
+        if (sec)
+            ini->sec = sec;
+        long *ln = realloc(ini->sec_line, cap * sizeof *ln);
+        if (ln)
+            ini->sec_line = ln;
+        if (!sec || !ln)
+            return -1;
+        ini->seccap = cap;
+    }
+    if (!(ini->sec[ini->nsec] = strdup(name)))
+        return -1;
+    ini->sec_line[ini->nsec++] = line;
+    return 0;
 }
 
 static char *trim(char *s)
@@ -92,7 +129,7 @@ trv_status trv_ini_read(trv_ctx *ctx, const char *path, trv_ini **out)
             }
             free(section);
             section_line = line;
-            if (!(section = strdup(name))) {
+            if (!(section = strdup(name)) || add_section(ini, name, line)) {
                 st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory reading '%s'", path);
                 goto done;
             }

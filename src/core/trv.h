@@ -158,6 +158,10 @@ typedef struct trv_ini trv_ini;
  * and duplicate keys are reported as "file:line: ...". */
 trv_status trv_ini_read(trv_ctx *ctx, const char *path, trv_ini **out);
 void trv_ini_free(trv_ini *ini);
+/* The i-th section header of the file (name trimmed, as bound; a repeated
+ * header counts again), its line in *line (may be NULL); NULL past the
+ * last. */
+const char *trv_ini_section(const trv_ini *ini, size_t i, long *line);
 
 typedef enum trv_ini_type {
     TRV_INI_DOUBLE,  /* double *, within [min, max] */

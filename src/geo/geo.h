@@ -26,6 +26,10 @@
  * fallback when GDAL said nothing (a per-thread buffer): for messages like
  * "cannot open 'x.tif': <this>". */
 const char *geo_gdal_msg(const char *fallback);
+/* Why GDAL could not open path, for "cannot open 'path': <why>": "no such
+ * file", "empty file", "is a directory", the system's reason it cannot be
+ * read, else GDAL's message (fallback "not a format GDAL recognises"). */
+const char *geo_open_msg(const char *path);
 
 /* ---- grids ------------------------------------------------------------ */
 

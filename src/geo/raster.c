@@ -1,9 +1,12 @@
 /* Grids, class tables, raster layers and their GeoTIFF I/O through GDAL. */
 #include "geo_priv.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cpl_conv.h>
 #include <cpl_error.h>
@@ -35,6 +38,20 @@ const char *geo_gdal_msg(const char *fallback)
     while (len > 0 && (buf[len - 1] == ' ' || buf[len - 1] == '.'))
         buf[--len] = '\0';
     return buf;
+}
+
+const char *geo_open_msg(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return errno == ENOENT ? "no such file" : strerror(errno);
+    if (S_ISDIR(sb.st_mode))
+        return "is a directory";
+    if (access(path, R_OK) != 0)
+        return strerror(errno);
+    if (S_ISREG(sb.st_mode) && sb.st_size == 0)
+        return "empty file";
+    return geo_gdal_msg("not a format GDAL recognises");
 }
 
 void geo_meta_apply(void *obj, const trv_meta *meta)
@@ -239,7 +256,7 @@ static trv_status open_raster(trv_ctx *ctx, const char *path, GDALDatasetH *ds, 
     CPLErrorReset();
     *ds = GDALOpenEx(path, GDAL_OF_RASTER | GDAL_OF_READONLY, NULL, NULL, NULL);
     if (!*ds)
-        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", path, geo_gdal_msg(NULL));
+        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", path, geo_open_msg(path));
     if (GDALGetRasterCount(*ds) < 1) {
         GDALClose(*ds);
         return trv_error(ctx, TRV_ERR_FORMAT, "'%s' has no raster band", path);

@@ -18,7 +18,7 @@ static GDALDatasetH open_ds(trv_ctx *ctx, const char *path, trv_status *st)
     CPLErrorReset();
     GDALDatasetH ds = GDALOpenEx(path, GDAL_OF_RASTER | GDAL_OF_READONLY, NULL, NULL, NULL);
     *st = ds ? TRV_OK
-             : trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", path, geo_gdal_msg("not a format GDAL recognises"));
+             : trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", path, geo_open_msg(path));
     return ds;
 }
 

@@ -28,7 +28,7 @@ trv_status geo_table_read(trv_ctx *ctx, const char *path, const char *layer, con
     CPLErrorReset();
     GDALDatasetH ds = GDALOpenEx(path, GDAL_OF_VECTOR | GDAL_OF_READONLY, NULL, NULL, NULL);
     if (!ds)
-        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", path, geo_gdal_msg(NULL));
+        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", path, geo_open_msg(path));
     trv_status st = TRV_OK;
     geo_table *t = NULL;
     int *idx = NULL;

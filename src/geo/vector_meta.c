@@ -15,7 +15,7 @@ trv_status geo_vector_meta_read(trv_ctx *ctx, const char *path, const char *key,
     CPLErrorReset();
     GDALDatasetH ds = GDALOpenEx(path, GDAL_OF_VECTOR | GDAL_OF_READONLY, NULL, NULL, NULL);
     if (!ds)
-        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", path, geo_gdal_msg("not a format GDAL recognises"));
+        return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", path, geo_open_msg(path));
     const char *v = GDALGetMetadataItem(ds, key, NULL);
     trv_status st = TRV_OK;
     if (v && !(*value = strdup(v)))

@@ -25,6 +25,8 @@ trv_status krg_job_opts_check(trv_ctx *ctx, const krg_job_opts *o)
         usage = "--like sets the CRS and extent: drop --t_srs and --te";
     else if (o->tr < 0)
         usage = "--tr must be positive";
+    else if (o->has_te && !(o->te[2] > o->te[0] && o->te[3] > o->te[1]))
+        usage = "--te needs xmin < xmax and ymin < ymax";
     else if (o->fixed && (isnan(m->nugget) || isnan(m->psill) || isnan(m->range)))
         usage = "a fixed model needs --nugget, --psill and --range together";
     else if (o->fixed && !((int)m->type >= 0 && (int)m->type < KRG_NMODELS))
@@ -117,6 +119,12 @@ static trv_status target_grid(trv_ctx *ctx, const krg_job_opts *o, const char *i
             return trv_error(ctx, TRV_ERR_GRID, "the grid of '%s' does not overlap the input", o->like);
         return TRV_OK;
     }
+    if (!(in_bb[2] > in_bb[0]) || !(in_bb[3] > in_bb[1]))
+        return trv_error(ctx, TRV_ERR_DATA,
+                         "the input has a zero extent (x %g to %g, y %g to %g): its points are %s; kriging needs "
+                         "points spread in x and y",
+                         in_bb[0], in_bb[2], in_bb[1], in_bb[3],
+                         in_bb[2] > in_bb[0] || in_bb[3] > in_bb[1] ? "on one line" : "all at one place (duplicates)");
     char *wkt = NULL;
     if (o->t_srs)
         st = geo_crs_wkt(ctx, o->t_srs, &wkt);

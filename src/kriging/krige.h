@@ -267,7 +267,8 @@ void krg_job_opts_init(krg_job_opts *o);
  * not given), without a type, or with nugget < 0, psill <= 0, range <= 0
  * (Pow: exponent in (0, 2]); a choice.kappa (NAN: not given) <= 0 or
  * without only == KRG_MAT; nmax < 0; maxdist <= 0; threads < 0; cutoff or
- * width < 0; some but not all of the CSV columns and s_srs.
+ * width < 0; an inverted te (has_te: xmin >= xmax or ymin >= ymax); some
+ * but not all of the CSV columns and s_srs.
  * TRV_ERR_USAGE on the first found; krg_job_run checks them first. */
 trv_status krg_job_opts_check(trv_ctx *ctx, const krg_job_opts *o);
 

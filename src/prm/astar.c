@@ -385,7 +385,8 @@ trv_status prm_refine(trv_ctx *ctx, const prm_terrain *t, prm_path *path, prm_st
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     /* every cell within halfwidth of the route (a square window around
      * samples half a cell apart: a band at least halfwidth wide) */
-    int r = (int)ceil(halfwidth_m / t->cell_m);
+    double rc = ceil(halfwidth_m / t->cell_m), rmax = nx > ny ? nx : ny; /* wider covers the grid: the same */
+    int r = rc < rmax ? (int)rc : (int)rmax;
     double mpu = t->cell_m / g->gt[1];
     for (int i = 0; i + 1 < path->n; i++) {
         double x0 = path->x[i], y0 = path->y[i], x1 = path->x[i + 1], y1 = path->y[i + 1];

@@ -21,7 +21,7 @@ void prm_lhs(uint64_t seed, int n, double x0, double y0, double x1, double y1, d
     }
     double w = (x1 - x0) / n, h = (y1 - y0) / n;
     for (int i = 0; i < n; i++) {
-        int row = perm ? perm[i] : (i * 7919) % n; /* without memory, still one per stratum */
+        int row = perm ? perm[i] : (int)((int64_t)i * 7919 % n); /* without memory, still one per stratum */
         xs[i] = x0 + (i + trv_rng_uniform(&r)) * w;
         ys[i] = y0 + (row + trv_rng_uniform(&r)) * h;
     }

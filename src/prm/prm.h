@@ -111,7 +111,16 @@ typedef struct prm_build_opts {
 } prm_build_opts;
 
 void prm_build_opts_init(prm_build_opts *o);
-/* nodes >= 0, k in 1..256, radius >= 0, as trv-roadmap reports them (the
+/* At most 10^6 nodes (10x the automatic maximum): node and edge indices are
+ * int, and the candidate edges (nodes x k, k <= 256, both directions) must
+ * stay below 2^31 (10^6 x 256 x 2 = 5.1e8); memory (some 100 bytes per
+ * candidate) is the practical limit long before. */
+#define PRM_MAX_NODES 1000000
+/* LHS samples drawn in one batch (16 bytes each): a sparse GO area needs
+ * nodes / GO fraction samples, which is capped here and drawn over more
+ * batches instead of overflowing an int. */
+#define PRM_MAX_BATCH (1 << 24)
+/* nodes in 0..PRM_MAX_NODES, k in 1..256, radius >= 0, as trv-roadmap reports them (the
  * message names its options); TRV_ERR_USAGE otherwise. prm_roadmap_build
  * checks them first. */
 trv_status prm_build_opts_check(trv_ctx *ctx, const prm_build_opts *o);

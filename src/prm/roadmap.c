@@ -20,8 +20,11 @@ void prm_build_opts_init(prm_build_opts *o)
 
 trv_status prm_build_opts_check(trv_ctx *ctx, const prm_build_opts *o)
 {
-    if (o->nodes < 0 || o->k < 1 || o->k > 256 || o->radius < 0)
+    if (o->nodes < 0 || o->k < 1 || o->k > 256 || !(o->radius >= 0))
         return trv_error(ctx, TRV_ERR_USAGE, "--nodes must be >= 0, --k in 1..256, --radius > 0");
+    if (o->nodes > PRM_MAX_NODES)
+        return trv_error(ctx, TRV_ERR_USAGE, "--nodes %d is more than the %d a roadmap can hold", o->nodes,
+                         PRM_MAX_NODES);
     return TRV_OK;
 }
 
@@ -110,7 +113,7 @@ static int cmp_edge(const void *a, const void *b)
 static trv_status make_adjacency(trv_ctx *ctx, prm_roadmap *r)
 {
     r->adj_start = calloc((size_t)r->nnodes + 1, sizeof *r->adj_start);
-    r->adj = malloc((size_t)(2 * r->nedges + 1) * sizeof *r->adj);
+    r->adj = malloc((2 * (size_t)r->nedges + 1) * sizeof *r->adj);
     int *fill = malloc(((size_t)r->nnodes + 1) * sizeof *fill);
     if (!r->adj_start || !r->adj || !fill) {
         free(fill);
@@ -139,7 +142,8 @@ static trv_status sample_nodes(trv_ctx *ctx, const prm_terrain *t, const prm_bui
     const geo_grid *g = t->grid;
     double x0 = g->gt[0], x1 = g->gt[0] + g->nx * g->gt[1], y1 = g->gt[3], y0 = g->gt[3] + g->ny * g->gt[5];
     for (int batch = 0; r->nnodes < want && batch < 64; batch++) {
-        int p = (int)ceil((want - r->nnodes) / go_frac * 1.05) + 8;
+        double pd = ceil((want - r->nnodes) / go_frac * 1.05) + 8;
+        int p = pd < PRM_MAX_BATCH ? (int)pd : PRM_MAX_BATCH; /* the next batch draws the rest */
         double *xs = malloc((size_t)p * sizeof *xs), *ys = malloc((size_t)p * sizeof *ys);
         if (!xs || !ys) {
             free(xs);

@@ -1,6 +1,6 @@
-/* The scenario file (INI, sections found by a pre-scan and bound through
- * one schema built for them, so that every unknown key or section is an
- * error naming file:line) and the obstacles file (GeoJSON, read through geo). */
+/* The scenario file (INI, its [vehicle.ID] sections taken from the parsed
+ * file and bound through one schema built for them, so that every unknown
+ * key or section is an error naming file:line) and the obstacles file (GeoJSON, read through geo). */
 #include "sim.h"
 
 #include <ctype.h>
@@ -28,28 +28,19 @@ void sim_scenario_free(sim_scenario *sc)
     free(sc);
 }
 
-/* The ids of the [vehicle.ID] sections, in file order. */
-static trv_status scan_sections(trv_ctx *ctx, const char *path, char ids[][32], long *lines, int *n)
+/* The ids of the [vehicle.ID] sections, in file order, from the headers
+ * the INI reader parsed (one parser: trimmed, long lines refused). */
+static trv_status scan_sections(trv_ctx *ctx, const trv_ini *ini, const char *path, char ids[][32], long *lines,
+                                int *n)
 {
-    FILE *f = fopen(path, "r");
     *n = 0;
-    if (!f)
-        return TRV_OK; /* trv_ini_read reports it */
-    char buf[1024];
-    long line = 0;
     trv_status st = TRV_OK;
-    while (!st && fgets(buf, sizeof buf, f)) {
-        line++;
-        char *s = buf;
-        while (isspace((unsigned char)*s))
-            s++;
-        if (*s != '[' || strncmp(s + 1, "vehicle.", 8))
+    long line;
+    const char *sec;
+    for (size_t i = 0; !st && (sec = trv_ini_section(ini, i, &line)); i++) {
+        if (strncmp(sec, "vehicle.", 8))
             continue;
-        char *end = strchr(s, ']');
-        if (!end)
-            continue;
-        *end = '\0';
-        const char *id = s + 9;
+        const char *id = sec + 8;
         if (!*id || strlen(id) >= 32)
             st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: vehicle id '%s' must have 1 to 31 characters", path, line, id);
         else if (*n >= MAX_VEH)
@@ -64,7 +55,6 @@ static trv_status scan_sections(trv_ctx *ctx, const char *path, char ids[][32], 
             }
         }
     }
-    fclose(f);
     return st;
 }
 
@@ -238,7 +228,7 @@ trv_status sim_scenario_read(trv_ctx *ctx, const char *path, sim_scenario **out)
     trv_ini *ini = NULL;
     trv_status st = trv_ini_read(ctx, path, &ini);
     if (!st)
-        st = scan_sections(ctx, path, ids, lines, &nveh);
+        st = scan_sections(ctx, ini, path, ids, lines, &nveh);
     if (st) {
         trv_ini_free(ini);
         return st;

@@ -97,9 +97,17 @@ typedef struct tm_vehicle {
     char *path;
 } tm_vehicle;
 
+/* tyres x tyre_load_N against the gross weight (gross_mass_kg x g): the
+ * per-tyre load may differ from weight / tyres (an uneven axle split; the
+ * paper's UGV: 4 x 3200 N = 12.8 kN against 12.18 kN, +5 %), but by more
+ * than 25 % it is a slip (kg written as N, the wrong tyre count), which
+ * tm_vehicle_read refuses (TRV_ERR_DATA, naming both and their ratio). */
+#define TM_TYRE_LOAD_TOL 0.25
+
 /* Read and range-check a vehicle file (INI, [vehicle] and the optional
  * [body]); unknown keys, bad and out-of-range values are errors naming
- * file:line. */
+ * file:line; tyre loads that disagree with the gross weight by more than
+ * TM_TYRE_LOAD_TOL are refused. */
 trv_status tm_vehicle_read(trv_ctx *ctx, const char *path, tm_vehicle **out);
 void tm_vehicle_free(tm_vehicle *v);
 

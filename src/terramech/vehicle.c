@@ -134,6 +134,12 @@ trv_status tm_vehicle_read(trv_ctx *ctx, const char *path, tm_vehicle **out)
             v->tyre_load_N = v->gross_mass_kg * 9.80665 / v->tyres;
         if (!missing && v->tyres < v->axles)
             st = trv_error(ctx, TRV_ERR_DATA, "%s: %d tyres on %d axles", path, v->tyres, v->axles);
+        double w = v->gross_mass_kg * 9.80665, f = v->tyres * v->tyre_load_N / w;
+        if (!missing && !st && fabs(f - 1) > TM_TYRE_LOAD_TOL)
+            st = trv_error(ctx, TRV_ERR_DATA,
+                           "%s: tyres x tyre_load_N = %d x %g N = %g N is %.2f times the gross weight %g N "
+                           "(gross_mass_kg x 9.80665); they must agree within %g %%",
+                           path, v->tyres, v->tyre_load_N, v->tyres * v->tyre_load_N, f, w, TM_TYRE_LOAD_TOL * 100);
     } else {
         missing = !g_trw ? "track_width_m" : !g_trl ? "track_length_m" : !g_shoe ? "track_shoe_area_m2"
                 : !g_wheels ? "road_wheels" : NULL;
