@@ -176,8 +176,8 @@ void krg_choice_opts_init(krg_choice_opts *o); /* method 7, default cutoff, 3000
  * for each model, its exact-interpolator variant: nugget 0 and the range
  * (Pow: the exponent) tuned by LOOCV from the short-lag (else the full)
  * fit. With only >= 0, that model's candidates alone. A candidate whose
- * LOOCV RMSE is not finite (values too large) loses; when none is left
- * because of that, TRV_ERR_DATA says so. *vgm receives the
+ * fit or LOOCV RMSE is not finite is never chosen (none left: TRV_ERR_DATA;
+ * values beyond about 1e77 cannot be fitted). *vgm receives the
  * full sample variogram, *cands (ncand) every candidate; the caller frees
  * both. */
 trv_status krg_choose_model(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_opts *ko,

@@ -258,7 +258,7 @@ trv_status krg_choose_model(trv_ctx *ctx, const krg_points *p, const krg_index *
     long *cvw = NULL;
     double *obs = NULL, *pred = NULL;
     size_t ncv = 0;
-    int n = 0, best_k = -1, nonfinite = 0;
+    int n = 0, best_k = -1;
     trv_status st = krg_variogram(ctx, p, co->cutoff, co->width, co->vgm_points, co->seed, &full);
     if (st)
         return st;
@@ -325,7 +325,6 @@ trv_status krg_choose_model(trv_ctx *ctx, const krg_points *p, const krg_index *
             if ((st = cv_rmse(ctx, p, ix, &cand->model, ko, cvw, ncv, obs, pred, &cand->cv_rmse)))
                 goto done;
             cand->ok = isfinite(cand->cv_rmse);
-            nonfinite += !cand->ok;
             if (cand->ok && (best_k < 0 || cand->cv_rmse < c[best_k].cv_rmse))
                 best_k = n - 1;
             /* and the exact-interpolator variant of the fit that describes
@@ -341,13 +340,6 @@ trv_status krg_choose_model(trv_ctx *ctx, const krg_points *p, const krg_index *
             if ((st = trv_progress(ctx, (double)n / (3 * nm), "fit")))
                 goto done;
         }
-    }
-    if (best_k < 0 && nonfinite) {
-        st = trv_error(ctx, TRV_ERR_DATA,
-                       "no variogram model has a finite cross-validation error (%d fits gave a non-finite LOOCV "
-                       "RMSE): the values are too large for the kriging arithmetic",
-                       nonfinite);
-        goto done;
     }
     if (best_k < 0) {
         st = trv_error(ctx, TRV_ERR_DATA, "no variogram model could be fitted to these data");
