@@ -18,6 +18,12 @@
 #   can_make_readonly DIR
 #                        status 0 when readonly_run can make DIR unwritable
 #                        here (it tries to write into DIR that way)
+#   nonfinite_pair SRC XOFF YOFF DIR
+#                        from the 12 x 10 cells of the Float32 GeoTIFF SRC
+#                        (nodata -32768) at column XOFF, row YOFF: DIR/inf.tif
+#                        with +Inf at cell (3, 3) and -Inf at (8, 6), and
+#                        DIR/ref.tif with nodata there instead (written as
+#                        ENVI raw floats, then GeoTIFF)
 pass=0 fail=0 nskip=0
 
 ok() { pass=$((pass + 1)); }
@@ -60,4 +66,20 @@ readonly_run() {
 }
 can_make_readonly() {
     readonly_run "$1" /bin/sh -c 'if true >"$0/.trv-probe" 2>/dev/null; then rm -f "$0/.trv-probe"; exit 1; fi' "$1" 2>/dev/null
+}
+
+nonfinite_pair() {
+    gdal_translate -q -srcwin "$2" "$3" 12 10 -of ENVI "$1" "$4/nf_src.bin" || return 1
+    python3 - "$4" <<'EOF' || return 1
+import struct, sys
+d = open(sys.argv[1] + "/nf_src.bin", "rb").read()
+for name, a, b in (("inf", float("inf"), float("-inf")), ("ref", -32768.0, -32768.0)):
+    o = bytearray(d)
+    struct.pack_into("<f", o, 4 * (3 * 12 + 3), a)
+    struct.pack_into("<f", o, 4 * (6 * 12 + 8), b)
+    open("%s/nf_%s.bin" % (sys.argv[1], name), "wb").write(o)
+EOF
+    for n in inf ref; do
+        cp "$4/nf_src.hdr" "$4/nf_$n.hdr" && gdal_translate -q "$4/nf_$n.bin" "$4/$n.tif" || return 1
+    done
 }

@@ -408,12 +408,57 @@ static void test_job_opts_check(void **state)
     trv_ctx_free(ctx);
 }
 
+/* Large values (issue 15): elevations times 1e30 (as large as Float32
+ * allows) give a model whose LOOCV RMSE is finite and 1e30 times the
+ * elevations' one within 1e-6 relative (kriging is linear in z, and the
+ * fit scales the sill by 1e60); times 1e100 no fit is possible: refused,
+ * no model chosen on inf. */
+static void check_scaled(double scale, trv_status want, double *rmse)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    krg_points *p = meuse(0);
+    for (size_t i = 0; i < p->n; i++)
+        p->z[i] *= scale;
+    krg_index *ix = NULL;
+    assert_int_equal(krg_index_new(ctx, p, &ix), TRV_OK);
+    krg_opts ko;
+    krg_opts_init(&ko);
+    krg_choice_opts co;
+    krg_choice_opts_init(&co);
+    krg_model best;
+    krg_vgm *vgm = NULL;
+    krg_candidate *cands = NULL;
+    int n = 0;
+    assert_int_equal(krg_choose_model(ctx, p, ix, &ko, &co, &best, &vgm, &cands, &n), want);
+    *rmse = INFINITY;
+    for (int k = 0; k < n; k++)
+        if (cands[k].ok && cands[k].cv_rmse < *rmse)
+            *rmse = cands[k].cv_rmse;
+    if (want)
+        assert_contains(trv_errmsg(ctx), "no variogram model could be fitted");
+    krg_vgm_free(vgm);
+    free(cands);
+    krg_index_free(ix);
+    krg_points_free(p);
+    trv_ctx_free(ctx);
+}
+
+static void test_large_values(void **state)
+{
+    (void)state;
+    double r1, r30, r100;
+    check_scaled(1, TRV_OK, &r1);
+    check_scaled(1e30, TRV_OK, &r30);
+    assert_true(isfinite(r30) && fabs(r30 / 1e30 - r1) <= 1e-6 * r1);
+    check_scaled(1e100, TRV_ERR_DATA, &r100);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ok_logzinc), cmocka_unit_test(test_ok_elev),       cmocka_unit_test(test_loocv),
         cmocka_unit_test(test_index),      cmocka_unit_test(test_refine_paths),
-        cmocka_unit_test(test_cv_summary_hand), cmocka_unit_test(test_job_opts_check),
+        cmocka_unit_test(test_cv_summary_hand), cmocka_unit_test(test_job_opts_check), cmocka_unit_test(test_large_values),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -299,6 +299,9 @@ cmp -s "$tmp/cost.xyz" "$tmp/cost_t1.xyz" && ok || bad "--threads 1 gives other 
 
 # ---- map failures: message, exit 1, no cost.tif written ----
 fresh() { rm -rf "$tmp/f" && cp -R "$tmp/pristine" "$tmp/f"; }
+# a layer without a cell of data (issue 15): refused, not an all-NOGO map
+fresh && gdal_translate -q -scale 0 90 -9999 -9999 "$tmp/pristine/slope.tif" "$tmp/f/slope.tif"
+expect 1 "'$tmp/f/slope.tif' holds only nodata" "$tmp/f/cost.tif" -- "$C" --terrain "$tmp/f"
 fresh && rm "$tmp/f/gonogo.tif"
 expect 1 "cannot open '$tmp/f/gonogo.tif'" "$tmp/f/cost.tif" -- "$C" --terrain "$tmp/f"
 fresh && gdal_translate -q -a_ullr 500010 4000000 500060 3999960 "$tmp/pristine/speed.tif" "$tmp/f/speed.tif"

@@ -158,4 +158,31 @@ rm -rf "$tmp/late" && mkdir -p "$tmp/late/krige.json"
 [ $? = 1 ] && grep -qF "cannot write '$tmp/late/krige.json': a directory is in the way" "$tmp/stderr" &&
     [ "$(ls -A "$tmp/late")" = krige.json ] && ok || bad "a failing summary left $(ls -A "$tmp/late") ($(cat "$tmp/stderr"))"
 
+# ---- non-finite and out-of-range values (issue 15) ----
+# a DEM with +Inf and -Inf cells: those cells are nodata (geo_raster_read),
+# so the kriging is the one of the same DEM with nodata there: the same
+# sample points (none infinite) and the same cells
+gdal_translate -q -ot Float32 -a_nodata -32768 "$DATA/jacksboro/dem_3arcsec.tif" "$tmp/f32.tif"
+mkdir -p "$tmp/nf"
+if nonfinite_pair "$tmp/f32.tif" 200 150 "$tmp/nf"; then
+    "$K" -q "$tmp/nf/inf.tif" -o "$tmp/nf/ki.tif" --std "$tmp/nf/kis.tif" --points "$tmp/nf/pi.csv" 2>"$tmp/err" && ok ||
+        bad "a DEM with +-Inf: $(cat "$tmp/err")"
+    "$K" -q "$tmp/nf/ref.tif" -o "$tmp/nf/kr.tif" --std "$tmp/nf/krs.tif" --points "$tmp/nf/pr.csv" 2>"$tmp/err" && ok ||
+        bad "the DEM with nodata for +-Inf: $(cat "$tmp/err")"
+    cmp -s "$tmp/nf/pi.csv" "$tmp/nf/pr.csv" && ! grep -qi inf "$tmp/nf/pi.csv" && ok || bad "points of a DEM with +-Inf"
+    for f in ki:kr kis:krs; do
+        [ "$(gdalinfo -checksum "$tmp/nf/${f%:*}.tif" | grep Checksum)" = \
+            "$(gdalinfo -checksum "$tmp/nf/${f#*:}.tif" | grep Checksum)" ] && ok || bad "$f: +-Inf cells are not nodata"
+    done
+else
+    bad "cannot write the DEM with +-Inf"
+fi
+# a value that does not fit the Float32 outputs: refused, its line named
+awk -F, -v OFS=, 'NR == 5 { $3 = "1e308" } { print }' "$M" >"$tmp/big.csv"
+expect 1 "$tmp/big.csv:5: column 'elev': 1e+308 does not fit the Float32 output" -- "$K" "$tmp/big.csv" --x x --y y --z elev \
+    --s_srs EPSG:28992 --tr 40 -o "$tmp/out/x.tif"
+# a standard deviation beyond Float32 (a sill of 1e78): refused, the cell named
+expect 1 "the kriging standard deviation at column 0, row 0 is beyond Float32's range" -- "$K" "$M" --x x --y y --z elev \
+    --s_srs EPSG:28992 --tr 40 --model sph --nugget 0 --psill 1e78 --range 500 -o "$tmp/out/x.tif" --std "$tmp/out/s.tif"
+
 summary

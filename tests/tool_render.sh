@@ -232,4 +232,24 @@ expect 2 "--te expects" "$O" -- "$R" "$T/slope.tif" -o "$O" --te 1 2 3 abc
 expect 2 "--te_srs needs --te" "$O" -- "$R" "$T/slope.tif" -o "$O" --te_srs EPSG:4326
 [ -z "$(ls -A "$tmp/e")" ] && ok || bad "error runs left files: $(ls -A "$tmp/e")"
 
+# ---- non-finite cells (issue 15): nodata, out of the colour range ----
+# a 12 x 10 DEM with +Inf at cell (3, 3) and -Inf at (8, 6) draws as the
+# same DEM with nodata there (the same bytes, colour bar included); the
+# greys palette spans its finite minimum (black) to maximum (white); the
+# +Inf cell is nodata grey 214 (map 868 x 723 at (24, 52), 12 x 10 cells)
+mkdir -p "$tmp/nf"
+if nonfinite_pair "$tmp/dem90.tif" 100 100 "$tmp/nf"; then
+    "$R" -q "$tmp/nf/inf.tif" -o "$tmp/nf/inf.png" --palette greys --legend 2>"$tmp/err" && ok || bad "a layer with +-Inf: $(cat "$tmp/err")"
+    "$R" -q "$tmp/nf/ref.tif" -o "$tmp/nf/ref.png" --palette greys --legend 2>"$tmp/err"
+    cmp -s "$tmp/nf/inf.png" "$tmp/nf/ref.png" && ok || bad "a layer with +-Inf is not drawn as with nodata there"
+    gdal_translate -q -of XYZ "$tmp/nf/ref.tif" "$tmp/nf/ref.xyz"
+    { echo 3 3 0; awk '{ i = NR - 1; if ($3 > -32768) print i % 12, int(i / 12), $3 }' "$tmp/nf/ref.xyz" | sort -k3 -g | sed -n '1p;$p'; } |
+        awk '{ print 24 + int((2 * $1 + 1) * 868 / 24), 52 + int((2 * $2 + 1) * 723 / 20) }' |
+        gdallocationinfo -valonly "$tmp/nf/inf.png" | paste -d' ' - - - | tr '\n' ';' >"$tmp/nf/rgb"
+    [ "$(cat "$tmp/nf/rgb")" = "214 214 214;0 0 0;255 255 255;" ] && ok ||
+        bad "+Inf cell, minimum, maximum: $(cat "$tmp/nf/rgb"), want nodata grey, black, white"
+else
+    bad "cannot write the layer with +-Inf"
+fi
+
 summary

@@ -385,6 +385,9 @@ expect 2 "--from expects X,Y" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --ter
 expect 2 "--weights expects four numbers" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --weights 1,2 -o "$tmp/x.geojson"
 mkdir -p "$tmp/empty"
 expect 1 "cannot open" -- "$BIN/trv-roadmap" --terrain "$tmp/empty" -o "$tmp/x.gpkg"
+# a layer without a cell of data (issue 15): refused, not an empty roadmap
+cp -R "$T" "$tmp/nd" && gdal_translate -q -scale 0 90 -9999 -9999 "$T/slope.tif" "$tmp/nd/slope.tif"
+expect 1 "'$tmp/nd/slope.tif' holds only nodata" -- "$BIN/trv-roadmap" --terrain "$tmp/nd" -o "$tmp/x.gpkg"
 # one output set: a summary that cannot be put in place (the last of the
 # set) leaves none of the route files and styles, no roadmap
 mkdir -p "$tmp/late/route.json" "$tmp/late/roadmap.json"

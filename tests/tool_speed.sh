@@ -289,6 +289,14 @@ expect 1 "land-use class 4 is not in the table" "$tmp/e" -- "$S" --terrain "$tmp
 mk
 gdalwarp -q -overwrite -tr 180 180 "$tmp/clean/slope.tif" "$tmp/e/slope.tif"
 expect 1 "does not match" "$tmp/e" -- "$S" --terrain "$tmp/e" --vehicle "$UGV" $T
+# a layer without a cell of data (issue 15: refused as trv-terrain and
+# trv-krige refuse theirs, not an all-NOGO map)
+mk
+gdal_translate -q -scale 0 90 -9999 -9999 "$tmp/clean/slope.tif" "$tmp/e/slope.tif"
+expect 1 "'$tmp/e/slope.tif' holds only nodata" "$tmp/e" -- "$S" --terrain "$tmp/e" --vehicle "$UGV" $T
+mk
+gdal_translate -q -scale 0 255 0 0 "$tmp/clean/landuse.tif" "$tmp/e/landuse.tif"
+expect 1 "'$tmp/e/landuse.tif' holds only nodata" "$tmp/e" -- "$S" --terrain "$tmp/e" --vehicle "$UGV" $T
 mk
 rm "$tmp/e/landuse.tif"
 expect 1 "cannot open '$tmp/e/landuse.tif'" "$tmp/e" -- "$S" --terrain "$tmp/e" --vehicle "$UGV" $T

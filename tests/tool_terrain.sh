@@ -172,4 +172,30 @@ expect 1 "cannot write '$tmp/late/terrain.json': a directory is in the way" "" -
     --landuse "$LU" $CLASSES --points "$tmp/late/points.csv" -o "$tmp/late"
 [ "$(ls -A "$tmp/late")" = terrain.json ] && ok || bad "a failing summary left $(ls -A "$tmp/late")"
 
+# ---- non-finite elevations are nodata (geo_raster_read) ----
+# +Inf and -Inf cells: dem.tif has nodata there, and slope.tif is gdaldem
+# slope -compute_edges of the same DEM with those cells nodata (1e-3 degree;
+# the grid's four corner cells left out, where the edge rules differ)
+mkdir -p "$tmp/nf"
+if nonfinite_pair "$tmp/dem30.tif" 400 400 "$tmp/nf"; then
+    "$T" -q --dem "$tmp/nf/inf.tif" --soil "$SO" --landuse "$LU" $CLASSES -o "$tmp/nf/o" 2>"$tmp/err" && ok ||
+        bad "a DEM with +-Inf: $(cat "$tmp/err")"
+    gdal_translate -q -of XYZ "$tmp/nf/o/dem.tif" "$tmp/nf/dem.xyz" && gdal_translate -q -of XYZ "$tmp/nf/ref.tif" "$tmp/nf/ref.xyz"
+    paste -d' ' "$tmp/nf/dem.xyz" "$tmp/nf/ref.xyz" | awk '{ i = NR - 1; x = i % 12; y = int(i / 12)
+        inf = (x == 3 && y == 3) || (x == 8 && y == 6)
+        if (inf ? $3 != -9999 : $3 != $6) { print "cell " x "," y ": " $3; exit 1 } n++ } END { if (n != 120) exit 1 }' \
+        >"$tmp/cmp" && ok || bad "dem.tif where the DEM had +-Inf: $(cat "$tmp/cmp")"
+    gdaldem slope -q -compute_edges "$tmp/nf/ref.tif" "$tmp/nf/gd.tif" && gdal_translate -q -of XYZ "$tmp/nf/gd.tif" "$tmp/nf/gd.xyz"
+    gdal_translate -q -of XYZ "$tmp/nf/o/slope.tif" "$tmp/nf/slope.xyz"
+    paste -d' ' "$tmp/nf/slope.xyz" "$tmp/nf/gd.xyz" | awk '{ i = NR - 1; x = i % 12; y = int(i / 12)
+        if ((x == 0 || x == 11) && (y == 0 || y == 9)) next
+        nd = $6 == -9999 || $6 < -1e30; if (nd != ($3 == -9999)) { print "cell " x "," y ": " $3 " vs " $6; exit 1 }
+        d = $3 - $6; if (!nd && (d > 1e-3 || d < -1e-3)) { print "cell " x "," y ": " $3 " vs " $6; exit 1 }
+        if ((x >= 2 && x <= 4 && y >= 2 && y <= 4) || (x >= 7 && x <= 9 && y >= 5 && y <= 7)) near++ }
+        END { if (near != 18) { print near " cells around the Inf cells"; exit 1 } }' >"$tmp/cmp" &&
+        ok || bad "slope.tif around +-Inf against gdaldem: $(cat "$tmp/cmp")"
+else
+    bad "cannot write the DEM with +-Inf"
+fi
+
 summary

@@ -132,7 +132,9 @@ size_t geo_raster_count_valid(const geo_raster *r);
 trv_status geo_grid_read(trv_ctx *ctx, const char *path, geo_grid *out);
 
 /* Read band 1 of any GDAL raster. Float32 keeps the source nodata value
- * (NaN cells become nodata); Byte requires integer values in 0..255 apart
+ * (a non-finite one becomes -9999) and every non-finite cell (NaN, +Inf,
+ * -Inf) becomes nodata: the one rule for non-finite values, so no stage
+ * sees them; Byte requires integer values in 0..255 apart
  * from nodata, which becomes 0. Errors name the file. */
 trv_status geo_raster_read(trv_ctx *ctx, const char *path, geo_type type, geo_raster **out);
 

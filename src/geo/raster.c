@@ -323,12 +323,13 @@ trv_status geo_raster_read(trv_ctx *ctx, const char *path, geo_type type, geo_ra
             st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", path, geo_gdal_msg(NULL));
             goto done;
         }
-        /* internally a Float32 layer always has a finite nodata value */
+        /* internally a Float32 layer always has a finite nodata value, and a
+         * non-finite cell (NaN, +Inf, -Inf) is nodata */
         r->has_nodata = 1;
         r->nodata = has_nd && isfinite(nd) ? (double)(float)nd : -9999.0;
         size_t n = (size_t)g.nx * (size_t)g.ny;
         for (size_t i = 0; i < n; i++)
-            if (isnan(r->f32[i]))
+            if (!isfinite(r->f32[i]))
                 r->f32[i] = (float)r->nodata;
     } else {
         double *row = malloc((size_t)g.nx * sizeof *row);

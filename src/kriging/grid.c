@@ -513,8 +513,26 @@ done:
 }
 
 /* Give the caller both outputs on success, neither on failure. */
-static trv_status hand_over(trv_status st, geo_raster *P, geo_raster *D, geo_raster **pred, geo_raster **std)
+/* Every cell of r finite: a value beyond Float32's range (+-3.4e38) became
+ * +-Inf when stored, and the output would carry it. */
+static trv_status check_fits(trv_ctx *ctx, const geo_raster *r)
 {
+    size_t n = r ? (size_t)r->grid.nx * r->grid.ny : 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(r->f32[i]))
+            return trv_error(ctx, TRV_ERR_DATA,
+                             "the %s at column %zu, row %zu is beyond Float32's range (|value| > 3.4e38): the "
+                             "values or the model's sill are too large",
+                             r->desc, i % (size_t)r->grid.nx, i / (size_t)r->grid.nx);
+    return TRV_OK;
+}
+
+/* The outputs to the caller, checked by check_fits; freed on an error. */
+static trv_status hand_over(trv_ctx *ctx, trv_status st, geo_raster *P, geo_raster *D, geo_raster **pred,
+                            geo_raster **std)
+{
+    if (!st && !(st = check_fits(ctx, P)))
+        st = check_fits(ctx, D);
     if (st) {
         geo_raster_free(P);
         geo_raster_free(D);
@@ -603,7 +621,7 @@ trv_status krg_refine(trv_ctx *ctx, const krg_source *src, const krg_index *ix, 
     }
     if (!st)
         st = trv_progress(ctx, 1.0, "krige");
-    return hand_over(st, P, D, pred, std);
+    return hand_over(ctx, st, P, D, pred, std);
 }
 
 /* ---- scattered points onto a grid ------------------------------------------- */
@@ -654,5 +672,5 @@ trv_status krg_grid_points(trv_ctx *ctx, const krg_points *p, const krg_index *i
     free(zv);
     free(ok);
     geo_ct_free(ct);
-    return hand_over(st, P, D, pred, std);
+    return hand_over(ctx, st, P, D, pred, std);
 }

@@ -2,6 +2,7 @@
 #include "krige_priv.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,11 @@ static trv_status read_csv_points(trv_ctx *ctx, const krg_job_opts *o, krg_point
         if ((st = trv_csv_double(ctx, csv, r, cx, &p->x[k])) || (st = trv_csv_double(ctx, csv, r, cy, &p->y[k])) ||
             (st = trv_csv_double(ctx, csv, r, cz, &p->z[k])))
             goto done;
+        if (fabs(p->z[k]) > FLT_MAX) { /* the outputs are Float32 */
+            st = trv_error(ctx, TRV_ERR_DATA, "%s:%ld: column '%s': %g does not fit the Float32 output (|z| > %g)",
+                           o->input, trv_csv_line(csv, r), o->z_col, p->z[k], (double)FLT_MAX);
+            goto done;
+        }
         k++;
     }
     p->n = k;

@@ -175,7 +175,9 @@ void krg_choice_opts_init(krg_choice_opts *o); /* method 7, default cutoff, 3000
  * behaviour near the origin decides how well kriging interpolates; and,
  * for each model, its exact-interpolator variant: nugget 0 and the range
  * (Pow: the exponent) tuned by LOOCV from the short-lag (else the full)
- * fit. With only >= 0, that model's candidates alone. *vgm receives the
+ * fit. With only >= 0, that model's candidates alone. A candidate whose
+ * fit or LOOCV RMSE is not finite is never chosen (none left: TRV_ERR_DATA;
+ * values beyond about 1e77 cannot be fitted). *vgm receives the
  * full sample variogram, *cands (ncand) every candidate; the caller frees
  * both. */
 trv_status krg_choose_model(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_opts *ko,
@@ -229,7 +231,9 @@ typedef struct krg_refine_stats {
  * the target is too, a target's weights depend only on its offset inside
  * its block, so they are solved once per offset and applied as a stencil;
  * blocks at the border or touching nodata fall back to their own system.
- * Both paths agree to rounding (tested to 1e-9). */
+ * Both paths agree to rounding (tested to 1e-9). A kriged value or
+ * standard deviation beyond Float32's range is TRV_ERR_DATA naming the
+ * cell (here and in krg_grid_points): no output holds +-Inf. */
 trv_status krg_refine(trv_ctx *ctx, const krg_source *src, const krg_index *ix, const krg_model *m,
                       const krg_opts *o, const geo_grid *target, int allow_fast, geo_raster **pred,
                       geo_raster **std, krg_refine_stats *stats);

@@ -324,7 +324,7 @@ trv_status krg_choose_model(trv_ctx *ctx, const krg_points *p, const krg_index *
             /* LOOCV decides; a system that cannot be solved disqualifies */
             if ((st = cv_rmse(ctx, p, ix, &cand->model, ko, cvw, ncv, obs, pred, &cand->cv_rmse)))
                 goto done;
-            cand->ok = !isnan(cand->cv_rmse);
+            cand->ok = isfinite(cand->cv_rmse);
             if (cand->ok && (best_k < 0 || cand->cv_rmse < c[best_k].cv_rmse))
                 best_k = n - 1;
             /* and the exact-interpolator variant of the fit that describes

@@ -151,6 +151,10 @@ trv_status run_load(trv_ctx *ctx, const char *dir, const run_id *which, int n, c
         }
         if ((st = geo_raster_read(ctx, p, l->type, &out->layer[l->id])))
             break;
+        if (geo_raster_count_valid(out->layer[l->id]) == 0) {
+            st = trv_error(ctx, TRV_ERR_DATA, "'%s' holds only nodata", p);
+            break;
+        }
         if (!ref) {
             ref = &out->layer[l->id]->grid;
             ref_name = p;

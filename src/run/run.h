@@ -155,7 +155,10 @@ typedef struct run_load_opts {
 
 /* Read the n layers which[0..n-1] of dir, in that order, each with its
  * table type (geo_raster_read: "cannot open 'DIR/soil.tif': ..." names a
- * missing file), and check each against the first (or opts->grid) with
+ * missing file; non-finite cells are nodata), refuse a layer without a
+ * cell of data (TRV_ERR_DATA "'DIR/slope.tif' holds only nodata", the rule
+ * trv-krige and trv-terrain apply to their inputs), and check each against
+ * the first (or opts->grid) with
  * geo_grid_compare: TRV_ERR_GRID "'DIR/b.tif' does not match 'DIR/a.tif':
  * cell size 10 x 10 vs 30 x 30" names both files and what differs. Stops
  * at the first error, which *out is then cleared of. An id that is not a
