@@ -226,6 +226,22 @@ if "$SIM" --terrain "$T" --scenario "$tmp/ok.ini" --route "$tmp/route.csv" -o "$
 grep -q '"reached_goal": true' "$tmp/o5/metrics.json" && ok || bad "--route: goal not reached"
 awk -F, 'END {exit !($2 > 500450 && $2 < 500560 && $3 < 4000200)}' "$tmp/o5/trajectory_ugv.csv" && ok || bad "--route not followed"
 
+# a route through the NOGO block (columns 40..59 of row 20): its planned
+# time is infinite, and metrics.json says null (JSON has no inf), every
+# file strict JSON (issue 15, defect 13: "planned_time_s": inf)
+printf 'x,y\n%s,%s\n%s,%s\n' "$(X 10)" "$(Y 20)" "$(X 70)" "$(Y 20)" >"$tmp/route_nogo.csv"
+"$SIM" --terrain "$T" --scenario "$tmp/ok.ini" --route "$tmp/route_nogo.csv" -o "$tmp/o9" -q 2>"$tmp/err" || true
+python3 - "$tmp/o9/metrics.json" "$tmp/o9/events.jsonl" <<'EOP' >"$tmp/check" 2>&1 && ok || bad "a route through NOGO: $(cat "$tmp/check" "$tmp/err")"
+import json, sys
+def strict(c):
+    raise ValueError("not JSON: " + c)
+m = json.load(open(sys.argv[1]), parse_constant=strict)
+for line in open(sys.argv[2]):
+    json.loads(line, parse_constant=strict)
+t = m["vehicles"][0]["planned_time_s"]
+assert t is None, "planned_time_s %r, want null" % (t,)
+EOP
+
 # ---- errors: exit 1 (2 for usage), a message, no OUTDIR ----
 expect 2 "--scenario" -- "$SIM" --terrain "$T" -o "$tmp/x"
 expect 1 "cannot open '$tmp/none.ini'" -- "$SIM" --terrain "$T" --scenario "$tmp/none.ini" -o "$tmp/x"
