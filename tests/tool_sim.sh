@@ -257,6 +257,11 @@ printf 'a,b\n1,2\n3,4\n' >"$tmp/noxy.csv"
 expect 1 "noxy.csv" -- "$SIM" --terrain "$T" --scenario "$tmp/ok.ini" --route "$tmp/noxy.csv" -o "$tmp/x"
 printf 'x,y\n1,2\n3,4\n' >"$tmp/offroute.csv"
 expect 1 "is outside the map" -- "$SIM" --terrain "$T" --scenario "$tmp/ok.ini" --route "$tmp/offroute.csv" -o "$tmp/x"
+# a point between the ends far off the map (found by tests/fuzz/fuzz_route.c:
+# the speed profile sampled 100 000 km of route)
+printf 'x,y\n%s,%s\n50009260,%s\n%s,%s\n' "$(X 10)" "$(Y 60)" "$(Y 60)" "$(X 20)" "$(Y 60)" >"$tmp/farroute.csv"
+expect 1 "point 2 of the route in '$tmp/farroute.csv' (50009260.00, $(Y 60).00) is outside the map" -- \
+    "$SIM" --terrain "$T" --scenario "$tmp/ok.ini" --route "$tmp/farroute.csv" -o "$tmp/x"
 scenario off.ini "" 10,49 150,49
 expect 1 "outside the map" -- "$SIM" --terrain "$T" --scenario "$tmp/off.ini" -o "$tmp/x"
 scenario nogo.ini "" 50,20 90,49
