@@ -547,6 +547,15 @@ static void test_stats_graze(void **state)
             assert_true(isinf(st.time_h));
         }
     }
+    /* the case of `make demo RES=5` (segment 2097 of its mmcr route, moved
+     * here): route.csv's rounded vertices cut the NOGO cell's corner 1.4 mm
+     * deep, over 5.7 mm */
+    double cx[3] = {500499.39, 500504.16, 500510}, cy[3] = {3999500.16, 3999498.92, 3999450};
+    prm_path corner = {.n = 3, .x = cx, .y = cy};
+    prm_stats st;
+    prm_path_stats(&t, &corner, 100, &st);
+    assert_true(isfinite(st.time_h));
+    assert_float_equal(st.time_h * 3600, (hypot(4.77, 1.24) + hypot(5.84, 48.92)) / 10, 1e-3);
     prm_terrain_clear(&t);
 }
 
