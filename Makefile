@@ -81,6 +81,8 @@ help:
 	@echo "                    (AREA=name DEM=file SOIL=file LANDUSE=file FROM=lon,lat TO=lon,lat"
 	@echo "                     [LANDUSE_CLASSES=data/classes/nlcd.csv SOIL_CLASSES=data/classes/soils_usda.csv]"
 	@echo "                     [T_SRS=crs RES=m SEED=n VEHICLE=file.ini RULES=file.fcl])"
+	@echo "  make fuzz         install clang, run each tests/fuzz/ harness under libFuzzer for FUZZ_S s (300)"
+	@echo "                    (FUZZ_NAMES=\"csv fcl\" a subset; docs/tests.md)"
 	@echo "  make bench        time traverse against its peers (GDAL, gstat, GRASS) on the same machine"
 	@echo "  make check-qgis   install python3-qgis (~160 packages, ~620 MB) and open the demo project in a headless QGIS"
 	@echo "  make install-qgis the QGIS Processing plugin into a profile (QGIS_PROFILE_DIR=..., default the user's)"

@@ -5,7 +5,7 @@
 # tests/fuzz/crashes/NAME (when there are any) once. One check per
 # harness: it exits 0 (under SAN=1: with no sanitizer report) and fed as
 # many inputs as the directories hold. Ends with
-# "fuzz replay: N passed, N failed, N skipped".
+# "fuzz_replay: N passed, N failed, N skipped".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -28,4 +28,4 @@ for c in "$here"/corpus/*/; do
         bad "replay_$n on $dirs (exit $rc, $want files): $out $(tail -n 5 "$err")"
     fi
 done
-summary "fuzz replay"
+summary fuzz_replay
