@@ -17,8 +17,18 @@ PKGS := gdal proj lapacke openblas libpng freetype2 json-c
 
 CC ?= cc
 CFLAGS ?= -O2 -g
+FUZZ ?= 0
+FUZZ_CC ?= clang
+FUZZ_S ?= 300
 WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
-ifeq ($(SAN),1)
+ifeq ($(FUZZ),1)
+# make fuzz's own build (clang, libFuzzer's coverage, ASan + UBSan)
+CC := $(FUZZ_CC)
+BUILD := build/fuzz
+SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+BINDIR := $(BUILD)/bin
+LIBDIR := $(BUILD)/lib
+else ifeq ($(SAN),1)
 BUILD := build/san
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 BINDIR := $(BUILD)/bin
@@ -49,7 +59,14 @@ TOOL_OBJ := $(BUILD)/tools/tool.o
 
 TEST_SRC := $(wildcard tests/test_*.c)
 TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
-TOOL_TESTS := $(wildcard tests/tool_*.sh)
+TOOL_TESTS := $(wildcard tests/tool_*.sh) tests/fuzz/replay.sh
+# the fuzz harnesses (tests/fuzz/fuzz_NAME.c): make fuzz runs them under
+# libFuzzer; make test replays their corpora through replay_NAME, the same
+# harness with tests/fuzz/driver.c's main() (no fuzzing)
+FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/replay_%)
+FUZZ_SRC := tests/fuzz/common.c tests/fuzz/fuzz.h
+FUZZ_DEFS := -DFUZZ_DATADIR='"$(CURDIR)/data"'
 
 .PHONY: all deps test demo bench clean install uninstall man help check-pkgs check-qgis docs
 .DEFAULT_GOAL := all
@@ -64,6 +81,8 @@ help:
 	@echo "                    (AREA=name DEM=file SOIL=file LANDUSE=file FROM=lon,lat TO=lon,lat"
 	@echo "                     [LANDUSE_CLASSES=data/classes/nlcd.csv SOIL_CLASSES=data/classes/soils_usda.csv]"
 	@echo "                     [T_SRS=crs RES=m SEED=n VEHICLE=file.ini RULES=file.fcl])"
+	@echo "  make fuzz         install clang, run each tests/fuzz/ harness under libFuzzer for FUZZ_S s (300)"
+	@echo "                    (FUZZ_NAMES=\"csv fcl\" a subset; docs/tests.md)"
 	@echo "  make bench        time traverse against its peers (GDAL, gstat, GRASS) on the same machine"
 	@echo "  make check-qgis   install python3-qgis (~160 packages, ~620 MB) and open the demo project in a headless QGIS"
 	@echo "  make install-qgis the QGIS Processing plugin into a profile (QGIS_PROFILE_DIR=..., default the user's)"
@@ -107,6 +126,14 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
 
+$(BUILD)/tests/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(FUZZ_SRC) $(LIB) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(FUZZ_DEFS) -o $@ $< tests/fuzz/driver.c tests/fuzz/common.c $(LIB) $(LDLIBS)
+
+$(BUILD)/tests/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRC) $(LIB) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(FUZZ_DEFS) -fsanitize=fuzzer -o $@ $< tests/fuzz/common.c $(LIB) $(LDLIBS)
+
 # Sanitizer runs: leaks inside GDAL/PROJ's one-time caches are theirs, not
 # ours (tests/lsan.supp names them); everything else fails the run.
 TEST_ENV := TRV_BIN=$(BINDIR) TRV_SAN=$(SAN) TRV_DATADIR=$(CURDIR)/data TRV_TESTDATA=$(CURDIR)/tests/data \
@@ -114,8 +141,20 @@ TEST_ENV := TRV_BIN=$(BINDIR) TRV_SAN=$(SAN) TRV_DATADIR=$(CURDIR)/data TRV_TEST
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 test: deps
-	@$(MAKE) --no-print-directory all $(TESTS)
-	@$(TEST_ENV) TRV_TEST_PKGS="$(TEST_PKGS)" sh tests/run.sh $(TESTS) $(TOOL_TESTS)
+	@$(MAKE) --no-print-directory all $(TESTS) $(FUZZ_REPLAY)
+	@$(TEST_ENV) TRV_FUZZ_BIN=$(BUILD)/tests/fuzz TRV_TEST_PKGS="$(TEST_PKGS)" sh tests/run.sh $(TESTS) $(TOOL_TESTS)
+
+# make fuzz: each harness under libFuzzer for FUZZ_S seconds (default 300),
+# from its seed corpus tests/fuzz/corpus/NAME (the inputs it finds go to
+# build/fuzz/corpus/NAME); a crash, leak or sanitizer report is written to
+# tests/fuzz/crashes/NAME/, which make test then replays, and fails the run.
+# FUZZ_NAMES="csv fcl" picks harnesses (docs/tests.md).
+.PHONY: fuzz
+fuzz:
+	@sh tools/deps.sh $(FUZZ_CC)
+	@$(MAKE) --no-print-directory FUZZ=1 $(FUZZ_NAMES:%=build/fuzz/tests/fuzz/fuzz_%)
+	@LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	    sh tests/fuzz/run.sh build/fuzz/tests/fuzz $(FUZZ_S) $(FUZZ_NAMES)
 
 # make mutants: each semantic mutant of tests/mutants.txt applied alone to a
 # copy of the tree, rebuilt, and run against the tests it names; reports the

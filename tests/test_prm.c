@@ -520,6 +520,45 @@ static void test_route_cost_hand(void **state)
     prm_terrain_clear(&t);
 }
 
+/* issue 15, defect 13: a route vertex on the border of a speed-0 cell, as
+ * trv-route plans it and as trv-sim reads it back from route.csv (x 4 mm
+ * into the cell: the file's centimetres), measures the same finite time:
+ * the length over 10 m/s (36 km/h) everywhere else. 1 m into the cell is
+ * a real crossing: +inf. */
+static void test_stats_graze(void **state)
+{
+    (void)state;
+    prm_terrain t;
+    make_terrain(&t);
+    long nogo = 4 * 10 + 5; /* column 5, row 4: x 500500..500600, y 3999500..3999600 */
+    t.speed->f32[nogo] = 0, t.gonogo->u8[nogo] = 1, t.cls->u8[nogo] = 0;
+    const double bx[3] = {500500, 500500.004, 500501};
+    for (int k = 0; k < 3; k++) {
+        double px[3] = {500350, bx[k], 500400}, py[3] = {3999550, 3999520, 3999350};
+        prm_path path = {.n = 3, .x = px, .y = py};
+        prm_stats st;
+        prm_path_stats(&t, &path, 100, &st);
+        double len = hypot(bx[k] - 500350, 30) + hypot(bx[k] - 500400, 170);
+        if (k < 2) {
+            assert_true(isfinite(st.time_h));
+            /* the grazed piece (< 12 mm) takes no time: 1.2e-3 s at most */
+            assert_float_equal(st.time_h * 3600, len / 10, 1.2e-3);
+        } else {
+            assert_true(isinf(st.time_h));
+        }
+    }
+    /* the case of `make demo RES=5` (segment 2097 of its mmcr route, moved
+     * here): route.csv's rounded vertices cut the NOGO cell's corner 1.4 mm
+     * deep, over 5.7 mm */
+    double cx[3] = {500499.39, 500504.16, 500510}, cy[3] = {3999500.16, 3999498.92, 3999450};
+    prm_path corner = {.n = 3, .x = cx, .y = cy};
+    prm_stats st;
+    prm_path_stats(&t, &corner, 100, &st);
+    assert_true(isfinite(st.time_h));
+    assert_float_equal(st.time_h * 3600, (hypot(4.77, 1.24) + hypot(5.84, 48.92)) / 10, 1e-3);
+    prm_terrain_clear(&t);
+}
+
 /* A random terrain of nx x ny cells: classes 1..3, speed 4..60 km/h,
  * slope 0..35 deg, cost 0..1, elevation 200..400 m, and nblocks NOGO
  * rectangles of 1..4 cells a side (by GO/NOGO reason or by class 0). */
@@ -1203,6 +1242,7 @@ int main(void)
         cmocka_unit_test(test_route_cost_hand),
         cmocka_unit_test(test_astar_brute_force),
         cmocka_unit_test(test_bridging), cmocka_unit_test(test_stats_brute_force),
+        cmocka_unit_test(test_stats_graze),
         cmocka_unit_test(test_unreachable),   cmocka_unit_test(test_refine),
         cmocka_unit_test(test_outputs),       cmocka_unit_test(test_build_opts_check),
         cmocka_unit_test(test_mission),       cmocka_unit_test(test_mission_opts_check),

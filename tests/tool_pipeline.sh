@@ -9,7 +9,8 @@
 # writes the same bytes; the values: slope.tif against gdaldem slope on the
 # pipeline's dem.tif, GO/NOGO, speed, class and cost consistent cell for
 # cell, every route vertex on a GO cell, the recommended route from FROM to
-# TO (through PROJ). Ends with "N passed, N failed, N skipped".
+# TO (through PROJ); then make demo at 5 m on a part of the piece, through
+# trv-report. Ends with "N passed, N failed, N skipped".
 set -u
 DATA=${TRV_DATADIR:-data}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -111,4 +112,35 @@ for t in krige terrain; do [ "$(ran $t)" = 0 ] && ok || bad "touching the vehicl
 for t in speed cost roadmap route sim render project report; do
     [ "$(ran $t)" -ge 1 ] && ok || bad "touching the vehicle did not re-run trv-$t"
 done
+# a second resolution, through trv-report: 5 m cells on a 4 x 5 km part of
+# the piece, a 3 km mission (issue 15, defect 13: at 5 m trv-sim wrote
+# "planned_time_s": inf, which trv-report refused). Every summary strict
+# JSON (no inf, nan), and the simulator's planned time of the MMCR route
+# equal to trv-route's own (route.csv's last cum_time_s, 0.1 s decimals)
+if gdal_translate -q -projwin -84.28 36.645 -84.235 36.60 "$tmp/dem.tif" "$tmp/dem5.tif" &&
+    make -C "$here" --no-print-directory demo SAN="${TRV_SAN:-0}" AREA=piece5 OUT="$tmp/out5" DEM="$tmp/dem5.tif" \
+        SOIL="$tmp/soil.tif" LANDUSE="$tmp/landuse.tif" VEHICLE="$tmp/ugv.ini" RES=5 FROM=-84.26,36.62 TO=-84.25,36.615 \
+        >"$tmp/log5" 2>&1; then
+    ok
+else
+    bad "make demo RES=5 on a part of the piece: $(tail -5 "$tmp/log5")"
+fi
+[ -s "$tmp/out5/report.md" ] && [ "$(gdalinfo "$tmp/out5/speed.tif" | sed -n 's/^Pixel Size = (\([0-9.]*\),.*/\1/p')" = 5.000000000000000 ] &&
+    ok || bad "RES=5: no report.md, or speed.tif not in 5 m cells"
+python3 - "$tmp/out5" <<'EOP' >"$tmp/check5" 2>&1 && ok || bad "RES=5 summaries: $(cat "$tmp/check5")"
+import glob, json, math, sys
+def strict(c):
+    raise ValueError("not JSON: " + c)
+out = sys.argv[1]
+files = glob.glob(out + "/*.json") + glob.glob(out + "/sim*/metrics.json")
+assert len(files) >= 8, files
+for f in files:
+    json.load(open(f), parse_constant=strict)
+route = [l.split(",") for l in open(out + "/route.csv") if l.startswith("mmcr,")]
+want = float(route[-1][-1])
+for f in glob.glob(out + "/sim*/metrics.json"):
+    got = json.load(open(f))["vehicles"][0]["planned_time_s"]
+    assert isinstance(got, float) and math.isfinite(got) and abs(got - want) <= 0.051, \
+        "%s: planned_time_s %r, trv-route's %s" % (f, got, want)
+EOP
 summary

@@ -226,6 +226,22 @@ if "$SIM" --terrain "$T" --scenario "$tmp/ok.ini" --route "$tmp/route.csv" -o "$
 grep -q '"reached_goal": true' "$tmp/o5/metrics.json" && ok || bad "--route: goal not reached"
 awk -F, 'END {exit !($2 > 500450 && $2 < 500560 && $3 < 4000200)}' "$tmp/o5/trajectory_ugv.csv" && ok || bad "--route not followed"
 
+# a route through the NOGO block (columns 40..59 of row 20): its planned
+# time is infinite, and metrics.json says null (JSON has no inf), every
+# file strict JSON (issue 15, defect 13: "planned_time_s": inf)
+printf 'x,y\n%s,%s\n%s,%s\n' "$(X 10)" "$(Y 20)" "$(X 70)" "$(Y 20)" >"$tmp/route_nogo.csv"
+"$SIM" --terrain "$T" --scenario "$tmp/ok.ini" --route "$tmp/route_nogo.csv" -o "$tmp/o9" -q 2>"$tmp/err" || true
+python3 - "$tmp/o9/metrics.json" "$tmp/o9/events.jsonl" <<'EOP' >"$tmp/check" 2>&1 && ok || bad "a route through NOGO: $(cat "$tmp/check" "$tmp/err")"
+import json, sys
+def strict(c):
+    raise ValueError("not JSON: " + c)
+m = json.load(open(sys.argv[1]), parse_constant=strict)
+for line in open(sys.argv[2]):
+    json.loads(line, parse_constant=strict)
+t = m["vehicles"][0]["planned_time_s"]
+assert t is None, "planned_time_s %r, want null" % (t,)
+EOP
+
 # ---- errors: exit 1 (2 for usage), a message, no OUTDIR ----
 expect 2 "--scenario" -- "$SIM" --terrain "$T" -o "$tmp/x"
 expect 1 "cannot open '$tmp/none.ini'" -- "$SIM" --terrain "$T" --scenario "$tmp/none.ini" -o "$tmp/x"
@@ -241,6 +257,11 @@ printf 'a,b\n1,2\n3,4\n' >"$tmp/noxy.csv"
 expect 1 "noxy.csv" -- "$SIM" --terrain "$T" --scenario "$tmp/ok.ini" --route "$tmp/noxy.csv" -o "$tmp/x"
 printf 'x,y\n1,2\n3,4\n' >"$tmp/offroute.csv"
 expect 1 "is outside the map" -- "$SIM" --terrain "$T" --scenario "$tmp/ok.ini" --route "$tmp/offroute.csv" -o "$tmp/x"
+# a point between the ends far off the map (found by tests/fuzz/fuzz_route.c:
+# the speed profile sampled 100 000 km of route)
+printf 'x,y\n%s,%s\n50009260,%s\n%s,%s\n' "$(X 10)" "$(Y 60)" "$(Y 60)" "$(X 20)" "$(Y 60)" >"$tmp/farroute.csv"
+expect 1 "point 2 of the route in '$tmp/farroute.csv' (50009260.00, $(Y 60).00) is outside the map" -- \
+    "$SIM" --terrain "$T" --scenario "$tmp/ok.ini" --route "$tmp/farroute.csv" -o "$tmp/x"
 scenario off.ini "" 10,49 150,49
 expect 1 "outside the map" -- "$SIM" --terrain "$T" --scenario "$tmp/off.ini" -o "$tmp/x"
 scenario nogo.ini "" 50,20 90,49

@@ -431,6 +431,7 @@ trv_status prm_refine(trv_ctx *ctx, const prm_terrain *t, prm_path *path, prm_st
 
 typedef struct acc {
     const prm_terrain *t;
+    double mpu; /* metres per map unit */
     double len, elev, slope, slope_max, speed, cost, time;
 } acc;
 
@@ -448,15 +449,16 @@ static int acc_cell(long i, double len, void *user)
         a->slope_max = t->slope->f32[i];
     a->speed += len * v;
     a->cost += len * t->cost->f32[i];
-    a->time += v > 0 ? len / (v / 3.6) : INFINITY;
+    /* a speed-0 cell only grazed (a route file's rounding): no time */
+    a->time += v > 0 ? len / (v / 3.6) : len * a->mpu <= PRM_GRAZE_M ? 0 : INFINITY;
     return 0;
 }
 
 void prm_path_stats(const prm_terrain *t, const prm_path *p, double step, prm_stats *out)
 {
     memset(out, 0, sizeof *out);
-    acc a = {t, 0, 0, 0, 0, 0, 0, 0};
     double mpu = t->cell_m / t->grid->gt[1];
+    acc a = {t, mpu, 0, 0, 0, 0, 0, 0, 0};
     for (int i = 0; i + 1 < p->n; i++) {
         double x0 = p->x[i], y0 = p->y[i], x1 = p->x[i + 1], y1 = p->y[i + 1];
         prm_segment_walk(t->grid, x0, y0, x1, y1, acc_cell, &a);

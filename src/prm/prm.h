@@ -229,7 +229,13 @@ typedef struct prm_stats {
 } prm_stats;
 
 /* Statistics of a path sampled at `step` metres (cell-weighted means along
- * its length; time = sum of segment length / speed). */
+ * its length; time = sum of segment length / speed). A speed-0 cell crossed
+ * over PRM_GRAZE_M or less adds no time (it is only grazed: a route read
+ * back from route.csv, whose centimetres move a vertex by up to 7 mm, cuts
+ * the corner or edge of a cell the route passed by 5 cm or less unless it
+ * meets that edge at under ~8 degrees; it measures as the route did);
+ * longer, the time is +inf. */
+#define PRM_GRAZE_M 0.05
 void prm_path_stats(const prm_terrain *t, const prm_path *p, double step, prm_stats *out);
 
 /* ---- outputs ------------------------------------------------------------------------ */

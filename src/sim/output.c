@@ -30,6 +30,25 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* A JSON number: printf(fmt, v), or null when v is not finite (JSON has
+ * no inf or nan; json.h writes them the same way). */
+static void json_num(FILE *f, const char *fmt, double v)
+{
+    if (isfinite(v))
+        fprintf(f, fmt, v);
+    else
+        fputs("null", f);
+}
+
+/* "key": number on a line of its own, indented for a vehicle's object;
+ * last: without the comma. */
+static void json_key_num(FILE *f, const char *key, const char *fmt, double v, int last)
+{
+    fprintf(f, "      \"%s\": ", key);
+    json_num(f, fmt, v);
+    fputs(last ? "" : ",\n", f);
+}
+
 static trv_status write_csv(trv_ctx *ctx, const sim_veh *v, const char *path)
 {
     FILE *f = fopen(path, "w");
@@ -189,9 +208,14 @@ static trv_status write_events(trv_ctx *ctx, const sim_run *r, const char *path)
         return trv_error(ctx, TRV_ERR_IO, "cannot write '%s'", path);
     for (int i = 0; i < r->nev; i++) {
         const sim_event *e = &r->ev[i];
-        fprintf(f, "{\"t\": %.3f, \"vehicle\": ", e->t);
+        fputs("{\"t\": ", f);
+        json_num(f, "%.3f", e->t);
+        fputs(", \"vehicle\": ", f);
         json_str(f, r->v[e->vehicle].spec->id);
-        fprintf(f, ", \"type\": \"%s\", \"x\": %.3f, \"y\": %.3f", sim_event_name(e->type), e->x, e->y);
+        fprintf(f, ", \"type\": \"%s\", \"x\": ", sim_event_name(e->type));
+        json_num(f, "%.3f", e->x);
+        fputs(", \"y\": ", f);
+        json_num(f, "%.3f", e->y);
         if (e->details[0])
             fprintf(f, ", \"details\": {%s}", e->details);
         fputs("}\n", f);
@@ -211,26 +235,31 @@ static trv_status write_metrics(trv_ctx *ctx, const sim_run *r, const char *path
     json_str(f, meta ? meta->args : "");
     fprintf(f, ",\n  \"scenario\": ");
     json_str(f, r->sc->path);
-    fprintf(f, ",\n  \"seed\": %llu,\n  \"step_s\": %g,\n  \"vehicles\": [\n", (unsigned long long)r->env.seed,
-            r->sc->step_s);
+    fprintf(f, ",\n  \"seed\": %llu,\n  \"step_s\": ", (unsigned long long)r->env.seed);
+    json_num(f, "%g", r->sc->step_s);
+    fputs(",\n  \"vehicles\": [\n", f);
     for (int k = 0; k < r->nv; k++) {
         const sim_metrics *m = &r->v[k].m;
         fprintf(f, "    {\n      \"id\": ");
         json_str(f, m->id);
         fprintf(f, ",\n      \"reached_goal\": %s,\n      \"end\": \"%s\",\n", m->reached_goal ? "true" : "false",
                 m->end);
-        fprintf(f, "      \"time_s\": %.3f,\n      \"distance_m\": %.3f,\n      \"planned_time_s\": %.3f,\n",
-                m->time_s, m->distance_m, m->planned_time_s);
-        fprintf(f, "      \"planned_distance_m\": %.3f,\n      \"cross_track_rms_m\": %.4f,\n", m->planned_distance_m,
-                m->cross_track_rms_m);
-        fprintf(f, "      \"cross_track_max_m\": %.4f,\n      \"heading_rms_deg\": %.4f,\n", m->cross_track_max_m,
-                m->heading_rms_deg);
+        json_key_num(f, "time_s", "%.3f", m->time_s, 0);
+        json_key_num(f, "distance_m", "%.3f", m->distance_m, 0);
+        json_key_num(f, "planned_time_s", "%.3f", m->planned_time_s, 0);
+        json_key_num(f, "planned_distance_m", "%.3f", m->planned_distance_m, 0);
+        json_key_num(f, "cross_track_rms_m", "%.4f", m->cross_track_rms_m, 0);
+        json_key_num(f, "cross_track_max_m", "%.4f", m->cross_track_max_m, 0);
+        json_key_num(f, "heading_rms_deg", "%.4f", m->heading_rms_deg, 0);
         fprintf(f, "      \"replans\": %d,\n      \"collisions\": %d,\n      \"stops\": %d,\n      \"yields\": %d,\n",
                 m->replans, m->collisions, m->stops, m->yields);
-        fprintf(f, "      \"energy_kJ\": %.3f,\n      \"sim_time_s\": %.3f", m->energy_kJ, m->sim_time_s);
-        if (timing)
-            fprintf(f, ",\n      \"wall_time_s\": %.6f,\n      \"realtime_factor\": %.1f", r->wall_s,
-                    r->wall_s > 0 ? m->sim_time_s / r->wall_s : 0);
+        json_key_num(f, "energy_kJ", "%.3f", m->energy_kJ, 0);
+        json_key_num(f, "sim_time_s", "%.3f", m->sim_time_s, 1);
+        if (timing) {
+            fputs(",\n", f);
+            json_key_num(f, "wall_time_s", "%.6f", r->wall_s, 0);
+            json_key_num(f, "realtime_factor", "%.1f", r->wall_s > 0 ? m->sim_time_s / r->wall_s : 0, 1);
+        }
         fprintf(f, "\n    }%s\n", k + 1 < r->nv ? "," : "");
     }
     fprintf(f, "  ]\n}\n");

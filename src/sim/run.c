@@ -34,6 +34,35 @@ const char *sim_event_name(sim_event_type t)
 static void event(sim_run *r, int k, sim_event_type type, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* s as the body of a JSON string for an event's details: quotes,
+ * backslashes and control characters escaped, cut before a whole
+ * character (escape or UTF-8 sequence) to fit buf[64], so that the
+ * details stay JSON. */
+static const char *json_esc(const char *s, char buf[64])
+{
+    size_t n = 0;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        int w = c == '"' || c == '\\' ? 2 : c < 0x20 ? 6 : 1;
+        if (n + w >= 64) {
+            /* not inside a UTF-8 sequence: drop its lead and continuation bytes */
+            while (n > 0 && ((unsigned char)buf[n - 1] & 0xC0) == 0x80)
+                n--;
+            if (n > 0 && ((unsigned char)buf[n - 1] & 0xC0) == 0xC0)
+                n--;
+            break;
+        }
+        if (w == 2)
+            buf[n++] = '\\', buf[n++] = (char)c;
+        else if (w == 6)
+            n += (size_t)snprintf(buf + n, 64 - n, "\\u%04x", c);
+        else
+            buf[n++] = (char)c;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
 static void event(sim_run *r, int k, sim_event_type type, const char *fmt, ...)
 {
     if (r->nev == r->capev) {
@@ -284,7 +313,7 @@ static void drive(trv_ctx *ctx, sim_run *r, int k, double dt)
             yield_to = q;
         }
         if (yield_to >= 0 && !v->yielding)
-            event(r, k, SIM_EV_YIELD, "\"to\": \"%s\"", r->v[yield_to].spec->id);
+            event(r, k, SIM_EV_YIELD, "\"to\": \"%s\"", json_esc(r->v[yield_to].spec->id, (char[64]){0}));
         v->yielding = yield_to >= 0;
         double la = fmax(v->s.v, 0) * v->body.tau_speed_s + 1;
         double want = profile_min(v, v->s_along, v->s_along + la);
@@ -365,7 +394,7 @@ static void check(sim_run *r, int k, double dt)
             continue;
         if (sim_obstacle_hits(o, t, &box)) {
             v->m.collisions++;
-            event(r, k, SIM_EV_COLLISION, "\"with\": \"obstacle\", \"id\": \"%s\"", o->id);
+            event(r, k, SIM_EV_COLLISION, "\"with\": \"obstacle\", \"id\": \"%s\"", json_esc(o->id, (char[64]){0}));
             finish(r, k, "collision", 0);
             return;
         }
@@ -376,7 +405,7 @@ static void check(sim_run *r, int k, double dt)
         sim_obb b = box_of(&r->v[q]);
         if (sim_obb_overlap(&box, &b)) {
             v->m.collisions++;
-            event(r, k, SIM_EV_COLLISION, "\"with\": \"vehicle\", \"id\": \"%s\"", r->v[q].spec->id);
+            event(r, k, SIM_EV_COLLISION, "\"with\": \"vehicle\", \"id\": \"%s\"", json_esc(r->v[q].spec->id, (char[64]){0}));
             finish(r, k, "collision", 0);
             return;
         }

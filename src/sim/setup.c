@@ -67,6 +67,12 @@ static trv_status read_route(trv_ctx *ctx, const prm_terrain *t, sim_veh *v, con
             st = trv_error(ctx, TRV_ERR_DATA, "the %s of the route in '%s' (%.2f, %.2f) is in NOGO", which, path,
                            px, py);
     }
+    /* the map is a rectangle: with every point on it, so is the route (a
+     * point far off would make the speed profile's samples without end) */
+    for (int i = 1; i + 1 < n && !st; i++)
+        if (prm_cell_at(t, x[i], y[i]) < 0)
+            st = trv_error(ctx, TRV_ERR_DATA, "point %d of the route in '%s' (%.2f, %.2f) is outside the map", i + 1,
+                           path, x[i], y[i]);
     if (!st)
         st = sim_veh_path(ctx, v, x, y, n);
     free(x), free(y);
