@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "core/bucket.h"
 #include "core/clip.h"
@@ -528,6 +529,119 @@ static void test_outset(void **state)
     free(dir);
 }
 
+/* A pid that no longer exists: a child that exited and was reaped. */
+static pid_t dead_pid(void)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(0);
+    assert_int_equal(waitpid(pid, NULL, 0), pid);
+    return pid;
+}
+
+/* The output set refuses a final path given twice (also spelt otherwise)
+ * before any rename and leaves nothing; a commit removes the temporaries
+ * of dead processes for its own names only. */
+static void test_outset_twice_and_stale(void **state)
+{
+    (void)state;
+    char *dir = make_tmpdir();
+    trv_ctx *ctx = trv_ctx_new();
+    char a[1400], b[700], name[64];
+    snprintf(a, sizeof a, "%s/x.tif", dir);
+    snprintf(b, sizeof b, "%s/./x.tif", dir);
+    trv_outset *set = trv_outset_new();
+    write_text(trv_outset_add(set, a), "first");
+    write_text(trv_outset_add(set, b), "second");
+    assert_int_equal(trv_outset_commit(ctx, set), TRV_ERR_USAGE);
+    assert_contains(trv_errmsg(ctx), "is given twice");
+    trv_outset_free(set);
+    assert_int_equal(count_entries(dir), 0);
+
+    /* stale: a dead pid's temporary of x.tif with its GeoPackage-style and
+     * GDAL sidecars goes; a live process's (pid 1: init), another name's,
+     * another extension's and a non-number's stay */
+    long dead = (long)dead_pid();
+    const char *go[] = {".x.tmp%ld.tif", ".x.tmp%ld.tif-journal", ".x.tmp%ld.tif-wal", ".x.tmp%ld.tif.aux.xml"};
+    const char *stay[] = {".x.tmp1.tif", ".xy.tmp%ld.tif", ".x.tmp%ld.png", ".x.tmp%ldz.tif", "x.tmp%ld.tif"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(name, sizeof name, go[i], dead);
+        snprintf(a, sizeof a, "%s/%s", dir, name);
+        write_text(a, "stale");
+    }
+    for (int i = 0; i < 5; i++) {
+        snprintf(name, sizeof name, stay[i], dead);
+        snprintf(a, sizeof a, "%s/%s", dir, name);
+        write_text(a, "keep");
+    }
+    assert_int_equal(count_entries(dir), 9);
+    set = trv_outset_new();
+    snprintf(a, sizeof a, "%s/x.tif", dir);
+    write_text(trv_outset_add(set, a), "new");
+    assert_int_equal(trv_outset_commit(ctx, set), TRV_OK);
+    trv_outset_free(set);
+    assert_true(exists(dir, "x.tif"));
+    for (int i = 0; i < 4; i++) {
+        snprintf(name, sizeof name, go[i], dead);
+        assert_false(exists(dir, name));
+    }
+    for (int i = 0; i < 5; i++) {
+        snprintf(name, sizeof name, stay[i], dead);
+        assert_true(exists(dir, name));
+    }
+    trv_ctx_free(ctx);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* Outputs against outputs and inputs: by inode (a hard link), by resolved
+ * path for files not yet there, NULL entries skipped. */
+static void test_outputs_check(void **state)
+{
+    (void)state;
+    char *dir = make_tmpdir();
+    trv_ctx *ctx = trv_ctx_new();
+    char in[700], link_[700], other[700], new1[700], new2[700], sub[700];
+    snprintf(in, sizeof in, "%s/in.tif", dir);
+    snprintf(link_, sizeof link_, "%s/link.tif", dir);
+    snprintf(other, sizeof other, "%s/other.tif", dir);
+    snprintf(new1, sizeof new1, "%s/new.tif", dir);
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    snprintf(new2, sizeof new2, "%s/sub/../new.tif", dir);
+    write_text(in, "dem");
+    write_text(other, "dem"); /* the same bytes, another file */
+    assert_int_equal(link(in, link_), 0);
+    assert_int_equal(mkdir(sub, 0777), 0);
+    const char *ins[3] = {NULL, in, NULL};
+
+    const char *ok1[3] = {new1, NULL, other};
+    assert_int_equal(trv_outputs_check(ctx, ok1, 3, ins, 3), TRV_OK);
+    assert_int_equal(trv_outputs_check(ctx, NULL, 0, ins, 3), TRV_OK);
+
+    const char *same[2] = {new1, in};
+    assert_int_equal(trv_outputs_check(ctx, same, 2, ins, 3), TRV_ERR_USAGE);
+    char want[800];
+    snprintf(want, sizeof want, "output '%s' is also an input", in);
+    assert_string_equal(trv_errmsg(ctx), want);
+
+    const char *hard[1] = {link_};
+    assert_int_equal(trv_outputs_check(ctx, hard, 1, ins, 3), TRV_ERR_USAGE);
+    assert_contains(trv_errmsg(ctx), "link.tif' is also an input");
+
+    const char *twice[3] = {new1, NULL, new2};
+    assert_int_equal(trv_outputs_check(ctx, twice, 3, NULL, 0), TRV_ERR_USAGE);
+    assert_contains(trv_errmsg(ctx), "sub/../new.tif' is given twice");
+
+    const char *existing_twice[2] = {other, link_};
+    assert_int_equal(trv_outputs_check(ctx, existing_twice, 2, NULL, 0), TRV_OK);
+    const char *linked_twice[2] = {in, link_};
+    assert_int_equal(trv_outputs_check(ctx, linked_twice, 2, NULL, 0), TRV_ERR_USAGE);
+    trv_ctx_free(ctx);
+    rm_rf(dir);
+    free(dir);
+}
+
 static void test_meta_and_paths(void **state)
 {
     (void)state;
@@ -810,7 +924,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_strings), cmocka_unit_test(test_ctx_errors_progress),
         cmocka_unit_test(test_term_progress), cmocka_unit_test(test_cli), cmocka_unit_test(test_cli_version),
-        cmocka_unit_test(test_ini),            cmocka_unit_test(test_csv),                 cmocka_unit_test(test_outset), cmocka_unit_test(test_json),
+        cmocka_unit_test(test_ini),            cmocka_unit_test(test_csv),                 cmocka_unit_test(test_outset),
+        cmocka_unit_test(test_outset_twice_and_stale), cmocka_unit_test(test_outputs_check), cmocka_unit_test(test_json),
         cmocka_unit_test(test_meta_and_paths),
         cmocka_unit_test(test_ini_comment_chars_in_value), cmocka_unit_test(test_rng_reference),
         cmocka_unit_test(test_heap_order), cmocka_unit_test(test_bucket_nearest), cmocka_unit_test(test_clip_segment),

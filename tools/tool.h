@@ -37,6 +37,24 @@ void tool_usage(const trv_cli *cli, trv_ctx *ctx, const char *msg) __attribute__
  * *_opts_check); otherwise returns. */
 void tool_usage_check(const trv_cli *cli, trv_ctx *ctx, trv_status st);
 
+/* trv_outputs_check (core): two outputs that are one file, or an output
+ * that is an input, is a usage error (exit 2); out of memory exits 1.
+ * Called right after the options are parsed, before any work. */
+void tool_outputs_check(const trv_cli *cli, trv_ctx *ctx, const char *const *outputs, size_t n,
+                        const char *const *inputs, size_t m);
+
+/* tool_outputs_check of outputs[0..n) and dir/names[k] for k < nnames
+ * (the files a tool writes into a directory). */
+void tool_outputs_check_dir(const trv_cli *cli, trv_ctx *ctx, const char *dir, const char *const *names,
+                            size_t nnames, const char *const *outputs, size_t n, const char *const *inputs,
+                            size_t m);
+
+/* tool_outputs_check with inputs[0..m) and the inputs a run directory's
+ * readers take: DIR's layers (run.h), and when others is 1 its other
+ * files and those of DIR/sim. */
+void tool_outputs_run_dir(const trv_cli *cli, trv_ctx *ctx, const char *const *outputs, size_t n, const char *dir,
+                          int others, const char *const *inputs, size_t m);
+
 /* The end of every tool: on failure print "trv-x: <ctx's message>" on
  * stderr; free ctx; the exit code: 0 when st is TRV_OK, else 1. */
 int tool_end(const trv_cli *cli, trv_ctx *ctx, trv_status st);

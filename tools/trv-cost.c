@@ -124,6 +124,12 @@ int main(int argc, char **argv)
         usage = "--threads must be positive";
     if (usage)
         tool_usage(&cli, ctx, usage);
+    const char *const ins[3] = {eval, rules, soils};
+    const char *const names[3] = {run_file(RUN_COST), run_file(RUN_CLASS), run_other_file(RUN_O_COST_JSON)};
+    if (terrain)
+        tool_outputs_check_dir(&cli, ctx, terrain, names, 3, NULL, 0, ins, 3);
+    else
+        tool_outputs_check(&cli, ctx, &out, 1, ins, 3);
     if (!terrain)
         trv_ctx_set_progress(ctx, NULL, NULL); /* --eval writes to stdout: keep the terminal clean */
 

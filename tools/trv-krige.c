@@ -247,6 +247,9 @@ int main(int argc, char **argv)
 
     /* cross-option checks are usage errors (exit 2) */
     tool_usage_check(&cli, ctx, krg_job_opts_check(ctx, &o));
+    const char *const outs[5] = {paths.dem, paths.std, paths.variogram, paths.cv, paths.points};
+    const char *const ins[2] = {o.input, o.like};
+    tool_outputs_check(&cli, ctx, outs, 5, ins, 2);
     trv_ctx_set_seed(ctx, seed);
     trv_meta meta;
     trv_meta_init(&meta, cli.tool, argc, argv);

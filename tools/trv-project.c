@@ -39,6 +39,7 @@ int main(int argc, char **argv)
     trv_cli_result res;
     trv_ctx *ctx = tool_start(&cli, argc, argv, &res);
     qgis_project_opts o = {.dir = res.pos[0], .out_path = out, .title = title};
+    tool_outputs_run_dir(&cli, ctx, &out, 1, o.dir, 1, NULL, 0);
     qgis_project_info info;
     trv_status st = qgis_project_write(ctx, &o, &info);
     if (!st && !res.quiet) {

@@ -92,6 +92,13 @@ int main(int argc, char **argv)
         tool_usage(&cli, ctx, "--te_srs needs --te");
     }
     o.layer = res.pos[0];
+    const char *ins[2 + RND_MAX_OVERLAYS] = {o.layer, o.hillshade};
+    for (int i = 0; i < o.noverlays; i++)
+        ins[2 + i] = o.overlays[i];
+    if (trv_outputs_check(ctx, &o.output, 1, ins, 2 + (size_t)o.noverlays) == TRV_ERR_USAGE) {
+        free(args);
+        tool_usage(&cli, ctx, trv_errmsg(ctx));
+    }
     trv_status st = rnd_render(ctx, &o);
     free(args);
     /* rnd_render's usage errors are all about the options (width, palette, window, -o's format): exit 2 */

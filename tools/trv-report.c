@@ -48,6 +48,8 @@ int main(int argc, char **argv)
     trv_ctx *ctx = tool_start(&cli, argc, argv, &res);
     trv_ctx_set_progress(ctx, NULL, NULL); /* one quick pass: no progress bar */
     rpt_opts o = {.dir = res.pos[0], .md_path = out, .html_path = html};
+    const char *const outs[2] = {out, html};
+    tool_outputs_run_dir(&cli, ctx, outs, 2, o.dir, 1, NULL, 0);
     trv_status st = rpt_write(ctx, &o);
     if (!st && !res.quiet)
         printf("wrote '%s'%s%s%s\n", out, html ? " and '" : "", html ? html : "", html ? "'" : "");

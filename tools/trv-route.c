@@ -159,6 +159,8 @@ int main(int argc, char **argv)
     if (weights && parse_weights(weights, &o.weights))
         tool_usage(&cli, ctx, "--weights expects four numbers >= 0: kb,kh,ks,kd");
     tool_usage_check(&cli, ctx, prm_mission_opts_check(ctx, &o));
+    const char *const outs[4] = {o.out.geojson, o.out.gpx, o.out.csv, o.out.stats};
+    tool_outputs_run_dir(&cli, ctx, outs, 4, o.terrain, 0, &o.roadmap, 1);
     o.strategy = !strcmp(strategy, "mdr") ? PRM_MDR : !strcmp(strategy, "msr") ? PRM_MSR
                : !strcmp(strategy, "time") ? PRM_TIME : PRM_MMCR;
     trv_meta meta;

@@ -115,6 +115,9 @@ int main(int argc, char **argv)
     };
     trv_cli_result res;
     trv_ctx *ctx = tool_start(&cli, argc, argv, &res);
+    const char *const names[2] = {run_other_file(RUN_O_SIM_METRICS), run_other_file(RUN_O_SIM_EVENTS)};
+    const char *const ins[4] = {scenario, route, soils_opt, landuse_opt};
+    tool_outputs_check_dir(&cli, ctx, outdir, names, 2, NULL, 0, ins, 4);
     trv_ctx_set_seed(ctx, seed);
     trv_meta meta;
     trv_meta_init(&meta, cli.tool, argc, argv);

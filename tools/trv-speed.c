@@ -184,6 +184,14 @@ int main(int argc, char **argv)
     };
     trv_cli_result res;
     trv_ctx *ctx = tool_start(&cli, argc, argv, &res);
+    char *layers[3] = {run_path(dir, RUN_SLOPE), run_path(dir, RUN_SOIL), run_path(dir, RUN_LANDUSE)};
+    if (!layers[0] || !layers[1] || !layers[2])
+        return tool_end(&cli, ctx, trv_error(ctx, TRV_ERR_NOMEM, "out of memory"));
+    const char *const names[3] = {run_file(RUN_SPEED), run_file(RUN_GONOGO), run_other_file(RUN_O_SPEED_JSON)};
+    const char *const ins[6] = {layers[0], layers[1], layers[2], vehicle, soils_path, landuse_path};
+    tool_outputs_check_dir(&cli, ctx, dir, names, 3, &report, 1, ins, 6);
+    for (int k = 0; k < 3; k++)
+        free(layers[k]);
     trv_meta meta;
     trv_meta_init(&meta, cli.tool, argc, argv);
     char *soils_default = NULL, *landuse_default = NULL;

@@ -146,6 +146,11 @@ int main(int argc, char **argv)
     trv_cli_result res;
     trv_ctx *ctx = tool_start(&cli, argc, argv, &res);
     o.resample = strcmp(resampling, "nearest") == 0 ? GEO_NEAREST : GEO_MODE;
+    const char *const names[5] = {run_file(RUN_DEM), run_file(RUN_SLOPE), run_file(RUN_SOIL), run_file(RUN_LANDUSE),
+                                  run_other_file(RUN_O_TERRAIN_JSON)};
+    const char *const ins[5] = {o.dem_path, o.soil_path, o.landuse_path, o.soil_classes_path,
+                                o.landuse_classes_path};
+    tool_outputs_check_dir(&cli, ctx, out_dir, names, 5, &points, 1, ins, 5);
 
     char *soil_tab = NULL, *landuse_tab = NULL;
     ter_layers t = {0};

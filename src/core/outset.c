@@ -2,8 +2,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "trv.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -123,9 +125,147 @@ const char *trv_outset_add(trv_outset *set, const char *final_path)
     return tmp;
 }
 
+/* ---- file identity ---------------------------------------------------- */
+
+/* Device and inode when the file exists; the resolved path always
+ * (realpath of the directory + the name; the path as given when the
+ * directory does not resolve). */
+typedef struct file_id {
+    int exists;
+    dev_t dev;
+    ino_t ino;
+    char path[PATH_MAX + NAME_MAX + 2];
+} file_id;
+
+static void file_id_of(const char *p, file_id *id)
+{
+    struct stat sb;
+    char dir[PATH_MAX], rdir[PATH_MAX];
+    id->exists = stat(p, &sb) == 0;
+    id->dev = id->exists ? sb.st_dev : 0;
+    id->ino = id->exists ? sb.st_ino : 0;
+    const char *slash = strrchr(p, '/');
+    const char *base = slash ? slash + 1 : p;
+    int dlen = !slash ? 1 : slash == p ? 1 : (int)(slash - p);
+    snprintf(dir, sizeof dir, "%.*s", dlen, slash ? p : ".");
+    if (realpath(dir, rdir))
+        snprintf(id->path, sizeof id->path, "%s/%s", strcmp(rdir, "/") ? rdir : "", base);
+    else
+        snprintf(id->path, sizeof id->path, "%s", p);
+}
+
+static int same_file(const file_id *a, const file_id *b)
+{
+    if (a->exists && b->exists)
+        return a->dev == b->dev && a->ino == b->ino;
+    return !a->exists && !b->exists && strcmp(a->path, b->path) == 0;
+}
+
+/* The first of paths[0..n) (NULL entries skipped) that is the same file as
+ * an earlier one; NULL if none. ids: n slots. */
+static const char *first_twice(const char *const *paths, size_t n, file_id *ids)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!paths[i])
+            continue;
+        file_id_of(paths[i], &ids[i]);
+        for (size_t k = 0; k < i; k++)
+            if (paths[k] && same_file(&ids[k], &ids[i]))
+                return paths[i];
+    }
+    return NULL;
+}
+
+trv_status trv_outputs_check(trv_ctx *ctx, const char *const *outputs, size_t n, const char *const *inputs,
+                             size_t m)
+{
+    file_id *ids = malloc((n + 1) * sizeof *ids), in;
+    if (!ids)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    const char *twice = first_twice(outputs, n, ids);
+    trv_status st = twice ? trv_error(ctx, TRV_ERR_USAGE, "output '%s' is given twice", twice) : TRV_OK;
+    for (size_t k = 0; k < m && !st; k++) {
+        if (!inputs[k])
+            continue;
+        file_id_of(inputs[k], &in);
+        for (size_t i = 0; i < n && !st; i++)
+            if (outputs[i] && same_file(&ids[i], &in))
+                st = trv_error(ctx, TRV_ERR_USAGE, "output '%s' is also an input", outputs[i]);
+    }
+    free(ids);
+    return st;
+}
+
+/* ---- stale temporaries -------------------------------------------------- */
+
+/* 1 when name is ".STEM.tmp<pid>EXT" or that plus a sidecar suffix, with
+ * pid a process that no longer exists (and not this one). */
+static int stale_temporary(const char *name, const char *stem, size_t stem_len, const char *ext)
+{
+    if (name[0] != '.' || strncmp(name + 1, stem, stem_len) || strncmp(name + 1 + stem_len, ".tmp", 4))
+        return 0;
+    const char *digits = name + 1 + stem_len + 4;
+    char *rest;
+    errno = 0;
+    long pid = strtol(digits, &rest, 10);
+    if (rest == digits || *digits < '0' || *digits > '9' || errno || pid <= 0 || pid > INT_MAX ||
+        (pid_t)pid == getpid())
+        return 0;
+    size_t ext_len = strlen(ext);
+    if (strncmp(rest, ext, ext_len))
+        return 0;
+    rest += ext_len;
+    int known = *rest == '\0';
+    for (int i = 0; i < NSIDECARS && !known; i++)
+        known = strcmp(rest, SIDECARS[i]) == 0;
+    return known && kill((pid_t)pid, 0) == -1 && errno == ESRCH;
+}
+
+/* Remove the stale temporaries of final_path's name from its directory. */
+static void clean_stale(const char *final_path)
+{
+    const char *slash = strrchr(final_path, '/');
+    const char *base = slash ? slash + 1 : final_path;
+    const char *dot = strrchr(base, '.');
+    if (!dot || dot == base)
+        dot = base + strlen(base);
+    char dir[PATH_MAX], victim[PATH_MAX + NAME_MAX + 2];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - final_path) + 1 : 1, slash ? final_path : ".");
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (stale_temporary(e->d_name, base, (size_t)(dot - base), dot)) {
+            snprintf(victim, sizeof victim, "%s%s%s", dir, slash ? "" : "/", e->d_name);
+            unlink(victim);
+        }
+    }
+    closedir(d);
+}
+
+/* The first final path registered twice (the same file); NULL if none. */
+static const char *final_twice(const trv_outset *set, file_id *ids)
+{
+    const char **paths = malloc((set->n + 1) * sizeof *paths);
+    if (!paths)
+        return NULL;
+    for (size_t i = 0; i < set->n; i++)
+        paths[i] = set->f[i].final;
+    const char *twice = first_twice(paths, set->n, ids);
+    free(paths);
+    return twice;
+}
+
 trv_status trv_outset_commit(trv_ctx *ctx, trv_outset *set)
 {
     char a[PATH_MAX + 16], b[PATH_MAX + 16];
+    file_id *ids = malloc((set->n + 1) * sizeof *ids);
+    if (!ids)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    const char *twice = final_twice(set, ids);
+    free(ids);
+    if (twice)
+        return trv_error(ctx, TRV_ERR_USAGE, "output '%s' is given twice", twice);
     for (size_t i = 0; i < set->n; i++) {
         const outfile *f = &set->f[i];
         struct stat sb;
@@ -149,6 +289,8 @@ trv_status trv_outset_commit(trv_ctx *ctx, trv_outset *set)
         }
     }
     set->committed = 1;
+    for (size_t i = 0; i < set->n; i++)
+        clean_stale(set->f[i].final);
     return TRV_OK;
 }
 

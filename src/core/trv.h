@@ -251,7 +251,23 @@ void trv_outset_free(trv_outset *set);
 trv_status trv_outset_mkdir(trv_ctx *ctx, trv_outset *set, const char *dir);
 /* Register final_path; returns the temporary path to write (owned by set). */
 const char *trv_outset_add(trv_outset *set, const char *final_path);
+/* Before any rename: a final path registered twice (the same file, see
+ * trv_outputs_check) fails with TRV_ERR_USAGE "output 'X' is given twice",
+ * and the set's free then removes every temporary. After the renames,
+ * removes the temporaries of dead processes (".name.tmp<pid>.ext" of one
+ * of the set's final names, whose pid kill(pid, 0) reports ESRCH, with
+ * their "-journal", "-wal", "-shm" and ".aux.xml" sidecars) from the
+ * directories written into; other files are never touched. */
 trv_status trv_outset_commit(trv_ctx *ctx, trv_outset *set);
+
+/* The rule every tool applies right after parsing its options: outputs
+ * (n paths) and inputs (m paths; NULL entries skipped) name files by
+ * identity: device and inode when the file exists, else the resolved
+ * path (realpath of the directory + the name). Two outputs that are one
+ * file: TRV_ERR_USAGE "output 'X' is given twice"; an output that is an
+ * input: TRV_ERR_USAGE "output 'X' is also an input" (X as given). */
+trv_status trv_outputs_check(trv_ctx *ctx, const char *const *outputs, size_t n, const char *const *inputs,
+                             size_t m);
 
 /* ---- output metadata --------------------------------------------------- */
 
