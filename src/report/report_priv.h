@@ -106,6 +106,9 @@ trv_status rpt_image(trv_ctx *ctx, doc *d, run *r, const char *rel, const char *
 
 /* The whole text as one JSON value (NULL: not JSON; *why says where). */
 struct json_object *rpt_json_parse(const char *text, char *why, size_t n);
+/* The JSON object in the file at path (a JSON value that is not an object
+ * is an error naming the file). */
+trv_status rpt_json_object_read(trv_ctx *ctx, const char *path, struct json_object **out);
 /* The run's summary (a run table file, <stage>.json), parsed (*out NULL
  * when the file is absent); not a JSON object is an error naming the file. */
 trv_status rpt_summary(trv_ctx *ctx, run *r, run_oid id, struct json_object **out);

@@ -90,24 +90,30 @@ struct json_object *rpt_json_parse(const char *text, char *why, size_t n)
     return o;
 }
 
-trv_status rpt_summary(trv_ctx *ctx, run *r, run_oid id, struct json_object **out)
+trv_status rpt_json_object_read(trv_ctx *ctx, const char *path, struct json_object **out)
 {
     *out = NULL;
-    if (!trv_file_exists(P(r, OTHER(id))))
-        return TRV_OK;
-    char *text = trv_file_slurp(r->path, NULL);
+    char *text = trv_file_slurp(path, NULL);
     if (!text)
-        return trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", r->path, strerror(errno));
+        return trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
     char why[128];
     struct json_object *o = rpt_json_parse(text, why, sizeof why);
     free(text);
     if (!o || json_object_get_type(o) != json_type_object) {
         json_object_put(o);
-        return trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': not a JSON object (%s)", r->path,
+        return trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': not a JSON object (%s)", path,
                          o ? "another JSON value" : why);
     }
     *out = o;
     return TRV_OK;
+}
+
+trv_status rpt_summary(trv_ctx *ctx, run *r, run_oid id, struct json_object **out)
+{
+    *out = NULL;
+    if (!trv_file_exists(P(r, OTHER(id))))
+        return TRV_OK;
+    return rpt_json_object_read(ctx, r->path, out);
 }
 
 /* ---- simulator runs ---- */

@@ -110,21 +110,14 @@ static trv_status sec_sim_run(trv_ctx *ctx, doc *d, run *r, const char *sub)
 {
     char rel[PATH_MAX];
     trv_sfmt(rel, sizeof rel, "%s/%s", sub, OTHER(RUN_O_SIM_METRICS));
-    char *text = trv_file_slurp(P(r, rel), NULL);
-    if (!text)
-        return trv_error(ctx, TRV_ERR_IO, "cannot read '%s': %s", r->path, strerror(errno));
+    struct json_object *o;
+    trv_status st = rpt_json_object_read(ctx, P(r, rel), &o);
+    if (st)
+        return st;
     rpt_h(d, 3, "%s", sub);
     rpt_p(d, "From `%s` (nested keys joined with dots, list items numbered from 0):", rel);
     flat f = {.d = d};
     f.t = rpt_table(d, "lr", "metric", "value");
-    char why[128];
-    struct json_object *o = rpt_json_parse(text, why, sizeof why);
-    free(text);
-    if (!o || json_object_get_type(o) != json_type_object) {
-        json_object_put(o);
-        return trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': not a JSON object (%s)", r->path,
-                         o ? "another JSON value" : why);
-    }
     flatten(&f, "", o, 0);
     json_object_put(o);
     if (f.skipped)
