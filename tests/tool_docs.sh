@@ -36,6 +36,13 @@ for f in "$here"/docs/trv-*.md; do
     sed -n '/^## EXAMPLES$/,/^## /p' "$f" | grep -q '^```sh$' && ok || bad "$(basename "$f"): EXAMPLES without a \`\`\`sh block"
 done
 
+# the prose the man pages are made from: ASCII and the section sign only
+# (tools/mkman.sh refuses anything else, and make install would fail)
+for f in "$here"/docs/src/trv-*.md; do
+    odd=$(LC_ALL=C grep -n "$(printf '[^\001-\177\302\247]')" "$f" | head -1)
+    [ -z "$odd" ] && ok || bad "$(basename "$f"): a character the man pages cannot take, line $odd"
+done
+
 # the examples, in the order the pages build the run directory
 order="trv-krige trv-terrain trv-speed trv-cost trv-roadmap trv-route trv-sim trv-render trv-project trv-report"
 tools=$(cd "$BIN" && ls trv-* | sort | tr '\n' ' ')
