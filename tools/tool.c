@@ -45,13 +45,18 @@ void tool_usage_check(const trv_cli *cli, trv_ctx *ctx, trv_status st)
         tool_usage(cli, ctx, trv_errmsg(ctx));
 }
 
-void tool_outputs_check(const trv_cli *cli, trv_ctx *ctx, const char *const *outputs, size_t n,
-                        const char *const *inputs, size_t m)
+/* A failed check ends the tool: exit 2 for a usage error, else 1. */
+static void check_end(const trv_cli *cli, trv_ctx *ctx, trv_status st)
 {
-    trv_status st = trv_outputs_check(ctx, outputs, n, inputs, m);
     tool_usage_check(cli, ctx, st);
     if (st)
         exit(tool_end(cli, ctx, st));
+}
+
+void tool_outputs_check(const trv_cli *cli, trv_ctx *ctx, const char *const *outputs, size_t n,
+                        const char *const *inputs, size_t m)
+{
+    check_end(cli, ctx, trv_outputs_check(ctx, outputs, n, inputs, m));
 }
 
 void tool_outputs_check_dir(const trv_cli *cli, trv_ctx *ctx, const char *dir, const char *const *names,
@@ -62,47 +67,42 @@ void tool_outputs_check_dir(const trv_cli *cli, trv_ctx *ctx, const char *dir, c
     size_t k = 0;
     for (; all && k < nnames && (all[k] = trv_path_join(dir, names[k])); k++)
         ;
-    if (!all || k < nnames) {
-        trv_status st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        exit(tool_end(cli, ctx, st));
-    }
-    for (size_t i = 0; i < n; i++)
+    trv_status st = all && k == nnames ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; all && i < n; i++)
         all[nnames + i] = (char *)outputs[i];
-    trv_status st = trv_outputs_check(ctx, (const char *const *)all, nnames + n, inputs, m);
-    for (k = 0; k < nnames; k++)
-        free(all[k]);
+    if (!st)
+        st = trv_outputs_check(ctx, (const char *const *)all, nnames + n, inputs, m);
+    for (size_t i = 0; all && i < k; i++)
+        free(all[i]);
     free(all);
-    tool_usage_check(cli, ctx, st);
-    if (st)
-        exit(tool_end(cli, ctx, st));
+    check_end(cli, ctx, st);
 }
 
 void tool_outputs_run_dir(const trv_cli *cli, trv_ctx *ctx, const char *const *outputs, size_t n, const char *dir,
                           int others, const char *const *inputs, size_t m)
 {
-    enum { MAXIN = RUN_NLAYERS + RUN_NOTHERS + 8 };
-    char *ins[MAXIN] = {0}, *sim = trv_path_join(dir, RUN_SIM_PREFIX);
+    /* the run directory's files (allocated here) and then the caller's inputs */
+    char **ins = calloc(RUN_NLAYERS + RUN_NOTHERS + m + 1, sizeof *ins), *sim = trv_path_join(dir, RUN_SIM_PREFIX);
     size_t nin = 0;
-    for (int k = 0; k < RUN_NLAYERS && sim; k++)
+    for (int k = 0; k < RUN_NLAYERS && ins && sim; k++)
         ins[nin++] = run_path(dir, (run_id)k);
-    for (int k = 0; k < RUN_NOTHERS && sim && others; k++)
+    for (int k = 0; k < RUN_NOTHERS && ins && sim && others; k++)
         if (!run_other_of((run_oid)k)->folder)
             ins[nin++] = run_other_path(run_other_of((run_oid)k)->in_sim ? sim : dir, (run_oid)k);
-    trv_status st = sim ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    trv_status st = ins && sim ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     for (size_t k = 0; k < nin && !st; k++)
         if (!ins[k])
             st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     size_t nfixed = nin;
-    for (size_t k = 0; k < m && nin < MAXIN; k++)
+    for (size_t k = 0; ins && k < m; k++)
         ins[nin++] = (char *)inputs[k];
     if (!st)
         st = trv_outputs_check(ctx, outputs, n, (const char *const *)ins, nin);
     for (size_t k = 0; k < nfixed; k++)
         free(ins[k]);
+    free(ins);
     free(sim);
-    tool_usage_check(cli, ctx, st);
-    if (st)
-        exit(tool_end(cli, ctx, st));
+    check_end(cli, ctx, st);
 }
 
 int tool_end(const trv_cli *cli, trv_ctx *ctx, trv_status st)

@@ -68,29 +68,13 @@ static char *xml_element(const char *xml, const char *tag)
         if (!gt)
             return NULL;
         if (p[1] == '/' && !strncmp(p + 2, tag, tl) && strchr(" \t\r\n>", p[2 + tl])) {
-            if (--depth == 0) {
-                size_t n = (size_t)(gt + 1 - start);
-                char *s = malloc(n + 1);
-                if (s) {
-                    memcpy(s, start, n);
-                    s[n] = '\0';
-                }
-                return s;
-            }
+            if (--depth == 0)
+                return strndup(start, (size_t)(gt + 1 - start));
         } else if (!strncmp(p + 1, tag, tl) && strchr(" \t\r\n/>", p[1 + tl])) {
-            if (gt[-1] == '/') {
-                if (depth == 0) {
-                    size_t n = (size_t)(gt + 1 - start);
-                    char *s = malloc(n + 1);
-                    if (s) {
-                        memcpy(s, start, n);
-                        s[n] = '\0';
-                    }
-                    return s;
-                }
-            } else {
+            if (gt[-1] != '/')
                 depth++;
-            }
+            else if (depth == 0)
+                return strndup(start, (size_t)(gt + 1 - start));
         }
         p = gt - 1 > p ? gt - 1 : p;
     }
