@@ -36,6 +36,7 @@ static const struct {
     {RUN_LANDUSE, "landuse.tif", GEO_U8, NULL, "0", 1, "trv-terrain"},
     {RUN_SPEED, "speed.tif", GEO_F32, "km/h", "none", 0, "trv-speed"},
     {RUN_GONOGO, "gonogo.tif", GEO_U8, NULL, "none", 1, "trv-speed"},
+    {RUN_LIMIT, "limit.tif", GEO_U8, NULL, "none", 1, "trv-speed"},
     {RUN_COST, "cost.tif", GEO_F32, NULL, "none", 0, "trv-cost"},
     {RUN_CLASS, "class.tif", GEO_U8, NULL, "none", 1, "trv-cost"},
 };
@@ -66,6 +67,9 @@ static const struct {
     {RUN_O_PNG, "png", 1, 0, "trv-render"},
     {RUN_O_SIM_METRICS, "metrics.json", 0, 1, "trv-sim"},
     {RUN_O_SIM_EVENTS, "events.jsonl", 0, 1, "trv-sim"},
+    {RUN_O_SPEED_VEHICLE, "speed_vehicle.ini", 0, 0, "trv-speed"},
+    {RUN_O_SPEED_SOILS, "speed_soils.csv", 0, 0, "trv-speed"},
+    {RUN_O_SPEED_LANDUSE, "speed_landuse.csv", 0, 0, "trv-speed"},
 };
 #define NWANT_OTHER ((int)(sizeof WANT_OTHER / sizeof WANT_OTHER[0]))
 

@@ -267,7 +267,7 @@ static void test_tracked_closed_forms(void **state)
                             land[3] = {3, 3, 3};
         float speed[3];
         unsigned char why[3];
-        tm_row(&m, slope, -9999, soil, land, 3, speed, why);
+        tm_row(&m, slope, -9999, soil, land, 3, speed, why, NULL);
         const unsigned char go[3] = {TM_GO, TM_GO, TM_GO};
         assert_memory_equal(why, go, 3);
         /* float32 speeds: measured at most 4.2e-8 relative, tolerance 1e-6 */
@@ -430,7 +430,7 @@ static void test_speed_and_reasons(void **state)
     const unsigned char land[9] = {3, 3, 3, 1, 3, 3, 3, 0, 9};
     float speed[9];
     unsigned char why[9];
-    tm_row(&m, slope, -9999, soil, land, 9, speed, why);
+    tm_row(&m, slope, -9999, soil, land, 9, speed, why, NULL);
     const unsigned char expect[9] = {0, 1, 2, 3, 4, 5, 5, 5, 5};
     printf("  upland sandy at 24 deg: thrust %.3f kN, needs %.3f kN\n", m.thrust_total_kN[4],
            m.resistance_total_kN[4] + m.weight_kN * sin(24 * M_PI / 180));
@@ -472,7 +472,7 @@ static void test_thresholds(void **state)
         const unsigned char expect[4] = {TM_GO, TM_GO, TM_NOGO_SLOPE, TM_NOGO_LANDUSE};
         float speed[4];
         unsigned char why[4];
-        tm_row(&m, slope, -9999, soil, land, 4, speed, why);
+        tm_row(&m, slope, -9999, soil, land, 4, speed, why, NULL);
         assert_memory_equal(why, expect, 4);
         assert_float_equal(speed[1], 62 / (1.268739 + 12.1798593 * sin(25 * M_PI / 180)) * 3.6, 1e-4);
         assert_float_equal(speed[1], 34.787, 1e-3);
@@ -488,7 +488,7 @@ static void test_thresholds(void **state)
         const unsigned char expect[3] = {TM_GO, TM_GO, TM_NOGO_SLOPE};
         float speed[3];
         unsigned char why[3];
-        tm_row(&m, slope, -9999, soil, land, 3, speed, why);
+        tm_row(&m, slope, -9999, soil, land, 3, speed, why, NULL);
         assert_memory_equal(why, expect, 3);
     }
     v.max_pitch_deg = 30;
@@ -507,7 +507,7 @@ static void test_thresholds(void **state)
         const unsigned char soil[1] = {2}, land[1] = {3};
         float speed[1];
         unsigned char why[1];
-        tm_row(&m, slope, -9999, soil, land, 1, speed, why);
+        tm_row(&m, slope, -9999, soil, land, 1, speed, why, NULL);
         if (why[0] != want_soil[k])
             fail_msg("CI 732.5 kPa, VCI1 %.17g kPa: reason %d, want %d", vci1[k], why[0], want_soil[k]);
         assert_float_equal(speed[0], want_soil[k] == TM_GO ? 40 : 0, 0);
@@ -530,7 +530,7 @@ static void test_thresholds(void **state)
         const unsigned char expect[2] = {TM_NOGO_SOIL, TM_GO};
         float speed[2];
         unsigned char why[2];
-        tm_row(&m, slope, -9999, soil, land, 2, speed, why);
+        tm_row(&m, slope, -9999, soil, land, 2, speed, why, NULL);
         assert_memory_equal(why, expect, 2);
     }
     tm_soils_free(soils);
@@ -597,7 +597,7 @@ static void test_thresholds(void **state)
         const unsigned char expect[2] = {TM_GO, TM_NOGO_TRACTION};
         float speed[2];
         unsigned char why[2];
-        tm_row(&m, slope, -9999, soil, land, 2, speed, why);
+        tm_row(&m, slope, -9999, soil, land, 2, speed, why, NULL);
         printf("  traction limit of the carrier on clayey soil: %.6f deg\n", bstar);
         assert_memory_equal(why, expect, 2);
     }

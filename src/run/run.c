@@ -21,6 +21,8 @@ static const run_layer LAYERS[RUN_NLAYERS] = {
      "the vehicle's attainable speed, 0 where NOGO"},
     {RUN_GONOGO, "gonogo", "gonogo.tif", GEO_U8, NULL, 0, 0, 1, "trv-speed", "GO/NOGO reason",
      "0 GO; NOGO for 1 slope, 2 soil, 3 land use, 4 traction, 5 no data"},
+    {RUN_LIMIT, "limit", "limit.tif", GEO_U8, NULL, 0, 0, 1, "trv-speed", "binding speed limit",
+     "0 NOGO, 1 top speed, 2 power, 3 traction, 4 ride, 5 vegetation, 6 visibility/braking"},
     {RUN_COST, "cost", "cost.tif", GEO_F32, NULL, 0, 0, 0, "trv-cost", "mobility cost (0 best, 1 worst; NOGO 1)",
      "fuzzy mobility cost, 0 best to 1 worst"},
     {RUN_CLASS, "class", "class.tif", GEO_U8, NULL, 0, 0, 1, "trv-cost", "mobility class",
@@ -46,6 +48,9 @@ static const run_other OTHERS[RUN_NOTHERS] = {
     {RUN_O_PNG, "png", 1, 0, "trv-render", "the maps (PNG)"},
     {RUN_O_SIM_METRICS, "metrics.json", 0, 1, "trv-sim", "a simulator run's metrics"},
     {RUN_O_SIM_EVENTS, "events.jsonl", 0, 1, "trv-sim", "a simulator run's event log, one JSON object a line"},
+    {RUN_O_SPEED_VEHICLE, "speed_vehicle.ini", 0, 0, "trv-speed", "a copy of the vehicle file speed.tif was computed for"},
+    {RUN_O_SPEED_SOILS, "speed_soils.csv", 0, 0, "trv-speed", "a copy of the soil table it used"},
+    {RUN_O_SPEED_LANDUSE, "speed_landuse.csv", 0, 0, "trv-speed", "a copy of the land-use table it used"},
 };
 
 const run_other *run_others(void) { return OTHERS; }

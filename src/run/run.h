@@ -22,6 +22,7 @@
  *   landuse.tif     Byte     -       0       yes      trv-terrain  "land use": codes of the land-use table (landuse.csv)
  *   speed.tif       Float32  km/h    none    no       trv-speed    "attainable speed" of the vehicle, 0 where NOGO
  *   gonogo.tif      Byte     -       none    yes      trv-speed    "GO/NOGO reason": 0 GO, 1 slope, 2 soil, 3 land use, 4 traction, 5 no data
+ *   limit.tif       Byte     -       none    yes      trv-speed    "binding speed limit": 0 NOGO, 1 top speed, 2 power, 3 traction, 4 ride, 5 vegetation, 6 visibility/braking
  *   cost.tif        Float32  -       none    no       trv-cost     "mobility cost (0 best, 1 worst; NOGO 1)", fuzzy inference
  *   class.tif       Byte     -       none    yes      trv-cost     "mobility class": 0 NOGO, then the rules' output terms from the riskiest
  *
@@ -56,6 +57,9 @@
  *   png/               trv-render   the maps (PNG), e.g. png/class.png
  *   SIM/metrics.json   trv-sim      a simulator run's metrics
  *   SIM/events.jsonl   trv-sim      a simulator run's event log, one JSON object a line
+ *   speed_vehicle.ini  trv-speed    a copy of the vehicle file speed.tif was computed for
+ *   speed_soils.csv    trv-speed    a copy of the soil table it used
+ *   speed_landuse.csv  trv-speed    a copy of the land-use table it used
  *
  * The class tables the layers' codes refer to (soils.csv, landuse.csv) are
  * read by one reader, geo_class_csv_read (geo.h).
@@ -72,7 +76,7 @@
 
 /* The layers, in the table's order (the order the pipeline makes them). */
 typedef enum run_id {
-    RUN_DEM_KRIGED, RUN_DEM_STD, RUN_DEM, RUN_SLOPE, RUN_SOIL, RUN_LANDUSE, RUN_SPEED, RUN_GONOGO, RUN_COST,
+    RUN_DEM_KRIGED, RUN_DEM_STD, RUN_DEM, RUN_SLOPE, RUN_SOIL, RUN_LANDUSE, RUN_SPEED, RUN_GONOGO, RUN_LIMIT, RUN_COST,
     RUN_CLASS, RUN_NLAYERS
 } run_id;
 
@@ -109,7 +113,8 @@ int run_exists(const char *dir, run_id id);
 typedef enum run_oid {
     RUN_O_POINTS, RUN_O_VARIOGRAM, RUN_O_SPEED_REPORT, RUN_O_ROADMAP, RUN_O_ROUTE_STATS, RUN_O_ROUTE_CSV,
     RUN_O_ROUTE_GEOJSON, RUN_O_ROUTE_GPX, RUN_O_KRIGE_JSON, RUN_O_TERRAIN_JSON, RUN_O_SPEED_JSON, RUN_O_COST_JSON,
-    RUN_O_ROADMAP_JSON, RUN_O_ROUTE_JSON, RUN_O_PNG, RUN_O_SIM_METRICS, RUN_O_SIM_EVENTS, RUN_NOTHERS
+    RUN_O_ROADMAP_JSON, RUN_O_ROUTE_JSON, RUN_O_PNG, RUN_O_SIM_METRICS, RUN_O_SIM_EVENTS, RUN_O_SPEED_VEHICLE,
+    RUN_O_SPEED_SOILS, RUN_O_SPEED_LANDUSE, RUN_NOTHERS
 } run_oid;
 
 /* The folders of simulator runs start with this ("sim", "sim_blocked"). */

@@ -85,6 +85,26 @@ double tm_ride_rms_ms2(const tm_quarter_car *q, double gd_n0_m3, double v_ms);
  * the undamped resonance is excited by the white input). */
 double tm_ride_speed_ms(const tm_quarter_car *q, double gd_n0_m3, double a_limit_ms2);
 
+/* The ride-limited speed over a profile of any waviness w (1 < w <= 3):
+ * sigma^2 = G_d(n0) n0^w v^(w-1) I_w, I_w = integral over f of
+ * |H_a(2 pi f)|^2 f^-w df (H_a from road displacement to sprung
+ * acceleration), so v = (a_limit^2 / (G_d(n0) n0^w I_w))^(1/(w-1)). At w = 2
+ * the closed form above; elsewhere I_w by Simpson's rule in log f over
+ * 1e-4..1e4 Hz (docs/method.md §2.10.2). INFINITY when gd <= 0; NAN when w
+ * is outside (1, 3]. */
+double tm_ride_speed_w_ms(const tm_quarter_car *q, double gd_n0_m3, double w, double a_limit_ms2);
+/* |H_a(2 pi f)|^2, road displacement to sprung acceleration, (1/s^2)^2. */
+double tm_ride_gain2(const tm_quarter_car *q, double f_hz);
+
+/* ---- janosi.c: the slip a pull needs ------------------------------------------- */
+
+/* The slip i in [0, 1] at which Janosi-Hanamoto's thrust over a contact of
+ * length L with shear deformation modulus K reaches ratio times the thrust
+ * at full slip: g(i) = ratio g(1), g(i) = 1 - K/(iL) (1 - e^(-iL/K)).
+ * NAN when ratio is outside [0, 1] (the pull exceeds the thrust) or
+ * k_over_l <= 0. */
+double tm_slip_for_pull(double ratio, double k_over_l);
+
 /* ---- vegetation.c: stems ------------------------------------------------------ */
 
 /* Mean spacing 1 / sqrt(rho) of rho stems per m^2 (INFINITY when rho <= 0). */

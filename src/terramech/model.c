@@ -10,6 +10,83 @@
 
 #define G 9.80665
 
+/* A cell of an optional column as a number: empty (or no column) gives
+ * dflt; otherwise a number within [lo, hi]. */
+static trv_status lu_number(trv_ctx *ctx, const geo_class_csv *lu, size_t r, const char *name, double lo, double hi,
+                            double dflt, double *out)
+{
+    int col = trv_csv_col(lu->csv, name);
+    *out = dflt;
+    if (col < 0 || !*trv_csv_cell(lu->csv, r, col))
+        return TRV_OK;
+    trv_status st = trv_csv_double(ctx, lu->csv, r, col, out);
+    if (!st && !(*out >= lo && *out <= hi))
+        st = trv_error(ctx, TRV_ERR_DATA, "%s:%ld: %s %g is outside %g..%g", trv_csv_path(lu->csv), trv_csv_line(lu->csv, r),
+                       name, *out, lo, hi);
+    return st;
+}
+
+/* Whether kind is in the ';'-separated list. */
+static int in_list(const char *list, const char *kind)
+{
+    size_t n = strlen(kind);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ';');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, kind, n))
+            return 1;
+        p += len + (e != NULL);
+    }
+    return 0;
+}
+
+/* One land-use row: NOGO (nogo_types by the vehicle's kind where the
+ * column exists, else nogo) and its limits. */
+static trv_status lu_row(trv_ctx *ctx, tm_model *m, const geo_class_csv *lu, size_t r, const char *path)
+{
+    const tm_vehicle *v = m->v;
+    int c = lu->code[r], types = trv_csv_col(lu->csv, "nogo_types");
+    const char *ng = trv_csv_cell(lu->csv, r, lu->col[0]);
+    if (strcmp(ng, "yes") && strcmp(ng, "no"))
+        return trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: nogo must be yes or no, not '%s'", path,
+                         trv_csv_line(lu->csv, r), ng);
+    m->landuse_nogo[c] = types >= 0 ? in_list(trv_csv_cell(lu->csv, r, types), v->kind == TM_WHEELED ? "wheeled" : "tracked")
+                                    : !strcmp(ng, "yes");
+    double gd, w, vmax, stems, vis, veg;
+    trv_status st;
+    if ((st = lu_number(ctx, lu, r, "roughness_gd0_m3", 0, 1, 0, &gd)) ||
+        (st = lu_number(ctx, lu, r, "roughness_w", 1.01, 3, 2, &w)) ||
+        (st = lu_number(ctx, lu, r, "vmax_kmh", 0.1, 1000, INFINITY, &vmax)) ||
+        (st = lu_number(ctx, lu, r, "stem_spacing_m", 0.01, 1e4, INFINITY, &stems)) ||
+        (st = lu_number(ctx, lu, r, "visibility_m", 0.1, 1e6, INFINITY, &vis)) ||
+        (st = lu_number(ctx, lu, r, "veg_resistance", 0, 1, 0, &veg)))
+        return st;
+    tm_quarter_car q;
+    tm_vehicle_quarter_car(v, &q);
+    m->lu_ride_ms[c] = tm_ride_speed_w_ms(&q, gd, w, v->ride_limit_ms2);
+    m->lu_veg_ms[c] = fmin(vmax / 3.6, isinf(stems) ? INFINITY : tm_vegetation_speed_ms(stems, v->width_m, v->lat_accel_ms2));
+    m->lu_veg_coeff[c] = veg;
+    m->lu_visibility_m[c] = vis;
+    return TRV_OK;
+}
+
+/* Per soil: the contact, resistance and thrust (kN, as §2.4-2.6) and their
+ * SI forms for the speed limits. */
+static void soil_row(tm_model *m, const tm_soil *s)
+{
+    const tm_vehicle *v = m->v;
+    int c = s->code;
+    m->ci_kPa[c] = s->ci_kPa;
+    double load = v->kind == TM_WHEELED ? v->tyre_load_N / 1000.0 : m->weight_kN;
+    tm_contact_compute(v, s, load, &m->contact[c]);
+    int units = v->kind == TM_WHEELED ? v->tyres : 1; /* tracks: the contact is both tracks */
+    m->resistance_total_kN[c] = units * m->contact[c].resistance_kN;
+    m->thrust_total_kN[c] = units * m->contact[c].thrust_kN;
+    m->soil_pull_N[c] = 1000.0 * m->resistance_total_kN[c];
+    m->soil_hold_N[c] = s->has_shear ? 1000.0 * m->thrust_total_kN[c] : m->mass_kg * v->decel_ms2;
+    m->soil_k_over_l[c] = s->has_shear ? s->K_m / m->contact[c].contact_length_m : NAN;
+}
+
 trv_status tm_model_init(trv_ctx *ctx, tm_model *m, const tm_vehicle *v, const tm_soils *soils,
                          const char *landuse_csv)
 {
@@ -17,6 +94,9 @@ trv_status tm_model_init(trv_ctx *ctx, tm_model *m, const tm_vehicle *v, const t
     m->v = v;
     tm_vci_compute(v, &m->vci);
     m->weight_kN = v->gross_mass_kg * G / 1000.0;
+    m->mass_kg = v->gross_mass_kg;
+    m->weight_N = v->gross_mass_kg * G;
+    m->power_W = 1000.0 * v->drivetrain_efficiency * v->engine_power_kW;
     m->max_slope_deg = fmin(v->max_pitch_deg, v->max_roll_deg);
     m->traction = soils->n > 0;
     for (int c = 0; c < 256; c++) {
@@ -24,30 +104,46 @@ trv_status tm_model_init(trv_ctx *ctx, tm_model *m, const tm_vehicle *v, const t
         m->landuse_nogo[c] = 2;
     }
     for (int i = 0; i < soils->n; i++) {
-        const tm_soil *s = &soils->s[i];
-        int c = s->code;
-        m->soil_index[c] = i;
-        m->ci_kPa[c] = s->ci_kPa;
-        double load = v->kind == TM_WHEELED ? v->tyre_load_N / 1000.0 : m->weight_kN;
-        tm_contact_compute(v, s, load, &m->contact[c]);
-        int units = v->kind == TM_WHEELED ? v->tyres : 1; /* tracks: the contact is both tracks */
-        m->resistance_total_kN[c] = units * m->contact[c].resistance_kN;
-        m->thrust_total_kN[c] = units * m->contact[c].thrust_kN;
-        m->traction &= s->has_shear;
+        m->soil_index[soils->s[i].code] = i;
+        soil_row(m, &soils->s[i]);
+        m->traction &= soils->s[i].has_shear;
     }
     static const char *const cols[] = {"nogo", NULL};
     geo_class_csv *lu = NULL;
     trv_status st = geo_class_csv_read(ctx, landuse_csv, "land-use class", cols, &lu);
-    for (size_t r = 0; !st && r < lu->n; r++) {
-        const char *ng = trv_csv_cell(lu->csv, r, lu->col[0]);
-        if (strcmp(ng, "yes") && strcmp(ng, "no"))
-            st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: nogo must be yes or no, not '%s'", landuse_csv,
-                           trv_csv_line(lu->csv, r), ng);
-        else
-            m->landuse_nogo[lu->code[r]] = !strcmp(ng, "yes");
-    }
+    for (size_t r = 0; !st && r < lu->n; r++)
+        st = lu_row(ctx, m, lu, r, landuse_csv);
     geo_class_csv_free(lu);
     return st;
+}
+
+trv_status tm_run_model_load(trv_ctx *ctx, const char *dir, tm_run_model *out)
+{
+    memset(out, 0, sizeof *out);
+    static const run_oid which[3] = {RUN_O_SPEED_VEHICLE, RUN_O_SPEED_SOILS, RUN_O_SPEED_LANDUSE};
+    char *p[3] = {NULL, NULL, NULL};
+    trv_status st = TRV_OK;
+    for (int k = 0; k < 3 && !st; k++) {
+        if (!(p[k] = run_other_path(dir, which[k])))
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        else if (!trv_file_exists(p[k]))
+            st = trv_error(ctx, TRV_ERR_IO, "'%s' is missing: the run directory's speed maps were made by an older "
+                           "trv-speed, or not at all; run trv-speed --terrain %s again", p[k], dir);
+    }
+    if (!st && !(st = tm_vehicle_read(ctx, p[0], &out->vehicle)) && !(st = tm_soils_read(ctx, p[1], &out->soils)))
+        st = tm_model_init(ctx, &out->model, out->vehicle, out->soils, p[2]);
+    for (int k = 0; k < 3; k++)
+        free(p[k]);
+    if (st)
+        tm_run_model_free(out);
+    return st;
+}
+
+void tm_run_model_free(tm_run_model *rm)
+{
+    tm_vehicle_free(rm->vehicle);
+    tm_soils_free(rm->soils);
+    memset(rm, 0, sizeof *rm);
 }
 
 /* ---- the stage -------------------------------------------------------------- */
@@ -106,7 +202,7 @@ trv_status tm_run(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *
     double sum = 0;
     for (int y = 0; y < ny; y++) {
         size_t o = (size_t)y * nx;
-        tm_row(m, slope->f32 + o, (float)slope->nodata, soil->u8 + o, lu->u8 + o, nx, speed->f32 + o, go->u8 + o);
+        tm_row(m, slope->f32 + o, (float)slope->nodata, soil->u8 + o, lu->u8 + o, nx, speed->f32 + o, go->u8 + o, NULL);
         for (int x = 0; x < nx; x++) {
             stats->reason[go->u8[o + x]]++;
             if (go->u8[o + x] == TM_GO) {

@@ -17,6 +17,7 @@
  * ISO 2631-1's weighted seat acceleration (limits.h). */
 #include "limits.h"
 
+#include <complex.h>
 #include <math.h>
 
 double tm_iso8608_gd(int cls)
@@ -66,4 +67,40 @@ double tm_ride_speed_ms(const tm_quarter_car *q, double gd_n0_m3, double a_limit
     if (!(gd_n0_m3 > 0))
         return INFINITY;
     return a_limit_ms2 * a_limit_ms2 / tm_ride_variance_per_speed(q, gd_n0_m3);
+}
+
+double tm_ride_gain2(const tm_quarter_car *q, double f_hz)
+{
+    double ms = q->sprung_kg, mu = q->unsprung_kg, k = q->spring_N_per_m;
+    double c = q->damper_Ns_per_m, kt = q->tyre_N_per_m;
+    double complex s = I * 2.0 * M_PI * f_hz;
+    double complex d = ms * mu * s * s * s * s + c * (ms + mu) * s * s * s + (k * (ms + mu) + kt * ms) * s * s +
+                       c * kt * s + k * kt;
+    double complex h = s * s * kt * (c * s + k) / d;
+    return creal(h) * creal(h) + cimag(h) * cimag(h);
+}
+
+/* I_w: the integral of |H_a|^2 f^-w df as one over u = ln f of
+ * |H_a|^2 f^(1-w), Simpson's rule on 8000 intervals over 1e-4..1e4 Hz. */
+static double ride_integral(const tm_quarter_car *q, double w)
+{
+    const int n = 8000;
+    double a = log(1e-4), b = log(1e4), h = (b - a) / n, sum = 0;
+    for (int i = 0; i <= n; i++) {
+        double f = exp(a + i * h), y = tm_ride_gain2(q, f) * pow(f, 1.0 - w);
+        sum += (i == 0 || i == n ? 1 : i % 2 ? 4 : 2) * y;
+    }
+    return sum * h / 3.0;
+}
+
+double tm_ride_speed_w_ms(const tm_quarter_car *q, double gd_n0_m3, double w, double a_limit_ms2)
+{
+    if (!(w > 1 && w <= 3))
+        return NAN;
+    if (!(gd_n0_m3 > 0))
+        return INFINITY;
+    if (w == 2)
+        return tm_ride_speed_ms(q, gd_n0_m3, a_limit_ms2);
+    double per = gd_n0_m3 * pow(TM_ISO8608_N0, w) * ride_integral(q, w); /* sigma^2 / v^(w-1) */
+    return pow(a_limit_ms2 * a_limit_ms2 / per, 1.0 / (w - 1.0));
 }

@@ -17,12 +17,13 @@ double tm_speed_kmh(const tm_model *m, double r_kN, double slope_deg)
 }
 
 void tm_row(const tm_model *m, const float *slope, float slope_nodata, const unsigned char *soil,
-            const unsigned char *landuse, int n, float *speed, unsigned char *reason)
+            const unsigned char *landuse, int n, float *speed, unsigned char *reason, unsigned char *limit)
 {
     for (int i = 0; i < n; i++) {
         int s = soil[i], l = landuse[i];
         float b = slope[i];
         unsigned char why = TM_GO;
+        tm_speed_at_t up = {0}, down = {0};
         if (b == slope_nodata || isnan(b) || s == 0 || l == 0 || m->soil_index[s] < 0 || m->landuse_nogo[l] == 2)
             why = TM_NOGO_NODATA;
         else if (b > m->max_slope_deg)
@@ -31,10 +32,17 @@ void tm_row(const tm_model *m, const float *slope, float slope_nodata, const uns
             why = TM_NOGO_SOIL;
         else if (m->landuse_nogo[l])
             why = TM_NOGO_LANDUSE;
-        else if (m->traction &&
-                 m->thrust_total_kN[s] < m->resistance_total_kN[s] + m->weight_kN * sin(b * M_PI / 180.0))
-            why = TM_NOGO_TRACTION;
+        else {
+            double beta = b * M_PI / 180.0;
+            tm_speed_at(m, s, l, beta, &up);
+            tm_speed_at(m, s, l, -beta, &down);
+            if (up.limit == TM_LIMIT_NOGO || down.limit == TM_LIMIT_NOGO) /* GO: crossable every way */
+                why = TM_NOGO_TRACTION;
+        }
+        const tm_speed_at_t *worst = up.v_ms <= down.v_ms ? &up : &down; /* the worst direction */
         reason[i] = why;
-        speed[i] = why == TM_GO ? (float)tm_speed_kmh(m, m->resistance_total_kN[s], b) : 0.0f;
+        speed[i] = why == TM_GO ? (float)(worst->v_ms * 3.6) : 0.0f;
+        if (limit)
+            limit[i] = why == TM_GO ? (unsigned char)worst->limit : TM_LIMIT_NOGO;
     }
 }

@@ -50,6 +50,7 @@
 #define TERRAMECH_H
 
 #include "geo/geo.h"
+#include "terramech/limits.h"
 
 #define TM_KPA_PER_RCI 6.894757
 /* speed.tif's band description and unit */
@@ -94,6 +95,22 @@ typedef struct tm_vehicle {
     double length_m, width_m, height_m;
     double wheelbase_m, track_m, wheel_radius_m;
     double max_steer_deg, tau_speed_s, tau_steer_s, skid_slip, step_m;
+    /* The speed limits' keys (docs/method.md §2.10.6), [vehicle]:
+     *   rolling_resistance_coeff  the tyre's (track's) own f on firm ground
+     *                   [wheeled 0.015; tracked 0.03]            0..0.5
+     *   reaction_time_s perception to braking [2.5]               0..10
+     *   deceleration_ms2  braking deceleration on the flat [3.4]  0.1..15
+     *   lateral_accel_ms2 sidestep between stems [2.0]            0.1..15
+     * [suspension], one corner (a tyre; tracked: a road wheel):
+     *   unsprung_mass_kg  [0.1 x gross / corners]                 > 0
+     *   sprung_mass_kg    [gross / corners - unsprung]            > 0
+     *   spring_N_per_m    [sprung (2 pi 1.2 Hz)^2]
+     *   damper_Ns_per_m   [2 x 0.3 sqrt(spring x sprung)]
+     *   tyre_stiffness_N_per_m [10 x spring]
+     *   ride_limit_rms_ms2 unweighted RMS of the sprung mass [2.0]  0.05..50
+     * Checked: sprung + unsprung within TM_TYRE_LOAD_TOL of gross / corners. */
+    double rolling_coeff, reaction_s, decel_ms2, lat_accel_ms2;
+    double sprung_kg, unsprung_kg, spring_N_per_m, damper_Ns_per_m, tyre_N_per_m, ride_limit_ms2;
     char *path;
 } tm_vehicle;
 
@@ -110,6 +127,11 @@ typedef struct tm_vehicle {
  * TM_TYRE_LOAD_TOL are refused. */
 trv_status tm_vehicle_read(trv_ctx *ctx, const char *path, tm_vehicle **out);
 void tm_vehicle_free(tm_vehicle *v);
+/* The vehicle's corners for the quarter car: tyres (wheeled) or road
+ * wheels (tracked). */
+int tm_vehicle_corners(const tm_vehicle *v);
+/* Its quarter car (one corner, [suspension]). */
+void tm_vehicle_quarter_car(const tm_vehicle *v, tm_quarter_car *q);
 
 typedef struct tm_vci {
     double mi;                  /* mobility index */
@@ -188,10 +210,59 @@ typedef struct tm_model {
     double thrust_total_kN[256];
     double ci_kPa[256];
     unsigned char landuse_nogo[256]; /* 1: NOGO land use; 2: code unknown */
+    /* The speed limits (docs/method.md §2.10), SI units. */
+    double mass_kg, weight_N, power_W;   /* power_W: eta P */
+    double soil_pull_N[256];             /* per soil: compaction resistance (all tyres / both tracks) */
+    double soil_hold_N[256];             /* per soil: thrust at full slip; without shear data the
+                                          * brakes' m a (braking only) */
+    double soil_k_over_l[256];           /* per soil: K / contact length; NAN without shear data */
+    double lu_ride_ms[256];              /* per land use: ride-limited speed (INFINITY: none) */
+    double lu_veg_ms[256];               /* per land use: vegetation / land-use speed (INFINITY: none) */
+    double lu_veg_coeff[256];            /* per land use: override resistance / weight */
+    double lu_visibility_m[256];         /* per land use: sight distance (INFINITY: none) */
 } tm_model;
 
+/* limit.tif's codes: the limit that binds (docs/method.md §2.10.5). */
+typedef enum tm_limit {
+    TM_LIMIT_NOGO = 0, TM_LIMIT_TOP = 1, TM_LIMIT_POWER = 2, TM_LIMIT_TRACTION = 3, TM_LIMIT_RIDE = 4,
+    TM_LIMIT_VEGETATION = 5, TM_LIMIT_BRAKING = 6
+} tm_limit;
+#define TM_NLIMITS 7
+/* Above this slip the power limit is reported as traction: the soil, not
+ * the engine, takes most of the power (docs/method.md §2.10.7). */
+#define TM_SLIP_TRACTION 0.2
+
+/* One cell's speed in one direction of travel, every limit in m/s. */
+typedef struct tm_speed_at_t {
+    double v_ms;                 /* the attainable speed: the smallest limit; 0 when NOGO this way */
+    tm_limit limit;              /* the one that binds; TM_LIMIT_NOGO when the soil cannot carry the
+                                  * pull (uphill) or hold the vehicle (downhill) */
+    double lim_ms[TM_NLIMITS];   /* each limit (INFINITY: does not bind); [0] unused */
+    double pull_N;               /* the pull the motion needs (< 0: braking downhill) */
+    double slip;                 /* the slip that pull needs (0 without shear data or pull <= 0) */
+} tm_speed_at_t;
+
+/* The attainable speed on soil s and land use l at the grade beta (radians
+ * along the direction of travel, > 0 uphill), for codes the model knows and
+ * a cell tm_row finds GO (slope, cone index, land use):
+ *   pull     F = R_soil + f W cos(beta) + c_veg W + W sin(beta)
+ *   traction NOGO this way when F > H (uphill) or -F > H (downhill), H the
+ *            soil's thrust at full slip (or the brakes' m a without shear data)
+ *   power    eta P (1 - i) / F for F > 0, i the slip F needs (janosi.c);
+ *            reported as traction when i > TM_SLIP_TRACTION
+ *   ride, vegetation: the land use's, precomputed
+ *   braking  the visibility speed (braking.c) with the deceleration
+ *            min(a, (H + F) / m)
+ *   top      the vehicle's top speed.
+ * out may be NULL. Returns out->v_ms. Pure. */
+double tm_speed_at(const tm_model *m, int soil, int landuse, double beta_rad, tm_speed_at_t *out);
+
 /* Precompute per soil; landuse: class table CSV with code and nogo (yes|no),
- * read by geo_class_csv_read (codes 1..254, none twice, at least one). */
+ * read by geo_class_csv_read (codes 1..254, none twice, at least one), and
+ * the optional columns of data/classes/README.md (nogo_types,
+ * roughness_gd0_m3, roughness_w, vmax_kmh, stem_spacing_m, visibility_m,
+ * veg_resistance; an empty cell: the limit does not apply). Where
+ * nogo_types is present it decides NOGO by the vehicle's kind, else nogo. */
 trv_status tm_model_init(trv_ctx *ctx, tm_model *m, const tm_vehicle *v, const tm_soils *soils,
                          const char *landuse_csv);
 
@@ -205,7 +276,23 @@ double tm_speed_kmh(const tm_model *m, double r_kN, double slope_deg);
  * refuses a raster holding such a code before any row is computed).
  * Pure: no I/O, no state. */
 void tm_row(const tm_model *m, const float *slope, float slope_nodata, const unsigned char *soil,
-            const unsigned char *landuse, int n, float *speed, unsigned char *reason);
+            const unsigned char *landuse, int n, float *speed, unsigned char *reason, unsigned char *limit);
+
+/* The model a run directory's speed maps were made with: trv-speed copies
+ * its vehicle file and class tables into the run directory
+ * (speed_vehicle.ini, speed_soils.csv, speed_landuse.csv; run.h), and the
+ * stages that need the speed in a direction of travel (trv-roadmap,
+ * trv-route, trv-sim) rebuild the same model from them. */
+typedef struct tm_run_model {
+    tm_vehicle *vehicle;
+    tm_soils *soils;
+    tm_model model;         /* borrows vehicle */
+} tm_run_model;
+
+/* Read the copies in dir and build the model; a missing copy is an error
+ * that says to rerun trv-speed. Free with tm_run_model_free. */
+trv_status tm_run_model_load(trv_ctx *ctx, const char *dir, tm_run_model *out);
+void tm_run_model_free(tm_run_model *rm);
 
 /* ---- the trv-speed stage ----------------------------------------------------- */
 

@@ -54,6 +54,62 @@ static trv_status body_defaults(trv_ctx *ctx, tm_vehicle *v, int g_len, int g_wi
     return TRV_OK;
 }
 
+/* Which of the speed limits' keys the file gives (the rest default). */
+typedef struct limit_given {
+    int roll, react, decel, lat, sprung, unsprung, spring, damper, tyre, ride;
+} limit_given;
+
+/* The speed limits' keys the file leaves out (defaults in terramech.h and
+ * docs/method.md §2.10.6), then the corner's mass against the gross. */
+static trv_status limit_defaults(trv_ctx *ctx, tm_vehicle *v, const limit_given *g)
+{
+    int tracked = v->kind == TM_TRACKED;
+    if (!g->roll) /* tracked: the internal resistance (222 + 3 V) N per tonne at V = 25 km/h */
+        v->rolling_coeff = tracked ? 0.03 : 0.015;
+    if (!g->react)
+        v->reaction_s = 2.5;
+    if (!g->decel)
+        v->decel_ms2 = 3.4;
+    if (!g->lat)
+        v->lat_accel_ms2 = 2.0;
+    double corner = v->gross_mass_kg / tm_vehicle_corners(v);
+    if (!g->unsprung)
+        v->unsprung_kg = 0.1 * corner;
+    if (!g->sprung)
+        v->sprung_kg = corner - v->unsprung_kg;
+    if (!(v->sprung_kg > 0))
+        return trv_error(ctx, TRV_ERR_DATA, "%s: [suspension] unsprung_mass_kg (%g) leaves no sprung mass of the "
+                         "corner's %g kg", v->path, v->unsprung_kg, corner);
+    double f = (v->sprung_kg + v->unsprung_kg) / corner;
+    if (fabs(f - 1) > TM_TYRE_LOAD_TOL)
+        return trv_error(ctx, TRV_ERR_DATA, "%s: [suspension] sprung + unsprung mass %g kg is %.2f times the corner's "
+                         "share of the gross mass, %g kg; they must agree within %g %%", v->path,
+                         v->sprung_kg + v->unsprung_kg, f, corner, TM_TYRE_LOAD_TOL * 100);
+    if (!g->spring)
+        v->spring_N_per_m = v->sprung_kg * pow(2.0 * M_PI * 1.2, 2.0);
+    if (!g->damper)
+        v->damper_Ns_per_m = 2.0 * 0.3 * sqrt(v->spring_N_per_m * v->sprung_kg);
+    if (!g->tyre)
+        v->tyre_N_per_m = 10.0 * v->spring_N_per_m;
+    if (!g->ride)
+        v->ride_limit_ms2 = 2.0;
+    return TRV_OK;
+}
+
+int tm_vehicle_corners(const tm_vehicle *v)
+{
+    return v->kind == TM_TRACKED ? v->road_wheels : v->tyres;
+}
+
+void tm_vehicle_quarter_car(const tm_vehicle *v, tm_quarter_car *q)
+{
+    q->sprung_kg = v->sprung_kg;
+    q->unsprung_kg = v->unsprung_kg;
+    q->spring_N_per_m = v->spring_N_per_m;
+    q->damper_Ns_per_m = v->damper_Ns_per_m;
+    q->tyre_N_per_m = v->tyre_N_per_m;
+}
+
 trv_status tm_vehicle_read(trv_ctx *ctx, const char *path, tm_vehicle **out)
 {
     *out = NULL;
@@ -68,8 +124,9 @@ trv_status tm_vehicle_read(trv_ctx *ctx, const char *path, tm_vehicle **out)
     int g_trw = 0, g_trl = 0, g_shoe = 0, g_wheels = 0;
     int g_len = 0, g_wid = 0, g_hgt = 0, g_wb = 0, g_trk = 0, g_wr = 0, g_steer = 0, g_taus = 0, g_taud = 0;
     int g_slip = 0, g_step = 0;
+    limit_given lg = {0};
     v->drivetrain_efficiency = 1.0; /* as the paper: the whole engine power reaches the ground */
-    const char *S = "vehicle", *B = "body";
+    const char *S = "vehicle", *B = "body", *Q = "suspension";
     const trv_ini_key schema[] = {
         {S, "name", TRV_INI_STRING, &v->name, 0, 0, NULL, 1, NULL},
         {S, "type", TRV_INI_CHOICE, &kind, 0, 0, "wheeled|tracked", 0, NULL},
@@ -97,6 +154,16 @@ trv_status tm_vehicle_read(trv_ctx *ctx, const char *path, tm_vehicle **out)
         {S, "max_roll_deg", TRV_INI_DOUBLE, &v->max_roll_deg, 1, 89, NULL, 1, NULL},
         {S, "vci1_kPa", TRV_INI_DOUBLE, &v->vci1_kPa, 1, 10000, NULL, 0, &g_vci1},
         {S, "vci50_kPa", TRV_INI_DOUBLE, &v->vci50_kPa, 1, 10000, NULL, 0, &g_vci50},
+        {S, "rolling_resistance_coeff", TRV_INI_DOUBLE, &v->rolling_coeff, 0, 0.5, NULL, 0, &lg.roll},
+        {S, "reaction_time_s", TRV_INI_DOUBLE, &v->reaction_s, 0, 10, NULL, 0, &lg.react},
+        {S, "deceleration_ms2", TRV_INI_DOUBLE, &v->decel_ms2, 0.1, 15, NULL, 0, &lg.decel},
+        {S, "lateral_accel_ms2", TRV_INI_DOUBLE, &v->lat_accel_ms2, 0.1, 15, NULL, 0, &lg.lat},
+        {Q, "sprung_mass_kg", TRV_INI_DOUBLE, &v->sprung_kg, 0.1, 1e6, NULL, 0, &lg.sprung},
+        {Q, "unsprung_mass_kg", TRV_INI_DOUBLE, &v->unsprung_kg, 0.1, 1e6, NULL, 0, &lg.unsprung},
+        {Q, "spring_N_per_m", TRV_INI_DOUBLE, &v->spring_N_per_m, 1, 1e9, NULL, 0, &lg.spring},
+        {Q, "damper_Ns_per_m", TRV_INI_DOUBLE, &v->damper_Ns_per_m, 1, 1e8, NULL, 0, &lg.damper},
+        {Q, "tyre_stiffness_N_per_m", TRV_INI_DOUBLE, &v->tyre_N_per_m, 1, 1e10, NULL, 0, &lg.tyre},
+        {Q, "ride_limit_rms_ms2", TRV_INI_DOUBLE, &v->ride_limit_ms2, 0.05, 50, NULL, 0, &lg.ride},
         {B, "length_m", TRV_INI_DOUBLE, &v->length_m, 0.2, 30, NULL, 0, &g_len},
         {B, "width_m", TRV_INI_DOUBLE, &v->width_m, 0.1, 10, NULL, 0, &g_wid},
         {B, "height_m", TRV_INI_DOUBLE, &v->height_m, 0.1, 10, NULL, 0, &g_hgt},
@@ -149,6 +216,8 @@ trv_status tm_vehicle_read(trv_ctx *ctx, const char *path, tm_vehicle **out)
                        missing, v->kind == TM_WHEELED ? "wheeled" : "tracked");
     if (!st)
         st = body_defaults(ctx, v, g_len, g_wid, g_hgt, g_wb, g_trk, g_wr, g_steer, g_taus, g_taud, g_slip, g_step);
+    if (!st)
+        st = limit_defaults(ctx, v, &lg);
     if (!st && (g_vci1 || g_vci50)) { /* the values in force: an override against the other's formula too */
         tm_vci vci;
         tm_vci_compute(v, &vci);
