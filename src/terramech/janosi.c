@@ -8,12 +8,27 @@
 
 #include <math.h>
 
-/* g(i) for i L / K = x: 1 - (1 - e^-x) / x, its series near 0 */
+/* g(i) for i L / K = x: 1 - (1 - e^-x) / x; below x = 0.1 its series
+ * sum (-1)^(k+1) x^k / (k+1)!, 9 terms (the closed form cancels there) */
 static double jh_shape(double x)
 {
-    if (x < 1e-4)
-        return x / 2.0 - x * x / 6.0;
+    if (x < 0.1) {
+        double sum = 0, term = 1;
+        for (int k = 1; k <= 9; k++) {
+            term *= -x / (k + 1);
+            sum -= term;
+        }
+        return sum;
+    }
     return 1.0 - -expm1(-x) / x;
+}
+
+/* dg/dx = (1 - e^-x - x e^-x) / x^2, its series near 0 */
+static double jh_slope(double x)
+{
+    if (x < 1e-4)
+        return 0.5 - x / 3.0;
+    return (-expm1(-x) - x * exp(-x)) / (x * x);
 }
 
 double tm_slip_for_pull(double ratio, double k_over_l)
@@ -24,13 +39,24 @@ double tm_slip_for_pull(double ratio, double k_over_l)
         return 0;
     if (ratio == 1)
         return 1;
-    double want = ratio * jh_shape(1.0 / k_over_l), lo = 0, hi = 1;
-    for (int it = 0; it < 64 && hi - lo > 1e-15; it++) { /* g is increasing: bisection to rounding */
-        double mid = 0.5 * (lo + hi);
-        if (jh_shape(mid / k_over_l) < want)
-            lo = mid;
+    /* g is increasing: Newton in x = i L / K kept inside a shrinking
+     * bracket (bisection where a step leaves it), to rounding */
+    double want = ratio * jh_shape(1.0 / k_over_l), lo = 0, hi = 1.0 / k_over_l;
+    double x = fmin(2.0 * want / (1.0 - want), hi); /* g ~ x / 2 near 0, 1 - 1 / x far */
+    for (int it = 0; it < 100; it++) {
+        double r = jh_shape(x) - want;
+        if (fabs(r) <= 4e-16 * want)
+            break;
+        if (r < 0)
+            lo = x;
         else
-            hi = mid;
+            hi = x;
+        double nx = x - r / jh_slope(x);
+        if (!(nx > lo && nx < hi))
+            nx = 0.5 * (lo + hi);
+        if (nx == x)
+            break;
+        x = nx;
     }
-    return 0.5 * (lo + hi);
+    return x * k_over_l;
 }
