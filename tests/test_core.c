@@ -543,6 +543,26 @@ static pid_t dead_pid(void)
 /* The output set refuses a final path given twice (also spelt otherwise)
  * before any rename and leaves nothing; a commit removes the temporaries
  * of dead processes for its own names only. */
+/* A writer's failure on a temporary is reported under the final name:
+ * every occurrence replaced, other text kept. */
+static void test_outset_explain(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    trv_outset *set = trv_outset_new();
+    const char *t1 = trv_outset_add(set, "/d/x.tif"), *t2 = trv_outset_add(set, "/d/long_name.csv");
+    char want[512];
+    trv_error(ctx, TRV_ERR_IO, "cannot write '%s': No space left on device ('%s', then '%s')", t1, t1, t2);
+    trv_outset_explain(ctx, set);
+    snprintf(want, sizeof want, "cannot write '/d/x.tif': No space left on device ('/d/x.tif', then '/d/long_name.csv')");
+    assert_string_equal(trv_errmsg(ctx), want);
+    trv_error(ctx, TRV_ERR_IO, "nothing to do with it");
+    trv_outset_explain(ctx, set);
+    assert_string_equal(trv_errmsg(ctx), "nothing to do with it");
+    trv_outset_free(set);
+    trv_ctx_free(ctx);
+}
+
 static void test_outset_twice_and_stale(void **state)
 {
     (void)state;
@@ -925,7 +945,7 @@ int main(void)
         cmocka_unit_test(test_status_strings), cmocka_unit_test(test_ctx_errors_progress),
         cmocka_unit_test(test_term_progress), cmocka_unit_test(test_cli), cmocka_unit_test(test_cli_version),
         cmocka_unit_test(test_ini),            cmocka_unit_test(test_csv),                 cmocka_unit_test(test_outset),
-        cmocka_unit_test(test_outset_twice_and_stale), cmocka_unit_test(test_outputs_check), cmocka_unit_test(test_json),
+        cmocka_unit_test(test_outset_twice_and_stale), cmocka_unit_test(test_outset_explain), cmocka_unit_test(test_outputs_check), cmocka_unit_test(test_json),
         cmocka_unit_test(test_meta_and_paths),
         cmocka_unit_test(test_ini_comment_chars_in_value), cmocka_unit_test(test_rng_reference),
         cmocka_unit_test(test_heap_order), cmocka_unit_test(test_bucket_nearest), cmocka_unit_test(test_clip_segment),

@@ -6,7 +6,9 @@
 # 2, "output 'X' is given twice", nothing created); a tool killed with
 # SIGKILL while writing leaves its final names absent and only its hidden
 # temporaries, which the next run into the directory removes; a read-only
-# output directory fails the run and creates nothing. Ends with
+# output directory fails the run and creates nothing; a full disk fails it
+# naming the output and the cause and leaves nothing; two runs writing the
+# same outputs at once both succeed with one run's bytes. Ends with
 # "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
@@ -136,5 +138,59 @@ if can_make_readonly "$R"; then
 else
     skip "cannot make a directory read-only here"
 fi
+
+# ---- a full disk: fails naming the output and the cause, leaves nothing ----
+# a 256 kB tmpfs filled up, in a private mount namespace (root only); each
+# writer in turn: trv-krige (its QGIS style, then GDAL's GeoTIFF), libpng
+# (trv-render), stdio (trv-cost --eval's CSV); the message names a final
+# path (not a hidden temporary) and the cause. The listing is taken inside
+# the namespace.
+F=$tmp/full
+mkdir "$F"
+printf 'slope,elevation,ci,speed\n5,300,800,20\n' >"$tmp/eval.csv"
+full_run() { # NAME COMMAND...: run it on the full disk F; F's listing after it in $tmp/full.ls
+    unshare --mount /bin/sh -c 'mount -t tmpfs -o size=256k tmpfs "$0" && dd if=/dev/zero of="$0/fill" bs=4k 2>/dev/null
+        ls_to=$1; shift; "$@"; rc=$?; ls -A "$0" >"$ls_to.ls"; exit $rc' "$F" "$tmp/full" "$@"
+}
+if [ "$(id -u)" != 0 ] || ! unshare --mount /bin/sh -c 'mount -t tmpfs -o size=64k tmpfs "$0"' "$F" 2>/dev/null; then
+    skip "a full disk: needs root and mount namespaces for a private tmpfs"
+else
+    for job in "krige:x.tif" "render:x.png" "cost:x.csv"; do
+        out=$F/${job#*:}
+        case $job in
+        krige*) set -- "$BIN/trv-krige" -q "$DATA/jacksboro/dem_3arcsec.tif" -o "$out" --threads 1 ;;
+        render*) set -- "$BIN/trv-render" -q "$DATA/jacksboro/dem_3arcsec.tif" -o "$out" ;;
+        cost*) set -- "$BIN/trv-cost" -q --rules "$DATA/fuzzy/mobility.fcl" --eval "$tmp/eval.csv" -o "$out" ;;
+        esac
+        full_run "$@" >/dev/null 2>"$tmp/stderr"
+        rc=$?
+        [ "$rc" = 1 ] && grep -qF "cannot write '$F/" "$tmp/stderr" && ! grep -q '\.tmp' "$tmp/stderr" &&
+            grep -q "No space left on device" "$tmp/stderr" &&
+            ok || bad "full disk, ${job%%:*}: exit $rc, $(cat "$tmp/stderr")"
+        [ "$(cat "$tmp/full.ls")" = fill ] && ok || bad "full disk, ${job%%:*}: left $(tr '\n' ' ' <"$tmp/full.ls")"
+    done
+fi
+
+# ---- concurrent writers: two runs into the same names at once ----
+# each writes its own temporaries and renames them into place: both
+# succeed, the result is one run's bytes (the same inputs give the same
+# bytes), no temporary is left, and neither removes the other's live one
+C=$tmp/conc
+mkdir "$C"
+krige1() { "$BIN/trv-krige" -q "$DATA/jacksboro/dem_3arcsec.tif" -o "$1/dem.tif" --std "$1/std.tif" --threads 1 --seed 7; }
+krige1 "$C" 2>"$tmp/c1" &
+p1=$!
+krige1 "$C" 2>"$tmp/c2" &
+p2=$!
+wait $p1; r1=$?
+wait $p2; r2=$?
+[ "$r1" = 0 ] && [ "$r2" = 0 ] && ok || bad "concurrent writers: exits $r1 and $r2: $(cat "$tmp/c1" "$tmp/c2")"
+mkdir "$C/both"
+mv "$C/dem.tif" "$C/std.tif" "$C/krige.json" "$C/both/"
+krige1 "$C" # alone, into the same names (the paths are in the metadata)
+cmp -s "$C/dem.tif" "$C/both/dem.tif" && cmp -s "$C/std.tif" "$C/both/std.tif" && cmp -s "$C/krige.json" "$C/both/krige.json" &&
+    ok || bad "concurrent writers: the result differs from a run alone"
+left=$(ls -A "$C" | grep '\.tmp')
+[ -z "$left" ] && ok || bad "concurrent writers left temporaries: $left"
 
 summary tool_faults

@@ -127,6 +127,8 @@ trv_status tool_out_close(trv_ctx *ctx, tool_out *o, trv_status st)
         st = trv_json_stage(ctx, o->set, o->js, o->sum);
     if (!st)
         st = trv_outset_commit(ctx, o->set);
+    if (st)
+        trv_outset_explain(ctx, o->set);
     trv_outset_free(o->set);
     trv_json_free(o->js);
     free(o->sum);

@@ -40,6 +40,8 @@ static trv_status write_all(trv_ctx *ctx, const sim_run *run, const sim_scenario
     }
     if (!st)
         st = trv_outset_commit(ctx, set);
+    if (st)
+        trv_outset_explain(ctx, set);
     trv_outset_free(set);
     return st;
 }

@@ -375,3 +375,25 @@ char *trv_data_path(trv_ctx *ctx, const char *rel)
     trv_error(ctx, TRV_ERR_IO, "cannot find data file '%s' (set TRV_DATADIR to the traverse data directory)", rel);
     return NULL;
 }
+
+void trv_outset_explain(trv_ctx *ctx, const trv_outset *set)
+{
+    if (!set)
+        return;
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", trv_errmsg(ctx));
+    int changed = 0;
+    for (size_t k = 0; k < set->n; k++) {
+        const char *tmp = set->f[k].tmp, *fin = set->f[k].final;
+        size_t lt = strlen(tmp), lf = strlen(fin);
+        for (char *p = strstr(msg, tmp); p; p = strstr(p + lf, tmp)) {
+            if (strlen(msg) - lt + lf >= sizeof msg)
+                break;
+            memmove(p + lf, p + lt, strlen(p + lt) + 1);
+            memcpy(p, fin, lf);
+            changed = 1;
+        }
+    }
+    if (changed)
+        trv_error(ctx, TRV_OK, "%s", msg);
+}

@@ -259,6 +259,10 @@ const char *trv_outset_add(trv_outset *set, const char *final_path);
  * their "-journal", "-wal", "-shm" and ".aux.xml" sidecars) from the
  * directories written into; other files are never touched. */
 trv_status trv_outset_commit(trv_ctx *ctx, trv_outset *set);
+/* After a failure, before trv_outset_free: the error message names each
+ * output by its final path, not the hidden temporary a writer failed on
+ * ("cannot write 'd/x.tif': No space left on device"). */
+void trv_outset_explain(trv_ctx *ctx, const trv_outset *set);
 
 /* The rule every tool applies right after parsing its options: outputs
  * (n paths) and inputs (m paths; NULL entries skipped) name files by

@@ -216,12 +216,36 @@ void rnd_cv_paint(rnd_canvas *c, const unsigned char rgb[3], double alpha)
 
 /* ---- PNG ------------------------------------------------------------------ */
 
+/* libpng's error and warning handlers: keep its message (libpng's own
+ * handlers print to stderr, which library code must not) and errno at
+ * the failure, then return to the setjmp. */
+typedef struct png_err {
+    char msg[160];
+    int err;
+} png_err;
+
+static void png_on_error(png_structp png, png_const_charp msg)
+{
+    png_err *e = png_get_error_ptr(png);
+    e->err = errno;
+    snprintf(e->msg, sizeof e->msg, "%s", msg);
+    png_longjmp(png, 1);
+}
+
+static void png_on_warning(png_structp png, png_const_charp msg)
+{
+    (void)png;
+    (void)msg;
+}
+
 trv_status rnd_cv_write_png(trv_ctx *ctx, const rnd_canvas *c, const char *path, const char *name)
 {
     FILE *f = fopen(path, "wb");
     if (!f)
         return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", name, strerror(errno));
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_err e = {"", 0};
+    errno = 0;
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &e, png_on_error, png_on_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!png || !info) {
         png_destroy_write_struct(&png, NULL);
@@ -231,7 +255,7 @@ trv_status rnd_cv_write_png(trv_ctx *ctx, const rnd_canvas *c, const char *path,
     if (setjmp(png_jmpbuf(png))) {
         png_destroy_write_struct(&png, &info);
         fclose(f);
-        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s'", name);
+        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", name, e.err ? strerror(e.err) : e.msg);
     }
     png_init_io(png, f);
     /* fixed settings, no tIME chunk: the same image gives the same bytes */
