@@ -12,6 +12,18 @@ trap 'rm -rf "$w"' EXIT
 
 . "$(dirname "$0")/lib.sh"
 
+# the driver of the kernels, compiled here against the library (as
+# route.sh does) so that a fresh clone's make bench needs nothing else
+here=$(cd "$(dirname "$0")" && pwd)
+LIB=${TRV_LIB:-$(dirname "$BIN")/lib/libtraverse.a}
+[ -f "$LIB" ] || { echo "run.sh: no $LIB: run make first" >&2; exit 1; }
+# shellcheck disable=SC2046 # pkg-config's flags are split on purpose
+${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers \
+    -D_DEFAULT_SOURCE -pthread -I"$here/../src" $(pkg-config --cflags gdal proj) "$here/bench_terrain.c" "$LIB" \
+    -o "$w/bench_terrain" $(pkg-config --libs gdal proj lapacke openblas libpng freetype2 json-c) -lm -pthread ||
+    { echo "run.sh: cannot build bench/bench_terrain.c" >&2; exit 1; }
+BT=$w/bench_terrain
+
 row() { # name, ours, peer-name, peer
     echo "$2 $4" | awk -v n="$1" -v p="$3" '{printf "| %-34s | %7.2f s | %7.0f MB | %-30s | %7.2f s | %7.0f MB | %5.2f | %5.2f |\n", n, $1, $2/1024, p, $3, $4/1024, $1/$3, $2/$4}'
 }
@@ -28,14 +40,14 @@ echo "| job | traverse | memory | peer | time | memory | time ratio | memory rat
 echo "|---|---|---|---|---|---|---|---|"
 for r in 30 10; do
     cells=$(gdalinfo "$w/dem$r.tif" | sed -n 's/^Size is \([0-9]*\), \([0-9]*\)/\1 \2/p' | awk '{printf "%.1fM", $1*$2/1e6}')
-    a=$(best "$BIN/bench_terrain" slope "$w/dem$r.tif" "$w/s.tif")
+    a=$(best "$BT" slope "$w/dem$r.tif" "$w/s.tif")
     b=$(best gdaldem slope -q -compute_edges $CO -co PREDICTOR=3 "$w/dem$r.tif" "$w/g.tif")
     row "slope, $r m ($cells cells)" "$a" "gdaldem slope -compute_edges" "$b"
-    a=$(best "$BIN/bench_terrain" align "$J/landuse_30m_utm16n.tif" "$w/like$r.tif" "$w/a.tif")
+    a=$(best "$BT" align "$J/landuse_30m_utm16n.tif" "$w/like$r.tif" "$w/a.tif")
     ext=$(gdalinfo "$w/dem$r.tif" | awk '/^Origin/{gsub(/[(),]/," ");x=$3;y=$4} /^Size is/{gsub(/,/,"");nx=$3;ny=$4} END{printf "%s %s %s %s", x, y-ny*'$r', x+nx*'$r', y}')
     b=$(best gdalwarp -q -overwrite -r mode -te $ext -tr $r $r $CO "$J/landuse_30m_utm16n.tif" "$w/gw.tif")
     row "land use majority onto $r m" "$a" "gdalwarp -r mode" "$b"
-    a=$(best "$BIN/bench_terrain" align "$J/soil_7p5arcsec.tif" "$w/like$r.tif" "$w/a.tif")
+    a=$(best "$BT" align "$J/soil_7p5arcsec.tif" "$w/like$r.tif" "$w/a.tif")
     b=$(best gdalwarp -q -overwrite -r mode -t_srs EPSG:32616 -te $ext -tr $r $r $CO "$J/soil_7p5arcsec.tif" "$w/gw.tif")
     row "soil (lon/lat) majority onto $r m" "$a" "gdalwarp -r mode -t_srs" "$b"
     # the whole stage against the GDAL command chain that makes the same four layers
