@@ -10,6 +10,7 @@
 #include "core/bucket.h"
 #include "core/clip.h"
 #include "core/heap.h"
+#include "core/fixed.h"
 #include "core/json.h"
 #include "core/trv.h"
 
@@ -543,6 +544,47 @@ static pid_t dead_pid(void)
 /* The output set refuses a final path given twice (also spelt otherwise)
  * before any rename and leaves nothing; a commit removes the temporaries
  * of dead processes for its own names only. */
+/* trv_fixed against printf itself: exact ties of the binary value (which
+ * printf rounds to even), values just off a tie, negatives that round to
+ * -0, huge and non-finite values (printf's own text), and a million
+ * seeded values of the magnitudes the point cloud writes and beyond
+ * (1e11 x 10^3: products whose rounding error the fma must correct). */
+static void test_fixed(void **state)
+{
+    (void)state;
+    static const double special[] = {0.0005, 0.0015, 1.0625, 2.5, -2.5, 0.125, -0.0004, -0.0, 0.0, 1e15, -3e17,
+                                     123456.78949999999, 9.9995, 0.9999999, 1e-300, 4503599627370497.0};
+    char a[64], b[64];
+    for (size_t k = 0; k < sizeof special / sizeof special[0]; k++)
+        for (int d = 0; d <= 9; d++) {
+            *trv_fixed(a, special[k], d) = 0;
+            snprintf(b, sizeof b, "%.*f", d, special[k]);
+            assert_string_equal(a, b);
+        }
+    const double nonfinite[] = {NAN, INFINITY, -INFINITY};
+    for (int k = 0; k < 3; k++) {
+        *trv_fixed(a, nonfinite[k], 3) = 0;
+        snprintf(b, sizeof b, "%.3f", nonfinite[k]);
+        assert_string_equal(a, b);
+    }
+    trv_rng rng;
+    trv_rng_seed(&rng, 42);
+    for (int k = 0; k < 1000000; k++) {
+        double v = (trv_rng_uniform(&rng) - 0.3) * (k % 4 == 0 ? 4e6 : k % 4 == 1 ? 3000 : k % 4 == 2 ? 90 : 1e11);
+        if (k % 7 == 0)
+            v = (float)v; /* the layers are Float32 */
+        int d = 3 + k % 2;
+        *trv_fixed(a, v, d) = 0;
+        snprintf(b, sizeof b, "%.*f", d, v);
+        assert_string_equal(a, b);
+    }
+    for (unsigned v = 0; v < 300; v++) {
+        *trv_uint(a, v) = 0;
+        snprintf(b, sizeof b, "%u", v);
+        assert_string_equal(a, b);
+    }
+}
+
 /* A writer's failure on a temporary is reported under the final name:
  * every occurrence replaced, other text kept. */
 static void test_outset_explain(void **state)
@@ -945,7 +987,7 @@ int main(void)
         cmocka_unit_test(test_status_strings), cmocka_unit_test(test_ctx_errors_progress),
         cmocka_unit_test(test_term_progress), cmocka_unit_test(test_cli), cmocka_unit_test(test_cli_version),
         cmocka_unit_test(test_ini),            cmocka_unit_test(test_csv),                 cmocka_unit_test(test_outset),
-        cmocka_unit_test(test_outset_twice_and_stale), cmocka_unit_test(test_outset_explain), cmocka_unit_test(test_outputs_check), cmocka_unit_test(test_json),
+        cmocka_unit_test(test_outset_twice_and_stale), cmocka_unit_test(test_outset_explain), cmocka_unit_test(test_fixed), cmocka_unit_test(test_outputs_check), cmocka_unit_test(test_json),
         cmocka_unit_test(test_meta_and_paths),
         cmocka_unit_test(test_ini_comment_chars_in_value), cmocka_unit_test(test_rng_reference),
         cmocka_unit_test(test_heap_order), cmocka_unit_test(test_bucket_nearest), cmocka_unit_test(test_clip_segment),

@@ -1,5 +1,6 @@
 /* Terrain fusion: DEM + soil + land use on one grid, with slope. */
 #include "terrain.h"
+#include "core/fixed.h"
 #include "run/run.h"
 
 #include <errno.h>
@@ -134,13 +135,28 @@ fail:
 
 void ter_points_rows(FILE *f, const ter_layers *t, int y)
 {
+    /* the bytes of "%.3f,%.3f,%.3f,%.4f,%d,%d\n" (core/fixed.h), a row at a time */
     const geo_grid *g = &t->dem->grid;
+    char line[160];
+    char ys[40], *ye = trv_fixed(ys, geo_grid_y(g, y), 3);
     for (int x = 0; x < g->nx; x++) {
         size_t i = (size_t)y * g->nx + x;
         if (geo_raster_is_nodata(t->dem, i))
             continue;
-        fprintf(f, "%.3f,%.3f,%.3f,%.4f,%d,%d\n", geo_grid_x(g, x), geo_grid_y(g, y), t->dem->f32[i], t->slope->f32[i],
-                t->soil->u8[i], t->landuse->u8[i]);
+        char *p = trv_fixed(line, geo_grid_x(g, x), 3);
+        *p++ = ',';
+        for (const char *q = ys; q < ye;)
+            *p++ = *q++;
+        *p++ = ',';
+        p = trv_fixed(p, t->dem->f32[i], 3);
+        *p++ = ',';
+        p = trv_fixed(p, t->slope->f32[i], 4);
+        *p++ = ',';
+        p = trv_uint(p, t->soil->u8[i]);
+        *p++ = ',';
+        p = trv_uint(p, t->landuse->u8[i]);
+        *p++ = '\n';
+        fwrite(line, 1, (size_t)(p - line), f);
     }
 }
 
