@@ -602,13 +602,101 @@ static void test_smooth_channel(void **state)
     prm_terrain_clear(&t);
 }
 
+/* Union-find over 4-neighbour GO pairs, written here: the reference
+ * partition for prm_regions_label. */
+static long uf_find(long *par, long i)
+{
+    while (par[i] != i)
+        i = par[i] = par[par[i]];
+    return i;
+}
+
+/* GO regions: a wall splits the map in two (sizes by hand), cells that
+ * meet only at a corner stay apart, the nearest reachable cell to a point
+ * beyond the wall is by hand; on 20 random maps the labels partition the
+ * GO cells exactly as a union-find over 4-neighbour pairs does. */
+static void test_regions(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    prm_terrain t;
+    prm_regions rg;
+    terrain_make(&t, 10, 8);
+    for (int r = 0; r < 8; r++)
+        set_nogo(&t, 4, r);
+    set_nogo(&t, 0, 0); /* (1, 1) then meets (0, 0)'s neighbours only by edges: still one region */
+    assert_int_equal(prm_regions_label(ctx, &t, &rg), TRV_OK);
+    assert_int_equal(rg.n, 2);
+    assert_int_equal(rg.size[1], 4 * 8 - 1);
+    assert_int_equal(rg.size[2], 5 * 8);
+    assert_int_equal(prm_regions_at(&t, &rg, cx_of(0), cy_of(0)), 0);
+    assert_int_equal(prm_regions_at(&t, &rg, cx_of(1), cy_of(5)), 1);
+    assert_int_equal(prm_regions_at(&t, &rg, cx_of(9), cy_of(5)), 2);
+    double nx, ny;
+    assert_true(prm_regions_nearest(&t, &rg, 1, cx_of(8) + 1, cy_of(5) + 2, &nx, &ny));
+    assert_float_equal(nx, cx_of(3), 0);
+    assert_float_equal(ny, cy_of(5), 0);
+    assert_false(prm_regions_nearest(&t, &rg, 3, 0, 0, &nx, &ny));
+    prm_regions_clear(&rg);
+    prm_terrain_clear(&t);
+    /* a diagonal pair: (0, 0) and (1, 1) GO, (1, 0) and (0, 1) NOGO */
+    terrain_make(&t, 2, 2);
+    set_nogo(&t, 1, 0);
+    set_nogo(&t, 0, 1);
+    assert_int_equal(prm_regions_label(ctx, &t, &rg), TRV_OK);
+    assert_int_equal(rg.n, 2);
+    assert_int_not_equal(rg.label[0], rg.label[3]);
+    prm_regions_clear(&rg);
+    prm_terrain_clear(&t);
+    trv_rng rng;
+    trv_rng_seed(&rng, 5);
+    for (int k = 0; k < 20; k++) {
+        int nxc = 7 + (int)trv_rng_below(&rng, 20), nyc = 5 + (int)trv_rng_below(&rng, 15);
+        terrain_make(&t, nxc, nyc);
+        for (int r = 0; r < nyc; r++)
+            for (int c = 0; c < nxc; c++)
+                if (trv_rng_uniform(&rng) < 0.4)
+                    set_nogo(&t, c, r);
+        long n = (long)nxc * nyc, *par = malloc((size_t)n * sizeof *par);
+        for (long i = 0; i < n; i++)
+            par[i] = i;
+        for (int r = 0; r < nyc; r++)
+            for (int c = 0; c < nxc; c++) {
+                long i = cell_of(&t, c, r);
+                if (!prm_cell_go(&t, i))
+                    continue;
+                if (c + 1 < nxc && prm_cell_go(&t, i + 1))
+                    par[uf_find(par, i)] = uf_find(par, i + 1);
+                if (r + 1 < nyc && prm_cell_go(&t, i + nxc))
+                    par[uf_find(par, i)] = uf_find(par, i + nxc);
+            }
+        assert_int_equal(prm_regions_label(ctx, &t, &rg), TRV_OK);
+        long sum = 0;
+        for (int q = 1; q <= rg.n; q++)
+            sum += rg.size[q];
+        long go = 0;
+        for (long i = 0; i < n; i++) {
+            go += prm_cell_go(&t, i);
+            assert_int_equal(rg.label[i] != 0, prm_cell_go(&t, i));
+            for (long j = 0; j < i; j += 1 + (j % 3)) /* a sample of pairs: same root <=> same label */
+                if (rg.label[i] && rg.label[j])
+                    assert_int_equal(uf_find(par, i) == uf_find(par, j), rg.label[i] == rg.label[j]);
+        }
+        assert_int_equal(sum, go);
+        free(par);
+        prm_regions_clear(&rg);
+        prm_terrain_clear(&t);
+    }
+    trv_ctx_free(ctx);
+}
+
 int main(void)
 {
     geo_init();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_open_field),  cmocka_unit_test(test_wall_gap), cmocka_unit_test(test_corner),
         cmocka_unit_test(test_brute_force), cmocka_unit_test(test_errors),   cmocka_unit_test(test_bspline),
-        cmocka_unit_test(test_smooth),      cmocka_unit_test(test_smooth_channel),
+        cmocka_unit_test(test_smooth),      cmocka_unit_test(test_smooth_channel), cmocka_unit_test(test_regions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -49,6 +49,27 @@ int prm_cell_go(const prm_terrain *t, long i);
 /* Cell index of map point (x, y), or -1 off the grid. */
 long prm_cell_at(const prm_terrain *t, double x, double y);
 
+/* ---- GO regions (regions.c) -------------------------------------------------- */
+
+/* The map's 4-connected GO regions (prm_cell_go): a route exists between
+ * two points only inside one region, since a move never touches NOGO,
+ * corners included. label[i] is cell i's region, 1..n, 0 for NOGO;
+ * size[k] its cell count (size[0] = 0). */
+typedef struct prm_regions {
+    int *label;
+    long *size;
+    int n;
+} prm_regions;
+
+trv_status prm_regions_label(trv_ctx *ctx, const prm_terrain *t, prm_regions *out);
+void prm_regions_clear(prm_regions *r);
+/* The region of the cell holding map point (x, y); 0 off the grid or NOGO. */
+int prm_regions_at(const prm_terrain *t, const prm_regions *r, double x, double y);
+/* The centre of region's cell nearest to (x, y) (ties: the first in row
+ * order) into *nx, *ny; 0 if the region has no cell. */
+int prm_regions_nearest(const prm_terrain *t, const prm_regions *r, int region, double x, double y, double *nx,
+                        double *ny);
+
 /* ---- exact segment traversal ----------------------------------------------- */
 
 /* Called for each cell the segment crosses, in order, with the length of
