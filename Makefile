@@ -189,7 +189,7 @@ OUT ?= out/$(AREA)
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory $(OUT)/report.md $(OUT)/project.qgs
-	@echo "demo: layers in $(OUT)/: dem.tif dem_std.tif slope.tif soil.tif landuse.tif speed.tif gonogo.tif"
+	@echo "demo: layers in $(OUT)/: dem.tif dem_std.tif slope.tif soil.tif landuse.tif speed.tif gonogo.tif limit.tif"
 	@echo "      cost.tif class.tif roadmap.gpkg route.geojson route.gpx route.csv points.csv sim*/ png/"
 	@echo "      summaries: krige.json terrain.json speed.json cost.json roadmap.json route.json sim*/metrics.json"
 	@echo "      (their keys: docs/summaries.md)"
@@ -209,7 +209,7 @@ $(OUT)/dem.tif $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif $(OUT)/points
 	    --points $(OUT)/points.csv -o $(OUT)
 
 # attainable speed and GO/NOGO for the vehicle
-$(OUT)/speed.tif $(OUT)/gonogo.tif $(OUT)/speed_report.csv $(OUT)/speed.json &: \
+$(OUT)/speed.tif $(OUT)/gonogo.tif $(OUT)/limit.tif $(OUT)/speed_report.csv $(OUT)/speed.json &: \
     $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif $(VEHICLE) $(BINDIR)/trv-speed $(SOIL_CLASSES) $(LANDUSE_CLASSES)
 	$(BINDIR)/trv-speed --terrain $(OUT) --vehicle $(VEHICLE) --soils $(SOIL_CLASSES) \
 	    --landuse-classes $(LANDUSE_CLASSES) --report $(OUT)/speed_report.csv
@@ -245,7 +245,7 @@ $(OUT)/sim_blocked/metrics.json &: $(BLOCKED) $(SIM_DEPS)
 
 # maps: every layer over the hillshade, the routes over the cost with the roadmap
 PNG := $(OUT)/png
-DEMO_PNGS := $(foreach l,dem slope speed gonogo cost class,$(PNG)/$(l).png) $(PNG)/routes.png
+DEMO_PNGS := $(foreach l,dem slope speed limit gonogo cost class,$(PNG)/$(l).png) $(PNG)/routes.png
 $(PNG)/%.png: $(OUT)/%.tif $(OUT)/dem.tif $(BINDIR)/trv-render
 	@mkdir -p $(PNG)
 	$(BINDIR)/trv-render -q $< --hillshade $(OUT)/dem.tif --legend -o $@

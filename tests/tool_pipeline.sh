@@ -23,9 +23,12 @@ gdal_translate -q -projwin -84.30 36.66 -84.18 36.54 "$DATA/jacksboro/dem_3arcse
     gdalwarp -q -t_srs EPSG:4326 -te -84.31 36.53 -84.17 36.67 -tr 0.0003 0.0003 -r near \
         "$DATA/jacksboro/landuse_30m_utm16n.tif" "$tmp/landuse.tif" || { echo "cannot cut the test area"; exit 1; }
 cp "$DATA/vehicles/ugv_hua2022.ini" "$tmp/ugv.ini"
+# the goals: the GO area's traction NOGO on clayey slopes (issue 14) cuts
+# the roadmaps; -84.20,36.58 (and at 5 m -84.25,36.615) are no longer
+# reached from the start
 demo() {
     make -C "$here" --no-print-directory demo SAN="${TRV_SAN:-0}" AREA=piece OUT="$tmp/out" DEM="$tmp/dem.tif" \
-        SOIL="$tmp/soil.tif" LANDUSE="$tmp/landuse.tif" VEHICLE="$tmp/ugv.ini" FROM=-84.28,36.64 TO=-84.20,36.58 \
+        SOIL="$tmp/soil.tif" LANDUSE="$tmp/landuse.tif" VEHICLE="$tmp/ugv.ini" FROM=-84.28,36.64 TO=-84.235,36.5815 \
         >"$tmp/log" 2>&1
 }
 ran() { grep -c "^[^ ]*/trv-$1 " "$tmp/log"; }
@@ -89,8 +92,8 @@ grep '^mmcr,' "$O/route.csv" | sed -n '1p;$p' | awk -F, '{ print $2, $3 }' |
     awk 'function abs(v) { return v < 0 ? -v : v }
         { lon[NR] = $1; lat[NR] = $2 }
         END { exit !(NR == 2 && abs(lon[1] + 84.28) < 1e-6 && abs(lat[1] - 36.64) < 1e-6 &&
-                     abs(lon[2] + 84.20) < 1e-6 && abs(lat[2] - 36.58) < 1e-6) }' && ok ||
-    bad "the mmcr route does not run from -84.28,36.64 to -84.20,36.58: $(grep '^mmcr,' "$O/route.csv" | sed -n '1p;$p')"
+                     abs(lon[2] + 84.235) < 1e-6 && abs(lat[2] - 36.5815) < 1e-6) }' && ok ||
+    bad "the mmcr route does not run from -84.28,36.64 to -84.235,36.5815: $(grep '^mmcr,' "$O/route.csv" | sed -n '1p;$p')"
 
 # the same pipeline run again from nothing gives the same bytes in every
 # file, the stages' summaries (*.json) included
@@ -119,7 +122,7 @@ done
 # equal to trv-route's own (route.csv's last cum_time_s, 0.1 s decimals)
 if gdal_translate -q -projwin -84.28 36.645 -84.235 36.60 "$tmp/dem.tif" "$tmp/dem5.tif" &&
     make -C "$here" --no-print-directory demo SAN="${TRV_SAN:-0}" AREA=piece5 OUT="$tmp/out5" DEM="$tmp/dem5.tif" \
-        SOIL="$tmp/soil.tif" LANDUSE="$tmp/landuse.tif" VEHICLE="$tmp/ugv.ini" RES=5 FROM=-84.26,36.62 TO=-84.25,36.615 \
+        SOIL="$tmp/soil.tif" LANDUSE="$tmp/landuse.tif" VEHICLE="$tmp/ugv.ini" RES=5 FROM=-84.26,36.62 TO=-84.2567,36.6159 \
         >"$tmp/log5" 2>&1; then
     ok
 else

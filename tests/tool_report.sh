@@ -36,7 +36,7 @@ gdalwarp -q -t_srs EPSG:32616 -tr 180 180 -tap -r bilinear -ot Float32 -dstnodat
         --landuse-classes "$DATA/classes/landuse.csv" --report "$T/speed_report.csv" >"$tmp/speed.txt" 2>/dev/null &&
     "$BIN/trv-cost" --terrain "$T" --soils "$DATA/classes/soils.csv" --rules "$DATA/fuzzy/mobility.fcl" >"$tmp/cost.txt" 2>/dev/null &&
     "$BIN/trv-roadmap" --terrain "$T" -o "$T/roadmap.gpkg" --seed 2 >"$tmp/roadmap.txt" 2>/dev/null &&
-    "$BIN/trv-route" --roadmap "$T/roadmap.gpkg" --terrain "$T" --from -84.3637,36.6957 --to -84.1288,36.4834 --compare --grid \
+    "$BIN/trv-route" --roadmap "$T/roadmap.gpkg" --terrain "$T" --from -84.3637,36.6957 --to -84.1820,36.6405 --compare --grid \
         -o "$T/route.geojson" --stats "$T/route_stats.csv" --csv "$T/route.csv" --gpx "$T/route.gpx" >"$tmp/route.txt" 2>/dev/null &&
     mkdir -p "$T/png" && "$BIN/trv-render" -q "$T/cost.tif" --hillshade "$T/dem.tif" --overlay "$T/route.geojson" --legend \
         -o "$T/png/routes.png" ||
@@ -57,7 +57,8 @@ echo '{"scenario": "blocked", "vehicles": [{"id": "ugv1", "replans": 3, "planned
     >"$T/sim_blocked/metrics.json"
 printf '%s\n' '{"t": 0.0, "type": "start", "vehicle": "ugv1"}' '{"t": 12.5, "type": "replan"}' \
     '{"t": 40.0, "type": "replan"}' '{"t": 3900.25, "type": "goal"}' >"$T/sim/events.jsonl"
-gdal_translate -q -of PNG "$T/class.tif" "$T/png/class.png" && gdal_translate -q -of PNG "$T/gonogo.tif" "$T/png/gonogo.png" ||
+gdal_translate -q -of PNG "$T/class.tif" "$T/png/class.png" && gdal_translate -q -of PNG "$T/gonogo.tif" "$T/png/gonogo.png" &&
+    gdal_translate -q -of PNG "$T/limit.tif" "$T/png/limit.png" ||
     { echo "cannot make the PNGs"; exit 1; }
 rm -f "$T"/png/*.aux.xml
 
@@ -169,13 +170,23 @@ np1=$(sed -n 2p "$T/variogram.csv" | cut -d, -f1)
 grep -q "^| 1 | $np1 | " "$R" && ok || bad "variogram lag 1 with $np1 pairs"
 [ "$(grep -c '^| [0-9]* | [0-9]* | [0-9.]* | [0-9.]* | [0-9.]* |$' "$R")" = "$(($(wc -l <"$T/variogram.csv") - 1))" ] && ok || bad "one row per lag"
 
-# vehicle: the lines of speed.txt, the per-soil table as written
+# vehicle: the lines of speed.txt, the report's rows (land use, soil, CI,
+# pass, the speed and binding limit on the flat and at 10 deg) as written
 grep -qF -- "- $(grep '^MI ' "$tmp/speed.txt")" "$R" && ok || bad "MI/VCI line"
-tail -n +2 "$T/speed_report.csv" | while IFS= read -r line; do
-    row="| $(echo "$line" | sed 's/,/ | /g') |"
-    grep -qF -- "$row" "$R" || echo "missing: $row"
-done >"$tmp/soilrows"
-[ ! -s "$tmp/soilrows" ] && ok || bad "per-soil rows: $(head -2 "$tmp/soilrows")"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { print "| " $c["landuse"] " | " $c["name"] " | " $c["ci_kPa"] " | " $c["pass"] " | " $c["flat_speed_kmh"] " | " $c["flat_limit"] \
+        " | " $c["grade10_direction"] " | " $c["grade10_speed_kmh"] " | " $c["grade10_limit"] " |" }' "$T/speed_report.csv" >"$tmp/rows"
+[ "$(wc -l <"$tmp/rows")" = 16 ] && ok || bad "report rows: $(wc -l <"$tmp/rows"), want 4 land uses x 4 soils"
+while IFS= read -r row; do grep -qF -- "$row" "$R" || echo "missing: $row"; done <"$tmp/rows" >"$tmp/soilrows"
+[ ! -s "$tmp/soilrows" ] && ok || bad "per land use and soil rows: $(head -2 "$tmp/soilrows")"
+# the share of the GO cells each limit binds: counted here in limit.tif
+# over the GO cells of gonogo.tif (GDAL's XYZ)
+gdal_translate -q -of XYZ "$T/gonogo.tif" "$tmp/g.xyz" && gdal_translate -q -of XYZ "$T/limit.tif" "$tmp/l.xyz"
+paste -d' ' "$tmp/g.xyz" "$tmp/l.xyz" | awk '$3 == 0 { n[$6]++; go++ }
+    END { split("top speed|power|traction|ride|vegetation|visibility/braking", nm, "|")
+          for (k = 1; k <= 6; k++) printf "| %s | %d | %.1f %% |\n", nm[k], n[k], 100 * n[k] / go }' >"$tmp/shares"
+while IFS= read -r row; do grep -qxF -- "$row" "$R" || echo "missing: $row"; done <"$tmp/shares" >"$tmp/sharerows"
+[ ! -s "$tmp/sharerows" ] && ok || bad "limit shares: $(head -2 "$tmp/sharerows")"
 
 # class fractions against gdalinfo -hist (256 buckets from -0.5: bucket k = code k)
 cp "$T/class.tif" "$T/gonogo.tif" "$tmp/"
@@ -240,9 +251,10 @@ grep -q '^| reached_goal | true |$' "$R" && ok || bad "boolean metric"
 grep -q 'Events (`sim/events.jsonl`): 4.' "$R" && ok || bad "event count"
 grep -q '^| replan | 2 |$' "$R" && ok || bad "events by type"
 
-# maps: the two PNGs linked, the routes map said to be at the top (once), the others said absent
+# maps: the three PNGs linked, the routes map said to be at the top (once), the others said absent
 grep -qF '](png/class.png)' "$R" && ok || bad "class.png link"
 grep -qF '](png/gonogo.png)' "$R" && ok || bad "gonogo.png link"
+grep -qF '![The speed limit that binds](png/limit.png)' "$R" && ok || bad "limit.png link"
 [ "$(grep -c '](png/routes.png)' "$R")" = 1 ] && grep -qxF 'The routes by strategy (`png/routes.png`) are the map at the top.' "$R" && ok ||
     bad "routes.png shown once, at the top"
 grep -qF 'Absent: `png/dem.png`, `png/slope.png`, `png/speed.png`, `png/cost.png`, `png/sim.png`, `png/sim_replan.png`.' "$R" && ok ||
@@ -251,7 +263,7 @@ grep -qF 'Absent: `png/dem.png`, `png/slope.png`, `png/speed.png`, `png/cost.png
 # HTML: self-contained, the same numbers, images embedded
 grep -qi 'http:\|https:\|<link\|<script' "$H" && bad "the HTML refers to something outside itself" || ok
 [ "$(grep -o 'src="[^"]*"' "$H" | grep -vc '^src="data:image/png;base64,')" = 0 ] && ok || bad "a src= that is not data:"
-[ "$(grep -o 'src="data:image/png;base64,' "$H" | wc -l)" = 3 ] && ok || bad "3 embedded images"
+[ "$(grep -o 'src="data:image/png;base64,' "$H" | wc -l)" = 4 ] && ok || bad "4 embedded images (routes, class, limit, gonogo)"
 for png in class routes; do
     base64 -w0 "$T/png/$png.png" >"$tmp/b64" && grep -qFf "$tmp/b64" "$H" && ok || bad "$png.png not embedded byte for byte"
 done

@@ -21,7 +21,7 @@ int main(int argc, char **argv)
         .summary =
             "QGIS 3 project (.qgs, QGIS 3.22 and later) of every layer a run left in DIR, top to bottom:\n"
             "route.geojson (routes), the simulator's sim*/trajectory_*.geojson, obstacles*.geojson (in DIR\n"
-            "or sim*/), roadmap.gpkg (nodes, edges), class, cost, gonogo, speed, slope, landuse, soil,\n"
+            "or sim*/), roadmap.gpkg (nodes, edges), class, cost, gonogo, limit, speed, slope, landuse, soil,\n"
             "dem_std, dem and its hillshade (the .tif files); absent files are skipped. Data sources are\n"
             "relative to the project, so the directory can be moved; the project CRS is the rasters'.\n"
             "Styles: a continuous raster takes the renderer of the .qml beside it (slope.qml), else a colour\n"

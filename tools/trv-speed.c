@@ -7,8 +7,87 @@
 #include "tool.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+/* The copies of the model's inputs in the run directory (run.h), in the
+ * order of main's inputs: vehicle, soils, land-use classes. */
+static const run_oid COPIES[3] = {RUN_O_SPEED_VEHICLE, RUN_O_SPEED_SOILS, RUN_O_SPEED_LANDUSE};
+
+/* 1 when path is the run directory's copy itself (one device and inode:
+ * the user passed the copy back, e.g. to rerun with the model a run was
+ * made with); that copy is left as it is. */
+static int is_copy(const char *dir, run_oid id, const char *path)
+{
+    char *c = path ? run_other_path(dir, id) : NULL;
+    struct stat a, b;
+    int same = c && stat(c, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+    free(c);
+    return same;
+}
+
+/* Byte copies of the model's inputs into the run directory, in the set;
+ * an input that is its copy already is not rewritten. */
+static trv_status write_copies(trv_ctx *ctx, trv_outset *set, const char *dir, const char *const src[3])
+{
+    trv_status st = TRV_OK;
+    for (int k = 0; k < 3 && !st; k++) {
+        if (is_copy(dir, COPIES[k], src[k]))
+            continue;
+        size_t len = 0;
+        char *bytes = trv_file_read(ctx, src[k], &len), *path = run_other_path(dir, COPIES[k]);
+        const char *tmp = bytes && path ? trv_outset_add(set, path) : NULL;
+        FILE *f = tmp ? fopen(tmp, "wb") : NULL;
+        if (!bytes)
+            st = TRV_ERR_IO; /* trv_file_read's message */
+        else if (!tmp)
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        else if (!f || fwrite(bytes, 1, len, f) != len)
+            st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s'", path);
+        if (f && fclose(f) != 0 && !st)
+            st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s'", path);
+        free(bytes);
+        free(path);
+    }
+    return st;
+}
+
+/* One grade's line of the limits table. */
+static void print_grade(const tm_model *m, const char *lu, const char *soil, int s, int l, double grade)
+{
+    tm_class_speed cs;
+    tm_class_speed_at(m, s, l, grade, &cs);
+    char g[32], lim[TM_NLIMITS][16];
+    if (grade == 0)
+        snprintf(g, sizeof g, "flat");
+    else
+        snprintf(g, sizeof g, "%g %s", grade, cs.downhill ? "down" : "up");
+    for (int k = 1; k < TM_NLIMITS; k++)
+        if (isinf(cs.at.lim_ms[k]))
+            snprintf(lim[k], sizeof lim[k], "-");
+        else
+            snprintf(lim[k], sizeof lim[k], "%.1f", cs.at.lim_ms[k] * 3.6);
+    printf("%-18.18s %-14.14s %-8s %8.3f %6.3f %6s %6s %6s %6s %6s %6s %6.1f  %s\n", lu, soil, g, cs.at.pull_N / 1000,
+           cs.at.slip, lim[1], lim[2], lim[3], lim[4], lim[5], lim[6], cs.speed_kmh,
+           cs.reason == TM_GO ? tm_limit_name(cs.limit) : tm_reason_name(cs.reason));
+}
+
+/* Every limit per land use and soil, on the flat and in the worse
+ * direction at TM_REPORT_GRADE_DEG (the report's rows). */
+static void print_limits(const tm_model *m, const tm_soils *soils)
+{
+    printf("speed limits per land use and soil, km/h ('-': does not bind), on the flat and in the worse direction at "
+           "%g deg:\n", TM_REPORT_GRADE_DEG);
+    printf("%-18s %-14s %-8s %8s %6s %6s %6s %6s %6s %6s %6s %6s  %s\n", "land use", "soil", "grade", "pull kN", "slip",
+           "top", "power", "tract", "ride", "veg", "brake", "speed", "binds");
+    for (int l = 1; l < 256; l++)
+        for (int i = 0; i < soils->n && m->landuse_nogo[l] != 2; i++) {
+            print_grade(m, m->lu_name[l], soils->s[i].name, soils->s[i].code, l, 0);
+            print_grade(m, "", "", soils->s[i].code, l, TM_REPORT_GRADE_DEG);
+        }
+}
 
 static void print_report(const tm_model *m, const tm_soils *soils, const tm_stats *st)
 {
@@ -26,8 +105,8 @@ static void print_report(const tm_model *m, const tm_soils *soils, const tm_stat
     if (!m->traction)
         printf("traction check skipped: the soil table has no c_kPa, phi_deg, K_m columns\n");
     static const char *const modes[3] = {"rigid", "elastic", "track"};
-    printf("%-4s %-16s %8s %-7s %9s %12s %11s %10s %9s %9s %s\n", "code", "soil", "CI kPa", "mode", "sinkage", "R/tyre kN",
-           "R total kN", "thrust kN", "v flat", "v 10deg", "pass");
+    printf("%-4s %-16s %8s %-7s %9s %12s %11s %10s %s\n", "code", "soil", "CI kPa", "mode", "sinkage", "R/tyre kN",
+           "R total kN", "thrust kN", "pass");
     for (int i = 0; i < soils->n; i++) {
         const tm_soil *s = &soils->s[i];
         const tm_contact *k = &m->contact[s->code];
@@ -35,14 +114,14 @@ static void print_report(const tm_model *m, const tm_soils *soils, const tm_stat
         char thrust[32] = "-";
         if (!isnan(m->thrust_total_kN[s->code]))
             snprintf(thrust, sizeof thrust, "%.4f", m->thrust_total_kN[s->code]);
-        printf("%-4d %-16s %8.1f %-7s %9.4f %12.4f %11.4f %10s %9.2f %9.2f %s\n", s->code, s->name, s->ci_kPa,
-               modes[k->mode], k->sinkage_m, v->kind == TM_WHEELED ? k->resistance_kN : r, r, thrust,
-               tm_speed_kmh(m, r, 0), tm_speed_kmh(m, r, 10),
+        printf("%-4d %-16s %8.1f %-7s %9.4f %12.4f %11.4f %10s %s\n", s->code, s->name, s->ci_kPa, modes[k->mode],
+               k->sinkage_m, v->kind == TM_WHEELED ? k->resistance_kN : r, r, thrust,
                s->ci_kPa >= c->vci50_kPa ? "easy" : s->ci_kPa >= c->vci1_kPa ? "difficult" : "no");
         if (k->mode == TM_ELASTIC && k->deflection_m > v->tyre_section_height_m)
             printf("     warning: on %s the tyre would deflect %.3f m, more than its section height %.3f m\n", s->name,
                    k->deflection_m, v->tyre_section_height_m);
     }
+    print_limits(m, soils);
     if (st) {
         double data = (double)(st->cells - st->nodata);
         printf("GO: %.1f %% of the cells with data (%zu of %.0f); NOGO by slope %zu, soil %zu, land use %zu, traction "
@@ -50,6 +129,10 @@ static void print_report(const tm_model *m, const tm_soils *soils, const tm_stat
                data > 0 ? 100.0 * st->go / data : 0, st->go, data, st->reason[1], st->reason[2], st->reason[3],
                st->reason[4], st->nodata);
         printf("speed over GO cells: mean %.2f km/h, max %.2f km/h\n", st->speed_mean_kmh, st->speed_max_kmh);
+        printf("binding limit over the GO cells:");
+        for (int k = 1; k < TM_NLIMITS; k++)
+            printf("%s %s %.1f %%", k > 1 ? "," : "", tm_limit_name(k), st->go ? 100.0 * st->limit[k] / st->go : 0);
+        printf("\n");
     }
 }
 
@@ -98,9 +181,62 @@ static void json_soils(trv_json *js, const tm_model *m, const tm_soils *soils)
         trv_json_num(js, "resistance_per_tyre_kN", "%.10g", m->v->kind == TM_WHEELED ? k->resistance_kN : r);
         trv_json_num(js, "resistance_total_kN", "%.10g", r);
         trv_json_num(js, "thrust_kN", "%.10g", m->thrust_total_kN[s->code]);
-        trv_json_num(js, "speed_flat_kmh", "%.10g", tm_speed_kmh(m, r, 0));
-        trv_json_num(js, "speed_10deg_kmh", "%.10g", tm_speed_kmh(m, r, 10));
         trv_json_str(js, "pass", s->ci_kPa >= c->vci50_kPa ? "easy" : s->ci_kPa >= c->vci1_kPa ? "difficult" : "no");
+        trv_json_end(js);
+    }
+    trv_json_end(js);
+}
+
+/* One grade of one class in speed.json. */
+static void json_grade(trv_json *js, const char *key, const tm_model *m, int s, int l, double grade)
+{
+    tm_class_speed cs;
+    tm_class_speed_at(m, s, l, grade, &cs);
+    trv_json_obj(js, key);
+    trv_json_num(js, "grade_deg", "%.10g", grade);
+    trv_json_str(js, "direction", cs.downhill ? "down" : "up");
+    trv_json_num(js, "pull_kN", "%.10g", cs.at.pull_N / 1000);
+    trv_json_num(js, "slip", "%.10g", cs.at.slip);
+    trv_json_obj(js, "limits_kmh");
+    for (int k = 1; k < TM_NLIMITS; k++)
+        trv_json_num(js, tm_limit_name(k), "%.10g", cs.at.lim_ms[k] * 3.6);
+    trv_json_end(js);
+    trv_json_num(js, "speed_kmh", "%.10g", cs.speed_kmh);
+    trv_json_int(js, "gonogo", cs.reason);
+    trv_json_int(js, "limit", cs.limit);
+    trv_json_str(js, "binds", cs.reason == TM_GO ? tm_limit_name(cs.limit) : tm_reason_name(cs.reason));
+    trv_json_end(js);
+}
+
+/* The table of print_limits and the report, per land use and soil. */
+static void json_classes(trv_json *js, const tm_model *m, const tm_soils *soils)
+{
+    trv_json_arr(js, "classes");
+    for (int l = 1; l < 256; l++)
+        for (int i = 0; i < soils->n && m->landuse_nogo[l] != 2; i++) {
+            const tm_soil *s = &soils->s[i];
+            trv_json_obj(js, NULL);
+            trv_json_int(js, "landuse_code", l);
+            trv_json_str(js, "landuse", m->lu_name[l]);
+            trv_json_int(js, "soil_code", s->code);
+            trv_json_str(js, "soil", s->name);
+            json_grade(js, "flat", m, s->code, l, 0);
+            json_grade(js, "grade", m, s->code, l, TM_REPORT_GRADE_DEG);
+            trv_json_end(js);
+        }
+    trv_json_end(js);
+}
+
+/* The GO cells by the limit that binds, counts and shares. */
+static void json_limits(trv_json *js, const tm_stats *st)
+{
+    trv_json_arr(js, "limits_go");
+    for (int k = 1; k < TM_NLIMITS; k++) {
+        trv_json_obj(js, NULL);
+        trv_json_int(js, "code", k);
+        trv_json_str(js, "name", tm_limit_name(k));
+        trv_json_int(js, "cells", (long long)st->limit[k]);
+        trv_json_num(js, "share", "%.10g", st->go ? (double)st->limit[k] / (double)st->go : 0);
         trv_json_end(js);
     }
     trv_json_end(js);
@@ -133,10 +269,13 @@ static void summary(trv_json *js, const tm_model *m, const tm_soils *soils, cons
     trv_json_num(js, "mean", "%.10g", st->speed_mean_kmh);
     trv_json_num(js, "max", "%.10g", st->speed_max_kmh);
     trv_json_end(js);
+    json_limits(js, st);
+    json_classes(js, m, soils);
 }
 
-/* speed.tif, gonogo.tif, the style of speed.tif over 0 to the vehicle's
- * top speed (gonogo.tif has its colour table), the per-soil report and
+/* speed.tif, gonogo.tif, limit.tif, the style of speed.tif over 0 to the
+ * vehicle's top speed (gonogo.tif and limit.tif have their colour
+ * tables), the report, the copies of the model's inputs and
  * DIR/speed.json in one set: all or none. */
 static trv_status write_all(trv_ctx *ctx, const tm_model *m, const tm_soils *soils, const char *const in[4],
                             const char *report, const trv_meta *meta, tm_stats *stats)
@@ -155,6 +294,8 @@ static trv_status write_all(trv_ctx *ctx, const tm_model *m, const tm_soils *soi
     if (!st && report)
         st = tm_report_write(ctx, out.set, m, soils, report);
     if (!st)
+        st = write_copies(ctx, out.set, dir, in + 1);
+    if (!st)
         summary(out.js, m, soils, stats, in, meta);
     free(path);
     return tool_out_close(ctx, &out, st);
@@ -164,20 +305,22 @@ int main(int argc, char **argv)
 {
     const char *dir = NULL, *vehicle = NULL, *soils_path = NULL, *landuse_path = NULL, *report = NULL;
     const trv_opt opts[] = {
-        {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "terrain directory: slope.tif, soil.tif, landuse.tif in, speed.tif, gonogo.tif and the summary speed.json out"},
+        {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "terrain directory: slope.tif, soil.tif, landuse.tif in; speed.tif, gonogo.tif, limit.tif, the summary speed.json and copies of the vehicle file and tables (speed_vehicle.ini, speed_soils.csv, speed_landuse.csv) out"},
         {"vehicle", 0, TRV_ARG_STRING, &vehicle, "VEHICLE.ini", "vehicle file (bundled: vehicles/*.ini in the data directory)"},
         {"soils", 0, TRV_ARG_STRING, &soils_path, "CSV", "soil table (default: classes/soils.csv in the data directory)"},
         {"landuse-classes", 0, TRV_ARG_STRING, &landuse_path, "CSV", "land-use table with a nogo column (default: classes/landuse.csv in the data directory)"},
-        {"report", 0, TRV_ARG_STRING, &report, "REPORT.csv", "write the per-soil report"},
+        {"report", 0, TRV_ARG_STRING, &report, "REPORT.csv", "write the report: every speed limit per land use and soil, on the flat and at 10 deg"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
     static const char *const required[] = {"terrain", "vehicle", NULL};
     const trv_cli cli = {
         .tool = "trv-speed",
         .usage = "--terrain DIR --vehicle VEHICLE.ini [options]",
-        .summary = "Vehicle cone index (NRMM), Bekker/Bakker tyre-soil sinkage and resistance per soil, attainable\n"
-                   "speed v = eta P / (R + W sin(slope)) and GO/NOGO with its reason, from a terrain directory\n"
-                   "made by trv-terrain. Writes DIR/speed.tif (km/h, 0 where NOGO) and DIR/gonogo.tif.",
+        .summary = "Vehicle cone index (NRMM), Bekker/Bakker tyre-soil sinkage and resistance per soil, the attainable\n"
+                   "speed as the smallest of the speed limits (top speed, power, traction, ride, vegetation,\n"
+                   "visibility/braking) and GO/NOGO with its reason, from a terrain directory made by trv-terrain.\n"
+                   "Writes DIR/speed.tif (km/h, the worse direction of travel, 0 where NOGO), DIR/gonogo.tif and\n"
+                   "DIR/limit.tif (the limit that binds).",
         .opts = opts,
         .libraries = tool_libraries,
         .required = required,
@@ -187,9 +330,15 @@ int main(int argc, char **argv)
     char *layers[3] = {run_path(dir, RUN_SLOPE), run_path(dir, RUN_SOIL), run_path(dir, RUN_LANDUSE)};
     if (!layers[0] || !layers[1] || !layers[2])
         return tool_end(&cli, ctx, trv_error(ctx, TRV_ERR_NOMEM, "out of memory"));
-    const char *const names[3] = {run_file(RUN_SPEED), run_file(RUN_GONOGO), run_other_file(RUN_O_SPEED_JSON)};
+    /* the copies are outputs, unless an input is its copy already */
+    const char *names[7] = {run_file(RUN_SPEED), run_file(RUN_GONOGO), run_file(RUN_LIMIT),
+                            run_other_file(RUN_O_SPEED_JSON)};
+    size_t nn = 4;
     const char *const ins[6] = {layers[0], layers[1], layers[2], vehicle, soils_path, landuse_path};
-    tool_outputs_check_dir(&cli, ctx, dir, names, 3, &report, 1, ins, 6);
+    for (int k = 0; k < 3; k++)
+        if (!is_copy(dir, COPIES[k], ins[3 + k]))
+            names[nn++] = run_other_file(COPIES[k]);
+    tool_outputs_check_dir(&cli, ctx, dir, names, nn, &report, 1, ins, 6);
     for (int k = 0; k < 3; k++)
         free(layers[k]);
     trv_meta meta;

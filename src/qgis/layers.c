@@ -457,7 +457,7 @@ static trv_status collect(trv_ctx *ctx, layers *L, const char *dir)
         }
     }
     /* the rasters of the run directory (run.h), top of the layer list first */
-    static const run_id RASTERS[] = {RUN_CLASS, RUN_COST, RUN_GONOGO, RUN_SPEED, RUN_SLOPE,
+    static const run_id RASTERS[] = {RUN_CLASS, RUN_COST, RUN_GONOGO, RUN_LIMIT, RUN_SPEED, RUN_SLOPE,
                                      RUN_LANDUSE, RUN_SOIL, RUN_DEM_STD, RUN_DEM};
     for (size_t k = 0; k < sizeof RASTERS / sizeof RASTERS[0]; k++) {
         const run_layer *rl = run_layer_of(RASTERS[k]);

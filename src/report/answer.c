@@ -326,8 +326,8 @@ static void answer_limits(doc *d, const answer *a)
     else
         rpt_li(d, "Slope: the steepest point is %.2f°; the vehicle's limit is not known here (%s).", xs, a->vl.why);
     if (a->walked && a->vl.known)
-        rpt_li(d, "Speed: the vehicle's top speed (%.0f km/h) over %.1f %% of the length; elsewhere the climb and the "
-                  "soil's rolling resistance hold it lower (attainable speed v = ηP / (R + W sin β), `trv-speed`).",
+        rpt_li(d, "Speed: the vehicle's top speed (%.0f km/h) over %.1f %% of the length; elsewhere a lower limit "
+                  "binds (power, traction, ride, vegetation or braking; `limit.tif`, `trv-speed`).",
                a->vl.top_kmh, 100 * a->w.len_top / a->w.len);
     else if (!a->vl.known)
         rpt_li(d, "Speed: %.1f km/h on average; the vehicle's top speed is not known here (%s).",
@@ -337,8 +337,8 @@ static void answer_limits(doc *d, const answer *a)
                   "slowest vertex), slopes up to %.2f°.",
                a->w.slow_from / 1000, a->w.slow_to / 1000, a->w.slow_kmh, a->w.slow_min_kmh, a->w.slow_max_slope);
     rpt_li(d, "NOGO: %.0f of the route's samples on NOGO cells (`%s`).", rs_val(rs, k, RS_NOGO), OTHER(RUN_O_ROUTE_STATS));
-    rpt_li(d, "Not derived here: which limit (soil strength, traction, land use, slope, top speed) binds in each "
-              "cell; the run's layers give the outcome along the route (speed, cost, class), not that reason.");
+    rpt_li(d, "Not derived here: which limit binds at each point of the route; `limit.tif` maps it per cell, the "
+              "route's vertices carry the outcome (speed, cost, class), not that limit.");
     rpt_end_list(d);
     if (!a->walked) {
         rpt_p(d, "The route's vertices (`%s`) are absent: no length by class, speed profile or slowest stretch.",

@@ -188,11 +188,17 @@ static void speed_lines(doc *d, struct json_object *o)
     rpt_end_list(d);
 }
 
-/* The whole CSV as a table, columns right-aligned when the first row's
+/* The CSV as a table: the columns named in cols (NULL-terminated) when it
+ * has them all, else every column; right-aligned when the first row's
  * cell is a number. */
-static void csv_table(doc *d, const trv_csv *csv)
+static void csv_table(doc *d, const trv_csv *csv, const char *const *cols)
 {
-    int nc = trv_csv_ncols(csv);
+    int idx[64], nc = 0;
+    for (int k = 0; cols && cols[k] && nc >= 0 && nc < 64; k++)
+        nc = (idx[nc] = trv_csv_col(csv, cols[k])) < 0 ? -1 : nc + 1;
+    if (nc <= 0) /* the report of an older trv-speed: every column */
+        for (nc = 0; nc < trv_csv_ncols(csv) && nc < 64; nc++)
+            idx[nc] = nc;
     block *t = rpt_add(d, B_TABLE);
     if (!t)
         return;
@@ -202,9 +208,9 @@ static void csv_table(doc *d, const trv_csv *csv)
     if (!t->align || !t->cells)
         d->oom = 1;
     for (int c = 0; c < nc && !d->oom; c++) {
-        t->cells[c] = strdup(trv_csv_header(csv, c));
+        t->cells[c] = strdup(trv_csv_header(csv, idx[c]));
         char *end;
-        const char *v = trv_csv_nrows(csv) ? trv_csv_cell(csv, 0, c) : "";
+        const char *v = trv_csv_nrows(csv) ? trv_csv_cell(csv, 0, idx[c]) : "";
         strtod(v, &end);
         t->align[c] = *v && !*end ? 'r' : 'l';
     }
@@ -216,8 +222,25 @@ static void csv_table(doc *d, const trv_csv *csv)
         }
         t->cells = cells;
         for (int c = 0; c < nc; c++)
-            cells[(size_t)(t->nrows + 1) * (size_t)nc + (size_t)c] = strdup(trv_csv_cell(csv, i, c));
+            cells[(size_t)(t->nrows + 1) * (size_t)nc + (size_t)c] = strdup(trv_csv_cell(csv, i, idx[c]));
         t->nrows++;
+    }
+}
+
+/* speed.json's GO cells by the limit that binds (limit.tif); absent in the
+ * summaries of an older trv-speed. */
+static void limit_shares(doc *d, struct json_object *o)
+{
+    struct json_object *lg = jget(o, "limits_go");
+    if (!json_object_is_type(lg, json_type_array)) {
+        rpt_p(d, "`%s` has no binding limits (`limits_go`): made by an older trv-speed.", OTHER(RUN_O_SPEED_JSON));
+        return;
+    }
+    rpt_p(d, "The speed limit that binds on the GO cells (`%s`; the worse direction of travel):", LAYER(RUN_LIMIT));
+    block *t = rpt_table(d, "lrr", "limit", "GO cells", "share");
+    for (size_t k = 0; k < json_object_array_length(lg); k++) {
+        struct json_object *x = json_object_array_get_idx(lg, k);
+        rpt_row(d, t, strdup(jstr(x, "name")), rpt_fmt("%lld", jint(x, "cells")), rpt_fmt("%.1f %%", 100 * jnum(x, "share")));
     }
 }
 
@@ -228,9 +251,10 @@ trv_status rpt_sec_vehicle(trv_ctx *ctx, doc *d, run *r)
     trv_status st = rpt_summary(ctx, r, RUN_O_SPEED_JSON, &o);
     if (st)
         return st;
-    if (o)
+    if (o) {
         speed_lines(d, o);
-    else
+        limit_shares(d, o);
+    } else
         rpt_p(d, "`%s` (the trv-speed summary) is absent.", OTHER(RUN_O_SPEED_JSON));
     json_object_put(o);
     if (!trv_file_exists(P(r, OTHER(RUN_O_SPEED_REPORT)))) {
@@ -242,9 +266,12 @@ trv_status rpt_sec_vehicle(trv_ctx *ctx, doc *d, run *r)
     int ccode = 0, cname = 0;
     if (!st && !(st = trv_csv_require(ctx, csv, "code", &ccode)))
         st = trv_csv_require(ctx, csv, "name", &cname);
+    static const char *const COLS[] = {"landuse", "name", "ci_kPa", "pass", "flat_speed_kmh", "flat_limit",
+                                       "grade10_direction", "grade10_speed_kmh", "grade10_limit", NULL};
     if (!st) {
-        rpt_p(d, "Per soil (`%s`: cone index, tyre mode, sinkage, resistance, speeds, pass):", OTHER(RUN_O_SPEED_REPORT));
-        csv_table(d, csv);
+        rpt_p(d, "Per land use and soil (`%s`, which has every limit, pull and slip): the speed and the limit that "
+                 "binds on the flat and in the worse direction at 10°:", OTHER(RUN_O_SPEED_REPORT));
+        csv_table(d, csv, COLS);
     }
     trv_csv_free(csv);
     return st;

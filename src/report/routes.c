@@ -103,7 +103,8 @@ trv_status rpt_sec_maps(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
         const char *name, *caption;
     } M[] = {{RUN_DEM, NULL, "Terrain: elevation with hillshade"},
              {RUN_SLOPE, NULL, "Slope (degrees)"},
-             {RUN_SPEED, NULL, "Attainable speed (km/h)"},
+             {RUN_SPEED, NULL, "Attainable speed (km/h, the worse direction of travel)"},
+             {RUN_LIMIT, NULL, "The speed limit that binds"},
              {RUN_GONOGO, NULL, "GO/NOGO and the NOGO reasons"},
              {RUN_COST, NULL, "Fuzzy mobility cost"},
              {RUN_CLASS, NULL, "Mobility classes"},

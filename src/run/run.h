@@ -20,7 +20,7 @@
  *   slope.tif       Float32  degree  -9999   no       trv-terrain  "slope", Horn's method on dem
  *   soil.tif        Byte     -       0       yes      trv-terrain  "soil type": codes of the soil table (soils.csv)
  *   landuse.tif     Byte     -       0       yes      trv-terrain  "land use": codes of the land-use table (landuse.csv)
- *   speed.tif       Float32  km/h    none    no       trv-speed    "attainable speed" of the vehicle, 0 where NOGO
+ *   speed.tif       Float32  km/h    none    no       trv-speed    "attainable speed" of the vehicle in the worse direction of travel, 0 where NOGO
  *   gonogo.tif      Byte     -       none    yes      trv-speed    "GO/NOGO reason": 0 GO, 1 slope, 2 soil, 3 land use, 4 traction, 5 no data
  *   limit.tif       Byte     -       none    yes      trv-speed    "binding speed limit": 0 NOGO, 1 top speed, 2 power, 3 traction, 4 ride, 5 vegetation, 6 visibility/braking
  *   cost.tif        Float32  -       none    no       trv-cost     "mobility cost (0 best, 1 worst; NOGO 1)", fuzzy inference
@@ -42,7 +42,7 @@
  *   file               written by   content
  *   points.csv         trv-terrain  the sample points of the terrain (--points)
  *   variogram.csv      trv-krige    the sample variogram and the chosen model at each lag
- *   speed_report.csv   trv-speed    per soil: cone index, tyre mode, sinkage, resistance, speeds, pass
+ *   speed_report.csv   trv-speed    per land use and soil: cone index, tyre mode, sinkage, resistance, every speed limit, pass
  *   roadmap.gpkg       trv-roadmap  the roadmap's nodes and edges (GeoPackage, TRV_ARGS in its metadata)
  *   route_stats.csv    trv-route    per route: distance, time, slopes, speed, cost, NOGO samples
  *   route.csv          trv-route    the routes' vertices with their terrain values

@@ -1,10 +1,10 @@
-/* Per-soil precomputation, the trv-speed stage, the report (the row kernel
- * and the speed are in speed.c). */
+/* Per-soil precomputation and the trv-speed stage (the row kernel and the
+ * speed are in speed.c and attainable.c, the report in report.c). */
 #include "terramech.h"
 #include "run/run.h"
 
-#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +67,8 @@ static trv_status lu_row(trv_ctx *ctx, tm_model *m, const geo_class_csv *lu, siz
     m->lu_veg_ms[c] = fmin(vmax / 3.6, isinf(stems) ? INFINITY : tm_vegetation_speed_ms(stems, v->width_m, v->lat_accel_ms2));
     m->lu_veg_coeff[c] = veg;
     m->lu_visibility_m[c] = vis;
+    int name = trv_csv_col(lu->csv, "name");
+    snprintf(m->lu_name[c], sizeof m->lu_name[c], "%s", name >= 0 ? trv_csv_cell(lu->csv, r, name) : "");
     return TRV_OK;
 }
 
@@ -154,6 +156,23 @@ static const geo_class REASONS[6] = {
     {4, "NOGO: traction", {178, 24, 43}}, {5, "no data", {150, 150, 150}},
 };
 
+/* limit.tif's classes (tm_limit codes) */
+static const geo_class LIMITS[TM_NLIMITS] = {
+    {0, "NOGO", {90, 90, 90}},      {1, "top speed", {26, 152, 80}},   {2, "power", {254, 224, 139}},
+    {3, "traction", {215, 48, 39}}, {4, "ride", {145, 191, 219}},      {5, "vegetation", {102, 66, 40}},
+    {6, "visibility/braking", {118, 42, 131}},
+};
+
+const char *tm_limit_name(int code)
+{
+    return code >= 0 && code < TM_NLIMITS ? LIMITS[code].name : NULL;
+}
+
+const char *tm_reason_name(int reason)
+{
+    return reason >= 0 && reason < 6 ? REASONS[reason].name : NULL;
+}
+
 /* Codes present in a class layer that a table does not know. */
 static trv_status check_codes(trv_ctx *ctx, const geo_raster *r, const char *file, const char *what,
                               const char *table, const int *known_soil, const unsigned char *known_lu)
@@ -172,100 +191,83 @@ static trv_status check_codes(trv_ctx *ctx, const geo_raster *r, const char *fil
     return TRV_OK;
 }
 
-trv_status tm_run(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const trv_meta *meta,
-                  tm_stats *stats)
+/* The three layers tm_run writes: speed.tif, gonogo.tif, limit.tif. */
+typedef struct run_out {
+    geo_raster *r[3];
+} run_out;
+
+static trv_status out_new(trv_ctx *ctx, const geo_grid *g, run_out *o)
 {
-    memset(stats, 0, sizeof *stats);
-    static const run_id which[3] = {RUN_SLOPE, RUN_SOIL, RUN_LANDUSE};
-    run_stack in;
-    char *pv = run_path(dir, RUN_SPEED), *pg = run_path(dir, RUN_GONOGO);
-    geo_raster *speed = NULL, *go = NULL;
-    trv_status st = TRV_OK;
-    memset(&in, 0, sizeof in);
-    if (!pv || !pg) {
-        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    if ((st = run_load(ctx, dir, which, 3, NULL, &in)))
-        goto done;
-    const geo_raster *slope = in.layer[RUN_SLOPE], *soil = in.layer[RUN_SOIL], *lu = in.layer[RUN_LANDUSE];
-    if ((st = check_codes(ctx, soil, in.path[RUN_SOIL], "soil", "the soil table", m->soil_index, NULL)) ||
-        (st = check_codes(ctx, lu, in.path[RUN_LANDUSE], "land-use", "the land-use table", NULL, m->landuse_nogo)))
-        goto done;
-    if ((st = geo_raster_new(ctx, &slope->grid, GEO_F32, &speed)) || (st = geo_raster_new(ctx, &slope->grid, GEO_U8, &go)) ||
-        (st = geo_raster_set_label(ctx, speed, TM_SPEED_DESC, TM_SPEED_UNIT)) ||
-        (st = geo_raster_set_label(ctx, go, "GO/NOGO reason", NULL)))
-        goto done;
-    static const geo_classes reasons = {(geo_class *)REASONS, 6};
-    go->classes = &reasons; /* no nodata value: 0 is GO and must show */
+    static const geo_classes reasons = {(geo_class *)REASONS, 6}, limits = {(geo_class *)LIMITS, TM_NLIMITS};
+    trv_status st;
+    if ((st = geo_raster_new(ctx, g, GEO_F32, &o->r[0])) || (st = geo_raster_new(ctx, g, GEO_U8, &o->r[1])) ||
+        (st = geo_raster_new(ctx, g, GEO_U8, &o->r[2])) ||
+        (st = geo_raster_set_label(ctx, o->r[0], TM_SPEED_DESC, TM_SPEED_UNIT)) ||
+        (st = geo_raster_set_label(ctx, o->r[1], "GO/NOGO reason", NULL)) ||
+        (st = geo_raster_set_label(ctx, o->r[2], TM_LIMIT_DESC, NULL)))
+        return st;
+    o->r[1]->classes = &reasons; /* no nodata value: 0 is GO and must show */
+    o->r[2]->classes = &limits;  /* nor here: 0 is NOGO */
+    return TRV_OK;
+}
+
+/* Every row, and the counts. */
+static trv_status compute(trv_ctx *ctx, const tm_model *m, const run_stack *in, run_out *o, tm_stats *stats)
+{
+    const geo_raster *slope = in->layer[RUN_SLOPE], *soil = in->layer[RUN_SOIL], *lu = in->layer[RUN_LANDUSE];
+    const float *speed = o->r[0]->f32;
+    const unsigned char *go = o->r[1]->u8, *lim = o->r[2]->u8;
     int nx = slope->grid.nx, ny = slope->grid.ny;
     double sum = 0;
+    trv_status st;
     for (int y = 0; y < ny; y++) {
-        size_t o = (size_t)y * nx;
-        tm_row(m, slope->f32 + o, (float)slope->nodata, soil->u8 + o, lu->u8 + o, nx, speed->f32 + o, go->u8 + o, NULL);
-        for (int x = 0; x < nx; x++) {
-            stats->reason[go->u8[o + x]]++;
-            if (go->u8[o + x] == TM_GO) {
-                sum += speed->f32[o + x];
-                stats->speed_max_kmh = fmax(stats->speed_max_kmh, speed->f32[o + x]);
+        size_t r = (size_t)y * nx;
+        tm_row(m, slope->f32 + r, (float)slope->nodata, soil->u8 + r, lu->u8 + r, nx, o->r[0]->f32 + r, o->r[1]->u8 + r,
+               o->r[2]->u8 + r);
+        for (size_t i = r; i < r + (size_t)nx; i++) {
+            stats->reason[go[i]]++;
+            stats->limit[lim[i]]++;
+            if (go[i] == TM_GO) {
+                sum += speed[i];
+                stats->speed_max_kmh = fmax(stats->speed_max_kmh, speed[i]);
             }
         }
         if ((y & 127) == 0 && (st = trv_progress(ctx, (double)y / ny, "speed")))
-            goto done;
+            return st;
     }
     stats->cells = (size_t)nx * ny;
     stats->go = stats->reason[TM_GO];
     stats->nodata = stats->reason[TM_NOGO_NODATA];
     stats->speed_mean_kmh = stats->go ? sum / stats->go : 0;
-    const char *t1 = trv_outset_add(set, pv), *t2 = trv_outset_add(set, pg);
-    if (!t1 || !t2)
-        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    if (!st && !(st = geo_raster_write(ctx, speed, t1, meta)))
-        st = geo_raster_write(ctx, go, t2, meta);
-    if (!st)
-        st = trv_progress(ctx, 1.0, "speed");
-done:
-    run_stack_clear(&in);
-    geo_raster_free(speed);
-    geo_raster_free(go);
-    free(pv);
-    free(pg);
-    return st;
+    return TRV_OK;
 }
 
-trv_status tm_report_write(trv_ctx *ctx, trv_outset *set, const tm_model *m, const tm_soils *soils, const char *path)
+trv_status tm_run(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const trv_meta *meta,
+                  tm_stats *stats)
 {
-    const char *tmp = trv_outset_add(set, path);
-    if (!tmp)
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
-    static const char *const modes[3] = {"rigid", "elastic", "track"};
-    fprintf(f, "code,name,ci_kPa,mode,sinkage_m,resistance_per_tyre_kN,resistance_total_kN,thrust_kN,speed_flat_kmh,"
-               "speed_10deg_kmh,pass\n");
-    for (int i = 0; i < soils->n; i++) {
-        const tm_soil *s = &soils->s[i];
-        int c = s->code;
-        const tm_contact *k = &m->contact[c];
-        const char *pass = s->ci_kPa >= m->vci.vci50_kPa ? "easy" : s->ci_kPa >= m->vci.vci1_kPa ? "difficult" : "no";
-        char name[256];
-        snprintf(name, sizeof name, "%s", s->name);
-        for (char *q = name; *q; q++)
-            if (*q == ',' || *q == '"')
-                *q = ' ';
-        fprintf(f, "%d,%s,%.2f,%s,%.6f,%.6f,%.6f,", c, name, s->ci_kPa, modes[k->mode], k->sinkage_m,
-                m->v->kind == TM_WHEELED ? k->resistance_kN : m->resistance_total_kN[c], m->resistance_total_kN[c]);
-        if (isnan(m->thrust_total_kN[c]))
-            fprintf(f, ",");
-        else
-            fprintf(f, "%.6f,", m->thrust_total_kN[c]);
-        fprintf(f, "%.3f,%.3f,%s\n", tm_speed_kmh(m, m->resistance_total_kN[c], 0),
-                tm_speed_kmh(m, m->resistance_total_kN[c], 10), pass);
+    memset(stats, 0, sizeof *stats);
+    static const run_id which[3] = {RUN_SLOPE, RUN_SOIL, RUN_LANDUSE}, outs[3] = {RUN_SPEED, RUN_GONOGO, RUN_LIMIT};
+    run_stack in;
+    run_out o = {{NULL, NULL, NULL}};
+    memset(&in, 0, sizeof in);
+    trv_status st = run_load(ctx, dir, which, 3, NULL, &in);
+    if (!st)
+        st = check_codes(ctx, in.layer[RUN_SOIL], in.path[RUN_SOIL], "soil", "the soil table", m->soil_index, NULL);
+    if (!st)
+        st = check_codes(ctx, in.layer[RUN_LANDUSE], in.path[RUN_LANDUSE], "land-use", "the land-use table", NULL,
+                         m->landuse_nogo);
+    if (!st && !(st = out_new(ctx, &in.layer[RUN_SLOPE]->grid, &o)))
+        st = compute(ctx, m, &in, &o, stats);
+    for (int k = 0; k < 3 && !st; k++) {
+        char *p = run_path(dir, outs[k]);
+        const char *tmp = p ? trv_outset_add(set, p) : NULL;
+        st = !tmp ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory") : geo_raster_write(ctx, o.r[k], tmp, meta);
+        free(p);
     }
-    int bad = ferror(f);
-    trv_status st = TRV_OK;
-    if (fclose(f) != 0 || bad)
-        st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    if (!st)
+        st = trv_progress(ctx, 1.0, "speed");
+    run_stack_clear(&in);
+    for (int k = 0; k < 3; k++)
+        geo_raster_free(o.r[k]);
     return st;
 }

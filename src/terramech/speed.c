@@ -46,3 +46,19 @@ void tm_row(const tm_model *m, const float *slope, float slope_nodata, const uns
             limit[i] = why == TM_GO ? (unsigned char)worst->limit : TM_LIMIT_NOGO;
     }
 }
+
+void tm_class_speed_at(const tm_model *m, int soil, int landuse, double grade_deg, tm_class_speed *out)
+{
+    const float slope = (float)grade_deg;
+    const unsigned char s = (unsigned char)soil, l = (unsigned char)landuse;
+    float v;
+    tm_row(m, &slope, NAN, &s, &l, 1, &v, &out->reason, &out->limit);
+    out->speed_kmh = v;
+    /* the direction tm_row keeps: the slower, up on a tie */
+    tm_speed_at_t up, down;
+    double beta = slope * M_PI / 180.0;
+    tm_speed_at(m, soil, landuse, beta, &up);
+    tm_speed_at(m, soil, landuse, -beta, &down);
+    out->downhill = !(up.v_ms <= down.v_ms);
+    out->at = out->downhill ? down : up;
+}

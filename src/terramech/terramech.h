@@ -220,6 +220,7 @@ typedef struct tm_model {
     double lu_veg_ms[256];               /* per land use: vegetation / land-use speed (INFINITY: none) */
     double lu_veg_coeff[256];            /* per land use: override resistance / weight */
     double lu_visibility_m[256];         /* per land use: sight distance (INFINITY: none) */
+    char lu_name[256][48];               /* per land use: its name (truncated to 47 bytes), for reports */
 } tm_model;
 
 /* limit.tif's codes: the limit that binds (docs/method.md §2.10.5). */
@@ -228,6 +229,14 @@ typedef enum tm_limit {
     TM_LIMIT_VEGETATION = 5, TM_LIMIT_BRAKING = 6
 } tm_limit;
 #define TM_NLIMITS 7
+/* limit.tif's band description; tm_limit_name(code): "NOGO", "top speed",
+ * "power", "traction", "ride", "vegetation", "visibility/braking" (its
+ * category names); NULL outside 0..TM_NLIMITS-1. */
+#define TM_LIMIT_DESC "binding speed limit"
+const char *tm_limit_name(int code);
+/* gonogo.tif's category name of a reason ("GO", "NOGO: slope", ...); NULL
+ * outside 0..5. */
+const char *tm_reason_name(int reason);
 /* Above this slip the power limit is reported as traction: the soil, not
  * the engine, takes most of the power (docs/method.md §2.10.7). */
 #define TM_SLIP_TRACTION 0.2
@@ -299,18 +308,35 @@ void tm_run_model_free(tm_run_model *rm);
 typedef struct tm_stats {
     size_t cells, go, nodata;
     size_t reason[6];
+    size_t limit[TM_NLIMITS];             /* GO cells by the limit that binds ([0]: the NOGO cells) */
     double speed_mean_kmh, speed_max_kmh; /* over GO cells */
 } tm_stats;
 
 /* Read DIR/slope.tif, soil.tif, landuse.tif (one grid), check every code
- * against the tables, compute, and write DIR/speed.tif and DIR/gonogo.tif
- * in the caller's output set (its commit makes them appear, with the rest
- * of the run). */
+ * against the tables, compute (tm_row), and write DIR/speed.tif (the worst
+ * direction of travel), DIR/gonogo.tif and DIR/limit.tif (the binding
+ * limit of that direction; tm_limit codes, colour table and names, no
+ * nodata value) in the caller's output set (its commit makes them appear,
+ * with the rest of the run). */
 trv_status tm_run(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const trv_meta *meta,
                   tm_stats *stats);
 
-/* The per-soil report (CSV with the columns of README's table), in the
- * caller's output set. */
+/* One soil x land-use class at one grade, as the maps have it: tm_row's
+ * reason, speed (km/h) and limit for a cell of slope grade_deg, and the
+ * direction that gives them (the worse of up and down; on the flat, up). */
+typedef struct tm_class_speed {
+    unsigned char reason, limit;
+    double speed_kmh;
+    int downhill;                /* 1: the worse direction is downhill */
+    tm_speed_at_t at;            /* that direction's limits, pull and slip */
+} tm_class_speed;
+void tm_class_speed_at(const tm_model *m, int soil, int landuse, double grade_deg, tm_class_speed *out);
+
+/* The report (--report): one row per land-use class and soil (land use
+ * first), every limit (km/h) on the flat and in the worse direction at
+ * TM_REPORT_GRADE_DEG, the binding one named, pull and slip; columns in
+ * docs/src/trv-speed.md. In the caller's output set. */
+#define TM_REPORT_GRADE_DEG 10.0
 trv_status tm_report_write(trv_ctx *ctx, trv_outset *set, const tm_model *m, const tm_soils *soils, const char *path);
 
 #endif
