@@ -249,6 +249,80 @@ int sim_lidar_scan(const sim_sensor *ls, const sim_world *w, const sim_state *s,
 /* Rays in one scan of this sensor. */
 int sim_lidar_rays(const sim_sensor *ls);
 
+/* ---- ride (ride.c; docs/method.md §5.7) ------------------------------------------ */
+
+/* A road profile under each wheel path by harmonic superposition of the
+ * ISO 8608 displacement PSD G_d(n) = G_d(n0) (n / n0)^-w of the land use
+ * under the wheel (n0 = 0.1 cycles/m):
+ *   z(s) = sum_i A_i cos(2 pi n_i s + phi_i),  A_i = sqrt(2 G_d(n_i) dn_i)
+ * over SIM_RIDE_HARMONICS bands equal in log n from SIM_RIDE_N_LO to
+ * SIM_RIDE_N_HI cycles/m (wavelengths 100 m to 0.1 m), n_i the geometric
+ * centre of band i and dn_i its width; phi_i uniform in [0, 2 pi) from a
+ * seeded generator, one set per wheel path (left, right: independent
+ * paths), the rear wheel running wheelbase_m behind the front one on the
+ * same path. All classes share the phases, so where the class under a
+ * wheel changes, its amplitudes move from the old class's to the new
+ * over SIM_RIDE_BLEND_M on a cosine ramp (no step in the road).
+ * The variance of the profile is sum A_i^2 / 2 ~ the integral of G_d over
+ * the band. The band holds >= 98 % of the sprung-mass acceleration
+ * variance of the closed form (tm_ride_rms_ms2) for speeds >= 3 m/s
+ * (measured for the bundled UGV; w 1.6 and 2).
+ *
+ * The quarter car (tm_quarter_car; states zs, zs', zu, zu', road zr):
+ *   ms zs'' = -k (zs - zu) - c (zs' - zu')
+ *   mu zu'' =  k (zs - zu) + c (zs' - zu') - kt (zu - zr)
+ * linear (the tyre never leaves the ground), about the static
+ * equilibrium, one at each of four corners (front/rear x left/right).
+ * Integrated exactly for a road height linear in time over each sub-step
+ * (the matrix exponential of the system augmented with the road, first-
+ * order hold): unconditionally stable at any step, so the sub-steps (the
+ * sim step split so that a wheel travels at most SIM_RIDE_SUBSTEP_M per
+ * sub-step: 2.5 samples on the shortest wavelength) only sample the road.
+ * Starts at rest on the road. Statistics over the corners and sub-steps:
+ *   RMS  sqrt(mean of zs''^2)   (unweighted, as the map's ride limit)
+ *   max  max |zs''|
+ *   power_corner  mean of c (zs' - zu')^2: the damper's dissipation, W per
+ *        corner (the power the suspension absorbs from the road; not
+ *        NRMM's absorbed power at the driver, which weights the seat's
+ *        acceleration)
+ *   window_rms  the mean square with exponential forgetting, time
+ *        constant SIM_RIDE_WINDOW_S (the ride limit events). */
+#define SIM_RIDE_HARMONICS 96
+#define SIM_RIDE_N_LO 0.01
+#define SIM_RIDE_N_HI 10.0
+#define SIM_RIDE_SUBSTEP_M 0.04
+#define SIM_RIDE_BLEND_M 5.0
+#define SIM_RIDE_WINDOW_S 4.0
+
+/* The band: centres n[] and widths dn[] (dn may be NULL). */
+void sim_ride_band(double n[], double dn[]);
+/* A_i of a class (0 everywhere when gd0 <= 0). */
+void sim_ride_amplitudes(double gd0_m3, double w, double amp[]);
+/* The phases a seed gives (the generator trv_rng). */
+void sim_ride_phases(uint64_t seed, double phase[]);
+/* z(s) summed directly (the tests; the runner rotates phasors). */
+double sim_ride_height(const double amp[], const double phase[], double s);
+
+typedef struct sim_ride sim_ride;
+typedef struct sim_ride_stats {
+    double time_s, rms_ms2, max_ms2, power_corner_W, window_rms_ms2;
+} sim_ride_stats;
+
+/* A vehicle's ride: its quarter car, the sim step dt, the highest speed
+ * (the sub-steps precomputed), the wheelbase, the seed of the phases (the
+ * left path seed ^ a constant, the right another). */
+trv_status sim_ride_new(trv_ctx *ctx, const tm_quarter_car *q, double dt, double v_max_ms, double wheelbase_m,
+                        uint64_t seed, sim_ride **out);
+void sim_ride_free(sim_ride *r);
+/* The roughness of land-use code 0..255 (gd0 <= 0: smooth; unset codes
+ * are smooth). */
+trv_status sim_ride_set_class(trv_ctx *ctx, sim_ride *r, int code, double gd0_m3, double w);
+/* One sim step: the wheels travelled ds (m, >= 0) along their paths;
+ * codes[4] the land use under each corner (front left, front right, rear
+ * left, rear right) at the step's end. */
+void sim_ride_step(sim_ride *r, double ds, const int codes[4]);
+void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
+
 /* ======================= runner ================================================== */
 /* (declared by the runner's author below this line) */
 /*
