@@ -394,11 +394,19 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
  * obstacles.geojson in OUTDIR holds them as placed (polygons and circles).
  *
  * Speed: the path is sampled every min(cell / 2, 5 m) into a speed profile
- * v(s) = min(top speed, speed.tif at s, sqrt(lateral_acc / curvature)),
- * then braked backward (v_i <= sqrt(v_(i+1)^2 + 2 decel ds)) so that the
- * vehicle slows down ahead of slow cells and to 0 at the goal; the command
- * is the profile's minimum over [s, s + v tau_speed + 1 m] (the lag). The
- * goal is reached within goal_tolerance_m of the path's end.
+ * v(s) = min(top speed, max(v_cell(s), 0.5 m/s), sqrt(lateral_acc /
+ * curvature)), then braked backward (v_i <= sqrt(v_(i+1)^2 + 2 decel ds))
+ * so that the vehicle slows down ahead of slow cells and to 0 at the goal;
+ * the command is the smaller of the profile's minimum over [s, s + v
+ * tau_speed + 1 m] (the lag) and v_cell where the vehicle is (at least
+ * 0.5 m/s). v_cell, with the speed model (sim_env.model_*: the terrain has
+ * soil.tif and landuse.tif): tm_speed_at of the vehicle's own tm_model
+ * (its vehicle file over the run's class tables) on the cell's soil and
+ * land use at the grade along the direction of travel (the profile: the
+ * DEM's bilinear gradient along the path; where the vehicle is: its pitch),
+ * so uphill and downhill differ (docs/method.md §2.10); on a code the
+ * tables do not know, and without the model, speed.tif's value. The goal
+ * is reached within goal_tolerance_m of the path's end.
  *
  * Localisation: with a GNSS sensor the controller sees the true position
  * plus an error redrawn at each fix (normal, sd noise_m), with an IMU the
@@ -444,15 +452,25 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
  * Events: start, goal, collision (obstacle or vehicle; stops), tip_over
  * (|roll| or |pitch| over the vehicle's limits; stops), off_map (stops),
  * obstacle_seen (a scan blocked new cells), replan, stuck, yield,
- * time_limit. "stops" counts the times a started vehicle came to a
+ * time_limit, ride_limit (below). "stops" counts the times a started vehicle came to a
  * standstill (< 0.1 m/s) before its goal (yielding, or stopped for good).
- * energy_kJ = integral of (soil resistance of the cell (tm_model, when a
- * soil layer and table are given) + m g sin(pitch), at least 0) x speed dt.
+ * ride_limit: the ride's windowed RMS (sim_ride, SIM_RIDE_WINDOW_S) rose
+ * above the vehicle's ride_limit_rms_ms2 (again only after it fell below
+ * 0.8 of it).
+ * energy_kJ = integral of (the pull tm_speed_at finds at the vehicle's
+ * pitch: soil compaction + tyre rolling + vegetation + grade resistance,
+ * with the speed model; else m g sin(pitch); at least 0) x speed dt.
+ * Ride (with the speed model): the land use's roughness (its table's
+ * roughness_gd0_m3 and roughness_w) under each corner, sim_ride on the
+ * vehicle's quarter car (tm_vehicle_quarter_car), the phases from the
+ * run's seed and the vehicle's rank; metrics ride_rms_ms2, ride_max_ms2,
+ * ride_power_W = corners (tm_vehicle_corners) x the mean damper
+ * dissipation per corner (null without the model).
  */
 
 typedef enum sim_event_type {
     SIM_EV_START = 0, SIM_EV_GOAL, SIM_EV_COLLISION, SIM_EV_TIP_OVER, SIM_EV_OFF_MAP, SIM_EV_OBSTACLE_SEEN,
-    SIM_EV_REPLAN, SIM_EV_STUCK, SIM_EV_YIELD, SIM_EV_TIME_LIMIT
+    SIM_EV_REPLAN, SIM_EV_STUCK, SIM_EV_YIELD, SIM_EV_TIME_LIMIT, SIM_EV_RIDE_LIMIT
 } sim_event_type;
 
 const char *sim_event_name(sim_event_type t);
@@ -535,6 +553,8 @@ typedef struct sim_metrics {
     double cross_track_rms_m, cross_track_max_m, heading_rms_deg;
     int replans, collisions, stops, yields;
     double energy_kJ;
+    double ride_rms_ms2, ride_max_ms2, ride_power_W; /* NAN without the speed model */
+    int ride_limit_events;
     double sim_time_s;
     double replan_wall_s;   /* total wall time spent re-planning (not written: not deterministic) */
     const char *end;        /* why it ended: goal, collision, tip_over, off_map, stuck, time_limit */
@@ -550,9 +570,12 @@ typedef struct sim_event {
 /* What the run may use besides the terrain: all optional (zeroed: none). */
 typedef struct sim_env {
     const char *route_path;     /* overrides every vehicle's route file */
-    const geo_raster *soil;     /* soil codes on the terrain grid, for the energy */
-    const tm_soils *soils;      /* the soil table: each vehicle's tm_model gives the per-soil resistance */
-    const char *landuse_csv;    /* land-use class table tm_model_init needs */
+    /* The speed model (all four, or none: speed.tif): soil and land-use
+     * codes on the terrain grid, the soil table, the land-use table's path
+     * (tm_model_init; its roughness columns for the ride). */
+    const geo_raster *soil, *landuse;
+    const tm_soils *soils;
+    const char *landuse_csv;
     uint64_t seed;
     int realtime;               /* pace the run to the wall clock */
 } sim_env;
