@@ -106,10 +106,9 @@ static void expm6(double a[6][6], double e[6][6])
     }
 }
 
-/* The exact step of h seconds with the road height linear over it:
- * x1 = phi x0 + ga u0 + gb (u1 - u0), from exp of the augmented system
- * [x, u, u'] (u' constant over the step). */
-static void discretise(const tm_quarter_car *q, double h, double phi[4][4], double ga[4], double gb[4])
+/* exp of the augmented system [x, u, u1 - u0] (the last constant over the
+ * step, u' = (u1 - u0) / h). */
+void sim_quarter_car_discretise(const tm_quarter_car *q, double h, double phi[4][4], double ga[4], double gb[4])
 {
     double ms = q->sprung_kg, mu = q->unsprung_kg, k = q->spring_N_per_m, c = q->damper_Ns_per_m;
     double kt = q->tyre_N_per_m;
@@ -152,7 +151,7 @@ trv_status sim_ride_new(trv_ctx *ctx, const tm_quarter_car *q, double dt, double
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
     for (int m = 1; m <= r->mmax; m++)
-        discretise(q, dt / m, r->phi[m - 1], r->ga[m - 1], r->gb[m - 1]);
+        sim_quarter_car_discretise(q, dt / m, r->phi[m - 1], r->ga[m - 1], r->gb[m - 1]);
     sim_ride_band(r->n, NULL);
     /* left and right wheel paths: their own phases; the rear wheels run
      * wheelbase_m behind the front ones on the same path */

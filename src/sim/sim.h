@@ -303,6 +303,10 @@ void sim_ride_phases(uint64_t seed, double phase[]);
 /* z(s) summed directly (the tests; the runner rotates phasors). */
 double sim_ride_height(const double amp[], const double phase[], double s);
 
+/* The quarter car's exact step of h seconds with the road height linear
+ * over it: x1 = phi x0 + ga u0 + gb (u1 - u0), x = (zs, zs', zu, zu'). */
+void sim_quarter_car_discretise(const tm_quarter_car *q, double h, double phi[4][4], double ga[4], double gb[4]);
+
 typedef struct sim_ride sim_ride;
 typedef struct sim_ride_stats {
     double time_s, rms_ms2, max_ms2, power_corner_W, window_rms_ms2;
