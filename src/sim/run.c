@@ -103,18 +103,26 @@ static double cell_speed_ms(const prm_terrain *t, double x, double y)
 
 /* The vehicle's speed model on the cell at (x, y) at the grade beta along
  * the direction of travel (> 0 uphill), m/s; speed.tif's value without
- * the model or on codes its tables do not know. pull (may be NULL): the
+ * the model, on NOGO cells (gonogo.tif) or on codes its tables do not
+ * know. pull (may be NULL): the
  * pull the model finds (N; NAN without it). */
 static double speed_at(const sim_run *r, const sim_veh *v, double x, double y, double beta, double *pull)
 {
     if (pull)
         *pull = NAN;
     long c = prm_cell_at(r->t, x, y);
-    if (!v->has_tm || c < 0)
-        return cell_speed_ms(r->t, x, y);
+    if (!v->has_tm || c < 0 || !prm_cell_go(r->t, c))
+        return cell_speed_ms(r->t, x, y); /* NOGO: speed.tif's 0, as without the model */
     int s = r->env.soil->u8[c], l = r->env.landuse->u8[c];
     if (s == 0 || l == 0 || v->tm.soil_index[s] < 0 || v->tm.landuse_nogo[l] == 2)
         return cell_speed_ms(r->t, x, y);
+    /* the map's steepest grade bounds the grade along the path: the
+     * bilinear surface between cell centres may be locally steeper than
+     * the slope the map was made with, and the map's GO promises both
+     * directions up to that slope */
+    double sl = r->t->slope->f32[c] * M_PI / 180;
+    if (isfinite(sl) && sl >= 0)
+        beta = fmax(-sl, fmin(sl, beta));
     tm_speed_at_t o;
     tm_speed_at(&v->tm, s, l, beta, &o);
     if (pull)

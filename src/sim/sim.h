@@ -407,9 +407,11 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
  * soil.tif and landuse.tif): tm_speed_at of the vehicle's own tm_model
  * (its vehicle file over the run's class tables) on the cell's soil and
  * land use at the grade along the direction of travel (the profile: the
- * DEM's bilinear gradient along the path; where the vehicle is: its pitch),
- * so uphill and downhill differ (docs/method.md §2.10); on a code the
- * tables do not know, and without the model, speed.tif's value. The goal
+ * DEM's bilinear gradient along the path; where the vehicle is: its pitch;
+ * either within +-slope.tif, the grade the map was made with and found GO
+ * both ways), so uphill and downhill differ (docs/method.md §2.10); on NOGO cells
+ * (gonogo.tif), on a code the tables do not know, and without the model,
+ * speed.tif's value. The goal
  * is reached within goal_tolerance_m of the path's end.
  *
  * Localisation: with a GNSS sensor the controller sees the true position
