@@ -1,4 +1,4 @@
-/* The simulator's ride (src/sim/ride.c, docs/method.md §5.7) against
+/* The simulator's ride (src/sim/ride.c, docs/method.md §5.10) against
  * independent references: the synthesised profile's variance and
  * structure function against integrals of the ISO 8608 PSD it was built
  * from (Simpson's rule here, not the code's sums), its class; the

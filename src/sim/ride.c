@@ -1,5 +1,5 @@
 /* Ride: a seeded ISO 8608 profile under each wheel path (harmonic
- * superposition) and the quarter car driven over it (docs/method.md §5.7;
+ * superposition) and the quarter car driven over it (docs/method.md §5.10;
  * sim.h, "ride"). */
 #include "sim.h"
 

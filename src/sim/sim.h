@@ -249,7 +249,7 @@ int sim_lidar_scan(const sim_sensor *ls, const sim_world *w, const sim_state *s,
 /* Rays in one scan of this sensor. */
 int sim_lidar_rays(const sim_sensor *ls);
 
-/* ---- ride (ride.c; docs/method.md §5.7) ------------------------------------------ */
+/* ---- ride (ride.c; docs/method.md §5.10) ------------------------------------------ */
 
 /* A road profile under each wheel path by harmonic superposition of the
  * ISO 8608 displacement PSD G_d(n) = G_d(n0) (n / n0)^-w of the land use
