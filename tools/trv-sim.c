@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -75,15 +76,22 @@ static trv_status check_outdir(trv_ctx *ctx, const char *outdir)
     return TRV_OK;
 }
 
-/* The class table OPT names, else the bundled REL; NULL with the error set. */
-static char *table_path(trv_ctx *ctx, const char *opt, const char *rel, const char *option)
+/* The class table OPT names, else the run directory's copy (trv-speed
+ * writes it beside speed.tif: the tables the maps were made with); NULL
+ * with the error set. No fallback to the bundled tables: a model from
+ * other tables than speed.tif's would disagree with the maps unseen. */
+static char *table_path(trv_ctx *ctx, const char *opt, const char *dir, run_oid copy, const char *option)
 {
-    char *p = opt ? strdup(opt) : trv_data_path(ctx, rel);
-    if (!p && opt)
+    char *p = opt ? strdup(opt) : run_other_path(dir, copy);
+    if (!p)
         trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    else if (!p)
-        trv_error_prefix(ctx, TRV_ERR_IO, "the energy on %s needs the class tables (%s)", run_file(RUN_SOIL),
-                         option);
+    else if (!opt && !trv_file_exists(p)) {
+        trv_error(ctx, TRV_ERR_IO, "'%s' is missing: the speed model on %s needs the class tables the maps were "
+                  "made with; run trv-speed --terrain %s again (it copies them there), or name the table with %s",
+                  p, run_file(RUN_SOIL), dir, option);
+        free(p);
+        p = NULL;
+    }
     return p;
 }
 
@@ -93,12 +101,12 @@ int main(int argc, char **argv)
     uint64_t seed = 1;
     int realtime = 0, no_timing = 0;
     const trv_opt opts[] = {
-        {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "the terrain directory (class, cost, gonogo, dem, slope, speed.tif; soil.tif, when present, adds the soil's resistance to the energy)"},
+        {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "the terrain directory (class, cost, gonogo, dem, slope, speed.tif; with soil.tif and landuse.tif, the speed model in the direction of travel and the ride)"},
         {"scenario", 0, TRV_ARG_STRING, &scenario, "SCENARIO.ini", "vehicles, sensors, obstacles, step and time limit (bundled: scenarios/*.ini in the data directory)"},
         {"output", 'o', TRV_ARG_STRING, &outdir, "OUTDIR", "trajectory_<id>.csv/.geojson, events.jsonl, metrics.json, obstacles.geojson (with an obstacles file)"},
         {"route", 0, TRV_ARG_STRING, &route, "ROUTE.csv", "route file for every vehicle, instead of the scenario's"},
-        {"soils", 0, TRV_ARG_STRING, &soils_opt, "CSV", "soil table for the energy, read when the terrain has soil.tif (default: classes/soils.csv in the data directory)"},
-        {"landuse-classes", 0, TRV_ARG_STRING, &landuse_opt, "CSV", "land-use table, read with the soil table (default: classes/landuse.csv in the data directory)"},
+        {"soils", 0, TRV_ARG_STRING, &soils_opt, "CSV", "soil table of the speed model, read when the terrain has soil.tif (default: the terrain's speed_soils.csv, trv-speed's copy)"},
+        {"landuse-classes", 0, TRV_ARG_STRING, &landuse_opt, "CSV", "land-use table of the speed model and the ride (default: the terrain's speed_landuse.csv)"},
         {"seed", 0, TRV_ARG_U64, &seed, "S", "seed of the sensor noise (default 1)"},
         {"realtime", 0, TRV_ARG_FLAG, &realtime, NULL, "pace the run to the wall clock"},
         {"no-timing", 0, TRV_ARG_FLAG, &no_timing, NULL, "leave wall_time_s and realtime_factor out of metrics.json"},
@@ -128,7 +136,7 @@ int main(int argc, char **argv)
     prm_terrain t;
     sim_scenario *sc = NULL;
     sim_run *run = NULL;
-    geo_raster *soil = NULL;
+    geo_raster *soil = NULL, *landuse = NULL;
     tm_soils *soils = NULL;
     char *soils_path = NULL, *landuse_path = NULL;
     trv_status st = check_outdir(ctx, outdir);
@@ -137,23 +145,25 @@ int main(int argc, char **argv)
     int loaded = 0;
     if (!st)
         loaded = (st = prm_terrain_load(ctx, dir, &t)) == TRV_OK;
-    /* the energy's soil resistance, when the terrain has a soil layer: its tables are then required */
+    /* the speed model, when the terrain has the soil layer trv-speed read
+     * (and so the land-use layer): its layers and tables are then required */
     if (!st && run_exists(dir, RUN_SOIL)) {
-        static const run_id which[1] = {RUN_SOIL};
+        static const run_id which[2] = {RUN_SOIL, RUN_LANDUSE};
         const run_load_opts on_terrain = {.grid = t.grid, .grid_name = run_file(RUN_CLASS)};
         run_stack s;
-        if (!(soils_path = table_path(ctx, soils_opt, "classes/soils.csv", "--soils")) ||
-            !(landuse_path = table_path(ctx, landuse_opt, "classes/landuse.csv", "--landuse-classes")))
+        if (!(soils_path = table_path(ctx, soils_opt, dir, RUN_O_SPEED_SOILS, "--soils")) ||
+            !(landuse_path = table_path(ctx, landuse_opt, dir, RUN_O_SPEED_LANDUSE, "--landuse-classes")))
             st = TRV_ERR_IO;
-        if (!st && (st = run_load(ctx, dir, which, 1, &on_terrain, &s)) == TRV_OK) {
+        if (!st && (st = run_load(ctx, dir, which, 2, &on_terrain, &s)) == TRV_OK) {
             soil = run_stack_take(&s, RUN_SOIL);
+            landuse = run_stack_take(&s, RUN_LANDUSE);
             run_stack_clear(&s);
         }
         if (!st)
             st = tm_soils_read(ctx, soils_path, &soils);
     }
-    sim_env env = {.route_path = route, .soil = soils ? soil : NULL, .soils = soils, .landuse_csv = landuse_path,
-                   .seed = seed, .realtime = realtime};
+    sim_env env = {.route_path = route, .soil = soils ? soil : NULL, .landuse = soils ? landuse : NULL,
+                   .soils = soils, .landuse_csv = landuse_path, .seed = seed, .realtime = realtime};
     if (!st)
         st = sim_run_new(ctx, sc, &t, &env, &run);
     if (!st)
@@ -162,13 +172,16 @@ int main(int argc, char **argv)
         st = write_all(ctx, run, sc, outdir, &meta, !no_timing);
     if (!st && !res.quiet) {
         double wall = sim_run_wall_s(run);
-        printf("%-12s %5s %-10s %9s %9s %9s %8s %8s %7s %5s %5s %9s\n", "vehicle", "goal", "end", "time s",
-               "planned s", "dist m", "xte rms", "xte max", "replans", "coll", "stops", "energy kJ");
+        printf("%-12s %5s %-10s %9s %9s %9s %8s %8s %7s %5s %5s %9s %9s\n", "vehicle", "goal", "end", "time s",
+               "planned s", "dist m", "xte rms", "xte max", "replans", "coll", "stops", "energy kJ", "ride m/s2");
         for (int k = 0; k < sim_run_nvehicles(run); k++) {
             const sim_metrics *m = sim_run_metrics(run, k);
-            printf("%-12s %5s %-10s %9.1f %9.1f %9.1f %8.3f %8.3f %7d %5d %5d %9.1f\n", m->id,
+            char ride[16] = "-";
+            if (isfinite(m->ride_rms_ms2))
+                snprintf(ride, sizeof ride, "%.3f", m->ride_rms_ms2);
+            printf("%-12s %5s %-10s %9.1f %9.1f %9.1f %8.3f %8.3f %7d %5d %5d %9.1f %9s\n", m->id,
                    m->reached_goal ? "yes" : "no", m->end, m->time_s, m->planned_time_s, m->distance_m,
-                   m->cross_track_rms_m, m->cross_track_max_m, m->replans, m->collisions, m->stops, m->energy_kJ);
+                   m->cross_track_rms_m, m->cross_track_max_m, m->replans, m->collisions, m->stops, m->energy_kJ, ride);
         }
         for (int k = 0; k < sim_run_nvehicles(run); k++) {
             const sim_metrics *m = sim_run_metrics(run, k);
@@ -183,6 +196,7 @@ int main(int argc, char **argv)
     sim_run_free(run);
     sim_scenario_free(sc);
     geo_raster_free(soil);
+    geo_raster_free(landuse);
     tm_soils_free(soils);
     free(soils_path), free(landuse_path);
     if (loaded)

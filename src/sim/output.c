@@ -254,6 +254,10 @@ static trv_status write_metrics(trv_ctx *ctx, const sim_run *r, const char *path
         fprintf(f, "      \"replans\": %d,\n      \"collisions\": %d,\n      \"stops\": %d,\n      \"yields\": %d,\n",
                 m->replans, m->collisions, m->stops, m->yields);
         json_key_num(f, "energy_kJ", "%.3f", m->energy_kJ, 0);
+        json_key_num(f, "ride_rms_ms2", "%.4f", m->ride_rms_ms2, 0);
+        json_key_num(f, "ride_max_ms2", "%.4f", m->ride_max_ms2, 0);
+        json_key_num(f, "ride_power_W", "%.3f", m->ride_power_W, 0);
+        json_key_num(f, "ride_limit_events", "%.0f", m->ride_limit_events, 0);
         json_key_num(f, "sim_time_s", "%.3f", m->sim_time_s, 1);
         if (timing) {
             fputs(",\n", f);

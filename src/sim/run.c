@@ -27,7 +27,7 @@ static double wrap(double a)
 const char *sim_event_name(sim_event_type t)
 {
     static const char *const names[] = {"start", "goal", "collision", "tip_over", "off_map", "obstacle_seen",
-                                        "replan", "stuck", "yield", "time_limit"};
+                                        "replan", "stuck", "yield", "time_limit", "ride_limit"};
     return (unsigned)t < sizeof names / sizeof *names ? names[t] : "unknown";
 }
 
@@ -101,6 +101,35 @@ static double cell_speed_ms(const prm_terrain *t, double x, double y)
     return isfinite(v) && v > 0 ? v / 3.6 : 0;
 }
 
+/* The vehicle's speed model on the cell at (x, y) at the grade beta along
+ * the direction of travel (> 0 uphill), m/s; speed.tif's value without
+ * the model, on NOGO cells (gonogo.tif) or on codes its tables do not
+ * know. pull (may be NULL): the
+ * pull the model finds (N; NAN without it). */
+static double speed_at(const sim_run *r, const sim_veh *v, double x, double y, double beta, double *pull)
+{
+    if (pull)
+        *pull = NAN;
+    long c = prm_cell_at(r->t, x, y);
+    if (!v->has_tm || c < 0 || !prm_cell_go(r->t, c))
+        return cell_speed_ms(r->t, x, y); /* NOGO: speed.tif's 0, as without the model */
+    int s = r->env.soil->u8[c], l = r->env.landuse->u8[c];
+    if (s == 0 || l == 0 || v->tm.soil_index[s] < 0 || v->tm.landuse_nogo[l] == 2)
+        return cell_speed_ms(r->t, x, y);
+    /* the map's steepest grade bounds the grade along the path: the
+     * bilinear surface between cell centres may be locally steeper than
+     * the slope the map was made with, and the map's GO promises both
+     * directions up to that slope */
+    double sl = r->t->slope->f32[c] * M_PI / 180;
+    if (isfinite(sl) && sl >= 0)
+        beta = fmax(-sl, fmin(sl, beta));
+    tm_speed_at_t o;
+    tm_speed_at(&v->tm, s, l, beta, &o);
+    if (pull)
+        *pull = o.pull_N;
+    return o.v_ms;
+}
+
 trv_status sim_veh_profile(trv_ctx *ctx, const sim_run *r, sim_veh *v)
 {
     const sim_path *p = &v->path;
@@ -115,11 +144,16 @@ trv_status sim_veh_profile(trv_ctx *ctx, const sim_run *r, sim_veh *v)
     ds = len / (n - 1);
     double h = fmax(2.5, fmin(15, r->t->cell_m / 2));
     for (int i = 0; i < n; i++) {
-        double s = i * ds, x, y, xa, ya, xb, yb;
+        double s = i * ds, x, y, xa, ya, xb, yb, gx = 0, gy = 0;
         sim_path_point(p, s, &x, &y);
-        double vmax = fmin(v->body.top_speed_ms, fmax(cell_speed_ms(r->t, x, y), 0.5));
         sim_path_point(p, s - h, &xa, &ya);
         sim_path_point(p, s + h, &xb, &yb);
+        /* the grade along the path: the DEM's gradient on the chord's direction */
+        double ux = xb - xa, uy = yb - ya, ul = hypot(ux, uy);
+        if (v->has_tm)
+            sim_gradient(&r->field, x, y, &gx, &gy);
+        double beta = ul > 0 && isfinite(gx) && isfinite(gy) ? atan((gx * ux + gy * uy) / ul) : 0;
+        double vmax = fmin(v->body.top_speed_ms, fmax(speed_at(r, v, x, y, beta, NULL), 0.5));
         if (s - h > 0 && s + h < len) {
             double turn = fabs(wrap(atan2(yb - y, xb - x) - atan2(y - ya, x - xa)));
             double kappa = turn / h; /* the two chords' midpoints are h apart along the path */
@@ -317,7 +351,7 @@ static void drive(trv_ctx *ctx, sim_run *r, int k, double dt)
         v->yielding = yield_to >= 0;
         double la = fmax(v->s.v, 0) * v->body.tau_speed_s + 1;
         double want = profile_min(v, v->s_along, v->s_along + la);
-        double here = cell_speed_ms(r->t, v->s.x, v->s.y);
+        double here = speed_at(r, v, v->s.x, v->s.y, v->s.pitch, NULL);
         want = fmin(want, fmax(here, 0.5));
         want = v->yielding ? 0 : fmax(want, CREEP_MS);
         sim_state est = v->s;
@@ -326,6 +360,31 @@ static void drive(trv_ctx *ctx, sim_run *r, int k, double dt)
         sim_ctrl_command(&r->sc->ctrl, &v->body, &v->path, &est, want, &v->hint_ctrl, &cmd);
         turn_around(r, v, &est, &cmd);
         sim_step(&v->body, &v->s, &cmd, dt);
+    }
+}
+
+/* One step of the ride: the land use under each corner, the limit's
+ * events. */
+static void ride(sim_run *r, int k, double ds)
+{
+    sim_veh *v = &r->v[k];
+    double c = cos(v->s.heading), s = sin(v->s.heading), hl = v->body.wheelbase_m / 2, hw = v->body.track_m / 2;
+    int codes[4];
+    for (int q = 0; q < 4; q++) {
+        double along = q < 2 ? hl : -hl, left = q % 2 ? -hw : hw;
+        long cell = prm_cell_at(r->t, v->s.x + c * along - s * left, v->s.y + s * along + c * left);
+        codes[q] = cell >= 0 ? r->env.landuse->u8[cell] : 0;
+    }
+    sim_ride_step(v->ride, ds, codes);
+    sim_ride_stats st;
+    sim_ride_get(v->ride, &st);
+    double lim = v->tv->ride_limit_ms2;
+    if (v->ride_armed && st.window_rms_ms2 > lim) {
+        event(r, k, SIM_EV_RIDE_LIMIT, "\"rms_ms2\": %.3f, \"limit_ms2\": %.3f", st.window_rms_ms2, lim);
+        v->m.ride_limit_events++;
+        v->ride_armed = 0;
+    } else if (!v->ride_armed && st.window_rms_ms2 < 0.8 * lim) {
+        v->ride_armed = 1;
     }
 }
 
@@ -354,14 +413,13 @@ static void check(sim_run *r, int k, double dt)
     double speed = hypot(v->s.v, v->s.vy);
     double step_len = sqrt(speed * dt * speed * dt + dz * dz);
     v->m.distance_m += step_len;
-    double r_kN = v->tv->gross_mass_kg * G * sin(pitch) / 1000;
-    if (v->has_tm) {
-        long c = prm_cell_at(r->t, v->s.x, v->s.y);
-        int code = c >= 0 ? r->env.soil->u8[c] : 0;
-        if (code > 0 && v->tm.soil_index[code] >= 0)
-            r_kN += v->tm.resistance_total_kN[code];
-    }
-    v->m.energy_kJ += fmax(r_kN, 0) * speed * dt;
+    double pull;
+    speed_at(r, v, v->s.x, v->s.y, pitch, &pull);
+    if (isnan(pull))
+        pull = v->tv->gross_mass_kg * G * sin(pitch);
+    v->m.energy_kJ += fmax(pull, 0) / 1000 * speed * dt;
+    if (v->ride)
+        ride(r, k, speed * dt);
     /* standstills */
     if (speed < STAND_MS) {
         if (v->moved && !v->standing)
@@ -493,6 +551,12 @@ trv_status sim_run_go(trv_ctx *ctx, sim_run *r)
         m->heading_rms_deg = v->nsamp ? sqrt(v->he2 / v->nsamp) * 180 / M_PI : 0;
         m->sim_time_s = r->t_now;
         m->yields = sim_run_count(r, k, SIM_EV_YIELD);
+        if (v->ride) {
+            sim_ride_stats rs;
+            sim_ride_get(v->ride, &rs);
+            m->ride_rms_ms2 = rs.rms_ms2, m->ride_max_ms2 = rs.max_ms2;
+            m->ride_power_W = tm_vehicle_corners(v->tv) * rs.power_corner_W;
+        }
     }
     return st;
 }

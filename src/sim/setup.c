@@ -111,6 +111,36 @@ static trv_status plan_route(trv_ctx *ctx, const prm_terrain *t, sim_veh *v)
     return st;
 }
 
+/* A cell of an optional numeric column; empty (or no column): dflt.
+ * tm_model_init has checked the values. */
+static double lu_value(const geo_class_csv *lu, size_t row, const char *name, double dflt)
+{
+    int col = trv_csv_col(lu->csv, name);
+    const char *cell = col >= 0 ? trv_csv_cell(lu->csv, row, col) : "";
+    return *cell ? strtod(cell, NULL) : dflt;
+}
+
+/* The vehicle's ride: its quarter car, the land-use table's roughness
+ * (roughness_gd0_m3, roughness_w: the columns tm_model_init reads, with
+ * its defaults: smooth, w = 2), the phases from the run's seed and the
+ * vehicle's rank. */
+static trv_status ride_setup(trv_ctx *ctx, sim_run *r, sim_veh *v, int k)
+{
+    tm_quarter_car q;
+    tm_vehicle_quarter_car(v->tv, &q);
+    uint64_t seed = r->env.seed ^ (0xA0761D6478BD642Full * (uint64_t)(k + 1));
+    trv_status st = sim_ride_new(ctx, &q, r->sc->step_s, v->body.top_speed_ms, v->body.wheelbase_m, seed, &v->ride);
+    geo_class_csv *lu = NULL;
+    if (!st)
+        st = geo_class_csv_read(ctx, r->env.landuse_csv, "land-use class", NULL, &lu);
+    for (size_t i = 0; !st && i < lu->n; i++)
+        st = sim_ride_set_class(ctx, v->ride, lu->code[i], lu_value(lu, i, "roughness_gd0_m3", 0),
+                                lu_value(lu, i, "roughness_w", 2));
+    geo_class_csv_free(lu);
+    v->ride_armed = 1;
+    return st;
+}
+
 static trv_status vehicle_setup(trv_ctx *ctx, sim_run *r, int k)
 {
     sim_veh *v = &r->v[k];
@@ -120,8 +150,9 @@ static trv_status vehicle_setup(trv_ctx *ctx, sim_run *r, int k)
     if (st)
         return trv_error_prefix(ctx, st, "vehicle '%s'", sp->id);
     sim_body_from_vehicle(v->tv, sp->kind, &v->body);
-    if (r->env.soil && r->env.soils && r->env.landuse_csv) {
-        if ((st = tm_model_init(ctx, &v->tm, v->tv, r->env.soils, r->env.landuse_csv)))
+    if (r->env.soil && r->env.landuse && r->env.soils && r->env.landuse_csv) {
+        if ((st = tm_model_init(ctx, &v->tm, v->tv, r->env.soils, r->env.landuse_csv)) ||
+            (st = ride_setup(ctx, r, v, k)))
             return trv_error_prefix(ctx, st, "vehicle '%s'", sp->id);
         v->has_tm = 1;
     }
@@ -183,6 +214,7 @@ static trv_status vehicle_setup(trv_ctx *ctx, sim_run *r, int k)
         return trv_error(ctx, TRV_ERR_DATA, "vehicle '%s': the start (%.2f, %.2f) is too close to the edge of the map",
                          sp->id, v->s.x, v->s.y);
     snprintf(v->m.id, sizeof v->m.id, "%s", sp->id);
+    v->m.ride_rms_ms2 = v->m.ride_max_ms2 = v->m.ride_power_W = NAN;
     v->m.end = "time_limit";
     return TRV_OK;
 }
@@ -250,6 +282,7 @@ void sim_run_free(sim_run *r)
     for (int k = 0; k < r->nv; k++) {
         sim_veh *v = &r->v[k];
         tm_vehicle_free(v->tv);
+        sim_ride_free(v->ride);
         sim_path_clear(&v->path);
         free(v->plan0_x), free(v->plan0_y), free(v->prof), free(v->scan), free(v->rows);
         if (v->has_seen)

@@ -249,6 +249,84 @@ int sim_lidar_scan(const sim_sensor *ls, const sim_world *w, const sim_state *s,
 /* Rays in one scan of this sensor. */
 int sim_lidar_rays(const sim_sensor *ls);
 
+/* ---- ride (ride.c; docs/method.md §5.10) ------------------------------------------ */
+
+/* A road profile under each wheel path by harmonic superposition of the
+ * ISO 8608 displacement PSD G_d(n) = G_d(n0) (n / n0)^-w of the land use
+ * under the wheel (n0 = 0.1 cycles/m):
+ *   z(s) = sum_i A_i cos(2 pi n_i s + phi_i),  A_i = sqrt(2 G_d(n_i) dn_i)
+ * over SIM_RIDE_HARMONICS bands equal in log n from SIM_RIDE_N_LO to
+ * SIM_RIDE_N_HI cycles/m (wavelengths 100 m to 0.1 m), n_i the geometric
+ * centre of band i and dn_i its width; phi_i uniform in [0, 2 pi) from a
+ * seeded generator, one set per wheel path (left, right: independent
+ * paths), the rear wheel running wheelbase_m behind the front one on the
+ * same path. All classes share the phases, so where the class under a
+ * wheel changes, its amplitudes move from the old class's to the new
+ * over SIM_RIDE_BLEND_M on a cosine ramp (no step in the road).
+ * The variance of the profile is sum A_i^2 / 2 ~ the integral of G_d over
+ * the band. The band holds >= 98 % of the sprung-mass acceleration
+ * variance of the closed form (tm_ride_rms_ms2) for speeds >= 3 m/s
+ * (measured for the bundled UGV; w 1.6 and 2).
+ *
+ * The quarter car (tm_quarter_car; states zs, zs', zu, zu', road zr):
+ *   ms zs'' = -k (zs - zu) - c (zs' - zu')
+ *   mu zu'' =  k (zs - zu) + c (zs' - zu') - kt (zu - zr)
+ * linear (the tyre never leaves the ground), about the static
+ * equilibrium, one at each of four corners (front/rear x left/right).
+ * Integrated exactly for a road height linear in time over each sub-step
+ * (the matrix exponential of the system augmented with the road, first-
+ * order hold): unconditionally stable at any step, so the sub-steps (the
+ * sim step split so that a wheel travels at most SIM_RIDE_SUBSTEP_M per
+ * sub-step: 2.5 samples on the shortest wavelength) only sample the road.
+ * Starts at rest on the road. Statistics over the corners and sub-steps:
+ *   RMS  sqrt(mean of zs''^2)   (unweighted, as the map's ride limit)
+ *   max  max |zs''|
+ *   power_corner  mean of c (zs' - zu')^2: the damper's dissipation, W per
+ *        corner (the power the suspension absorbs from the road; not
+ *        NRMM's absorbed power at the driver, which weights the seat's
+ *        acceleration)
+ *   window_rms  the mean square with exponential forgetting, time
+ *        constant SIM_RIDE_WINDOW_S (the ride limit events). */
+#define SIM_RIDE_HARMONICS 96
+#define SIM_RIDE_N_LO 0.01
+#define SIM_RIDE_N_HI 10.0
+#define SIM_RIDE_SUBSTEP_M 0.04
+#define SIM_RIDE_BLEND_M 5.0
+#define SIM_RIDE_WINDOW_S 4.0
+
+/* The band: centres n[] and widths dn[] (dn may be NULL). */
+void sim_ride_band(double n[], double dn[]);
+/* A_i of a class (0 everywhere when gd0 <= 0). */
+void sim_ride_amplitudes(double gd0_m3, double w, double amp[]);
+/* The phases a seed gives (the generator trv_rng). */
+void sim_ride_phases(uint64_t seed, double phase[]);
+/* z(s) summed directly (the tests; the runner rotates phasors). */
+double sim_ride_height(const double amp[], const double phase[], double s);
+
+/* The quarter car's exact step of h seconds with the road height linear
+ * over it: x1 = phi x0 + ga u0 + gb (u1 - u0), x = (zs, zs', zu, zu'). */
+void sim_quarter_car_discretise(const tm_quarter_car *q, double h, double phi[4][4], double ga[4], double gb[4]);
+
+typedef struct sim_ride sim_ride;
+typedef struct sim_ride_stats {
+    double time_s, rms_ms2, max_ms2, power_corner_W, window_rms_ms2;
+} sim_ride_stats;
+
+/* A vehicle's ride: its quarter car, the sim step dt, the highest speed
+ * (the sub-steps precomputed), the wheelbase, the seed of the phases (the
+ * left path seed ^ a constant, the right another). */
+trv_status sim_ride_new(trv_ctx *ctx, const tm_quarter_car *q, double dt, double v_max_ms, double wheelbase_m,
+                        uint64_t seed, sim_ride **out);
+void sim_ride_free(sim_ride *r);
+/* The roughness of land-use code 0..255 (gd0 <= 0: smooth; unset codes
+ * are smooth). */
+trv_status sim_ride_set_class(trv_ctx *ctx, sim_ride *r, int code, double gd0_m3, double w);
+/* One sim step: the wheels travelled ds (m, >= 0) along their paths;
+ * codes[4] the land use under each corner (front left, front right, rear
+ * left, rear right) at the step's end. */
+void sim_ride_step(sim_ride *r, double ds, const int codes[4]);
+void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
+
 /* ======================= runner ================================================== */
 /* (declared by the runner's author below this line) */
 /*
@@ -320,11 +398,21 @@ int sim_lidar_rays(const sim_sensor *ls);
  * obstacles.geojson in OUTDIR holds them as placed (polygons and circles).
  *
  * Speed: the path is sampled every min(cell / 2, 5 m) into a speed profile
- * v(s) = min(top speed, speed.tif at s, sqrt(lateral_acc / curvature)),
- * then braked backward (v_i <= sqrt(v_(i+1)^2 + 2 decel ds)) so that the
- * vehicle slows down ahead of slow cells and to 0 at the goal; the command
- * is the profile's minimum over [s, s + v tau_speed + 1 m] (the lag). The
- * goal is reached within goal_tolerance_m of the path's end.
+ * v(s) = min(top speed, max(v_cell(s), 0.5 m/s), sqrt(lateral_acc /
+ * curvature)), then braked backward (v_i <= sqrt(v_(i+1)^2 + 2 decel ds))
+ * so that the vehicle slows down ahead of slow cells and to 0 at the goal;
+ * the command is the smaller of the profile's minimum over [s, s + v
+ * tau_speed + 1 m] (the lag) and v_cell where the vehicle is (at least
+ * 0.5 m/s). v_cell, with the speed model (sim_env.model_*: the terrain has
+ * soil.tif and landuse.tif): tm_speed_at of the vehicle's own tm_model
+ * (its vehicle file over the run's class tables) on the cell's soil and
+ * land use at the grade along the direction of travel (the profile: the
+ * DEM's bilinear gradient along the path; where the vehicle is: its pitch;
+ * either within +-slope.tif, the grade the map was made with and found GO
+ * both ways), so uphill and downhill differ (docs/method.md §2.10); on NOGO cells
+ * (gonogo.tif), on a code the tables do not know, and without the model,
+ * speed.tif's value. The goal
+ * is reached within goal_tolerance_m of the path's end.
  *
  * Localisation: with a GNSS sensor the controller sees the true position
  * plus an error redrawn at each fix (normal, sd noise_m), with an IMU the
@@ -370,15 +458,25 @@ int sim_lidar_rays(const sim_sensor *ls);
  * Events: start, goal, collision (obstacle or vehicle; stops), tip_over
  * (|roll| or |pitch| over the vehicle's limits; stops), off_map (stops),
  * obstacle_seen (a scan blocked new cells), replan, stuck, yield,
- * time_limit. "stops" counts the times a started vehicle came to a
+ * time_limit, ride_limit (below). "stops" counts the times a started vehicle came to a
  * standstill (< 0.1 m/s) before its goal (yielding, or stopped for good).
- * energy_kJ = integral of (soil resistance of the cell (tm_model, when a
- * soil layer and table are given) + m g sin(pitch), at least 0) x speed dt.
+ * ride_limit: the ride's windowed RMS (sim_ride, SIM_RIDE_WINDOW_S) rose
+ * above the vehicle's ride_limit_rms_ms2 (again only after it fell below
+ * 0.8 of it).
+ * energy_kJ = integral of (the pull tm_speed_at finds at the vehicle's
+ * pitch: soil compaction + tyre rolling + vegetation + grade resistance,
+ * with the speed model; else m g sin(pitch); at least 0) x speed dt.
+ * Ride (with the speed model): the land use's roughness (its table's
+ * roughness_gd0_m3 and roughness_w) under each corner, sim_ride on the
+ * vehicle's quarter car (tm_vehicle_quarter_car), the phases from the
+ * run's seed and the vehicle's rank; metrics ride_rms_ms2, ride_max_ms2,
+ * ride_power_W = corners (tm_vehicle_corners) x the mean damper
+ * dissipation per corner (null without the model).
  */
 
 typedef enum sim_event_type {
     SIM_EV_START = 0, SIM_EV_GOAL, SIM_EV_COLLISION, SIM_EV_TIP_OVER, SIM_EV_OFF_MAP, SIM_EV_OBSTACLE_SEEN,
-    SIM_EV_REPLAN, SIM_EV_STUCK, SIM_EV_YIELD, SIM_EV_TIME_LIMIT
+    SIM_EV_REPLAN, SIM_EV_STUCK, SIM_EV_YIELD, SIM_EV_TIME_LIMIT, SIM_EV_RIDE_LIMIT
 } sim_event_type;
 
 const char *sim_event_name(sim_event_type t);
@@ -461,6 +559,8 @@ typedef struct sim_metrics {
     double cross_track_rms_m, cross_track_max_m, heading_rms_deg;
     int replans, collisions, stops, yields;
     double energy_kJ;
+    double ride_rms_ms2, ride_max_ms2, ride_power_W; /* NAN without the speed model */
+    int ride_limit_events;
     double sim_time_s;
     double replan_wall_s;   /* total wall time spent re-planning (not written: not deterministic) */
     const char *end;        /* why it ended: goal, collision, tip_over, off_map, stuck, time_limit */
@@ -476,9 +576,12 @@ typedef struct sim_event {
 /* What the run may use besides the terrain: all optional (zeroed: none). */
 typedef struct sim_env {
     const char *route_path;     /* overrides every vehicle's route file */
-    const geo_raster *soil;     /* soil codes on the terrain grid, for the energy */
-    const tm_soils *soils;      /* the soil table: each vehicle's tm_model gives the per-soil resistance */
-    const char *landuse_csv;    /* land-use class table tm_model_init needs */
+    /* The speed model (all four, or none: speed.tif): soil and land-use
+     * codes on the terrain grid, the soil table, the land-use table's path
+     * (tm_model_init; its roughness columns for the ride). */
+    const geo_raster *soil, *landuse;
+    const tm_soils *soils;
+    const char *landuse_csv;
     uint64_t seed;
     int realtime;               /* pace the run to the wall clock */
 } sim_env;

@@ -12,8 +12,10 @@ typedef struct sim_row {
 typedef struct sim_veh {
     const sim_vehicle_spec *spec;
     tm_vehicle *tv;
-    tm_model tm;                /* per-soil resistance (has_tm) */
+    tm_model tm;                /* the speed model (has_tm) */
     int has_tm;
+    sim_ride *ride;             /* with the speed model */
+    int ride_armed;             /* a ride_limit event may fire */
     sim_body body;
     sim_state s;
     sim_path path;              /* the plan followed now */
