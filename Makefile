@@ -183,7 +183,7 @@ LANDUSE_CLASSES ?= data/classes/landuse.csv
 SOIL_CLASSES ?= data/classes/soils.csv
 # the mission: two points (lon,lat) about 31 km apart across the Pine Mountain fault
 FROM ?= -84.3637,36.6957
-TO ?= -84.1288,36.4834
+TO ?= -84.1994,36.5216
 OUT ?= out/$(AREA)
 
 demo: deps
