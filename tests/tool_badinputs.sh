@@ -6,15 +6,16 @@
 #   each holds at least one of the row's fragments;
 # - every `fragment` of the message column and of the test column (other
 #   than the file names) is found on one line of one of those files, its
-#   pieces around "..." (U+2026, standing for a path or a number) in order.
+#   pieces around "…" (U+2026, standing for a path or a number) in order.
 #   A line is read with the shell variables the file sets to a plain
 #   string ($ALSO="is also an input") put in and \" read as ";
 # - where that line is an `expect N` or `refused N` call, N is the row's
 #   exit status.
-# And the other way: every `refused` call of tests/tool_faults.sh and every
-# message it greps for is matched by a row that cites tool_faults.sh, and
-# the tool a `refused` call runs is in that row's tools column, so a new
-# fault test without its row fails here. TRV_BADINPUTS_DOC overrides the
+# And the other way: the message of every `refused` call of
+# tests/tool_faults.sh and every message it greps for, its path variables
+# written "…/", is a fragment of a row that cites tool_faults.sh and
+# names the tool the call runs, so a new fault test without its row fails
+# here. TRV_BADINPUTS_DOC overrides the
 # page (to see this test fail on a wrong row).
 # Ends with "N passed, N failed, N skipped".
 set -u
@@ -121,7 +122,7 @@ while IFS='	' read -r nr ex tools files fr; do
             [ -s "$tmp/hits" ] || continue
             hit=1
             echo "$f" >>"$tmp/found"
-            calls=$(sed -n 's/^[0-9]*	[ 	]*\(expect\|refused\) \([0-9]\) .*/\2/p' "$tmp/hits" | sort -u)
+            calls=$(sed -n -e 's/^[0-9]*	[ 	]*expect \([0-9]\) .*/\1/p' -e 's/^[0-9]*	[ 	]*refused \([0-9]\) .*/\1/p' "$tmp/hits" | sort -u)
             if [ -n "$calls" ]; then
                 status_seen=1
                 echo "$calls" | grep -qx "$ex" && status_ok=1
