@@ -209,7 +209,8 @@ $(OUT)/dem.tif $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif $(OUT)/points
 	    --points $(OUT)/points.csv -o $(OUT)
 
 # attainable speed and GO/NOGO for the vehicle
-$(OUT)/speed.tif $(OUT)/gonogo.tif $(OUT)/limit.tif $(OUT)/speed_report.csv $(OUT)/speed.json &: \
+$(OUT)/speed.tif $(OUT)/gonogo.tif $(OUT)/limit.tif $(OUT)/speed_report.csv $(OUT)/speed.json \
+    $(OUT)/speed_vehicle.ini $(OUT)/speed_soils.csv $(OUT)/speed_landuse.csv &: \
     $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif $(VEHICLE) $(BINDIR)/trv-speed $(SOIL_CLASSES) $(LANDUSE_CLASSES)
 	$(BINDIR)/trv-speed --terrain $(OUT) --vehicle $(VEHICLE) --soils $(SOIL_CLASSES) \
 	    --landuse-classes $(LANDUSE_CLASSES) --report $(OUT)/speed_report.csv
