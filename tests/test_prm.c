@@ -1358,6 +1358,18 @@ static void test_time_tilted_plane(void **state)
         assert_float_equal(ed->p.time_s, d / hand_speed(&pm, tb), 1e-6 * ed->p.time_s);
         assert_float_equal(ed->p.time_rev_s, d / hand_speed(&pm, -tb), 1e-6 * ed->p.time_rev_s);
     }
+    /* both times through the GeoPackage and back */
+    char gpkg[512];
+    snprintf(gpkg, sizeof gpkg, "%s/plane.gpkg", tmpdir);
+    prm_roadmap *back = NULL;
+    assert_int_equal(prm_roadmap_write(ctx, r, gpkg, NULL), TRV_OK);
+    assert_int_equal(prm_roadmap_read(ctx, gpkg, &back), TRV_OK);
+    assert_int_equal(back->nedges, r->nedges);
+    for (int e = 0; e < r->nedges; e++) {
+        assert_float_equal(back->edges[e].p.time_s, r->edges[e].p.time_s, 0);
+        assert_float_equal(back->edges[e].p.time_rev_s, r->edges[e].p.time_rev_s, 0);
+    }
+    prm_roadmap_free(back);
     prm_path q;
     assert_int_equal(prm_route(ctx, &t, r, x0, y, x1, y, PRM_TIME, NULL, 0, &q), TRV_OK);
     assert_float_equal(q.objective, 3000 / up, 1e-6 * q.objective);
