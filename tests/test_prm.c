@@ -1234,6 +1234,280 @@ static void test_mission_opts_check(void **state)
     trv_ctx_free(ctx);
 }
 
+/* ---- direction-aware time (docs/method.md §4.3) ---- */
+
+/* A model with one soil without shear data (no slip) and one land use with
+ * no ride, vegetation or visibility limit, so that tm_speed_at reduces to
+ * v(b) = min(top, eta P / F) for F > 0, top for F <= 0, NOGO for -F > m a
+ * (the brakes hold), with F = R + f W cos b + W sin b. Power is lowered to
+ * power_W so that uphill is power-limited and downhill at the top speed. */
+typedef struct plane_model {
+    tm_vehicle *v;
+    tm_soils *soils;
+    tm_model m;
+} plane_model;
+
+static void plane_model_init(trv_ctx *ctx, plane_model *pm, double power_W)
+{
+    char *vp = data_path("vehicles/ugv_hua2022.ini");
+    char *sp = write_file(tmpdir, "plane_soils.csv", "code,name,n,kc,kphi,ci_kPa\n1,firm,1.0,1000,50000,2000\n");
+    char *lp = write_file(tmpdir, "plane_landuse.csv", "code,name,nogo\n1,open,no\n");
+    assert_int_equal(tm_vehicle_read(ctx, vp, &pm->v), TRV_OK);
+    assert_int_equal(tm_soils_read(ctx, sp, &pm->soils), TRV_OK);
+    assert_int_equal(tm_model_init(ctx, &pm->m, pm->v, pm->soils, lp), TRV_OK);
+    pm->m.power_W = power_W;
+    free(vp);
+    free(sp);
+    free(lp);
+}
+
+static void plane_model_free(plane_model *pm)
+{
+    tm_vehicle_free(pm->v);
+    tm_soils_free(pm->soils);
+}
+
+/* tm_speed_at's formula written out for this model (m/s; 0: NOGO). */
+static double hand_speed(const plane_model *pm, double tan_b)
+{
+    const tm_model *m = &pm->m;
+    double b = atan(tan_b), W = m->weight_N, top = pm->v->top_speed_kmh / 3.6;
+    double F = m->soil_pull_N[1] + pm->v->rolling_coeff * W * cos(b) + W * sin(b);
+    if (-F > m->mass_kg * pm->v->decel_ms2)
+        return 0;
+    return F > 0 ? fmin(top, m->power_W / F) : top;
+}
+
+/* The plane z = 500 + gE (E - E0) + gN (N - N0) over nx x ny cells of 100 m
+ * (make_terrain_n), soil and land use 1 everywhere, the model set. */
+static void make_plane(trv_ctx *ctx, prm_terrain *t, int nx, int ny, double gE, double gN, const plane_model *pm)
+{
+    make_terrain_n(t, nx, ny);
+    geo_raster *soil, *lu;
+    assert_int_equal(geo_raster_new(ctx, t->grid, GEO_U8, &soil), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, t->grid, GEO_U8, &lu), TRV_OK);
+    for (int r = 0; r < ny; r++)
+        for (int c = 0; c < nx; c++) {
+            long i = (long)r * nx + c;
+            t->dem->f32[i] = (float)(500 + gE * 100 * c - gN * 100 * r);
+            t->slope->f32[i] = (float)(atan(hypot(gE, gN)) * 180 / M_PI);
+            soil->u8[i] = lu->u8[i] = 1;
+        }
+    assert_int_equal(prm_terrain_set_model(ctx, t, &pm->m, soil, lu), TRV_OK);
+    geo_raster_free(soil);
+    geo_raster_free(lu);
+}
+
+static void test_time_tilted_plane(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    plane_model pm;
+    plane_model_init(ctx, &pm, 6000);
+    /* gradients exact in binary: the DEM's floats are exact, Horn's too */
+    const double gE = 0.0625, gN = 0.03125;
+    prm_terrain t;
+    make_plane(ctx, &t, 40, 12, gE, gN, &pm);
+    double up = hand_speed(&pm, gE), down = hand_speed(&pm, -gE);
+    /* the hand values are what the test is about: uphill power-limited, downhill at the top speed */
+    assert_true(up > 4 && up < 7 && fabs(down - 40 / 3.6) < 1e-12);
+    /* the highest speed any cell allows: the top speed */
+    assert_float_equal(t.top_speed_kmh, 40, 1e-9);
+    /* one straight segment east (uphill) along row 5, 3000 m, both ways */
+    double y = 4000000 - 550, x0 = 500450, x1 = 503450;
+    prm_piece p;
+    prm_piece_measure(&t, x0, y, x1, y, &p);
+    assert_float_equal(p.time_s, 3000 / up, 1e-6 * 3000 / up);
+    assert_float_equal(p.time_rev_s, 3000 / down, 1e-6 * 3000 / down);
+    /* north (the N gradient's sign) and a heading of 30 degrees: grade = grad . u */
+    prm_piece_measure(&t, x0, y - 500, x0, y + 300, &p); /* row 10 to row 2 */
+    assert_float_equal(p.time_s, 800 / hand_speed(&pm, gN), 1e-6 * p.time_s);
+    assert_float_equal(p.time_rev_s, 800 / hand_speed(&pm, -gN), 1e-6 * p.time_rev_s);
+    double ux = cos(M_PI / 6), uy = sin(M_PI / 6), L = 1000;
+    prm_piece_measure(&t, x0, y - 300, x0 + L * ux, y - 300 + L * uy, &p);
+    assert_float_equal(p.time_s, L / hand_speed(&pm, gE * ux + gN * uy), 1e-6 * p.time_s);
+    assert_float_equal(p.time_rev_s, L / hand_speed(&pm, -gE * ux - gN * uy), 1e-6 * p.time_rev_s);
+    /* the raster optimum east and west along the row (cell centres: no legs), and its statistics */
+    prm_path g;
+    assert_int_equal(prm_route_grid(ctx, &t, x0, y, x1, y, PRM_TIME, NULL, &g), TRV_OK);
+    assert_float_equal(g.objective, 3000 / up, 1e-6 * g.objective);
+    prm_stats st;
+    prm_path_stats(&t, &g, 100, &st);
+    assert_float_equal(st.time_h * 3600, 3000 / up, 1e-6 * 3000 / up);
+    assert_float_equal(st.speed_mean_kmh, up * 3.6, 1e-6 * up * 3.6);
+    prm_path_clear(&g);
+    assert_int_equal(prm_route_grid(ctx, &t, x1, y, x0, y, PRM_TIME, NULL, &g), TRV_OK);
+    assert_float_equal(g.objective, 3000 / down, 1e-6 * g.objective);
+    prm_path_stats(&t, &g, 100, &st);
+    assert_float_equal(st.time_h * 3600, 3000 / down, 1e-6 * 3000 / down);
+    prm_path_clear(&g);
+    /* the roadmap both ways: the straight line is the optimum on a plane
+     * (the time of a displacement d, max(|d| / top, (R + f W) |d| / P +
+     * W grad . d / P) to first order, is convex); a goal link is travelled
+     * backwards and must weigh its reverse time */
+    prm_build_opts o;
+    prm_build_opts_init(&o);
+    o.nodes = 150;
+    prm_roadmap *r = NULL;
+    prm_build_stats bs;
+    assert_int_equal(prm_roadmap_build(ctx, &t, &o, &r, &bs), TRV_OK);
+    for (int e = 0; e < r->nedges; e++) { /* every edge both ways by hand */
+        const prm_edge *ed = &r->edges[e];
+        double dx = r->x[ed->b] - r->x[ed->a], dy = r->y[ed->b] - r->y[ed->a], d = hypot(dx, dy);
+        double tb = (gE * dx + gN * dy) / d;
+        assert_float_equal(ed->p.time_s, d / hand_speed(&pm, tb), 1e-6 * ed->p.time_s);
+        assert_float_equal(ed->p.time_rev_s, d / hand_speed(&pm, -tb), 1e-6 * ed->p.time_rev_s);
+    }
+    /* both times through the GeoPackage and back */
+    char gpkg[512];
+    snprintf(gpkg, sizeof gpkg, "%s/plane.gpkg", tmpdir);
+    prm_roadmap *back = NULL;
+    assert_int_equal(prm_roadmap_write(ctx, r, gpkg, NULL), TRV_OK);
+    assert_int_equal(prm_roadmap_read(ctx, gpkg, &back), TRV_OK);
+    assert_int_equal(back->nedges, r->nedges);
+    for (int e = 0; e < r->nedges; e++) {
+        assert_float_equal(back->edges[e].p.time_s, r->edges[e].p.time_s, 0);
+        assert_float_equal(back->edges[e].p.time_rev_s, r->edges[e].p.time_rev_s, 0);
+    }
+    prm_roadmap_free(back);
+    prm_path q;
+    assert_int_equal(prm_route(ctx, &t, r, x0, y, x1, y, PRM_TIME, NULL, 0, &q), TRV_OK);
+    assert_float_equal(q.objective, 3000 / up, 1e-6 * q.objective);
+    prm_path_clear(&q);
+    assert_int_equal(prm_route(ctx, &t, r, x1, y, x0, y, PRM_TIME, NULL, 0, &q), TRV_OK);
+    assert_float_equal(q.objective, 3000 / down, 1e-6 * q.objective);
+    prm_path_clear(&q);
+    prm_roadmap_free(r);
+    prm_terrain_clear(&t);
+    plane_model_free(&pm);
+    trv_ctx_free(ctx);
+}
+
+/* NOGO this way: on a plane steep enough that the brakes cannot hold the
+ * vehicle downhill (-F > m a), a piece is passable uphill only. An L of GO
+ * cells one cell wide (east along row 10 from column 1, then north up
+ * column 15 to row 1; every other cell NOGO, though still in Horn's
+ * window) leaves no way round and no straight line from end to end: the
+ * searches must take every edge, move and end link in its own direction. */
+static void test_time_nogo_one_way(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    plane_model pm;
+    plane_model_init(ctx, &pm, 6000);
+    const double gE = 0.5, gN = 0.5;
+    double up = hand_speed(&pm, 0.5);
+    assert_true(hand_speed(&pm, -0.5) == 0 && up > 0);
+    prm_terrain t;
+    make_plane(ctx, &t, 20, 12, gE, gN, &pm);
+    for (int i = 0; i < 20 * 12; i++) {
+        int r = i / 20, c = i % 20;
+        t.gonogo->u8[i] = !((r == 10 && c >= 1 && c <= 15) || (c == 15 && r >= 1 && r <= 10));
+    }
+    double sx = 500150, sy = 4000000 - 1050, gx = 501550, gy = 4000000 - 150;
+    prm_piece p;
+    prm_piece_measure(&t, sx, sy, gx - 100, sy, &p);
+    assert_float_equal(p.time_s, 1300 / up, 1e-6 * p.time_s);
+    assert_true(isinf(p.time_rev_s));
+    prm_path g;
+    assert_int_equal(prm_route_grid(ctx, &t, sx, sy, gx, gy, PRM_TIME, NULL, &g), TRV_OK);
+    assert_float_equal(g.objective, 2300 / up, 1e-6 * g.objective);
+    prm_path_clear(&g);
+    assert_int_equal(prm_route_grid(ctx, &t, gx, gy, sx, sy, PRM_TIME, NULL, &g), TRV_ERR_DATA);
+    /* the other objectives do not care */
+    assert_int_equal(prm_route_grid(ctx, &t, gx, gy, sx, sy, PRM_MDR, NULL, &g), TRV_OK);
+    prm_path_clear(&g);
+    prm_build_opts o;
+    prm_build_opts_init(&o);
+    o.nodes = 40;
+    o.k = 6;
+    prm_roadmap *r = NULL;
+    prm_build_stats bs;
+    assert_int_equal(prm_roadmap_build(ctx, &t, &o, &r, &bs), TRV_OK);
+    prm_path q;
+    assert_int_equal(prm_route(ctx, &t, r, sx, sy, gx, gy, PRM_TIME, NULL, 0, &q), TRV_OK);
+    assert_true(isfinite(q.objective) && q.objective > 1000 / up);
+    prm_path_clear(&q);
+    assert_int_equal(prm_route(ctx, &t, r, gx, gy, sx, sy, PRM_TIME, NULL, 0, &q), TRV_ERR_DATA);
+    assert_int_equal(prm_route(ctx, &t, r, gx, gy, sx, sy, PRM_MDR, NULL, 0, &q), TRV_OK);
+    prm_path_clear(&q);
+    prm_roadmap_free(r);
+    prm_terrain_clear(&t);
+    plane_model_free(&pm);
+    trv_ctx_free(ctx);
+}
+
+/* The pace table against tm_speed_at itself with the bundled UGV and
+ * tables (traction with slip, ride, vegetation, braking): a rough DEM,
+ * every GO soil and land-use pair, 16 headings per cell, the grade from
+ * Horn's window recomputed here. */
+static void test_pace_table(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *vp = data_path("vehicles/ugv_hua2022.ini"), *sp = data_path("classes/soils.csv");
+    char *lp = data_path("classes/landuse.csv");
+    tm_vehicle *v;
+    tm_soils *soils;
+    tm_model m;
+    assert_int_equal(tm_vehicle_read(ctx, vp, &v), TRV_OK);
+    assert_int_equal(tm_soils_read(ctx, sp, &soils), TRV_OK);
+    assert_int_equal(tm_model_init(ctx, &m, v, soils, lp), TRV_OK);
+    enum { NX = 30, NY = 30 };
+    prm_terrain t;
+    make_terrain_n(&t, NX, NY);
+    geo_raster *soil, *lu;
+    assert_int_equal(geo_raster_new(ctx, t.grid, GEO_U8, &soil), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, t.grid, GEO_U8, &lu), TRV_OK);
+    trv_rng rng;
+    trv_rng_seed(&rng, 11);
+    static const int lus[3] = {3, 4, 2};
+    for (int i = 0; i < NX * NY; i++) {
+        t.dem->f32[i] = (float)(500 + 40 * trv_rng_uniform(&rng)); /* grades up to ~0.4 */
+        soil->u8[i] = (unsigned char)(1 + i % 4);
+        lu->u8[i] = (unsigned char)lus[(i / 4) % 3];
+    }
+    assert_int_equal(prm_terrain_set_model(ctx, &t, &m, soil, lu), TRV_OK);
+    double worst = 0, vseen = 0;
+    long n = 0;
+    for (int r = 1; r + 1 < NY; r++)
+        for (int c = 1; c + 1 < NX; c++) {
+            long i = (long)r * NX + c;
+            const float *z = t.dem->f32;
+#define Z(dr, dc) ((double)z[(r + (dr)) * NX + c + (dc)])
+            double dzdE = ((Z(-1, 1) + 2 * Z(0, 1) + Z(1, 1)) - (Z(-1, -1) + 2 * Z(0, -1) + Z(1, -1))) / 800;
+            double dzdN = ((Z(-1, -1) + 2 * Z(-1, 0) + Z(-1, 1)) - (Z(1, -1) + 2 * Z(1, 0) + Z(1, 1))) / 800;
+#undef Z
+            for (int k = 0; k < 16; k++) {
+                double a = k * M_PI / 8 + 0.1, ux = cos(a), uy = sin(a);
+                double want = tm_speed_at(&m, soil->u8[i], lu->u8[i], atan(dzdE * ux + dzdN * uy), NULL);
+                double got = prm_pace(&t, i, ux, uy);
+                if (want == 0) {
+                    assert_true(isinf(got));
+                    continue;
+                }
+                double rel = fabs(got * want - 1);
+                worst = fmax(worst, rel);
+                vseen = fmax(vseen, want);
+                n++;
+            }
+        }
+    printf("pace table: %ld headings, worst relative error %.2g; fastest %.3f km/h, the bound %.3f km/h\n", n, worst,
+           vseen * 3.6, t.top_speed_kmh);
+    assert_true(n > 10000 && worst < 1e-4);
+    /* the heuristics' bound: above every speed met, at most the top speed */
+    assert_true(vseen * 3.6 <= t.top_speed_kmh * (1 + 1e-12) && t.top_speed_kmh <= v->top_speed_kmh * (1 + 1e-12));
+    prm_terrain_clear(&t);
+    geo_raster_free(soil);
+    geo_raster_free(lu);
+    tm_soils_free(soils);
+    tm_vehicle_free(v);
+    free(vp);
+    free(sp);
+    free(lp);
+    trv_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1246,6 +1520,8 @@ int main(void)
         cmocka_unit_test(test_unreachable),   cmocka_unit_test(test_refine),
         cmocka_unit_test(test_outputs),       cmocka_unit_test(test_build_opts_check),
         cmocka_unit_test(test_mission),       cmocka_unit_test(test_mission_opts_check),
+        cmocka_unit_test(test_time_tilted_plane), cmocka_unit_test(test_time_nogo_one_way),
+        cmocka_unit_test(test_pace_table),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

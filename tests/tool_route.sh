@@ -32,12 +32,20 @@ gdalwarp -q -t_srs EPSG:32616 -tr 90 90 -tap -r bilinear -ot Float32 -dstnodata 
         --landuse-classes "$DATA/classes/landuse.csv" &&
     "$BIN/trv-cost" -q --terrain "$T" --soils "$DATA/classes/soils.csv" --rules "$DATA/fuzzy/mobility.fcl" ||
     { echo "cannot make the terrain"; exit 1; }
+# Most of this script checks the isotropic times (speed.tif, the fallback
+# of a run directory without trv-speed's copies of the speed model), which
+# the awk walk below recomputes from the rasters alone; the direction-aware
+# times are checked at the end (and against tm_speed_at's formula in
+# tool_roadmap.sh).
+for f in speed_vehicle.ini speed_soils.csv speed_landuse.csv; do
+    [ -e "$T/$f" ] && cp "$T/$f" "$tmp/copy_$f" && rm "$T/$f"
+done
 
 # ---- roadmap ----
 if "$BIN/trv-roadmap" --terrain "$T" -o "$tmp/rm.gpkg" --seed 4 >"$tmp/out" 2>"$tmp/err"; then ok; else bad "roadmap: $(cat "$tmp/err")"; fi
 grep -q 'nodes (seed 4)' "$tmp/out" && ok || bad "roadmap report: $(cat "$tmp/out")"
 ogrinfo -ro -so "$tmp/rm.gpkg" nodes | grep -q 'Geometry: Point' && ok || bad "nodes layer"
-ogrinfo -ro -so "$tmp/rm.gpkg" edges | grep -q 'time_s: Real' && ok || bad "edges layer"
+ogrinfo -ro -so "$tmp/rm.gpkg" edges | grep -q 'time_fwd_s: Real' && ok || bad "edges layer"
 ogrinfo -ro -so "$tmp/rm.gpkg" edges | grep -q 'ID\["EPSG",32616\]' && ok || bad "edges CRS"
 ogrinfo -ro -so "$tmp/rm.gpkg" nodes | grep -q 'TRV_SEED=4' && ok || bad "the roadmap does not record its seed"
 # no edge crosses NOGO: the mean class along every edge is not 0... checked
@@ -102,8 +110,11 @@ cp "$tmp/rm.gpkg" "$tmp/rm1.gpkg" && cp "$tmp/roadmap.json" "$tmp/roadmap1.json"
 cmp -s "$tmp/rm.gpkg" "$tmp/rm1.gpkg" && ok || bad "the same seed gave another roadmap"
 cmp -s "$tmp/roadmap.json" "$tmp/roadmap1.json" && ok || bad "the same seed gave another roadmap.json"
 
-# ---- a mission across the fault (lon, lat) ----
-FROM=-84.3637,36.6957 TO=-84.1288,36.4834
+# ---- a mission toward the fault (lon, lat) ----
+# (the demo's goal, -84.1288,36.4834, lies beyond the clayey slopes the
+# traction check of issue 14 closes: this goal is the reachable GO point
+# nearest to it, 7.6 km short)
+FROM=-84.3637,36.6957 TO=-84.1994,36.5216
 if "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --compare --grid \
     -o "$tmp/r.geojson" --gpx "$tmp/r.gpx" --csv "$tmp/r.csv" --stats "$tmp/s.csv" >"$tmp/out" 2>"$tmp/err"; then ok; else bad "route: $(cat "$tmp/err")"; fi
 [ "$(ogrinfo -ro -al -so "$tmp/r.geojson" | sed -n 's/^Feature Count: //p')" = 8 ] && ok || bad "8 routes in the GeoJSON"
@@ -128,7 +139,7 @@ for j, r in zip(s["routes"], rows):
     assert "%.3f" % j["plan_s"] == r["plan_s"], (j, r)
     assert (j["smooth_s"] is None) == (dev == ""), j
 assert s["inputs"] == {"roadmap": sys.argv[1].rsplit("/", 1)[0] + "/rm.gpkg", "terrain": s["inputs"]["terrain"],
-                       "from": "-84.3637,36.6957", "to": "-84.1288,36.4834"}, s["inputs"]
+                       "from": "-84.3637,36.6957", "to": "-84.1994,36.5216"}, s["inputs"]
 EOF
 ogrinfo -ro -al "$tmp/r.geojson" | grep -q 'route (String) = mmcr' && ok || bad "mmcr feature"
 [ "$(ogrinfo -ro -so "$tmp/r.gpx" waypoints | sed -n 's/^Feature Count: //p')" = 2 ] && ok || bad "GPX waypoints"
@@ -140,8 +151,13 @@ awk -F, 'NR > 1 && $9 != 0 {n++} END {exit n > 0}' "$tmp/s.csv" && ok || bad "NO
 # MDR is the shortest roadmap route; MSR has the lowest mean slope of them
 awk -F, 'NR > 1 && $1 !~ /^grid/ {d[$1] = $2; s[$1] = $4} END {exit !(d["mdr"] <= d["msr"] && d["mdr"] <= d["mmcr"] && s["msr"] <= s["mdr"] && s["msr"] <= s["mmcr"])}' "$tmp/s.csv" &&
     ok || bad "mdr shortest / msr flattest: $(cut -d, -f1,2,4 "$tmp/s.csv" | tr '\n' ' ')"
-# the grid optimum is a lower bound of each objective's roadmap route (time: traversal time)
-awk -F, 'NR > 1 {t[$1] = $7} END {exit !(t["grid-time"] <= t["time"] * (1 + 1e-9))}' "$tmp/s.csv" && ok || bad "grid-time above time"
+# the raster optimum against the roadmap's time route: the raster's 16
+# moves can lose up to 1.7 % against a straight line between two of them
+# (tool_roadmap.sh), so the roadmap route may be up to 3 % faster, and is
+# within 5 % above it
+awk -F, 'NR > 1 {t[$1] = $7} END {r = t["time"] / t["grid-time"]; printf "isotropic: time / grid-time %.4f\n", r; exit !(r >= 1 / 1.03 && r <= 1.05)}' \
+    "$tmp/s.csv" >"$tmp/cmp" && ok || bad "$(cat "$tmp/cmp")"
+cat "$tmp/cmp"
 
 # ---- the routes' figures recomputed apart from the library ----
 # The rasters through GDAL (XYZ dumps, row-major); every route's exact cell
@@ -172,9 +188,9 @@ function go(i) { return i >= 0 && v[2, i] == 0 && v[1, i] != 0 }
 function add(t) { ts[nt++] = t }
 function finish() {
     if (name == "") return
-    printf "%s %.6f %.6f %.6f %.6f %.6f %.6f %.9f %.6f %d %.6f %.6f %.6f %.6f %.6f %.6f %.6f %.6f %.6f %d %.6f %.6f %d %.6f\n",
+    printf "%s %.6f %.6f %.6f %.6f %.6f %.6f %.9f %.6f %d %.6f %.6f %.6f %.6f %.6f %.6f %.6f %.6f %.6f %d %.6f %.6f %d %.6f %.9g\n",
         name, dist, elev / len, slope / len, smax, speed / len, cost / len, time / 3600, nogo, samples,
-        l, h, s, time, slope, dz, dsl, dsp, dco, cmiss, dcd, dct, nv, smaxall
+        l, h, s, time, slope, dz, dsl, dsp, dco, cmiss, dcd, dct, nv, smaxall, vmin
 }
 FNR == 1 { f++ }
 f <= 6 { v[f, FNR - 1] = $3; next }
@@ -182,7 +198,7 @@ FNR == 1 { next }
 $1 != name {
     finish()
     name = $1; dist = len = elev = slope = smax = smaxall = speed = cost = time = nogo = samples = 0
-    l = h = s = dz = dsl = dsp = dco = cmiss = dcd = dct = nv = 0
+    l = h = s = dz = dsl = dsp = dco = cmiss = dcd = dct = nv = vmin = 0
     px = ""
 }
 {
@@ -227,6 +243,7 @@ $1 != name {
             c = cell(px + m * dx, py + m * dy)
             if (!go(c)) { nogo += seg; continue }
             sp = v[5, c]
+            if (vmin == 0 || sp < vmin) vmin = sp
             len += seg; elev += seg * v[3, c]; slope += seg * v[4, c]; speed += seg * sp; cost += seg * v[6, c]
             time += seg / (sp / 3.6)
             if (seg > 0.01 && v[4, c] > smax) smax = v[4, c]
@@ -262,7 +279,9 @@ for run in r u; do
     # NOGO corner). Allowed: 4e-6 relative for distance, 1e-5 for time,
     # 2e-5 for the means, max slope between the maxima over the pieces
     # longer than 1 cm and over all pieces (1e-5); 0.2 for the cumulative
-    # columns, 0.05 m of NOGO.
+    # columns (cum_time_s: plus 0.07 m at the slowest speed the route
+    # crosses, which issue 14's limits make as low as 0.05 km/h here),
+    # 0.05 m of NOGO.
     ogr2ogr -f CSV "$tmp/$run.props.csv" "$tmp/$run.geojson"
     awk -F, -v run="$run" '
         function abs(x) { return x < 0 ? -x : x }
@@ -291,7 +310,8 @@ for run in r u; do
             if (W[name, 16] > 0.0051 || W[name, 17] > 0.0051 || W[name, 18] > 0.0051 || W[name, 19] > 0.000051 || W[name, 20] > 0) {
                 printf "%s %s: vertex values off the rasters: z %g slope %g speed %g cost %g, %d classes\n", run, name,
                     W[name, 16], W[name, 17], W[name, 18], W[name, 19], W[name, 20]; bad++ }
-            if (W[name, 21] > 0.2 || W[name, 22] > 0.2) {
+            # cum_time_s: 0.2 s, and the time 0.07 m take at the slowest speed crossed
+            if (W[name, 21] > 0.2 || W[name, 22] > 0.2 + 0.07 / (W[name, 25] / 3.6)) {
                 printf "%s %s: cum_dist_m off by %g, cum_time_s by %g\n", run, name, W[name, 21], W[name, 22]; bad++ }
             n++
         }
@@ -372,6 +392,40 @@ for e in geojson gpx csv stats.csv; do cmp -s "$tmp/n1.$e" "$tmp/n2.$e" || same=
 cmp -s "$tmp/n1.json" "$tmp/route.json" && ok || bad "a --no-timing rerun gives another route.json"
 grep -q '_s"' "$tmp/route.json" && bad "a time in route.json with --no-timing" || ok
 grep -q 'plan_s' "$tmp/n1.stats.csv" "$tmp/n1.geojson" && bad "plan_s written with --no-timing" || ok
+
+# ---- direction-aware times: the same terrain with the speed model's copies ----
+# (trv-speed's own when it writes them, else the vehicle and tables it ran with)
+D=$tmp/aniso
+cp -R "$T" "$D" && rm -f "$D"/*.gpkg
+for f in speed_vehicle.ini:"$DATA/vehicles/truck_6x6.ini" speed_soils.csv:"$DATA/classes/soils.csv" \
+    speed_landuse.csv:"$DATA/classes/landuse.csv"; do
+    if [ -e "$tmp/copy_${f%%:*}" ]; then cp "$tmp/copy_${f%%:*}" "$D/${f%%:*}"; else cp "${f#*:}" "$D/${f%%:*}"; fi
+done
+"$BIN/trv-roadmap" --terrain "$D" -q -o "$D/rm.gpkg" --seed 4 2>"$tmp/err" && [ ! -s "$tmp/err" ] && ok || bad "roadmap: $(cat "$tmp/err")"
+"$BIN/trv-route" --roadmap "$D/rm.gpkg" --terrain "$D" --from $FROM --to $TO --compare --grid --no-timing -q \
+    -o "$D/r.geojson" --csv "$D/r.csv" --stats "$D/s.csv" 2>"$tmp/err" && [ ! -s "$tmp/err" ] && ok || bad "route: $(cat "$tmp/err")"
+grep -q '"travel_time": "direction-aware"' "$D/route.json" && ok || bad "route.json: $(grep travel_time "$D/route.json")"
+# the times differ from the isotropic ones (this terrain has slopes up to ~20 degrees)
+[ "$(cut -d, -f7 "$D/s.csv")" != "$(cut -d, -f7 "$tmp/u.stats.csv")" ] && ok || bad "direction-aware times equal the isotropic ones"
+# NOGO-free; the roadmap's time route within 5 % above the raster optimum,
+# and at most 3 % below it (the raster's 16 moves lose 1.7 % against a
+# straight line half way between two of them on a plane: tool_roadmap.sh);
+# every route's cum_time_s at its last vertex its time_h (route.json's
+# digits; the CSV prints 0.1 s)
+python3 - "$D/route.json" "$D/r.csv" >"$tmp/check" 2>&1 <<'EOF' && ok || bad "direction-aware routes: $(cat "$tmp/check")"
+import csv, json, sys
+s = {r["route"]: r for r in json.load(open(sys.argv[1]))["routes"]}
+last = {}
+for r in csv.DictReader(open(sys.argv[2])):
+    last[r["route"]] = float(r["cum_time_s"])
+assert len(s) == 8 and all(r["nogo_samples"] == 0 for r in s.values()), s
+ratio = s["time"]["time_h"] / s["grid-time"]["time_h"]
+print("direction-aware: time / grid-time %.4f" % ratio)
+assert 1 / 1.03 <= ratio <= 1.05, ratio
+for k, r in s.items():
+    assert abs(last[k] - r["time_h"] * 3600) <= 0.06, (k, last[k], r["time_h"] * 3600)
+EOF
+cat "$tmp/check"
 
 # ---- errors: exit 1 (or 2 for usage), no output ----
 expect 1 "the start (" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from -90,36.6 --to $TO -o "$tmp/x.geojson"

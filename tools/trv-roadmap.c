@@ -11,7 +11,7 @@
 
 /* roadmap.json (docs/summaries.md): the counts the tool prints. */
 static void summary(trv_json *js, const prm_roadmap *r, const prm_build_stats *bs, const prm_build_opts *o,
-                    const char *dir, const trv_meta *meta)
+                    const char *dir, const trv_meta *meta, const prm_terrain *t)
 {
     trv_json_meta(js, meta);
     trv_json_obj(js, "inputs");
@@ -27,13 +27,16 @@ static void summary(trv_json *js, const prm_roadmap *r, const prm_build_stats *b
     trv_json_int(js, "largest", bs->largest);
     trv_json_num(js, "largest_fraction", "%.10g", r->nnodes ? (double)bs->largest / r->nnodes : NAN);
     trv_json_num(js, "coverage", "%.10g", bs->coverage);
+    trv_json_str(js, "travel_time", t->aniso ? "direction-aware" : "isotropic");
+    if (!t->aniso)
+        trv_json_str(js, "travel_time_note", t->time_note);
 }
 
 /* The roadmap (with its layers' QGIS styles in its layer_styles table,
  * where QGIS reads a GeoPackage layer's default style) and roadmap.json
  * beside it in one set: all or none. */
 static trv_status write_all(trv_ctx *ctx, const prm_roadmap *r, const prm_build_stats *bs, const prm_build_opts *o,
-                            const char *dir, const char *out, const trv_meta *meta)
+                            const char *dir, const char *out, const trv_meta *meta, const prm_terrain *t)
 {
     tool_out w;
     trv_status st = tool_out_open(ctx, &w, trv_path_beside(out, run_other_file(RUN_O_ROADMAP_JSON)));
@@ -51,7 +54,7 @@ static trv_status write_all(trv_ctx *ctx, const prm_roadmap *r, const prm_build_
         free(inner[1]);
     }
     if (!st)
-        summary(w.js, r, bs, o, dir, meta);
+        summary(w.js, r, bs, o, dir, meta, t);
     return tool_out_close(ctx, &w, st);
 }
 
@@ -76,7 +79,8 @@ int main(int argc, char **argv)
         .summary = "Sample the GO area by Latin hypercube (seeded; NOGO samples rejected until N nodes) and\n"
                    "connect each node to its nearest neighbours wherever the straight segment crosses no NOGO\n"
                    "cell (exact cell traversal). Edges carry length, the lengths in low-risk, high-risk and\n"
-                   "safe cells, slope, traversal time and mobility cost.",
+                   "safe cells, slope, traversal time both ways (direction-aware from the run directory's copy of\n"
+                   "the speed model, else from speed.tif) and mobility cost.",
         .opts = opts,
         .libraries = tool_libraries,
         .required = required,
@@ -96,8 +100,10 @@ int main(int argc, char **argv)
     prm_build_stats bs;
     trv_status st = prm_terrain_load(ctx, dir, &t);
     int loaded = st == TRV_OK;
+    if (loaded && t.time_note[0])
+        fprintf(stderr, "%s: note: %s\n", cli.tool, t.time_note);
     if (!st && !(st = prm_roadmap_build(ctx, &t, &o, &r, &bs))) {
-        st = write_all(ctx, r, &bs, &o, dir, out, &meta);
+        st = write_all(ctx, r, &bs, &o, dir, out, &meta, &t);
         if (!st && !res.quiet) {
             printf("GO area %.1f km2; %d LHS samples, %d in NOGO rejected; %d nodes (seed %llu)\n", bs.go_area_km2,
                    bs.samples, bs.rejected, r->nnodes, (unsigned long long)o.seed);

@@ -50,6 +50,9 @@ static void summary(trv_json *js, const prm_mission *m, const char *const in[4],
     for (int k = 0; k < 4; k++)
         trv_json_str(js, keys[k], in[k]);
     trv_json_end(js);
+    trv_json_str(js, "travel_time", m->direction_aware ? "direction-aware" : "isotropic");
+    if (!m->direction_aware)
+        trv_json_str(js, "travel_time_note", m->time_note);
     trv_json_arr(js, "routes");
     for (int k = 0; k < m->n; k++) {
         const prm_result *R = &m->routes[k];
@@ -168,6 +171,8 @@ int main(int argc, char **argv)
     const char *const in[4] = {o.roadmap, o.terrain, from, to};
     prm_mission m;
     trv_status st = run_all(ctx, &o, &m, in, &meta);
+    if (!st && !m.direction_aware)
+        fprintf(stderr, "%s: note: %s\n", cli.tool, m.time_note);
     if (!st && !res.quiet)
         print_mission(&m);
     prm_mission_clear(&m);

@@ -188,6 +188,13 @@ static double heuristic(astar *A, int node, double x, double y)
     return A->hcache[node] = h;
 }
 
+/* The weight of a piece travelled backwards (from its second end to its
+ * first): only the time differs. */
+static double weight_back(const prm_piece *p, prm_strategy s, const prm_weights *w)
+{
+    return s == PRM_TIME ? p->time_rev_s : prm_piece_weight(p, s, w);
+}
+
 /* The searched graph: the roadmap, with the start S and the goal G as
  * extra nodes. */
 typedef struct graph {
@@ -234,7 +241,7 @@ static int neighbour(const graph *gr, int u, int q, int nn, int *v, double *wt)
     }
     const prm_edge *e = &r->edges[r->adj[r->adj_start[u] + q]];
     *v = e->a == u ? e->b : e->a;
-    *wt = prm_piece_weight(&e->p, gr->s, gr->w);
+    *wt = e->a == u ? prm_piece_weight(&e->p, gr->s, gr->w) : weight_back(&e->p, gr->s, gr->w); /* measured a to b */
     return 1;
 }
 
@@ -337,8 +344,8 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
     /* goal links by roadmap node, for relaxing into G */
     for (int i = 0; i < r->nnodes; i++)
         gr.to_goal[i] = NAN;
-    for (int q = 0; q < ng; q++)
-        gr.to_goal[lg[q].node] = prm_piece_weight(&lg[q].p, s, w);
+    for (int q = 0; q < ng; q++) /* measured from the goal: travelled backwards */
+        gr.to_goal[lg[q].node] = weight_back(&lg[q].p, s, w);
     /* a direct line from start to goal, when it avoids NOGO */
     prm_piece_measure(t, sx, sy, gx, gy, &gr.direct);
     astar A = {t, r, s, w, admissible, gx, gy, hc};
@@ -433,6 +440,7 @@ typedef struct acc {
     const prm_terrain *t;
     double mpu; /* metres per map unit */
     double len, elev, slope, slope_max, speed, cost, time;
+    double ux, uy; /* the segment's heading (east, north) */
 } acc;
 
 static int acc_cell(long i, double len, void *user)
@@ -441,7 +449,8 @@ static int acc_cell(long i, double len, void *user)
     const prm_terrain *t = a->t;
     if (len <= 0)
         return 0;
-    double v = t->speed->f32[i];
+    /* the speed in the direction of travel (isotropic: speed.tif's) */
+    double v = t->aniso ? 3.6 / prm_pace(t, i, a->ux, a->uy) : t->speed->f32[i];
     a->len += len;
     a->elev += len * t->dem->f32[i];
     a->slope += len * t->slope->f32[i];
@@ -458,9 +467,12 @@ void prm_path_stats(const prm_terrain *t, const prm_path *p, double step, prm_st
 {
     memset(out, 0, sizeof *out);
     double mpu = t->cell_m / t->grid->gt[1];
-    acc a = {t, mpu, 0, 0, 0, 0, 0, 0, 0};
+    acc a = {t, mpu, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     for (int i = 0; i + 1 < p->n; i++) {
         double x0 = p->x[i], y0 = p->y[i], x1 = p->x[i + 1], y1 = p->y[i + 1];
+        double dl = hypot(x1 - x0, y1 - y0);
+        a.ux = dl > 0 ? (x1 - x0) / dl : 0;
+        a.uy = dl > 0 ? (y1 - y0) / dl : 0;
         prm_segment_walk(t->grid, x0, y0, x1, y1, acc_cell, &a);
         /* NOGO check on samples every `step` along the segment, ends included */
         double len = hypot(x1 - x0, y1 - y0) * mpu;

@@ -42,6 +42,7 @@ typedef struct move {
     long off[MAXCROSS];     /* row-major offsets on the terrain's grid */
     long step;              /* row-major offset of the destination cell */
     double len_m;
+    double ux, uy;          /* the heading (east, north), for the direction-aware time */
 } move;
 
 typedef struct stencil_walk {
@@ -91,6 +92,8 @@ static int stencil_build(const prm_terrain *t, move moves[NMOVES])
             m->off[j] = (long)m->cr[j] * g->nx + m->cc[j];
         m->step = (long)m->dr * g->nx + m->dc;
         m->len_m = hypot(m->dc * g->gt[1], m->dr * g->gt[5]) * m_per_unit;
+        m->ux = m->dc * g->gt[1] * m_per_unit / m->len_m;
+        m->uy = m->dr * g->gt[5] * m_per_unit / m->len_m;
     }
     return 0;
 }
@@ -194,6 +197,41 @@ typedef struct grid_search {
     long expanded;
 } grid_search;
 
+/* The weight of move m from cell: INFINITY where it touches a non-GO cell
+ * (or one outside the mask). The time objective adds only the time in the
+ * move's heading (the innermost loop of the --grid time optimum); the
+ * others measure the whole piece. */
+static inline double move_weight(const grid_search *S, const move *m, long cell, const unsigned char *gonogo,
+                                 const unsigned char *cls, const unsigned char *mask)
+{
+    const prm_terrain *t = S->t;
+    if (S->s == PRM_TIME) {
+        double time = 0;
+        for (int j = 0; j < m->ncross; j++) {
+            long i = cell + m->off[j];
+            if (!go(gonogo, cls, mask, i))
+                return INFINITY;
+            double len = m->frac[j] * m->len_m, v;
+            if (!(len > 0))
+                continue;
+            if (t->aniso)
+                time += len * prm_aniso_pace(t->aniso, i, prm_aniso_grade(t->aniso, i, m->ux, m->uy));
+            else
+                time += (v = t->speed->f32[i]) > 0 ? len / (v / 3.6) : INFINITY;
+        }
+        return time;
+    }
+    prm_piece p = {0};
+    for (int j = 0; j < m->ncross; j++) {
+        long i = cell + m->off[j];
+        if (!go(gonogo, cls, mask, i))
+            return INFINITY;
+        prm_piece_add_cell(t, i, m->frac[j] * m->len_m, m->ux, m->uy, 0, &p); /* no time: not this objective */
+    }
+    p.d = m->len_m;
+    return prm_piece_weight(&p, S->s, S->w);
+}
+
 /* A* from start to goal over the 16 moves; a move is relaxed only where
  * every cell it crosses is GO (and in the mask). */
 static trv_status search(trv_ctx *ctx, grid_search *S)
@@ -241,20 +279,7 @@ static trv_status search(trv_ctx *ctx, grid_search *S)
             long next = nr * nx + nc;
             if (h->pos[next] == TRV_HEAP_POPPED)
                 continue;
-            prm_piece p = {0};
-            int blocked = 0;
-            for (int j = 0; j < m->ncross; j++) {
-                long i = cell + m->off[j];
-                if (!go(gonogo, cls, mask, i)) {
-                    blocked = 1;
-                    break;
-                }
-                prm_piece_add_cell(t, i, m->frac[j] * m->len_m, &p);
-            }
-            if (blocked)
-                continue;
-            p.d = m->len_m;
-            double wt = prm_piece_weight(&p, S->s, S->w);
+            double wt = move_weight(S, m, cell, gonogo, cls, mask);
             if (!isfinite(wt))
                 continue;
             double ng = cur.tie + wt;

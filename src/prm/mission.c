@@ -125,8 +125,11 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
         return st;
     if (!(st = prm_roadmap_read(ctx, o->roadmap, &r)) && !geo_crs_same(r->wkt, t.grid->wkt))
         st = trv_error(ctx, TRV_ERR_CRS, "'%s' is not in the CRS of the terrain '%s'", o->roadmap, o->terrain);
-    if (!st)
+    if (!st) {
+        m->direction_aware = t.aniso != NULL;
+        snprintf(m->time_note, sizeof m->time_note, "%s", t.time_note);
         st = plan_all(ctx, o, &t, r, m);
+    }
     if (!st && set)
         st = prm_outputs_write(ctx, set, &t, m->routes, m->n, &o->out);
     if (st)

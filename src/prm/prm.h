@@ -13,7 +13,20 @@
  * Costs of a straight piece of path (edge or move), from the exact cells
  * it crosses with the length inside each (docs/method.md §4.3; lengths in m):
  *   d = length; l, h, s = length in low-risk, high-risk, safe cells;
- *   slope integral = sum len x slope (deg m); time = sum len / speed (s).
+ *   slope integral = sum len x slope (deg m); time = sum len x pace (s),
+ *   in the direction of travel (the reverse direction in time_rev_s).
+ *
+ * Pace (s per metre of map length) of GO cell c heading along the unit
+ * vector u (east, north):
+ *   direction-aware (the run directory holds trv-speed's copies of the
+ *   speed model, tm_run_model_load): 1 / tm_speed_at(soil_c, landuse_c,
+ *   atan(grad_c . u)), grad_c = (dz/dE, dz/dN) from Horn's differences of
+ *   dem.tif (the same as slope.tif's, so |grade| <= tan slope_c, with
+ *   equality up and down the fall line); tabulated per (soil, land use)
+ *   pair over the grade (prm_priv.h; within 1e-4 of tm_speed_at, tested);
+ *   infinite where the speed that way is 0 (NOGO this way);
+ *   isotropic (no copies: older run directories, or a hand-made terrain
+ *   with no model): 3.6 / speed.tif, either way.
  * Objectives (edge weight; heuristic toward the goal along the straight
  * segment):
  *   mmcr: kb l + kh h + ks s + kd d;  kb w + kd d + ks s (the paper's, not
@@ -21,7 +34,8 @@
  *         kd d with admissible
  *   mdr:  d;  d
  *   msr:  the slope integral + 1e-3 d (ties to the shorter);  1e-3 d
- *   time: time;  d / (the highest speed on the map)
+ *   time: time in the direction of travel;  d / (the highest speed any GO
+ *         cell allows in any heading: top_speed_kmh)
  *
  * Ownership: _load/_build/_new return objects freed by the matching
  * _free/_clear (NULL accepted). Functions taking a prm_terrain borrow it.
@@ -30,20 +44,47 @@
 #define PRM_H
 
 #include "geo/geo.h"
+#include "terramech/terramech.h"
 
 /* ---- terrain ---------------------------------------------------------------- */
+
+typedef struct prm_aniso prm_aniso; /* the direction-aware pace (pace.c, prm_priv.h) */
 
 typedef struct prm_terrain {
     geo_raster *cls, *cost, *gonogo, *dem, *slope, *speed;
     const geo_grid *grid;   /* cls's grid; every layer shares it */
-    double top_speed_kmh;   /* the highest speed on the map */
+    double top_speed_kmh;   /* the highest speed any GO cell allows in any heading */
     double cell_m;          /* cell size (m) */
+    prm_aniso *aniso;       /* NULL: isotropic times from speed.tif */
+    char time_note[512];    /* why the times are isotropic ("" when direction-aware or
+                             * a hand-made terrain): for the tools' stderr and summaries */
 } prm_terrain;
 
 /* Read class, cost, gonogo, dem, slope and speed of the run directory dir
- * (run_load, run/run.h: one grid, errors naming the file). */
+ * (run_load, run/run.h: one grid, errors naming the file), then the speed
+ * model (prm_terrain_model_load). */
 trv_status prm_terrain_load(trv_ctx *ctx, const char *dir, prm_terrain *t);
+/* The direction-aware pace from the run directory's copies of the speed
+ * model (tm_run_model_load) with its soil.tif and land-use.tif. When none
+ * of the three copies is there (a run directory of an older trv-speed),
+ * the times stay isotropic and time_note says so; one or two of them
+ * missing, a GO cell whose codes the model does not know, or a speed.tif
+ * that tm_row with the model does not reproduce (every 97th GO cell,
+ * 1e-5 relative) is an error saying to run trv-speed again. */
+trv_status prm_terrain_model_load(trv_ctx *ctx, prm_terrain *t, const char *dir);
+/* The same from a model the caller keeps (borrowed until prm_terrain_clear)
+ * and soil and land-use layers on the terrain's grid (read only here).
+ * Sets top_speed_kmh to the highest speed any GO cell allows in any
+ * heading within the terrain's steepest grade: per (soil, land use) pair
+ * the smallest of the top, ride and vegetation limits, the power limit at
+ * the steepest downhill grade and the braking limit at the steepest uphill
+ * one (power falls, braking rises with the grade). */
+trv_status prm_terrain_set_model(trv_ctx *ctx, prm_terrain *t, const tm_model *m, const geo_raster *soil,
+                                 const geo_raster *landuse);
 void prm_terrain_clear(prm_terrain *t);
+/* Pace (s per metre of map length) of GO cell i heading along the unit
+ * vector (ux, uy) (east, north); INFINITY where the speed that way is 0. */
+double prm_pace(const prm_terrain *t, long i, double ux, double uy);
 /* 1 if cell i (row-major index) is GO. */
 int prm_cell_go(const prm_terrain *t, long i);
 /* Cell index of map point (x, y), or -1 off the grid. */
@@ -89,7 +130,8 @@ typedef struct prm_piece {
     int blocked;
     double slope_int;       /* deg m */
     double slope_max;       /* deg */
-    double time_s;          /* s; INFINITY through a cell with speed 0 */
+    double time_s;          /* s from (x0, y0) to (x1, y1); INFINITY through a cell with speed 0 that way */
+    double time_rev_s;      /* s from (x1, y1) to (x0, y0) */
     double cost_int;        /* mobility cost x m */
     double elev_int;        /* m x m */
 } prm_piece;
@@ -159,8 +201,9 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
                              prm_build_stats *stats);
 void prm_roadmap_free(prm_roadmap *r);
 /* GeoPackage with layers `nodes` (id; spatial index) and `edges` (a, b,
- * d_m, low_m, high_m, safe_m, slope_mean_deg, slope_max_deg, time_s,
- * cost_mean, slope_int, elev_mean_m; no spatial index), in the terrain's
+ * d_m, low_m, high_m, safe_m, slope_mean_deg, slope_max_deg, time_fwd_s
+ * (the time from a to b), time_rev_s (from b to a), cost_mean, slope_int,
+ * elev_mean_m; no spatial index), in the terrain's
  * CRS, with meta's TRV_* items (seed included) as dataset metadata (meta
  * may be NULL). */
 trv_status prm_roadmap_write(trv_ctx *ctx, const prm_roadmap *r, const char *path, const trv_meta *meta);
@@ -250,7 +293,9 @@ typedef struct prm_stats {
 } prm_stats;
 
 /* Statistics of a path sampled at `step` metres (cell-weighted means along
- * its length; time = sum of segment length / speed). A speed-0 cell crossed
+ * its length; time = sum of length x pace in the direction of travel, the
+ * mean speed that of the speed in the direction of travel, speed.tif's
+ * when isotropic). A speed-0 cell crossed
  * over PRM_GRAZE_M or less adds no time (it is only grazed: a route read
  * back from route.csv, whose centimetres move a vertex by up to 7 mm, cuts
  * the corner or edge of a cell the route passed by 5 cm or less unless it
@@ -309,6 +354,8 @@ typedef struct prm_mission {
     prm_result routes[PRM_MISSION_MAX]; /* the roadmap's routes in planning order, then the raster's */
     double smooth_s[PRM_MISSION_MAX];   /* smoothing wall-clock time (s); 0 for the raster's */
     int n;
+    int direction_aware;                /* 1: the terrain's times were direction-aware */
+    char time_note[512];                /* else why (prm_terrain's time_note) */
 } prm_mission;
 
 void prm_mission_opts_init(prm_mission_opts *o);

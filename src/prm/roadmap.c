@@ -365,7 +365,8 @@ done:
 /* ---- GeoPackage ---- */
 
 static const char *const EDGE_FIELDS[] = {"a", "b", "d_m", "low_m", "high_m", "safe_m", "slope_mean_deg",
-                                         "slope_max_deg", "time_s", "cost_mean", "slope_int", "elev_mean_m"};
+                                         "slope_max_deg", "time_fwd_s", "time_rev_s", "cost_mean", "slope_int",
+                                         "elev_mean_m"};
 enum { NEF = sizeof EDGE_FIELDS / sizeof EDGE_FIELDS[0] };
 
 trv_status prm_roadmap_write(trv_ctx *ctx, const prm_roadmap *r, const char *path, const trv_meta *meta)
@@ -395,8 +396,8 @@ trv_status prm_roadmap_write(trv_ctx *ctx, const prm_roadmap *r, const char *pat
         const prm_piece *p = &ed->p;
         double d = p->d > 0 ? p->d : 1;
         geo_value val[NEF] = {{.i = ed->a}, {.i = ed->b}, {.r = p->d}, {.r = p->l}, {.r = p->h}, {.r = p->s},
-                              {.r = p->slope_int / d}, {.r = p->slope_max}, {.r = p->time_s}, {.r = p->cost_int / d},
-                              {.r = p->slope_int}, {.r = p->elev_int / d}};
+                              {.r = p->slope_int / d}, {.r = p->slope_max}, {.r = p->time_s}, {.r = p->time_rev_s},
+                              {.r = p->cost_int / d}, {.r = p->slope_int}, {.r = p->elev_int / d}};
         double xs[2] = {r->x[ed->a], r->x[ed->b]}, ys[2] = {r->y[ed->a], r->y[ed->b]};
         st = geo_vec_add(ctx, v, le, xs, ys, NULL, 2, val);
     }
@@ -451,9 +452,10 @@ trv_status prm_roadmap_read(trv_ctx *ctx, const char *path, prm_roadmap **out)
         ed->p.s = v[5];
         ed->p.slope_max = v[7];
         ed->p.time_s = v[8];
-        ed->p.cost_int = v[9] * v[2];
-        ed->p.slope_int = v[10];
-        ed->p.elev_int = v[11] * v[2];
+        ed->p.time_rev_s = v[9];
+        ed->p.cost_int = v[10] * v[2];
+        ed->p.slope_int = v[11];
+        ed->p.elev_int = v[12] * v[2];
     }
     st = make_adjacency(ctx, r);
 done:

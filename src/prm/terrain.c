@@ -16,6 +16,7 @@ void prm_terrain_clear(prm_terrain *t)
     geo_raster_free(t->dem);
     geo_raster_free(t->slope);
     geo_raster_free(t->speed);
+    prm_aniso_free(t->aniso);
     memset(t, 0, sizeof *t);
 }
 
@@ -44,7 +45,17 @@ trv_status prm_terrain_load(trv_ctx *ctx, const char *dir, prm_terrain *t)
     for (size_t i = 0; i < n; i++)
         if (prm_cell_go(t, (long)i) && t->speed->f32[i] > t->top_speed_kmh)
             t->top_speed_kmh = t->speed->f32[i];
-    return TRV_OK;
+    if ((st = prm_terrain_model_load(ctx, t, dir)))
+        prm_terrain_clear(t);
+    return st;
+}
+
+double prm_pace(const prm_terrain *t, long i, double ux, double uy)
+{
+    if (t->aniso)
+        return prm_aniso_pace(t->aniso, i, prm_aniso_grade(t->aniso, i, ux, uy));
+    double v = t->speed->f32[i];
+    return v > 0 ? 3.6 / v : INFINITY;
 }
 
 int prm_cell_go(const prm_terrain *t, long i) { return t->gonogo->u8[i] == 0 && t->cls->u8[i] != 0; }
@@ -119,7 +130,7 @@ int prm_segment_walk(const geo_grid *g, double x0, double y0, double x1, double 
     }
 }
 
-void prm_piece_add_cell(const prm_terrain *t, long i, double len, prm_piece *p)
+void prm_piece_add_cell(const prm_terrain *t, long i, double len, double ux, double uy, int times, prm_piece *p)
 {
     switch (t->cls->u8[i]) {
     case 1: p->h += len; break;
@@ -131,7 +142,15 @@ void prm_piece_add_cell(const prm_terrain *t, long i, double len, prm_piece *p)
     p->slope_int += len * slope;
     if (slope > p->slope_max)
         p->slope_max = slope;
-    p->time_s += len > 0 ? (v > 0 ? len / (v / 3.6) : INFINITY) : 0;
+    if (times && len > 0 && t->aniso) {
+        double tb = prm_aniso_grade(t->aniso, i, ux, uy);
+        p->time_s += len * prm_aniso_pace(t->aniso, i, tb);
+        p->time_rev_s += len * prm_aniso_pace(t->aniso, i, -tb);
+    } else if (times && len > 0) {
+        double dt = v > 0 ? len / (v / 3.6) : INFINITY; /* isotropic: the same both ways */
+        p->time_s += dt;
+        p->time_rev_s += dt;
+    }
     p->cost_int += len * t->cost->f32[i];
     p->elev_int += len * t->dem->f32[i];
 }
@@ -139,6 +158,7 @@ void prm_piece_add_cell(const prm_terrain *t, long i, double len, prm_piece *p)
 typedef struct measure {
     const prm_terrain *t;
     prm_piece *p;
+    double ux, uy; /* the heading, east and north */
 } measure;
 
 static int measure_cell(long i, double len, void *user)
@@ -151,14 +171,15 @@ static int measure_cell(long i, double len, void *user)
         p->nogo += len;
         return 0;
     }
-    prm_piece_add_cell(t, i, len, p);
+    prm_piece_add_cell(t, i, len, m->ux, m->uy, 1, p);
     return 0;
 }
 
 void prm_piece_measure(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_piece *out)
 {
     memset(out, 0, sizeof *out);
-    measure m = {t, out};
+    double dl = hypot(x1 - x0, y1 - y0);
+    measure m = {t, out, dl > 0 ? (x1 - x0) / dl : 0, dl > 0 ? (y1 - y0) / dl : 0};
     double m_per_unit = t->cell_m / t->grid->gt[1];
     prm_segment_walk(t->grid, x0, y0, x1, y1, measure_cell, &m);
     /* lengths came in map units: metres for the usual CRSs */
@@ -169,6 +190,7 @@ void prm_piece_measure(const prm_terrain *t, double x0, double y0, double x1, do
         out->nogo *= m_per_unit;
         out->slope_int *= m_per_unit;
         out->time_s *= m_per_unit;
+        out->time_rev_s *= m_per_unit;
         out->cost_int *= m_per_unit;
         out->elev_int *= m_per_unit;
     }

@@ -1,0 +1,238 @@
+/* Direction-aware travel time (docs/method.md §4.3): the pace (s per metre
+ * of map length) of a GO cell in a heading, from the speed model of the
+ * run directory (tm_speed_at) at the grade along the heading, or from
+ * speed.tif when the run directory has no copy of the model. */
+#include "prm_priv.h"
+#include "run/run.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { NO_PAIR = 0xffff }; /* codes 1..254: at most 254 x 254 pairs */
+
+void prm_aniso_free(prm_aniso *a)
+{
+    if (!a)
+        return;
+    if (a->owns_model)
+        tm_run_model_free(&a->rm);
+    free(a->grad);
+    free(a->pair);
+    free(a->pace);
+    free(a->ok);
+    free(a->codes);
+    free(a);
+}
+
+double prm_pace_exact(const prm_aniso *a, int pair, double tan_beta)
+{
+    double v = tm_speed_at(a->m, a->codes[2 * pair], a->codes[2 * pair + 1], atan(tan_beta), NULL);
+    return v > 0 ? 1.0 / v : INFINITY;
+}
+
+/* Per cell: the Horn gradient of dem (dz/dE, dz/dN, m/m), the same
+ * differences slope.tif is made of (geo_horn_diff), so that the grade along
+ * any heading is at most the cell's slope and equals it up the fall line. */
+static void gradients(const prm_terrain *t, float *grad)
+{
+    const geo_raster *dem = t->dem;
+    const geo_grid *g = t->grid;
+    int nx = g->nx, ny = g->ny;
+    double mpu = geo_crs_metres_per_unit(g->wkt);
+    double ew = g->gt[1] * mpu, ns = fabs(g->gt[5]) * mpu;
+    for (int y = 0; y < ny; y++) {
+        const float *row = dem->f32 + (size_t)y * nx;
+        for (int x = 0; x < nx; x++) {
+            size_t i = (size_t)y * nx + x;
+            double gx = 0, gy = 0;
+            if (prm_cell_go(t, (long)i))
+                geo_horn_diff(y > 0 ? row - nx : NULL, row, y + 1 < ny ? row + nx : NULL, nx, x, dem->has_nodata,
+                              (float)dem->nodata, &gx, &gy);
+            grad[2 * i] = (float)(gx / (8 * ew));
+            grad[2 * i + 1] = (float)(-gy / (8 * ns)); /* gy is south minus north */
+        }
+    }
+}
+
+/* The (soil, land use) pairs of the GO cells, each cell's pair index, and
+ * the steepest grade; a code the model does not know is an error. */
+static trv_status pairs(trv_ctx *ctx, prm_aniso *a, const prm_terrain *t, const geo_raster *soil,
+                        const geo_raster *lu)
+{
+    size_t n = (size_t)t->grid->nx * t->grid->ny;
+    uint16_t *map = malloc(256 * 256 * sizeof *map);
+    a->codes = malloc(2 * 256 * 256);
+    if (!map || !a->codes) {
+        free(map);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    memset(map, 0xff, 256 * 256 * sizeof *map);
+    double tmax = 0;
+    for (size_t i = 0; i < n; i++) {
+        a->pair[i] = NO_PAIR;
+        if (!prm_cell_go(t, (long)i))
+            continue;
+        int s = soil->u8[i], l = lu->u8[i];
+        if (s == 0 || l == 0 || a->m->soil_index[s] < 0 || a->m->landuse_nogo[l] == 2) {
+            free(map);
+            return trv_error(ctx, TRV_ERR_DATA,
+                             "a GO cell has soil %d and land use %d, which the speed model's copies do not know: "
+                             "run trv-speed again",
+                             s, l);
+        }
+        uint16_t *p = &map[s * 256 + l];
+        if (*p == NO_PAIR) {
+            *p = (uint16_t)a->npairs;
+            a->codes[2 * a->npairs] = (unsigned char)s;
+            a->codes[2 * a->npairs + 1] = (unsigned char)l;
+            a->npairs++;
+        }
+        a->pair[i] = *p;
+        tmax = fmax(tmax, hypot(a->grad[2 * i], a->grad[2 * i + 1]));
+    }
+    free(map);
+    a->tmax = fmax(tmax * (1 + 1e-6), 1e-3);
+    return TRV_OK;
+}
+
+/* The table: per pair the pace at PRM_PACE_NODES + 1 grades evenly over
+ * [-tmax, tmax]; a bin is interpolated (linearly, in tan beta) when both
+ * ends are finite, bound by the same limit and within PRM_PACE_REL of each
+ * other, else prm_pace_exact answers. Also the highest speed any GO cell
+ * allows in any heading (for the heuristics): per pair the smallest of the
+ * top, ride, vegetation limits, the power limit at the steepest downhill
+ * and the braking limit at the steepest uphill (power falls and braking
+ * rises with the grade). */
+static trv_status table(trv_ctx *ctx, prm_aniso *a, prm_terrain *t)
+{
+    const int n = PRM_PACE_NODES;
+    a->dt = 2 * a->tmax / n;
+    a->pace = malloc((size_t)a->npairs * (n + 1) * sizeof *a->pace);
+    a->ok = malloc((size_t)a->npairs * n);
+    unsigned char *lim = malloc((size_t)n + 1);
+    if (!a->pace || !a->ok || !lim) {
+        free(lim);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    double vmax = 0;
+    for (int p = 0; p < a->npairs; p++) {
+        double *row = a->pace + (size_t)p * (n + 1);
+        int s = a->codes[2 * p], l = a->codes[2 * p + 1];
+        for (int k = 0; k <= n; k++) {
+            tm_speed_at_t o;
+            double tb = -a->tmax + k * a->dt;
+            tm_speed_at(a->m, s, l, atan(tb), &o);
+            row[k] = o.v_ms > 0 ? 1.0 / o.v_ms : INFINITY;
+            lim[k] = (unsigned char)o.limit;
+        }
+        for (int k = 0; k < n; k++)
+            a->ok[(size_t)p * n + k] = isfinite(row[k]) && isfinite(row[k + 1]) && lim[k] == lim[k + 1] &&
+                                       fabs(row[k + 1] - row[k]) <= PRM_PACE_REL * fmin(row[k], row[k + 1]);
+        tm_speed_at_t dn, up;
+        tm_speed_at(a->m, s, l, atan(-a->tmax), &dn);
+        tm_speed_at(a->m, s, l, atan(a->tmax), &up);
+        double v = fmin(dn.lim_ms[TM_LIMIT_TOP], fmin(a->m->lu_ride_ms[l], a->m->lu_veg_ms[l]));
+        if (dn.limit != TM_LIMIT_NOGO)
+            v = fmin(v, fmax(dn.lim_ms[TM_LIMIT_POWER], dn.lim_ms[TM_LIMIT_TRACTION]));
+        if (up.limit != TM_LIMIT_NOGO)
+            v = fmin(v, up.lim_ms[TM_LIMIT_BRAKING]);
+        if (dn.limit == TM_LIMIT_NOGO) /* the top speed at least binds */
+            v = fmin(v, a->m->v->top_speed_kmh / 3.6);
+        vmax = fmax(vmax, v);
+    }
+    free(lim);
+    t->top_speed_kmh = vmax * 3.6;
+    return TRV_OK;
+}
+
+trv_status prm_terrain_set_model(trv_ctx *ctx, prm_terrain *t, const tm_model *m, const geo_raster *soil,
+                                 const geo_raster *landuse)
+{
+    prm_aniso_free(t->aniso);
+    t->aniso = NULL;
+    const geo_grid *g = t->grid;
+    size_t n = (size_t)g->nx * g->ny;
+    if (soil->grid.nx != g->nx || soil->grid.ny != g->ny || landuse->grid.nx != g->nx || landuse->grid.ny != g->ny)
+        return trv_error(ctx, TRV_ERR_DATA, "the soil and land-use layers are not on the terrain's grid");
+    prm_aniso *a = calloc(1, sizeof *a);
+    if (!a || !(a->grad = malloc(2 * n * sizeof *a->grad)) || !(a->pair = malloc(n * sizeof *a->pair))) {
+        prm_aniso_free(a);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    a->m = m;
+    gradients(t, a->grad);
+    trv_status st = pairs(ctx, a, t, soil, landuse);
+    if (!st)
+        st = table(ctx, a, t);
+    if (st) {
+        prm_aniso_free(a);
+        return st;
+    }
+    t->aniso = a;
+    t->time_note[0] = 0;
+    return TRV_OK;
+}
+
+/* speed.tif made by another model than the copies: tm_row on every 97th
+ * GO cell must give its speed. */
+static trv_status check_speed(trv_ctx *ctx, const prm_terrain *t, const geo_raster *soil, const geo_raster *lu,
+                              const char *dir)
+{
+    size_t n = (size_t)t->grid->nx * t->grid->ny;
+    for (size_t i = 0; i < n; i += 97) {
+        if (!prm_cell_go(t, (long)i))
+            continue;
+        float v;
+        unsigned char why;
+        tm_row(t->aniso->m, &t->slope->f32[i], (float)t->slope->nodata, &soil->u8[i], &lu->u8[i], 1, &v, &why, NULL);
+        float have = t->speed->f32[i];
+        if (!(fabsf(v - have) <= 1e-5f * fmaxf(have, 1.0f)))
+            return trv_error(ctx, TRV_ERR_DATA,
+                             "'%s': speed.tif (%g km/h at cell %zu) was not made with the speed model's copies in the "
+                             "run directory (%g km/h): run trv-speed again",
+                             dir, have, i, v);
+    }
+    return TRV_OK;
+}
+
+trv_status prm_terrain_model_load(trv_ctx *ctx, prm_terrain *t, const char *dir)
+{
+    static const run_oid copies[3] = {RUN_O_SPEED_VEHICLE, RUN_O_SPEED_SOILS, RUN_O_SPEED_LANDUSE};
+    int present = 0;
+    for (int k = 0; k < 3; k++) {
+        char *p = run_other_path(dir, copies[k]);
+        if (!p)
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        present += trv_file_exists(p);
+        free(p);
+    }
+    if (present == 0) {
+        snprintf(t->time_note, sizeof t->time_note,
+                 "'%s' has no copy of the speed model (an older trv-speed): travel times are isotropic, from "
+                 "speed.tif (the worse of up and down the slope in every cell)",
+                 dir);
+        return TRV_OK;
+    }
+    static const run_id which[2] = {RUN_SOIL, RUN_LANDUSE};
+    run_stack s;
+    run_load_opts lo = {0};
+    lo.grid = t->grid;
+    trv_status st = run_load(ctx, dir, which, 2, &lo, &s);
+    if (st)
+        return st;
+    tm_run_model rm;
+    if (!(st = tm_run_model_load(ctx, dir, &rm))) {
+        if (!(st = prm_terrain_set_model(ctx, t, &rm.model, s.layer[RUN_SOIL], s.layer[RUN_LANDUSE]))) {
+            t->aniso->rm = rm;
+            t->aniso->m = &t->aniso->rm.model;
+            t->aniso->rm.model.v = rm.vehicle;
+            t->aniso->owns_model = 1;
+            st = check_speed(ctx, t, s.layer[RUN_SOIL], s.layer[RUN_LANDUSE], dir);
+        } else {
+            tm_run_model_free(&rm);
+        }
+    }
+    run_stack_clear(&s);
+    return st;
+}
