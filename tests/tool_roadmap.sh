@@ -49,7 +49,8 @@ cp "$tmp/v.ini" "$T/speed_vehicle.ini" && cp "$tmp/soils.csv" "$T/speed_soils.cs
 # every cell GO (a class other than 0), so that the plane is all there
 gdalinfo -stats "$T/class.tif" | grep -q 'STATISTICS_MINIMUM=[123]' && gdalinfo -stats "$T/gonogo.tif" | grep -q 'STATISTICS_MAXIMUM=0' &&
     ok || bad "the plane is not GO everywhere"
-R=$(awk -F, 'NR == 2 {print $7 * 1000}' "$tmp/report.csv") # N, both axles
+R=$(awk -F, 'NR == 1 {for (k = 1; k <= NF; k++) if ($k == "resistance_total_kN") c = k} NR == 2 {print $c * 1000}' \
+    "$tmp/report.csv") # N, every tyre (by the column's name: the report has one row per land use x soil)
 # v(tan b) of the header, m/s (0: NOGO this way); the vehicle's keys from its file
 HAND='function v(tb,   b, F) {
         b = atan2(tb, 1); F = R + 0.015 * W * cos(b) + W * sin(b)

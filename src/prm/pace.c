@@ -199,12 +199,14 @@ static trv_status check_speed(trv_ctx *ctx, const prm_terrain *t, const geo_rast
 trv_status prm_terrain_model_load(trv_ctx *ctx, prm_terrain *t, const char *dir)
 {
     static const run_oid copies[3] = {RUN_O_SPEED_VEHICLE, RUN_O_SPEED_SOILS, RUN_O_SPEED_LANDUSE};
+    /* the vehicle copy defines the maps' model: without it, isotropic (the
+     * class tables alone may be there for trv-sim's own vehicles) */
     int present = 0;
     for (int k = 0; k < 3; k++) {
         char *p = run_other_path(dir, copies[k]);
         if (!p)
             return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        present += trv_file_exists(p);
+        present += trv_file_exists(p) && k == 0;
         free(p);
     }
     if (present == 0) {

@@ -65,10 +65,11 @@ typedef struct prm_terrain {
  * model (prm_terrain_model_load). */
 trv_status prm_terrain_load(trv_ctx *ctx, const char *dir, prm_terrain *t);
 /* The direction-aware pace from the run directory's copies of the speed
- * model (tm_run_model_load) with its soil.tif and land-use.tif. When none
- * of the three copies is there (a run directory of an older trv-speed),
- * the times stay isotropic and time_note says so; one or two of them
- * missing, a GO cell whose codes the model does not know, or a speed.tif
+ * model (tm_run_model_load) with its soil.tif and land-use.tif. Without
+ * the vehicle's copy (a run directory of an older trv-speed; the class
+ * tables alone may be there for trv-sim's vehicles) the times stay
+ * isotropic and time_note says so; the vehicle's copy without a class
+ * table, a GO cell whose codes the model does not know, or a speed.tif
  * that tm_row with the model does not reproduce (every 97th GO cell,
  * 1e-5 relative) is an error saying to run trv-speed again. */
 trv_status prm_terrain_model_load(trv_ctx *ctx, prm_terrain *t, const char *dir);
