@@ -41,6 +41,25 @@ static double resistance_integrand(double u, const double *p)
     return b * k * pow(z, n) * dzdu;
 }
 
+/* The speed limits' keys at the defaults tm_vehicle_read gives a file that
+ * leaves them out (terramech.h, docs/method.md §2.10.6; test_vehicle_limit_keys
+ * checks the reader against the same numbers): per corner a tenth of the
+ * mass unsprung, a 1.2 Hz body, 0.3 damping, a tyre ten times the spring. */
+static void limit_keys(tm_vehicle *v, int corners)
+{
+    v->rolling_coeff = v->kind == TM_TRACKED ? 0.03 : 0.015;
+    v->reaction_s = 2.5;
+    v->decel_ms2 = 3.4;
+    v->lat_accel_ms2 = 2.0;
+    double corner = v->gross_mass_kg / corners;
+    v->unsprung_kg = 0.1 * corner;
+    v->sprung_kg = corner - v->unsprung_kg;
+    v->spring_N_per_m = v->sprung_kg * pow(2 * M_PI * 1.2, 2);
+    v->damper_Ns_per_m = 2 * 0.3 * sqrt(v->spring_N_per_m * v->sprung_kg);
+    v->tyre_N_per_m = 10 * v->spring_N_per_m;
+    v->ride_limit_ms2 = 2.0;
+}
+
 static tm_vehicle ugv(double inflation_kPa)
 {
     tm_vehicle v = {0};
@@ -62,6 +81,8 @@ static tm_vehicle ugv(double inflation_kPa)
     v.max_roll_deg = 25;
     v.vci1_kPa = NAN;
     v.vci50_kPa = NAN;
+    v.width_m = 2.0;
+    limit_keys(&v, 4);
     return v;
 }
 
@@ -189,6 +210,8 @@ static tm_vehicle carrier(void)
     v.max_roll_deg = 30;
     v.vci1_kPa = NAN;
     v.vci50_kPa = NAN;
+    v.width_m = 2.7;
+    limit_keys(&v, 10);
     return v;
 }
 
@@ -207,12 +230,24 @@ static tm_vehicle carrier(void)
  *   lean clay    (n 0.2): k = 1767.926842, p/k = 0.032438464, z0 = 3.5917109e-8 m,
  *                R = 1.3045427e-6 kN
  * (with the exponent 1/(n+1) instead, sandy loam would sink 0.48 m and
- * resist 33.5 kN). Speed (§2.7): v = min(65, 0.8 * 160 / (R + W sin b) * 3.6):
- *   sandy loam:   b = 10: 128 / (1.4077390 + 117.6798 * 0.17364818) = 5.8601024 m/s
- *                 = 21.096369 km/h; b = 20: 11.061872 km/h; flat: 91 m/s, so 65
- *   clayey soil:  b = 10: 22.351827 km/h, b = 20: 11.397549 km/h
- *   upland sandy: b = 10: 21.771178 km/h, b = 20: 11.244626 km/h
- *   lean clay:    b = 10: 22.549675 km/h, b = 20: 11.448771 km/h */
+ * resist 33.5 kN). Speed (§2.10.7, no shear columns so no slip and no
+ * traction check): uphill the pull is F = R + f W cos b + W sin b with the
+ * track's own rolling coefficient f = 0.03 (the tracked default), in N:
+ * f W cos 10 = 0.03 * 117679.8 * 0.98480775 = 3476.7594, W sin 10 =
+ * 117679.8 * 0.17364818 = 20434.8828; f W cos 20 = 3317.4852, W sin 20 =
+ * 40248.8621. The power limit eta P / F = 128 000 W / F:
+ *   sandy loam:   b = 10: F = 1407.7390 + 3476.7594 + 20434.8828 = 25319.3812 N,
+ *                 128 000 / 25319.3812 = 5.0554158 m/s = 18.199497 km/h;
+ *                 b = 20: F = 44974.0863 N, 10.245900 km/h;
+ *                 flat: F = 1407.7390 + 3530.3940 = 4938.1330 N, 93.3 km/h, so 65
+ *   clayey soil:  b = 10: F = 24092.5236 N, 19.126265 km/h; b = 20: F = 43747.2286 N, 10.533239 km/h
+ *   upland sandy: b = 10: F = 24642.3572 N, 18.699510 km/h; b = 20: F = 44297.0622 N, 10.402496 km/h
+ *   lean clay:    b = 10: F = 23911.6435 N, 19.270946 km/h; b = 20: F = 43566.3486 N, 10.576971 km/h
+ * Downhill the pull is negative (sandy loam, 20 deg: 1407.7390 + 3317.4852
+ * - 40248.8621 = -35523.6378 N), below the brakes' hold m a = 12 000 * 3.4 =
+ * 40 800 N, so the cell is GO; no visibility column: no braking limit, and
+ * downhill runs at the 65 km/h top speed. The worse direction, uphill, is
+ * speed.tif's. */
 static void test_tracked_closed_forms(void **state)
 {
     (void)state;
@@ -220,10 +255,10 @@ static void test_tracked_closed_forms(void **state)
         int soil;
         double z0, r, v10, v20;
     } want[4] = {
-        {0, 0.041988208745, 1.4077390335, 21.096368519, 11.061872257},
-        {1, 0.0062251090244, 0.18088137901, 22.351827252, 11.397549447},
-        {2, 3.5917109404e-8, 1.3045426701e-6, 22.549675214, 11.448770511},
-        {3, 0.035207009731, 0.73071496715, 21.771178148, 11.244625577},
+        {0, 0.041988208745, 1.4077390335, 18.199496889, 10.245900207},
+        {1, 0.0062251090244, 0.18088137901, 19.126265394, 10.533238662},
+        {2, 3.5917109404e-8, 1.3045426701e-6, 19.270946386, 10.576970879},
+        {3, 0.035207009731, 0.73071496715, 18.699509826, 10.402495717},
     };
     tm_vehicle v = carrier();
     char *lu = write_file(tmpdir, "lu_t.csv", "code,name,nogo\n3,grassland,no\n");
@@ -415,15 +450,45 @@ static void test_speed_and_reasons(void **state)
     assert_float_equal(tm_speed_kmh(&m, r, 24), want / 2, 1e-9);
     v.drivetrain_efficiency = 1.0;
 
+    /* The attainable speed of the GO cell below (§2.10.7), by hand. Clayey
+     * soil under one tyre (rigid mode): z0 = 0.013908719 m, contact length
+     * L = sqrt(D z0) = sqrt(1.02 * 0.013908719) = 0.11910875 m, so K / L =
+     * 0.01 / 0.11910875 = 0.083956890; thrust at full slip of four tyres
+     * 4 (0.4 * 0.11910875 * 4.14 + 3.2 tan 13)(1 - 0.083956890 (1 - e^-11.911))
+     * = 4 (0.19724409 + 0.73877941) * 0.91604311 = 3.4297492 kN. Up 5 deg:
+     * F = 1268.7391 + 0.015 * 12179.8593 * cos 5 + 12179.8593 * sin 5 =
+     * 1268.7391 + 182.0004 + 1061.5469 = 2512.2864 N, the fraction
+     * 2512.2864 / 3429.7492 = 0.73249858 of the thrust; the slip solves
+     * g(i) = 0.73249858 g(1) with g(i) = 1 - K/(iL) (1 - e^(-iL/K)) (Newton
+     * in Python: i = 0.240670372, above 0.2, so the power limit is reported
+     * as traction): eta P (1 - i) / F = 62 000 * 0.75932963 / 2512.2864 =
+     * 18.739279 m/s = 67.46 km/h, above the 40 km/h top speed, which binds.
+     * Down 5 deg: F = 1268.7391 + 182.0004 - 1061.5469 = 389.1971 N (still
+     * a pull), slip 0.018779929, 62 000 * 0.98122007 / 389.1971 = 156.31065
+     * m/s. No visibility column: braking does not bind (INFINITY). */
+    tm_speed_at_t at;
+    double b5 = 5 * M_PI / 180;
+    assert_true(rel(tm_speed_at(&m, 2, 3, b5, &at), 40 / 3.6) < 1e-15);
+    assert_int_equal(at.limit, TM_LIMIT_TOP);
+    assert_true(rel(at.pull_N, 2512.286423) < 1e-9);
+    assert_true(rel(at.slip, 0.240670372) < 1e-8);
+    assert_true(rel(at.lim_ms[TM_LIMIT_TRACTION], 18.739279) < 1e-7);
+    assert_true(isinf(at.lim_ms[TM_LIMIT_POWER]) && isinf(at.lim_ms[TM_LIMIT_BRAKING]));
+    tm_speed_at(&m, 2, 3, -b5, &at);
+    assert_true(rel(at.pull_N, 389.197055) < 1e-8);
+    assert_true(rel(at.slip, 0.018779929) < 1e-7);
+    assert_true(rel(at.lim_ms[TM_LIMIT_POWER], 156.310649) < 1e-7);
+    assert_int_equal(at.limit, TM_LIMIT_TOP);
+
     /* one cell per reason:
-     * 0 GO: clayey soil (CI 732.5 >= 389.4), grassland, 5 deg: thrust about
-     *   4 (1 - 0.084)(0.0476 m2 * 4.14 kPa + 3.045 kN tan 13) = 3.3 kN > R + W sin 5 = 2.33 kN
+     * 0 GO: clayey soil (CI 732.5 >= 389.4), grassland, 5 deg: thrust
+     *   3.43 kN > the pull 2.51 kN (above); 40 km/h, the top speed
      * 1 slope: 26 deg > min(30, 25)
      * 2 soil: sandy loam, CI 223.4 < 389.4
      * 3 land use: water
      * 4 traction: upland sandy (CI 528.5 passes) at 24 deg: thrust of four tyres,
-     *   with c = 0.48 kPa and phi = 22 deg, is about W tan 22 = 4.92 kN, below
-     *   R + W sin 24 = 1.82 + 4.95 kN
+     *   with c = 0.48 kPa and phi = 22 deg, 5.05 kN, below the pull
+     *   R + f W cos 24 + W sin 24 = 1.82 + 0.17 + 4.95 = 6.94 kN
      * 5 no data: slope nodata, soil 0, land use 0, unknown land use 9 */
     const float slope[9] = {5, 26, 5, 5, 24, -9999, 5, 5, 5};
     const unsigned char soil[9] = {2, 2, 1, 2, 4, 2, 0, 2, 2};
@@ -435,7 +500,7 @@ static void test_speed_and_reasons(void **state)
     printf("  upland sandy at 24 deg: thrust %.3f kN, needs %.3f kN\n", m.thrust_total_kN[4],
            m.resistance_total_kN[4] + m.weight_kN * sin(24 * M_PI / 180));
     assert_memory_equal(why, expect, 9);
-    assert_float_equal(speed[0], 40, 0); /* 62 / 2.33 * 3.6 = 96 km/h: the top speed */
+    assert_float_equal(speed[0], 40, 0); /* the top speed (above) */
     for (int i = 1; i < 9; i++)
         assert_float_equal(speed[i], 0, 0);
     tm_soils_free(soils);
@@ -459,8 +524,12 @@ static void test_thresholds(void **state)
     tm_model m;
 
     /* slope: the limit is min(pitch 30, roll 25) = 25; 25 itself is GO. Speed
-     * there (clayey soil, R = 1.268739 kN): 62 / (1.268739 + 12.1798593 *
-     * sin 25) * 3.6 = 62 / 6.416134 * 3.6 = 34.787 km/h */
+     * there (clayey soil, R = 1268.739 N, no shear data so no slip), uphill
+     * the worse way (§2.10.7): F = R + f W cos 25 + W sin 25 = 1268.739 +
+     * 0.015 * 12179.8593 * 0.90630779 + 12179.8593 * 0.42261826 = 1268.739 +
+     * 165.5805 + 5147.4310 = 6581.7506 N, 62 000 / 6581.7506 * 3.6 =
+     * 33.911951 km/h. Downhill F = 1268.739 + 165.5805 - 5147.4310 =
+     * -3713.1114 N, within the brakes' hold 1242 * 3.4 = 4222.8 N: GO. */
     tm_vehicle v = ugv(100);
     v.vci1_kPa = 389.4;
     v.vci50_kPa = 534.1;
@@ -474,8 +543,9 @@ static void test_thresholds(void **state)
         unsigned char why[4];
         tm_row(&m, slope, -9999, soil, land, 4, speed, why, NULL);
         assert_memory_equal(why, expect, 4);
-        assert_float_equal(speed[1], 62 / (1.268739 + 12.1798593 * sin(25 * M_PI / 180)) * 3.6, 1e-4);
-        assert_float_equal(speed[1], 34.787, 1e-3);
+        double f25 = 1268.739 + 0.015 * 12179.8593 * cos(25 * M_PI / 180) + 12179.8593 * sin(25 * M_PI / 180);
+        assert_float_equal(speed[1], 62000 / f25 * 3.6, 1e-4);
+        assert_float_equal(speed[1], 33.911951, 1e-5);
         assert_float_equal(speed[2], 0, 0);
     }
     /* the pitch limit when it is the smaller: min(20, 28) = 20 */
@@ -572,13 +642,18 @@ static void test_thresholds(void **state)
     free(rep);
     tm_soils_free(soils);
 
-    /* traction (§2.6): NOGO when H < R + W sin b. The carrier on clayey soil
-     * (c 4.14 kPa, phi 13 deg, K 0.01 m): H = (2.052 * 4.14 + 117.6798 *
-     * tan 13)(1 - (0.01 / 2.7)(1 - e^-270)) = (8.49528 + 27.168569) *
-     * 0.99629630 = 35.531714 kN, R = 0.18088138 kN (test_tracked_closed_forms),
-     * so the limit is b* = asin((35.531714 - 0.18088138) / 117.6798) =
-     * 17.481538 deg, below the 30 deg slope limit. Cells at b* -+ 1e-4 deg
-     * (W sin b moves by 3.6e-4 kN there, far above rounding). */
+    /* traction (§2.10.7): NOGO when H < F = R + f W cos b + W sin b. The
+     * carrier on clayey soil (c 4.14 kPa, phi 13 deg, K 0.01 m): H = (2.052 *
+     * 4.14 + 117.6798 * tan 13)(1 - (0.01 / 2.7)(1 - e^-270)) = (8.49528 +
+     * 27.168569) * 0.99629630 = 35.531714 kN, R = 0.18088138 kN
+     * (test_tracked_closed_forms), f = 0.03. W (sin b + f cos b) =
+     * W sqrt(1 + f^2) sin(b + atan f) = H - R gives the limit
+     * b* = asin((35531.714 - 180.88138) / (117679.8 * 1.0004499)) - atan 0.03
+     * = asin(0.30026339) - 1.7183580 = 17.473424 - 1.7183580 = 15.755066 deg,
+     * below the 30 deg slope limit (downhill the soil holds up to
+     * asin((H + R) / (W sqrt(1 + f^2))) + atan f = 19.376 deg, so uphill
+     * binds). Cells at b* -+ 1e-4 deg (the pull moves by 0.196 kN there,
+     * far above rounding). */
     tm_vehicle t = carrier();
     free(sp);
     sp = write_file(tmpdir, "soils_tr.csv",
@@ -589,8 +664,8 @@ static void test_thresholds(void **state)
     double h = (2.052 * 4.14 + 117.6798 * tan(13 * M_PI / 180)) * (1 - 0.01 / 2.7 * (1 - exp(-270)));
     assert_float_equal(h, 35.531714400, 1e-8);
     assert_true(rel(m.thrust_total_kN[2], h) <= 1e-12);
-    double bstar = asin((h - 0.18088137901) / 117.6798) * 180 / M_PI;
-    assert_float_equal(bstar, 17.481538308, 1e-8);
+    double bstar = (asin((h - 0.18088137901) / (117.6798 * sqrt(1 + 0.03 * 0.03))) - atan(0.03)) * 180 / M_PI;
+    assert_float_equal(bstar, 15.755065716, 1e-8);
     {
         const float slope[2] = {(float)(bstar - 1e-4), (float)(bstar + 1e-4)};
         const unsigned char soil[2] = {2, 2}, land[2] = {3, 3};
