@@ -8,11 +8,12 @@
 
 #include <math.h>
 
-/* g(i) for i L / K = x: 1 - (1 - e^-x) / x, its series near 0 */
+/* g(i) for i L / K = x: 1 - (1 - e^-x) / x, its series near 0 (x/2 - x^2/6
+ * + x^3/24; the next term, x^4/120, is below 2e-14 of g there) */
 static double jh_shape(double x)
 {
     if (x < 1e-4)
-        return x / 2.0 - x * x / 6.0;
+        return x / 2.0 - x * x / 6.0 + x * x * x / 24.0;
     return 1.0 - -expm1(-x) / x;
 }
 
@@ -25,8 +26,10 @@ double tm_slip_for_pull(double ratio, double k_over_l)
     if (ratio == 1)
         return 1;
     double want = ratio * jh_shape(1.0 / k_over_l), lo = 0, hi = 1;
-    for (int it = 0; it < 64 && hi - lo > 1e-15; it++) { /* g is increasing: bisection to rounding */
+    for (int it = 0; it < 1100; it++) { /* g is increasing: bisection to rounding, relative to i */
         double mid = 0.5 * (lo + hi);
+        if (mid <= lo || mid >= hi) /* lo and hi adjacent doubles */
+            break;
         if (jh_shape(mid / k_over_l) < want)
             lo = mid;
         else
