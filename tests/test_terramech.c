@@ -466,6 +466,10 @@ static void test_speed_and_reasons(void **state)
      * Down 5 deg: F = 1268.7391 + 182.0004 - 1061.5469 = 389.1971 N (still
      * a pull), slip 0.018779929, 62 000 * 0.98122007 / 389.1971 = 156.31065
      * m/s. No visibility column: braking does not bind (INFINITY). */
+    assert_true(rel(m.soil_hold_N[2], 3429.7492143) < 1e-9);
+    assert_true(rel(m.soil_k_over_l[2], 0.083956890149) < 1e-10);
+    assert_true(rel(m.soil_pull_N[2], 1268.7390703) < 1e-9);
+    assert_true(m.mass_kg == 1242 && rel(m.weight_N, 12179.8593) < 1e-15 && m.power_W == 62000);
     tm_speed_at_t at;
     double b5 = 5 * M_PI / 180;
     assert_true(rel(tm_speed_at(&m, 2, 3, b5, &at), 40 / 3.6) < 1e-15);
@@ -1073,6 +1077,9 @@ static void test_landuse_v2(void **state)
     tm_vehicle v = ugv(100);
     static tm_model m;
     assert_int_equal(tm_model_init(ctx, &m, &v, soils, lu), TRV_OK);
+    /* no shear data: the soil holds what the brakes do, m a = 1242 * 3.4 N */
+    assert_true(rel(m.soil_hold_N[2], 1242 * 3.4) < 1e-15 && isnan(m.soil_k_over_l[2]));
+    assert_true(rel(m.soil_pull_N[2], 1000 * m.resistance_total_kN[2]) < 1e-15);
     const unsigned char nogo_w[6] = {2, 1, 1, 0, 0, 0};
     assert_memory_equal(m.landuse_nogo, nogo_w, 6);
     assert_true(rel(m.lu_ride_ms[2], 0.183737739457) < 1e-10);
