@@ -501,8 +501,9 @@ static void test_speed_and_reasons(void **state)
     unsigned char why[9];
     tm_row(&m, slope, -9999, soil, land, 9, speed, why, NULL);
     const unsigned char expect[9] = {0, 1, 2, 3, 4, 5, 5, 5, 5};
-    printf("  upland sandy at 24 deg: thrust %.3f kN, needs %.3f kN\n", m.thrust_total_kN[4],
-           m.resistance_total_kN[4] + m.weight_kN * sin(24 * M_PI / 180));
+    tm_speed_at(&m, 4, 3, 24 * M_PI / 180, &at);
+    printf("  upland sandy at 24 deg: thrust %.3f kN, needs %.3f kN\n", m.thrust_total_kN[4], at.pull_N / 1000);
+    assert_true(rel(at.pull_N, 6939.299811) < 1e-9 && at.limit == TM_LIMIT_NOGO);
     assert_memory_equal(why, expect, 9);
     assert_float_equal(speed[0], 40, 0); /* the top speed (above) */
     for (int i = 1; i < 9; i++)
