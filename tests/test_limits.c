@@ -127,6 +127,150 @@ static void test_ride_speed(void **state)
     assert_true(tm_ride_speed_ms(&undamped, 256e-6, 1.5) == 0);
 }
 
+/* ---- the slip a pull needs (janosi.c) ---- */
+
+/* Janosi-Hanamoto's g(x) = 1 - (1 - e^-x) / x, x = i L / K, written here
+ * independently of janosi.c: below x = 0.01 its Taylor series
+ * x/2 - x^2/6 + x^3/24 - x^4/120 + x^5/720 (the next term is below 1e-17
+ * of g there), else the formula with expm1; and g'(x) = (1 - e^-x (1 + x)) / x^2. */
+static double jh_g(double x)
+{
+    if (x < 0.01)
+        return x / 2 - x * x / 6 + x * x * x / 24 - x * x * x * x / 120 + x * x * x * x * x / 720;
+    return 1 + expm1(-x) / x;
+}
+
+static double jh_dg(double x)
+{
+    if (x < 0.01)
+        return 0.5 - x / 3 + x * x / 8 - x * x * x / 30;
+    return (1 - exp(-x) * (1 + x)) / (x * x);
+}
+
+/* Newton on g(x) = r g(1/kl) from x = 2 r g(1/kl), left of the root (g(x) <=
+ * x / 2); g is increasing and concave, so each tangent lies above g and the
+ * iterates rise monotonically onto the root */
+static double slip_newton(double r, double kl)
+{
+    double want = r * jh_g(1 / kl), x = 2 * want;
+    for (int it = 0; it < 200; it++) {
+        double dx = (jh_g(x) - want) / jh_dg(x);
+        x -= dx;
+        if (fabs(dx) <= 1e-16 * x)
+            break;
+    }
+    return x * kl;
+}
+
+static void test_slip_for_pull(void **state)
+{
+    (void)state;
+    /* by hand: K/L = 0.1, i = 0.1 gives x = 1, g = e^-1 = 0.367879441171;
+     * g(10) = 1 - (1 - e^-10) / 10 = 0.900004539993; so the ratio
+     * 0.367879441171 / 0.900004539993 = 0.408752872707 needs i = 0.1 */
+    assert_true(fabs(tm_slip_for_pull(0.408752872707, 0.1) - 0.1) < 1e-11);
+    /* against Newton: ratios over (0, 1), K/L from 0.005 (long tracks) to 5 */
+    const double kls[6] = {0.005, 0.03, 0.084, 0.3, 1, 5};
+    const double rs[9] = {1e-9, 1e-4, 0.01, 0.1, 0.3, 0.5, 0.8, 0.99, 0.999999};
+    double worst = 0;
+    for (int a = 0; a < 6; a++)
+        for (int b = 0; b < 9; b++) {
+            double i = tm_slip_for_pull(rs[b], kls[a]), want = slip_newton(rs[b], kls[a]);
+            /* and it solves the equation */
+            double back = jh_g(i / kls[a]) / jh_g(1 / kls[a]);
+            worst = fmax(worst, rel(i, want));
+            if (!(rel(i, want) < 1e-9) || !(rel(back, rs[b]) < 1e-9))
+                fail_msg("ratio %g, K/L %g: slip %.15g, Newton %.15g, g(i)/g(1) %.15g", rs[b], kls[a], i, want, back);
+        }
+    printf("  slip: worst relative difference from Newton %.2e\n", worst);
+    /* monotone in the ratio; a longer contact (smaller K/L) slips less */
+    assert_true(tm_slip_for_pull(0.5, 0.1) < tm_slip_for_pull(0.6, 0.1));
+    assert_true(tm_slip_for_pull(0.5, 0.05) < tm_slip_for_pull(0.5, 0.1));
+    /* edges: none, full, beyond, undefined */
+    assert_true(tm_slip_for_pull(0, 0.1) == 0);
+    assert_true(tm_slip_for_pull(1, 0.1) == 1);
+    assert_true(isnan(tm_slip_for_pull(nextafter(1, 2), 0.1)));
+    assert_true(isnan(tm_slip_for_pull(-1e-12, 0.1)));
+    assert_true(isnan(tm_slip_for_pull(NAN, 0.1)));
+    assert_true(isnan(tm_slip_for_pull(0.5, 0)));
+    assert_true(isnan(tm_slip_for_pull(0.5, -1)));
+    assert_true(isnan(tm_slip_for_pull(0.5, NAN)));
+    /* a tiny pull: g(x) ~ x / 2, so i ~ 2 r g(1/kl) kl = 2e-9 * 0.900004539993 * 0.1 */
+    assert_true(rel(tm_slip_for_pull(1e-9, 0.1), 2e-9 * 0.900004539993 * 0.1) < 1e-6);
+}
+
+/* ---- the quarter car at any waviness (ride.c) ---- */
+
+static void test_ride_gain2(void **state)
+{
+    (void)state;
+    /* |H_a(2 pi f)|^2 against the two equations of motion solved here */
+    const tm_quarter_car cars[2] = {corner, {400, 120, 30000, 2500, 250000}};
+    const double fs[7] = {1e-3, 0.3, 1.2, 3, 11.9, 40, 1e3};
+    for (int c = 0; c < 2; c++)
+        for (int i = 0; i < 7; i++) {
+            double want = accel_gain2(&cars[c], 2 * M_PI * fs[i]);
+            if (!(rel(tm_ride_gain2(&cars[c], fs[i]), want) < 1e-12))
+                fail_msg("car %d, %g Hz: %.15g, want %.15g", c, fs[i], tm_ride_gain2(&cars[c], fs[i]), want);
+        }
+    /* the static limit: below the modes the body follows the road,
+     * |a / z_r| = (2 pi f)^2: at 1e-3 Hz 1.5585e-9 (to 1e-5) */
+    assert_true(rel(tm_ride_gain2(&corner, 1e-3), pow(2 * M_PI * 1e-3, 4)) < 1e-5);
+}
+
+/* I_w = integral over f > 0 of |H_a(2 pi f)|^2 f^-w df, integrated here
+ * another way than ride.c (Simpson in ln f over 1e-4..1e4 Hz): the whole
+ * half-line mapped onto [0, 1) by f = F t / (1 - t), F = 2 Hz, df = F / (1 -
+ * t)^2 dt, composite Simpson on 2e6 intervals with the test's own gain
+ * (accel_gain2). At t = 1 the integrand is 0 (it falls as (1 - t)^w). */
+static double ride_iw_numeric(const tm_quarter_car *q, double w)
+{
+    const int n = 2000000;
+    const double F = 2.0, h = 1.0 / n;
+    double s = 0;
+    for (int i = 1; i < n; i++) {
+        double t = i * h, f = F * t / (1 - t);
+        double y = accel_gain2(q, 2 * M_PI * f) * pow(f, -w) * F / ((1 - t) * (1 - t));
+        s += (i % 2 ? 4 : 2) * y;
+    }
+    return s * h / 3;
+}
+
+static void test_ride_waviness(void **state)
+{
+    (void)state;
+    const double gd = 256e-6, a = 2.0, n0 = TM_ISO8608_N0;
+    /* w = 2: the closed form, exactly (the same function) */
+    assert_true(tm_ride_speed_w_ms(&corner, gd, 2.0, a) == tm_ride_speed_ms(&corner, gd, a));
+    /* and the integral agrees with it: at w = 2, sigma^2 / v = G_d n0^2 I_2 */
+    double i2 = ride_iw_numeric(&corner, 2.0);
+    assert_true(rel(gd * n0 * n0 * i2, tm_ride_variance_per_speed(&corner, gd)) < 1e-6);
+    /* continuity at w = 2: the numeric path at 2 -+ 1e-6 against the
+     * closed form (measured 1.8e-7 on both sides: the numeric path's own
+     * error, the integral's tail beyond 1e4 Hz, not the slope in w) */
+    double vc = tm_ride_speed_ms(&corner, gd, a);
+    double lo = tm_ride_speed_w_ms(&corner, gd, 2 - 1e-6, a), hi = tm_ride_speed_w_ms(&corner, gd, 2 + 1e-6, a);
+    printf("  ride, w = 2 -+ 1e-6: %.3e, %.3e relative to the closed form\n", rel(lo, vc), rel(hi, vc));
+    assert_true(rel(lo, vc) < 1e-6 && rel(hi, vc) < 1e-6);
+    /* w = 1.6 and 2.5 against the integral here: v = (a^2 / (G_d n0^w I_w))^(1 / (w - 1)) */
+    const double ws[2] = {1.6, 2.5};
+    for (int k = 0; k < 2; k++) {
+        double iw = ride_iw_numeric(&corner, ws[k]);
+        double want = pow(a * a / (gd * pow(n0, ws[k]) * iw), 1 / (ws[k] - 1));
+        double got = tm_ride_speed_w_ms(&corner, gd, ws[k], a);
+        printf("  ride, w = %.1f: %.9g m/s, integrated here %.9g (%.2e)\n", ws[k], got, want, rel(got, want));
+        assert_true(rel(got, want) < 1e-6);
+    }
+    /* w < 2: v goes as a^(2 / (w - 1)), a^3.33 at w = 1.6 */
+    assert_true(rel(tm_ride_speed_w_ms(&corner, gd, 1.6, 2 * a) / tm_ride_speed_w_ms(&corner, gd, 1.6, a),
+                    pow(2, 2 / 0.6)) < 1e-12);
+    /* edges: outside (1, 3] NAN; a smooth surface no limit */
+    assert_true(isnan(tm_ride_speed_w_ms(&corner, gd, 1.0, a)) && isnan(tm_ride_speed_w_ms(&corner, gd, 3.01, a)));
+    assert_true(isnan(tm_ride_speed_w_ms(&corner, gd, NAN, a)));
+    assert_false(isnan(tm_ride_speed_w_ms(&corner, gd, 3.0, a)));
+    assert_true(isinf(tm_ride_speed_w_ms(&corner, 0, 1.6, a)));
+}
+
 static void test_vegetation(void **state)
 {
     (void)state;
@@ -215,7 +359,8 @@ int main(void)
         cmocka_unit_test(test_resistances),      cmocka_unit_test(test_iso8608),
         cmocka_unit_test(test_ride_closed_form), cmocka_unit_test(test_ride_speed),
         cmocka_unit_test(test_vegetation),       cmocka_unit_test(test_braking),
-        cmocka_unit_test(test_limits_min),
+        cmocka_unit_test(test_limits_min),       cmocka_unit_test(test_slip_for_pull),
+        cmocka_unit_test(test_ride_gain2),       cmocka_unit_test(test_ride_waviness),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 /*
  * limits.h — the per-cell speed limits of the NRMM-class mobility model
  * (issue 14; docs/method.md §2.10) as pure functions: SI inputs and outputs
- * (N, m, s, kg, radians, m/s), no state, no I/O. Not yet used by trv-speed.
+ * (N, m, s, kg, radians, m/s), no state, no I/O; tm_speed_at (terramech.h) takes their minimum.
  * A speed limit that does not bind returns INFINITY; one that cannot be
  * met at any speed (NOGO-equivalent) returns 0.
  *
