@@ -188,14 +188,79 @@ static const double *stencil_weights(stencil *S, const krg_source *src, const kr
 
 /* ---- block systems ------------------------------------------------------- */
 
+/* A block's system in one of two forms (docs/method.md §1.5):
+ * covariance form (cov = 1), for models with a sill s = nugget + psill:
+ *   C = s 11' - G (C_ii = s) factorised C = L L' by Cholesky, u = L^-1 1,
+ *   s11 = 1'C^-1 1, beta = 1'C^-1 z / s11, alpha = C^-1 (z - beta 1); then
+ *   z* = beta - alpha'g0 (1'alpha = 0) and, with c0 = s - g0, y = L^-1 c0,
+ *   sigma^2 = s - y'y + (1 - u'y)^2 / s11;
+ * inverse form (cov = 0), for Pow and for C that Cholesky finds not
+ * positive definite: the bordered variogram matrix K inverted from its
+ * LDL' factors (LAPACK), b = K^-1 [z; 0], z* = b'[g0; 1],
+ * sigma^2 = [g0; 1]' K^-1 [g0; 1]. Both are ordinary kriging, equal but
+ * for rounding. */
 typedef struct block {
     long key;               /* -1: empty */
     int n;
     long *idx;
-    double *kinv;           /* (n+1)^2, full symmetric */
-    double *b;              /* n+1: K^-1 [z; 0] */
+    int cov;                /* 1: covariance form */
+    double *kinv;           /* cov: L (n x n row-major, lower) then u (n); else (n+1)^2 K^-1 */
+    double *b;              /* cov: alpha (n); else n+1: K^-1 [z; 0] */
+    double beta, s11, sill; /* cov only */
     int singular;
 } block;
+
+/* The covariance form of block B over its n points B->idx (see block):
+ * 0, or -1 when Cholesky meets a pivot <= 1e-12 s (left to the inverse
+ * form, which pivots). */
+static int block_cov(block *B, const krg_points *p, const krg_model *m, double sill)
+{
+    int n = B->n;
+    double *L = B->kinv, *u = B->kinv + (size_t)n * n, *a = B->b;
+    for (int i = 0; i < n; i++) {
+        double xi = p->x[B->idx[i]], yi = p->y[B->idx[i]];
+        for (int j = 0; j <= i; j++) {
+            double dx = p->x[B->idx[j]] - xi, dy = p->y[B->idx[j]] - yi;
+            double acc = j == i ? sill : sill - krg_gamma(m, sqrt(dx * dx + dy * dy));
+            for (int k = 0; k < j; k++)
+                acc -= L[(size_t)i * n + k] * L[(size_t)j * n + k];
+            if (j < i) {
+                L[(size_t)i * n + j] = acc / L[(size_t)j * n + j];
+            } else {
+                if (!(acc > 1e-12 * sill))
+                    return -1;
+                L[(size_t)i * n + i] = sqrt(acc);
+            }
+        }
+    }
+    /* u = L^-1 1 and v = L^-1 z (v in a), forward */
+    double s11 = 0, s1z = 0;
+    for (int i = 0; i < n; i++) {
+        double su = 1, sv = p->z[B->idx[i]];
+        for (int k = 0; k < i; k++) {
+            su -= L[(size_t)i * n + k] * u[k];
+            sv -= L[(size_t)i * n + k] * a[k];
+        }
+        u[i] = su / L[(size_t)i * n + i];
+        a[i] = sv / L[(size_t)i * n + i];
+        s11 += u[i] * u[i];
+        s1z += u[i] * a[i];
+    }
+    B->s11 = s11;
+    B->beta = s1z / s11;
+    B->sill = sill;
+    /* alpha = L'^-1 (v - beta u), backward */
+    for (int i = 0; i < n; i++)
+        a[i] -= B->beta * u[i];
+    for (int i = n - 1; i >= 0; i--) {
+        double acc = a[i];
+        for (int k = i + 1; k < n; k++)
+            acc -= L[(size_t)k * n + i] * a[k];
+        a[i] = acc / L[(size_t)i * n + i];
+    }
+    B->cov = 1;
+    return 0;
+}
 
 typedef struct band {
     /* shared */
@@ -241,17 +306,23 @@ static int block_compute(block *B, const band *J, krg_sys *sys, long *idx, doubl
             idx[j - 1] = tmp;
         }
     memcpy(B->idx, idx, (size_t)n * sizeof *idx);
+    const krg_model *m = J->m;
+    double sill = m->nugget + m->psill;
+    B->cov = 0;
+    if (m->type != KRG_POW && isfinite(sill) && sill > 0 && block_cov(B, src->pts, m, sill) == 0)
+        return 0;
     if (krg_sys_factor(sys, src->pts, J->m, idx, n) != 0) {
         B->singular = 1;
         return -1;
     }
     int N = n + 1;
-    /* K^-1 column by column from the factors; then b = K^-1 [z; 0] */
+    /* K^-1 column by column from the factors (one column per solve: the
+     * bits of the earlier releases); then b = K^-1 [z; 0] */
     for (int j = 0; j < N; j++) {
         double *col = B->kinv + (size_t)j * N;
         memset(col, 0, (size_t)N * sizeof *col);
         col[j] = 1;
-        LAPACKE_dsytrs(LAPACK_COL_MAJOR, 'L', N, 1, sys->a, N, sys->ipiv, col, N);
+        LAPACKE_dsytrs_work(LAPACK_COL_MAJOR, 'L', N, 1, sys->a, N, sys->ipiv, col, N);
     }
     for (int i = 0; i < N; i++) {
         double acc = 0;
@@ -393,6 +464,30 @@ static int stencil_cell(band *J, band_ws *w, int row, int col, int qr, int qc, f
     return 1;
 }
 
+/* One target from a block in covariance form (see block), g0 in gv. */
+static void cell_cov(const block *B, double *gv, float *P, float *D)
+{
+    int n = B->n;
+    double z = B->beta;
+    for (int i = 0; i < n; i++)
+        z -= B->b[i] * gv[i];
+    *P = (float)z;
+    if (!D)
+        return;
+    const double *L = B->kinv, *u = B->kinv + (size_t)n * n;
+    double q = 0, t = 0;
+    for (int i = 0; i < n; i++) { /* y = L^-1 (s - g0), overwriting gv */
+        double acc = B->sill - gv[i];
+        for (int k = 0; k < i; k++)
+            acc -= L[(size_t)i * n + k] * gv[k];
+        gv[i] = acc / L[(size_t)i * n + i];
+        q += gv[i] * gv[i];
+        t += u[i] * gv[i];
+    }
+    double var = B->sill - q + (1 - t) * (1 - t) / B->s11;
+    *D = (float)sqrt(fmax(var, 0));
+}
+
 /* Block kriging of target col from the cached system of block (qr, qc):
  * 1 when P (and D) are set, 0 when no sample lies within maxdist, -1 when
  * the block's system is singular (J->st and J->msg set). */
@@ -427,19 +522,26 @@ static int block_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, fl
     const double max2 = isfinite(J->o->maxdist) ? J->o->maxdist * J->o->maxdist : INFINITY;
     if (near2 > max2)
         return 0;
-    gv[n] = 1;
-    double z = 0, var = 0;
-    for (int i = 0; i < NN; i++) {
-        z += B->b[i] * gv[i];
-        const double *ki = B->kinv + (size_t)i * NN;
-        double acc = 0;
-        for (int j = 0; j < NN; j++)
-            acc += ki[j] * gv[j];
-        var += gv[i] * acc;
+    if (B->cov) {
+        cell_cov(B, gv, P + col, D ? D + col : NULL);
+        return 1;
     }
+    gv[n] = 1;
+    double z = 0;
+    for (int i = 0; i < NN; i++)
+        z += B->b[i] * gv[i];
     P[col] = (float)z;
-    if (D)
+    if (D) { /* the variance g'K^-1 g only when it is written */
+        double var = 0;
+        for (int i = 0; i < NN; i++) {
+            const double *ki = B->kinv + (size_t)i * NN;
+            double acc = 0;
+            for (int j = 0; j < NN; j++)
+                acc += ki[j] * gv[j];
+            var += gv[i] * acc;
+        }
         D[col] = (float)sqrt(fmax(var, 0));
+    }
     return 1;
 }
 

@@ -152,6 +152,7 @@ void krg_sys_free(krg_sys *s)
     free(s->ipiv);
     free(s->rhs);
     free(s->g);
+    free(s->work);
     memset(s, 0, sizeof *s);
 }
 
@@ -166,7 +167,16 @@ trv_status krg_sys_init(trv_ctx *ctx, krg_sys *s, int cap)
     s->rhs = malloc(m * sizeof *s->rhs);
     s->g = malloc(m * sizeof *s->g);
     s->n = -1;
-    if (!s->idx || !s->a || !s->ipiv || !s->rhs || !s->g) {
+    /* dsytrf's optimal workspace for the largest system: with at least that
+     * much it takes the same (blocked or not) path as the per-call query
+     * LAPACKE_dsytrf makes, so the factors are the same to the bit */
+    double q = 0;
+    lapack_int info = s->a ? LAPACKE_dsytrf_work(LAPACK_COL_MAJOR, 'L', (lapack_int)m, s->a, (lapack_int)m,
+                                                 s->ipiv, &q, -1)
+                           : -1;
+    s->lwork = info == 0 && q >= 1 ? (lapack_int)q : (lapack_int)m * 64;
+    s->work = malloc((size_t)s->lwork * sizeof *s->work);
+    if (!s->idx || !s->a || !s->ipiv || !s->rhs || !s->g || !s->work) {
         krg_sys_free(s);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for a %d-point kriging system", cap);
     }
@@ -184,13 +194,18 @@ int krg_sys_factor(krg_sys *s, const krg_points *p, const krg_model *m, const lo
         double xj = p->x[idx[j]], yj = p->y[idx[j]];
         for (int i = j; i < n; i++) {
             double dx = p->x[idx[i]] - xj, dy = p->y[idx[i]] - yj;
-            s->a[(size_t)j * N + i] = i == j ? 0 : krg_gamma(m, sqrt(dx * dx + dy * dy));
+            double gij = i == j ? 0 : krg_gamma(m, sqrt(dx * dx + dy * dy));
+            if (isnan(gij)) /* what LAPACKE's NaN check refused */
+                return s->n = -1, -1;
+            s->a[(size_t)j * N + i] = gij;
         }
         s->a[(size_t)j * N + n] = 1;
     }
     s->a[(size_t)n * N + n] = 0;
     s->n = n;
-    lapack_int info = LAPACKE_dsytrf(LAPACK_COL_MAJOR, 'L', N, s->a, N, s->ipiv);
+    /* the _work entry points: no workspace query, no allocation and no NaN
+     * scan per call (the scan is done above while filling) */
+    lapack_int info = LAPACKE_dsytrf_work(LAPACK_COL_MAJOR, 'L', N, s->a, N, s->ipiv, s->work, s->lwork);
     if (info != 0) {
         s->n = -1;
         return -1;
@@ -209,7 +224,7 @@ double krg_sys_solve(krg_sys *s, const krg_points *p, const krg_model *m, double
     }
     s->rhs[n] = 1;
     memcpy(s->g, s->rhs, (size_t)N * sizeof *s->g);
-    LAPACKE_dsytrs(LAPACK_COL_MAJOR, 'L', N, 1, s->a, N, s->ipiv, s->rhs, N);
+    LAPACKE_dsytrs_work(LAPACK_COL_MAJOR, 'L', N, 1, s->a, N, s->ipiv, s->rhs, N);
     double var = 0;
     for (int i = 0; i < N; i++)
         var += s->rhs[i] * s->g[i];

@@ -14,6 +14,8 @@ typedef struct krg_sys {
     lapack_int *ipiv;       /* cap+1 */
     double *rhs;            /* cap+1: weights and mu after krg_sys_solve */
     double *g;              /* cap+1: the right-hand side before solving */
+    double *work;           /* lwork: dsytrf's workspace, sized once for cap */
+    lapack_int lwork;
 } krg_sys;
 
 trv_status krg_sys_init(trv_ctx *ctx, krg_sys *s, int cap);
