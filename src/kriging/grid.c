@@ -204,7 +204,7 @@ typedef struct block {
     int n;
     long *idx;
     int cov;                /* 1: covariance form */
-    double *kinv;           /* cov: L (n x n row-major, lower) then u (n); else (n+1)^2 K^-1 */
+    double *kinv;           /* cov: L (n x n row-major, lower), u (n), 1/L_ii (n); else (n+1)^2 K^-1 */
     double *b;              /* cov: alpha (n); else n+1: K^-1 [z; 0] */
     double beta, s11, sill; /* cov only */
     int singular;
@@ -216,7 +216,7 @@ typedef struct block {
 static int block_cov(block *B, const krg_points *p, const krg_model *m, double sill)
 {
     int n = B->n;
-    double *L = B->kinv, *u = B->kinv + (size_t)n * n, *a = B->b;
+    double *L = B->kinv, *u = B->kinv + (size_t)n * n, *r = u + n, *a = B->b;
     for (int i = 0; i < n; i++) {
         double xi = p->x[B->idx[i]], yi = p->y[B->idx[i]];
         for (int j = 0; j <= i; j++) {
@@ -225,11 +225,12 @@ static int block_cov(block *B, const krg_points *p, const krg_model *m, double s
             for (int k = 0; k < j; k++)
                 acc -= L[(size_t)i * n + k] * L[(size_t)j * n + k];
             if (j < i) {
-                L[(size_t)i * n + j] = acc / L[(size_t)j * n + j];
+                L[(size_t)i * n + j] = acc * r[j];
             } else {
                 if (!(acc > 1e-12 * sill))
                     return -1;
                 L[(size_t)i * n + i] = sqrt(acc);
+                r[i] = 1 / L[(size_t)i * n + i];
             }
         }
     }
@@ -241,8 +242,8 @@ static int block_cov(block *B, const krg_points *p, const krg_model *m, double s
             su -= L[(size_t)i * n + k] * u[k];
             sv -= L[(size_t)i * n + k] * a[k];
         }
-        u[i] = su / L[(size_t)i * n + i];
-        a[i] = sv / L[(size_t)i * n + i];
+        u[i] = su * r[i];
+        a[i] = sv * r[i];
         s11 += u[i] * u[i];
         s1z += u[i] * a[i];
     }
@@ -256,7 +257,7 @@ static int block_cov(block *B, const krg_points *p, const krg_model *m, double s
         double acc = a[i];
         for (int k = i + 1; k < n; k++)
             acc -= L[(size_t)k * n + i] * a[k];
-        a[i] = acc / L[(size_t)i * n + i];
+        a[i] = acc * r[i];
     }
     B->cov = 1;
     return 0;
@@ -474,13 +475,13 @@ static void cell_cov(const block *B, double *gv, float *P, float *D)
     *P = (float)z;
     if (!D)
         return;
-    const double *L = B->kinv, *u = B->kinv + (size_t)n * n;
+    const double *L = B->kinv, *u = B->kinv + (size_t)n * n, *r = u + n;
     double q = 0, t = 0;
     for (int i = 0; i < n; i++) { /* y = L^-1 (s - g0), overwriting gv */
         double acc = B->sill - gv[i];
         for (int k = 0; k < i; k++)
             acc -= L[(size_t)i * n + k] * gv[k];
-        gv[i] = acc / L[(size_t)i * n + i];
+        gv[i] = acc * r[i];
         q += gv[i] * gv[i];
         t += u[i] * gv[i];
     }

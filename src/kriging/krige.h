@@ -261,6 +261,7 @@ typedef struct krg_job_opts {
     int want_cv;            /* leave-one-out over every input point */
     int want_vgm;           /* the sample variogram even when the model is fixed */
     int allow_fast;         /* the regular-grid stencil (default 1) */
+    int want_std;           /* the kriging standard deviation (default 1; 0: j->std stays NULL) */
 } krg_job_opts;
 
 void krg_job_opts_init(krg_job_opts *o);
@@ -301,7 +302,8 @@ typedef struct krg_job_paths {
     const char *dem, *std, *variogram, *cv, *points; /* NULL: not written (dem required) */
 } krg_job_paths;
 
-/* Write the outputs into the caller's output set (committed by the caller,
+/* Write the outputs into the caller's output set (std and points need a
+ * job run with want_std: TRV_ERR_USAGE otherwise) (committed by the caller,
  * with whatever else the run writes: all or none). The variogram CSV has
  * np, dist, gamma and the model's gamma at dist; the CV CSV x, y, observed,
  * pred, var (in the working CRS); the point cloud x, y, z, std of every
