@@ -210,18 +210,56 @@ typedef struct block {
     int singular;
 } block;
 
+/* The covariance matrix of the block built last in a band: neighbouring
+ * blocks share most samples, and the same two samples give the same bits. */
+typedef struct cmemo {
+    int n, cap;
+    long *idx;              /* cap: ascending */
+    double *c;              /* cap x cap, row-major, lower triangle */
+} cmemo;
+
+/* C's lower triangle for the n samples idx (ascending) into L (n x n,
+ * row-major): pairs the memo holds copied, the others evaluated; then the
+ * memo holds this matrix. */
+static void cov_fill(double *L, const long *idx, int n, const krg_points *p, const krg_model *m, double sill,
+                     cmemo *memo)
+{
+    int pos[n];
+    for (int i = 0, k = 0; i < n; i++) { /* both lists ascend: one merge */
+        while (k < memo->n && memo->idx[k] < idx[i])
+            k++;
+        pos[i] = k < memo->n && memo->idx[k] == idx[i] ? k : -1;
+    }
+    for (int i = 0; i < n; i++) {
+        double xi = p->x[idx[i]], yi = p->y[idx[i]];
+        for (int j = 0; j < i; j++) {
+            if (pos[i] >= 0 && pos[j] >= 0) {
+                L[(size_t)i * n + j] = memo->c[(size_t)pos[i] * memo->cap + pos[j]];
+            } else {
+                double dx = p->x[idx[j]] - xi, dy = p->y[idx[j]] - yi;
+                L[(size_t)i * n + j] = sill - krg_gamma(m, sqrt(dx * dx + dy * dy));
+            }
+        }
+        L[(size_t)i * n + i] = sill;
+    }
+    for (int i = 0; i < n; i++) {
+        memo->idx[i] = idx[i];
+        memcpy(memo->c + (size_t)i * memo->cap, L + (size_t)i * n, (size_t)(i + 1) * sizeof *L);
+    }
+    memo->n = n;
+}
+
 /* The covariance form of block B over its n points B->idx (see block):
  * 0, or -1 when Cholesky meets a pivot <= 1e-12 s (left to the inverse
  * form, which pivots). */
-static int block_cov(block *B, const krg_points *p, const krg_model *m, double sill)
+static int block_cov(block *B, const krg_points *p, const krg_model *m, double sill, cmemo *memo)
 {
     int n = B->n;
     double *L = B->kinv, *u = B->kinv + (size_t)n * n, *r = u + n, *a = B->b;
+    cov_fill(L, B->idx, n, p, m, sill, memo);
     for (int i = 0; i < n; i++) {
-        double xi = p->x[B->idx[i]], yi = p->y[B->idx[i]];
         for (int j = 0; j <= i; j++) {
-            double dx = p->x[B->idx[j]] - xi, dy = p->y[B->idx[j]] - yi;
-            double acc = j == i ? sill : sill - krg_gamma(m, sqrt(dx * dx + dy * dy));
+            double acc = L[(size_t)i * n + j];
             for (int k = 0; k < j; k++)
                 acc -= L[(size_t)i * n + k] * L[(size_t)j * n + k];
             if (j < i) {
@@ -283,7 +321,7 @@ typedef struct band {
     krg_refine_stats stats;
 } band;
 
-static int block_compute(block *B, const band *J, krg_sys *sys, long *idx, double *d2, int qr, int qc)
+static int block_compute(block *B, const band *J, krg_sys *sys, cmemo *memo, long *idx, double *d2, int qr, int qc)
 {
     const krg_source *src = J->src;
     const geo_grid *g = &src->grid;
@@ -310,7 +348,7 @@ static int block_compute(block *B, const band *J, krg_sys *sys, long *idx, doubl
     const krg_model *m = J->m;
     double sill = m->nugget + m->psill;
     B->cov = 0;
-    if (m->type != KRG_POW && isfinite(sill) && sill > 0 && block_cov(B, src->pts, m, sill) == 0)
+    if (m->type != KRG_POW && isfinite(sill) && sill > 0 && block_cov(B, src->pts, m, sill, memo) == 0)
         return 0;
     if (krg_sys_factor(sys, src->pts, J->m, idx, n) != 0) {
         B->singular = 1;
@@ -351,6 +389,7 @@ typedef struct band_ws {
     krg_points *local;
     geo_ct *to_src, *to_work;
     krg_sys sys;
+    cmemo memo;
     trv_ctx *scratch;
 } band_ws;
 
@@ -370,6 +409,8 @@ static void ws_free(band_ws *w)
     free(w->gv);
     krg_points_free(w->local);
     krg_sys_free(&w->sys);
+    free(w->memo.idx);
+    free(w->memo.c);
     geo_ct_free(w->to_src);
     geo_ct_free(w->to_work);
     trv_ctx_free(w->scratch);
@@ -394,9 +435,10 @@ static int ws_init(band *J, band_ws *w)
     w->ok1 = malloc((size_t)nx * sizeof *w->ok1), w->ok2 = malloc((size_t)nx * sizeof *w->ok2);
     w->idx = malloc((size_t)nmax * sizeof *w->idx);
     w->d2 = malloc((size_t)nmax * sizeof *w->d2), w->gv = malloc((size_t)N * sizeof *w->gv);
+    w->memo = (cmemo){0, nmax, malloc((size_t)nmax * sizeof(long)), malloc((size_t)nmax * nmax * sizeof(double))};
     w->scratch = trv_ctx_new();
     if (!w->cache || !w->store || !w->idxstore || !w->sx || !w->sy || !w->wx || !w->wy || !w->ok1 || !w->ok2 ||
-        !w->idx || !w->d2 || !w->gv || !w->scratch) {
+        !w->idx || !w->d2 || !w->gv || !w->memo.idx || !w->memo.c || !w->scratch) {
         J->st = TRV_ERR_NOMEM;
         snprintf(J->msg, sizeof J->msg, "out of memory for kriging");
         return -1;
@@ -500,7 +542,7 @@ static int block_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, fl
     block *B = &w->cache[(size_t)key % w->ncache];
     if (B->key != key) {
         B->key = key;
-        if (block_compute(B, J, &w->sys, w->idx, w->d2, qr, qc) != 0) {
+        if (block_compute(B, J, &w->sys, &w->memo, w->idx, w->d2, qr, qc) != 0) {
             J->st = TRV_ERR_DATA;
             snprintf(J->msg, sizeof J->msg,
                      "singular kriging system near (%.3f, %.3f): coincident samples, or a model without "
