@@ -22,6 +22,24 @@ trv_status krg_sys_init(trv_ctx *ctx, krg_sys *s, int cap);
 void krg_sys_free(krg_sys *s);
 int krg_sys_factor(krg_sys *s, const krg_points *p, const krg_model *m, const long *idx, int n);
 double krg_sys_solve(krg_sys *s, const krg_points *p, const krg_model *m, double x, double y);
+/* Leave-one-out neighbour sets, searched once for the many krg_cv runs of
+ * a model choice (they differ only in the model): set t holds the nmax
+ * points nearest to which[t] (which NULL: point t) but itself, ascending,
+ * as krg_cv would find and sort them. krg_cv_sets_new leaves *out NULL
+ * (no error) when nmax is 0 or above 64: searching per run then. */
+typedef struct krg_cv_sets {
+    int k;                  /* the resolved nmax */
+    long *idx;              /* n x k */
+    int *cnt;               /* n: points in each set */
+} krg_cv_sets;
+
+trv_status krg_cv_sets_new(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_opts *o, size_t n,
+                           const long *which, krg_cv_sets **out);
+void krg_cv_sets_free(krg_cv_sets *s);
+/* krg_cv with the sets (NULL: krg_cv itself); same results to the bit. */
+trv_status krg_cv_with(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
+                       const krg_opts *o, size_t n, const long *which, const krg_cv_sets *sets, double *pred,
+                       double *var);
 /* exp(x) K_nu(x), the scaled modified Bessel function of the second kind
  * (bessel.c; for the Matern model in variogram.c, and exposed for its tests). */
 double krg_bessel_k_scaled(double nu, double x);
