@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "kriging/krige.h"
+#include "kriging/krige_priv.h"
 
 static double num(const trv_csv *c, size_t r, const char *col)
 {
@@ -477,6 +478,42 @@ static void test_refine_lonlat(void **state)
     trv_ctx_free(ctx);
 }
 
+/* The tabulated semivariance (krg_gtab) against krg_gamma at 200 001
+ * distances over the table and beyond it: within the Hermite bound
+ * d^4/384 max|f''''| psill (d = 1/256; max|f''''| 12 for Gau, 3 for the
+ * rest, which bounds Exp's 1 and Mat 1.5's and 2.5's), and exact at 0 and
+ * past the table; Pow and Mat 1.2 have no table. */
+static void test_gamma_table(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    const krg_model ms[] = {{KRG_SPH, 2, 900, 300, 0}, {KRG_EXP, 0, 900, 120, 0},  {KRG_GAU, 1, 900, 200, 0},
+                            {KRG_MAT, 0, 900, 90, 0.5}, {KRG_MAT, 3, 900, 90, 1.5}, {KRG_MAT, 0, 6000, 106, 2.5},
+                            {KRG_POW, 0, 2, 1.5, 0},   {KRG_MAT, 0, 900, 90, 1.2}};
+    for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++) {
+        const krg_model *m = &ms[k];
+        krg_gtab t;
+        double hmax = 700;
+        assert_int_equal(krg_gtab_init(ctx, &t, m, hmax), TRV_OK);
+        int want = m->type != KRG_POW && !(m->type == KRG_MAT && m->kappa == 1.2);
+        assert_int_equal(t.n > 0, want);
+        double worst = 0, m4 = m->type == KRG_GAU ? 12 : 3, bound = pow(1.0 / 256, 4) / 384 * m4 * m->psill;
+        for (int i = 0; i <= 200000; i++) {
+            double h = 1.2 * hmax * i / 200000;
+            double e = fabs(krg_gtab_eval(&t, h) - krg_gamma(m, h));
+            if (h > hmax + m->range / 256) /* past the table: krg_gamma itself */
+                assert_true(e == 0);
+            worst = fmax(worst, e);
+        }
+        assert_true(krg_gtab_eval(&t, 0) == 0);
+        printf("  %s (kappa %g): %d intervals, max |table - gamma| %.2e (bound %.2e)\n", krg_model_name(m->type),
+               m->kappa, t.n, worst, bound);
+        assert_true(worst <= (want ? 1.001 * bound : 0)); /* Gau and Mat 1.5 reach it at h -> 0 */
+        krg_gtab_free(&t);
+    }
+    trv_ctx_free(ctx);
+}
+
 /* The cross-validation summary (docs/method.md 1.5) on four hand-made
  * predictions (added for make mutants: docs/testing.md). Errors e = pred -
  * obs = 0.5, -1, 0, 1 (a fifth point has no prediction and is left out):
@@ -615,7 +652,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ok_logzinc), cmocka_unit_test(test_ok_elev),       cmocka_unit_test(test_loocv),
-        cmocka_unit_test(test_index),      cmocka_unit_test(test_refine_paths), cmocka_unit_test(test_refine_lonlat),
+        cmocka_unit_test(test_index),      cmocka_unit_test(test_refine_paths), cmocka_unit_test(test_refine_lonlat), cmocka_unit_test(test_gamma_table),
         cmocka_unit_test(test_cv_summary_hand), cmocka_unit_test(test_job_opts_check), cmocka_unit_test(test_large_values),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

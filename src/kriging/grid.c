@@ -309,6 +309,7 @@ typedef struct band {
     const krg_opts *o;
     const geo_grid *t;
     stencil *S;
+    const krg_gtab *gt;     /* gamma for the right-hand sides */
     float *pred, *std;
     int nmax;
     pthread_mutex_t *lock;
@@ -560,7 +561,7 @@ static int block_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, fl
         double dx = src->pts->x[B->idx[i]] - w->wx[col], dy = src->pts->y[B->idx[i]] - w->wy[col];
         double dd = dx * dx + dy * dy;
         near2 = dd < near2 ? dd : near2;
-        gv[i] = krg_gamma(J->m, sqrt(dd));
+        gv[i] = krg_gtab_eval(J->gt, sqrt(dd));
     }
     const double max2 = isfinite(J->o->maxdist) ? J->o->maxdist * J->o->maxdist : INFINITY;
     if (near2 > max2)
@@ -689,6 +690,21 @@ static trv_status hand_over(trv_ctx *ctx, trv_status st, geo_raster *P, geo_rast
     return TRV_OK;
 }
 
+/* How far a target's neighbours reach: (sqrt(nmax) + 3) times the longest
+ * side of the DEM's middle cell in the working CRS, with half again for
+ * slack (farther distances are computed exactly, not tabulated). */
+static double table_reach(const krg_source *src, int nmax)
+{
+    const geo_grid *g = &src->grid;
+    if (g->nx < 2 || g->ny < 2)
+        return 0;
+    size_t c = (size_t)(g->ny / 2) * g->nx + g->nx / 2;
+    c -= (size_t)(g->nx / 2 + 1 >= g->nx) + (size_t)(g->ny / 2 + 1 >= g->ny) * g->nx;
+    double ex = hypot(src->wx[c + 1] - src->wx[c], src->wy[c + 1] - src->wy[c]);
+    double ey = hypot(src->wx[c + g->nx] - src->wx[c], src->wy[c + g->nx] - src->wy[c]);
+    return 1.5 * (sqrt(nmax) + 3) * fmax(ex, ey);
+}
+
 static trv_status new_output(trv_ctx *ctx, const geo_grid *t, const char *desc, geo_raster **out)
 {
     trv_status st = geo_raster_new(ctx, t, GEO_F32, out);
@@ -722,6 +738,9 @@ trv_status krg_refine(trv_ctx *ctx, const krg_source *src, const krg_index *ix, 
         st = new_output(ctx, target, "kriging standard deviation", &D);
     if (!st)
         st = stencil_init(ctx, &S, src, target, nmax, o->maxdist, allow_fast);
+    krg_gtab gt = {0};
+    if (!st && (st = krg_gtab_init(ctx, &gt, m, table_reach(src, nmax))))
+        stencil_free(&S);
     if (st) {
         geo_raster_free(P);
         geo_raster_free(D);
@@ -739,7 +758,7 @@ trv_status krg_refine(trv_ctx *ctx, const krg_source *src, const krg_index *ix, 
     pthread_mutex_init(&lock, NULL);
     int rows_done = 0, failed = 0;
     for (int i = 0; i < nt; i++)
-        J[i] = (band){.src = src, .ix = ix, .m = m, .o = o, .t = target, .S = &S, .pred = P->f32,
+        J[i] = (band){.src = src, .ix = ix, .m = m, .o = o, .t = target, .S = &S, .gt = &gt, .pred = P->f32,
                       .std = D ? D->f32 : NULL, .nmax = nmax, .lock = &lock, .rows_done = &rows_done,
                       .failed = &failed, .ctx = ctx, .r0 = (int)((long)target->ny * i / nt),
                       .r1 = (int)((long)target->ny * (i + 1) / nt), .first = i == 0};
@@ -753,6 +772,8 @@ trv_status krg_refine(trv_ctx *ctx, const krg_source *src, const krg_index *ix, 
             band_run(&J[i]); /* a thread that could not start: its rows here */
     pthread_mutex_destroy(&lock);
     stencil_free(&S);
+    krg_gtab_free(&gt);
+    krg_gtab_free(&gt);
     st = TRV_OK;
     for (int i = 0; i < nt; i++) {
         if (J[i].st && !st)
