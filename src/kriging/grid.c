@@ -188,7 +188,7 @@ static const double *stencil_weights(stencil *S, const krg_source *src, const kr
 
 /* ---- block systems ------------------------------------------------------- */
 
-/* A block's system in one of two forms (docs/method.md §1.5):
+/* A block's system in one of two forms (docs/method.md §1.7):
  * covariance form (cov = 1), for models with a sill s = nugget + psill:
  *   C = s 11' - G (C_ii = s) factorised C = L L' by Cholesky, u = L^-1 1,
  *   s11 = 1'C^-1 1, beta = 1'C^-1 z / s11, alpha = C^-1 (z - beta 1); then

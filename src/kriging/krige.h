@@ -224,8 +224,11 @@ typedef struct krg_refine_stats {
  * o->nmax data samples nearest to the block's centre (for nmax 16 on a
  * complete lattice, the 4 x 4 samples around it). One factorisation per
  * block serves all its targets (dual kriging: the prediction is b'g with b
- * solved once per block; the variance g'K^-1 g). Targets whose nearest
- * neighbour is beyond o->maxdist are nodata.
+ * solved once per block; the variance g'K^-1 g): for models with a sill in
+ * the covariance form (Cholesky of s 11' - G), else (Pow, or C not
+ * positive definite) from K's LDL' factors; the targets' semivariances
+ * come from a cubic Hermite table (error below 1e-11 psill; docs/method.md
+ * §1.7). Targets whose nearest neighbour is beyond o->maxdist are nodata.
  *
  * Fast path (allow_fast): when the raster is a grid of the working CRS and
  * the target is too, a target's weights depend only on its offset inside
