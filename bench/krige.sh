@@ -9,6 +9,8 @@
 # 2. speed, on the first DEM: warped to 90 m UTM, refined to 30 m and 10 m
 #    by trv-krige, gdalwarp -r cubic and gstat's krige(); best of REPS runs
 #    (gstat: one run), peak memory (max RSS) of each.
+# 3. speed from the first DEM as it is, when it is lon/lat: refined to 30,
+#    10 and 5 m in its UTM zone by trv-krige and gdalwarp -r cubic.
 # Environment:
 #   TRV_BIN        where bench_interp and trv-krige are looked for (bin)
 #   TRV_KRIGE      the trv-krige to run: a path, or "standin" for a stand-in
@@ -326,6 +328,29 @@ for r in 30 10; do
 done
 [ $GSTAT = no ] || echo "gstat: $(sed -n 's/^model //p' "$w/gstat.log"); time is the krige() call alone, memory the whole R process"
 echo "goals: time ratio <= 3 against gdalwarp -r cubic; <= 0.033 (30x faster) against gstat"
+
+# 3. speed from the DEM as it is (lon/lat: no regular-grid stencil, every
+# target through its block's system), onto 30, 10 and 5 m in its UTM zone;
+# gdalwarp -r cubic onto the grid trv-krige chose
+if is_geographic "$dem"; then
+    echo
+    echo "speed from lon/lat: $dem refined to 30, 10 and 5 m in EPSG:$epsg (load before: $(cut -d' ' -f1-3 /proc/loadavg))"
+    echo
+    echo "| job | traverse | memory | peer | time | memory | time ratio | memory ratio |"
+    echo "|---|---|---|---|---|---|---|---|"
+    for r in 30 10 5; do
+        # shellcheck disable=SC2086 # KRIGE may be "sh stand-in"
+        a=$(best $KRIGE "$dem" -o "$w/l$r.tif" --t_srs "EPSG:$epsg" --tr $r --seed 1 -q)
+        gl=$(grid "$w/l$r.tif")
+        # shellcheck disable=SC2086,SC2046 # CO is a list of options, the extent four numbers
+        b=$(best gdalwarp -q -overwrite -r cubic -ot Float32 -t_srs "EPSG:$epsg" -te $(echo "$gl" | cut -d' ' -f3-6) \
+            -tr $r $r $CO "$dem" "$w/gl$r.tif")
+        cells=$(echo "$gl" | awk '{printf "%.1fM", $1 * $2 / 1e6}')
+        row "lon/lat -> $r m ($cells cells)" "$a" "gdalwarp -r cubic" "$b"
+        rm -f "$w/l$r.tif" "$w/gl$r.tif"
+    done
+    echo "goal: time ratio <= 2 against gdalwarp -r cubic (load after: $(cut -d' ' -f1-3 /proc/loadavg))"
+fi
 # the Meuse Sph fit that tests/test_variogram.c checks against gstat (its
 # timing belongs here): the 155 points, --model sph (sample variogram, the
 # Sph fits and their leave-one-out check) onto 6 x 9 cells of 500 m

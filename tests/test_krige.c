@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "kriging/krige.h"
+#include "kriging/krige_priv.h"
 
 static double num(const trv_csv *c, size_t r, const char *col)
 {
@@ -319,6 +320,200 @@ static void test_refine_paths(void **state)
     trv_ctx_free(ctx);
 }
 
+/* The OK system of n points at (x, y), solved from scratch (Gaussian
+ * elimination with partial pivoting in long double on the bordered
+ * variogram matrix): the prediction, and the variance w'g0 + mu. */
+static double ok_direct(const krg_points *p, const krg_model *m, const long *idx, int n, double x, double y,
+                        double *var)
+{
+    enum { MAXN = 40 };
+    long double A[MAXN + 1][MAXN + 2];
+    int N = n + 1;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < n; j++)
+            A[i][j] = krg_gamma(m, hypot(p->x[idx[i]] - p->x[idx[j]], p->y[idx[i]] - p->y[idx[j]]));
+        A[i][n] = A[n][i] = 1;
+        A[i][N] = krg_gamma(m, hypot(p->x[idx[i]] - x, p->y[idx[i]] - y));
+    }
+    A[n][n] = 0;
+    A[n][N] = 1;
+    long double g0[MAXN + 1];
+    for (int i = 0; i < N; i++)
+        g0[i] = A[i][N];
+    for (int k = 0; k < N; k++) {
+        int piv = k;
+        for (int i = k + 1; i < N; i++)
+            if (fabsl(A[i][k]) > fabsl(A[piv][k]))
+                piv = i;
+        for (int j = 0; j <= N; j++) {
+            long double tmp = A[k][j];
+            A[k][j] = A[piv][j];
+            A[piv][j] = tmp;
+        }
+        for (int i = k + 1; i < N; i++) {
+            long double f = A[i][k] / A[k][k];
+            for (int j = k; j <= N; j++)
+                A[i][j] -= f * A[k][j];
+        }
+    }
+    long double w[MAXN + 1], z = 0, v = 0;
+    for (int i = N - 1; i >= 0; i--) {
+        long double acc = A[i][N];
+        for (int j = i + 1; j < N; j++)
+            acc -= A[i][j] * w[j];
+        w[i] = acc / A[i][i];
+    }
+    for (int i = 0; i < n; i++)
+        z += w[i] * p->z[idx[i]];
+    for (int i = 0; i < N; i++)
+        v += w[i] * g0[i];
+    *var = (double)v;
+    return (double)z;
+}
+
+/* A lon/lat DEM at 60 N (3" cells: 46 m east-west, 93 m north-south), kriged
+ * onto a 20 m UTM grid: no stencil applies, every target goes through its
+ * block's system (covariance form for Mat, Sph and Gau; the inverse form
+ * for Pow, which has no sill). Each target against ok_direct over the same
+ * neighbour set (the nmax samples nearest to the block's centre, the block
+ * found as grid.c does): elevation within 2e-7 relative and variance
+ * within 1e-6 of the largest variance, i.e. Float32's resolution (the double results
+ * agree to ~1e-12). Targets within 1e-3 cell of a block edge are skipped:
+ * the row transform is interpolated to 1e-4 cell, so the block could be
+ * either. */
+static void check_lonlat(trv_ctx *ctx, const krg_model *m, int nmax)
+{
+    char *ll = NULL, *utm = NULL;
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:4326", &ll), TRV_OK);
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32635", &utm), TRV_OK);
+    const double d = 3.0 / 3600;
+    geo_grid g = {36, 24, {24.5, d, 0, 60.02, 0, -d}, ll};
+    geo_raster *dem = NULL;
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &dem), TRV_OK);
+    dem->has_nodata = 1;
+    dem->nodata = -9999;
+    for (int r = 0; r < g.ny; r++)
+        for (int c = 0; c < g.nx; c++)
+            dem->f32[r * g.nx + c] = (float)(120 + 25 * sin(c / 4.0) * cos(r / 3.0) + 0.7 * r + ((r * 13 + c * 7) % 5));
+    dem->f32[10 * g.nx + 20] = -9999; /* a hole: neighbour sets around it change */
+    krg_source *src = NULL;
+    assert_int_equal(krg_source_new(ctx, dem, utm, &src), TRV_OK);
+    assert_false(src->regular);
+    krg_index *ix = NULL;
+    assert_int_equal(krg_index_new(ctx, src->pts, &ix), TRV_OK);
+    krg_opts o;
+    krg_opts_init(&o);
+    o.nmax = nmax;
+    o.threads = 2;
+    /* the DEM spans about 360 580..362 330 E, 6 653 980..6 656 270 N (turned
+     * by 2.2 degrees: the zone's meridian is 27 E); the grid overlaps it */
+    geo_grid t = {90, 120, {360560, 20, 0, 6656300, 0, -20}, utm};
+    geo_raster *P = NULL, *D = NULL;
+    krg_refine_stats st;
+    assert_int_equal(krg_refine(ctx, src, ix, m, &o, &t, 1, &P, &D, &st), TRV_OK);
+    assert_int_equal(st.stencil, 0);
+    geo_ct *to_ll = NULL;
+    assert_int_equal(geo_ct_create(ctx, utm, ll, &to_ll), TRV_OK);
+    double worst = 0, worst_dv = 0, vmax = 0;
+    long idx[64];
+    double d2[64];
+    size_t checked = 0;
+    for (int row = 0; row < t.ny; row++)
+        for (int col = 0; col < t.nx; col++) {
+            double x = geo_grid_x(&t, col), y = geo_grid_y(&t, row), lon = x, lat = y;
+            int ok = 0;
+            geo_ct_points(to_ll, 1, &lon, &lat, &ok);
+            double u = (lon - g.gt[0]) / g.gt[1] - 0.5, v = (lat - g.gt[3]) / g.gt[5] - 0.5;
+            size_t i = (size_t)row * t.nx + col;
+            if (!ok || u < -0.5 || v < -0.5 || u > g.nx - 0.5 || v > g.ny - 0.5) {
+                assert_true(geo_raster_is_nodata(P, i));
+                continue;
+            }
+            if (fabs(u - floor(u + 0.5)) < 1e-3 || fabs(v - floor(v + 0.5)) < 1e-3)
+                continue;
+            int qc = (int)floor(u), qr = (int)floor(v);
+            qc = qc < 0 ? 0 : qc > g.nx - 2 ? g.nx - 2 : qc;
+            qr = qr < 0 ? 0 : qr > g.ny - 2 ? g.ny - 2 : qr;
+            double ax = 0, ay = 0;
+            for (int k = 0; k < 4; k++) {
+                size_t cell = (size_t)(qr + k / 2) * g.nx + qc + k % 2;
+                ax += 0.25 * src->wx[cell];
+                ay += 0.25 * src->wy[cell];
+            }
+            int n = krg_index_nearest(ix, ax, ay, nmax, INFINITY, -1, idx, d2);
+            double var, z = ok_direct(src->pts, m, idx, n, x, y, &var);
+            assert_false(geo_raster_is_nodata(P, i));
+            worst = fmax(worst, fabs(P->f32[i] - z) / fabs(z));
+            worst_dv = fmax(worst_dv, fabs((double)D->f32[i] * D->f32[i] - var));
+            vmax = fmax(vmax, var);
+            checked++;
+        }
+    printf("  %s, nmax %d: %zu targets by %zu block systems; %zu checked: max relative difference %.2e "
+           "(elevation), %.2e of the largest (variance)\n",
+           krg_model_name(m->type), nmax, st.block, st.systems, checked, worst, worst_dv / vmax);
+    assert_true(checked > 5000);
+    assert_true(worst <= 2e-7);
+    assert_true(worst_dv <= 1e-6 * vmax);
+    geo_ct_free(to_ll);
+    geo_raster_free(P);
+    geo_raster_free(D);
+    krg_index_free(ix);
+    krg_source_free(src);
+    geo_raster_free(dem);
+    free(ll);
+    free(utm);
+}
+
+static void test_refine_lonlat(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    const krg_model mat = {KRG_MAT, 0, 600, 60, 2.5}, sph = {KRG_SPH, 4, 500, 400, 0},
+                    gau = {KRG_GAU, 0.5, 500, 150, 0}, pow_ = {KRG_POW, 0, 0.8, 1.5, 0};
+    check_lonlat(ctx, &mat, 16);
+    check_lonlat(ctx, &mat, 25);
+    check_lonlat(ctx, &sph, 16);
+    check_lonlat(ctx, &gau, 12);
+    check_lonlat(ctx, &pow_, 16);
+    trv_ctx_free(ctx);
+}
+
+/* The tabulated semivariance (krg_gtab) against krg_gamma at 200 001
+ * distances over the table and beyond it: within the Hermite bound
+ * d^4/384 max|f''''| psill (d = 1/256; max|f''''| 12 for Gau, 3 for the
+ * rest, which bounds Exp's 1 and Mat 1.5's and 2.5's), and exact at 0 and
+ * past the table; Pow and Mat 1.2 have no table. */
+static void test_gamma_table(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    const krg_model ms[] = {{KRG_SPH, 2, 900, 300, 0}, {KRG_EXP, 0, 900, 120, 0},  {KRG_GAU, 1, 900, 200, 0},
+                            {KRG_MAT, 0, 900, 90, 0.5}, {KRG_MAT, 3, 900, 90, 1.5}, {KRG_MAT, 0, 6000, 106, 2.5},
+                            {KRG_POW, 0, 2, 1.5, 0},   {KRG_MAT, 0, 900, 90, 1.2}};
+    for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++) {
+        const krg_model *m = &ms[k];
+        krg_gtab t;
+        double hmax = 700;
+        assert_int_equal(krg_gtab_init(ctx, &t, m, hmax), TRV_OK);
+        int want = m->type != KRG_POW && !(m->type == KRG_MAT && m->kappa == 1.2);
+        assert_int_equal(t.n > 0, want);
+        double worst = 0, m4 = m->type == KRG_GAU ? 12 : 3, bound = pow(1.0 / 256, 4) / 384 * m4 * m->psill;
+        for (int i = 0; i <= 200000; i++) {
+            double h = 1.2 * hmax * i / 200000;
+            double e = fabs(krg_gtab_eval(&t, h) - krg_gamma(m, h));
+            if (h > hmax + m->range / 256) /* past the table: krg_gamma itself */
+                assert_true(e == 0);
+            worst = fmax(worst, e);
+        }
+        assert_true(krg_gtab_eval(&t, 0) == 0);
+        printf("  %s (kappa %g): %d intervals, max |table - gamma| %.2e (bound %.2e)\n", krg_model_name(m->type),
+               m->kappa, t.n, worst, bound);
+        assert_true(worst <= (want ? 1.001 * bound : 0)); /* Gau and Mat 1.5 reach it at h -> 0 */
+        krg_gtab_free(&t);
+    }
+    trv_ctx_free(ctx);
+}
+
 /* The cross-validation summary (docs/method.md 1.5) on four hand-made
  * predictions (added for make mutants: docs/testing.md). Errors e = pred -
  * obs = 0.5, -1, 0, 1 (a fifth point has no prediction and is left out):
@@ -457,7 +652,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ok_logzinc), cmocka_unit_test(test_ok_elev),       cmocka_unit_test(test_loocv),
-        cmocka_unit_test(test_index),      cmocka_unit_test(test_refine_paths),
+        cmocka_unit_test(test_index),      cmocka_unit_test(test_refine_paths), cmocka_unit_test(test_refine_lonlat), cmocka_unit_test(test_gamma_table),
         cmocka_unit_test(test_cv_summary_hand), cmocka_unit_test(test_job_opts_check), cmocka_unit_test(test_large_values),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

@@ -244,6 +244,7 @@ int main(int argc, char **argv)
     }
     o.want_cv = paths.cv != NULL;
     o.want_vgm = paths.variogram != NULL;
+    o.want_std = paths.std != NULL || paths.points != NULL;
 
     /* cross-option checks are usage errors (exit 2) */
     tool_usage_check(&cli, ctx, krg_job_opts_check(ctx, &o));

@@ -188,14 +188,118 @@ static const double *stencil_weights(stencil *S, const krg_source *src, const kr
 
 /* ---- block systems ------------------------------------------------------- */
 
+/* A block's system in one of two forms (docs/method.md §1.7):
+ * covariance form (cov = 1), for models with a sill s = nugget + psill:
+ *   C = s 11' - G (C_ii = s) factorised C = L L' by Cholesky, u = L^-1 1,
+ *   s11 = 1'C^-1 1, beta = 1'C^-1 z / s11, alpha = C^-1 (z - beta 1); then
+ *   z* = beta - alpha'g0 (1'alpha = 0) and, with c0 = s - g0, y = L^-1 c0,
+ *   sigma^2 = s - y'y + (1 - u'y)^2 / s11;
+ * inverse form (cov = 0), for Pow and for C that Cholesky finds not
+ * positive definite: the bordered variogram matrix K inverted from its
+ * LDL' factors (LAPACK), b = K^-1 [z; 0], z* = b'[g0; 1],
+ * sigma^2 = [g0; 1]' K^-1 [g0; 1]. Both are ordinary kriging, equal but
+ * for rounding. */
 typedef struct block {
     long key;               /* -1: empty */
     int n;
     long *idx;
-    double *kinv;           /* (n+1)^2, full symmetric */
-    double *b;              /* n+1: K^-1 [z; 0] */
+    int cov;                /* 1: covariance form */
+    double *kinv;           /* cov: L (n x n row-major, lower), u (n), 1/L_ii (n); else (n+1)^2 K^-1 */
+    double *b;              /* cov: alpha (n); else n+1: K^-1 [z; 0] */
+    double beta, s11, sill; /* cov only */
     int singular;
 } block;
+
+/* The covariance matrix of the block built last in a band: neighbouring
+ * blocks share most samples, and the same two samples give the same bits. */
+typedef struct cmemo {
+    int n, cap;
+    long *idx;              /* cap: ascending */
+    double *c;              /* cap x cap, row-major, lower triangle */
+} cmemo;
+
+/* C's lower triangle for the n samples idx (ascending) into L (n x n,
+ * row-major): pairs the memo holds copied, the others evaluated; then the
+ * memo holds this matrix. */
+static void cov_fill(double *L, const long *idx, int n, const krg_points *p, const krg_model *m, double sill,
+                     cmemo *memo)
+{
+    int pos[n];
+    for (int i = 0, k = 0; i < n; i++) { /* both lists ascend: one merge */
+        while (k < memo->n && memo->idx[k] < idx[i])
+            k++;
+        pos[i] = k < memo->n && memo->idx[k] == idx[i] ? k : -1;
+    }
+    for (int i = 0; i < n; i++) {
+        double xi = p->x[idx[i]], yi = p->y[idx[i]];
+        for (int j = 0; j < i; j++) {
+            if (pos[i] >= 0 && pos[j] >= 0) {
+                L[(size_t)i * n + j] = memo->c[(size_t)pos[i] * memo->cap + pos[j]];
+            } else {
+                double dx = p->x[idx[j]] - xi, dy = p->y[idx[j]] - yi;
+                L[(size_t)i * n + j] = sill - krg_gamma(m, sqrt(dx * dx + dy * dy));
+            }
+        }
+        L[(size_t)i * n + i] = sill;
+    }
+    for (int i = 0; i < n; i++) {
+        memo->idx[i] = idx[i];
+        memcpy(memo->c + (size_t)i * memo->cap, L + (size_t)i * n, (size_t)(i + 1) * sizeof *L);
+    }
+    memo->n = n;
+}
+
+/* The covariance form of block B over its n points B->idx (see block):
+ * 0, or -1 when Cholesky meets a pivot <= 1e-12 s (left to the inverse
+ * form, which pivots). */
+static int block_cov(block *B, const krg_points *p, const krg_model *m, double sill, cmemo *memo)
+{
+    int n = B->n;
+    double *L = B->kinv, *u = B->kinv + (size_t)n * n, *r = u + n, *a = B->b;
+    cov_fill(L, B->idx, n, p, m, sill, memo);
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j <= i; j++) {
+            double acc = L[(size_t)i * n + j];
+            for (int k = 0; k < j; k++)
+                acc -= L[(size_t)i * n + k] * L[(size_t)j * n + k];
+            if (j < i) {
+                L[(size_t)i * n + j] = acc * r[j];
+            } else {
+                if (!(acc > 1e-12 * sill))
+                    return -1;
+                L[(size_t)i * n + i] = sqrt(acc);
+                r[i] = 1 / L[(size_t)i * n + i];
+            }
+        }
+    }
+    /* u = L^-1 1 and v = L^-1 z (v in a), forward */
+    double s11 = 0, s1z = 0;
+    for (int i = 0; i < n; i++) {
+        double su = 1, sv = p->z[B->idx[i]];
+        for (int k = 0; k < i; k++) {
+            su -= L[(size_t)i * n + k] * u[k];
+            sv -= L[(size_t)i * n + k] * a[k];
+        }
+        u[i] = su * r[i];
+        a[i] = sv * r[i];
+        s11 += u[i] * u[i];
+        s1z += u[i] * a[i];
+    }
+    B->s11 = s11;
+    B->beta = s1z / s11;
+    B->sill = sill;
+    /* alpha = L'^-1 (v - beta u), backward */
+    for (int i = 0; i < n; i++)
+        a[i] -= B->beta * u[i];
+    for (int i = n - 1; i >= 0; i--) {
+        double acc = a[i];
+        for (int k = i + 1; k < n; k++)
+            acc -= L[(size_t)k * n + i] * a[k];
+        a[i] = acc * r[i];
+    }
+    B->cov = 1;
+    return 0;
+}
 
 typedef struct band {
     /* shared */
@@ -205,6 +309,7 @@ typedef struct band {
     const krg_opts *o;
     const geo_grid *t;
     stencil *S;
+    const krg_gtab *gt;     /* gamma for the right-hand sides */
     float *pred, *std;
     int nmax;
     pthread_mutex_t *lock;
@@ -217,7 +322,7 @@ typedef struct band {
     krg_refine_stats stats;
 } band;
 
-static int block_compute(block *B, const band *J, krg_sys *sys, long *idx, double *d2, int qr, int qc)
+static int block_compute(block *B, const band *J, krg_sys *sys, cmemo *memo, long *idx, double *d2, int qr, int qc)
 {
     const krg_source *src = J->src;
     const geo_grid *g = &src->grid;
@@ -241,17 +346,23 @@ static int block_compute(block *B, const band *J, krg_sys *sys, long *idx, doubl
             idx[j - 1] = tmp;
         }
     memcpy(B->idx, idx, (size_t)n * sizeof *idx);
+    const krg_model *m = J->m;
+    double sill = m->nugget + m->psill;
+    B->cov = 0;
+    if (m->type != KRG_POW && isfinite(sill) && sill > 0 && block_cov(B, src->pts, m, sill, memo) == 0)
+        return 0;
     if (krg_sys_factor(sys, src->pts, J->m, idx, n) != 0) {
         B->singular = 1;
         return -1;
     }
     int N = n + 1;
-    /* K^-1 column by column from the factors; then b = K^-1 [z; 0] */
+    /* K^-1 column by column from the factors (one column per solve: the
+     * bits of the earlier releases); then b = K^-1 [z; 0] */
     for (int j = 0; j < N; j++) {
         double *col = B->kinv + (size_t)j * N;
         memset(col, 0, (size_t)N * sizeof *col);
         col[j] = 1;
-        LAPACKE_dsytrs(LAPACK_COL_MAJOR, 'L', N, 1, sys->a, N, sys->ipiv, col, N);
+        LAPACKE_dsytrs_work(LAPACK_COL_MAJOR, 'L', N, 1, sys->a, N, sys->ipiv, col, N);
     }
     for (int i = 0; i < N; i++) {
         double acc = 0;
@@ -279,6 +390,7 @@ typedef struct band_ws {
     krg_points *local;
     geo_ct *to_src, *to_work;
     krg_sys sys;
+    cmemo memo;
     trv_ctx *scratch;
 } band_ws;
 
@@ -298,6 +410,8 @@ static void ws_free(band_ws *w)
     free(w->gv);
     krg_points_free(w->local);
     krg_sys_free(&w->sys);
+    free(w->memo.idx);
+    free(w->memo.c);
     geo_ct_free(w->to_src);
     geo_ct_free(w->to_work);
     trv_ctx_free(w->scratch);
@@ -322,9 +436,10 @@ static int ws_init(band *J, band_ws *w)
     w->ok1 = malloc((size_t)nx * sizeof *w->ok1), w->ok2 = malloc((size_t)nx * sizeof *w->ok2);
     w->idx = malloc((size_t)nmax * sizeof *w->idx);
     w->d2 = malloc((size_t)nmax * sizeof *w->d2), w->gv = malloc((size_t)N * sizeof *w->gv);
+    w->memo = (cmemo){0, nmax, malloc((size_t)nmax * sizeof(long)), malloc((size_t)nmax * nmax * sizeof(double))};
     w->scratch = trv_ctx_new();
     if (!w->cache || !w->store || !w->idxstore || !w->sx || !w->sy || !w->wx || !w->wy || !w->ok1 || !w->ok2 ||
-        !w->idx || !w->d2 || !w->gv || !w->scratch) {
+        !w->idx || !w->d2 || !w->gv || !w->memo.idx || !w->memo.c || !w->scratch) {
         J->st = TRV_ERR_NOMEM;
         snprintf(J->msg, sizeof J->msg, "out of memory for kriging");
         return -1;
@@ -393,6 +508,30 @@ static int stencil_cell(band *J, band_ws *w, int row, int col, int qr, int qc, f
     return 1;
 }
 
+/* One target from a block in covariance form (see block), g0 in gv. */
+static void cell_cov(const block *B, double *gv, float *P, float *D)
+{
+    int n = B->n;
+    double z = B->beta;
+    for (int i = 0; i < n; i++)
+        z -= B->b[i] * gv[i];
+    *P = (float)z;
+    if (!D)
+        return;
+    const double *L = B->kinv, *u = B->kinv + (size_t)n * n, *r = u + n;
+    double q = 0, t = 0;
+    for (int i = 0; i < n; i++) { /* y = L^-1 (s - g0), overwriting gv */
+        double acc = B->sill - gv[i];
+        for (int k = 0; k < i; k++)
+            acc -= L[(size_t)i * n + k] * gv[k];
+        gv[i] = acc * r[i];
+        q += gv[i] * gv[i];
+        t += u[i] * gv[i];
+    }
+    double var = B->sill - q + (1 - t) * (1 - t) / B->s11;
+    *D = (float)sqrt(fmax(var, 0));
+}
+
 /* Block kriging of target col from the cached system of block (qr, qc):
  * 1 when P (and D) are set, 0 when no sample lies within maxdist, -1 when
  * the block's system is singular (J->st and J->msg set). */
@@ -404,7 +543,7 @@ static int block_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, fl
     block *B = &w->cache[(size_t)key % w->ncache];
     if (B->key != key) {
         B->key = key;
-        if (block_compute(B, J, &w->sys, w->idx, w->d2, qr, qc) != 0) {
+        if (block_compute(B, J, &w->sys, &w->memo, w->idx, w->d2, qr, qc) != 0) {
             J->st = TRV_ERR_DATA;
             snprintf(J->msg, sizeof J->msg,
                      "singular kriging system near (%.3f, %.3f): coincident samples, or a model without "
@@ -422,24 +561,31 @@ static int block_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, fl
         double dx = src->pts->x[B->idx[i]] - w->wx[col], dy = src->pts->y[B->idx[i]] - w->wy[col];
         double dd = dx * dx + dy * dy;
         near2 = dd < near2 ? dd : near2;
-        gv[i] = krg_gamma(J->m, sqrt(dd));
+        gv[i] = krg_gtab_eval(J->gt, sqrt(dd));
     }
     const double max2 = isfinite(J->o->maxdist) ? J->o->maxdist * J->o->maxdist : INFINITY;
     if (near2 > max2)
         return 0;
-    gv[n] = 1;
-    double z = 0, var = 0;
-    for (int i = 0; i < NN; i++) {
-        z += B->b[i] * gv[i];
-        const double *ki = B->kinv + (size_t)i * NN;
-        double acc = 0;
-        for (int j = 0; j < NN; j++)
-            acc += ki[j] * gv[j];
-        var += gv[i] * acc;
+    if (B->cov) {
+        cell_cov(B, gv, P + col, D ? D + col : NULL);
+        return 1;
     }
+    gv[n] = 1;
+    double z = 0;
+    for (int i = 0; i < NN; i++)
+        z += B->b[i] * gv[i];
     P[col] = (float)z;
-    if (D)
+    if (D) { /* the variance g'K^-1 g only when it is written */
+        double var = 0;
+        for (int i = 0; i < NN; i++) {
+            const double *ki = B->kinv + (size_t)i * NN;
+            double acc = 0;
+            for (int j = 0; j < NN; j++)
+                acc += ki[j] * gv[j];
+            var += gv[i] * acc;
+        }
         D[col] = (float)sqrt(fmax(var, 0));
+    }
     return 1;
 }
 
@@ -544,6 +690,21 @@ static trv_status hand_over(trv_ctx *ctx, trv_status st, geo_raster *P, geo_rast
     return TRV_OK;
 }
 
+/* How far a target's neighbours reach: (sqrt(nmax) + 3) times the longest
+ * side of the DEM's middle cell in the working CRS, with half again for
+ * slack (farther distances are computed exactly, not tabulated). */
+static double table_reach(const krg_source *src, int nmax)
+{
+    const geo_grid *g = &src->grid;
+    if (g->nx < 2 || g->ny < 2)
+        return 0;
+    size_t c = (size_t)(g->ny / 2) * g->nx + g->nx / 2;
+    c -= (size_t)(g->nx / 2 + 1 >= g->nx) + (size_t)(g->ny / 2 + 1 >= g->ny) * g->nx;
+    double ex = hypot(src->wx[c + 1] - src->wx[c], src->wy[c + 1] - src->wy[c]);
+    double ey = hypot(src->wx[c + g->nx] - src->wx[c], src->wy[c + g->nx] - src->wy[c]);
+    return 1.5 * (sqrt(nmax) + 3) * fmax(ex, ey);
+}
+
 static trv_status new_output(trv_ctx *ctx, const geo_grid *t, const char *desc, geo_raster **out)
 {
     trv_status st = geo_raster_new(ctx, t, GEO_F32, out);
@@ -577,6 +738,9 @@ trv_status krg_refine(trv_ctx *ctx, const krg_source *src, const krg_index *ix, 
         st = new_output(ctx, target, "kriging standard deviation", &D);
     if (!st)
         st = stencil_init(ctx, &S, src, target, nmax, o->maxdist, allow_fast);
+    krg_gtab gt = {0};
+    if (!st && (st = krg_gtab_init(ctx, &gt, m, table_reach(src, nmax))))
+        stencil_free(&S);
     if (st) {
         geo_raster_free(P);
         geo_raster_free(D);
@@ -594,7 +758,7 @@ trv_status krg_refine(trv_ctx *ctx, const krg_source *src, const krg_index *ix, 
     pthread_mutex_init(&lock, NULL);
     int rows_done = 0, failed = 0;
     for (int i = 0; i < nt; i++)
-        J[i] = (band){.src = src, .ix = ix, .m = m, .o = o, .t = target, .S = &S, .pred = P->f32,
+        J[i] = (band){.src = src, .ix = ix, .m = m, .o = o, .t = target, .S = &S, .gt = &gt, .pred = P->f32,
                       .std = D ? D->f32 : NULL, .nmax = nmax, .lock = &lock, .rows_done = &rows_done,
                       .failed = &failed, .ctx = ctx, .r0 = (int)((long)target->ny * i / nt),
                       .r1 = (int)((long)target->ny * (i + 1) / nt), .first = i == 0};
@@ -608,6 +772,8 @@ trv_status krg_refine(trv_ctx *ctx, const krg_source *src, const krg_index *ix, 
             band_run(&J[i]); /* a thread that could not start: its rows here */
     pthread_mutex_destroy(&lock);
     stencil_free(&S);
+    krg_gtab_free(&gt);
+    krg_gtab_free(&gt);
     st = TRV_OK;
     for (int i = 0; i < nt; i++) {
         if (J[i].st && !st)

@@ -14,6 +14,7 @@ void krg_job_opts_init(krg_job_opts *o)
     krg_opts_init(&o->krige);
     o->model.kappa = 1.5;
     o->allow_fast = 1;
+    o->want_std = 1;
 }
 
 trv_status krg_job_opts_check(trv_ctx *ctx, const krg_job_opts *o)
@@ -279,10 +280,12 @@ trv_status krg_job_run(trv_ctx *ctx, const krg_job_opts *o, krg_job *j)
     }
     if (src) {
         src->pts = j->pts;
-        st = krg_refine(ctx, src, ix, &j->model, &o->krige, &t, o->allow_fast, &j->pred, &j->std, &j->stats);
+        st = krg_refine(ctx, src, ix, &j->model, &o->krige, &t, o->allow_fast, &j->pred,
+                        o->want_std ? &j->std : NULL, &j->stats);
         src->pts = NULL;
     } else {
-        st = krg_grid_points(ctx, j->pts, ix, &j->model, &o->krige, j->work_wkt, &t, &j->pred, &j->std);
+        st = krg_grid_points(ctx, j->pts, ix, &j->model, &o->krige, j->work_wkt, &t, &j->pred,
+                             o->want_std ? &j->std : NULL);
     }
     if (st)
         goto fail;
@@ -356,6 +359,8 @@ trv_status krg_job_write(trv_ctx *ctx, trv_outset *set, const krg_job *j, const 
     const char *text[3] = {paths->variogram, paths->cv, paths->points};
     if (!paths->dem)
         st = trv_error(ctx, TRV_ERR_USAGE, "no output DEM named");
+    else if ((paths->std || paths->points) && !j->std)
+        st = trv_error(ctx, TRV_ERR_USAGE, "the standard deviation was not computed (want_std 0)");
     if (!st && (!(tmp = trv_outset_add(set, paths->dem)) ||
                 (st = geo_raster_write(ctx, j->pred, tmp, meta))))
         st = st ? st : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");

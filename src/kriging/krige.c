@@ -152,6 +152,7 @@ void krg_sys_free(krg_sys *s)
     free(s->ipiv);
     free(s->rhs);
     free(s->g);
+    free(s->work);
     memset(s, 0, sizeof *s);
 }
 
@@ -166,7 +167,16 @@ trv_status krg_sys_init(trv_ctx *ctx, krg_sys *s, int cap)
     s->rhs = malloc(m * sizeof *s->rhs);
     s->g = malloc(m * sizeof *s->g);
     s->n = -1;
-    if (!s->idx || !s->a || !s->ipiv || !s->rhs || !s->g) {
+    /* dsytrf's optimal workspace for the largest system: with at least that
+     * much it takes the same (blocked or not) path as the per-call query
+     * LAPACKE_dsytrf makes, so the factors are the same to the bit */
+    double q = 0;
+    lapack_int info = s->a ? LAPACKE_dsytrf_work(LAPACK_COL_MAJOR, 'L', (lapack_int)m, s->a, (lapack_int)m,
+                                                 s->ipiv, &q, -1)
+                           : -1;
+    s->lwork = info == 0 && q >= 1 ? (lapack_int)q : (lapack_int)m * 64;
+    s->work = malloc((size_t)s->lwork * sizeof *s->work);
+    if (!s->idx || !s->a || !s->ipiv || !s->rhs || !s->g || !s->work) {
         krg_sys_free(s);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for a %d-point kriging system", cap);
     }
@@ -184,13 +194,18 @@ int krg_sys_factor(krg_sys *s, const krg_points *p, const krg_model *m, const lo
         double xj = p->x[idx[j]], yj = p->y[idx[j]];
         for (int i = j; i < n; i++) {
             double dx = p->x[idx[i]] - xj, dy = p->y[idx[i]] - yj;
-            s->a[(size_t)j * N + i] = i == j ? 0 : krg_gamma(m, sqrt(dx * dx + dy * dy));
+            double gij = i == j ? 0 : krg_gamma(m, sqrt(dx * dx + dy * dy));
+            if (isnan(gij)) /* what LAPACKE's NaN check refused */
+                return s->n = -1, -1;
+            s->a[(size_t)j * N + i] = gij;
         }
         s->a[(size_t)j * N + n] = 1;
     }
     s->a[(size_t)n * N + n] = 0;
     s->n = n;
-    lapack_int info = LAPACKE_dsytrf(LAPACK_COL_MAJOR, 'L', N, s->a, N, s->ipiv);
+    /* the _work entry points: no workspace query, no allocation and no NaN
+     * scan per call (the scan is done above while filling) */
+    lapack_int info = LAPACKE_dsytrf_work(LAPACK_COL_MAJOR, 'L', N, s->a, N, s->ipiv, s->work, s->lwork);
     if (info != 0) {
         s->n = -1;
         return -1;
@@ -209,7 +224,7 @@ double krg_sys_solve(krg_sys *s, const krg_points *p, const krg_model *m, double
     }
     s->rhs[n] = 1;
     memcpy(s->g, s->rhs, (size_t)N * sizeof *s->g);
-    LAPACKE_dsytrs(LAPACK_COL_MAJOR, 'L', N, 1, s->a, N, s->ipiv, s->rhs, N);
+    LAPACKE_dsytrs_work(LAPACK_COL_MAJOR, 'L', N, 1, s->a, N, s->ipiv, s->rhs, N);
     double var = 0;
     for (int i = 0; i < N; i++)
         var += s->rhs[i] * s->g[i];
@@ -232,6 +247,7 @@ typedef struct job {
     size_t n;
     const double *tx, *ty;  /* targets (predict) */
     const long *which;      /* points to leave out (cv); NULL with tx: predict */
+    const krg_cv_sets *sets; /* cv: the neighbour sets, searched once (NULL: search) */
     int cv;
     double *pred, *var;
     int nmax;
@@ -280,7 +296,13 @@ static void *worker(void *arg)
                 x = J->tx[t];
                 y = J->ty[t];
             }
-            int n = krg_index_nearest(J->ix, x, y, k, J->o->maxdist, skip, idx, d2);
+            int n;
+            if (J->sets) { /* already searched and sorted */
+                n = J->sets->cnt[t];
+                memcpy(idx, J->sets->idx + t * (size_t)J->sets->k, (size_t)n * sizeof *idx);
+            } else {
+                n = krg_index_nearest(J->ix, x, y, k, J->o->maxdist, skip, idx, d2);
+            }
             if (n == 0) {
                 J->pred[t] = NAN;
                 if (J->var)
@@ -288,7 +310,8 @@ static void *worker(void *arg)
                 continue;
             }
             /* a canonical order, so that the same set reuses its factorisation */
-            qsort(idx, (size_t)n, sizeof *idx, cmp_long);
+            if (!J->sets)
+                qsort(idx, (size_t)n, sizeof *idx, cmp_long);
             if (n != s.n || memcmp(idx, s.idx, (size_t)n * sizeof *idx) != 0) {
                 if (krg_sys_factor(&s, J->p, J->m, idx, n) != 0) {
                     pthread_mutex_lock(&J->lock);
@@ -365,6 +388,50 @@ trv_status krg_cv(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const 
 {
     job J = {.p = p, .ix = ix, .m = m, .o = o, .n = which ? n : p->n, .which = which, .cv = 1, .pred = pred,
              .var = var};
+    return run(ctx, &J);
+}
+
+void krg_cv_sets_free(krg_cv_sets *s)
+{
+    if (!s)
+        return;
+    free(s->idx);
+    free(s->cnt);
+    free(s);
+}
+
+trv_status krg_cv_sets_new(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_opts *o, size_t n,
+                           const long *which, krg_cv_sets **out)
+{
+    *out = NULL;
+    long np = (long)p->n - 1;
+    int k = o->nmax <= 0 || o->nmax > np ? (int)np : o->nmax;
+    if (k <= 0 || k > 64)
+        return TRV_OK; /* too few points (krg_cv says so), or sets too large to keep */
+    krg_cv_sets *s = calloc(1, sizeof *s);
+    double *d2 = malloc((size_t)k * sizeof *d2);
+    if (!s || !d2 || !(s->idx = malloc(n * (size_t)k * sizeof *s->idx)) || !(s->cnt = malloc(n * sizeof *s->cnt))) {
+        free(d2);
+        krg_cv_sets_free(s);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    s->k = k;
+    for (size_t t = 0; t < n; t++) {
+        long *idx = s->idx + t * (size_t)k, skip = which ? which[t] : (long)t;
+        s->cnt[t] = krg_index_nearest(ix, p->x[skip], p->y[skip], k, o->maxdist, skip, idx, d2);
+        qsort(idx, (size_t)s->cnt[t], sizeof *idx, cmp_long);
+    }
+    free(d2);
+    *out = s;
+    return TRV_OK;
+}
+
+trv_status krg_cv_with(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
+                       const krg_opts *o, size_t n, const long *which, const krg_cv_sets *sets, double *pred,
+                       double *var)
+{
+    job J = {.p = p, .ix = ix, .m = m, .o = o, .n = which ? n : p->n, .which = which, .sets = sets, .cv = 1,
+             .pred = pred, .var = var};
     return run(ctx, &J);
 }
 

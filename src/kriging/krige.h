@@ -224,8 +224,11 @@ typedef struct krg_refine_stats {
  * o->nmax data samples nearest to the block's centre (for nmax 16 on a
  * complete lattice, the 4 x 4 samples around it). One factorisation per
  * block serves all its targets (dual kriging: the prediction is b'g with b
- * solved once per block; the variance g'K^-1 g). Targets whose nearest
- * neighbour is beyond o->maxdist are nodata.
+ * solved once per block; the variance g'K^-1 g): for models with a sill in
+ * the covariance form (Cholesky of s 11' - G), else (Pow, or C not
+ * positive definite) from K's LDL' factors; the targets' semivariances
+ * come from a cubic Hermite table (error below 1e-11 psill; docs/method.md
+ * §1.7). Targets whose nearest neighbour is beyond o->maxdist are nodata.
  *
  * Fast path (allow_fast): when the raster is a grid of the working CRS and
  * the target is too, a target's weights depend only on its offset inside
@@ -261,6 +264,7 @@ typedef struct krg_job_opts {
     int want_cv;            /* leave-one-out over every input point */
     int want_vgm;           /* the sample variogram even when the model is fixed */
     int allow_fast;         /* the regular-grid stencil (default 1) */
+    int want_std;           /* the kriging standard deviation (default 1; 0: j->std stays NULL) */
 } krg_job_opts;
 
 void krg_job_opts_init(krg_job_opts *o);
@@ -301,7 +305,8 @@ typedef struct krg_job_paths {
     const char *dem, *std, *variogram, *cv, *points; /* NULL: not written (dem required) */
 } krg_job_paths;
 
-/* Write the outputs into the caller's output set (committed by the caller,
+/* Write the outputs into the caller's output set (std and points need a
+ * job run with want_std: TRV_ERR_USAGE otherwise) (committed by the caller,
  * with whatever else the run writes: all or none). The variogram CSV has
  * np, dist, gamma and the model's gamma at dist; the CV CSV x, y, observed,
  * pred, var (in the working CRS); the point cloud x, y, z, std of every

@@ -176,11 +176,11 @@ static trv_status short_variogram(trv_ctx *ctx, const krg_points *p, const krg_i
 /* Leave-one-out RMSE of model m on the points `which`; NAN if a system
  * could not be solved. Only allocation failure and cancel are errors. */
 static trv_status cv_rmse(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
-                          const krg_opts *ko, const long *which, size_t n, const double *obs, double *pred,
-                          double *rmse)
+                          const krg_opts *ko, const long *which, size_t n, const krg_cv_sets *sets,
+                          const double *obs, double *pred, double *rmse)
 {
     *rmse = NAN;
-    trv_status st = krg_cv(ctx, p, ix, m, ko, n, which, pred, NULL);
+    trv_status st = krg_cv_with(ctx, p, ix, m, ko, n, which, sets, pred, NULL);
     if (st == TRV_ERR_NOMEM || st == TRV_ERR_CANCEL)
         return st;
     if (st == TRV_OK) {
@@ -198,7 +198,8 @@ static trv_status cv_rmse(trv_ctx *ctx, const krg_points *p, const krg_index *ix
  * kriging weights do not depend on the sill, so the shape parameter is all
  * that matters, and LOOCV is the criterion the choice uses anyway. */
 static trv_status tune_exact(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_opts *ko,
-                             const long *which, size_t n, const double *obs, double *pred, krg_candidate *c)
+                             const long *which, size_t n, const krg_cv_sets *sets, const double *obs, double *pred,
+                             krg_candidate *c)
 {
     krg_model m = c->model;
     m.psill += m.nugget;
@@ -212,7 +213,7 @@ static trv_status tune_exact(trv_ctx *ctx, const krg_points *p, const krg_index 
 #define EVAL(x, f)                                                                         \
     do {                                                                                   \
         m.range = pow ? (x) : exp(x);                                                      \
-        if ((st = cv_rmse(ctx, p, ix, &m, ko, which, n, obs, pred, &(f))))                 \
+        if ((st = cv_rmse(ctx, p, ix, &m, ko, which, n, sets, obs, pred, &(f))))           \
             return st;                                                                     \
         if (isnan(f))                                                                      \
             (f) = INFINITY;                                                                \
@@ -255,6 +256,7 @@ trv_status krg_choose_model(trv_ctx *ctx, const krg_points *p, const krg_index *
         return trv_error(ctx, TRV_ERR_DATA, "%zu points are too few to fit a variogram (at least 4)", p->n);
     krg_vgm *full = NULL, *shrt = NULL;
     krg_candidate *c = NULL;
+    krg_cv_sets *sets = NULL;
     long *cvw = NULL;
     double *obs = NULL, *pred = NULL;
     size_t ncv = 0;
@@ -266,6 +268,8 @@ trv_status krg_choose_model(trv_ctx *ctx, const krg_points *p, const krg_index *
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
     }
+    if ((st = krg_cv_sets_new(ctx, p, ix, ko, ncv, cvw, &sets)))
+        goto done;
     double h = median_spacing(p, ix, cvw, ncv);
     /* the short-lag variogram matters only when the full one's first lag
      * spans several sample spacings (dense data such as a DEM) */
@@ -322,7 +326,7 @@ trv_status krg_choose_model(trv_ctx *ctx, const krg_points *p, const krg_index *
                 continue;
             cand->model.kappa = kappa;
             /* LOOCV decides; a system that cannot be solved disqualifies */
-            if ((st = cv_rmse(ctx, p, ix, &cand->model, ko, cvw, ncv, obs, pred, &cand->cv_rmse)))
+            if ((st = cv_rmse(ctx, p, ix, &cand->model, ko, cvw, ncv, sets, obs, pred, &cand->cv_rmse)))
                 goto done;
             cand->ok = isfinite(cand->cv_rmse);
             if (cand->ok && (best_k < 0 || cand->cv_rmse < c[best_k].cv_rmse))
@@ -332,7 +336,7 @@ trv_status krg_choose_model(trv_ctx *ctx, const krg_points *p, const krg_index *
             if (s == 1 || !shrt) {
                 krg_candidate *ex = &c[n++];
                 *ex = *cand;
-                if ((st = tune_exact(ctx, p, ix, ko, cvw, ncv, obs, pred, ex)))
+                if ((st = tune_exact(ctx, p, ix, ko, cvw, ncv, sets, obs, pred, ex)))
                     goto done;
                 if (ex->ok && (best_k < 0 || ex->cv_rmse < c[best_k].cv_rmse))
                     best_k = n - 1;
@@ -349,6 +353,7 @@ trv_status krg_choose_model(trv_ctx *ctx, const krg_points *p, const krg_index *
     st = trv_progress(ctx, 1.0, "fit");
 done:
     krg_vgm_free(shrt);
+    krg_cv_sets_free(sets);
     free(cvw);
     free(obs);
     free(pred);
