@@ -1061,6 +1061,46 @@ static void test_vehicle_limit_keys(void **state)
  *     * 0.1^1.6 * 69905.9299488))^(1 / 0.6) = 0.0632270246458 m/s
  *   field: vmax 20 km/h = 5.555556 m/s below the stems' 5 m: 8.838835 m/s
  *   empty: every cell empty, no limit. */
+/* A measured rolling-resistance coefficient per soil (the soil table's
+ * rolling_resistance_coeff) replaces Bekker's compaction and the tyre's own
+ * rolling: F = f_s W cos(beta) + W sin(beta) by hand; an empty cell keeps
+ * Bekker; the mode says "measured"; a value outside (0, 1] is refused
+ * naming file:line. */
+static void test_measured_rolling(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *sp = write_file(tmpdir, "soils_f.csv",
+                          "code,name,n,kc,kphi,ci_kPa,rolling_resistance_coeff\n"
+                          "1,sandy loam,0.30,2.79,141.11,223.40,0.08\n2,clayey soil,0.50,13.19,692.15,732.50,\n");
+    char *lu = write_file(tmpdir, "lu_f.csv", "code,name,nogo\n3,grass,no\n");
+    tm_soils *soils = NULL;
+    assert_int_equal(tm_soils_read(ctx, sp, &soils), TRV_OK);
+    tm_vehicle v = ugv(100);
+    static tm_model m;
+    assert_int_equal(tm_model_init(ctx, &m, &v, soils, lu), TRV_OK);
+    double W = 1242 * 9.80665, b = 5 * M_PI / 180;
+    assert_string_equal(tm_soil_mode(&m, 1), "measured");
+    assert_string_equal(tm_soil_mode(&m, 2), "rigid");
+    assert_true(rel(m.resistance_total_kN[1], 0.08 * W / 1000) < 1e-15);
+    assert_true(rel(m.contact[1].resistance_kN, 0.08 * W / 1000 / 4) < 1e-15);
+    tm_speed_at_t a;
+    tm_speed_at(&m, 1, 3, b, &a);
+    assert_true(rel(a.pull_N, 0.08 * W * cos(b) + W * sin(b)) < 1e-14);
+    assert_true(rel(a.lim_ms[TM_LIMIT_POWER], 62e3 / a.pull_N) < 1e-14); /* eta P / F, no shear data: no slip */
+    tm_speed_at(&m, 2, 3, b, &a); /* Bekker and the tyre's own f = 0.015 */
+    assert_true(rel(a.pull_N, 1000 * m.resistance_total_kN[2] + 0.015 * W * cos(b) + W * sin(b)) < 1e-14);
+    tm_soils_free(soils);
+    char *bad = write_file(tmpdir, "soils_fbad.csv",
+                           "code,name,n,kc,kphi,ci_kPa,rolling_resistance_coeff\n1,sand,0.3,2.79,141.11,223.4,1.5\n");
+    assert_int_equal(tm_soils_read(ctx, bad, &soils), TRV_ERR_DATA);
+    assert_non_null(strstr(trv_errmsg(ctx), "soils_fbad.csv:2: rolling_resistance_coeff 1.5 is outside (0, 1]"));
+    free(sp);
+    free(lu);
+    free(bad);
+    trv_ctx_free(ctx);
+}
+
 static void test_landuse_v2(void **state)
 {
     (void)state;
@@ -1135,7 +1175,7 @@ int main(void)
         cmocka_unit_test(test_thrust),             cmocka_unit_test(test_thresholds),
         cmocka_unit_test(test_speed_at_limits),    cmocka_unit_test(test_row_directions),
         cmocka_unit_test(test_symmetric_hill),     cmocka_unit_test(test_vehicle_limit_keys),
-        cmocka_unit_test(test_landuse_v2),
+        cmocka_unit_test(test_landuse_v2), cmocka_unit_test(test_measured_rolling),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

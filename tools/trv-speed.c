@@ -104,7 +104,6 @@ static void print_report(const tm_model *m, const tm_soils *soils, const tm_stat
                c->vci50_overridden ? " (the vehicle file's override)" : "");
     if (!m->traction)
         printf("traction check skipped: the soil table has no c_kPa, phi_deg, K_m columns\n");
-    static const char *const modes[3] = {"rigid", "elastic", "track"};
     printf("%-4s %-16s %8s %-7s %9s %12s %11s %10s %s\n", "code", "soil", "CI kPa", "mode", "sinkage", "R/tyre kN",
            "R total kN", "thrust kN", "pass");
     for (int i = 0; i < soils->n; i++) {
@@ -114,7 +113,7 @@ static void print_report(const tm_model *m, const tm_soils *soils, const tm_stat
         char thrust[32] = "-";
         if (!isnan(m->thrust_total_kN[s->code]))
             snprintf(thrust, sizeof thrust, "%.4f", m->thrust_total_kN[s->code]);
-        printf("%-4d %-16s %8.1f %-7s %9.4f %12.4f %11.4f %10s %s\n", s->code, s->name, s->ci_kPa, modes[k->mode],
+        printf("%-4d %-16s %8.1f %-7s %9.4f %12.4f %11.4f %10s %s\n", s->code, s->name, s->ci_kPa, tm_soil_mode(m, s->code),
                k->sinkage_m, v->kind == TM_WHEELED ? k->resistance_kN : r, r, thrust,
                s->ci_kPa >= c->vci50_kPa ? "easy" : s->ci_kPa >= c->vci1_kPa ? "difficult" : "no");
         if (k->mode == TM_ELASTIC && k->deflection_m > v->tyre_section_height_m)
@@ -165,7 +164,6 @@ static void json_vehicle(trv_json *js, const tm_model *m)
 
 static void json_soils(trv_json *js, const tm_model *m, const tm_soils *soils)
 {
-    static const char *const modes[3] = {"rigid", "elastic", "track"};
     const tm_vci *c = &m->vci;
     trv_json_arr(js, "soils");
     for (int i = 0; i < soils->n; i++) {
@@ -176,7 +174,7 @@ static void json_soils(trv_json *js, const tm_model *m, const tm_soils *soils)
         trv_json_int(js, "code", s->code);
         trv_json_str(js, "name", s->name);
         trv_json_num(js, "ci_kPa", "%.10g", s->ci_kPa);
-        trv_json_str(js, "mode", modes[k->mode]);
+        trv_json_str(js, "mode", tm_soil_mode(m, s->code));
         trv_json_num(js, "sinkage_m", "%.10g", k->sinkage_m);
         trv_json_num(js, "resistance_per_tyre_kN", "%.10g", m->v->kind == TM_WHEELED ? k->resistance_kN : r);
         trv_json_num(js, "resistance_total_kN", "%.10g", r);

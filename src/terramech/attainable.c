@@ -26,7 +26,9 @@ double tm_speed_at(const tm_model *m, int s, int l, double beta, tm_speed_at_t *
     const tm_vehicle *v = m->v;
     tm_speed_at_t o;
     double w = m->weight_N, hold = m->soil_hold_N[s];
-    o.pull_N = m->soil_pull_N[s] + v->rolling_coeff * w * cos(beta) + m->lu_veg_coeff[l] * w + w * sin(beta);
+    double f = m->soil_f_measured[s];
+    o.pull_N = (f > 0 ? f * w * cos(beta) : m->soil_pull_N[s] + v->rolling_coeff * w * cos(beta)) +
+               m->lu_veg_coeff[l] * w + w * sin(beta);
     o.slip = 0;
     for (int k = 0; k < TM_NLIMITS; k++)
         o.lim_ms[k] = INFINITY;

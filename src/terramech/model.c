@@ -84,9 +84,20 @@ static void soil_row(tm_model *m, const tm_soil *s)
     int units = v->kind == TM_WHEELED ? v->tyres : 1; /* tracks: the contact is both tracks */
     m->resistance_total_kN[c] = units * m->contact[c].resistance_kN;
     m->thrust_total_kN[c] = units * m->contact[c].thrust_kN;
-    m->soil_pull_N[c] = 1000.0 * m->resistance_total_kN[c];
+    m->soil_f_measured[c] = s->rolling_coeff;
+    if (!isnan(s->rolling_coeff)) { /* the measured coefficient: the whole motion resistance on the flat */
+        m->resistance_total_kN[c] = s->rolling_coeff * m->weight_kN;
+        m->contact[c].resistance_kN = m->resistance_total_kN[c] / units;
+    }
+    m->soil_pull_N[c] = isnan(s->rolling_coeff) ? 1000.0 * m->resistance_total_kN[c] : 0;
     m->soil_hold_N[c] = s->has_shear ? 1000.0 * m->thrust_total_kN[c] : m->mass_kg * v->decel_ms2;
     m->soil_k_over_l[c] = s->has_shear ? s->K_m / m->contact[c].contact_length_m : NAN;
+}
+
+const char *tm_soil_mode(const tm_model *m, int soil)
+{
+    static const char *const modes[3] = {"rigid", "elastic", "track"};
+    return m->soil_f_measured[soil] > 0 ? "measured" : modes[m->contact[soil].mode];
 }
 
 trv_status tm_model_init(trv_ctx *ctx, tm_model *m, const tm_vehicle *v, const tm_soils *soils,
@@ -102,6 +113,7 @@ trv_status tm_model_init(trv_ctx *ctx, tm_model *m, const tm_vehicle *v, const t
     m->max_slope_deg = fmin(v->max_pitch_deg, v->max_roll_deg);
     m->traction = soils->n > 0;
     for (int c = 0; c < 256; c++) {
+        m->soil_f_measured[c] = NAN;
         m->soil_index[c] = -1;
         m->landuse_nogo[c] = 2;
     }

@@ -58,13 +58,12 @@ static void put_header(FILE *f)
 
 static void put_row(FILE *f, const tm_model *m, const tm_soil *s, int l)
 {
-    static const char *const modes[3] = {"rigid", "elastic", "track"};
     int c = s->code;
     const tm_contact *k = &m->contact[c];
     char lname[64], sname[256];
     cell_name(lname, sizeof lname, m->lu_name[l]);
     cell_name(sname, sizeof sname, s->name);
-    fprintf(f, "%d,%s,%d,%s,%.2f,%s,%.6f,%.6f,%.6f,", l, lname, c, sname, s->ci_kPa, modes[k->mode], k->sinkage_m,
+    fprintf(f, "%d,%s,%d,%s,%.2f,%s,%.6f,%.6f,%.6f,", l, lname, c, sname, s->ci_kPa, tm_soil_mode(m, c), k->sinkage_m,
             m->v->kind == TM_WHEELED ? k->resistance_kN : m->resistance_total_kN[c], m->resistance_total_kN[c]);
     if (!isnan(m->thrust_total_kN[c]))
         fprintf(f, "%.6f", m->thrust_total_kN[c]);

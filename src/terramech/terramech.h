@@ -156,6 +156,7 @@ typedef struct tm_soil {
     double ci_kPa;
     int has_shear;              /* c, phi, K given */
     double c_kPa, phi_deg, K_m;
+    double rolling_coeff;       /* measured motion resistance / weight on this soil; NAN: Bekker */
 } tm_soil;
 
 typedef struct tm_soils {
@@ -165,7 +166,11 @@ typedef struct tm_soils {
 } tm_soils;
 
 /* Soil table CSV: code, name, n, kc, kphi, ci_kPa; optional c_kPa,
- * phi_deg, K_m (all three or none) for the traction check. Read by
+ * phi_deg, K_m (all three or none) for the traction check, and optional
+ * rolling_resistance_coeff (0 < f <= 1; an empty cell: none): a measured
+ * coefficient of motion resistance on the soil (a towing test), used
+ * instead of Bekker's compaction and the tyre's own rolling resistance,
+ * R = f W cos(beta), and reported as the mode "measured". Read by
  * geo_class_csv_read (its checks and messages, noun "soil"). */
 trv_status tm_soils_read(trv_ctx *ctx, const char *path, tm_soils **out);
 void tm_soils_free(tm_soils *s);
@@ -216,6 +221,7 @@ typedef struct tm_model {
     double soil_hold_N[256];             /* per soil: thrust at full slip; without shear data the
                                           * brakes' m a (braking only) */
     double soil_k_over_l[256];           /* per soil: K / contact length; NAN without shear data */
+    double soil_f_measured[256];         /* per soil: the table's measured coefficient; NAN (or 0): Bekker */
     double lu_ride_ms[256];              /* per land use: ride-limited speed (INFINITY: none) */
     double lu_veg_ms[256];               /* per land use: vegetation / land-use speed (INFINITY: none) */
     double lu_veg_coeff[256];            /* per land use: override resistance / weight */
@@ -254,7 +260,9 @@ typedef struct tm_speed_at_t {
 /* The attainable speed on soil s and land use l at the grade beta (radians
  * along the direction of travel, > 0 uphill), for codes the model knows and
  * a cell tm_row finds GO (slope, cone index, land use):
- *   pull     F = R_soil + f W cos(beta) + c_veg W + W sin(beta)
+ *   pull     F = R_soil + f W cos(beta) + c_veg W + W sin(beta), or with a
+ *            measured coefficient f_s for the soil f_s W cos(beta) + c_veg W
+ *            + W sin(beta)
  *   traction NOGO this way when F > H (uphill) or -F > H (downhill), H the
  *            soil's thrust at full slip (or the brakes' m a without shear data)
  *   power    eta P (1 - i) / F for F > 0, i the slip F needs (janosi.c);
@@ -274,6 +282,10 @@ double tm_speed_at(const tm_model *m, int soil, int landuse, double beta_rad, tm
  * nogo_types is present it decides NOGO by the vehicle's kind, else nogo. */
 trv_status tm_model_init(trv_ctx *ctx, tm_model *m, const tm_vehicle *v, const tm_soils *soils,
                          const char *landuse_csv);
+
+/* How the soil's resistance is obtained: "rigid", "elastic" or "track"
+ * (Bekker/Bakker's contact), or "measured" (the soil table's coefficient). */
+const char *tm_soil_mode(const tm_model *m, int soil);
 
 /* Attainable speed (km/h) at slope beta on a soil whose total resistance is
  * r_kN: eta P / (R + W sin beta), clamped to [0, top speed]. */
