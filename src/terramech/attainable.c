@@ -23,12 +23,17 @@ static double power_limit(const tm_model *m, int s, double pull, double *slip, t
 
 double tm_speed_at(const tm_model *m, int s, int l, double beta, tm_speed_at_t *out)
 {
+    return tm_speed_at_sc(m, s, l, sin(beta), cos(beta), out);
+}
+
+double tm_speed_at_sc(const tm_model *m, int s, int l, double sin_b, double cos_b, tm_speed_at_t *out)
+{
     const tm_vehicle *v = m->v;
     tm_speed_at_t o;
     double w = m->weight_N, hold = m->soil_hold_N[s];
     double f = m->soil_f_measured[s];
-    o.pull_N = (f > 0 ? f * w * cos(beta) : m->soil_pull_N[s] + v->rolling_coeff * w * cos(beta)) +
-               m->lu_veg_coeff[l] * w + w * sin(beta);
+    o.pull_N = (f > 0 ? f * w * cos_b : m->soil_pull_N[s] + v->rolling_coeff * w * cos_b) + m->lu_veg_coeff[l] * w +
+               w * sin_b;
     o.slip = 0;
     for (int k = 0; k < TM_NLIMITS; k++)
         o.lim_ms[k] = INFINITY;

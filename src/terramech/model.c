@@ -4,9 +4,12 @@
 #include "run/run.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define G 9.80665
 
@@ -223,31 +226,84 @@ static trv_status out_new(trv_ctx *ctx, const geo_grid *g, run_out *o)
     return TRV_OK;
 }
 
-/* Every row, and the counts. */
+/* The rows, shared by the threads: each takes the next block of rows
+ * (tm_row is pure and writes only its rows, so the maps are the same
+ * bytes whatever the threads). */
+typedef struct rows_job {
+    const tm_model *m;
+    const run_stack *in;
+    run_out *o;
+    int nx, ny;
+    atomic_int next, done, stop;
+} rows_job;
+
+#define ROWS_BLOCK 16
+
+/* One block of rows; 0 when none is left or the run is stopping. */
+static int rows_work_one(rows_job *j)
+{
+    const geo_raster *slope = j->in->layer[RUN_SLOPE], *soil = j->in->layer[RUN_SOIL], *lu = j->in->layer[RUN_LANDUSE];
+    int y0 = atomic_fetch_add(&j->next, ROWS_BLOCK);
+    if (y0 >= j->ny || atomic_load(&j->stop))
+        return 0;
+    int y1 = y0 + ROWS_BLOCK < j->ny ? y0 + ROWS_BLOCK : j->ny;
+    for (int y = y0; y < y1; y++) {
+        size_t r = (size_t)y * j->nx;
+        tm_row(j->m, slope->f32 + r, (float)slope->nodata, soil->u8 + r, lu->u8 + r, j->nx, j->o->r[0]->f32 + r,
+               j->o->r[1]->u8 + r, j->o->r[2]->u8 + r);
+    }
+    atomic_fetch_add(&j->done, y1 - y0);
+    return 1;
+}
+
+static void rows_work(rows_job *j)
+{
+    while (rows_work_one(j))
+        ;
+}
+
+static void *rows_thread(void *arg)
+{
+    rows_work(arg);
+    return NULL;
+}
+
+/* Every row (on every core), then the counts in row order. */
 static trv_status compute(trv_ctx *ctx, const tm_model *m, const run_stack *in, run_out *o, tm_stats *stats)
 {
-    const geo_raster *slope = in->layer[RUN_SLOPE], *soil = in->layer[RUN_SOIL], *lu = in->layer[RUN_LANDUSE];
+    const geo_raster *slope = in->layer[RUN_SLOPE];
+    rows_job job = {m, in, o, slope->grid.nx, slope->grid.ny, 0, 0, 0};
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int nthreads = ncpu < 1 ? 1 : ncpu > 16 ? 16 : (int)ncpu, started = 0;
+    pthread_t th[16];
+    for (int k = 1; k < nthreads; k++)
+        started += pthread_create(&th[started], NULL, rows_thread, &job) == 0;
+    trv_status st = TRV_OK;
+    while (atomic_load(&job.next) < job.ny) { /* this thread works too, and reports */
+        if ((st = trv_progress(ctx, (double)atomic_load(&job.done) / job.ny, "speed"))) {
+            atomic_store(&job.stop, 1);
+            break;
+        }
+        for (int k = 0; k < 8 && rows_work_one(&job); k++)
+            ;
+    }
+    for (int k = 0; k < started; k++)
+        pthread_join(th[k], NULL);
+    if (st)
+        return st;
     const float *speed = o->r[0]->f32;
     const unsigned char *go = o->r[1]->u8, *lim = o->r[2]->u8;
-    int nx = slope->grid.nx, ny = slope->grid.ny;
+    size_t n = (size_t)job.nx * job.ny;
     double sum = 0;
-    trv_status st;
-    for (int y = 0; y < ny; y++) {
-        size_t r = (size_t)y * nx;
-        tm_row(m, slope->f32 + r, (float)slope->nodata, soil->u8 + r, lu->u8 + r, nx, o->r[0]->f32 + r, o->r[1]->u8 + r,
-               o->r[2]->u8 + r);
-        for (size_t i = r; i < r + (size_t)nx; i++) {
-            stats->reason[go[i]]++;
-            stats->limit[lim[i]]++;
-            if (go[i] == TM_GO) {
-                sum += speed[i];
-                stats->speed_max_kmh = fmax(stats->speed_max_kmh, speed[i]);
-            }
+    for (size_t i = 0; i < n; i++) {
+        stats->reason[go[i]]++;
+        stats->limit[lim[i]]++;
+        if (go[i] == TM_GO) {
+            sum += speed[i];
+            stats->speed_max_kmh = fmax(stats->speed_max_kmh, speed[i]);
         }
-        if ((y & 127) == 0 && (st = trv_progress(ctx, (double)y / ny, "speed")))
-            return st;
     }
-    stats->cells = (size_t)nx * ny;
+    stats->cells = n;
     stats->go = stats->reason[TM_GO];
     stats->nodata = stats->reason[TM_NOGO_NODATA];
     stats->speed_mean_kmh = stats->go ? sum / stats->go : 0;

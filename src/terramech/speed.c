@@ -33,9 +33,9 @@ void tm_row(const tm_model *m, const float *slope, float slope_nodata, const uns
         else if (m->landuse_nogo[l])
             why = TM_NOGO_LANDUSE;
         else {
-            double beta = b * M_PI / 180.0;
-            tm_speed_at(m, s, l, beta, &up);
-            tm_speed_at(m, s, l, -beta, &down);
+            double beta = b * M_PI / 180.0, sb = sin(beta), cb = cos(beta);
+            tm_speed_at_sc(m, s, l, sb, cb, &up);
+            tm_speed_at_sc(m, s, l, -sb, cb, &down);
             if (up.limit == TM_LIMIT_NOGO || down.limit == TM_LIMIT_NOGO) /* GO: crossable every way */
                 why = TM_NOGO_TRACTION;
         }

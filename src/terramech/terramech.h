@@ -273,6 +273,10 @@ typedef struct tm_speed_at_t {
  *   top      the vehicle's top speed.
  * out may be NULL. Returns out->v_ms. Pure. */
 double tm_speed_at(const tm_model *m, int soil, int landuse, double beta_rad, tm_speed_at_t *out);
+/* tm_speed_at with the grade's sine and cosine given: tm_row computes them
+ * once for both directions (sin(-b) = -sin(b) and cos(-b) = cos(b) hold
+ * exactly in floating point, so the results are the same bits). */
+double tm_speed_at_sc(const tm_model *m, int soil, int landuse, double sin_beta, double cos_beta, tm_speed_at_t *out);
 
 /* Precompute per soil; landuse: class table CSV with code and nogo (yes|no),
  * read by geo_class_csv_read (codes 1..254, none twice, at least one), and
