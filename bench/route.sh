@@ -71,6 +71,11 @@ echo "start ($SX, $SY), goal ($GX, $GY): $dist m apart (cell centres, so no end 
 a=$(best "$BR" grid "$T" "$SX" "$SY" "$GX" "$GY" time "$w/ours.csv")
 set -- $(cat "$w/best.out")
 OURS_S=$1 OURS_EXP=$2 OURS_N=$3 OURS_LEN=$4 OURS_SEARCH=$5 OURS_LOAD=$6
+# the same search on speed.tif alone (a copy without the speed model's
+# vehicle: isotropic times), which is what r.cost's friction holds
+cp -R "$T" "$T.iso" && rm -f "$T.iso/speed_vehicle.ini"
+"$BR" grid "$T.iso" "$SX" "$SY" "$GX" "$GY" time "$w/iso.csv" >"$w/iso.out" 2>/dev/null || die "isotropic grid search failed"
+ISO_S=$(awk '{print $1; exit}' "$w/iso.out")
 
 # ---- GRASS r.cost -k + r.path ----
 grass_ok=0
@@ -157,7 +162,9 @@ if [ $grass_ok = 1 ]; then
     echo "GRASS: r.cost -k $3 s, r.path $4 s (best pair)"
     GS=$(awk -v r="$res" '{printf "%.6f", $1 * r}' "$w/g_cost.txt")
     printf "GRASS r.cost travel time:   %.3f s (%.3f h)\n" "$GS" "$(echo "$GS" | awk '{print $1/3600}')"
-    echo "$OURS_S $GS" | awk '{printf "difference (prm_route_grid - GRASS): %.3f s (%.4f %%)\n", $1 - $2, 100 * ($1 - $2) / $2}'
+    printf "prm_route_grid on speed.tif alone (isotropic, as r.cost's friction): %.3f s\n" "$ISO_S"
+    echo "$ISO_S $GS" | awk '{printf "difference (isotropic prm_route_grid - GRASS): %.3f s (%.4f %%)\n", $1 - $2, 100 * ($1 - $2) / $2}'
+    echo "$OURS_S $ISO_S" | awk '{printf "direction of travel: %.3f s against the isotropic %.3f s (%+.2f %%)\n", $1, $2, 100 * ($1 - $2) / $2}'
     # why they differ: GRASS's own path measured cell by cell as prm_route_grid measures moves
     sed 's/^LINESTRING *(//; s/)$//' "$w/g_path.wkt" | tr ',' '\n' | awk 'BEGIN {print "x,y"} NF == 2 {print $1 "," $2}' >"$w/g_path.csv"
     set -- $("$BR" measure "$T" "$w/g_path.csv" time)
@@ -176,6 +183,17 @@ fi
 echo
 if [ -x "$BIN/trv-roadmap" ] && [ -x "$BIN/trv-route" ]; then
     rb=$(best "$BIN/trv-roadmap" --terrain "$T" -o "$w/rm.gpkg" -q)
+    # the default roadmap may not join the pair (issue 16: a PRM misses
+    # narrow passages the raster has): then a denser one, said so
+    more=1
+    while ! "$BIN/trv-route" --roadmap "$w/rm.gpkg" --terrain "$T" --srs EPSG:32616 --from "$SX,$SY" --to "$GX,$GY" \
+        --strategy time -o "$w/r.geojson" -q 2>"$w/route.err"; do
+        n=$(sed -n 's/.*"nodes": *\([0-9]*\).*/\1/p' "$w/roadmap.json" | head -1)
+        [ "$more" -lt 8 ] && [ -n "$n" ] || die "the roadmap does not join the pair: $(cat "$w/route.err")"
+        more=$((more * 2))
+        echo "NOTE: the roadmap of $n nodes does not join the pair; rebuilt with --nodes $((n * 2)) (issue 16)"
+        rb=$(best "$BIN/trv-roadmap" --terrain "$T" -o "$w/rm.gpkg" -q --nodes $((n * 2)))
+    done
     rq=$(best "$BIN/trv-route" --roadmap "$w/rm.gpkg" --terrain "$T" --srs EPSG:32616 --from "$SX,$SY" --to "$GX,$GY" \
         --strategy time -o "$w/r.geojson" --stats "$w/rs.csv" -q)
     plan=$(awk -F, 'NR == 2 {print $10}' "$w/rs.csv")
