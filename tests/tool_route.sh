@@ -433,6 +433,41 @@ expect 1 "is outside the map" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --ter
 # a start on water (land use NOGO): the first water cell of the map
 W=$(gdal_translate -q -of XYZ "$T/gonogo.tif" /vsistdout/ | awk '$3 == 3 {print $1 "," $2; exit}')
 expect 1 "is in NOGO (land use)" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --srs EPSG:32616 --from "$W" --to $TO -o "$tmp/x.geojson"
+# a goal in another GO region (issue 15): said so, with the point of the
+# start's region nearest to it, instead of "try more --nodes". Checked by
+# GDAL: the GO cells (gonogo 0, class not 0) polygonised 4-connected, the
+# regions' cell counts by area, the point inside the start's polygon and
+# its distance to the goal within half a cell's diagonal of the polygon's
+# own distance (ST_Distance). The goal: the centre of a cell inside a
+# region of 2387 cells (found with scipy.ndimage.label when the check was
+# written, 2026-11-25; the counts below are GDAL's, at run time).
+gdal_calc.py --quiet -A "$T/gonogo.tif" -B "$T/class.tif" --calc="(A==0)*(B!=0)" --type Byte --NoDataValue 0 \
+    --outfile "$tmp/go.tif" && gdal_polygonize.py -q "$tmp/go.tif" -f GeoJSON "$tmp/go.json" go DN ||
+    bad "cannot polygonise the GO cells"
+cells_at() { # x y (EPSG:32616): the cell count of the GO region holding the point, by its polygon's area
+    ogrinfo -q -ro "$tmp/go.json" -dialect SQLite -sql "SELECT CAST(ROUND(ST_Area(geometry) / 8100) AS INTEGER) AS cells
+        FROM go WHERE ST_Contains(geometry, MakePoint($1, $2))" | sed -n 's/.*cells (Integer) = //p'
+}
+set -- $(echo "${FROM%,*} ${FROM#*,}" | gdaltransform -s_srs EPSG:4326 -t_srs EPSG:32616 -output_xy)
+FX=$1 FY=$2 GX=736155 GY=4052745
+na=$(cells_at "$FX" "$FY") nb=$(cells_at $GX $GY)
+"$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --srs EPSG:32616 --from "$FX,$FY" --to "$GX,$GY" \
+    -o "$tmp/x.geojson" 2>"$tmp/err"
+rc=$?
+msg="the start and the goal lie in different GO regions: no path on the map joins them (the start's region holds $na cells, the goal's $nb)"
+[ "$rc" = 1 ] && [ -n "$na" ] && [ -n "$nb" ] && grep -qF "$msg" "$tmp/err" && [ ! -e "$tmp/x.geojson" ] && ok ||
+    bad "different regions: exit $rc, $(cat "$tmp/err") (want: $msg)"
+set -- $(sed -n 's/.*nearest to the goal is \([0-9.]*\),\([0-9.]*\) (EPSG:32616), \([0-9]*\) m from it.*/\1 \2 \3/p' "$tmp/err")
+if [ $# = 3 ]; then
+    [ "$(cells_at "$1" "$2")" = "$na" ] && ok || bad "the nearest point $1,$2 is not in the start's region"
+    dpoly=$(ogrinfo -q -ro "$tmp/go.json" -dialect SQLite -sql "SELECT ST_Distance(geometry, MakePoint($GX, $GY)) AS d
+        FROM go WHERE ST_Contains(geometry, MakePoint($FX, $FY))" | sed -n 's/.*d (Real) = //p')
+    awk -v d="$3" -v p="$dpoly" -v x="$1" -v y="$2" -v gx=$GX -v gy=$GY 'BEGIN {
+        h = sqrt((x - gx) ^ 2 + (y - gy) ^ 2); exit !(p != "" && d >= p - 0.5 && d <= p + 90 * sqrt(0.5) + 0.5 && (h - d) ^ 2 < 1) }' &&
+        ok || bad "the nearest point is $3 m from the goal (polygon: $dpoly m)"
+else
+    bad "no nearest point in: $(cat "$tmp/err")"
+fi
 expect 1 "cannot open '$tmp/none.gpkg'" -- "$BIN/trv-route" --roadmap "$tmp/none.gpkg" --terrain "$T" --from $FROM --to $TO -o "$tmp/x.geojson"
 expect 2 "--nodes 2000000000 is more than the 1000000" -- "$BIN/trv-roadmap" --terrain "$T" --nodes 2000000000 -o "$tmp/x.geojson"
 expect 2 "--from expects X,Y" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from 1 --to $TO -o "$tmp/x.geojson"

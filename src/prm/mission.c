@@ -95,6 +95,46 @@ static trv_status plan_grid(trv_ctx *ctx, const prm_mission_opts *o, const prm_t
     return TRV_OK;
 }
 
+/* After a failed search between two GO cells: when no raster path joins
+ * them at all (different GO regions, prm_regions_label), say so, with the
+ * point of the start's region nearest to the goal (in --srs), instead of
+ * blaming the roadmap. Keeps st and the message otherwise. */
+static trv_status explain_unreachable(trv_ctx *ctx, const prm_mission_opts *o, const prm_terrain *t,
+                                      const double xy[4], trv_status st)
+{
+    long cs = prm_cell_at(t, xy[0], xy[1]), cg = prm_cell_at(t, xy[2], xy[3]);
+    if (st != TRV_ERR_DATA || cs < 0 || cg < 0 || !prm_cell_go(t, cs) || !prm_cell_go(t, cg))
+        return st;
+    char keep[1024];
+    snprintf(keep, sizeof keep, "%s", trv_errmsg(ctx));
+    prm_regions rg;
+    if (prm_regions_label(ctx, t, &rg)) {
+        trv_error(ctx, st, "%s", keep);
+        return st;
+    }
+    int a = rg.label[cs], b = rg.label[cg];
+    double nx, ny;
+    if (a != b && prm_regions_nearest(t, &rg, a, xy[2], xy[3], &nx, &ny)) {
+        double d = hypot(nx - xy[2], ny - xy[3]), px = nx, py = ny;
+        char *wkt = NULL;
+        geo_ct *ct = NULL;
+        int ok = 0;
+        if (!geo_crs_wkt(ctx, o->srs, &wkt) && !geo_ct_create(ctx, t->grid->wkt, wkt, &ct))
+            geo_ct_points(ct, 1, &px, &py, &ok);
+        free(wkt);
+        geo_ct_free(ct);
+        trv_error(ctx, st,
+                  "the start and the goal lie in different GO regions: no path on the map joins them (the start's "
+                  "region holds %ld cells, the goal's %ld); the point of the start's region nearest to the goal is "
+                  "%.6f,%.6f (%s), %.0f m from it",
+                  rg.size[a], rg.size[b], ok ? px : nx, ok ? py : ny, ok ? o->srs : "the terrain's CRS", d);
+    } else {
+        trv_error(ctx, st, "%s", keep);
+    }
+    prm_regions_clear(&rg);
+    return st;
+}
+
 static trv_status plan_all(trv_ctx *ctx, const prm_mission_opts *o, const prm_terrain *t, const prm_roadmap *r,
                            prm_mission *m)
 {
@@ -110,7 +150,7 @@ static trv_status plan_all(trv_ctx *ctx, const prm_mission_opts *o, const prm_te
         st = plan_roadmap(ctx, o, t, r, xy, plan[k], m);
     for (int k = 0; k < nplan && o->grid && !st; k++)
         st = plan_grid(ctx, o, t, xy, plan[k], m);
-    return st;
+    return explain_unreachable(ctx, o, t, xy, st);
 }
 
 trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *set, prm_mission *m)
