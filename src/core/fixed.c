@@ -17,18 +17,7 @@ static char *trv_uint_ll(char *p, unsigned long long v)
     return p;
 }
 
-char *trv_uint(char *p, unsigned v)
-{
-    char tmp[12];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        *p++ = tmp[--n];
-    return p;
-}
+char *trv_uint(char *p, unsigned v) { return trv_uint_ll(p, v); }
 
 char *trv_fixed(char *p, double v, int d)
 {
