@@ -659,6 +659,31 @@ static void test_outset_twice_and_stale(void **state)
 
 /* Outputs against outputs and inputs: by inode (a hard link), by resolved
  * path for files not yet there, NULL entries skipped. */
+/* The outputs' destinations, before any work: a file in the way of the
+ * directory is named; missing directories under a writable one pass (a
+ * tool that makes directories makes them); "." for a bare name. */
+static void test_outputs_destination(void **state)
+{
+    (void)state;
+    char *dir = make_tmpdir();
+    trv_ctx *ctx = trv_ctx_new();
+    char file[700], under[720], deep[760], want[1600];
+    snprintf(file, sizeof file, "%s/plain", dir);
+    write_text(file, "x");
+    snprintf(under, sizeof under, "%s/x.tif", file);
+    const char *o1[1] = {under};
+    assert_int_equal(trv_outputs_check(ctx, o1, 1, NULL, 0), TRV_ERR_IO);
+    snprintf(want, sizeof want, "cannot write '%s': '%s' is not a directory", under, file);
+    assert_string_equal(trv_errmsg(ctx), want);
+    snprintf(deep, sizeof deep, "%s/new/deeper/x.tif", dir);
+    const char *o2[2] = {deep, "bare.tif"};
+    assert_int_equal(trv_outputs_check(ctx, o2, 2, NULL, 0), TRV_OK);
+    unlink(file);
+    rmdir(dir);
+    free(dir);
+    trv_ctx_free(ctx);
+}
+
 static void test_outputs_check(void **state)
 {
     (void)state;
@@ -987,7 +1012,7 @@ int main(void)
         cmocka_unit_test(test_status_strings), cmocka_unit_test(test_ctx_errors_progress),
         cmocka_unit_test(test_term_progress), cmocka_unit_test(test_cli), cmocka_unit_test(test_cli_version),
         cmocka_unit_test(test_ini),            cmocka_unit_test(test_csv),                 cmocka_unit_test(test_outset),
-        cmocka_unit_test(test_outset_twice_and_stale), cmocka_unit_test(test_outset_explain), cmocka_unit_test(test_fixed), cmocka_unit_test(test_outputs_check), cmocka_unit_test(test_json),
+        cmocka_unit_test(test_outset_twice_and_stale), cmocka_unit_test(test_outset_explain), cmocka_unit_test(test_fixed), cmocka_unit_test(test_outputs_check), cmocka_unit_test(test_outputs_destination), cmocka_unit_test(test_json),
         cmocka_unit_test(test_meta_and_paths),
         cmocka_unit_test(test_ini_comment_chars_in_value), cmocka_unit_test(test_rng_reference),
         cmocka_unit_test(test_heap_order), cmocka_unit_test(test_bucket_nearest), cmocka_unit_test(test_clip_segment),

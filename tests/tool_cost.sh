@@ -334,7 +334,7 @@ expect 1 "cannot write '$tmp/f/cost.json': a directory is in the way" "$tmp/f/co
 # root too (a read-only bind mount), so the case runs either way.
 fresh
 if can_make_readonly "$tmp/f"; then
-    expect 1 "cannot create" "$tmp/f/cost.tif" -- readonly_run "$tmp/f" "$C" --terrain "$tmp/f"
+    expect 1 "'$tmp/f' is not writable (" "$tmp/f/cost.tif" -- readonly_run "$tmp/f" "$C" --terrain "$tmp/f"
 else
     skip "cannot make a directory unwritable here (root without a private mount namespace): the unwritable-output case"
 fi

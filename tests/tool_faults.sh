@@ -133,7 +133,8 @@ mkdir "$R"
 if can_make_readonly "$R"; then
     readonly_run "$R" "$BIN/trv-krige" -q "$DATA/jacksboro/dem_3arcsec.tif" -o "$R/x.tif" --threads 1 >/dev/null 2>"$tmp/stderr"
     rc=$?
-    [ "$rc" = 1 ] && grep -q "$R" "$tmp/stderr" && ok || bad "read-only directory: exit $rc, $(cat "$tmp/stderr")"
+    [ "$rc" = 1 ] && grep -qF "is not writable (" "$tmp/stderr" && grep -qF "'$R'" "$tmp/stderr" && ok ||
+        bad "read-only directory: exit $rc, $(cat "$tmp/stderr")"
     [ -z "$(ls -A "$R")" ] && ok || bad "read-only directory: files appeared: $(ls -A "$R")"
 else
     skip "cannot make a directory read-only here"

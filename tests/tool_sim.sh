@@ -277,10 +277,10 @@ expect 1 "missing.geojson" -- "$SIM" --terrain "$T" --scenario "$tmp/noobs.ini" 
 expect 1 "$tmp/file" -- "$SIM" --terrain "$T" --scenario "$tmp/ok.ini" -o "$tmp/file/out"
 # an output that cannot be written is found before any work (issue 15):
 # with a missing terrain too, the output is what the message names
-expect 1 "cannot write into '$tmp/file/out'" -- "$SIM" --terrain "$tmp/noterrain" --scenario "$tmp/ok.ini" -o "$tmp/file/out"
+expect 1 "cannot write '$tmp/file/out/metrics.json': '$tmp/file' is not a directory" -- "$SIM" --terrain "$tmp/noterrain" --scenario "$tmp/ok.ini" -o "$tmp/file/out"
 mkdir -p "$tmp/ro"
 if can_make_readonly "$tmp/ro"; then
-    expect 1 "cannot write into '$tmp/ro/out'" -- readonly_run "$tmp/ro" "$SIM" --terrain "$tmp/noterrain" --scenario "$tmp/ok.ini" -o "$tmp/ro/out"
+    expect 1 "cannot write '$tmp/ro/out/metrics.json': '$tmp/ro' is not writable (" -- readonly_run "$tmp/ro" "$SIM" --terrain "$tmp/noterrain" --scenario "$tmp/ok.ini" -o "$tmp/ro/out"
 else
     skip "no read-only directory can be made here (unshare)"
 fi

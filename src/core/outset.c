@@ -176,6 +176,36 @@ static const char *first_twice(const char *const *paths, size_t n, file_id *ids)
     return NULL;
 }
 
+/* The nearest existing directory on the way up from out's directory must
+ * be a directory this process may write into (access: a read-only mount
+ * says EROFS, a directory without w permission EACCES). */
+static trv_status writable_destination(trv_ctx *ctx, const char *out)
+{
+    char d[PATH_MAX];
+    if (snprintf(d, sizeof d, "%s", out) >= (int)sizeof d)
+        return trv_error(ctx, TRV_ERR_USAGE, "output path too long: '%s'", out);
+    for (;;) {
+        char *slash = strrchr(d, '/');
+        if (!slash)
+            snprintf(d, sizeof d, ".");
+        else if (slash == d)
+            d[1] = '\0'; /* "/" */
+        else
+            *slash = '\0';
+        struct stat sb;
+        if (stat(d, &sb) == 0) {
+            if (!S_ISDIR(sb.st_mode))
+                return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': '%s' is not a directory", out, d);
+            if (access(d, W_OK | X_OK) != 0)
+                return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': '%s' is not writable (%s)", out, d,
+                                 strerror(errno));
+            return TRV_OK;
+        }
+        if (!slash || slash == d)
+            return TRV_OK; /* nothing left to climb: the writer says what is wrong */
+    }
+}
+
 trv_status trv_outputs_check(trv_ctx *ctx, const char *const *outputs, size_t n, const char *const *inputs,
                              size_t m)
 {
@@ -192,6 +222,9 @@ trv_status trv_outputs_check(trv_ctx *ctx, const char *const *outputs, size_t n,
             if (outputs[i] && same_file(&ids[i], &in))
                 st = trv_error(ctx, TRV_ERR_USAGE, "output '%s' is also an input", outputs[i]);
     }
+    for (size_t i = 0; i < n && !st; i++)
+        if (outputs[i])
+            st = writable_destination(ctx, outputs[i]);
     free(ids);
     return st;
 }

@@ -269,7 +269,11 @@ void trv_outset_explain(trv_ctx *ctx, const trv_outset *set);
  * identity: device and inode when the file exists, else the resolved
  * path (realpath of the directory + the name). Two outputs that are one
  * file: TRV_ERR_USAGE "output 'X' is given twice"; an output that is an
- * input: TRV_ERR_USAGE "output 'X' is also an input" (X as given). */
+ * input: TRV_ERR_USAGE "output 'X' is also an input" (X as given). Then,
+ * before any work, each output's nearest existing directory (its own, or
+ * the ancestor a tool that creates directories would create it in) must be
+ * a directory the tool can write into: else TRV_ERR_IO "cannot write 'X':
+ * 'D' is not writable (cause)" or "'D' is not a directory". */
 trv_status trv_outputs_check(trv_ctx *ctx, const char *const *outputs, size_t n, const char *const *inputs,
                              size_t m);
 
