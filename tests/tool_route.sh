@@ -468,6 +468,14 @@ if [ $# = 3 ]; then
 else
     bad "no nearest point in: $(cat "$tmp/err")"
 fi
+# both ends in the start's region but a roadmap too sparse to join them:
+# said so, with the region's cell count (GDAL's, as above)
+"$BIN/trv-roadmap" -q --terrain "$T" -o "$tmp/sparse.gpkg" --nodes 300 --seed 2 || bad "sparse roadmap"
+"$BIN/trv-route" --roadmap "$tmp/sparse.gpkg" --terrain "$T" --from $FROM --to $TO -o "$tmp/x.geojson" 2>"$tmp/err"
+rc=$?
+msg="the start and the goal lie in one GO region ($na cells): a raster path joins them, the roadmap is too sparse there"
+[ "$rc" = 1 ] && grep -qF "$msg" "$tmp/err" && [ ! -e "$tmp/x.geojson" ] && ok ||
+    bad "sparse roadmap: exit $rc, $(cat "$tmp/err") (want: $msg)"
 expect 1 "cannot open '$tmp/none.gpkg'" -- "$BIN/trv-route" --roadmap "$tmp/none.gpkg" --terrain "$T" --from $FROM --to $TO -o "$tmp/x.geojson"
 expect 2 "--nodes 2000000000 is more than the 1000000" -- "$BIN/trv-roadmap" --terrain "$T" --nodes 2000000000 -o "$tmp/x.geojson"
 expect 2 "--from expects X,Y" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from 1 --to $TO -o "$tmp/x.geojson"

@@ -98,7 +98,8 @@ static trv_status plan_grid(trv_ctx *ctx, const prm_mission_opts *o, const prm_t
 /* After a failed search between two GO cells: when no raster path joins
  * them at all (different GO regions, prm_regions_label), say so, with the
  * point of the start's region nearest to the goal (in --srs), instead of
- * blaming the roadmap. Keeps st and the message otherwise. */
+ * blaming the roadmap; when they share a region and the roadmap search
+ * found no way, say that the roadmap is what is too sparse. Keeps st. */
 static trv_status explain_unreachable(trv_ctx *ctx, const prm_mission_opts *o, const prm_terrain *t,
                                       const double xy[4], trv_status st)
 {
@@ -128,6 +129,9 @@ static trv_status explain_unreachable(trv_ctx *ctx, const prm_mission_opts *o, c
                   "region holds %ld cells, the goal's %ld); the point of the start's region nearest to the goal is "
                   "%.6f,%.6f (%s), %.0f m from it",
                   rg.size[a], rg.size[b], ok ? px : nx, ok ? py : ny, ok ? o->srs : "the terrain's CRS", d);
+    } else if (a == b && strstr(keep, "roadmap")) {
+        trv_error(ctx, st, "%s; the start and the goal lie in one GO region (%ld cells): a raster path joins them, "
+                  "the roadmap is too sparse there (or use --grid)", keep, rg.size[a]);
     } else {
         trv_error(ctx, st, "%s", keep);
     }
