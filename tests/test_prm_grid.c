@@ -5,6 +5,7 @@
  * (origin and cell size multiples of 8 m), so the brute force's
  * prm_piece_measure sees the same corners as the grid search's stencil. */
 #include "test_common.h"
+#include "test_terrain_mem.h"
 
 #include <math.h>
 
@@ -17,21 +18,7 @@
 /* An all-GO terrain of nx x ny cells: safe class, speed 20 km/h, slope 5 deg. */
 static void terrain_make(prm_terrain *t, int nx, int ny)
 {
-    trv_ctx *ctx = trv_ctx_new();
-    char *wkt = NULL;
-    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32616", &wkt), TRV_OK);
-    geo_grid g = {nx, ny, {X0, CELL, 0, Y0, 0, -CELL}, wkt};
-    memset(t, 0, sizeof *t);
-    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &t->cls), TRV_OK);
-    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &t->cost), TRV_OK);
-    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &t->gonogo), TRV_OK);
-    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &t->dem), TRV_OK);
-    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &t->slope), TRV_OK);
-    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &t->speed), TRV_OK);
-    free(wkt);
-    trv_ctx_free(ctx);
-    t->grid = &t->cls->grid;
-    t->cell_m = CELL;
+    assert_int_equal(test_terrain_new(t, nx, ny, X0, Y0, CELL), 0);
     for (long i = 0; i < (long)nx * ny; i++) {
         t->cls->u8[i] = 3;
         t->cost->f32[i] = 0.2f;

@@ -15,6 +15,7 @@
  * the same seed byte-identical metrics.json and events.jsonl, another
  * seed another RMS; without the rough class, a smooth ride (0). */
 #include "test_common.h"
+#include "test_terrain_mem.h"
 
 #include "sim/sim.h"
 
@@ -35,19 +36,9 @@ static int setup(void **state)
     (void)state;
     geo_init();
     trv_ctx *ctx = trv_ctx_new();
-    char *wkt = NULL;
-    if (geo_crs_wkt(ctx, "EPSG:32616", &wkt))
+    if (test_terrain_new(&T, NXY, NXY, X0, Y0, CELL) || geo_raster_new(ctx, &T.cls->grid, GEO_U8, &SOIL) ||
+        geo_raster_new(ctx, &T.cls->grid, GEO_U8, &LU))
         return -1;
-    geo_grid g = {NXY, NXY, {X0, CELL, 0, Y0, 0, -CELL}, wkt};
-    memset(&T, 0, sizeof T);
-    if (geo_raster_new(ctx, &g, GEO_U8, &T.cls) || geo_raster_new(ctx, &g, GEO_F32, &T.cost) ||
-        geo_raster_new(ctx, &g, GEO_U8, &T.gonogo) || geo_raster_new(ctx, &g, GEO_F32, &T.dem) ||
-        geo_raster_new(ctx, &g, GEO_F32, &T.slope) || geo_raster_new(ctx, &g, GEO_F32, &T.speed) ||
-        geo_raster_new(ctx, &g, GEO_U8, &SOIL) || geo_raster_new(ctx, &g, GEO_U8, &LU))
-        return -1;
-    free(wkt);
-    T.grid = &T.cls->grid;
-    T.cell_m = CELL;
     double tg = tan(GRADE_DEG * M_PI / 180);
     for (long i = 0; i < (long)NXY * NXY; i++) {
         double x = (i % NXY + 0.5) * CELL - 200; /* east of the slope's foot */

@@ -12,6 +12,7 @@
  * route, and one of them forces a re-plan; and the scenario / obstacles
  * errors. */
 #include "test_common.h"
+#include "test_terrain_mem.h"
 
 #include "sim/sim.h"
 
@@ -29,20 +30,8 @@ static int setup(void **state)
 {
     (void)state;
     geo_init();
-    trv_ctx *ctx = trv_ctx_new();
-    char *wkt = NULL;
-    if (geo_crs_wkt(ctx, "EPSG:32616", &wkt))
+    if (test_terrain_new(&T, NXY, NXY, X0, Y0, CELL))
         return -1;
-    geo_grid g = {NXY, NXY, {X0, CELL, 0, Y0, 0, -CELL}, wkt};
-    memset(&T, 0, sizeof T);
-    if (geo_raster_new(ctx, &g, GEO_U8, &T.cls) || geo_raster_new(ctx, &g, GEO_F32, &T.cost) ||
-        geo_raster_new(ctx, &g, GEO_U8, &T.gonogo) || geo_raster_new(ctx, &g, GEO_F32, &T.dem) ||
-        geo_raster_new(ctx, &g, GEO_F32, &T.slope) || geo_raster_new(ctx, &g, GEO_F32, &T.speed))
-        return -1;
-    free(wkt);
-    trv_ctx_free(ctx);
-    T.grid = &T.cls->grid;
-    T.cell_m = CELL;
     for (long i = 0; i < (long)NXY * NXY; i++) {
         T.cls->u8[i] = 3;
         T.cost->f32[i] = 0.2f;
