@@ -625,9 +625,9 @@ static prm_roadmap *random_roadmap(trv_ctx *ctx, prm_terrain *t, trv_rng *rng, u
 /* Dijkstra by linear scan over a dense weight matrix (INFINITY: no edge). */
 static double dijkstra(const double *W, int n, int s, int g)
 {
-    double dist[64];
-    char done[64] = {0};
-    assert_true(n <= 64);
+    double dist[512];
+    char done[512] = {0};
+    assert_true(n <= 512);
     for (int i = 0; i < n; i++)
         dist[i] = INFINITY;
     dist[s] = 0;
@@ -1377,6 +1377,58 @@ static void test_time_tilted_plane(void **state)
     assert_int_equal(prm_route(ctx, &t, r, x1, y, x0, y, PRM_TIME, NULL, 0, &q), TRV_OK);
     assert_float_equal(q.objective, 3000 / down, 1e-6 * q.objective);
     prm_path_clear(&q);
+    prm_roadmap_free(r);
+    /* an L-shaped corridor (row 10, then column 30 up to row 1), passable
+     * both ways on this gentle plane, its roadmap built with k = the node
+     * count (every pair that sees each other joined, the ends linked to
+     * every node they see: the graph is closed under the shortcut pass, so
+     * the route's objective is the graph's optimum): both ways, against a
+     * Dijkstra written here over the edges' stored times in the direction
+     * each is travelled (time_s a to b, time_rev_s b to a; checked by hand
+     * above) and the end links measured in theirs */
+    for (int i = 0; i < 40 * 12; i++) {
+        int rr = i / 40, c = i % 40;
+        t.gonogo->u8[i] = !((rr == 10 && c >= 1 && c <= 30) || (c == 30 && rr >= 1 && rr <= 10));
+    }
+    enum { LN = 250 };
+    prm_build_opts lo;
+    prm_build_opts_init(&lo);
+    lo.nodes = LN;
+    lo.k = LN;
+    prm_build_stats lbs;
+    assert_int_equal(prm_roadmap_build(ctx, &t, &lo, &r, &lbs), TRV_OK);
+    const double lx[2] = {500150, 503050}, ly[2] = {4000000 - 1050, 4000000 - 150};
+    for (int dir = 0; dir < 2; dir++) {
+        int n = r->nnodes, N = n + 2, S = n, G = n + 1;
+        double *W = malloc((size_t)N * N * sizeof *W);
+        for (int i = 0; i < N * N; i++)
+            W[i] = INFINITY;
+        for (int e = 0; e < r->nedges; e++) {
+            W[r->edges[e].a * N + r->edges[e].b] = r->edges[e].p.time_s;
+            W[r->edges[e].b * N + r->edges[e].a] = r->edges[e].p.time_rev_s;
+        }
+        double sx = lx[dir], sy = ly[dir], gx = lx[!dir], gy = ly[!dir];
+        for (int i = 0; i < n; i++) {
+            prm_piece_measure(&t, sx, sy, r->x[i], r->y[i], &p);
+            if (!p.blocked)
+                W[S * N + i] = p.time_s;
+            prm_piece_measure(&t, r->x[i], r->y[i], gx, gy, &p);
+            if (!p.blocked)
+                W[i * N + G] = p.time_s;
+        }
+        prm_piece_measure(&t, sx, sy, gx, gy, &p);
+        if (!p.blocked)
+            W[S * N + G] = p.time_s;
+        double want = dijkstra(W, N, S, G);
+        trv_status rst = prm_route(ctx, &t, r, sx, sy, gx, gy, PRM_TIME, NULL, 0, &q);
+        if (rst)
+            fail_msg("L corridor: %s (the graph's optimum %g)", trv_errmsg(ctx), want);
+        printf("  L corridor, %s: %d nodes, objective %.6f s, the graph's optimum %.6f s\n", dir ? "down" : "up", n,
+               q.objective, want);
+        assert_float_equal(q.objective, want, 1e-9 * want);
+        prm_path_clear(&q);
+        free(W);
+    }
     prm_roadmap_free(r);
     prm_terrain_clear(&t);
     plane_model_free(&pm);
