@@ -6,13 +6,9 @@
 #include "sim/sim.h"
 #include "tool.h"
 
-#include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* The run's files (metrics.json is its summary) and the QGIS styles beside
  * its vector layers (trajectory_<id>.qml, obstacles.qml) in one set: all
@@ -45,35 +41,6 @@ static trv_status write_all(trv_ctx *ctx, const sim_run *run, const sim_scenario
         trv_outset_explain(ctx, set);
     trv_outset_free(set);
     return st;
-}
-
-/* Before the simulation (which may run for minutes): OUTDIR, or the nearest
- * ancestor that exists when it is still to be created, must be a directory
- * this process may write into. Nothing is created here. */
-static trv_status check_outdir(trv_ctx *ctx, const char *outdir)
-{
-    char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s", outdir) >= (int)sizeof path)
-        return trv_error(ctx, TRV_ERR_USAGE, "path too long: '%s'", outdir);
-    struct stat sb;
-    while (stat(path, &sb) != 0) {
-        if (errno != ENOENT)
-            return trv_error(ctx, TRV_ERR_IO, "cannot write into '%s': %s: %s", outdir, path, strerror(errno));
-        char *slash = strrchr(path, '/');
-        while (slash && slash > path && slash[1] == '\0') { /* trailing slashes */
-            *slash = '\0';
-            slash = strrchr(path, '/');
-        }
-        if (!slash)
-            snprintf(path, sizeof path, ".");
-        else
-            slash[slash == path] = '\0'; /* "/x" -> "/" */
-    }
-    if (!S_ISDIR(sb.st_mode))
-        return trv_error(ctx, TRV_ERR_IO, "cannot create directory '%s': '%s' is not a directory", outdir, path);
-    if (access(path, W_OK | X_OK) != 0)
-        return trv_error(ctx, TRV_ERR_IO, "cannot write into '%s': %s: %s", outdir, path, strerror(errno));
-    return TRV_OK;
 }
 
 /* The class table OPT names, else the run directory's copy (trv-speed
@@ -139,9 +106,7 @@ int main(int argc, char **argv)
     geo_raster *soil = NULL, *landuse = NULL;
     tm_soils *soils = NULL;
     char *soils_path = NULL, *landuse_path = NULL;
-    trv_status st = check_outdir(ctx, outdir);
-    if (!st)
-        st = sim_scenario_read(ctx, scenario, &sc);
+    trv_status st = sim_scenario_read(ctx, scenario, &sc);
     int loaded = 0;
     if (!st)
         loaded = (st = prm_terrain_load(ctx, dir, &t)) == TRV_OK;
