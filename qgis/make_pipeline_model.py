@@ -70,9 +70,10 @@ def static(v):
 
 
 # (child id, algorithm, description, {parameter: source or [sources]}, extra dependencies)
-MAPS = ["dem", "slope", "speed", "gonogo", "cost", "class"]
+MAPS = ["dem", "slope", "speed", "limit", "gonogo", "cost", "class"]
 MAP_SOURCE = {"dem": ("terrain", "DEM_TIF"), "slope": ("terrain", "SLOPE_TIF"), "speed": ("speed", "SPEED_TIF"),
-              "gonogo": ("speed", "GONOGO_TIF"), "cost": ("cost", "COST_TIF"), "class": ("cost", "CLASS_TIF")}
+              "limit": ("speed", "LIMIT_TIF"), "gonogo": ("speed", "GONOGO_TIF"), "cost": ("cost", "COST_TIF"),
+              "class": ("cost", "CLASS_TIF")}
 STEPS = [
     ("krige", "traverse:krige", "1 krige the DEM", {
         "INPUT": model_param("DEM"), "TR": model_param("RES"), "SEED": model_param("SEED"),

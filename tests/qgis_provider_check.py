@@ -397,7 +397,7 @@ def check_model(data, inp, work):
         ([B("trv-sim"), "--terrain", M, "--scenario", params["SCENARIO"], "-o", m("sim"), "--route", m("route.csv"),
           "--no-timing"], "sim.txt"),
     ]
-    for name in ["dem", "slope", "speed", "gonogo", "cost", "class"]:
+    for name in ["dem", "slope", "speed", "limit", "gonogo", "cost", "class"]:
         chain.append(([B("trv-render"), m(name + ".tif"), "-o", m("png/%s.png" % name), "--hillshade", m("dem.tif"),
                        "--legend"], None))
     chain += [

@@ -1489,6 +1489,68 @@ static void test_time_nogo_one_way(void **state)
     trv_ctx_free(ctx);
 }
 
+/* A roadmap edge travelled from its second end to its first weighs its
+ * reverse time. Two corridors (3 and 10, one cell wide) run west from the
+ * start's column 35 to the goal's column 5 on a plane that rises east, so
+ * going west is downhill at the top speed; a NOGO block between them
+ * leaves no straight line across (the shortcut pass cannot move the route
+ * from one to the other). The northern corridor's edge is stored west to
+ * east, so the route travels it backwards; the southern one is longer
+ * (10 cells of flat connectors against 4) and stored east to west. Priced
+ * right, the northern corridor wins by (1000 - 400) / v0; priced by its
+ * uphill time it would lose by 3000 / up - 3000 / top - 600 / v0. The
+ * expected times are written out from hand_speed. */
+static void test_time_reverse_edge(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    plane_model pm;
+    plane_model_init(ctx, &pm, 6000);
+    const double gE = 0.0625;
+    prm_terrain t;
+    make_plane(ctx, &t, 40, 12, gE, 0, &pm);
+    for (int i = 0; i < 40 * 12; i++) {
+        int r = i / 40, c = i % 40;
+        int corridor = (r == 3 || r == 10) && c >= 5 && c <= 35, link = (c == 5 || c == 35) && r >= 3 && r <= 10;
+        t.gonogo->u8[i] = !(corridor || link);
+    }
+    double up = hand_speed(&pm, gE), top = hand_speed(&pm, -gE), v0 = hand_speed(&pm, 0);
+    /* the premise: the mispriced northern corridor would lose */
+    assert_true(3000 / up + 400 / v0 > 3000 / top + 1000 / v0);
+    double X[2] = {500550, 503550}, Y[2] = {4000000 - 350, 4000000 - 1050}; /* columns 5, 35; rows 3, 10 */
+    double x[4] = {X[0], X[1], X[1], X[0]}, y[4] = {Y[0], Y[0], Y[1], Y[1]};
+    prm_roadmap rm = {0};
+    rm.nnodes = 4;
+    rm.x = x;
+    rm.y = y;
+    rm.k = 10;
+    prm_edge e[2] = {{0, 1, {0}}, {2, 3, {0}}}; /* north: west to east; south: east to west */
+    for (int k = 0; k < 2; k++) {
+        prm_piece_measure(&t, x[e[k].a], y[e[k].a], x[e[k].b], y[e[k].b], &e[k].p);
+        assert_false(e[k].p.blocked);
+    }
+    assert_float_equal(e[0].p.time_s, 3000 / up, 1e-6 * e[0].p.time_s);
+    assert_float_equal(e[0].p.time_rev_s, 3000 / top, 1e-6 * e[0].p.time_rev_s);
+    int start[5] = {0, 1, 2, 3, 4}, adj[4] = {0, 0, 1, 1};
+    rm.edges = e;
+    rm.nedges = 2;
+    rm.adj_start = start;
+    rm.adj = adj;
+    double sx = X[1], sy = 4000000 - 550, gx = X[0], gy = sy; /* row 5 of the connectors */
+    prm_path q;
+    trv_status rs = prm_route(ctx, &t, &rm, sx, sy, gx, gy, PRM_TIME, NULL, 0, &q);
+    if (rs)
+        fail_msg("%s", trv_errmsg(ctx));
+    double want = 400 / v0 + 3000 / top;
+    assert_float_equal(q.objective, want, 1e-6 * want);
+    for (int i = 0; i < q.n; i++) /* never in the southern corridor */
+        assert_true(q.y[i] > Y[1] + 50);
+    prm_path_clear(&q);
+    prm_terrain_clear(&t);
+    plane_model_free(&pm);
+    trv_ctx_free(ctx);
+}
+
 /* The pace table against tm_speed_at itself with the bundled UGV and
  * tables (traction with slip, ride, vegetation, braking): a rough DEM,
  * every GO soil and land-use pair, 16 headings per cell, the grade from
@@ -1572,7 +1634,7 @@ int main(void)
         cmocka_unit_test(test_unreachable),   cmocka_unit_test(test_refine),
         cmocka_unit_test(test_outputs),       cmocka_unit_test(test_build_opts_check),
         cmocka_unit_test(test_mission),       cmocka_unit_test(test_mission_opts_check),
-        cmocka_unit_test(test_time_tilted_plane), cmocka_unit_test(test_time_nogo_one_way),
+        cmocka_unit_test(test_time_tilted_plane), cmocka_unit_test(test_time_nogo_one_way), cmocka_unit_test(test_time_reverse_edge),
         cmocka_unit_test(test_pace_table),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);

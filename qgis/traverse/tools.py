@@ -105,7 +105,8 @@ SPEED = Tool(
     "speed", "trv-speed", "Attainable speed and GO/NOGO", "Mobility",
     "Vehicle cone index (NRMM), Bekker/Bakker tyre-soil sinkage and resistance per soil, attainable speed "
     "and GO/NOGO with its reason, for a vehicle file (data/vehicles/). Reads slope, soil and landuse.tif "
-    "of the terrain folder and writes speed.tif and gonogo.tif into it. Step 3.",
+    "of the terrain folder and writes speed.tif, gonogo.tif and limit.tif (the limit that binds: top speed, "
+    "power, traction, ride, vegetation, visibility/braking) into it. Step 3.",
     [
         File("--terrain", TERRAIN_IN, folder=True, writes=True, required=True),
         File("--vehicle", "Vehicle file (data/vehicles/*.ini)", INI, required=True),
@@ -114,8 +115,9 @@ SPEED = Tool(
         FileOut("--report", "Per-soil report (CSV)", CSV),
         Stdout(),
     ],
-    [Folder("TERRAIN", "Terrain folder (with speed.tif and gonogo.tif)"),
-     Layer("TERRAIN", "speed.tif", output="SPEED_TIF"), Layer("TERRAIN", "gonogo.tif", output="GONOGO_TIF")])
+    [Folder("TERRAIN", "Terrain folder (with speed.tif, gonogo.tif and limit.tif)"),
+     Layer("TERRAIN", "speed.tif", output="SPEED_TIF"), Layer("TERRAIN", "gonogo.tif", output="GONOGO_TIF"),
+     Layer("TERRAIN", "limit.tif", output="LIMIT_TIF")])
 
 COST = Tool(
     "cost", "trv-cost", "Fuzzy mobility cost", "Mobility",
