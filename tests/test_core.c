@@ -330,6 +330,27 @@ static void test_csv(void **state)
     trv_csv_free(csv);
     free(p);
 
+    /* an optional numeric column: absent or empty gives the default; the range, open or closed at lo */
+    p = write_file(dir, "opt.csv", "code,f\n1,\n2,0\n3,1\n4,1.5\n5,x\n");
+    assert_int_equal(trv_csv_read(ctx, p, &csv), TRV_OK);
+    assert_int_equal(trv_csv_number(ctx, csv, 0, "g", 0, 0, 1, 7, &d), TRV_OK); /* no column */
+    assert_float_equal(d, 7, 0);
+    assert_int_equal(trv_csv_number(ctx, csv, 0, "f", 0, 0, 1, 8, &d), TRV_OK); /* empty cell */
+    assert_float_equal(d, 8, 0);
+    assert_int_equal(trv_csv_number(ctx, csv, 1, "f", 0, 0, 1, 8, &d), TRV_OK); /* lo, closed */
+    assert_float_equal(d, 0, 0);
+    assert_int_equal(trv_csv_number(ctx, csv, 2, "f", 0, 1, 1, 8, &d), TRV_OK); /* hi */
+    assert_float_equal(d, 1, 0);
+    assert_int_equal(trv_csv_number(ctx, csv, 1, "f", 0, 1, 1, 8, &d), TRV_ERR_DATA); /* lo, open */
+    snprintf(want, sizeof want, "%s:3: f 0 is outside (0, 1]", p);
+    assert_string_equal(trv_errmsg(ctx), want);
+    assert_int_equal(trv_csv_number(ctx, csv, 3, "f", 0, 0, 1, 8, &d), TRV_ERR_DATA);
+    snprintf(want, sizeof want, "%s:5: f 1.5 is outside [0, 1]", p);
+    assert_string_equal(trv_errmsg(ctx), want);
+    assert_int_equal(trv_csv_number(ctx, csv, 4, "f", 0, 0, 1, 8, &d), TRV_ERR_FORMAT);
+    trv_csv_free(csv);
+    free(p);
+
     p = write_file(dir, "bad.csv", "a,b\n1,2\n3\n");
     assert_int_equal(trv_csv_read(ctx, p, &csv), TRV_ERR_FORMAT);
     snprintf(want, sizeof want, "%s:3: 1 fields, the header has 2", p);

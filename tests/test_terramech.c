@@ -435,20 +435,9 @@ static void test_speed_and_reasons(void **state)
     tm_model m;
     assert_int_equal(tm_model_init(ctx, &m, &v, soils, lu), TRV_OK);
     assert_true(m.traction);
-    /* speed by hand: W = 1242 * 9.80665 / 1000 = 12.17986 kN; on clayey soil
-     * R = 4 tyres * R_c = 1.268739 kN (the closed form checked above); at 24
-     * degrees: 62 / (1.268739 + 12.17986 * sin 24) * 3.6 = 62 / 6.222686 * 3.6
-     * = 35.869 km/h, below the 40 km/h top speed */
+    /* on clayey soil R = 4 tyres * R_c = 1.268739 kN (the closed form checked above) */
     double r = m.resistance_total_kN[2];
     assert_float_equal(r, 1.268739, 1e-6);
-    double want = 62.0 / (r + 12.1798593 * sin(24 * M_PI / 180)) * 3.6;
-    printf("  clayey soil: R = %.6f kN, v(24 deg) = %.4f km/h\n", r, want);
-    assert_float_equal(want, 35.869, 1e-3);
-    assert_float_equal(tm_speed_kmh(&m, r, 24), want, 1e-9);
-    assert_float_equal(tm_speed_kmh(&m, r, 0), 40, 0); /* 176 km/h on the flat: clamped */
-    v.drivetrain_efficiency = 0.5;
-    assert_float_equal(tm_speed_kmh(&m, r, 24), want / 2, 1e-9);
-    v.drivetrain_efficiency = 1.0;
 
     /* The attainable speed of the GO cell below (§2.10.7), by hand. Clayey
      * soil under one tyre (rigid mode): z0 = 0.013908719 m, contact length
@@ -1147,12 +1136,12 @@ static void test_landuse_v2(void **state)
     static const struct {
         const char *row, *msg;
     } bad[6] = {
-        {"3,grass,no,,0.01194,3.5,,,,0.01\n", "lu_bad.csv:2: roughness_w 3.5 is outside 1.01..3"},
-        {"3,grass,no,,1.5,2,,,,0.01\n", "lu_bad.csv:2: roughness_gd0_m3 1.5 is outside 0..1"},
-        {"3,grass,no,,,,0.05,,,\n", "lu_bad.csv:2: vmax_kmh 0.05 is outside 0.1..1000"},
-        {"3,grass,no,,,,,0.001,,\n", "lu_bad.csv:2: stem_spacing_m 0.001 is outside 0.01..10000"},
-        {"3,grass,no,,,,,,0,\n", "lu_bad.csv:2: visibility_m 0 is outside 0.1..1e+06"},
-        {"3,grass,no,,,,,,,1.5\n", "lu_bad.csv:2: veg_resistance 1.5 is outside 0..1"},
+        {"3,grass,no,,0.01194,3.5,,,,0.01\n", "lu_bad.csv:2: roughness_w 3.5 is outside [1.01, 3]"},
+        {"3,grass,no,,1.5,2,,,,0.01\n", "lu_bad.csv:2: roughness_gd0_m3 1.5 is outside [0, 1]"},
+        {"3,grass,no,,,,0.05,,,\n", "lu_bad.csv:2: vmax_kmh 0.05 is outside [0.1, 1000]"},
+        {"3,grass,no,,,,,0.001,,\n", "lu_bad.csv:2: stem_spacing_m 0.001 is outside [0.01, 10000]"},
+        {"3,grass,no,,,,,,0,\n", "lu_bad.csv:2: visibility_m 0 is outside [0.1, 1e+06]"},
+        {"3,grass,no,,,,,,,1.5\n", "lu_bad.csv:2: veg_resistance 1.5 is outside [0, 1]"},
     };
     for (int k = 0; k < 6; k++) {
         snprintf(text, sizeof text, "%s%s", head, bad[k].row);

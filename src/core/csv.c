@@ -270,3 +270,17 @@ trv_status trv_csv_double(trv_ctx *ctx, const trv_csv *csv, size_t row, int col,
     *out = v;
     return TRV_OK;
 }
+
+trv_status trv_csv_number(trv_ctx *ctx, const trv_csv *csv, size_t row, const char *name, double lo, int lo_open,
+                          double hi, double dflt, double *out)
+{
+    int col = trv_csv_col(csv, name);
+    *out = dflt;
+    if (col < 0 || !*trv_csv_cell(csv, row, col))
+        return TRV_OK;
+    trv_status st = trv_csv_double(ctx, csv, row, col, out);
+    if (!st && !((lo_open ? *out > lo : *out >= lo) && *out <= hi))
+        st = trv_error(ctx, TRV_ERR_DATA, "%s:%ld: %s %g is outside %c%g, %g]", csv->path, csv->lines[row], name, *out,
+                       lo_open ? '(' : '[', lo, hi);
+    return st;
+}

@@ -232,6 +232,11 @@ trv_status trv_csv_require(trv_ctx *ctx, const trv_csv *csv, const char *name, i
 const char *trv_csv_cell(const trv_csv *csv, size_t row, int col);
 /* Parse a cell as a number; errors name file:line and column. */
 trv_status trv_csv_double(trv_ctx *ctx, const trv_csv *csv, size_t row, int col, double *out);
+/* An optional numeric column: *out = dflt when the column is absent or the
+ * cell empty; else the number, which must lie in [lo, hi] ((lo, hi] with
+ * lo_open); errors name file:line, the column and the range. */
+trv_status trv_csv_number(trv_ctx *ctx, const trv_csv *csv, size_t row, const char *name, double lo, int lo_open,
+                          double hi, double dflt, double *out);
 /* File line number of a data row (for messages). */
 long trv_csv_line(const trv_csv *csv, size_t row);
 

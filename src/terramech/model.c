@@ -13,22 +13,6 @@
 
 #define G 9.80665
 
-/* A cell of an optional column as a number: empty (or no column) gives
- * dflt; otherwise a number within [lo, hi]. */
-static trv_status lu_number(trv_ctx *ctx, const geo_class_csv *lu, size_t r, const char *name, double lo, double hi,
-                            double dflt, double *out)
-{
-    int col = trv_csv_col(lu->csv, name);
-    *out = dflt;
-    if (col < 0 || !*trv_csv_cell(lu->csv, r, col))
-        return TRV_OK;
-    trv_status st = trv_csv_double(ctx, lu->csv, r, col, out);
-    if (!st && !(*out >= lo && *out <= hi))
-        st = trv_error(ctx, TRV_ERR_DATA, "%s:%ld: %s %g is outside %g..%g", trv_csv_path(lu->csv), trv_csv_line(lu->csv, r),
-                       name, *out, lo, hi);
-    return st;
-}
-
 /* Whether kind is in the ';'-separated list. */
 static int in_list(const char *list, const char *kind)
 {
@@ -57,12 +41,12 @@ static trv_status lu_row(trv_ctx *ctx, tm_model *m, const geo_class_csv *lu, siz
                                     : !strcmp(ng, "yes");
     double gd, w, vmax, stems, vis, veg;
     trv_status st;
-    if ((st = lu_number(ctx, lu, r, "roughness_gd0_m3", 0, 1, 0, &gd)) ||
-        (st = lu_number(ctx, lu, r, "roughness_w", 1.01, 3, 2, &w)) ||
-        (st = lu_number(ctx, lu, r, "vmax_kmh", 0.1, 1000, INFINITY, &vmax)) ||
-        (st = lu_number(ctx, lu, r, "stem_spacing_m", 0.01, 1e4, INFINITY, &stems)) ||
-        (st = lu_number(ctx, lu, r, "visibility_m", 0.1, 1e6, INFINITY, &vis)) ||
-        (st = lu_number(ctx, lu, r, "veg_resistance", 0, 1, 0, &veg)))
+    if ((st = trv_csv_number(ctx, lu->csv, r, "roughness_gd0_m3", 0, 0, 1, 0, &gd)) ||
+        (st = trv_csv_number(ctx, lu->csv, r, "roughness_w", 1.01, 0, 3, 2, &w)) ||
+        (st = trv_csv_number(ctx, lu->csv, r, "vmax_kmh", 0.1, 0, 1000, INFINITY, &vmax)) ||
+        (st = trv_csv_number(ctx, lu->csv, r, "stem_spacing_m", 0.01, 0, 1e4, INFINITY, &stems)) ||
+        (st = trv_csv_number(ctx, lu->csv, r, "visibility_m", 0.1, 0, 1e6, INFINITY, &vis)) ||
+        (st = trv_csv_number(ctx, lu->csv, r, "veg_resistance", 0, 0, 1, 0, &veg)))
         return st;
     tm_quarter_car q;
     tm_vehicle_quarter_car(v, &q);

@@ -35,7 +35,6 @@ trv_status tm_soils_read(trv_ctx *ctx, const char *path, tm_soils **out)
     }
     for (int k = 0; k < 3; k++)
         nshear += (shear[k] = trv_csv_col(csv->csv, opt[k])) >= 0;
-    int fcol = trv_csv_col(csv->csv, "rolling_resistance_coeff");
     if (nshear != 0 && nshear != 3)
         st = trv_error(ctx, TRV_ERR_FORMAT, "%s: the traction columns c_kPa, phi_deg and K_m go together", path);
     for (size_t r = 0; r < csv->n && !st; r++) {
@@ -58,14 +57,8 @@ trv_status tm_soils_read(trv_ctx *ctx, const char *path, tm_soils **out)
                 st = trv_error(ctx, TRV_ERR_DATA, "%s:%ld: needs c_kPa >= 0, 0 <= phi_deg < 90, K_m > 0", path, line);
             s->has_shear = 1;
         }
-        s->rolling_coeff = NAN;
-        if (!st && fcol >= 0 && *trv_csv_cell(csv->csv, r, fcol)) {
-            if ((st = trv_csv_double(ctx, csv->csv, r, fcol, &s->rolling_coeff)))
-                break;
-            if (!(s->rolling_coeff > 0 && s->rolling_coeff <= 1))
-                st = trv_error(ctx, TRV_ERR_DATA, "%s:%ld: rolling_resistance_coeff %g is outside (0, 1]", path, line,
-                               s->rolling_coeff);
-        }
+        if (!st && (st = trv_csv_number(ctx, csv->csv, r, "rolling_resistance_coeff", 0, 1, 1, NAN, &s->rolling_coeff)))
+            break;
         if (st)
             break;
         s->code = csv->code[r];

@@ -1,20 +1,9 @@
-/* The speed and go/no-go row kernel (docs/method.md §2.7–2.8): the power-
- * limited speed on a grade, and each cell's GO or reason for NOGO. */
+/* The speed and go/no-go row kernel (docs/method.md §2.8, §2.10.7): each
+ * cell's attainable speed in its worse direction, the limit that binds,
+ * and its GO or reason for NOGO. */
 #include "terramech.h"
 
 #include <math.h>
-
-double tm_speed_kmh(const tm_model *m, double r_kN, double slope_deg)
-{
-    const tm_vehicle *v = m->v;
-    double demand = r_kN + m->weight_kN * sin(slope_deg * M_PI / 180.0);
-    double top = v->top_speed_kmh;
-    if (demand <= 0)
-        return top;
-    /* kW / kN = m/s */
-    double kmh = v->drivetrain_efficiency * v->engine_power_kW / demand * 3.6;
-    return kmh < top ? kmh : top;
-}
 
 void tm_row(const tm_model *m, const float *slope, float slope_nodata, const unsigned char *soil,
             const unsigned char *landuse, int n, float *speed, unsigned char *reason, unsigned char *limit)

@@ -291,10 +291,6 @@ trv_status tm_model_init(trv_ctx *ctx, tm_model *m, const tm_vehicle *v, const t
  * (Bekker/Bakker's contact), or "measured" (the soil table's coefficient). */
 const char *tm_soil_mode(const tm_model *m, int soil);
 
-/* Attainable speed (km/h) at slope beta on a soil whose total resistance is
- * r_kN: eta P / (R + W sin beta), clamped to [0, top speed]. */
-double tm_speed_kmh(const tm_model *m, double r_kN, double slope_deg);
-
 /* One row: slope (degrees, slope_nodata marks nodata), soil and land-use
  * codes (0 = nodata) in; speed (km/h, 0 where NOGO) and reason out. Soil
  * or land-use codes the tables do not know are nodata here (tm_run
