@@ -478,6 +478,75 @@ static void test_refine_lonlat(void **state)
     trv_ctx_free(ctx);
 }
 
+/* krg_srcline (docs/method.md 1.7) against geo_ct_line on rows of 30 m
+ * and 10 m UTM targets (EPSG:32616) taken to lon/lat with the DEM's
+ * tolerance (1e-4 of 3"), for a lon/lat grid of 1e-8 degree cells, so
+ * fine that the quadratic's error is a sizeable part of a cell and many
+ * targets lie near a cell edge: every target's coordinates are
+ * geo_ct_line's to the bit, or (where geo_ct_line transformed exactly)
+ * within 1e-3 cells of them; and every target's source cell (floor of u
+ * and v) is the same. Some targets must have been approximated, some near
+ * an edge transformed exactly, and there must be targets whose bare
+ * approximation (a run on 1-degree cells, where no target is near an
+ * edge) lies in another cell: what the margin is there for. */
+static void test_srcline(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *utm = NULL, *ll = NULL;
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32616", &utm), TRV_OK);
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:4326", &ll), TRV_OK);
+    geo_ct *a = NULL, *b = NULL;
+    assert_int_equal(geo_ct_create(ctx, utm, ll, &a), TRV_OK);
+    assert_int_equal(geo_ct_create(ctx, utm, ll, &b), TRV_OK);
+    enum { N = 1033 };
+    const double cell = 1e-8, tol = 1e-4 * 3.0 / 3600;
+    geo_grid g = {1000000000, 1000000000, {-84.4, cell, 0, 36.8, 0, -cell}, ll};
+    geo_grid coarse = {1000, 1000, {-100, 1, 0, 50, 0, -1}, ll};
+    krg_srcline s, s2;
+    assert_int_equal(krg_srcline_init(ctx, &s, N), TRV_OK);
+    assert_int_equal(krg_srcline_init(ctx, &s2, N), TRV_OK);
+    static double xs[N], ys[N], gx[N], gy[N], bx[N], by[N];
+    static int ok[N], gok[N], bok[N];
+    size_t same = 0, close = 0, flips = 0;
+    double worst = 0;
+#define U(x) (((x) - g.gt[0]) / g.gt[1] - 0.5)
+#define V(y) (((y) - g.gt[3]) / g.gt[5] - 0.5)
+    for (int r = 0; r < 200; r++) {
+        double dx = r % 2 ? 10 : 30, x0 = 740015 + 7.3 * r, y = 4060015 - 123.7 * r;
+        assert_int_equal(krg_srcline_run(ctx, &s, a, &g, x0, dx, y, N, tol, xs, ys, ok), TRV_OK);
+        assert_int_equal(krg_srcline_run(ctx, &s2, a, &coarse, x0, dx, y, N, tol, bx, by, bok), TRV_OK);
+        assert_int_equal(geo_ct_line(ctx, b, x0, dx, y, N, tol, gx, gy, gok), TRV_OK);
+        for (int k = 0; k < N; k++) {
+            assert_true(ok[k] && gok[k]);
+            double u = U(xs[k]), v = V(ys[k]), gu = U(gx[k]), gv = V(gy[k]);
+            assert_true(u > 0 && v > 0 && u < g.nx - 1 && v < g.ny - 1);
+            assert_true(floor(u) == floor(gu) && floor(v) == floor(gv));
+            flips += floor(U(bx[k])) != floor(gu) || floor(V(by[k])) != floor(gv);
+            if (xs[k] == gx[k] && ys[k] == gy[k]) {
+                same++;
+                continue;
+            }
+            worst = fmax(worst, fmax(fabs(u - gu), fabs(v - gv)));
+            close++;
+        }
+    }
+#undef U
+#undef V
+    printf("  srcline: %zu targets as geo_ct_line to the bit, %zu approximated (at most %.2e cells off), %zu "
+           "near an edge transformed exactly; %zu bare approximations in another cell\n",
+           same, close, worst, s.exact, flips);
+    assert_true(worst <= 1e-3);
+    assert_true(close > 10000 && s.approx >= close && s.exact > 100 && flips > 0);
+    krg_srcline_free(&s);
+    krg_srcline_free(&s2);
+    geo_ct_free(a);
+    geo_ct_free(b);
+    free(utm);
+    free(ll);
+    trv_ctx_free(ctx);
+}
+
 /* The tabulated semivariance (krg_gtab) against krg_gamma at 200 001
  * distances over the table and beyond it: within the Hermite bound
  * d^4/384 max|f''''| psill (d = 1/256; max|f''''| 12 for Gau, 3 for the
@@ -652,7 +721,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ok_logzinc), cmocka_unit_test(test_ok_elev),       cmocka_unit_test(test_loocv),
-        cmocka_unit_test(test_index),      cmocka_unit_test(test_refine_paths), cmocka_unit_test(test_refine_lonlat), cmocka_unit_test(test_gamma_table),
+        cmocka_unit_test(test_index),      cmocka_unit_test(test_refine_paths), cmocka_unit_test(test_refine_lonlat), cmocka_unit_test(test_srcline), cmocka_unit_test(test_gamma_table),
         cmocka_unit_test(test_cv_summary_hand), cmocka_unit_test(test_job_opts_check), cmocka_unit_test(test_large_values),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

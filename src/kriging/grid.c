@@ -389,6 +389,7 @@ typedef struct band_ws {
     double *d2, *gv;
     krg_points *local;
     geo_ct *to_src, *to_work;
+    krg_srcline line;       /* the targets' source cells, cheaply */
     krg_sys sys;
     cmemo memo;
     trv_ctx *scratch;
@@ -410,6 +411,7 @@ static void ws_free(band_ws *w)
     free(w->gv);
     krg_points_free(w->local);
     krg_sys_free(&w->sys);
+    krg_srcline_free(&w->line);
     free(w->memo.idx);
     free(w->memo.c);
     geo_ct_free(w->to_src);
@@ -446,6 +448,7 @@ static int ws_init(band *J, band_ws *w)
     }
     if ((J->st = krg_sys_init(w->scratch, &w->sys, nmax)) ||
         (J->st = krg_points_new(w->scratch, (size_t)nmax, &w->local)) ||
+        (J->st = krg_srcline_init(w->scratch, &w->line, nx)) ||
         (J->st = geo_ct_create(w->scratch, t->wkt, g->wkt, &w->to_src)) ||
         (J->st = geo_ct_create(w->scratch, t->wkt, J->src->work_wkt, &w->to_work))) {
         snprintf(J->msg, sizeof J->msg, "%s", trv_errmsg(w->scratch));
@@ -623,7 +626,8 @@ static void *band_run(void *arg)
         float *P = J->pred + (size_t)row * nx, *D = J->std ? J->std + (size_t)row * nx : NULL;
         double y = geo_grid_y(t, row);
         double x0 = geo_grid_x(t, 0);
-        if ((J->st = geo_ct_line(w.scratch, w.to_src, x0, t->gt[1], y, nx, tol_src, w.sx, w.sy, w.ok1)) ||
+        if ((J->st = krg_srcline_run(w.scratch, &w.line, w.to_src, &J->src->grid, x0, t->gt[1], y, nx, tol_src,
+                                     w.sx, w.sy, w.ok1)) ||
             (J->st = geo_ct_line(w.scratch, w.to_work, x0, t->gt[1], y, nx, tol_work, w.wx, w.wy, w.ok2))) {
             snprintf(J->msg, sizeof J->msg, "%s", trv_errmsg(w.scratch));
             goto done;
