@@ -257,19 +257,23 @@ static int block_cov(block *B, const krg_points *p, const krg_model *m, double s
     int n = B->n;
     double *L = B->kinv, *u = B->kinv + (size_t)n * n, *r = u + n, *a = B->b;
     cov_fill(L, B->idx, n, p, m, sill, memo);
-    for (int i = 0; i < n; i++) {
-        for (int j = 0; j <= i; j++) {
-            double acc = L[(size_t)i * n + j];
+    /* Cholesky column by column: each entry's sum in the order of the row
+     * by row form (the same bits), the entries of a column independent */
+    for (int j = 0; j < n; j++) {
+        const double *lj = L + (size_t)j * n;
+        double acc = lj[j];
+        for (int k = 0; k < j; k++)
+            acc -= lj[k] * lj[k];
+        if (!(acc > 1e-12 * sill))
+            return -1;
+        L[(size_t)j * n + j] = sqrt(acc);
+        r[j] = 1 / L[(size_t)j * n + j];
+        for (int i = j + 1; i < n; i++) {
+            double *li = L + (size_t)i * n;
+            acc = li[j];
             for (int k = 0; k < j; k++)
-                acc -= L[(size_t)i * n + k] * L[(size_t)j * n + k];
-            if (j < i) {
-                L[(size_t)i * n + j] = acc * r[j];
-            } else {
-                if (!(acc > 1e-12 * sill))
-                    return -1;
-                L[(size_t)i * n + i] = sqrt(acc);
-                r[i] = 1 / L[(size_t)i * n + i];
-            }
+                acc -= li[k] * lj[k];
+            li[j] = acc * r[j];
         }
     }
     /* u = L^-1 1 and v = L^-1 z (v in a), forward */
