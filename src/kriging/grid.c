@@ -206,6 +206,7 @@ typedef struct block {
     int cov;                /* 1: covariance form */
     double *kinv;           /* cov: L (n x n row-major, lower), u (n), 1/L_ii (n); else (n+1)^2 K^-1 */
     double *b;              /* cov: alpha (n); else n+1: K^-1 [z; 0] */
+    double *px, *py;        /* n: the points' coordinates, in idx order */
     double beta, s11, sill; /* cov only */
     int singular;
 } block;
@@ -350,6 +351,10 @@ static int block_compute(block *B, const band *J, krg_sys *sys, cmemo *memo, lon
             idx[j - 1] = tmp;
         }
     memcpy(B->idx, idx, (size_t)n * sizeof *idx);
+    for (int i = 0; i < n; i++) {
+        B->px[i] = src->pts->x[idx[i]];
+        B->py[i] = src->pts->y[idx[i]];
+    }
     const krg_model *m = J->m;
     double sill = m->nugget + m->psill;
     B->cov = 0;
@@ -431,7 +436,7 @@ static int ws_init(band *J, band_ws *w)
     int nmax = J->nmax, N = nmax + 1, nx = t->nx;
     memset(w, 0, sizeof *w);
     w->ncache = (size_t)2 * g->nx + 2;
-    size_t entry = (size_t)N * N + N;
+    size_t entry = (size_t)N * N + N + 2 * (size_t)nmax;
     if (w->ncache * entry > (size_t)64 << 20 >> 3)
         w->ncache = ((size_t)64 << 20 >> 3) / entry + 1;
     w->cache = calloc(w->ncache, sizeof *w->cache);
@@ -462,6 +467,8 @@ static int ws_init(band *J, band_ws *w)
         w->cache[k].key = -1;
         w->cache[k].kinv = w->store + k * entry;
         w->cache[k].b = w->cache[k].kinv + (size_t)N * N;
+        w->cache[k].px = w->cache[k].b + N;
+        w->cache[k].py = w->cache[k].px + nmax;
         w->cache[k].idx = w->idxstore + k * (size_t)nmax;
     }
     return 0;
@@ -563,13 +570,18 @@ static int block_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, fl
     int n = B->n, NN = n + 1;
     if (n == 0)
         return 0;
-    double *gv = w->gv, near2 = INFINITY;
+    /* distances, then their semivariances: loops without branches first */
+    double *gv = w->gv, *dd = w->d2, near2 = INFINITY, x = w->wx[col], y = w->wy[col];
     for (int i = 0; i < n; i++) {
-        double dx = src->pts->x[B->idx[i]] - w->wx[col], dy = src->pts->y[B->idx[i]] - w->wy[col];
-        double dd = dx * dx + dy * dy;
-        near2 = dd < near2 ? dd : near2;
-        gv[i] = krg_gtab_eval(J->gt, sqrt(dd));
+        double dx = B->px[i] - x, dy = B->py[i] - y;
+        dd[i] = dx * dx + dy * dy;
     }
+    for (int i = 0; i < n; i++)
+        near2 = dd[i] < near2 ? dd[i] : near2;
+    for (int i = 0; i < n; i++)
+        dd[i] = sqrt(dd[i]);
+    for (int i = 0; i < n; i++)
+        gv[i] = krg_gtab_eval(J->gt, dd[i]);
     const double max2 = isfinite(J->o->maxdist) ? J->o->maxdist * J->o->maxdist : INFINITY;
     if (near2 > max2)
         return 0;

@@ -90,6 +90,7 @@ typedef struct krg_srcline {
     int *aok, *todo;        /* todo: targets transformed exactly */
     double *ex, *ey;
     int *eok;
+    char *linear;           /* per interval: geo_ct_line interpolates it */
     size_t approx, exact;
 } krg_srcline;
 

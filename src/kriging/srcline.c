@@ -19,6 +19,7 @@ void krg_srcline_free(krg_srcline *s)
     free(s->ex);
     free(s->ey);
     free(s->eok);
+    free(s->linear);
     memset(s, 0, sizeof *s);
 }
 
@@ -33,7 +34,8 @@ trv_status krg_srcline_init(trv_ctx *ctx, krg_srcline *s, int n)
     s->ex = malloc(m * sizeof *s->ex);
     s->ey = malloc(m * sizeof *s->ey);
     s->eok = malloc(m * sizeof *s->eok);
-    if (!s->ax || !s->ay || !s->aok || !s->todo || !s->ex || !s->ey || !s->eok) {
+    s->linear = malloc(na);
+    if (!s->ax || !s->ay || !s->aok || !s->todo || !s->ex || !s->ey || !s->eok || !s->linear) {
         krg_srcline_free(s);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
@@ -96,38 +98,48 @@ trv_status krg_srcline_run(trv_ctx *ctx, krg_srcline *s, geo_ct *ct, const geo_g
         ys[k] = y;
         ok[k] = 1;
     }
-    /* geo_ct_line's anchors (even slots) and middles (odd), then each
-     * interval's two quarter points, in one call */
-    int nint = (n - 1 + STRIDE - 1) / STRIDE, np = 2 * nint + 1;
+    /* geo_ct_line's anchors (even slots) and middles (odd), in one call;
+     * then the quarter points of its intervals that are not linear */
+    int nint = (n - 1 + STRIDE - 1) / STRIDE, np = 2 * nint + 1, nq = 0;
     double *ax = s->ax, *ay = s->ay;
     int *aok = s->aok, qk[2];
     for (int i = 0; i <= nint; i++) {
         int a = i * STRIDE < n - 1 ? i * STRIDE : n - 1;
         ax[2 * i] = xs[a];
-        if (i < nint) {
-            int b = a + STRIDE < n - 1 ? a + STRIDE : n - 1, m = (a + b) / 2;
-            ax[2 * i + 1] = xs[m];
-            ax[np + 2 * i] = xs[(a + m) / 2];
-            ax[np + 2 * i + 1] = xs[(m + b) / 2];
-        }
+        if (i < nint)
+            ax[2 * i + 1] = xs[(a + (a + STRIDE < n - 1 ? a + STRIDE : n - 1)) / 2];
     }
-    for (int p = 0; p < np + 2 * nint; p++)
+    for (int p = 0; p < np; p++)
         ay[p] = y;
-    geo_ct_points(ct, (size_t)(np + 2 * nint), ax, ay, aok);
-    s->ntodo = 0;
-    int exact_to = -1; /* as geo_ct_line: points 0..exact_to are done */
+    geo_ct_points(ct, (size_t)np, ax, ay, aok);
+    char *linear = s->linear;
     for (int i = 0; i < nint; i++) {
         int a = i * STRIDE, b = a + STRIDE < n - 1 ? a + STRIDE : n - 1, m = (a + b) / 2;
         const double *px = ax + 2 * i, *py = ay + 2 * i;
         double t = (double)(m - a) / (b - a);
-        int linear = aok[2 * i] && aok[2 * i + 1] && aok[2 * i + 2] &&
-                     fabs(px[0] + t * (px[2] - px[0]) - px[1]) <= tol && fabs(py[0] + t * (py[2] - py[0]) - py[1]) <= tol;
-        if (!linear) {
+        linear[i] = aok[2 * i] && aok[2 * i + 1] && aok[2 * i + 2] &&
+                    fabs(px[0] + t * (px[2] - px[0]) - px[1]) <= tol && fabs(py[0] + t * (py[2] - py[0]) - py[1]) <= tol;
+        if (!linear[i]) {
+            ax[np + nq] = xs[(a + m) / 2];
+            ax[np + nq + 1] = xs[(m + b) / 2];
+            ay[np + nq] = ay[np + nq + 1] = y;
+            nq += 2;
+        }
+    }
+    geo_ct_points(ct, (size_t)nq, ax + np, ay + np, aok + np);
+    s->ntodo = 0;
+    nq = 0;
+    int exact_to = -1; /* as geo_ct_line: points 0..exact_to are done */
+    for (int i = 0; i < nint; i++) {
+        int a = i * STRIDE, b = a + STRIDE < n - 1 ? a + STRIDE : n - 1, m = (a + b) / 2;
+        const double *px = ax + 2 * i, *py = ay + 2 * i;
+        if (!linear[i]) {
             int from = a > exact_to ? a : exact_to + 1;
             qk[0] = (a + m) / 2;
             qk[1] = (m + b) / 2;
-            quad_interval(s, g, a, m, b, from, px, py, aok + 2 * i, ax + np + 2 * i, ay + np + 2 * i,
-                          aok + np + 2 * i, qk, xs, ys, ok);
+            quad_interval(s, g, a, m, b, from, px, py, aok + 2 * i, ax + np + nq, ay + np + nq, aok + np + nq, qk,
+                          xs, ys, ok);
+            nq += 2;
             exact_to = b;
             continue;
         }
