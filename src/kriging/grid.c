@@ -5,6 +5,9 @@
 
 #include <math.h>
 #include <pthread.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -546,6 +549,34 @@ static void cell_cov(const block *B, double *gv, float *P, float *D)
     *D = (float)sqrt(fmax(var, 0));
 }
 
+/* The distances from (x, y) to the block's points into h; returns the
+ * least squared one. Two at a time with SSE2: the same IEEE operations
+ * (subtract, multiply, add, square root: correctly rounded, no fused
+ * multiply-add), so the same bits as one at a time. */
+static double block_dist(const block *B, double x, double y, double *h)
+{
+    int n = B->n, i = 0;
+    double near2 = INFINITY;
+#ifdef __SSE2__
+    __m128d vx = _mm_set1_pd(x), vy = _mm_set1_pd(y), vm = _mm_set1_pd(INFINITY);
+    for (; i + 2 <= n; i += 2) {
+        __m128d dx = _mm_sub_pd(_mm_loadu_pd(B->px + i), vx), dy = _mm_sub_pd(_mm_loadu_pd(B->py + i), vy);
+        __m128d dd = _mm_add_pd(_mm_mul_pd(dx, dx), _mm_mul_pd(dy, dy));
+        vm = _mm_min_pd(vm, dd);
+        _mm_storeu_pd(h + i, _mm_sqrt_pd(dd));
+    }
+    double m2[2];
+    _mm_storeu_pd(m2, vm);
+    near2 = m2[0] < m2[1] ? m2[0] : m2[1];
+#endif
+    for (; i < n; i++) {
+        double dx = B->px[i] - x, dy = B->py[i] - y, dd = dx * dx + dy * dy;
+        near2 = dd < near2 ? dd : near2;
+        h[i] = sqrt(dd);
+    }
+    return near2;
+}
+
 /* Block kriging of target col from the cached system of block (qr, qc):
  * 1 when P (and D) are set, 0 when no sample lies within maxdist, -1 when
  * the block's system is singular (J->st and J->msg set). */
@@ -570,18 +601,9 @@ static int block_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, fl
     int n = B->n, NN = n + 1;
     if (n == 0)
         return 0;
-    /* distances, then their semivariances: loops without branches first */
-    double *gv = w->gv, *dd = w->d2, near2 = INFINITY, x = w->wx[col], y = w->wy[col];
-    for (int i = 0; i < n; i++) {
-        double dx = B->px[i] - x, dy = B->py[i] - y;
-        dd[i] = dx * dx + dy * dy;
-    }
+    double *gv = w->gv, *h = w->d2, near2 = block_dist(B, w->wx[col], w->wy[col], h);
     for (int i = 0; i < n; i++)
-        near2 = dd[i] < near2 ? dd[i] : near2;
-    for (int i = 0; i < n; i++)
-        dd[i] = sqrt(dd[i]);
-    for (int i = 0; i < n; i++)
-        gv[i] = krg_gtab_eval(J->gt, dd[i]);
+        gv[i] = krg_gtab_eval(J->gt, h[i]);
     const double max2 = isfinite(J->o->maxdist) ? J->o->maxdist * J->o->maxdist : INFINITY;
     if (near2 > max2)
         return 0;
