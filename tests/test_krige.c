@@ -547,6 +547,56 @@ static void test_srcline(void **state)
     trv_ctx_free(ctx);
 }
 
+/* geo_raster_write_threads, as krg_job_write uses it: a 700 x 600 Float32
+ * layer (smooth, with nodata and noise, so that DEFLATE has work) written
+ * with 1, 2 and 3 compressing threads gives the same file, byte for byte. */
+static void test_write_threads(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *utm = NULL, *dir = make_tmpdir();
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32616", &utm), TRV_OK);
+    geo_grid g = {700, 600, {740000, 10, 0, 4060000, 0, -10}, utm};
+    geo_raster *r = NULL;
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &r), TRV_OK);
+    r->has_nodata = 1;
+    r->nodata = -9999;
+    trv_rng rng;
+    trv_rng_seed(&rng, 7);
+    for (size_t i = 0; i < (size_t)g.nx * g.ny; i++)
+        r->f32[i] = i % 977 == 0 ? -9999.0f
+                                 : (float)(300 + 50 * sin(i % 700 * 0.01) * cos(i / 700 * 0.013) +
+                                           trv_rng_uniform(&rng));
+    char *data[3] = {NULL, NULL, NULL};
+    size_t len[3] = {0, 0, 0};
+    for (int t = 1; t <= 3; t++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/w%d.tif", dir, t);
+        assert_int_equal(geo_raster_write_threads(ctx, r, path, NULL, t), TRV_OK);
+        FILE *f = fopen(path, "rb");
+        assert_non_null(f);
+        fseek(f, 0, SEEK_END);
+        len[t - 1] = (size_t)ftell(f);
+        rewind(f);
+        data[t - 1] = malloc(len[t - 1]);
+        assert_int_equal(fread(data[t - 1], 1, len[t - 1], f), len[t - 1]);
+        fclose(f);
+    }
+    printf("  %zu bytes with 1, 2 and 3 threads\n", len[0]);
+    assert_true(len[0] > 100000);
+    for (int t = 1; t < 3; t++) {
+        assert_int_equal(len[t], len[0]);
+        assert_memory_equal(data[t], data[0], len[0]);
+    }
+    for (int t = 0; t < 3; t++)
+        free(data[t]);
+    geo_raster_free(r);
+    free(utm);
+    rm_rf(dir);
+    free(dir);
+    trv_ctx_free(ctx);
+}
+
 /* The tabulated semivariance (krg_gtab) against krg_gamma at 200 001
  * distances over the table and beyond it: within the Hermite bound
  * d^4/384 max|f''''| psill (d = 1/256; max|f''''| 12 for Gau, 3 for the
@@ -721,7 +771,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ok_logzinc), cmocka_unit_test(test_ok_elev),       cmocka_unit_test(test_loocv),
-        cmocka_unit_test(test_index),      cmocka_unit_test(test_refine_paths), cmocka_unit_test(test_refine_lonlat), cmocka_unit_test(test_srcline), cmocka_unit_test(test_gamma_table),
+        cmocka_unit_test(test_index),      cmocka_unit_test(test_refine_paths), cmocka_unit_test(test_refine_lonlat), cmocka_unit_test(test_srcline), cmocka_unit_test(test_write_threads), cmocka_unit_test(test_gamma_table),
         cmocka_unit_test(test_cv_summary_hand), cmocka_unit_test(test_job_opts_check), cmocka_unit_test(test_large_values),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
