@@ -452,6 +452,9 @@ static void check_lonlat(trv_ctx *ctx, const krg_model *m, int nmax)
            "(elevation), %.2e of the largest (variance)\n",
            krg_model_name(m->type), nmax, st.block, st.systems, checked, worst, worst_dv / vmax);
     assert_true(checked > 5000);
+    /* every block in the covariance form but Pow's (no sill): a wrong
+     * Cholesky factor would hide behind the inverse form's fallback */
+    assert_int_equal(st.cov, m->type == KRG_POW ? 0 : st.systems);
     assert_true(worst <= 2e-7);
     assert_true(worst_dv <= 1e-6 * vmax);
     geo_ct_free(to_ll);
@@ -478,9 +481,9 @@ static void test_refine_lonlat(void **state)
     trv_ctx_free(ctx);
 }
 
-/* krg_srcline (docs/method.md 1.7) against geo_ct_line on rows of 30 m
- * and 10 m UTM targets (EPSG:32616) taken to lon/lat with the DEM's
- * tolerance (1e-4 of 3"), for a lon/lat grid of 1e-8 degree cells, so
+/* krg_srcline (docs/method.md 1.7) against geo_ct_line on rows of 10 to
+ * 30 m UTM targets (EPSG:32616) taken to lon/lat with 1/16 to 8 times the
+ * DEM's tolerance (1e-4 of 3"), for a lon/lat grid of 1e-8 degree cells, so
  * fine that the quadratic's error is a sizeable part of a cell and many
  * targets lie near a cell edge: every target's coordinates are
  * geo_ct_line's to the bit, or (where geo_ct_line transformed exactly)
@@ -513,10 +516,11 @@ static void test_srcline(void **state)
 #define U(x) (((x) - g.gt[0]) / g.gt[1] - 0.5)
 #define V(y) (((y) - g.gt[3]) / g.gt[5] - 0.5)
     for (int r = 0; r < 200; r++) {
-        double dx = r % 2 ? 10 : 30, x0 = 740015 + 7.3 * r, y = 4060015 - 123.7 * r;
-        assert_int_equal(krg_srcline_run(ctx, &s, a, &g, x0, dx, y, N, tol, xs, ys, ok), TRV_OK);
-        assert_int_equal(krg_srcline_run(ctx, &s2, a, &coarse, x0, dx, y, N, tol, bx, by, bok), TRV_OK);
-        assert_int_equal(geo_ct_line(ctx, b, x0, dx, y, N, tol, gx, gy, gok), TRV_OK);
+        double dx = 10 + 2 * (r % 11), x0 = 740015 + 7.3 * r, y = 4060015 - 123.7 * r;
+        double tl = ldexp(tol, r % 8 - 4); /* 1/16 to 8 times: some intervals just either side of it */
+        assert_int_equal(krg_srcline_run(ctx, &s, a, &g, x0, dx, y, N, tl, xs, ys, ok), TRV_OK);
+        assert_int_equal(krg_srcline_run(ctx, &s2, a, &coarse, x0, dx, y, N, tl, bx, by, bok), TRV_OK);
+        assert_int_equal(geo_ct_line(ctx, b, x0, dx, y, N, tl, gx, gy, gok), TRV_OK);
         for (int k = 0; k < N; k++) {
             assert_true(ok[k] && gok[k]);
             double u = U(xs[k]), v = V(ys[k]), gu = U(gx[k]), gv = V(gy[k]);
@@ -538,6 +542,22 @@ static void test_srcline(void **state)
            same, close, worst, s.exact, flips);
     assert_true(worst <= 1e-3);
     assert_true(close > 10000 && s.approx >= close && s.exact > 100 && flips > 0);
+    /* on cells of 1e-9 degrees the quadratic is more than 1e-3 cells off:
+     * never trusted, every such target transformed exactly */
+    krg_srcline s3;
+    assert_int_equal(krg_srcline_init(ctx, &s3, N), TRV_OK);
+    g.gt[1] = 1e-9;
+    g.gt[5] = -1e-9;
+    for (int r = 0; r < 4; r++) {
+        double x0 = 740015 + 7.3 * r, y = 4060015 - 123.7 * r;
+        assert_int_equal(krg_srcline_run(ctx, &s3, a, &g, x0, 30, y, N, tol, xs, ys, ok), TRV_OK);
+        assert_int_equal(geo_ct_line(ctx, b, x0, 30, y, N, tol, gx, gy, gok), TRV_OK);
+        for (int k = 0; k < N; k++)
+            assert_true(xs[k] == gx[k] && ys[k] == gy[k]);
+    }
+    printf("  srcline on 1e-9 degree cells: %zu approximated, %zu exact\n", s3.approx, s3.exact);
+    assert_true(s3.approx == 0 && s3.exact > 1000);
+    krg_srcline_free(&s3);
     krg_srcline_free(&s);
     krg_srcline_free(&s2);
     geo_ct_free(a);

@@ -597,6 +597,7 @@ static int block_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, fl
             return -1;
         }
         J->stats.systems++;
+        J->stats.cov += (size_t)B->cov;
     }
     int n = B->n, NN = n + 1;
     if (n == 0)
@@ -825,6 +826,7 @@ trv_status krg_refine(trv_ctx *ctx, const krg_source *src, const krg_index *ix, 
             stats->block += J[i].stats.block;
             stats->nodata += J[i].stats.nodata;
             stats->systems += J[i].stats.systems;
+            stats->cov += J[i].stats.cov;
         }
     }
     if (!st)

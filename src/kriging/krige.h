@@ -213,6 +213,7 @@ typedef struct krg_refine_stats {
     size_t block;           /* targets done by per-block systems */
     size_t nodata;          /* targets left nodata */
     size_t systems;         /* kriging systems factorised */
+    size_t cov;             /* of those, solved in the covariance form */
 } krg_refine_stats;
 
 /* Krige the source onto target (any CRS: its cell centres are transformed
