@@ -476,7 +476,7 @@ static void test_refine_lonlat(void **state)
     check_lonlat(ctx, &mat, 16);
     check_lonlat(ctx, &mat, 25);
     check_lonlat(ctx, &sph, 16);
-    check_lonlat(ctx, &gau, 12);
+    check_lonlat(ctx, &gau, 14); /* 14 = 4 + 4 + 4 + 2: block_dist's AVX and SSE2 parts; 25 its tail */
     check_lonlat(ctx, &pow_, 16);
     trv_ctx_free(ctx);
 }

@@ -118,7 +118,8 @@ trv_status krg_srcline_run(trv_ctx *ctx, krg_srcline *s, geo_ct *ct, const geo_g
         const double *px = ax + 2 * i, *py = ay + 2 * i;
         double t = (double)(m - a) / (b - a);
         linear[i] = aok[2 * i] && aok[2 * i + 1] && aok[2 * i + 2] &&
-                    fabs(px[0] + t * (px[2] - px[0]) - px[1]) <= tol && fabs(py[0] + t * (py[2] - py[0]) - py[1]) <= tol;
+                    fabs(px[0] + t * (px[2] - px[0]) - px[1]) <= tol &&
+                    fabs(py[0] + t * (py[2] - py[0]) - py[1]) <= tol;
         if (!linear[i]) {
             ax[np + nq] = xs[(a + m) / 2];
             ax[np + nq + 1] = xs[(m + b) / 2];
