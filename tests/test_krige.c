@@ -452,6 +452,9 @@ static void check_lonlat(trv_ctx *ctx, const krg_model *m, int nmax)
            "(elevation), %.2e of the largest (variance)\n",
            krg_model_name(m->type), nmax, st.block, st.systems, checked, worst, worst_dv / vmax);
     assert_true(checked > 5000);
+    /* every block in the covariance form but Pow's (no sill): a wrong
+     * Cholesky factor would hide behind the inverse form's fallback */
+    assert_int_equal(st.cov, m->type == KRG_POW ? 0 : st.systems);
     assert_true(worst <= 2e-7);
     assert_true(worst_dv <= 1e-6 * vmax);
     geo_ct_free(to_ll);
@@ -473,8 +476,144 @@ static void test_refine_lonlat(void **state)
     check_lonlat(ctx, &mat, 16);
     check_lonlat(ctx, &mat, 25);
     check_lonlat(ctx, &sph, 16);
-    check_lonlat(ctx, &gau, 12);
+    check_lonlat(ctx, &gau, 14); /* 14 = 4 + 4 + 4 + 2: block_dist's AVX and SSE2 parts; 25 its tail */
     check_lonlat(ctx, &pow_, 16);
+    trv_ctx_free(ctx);
+}
+
+/* krg_srcline (docs/method.md 1.7) against geo_ct_line on rows of 10 to
+ * 30 m UTM targets (EPSG:32616) taken to lon/lat with 1/16 to 8 times the
+ * DEM's tolerance (1e-4 of 3"), for a lon/lat grid of 1e-8 degree cells, so
+ * fine that the quadratic's error is a sizeable part of a cell and many
+ * targets lie near a cell edge: every target's coordinates are
+ * geo_ct_line's to the bit, or (where geo_ct_line transformed exactly)
+ * within 1e-3 cells of them; and every target's source cell (floor of u
+ * and v) is the same. Some targets must have been approximated, some near
+ * an edge transformed exactly, and there must be targets whose bare
+ * approximation (a run on 1-degree cells, where no target is near an
+ * edge) lies in another cell: what the margin is there for. */
+static void test_srcline(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *utm = NULL, *ll = NULL;
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32616", &utm), TRV_OK);
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:4326", &ll), TRV_OK);
+    geo_ct *a = NULL, *b = NULL;
+    assert_int_equal(geo_ct_create(ctx, utm, ll, &a), TRV_OK);
+    assert_int_equal(geo_ct_create(ctx, utm, ll, &b), TRV_OK);
+    enum { N = 1033 };
+    const double cell = 1e-8, tol = 1e-4 * 3.0 / 3600;
+    geo_grid g = {1000000000, 1000000000, {-84.4, cell, 0, 36.8, 0, -cell}, ll};
+    geo_grid coarse = {1000, 1000, {-100, 1, 0, 50, 0, -1}, ll};
+    krg_srcline s, s2;
+    assert_int_equal(krg_srcline_init(ctx, &s, N), TRV_OK);
+    assert_int_equal(krg_srcline_init(ctx, &s2, N), TRV_OK);
+    static double xs[N], ys[N], gx[N], gy[N], bx[N], by[N];
+    static int ok[N], gok[N], bok[N];
+    size_t same = 0, close = 0, flips = 0;
+    double worst = 0;
+#define U(x) (((x) - g.gt[0]) / g.gt[1] - 0.5)
+#define V(y) (((y) - g.gt[3]) / g.gt[5] - 0.5)
+    for (int r = 0; r < 200; r++) {
+        double dx = 10 + 2 * (r % 11), x0 = 740015 + 7.3 * r, y = 4060015 - 123.7 * r;
+        double tl = ldexp(tol, r % 8 - 4); /* 1/16 to 8 times: some intervals just either side of it */
+        assert_int_equal(krg_srcline_run(ctx, &s, a, &g, x0, dx, y, N, tl, xs, ys, ok), TRV_OK);
+        assert_int_equal(krg_srcline_run(ctx, &s2, a, &coarse, x0, dx, y, N, tl, bx, by, bok), TRV_OK);
+        assert_int_equal(geo_ct_line(ctx, b, x0, dx, y, N, tl, gx, gy, gok), TRV_OK);
+        for (int k = 0; k < N; k++) {
+            assert_true(ok[k] && gok[k]);
+            double u = U(xs[k]), v = V(ys[k]), gu = U(gx[k]), gv = V(gy[k]);
+            assert_true(u > 0 && v > 0 && u < g.nx - 1 && v < g.ny - 1);
+            assert_true(floor(u) == floor(gu) && floor(v) == floor(gv));
+            flips += floor(U(bx[k])) != floor(gu) || floor(V(by[k])) != floor(gv);
+            if (xs[k] == gx[k] && ys[k] == gy[k]) {
+                same++;
+                continue;
+            }
+            worst = fmax(worst, fmax(fabs(u - gu), fabs(v - gv)));
+            close++;
+        }
+    }
+#undef U
+#undef V
+    printf("  srcline: %zu targets as geo_ct_line to the bit, %zu approximated (at most %.2e cells off), %zu "
+           "near an edge transformed exactly; %zu bare approximations in another cell\n",
+           same, close, worst, s.exact, flips);
+    assert_true(worst <= 1e-3);
+    assert_true(close > 10000 && s.approx >= close && s.exact > 100 && flips > 0);
+    /* on cells of 1e-9 degrees the quadratic is more than 1e-3 cells off:
+     * never trusted, every such target transformed exactly */
+    krg_srcline s3;
+    assert_int_equal(krg_srcline_init(ctx, &s3, N), TRV_OK);
+    g.gt[1] = 1e-9;
+    g.gt[5] = -1e-9;
+    for (int r = 0; r < 4; r++) {
+        double x0 = 740015 + 7.3 * r, y = 4060015 - 123.7 * r;
+        assert_int_equal(krg_srcline_run(ctx, &s3, a, &g, x0, 30, y, N, tol, xs, ys, ok), TRV_OK);
+        assert_int_equal(geo_ct_line(ctx, b, x0, 30, y, N, tol, gx, gy, gok), TRV_OK);
+        for (int k = 0; k < N; k++)
+            assert_true(xs[k] == gx[k] && ys[k] == gy[k]);
+    }
+    printf("  srcline on 1e-9 degree cells: %zu approximated, %zu exact\n", s3.approx, s3.exact);
+    assert_true(s3.approx == 0 && s3.exact > 1000);
+    krg_srcline_free(&s3);
+    krg_srcline_free(&s);
+    krg_srcline_free(&s2);
+    geo_ct_free(a);
+    geo_ct_free(b);
+    free(utm);
+    free(ll);
+    trv_ctx_free(ctx);
+}
+
+/* geo_raster_write_threads, as krg_job_write uses it: a 700 x 600 Float32
+ * layer (smooth, with nodata and noise, so that DEFLATE has work) written
+ * with 1, 2 and 3 compressing threads gives the same file, byte for byte. */
+static void test_write_threads(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *utm = NULL, *dir = make_tmpdir();
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32616", &utm), TRV_OK);
+    geo_grid g = {700, 600, {740000, 10, 0, 4060000, 0, -10}, utm};
+    geo_raster *r = NULL;
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &r), TRV_OK);
+    r->has_nodata = 1;
+    r->nodata = -9999;
+    trv_rng rng;
+    trv_rng_seed(&rng, 7);
+    for (size_t i = 0; i < (size_t)g.nx * g.ny; i++)
+        r->f32[i] = i % 977 == 0 ? -9999.0f
+                                 : (float)(300 + 50 * sin(i % 700 * 0.01) * cos(i / 700 * 0.013) +
+                                           trv_rng_uniform(&rng));
+    char *data[3] = {NULL, NULL, NULL};
+    size_t len[3] = {0, 0, 0};
+    for (int t = 1; t <= 3; t++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/w%d.tif", dir, t);
+        assert_int_equal(geo_raster_write_threads(ctx, r, path, NULL, t), TRV_OK);
+        FILE *f = fopen(path, "rb");
+        assert_non_null(f);
+        fseek(f, 0, SEEK_END);
+        len[t - 1] = (size_t)ftell(f);
+        rewind(f);
+        data[t - 1] = malloc(len[t - 1]);
+        assert_int_equal(fread(data[t - 1], 1, len[t - 1], f), len[t - 1]);
+        fclose(f);
+    }
+    printf("  %zu bytes with 1, 2 and 3 threads\n", len[0]);
+    assert_true(len[0] > 100000);
+    for (int t = 1; t < 3; t++) {
+        assert_int_equal(len[t], len[0]);
+        assert_memory_equal(data[t], data[0], len[0]);
+    }
+    for (int t = 0; t < 3; t++)
+        free(data[t]);
+    geo_raster_free(r);
+    free(utm);
+    rm_rf(dir);
+    free(dir);
     trv_ctx_free(ctx);
 }
 
@@ -652,7 +791,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ok_logzinc), cmocka_unit_test(test_ok_elev),       cmocka_unit_test(test_loocv),
-        cmocka_unit_test(test_index),      cmocka_unit_test(test_refine_paths), cmocka_unit_test(test_refine_lonlat), cmocka_unit_test(test_gamma_table),
+        cmocka_unit_test(test_index),      cmocka_unit_test(test_refine_paths), cmocka_unit_test(test_refine_lonlat), cmocka_unit_test(test_srcline), cmocka_unit_test(test_write_threads), cmocka_unit_test(test_gamma_table),
         cmocka_unit_test(test_cv_summary_hand), cmocka_unit_test(test_job_opts_check), cmocka_unit_test(test_large_values),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

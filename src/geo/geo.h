@@ -152,6 +152,10 @@ trv_status geo_raster_read_categorical_for(trv_ctx *ctx, const char *path, const
  * transparent) and category names. path is written as given: pass a
  * trv_outset temporary. meta may be NULL. */
 trv_status geo_raster_write(trv_ctx *ctx, const geo_raster *r, const char *path, const trv_meta *meta);
+/* geo_raster_write with the tiles compressed by `threads` threads (GDAL's
+ * NUM_THREADS; <= 1: one): the same file, byte for byte, sooner. */
+trv_status geo_raster_write_threads(trv_ctx *ctx, const geo_raster *r, const char *path, const trv_meta *meta,
+                                    int threads);
 
 /* ---- coordinate systems ------------------------------------------------ */
 

@@ -521,11 +521,20 @@ static void set_statistics(GDALRasterBandH band, const geo_raster *r)
 
 trv_status geo_raster_write(trv_ctx *ctx, const geo_raster *r, const char *path, const trv_meta *meta)
 {
+    return geo_raster_write_threads(ctx, r, path, meta, 1);
+}
+
+trv_status geo_raster_write_threads(trv_ctx *ctx, const geo_raster *r, const char *path, const trv_meta *meta,
+                                    int threads)
+{
     GDALDriverH drv = GDALGetDriverByName("GTiff");
     if (!drv)
         return trv_error(ctx, TRV_ERR_INTERNAL, "GDAL has no GTiff driver (call geo_init first)");
+    char nthreads[32];
+    snprintf(nthreads, sizeof nthreads, "NUM_THREADS=%d", threads);
     const char *opts[] = {"TILED=YES",     "BLOCKXSIZE=256", "BLOCKYSIZE=256", "COMPRESS=DEFLATE",
-                          r->type == GEO_F32 ? "PREDICTOR=3" : "PREDICTOR=2", "BIGTIFF=IF_SAFER", NULL};
+                          r->type == GEO_F32 ? "PREDICTOR=3" : "PREDICTOR=2", "BIGTIFF=IF_SAFER",
+                          threads > 1 ? nthreads : NULL, NULL};
     CPLErrorReset();
     GDALDatasetH ds = GDALCreate(drv, path, r->grid.nx, r->grid.ny, 1, r->type == GEO_F32 ? GDT_Float32 : GDT_Byte,
                                  (char **)opts);

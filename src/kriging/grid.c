@@ -5,6 +5,13 @@
 
 #include <math.h>
 #include <pthread.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_AVX_DIST 1
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -206,6 +213,7 @@ typedef struct block {
     int cov;                /* 1: covariance form */
     double *kinv;           /* cov: L (n x n row-major, lower), u (n), 1/L_ii (n); else (n+1)^2 K^-1 */
     double *b;              /* cov: alpha (n); else n+1: K^-1 [z; 0] */
+    double *px, *py;        /* n: the points' coordinates, in idx order */
     double beta, s11, sill; /* cov only */
     int singular;
 } block;
@@ -257,19 +265,23 @@ static int block_cov(block *B, const krg_points *p, const krg_model *m, double s
     int n = B->n;
     double *L = B->kinv, *u = B->kinv + (size_t)n * n, *r = u + n, *a = B->b;
     cov_fill(L, B->idx, n, p, m, sill, memo);
-    for (int i = 0; i < n; i++) {
-        for (int j = 0; j <= i; j++) {
-            double acc = L[(size_t)i * n + j];
+    /* Cholesky column by column: each entry's sum in the order of the row
+     * by row form (the same bits), the entries of a column independent */
+    for (int j = 0; j < n; j++) {
+        const double *lj = L + (size_t)j * n;
+        double acc = lj[j];
+        for (int k = 0; k < j; k++)
+            acc -= lj[k] * lj[k];
+        if (!(acc > 1e-12 * sill))
+            return -1;
+        L[(size_t)j * n + j] = sqrt(acc);
+        r[j] = 1 / L[(size_t)j * n + j];
+        for (int i = j + 1; i < n; i++) {
+            double *li = L + (size_t)i * n;
+            acc = li[j];
             for (int k = 0; k < j; k++)
-                acc -= L[(size_t)i * n + k] * L[(size_t)j * n + k];
-            if (j < i) {
-                L[(size_t)i * n + j] = acc * r[j];
-            } else {
-                if (!(acc > 1e-12 * sill))
-                    return -1;
-                L[(size_t)i * n + i] = sqrt(acc);
-                r[i] = 1 / L[(size_t)i * n + i];
-            }
+                acc -= li[k] * lj[k];
+            li[j] = acc * r[j];
         }
     }
     /* u = L^-1 1 and v = L^-1 z (v in a), forward */
@@ -312,6 +324,7 @@ typedef struct band {
     const krg_gtab *gt;     /* gamma for the right-hand sides */
     float *pred, *std;
     int nmax;
+    int avx;                /* have_avx(): block_dist may use AVX, the table AVX2 */
     pthread_mutex_t *lock;
     int *rows_done, *failed;
     trv_ctx *ctx;           /* progress: only band 0 reports */
@@ -346,6 +359,10 @@ static int block_compute(block *B, const band *J, krg_sys *sys, cmemo *memo, lon
             idx[j - 1] = tmp;
         }
     memcpy(B->idx, idx, (size_t)n * sizeof *idx);
+    for (int i = 0; i < n; i++) {
+        B->px[i] = src->pts->x[idx[i]];
+        B->py[i] = src->pts->y[idx[i]];
+    }
     const krg_model *m = J->m;
     double sill = m->nugget + m->psill;
     B->cov = 0;
@@ -389,6 +406,7 @@ typedef struct band_ws {
     double *d2, *gv;
     krg_points *local;
     geo_ct *to_src, *to_work;
+    krg_srcline line;       /* the targets' source cells, cheaply */
     krg_sys sys;
     cmemo memo;
     trv_ctx *scratch;
@@ -410,6 +428,7 @@ static void ws_free(band_ws *w)
     free(w->gv);
     krg_points_free(w->local);
     krg_sys_free(&w->sys);
+    krg_srcline_free(&w->line);
     free(w->memo.idx);
     free(w->memo.c);
     geo_ct_free(w->to_src);
@@ -425,7 +444,7 @@ static int ws_init(band *J, band_ws *w)
     int nmax = J->nmax, N = nmax + 1, nx = t->nx;
     memset(w, 0, sizeof *w);
     w->ncache = (size_t)2 * g->nx + 2;
-    size_t entry = (size_t)N * N + N;
+    size_t entry = (size_t)N * N + N + 2 * (size_t)nmax;
     if (w->ncache * entry > (size_t)64 << 20 >> 3)
         w->ncache = ((size_t)64 << 20 >> 3) / entry + 1;
     w->cache = calloc(w->ncache, sizeof *w->cache);
@@ -446,6 +465,7 @@ static int ws_init(band *J, band_ws *w)
     }
     if ((J->st = krg_sys_init(w->scratch, &w->sys, nmax)) ||
         (J->st = krg_points_new(w->scratch, (size_t)nmax, &w->local)) ||
+        (J->st = krg_srcline_init(w->scratch, &w->line, nx)) ||
         (J->st = geo_ct_create(w->scratch, t->wkt, g->wkt, &w->to_src)) ||
         (J->st = geo_ct_create(w->scratch, t->wkt, J->src->work_wkt, &w->to_work))) {
         snprintf(J->msg, sizeof J->msg, "%s", trv_errmsg(w->scratch));
@@ -455,6 +475,8 @@ static int ws_init(band *J, band_ws *w)
         w->cache[k].key = -1;
         w->cache[k].kinv = w->store + k * entry;
         w->cache[k].b = w->cache[k].kinv + (size_t)N * N;
+        w->cache[k].px = w->cache[k].b + N;
+        w->cache[k].py = w->cache[k].px + nmax;
         w->cache[k].idx = w->idxstore + k * (size_t)nmax;
     }
     return 0;
@@ -532,6 +554,103 @@ static void cell_cov(const block *B, double *gv, float *P, float *D)
     *D = (float)sqrt(fmax(var, 0));
 }
 
+/* 2 when the processor has AVX2, 1 AVX, 0 neither (or this build lacks
+ * the code for them). */
+static int have_avx(void)
+{
+#ifdef HAVE_AVX_DIST
+    return __builtin_cpu_supports("avx2") ? 2 : __builtin_cpu_supports("avx") ? 1 : 0;
+#else
+    return 0;
+#endif
+}
+
+#ifdef HAVE_AVX_DIST
+/* krg_gtab_eval four at a time with AVX2 over h[0..n-1] into g; returns
+ * how many it did (a multiple of 4). The same operations in the same
+ * order (multiply, truncate, subtract, the Horner sums; no fused
+ * multiply-add), so the same bits; a group with a distance off the table
+ * goes through krg_gtab_eval. */
+__attribute__((target("avx2"))) static int gtab_eval_avx2(const krg_gtab *t, const double *h, double *g, int n)
+{
+    if (t->n == 0)
+        return 0;
+    const __m256d inv = _mm256_set1_pd(t->inv_d), zero = _mm256_setzero_pd(), top = _mm256_set1_pd((double)t->n);
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+        __m256d vh = _mm256_loadu_pd(h + i), r = _mm256_mul_pd(vh, inv);
+        __m256d in = _mm256_and_pd(_mm256_cmp_pd(vh, zero, _CMP_GT_OQ), _mm256_cmp_pd(r, top, _CMP_LT_OQ));
+        if (_mm256_movemask_pd(in) != 15) {
+            for (int k = i; k < i + 4; k++)
+                g[k] = krg_gtab_eval(t, h[k]);
+            continue;
+        }
+        __m128i k = _mm256_cvttpd_epi32(r), k4 = _mm_slli_epi32(k, 2);
+        __m256d u = _mm256_sub_pd(r, _mm256_cvtepi32_pd(k));
+        __m256d c0 = _mm256_i32gather_pd(t->c, k4, 8), c1 = _mm256_i32gather_pd(t->c + 1, k4, 8);
+        __m256d c2 = _mm256_i32gather_pd(t->c + 2, k4, 8), c3 = _mm256_i32gather_pd(t->c + 3, k4, 8);
+        __m256d v = _mm256_add_pd(c2, _mm256_mul_pd(u, c3));
+        v = _mm256_add_pd(c1, _mm256_mul_pd(u, v));
+        _mm256_storeu_pd(g + i, _mm256_add_pd(c0, _mm256_mul_pd(u, v)));
+    }
+    return i;
+}
+#endif
+
+#ifdef HAVE_AVX_DIST
+/* block_dist four at a time, on processors with AVX (the same operations,
+ * so the same bits); the points from i on are left to the caller. */
+__attribute__((target("avx"))) static double block_dist_avx(const block *B, double x, double y, double *h, int *i)
+{
+    __m256d vx = _mm256_set1_pd(x), vy = _mm256_set1_pd(y), vm = _mm256_set1_pd(INFINITY);
+    for (; *i + 4 <= B->n; *i += 4) {
+        __m256d dx = _mm256_sub_pd(_mm256_loadu_pd(B->px + *i), vx);
+        __m256d dy = _mm256_sub_pd(_mm256_loadu_pd(B->py + *i), vy);
+        __m256d dd = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy));
+        vm = _mm256_min_pd(vm, dd);
+        _mm256_storeu_pd(h + *i, _mm256_sqrt_pd(dd));
+    }
+    double m4[4];
+    _mm256_storeu_pd(m4, vm);
+    return fmin(fmin(m4[0], m4[1]), fmin(m4[2], m4[3]));
+}
+#endif
+
+/* The distances from (x, y) to the block's points into h; returns the
+ * least squared one. Four at a time with AVX where the processor has it,
+ * else two at a time with SSE2: the same IEEE operations (subtract,
+ * multiply, add, square root: correctly rounded, no fused multiply-add),
+ * so the same bits as one at a time. */
+static double block_dist(const block *B, int avx, double x, double y, double *h)
+{
+    int n = B->n, i = 0;
+    double near2 = INFINITY;
+#ifdef HAVE_AVX_DIST
+    if (avx)
+        near2 = block_dist_avx(B, x, y, h, &i);
+#else
+    (void)avx;
+#endif
+#ifdef __SSE2__
+    __m128d vx = _mm_set1_pd(x), vy = _mm_set1_pd(y), vm = _mm_set1_pd(INFINITY);
+    for (; i + 2 <= n; i += 2) {
+        __m128d dx = _mm_sub_pd(_mm_loadu_pd(B->px + i), vx), dy = _mm_sub_pd(_mm_loadu_pd(B->py + i), vy);
+        __m128d dd = _mm_add_pd(_mm_mul_pd(dx, dx), _mm_mul_pd(dy, dy));
+        vm = _mm_min_pd(vm, dd);
+        _mm_storeu_pd(h + i, _mm_sqrt_pd(dd));
+    }
+    double m2[2];
+    _mm_storeu_pd(m2, vm);
+    near2 = fmin(near2, fmin(m2[0], m2[1]));
+#endif
+    for (; i < n; i++) {
+        double dx = B->px[i] - x, dy = B->py[i] - y, dd = dx * dx + dy * dy;
+        near2 = dd < near2 ? dd : near2;
+        h[i] = sqrt(dd);
+    }
+    return near2;
+}
+
 /* Block kriging of target col from the cached system of block (qr, qc):
  * 1 when P (and D) are set, 0 when no sample lies within maxdist, -1 when
  * the block's system is singular (J->st and J->msg set). */
@@ -552,17 +671,19 @@ static int block_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, fl
             return -1;
         }
         J->stats.systems++;
+        J->stats.cov += (size_t)B->cov;
     }
     int n = B->n, NN = n + 1;
     if (n == 0)
         return 0;
-    double *gv = w->gv, near2 = INFINITY;
-    for (int i = 0; i < n; i++) {
-        double dx = src->pts->x[B->idx[i]] - w->wx[col], dy = src->pts->y[B->idx[i]] - w->wy[col];
-        double dd = dx * dx + dy * dy;
-        near2 = dd < near2 ? dd : near2;
-        gv[i] = krg_gtab_eval(J->gt, sqrt(dd));
-    }
+    double *gv = w->gv, *h = w->d2, near2 = block_dist(B, J->avx, w->wx[col], w->wy[col], h);
+    int done = 0;
+#ifdef HAVE_AVX_DIST
+    if (J->avx == 2)
+        done = gtab_eval_avx2(J->gt, h, gv, n);
+#endif
+    for (int i = done; i < n; i++)
+        gv[i] = krg_gtab_eval(J->gt, h[i]);
     const double max2 = isfinite(J->o->maxdist) ? J->o->maxdist * J->o->maxdist : INFINITY;
     if (near2 > max2)
         return 0;
@@ -623,7 +744,8 @@ static void *band_run(void *arg)
         float *P = J->pred + (size_t)row * nx, *D = J->std ? J->std + (size_t)row * nx : NULL;
         double y = geo_grid_y(t, row);
         double x0 = geo_grid_x(t, 0);
-        if ((J->st = geo_ct_line(w.scratch, w.to_src, x0, t->gt[1], y, nx, tol_src, w.sx, w.sy, w.ok1)) ||
+        if ((J->st = krg_srcline_run(w.scratch, &w.line, w.to_src, &J->src->grid, x0, t->gt[1], y, nx, tol_src,
+                                     w.sx, w.sy, w.ok1)) ||
             (J->st = geo_ct_line(w.scratch, w.to_work, x0, t->gt[1], y, nx, tol_work, w.wx, w.wy, w.ok2))) {
             snprintf(J->msg, sizeof J->msg, "%s", trv_errmsg(w.scratch));
             goto done;
@@ -759,8 +881,8 @@ trv_status krg_refine(trv_ctx *ctx, const krg_source *src, const krg_index *ix, 
     int rows_done = 0, failed = 0;
     for (int i = 0; i < nt; i++)
         J[i] = (band){.src = src, .ix = ix, .m = m, .o = o, .t = target, .S = &S, .gt = &gt, .pred = P->f32,
-                      .std = D ? D->f32 : NULL, .nmax = nmax, .lock = &lock, .rows_done = &rows_done,
-                      .failed = &failed, .ctx = ctx, .r0 = (int)((long)target->ny * i / nt),
+                      .std = D ? D->f32 : NULL, .nmax = nmax, .avx = have_avx(), .lock = &lock,
+                      .rows_done = &rows_done, .failed = &failed, .ctx = ctx, .r0 = (int)((long)target->ny * i / nt),
                       .r1 = (int)((long)target->ny * (i + 1) / nt), .first = i == 0};
     for (int i = 1; i < nt; i++)
         running[i] = pthread_create(&th[i], NULL, band_run, &J[i]) == 0;
@@ -783,6 +905,7 @@ trv_status krg_refine(trv_ctx *ctx, const krg_source *src, const krg_index *ix, 
             stats->block += J[i].stats.block;
             stats->nodata += J[i].stats.nodata;
             stats->systems += J[i].stats.systems;
+            stats->cov += J[i].stats.cov;
         }
     }
     if (!st)

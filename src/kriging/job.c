@@ -198,6 +198,7 @@ trv_status krg_job_run(trv_ctx *ctx, const krg_job_opts *o, krg_job *j)
     char *in_wkt = NULL;
     double bb[4], cell_area = 0;
     size_t cells = 0;
+    j->threads = krg_threads(o->krige.threads);
     if (!(j->input_label = strdup(o->input)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (o->x_col) {
@@ -362,10 +363,11 @@ trv_status krg_job_write(trv_ctx *ctx, trv_outset *set, const krg_job *j, const 
     else if ((paths->std || paths->points) && !j->std)
         st = trv_error(ctx, TRV_ERR_USAGE, "the standard deviation was not computed (want_std 0)");
     if (!st && (!(tmp = trv_outset_add(set, paths->dem)) ||
-                (st = geo_raster_write(ctx, j->pred, tmp, meta))))
+                (st = geo_raster_write_threads(ctx, j->pred, tmp, meta, j->threads))))
         st = st ? st : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st && paths->std &&
-        (!(tmp = trv_outset_add(set, paths->std)) || (st = geo_raster_write(ctx, j->std, tmp, meta))))
+        (!(tmp = trv_outset_add(set, paths->std)) ||
+         (st = geo_raster_write_threads(ctx, j->std, tmp, meta, j->threads))))
         st = st ? st : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     for (int k = 0; k < 3 && !st; k++) {
         if (!text[k] || (k == 1 && !j->cv_pred))

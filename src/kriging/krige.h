@@ -213,6 +213,7 @@ typedef struct krg_refine_stats {
     size_t block;           /* targets done by per-block systems */
     size_t nodata;          /* targets left nodata */
     size_t systems;         /* kriging systems factorised */
+    size_t cov;             /* of those, solved in the covariance form */
 } krg_refine_stats;
 
 /* Krige the source onto target (any CRS: its cell centres are transformed
@@ -293,6 +294,7 @@ typedef struct krg_job {
     double *cv_pred, *cv_var; /* want_cv: per input point */
     krg_cv_stats cv;
     krg_refine_stats stats;
+    int threads;            /* the resolved krige.threads: the writers compress with as many */
 } krg_job;
 
 /* Check the options (krg_job_opts_check), read the input, choose the
@@ -306,7 +308,8 @@ typedef struct krg_job_paths {
 } krg_job_paths;
 
 /* Write the outputs into the caller's output set (std and points need a
- * job run with want_std: TRV_ERR_USAGE otherwise) (committed by the caller,
+ * job run with want_std: TRV_ERR_USAGE otherwise; the rasters' tiles are
+ * compressed by j->threads threads, the same bytes) (committed by the caller,
  * with whatever else the run writes: all or none). The variogram CSV has
  * np, dist, gamma and the model's gamma at dist; the CV CSV x, y, observed,
  * pred, var (in the working CRS); the point cloud x, y, z, std of every

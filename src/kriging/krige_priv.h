@@ -70,6 +70,35 @@ static inline double krg_gtab_eval(const krg_gtab *t, double h)
     return c[0] + u * (c[1] + u * (c[2] + u * c[3]));
 }
 
+/* A row of targets (x0 + k dx, y), k = 0..n-1, in the DEM's CRS, for
+ * krg_refine's choice of each target's source cell (srcline.c): the same
+ * choices as from geo_ct_line(ct, x0, dx, y, n, tol) for a grid g, with a
+ * fraction of its exact transforms. Its coordinates are geo_ct_line's to
+ * the bit where that interpolates; in the intervals it transforms point
+ * by point they come from the quadratic through the interval's ends and
+ * middle (exact, with geo_ct_line's anchors), trusted only when its error
+ * at the interval's two quarter points (exact too) is e <= 1e-3 cells:
+ * the quadratic's error elsewhere is then at most about 1.03 e (a cubic
+ * remainder; margin: 4 e + 1e-7 cells). A target whose u = (x - gt[0]) /
+ * gt[1] - 0.5 or v (likewise) lies within that margin of an integer, of
+ * -0.5 or of nx - 0.5 (ny - 0.5), where the source cell changes, is
+ * transformed exactly. Identity transforms, rows of at most 64 targets or
+ * more than cap: geo_ct_line itself. approx and exact count targets. */
+typedef struct krg_srcline {
+    int cap, ntodo;
+    double *ax, *ay;        /* anchors, middles, quarter points */
+    int *aok, *todo;        /* todo: targets transformed exactly */
+    double *ex, *ey;
+    int *eok;
+    char *linear;           /* per interval: geo_ct_line interpolates it */
+    size_t approx, exact;
+} krg_srcline;
+
+trv_status krg_srcline_init(trv_ctx *ctx, krg_srcline *s, int cap);
+void krg_srcline_free(krg_srcline *s);
+trv_status krg_srcline_run(trv_ctx *ctx, krg_srcline *s, geo_ct *ct, const geo_grid *g, double x0, double dx,
+                           double y, int n, double tol, double *xs, double *ys, int *ok);
+
 /* exp(x) K_nu(x), the scaled modified Bessel function of the second kind
  * (bessel.c; for the Matern model in variogram.c, and exposed for its tests). */
 double krg_bessel_k_scaled(double nu, double x);

@@ -1,0 +1,170 @@
+/* A row of targets in the DEM's CRS, for the choice of each target's
+ * source cell (krg_srcline, krige_priv.h; docs/method.md §1.7): the
+ * decisions geo_ct_line's coordinates give, with a fraction of its exact
+ * transforms. */
+#include "krige_priv.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { STRIDE = 32 };       /* geo_ct_line's interval */
+
+void krg_srcline_free(krg_srcline *s)
+{
+    free(s->ax);
+    free(s->ay);
+    free(s->aok);
+    free(s->todo);
+    free(s->ex);
+    free(s->ey);
+    free(s->eok);
+    free(s->linear);
+    memset(s, 0, sizeof *s);
+}
+
+trv_status krg_srcline_init(trv_ctx *ctx, krg_srcline *s, int n)
+{
+    memset(s, 0, sizeof *s);
+    size_t na = (size_t)4 * ((n + STRIDE - 1) / STRIDE) + 1, m = n > 0 ? (size_t)n : 1;
+    s->ax = malloc(na * sizeof *s->ax);
+    s->ay = malloc(na * sizeof *s->ay);
+    s->aok = malloc(na * sizeof *s->aok);
+    s->todo = malloc(m * sizeof *s->todo);
+    s->ex = malloc(m * sizeof *s->ex);
+    s->ey = malloc(m * sizeof *s->ey);
+    s->eok = malloc(m * sizeof *s->eok);
+    s->linear = malloc(na);
+    if (!s->ax || !s->ay || !s->aok || !s->todo || !s->ex || !s->ey || !s->eok || !s->linear) {
+        krg_srcline_free(s);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    s->cap = n;
+    return TRV_OK;
+}
+
+/* 1 when u lies within margin of a value where the source cell changes:
+ * an integer (floor), or the footprint's edges -0.5 and size - 0.5. */
+static int near_edge(double u, int size, double margin)
+{
+    return fabs(u - nearbyint(u)) <= margin || fabs(u + 0.5) <= margin || fabs(u - (size - 0.5)) <= margin;
+}
+
+/* Interval [a, b] with middle m that geo_ct_line transforms point by point:
+ * points from..b by the quadratic through the exact a, m, b (in p[0], p[1],
+ * p[2]), when its error at the two quarter points (exact in q[0], q[1]) is
+ * at most 1e-3 cells; the points within 4 times that error (+ 1e-7 cells)
+ * of an edge, or all when the check fails, go to the exact list. */
+static void quad_interval(krg_srcline *s, const geo_grid *g, int a, int m, int b, int from, const double *px,
+                          const double *py, const int *pok, const double *qx, const double *qy, const int *qok,
+                          const int *qk, double *xs, double *ys, int *ok)
+{
+    double da = (double)a, dm = (double)m, db = (double)b;
+    double wa = 1 / ((da - dm) * (da - db)), wm = 1 / ((dm - da) * (dm - db)), wb = 1 / ((db - da) * (db - dm));
+#define QUAD(f, k) ((f)[0] * wa * ((k) - dm) * ((k) - db) + (f)[1] * wm * ((k) - da) * ((k) - db) + \
+                    (f)[2] * wb * ((k) - da) * ((k) - dm))
+    double sx = fabs(g->gt[1]), sy = fabs(g->gt[5]), err = 0;
+    int good = pok[0] && pok[1] && pok[2] && qok[0] && qok[1];
+    for (int i = 0; good && i < 2; i++) {
+        double k = (double)qk[i];
+        err = fmax(err, fmax(fabs(QUAD(px, k) - qx[i]) / sx, fabs(QUAD(py, k) - qy[i]) / sy));
+    }
+    good = good && err <= 1e-3;
+    double margin = 4 * err + 1e-7;
+    for (int k = from; k <= b; k++) {
+        if (good) {
+            double dk = (double)k;
+            xs[k] = QUAD(px, dk);
+            ys[k] = QUAD(py, dk);
+            ok[k] = 1;
+            double u = (xs[k] - g->gt[0]) / g->gt[1] - 0.5, v = (ys[k] - g->gt[3]) / g->gt[5] - 0.5;
+            if (!near_edge(u, g->nx, margin) && !near_edge(v, g->ny, margin)) {
+                s->approx++;
+                continue;
+            }
+        }
+        s->todo[s->ntodo++] = k;
+    }
+#undef QUAD
+}
+
+trv_status krg_srcline_run(trv_ctx *ctx, krg_srcline *s, geo_ct *ct, const geo_grid *g, double x0, double dx,
+                           double y, int n, double tol, double *xs, double *ys, int *ok)
+{
+    if (geo_ct_is_identity(ct) || n <= 2 * STRIDE || n > s->cap)
+        return geo_ct_line(ctx, ct, x0, dx, y, n, tol, xs, ys, ok);
+    for (int k = 0; k < n; k++) {
+        xs[k] = x0 + k * dx;
+        ys[k] = y;
+        ok[k] = 1;
+    }
+    /* geo_ct_line's anchors (even slots) and middles (odd), in one call;
+     * then the quarter points of its intervals that are not linear */
+    int nint = (n - 1 + STRIDE - 1) / STRIDE, np = 2 * nint + 1, nq = 0;
+    double *ax = s->ax, *ay = s->ay;
+    int *aok = s->aok, qk[2];
+    for (int i = 0; i <= nint; i++) {
+        int a = i * STRIDE < n - 1 ? i * STRIDE : n - 1;
+        ax[2 * i] = xs[a];
+        if (i < nint)
+            ax[2 * i + 1] = xs[(a + (a + STRIDE < n - 1 ? a + STRIDE : n - 1)) / 2];
+    }
+    for (int p = 0; p < np; p++)
+        ay[p] = y;
+    geo_ct_points(ct, (size_t)np, ax, ay, aok);
+    char *linear = s->linear;
+    for (int i = 0; i < nint; i++) {
+        int a = i * STRIDE, b = a + STRIDE < n - 1 ? a + STRIDE : n - 1, m = (a + b) / 2;
+        const double *px = ax + 2 * i, *py = ay + 2 * i;
+        double t = (double)(m - a) / (b - a);
+        linear[i] = aok[2 * i] && aok[2 * i + 1] && aok[2 * i + 2] &&
+                    fabs(px[0] + t * (px[2] - px[0]) - px[1]) <= tol &&
+                    fabs(py[0] + t * (py[2] - py[0]) - py[1]) <= tol;
+        if (!linear[i]) {
+            ax[np + nq] = xs[(a + m) / 2];
+            ax[np + nq + 1] = xs[(m + b) / 2];
+            ay[np + nq] = ay[np + nq + 1] = y;
+            nq += 2;
+        }
+    }
+    geo_ct_points(ct, (size_t)nq, ax + np, ay + np, aok + np);
+    s->ntodo = 0;
+    nq = 0;
+    int exact_to = -1; /* as geo_ct_line: points 0..exact_to are done */
+    for (int i = 0; i < nint; i++) {
+        int a = i * STRIDE, b = a + STRIDE < n - 1 ? a + STRIDE : n - 1, m = (a + b) / 2;
+        const double *px = ax + 2 * i, *py = ay + 2 * i;
+        if (!linear[i]) {
+            int from = a > exact_to ? a : exact_to + 1;
+            qk[0] = (a + m) / 2;
+            qk[1] = (m + b) / 2;
+            quad_interval(s, g, a, m, b, from, px, py, aok + 2 * i, ax + np + nq, ay + np + nq, aok + np + nq, qk,
+                          xs, ys, ok);
+            nq += 2;
+            exact_to = b;
+            continue;
+        }
+        for (int k = a; k <= b; k++) { /* geo_ct_line's interpolation, to the bit */
+            double f = (double)(k - a) / (b - a);
+            xs[k] = px[0] + f * (px[2] - px[0]);
+            ys[k] = py[0] + f * (py[2] - py[0]);
+            ok[k] = 1;
+        }
+        exact_to = b;
+    }
+    /* the exact transforms, in one call; a point a later linear interval
+     * took as its anchor gets the same exact value again */
+    for (int j = 0; j < s->ntodo; j++) {
+        s->ex[j] = x0 + s->todo[j] * dx;
+        s->ey[j] = y;
+    }
+    geo_ct_points(ct, (size_t)s->ntodo, s->ex, s->ey, s->eok);
+    for (int j = 0; j < s->ntodo; j++) {
+        int k = s->todo[j];
+        xs[k] = s->ex[j];
+        ys[k] = s->ey[j];
+        ok[k] = s->eok[j];
+    }
+    s->exact += (size_t)s->ntodo;
+    return TRV_OK;
+}
