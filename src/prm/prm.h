@@ -196,6 +196,13 @@ typedef struct prm_build_stats {
     double coverage;        /* fraction of GO cells within one node spacing of a node */
     int components;         /* connected components of the roadmap */
     int largest;            /* nodes in the largest one */
+    int components_straight;/* components after the straight edges, before the raster bridging */
+    int regions;            /* 4-connected GO regions (prm_regions_label's count) */
+    int regions_with_nodes; /* of them holding a sampled node */
+    int region_nodes;       /* nodes added, one in each region without one (its first cell's centre) */
+    int bridges;            /* raster bridges added between components */
+    int bridge_nodes, bridge_edges; /* the nodes and edges they added */
+    int bridge_failed;      /* bridges that could not be made straight (0 unless a bug) */
 } prm_build_stats;
 
 trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build_opts *o, prm_roadmap **out,
