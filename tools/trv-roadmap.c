@@ -77,6 +77,7 @@ int main(int argc, char **argv)
         {"k", 0, TRV_ARG_INT, &o.k, "K", "connect each node to its K nearest (default 14)"},
         {"radius", 0, TRV_ARG_DOUBLE, &o.radius, "M", "connect each node to every node within M metres instead"},
         {"seed", 0, TRV_ARG_U64, &o.seed, "S", "seed of the Latin hypercube (default 1)"},
+        {"straight-only", 0, TRV_ARG_FLAG, &o.straight_only, NULL, "straight edges alone (the paper's PRM): no raster bridges, no node for a GO region the samples missed"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
     static const char *const required[] = {"terrain", "output", NULL};

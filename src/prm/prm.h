@@ -172,6 +172,8 @@ typedef struct prm_build_opts {
     int k;                  /* neighbours per node (default 14) */
     double radius;          /* > 0: connect within this radius instead of k nearest */
     uint64_t seed;          /* default 1 */
+    int straight_only;      /* 1: the straight edges and their bridging pass alone (the paper's PRM), no raster
+                               bridging (bridge.c): GO regions may stay split into components or hold no node */
 } prm_build_opts;
 
 void prm_build_opts_init(prm_build_opts *o);

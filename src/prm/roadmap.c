@@ -348,7 +348,7 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
         stats->components_straight += find(parent, i) == i;
     trv_bucket_free(ix); /* it points into r->x, which the raster pass grows */
     ix = NULL;
-    if ((st = prm_bridge_raster(ctx, t, r, &parent, &ecap, (size_t)r->nnodes, stats)))
+    if (!o->straight_only && (st = prm_bridge_raster(ctx, t, r, &parent, &ecap, (size_t)r->nnodes, stats)))
         goto done;
     qsort(r->edges, (size_t)r->nedges, sizeof *r->edges, cmp_edge);
     if (!(size = calloc((size_t)r->nnodes, sizeof *size)) ||
