@@ -8,15 +8,30 @@
  * region. A chosen bridge is the cell path back to both nodes, simplified
  * into straight NOGO-free pieces (prm_polyline_simplify), its interior
  * vertices new nodes, its pieces ordinary measured edges. A GO region the
- * flood never reached (no node) gets a node at the centre of its first
- * cell in row order. O(cells). */
+ * flood never reached (no node) gets a node in its first cell in row
+ * order. Cell paths put their vertices near the cells' centres
+ * (cell_point). O(cells). */
 #include "prm_priv.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- straight pieces ---- */
+
+/* The vertex a cell path puts in cell c: its centre shifted by
+ * (sqrt 2 - 1, 2 - sqrt 3) / 10 of a cell, east and south. Every vertex
+ * sits at the same place in its cell, so a 4-neighbour step stays in its
+ * two cells, but a straight piece between two such vertices never runs
+ * exactly through a cell corner, as pieces between exact centres do (one
+ * cell right per cell up hits every corner on the way): a corner crossed
+ * exactly is where a walk in floating point may miss the diagonal cells. */
+static void cell_point(const geo_grid *g, long c, double *x, double *y)
+{
+    *x = g->gt[0] + ((double)(c % g->nx) + 0.5 + 0.0414213562373095) * g->gt[1];
+    *y = g->gt[3] + ((double)(c / g->nx) + 0.5 + 0.0267949192431123) * g->gt[5];
+}
 
 static int stop_nogo(long i, double len, void *user)
 {
@@ -28,7 +43,14 @@ int prm_piece_free(const prm_terrain *t, double x0, double y0, double x1, double
 {
     if (prm_cell_at(t, x0, y0) < 0 || prm_cell_at(t, x1, y1) < 0)
         return 0;
-    return !prm_segment_walk(t->grid, x0, y0, x1, y1, stop_nogo, (void *)t);
+    double len = hypot(x1 - x0, y1 - y0), e = PRM_FREE_MARGIN * fabs(t->grid->gt[1]);
+    double ox = len > 0 ? -(y1 - y0) / len * e : 0, oy = len > 0 ? (x1 - x0) / len * e : 0;
+    /* the segment and its two copies shifted sideways: through a corner
+     * (cell centres line up with corners), one of them takes either side */
+    for (int k = -1; k <= 1; k++)
+        if (prm_segment_walk(t->grid, x0 + k * ox, y0 + k * oy, x1 + k * ox, y1 + k * oy, stop_nogo, (void *)t))
+            return 0;
+    return 1;
 }
 
 int prm_polyline_simplify(const prm_terrain *t, const double *x, const double *y, int n, int *keep)
@@ -129,7 +151,7 @@ static trv_status add_edge(trv_ctx *ctx, grow *G, int a, int b, int *added)
 /* ---- the flood ---- */
 
 typedef struct flood {
-    int *owner;             /* per cell: its nearest node (4-steps), -1 for NOGO or not reached */
+    int *owner;             /* per cell: its nearest node (4-steps); -1 GO not reached yet, -2 NOGO */
     int *dist;              /* per cell: the 4-steps to that node's cell */
     int *queue;
     long head, tail;
@@ -140,9 +162,9 @@ typedef struct flood {
 static trv_status seed(trv_ctx *ctx, grow *G, flood *F, int i)
 {
     long c = prm_cell_at(G->t, G->r->x[i], G->r->y[i]);
-    if (c < 0 || !prm_cell_go(G->t, c)) /* not on a GO cell (a roadmap's nodes are) */
+    if (c < 0 || F->owner[c] == -2) /* not on a GO cell (a roadmap's nodes are) */
         return TRV_OK;
-    if (F->owner[c] < 0) {
+    if (F->owner[c] == -1) {
         F->owner[c] = i;
         F->dist[c] = 0;
         F->queue[F->tail++] = (int)c;
@@ -154,7 +176,8 @@ static trv_status seed(trv_ctx *ctx, grow *G, flood *F, int i)
     return add_edge(ctx, G, F->owner[c], i, &added);
 }
 
-/* Breadth-first from the queued cells over 4-connected GO cells. */
+/* Breadth-first from the queued cells over 4-connected GO cells (owner
+ * -1). */
 static void spread(const prm_terrain *t, flood *F)
 {
     int nx = t->grid->nx, ny = t->grid->ny;
@@ -163,7 +186,7 @@ static void spread(const prm_terrain *t, flood *F)
         const int nb[4] = {col > 0 ? c - 1 : -1, col + 1 < nx ? c + 1 : -1, row > 0 ? c - nx : -1,
                            row + 1 < ny ? c + nx : -1};
         for (int k = 0; k < 4; k++)
-            if (nb[k] >= 0 && F->owner[nb[k]] < 0 && prm_cell_go(t, nb[k])) {
+            if (nb[k] >= 0 && F->owner[nb[k]] == -1) {
                 F->owner[nb[k]] = F->owner[c];
                 F->dist[nb[k]] = F->dist[c] + 1;
                 F->queue[F->tail++] = nb[k];
@@ -178,9 +201,11 @@ static trv_status orphan_regions(trv_ctx *ctx, grow *G, flood *F, prm_build_stat
     const geo_grid *g = G->t->grid;
     long ncell = (long)g->nx * g->ny;
     for (long c = 0; c < ncell; c++) {
-        if (F->owner[c] >= 0 || !prm_cell_go(G->t, c))
+        if (F->owner[c] != -1)
             continue;
-        trv_status st = add_node(ctx, G, geo_grid_x(g, (int)(c % g->nx)), geo_grid_y(g, (int)(c / g->nx)));
+        double x, y;
+        cell_point(g, c, &x, &y);
+        trv_status st = add_node(ctx, G, x, y);
         if (st)
             return st;
         stats->region_nodes++;
@@ -270,10 +295,10 @@ static trv_status build_bridge(trv_ctx *ctx, grow *G, const flood *F, int ca, in
     x[n - 1] = G->r->x[b], y[n - 1] = G->r->y[b];
     long c = ca;
     for (int k = la; k >= 1; k--, c = step_back(G->t, F->owner, F->dist, c))
-        x[k] = geo_grid_x(g, (int)(c % g->nx)), y[k] = geo_grid_y(g, (int)(c / g->nx));
+        cell_point(g, c, &x[k], &y[k]);
     c = cb;
     for (int k = la + 1; k <= la + lb; k++, c = step_back(G->t, F->owner, F->dist, c))
-        x[k] = geo_grid_x(g, (int)(c % g->nx)), y[k] = geo_grid_y(g, (int)(c / g->nx));
+        cell_point(g, c, &x[k], &y[k]);
     int m = prm_polyline_simplify(G->t, x, y, n, keep);
     if (m < 2)
         goto done;
@@ -350,7 +375,8 @@ trv_status prm_bridge_raster(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r,
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
     }
-    memset(F.owner, 0xff, (size_t)ncell * sizeof *F.owner);
+    for (long c = 0; c < ncell; c++)
+        F.owner[c] = prm_cell_go(t, c) ? -1 : -2;
     int nseed = r->nnodes;
     for (int i = 0; i < nseed && !st; i++)
         st = seed(ctx, &G, &F, i);
@@ -460,7 +486,7 @@ static trv_status leg_path(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap
     vx[0] = x, vy[0] = y, vx[nv - 1] = r->x[node], vy[nv - 1] = r->y[node];
     int k = len;
     for (long q = c;; q = from[q] - 1, k--) {
-        vx[k] = geo_grid_x(g, (int)(q % g->nx)), vy[k] = geo_grid_y(g, (int)(q / g->nx));
+        cell_point(g, q, &vx[k], &vy[k]);
         if (q == s)
             break;
     }

@@ -63,7 +63,11 @@ static inline double prm_aniso_grade(const prm_aniso *a, long i, double ux, doub
 
 /* 1 if the straight piece (x0, y0)-(x1, y1) crosses no NOGO cell, touches
  * none at a corner and stays on the grid: !blocked of prm_piece_measure,
- * without measuring. */
+ * without measuring, and the same for the piece shifted sideways by
+ * PRM_FREE_MARGIN cells either way: a piece between cell centres that
+ * runs exactly through a cell corner (rounding may let the walk miss the
+ * corner's diagonal cells) is then seen from both sides. */
+#define PRM_FREE_MARGIN 1e-6
 int prm_piece_free(const prm_terrain *t, double x0, double y0, double x1, double y1);
 /* Greedy simplification of a polyline whose consecutive vertices are
  * joined by free pieces (a cell path: a point, its cell's centre, the
