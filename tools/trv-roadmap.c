@@ -27,13 +27,15 @@ static void summary(trv_json *js, const prm_roadmap *r, const prm_build_stats *b
     trv_json_int(js, "largest", bs->largest);
     trv_json_num(js, "largest_fraction", "%.10g", r->nnodes ? (double)bs->largest / r->nnodes : NAN);
     trv_json_num(js, "coverage", "%.10g", bs->coverage);
-    trv_json_int(js, "go_regions", bs->regions);
-    trv_json_int(js, "go_regions_with_nodes", bs->regions_with_nodes);
-    trv_json_int(js, "region_nodes", bs->region_nodes);
-    trv_json_int(js, "components_straight", bs->components_straight);
-    trv_json_int(js, "bridges", bs->bridges);
-    trv_json_int(js, "bridge_nodes", bs->bridge_nodes);
-    trv_json_int(js, "bridge_edges", bs->bridge_edges);
+    if (!o->straight_only) {
+        trv_json_int(js, "go_regions", bs->regions);
+        trv_json_int(js, "go_regions_with_nodes", bs->regions_with_nodes);
+        trv_json_int(js, "region_nodes", bs->region_nodes);
+        trv_json_int(js, "components_straight", bs->components_straight);
+        trv_json_int(js, "bridges", bs->bridges);
+        trv_json_int(js, "bridge_nodes", bs->bridge_nodes);
+        trv_json_int(js, "bridge_edges", bs->bridge_edges);
+    }
     trv_json_str(js, "travel_time", t->aniso ? "direction-aware" : "isotropic");
     if (!t->aniso)
         trv_json_str(js, "travel_time_note", t->time_note);
@@ -118,7 +120,8 @@ int main(int argc, char **argv)
             printf("%d edges (%s); %d connected components, the largest with %d nodes (%.1f %%)\n", r->nedges,
                    o.radius > 0 ? "radius" : "k nearest", bs.components, bs.largest, 100.0 * bs.largest / r->nnodes);
             printf("coverage: %.1f %% of the GO cells lie within one node spacing of a node\n", 100 * bs.coverage);
-            printf("GO regions: %d (4-connected), %d of them held a sampled node, %d got one; straight edges left %d "
+            if (!o.straight_only)
+                printf("GO regions: %d (4-connected), %d of them held a sampled node, %d got one; straight edges left %d "
                    "components, %d raster bridges (%d nodes, %d edges) joined them to %d\n",
                    bs.regions, bs.regions_with_nodes, bs.region_nodes, bs.components_straight, bs.bridges,
                    bs.bridge_nodes, bs.bridge_edges, bs.components);
