@@ -1024,6 +1024,24 @@ static void test_raster_bridge_speckle(void **state)
         printf("  speckle %d: %d regions (%d without a sampled node), %d components after the straight pass, %d "
                "bridges\n",
                (int)seed, nreg, bs.region_nodes, bs.components_straight, bs.bridges);
+        /* a region of one cell: two points in it route (its node, or the direct line) */
+        int size[NX * NY + 1] = {0}, ones = 0;
+        for (int i = 0; i < NX * NY; i++)
+            size[label[i]]++;
+        for (int i = 0; i < NX * NY; i++)
+            if (label[i] && size[label[i]] == 1) {
+                double cx = 500000 + 100 * (i % NX), cy = 4000000 - 100 * (i / NX);
+                prm_path p;
+                trv_status st = prm_route(ctx, &t, rm, cx + 20, cy - 30, cx + 70, cy - 90, PRM_TIME, NULL, 0, &p);
+                if (st)
+                    fail_msg("seed %d: a one-cell region: %s", (int)seed, trv_errmsg(ctx));
+                int blocked;
+                ref_path_weight(&t, &p, PRM_TIME, &blocked);
+                assert_false(blocked);
+                prm_path_clear(&p);
+                ones++;
+            }
+        assert_true(ones > 0);
         for (int q = 0; q < 40; q++) {
             double sx, sy, gx, gy;
             random_go_point(&t, &rng, &sx, &sy);
