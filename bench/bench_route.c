@@ -15,7 +15,17 @@
  *       another tool's path (x,y rows after a header) measured piece by piece
  *       with prm_piece_measure: prints "objective pieces corner_only
  *       through_nogo", the pieces that touch NOGO only at a cell corner
- *       (which prm_route_grid forbids) and those that cross it */
+ *       (which prm_route_grid forbids) and those that cross it
+ *   bench_route pairs DIR ROADMAP.gpkg N SEED [time|mdr|mmcr|msr] [CORRIDOR_M]
+ *       the connectivity benchmark, terrain and roadmap loaded once: N
+ *       seeded random pairs of points (uniform in uniform GO cells; the goal's
+ *       cell uniform among the start's region's cells) planned by prm_route
+ *       (and prm_refine in a corridor of CORRIDOR_M when given, as trv-route
+ *       does), then 10 pairs whose goal lies in another region than the
+ *       start (prm_route's failure, then the regions labelled and the point
+ *       of the start's region nearest to the goal, as trv-route says it);
+ *       prints "same N routed median_s max_s" and "apart M told median_s
+ *       max_s", failures on stderr */
 #define _POSIX_C_SOURCE 200809L
 #include "prm/prm.h"
 
@@ -123,17 +133,135 @@ static trv_status read_path(trv_ctx *ctx, const char *file, prm_path *p)
     return st;
 }
 
+/* The GO cells grouped by region (counting sort): cells[start[k] .. start[k + 1]) hold region k's. */
+static int by_region(const prm_regions *rg, long n, long **cells, long **start)
+{
+    *cells = malloc((size_t)n * sizeof **cells);
+    *start = calloc((size_t)rg->n + 2, sizeof **start);
+    if (!*cells || !*start)
+        return -1;
+    for (long i = 0; i < n; i++)
+        (*start)[rg->label[i] + 1]++;
+    for (int k = 0; k <= rg->n; k++)
+        (*start)[k + 1] += (*start)[k];
+    long *fill = malloc(((size_t)rg->n + 1) * sizeof *fill);
+    if (!fill)
+        return -1;
+    memcpy(fill, *start, ((size_t)rg->n + 1) * sizeof *fill);
+    for (long i = 0; i < n; i++)
+        (*cells)[fill[rg->label[i]]++] = i;
+    free(fill);
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A uniform point inside cell c. */
+static void point_in(const prm_terrain *t, trv_rng *rng, long c, double *x, double *y)
+{
+    const geo_grid *g = t->grid;
+    *x = g->gt[0] + (c % g->nx + trv_rng_uniform(rng)) * g->gt[1];
+    *y = g->gt[3] + (c / g->nx + trv_rng_uniform(rng)) * g->gt[5];
+}
+
+/* One pair: prm_route (and the corridor) timed; 0 if routed. With
+ * explain, a failure is followed by what trv-route adds (the regions). */
+static int plan_pair(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, const double xy[4], prm_strategy s,
+                     double corridor, int explain, double *secs)
+{
+    prm_path p;
+    double t0 = trv_now_s();
+    trv_status st = prm_route(ctx, t, r, xy[0], xy[1], xy[2], xy[3], s, NULL, 0, &p);
+    if (!st && corridor > 0)
+        st = prm_refine(ctx, t, &p, s, NULL, corridor);
+    if (st && explain) {
+        prm_regions rg;
+        double nx, ny;
+        if (!prm_regions_label(ctx, t, &rg)) {
+            prm_regions_nearest(t, &rg, prm_regions_at(t, &rg, xy[0], xy[1]), xy[2], xy[3], &nx, &ny);
+            prm_regions_clear(&rg);
+        }
+    }
+    *secs = trv_now_s() - t0;
+    if (!st)
+        prm_path_clear(&p);
+    return st != TRV_OK;
+}
+
+static trv_status pairs(trv_ctx *ctx, const prm_terrain *t, char **argv, int argc)
+{
+    prm_roadmap *r = NULL;
+    prm_regions rg = {0};
+    long n = (long)t->grid->nx * t->grid->ny, *cells = NULL, *start = NULL;
+    int npairs = atoi(argv[4]);
+    prm_strategy s = PRM_MMCR;
+    double corridor = argc >= 8 ? atof(argv[7]) : 0, *secs = malloc(((size_t)npairs + 10) * sizeof *secs);
+    trv_status st;
+    if (argc >= 7 && strategy_of(argv[6], &s))
+        return trv_error(ctx, TRV_ERR_USAGE, "unknown strategy '%s'", argv[6]);
+    if ((st = prm_roadmap_read(ctx, argv[3], &r)) || (st = prm_regions_label(ctx, t, &rg)))
+        goto done;
+    if (!secs || by_region(&rg, n, &cells, &start)) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    trv_rng rng;
+    trv_rng_seed(&rng, strtoull(argv[5], NULL, 10));
+    long ngo = n - start[1]; /* region 0 is NOGO */
+    int routed = 0, told = 0, apart = 0;
+    for (int i = 0; i < npairs; i++) {
+        long a = cells[start[1] + (long)trv_rng_below(&rng, (uint64_t)ngo)];
+        int k = rg.label[a];
+        long b = cells[start[k] + (long)trv_rng_below(&rng, (uint64_t)(start[k + 1] - start[k]))];
+        double xy[4];
+        point_in(t, &rng, a, &xy[0], &xy[1]);
+        point_in(t, &rng, b, &xy[2], &xy[3]);
+        if (plan_pair(ctx, t, r, xy, s, corridor, 0, &secs[i]))
+            fprintf(stderr, "pair %d (%.1f, %.1f) -> (%.1f, %.1f), region %d of %ld cells: %s\n", i, xy[0], xy[1],
+                    xy[2], xy[3], k, rg.size[k], trv_errmsg(ctx));
+        else
+            routed++;
+    }
+    qsort(secs, (size_t)npairs, sizeof *secs, cmp_double);
+    printf("same %d %d %.4f %.4f\n", npairs, routed, npairs ? secs[npairs / 2] : 0, npairs ? secs[npairs - 1] : 0);
+    for (int i = 0; apart < 10 && i < 100000; i++) { /* start anywhere, goal in another region */
+        long a = cells[start[1] + (long)trv_rng_below(&rng, (uint64_t)ngo)];
+        long b = cells[start[1] + (long)trv_rng_below(&rng, (uint64_t)ngo)];
+        if (rg.label[a] == rg.label[b])
+            continue;
+        double xy[4];
+        point_in(t, &rng, a, &xy[0], &xy[1]);
+        point_in(t, &rng, b, &xy[2], &xy[3]);
+        told += plan_pair(ctx, t, r, xy, s, corridor, 1, &secs[apart++]);
+    }
+    qsort(secs, (size_t)apart, sizeof *secs, cmp_double);
+    printf("apart %d %d %.4f %.4f\n", apart, told, apart ? secs[apart / 2] : 0, apart ? secs[apart - 1] : 0);
+done:
+    prm_roadmap_free(r);
+    prm_regions_clear(&rg);
+    free(cells);
+    free(start);
+    free(secs);
+    return st;
+}
+
 int main(int argc, char **argv)
 {
     int pick = argc == 7 && !strcmp(argv[1], "pick");
     int grid = (argc >= 7 && argc <= 9) && !strcmp(argv[1], "grid");
     int measure = (argc == 4 || argc == 5) && !strcmp(argv[1], "measure");
+    int npairs = argc >= 6 && argc <= 8 && !strcmp(argv[1], "pairs");
     prm_strategy s = PRM_TIME;
-    if ((!pick && !grid && !measure) || (grid && argc >= 8 && strategy_of(argv[7], &s)) ||
+    if ((!pick && !grid && !measure && !npairs) || (grid && argc >= 8 && strategy_of(argv[7], &s)) ||
         (measure && argc == 5 && strategy_of(argv[4], &s))) {
         fprintf(stderr, "usage: bench_route pick DIR FX0 FY0 FX1 FY1\n"
                         "       bench_route grid DIR SX SY GX GY [time|mdr|mmcr|msr] [PATH.csv]\n"
-                        "       bench_route measure DIR PATH.csv [time|mdr|mmcr|msr]\n");
+                        "       bench_route measure DIR PATH.csv [time|mdr|mmcr|msr]\n"
+                        "       bench_route pairs DIR ROADMAP.gpkg N SEED [time|mdr|mmcr|msr] [CORRIDOR_M]\n");
         return 2;
     }
     geo_init();
@@ -143,7 +271,9 @@ int main(int argc, char **argv)
     double t0 = trv_now_s();
     trv_status st = prm_terrain_load(ctx, argv[2], &t);
     double t1 = trv_now_s();
-    if (!st && pick) {
+    if (!st && npairs) {
+        st = pairs(ctx, &t, argv, argc);
+    } else if (!st && pick) {
         const geo_grid *g = t.grid;
         int32_t *label = malloc((size_t)g->nx * g->ny * sizeof *label);
         long size = 0;

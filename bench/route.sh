@@ -2,7 +2,9 @@
 # make bench, routing part: the raster optimum (prm_route_grid, 16-connected
 # least-time A*) on the 10 m Jacksboro terrain against GRASS GIS r.cost -k
 # (16-connected least cost) + r.path on the same travel-time surface, for one
-# start/goal pair; then (marked below) the roadmap build and route query.
+# start/goal pair; then (marked below) the roadmap build and route query,
+# and the connectivity benchmark (TRV_PAIRS seeded random pairs in one GO
+# region, default 1000).
 # Each job runs REPS times (default 3); the best wall time and its peak
 # memory (max RSS, /usr/bin/time) are kept. Ratio > 1: traverse is slower.
 #
@@ -183,17 +185,9 @@ fi
 echo
 if [ -x "$BIN/trv-roadmap" ] && [ -x "$BIN/trv-route" ]; then
     rb=$(best "$BIN/trv-roadmap" --terrain "$T" -o "$w/rm.gpkg" -q)
-    # the default roadmap may not join the pair (issue 16: a PRM misses
-    # narrow passages the raster has): then a denser one, said so
-    more=1
-    while ! "$BIN/trv-route" --roadmap "$w/rm.gpkg" --terrain "$T" --srs EPSG:32616 --from "$SX,$SY" --to "$GX,$GY" \
-        --strategy time -o "$w/r.geojson" -q 2>"$w/route.err"; do
-        n=$(sed -n 's/.*"nodes": *\([0-9]*\).*/\1/p' "$w/roadmap.json" | head -1)
-        [ "$more" -lt 8 ] && [ -n "$n" ] || die "the roadmap does not join the pair: $(cat "$w/route.err")"
-        more=$((more * 2))
-        echo "NOTE: the roadmap of $n nodes does not join the pair; rebuilt with --nodes $((n * 2)) (issue 16)"
-        rb=$(best "$BIN/trv-roadmap" --terrain "$T" -o "$w/rm.gpkg" -q --nodes $((n * 2)))
-    done
+    # the default roadmap joins every GO region's nodes (raster bridges, issue 16)
+    "$BIN/trv-route" --roadmap "$w/rm.gpkg" --terrain "$T" --srs EPSG:32616 --from "$SX,$SY" --to "$GX,$GY" \
+        --strategy time -o "$w/r.geojson" -q 2>"$w/route.err" || die "the roadmap does not join the pair: $(cat "$w/route.err")"
     rq=$(best "$BIN/trv-route" --roadmap "$w/rm.gpkg" --terrain "$T" --srs EPSG:32616 --from "$SX,$SY" --to "$GX,$GY" \
         --strategy time -o "$w/r.geojson" --stats "$w/rs.csv" -q)
     plan=$(awk -F, 'NR == 2 {print $10}' "$w/rs.csv")
@@ -213,6 +207,23 @@ if [ -x "$BIN/trv-roadmap" ] && [ -x "$BIN/trv-route" ]; then
         echo "$plan" | awk '{printf "| trv-route planning (A*, shortcuts, corridor) | %.3f s | | GRASS: skipped | | | |\n", $1}'
     fi
     echo "$rt $OURS_S" | awk '{printf "roadmap route travel time %.1f s vs the 16-connected optimum %.1f s: %+.1f %% (goal: within 5 %%)\n", $1, $2, 100 * ($1 - $2) / $2}'
+    sed -n 's/.*"go_regions": *\([0-9]*\).*/GO regions (4-connected): \1/p; s/.*"components": *\([0-9]*\).*/roadmap components: \1/p;
+        s/.*"components_straight": *\([0-9]*\).*/components after the straight edges alone: \1/p' "$w/roadmap.json"
+    # connectivity (issue 16): seeded random pairs of GO points in one GO
+    # region, planned in-process on the default roadmap (load once, plan
+    # many: prm_route and the corridor as trv-route plans), then pairs in
+    # two regions, told so (prm_route's failure and the region check)
+    NPAIRS=${TRV_PAIRS:-1000}
+    echo
+    echo "connectivity: $NPAIRS seeded random GO pairs in one region (bench_route pairs, seed 1, corridor 3 cells)"
+    echo "| strategy | routed | planning median | max | pairs in two regions | told so | time median | max |"
+    echo "|---|---|---|---|---|---|---|---|"
+    for s in mmcr time; do
+        "$BR" pairs "$T" "$w/rm.gpkg" "$NPAIRS" 1 $s "$(awk -v r="$res" 'BEGIN {print 3 * r}')" >"$w/pairs.out" 2>"$w/pairs.err" ||
+            die "bench_route pairs $s: $(tail -3 "$w/pairs.err")"
+        awk -v s=$s '$1 == "same" {r = $3; n = $2; m = $4; x = $5} $1 == "apart" {printf "| %s | %d of %d (%.1f %%) | %.3f s | %.3f s | %d | %d | %.3f s | %.3f s |\n", s, r, n, 100 * r / n, m, x, $2, $3, $4, $5}' "$w/pairs.out"
+        head -3 "$w/pairs.err"
+    done
 else
     echo "roadmap build / route query: skipped ($BIN/trv-roadmap or $BIN/trv-route not built)"
 fi

@@ -615,6 +615,7 @@ static prm_roadmap *random_roadmap(trv_ctx *ctx, prm_terrain *t, trv_rng *rng, u
     o.nodes = nodes;
     o.k = k;
     o.seed = seed;
+    o.straight_only = 1; /* the straight edges: tested against visibility */
     prm_roadmap *rm = NULL;
     prm_build_stats bs;
     if (prm_roadmap_build(ctx, t, &o, &rm, &bs))
@@ -663,7 +664,7 @@ static void test_astar_brute_force(void **state)
     enum { NODES = 22, N = NODES + 2, S = NODES, G = NODES + 1 };
     trv_ctx *ctx = trv_ctx_new();
     prm_weights w = {REF_KB, REF_KH, REF_KS, REF_KD};
-    int compared = 0, unreachable = 0, paper_above = 0;
+    int compared = 0, unreachable = 0, paper_above = 0, legged = 0;
     double worst = 0;
     for (uint64_t seed = 1; seed <= 24; seed++) {
         prm_terrain t;
@@ -717,9 +718,21 @@ static void test_astar_brute_force(void **state)
                 prm_path p;
                 trv_status st = prm_route(ctx, &t, rm, sx, sy, gx, gy, s, &w, admissible, &p);
                 if (nls == 0 || nlg == 0) {
-                    assert_int_equal(st, TRV_ERR_DATA);
-                    assert_contains(trv_errmsg(ctx), "has no connection to the roadmap");
-                    unreachable++;
+                    /* an end seeing no node: a raster leg to its region's nearest node (no brute force
+                     * here, test_end_leg has one), else no connection or no route */
+                    if (st == TRV_OK) {
+                        int blocked;
+                        assert_true(p.x[0] == sx && p.y[0] == sy && p.x[p.n - 1] == gx && p.y[p.n - 1] == gy);
+                        assert_rel(p.objective, ref_path_weight(&t, &p, s, &blocked), 1e-9);
+                        assert_false(blocked);
+                        legged++;
+                        prm_path_clear(&p);
+                    } else {
+                        assert_int_equal(st, TRV_ERR_DATA);
+                        assert_true(strstr(trv_errmsg(ctx), "has no connection to the roadmap") ||
+                                    strstr(trv_errmsg(ctx), "is not reachable from the start"));
+                        unreachable++;
+                    }
                     continue;
                 }
                 double want = dijkstra(W, N, S, G);
@@ -756,8 +769,8 @@ static void test_astar_brute_force(void **state)
     }
     /* measured: 268 searches, worst relative difference 4.3e-15 (1e-9 allowed) */
     printf("  %d searches at the brute-force optimum (worst relative difference %.2g), %d without a route, "
-           "%d paper-heuristic mmcr routes above it\n",
-           compared, worst, unreachable, paper_above);
+           "%d through a raster leg, %d paper-heuristic mmcr routes above it\n",
+           compared, worst, unreachable, legged, paper_above);
     assert_true(compared >= 200);
     trv_ctx_free(ctx);
 }
@@ -828,6 +841,300 @@ static void test_bridging(void **state)
     printf("  bridging: on %d of 12 terrains the k nearest alone leave more components\n", bridged);
     assert_true(bridged > 0);
     trv_ctx_free(ctx);
+}
+
+/* ---- raster bridging (docs/method.md §4.4) ---- */
+
+/* The test's own 4-connected GO regions: label (nx ny) 1.., 0 NOGO, by
+ * depth-first flood with an explicit stack; returns the count. */
+static int ref_regions(const prm_terrain *t, int *label)
+{
+    long n = (long)t->grid->nx * t->grid->ny, nx = t->grid->nx;
+    long *stack = malloc((size_t)n * sizeof *stack);
+    int count = 0;
+    assert_non_null(stack);
+    memset(label, 0, (size_t)n * sizeof *label);
+    for (long i = 0; i < n; i++) {
+        if (label[i] || !ref_go(t, i))
+            continue;
+        long top = 0;
+        label[i] = ++count;
+        stack[top++] = i;
+        while (top > 0) {
+            long c = stack[--top];
+            long nb[4] = {c % nx ? c - 1 : -1, (c + 1) % nx ? c + 1 : -1, c - nx, c + nx < n ? c + nx : -1};
+            for (int k = 0; k < 4; k++)
+                if (nb[k] >= 0 && !label[nb[k]] && ref_go(t, nb[k])) {
+                    label[nb[k]] = count;
+                    stack[top++] = nb[k];
+                }
+        }
+    }
+    free(stack);
+    return count;
+}
+
+/* The roadmap's components by union-find over its edges (pr: nnodes). */
+static int ref_components(const prm_roadmap *rm, int *pr)
+{
+    for (int i = 0; i < rm->nnodes; i++)
+        pr[i] = i;
+    for (int e = 0; e < rm->nedges; e++)
+        pr[uf_find(pr, rm->edges[e].a)] = uf_find(pr, rm->edges[e].b);
+    int n = 0;
+    for (int i = 0; i < rm->nnodes; i++)
+        n += uf_find(pr, i) == i;
+    return n;
+}
+
+/* Every edge crosses no NOGO cell (ref_measure: every cell clipped). */
+static void assert_edges_free(const prm_terrain *t, const prm_roadmap *rm)
+{
+    for (int e = 0; e < rm->nedges; e++) {
+        ref_piece pc;
+        const prm_edge *ed = &rm->edges[e];
+        ref_measure(t, rm->x[ed->a], rm->y[ed->a], rm->x[ed->b], rm->y[ed->b], &pc);
+        if (pc.blocked)
+            fail_msg("edge %d (%d-%d) touches NOGO", e, ed->a, ed->b);
+        assert_rel(ed->p.d, pc.d, 1e-9);
+        assert_rel(ed->p.time_s, pc.time_s, 1e-9);
+    }
+}
+
+/* Two open areas (columns 0-7 and 32-39 of 40 x 21 cells) joined only by a
+ * winding corridor one cell wide with ten right-angle turns: no straight
+ * segment runs through it, so the straight pass leaves the two sides
+ * apart; the raster bridges join them into one component, every edge
+ * free of NOGO, and a route crosses. */
+static void paint_corridor(prm_terrain *t)
+{
+    enum { NX = 40 };
+    for (int i = 0; i < NX * 21; i++)
+        t->gonogo->u8[i] = (i % NX < 8 || i % NX >= 32) ? 0 : 1;
+    /* the corridor: (row, col) corners joined by straight runs */
+    static const int corner[][2] = {{10, 8},  {10, 11}, {3, 11},  {3, 15},  {17, 15}, {17, 19},
+                                    {3, 19},  {3, 23},  {17, 23}, {17, 27}, {10, 27}, {10, 31}};
+    for (int k = 0; k + 1 < (int)(sizeof corner / sizeof corner[0]); k++) {
+        int r0 = corner[k][0], c0 = corner[k][1], r1 = corner[k + 1][0], c1 = corner[k + 1][1];
+        for (int r = r0 < r1 ? r0 : r1; r <= (r0 > r1 ? r0 : r1); r++)
+            for (int c = c0 < c1 ? c0 : c1; c <= (c0 > c1 ? c0 : c1); c++)
+                t->gonogo->u8[r * NX + c] = 0;
+    }
+}
+
+static void test_raster_bridge_corridor(void **state)
+{
+    (void)state;
+    prm_terrain t;
+    make_terrain_n(&t, 40, 21);
+    paint_corridor(&t);
+    int label[40 * 21], pr[4096];
+    assert_int_equal(ref_regions(&t, label), 1);
+    trv_ctx *ctx = trv_ctx_new();
+    prm_build_opts o;
+    prm_build_opts_init(&o);
+    o.nodes = 40;
+    o.k = 6;
+    prm_roadmap *rm = NULL;
+    prm_build_stats bs;
+    /* the straight pass alone: a left node and a right node in different components */
+    o.straight_only = 1;
+    assert_int_equal(prm_roadmap_build(ctx, &t, &o, &rm, &bs), TRV_OK);
+    int nstraight = ref_components(rm, pr), apart = 0;
+    for (int a = 0; a < rm->nnodes; a++)
+        for (int b = 0; b < rm->nnodes; b++)
+            apart += rm->x[a] < 500800 && rm->x[b] >= 503200 && uf_find(pr, a) != uf_find(pr, b);
+    assert_true(nstraight >= 2 && apart > 0);
+    prm_roadmap_free(rm);
+    /* with the raster bridges: one component */
+    o.straight_only = 0;
+    assert_int_equal(prm_roadmap_build(ctx, &t, &o, &rm, &bs), TRV_OK);
+    assert_true(rm->nnodes < 4096);
+    assert_int_equal(ref_components(rm, pr), 1);
+    assert_int_equal(bs.components, 1);
+    assert_int_equal(bs.regions, 1);
+    assert_int_equal(bs.components_straight, nstraight);
+    assert_true(bs.bridges >= 1 && bs.bridge_edges >= 11); /* ten turns: at least eleven straight pieces */
+    assert_int_equal(rm->nnodes, 40 + bs.bridge_nodes + bs.region_nodes);
+    assert_edges_free(&t, rm);
+    printf("  corridor: %d components after the straight pass, %d bridges (%d nodes, %d edges) made one\n",
+           nstraight, bs.bridges, bs.bridge_nodes, bs.bridge_edges);
+    /* a route from the left area to the right one, through the corridor */
+    prm_path p;
+    trv_status st = prm_route(ctx, &t, rm, 500250, 3999050, 503750, 3997950, PRM_MDR, NULL, 0, &p);
+    if (st)
+        fail_msg("%s", trv_errmsg(ctx));
+    int blocked;
+    assert_rel(p.objective, ref_path_weight(&t, &p, PRM_MDR, &blocked), 1e-9);
+    assert_false(blocked);
+    /* the corridor's centre line from (10, 8) on is 79 cells long: no shorter way */
+    assert_true(p.objective > 7900);
+    prm_path_clear(&p);
+    prm_roadmap_free(rm);
+    trv_ctx_free(ctx);
+    prm_terrain_clear(&t);
+}
+
+/* Seeded speckle (each cell NOGO with probability 0.4, near the
+ * percolation threshold: many regions of every size, many without a
+ * sampled node): the components equal the test's own region count, each
+ * component lies in one region, every region holds a node, no edge
+ * touches NOGO; pairs in one region route, pairs in two are told at once. */
+static void test_raster_bridge_speckle(void **state)
+{
+    (void)state;
+    enum { NX = 48, NY = 40 };
+    trv_ctx *ctx = trv_ctx_new();
+    int routed = 0, told = 0;
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        prm_terrain t;
+        make_terrain_n(&t, NX, NY);
+        trv_rng rng;
+        trv_rng_seed(&rng, 7000 + seed);
+        for (int i = 0; i < NX * NY; i++)
+            t.gonogo->u8[i] = trv_rng_uniform(&rng) < 0.4;
+        int label[NX * NY], nreg = ref_regions(&t, label);
+        prm_build_opts o;
+        prm_build_opts_init(&o);
+        o.nodes = 120;
+        o.k = 6;
+        o.seed = seed;
+        prm_roadmap *rm = NULL;
+        prm_build_stats bs;
+        assert_int_equal(prm_roadmap_build(ctx, &t, &o, &rm, &bs), TRV_OK);
+        int *pr = malloc((size_t)rm->nnodes * sizeof *pr), *held = calloc((size_t)nreg + 1, sizeof *held);
+        assert_true(pr && held);
+        int ncomp = ref_components(rm, pr);
+        for (int i = 0; i < rm->nnodes; i++) {
+            int c = (int)((4000000 - rm->y[i]) / 100) * NX + (int)((rm->x[i] - 500000) / 100), root = uf_find(pr, i);
+            assert_true(label[c] > 0);
+            held[label[c]] = 1;
+            /* a component's nodes share the region of its root */
+            int rc = (int)((4000000 - rm->y[root]) / 100) * NX + (int)((rm->x[root] - 500000) / 100);
+            assert_int_equal(label[c], label[rc]);
+        }
+        for (int k = 1; k <= nreg; k++)
+            assert_true(held[k]);
+        assert_int_equal(ncomp, nreg);
+        assert_int_equal(bs.components, nreg);
+        assert_int_equal(bs.regions, nreg);
+        assert_int_equal(bs.regions_with_nodes + bs.region_nodes, nreg);
+        assert_true(bs.region_nodes > 0);
+        assert_edges_free(&t, rm);
+        printf("  speckle %d: %d regions (%d without a sampled node), %d components after the straight pass, %d "
+               "bridges\n",
+               (int)seed, nreg, bs.region_nodes, bs.components_straight, bs.bridges);
+        /* a region of one cell: two points in it route (its node, or the direct line) */
+        int size[NX * NY + 1] = {0}, ones = 0;
+        for (int i = 0; i < NX * NY; i++)
+            size[label[i]]++;
+        for (int i = 0; i < NX * NY; i++)
+            if (label[i] && size[label[i]] == 1) {
+                double cx = 500000 + 100 * (i % NX), cy = 4000000 - 100 * (i / NX);
+                prm_path p;
+                trv_status st = prm_route(ctx, &t, rm, cx + 20, cy - 30, cx + 70, cy - 90, PRM_TIME, NULL, 0, &p);
+                if (st)
+                    fail_msg("seed %d: a one-cell region: %s", (int)seed, trv_errmsg(ctx));
+                int blocked;
+                ref_path_weight(&t, &p, PRM_TIME, &blocked);
+                assert_false(blocked);
+                prm_path_clear(&p);
+                ones++;
+            }
+        assert_true(ones > 0);
+        for (int q = 0; q < 40; q++) {
+            double sx, sy, gx, gy;
+            random_go_point(&t, &rng, &sx, &sy);
+            random_go_point(&t, &rng, &gx, &gy);
+            int ls = label[(int)((4000000 - sy) / 100) * NX + (int)((sx - 500000) / 100)];
+            int lg = label[(int)((4000000 - gy) / 100) * NX + (int)((gx - 500000) / 100)];
+            prm_path p;
+            trv_status st = prm_route(ctx, &t, rm, sx, sy, gx, gy, PRM_MDR, NULL, 0, &p);
+            if (ls == lg) {
+                if (st)
+                    fail_msg("seed %d pair %d in region %d: %s", (int)seed, q, ls, trv_errmsg(ctx));
+                for (int i = 0; i + 1 < p.n; i++) {
+                    ref_piece rp;
+                    prm_piece pp;
+                    ref_measure(&t, p.x[i], p.y[i], p.x[i + 1], p.y[i + 1], &rp);
+                    prm_piece_measure(&t, p.x[i], p.y[i], p.x[i + 1], p.y[i + 1], &pp);
+                    if (rp.blocked)
+                        fail_msg("seed %d pair %d: piece %d of %d (%.3f, %.3f)-(%.3f, %.3f) touches NOGO (prm: %d)",
+                                 (int)seed, q, i, p.n, p.x[i], p.y[i], p.x[i + 1], p.y[i + 1], pp.blocked);
+                }
+                prm_path_clear(&p);
+                routed++;
+            } else {
+                assert_int_equal(st, TRV_ERR_DATA);
+                assert_contains(trv_errmsg(ctx), "lie in different components");
+                told++;
+            }
+        }
+        free(pr);
+        free(held);
+        prm_roadmap_free(rm);
+        prm_terrain_clear(&t);
+    }
+    printf("  speckle pairs: %d in one region routed, %d in two told so\n", routed, told);
+    assert_true(routed >= 10 && told >= 10);
+    trv_ctx_free(ctx);
+}
+
+/* An end that sees no node: the start at the blind end of a winding
+ * corridor (a 20 x 10 map, NOGO in columns 0-9 but the corridor), the
+ * two hand-placed nodes in the open part; the route takes a raster leg
+ * through the corridor, NOGO-free piece by piece. With the corridor's
+ * exit closed, the start's region holds no node: said so. */
+static void test_end_leg(void **state)
+{
+    (void)state;
+    enum { NX = 20 };
+    prm_terrain t;
+    make_terrain_n(&t, NX, 10);
+    for (int i = 0; i < NX * 10; i++)
+        t.gonogo->u8[i] = i % NX < 10;
+    static const int run[][4] = {{1, 1, 1, 8}, {1, 8, 5, 8}, {5, 3, 5, 8}, {5, 3, 8, 3}, {8, 3, 8, 9}};
+    for (int k = 0; k < 5; k++)
+        for (int r = run[k][0]; r <= run[k][2]; r++)
+            for (int c = run[k][1]; c <= run[k][3]; c++)
+                t.gonogo->u8[r * NX + c] = 0;
+    double x[2] = {501550, 501550}, y[2] = {3999750, 3999250};
+    prm_edge e = {0, 1, {0}};
+    prm_piece_measure(&t, x[0], y[0], x[1], y[1], &e.p);
+    int start[3] = {0, 1, 2}, adj[2] = {0, 0};
+    prm_roadmap rm = {.nnodes = 2, .nedges = 1, .x = x, .y = y, .edges = &e, .adj_start = start, .adj = adj, .k = 10};
+    trv_ctx *ctx = trv_ctx_new();
+    double sx = 500130, sy = 3999870, gx = 501850, gy = 3999550;
+    for (int i = 0; i < 2; i++) { /* no straight line from the start to a node */
+        ref_piece pc;
+        ref_measure(&t, sx, sy, x[i], y[i], &pc);
+        assert_true(pc.blocked);
+    }
+    prm_path p;
+    for (int s = 0; s <= PRM_TIME; s++) {
+        trv_status st = prm_route(ctx, &t, &rm, sx, sy, gx, gy, (prm_strategy)s, NULL, 0, &p);
+        if (st)
+            fail_msg("%s: %s", prm_strategy_name((prm_strategy)s), trv_errmsg(ctx));
+        int blocked;
+        assert_true(p.x[0] == sx && p.y[0] == sy && p.x[p.n - 1] == gx && p.y[p.n - 1] == gy);
+        assert_rel(p.objective, ref_path_weight(&t, &p, (prm_strategy)s, &blocked), 1e-9);
+        assert_false(blocked);
+        assert_true(p.n >= 7); /* the corridor's four turns and its exit need corners */
+        prm_path_clear(&p);
+    }
+    /* the goal side works the same way: the route reversed */
+    assert_int_equal(prm_route(ctx, &t, &rm, gx, gy, sx, sy, PRM_MDR, NULL, 0, &p), TRV_OK);
+    int blocked;
+    ref_path_weight(&t, &p, PRM_MDR, &blocked);
+    assert_false(blocked);
+    assert_true(p.x[p.n - 1] == sx && p.y[p.n - 1] == sy);
+    prm_path_clear(&p);
+    t.gonogo->u8[8 * NX + 9] = 1; /* close the exit */
+    assert_int_equal(prm_route(ctx, &t, &rm, sx, sy, gx, gy, PRM_MDR, NULL, 0, &p), TRV_ERR_DATA);
+    assert_contains(trv_errmsg(ctx), "has no connection to the roadmap");
+    assert_contains(trv_errmsg(ctx), "its GO region holds no node");
+    trv_ctx_free(ctx);
+    prm_terrain_clear(&t);
 }
 
 /* The statistics of random polylines (through NOGO too: the statistics do
@@ -1629,7 +1936,8 @@ int main(void)
         cmocka_unit_test(test_astar_hand),    cmocka_unit_test(test_astar_paper_heuristic),
         cmocka_unit_test(test_route_cost_hand),
         cmocka_unit_test(test_astar_brute_force),
-        cmocka_unit_test(test_bridging), cmocka_unit_test(test_stats_brute_force),
+        cmocka_unit_test(test_bridging), cmocka_unit_test(test_raster_bridge_corridor),
+        cmocka_unit_test(test_raster_bridge_speckle), cmocka_unit_test(test_end_leg), cmocka_unit_test(test_stats_brute_force),
         cmocka_unit_test(test_stats_graze),
         cmocka_unit_test(test_unreachable),   cmocka_unit_test(test_refine),
         cmocka_unit_test(test_outputs),       cmocka_unit_test(test_build_opts_check),

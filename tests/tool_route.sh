@@ -71,7 +71,7 @@ nodes = {int(r["id"]): (float(r["X"]), float(r["Y"])) for r in csv.DictReader(op
 edges = [(int(r["a"]), int(r["b"])) for r in csv.DictReader(open(sys.argv[3]))]
 nx = int(sys.argv[6])
 assert s["nodes"] == len(nodes) > 1000 and s["edges"] == len(edges) > s["nodes"], (s["nodes"], s["edges"], len(nodes), len(edges))
-assert s["samples"] - s["rejected"] == s["nodes"] and s["seed"] == 4 and s["edge_rule"] == "k nearest", s
+assert s["samples"] - s["rejected"] + s["region_nodes"] + s["bridge_nodes"] == s["nodes"] and s["seed"] == 4 and s["edge_rule"] == "k nearest", s
 up = {i: i for i in nodes}
 def find(i):
     while up[i] != i:
@@ -103,6 +103,28 @@ for k, (x, y, g) in enumerate(cells):
     near += any((x - px) ** 2 + (y - py) ** 2 <= spacing * spacing
                 for i in (-1, 0, 1) for j in (-1, 0, 1) for px, py in grid.get((bx + i, by + j), ()))
 assert abs(s["coverage"] - near / seen) < 1e-9, (s["coverage"], near / seen, seen)
+# the GO regions (4-connected), flooded here: every one holds a node, each
+# is one component (the raster bridges), no component spans two
+lab = [0] * len(cells)
+nreg = 0
+for k0, c in enumerate(cells):
+    if not c[2] or lab[k0]:
+        continue
+    nreg += 1
+    lab[k0] = nreg
+    stack = [k0]
+    while stack:
+        k = stack.pop()
+        for q in (k - 1 if k % nx else -1, k + 1 if (k + 1) % nx else -1, k - nx, k + nx):
+            if 0 <= q < len(cells) and cells[q][2] and not lab[q]:
+                lab[q] = nreg
+                stack.append(q)
+x0, y0 = cells[0][0] - res / 2, cells[0][1] + res / 2
+region = {i: lab[int((y0 - y) // res) * nx + int((x - x0) // res)] for i, (x, y) in nodes.items()}
+assert all(region.values()), "a node off the GO cells"
+assert s["go_regions"] == nreg == len(set(region.values())) == s["components"], (s["go_regions"], nreg, s["components"])
+assert all(region[i] == region[find(i)] for i in nodes), "a component spans two regions"
+assert s["go_regions_with_nodes"] + s["region_nodes"] == nreg and s["bridges"] > 0, s
 EOF
 ogrinfo -ro -so "$tmp/rm.gpkg" nodes | grep -qxF "  TRV_INPUT_TERRAIN=$T" && ok || bad "the roadmap does not record its terrain"
 cp "$tmp/rm.gpkg" "$tmp/rm1.gpkg" && cp "$tmp/roadmap.json" "$tmp/roadmap1.json"
@@ -468,14 +490,20 @@ if [ $# = 3 ]; then
 else
     bad "no nearest point in: $(cat "$tmp/err")"
 fi
-# both ends in the start's region but a roadmap too sparse to join them:
-# said so, with the region's cell count (GDAL's, as above)
-"$BIN/trv-roadmap" -q --terrain "$T" -o "$tmp/sparse.gpkg" --nodes 300 --seed 2 || bad "sparse roadmap"
+# both ends in the start's region but a straight-edge roadmap (the paper's
+# PRM, --straight-only) too sparse to join them: said so at once, with the
+# region's cell count (GDAL's, as above); the same 300 nodes with the raster
+# bridges (the default) join them
+"$BIN/trv-roadmap" -q --terrain "$T" -o "$tmp/sparse.gpkg" --nodes 300 --seed 2 --straight-only || bad "sparse roadmap"
 "$BIN/trv-route" --roadmap "$tmp/sparse.gpkg" --terrain "$T" --from $FROM --to $TO -o "$tmp/x.geojson" 2>"$tmp/err"
 rc=$?
 msg="the start and the goal lie in one GO region ($na cells): a raster path joins them, the roadmap is too sparse there"
-[ "$rc" = 1 ] && grep -qF "$msg" "$tmp/err" && [ ! -e "$tmp/x.geojson" ] && ok ||
-    bad "sparse roadmap: exit $rc, $(cat "$tmp/err") (want: $msg)"
+[ "$rc" = 1 ] && grep -qF "$msg" "$tmp/err" && grep -qF "lie in different components of it" "$tmp/err" &&
+    [ ! -e "$tmp/x.geojson" ] && ok || bad "sparse roadmap: exit $rc, $(cat "$tmp/err") (want: $msg)"
+"$BIN/trv-roadmap" -q --terrain "$T" -o "$tmp/sparse.gpkg" --nodes 300 --seed 2 || bad "sparse roadmap, bridged"
+"$BIN/trv-route" --roadmap "$tmp/sparse.gpkg" --terrain "$T" --from $FROM --to $TO -o "$tmp/x.geojson" -q 2>"$tmp/err" &&
+    [ -s "$tmp/x.geojson" ] && ok || bad "the bridged 300-node roadmap does not join the pair: $(cat "$tmp/err")"
+rm -f "$tmp/x.geojson"
 expect 1 "cannot open '$tmp/none.gpkg'" -- "$BIN/trv-route" --roadmap "$tmp/none.gpkg" --terrain "$T" --from $FROM --to $TO -o "$tmp/x.geojson"
 expect 2 "--nodes 2000000000 is more than the 1000000" -- "$BIN/trv-roadmap" --terrain "$T" --nodes 2000000000 -o "$tmp/x.geojson"
 expect 2 "--from expects X,Y" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from 1 --to $TO -o "$tmp/x.geojson"

@@ -27,6 +27,15 @@ static void summary(trv_json *js, const prm_roadmap *r, const prm_build_stats *b
     trv_json_int(js, "largest", bs->largest);
     trv_json_num(js, "largest_fraction", "%.10g", r->nnodes ? (double)bs->largest / r->nnodes : NAN);
     trv_json_num(js, "coverage", "%.10g", bs->coverage);
+    if (!o->straight_only) {
+        trv_json_int(js, "go_regions", bs->regions);
+        trv_json_int(js, "go_regions_with_nodes", bs->regions_with_nodes);
+        trv_json_int(js, "region_nodes", bs->region_nodes);
+        trv_json_int(js, "components_straight", bs->components_straight);
+        trv_json_int(js, "bridges", bs->bridges);
+        trv_json_int(js, "bridge_nodes", bs->bridge_nodes);
+        trv_json_int(js, "bridge_edges", bs->bridge_edges);
+    }
     trv_json_str(js, "travel_time", t->aniso ? "direction-aware" : "isotropic");
     if (!t->aniso)
         trv_json_str(js, "travel_time_note", t->time_note);
@@ -70,6 +79,7 @@ int main(int argc, char **argv)
         {"k", 0, TRV_ARG_INT, &o.k, "K", "connect each node to its K nearest (default 14)"},
         {"radius", 0, TRV_ARG_DOUBLE, &o.radius, "M", "connect each node to every node within M metres instead"},
         {"seed", 0, TRV_ARG_U64, &o.seed, "S", "seed of the Latin hypercube (default 1)"},
+        {"straight-only", 0, TRV_ARG_FLAG, &o.straight_only, NULL, "straight edges alone (the paper's PRM): no raster bridges, no node for a GO region the samples missed"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
     static const char *const required[] = {"terrain", "output", NULL};
@@ -110,6 +120,11 @@ int main(int argc, char **argv)
             printf("%d edges (%s); %d connected components, the largest with %d nodes (%.1f %%)\n", r->nedges,
                    o.radius > 0 ? "radius" : "k nearest", bs.components, bs.largest, 100.0 * bs.largest / r->nnodes);
             printf("coverage: %.1f %% of the GO cells lie within one node spacing of a node\n", 100 * bs.coverage);
+            if (!o.straight_only)
+                printf("GO regions: %d (4-connected), %d of them held a sampled node, %d got one; straight edges left %d "
+                   "components, %d raster bridges (%d nodes, %d edges) joined them to %d\n",
+                   bs.regions, bs.regions_with_nodes, bs.region_nodes, bs.components_straight, bs.bridges,
+                   bs.bridge_nodes, bs.bridge_edges, bs.components);
         }
         prm_roadmap_free(r);
     }

@@ -163,6 +163,7 @@ ROADMAP = Tool(
         Number("--k", "Connect each node to its K nearest", 14, integer=True, minimum=1, maximum=256),
         Number("--radius", "Connect each node to every node within this many metres instead of K", minimum=0),
         Number("--seed", "Seed of the Latin hypercube", 1, integer=True, minimum=0),
+        Flag("--straight-only", "Straight edges alone (the paper's PRM): no raster bridges joining each GO region"),
         Stdout(),
     ],
     [Layer("OUTPUT", layer="edges", output="EDGES_LAYER"),

@@ -36,11 +36,25 @@ static trv_status check_end(trv_ctx *ctx, const prm_terrain *t, const char *whic
 }
 
 /* An extra node's edges: to every roadmap node among the k nearest (a
- * wider circle if none can be reached in a straight line). */
+ * wider circle if none can be reached in a straight line); when none of
+ * the 4 k is, one leg along the raster (prm_raster_leg) to the nearest
+ * node of the end's GO region, its vertices in lx, ly (from the end to
+ * the node) and its pieces summed in p. */
 typedef struct link {
     int node;
     prm_piece p;
+    double *lx, *ly;        /* NULL for a straight link */
+    int ln;
 } link;
+
+static void free_links(link *l, int n)
+{
+    for (int q = 0; l && q < n; q++) {
+        free(l[q].lx);
+        free(l[q].ly);
+    }
+    free(l);
+}
 
 static int cmp_near(const void *a, const void *b, void *ctx)
 {
@@ -51,6 +65,41 @@ static int cmp_near(const void *a, const void *b, void *ctx)
     return (i > j) - (i < j);
 }
 
+/* The pieces of a polyline measured one by one and summed (the objectives
+ * are sums over the cells crossed; slope_max the largest). */
+static void measure_polyline(const prm_terrain *t, const double *x, const double *y, int n, prm_piece *sum)
+{
+    memset(sum, 0, sizeof *sum);
+    for (int i = 0; i + 1 < n; i++) {
+        prm_piece p;
+        prm_piece_measure(t, x[i], y[i], x[i + 1], y[i + 1], &p);
+        sum->d += p.d, sum->l += p.l, sum->h += p.h, sum->s += p.s, sum->nogo += p.nogo;
+        sum->blocked |= p.blocked;
+        sum->slope_int += p.slope_int, sum->time_s += p.time_s, sum->time_rev_s += p.time_rev_s;
+        sum->cost_int += p.cost_int, sum->elev_int += p.elev_int;
+        if (p.slope_max > sum->slope_max)
+            sum->slope_max = p.slope_max;
+    }
+}
+
+static trv_status raster_link(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, const char *which, double x,
+                              double y, int k, link *l)
+{
+    int node;
+    trv_status st = prm_raster_leg(ctx, t, r, x, y, &node, &l->lx, &l->ly, &l->ln);
+    if (st)
+        return st;
+    if (node < 0)
+        return trv_error(ctx, TRV_ERR_DATA,
+                         "the %s (%.1f, %.1f) has no connection to the roadmap: no straight line to its %d nearest "
+                         "nodes avoids NOGO and its GO region holds no node (a roadmap built before every region got "
+                         "one: build it again)",
+                         which, x, y, 4 * k);
+    l->node = node;
+    measure_polyline(t, l->lx, l->ly, l->ln, &l->p);
+    return TRV_OK;
+}
+
 static trv_status connect_end(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, const char *which, double x,
                               double y, int k, link **out, int *nout)
 {
@@ -58,7 +107,7 @@ static trv_status connect_end(trv_ctx *ctx, const prm_terrain *t, const prm_road
     *nout = 0;
     double *d = malloc((size_t)r->nnodes * sizeof *d);
     int *order = malloc((size_t)r->nnodes * sizeof *order);
-    link *l = malloc((size_t)(4 * k + 1) * sizeof *l);
+    link *l = calloc((size_t)(4 * k + 1), sizeof *l);
     if (!d || !order || !l) {
         free(d);
         free(order);
@@ -78,20 +127,55 @@ static trv_status connect_end(trv_ctx *ctx, const prm_terrain *t, const prm_road
         prm_piece p;
         prm_piece_measure(t, x, y, r->x[order[q]], r->y[order[q]], &p);
         if (!p.blocked)
-            l[n++] = (link){order[q], p};
+            l[n++] = (link){order[q], p, NULL, NULL, 0};
     }
     free(d);
     free(order);
-    if (n == 0) {
-        free(l);
-        return trv_error(ctx, TRV_ERR_DATA,
-                         "the %s (%.1f, %.1f) has no connection to the roadmap: no straight line to its %d nearest "
-                         "nodes avoids NOGO",
-                         which, x, y, 4 * k);
+    trv_status st = TRV_OK;
+    if (n == 0 && !(st = raster_link(ctx, t, r, which, x, y, k, &l[0])))
+        n = 1;
+    if (st) {
+        free_links(l, 1);
+        return st;
     }
     *out = l;
     *nout = n;
     return TRV_OK;
+}
+
+/* Per roadmap node: its component's root (union-find over the edges). */
+static int *components_of(const prm_roadmap *r)
+{
+    int *root = malloc(((size_t)r->nnodes + 1) * sizeof *root);
+    if (!root)
+        return NULL;
+    for (int i = 0; i < r->nnodes; i++)
+        root[i] = i;
+    for (int e = 0; e < r->nedges; e++) {
+        int a = r->edges[e].a, b = r->edges[e].b;
+        while (root[a] != a)
+            a = root[a] = root[root[a]];
+        while (root[b] != b)
+            b = root[b] = root[root[b]];
+        root[a] = b;
+    }
+    for (int i = 0; i < r->nnodes; i++) {
+        int a = i;
+        while (root[a] != a)
+            a = root[a];
+        root[i] = a;
+    }
+    return root;
+}
+
+/* 1 if some start link and some goal link reach nodes of one component. */
+static int ends_joined(const int *root, const link *ls, int ns, const link *lg, int ng)
+{
+    for (int i = 0; i < ns; i++)
+        for (int j = 0; j < ng; j++)
+            if (root[ls[i].node] == root[lg[j].node])
+                return 1;
+    return 0;
 }
 
 /* ---- path shortcutting ---- */
@@ -284,25 +368,56 @@ static trv_status search(trv_ctx *ctx, const graph *gr, astar *A, double sx, dou
     return st;
 }
 
-/* The path from S to G through parent, the ends at their exact points. */
-static trv_status trace(trv_ctx *ctx, const graph *gr, const int *parent, double sx, double sy, double gx, double gy,
-                        prm_path *out)
+/* The link of an end to node v (its raster leg, if any). */
+static const link *link_to(const link *l, int n, int v)
+{
+    for (int q = 0; q < n; q++)
+        if (l[q].node == v)
+            return &l[q];
+    return NULL;
+}
+
+/* The path from S to G through parent, the ends at their exact points, a
+ * raster leg's vertices between an end and its node. */
+static trv_status trace(trv_ctx *ctx, const graph *gr, const link *lg, int ng, const int *parent, double sx, double sy,
+                        double gx, double gy, prm_path *out)
 {
     const prm_roadmap *r = gr->r;
     const int S = gr->S, G = gr->G;
-    int n = 0;
+    int nv = 0;
     for (int v = G; v >= 0; v = parent[v])
-        n++;
-    out->x = malloc((size_t)n * sizeof *out->x);
-    out->y = malloc((size_t)n * sizeof *out->y);
-    if (!out->x || !out->y)
+        nv++;
+    int first = nv > 2 ? parent[G] : -1, *seq = malloc((size_t)nv * sizeof *seq); /* S, nodes..., G */
+    const link *la = NULL, *lb = NULL;
+    if (!seq)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    out->n = n;
-    int i = n - 1;
-    for (int v = G; v >= 0; v = parent[v], i--) {
-        out->x[i] = v == S ? sx : v == G ? gx : r->x[v];
-        out->y[i] = v == S ? sy : v == G ? gy : r->y[v];
+    for (int v = G, i = nv - 1; v >= 0; v = parent[v], i--)
+        seq[i] = v;
+    if (nv > 2) {
+        la = link_to(gr->ls, gr->ns, seq[1]);
+        lb = link_to(lg, ng, first);
     }
+    int extra = (la && la->lx ? la->ln - 2 : 0) + (lb && lb->lx ? lb->ln - 2 : 0);
+    out->x = malloc((size_t)(nv + extra) * sizeof *out->x);
+    out->y = malloc((size_t)(nv + extra) * sizeof *out->y);
+    if (!out->x || !out->y) {
+        free(seq);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    int n = 0;
+    for (int i = 0; i < nv; i++) {
+        int v = seq[i];
+        if (v == G && lb && lb->lx) /* the goal's leg runs from the goal: backwards */
+            for (int q = lb->ln - 2; q >= 1; q--)
+                out->x[n] = lb->lx[q], out->y[n++] = lb->ly[q];
+        out->x[n] = v == S ? sx : v == G ? gx : r->x[v];
+        out->y[n++] = v == S ? sy : v == G ? gy : r->y[v];
+        if (v == S && la && la->lx)
+            for (int q = 1; q <= la->ln - 2; q++)
+                out->x[n] = la->lx[q], out->y[n++] = la->ly[q];
+    }
+    out->n = n;
+    free(seq);
     return TRV_OK;
 }
 
@@ -323,7 +438,7 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
     int ns = 0, ng = 0;
     if ((st = connect_end(ctx, t, r, "start", sx, sy, k, &ls, &ns)) ||
         (st = connect_end(ctx, t, r, "goal", gx, gy, k, &lg, &ng))) {
-        free(ls);
+        free_links(ls, ns);
         return st;
     }
     int N = r->nnodes + 2;
@@ -348,6 +463,21 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
         gr.to_goal[lg[q].node] = weight_back(&lg[q].p, s, w);
     /* a direct line from start to goal, when it avoids NOGO */
     prm_piece_measure(t, sx, sy, gx, gy, &gr.direct);
+    /* no search can succeed when the ends' nodes lie in different components */
+    int *root = gr.direct.blocked ? components_of(r) : NULL;
+    if (gr.direct.blocked && !root) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    int joined = !root || ends_joined(root, ls, ns, lg, ng);
+    free(root);
+    if (!joined) {
+        st = trv_error(ctx, TRV_ERR_DATA,
+                       "the goal (%.1f, %.1f) is not reachable from the start (%.1f, %.1f) on the roadmap: the nodes "
+                       "they join lie in different components of it",
+                       gx, gy, sx, sy);
+        goto done;
+    }
     astar A = {t, r, s, w, admissible, gx, gy, hc};
     if ((st = search(ctx, &gr, &A, sx, sy, g, parent, closed, &out->expanded)))
         goto done;
@@ -358,13 +488,13 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
                        gx, gy, sx, sy, out->expanded);
         goto done;
     }
-    if ((st = trace(ctx, &gr, parent, sx, sy, gx, gy, out)))
+    if ((st = trace(ctx, &gr, lg, ng, parent, sx, sy, gx, gy, out)))
         goto done;
     out->objective = g[gr.G];
     st = shortcut(ctx, t, out, s, w);
 done:
-    free(ls);
-    free(lg);
+    free_links(ls, ns);
+    free_links(lg, ng);
     free(g);
     free(hc);
     free(parent);

@@ -172,6 +172,8 @@ typedef struct prm_build_opts {
     int k;                  /* neighbours per node (default 14) */
     double radius;          /* > 0: connect within this radius instead of k nearest */
     uint64_t seed;          /* default 1 */
+    int straight_only;      /* 1: the straight edges and their bridging pass alone (the paper's PRM), no raster
+                               bridging (bridge.c): GO regions may stay split into components or hold no node */
 } prm_build_opts;
 
 void prm_build_opts_init(prm_build_opts *o);
@@ -196,8 +198,20 @@ typedef struct prm_build_stats {
     double coverage;        /* fraction of GO cells within one node spacing of a node */
     int components;         /* connected components of the roadmap */
     int largest;            /* nodes in the largest one */
+    int components_straight;/* components after the straight edges, before the raster bridging */
+    int regions;            /* 4-connected GO regions (prm_regions_label's count) */
+    int regions_with_nodes; /* of them holding a sampled node */
+    int region_nodes;       /* nodes added, one in each region without one (its first cell's centre) */
+    int bridges;            /* raster bridges added between components */
+    int bridge_nodes, bridge_edges; /* the nodes and edges they added */
+    int bridge_failed;      /* bridges that could not be made straight (0 unless a bug) */
 } prm_build_stats;
 
+/* Nodes (LHS), straight edges to the k nearest (or within the radius)
+ * that cross no NOGO cell, a pass over the 4k nearest between components,
+ * then (unless straight_only) the raster bridges (docs/method.md §4.4):
+ * every 4-connected GO region holds a node and is one component, so two
+ * points of one region always have a roadmap route. */
 trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build_opts *o, prm_roadmap **out,
                              prm_build_stats *stats);
 void prm_roadmap_free(prm_roadmap *r);
@@ -234,12 +248,16 @@ typedef struct prm_path {
 void prm_path_clear(prm_path *p);
 
 /* A* on the roadmap from start to goal (map coordinates), both inserted as
- * nodes and connected like the others, then greedy shortcutting (a vertex
+ * nodes and connected like the others (an end that sees none of its 4k
+ * nearest nodes in a straight line: a raster leg to its region's nearest
+ * node, prm_priv.h prm_raster_leg), then greedy shortcutting (a vertex
  * jumps to the farthest of the next 32 whose straight piece avoids NOGO
  * and weighs no more than the path it replaces, under the same objective).
  * *out is overwritten (clear a used one first). Errors name which end: outside the
- * map, in NOGO, no connection to the roadmap; or "the goal is not
- * reachable from the start". */
+ * map, in NOGO, no connection to the roadmap (its region holds no node);
+ * or "the goal ... is not reachable from the start ... on the roadmap",
+ * said before any search when the ends' nodes lie in different components
+ * ("... lie in different components of it"). */
 trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, double sx, double sy, double gx,
                      double gy, prm_strategy s, const prm_weights *w, int admissible, prm_path *out);
 

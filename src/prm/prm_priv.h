@@ -59,4 +59,40 @@ static inline double prm_aniso_grade(const prm_aniso *a, long i, double ux, doub
     return (double)a->grad[2 * i] * ux + (double)a->grad[2 * i + 1] * uy;
 }
 
+/* ---- raster paths into straight pieces (bridge.c) ---- */
+
+/* 1 if the straight piece (x0, y0)-(x1, y1) crosses no NOGO cell, touches
+ * none at a corner and stays on the grid: !blocked of prm_piece_measure,
+ * without measuring, and the same for the piece shifted sideways by
+ * PRM_FREE_MARGIN cells either way: a piece between cell centres that
+ * runs exactly through a cell corner (rounding may let the walk miss the
+ * corner's diagonal cells) is then seen from both sides. */
+#define PRM_FREE_MARGIN 1e-6
+int prm_piece_free(const prm_terrain *t, double x0, double y0, double x1, double y1);
+/* Greedy simplification of a polyline whose consecutive vertices are
+ * joined by free pieces (a cell path: a point, its cell's centre, the
+ * centres of 4-neighbour cells): from vertex i, the farthest j (at most
+ * PRM_SIMPLIFY_AHEAD on) with every i -> i+1 .. j free. keep (n) receives
+ * the kept indices, 0 and n - 1 included; returns their count, -1 if a
+ * consecutive piece is blocked. */
+enum { PRM_SIMPLIFY_AHEAD = 64 };
+int prm_polyline_simplify(const prm_terrain *t, const double *x, const double *y, int n, int *keep);
+/* The raster bridging pass (bridge.c's head comment): every GO region
+ * gets a node, every region's components are joined by bridges (nodes and
+ * edges appended; the edges' order is the caller's to restore). parent:
+ * the union-find over the nodes (nnodes of room in ncap, grown with the
+ * nodes), ecap: the room in r->edges. Fills the stats' regions,
+ * regions_with_nodes, region_nodes, bridges, bridge_nodes, bridge_edges,
+ * bridge_failed. */
+trv_status prm_bridge_raster(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int **parent, size_t *ecap,
+                             size_t ncap, prm_build_stats *stats);
+/* The end leg of a route end that sees no node in a straight line: a
+ * breadth-first search over 4-connected GO cells from the cell of (x, y)
+ * (its region, nothing else) to the nearest cell holding a node, the cell
+ * path simplified (prm_polyline_simplify) from (x, y) to that node's
+ * point. *xs, *ys (*n vertices, the caller frees) and *node; *node = -1
+ * when the region holds no node. */
+trv_status prm_raster_leg(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, double x, double y, int *node,
+                          double **xs, double **ys, int *n);
+
 #endif

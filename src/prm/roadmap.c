@@ -1,7 +1,8 @@
 /* The probabilistic roadmap (docs/method.md §4.3-4.4): nodes from Latin
  * hypercube batches (lhs.c), edges to the k nearest (core/bucket.h) where
- * the segment crosses no NOGO, a bridging pass between components. */
-#include "prm.h"
+ * the segment crosses no NOGO, a bridging pass between components, then
+ * the raster bridging (bridge.c) that joins every GO region's components. */
+#include "prm_priv.h"
 
 #include "core/bucket.h"
 
@@ -225,8 +226,7 @@ done:
 
 /* Bridging: straight k-nearest edges miss winding corridors; for each
  * node, try its 4k nearest again, keeping only edges that join two
- * components (a classic PRM connection pass; cheap, since few pass).
- * Then the edges in (a, b) order. */
+ * components (a classic PRM connection pass; cheap, since few pass). */
 static trv_status bridge(trv_ctx *ctx, const prm_terrain *t, const trv_bucket *ix, prm_roadmap *r, int *parent,
                          size_t ecap)
 {
@@ -264,8 +264,6 @@ static trv_status bridge(trv_ctx *ctx, const prm_terrain *t, const trv_bucket *i
     }
     free(nb);
     free(d2);
-    if (!st)
-        qsort(r->edges, (size_t)r->nedges, sizeof *r->edges, cmp_edge);
     return st;
 }
 
@@ -336,9 +334,9 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
         return st;
     }
     trv_bucket *ix = trv_bucket_new(r->x, r->y, (size_t)r->nnodes, 0);
-    int *parent = malloc((size_t)r->nnodes * sizeof *parent), *size = calloc((size_t)r->nnodes, sizeof *size);
+    int *parent = malloc((size_t)r->nnodes * sizeof *parent), *size = NULL;
     size_t ecap = 0;
-    if (!ix || !parent || !size) {
+    if (!ix || !parent) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -346,6 +344,18 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
         parent[i] = i;
     if ((st = connect_nodes(ctx, t, ix, r, parent, &ecap)) || (st = bridge(ctx, t, ix, r, parent, ecap)))
         goto done;
+    for (int i = 0; i < r->nnodes; i++)
+        stats->components_straight += find(parent, i) == i;
+    trv_bucket_free(ix); /* it points into r->x, which the raster pass grows */
+    ix = NULL;
+    if (!o->straight_only && (st = prm_bridge_raster(ctx, t, r, &parent, &ecap, (size_t)r->nnodes, stats)))
+        goto done;
+    qsort(r->edges, (size_t)r->nedges, sizeof *r->edges, cmp_edge);
+    if (!(size = calloc((size_t)r->nnodes, sizeof *size)) ||
+        !(ix = trv_bucket_new(r->x, r->y, (size_t)r->nnodes, 0))) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
     components(r, parent, size, stats);
     stats->coverage = coverage(t, ix, r, stats->go_area_km2);
     if ((st = make_adjacency(ctx, r)))

@@ -74,6 +74,13 @@ trv_status rpt_sec_routes(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
                jstr(o, "edge_rule"), jint(o, "components"), jint(o, "largest"),
                100.0 * (double)jint(o, "largest") / nodes);
         rpt_li(d, "coverage: %.1f %% of the GO cells lie within one node spacing of a node", 100 * jnum(o, "coverage"));
+        if (jget(o, "go_regions")) /* the raster bridges (absent with --straight-only) */
+            rpt_li(d,
+                   "GO regions: %lld (4-connected), %lld of them held a sampled node, %lld got one; straight edges "
+                   "left %lld components, %lld raster bridges (%lld nodes, %lld edges) joined them to %lld",
+                   jint(o, "go_regions"), jint(o, "go_regions_with_nodes"), jint(o, "region_nodes"),
+                   jint(o, "components_straight"), jint(o, "bridges"), jint(o, "bridge_nodes"), jint(o, "bridge_edges"),
+                   jint(o, "components"));
         rpt_end_list(d);
     }
     json_object_put(o);

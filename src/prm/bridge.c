@@ -1,0 +1,538 @@
+/* Raster-aware bridging (docs/method.md §4.4): the raster knows which GO
+ * cells are joined, straight k-nearest edges do not. A multi-source
+ * breadth-first flood over 4-connected GO cells from every node's cell
+ * labels each cell with its nearest node (in 4-steps); where two labels of
+ * different roadmap components meet across a 4-neighbour pair lies a
+ * candidate bridge of length dist + dist + 1 cells; Kruskal over the
+ * candidates, shortest first, joins every component inside each GO
+ * region. A chosen bridge is the cell path back to both nodes, simplified
+ * into straight NOGO-free pieces (prm_polyline_simplify), its interior
+ * vertices new nodes, its pieces ordinary measured edges. A GO region the
+ * flood never reached (no node) gets a node in its first cell in row
+ * order. Cell paths put their vertices near the cells' centres
+ * (cell_point). O(cells). */
+#include "prm_priv.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- straight pieces ---- */
+
+/* The vertex a cell path puts in cell c: its centre shifted by
+ * (sqrt 2 - 1, 2 - sqrt 3) / 10 of a cell, east and south. Every vertex
+ * sits at the same place in its cell, so a 4-neighbour step stays in its
+ * two cells, but a straight piece between two such vertices never runs
+ * exactly through a cell corner, as pieces between exact centres do (one
+ * cell right per cell up hits every corner on the way): a corner crossed
+ * exactly is where a walk in floating point may miss the diagonal cells. */
+static void cell_point(const geo_grid *g, long c, double *x, double *y)
+{
+    *x = g->gt[0] + ((double)(c % g->nx) + 0.5 + 0.0414213562373095) * g->gt[1];
+    *y = g->gt[3] + ((double)(c / g->nx) + 0.5 + 0.0267949192431123) * g->gt[5];
+}
+
+static int stop_nogo(long i, double len, void *user)
+{
+    (void)len;
+    return !prm_cell_go(user, i);
+}
+
+int prm_piece_free(const prm_terrain *t, double x0, double y0, double x1, double y1)
+{
+    if (prm_cell_at(t, x0, y0) < 0 || prm_cell_at(t, x1, y1) < 0)
+        return 0;
+    double len = hypot(x1 - x0, y1 - y0), e = PRM_FREE_MARGIN * fabs(t->grid->gt[1]);
+    double ox = len > 0 ? -(y1 - y0) / len * e : 0, oy = len > 0 ? (x1 - x0) / len * e : 0;
+    /* the segment and its two copies shifted sideways: through a corner
+     * (cell centres line up with corners), one of them takes either side */
+    for (int k = -1; k <= 1; k++)
+        if (prm_segment_walk(t->grid, x0 + k * ox, y0 + k * oy, x1 + k * ox, y1 + k * oy, stop_nogo, (void *)t))
+            return 0;
+    return 1;
+}
+
+int prm_polyline_simplify(const prm_terrain *t, const double *x, const double *y, int n, int *keep)
+{
+    int m = 0;
+    for (int i = 0; i < n - 1;) {
+        keep[m++] = i;
+        if (!prm_piece_free(t, x[i], y[i], x[i + 1], y[i + 1]))
+            return -1;
+        int j = i + 1;
+        while (j + 1 < n && j + 1 - i <= PRM_SIMPLIFY_AHEAD && prm_piece_free(t, x[i], y[i], x[j + 1], y[j + 1]))
+            j++;
+        i = j;
+    }
+    keep[m++] = n - 1;
+    return m;
+}
+
+/* The 4-neighbour of c one step nearer its owner's cell (the first in
+ * west, east, north, south order); -1 at the owner's cell. */
+static long step_back(const prm_terrain *t, const int *owner, const int *dist, long c)
+{
+    int nx = t->grid->nx, ny = t->grid->ny, col = (int)(c % nx), row = (int)(c / nx);
+    const long nb[4] = {col > 0 ? c - 1 : -1, col + 1 < nx ? c + 1 : -1, row > 0 ? c - nx : -1,
+                        row + 1 < ny ? c + nx : -1};
+    for (int k = 0; k < 4; k++)
+        if (nb[k] >= 0 && owner[nb[k]] == owner[c] && dist[nb[k]] == dist[c] - 1)
+            return nb[k];
+    return -1;
+}
+
+/* ---- the roadmap's growth ---- */
+
+typedef struct grow {
+    const prm_terrain *t;
+    prm_roadmap *r;
+    int **parent;
+    size_t *ecap, ncap;
+} grow;
+
+static int find(int *parent, int i)
+{
+    while (parent[i] != i)
+        i = parent[i] = parent[parent[i]];
+    return i;
+}
+
+static trv_status add_node(trv_ctx *ctx, grow *G, double x, double y)
+{
+    prm_roadmap *r = G->r;
+    if ((size_t)r->nnodes == G->ncap) {
+        size_t cap = 2 * G->ncap + 16;
+        double *nx = realloc(r->x, cap * sizeof *nx);
+        if (nx)
+            r->x = nx;
+        double *ny = nx ? realloc(r->y, cap * sizeof *ny) : NULL;
+        if (ny)
+            r->y = ny;
+        int *np = ny ? realloc(*G->parent, cap * sizeof *np) : NULL;
+        if (!np)
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        *G->parent = np;
+        G->ncap = cap;
+    }
+    if (r->nnodes >= PRM_MAX_NODES)
+        return trv_error(ctx, TRV_ERR_DATA, "bridging needs more than %d nodes", PRM_MAX_NODES);
+    r->x[r->nnodes] = x;
+    r->y[r->nnodes] = y;
+    (*G->parent)[r->nnodes] = r->nnodes;
+    r->nnodes++;
+    return TRV_OK;
+}
+
+/* The edge a-b, measured from the lower index to the higher, added (and
+ * its ends' components joined) unless blocked: *added says which. */
+static trv_status add_edge(trv_ctx *ctx, grow *G, int a, int b, int *added)
+{
+    prm_roadmap *r = G->r;
+    prm_edge ed = {a < b ? a : b, a < b ? b : a, {0}};
+    prm_piece_measure(G->t, r->x[ed.a], r->y[ed.a], r->x[ed.b], r->y[ed.b], &ed.p);
+    *added = !ed.p.blocked;
+    if (!*added)
+        return TRV_OK;
+    if ((size_t)r->nedges == *G->ecap) {
+        size_t cap = 2 * *G->ecap + 16;
+        prm_edge *e = realloc(r->edges, cap * sizeof *e);
+        if (!e)
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        r->edges = e;
+        *G->ecap = cap;
+    }
+    r->edges[r->nedges++] = ed;
+    int *parent = *G->parent;
+    parent[find(parent, ed.a)] = find(parent, ed.b);
+    return TRV_OK;
+}
+
+/* ---- the flood ---- */
+
+typedef struct flood {
+    int *owner;             /* per cell: its nearest node (4-steps); -1 GO not reached yet, -2 NOGO */
+    int *dist;              /* per cell: the 4-steps to that node's cell */
+    int *queue;
+    long head, tail;
+} flood;
+
+/* Node i's cell: the first node in a cell owns it; a later one of another
+ * component is joined to the owner by the straight piece inside the cell. */
+static trv_status seed(trv_ctx *ctx, grow *G, flood *F, int i)
+{
+    long c = prm_cell_at(G->t, G->r->x[i], G->r->y[i]);
+    if (c < 0 || F->owner[c] == -2) /* not on a GO cell (a roadmap's nodes are) */
+        return TRV_OK;
+    if (F->owner[c] == -1) {
+        F->owner[c] = i;
+        F->dist[c] = 0;
+        F->queue[F->tail++] = (int)c;
+        return TRV_OK;
+    }
+    int added;
+    if (find(*G->parent, F->owner[c]) == find(*G->parent, i))
+        return TRV_OK;
+    return add_edge(ctx, G, F->owner[c], i, &added);
+}
+
+/* Breadth-first from the queued cells over 4-connected GO cells (owner
+ * -1). */
+static void spread(const prm_terrain *t, flood *F)
+{
+    int nx = t->grid->nx, ny = t->grid->ny;
+    while (F->head < F->tail) {
+        int c = F->queue[F->head++], col = c % nx, row = c / nx;
+        const int nb[4] = {col > 0 ? c - 1 : -1, col + 1 < nx ? c + 1 : -1, row > 0 ? c - nx : -1,
+                           row + 1 < ny ? c + nx : -1};
+        for (int k = 0; k < 4; k++)
+            if (nb[k] >= 0 && F->owner[nb[k]] == -1) {
+                F->owner[nb[k]] = F->owner[c];
+                F->dist[nb[k]] = F->dist[c] + 1;
+                F->queue[F->tail++] = nb[k];
+            }
+    }
+}
+
+/* Every GO cell the flood did not reach lies in a region without a node:
+ * a node at the centre of its first cell (row order), flooded from. */
+static trv_status orphan_regions(trv_ctx *ctx, grow *G, flood *F, prm_build_stats *stats)
+{
+    const geo_grid *g = G->t->grid;
+    long ncell = (long)g->nx * g->ny;
+    for (long c = 0; c < ncell; c++) {
+        if (F->owner[c] != -1)
+            continue;
+        double x, y;
+        cell_point(g, c, &x, &y);
+        trv_status st = add_node(ctx, G, x, y);
+        if (st)
+            return st;
+        stats->region_nodes++;
+        F->owner[c] = G->r->nnodes - 1;
+        F->dist[c] = 0;
+        F->queue[F->tail++] = (int)c;
+        spread(G->t, F);
+    }
+    return TRV_OK;
+}
+
+/* ---- candidates and Kruskal ---- */
+
+typedef struct cands {
+    int *a, *b;             /* two 4-neighbour cells whose owners lie in different components */
+    int *w;                 /* the bridge's length in cells */
+    long n, cap;
+} cands;
+
+static int cand_push(cands *C, int a, int b, int w)
+{
+    if (C->n == C->cap) {
+        long cap = 2 * C->cap + 1024;
+        int *na = realloc(C->a, (size_t)cap * sizeof *na);
+        if (na)
+            C->a = na;
+        int *nb = na ? realloc(C->b, (size_t)cap * sizeof *nb) : NULL;
+        if (nb)
+            C->b = nb;
+        int *nw = nb ? realloc(C->w, (size_t)cap * sizeof *nw) : NULL;
+        if (!nw)
+            return -1;
+        C->w = nw;
+        C->cap = cap;
+    }
+    C->a[C->n] = a;
+    C->b[C->n] = b;
+    C->w[C->n++] = w;
+    return 0;
+}
+
+/* Scan the 4-neighbour pairs (east and south of each cell): reg joins the
+ * owners of every pair (the GO regions over the nodes), C receives the
+ * pairs whose owners lie in different roadmap components. */
+static trv_status collect(trv_ctx *ctx, const grow *G, const flood *F, int *reg, cands *C)
+{
+    int nx = G->t->grid->nx, ny = G->t->grid->ny;
+    int *parent = *G->parent;
+    for (int row = 0; row < ny; row++)
+        for (int col = 0; col < nx; col++) {
+            int c = row * nx + col;
+            if (F->owner[c] < 0)
+                continue;
+            const int nb[2] = {col + 1 < nx ? c + 1 : -1, row + 1 < ny ? c + nx : -1};
+            for (int k = 0; k < 2; k++) {
+                int oa = F->owner[c], ob = nb[k] >= 0 ? F->owner[nb[k]] : -1;
+                if (ob < 0 || oa == ob)
+                    continue;
+                reg[find(reg, oa)] = find(reg, ob);
+                if (find(parent, oa) != find(parent, ob) &&
+                    cand_push(C, c, nb[k], F->dist[c] + F->dist[nb[k]] + 1))
+                    return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+            }
+        }
+    return TRV_OK;
+}
+
+/* The bridge across cells ca-cb: node, its cell centre and the cells back
+ * to ca, then cb and the cells on to the other node, simplified into
+ * straight pieces; the interior vertices become nodes. *made: 0 if a step
+ * was blocked (not expected: 4-neighbour steps are free). */
+static trv_status build_bridge(trv_ctx *ctx, grow *G, const flood *F, int ca, int cb, prm_build_stats *stats,
+                               int *made)
+{
+    const geo_grid *g = G->t->grid;
+    int la = F->dist[ca] + 1, lb = F->dist[cb] + 1, n = la + lb + 2;
+    double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
+    int *keep = malloc((size_t)n * sizeof *keep), *id = malloc((size_t)n * sizeof *id);
+    trv_status st = TRV_OK;
+    *made = 0;
+    if (!x || !y || !keep || !id) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    int a = F->owner[ca], b = F->owner[cb];
+    x[0] = G->r->x[a], y[0] = G->r->y[a];
+    x[n - 1] = G->r->x[b], y[n - 1] = G->r->y[b];
+    long c = ca;
+    for (int k = la; k >= 1; k--, c = step_back(G->t, F->owner, F->dist, c))
+        cell_point(g, c, &x[k], &y[k]);
+    c = cb;
+    for (int k = la + 1; k <= la + lb; k++, c = step_back(G->t, F->owner, F->dist, c))
+        cell_point(g, c, &x[k], &y[k]);
+    int m = prm_polyline_simplify(G->t, x, y, n, keep);
+    if (m < 2)
+        goto done;
+    id[0] = a;
+    id[m - 1] = b;
+    for (int k = 1; k < m - 1 && !st; k++) {
+        st = add_node(ctx, G, x[keep[k]], y[keep[k]]);
+        id[k] = G->r->nnodes - 1;
+    }
+    int added = 1;
+    for (int k = 0; k + 1 < m && !st && added; k++)
+        st = add_edge(ctx, G, id[k], id[k + 1], &added);
+    if (!st && added) {
+        *made = 1;
+        stats->bridges++;
+        stats->bridge_nodes += m - 2;
+        stats->bridge_edges += m - 1;
+    }
+done:
+    free(x);
+    free(y);
+    free(keep);
+    free(id);
+    return st;
+}
+
+/* Kruskal: the candidates shortest first (a counting sort on the length,
+ * stable: ties in scan order), a bridge wherever its ends' components
+ * still differ. */
+static trv_status kruskal(trv_ctx *ctx, grow *G, const flood *F, const cands *C, prm_build_stats *stats)
+{
+    int wmax = 0;
+    for (long i = 0; i < C->n; i++)
+        if (C->w[i] > wmax)
+            wmax = C->w[i];
+    long *start = calloc((size_t)wmax + 2, sizeof *start), *order = malloc(((size_t)C->n + 1) * sizeof *order);
+    trv_status st = TRV_OK;
+    if (!start || !order) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (long i = 0; i < C->n; i++)
+        start[C->w[i] + 1]++;
+    for (int w = 0; w <= wmax; w++)
+        start[w + 1] += start[w];
+    for (long i = 0; i < C->n; i++)
+        order[start[C->w[i]]++] = i;
+    for (long q = 0; q < C->n && !st; q++) {
+        long i = order[q];
+        int ra = find(*G->parent, F->owner[C->a[i]]), rb = find(*G->parent, F->owner[C->b[i]]), made;
+        if (ra != rb && !(st = build_bridge(ctx, G, F, C->a[i], C->b[i], stats, &made)) && !made)
+            stats->bridge_failed++;
+    }
+done:
+    free(start);
+    free(order);
+    return st;
+}
+
+trv_status prm_bridge_raster(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int **parent, size_t *ecap,
+                             size_t ncap, prm_build_stats *stats)
+{
+    long ncell = (long)t->grid->nx * t->grid->ny;
+    if (ncell > INT_MAX)
+        return trv_error(ctx, TRV_ERR_DATA, "raster bridging handles at most %d cells (the grid has %ld)", INT_MAX,
+                         ncell);
+    grow G = {t, r, parent, ecap, ncap};
+    flood F = {malloc((size_t)ncell * sizeof *F.owner), malloc((size_t)ncell * sizeof *F.dist),
+               malloc((size_t)ncell * sizeof *F.queue), 0, 0};
+    cands C = {0};
+    int *reg = NULL;
+    trv_status st = TRV_OK;
+    if (!F.owner || !F.dist || !F.queue) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (long c = 0; c < ncell; c++)
+        F.owner[c] = prm_cell_go(t, c) ? -1 : -2;
+    int nseed = r->nnodes;
+    for (int i = 0; i < nseed && !st; i++)
+        st = seed(ctx, &G, &F, i);
+    if (st)
+        goto done;
+    spread(t, &F);
+    if ((st = orphan_regions(ctx, &G, &F, stats)))
+        goto done;
+    if (!(reg = malloc((size_t)r->nnodes * sizeof *reg))) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < r->nnodes; i++)
+        reg[i] = i;
+    if ((st = collect(ctx, &G, &F, reg, &C)))
+        goto done;
+    for (int i = 0; i < r->nnodes; i++) { /* the owners of a region's cells share one root */
+        long c = prm_cell_at(t, r->x[i], r->y[i]);
+        if (c >= 0 && F.owner[c] == i && find(reg, i) == i)
+            stats->regions++;
+    }
+    stats->regions_with_nodes = stats->regions - stats->region_nodes;
+    st = kruskal(ctx, &G, &F, &C, stats);
+done:
+    free(F.owner);
+    free(F.dist);
+    free(F.queue);
+    free(C.a);
+    free(C.b);
+    free(C.w);
+    free(reg);
+    return st;
+}
+
+/* ---- an end's leg to the roadmap ---- */
+
+typedef struct node_cell {
+    long cell;
+    int node;
+} node_cell;
+
+static int cmp_node_cell(const void *a, const void *b)
+{
+    const node_cell *p = a, *q = b;
+    if (p->cell != q->cell)
+        return p->cell < q->cell ? -1 : 1;
+    return (p->node > q->node) - (p->node < q->node);
+}
+
+/* The lowest node in cell c (cells sorted), -1 for none. */
+static int node_in(const node_cell *nc, int n, long c)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (nc[mid].cell < c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && nc[lo].cell == c ? nc[lo].node : -1;
+}
+
+/* Breadth-first from cell s to the first cell holding a node: from[c] is
+ * the cell c was reached from, plus 1 (0: not reached; calloc'd, so only
+ * the pages the search touches are ever written). Returns the cell, -1. */
+static long bfs_to_node(const prm_terrain *t, const node_cell *nc, int nn, long s, long *from, long *queue, int *node)
+{
+    int nx = t->grid->nx, ny = t->grid->ny;
+    long head = 0, tail = 0;
+    from[s] = s + 1;
+    queue[tail++] = s;
+    while (head < tail) {
+        long c = queue[head++];
+        if ((*node = node_in(nc, nn, c)) >= 0)
+            return c;
+        int col = (int)(c % nx), row = (int)(c / nx);
+        const long nb[4] = {col > 0 ? c - 1 : -1, col + 1 < nx ? c + 1 : -1, row > 0 ? c - nx : -1,
+                            row + 1 < ny ? c + nx : -1};
+        for (int k = 0; k < 4; k++)
+            if (nb[k] >= 0 && !from[nb[k]] && prm_cell_go(t, nb[k])) {
+                from[nb[k]] = c + 1;
+                queue[tail++] = nb[k];
+            }
+    }
+    return -1;
+}
+
+/* The leg's vertices: (x, y), the centres of the cells from s to c, the
+ * node's point; simplified. */
+static trv_status leg_path(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, double x, double y, long s,
+                           long c, const long *from, int node, double **xs, double **ys, int *n)
+{
+    const geo_grid *g = t->grid;
+    int len = 1;
+    for (long q = c; q != s; q = from[q] - 1)
+        len++;
+    int nv = len + 2;
+    double *vx = malloc((size_t)nv * sizeof *vx), *vy = malloc((size_t)nv * sizeof *vy);
+    int *keep = malloc((size_t)nv * sizeof *keep);
+    if (!vx || !vy || !keep) {
+        free(vx);
+        free(vy);
+        free(keep);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    vx[0] = x, vy[0] = y, vx[nv - 1] = r->x[node], vy[nv - 1] = r->y[node];
+    int k = len;
+    for (long q = c;; q = from[q] - 1, k--) {
+        cell_point(g, q, &vx[k], &vy[k]);
+        if (q == s)
+            break;
+    }
+    int m = prm_polyline_simplify(t, vx, vy, nv, keep);
+    if (m < 2) {
+        free(vx);
+        free(vy);
+        free(keep);
+        return trv_error(ctx, TRV_ERR_DATA, "the raster leg from (%.1f, %.1f) crosses NOGO", x, y);
+    }
+    for (int q = 0; q < m; q++)
+        vx[q] = vx[keep[q]], vy[q] = vy[keep[q]];
+    free(keep);
+    *xs = vx, *ys = vy, *n = m;
+    return TRV_OK;
+}
+
+trv_status prm_raster_leg(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, double x, double y, int *node,
+                          double **xs, double **ys, int *n)
+{
+    *node = -1, *xs = *ys = NULL, *n = 0;
+    long s = prm_cell_at(t, x, y), ncell = (long)t->grid->nx * t->grid->ny;
+    if (s < 0 || !prm_cell_go(t, s))
+        return TRV_OK;
+    node_cell *nc = malloc(((size_t)r->nnodes + 1) * sizeof *nc);
+    long *from = calloc((size_t)ncell, sizeof *from), *queue = malloc((size_t)ncell * sizeof *queue);
+    trv_status st = TRV_OK;
+    if (!nc || !from || !queue) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    int nn = 0;
+    for (int i = 0; i < r->nnodes; i++) {
+        long c = prm_cell_at(t, r->x[i], r->y[i]);
+        if (c >= 0)
+            nc[nn++] = (node_cell){c, i};
+    }
+    qsort(nc, (size_t)nn, sizeof *nc, cmp_node_cell);
+    long c = bfs_to_node(t, nc, nn, s, from, queue, node);
+    if (c >= 0)
+        st = leg_path(ctx, t, r, x, y, s, c, from, *node, xs, ys, n);
+    if (st)
+        *node = -1;
+done:
+    free(nc);
+    free(from);
+    free(queue);
+    return st;
+}
