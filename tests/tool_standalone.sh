@@ -3,7 +3,8 @@
 # sits beside a developer's checkout (the pattern is spelt in two pieces so
 # that this file does not match itself), no tracked file reads the old
 # variable that pointed there, and every relative link in README.md and docs/*.md
-# points at a file inside the repository. Ends with "N passed, N failed, N skipped".
+# points at a file inside the repository; the Markdown holds no control
+# characters. Ends with "N passed, N failed, N skipped".
 set -u
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -35,5 +36,11 @@ for md in README.md docs/*.md; do
         esac
     done
 done
+
+# no control characters in the prose (a "\b" typed into a shell string once
+# became a backspace where the formula's \beta belongs)
+ctl=$(printf '[\001-\010\013\014\016-\037]')
+hits=$(grep -l "$ctl" README.md docs/*.md docs/src/*.md 2>/dev/null)
+if [ -z "$hits" ]; then ok; else bad "control characters in: $(echo $hits)"; fi
 
 summary tool_standalone
