@@ -17,6 +17,8 @@ void prm_terrain_clear(prm_terrain *t)
     geo_raster_free(t->slope);
     geo_raster_free(t->speed);
     prm_aniso_free(t->aniso);
+    prm_lazy_free(t->lazy);
+    free(t->ready);
     memset(t, 0, sizeof *t);
 }
 
@@ -52,13 +54,18 @@ trv_status prm_terrain_load(trv_ctx *ctx, const char *dir, prm_terrain *t)
 
 double prm_pace(const prm_terrain *t, long i, double ux, double uy)
 {
+    prm_need(t, i, PRM_HAVE_ALL);
     if (t->aniso)
         return prm_aniso_pace(t->aniso, i, prm_aniso_grade(t->aniso, i, ux, uy));
     double v = t->speed->f32[i];
     return v > 0 ? 3.6 / v : INFINITY;
 }
 
-int prm_cell_go(const prm_terrain *t, long i) { return t->gonogo->u8[i] == 0 && t->cls->u8[i] != 0; }
+int prm_cell_go(const prm_terrain *t, long i)
+{
+    prm_need(t, i, PRM_HAVE_CLASS);
+    return t->gonogo->u8[i] == 0 && t->cls->u8[i] != 0;
+}
 
 long prm_cell_at(const prm_terrain *t, double x, double y)
 {
@@ -132,6 +139,7 @@ int prm_segment_walk(const geo_grid *g, double x0, double y0, double x1, double 
 
 void prm_piece_add_cell(const prm_terrain *t, long i, double len, double ux, double uy, int times, prm_piece *p)
 {
+    prm_need(t, i, PRM_HAVE_ALL);
     switch (t->cls->u8[i]) {
     case 1: p->h += len; break;
     case 2: p->l += len; break;
