@@ -177,7 +177,7 @@ static double heuristic(astar *A, int node, double x, double y)
             /* the paper's: barrier (NOGO, low- and high-risk length), distance and
              * safe length along the straight segment to the goal */
             prm_piece p;
-            prm_piece_measure(A->t, x, y, A->gx, A->gy, &p);
+            prm_piece_classes(A->t, x, y, A->gx, A->gy, &p);
             h = A->w->kb * (p.nogo + p.l + p.h) + A->w->kd * dm + A->w->ks * p.s;
         }
         break;
@@ -346,8 +346,10 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
         gr.to_goal[i] = NAN;
     for (int q = 0; q < ng; q++) /* measured from the goal: travelled backwards */
         gr.to_goal[lg[q].node] = weight_back(&lg[q].p, s, w);
-    /* a direct line from start to goal, when it avoids NOGO */
-    prm_piece_measure(t, sx, sy, gx, gy, &gr.direct);
+    /* a direct line from start to goal, when it avoids NOGO (measured whole only then) */
+    prm_piece_classes(t, sx, sy, gx, gy, &gr.direct);
+    if (!gr.direct.blocked)
+        prm_piece_measure(t, sx, sy, gx, gy, &gr.direct);
     astar A = {t, r, s, w, admissible, gx, gy, hc};
     if ((st = search(ctx, &gr, &A, sx, sy, g, parent, closed, &out->expanded)))
         goto done;

@@ -13,7 +13,8 @@
  *   facts       top speed, direction-aware, tmax, npairs, codes
  *   roadmap     nnodes, nedges, k, radius, seed, the CRS, x, y, edges
  *               (prm_edge), adj_start, adj
- *   checksum    of every byte before it
+ * A cache must be exactly as long as its counts say, and its edges and
+ * adjacency must index nodes and edges that exist (else it is damaged).
  * A file's identity is its size and a hash of its first and last 64 KiB
  * (a GeoPackage's first page holds SQLite's change counter; a GeoTIFF's
  * head and tail its tile offsets and sizes). */
@@ -102,8 +103,7 @@ char *prm_roadmap_cache_path(const char *gpkg)
 
 /* ---- writing ---------------------------------------------------------------------- */
 
-/* The file is made in memory and hashed whole: the hash's words are the
- * file's 8-byte words, whatever the pieces it was put together from. */
+/* The file is made in memory, then written at once. */
 typedef struct sink {
     unsigned char *p;
     size_t n, cap;
@@ -225,8 +225,6 @@ trv_status prm_roadmap_cache_write(trv_ctx *ctx, const prm_roadmap *r, const prm
     put(&o, fi, sizeof fi);
     put(&o, f.codes, 2 * (size_t)f.npairs);
     put_roadmap(&o, r, start, adj);
-    uint64_t h = o.bad ? 0 : hash_bytes(0xcbf29ce484222325ULL, o.p, o.n);
-    put(&o, &h, sizeof h);
     FILE *fp = o.bad ? NULL : fopen(path, "wb");
     if (o.bad) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
@@ -248,40 +246,34 @@ done:
 /* ---- reading ---------------------------------------------------------------------- */
 
 typedef struct bytes {
-    const unsigned char *p;
-    size_t n, at;
+    FILE *f;
+    uint64_t left;          /* bytes not read yet */
 } bytes;
-
-/* The next n bytes, or NULL past the end (a truncated file). */
-static const void *take(bytes *b, size_t n)
-{
-    if (b->at > b->n || n > b->n - b->at)
-        return NULL;
-    const void *p = b->p + b->at;
-    b->at += n;
-    return p;
-}
 
 static int get(bytes *b, void *dst, size_t n)
 {
-    const void *p = take(b, n);
-    if (p && n)
-        memcpy(dst, p, n);
-    return p ? 0 : -1;
+    if (n > b->left || fread(dst, 1, n, b->f) != n)
+        return -1;
+    b->left -= n;
+    return 0;
 }
 
-/* The whole file; NULL with errno when it cannot be read. */
-static unsigned char *slurp(const char *path, size_t *n)
+/* Edges joining nodes that exist (a < b), an adjacency listing edges that
+ * exist: a damaged cache cannot send the search out of its arrays. */
+static int valid(const prm_roadmap *r)
 {
-    FILE *f = fopen(path, "rb");
-    struct stat sb;
-    if (!f)
-        return NULL;
-    unsigned char *buf = NULL;
-    if (fstat(fileno(f), &sb) == 0 && (buf = malloc((size_t)sb.st_size + 1)))
-        *n = fread(buf, 1, (size_t)sb.st_size, f);
-    fclose(f);
-    return buf;
+    for (int e = 0; e < r->nedges; e++)
+        if (!(r->edges[e].a >= 0 && r->edges[e].a < r->edges[e].b && r->edges[e].b < r->nnodes))
+            return 0;
+    if (r->adj_start[0] != 0 || r->adj_start[r->nnodes] != 2 * r->nedges)
+        return 0;
+    for (int i = 0; i < r->nnodes; i++)
+        if (r->adj_start[i + 1] < r->adj_start[i])
+            return 0;
+    for (long k = 0; k < 2L * r->nedges; k++)
+        if (r->adj[k] < 0 || r->adj[k] >= r->nedges)
+            return 0;
+    return 1;
 }
 
 static int get_roadmap(bytes *b, prm_roadmap *r)
@@ -294,10 +286,9 @@ static int get_roadmap(bytes *b, prm_roadmap *r)
     r->nnodes = counts[0];
     r->nedges = counts[1];
     r->k = counts[2];
-    size_t nn = (size_t)r->nnodes, ne = (size_t)r->nedges;
-    /* every array's size against what is left before reserving it */
-    size_t need = lw + 2 * nn * sizeof(double) + ne * sizeof(prm_edge) + (nn + 1 + 2 * ne) * sizeof(int);
-    if (need > b->n - b->at)
+    uint64_t nn = (uint64_t)r->nnodes, ne = (uint64_t)r->nedges;
+    /* the file is exactly as long as the counts say */
+    if (b->left != lw + 2 * nn * sizeof(double) + ne * sizeof(prm_edge) + (nn + 1 + 2 * ne) * sizeof(int))
         return -1;
     if (!(r->wkt = malloc(lw + 1)) || !(r->x = malloc(nn * sizeof *r->x + 1)) ||
         !(r->y = malloc(nn * sizeof *r->y + 1)) || !(r->edges = malloc(ne * sizeof *r->edges + 1)) ||
@@ -306,7 +297,7 @@ static int get_roadmap(bytes *b, prm_roadmap *r)
         return -2;
     if (get(b, r->wkt, lw) || get(b, r->x, nn * sizeof *r->x) || get(b, r->y, nn * sizeof *r->y) ||
         get(b, r->edges, ne * sizeof *r->edges) || get(b, r->adj_start, (nn + 1) * sizeof *r->adj_start) ||
-        get(b, r->adj, 2 * ne * sizeof *r->adj))
+        get(b, r->adj, 2 * ne * sizeof *r->adj) || !valid(r))
         return -1;
     r->wkt[lw] = 0;
     if (lw == 0) {
@@ -316,7 +307,7 @@ static int get_roadmap(bytes *b, prm_roadmap *r)
     return 0;
 }
 
-/* The cache's parts after the header; why it cannot be used into why. */
+/* The cache's parts; why it cannot be used into why. */
 static trv_status parse(trv_ctx *ctx, bytes *b, const char *gpkg, const char *dir, prm_roadmap **out,
                         prm_terrain_facts *f, int *terrain_same, const char **why)
 {
@@ -346,9 +337,6 @@ static trv_status parse(trv_ctx *ctx, bytes *b, const char *gpkg, const char *di
     }
     if (!bad)
         bad = get_roadmap(b, r);
-    uint64_t h = hash_bytes(0xcbf29ce484222325ULL, b->p, b->at), want;
-    if (!bad && (get(b, &want, sizeof want) || want != h || b->at != b->n))
-        bad = -1;
     if (bad) {
         prm_roadmap_free(r);
         prm_terrain_facts_clear(f);
@@ -378,22 +366,23 @@ trv_status prm_roadmap_cache_read(trv_ctx *ctx, const char *gpkg, const char *di
     char *path = prm_roadmap_cache_path(gpkg);
     if (!path)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    size_t n = 0;
-    unsigned char *buf = slurp(path, &n);
+    FILE *fp = fopen(path, "rb");
+    struct stat sb;
     const char *why = NULL;
     trv_status st = TRV_OK;
-    if (!buf) {
+    if (!fp || fstat(fileno(fp), &sb) != 0) {
         why = errno == ENOENT ? "does not exist (a roadmap of an older trv-roadmap)" : strerror(errno);
     } else {
-        bytes b = {buf, n, 0};
+        bytes b = {fp, (uint64_t)sb.st_size};
         st = parse(ctx, &b, gpkg, dir, out, facts, terrain_same, &why);
     }
+    if (fp)
+        fclose(fp);
     if (!st && why)
         snprintf(note, note_len,
                  "the roadmap cache '%s' %s: reading the GeoPackage and the whole terrain instead (trv-roadmap "
                  "writes a new one)",
                  path, why);
-    free(buf);
     free(path);
     return st;
 }

@@ -183,13 +183,34 @@ static int measure_cell(long i, double len, void *user)
     return 0;
 }
 
-void prm_piece_measure(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_piece *out)
+/* The class lengths alone (prm_piece_classes): what prm_piece_add_cell
+ * adds to them. */
+static int classes_cell(long i, double len, void *user)
+{
+    measure *m = user;
+    prm_piece *p = m->p;
+    if (!prm_cell_go(m->t, i)) {
+        p->blocked = 1;
+        p->nogo += len;
+        return 0;
+    }
+    switch (m->t->cls->u8[i]) {
+    case 1: p->h += len; break;
+    case 2: p->l += len; break;
+    case 3: p->s += len; break;
+    default: break;
+    }
+    return 0;
+}
+
+static void piece_walk(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_cell_fn fn,
+                       prm_piece *out)
 {
     memset(out, 0, sizeof *out);
     double dl = hypot(x1 - x0, y1 - y0);
     measure m = {t, out, dl > 0 ? (x1 - x0) / dl : 0, dl > 0 ? (y1 - y0) / dl : 0};
     double m_per_unit = t->cell_m / t->grid->gt[1];
-    prm_segment_walk(t->grid, x0, y0, x1, y1, measure_cell, &m);
+    prm_segment_walk(t->grid, x0, y0, x1, y1, fn, &m);
     /* lengths came in map units: metres for the usual CRSs */
     if (m_per_unit != 1) {
         out->l *= m_per_unit;
@@ -206,6 +227,16 @@ void prm_piece_measure(const prm_terrain *t, double x0, double y0, double x1, do
     /* a piece that leaves the grid is blocked too */
     if (prm_cell_at(t, x0, y0) < 0 || prm_cell_at(t, x1, y1) < 0)
         out->blocked = 1;
+}
+
+void prm_piece_measure(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_piece *out)
+{
+    piece_walk(t, x0, y0, x1, y1, measure_cell, out);
+}
+
+void prm_piece_classes(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_piece *out)
+{
+    piece_walk(t, x0, y0, x1, y1, classes_cell, out);
 }
 
 void prm_weights_default(prm_weights *w)
