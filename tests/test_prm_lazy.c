@@ -137,9 +137,20 @@ static void test_lazy_window(void **state)
         fail_msg("%s", trv_errmsg(ctx));
     assert_non_null(e.aniso);
     assert_int_equal(prm_terrain_facts_of(ctx, &e, &f), TRV_OK);
-    open_lazy(ctx, dir, &f, &l);
-    assert_non_null(l.aniso);
-    assert_true(l.top_speed_kmh == e.top_speed_kmh && l.aniso->tmax == e.aniso->tmax);
+    /* the pace table from the facts' pairs and range, made again or copied: the eager one */
+    double *table = f.pace;
+    f.pace = NULL;
+    for (int k = 0; k < 2; k++) {
+        open_lazy(ctx, dir, &f, &l);
+        assert_non_null(l.aniso);
+        assert_true(l.top_speed_kmh == e.top_speed_kmh && l.aniso->tmax == e.aniso->tmax);
+        assert_true(l.aniso->npairs == e.aniso->npairs && l.aniso->npairs > 4 && l.aniso->dt == e.aniso->dt);
+        assert_memory_equal(l.aniso->pace, e.aniso->pace, (size_t)e.aniso->npairs * (PRM_PACE_NODES + 1) * sizeof(double));
+        assert_memory_equal(l.aniso->ok, e.aniso->ok, (size_t)e.aniso->npairs * PRM_PACE_NODES);
+        f.pace = table;
+        if (k == 0)
+            prm_terrain_clear(&l);
+    }
     long got, total;
     prm_terrain_tiles(&l, &got, &total);
     assert_int_equal(got, 0);
@@ -266,6 +277,8 @@ static void test_roadmap_cache(void **state)
     assert_true(geo_crs_same(c->wkt, back->wkt));
     assert_true(f.direction_aware && f.tmax == e.aniso->tmax && f.top_speed_kmh == e.top_speed_kmh &&
                 f.npairs == e.aniso->npairs && !memcmp(f.codes, e.aniso->codes, 2 * (size_t)f.npairs));
+    assert_memory_equal(f.pace, e.aniso->pace, (size_t)f.npairs * (PRM_PACE_NODES + 1) * sizeof(double));
+    assert_memory_equal(f.ok, e.aniso->ok, (size_t)f.npairs * PRM_PACE_NODES);
     prm_roadmap_free(c);
     prm_terrain_facts_clear(&f);
     c = NULL;

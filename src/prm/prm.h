@@ -102,8 +102,8 @@ void prm_terrain_clear(prm_terrain *t);
  * search that reads the arrays directly (prm_route_grid, regions) needs
  * prm_terrain_need / _need_all first.
  * What needs every cell, prm_terrain_load computes and prm_terrain_open
- * takes from facts instead: top_speed_kmh, and the pace table's range
- * (the steepest GO gradient) and (soil, land use) pairs; the checks that
+ * takes from facts instead: top_speed_kmh, and the pace table (its range,
+ * the steepest GO gradient, and (soil, land use) pairs); the checks that
  * need every cell (a layer holding only nodata, a GO cell with codes the
  * model does not know, speed.tif made by another model) are not made:
  * facts must come from prm_terrain_load of the same files (the roadmap
@@ -116,6 +116,8 @@ typedef struct prm_terrain_facts {
     double tmax;            /* the pace table's range (steepest GO gradient, m/m) */
     int npairs;             /* the (soil, land use) pairs of the GO cells */
     unsigned char *codes;   /* 2 npairs: soil, land use (malloc'ed) */
+    double *pace;           /* the pace table computed from them (prm_priv.h; malloc'ed) */
+    unsigned char *ok;
 } prm_terrain_facts;
 
 /* The facts of a terrain from prm_terrain_load (not a lazy one). */

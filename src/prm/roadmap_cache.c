@@ -10,7 +10,8 @@
  *   terrain     per file of the run directory a route reads (the six layers,
  *               soil, land use, the speed model's three copies): its
  *               identity, size UINT64_MAX when absent
- *   facts       top speed, direction-aware, tmax, npairs, codes
+ *   facts       top speed, tmax, direction-aware, npairs, codes, and when
+ *               direction-aware the pace table (pace, ok)
  *   roadmap     nnodes, nedges, k, radius, seed, the CRS, x, y, edges
  *               (prm_edge), adj_start, adj
  * A cache must be exactly as long as its counts say, and its edges and
@@ -27,7 +28,7 @@
 #include <sys/stat.h>
 
 static const char MAGIC[8] = "TRVRMAP";
-enum { VERSION = 1, BOM = 0x01020304, ENDS = 65536 };
+enum { VERSION = 2, BOM = 0x01020304, ENDS = 65536 };
 
 typedef struct ident {
     uint64_t size, hash;
@@ -224,6 +225,10 @@ trv_status prm_roadmap_cache_write(trv_ctx *ctx, const prm_roadmap *r, const prm
     put(&o, &f.tmax, sizeof f.tmax);
     put(&o, fi, sizeof fi);
     put(&o, f.codes, 2 * (size_t)f.npairs);
+    if (f.direction_aware) {
+        put(&o, f.pace, (size_t)f.npairs * (PRM_PACE_NODES + 1) * sizeof *f.pace);
+        put(&o, f.ok, (size_t)f.npairs * PRM_PACE_NODES);
+    }
     put_roadmap(&o, r, start, adj);
     FILE *fp = o.bad ? NULL : fopen(path, "wb");
     if (o.bad) {
@@ -334,6 +339,15 @@ static trv_status parse(trv_ctx *ctx, bytes *b, const char *gpkg, const char *di
         f->direction_aware = fi[0];
         f->npairs = fi[1];
         bad = !(f->codes = malloc(2 * (size_t)f->npairs + 1)) ? -2 : get(b, f->codes, 2 * (size_t)f->npairs);
+    }
+    if (!bad && f->direction_aware) {
+        size_t np = (size_t)f->npairs, tn = np * (PRM_PACE_NODES + 1) * sizeof *f->pace;
+        if (tn + np * PRM_PACE_NODES > b->left)
+            bad = 1;
+        else if (!(f->pace = malloc(tn + 1)) || !(f->ok = malloc(np * PRM_PACE_NODES + 1)))
+            bad = -2;
+        else
+            bad = get(b, f->pace, tn) || get(b, f->ok, np * PRM_PACE_NODES);
     }
     if (!bad)
         bad = get_roadmap(b, r);

@@ -207,7 +207,18 @@ static trv_status open_model(trv_ctx *ctx, prm_terrain *t, const char *dir, cons
     memset(z->pairmap, 0xff, 256 * 256 * sizeof *z->pairmap);
     for (int p = 0; p < f->npairs; p++)
         z->pairmap[f->codes[2 * p] * 256 + f->codes[2 * p + 1]] = (uint16_t)p;
-    return prm_aniso_table(ctx, a, t);
+    if (!f->pace)
+        return prm_aniso_table(ctx, a, t);
+    /* the table prm_aniso_table made from the same pairs and range */
+    size_t np = (size_t)f->npairs;
+    if (!(a->pace = malloc(np * (PRM_PACE_NODES + 1) * sizeof *a->pace + 1)) ||
+        !(a->ok = malloc(np * PRM_PACE_NODES + 1)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    memcpy(a->pace, f->pace, np * (PRM_PACE_NODES + 1) * sizeof *a->pace);
+    memcpy(a->ok, f->ok, np * PRM_PACE_NODES);
+    a->dt = 2 * a->tmax / PRM_PACE_NODES;
+    t->top_speed_kmh = f->top_speed_kmh;
+    return TRV_OK;
 }
 
 static trv_status open_layers(trv_ctx *ctx, prm_terrain *t, const char *dir)
@@ -330,16 +341,25 @@ trv_status prm_terrain_facts_of(trv_ctx *ctx, const prm_terrain *t, prm_terrain_
     f->direction_aware = t->aniso != NULL;
     if (!t->aniso)
         return TRV_OK;
-    f->tmax = t->aniso->tmax;
-    f->npairs = t->aniso->npairs;
-    if (!(f->codes = malloc(2 * (size_t)f->npairs + 1)))
+    const prm_aniso *a = t->aniso;
+    size_t np = (size_t)a->npairs;
+    f->tmax = a->tmax;
+    f->npairs = a->npairs;
+    if (!(f->codes = malloc(2 * np + 1)) || !(f->pace = malloc(np * (PRM_PACE_NODES + 1) * sizeof *f->pace + 1)) ||
+        !(f->ok = malloc(np * PRM_PACE_NODES + 1))) {
+        prm_terrain_facts_clear(f);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    memcpy(f->codes, t->aniso->codes, 2 * (size_t)f->npairs);
+    }
+    memcpy(f->codes, a->codes, 2 * np);
+    memcpy(f->pace, a->pace, np * (PRM_PACE_NODES + 1) * sizeof *f->pace);
+    memcpy(f->ok, a->ok, np * PRM_PACE_NODES);
     return TRV_OK;
 }
 
 void prm_terrain_facts_clear(prm_terrain_facts *f)
 {
     free(f->codes);
+    free(f->pace);
+    free(f->ok);
     memset(f, 0, sizeof *f);
 }
