@@ -19,8 +19,10 @@
  *   bench_route pairs DIR ROADMAP.gpkg N SEED
  *       N seeded random pairs of GO cell centres (cells drawn uniformly over
  *       the grid until GO) in one 4-connected GO region that the roadmap
- *       joins (prm_route succeeds for mmcr and for time); prints "sx sy gx
- *       gy" per pair, and on stderr how many candidates it drew */
+ *       joins for every strategy (prm_route succeeds for mdr, whose graph
+ *       is mmcr's and msr's, and for time, whose edges may be impassable
+ *       one way); prints "sx sy gx gy" per pair, and on stderr how many
+ *       candidates it drew */
 #define _POSIX_C_SOURCE 200809L
 #include "prm/prm.h"
 
@@ -168,7 +170,7 @@ static trv_status pairs(trv_ctx *ctx, const prm_terrain *t, const char *roadmap,
         int ok = 1;
         for (int k = 0; k < 2 && ok; k++) {
             prm_path p;
-            ok = !prm_route(ctx, t, r, xy[0], xy[1], xy[2], xy[3], k ? PRM_TIME : PRM_MMCR, NULL, 0, &p);
+            ok = !prm_route(ctx, t, r, xy[0], xy[1], xy[2], xy[3], k ? PRM_TIME : PRM_MDR, NULL, 0, &p);
             prm_path_clear(&p);
         }
         if (ok) {
