@@ -125,6 +125,22 @@ static void open_lazy(trv_ctx *ctx, const char *dir, const prm_terrain_facts *f,
         fail_msg("%s", trv_errmsg(ctx));
 }
 
+/* The straight route from cell (c0, row) to (c1, row) refined in a
+ * corridor of three cells (least time). */
+static prm_path refined(trv_ctx *ctx, const prm_terrain *t, int c0, int c1, int row)
+{
+    prm_path p = {0};
+    p.n = 2;
+    p.x = malloc(2 * sizeof *p.x);
+    p.y = malloc(2 * sizeof *p.y);
+    assert_true(p.x && p.y);
+    p.x[0] = geo_grid_x(t->grid, c0), p.x[1] = geo_grid_x(t->grid, c1);
+    p.y[0] = p.y[1] = geo_grid_y(t->grid, row);
+    p.objective = INFINITY;
+    assert_int_equal(prm_refine(ctx, t, &p, PRM_TIME, NULL, 3 * t->cell_m), TRV_OK);
+    return p;
+}
+
 static void test_lazy_window(void **state)
 {
     (void)state;
@@ -201,6 +217,26 @@ static void test_lazy_window(void **state)
     }
     prm_terrain_tiles(&l, &got, &total);
     printf("  300 random segments measured the same; %ld tiles read\n", got);
+    prm_terrain_clear(&l);
+    /* the corridor search reads the arrays itself: prm_refine reads the
+     * corridor's tiles first, here those of a route two rows below the
+     * tiles' boundary (row 256), and refines it as on the eager terrain */
+    open_lazy(ctx, dir, &f, &l);
+    int c0 = 10, c1 = 500;
+    while (!prm_cell_go(&e, 258L * NX + c0))
+        c0++;
+    while (!prm_cell_go(&e, 258L * NX + c1))
+        c1--;
+    prm_path pe = refined(ctx, &e, c0, c1, 258), pl = refined(ctx, &l, c0, c1, 258);
+    assert_int_equal(pe.n, pl.n);
+    assert_memory_equal(pe.x, pl.x, (size_t)pe.n * sizeof(double));
+    assert_memory_equal(pe.y, pl.y, (size_t)pe.n * sizeof(double));
+    assert_true(l.ready[(size_t)255 * NX + (c0 + c1) / 2] & PRM_HAVE_ALL);
+    printf("  a corridor along a tile boundary, columns %d..%d: %d vertices, as on the eager terrain\n", c0, c1, pe.n);
+    prm_path_clear(&pe);
+    prm_path_clear(&pl);
+    prm_terrain_clear(&l);
+    open_lazy(ctx, dir, &f, &l);
     /* the whole: every cell; the heuristics' bound above every speed */
     assert_int_equal(prm_terrain_need_all(ctx, &l), TRV_OK);
     for (size_t i = 0; i < (size_t)NX * NY; i++)
