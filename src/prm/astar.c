@@ -457,6 +457,7 @@ static int acc_cell(long i, double len, void *user)
     const prm_terrain *t = a->t;
     if (len <= 0)
         return 0;
+    prm_need(t, i, PRM_HAVE_ALL); /* a lazy terrain's tile */
     /* the speed in the direction of travel (isotropic: speed.tif's) */
     double v = t->aniso ? 3.6 / prm_pace(t, i, a->ux, a->uy) : t->speed->f32[i];
     a->len += len;
