@@ -25,7 +25,14 @@
  *       start (prm_route's failure, then the regions labelled and the point
  *       of the start's region nearest to the goal, as trv-route says it);
  *       prints "same N routed median_s max_s" and "apart M told median_s
- *       max_s", failures on stderr */
+ *       max_s", failures on stderr
+ *   bench_route endpoints DIR ROADMAP.gpkg N SEED
+ *       N seeded random pairs of GO cell centres (cells drawn uniformly over
+ *       the grid until GO) in one 4-connected GO region that the roadmap
+ *       joins for every strategy (prm_route succeeds for mdr, whose graph
+ *       is mmcr's and msr's, and for time, whose edges may be impassable
+ *       one way); prints "sx sy gx gy" per pair, and on stderr how many
+ *       candidates it drew */
 #define _POSIX_C_SOURCE 200809L
 #include "prm/prm.h"
 
@@ -249,19 +256,78 @@ done:
     return st;
 }
 
+/* A GO cell drawn uniformly over the grid (-1 after 10^6 NOGO draws). */
+static long random_go(const prm_terrain *t, trv_rng *rng)
+{
+    uint64_t n = (uint64_t)t->grid->nx * (uint64_t)t->grid->ny;
+    for (int k = 0; k < 1000000; k++) {
+        long c = (long)trv_rng_below(rng, n);
+        if (prm_cell_go(t, c))
+            return c;
+    }
+    return -1;
+}
+
+/* bench_route endpoints: see the top of the file. */
+static trv_status endpoints(trv_ctx *ctx, const prm_terrain *t, const char *roadmap, int want, uint64_t seed)
+{
+    prm_roadmap *r = NULL;
+    prm_regions rg;
+    trv_status st = prm_roadmap_read(ctx, roadmap, &r);
+    if (st || (st = prm_regions_label(ctx, t, &rg))) {
+        prm_roadmap_free(r);
+        return st;
+    }
+    trv_rng rng;
+    trv_rng_seed(&rng, seed);
+    const geo_grid *g = t->grid;
+    int got = 0, drawn = 0;
+    while (got < want && drawn < 100 * want && !st) {
+        long a = random_go(t, &rng), b = random_go(t, &rng);
+        if (a < 0 || b < 0) {
+            st = trv_error(ctx, TRV_ERR_DATA, "too few GO cells");
+            break;
+        }
+        drawn++;
+        if (rg.label[a] != rg.label[b] || a == b)
+            continue;
+        double xy[4] = {geo_grid_x(g, a % g->nx), geo_grid_y(g, a / g->nx), geo_grid_x(g, b % g->nx),
+                        geo_grid_y(g, b / g->nx)};
+        int ok = 1;
+        for (int k = 0; k < 2 && ok; k++) {
+            prm_path p;
+            ok = !prm_route(ctx, t, r, xy[0], xy[1], xy[2], xy[3], k ? PRM_TIME : PRM_MDR, NULL, 0, &p);
+            prm_path_clear(&p);
+        }
+        if (ok) {
+            printf("%.3f %.3f %.3f %.3f\n", xy[0], xy[1], xy[2], xy[3]);
+            fflush(stdout);
+            got++;
+        }
+    }
+    fprintf(stderr, "bench_route endpoints: %d of %d candidate pairs in one region joined by the roadmap\n", got, drawn);
+    if (!st && got < want)
+        st = trv_error(ctx, TRV_ERR_DATA, "only %d of %d pairs found", got, want);
+    prm_regions_clear(&rg);
+    prm_roadmap_free(r);
+    return st;
+}
+
 int main(int argc, char **argv)
 {
     int pick = argc == 7 && !strcmp(argv[1], "pick");
     int grid = (argc >= 7 && argc <= 9) && !strcmp(argv[1], "grid");
     int measure = (argc == 4 || argc == 5) && !strcmp(argv[1], "measure");
     int npairs = argc >= 6 && argc <= 8 && !strcmp(argv[1], "pairs");
+    int nends = argc == 6 && !strcmp(argv[1], "endpoints");
     prm_strategy s = PRM_TIME;
-    if ((!pick && !grid && !measure && !npairs) || (grid && argc >= 8 && strategy_of(argv[7], &s)) ||
+    if ((!pick && !grid && !measure && !npairs && !nends) || (grid && argc >= 8 && strategy_of(argv[7], &s)) ||
         (measure && argc == 5 && strategy_of(argv[4], &s))) {
         fprintf(stderr, "usage: bench_route pick DIR FX0 FY0 FX1 FY1\n"
                         "       bench_route grid DIR SX SY GX GY [time|mdr|mmcr|msr] [PATH.csv]\n"
                         "       bench_route measure DIR PATH.csv [time|mdr|mmcr|msr]\n"
-                        "       bench_route pairs DIR ROADMAP.gpkg N SEED [time|mdr|mmcr|msr] [CORRIDOR_M]\n");
+                        "       bench_route pairs DIR ROADMAP.gpkg N SEED [time|mdr|mmcr|msr] [CORRIDOR_M]\n"
+                        "       bench_route endpoints DIR ROADMAP.gpkg N SEED\n");
         return 2;
     }
     geo_init();
@@ -273,6 +339,8 @@ int main(int argc, char **argv)
     double t1 = trv_now_s();
     if (!st && npairs) {
         st = pairs(ctx, &t, argv, argc);
+    } else if (!st && nends) {
+        st = endpoints(ctx, &t, argv[3], atoi(argv[4]), strtoull(argv[5], NULL, 10));
     } else if (!st && pick) {
         const geo_grid *g = t.grid;
         int32_t *label = malloc((size_t)g->nx * g->ny * sizeof *label);

@@ -3,8 +3,9 @@
 # least-time A*) on the 10 m Jacksboro terrain against GRASS GIS r.cost -k
 # (16-connected least cost) + r.path on the same travel-time surface, for one
 # start/goal pair; then (marked below) the roadmap build and route query,
-# and the connectivity benchmark (TRV_PAIRS seeded random pairs in one GO
-# region, default 1000).
+# the connectivity benchmark (TRV_PAIRS seeded random pairs in one GO
+# region, default 1000) and a route query's whole process over 19 seeded
+# random pairs.
 # Each job runs REPS times (default 3); the best wall time and its peak
 # memory (max RSS, /usr/bin/time) are kept. Ratio > 1: traverse is slower.
 #
@@ -223,6 +224,24 @@ if [ -x "$BIN/trv-roadmap" ] && [ -x "$BIN/trv-route" ]; then
             die "bench_route pairs $s: $(tail -3 "$w/pairs.err")"
         awk -v s=$s '$1 == "same" {r = $3; n = $2; m = $4; x = $5} $1 == "apart" {printf "| %s | %d of %d (%.1f %%) | %.3f s | %.3f s | %d | %d | %.3f s | %.3f s |\n", s, r, n, 100 * r / n, m, x, $2, $3, $4, $5}' "$w/pairs.out"
         head -3 "$w/pairs.err"
+    done
+    # ---- a route query, whole process (issue 16): 19 seeded random pairs of
+    # GO cells the roadmap joins (bench_route endpoints), each planned by a
+    # fresh trv-route (best of REPS) reading the roadmap cache and only the
+    # terrain's tiles the query needs; median and max over the pairs ----
+    "$BR" endpoints "$T" "$w/rm.gpkg" 19 1 >"$w/pairs.txt" 2>"$w/pairs.err" || die "endpoints: $(cat "$w/pairs.err")"
+    echo
+    cat "$w/pairs.err"
+    echo "| job | median | max | pairs | goal |"
+    echo "|---|---|---|---|---|"
+    for S in mmcr time; do
+        : >"$w/q.$S"
+        while read -r sx sy gx gy; do
+            best "$BIN/trv-route" --roadmap "$w/rm.gpkg" --terrain "$T" --srs EPSG:32616 --from "$sx,$sy" \
+                --to "$gx,$gy" --strategy $S -o "$w/q.geojson" -q >>"$w/q.$S"
+        done <"$w/pairs.txt"
+        sort -n "$w/q.$S" | awk -v s=$S '{a[NR] = $1} END {
+            printf "| route query, whole process (trv-route run), %s, 10 m | %.2f s | %.2f s | %d | median <= 0.3 s, max <= 1 s |\n", s, a[int((NR + 1) / 2)], a[NR], NR}'
     done
 else
     echo "roadmap build / route query: skipped ($BIN/trv-roadmap or $BIN/trv-route not built)"

@@ -54,6 +54,7 @@ static const struct {
     {RUN_O_VARIOGRAM, "variogram.csv", 0, 0, "trv-krige"},
     {RUN_O_SPEED_REPORT, "speed_report.csv", 0, 0, "trv-speed"},
     {RUN_O_ROADMAP, "roadmap.gpkg", 0, 0, "trv-roadmap"},
+    {RUN_O_ROADMAP_CACHE, "roadmap.bin", 0, 0, "trv-roadmap"},
     {RUN_O_ROUTE_STATS, "route_stats.csv", 0, 0, "trv-route"},
     {RUN_O_ROUTE_CSV, "route.csv", 0, 0, "trv-route"},
     {RUN_O_ROUTE_GEOJSON, "route.geojson", 0, 0, "trv-route"},

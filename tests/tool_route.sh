@@ -449,6 +449,35 @@ for k, r in s.items():
 EOF
 cat "$tmp/check"
 
+# ---- the roadmap cache and the lazy terrain (issue 16): trv-route reads
+# rm.bin and only the terrain's tiles a query needs, and writes the same
+# bytes as from the GeoPackage and the whole terrain (rm.bin moved away: a
+# note says so); both directions, with and without the raster searches ----
+[ -s "$D/rm.bin" ] && ok || bad "trv-roadmap wrote no rm.bin beside rm.gpkg"
+for ends in "$FROM $TO" "$TO $FROM"; do
+    set -- $ends
+    for grid in --no-smooth --grid; do
+        for how in lazy eager; do
+            [ $how = eager ] && mv "$D/rm.bin" "$tmp/rm.bin.away"
+            "$BIN/trv-route" --roadmap "$D/rm.gpkg" --terrain "$D" --from "$1" --to "$2" --compare $grid --no-timing \
+                -q -o "$tmp/$how.geojson" --gpx "$tmp/$how.gpx" --csv "$tmp/$how.csv" --stats "$tmp/$how.stats" \
+                2>"$tmp/$how.err" || bad "$how route $1 -> $2 $grid: $(cat "$tmp/$how.err")"
+            [ $how = eager ] && mv "$tmp/rm.bin.away" "$D/rm.bin"
+        done
+        same=1
+        for f in geojson gpx csv stats; do cmp -s "$tmp/lazy.$f" "$tmp/eager.$f" || same=0; done
+        [ $same = 1 ] && [ ! -s "$tmp/lazy.err" ] && [ "$(wc -l <"$tmp/lazy.csv")" -gt 20 ] &&
+            grep -qF "note: the roadmap cache '$D/rm.bin' does not exist" "$tmp/eager.err" && ok ||
+            bad "lazy against eager, $1 -> $2 $grid: same=$same, $(cat "$tmp/lazy.err" "$tmp/eager.err")"
+    done
+done
+# another roadmap's cache in its place: stale, said so, the route planned all the same
+cp "$D/rm.bin" "$tmp/rm.bin.keep" && cp "$tmp/rm.bin" "$D/rm.bin"
+"$BIN/trv-route" --roadmap "$D/rm.gpkg" --terrain "$D" --from $FROM --to $TO --compare --no-timing -q \
+    -o "$tmp/stale.geojson" 2>"$tmp/err" && grep -qF "note: the roadmap cache '$D/rm.bin' is stale" "$tmp/err" && ok ||
+    bad "a stale cache: $(cat "$tmp/err")"
+cp "$tmp/rm.bin.keep" "$D/rm.bin"
+
 # ---- errors: exit 1 (or 2 for usage), no output ----
 expect 1 "the start (" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from -90,36.6 --to $TO -o "$tmp/x.geojson"
 expect 1 "is outside the map" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from -90,36.6 --to $TO -o "$tmp/x.geojson"

@@ -42,8 +42,9 @@ static void summary(trv_json *js, const prm_roadmap *r, const prm_build_stats *b
 }
 
 /* The roadmap (with its layers' QGIS styles in its layer_styles table,
- * where QGIS reads a GeoPackage layer's default style) and roadmap.json
- * beside it in one set: all or none. */
+ * where QGIS reads a GeoPackage layer's default style), its cache (the
+ * GeoPackage's name with .bin) and roadmap.json beside it in one set: all
+ * or none. */
 static trv_status write_all(trv_ctx *ctx, const prm_roadmap *r, const prm_build_stats *bs, const prm_build_opts *o,
                             const char *dir, const char *out, const trv_meta *meta, const prm_terrain *t)
 {
@@ -62,6 +63,12 @@ static trv_status write_all(trv_ctx *ctx, const prm_roadmap *r, const prm_build_
         free(inner[0]);
         free(inner[1]);
     }
+    /* the cache trv-route reads instead, made from the finished GeoPackage */
+    char *cache = st ? NULL : prm_roadmap_cache_path(out);
+    const char *ctmp = cache ? trv_outset_add(w.set, cache) : NULL;
+    if (!st)
+        st = ctmp ? prm_roadmap_cache_write(ctx, r, t, dir, tmp, ctmp) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    free(cache);
     if (!st)
         summary(w.js, r, bs, o, dir, meta, t);
     return tool_out_close(ctx, &w, st);
@@ -74,7 +81,7 @@ int main(int argc, char **argv)
     prm_build_opts_init(&o);
     const trv_opt opts[] = {
         {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "terrain directory (class, cost, gonogo, dem, slope, speed .tif)"},
-        {"output", 'o', TRV_ARG_STRING, &out, "ROADMAP.gpkg", "the roadmap (GeoPackage: layers nodes, edges); roadmap.json, the run's summary, beside it"},
+        {"output", 'o', TRV_ARG_STRING, &out, "ROADMAP.gpkg", "the roadmap (GeoPackage: layers nodes, edges); its cache for trv-route (.bin) and roadmap.json, the run's summary, beside it"},
         {"nodes", 0, TRV_ARG_INT, &o.nodes, "N", "GO nodes, at most 1000000 (default: one per 0.02 km2 of GO area, 200..100000)"},
         {"k", 0, TRV_ARG_INT, &o.k, "K", "connect each node to its K nearest (default 14)"},
         {"radius", 0, TRV_ARG_DOUBLE, &o.radius, "M", "connect each node to every node within M metres instead"},

@@ -163,7 +163,10 @@ int main(int argc, char **argv)
         tool_usage(&cli, ctx, "--weights expects four numbers >= 0: kb,kh,ks,kd");
     tool_usage_check(&cli, ctx, prm_mission_opts_check(ctx, &o));
     const char *const outs[4] = {o.out.geojson, o.out.gpx, o.out.csv, o.out.stats};
-    tool_outputs_run_dir(&cli, ctx, outs, 4, o.terrain, 0, &o.roadmap, 1);
+    char *cache = prm_roadmap_cache_path(o.roadmap);
+    const char *const ins[2] = {o.roadmap, cache ? cache : o.roadmap};
+    tool_outputs_run_dir(&cli, ctx, outs, 4, o.terrain, 0, ins, 2);
+    free(cache);
     o.strategy = !strcmp(strategy, "mdr") ? PRM_MDR : !strcmp(strategy, "msr") ? PRM_MSR
                : !strcmp(strategy, "time") ? PRM_TIME : PRM_MMCR;
     trv_meta meta;
@@ -171,6 +174,8 @@ int main(int argc, char **argv)
     const char *const in[4] = {o.roadmap, o.terrain, from, to};
     prm_mission m;
     trv_status st = run_all(ctx, &o, &m, in, &meta);
+    if (!st && m.cache_note[0])
+        fprintf(stderr, "%s: note: %s\n", cli.tool, m.cache_note);
     if (!st && !m.direction_aware)
         fprintf(stderr, "%s: note: %s\n", cli.tool, m.time_note);
     if (!st && !res.quiet)

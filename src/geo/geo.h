@@ -138,6 +138,28 @@ trv_status geo_grid_read(trv_ctx *ctx, const char *path, geo_grid *out);
  * from nodata, which becomes 0. Errors name the file. */
 trv_status geo_raster_read(trv_ctx *ctx, const char *path, geo_type type, geo_raster **out);
 
+/* Band 1 of a raster file kept open to be read by windows (trv-route's
+ * lazy terrain reads only the tiles a query needs). geo_raster_read is
+ * open + alloc + one window over the whole grid + close, so a window gives
+ * exactly the values geo_raster_read gives those cells. */
+typedef struct geo_raster_src geo_raster_src;
+
+/* Open path to be read as type: the grid (geo_grid_read's errors), no cell
+ * read. geo_raster_close it. */
+trv_status geo_raster_open(trv_ctx *ctx, const char *path, geo_type type, geo_raster_src **out);
+void geo_raster_close(geo_raster_src *s);
+const geo_grid *geo_raster_src_grid(const geo_raster_src *s);
+/* A raster of s's type on its grid with the description, unit and nodata
+ * geo_raster_read sets, every cell 0 (calloc'ed: pages never read cost no
+ * memory). */
+trv_status geo_raster_src_alloc(trv_ctx *ctx, const geo_raster_src *s, geo_raster **out);
+/* Read columns x0 .. x0 + nx - 1 of rows y0 .. y0 + ny - 1 into r (from
+ * geo_raster_src_alloc) at their places, with geo_raster_read's rules and
+ * errors (a non-finite Float32 cell becomes nodata; a Byte layer from a
+ * band of another type must hold integers 0..255); the other cells of r
+ * are left as they are. TRV_ERR_INTERNAL for a window off the grid. */
+trv_status geo_raster_read_window(trv_ctx *ctx, geo_raster_src *s, geo_raster *r, int x0, int y0, int nx, int ny);
+
 /* Read the part of band 1 of path that covers target (whose CRS may
  * differ), plus a margin of two cells, as an integer-valued categorical
  * layer: Byte with 0 = nodata (the source nodata value maps to 0, a source

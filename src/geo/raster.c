@@ -300,69 +300,150 @@ trv_status geo_grid_read(trv_ctx *ctx, const char *path, geo_grid *out)
     return st;
 }
 
-trv_status geo_raster_read(trv_ctx *ctx, const char *path, geo_type type, geo_raster **out)
-{
-    *out = NULL;
+/* ---- reading, whole or by windows ---------------------------------------- */
+
+struct geo_raster_src {
     GDALDatasetH ds;
     GDALRasterBandH band;
-    trv_status st = open_raster(ctx, path, &ds, &band);
+    geo_type type;
+    geo_grid grid;
+    int has_nd;             /* the file's nodata, as GDAL gives it */
+    double nd;
+    int byte;               /* 1: the band is Byte, read as it is */
+    char *path;
+};
+
+void geo_raster_close(geo_raster_src *s)
+{
+    if (!s)
+        return;
+    if (s->ds)
+        GDALClose(s->ds);
+    geo_grid_clear(&s->grid);
+    free(s->path);
+    free(s);
+}
+
+trv_status geo_raster_open(trv_ctx *ctx, const char *path, geo_type type, geo_raster_src **out)
+{
+    *out = NULL;
+    geo_raster_src *s = calloc(1, sizeof *s);
+    if (!s || !(s->path = strdup(path))) {
+        free(s);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    trv_status st = open_raster(ctx, path, &s->ds, &s->band);
+    if (st) {
+        s->ds = NULL;
+        geo_raster_close(s);
+        return st;
+    }
+    if ((st = grid_of(ctx, s->ds, path, &s->grid))) {
+        geo_raster_close(s);
+        return st;
+    }
+    s->type = type;
+    s->nd = GDALGetRasterNoDataValue(s->band, &s->has_nd);
+    s->byte = GDALGetRasterDataType(s->band) == GDT_Byte;
+    *out = s;
+    return TRV_OK;
+}
+
+const geo_grid *geo_raster_src_grid(const geo_raster_src *s) { return &s->grid; }
+
+trv_status geo_raster_src_alloc(trv_ctx *ctx, const geo_raster_src *s, geo_raster **out)
+{
+    *out = NULL;
+    geo_raster *r = NULL;
+    trv_status st = geo_raster_new(ctx, &s->grid, s->type, &r);
     if (st)
         return st;
-    geo_grid g;
-    geo_raster *r = NULL;
-    if ((st = grid_of(ctx, ds, path, &g)) || (st = geo_raster_new(ctx, &g, type, &r)))
-        goto done;
-    int has_nd = 0;
-    double nd = GDALGetRasterNoDataValue(band, &has_nd);
-    const char *desc = GDALGetDescription(band), *unit = GDALGetRasterUnitType(band);
-    if ((st = geo_raster_set_label(ctx, r, desc && *desc ? desc : NULL, unit && *unit ? unit : NULL)))
-        goto done;
-    CPLErrorReset();
-    if (type == GEO_F32) {
-        if (GDALRasterIO(band, GF_Read, 0, 0, g.nx, g.ny, r->f32, g.nx, g.ny, GDT_Float32, 0, 0) != CE_None) {
-            st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", path, geo_gdal_msg(NULL));
-            goto done;
-        }
+    const char *desc = GDALGetDescription(s->band), *unit = GDALGetRasterUnitType(s->band);
+    if ((st = geo_raster_set_label(ctx, r, desc && *desc ? desc : NULL, unit && *unit ? unit : NULL))) {
+        geo_raster_free(r);
+        return st;
+    }
+    if (s->type == GEO_F32) {
         /* internally a Float32 layer always has a finite nodata value, and a
          * non-finite cell (NaN, +Inf, -Inf) is nodata */
         r->has_nodata = 1;
-        r->nodata = has_nd && isfinite(nd) ? (double)(float)nd : -9999.0;
-        size_t n = (size_t)g.nx * (size_t)g.ny;
-        for (size_t i = 0; i < n; i++)
-            if (!isfinite(r->f32[i]))
-                r->f32[i] = (float)r->nodata;
+        r->nodata = s->has_nd && isfinite(s->nd) ? (double)(float)s->nd : -9999.0;
     } else {
-        double *row = malloc((size_t)g.nx * sizeof *row);
-        if (!row) {
-            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-            goto done;
+        r->has_nodata = s->has_nd && s->nd >= 0 && s->nd <= 255 && s->nd == floor(s->nd);
+        r->nodata = r->has_nodata ? s->nd : 0;
+    }
+    *out = r;
+    return TRV_OK;
+}
+
+/* A Byte layer's window from a band of another type: every value an
+ * integer in 0..255, checked row by row. */
+static trv_status read_bytes_checked(trv_ctx *ctx, geo_raster_src *s, geo_raster *r, int x0, int y0, int nx, int ny)
+{
+    double *row = malloc((size_t)nx * sizeof *row);
+    if (!row)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    trv_status st = TRV_OK;
+    for (int y = y0; y < y0 + ny && !st; y++) {
+        if (GDALRasterIO(s->band, GF_Read, x0, y, nx, 1, row, nx, 1, GDT_Float64, 0, 0) != CE_None) {
+            st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", s->path, geo_gdal_msg(NULL));
+            break;
         }
-        for (int y = 0; y < g.ny && !st; y++) {
-            if (GDALRasterIO(band, GF_Read, 0, y, g.nx, 1, row, g.nx, 1, GDT_Float64, 0, 0) != CE_None) {
-                st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", path, geo_gdal_msg(NULL));
+        for (int x = 0; x < nx; x++) {
+            double v = row[x];
+            if (!(v >= 0 && v <= 255) || v != floor(v)) {
+                st = trv_error(ctx, TRV_ERR_DATA, "'%s': value %g at column %d, row %d does not fit a Byte layer",
+                               s->path, v, x0 + x, y);
                 break;
             }
-            for (int x = 0; x < g.nx; x++) {
-                double v = row[x];
-                if (!(v >= 0 && v <= 255) || v != floor(v)) {
-                    st = trv_error(ctx, TRV_ERR_DATA, "'%s': value %g at column %d, row %d does not fit a Byte layer",
-                                   path, v, x, y);
-                    break;
-                }
-                r->u8[(size_t)y * g.nx + x] = (unsigned char)v;
-            }
+            r->u8[(size_t)y * r->grid.nx + x0 + x] = (unsigned char)v;
         }
-        free(row);
-        r->has_nodata = has_nd && nd >= 0 && nd <= 255 && nd == floor(nd);
-        r->nodata = r->has_nodata ? nd : 0;
     }
-done:
-    geo_grid_clear(&g);
-    GDALClose(ds);
+    free(row);
+    return st;
+}
+
+trv_status geo_raster_read_window(trv_ctx *ctx, geo_raster_src *s, geo_raster *r, int x0, int y0, int nx, int ny)
+{
+    const geo_grid *g = &s->grid;
+    if (r->type != s->type || r->grid.nx != g->nx || r->grid.ny != g->ny || x0 < 0 || y0 < 0 || nx <= 0 ||
+        ny <= 0 || x0 + nx > g->nx || y0 + ny > g->ny)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "'%s': window %d, %d, %d x %d outside the %d x %d grid", s->path, x0,
+                         y0, nx, ny, g->nx, g->ny);
+    CPLErrorReset();
+    size_t at = (size_t)y0 * g->nx + x0;
+    if (s->type == GEO_U8 && !s->byte)
+        return read_bytes_checked(ctx, s, r, x0, y0, nx, ny);
+    void *dst = s->type == GEO_F32 ? (void *)(r->f32 + at) : (void *)(r->u8 + at);
+    int size = s->type == GEO_F32 ? 4 : 1;
+    if (GDALRasterIO(s->band, GF_Read, x0, y0, nx, ny, dst, nx, ny, s->type == GEO_F32 ? GDT_Float32 : GDT_Byte,
+                     size, (GSpacing)size * g->nx) != CE_None)
+        return trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", s->path, geo_gdal_msg(NULL));
+    if (s->type == GEO_F32)
+        for (int y = y0; y < y0 + ny; y++) {
+            float *row = r->f32 + (size_t)y * g->nx;
+            for (int x = x0; x < x0 + nx; x++)
+                if (!isfinite(row[x]))
+                    row[x] = (float)r->nodata;
+        }
+    return TRV_OK;
+}
+
+trv_status geo_raster_read(trv_ctx *ctx, const char *path, geo_type type, geo_raster **out)
+{
+    *out = NULL;
+    geo_raster_src *s;
+    geo_raster *r = NULL;
+    trv_status st = geo_raster_open(ctx, path, type, &s);
     if (st)
+        return st;
+    if (!(st = geo_raster_src_alloc(ctx, s, &r)) &&
+        (st = geo_raster_read_window(ctx, s, r, 0, 0, s->grid.nx, s->grid.ny))) {
         geo_raster_free(r);
-    else
-        *out = r;
+        r = NULL;
+    }
+    geo_raster_close(s);
+    *out = r;
     return st;
 }
 

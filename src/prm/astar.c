@@ -261,7 +261,7 @@ static double heuristic(astar *A, int node, double x, double y)
             /* the paper's: barrier (NOGO, low- and high-risk length), distance and
              * safe length along the straight segment to the goal */
             prm_piece p;
-            prm_piece_measure(A->t, x, y, A->gx, A->gy, &p);
+            prm_piece_classes(A->t, x, y, A->gx, A->gy, &p);
             h = A->w->kb * (p.nogo + p.l + p.h) + A->w->kd * dm + A->w->ks * p.s;
         }
         break;
@@ -461,8 +461,10 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
         gr.to_goal[i] = NAN;
     for (int q = 0; q < ng; q++) /* measured from the goal: travelled backwards */
         gr.to_goal[lg[q].node] = weight_back(&lg[q].p, s, w);
-    /* a direct line from start to goal, when it avoids NOGO */
-    prm_piece_measure(t, sx, sy, gx, gy, &gr.direct);
+    /* a direct line from start to goal, when it avoids NOGO (measured whole only then) */
+    prm_piece_classes(t, sx, sy, gx, gy, &gr.direct);
+    if (!gr.direct.blocked)
+        prm_piece_measure(t, sx, sy, gx, gy, &gr.direct);
     /* no search can succeed when the ends' nodes lie in different components */
     int *root = gr.direct.blocked ? components_of(r) : NULL;
     if (gr.direct.blocked && !root) {
@@ -543,8 +545,14 @@ trv_status prm_refine(trv_ctx *ctx, const prm_terrain *t, prm_path *path, prm_st
         }
     }
     prm_path q;
-    trv_status st = prm_route_grid_masked(ctx, t, mask, path->x[0], path->y[0], path->x[path->n - 1],
-                                          path->y[path->n - 1], s, w, &q);
+    /* a lazy terrain: the corridor's tiles read first (the search reads the arrays itself) */
+    trv_status st = prm_terrain_need_line(ctx, t, path->x, path->y, path->n, r + 1);
+    if (st) {
+        free(mask);
+        return st;
+    }
+    st = prm_route_grid_masked(ctx, t, mask, path->x[0], path->y[0], path->x[path->n - 1], path->y[path->n - 1], s, w,
+                               &q);
     free(mask);
     if (st == TRV_ERR_NOMEM || st == TRV_ERR_CANCEL)
         return st;
@@ -579,6 +587,7 @@ static int acc_cell(long i, double len, void *user)
     const prm_terrain *t = a->t;
     if (len <= 0)
         return 0;
+    prm_need(t, i, PRM_HAVE_ALL); /* a lazy terrain's tile */
     /* the speed in the direction of travel (isotropic: speed.tif's) */
     double v = t->aniso ? 3.6 / prm_pace(t, i, a->ux, a->uy) : t->speed->f32[i];
     a->len += len;

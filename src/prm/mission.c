@@ -109,7 +109,7 @@ static trv_status explain_unreachable(trv_ctx *ctx, const prm_mission_opts *o, c
     char keep[1024];
     snprintf(keep, sizeof keep, "%s", trv_errmsg(ctx));
     prm_regions rg;
-    if (prm_regions_label(ctx, t, &rg)) {
+    if (prm_terrain_need_all(ctx, t) || prm_regions_label(ctx, t, &rg)) {
         trv_error(ctx, st, "%s", keep);
         return st;
     }
@@ -152,9 +152,42 @@ static trv_status plan_all(trv_ctx *ctx, const prm_mission_opts *o, const prm_te
     }
     for (int k = 0; k < nplan && !st; k++)
         st = plan_roadmap(ctx, o, t, r, xy, plan[k], m);
+    if (o->grid && !st)
+        st = prm_terrain_need_all(ctx, t); /* the raster searches read the arrays themselves */
     for (int k = 0; k < nplan && o->grid && !st; k++)
         st = plan_grid(ctx, o, t, xy, plan[k], m);
-    return explain_unreachable(ctx, o, t, xy, st);
+    st = explain_unreachable(ctx, o, t, xy, st);
+    /* what the route files read along the routes, and any tile that could not be read */
+    for (int k = 0; k < m->n && !st; k++)
+        st = prm_terrain_need_line(ctx, t, m->routes[k].path.x, m->routes[k].path.y, m->routes[k].path.n, 1);
+    return st ? st : prm_terrain_status(ctx, t);
+}
+
+/* The terrain and the roadmap: from the roadmap's cache when it is there
+ * and fits the GeoPackage, and then the terrain lazily when its files are
+ * still those the roadmap was built from; else the GeoPackage and the
+ * whole terrain, m->cache_note saying why. */
+static trv_status load(trv_ctx *ctx, const prm_mission_opts *o, prm_terrain *t, prm_roadmap **r, prm_mission *m)
+{
+    prm_terrain_facts f;
+    int same = 0;
+    trv_status st = prm_roadmap_cache_read(ctx, o->roadmap, o->terrain, r, &f, &same, m->cache_note,
+                                           sizeof m->cache_note);
+    if (!st && *r && !same)
+        snprintf(m->cache_note, sizeof m->cache_note,
+                 "the terrain '%s' is not the one the roadmap was built from (its files changed since): reading it "
+                 "whole",
+                 o->terrain);
+    if (!st)
+        st = *r && same ? prm_terrain_open(ctx, o->terrain, &f, t) : prm_terrain_load(ctx, o->terrain, t);
+    prm_terrain_facts_clear(&f);
+    if (!st && !*r && (st = prm_roadmap_read(ctx, o->roadmap, r)))
+        prm_terrain_clear(t);
+    if (st) {
+        prm_roadmap_free(*r);
+        *r = NULL;
+    }
+    return st;
 }
 
 trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *set, prm_mission *m)
@@ -165,9 +198,11 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
         return st;
     prm_terrain t;
     prm_roadmap *r = NULL;
-    if ((st = prm_terrain_load(ctx, o->terrain, &t)))
+    if ((st = load(ctx, o, &t, &r, m))) {
+        memset(m, 0, sizeof *m);
         return st;
-    if (!(st = prm_roadmap_read(ctx, o->roadmap, &r)) && !geo_crs_same(r->wkt, t.grid->wkt))
+    }
+    if (!geo_crs_same(r->wkt, t.grid->wkt))
         st = trv_error(ctx, TRV_ERR_CRS, "'%s' is not in the CRS of the terrain '%s'", o->roadmap, o->terrain);
     if (!st) {
         m->direction_aware = t.aniso != NULL;

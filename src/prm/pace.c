@@ -31,19 +31,21 @@ double prm_pace_exact(const prm_aniso *a, int pair, double tan_beta)
     return v > 0 ? 1.0 / v : INFINITY;
 }
 
-/* Per cell: the Horn gradient of dem (dz/dE, dz/dN, m/m), the same
- * differences slope.tif is made of (geo_horn_diff), so that the grade along
- * any heading is at most the cell's slope and equals it up the fall line. */
-static void gradients(const prm_terrain *t, float *grad)
+/* Per cell of columns x0 .. x1 - 1, rows y0 .. y1 - 1: the Horn gradient
+ * of dem (dz/dE, dz/dN, m/m), the same differences slope.tif is made of
+ * (geo_horn_diff), so that the grade along any heading is at most the
+ * cell's slope and equals it up the fall line; 0 off the GO cells. Reads
+ * dem one cell around the rectangle. */
+void prm_aniso_grad_rect(const prm_terrain *t, float *grad, int x0, int y0, int x1, int y1)
 {
     const geo_raster *dem = t->dem;
     const geo_grid *g = t->grid;
     int nx = g->nx, ny = g->ny;
     double mpu = geo_crs_metres_per_unit(g->wkt);
     double ew = g->gt[1] * mpu, ns = fabs(g->gt[5]) * mpu;
-    for (int y = 0; y < ny; y++) {
+    for (int y = y0; y < y1; y++) {
         const float *row = dem->f32 + (size_t)y * nx;
-        for (int x = 0; x < nx; x++) {
+        for (int x = x0; x < x1; x++) {
             size_t i = (size_t)y * nx + x;
             double gx = 0, gy = 0;
             if (prm_cell_go(t, (long)i))
@@ -104,7 +106,7 @@ static trv_status pairs(trv_ctx *ctx, prm_aniso *a, const prm_terrain *t, const 
  * top, ride, vegetation limits, the power limit at the steepest downhill
  * and the braking limit at the steepest uphill (power falls and braking
  * rises with the grade). */
-static trv_status table(trv_ctx *ctx, prm_aniso *a, prm_terrain *t)
+trv_status prm_aniso_table(trv_ctx *ctx, prm_aniso *a, prm_terrain *t)
 {
     const int n = PRM_PACE_NODES;
     a->dt = 2 * a->tmax / n;
@@ -161,10 +163,10 @@ trv_status prm_terrain_set_model(trv_ctx *ctx, prm_terrain *t, const tm_model *m
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
     a->m = m;
-    gradients(t, a->grad);
+    prm_aniso_grad_rect(t, a->grad, 0, 0, g->nx, g->ny);
     trv_status st = pairs(ctx, a, t, soil, landuse);
     if (!st)
-        st = table(ctx, a, t);
+        st = prm_aniso_table(ctx, a, t);
     if (st) {
         prm_aniso_free(a);
         return st;
@@ -196,31 +198,34 @@ static trv_status check_speed(trv_ctx *ctx, const prm_terrain *t, const geo_rast
     return TRV_OK;
 }
 
-trv_status prm_terrain_model_load(trv_ctx *ctx, prm_terrain *t, const char *dir)
+trv_status prm_model_present(trv_ctx *ctx, prm_terrain *t, const char *dir, int *present)
 {
-    static const run_oid copies[3] = {RUN_O_SPEED_VEHICLE, RUN_O_SPEED_SOILS, RUN_O_SPEED_LANDUSE};
     /* the vehicle copy defines the maps' model: without it, isotropic (the
      * class tables alone may be there for trv-sim's own vehicles) */
-    int present = 0;
-    for (int k = 0; k < 3; k++) {
-        char *p = run_other_path(dir, copies[k]);
-        if (!p)
-            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        present += trv_file_exists(p) && k == 0;
-        free(p);
-    }
-    if (present == 0) {
+    char *p = run_other_path(dir, RUN_O_SPEED_VEHICLE);
+    if (!p)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    *present = trv_file_exists(p);
+    free(p);
+    if (!*present)
         snprintf(t->time_note, sizeof t->time_note,
                  "'%s' has no copy of the speed model (an older trv-speed): travel times are isotropic, from "
                  "speed.tif (the worse of up and down the slope in every cell)",
                  dir);
-        return TRV_OK;
-    }
+    return TRV_OK;
+}
+
+trv_status prm_terrain_model_load(trv_ctx *ctx, prm_terrain *t, const char *dir)
+{
+    int present;
+    trv_status st = prm_model_present(ctx, t, dir, &present);
+    if (st || !present)
+        return st;
     static const run_id which[2] = {RUN_SOIL, RUN_LANDUSE};
     run_stack s;
     run_load_opts lo = {0};
     lo.grid = t->grid;
-    trv_status st = run_load(ctx, dir, which, 2, &lo, &s);
+    st = run_load(ctx, dir, which, 2, &lo, &s);
     if (st)
         return st;
     tm_run_model rm;

@@ -58,6 +58,9 @@ typedef struct prm_terrain {
     prm_aniso *aniso;       /* NULL: isotropic times from speed.tif */
     char time_note[512];    /* why the times are isotropic ("" when direction-aware or
                              * a hand-made terrain): for the tools' stderr and summaries */
+    unsigned char *ready;   /* lazy (prm_terrain_open): per cell, what is read (terrain_lazy.c);
+                             * NULL: everything (prm_terrain_load, a hand-made terrain) */
+    struct prm_lazy *lazy;  /* lazy: the open layers; NULL otherwise */
 } prm_terrain;
 
 /* Read class, cost, gonogo, dem, slope and speed of the run directory dir
@@ -83,6 +86,63 @@ trv_status prm_terrain_model_load(trv_ctx *ctx, prm_terrain *t, const char *dir)
 trv_status prm_terrain_set_model(trv_ctx *ctx, prm_terrain *t, const tm_model *m, const geo_raster *soil,
                                  const geo_raster *landuse);
 void prm_terrain_clear(prm_terrain *t);
+/* ---- lazy terrain (terrain_lazy.c): read only what a query needs ----------------
+ *
+ * prm_terrain_open opens the same layers as prm_terrain_load (the same
+ * errors naming a missing file or a grid that differs, the same CRS
+ * check) and the speed model's copies, but reads no cell: the layers are
+ * calloc'ed whole (pages never read cost nothing) and filled a tile
+ * (PRM_TILE x PRM_TILE cells, aligned to the grid's origin: the GeoTIFFs'
+ * blocks) at a time, every layer of a tile at once, with the direction-
+ * aware pace's per-cell data (gradient: dem one cell around; pair: soil
+ * and land use) for it. A tile's cells are exactly what prm_terrain_load
+ * gives them, so every result is the same.
+ * Who reads what: prm_cell_go, prm_piece_add_cell, prm_pace and the
+ * segment measures fill the tile of the cell they look at themselves; a
+ * search that reads the arrays directly (prm_route_grid, regions) needs
+ * prm_terrain_need / _need_all first.
+ * What needs every cell, prm_terrain_load computes and prm_terrain_open
+ * takes from facts instead: top_speed_kmh, and the pace table (its range,
+ * the steepest GO gradient, and (soil, land use) pairs); the checks that
+ * need every cell (a layer holding only nodata, a GO cell with codes the
+ * model does not know, speed.tif made by another model) are not made:
+ * facts must come from prm_terrain_load of the same files (the roadmap
+ * cache, prm_roadmap_cache_read, makes sure of that). */
+enum { PRM_TILE = 256 };
+
+typedef struct prm_terrain_facts {
+    double top_speed_kmh;   /* prm_terrain_load's */
+    int direction_aware;    /* 1: it had the speed model (t->aniso) */
+    double tmax;            /* the pace table's range (steepest GO gradient, m/m) */
+    int npairs;             /* the (soil, land use) pairs of the GO cells */
+    unsigned char *codes;   /* 2 npairs: soil, land use (malloc'ed) */
+    double *pace;           /* the pace table computed from them (prm_priv.h; malloc'ed) */
+    unsigned char *ok;
+} prm_terrain_facts;
+
+/* The facts of a terrain from prm_terrain_load (not a lazy one). */
+trv_status prm_terrain_facts_of(trv_ctx *ctx, const prm_terrain *t, prm_terrain_facts *f);
+void prm_terrain_facts_clear(prm_terrain_facts *f);
+/* Open dir lazily (above); prm_terrain_clear closes it. A direction_aware
+ * that does not match the run directory (its vehicle copy gone or come) is
+ * TRV_ERR_DATA. */
+trv_status prm_terrain_open(trv_ctx *ctx, const char *dir, const prm_terrain_facts *f, prm_terrain *t);
+/* Read every tile holding a cell of columns c0..c1, rows r0..r1 (clamped
+ * to the grid); the error of any tile read so far (prm_terrain_status).
+ * TRV_OK at once for a terrain read whole. */
+trv_status prm_terrain_need(trv_ctx *ctx, const prm_terrain *t, long c0, long r0, long c1, long r1);
+trv_status prm_terrain_need_all(trv_ctx *ctx, const prm_terrain *t);
+/* Every tile within halo cells of the polyline (x, y)[0..n) (map
+ * coordinates). */
+trv_status prm_terrain_need_line(trv_ctx *ctx, const prm_terrain *t, const double *x, const double *y, int n,
+                                 int halo);
+/* The first error met reading a tile (a file that became unreadable after
+ * it was opened): its tile reads as NOGO meanwhile, so nothing is planned
+ * through it, and whoever plans reports it before writing a result. */
+trv_status prm_terrain_status(trv_ctx *ctx, const prm_terrain *t);
+/* Tiles read so far and the grid's tiles (a lazy terrain; 0 and 0 else). */
+void prm_terrain_tiles(const prm_terrain *t, long *read, long *total);
+
 /* Pace (s per metre of map length) of GO cell i heading along the unit
  * vector (ux, uy) (east, north); INFINITY where the speed that way is 0. */
 double prm_pace(const prm_terrain *t, long i, double ux, double uy);
@@ -138,6 +198,10 @@ typedef struct prm_piece {
 } prm_piece;
 
 void prm_piece_measure(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_piece *out);
+/* d, l, h, s, nogo and blocked alone, exactly as prm_piece_measure gives
+ * them (the rest 0): reads class and gonogo only (a lazy terrain's
+ * cheapest layers), for the mmcr heuristic and blocked tests. */
+void prm_piece_classes(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_piece *out);
 
 /* ---- Latin hypercube sampling --------------------------------------------------- */
 
@@ -223,6 +287,29 @@ void prm_roadmap_free(prm_roadmap *r);
  * may be NULL). */
 trv_status prm_roadmap_write(trv_ctx *ctx, const prm_roadmap *r, const char *path, const trv_meta *meta);
 trv_status prm_roadmap_read(trv_ctx *ctx, const char *path, prm_roadmap **out);
+
+/* The roadmap cache (roadmap_cache.c), the GeoPackage's path with ".bin"
+ * for its extension (roadmap.gpkg -> roadmap.bin; malloc'ed): the roadmap
+ * exactly as prm_roadmap_read gives it (with its adjacency), the
+ * GeoPackage's identity (its size and a hash of its first and last 64 KiB),
+ * and the terrain it was built from: the identity of each file a route
+ * reads (the six layers, soil, land use, the speed model's copies) and
+ * prm_terrain_facts_of it. trv-roadmap writes it in the same output set as
+ * the GeoPackage, after it (path: the set's temporary; gpkg: the finished
+ * GeoPackage's temporary). */
+char *prm_roadmap_cache_path(const char *gpkg);
+trv_status prm_roadmap_cache_write(trv_ctx *ctx, const prm_roadmap *r, const prm_terrain *t, const char *terrain_dir,
+                                   const char *gpkg, const char *path);
+/* Read gpkg's cache: *out the roadmap and *facts the terrain's facts, with
+ * *terrain_same 1 when terrain_dir's files are still the ones it was built
+ * from (then prm_terrain_open may use the facts). A cache that cannot be
+ * used (missing, of another build or version, stale: made with another
+ * GeoPackage or the GeoPackage changed since; truncated or damaged: its
+ * checksum) leaves *out NULL and says why in note (for stderr: the caller
+ * then reads the GeoPackage, prm_roadmap_read); errors are only for
+ * memory. *out and *facts are the caller's. */
+trv_status prm_roadmap_cache_read(trv_ctx *ctx, const char *gpkg, const char *terrain_dir, prm_roadmap **out,
+                                  prm_terrain_facts *facts, int *terrain_same, char *note, size_t note_len);
 
 /* ---- search -------------------------------------------------------------------- */
 
@@ -375,6 +462,7 @@ typedef struct prm_mission {
     int n;
     int direction_aware;                /* 1: the terrain's times were direction-aware */
     char time_note[512];                /* else why (prm_terrain's time_note) */
+    char cache_note[1024];              /* why the roadmap cache was not used ("" when it was) */
 } prm_mission;
 
 void prm_mission_opts_init(prm_mission_opts *o);
@@ -383,8 +471,13 @@ void prm_mission_opts_init(prm_mission_opts *o);
  * non-finite weight, then "--corridor must be >= 0" for a corridor below 0
  * other than -1. prm_mission_run checks them first. */
 trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o);
-/* Load the terrain (prm_terrain_load) and the roadmap (same CRS, else
- * TRV_ERR_CRS), transform from/to from srs into the terrain's CRS, and for
+/* Load the roadmap and the terrain (same CRS, else TRV_ERR_CRS): the
+ * roadmap's cache (prm_roadmap_cache_read) and the terrain lazily
+ * (prm_terrain_open: only the tiles the plans and route files read) when
+ * the cache fits the GeoPackage and the terrain's files; else the
+ * GeoPackage (prm_roadmap_read) and the whole terrain (prm_terrain_load),
+ * cache_note saying why; the same routes and files either way. Transform
+ * from/to from srs into the terrain's CRS, and for
  * each strategy: prm_route, prm_refine in the corridor, prm_smooth (unless
  * no_smooth; max_dev_m NAN when not smoothed), prm_path_stats at the cell
  * size; plan_s is the search and corridor's wall-clock time, smoothing is

@@ -7,6 +7,18 @@
 #include <math.h>
 #include <stdint.h>
 
+/* Lazy terrain (terrain_lazy.c): t->ready's bits per cell; prm_need
+ * fills the cell's tile when what it asks for is not read yet. */
+enum { PRM_HAVE_CLASS = 1, PRM_HAVE_ALL = 2 };
+void prm_lazy_fill(const prm_terrain *t, long i, int have);
+typedef struct prm_lazy prm_lazy;
+void prm_lazy_free(prm_lazy *z);
+static inline void prm_need(const prm_terrain *t, long i, int have)
+{
+    if (t->ready && !(t->ready[i] & have))
+        prm_lazy_fill(t, i, have);
+}
+
 /* Add to p what a GO cell i crossed over len metres heading (ux, uy) (a
  * unit vector, east and north) contributes: the class lengths, the slope
  * integral and maximum, cost and elevation, and with times the time both
@@ -35,6 +47,16 @@ struct prm_aniso {
 };
 
 void prm_aniso_free(prm_aniso *a);
+/* The gradient of the cells of columns x0 .. x1 - 1, rows y0 .. y1 - 1
+ * into grad (2 per cell, 0 off the GO cells); reads dem one cell around. */
+void prm_aniso_grad_rect(const prm_terrain *t, float *grad, int x0, int y0, int x1, int y1);
+/* a's pace table from its pairs (codes, npairs) and tmax, and the
+ * terrain's top_speed_kmh from them (prm_terrain_set_model). */
+trv_status prm_aniso_table(trv_ctx *ctx, prm_aniso *a, prm_terrain *t);
+/* *present: 1 if dir holds trv-speed's copy of the vehicle (the model's
+ * copies define the direction-aware pace); else t->time_note says why the
+ * times are isotropic. */
+trv_status prm_model_present(trv_ctx *ctx, prm_terrain *t, const char *dir, int *present);
 /* 1 / tm_speed_at of the pair at grade atan(tan_beta); INFINITY where 0. */
 double prm_pace_exact(const prm_aniso *a, int pair, double tan_beta);
 

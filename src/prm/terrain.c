@@ -17,6 +17,8 @@ void prm_terrain_clear(prm_terrain *t)
     geo_raster_free(t->slope);
     geo_raster_free(t->speed);
     prm_aniso_free(t->aniso);
+    prm_lazy_free(t->lazy);
+    free(t->ready);
     memset(t, 0, sizeof *t);
 }
 
@@ -52,13 +54,18 @@ trv_status prm_terrain_load(trv_ctx *ctx, const char *dir, prm_terrain *t)
 
 double prm_pace(const prm_terrain *t, long i, double ux, double uy)
 {
+    prm_need(t, i, PRM_HAVE_ALL);
     if (t->aniso)
         return prm_aniso_pace(t->aniso, i, prm_aniso_grade(t->aniso, i, ux, uy));
     double v = t->speed->f32[i];
     return v > 0 ? 3.6 / v : INFINITY;
 }
 
-int prm_cell_go(const prm_terrain *t, long i) { return t->gonogo->u8[i] == 0 && t->cls->u8[i] != 0; }
+int prm_cell_go(const prm_terrain *t, long i)
+{
+    prm_need(t, i, PRM_HAVE_CLASS);
+    return t->gonogo->u8[i] == 0 && t->cls->u8[i] != 0;
+}
 
 long prm_cell_at(const prm_terrain *t, double x, double y)
 {
@@ -132,6 +139,7 @@ int prm_segment_walk(const geo_grid *g, double x0, double y0, double x1, double 
 
 void prm_piece_add_cell(const prm_terrain *t, long i, double len, double ux, double uy, int times, prm_piece *p)
 {
+    prm_need(t, i, PRM_HAVE_ALL);
     switch (t->cls->u8[i]) {
     case 1: p->h += len; break;
     case 2: p->l += len; break;
@@ -175,13 +183,34 @@ static int measure_cell(long i, double len, void *user)
     return 0;
 }
 
-void prm_piece_measure(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_piece *out)
+/* The class lengths alone (prm_piece_classes): what prm_piece_add_cell
+ * adds to them. */
+static int classes_cell(long i, double len, void *user)
+{
+    measure *m = user;
+    prm_piece *p = m->p;
+    if (!prm_cell_go(m->t, i)) {
+        p->blocked = 1;
+        p->nogo += len;
+        return 0;
+    }
+    switch (m->t->cls->u8[i]) {
+    case 1: p->h += len; break;
+    case 2: p->l += len; break;
+    case 3: p->s += len; break;
+    default: break;
+    }
+    return 0;
+}
+
+static void piece_walk(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_cell_fn fn,
+                       prm_piece *out)
 {
     memset(out, 0, sizeof *out);
     double dl = hypot(x1 - x0, y1 - y0);
     measure m = {t, out, dl > 0 ? (x1 - x0) / dl : 0, dl > 0 ? (y1 - y0) / dl : 0};
     double m_per_unit = t->cell_m / t->grid->gt[1];
-    prm_segment_walk(t->grid, x0, y0, x1, y1, measure_cell, &m);
+    prm_segment_walk(t->grid, x0, y0, x1, y1, fn, &m);
     /* lengths came in map units: metres for the usual CRSs */
     if (m_per_unit != 1) {
         out->l *= m_per_unit;
@@ -198,6 +227,16 @@ void prm_piece_measure(const prm_terrain *t, double x0, double y0, double x1, do
     /* a piece that leaves the grid is blocked too */
     if (prm_cell_at(t, x0, y0) < 0 || prm_cell_at(t, x1, y1) < 0)
         out->blocked = 1;
+}
+
+void prm_piece_measure(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_piece *out)
+{
+    piece_walk(t, x0, y0, x1, y1, measure_cell, out);
+}
+
+void prm_piece_classes(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_piece *out)
+{
+    piece_walk(t, x0, y0, x1, y1, classes_cell, out);
 }
 
 void prm_weights_default(prm_weights *w)

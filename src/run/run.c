@@ -35,6 +35,8 @@ static const run_other OTHERS[RUN_NOTHERS] = {
     {RUN_O_SPEED_REPORT, "speed_report.csv", 0, 0, "trv-speed",
      "per land use and soil: cone index, tyre mode, sinkage, resistance, every speed limit, pass"},
     {RUN_O_ROADMAP, "roadmap.gpkg", 0, 0, "trv-roadmap", "the roadmap's nodes and edges (GeoPackage)"},
+    {RUN_O_ROADMAP_CACHE, "roadmap.bin", 0, 0, "trv-roadmap",
+     "the roadmap cache trv-route reads instead: the roadmap and its terrain's facts (binary)"},
     {RUN_O_ROUTE_STATS, "route_stats.csv", 0, 0, "trv-route", "per route: distance, time, slopes, speed, cost, NOGO samples"},
     {RUN_O_ROUTE_CSV, "route.csv", 0, 0, "trv-route", "the routes' vertices with their terrain values"},
     {RUN_O_ROUTE_GEOJSON, "route.geojson", 0, 0, "trv-route", "the routes as GeoJSON LineStrings (EPSG:4326)"},
@@ -171,6 +173,46 @@ trv_status run_load(trv_ctx *ctx, const char *dir, const run_id *which, int n, c
     }
     if (st)
         run_stack_clear(out);
+    else
+        out->grid = ref;
+    return st;
+}
+
+void run_srcs_clear(run_srcs *s)
+{
+    for (int k = 0; k < RUN_NLAYERS; k++) {
+        geo_raster_close(s->src[k]);
+        free(s->path[k]);
+    }
+    memset(s, 0, sizeof *s);
+}
+
+trv_status run_open(trv_ctx *ctx, const char *dir, const run_id *which, int n, const run_load_opts *opts,
+                    run_srcs *out)
+{
+    memset(out, 0, sizeof *out);
+    const geo_grid *ref = opts ? opts->grid : NULL;
+    const char *ref_name = opts ? opts->grid_name : NULL;
+    trv_status st = check_which(ctx, which, n);
+    for (int k = 0; k < n && !st; k++) {
+        const run_layer *l = &LAYERS[which[k]];
+        char *p = out->path[l->id] = trv_path_join(dir, l->file);
+        if (!p) {
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+            break;
+        }
+        if ((st = geo_raster_open(ctx, p, l->type, &out->src[l->id])))
+            break;
+        const geo_grid *g = geo_raster_src_grid(out->src[l->id]);
+        if (!ref) {
+            ref = g;
+            ref_name = p;
+        } else if ((st = geo_grid_compare(ctx, ref, ref_name, g, p))) {
+            break;
+        }
+    }
+    if (st)
+        run_srcs_clear(out);
     else
         out->grid = ref;
     return st;

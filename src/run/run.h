@@ -44,6 +44,7 @@
  *   variogram.csv      trv-krige    the sample variogram and the chosen model at each lag
  *   speed_report.csv   trv-speed    per land use and soil: cone index, tyre mode, sinkage, resistance, every speed limit, pass
  *   roadmap.gpkg       trv-roadmap  the roadmap's nodes and edges (GeoPackage, TRV_ARGS in its metadata)
+ *   roadmap.bin        trv-roadmap  the roadmap cache trv-route reads instead: the roadmap and its terrain's facts (binary)
  *   route_stats.csv    trv-route    per route: distance, time, slopes, speed, cost, NOGO samples
  *   route.csv          trv-route    the routes' vertices with their terrain values
  *   route.geojson      trv-route    the routes as GeoJSON LineStrings (EPSG:4326) with their statistics
@@ -111,8 +112,8 @@ int run_exists(const char *dir, run_id id);
 
 /* The other files, in the table's order. */
 typedef enum run_oid {
-    RUN_O_POINTS, RUN_O_VARIOGRAM, RUN_O_SPEED_REPORT, RUN_O_ROADMAP, RUN_O_ROUTE_STATS, RUN_O_ROUTE_CSV,
-    RUN_O_ROUTE_GEOJSON, RUN_O_ROUTE_GPX, RUN_O_KRIGE_JSON, RUN_O_TERRAIN_JSON, RUN_O_SPEED_JSON, RUN_O_COST_JSON,
+    RUN_O_POINTS, RUN_O_VARIOGRAM, RUN_O_SPEED_REPORT, RUN_O_ROADMAP, RUN_O_ROADMAP_CACHE, RUN_O_ROUTE_STATS,
+    RUN_O_ROUTE_CSV, RUN_O_ROUTE_GEOJSON, RUN_O_ROUTE_GPX, RUN_O_KRIGE_JSON, RUN_O_TERRAIN_JSON, RUN_O_SPEED_JSON, RUN_O_COST_JSON,
     RUN_O_ROADMAP_JSON, RUN_O_ROUTE_JSON, RUN_O_PNG, RUN_O_SIM_METRICS, RUN_O_SIM_EVENTS, RUN_O_SPEED_VEHICLE,
     RUN_O_SPEED_SOILS, RUN_O_SPEED_LANDUSE, RUN_NOTHERS
 } run_oid;
@@ -170,6 +171,23 @@ typedef struct run_load_opts {
  * layer, or asked twice, is TRV_ERR_USAGE. opts may be NULL. */
 trv_status run_load(trv_ctx *ctx, const char *dir, const run_id *which, int n, const run_load_opts *opts,
                     run_stack *out);
+/* The layers kept open to be read by windows (run_open): trv-route reads
+ * only the tiles a query needs. */
+typedef struct run_srcs {
+    geo_raster_src *src[RUN_NLAYERS]; /* by id; NULL where not opened */
+    char *path[RUN_NLAYERS];          /* dir/file of each, for messages */
+    const geo_grid *grid;             /* the grid they share (borrowed, as run_stack's) */
+} run_srcs;
+
+/* run_load without reading the cells: each of the n layers opened with its
+ * table type (geo_raster_open: "cannot open 'DIR/soil.tif': ..."), and its
+ * grid checked against the first (or opts->grid) with run_load's
+ * messages; whether a layer holds data is not checked (that takes its
+ * cells). Stops at the first error, *out then cleared. */
+trv_status run_open(trv_ctx *ctx, const char *dir, const run_id *which, int n, const run_load_opts *opts,
+                    run_srcs *out);
+void run_srcs_clear(run_srcs *s);
+
 /* The layer of id, now the caller's (geo_raster_free); NULL if not loaded.
  * s->grid may point into it: take the first layer last, or not use grid. */
 geo_raster *run_stack_take(run_stack *s, run_id id);

@@ -1,0 +1,402 @@
+/* The roadmap cache (prm.h): the roadmap exactly as prm_roadmap_read gives
+ * it from the GeoPackage, with its adjacency, and the facts of the terrain
+ * it was built from, in one binary file that trv-route reads in a few
+ * milliseconds instead of the GeoPackage's second.
+ *
+ * Layout (native byte order and struct layout: a cache is read by the build
+ * that wrote it, and the header says which):
+ *   header      magic "TRVRMAP\0", version, byte-order mark 0x01020304,
+ *               sizeof(prm_edge), the GeoPackage's identity
+ *   terrain     per file of the run directory a route reads (the six layers,
+ *               soil, land use, the speed model's three copies): its
+ *               identity, size UINT64_MAX when absent
+ *   facts       top speed, tmax, direction-aware, npairs, codes, and when
+ *               direction-aware the pace table (pace, ok)
+ *   roadmap     nnodes, nedges, k, radius, seed, the CRS, x, y, edges
+ *               (prm_edge), adj_start, adj
+ * A cache must be exactly as long as its counts say, and its edges and
+ * adjacency must index nodes and edges that exist (else it is damaged).
+ * A file's identity is its size and a hash of its first and last 64 KiB
+ * (a GeoPackage's first page holds SQLite's change counter; a GeoTIFF's
+ * head and tail its tile offsets and sizes). */
+#include "prm_priv.h"
+#include "run/run.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char MAGIC[8] = "TRVRMAP";
+enum { VERSION = 2, BOM = 0x01020304, ENDS = 65536 };
+
+typedef struct ident {
+    uint64_t size, hash;
+} ident;
+
+/* FNV-1a over 64-bit words (the tail bytes one by one). */
+static uint64_t hash_bytes(uint64_t h, const unsigned char *p, size_t n)
+{
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t w;
+        memcpy(&w, p + k, 8);
+        h = (h ^ w) * 0x100000001b3ULL;
+    }
+    for (; k < n; k++)
+        h = (h ^ p[k]) * 0x100000001b3ULL;
+    return h;
+}
+
+static ident identify(const char *path)
+{
+    ident id = {UINT64_MAX, 0};
+    FILE *f = fopen(path, "rb");
+    struct stat sb;
+    if (!f)
+        return id;
+    unsigned char *buf = malloc(ENDS);
+    if (buf && fstat(fileno(f), &sb) == 0) {
+        id.size = (uint64_t)sb.st_size;
+        id.hash = 0xcbf29ce484222325ULL;
+        size_t n = fread(buf, 1, ENDS, f);
+        id.hash = hash_bytes(id.hash, buf, n);
+        if (id.size > ENDS && fseeko(f, (off_t)(id.size > 2 * ENDS ? id.size - ENDS : ENDS), SEEK_SET) == 0) {
+            n = fread(buf, 1, ENDS, f);
+            id.hash = hash_bytes(id.hash, buf, n);
+        }
+    }
+    free(buf);
+    fclose(f);
+    return id;
+}
+
+/* The run directory's files a route reads. */
+enum { NFILES = 11 };
+static trv_status terrain_idents(trv_ctx *ctx, const char *dir, ident out[NFILES])
+{
+    static const run_id layers[8] = {RUN_CLASS, RUN_COST, RUN_GONOGO, RUN_DEM, RUN_SLOPE, RUN_SPEED, RUN_SOIL,
+                                     RUN_LANDUSE};
+    static const run_oid others[3] = {RUN_O_SPEED_VEHICLE, RUN_O_SPEED_SOILS, RUN_O_SPEED_LANDUSE};
+    for (int k = 0; k < NFILES; k++) {
+        char *p = k < 8 ? run_path(dir, layers[k]) : run_other_path(dir, others[k - 8]);
+        if (!p)
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        out[k] = identify(p);
+        free(p);
+    }
+    return TRV_OK;
+}
+
+char *prm_roadmap_cache_path(const char *gpkg)
+{
+    size_t n = strlen(gpkg);
+    const char *slash = strrchr(gpkg, '/'), *dot = strrchr(gpkg, '.');
+    if (dot && (!slash || dot > slash + 1))
+        n = (size_t)(dot - gpkg);
+    char *p = malloc(n + 5);
+    if (p) {
+        memcpy(p, gpkg, n);
+        memcpy(p + n, ".bin", 5);
+    }
+    return p;
+}
+
+/* ---- writing ---------------------------------------------------------------------- */
+
+/* The file is made in memory, then written at once. */
+typedef struct sink {
+    unsigned char *p;
+    size_t n, cap;
+    int bad;
+} sink;
+
+static void put(sink *o, const void *p, size_t n)
+{
+    if (n == 0 || o->bad)
+        return;
+    if (o->n + n > o->cap) {
+        size_t cap = o->cap ? o->cap : 1 << 20;
+        while (cap < o->n + n)
+            cap *= 2;
+        unsigned char *q = realloc(o->p, cap);
+        if (!q) {
+            o->bad = 1;
+            return;
+        }
+        o->p = q;
+        o->cap = cap;
+    }
+    memcpy(o->p + o->n, p, n);
+    o->n += n;
+}
+
+/* An edge as prm_roadmap_read gives it back from the GeoPackage, which
+ * stores the means cost_int / d and elev_int / d (d 1 when 0). */
+static void as_read(const prm_edge *e, prm_edge *o)
+{
+    memset(o, 0, sizeof *o);
+    const prm_piece *p = &e->p;
+    double d = p->d > 0 ? p->d : 1;
+    o->a = e->a;
+    o->b = e->b;
+    o->p.d = p->d;
+    o->p.l = p->l;
+    o->p.h = p->h;
+    o->p.s = p->s;
+    o->p.slope_max = p->slope_max;
+    o->p.time_s = p->time_s;
+    o->p.time_rev_s = p->time_rev_s;
+    o->p.cost_int = p->cost_int / d * p->d;
+    o->p.slope_int = p->slope_int;
+    o->p.elev_int = p->elev_int / d * p->d;
+}
+
+/* The CSR adjacency of prm_roadmap_read (edges of node i in edge order). */
+static int adjacency(const prm_roadmap *r, int **start, int **adj)
+{
+    int *s = *start = calloc((size_t)r->nnodes + 1, sizeof *s);
+    int *a = *adj = malloc((2 * (size_t)r->nedges + 1) * sizeof *a);
+    int *fill = malloc(((size_t)r->nnodes + 1) * sizeof *fill);
+    if (!s || !a || !fill) {
+        free(fill);
+        return -1;
+    }
+    for (int e = 0; e < r->nedges; e++) {
+        s[r->edges[e].a + 1]++;
+        s[r->edges[e].b + 1]++;
+    }
+    for (int i = 0; i < r->nnodes; i++)
+        s[i + 1] += s[i];
+    memcpy(fill, s, ((size_t)r->nnodes + 1) * sizeof *fill);
+    for (int e = 0; e < r->nedges; e++) {
+        a[fill[r->edges[e].a]++] = e;
+        a[fill[r->edges[e].b]++] = e;
+    }
+    free(fill);
+    return 0;
+}
+
+static void put_roadmap(sink *o, const prm_roadmap *r, const int *start, const int *adj)
+{
+    /* as prm_roadmap_read: no seed, k or radius (the GeoPackage keeps them as metadata only) */
+    int32_t counts[3] = {r->nnodes, r->nedges, 0};
+    double radius = 0;
+    uint64_t seed = 0;
+    uint32_t lw = r->wkt ? (uint32_t)strlen(r->wkt) : 0;
+    put(o, counts, sizeof counts);
+    put(o, &radius, sizeof radius);
+    put(o, &seed, sizeof seed);
+    put(o, &lw, sizeof lw);
+    put(o, r->wkt, lw);
+    put(o, r->x, (size_t)r->nnodes * sizeof *r->x);
+    put(o, r->y, (size_t)r->nnodes * sizeof *r->y);
+    for (int e = 0; e < r->nedges; e++) {
+        prm_edge ed;
+        as_read(&r->edges[e], &ed);
+        put(o, &ed, sizeof ed);
+    }
+    put(o, start, ((size_t)r->nnodes + 1) * sizeof *start);
+    put(o, adj, 2 * (size_t)r->nedges * sizeof *adj);
+}
+
+trv_status prm_roadmap_cache_write(trv_ctx *ctx, const prm_roadmap *r, const prm_terrain *t, const char *dir,
+                                   const char *gpkg, const char *path)
+{
+    ident files[NFILES], g = identify(gpkg);
+    prm_terrain_facts f;
+    int *start = NULL, *adj = NULL;
+    trv_status st = terrain_idents(ctx, dir, files);
+    if (st || (st = prm_terrain_facts_of(ctx, t, &f)))
+        return st;
+    if (g.size == UINT64_MAX || adjacency(r, &start, &adj)) {
+        st = g.size == UINT64_MAX ? trv_error(ctx, TRV_ERR_IO, "cannot read '%s' back", gpkg)
+                                  : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    sink o = {0};
+    uint32_t head[4] = {VERSION, BOM, (uint32_t)sizeof(prm_edge), NFILES};
+    put(&o, MAGIC, sizeof MAGIC);
+    put(&o, head, sizeof head);
+    put(&o, &g, sizeof g);
+    put(&o, files, sizeof files);
+    int32_t fi[2] = {f.direction_aware, f.npairs};
+    put(&o, &f.top_speed_kmh, sizeof f.top_speed_kmh);
+    put(&o, &f.tmax, sizeof f.tmax);
+    put(&o, fi, sizeof fi);
+    put(&o, f.codes, 2 * (size_t)f.npairs);
+    if (f.direction_aware) {
+        put(&o, f.pace, (size_t)f.npairs * (PRM_PACE_NODES + 1) * sizeof *f.pace);
+        put(&o, f.ok, (size_t)f.npairs * PRM_PACE_NODES);
+    }
+    put_roadmap(&o, r, start, adj);
+    FILE *fp = o.bad ? NULL : fopen(path, "wb");
+    if (o.bad) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    } else if (!fp) {
+        st = trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
+    } else {
+        int bad = fwrite(o.p, 1, o.n, fp) != o.n;
+        if (fclose(fp) != 0 || bad)
+            st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    }
+    free(o.p);
+done:
+    free(start);
+    free(adj);
+    prm_terrain_facts_clear(&f);
+    return st;
+}
+
+/* ---- reading ---------------------------------------------------------------------- */
+
+typedef struct bytes {
+    FILE *f;
+    uint64_t left;          /* bytes not read yet */
+} bytes;
+
+static int get(bytes *b, void *dst, size_t n)
+{
+    if (n > b->left || fread(dst, 1, n, b->f) != n)
+        return -1;
+    b->left -= n;
+    return 0;
+}
+
+/* Edges joining nodes that exist (a < b), an adjacency listing edges that
+ * exist: a damaged cache cannot send the search out of its arrays. */
+static int valid(const prm_roadmap *r)
+{
+    for (int e = 0; e < r->nedges; e++)
+        if (!(r->edges[e].a >= 0 && r->edges[e].a < r->edges[e].b && r->edges[e].b < r->nnodes))
+            return 0;
+    if (r->adj_start[0] != 0 || r->adj_start[r->nnodes] != 2 * r->nedges)
+        return 0;
+    for (int i = 0; i < r->nnodes; i++)
+        if (r->adj_start[i + 1] < r->adj_start[i])
+            return 0;
+    for (long k = 0; k < 2L * r->nedges; k++)
+        if (r->adj[k] < 0 || r->adj[k] >= r->nedges)
+            return 0;
+    return 1;
+}
+
+static int get_roadmap(bytes *b, prm_roadmap *r)
+{
+    int32_t counts[3];
+    uint32_t lw;
+    if (get(b, counts, sizeof counts) || get(b, &r->radius, sizeof r->radius) ||
+        get(b, &r->seed, sizeof r->seed) || get(b, &lw, sizeof lw) || counts[0] < 0 || counts[1] < 0)
+        return -1;
+    r->nnodes = counts[0];
+    r->nedges = counts[1];
+    r->k = counts[2];
+    uint64_t nn = (uint64_t)r->nnodes, ne = (uint64_t)r->nedges;
+    /* the file is exactly as long as the counts say */
+    if (b->left != lw + 2 * nn * sizeof(double) + ne * sizeof(prm_edge) + (nn + 1 + 2 * ne) * sizeof(int))
+        return -1;
+    if (!(r->wkt = malloc(lw + 1)) || !(r->x = malloc(nn * sizeof *r->x + 1)) ||
+        !(r->y = malloc(nn * sizeof *r->y + 1)) || !(r->edges = malloc(ne * sizeof *r->edges + 1)) ||
+        !(r->adj_start = malloc((nn + 1) * sizeof *r->adj_start)) ||
+        !(r->adj = malloc(2 * ne * sizeof *r->adj + 1)))
+        return -2;
+    if (get(b, r->wkt, lw) || get(b, r->x, nn * sizeof *r->x) || get(b, r->y, nn * sizeof *r->y) ||
+        get(b, r->edges, ne * sizeof *r->edges) || get(b, r->adj_start, (nn + 1) * sizeof *r->adj_start) ||
+        get(b, r->adj, 2 * ne * sizeof *r->adj) || !valid(r))
+        return -1;
+    r->wkt[lw] = 0;
+    if (lw == 0) {
+        free(r->wkt);
+        r->wkt = NULL;
+    }
+    return 0;
+}
+
+/* The cache's parts; why it cannot be used into why. */
+static trv_status parse(trv_ctx *ctx, bytes *b, const char *gpkg, const char *dir, prm_roadmap **out,
+                        prm_terrain_facts *f, int *terrain_same, const char **why)
+{
+    char magic[8];
+    uint32_t head[4];
+    ident g, files[NFILES], now[NFILES];
+    if (get(b, magic, sizeof magic) || memcmp(magic, MAGIC, sizeof magic) || get(b, head, sizeof head) ||
+        head[0] != VERSION || head[1] != BOM || head[2] != sizeof(prm_edge) || head[3] != NFILES) {
+        *why = "is not a roadmap cache of this build of traverse";
+        return TRV_OK;
+    }
+    ident gn = identify(gpkg);
+    if (get(b, &g, sizeof g) || g.size != gn.size || g.hash != gn.hash) {
+        *why = "is stale: it was not made with the GeoPackage as it is now";
+        return TRV_OK;
+    }
+    int32_t fi[2];
+    prm_roadmap *r = calloc(1, sizeof *r);
+    if (!r)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    int bad = get(b, files, sizeof files) || get(b, &f->top_speed_kmh, sizeof f->top_speed_kmh) ||
+              get(b, &f->tmax, sizeof f->tmax) || get(b, fi, sizeof fi) || fi[1] < 0 || fi[1] > 256 * 256;
+    if (!bad) {
+        f->direction_aware = fi[0];
+        f->npairs = fi[1];
+        bad = !(f->codes = malloc(2 * (size_t)f->npairs + 1)) ? -2 : get(b, f->codes, 2 * (size_t)f->npairs);
+    }
+    if (!bad && f->direction_aware) {
+        size_t np = (size_t)f->npairs, tn = np * (PRM_PACE_NODES + 1) * sizeof *f->pace;
+        if (tn + np * PRM_PACE_NODES > b->left)
+            bad = 1;
+        else if (!(f->pace = malloc(tn + 1)) || !(f->ok = malloc(np * PRM_PACE_NODES + 1)))
+            bad = -2;
+        else
+            bad = get(b, f->pace, tn) || get(b, f->ok, np * PRM_PACE_NODES);
+    }
+    if (!bad)
+        bad = get_roadmap(b, r);
+    if (bad) {
+        prm_roadmap_free(r);
+        prm_terrain_facts_clear(f);
+        if (bad == -2)
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        *why = "is truncated or damaged";
+        return TRV_OK;
+    }
+    trv_status st = terrain_idents(ctx, dir, now);
+    if (st) {
+        prm_roadmap_free(r);
+        prm_terrain_facts_clear(f);
+        return st;
+    }
+    *terrain_same = !memcmp(files, now, sizeof files);
+    *out = r;
+    return TRV_OK;
+}
+
+trv_status prm_roadmap_cache_read(trv_ctx *ctx, const char *gpkg, const char *dir, prm_roadmap **out,
+                                  prm_terrain_facts *facts, int *terrain_same, char *note, size_t note_len)
+{
+    *out = NULL;
+    *terrain_same = 0;
+    memset(facts, 0, sizeof *facts);
+    note[0] = 0;
+    char *path = prm_roadmap_cache_path(gpkg);
+    if (!path)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    FILE *fp = fopen(path, "rb");
+    struct stat sb;
+    const char *why = NULL;
+    trv_status st = TRV_OK;
+    if (!fp || fstat(fileno(fp), &sb) != 0) {
+        why = errno == ENOENT ? "does not exist (a roadmap of an older trv-roadmap)" : strerror(errno);
+    } else {
+        bytes b = {fp, (uint64_t)sb.st_size};
+        st = parse(ctx, &b, gpkg, dir, out, facts, terrain_same, &why);
+    }
+    if (fp)
+        fclose(fp);
+    if (!st && why)
+        snprintf(note, note_len,
+                 "the roadmap cache '%s' %s: reading the GeoPackage and the whole terrain instead (trv-roadmap "
+                 "writes a new one)",
+                 path, why);
+    free(path);
+    return st;
+}

@@ -1,0 +1,365 @@
+/* The lazy terrain (prm.h): the run directory's layers kept open and read
+ * a tile at a time, when a query first looks at one of its cells. */
+#include "prm_priv.h"
+#include "run/run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { NO_PAIR = 0xffff };
+/* per tile: what is read */
+enum { TS_CLASS = 1, TS_DEM = 2, TS_ALL = 4 };
+
+struct prm_lazy {
+    run_srcs src;           /* class, cost, gonogo, dem, slope, speed */
+    run_srcs model_src;     /* soil, land use (direction-aware only) */
+    geo_raster *soil, *landuse;
+    int ntx, nty;           /* tiles across and down */
+    unsigned char *state;   /* per tile: TS_* */
+    uint16_t *pairmap;      /* soil x 256 + land use -> pair; NO_PAIR */
+    long tiles_read;
+    trv_ctx *ctx;           /* the tile reads' errors */
+    trv_status st;          /* the first of them (sticky) */
+    char msg[1024];
+};
+
+void prm_lazy_free(prm_lazy *z)
+{
+    if (!z)
+        return;
+    run_srcs_clear(&z->src);
+    run_srcs_clear(&z->model_src);
+    geo_raster_free(z->soil);
+    geo_raster_free(z->landuse);
+    free(z->state);
+    free(z->pairmap);
+    trv_ctx_free(z->ctx);
+    free(z);
+}
+
+/* ---- filling a tile ------------------------------------------------------------ */
+
+typedef struct tile {
+    int x0, y0, nx, ny;     /* its cells */
+} tile;
+
+static tile tile_at(const prm_terrain *t, int tx, int ty)
+{
+    tile b = {tx * PRM_TILE, ty * PRM_TILE, PRM_TILE, PRM_TILE};
+    if (b.x0 + b.nx > t->grid->nx)
+        b.nx = t->grid->nx - b.x0;
+    if (b.y0 + b.ny > t->grid->ny)
+        b.ny = t->grid->ny - b.y0;
+    return b;
+}
+
+static void mark(const prm_terrain *t, tile b, unsigned char bits)
+{
+    for (int y = b.y0; y < b.y0 + b.ny; y++) {
+        unsigned char *r = t->ready + (size_t)y * t->grid->nx + b.x0;
+        for (int x = 0; x < b.nx; x++)
+            r[x] |= bits;
+    }
+}
+
+/* Keep the first error (its message from z->ctx). */
+static void fail(prm_lazy *z, trv_status st)
+{
+    if (!z->st) {
+        z->st = st;
+        snprintf(z->msg, sizeof z->msg, "%s", trv_errmsg(z->ctx));
+    }
+}
+
+static int read_one(prm_lazy *z, geo_raster_src *src, geo_raster *r, tile b)
+{
+    trv_status st = geo_raster_read_window(z->ctx, src, r, b.x0, b.y0, b.nx, b.ny);
+    if (st)
+        fail(z, st);
+    return st != TRV_OK;
+}
+
+static int read_dem(const prm_terrain *t, int tx, int ty)
+{
+    prm_lazy *z = t->lazy;
+    unsigned char *s = &z->state[(size_t)ty * z->ntx + tx];
+    if (*s & TS_DEM)
+        return 0;
+    *s |= TS_DEM;
+    return read_one(z, z->src.src[RUN_DEM], t->dem, tile_at(t, tx, ty));
+}
+
+/* The direction-aware pace's data of the tile's cells: their pairs, and
+ * their gradients, from dem one cell around (the neighbouring tiles' dem). */
+static int aniso_tile(const prm_terrain *t, int tx, int ty, tile b)
+{
+    prm_lazy *z = t->lazy;
+    prm_aniso *a = t->aniso;
+    int bad = 0;
+    for (int y = ty - 1; y <= ty + 1; y++)
+        for (int x = tx - 1; x <= tx + 1; x++)
+            if (x >= 0 && y >= 0 && x < z->ntx && y < z->nty)
+                bad |= read_dem(t, x, y);
+    if (bad || read_one(z, z->model_src.src[RUN_SOIL], z->soil, b) ||
+        read_one(z, z->model_src.src[RUN_LANDUSE], z->landuse, b))
+        return 1;
+    for (int y = b.y0; y < b.y0 + b.ny; y++)
+        for (int x = b.x0; x < b.x0 + b.nx; x++) {
+            size_t i = (size_t)y * t->grid->nx + x;
+            a->pair[i] = NO_PAIR;
+            if (!prm_cell_go(t, (long)i))
+                continue;
+            int sc = z->soil->u8[i], lc = z->landuse->u8[i];
+            if ((a->pair[i] = z->pairmap[sc * 256 + lc]) == NO_PAIR) {
+                fail(z, trv_error(z->ctx, TRV_ERR_DATA,
+                                  "a GO cell has soil %d and land use %d, which the speed model's copies do not "
+                                  "know: run trv-speed again",
+                                  sc, lc));
+                return 1;
+            }
+        }
+    prm_aniso_grad_rect(t, a->grad, b.x0, b.y0, b.x0 + b.nx, b.y0 + b.ny);
+    return 0;
+}
+
+/* A tile that could not be read is NOGO: nothing is planned through it. */
+static void poison(const prm_terrain *t, tile b)
+{
+    for (int y = b.y0; y < b.y0 + b.ny; y++)
+        memset(t->cls->u8 + (size_t)y * t->grid->nx + b.x0, 0, (size_t)b.nx);
+    mark(t, b, PRM_HAVE_CLASS | PRM_HAVE_ALL);
+}
+
+static void fill_tile(const prm_terrain *t, int tx, int ty, int have)
+{
+    prm_lazy *z = t->lazy;
+    unsigned char *s = &z->state[(size_t)ty * z->ntx + tx];
+    tile b = tile_at(t, tx, ty);
+    if (!(*s & TS_CLASS)) {
+        *s |= TS_CLASS;
+        if (read_one(z, z->src.src[RUN_CLASS], t->cls, b) || read_one(z, z->src.src[RUN_GONOGO], t->gonogo, b)) {
+            *s |= TS_ALL;
+            poison(t, b);
+            return;
+        }
+        mark(t, b, PRM_HAVE_CLASS);
+    }
+    if (!(have & PRM_HAVE_ALL) || (*s & TS_ALL))
+        return;
+    *s |= TS_ALL;
+    z->tiles_read++;
+    if (read_dem(t, tx, ty) || read_one(z, z->src.src[RUN_COST], t->cost, b) ||
+        read_one(z, z->src.src[RUN_SLOPE], t->slope, b) || read_one(z, z->src.src[RUN_SPEED], t->speed, b) ||
+        (t->aniso && aniso_tile(t, tx, ty, b))) {
+        poison(t, b);
+        return;
+    }
+    mark(t, b, PRM_HAVE_ALL);
+}
+
+void prm_lazy_fill(const prm_terrain *t, long i, int have)
+{
+    long nx = t->grid->nx;
+    fill_tile(t, (int)(i % nx / PRM_TILE), (int)(i / nx / PRM_TILE), have);
+}
+
+/* ---- opening ------------------------------------------------------------------- */
+
+/* The direction-aware pace from the run directory's model copies and the
+ * facts' pairs and range; per-cell data left for the tiles. */
+static trv_status open_model(trv_ctx *ctx, prm_terrain *t, const char *dir, const prm_terrain_facts *f)
+{
+    prm_lazy *z = t->lazy;
+    int present;
+    trv_status st = prm_model_present(ctx, t, dir, &present);
+    if (st)
+        return st;
+    if (present != f->direction_aware)
+        return trv_error(ctx, TRV_ERR_DATA, "'%s': the speed model's copy %s since the facts were taken", dir,
+                         present ? "appeared" : "went");
+    if (!present) {
+        t->top_speed_kmh = f->top_speed_kmh;
+        return TRV_OK;
+    }
+    static const run_id which[2] = {RUN_SOIL, RUN_LANDUSE};
+    run_load_opts lo = {0};
+    lo.grid = t->grid;
+    if ((st = run_open(ctx, dir, which, 2, &lo, &z->model_src)) ||
+        (st = geo_raster_src_alloc(ctx, z->model_src.src[RUN_SOIL], &z->soil)) ||
+        (st = geo_raster_src_alloc(ctx, z->model_src.src[RUN_LANDUSE], &z->landuse)))
+        return st;
+    size_t n = (size_t)t->grid->nx * t->grid->ny;
+    prm_aniso *a = calloc(1, sizeof *a);
+    if (!a)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    t->aniso = a;
+    if (!(a->grad = calloc(2 * n, sizeof *a->grad)) || !(a->pair = calloc(n, sizeof *a->pair)) ||
+        !(a->codes = malloc(2 * (size_t)f->npairs + 1)) || !(z->pairmap = malloc(256 * 256 * sizeof *z->pairmap)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if ((st = tm_run_model_load(ctx, dir, &a->rm)))
+        return st;
+    a->owns_model = 1;
+    a->rm.model.v = a->rm.vehicle;
+    a->m = &a->rm.model;
+    memcpy(a->codes, f->codes, 2 * (size_t)f->npairs);
+    a->npairs = f->npairs;
+    a->tmax = f->tmax;
+    memset(z->pairmap, 0xff, 256 * 256 * sizeof *z->pairmap);
+    for (int p = 0; p < f->npairs; p++)
+        z->pairmap[f->codes[2 * p] * 256 + f->codes[2 * p + 1]] = (uint16_t)p;
+    if (!f->pace)
+        return prm_aniso_table(ctx, a, t);
+    /* the table prm_aniso_table made from the same pairs and range */
+    size_t np = (size_t)f->npairs;
+    if (!(a->pace = malloc(np * (PRM_PACE_NODES + 1) * sizeof *a->pace + 1)) ||
+        !(a->ok = malloc(np * PRM_PACE_NODES + 1)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    memcpy(a->pace, f->pace, np * (PRM_PACE_NODES + 1) * sizeof *a->pace);
+    memcpy(a->ok, f->ok, np * PRM_PACE_NODES);
+    a->dt = 2 * a->tmax / PRM_PACE_NODES;
+    t->top_speed_kmh = f->top_speed_kmh;
+    return TRV_OK;
+}
+
+static trv_status open_layers(trv_ctx *ctx, prm_terrain *t, const char *dir)
+{
+    prm_lazy *z = t->lazy;
+    static const run_id which[6] = {RUN_CLASS, RUN_COST, RUN_GONOGO, RUN_DEM, RUN_SLOPE, RUN_SPEED};
+    geo_raster **dst[6] = {&t->cls, &t->cost, &t->gonogo, &t->dem, &t->slope, &t->speed};
+    trv_status st = run_open(ctx, dir, which, 6, NULL, &z->src);
+    for (int k = 0; k < 6 && !st; k++)
+        st = geo_raster_src_alloc(ctx, z->src.src[which[k]], dst[k]);
+    if (st)
+        return st;
+    t->grid = &t->cls->grid;
+    if (!t->grid->wkt || geo_crs_is_geographic(t->grid->wkt) != 0)
+        return trv_error(ctx, TRV_ERR_CRS, "the terrain in '%s' must be on a projected grid", dir);
+    t->cell_m = t->grid->gt[1] * geo_crs_metres_per_unit(t->grid->wkt);
+    z->ntx = (t->grid->nx + PRM_TILE - 1) / PRM_TILE;
+    z->nty = (t->grid->ny + PRM_TILE - 1) / PRM_TILE;
+    size_t n = (size_t)t->grid->nx * t->grid->ny;
+    if (!(z->state = calloc((size_t)z->ntx * z->nty, 1)) || !(t->ready = calloc(n, 1)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    return TRV_OK;
+}
+
+trv_status prm_terrain_open(trv_ctx *ctx, const char *dir, const prm_terrain_facts *f, prm_terrain *t)
+{
+    memset(t, 0, sizeof *t);
+    prm_lazy *z = calloc(1, sizeof *z);
+    if (!z || !(z->ctx = trv_ctx_new())) {
+        free(z);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    t->lazy = z;
+    trv_status st = open_layers(ctx, t, dir);
+    if (!st)
+        st = open_model(ctx, t, dir, f);
+    if (st)
+        prm_terrain_clear(t);
+    return st;
+}
+
+/* ---- what a caller needs ---------------------------------------------------------- */
+
+trv_status prm_terrain_status(trv_ctx *ctx, const prm_terrain *t)
+{
+    if (t->lazy && t->lazy->st)
+        return trv_error(ctx, t->lazy->st, "%s", t->lazy->msg);
+    return TRV_OK;
+}
+
+trv_status prm_terrain_need(trv_ctx *ctx, const prm_terrain *t, long c0, long r0, long c1, long r1)
+{
+    const prm_lazy *z = t->lazy;
+    if (!z)
+        return TRV_OK;
+    long nx = t->grid->nx, ny = t->grid->ny;
+    c0 = c0 < 0 ? 0 : c0;
+    r0 = r0 < 0 ? 0 : r0;
+    c1 = c1 >= nx ? nx - 1 : c1;
+    r1 = r1 >= ny ? ny - 1 : r1;
+    for (long ty = r0 / PRM_TILE; ty <= r1 / PRM_TILE && r0 <= r1; ty++)
+        for (long tx = c0 / PRM_TILE; tx <= c1 / PRM_TILE && c0 <= c1; tx++)
+            if (!(z->state[ty * z->ntx + tx] & TS_ALL))
+                fill_tile(t, (int)tx, (int)ty, PRM_HAVE_ALL);
+    return prm_terrain_status(ctx, t);
+}
+
+trv_status prm_terrain_need_all(trv_ctx *ctx, const prm_terrain *t)
+{
+    return prm_terrain_need(ctx, t, 0, 0, t->grid->nx - 1, t->grid->ny - 1);
+}
+
+trv_status prm_terrain_need_line(trv_ctx *ctx, const prm_terrain *t, const double *x, const double *y, int n,
+                                 int halo)
+{
+    if (!t->lazy)
+        return TRV_OK;
+    const geo_grid *g = t->grid;
+    /* points at most a quarter tile apart, each needing the box of halo
+     * plus a quarter tile around it: every cell within halo of the line */
+    const double step = PRM_TILE / 4.0;
+    long h = halo + PRM_TILE / 4 + 1;
+    trv_status st = TRV_OK;
+    for (int i = 0; i < n && !st; i++) {
+        double u0 = (x[i] - g->gt[0]) / g->gt[1], v0 = (y[i] - g->gt[3]) / g->gt[5];
+        double u1 = u0, v1 = v0;
+        if (i + 1 < n) {
+            u1 = (x[i + 1] - g->gt[0]) / g->gt[1];
+            v1 = (y[i + 1] - g->gt[3]) / g->gt[5];
+        }
+        double len = fmax(fabs(u1 - u0), fabs(v1 - v0));
+        if (!isfinite(len))
+            continue;
+        long ns = (long)ceil(len / step);
+        for (long k = 0; k <= ns && !st; k++) {
+            double f = ns ? (double)k / ns : 0, u = u0 + f * (u1 - u0), v = v0 + f * (v1 - v0);
+            if (u < -h || v < -h || u > g->nx + h || v > g->ny + h)
+                continue;
+            long c = (long)floor(u), r = (long)floor(v);
+            st = prm_terrain_need(ctx, t, c - h, r - h, c + h, r + h);
+        }
+    }
+    return st;
+}
+
+void prm_terrain_tiles(const prm_terrain *t, long *read, long *total)
+{
+    *read = t->lazy ? t->lazy->tiles_read : 0;
+    *total = t->lazy ? (long)t->lazy->ntx * t->lazy->nty : 0;
+}
+
+/* ---- the facts ------------------------------------------------------------------- */
+
+trv_status prm_terrain_facts_of(trv_ctx *ctx, const prm_terrain *t, prm_terrain_facts *f)
+{
+    memset(f, 0, sizeof *f);
+    if (t->lazy)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "the facts of a lazy terrain");
+    f->top_speed_kmh = t->top_speed_kmh;
+    f->direction_aware = t->aniso != NULL;
+    if (!t->aniso)
+        return TRV_OK;
+    const prm_aniso *a = t->aniso;
+    size_t np = (size_t)a->npairs;
+    f->tmax = a->tmax;
+    f->npairs = a->npairs;
+    if (!(f->codes = malloc(2 * np + 1)) || !(f->pace = malloc(np * (PRM_PACE_NODES + 1) * sizeof *f->pace + 1)) ||
+        !(f->ok = malloc(np * PRM_PACE_NODES + 1))) {
+        prm_terrain_facts_clear(f);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    memcpy(f->codes, a->codes, 2 * np);
+    memcpy(f->pace, a->pace, np * (PRM_PACE_NODES + 1) * sizeof *f->pace);
+    memcpy(f->ok, a->ok, np * PRM_PACE_NODES);
+    return TRV_OK;
+}
+
+void prm_terrain_facts_clear(prm_terrain_facts *f)
+{
+    free(f->codes);
+    free(f->pace);
+    free(f->ok);
+    memset(f, 0, sizeof *f);
+}

@@ -1,0 +1,391 @@
+/* The lazy terrain and the roadmap cache (trv-route reads only what a query
+ * needs): a direction-aware run directory of 3 x 3 tiles (partial ones at
+ * the east and south edges) written to files and read both ways. The
+ * references are prm_terrain_load's arrays (read whole, eager): a window
+ * fills exactly its tiles, each cell as the eager read has it (the six
+ * layers, the gradient and the pair); segment measures are the same bytes;
+ * top_speed_kmh bounds every GO cell's speed in every heading. The cache
+ * gives back exactly what prm_roadmap_read gives from the GeoPackage, and
+ * a missing, foreign, stale or truncated cache, or a changed terrain, is
+ * told apart. */
+#include "test_common.h"
+
+#include <math.h>
+#include <sys/stat.h>
+
+#include "prm/prm_priv.h"
+#include "run/run.h"
+
+enum { NX = 600, NY = 530 }; /* 3 x 3 tiles of 256 */
+
+static void copy_file(const char *from, const char *to)
+{
+    char *cmd = NULL;
+    assert_true(asprintf(&cmd, "cp '%s' '%s'", from, to) > 0);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+}
+
+static void write_layer(trv_ctx *ctx, const char *dir, run_id id, geo_raster *r)
+{
+    char *p = run_path(dir, id);
+    assert_int_equal(geo_raster_write(ctx, r, p, NULL), TRV_OK);
+    free(p);
+}
+
+/* A run directory as trv-speed and trv-cost leave it: rolling dem, its
+ * slope, soils 1..4 and land uses 3, 4 and a water lake (NOGO), speed and
+ * gonogo by the model's own tm_row from the copies, class 1..3 where GO. */
+static void make_run(trv_ctx *ctx, const char *dir)
+{
+    assert_int_equal(mkdir(dir, 0755), 0);
+    static const char *const copies[3][2] = {{"vehicles/ugv_hua2022.ini", "speed_vehicle.ini"},
+                                             {"classes/soils.csv", "speed_soils.csv"},
+                                             {"classes/landuse.csv", "speed_landuse.csv"}};
+    for (int k = 0; k < 3; k++) {
+        char *from = data_path(copies[k][0]), *to = NULL;
+        assert_true(asprintf(&to, "%s/%s", dir, copies[k][1]) > 0);
+        copy_file(from, to);
+        free(from);
+        free(to);
+    }
+    char *wkt = NULL;
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32616", &wkt), TRV_OK);
+    geo_grid g = {NX, NY, {500000, 30, 0, 4000000, 0, -30}, wkt};
+    geo_raster *dem, *slope, *soil, *lu, *speed, *gonogo, *cost, *cls;
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &dem), TRV_OK);
+    dem->has_nodata = 1;
+    dem->nodata = -9999;
+    for (int r = 0; r < NY; r++)
+        for (int c = 0; c < NX; c++)
+            dem->f32[(size_t)r * NX + c] = (float)(300 + 60 * sin(c / 23.0) * cos(r / 31.0) + 0.2 * c);
+    assert_int_equal(geo_slope(ctx, dem, &slope), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &soil), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &lu), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &speed), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &gonogo), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &cost), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &cls), TRV_OK);
+    soil->has_nodata = lu->has_nodata = 1;
+    for (int r = 0; r < NY; r++)
+        for (int c = 0; c < NX; c++) {
+            size_t i = (size_t)r * NX + c;
+            soil->u8[i] = (unsigned char)(1 + (c / 40 + r / 50) % 4);
+            lu->u8[i] = hypot(c - 420, r - 380) < 45 ? 1 : (unsigned char)(3 + (c / 70 + r / 90) % 2);
+            cost->f32[i] = (float)((c * 7 + r * 13) % 100) / 100;
+        }
+    tm_run_model rm;
+    assert_int_equal(tm_run_model_load(ctx, dir, &rm), TRV_OK);
+    for (int r = 0; r < NY; r++) {
+        size_t i = (size_t)r * NX;
+        tm_row(&rm.model, slope->f32 + i, (float)slope->nodata, soil->u8 + i, lu->u8 + i, NX, speed->f32 + i,
+               gonogo->u8 + i, NULL);
+        for (int c = 0; c < NX; c++)
+            cls->u8[i + c] = gonogo->u8[i + c] ? 0 : (unsigned char)(1 + (c * 3 + r) % 3);
+    }
+    tm_run_model_free(&rm);
+    write_layer(ctx, dir, RUN_DEM, dem);
+    write_layer(ctx, dir, RUN_SLOPE, slope);
+    write_layer(ctx, dir, RUN_SOIL, soil);
+    write_layer(ctx, dir, RUN_LANDUSE, lu);
+    write_layer(ctx, dir, RUN_SPEED, speed);
+    write_layer(ctx, dir, RUN_GONOGO, gonogo);
+    write_layer(ctx, dir, RUN_COST, cost);
+    write_layer(ctx, dir, RUN_CLASS, cls);
+    geo_raster *all[8] = {dem, slope, soil, lu, speed, gonogo, cost, cls};
+    for (int k = 0; k < 8; k++)
+        geo_raster_free(all[k]);
+    free(wkt);
+}
+
+static char *run_dir(const char *name)
+{
+    char *d = NULL;
+    assert_true(asprintf(&d, "%s/%s", tmpdir, name) > 0);
+    return d;
+}
+
+/* Cell i of lazy as the eager read has it: the six layers, and for a GO
+ * cell its gradient and pair. */
+static int cell_same(const prm_terrain *e, const prm_terrain *l, size_t i)
+{
+    int same = e->cls->u8[i] == l->cls->u8[i] && e->gonogo->u8[i] == l->gonogo->u8[i] &&
+               e->dem->f32[i] == l->dem->f32[i] && e->slope->f32[i] == l->slope->f32[i] &&
+               e->speed->f32[i] == l->speed->f32[i] && e->cost->f32[i] == l->cost->f32[i];
+    if (same && prm_cell_go(e, (long)i))
+        same = e->aniso->grad[2 * i] == l->aniso->grad[2 * i] &&
+               e->aniso->grad[2 * i + 1] == l->aniso->grad[2 * i + 1] &&
+               !memcmp(&e->aniso->codes[2 * e->aniso->pair[i]], &l->aniso->codes[2 * l->aniso->pair[i]], 2);
+    return same;
+}
+
+static void open_lazy(trv_ctx *ctx, const char *dir, const prm_terrain_facts *f, prm_terrain *l)
+{
+    if (prm_terrain_open(ctx, dir, f, l))
+        fail_msg("%s", trv_errmsg(ctx));
+}
+
+/* The straight route from cell (c0, row) to (c1, row) refined in a
+ * corridor of three cells (least time). */
+static prm_path refined(trv_ctx *ctx, const prm_terrain *t, int c0, int c1, int row)
+{
+    prm_path p = {0};
+    p.n = 2;
+    p.x = malloc(2 * sizeof *p.x);
+    p.y = malloc(2 * sizeof *p.y);
+    assert_true(p.x && p.y);
+    p.x[0] = geo_grid_x(t->grid, c0), p.x[1] = geo_grid_x(t->grid, c1);
+    p.y[0] = p.y[1] = geo_grid_y(t->grid, row);
+    p.objective = INFINITY;
+    assert_int_equal(prm_refine(ctx, t, &p, PRM_TIME, NULL, 3 * t->cell_m), TRV_OK);
+    return p;
+}
+
+static void test_lazy_window(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *dir = run_dir("win");
+    make_run(ctx, dir);
+    prm_terrain e, l;
+    prm_terrain_facts f;
+    if (prm_terrain_load(ctx, dir, &e))
+        fail_msg("%s", trv_errmsg(ctx));
+    assert_non_null(e.aniso);
+    assert_int_equal(prm_terrain_facts_of(ctx, &e, &f), TRV_OK);
+    /* the pace table from the facts' pairs and range, made again or copied: the eager one */
+    double *table = f.pace;
+    f.pace = NULL;
+    for (int k = 0; k < 2; k++) {
+        open_lazy(ctx, dir, &f, &l);
+        assert_non_null(l.aniso);
+        assert_true(l.top_speed_kmh == e.top_speed_kmh && l.aniso->tmax == e.aniso->tmax);
+        assert_true(l.aniso->npairs == e.aniso->npairs && l.aniso->npairs > 4 && l.aniso->dt == e.aniso->dt);
+        assert_memory_equal(l.aniso->pace, e.aniso->pace, (size_t)e.aniso->npairs * (PRM_PACE_NODES + 1) * sizeof(double));
+        assert_memory_equal(l.aniso->ok, e.aniso->ok, (size_t)e.aniso->npairs * PRM_PACE_NODES);
+        f.pace = table;
+        if (k == 0)
+            prm_terrain_clear(&l);
+    }
+    long got, total;
+    prm_terrain_tiles(&l, &got, &total);
+    assert_int_equal(got, 0);
+    assert_int_equal(total, 9);
+    /* a window across the tiles' corner (columns 250..262, rows 240..300):
+     * tiles (0..1, 0..1) read, every cell of them as the eager read has it;
+     * tile (2, 2) not read at all */
+    assert_int_equal(prm_terrain_need(ctx, &l, 250, 240, 262, 300), TRV_OK);
+    prm_terrain_tiles(&l, &got, &total);
+    assert_int_equal(got, 4);
+    long bad = 0, go = 0;
+    for (int r = 0; r < 512; r++)
+        for (int c = 0; c < 512; c++) {
+            size_t i = (size_t)r * NX + c;
+            bad += !cell_same(&e, &l, i) || l.ready[i] != (PRM_HAVE_CLASS | PRM_HAVE_ALL);
+            go += prm_cell_go(&e, (long)i);
+        }
+    printf("  window: 4 of 9 tiles read, %ld GO cells of 262144 compared, %ld differ\n", go, bad);
+    assert_int_equal(bad, 0);
+    assert_true(go > 100000 && go < 262144); /* the lake is NOGO */
+    long unread = 0, nonzero = 0;
+    for (int r = 512; r < NY; r++)
+        for (int c = 512; c < NX; c++) {
+            size_t i = (size_t)r * NX + c;
+            unread += l.ready[i] == 0 && l.cls->u8[i] == 0 && l.cost->f32[i] == 0; /* (its dem: the halo) */
+            nonzero += e.cls->u8[i] != 0;
+        }
+    assert_int_equal(unread, (NY - 512) * (NX - 512));
+    assert_true(nonzero > 0);
+    prm_terrain_clear(&l);
+    /* segment measures on a fresh lazy terrain: the eager bytes */
+    open_lazy(ctx, dir, &f, &l);
+    uint64_t s = 7;
+    for (int k = 0; k < 300; k++) {
+        double p[4];
+        for (int j = 0; j < 4; j++) {
+            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+            p[j] = (j % 2 ? 4000000 - NY * 30.0 : 500000) + (double)(s >> 11) / 9007199254740992.0 * (j % 2 ? NY : NX) * 30;
+        }
+        prm_piece a, b;
+        memset(&a, 0, sizeof a);
+        memset(&b, 0, sizeof b);
+        prm_piece_measure(&e, p[0], p[1], p[2], p[3], &a);
+        prm_piece_measure(&l, p[0], p[1], p[2], p[3], &b);
+        assert_memory_equal(&a, &b, sizeof a);
+        prm_piece_classes(&l, p[0], p[1], p[2], p[3], &b);
+        assert_true(a.blocked == b.blocked && a.nogo == b.nogo && a.l == b.l && a.h == b.h && a.s == b.s);
+    }
+    prm_terrain_tiles(&l, &got, &total);
+    printf("  300 random segments measured the same; %ld tiles read\n", got);
+    prm_terrain_clear(&l);
+    /* the corridor search reads the arrays itself: prm_refine reads the
+     * corridor's tiles first, here those of a route two rows below the
+     * tiles' boundary (row 256), and refines it as on the eager terrain */
+    open_lazy(ctx, dir, &f, &l);
+    int c0 = 10, c1 = 500;
+    while (!prm_cell_go(&e, 258L * NX + c0))
+        c0++;
+    while (!prm_cell_go(&e, 258L * NX + c1))
+        c1--;
+    prm_path pe = refined(ctx, &e, c0, c1, 258), pl = refined(ctx, &l, c0, c1, 258);
+    assert_int_equal(pe.n, pl.n);
+    assert_memory_equal(pe.x, pl.x, (size_t)pe.n * sizeof(double));
+    assert_memory_equal(pe.y, pl.y, (size_t)pe.n * sizeof(double));
+    assert_true(l.ready[(size_t)255 * NX + (c0 + c1) / 2] & PRM_HAVE_ALL);
+    printf("  a corridor along a tile boundary, columns %d..%d: %d vertices, as on the eager terrain\n", c0, c1, pe.n);
+    prm_path_clear(&pe);
+    prm_path_clear(&pl);
+    prm_terrain_clear(&l);
+    open_lazy(ctx, dir, &f, &l);
+    /* the whole: every cell; the heuristics' bound above every speed */
+    assert_int_equal(prm_terrain_need_all(ctx, &l), TRV_OK);
+    for (size_t i = 0; i < (size_t)NX * NY; i++)
+        bad += !cell_same(&e, &l, i);
+    assert_int_equal(bad, 0);
+    double vmax = 0;
+    for (size_t i = 0; i < (size_t)NX * NY; i += 3)
+        for (int h = 0; h < 16 && prm_cell_go(&l, (long)i); h++) {
+            double pace = prm_pace(&l, (long)i, cos(h * M_PI / 8), sin(h * M_PI / 8));
+            vmax = fmax(vmax, isfinite(pace) ? 3.6 / pace : 0);
+        }
+    printf("  fastest %.3f km/h in any heading, the bound %.3f km/h\n", vmax, l.top_speed_kmh);
+    assert_true(vmax > 5 && vmax <= l.top_speed_kmh * (1 + 1e-12));
+    assert_int_equal(prm_terrain_status(ctx, &l), TRV_OK);
+    prm_terrain_clear(&l);
+    /* a layer gone is named at open, as prm_terrain_load names it */
+    char *slope = run_path(dir, RUN_SLOPE), *moved = NULL;
+    assert_true(asprintf(&moved, "%s.away", slope) > 0);
+    assert_int_equal(rename(slope, moved), 0);
+    assert_int_equal(prm_terrain_open(ctx, dir, &f, &l), TRV_ERR_IO);
+    char want[700];
+    snprintf(want, sizeof want, "cannot open '%s': no such file", slope);
+    assert_string_equal(trv_errmsg(ctx), want);
+    assert_int_equal(rename(moved, slope), 0);
+    free(slope);
+    free(moved);
+    prm_terrain_facts_clear(&f);
+    prm_terrain_clear(&e);
+    free(dir);
+    trv_ctx_free(ctx);
+}
+
+/* The cache against the GeoPackage, and every way it cannot be used. */
+static void test_roadmap_cache(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *dir = run_dir("cache");
+    make_run(ctx, dir);
+    prm_terrain e;
+    if (prm_terrain_load(ctx, dir, &e))
+        fail_msg("%s", trv_errmsg(ctx));
+    prm_build_opts o;
+    prm_build_opts_init(&o);
+    o.nodes = 400;
+    prm_roadmap *r = NULL, *back = NULL, *c = NULL;
+    prm_build_stats bs;
+    assert_int_equal(prm_roadmap_build(ctx, &e, &o, &r, &bs), TRV_OK);
+    char *gpkg = NULL, *bin = NULL, *other = NULL;
+    assert_true(asprintf(&gpkg, "%s/roadmap.gpkg", dir) > 0 && asprintf(&other, "%s/other.gpkg", dir) > 0);
+    bin = prm_roadmap_cache_path(gpkg);
+    char *want_bin = NULL;
+    assert_true(asprintf(&want_bin, "%s/roadmap.bin", dir) > 0);
+    assert_string_equal(bin, want_bin);
+    assert_int_equal(prm_roadmap_write(ctx, r, gpkg, NULL), TRV_OK);
+    assert_int_equal(prm_roadmap_cache_write(ctx, r, &e, dir, gpkg, bin), TRV_OK);
+    assert_int_equal(prm_roadmap_read(ctx, gpkg, &back), TRV_OK);
+    prm_terrain_facts f;
+    int same = -1;
+    char note[1200];
+    assert_int_equal(prm_roadmap_cache_read(ctx, gpkg, dir, &c, &f, &same, note, sizeof note), TRV_OK);
+    assert_non_null(c);
+    assert_string_equal(note, "");
+    assert_int_equal(same, 1);
+    /* exactly the GeoPackage's roadmap */
+    assert_true(c->nnodes == back->nnodes && c->nedges == back->nedges && c->nedges > 1000);
+    assert_true(c->k == back->k && c->radius == back->radius && c->seed == back->seed);
+    assert_memory_equal(c->x, back->x, (size_t)c->nnodes * sizeof *c->x);
+    assert_memory_equal(c->y, back->y, (size_t)c->nnodes * sizeof *c->y);
+    for (int k = 0; k < c->nedges; k++)
+        assert_memory_equal(&c->edges[k], &back->edges[k], sizeof(prm_edge));
+    assert_memory_equal(c->adj_start, back->adj_start, ((size_t)c->nnodes + 1) * sizeof(int));
+    assert_memory_equal(c->adj, back->adj, 2 * (size_t)c->nedges * sizeof(int));
+    assert_true(geo_crs_same(c->wkt, back->wkt));
+    assert_true(f.direction_aware && f.tmax == e.aniso->tmax && f.top_speed_kmh == e.top_speed_kmh &&
+                f.npairs == e.aniso->npairs && !memcmp(f.codes, e.aniso->codes, 2 * (size_t)f.npairs));
+    assert_memory_equal(f.pace, e.aniso->pace, (size_t)f.npairs * (PRM_PACE_NODES + 1) * sizeof(double));
+    assert_memory_equal(f.ok, e.aniso->ok, (size_t)f.npairs * PRM_PACE_NODES);
+    prm_roadmap_free(c);
+    prm_terrain_facts_clear(&f);
+    c = NULL;
+    /* each way a cache cannot be used: no roadmap, a note saying why */
+    struct {
+        const char *what, *cmd, *note;
+    } bad[] = {
+        {"truncated", "truncate -s 100000 '%s/roadmap.bin'", "is truncated or damaged"},
+        {"one byte short", "cp '%s/keep.bin' '%s/roadmap.bin' && truncate -s -1 '%s/roadmap.bin'", "is truncated"},
+        {"damaged index", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\377\\377\\377\\177' | dd of='%s/roadmap.bin' "
+                          "bs=1 seek=$(( $(stat -c %%s '%s/roadmap.bin') - 4 )) conv=notrunc 2>/dev/null",
+         "is truncated or damaged"},
+        {"foreign", "printf 'not a cache at all' > '%s/roadmap.bin'", "is not a roadmap cache of this build"},
+        {"another roadmap's", "cp '%s/other.bin' '%s/roadmap.bin'", "is stale"},
+        {"missing", "rm '%s/roadmap.bin'", "does not exist"},
+    };
+    char *keep = NULL;
+    assert_true(asprintf(&keep, "%s/keep.bin", dir) > 0);
+    copy_file(bin, keep);
+    o.seed = 9;
+    prm_roadmap *r2 = NULL;
+    assert_int_equal(prm_roadmap_build(ctx, &e, &o, &r2, &bs), TRV_OK);
+    char *other_bin = prm_roadmap_cache_path(other);
+    assert_int_equal(prm_roadmap_write(ctx, r2, other, NULL), TRV_OK);
+    assert_int_equal(prm_roadmap_cache_write(ctx, r2, &e, dir, other, other_bin), TRV_OK);
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        copy_file(keep, bin);
+        char cmd[2000];
+        snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, dir);
+        assert_int_equal(system(cmd), 0);
+        assert_int_equal(prm_roadmap_cache_read(ctx, gpkg, dir, &c, &f, &same, note, sizeof note), TRV_OK);
+        printf("  %s: %s\n", bad[k].what, note);
+        assert_null(c);
+        if (!strstr(note, bad[k].note) || !strstr(note, "reading the GeoPackage"))
+            fail_msg("%s: note '%s' lacks '%s'", bad[k].what, note, bad[k].note);
+    }
+    /* the GeoPackage rewritten after the cache: stale */
+    copy_file(keep, bin);
+    assert_int_equal(prm_roadmap_write(ctx, r2, gpkg, NULL), TRV_OK);
+    assert_int_equal(prm_roadmap_cache_read(ctx, gpkg, dir, &c, &f, &same, note, sizeof note), TRV_OK);
+    assert_null(c);
+    assert_non_null(strstr(note, "is stale"));
+    /* the terrain changed since the roadmap: the roadmap, but not the facts */
+    assert_int_equal(prm_roadmap_write(ctx, r, gpkg, NULL), TRV_OK);
+    assert_int_equal(prm_roadmap_cache_write(ctx, r, &e, dir, gpkg, bin), TRV_OK);
+    e.cost->f32[12345] += 0.5f;
+    write_layer(ctx, dir, RUN_COST, e.cost);
+    assert_int_equal(prm_roadmap_cache_read(ctx, gpkg, dir, &c, &f, &same, note, sizeof note), TRV_OK);
+    assert_non_null(c);
+    assert_int_equal(same, 0);
+    prm_roadmap_free(c);
+    prm_terrain_facts_clear(&f);
+    prm_roadmap_free(r);
+    prm_roadmap_free(r2);
+    prm_roadmap_free(back);
+    prm_terrain_clear(&e);
+    free(gpkg);
+    free(bin);
+    free(other);
+    free(other_bin);
+    free(want_bin);
+    free(keep);
+    free(dir);
+    trv_ctx_free(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lazy_window),
+        cmocka_unit_test(test_roadmap_cache),
+    };
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
+}
