@@ -456,6 +456,41 @@ done:
 
 /* ---- corridor refinement ---- */
 
+/* The corridor: every cell within r cells of samples half a cell apart
+ * along the path (a square window around each: a band at least
+ * halfwidth wide). With mask NULL, its bounding box into win (c0, r0, nx,
+ * ny); else set mask's bytes (row-major on win) to 1 on it. */
+static void band(const prm_terrain *t, const prm_path *path, int r, long win[4], unsigned char *mask)
+{
+    const geo_grid *g = t->grid;
+    int nx = g->nx, ny = g->ny;
+    long cmin = nx, cmax = -1, rmin = ny, rmax = -1;
+    double mpu = t->cell_m / g->gt[1];
+    for (int i = 0; i + 1 < path->n; i++) {
+        double x0 = path->x[i], y0 = path->y[i], x1 = path->x[i + 1], y1 = path->y[i + 1];
+        int ns = (int)ceil(hypot(x1 - x0, y1 - y0) * mpu / (0.5 * t->cell_m)) + 1;
+        for (int k = 0; k <= ns; k++) {
+            double f = (double)k / ns;
+            int c = (int)floor((x0 + f * (x1 - x0) - g->gt[0]) / g->gt[1]);
+            int rr = (int)floor((y0 + f * (y1 - y0) - g->gt[3]) / g->gt[5]);
+            int r0 = rr - r < 0 ? 0 : rr - r, r1 = rr + r >= ny ? ny - 1 : rr + r;
+            int c0 = c - r < 0 ? 0 : c - r, c1 = c + r >= nx ? nx - 1 : c + r;
+            if (c0 > c1 || r0 > r1)
+                continue;
+            if (!mask) {
+                cmin = c0 < cmin ? c0 : cmin, cmax = c1 > cmax ? c1 : cmax;
+                rmin = r0 < rmin ? r0 : rmin, rmax = r1 > rmax ? r1 : rmax;
+                continue;
+            }
+            for (int row = r0; row <= r1; row++)
+                memset(mask + (size_t)(row - win[1]) * win[2] + (c0 - win[0]), 1, (size_t)(c1 - c0 + 1));
+        }
+    }
+    if (!mask) {
+        win[0] = cmin, win[1] = rmin, win[2] = cmax - cmin + 1, win[3] = rmax - rmin + 1;
+    }
+}
+
 trv_status prm_refine(trv_ctx *ctx, const prm_terrain *t, prm_path *path, prm_strategy s, const prm_weights *w,
                       double halfwidth_m)
 {
@@ -466,33 +501,20 @@ trv_status prm_refine(trv_ctx *ctx, const prm_terrain *t, prm_path *path, prm_st
     }
     const geo_grid *g = t->grid;
     int nx = g->nx, ny = g->ny;
-    unsigned char *mask = calloc((size_t)nx * ny, 1);
-    if (!mask)
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    /* every cell within halfwidth of the route (a square window around
-     * samples half a cell apart: a band at least halfwidth wide) */
     double rc = ceil(halfwidth_m / t->cell_m), rmax = nx > ny ? nx : ny; /* wider covers the grid: the same */
     int r = rc < rmax ? (int)rc : (int)rmax;
-    double mpu = t->cell_m / g->gt[1];
-    for (int i = 0; i + 1 < path->n; i++) {
-        double x0 = path->x[i], y0 = path->y[i], x1 = path->x[i + 1], y1 = path->y[i + 1];
-        int ns = (int)ceil(hypot(x1 - x0, y1 - y0) * mpu / (0.5 * t->cell_m)) + 1;
-        for (int k = 0; k <= ns; k++) {
-            double f = (double)k / ns;
-            int c = (int)floor((x0 + f * (x1 - x0) - g->gt[0]) / g->gt[1]);
-            int rr = (int)floor((y0 + f * (y1 - y0) - g->gt[3]) / g->gt[5]);
-            for (int dr = -r; dr <= r; dr++) {
-                int row = rr + dr;
-                if (row < 0 || row >= ny)
-                    continue;
-                int c0 = c - r < 0 ? 0 : c - r, c1 = c + r >= nx ? nx - 1 : c + r;
-                if (c0 <= c1)
-                    memset(mask + (size_t)row * nx + c0, 1, (size_t)(c1 - c0 + 1));
-            }
-        }
-    }
+    /* the search on the corridor's bounding box alone: memory and set-up
+     * for it, not for the grid (the same route: outside the mask is NOGO) */
+    long win[4];
+    band(t, path, r, win, NULL);
+    if (win[2] < 1 || win[3] < 1) /* no sample on the grid (degenerate input): nothing to refine */
+        return TRV_OK;
+    unsigned char *mask = calloc((size_t)win[2] * win[3], 1);
+    if (!mask)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    band(t, path, r, win, mask);
     prm_path q;
-    trv_status st = prm_route_grid_masked(ctx, t, mask, path->x[0], path->y[0], path->x[path->n - 1],
+    trv_status st = prm_route_grid_window(ctx, t, win, mask, path->x[0], path->y[0], path->x[path->n - 1],
                                           path->y[path->n - 1], s, w, &q);
     free(mask);
     if (st == TRV_ERR_NOMEM || st == TRV_ERR_CANCEL)

@@ -26,6 +26,15 @@ unsigned char *prm_class_codes(const prm_terrain *t);
 void prm_piece_classes(const prm_terrain *t, const unsigned char *codes, double x0, double y0, double x1, double y1,
                        double out[PRM_CLASS_LEN]);
 
+/* prm_route_grid_masked on the window of columns win[0] .. win[0] +
+ * win[2] - 1 and rows win[1] .. win[1] + win[3] - 1 alone, mask one byte
+ * per window cell (row-major; NULL: none): the same route and objective
+ * as the whole grid with a mask that is 0 outside the window, with
+ * memory and set-up for the window only (prm_refine's corridor). */
+trv_status prm_route_grid_window(trv_ctx *ctx, const prm_terrain *t, const long win[4], const unsigned char *mask,
+                                 double sx, double sy, double gx, double gy, prm_strategy s, const prm_weights *w,
+                                 prm_path *out);
+
 /* The pace table (pace.c): per (soil, land use) pair of the GO cells, the
  * pace 1 / tm_speed_at at PRM_PACE_NODES + 1 grades tan beta evenly over
  * [-tmax, tmax] (tmax the steepest gradient of a GO cell); a bin is
