@@ -460,6 +460,48 @@ static void test_window(void **state)
     trv_ctx_free(ctx);
 }
 
+/* prm_refine's corridor reaches halfwidth each side of the route: a
+ * straight route along row 5 at 5 km/h, a 40 km/h highway two rows north,
+ * then two rows south of it. A 3-cell band finds the highway either way
+ * (a route inside the band, well under half the straight time); a 1-cell
+ * band cannot reach it and keeps the straight route as it was. */
+static void test_refine_band(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    for (int side = -1; side <= 1; side += 2) {
+        for (int cells = 1; cells <= 3; cells += 2) {
+            prm_terrain t;
+            terrain_make(&t, 30, 11);
+            for (int c = 0; c < 30; c++)
+                for (int r = 0; r < 11; r++)
+                    t.speed->f32[cell_of(&t, c, r)] = r == 5 + 2 * side ? 40 : 5;
+            terrain_finish(&t);
+            prm_path p = {0};
+            p.n = 2;
+            p.x = malloc(2 * sizeof *p.x);
+            p.y = malloc(2 * sizeof *p.y);
+            p.x[0] = cx_of(0), p.y[0] = cy_of(5), p.x[1] = cx_of(29), p.y[1] = cy_of(5);
+            p.objective = path_weight(&t, &p, PRM_TIME);
+            double straight = p.objective;
+            assert_close(straight, 29 * CELL / (5 / 3.6), 1e-12);
+            assert_int_equal(prm_refine(ctx, &t, &p, PRM_TIME, NULL, cells * CELL), TRV_OK);
+            if (cells == 1) {
+                assert_int_equal(p.n, 2);
+                assert_true(p.objective == straight);
+            } else {
+                assert_true(p.objective < 0.5 * straight);
+                assert_close(path_weight(&t, &p, PRM_TIME), p.objective, 1e-9);
+                for (int i = 0; i < p.n; i++)
+                    assert_true(fabs(p.y[i] - cy_of(5)) <= 3 * CELL);
+            }
+            path_free(&p);
+            prm_terrain_clear(&t);
+        }
+    }
+    trv_ctx_free(ctx);
+}
+
 /* prm_piece_classes (the roadmap A*'s mmcr heuristic) against
  * prm_piece_measure: the NOGO and class lengths equal to the bit, on
  * random segments (inside, partly off the grid, through corners, along
@@ -882,7 +924,7 @@ int main(void)
         cmocka_unit_test(test_open_field),  cmocka_unit_test(test_wall_gap), cmocka_unit_test(test_corner),
         cmocka_unit_test(test_brute_force), cmocka_unit_test(test_errors),   cmocka_unit_test(test_bspline),
         cmocka_unit_test(test_smooth),      cmocka_unit_test(test_smooth_channel), cmocka_unit_test(test_regions),
-        cmocka_unit_test(test_window),      cmocka_unit_test(test_piece_classes),
+        cmocka_unit_test(test_window),      cmocka_unit_test(test_piece_classes), cmocka_unit_test(test_refine_band),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
