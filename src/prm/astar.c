@@ -2,7 +2,6 @@
 /* The improved A* on the roadmap (docs/method.md §4.5-4.7, §4.10) and route statistics. */
 #include "prm_priv.h"
 
-#include "core/clip.h"
 #include "core/heap.h"
 
 #include <math.h>
@@ -155,78 +154,6 @@ static trv_status shortcut(trv_ctx *ctx, const prm_terrain *t, prm_path *p, prm_
 
 /* ---- A* ---- */
 
-static void walk_classes(const prm_terrain *t, const unsigned char *codes, double x0, double y0, double x1, double y1,
-                         double acc[PRM_CLASS_LEN]);
-
-unsigned char *prm_class_codes(const prm_terrain *t)
-{
-    size_t n = (size_t)t->grid->nx * t->grid->ny;
-    const unsigned char *gonogo = t->gonogo->u8, *cls = t->cls->u8;
-    unsigned char *codes = malloc(n);
-    if (codes)
-        for (size_t i = 0; i < n; i++)
-            codes[i] = gonogo[i] ? PRM_CL_NOGO : cls[i];
-    return codes;
-}
-
-void prm_piece_classes(const prm_terrain *t, const unsigned char *codes, double x0, double y0, double x1, double y1,
-                       double out[PRM_CLASS_LEN])
-{
-    double acc[PRM_CLASS_LEN] = {0};
-    walk_classes(t, codes, x0, y0, x1, y1, acc);
-    double m_per_unit = t->cell_m / t->grid->gt[1];
-    for (int k = 0; k < PRM_CLASS_LEN; k++)
-        out[k] = m_per_unit != 1 ? acc[k] * m_per_unit : acc[k];
-}
-
-/* prm_segment_walk's loop, inlined for the class lengths alone: the same
- * parameters, lengths and order (the length-0 corner cells add nothing),
- * so the sums are prm_piece_measure's to the bit. */
-static void walk_classes(const prm_terrain *t, const unsigned char *codes, double x0, double y0, double x1, double y1,
-                         double acc[PRM_CLASS_LEN])
-{
-    const geo_grid *g = t->grid;
-    const long nx = g->nx, ny = g->ny;
-    double u0 = (x0 - g->gt[0]) / g->gt[1], v0 = (y0 - g->gt[3]) / g->gt[5];
-    double u1 = (x1 - g->gt[0]) / g->gt[1], v1 = (y1 - g->gt[3]) / g->gt[5];
-    double du = u1 - u0, dv = v1 - v0, len = hypot(x1 - x0, y1 - y0), t0, t1;
-    if (len == 0 || !trv_clip_segment(u0, v0, u1, v1, 0, 0, g->nx, g->ny, &t0, &t1) || t0 == t1)
-        return;
-    long c = (long)floor(u0 + t0 * du), r = (long)floor(v0 + t0 * dv);
-    c = c >= nx ? nx - 1 : c < 0 ? 0 : c;
-    r = r >= ny ? ny - 1 : r < 0 ? 0 : r;
-    const long stepc = du > 0 ? 1 : du < 0 ? -1 : 0, stepr = dv > 0 ? 1 : dv < 0 ? -1 : 0;
-    double tc = stepc ? ((stepc > 0 ? c + 1 : c) - u0) / du : INFINITY;
-    double tr = stepr ? ((stepr > 0 ? r + 1 : r) - v0) / dv : INFINITY;
-    const double dtc = stepc ? fabs(1.0 / du) : INFINITY, dtr = stepr ? fabs(1.0 / dv) : INFINITY;
-    /* branch-free: adding +0 leaves a sum (of lengths >= 0) unchanged, and
-     * the sums live in registers */
-    double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    for (double at = t0;;) {
-        double next = tc < tr ? tc : tr;
-        next = next < t1 ? next : t1;
-        long i = r * nx + c;
-        int k = codes[i]; /* classes above 3 (GO, no risk class) count nowhere */
-        double v = (next - at) * len;
-        a0 += v * (k == 0); /* v x 0 = +0, v x 1 = v: exact, and no branch on the class */
-        a1 += v * (k == 1);
-        a2 += v * (k == 2);
-        a3 += v * (k == 3);
-        if (next >= t1)
-            break;
-        at = next;
-        /* tc == tr: through a corner, both step (its two length-0 cells add nothing) */
-        int sc = tc <= tr, sr = tr <= tc;
-        c += sc ? stepc : 0;
-        tc += sc ? dtc : 0;
-        r += sr ? stepr : 0;
-        tr += sr ? dtr : 0;
-        if (c < 0 || r < 0 || c >= nx || r >= ny)
-            break;
-    }
-    acc[PRM_CL_NOGO] = a0, acc[PRM_CL_HIGH] = a1, acc[PRM_CL_LOW] = a2, acc[PRM_CL_SAFE] = a3;
-}
-
 typedef struct astar {
     const prm_terrain *t;
     const prm_roadmap *r;
@@ -238,21 +165,33 @@ typedef struct astar {
     unsigned char *codes;   /* prm_class_codes, for the inadmissible mmcr heuristic only */
 } astar;
 
+/* The straight-line distance (m) from (x, y) to the goal. */
+static double to_goal_m(const astar *A, double x, double y)
+{
+    return hypot(A->gx - x, A->gy - y) * A->t->cell_m / A->t->grid->gt[1];
+}
+
+/* The paper's mmcr heuristic: barrier (NOGO, low- and high-risk length),
+ * distance and safe length along the straight piece to the goal, from its
+ * class lengths c (prm_piece_classes) and its length dm. */
+static double mmcr_paper(const astar *A, const double c[PRM_CLASS_LEN], double dm)
+{
+    return A->w->kb * (c[PRM_CL_NOGO] + c[PRM_CL_LOW] + c[PRM_CL_HIGH]) + A->w->kd * dm + A->w->ks * c[PRM_CL_SAFE];
+}
+
 static double heuristic(astar *A, int node, double x, double y)
 {
     if (!isnan(A->hcache[node]))
         return A->hcache[node];
-    double dm = hypot(A->gx - x, A->gy - y) * A->t->cell_m / A->t->grid->gt[1], h = 0;
+    double dm = to_goal_m(A, x, y), h = 0;
     switch (A->s) {
     case PRM_MMCR:
         if (A->admissible) {
             h = A->w->kd * dm;
         } else {
-            /* the paper's: barrier (NOGO, low- and high-risk length), distance and
-             * safe length along the straight segment to the goal */
             double c[PRM_CLASS_LEN];
             prm_piece_classes(A->t, A->codes, x, y, A->gx, A->gy, c);
-            h = A->w->kb * (c[PRM_CL_NOGO] + c[PRM_CL_LOW] + c[PRM_CL_HIGH]) + A->w->kd * dm + A->w->ks * c[PRM_CL_SAFE];
+            h = mmcr_paper(A, c, dm);
         }
         break;
     case PRM_MDR: h = dm; break;
