@@ -19,7 +19,8 @@
  * byte (the move that reached it); g lives in the heap entries only (as
  * their tie: among equal f the deeper cell first, core/heap.h),
  * because a closed cell is never relaxed again under a consistent
- * heuristic. 5 bytes a cell: 50 MB for the 10 M cells of a 10 m grid.
+ * heuristic. 5 bytes a cell: 50 MB for the 10 M cells of a 10 m grid;
+ * a corridor search (prm_route_grid_window) keeps them for its window.
  */
 #include "prm_priv.h"
 
