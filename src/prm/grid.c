@@ -217,16 +217,19 @@ static inline double move_weight(const grid_search *S, const move *m, long i0, l
     const int32_t *pos = S->h.pos;
     const prm_terrain *t = S->t;
     if (S->s == PRM_TIME) {
+        /* every cell GO first (a blocked move costs no pace), then the times in the same order */
+        for (int j = 0; j < m->ncross; j++)
+            if (pos[l0 + m->loff[j]] == CELL_NOGO)
+                return INFINITY;
+        const prm_aniso *a = t->aniso;
         double time = 0;
         for (int j = 0; j < m->ncross; j++) {
             long i = i0 + m->off[j];
-            if (pos[l0 + m->loff[j]] == CELL_NOGO)
-                return INFINITY;
             double len = m->frac[j] * m->len_m, v;
             if (!(len > 0))
                 continue;
-            if (t->aniso)
-                time += len * prm_aniso_pace(t->aniso, i, prm_aniso_grade(t->aniso, i, m->ux, m->uy));
+            if (a)
+                time += len * prm_aniso_pace(a, i, prm_aniso_grade(a, i, m->ux, m->uy));
             else
                 time += (v = t->speed->f32[i]) > 0 ? len / (v / 3.6) : INFINITY;
         }
