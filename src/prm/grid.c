@@ -216,11 +216,11 @@ static inline double move_weight(const grid_search *S, const move *m, long i0, l
 {
     const int32_t *pos = S->h.pos;
     const prm_terrain *t = S->t;
+    /* every cell GO first (a blocked move costs no measure), then the sums in the same order */
+    for (int j = 0; j < m->ncross; j++)
+        if (pos[l0 + m->loff[j]] == CELL_NOGO)
+            return INFINITY;
     if (S->s == PRM_TIME) {
-        /* every cell GO first (a blocked move costs no pace), then the times in the same order */
-        for (int j = 0; j < m->ncross; j++)
-            if (pos[l0 + m->loff[j]] == CELL_NOGO)
-                return INFINITY;
         const prm_aniso *a = t->aniso;
         double time = 0;
         for (int j = 0; j < m->ncross; j++) {
@@ -236,12 +236,8 @@ static inline double move_weight(const grid_search *S, const move *m, long i0, l
         return time;
     }
     prm_piece p = {0};
-    for (int j = 0; j < m->ncross; j++) {
-        long i = i0 + m->off[j];
-        if (pos[l0 + m->loff[j]] == CELL_NOGO)
-            return INFINITY;
-        prm_piece_add_cell(t, i, m->frac[j] * m->len_m, m->ux, m->uy, 0, &p); /* no time: not this objective */
-    }
+    for (int j = 0; j < m->ncross; j++) /* no time: not this objective */
+        prm_piece_add_cell(t, i0 + m->off[j], m->frac[j] * m->len_m, m->ux, m->uy, 0, &p);
     p.d = m->len_m;
     return prm_piece_weight(&p, S->s, S->w);
 }
