@@ -1,26 +1,31 @@
 #!/bin/sh
 # make bench, routing part: the raster optimum (prm_route_grid, 16-connected
-# least-time A*) on the 10 m Jacksboro terrain against GRASS GIS r.cost -k
+# least-time A*) on the Jacksboro terrain at ROUTE_RES m (default 10; a list
+# such as "10 5 3" runs the script once per size) against GRASS GIS r.cost -k
 # (16-connected least cost) + r.path on the same travel-time surface, for one
-# start/goal pair; then (marked below) the roadmap build and route query,
-# the connectivity benchmark (TRV_PAIRS seeded random pairs in one GO
-# region, default 1000) and a route query's whole process over 19 seeded
-# random pairs.
+# start/goal pair; then (marked below, at 10 m only) the roadmap build and
+# route query, the connectivity benchmark (TRV_PAIRS seeded random pairs in
+# one GO region, default 1000) and a route query's whole process over 19
+# seeded random pairs.
 # Each job runs REPS times (default 3); the best wall time and its peak
 # memory (max RSS, /usr/bin/time) are kept. Ratio > 1: traverse is slower.
 #
 # Environment: TRV_BIN (tools, default bin), TRV_LIB (the library
 # bench_route links, default lib/libtraverse.a beside TRV_BIN), REPS,
 # TRV_DATADIR (data), TRV_GRASS=0 (leave GRASS out), TRV_GRASS_MEM (MB that
-# r.cost may keep in memory, default 2000: enough for the whole 10 M cells,
-# so that it does not page segments to disk).
+# r.cost may keep in memory, default 60 bytes a cell and at least 2000:
+# enough for the whole grid, so that it does not page segments to disk),
+# ROUTE_RES (the cell size in metres, or a list of them).
 # shellcheck disable=SC2046,SC2086 # lists of numbers and flags are split on purpose
 set -eu
+case ${ROUTE_RES:-10} in
+*" "*) for r in $ROUTE_RES; do ROUTE_RES=$r sh "$0" || exit 1; echo; done; exit 0 ;;
+esac
+RES=${ROUTE_RES:-10}
 BIN=${TRV_BIN:-bin}
 LIB=${TRV_LIB:-$(dirname "$BIN")/lib/libtraverse.a}
 REPS=${REPS:-3}
 DATA=${TRV_DATADIR:-data}
-GMEM=${TRV_GRASS_MEM:-2000}
 here=$(cd "$(dirname "$0")" && pwd)
 w=$(mktemp -d /tmp/trv-route-bench-XXXXXX)
 trap 'rm -rf "$w"' EXIT
@@ -39,10 +44,10 @@ ${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-m
     die "cannot build bench/bench_route.c"
 BR=$w/bench_route
 
-echo "preparing the 10 m Jacksboro terrain (trv-krige, trv-terrain, trv-speed, trv-cost)..."
+echo "preparing the $RES m Jacksboro terrain (trv-krige, trv-terrain, trv-speed, trv-cost)..."
 T=$w/t
-"$BIN/trv-krige" "$DATA/jacksboro/dem_3arcsec.tif" --tr 10 -o "$w/dem10.tif" -q
-"$BIN/trv-terrain" -q --dem "$w/dem10.tif" --soil "$DATA/jacksboro/soil_7p5arcsec.tif" \
+"$BIN/trv-krige" "$DATA/jacksboro/dem_3arcsec.tif" --tr "$RES" -o "$w/dem.tif" -q
+"$BIN/trv-terrain" -q --dem "$w/dem.tif" --soil "$DATA/jacksboro/soil_7p5arcsec.tif" \
     --landuse "$DATA/jacksboro/landuse_30m_utm16n.tif" --soil-classes "$DATA/classes/soils.csv" \
     --landuse-classes "$DATA/classes/landuse.csv" -o "$T"
 "$BIN/trv-speed" --terrain "$T" --vehicle "$DATA/vehicles/ugv_hua2022.ini" --soils "$DATA/classes/soils.csv" \
@@ -60,6 +65,7 @@ else
 fi
 size=$(gdalinfo "$T/speed.tif" | sed -n 's/^Size is \([0-9]*\), \([0-9]*\)/\1 x \2/p')
 res=$(gdalinfo "$T/speed.tif" | sed -n 's/^Pixel Size = (\([0-9.]*\),.*/\1/p' | awk '{printf "%g", $1}')
+GMEM=${TRV_GRASS_MEM:-$(echo "$size" | awk '{m = int($1 * $3 * 60 / 1e6); print m < 2000 ? 2000 : m}')}
 
 # the pair: the first cells of the largest 4-connected GO region found from
 # fixed points at 10 % and 90 % of the extent (north-west, south-east)
@@ -114,7 +120,9 @@ while [ \$i -lt $REPS ]; do
             start_coordinates=$GX,$GY output=rpath drain=vpath --q
     fi
     # the anisotropic peer: r.walk (Naismith/Langmuir walking time from the
-    # DEM's grade along each move, plus lambda x friction) + r.path
+    # DEM's grade along each move, plus lambda x friction) + r.path; for the
+    # roadmap rows, so at 10 m only
+    [ $RES = 10 ] || { i=\$((i + 1)); continue; }
     /usr/bin/time -f "%e %M" -a -o "$w/g_walk.time" r.walk -k elevation=dem friction=friction output=wcost \
         outdir=wdir start_coordinates=$SX,$SY stop_coordinates=$GX,$GY lambda=1 memory=$GMEM --q
     if command -v r.path >/dev/null 2>&1; then
@@ -153,9 +161,11 @@ echo "| job | traverse | memory | peer | time | memory | time ratio | memory rat
 echo "|---|---|---|---|---|---|---|---|"
 if [ $grass_ok = 1 ]; then
     g=$(pair_best)
-    echo "$a $g" | awk '{printf "| prm_route_grid, time, 10 m (load + search) | %.2f s | %.0f MB | GRASS r.cost -k + r.path | %.2f s | %.0f MB | %.2f | %.2f |\n", $1, $2/1024, $3, $4/1024, $1/$3, $2/$4}'
+    echo "$a $g" | awk '{printf "| prm_route_grid, time, %s m (load + search) | %.2f s | %.0f MB | GRASS r.cost -k + r.path | %.2f s | %.0f MB | %.2f | %.2f |\n", r, $1, $2/1024, $3, $4/1024, $1/$3, $2/$4}' r="$RES"
+    # the search alone (reading the layers apart), against the same pair
+    echo "$OURS_SEARCH $g" | awk '{printf "| prm_route_grid, time, %s m (search alone) | %.2f s | | GRASS r.cost -k + r.path | %.2f s | | %.2f | |\n", r, $1, $2, $1/$2}' r="$RES"
 else
-    echo "$a" | awk -v why="$gskip" '{printf "| prm_route_grid, time, 10 m (load + search) | %.2f s | %.0f MB | GRASS: skipped (%s) | | | | |\n", $1, $2/1024, why}'
+    echo "$a" | awk -v why="$gskip" '{printf "| prm_route_grid, time, %s m (load + search) | %.2f s | %.0f MB | GRASS: skipped (%s) | | | | |\n", r, $1, $2/1024, why}' r="$RES"
 fi
 echo
 echo "prm_route_grid: search $OURS_SEARCH s (reading the six layers $OURS_LOAD s), $OURS_EXP cells expanded, $OURS_N vertices, $OURS_LEN m"
@@ -184,7 +194,9 @@ fi
 
 # ==== ROADMAP ROWS (trv-roadmap build, trv-route query) ======================
 echo
-if [ -x "$BIN/trv-roadmap" ] && [ -x "$BIN/trv-route" ]; then
+if [ "$RES" != 10 ]; then
+    echo "roadmap build / route query: at 10 m only (ROUTE_RES=$RES)"
+elif [ -x "$BIN/trv-roadmap" ] && [ -x "$BIN/trv-route" ]; then
     rb=$(best "$BIN/trv-roadmap" --terrain "$T" -o "$w/rm.gpkg" -q)
     # the default roadmap joins every GO region's nodes (raster bridges, issue 16)
     "$BIN/trv-route" --roadmap "$w/rm.gpkg" --terrain "$T" --srs EPSG:32616 --from "$SX,$SY" --to "$GX,$GY" \

@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "prm/prm.h"
+#include "prm/prm_priv.h"
 
 #define X0 600000.0
 #define Y0 3680000.0
@@ -93,7 +94,32 @@ static double path_weight(const prm_terrain *t, const prm_path *p, prm_strategy 
 
 /* Dijkstra by linear scan over the 16-neighbour graph, every move measured
  * by prm_piece_measure on the real coordinates. */
+typedef struct mask_walk {
+    const unsigned char *mask;
+    int out;                /* the walk touched a cell outside the mask */
+} mask_walk;
+
+static int mask_cell(long cell, double len, void *user)
+{
+    (void)len;
+    mask_walk *m = user;
+    m->out |= !m->mask[cell];
+    return 0;
+}
+
+static double brute_force_masked(const prm_terrain *t, const unsigned char *mask, long start, long goal,
+                                 prm_strategy s);
+
 static double brute_force(const prm_terrain *t, long start, long goal, prm_strategy s)
+{
+    return brute_force_masked(t, NULL, start, goal, s);
+}
+
+/* The same, a move also blocked where any cell its segment visits (the
+ * length-0 corner cells included) is 0 in mask (one byte a cell; NULL:
+ * none), found by its own prm_segment_walk. */
+static double brute_force_masked(const prm_terrain *t, const unsigned char *mask, long start, long goal,
+                                 prm_strategy s)
 {
     static const int d[16][2] = {{1, 0},  {0, 1},  {-1, 0}, {0, -1}, {1, 1},   {-1, 1},  {-1, -1}, {1, -1},
                                  {2, 1},  {1, 2},  {-1, 2}, {-2, 1}, {-2, -1}, {-1, -2}, {1, -2},  {2, -1}};
@@ -122,6 +148,9 @@ static double brute_force(const prm_terrain *t, long start, long goal, prm_strat
             prm_piece pc;
             prm_piece_measure(t, cx_of(c), cy_of(r), cx_of(nc), cy_of(nr), &pc);
             if (pc.blocked)
+                continue;
+            mask_walk mw = {mask, 0};
+            if (mask && (prm_segment_walk(t->grid, cx_of(c), cy_of(r), cx_of(nc), cy_of(nr), mask_cell, &mw), mw.out))
                 continue;
             double nd = dist[u] + prm_piece_weight(&pc, s, &w);
             if (nd < dist[(long)nr * nx + nc])
@@ -328,6 +357,217 @@ static void test_brute_force(void **state)
                   unreachable);
     assert_true(compared >= 60);
     trv_ctx_free(ctx);
+}
+
+/* A random terrain of nx x ny cells for the comparisons: 18 % class 0,
+ * the rest classes 1-3, 5 % NOGO by GO/NOGO, random speeds, slopes,
+ * costs and heights. */
+static void terrain_random(prm_terrain *t, int nx, int ny, trv_rng *rng)
+{
+    terrain_make(t, nx, ny);
+    for (long i = 0; i < (long)nx * ny; i++) {
+        double u = trv_rng_uniform(rng);
+        t->cls->u8[i] = u < 0.18 ? 0 : (unsigned char)(1 + trv_rng_below(rng, 3));
+        t->gonogo->u8[i] = trv_rng_uniform(rng) < 0.05 ? 1 : 0;
+        t->speed->f32[i] = (float)(2 + 38 * trv_rng_uniform(rng));
+        t->slope->f32[i] = (float)(30 * trv_rng_uniform(rng));
+        t->cost->f32[i] = (float)trv_rng_uniform(rng);
+        t->dem->f32[i] = (float)(100 + 100 * trv_rng_uniform(rng));
+    }
+    terrain_finish(t);
+}
+
+/* prm_route_grid_window (the corridor search on a window) against the
+ * whole-grid search with the same mask and against a Dijkstra that blocks
+ * masked-out cells by its own walk: the same route to the bit, the same
+ * objective and expansions; on random terrains, masks and windows, every
+ * strategy. */
+static void test_window(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    trv_rng rng;
+    trv_rng_seed(&rng, 11);
+    int compared = 0, unreachable = 0;
+    for (int map = 0; map < 8; map++) {
+        const int nx = 14, ny = 12;
+        prm_terrain t;
+        terrain_random(&t, nx, ny, &rng);
+        /* the mask: a random rectangle with holes; the window: a box round it */
+        long win[4];
+        win[0] = (long)trv_rng_below(&rng, 4), win[1] = (long)trv_rng_below(&rng, 3);
+        win[2] = nx - win[0] - (long)trv_rng_below(&rng, 4), win[3] = ny - win[1] - (long)trv_rng_below(&rng, 3);
+        unsigned char *full = calloc((size_t)nx * ny, 1), *local = calloc((size_t)(win[2] * win[3]), 1);
+        assert_non_null(full);
+        assert_non_null(local);
+        for (long r = 0; r < win[3]; r++)
+            for (long c = 0; c < win[2]; c++) {
+                int in = trv_rng_uniform(&rng) < 0.9 && r > 0 + (map % 2) && c + 1 < win[2] - (map % 3 == 0);
+                local[r * win[2] + c] = (unsigned char)in;
+                full[(r + win[1]) * nx + c + win[0]] = (unsigned char)in;
+            }
+        for (int pair = 0; pair < 4; pair++) {
+            long a, b;
+            do
+                a = (long)trv_rng_below(&rng, (uint64_t)nx * ny);
+            while (!prm_cell_go(&t, a) || !full[a]);
+            do
+                b = (long)trv_rng_below(&rng, (uint64_t)nx * ny);
+            while (!prm_cell_go(&t, b) || b == a || (pair < 3 && !full[b]));
+            double sx = cx_of((int)(a % nx)), sy = cy_of((int)(a / nx)), gx = cx_of((int)(b % nx)),
+                   gy = cy_of((int)(b / nx));
+            for (int s = PRM_MMCR; s <= PRM_TIME; s++) {
+                prm_weights w;
+                prm_weights_default(&w);
+                prm_path p, q;
+                trv_status sw = prm_route_grid_window(ctx, &t, win, local, sx, sy, gx, gy, (prm_strategy)s, &w, &p);
+                trv_status sf = prm_route_grid_masked(ctx, &t, full, sx, sy, gx, gy, (prm_strategy)s, &w, &q);
+                double want = full[b] ? brute_force_masked(&t, full, a, b, (prm_strategy)s) : INFINITY;
+                assert_int_equal(sw, sf);
+                if (!isfinite(want)) {
+                    assert_int_equal(sw, TRV_ERR_DATA);
+                    assert_string_equal(trv_errmsg(ctx), "the goal is not reachable from the start");
+                    unreachable++;
+                    continue;
+                }
+                if (sw)
+                    fail_msg("map %d pair %d %s: %s", map, pair, prm_strategy_name(s), trv_errmsg(ctx));
+                assert_close(p.objective, want, 1e-9);
+                assert_true(p.objective == q.objective && p.expanded == q.expanded);
+                assert_int_equal(p.n, q.n);
+                assert_memory_equal(p.x, q.x, (size_t)p.n * sizeof *p.x);
+                assert_memory_equal(p.y, q.y, (size_t)p.n * sizeof *p.y);
+                path_free(&p);
+                path_free(&q);
+                compared++;
+            }
+        }
+        /* a window that leaves the grid is refused */
+        long bad[4] = {win[0], win[1], nx, win[3]};
+        prm_path p;
+        if (win[0] > 0) {
+            assert_int_equal(prm_route_grid_window(ctx, &t, bad, NULL, cx_of(0), cy_of(0), cx_of(1), cy_of(1),
+                                                   PRM_MDR, NULL, &p),
+                             TRV_ERR_INTERNAL);
+            assert_null(p.x);
+        }
+        free(full);
+        free(local);
+        prm_terrain_clear(&t);
+    }
+    print_message("%d window searches matched, %d agreed the goal was unreachable\n", compared, unreachable);
+    assert_true(compared >= 80 && unreachable >= 4);
+    trv_ctx_free(ctx);
+}
+
+/* prm_refine's corridor reaches halfwidth each side of the route: a
+ * straight route along row 5 at 5 km/h, a 40 km/h highway two rows north,
+ * then two rows south of it. A 3-cell band finds the highway either way
+ * (a route inside the band, well under half the straight time); a 1-cell
+ * band cannot reach it and keeps the straight route as it was. */
+static void test_refine_band(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    for (int side = -1; side <= 1; side += 2) {
+        for (int cells = 1; cells <= 3; cells += 2) {
+            prm_terrain t;
+            terrain_make(&t, 30, 11);
+            for (int c = 0; c < 30; c++)
+                for (int r = 0; r < 11; r++)
+                    t.speed->f32[cell_of(&t, c, r)] = r == 5 + 2 * side ? 40 : 5;
+            terrain_finish(&t);
+            prm_path p = {0};
+            p.n = 2;
+            p.x = malloc(2 * sizeof *p.x);
+            p.y = malloc(2 * sizeof *p.y);
+            p.x[0] = cx_of(0), p.y[0] = cy_of(5), p.x[1] = cx_of(29), p.y[1] = cy_of(5);
+            p.objective = path_weight(&t, &p, PRM_TIME);
+            double straight = p.objective;
+            assert_close(straight, 29 * CELL / (5 / 3.6), 1e-12);
+            assert_int_equal(prm_refine(ctx, &t, &p, PRM_TIME, NULL, cells * CELL), TRV_OK);
+            if (cells == 1) {
+                assert_int_equal(p.n, 2);
+                assert_true(p.objective == straight);
+            } else {
+                assert_true(p.objective < 0.5 * straight);
+                assert_close(path_weight(&t, &p, PRM_TIME), p.objective, 1e-9);
+                for (int i = 0; i < p.n; i++)
+                    assert_true(fabs(p.y[i] - cy_of(5)) <= 3 * CELL);
+            }
+            path_free(&p);
+            prm_terrain_clear(&t);
+        }
+    }
+    trv_ctx_free(ctx);
+}
+
+/* prm_piece_classes (the roadmap A*'s mmcr heuristic) against
+ * prm_piece_measure: the NOGO and class lengths equal to the bit, on
+ * random segments (inside, partly off the grid, through corners, along
+ * grid lines, of length 0, both ways), classes 0-5 (4 and 5: GO with no
+ * risk class), on a grid whose coordinates are exact in binary and on one
+ * whose are not, and with map units of 2 m. */
+static void test_piece_classes(void **state)
+{
+    (void)state;
+    trv_rng rng;
+    trv_rng_seed(&rng, 3);
+    long checked = 0, corners = 0;
+    for (int g = 0; g < 3; g++) {
+        prm_terrain t;
+        const int nx = 17, ny = 13;
+        double cell = g == 1 ? 7.3 : CELL, x0 = g == 1 ? X0 + 0.37 : X0, y0 = g == 1 ? Y0 - 0.11 : Y0;
+        assert_int_equal(test_terrain_new(&t, nx, ny, x0, y0, cell), 0);
+        if (g == 2)
+            t.cell_m = 2 * cell; /* map units of 2 m */
+        for (long i = 0; i < (long)nx * ny; i++) {
+            t.cls->u8[i] = (unsigned char)trv_rng_below(&rng, 6);
+            t.gonogo->u8[i] = trv_rng_uniform(&rng) < 0.15 ? (unsigned char)(1 + trv_rng_below(&rng, 5)) : 0;
+        }
+        unsigned char *codes = prm_class_codes(&t);
+        assert_non_null(codes);
+        for (int k = 0; k < 3000; k++) {
+            double ax, ay, bx, by;
+            int kind = k % 4;
+            if (kind == 0) { /* anywhere, ends up to 3 cells off the grid */
+                ax = x0 + (trv_rng_uniform(&rng) * (nx + 6) - 3) * cell;
+                ay = y0 - (trv_rng_uniform(&rng) * (ny + 6) - 3) * cell;
+                bx = x0 + (trv_rng_uniform(&rng) * (nx + 6) - 3) * cell;
+                by = y0 - (trv_rng_uniform(&rng) * (ny + 6) - 3) * cell;
+            } else { /* cell centre to cell centre: diagonals through corners, rows, columns, one cell */
+                int c0 = (int)trv_rng_below(&rng, nx), r0 = (int)trv_rng_below(&rng, ny);
+                int d = (int)trv_rng_below(&rng, 9) - 4, e = kind == 1 ? d : kind == 2 ? 0 : (int)trv_rng_below(&rng, 9) - 4;
+                int c1 = c0 + d, r1 = r0 + e;
+                if (c1 < 0 || c1 >= nx || r1 < 0 || r1 >= ny)
+                    continue;
+                ax = x0 + (c0 + 0.5) * cell, ay = y0 - (r0 + 0.5) * cell;
+                bx = x0 + (c1 + 0.5) * cell, by = y0 - (r1 + 0.5) * cell;
+                corners += kind == 1 && d != 0;
+            }
+            for (int dir = 0; dir < 2; dir++) {
+                prm_piece p;
+                double c[PRM_CLASS_LEN];
+                if (dir == 0) {
+                    prm_piece_measure(&t, ax, ay, bx, by, &p);
+                    prm_piece_classes(&t, codes, ax, ay, bx, by, c);
+                } else {
+                    prm_piece_measure(&t, bx, by, ax, ay, &p);
+                    prm_piece_classes(&t, codes, bx, by, ax, ay, c);
+                }
+                if (!(c[PRM_CL_NOGO] == p.nogo && c[PRM_CL_HIGH] == p.h && c[PRM_CL_LOW] == p.l &&
+                      c[PRM_CL_SAFE] == p.s))
+                    fail_msg("grid %d segment %d way %d: nogo %.17g h %.17g l %.17g s %.17g, measured %.17g %.17g "
+                             "%.17g %.17g",
+                             g, k, dir, c[0], c[1], c[2], c[3], p.nogo, p.h, p.l, p.s);
+                checked++;
+            }
+        }
+        free(codes);
+        prm_terrain_clear(&t);
+    }
+    print_message("%ld pieces, %ld of them diagonals through corners: equal to the bit\n", checked, corners);
+    assert_true(checked > 14000 && corners > 500);
 }
 
 /* ---- (c) errors ----------------------------------------------------------------------------- */
@@ -684,6 +924,7 @@ int main(void)
         cmocka_unit_test(test_open_field),  cmocka_unit_test(test_wall_gap), cmocka_unit_test(test_corner),
         cmocka_unit_test(test_brute_force), cmocka_unit_test(test_errors),   cmocka_unit_test(test_bspline),
         cmocka_unit_test(test_smooth),      cmocka_unit_test(test_smooth_channel), cmocka_unit_test(test_regions),
+        cmocka_unit_test(test_window),      cmocka_unit_test(test_piece_classes), cmocka_unit_test(test_refine_band),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

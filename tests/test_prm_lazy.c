@@ -212,7 +212,7 @@ static void test_lazy_window(void **state)
         prm_piece_measure(&e, p[0], p[1], p[2], p[3], &a);
         prm_piece_measure(&l, p[0], p[1], p[2], p[3], &b);
         assert_memory_equal(&a, &b, sizeof a);
-        prm_piece_classes(&l, p[0], p[1], p[2], p[3], &b);
+        prm_piece_measure_classes(&l, p[0], p[1], p[2], p[3], &b);
         assert_true(a.blocked == b.blocked && a.nogo == b.nogo && a.l == b.l && a.h == b.h && a.s == b.s);
     }
     prm_terrain_tiles(&l, &got, &total);

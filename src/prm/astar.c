@@ -246,23 +246,36 @@ typedef struct astar {
     int admissible;
     double gx, gy;
     double *hcache;         /* NAN until computed */
+    unsigned char *codes;   /* prm_class_codes, for the inadmissible mmcr heuristic only */
 } astar;
+
+/* The straight-line distance (m) from (x, y) to the goal. */
+static double to_goal_m(const astar *A, double x, double y)
+{
+    return hypot(A->gx - x, A->gy - y) * A->t->cell_m / A->t->grid->gt[1];
+}
+
+/* The paper's mmcr heuristic: barrier (NOGO, low- and high-risk length),
+ * distance and safe length along the straight piece to the goal, from its
+ * class lengths c (prm_piece_classes) and its length dm. */
+static double mmcr_paper(const astar *A, const double c[PRM_CLASS_LEN], double dm)
+{
+    return A->w->kb * (c[PRM_CL_NOGO] + c[PRM_CL_LOW] + c[PRM_CL_HIGH]) + A->w->kd * dm + A->w->ks * c[PRM_CL_SAFE];
+}
 
 static double heuristic(astar *A, int node, double x, double y)
 {
     if (!isnan(A->hcache[node]))
         return A->hcache[node];
-    double dm = hypot(A->gx - x, A->gy - y) * A->t->cell_m / A->t->grid->gt[1], h = 0;
+    double dm = to_goal_m(A, x, y), h = 0;
     switch (A->s) {
     case PRM_MMCR:
         if (A->admissible) {
             h = A->w->kd * dm;
         } else {
-            /* the paper's: barrier (NOGO, low- and high-risk length), distance and
-             * safe length along the straight segment to the goal */
-            prm_piece p;
-            prm_piece_classes(A->t, x, y, A->gx, A->gy, &p);
-            h = A->w->kb * (p.nogo + p.l + p.h) + A->w->kd * dm + A->w->ks * p.s;
+            double c[PRM_CLASS_LEN];
+            prm_piece_classes(A->t, A->codes, x, y, A->gx, A->gy, c);
+            h = mmcr_paper(A, c, dm);
         }
         break;
     case PRM_MDR: h = dm; break;
@@ -444,6 +457,7 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
     int N = r->nnodes + 2;
     graph gr = {r, s, w, r->nnodes, r->nnodes + 1, ls, ns, NULL, {0}};
     double *g = malloc((size_t)N * sizeof *g), *hc = malloc((size_t)N * sizeof *hc);
+    astar A = {t, r, s, w, admissible, gx, gy, hc, NULL};
     int *parent = malloc((size_t)N * sizeof *parent);
     char *closed = calloc((size_t)N, 1);
     gr.to_goal = malloc((size_t)r->nnodes * sizeof *gr.to_goal);
@@ -462,7 +476,7 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
     for (int q = 0; q < ng; q++) /* measured from the goal: travelled backwards */
         gr.to_goal[lg[q].node] = weight_back(&lg[q].p, s, w);
     /* a direct line from start to goal, when it avoids NOGO (measured whole only then) */
-    prm_piece_classes(t, sx, sy, gx, gy, &gr.direct);
+    prm_piece_measure_classes(t, sx, sy, gx, gy, &gr.direct);
     if (!gr.direct.blocked)
         prm_piece_measure(t, sx, sy, gx, gy, &gr.direct);
     /* no search can succeed when the ends' nodes lie in different components */
@@ -480,7 +494,10 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
                        gx, gy, sx, sy);
         goto done;
     }
-    astar A = {t, r, s, w, admissible, gx, gy, hc};
+    if (s == PRM_MMCR && !admissible && !(A.codes = prm_class_codes(t))) {
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        goto done;
+    }
     if ((st = search(ctx, &gr, &A, sx, sy, g, parent, closed, &out->expanded)))
         goto done;
     if (!closed[gr.G]) {
@@ -495,6 +512,7 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
     out->objective = g[gr.G];
     st = shortcut(ctx, t, out, s, w);
 done:
+    free(A.codes);
     free_links(ls, ns);
     free_links(lg, ng);
     free(g);
@@ -509,6 +527,41 @@ done:
 
 /* ---- corridor refinement ---- */
 
+/* The corridor: every cell within r cells of samples half a cell apart
+ * along the path (a square window around each: a band at least
+ * halfwidth wide). With mask NULL, its bounding box into win (c0, r0, nx,
+ * ny); else set mask's bytes (row-major on win) to 1 on it. */
+static void band(const prm_terrain *t, const prm_path *path, int r, long win[4], unsigned char *mask)
+{
+    const geo_grid *g = t->grid;
+    int nx = g->nx, ny = g->ny;
+    long cmin = nx, cmax = -1, rmin = ny, rmax = -1;
+    double mpu = t->cell_m / g->gt[1];
+    for (int i = 0; i + 1 < path->n; i++) {
+        double x0 = path->x[i], y0 = path->y[i], x1 = path->x[i + 1], y1 = path->y[i + 1];
+        int ns = (int)ceil(hypot(x1 - x0, y1 - y0) * mpu / (0.5 * t->cell_m)) + 1;
+        for (int k = 0; k <= ns; k++) {
+            double f = (double)k / ns;
+            int c = (int)floor((x0 + f * (x1 - x0) - g->gt[0]) / g->gt[1]);
+            int rr = (int)floor((y0 + f * (y1 - y0) - g->gt[3]) / g->gt[5]);
+            int r0 = rr - r < 0 ? 0 : rr - r, r1 = rr + r >= ny ? ny - 1 : rr + r;
+            int c0 = c - r < 0 ? 0 : c - r, c1 = c + r >= nx ? nx - 1 : c + r;
+            if (c0 > c1 || r0 > r1)
+                continue;
+            if (!mask) {
+                cmin = c0 < cmin ? c0 : cmin, cmax = c1 > cmax ? c1 : cmax;
+                rmin = r0 < rmin ? r0 : rmin, rmax = r1 > rmax ? r1 : rmax;
+                continue;
+            }
+            for (int row = r0; row <= r1; row++)
+                memset(mask + (size_t)(row - win[1]) * win[2] + (c0 - win[0]), 1, (size_t)(c1 - c0 + 1));
+        }
+    }
+    if (!mask) {
+        win[0] = cmin, win[1] = rmin, win[2] = cmax - cmin + 1, win[3] = rmax - rmin + 1;
+    }
+}
+
 trv_status prm_refine(trv_ctx *ctx, const prm_terrain *t, prm_path *path, prm_strategy s, const prm_weights *w,
                       double halfwidth_m)
 {
@@ -519,40 +572,19 @@ trv_status prm_refine(trv_ctx *ctx, const prm_terrain *t, prm_path *path, prm_st
     }
     const geo_grid *g = t->grid;
     int nx = g->nx, ny = g->ny;
-    unsigned char *mask = calloc((size_t)nx * ny, 1);
-    if (!mask)
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    /* every cell within halfwidth of the route (a square window around
-     * samples half a cell apart: a band at least halfwidth wide) */
     double rc = ceil(halfwidth_m / t->cell_m), rmax = nx > ny ? nx : ny; /* wider covers the grid: the same */
     int r = rc < rmax ? (int)rc : (int)rmax;
-    double mpu = t->cell_m / g->gt[1];
-    for (int i = 0; i + 1 < path->n; i++) {
-        double x0 = path->x[i], y0 = path->y[i], x1 = path->x[i + 1], y1 = path->y[i + 1];
-        int ns = (int)ceil(hypot(x1 - x0, y1 - y0) * mpu / (0.5 * t->cell_m)) + 1;
-        for (int k = 0; k <= ns; k++) {
-            double f = (double)k / ns;
-            int c = (int)floor((x0 + f * (x1 - x0) - g->gt[0]) / g->gt[1]);
-            int rr = (int)floor((y0 + f * (y1 - y0) - g->gt[3]) / g->gt[5]);
-            for (int dr = -r; dr <= r; dr++) {
-                int row = rr + dr;
-                if (row < 0 || row >= ny)
-                    continue;
-                int c0 = c - r < 0 ? 0 : c - r, c1 = c + r >= nx ? nx - 1 : c + r;
-                if (c0 <= c1)
-                    memset(mask + (size_t)row * nx + c0, 1, (size_t)(c1 - c0 + 1));
-            }
-        }
-    }
+    /* the search on the corridor's bounding box alone: memory and set-up
+     * for it, not for the grid (the same route: outside the mask is NOGO) */
+    long win[4];
+    band(t, path, r, win, NULL);
+    if (win[2] < 1 || win[3] < 1) /* no sample on the grid (degenerate input): nothing to refine */
+        return TRV_OK;
+    unsigned char *mask = calloc((size_t)win[2] * win[3], 1);
+    if (!mask)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    band(t, path, r, win, mask);
     prm_path q;
-    /* a lazy terrain: the corridor's tiles read first (the search reads the arrays itself) */
-    trv_status st = prm_terrain_need_line(ctx, t, path->x, path->y, path->n, r + 1);
-    if (st) {
-        free(mask);
-        return st;
-    }
-    st = prm_route_grid_masked(ctx, t, mask, path->x[0], path->y[0], path->x[path->n - 1], path->y[path->n - 1], s, w,
-                               &q);
     free(mask);
     if (st == TRV_ERR_NOMEM || st == TRV_ERR_CANCEL)
         return st;

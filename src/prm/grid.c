@@ -19,7 +19,8 @@
  * byte (the move that reached it); g lives in the heap entries only (as
  * their tie: among equal f the deeper cell first, core/heap.h),
  * because a closed cell is never relaxed again under a consistent
- * heuristic. 5 bytes a cell: 50 MB for the 10 M cells of a 10 m grid.
+ * heuristic. 5 bytes a cell: 50 MB for the 10 M cells of a 10 m grid;
+ * a corridor search (prm_route_grid_window) keeps them for its window.
  */
 #include "prm_priv.h"
 
@@ -40,7 +41,8 @@ typedef struct move {
     int cc[MAXCROSS], cr[MAXCROSS];
     double frac[MAXCROSS];
     long off[MAXCROSS];     /* row-major offsets on the terrain's grid */
-    long step;              /* row-major offset of the destination cell */
+    long loff[MAXCROSS];    /* the same on the searched window */
+    long step;              /* row-major offset of the destination cell on the window */
     double len_m;
     double ux, uy;          /* the heading (east, north), for the direction-aware time */
 } move;
@@ -72,7 +74,7 @@ static int stencil_cell(long cell, double len, void *user)
  * corner cells (on real coordinates rounding could slip past one side).
  * The crossing pattern does not depend on the cell size or aspect; the
  * lengths are fractions of the move, scaled by its length in metres. */
-static int stencil_build(const prm_terrain *t, move moves[NMOVES])
+static int stencil_build(const prm_terrain *t, long wnx, move moves[NMOVES])
 {
     static const int d[NMOVES][2] = {{1, 0},  {0, 1},  {-1, 0}, {0, -1}, {1, 1},   {-1, 1},  {-1, -1}, {1, -1},
                                      {2, 1},  {1, 2},  {-1, 2}, {-2, 1}, {-2, -1}, {-1, -2}, {1, -2},  {2, -1}};
@@ -88,9 +90,11 @@ static int stencil_build(const prm_terrain *t, move moves[NMOVES])
         prm_segment_walk(&unit, 2.5, 2.5, 2.5 + m->dc, 2.5 + m->dr, stencil_cell, &s);
         if (s.overflow || m->ncross < 2)
             return -1;
-        for (int j = 0; j < m->ncross; j++)
+        for (int j = 0; j < m->ncross; j++) {
             m->off[j] = (long)m->cr[j] * g->nx + m->cc[j];
-        m->step = (long)m->dr * g->nx + m->dc;
+            m->loff[j] = (long)m->cr[j] * wnx + m->cc[j];
+        }
+        m->step = (long)m->dr * wnx + m->dc;
         m->len_m = hypot(m->dc * g->gt[1], m->dr * g->gt[5]) * m_per_unit;
         m->ux = m->dc * g->gt[1] * m_per_unit / m->len_m;
         m->uy = m->dr * g->gt[5] * m_per_unit / m->len_m;
@@ -100,12 +104,11 @@ static int stencil_build(const prm_terrain *t, move moves[NMOVES])
 
 static double sq(double v) { return v * v; }
 
-/* prm_cell_go, inlined: it is the innermost test (prm.h defines GO so);
- * with a corridor mask, cells outside it count as NOGO */
-static inline int go(const unsigned char *gonogo, const unsigned char *cls, const unsigned char *mask, long i)
-{
-    return gonogo[i] == 0 && cls[i] != 0 && (!mask || mask[i]);
-}
+/* The search's per-cell state (the heap's pos) marks, besides unseen,
+ * queued and closed, the cells a move may not touch: NOGO (prm_cell_go),
+ * or outside the corridor mask. Set once before the search, so that the
+ * innermost test reads the one array the search reads anyway. */
+enum { CELL_NOGO = -3 };
 
 /* ---- the search ------------------------------------------------------------------ */
 
@@ -182,52 +185,59 @@ static double heuristic_factor(const prm_terrain *t, prm_strategy s, const prm_w
     return k_h;
 }
 
+/* The searched part of the grid: columns c0 .. c0 + nx - 1, rows r0 ..
+ * r0 + ny - 1; the search's cell ids (heap, via, mask) are row-major on
+ * it, which keeps the order of the terrain's ids (the heap's ties). */
+typedef struct grid_window {
+    long c0, r0, nx, ny;
+} grid_window;
+
 /* One A* over the cells: its inputs, and what it leaves for the trace. */
 typedef struct grid_search {
     const prm_terrain *t;
-    const unsigned char *mask; /* NULL, or 0 where a cell counts as NOGO */
+    grid_window win;
+    const unsigned char *mask; /* NULL, or per window cell 0 where it counts as NOGO */
     prm_strategy s;
     const prm_weights *w;
     const move *moves;
-    long start, goal;
+    long start, goal;          /* window ids */
     double k_h;
-    trv_heap h;                /* with pos: one int32 per cell */
-    unsigned char *via;        /* per cell: the move that reached it */
+    trv_heap h;                /* with pos: one int32 per window cell */
+    unsigned char *via;        /* per window cell: the move that reached it */
     double goal_g;             /* the goal's g, -1 until reached */
     long expanded;
 } grid_search;
 
-/* The weight of move m from cell: INFINITY where it touches a non-GO cell
- * (or one outside the mask). The time objective adds only the time in the
- * move's heading (the innermost loop of the --grid time optimum); the
- * others measure the whole piece. */
-static inline double move_weight(const grid_search *S, const move *m, long cell, const unsigned char *gonogo,
-                                 const unsigned char *cls, const unsigned char *mask)
+/* The weight of move m from terrain cell i0 (window cell l0): INFINITY
+ * where it touches a non-GO cell (or one outside the mask). The time
+ * objective adds only the time in the move's heading (the innermost loop
+ * of the --grid time optimum); the others measure the whole piece. */
+static inline double move_weight(const grid_search *S, const move *m, long i0, long l0)
 {
+    const int32_t *pos = S->h.pos;
     const prm_terrain *t = S->t;
+    /* every cell GO first (a blocked move costs no measure), then the sums in the same order */
+    for (int j = 0; j < m->ncross; j++)
+        if (pos[l0 + m->loff[j]] == CELL_NOGO)
+            return INFINITY;
     if (S->s == PRM_TIME) {
+        const prm_aniso *a = t->aniso;
         double time = 0;
         for (int j = 0; j < m->ncross; j++) {
-            long i = cell + m->off[j];
-            if (!go(gonogo, cls, mask, i))
-                return INFINITY;
+            long i = i0 + m->off[j];
             double len = m->frac[j] * m->len_m, v;
             if (!(len > 0))
                 continue;
-            if (t->aniso)
-                time += len * prm_aniso_pace(t->aniso, i, prm_aniso_grade(t->aniso, i, m->ux, m->uy));
+            if (a)
+                time += len * prm_aniso_pace(a, i, prm_aniso_grade(a, i, m->ux, m->uy));
             else
                 time += (v = t->speed->f32[i]) > 0 ? len / (v / 3.6) : INFINITY;
         }
         return time;
     }
     prm_piece p = {0};
-    for (int j = 0; j < m->ncross; j++) {
-        long i = cell + m->off[j];
-        if (!go(gonogo, cls, mask, i))
-            return INFINITY;
-        prm_piece_add_cell(t, i, m->frac[j] * m->len_m, m->ux, m->uy, 0, &p); /* no time: not this objective */
-    }
+    for (int j = 0; j < m->ncross; j++) /* no time: not this objective */
+        prm_piece_add_cell(t, i0 + m->off[j], m->frac[j] * m->len_m, m->ux, m->uy, 0, &p);
     p.d = m->len_m;
     return prm_piece_weight(&p, S->s, S->w);
 }
@@ -238,11 +248,10 @@ static trv_status search(trv_ctx *ctx, grid_search *S)
 {
     const prm_terrain *t = S->t;
     const geo_grid *g = t->grid;
-    const unsigned char *mask = S->mask;
     const move *moves = S->moves;
     const double k_h = S->k_h, m_per_unit = t->cell_m / g->gt[1];
-    const long nx = g->nx, ny = g->ny, start = S->start, goal = S->goal;
-    const unsigned char *gonogo = t->gonogo->u8, *cls = t->cls->u8;
+    const long nx = S->win.nx, ny = S->win.ny, tnx = g->nx, c0 = S->win.c0, r0 = S->win.r0;
+    const long start = S->start, goal = S->goal;
     const long goal_c = goal % nx, goal_r = goal / nx;
     const double ex = g->gt[1] * m_per_unit, ey = fabs(g->gt[5]) * m_per_unit;
     /* sqrt rather than hypot: no overflow is possible here and it is several times faster */
@@ -258,7 +267,7 @@ static trv_status search(trv_ctx *ctx, grid_search *S)
     while (h->n > 0) {
         trv_heap_item cur = trv_heap_pop(h);
         expanded++;
-        long cell = cur.id, c = cell % nx, r = cell / nx;
+        long cell = cur.id, c = cell % nx, r = cell / nx, tcell = (r + r0) * tnx + c + c0;
         if (cell == goal) {
             S->goal_g = cur.tie;
             break;
@@ -279,7 +288,7 @@ static trv_status search(trv_ctx *ctx, grid_search *S)
             long next = nr * nx + nc;
             if (h->pos[next] == TRV_HEAP_POPPED)
                 continue;
-            double wt = move_weight(S, m, cell, gonogo, cls, mask);
+            double wt = move_weight(S, m, tcell, cell);
             if (!isfinite(wt))
                 continue;
             double ng = cur.tie + wt;
@@ -300,21 +309,24 @@ static trv_status search(trv_ctx *ctx, grid_search *S)
     return trv_progress(ctx, 1, "grid search");
 }
 
+/* The map x and y of window cell i's centre. */
+static double win_x(const grid_search *S, long i) { return geo_grid_x(S->t->grid, (int)(S->win.c0 + i % S->win.nx)); }
+static double win_y(const grid_search *S, long i) { return geo_grid_y(S->t->grid, (int)(S->win.r0 + i / S->win.nx)); }
+
 /* The route: the start, the cell centres of the moves back from the goal,
  * the goal (an end at its cell's centre is not repeated); its objective
  * the two legs' weights plus the goal's g. */
 static trv_status trace(trv_ctx *ctx, const grid_search *S, double sx, double sy, double gx, double gy, prm_path *out)
 {
     const prm_terrain *t = S->t;
-    const geo_grid *g = t->grid;
-    const long nx = g->nx, start = S->start, goal = S->goal;
+    const long start = S->start, goal = S->goal;
     const move *moves = S->moves;
     const unsigned char *via = S->via;
     int ncell = 1;
     for (long i = goal; i != start; i -= moves[via[i]].step)
         ncell++;
-    double cx0 = geo_grid_x(g, start % nx), cy0 = geo_grid_y(g, start / nx);
-    double cx1 = geo_grid_x(g, goal % nx), cy1 = geo_grid_y(g, goal / nx);
+    double cx0 = win_x(S, start), cy0 = win_y(S, start);
+    double cx1 = win_x(S, goal), cy1 = win_y(S, goal);
     double w0, w1;
     trv_status st;
     if ((st = leg_weight(ctx, t, "start", sx, sy, sx, sy, cx0, cy0, S->s, S->w, &w0)) ||
@@ -334,8 +346,8 @@ static trv_status trace(trv_ctx *ctx, const grid_search *S, double sx, double sy
     if (tail)
         out->x[v] = gx, out->y[v--] = gy;
     for (long i = goal;; i -= moves[via[i]].step) {
-        out->x[v] = geo_grid_x(g, i % nx);
-        out->y[v--] = geo_grid_y(g, i / nx);
+        out->x[v] = win_x(S, i);
+        out->y[v--] = win_y(S, i);
         if (i == start)
             break;
     }
@@ -347,8 +359,24 @@ static trv_status trace(trv_ctx *ctx, const grid_search *S, double sx, double sy
     return TRV_OK;
 }
 
-trv_status prm_route_grid_masked(trv_ctx *ctx, const prm_terrain *t, const unsigned char *mask, double sx, double sy,
-                                 double gx, double gy, prm_strategy s, const prm_weights *w, prm_path *out)
+/* Every window cell TRV_HEAP_UNSEEN, or CELL_NOGO where NOGO or masked out. */
+static void cells_mark(grid_search *S)
+{
+    const unsigned char *gonogo = S->t->gonogo->u8, *cls = S->t->cls->u8, *mask = S->mask;
+    const long tnx = S->t->grid->nx;
+    for (long r = 0; r < S->win.ny; r++) {
+        const long l = r * S->win.nx, i = (r + S->win.r0) * tnx + S->win.c0;
+        for (long c = 0; c < S->win.nx; c++)
+            S->h.pos[l + c] = gonogo[i + c] == 0 && cls[i + c] != 0 && (!mask || mask[l + c]) ? TRV_HEAP_UNSEEN
+                                                                                            : CELL_NOGO;
+    }
+}
+
+/* The search on window win (the whole grid, or a corridor's bounding box)
+ * with its mask (per window cell; NULL: none). */
+static trv_status route_window(trv_ctx *ctx, const prm_terrain *t, grid_window win, const unsigned char *mask,
+                               double sx, double sy, double gx, double gy, prm_strategy s, const prm_weights *w,
+                               prm_path *out)
 {
     memset(out, 0, sizeof *out);
     prm_weights wdef;
@@ -363,7 +391,7 @@ trv_status prm_route_grid_masked(trv_ctx *ctx, const prm_terrain *t, const unsig
         return trv_error(ctx, TRV_ERR_USAGE, "the mmcr weights must be >= 0 (kb %g, kh %g, ks %g, kd %g)", w->kb,
                          w->kh, w->ks, w->kd);
     const geo_grid *g = t->grid;
-    size_t ncells = (size_t)g->nx * g->ny;
+    size_t ncells = (size_t)win.nx * win.ny;
     if (ncells > INT32_MAX)
         return trv_error(ctx, TRV_ERR_DATA, "the grid is too large for the grid search (%d x %d cells)", g->nx, g->ny);
     long start, goal;
@@ -372,23 +400,49 @@ trv_status prm_route_grid_masked(trv_ctx *ctx, const prm_terrain *t, const unsig
         return st;
     if (start == goal)
         return one_cell(ctx, t, sx, sy, gx, gy, s, w, out);
-
+    /* the ends as window cells; one outside the window (or the mask) is cut off */
+    long ends[2] = {start, goal};
+    for (int e = 0; e < 2; e++) {
+        long c = ends[e] % g->nx - win.c0, r = ends[e] / g->nx - win.r0;
+        if (c < 0 || r < 0 || c >= win.nx || r >= win.ny || (mask && !mask[r * win.nx + c]))
+            return trv_error(ctx, TRV_ERR_DATA, "the goal is not reachable from the start");
+        ends[e] = r * win.nx + c;
+    }
     move moves[NMOVES];
-    if (stencil_build(t, moves))
+    if (stencil_build(t, win.nx, moves))
         return trv_error(ctx, TRV_ERR_INTERNAL, "cannot build the 16-neighbour move stencil");
-    grid_search S = {t, mask, s, w, moves, start, goal, heuristic_factor(t, s, w), {0}, NULL, -1, 0};
+    grid_search S = {t, win, mask, s, w, moves, ends[0], ends[1], heuristic_factor(t, s, w), {0}, NULL, -1, 0};
     S.via = malloc(ncells);
     S.h.pos = malloc(ncells * sizeof *S.h.pos);
     if (!S.via || !S.h.pos) {
         free(S.via);
         free(S.h.pos);
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the grid search (%d x %d cells)", g->nx, g->ny);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the grid search (%ld x %ld cells)", win.nx, win.ny);
     }
-    memset(S.h.pos, 0xff, ncells * sizeof *S.h.pos); /* every byte 0xff: TRV_HEAP_UNSEEN (-1) */
+    cells_mark(&S);
     if (!(st = search(ctx, &S)))
         st = trace(ctx, &S, sx, sy, gx, gy, out);
     trv_heap_free(&S.h);
     free(S.h.pos);
     free(S.via);
     return st;
+}
+
+trv_status prm_route_grid_masked(trv_ctx *ctx, const prm_terrain *t, const unsigned char *mask, double sx, double sy,
+                                 double gx, double gy, prm_strategy s, const prm_weights *w, prm_path *out)
+{
+    grid_window all = {0, 0, t->grid->nx, t->grid->ny};
+    return route_window(ctx, t, all, mask, sx, sy, gx, gy, s, w, out);
+}
+
+trv_status prm_route_grid_window(trv_ctx *ctx, const prm_terrain *t, const long win[4], const unsigned char *mask,
+                                 double sx, double sy, double gx, double gy, prm_strategy s, const prm_weights *w,
+                                 prm_path *out)
+{
+    grid_window wd = {win[0], win[1], win[2], win[3]};
+    if (wd.c0 < 0 || wd.r0 < 0 || wd.nx < 1 || wd.ny < 1 || wd.c0 + wd.nx > t->grid->nx || wd.r0 + wd.ny > t->grid->ny) {
+        memset(out, 0, sizeof *out);
+        return trv_error(ctx, TRV_ERR_INTERNAL, "the grid search's window is not inside the grid");
+    }
+    return route_window(ctx, t, wd, mask, sx, sy, gx, gy, s, w, out);
 }

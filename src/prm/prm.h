@@ -200,8 +200,9 @@ typedef struct prm_piece {
 void prm_piece_measure(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_piece *out);
 /* d, l, h, s, nogo and blocked alone, exactly as prm_piece_measure gives
  * them (the rest 0): reads class and gonogo only (a lazy terrain's
- * cheapest layers), for the mmcr heuristic and blocked tests. */
-void prm_piece_classes(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_piece *out);
+ * cheapest layers), for the blocked test of the direct start-goal line
+ * (the mmcr heuristic walks prm_class_codes instead, prm_priv.h). */
+void prm_piece_measure_classes(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_piece *out);
 
 /* ---- Latin hypercube sampling --------------------------------------------------- */
 

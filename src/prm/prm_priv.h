@@ -25,6 +25,28 @@ static inline void prm_need(const prm_terrain *t, long i, int have)
  * ways (time_s heading u, time_rev_s heading -u). */
 void prm_piece_add_cell(const prm_terrain *t, long i, double len, double ux, double uy, int times, prm_piece *p);
 
+/* The lengths (m) of the straight piece (x0, y0)-(x1, y1) in NOGO (by
+ * GO/NOGO or class 0) and in classes 1 (high risk), 2 (low risk) and 3
+ * (safe), equal to the bit to prm_piece_measure's nogo, h, l and s: the
+ * same walk, the same sums in the same order, without the rest of the
+ * measure (the roadmap A*'s mmcr heuristic walks one to the goal for
+ * every node it reaches). codes: prm_class_codes's, one byte a cell,
+ * PRM_CL_NOGO (0) where NOGO, else the class (so that the walk reads one
+ * array); NULL when out of memory. */
+enum { PRM_CL_NOGO = 0, PRM_CL_HIGH, PRM_CL_LOW, PRM_CL_SAFE, PRM_CLASS_LEN };
+unsigned char *prm_class_codes(const prm_terrain *t);
+void prm_piece_classes(const prm_terrain *t, const unsigned char *codes, double x0, double y0, double x1, double y1,
+                       double out[PRM_CLASS_LEN]);
+
+/* prm_route_grid_masked on the window of columns win[0] .. win[0] +
+ * win[2] - 1 and rows win[1] .. win[1] + win[3] - 1 alone, mask one byte
+ * per window cell (row-major; NULL: none): the same route and objective
+ * as the whole grid with a mask that is 0 outside the window, with
+ * memory and set-up for the window only (prm_refine's corridor). */
+trv_status prm_route_grid_window(trv_ctx *ctx, const prm_terrain *t, const long win[4], const unsigned char *mask,
+                                 double sx, double sy, double gx, double gy, prm_strategy s, const prm_weights *w,
+                                 prm_path *out);
+
 /* The pace table (pace.c): per (soil, land use) pair of the GO cells, the
  * pace 1 / tm_speed_at at PRM_PACE_NODES + 1 grades tan beta evenly over
  * [-tmax, tmax] (tmax the steepest gradient of a GO cell); a bin is

@@ -183,7 +183,7 @@ static int measure_cell(long i, double len, void *user)
     return 0;
 }
 
-/* The class lengths alone (prm_piece_classes): what prm_piece_add_cell
+/* The class lengths alone (prm_piece_measure_classes): what prm_piece_add_cell
  * adds to them. */
 static int classes_cell(long i, double len, void *user)
 {
@@ -234,7 +234,7 @@ void prm_piece_measure(const prm_terrain *t, double x0, double y0, double x1, do
     piece_walk(t, x0, y0, x1, y1, measure_cell, out);
 }
 
-void prm_piece_classes(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_piece *out)
+void prm_piece_measure_classes(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_piece *out)
 {
     piece_walk(t, x0, y0, x1, y1, classes_cell, out);
 }
