@@ -137,15 +137,21 @@ int prm_segment_walk(const geo_grid *g, double x0, double y0, double x1, double 
     }
 }
 
-void prm_piece_add_cell(const prm_terrain *t, long i, double len, double ux, double uy, int times, prm_piece *p)
+/* A GO cell's length into its risk class (method 4.3: 1 high, 2 low, 3 safe). */
+static void class_len(prm_piece *p, int cls, double len)
 {
-    prm_need(t, i, PRM_HAVE_ALL);
-    switch (t->cls->u8[i]) {
+    switch (cls) {
     case 1: p->h += len; break;
     case 2: p->l += len; break;
     case 3: p->s += len; break;
     default: break;
     }
+}
+
+void prm_piece_add_cell(const prm_terrain *t, long i, double len, double ux, double uy, int times, prm_piece *p)
+{
+    prm_need(t, i, PRM_HAVE_ALL);
+    class_len(p, t->cls->u8[i], len);
     double slope = t->slope->f32[i], v = t->speed->f32[i];
     p->slope_int += len * slope;
     if (slope > p->slope_max)
@@ -194,12 +200,7 @@ static int classes_cell(long i, double len, void *user)
         p->nogo += len;
         return 0;
     }
-    switch (m->t->cls->u8[i]) {
-    case 1: p->h += len; break;
-    case 2: p->l += len; break;
-    case 3: p->s += len; break;
-    default: break;
-    }
+    class_len(p, m->t->cls->u8[i], len);
     return 0;
 }
 
