@@ -333,7 +333,9 @@ bench: deps
 	@TRV_BIN=$(BINDIR) sh bench/speed.sh
 	@TRV_BIN=$(BINDIR) sh bench/cost.sh
 	@TRV_BIN=$(BINDIR) sh bench/route.sh
-	@TRV_BIN=$(BINDIR) sh bench/sim.sh
+	@[ -f $(OUT)/route.csv ] || { echo "bench: the simulator part drives the demo's route: make demo first"; \
+	    $(MAKE) --no-print-directory demo; }
+	@TRV_BIN=$(BINDIR) TRV_OUT=$(OUT) sh bench/sim.sh
 
 # make install: tools, library, headers, the data the tools' defaults and
 # the demo read (share/traverse, where an installed tool finds it: see
