@@ -243,6 +243,8 @@ trv_status sim_run_new(trv_ctx *ctx, const sim_scenario *sc, const prm_terrain *
     r->box_h = calloc(sc->nveh, sizeof *r->box_h);
     if (!r->v || !r->boxes || !r->box_z || !r->box_h)
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (!st && r->field.z)
+        st = sim_hmax_new(ctx, &r->field, &r->hmax);
     for (int k = 0; k < r->nv && !st; k++) {
         r->v[k].spec = &sc->veh[k];
         st = vehicle_setup(ctx, r, k);
@@ -293,6 +295,7 @@ void sim_run_free(sim_run *r)
     free(r->obs_rad);
     free(r->ev);
     free(r->boxes), free(r->box_z), free(r->box_h);
+    sim_hmax_free(r->hmax);
     trv_ctx_free(r->quiet);
     free(r);
 }
