@@ -32,39 +32,70 @@ static inline double sim_dmax(double a, double b) { return a > b ? a : b; }
 
 /* The march's start (patch at t = ta); 0 if the ray misses the grid's
  * extent within [0, tmax] (or the field is empty). */
-static inline int sim_march_start(const sim_field *f, const double o[3], const double d[3], double tmax,
-                                  sim_march *m)
+/* Two lanes: the column and the row quantities divide together (IEEE
+ * division per lane, so each is the scalar quotient). */
+typedef double sim_v2 __attribute__((vector_size(16)));
+
+/* floor(x) as an int for |x| < 2^31 (truncation, then down for x < 0). */
+static inline int sim_floori(double x)
+{
+    int k = (int)x;
+    return k > x ? k - 1 : k;
+}
+
+/* 1 if both c0 and c0 + dc tmax lie inside (-0.5, n - 0.5) by 1e-6 cells:
+ * the grid then leaves [0, tmax] as it is (the clip's quotients, whose
+ * rounding is far below that margin, would give ta = 0 and tb = tmax). */
+static inline int sim_inside(double c0, double dc, double tmax, int n)
+{
+    double ce = c0 + dc * tmax;
+    return c0 > -0.5 && c0 < n - 0.5 && ce > -0.5 + 1e-6 && ce < n - 0.5 - 1e-6;
+}
+
+/* [ta, tb]: [0, tmax] clipped to the grid's extent [-0.5, n - 0.5] on
+ * both axes; 0 if nothing is left. */
+static inline int sim_clip(const sim_field *f, double c0, double r0, double dc, double dr, double *ta, double *tb)
 {
     const int nx = f->nx, ny = f->ny;
-    if (!f->z || nx < 1 || ny < 1 || !(tmax >= 0))
-        return 0;
-    const double c0 = (o[0] - f->x0) / f->dx, r0 = (f->y0 - o[1]) / f->dy;
-    const double dc = d[0] / f->dx, dr = -d[1] / f->dy;
-    double ta = 0, tb = tmax;
     if (dc == 0) {
         if (c0 < -0.5 || c0 > nx - 0.5)
             return 0;
     } else {
         double t1 = (-0.5 - c0) / dc, t2 = (nx - 0.5 - c0) / dc;
-        ta = sim_dmax(ta, sim_dmin(t1, t2));
-        tb = sim_dmin(tb, sim_dmax(t1, t2));
+        *ta = sim_dmax(*ta, sim_dmin(t1, t2));
+        *tb = sim_dmin(*tb, sim_dmax(t1, t2));
     }
     if (dr == 0) {
         if (r0 < -0.5 || r0 > ny - 0.5)
             return 0;
     } else {
         double t1 = (-0.5 - r0) / dr, t2 = (ny - 0.5 - r0) / dr;
-        ta = sim_dmax(ta, sim_dmin(t1, t2));
-        tb = sim_dmin(tb, sim_dmax(t1, t2));
+        *ta = sim_dmax(*ta, sim_dmin(t1, t2));
+        *tb = sim_dmin(*tb, sim_dmax(t1, t2));
     }
-    if (!(ta <= tb))
+    return *ta <= *tb;
+}
+
+/* The march's start (patch at t = ta); 0 if the ray misses the grid's
+ * extent within [0, tmax] (or the field is empty). */
+static inline int sim_march_start(const sim_field *f, const double o[3], const double d[3], double tmax,
+                                  sim_march *m)
+{
+    const int nx = f->nx, ny = f->ny;
+    if (!f->z || nx < 1 || ny < 1 || !(tmax >= 0))
         return 0;
-    int i = sim_clampi((int)floor(c0 + dc * ta), -1, nx - 1), j = sim_clampi((int)floor(r0 + dr * ta), -1, ny - 1);
+    sim_v2 cr = ((sim_v2){o[0], f->y0} - (sim_v2){f->x0, o[1]}) / (sim_v2){f->dx, f->dy};
+    sim_v2 dcr = (sim_v2){d[0], -d[1]} / (sim_v2){f->dx, f->dy};
+    const double c0 = cr[0], r0 = cr[1], dc = dcr[0], dr = dcr[1];
+    double ta = 0, tb = tmax;
+    if (!(sim_inside(c0, dc, tmax, nx) && sim_inside(r0, dr, tmax, ny)) && !sim_clip(f, c0, r0, dc, dr, &ta, &tb))
+        return 0;
+    int i = sim_clampi(sim_floori(c0 + dc * ta), -1, nx - 1), j = sim_clampi(sim_floori(r0 + dr * ta), -1, ny - 1);
+    sim_v2 dij = (sim_v2){1.0, 1.0} / (sim_v2){fabs(dc), fabs(dr)}; /* 1 / 0 = inf */
+    sim_v2 tij = (sim_v2){(double)(dc > 0 ? i + 1 : i) - c0, (double)(dr > 0 ? j + 1 : j) - r0} / dcr;
     *m = (sim_march){.c0 = c0, .r0 = r0, .dc = dc, .dr = dr, .ta = ta, .tb = tb, .i = i, .j = j,
-                     .si = dc > 0 ? 1 : -1, .sj = dr > 0 ? 1 : -1,
-                     .di = dc != 0 ? 1.0 / fabs(dc) : INFINITY, .dj = dr != 0 ? 1.0 / fabs(dr) : INFINITY,
-                     .ti = dc > 0 ? (i + 1 - c0) / dc : dc < 0 ? (i - c0) / dc : INFINITY,
-                     .tj = dr > 0 ? (j + 1 - r0) / dr : dr < 0 ? (j - r0) / dr : INFINITY};
+                     .si = dc > 0 ? 1 : -1, .sj = dr > 0 ? 1 : -1, .di = dij[0], .dj = dij[1],
+                     .ti = dc != 0 ? tij[0] : INFINITY, .tj = dr != 0 ? tij[1] : INFINITY};
     return 1;
 }
 
@@ -97,7 +128,8 @@ static inline double sim_first_root(double A, double B, double C, double len)
     if (disc < 0)
         return INFINITY;
     double q = -0.5 * (B + copysign(sqrt(disc), B));
-    double r1 = q / A, r2 = q != 0 ? C / q : INFINITY, best = INFINITY;
+    sim_v2 r = (sim_v2){q, C} / (sim_v2){A, q}; /* the roots q / A and C / q */
+    double r1 = r[0], r2 = q != 0 ? r[1] : INFINITY, best = INFINITY;
     if (r1 >= 0 && r1 <= len)
         best = r1;
     if (r2 >= 0 && r2 <= len && r2 < best)
