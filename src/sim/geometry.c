@@ -4,9 +4,12 @@
  * vertical prisms, and rays against the bilinear heightfield.
  *
  * The heightfield ray is marched patch by patch in cell coordinates
- * (Amanatides & Woo 1987, "A fast voxel traversal algorithm"); a patch is
- * solved only where the ray's z range over it reaches below the patch's
- * highest corner (a bilinear patch lies within its corners' range). Along
+ * (Amanatides & Woo 1987, "A fast voxel traversal algorithm"; the start,
+ * the step and the patch solve are in ray_patch.h, shared with the
+ * max-height pyramid's march in heightmax.c, for which this one is the
+ * reference); a patch is solved only where the ray's z range over it
+ * reaches below the patch's highest corner (a bilinear patch lies within
+ * its corners' range). Along
  * the ray, u and w are linear in t, so ray z - h(u, w) is a quadratic in t
  * (A t^2 + B t + C), solved exactly with the cancellation-free form
  * q = -(B + sign(B) sqrt(B^2 - 4AC)) / 2, roots q / A and C / q.

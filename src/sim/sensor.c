@@ -11,7 +11,11 @@
  * whose bounding circle lies within range, and per ray a bounding circle
  * the ray's plan view misses skips the prism test; the terrain march then
  * stops at the nearest obstacle hit, and covers only the part of the ray
- * below the highest ground within range (found per scan).
+ * below the highest ground within range (found per scan), through the
+ * field's max-height pyramid when the world has one (bit-identical hits).
+ * The rays are cast in bands of azimuths over the cores; each hit is a
+ * pure function of the scan, and the noise is drawn afterwards in ray
+ * order, so the points do not depend on the number of cores.
  */
 #include "sim.h"
 
