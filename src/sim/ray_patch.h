@@ -162,6 +162,11 @@ static inline double sim_patch_hit(const sim_march *m, const double o[3], const 
 static inline void sim_patch_corners(const sim_field *f, const sim_march *m, float c[4])
 {
     const int nx = f->nx, ny = f->ny;
+    if ((unsigned)m->i < (unsigned)(nx - 1) && (unsigned)m->j < (unsigned)(ny - 1)) { /* inside: no clamping */
+        const float *ra = f->z + (size_t)m->j * nx + m->i;
+        c[0] = ra[0], c[1] = ra[1], c[2] = ra[nx], c[3] = ra[nx + 1];
+        return;
+    }
     int ia = sim_clampi(m->i, 0, nx - 1), ib = sim_clampi(m->i + 1, 0, nx - 1);
     int ja = sim_clampi(m->j, 0, ny - 1), jb = sim_clampi(m->j + 1, 0, ny - 1);
     const float *ra = f->z + (size_t)ja * nx, *rb = f->z + (size_t)jb * nx;
