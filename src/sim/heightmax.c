@@ -127,7 +127,8 @@ double sim_hmax_ray(const sim_hmax *hm, const double o[3], const double d[3], do
     sim_march q;
     if (!sim_march_start(f, o, d, tmax, &q))
         return INFINITY;
-    const double idc = 1.0 / q.dc, idr = 1.0 / q.dr;
+    const sim_v2 inv = (sim_v2){1.0, 1.0} / (sim_v2){q.dc, q.dr};
+    const double idc = inv[0], idr = inv[1];
     const int top = hm->levels - 1;
     double t = q.ta;
     int L = 0;
