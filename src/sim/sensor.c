@@ -13,17 +13,11 @@
  * stops at the nearest obstacle hit, and covers only the part of the ray
  * below the highest ground within range (found per scan), through the
  * field's max-height pyramid when the world has one (bit-identical hits).
- * The rays are cast in bands of azimuths over the cores; each hit is a
- * pure function of the scan, and the noise is drawn afterwards in ray
- * order, so the points do not depend on the number of cores.
  */
 #include "sim.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 static inline double dmin(double a, double b) { return a < b ? a : b; }
 
@@ -204,118 +198,34 @@ static double ray_ground(const sim_world *w, double zhi, const double o[3], cons
     return t0 + ray_field(w, p, d, tmax - t0);
 }
 
-/* What the rays of one scan share, and the azimuths [a0, a1) one worker
- * casts: per ray (a * lines + l) its direction and nearest hit t
- * (INFINITY: none within range) into dt (4 per ray). */
-typedef struct scan_part {
-    const sim_sensor *ls;
-    const sim_world *w;
-    const target *tg;
-    int ntg, lines, a0, a1;
-    double o[3], R[3][3], zhi, az0, daz;
-    const double *cel, *sel; /* per line, the first 256 */
-    double *dt;
-} scan_part;
-
-static void *cast_part(void *arg)
-{
-    const scan_part *p = arg;
-    const sim_sensor *ls = p->ls;
-    const sim_world *w = p->w;
-    int lines = p->lines;
-    for (int a = p->a0; a < p->a1; a++) {
-        double az = p->az0 + a * p->daz, ca = cos(az), sa = sin(az);
-        for (int l = 0; l < lines; l++) {
-            double ce, se;
-            if (l < 256) {
-                ce = p->cel[l];
-                se = p->sel[l];
-            } else {
-                double el = -0.5 * ls->vfov_rad + l * ls->vfov_rad / (lines - 1);
-                ce = cos(el);
-                se = sin(el);
-            }
-            double b0 = ce * ca, b1 = ce * sa, b2 = se;
-            const double(*R)[3] = p->R;
-            double *r = p->dt + 4 * ((size_t)a * lines + l), *d = r;
-            d[0] = R[0][0] * b0 + R[0][1] * b1 + R[0][2] * b2;
-            d[1] = R[1][0] * b0 + R[1][1] * b1 + R[1][2] * b2;
-            d[2] = R[2][0] * b0 + R[2][1] * b1 + R[2][2] * b2;
-            double t = p->ntg ? ray_targets(w, p->tg, p->ntg, p->o, d, ls->range_m) : INFINITY;
-            if (w->field) {
-                double tf = ray_ground(w, p->zhi, p->o, d, dmin(t, ls->range_m));
-                if (tf < t)
-                    t = tf;
-            }
-            r[3] = t;
-        }
-    }
-    return NULL;
-}
-
-/* The scan's rays cast by up to SCAN_THREADS workers, each a band of
- * azimuths (a ray's hit is a pure function of the scan: the same bytes
- * for any number of workers); one worker below SCAN_THREADED_RAYS rays. */
-#define SCAN_THREADS 8
-#define SCAN_THREADED_RAYS 4096
-static void cast_all(const scan_part *proto, int naz)
-{
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int nt = (long)naz * proto->lines < SCAN_THREADED_RAYS || cores < 2 ? 1 : cores < SCAN_THREADS ? (int)cores
-                                                                                                      : SCAN_THREADS;
-    if (nt > naz)
-        nt = naz;
-    scan_part parts[SCAN_THREADS];
-    pthread_t th[SCAN_THREADS];
-    int started[SCAN_THREADS] = {0};
-    for (int k = 0; k < nt; k++) {
-        parts[k] = *proto;
-        parts[k].a0 = (int)((long)naz * k / nt);
-        parts[k].a1 = (int)((long)naz * (k + 1) / nt);
-        if (k > 0)
-            started[k] = pthread_create(&th[k], NULL, cast_part, &parts[k]) == 0;
-    }
-    cast_part(&parts[0]);
-    for (int k = 1; k < nt; k++)
-        if (started[k])
-            pthread_join(th[k], NULL);
-        else
-            cast_part(&parts[k]); /* a worker that could not start: its band here */
-}
-
 int sim_lidar_scan(const sim_sensor *ls, const sim_world *w, const sim_state *s, trv_rng *rng, double *xyz, int cap)
 {
     int lines = ls->lines < 1 ? 1 : ls->lines, naz = n_azimuth(ls);
-    scan_part p = {.ls = ls, .w = w, .lines = lines, .zhi = NAN};
     /* body to map: Rz(heading) Ry(-pitch) Rx(roll) */
     double ch = cos(s->heading), sh = sin(s->heading), cp = cos(s->pitch), sp = sin(s->pitch);
     double cr = cos(s->roll), sr = sin(s->roll);
     double R[3][3] = {{ch * cp, -sh * cr - ch * sp * sr, sh * sr - ch * sp * cr},
                       {sh * cp, ch * cr - sh * sp * sr, -ch * sr - sh * sp * cr},
                       {sp, cp * sr, cp * cr}};
-    memcpy(p.R, R, sizeof R);
-    double *o = p.o;
-    o[0] = s->x + R[0][2] * ls->mount_h_m, o[1] = s->y + R[1][2] * ls->mount_h_m;
-    o[2] = s->z + R[2][2] * ls->mount_h_m;
-    int ntg_max = w->nobs + (w->boxes ? w->nboxes : 0);
-    target *tg = ntg_max > 0 ? malloc((size_t)ntg_max * sizeof *tg) : NULL;
-    p.dt = malloc((size_t)naz * lines * 4 * sizeof *p.dt);
-    if ((ntg_max > 0 && !tg) || !p.dt) {
-        free(tg), free(p.dt);
-        return 0; /* no memory for the scan: it sees nothing */
+    double o[3] = {s->x + R[0][2] * ls->mount_h_m, s->y + R[1][2] * ls->mount_h_m, s->z + R[2][2] * ls->mount_h_m};
+    int ntg_max = w->nobs + (w->boxes ? w->nboxes : 0), ntg = 0;
+    target *tg = NULL;
+    if (ntg_max > 0) {
+        tg = malloc((size_t)ntg_max * sizeof *tg);
+        if (!tg)
+            return 0; /* no memory for the scan: it sees nothing */
+        ntg = gather_targets(w, o[0], o[1], ls->range_m, tg);
     }
-    if (tg)
-        p.ntg = gather_targets(w, o[0], o[1], ls->range_m, tg);
-    p.tg = tg;
-    double zlo = NAN;
+    double zlo = NAN, zhi = NAN;
     if (w->field && w->field->z)
-        ground_range(w->field, o[0], o[1], ls->range_m, &zlo, &p.zhi);
+        ground_range(w->field, o[0], o[1], ls->range_m, &zlo, &zhi);
+    double az0, daz;
     if (ls->hfov_rad >= 2.0 * M_PI - 1e-9) {
-        p.az0 = -M_PI;
-        p.daz = 2.0 * M_PI / naz;
+        az0 = -M_PI;
+        daz = 2.0 * M_PI / naz;
     } else {
-        p.daz = ls->hres_rad > 0 ? ls->hres_rad : 0;
-        p.az0 = -0.5 * (naz - 1) * p.daz; /* centred on the heading */
+        daz = ls->hres_rad > 0 ? ls->hres_rad : 0;
+        az0 = -0.5 * (naz - 1) * daz; /* centred on the heading */
     }
     double cel[256], sel[256]; /* per line; more lines than this reuse the formula */
     for (int l = 0; l < lines && l < 256; l++) {
@@ -323,23 +233,39 @@ int sim_lidar_scan(const sim_sensor *ls, const sim_world *w, const sim_state *s,
         cel[l] = cos(el);
         sel[l] = sin(el);
     }
-    p.cel = cel, p.sel = sel;
-    cast_all(&p, naz);
-    /* in ray order: the range noise, from the one generator */
     double spare = 0;
     int has_spare = 0, nhit = 0;
-    for (long k = 0; k < (long)naz * lines && nhit < cap; k++) {
-        const double *d = p.dt + 4 * k;
-        double t = d[3];
-        if (!(t <= ls->range_m))
-            continue;
-        if (ls->noise > 0)
-            t += ls->noise * gauss(rng, &spare, &has_spare);
-        xyz[3 * nhit] = o[0] + t * d[0];
-        xyz[3 * nhit + 1] = o[1] + t * d[1];
-        xyz[3 * nhit + 2] = o[2] + t * d[2];
-        nhit++;
+    for (int a = 0; a < naz && nhit < cap; a++) {
+        double az = az0 + a * daz, ca = cos(az), sa = sin(az);
+        for (int l = 0; l < lines && nhit < cap; l++) {
+            double ce, se;
+            if (l < 256) {
+                ce = cel[l];
+                se = sel[l];
+            } else {
+                double el = -0.5 * ls->vfov_rad + l * ls->vfov_rad / (lines - 1);
+                ce = cos(el);
+                se = sin(el);
+            }
+            double b0 = ce * ca, b1 = ce * sa, b2 = se;
+            double d[3] = {R[0][0] * b0 + R[0][1] * b1 + R[0][2] * b2, R[1][0] * b0 + R[1][1] * b1 + R[1][2] * b2,
+                           R[2][0] * b0 + R[2][1] * b1 + R[2][2] * b2};
+            double t = ntg ? ray_targets(w, tg, ntg, o, d, ls->range_m) : INFINITY;
+            if (w->field) {
+                double tf = ray_ground(w, zhi, o, d, dmin(t, ls->range_m));
+                if (tf < t)
+                    t = tf;
+            }
+            if (!(t <= ls->range_m))
+                continue;
+            if (ls->noise > 0)
+                t += ls->noise * gauss(rng, &spare, &has_spare);
+            xyz[3 * nhit] = o[0] + t * d[0];
+            xyz[3 * nhit + 1] = o[1] + t * d[1];
+            xyz[3 * nhit + 2] = o[2] + t * d[2];
+            nhit++;
+        }
     }
-    free(tg), free(p.dt);
+    free(tg);
     return nhit;
 }
