@@ -4,9 +4,12 @@
  * vertical prisms, and rays against the bilinear heightfield.
  *
  * The heightfield ray is marched patch by patch in cell coordinates
- * (Amanatides & Woo 1987, "A fast voxel traversal algorithm"); a patch is
- * solved only where the ray's z range over it reaches below the patch's
- * highest corner (a bilinear patch lies within its corners' range). Along
+ * (Amanatides & Woo 1987, "A fast voxel traversal algorithm"; the start,
+ * the step and the patch solve are in ray_patch.h, shared with the
+ * max-height pyramid's march in heightmax.c, for which this one is the
+ * reference); a patch is solved only where the ray's z range over it
+ * reaches below the patch's highest corner (a bilinear patch lies within
+ * its corners' range). Along
  * the ray, u and w are linear in t, so ray z - h(u, w) is a quadratic in t
  * (A t^2 + B t + C), solved exactly with the cancellation-free form
  * q = -(B + sign(B) sqrt(B^2 - 4AC)) / 2, roots q / A and C / q.
@@ -15,6 +18,7 @@
 #include "sim.h"
 
 #include "core/clip.h"
+#include "ray_patch.h"
 
 #include <math.h>
 
@@ -152,107 +156,23 @@ double sim_ray_prism(const double o[3], const double d[3], const double *px, con
 
 /* ---- rays against the heightfield --------------------------------------------------- */
 
-static inline int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
-/* plain comparisons: libm's fmin/fmax are calls, and no NaN reaches these */
-static inline double dmin(double a, double b) { return a < b ? a : b; }
-static inline double dmax(double a, double b) { return a > b ? a : b; }
-
-/* Smallest s in [0, len] with A s^2 + B s + C = 0, C > 0 (the ray starts
- * above the patch); INFINITY if none. */
-static double first_root(double A, double B, double C, double len)
-{
-    if (A == 0) {
-        if (B >= 0)
-            return INFINITY;
-        double s = -C / B;
-        return s <= len ? s : INFINITY;
-    }
-    double disc = B * B - 4.0 * A * C;
-    if (disc < 0)
-        return INFINITY;
-    double q = -0.5 * (B + copysign(sqrt(disc), B));
-    double r1 = q / A, r2 = q != 0 ? C / q : INFINITY, best = INFINITY;
-    if (r1 >= 0 && r1 <= len)
-        best = r1;
-    if (r2 >= 0 && r2 <= len && r2 < best)
-        best = r2;
-    return best;
-}
-
 double sim_ray_field(const sim_field *f, const double o[3], const double d[3], double tmax)
 {
-    const int nx = f->nx, ny = f->ny;
-    if (!f->z || nx < 1 || ny < 1 || !(tmax >= 0))
+    sim_march m;
+    if (!sim_march_start(f, o, d, tmax, &m))
         return INFINITY;
-    /* cell coordinates along the ray: col = c0 + dc t, row = r0 + dr t */
-    const double c0 = (o[0] - f->x0) / f->dx, r0 = (f->y0 - o[1]) / f->dy;
-    const double dc = d[0] / f->dx, dr = -d[1] / f->dy;
-    double ta = 0, tb = tmax;
-    /* clip to the grid's extent [-0.5, n - 0.5] */
-    if (dc == 0) {
-        if (c0 < -0.5 || c0 > nx - 0.5)
-            return INFINITY;
-    } else {
-        double t1 = (-0.5 - c0) / dc, t2 = (nx - 0.5 - c0) / dc;
-        ta = dmax(ta, dmin(t1, t2));
-        tb = dmin(tb, dmax(t1, t2));
-    }
-    if (dr == 0) {
-        if (r0 < -0.5 || r0 > ny - 0.5)
-            return INFINITY;
-    } else {
-        double t1 = (-0.5 - r0) / dr, t2 = (ny - 0.5 - r0) / dr;
-        ta = dmax(ta, dmin(t1, t2));
-        tb = dmin(tb, dmax(t1, t2));
-    }
-    if (!(ta <= tb))
-        return INFINITY;
-    /* patch (i, j) spans col [i, i+1], row [j, j+1], i in -1 .. nx-1: the
-     * border patches clamp their outer corners to the edge cells */
-    int i = clampi((int)floor(c0 + dc * ta), -1, nx - 1), j = clampi((int)floor(r0 + dr * ta), -1, ny - 1);
-    const int si = dc > 0 ? 1 : -1, sj = dr > 0 ? 1 : -1;
-    const double di = dc != 0 ? 1.0 / fabs(dc) : INFINITY, dj = dr != 0 ? 1.0 / fabs(dr) : INFINITY;
-    double ti = dc > 0 ? (i + 1 - c0) / dc : dc < 0 ? (i - c0) / dc : INFINITY;
-    double tj = dr > 0 ? (j + 1 - r0) / dr : dr < 0 ? (j - r0) / dr : INFINITY;
-    const float *z = f->z;
-    const int nod = f->has_nodata;
-    const float nodv = f->nodata;
-    double t = ta;
+    double t = m.ta;
     for (;;) {
-        double tn = dmin(dmin(ti, tj), tb);
-        int ia = clampi(i, 0, nx - 1), ib = clampi(i + 1, 0, nx - 1);
-        int ja = clampi(j, 0, ny - 1), jb = clampi(j + 1, 0, ny - 1);
-        const float *ra = z + (size_t)ja * nx, *rb = z + (size_t)jb * nx;
-        float f00 = ra[ia], f10 = ra[ib], f01 = rb[ia], f11 = rb[ib];
-        double zhi = dmax(dmax(f00, f10), dmax(f01, f11)); /* NaN corners: see below */
-        double rz = o[2] + d[2] * (d[2] < 0 ? tn : t);     /* the ray's lowest z over the patch */
-        if (rz <= zhi && !(nod && (f00 == nodv || f10 == nodv || f01 == nodv || f11 == nodv)) &&
-            !isnan(f00 + f10 + f01 + f11)) {
-            double z00 = f00, bx = (double)f10 - z00, by = (double)f01 - z00, e = z00 - f10 - f01 + (double)f11;
-            double u0 = c0 + dc * t - i, w0 = r0 + dr * t - j;
-            /* clamped border patches: the clamped corner makes the patch flat
-             * across the border, so u0/w0 beyond [0, 1] are harmless */
-            double C = o[2] + d[2] * t - (z00 + bx * u0 + by * w0 + e * u0 * w0);
-            if (C <= 0)
-                return t;
-            double B = d[2] - (bx * dc + by * dr + e * (u0 * dr + w0 * dc));
-            double A = -e * dc * dr;
-            double s = first_root(A, B, C, tn - t);
-            if (s < INFINITY)
-                return t + s;
+        double tn = sim_dmin(sim_dmin(m.ti, m.tj), m.tb);
+        float c[4];
+        sim_patch_corners(f, &m, c);
+        double rz = o[2] + d[2] * (d[2] < 0 ? tn : t); /* the ray's lowest z over the patch */
+        if (rz <= sim_patch_top(c) && !sim_patch_transparent(f, c)) {
+            double hit = sim_patch_hit(&m, o, d, c[0], c[1], c[2], c[3], t, tn);
+            if (hit < INFINITY)
+                return hit;
         }
-        if (tn >= tb)
-            return INFINITY;
-        if (ti < tj) {
-            i += si;
-            t = ti;
-            ti += di;
-        } else {
-            j += sj;
-            t = tj;
-            tj += dj;
-        }
-        if (i < -1 || i > nx - 1 || j < -1 || j > ny - 1)
+        if (tn >= m.tb || !sim_march_step(f, &m, &t))
             return INFINITY;
     }
 }

@@ -258,7 +258,7 @@ static void sense(trv_ctx *ctx, sim_run *r, int k)
                 r->box_h[nb] = r->v[q].body.height_m;
                 nb++;
             }
-        sim_world w = {&r->field, r->obs, r->nobs, r->boxes, r->box_z, r->box_h, nb, t};
+        sim_world w = {&r->field, r->obs, r->nobs, r->boxes, r->box_z, r->box_h, nb, t, r->hmax};
         int n = sim_lidar_scan(v->lidar[j], &w, &v->s, &v->rng, v->scan, v->scan_cap);
         /* returns from other vehicles stay out of the map (they yield instead) */
         int m = 0;

@@ -11,7 +11,8 @@
  * whose bounding circle lies within range, and per ray a bounding circle
  * the ray's plan view misses skips the prism test; the terrain march then
  * stops at the nearest obstacle hit, and covers only the part of the ray
- * below the highest ground within range (found per scan).
+ * below the highest ground within range (found per scan), through the
+ * field's max-height pyramid when the world has one (bit-identical hits).
  */
 #include "sim.h"
 
@@ -169,9 +170,15 @@ static void ground_range(const sim_field *f, double x, double y, double range, d
     *zhi = lo <= hi ? hi : NAN;
 }
 
+/* The field's hit: through its pyramid when there is one. */
+static double ray_field(const sim_world *w, const double o[3], const double d[3], double tmax)
+{
+    return w->hmax ? sim_hmax_ray(w->hmax, o, d, tmax) : sim_ray_field(w->field, o, d, tmax);
+}
+
 /* The ground hit within tmax, marching only the part of the ray that can
  * lie below zhi. */
-static double ray_ground(const sim_field *f, double zhi, const double o[3], const double d[3], double tmax)
+static double ray_ground(const sim_world *w, double zhi, const double o[3], const double d[3], double tmax)
 {
     if (isnan(zhi))
         return INFINITY;
@@ -186,9 +193,9 @@ static double ray_ground(const sim_field *f, double zhi, const double o[3], cons
         tmax = dmin(tmax, (zhi - o[2]) / d[2]);
     }
     if (t0 == 0)
-        return sim_ray_field(f, o, d, tmax);
+        return ray_field(w, o, d, tmax);
     double p[3] = {o[0] + t0 * d[0], o[1] + t0 * d[1], zhi};
-    return t0 + sim_ray_field(f, p, d, tmax - t0);
+    return t0 + ray_field(w, p, d, tmax - t0);
 }
 
 int sim_lidar_scan(const sim_sensor *ls, const sim_world *w, const sim_state *s, trv_rng *rng, double *xyz, int cap)
@@ -245,7 +252,7 @@ int sim_lidar_scan(const sim_sensor *ls, const sim_world *w, const sim_state *s,
                            R[2][0] * b0 + R[2][1] * b1 + R[2][2] * b2};
             double t = ntg ? ray_targets(w, tg, ntg, o, d, ls->range_m) : INFINITY;
             if (w->field) {
-                double tf = ray_ground(w->field, zhi, o, d, dmin(t, ls->range_m));
+                double tf = ray_ground(w, zhi, o, d, dmin(t, ls->range_m));
                 if (tf < t)
                     t = tf;
             }

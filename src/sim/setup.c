@@ -243,10 +243,14 @@ trv_status sim_run_new(trv_ctx *ctx, const sim_scenario *sc, const prm_terrain *
     r->box_h = calloc(sc->nveh, sizeof *r->box_h);
     if (!r->v || !r->boxes || !r->box_z || !r->box_h)
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    int lidars = 0;
     for (int k = 0; k < r->nv && !st; k++) {
         r->v[k].spec = &sc->veh[k];
         st = vehicle_setup(ctx, r, k);
+        lidars += r->v[k].nlidar;
     }
+    if (!st && lidars && r->field.z) /* the LiDARs' rays only */
+        st = sim_hmax_new(ctx, &r->field, &r->hmax);
     /* after the routes: obstacles may be placed along them (the first
      * plans; nothing has re-planned yet) */
     sim_route_ref *routes = st || !sc->obstacles ? NULL : calloc(r->nv, sizeof *routes);
@@ -293,6 +297,7 @@ void sim_run_free(sim_run *r)
     free(r->obs_rad);
     free(r->ev);
     free(r->boxes), free(r->box_z), free(r->box_h);
+    sim_hmax_free(r->hmax);
     trv_ctx_free(r->quiet);
     free(r);
 }

@@ -187,6 +187,18 @@ double sim_ray_prism(const double o[3], const double d[3], const double *px, con
  * grid's extent, are transparent. */
 double sim_ray_field(const sim_field *f, const double o[3], const double d[3], double tmax);
 
+/* The max-height pyramid of a field (heightmax.c): level 0 the top corner
+ * of each bilinear patch (-inf where transparent), level k + 1 the maximum
+ * of 2 x 2 blocks of level k, up to one block. Built once (4/3 of the
+ * grid's floats); borrows the field's grid, which must outlive it. */
+typedef struct sim_hmax sim_hmax;
+trv_status sim_hmax_new(trv_ctx *ctx, const sim_field *f, sim_hmax **out);
+void sim_hmax_free(sim_hmax *m);
+int sim_hmax_levels(const sim_hmax *m);
+/* sim_ray_field on m's field, bit-identical, skipping the blocks the ray
+ * passes above. */
+double sim_hmax_ray(const sim_hmax *m, const double o[3], const double d[3], double tmax);
+
 /* ---- obstacles --------------------------------------------------------------- */
 
 typedef struct sim_obstacle {
@@ -235,6 +247,7 @@ typedef struct sim_world {
     const double *box_z, *box_h; /* their base height and height */
     int nboxes;
     double t;
+    const sim_hmax *hmax;   /* field's pyramid, built from it (NULL: the plain march) */
 } sim_world;
 
 /* One LiDAR scan from state s: rays over the field of view (lines evenly

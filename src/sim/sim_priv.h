@@ -54,6 +54,7 @@ struct sim_run {
     const prm_terrain *t;
     sim_env env;
     sim_field field;
+    sim_hmax *hmax;             /* the field's max-height pyramid (LiDAR rays) */
     sim_obstacle *obs;
     double *obs_rad;            /* bounding radius about (cx, cy) */
     int nobs;
