@@ -109,7 +109,14 @@ static trv_status explain_unreachable(trv_ctx *ctx, const prm_mission_opts *o, c
     char keep[1024];
     snprintf(keep, sizeof keep, "%s", trv_errmsg(ctx));
     prm_regions rg;
-    if (prm_terrain_need_all(ctx, t) || prm_regions_label(ctx, t, &rg)) {
+    /* the regions read class and GO/NOGO alone (prm_cell_go: on a lazy
+     * terrain those two layers' tiles, not the rest) */
+    if (prm_regions_label(ctx, t, &rg)) {
+        trv_error(ctx, st, "%s", keep);
+        return st;
+    }
+    if (prm_terrain_status(ctx, t)) {
+        prm_regions_clear(&rg);
         trv_error(ctx, st, "%s", keep);
         return st;
     }
