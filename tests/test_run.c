@@ -398,6 +398,49 @@ static void test_load_errors(void **state)
     trv_ctx_free(ctx);
 }
 
+/* Read on several threads, the layers still fail in which[]'s order: the
+ * first failing one is named, whatever fails after it (a corrupt file, a
+ * missing one, another grid). */
+static void test_load_first_error(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    run_stack s;
+    char want[1024], *p = NULL;
+    assert_true(asprintf(&p, "%s/gonogo.tif", rundir) > 0);
+    FILE *f = fopen(p, "w"); /* corrupt: not a GeoTIFF */
+    assert_non_null(f);
+    fputs("not a GeoTIFF\n", f);
+    fclose(f);
+    static const run_id corrupt_first[6] = {RUN_DEM, RUN_SLOPE, RUN_GONOGO, RUN_SOIL, RUN_SPEED, RUN_LANDUSE};
+    assert_int_equal(run_load(ctx, rundir, corrupt_first, 6, NULL, &s), TRV_ERR_IO);
+    snprintf(want, sizeof want, "cannot open '%s/gonogo.tif': ", rundir);
+    assert_contains(trv_errmsg(ctx), want);
+    assert_null(strstr(trv_errmsg(ctx), "speed.tif"));
+    assert_empty(&s);
+    static const run_id missing_first[5] = {RUN_SOIL, RUN_DEM, RUN_SPEED, RUN_SLOPE, RUN_GONOGO};
+    assert_int_equal(run_load(ctx, rundir, missing_first, 5, NULL, &s), TRV_ERR_IO);
+    snprintf(want, sizeof want, "cannot open '%s/speed.tif': no such file", rundir);
+    assert_string_equal(trv_errmsg(ctx), want);
+    assert_empty(&s);
+    /* another grid before a missing file: the grid is named */
+    static const run_id grid_first[4] = {RUN_DEM, RUN_SLOPE, RUN_LANDUSE, RUN_SPEED};
+    assert_int_equal(run_load(ctx, rundir, grid_first, 4, NULL, &s), TRV_ERR_GRID);
+    snprintf(want, sizeof want, "'%s/landuse.tif' does not match '%s/dem.tif': cell size 10 x 10 vs 30 x 30", rundir,
+             rundir);
+    assert_string_equal(trv_errmsg(ctx), want);
+    assert_empty(&s);
+    /* a missing file before another grid: the file is named */
+    static const run_id file_first[4] = {RUN_DEM, RUN_SPEED, RUN_SLOPE, RUN_LANDUSE};
+    assert_int_equal(run_load(ctx, rundir, file_first, 4, NULL, &s), TRV_ERR_IO);
+    snprintf(want, sizeof want, "cannot open '%s/speed.tif': no such file", rundir);
+    assert_string_equal(trv_errmsg(ctx), want);
+    assert_empty(&s);
+    unlink(p);
+    free(p);
+    trv_ctx_free(ctx);
+}
+
 typedef struct seen {
     int n, stop_at;
     double f[8];
@@ -520,6 +563,7 @@ int main(void)
         cmocka_unit_test(test_header_schema),
         cmocka_unit_test_setup_teardown(test_load, make_run, free_run),
         cmocka_unit_test_setup_teardown(test_load_errors, make_run, free_run),
+        cmocka_unit_test_setup_teardown(test_load_first_error, make_run, free_run),
         cmocka_unit_test_setup_teardown(test_load_progress, make_run, free_run),
         cmocka_unit_test(test_class_csv),
     };

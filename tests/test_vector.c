@@ -363,14 +363,32 @@ static void test_gpkg(void **state)
     (void)state;
     char *a = tmp_path("net_a.gpkg"), *b = tmp_path("net_b.gpkg");
 
-    /* the time stamp option is set only while writing */
+    /* the time stamp and SQLite options are set only while writing */
     CPLSetConfigOption("OGR_CURRENT_DATE", NULL);
     write_gpkg(a);
     assert_null(CPLGetConfigOption("OGR_CURRENT_DATE", NULL));
+    assert_null(CPLGetConfigOption("OGR_SQLITE_JOURNAL", NULL));
+    assert_null(CPLGetConfigOption("OGR_SQLITE_SYNCHRONOUS", NULL));
     CPLSetConfigOption("OGR_CURRENT_DATE", "1999-12-31T00:00:00.000Z");
+    CPLSetConfigOption("OGR_SQLITE_JOURNAL", "DELETE");
     write_gpkg(b);
     assert_string_equal(CPLGetConfigOption("OGR_CURRENT_DATE", ""), "1999-12-31T00:00:00.000Z");
+    assert_string_equal(CPLGetConfigOption("OGR_SQLITE_JOURNAL", ""), "DELETE");
     CPLSetConfigOption("OGR_CURRENT_DATE", NULL);
+    CPLSetConfigOption("OGR_SQLITE_JOURNAL", NULL);
+    {
+        trv_ctx *ctx = trv_ctx_new();
+        char *c = tmp_path("net_c.gpkg");
+        geo_vec *v = NULL;
+        assert_int_equal(geo_vec_create(ctx, c, utm_wkt, &v), TRV_OK);
+        assert_string_equal(CPLGetConfigOption("OGR_SQLITE_JOURNAL", ""), "OFF");
+        assert_string_equal(CPLGetConfigOption("OGR_SQLITE_SYNCHRONOUS", ""), "OFF");
+        geo_vec_free(v);
+        assert_null(CPLGetConfigOption("OGR_SQLITE_JOURNAL", NULL));
+        unlink(c);
+        free(c);
+        trv_ctx_free(ctx);
+    }
 
     size_t na, nb;
     char *ba = slurp(a, &na), *bb = slurp(b, &nb);

@@ -140,8 +140,10 @@ trv_status geo_raster_read(trv_ctx *ctx, const char *path, geo_type type, geo_ra
 
 /* Band 1 of a raster file kept open to be read by windows (trv-route's
  * lazy terrain reads only the tiles a query needs). geo_raster_read is
- * open + alloc + one window over the whole grid + close, so a window gives
- * exactly the values geo_raster_read gives those cells. */
+ * open + alloc + one window over the whole grid + close (where the band's
+ * type is the one asked, its blocks read past GDAL's block cache: the same
+ * values), so a window gives exactly the values geo_raster_read gives
+ * those cells. */
 typedef struct geo_raster_src geo_raster_src;
 
 /* Open path to be read as type: the grid (geo_grid_read's errors), no cell

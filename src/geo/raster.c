@@ -376,6 +376,19 @@ trv_status geo_raster_src_alloc(trv_ctx *ctx, const geo_raster_src *s, geo_raste
     return TRV_OK;
 }
 
+/* geo_raster_read's rule: a non-finite Float32 cell of the window is nodata. */
+static void finite_or_nodata(geo_raster *r, int x0, int y0, int nx, int ny)
+{
+    if (r->type != GEO_F32)
+        return;
+    for (int y = y0; y < y0 + ny; y++) {
+        float *row = r->f32 + (size_t)y * r->grid.nx;
+        for (int x = x0; x < x0 + nx; x++)
+            if (!isfinite(row[x]))
+                row[x] = (float)r->nodata;
+    }
+}
+
 /* A Byte layer's window from a band of another type: every value an
  * integer in 0..255, checked row by row. */
 static trv_status read_bytes_checked(trv_ctx *ctx, geo_raster_src *s, geo_raster *r, int x0, int y0, int nx, int ny)
@@ -419,14 +432,40 @@ trv_status geo_raster_read_window(trv_ctx *ctx, geo_raster_src *s, geo_raster *r
     if (GDALRasterIO(s->band, GF_Read, x0, y0, nx, ny, dst, nx, ny, s->type == GEO_F32 ? GDT_Float32 : GDT_Byte,
                      size, (GSpacing)size * g->nx) != CE_None)
         return trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", s->path, geo_gdal_msg(NULL));
-    if (s->type == GEO_F32)
-        for (int y = y0; y < y0 + ny; y++) {
-            float *row = r->f32 + (size_t)y * g->nx;
-            for (int x = x0; x < x0 + nx; x++)
-                if (!isfinite(row[x]))
-                    row[x] = (float)r->nodata;
-        }
+    finite_or_nodata(r, x0, y0, nx, ny);
     return TRV_OK;
+}
+
+/* The whole band where its type is r's, block by block straight from the
+ * driver (GDALReadBlock, past GDAL's block cache, whose allocations cost
+ * about as much as the decoding): the values one GDALRasterIO gives. */
+static trv_status read_blocks(trv_ctx *ctx, geo_raster_src *s, geo_raster *r)
+{
+    const geo_grid *g = &s->grid;
+    int bx = 0, by = 0;
+    size_t size = s->type == GEO_F32 ? 4 : 1;
+    GDALGetBlockSize(s->band, &bx, &by);
+    unsigned char *blk = bx > 0 && by > 0 ? malloc((size_t)bx * (size_t)by * size) : NULL;
+    if (!blk)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    unsigned char *dst = s->type == GEO_F32 ? (unsigned char *)r->f32 : r->u8;
+    trv_status st = TRV_OK;
+    CPLErrorReset();
+    for (int j = 0; j < (g->ny + by - 1) / by && !st; j++)
+        for (int i = 0; i < (g->nx + bx - 1) / bx && !st; i++) {
+            if (GDALReadBlock(s->band, i, j, blk) != CE_None) {
+                st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", s->path, geo_gdal_msg(NULL));
+                break;
+            }
+            int w = g->nx - i * bx < bx ? g->nx - i * bx : bx, h = g->ny - j * by < by ? g->ny - j * by : by;
+            for (int y = 0; y < h; y++)
+                memcpy(dst + ((size_t)(j * by + y) * g->nx + (size_t)i * bx) * size, blk + (size_t)y * bx * size,
+                       (size_t)w * size);
+        }
+    free(blk);
+    if (!st)
+        finite_or_nodata(r, 0, 0, g->nx, g->ny);
+    return st;
 }
 
 trv_status geo_raster_read(trv_ctx *ctx, const char *path, geo_type type, geo_raster **out)
@@ -437,8 +476,10 @@ trv_status geo_raster_read(trv_ctx *ctx, const char *path, geo_type type, geo_ra
     trv_status st = geo_raster_open(ctx, path, type, &s);
     if (st)
         return st;
+    GDALDataType native = GDALGetRasterDataType(s->band);
+    int same = (type == GEO_F32 && native == GDT_Float32) || (type == GEO_U8 && native == GDT_Byte);
     if (!(st = geo_raster_src_alloc(ctx, s, &r)) &&
-        (st = geo_raster_read_window(ctx, s, r, 0, 0, s->grid.nx, s->grid.ny))) {
+        (st = same ? read_blocks(ctx, s, r) : geo_raster_read_window(ctx, s, r, 0, 0, s->grid.nx, s->grid.ny))) {
         geo_raster_free(r);
         r = NULL;
     }

@@ -49,7 +49,7 @@ struct geo_vec {
     int nlayers, cap;
     int in_txn;
     int gpx_last;           /* rank of the last GPX element written, -1 none */
-    int holds_date;
+    int holds_opts;
     trv_status failed;      /* first write error, reported again by close */
     char *failmsg;
     double *buf;            /* transformed x then y, 2 * bufcap doubles */

@@ -1,6 +1,8 @@
 /* The run directory's layer table and the loader every stage reads through. */
 #include "run.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -142,24 +144,76 @@ static trv_status check_which(trv_ctx *ctx, const run_id *which, int n)
     return TRV_OK;
 }
 
+/* The readers' shared state: the next index of which[] to read, each
+ * layer's own context (its message), whether a read failed. */
+typedef struct load_job {
+    const run_id *which;
+    int n;
+    run_stack *out;
+    trv_ctx **lctx;             /* lctx[k]: the context layer which[k] is read with */
+    trv_status st[RUN_NLAYERS]; /* st[k]: its read's status */
+    atomic_int next, failed;
+} load_job;
+
+/* Read layers which[k], k taken in increasing order, until none is left or
+ * one failed (the ones after it are not needed: run_load reports the first
+ * failing one, and every k before it was already taken). */
+static void *load_worker(void *arg)
+{
+    load_job *J = arg;
+    int k;
+    while (!atomic_load(&J->failed) && (k = atomic_fetch_add(&J->next, 1)) < J->n) {
+        const run_layer *l = &LAYERS[J->which[k]];
+        geo_raster **r = &J->out->layer[l->id];
+        if ((J->st[k] = geo_raster_read(J->lctx[k], J->out->path[l->id], l->type, r)) == TRV_OK &&
+            geo_raster_count_valid(*r) == 0)
+            J->st[k] = trv_error(J->lctx[k], TRV_ERR_DATA, "'%s' holds only nodata", J->out->path[l->id]);
+        if (J->st[k])
+            atomic_store(&J->failed, 1);
+    }
+    return NULL;
+}
+
+/* The paths and contexts of the n layers, then their reads on one thread
+ * per core (one GDAL dataset each; the calling thread is one of them). */
+static trv_status load_all(trv_ctx *ctx, const char *dir, load_job *J)
+{
+    for (int k = 0; k < J->n; k++) {
+        const run_layer *l = &LAYERS[J->which[k]];
+        if (!(J->out->path[l->id] = trv_path_join(dir, l->file)) || !(J->lctx[k] = trv_ctx_new()))
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        J->st[k] = TRV_ERR_INTERNAL; /* not read (a failure before it) */
+    }
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int nthreads = ncpu < 1 ? 1 : ncpu < J->n ? (int)ncpu : J->n;
+    pthread_t th[RUN_NLAYERS];
+    int started[RUN_NLAYERS] = {0};
+    for (int i = 1; i < nthreads; i++)
+        started[i] = pthread_create(&th[i], NULL, load_worker, J) == 0;
+    load_worker(J);
+    for (int i = 1; i < nthreads; i++)
+        if (started[i])
+            pthread_join(th[i], NULL);
+    return TRV_OK;
+}
+
 trv_status run_load(trv_ctx *ctx, const char *dir, const run_id *which, int n, const run_load_opts *opts,
                     run_stack *out)
 {
     memset(out, 0, sizeof *out);
     const geo_grid *ref = opts ? opts->grid : NULL;
     const char *ref_name = opts ? opts->grid_name : NULL;
+    trv_ctx *lctx[RUN_NLAYERS] = {0};
+    load_job J = {.which = which, .n = n, .out = out, .lctx = lctx};
     trv_status st = check_which(ctx, which, n);
+    if (!st)
+        st = load_all(ctx, dir, &J);
+    /* the checks in which[]'s order: the first failing layer is named */
     for (int k = 0; k < n && !st; k++) {
         const run_layer *l = &LAYERS[which[k]];
-        char *p = out->path[l->id] = trv_path_join(dir, l->file);
-        if (!p) {
-            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-            break;
-        }
-        if ((st = geo_raster_read(ctx, p, l->type, &out->layer[l->id])))
-            break;
-        if (geo_raster_count_valid(out->layer[l->id]) == 0) {
-            st = trv_error(ctx, TRV_ERR_DATA, "'%s' holds only nodata", p);
+        const char *p = out->path[l->id];
+        if (J.st[k]) {
+            st = trv_error(ctx, J.st[k], "%s", trv_errmsg(lctx[k]));
             break;
         }
         if (!ref) {
@@ -171,6 +225,8 @@ trv_status run_load(trv_ctx *ctx, const char *dir, const run_id *which, int n, c
         if (opts && opts->progress)
             st = trv_progress(ctx, (k + 1.0) / n, opts->progress);
     }
+    for (int k = 0; k < n && k < RUN_NLAYERS; k++)
+        trv_ctx_free(lctx[k]);
     if (st)
         run_stack_clear(out);
     else

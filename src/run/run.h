@@ -159,7 +159,8 @@ typedef struct run_load_opts {
                              * ((k + 1) / n); NULL: none */
 } run_load_opts;
 
-/* Read the n layers which[0..n-1] of dir, in that order, each with its
+/* Read the n layers which[0..n-1] of dir (on one thread per core, one
+ * GDAL dataset each; every check and message in which[]'s order), each with its
  * table type (geo_raster_read: "cannot open 'DIR/soil.tif': ..." names a
  * missing file; non-finite cells are nodata), refuse a layer without a
  * cell of data (TRV_ERR_DATA "'DIR/slope.tif' holds only nodata", the rule
