@@ -144,6 +144,19 @@ static trv_status check_which(trv_ctx *ctx, const run_id *which, int n)
     return TRV_OK;
 }
 
+/* One grid for the run: the first layer's (or the caller's) is the
+ * reference, every later one is compared with it (geo_grid_compare's
+ * message names both files). */
+static trv_status same_grid(trv_ctx *ctx, const geo_grid **ref, const char **ref_name, const geo_grid *g,
+                            const char *path)
+{
+    if (*ref)
+        return geo_grid_compare(ctx, *ref, *ref_name, g, path);
+    *ref = g;
+    *ref_name = path;
+    return TRV_OK;
+}
+
 /* The readers' shared state: the next index of which[] to read, each
  * layer's own context (its message), whether a read failed. */
 typedef struct load_job {
@@ -216,12 +229,8 @@ trv_status run_load(trv_ctx *ctx, const char *dir, const run_id *which, int n, c
             st = trv_error(ctx, J.st[k], "%s", trv_errmsg(lctx[k]));
             break;
         }
-        if (!ref) {
-            ref = &out->layer[l->id]->grid;
-            ref_name = p;
-        } else if ((st = geo_grid_compare(ctx, ref, ref_name, &out->layer[l->id]->grid, p))) {
+        if ((st = same_grid(ctx, &ref, &ref_name, &out->layer[l->id]->grid, p)))
             break;
-        }
         if (opts && opts->progress)
             st = trv_progress(ctx, (k + 1.0) / n, opts->progress);
     }
@@ -259,13 +268,8 @@ trv_status run_open(trv_ctx *ctx, const char *dir, const run_id *which, int n, c
         }
         if ((st = geo_raster_open(ctx, p, l->type, &out->src[l->id])))
             break;
-        const geo_grid *g = geo_raster_src_grid(out->src[l->id]);
-        if (!ref) {
-            ref = g;
-            ref_name = p;
-        } else if ((st = geo_grid_compare(ctx, ref, ref_name, g, p))) {
+        if ((st = same_grid(ctx, &ref, &ref_name, geo_raster_src_grid(out->src[l->id]), p)))
             break;
-        }
     }
     if (st)
         run_srcs_clear(out);
