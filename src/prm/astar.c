@@ -151,20 +151,10 @@ static int *components_of(const prm_roadmap *r)
         return NULL;
     for (int i = 0; i < r->nnodes; i++)
         root[i] = i;
-    for (int e = 0; e < r->nedges; e++) {
-        int a = r->edges[e].a, b = r->edges[e].b;
-        while (root[a] != a)
-            a = root[a] = root[root[a]];
-        while (root[b] != b)
-            b = root[b] = root[root[b]];
-        root[a] = b;
-    }
-    for (int i = 0; i < r->nnodes; i++) {
-        int a = i;
-        while (root[a] != a)
-            a = root[a];
-        root[i] = a;
-    }
+    for (int e = 0; e < r->nedges; e++)
+        root[prm_uf_find(root, r->edges[e].a)] = prm_uf_find(root, r->edges[e].b);
+    for (int i = 0; i < r->nnodes; i++)
+        root[i] = prm_uf_find(root, i);
     return root;
 }
 

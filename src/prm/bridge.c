@@ -91,13 +91,6 @@ typedef struct grow {
     size_t *ecap, ncap;
 } grow;
 
-static int find(int *parent, int i)
-{
-    while (parent[i] != i)
-        i = parent[i] = parent[parent[i]];
-    return i;
-}
-
 static trv_status add_node(trv_ctx *ctx, grow *G, double x, double y)
 {
     prm_roadmap *r = G->r;
@@ -124,28 +117,30 @@ static trv_status add_node(trv_ctx *ctx, grow *G, double x, double y)
     return TRV_OK;
 }
 
-/* The edge a-b, measured from the lower index to the higher, added (and
- * its ends' components joined) unless blocked: *added says which. */
-static trv_status add_edge(trv_ctx *ctx, grow *G, int a, int b, int *added)
+trv_status prm_edge_add(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int *parent, size_t *ecap, int a, int b,
+                        int *added)
 {
-    prm_roadmap *r = G->r;
     prm_edge ed = {a < b ? a : b, a < b ? b : a, {0}};
-    prm_piece_measure(G->t, r->x[ed.a], r->y[ed.a], r->x[ed.b], r->y[ed.b], &ed.p);
+    prm_piece_measure(t, r->x[ed.a], r->y[ed.a], r->x[ed.b], r->y[ed.b], &ed.p);
     *added = !ed.p.blocked;
     if (!*added)
         return TRV_OK;
-    if ((size_t)r->nedges == *G->ecap) {
-        size_t cap = 2 * *G->ecap + 16;
+    if ((size_t)r->nedges == *ecap) {
+        size_t cap = 2 * *ecap + 16;
         prm_edge *e = realloc(r->edges, cap * sizeof *e);
         if (!e)
             return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         r->edges = e;
-        *G->ecap = cap;
+        *ecap = cap;
     }
     r->edges[r->nedges++] = ed;
-    int *parent = *G->parent;
-    parent[find(parent, ed.a)] = find(parent, ed.b);
+    parent[prm_uf_find(parent, ed.a)] = prm_uf_find(parent, ed.b);
     return TRV_OK;
+}
+
+static trv_status add_edge(trv_ctx *ctx, grow *G, int a, int b, int *added)
+{
+    return prm_edge_add(ctx, G->t, G->r, *G->parent, G->ecap, a, b, added);
 }
 
 /* ---- the flood ---- */
@@ -171,7 +166,7 @@ static trv_status seed(trv_ctx *ctx, grow *G, flood *F, int i)
         return TRV_OK;
     }
     int added;
-    if (find(*G->parent, F->owner[c]) == find(*G->parent, i))
+    if (prm_uf_find(*G->parent, F->owner[c]) == prm_uf_find(*G->parent, i))
         return TRV_OK;
     return add_edge(ctx, G, F->owner[c], i, &added);
 }
@@ -264,8 +259,8 @@ static trv_status collect(trv_ctx *ctx, const grow *G, const flood *F, int *reg,
                 int oa = F->owner[c], ob = nb[k] >= 0 ? F->owner[nb[k]] : -1;
                 if (ob < 0 || oa == ob)
                     continue;
-                reg[find(reg, oa)] = find(reg, ob);
-                if (find(parent, oa) != find(parent, ob) &&
+                reg[prm_uf_find(reg, oa)] = prm_uf_find(reg, ob);
+                if (prm_uf_find(parent, oa) != prm_uf_find(parent, ob) &&
                     cand_push(C, c, nb[k], F->dist[c] + F->dist[nb[k]] + 1))
                     return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
             }
@@ -348,7 +343,7 @@ static trv_status kruskal(trv_ctx *ctx, grow *G, const flood *F, const cands *C,
         order[start[C->w[i]]++] = i;
     for (long q = 0; q < C->n && !st; q++) {
         long i = order[q];
-        int ra = find(*G->parent, F->owner[C->a[i]]), rb = find(*G->parent, F->owner[C->b[i]]), made;
+        int ra = prm_uf_find(*G->parent, F->owner[C->a[i]]), rb = prm_uf_find(*G->parent, F->owner[C->b[i]]), made;
         if (ra != rb && !(st = build_bridge(ctx, G, F, C->a[i], C->b[i], stats, &made)) && !made)
             stats->bridge_failed++;
     }
@@ -395,7 +390,7 @@ trv_status prm_bridge_raster(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r,
         goto done;
     for (int i = 0; i < r->nnodes; i++) { /* the owners of a region's cells share one root */
         long c = prm_cell_at(t, r->x[i], r->y[i]);
-        if (c >= 0 && F.owner[c] == i && find(reg, i) == i)
+        if (c >= 0 && F.owner[c] == i && prm_uf_find(reg, i) == i)
             stats->regions++;
     }
     stats->regions_with_nodes = stats->regions - stats->region_nodes;

@@ -19,6 +19,15 @@ static inline void prm_need(const prm_terrain *t, long i, int have)
         prm_lazy_fill(t, i, have);
 }
 
+/* Union-find over the roadmap's nodes (the build's components, the
+ * bridges, the route's early answer): the root of i, halving the path. */
+static inline int prm_uf_find(int *parent, int i)
+{
+    while (parent[i] != i)
+        i = parent[i] = parent[parent[i]];
+    return i;
+}
+
 /* Add to p what a GO cell i crossed over len metres heading (ux, uy) (a
  * unit vector, east and north) contributes: the class lengths, the slope
  * integral and maximum, cost and elevation, and with times the time both
@@ -121,6 +130,11 @@ int prm_piece_free(const prm_terrain *t, double x0, double y0, double x1, double
  * consecutive piece is blocked. */
 enum { PRM_SIMPLIFY_AHEAD = 64 };
 int prm_polyline_simplify(const prm_terrain *t, const double *x, const double *y, int n, int *keep);
+/* The edge a-b (measured from the lower index to the higher) appended to
+ * r->edges unless blocked, r->edges grown past *ecap (its room) when
+ * full, and a's and b's components joined in parent: *added says which. */
+trv_status prm_edge_add(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int *parent, size_t *ecap, int a, int b,
+                        int *added);
 /* The raster bridging pass (bridge.c's head comment): every GO region
  * gets a node, every region's components are joined by bridges (nodes and
  * edges appended; the edges' order is the caller's to restore). parent:

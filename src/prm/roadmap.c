@@ -96,13 +96,6 @@ static void measure_all(const prm_terrain *t, const prm_roadmap *r, prm_edge *e,
             measure_range(&jobs[i]); /* a thread that could not start: its share here */
 }
 
-static int find(int *parent, int i)
-{
-    while (parent[i] != i)
-        i = parent[i] = parent[parent[i]];
-    return i;
-}
-
 static int cmp_edge(const void *a, const void *b)
 {
     const prm_edge *p = a, *q = b;
@@ -214,7 +207,7 @@ static trv_status connect_nodes(trv_ctx *ctx, const prm_terrain *t, const trv_bu
         if (cand[e].p.blocked)
             continue;
         r->edges[r->nedges++] = cand[e];
-        parent[find(parent, cand[e].a)] = find(parent, cand[e].b);
+        parent[prm_uf_find(parent, cand[e].a)] = prm_uf_find(parent, cand[e].b);
     }
     st = trv_progress(ctx, 0.8, "roadmap");
 done:
@@ -228,7 +221,7 @@ done:
  * node, try its 4k nearest again, keeping only edges that join two
  * components (a classic PRM connection pass; cheap, since few pass). */
 static trv_status bridge(trv_ctx *ctx, const prm_terrain *t, const trv_bucket *ix, prm_roadmap *r, int *parent,
-                         size_t ecap)
+                         size_t *ecap)
 {
     int cap = 4 * (r->k > 0 ? r->k : 16);
     long *nb = malloc((size_t)cap * sizeof *nb);
@@ -243,23 +236,11 @@ static trv_status bridge(trv_ctx *ctx, const prm_terrain *t, const trv_bucket *i
         int n = near_nodes(ix, r->x[i], r->y[i], cap, 0, i, cap, nb, d2);
         for (int q = 0; q < n; q++) {
             int j = (int)nb[q];
-            if (find(parent, i) == find(parent, j))
+            if (prm_uf_find(parent, i) == prm_uf_find(parent, j))
                 continue;
-            prm_edge ed = {i < j ? i : j, i < j ? j : i, {0}};
-            prm_piece_measure(t, r->x[ed.a], r->y[ed.a], r->x[ed.b], r->y[ed.b], &ed.p);
-            if (ed.p.blocked)
-                continue;
-            if ((size_t)r->nedges == ecap) {
-                ecap = 2 * ecap + 16;
-                prm_edge *grown = realloc(r->edges, ecap * sizeof *grown);
-                if (!grown) {
-                    st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-                    break;
-                }
-                r->edges = grown;
-            }
-            r->edges[r->nedges++] = ed;
-            parent[find(parent, ed.a)] = find(parent, ed.b);
+            int added;
+            if ((st = prm_edge_add(ctx, t, r, parent, ecap, i, j, &added)))
+                break;
         }
     }
     free(nb);
@@ -271,7 +252,7 @@ static trv_status bridge(trv_ctx *ctx, const prm_terrain *t, const trv_bucket *i
 static void components(const prm_roadmap *r, int *parent, int *size, prm_build_stats *stats)
 {
     for (int i = 0; i < r->nnodes; i++)
-        size[find(parent, i)]++;
+        size[prm_uf_find(parent, i)]++;
     for (int i = 0; i < r->nnodes; i++)
         if (size[i]) {
             stats->components++;
@@ -342,10 +323,10 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
     }
     for (int i = 0; i < r->nnodes; i++)
         parent[i] = i;
-    if ((st = connect_nodes(ctx, t, ix, r, parent, &ecap)) || (st = bridge(ctx, t, ix, r, parent, ecap)))
+    if ((st = connect_nodes(ctx, t, ix, r, parent, &ecap)) || (st = bridge(ctx, t, ix, r, parent, &ecap)))
         goto done;
     for (int i = 0; i < r->nnodes; i++)
-        stats->components_straight += find(parent, i) == i;
+        stats->components_straight += prm_uf_find(parent, i) == i;
     trv_bucket_free(ix); /* it points into r->x, which the raster pass grows */
     ix = NULL;
     if (!o->straight_only && (st = prm_bridge_raster(ctx, t, r, &parent, &ecap, (size_t)r->nnodes, stats)))
