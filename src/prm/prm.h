@@ -291,7 +291,8 @@ trv_status prm_roadmap_read(trv_ctx *ctx, const char *path, prm_roadmap **out);
 
 /* The roadmap cache (roadmap_cache.c), the GeoPackage's path with ".bin"
  * for its extension (roadmap.gpkg -> roadmap.bin; malloc'ed): the roadmap
- * exactly as prm_roadmap_read gives it (with its adjacency), the
+ * exactly as prm_roadmap_read gives it (with its adjacency, which
+ * prm_roadmap_build and prm_roadmap_read make alike), the
  * GeoPackage's identity (its size and a hash of its first and last 64 KiB),
  * and the terrain it was built from: the identity of each file a route
  * reads (the six layers, soil, land use, the speed model's copies) and

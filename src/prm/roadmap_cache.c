@@ -152,32 +152,7 @@ static void as_read(const prm_edge *e, prm_edge *o)
     o->p.elev_int = p->elev_int / d * p->d;
 }
 
-/* The CSR adjacency of prm_roadmap_read (edges of node i in edge order). */
-static int adjacency(const prm_roadmap *r, int **start, int **adj)
-{
-    int *s = *start = calloc((size_t)r->nnodes + 1, sizeof *s);
-    int *a = *adj = malloc((2 * (size_t)r->nedges + 1) * sizeof *a);
-    int *fill = malloc(((size_t)r->nnodes + 1) * sizeof *fill);
-    if (!s || !a || !fill) {
-        free(fill);
-        return -1;
-    }
-    for (int e = 0; e < r->nedges; e++) {
-        s[r->edges[e].a + 1]++;
-        s[r->edges[e].b + 1]++;
-    }
-    for (int i = 0; i < r->nnodes; i++)
-        s[i + 1] += s[i];
-    memcpy(fill, s, ((size_t)r->nnodes + 1) * sizeof *fill);
-    for (int e = 0; e < r->nedges; e++) {
-        a[fill[r->edges[e].a]++] = e;
-        a[fill[r->edges[e].b]++] = e;
-    }
-    free(fill);
-    return 0;
-}
-
-static void put_roadmap(sink *o, const prm_roadmap *r, const int *start, const int *adj)
+static void put_roadmap(sink *o, const prm_roadmap *r)
 {
     /* as prm_roadmap_read: no seed, k or radius (the GeoPackage keeps them as metadata only) */
     int32_t counts[3] = {r->nnodes, r->nedges, 0};
@@ -196,8 +171,8 @@ static void put_roadmap(sink *o, const prm_roadmap *r, const int *start, const i
         as_read(&r->edges[e], &ed);
         put(o, &ed, sizeof ed);
     }
-    put(o, start, ((size_t)r->nnodes + 1) * sizeof *start);
-    put(o, adj, 2 * (size_t)r->nedges * sizeof *adj);
+    put(o, r->adj_start, ((size_t)r->nnodes + 1) * sizeof *r->adj_start);
+    put(o, r->adj, 2 * (size_t)r->nedges * sizeof *r->adj);
 }
 
 trv_status prm_roadmap_cache_write(trv_ctx *ctx, const prm_roadmap *r, const prm_terrain *t, const char *dir,
@@ -205,13 +180,11 @@ trv_status prm_roadmap_cache_write(trv_ctx *ctx, const prm_roadmap *r, const prm
 {
     ident files[NFILES], g = identify(gpkg);
     prm_terrain_facts f;
-    int *start = NULL, *adj = NULL;
     trv_status st = terrain_idents(ctx, dir, files);
     if (st || (st = prm_terrain_facts_of(ctx, t, &f)))
         return st;
-    if (g.size == UINT64_MAX || adjacency(r, &start, &adj)) {
-        st = g.size == UINT64_MAX ? trv_error(ctx, TRV_ERR_IO, "cannot read '%s' back", gpkg)
-                                  : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (g.size == UINT64_MAX) {
+        st = trv_error(ctx, TRV_ERR_IO, "cannot read '%s' back", gpkg);
         goto done;
     }
     sink o = {0};
@@ -229,7 +202,7 @@ trv_status prm_roadmap_cache_write(trv_ctx *ctx, const prm_roadmap *r, const prm
         put(&o, f.pace, (size_t)f.npairs * (PRM_PACE_NODES + 1) * sizeof *f.pace);
         put(&o, f.ok, (size_t)f.npairs * PRM_PACE_NODES);
     }
-    put_roadmap(&o, r, start, adj);
+    put_roadmap(&o, r);
     FILE *fp = o.bad ? NULL : fopen(path, "wb");
     if (o.bad) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
@@ -242,8 +215,6 @@ trv_status prm_roadmap_cache_write(trv_ctx *ctx, const prm_roadmap *r, const prm
     }
     free(o.p);
 done:
-    free(start);
-    free(adj);
     prm_terrain_facts_clear(&f);
     return st;
 }
