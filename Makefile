@@ -45,7 +45,7 @@ PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -D_DEFAULT_SOURCE -pthread -Isrc $(PKG_CFLAGS)
 LDLIBS = $(PKG_LIBS) -lm -pthread
 
-MODULES := core geo run terrain kriging terramech fuzzy prm sim render qgis report
+MODULES := core geo run terrain kriging terramech fuzzy prm sim render qgis report export
 LIB_SRC := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 HEADERS := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.h))
