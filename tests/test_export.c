@@ -1,0 +1,208 @@
+/* The nav2 export (src/export/export.h): the pixel rule against its table,
+ * a 3 x 3 map computed by hand (pixels, counts, the PGM and YAML bytes, the
+ * frame), the frame's refusals (geographic, feet, non-square cells, no CRS),
+ * the waypoints' yaws on a hand-made track, and the route's choice and
+ * errors from a GeoPackage written here. */
+#include "test_common.h"
+
+#include <math.h>
+
+#include "export/export.h"
+
+static void test_pixel(void **state)
+{
+    (void)state;
+    /* cost, cost is nodata, gonogo -> pixel */
+    static const struct {
+        double c;
+        int nd, g, want;
+    } T[] = {
+        {0, 0, 0, 0},       {1, 0, 0, 99},       {0.5, 0, 0, 50},   {0.25, 0, 0, 25}, {0.004, 0, 0, 0},
+        {0.006, 0, 0, 1},   {0.995, 0, 0, 99},   {-9999, 1, 0, 255}, {NAN, 0, 0, 255}, {0.2, 0, 1, 100},
+        {1, 0, 4, 100},     {-9999, 1, 3, 100},  {1, 0, 5, 255},    {0.1, 0, 6, -1},  {1.01, 0, 0, -1},
+        {-0.01, 0, 0, -1},  {0.3, 0, -1, -1},
+    };
+    for (size_t k = 0; k < sizeof T / sizeof T[0]; k++)
+        if (exp_nav2_pixel(T[k].c, T[k].nd, T[k].g) != T[k].want)
+            fail_msg("pixel(%g, %d, %d) = %d, want %d", T[k].c, T[k].nd, T[k].g,
+                     exp_nav2_pixel(T[k].c, T[k].nd, T[k].g), T[k].want);
+}
+
+/* A 3 x 3 grid of 10 m cells, north-west corner (1000, 2000), in UTM 16N. */
+static void grid3(geo_grid *g, double dy)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    *g = (geo_grid){.nx = 3, .ny = 3, .gt = {1000, 10, 0, 2000, 0, -dy}};
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32616", &g->wkt), TRV_OK);
+    trv_ctx_free(ctx);
+}
+
+/* cost and gonogo: north row first; the pixels by hand from export.h's
+ * table: round(99 c) = 0, 24.75 -> 25, 49.5 -> 50 / 74.25 -> 74, 99,
+ * nodata -> 255 / NOGO -> 100, no data -> 255, 89.1 -> 89 */
+static const float COST[9] = {0, 0.25f, 0.5f, 0.75f, 1, -9999, 0.1f, 0.3f, 0.9f};
+static const unsigned char GONOGO[9] = {0, 0, 0, 0, 0, 0, 1, 5, 0};
+static const unsigned char WANT[9] = {0, 25, 50, 74, 99, 255, 100, 255, 89};
+
+static void make3(trv_ctx *ctx, geo_raster **cost, geo_raster **gonogo)
+{
+    geo_grid g;
+    grid3(&g, 10);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, cost), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, gonogo), TRV_OK);
+    geo_grid_clear(&g);
+    (*cost)->has_nodata = 1;
+    (*cost)->nodata = -9999;
+    memcpy((*cost)->f32, COST, sizeof COST);
+    memcpy((*gonogo)->u8, GONOGO, sizeof GONOGO);
+}
+
+static void test_pixels_3x3(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    geo_raster *cost, *gonogo;
+    make3(ctx, &cost, &gonogo);
+    unsigned char *pix = NULL;
+    exp_nav2_counts n;
+    assert_int_equal(exp_nav2_pixels(ctx, cost, "c.tif", gonogo, "g.tif", &pix, &n), TRV_OK);
+    assert_memory_equal(pix, WANT, 9);
+    assert_int_equal(n.graded, 6);
+    assert_int_equal(n.occupied, 1);
+    assert_int_equal(n.unknown, 2);
+    free(pix);
+    /* a cost out of range, then a gonogo code out of range, named */
+    cost->f32[7] = 1.5f;
+    gonogo->u8[7] = 0;
+    assert_int_equal(exp_nav2_pixels(ctx, cost, "c.tif", gonogo, "g.tif", &pix, &n), TRV_ERR_DATA);
+    assert_contains(trv_errmsg(ctx), "'c.tif': cell (column 1, row 2) holds 1.5, outside the cost's range 0..1");
+    cost->f32[7] = 0.5f;
+    gonogo->u8[2] = 7;
+    assert_int_equal(exp_nav2_pixels(ctx, cost, "c.tif", gonogo, "g.tif", &pix, &n), TRV_ERR_DATA);
+    assert_contains(trv_errmsg(ctx), "'g.tif': cell (column 2, row 0) holds 7, not a GO/NOGO code");
+    geo_raster_free(cost);
+    geo_raster_free(gonogo);
+    trv_ctx_free(ctx);
+}
+
+static void test_frame(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    geo_grid g;
+    exp_nav2_frame f;
+    grid3(&g, 10);
+    assert_int_equal(exp_nav2_frame_of(ctx, &g, "c.tif", &f), TRV_OK);
+    assert_int_equal(f.nx, 3);
+    assert_int_equal(f.ny, 3);
+    assert_true(f.resolution == 10 && f.origin[0] == 1000 && f.origin[1] == 1970);
+    assert_true(f.extent[0] == 1000 && f.extent[1] == 1970 && f.extent[2] == 1030 && f.extent[3] == 2000);
+    assert_string_equal(f.crs, "EPSG:32616");
+    geo_grid_clear(&g);
+    grid3(&g, 20);
+    assert_int_equal(exp_nav2_frame_of(ctx, &g, "c.tif", &f), TRV_ERR_GRID);
+    assert_contains(trv_errmsg(ctx), "'c.tif' has cells of 10 x 20 m: a nav2 map needs square cells");
+    static const char *const bad[] = {"EPSG:4326", "EPSG:2264", NULL};
+    for (int k = 0; k < 3; k++) {
+        free(g.wkt);
+        g.wkt = NULL;
+        g.gt[5] = -10;
+        if (bad[k])
+            assert_int_equal(geo_crs_wkt(ctx, bad[k], &g.wkt), TRV_OK);
+        assert_int_equal(exp_nav2_frame_of(ctx, &g, "c.tif", &f), TRV_ERR_CRS);
+        assert_contains(trv_errmsg(ctx), bad[k] ? "not a projected CRS in metres" : "'c.tif' has no CRS");
+    }
+    geo_grid_clear(&g);
+    trv_ctx_free(ctx);
+}
+
+static void test_yaw(void **state)
+{
+    (void)state;
+    /* a track with a repeated vertex inside and at the end */
+    exp_pose p[6] = {{0, 0, 9}, {1, 1, 9}, {1, 1, 9}, {1, 2, 9}, {0, 2, 9}, {0, 2, 9}};
+    const double pi = 3.14159265358979323846, want[6] = {pi / 4, pi / 2, pi / 2, pi, pi, pi};
+    exp_poses_yaw(p, 6);
+    for (int k = 0; k < 6; k++)
+        assert_true(fabs(p[k].yaw - want[k]) < 1e-15);
+    exp_pose q[2] = {{5, 5, 9}, {5, 5, 9}};
+    exp_poses_yaw(q, 2);
+    assert_true(q[0].yaw == 0 && q[1].yaw == 0);
+    exp_pose r[2] = {{5, 5, 9}, {5, 4, 9}};
+    exp_poses_yaw(r, 2);
+    assert_true(fabs(r[0].yaw + pi / 2) < 1e-15 && fabs(r[1].yaw + pi / 2) < 1e-15);
+}
+
+/* A GeoPackage in UTM 16N with the lines named names[k] (x, y per line). */
+static char *routes_gpkg(const char *name, const char *const *names, int n, const double (*xy)[6])
+{
+    trv_ctx *ctx = trv_ctx_new();
+    char *path = NULL, *wkt = NULL;
+    assert_true(asprintf(&path, "%s/%s", tmpdir, name) > 0);
+    geo_vec *v;
+    int layer;
+    const geo_field f[] = {{"route", GEO_FIELD_STRING}};
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32616", &wkt), TRV_OK);
+    assert_int_equal(geo_vec_create(ctx, path, wkt, &v), TRV_OK);
+    assert_int_equal(geo_vec_add_layer(ctx, v, "routes", GEO_LINE, f, 1, &layer), TRV_OK);
+    for (int k = 0; k < n; k++) {
+        double x[3] = {xy[k][0], xy[k][2], xy[k][4]}, y[3] = {xy[k][1], xy[k][3], xy[k][5]};
+        geo_value val = {.s = names[k]};
+        assert_int_equal(geo_vec_add(ctx, v, layer, x, y, NULL, 3, &val), TRV_OK);
+    }
+    assert_int_equal(geo_vec_close(ctx, v), TRV_OK);
+    free(wkt);
+    trv_ctx_free(ctx);
+    return path;
+}
+
+static void test_route(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    geo_grid g;
+    exp_nav2_frame f;
+    grid3(&g, 10);
+    assert_int_equal(exp_nav2_frame_of(ctx, &g, "c.tif", &f), TRV_OK);
+    static const char *const names[] = {"mdr", "mmcr", "far"};
+    static const double xy[3][6] = {
+        {1000, 1970, 1015, 1985, 1030, 2000}, {1005, 1975, 1005, 1995, 1025, 1995}, {1005, 1975, 1031, 1990, 1010, 1990}};
+    char *path = routes_gpkg("r.gpkg", names, 3, xy);
+    exp_route r;
+    /* the default: mmcr, not the first */
+    assert_int_equal(exp_route_read(ctx, path, NULL, g.wkt, &f, &r), TRV_OK);
+    assert_string_equal(r.name, "mmcr");
+    assert_int_equal(r.n, 3);
+    assert_true(r.p[0].x == 1005 && r.p[0].y == 1975 && r.p[2].x == 1025 && r.p[2].y == 1995);
+    assert_true(fabs(r.p[0].yaw - M_PI / 2) < 1e-15 && r.p[1].yaw == 0 && r.p[2].yaw == 0);
+    exp_route_clear(&r);
+    /* by name; on the map's edge is in */
+    assert_int_equal(exp_route_read(ctx, path, "mdr", g.wkt, &f, &r), TRV_OK);
+    assert_true(r.n == 3 && r.p[2].x == 1030 && fabs(r.p[0].yaw - M_PI / 4) < 1e-15);
+    exp_route_clear(&r);
+    assert_int_equal(exp_route_read(ctx, path, "far", g.wkt, &f, &r), TRV_ERR_DATA);
+    assert_contains(trv_errmsg(ctx), "route 'far' of '");
+    assert_contains(trv_errmsg(ctx), "vertex 2 (1031.000, 1990.000 in EPSG:32616) is outside the map "
+                                     "(x 1000.000..1030.000, y 1970.000..2000.000)");
+    assert_int_equal(exp_route_read(ctx, path, "msr", g.wkt, &f, &r), TRV_ERR_DATA);
+    assert_contains(trv_errmsg(ctx), "has no route 'msr' (its routes: mdr, mmcr, far)");
+    assert_null(r.p);
+    /* without mmcr: the first */
+    char *path2 = routes_gpkg("r2.gpkg", names, 1, xy);
+    assert_int_equal(exp_route_read(ctx, path2, NULL, g.wkt, &f, &r), TRV_OK);
+    assert_string_equal(r.name, "mdr");
+    exp_route_clear(&r);
+    free(path);
+    free(path2);
+    geo_grid_clear(&g);
+    trv_ctx_free(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pixel),  cmocka_unit_test(test_pixels_3x3), cmocka_unit_test(test_frame),
+        cmocka_unit_test(test_yaw),    cmocka_unit_test(test_route),
+    };
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
+}
