@@ -17,8 +17,8 @@ static void test_pixel(void **state)
         double c;
         int nd, g, want;
     } T[] = {
-        {0, 0, 0, 0},       {1, 0, 0, 99},       {0.5, 0, 0, 50},   {0.25, 0, 0, 25}, {0.004, 0, 0, 0},
-        {0.006, 0, 0, 1},   {0.995, 0, 0, 99},   {-9999, 1, 0, 255}, {NAN, 0, 0, 255}, {0.2, 0, 1, 100},
+        {0, 0, 0, 0},       {1, 0, 0, 98},       {0.5, 0, 0, 49},   {0.25, 0, 0, 25}, {0.004, 0, 0, 0},
+        {0.006, 0, 0, 1},   {0.995, 0, 0, 98},   {-9999, 1, 0, 255}, {NAN, 0, 0, 255}, {0.2, 0, 1, 100},
         {1, 0, 4, 100},     {-9999, 1, 3, 100},  {1, 0, 5, 255},    {0.1, 0, 6, -1},  {1.01, 0, 0, -1},
         {-0.01, 0, 0, -1},  {0.3, 0, -1, -1},
     };
@@ -38,11 +38,11 @@ static void grid3(geo_grid *g, double dy)
 }
 
 /* cost and gonogo: north row first; the pixels by hand from export.h's
- * table: round(99 c) = 0, 24.75 -> 25, 49.5 -> 50 / 74.25 -> 74, 99,
- * nodata -> 255 / NOGO -> 100, no data -> 255, 89.1 -> 89 */
+ * table: round(98 c) = 0, 24.5 -> 25, 49 / 73.5 -> 74, 98, nodata -> 255 /
+ * NOGO -> 100, no data -> 255, 88.2 -> 88 */
 static const float COST[9] = {0, 0.25f, 0.5f, 0.75f, 1, -9999, 0.1f, 0.3f, 0.9f};
 static const unsigned char GONOGO[9] = {0, 0, 0, 0, 0, 0, 1, 5, 0};
-static const unsigned char WANT[9] = {0, 25, 50, 74, 99, 255, 100, 255, 89};
+static const unsigned char WANT[9] = {0, 25, 49, 74, 98, 255, 100, 255, 88};
 
 static void make3(trv_ctx *ctx, geo_raster **cost, geo_raster **gonogo)
 {

@@ -53,7 +53,7 @@ int main(int argc, char **argv)
         .usage = "--nav2 DIR --terrain DIR [--route ROUTE.geojson [--route-name NAME]] [-q]",
         .summary = "Export a run for a robot's navigation stack. --nav2: the ROS 2 nav2 map_server map of the\n"
                    "mobility cost: map.pgm (8-bit PGM, one pixel per cell, north row first) and map.yaml in\n"
-                   "mode raw (pixel = occupancy: round(99 cost) where GO, 100 where NOGO, 255 unknown where the\n"
+                   "mode raw (pixel = occupancy: round(98 cost) where GO, 100 where NOGO, 255 unknown where the\n"
                    "terrain has no data), origin the map's lower-left corner, in the terrain's metric CRS, which\n"
                    "map.prj holds; with --route the route's vertices as poses (x, y, yaw) in the same frame\n"
                    "(waypoints.yaml), and DIR/export.json, the summary. All files or none.",

@@ -15,10 +15,11 @@
  *   g == 5 (no data)            255         unknown
  *   g in 1..4 (NOGO)            100         occupied (lethal in the costmap)
  *   g == 0, c nodata            255         unknown
- *   g == 0, c in [0, 1]         round(99 c) 0..99: graded, never lethal
+ *   g == 0, c in [0, 1]         round(98 c) 0..98: graded, never lethal
  *
- * (round: half away from zero; a GO cell of cost 1 is 99, the highest
- * non-lethal occupancy). A finite cost outside [0, 1] or a gonogo code
+ * (round: half away from zero). A GO cell of cost 1 is 98: nav2's static
+ * layer reads 100 and above as lethal and 99 (its default
+ * inscribed_obstacle_cost_value) as inscribed, both collisions. A finite cost outside [0, 1] or a gonogo code
  * above 5 is TRV_ERR_DATA naming the file, cell and value.
  *
  * The frame: the grid's CRS, which must be projected with a metre unit
@@ -44,7 +45,7 @@
 #include "geo/geo.h"
 
 /* The pixel values. */
-enum { EXP_NAV2_OCCUPIED = 100, EXP_NAV2_UNKNOWN = 255, EXP_NAV2_GRADED_MAX = 99 };
+enum { EXP_NAV2_OCCUPIED = 100, EXP_NAV2_UNKNOWN = 255, EXP_NAV2_GRADED_MAX = 98 };
 
 /* The pixel of one cell (the table above): 0..100 or 255; -1 when cost or
  * gonogo is out of range. Pure. */

@@ -131,7 +131,7 @@ static trv_status write_yaml(trv_ctx *ctx, trv_outset *set, const char *dir, con
     trv_status st = stage(ctx, set, dir, 1, &f, &final);
     if (!st) {
         fprintf(f, "# traverse mobility cost for nav2's map_server (docs/nav2.md): mode raw, each pixel the\n"
-                   "# occupancy: 0..99 the cost (round(99 cost)), 100 NOGO, 255 unknown (no data)\n"
+                   "# occupancy: 0..98 the cost (round(98 cost)), 100 NOGO, 255 unknown (no data)\n"
                    "# frame: %s (map.prj), x east and y north in metres; origin: the lower-left corner\n"
                    "image: %s\nmode: raw\nresolution: %.17g\norigin: [%.17g, %.17g, 0]\nnegate: 0\n"
                    "occupied_thresh: 0.65\nfree_thresh: 0.25\n",
