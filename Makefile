@@ -188,13 +188,14 @@ OUT ?= out/$(AREA)
 
 demo: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory $(OUT)/report.md $(OUT)/project.qgs
+	@$(MAKE) --no-print-directory $(OUT)/report.md $(OUT)/project.qgs $(OUT)/nav2/map.yaml
 	@echo "demo: layers in $(OUT)/: dem.tif dem_std.tif slope.tif soil.tif landuse.tif speed.tif gonogo.tif limit.tif"
 	@echo "      cost.tif class.tif roadmap.gpkg route.geojson route.gpx route.csv points.csv sim*/ png/"
 	@echo "      summaries: krige.json terrain.json speed.json cost.json roadmap.json route.json sim*/metrics.json"
 	@echo "      (their keys: docs/summaries.md)"
 	@echo "      QGIS project: $(OUT)/project.qgs"
 	@echo "      the mission report: $(OUT)/report.md and $(OUT)/report.html"
+	@echo "      the map for ROS 2 nav2: $(OUT)/nav2/map.yaml, map.pgm, map.prj, waypoints.yaml (docs/nav2.md)"
 
 # the DEM refined by ordinary kriging onto a $(RES) m grid in metres
 $(OUT)/dem_kriged.tif $(OUT)/dem_std.tif $(OUT)/variogram.csv $(OUT)/krige.json &: $(DEM) $(BINDIR)/trv-krige
@@ -295,6 +296,11 @@ $(OUT)/project.qgs: $(OUT)/route.geojson $(OUT)/class.tif $(SIM_RUNS) $(DEMO_PNG
 $(OUT)/report.md $(OUT)/report.html &: $(OUT)/route_stats.csv $(OUT)/class.tif $(OUT)/gonogo.tif $(OUT)/krige.json \
     $(OUT)/speed.json $(OUT)/cost.json $(OUT)/roadmap.json $(OUT)/route.json $(SIM_RUNS) $(DEMO_PNGS) $(BINDIR)/trv-report
 	$(BINDIR)/trv-report -q $(OUT) -o $(OUT)/report.md --html $(OUT)/report.html
+
+# the map for ROS 2 nav2 (map_server's PGM + YAML) and the MMCR route's waypoints in its frame
+$(OUT)/nav2/map.yaml $(OUT)/nav2/map.pgm $(OUT)/nav2/waypoints.yaml &: $(OUT)/cost.tif $(OUT)/gonogo.tif $(OUT)/route.geojson \
+    $(BINDIR)/trv-export
+	$(BINDIR)/trv-export -q --nav2 $(OUT)/nav2 --terrain $(OUT) --route $(OUT)/route.geojson
 
 # a real QGIS (Debian python3-qgis, headless) opens the demo's project and draws it
 QGIS_PKGS := python3-qgis

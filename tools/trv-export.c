@@ -23,8 +23,8 @@ static void summary(trv_json *js, const exp_nav2_opts *o, const exp_nav2_info *i
     trv_json_int(js, "width", in->frame.nx);
     trv_json_int(js, "height", in->frame.ny);
     trv_json_num(js, "resolution_m", "%.10g", in->frame.resolution);
-    trv_json_num(js, "origin_x", "%.17g", in->frame.origin[0]);
-    trv_json_num(js, "origin_y", "%.17g", in->frame.origin[1]);
+    trv_json_num(js, "origin_x", "%.10g", in->frame.origin[0]);
+    trv_json_num(js, "origin_y", "%.10g", in->frame.origin[1]);
     trv_json_int(js, "graded_cells", in->counts.graded);
     trv_json_int(js, "occupied_cells", in->counts.occupied);
     trv_json_int(js, "unknown_cells", in->counts.unknown);
