@@ -44,7 +44,7 @@ for f in "$here"/docs/src/trv-*.md; do
 done
 
 # the examples, in the order the pages build the run directory
-order="trv-krige trv-terrain trv-speed trv-cost trv-roadmap trv-route trv-sim trv-render trv-project trv-report"
+order="trv-krige trv-terrain trv-speed trv-cost trv-roadmap trv-route trv-sim trv-render trv-project trv-report trv-export"
 tools=$(cd "$BIN" && ls trv-* | sort | tr '\n' ' ')
 [ "$(echo $order | tr ' ' '\n' | sort | tr '\n' ' ')" = "$tools" ] && ok ||
     bad "the examples' order ($order) does not name every tool in $BIN ($tools)"
@@ -66,7 +66,7 @@ for t in $order; do
 done
 # the run directory the examples built is a whole run
 for f in dem_kriged.tif dem.tif slope.tif soil.tif landuse.tif speed.tif gonogo.tif cost.tif class.tif roadmap.gpkg \
-    route.geojson route_stats.csv sim/metrics.json png/routes.png project.qgs report.md report.html; do
+    route.geojson route_stats.csv sim/metrics.json png/routes.png project.qgs report.md report.html nav2/map.pgm nav2_mdr/waypoints.yaml; do
     [ -s "$ex/jacksboro/$f" ] && ok || bad "the examples left no jacksboro/$f"
 done
 
