@@ -105,6 +105,11 @@ trv_status prm_alt_roadmap(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap
                            prm_strategy s, const prm_weights *w, const prm_alt_opts *o, prm_path paths[PRM_ALT_MAX],
                            prm_alt_set *a)
 {
+    prm_weights wdef;
+    if (!w) { /* NULL: the default weights, as prm_route */
+        prm_weights_default(&wdef);
+        w = &wdef;
+    }
     memset(a, 0, sizeof *a);
     memset(paths, 0, PRM_ALT_MAX * sizeof *paths);
     prm_link *ls = NULL, *lg = NULL;
