@@ -1,4 +1,4 @@
-/* Alternative routes by the via-node method (prm.h, docs/method.md §4.12):
+/* Alternative routes by the via-node method (prm.h, docs/method.md §4.11):
  * Abraham, Delling, Goldberg & Werneck, "Alternative routes in road
  * networks" (SEA 2010; ACM JEA 18, 2013), on a directed graph. */
 #include "prm.h"

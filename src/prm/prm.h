@@ -443,7 +443,7 @@ trv_status prm_outputs_write(trv_ctx *ctx, trv_outset *set, const prm_terrain *t
 void prm_stats_header(FILE *f, int no_timing, int ranked);
 void prm_stats_row(FILE *f, const prm_result *r, int no_timing);
 
-/* ---- alternative routes (alternatives.c, alternatives_roadmap.c; docs/method.md §4.12) ----
+/* ---- alternative routes (alternatives.c, alternatives_roadmap.c; docs/method.md §4.11) ----
  *
  * The via-node method of Abraham, Delling, Goldberg and Werneck
  * ("Alternative routes in road networks", SEA 2010; ACM JEA 18, 2013) on a
