@@ -54,7 +54,8 @@ static void assert_nodes(const prm_alt_route *r, const int *want, int n)
 
 /* s=0, a=1, b=2, c=3, t=4: best s-a-t (objective 2, 400 m), s-b-t (2.2,
  * 220 m, nothing shared), s-a-c-t (2.3, 200 m, s-a's 100 m shared with
- * the best: 0.5 of it; the best has 100 of its 400 m on it: 0.25). */
+ * the best: 0.5 of it; the best has 100 of its 400 m on it: 0.25); a spur
+ * a-5 whose via route s-a-5-a-t (2.1) goes through a twice. */
 static void test_alt_hand_overlap(void **state)
 {
     (void)state;
@@ -66,8 +67,9 @@ static void test_alt_hand_overlap(void **state)
     m = both(A, m, 2, 4, 1.1, 120);
     m = both(A, m, 1, 3, 0.65, 50);
     m = both(A, m, 3, 4, 0.65, 50);
+    m = both(A, m, 1, 5, 0.05, 10);
     prm_digraph g;
-    graph_of(&g, 5, A, m);
+    graph_of(&g, 6, A, m);
     trv_ctx *ctx = trv_ctx_new();
     prm_alt_opts o;
     prm_alt_opts_init(&o);
@@ -88,8 +90,9 @@ static void test_alt_hand_overlap(void **state)
     assert_float_equal(a.r[2].overlap, 0.5, 1e-12);
     assert_float_equal(prm_alt_share(&g, &a.r[0], &a.r[2]), 0.25, 1e-12);
     assert_float_equal(prm_alt_share(&g, &a.r[2], &a.r[1]), 0, 1e-12);
-    /* candidates a (the best itself), b and c within 1.25 x 2 */
-    assert_int_equal(a.candidates, 3);
+    /* candidates a (the best itself), 5 (a loop), b and c within 1.25 x 2 */
+    assert_int_equal(a.candidates, 4);
+    assert_int_equal(a.not_simple, 1);
     assert_int_equal(a.shared, 1);
     prm_alt_set_clear(&a);
     /* 0.5 shared is over 0.4: two routes, the note says why */
@@ -102,8 +105,8 @@ static void test_alt_hand_overlap(void **state)
     assert_non_null(strstr(note, "2 of the 3 routes asked for"));
     assert_non_null(strstr(note, "2 one sharing more than --max-overlap 0.4"));
     prm_alt_set_clear(&a);
-    /* the stretch bound: 2.2 is over 1.05 x 2; only the best */
-    o.max_overlap = 0.5, o.max_stretch = 1.05;
+    /* the stretch bound: 2.1 is over 1.02 x 2; only the best */
+    o.max_overlap = 0.5, o.max_stretch = 1.02;
     assert_int_equal(prm_alternatives(ctx, &g, 0, 4, &o, &a), TRV_OK);
     assert_int_equal(a.n, 1);
     assert_int_equal(a.candidates, 1);
@@ -381,6 +384,53 @@ static void test_alt_exhaustive(void **state)
 
 /* ---- on a roadmap ---- */
 
+/* The time of the A*'s arc u -> v of the roadmap's graph (S, G: the
+ * ends, linked straight): an edge's time_fwd_s from a to b, time_rev_s
+ * back; an end's link measured. */
+static double arc_time(const prm_terrain *t, const prm_roadmap *rm, const double xy[4], int u, int v)
+{
+    int S = rm->nnodes, G = rm->nnodes + 1;
+    double ux = u == S ? xy[0] : rm->x[u], uy = u == S ? xy[1] : rm->y[u];
+    double vx = v == G ? xy[2] : rm->x[v], vy = v == G ? xy[3] : rm->y[v];
+    if (u < S && v < S)
+        for (int e = 0; e < rm->nedges; e++) {
+            const prm_edge *ed = &rm->edges[e];
+            if ((ed->a == u && ed->b == v) || (ed->a == v && ed->b == u))
+                return ed->a == u ? ed->p.time_s : ed->p.time_rev_s;
+        }
+    prm_piece p;
+    prm_piece_measure(t, ux, uy, vx, vy, &p);
+    return p.time_s;
+}
+
+/* Direction-aware times by hand (each edge's time back 0.6 x its time
+ * forth): every route's objective is the sum of the times the way each
+ * of its edges is travelled. */
+static void alt_asymmetric(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *rm, const double xy[4])
+{
+    for (int e = 0; e < rm->nedges; e++)
+        rm->edges[e].p.time_rev_s = 0.6 * rm->edges[e].p.time_s;
+    prm_alt_opts o;
+    prm_alt_opts_init(&o);
+    o.k = 3, o.max_stretch = 2, o.max_overlap = 0.8, o.alpha = 0.1;
+    prm_path paths[PRM_ALT_MAX];
+    prm_alt_set a;
+    assert_int_equal(prm_alt_roadmap(ctx, t, rm, xy, PRM_TIME, NULL, &o, paths, &a), TRV_OK);
+    int back = 0;
+    for (int k = 0; k < a.n; k++) {
+        double sum = 0;
+        for (int i = 0; i + 1 < a.r[k].n; i++) {
+            sum += arc_time(t, rm, xy, a.r[k].node[i], a.r[k].node[i + 1]);
+            back += a.r[k].node[i] > a.r[k].node[i + 1] && a.r[k].node[i] < rm->nnodes;
+        }
+        assert_float_equal(sum, a.r[k].objective, 1e-9 * sum);
+        prm_path_clear(&paths[k]);
+    }
+    print_message("asymmetric: %d routes, %d edges travelled back\n", a.n, back);
+    assert_true(a.n > 1 && back > 0); /* some edge travelled from b to a */
+    prm_alt_set_clear(&a);
+}
+
 /* A 12 x 12 terrain of 100 m cells, speeds and classes varying, a NOGO
  * wall with two gaps between start and goal; its roadmap with k = the
  * node count (prm_route's graph then closed under its shortcuts: its
@@ -446,6 +496,7 @@ static void test_alt_roadmap(void **state)
         prm_alt_set_clear(&a);
     }
     assert_true(alts >= 3); /* the two gaps: an alternative each time */
+    alt_asymmetric(ctx, &t, rm, xy);
     prm_roadmap_free(rm);
     prm_terrain_clear(&t);
     trv_ctx_free(ctx);
