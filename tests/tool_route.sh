@@ -570,7 +570,7 @@ if [ "$n" -lt 3 ]; then grep -qF "$n of the 3 routes asked for" "$tmp/k3/err" &&
 # ranks 1..n in order, names time, time-2, ..., the best's share 1, the others' at most 0.9 (stats and route.json agree)
 awk -F, -v n="$n" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
     { r = NR - 1; want = (r == 1) ? "time" : ("time-" r)
-      if ($1 != want || $c["rank"] != r || (r == 1 && $c["overlap_best"] != 1) || $c["overlap_best"] > 0.9 + 1e-9) bad = 1 }
+      if ($1 != want || $c["rank"] != r || (r == 1 && $c["overlap_best"] != 1) || (r > 1 && $c["overlap_best"] > 0.9 + 1e-9)) bad = 1 }
     END { exit bad || NR - 1 != n }' "$tmp/k3/s.csv" && ok || bad "stats ranks/overlaps: $(cat "$tmp/k3/s.csv")"
 python3 - "$tmp/k3/route.json" "$tmp/k3/s.csv" <<'PY' && ok || bad "route.json against the stats"
 import csv, json, sys
