@@ -307,7 +307,7 @@ static int choose(work *w, prm_alt_set *out, int n)
     measure(w, n, &R->objective, &R->length_m);
     route_keys(R->node, n, w->keys[out->n]);
     out->n++;
-    R->overlap = prm_alt_share(w->g, R, &out->r[0]);
+    R->overlap = R->length_m > 0 ? shared_len(w->g, R->node, n, w->keys[0], out->r[0].n - 1) / R->length_m : 0;
     return 0;
 }
 

@@ -16,10 +16,11 @@ static void alt_table(doc *d, struct json_object *o, const char *rel)
     rpt_h(d, 3, "Alternative routes");
     rpt_p(d, "From `%s`: %lld of the %lld routes asked for by the via-node method (docs/method.md §4.11): each "
              "within %g × the best's objective, at most %.0f %% of its length on the roadmap edges of any other, "
-             "no detour under %.0f %% of the best's objective (the T-test).",
+             "every piece of it up to %.0f %% of the best's objective a shortest path (the T-test: no needless "
+             "detour).",
           rel, jint(alt, "found"), jint(alt, "asked"), jnum(alt, "max_stretch"), 100 * jnum(alt, "max_overlap"),
           100 * jnum(alt, "alpha"));
-    block *t = rpt_table(d, "lrrrrrr", "rank", "route", "time (h)", "time (min)", "distance (km)", "objective",
+    block *t = rpt_table(d, "rlrrrrr", "rank", "route", "time (h)", "time (min)", "distance (km)", "objective",
                          "shared with the best");
     for (size_t k = 0; k < json_object_array_length(routes); k++) {
         struct json_object *x = json_object_array_get_idx(routes, k);
