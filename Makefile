@@ -230,6 +230,18 @@ $(OUT)/route.geojson $(OUT)/route.gpx $(OUT)/route.csv $(OUT)/route_stats.csv $(
 	$(BINDIR)/trv-route --roadmap $(OUT)/roadmap.gpkg --terrain $(OUT) --from $(FROM) --to $(TO) --compare --grid --no-timing \
 	    -o $(OUT)/route.geojson --gpx $(OUT)/route.gpx --csv $(OUT)/route.csv --stats $(OUT)/route_stats.csv
 
+# the MMCR route and three alternatives (docs/method.md §4.11) in their own
+# directory (route.json beside them); the demo's valleys leave no route that
+# shares less with the best, nor one free of every detour of a quarter of it
+ALT := $(OUT)/alternatives
+ALT_FILES := $(ALT)/route_alternatives.geojson $(ALT)/route_alternatives.gpx $(ALT)/route_alternatives.csv \
+    $(ALT)/route_alternatives_stats.csv $(ALT)/route.json
+$(ALT_FILES) &: $(OUT)/roadmap.gpkg $(BINDIR)/trv-route
+	@mkdir -p $(ALT)
+	$(BINDIR)/trv-route --roadmap $(OUT)/roadmap.gpkg --terrain $(OUT) --from $(FROM) --to $(TO) --no-timing \
+	    --alternatives 4 --max-overlap 0.85 --local-opt 0.03 -o $(ALT)/route_alternatives.geojson \
+	    --gpx $(ALT)/route_alternatives.gpx --csv $(ALT)/route_alternatives.csv --stats $(ALT)/route_alternatives_stats.csv
+
 # the simulator drives the MMCR route (data/scenarios/demo.ini), and again
 # with obstacles that appear on it (BLOCKED: placed along the route, so on
 # any area; empty skips it)
@@ -264,6 +276,12 @@ $(PNG)/route_mmcr.png: $(OUT)/cost.tif $(OUT)/dem.tif $(OUT)/route.geojson $(OUT
 	$(BINDIR)/trv-render -q $(OUT)/cost.tif --hillshade $(OUT)/dem.tif --overlay $(OUT)/route.geojson \
 	    --overlay $(OUT)/route.gpx --route mmcr --legend --title "Recommended route: MMCR over mobility cost" -o $@
 
+# the alternatives over the cost (the report's, under Strategies compared)
+$(PNG)/route_alternatives.png: $(OUT)/cost.tif $(OUT)/dem.tif $(ALT_FILES) $(BINDIR)/trv-render
+	@mkdir -p $(PNG)
+	$(BINDIR)/trv-render -q $(OUT)/cost.tif --hillshade $(OUT)/dem.tif --overlay $(ALT)/route_alternatives.geojson \
+	    --legend --title "The MMCR route and its alternatives over mobility cost" -o $@
+
 # the simulated trajectories against the plan (and the obstacles of the blocked run)
 DEMO_PNGS += $(PNG)/sim.png
 SIM_SHOWN := $(if $(BLOCKED),sim_blocked,sim)
@@ -294,7 +312,8 @@ $(OUT)/project.qgs: $(OUT)/route.geojson $(OUT)/class.tif $(SIM_RUNS) $(DEMO_PNG
 
 # the report reads the stages' summaries (<stage>.json, docs/summaries.md)
 $(OUT)/report.md $(OUT)/report.html &: $(OUT)/route_stats.csv $(OUT)/class.tif $(OUT)/gonogo.tif $(OUT)/krige.json \
-    $(OUT)/speed.json $(OUT)/cost.json $(OUT)/roadmap.json $(OUT)/route.json $(SIM_RUNS) $(DEMO_PNGS) $(BINDIR)/trv-report
+    $(OUT)/speed.json $(OUT)/cost.json $(OUT)/roadmap.json $(OUT)/route.json $(SIM_RUNS) $(DEMO_PNGS) \
+    $(ALT_FILES) $(PNG)/route_alternatives.png $(BINDIR)/trv-report
 	$(BINDIR)/trv-report -q $(OUT) -o $(OUT)/report.md --html $(OUT)/report.html
 
 # the map for ROS 2 nav2 (map_server's PGM + YAML) and the MMCR route's waypoints in its frame

@@ -338,6 +338,13 @@ def check_algorithms(data, inp, work):
         "SRS": "EPSG:32616", "STRATEGY": 2, "NO_TIMING": True, "NO_SMOOTH": True, "OUTPUT": w("route_msr.geojson")},
         ["--roadmap", w("roadmap.gpkg"), "--terrain", W, "--from", "741464.1,4059871.4", "--to", "739605.2,4054564.9",
          "--srs", "EPSG:32616", "--strategy", "msr", "--no-timing", "--no-smooth", "-o", w("route_msr.geojson")], W)
+    same("route alternatives", "traverse:route", {
+        "ROADMAP": w("roadmap.gpkg"), "TERRAIN": W, "FROM": FROM, "TO": TO, "STRATEGY": 3, "NO_TIMING": True,
+        "ALTERNATIVES": 3, "MAX_STRETCH": 1.5, "MAX_OVERLAP": 0.9, "LOCAL_OPT": 0.05,
+        "OUTPUT": w("route_alt.geojson"), "STATS": w("route_alt_stats.csv")},
+        ["--roadmap", w("roadmap.gpkg"), "--terrain", W, "--from", FROM, "--to", TO, "--strategy", "time",
+         "--no-timing", "--alternatives", "3", "--max-stretch", "1.5", "--max-overlap", "0.9", "--local-opt", "0.05",
+         "-o", w("route_alt.geojson"), "--stats", w("route_alt_stats.csv")], W)
     same("sim", "traverse:sim", {
         "TERRAIN": W, "SCENARIO": d("scenarios/demo.ini"), "OUTPUT": w("sim"), "ROUTE": w("route.csv"), "SEED": 2,
         "SOILS": d("classes/soils.csv"), "LANDUSE_CLASSES": d("classes/landuse.csv"),

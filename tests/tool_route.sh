@@ -539,6 +539,52 @@ expect 2 "--from expects X,Y" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --ter
 expect 2 "--weights expects four numbers" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --weights 1,2 -o "$tmp/x.geojson"
 mkdir -p "$tmp/empty"
 expect 1 "cannot open" -- "$BIN/trv-roadmap" --terrain "$tmp/empty" -o "$tmp/x.gpkg"
+# alternatives (docs/method.md 4.11): bad values and combinations are usage errors
+R="$BIN/trv-route --roadmap $tmp/rm.gpkg --terrain $T --from $FROM --to $TO -o $tmp/x.geojson"
+expect 2 "--alternatives must be 1..8" -- $R --alternatives 0
+expect 2 "--alternatives must be 1..8" -- $R --alternatives 9
+expect 2 "--max-stretch must be a number >= 1" -- $R --alternatives 2 --max-stretch 0.9
+expect 2 "--max-overlap must be in [0, 1]" -- $R --alternatives 2 --max-overlap 1.5
+expect 2 "--local-opt must be in [0, 1]" -- $R --alternatives 2 --local-opt -1
+expect 2 "not with --compare or --grid" -- $R --alternatives 3 --compare
+expect 2 "not with --compare or --grid" -- $R --alternatives 3 --grid
+# K = 1 is the route alone, byte for byte (route.json: but for the command line)
+mkdir -p "$tmp/k0" "$tmp/k1" "$tmp/k3"
+for k in 0 1; do
+    "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --no-timing -q \
+        $([ $k = 1 ] && echo --alternatives 1) -o "$tmp/k$k/r.geojson" --gpx "$tmp/k$k/r.gpx" --csv "$tmp/k$k/r.csv" \
+        --stats "$tmp/k$k/s.csv" || bad "--alternatives 1 run"
+    grep -v '"args"' "$tmp/k$k/route.json" >"$tmp/k$k/summary"
+done
+same=1
+for f in r.geojson r.gpx r.csv s.csv r.qml summary; do cmp -s "$tmp/k0/$f" "$tmp/k1/$f" || same=0; done
+[ $same = 1 ] && ok || bad "--alternatives 1 differs from the route alone"
+# K = 3: every output carries the routes with their rank and share of the best
+"$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --no-timing -q --strategy time \
+    --alternatives 3 --max-stretch 1.5 --max-overlap 0.9 --local-opt 0.05 -o "$tmp/k3/r.geojson" --gpx "$tmp/k3/r.gpx" \
+    --csv "$tmp/k3/r.csv" --stats "$tmp/k3/s.csv" 2>"$tmp/k3/err" || bad "--alternatives 3: $(cat "$tmp/k3/err")"
+n=$(tail -n +2 "$tmp/k3/s.csv" | wc -l)
+found=$(python3 -c "import json,sys; a=json.load(open(sys.argv[1]))['alternatives']; print(a['found'], a['asked'])" "$tmp/k3/route.json")
+[ "$found" = "$n 3" ] && [ "$n" -ge 2 ] && ok || bad "--alternatives 3: $n stats rows, route.json found/asked $found"
+if [ "$n" -lt 3 ]; then grep -qF "$n of the 3 routes asked for" "$tmp/k3/err" && ok || bad "no note: $(cat "$tmp/k3/err")"; fi
+# ranks 1..n in order, names time, time-2, ..., the best's share 1, the others' at most 0.9 (stats and route.json agree)
+awk -F, -v n="$n" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { r = NR - 1; want = (r == 1) ? "time" : ("time-" r)
+      if ($1 != want || $c["rank"] != r || (r == 1 && $c["overlap_best"] != 1) || (r > 1 && $c["overlap_best"] > 0.9 + 1e-9)) bad = 1 }
+    END { exit bad || NR - 1 != n }' "$tmp/k3/s.csv" && ok || bad "stats ranks/overlaps: $(cat "$tmp/k3/s.csv")"
+python3 - "$tmp/k3/route.json" "$tmp/k3/s.csv" <<'PY' && ok || bad "route.json against the stats"
+import csv, json, sys
+js = json.load(open(sys.argv[1]))["routes"]
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(js) == len(rows)
+for j, r in zip(js, rows):
+    assert j["route"] == r["route"] and j["rank"] == int(r["rank"])
+    assert abs(j["overlap_best"] - float(r["overlap_best"])) <= 5e-5
+PY
+ogrinfo -ro -al -q "$tmp/k3/r.geojson" | grep -c "rank (Integer) = " | grep -qx "$n" &&
+    ogrinfo -ro -al -q "$tmp/k3/r.geojson" | grep -q "overlap_best (Real) = 1$" && ok || bad "GeoJSON rank/overlap_best"
+[ "$(ogrinfo -ro -q "$tmp/k3/r.gpx" tracks -al | grep -c '^ *name (String) = time')" = "$n" ] && ok || bad "GPX: not $n named tracks"
+[ "$(tail -n +2 "$tmp/k3/r.csv" | cut -d, -f1 | sort -u | wc -l)" = "$n" ] && ok || bad "CSV: not $n routes"
 # a layer without a cell of data (issue 15): refused, not an empty roadmap
 cp -R "$T" "$tmp/nd" && gdal_translate -q -scale 0 90 -9999 -9999 "$T/slope.tif" "$tmp/nd/slope.tif"
 expect 1 "'$tmp/nd/slope.tif' holds only nodata" -- "$BIN/trv-roadmap" --terrain "$tmp/nd" -o "$tmp/x.gpkg"

@@ -39,10 +39,25 @@ static int parse_weights(const char *s, prm_weights *w)
     return 0;
 }
 
+/* route.json's "alternatives": what was asked and found. */
+static void alternatives_summary(trv_json *js, const prm_mission *m, const prm_alt_opts *alt)
+{
+    trv_json_obj(js, "alternatives");
+    trv_json_int(js, "asked", alt->k);
+    trv_json_int(js, "found", m->n);
+    trv_json_num(js, "max_stretch", "%.10g", alt->max_stretch);
+    trv_json_num(js, "max_overlap", "%.10g", alt->max_overlap);
+    trv_json_num(js, "alpha", "%.10g", alt->alpha);
+    trv_json_str(js, "method", "via-node (Abraham, Delling, Goldberg & Werneck 2013)");
+    trv_json_str(js, "note", m->alt_note);
+    trv_json_end(js);
+}
+
 /* route.json (docs/summaries.md): the mission and, per route, the figures
  * of route_stats.csv at full precision and the smoothing's deviation; the
  * wall-clock times only without --no-timing. */
-static void summary(trv_json *js, const prm_mission *m, const char *const in[4], const trv_meta *meta, int timing)
+static void summary(trv_json *js, const prm_mission *m, const char *const in[4], const trv_meta *meta, int timing,
+                    const prm_alt_opts *alt)
 {
     static const char *const keys[4] = {"roadmap", "terrain", "from", "to"};
     trv_json_meta(js, meta);
@@ -69,6 +84,10 @@ static void summary(trv_json *js, const prm_mission *m, const char *const in[4],
         trv_json_int(js, "nogo_samples", s->nogo_samples);
         trv_json_num(js, "objective", "%.10g", R->path.objective);
         trv_json_num(js, "max_deviation_m", "%.10g", R->max_dev_m);
+        if (R->rank > 0) {
+            trv_json_int(js, "rank", R->rank);
+            trv_json_num(js, "overlap_best", "%.10g", R->overlap);
+        }
         if (timing) {
             trv_json_num(js, "plan_s", "%.3f", s->plan_s);
             trv_json_num(js, "smooth_s", "%.3f", isnan(R->max_dev_m) ? NAN : m->smooth_s[k]);
@@ -76,6 +95,8 @@ static void summary(trv_json *js, const prm_mission *m, const char *const in[4],
         trv_json_end(js);
     }
     trv_json_end(js);
+    if (m->routes[0].rank > 0)
+        alternatives_summary(js, m, alt);
 }
 
 /* The mission's route files, the GeoJSON's QGIS style and route.json beside
@@ -95,7 +116,7 @@ static trv_status run_all(trv_ctx *ctx, const prm_mission_opts *o, prm_mission *
         st = (tmp = trv_outset_add(out.set, qml)) ? qgis_qml_route_write(ctx, tmp, "route")
                                                   : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st)
-        summary(out.js, m, in, meta, !o->out.no_timing);
+        summary(out.js, m, in, meta, !o->out.no_timing, &o->alt);
     free(qml);
     return tool_out_close(ctx, &out, st);
 }
@@ -111,6 +132,9 @@ static void print_mission(const prm_mission *m)
                s->distance_m, s->elev_mean_m, s->slope_mean_deg, s->slope_max_deg, s->speed_mean_kmh, s->cost_mean,
                s->time_h, s->nogo_samples, s->plan_s);
     }
+    for (int k = 0; k < m->n && m->routes[0].rank > 0; k++)
+        printf("%s: rank %d, objective %.6g, %.0f %% of its roadmap route on the best's\n", m->routes[k].name,
+               m->routes[k].rank, m->routes[k].path.objective, 100 * m->routes[k].overlap);
     for (int k = 0; k < m->n; k++)
         if (!isnan(m->routes[k].max_dev_m))
             printf("%s: smoothed in %.3f s, at most %.1f m from the unsmoothed route\n", m->routes[k].name,
@@ -135,6 +159,10 @@ int main(int argc, char **argv)
         {"grid", 0, TRV_ARG_FLAG, &o.grid, NULL, "also solve the same objective(s) on the raster, 16-connected (the optimum)"},
         {"compare", 0, TRV_ARG_FLAG, &o.compare, NULL, "plan mdr, msr, mmcr and time and print them as one table"},
         {"no-smooth", 0, TRV_ARG_FLAG, &o.no_smooth, NULL, "keep the node polyline (no B-spline)"},
+        {"alternatives", 0, TRV_ARG_INT, &o.alt.k, "K", "up to K routes of the strategy, the best and its alternatives (1..8, default 1; not with --compare or --grid)"},
+        {"max-stretch", 0, TRV_ARG_DOUBLE, &o.alt.max_stretch, "F", "alternatives: objective at most F x the best's (default 1.25)"},
+        {"max-overlap", 0, TRV_ARG_DOUBLE, &o.alt.max_overlap, "F", "alternatives: at most this share of each one's length on any other route (default 0.5)"},
+        {"local-opt", 0, TRV_ARG_DOUBLE, &o.alt.alpha, "F", "alternatives: every piece up to F x the best's objective is a shortest path (the T-test; default 0.25)"},
         {"corridor", 0, TRV_ARG_DOUBLE, &o.corridor, "M", "refine on the raster within M metres of the roadmap route (default: 3 cells; 0: off)"},
         {"output", 'o', TRV_ARG_STRING, &o.out.geojson, "ROUTE.geojson", "routes as GeoJSON LineStrings (EPSG:4326); route.json, the run's summary, beside it"},
         {"gpx", 0, TRV_ARG_STRING, &o.out.gpx, "ROUTE.gpx", "GPX 1.1: start/goal waypoints and a track per route"},
@@ -176,6 +204,8 @@ int main(int argc, char **argv)
     trv_status st = run_all(ctx, &o, &m, in, &meta);
     if (!st && m.cache_note[0])
         fprintf(stderr, "%s: note: %s\n", cli.tool, m.cache_note);
+    if (!st && m.alt_note[0])
+        fprintf(stderr, "%s: note: %s\n", cli.tool, m.alt_note);
     if (!st && !m.direction_aware)
         fprintf(stderr, "%s: note: %s\n", cli.tool, m.time_note);
     if (!st && !res.quiet)

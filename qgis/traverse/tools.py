@@ -190,6 +190,14 @@ ROUTE = Tool(
         Flag("--grid", "Also solve the objective(s) on the raster, 16-connected (the optimum)"),
         Flag("--compare", "Plan mdr, msr, mmcr and time"),
         Flag("--no-smooth", "Keep the node polyline (no B-spline)"),
+        Number("--alternatives", "Routes of the strategy: the best and its alternatives (not with --compare or "
+               "--grid)", 1, integer=True, minimum=1, maximum=8),
+        Number("--max-stretch", "Alternatives: objective at most this many times the best's", 1.25, minimum=1,
+               advanced=True),
+        Number("--max-overlap", "Alternatives: at most this share of each one's length on any other route", 0.5,
+               minimum=0, maximum=1, advanced=True),
+        Number("--local-opt", "Alternatives: every piece up to this share of the best's objective is a shortest "
+               "path (the T-test)", 0.25, minimum=0, maximum=1, advanced=True),
         Number("--corridor", "Refine on the raster within this many metres of the roadmap route "
                "[default: 3 cells; 0: off]", minimum=0, advanced=True),
         FileOut("-o", "Routes (GeoJSON)", "GeoJSON (*.geojson)", required=True),

@@ -40,12 +40,7 @@ static trv_status check_end(trv_ctx *ctx, const prm_terrain *t, const char *whic
  * the 4 k is, one leg along the raster (prm_raster_leg) to the nearest
  * node of the end's GO region, its vertices in lx, ly (from the end to
  * the node) and its pieces summed in p. */
-typedef struct link {
-    int node;
-    prm_piece p;
-    double *lx, *ly;        /* NULL for a straight link */
-    int ln;
-} link;
+typedef prm_link link; /* prm_priv.h */
 
 static void free_links(link *l, int n)
 {
@@ -661,3 +656,23 @@ void prm_path_stats(const prm_terrain *t, const prm_path *p, double step, prm_st
     /* lengths from the walk are in map units */
     out->time_h = a.time * mpu / 3600.0;
 }
+
+/* ---- the ends' links, for the alternatives' graph (prm_priv.h) ---- */
+
+trv_status prm_route_ends(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, const double xy[4], prm_link **ls,
+                          int *ns, prm_link **lg, int *ng)
+{
+    *ls = *lg = NULL;
+    *ns = *ng = 0;
+    int k = r->k > 0 ? r->k : 10;
+    trv_status st;
+    if ((st = check_end(ctx, t, "start", xy[0], xy[1])) || (st = check_end(ctx, t, "goal", xy[2], xy[3])) ||
+        (st = connect_end(ctx, t, r, "start", xy[0], xy[1], k, ls, ns)) ||
+        (st = connect_end(ctx, t, r, "goal", xy[2], xy[3], k, lg, ng))) {
+        free_links(*ls, *ns);
+        *ls = NULL, *ns = 0;
+    }
+    return st;
+}
+
+void prm_links_free(prm_link *l, int n) { free_links(l, n); }

@@ -14,6 +14,7 @@ void prm_mission_opts_init(prm_mission_opts *o)
     o->strategy = PRM_MMCR;
     prm_weights_default(&o->weights);
     o->corridor = -1;
+    prm_alt_opts_init(&o->alt);
 }
 
 trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o)
@@ -24,7 +25,11 @@ trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o)
             return trv_error(ctx, TRV_ERR_USAGE, "--weights expects four numbers >= 0: kb,kh,ks,kd");
     if (o->corridor < 0 && o->corridor != -1)
         return trv_error(ctx, TRV_ERR_USAGE, "--corridor must be >= 0");
-    return TRV_OK;
+    trv_status st = prm_alt_opts_check(ctx, &o->alt);
+    if (!st && o->alt.k > 1 && (o->compare || o->grid))
+        st = trv_error(ctx, TRV_ERR_USAGE,
+                       "--alternatives above 1 plans one strategy on the roadmap: not with --compare or --grid");
+    return st;
 }
 
 void prm_mission_clear(prm_mission *m)
@@ -54,17 +59,13 @@ static trv_status mission_ends(trv_ctx *ctx, const prm_mission_opts *o, const pr
     return st;
 }
 
-/* One strategy on the roadmap: search, corridor, smoothing, statistics. */
-static trv_status plan_roadmap(trv_ctx *ctx, const prm_mission_opts *o, const prm_terrain *t, const prm_roadmap *r,
-                               const double xy[4], prm_strategy s, prm_mission *m)
+/* The last roadmap route of m: corridor, smoothing, statistics (t0: when
+ * its planning began). */
+static trv_status finish_roadmap(trv_ctx *ctx, const prm_mission_opts *o, const prm_terrain *t, prm_strategy s,
+                                 prm_mission *m, double t0)
 {
-    prm_result *R = &m->routes[m->n];
-    snprintf(R->name, sizeof R->name, "%s", prm_strategy_name(s));
-    double t0 = trv_now_s();
-    trv_status st = prm_route(ctx, t, r, xy[0], xy[1], xy[2], xy[3], s, &o->weights, o->admissible, &R->path);
-    if (st)
-        return st;
-    m->n++; /* the path is the mission's to clear from here on */
+    prm_result *R = &m->routes[m->n - 1];
+    trv_status st;
     double band = o->corridor < 0 ? 3 * t->cell_m : o->corridor;
     if (band > 0 && (st = prm_refine(ctx, t, &R->path, s, &o->weights, band)))
         return st;
@@ -76,6 +77,47 @@ static trv_status plan_roadmap(trv_ctx *ctx, const prm_mission_opts *o, const pr
     prm_path_stats(t, &R->path, t->cell_m, &R->stats);
     R->stats.plan_s = t1 - t0;
     return TRV_OK;
+}
+
+/* One strategy on the roadmap: search, corridor, smoothing, statistics. */
+static trv_status plan_roadmap(trv_ctx *ctx, const prm_mission_opts *o, const prm_terrain *t, const prm_roadmap *r,
+                               const double xy[4], prm_strategy s, prm_mission *m)
+{
+    prm_result *R = &m->routes[m->n];
+    snprintf(R->name, sizeof R->name, "%s", prm_strategy_name(s));
+    double t0 = trv_now_s();
+    trv_status st = prm_route(ctx, t, r, xy[0], xy[1], xy[2], xy[3], s, &o->weights, o->admissible, &R->path);
+    if (st)
+        return st;
+    m->n++; /* the path is the mission's to clear from here on */
+    return finish_roadmap(ctx, o, t, s, m, t0);
+}
+
+/* The alternatives of the strategy's route (ranks 2.., prm_alt_roadmap),
+ * each finished as the route itself; m->alt_note when fewer were found. */
+static trv_status plan_alternatives(trv_ctx *ctx, const prm_mission_opts *o, const prm_terrain *t,
+                                    const prm_roadmap *r, const double xy[4], prm_mission *m)
+{
+    prm_path paths[PRM_ALT_MAX];
+    prm_alt_set a;
+    double t0 = trv_now_s();
+    trv_status st = prm_alt_roadmap(ctx, t, r, xy, o->strategy, &o->weights, &o->alt, paths, &a);
+    if (st)
+        return st;
+    double search_s = trv_now_s() - t0; /* each alternative's plan_s: this and its own corridor */
+    prm_alt_note(&a, &o->alt, m->alt_note, sizeof m->alt_note);
+    m->routes[0].rank = 1, m->routes[0].overlap = 1;
+    for (int k = 1; k < a.n; k++) {
+        prm_result *R = &m->routes[m->n++];
+        snprintf(R->name, sizeof R->name, "%s-%d", prm_strategy_name(o->strategy), k + 1);
+        R->path = paths[k], R->rank = k + 1, R->overlap = a.r[k].overlap;
+        paths[k] = (prm_path){0};
+        if (!st)
+            st = finish_roadmap(ctx, o, t, o->strategy, m, trv_now_s() - search_s);
+    }
+    prm_path_clear(&paths[0]); /* rank 1 is the A*'s route */
+    prm_alt_set_clear(&a);
+    return st;
 }
 
 /* One strategy on the raster, 16-connected: the optimum. */
@@ -159,6 +201,8 @@ static trv_status plan_all(trv_ctx *ctx, const prm_mission_opts *o, const prm_te
     }
     for (int k = 0; k < nplan && !st; k++)
         st = plan_roadmap(ctx, o, t, r, xy, plan[k], m);
+    if (o->alt.k > 1 && !st)
+        st = plan_alternatives(ctx, o, t, r, xy, m);
     if (o->grid && !st)
         st = prm_terrain_need_all(ctx, t); /* the raster searches read the arrays themselves */
     for (int k = 0; k < nplan && o->grid && !st; k++)

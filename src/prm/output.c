@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-void prm_stats_header(FILE *f, int no_timing)
+void prm_stats_header(FILE *f, int no_timing, int ranked)
 {
     fprintf(f, "route,distance_m,mean_elevation_m,mean_slope_deg,mean_speed_kmh,mean_cost,time_h,max_slope_deg,"
-               "nogo_samples,%sobjective,smoothing_max_dev_m\n",
-            no_timing ? "" : "plan_s,");
+               "nogo_samples,%sobjective,smoothing_max_dev_m%s\n",
+            no_timing ? "" : "plan_s,", ranked ? ",rank,overlap_best" : "");
 }
 
 void prm_stats_row(FILE *f, const prm_result *r, int no_timing)
@@ -21,10 +21,11 @@ void prm_stats_row(FILE *f, const prm_result *r, int no_timing)
     if (!no_timing)
         fprintf(f, "%.3f,", s->plan_s);
     fprintf(f, "%.6g,", r->path.objective);
-    if (isnan(r->max_dev_m))
-        fprintf(f, "\n");
-    else
-        fprintf(f, "%.1f\n", r->max_dev_m);
+    if (!isnan(r->max_dev_m))
+        fprintf(f, "%.1f", r->max_dev_m);
+    if (r->rank > 0)
+        fprintf(f, ",%d,%.4f", r->rank, r->overlap);
+    fprintf(f, "\n");
 }
 
 static double at(const geo_raster *r, long c) { return c < 0 ? NAN : r->type == GEO_F32 ? r->f32[c] : r->u8[c]; }
@@ -54,8 +55,13 @@ static trv_status write_geo(trv_ctx *ctx, const prm_terrain *t, const prm_result
                          {"mean_elevation_m", GEO_FIELD_REAL}, {"mean_slope_deg", GEO_FIELD_REAL},
                          {"max_slope_deg", GEO_FIELD_REAL},    {"mean_speed_kmh", GEO_FIELD_REAL},
                          {"mean_cost", GEO_FIELD_REAL},        {"time_h", GEO_FIELD_REAL},
-                         {"nogo_samples", GEO_FIELD_INT},      {"plan_s", GEO_FIELD_REAL}};
-        if ((st = geo_vec_add_layer(ctx, v, "routes", GEO_LINE, f, no_timing ? 9 : 10, &lr)))
+                         {"nogo_samples", GEO_FIELD_INT},      {"plan_s", GEO_FIELD_REAL},
+                         {"rank", GEO_FIELD_INT},              {"objective", GEO_FIELD_REAL},
+                         {"overlap_best", GEO_FIELD_REAL}};
+        if (no_timing) /* plan_s left out: the alternatives' fields move up */
+            memmove(&f[9], &f[10], 3 * sizeof *f);
+        int nf = (no_timing ? 9 : 10) + (routes[0].rank > 0 ? 3 : 0);
+        if ((st = geo_vec_add_layer(ctx, v, "routes", GEO_LINE, f, nf, &lr)))
             goto fail;
     }
     for (int k = 0; k < n && !st; k++) {
@@ -72,9 +78,12 @@ static trv_status write_geo(trv_ctx *ctx, const prm_terrain *t, const prm_result
             geo_value name = {.s = routes[k].name};
             st = geo_vec_add(ctx, v, lr, p->x, p->y, z, p->n, &name);
         } else {
-            geo_value val[10] = {{.s = routes[k].name}, {.r = s->distance_m}, {.r = s->elev_mean_m},
+            geo_value val[13] = {{.s = routes[k].name}, {.r = s->distance_m}, {.r = s->elev_mean_m},
                                  {.r = s->slope_mean_deg}, {.r = s->slope_max_deg}, {.r = s->speed_mean_kmh},
-                                 {.r = s->cost_mean}, {.r = s->time_h}, {.i = s->nogo_samples}, {.r = s->plan_s}};
+                                 {.r = s->cost_mean}, {.r = s->time_h}, {.i = s->nogo_samples}, {.r = s->plan_s},
+                                 {.i = routes[k].rank}, {.r = routes[k].path.objective}, {.r = routes[k].overlap}};
+            if (no_timing)
+                memmove(&val[9], &val[10], 3 * sizeof *val);
             st = geo_vec_add(ctx, v, lr, p->x, p->y, NULL, p->n, val);
         }
         free(z);
@@ -135,7 +144,7 @@ static trv_status write_stats(trv_ctx *ctx, const prm_result *routes, int n, con
     FILE *f = fopen(tmp, "w");
     if (!f)
         return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
-    prm_stats_header(f, no_timing);
+    prm_stats_header(f, no_timing, routes[0].rank > 0);
     for (int k = 0; k < n; k++)
         prm_stats_row(f, &routes[k], no_timing);
     int bad = ferror(f);

@@ -419,6 +419,9 @@ typedef struct prm_result {
     prm_path path;
     prm_stats stats;
     double max_dev_m;       /* smoothing: largest distance from the polyline; NAN if not smoothed */
+    int rank;               /* with --alternatives: 1 the best, 2.. the alternatives; 0 without (the outputs
+                               then have no rank or overlap) */
+    double overlap;         /* with rank: share of its roadmap route's length on the best's (prm_alt_share) */
 } prm_result;
 
 typedef struct prm_outputs {
@@ -435,13 +438,96 @@ typedef struct prm_outputs {
 trv_status prm_outputs_write(trv_ctx *ctx, trv_outset *set, const prm_terrain *t, const prm_result *routes, int n,
                              const prm_outputs *o);
 /* The statistics CSV's header and one row (for printing as well); without
- * the plan_s column when no_timing. */
-void prm_stats_header(FILE *f, int no_timing);
+ * the plan_s column when no_timing; rank and overlap_best last when ranked
+ * (the row: when r->rank > 0). */
+void prm_stats_header(FILE *f, int no_timing, int ranked);
 void prm_stats_row(FILE *f, const prm_result *r, int no_timing);
+
+/* ---- alternative routes (alternatives.c, alternatives_roadmap.c; docs/method.md §4.11) ----
+ *
+ * The via-node method of Abraham, Delling, Goldberg and Werneck
+ * ("Alternative routes in road networks", SEA 2010; ACM JEA 18, 2013) on a
+ * directed graph with non-negative arc weights w (the objective) and
+ * lengths len (m): forward and backward shortest-path trees from s and t
+ * (Dijkstra, ties to the lower node); the best route P0 is the tree path
+ * s -> t, of objective d(s, t). Every node v with d(s, v) + d(v, t) <=
+ * max_stretch x d(s, t) is a candidate, P_v = the tree path s -> v and
+ * then v -> t; candidates are taken in order of their objective (ties:
+ * the lower v) and P_v is chosen when it is
+ *   - simple (no node twice) and not a route already chosen,
+ *   - of limited sharing: for every route Q already chosen (P0 first),
+ *     share(P_v, Q) = (length of P_v's arcs whose ends are joined by an
+ *     arc of Q, either way) / length(P_v) <= max_overlap,
+ *   - locally optimal by the paper's T-test, T = alpha x d(s, t): with v'
+ *     the node of P_v before v nearest to v with objective(v' .. v) >= T
+ *     (s when none is) and v'' the one after v likewise (t when none),
+ *     the part v' .. v'' of P_v is a shortest path (its objective equals
+ *     d(v', v'') within 1e-9 relative);
+ * until k routes (P0 included) are chosen. Stretch bound on the whole
+ * route (the paper bounds every sub-path's: uniformly bounded stretch);
+ * sharing over the alternative's length (the paper's over the best's). */
+typedef struct prm_digraph {
+    int n;                  /* nodes */
+    int *start;             /* CSR: the arcs out of u are start[u] .. start[u + 1] - 1 */
+    int *to;                /* per arc: its head */
+    double *w, *len;        /* per arc: weight (objective), length (m) */
+} prm_digraph;
+
+void prm_digraph_clear(prm_digraph *g);
+
+enum { PRM_ALT_MAX = 8 };   /* the most routes asked for (--alternatives) */
+
+typedef struct prm_alt_opts {
+    int k;                  /* routes wanted, the best included: 1 .. PRM_ALT_MAX (default 1) */
+    double max_stretch;     /* >= 1 (default 1.25) */
+    double max_overlap;     /* in [0, 1] (default 0.5) */
+    double alpha;           /* T-test's T / d(s, t), in [0, 1] (default 0.25, the paper's) */
+} prm_alt_opts;
+
+void prm_alt_opts_init(prm_alt_opts *o);
+/* TRV_ERR_USAGE naming the option: "--alternatives must be 1..8",
+ * "--max-stretch must be a number >= 1", "--max-overlap must be in [0, 1]",
+ * "--local-opt must be in [0, 1]" (alpha). */
+trv_status prm_alt_opts_check(trv_ctx *ctx, const prm_alt_opts *o);
+
+typedef struct prm_alt_route {
+    int n, *node;           /* s .. t */
+    double objective, length_m;
+    double overlap;         /* share(this, P0) */
+} prm_alt_route;
+
+typedef struct prm_alt_set {
+    prm_alt_route r[PRM_ALT_MAX]; /* r[0] = P0, then the alternatives in the order chosen */
+    int n;
+    long candidates;        /* via nodes within the stretch bound (s and t not counted) */
+    long not_simple, shared, not_local; /* of them, rejected by each test in turn */
+} prm_alt_set;
+
+/* The routes above from s to t; TRV_ERR_DATA when t is not reachable.
+ * *out is the caller's on TRV_OK (prm_alt_set_clear). */
+trv_status prm_alternatives(trv_ctx *ctx, const prm_digraph *g, int s, int t, const prm_alt_opts *o,
+                            prm_alt_set *out);
+void prm_alt_set_clear(prm_alt_set *a);
+/* share(a, b) above; 0 for a route of length 0. */
+double prm_alt_share(const prm_digraph *g, const prm_alt_route *a, const prm_alt_route *b);
+/* Why fewer than o->k routes were found (for stderr; "" when all were). */
+void prm_alt_note(const prm_alt_set *a, const prm_alt_opts *o, char *buf, size_t len);
+
+/* The graph prm_route searches, arc for arc: the roadmap's edges both ways
+ * (weighed as the A* weighs them: prm_piece_weight, time backwards on the
+ * way back), the start S = r->nnodes and goal G = r->nnodes + 1 linked
+ * as prm_route links them (the same errors), the direct S-G piece when
+ * unblocked; then prm_alternatives from S to G, each route as a path
+ * (raster legs of the ends included, objective the graph's, not
+ * shortcut): paths[0 .. *n) (the caller clears them) with the set's
+ * figures in *a (its node lists the caller's: prm_alt_set_clear). */
+trv_status prm_alt_roadmap(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, const double xy[4],
+                           prm_strategy s, const prm_weights *w, const prm_alt_opts *o, prm_path paths[PRM_ALT_MAX],
+                           prm_alt_set *a);
 
 /* ---- mission: what trv-route plans ------------------------------------------------ */
 
-enum { PRM_MISSION_MAX = 8 }; /* 4 strategies on the roadmap and 4 on the raster */
+enum { PRM_MISSION_MAX = 8 }; /* 4 strategies on the roadmap and 4 on the raster; or PRM_ALT_MAX alternatives */
 
 typedef struct prm_mission_opts {
     const char *roadmap;    /* the roadmap GeoPackage (prm_roadmap_write) */
@@ -455,6 +541,7 @@ typedef struct prm_mission_opts {
     int grid;               /* also each strategy on the raster ("grid-<name>": the optimum) */
     int no_smooth;          /* keep the node polyline */
     double corridor;        /* m: refine within it; -1 (default): three cells; 0: off */
+    prm_alt_opts alt;       /* alt.k > 1: the strategy's alternatives (prm_alt_roadmap), not with compare or grid */
     prm_outputs out;        /* the route files (prm_outputs_write); all NULL by default */
 } prm_mission_opts;
 
@@ -465,13 +552,16 @@ typedef struct prm_mission {
     int direction_aware;                /* 1: the terrain's times were direction-aware */
     char time_note[512];                /* else why (prm_terrain's time_note) */
     char cache_note[1024];              /* why the roadmap cache was not used ("" when it was) */
+    char alt_note[512];                 /* fewer alternatives than asked: why (prm_alt_note; "" else) */
 } prm_mission;
 
 void prm_mission_opts_init(prm_mission_opts *o);
 /* The checks that parse nothing, as trv-route reports them (TRV_ERR_USAGE):
  * "--weights expects four numbers >= 0: kb,kh,ks,kd" for a negative or
  * non-finite weight, then "--corridor must be >= 0" for a corridor below 0
- * other than -1. prm_mission_run checks them first. */
+ * other than -1, prm_alt_opts_check's, then "--alternatives above 1 plans one
+ * strategy on the roadmap: not with --compare or --grid". prm_mission_run
+ * checks them first. */
 trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o);
 /* Load the roadmap and the terrain (same CRS, else TRV_ERR_CRS): the
  * roadmap's cache (prm_roadmap_cache_read) and the terrain lazily
@@ -484,7 +574,10 @@ trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o);
  * no_smooth; max_dev_m NAN when not smoothed), prm_path_stats at the cell
  * size; plan_s is the search and corridor's wall-clock time, smoothing is
  * timed apart in smooth_s. With grid, prm_route_grid of each strategy
- * after them. Then o->out is written into set by prm_outputs_write (set
+ * after them. With alt.k > 1: rank 1 is the strategy's route as above,
+ * ranks 2.. the alternatives of prm_alt_roadmap (named "<strategy>-<rank>"),
+ * each refined, smoothed and measured the same way (their plan_s: the
+ * alternatives' search and their own corridor). Then o->out is written into set by prm_outputs_write (set
  * NULL: nothing written); the caller commits it. *m is the caller's on
  * TRV_OK (prm_mission_clear) and empty otherwise. */
 trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *set, prm_mission *m);

@@ -153,4 +153,24 @@ trv_status prm_bridge_raster(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r,
 trv_status prm_raster_leg(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, double x, double y, int *node,
                           double **xs, double **ys, int *n);
 
+/* ---- the ends of a roadmap route (astar.c) ---- */
+
+/* An end's link to a roadmap node: a straight piece, or (lx, ly, ln
+ * vertices, from the end to the node) a raster leg with its pieces summed
+ * in p. */
+typedef struct prm_link {
+    int node;
+    prm_piece p;
+    double *lx, *ly;        /* NULL for a straight link */
+    int ln;
+} prm_link;
+
+/* The start's (xy[0], xy[1]) and goal's (xy[2], xy[3]) links exactly as
+ * prm_route makes them, with its errors (an end outside the map, in NOGO,
+ * with no connection); measured from the end to the node. Freed with
+ * prm_links_free. */
+trv_status prm_route_ends(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, const double xy[4], prm_link **ls,
+                          int *ns, prm_link **lg, int *ng);
+void prm_links_free(prm_link *l, int n);
+
 #endif

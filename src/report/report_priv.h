@@ -176,6 +176,10 @@ int rpt_route_map(run *r, const rstats *rs, char *rel, size_t n);
 
 trv_status rpt_sec_answer(trv_ctx *ctx, doc *d, run *r, const rstats *rs);  /* answer.c */
 trv_status rpt_sec_routes(trv_ctx *ctx, doc *d, run *r, const rstats *rs);  /* routes.c */
+/* The mission's alternatives, when the run holds RPT_ALT_DIR/route.json
+ * (trv-route --alternatives): their table and map (alternatives.c). */
+#define RPT_ALT_DIR "alternatives"
+trv_status rpt_alternatives(trv_ctx *ctx, doc *d, run *r);
 trv_status rpt_sec_maps(trv_ctx *ctx, doc *d, run *r, const rstats *rs);    /* routes.c */
 trv_status rpt_sec_sim(trv_ctx *ctx, doc *d, run *r);                       /* sim.c */
 trv_status rpt_sec_terrain(trv_ctx *ctx, doc *d, run *r);                   /* method.c */
