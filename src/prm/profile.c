@@ -185,7 +185,7 @@ trv_status prm_profiles_write_csv(trv_ctx *ctx, const prm_profiles *P, const cha
         double cum = 0;
         for (int k = 0; k < p->n; k++) {
             cum += p->time_s[k];
-            fprintf(f, "%s,%.3f,%.3f,%.2f,%.2f,%.2f,%s,%s,%.3f,%s,%.4f,%.3f,%.4f\n", p->name, p->dist_m[k],
+            fprintf(f, "%s,%.3f,%.4f,%.2f,%.2f,%.2f,%s,%s,%.3f,%s,%.6f,%.4f,%.4f\n", p->name, p->dist_m[k],
                     p->len_m[k], p->elev_m[k], 100 * p->along[k], 100 * p->across[k], P->soil[p->soil[k]],
                     P->landuse[p->landuse[k]], p->speed_kmh[k], limit_name(p->limit[k]), p->time_s[k], cum,
                     p->cost[k]);
