@@ -280,7 +280,7 @@ void prm_time_shares_json(trv_json *js, const prm_profiles *P, int k)
         int n = sorted(P, &s, kind, sh);
         trv_json_obj(js, kinds[kind]);
         for (int q = 0; q < n; q++)
-            trv_json_num(js, sh[q].name, "%.6f", sh[q].v);
+            trv_json_num(js, sh[q].name, "%.10g", sh[q].v);
         trv_json_end(js);
     }
     trv_json_end(js);

@@ -176,6 +176,7 @@ int rpt_route_map(run *r, const rstats *rs, char *rel, size_t n);
 
 trv_status rpt_sec_answer(trv_ctx *ctx, doc *d, run *r, const rstats *rs);  /* answer.c */
 trv_status rpt_sec_routes(trv_ctx *ctx, doc *d, run *r, const rstats *rs);  /* routes.c */
+trv_status rpt_sec_profile(trv_ctx *ctx, doc *d, run *r, const rstats *rs); /* profile.c */
 trv_status rpt_sec_maps(trv_ctx *ctx, doc *d, run *r, const rstats *rs);    /* routes.c */
 trv_status rpt_sec_sim(trv_ctx *ctx, doc *d, run *r);                       /* sim.c */
 trv_status rpt_sec_terrain(trv_ctx *ctx, doc *d, run *r);                   /* method.c */
