@@ -26,13 +26,13 @@ typedef struct model {
 } model;
 
 /* One soil without shear data (no slip), land use 1 "open" without limits,
- * 2 "scrub" with vmax_kmh VEG_KMH; power lowered so that uphill is
+ * 2 "scrub, dense" with vmax_kmh VEG_KMH; power lowered so that uphill is
  * power-limited (as test_prm's plane). */
 static void model_init(trv_ctx *ctx, model *pm)
 {
     char *vp = data_path("vehicles/ugv_hua2022.ini");
     char *sp = write_file(tmpdir, "prof_soils.csv", "code,name,n,kc,kphi,ci_kPa\n1,firm,1.0,1000,50000,2000\n");
-    char *lp = write_file(tmpdir, "prof_landuse.csv", "code,name,nogo,vmax_kmh\n1,open,no,\n2,scrub,no,5\n");
+    char *lp = write_file(tmpdir, "prof_landuse.csv", "code,name,nogo,vmax_kmh\n1,open,no,\n2,\"scrub, dense\",no,5\n");
     assert_int_equal(tm_vehicle_read(ctx, vp, &pm->v), TRV_OK);
     assert_int_equal(tm_soils_read(ctx, sp, &pm->soils), TRV_OK);
     assert_int_equal(tm_model_init(ctx, &pm->m, pm->v, pm->soils, lp), TRV_OK);
@@ -197,7 +197,7 @@ static void test_profile_files(void **state)
     assert_int_equal(prm_profiles_make(ctx, &t, R, 2, &P), TRV_OK);
     assert_int_equal(P->n, 2);
     assert_string_equal(P->landuse[1], "open");
-    assert_string_equal(P->landuse[2], "scrub");
+    assert_string_equal(P->landuse[2], "scrub, dense"); /* a comma: quoted in the CSVs */
     assert_string_equal(P->soil[1], "1"); /* a borrowed model: the code */
     char *path = write_file(tmpdir, "profile.csv", "");
     assert_int_equal(prm_profiles_write_csv(ctx, P, path, path), TRV_OK);
@@ -210,6 +210,7 @@ static void test_profile_files(void **state)
     assert_string_equal(trv_csv_cell(csv, 10, cl), "vegetation");
     assert_string_equal(trv_csv_cell(csv, 19, cl), "top speed");
     assert_string_equal(trv_csv_cell(csv, 19, cu), "open");
+    assert_string_equal(trv_csv_cell(csv, 9, cu), "scrub, dense");
     assert_string_equal(trv_csv_cell(csv, 19, cd), "900.000");
     trv_csv_free(csv);
     assert_int_equal(prm_time_shares_write_csv(ctx, P, path, path), TRV_OK);
@@ -220,11 +221,11 @@ static void test_profile_files(void **state)
         sum += atof(trv_csv_cell(csv, r, trv_csv_col(csv, "share")));
     assert_float_equal(sum, 2, 1e-5); /* land uses and limits of the first route: 1 each */
     /* uphill: the scrub's 5 km/h takes most of the time */
-    assert_string_equal(trv_csv_cell(csv, 0, trv_csv_col(csv, "name")), "scrub");
+    assert_string_equal(trv_csv_cell(csv, 0, trv_csv_col(csv, "name")), "scrub, dense");
     trv_csv_free(csv);
     char line[512];
     prm_time_shares_line(P, 1, line, sizeof line);
-    assert_contains(line, "land use scrub ");
+    assert_contains(line, "land use scrub, dense ");
     assert_contains(line, "; limit vegetation ");
     prm_profiles_free(P);
     free(path);
