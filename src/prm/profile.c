@@ -62,12 +62,14 @@ static int grow(rows *r)
         *d[k] = q;
     }
     int *l = realloc(p->limit, (size_t)cap * sizeof *l);
-    if (l)
-        p->limit = l;
-    unsigned char *s = l ? realloc(p->soil, cap) : NULL;
-    if (s)
-        p->soil = s;
-    unsigned char *u = s ? realloc(p->landuse, cap) : NULL;
+    if (!l)
+        return -1;
+    p->limit = l;
+    unsigned char *s = realloc(p->soil, cap);
+    if (!s)
+        return -1;
+    p->soil = s;
+    unsigned char *u = realloc(p->landuse, cap);
     if (!u)
         return -1;
     p->landuse = u;
