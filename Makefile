@@ -225,10 +225,14 @@ $(OUT)/cost.tif $(OUT)/class.tif $(OUT)/cost.json &: $(OUT)/speed.tif $(OUT)/gon
 $(OUT)/roadmap.gpkg $(OUT)/roadmap.json &: $(OUT)/class.tif $(OUT)/cost.tif $(OUT)/gonogo.tif $(BINDIR)/trv-roadmap
 	$(BINDIR)/trv-roadmap --terrain $(OUT) -o $(OUT)/roadmap.gpkg --seed $(SEED)
 
-$(OUT)/route.geojson $(OUT)/route.gpx $(OUT)/route.csv $(OUT)/route_stats.csv $(OUT)/route.json &: \
+# (and the route explained: every route's profile and time shares, the recommended one's picture)
+$(OUT)/route.geojson $(OUT)/route.gpx $(OUT)/route.csv $(OUT)/route_stats.csv $(OUT)/route.json \
+    $(OUT)/route_profile.csv $(OUT)/route_time_shares.csv $(OUT)/png/profile.png &: \
     $(OUT)/roadmap.gpkg $(BINDIR)/trv-route
+	@mkdir -p $(OUT)/png
 	$(BINDIR)/trv-route --roadmap $(OUT)/roadmap.gpkg --terrain $(OUT) --from $(FROM) --to $(TO) --compare --grid --no-timing \
-	    -o $(OUT)/route.geojson --gpx $(OUT)/route.gpx --csv $(OUT)/route.csv --stats $(OUT)/route_stats.csv
+	    -o $(OUT)/route.geojson --gpx $(OUT)/route.gpx --csv $(OUT)/route.csv --stats $(OUT)/route_stats.csv \
+	    --profile $(OUT)/route_profile.csv --time-shares $(OUT)/route_time_shares.csv --profile-png $(OUT)/png/profile.png
 
 # the MMCR route and three alternatives (docs/method.md §4.11) in their own
 # directory (route.json beside them); the demo's valleys leave no route that

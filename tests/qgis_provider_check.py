@@ -329,10 +329,13 @@ def check_algorithms(data, inp, work):
         "ROADMAP": w("roadmap.gpkg"), "TERRAIN": W, "FROM": FROM, "TO": TO, "WEIGHTS": "3,10,1,0.5",
         "ADMISSIBLE": True, "NO_TIMING": True, "GRID": True, "COMPARE": True, "CORRIDOR": 240,
         "OUTPUT": w("route.geojson"), "GPX": w("route.gpx"), "CSV": w("route.csv"), "STATS": w("route_stats.csv"),
+        "PROFILE": w("route_profile.csv"), "PROFILE_PNG": w("profile.png"), "TIME_SHARES": w("route_time_shares.csv"),
         "STDOUT": w("route.txt")},
         ["--roadmap", w("roadmap.gpkg"), "--terrain", W, "--from", FROM, "--to", TO, "--weights", "3,10,1,0.5",
          "--admissible", "--no-timing", "--grid", "--compare", "--corridor", "240", "-o", w("route.geojson"),
-         "--gpx", w("route.gpx"), "--csv", w("route.csv"), "--stats", w("route_stats.csv")], W, route_mask)
+         "--gpx", w("route.gpx"), "--csv", w("route.csv"), "--stats", w("route_stats.csv"),
+         "--profile", w("route_profile.csv"), "--profile-png", w("profile.png"),
+         "--time-shares", w("route_time_shares.csv")], W, route_mask)
     same("route in UTM", "traverse:route", {
         "ROADMAP": w("roadmap.gpkg"), "TERRAIN": W, "FROM": "741464.1,4059871.4", "TO": "739605.2,4054564.9",
         "SRS": "EPSG:32616", "STRATEGY": 2, "NO_TIMING": True, "NO_SMOOTH": True, "OUTPUT": w("route_msr.geojson")},

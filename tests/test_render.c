@@ -842,6 +842,45 @@ static void test_qml_vector(void **state)
     trv_ctx_free(ctx);
 }
 
+/* The profile picture (rnd_profile_png): its size, the band's colours at
+ * known distances (either side of a class boundary), white between the
+ * axis and the band, the curves drawn, and its errors. */
+static void test_profile_png(void **state)
+{
+    (void)state;
+    static const double dist[4] = {100, 200, 300, 400}, len[4] = {100, 100, 100, 100};
+    static const double elev[4] = {500, 520, 510, 530}, speed[4] = {20, 5, 20, 40};
+    static const int band[4] = {1, 2, 1, 3};
+    static const geo_class cls[3] = {{1, "one", {200, 30, 30}}, {2, "two", {30, 200, 30}}, {3, "three", {30, 30, 200}}};
+    rnd_profile p = {4, dist, len, elev, speed, band, cls, 3, "binding limit", "test", NULL, 800, 400};
+    char *out = tmp_path("profile.png");
+    trv_ctx *ctx = trv_ctx_new();
+    assert_int_equal(rnd_profile_png(ctx, &p, out, out), TRV_OK);
+    image im;
+    read_png(out, &im);
+    assert_int_equal(im.w, 800);
+    assert_int_equal(im.h, 400);
+    int yb = 400 - (RND_PROF_BAND0 + RND_PROF_BAND1) / 2, pw = 800 - RND_PROF_LEFT - RND_PROF_RIGHT;
+#define BAND_AT(d) px(&im, (int)floor(RND_PROF_LEFT + (d) / 400.0 * pw), yb)
+    static const double at[6] = {5, 95, 105, 250, 310, 395};
+    static const int want[6] = {0, 0, 1, 0, 2, 2};
+    for (int k = 0; k < 6; k++) {
+        const unsigned char *q = BAND_AT(at[k]);
+        assert_memory_equal(q, cls[want[k]].rgb, 3);
+    }
+#undef BAND_AT
+    const unsigned char *w = px(&im, RND_PROF_LEFT + pw / 8, 400 - RND_PROF_AXIS + 7);
+    assert_true(w[0] == 255 && w[1] == 255 && w[2] == 255);
+    /* the elevation is filled down to the axis under the curve (not white) */
+    const unsigned char *e = px(&im, RND_PROF_LEFT + pw / 2, 400 - RND_PROF_AXIS - 3);
+    assert_false(e[0] == 255 && e[1] == 255 && e[2] == 255);
+    free(im.rgb);
+    p.width = RND_PROF_W_MIN - 1;
+    assert_int_equal(rnd_profile_png(ctx, &p, out, out), TRV_ERR_USAGE);
+    trv_ctx_free(ctx);
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -851,7 +890,7 @@ int main(void)
         cmocka_unit_test(test_render_errors),   cmocka_unit_test(test_overlays),
         cmocka_unit_test(test_qml_raster),      cmocka_unit_test(test_qml_vector),
         cmocka_unit_test(test_window_cells),    cmocka_unit_test(test_window_render),
-        cmocka_unit_test(test_window_errors),
+        cmocka_unit_test(test_window_errors),     cmocka_unit_test(test_profile_png),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -40,6 +40,9 @@ for f in dem_kriged.tif dem_std.tif dem.tif slope.tif soil.tif landuse.tif speed
     krige.json terrain.json speed.json cost.json roadmap.json route.json; do
     [ -s "$tmp/out/$f" ] && ok || bad "no $f"
 done
+# the route explained (issue 22 §3): the profiles, the time shares, the picture and the report's section
+for f in route_profile.csv route_time_shares.csv png/profile.png; do [ -s "$tmp/out/$f" ] && ok || bad "no $f"; done
+grep -q "^## The recommended route explained" "$tmp/out/report.md" && ok || bad "report without the route explained"
 grep -q '"reached_goal": true' "$tmp/out/sim/metrics.json" && ok || bad "the vehicle did not reach the goal"
 # the blocked scenario's obstacles are placed along this area's route: seen, driven around
 [ -s "$tmp/out/png/sim_replan.png" ] && ok || bad "no png/sim_replan.png"

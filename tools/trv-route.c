@@ -4,7 +4,9 @@
  * -> table, with the QGIS style and route.json in the same output set. */
 #include "core/json.h"
 #include "prm/prm.h"
+#include "prm/profile.h"
 #include "qgis/qgis.h"
+#include "render/render.h"
 #include "run/run.h"
 #include "tool.h"
 
@@ -88,6 +90,7 @@ static void summary(trv_json *js, const prm_mission *m, const char *const in[4],
             trv_json_int(js, "rank", R->rank);
             trv_json_num(js, "overlap_best", "%.10g", R->overlap);
         }
+        prm_time_shares_json(js, m->profiles, k);
         if (timing) {
             trv_json_num(js, "plan_s", "%.3f", s->plan_s);
             trv_json_num(js, "smooth_s", "%.3f", isnan(R->max_dev_m) ? NAN : m->smooth_s[k]);
@@ -97,6 +100,44 @@ static void summary(trv_json *js, const prm_mission *m, const char *const in[4],
     trv_json_end(js);
     if (m->routes[0].rank > 0)
         alternatives_summary(js, m, alt);
+}
+
+/* The route explained (--profile, --profile-png, --time-shares): NULL when not asked for. */
+static struct {
+    const char *csv, *png, *shares;
+} explain;
+
+/* The profile picture of the strategy's route (the first when there is none of that name). */
+static trv_status profile_png(trv_ctx *ctx, const prm_mission *m, prm_strategy s, const char *tmp)
+{
+    int k = m->n - 1;
+    while (k > 0 && strcmp(m->routes[k].name, prm_strategy_name(s)))
+        k--;
+    const prm_profile *p = &m->profiles->route[k];
+    const prm_stats *st = &m->routes[k].stats;
+    char title[128];
+    snprintf(title, sizeof title, "Profile of route %s: %.2f km, %.2f h", p->name, st->distance_m / 1000, st->time_h);
+    rnd_profile rp = {p->n, p->dist_m, p->len_m, p->elev_m, p->speed_kmh, p->limit, tm_limit_class(0), TM_NLIMITS,
+                      "binding limit", title, NULL, 1200, 560};
+    return rnd_profile_png(ctx, &rp, tmp, explain.png);
+}
+
+/* The explaining files into set. */
+static trv_status explain_write(trv_ctx *ctx, trv_outset *set, const prm_mission *m, prm_strategy s)
+{
+    const char *tmp;
+    trv_status st = TRV_OK;
+    if (!st && explain.csv)
+        st = (tmp = trv_outset_add(set, explain.csv)) ? prm_profiles_write_csv(ctx, m->profiles, tmp, explain.csv)
+                                                      : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (!st && explain.shares)
+        st = (tmp = trv_outset_add(set, explain.shares))
+                 ? prm_time_shares_write_csv(ctx, m->profiles, tmp, explain.shares)
+                 : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (!st && explain.png)
+        st = (tmp = trv_outset_add(set, explain.png)) ? profile_png(ctx, m, s, tmp)
+                                                      : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    return st;
 }
 
 /* The mission's route files, the GeoJSON's QGIS style and route.json beside
@@ -112,6 +153,8 @@ static trv_status run_all(trv_ctx *ctx, const prm_mission_opts *o, prm_mission *
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st)
         st = prm_mission_run(ctx, o, out.set, m);
+    if (!st)
+        st = explain_write(ctx, out.set, m, o->strategy);
     if (!st)
         st = (tmp = trv_outset_add(out.set, qml)) ? qgis_qml_route_write(ctx, tmp, "route")
                                                   : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
@@ -139,6 +182,11 @@ static void print_mission(const prm_mission *m)
         if (!isnan(m->routes[k].max_dev_m))
             printf("%s: smoothed in %.3f s, at most %.1f m from the unsmoothed route\n", m->routes[k].name,
                    m->smooth_s[k], m->routes[k].max_dev_m);
+    for (int k = 0; k < m->n; k++) {
+        char line[1024];
+        prm_time_shares_line(m->profiles, k, line, sizeof line);
+        printf("%s: time by %s\n", m->routes[k].name, line);
+    }
 }
 
 int main(int argc, char **argv)
@@ -168,6 +216,9 @@ int main(int argc, char **argv)
         {"gpx", 0, TRV_ARG_STRING, &o.out.gpx, "ROUTE.gpx", "GPX 1.1: start/goal waypoints and a track per route"},
         {"csv", 0, TRV_ARG_STRING, &o.out.csv, "ROUTE.csv", "the routes' vertices with terrain values"},
         {"stats", 0, TRV_ARG_STRING, &o.out.stats, "STATS.csv", "one row of statistics per route"},
+        {"profile", 0, TRV_ARG_STRING, &explain.csv, "PROFILE.csv", "per route, one row per cell crossed: distance, elevation, grades along and across, soil, land use, speed, binding limit, time, cost"},
+        {"profile-png", 0, TRV_ARG_STRING, &explain.png, "PROFILE.png", "the --strategy route's elevation and speed against distance, its binding limit as a band"},
+        {"time-shares", 0, TRV_ARG_STRING, &explain.shares, "SHARES.csv", "per route, the share of its time per land use and per binding limit"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
     static const char *const required[] = {"roadmap", "terrain", "from", "to", "output", NULL};
@@ -190,10 +241,11 @@ int main(int argc, char **argv)
     if (weights && parse_weights(weights, &o.weights))
         tool_usage(&cli, ctx, "--weights expects four numbers >= 0: kb,kh,ks,kd");
     tool_usage_check(&cli, ctx, prm_mission_opts_check(ctx, &o));
-    const char *const outs[4] = {o.out.geojson, o.out.gpx, o.out.csv, o.out.stats};
+    const char *const outs[7] = {o.out.geojson, o.out.gpx, o.out.csv, o.out.stats, explain.csv, explain.png,
+                                 explain.shares};
     char *cache = prm_roadmap_cache_path(o.roadmap);
     const char *const ins[2] = {o.roadmap, cache ? cache : o.roadmap};
-    tool_outputs_run_dir(&cli, ctx, outs, 4, o.terrain, 0, ins, 2);
+    tool_outputs_run_dir(&cli, ctx, outs, 7, o.terrain, 0, ins, 2);
     free(cache);
     o.strategy = !strcmp(strategy, "mdr") ? PRM_MDR : !strcmp(strategy, "msr") ? PRM_MSR
                : !strcmp(strategy, "time") ? PRM_TIME : PRM_MMCR;

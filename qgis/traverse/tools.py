@@ -204,6 +204,9 @@ ROUTE = Tool(
         FileOut("--gpx", "Routes (GPX 1.1)", "GPX (*.gpx)"),
         FileOut("--csv", "Route vertices with terrain values (CSV)", CSV),
         FileOut("--stats", "One row of statistics per route (CSV)", CSV),
+        FileOut("--profile", "Each route's profile, one row per cell crossed (CSV)", CSV),
+        FileOut("--profile-png", "The strategy's route's profile picture (PNG)", "PNG (*.png)"),
+        FileOut("--time-shares", "Each route's share of time per land use and binding limit (CSV)", CSV),
         Stdout(),
     ],
     [Layer("OUTPUT", name="routes", vector=True)])

@@ -596,45 +596,74 @@ trv_status prm_refine(trv_ctx *ctx, const prm_terrain *t, prm_path *path, prm_st
 
 /* ---- statistics ---- */
 
-typedef struct acc {
+typedef struct walk {
     const prm_terrain *t;
     double mpu; /* metres per map unit */
-    double len, elev, slope, slope_max, speed, cost, time;
-    double ux, uy; /* the segment's heading (east, north) */
-} acc;
+    prm_path_piece pc;
+    prm_path_piece_fn fn;
+    void *user;
+} walk;
 
-static int acc_cell(long i, double len, void *user)
+static int walk_cell(long i, double len, void *user)
 {
-    acc *a = user;
-    const prm_terrain *t = a->t;
+    walk *w = user;
+    const prm_terrain *t = w->t;
     if (len <= 0)
         return 0;
     prm_need(t, i, PRM_HAVE_ALL); /* a lazy terrain's tile */
     /* the speed in the direction of travel (isotropic: speed.tif's) */
-    double v = t->aniso ? 3.6 / prm_pace(t, i, a->ux, a->uy) : t->speed->f32[i];
+    double v = t->aniso ? 3.6 / prm_pace(t, i, w->pc.ux, w->pc.uy) : t->speed->f32[i];
+    w->pc.cell = i;
+    w->pc.len = len;
+    w->pc.speed_kmh = v;
+    /* a speed-0 cell only grazed (a route file's rounding): no time */
+    w->pc.time = v > 0 ? len / (v / 3.6) : len * w->mpu <= PRM_GRAZE_M ? 0 : INFINITY;
+    w->fn(&w->pc, w->user);
+    return 0;
+}
+
+void prm_path_pieces(const prm_terrain *t, const prm_path *p, prm_path_piece_fn fn, void *user)
+{
+    walk w = {t, t->cell_m / t->grid->gt[1], {0}, fn, user};
+    for (int i = 0; i + 1 < p->n; i++) {
+        double x0 = p->x[i], y0 = p->y[i], x1 = p->x[i + 1], y1 = p->y[i + 1];
+        double dl = hypot(x1 - x0, y1 - y0);
+        w.pc.seg = i;
+        w.pc.ux = dl > 0 ? (x1 - x0) / dl : 0;
+        w.pc.uy = dl > 0 ? (y1 - y0) / dl : 0;
+        prm_segment_walk(t->grid, x0, y0, x1, y1, walk_cell, &w);
+    }
+}
+
+typedef struct acc {
+    const prm_terrain *t;
+    double len, elev, slope, slope_max, speed, cost, time;
+} acc;
+
+static void acc_piece(const prm_path_piece *pc, void *user)
+{
+    acc *a = user;
+    const prm_terrain *t = a->t;
+    long i = pc->cell;
+    double len = pc->len;
     a->len += len;
     a->elev += len * t->dem->f32[i];
     a->slope += len * t->slope->f32[i];
     if (t->slope->f32[i] > a->slope_max)
         a->slope_max = t->slope->f32[i];
-    a->speed += len * v;
+    a->speed += len * pc->speed_kmh;
     a->cost += len * t->cost->f32[i];
-    /* a speed-0 cell only grazed (a route file's rounding): no time */
-    a->time += v > 0 ? len / (v / 3.6) : len * a->mpu <= PRM_GRAZE_M ? 0 : INFINITY;
-    return 0;
+    a->time += pc->time;
 }
 
 void prm_path_stats(const prm_terrain *t, const prm_path *p, double step, prm_stats *out)
 {
     memset(out, 0, sizeof *out);
     double mpu = t->cell_m / t->grid->gt[1];
-    acc a = {t, mpu, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    acc a = {t, 0, 0, 0, 0, 0, 0, 0};
+    prm_path_pieces(t, p, acc_piece, &a);
     for (int i = 0; i + 1 < p->n; i++) {
         double x0 = p->x[i], y0 = p->y[i], x1 = p->x[i + 1], y1 = p->y[i + 1];
-        double dl = hypot(x1 - x0, y1 - y0);
-        a.ux = dl > 0 ? (x1 - x0) / dl : 0;
-        a.uy = dl > 0 ? (y1 - y0) / dl : 0;
-        prm_segment_walk(t->grid, x0, y0, x1, y1, acc_cell, &a);
         /* NOGO check on samples every `step` along the segment, ends included */
         double len = hypot(x1 - x0, y1 - y0) * mpu;
         int ns = (int)ceil(len / step);

@@ -2,6 +2,7 @@
  * CRS, each strategy planned on the roadmap (refined, smoothed) and, as
  * the optimality reference, on the raster; the route files written. */
 #include "prm.h"
+#include "profile.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ void prm_mission_clear(prm_mission *m)
 {
     for (int k = 0; k < m->n; k++)
         prm_path_clear(&m->routes[k].path);
+    prm_profiles_free(m->profiles);
     memset(m, 0, sizeof *m);
 }
 
@@ -260,6 +262,8 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
         snprintf(m->time_note, sizeof m->time_note, "%s", t.time_note);
         st = plan_all(ctx, o, &t, r, m);
     }
+    if (!st)
+        st = prm_profiles_make(ctx, &t, m->routes, m->n, &m->profiles);
     if (!st && set)
         st = prm_outputs_write(ctx, set, &t, m->routes, m->n, &o->out);
     if (st)

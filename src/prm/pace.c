@@ -31,6 +31,18 @@ double prm_pace_exact(const prm_aniso *a, int pair, double tan_beta)
     return v > 0 ? 1.0 / v : INFINITY;
 }
 
+int prm_limit_at(const prm_terrain *t, long i, double ux, double uy)
+{
+    prm_need(t, i, PRM_HAVE_ALL);
+    const prm_aniso *a = t->aniso;
+    if (!a || a->pair[i] == NO_PAIR)
+        return -1;
+    int p = a->pair[i];
+    tm_speed_at_t o;
+    tm_speed_at(a->m, a->codes[2 * p], a->codes[2 * p + 1], atan(prm_aniso_grade(a, i, ux, uy)), &o);
+    return (int)o.limit;
+}
+
 /* Per cell of columns x0 .. x1 - 1, rows y0 .. y1 - 1: the Horn gradient
  * of dem (dz/dE, dz/dN, m/m), the same differences slope.tif is made of
  * (geo_horn_diff), so that the grade along any heading is at most the

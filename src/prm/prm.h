@@ -146,6 +146,11 @@ void prm_terrain_tiles(const prm_terrain *t, long *read, long *total);
 /* Pace (s per metre of map length) of GO cell i heading along the unit
  * vector (ux, uy) (east, north); INFINITY where the speed that way is 0. */
 double prm_pace(const prm_terrain *t, long i, double ux, double uy);
+/* The speed limit that binds in GO cell i heading (ux, uy): tm_speed_at's
+ * limit (tm_limit code: limit.tif's) for the cell's soil and land use at
+ * the grade along the heading, the grade prm_pace uses; -1 when the times
+ * are isotropic (no model). */
+int prm_limit_at(const prm_terrain *t, long i, double ux, double uy);
 /* 1 if cell i (row-major index) is GO. */
 int prm_cell_go(const prm_terrain *t, long i);
 /* Cell index of map point (x, y), or -1 off the grid. */
@@ -411,6 +416,20 @@ typedef struct prm_stats {
  * longer, the time is +inf. */
 #define PRM_GRAZE_M 0.05
 void prm_path_stats(const prm_terrain *t, const prm_path *p, double step, prm_stats *out);
+/* The walk prm_path_stats sums: each segment of p through its cells
+ * (prm_segment_walk; pieces of length 0 skipped), fn called per piece, in
+ * order. The route's profile (profile.h) is the same walk. */
+typedef struct prm_path_piece {
+    int seg;                /* the segment: vertices seg, seg + 1 */
+    long cell;              /* the cell (row-major) */
+    double len;             /* length inside it, map units (x metres per unit: m) */
+    double ux, uy;          /* the segment's heading (unit vector east, north) */
+    double speed_kmh;       /* in the direction of travel (isotropic: speed.tif's) */
+    double time;            /* len / speed (in map units: x metres per unit gives s); 0 for a speed-0
+                             * cell grazed over PRM_GRAZE_M or less, else INFINITY there */
+} prm_path_piece;
+typedef void (*prm_path_piece_fn)(const prm_path_piece *pc, void *user);
+void prm_path_pieces(const prm_terrain *t, const prm_path *p, prm_path_piece_fn fn, void *user);
 
 /* ---- outputs ------------------------------------------------------------------------ */
 
@@ -553,6 +572,7 @@ typedef struct prm_mission {
     char time_note[512];                /* else why (prm_terrain's time_note) */
     char cache_note[1024];              /* why the roadmap cache was not used ("" when it was) */
     char alt_note[512];                 /* fewer alternatives than asked: why (prm_alt_note; "" else) */
+    struct prm_profiles *profiles;      /* the routes' profiles and time shares (profile.h) */
 } prm_mission;
 
 void prm_mission_opts_init(prm_mission_opts *o);
@@ -572,7 +592,7 @@ trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o);
  * from/to from srs into the terrain's CRS, and for
  * each strategy: prm_route, prm_refine in the corridor, prm_smooth (unless
  * no_smooth; max_dev_m NAN when not smoothed), prm_path_stats at the cell
- * size; plan_s is the search and corridor's wall-clock time, smoothing is
+ * size (and the routes' profiles, prm_profiles_make); plan_s is the search and corridor's wall-clock time, smoothing is
  * timed apart in smooth_s. With grid, prm_route_grid of each strategy
  * after them. With alt.k > 1: rank 1 is the strategy's route as above,
  * ranks 2.. the alternatives of prm_alt_roadmap (named "<strategy>-<rank>"),

@@ -9,8 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Nice tick step for [lo, hi] with about n ticks. */
-static double nice_step(double range, int n)
+double rnd_nice_step(double range, int n)
 {
     double raw = range / n, p = pow(10, floor(log10(raw))), f = raw / p;
     return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10) * p;
@@ -73,7 +72,7 @@ double rnd_map_colour_bar(rnd_map *m, double py)
     double by[4] = {bar_top - 0.5, bar_top - 0.5, bar_top + bar_h + 0.5, bar_top + bar_h + 0.5};
     rnd_cv_add_stroke(c, bx, by, 4, 1, 1, 0, 0);
     rnd_cv_paint(c, FRAME, 1);
-    double step = nice_step(hi - lo, 5);
+    double step = rnd_nice_step(hi - lo, 5);
     for (double v = ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) {
         double yy = bar_top + bar_h * (1 - (v - lo) / (hi - lo));
         rnd_cv_fill_rect(c, tx + bar_w, yy - 0.5, tx + bar_w + 5 * s, yy + 0.5, INK, 1);

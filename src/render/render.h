@@ -136,5 +136,37 @@ int rnd_window_cells(const geo_grid *g, const double te[4], int win[4]);
  * a colour from a fixed cycle keyed on the name. */
 int rnd_route_rgb(const char *name, unsigned char rgb[3]);
 
+/* ---- a route's profile (profile.c) ----------------------------------------- */
+
+/* Elevation (filled, left axis, m) and speed (line, right axis, km/h)
+ * against distance (km), each piece's value at its middle; under the
+ * distance axis a band coloured per piece by its class (the class whose
+ * code is band[i]; none: left white) and under it a legend of the classes
+ * present. Geometry (pixels; the tests read it): distance d at
+ * x = RND_PROF_LEFT + d / dist_m[n - 1] * (w - RND_PROF_LEFT - RND_PROF_RIGHT);
+ * the plot from y = RND_PROF_TOP down to the axis at h - RND_PROF_AXIS;
+ * the band over rows h - RND_PROF_BAND0 .. h - RND_PROF_BAND1 - 1, pixel column
+ * x in the class of the piece holding the distance at x + 0.5. */
+enum { RND_PROF_LEFT = 80, RND_PROF_RIGHT = 80, RND_PROF_TOP = 50, RND_PROF_AXIS = 150, RND_PROF_BAND0 = 140,
+       RND_PROF_BAND1 = 114, RND_PROF_W_MIN = 400, RND_PROF_H_MIN = 300 };
+
+typedef struct rnd_profile {
+    int n;                          /* pieces, >= 1 */
+    const double *dist_m;           /* cumulative distance at each piece's end, increasing */
+    const double *len_m;            /* each piece's length */
+    const double *elev_m, *speed_kmh;
+    const int *band;                /* per piece: a class code */
+    const geo_class *classes;       /* the band's classes: code, name, colour */
+    int nclasses;
+    const char *band_title;         /* the legend's heading ("binding limit") */
+    const char *title;              /* above the plot */
+    const char *font;               /* NULL: $TRV_FONT, else DejaVu Sans */
+    int width, height;              /* at least RND_PROF_W_MIN x RND_PROF_H_MIN */
+} rnd_profile;
+
+/* Draw p into the PNG tmp (errors name name). TRV_ERR_USAGE for no piece, a
+ * last distance <= 0 or a size below the minimum. */
+trv_status rnd_profile_png(trv_ctx *ctx, const rnd_profile *p, const char *tmp, const char *name);
+
 
 #endif

@@ -40,4 +40,8 @@ double rnd_font_text_width(rnd_font *f, int bold, double px, const char *s);
 void rnd_cv_text(rnd_canvas *c, rnd_font *f, int bold, double px, double x, double y, const char *s,
              const unsigned char rgb[3], double halo);
 
+/* Nice tick step (1, 2, 2.5 or 5 x 10^k) for a range with about n ticks
+ * (legend.c; the colour bar's and the profile's axes). */
+double rnd_nice_step(double range, int n);
+
 #endif

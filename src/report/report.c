@@ -37,6 +37,8 @@ static trv_status build(trv_ctx *ctx, doc *d, run *r)
         return st;
     st = rpt_sec_answer(ctx, d, r, &rs);
     if (!st)
+        st = rpt_sec_profile(ctx, d, r, &rs);
+    if (!st)
         st = rpt_sec_routes(ctx, d, r, &rs);
     if (!st)
         st = rpt_sec_sim(ctx, d, r);

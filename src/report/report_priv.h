@@ -180,6 +180,7 @@ trv_status rpt_sec_routes(trv_ctx *ctx, doc *d, run *r, const rstats *rs);  /* r
  * (trv-route --alternatives): their table and map (alternatives.c). */
 #define RPT_ALT_DIR "alternatives"
 trv_status rpt_alternatives(trv_ctx *ctx, doc *d, run *r);
+trv_status rpt_sec_profile(trv_ctx *ctx, doc *d, run *r, const rstats *rs); /* profile.c */
 trv_status rpt_sec_maps(trv_ctx *ctx, doc *d, run *r, const rstats *rs);    /* routes.c */
 trv_status rpt_sec_sim(trv_ctx *ctx, doc *d, run *r);                       /* sim.c */
 trv_status rpt_sec_terrain(trv_ctx *ctx, doc *d, run *r);                   /* method.c */

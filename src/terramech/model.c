@@ -167,6 +167,11 @@ const char *tm_limit_name(int code)
     return code >= 0 && code < TM_NLIMITS ? LIMITS[code].name : NULL;
 }
 
+const geo_class *tm_limit_class(int code)
+{
+    return code >= 0 && code < TM_NLIMITS ? &LIMITS[code] : NULL;
+}
+
 const char *tm_reason_name(int reason)
 {
     return reason >= 0 && reason < 6 ? REASONS[reason].name : NULL;

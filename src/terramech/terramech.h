@@ -240,6 +240,8 @@ typedef enum tm_limit {
  * category names); NULL outside 0..TM_NLIMITS-1. */
 #define TM_LIMIT_DESC "binding speed limit"
 const char *tm_limit_name(int code);
+/* limit.tif's class of code (name and colour; NULL outside 0..TM_NLIMITS-1). */
+const geo_class *tm_limit_class(int code);
 /* gonogo.tif's category name of a reason ("GO", "NOGO: slope", ...); NULL
  * outside 0..5. */
 const char *tm_reason_name(int reason);

@@ -1,0 +1,311 @@
+/* The route explained (profile.h): the statistics' walk row by row, the
+ * time shares, and their CSV, console and JSON forms. */
+#include "prm/profile.h"
+#include "prm_priv.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void prm_profile_clear(prm_profile *p)
+{
+    free(p->dist_m);
+    free(p->len_m);
+    free(p->elev_m);
+    free(p->along);
+    free(p->across);
+    free(p->speed_kmh);
+    free(p->time_s);
+    free(p->cost);
+    free(p->limit);
+    free(p->soil);
+    free(p->landuse);
+    memset(p, 0, sizeof *p);
+}
+
+/* Horn's gradient of cell i (dz/dE, dz/dN, m/m): the pace's own when the
+ * times are direction-aware, else the same differences of dem.tif. */
+static void cell_grad(const prm_terrain *t, long i, double *ge, double *gn)
+{
+    if (t->aniso) {
+        *ge = t->aniso->grad[2 * i], *gn = t->aniso->grad[2 * i + 1];
+        return;
+    }
+    const geo_grid *g = t->grid;
+    const geo_raster *dem = t->dem;
+    int nx = g->nx, ny = g->ny, x = (int)(i % nx), y = (int)(i / nx);
+    const float *row = dem->f32 + (size_t)y * nx;
+    double mpu = geo_crs_metres_per_unit(g->wkt), gx = 0, gy = 0;
+    geo_horn_diff(y > 0 ? row - nx : NULL, row, y + 1 < ny ? row + nx : NULL, nx, x, dem->has_nodata,
+                  (float)dem->nodata, &gx, &gy);
+    *ge = gx / (8 * g->gt[1] * mpu);
+    *gn = -gy / (8 * fabs(g->gt[5]) * mpu); /* gy is south minus north */
+}
+
+typedef struct rows {
+    const prm_terrain *t;
+    prm_profile *p;
+    int cap, nomem;
+    double mpu, dist;
+} rows;
+
+static int grow(rows *r)
+{
+    prm_profile *p = r->p;
+    int cap = r->cap ? 2 * r->cap : 256;
+    double **d[8] = {&p->dist_m, &p->len_m, &p->elev_m, &p->along, &p->across, &p->speed_kmh, &p->time_s, &p->cost};
+    for (int k = 0; k < 8; k++) {
+        double *q = realloc(*d[k], (size_t)cap * sizeof **d[k]);
+        if (!q)
+            return -1;
+        *d[k] = q;
+    }
+    int *l = realloc(p->limit, (size_t)cap * sizeof *l);
+    if (!l)
+        return -1;
+    p->limit = l;
+    unsigned char *s = realloc(p->soil, cap);
+    if (!s)
+        return -1;
+    p->soil = s;
+    unsigned char *u = realloc(p->landuse, cap);
+    if (!u)
+        return -1;
+    p->landuse = u;
+    r->cap = cap;
+    return 0;
+}
+
+static void row_piece(const prm_path_piece *pc, void *user)
+{
+    rows *r = user;
+    prm_profile *p = r->p;
+    const prm_terrain *t = r->t;
+    if (r->nomem || (p->n == r->cap && grow(r))) {
+        r->nomem = 1;
+        return;
+    }
+    long i = pc->cell;
+    int k = p->n++;
+    double ge, gn, len = pc->len * r->mpu;
+    cell_grad(t, i, &ge, &gn);
+    r->dist += len;
+    p->dist_m[k] = r->dist;
+    p->len_m[k] = len;
+    p->elev_m[k] = t->dem->f32[i];
+    p->along[k] = ge * pc->ux + gn * pc->uy;
+    p->across[k] = -ge * pc->uy + gn * pc->ux;
+    p->speed_kmh[k] = pc->speed_kmh;
+    p->time_s[k] = pc->time * r->mpu;
+    p->cost[k] = t->cost->f32[i];
+    p->limit[k] = pc->speed_kmh > 0 ? prm_limit_at(t, i, pc->ux, pc->uy) : t->aniso ? TM_LIMIT_NOGO : -1;
+    int pair = t->aniso ? t->aniso->pair[i] : 0xffff;
+    p->soil[k] = pair != 0xffff ? t->aniso->codes[2 * pair] : 0;
+    p->landuse[k] = pair != 0xffff ? t->aniso->codes[2 * pair + 1] : 0;
+}
+
+trv_status prm_profile_make(trv_ctx *ctx, const prm_terrain *t, const prm_path *path, prm_profile *out)
+{
+    memset(out, 0, sizeof *out);
+    rows r = {t, out, 0, 0, t->cell_m / t->grid->gt[1], 0};
+    prm_path_pieces(t, path, row_piece, &r);
+    if (r.nomem) {
+        prm_profile_clear(out);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    return TRV_OK;
+}
+
+void prm_profile_shares(const prm_profile *p, prm_time_shares *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < p->n; k++) {
+        double s = p->time_s[k];
+        out->total_s += s;
+        out->landuse[p->landuse[k]] += s;
+        out->limit[p->limit[k] >= 0 ? p->limit[k] : TM_NLIMITS] += s;
+    }
+    double T = out->total_s > 0 && isfinite(out->total_s) ? out->total_s : NAN;
+    for (int c = 0; c < 256; c++)
+        out->landuse[c] /= T;
+    for (int c = 0; c <= TM_NLIMITS; c++)
+        out->limit[c] /= T;
+}
+
+trv_status prm_profiles_make(trv_ctx *ctx, const prm_terrain *t, const prm_result *routes, int n,
+                             prm_profiles **out)
+{
+    prm_profiles *P = calloc(1, sizeof *P);
+    if (!P)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    const prm_aniso *a = t->aniso;
+    for (int c = 1; a && c < 255; c++) {
+        if (a->m->soil_index[c] >= 0)
+            trv_sfmt(P->soil[c], sizeof P->soil[c], "%d", c);
+        if (a->m->landuse_nogo[c] != 2)
+            trv_sfmt(P->landuse[c], sizeof P->landuse[c], "%s", a->m->lu_name[c]);
+    }
+    for (int k = 0; a && a->owns_model && k < a->rm.soils->n; k++)
+        if (a->rm.soils->s[k].code > 0 && a->rm.soils->s[k].code < 256)
+            trv_sfmt(P->soil[a->rm.soils->s[k].code], sizeof P->soil[0], "%s", a->rm.soils->s[k].name);
+    for (int k = 0; k < n && k < PRM_MISSION_MAX; k++) {
+        trv_status st = prm_profile_make(ctx, t, &routes[k].path, &P->route[k]);
+        if (st) {
+            prm_profiles_free(P);
+            return st;
+        }
+        snprintf(P->route[k].name, sizeof P->route[k].name, "%s", routes[k].name);
+        P->n = k + 1;
+    }
+    *out = P;
+    return TRV_OK;
+}
+
+void prm_profiles_free(prm_profiles *p)
+{
+    for (int k = 0; p && k < p->n; k++)
+        prm_profile_clear(&p->route[k]);
+    free(p);
+}
+
+/* A name as one CSV cell: quoted (quotes doubled) when it holds a comma,
+ * a quote or a line break (the land-use tables' names may). */
+static void put_name(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static const char *limit_name(int code)
+{
+    const char *s = tm_limit_name(code);
+    return s ? s : "";
+}
+
+trv_status prm_profiles_write_csv(trv_ctx *ctx, const prm_profiles *P, const char *tmp, const char *path)
+{
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
+    fprintf(f, "route,dist_m,len_m,elevation_m,grade_along_pct,grade_across_pct,soil,landuse,speed_kmh,limit,time_s,"
+               "cum_time_s,cost\n");
+    for (int r = 0; r < P->n; r++) {
+        const prm_profile *p = &P->route[r];
+        double cum = 0;
+        for (int k = 0; k < p->n; k++) {
+            cum += p->time_s[k];
+            fprintf(f, "%s,%.3f,%.4f,%.2f,%.2f,%.2f,", p->name, p->dist_m[k], p->len_m[k], p->elev_m[k],
+                    100 * p->along[k], 100 * p->across[k]);
+            put_name(f, P->soil[p->soil[k]]);
+            fputc(',', f);
+            put_name(f, P->landuse[p->landuse[k]]);
+            fprintf(f, ",%.3f,%s,%.6f,%.4f,%.4f\n", p->speed_kmh[k], limit_name(p->limit[k]), p->time_s[k], cum,
+                    p->cost[k]);
+        }
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad)
+        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    return TRV_OK;
+}
+
+/* A share's name and value, to sort them largest first (ties: by code). */
+typedef struct share {
+    const char *name;
+    int code;
+    double v;
+} share;
+
+static int cmp_share(const void *a, const void *b)
+{
+    const share *x = a, *y = b;
+    if (x->v != y->v)
+        return x->v > y->v ? -1 : 1;
+    return (x->code > y->code) - (x->code < y->code);
+}
+
+/* The non-zero shares of one kind (0: land use, 1: limit), largest first;
+ * returns their count (unknown named "unknown"). */
+static int sorted(const prm_profiles *P, const prm_time_shares *s, int kind, share out[256])
+{
+    int n = 0;
+    int m = kind ? TM_NLIMITS + 1 : 256;
+    for (int c = 0; c < m; c++) {
+        double v = kind ? s->limit[c] : s->landuse[c];
+        if (!(v > 0))
+            continue;
+        const char *name = kind ? (c < TM_NLIMITS ? tm_limit_name(c) : "unknown") : P->landuse[c];
+        out[n++] = (share){name[0] ? name : "unknown", c, v};
+    }
+    qsort(out, n, sizeof *out, cmp_share);
+    return n;
+}
+
+trv_status prm_time_shares_write_csv(trv_ctx *ctx, const prm_profiles *P, const char *tmp, const char *path)
+{
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
+    fprintf(f, "route,kind,name,time_s,share\n");
+    static const char *const kinds[2] = {"landuse", "limit"};
+    for (int r = 0; r < P->n; r++) {
+        prm_time_shares s;
+        share sh[256];
+        prm_profile_shares(&P->route[r], &s);
+        for (int kind = 0; kind < 2; kind++) {
+            int n = sorted(P, &s, kind, sh);
+            for (int k = 0; k < n; k++) {
+                fprintf(f, "%s,%s,", P->route[r].name, kinds[kind]);
+                put_name(f, sh[k].name);
+                fprintf(f, ",%.3f,%.6f\n", sh[k].v * s.total_s, sh[k].v);
+            }
+        }
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad)
+        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    return TRV_OK;
+}
+
+void prm_time_shares_line(const prm_profiles *P, int k, char *buf, size_t len)
+{
+    prm_time_shares s;
+    share sh[256];
+    prm_profile_shares(&P->route[k], &s);
+    size_t o = 0;
+    buf[0] = 0;
+    for (int kind = 0; kind < 2; kind++) {
+        int n = sorted(P, &s, kind, sh);
+        o += (size_t)trv_sfmt(buf + o, o < len ? len - o : 0, "%s%s", kind ? "; limit" : "land use",
+                              n ? "" : " -");
+        for (int q = 0; q < n && o < len; q++)
+            o += (size_t)trv_sfmt(buf + o, len - o, "%s %s %.1f %%", q ? "," : "", sh[q].name, 100 * sh[q].v);
+    }
+}
+
+void prm_time_shares_json(trv_json *js, const prm_profiles *P, int k)
+{
+    static const char *const kinds[2] = {"landuse", "limit"};
+    prm_time_shares s;
+    share sh[256];
+    prm_profile_shares(&P->route[k], &s);
+    trv_json_obj(js, "time_shares");
+    for (int kind = 0; kind < 2; kind++) {
+        int n = sorted(P, &s, kind, sh);
+        trv_json_obj(js, kinds[kind]);
+        for (int q = 0; q < n; q++)
+            trv_json_num(js, sh[q].name, "%.10g", sh[q].v);
+        trv_json_end(js);
+    }
+    trv_json_end(js);
+}
