@@ -231,7 +231,7 @@ trv_status tm_moisture_soil_at(trv_ctx *ctx, const tm_moisture *t, const tm_soil
     while (i + 1 < b && t->r[i + 1].pct <= pct)
         i++;
     double v[TM_MP_COUNT];
-    if (i + 1 == b)
+    if (i + 1 == b || pct == t->r[i].pct) /* a tabulated moisture: its values exactly */
         memcpy(v, t->r[i].v, sizeof v);
     else
         interpolate(&t->r[i], &t->r[i + 1], (pct - t->r[i].pct) / (t->r[i + 1].pct - t->r[i].pct), v);
