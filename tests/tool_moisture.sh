@@ -86,14 +86,51 @@ fresh m27
 awk -F, '$1 == 3 { exit !($3 == 0.175 && $5 + 0 > 454.1917 && $5 + 0 < 454.1918 && $7 == 27) }' "$tmp/m27/speed_soils.csv" && ok \
     || bad "lean clay at 27 %: $(grep '^3,' "$tmp/m27/speed_soils.csv")"
 
+# ---- --moisture-raster: a raster in EPSG:4326 (0.003 deg cells, a nodata
+# corner), cell by cell against gdalwarp's nearest neighbour without
+# approximation, and each soil at its median moisture ----
+awk 'BEGIN { nx = 130; ny = 110
+    printf "ncols %d\nnrows %d\nxllcorner -84.43\nyllcorner %.3f\ncellsize 0.003\nNODATA_value -1\n", nx, ny, 36.76 - ny * 0.003
+    for (i = 0; i < ny; i++) { for (j = 0; j < nx; j++) printf "%s ", (i < 10 && j < 10) ? "-1" : sprintf("%.4f", 20 + 40 * j / nx + 3 * sin(i * 0.7)); printf "\n" } }' >"$tmp/m.asc"
+gdal_translate -q -a_srs EPSG:4326 -ot Float32 "$tmp/m.asc" "$tmp/m4326.tif"
+fresh r
+"$S" -q --terrain "$tmp/r" --vehicle "$UGV" --moisture-raster "$tmp/m4326.tif" --clamp-moisture && ok || bad "--moisture-raster"
+ext=$(gdalinfo "$tmp/clean/soil.tif" | awk '/^Size is/ { gsub(",", ""); nx = $3; ny = $4 } /^Origin/ { gsub("[(),]", " "); x = $3; y = $4 }
+    END { printf "%s %s %s %s", x, y - 90 * ny, x + 90 * nx, y }')
+gdalwarp -q -t_srs EPSG:32616 -te $ext -tr 90 90 -r near -et 0 -dstnodata -9999 "$tmp/m4326.tif" "$tmp/ref.tif"
+same_pixels "$tmp/r/moisture.tif" "$tmp/ref.tif" && ok || bad "moisture.tif differs from gdalwarp -r near -et 0"
+# the median per soil from the reference raster (sort, then the middle)
+gdal_translate -q -of XYZ "$tmp/clean/soil.tif" "$tmp/soil.xyz"
+gdal_translate -q -of XYZ "$tmp/ref.tif" "$tmp/ref.xyz"
+paste -d' ' "$tmp/soil.xyz" "$tmp/ref.xyz" | awk '$3 > 0 && $6 != -9999 { print $3, $6 }' | sort -k1,1n -k2,2g |
+    awk '{ v[$1, ++n[$1]] = $2 } END { for (c in n) { k = n[c]; m = k % 2 ? v[c, (k + 1) / 2] : (v[c, k / 2] + v[c, k / 2 + 1]) / 2; printf "%d %d %.6f\n", c, k, m } }' |
+    sort -n >"$tmp/medians"
+python3 -c "
+import json, sys
+for s in json.load(open(sys.argv[1]))['moisture']['soils']:
+    print(s['code'], s['raster_cells'], s['moisture_pct'], 'true' if s['clamped'] else 'false')" "$tmp/r/speed.json" >"$tmp/got"
+[ "$(wc -l <"$tmp/got")" = 4 ] && ok || bad "speed.json's raster soils: $(cat "$tmp/got")"
+# clayey soil (38..55 %) lies in range: its median; the others clamped to an end
+awk 'NR == FNR { n[$1] = $2; m[$1] = $3; next }
+    { if ($2 != n[$1]) exit 1; if ($4 == "false" && ($3 - m[$1] > 1e-4 || m[$1] - $3 > 1e-4)) exit 1; if ($1 == 2 && $4 != "false") exit 1 }' \
+    "$tmp/medians" "$tmp/got" && ok || bad "raster medians: $(cat "$tmp/medians") against $(cat "$tmp/got")"
+
 # ---- bad inputs ----
 fresh b
 expect 2 "--condition must be one of dry|normal|wet" "$tmp/b" -- "$S" --terrain "$tmp/b" --vehicle "$UGV" --condition soggy
 expect 2 "--moisture expects a number, not 'damp'" "$tmp/b" -- "$S" --terrain "$tmp/b" --vehicle "$UGV" --moisture damp
 expect 2 "--moisture must be a percentage from 0 to 100" "$tmp/b" -- "$S" --terrain "$tmp/b" --vehicle "$UGV" --moisture -5
 expect 2 "--moisture must be a percentage from 0 to 100" "$tmp/b" -- "$S" --terrain "$tmp/b" --vehicle "$UGV" --moisture 101
-expect 2 "--moisture and --condition exclude each other" "$tmp/b" -- "$S" --terrain "$tmp/b" --vehicle "$UGV" --moisture 30 --condition wet
-expect 2 "--clamp-moisture and --moisture-table go with --moisture or --condition" "$tmp/b" -- "$S" --terrain "$tmp/b" --vehicle "$UGV" --clamp-moisture
+expect 2 "--moisture, --condition and --moisture-raster exclude each other" "$tmp/b" -- "$S" --terrain "$tmp/b" --vehicle "$UGV" --moisture 30 --condition wet
+expect 2 "--moisture, --condition and --moisture-raster exclude each other" "$tmp/b" -- "$S" --terrain "$tmp/b" --vehicle "$UGV" --condition wet --moisture-raster "$tmp/m4326.tif"
+expect 2 "--clamp-moisture and --moisture-table go with --moisture, --condition or --moisture-raster" "$tmp/b" -- "$S" --terrain "$tmp/b" --vehicle "$UGV" --clamp-moisture
+expect 1 "cannot open '$tmp/nothere.tif'" "$tmp/b" -- "$S" --terrain "$tmp/b" --vehicle "$UGV" --moisture-raster "$tmp/nothere.tif"
+printf 'not a raster\n' >"$tmp/junk.tif"
+expect 1 "cannot open '$tmp/junk.tif'" "$tmp/b" -- "$S" --terrain "$tmp/b" --vehicle "$UGV" --moisture-raster "$tmp/junk.tif"
+gdal_translate -q -scale 0 1 0 2 "$tmp/m4326.tif" "$tmp/m200.tif"
+expect 1 "a moisture raster holds percentages from 0 to 100" "$tmp/b" -- "$S" --terrain "$tmp/b" --vehicle "$UGV" --moisture-raster "$tmp/m200.tif" --clamp-moisture
+gdal_translate -q -srcwin 0 0 10 10 "$tmp/m4326.tif" "$tmp/corner.tif"
+expect 1 "covers none of the" "$tmp/b" -- "$S" --terrain "$tmp/b" --vehicle "$UGV" --moisture-raster "$tmp/corner.tif" --clamp-moisture
 expect 1 "moisture 30 %: soil 'clayey soil' (code 2) is tabulated from 38 to 55 %" "$tmp/b" -- "$S" --terrain "$tmp/b" --vehicle "$UGV" --moisture 30
 expect 1 "cannot open '$tmp/none.csv'" "$tmp/b" -- "$S" --terrain "$tmp/b" --vehicle "$UGV" --condition wet --moisture-table "$tmp/none.csv"
 expect 1 "code 1 is 'sandy loam', the soil table's 'sand'" "$tmp/b" -- "$S" --terrain "$tmp/b" --vehicle "$UGV" --condition wet --soils "$DATA/classes/soils_usda.csv"

@@ -63,6 +63,17 @@ static trv_status write_copies(trv_ctx *ctx, trv_outset *set, const char *dir, c
     return st;
 }
 
+/* DIR/moisture.tif: the moisture raster on the terrain grid, in the set. */
+static trv_status write_moisture_map(trv_ctx *ctx, trv_outset *set, const char *dir, const geo_raster *map,
+                                     const trv_meta *meta)
+{
+    char *path = trv_path_join(dir, TM_MOISTURE_TIF);
+    const char *tmp = path ? trv_outset_add(set, path) : NULL;
+    trv_status st = tmp ? geo_raster_write(ctx, map, tmp, meta) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    free(path);
+    return st;
+}
+
 /* One grade's line of the limits table. */
 static void print_grade(const tm_model *m, const char *lu, const char *soil, int s, int l, double grade)
 {
@@ -304,6 +315,8 @@ static trv_status write_all(trv_ctx *ctx, const tm_model *m, const tm_soils *soi
         st = tm_report_write(ctx, out.set, m, soils, report);
     if (!st)
         st = write_copies(ctx, out.set, dir, in + 1, soils, mu);
+    if (!st && mu->map)
+        st = write_moisture_map(ctx, out.set, dir, mu->map, meta);
     if (!st)
         summary(out.js, m, soils, stats, in, meta, mu);
     free(path);
@@ -314,13 +327,13 @@ static trv_status write_all(trv_ctx *ctx, const tm_model *m, const tm_soils *soi
  * three; NULL when they are right, else the usage message. */
 static const char *moisture_usage(const tm_moisture_opts *mo)
 {
-    int given = !isnan(mo->pct) + !!mo->condition;
+    int given = !isnan(mo->pct) + !!mo->condition + !!mo->raster;
     if (given > 1)
-        return "--moisture and --condition exclude each other";
+        return "--moisture, --condition and --moisture-raster exclude each other";
     if (!isnan(mo->pct) && !(mo->pct >= 0 && mo->pct <= 100))
         return "--moisture must be a percentage from 0 to 100";
     if (!given && (mo->clamp || mo->table))
-        return "--clamp-moisture and --moisture-table go with --moisture or --condition";
+        return "--clamp-moisture and --moisture-table go with --moisture, --condition or --moisture-raster";
     return NULL;
 }
 
@@ -336,6 +349,7 @@ int main(int argc, char **argv)
         {"report", 0, TRV_ARG_STRING, &report, "REPORT.csv", "write the report: every speed limit per land use and soil, on the flat and at 10 deg"},
         {"moisture", 0, TRV_ARG_DOUBLE, &mo.pct, "PCT", "every soil at this moisture content (%, 0 to 100), interpolated between the moisture table's rows (docs/method.md)"},
         {"condition", 0, TRV_ARG_CHOICE, &mo.condition, "dry|normal|wet", "every soil in this condition: the moisture table's row of that name (normal: the soil table's values)"},
+        {"moisture-raster", 0, TRV_ARG_STRING, &mo.raster, "FILE", "a soil-moisture raster (%, any CRS; nearest cell onto the terrain grid, written as DIR/moisture.tif): each soil at its median moisture over its cells"},
         {"clamp-moisture", 0, TRV_ARG_FLAG, &mo.clamp, NULL, "outside a soil's tabulated moistures use the nearest end's values (default: an error naming the soil and its range)"},
         {"moisture-table", 0, TRV_ARG_STRING, &mo.table, "CSV", "soil values per moisture (default: classes/soils_moisture.csv in the data directory; its codes and names those of --soils)"},
         {NULL, 0, 0, NULL, NULL, NULL},
@@ -361,14 +375,16 @@ int main(int argc, char **argv)
     if (!layers[0] || !layers[1] || !layers[2])
         return tool_end(&cli, ctx, trv_error(ctx, TRV_ERR_NOMEM, "out of memory"));
     /* the copies are outputs, unless an input is its copy already */
-    const char *names[7] = {run_file(RUN_SPEED), run_file(RUN_GONOGO), run_file(RUN_LIMIT),
+    const char *names[8] = {run_file(RUN_SPEED), run_file(RUN_GONOGO), run_file(RUN_LIMIT),
                             run_other_file(RUN_O_SPEED_JSON)};
     size_t nn = 4;
-    const char *const ins[7] = {layers[0], layers[1], layers[2], vehicle, soils_path, landuse_path, mo.table};
+    const char *const ins[8] = {layers[0], layers[1], layers[2], vehicle, soils_path, landuse_path, mo.table, mo.raster};
     for (int k = 0; k < 3; k++)
         if (!is_copy(dir, COPIES[k], ins[3 + k]))
             names[nn++] = run_other_file(COPIES[k]);
-    tool_outputs_check_dir(&cli, ctx, dir, names, nn, &report, 1, ins, 7);
+    if (mo.raster)
+        names[nn++] = TM_MOISTURE_TIF;
+    tool_outputs_check_dir(&cli, ctx, dir, names, nn, &report, 1, ins, 8);
     for (int k = 0; k < 3; k++)
         free(layers[k]);
     trv_meta meta;
@@ -385,7 +401,7 @@ int main(int argc, char **argv)
     if (!st && !landuse_path && !(landuse_path = landuse_default = trv_data_path(ctx, "classes/landuse.csv")))
         st = TRV_ERR_IO;
     if (!st && !(st = tm_vehicle_read(ctx, vehicle, &v)) && !(st = tm_soils_read(ctx, soils_path, &soils)) &&
-        !(st = tm_moisture_apply(ctx, &mo, soils, &mu)) && !(st = tm_model_init(ctx, &m, v, soils, landuse_path))) {
+        !(st = tm_moisture_apply(ctx, &mo, dir, soils, &mu)) && !(st = tm_model_init(ctx, &m, v, soils, landuse_path))) {
         char buf[256];
         snprintf(buf, sizeof buf, "%s: MI %.3f, VCI1 %.1f kPa%s, VCI50 %.1f kPa%s", v->name, m.vci.mi, m.vci.vci1_kPa,
                  m.vci.vci1_overridden ? " (file)" : "", m.vci.vci50_kPa, m.vci.vci50_overridden ? " (file)" : "");

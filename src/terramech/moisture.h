@@ -24,6 +24,7 @@
 #define TM_MOISTURE_H
 
 #include "core/json.h"
+#include "geo/geo.h"
 #include "terramech/terramech.h"
 
 enum { TM_MP_N, TM_MP_KC, TM_MP_KPHI, TM_MP_CI, TM_MP_C, TM_MP_PHI, TM_MP_K, TM_MP_COUNT };
@@ -61,11 +62,12 @@ trv_status tm_moisture_soil_at(trv_ctx *ctx, const tm_moisture *t, const tm_soil
 trv_status tm_moisture_soil_condition(trv_ctx *ctx, const tm_moisture *t, const tm_soil *s, double base_pct,
                                       unsigned cond, tm_soil *out, double *pct);
 
-/* What trv-speed was asked for: at most one of pct (finite) and
- * condition; table NULL: the data directory's classes/soils_moisture.csv. */
+/* What trv-speed was asked for: at most one of pct (finite), condition and
+ * raster; table NULL: the data directory's classes/soils_moisture.csv. */
 typedef struct tm_moisture_opts {
     double pct;                /* NAN: not given */
     const char *condition;     /* "dry" | "normal" | "wet" | NULL */
+    const char *raster;        /* a soil-moisture raster in %, or NULL */
     const char *table;
     int clamp;
 } tm_moisture_opts;
@@ -73,16 +75,36 @@ typedef struct tm_moisture_opts {
 /* What was used, per soil code: for speed.json and speed_soils.csv. */
 typedef struct tm_moisture_used {
     int active;                /* 0: no option, the soil table as it is */
-    char mode[12];             /* "moisture" | "condition" */
+    char mode[12];             /* "moisture" | "condition" | "raster" */
     tm_moisture_opts opts;
     char *table;               /* the moisture table read */
     double soil_pct[256];      /* NAN: none */
     int clamped[256];
+    geo_raster *map;           /* raster: the moisture on the terrain grid (DIR/moisture.tif) */
+    size_t raster_cells[256];  /* raster: the soil's cells with a moisture */
 } tm_moisture_used;
 
+/* The moisture raster on the terrain grid: its nodata and its file in the
+ * terrain directory. */
+#define TM_MOISTURE_NODATA -9999.0f
+#define TM_MOISTURE_TIF "moisture.tif"
+
+/* The soil-moisture raster path (%, any CRS and cell size) onto the grid of
+ * DIR/soil.tif: each cell takes the source cell under its centre (nearest
+ * neighbour, no interpolation; off the source or nodata: nodata), into
+ * *out; per soil code the median moisture over its cells (the mean of the
+ * two middle values for an even count; NAN without any), cells[code] how
+ * many cells had one, present[code] how many the soil has. A value outside
+ * 0..100 is an error naming the cell. */
+trv_status tm_moisture_raster(trv_ctx *ctx, const char *path, const char *dir, geo_raster **out, double med[256],
+                              size_t cells[256], size_t present[256]);
+
 /* Replace the soils' values by those at the chosen moisture (nothing when
- * no option is given). Free with tm_moisture_used_clear. */
-trv_status tm_moisture_apply(trv_ctx *ctx, const tm_moisture_opts *o, tm_soils *soils, tm_moisture_used *used);
+ * no option is given); with a raster, each soil at its median moisture over
+ * its cells of DIR's grid (tm_moisture_raster; a soil on the map without a
+ * moisture cell is an error). Free with tm_moisture_used_clear. */
+trv_status tm_moisture_apply(trv_ctx *ctx, const tm_moisture_opts *o, const char *dir, tm_soils *soils,
+                             tm_moisture_used *used);
 void tm_moisture_used_clear(tm_moisture_used *u);
 
 /* The soil table as used: soils->path's rows and columns, with n, kc, kphi,

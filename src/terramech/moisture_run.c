@@ -1,5 +1,5 @@
 /* The moisture options of trv-speed: the soils replaced by their values at
- * a moisture or in a named condition, the soil table
+ * a moisture, in a named condition or at a raster's moisture, the soil table
  * written back as used (speed_soils.csv) and speed.json's record of it
  * (moisture.h). */
 #include "terramech/moisture.h"
@@ -49,22 +49,48 @@ static trv_status soils_set(trv_ctx *ctx, const tm_moisture *t, tm_soils *soils,
     return st;
 }
 
-trv_status tm_moisture_apply(trv_ctx *ctx, const tm_moisture_opts *o, tm_soils *soils, tm_moisture_used *u)
+/* Every soil at its median moisture over its cells of the raster. */
+static trv_status soils_raster(trv_ctx *ctx, const tm_moisture *t, tm_soils *soils, const double base[256],
+                               const char *dir, int clamp, tm_moisture_used *u)
+{
+    double med[256];
+    size_t present[256];
+    trv_status st = tm_moisture_raster(ctx, u->opts.raster, dir, &u->map, med, u->raster_cells, present);
+    for (int i = 0; i < soils->n && !st; i++) {
+        tm_soil *s = &soils->s[i], v;
+        if (!present[s->code])
+            continue; /* not on the map: its values do not matter */
+        if (isnan(med[s->code]))
+            return trv_error(ctx, TRV_ERR_DATA, "the moisture raster '%s' covers none of the %zu cells of soil '%s' "
+                             "(code %d)", u->opts.raster, present[s->code], s->name, s->code);
+        st = tm_moisture_soil_at(ctx, t, s, base[s->code], med[s->code], clamp, &v, &u->soil_pct[s->code],
+                                 &u->clamped[s->code]);
+        if (!st)
+            *s = v;
+    }
+    return st;
+}
+
+trv_status tm_moisture_apply(trv_ctx *ctx, const tm_moisture_opts *o, const char *dir, tm_soils *soils,
+                             tm_moisture_used *u)
 {
     memset(u, 0, sizeof *u);
     for (int c = 0; c < 256; c++)
         u->soil_pct[c] = NAN;
     u->opts = *o;
-    if (isnan(o->pct) && !o->condition)
+    if (isnan(o->pct) && !o->condition && !o->raster)
         return TRV_OK;
     u->active = 1;
-    snprintf(u->mode, sizeof u->mode, "%s", o->condition ? "condition" : "moisture");
+    snprintf(u->mode, sizeof u->mode, "%s", o->condition ? "condition" : o->raster ? "raster" : "moisture");
     tm_moisture *t = NULL;
     double base[256];
     trv_status st = o->table ? ((u->table = strdup(o->table)) ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory"))
                              : (u->table = trv_data_path(ctx, "classes/soils_moisture.csv")) ? TRV_OK : TRV_ERR_IO;
     if (!st && !(st = tm_moisture_read(ctx, u->table, &t)) && !(st = base_moistures(ctx, soils->path, base))) {
-        st = soils_set(ctx, t, soils, base, o->pct, o->condition ? cond_bit(o->condition) : 0, o->clamp, u);
+        if (o->raster)
+            st = soils_raster(ctx, t, soils, base, dir, o->clamp, u);
+        else
+            st = soils_set(ctx, t, soils, base, o->pct, o->condition ? cond_bit(o->condition) : 0, o->clamp, u);
     }
     tm_moisture_free(t);
     return st;
@@ -74,6 +100,8 @@ void tm_moisture_used_clear(tm_moisture_used *u)
 {
     free(u->table);
     u->table = NULL;
+    geo_raster_free(u->map);
+    u->map = NULL;
 }
 
 /* One CSV cell, quoted when it holds a comma, a quote or a line break. */
@@ -173,6 +201,7 @@ void tm_moisture_json(trv_json *js, const tm_soils *soils, const tm_moisture_use
         trv_json_str(js, "moisture_pct", NULL);
     else
         trv_json_num(js, "moisture_pct", "%.10g", u->opts.pct);
+    trv_json_str(js, "raster", u->opts.raster);
     trv_json_bool(js, "clamp", u->opts.clamp);
     trv_json_str(js, "table", u->table);
     trv_json_arr(js, "soils");
@@ -186,6 +215,8 @@ void tm_moisture_json(trv_json *js, const tm_soils *soils, const tm_moisture_use
         else
             trv_json_num(js, "moisture_pct", "%.10g", u->soil_pct[s->code]);
         trv_json_bool(js, "clamped", u->clamped[s->code]);
+        if (u->opts.raster)
+            trv_json_int(js, "raster_cells", (long long)u->raster_cells[s->code]);
         trv_json_end(js);
     }
     trv_json_end(js);
