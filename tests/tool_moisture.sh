@@ -115,6 +115,43 @@ awk 'NR == FNR { n[$1] = $2; m[$1] = $3; next }
     { if ($2 != n[$1]) exit 1; if ($4 == "false" && ($3 - m[$1] > 1e-4 || m[$1] - $3 > 1e-4)) exit 1; if ($1 == 2 && $4 != "false") exit 1 }' \
     "$tmp/medians" "$tmp/got" && ok || bad "raster medians: $(cat "$tmp/medians") against $(cat "$tmp/got")"
 
+# ---- the report's ground-conditions table on a 90 m run: the NOGO shares
+# from each condition's speed.json and the route driven on each
+# speed.tif, recomputed here (awk over route.csv and the XYZ cells) ----
+fresh rep
+R=$tmp/rep
+"$S" -q --terrain "$R" --vehicle "$UGV" && "$BIN/trv-cost" -q --terrain "$R" &&
+    "$BIN/trv-roadmap" -q --terrain "$R" -o "$R/roadmap.gpkg" --seed 1 &&
+    "$BIN/trv-route" -q --roadmap "$R/roadmap.gpkg" --terrain "$R" --from -84.3637,36.6957 --to -84.1994,36.5216 --no-timing \
+        -o "$R/route.geojson" --csv "$R/route.csv" --stats "$R/route_stats.csv" && ok || bad "the 90 m run for the report"
+"$BIN/trv-report" -q "$R" -o "$tmp/no_cond.md" && ! grep -q '## Ground conditions' "$tmp/no_cond.md" && ok || bad "a report without conditions/ has the section"
+for c in dry normal wet; do
+    mkdir -p "$R/conditions/$c" && ln -sf ../../slope.tif ../../soil.tif ../../landuse.tif "$R/conditions/$c/" &&
+        "$S" -q --terrain "$R/conditions/$c" --vehicle "$UGV" --condition $c || bad "--condition $c in conditions/"
+done
+"$BIN/trv-report" -q "$R" -o "$R/report.md" && ok || bad "trv-report with conditions/"
+for c in dry normal wet; do
+    want=$(python3 -c "
+import json, sys
+c = json.load(open(sys.argv[1]))['cells']
+print('%.1f %%' % (100 * (1 - c['go'] / c['with_data'])))" "$R/conditions/$c/speed.json")
+    gi=$(gdalinfo "$R/conditions/$c/speed.tif")
+    x0=$(echo "$gi" | sed -n 's/^Origin = (\([-0-9.]*\),\([-0-9.]*\)).*/\1/p'); y0=$(echo "$gi" | sed -n 's/^Origin = (\([-0-9.]*\),\([-0-9.]*\)).*/\2/p')
+    nx=$(echo "$gi" | sed -n 's/^Size is \([0-9]*\), .*/\1/p')
+    gdal_translate -q -of XYZ "$R/conditions/$c/speed.tif" "$tmp/speed.xyz"
+    drive=$(awk -F'[ ,]' -v x0="$x0" -v y0="$y0" -v nx="$nx" '
+        FILENAME ~ /xyz$/ { v[n++] = $3; next }
+        FNR == 1 { next }
+        $1 == "mmcr" { if (have) { mx = (px + $2) / 2; my = (py + $3) / 2; c = int((mx - x0) / 90); r = int((y0 - my) / 90)
+                           L = sqrt(($2 - px) ^ 2 + ($3 - py) ^ 2); s = v[r * nx + c]
+                           if (s > 0) t += L / (s / 3.6); else blocked += L }
+                       px = $2; py = $3; have = 1 }
+        END { if (blocked > 0) printf "blocked | no: %.0f m on NOGO cells", blocked; else printf "%.3f | yes", t / 3600 }' \
+        "$tmp/speed.xyz" "$R/route.csv")
+    grep -q "^| $c | .* | $want | $drive |\$" "$R/report.md" && ok || bad "report's $c row: $(grep "^| $c |" "$R/report.md"), want $want | $drive"
+done
+grep -q '^| wet | .* | blocked | no: ' "$R/report.md" && ok || bad "the normal route still passes when wet: $(grep '^| wet |' "$R/report.md")"
+
 # ---- bad inputs ----
 fresh b
 expect 2 "--condition must be one of dry|normal|wet" "$tmp/b" -- "$S" --terrain "$tmp/b" --vehicle "$UGV" --condition soggy
