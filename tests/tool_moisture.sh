@@ -148,7 +148,13 @@ print('%.1f %%' % (100 * (1 - c['go'] / c['with_data'])))" "$R/conditions/$c/spe
                        px = $2; py = $3; have = 1 }
         END { if (blocked > 0) printf "blocked | no: %.0f m on NOGO cells", blocked; else printf "%.3f | yes", t / 3600 }' \
         "$tmp/speed.xyz" "$R/route.csv")
-    grep -q "^| $c | .* | $want | $drive |\$" "$R/report.md" && ok || bad "report's $c row: $(grep "^| $c |" "$R/report.md"), want $want | $drive"
+    # the goal's cell in this condition: GO, or its NOGO reason (gdallocationinfo)
+    goal=$(awk -F, '$1 == "mmcr" { x = $2; y = $3 } END { print x, y }' "$R/route.csv")
+    code=$(gdallocationinfo -valonly -geoloc "$R/conditions/$c/gonogo.tif" $goal)
+    state=GO
+    [ "$code" = 0 ] || state=$(gdalinfo "$R/conditions/$c/gonogo.tif" | sed -n "s/^ *$code: //p")
+    grep -q "^| $c | .* | $want | $drive | [^|]* | $state |\$" "$R/report.md" && ok ||
+        bad "report's $c row: $(grep "^| $c |" "$R/report.md"), want $want | $drive | … | $state"
 done
 grep -q '^| wet | .* | blocked | no: ' "$R/report.md" && ok || bad "the normal route still passes when wet: $(grep '^| wet |' "$R/report.md")"
 

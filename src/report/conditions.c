@@ -9,7 +9,8 @@
  * condition, so the times compare; trv-route's own time uses the speed in
  * the direction of travel and is shorter). A segment whose midpoint is on
  * a NOGO cell (speed 0) or off the map blocks the route: its length is
- * reported instead of a time. */
+ * reported instead of a time. And whether the route's start and goal are
+ * GO in that condition (gonogo.tif's cell, or its NOGO reason). */
 #define _POSIX_C_SOURCE 200809L
 #include "report/report_priv.h"
 
@@ -68,6 +69,16 @@ static void drive_on(const geo_raster *speed, const double *xy, size_t n, drive 
     }
 }
 
+/* "GO" or the NOGO reason of gonogo.tif's cell under (x, y). */
+static char *cell_state(const geo_raster *g, char names[256][64], double x, double y)
+{
+    double fc = (x - g->grid.gt[0]) / g->grid.gt[1], fr = (y - g->grid.gt[3]) / g->grid.gt[5];
+    if (!(fc >= 0 && fr >= 0 && fc < g->grid.nx && fr < g->grid.ny))
+        return rpt_fmt("off the map");
+    int v = g->u8[(size_t)fr * g->grid.nx + (size_t)fc];
+    return v == 0 ? rpt_fmt("GO") : rpt_fmt("%s", *names[v] ? names[v] : "NOGO");
+}
+
 /* The soils' moistures of a condition's speed.json, "sandy loam 32 %, ...". */
 static char *moistures(struct json_object *sum)
 {
@@ -85,14 +96,19 @@ static char *moistures(struct json_object *sum)
 /* One condition's row. */
 static trv_status row(trv_ctx *ctx, doc *d, block *t, run *r, const char *c, const double *xy, size_t n)
 {
-    char rel[64];
+    char rel[64], names[256][64];
     struct json_object *sum = NULL;
-    geo_raster *speed = NULL;
+    geo_raster *speed = NULL, *gonogo = NULL;
     trv_sfmt(rel, sizeof rel, "conditions/%s/%s", c, OTHER(RUN_O_SPEED_JSON));
     trv_status st = rpt_json_object_read(ctx, P(r, rel), &sum);
     trv_sfmt(rel, sizeof rel, "conditions/%s/%s", c, LAYER(RUN_SPEED));
     if (!st)
         st = geo_raster_read(ctx, P(r, rel), GEO_F32, &speed);
+    trv_sfmt(rel, sizeof rel, "conditions/%s/%s", c, LAYER(RUN_GONOGO));
+    if (!st && !(st = rpt_class_names(ctx, P(r, rel), names)))
+        st = geo_raster_read(ctx, P(r, rel), GEO_U8, &gonogo);
+    if (!st && n == 0)
+        st = trv_error(ctx, TRV_ERR_DATA, "'%s' holds no vertex of the recommended route", P(r, OTHER(RUN_O_ROUTE_CSV)));
     if (!st) {
         struct json_object *cells = jget(sum, "cells");
         double data = jnum(cells, "with_data"), go = jnum(cells, "go");
@@ -100,9 +116,11 @@ static trv_status row(trv_ctx *ctx, doc *d, block *t, run *r, const char *c, con
         drive_on(speed, xy, n, &dv);
         rpt_row(d, t, rpt_fmt("%s", c), moistures(sum), rpt_fmt("%.1f %%", data > 0 ? 100 * (1 - go / data) : 0),
                 dv.blocked_m > 0 ? rpt_fmt("blocked") : rpt_fmt("%.3f", dv.time_s / 3600),
-                dv.blocked_m > 0 ? rpt_fmt("no: %.0f m on NOGO cells", dv.blocked_m) : rpt_fmt("yes"));
+                dv.blocked_m > 0 ? rpt_fmt("no: %.0f m on NOGO cells", dv.blocked_m) : rpt_fmt("yes"),
+                cell_state(gonogo, names, xy[0], xy[1]), cell_state(gonogo, names, xy[2 * n - 2], xy[2 * n - 1]));
     }
     geo_raster_free(speed);
+    geo_raster_free(gonogo);
     json_object_put(sum);
     return st;
 }
@@ -123,8 +141,10 @@ trv_status rpt_sec_conditions(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
              "at each moisture from Wong's measured terrain values, docs/method.md 2.11). The route is the "
              "recommended %s route of the normal run, driven on each condition's speed map: time over the map's "
              "speed (the worse direction of travel) at the middle of each segment, so the three compare; a route "
-             "that crosses a NOGO cell is blocked.", name);
-    block *t = rpt_table(d, "llrrl", "condition", "soil moisture", "NOGO cells", "route time (h)", "passes");
+             "that crosses a NOGO cell is blocked. Start and goal: GO, or why their cell is NOGO in that "
+             "condition (a planner then needs other points).", name);
+    block *t = rpt_table(d, "llrrlll", "condition", "soil moisture", "NOGO cells", "route time (h)", "passes", "start",
+                         "goal");
     for (int k = 0; k < 3 && !st; k++)
         st = row(ctx, d, t, r, CONDITIONS[k], xy, n);
     free(xy);
