@@ -25,7 +25,8 @@ static int ref_read(const char *path, ref_row *rows, int max)
     int n = 0;
     assert_non_null(f);
     assert_non_null(fgets(line, sizeof line, f));
-    assert_string_equal(strtok(line, "\n"), "code,name,moisture_pct,condition,n,kc,kphi,ci_kPa,c_kPa,phi_deg,K_m,source");
+    assert_string_equal(strtok(line, "\n"),
+                        "code,name,moisture_pct,condition,n,kc,kphi,ci_kPa,c_kPa,phi_deg,K_m,source");
     while (n < max && fgets(line, sizeof line, f)) {
         ref_row *r = &rows[n++];
         double *v = r->v;
@@ -86,7 +87,8 @@ static void test_rows_reproduced(void **state)
         }
         /* the cone index of a wet row: the stated power law CI0 (w0/w)^2 */
         if (strcmp(ref[i].cond, "wet") == 0 && i > 0 && ref[i - 1].code == ref[i].code)
-            assert_true(fabs(ref[i].v[TM_MP_CI] - ref[i - 1].v[TM_MP_CI] * pow(ref[i - 1].pct / ref[i].pct, 2)) < 0.006);
+            assert_true(fabs(ref[i].v[TM_MP_CI] - ref[i - 1].v[TM_MP_CI] * pow(ref[i - 1].pct / ref[i].pct, 2)) <
+                        0.006);
     }
     tm_moisture_free(t);
     tm_soils_free(soils);
@@ -198,7 +200,8 @@ static void test_table_errors(void **state)
     tm_soils *soils = NULL;
     assert_int_equal(tm_soils_read(ctx, sp, &soils), TRV_OK);
     static const struct { const char *rows, *msg; } other[] = {
-        {"1,sand,26,dry;normal;wet,0.30,2.79,141.11,223.40,13.79,22,0.01\n", "code 1 is 'sand', the soil table's 'sandy loam'"},
+        {"1,sand,26,dry;normal;wet,0.30,2.79,141.11,223.40,13.79,22,0.01\n",
+         "code 1 is 'sand', the soil table's 'sandy loam'"},
         {"1,sandy loam,26,dry;normal;wet,0.30,2.79,141.11,223.41,13.79,22,0.01\n",
          "the row named normal has ci_kPa = 223.41, the soil table 223.4"},
         {"1,sandy loam,27,dry;normal;wet,0.30,2.79,141.11,223.40,13.79,22,0.01\n",

@@ -39,7 +39,8 @@ static trv_status write_copies(trv_ctx *ctx, trv_outset *set, const char *dir, c
     for (int k = 0; k < 3 && !st; k++) {
         if (k == 1 && mu->active) {
             char *path = run_other_path(dir, COPIES[k]);
-            st = path ? tm_moisture_soils_write(ctx, set, soils, mu, path) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+            st = path ? tm_moisture_soils_write(ctx, set, soils, mu, path)
+                      : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
             free(path);
             continue;
         }
@@ -378,7 +379,8 @@ int main(int argc, char **argv)
     const char *names[8] = {run_file(RUN_SPEED), run_file(RUN_GONOGO), run_file(RUN_LIMIT),
                             run_other_file(RUN_O_SPEED_JSON)};
     size_t nn = 4;
-    const char *const ins[8] = {layers[0], layers[1], layers[2], vehicle, soils_path, landuse_path, mo.table, mo.raster};
+    const char *const ins[8] = {layers[0],  layers[1],    layers[2], vehicle,
+                                soils_path, landuse_path, mo.table,  mo.raster};
     for (int k = 0; k < 3; k++)
         if (!is_copy(dir, COPIES[k], ins[3 + k]))
             names[nn++] = run_other_file(COPIES[k]);
@@ -401,7 +403,8 @@ int main(int argc, char **argv)
     if (!st && !landuse_path && !(landuse_path = landuse_default = trv_data_path(ctx, "classes/landuse.csv")))
         st = TRV_ERR_IO;
     if (!st && !(st = tm_vehicle_read(ctx, vehicle, &v)) && !(st = tm_soils_read(ctx, soils_path, &soils)) &&
-        !(st = tm_moisture_apply(ctx, &mo, dir, soils, &mu)) && !(st = tm_model_init(ctx, &m, v, soils, landuse_path))) {
+        !(st = tm_moisture_apply(ctx, &mo, dir, soils, &mu)) &&
+        !(st = tm_model_init(ctx, &m, v, soils, landuse_path))) {
         char buf[256];
         snprintf(buf, sizeof buf, "%s: MI %.3f, VCI1 %.1f kPa%s, VCI50 %.1f kPa%s", v->name, m.vci.mi, m.vci.vci1_kPa,
                  m.vci.vci1_overridden ? " (file)" : "", m.vci.vci50_kPa, m.vci.vci50_overridden ? " (file)" : "");

@@ -108,7 +108,8 @@ static trv_status row(trv_ctx *ctx, doc *d, block *t, run *r, const char *c, con
     if (!st && !(st = rpt_class_names(ctx, P(r, rel), names)))
         st = geo_raster_read(ctx, P(r, rel), GEO_U8, &gonogo);
     if (!st && n == 0)
-        st = trv_error(ctx, TRV_ERR_DATA, "'%s' holds no vertex of the recommended route", P(r, OTHER(RUN_O_ROUTE_CSV)));
+        st = trv_error(ctx, TRV_ERR_DATA, "'%s' holds no vertex of the recommended route",
+                       P(r, OTHER(RUN_O_ROUTE_CSV)));
     if (!st) {
         struct json_object *cells = jget(sum, "cells");
         double data = jnum(cells, "with_data"), go = jnum(cells, "go");
