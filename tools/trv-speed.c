@@ -261,6 +261,39 @@ static void json_limits(trv_json *js, const tm_stats *st)
     trv_json_end(js);
 }
 
+/* speed.json's "moisture" object (docs/summaries.md): the moisture each
+ * soil was taken at. */
+static void json_moisture(trv_json *js, const tm_soils *soils, const tm_moisture_used *u)
+{
+    trv_json_obj(js, "moisture");
+    trv_json_str(js, "mode", u->mode);
+    trv_json_str(js, "condition", u->opts.condition);
+    if (isnan(u->opts.pct))
+        trv_json_str(js, "moisture_pct", NULL);
+    else
+        trv_json_num(js, "moisture_pct", "%.10g", u->opts.pct);
+    trv_json_str(js, "raster", u->opts.raster);
+    trv_json_bool(js, "clamp", u->opts.clamp);
+    trv_json_str(js, "table", u->table);
+    trv_json_arr(js, "soils");
+    for (int i = 0; i < soils->n; i++) {
+        const tm_soil *s = &soils->s[i];
+        trv_json_obj(js, NULL);
+        trv_json_int(js, "code", s->code);
+        trv_json_str(js, "name", s->name);
+        if (isnan(u->soil_pct[s->code]))
+            trv_json_str(js, "moisture_pct", NULL);
+        else
+            trv_json_num(js, "moisture_pct", "%.10g", u->soil_pct[s->code]);
+        trv_json_bool(js, "clamped", u->clamped[s->code]);
+        if (u->opts.raster)
+            trv_json_int(js, "raster_cells", (long long)u->raster_cells[s->code]);
+        trv_json_end(js);
+    }
+    trv_json_end(js);
+    trv_json_end(js);
+}
+
 /* speed.json (docs/summaries.md): the vehicle, MI/VCI, the per-soil table
  * and the GO/NOGO counts print_report prints, at full precision. */
 static void summary(trv_json *js, const tm_model *m, const tm_soils *soils, const tm_stats *st,
@@ -274,7 +307,7 @@ static void summary(trv_json *js, const tm_model *m, const tm_soils *soils, cons
     trv_json_end(js);
     json_vehicle(js, m);
     if (mu->active)
-        tm_moisture_json(js, soils, mu);
+        json_moisture(js, soils, mu);
     json_soils(js, m, soils);
     trv_json_obj(js, "cells");
     trv_json_int(js, "all", (long long)st->cells);

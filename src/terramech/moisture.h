@@ -23,7 +23,6 @@
 #ifndef TM_MOISTURE_H
 #define TM_MOISTURE_H
 
-#include "core/json.h"
 #include "geo/geo.h"
 #include "terramech/terramech.h"
 
@@ -113,8 +112,5 @@ void tm_moisture_used_clear(tm_moisture_used *u);
  * back to the same numbers). */
 trv_status tm_moisture_soils_write(trv_ctx *ctx, trv_outset *set, const tm_soils *soils, const tm_moisture_used *u,
                                    const char *path);
-
-/* speed.json's "moisture" object (docs/summaries.md). */
-void tm_moisture_json(trv_json *js, const tm_soils *soils, const tm_moisture_used *u);
 
 #endif

@@ -1,7 +1,6 @@
 /* The moisture options of trv-speed: the soils replaced by their values at
- * a moisture, in a named condition or at a raster's moisture, the soil table
- * written back as used (speed_soils.csv) and speed.json's record of it
- * (moisture.h). */
+ * a moisture, in a named condition or at a raster's moisture, and the soil
+ * table written back as used (speed_soils.csv) (moisture.h). */
 #include "terramech/moisture.h"
 
 #include <math.h>
@@ -190,35 +189,4 @@ trv_status tm_moisture_soils_write(trv_ctx *ctx, trv_outset *set, const tm_soils
         st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s'", path);
     trv_csv_free(csv);
     return st;
-}
-
-void tm_moisture_json(trv_json *js, const tm_soils *soils, const tm_moisture_used *u)
-{
-    trv_json_obj(js, "moisture");
-    trv_json_str(js, "mode", u->mode);
-    trv_json_str(js, "condition", u->opts.condition);
-    if (isnan(u->opts.pct))
-        trv_json_str(js, "moisture_pct", NULL);
-    else
-        trv_json_num(js, "moisture_pct", "%.10g", u->opts.pct);
-    trv_json_str(js, "raster", u->opts.raster);
-    trv_json_bool(js, "clamp", u->opts.clamp);
-    trv_json_str(js, "table", u->table);
-    trv_json_arr(js, "soils");
-    for (int i = 0; i < soils->n; i++) {
-        const tm_soil *s = &soils->s[i];
-        trv_json_obj(js, NULL);
-        trv_json_int(js, "code", s->code);
-        trv_json_str(js, "name", s->name);
-        if (isnan(u->soil_pct[s->code]))
-            trv_json_str(js, "moisture_pct", NULL);
-        else
-            trv_json_num(js, "moisture_pct", "%.10g", u->soil_pct[s->code]);
-        trv_json_bool(js, "clamped", u->clamped[s->code]);
-        if (u->opts.raster)
-            trv_json_int(js, "raster_cells", (long long)u->raster_cells[s->code]);
-        trv_json_end(js);
-    }
-    trv_json_end(js);
-    trv_json_end(js);
 }
