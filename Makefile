@@ -80,7 +80,8 @@ help:
 	@echo "  make demo         install missing packages, build, run the pipeline on data/jacksboro"
 	@echo "                    (AREA=name DEM=file SOIL=file LANDUSE=file FROM=lon,lat TO=lon,lat"
 	@echo "                     [LANDUSE_CLASSES=data/classes/nlcd.csv SOIL_CLASSES=data/classes/soils_usda.csv]"
-	@echo "                     [T_SRS=crs RES=m SEED=n VEHICLE=file.ini RULES=file.fcl])"
+	@echo "                     [T_SRS=crs RES=m SEED=n VEHICLE=file.ini RULES=file.fcl]"
+	@echo "                     [CONDITION=dry|normal|wet: the soils in that condition, into out/AREA-CONDITION])"
 	@echo "  make fuzz         install clang, run each tests/fuzz/ harness under libFuzzer for FUZZ_S s (300)"
 	@echo "                    (FUZZ_NAMES=\"csv fcl\" a subset; docs/tests.md)"
 	@echo "  make bench        time traverse against its peers (GDAL, gstat, GRASS) on the same machine"
@@ -184,7 +185,15 @@ SOIL_CLASSES ?= data/classes/soils.csv
 # the mission: two points (lon,lat) about 31 km apart across the Pine Mountain fault
 FROM ?= -84.3637,36.6957
 TO ?= -84.1994,36.5216
-OUT ?= out/$(AREA)
+# ground conditions: CONDITION=dry|normal|wet runs the whole pipeline with
+# the soils in that condition (trv-speed --condition; docs/method.md §2.11),
+# into out/$(AREA)-$(CONDITION) unless OUT is given, so that the normal run
+# is never overwritten
+CONDITION ?=
+OUT ?= out/$(AREA)$(if $(CONDITION),-$(CONDITION))
+# the soil table the stages after trv-speed read: in a condition, the one
+# trv-speed wrote with the values in force
+COST_SOILS := $(if $(CONDITION),$(OUT)/speed_soils.csv,$(SOIL_CLASSES))
 
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -214,12 +223,12 @@ $(OUT)/speed.tif $(OUT)/gonogo.tif $(OUT)/limit.tif $(OUT)/speed_report.csv $(OU
     $(OUT)/speed_vehicle.ini $(OUT)/speed_soils.csv $(OUT)/speed_landuse.csv &: \
     $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif $(VEHICLE) $(BINDIR)/trv-speed $(SOIL_CLASSES) $(LANDUSE_CLASSES)
 	$(BINDIR)/trv-speed --terrain $(OUT) --vehicle $(VEHICLE) --soils $(SOIL_CLASSES) \
-	    --landuse-classes $(LANDUSE_CLASSES) --report $(OUT)/speed_report.csv
+	    --landuse-classes $(LANDUSE_CLASSES) --report $(OUT)/speed_report.csv $(if $(CONDITION),--condition $(CONDITION))
 
 # fuzzy mobility cost and class
 $(OUT)/cost.tif $(OUT)/class.tif $(OUT)/cost.json &: $(OUT)/speed.tif $(OUT)/gonogo.tif $(OUT)/dem.tif \
     $(OUT)/slope.tif $(OUT)/soil.tif $(RULES) $(SOIL_CLASSES) $(BINDIR)/trv-cost
-	$(BINDIR)/trv-cost --terrain $(OUT) --rules $(RULES) --soils $(SOIL_CLASSES)
+	$(BINDIR)/trv-cost --terrain $(OUT) --rules $(RULES) --soils $(COST_SOILS)
 
 # the roadmap over the GO area, and the mission on it
 $(OUT)/roadmap.gpkg $(OUT)/roadmap.json &: $(OUT)/class.tif $(OUT)/cost.tif $(OUT)/gonogo.tif $(BINDIR)/trv-roadmap
@@ -253,7 +262,7 @@ SCENARIO ?= data/scenarios/demo.ini
 BLOCKED ?= data/scenarios/blocked.ini
 SIM_DEPS := $(OUT)/route.csv $(OUT)/speed.tif $(OUT)/soil.tif $(VEHICLE) $(SOIL_CLASSES) $(LANDUSE_CLASSES) $(BINDIR)/trv-sim
 # trv-sim's own defaults are the bundled tables: name a table only when it is another
-SIM_TABLES := $(if $(filter-out data/classes/soils.csv,$(SOIL_CLASSES)),--soils $(SOIL_CLASSES)) \
+SIM_TABLES := $(if $(CONDITION),,$(if $(filter-out data/classes/soils.csv,$(SOIL_CLASSES)),--soils $(SOIL_CLASSES))) \
     $(if $(filter-out data/classes/landuse.csv,$(LANDUSE_CLASSES)),--landuse-classes $(LANDUSE_CLASSES))
 $(OUT)/sim/metrics.json &: $(SCENARIO) $(SIM_DEPS)
 	$(BINDIR)/trv-sim --terrain $(OUT) --scenario $(SCENARIO) --route $(OUT)/route.csv --seed $(SEED) --no-timing $(strip $(SIM_TABLES)) -o $(OUT)/sim
@@ -314,9 +323,21 @@ SIM_RUNS := $(OUT)/sim/metrics.json $(if $(BLOCKED),$(OUT)/sim_blocked/metrics.j
 $(OUT)/project.qgs: $(OUT)/route.geojson $(OUT)/class.tif $(SIM_RUNS) $(DEMO_PNGS) $(BINDIR)/trv-project
 	$(BINDIR)/trv-project -q $(OUT) -o $@ --title "traverse: $(AREA)"
 
+# the report's dry/normal/wet table (the normal run with the bundled soils
+# only): trv-speed in each condition on the same layers (linked) in
+# conditions/<c>/; the report reads their speed.json and speed.tif
+COND_JSONS := $(if $(CONDITION)$(filter-out data/classes/soils.csv,$(SOIL_CLASSES)),,\
+    $(foreach c,dry normal wet,$(OUT)/conditions/$(c)/speed.json))
+$(OUT)/conditions/%/speed.json: $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif $(VEHICLE) $(BINDIR)/trv-speed \
+    $(SOIL_CLASSES) $(LANDUSE_CLASSES) data/classes/soils_moisture.csv
+	@mkdir -p $(@D)
+	@ln -sf ../../slope.tif ../../soil.tif ../../landuse.tif $(@D)/
+	$(BINDIR)/trv-speed -q --terrain $(@D) --vehicle $(VEHICLE) --soils $(SOIL_CLASSES) \
+	    --landuse-classes $(LANDUSE_CLASSES) --condition $*
+
 # the report reads the stages' summaries (<stage>.json, docs/summaries.md)
 $(OUT)/report.md $(OUT)/report.html &: $(OUT)/route_stats.csv $(OUT)/class.tif $(OUT)/gonogo.tif $(OUT)/krige.json \
-    $(OUT)/speed.json $(OUT)/cost.json $(OUT)/roadmap.json $(OUT)/route.json $(SIM_RUNS) $(DEMO_PNGS) \
+    $(OUT)/speed.json $(OUT)/cost.json $(OUT)/roadmap.json $(OUT)/route.json $(SIM_RUNS) $(DEMO_PNGS) $(COND_JSONS) \
     $(ALT_FILES) $(PNG)/route_alternatives.png $(BINDIR)/trv-report
 	$(BINDIR)/trv-report -q $(OUT) -o $(OUT)/report.md --html $(OUT)/report.html
 

@@ -311,6 +311,29 @@ def check_algorithms(data, inp, work):
         "REPORT": w("speed_report.csv"), "STDOUT": w("speed.txt")},
         ["--terrain", W, "--vehicle", d("vehicles/ugv_hua2022.ini"), "--soils", soils, "--landuse-classes", lu_classes,
          "--report", w("speed_report.csv")], W)
+    # the soils at a moisture (docs/method.md 2.11), each in its own copy of
+    # the terrain layers so that the runs below keep the normal maps
+    from osgeo import gdal, osr
+    mr = w("moisture_4326.tif")
+    ds = gdal.GetDriverByName("GTiff").Create(mr, 40, 40, 1, gdal.GDT_Float32)
+    ds.SetGeoTransform((-84.40, 0.006, 0, 36.70, 0, -0.006))
+    srs = osr.SpatialReference()
+    srs.ImportFromEPSG(4326)
+    ds.SetProjection(srs.ExportToWkt())
+    ds.GetRasterBand(1).WriteArray(__import__("numpy").fromfunction(lambda r, c: 20 + c + 0.5 * r, (40, 40)))
+    ds = None
+    moist = [("speed_wet", {"CONDITION": 2, "MOISTURE_TABLE": d("classes/soils_moisture.csv")},
+              ["--condition", "wet", "--moisture-table", d("classes/soils_moisture.csv")]),
+             ("speed_moisture", {"MOISTURE": 30, "CLAMP_MOISTURE": True}, ["--moisture", "30", "--clamp-moisture"]),
+             ("speed_moisture_raster", {"MOISTURE_RASTER": mr, "CLAMP_MOISTURE": True},
+              ["--moisture-raster", mr, "--clamp-moisture"])]
+    for title, extra, cli in moist:
+        M = os.path.join(work, title)
+        os.makedirs(M)
+        for f in ("slope.tif", "soil.tif", "landuse.tif"):
+            shutil.copy(w(f), M)
+        same(title, "traverse:speed", dict({"TERRAIN": M, "VEHICLE": d("vehicles/ugv_hua2022.ini")}, **extra),
+             ["--terrain", M, "--vehicle", d("vehicles/ugv_hua2022.ini")] + cli, M)
     same("cost", "traverse:cost", {
         "TERRAIN": W, "RULES": d("fuzzy/mobility_linear.fcl"), "DEFUZZIFIER": 1, "SOILS": soils, "THREADS": 1,
         "STDOUT": w("cost.txt")},

@@ -3,6 +3,7 @@
 #include "core/json.h"
 #include "qgis/qgis.h"
 #include "run/run.h"
+#include "terramech/moisture.h"
 #include "terramech/terramech.h"
 #include "tool.h"
 
@@ -29,11 +30,20 @@ static int is_copy(const char *dir, run_oid id, const char *path)
 }
 
 /* Byte copies of the model's inputs into the run directory, in the set;
- * an input that is its copy already is not rewritten. */
-static trv_status write_copies(trv_ctx *ctx, trv_outset *set, const char *dir, const char *const src[3])
+ * an input that is its copy already is not rewritten. At a moisture the
+ * soil table is written as used instead (tm_moisture_soils_write). */
+static trv_status write_copies(trv_ctx *ctx, trv_outset *set, const char *dir, const char *const src[3],
+                               const tm_soils *soils, const tm_moisture_used *mu)
 {
     trv_status st = TRV_OK;
     for (int k = 0; k < 3 && !st; k++) {
+        if (k == 1 && mu->active) {
+            char *path = run_other_path(dir, COPIES[k]);
+            st = path ? tm_moisture_soils_write(ctx, set, soils, mu, path)
+                      : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+            free(path);
+            continue;
+        }
         if (is_copy(dir, COPIES[k], src[k]))
             continue;
         size_t len = 0;
@@ -51,6 +61,17 @@ static trv_status write_copies(trv_ctx *ctx, trv_outset *set, const char *dir, c
         free(bytes);
         free(path);
     }
+    return st;
+}
+
+/* DIR/moisture.tif: the moisture raster on the terrain grid, in the set. */
+static trv_status write_moisture_map(trv_ctx *ctx, trv_outset *set, const char *dir, const geo_raster *map,
+                                     const trv_meta *meta)
+{
+    char *path = trv_path_join(dir, TM_MOISTURE_TIF);
+    const char *tmp = path ? trv_outset_add(set, path) : NULL;
+    trv_status st = tmp ? geo_raster_write(ctx, map, tmp, meta) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    free(path);
     return st;
 }
 
@@ -240,10 +261,43 @@ static void json_limits(trv_json *js, const tm_stats *st)
     trv_json_end(js);
 }
 
+/* speed.json's "moisture" object (docs/summaries.md): the moisture each
+ * soil was taken at. */
+static void json_moisture(trv_json *js, const tm_soils *soils, const tm_moisture_used *u)
+{
+    trv_json_obj(js, "moisture");
+    trv_json_str(js, "mode", u->mode);
+    trv_json_str(js, "condition", u->opts.condition);
+    if (isnan(u->opts.pct))
+        trv_json_str(js, "moisture_pct", NULL);
+    else
+        trv_json_num(js, "moisture_pct", "%.10g", u->opts.pct);
+    trv_json_str(js, "raster", u->opts.raster);
+    trv_json_bool(js, "clamp", u->opts.clamp);
+    trv_json_str(js, "table", u->table);
+    trv_json_arr(js, "soils");
+    for (int i = 0; i < soils->n; i++) {
+        const tm_soil *s = &soils->s[i];
+        trv_json_obj(js, NULL);
+        trv_json_int(js, "code", s->code);
+        trv_json_str(js, "name", s->name);
+        if (isnan(u->soil_pct[s->code]))
+            trv_json_str(js, "moisture_pct", NULL);
+        else
+            trv_json_num(js, "moisture_pct", "%.10g", u->soil_pct[s->code]);
+        trv_json_bool(js, "clamped", u->clamped[s->code]);
+        if (u->opts.raster)
+            trv_json_int(js, "raster_cells", (long long)u->raster_cells[s->code]);
+        trv_json_end(js);
+    }
+    trv_json_end(js);
+    trv_json_end(js);
+}
+
 /* speed.json (docs/summaries.md): the vehicle, MI/VCI, the per-soil table
  * and the GO/NOGO counts print_report prints, at full precision. */
 static void summary(trv_json *js, const tm_model *m, const tm_soils *soils, const tm_stats *st,
-                    const char *const in[4], const trv_meta *meta)
+                    const char *const in[4], const trv_meta *meta, const tm_moisture_used *mu)
 {
     static const char *const keys[4] = {"terrain", "vehicle", "soils", "landuse_classes"};
     trv_json_meta(js, meta);
@@ -252,6 +306,8 @@ static void summary(trv_json *js, const tm_model *m, const tm_soils *soils, cons
         trv_json_str(js, keys[k], in[k]);
     trv_json_end(js);
     json_vehicle(js, m);
+    if (mu->active)
+        json_moisture(js, soils, mu);
     json_soils(js, m, soils);
     trv_json_obj(js, "cells");
     trv_json_int(js, "all", (long long)st->cells);
@@ -276,7 +332,7 @@ static void summary(trv_json *js, const tm_model *m, const tm_soils *soils, cons
  * tables), the report, the copies of the model's inputs and
  * DIR/speed.json in one set: all or none. */
 static trv_status write_all(trv_ctx *ctx, const tm_model *m, const tm_soils *soils, const char *const in[4],
-                            const char *report, const trv_meta *meta, tm_stats *stats)
+                            const char *report, const trv_meta *meta, tm_stats *stats, const tm_moisture_used *mu)
 {
     const char *dir = in[0];
     tool_out out;
@@ -292,22 +348,44 @@ static trv_status write_all(trv_ctx *ctx, const tm_model *m, const tm_soils *soi
     if (!st && report)
         st = tm_report_write(ctx, out.set, m, soils, report);
     if (!st)
-        st = write_copies(ctx, out.set, dir, in + 1);
+        st = write_copies(ctx, out.set, dir, in + 1, soils, mu);
+    if (!st && mu->map)
+        st = write_moisture_map(ctx, out.set, dir, mu->map, meta);
     if (!st)
-        summary(out.js, m, soils, stats, in, meta);
+        summary(out.js, m, soils, stats, in, meta, mu);
     free(path);
     return tool_out_close(ctx, &out, st);
+}
+
+/* The moisture options: a percentage from 0 to 100, at most one of the
+ * three; NULL when they are right, else the usage message. */
+static const char *moisture_usage(const tm_moisture_opts *mo)
+{
+    int given = !isnan(mo->pct) + !!mo->condition + !!mo->raster;
+    if (given > 1)
+        return "--moisture, --condition and --moisture-raster exclude each other";
+    if (!isnan(mo->pct) && !(mo->pct >= 0 && mo->pct <= 100))
+        return "--moisture must be a percentage from 0 to 100";
+    if (!given && (mo->clamp || mo->table))
+        return "--clamp-moisture and --moisture-table go with --moisture, --condition or --moisture-raster";
+    return NULL;
 }
 
 int main(int argc, char **argv)
 {
     const char *dir = NULL, *vehicle = NULL, *soils_path = NULL, *landuse_path = NULL, *report = NULL;
+    tm_moisture_opts mo = {.pct = NAN};
     const trv_opt opts[] = {
         {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "terrain directory: slope.tif, soil.tif, landuse.tif in; speed.tif, gonogo.tif, limit.tif, the summary speed.json and copies of the vehicle file and tables (speed_vehicle.ini, speed_soils.csv, speed_landuse.csv) out"},
         {"vehicle", 0, TRV_ARG_STRING, &vehicle, "VEHICLE.ini", "vehicle file (bundled: vehicles/*.ini in the data directory)"},
         {"soils", 0, TRV_ARG_STRING, &soils_path, "CSV", "soil table (default: classes/soils.csv in the data directory)"},
         {"landuse-classes", 0, TRV_ARG_STRING, &landuse_path, "CSV", "land-use table with a nogo column (default: classes/landuse.csv in the data directory)"},
         {"report", 0, TRV_ARG_STRING, &report, "REPORT.csv", "write the report: every speed limit per land use and soil, on the flat and at 10 deg"},
+        {"moisture", 0, TRV_ARG_DOUBLE, &mo.pct, "PCT", "every soil at this moisture content (%, 0 to 100), interpolated between the moisture table's rows (docs/method.md)"},
+        {"condition", 0, TRV_ARG_CHOICE, &mo.condition, "dry|normal|wet", "every soil in this condition: the moisture table's row of that name (normal: the soil table's values)"},
+        {"moisture-raster", 0, TRV_ARG_STRING, &mo.raster, "FILE", "a soil-moisture raster (%, any CRS; nearest cell onto the terrain grid, written as DIR/moisture.tif): each soil at its median moisture over its cells"},
+        {"clamp-moisture", 0, TRV_ARG_FLAG, &mo.clamp, NULL, "outside a soil's tabulated moistures use the nearest end's values (default: an error naming the soil and its range)"},
+        {"moisture-table", 0, TRV_ARG_STRING, &mo.table, "CSV", "soil values per moisture (default: classes/soils_moisture.csv in the data directory; its codes and names those of --soils)"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
     static const char *const required[] = {"terrain", "vehicle", NULL};
@@ -325,18 +403,23 @@ int main(int argc, char **argv)
     };
     trv_cli_result res;
     trv_ctx *ctx = tool_start(&cli, argc, argv, &res);
+    if (moisture_usage(&mo))
+        tool_usage(&cli, ctx, moisture_usage(&mo));
     char *layers[3] = {run_path(dir, RUN_SLOPE), run_path(dir, RUN_SOIL), run_path(dir, RUN_LANDUSE)};
     if (!layers[0] || !layers[1] || !layers[2])
         return tool_end(&cli, ctx, trv_error(ctx, TRV_ERR_NOMEM, "out of memory"));
     /* the copies are outputs, unless an input is its copy already */
-    const char *names[7] = {run_file(RUN_SPEED), run_file(RUN_GONOGO), run_file(RUN_LIMIT),
+    const char *names[8] = {run_file(RUN_SPEED), run_file(RUN_GONOGO), run_file(RUN_LIMIT),
                             run_other_file(RUN_O_SPEED_JSON)};
     size_t nn = 4;
-    const char *const ins[6] = {layers[0], layers[1], layers[2], vehicle, soils_path, landuse_path};
+    const char *const ins[8] = {layers[0],  layers[1],    layers[2], vehicle,
+                                soils_path, landuse_path, mo.table,  mo.raster};
     for (int k = 0; k < 3; k++)
         if (!is_copy(dir, COPIES[k], ins[3 + k]))
             names[nn++] = run_other_file(COPIES[k]);
-    tool_outputs_check_dir(&cli, ctx, dir, names, nn, &report, 1, ins, 6);
+    if (mo.raster)
+        names[nn++] = TM_MOISTURE_TIF;
+    tool_outputs_check_dir(&cli, ctx, dir, names, nn, &report, 1, ins, 8);
     for (int k = 0; k < 3; k++)
         free(layers[k]);
     trv_meta meta;
@@ -346,12 +429,14 @@ int main(int argc, char **argv)
     tm_soils *soils = NULL;
     tm_model m;
     tm_stats stats;
+    tm_moisture_used mu = {0};
     trv_status st = TRV_OK;
     if (!soils_path && !(soils_path = soils_default = trv_data_path(ctx, "classes/soils.csv")))
         st = TRV_ERR_IO;
     if (!st && !landuse_path && !(landuse_path = landuse_default = trv_data_path(ctx, "classes/landuse.csv")))
         st = TRV_ERR_IO;
     if (!st && !(st = tm_vehicle_read(ctx, vehicle, &v)) && !(st = tm_soils_read(ctx, soils_path, &soils)) &&
+        !(st = tm_moisture_apply(ctx, &mo, dir, soils, &mu)) &&
         !(st = tm_model_init(ctx, &m, v, soils, landuse_path))) {
         char buf[256];
         snprintf(buf, sizeof buf, "%s: MI %.3f, VCI1 %.1f kPa%s, VCI50 %.1f kPa%s", v->name, m.vci.mi, m.vci.vci1_kPa,
@@ -361,10 +446,11 @@ int main(int argc, char **argv)
         trv_meta_add(&meta, "TRV_INPUT_SOILS", soils_path);
         trv_meta_add(&meta, "TRV_INPUT_LANDUSE_CLASSES", landuse_path);
         const char *const in[4] = {dir, vehicle, soils_path, landuse_path};
-        st = write_all(ctx, &m, soils, in, report, &meta, &stats);
+        st = write_all(ctx, &m, soils, in, report, &meta, &stats, &mu);
         if (!st && !res.quiet)
             print_report(&m, soils, &stats);
     }
+    tm_moisture_used_clear(&mu);
     tm_vehicle_free(v);
     tm_soils_free(soils);
     free(soils_default);

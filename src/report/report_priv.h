@@ -6,7 +6,8 @@
  * reading the run directory (its files by the run table of src/run/run.h,
  * the stages' JSON summaries, route_stats.csv, images and links).
  * answer.c: the recommended route, first. routes.c: the strategies
- * compared and the maps. sim.c: the simulated drives. method.c: terrain,
+ * compared and the maps. conditions.c: the dry/normal/wet table. sim.c:
+ * the simulated drives. method.c: terrain,
  * kriging, vehicle, classes. provenance.c: inputs and the commands that
  * made the layers. report.c: the order of the sections and rpt_write.
  *
@@ -188,5 +189,6 @@ trv_status rpt_sec_kriging(trv_ctx *ctx, doc *d, run *r);                   /* m
 trv_status rpt_sec_vehicle(trv_ctx *ctx, doc *d, run *r);                   /* method.c */
 trv_status rpt_sec_classes(trv_ctx *ctx, doc *d, run *r);                   /* method.c */
 trv_status rpt_sec_inputs(trv_ctx *ctx, doc *d, run *r);                    /* provenance.c */
+trv_status rpt_sec_conditions(trv_ctx *ctx, doc *d, run *r, const rstats *rs); /* conditions.c */
 
 #endif
