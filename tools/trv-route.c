@@ -42,13 +42,18 @@ static int parse_weights(const char *s, prm_weights *w)
 /* route.json (docs/summaries.md): the mission and, per route, the figures
  * of route_stats.csv at full precision and the smoothing's deviation; the
  * wall-clock times only without --no-timing. */
-static void summary(trv_json *js, const prm_mission *m, const char *const in[4], const trv_meta *meta, int timing)
+static void summary(trv_json *js, const prm_mission_opts *o, const prm_mission *m, const char *const in[4], const trv_meta *meta, int timing)
 {
     static const char *const keys[4] = {"roadmap", "terrain", "from", "to"};
     trv_json_meta(js, meta);
     trv_json_obj(js, "inputs");
     for (int k = 0; k < 4; k++)
         trv_json_str(js, keys[k], in[k]);
+    if (o->zones) { /* the zones and crossings used (docs/zones.md) */
+        trv_json_str(js, "zones", o->zones);
+        trv_json_str(js, "crossings", o->crossings);
+        trv_json_num(js, "crossing_radius_m", "%.10g", o->crossing_radius);
+    }
     trv_json_end(js);
     trv_json_str(js, "travel_time", m->direction_aware ? "direction-aware" : "isotropic");
     if (!m->direction_aware)
@@ -95,7 +100,7 @@ static trv_status run_all(trv_ctx *ctx, const prm_mission_opts *o, prm_mission *
         st = (tmp = trv_outset_add(out.set, qml)) ? qgis_qml_route_write(ctx, tmp, "route")
                                                   : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st)
-        summary(out.js, m, in, meta, !o->out.no_timing);
+        summary(out.js, o, m, in, meta, !o->out.no_timing);
     free(qml);
     return tool_out_close(ctx, &out, st);
 }
@@ -136,6 +141,9 @@ int main(int argc, char **argv)
         {"compare", 0, TRV_ARG_FLAG, &o.compare, NULL, "plan mdr, msr, mmcr and time and print them as one table"},
         {"no-smooth", 0, TRV_ARG_FLAG, &o.no_smooth, NULL, "keep the node polyline (no B-spline)"},
         {"corridor", 0, TRV_ARG_DOUBLE, &o.corridor, "M", "refine on the raster within M metres of the roadmap route (default: 3 cells; 0: off)"},
+        {"zones", 0, TRV_ARG_STRING, &o.zones, "ZONES", "nogo, factor and max_speed zones (any OGR vector; effect, value): applied to the roadmap at query time, barriers exact"},
+        {"crossings", 0, TRV_ARG_STRING, &o.crossings, "POINTS", "where a nogo line may be crossed (bridges, fords, gates): points, optional radius (m)"},
+        {"crossing-radius", 0, TRV_ARG_DOUBLE, &o.crossing_radius, "M", "the crossings' radius without a radius attribute (default: one cell)"},
         {"output", 'o', TRV_ARG_STRING, &o.out.geojson, "ROUTE.geojson", "routes as GeoJSON LineStrings (EPSG:4326); route.json, the run's summary, beside it"},
         {"gpx", 0, TRV_ARG_STRING, &o.out.gpx, "ROUTE.gpx", "GPX 1.1: start/goal waypoints and a track per route"},
         {"csv", 0, TRV_ARG_STRING, &o.out.csv, "ROUTE.csv", "the routes' vertices with terrain values"},

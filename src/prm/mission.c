@@ -2,6 +2,7 @@
  * CRS, each strategy planned on the roadmap (refined, smoothed) and, as
  * the optimality reference, on the raster; the route files written. */
 #include "prm.h"
+#include "zones.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -24,6 +25,10 @@ trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o)
             return trv_error(ctx, TRV_ERR_USAGE, "--weights expects four numbers >= 0: kb,kh,ks,kd");
     if (o->corridor < 0 && o->corridor != -1)
         return trv_error(ctx, TRV_ERR_USAGE, "--corridor must be >= 0");
+    if (o->crossings && !o->zones)
+        return trv_error(ctx, TRV_ERR_USAGE, "--crossings needs --zones");
+    if (!(o->crossing_radius >= 0) || !isfinite(o->crossing_radius))
+        return trv_error(ctx, TRV_ERR_USAGE, "--crossing-radius must be >= 0 (0: one cell)");
     return TRV_OK;
 }
 
@@ -157,13 +162,19 @@ static trv_status plan_all(trv_ctx *ctx, const prm_mission_opts *o, const prm_te
         plan[0] = PRM_MDR, plan[1] = PRM_MSR, plan[2] = PRM_MMCR, plan[3] = PRM_TIME;
         nplan = 4;
     }
-    for (int k = 0; k < nplan && !st; k++)
-        st = plan_roadmap(ctx, o, t, r, xy, plan[k], m);
+    if (!st && t->zones)
+        st = prm_zones_ends(ctx, t->zones, xy);
+    int done = 0, zoned = 0;
+    for (; done < nplan && !st; done++)
+        st = plan_roadmap(ctx, o, t, r, xy, plan[done], m);
+    if (st == TRV_ERR_DATA && t->zones && done > 0) /* which zone cuts the route */
+        st = prm_zones_explain(ctx, t, r, xy, plan[done - 1], &o->weights, o->admissible, st, &zoned);
     if (o->grid && !st)
         st = prm_terrain_need_all(ctx, t); /* the raster searches read the arrays themselves */
     for (int k = 0; k < nplan && o->grid && !st; k++)
         st = plan_grid(ctx, o, t, xy, plan[k], m);
-    st = explain_unreachable(ctx, o, t, xy, st);
+    if (!zoned)
+        st = explain_unreachable(ctx, o, t, xy, st);
     /* what the route files read along the routes, and any tile that could not be read */
     for (int k = 0; k < m->n && !st; k++)
         st = prm_terrain_need_line(ctx, t, m->routes[k].path.x, m->routes[k].path.y, m->routes[k].path.n, 1);
@@ -211,6 +222,11 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
     }
     if (!geo_crs_same(r->wkt, t.grid->wkt))
         st = trv_error(ctx, TRV_ERR_CRS, "'%s' is not in the CRS of the terrain '%s'", o->roadmap, o->terrain);
+    prm_zones *z = NULL;
+    if (!st && o->zones && !(st = prm_zones_read(ctx, o->zones, o->crossings, o->crossing_radius, &t, &z))) {
+        t.zones = z;
+        t.top_speed_kmh /= z->min_factor; /* the time heuristics stay admissible (zones.h) */
+    }
     if (!st) {
         m->direction_aware = t.aniso != NULL;
         snprintf(m->time_note, sizeof m->time_note, "%s", t.time_note);
@@ -222,5 +238,6 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
         prm_mission_clear(m);
     prm_roadmap_free(r);
     prm_terrain_clear(&t);
+    prm_zones_free(z);
     return st;
 }

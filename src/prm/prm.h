@@ -61,6 +61,7 @@ typedef struct prm_terrain {
     unsigned char *ready;   /* lazy (prm_terrain_open): per cell, what is read (terrain_lazy.c);
                              * NULL: everything (prm_terrain_load, a hand-made terrain) */
     struct prm_lazy *lazy;  /* lazy: the open layers; NULL otherwise */
+    const struct prm_zones *zones; /* NULL, or the query's zones (zones.h; borrowed): every piece and move obeys them */
 } prm_terrain;
 
 /* Read class, cost, gonogo, dem, slope and speed of the run directory dir
@@ -455,6 +456,8 @@ typedef struct prm_mission_opts {
     int grid;               /* also each strategy on the raster ("grid-<name>": the optimum) */
     int no_smooth;          /* keep the node polyline */
     double corridor;        /* m: refine within it; -1 (default): three cells; 0: off */
+    const char *zones, *crossings; /* zones and crossings files (zones.h), NULL: none */
+    double crossing_radius; /* m: the crossings' default radius; 0 (default): one cell */
     prm_outputs out;        /* the route files (prm_outputs_write); all NULL by default */
 } prm_mission_opts;
 
@@ -471,7 +474,8 @@ void prm_mission_opts_init(prm_mission_opts *o);
 /* The checks that parse nothing, as trv-route reports them (TRV_ERR_USAGE):
  * "--weights expects four numbers >= 0: kb,kh,ks,kd" for a negative or
  * non-finite weight, then "--corridor must be >= 0" for a corridor below 0
- * other than -1. prm_mission_run checks them first. */
+ * other than -1, "--crossings needs --zones", "--crossing-radius must be
+ * >= 0 (0: one cell)". prm_mission_run checks them first. */
 trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o);
 /* Load the roadmap and the terrain (same CRS, else TRV_ERR_CRS): the
  * roadmap's cache (prm_roadmap_cache_read) and the terrain lazily
