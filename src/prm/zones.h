@@ -133,6 +133,12 @@ trv_status prm_zone_edges_make(trv_ctx *ctx, const prm_terrain *t, const prm_roa
                                const prm_weights *w, prm_zone_edges *out);
 void prm_zone_edges_clear(prm_zone_edges *e);
 
+/* The crossings as roadmap nodes (r is the caller's and grows): each
+ * joined to its k nearest nodes (up to 4 k when none) by the straight
+ * pieces that obey the terrain and its zones (t->zones), so that the
+ * roadmap can cross a barrier where it may. The adjacency is rebuilt. */
+trv_status prm_zones_roadmap(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r);
+
 /* After prm_route failed (TRV_ERR_DATA) with t->zones: when the route
  * exists without the zones, replace the message by one that says so and
  * names the nogo zones whose removal alone reconnects start and goal

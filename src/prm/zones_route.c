@@ -2,6 +2,8 @@
  * re-measured weights, and why a route is cut. */
 #include "zones.h"
 
+#include "prm_priv.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,4 +127,69 @@ trv_status prm_zones_ends(trv_ctx *ctx, const prm_zones *z, const double xy[4])
                              e ? "goal" : "start", xy[2 * e], xy[2 * e + 1], z->z[k].fid, z->path);
     }
     return TRV_OK;
+}
+
+/* The m nodes nearest to (x, y) into near[] (nearest first); their count. */
+static int nearest(const prm_roadmap *r, double x, double y, int m, int *near, double *d)
+{
+    int n = 0;
+    for (int i = 0; i < r->nnodes; i++) {
+        double di = hypot(r->x[i] - x, r->y[i] - y);
+        if (n == m && di >= d[n - 1])
+            continue;
+        int j = n < m ? n++ : n - 1;
+        for (; j > 0 && d[j - 1] > di; j--)
+            d[j] = d[j - 1], near[j] = near[j - 1];
+        d[j] = di, near[j] = i;
+    }
+    return n;
+}
+
+/* Crossing c as node r->nnodes (room made by the caller) with its edges. */
+static trv_status add_crossing(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, const prm_crossing *c, int k,
+                               int *cap)
+{
+    int near[1024], q = r->nnodes, n0 = r->nedges;
+    double d[1024];
+    int n = nearest(r, c->x, c->y, 4 * k, near, d);
+    r->x[q] = c->x, r->y[q] = c->y;
+    for (int j = 0; j < n && (j < k || r->nedges == n0); j++) {
+        prm_piece p;
+        prm_piece_measure(t, r->x[near[j]], r->y[near[j]], c->x, c->y, &p);
+        if (p.blocked)
+            continue;
+        if (r->nedges == *cap) {
+            *cap = 2 * *cap + 16;
+            prm_edge *e = realloc(r->edges, (size_t)*cap * sizeof *e);
+            if (!e)
+                return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+            r->edges = e;
+        }
+        r->edges[r->nedges++] = (prm_edge){near[j], q, p};
+    }
+    r->nnodes++;
+    return TRV_OK;
+}
+
+trv_status prm_zones_roadmap(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r)
+{
+    const prm_zones *z = t->zones;
+    if (z->nc == 0 || r->nnodes == 0)
+        return TRV_OK;
+    int k = r->k > 0 ? r->k : 10, cap = r->nedges;
+    k = k > 256 ? 256 : k;
+    double *x = realloc(r->x, ((size_t)r->nnodes + z->nc) * sizeof *x);
+    if (x)
+        r->x = x;
+    double *y = x ? realloc(r->y, ((size_t)r->nnodes + z->nc) * sizeof *y) : NULL;
+    if (!y)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    r->y = y;
+    trv_status st = TRV_OK;
+    for (int i = 0; i < z->nc && !st; i++)
+        st = add_crossing(ctx, t, r, &z->c[i], k, &cap);
+    free(r->adj_start);
+    free(r->adj);
+    r->adj_start = NULL, r->adj = NULL;
+    return st ? st : prm_roadmap_adjacency(ctx, r);
 }
