@@ -259,6 +259,39 @@ static void test_grid_barrier(void **state)
         free(pt);
         free(cross);
     }
+    /* a shallow barrier, a wide radius (30 m: open cells reach past it), a
+     * start and goal whose straight line crosses it 70 m from the bridge:
+     * every route crosses within 30 m, as the exact test of each move
+     * through an open cell allows (not within the open cells' reach) */
+    double bar[4] = {X0 - CELL, Y0 - 5 * CELL, X0 + 25 * CELL, Y0 - 18 * CELL}, bx = X0 + 12 * CELL,
+           by = Y0 - 5 * CELL - 13.0 / 26 * 13 * CELL;
+    char *ln = line2(bar[0], bar[1], bar[2], bar[3]), *pt = NULL, *cross;
+    assert_true(asprintf(&pt, "{\"type\":\"Point\",\"coordinates\":[%.17g,%.17g]}", bx, by) > 0);
+    cross = feat(9, "\"radius\":30", pt);
+    prm_zones *z = NULL;
+    assert_int_equal(read_one(ctx, &t, 7, "\"effect\":\"nogo\"", ln, cross, &z), TRV_OK);
+    t.zones = z;
+    for (prm_strategy s = PRM_MMCR; s <= PRM_TIME; s++) {
+        prm_path q;
+        assert_int_equal(prm_route_grid(ctx, &t, X0 + 2.5 * CELL, Y0 - 14.5 * CELL, X0 + 6.5 * CELL, Y0 - 0.5 * CELL, s,
+                                        NULL, &q), TRV_OK);
+        int n = 0;
+        for (int i = 0; i + 1 < q.n; i++) {
+            double seg[4] = {q.x[i], q.y[i], q.x[i + 1], q.y[i + 1]}, x, y;
+            if (meets(seg, bar, &x, &y)) {
+                n++;
+                if (hypot(x - bx, y - by) > 30)
+                    fail_msg("strategy %d crosses %.2f m from the bridge", (int)s, hypot(x - bx, y - by));
+            }
+        }
+        assert_true(n >= 1);
+        prm_path_clear(&q);
+    }
+    t.zones = NULL;
+    prm_zones_free(z);
+    free(ln);
+    free(pt);
+    free(cross);
     /* without zones the way is open */
     prm_path p;
     assert_int_equal(prm_route_grid(ctx, &t, sx, sy, gx, gy, PRM_MDR, NULL, &p), TRV_OK);
@@ -312,13 +345,37 @@ static void test_factor_detour(void **state)
     prm_terrain_clear(&t);
 }
 
+/* All touched: a line along the edge between rows 9 and 10 from column
+ * line 2 to 20 meets the closed squares of rows 9 and 10, columns 1..20
+ * (the end points are corners of columns 1 and 20), and no other. */
+static void test_burn(void **state)
+{
+    (void)state;
+    prm_terrain t;
+    terrain_make(&t, 24, 24);
+    trv_ctx *ctx = trv_ctx_new();
+    char *ln = line2(X0 + 2 * CELL, Y0 - 10 * CELL, X0 + 20 * CELL, Y0 - 10 * CELL);
+    prm_zones *z = NULL;
+    assert_int_equal(read_one(ctx, &t, 1, "\"effect\":\"nogo\"", ln, NULL, &z), TRV_OK);
+    for (int r = 0; r < 24; r++)
+        for (int c = 0; c < 24; c++) {
+            int want = (r == 9 || r == 10) && c >= 1 && c <= 20;
+            if ((z->burn[r * 24 + c] == PRM_ZB_NOGO) != want)
+                fail_msg("cell (%d, %d): burn %d, want %d", c, r, z->burn[r * 24 + c], want);
+        }
+    prm_zones_free(z);
+    free(ln);
+    trv_ctx_free(ctx);
+    prm_terrain_clear(&t);
+}
+
 int main(void)
 {
     geo_init();
     dir = make_tmpdir();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read_errors), cmocka_unit_test(test_seg_meet),     cmocka_unit_test(test_piece_times),
-        cmocka_unit_test(test_grid_barrier), cmocka_unit_test(test_factor_detour),
+        cmocka_unit_test(test_grid_barrier), cmocka_unit_test(test_factor_detour), cmocka_unit_test(test_burn),
     };
     int r = cmocka_run_group_tests(tests, NULL, NULL);
     rm_rf(dir);

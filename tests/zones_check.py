@@ -61,6 +61,8 @@ def bridge(route, riv, out):
 def crossings(route, riv, br, r):
     R = utm(first(riv))
     b = first(br)
+    if "32616" not in json.load(open(br))["crs"]["properties"]["name"]:
+        b = utm([b])[0]
     rs = routes(route)
     assert rs
     for name, p in rs:

@@ -177,6 +177,10 @@ int rpt_route_map(run *r, const rstats *rs, char *rel, size_t n);
 trv_status rpt_sec_answer(trv_ctx *ctx, doc *d, run *r, const rstats *rs);  /* answer.c */
 trv_status rpt_sec_routes(trv_ctx *ctx, doc *d, run *r, const rstats *rs);  /* routes.c */
 trv_status rpt_sec_maps(trv_ctx *ctx, doc *d, run *r, const rstats *rs);    /* routes.c */
+/* make demo's mission with a river (river/route.json, png/route_river.png); nothing without it */
+#define RIVER_JSON "river/route.json"
+#define RIVER_PNG "png/route_river.png"
+trv_status rpt_sec_river(trv_ctx *ctx, doc *d, run *r, const rstats *rs);   /* river.c */
 trv_status rpt_sec_sim(trv_ctx *ctx, doc *d, run *r);                       /* sim.c */
 trv_status rpt_sec_terrain(trv_ctx *ctx, doc *d, run *r);                   /* method.c */
 trv_status rpt_sec_kriging(trv_ctx *ctx, doc *d, run *r);                   /* method.c */
