@@ -119,6 +119,8 @@ static trv_status read_file(trv_ctx *ctx, const char *path, const char *wkt, geo
         return st;
     *nf = 0;
     for (int i = 0; i < (*v)->nlayers; i++) {
+        if (!(*v)->layers[i].has_geom) /* a table (a GeoPackage's layer_styles) */
+            continue;
         if (!(*v)->layers[i].wkt && (*v)->layers[i].n > 0)
             return trv_error(ctx, TRV_ERR_CRS, "'%s' (layer %s) has no CRS: give the file one", path,
                              (*v)->layers[i].name);
@@ -138,7 +140,7 @@ static trv_status read_zones(trv_ctx *ctx, const char *path, const char *wkt, pr
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     int cap = 0;
     for (int i = 0; !st && i < v->nlayers; i++)
-        for (long k = 0; !st && k < v->layers[i].n; k++)
+        for (long k = 0; !st && v->layers[i].has_geom && k < v->layers[i].n; k++)
             st = add_zone(ctx, path, &v->layers[i], &v->layers[i].f[k], z, &cap);
     geo_vfile_free(v);
     return st;
@@ -155,7 +157,7 @@ static trv_status read_crossings(trv_ctx *ctx, const char *path, const char *wkt
     for (int i = 0; !st && i < v->nlayers; i++) {
         const geo_vlayer *l = &v->layers[i];
         int fr = geo_vlayer_field(l, "radius");
-        for (long k = 0; !st && k < l->n; k++) {
+        for (long k = 0; !st && l->has_geom && k < l->n; k++) {
             const geo_feature *f = &l->f[k];
             double r = fr >= 0 && f->str[fr] ? f->num[fr] / mpu : r_map;
             if (f->geom != GEO_POINT || f->nshapes != 1)
@@ -163,7 +165,7 @@ static trv_status read_crossings(trv_ctx *ctx, const char *path, const char *wkt
                                f->fid);
             else if (!isfinite(r) || r <= 0)
                 st = trv_error(ctx, TRV_ERR_DATA, "'%s': feature %ld: the radius must be a number > 0 (%s)", path,
-                               f->fid, f->str[fr]);
+                               f->fid, fr >= 0 && f->str[fr] ? f->str[fr] : "none");
             else
                 z->c[z->nc++] = (prm_crossing){f->fid, f->shapes[0].xy[0], f->shapes[0].xy[1], r};
         }

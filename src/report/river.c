@@ -31,5 +31,5 @@ trv_status rpt_sec_river(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
     }
     json_object_put(o);
     int added;
-    return rpt_image(ctx, d, r, RIVER_PNG, "The routes with the river (blue line) and the bridge", NULL, &added);
+    return rpt_image(ctx, d, r, RIVER_PNG, "The routes with the river and the bridge", NULL, &added);
 }
