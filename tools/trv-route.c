@@ -184,6 +184,8 @@ int main(int argc, char **argv)
     trv_status st = run_all(ctx, &o, &m, in, &meta);
     if (!st && m.cache_note[0])
         fprintf(stderr, "%s: note: %s\n", cli.tool, m.cache_note);
+    if (!st && m.zones_note[0])
+        fprintf(stderr, "%s: note: %s\n", cli.tool, m.zones_note);
     if (!st && !m.direction_aware)
         fprintf(stderr, "%s: note: %s\n", cli.tool, m.time_note);
     if (!st && !res.quiet)

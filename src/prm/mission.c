@@ -67,6 +67,8 @@ static trv_status plan_roadmap(trv_ctx *ctx, const prm_mission_opts *o, const pr
     snprintf(R->name, sizeof R->name, "%s", prm_strategy_name(s));
     double t0 = trv_now_s();
     trv_status st = prm_route(ctx, t, r, xy[0], xy[1], xy[2], xy[3], s, &o->weights, o->admissible, &R->path);
+    if (st == TRV_ERR_DATA && t->zones) /* the roadmap cut by the zones: the raster (zones.h) */
+        st = prm_zones_raster(ctx, t, xy, s, &o->weights, &R->path, m->zones_note, sizeof m->zones_note);
     if (st)
         return st;
     m->n++; /* the path is the mission's to clear from here on */

@@ -468,6 +468,7 @@ typedef struct prm_mission {
     int direction_aware;                /* 1: the terrain's times were direction-aware */
     char time_note[512];                /* else why (prm_terrain's time_note) */
     char cache_note[1024];              /* why the roadmap cache was not used ("" when it was) */
+    char zones_note[256];               /* routes planned on the raster because the zones cut the roadmap */
 } prm_mission;
 
 void prm_mission_opts_init(prm_mission_opts *o);

@@ -134,10 +134,29 @@ trv_status prm_zone_edges_make(trv_ctx *ctx, const prm_terrain *t, const prm_roa
 void prm_zone_edges_clear(prm_zone_edges *e);
 
 /* The crossings as roadmap nodes (r is the caller's and grows): each
- * joined to its k nearest nodes (up to 4 k when none) by the straight
- * pieces that obey the terrain and its zones (t->zones), so that the
- * roadmap can cross a barrier where it may. The adjacency is rebuilt. */
+ * joined to every one of its 4 k nearest nodes that a straight piece
+ * obeying the terrain and its zones (t->zones) reaches, and by its raster
+ * legs (below), so that the roadmap can cross a barrier where it may.
+ * The adjacency is rebuilt. */
 trv_status prm_zones_roadmap(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r);
+/* zones_legs.c: a node or an edge appended to r (ncap, ecap: the room of
+ * r's arrays, grown here); crossing node q's raster legs: on each side of
+ * the nogo line nearest to it, a breadth-first way through GO cells no
+ * nogo zone touches (within 96 cells) to the nearest of the roadmap's
+ * first n0 nodes, shortened to the straight pieces the zones allow, as
+ * nodes and edges (none on a side without such a way). */
+trv_status prm_zones_add_node(trv_ctx *ctx, prm_roadmap *r, double x, double y, int *ncap);
+trv_status prm_zones_add_edge(trv_ctx *ctx, prm_roadmap *r, int a, int b, const prm_piece *p, int *ecap);
+trv_status prm_zones_legs(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int n0, int q, int *ncap, int *ecap);
+
+/* After prm_route failed (TRV_ERR_DATA) under the zones: the same
+ * objective on the raster with the zones burned (prm_route_grid, the
+ * whole terrain read), since masking can cut a roadmap where the raster
+ * still joins start and goal (a corridor between a barrier and NOGO that
+ * the roadmap's edges only crossed). On success note says so (appended);
+ * else TRV_ERR_DATA with prm_route's message kept. */
+trv_status prm_zones_raster(trv_ctx *ctx, const prm_terrain *t, const double xy[4], prm_strategy s,
+                            const prm_weights *w, prm_path *out, char *note, size_t note_len);
 
 /* After prm_route failed (TRV_ERR_DATA) with t->zones: when the route
  * exists without the zones, replace the message by one that says so and

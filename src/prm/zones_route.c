@@ -145,30 +145,24 @@ static int nearest(const prm_roadmap *r, double x, double y, int m, int *near, d
     return n;
 }
 
-/* Crossing c as node r->nnodes (room made by the caller) with its edges. */
-static trv_status add_crossing(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, const prm_crossing *c, int k,
-                               int *cap)
+/* Crossing c as node r->nnodes (room made by the caller) with its edges:
+ * to every one of its 4 k nearest nodes that a straight piece allowed by
+ * the terrain and the zones reaches (the barrier's two sides: the nearest
+ * k may all lie on one). */
+static trv_status add_crossing(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int n0, const prm_crossing *c,
+                               int k, int *ncap, int *ecap)
 {
-    int near[1024], q = r->nnodes, n0 = r->nedges;
+    int near[1024], q = r->nnodes;
     double d[1024];
     int n = nearest(r, c->x, c->y, 4 * k, near, d);
-    r->x[q] = c->x, r->y[q] = c->y;
-    for (int j = 0; j < n && (j < k || r->nedges == n0); j++) {
+    trv_status st = prm_zones_add_node(ctx, r, c->x, c->y, ncap);
+    for (int j = 0; j < n && !st; j++) {
         prm_piece p;
         prm_piece_measure(t, r->x[near[j]], r->y[near[j]], c->x, c->y, &p);
-        if (p.blocked)
-            continue;
-        if (r->nedges == *cap) {
-            *cap = 2 * *cap + 16;
-            prm_edge *e = realloc(r->edges, (size_t)*cap * sizeof *e);
-            if (!e)
-                return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-            r->edges = e;
-        }
-        r->edges[r->nedges++] = (prm_edge){near[j], q, p};
+        if (!p.blocked)
+            st = prm_zones_add_edge(ctx, r, near[j], q, &p, ecap);
     }
-    r->nnodes++;
-    return TRV_OK;
+    return st ? st : prm_zones_legs(ctx, t, r, n0, q, ncap, ecap);
 }
 
 trv_status prm_zones_roadmap(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r)
@@ -176,20 +170,33 @@ trv_status prm_zones_roadmap(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r)
     const prm_zones *z = t->zones;
     if (z->nc == 0 || r->nnodes == 0)
         return TRV_OK;
-    int k = r->k > 0 ? r->k : 10, cap = r->nedges;
+    int k = r->k > 0 ? r->k : 10, ecap = r->nedges, ncap = r->nnodes, n0 = r->nnodes;
     k = k > 256 ? 256 : k;
-    double *x = realloc(r->x, ((size_t)r->nnodes + z->nc) * sizeof *x);
-    if (x)
-        r->x = x;
-    double *y = x ? realloc(r->y, ((size_t)r->nnodes + z->nc) * sizeof *y) : NULL;
-    if (!y)
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    r->y = y;
     trv_status st = TRV_OK;
     for (int i = 0; i < z->nc && !st; i++)
-        st = add_crossing(ctx, t, r, &z->c[i], k, &cap);
+        st = add_crossing(ctx, t, r, n0, &z->c[i], k, &ncap, &ecap);
     free(r->adj_start);
     free(r->adj);
     r->adj_start = NULL, r->adj = NULL;
     return st ? st : prm_roadmap_adjacency(ctx, r);
+}
+
+trv_status prm_zones_raster(trv_ctx *ctx, const prm_terrain *t, const double xy[4], prm_strategy s,
+                            const prm_weights *w, prm_path *out, char *note, size_t note_len)
+{
+    char keep[1024];
+    snprintf(keep, sizeof keep, "%s", trv_errmsg(ctx));
+    trv_status st = prm_terrain_need_all(ctx, t);
+    if (!st)
+        st = prm_route_grid(ctx, t, xy[0], xy[1], xy[2], xy[3], s, w, out);
+    if (st == TRV_ERR_NOMEM || st == TRV_ERR_CANCEL || st == TRV_ERR_IO)
+        return st;
+    if (st) {
+        trv_error(ctx, TRV_ERR_DATA, "%s", keep);
+        return TRV_ERR_DATA;
+    }
+    size_t len = strlen(note);
+    snprintf(note + len, note_len - len, "%s%s", len ? ", " : "the zones cut the roadmap between start and goal: "
+             "planned on the raster instead: ", prm_strategy_name(s));
+    return TRV_OK;
 }
