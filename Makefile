@@ -318,6 +318,24 @@ $(PNG)/sim_replan.png: $(OUT)/class.tif $(OUT)/dem.tif $(OUT)/sim_blocked/metric
 	    --te $$te --legend --title "The first re-plan: the obstacle, the plan and the drive" -o $@
 endif
 
+# the mission once more with a river across it and one bridge (data/$(AREA)/river.geojson and
+# bridge.geojson, drawn for the demo; docs/zones.md): the recommended route and its raster optimum
+RIVER := $(wildcard data/$(AREA)/river.geojson)
+BRIDGE := $(wildcard data/$(AREA)/bridge.geojson)
+ifneq ($(RIVER),)
+RIVER_OUT := $(OUT)/river/route_river.geojson
+$(OUT)/river/route_river.geojson $(OUT)/river/route_stats.csv $(OUT)/river/route.json &: \
+    $(OUT)/roadmap.gpkg $(RIVER) $(BRIDGE) $(BINDIR)/trv-route
+	@mkdir -p $(OUT)/river
+	$(BINDIR)/trv-route -q --roadmap $(OUT)/roadmap.gpkg --terrain $(OUT) --from $(FROM) --to $(TO) --grid --no-timing \
+	    --zones $(RIVER) $(if $(BRIDGE),--crossings $(BRIDGE)) -o $(OUT)/river/route_river.geojson --stats $(OUT)/river/route_stats.csv
+DEMO_PNGS += $(PNG)/route_river.png
+$(PNG)/route_river.png: $(OUT)/cost.tif $(OUT)/dem.tif $(RIVER_OUT) $(RIVER) $(BRIDGE) $(BINDIR)/trv-render
+	@mkdir -p $(PNG)
+	$(BINDIR)/trv-render -q $(OUT)/cost.tif --hillshade $(OUT)/dem.tif --overlay $(RIVER_OUT) --overlay $(RIVER) \
+	    $(if $(BRIDGE),--overlay $(BRIDGE)) --legend --title "A river and one bridge: the routes with the river" -o $@
+endif
+
 # the QGIS project (every layer, styled, in order) and the mission report
 SIM_RUNS := $(OUT)/sim/metrics.json $(if $(BLOCKED),$(OUT)/sim_blocked/metrics.json)
 $(OUT)/project.qgs: $(OUT)/route.geojson $(OUT)/class.tif $(SIM_RUNS) $(DEMO_PNGS) $(BINDIR)/trv-project
@@ -338,7 +356,7 @@ $(OUT)/conditions/%/speed.json: $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.
 # the report reads the stages' summaries (<stage>.json, docs/summaries.md)
 $(OUT)/report.md $(OUT)/report.html &: $(OUT)/route_stats.csv $(OUT)/class.tif $(OUT)/gonogo.tif $(OUT)/krige.json \
     $(OUT)/speed.json $(OUT)/cost.json $(OUT)/roadmap.json $(OUT)/route.json $(SIM_RUNS) $(DEMO_PNGS) $(COND_JSONS) \
-    $(ALT_FILES) $(PNG)/route_alternatives.png $(BINDIR)/trv-report
+    $(ALT_FILES) $(PNG)/route_alternatives.png $(RIVER_OUT) $(BINDIR)/trv-report
 	$(BINDIR)/trv-report -q $(OUT) -o $(OUT)/report.md --html $(OUT)/report.html
 
 # the map for ROS 2 nav2 (map_server's PGM + YAML) and the MMCR route's waypoints in its frame

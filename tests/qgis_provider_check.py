@@ -28,6 +28,7 @@ Checks, one PASS/FAIL line each:
   - the tools' folder: the setting, the PATH, the source tree, the error.
 Exit status 0 when every check passes, 1 otherwise.
 """
+import json
 import os
 import re
 import shlex
@@ -359,6 +360,21 @@ def check_algorithms(data, inp, work):
          "--gpx", w("route.gpx"), "--csv", w("route.csv"), "--stats", w("route_stats.csv"),
          "--profile", w("route_profile.csv"), "--profile-png", w("profile.png"),
          "--time-shares", w("route_time_shares.csv")], W, route_mask)
+    # zones far from the route (a nogo square in the map's north-east corner, a crossing beside it): the
+    # same route and files either way
+    for name, feat in (("zones.geojson", {"type": "Polygon", "coordinates": [[[-84.12, 36.70], [-84.11, 36.70],
+                                                                              [-84.11, 36.71], [-84.12, 36.70]]]}),
+                       ("crossings.geojson", {"type": "Point", "coordinates": [-84.115, 36.69]})):
+        with open(w(name), "w") as fh:
+            json.dump({"type": "FeatureCollection", "features": [{"type": "Feature", "id": 1, "geometry": feat,
+                                                                 "properties": {"effect": "nogo"}}]}, fh)
+    same("route with zones", "traverse:route", {
+        "ROADMAP": w("roadmap.gpkg"), "TERRAIN": W, "FROM": FROM, "TO": TO, "NO_TIMING": True,
+        "ZONES": w("zones.geojson"), "CROSSINGS": w("crossings.geojson"), "CROSSING_RADIUS": 50,
+        "OUTPUT": w("route_zones.geojson")},
+        ["--roadmap", w("roadmap.gpkg"), "--terrain", W, "--from", FROM, "--to", TO, "--no-timing", "--zones",
+         w("zones.geojson"), "--crossings", w("crossings.geojson"), "--crossing-radius", "50", "-o",
+         w("route_zones.geojson")], W)
     same("route in UTM", "traverse:route", {
         "ROADMAP": w("roadmap.gpkg"), "TERRAIN": W, "FROM": "741464.1,4059871.4", "TO": "739605.2,4054564.9",
         "SRS": "EPSG:32616", "STRATEGY": 2, "NO_TIMING": True, "NO_SMOOTH": True, "OUTPUT": w("route_msr.geojson")},

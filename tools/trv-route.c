@@ -58,14 +58,19 @@ static void alternatives_summary(trv_json *js, const prm_mission *m, const prm_a
 /* route.json (docs/summaries.md): the mission and, per route, the figures
  * of route_stats.csv at full precision and the smoothing's deviation; the
  * wall-clock times only without --no-timing. */
-static void summary(trv_json *js, const prm_mission *m, const char *const in[4], const trv_meta *meta, int timing,
-                    const prm_alt_opts *alt)
+static void summary(trv_json *js, const prm_mission_opts *o, const prm_mission *m, const char *const in[4],
+                    const trv_meta *meta, int timing)
 {
     static const char *const keys[4] = {"roadmap", "terrain", "from", "to"};
     trv_json_meta(js, meta);
     trv_json_obj(js, "inputs");
     for (int k = 0; k < 4; k++)
         trv_json_str(js, keys[k], in[k]);
+    if (o->zones) { /* the zones and crossings used (docs/zones.md) */
+        trv_json_str(js, "zones", o->zones);
+        trv_json_str(js, "crossings", o->crossings);
+        trv_json_num(js, "crossing_radius_m", "%.10g", o->crossing_radius);
+    }
     trv_json_end(js);
     trv_json_str(js, "travel_time", m->direction_aware ? "direction-aware" : "isotropic");
     if (!m->direction_aware)
@@ -99,7 +104,7 @@ static void summary(trv_json *js, const prm_mission *m, const char *const in[4],
     }
     trv_json_end(js);
     if (m->routes[0].rank > 0)
-        alternatives_summary(js, m, alt);
+        alternatives_summary(js, m, &o->alt);
 }
 
 /* The route explained (--profile, --profile-png, --time-shares): NULL when not asked for. */
@@ -159,7 +164,7 @@ static trv_status run_all(trv_ctx *ctx, const prm_mission_opts *o, prm_mission *
         st = (tmp = trv_outset_add(out.set, qml)) ? qgis_qml_route_write(ctx, tmp, "route")
                                                   : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st)
-        summary(out.js, m, in, meta, !o->out.no_timing, &o->alt);
+        summary(out.js, o, m, in, meta, !o->out.no_timing);
     free(qml);
     return tool_out_close(ctx, &out, st);
 }
@@ -207,11 +212,14 @@ int main(int argc, char **argv)
         {"grid", 0, TRV_ARG_FLAG, &o.grid, NULL, "also solve the same objective(s) on the raster, 16-connected (the optimum)"},
         {"compare", 0, TRV_ARG_FLAG, &o.compare, NULL, "plan mdr, msr, mmcr and time and print them as one table"},
         {"no-smooth", 0, TRV_ARG_FLAG, &o.no_smooth, NULL, "keep the node polyline (no B-spline)"},
-        {"alternatives", 0, TRV_ARG_INT, &o.alt.k, "K", "up to K routes of the strategy, the best and its alternatives (1..8, default 1; not with --compare or --grid)"},
+        {"alternatives", 0, TRV_ARG_INT, &o.alt.k, "K", "up to K routes of the strategy, the best and its alternatives (1..8, default 1; not with --compare, --grid or --zones)"},
         {"max-stretch", 0, TRV_ARG_DOUBLE, &o.alt.max_stretch, "F", "alternatives: objective at most F x the best's (default 1.25)"},
         {"max-overlap", 0, TRV_ARG_DOUBLE, &o.alt.max_overlap, "F", "alternatives: at most this share of each one's length on any other route (default 0.5)"},
         {"local-opt", 0, TRV_ARG_DOUBLE, &o.alt.alpha, "F", "alternatives: every piece up to F x the best's objective is a shortest path (the T-test; default 0.25)"},
         {"corridor", 0, TRV_ARG_DOUBLE, &o.corridor, "M", "refine on the raster within M metres of the roadmap route (default: 3 cells; 0: off)"},
+        {"zones", 0, TRV_ARG_STRING, &o.zones, "ZONES", "nogo, factor and max_speed zones (any OGR vector; effect, value): applied to the roadmap at query time, barriers exact"},
+        {"crossings", 0, TRV_ARG_STRING, &o.crossings, "POINTS", "where a nogo line may be crossed (bridges, fords, gates): points, optional radius (m)"},
+        {"crossing-radius", 0, TRV_ARG_DOUBLE, &o.crossing_radius, "M", "the crossings' radius without a radius attribute (default: one cell)"},
         {"output", 'o', TRV_ARG_STRING, &o.out.geojson, "ROUTE.geojson", "routes as GeoJSON LineStrings (EPSG:4326); route.json, the run's summary, beside it"},
         {"gpx", 0, TRV_ARG_STRING, &o.out.gpx, "ROUTE.gpx", "GPX 1.1: start/goal waypoints and a track per route"},
         {"csv", 0, TRV_ARG_STRING, &o.out.csv, "ROUTE.csv", "the routes' vertices with terrain values"},
@@ -258,6 +266,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: note: %s\n", cli.tool, m.cache_note);
     if (!st && m.alt_note[0])
         fprintf(stderr, "%s: note: %s\n", cli.tool, m.alt_note);
+    if (!st && m.zones_note[0])
+        fprintf(stderr, "%s: note: %s\n", cli.tool, m.zones_note);
     if (!st && !m.direction_aware)
         fprintf(stderr, "%s: note: %s\n", cli.tool, m.time_note);
     if (!st && !res.quiet)

@@ -210,6 +210,12 @@ ROUTE = Tool(
                "path (the T-test)", 0.25, minimum=0, maximum=1, advanced=True),
         Number("--corridor", "Refine on the raster within this many metres of the roadmap route "
                "[default: 3 cells; 0: off]", minimum=0, advanced=True),
+        File("--zones", "Zones: nogo, factor and max_speed polygons, nogo lines (attributes effect, value)",
+             "Vector files (*.gpkg *.geojson *.json *.shp)"),
+        File("--crossings", "Crossings of the nogo lines: bridges, fords, gates (points, optional radius in m)",
+             "Vector files (*.gpkg *.geojson *.json *.shp)"),
+        Number("--crossing-radius", "The crossings' radius without a radius attribute (m) [default: one cell]",
+               minimum=0, advanced=True),
         FileOut("-o", "Routes (GeoJSON)", "GeoJSON (*.geojson)", required=True),
         FileOut("--gpx", "Routes (GPX 1.1)", "GPX (*.gpx)"),
         FileOut("--csv", "Route vertices with terrain values (CSV)", CSV),

@@ -421,6 +421,11 @@ void geo_vfile_free(geo_vfile *v);
  * *value; *value NULL when the file has no such item. TRV_ERR_IO "cannot
  * open 'f': <why>" when OGR cannot open it. */
 trv_status geo_vector_meta_read(trv_ctx *ctx, const char *path, const char *key, char **value);
+/* 1 if shape s is valid as OGR_G_IsValid (GEOS) judges it (rings closed,
+ * simple, not crossing each other; a point or line is 1), 0 if not, with
+ * OGR's reason ("Self-intersection at or near point x y") in why; -1 when
+ * out of memory. */
+int geo_shape_valid(const geo_shape *s, char *why, size_t why_len);
 /* Index of the field named name (case-insensitive, as OGR), or -1. */
 int geo_vlayer_field(const geo_vlayer *l, const char *name);
 

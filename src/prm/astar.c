@@ -1,6 +1,7 @@
 #define _GNU_SOURCE /* qsort_r */
 /* The improved A* on the roadmap (docs/method.md §4.5-4.7, §4.10) and route statistics. */
 #include "prm_priv.h"
+#include "zones.h"
 
 #include "core/heap.h"
 
@@ -92,6 +93,9 @@ static trv_status raster_link(trv_ctx *ctx, const prm_terrain *t, const prm_road
                          which, x, y, 4 * k);
     l->node = node;
     measure_polyline(t, l->lx, l->ly, l->ln, &l->p);
+    if (l->p.blocked) /* only the zones block a raster leg */
+        return trv_error(ctx, TRV_ERR_DATA, "the %s (%.1f, %.1f) has no connection to the roadmap across the zones",
+                         which, x, y);
     return TRV_OK;
 }
 
@@ -138,8 +142,9 @@ static trv_status connect_end(trv_ctx *ctx, const prm_terrain *t, const prm_road
     return TRV_OK;
 }
 
-/* Per roadmap node: its component's root (union-find over the edges). */
-static int *components_of(const prm_roadmap *r)
+/* Per roadmap node: its component's root (union-find over the edges not
+ * off; off NULL: all). */
+static int *components_of(const prm_roadmap *r, const unsigned char *off)
 {
     int *root = malloc(((size_t)r->nnodes + 1) * sizeof *root);
     if (!root)
@@ -147,7 +152,8 @@ static int *components_of(const prm_roadmap *r)
     for (int i = 0; i < r->nnodes; i++)
         root[i] = i;
     for (int e = 0; e < r->nedges; e++)
-        root[prm_uf_find(root, r->edges[e].a)] = prm_uf_find(root, r->edges[e].b);
+        if (!off || !off[e])
+            root[prm_uf_find(root, r->edges[e].a)] = prm_uf_find(root, r->edges[e].b);
     for (int i = 0; i < r->nnodes; i++)
         root[i] = prm_uf_find(root, i);
     return root;
@@ -288,6 +294,7 @@ typedef struct graph {
     int ns;
     double *to_goal;        /* per roadmap node: its link's weight into G, NAN for none */
     prm_piece direct;       /* the straight start-goal piece, an edge when unblocked */
+    const prm_zone_edges *ze; /* the zones' edge mask and weights (zones.h), NULL without zones */
 } graph;
 
 /* u's neighbours: the start's links and the direct line; a roadmap node's
@@ -321,9 +328,14 @@ static int neighbour(const graph *gr, int u, int q, int nn, int *v, double *wt)
         *wt = gr->to_goal[u];
         return 1;
     }
-    const prm_edge *e = &r->edges[r->adj[r->adj_start[u] + q]];
+    int ei = r->adj[r->adj_start[u] + q];
+    const prm_edge *e = &r->edges[ei];
     *v = e->a == u ? e->b : e->a;
     *wt = e->a == u ? prm_piece_weight(&e->p, gr->s, gr->w) : weight_back(&e->p, gr->s, gr->w); /* measured a to b */
+    if (gr->ze && gr->ze->off[ei])
+        return 0;
+    if (gr->ze && gr->ze->alt[ei] >= 0)
+        *wt = gr->ze->w[2 * gr->ze->alt[ei] + (e->a != u)];
     return 1;
 }
 
@@ -440,7 +452,14 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
         return st;
     }
     int N = r->nnodes + 2;
-    graph gr = {r, s, w, r->nnodes, r->nnodes + 1, ls, ns, NULL, {0}};
+    graph gr = {r, s, w, r->nnodes, r->nnodes + 1, ls, ns, NULL, {0}, NULL};
+    prm_zone_edges ze = {0};
+    if (t->zones && (st = prm_zone_edges_make(ctx, t, r, s, w, &ze))) {
+        free_links(ls, ns);
+        free_links(lg, ng);
+        return st;
+    }
+    gr.ze = t->zones ? &ze : NULL;
     double *g = malloc((size_t)N * sizeof *g), *hc = malloc((size_t)N * sizeof *hc);
     astar A = {t, r, s, w, admissible, gx, gy, hc, NULL};
     int *parent = malloc((size_t)N * sizeof *parent);
@@ -465,7 +484,7 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
     if (!gr.direct.blocked)
         prm_piece_measure(t, sx, sy, gx, gy, &gr.direct);
     /* no search can succeed when the ends' nodes lie in different components */
-    int *root = gr.direct.blocked ? components_of(r) : NULL;
+    int *root = gr.direct.blocked ? components_of(r, t->zones ? ze.off : NULL) : NULL;
     if (gr.direct.blocked && !root) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
@@ -497,6 +516,7 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
     out->objective = g[gr.G];
     st = shortcut(ctx, t, out, s, w);
 done:
+    prm_zone_edges_clear(&ze);
     free(A.codes);
     free_links(ls, ns);
     free_links(lg, ng);
@@ -664,6 +684,11 @@ void prm_path_stats(const prm_terrain *t, const prm_path *p, double step, prm_st
     prm_path_pieces(t, p, acc_piece, &a);
     for (int i = 0; i + 1 < p->n; i++) {
         double x0 = p->x[i], y0 = p->y[i], x1 = p->x[i + 1], y1 = p->y[i + 1];
+        if (t->zones) { /* factor and max_speed zones: time and cost (zones.h) */
+            double dz[3];
+            prm_zones_delta(t, x0, y0, x1, y1, dz);
+            a.time += dz[0], a.cost += dz[2];
+        }
         /* NOGO check on samples every `step` along the segment, ends included */
         double len = hypot(x1 - x0, y1 - y0) * mpu;
         int ns = (int)ceil(len / step);

@@ -23,6 +23,7 @@
  * a corridor search (prm_route_grid_window) keeps them for its window.
  */
 #include "prm_priv.h"
+#include "zones.h"
 
 #include "core/heap.h"
 
@@ -206,7 +207,34 @@ typedef struct grid_search {
     unsigned char *via;        /* per window cell: the move that reached it */
     double goal_g;             /* the goal's g, -1 until reached */
     long expanded;
+    const unsigned char *zb;   /* the zones' burn raster (zones.h, per terrain cell), NULL without zones */
 } grid_search;
+
+/* A move through a cell that a crossing opens or a factor zone touches
+ * (zones.h): *wt INFINITY where it meets a nogo line away from the
+ * crossings, else for the time its exact time; 0 for the usual weight. */
+static int zone_move(const grid_search *S, const move *m, long i0, double *wt)
+{
+    int any = 0;
+    for (int j = 0; j < m->ncross; j++)
+        any |= S->zb[i0 + m->off[j]];
+    if (!(any & (PRM_ZB_CROSS | PRM_ZB_FACTOR)))
+        return 0;
+    const geo_grid *g = S->t->grid;
+    long c = i0 % g->nx, r = i0 / g->nx;
+    double x0 = geo_grid_x(g, (double)c), y0 = geo_grid_y(g, (double)r);
+    double x1 = geo_grid_x(g, (double)(c + m->dc)), y1 = geo_grid_y(g, (double)(r + m->dr));
+    if ((any & PRM_ZB_CROSS) && prm_zones_blocking(S->t->zones, x0, y0, x1, y1) >= 0) {
+        *wt = INFINITY;
+        return 1;
+    }
+    if (!(any & PRM_ZB_FACTOR) || S->s != PRM_TIME)
+        return 0;
+    prm_piece p;
+    prm_piece_measure(S->t, x0, y0, x1, y1, &p);
+    *wt = p.blocked ? INFINITY : p.time_s;
+    return 1;
+}
 
 /* The weight of move m from terrain cell i0 (window cell l0): INFINITY
  * where it touches a non-GO cell (or one outside the mask). The time
@@ -220,6 +248,9 @@ static inline double move_weight(const grid_search *S, const move *m, long i0, l
     for (int j = 0; j < m->ncross; j++)
         if (pos[l0 + m->loff[j]] == CELL_NOGO)
             return INFINITY;
+    double zw;
+    if (S->zb && zone_move(S, m, i0, &zw))
+        return zw;
     if (S->s == PRM_TIME) {
         const prm_aniso *a = t->aniso;
         double time = 0;
@@ -362,13 +393,15 @@ static trv_status trace(trv_ctx *ctx, const grid_search *S, double sx, double sy
 /* Every window cell TRV_HEAP_UNSEEN, or CELL_NOGO where NOGO or masked out. */
 static void cells_mark(grid_search *S)
 {
-    const unsigned char *gonogo = S->t->gonogo->u8, *cls = S->t->cls->u8, *mask = S->mask;
+    const unsigned char *gonogo = S->t->gonogo->u8, *cls = S->t->cls->u8, *mask = S->mask, *zb = S->zb;
     const long tnx = S->t->grid->nx;
     for (long r = 0; r < S->win.ny; r++) {
         const long l = r * S->win.nx, i = (r + S->win.r0) * tnx + S->win.c0;
         for (long c = 0; c < S->win.nx; c++)
-            S->h.pos[l + c] = gonogo[i + c] == 0 && cls[i + c] != 0 && (!mask || mask[l + c]) ? TRV_HEAP_UNSEEN
-                                                                                            : CELL_NOGO;
+            S->h.pos[l + c] = gonogo[i + c] == 0 && cls[i + c] != 0 && (!mask || mask[l + c]) &&
+                                      (!zb || !(zb[i + c] & PRM_ZB_NOGO))
+                                  ? TRV_HEAP_UNSEEN
+                                  : CELL_NOGO;
     }
 }
 
@@ -411,7 +444,8 @@ static trv_status route_window(trv_ctx *ctx, const prm_terrain *t, grid_window w
     move moves[NMOVES];
     if (stencil_build(t, win.nx, moves))
         return trv_error(ctx, TRV_ERR_INTERNAL, "cannot build the 16-neighbour move stencil");
-    grid_search S = {t, win, mask, s, w, moves, ends[0], ends[1], heuristic_factor(t, s, w), {0}, NULL, -1, 0};
+    grid_search S = {t, win, mask, s, w, moves, ends[0], ends[1], heuristic_factor(t, s, w), {0}, NULL, -1, 0,
+                     t->zones ? t->zones->burn : NULL};
     S.via = malloc(ncells);
     S.h.pos = malloc(ncells * sizeof *S.h.pos);
     if (!S.via || !S.h.pos) {

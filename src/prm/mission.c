@@ -3,6 +3,7 @@
  * the optimality reference, on the raster; the route files written. */
 #include "prm.h"
 #include "profile.h"
+#include "zones.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,10 +27,16 @@ trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o)
             return trv_error(ctx, TRV_ERR_USAGE, "--weights expects four numbers >= 0: kb,kh,ks,kd");
     if (o->corridor < 0 && o->corridor != -1)
         return trv_error(ctx, TRV_ERR_USAGE, "--corridor must be >= 0");
+    if (o->crossings && !o->zones)
+        return trv_error(ctx, TRV_ERR_USAGE, "--crossings needs --zones");
+    if (!(o->crossing_radius >= 0) || !isfinite(o->crossing_radius))
+        return trv_error(ctx, TRV_ERR_USAGE, "--crossing-radius must be >= 0 (0: one cell)");
     trv_status st = prm_alt_opts_check(ctx, &o->alt);
     if (!st && o->alt.k > 1 && (o->compare || o->grid))
         st = trv_error(ctx, TRV_ERR_USAGE,
                        "--alternatives above 1 plans one strategy on the roadmap: not with --compare or --grid");
+    if (!st && o->alt.k > 1 && o->zones)
+        st = trv_error(ctx, TRV_ERR_USAGE, "--alternatives above 1 does not take --zones yet");
     return st;
 }
 
@@ -89,6 +96,8 @@ static trv_status plan_roadmap(trv_ctx *ctx, const prm_mission_opts *o, const pr
     snprintf(R->name, sizeof R->name, "%s", prm_strategy_name(s));
     double t0 = trv_now_s();
     trv_status st = prm_route(ctx, t, r, xy[0], xy[1], xy[2], xy[3], s, &o->weights, o->admissible, &R->path);
+    if (st == TRV_ERR_DATA && t->zones) /* the roadmap cut by the zones: the raster (zones.h) */
+        st = prm_zones_raster(ctx, t, xy, s, &o->weights, &R->path, m->zones_note, sizeof m->zones_note);
     if (st)
         return st;
     m->n++; /* the path is the mission's to clear from here on */
@@ -201,15 +210,21 @@ static trv_status plan_all(trv_ctx *ctx, const prm_mission_opts *o, const prm_te
         plan[0] = PRM_MDR, plan[1] = PRM_MSR, plan[2] = PRM_MMCR, plan[3] = PRM_TIME;
         nplan = 4;
     }
-    for (int k = 0; k < nplan && !st; k++)
-        st = plan_roadmap(ctx, o, t, r, xy, plan[k], m);
+    if (!st && t->zones)
+        st = prm_zones_ends(ctx, t->zones, xy);
+    int done = 0, zoned = 0;
+    for (; done < nplan && !st; done++)
+        st = plan_roadmap(ctx, o, t, r, xy, plan[done], m);
+    if (st == TRV_ERR_DATA && t->zones && done > 0) /* which zone cuts the route */
+        st = prm_zones_explain(ctx, t, r, xy, plan[done - 1], &o->weights, o->admissible, st, &zoned);
     if (o->alt.k > 1 && !st)
         st = plan_alternatives(ctx, o, t, r, xy, m);
     if (o->grid && !st)
         st = prm_terrain_need_all(ctx, t); /* the raster searches read the arrays themselves */
     for (int k = 0; k < nplan && o->grid && !st; k++)
         st = plan_grid(ctx, o, t, xy, plan[k], m);
-    st = explain_unreachable(ctx, o, t, xy, st);
+    if (!zoned)
+        st = explain_unreachable(ctx, o, t, xy, st);
     /* what the route files read along the routes, and any tile that could not be read */
     for (int k = 0; k < m->n && !st; k++)
         st = prm_terrain_need_line(ctx, t, m->routes[k].path.x, m->routes[k].path.y, m->routes[k].path.n, 1);
@@ -257,6 +272,12 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
     }
     if (!geo_crs_same(r->wkt, t.grid->wkt))
         st = trv_error(ctx, TRV_ERR_CRS, "'%s' is not in the CRS of the terrain '%s'", o->roadmap, o->terrain);
+    prm_zones *z = NULL;
+    if (!st && o->zones && !(st = prm_zones_read(ctx, o->zones, o->crossings, o->crossing_radius, &t, &z))) {
+        t.zones = z;
+        t.top_speed_kmh /= z->min_factor; /* the time heuristics stay admissible (zones.h) */
+        st = prm_zones_roadmap(ctx, &t, r); /* the crossings as nodes */
+    }
     if (!st) {
         m->direction_aware = t.aniso != NULL;
         snprintf(m->time_note, sizeof m->time_note, "%s", t.time_note);
@@ -270,5 +291,6 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
         prm_mission_clear(m);
     prm_roadmap_free(r);
     prm_terrain_clear(&t);
+    prm_zones_free(z);
     return st;
 }

@@ -61,6 +61,7 @@ typedef struct prm_terrain {
     unsigned char *ready;   /* lazy (prm_terrain_open): per cell, what is read (terrain_lazy.c);
                              * NULL: everything (prm_terrain_load, a hand-made terrain) */
     struct prm_lazy *lazy;  /* lazy: the open layers; NULL otherwise */
+    const struct prm_zones *zones; /* NULL, or the query's zones (zones.h; borrowed): every piece and move obeys them */
 } prm_terrain;
 
 /* Read class, cost, gonogo, dem, slope and speed of the run directory dir
@@ -561,6 +562,8 @@ typedef struct prm_mission_opts {
     int no_smooth;          /* keep the node polyline */
     double corridor;        /* m: refine within it; -1 (default): three cells; 0: off */
     prm_alt_opts alt;       /* alt.k > 1: the strategy's alternatives (prm_alt_roadmap), not with compare or grid */
+    const char *zones, *crossings; /* zones and crossings files (zones.h), NULL: none */
+    double crossing_radius; /* m: the crossings' default radius; 0 (default): one cell */
     prm_outputs out;        /* the route files (prm_outputs_write); all NULL by default */
 } prm_mission_opts;
 
@@ -573,14 +576,17 @@ typedef struct prm_mission {
     char cache_note[1024];              /* why the roadmap cache was not used ("" when it was) */
     char alt_note[512];                 /* fewer alternatives than asked: why (prm_alt_note; "" else) */
     struct prm_profiles *profiles;      /* the routes' profiles and time shares (profile.h) */
+    char zones_note[256];               /* routes planned on the raster because the zones cut the roadmap */
 } prm_mission;
 
 void prm_mission_opts_init(prm_mission_opts *o);
 /* The checks that parse nothing, as trv-route reports them (TRV_ERR_USAGE):
  * "--weights expects four numbers >= 0: kb,kh,ks,kd" for a negative or
  * non-finite weight, then "--corridor must be >= 0" for a corridor below 0
- * other than -1, prm_alt_opts_check's, then "--alternatives above 1 plans one
- * strategy on the roadmap: not with --compare or --grid". prm_mission_run
+ * other than -1, "--crossings needs --zones", "--crossing-radius must be
+ * >= 0 (0: one cell)", prm_alt_opts_check's, then "--alternatives above 1
+ * plans one strategy on the roadmap: not with --compare or --grid" and
+ * "--alternatives above 1 does not take --zones yet". prm_mission_run
  * checks them first. */
 trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o);
 /* Load the roadmap and the terrain (same CRS, else TRV_ERR_CRS): the

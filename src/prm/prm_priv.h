@@ -34,6 +34,9 @@ static inline int prm_uf_find(int *parent, int i)
  * ways (time_s heading u, time_rev_s heading -u). */
 void prm_piece_add_cell(const prm_terrain *t, long i, double len, double ux, double uy, int times, prm_piece *p);
 
+/* r's CSR adjacency (adj_start, adj: allocated here) from its edges. */
+trv_status prm_roadmap_adjacency(trv_ctx *ctx, prm_roadmap *r);
+
 /* The lengths (m) of the straight piece (x0, y0)-(x1, y1) in NOGO (by
  * GO/NOGO or class 0) and in classes 1 (high risk), 2 (low risk) and 3
  * (safe), equal to the bit to prm_piece_measure's nogo, h, l and s: the

@@ -104,7 +104,7 @@ static int cmp_edge(const void *a, const void *b)
     return (p->b > q->b) - (p->b < q->b);
 }
 
-static trv_status make_adjacency(trv_ctx *ctx, prm_roadmap *r)
+trv_status prm_roadmap_adjacency(trv_ctx *ctx, prm_roadmap *r)
 {
     r->adj_start = calloc((size_t)r->nnodes + 1, sizeof *r->adj_start);
     r->adj = malloc((2 * (size_t)r->nedges + 1) * sizeof *r->adj);
@@ -339,7 +339,7 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
     }
     components(r, parent, size, stats);
     stats->coverage = coverage(t, ix, r, stats->go_area_km2);
-    if ((st = make_adjacency(ctx, r)))
+    if ((st = prm_roadmap_adjacency(ctx, r)))
         goto done;
     st = trv_progress(ctx, 1.0, "roadmap");
 done:
@@ -448,7 +448,7 @@ trv_status prm_roadmap_read(trv_ctx *ctx, const char *path, prm_roadmap **out)
         ed->p.slope_int = v[11];
         ed->p.elev_int = v[12] * v[2];
     }
-    st = make_adjacency(ctx, r);
+    st = prm_roadmap_adjacency(ctx, r);
 done:
     geo_table_free(nt);
     geo_table_free(et);

@@ -1,5 +1,6 @@
 /* Terrain layers, the exact segment walk and the measure of a straight piece. */
 #include "prm_priv.h"
+#include "zones.h"
 #include "run/run.h"
 
 #include "core/clip.h"
@@ -212,6 +213,8 @@ static void piece_walk(const prm_terrain *t, double x0, double y0, double x1, do
     measure m = {t, out, dl > 0 ? (x1 - x0) / dl : 0, dl > 0 ? (y1 - y0) / dl : 0};
     double m_per_unit = t->cell_m / t->grid->gt[1];
     prm_segment_walk(t->grid, x0, y0, x1, y1, fn, &m);
+    if (t->zones)
+        prm_zones_piece(t, x0, y0, x1, y1, fn == measure_cell, out);
     /* lengths came in map units: metres for the usual CRSs */
     if (m_per_unit != 1) {
         out->l *= m_per_unit;

@@ -183,6 +183,10 @@ trv_status rpt_sec_routes(trv_ctx *ctx, doc *d, run *r, const rstats *rs);  /* r
 trv_status rpt_alternatives(trv_ctx *ctx, doc *d, run *r);
 trv_status rpt_sec_profile(trv_ctx *ctx, doc *d, run *r, const rstats *rs); /* profile.c */
 trv_status rpt_sec_maps(trv_ctx *ctx, doc *d, run *r, const rstats *rs);    /* routes.c */
+/* make demo's mission with a river (river/route.json, png/route_river.png); nothing without it */
+#define RIVER_JSON "river/route.json"
+#define RIVER_PNG "png/route_river.png"
+trv_status rpt_sec_river(trv_ctx *ctx, doc *d, run *r, const rstats *rs);   /* river.c */
 trv_status rpt_sec_sim(trv_ctx *ctx, doc *d, run *r);                       /* sim.c */
 trv_status rpt_sec_terrain(trv_ctx *ctx, doc *d, run *r);                   /* method.c */
 trv_status rpt_sec_kriging(trv_ctx *ctx, doc *d, run *r);                   /* method.c */

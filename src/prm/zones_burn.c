@@ -1,0 +1,113 @@
+/* The zones burned into a raster on the terrain's grid (zones.h): every
+ * cell a nogo line or polygon touches ("all touched": the closed cell
+ * meets the geometry), crossings' cells left for the exact test, and the
+ * cells factor and max_speed zones touch. */
+#include "zones.h"
+
+#include "core/clip.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { ZB_LINE = 8, ZB_POLY = 16 }; /* while burning */
+
+typedef struct burn_seg {
+    const geo_grid *g;
+    unsigned char *burn;
+    double u0, v0, u1, v1; /* the segment in cell units */
+    unsigned char bit;
+} burn_seg;
+
+/* The cell and its 8 neighbours whose closed squares the segment meets. */
+static int burn_cell(long i, double len, void *user)
+{
+    (void)len;
+    burn_seg *b = user;
+    long nx = b->g->nx, ny = b->g->ny, c = i % nx, r = i / nx;
+    for (long rr = r - 1; rr <= r + 1; rr++)
+        for (long cc = c - 1; cc <= c + 1; cc++) {
+            double t0, t1;
+            if (rr < 0 || cc < 0 || rr >= ny || cc >= nx)
+                continue;
+            if (trv_clip_segment(b->u0, b->v0, b->u1, b->v1, (double)cc, (double)rr, cc + 1.0, rr + 1.0, &t0, &t1))
+                b->burn[rr * nx + cc] |= b->bit;
+        }
+    return 0;
+}
+
+static void burn_segment(const geo_grid *g, unsigned char *burn, const double *q, unsigned char bit)
+{
+    burn_seg b = {g, burn, (q[0] - g->gt[0]) / g->gt[1], (q[1] - g->gt[3]) / g->gt[5],
+                  (q[2] - g->gt[0]) / g->gt[1], (q[3] - g->gt[3]) / g->gt[5], bit};
+    prm_segment_walk(g, q[0], q[1], q[2], q[3], burn_cell, &b);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The cells of polygon k whose centres lie inside it (even-odd, by rows). */
+static int burn_inside(const prm_zones *z, int k, const geo_grid *g, unsigned char *burn, unsigned char bit)
+{
+    const prm_zone *zn = &z->z[k];
+    double *xs = malloc((size_t)(zn->s1 - zn->s0 + 1) * sizeof *xs);
+    if (!xs)
+        return -1;
+    for (long r = 0; r < g->ny; r++) {
+        double y = geo_grid_y(g, (double)r);
+        if (y < zn->box[1] || y > zn->box[3])
+            continue;
+        int n = 0;
+        for (int s = zn->s0; s < zn->s1; s++) {
+            const double *q = z->seg + 4 * (size_t)s;
+            if ((q[1] > y) != (q[3] > y))
+                xs[n++] = q[0] + (y - q[1]) * (q[2] - q[0]) / (q[3] - q[1]);
+        }
+        qsort(xs, (size_t)n, sizeof *xs, cmp_dbl);
+        for (int p = 0; p + 1 < n; p += 2) { /* centres with xs[p] < x < xs[p + 1]... as prm_zone_contains */
+            double c0 = ceil((xs[p] - g->gt[0]) / g->gt[1] - 0.5), c1 = floor((xs[p + 1] - g->gt[0]) / g->gt[1] - 0.5);
+            for (long c = c0 < 0 ? 0 : (long)c0; c <= c1 && c < g->nx; c++)
+                if (prm_zone_contains(z, k, geo_grid_x(g, (double)c), y))
+                    burn[r * g->nx + c] |= bit;
+        }
+    }
+    free(xs);
+    return 0;
+}
+
+/* A line-touched cell whose centre is within a crossing's radius. */
+static int cell_near_crossing(const prm_zones *z, const geo_grid *g, long i)
+{
+    double x = geo_grid_x(g, (double)(i % g->nx)), y = geo_grid_y(g, (double)(i / g->nx));
+    for (int k = 0; k < z->nc; k++)
+        if (hypot(x - z->c[k].x, y - z->c[k].y) <= z->c[k].r)
+            return 1;
+    return 0;
+}
+
+trv_status prm_zones_burn(trv_ctx *ctx, const prm_terrain *t, prm_zones *z)
+{
+    const geo_grid *g = t->grid;
+    size_t n = (size_t)g->nx * g->ny;
+    if (!(z->burn = calloc(n, 1)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < z->n; k++) {
+        const prm_zone *zn = &z->z[k];
+        unsigned char bit = zn->effect != PRM_ZONE_NOGO ? PRM_ZB_FACTOR : zn->line ? ZB_LINE : ZB_POLY;
+        for (int s = zn->s0; s < zn->s1; s++)
+            burn_segment(g, z->burn, z->seg + 4 * (size_t)s, bit);
+        if (!zn->line && burn_inside(z, k, g, z->burn, bit))
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char b = z->burn[i];
+        if (!(b & (ZB_LINE | ZB_POLY)))
+            continue;
+        int open = !(b & ZB_POLY) && cell_near_crossing(z, g, (long)i);
+        z->burn[i] = (unsigned char)((b & PRM_ZB_FACTOR) | (open ? PRM_ZB_CROSS : PRM_ZB_NOGO));
+    }
+    return TRV_OK;
+}

@@ -1,0 +1,202 @@
+/* The zones in the roadmap search (zones.h): the per-query edge mask and
+ * re-measured weights, and why a route is cut. */
+#include "zones.h"
+
+#include "prm_priv.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void prm_zone_edges_clear(prm_zone_edges *e)
+{
+    free(e->off);
+    free(e->alt);
+    free(e->w);
+    memset(e, 0, sizeof *e);
+}
+
+/* 1 if a factor or max_speed zone's box meets the box of the edge. */
+static int near_factor(const prm_zones *z, const double b[4])
+{
+    for (int k = 0; k < z->n; k++) {
+        const prm_zone *zn = &z->z[k];
+        if (k != z->skip && zn->effect != PRM_ZONE_NOGO &&
+            !(b[2] < zn->box[0] || b[0] > zn->box[2] || b[3] < zn->box[1] || b[1] > zn->box[3]))
+            return 1;
+    }
+    return 0;
+}
+
+trv_status prm_zone_edges_make(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, prm_strategy s,
+                               const prm_weights *w, prm_zone_edges *out)
+{
+    memset(out, 0, sizeof *out);
+    const prm_zones *z = t->zones;
+    int cap = 0;
+    out->off = calloc((size_t)r->nedges + 1, 1);
+    out->alt = malloc(((size_t)r->nedges + 1) * sizeof *out->alt);
+    if (!out->off || !out->alt) {
+        prm_zone_edges_clear(out);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    double zb[4] = {z->bx0, z->by0, z->bx0 + z->bnx * z->bsize, z->by0 + z->bny * z->bsize};
+    for (int e = 0; e < r->nedges; e++) {
+        out->alt[e] = -1;
+        int a = r->edges[e].a, b = r->edges[e].b;
+        double x0 = r->x[a], y0 = r->y[a], x1 = r->x[b], y1 = r->y[b];
+        double bb[4] = {fmin(x0, x1), fmin(y0, y1), fmax(x0, x1), fmax(y0, y1)};
+        if (bb[2] < zb[0] || bb[0] > zb[2] || bb[3] < zb[1] || bb[1] > zb[3])
+            continue;
+        if (prm_zones_blocking(z, x0, y0, x1, y1) >= 0) {
+            out->off[e] = 1;
+            continue;
+        }
+        if (s != PRM_TIME || !near_factor(z, bb)) /* the other objectives do not see factor zones */
+            continue;
+        if (out->nalt == cap) {
+            cap = cap ? 2 * cap : 256;
+            double *p = realloc(out->w, (size_t)cap * 2 * sizeof *p);
+            if (!p) {
+                prm_zone_edges_clear(out);
+                return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+            }
+            out->w = p;
+        }
+        prm_piece pc;
+        prm_piece_measure(t, x0, y0, x1, y1, &pc);
+        out->w[2 * out->nalt] = prm_piece_weight(&pc, s, w);
+        out->w[2 * out->nalt + 1] = pc.time_rev_s;
+        out->alt[e] = out->nalt++;
+    }
+    return TRV_OK;
+}
+
+/* 1 if prm_route finds a route on t (with its zones). */
+static int route_exists(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, const double xy[4], prm_strategy s,
+                        const prm_weights *w, int admissible)
+{
+    prm_path p;
+    trv_status st = prm_route(ctx, t, r, xy[0], xy[1], xy[2], xy[3], s, w, admissible, &p);
+    prm_path_clear(&p);
+    return st == TRV_OK;
+}
+
+enum { EXPLAIN_MAX = 16 };
+
+trv_status prm_zones_explain(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, const double xy[4],
+                             prm_strategy s, const prm_weights *w, int admissible, trv_status st, int *explained)
+{
+    *explained = 0;
+    const prm_zones *z = t->zones;
+    char keep[1024], ids[512] = "";
+    snprintf(keep, sizeof keep, "%s", trv_errmsg(ctx));
+    prm_terrain t0 = *t;
+    t0.zones = NULL;
+    if (st != TRV_ERR_DATA || !route_exists(ctx, &t0, r, xy, s, w, admissible)) {
+        trv_error(ctx, st, "%s", keep);
+        return st;
+    }
+    int nogo = 0, cut = 0;
+    prm_zones zk = *z;
+    t0.zones = &zk;
+    for (int k = 0; k < z->n; k++) {
+        if (z->z[k].effect != PRM_ZONE_NOGO || nogo++ >= EXPLAIN_MAX)
+            continue;
+        zk.skip = k;
+        if (route_exists(ctx, &t0, r, xy, s, w, admissible) && strlen(ids) + 24 < sizeof ids)
+            snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%ld", cut++ ? ", " : "", z->z[k].fid);
+    }
+    *explained = 1;
+    if (cut)
+        return trv_error(ctx, st, "the goal is not reachable from the start under the zones of '%s': %s nogo zone "
+                         "(feature %s) cuts them apart (without %s a route exists)", z->path, cut > 1 ? "each" : "the",
+                         ids, cut > 1 ? "any one of them" : "it");
+    return trv_error(ctx, st, "the goal is not reachable from the start under the zones of '%s': without the zones a "
+                     "route exists, but no nogo zone alone cuts it (%s%d nogo zones tried one by one): they do "
+                     "together", z->path, nogo > EXPLAIN_MAX ? "the first " : "", nogo > EXPLAIN_MAX ? EXPLAIN_MAX : nogo);
+}
+
+trv_status prm_zones_ends(trv_ctx *ctx, const prm_zones *z, const double xy[4])
+{
+    for (int e = 0; e < 2; e++) {
+        int k = prm_zones_at(z, xy[2 * e], xy[2 * e + 1]);
+        if (k >= 0)
+            return trv_error(ctx, TRV_ERR_DATA, "the %s (%.1f, %.1f) lies in the nogo zone (feature %ld) of '%s'",
+                             e ? "goal" : "start", xy[2 * e], xy[2 * e + 1], z->z[k].fid, z->path);
+    }
+    return TRV_OK;
+}
+
+/* The m nodes nearest to (x, y) into near[] (nearest first); their count. */
+static int nearest(const prm_roadmap *r, double x, double y, int m, int *near, double *d)
+{
+    int n = 0;
+    for (int i = 0; i < r->nnodes; i++) {
+        double di = hypot(r->x[i] - x, r->y[i] - y);
+        if (n == m && di >= d[n - 1])
+            continue;
+        int j = n < m ? n++ : n - 1;
+        for (; j > 0 && d[j - 1] > di; j--)
+            d[j] = d[j - 1], near[j] = near[j - 1];
+        d[j] = di, near[j] = i;
+    }
+    return n;
+}
+
+/* Crossing c as node r->nnodes (room made by the caller) with its edges:
+ * to every one of its 4 k nearest nodes that a straight piece allowed by
+ * the terrain and the zones reaches (the barrier's two sides: the nearest
+ * k may all lie on one). */
+static trv_status add_crossing(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int n0, const prm_crossing *c,
+                               int k, int *ncap, int *ecap)
+{
+    int near[1024], q = r->nnodes;
+    double d[1024];
+    int n = nearest(r, c->x, c->y, 4 * k, near, d);
+    trv_status st = prm_zones_add_node(ctx, r, c->x, c->y, ncap);
+    for (int j = 0; j < n && !st; j++) {
+        prm_piece p;
+        prm_piece_measure(t, r->x[near[j]], r->y[near[j]], c->x, c->y, &p);
+        if (!p.blocked)
+            st = prm_zones_add_edge(ctx, r, near[j], q, &p, ecap);
+    }
+    return st ? st : prm_zones_legs(ctx, t, r, n0, q, ncap, ecap);
+}
+
+trv_status prm_zones_roadmap(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r)
+{
+    const prm_zones *z = t->zones;
+    if (z->nc == 0 || r->nnodes == 0)
+        return TRV_OK;
+    int k = r->k > 0 ? r->k : 10, ecap = r->nedges, ncap = r->nnodes, n0 = r->nnodes;
+    k = k > 256 ? 256 : k;
+    trv_status st = TRV_OK;
+    for (int i = 0; i < z->nc && !st; i++)
+        st = add_crossing(ctx, t, r, n0, &z->c[i], k, &ncap, &ecap);
+    free(r->adj_start);
+    free(r->adj);
+    r->adj_start = NULL, r->adj = NULL;
+    return st ? st : prm_roadmap_adjacency(ctx, r);
+}
+
+trv_status prm_zones_raster(trv_ctx *ctx, const prm_terrain *t, const double xy[4], prm_strategy s,
+                            const prm_weights *w, prm_path *out, char *note, size_t note_len)
+{
+    char keep[1024];
+    snprintf(keep, sizeof keep, "%s", trv_errmsg(ctx));
+    trv_status st = prm_terrain_need_all(ctx, t);
+    if (!st)
+        st = prm_route_grid(ctx, t, xy[0], xy[1], xy[2], xy[3], s, w, out);
+    if (st == TRV_ERR_NOMEM || st == TRV_ERR_CANCEL || st == TRV_ERR_IO)
+        return st;
+    if (st) {
+        trv_error(ctx, TRV_ERR_DATA, "%s", keep);
+        return TRV_ERR_DATA;
+    }
+    size_t len = strlen(note);
+    snprintf(note + len, note_len - len, "%s%s", len ? ", " : "the zones cut the roadmap between start and goal: "
+             "planned on the raster instead: ", prm_strategy_name(s));
+    return TRV_OK;
+}
