@@ -121,7 +121,7 @@ trv_status prm_edge_add(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int 
                         int *added)
 {
     prm_edge ed = {a < b ? a : b, a < b ? b : a, {0}};
-    prm_piece_measure(t, r->x[ed.a], r->y[ed.a], r->x[ed.b], r->y[ed.b], &ed.p);
+    prm_edge_measure(t, r->x[ed.a], r->y[ed.a], r->x[ed.b], r->y[ed.b], &ed.p);
     *added = !ed.p.blocked;
     if (!*added)
         return TRV_OK;

@@ -70,7 +70,7 @@ static void *measure_range(void *arg)
     measure_job *j = arg;
     for (size_t k = 0; k < j->n; k++) {
         prm_edge *ed = &j->e[k];
-        prm_piece_measure(j->t, j->r->x[ed->a], j->r->y[ed->a], j->r->x[ed->b], j->r->y[ed->b], &ed->p);
+        prm_edge_measure(j->t, j->r->x[ed->a], j->r->y[ed->a], j->r->x[ed->b], j->r->y[ed->b], &ed->p);
     }
     return NULL;
 }
