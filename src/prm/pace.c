@@ -6,8 +6,10 @@
 #include "run/run.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { NO_PAIR = 0xffff }; /* codes 1..254: at most 254 x 254 pairs */
 
@@ -55,6 +57,43 @@ void prm_aniso_grad_rect(const prm_terrain *t, float *grad, int x0, int y0, int 
             grad[2 * i + 1] = (float)(-gy / (8 * ns)); /* gy is south minus north */
         }
     }
+}
+
+/* prm_aniso_grad_rect over the whole grid in bands of rows, one thread
+ * per core (at most 16): every cell's gradient is its own, so the values
+ * do not depend on the number of threads. A lazy terrain (which reads its
+ * tiles on demand) stays on the calling thread. */
+typedef struct grad_band {
+    const prm_terrain *t;
+    float *grad;
+    int y0, y1;
+} grad_band;
+
+static void *grad_rows(void *arg)
+{
+    const grad_band *b = arg;
+    prm_aniso_grad_rect(b->t, b->grad, 0, b->y0, b->t->grid->nx, b->y1);
+    return NULL;
+}
+
+static void grad_all(const prm_terrain *t, float *grad)
+{
+    long cores = t->ready ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
+    int nt = cores > 1 ? (int)(cores < 16 ? cores : 16) : 1, ny = t->grid->ny;
+    pthread_t th[16];
+    grad_band band[16];
+    int started[16] = {0};
+    for (int i = 0; i < nt; i++) {
+        band[i] = (grad_band){t, grad, (int)((long)ny * i / nt), (int)((long)ny * (i + 1) / nt)};
+        if (i > 0)
+            started[i] = pthread_create(&th[i], NULL, grad_rows, &band[i]) == 0;
+    }
+    grad_rows(&band[0]);
+    for (int i = 1; i < nt; i++)
+        if (started[i])
+            pthread_join(th[i], NULL);
+        else
+            grad_rows(&band[i]); /* a thread that could not start: its band here */
 }
 
 /* The (soil, land use) pairs of the GO cells, each cell's pair index, and
@@ -163,7 +202,7 @@ trv_status prm_terrain_set_model(trv_ctx *ctx, prm_terrain *t, const tm_model *m
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
     a->m = m;
-    prm_aniso_grad_rect(t, a->grad, 0, 0, g->nx, g->ny);
+    grad_all(t, a->grad);
     trv_status st = pairs(ctx, a, t, soil, landuse);
     if (!st)
         st = prm_aniso_table(ctx, a, t);
