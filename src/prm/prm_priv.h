@@ -130,11 +130,14 @@ int prm_piece_free(const prm_terrain *t, double x0, double y0, double x1, double
  * consecutive piece is blocked. */
 enum { PRM_SIMPLIFY_AHEAD = 64 };
 int prm_polyline_simplify(const prm_terrain *t, const double *x, const double *y, int n, int *keep);
+/* prm_piece_measure's blocked flag alone: an end off the grid, or a NOGO
+ * cell on the same walk (corners included), found by a walk that stops at
+ * its first NOGO cell. */
+int prm_piece_blocked(const prm_terrain *t, double x0, double y0, double x1, double y1);
 /* A roadmap edge's candidate: prm_piece_measure's piece when it is not
- * blocked; a blocked one (the same test: an end off the grid, or a NOGO
- * cell on the same walk, corners included) comes back with blocked = 1
- * and every other field 0, found by a walk that stops at its first NOGO
- * cell (most candidates are blocked: the build measures only the rest). */
+ * blocked (prm_piece_blocked); a blocked one comes back with blocked = 1
+ * and every other field 0 (most candidates are blocked: the build
+ * measures only the rest). */
 void prm_edge_measure(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_piece *out);
 /* The edge a-b (measured from the lower index to the higher) appended to
  * r->edges unless blocked, r->edges grown past *ecap (its room) when
