@@ -7,10 +7,8 @@
 #include "core/bucket.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 void prm_build_opts_init(prm_build_opts *o)
 {
@@ -55,31 +53,6 @@ static int near_nodes(const trv_bucket *ix, double px, double py, int k, double 
 
 /* ---- build ---- */
 
-enum { MAX_THREADS = 16 };
-
-/* fn over jobs[0 .. nt - 1] (each size bytes), one thread each, the first
- * on the calling thread; a thread that cannot start runs its job here.
- * Every job writes its own results, so nothing depends on the timing. */
-static void on_cores(void *(*fn)(void *), void *jobs, size_t size, int nt)
-{
-    pthread_t th[MAX_THREADS];
-    int started[MAX_THREADS] = {0};
-    for (int i = 1; i < nt; i++)
-        started[i] = pthread_create(&th[i], NULL, fn, (char *)jobs + i * size) == 0;
-    fn(jobs);
-    for (int i = 1; i < nt; i++)
-        if (started[i])
-            pthread_join(th[i], NULL);
-        else
-            fn((char *)jobs + i * size);
-}
-
-static int cores(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 1 ? (int)(n < MAX_THREADS ? n : MAX_THREADS) : 1;
-}
-
 /* Measuring candidate edges is pure and independent: split it over the
  * cores (results land in place, so the roadmap does not depend on the
  * number of threads). */
@@ -102,11 +75,11 @@ static void *measure_range(void *arg)
 
 static void measure_all(const prm_terrain *t, const prm_roadmap *r, prm_edge *e, size_t n)
 {
-    int nt = cores();
-    measure_job jobs[MAX_THREADS];
+    int nt = prm_cores();
+    measure_job jobs[PRM_MAX_THREADS];
     for (int i = 0; i < nt; i++)
         jobs[i] = (measure_job){t, r, e + n * i / nt, n * (i + 1) / nt - n * i / nt};
-    on_cores(measure_range, jobs, sizeof *jobs, nt);
+    prm_on_cores(measure_range, jobs, sizeof *jobs, nt);
 }
 
 /* Every node's neighbours (near_nodes with k, radius and cap), on every
@@ -153,12 +126,12 @@ static void *near_range(void *arg)
 static trv_status near_all(trv_ctx *ctx, const prm_terrain *t, const trv_bucket *ix, const prm_roadmap *r, int k,
                            double radius, int cap, const int *root, int *nbr, int *cnt, unsigned char *blocked)
 {
-    int nt = cores();
-    near_job jobs[MAX_THREADS];
+    int nt = prm_cores();
+    near_job jobs[PRM_MAX_THREADS];
     for (int i = 0; i < nt; i++)
         jobs[i] = (near_job){t,      ix,  r,   k,    cap,     (int)((long)r->nnodes * i / nt),
                              (int)((long)r->nnodes * (i + 1) / nt), radius, nbr, cnt, root, blocked, 0};
-    on_cores(near_range, jobs, sizeof *jobs, nt);
+    prm_on_cores(near_range, jobs, sizeof *jobs, nt);
     for (int i = 0; i < nt; i++)
         if (jobs[i].nomem)
             return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
@@ -373,12 +346,12 @@ static void *cover_rows(void *arg)
 
 static double coverage(const prm_terrain *t, const trv_bucket *ix, const prm_roadmap *r, double go_area_km2)
 {
-    int nt = cores(), bands = (t->grid->ny + 3) / 4; /* rows 0, 4, 8, ... */
-    cover_job jobs[MAX_THREADS];
+    int nt = prm_cores(), bands = (t->grid->ny + 3) / 4; /* rows 0, 4, 8, ... */
+    cover_job jobs[PRM_MAX_THREADS];
     for (int i = 0; i < nt; i++)
         jobs[i] = (cover_job){t, ix, sqrt(go_area_km2 * 1e6 / r->nnodes), (int)(4 * ((long)bands * i / nt)),
                               (int)(4 * ((long)bands * (i + 1) / nt)), 0, 0};
-    on_cores(cover_rows, jobs, sizeof *jobs, nt);
+    prm_on_cores(cover_rows, jobs, sizeof *jobs, nt);
     long seen = 0, near = 0;
     for (int i = 0; i < nt; i++)
         seen += jobs[i].seen, near += jobs[i].near;
