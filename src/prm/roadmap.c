@@ -210,6 +210,51 @@ static trv_status sample_nodes(trv_ctx *ctx, const prm_terrain *t, const prm_bui
  * directions merged, measured in parallel, kept where the segment crosses
  * no NOGO cell; parent joins their ends' components. *ecap: the room
  * r->edges was given. */
+/* Every node's neighbour pairs (a < b) in order of a, then b, without
+ * repeats, into cand (what qsort with cmp_edge and dropping repeats gives):
+ * a counting sort by a, then each a's few b by insertion. *nc: the pairs
+ * before repeats were dropped. Returns the count, or -1 out of memory. */
+static long sorted_pairs(const prm_roadmap *r, const int *nbr, const int *cnt, int cap, prm_edge *cand, size_t *nc)
+{
+    size_t n = 0, *start = calloc((size_t)r->nnodes + 1, sizeof *start);
+    for (int i = 0; i < r->nnodes; i++)
+        n += (size_t)cnt[i];
+    int *bs = malloc((n ? n : 1) * sizeof *bs);
+    if (!start || !bs) {
+        free(start);
+        free(bs);
+        return -1;
+    }
+    for (int i = 0; i < r->nnodes; i++)
+        for (int q = 0; q < cnt[i]; q++) {
+            int j = nbr[(size_t)i * cap + q];
+            start[(i < j ? i : j) + 1]++;
+        }
+    for (int a = 0; a < r->nnodes; a++)
+        start[a + 1] += start[a];
+    for (int i = 0; i < r->nnodes; i++) /* start[a] runs to the end of a's pairs here */
+        for (int q = 0; q < cnt[i]; q++) {
+            int j = nbr[(size_t)i * cap + q];
+            bs[start[i < j ? i : j]++] = i < j ? j : i;
+        }
+    long nu = 0;
+    size_t lo = 0;
+    for (int a = 0; a < r->nnodes; lo = start[a++]) {
+        for (size_t e = lo + 1; e < start[a]; e++)
+            for (size_t f = e; f > lo && bs[f - 1] > bs[f]; f--) {
+                int tmp = bs[f];
+                bs[f] = bs[f - 1], bs[f - 1] = tmp;
+            }
+        for (size_t e = lo; e < start[a]; e++)
+            if (e == lo || bs[e] != bs[e - 1])
+                cand[nu++] = (prm_edge){a, bs[e], {0}};
+    }
+    *nc = n;
+    free(start);
+    free(bs);
+    return nu;
+}
+
 static trv_status connect_nodes(trv_ctx *ctx, const prm_terrain *t, const trv_bucket *ix, prm_roadmap *r,
                                 int *parent, size_t *ecap)
 {
@@ -224,23 +269,15 @@ static trv_status connect_nodes(trv_ctx *ctx, const prm_terrain *t, const trv_bu
     if ((st = near_all(ctx, t, ix, r, r->k, r->radius, cap, NULL, nbr, cnt, NULL)))
         goto done;
     size_t nc = 0;
-    for (int i = 0; i < r->nnodes; i++)
-        for (int q = 0; q < cnt[i]; q++) {
-            int j = nbr[(size_t)i * cap + q];
-            cand[nc++] = (prm_edge){i < j ? i : j, i < j ? j : i, {0}};
-        }
-    qsort(cand, nc, sizeof *cand, cmp_edge);
+    long sorted = sorted_pairs(r, nbr, cnt, cap, cand, &nc);
     *ecap = nc;
-    r->edges = malloc((nc ? nc : 1) * sizeof *r->edges); /* grown by the bridging pass */
+    r->edges = sorted < 0 ? NULL : malloc((nc ? nc : 1) * sizeof *r->edges); /* grown by the bridging pass */
     if (!r->edges) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
     }
     /* unique candidates, measured in parallel, then kept where unblocked */
-    size_t nu = 0;
-    for (size_t e = 0; e < nc; e++)
-        if (e == 0 || cand[e].a != cand[e - 1].a || cand[e].b != cand[e - 1].b)
-            cand[nu++] = cand[e];
+    size_t nu = (size_t)sorted;
     if ((st = trv_progress(ctx, 0.1, "roadmap")))
         goto done;
     measure_all(t, r, cand, nu);
