@@ -957,6 +957,9 @@ static void test_raster_bridge_corridor(void **state)
     assert_true(bs.bridges >= 1 && bs.bridge_edges >= 11); /* ten turns: at least eleven straight pieces */
     assert_int_equal(rm->nnodes, 40 + bs.bridge_nodes + bs.region_nodes);
     assert_edges_free(&t, rm);
+    for (int e = 1; e < rm->nedges; e++) /* the bridges' edges merged into the straight ones' order */
+        assert_true(rm->edges[e - 1].a < rm->edges[e].a ||
+                    (rm->edges[e - 1].a == rm->edges[e].a && rm->edges[e - 1].b < rm->edges[e].b));
     printf("  corridor: %d components after the straight pass, %d bridges (%d nodes, %d edges) made one\n",
            nstraight, bs.bridges, bs.bridge_nodes, bs.bridge_edges);
     /* a route from the left area to the right one, through the corridor */

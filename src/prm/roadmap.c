@@ -146,6 +146,27 @@ static int cmp_edge(const void *a, const void *b)
     return (p->b > q->b) - (p->b < q->b);
 }
 
+/* r->edges in order of (a, b) (cmp_edge; every pair is there once): the
+ * first nsorted already are, the rest (the bridges') are sorted alone and
+ * merged in. */
+static trv_status sort_edges(trv_ctx *ctx, prm_roadmap *r, int nsorted)
+{
+    size_t n = (size_t)r->nedges, m = (size_t)nsorted, i = 0, j = m, k = 0;
+    qsort(r->edges + m, n - m, sizeof *r->edges, cmp_edge);
+    prm_edge *out = malloc((n ? n : 1) * sizeof *out);
+    if (!out)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    while (i < m && j < n)
+        out[k++] = cmp_edge(&r->edges[i], &r->edges[j]) < 0 ? r->edges[i++] : r->edges[j++];
+    while (i < m)
+        out[k++] = r->edges[i++];
+    while (j < n)
+        out[k++] = r->edges[j++];
+    free(r->edges);
+    r->edges = out;
+    return TRV_OK;
+}
+
 static trv_status make_adjacency(trv_ctx *ctx, prm_roadmap *r)
 {
     r->adj_start = calloc((size_t)r->nnodes + 1, sizeof *r->adj_start);
@@ -428,13 +449,17 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
     trv_bucket *ix = trv_bucket_new(r->x, r->y, (size_t)r->nnodes, 0);
     int *parent = malloc((size_t)r->nnodes * sizeof *parent), *size = NULL;
     size_t ecap = 0;
+    int nsorted = 0; /* the straight pass's edges, in order */
     if (!ix || !parent) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
     }
     for (int i = 0; i < r->nnodes; i++)
         parent[i] = i;
-    if ((st = connect_nodes(ctx, t, ix, r, parent, &ecap)) || (st = bridge(ctx, t, ix, r, parent, &ecap)))
+    if ((st = connect_nodes(ctx, t, ix, r, parent, &ecap)))
+        goto done;
+    nsorted = r->nedges;
+    if ((st = bridge(ctx, t, ix, r, parent, &ecap)))
         goto done;
     for (int i = 0; i < r->nnodes; i++)
         stats->components_straight += prm_uf_find(parent, i) == i;
@@ -442,7 +467,8 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
     ix = NULL;
     if (!o->straight_only && (st = prm_bridge_raster(ctx, t, r, &parent, &ecap, (size_t)r->nnodes, stats)))
         goto done;
-    qsort(r->edges, (size_t)r->nedges, sizeof *r->edges, cmp_edge);
+    if ((st = sort_edges(ctx, r, nsorted)))
+        goto done;
     if (!(size = calloc((size_t)r->nnodes, sizeof *size)) ||
         !(ix = trv_bucket_new(r->x, r->y, (size_t)r->nnodes, 0))) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
