@@ -303,6 +303,13 @@ static void test_geotiff_roundtrip(void **state)
     assert_string_equal(back->unit, "degree");
     assert_string_equal(back->desc, "slope");
     assert_int_equal(geo_raster_count_valid(back), g.nx * g.ny - (g.nx * g.ny + 6) / 7);
+    /* any valid: cell 0 is nodata; then every cell nodata but the last, then none */
+    assert_int_equal(geo_raster_any_valid(back), 1);
+    for (int i = 0; i < g.nx * g.ny - 1; i++)
+        back->f32[i] = -9999.0f;
+    assert_int_equal(geo_raster_any_valid(back), 1);
+    back->f32[g.nx * g.ny - 1] = -9999.0f;
+    assert_int_equal(geo_raster_any_valid(back), 0);
     geo_raster_free(back);
 
     /* errors name the file */

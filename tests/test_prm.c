@@ -957,6 +957,9 @@ static void test_raster_bridge_corridor(void **state)
     assert_true(bs.bridges >= 1 && bs.bridge_edges >= 11); /* ten turns: at least eleven straight pieces */
     assert_int_equal(rm->nnodes, 40 + bs.bridge_nodes + bs.region_nodes);
     assert_edges_free(&t, rm);
+    for (int e = 1; e < rm->nedges; e++) /* the bridges' edges merged into the straight ones' order */
+        assert_true(rm->edges[e - 1].a < rm->edges[e].a ||
+                    (rm->edges[e - 1].a == rm->edges[e].a && rm->edges[e - 1].b < rm->edges[e].b));
     printf("  corridor: %d components after the straight pass, %d bridges (%d nodes, %d edges) made one\n",
            nstraight, bs.bridges, bs.bridge_nodes, bs.bridge_edges);
     /* a route from the left area to the right one, through the corridor */
@@ -980,6 +983,52 @@ static void test_raster_bridge_corridor(void **state)
  * sampled node): the components equal the test's own region count, each
  * component lies in one region, every region holds a node, no edge
  * touches NOGO; pairs in one region route, pairs in two are told at once. */
+/* The build's coverage (counted in bands of rows on every core) against
+ * the test's own count: GO cells of every 4th row and column whose nearest
+ * node (over all nodes) lies within sqrt(GO area / nodes); heights whose
+ * 4-row bands split unevenly among threads. */
+static void test_coverage(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    static const int heights[] = {21, 25, 26, 27, 38};
+    for (int h = 0; h < 5; h++) {
+        int nx = 30, ny = heights[h];
+        prm_terrain t;
+        make_terrain_n(&t, nx, ny);
+        trv_rng rng;
+        trv_rng_seed(&rng, 900 + h);
+        long go = 0;
+        for (int i = 0; i < nx * ny; i++) {
+            t.gonogo->u8[i] = trv_rng_uniform(&rng) < 0.3;
+            go += ref_go(&t, i);
+        }
+        prm_build_opts o;
+        prm_build_opts_init(&o);
+        o.nodes = 12; /* few nodes: many GO cells farther than the spacing */
+        prm_roadmap *rm = NULL;
+        prm_build_stats bs;
+        assert_int_equal(prm_roadmap_build(ctx, &t, &o, &rm, &bs), TRV_OK);
+        double spacing = sqrt(go * 0.01 * 1e6 / rm->nnodes); /* 100 m cells: 0.01 km2 */
+        long cells = 0, near = 0;
+        for (int row = 0; row < ny; row += 4)
+            for (int col = 0; col < nx; col += 4) {
+                if (!ref_go(&t, (long)row * nx + col))
+                    continue;
+                double cx = 500000 + (col + 0.5) * 100, cy = 4000000 - (row + 0.5) * 100, best = INFINITY;
+                for (int i = 0; i < rm->nnodes; i++)
+                    best = fmin(best, hypot(rm->x[i] - cx, rm->y[i] - cy));
+                cells++;
+                near += best <= spacing;
+            }
+        assert_true(near > 0 && near < cells);
+        assert_rel(bs.coverage, (double)near / cells, 1e-12);
+        prm_roadmap_free(rm);
+        prm_terrain_clear(&t);
+    }
+    trv_ctx_free(ctx);
+}
+
 static void test_raster_bridge_speckle(void **state)
 {
     (void)state;
@@ -1937,7 +1986,7 @@ int main(void)
         cmocka_unit_test(test_route_cost_hand),
         cmocka_unit_test(test_astar_brute_force),
         cmocka_unit_test(test_bridging), cmocka_unit_test(test_raster_bridge_corridor),
-        cmocka_unit_test(test_raster_bridge_speckle), cmocka_unit_test(test_end_leg), cmocka_unit_test(test_stats_brute_force),
+        cmocka_unit_test(test_raster_bridge_speckle), cmocka_unit_test(test_coverage), cmocka_unit_test(test_end_leg), cmocka_unit_test(test_stats_brute_force),
         cmocka_unit_test(test_stats_graze),
         cmocka_unit_test(test_unreachable),   cmocka_unit_test(test_refine),
         cmocka_unit_test(test_outputs),       cmocka_unit_test(test_build_opts_check),

@@ -570,6 +570,61 @@ static void test_piece_classes(void **state)
     assert_true(checked > 14000 && corners > 500);
 }
 
+/* prm_edge_measure (the roadmap build's candidate measure) against
+ * prm_piece_measure: the same blocked flag on every piece, the same piece
+ * byte for byte where it is not blocked, and nothing but the flag where it
+ * is; random segments inside, partly off the grid and from cell centre to
+ * cell centre (diagonals through corners), NOGO by GO/NOGO and by class 0. */
+static void test_edge_measure(void **state)
+{
+    (void)state;
+    trv_rng rng;
+    trv_rng_seed(&rng, 11);
+    const int nx = 19, ny = 14;
+    prm_terrain t;
+    assert_int_equal(test_terrain_new(&t, nx, ny, X0, Y0, CELL), 0);
+    for (long i = 0; i < (long)nx * ny; i++) {
+        t.cls->u8[i] = (unsigned char)trv_rng_below(&rng, 4);
+        t.gonogo->u8[i] = trv_rng_uniform(&rng) < 0.03 ? 2 : 0;
+        t.cost->f32[i] = (float)trv_rng_uniform(&rng);
+        t.dem->f32[i] = (float)(100 + 10 * trv_rng_uniform(&rng));
+        t.slope->f32[i] = (float)(30 * trv_rng_uniform(&rng));
+        t.speed->f32[i] = (float)(40 * trv_rng_uniform(&rng));
+    }
+    long open = 0, blocked = 0, off = 0;
+    for (int k = 0; k < 4000; k++) {
+        double ax, ay, bx, by;
+        if (k % 2) { /* anywhere, ends up to 2 cells off the grid */
+            ax = X0 + (trv_rng_uniform(&rng) * (nx + 4) - 2) * CELL;
+            ay = Y0 - (trv_rng_uniform(&rng) * (ny + 4) - 2) * CELL;
+            bx = ax + (trv_rng_uniform(&rng) * 6 - 3) * CELL;
+            by = ay + (trv_rng_uniform(&rng) * 6 - 3) * CELL;
+        } else { /* cell centre to cell centre, a third of them diagonals */
+            int c0 = (int)trv_rng_below(&rng, nx), r0 = (int)trv_rng_below(&rng, ny);
+            int d = (int)trv_rng_below(&rng, 7) - 3, e = k % 3 ? (int)trv_rng_below(&rng, 7) - 3 : d;
+            ax = X0 + (c0 + 0.5) * CELL, ay = Y0 - (r0 + 0.5) * CELL;
+            bx = X0 + (c0 + d + 0.5) * CELL, by = Y0 - (r0 + e + 0.5) * CELL;
+        }
+        prm_piece p, q, none;
+        prm_piece_measure(&t, ax, ay, bx, by, &p);
+        prm_edge_measure(&t, ax, ay, bx, by, &q);
+        assert_int_equal(q.blocked, p.blocked);
+        memset(&none, 0, sizeof none);
+        none.blocked = 1;
+        if (p.blocked) {
+            assert_memory_equal(&q, &none, sizeof q);
+            blocked++;
+            off += prm_cell_at(&t, ax, ay) < 0 || prm_cell_at(&t, bx, by) < 0;
+        } else {
+            assert_memory_equal(&q, &p, sizeof q);
+            open++;
+        }
+    }
+    print_message("%ld open pieces equal, %ld blocked (%ld with an end off the grid)\n", open, blocked, off);
+    assert_true(open > 800 && blocked - off > 800 && off > 300);
+    prm_terrain_clear(&t);
+}
+
 /* ---- (c) errors ----------------------------------------------------------------------------- */
 
 static void test_errors(void **state)
@@ -925,6 +980,7 @@ int main(void)
         cmocka_unit_test(test_brute_force), cmocka_unit_test(test_errors),   cmocka_unit_test(test_bspline),
         cmocka_unit_test(test_smooth),      cmocka_unit_test(test_smooth_channel), cmocka_unit_test(test_regions),
         cmocka_unit_test(test_window),      cmocka_unit_test(test_piece_classes), cmocka_unit_test(test_refine_band),
+        cmocka_unit_test(test_edge_measure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -381,11 +381,66 @@ static void test_roadmap_cache(void **state)
     trv_ctx_free(ctx);
 }
 
+/* prm_terrain_set_model's pairs (numbered in bands of cells on every
+ * core, then merged) against the test's own single pass: numbered as they
+ * first appear row by row, the same codes, every GO cell's pair (0xffff
+ * elsewhere); the second half of the cells meets the pairs in another
+ * order than the first (a band of its own there is renumbered). */
+static void test_pair_order(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *dir = run_dir("pairs");
+    make_run(ctx, dir);
+    prm_terrain e;
+    if (prm_terrain_load(ctx, dir, &e))
+        fail_msg("%s", trv_errmsg(ctx));
+    char *ps = run_path(dir, RUN_SOIL), *pl = run_path(dir, RUN_LANDUSE);
+    geo_raster *soil, *lu;
+    assert_int_equal(geo_raster_read(ctx, ps, GEO_U8, &soil), TRV_OK);
+    assert_int_equal(geo_raster_read(ctx, pl, GEO_U8, &lu), TRV_OK);
+    static int num[256 * 256];
+    unsigned char codes[2 * 64];
+    int np = 0, seen2[64] = {0}, n2 = 0, renumbered = 0;
+    memset(num, 0xff, sizeof num);
+    for (size_t i = 0; i < (size_t)NX * NY; i++) {
+        if (!prm_cell_go(&e, (long)i)) {
+            assert_int_equal(e.aniso->pair[i], 0xffff);
+            continue;
+        }
+        int key = soil->u8[i] * 256 + lu->u8[i];
+        if (num[key] < 0) {
+            assert_true(np < 64);
+            num[key] = np;
+            codes[2 * np] = soil->u8[i], codes[2 * np + 1] = lu->u8[i];
+            np++;
+        }
+        if (e.aniso->pair[i] != num[key])
+            fail_msg("cell %zu: pair %d, want %d", i, e.aniso->pair[i], num[key]);
+        if (i >= (size_t)NX * NY / 2 && !seen2[num[key]]) { /* the second half's own order */
+            seen2[num[key]] = 1;
+            renumbered |= num[key] != n2++;
+        }
+    }
+    assert_int_equal(e.aniso->npairs, np);
+    assert_memory_equal(e.aniso->codes, codes, 2 * (size_t)np);
+    if (!(np > 4 && renumbered))
+        fail_msg("%d pairs; the second half meets them in their own order: it tests no renumbering", np);
+    geo_raster_free(soil);
+    geo_raster_free(lu);
+    free(ps);
+    free(pl);
+    prm_terrain_clear(&e);
+    free(dir);
+    trv_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lazy_window),
         cmocka_unit_test(test_roadmap_cache),
+        cmocka_unit_test(test_pair_order),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

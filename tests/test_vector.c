@@ -826,7 +826,13 @@ static void test_gpkg_styles(void **state)
     assert_int_equal(geo_vec_close(ctx, v), TRV_OK);
     assert_null(geo_gpkg_style_read(path, "nodes")); /* no table yet */
     const char *layers[] = {"nodes"}, *docs[] = {"<qgis>dots</qgis>"};
+    /* the writer's options (date, journal, syncs) are the caller's again after it */
+    CPLSetConfigOption("OGR_SQLITE_JOURNAL", "DELETE");
     assert_int_equal(geo_gpkg_styles_write(ctx, path, layers, docs, 1), TRV_OK);
+    assert_string_equal(CPLGetConfigOption("OGR_SQLITE_JOURNAL", ""), "DELETE");
+    assert_null(CPLGetConfigOption("OGR_SQLITE_SYNCHRONOUS", NULL));
+    assert_null(CPLGetConfigOption("OGR_CURRENT_DATE", NULL));
+    CPLSetConfigOption("OGR_SQLITE_JOURNAL", NULL);
     const char *bad[] = {"none"};
     assert_int_equal(geo_gpkg_styles_write(ctx, path, bad, docs, 1), TRV_ERR_INTERNAL);
     assert_null(geo_gpkg_style_read(path, "x'y"));

@@ -126,6 +126,9 @@ trv_status geo_raster_set_label(trv_ctx *ctx, geo_raster *r, const char *desc, c
 int geo_raster_is_nodata(const geo_raster *r, size_t i);
 /* Number of cells holding data. */
 size_t geo_raster_count_valid(const geo_raster *r);
+/* 1 if some cell holds data (geo_raster_count_valid > 0, stopping at the
+ * first one), else 0. */
+int geo_raster_any_valid(const geo_raster *r);
 
 /* The grid (size, geotransform, CRS) of any GDAL raster, without reading
  * its cells. */
@@ -439,8 +442,11 @@ char *geo_gpkg_style_read(const char *path, const char *layer);
 /* One style for each of the n named layers of an existing GeoPackage,
  * added to its layer_styles table (created as QGIS creates it when
  * missing): styleQML docs[i], styleName the layer's name, default for
- * its layer, dated 2000-01-01 so that the file is reproducible. A layer
- * the file lacks is TRV_ERR_INTERNAL; a failed write TRV_ERR_IO. */
+ * its layer, dated 2000-01-01 so that the file is reproducible. Written
+ * as geo_vec writes a GeoPackage, without a rollback journal or syncs: for
+ * a file the caller has just made under a temporary name (an output set's),
+ * which a crash leaves unusable either way. A layer the file lacks is
+ * TRV_ERR_INTERNAL; a failed write TRV_ERR_IO. */
 trv_status geo_gpkg_styles_write(trv_ctx *ctx, const char *path, const char *const *layers,
                                  const char *const *docs, int n);
 

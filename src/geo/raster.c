@@ -251,6 +251,15 @@ size_t geo_raster_count_valid(const geo_raster *r)
     return valid;
 }
 
+int geo_raster_any_valid(const geo_raster *r)
+{
+    size_t n = (size_t)r->grid.nx * (size_t)r->grid.ny;
+    for (size_t i = 0; i < n; i++)
+        if (!geo_raster_is_nodata(r, i))
+            return 1;
+    return 0;
+}
+
 static trv_status open_raster(trv_ctx *ctx, const char *path, GDALDatasetH *ds, GDALRasterBandH *band)
 {
     CPLErrorReset();

@@ -121,7 +121,7 @@ trv_status prm_edge_add(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int 
                         int *added)
 {
     prm_edge ed = {a < b ? a : b, a < b ? b : a, {0}};
-    prm_piece_measure(t, r->x[ed.a], r->y[ed.a], r->x[ed.b], r->y[ed.b], &ed.p);
+    prm_edge_measure(t, r->x[ed.a], r->y[ed.a], r->x[ed.b], r->y[ed.b], &ed.p);
     *added = !ed.p.blocked;
     if (!*added)
         return TRV_OK;
@@ -353,6 +353,32 @@ done:
     return st;
 }
 
+/* The flood's start: owner -1 on GO cells, -2 on NOGO ones, in bands of
+ * cells on every core (a lazy terrain, which reads its tiles on demand,
+ * on the calling thread). */
+typedef struct mark_job {
+    const prm_terrain *t;
+    int *owner;
+    long c0, c1;
+} mark_job;
+
+static void *mark_cells(void *arg)
+{
+    mark_job *j = arg;
+    for (long c = j->c0; c < j->c1; c++)
+        j->owner[c] = prm_cell_go(j->t, c) ? -1 : -2;
+    return NULL;
+}
+
+static void mark_all(const prm_terrain *t, int *owner, long ncell)
+{
+    int nt = t->ready ? 1 : prm_cores();
+    mark_job jobs[PRM_MAX_THREADS];
+    for (int i = 0; i < nt; i++)
+        jobs[i] = (mark_job){t, owner, ncell * i / nt, ncell * (i + 1) / nt};
+    prm_on_cores(mark_cells, jobs, sizeof *jobs, nt);
+}
+
 trv_status prm_bridge_raster(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int **parent, size_t *ecap,
                              size_t ncap, prm_build_stats *stats)
 {
@@ -370,8 +396,7 @@ trv_status prm_bridge_raster(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r,
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
     }
-    for (long c = 0; c < ncell; c++)
-        F.owner[c] = prm_cell_go(t, c) ? -1 : -2;
+    mark_all(t, F.owner, ncell);
     int nseed = r->nnodes;
     for (int i = 0; i < nseed && !st; i++)
         st = seed(ctx, &G, &F, i);

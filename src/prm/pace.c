@@ -69,45 +69,133 @@ void prm_aniso_grad_rect(const prm_terrain *t, float *grad, int x0, int y0, int 
     }
 }
 
-/* The (soil, land use) pairs of the GO cells, each cell's pair index, and
- * the steepest grade; a code the model does not know is an error. */
+/* prm_aniso_grad_rect over the whole grid in bands of rows, one thread
+ * per core (prm_cores): every cell's gradient is its own, so the values
+ * do not depend on the number of threads. A lazy terrain (which reads its
+ * tiles on demand) stays on the calling thread. */
+typedef struct grad_band {
+    const prm_terrain *t;
+    float *grad;
+    int y0, y1;
+} grad_band;
+
+static void *grad_rows(void *arg)
+{
+    const grad_band *b = arg;
+    prm_aniso_grad_rect(b->t, b->grad, 0, b->y0, b->t->grid->nx, b->y1);
+    return NULL;
+}
+
+static void grad_all(const prm_terrain *t, float *grad)
+{
+    int nt = t->ready ? 1 : prm_cores(), ny = t->grid->ny;
+    grad_band band[PRM_MAX_THREADS];
+    for (int i = 0; i < nt; i++)
+        band[i] = (grad_band){t, grad, (int)((long)ny * i / nt), (int)((long)ny * (i + 1) / nt)};
+    prm_on_cores(grad_rows, band, sizeof *band, nt);
+}
+
+/* The (soil, land use) pairs of the GO cells, each cell's pair index (in
+ * the order the pairs first appear, row by row), and the steepest grade;
+ * a code the model does not know is an error. The cells in bands, one per
+ * core (pairs_band: each band's own numbering), then merged in band order
+ * (pairs_merge), which gives the same numbering as one pass. */
+typedef struct pair_band {
+    prm_aniso *a;
+    const prm_terrain *t;
+    const geo_raster *soil, *lu;
+    size_t c0, c1;          /* the band's cells */
+    uint16_t *map;          /* 256 x 256: (soil, land use) -> the band's own index */
+    unsigned char *codes;   /* per own index: soil, land use */
+    int n;                  /* own indices */
+    double tmax;
+    long bad;               /* the band's first cell with codes the model does not know; -1 none */
+} pair_band;
+
+static void *pairs_band(void *arg)
+{
+    pair_band *b = arg;
+    prm_aniso *a = b->a;
+    memset(b->map, 0xff, 256 * 256 * sizeof *b->map);
+    for (size_t i = b->c0; i < b->c1; i++) {
+        a->pair[i] = NO_PAIR;
+        if (!prm_cell_go(b->t, (long)i))
+            continue;
+        int s = b->soil->u8[i], l = b->lu->u8[i];
+        if (s == 0 || l == 0 || a->m->soil_index[s] < 0 || a->m->landuse_nogo[l] == 2) {
+            b->bad = (long)i;
+            return NULL;
+        }
+        uint16_t *p = &b->map[s * 256 + l];
+        if (*p == NO_PAIR) {
+            *p = (uint16_t)b->n;
+            b->codes[2 * b->n] = (unsigned char)s;
+            b->codes[2 * b->n + 1] = (unsigned char)l;
+            b->n++;
+        }
+        a->pair[i] = *p;
+        b->tmax = fmax(b->tmax, hypot(a->grad[2 * i], a->grad[2 * i + 1]));
+    }
+    return NULL;
+}
+
+/* The bands' pairs into a's numbering, in band order; every band's cells
+ * renumbered where its own numbering differs. */
+static void pairs_merge(prm_aniso *a, pair_band *b, int nt, uint16_t *map)
+{
+    uint16_t to[256 * 256];
+    memset(map, 0xff, 256 * 256 * sizeof *map);
+    double tmax = 0;
+    for (int k = 0; k < nt; k++) {
+        int same = 1;
+        for (int q = 0; q < b[k].n; q++) {
+            uint16_t *p = &map[b[k].codes[2 * q] * 256 + b[k].codes[2 * q + 1]];
+            if (*p == NO_PAIR) {
+                *p = (uint16_t)a->npairs;
+                a->codes[2 * a->npairs] = b[k].codes[2 * q];
+                a->codes[2 * a->npairs + 1] = b[k].codes[2 * q + 1];
+                a->npairs++;
+            }
+            to[q] = *p;
+            same &= *p == q;
+        }
+        for (size_t i = b[k].c0; !same && i < b[k].c1; i++)
+            if (a->pair[i] != NO_PAIR)
+                a->pair[i] = to[a->pair[i]];
+        tmax = fmax(tmax, b[k].tmax);
+    }
+    a->tmax = fmax(tmax * (1 + 1e-6), 1e-3);
+}
+
 static trv_status pairs(trv_ctx *ctx, prm_aniso *a, const prm_terrain *t, const geo_raster *soil,
                         const geo_raster *lu)
 {
     size_t n = (size_t)t->grid->nx * t->grid->ny;
+    int nt = t->ready ? 1 : prm_cores(), nomem = !(a->codes = malloc(2 * 256 * 256));
+    pair_band b[PRM_MAX_THREADS];
     uint16_t *map = malloc(256 * 256 * sizeof *map);
-    a->codes = malloc(2 * 256 * 256);
-    if (!map || !a->codes) {
-        free(map);
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < nt; k++) {
+        b[k] = (pair_band){a,    t,    soil, lu, n * k / nt, n * (k + 1) / nt, malloc(256 * 256 * sizeof *b[k].map),
+                           malloc(2 * 256 * 256), 0, 0, -1};
+        nomem |= !b[k].map || !b[k].codes;
     }
-    memset(map, 0xff, 256 * 256 * sizeof *map);
-    double tmax = 0;
-    for (size_t i = 0; i < n; i++) {
-        a->pair[i] = NO_PAIR;
-        if (!prm_cell_go(t, (long)i))
-            continue;
-        int s = soil->u8[i], l = lu->u8[i];
-        if (s == 0 || l == 0 || a->m->soil_index[s] < 0 || a->m->landuse_nogo[l] == 2) {
-            free(map);
-            return trv_error(ctx, TRV_ERR_DATA,
-                             "a GO cell has soil %d and land use %d, which the speed model's copies do not know: "
-                             "run trv-speed again",
-                             s, l);
-        }
-        uint16_t *p = &map[s * 256 + l];
-        if (*p == NO_PAIR) {
-            *p = (uint16_t)a->npairs;
-            a->codes[2 * a->npairs] = (unsigned char)s;
-            a->codes[2 * a->npairs + 1] = (unsigned char)l;
-            a->npairs++;
-        }
-        a->pair[i] = *p;
-        tmax = fmax(tmax, hypot(a->grad[2 * i], a->grad[2 * i + 1]));
+    trv_status st = nomem || !map ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory") : TRV_OK;
+    if (!st)
+        prm_on_cores(pairs_band, b, sizeof *b, nt);
+    for (int k = 0; k < nt && !st; k++) /* the first such cell: in the lowest band that has one */
+        if (b[k].bad >= 0)
+            st = trv_error(ctx, TRV_ERR_DATA,
+                           "a GO cell has soil %d and land use %d, which the speed model's copies do not know: "
+                           "run trv-speed again",
+                           soil->u8[b[k].bad], lu->u8[b[k].bad]);
+    if (!st)
+        pairs_merge(a, b, nt, map);
+    for (int k = 0; k < nt; k++) {
+        free(b[k].map);
+        free(b[k].codes);
     }
     free(map);
-    a->tmax = fmax(tmax * (1 + 1e-6), 1e-3);
-    return TRV_OK;
+    return st;
 }
 
 /* The table: per pair the pace at PRM_PACE_NODES + 1 grades evenly over
@@ -175,7 +263,7 @@ trv_status prm_terrain_set_model(trv_ctx *ctx, prm_terrain *t, const tm_model *m
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
     a->m = m;
-    prm_aniso_grad_rect(t, a->grad, 0, 0, g->nx, g->ny);
+    grad_all(t, a->grad);
     trv_status st = pairs(ctx, a, t, soil, landuse);
     if (!st)
         st = prm_aniso_table(ctx, a, t);

@@ -133,6 +133,23 @@ int prm_piece_free(const prm_terrain *t, double x0, double y0, double x1, double
  * consecutive piece is blocked. */
 enum { PRM_SIMPLIFY_AHEAD = 64 };
 int prm_polyline_simplify(const prm_terrain *t, const double *x, const double *y, int n, int *keep);
+/* Threads (cores.c): prm_cores is the number of jobs to split work into
+ * (the online cores, 1 .. PRM_MAX_THREADS); prm_on_cores runs fn on
+ * jobs[0 .. nt - 1] (each size bytes, nt <= PRM_MAX_THREADS), one thread
+ * each, jobs[0] on the calling thread, a job whose thread cannot start
+ * there too. Every job must write only its own results. */
+enum { PRM_MAX_THREADS = 16 };
+int prm_cores(void);
+void prm_on_cores(void *(*fn)(void *), void *jobs, size_t size, int nt);
+/* prm_piece_measure's blocked flag alone: an end off the grid, or a NOGO
+ * cell on the same walk (corners included), found by a walk that stops at
+ * its first NOGO cell. */
+int prm_piece_blocked(const prm_terrain *t, double x0, double y0, double x1, double y1);
+/* A roadmap edge's candidate: prm_piece_measure's piece when it is not
+ * blocked (prm_piece_blocked); a blocked one comes back with blocked = 1
+ * and every other field 0 (most candidates are blocked: the build
+ * measures only the rest). */
+void prm_edge_measure(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_piece *out);
 /* The edge a-b (measured from the lower index to the higher) appended to
  * r->edges unless blocked, r->edges grown past *ecap (its room) when
  * full, and a's and b's components joined in parent: *added says which. */

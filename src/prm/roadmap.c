@@ -7,10 +7,8 @@
 #include "core/bucket.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 void prm_build_opts_init(prm_build_opts *o)
 {
@@ -70,30 +68,74 @@ static void *measure_range(void *arg)
     measure_job *j = arg;
     for (size_t k = 0; k < j->n; k++) {
         prm_edge *ed = &j->e[k];
-        prm_piece_measure(j->t, j->r->x[ed->a], j->r->y[ed->a], j->r->x[ed->b], j->r->y[ed->b], &ed->p);
+        prm_edge_measure(j->t, j->r->x[ed->a], j->r->y[ed->a], j->r->x[ed->b], j->r->y[ed->b], &ed->p);
     }
     return NULL;
 }
 
 static void measure_all(const prm_terrain *t, const prm_roadmap *r, prm_edge *e, size_t n)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int nt = cores > 1 ? (int)(cores < 16 ? cores : 16) : 1;
-    pthread_t th[16];
-    measure_job jobs[16];
-    int started[16] = {0};
-    for (int i = 0; i < nt; i++) {
-        size_t a = n * i / nt, b = n * (i + 1) / nt;
-        jobs[i] = (measure_job){t, r, e + a, b - a};
-        if (i > 0)
-            started[i] = pthread_create(&th[i], NULL, measure_range, &jobs[i]) == 0;
+    int nt = prm_cores();
+    measure_job jobs[PRM_MAX_THREADS];
+    for (int i = 0; i < nt; i++)
+        jobs[i] = (measure_job){t, r, e + n * i / nt, n * (i + 1) / nt - n * i / nt};
+    prm_on_cores(measure_range, jobs, sizeof *jobs, nt);
+}
+
+/* Every node's neighbours (near_nodes with k, radius and cap), on every
+ * core: nbr[i * cap + q] is node i's q-th, cnt[i] their count. With root
+ * (the nodes' components when it was taken), also blocked[i * cap + q]:
+ * 1 where the two lie in different components and the straight piece
+ * between them (from the lower index, as prm_edge_add measures it) is
+ * blocked, else 0. */
+typedef struct near_job {
+    const prm_terrain *t;
+    const trv_bucket *ix;
+    const prm_roadmap *r;
+    int k, cap, i0, i1;
+    double radius;
+    int *nbr, *cnt;
+    const int *root;
+    unsigned char *blocked;
+    int nomem;
+} near_job;
+
+static void *near_range(void *arg)
+{
+    near_job *j = arg;
+    const prm_roadmap *r = j->r;
+    long *nb = malloc((size_t)j->cap * sizeof *nb);
+    double *d2 = malloc((size_t)j->cap * sizeof *d2);
+    j->nomem = !nb || !d2;
+    for (int i = j->i0; i < j->i1 && !j->nomem; i++) {
+        int n = j->cnt[i] = near_nodes(j->ix, r->x[i], r->y[i], j->k, j->radius, i, j->cap, nb, d2);
+        for (int q = 0; q < n; q++) {
+            int o = (int)nb[q], a = i < o ? i : o, b = i < o ? o : i;
+            size_t slot = (size_t)i * j->cap + q;
+            j->nbr[slot] = o;
+            if (j->root)
+                j->blocked[slot] =
+                    j->root[i] != j->root[o] && prm_piece_blocked(j->t, r->x[a], r->y[a], r->x[b], r->y[b]);
+        }
     }
-    measure_range(&jobs[0]);
-    for (int i = 1; i < nt; i++)
-        if (started[i])
-            pthread_join(th[i], NULL);
-        else
-            measure_range(&jobs[i]); /* a thread that could not start: its share here */
+    free(nb);
+    free(d2);
+    return NULL;
+}
+
+static trv_status near_all(trv_ctx *ctx, const prm_terrain *t, const trv_bucket *ix, const prm_roadmap *r, int k,
+                           double radius, int cap, const int *root, int *nbr, int *cnt, unsigned char *blocked)
+{
+    int nt = prm_cores();
+    near_job jobs[PRM_MAX_THREADS];
+    for (int i = 0; i < nt; i++)
+        jobs[i] = (near_job){t,      ix,  r,   k,    cap,     (int)((long)r->nnodes * i / nt),
+                             (int)((long)r->nnodes * (i + 1) / nt), radius, nbr, cnt, root, blocked, 0};
+    prm_on_cores(near_range, jobs, sizeof *jobs, nt);
+    for (int i = 0; i < nt; i++)
+        if (jobs[i].nomem)
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    return TRV_OK;
 }
 
 static int cmp_edge(const void *a, const void *b)
@@ -102,6 +144,27 @@ static int cmp_edge(const void *a, const void *b)
     if (p->a != q->a)
         return p->a < q->a ? -1 : 1;
     return (p->b > q->b) - (p->b < q->b);
+}
+
+/* r->edges in order of (a, b) (cmp_edge; every pair is there once): the
+ * first nsorted already are, the rest (the bridges') are sorted alone and
+ * merged in. */
+static trv_status sort_edges(trv_ctx *ctx, prm_roadmap *r, int nsorted)
+{
+    size_t n = (size_t)r->nedges, m = (size_t)nsorted, i = 0, j = m, k = 0;
+    qsort(r->edges + m, n - m, sizeof *r->edges, cmp_edge);
+    prm_edge *out = malloc((n ? n : 1) * sizeof *out);
+    if (!out)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    while (i < m && j < n)
+        out[k++] = cmp_edge(&r->edges[i], &r->edges[j]) < 0 ? r->edges[i++] : r->edges[j++];
+    while (i < m)
+        out[k++] = r->edges[i++];
+    while (j < n)
+        out[k++] = r->edges[j++];
+    free(r->edges);
+    r->edges = out;
+    return TRV_OK;
 }
 
 trv_status prm_roadmap_adjacency(trv_ctx *ctx, prm_roadmap *r)
@@ -168,38 +231,74 @@ static trv_status sample_nodes(trv_ctx *ctx, const prm_terrain *t, const prm_bui
  * directions merged, measured in parallel, kept where the segment crosses
  * no NOGO cell; parent joins their ends' components. *ecap: the room
  * r->edges was given. */
+/* Every node's neighbour pairs (a < b) in order of a, then b, without
+ * repeats, into cand (what qsort with cmp_edge and dropping repeats gives):
+ * a counting sort by a, then each a's few b by insertion. *nc: the pairs
+ * before repeats were dropped. Returns the count, or -1 out of memory. */
+static long sorted_pairs(const prm_roadmap *r, const int *nbr, const int *cnt, int cap, prm_edge *cand, size_t *nc)
+{
+    size_t n = 0, *start = calloc((size_t)r->nnodes + 1, sizeof *start);
+    for (int i = 0; i < r->nnodes; i++)
+        n += (size_t)cnt[i];
+    int *bs = malloc((n ? n : 1) * sizeof *bs);
+    if (!start || !bs) {
+        free(start);
+        free(bs);
+        return -1;
+    }
+    for (int i = 0; i < r->nnodes; i++)
+        for (int q = 0; q < cnt[i]; q++) {
+            int j = nbr[(size_t)i * cap + q];
+            start[(i < j ? i : j) + 1]++;
+        }
+    for (int a = 0; a < r->nnodes; a++)
+        start[a + 1] += start[a];
+    for (int i = 0; i < r->nnodes; i++) /* start[a] runs to the end of a's pairs here */
+        for (int q = 0; q < cnt[i]; q++) {
+            int j = nbr[(size_t)i * cap + q];
+            bs[start[i < j ? i : j]++] = i < j ? j : i;
+        }
+    long nu = 0;
+    size_t lo = 0;
+    for (int a = 0; a < r->nnodes; lo = start[a++]) {
+        for (size_t e = lo + 1; e < start[a]; e++)
+            for (size_t f = e; f > lo && bs[f - 1] > bs[f]; f--) {
+                int tmp = bs[f];
+                bs[f] = bs[f - 1], bs[f - 1] = tmp;
+            }
+        for (size_t e = lo; e < start[a]; e++)
+            if (e == lo || bs[e] != bs[e - 1])
+                cand[nu++] = (prm_edge){a, bs[e], {0}};
+    }
+    *nc = n;
+    free(start);
+    free(bs);
+    return nu;
+}
+
 static trv_status connect_nodes(trv_ctx *ctx, const prm_terrain *t, const trv_bucket *ix, prm_roadmap *r,
                                 int *parent, size_t *ecap)
 {
     int cap = r->radius > 0 ? 256 : r->k;
-    long *nb = malloc((size_t)cap * sizeof *nb);
-    double *d2 = malloc((size_t)cap * sizeof *d2);
+    int *nbr = malloc((size_t)r->nnodes * cap * sizeof *nbr), *cnt = malloc((size_t)r->nnodes * sizeof *cnt);
     prm_edge *cand = malloc((size_t)r->nnodes * cap * sizeof *cand);
     trv_status st = TRV_OK;
-    if (!nb || !d2 || !cand) {
+    if (!nbr || !cnt || !cand) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
     }
+    if ((st = near_all(ctx, t, ix, r, r->k, r->radius, cap, NULL, nbr, cnt, NULL)))
+        goto done;
     size_t nc = 0;
-    for (int i = 0; i < r->nnodes; i++) {
-        int n = near_nodes(ix, r->x[i], r->y[i], r->k, r->radius, i, cap, nb, d2);
-        for (int q = 0; q < n; q++) {
-            int j = (int)nb[q];
-            cand[nc++] = (prm_edge){i < j ? i : j, i < j ? j : i, {0}};
-        }
-    }
-    qsort(cand, nc, sizeof *cand, cmp_edge);
+    long sorted = sorted_pairs(r, nbr, cnt, cap, cand, &nc);
     *ecap = nc;
-    r->edges = malloc((nc ? nc : 1) * sizeof *r->edges); /* grown by the bridging pass */
+    r->edges = sorted < 0 ? NULL : malloc((nc ? nc : 1) * sizeof *r->edges); /* grown by the bridging pass */
     if (!r->edges) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
     }
     /* unique candidates, measured in parallel, then kept where unblocked */
-    size_t nu = 0;
-    for (size_t e = 0; e < nc; e++)
-        if (e == 0 || cand[e].a != cand[e - 1].a || cand[e].b != cand[e - 1].b)
-            cand[nu++] = cand[e];
+    size_t nu = (size_t)sorted;
     if ((st = trv_progress(ctx, 0.1, "roadmap")))
         goto done;
     measure_all(t, r, cand, nu);
@@ -211,40 +310,50 @@ static trv_status connect_nodes(trv_ctx *ctx, const prm_terrain *t, const trv_bu
     }
     st = trv_progress(ctx, 0.8, "roadmap");
 done:
-    free(nb);
-    free(d2);
+    free(nbr);
+    free(cnt);
     free(cand);
     return st;
 }
 
 /* Bridging: straight k-nearest edges miss winding corridors; for each
  * node, try its 4k nearest again, keeping only edges that join two
- * components (a classic PRM connection pass; cheap, since few pass). */
+ * components (a classic PRM connection pass; cheap, since few pass). The
+ * neighbours and the blocked test of every pair in different components
+ * at the start come first, on every core (components only merge, so every
+ * pair the pass tries is among them); the pass itself then runs in order,
+ * measuring only the pairs that are not blocked: the same edges as trying
+ * each pair in turn. */
 static trv_status bridge(trv_ctx *ctx, const prm_terrain *t, const trv_bucket *ix, prm_roadmap *r, int *parent,
                          size_t *ecap)
 {
     int cap = 4 * (r->k > 0 ? r->k : 16);
-    long *nb = malloc((size_t)cap * sizeof *nb);
-    double *d2 = malloc((size_t)cap * sizeof *d2);
-    if (!nb || !d2) {
-        free(nb);
-        free(d2);
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    }
+    size_t slots = (size_t)r->nnodes * cap;
+    int *nbr = malloc(slots * sizeof *nbr), *cnt = malloc((size_t)r->nnodes * sizeof *cnt);
+    int *root = malloc((size_t)r->nnodes * sizeof *root);
+    unsigned char *blocked = malloc(slots);
     trv_status st = TRV_OK;
+    if (!nbr || !cnt || !root || !blocked)
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < r->nnodes && !st; i++)
+        root[i] = prm_uf_find(parent, i);
+    if (!st)
+        st = near_all(ctx, t, ix, r, cap, 0, cap, root, nbr, cnt, blocked);
     for (int i = 0; i < r->nnodes && !st; i++) {
-        int n = near_nodes(ix, r->x[i], r->y[i], cap, 0, i, cap, nb, d2);
-        for (int q = 0; q < n; q++) {
-            int j = (int)nb[q];
-            if (prm_uf_find(parent, i) == prm_uf_find(parent, j))
+        for (int q = 0; q < cnt[i]; q++) {
+            size_t slot = (size_t)i * cap + q;
+            int j = nbr[slot];
+            if (prm_uf_find(parent, i) == prm_uf_find(parent, j) || blocked[slot])
                 continue;
             int added;
             if ((st = prm_edge_add(ctx, t, r, parent, ecap, i, j, &added)))
                 break;
         }
     }
-    free(nb);
-    free(d2);
+    free(nbr);
+    free(cnt);
+    free(root);
+    free(blocked);
     return st;
 }
 
@@ -262,25 +371,48 @@ static void components(const prm_roadmap *r, int *parent, int *size, prm_build_s
 }
 
 /* Coverage: the fraction of GO cells (every 4th row and column) within one
- * node spacing, sqrt(GO area / nodes), of a node. */
-static double coverage(const prm_terrain *t, const trv_bucket *ix, const prm_roadmap *r, double go_area_km2)
+ * node spacing, sqrt(GO area / nodes), of a node; the rows in bands on
+ * every core (the counts are exact, so their sum is the same). */
+typedef struct cover_job {
+    const prm_terrain *t;
+    const trv_bucket *ix;
+    double spacing;
+    int row0, row1;
+    long seen, near;
+} cover_job;
+
+static void *cover_rows(void *arg)
 {
+    cover_job *j = arg;
+    const prm_terrain *t = j->t;
     const geo_grid *g = t->grid;
-    double spacing = sqrt(go_area_km2 * 1e6 / r->nnodes);
-    long seen = 0, near = 0;
     long one;
     double dd;
-    for (int row = 0; row < g->ny; row += 4)
+    for (int row = j->row0; row < j->row1; row += 4)
         for (int col = 0; col < g->nx; col += 4) {
             long c = (long)row * g->nx + col;
             if (!prm_cell_go(t, c))
                 continue;
-            seen++;
+            j->seen++;
             double cx = geo_grid_x(g, col), cy = geo_grid_y(g, row);
-            if (near_nodes(ix, cx, cy, 1, 0, -1, 1, &one, &dd) == 1 &&
-                sqrt(dd) * t->cell_m / g->gt[1] <= spacing)
-                near++;
+            if (near_nodes(j->ix, cx, cy, 1, 0, -1, 1, &one, &dd) == 1 &&
+                sqrt(dd) * t->cell_m / g->gt[1] <= j->spacing)
+                j->near++;
         }
+    return NULL;
+}
+
+static double coverage(const prm_terrain *t, const trv_bucket *ix, const prm_roadmap *r, double go_area_km2)
+{
+    int nt = prm_cores(), bands = (t->grid->ny + 3) / 4; /* rows 0, 4, 8, ... */
+    cover_job jobs[PRM_MAX_THREADS];
+    for (int i = 0; i < nt; i++)
+        jobs[i] = (cover_job){t, ix, sqrt(go_area_km2 * 1e6 / r->nnodes), (int)(4 * ((long)bands * i / nt)),
+                              (int)(4 * ((long)bands * (i + 1) / nt)), 0, 0};
+    prm_on_cores(cover_rows, jobs, sizeof *jobs, nt);
+    long seen = 0, near = 0;
+    for (int i = 0; i < nt; i++)
+        seen += jobs[i].seen, near += jobs[i].near;
     return seen ? (double)near / seen : 0;
 }
 
@@ -317,13 +449,17 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
     trv_bucket *ix = trv_bucket_new(r->x, r->y, (size_t)r->nnodes, 0);
     int *parent = malloc((size_t)r->nnodes * sizeof *parent), *size = NULL;
     size_t ecap = 0;
+    int nsorted = 0; /* the straight pass's edges, in order */
     if (!ix || !parent) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
     }
     for (int i = 0; i < r->nnodes; i++)
         parent[i] = i;
-    if ((st = connect_nodes(ctx, t, ix, r, parent, &ecap)) || (st = bridge(ctx, t, ix, r, parent, &ecap)))
+    if ((st = connect_nodes(ctx, t, ix, r, parent, &ecap)))
+        goto done;
+    nsorted = r->nedges;
+    if ((st = bridge(ctx, t, ix, r, parent, &ecap)))
         goto done;
     for (int i = 0; i < r->nnodes; i++)
         stats->components_straight += prm_uf_find(parent, i) == i;
@@ -331,7 +467,8 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
     ix = NULL;
     if (!o->straight_only && (st = prm_bridge_raster(ctx, t, r, &parent, &ecap, (size_t)r->nnodes, stats)))
         goto done;
-    qsort(r->edges, (size_t)r->nedges, sizeof *r->edges, cmp_edge);
+    if ((st = sort_edges(ctx, r, nsorted)))
+        goto done;
     if (!(size = calloc((size_t)r->nnodes, sizeof *size)) ||
         !(ix = trv_bucket_new(r->x, r->y, (size_t)r->nnodes, 0))) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");

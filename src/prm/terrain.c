@@ -238,6 +238,31 @@ void prm_piece_measure(const prm_terrain *t, double x0, double y0, double x1, do
     piece_walk(t, x0, y0, x1, y1, measure_cell, out);
 }
 
+/* Stops the walk at the first NOGO cell (class 0 included). */
+static int first_nogo(long i, double len, void *user)
+{
+    (void)len;
+    return !prm_cell_go(user, i);
+}
+
+int prm_piece_blocked(const prm_terrain *t, double x0, double y0, double x1, double y1)
+{
+    /* blocked exactly when prm_piece_measure says so: off the grid at an
+     * end, or a NOGO cell (corners included) on the same walk */
+    return prm_cell_at(t, x0, y0) < 0 || prm_cell_at(t, x1, y1) < 0 ||
+           prm_segment_walk(t->grid, x0, y0, x1, y1, first_nogo, (void *)t);
+}
+
+void prm_edge_measure(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_piece *out)
+{
+    if (prm_piece_blocked(t, x0, y0, x1, y1)) {
+        memset(out, 0, sizeof *out);
+        out->blocked = 1;
+        return;
+    }
+    prm_piece_measure(t, x0, y0, x1, y1, out);
+}
+
 void prm_piece_measure_classes(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_piece *out)
 {
     piece_walk(t, x0, y0, x1, y1, classes_cell, out);

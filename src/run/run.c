@@ -179,7 +179,7 @@ static void *load_worker(void *arg)
         const run_layer *l = &LAYERS[J->which[k]];
         geo_raster **r = &J->out->layer[l->id];
         if ((J->st[k] = geo_raster_read(J->lctx[k], J->out->path[l->id], l->type, r)) == TRV_OK &&
-            geo_raster_count_valid(*r) == 0)
+            !geo_raster_any_valid(*r))
             J->st[k] = trv_error(J->lctx[k], TRV_ERR_DATA, "'%s' holds only nodata", J->out->path[l->id]);
         if (J->st[k])
             atomic_store(&J->failed, 1);
