@@ -439,6 +439,32 @@ trv_status prm_outputs_write(trv_ctx *ctx, trv_outset *set, const prm_terrain *t
 void prm_stats_header(FILE *f, int no_timing);
 void prm_stats_row(FILE *f, const prm_result *r, int no_timing);
 
+/* ---- tour: the order of a mission's stops (tour.c) ----------------------------------
+ *
+ * On an n x n cost matrix c (c[i n + j]: the cost from stop i to stop j;
+ * asymmetric allowed, INFINITY: no leg), stop 0 the start:
+ *   open (closed 0): a path 0 -> (1..n-2 in some order) -> n-1;
+ *   closed (closed 1): a tour 0 -> (1..n-1 in some order) -> back to 0.
+ * order[] receives the stops in travel order (open: n entries, order[0] = 0,
+ * order[n-1] = n-1; closed: n entries from 0, the return implied), *total
+ * its cost, prm_tour_cost(order).
+ * Exact: Held-Karp's dynamic programme (Held & Karp 1962; Bellman 1962),
+ *   O(2^m m^2) time for the m stops to order, m <= PRM_TOUR_EXACT_MAX.
+ * Heuristic (any m; no optimality claim, its gap is measured in the tests,
+ *   docs/tests.md): cheapest insertion (Rosenkrantz, Stearns & Lewis 1977),
+ *   then first-improvement local search until neither applies: directed
+ *   2-opt (Croes 1958: reverse a run, the whole path measured again since
+ *   its legs change direction) and Or-opt (Or 1976: move a run of 1-3
+ *   stops elsewhere, its direction kept). O(m^3) per improving pass.
+ * An order of infinite cost is TRV_ERR_DATA ("no order ... joins them"). */
+enum { PRM_TOUR_EXACT_MAX = 12 };
+double prm_tour_cost(int n, const double *c, int closed, const int *order);
+trv_status prm_tour_exact(trv_ctx *ctx, int n, const double *c, int closed, int *order, double *total);
+trv_status prm_tour_heuristic(trv_ctx *ctx, int n, const double *c, int closed, int *order, double *total);
+/* Exact when the stops to order are at most PRM_TOUR_EXACT_MAX (*exact 1),
+ * else the heuristic (*exact 0). */
+trv_status prm_tour_order(trv_ctx *ctx, int n, const double *c, int closed, int *order, double *total, int *exact);
+
 /* ---- mission: what trv-route plans ------------------------------------------------ */
 
 enum { PRM_MISSION_MAX = 8 }; /* 4 strategies on the roadmap and 4 on the raster */
