@@ -24,6 +24,11 @@ trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o)
             return trv_error(ctx, TRV_ERR_USAGE, "--weights expects four numbers >= 0: kb,kh,ks,kd");
     if (o->corridor < 0 && o->corridor != -1)
         return trv_error(ctx, TRV_ERR_USAGE, "--corridor must be >= 0");
+    if (o->wp.n && (o->compare || o->grid))
+        return trv_error(ctx, TRV_ERR_USAGE, "--via and --visit plan one strategy on the roadmap: not with --compare "
+                                             "or --grid");
+    if (o->wp.closed && !o->wp.n)
+        return trv_error(ctx, TRV_ERR_USAGE, "--return needs --via or --visit");
     return TRV_OK;
 }
 
@@ -31,6 +36,7 @@ void prm_mission_clear(prm_mission *m)
 {
     for (int k = 0; k < m->n; k++)
         prm_path_clear(&m->routes[k].path);
+    prm_legs_free(m->legs);
     memset(m, 0, sizeof *m);
 }
 
@@ -151,6 +157,8 @@ static trv_status plan_all(trv_ctx *ctx, const prm_mission_opts *o, const prm_te
 {
     double xy[4] = {0};
     trv_status st = mission_ends(ctx, o, t, xy);
+    if (o->wp.n)
+        return st ? st : prm_mission_legs(ctx, o, t, r, xy, m); /* legs.c */
     prm_strategy plan[4] = {o->strategy};
     int nplan = 1;
     if (o->compare) {
@@ -217,7 +225,8 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
         st = plan_all(ctx, o, &t, r, m);
     }
     if (!st && set)
-        st = prm_outputs_write(ctx, set, &t, m->routes, m->n, &o->out);
+        st = m->legs ? prm_legs_write(ctx, set, &t, m, &o->out) /* legs_output.c */
+                     : prm_outputs_write(ctx, set, &t, m->routes, m->n, &o->out);
     if (st)
         prm_mission_clear(m);
     prm_roadmap_free(r);
