@@ -451,11 +451,13 @@ void prm_stats_row(FILE *f, const prm_result *r, int no_timing);
  * Exact: Held-Karp's dynamic programme (Held & Karp 1962; Bellman 1962),
  *   O(2^m m^2) time for the m stops to order, m <= PRM_TOUR_EXACT_MAX.
  * Heuristic (any m; no optimality claim, its gap is measured in the tests,
- *   docs/tests.md): cheapest insertion (Rosenkrantz, Stearns & Lewis 1977),
- *   then first-improvement local search until neither applies: directed
- *   2-opt (Croes 1958: reverse a run, the whole path measured again since
- *   its legs change direction) and Or-opt (Or 1976: move a run of 1-3
- *   stops elsewhere, its direction kept). O(m^3) per improving pass.
+ *   docs/tests.md): cheapest insertion (Rosenkrantz, Stearns & Lewis 1977)
+ *   and nearest neighbour with each of the 8 cheapest first legs forced
+ *   (restarts), each improved by first-improvement local search until
+ *   neither move applies: directed 2-opt (Croes 1958: reverse a run, the
+ *   whole path measured again since its legs change direction) and Or-opt
+ *   (Or 1976: move a run of 1-3 stops elsewhere, as it is or reversed);
+ *   the best of the 9 kept. O(m^3) per improving pass.
  * An order of infinite cost is TRV_ERR_DATA ("no order ... joins them"). */
 enum { PRM_TOUR_EXACT_MAX = 12 };
 double prm_tour_cost(int n, const double *c, int closed, const int *order);
