@@ -184,13 +184,16 @@ SOIL_CLASSES ?= data/classes/soils.csv
 # the mission: two points (lon,lat) about 31 km apart across the Pine Mountain fault
 FROM ?= -84.3637,36.6957
 TO ?= -84.1994,36.5216
+# a multi-stop mission from FROM: four sites (GO cells of Jacksboro) in the
+# order of least time and back (trv-route --visit --return); empty skips it
+VISIT ?= -84.34853,36.51070;-84.30482,36.50593;-84.21294,36.55600;-84.22927,36.65209
 OUT ?= out/$(AREA)
 
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory $(OUT)/report.md $(OUT)/project.qgs
 	@echo "demo: layers in $(OUT)/: dem.tif dem_std.tif slope.tif soil.tif landuse.tif speed.tif gonogo.tif limit.tif"
-	@echo "      cost.tif class.tif roadmap.gpkg route.geojson route.gpx route.csv points.csv sim*/ png/"
+	@echo "      cost.tif class.tif roadmap.gpkg route.geojson route.gpx route.csv points.csv sim*/ png/ visit/"
 	@echo "      summaries: krige.json terrain.json speed.json cost.json roadmap.json route.json sim*/metrics.json"
 	@echo "      (their keys: docs/summaries.md)"
 	@echo "      QGIS project: $(OUT)/project.qgs"
@@ -228,6 +231,15 @@ $(OUT)/route.geojson $(OUT)/route.gpx $(OUT)/route.csv $(OUT)/route_stats.csv $(
     $(OUT)/roadmap.gpkg $(BINDIR)/trv-route
 	$(BINDIR)/trv-route --roadmap $(OUT)/roadmap.gpkg --terrain $(OUT) --from $(FROM) --to $(TO) --compare --grid --no-timing \
 	    -o $(OUT)/route.geojson --gpx $(OUT)/route.gpx --csv $(OUT)/route.csv --stats $(OUT)/route_stats.csv
+
+# the multi-stop mission in visit/ (its own route.json beside its GeoJSON)
+VISIT_OUT := $(if $(VISIT),$(OUT)/visit/route.json)
+$(OUT)/visit/route_visit.geojson $(OUT)/visit/route_visit.gpx $(OUT)/visit/route_visit.csv \
+    $(OUT)/visit/route_visit_stats.csv $(OUT)/visit/route.json &: $(OUT)/roadmap.gpkg $(BINDIR)/trv-route
+	@mkdir -p $(OUT)/visit
+	$(BINDIR)/trv-route -q --roadmap $(OUT)/roadmap.gpkg --terrain $(OUT) --from $(FROM) --visit '$(VISIT)' --return \
+	    --no-timing -o $(OUT)/visit/route_visit.geojson --gpx $(OUT)/visit/route_visit.gpx \
+	    --csv $(OUT)/visit/route_visit.csv --stats $(OUT)/visit/route_visit_stats.csv
 
 # the simulator drives the MMCR route (data/scenarios/demo.ini), and again
 # with obstacles that appear on it (BLOCKED: placed along the route, so on
@@ -293,7 +305,8 @@ $(OUT)/project.qgs: $(OUT)/route.geojson $(OUT)/class.tif $(SIM_RUNS) $(DEMO_PNG
 
 # the report reads the stages' summaries (<stage>.json, docs/summaries.md)
 $(OUT)/report.md $(OUT)/report.html &: $(OUT)/route_stats.csv $(OUT)/class.tif $(OUT)/gonogo.tif $(OUT)/krige.json \
-    $(OUT)/speed.json $(OUT)/cost.json $(OUT)/roadmap.json $(OUT)/route.json $(SIM_RUNS) $(DEMO_PNGS) $(BINDIR)/trv-report
+    $(OUT)/speed.json $(OUT)/cost.json $(OUT)/roadmap.json $(OUT)/route.json $(SIM_RUNS) $(DEMO_PNGS) $(VISIT_OUT) \
+    $(BINDIR)/trv-report
 	$(BINDIR)/trv-report -q $(OUT) -o $(OUT)/report.md --html $(OUT)/report.html
 
 # a real QGIS (Debian python3-qgis, headless) opens the demo's project and draws it

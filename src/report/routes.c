@@ -98,7 +98,7 @@ trv_status rpt_sec_routes(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
         rpt_end_list(d);
     }
     json_object_put(o);
-    return st;
+    return st ? st : rpt_visit_legs(ctx, d, r);
 }
 
 trv_status rpt_sec_maps(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
