@@ -185,7 +185,8 @@ ROUTE = Tool(
                                            ("msr", "msr (least slope)"), ("time", "time (least traversal time)")],
                "mmcr"),
         Text("--via", "Waypoints to pass in this order: X,Y;X,Y... in the CRS of the start and goal"),
-        Text("--visit", "Waypoints to visit in the order of least total objective (time unless another Objective than mmcr is chosen): X,Y;X,Y..."),
+        Text("--visit", "Waypoints to visit in the order of least total objective (time unless another "
+             "Objective than mmcr is chosen): X,Y;X,Y..."),
         Flag("--return", "With waypoints: end back at the start (no goal)"),
         Text("--weights", "mmcr weights kb,kh,ks,kd: low-risk, high-risk, safe, distance", "3,10,1,0.2"),
         Flag("--admissible", "mmcr with the admissible heuristic kd d instead of the paper's"),
