@@ -184,9 +184,11 @@ SOIL_CLASSES ?= data/classes/soils.csv
 # the mission: two points (lon,lat) about 31 km apart across the Pine Mountain fault
 FROM ?= -84.3637,36.6957
 TO ?= -84.1994,36.5216
-# a multi-stop mission from FROM: four sites (GO cells of Jacksboro) in the
-# order of least time and back (trv-route --visit --return); empty skips it
-VISIT ?= -84.34853,36.51070;-84.30482,36.50593;-84.21294,36.55600;-84.22927,36.65209
+# a multi-stop mission from FROM: sites (lon,lat;...) visited in the order of
+# least time and back (trv-route --visit --return); empty skips it. Four GO
+# cells of Jacksboro with its bundled DEM, none on another area unless given
+VISIT_JACKSBORO := -84.34853,36.51070;-84.30482,36.50593;-84.21294,36.55600;-84.22927,36.65209
+VISIT ?= $(if $(filter data/jacksboro/dem_3arcsec.tif,$(DEM)),$(VISIT_JACKSBORO))
 OUT ?= out/$(AREA)
 
 demo: deps
