@@ -185,6 +185,11 @@ SOIL_CLASSES ?= data/classes/soils.csv
 # the mission: two points (lon,lat) about 31 km apart across the Pine Mountain fault
 FROM ?= -84.3637,36.6957
 TO ?= -84.1994,36.5216
+# a multi-stop mission from FROM: sites (lon,lat;...) visited in the order of
+# least time and back (trv-route --visit --return); empty skips it. Four GO
+# cells of Jacksboro with its bundled DEM, none on another area unless given
+VISIT_JACKSBORO := -84.34853,36.51070;-84.30482,36.50593;-84.21294,36.55600;-84.22927,36.65209
+VISIT ?= $(if $(filter data/jacksboro/dem_3arcsec.tif,$(DEM)),$(VISIT_JACKSBORO))
 # ground conditions: CONDITION=dry|normal|wet runs the whole pipeline with
 # the soils in that condition (trv-speed --condition; docs/method.md §2.11),
 # into out/$(AREA)-$(CONDITION) unless OUT is given, so that the normal run
@@ -199,7 +204,7 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory $(OUT)/report.md $(OUT)/project.qgs $(OUT)/nav2/map.yaml
 	@echo "demo: layers in $(OUT)/: dem.tif dem_std.tif slope.tif soil.tif landuse.tif speed.tif gonogo.tif limit.tif"
-	@echo "      cost.tif class.tif roadmap.gpkg route.geojson route.gpx route.csv points.csv sim*/ png/"
+	@echo "      cost.tif class.tif roadmap.gpkg route.geojson route.gpx route.csv points.csv sim*/ png/ visit/"
 	@echo "      summaries: krige.json terrain.json speed.json cost.json roadmap.json route.json sim*/metrics.json"
 	@echo "      (their keys: docs/summaries.md)"
 	@echo "      QGIS project: $(OUT)/project.qgs"
@@ -254,6 +259,15 @@ $(ALT_FILES) &: $(OUT)/roadmap.gpkg $(BINDIR)/trv-route
 	$(BINDIR)/trv-route --roadmap $(OUT)/roadmap.gpkg --terrain $(OUT) --from $(FROM) --to $(TO) --no-timing \
 	    --alternatives 4 --max-overlap 0.85 --local-opt 0.03 -o $(ALT)/route_alternatives.geojson \
 	    --gpx $(ALT)/route_alternatives.gpx --csv $(ALT)/route_alternatives.csv --stats $(ALT)/route_alternatives_stats.csv
+
+# the multi-stop mission in visit/ (its own route.json beside its GeoJSON)
+VISIT_OUT := $(if $(VISIT),$(OUT)/visit/route.json)
+$(OUT)/visit/route_visit.geojson $(OUT)/visit/route_visit.gpx $(OUT)/visit/route_visit.csv \
+    $(OUT)/visit/route_visit_stats.csv $(OUT)/visit/route.json &: $(OUT)/roadmap.gpkg $(BINDIR)/trv-route
+	@mkdir -p $(OUT)/visit
+	$(BINDIR)/trv-route -q --roadmap $(OUT)/roadmap.gpkg --terrain $(OUT) --from $(FROM) --visit '$(VISIT)' --return \
+	    --no-timing -o $(OUT)/visit/route_visit.geojson --gpx $(OUT)/visit/route_visit.gpx \
+	    --csv $(OUT)/visit/route_visit.csv --stats $(OUT)/visit/route_visit_stats.csv
 
 # the simulator drives the MMCR route (data/scenarios/demo.ini), and again
 # with obstacles that appear on it (BLOCKED: placed along the route, so on
@@ -356,7 +370,7 @@ $(OUT)/conditions/%/speed.json: $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.
 # the report reads the stages' summaries (<stage>.json, docs/summaries.md)
 $(OUT)/report.md $(OUT)/report.html &: $(OUT)/route_stats.csv $(OUT)/class.tif $(OUT)/gonogo.tif $(OUT)/krige.json \
     $(OUT)/speed.json $(OUT)/cost.json $(OUT)/roadmap.json $(OUT)/route.json $(SIM_RUNS) $(DEMO_PNGS) $(COND_JSONS) \
-    $(ALT_FILES) $(PNG)/route_alternatives.png $(RIVER_OUT) $(BINDIR)/trv-report
+    $(ALT_FILES) $(PNG)/route_alternatives.png $(RIVER_OUT) $(VISIT_OUT) $(BINDIR)/trv-report
 	$(BINDIR)/trv-report -q $(OUT) -o $(OUT)/report.md --html $(OUT)/report.html
 
 # the map for ROS 2 nav2 (map_server's PGM + YAML) and the MMCR route's waypoints in its frame

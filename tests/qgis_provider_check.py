@@ -387,6 +387,16 @@ def check_algorithms(data, inp, work):
         ["--roadmap", w("roadmap.gpkg"), "--terrain", W, "--from", FROM, "--to", TO, "--strategy", "time",
          "--no-timing", "--alternatives", "3", "--max-stretch", "1.5", "--max-overlap", "0.9", "--local-opt", "0.05",
          "-o", w("route_alt.geojson"), "--stats", w("route_alt_stats.csv")], W)
+    same("route through waypoints", "traverse:route", {
+        "ROADMAP": w("roadmap.gpkg"), "TERRAIN": W, "FROM": FROM, "TO": TO, "VIA": "-84.29868,36.65383",
+        "NO_TIMING": True, "OUTPUT": w("route_via.geojson")},
+        ["--roadmap", w("roadmap.gpkg"), "--terrain", W, "--from", FROM, "--to", TO, "--via", "-84.29868,36.65383",
+         "--no-timing", "-o", w("route_via.geojson")], W)
+    same("a closed tour", "traverse:route", {
+        "ROADMAP": w("roadmap.gpkg"), "TERRAIN": W, "FROM": FROM, "VISIT": "-84.29868,36.65383;-84.32111,36.60652",
+        "RETURN": True, "STRATEGY": 3, "NO_TIMING": True, "OUTPUT": w("route_visit.geojson")},
+        ["--roadmap", w("roadmap.gpkg"), "--terrain", W, "--from", FROM, "--strategy", "time", "--visit",
+         "-84.29868,36.65383;-84.32111,36.60652", "--return", "--no-timing", "-o", w("route_visit.geojson")], W)
     same("sim", "traverse:sim", {
         "TERRAIN": W, "SCENARIO": d("scenarios/demo.ini"), "OUTPUT": w("sim"), "ROUTE": w("route.csv"), "SEED": 2,
         "SOILS": d("classes/soils.csv"), "LANDUSE_CLASSES": d("classes/landuse.csv"),

@@ -103,6 +103,8 @@ static void summary(trv_json *js, const prm_mission_opts *o, const prm_mission *
         trv_json_end(js);
     }
     trv_json_end(js);
+    if (m->legs)
+        prm_legs_json(js, m->legs, timing);
     if (m->routes[0].rank > 0)
         alternatives_summary(js, m, &o->alt);
 }
@@ -183,6 +185,11 @@ static void print_mission(const prm_mission *m)
     for (int k = 0; k < m->n && m->routes[0].rank > 0; k++)
         printf("%s: rank %d, objective %.6g, %.0f %% of its roadmap route on the best's\n", m->routes[k].name,
                m->routes[k].rank, m->routes[k].path.objective, 100 * m->routes[k].overlap);
+    for (int k = 0; m->legs && k < m->legs->nlegs; k++) {
+        const prm_leg *g = &m->legs->leg[k];
+        printf("  leg %-3d %-9s -> %-9s %8.0f m %8.3f h\n", k + 1, m->legs->name[g->from], m->legs->name[g->to],
+               g->r.stats.distance_m, g->r.stats.time_h);
+    }
     for (int k = 0; k < m->n; k++)
         if (!isnan(m->routes[k].max_dev_m))
             printf("%s: smoothed in %.3f s, at most %.1f m from the unsmoothed route\n", m->routes[k].name,
@@ -196,7 +203,7 @@ static void print_mission(const prm_mission *m)
 
 int main(int argc, char **argv)
 {
-    const char *from = NULL, *to = NULL, *strategy = "mmcr", *weights = NULL;
+    const char *from = NULL, *to = NULL, *strategy = NULL, *weights = NULL, *via = NULL, *visit = NULL;
     prm_mission_opts o;
     prm_mission_opts_init(&o);
     const trv_opt opts[] = {
@@ -205,7 +212,10 @@ int main(int argc, char **argv)
         {"from", 0, TRV_ARG_STRING, &from, "X,Y", "start (lon,lat unless --srs)"},
         {"to", 0, TRV_ARG_STRING, &to, "X,Y", "goal (lon,lat unless --srs)"},
         {"srs", 0, TRV_ARG_STRING, &o.srs, "CRS", "CRS of --from and --to (default EPSG:4326)"},
-        {"strategy", 0, TRV_ARG_CHOICE, &strategy, "mmcr|mdr|msr|time", "objective (default mmcr, the paper's)"},
+        {"strategy", 0, TRV_ARG_CHOICE, &strategy, "mmcr|mdr|msr|time", "objective (default mmcr, the paper's; time with --visit)"},
+        {"via", 0, TRV_ARG_STRING, &via, "X,Y[;X,Y...]", "waypoints to pass in this order, in --srs (one route, its legs recorded)"},
+        {"visit", 0, TRV_ARG_STRING, &visit, "X,Y[;X,Y...]", "waypoints to pass in the order of least total objective (exact up to 12)"},
+        {"return", 0, TRV_ARG_FLAG, &o.wp.closed, NULL, "with --via/--visit: end back at the start (no --to)"},
         {"weights", 0, TRV_ARG_STRING, &weights, "kb,kh,ks,kd", "mmcr weights: low-risk, high-risk, safe, distance (default 3,10,1,0.2)"},
         {"admissible", 0, TRV_ARG_FLAG, &o.admissible, NULL, "mmcr with the admissible heuristic kd d instead of the paper's"},
         {"no-timing", 0, TRV_ARG_FLAG, &o.out.no_timing, NULL, "leave the planning time (wall clock) out of the GeoJSON and --stats, so that reruns give the same bytes"},
@@ -229,10 +239,10 @@ int main(int argc, char **argv)
         {"time-shares", 0, TRV_ARG_STRING, &explain.shares, "SHARES.csv", "per route, the share of its time per land use and per binding limit"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
-    static const char *const required[] = {"roadmap", "terrain", "from", "to", "output", NULL};
+    static const char *const required[] = {"roadmap", "terrain", "from", "output", NULL};
     const trv_cli cli = {
         .tool = "trv-route",
-        .usage = "--roadmap ROADMAP.gpkg --terrain DIR --from X,Y --to X,Y -o ROUTE.geojson [options]",
+        .usage = "--roadmap ROADMAP.gpkg --terrain DIR --from X,Y (--to X,Y | --return) -o ROUTE.geojson [options]",
         .summary = "Plan a route on the roadmap with the paper's improved A* (mmcr) or a baseline (mdr: shortest,\n"
                    "msr: least slope, time: least traversal time), smooth it with a clamped cubic B-spline that\n"
                    "never enters NOGO, and write it for the field (GeoJSON, GPX, CSV) with its statistics.",
@@ -244,7 +254,18 @@ int main(int argc, char **argv)
     trv_ctx *ctx = tool_start(&cli, argc, argv, &res);
     if (parse_pair(from, &o.from[0], &o.from[1]))
         tool_usage(&cli, ctx, "--from expects X,Y");
-    if (parse_pair(to, &o.to[0], &o.to[1]))
+    if (via && visit)
+        tool_usage(&cli, ctx, "--via and --visit exclude each other");
+    if ((via || visit) && prm_waypoints_parse(ctx, via ? "--via" : "--visit", via ? via : visit, &o.wp))
+        tool_usage(&cli, ctx, trv_errmsg(ctx));
+    o.wp.visit = visit != NULL;
+    if (o.wp.closed && to)
+        tool_usage(&cli, ctx, "--return ends at the start: no --to");
+    if (!o.wp.closed && !to)
+        tool_usage(&cli, ctx, "--to is required (or --return with --via/--visit)");
+    if (o.wp.closed)
+        o.to[0] = o.from[0], o.to[1] = o.from[1];
+    else if (parse_pair(to, &o.to[0], &o.to[1]))
         tool_usage(&cli, ctx, "--to expects X,Y");
     if (weights && parse_weights(weights, &o.weights))
         tool_usage(&cli, ctx, "--weights expects four numbers >= 0: kb,kh,ks,kd");
@@ -255,11 +276,13 @@ int main(int argc, char **argv)
     const char *const ins[2] = {o.roadmap, cache ? cache : o.roadmap};
     tool_outputs_run_dir(&cli, ctx, outs, 7, o.terrain, 0, ins, 2);
     free(cache);
+    if (!strategy)
+        strategy = o.wp.visit ? "time" : "mmcr";
     o.strategy = !strcmp(strategy, "mdr") ? PRM_MDR : !strcmp(strategy, "msr") ? PRM_MSR
                : !strcmp(strategy, "time") ? PRM_TIME : PRM_MMCR;
     trv_meta meta;
     trv_meta_init(&meta, cli.tool, argc, argv);
-    const char *const in[4] = {o.roadmap, o.terrain, from, to};
+    const char *const in[4] = {o.roadmap, o.terrain, from, to ? to : from};
     prm_mission m;
     trv_status st = run_all(ctx, &o, &m, in, &meta);
     if (!st && m.cache_note[0])

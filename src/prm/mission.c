@@ -37,6 +37,13 @@ trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o)
                        "--alternatives above 1 plans one strategy on the roadmap: not with --compare or --grid");
     if (!st && o->alt.k > 1 && o->zones)
         st = trv_error(ctx, TRV_ERR_USAGE, "--alternatives above 1 does not take --zones yet");
+    if (!st && o->wp.n && (o->compare || o->grid))
+        st = trv_error(ctx, TRV_ERR_USAGE, "--via and --visit plan one strategy on the roadmap: not with --compare "
+                                           "or --grid");
+    if (!st && o->wp.n && (o->alt.k > 1 || o->zones))
+        st = trv_error(ctx, TRV_ERR_USAGE, "--via and --visit do not take --alternatives or --zones yet");
+    if (!st && o->wp.closed && !o->wp.n)
+        st = trv_error(ctx, TRV_ERR_USAGE, "--return needs --via or --visit");
     return st;
 }
 
@@ -45,6 +52,7 @@ void prm_mission_clear(prm_mission *m)
     for (int k = 0; k < m->n; k++)
         prm_path_clear(&m->routes[k].path);
     prm_profiles_free(m->profiles);
+    prm_legs_free(m->legs);
     memset(m, 0, sizeof *m);
 }
 
@@ -204,6 +212,8 @@ static trv_status plan_all(trv_ctx *ctx, const prm_mission_opts *o, const prm_te
 {
     double xy[4] = {0};
     trv_status st = mission_ends(ctx, o, t, xy);
+    if (o->wp.n)
+        return st ? st : prm_mission_legs(ctx, o, t, r, xy, m); /* legs.c */
     prm_strategy plan[4] = {o->strategy};
     int nplan = 1;
     if (o->compare) {
@@ -286,7 +296,8 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
     if (!st)
         st = prm_profiles_make(ctx, &t, m->routes, m->n, &m->profiles);
     if (!st && set)
-        st = prm_outputs_write(ctx, set, &t, m->routes, m->n, &o->out);
+        st = m->legs ? prm_legs_write(ctx, set, &t, m, &o->out) /* legs_output.c */
+                     : prm_outputs_write(ctx, set, &t, m->routes, m->n, &o->out);
     if (st)
         prm_mission_clear(m);
     prm_roadmap_free(r);

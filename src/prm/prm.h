@@ -545,9 +545,72 @@ trv_status prm_alt_roadmap(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap
                            prm_strategy s, const prm_weights *w, const prm_alt_opts *o, prm_path paths[PRM_ALT_MAX],
                            prm_alt_set *a);
 
+/* ---- tour: the order of a mission's stops (tour.c) ----------------------------------
+ *
+ * On an n x n cost matrix c (c[i n + j]: the cost from stop i to stop j;
+ * asymmetric allowed, INFINITY: no leg), stop 0 the start:
+ *   open (closed 0): a path 0 -> (1..n-2 in some order) -> n-1;
+ *   closed (closed 1): a tour 0 -> (1..n-1 in some order) -> back to 0.
+ * order[] receives the stops in travel order (open: n entries, order[0] = 0,
+ * order[n-1] = n-1; closed: n entries from 0, the return implied), *total
+ * its cost, prm_tour_cost(order).
+ * Exact: Held-Karp's dynamic programme (Held & Karp 1962; Bellman 1962),
+ *   O(2^m m^2) time for the m stops to order, m <= PRM_TOUR_EXACT_MAX.
+ * Heuristic (any m; no optimality claim, its gap is measured in the tests,
+ *   docs/tests.md): cheapest insertion (Rosenkrantz, Stearns & Lewis 1977)
+ *   and nearest neighbour with each of the 8 cheapest first legs forced
+ *   (restarts), each improved by first-improvement local search until
+ *   neither move applies: directed 2-opt (Croes 1958: reverse a run, the
+ *   whole path measured again since its legs change direction) and Or-opt
+ *   (Or 1976: move a run of 1-3 stops elsewhere, as it is or reversed);
+ *   the best of the 9 kept. O(m^3) per improving pass.
+ * An order of infinite cost is TRV_ERR_DATA ("no order ... joins them"). */
+enum { PRM_TOUR_EXACT_MAX = 12 };
+double prm_tour_cost(int n, const double *c, int closed, const int *order);
+trv_status prm_tour_exact(trv_ctx *ctx, int n, const double *c, int closed, int *order, double *total);
+trv_status prm_tour_heuristic(trv_ctx *ctx, int n, const double *c, int closed, int *order, double *total);
+/* Exact when the stops to order are at most PRM_TOUR_EXACT_MAX (*exact 1),
+ * else the heuristic (*exact 0). */
+trv_status prm_tour_order(trv_ctx *ctx, int n, const double *c, int closed, int *order, double *total, int *exact);
+
 /* ---- mission: what trv-route plans ------------------------------------------------ */
 
 enum { PRM_MISSION_MAX = 8 }; /* 4 strategies on the roadmap and 4 on the raster; or PRM_ALT_MAX alternatives */
+
+/* Waypoints of a mission (trv-route --via / --visit, legs.c). */
+enum { PRM_WAYPOINTS_MAX = 32 };
+
+typedef struct prm_waypoints {
+    int n;                  /* 0: a plain start-goal mission */
+    double xy[2 * PRM_WAYPOINTS_MAX]; /* (x, y) in the mission's srs, numbered 1..n as given */
+    int visit;              /* 1: any order, the one of least total leg cost (prm_tour_order); 0: as given */
+    int closed;             /* 1: back to the start (no goal: the mission's `to` is ignored) */
+} prm_waypoints;
+
+/* "X,Y[;X,Y...]" into w->xy (appended; w->n counted); TRV_ERR_USAGE naming
+ * opt ("--via expects X,Y[;X,Y...]") or the limit PRM_WAYPOINTS_MAX. */
+trv_status prm_waypoints_parse(trv_ctx *ctx, const char *opt, const char *s, prm_waypoints *w);
+
+typedef struct prm_leg {
+    int from, to;           /* stops (prm_legs' x, y, name) */
+    prm_result r;           /* the leg as a route of its own (name "<strategy> leg <k>") */
+    int v0, v1;             /* its vertices in the whole route: v0..v1 (v1 the next leg's v0) */
+    double smooth_s;        /* smoothing wall-clock time (s; plan_s is the search and corridor's) */
+} prm_leg;
+
+typedef struct prm_legs {
+    int nstops;             /* start, the waypoints (given order), goal unless closed */
+    double *x, *y;          /* stops in the terrain's CRS */
+    char (*name)[16];       /* "start", "via 1".. or "visit 1"..(numbered as given), "goal" */
+    int nlegs;              /* legs in travel order (closed: the last returns to the start) */
+    prm_leg *leg;
+    int visit, closed, exact; /* exact: --visit ordered by Held-Karp (0: the heuristic) */
+    double order_cost;      /* --visit: the order's total over the matrix (the roadmap's objective) */
+    double matrix_s, order_s; /* --visit: wall-clock time of the leg matrix and of the order */
+    int searches;           /* roadmap searches made for the matrix */
+} prm_legs;
+
+void prm_legs_free(prm_legs *l);
 
 typedef struct prm_mission_opts {
     const char *roadmap;    /* the roadmap GeoPackage (prm_roadmap_write) */
@@ -565,6 +628,7 @@ typedef struct prm_mission_opts {
     const char *zones, *crossings; /* zones and crossings files (zones.h), NULL: none */
     double crossing_radius; /* m: the crossings' default radius; 0 (default): one cell */
     prm_outputs out;        /* the route files (prm_outputs_write); all NULL by default */
+    prm_waypoints wp;       /* waypoints (legs.c; none by default): with them, one strategy, no grid */
 } prm_mission_opts;
 
 typedef struct prm_mission {
@@ -577,6 +641,7 @@ typedef struct prm_mission {
     char alt_note[512];                 /* fewer alternatives than asked: why (prm_alt_note; "" else) */
     struct prm_profiles *profiles;      /* the routes' profiles and time shares (profile.h) */
     char zones_note[256];               /* routes planned on the raster because the zones cut the roadmap */
+    prm_legs *legs;                     /* with waypoints: routes[0] is the whole route, these its legs */
 } prm_mission;
 
 void prm_mission_opts_init(prm_mission_opts *o);
@@ -586,8 +651,11 @@ void prm_mission_opts_init(prm_mission_opts *o);
  * other than -1, "--crossings needs --zones", "--crossing-radius must be
  * >= 0 (0: one cell)", prm_alt_opts_check's, then "--alternatives above 1
  * plans one strategy on the roadmap: not with --compare or --grid" and
- * "--alternatives above 1 does not take --zones yet". prm_mission_run
- * checks them first. */
+ * "--alternatives above 1 does not take --zones yet"; with waypoints
+ * "--via and --visit plan one strategy on the roadmap: not with --compare
+ * or --grid", "--via and --visit do not take --alternatives or --zones
+ * yet"; "--return needs --via or --visit". prm_mission_run checks them
+ * first. */
 trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o);
 /* Load the roadmap and the terrain (same CRS, else TRV_ERR_CRS): the
  * roadmap's cache (prm_roadmap_cache_read) and the terrain lazily
@@ -608,5 +676,39 @@ trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o);
  * TRV_OK (prm_mission_clear) and empty otherwise. */
 trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *set, prm_mission *m);
 void prm_mission_clear(prm_mission *m);
+
+/* ---- a mission through waypoints (legs.c, legs_output.c) ------------------------
+ *
+ * prm_mission_legs (prm_mission_run's plan when o->wp.n > 0; xy the start and
+ * goal in the terrain's CRS): each waypoint transformed and checked, the
+ * error naming it by its number and its coordinates as given ("waypoint 3
+ * (-98.2,33.2) lies in a NOGO cell"): off the terrain, in NOGO, in the cell
+ * of the start, the goal or another waypoint ("is a duplicate of ..."),
+ * not reachable (prm_route's error for the leg that reaches it, prefixed).
+ * The stops' order: as given (--via), or (--visit) prm_tour_order over the
+ * leg matrix, c[i][j] = the objective of prm_route from stop i to stop j
+ * (the strategy's; the roadmap A* and its shortcuts, before the corridor),
+ * one search per ordered pair (n (n - 1) at most). Each leg in that order
+ * is planned as a one-leg mission is (prm_route, prm_refine, prm_smooth,
+ * prm_path_stats) and the legs joined (the shared stop once) into
+ * m->routes[0] (name: the strategy's; objective: the legs' sum; plan_s:
+ * the legs' plus the matrix and order time; smooth_s[0] the legs' sum), m->legs recording them. */
+trv_status prm_mission_legs(trv_ctx *ctx, const prm_mission_opts *o, const prm_terrain *t, const prm_roadmap *r,
+                            const double xy[4], prm_mission *m);
+/* The route files of a mission through waypoints (instead of
+ * prm_outputs_write; docs/trv-route.md "Waypoints"): GeoJSON: the whole
+ * route as the plain mission writes it, then one feature per leg (route
+ * "<strategy> leg <k>") with the fields leg (0 for the whole), from and to
+ * (stop names) added to every feature; GPX: the stops as named waypoints
+ * in travel order and one track; CSV: a leg column (the leg a vertex ends,
+ * 0 for the first vertex); stats: a row per leg then the whole route. */
+trv_status prm_legs_write(trv_ctx *ctx, trv_outset *set, const prm_terrain *t, const prm_mission *m,
+                          const prm_outputs *o);
+/* route.json's "legs" object (docs/summaries.md): order (given, held-karp,
+ * heuristic), closed, stops in travel order, --visit's order_objective,
+ * matrix_searches (and matrix_s, order_s when timing), and per leg: leg,
+ * from, to, distance_m, time_h, objective, nogo_samples (plan_s). */
+struct trv_json;
+void prm_legs_json(struct trv_json *js, const prm_legs *L, int timing);
 
 #endif

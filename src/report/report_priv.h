@@ -105,6 +105,10 @@ char *rpt_link(const run *r, const char *from, const char *rel);
  * when the file is absent. */
 trv_status rpt_image(trv_ctx *ctx, doc *d, run *r, const char *rel, const char *caption, const char *id, int *added);
 
+/* The legs of a multi-stop mission, visit/route.json (visit.c), under the
+ * strategies when the run has one; nothing otherwise. */
+trv_status rpt_visit_legs(trv_ctx *ctx, doc *d, run *r);
+
 /* The whole text as one JSON value (NULL: not JSON; *why says where). */
 struct json_object *rpt_json_parse(const char *text, char *why, size_t n);
 /* The JSON object in the file at path (a JSON value that is not an object

@@ -98,7 +98,9 @@ trv_status rpt_sec_routes(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
         rpt_end_list(d);
     }
     json_object_put(o);
-    return st ? st : rpt_alternatives(ctx, d, r);
+    if (!st)
+        st = rpt_alternatives(ctx, d, r);
+    return st ? st : rpt_visit_legs(ctx, d, r);
 }
 
 trv_status rpt_sec_maps(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
