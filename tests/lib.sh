@@ -83,3 +83,20 @@ EOF
         cp "$4/nf_src.hdr" "$4/nf_$n.hdr" && gdal_translate -q "$4/nf_$n.bin" "$4/$n.tif" || return 1
     done
 }
+
+# The 90 m Jacksboro run directory the route tests plan on: the bundled DEM
+# warped to 90 m UTM 16N (beside DIR: dem90.tif), trv-terrain, trv-speed
+# with the vehicle VEHICLE (a file of data/vehicles), trv-cost; with
+# ROADMAP, trv-roadmap --seed 4 into it. Uses BIN and DATA.
+terrain90() { # DIR VEHICLE [ROADMAP.gpkg]
+    t90_dem=$(dirname "$1")/dem90.tif
+    gdalwarp -q -t_srs EPSG:32616 -tr 90 90 -tap -r bilinear -ot Float32 -dstnodata -32768 \
+        "$DATA/jacksboro/dem_3arcsec.tif" "$t90_dem" &&
+        "$BIN/trv-terrain" -q --dem "$t90_dem" --soil "$DATA/jacksboro/soil_7p5arcsec.tif" \
+            --landuse "$DATA/jacksboro/landuse_30m_utm16n.tif" --soil-classes "$DATA/classes/soils.csv" \
+            --landuse-classes "$DATA/classes/landuse.csv" -o "$1" &&
+        "$BIN/trv-speed" -q --terrain "$1" --vehicle "$DATA/vehicles/$2" --soils "$DATA/classes/soils.csv" \
+            --landuse-classes "$DATA/classes/landuse.csv" &&
+        "$BIN/trv-cost" -q --terrain "$1" --soils "$DATA/classes/soils.csv" --rules "$DATA/fuzzy/mobility.fcl" &&
+        { [ -z "${3:-}" ] || "$BIN/trv-roadmap" -q --terrain "$1" -o "$3" --seed 4; }
+}

@@ -145,13 +145,8 @@ CELL="cellsize 20" asc gonogo Byte "" "0 0 0" "0 0 0" "0 0 0"
 expect 1 "does not match" "$tmp/e/x" -- "$X" --nav2 "$tmp/e/x" --terrain "$RUN"
 
 # ---- a 90 m Jacksboro terrain against GDAL ----
-gdalwarp -q -t_srs EPSG:32616 -tr 90 90 -tap -r bilinear -ot Float32 -dstnodata -32768 "$DATA/jacksboro/dem_3arcsec.tif" "$tmp/dem90.tif"
 T=$tmp/t
-"$BIN/trv-terrain" -q --dem "$tmp/dem90.tif" --soil "$DATA/jacksboro/soil_7p5arcsec.tif" --landuse "$DATA/jacksboro/landuse_30m_utm16n.tif" \
-    --soil-classes "$DATA/classes/soils.csv" --landuse-classes "$DATA/classes/landuse.csv" -o "$T" &&
-"$BIN/trv-speed" -q --terrain "$T" --vehicle "$DATA/vehicles/ugv_hua2022.ini" --soils "$DATA/classes/soils.csv" \
-    --landuse-classes "$DATA/classes/landuse.csv" &&
-"$BIN/trv-cost" -q --terrain "$T" --soils "$DATA/classes/soils.csv" || { bad "cannot make the 90 m terrain"; summary tool_export; exit 1; }
+terrain90 "$T" ugv_hua2022.ini || { bad "cannot make the 90 m terrain"; summary tool_export; exit 1; }
 cat >"$tmp/route.geojson" <<'JSON'
 {"type": "FeatureCollection", "features": [
  {"type": "Feature", "properties": {"route": "mdr"}, "geometry": {"type": "LineString", "coordinates": [[-84.30, 36.65], [-84.20, 36.55]]}},

@@ -25,13 +25,7 @@ expect() { # status message -- command...: and no route file left
 }
 
 T=$tmp/t
-gdalwarp -q -t_srs EPSG:32616 -tr 90 90 -tap -r bilinear -ot Float32 -dstnodata -32768 "$DATA/jacksboro/dem_3arcsec.tif" "$tmp/dem90.tif"
-"$BIN/trv-terrain" -q --dem "$tmp/dem90.tif" --soil "$DATA/jacksboro/soil_7p5arcsec.tif" --landuse "$DATA/jacksboro/landuse_30m_utm16n.tif" \
-    --soil-classes "$DATA/classes/soils.csv" --landuse-classes "$DATA/classes/landuse.csv" -o "$T" &&
-    "$BIN/trv-speed" -q --terrain "$T" --vehicle "$DATA/vehicles/truck_6x6.ini" --soils "$DATA/classes/soils.csv" \
-        --landuse-classes "$DATA/classes/landuse.csv" &&
-    "$BIN/trv-cost" -q --terrain "$T" --soils "$DATA/classes/soils.csv" --rules "$DATA/fuzzy/mobility.fcl" &&
-    "$BIN/trv-roadmap" -q --terrain "$T" -o "$tmp/rm.gpkg" --seed 4 ||
+terrain90 "$T" truck_6x6.ini "$tmp/rm.gpkg" ||
     { echo "cannot make the terrain and roadmap"; exit 1; }
 FROM=-84.3637,36.6957 TO=-84.1994,36.5216
 O=$tmp/o

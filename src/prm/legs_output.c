@@ -88,50 +88,6 @@ static trv_status write_gpx(trv_ctx *ctx, const prm_terrain *t, const prm_missio
     return geo_vec_close(ctx, v);
 }
 
-/* The vertex CSV of the plain mission (output.c) with a last column, leg:
- * the leg a vertex starts (the last vertex: the last leg's). */
-static trv_status write_csv(trv_ctx *ctx, const prm_terrain *t, const prm_mission *m, const char *tmp,
-                            const char *path)
-{
-    const prm_legs *L = m->legs;
-    const prm_path *p = &m->routes[0].path;
-    char *wgs = NULL;
-    geo_ct *ct = NULL;
-    trv_status st = geo_crs_wkt(ctx, "EPSG:4326", &wgs);
-    if (!st)
-        st = geo_ct_create(ctx, t->grid->wkt, wgs, &ct);
-    free(wgs);
-    if (st)
-        return st;
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        geo_ct_free(ct);
-        return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
-    }
-    fprintf(f, "route,x,y,lon,lat,z,slope,speed,cost,class,cum_dist_m,cum_time_s,leg\n");
-    double dist = 0, time = 0;
-    for (int i = 0, leg = 0; i < p->n; i++) {
-        if (i > 0) {
-            prm_piece pc;
-            prm_piece_measure(t, p->x[i - 1], p->y[i - 1], p->x[i], p->y[i], &pc);
-            dist += pc.d, time += pc.time_s;
-        }
-        while (leg + 1 < L->nlegs && i >= L->leg[leg].v1)
-            leg++;
-        double lon = p->x[i], lat = p->y[i];
-        geo_ct_points(ct, 1, &lon, &lat, NULL);
-        long c = prm_cell_at(t, p->x[i], p->y[i]);
-        fprintf(f, "%s,%.2f,%.2f,%.7f,%.7f,%.2f,%.2f,%.2f,%.4f,%d,%.1f,%.1f,%d\n", m->routes[0].name, p->x[i], p->y[i],
-                lon, lat, at(t->dem, c), at(t->slope, c), at(t->speed, c), at(t->cost, c), (int)at(t->cls, c), dist,
-                time, leg + 1);
-    }
-    geo_ct_free(ct);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
-    return TRV_OK;
-}
-
 /* The statistics CSV: a row per leg, then the whole route. */
 static trv_status write_stats(trv_ctx *ctx, const prm_mission *m, const char *tmp, const char *path, int no_timing)
 {
@@ -162,7 +118,7 @@ trv_status prm_legs_write(trv_ctx *ctx, trv_outset *set, const prm_terrain *t, c
         st = (tmp = trv_outset_add(set, o->gpx)) ? write_gpx(ctx, t, m, tmp)
                                                  : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st && o->csv)
-        st = (tmp = trv_outset_add(set, o->csv)) ? write_csv(ctx, t, m, tmp, o->csv)
+        st = (tmp = trv_outset_add(set, o->csv)) ? prm_route_csv_write(ctx, t, m->routes, 1, m->legs, tmp, o->csv)
                                                  : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st && o->stats)
         st = (tmp = trv_outset_add(set, o->stats)) ? write_stats(ctx, m, tmp, o->stats, o->no_timing)

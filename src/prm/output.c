@@ -96,8 +96,8 @@ fail:
     return st;
 }
 
-static trv_status write_csv(trv_ctx *ctx, const prm_terrain *t, const prm_result *routes, int n, const char *tmp,
-                            const char *path)
+trv_status prm_route_csv_write(trv_ctx *ctx, const prm_terrain *t, const prm_result *routes, int n,
+                               const struct prm_legs *legs, const char *tmp, const char *path)
 {
     char *wgs = NULL;
     geo_ct *ct = NULL;
@@ -112,11 +112,11 @@ static trv_status write_csv(trv_ctx *ctx, const prm_terrain *t, const prm_result
         geo_ct_free(ct);
         return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
     }
-    fprintf(f, "route,x,y,lon,lat,z,slope,speed,cost,class,cum_dist_m,cum_time_s\n");
+    fprintf(f, "route,x,y,lon,lat,z,slope,speed,cost,class,cum_dist_m,cum_time_s%s\n", legs ? ",leg" : "");
     for (int k = 0; k < n; k++) {
         const prm_path *p = &routes[k].path;
         double dist = 0, time = 0;
-        for (int i = 0; i < p->n; i++) {
+        for (int i = 0, leg = 0; i < p->n; i++) {
             if (i > 0) {
                 prm_piece pc;
                 prm_piece_measure(t, p->x[i - 1], p->y[i - 1], p->x[i], p->y[i], &pc);
@@ -126,9 +126,14 @@ static trv_status write_csv(trv_ctx *ctx, const prm_terrain *t, const prm_result
             double lon = p->x[i], lat = p->y[i];
             geo_ct_points(ct, 1, &lon, &lat, NULL);
             long c = prm_cell_at(t, p->x[i], p->y[i]);
-            fprintf(f, "%s,%.2f,%.2f,%.7f,%.7f,%.2f,%.2f,%.2f,%.4f,%d,%.1f,%.1f\n", routes[k].name, p->x[i], p->y[i],
-                    lon, lat, at(t->dem, c), at(t->slope, c), at(t->speed, c), at(t->cost, c), (int)at(t->cls, c), dist,
+            fprintf(f, "%s,%.2f,%.2f,%.7f,%.7f,%.2f,%.2f,%.2f,%.4f,%d,%.1f,%.1f", routes[k].name, p->x[i], p->y[i], lon,
+                    lat, at(t->dem, c), at(t->slope, c), at(t->speed, c), at(t->cost, c), (int)at(t->cls, c), dist,
                     time);
+            while (legs && leg + 1 < legs->nlegs && i >= legs->leg[leg].v1)
+                leg++;
+            if (legs)
+                fprintf(f, ",%d", leg + 1);
+            fputc('\n', f);
         }
     }
     geo_ct_free(ct);
@@ -167,7 +172,7 @@ trv_status prm_outputs_write(trv_ctx *ctx, trv_outset *set, const prm_terrain *t
         st = (tmp = trv_outset_add(set, o->gpx)) ? write_geo(ctx, t, routes, n, tmp, 1, o->no_timing)
                                                  : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st && o->csv)
-        st = (tmp = trv_outset_add(set, o->csv)) ? write_csv(ctx, t, routes, n, tmp, o->csv)
+        st = (tmp = trv_outset_add(set, o->csv)) ? prm_route_csv_write(ctx, t, routes, n, NULL, tmp, o->csv)
                                                  : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st && o->stats)
         st = (tmp = trv_outset_add(set, o->stats)) ? write_stats(ctx, routes, n, tmp, o->stats, o->no_timing)

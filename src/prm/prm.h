@@ -457,6 +457,13 @@ typedef struct prm_outputs {
  * which commits them with the rest of its run (all or none). */
 trv_status prm_outputs_write(trv_ctx *ctx, trv_outset *set, const prm_terrain *t, const prm_result *routes, int n,
                              const prm_outputs *o);
+/* The vertices CSV (prm_outputs' csv) of routes[0..n) into tmp (path:
+ * its name in messages); with legs (routes[0] then the whole route through
+ * them, n 1), a last column leg: the leg (1..) a vertex starts (the last
+ * vertex: the last leg's). */
+struct prm_legs;
+trv_status prm_route_csv_write(trv_ctx *ctx, const prm_terrain *t, const prm_result *routes, int n,
+                               const struct prm_legs *legs, const char *tmp, const char *path);
 /* The statistics CSV's header and one row (for printing as well); without
  * the plan_s column when no_timing; rank and overlap_best last when ranked
  * (the row: when r->rank > 0). */
