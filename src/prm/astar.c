@@ -431,6 +431,25 @@ static trv_status trace(trv_ctx *ctx, const graph *gr, const link *lg, int ng, c
     return TRV_OK;
 }
 
+/* No search can succeed when the nodes the ends link to lie in different
+ * components of the roadmap (off: edges the zones take out, NULL: none):
+ * TRV_ERR_DATA saying so, at once. */
+static trv_status check_joined(trv_ctx *ctx, const prm_roadmap *r, const unsigned char *off, const link *ls, int ns,
+                               const link *lg, int ng, double sx, double sy, double gx, double gy)
+{
+    int *root = components_of(r, off);
+    if (!root)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    int joined = ends_joined(root, ls, ns, lg, ng);
+    free(root);
+    if (!joined)
+        return trv_error(ctx, TRV_ERR_DATA,
+                         "the goal (%.1f, %.1f) is not reachable from the start (%.1f, %.1f) on the roadmap: the "
+                         "nodes they join lie in different components of it",
+                         gx, gy, sx, sy);
+    return TRV_OK;
+}
+
 trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, double sx, double sy, double gx,
                      double gy, prm_strategy s, const prm_weights *w, int admissible, prm_path *out)
 {
@@ -483,21 +502,8 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
     prm_piece_measure_classes(t, sx, sy, gx, gy, &gr.direct);
     if (!gr.direct.blocked)
         prm_piece_measure(t, sx, sy, gx, gy, &gr.direct);
-    /* no search can succeed when the ends' nodes lie in different components */
-    int *root = gr.direct.blocked ? components_of(r, t->zones ? ze.off : NULL) : NULL;
-    if (gr.direct.blocked && !root) {
-        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (gr.direct.blocked && (st = check_joined(ctx, r, t->zones ? ze.off : NULL, ls, ns, lg, ng, sx, sy, gx, gy)))
         goto done;
-    }
-    int joined = !root || ends_joined(root, ls, ns, lg, ng);
-    free(root);
-    if (!joined) {
-        st = trv_error(ctx, TRV_ERR_DATA,
-                       "the goal (%.1f, %.1f) is not reachable from the start (%.1f, %.1f) on the roadmap: the nodes "
-                       "they join lie in different components of it",
-                       gx, gy, sx, sy);
-        goto done;
-    }
     if (s == PRM_MMCR && !admissible && !(A.codes = prm_class_codes(t))) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
