@@ -284,3 +284,18 @@ trv_status trv_csv_number(trv_ctx *ctx, const trv_csv *csv, size_t row, const ch
                        lo_open ? '(' : '[', lo, hi);
     return st;
 }
+
+void trv_csv_put(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}

@@ -239,6 +239,10 @@ trv_status trv_csv_number(trv_ctx *ctx, const trv_csv *csv, size_t row, const ch
                           double hi, double dflt, double *out);
 /* File line number of a data row (for messages). */
 long trv_csv_line(const trv_csv *csv, size_t row);
+/* Write s as one CSV cell: as it is, or quoted (quotes doubled) when it
+ * holds a comma, a quote or a line break (RFC 4180; what trv_csv_read
+ * reads back). */
+void trv_csv_put(FILE *f, const char *s);
 
 /* ---- atomic output ---------------------------------------------------- */
 

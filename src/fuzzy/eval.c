@@ -5,21 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void put_cell(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 trv_status fz_eval_csv(trv_ctx *ctx, const fz_engine *e, const char *in_path, const char *out_path)
 {
     trv_csv *csv = NULL;
@@ -58,17 +43,17 @@ trv_status fz_eval_csv(trv_ctx *ctx, const fz_engine *e, const char *in_path, co
     }
     if (!st) {
         for (int c = 0; c < ncols; c++) {
-            put_cell(f, trv_csv_header(csv, c));
+            trv_csv_put(f, trv_csv_header(csv, c));
             fputc(',', f);
         }
-        put_cell(f, outname);
+        trv_csv_put(f, outname);
         fputs(",cost,class\n", f);
     }
     for (size_t r = 0; r < rows && !st; r++) {
         fz_result res;
         fz_eval(e, &in[r * (size_t)n], &res);
         for (int c = 0; c < ncols; c++) {
-            put_cell(f, trv_csv_cell(csv, r, c));
+            trv_csv_put(f, trv_csv_cell(csv, r, c));
             fputc(',', f);
         }
         fprintf(f, "%.9f,%.9f,%d\n", res.crisp, res.cost, res.cls);

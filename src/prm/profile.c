@@ -169,23 +169,6 @@ void prm_profiles_free(prm_profiles *p)
     free(p);
 }
 
-/* A name as one CSV cell: quoted (quotes doubled) when it holds a comma,
- * a quote or a line break (the land-use tables' names may). */
-static void put_name(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static const char *limit_name(int code)
 {
     const char *s = tm_limit_name(code);
@@ -206,9 +189,9 @@ trv_status prm_profiles_write_csv(trv_ctx *ctx, const prm_profiles *P, const cha
             cum += p->time_s[k];
             fprintf(f, "%s,%.3f,%.4f,%.2f,%.2f,%.2f,", p->name, p->dist_m[k], p->len_m[k], p->elev_m[k],
                     100 * p->along[k], 100 * p->across[k]);
-            put_name(f, P->soil[p->soil[k]]);
+            trv_csv_put(f, P->soil[p->soil[k]]);
             fputc(',', f);
-            put_name(f, P->landuse[p->landuse[k]]);
+            trv_csv_put(f, P->landuse[p->landuse[k]]);
             fprintf(f, ",%.3f,%s,%.6f,%.4f,%.4f\n", p->speed_kmh[k], limit_name(p->limit[k]), p->time_s[k], cum,
                     p->cost[k]);
         }
@@ -266,7 +249,7 @@ trv_status prm_time_shares_write_csv(trv_ctx *ctx, const prm_profiles *P, const 
             int n = sorted(P, &s, kind, sh);
             for (int k = 0; k < n; k++) {
                 fprintf(f, "%s,%s,", P->route[r].name, kinds[kind]);
-                put_name(f, sh[k].name);
+                trv_csv_put(f, sh[k].name);
                 fprintf(f, ",%.3f,%.6f\n", sh[k].v * s.total_s, sh[k].v);
             }
         }

@@ -103,22 +103,12 @@ void tm_moisture_used_clear(tm_moisture_used *u)
     u->map = NULL;
 }
 
-/* One CSV cell, quoted when it holds a comma, a quote or a line break. */
+/* One CSV cell after a comma unless first (trv_csv_put). */
 static void cell_put(FILE *f, const char *c, int first)
 {
     if (!first)
         fputc(',', f);
-    if (!strpbrk(c, ",\"\r\n")) {
-        fputs(c, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *c; c++) {
-        if (*c == '"')
-            fputc('"', f);
-        fputc(*c, f);
-    }
-    fputc('"', f);
+    trv_csv_put(f, c);
 }
 
 /* The value in force for column name of soil s as text: the table's own
