@@ -3,7 +3,7 @@
  * trajectories, events and metrics. Thin: options -> sim -> status. */
 #include "qgis/qgis.h"
 #include "run/run.h"
-#include "sim/sim.h"
+#include "sim/server.h"
 #include "tool.h"
 
 #include <math.h>
@@ -62,9 +62,30 @@ static char *table_path(trv_ctx *ctx, const char *opt, const char *dir, run_oid 
     return p;
 }
 
+/* --serve: listen (the port on stderr: "trv-sim: listening on ADDR:PORT");
+ * connections wait in the queue until the run is loaded. A bad address is
+ * a usage error (exit 2). */
+static sim_server *tool_listen(const trv_cli *cli, trv_ctx *ctx, const char *addr, trv_status *st)
+{
+    sim_server *srv = NULL;
+    *st = sim_server_open(ctx, addr, &srv);
+    tool_usage_check(cli, ctx, *st);
+    if (*st)
+        return NULL;
+    if (!sim_server_loopback(srv))
+        fprintf(stderr, "trv-sim: warning: serving on a non-loopback address (%s): anyone who reaches it drives "
+                "the run\n", addr);
+    const char *colon = strrchr(addr, ':');
+    fprintf(stderr, "trv-sim: listening on %.*s:%d\n", colon ? (int)(colon - addr) : 9, colon ? addr : "127.0.0.1",
+            sim_server_port(srv));
+    fflush(stderr);
+    return srv;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = NULL, *scenario = NULL, *outdir = NULL, *route = NULL, *soils_opt = NULL, *landuse_opt = NULL;
+    const char *serve = NULL, *commands = NULL;
     uint64_t seed = 1;
     int realtime = 0, no_timing = 0;
     const trv_opt opts[] = {
@@ -77,12 +98,15 @@ int main(int argc, char **argv)
         {"seed", 0, TRV_ARG_U64, &seed, "S", "seed of the sensor noise (default 1)"},
         {"realtime", 0, TRV_ARG_FLAG, &realtime, NULL, "pace the run to the wall clock"},
         {"no-timing", 0, TRV_ARG_FLAG, &no_timing, NULL, "leave wall_time_s and realtime_factor out of metrics.json"},
+        {"serve", 0, TRV_ARG_STRING, &serve, "[ADDR:]PORT", "lock-step server: a client drives the run over TCP (docs/sim-protocol.md; 127.0.0.1 unless ADDR; port 0: any, printed on stderr)"},
+        {"commands", 0, TRV_ARG_STRING, &commands, "CSV", "replay a client's commands (step, vehicle, command, a, b, c, d) in a batch run"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
     static const char *const required[] = {"terrain", "scenario", "output", NULL};
     const trv_cli cli = {
         .tool = "trv-sim",
-        .usage = "--terrain DIR --scenario SCENARIO.ini -o OUTDIR [--route ROUTE.csv] [--seed S] [--realtime]",
+        .usage = "--terrain DIR --scenario SCENARIO.ini -o OUTDIR [--route ROUTE.csv] [--seed S] [--realtime]\n"
+                 "       [--serve [ADDR:]PORT | --commands CSV]",
         .summary = "Drive the scenario's vehicles along their routes on the terrain: kinematic models with actuator\n"
                    "lag, terrain contact, a path-following controller, GNSS/IMU/LiDAR, static, appearing and moving\n"
                    "obstacles, re-planning around what the LiDAR saw; write each trajectory, the events and the metrics.",
@@ -92,9 +116,11 @@ int main(int argc, char **argv)
     };
     trv_cli_result res;
     trv_ctx *ctx = tool_start(&cli, argc, argv, &res);
+    if (serve && commands)
+        tool_usage(&cli, ctx, "--serve and --commands exclude each other (a client sends its commands)");
     const char *const names[2] = {run_other_file(RUN_O_SIM_METRICS), run_other_file(RUN_O_SIM_EVENTS)};
-    const char *const ins[4] = {scenario, route, soils_opt, landuse_opt};
-    tool_outputs_check_dir(&cli, ctx, outdir, names, 2, NULL, 0, ins, 4);
+    const char *const ins[5] = {scenario, route, soils_opt, landuse_opt, commands};
+    tool_outputs_check_dir(&cli, ctx, outdir, names, 2, NULL, 0, ins, 5);
     trv_ctx_set_seed(ctx, seed);
     trv_meta meta;
     trv_meta_init(&meta, cli.tool, argc, argv);
@@ -106,7 +132,10 @@ int main(int argc, char **argv)
     geo_raster *soil = NULL, *landuse = NULL;
     tm_soils *soils = NULL;
     char *soils_path = NULL, *landuse_path = NULL;
-    trv_status st = sim_scenario_read(ctx, scenario, &sc);
+    trv_status st = TRV_OK;
+    sim_server *srv = serve ? tool_listen(&cli, ctx, serve, &st) : NULL;
+    if (!st)
+        st = sim_scenario_read(ctx, scenario, &sc);
     int loaded = 0;
     if (!st)
         loaded = (st = prm_terrain_load(ctx, dir, &t)) == TRV_OK;
@@ -129,10 +158,15 @@ int main(int argc, char **argv)
     }
     sim_env env = {.route_path = route, .soil = soils ? soil : NULL, .landuse = soils ? landuse : NULL,
                    .soils = soils, .landuse_csv = landuse_path, .seed = seed, .realtime = realtime};
+    sim_commands *cmds = NULL;
+    if (!st && commands && !(st = sim_commands_read(ctx, commands, sc, &cmds)))
+        env.commands = cmds;
     if (!st)
         st = sim_run_new(ctx, sc, &t, &env, &run);
+    if (!st && cmds)
+        st = sim_commands_check(ctx, run, cmds);
     if (!st)
-        st = sim_run_go(ctx, run);
+        st = srv ? sim_server_run(ctx, srv, sc, &t, &env, &run) : sim_run_go(ctx, run);
     if (!st)
         st = write_all(ctx, run, sc, outdir, &meta, !no_timing);
     if (!st && !res.quiet) {
@@ -163,6 +197,8 @@ int main(int argc, char **argv)
     geo_raster_free(soil);
     geo_raster_free(landuse);
     tm_soils_free(soils);
+    sim_commands_free(cmds);
+    sim_server_free(srv);
     free(soils_path), free(landuse_path);
     if (loaded)
         prm_terrain_clear(&t);

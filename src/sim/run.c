@@ -27,7 +27,7 @@ static double wrap(double a)
 const char *sim_event_name(sim_event_type t)
 {
     static const char *const names[] = {"start", "goal", "collision", "tip_over", "off_map", "obstacle_seen",
-                                        "replan", "stuck", "yield", "time_limit", "ride_limit"};
+                                        "replan", "stuck", "yield", "time_limit", "ride_limit", "closed"};
     return (unsigned)t < sizeof names / sizeof *names ? names[t] : "unknown";
 }
 
@@ -108,8 +108,15 @@ static double cell_speed_ms(const prm_terrain *t, double x, double y)
  * pull the model finds (N; NAN without it). */
 static double speed_at(const sim_run *r, const sim_veh *v, double x, double y, double beta, double *pull)
 {
+    int limit;
+    return sim_veh_speed(r, v, x, y, beta, pull, &limit);
+}
+
+double sim_veh_speed(const sim_run *r, const sim_veh *v, double x, double y, double beta, double *pull, int *limit)
+{
     if (pull)
         *pull = NAN;
+    *limit = -1;
     long c = prm_cell_at(r->t, x, y);
     if (!v->has_tm || c < 0 || !prm_cell_go(r->t, c))
         return cell_speed_ms(r->t, x, y); /* NOGO: speed.tif's 0, as without the model */
@@ -127,6 +134,7 @@ static double speed_at(const sim_run *r, const sim_veh *v, double x, double y, d
     tm_speed_at(&v->tm, s, l, beta, &o);
     if (pull)
         *pull = o.pull_N;
+    *limit = (int)o.limit;
     return o.v_ms;
 }
 
@@ -258,7 +266,9 @@ static void sense(trv_ctx *ctx, sim_run *r, int k)
                 r->box_h[nb] = r->v[q].body.height_m;
                 nb++;
             }
-        sim_world w = {&r->field, r->obs, r->nobs, r->boxes, r->box_z, r->box_h, nb, t, r->hmax};
+        sim_world w = {&r->field, r->obs, r->nobs, r->boxes, r->box_z, r->box_h, nb, t, r->hmax, NULL};
+        if (j == 0)
+            sim_ext_scan_begin(v, &w, t);
         int n = sim_lidar_scan(v->lidar[j], &w, &v->s, &v->rng, v->scan, v->scan_cap);
         /* returns from other vehicles stay out of the map (they yield instead) */
         int m = 0;
@@ -336,7 +346,9 @@ static void drive(trv_ctx *ctx, sim_run *r, int k, double dt)
 {
     sim_veh *v = &r->v[k];
     sense(ctx, r, k);
-    if (v->phase != 2) {
+    if (v->phase != 2 && v->ext.direct) {
+        sim_step(&v->body, &v->s, &v->ext.cmd, dt); /* a client's command (command.c) */
+    } else if (v->phase != 2) {
         /* the yield rule */
         int yield_to = -1;
         for (int q = 0; q < r->nv && yield_to < 0; q++) {
@@ -476,39 +488,86 @@ static void check(sim_run *r, int k, double dt)
     }
 }
 
+/* Step i of the loop (t from i dt to (i + 1) dt): the commands due
+ * (command.c), starts, driving, checks. 0 when no vehicle was active (the
+ * run is over; nothing done). */
+static int step(trv_ctx *ctx, sim_run *r, long i, double dt)
+{
+    r->t_now = i * dt;
+    if (r->env.commands)
+        sim_commands_due(ctx, r, i);
+    int active = 0;
+    for (int k = 0; k < r->nv; k++) {
+        sim_veh *v = &r->v[k];
+        if (v->phase == 0 && r->t_now >= v->spec->start_time_s - 1e-9) {
+            v->phase = 1;
+            v->next_record = r->t_now;
+            event(r, k, SIM_EV_START, NULL);
+            record(r, v, 0);
+            v->next_record = r->t_now + r->sc->record_s;
+        }
+        active += v->phase < 2;
+    }
+    if (!active)
+        return 0;
+    for (int k = 0; k < r->nv; k++)
+        if (r->v[k].phase == 1)
+            drive(ctx, r, k, dt);
+    r->t_now = (i + 1) * dt;
+    for (int k = 0; k < r->nv; k++)
+        if (r->v[k].phase == 1) {
+            check(r, k, dt);
+            if (r->v[k].phase == 2)
+                record(r, &r->v[k], r->v[k].nrows ? r->v[k].rows[r->v[k].nrows - 1].cte : 0);
+        }
+    return 1;
+}
+
+/* The end of the run after i steps: the vehicles still going end with
+ * the event why (time_limit, or closed: the server's client left), the
+ * metrics. */
+static void end_run(sim_run *r, long i, long steps, double dt, sim_event_type why)
+{
+    r->t_now = fmin(i, steps) * dt;
+    for (int k = 0; k < r->nv; k++)
+        if (r->v[k].phase < 2) {
+            event(r, k, why, NULL);
+            if (r->v[k].phase == 1)
+                record(r, &r->v[k], 0);
+            finish(r, k, sim_event_name(why), 0);
+        }
+    for (int k = 0; k < r->nv; k++) {
+        sim_veh *v = &r->v[k];
+        sim_metrics *m = &v->m;
+        m->time_s = v->t_done - v->spec->start_time_s;
+        if (m->time_s < 0)
+            m->time_s = 0;
+        m->cross_track_rms_m = v->nsamp ? sqrt(v->cte2 / v->nsamp) : 0;
+        m->cross_track_max_m = v->cte_max;
+        m->heading_rms_deg = v->nsamp ? sqrt(v->he2 / v->nsamp) * 180 / M_PI : 0;
+        m->sim_time_s = r->t_now;
+        m->yields = sim_run_count(r, k, SIM_EV_YIELD);
+        if (v->ride) {
+            sim_ride_stats rs;
+            sim_ride_get(v->ride, &rs);
+            m->ride_rms_ms2 = rs.rms_ms2, m->ride_max_ms2 = rs.max_ms2;
+            m->ride_power_W = tm_vehicle_corners(v->tv) * rs.power_corner_W;
+        }
+    }
+}
+
+static long nsteps(const sim_run *r) { return (long)ceil(r->sc->time_limit_s / r->sc->step_s - 1e-9); }
+
 trv_status sim_run_go(trv_ctx *ctx, sim_run *r)
 {
     double w0 = trv_now_s();
     const double dt = r->sc->step_s;
-    long steps = (long)ceil(r->sc->time_limit_s / dt - 1e-9);
+    long steps = nsteps(r);
     trv_status st = TRV_OK;
     long i;
     for (i = 0; i < steps; i++) {
-        r->t_now = i * dt;
-        int active = 0;
-        for (int k = 0; k < r->nv; k++) {
-            sim_veh *v = &r->v[k];
-            if (v->phase == 0 && r->t_now >= v->spec->start_time_s - 1e-9) {
-                v->phase = 1;
-                v->next_record = r->t_now;
-                event(r, k, SIM_EV_START, NULL);
-                record(r, v, 0);
-                v->next_record = r->t_now + r->sc->record_s;
-            }
-            active += v->phase < 2;
-        }
-        if (!active)
+        if (!step(ctx, r, i, dt))
             break;
-        for (int k = 0; k < r->nv; k++)
-            if (r->v[k].phase == 1)
-                drive(ctx, r, k, dt);
-        r->t_now = (i + 1) * dt;
-        for (int k = 0; k < r->nv; k++)
-            if (r->v[k].phase == 1) {
-                check(r, k, dt);
-                if (r->v[k].phase == 2)
-                    record(r, &r->v[k], r->v[k].nrows ? r->v[k].rows[r->v[k].nrows - 1].cte : 0);
-            }
         int report = i % 20000 == 0;
         if (r->env.realtime && i % 5 == 0) {
             double ahead_s = r->t_now - (trv_now_s() - w0);
@@ -529,37 +588,37 @@ trv_status sim_run_go(trv_ctx *ctx, sim_run *r)
         }
     }
     if (!st) {
-        r->t_now = fmin(i, steps) * dt;
-        for (int k = 0; k < r->nv; k++)
-            if (r->v[k].phase < 2) {
-                event(r, k, SIM_EV_TIME_LIMIT, NULL);
-                if (r->v[k].phase == 1)
-                    record(r, &r->v[k], 0);
-                finish(r, k, "time_limit", 0);
-            }
+        end_run(r, i, steps, dt, SIM_EV_TIME_LIMIT);
         st = trv_progress(ctx, 1, "sim");
     }
     r->wall_s = trv_now_s() - w0;
-    for (int k = 0; k < r->nv; k++) {
-        sim_veh *v = &r->v[k];
-        sim_metrics *m = &v->m;
-        m->time_s = v->t_done - v->spec->start_time_s;
-        if (m->time_s < 0)
-            m->time_s = 0;
-        m->cross_track_rms_m = v->nsamp ? sqrt(v->cte2 / v->nsamp) : 0;
-        m->cross_track_max_m = v->cte_max;
-        m->heading_rms_deg = v->nsamp ? sqrt(v->he2 / v->nsamp) * 180 / M_PI : 0;
-        m->sim_time_s = r->t_now;
-        m->yields = sim_run_count(r, k, SIM_EV_YIELD);
-        if (v->ride) {
-            sim_ride_stats rs;
-            sim_ride_get(v->ride, &rs);
-            m->ride_rms_ms2 = rs.rms_ms2, m->ride_max_ms2 = rs.max_ms2;
-            m->ride_power_W = tm_vehicle_corners(v->tv) * rs.power_corner_W;
-        }
-    }
     return st;
 }
+
+int sim_run_advance(trv_ctx *ctx, sim_run *r, long n)
+{
+    long steps = nsteps(r);
+    double w0 = trv_now_s();
+    for (; n > 0 && !r->over; n--) {
+        if (r->step_i >= steps || !step(ctx, r, r->step_i, r->sc->step_s)) {
+            end_run(r, r->step_i, steps, r->sc->step_s, SIM_EV_TIME_LIMIT);
+            r->over = 1;
+        } else {
+            r->step_i++;
+        }
+    }
+    r->wall_s += trv_now_s() - w0;
+    return r->over;
+}
+
+void sim_run_close(sim_run *r)
+{
+    if (!r->over)
+        end_run(r, r->step_i, nsteps(r), r->sc->step_s, SIM_EV_CLOSED);
+    r->over = 1;
+}
+
+double sim_run_time(const sim_run *r) { return r->step_i * r->sc->step_s; }
 
 int sim_run_nvehicles(const sim_run *r) { return r->nv; }
 const sim_metrics *sim_run_metrics(const sim_run *r, int k) { return &r->v[k].m; }

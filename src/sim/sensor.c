@@ -256,10 +256,14 @@ int sim_lidar_scan(const sim_sensor *ls, const sim_world *w, const sim_state *s,
                 if (tf < t)
                     t = tf;
             }
+            if (w->ranges)
+                w->ranges[a * lines + l] = NAN;
             if (!(t <= ls->range_m))
                 continue;
             if (ls->noise > 0)
                 t += ls->noise * gauss(rng, &spare, &has_spare);
+            if (w->ranges)
+                w->ranges[a * lines + l] = (float)t;
             xyz[3 * nhit] = o[0] + t * d[0];
             xyz[3 * nhit + 1] = o[1] + t * d[1];
             xyz[3 * nhit + 2] = o[2] + t * d[2];

@@ -289,6 +289,7 @@ void sim_run_free(sim_run *r)
         sim_ride_free(v->ride);
         sim_path_clear(&v->path);
         free(v->plan0_x), free(v->plan0_y), free(v->prof), free(v->scan), free(v->rows);
+        free(v->ext.ranges);
         if (v->has_seen)
             sim_seen_clear(&v->seen);
     }

@@ -248,6 +248,8 @@ typedef struct sim_world {
     int nboxes;
     double t;
     const sim_hmax *hmax;   /* field's pyramid, built from it (NULL: the plain march) */
+    float *ranges;          /* NULL, or sim_lidar_rays floats: each ray's range as returned
+                             * (with noise; NAN: no hit), index a x lines + l (azimuth a, line l) */
 } sim_world;
 
 /* One LiDAR scan from state s: rays over the field of view (lines evenly
@@ -489,7 +491,7 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
 
 typedef enum sim_event_type {
     SIM_EV_START = 0, SIM_EV_GOAL, SIM_EV_COLLISION, SIM_EV_TIP_OVER, SIM_EV_OFF_MAP, SIM_EV_OBSTACLE_SEEN,
-    SIM_EV_REPLAN, SIM_EV_STUCK, SIM_EV_YIELD, SIM_EV_TIME_LIMIT, SIM_EV_RIDE_LIMIT
+    SIM_EV_REPLAN, SIM_EV_STUCK, SIM_EV_YIELD, SIM_EV_TIME_LIMIT, SIM_EV_RIDE_LIMIT, SIM_EV_CLOSED
 } sim_event_type;
 
 const char *sim_event_name(sim_event_type t);
@@ -597,6 +599,7 @@ typedef struct sim_env {
     const char *landuse_csv;
     uint64_t seed;
     int realtime;               /* pace the run to the wall clock */
+    const struct sim_commands *commands; /* NULL, or commands to replay (command.c, below) */
 } sim_env;
 
 typedef struct sim_run sim_run;
@@ -616,6 +619,16 @@ const sim_event *sim_run_event(const sim_run *r, int i);
 double sim_run_wall_s(const sim_run *r);
 /* Number of events of type t for vehicle k (-1: any). */
 int sim_run_count(const sim_run *r, int k, sim_event_type t);
+
+/* Lock-step (the server, server.c): advance up to n steps as sim_run_go
+ * would (the same steps, the same bytes), ending the run as it does when
+ * no vehicle is left or at the time limit; returns 1 once the run is over.
+ * sim_run_close ends a run that is not over with a "closed" event for each
+ * vehicle still going, as the time limit does. sim_run_time: i x step_s
+ * after i steps. */
+int sim_run_advance(trv_ctx *ctx, sim_run *r, long n);
+void sim_run_close(sim_run *r);
+double sim_run_time(const sim_run *r);
 
 /* OUTDIR/trajectory_<id>.csv and .geojson, events.jsonl, metrics.json and
  * (with an obstacles file) obstacles.geojson, atomically (created if

@@ -9,6 +9,18 @@ typedef struct sim_row {
     unsigned char cls;
 } sim_row;
 
+/* What a client (server.c) or a commands file (command.c) set: a direct
+ * command held until the next, and the first LiDAR's last scan. */
+typedef struct sim_ext {
+    int direct;                 /* 1: drive by cmd, not the built-in controller */
+    sim_cmd cmd;
+    float *ranges;              /* NULL until a client asks (sim_ext_scan_enable) */
+    int nranges;
+    int scanned;                /* a scan was taken */
+    double scan_t;              /* its time and the pose it was taken from */
+    sim_state scan_pose;
+} sim_ext;
+
 typedef struct sim_veh {
     const sim_vehicle_spec *spec;
     tm_vehicle *tv;
@@ -47,6 +59,7 @@ typedef struct sim_veh {
     sim_row *rows;
     long nrows, caprows;
     sim_metrics m;
+    sim_ext ext;
 } sim_veh;
 
 struct sim_run {
@@ -67,6 +80,10 @@ struct sim_run {
     /* scratch for the world of one scan */
     sim_obb *boxes;
     double *box_z, *box_h;
+    /* lock-step (sim_run_advance) and the commands replayed */
+    long step_i;
+    int over;
+    int cmd_next;
 };
 
 /* A vehicle's path through x, y (n vertices; repeats dropped), replacing
@@ -75,5 +92,15 @@ trv_status sim_veh_path(trv_ctx *ctx, sim_veh *v, const double *x, const double 
 /* Its speed profile along that path: the terrain's speed, the top speed,
  * lat_acc / curvature, then braking at decel back from the end (run.c). */
 trv_status sim_veh_profile(trv_ctx *ctx, const sim_run *r, sim_veh *v);
+
+/* The speed the vehicle's model allows at (x, y) at the grade beta (run.c:
+ * what the run drives by); *limit the tm_limit that binds, -1 when it is
+ * speed.tif's value (no model, NOGO, a code the tables do not know). */
+double sim_veh_speed(const sim_run *r, const sim_veh *v, double x, double y, double beta, double *pull, int *limit);
+/* The commands of env.commands due at step i, applied (command.c). */
+void sim_commands_due(trv_ctx *ctx, sim_run *r, long i);
+/* Before the first LiDAR's scan at time t: w->ranges to the vehicle's
+ * range buffer, when a client asked for scans (command.c). */
+void sim_ext_scan_begin(sim_veh *v, sim_world *w, double t);
 
 #endif
