@@ -71,7 +71,10 @@ FUZZ_DEFS := -DFUZZ_DATADIR='"$(CURDIR)/data"'
 .PHONY: all deps test demo bench clean install uninstall man help check-pkgs check-qgis docs
 .DEFAULT_GOAL := all
 
-all: check-pkgs $(LIB) $(TOOLS)
+# examples/*.c: protocol clients (standalone, the C library only)
+EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+
+all: check-pkgs $(LIB) $(TOOLS) $(EXAMPLES)
 
 help:
 	@echo "traverse make targets:"
@@ -112,7 +115,7 @@ $(BUILD)/%.o: %.c Makefile
 	@echo "  CC $<"
 	@$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
--include $(wildcard $(BUILD)/src/*/*.d $(BUILD)/tools/*.d $(BUILD)/tests/*.d $(BUILD)/bench/*.d)
+-include $(wildcard $(BUILD)/src/*/*.d $(BUILD)/tools/*.d $(BUILD)/tests/*.d $(BUILD)/bench/*.d $(BUILD)/examples/*.d)
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -122,6 +125,10 @@ $(LIB): $(LIB_OBJ)
 $(BINDIR)/%: $(BUILD)/tools/%.o $(TOOL_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) $(LDLIBS)
+
+$(BUILD)/examples/%: $(BUILD)/examples/%.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< -lm
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
 	@mkdir -p $(dir $@)
@@ -138,6 +145,7 @@ $(BUILD)/tests/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRC) $(LIB) Makefile
 # Sanitizer runs: leaks inside GDAL/PROJ's one-time caches are theirs, not
 # ours (tests/lsan.supp names them); everything else fails the run.
 TEST_ENV := TRV_BIN=$(BINDIR) TRV_SAN=$(SAN) TRV_DATADIR=$(CURDIR)/data TRV_TESTDATA=$(CURDIR)/tests/data \
+    TRV_EXAMPLES=$(BUILD)/examples \
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 

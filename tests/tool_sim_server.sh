@@ -124,6 +124,29 @@ grep -q '"end": "closed"' "$tmp/s2/metrics.json" && ok || bad "metrics end: $(ca
 tail -1 "$tmp/s2/trajectory_ugv.csv" | grep -q '^10.000,' && ok || bad "trajectory end: $(tail -1 "$tmp/s2/trajectory_ugv.csv")"
 python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/s2/metrics.json" && ok || bad "metrics.json is not JSON"
 
+# ---- the C client example: a square, then close ----
+EXC=${TRV_EXAMPLES:-build/rel/examples}/sim_client
+if [ -x "$EXC" ]; then
+    "$SIM" --terrain "$T" --scenario "$tmp/sq.ini" -o "$tmp/s3" --no-timing -q --serve 0 2>"$tmp/err3" &
+    spid=$!
+    port=
+    for i in $(seq 100); do
+        port=$(sed -n 's/^trv-sim: listening on .*:\([0-9]*\)$/\1/p' "$tmp/err3")
+        [ -n "$port" ] && break
+        sleep 0.1
+    done
+    if "$EXC" "$port" >"$tmp/c.out" 2>&1; then ok; else bad "the C example: $(cat "$tmp/c.out")"; fi
+    wait $spid && ok || bad "the server after the C example: $(cat "$tmp/err3")"
+    [ "$(grep -c '^t ' "$tmp/c.out")" = 4 ] && ok || bad "the C example's states: $(cat "$tmp/c.out")"
+    # four quarter turns timed from the commanded yaw rate (the steering
+    # lags): back near its start (5 m), heading as it started (20 degrees)
+    awk -F, 'NR == 2 {x0 = $2; y0 = $3; h0 = $5} NR > 2 {x = $2; y = $3; h = $5}
+        END {d = (h - h0) % 360; if (d < 0) d += 360; exit !(sqrt((x - x0)^2 + (y - y0)^2) < 5 && (d < 20 || d > 340))}' \
+        "$tmp/s3/trajectory_ugv.csv" && ok || bad "the C example's square: $(sed -n '2p;$p' "$tmp/s3/trajectory_ugv.csv")"
+else
+    skip "no $EXC (make builds it)"
+fi
+
 # ---- usage and file errors ----
 expect_status() { # status message command...
     want=$1 msg=$2
