@@ -426,6 +426,7 @@ bench: deps
 	@[ -f $(OUT)/route.csv ] || { echo "bench: the simulator part drives the demo's route: make demo first"; \
 	    $(MAKE) --no-print-directory demo; }
 	@TRV_BIN=$(BINDIR) TRV_OUT=$(OUT) sh bench/sim.sh
+	@TRV_BIN=$(BINDIR) TRV_EXAMPLES=$(BUILD)/examples TRV_OUT=$(OUT) sh bench/sim_server.sh
 
 # make install: tools, library, headers, the data the tools' defaults and
 # the demo read (share/traverse, where an installed tool finds it: see
