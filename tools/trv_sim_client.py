@@ -12,7 +12,8 @@ As a module:
 As a program, an example: it drives the first vehicle of the scenario along
 a route CSV (x, y columns, as trv-route --csv writes; the rows of route
 "mmcr" when it has a route column) with its own controller, not the
-simulator's: a heading controller toward a carrot 8 m ahead on the route,
+simulator's: a heading controller toward a carrot 8 m beyond its
+projection on the route,
 at the speed limit the server reports at the vehicle (at most --speed),
 slowing to stop at the end. It prints a line per simulated 10 s and the
 events at the end:
@@ -130,14 +131,18 @@ def read_route(path):
 
 
 def carrot(route, x, y, start, ahead):
-    """Index of the route point nearest (x, y) from start on (a window), and
-    the point `ahead` metres further along the route."""
-    best, bi = float("inf"), start
-    for i in range(start, min(len(route), start + 200)):
-        d = math.hypot(route[i][0] - x, route[i][1] - y)
+    """The segment nearest (x, y) from segment start on (a window of 200),
+    and the point `ahead` metres along the route beyond (x, y)'s projection
+    on it."""
+    best, bi, bf = float("inf"), start, 0.0
+    for i in range(start, min(len(route) - 1, start + 200)):
+        (ax, ay), (bx, by) = route[i], route[i + 1]
+        L2 = (bx - ax) ** 2 + (by - ay) ** 2
+        f = 0.0 if L2 == 0 else max(0.0, min(1.0, ((x - ax) * (bx - ax) + (y - ay) * (by - ay)) / L2))
+        d = math.hypot(ax + f * (bx - ax) - x, ay + f * (by - ay) - y)
         if d < best:
-            best, bi = d, i
-    j, left = bi, ahead
+            best, bi, bf = d, i, f
+    j, left = bi, ahead + bf * math.hypot(route[bi + 1][0] - route[bi][0], route[bi + 1][1] - route[bi][1])
     while j + 1 < len(route):
         seg = math.hypot(route[j + 1][0] - route[j][0], route[j + 1][1] - route[j][1])
         if seg >= left:
