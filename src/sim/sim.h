@@ -473,7 +473,8 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
  * Events: start, goal, collision (obstacle or vehicle; stops), tip_over
  * (|roll| or |pitch| over the vehicle's limits; stops), off_map (stops),
  * obstacle_seen (a scan blocked new cells), replan, stuck, yield,
- * time_limit, ride_limit (below). "stops" counts the times a started vehicle came to a
+ * time_limit, ride_limit (below), closed (a server's client ended the run
+ * early: sim_run_close). "stops" counts the times a started vehicle came to a
  * standstill (< 0.1 m/s) before its goal (yielding, or stopped for good).
  * ride_limit: the ride's windowed RMS (sim_ride, SIM_RIDE_WINDOW_S) rose
  * above the vehicle's ride_limit_rms_ms2 (again only after it fell below
@@ -578,7 +579,8 @@ typedef struct sim_metrics {
     int ride_limit_events;
     double sim_time_s;
     double replan_wall_s;   /* total wall time spent re-planning (not written: not deterministic) */
-    const char *end;        /* why it ended: goal, collision, tip_over, off_map, stuck, time_limit */
+    const char *end;        /* why it ended: goal, collision, tip_over, off_map, stuck, time_limit,
+                             * closed */
 } sim_metrics;
 
 typedef struct sim_event {
