@@ -145,10 +145,16 @@ def square(sim_bin, terrain, scenario, outdir, csv_path):
         log = Log(sim)
         ugv, skid = h["vehicles"][0], h["vehicles"][1]
         w = 2.0 / skid["wheel_radius_m"]
-        turn = 0.5 * skid["track_m"] / skid["wheel_radius_m"]  # 0.5 rad/s on the spot
+        turn = 0.25 * skid["track_m"] / skid["wheel_radius_m"]  # r (wr - wl) / track = 0.5 rad/s on the spot
         steer = ugv["max_steer_rad"]
         yaw = 3 * math.tan(steer) / ugv["wheelbase_m"]
+        h0 = sim.state("skid")["heading"]
         for side in range(4):
+            if side == 1:
+                # the first on-the-spot turn: wr > wl turns left (counter-clockwise), at
+                # slip x r (wr - wl) / track = 0.7 x 0.5 rad/s for pi s (the lag: a little less)
+                dh = sim.state("skid")["heading"] - h0
+                check("skid turns left", 0.9 < dh < 0.7 * math.pi / 2 + 1e-6, "heading %+.3f rad" % dh)
             log.drive("ugv", 3, 0)
             log.wheels("skid", w, w)
             sim.step(duration_s=8)

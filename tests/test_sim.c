@@ -665,6 +665,47 @@ static sim_sensor lidar16(void)
     return ls;
 }
 
+/* sim_world.ranges: one range per ray, the hits' distances from the
+ * sensor in the order rays are cast (azimuth-major), NAN for the rays that
+ * return nothing; with noise, the same draws (the same hits). */
+static void test_lidar_ranges(void **state)
+{
+    (void)state;
+    sim_field f = flat_field();
+    sim_sensor ls = lidar16();
+    ls.noise = 0.05;
+    int nr = sim_lidar_rays(&ls);
+    static float ranges[16 * 1800];
+    static double xyz[3 * 16 * 1800], xyz2[3 * 16 * 1800];
+    for (int i = 0; i < nr; i++)
+        ranges[i] = -1;
+    sim_world w = {.field = &f, .ranges = ranges};
+    sim_world w2 = {.field = &f};
+    sim_state s = {.x = 3, .y = -2, .z = 5, .heading = 0.3};
+    trv_rng r, r2;
+    trv_rng_seed(&r, 9);
+    trv_rng_seed(&r2, 9);
+    int n = sim_lidar_scan(&ls, &w, &s, &r, xyz, nr), n2 = sim_lidar_scan(&ls, &w2, &s, &r2, xyz2, nr);
+    assert_int_equal(n, n2);
+    assert_memory_equal(xyz, xyz2, 3 * n * sizeof *xyz);
+    int k = 0, nan = 0;
+    for (int a = 0; a < 1800; a++)
+        for (int l = 0; l < 16; l++) {
+            float t = ranges[a * 16 + l];
+            if (isnan(t)) {
+                nan++;
+                assert_true(l >= 7); /* lines above -3 degrees miss the plane within 100 m */
+                continue;
+            }
+            assert_true(l < 7);
+            double dx = xyz[3 * k] - 3, dy = xyz[3 * k + 1] + 2, dz = xyz[3 * k + 2] - 7;
+            assert_true(fabs(sqrt(dx * dx + dy * dy + dz * dz) - t) < 1e-5 * t); /* float32 */
+            k++;
+        }
+    assert_int_equal(k, n);
+    assert_int_equal(nan, 9 * 1800);
+}
+
 static void test_lidar_plane(void **state)
 {
     (void)state;
@@ -919,7 +960,7 @@ int main(void)
         cmocka_unit_test(test_ray_prism),     cmocka_unit_test(test_obb),
         cmocka_unit_test(test_path),          cmocka_unit_test(test_followers),
         cmocka_unit_test(test_follower_transient),
-        cmocka_unit_test(test_lidar_plane),   cmocka_unit_test(test_lidar_obstacles),
+        cmocka_unit_test(test_lidar_plane),   cmocka_unit_test(test_lidar_ranges),   cmocka_unit_test(test_lidar_obstacles),
         cmocka_unit_test(test_obstacles),     cmocka_unit_test(test_body_section),
         cmocka_unit_test(test_bundled_vehicles),
     };
