@@ -41,7 +41,7 @@ def start(sim, terrain, scenario, outdir):
 
 def expect_error(sim, line, name, label):
     r = sim.send_line(line)
-    check("error " + label, r.get("type") == "error" and r.get("error") == name and "t" in r,
+    check("error %s (%s)" % (label, name), r.get("type") == "error" and r.get("error") == name and "t" in r,
           "%r -> %r" % (line[:80], r))
 
 

@@ -90,6 +90,11 @@ while read -r word rest; do
     case $word in PASS) ok ;; FAIL) bad "$rest" ;; *) bad "square: $word $rest" ;; esac
 done <"$tmp/log"
 
+# every error of docs/bad-inputs.md's server row was asked for and answered
+for name in malformed unknown_message unknown_vehicle out_of_range bad_type too_long; do
+    grep -q "^PASS error .* ($name)\$" "$tmp/log" && ok || bad "no passed check of the error $name"
+done
+
 # ---- the batch replay of the commands: the same bytes ----
 if "$SIM" --terrain "$T" --scenario "$tmp/sq.ini" -o "$tmp/b1" --no-timing -q --commands "$tmp/cmds.csv" \
     2>"$tmp/err"; then ok; else bad "batch replay: $(cat "$tmp/err")"; fi
