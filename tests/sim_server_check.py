@@ -92,6 +92,10 @@ class Log:
         r = self.sim.command(vid, wheels=[wl, wr])
         self.rows.append("%d,%s,wheels,%r,%r,," % (r["step"], vid, float(wl), float(wr)))
 
+    def follow(self, vid, path):
+        r = self.sim.command(vid, path=path)
+        self.rows += ["%d,%s,follow,%r,%r,," % (r["step"], vid, float(x), float(y)) for x, y in path]
+
     def write(self, path):
         with open(path, "w") as f:
             f.write("step,vehicle,command,a,b,c,d\n" + "".join(r + "\n" for r in self.rows))
@@ -166,7 +170,14 @@ def square(sim_bin, terrain, scenario, outdir, csv_path):
             log.wheels("skid", -turn, turn)
             sim.step(n=int(round(math.pi / 2 / 0.5 / 0.02)) - int(round(math.pi / 2 / yaw / 0.02)))
         log.drive("ugv", 0, 0)
-        log.wheels("skid", 0, 0)
+        s = sim.state("skid")
+        # back to the built-in controller: a path twice at one step (the second counts)
+        log.follow("skid", [[s["x"], s["y"]], [500905, 4000905]])
+        log.rows.pop()
+        log.rows.pop()
+        log.follow("skid", [[s["x"], s["y"]], [500605, 4000105], [500705, 4000105]])
+        sim.step(n=1)
+        check("follow", sim.state("skid")["mode"] == "follow", "")
         s = sim.state("ugv")
         check("state", s["mode"] == "drive" and s["phase"] == "driving" and s["class"] == 3 and
               s["speed_limit_ms"] > 0 and s["binding_limit"] and abs(s["z"] - ground_z(s["x"])) < 0.05, repr(s))

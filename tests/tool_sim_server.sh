@@ -6,7 +6,9 @@
 # - a client drives an Ackermann vehicle (steer) and a skid-steer one
 #   (wheel speeds) around squares by command and step to the time limit;
 #   the batch replay of the commands it sent (--commands) writes the same
-#   trajectories, events and metrics, byte for byte (metrics but for args);
+#   trajectories, events and metrics, byte for byte (metrics but for args),
+#   and so does the replay of the server's own log (OUTDIR/commands.csv);
+#   a path sent twice at one step is logged once (the second);
 # - malformed, unknown, wrong-vehicle, out-of-range, wrong-type and
 #   too-long requests each get their named error and the session goes on;
 # - a second client is refused ("busy": one client at a time);
@@ -111,6 +113,13 @@ awk -F, 'NR > 1 && $1 <= 46 {if (!n++) {x0 = $2; y0 = $3}; if ($2 < a || !a) a =
     if ($3 < c || !c) c = $3; if ($3 > d) d = $3; x = $2; y = $3}
     END {exit !(b - a > 15 && d - c > 15 && sqrt((x - x0)^2 + (y - y0)^2) < 0.5 * (b - a))}' "$tmp/s1/trajectory_ugv.csv" &&
     ok || bad "the ugv did not drive a square: $(sed -n '2p;$p' "$tmp/s1/trajectory_ugv.csv")"
+# the server's own log of the commands (commands.csv) replays the same way
+if "$SIM" --terrain "$T" --scenario "$tmp/sq.ini" -o "$tmp/b3" --no-timing -q --commands "$tmp/s1/commands.csv" \
+    2>"$tmp/err"; then ok; else bad "batch replay of commands.csv: $(cat "$tmp/err")"; fi
+for f in trajectory_ugv.csv trajectory_skid.csv events.jsonl; do
+    cmp -s "$tmp/s1/$f" "$tmp/b3/$f" && ok || bad "server and the replay of its commands.csv differ in $f"
+done
+[ "$(grep -c ',follow,' "$tmp/s1/commands.csv")" = 3 ] && ok || bad "the follow rows of commands.csv: $(cat "$tmp/s1/commands.csv")"
 # without the commands, the batch run follows its plans: other trajectories
 "$SIM" --terrain "$T" --scenario "$tmp/sq.ini" -o "$tmp/b2" --no-timing -q 2>"$tmp/err" || bad "plain run: $(cat "$tmp/err")"
 cmp -s "$tmp/s1/trajectory_ugv.csv" "$tmp/b2/trajectory_ugv.csv" && bad "the commands changed nothing" || ok
@@ -120,7 +129,7 @@ python3 "$HERE/sim_server_check.py" disconnect "$SIM" "$T" "$tmp/sq.ini" "$tmp/s
 while read -r word rest; do
     case $word in PASS) ok ;; FAIL) bad "$rest" ;; *) bad "disconnect: $word $rest" ;; esac
 done <"$tmp/log"
-for f in trajectory_ugv.csv trajectory_skid.csv events.jsonl metrics.json obstacles.geojson; do
+for f in trajectory_ugv.csv trajectory_skid.csv events.jsonl metrics.json commands.csv obstacles.geojson; do
     case $f in obstacles.geojson) [ ! -e "$tmp/s2/$f" ] && ok || bad "obstacles.geojson without obstacles" ;;
     *) [ -s "$tmp/s2/$f" ] && ok || bad "no $f after a disconnect" ;; esac
 done

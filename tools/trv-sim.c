@@ -10,16 +10,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The run's files (metrics.json is its summary) and the QGIS styles beside
- * its vector layers (trajectory_<id>.qml, obstacles.qml) in one set: all
- * or none. */
-static trv_status write_all(trv_ctx *ctx, const sim_run *run, const sim_scenario *sc, const char *outdir,
-                            const trv_meta *meta, int timing)
+/* The run's files (metrics.json is its summary), the QGIS styles beside
+ * its vector layers (trajectory_<id>.qml, obstacles.qml) and, served, the
+ * client's commands (commands.csv, for --commands) in one set: all or
+ * none. */
+static trv_status write_all(trv_ctx *ctx, const sim_run *run, const sim_scenario *sc, const sim_commands *log,
+                            const char *outdir, const trv_meta *meta, int timing)
 {
     trv_outset *set = trv_outset_new();
     trv_status st = set ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st)
         st = sim_run_write(ctx, set, run, outdir, meta, timing);
+    if (!st && log) {
+        char *path = trv_path_join(outdir, "commands.csv");
+        const char *tmp = path ? trv_outset_add(set, path) : NULL;
+        st = tmp ? sim_commands_write(ctx, tmp, sc, log) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        free(path);
+    }
     char name[64];
     for (int k = 0; !st && k <= sim_run_nvehicles(run); k++) {
         int obstacles = k == sim_run_nvehicles(run);
@@ -91,7 +98,7 @@ int main(int argc, char **argv)
     const trv_opt opts[] = {
         {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "the terrain directory (class, cost, gonogo, dem, slope, speed.tif; with soil.tif and landuse.tif, the speed model in the direction of travel and the ride)"},
         {"scenario", 0, TRV_ARG_STRING, &scenario, "SCENARIO.ini", "vehicles, sensors, obstacles, step and time limit (bundled: scenarios/*.ini in the data directory)"},
-        {"output", 'o', TRV_ARG_STRING, &outdir, "OUTDIR", "trajectory_<id>.csv/.geojson, events.jsonl, metrics.json, obstacles.geojson (with an obstacles file)"},
+        {"output", 'o', TRV_ARG_STRING, &outdir, "OUTDIR", "trajectory_<id>.csv/.geojson, events.jsonl, metrics.json, obstacles.geojson (with an obstacles file), commands.csv (served)"},
         {"route", 0, TRV_ARG_STRING, &route, "ROUTE.csv", "route file for every vehicle, instead of the scenario's"},
         {"soils", 0, TRV_ARG_STRING, &soils_opt, "CSV", "soil table of the speed model, read when the terrain has soil.tif (default: the terrain's speed_soils.csv, trv-speed's copy)"},
         {"landuse-classes", 0, TRV_ARG_STRING, &landuse_opt, "CSV", "land-use table of the speed model and the ride (default: the terrain's speed_landuse.csv)"},
@@ -99,7 +106,7 @@ int main(int argc, char **argv)
         {"realtime", 0, TRV_ARG_FLAG, &realtime, NULL, "pace the run to the wall clock"},
         {"no-timing", 0, TRV_ARG_FLAG, &no_timing, NULL, "leave wall_time_s and realtime_factor out of metrics.json"},
         {"serve", 0, TRV_ARG_STRING, &serve, "[ADDR:]PORT", "lock-step server: a client drives the run over TCP (docs/sim-protocol.md; 127.0.0.1 unless ADDR; port 0: any, printed on stderr)"},
-        {"commands", 0, TRV_ARG_STRING, &commands, "CSV", "replay a client's commands (step, vehicle, command, a, b, c, d) in a batch run"},
+        {"commands", 0, TRV_ARG_STRING, &commands, "CSV", "replay a client's commands (step, vehicle, command, a, b, c, d: a served run's commands.csv) in a batch run"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
     static const char *const required[] = {"terrain", "scenario", "output", NULL};
@@ -158,7 +165,7 @@ int main(int argc, char **argv)
     }
     sim_env env = {.route_path = route, .soil = soils ? soil : NULL, .landuse = soils ? landuse : NULL,
                    .soils = soils, .landuse_csv = landuse_path, .seed = seed, .realtime = realtime};
-    sim_commands *cmds = NULL;
+    sim_commands *cmds = NULL, *log = NULL;
     if (!st && commands && !(st = sim_commands_read(ctx, commands, sc, &cmds)))
         env.commands = cmds;
     if (!st)
@@ -166,9 +173,9 @@ int main(int argc, char **argv)
     if (!st && cmds)
         st = sim_commands_check(ctx, run, cmds);
     if (!st)
-        st = srv ? sim_server_run(ctx, srv, sc, &t, &env, &run) : sim_run_go(ctx, run);
+        st = srv ? sim_server_run(ctx, srv, sc, &t, &env, &run, &log) : sim_run_go(ctx, run);
     if (!st)
-        st = write_all(ctx, run, sc, outdir, &meta, !no_timing);
+        st = write_all(ctx, run, sc, log, outdir, &meta, !no_timing);
     if (!st && !res.quiet) {
         double wall = sim_run_wall_s(run);
         printf("%-12s %5s %-10s %9s %9s %9s %8s %8s %7s %5s %5s %9s %9s\n", "vehicle", "goal", "end", "time s",
@@ -198,6 +205,7 @@ int main(int argc, char **argv)
     geo_raster_free(landuse);
     tm_soils_free(soils);
     sim_commands_free(cmds);
+    sim_commands_free(log);
     sim_server_free(srv);
     free(soils_path), free(landuse_path);
     if (loaded)

@@ -262,6 +262,54 @@ trv_status sim_commands_read(trv_ctx *ctx, const char *path, const sim_scenario 
     return st;
 }
 
+sim_commands *sim_commands_new(void) { return calloc(1, sizeof(sim_commands)); }
+
+trv_status sim_commands_add(trv_ctx *ctx, sim_commands *cs, const sim_command *c)
+{
+    sim_command *last = cs->n ? &cs->c[cs->n - 1] : NULL;
+    trv_status st = TRV_OK;
+    if (c->kind == SIM_CMD_FOLLOW && last && last->kind == SIM_CMD_FOLLOW && last->step == c->step &&
+        last->vehicle == c->vehicle) {
+        /* the later path replaces the earlier entirely: one path in the file */
+        free(last->x), free(last->y);
+        last->x = last->y = NULL, last->n = 0;
+        cs->n--;
+    } else if ((st = grow(ctx, cs))) {
+        return st;
+    }
+    sim_command *d = &cs->c[cs->n];
+    *d = *c;
+    d->x = d->y = NULL, d->n = c->kind == SIM_CMD_FOLLOW ? 0 : c->n;
+    for (int i = 0; c->kind == SIM_CMD_FOLLOW && i < c->n && !st; i++)
+        st = add_vertex(ctx, d, c->x[i], c->y[i]);
+    cs->line[cs->n++] = 0;
+    return st;
+}
+
+trv_status sim_commands_write(trv_ctx *ctx, const char *path, const sim_scenario *sc, const sim_commands *cs)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s'", path);
+    fputs("step,vehicle,command,a,b,c,d\n", f);
+    for (int i = 0; i < cs->n; i++) {
+        const sim_command *c = &cs->c[i];
+        for (int j = 0; j < (c->kind == SIM_CMD_FOLLOW ? c->n : 1); j++) {
+            fprintf(f, "%ld,", c->step);
+            trv_csv_put(f, sc->veh[c->vehicle].id);
+            fprintf(f, ",%s", sim_command_name(c->kind));
+            if (c->kind == SIM_CMD_FOLLOW)
+                fprintf(f, ",%.17g,%.17g,,\n", c->x[j], c->y[j]);
+            else
+                fprintf(f, ",%.17g,%.17g,%.17g,%.17g\n", c->a[0], c->a[1], c->a[2], c->a[3]);
+        }
+    }
+    int bad = ferror(f);
+    if (fclose(f) || bad)
+        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s'", path);
+    return TRV_OK;
+}
+
 trv_status sim_commands_check(trv_ctx *ctx, const sim_run *r, const sim_commands *cs)
 {
     for (int i = 0; i < cs->n; i++) {

@@ -245,13 +245,17 @@ static int get_wheels(jo *req, sim_command *c, reply_err *e)
     return 1;
 }
 
-/* Apply c: an error of the run's check is out_of_range. */
+/* Apply c and log it: an error of the run's check is out_of_range. */
 static int apply(sim_session *ss, const sim_command *c, reply_err *e)
 {
     trv_ctx *q = ss->quiet;
-    if (!sim_command_apply(q, ss->run, c))
-        return 0;
-    fail(e, "out_of_range", "%s", trv_errmsg(q));
+    if (!sim_command_apply(q, ss->run, c)) {
+        if (!sim_commands_add(q, ss->log, c))
+            return 0;
+        fail(e, "failed", "%s", trv_errmsg(q));
+    } else {
+        fail(e, "out_of_range", "%s", trv_errmsg(q));
+    }
     return -1;
 }
 
@@ -480,12 +484,15 @@ static jo *do_reset(sim_session *ss, jo *req, reply_err *e)
 {
     (void)req;
     sim_run *nr = NULL;
-    if (sim_run_new(ss->quiet, ss->sc, ss->t, ss->env, &nr) || sim_ext_scan_enable(ss->quiet, nr)) {
+    sim_commands *log = sim_commands_new();
+    if (!log || sim_run_new(ss->quiet, ss->sc, ss->t, ss->env, &nr) || sim_ext_scan_enable(ss->quiet, nr)) {
         sim_run_free(nr);
-        return fail(e, "failed", "reset: %s", trv_errmsg(ss->quiet)), NULL;
+        sim_commands_free(log);
+        return fail(e, "failed", "reset: %s", log ? trv_errmsg(ss->quiet) : "out of memory"), NULL;
     }
     sim_run_free(ss->run);
-    ss->run = nr;
+    sim_commands_free(ss->log);
+    ss->run = nr, ss->log = log;
     return json_object_new_object();
 }
 

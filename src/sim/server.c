@@ -185,10 +185,11 @@ static void serve_client(trv_ctx *ctx, sim_server *s, sim_session *ss, int fd)
 }
 
 trv_status sim_server_run(trv_ctx *ctx, sim_server *s, const sim_scenario *sc, const prm_terrain *t,
-                          const sim_env *env, sim_run **run)
+                          const sim_env *env, sim_run **run, sim_commands **log)
 {
-    sim_session ss = {sc, t, env, *run, trv_ctx_new(), 0};
-    trv_status st = ss.quiet ? sim_ext_scan_enable(ctx, ss.run) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    sim_session ss = {sc, t, env, *run, sim_commands_new(), trv_ctx_new(), 0};
+    trv_status st = ss.quiet && ss.log ? sim_ext_scan_enable(ctx, ss.run)
+                                       : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (ss.quiet)
         trv_ctx_set_verbosity(ss.quiet, 0);
     int fd = -1;
@@ -202,6 +203,7 @@ trv_status sim_server_run(trv_ctx *ctx, sim_server *s, const sim_scenario *sc, c
         close(fd);
     }
     *run = ss.run; /* a reset replaced it */
+    *log = ss.log;
     sim_run_close(ss.run);
     trv_ctx_free(ss.quiet);
     return st;

@@ -52,6 +52,14 @@ trv_status sim_command_apply(trv_ctx *ctx, sim_run *r, const sim_command *c);
 typedef struct sim_commands sim_commands;
 trv_status sim_commands_read(trv_ctx *ctx, const char *path, const sim_scenario *sc, sim_commands **out);
 void sim_commands_free(sim_commands *c);
+/* A log of commands as applied (the server's): empty; c appended (its
+ * path copied), except that a path following another of the same vehicle
+ * at the same step replaces it (as it does in the run: the file would
+ * make one path of the two). sim_commands_write: the file above, numbers
+ * to 17 digits (the same bits back). */
+sim_commands *sim_commands_new(void);
+trv_status sim_commands_add(trv_ctx *ctx, sim_commands *c, const sim_command *cmd);
+trv_status sim_commands_write(trv_ctx *ctx, const char *path, const sim_scenario *sc, const sim_commands *c);
 /* Every command of the file checked against run r (an error names its line). */
 trv_status sim_commands_check(trv_ctx *ctx, const sim_run *r, const sim_commands *c);
 
@@ -73,10 +81,11 @@ int sim_server_port(const sim_server *s);
 int sim_server_loopback(const sim_server *s); /* 1 when bound to 127.0.0.0/8 */
 /* Serve one client at a time (a second one gets a "busy" error line and
  * is closed) until a client sends close or disconnects; the run is then
- * closed (sim_run_close) and *run is what the caller writes. reset
- * replaces *run by a new run of sc, t, env. */
+ * closed (sim_run_close) and *run is what the caller writes, *log the
+ * commands applied to it (sim_commands_free). reset replaces *run by a new
+ * run of sc, t, env, and empties the log. */
 trv_status sim_server_run(trv_ctx *ctx, sim_server *s, const sim_scenario *sc, const prm_terrain *t,
-                          const sim_env *env, sim_run **run);
+                          const sim_env *env, sim_run **run, sim_commands **log);
 void sim_server_free(sim_server *s);
 
 /* ---- the protocol (protocol.c) -------------------------------------------------- */
@@ -89,6 +98,7 @@ typedef struct sim_session {
     const prm_terrain *t;
     const sim_env *env;
     sim_run *run;
+    sim_commands *log;  /* the commands applied (sim_commands_add) */
     trv_ctx *quiet;     /* the run's errors (a command's check): no output */
     int closing;
 } sim_session;
