@@ -18,6 +18,8 @@
 # - a plan reaches the point asked; events since a cursor;
 # - a client that disconnects mid-run leaves complete outputs (a "closed"
 #   event, end "closed" in metrics.json, the trajectory up to then);
+# - SIGTERM while waiting for a client or with one connected: exit 1,
+#   "interrupted by signal", no outputs (as a batch run interrupted);
 # - usage errors (exit 2): a bad --serve address, --serve with --commands;
 #   a commands file with an unknown vehicle or an out-of-range value (exit 1).
 # The C client example (examples/sim_client.c) drives the same server.
@@ -160,6 +162,32 @@ if [ -x "$EXC" ]; then
 else
     skip "no $EXC (make builds it)"
 fi
+
+# ---- a stop signal: waiting for a client, and with one connected ----
+wait_port() { # stderr-file: the port, once listening
+    for i in $(seq 100); do
+        sed -n 's/^trv-sim: listening on .*:\([0-9]*\)$/\1/p' "$1" | grep . && return
+        sleep 0.1
+    done
+}
+for case in waiting connected; do
+    rm -rf "$tmp/s4"
+    "$SIM" --terrain "$T" --scenario "$tmp/sq.ini" -o "$tmp/s4" -q --serve 0 2>"$tmp/err4" &
+    spid=$!
+    port=$(wait_port "$tmp/err4")
+    if [ $case = connected ]; then
+        python3 -c "import socket, sys, time; s = socket.create_connection(('127.0.0.1', int(sys.argv[1])));
+s.sendall(b'{\"type\": \"step\", \"n\": 10}\n'); s.recv(999); time.sleep(3)" "$port" &
+        cpid=$!
+        sleep 1
+    fi
+    kill -TERM $spid
+    wait $spid
+    got=$?
+    [ $case = connected ] && wait $cpid
+    [ $got = 1 ] && grep -q 'interrupted by signal' "$tmp/err4" && [ ! -e "$tmp/s4" ] && ok ||
+        bad "SIGTERM $case: exit $got, $(cat "$tmp/err4"), $(ls "$tmp/s4" 2>&1)"
+done
 
 # ---- usage and file errors ----
 expect_status() { # status message command...

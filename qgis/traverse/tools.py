@@ -250,7 +250,9 @@ SIM = Tool(
         Flag("--no-timing", "Leave wall_time_s and realtime_factor out of metrics.json"),
         Stdout(),
     ],
-    [Layer("OUTPUT", "trajectory_*.geojson"), Layer("OUTPUT", "obstacles.geojson")])
+    [Layer("OUTPUT", "trajectory_*.geojson"), Layer("OUTPUT", "obstacles.geojson")],
+    omitted={"--serve": "a TCP server an outside controller drives (docs/sim-protocol.md): no algorithm",
+             "--commands": "replays a --serve session: goes with --serve"})
 
 RENDER = Tool(
     "render", "trv-render", "Render a map (PNG)", "Maps and reports",

@@ -151,18 +151,29 @@ static void lines(trv_ctx *ctx, sim_session *ss, conn *c)
     }
 }
 
-/* Serve the client fd until it closes or sends close. */
-static void serve_client(trv_ctx *ctx, sim_server *s, sim_session *ss, int fd)
+/* After EINTR: TRV_ERR_CANCEL (into ctx) when the tool was asked to stop
+ * (SIGTERM, SIGINT, SIGHUP: trv_progress), else TRV_OK. */
+static trv_status stopped(trv_ctx *ctx, sim_session *ss)
 {
+    if (!trv_progress(ss->quiet, 0, "serve"))
+        return TRV_OK;
+    return trv_error(ctx, TRV_ERR_CANCEL, "%s", trv_errmsg(ss->quiet));
+}
+
+/* Serve the client fd until it closes or sends close (TRV_OK), or a stop
+ * signal. */
+static trv_status serve_client(trv_ctx *ctx, sim_server *s, sim_session *ss, int fd)
+{
+    trv_status st = TRV_OK;
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     conn c = {malloc(SIM_LINE_MAX + 65536), 0, 0, NULL, 0, 0};
     if (!c.buf)
-        return;
-    while (!ss->closing) {
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    while (!ss->closing && !st) {
         struct pollfd p[2] = {{fd, POLLIN, 0}, {s->fd, POLLIN, 0}};
         if (poll(p, 2, -1) < 0) {
-            if (errno == EINTR)
+            if (errno == EINTR && !(st = stopped(ctx, ss)))
                 continue;
             break;
         }
@@ -171,8 +182,10 @@ static void serve_client(trv_ctx *ctx, sim_server *s, sim_session *ss, int fd)
         if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
             continue;
         ssize_t got = recv(fd, c.buf + c.n, SIM_LINE_MAX + 65536 - c.n, 0);
-        if (got < 0 && errno == EINTR)
+        if (got < 0 && errno == EINTR && !(st = stopped(ctx, ss)))
             continue;
+        if (st)
+            break;
         if (got <= 0)
             break; /* the client is gone: the run ends as at close */
         c.n += (size_t)got;
@@ -182,6 +195,7 @@ static void serve_client(trv_ctx *ctx, sim_server *s, sim_session *ss, int fd)
             break;
     }
     free(c.buf), free(c.out);
+    return st;
 }
 
 trv_status sim_server_run(trv_ctx *ctx, sim_server *s, const sim_scenario *sc, const prm_terrain *t,
@@ -195,11 +209,11 @@ trv_status sim_server_run(trv_ctx *ctx, sim_server *s, const sim_scenario *sc, c
     int fd = -1;
     while (!st && fd < 0) {
         fd = accept(s->fd, NULL, NULL);
-        if (fd < 0 && errno != EINTR)
-            st = trv_error(ctx, TRV_ERR_IO, "accept: %s", strerror(errno));
+        if (fd < 0)
+            st = errno == EINTR ? stopped(ctx, &ss) : trv_error(ctx, TRV_ERR_IO, "accept: %s", strerror(errno));
     }
     if (!st) {
-        serve_client(ctx, s, &ss, fd);
+        st = serve_client(ctx, s, &ss, fd);
         close(fd);
     }
     *run = ss.run; /* a reset replaced it */

@@ -83,7 +83,8 @@ int sim_server_loopback(const sim_server *s); /* 1 when bound to 127.0.0.0/8 */
  * is closed) until a client sends close or disconnects; the run is then
  * closed (sim_run_close) and *run is what the caller writes, *log the
  * commands applied to it (sim_commands_free). reset replaces *run by a new
- * run of sc, t, env, and empties the log. */
+ * run of sc, t, env, and empties the log. A stop signal (trv_progress)
+ * seen while waiting for a client or a request: TRV_ERR_CANCEL. */
 trv_status sim_server_run(trv_ctx *ctx, sim_server *s, const sim_scenario *sc, const prm_terrain *t,
                           const sim_env *env, sim_run **run, sim_commands **log);
 void sim_server_free(sim_server *s);
