@@ -4,12 +4,13 @@
 PREFIX ?= /usr/local
 SAN ?= 0
 
-# Debian packages: what building needs, and what the tests and the demo add
-# (gdal-bin gives gdaldem/gdalwarp, the independent references; fuzzylite the
+# Debian packages: what building needs (libglpk-dev: GLPK, the MILP solver
+# trv-fleet checks its routing heuristic against; no pkg-config file, so
+# -lglpk below), and what the tests and the demo add (gdal-bin gives gdaldem/gdalwarp, the independent references; fuzzylite the
 # fuzzy peer; xmllint checks the QGIS XML; man-db the installed man pages;
 # chromium with its driver and selenium open the report in a real browser).
 BUILD_PKGS := build-essential pkg-config time libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev \
-    libfreetype-dev fonts-dejavu-core libjson-c-dev
+    libfreetype-dev fonts-dejavu-core libjson-c-dev libglpk-dev
 TEST_PKGS := libcmocka-dev gdal-bin fuzzylite libxml2-utils man-db chromium chromium-driver python3-selenium
 # peers that make bench compares against when present (not needed to build or test)
 BENCH_PKGS := r-cran-gstat grass-core
@@ -43,9 +44,9 @@ endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -D_DEFAULT_SOURCE -pthread -Isrc $(PKG_CFLAGS)
-LDLIBS = $(PKG_LIBS) -lm -pthread
+LDLIBS = $(PKG_LIBS) -lglpk -lm -pthread
 
-MODULES := core geo run terrain kriging terramech fuzzy prm sim render qgis report export
+MODULES := core geo run terrain kriging terramech fuzzy prm fleet sim render qgis report export
 LIB_SRC := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 HEADERS := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.h))
