@@ -51,6 +51,7 @@ typedef struct fleet_vehicle {
     double x, y;            /* start, in the fleet's srs */
     int capacity;           /* most tasks it takes; 0: no limit */
     double available_s;     /* when it may leave (s) */
+    int model;              /* trv-sim's kinematics: 0 ackermann (default), 1 skid, 2 mecanum */
     long line;              /* its section's line */
 } fleet_vehicle;
 
@@ -77,7 +78,7 @@ typedef struct fleet_tasks {
 /* The fleet file: INI, one [vehicle.ID] section per vehicle (ID 1..31
  * characters), keys vehicle (required), run (required), roadmap, start
  * (required: X,Y in the fleet's srs), capacity (0..10000), available_s
- * (0..1e7). Relative paths are resolved against the file's directory.
+ * (0..1e7), model (ackermann|skid|mecanum: trv-sim's). Relative paths are resolved against the file's directory.
  * Errors name file:line: syntax, an unknown key, a bad value, a repeated
  * vehicle, no vehicle, more than FLEET_MAX_VEHICLES. */
 enum { FLEET_MAX_VEHICLES = 64, FLEET_MAX_TASKS = 1000 };
@@ -90,6 +91,35 @@ void fleet_vehicles_clear(fleet_vehicles *f);
  * task, more than FLEET_MAX_TASKS. */
 trv_status fleet_tasks_read(trv_ctx *ctx, const char *path, fleet_tasks *out);
 void fleet_tasks_clear(fleet_tasks *t);
+
+/* ---- each vehicle's matrix (matrix.c) ---------------------------------------- */
+
+/* Why vehicle k cannot serve task j alone (fleet_matrix's why). */
+enum { FLEET_OK = 0, FLEET_OUTSIDE, FLEET_NOGO, FLEET_NO_ROUTE };
+
+typedef struct fleet_matrix {
+    int nv, nt;
+    double *travel;         /* fleet_problem's: per vehicle (nt + 1)^2, s */
+    unsigned char *why;     /* nv x nt: FLEET_OK, or why task j is out of vehicle k's reach from its start */
+    int unreachable;        /* (vehicle, task) pairs not FLEET_OK */
+    int groups;             /* terrains and roadmaps read (vehicles sharing both share one) */
+    double build_s;         /* wall clock */
+    char note[1024];        /* why a roadmap cache was not used ("" else) */
+} fleet_matrix;
+
+/* Per vehicle, the least travel times (the time objective, direction-
+ * aware where its terrain is) between its start and every task and
+ * between tasks, over its own roadmap and terrain (prm_route_matrix):
+ * vehicles with the same run directory and roadmap share one read and one
+ * set of searches. Points are in srs. A task outside a vehicle's map, in
+ * its NOGO or not joined to its roadmap is INFINITY for it (why says
+ * which); a vehicle's start that is so is an error naming the fleet file's
+ * line. */
+trv_status fleet_matrix_build(trv_ctx *ctx, const fleet_vehicles *V, const fleet_tasks *T, const char *srs,
+                              fleet_matrix *out);
+void fleet_matrix_clear(fleet_matrix *m);
+/* "outside the map", "in NOGO", "no route on the roadmap" ("" for FLEET_OK). */
+const char *fleet_why_name(int why);
 
 /* ---- the problem and its plans --------------------------------------------- */
 
@@ -151,5 +181,35 @@ typedef struct fleet_milp_result {
 enum { FLEET_MILP_MAX_TASKS = 20 };
 trv_status fleet_milp(trv_ctx *ctx, const fleet_problem *P, double time_limit_s, fleet_plan *out,
                       fleet_milp_result *res);
+
+/* ---- outputs (routes.c, output.c) ------------------------------------------ */
+
+typedef struct fleet_route {
+    int planned;            /* 1: its files were written (a vehicle with no task has none) */
+    double distance_m, time_h; /* the planned route's (prm_path_stats: driving only) */
+    int legs;
+} fleet_route;
+
+/* Per vehicle with tasks, its route from its start through its tasks in
+ * the plan's order (prm_mission_run with the tasks as waypoints, the last
+ * as the goal, the time objective: each leg planned, refined and smoothed
+ * as trv-route's) into set as dir/ID.geojson, dir/ID.gpx and dir/ID.csv
+ * (trv-route's files; the CSV's route "time" is what trv-sim drives).
+ * At most PRM_WAYPOINTS_MAX + 1 tasks per vehicle. */
+trv_status fleet_routes_plan(trv_ctx *ctx, const fleet_vehicles *V, const fleet_tasks *T, const fleet_plan *p,
+                             const char *srs, int no_timing, trv_outset *set, const char *dir, fleet_route *out);
+/* The fleet table (CSV): vehicle, tasks (ids in order, space-separated),
+ * ntasks, time_s (the plan's: travel, waiting, service), route_time_s
+ * (the planned routes' driving time), distance_m; written to tmp (path:
+ * its name in messages). */
+trv_status fleet_table_write(trv_ctx *ctx, const fleet_vehicles *V, const fleet_tasks *T, const fleet_plan *p,
+                             const fleet_route *r, const char *tmp, const char *path);
+/* The trv-sim scenario (INI): [scenario] with time_limit_s, then one
+ * [vehicle.ID] per vehicle with a route: file (the vehicle INI), model,
+ * route (ID.csv beside it), route_name time, start_time_s (its
+ * availability). Paths relative to dir when both are absolute or both
+ * relative to the working directory. */
+trv_status fleet_scenario_write(trv_ctx *ctx, const fleet_vehicles *V, const fleet_plan *p, const char *dir,
+                                const char *tmp, const char *path);
 
 #endif
