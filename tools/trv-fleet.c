@@ -197,20 +197,21 @@ static void summary(trv_json *js, const run *R, const trv_meta *meta)
 /* The routes, the table and the scenario into the set. */
 static trv_status files(trv_ctx *ctx, run *R, trv_outset *set)
 {
-    static const char *const names[2] = {"fleet.csv", "fleet.ini"};
+    static const char *const names[3] = {"fleet.csv", "matrix.csv", "fleet.ini"};
     trv_status st = trv_outset_mkdir(ctx, set, R->out);
     if (!st && !R->no_routes) {
         R->routes = calloc((size_t)R->V.n, sizeof *R->routes);
         st = R->routes ? fleet_routes_plan(ctx, &R->V, &R->T, &R->plan, R->srs, R->no_timing, set, R->out, R->routes)
                        : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
-    for (int q = 0; q < 2 && !st; q++) {
-        if (q == 1 && R->no_routes)
+    for (int q = 0; q < 3 && !st; q++) {
+        if (q == 2 && R->no_routes)
             break;
         char *path = trv_path_join(R->out, names[q]);
         const char *tmp = path ? trv_outset_add(set, path) : NULL;
         st = !tmp ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory")
              : q == 0 ? fleet_table_write(ctx, &R->V, &R->T, &R->plan, R->routes, tmp, path)
+             : q == 1 ? fleet_matrix_write(ctx, &R->V, &R->T, &R->M, tmp, path)
                       : fleet_scenario_write(ctx, &R->V, &R->plan, R->out, tmp, path);
         free(path);
     }
@@ -262,13 +263,13 @@ int main(int argc, char **argv)
     const trv_opt opts[] = {
         {"fleet", 0, TRV_ARG_STRING, &R.fleet, "FLEET.ini", "the vehicles: [vehicle.ID] vehicle, run, start, optional roadmap, capacity, available_s, model"},
         {"tasks", 0, TRV_ARG_STRING, &R.tasks, "TASKS.csv", "the tasks: id, x, y, optional service_s, open_s, close_s"},
-        {"out", 0, TRV_ARG_STRING, &R.out, "DIR", "the fleet's files: fleet.json, fleet.csv, fleet.ini, ID.geojson/.gpx/.csv per vehicle"},
+        {"out", 0, TRV_ARG_STRING, &R.out, "DIR", "the fleet's files: fleet.json, fleet.csv, matrix.csv, fleet.ini, ID.geojson/.gpx/.csv per vehicle"},
         {"srs", 0, TRV_ARG_STRING, &R.srs, "CRS", "CRS of the starts and tasks (default EPSG:4326)"},
         {"assign", 0, TRV_ARG_CHOICE, &R.assign, "one|makespan|routes", "one task per vehicle (min total, Hungarian), one per vehicle (min latest end), or several (routing; default)"},
         {"exact", 0, TRV_ARG_FLAG, &R.exact, NULL, "routes: also GLPK's MILP optimum whatever the size (up to 20 tasks; default: up to 10)"},
         {"no-exact", 0, TRV_ARG_FLAG, &R.no_exact, NULL, "routes: the heuristic alone"},
         {"milp-time", 0, TRV_ARG_DOUBLE, &R.milp_s, "S", "the MILP's time limit (default 60 s)"},
-        {"no-routes", 0, TRV_ARG_FLAG, &R.no_routes, NULL, "the plan alone (fleet.json, fleet.csv): no route files, no scenario"},
+        {"no-routes", 0, TRV_ARG_FLAG, &R.no_routes, NULL, "the plan alone (fleet.json, fleet.csv, matrix.csv): no route files, no scenario"},
         {"no-timing", 0, TRV_ARG_FLAG, &R.no_timing, NULL, "leave wall-clock times out of the files, so that reruns give the same bytes"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };

@@ -204,11 +204,14 @@ trv_status fleet_routes_plan(trv_ctx *ctx, const fleet_vehicles *V, const fleet_
  * its name in messages). */
 trv_status fleet_table_write(trv_ctx *ctx, const fleet_vehicles *V, const fleet_tasks *T, const fleet_plan *p,
                              const fleet_route *r, const char *tmp, const char *path);
+/* Each vehicle's matrix (CSV): vehicle, from ("start" or a task id), to
+ * (a task id), time_s (empty: out of reach). */
+trv_status fleet_matrix_write(trv_ctx *ctx, const fleet_vehicles *V, const fleet_tasks *T, const fleet_matrix *M,
+                              const char *tmp, const char *path);
 /* The trv-sim scenario (INI): [scenario] with time_limit_s, then one
  * [vehicle.ID] per vehicle with a route: file (the vehicle INI), model,
  * route (ID.csv beside it), route_name time, start_time_s (its
- * availability). Paths relative to dir when both are absolute or both
- * relative to the working directory. */
+ * availability). A relative vehicle path is made relative to dir. */
 trv_status fleet_scenario_write(trv_ctx *ctx, const fleet_vehicles *V, const fleet_plan *p, const char *dir,
                                 const char *tmp, const char *path);
 

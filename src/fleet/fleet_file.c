@@ -3,6 +3,8 @@
  * an error naming file:line) and the task file (CSV); fleet.h. */
 #include "fleet.h"
 
+#include "run/run.h"
+
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,7 +87,7 @@ static trv_status finish(trv_ctx *ctx, fleet_vehicles *f, char **start)
             return trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: vehicle '%s': start '%s' is not X,Y", f->path, v->line,
                              v->id, start[k]);
         v->vehicle = resolve(dir, v->vehicle), v->run = resolve(dir, v->run);
-        v->roadmap = v->roadmap ? resolve(dir, v->roadmap) : v->run ? trv_path_join(v->run, "roadmap.gpkg") : NULL;
+        v->roadmap = v->roadmap ? resolve(dir, v->roadmap) : v->run ? trv_path_join(v->run, run_other_file(RUN_O_ROADMAP)) : NULL;
         if (!v->vehicle || !v->run || !v->roadmap)
             return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }

@@ -31,12 +31,39 @@ trv_status fleet_table_write(trv_ctx *ctx, const fleet_vehicles *V, const fleet_
     return fclose(f) ? trv_error(ctx, TRV_ERR_IO, "cannot write '%s'", path) : TRV_OK;
 }
 
-/* file relative to dir (both made absolute); file itself when either
- * cannot be resolved. */
+trv_status fleet_matrix_write(trv_ctx *ctx, const fleet_vehicles *V, const fleet_tasks *T, const fleet_matrix *M,
+                              const char *tmp, const char *path)
+{
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s'", path);
+    fprintf(f, "vehicle,from,to,time_s\n");
+    const int w = T->n + 1;
+    for (int k = 0; k < V->n; k++)
+        for (int i = 0; i < w; i++)
+            for (int j = 1; j < w; j++) {
+                double c = M->travel[(size_t)k * w * w + (size_t)i * w + j];
+                if (i == j)
+                    continue;
+                trv_csv_put(f, V->v[k].id);
+                fputc(',', f);
+                trv_csv_put(f, i ? T->t[i - 1].id : "start");
+                fputc(',', f);
+                trv_csv_put(f, T->t[j - 1].id);
+                if (isfinite(c))
+                    fprintf(f, ",%.3f\n", c);
+                else
+                    fprintf(f, ",\n");
+            }
+    return fclose(f) ? trv_error(ctx, TRV_ERR_IO, "cannot write '%s'", path) : TRV_OK;
+}
+
+/* A relative file relative to dir (both made absolute); file itself when
+ * it is absolute or either cannot be resolved. */
 static void relative(const char *dir, const char *file, char *out, size_t n)
 {
     char a[PATH_MAX], b[PATH_MAX];
-    if (realpath(dir, a) && realpath(file, b))
+    if (file[0] != '/' && realpath(dir, a) && realpath(file, b))
         trv_relpath(a, b, out, n);
     else
         snprintf(out, n, "%s", file);
