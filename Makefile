@@ -204,7 +204,7 @@ COST_SOILS := $(if $(CONDITION),$(OUT)/speed_soils.csv,$(SOIL_CLASSES))
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory $(OUT)/report.md $(OUT)/project.qgs $(OUT)/nav2/map.yaml
-	@$(if $(FLEET_OUT),$(MAKE) --no-print-directory $(FLEET_OUT))
+	@if [ -n "$(FLEET_OUT)" ]; then $(MAKE) --no-print-directory $(FLEET_OUT); fi
 	@echo "demo: layers in $(OUT)/: dem.tif dem_std.tif slope.tif soil.tif landuse.tif speed.tif gonogo.tif limit.tif"
 	@echo "      cost.tif class.tif roadmap.gpkg route.geojson route.gpx route.csv points.csv sim*/ png/ visit/"
 	@echo "      summaries: krige.json terrain.json speed.json cost.json roadmap.json route.json sim*/metrics.json"
@@ -212,7 +212,7 @@ demo: deps
 	@echo "      QGIS project: $(OUT)/project.qgs"
 	@echo "      the mission report: $(OUT)/report.md and $(OUT)/report.html"
 	@echo "      the map for ROS 2 nav2: $(OUT)/nav2/map.yaml, map.pgm, map.prj, waypoints.yaml (docs/nav2.md)"
-	@$(if $(FLEET_OUT),echo "      the fleet mission: $(FLEET)/plan/ (fleet.json, fleet.csv, routes, fleet.ini), plan.png (docs/fleet.md)")
+	@if [ -n "$(FLEET_OUT)" ]; then echo "      the fleet mission: $(FLEET)/plan/ (fleet.json, fleet.csv, routes, fleet.ini), plan.png (docs/fleet.md)"; fi
 
 # the DEM refined by ordinary kriging onto a $(RES) m grid in metres
 $(OUT)/dem_kriged.tif $(OUT)/dem_std.tif $(OUT)/variogram.csv $(OUT)/krige.json &: $(DEM) $(BINDIR)/trv-krige
