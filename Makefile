@@ -4,12 +4,13 @@
 PREFIX ?= /usr/local
 SAN ?= 0
 
-# Debian packages: what building needs, and what the tests and the demo add
-# (gdal-bin gives gdaldem/gdalwarp, the independent references; fuzzylite the
+# Debian packages: what building needs (libglpk-dev: GLPK, the MILP solver
+# trv-fleet checks its routing heuristic against; no pkg-config file, so
+# -lglpk below), and what the tests and the demo add (gdal-bin gives gdaldem/gdalwarp, the independent references; fuzzylite the
 # fuzzy peer; xmllint checks the QGIS XML; man-db the installed man pages;
 # chromium with its driver and selenium open the report in a real browser).
 BUILD_PKGS := build-essential pkg-config time libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev \
-    libfreetype-dev fonts-dejavu-core libjson-c-dev
+    libfreetype-dev fonts-dejavu-core libjson-c-dev libglpk-dev
 TEST_PKGS := libcmocka-dev gdal-bin fuzzylite libxml2-utils man-db chromium chromium-driver python3-selenium
 # peers that make bench compares against when present (not needed to build or test)
 BENCH_PKGS := r-cran-gstat grass-core
@@ -43,9 +44,9 @@ endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -D_DEFAULT_SOURCE -pthread -Isrc $(PKG_CFLAGS)
-LDLIBS = $(PKG_LIBS) -lm -pthread
+LDLIBS = $(PKG_LIBS) -lglpk -lm -pthread
 
-MODULES := core geo run terrain kriging terramech fuzzy prm sim render qgis report export
+MODULES := core geo run terrain kriging terramech fuzzy prm fleet sim render qgis report export
 LIB_SRC := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 HEADERS := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.h))
@@ -211,6 +212,7 @@ COST_SOILS := $(if $(CONDITION),$(OUT)/speed_soils.csv,$(SOIL_CLASSES))
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory $(OUT)/report.md $(OUT)/project.qgs $(OUT)/nav2/map.yaml
+	@if [ -n "$(FLEET_OUT)" ]; then $(MAKE) --no-print-directory $(FLEET_OUT); fi
 	@echo "demo: layers in $(OUT)/: dem.tif dem_std.tif slope.tif soil.tif landuse.tif speed.tif gonogo.tif limit.tif"
 	@echo "      cost.tif class.tif roadmap.gpkg route.geojson route.gpx route.csv points.csv sim*/ png/ visit/"
 	@echo "      summaries: krige.json terrain.json speed.json cost.json roadmap.json route.json sim*/metrics.json"
@@ -218,6 +220,7 @@ demo: deps
 	@echo "      QGIS project: $(OUT)/project.qgs"
 	@echo "      the mission report: $(OUT)/report.md and $(OUT)/report.html"
 	@echo "      the map for ROS 2 nav2: $(OUT)/nav2/map.yaml, map.pgm, map.prj, waypoints.yaml (docs/nav2.md)"
+	@if [ -n "$(FLEET_OUT)" ]; then echo "      the fleet mission: $(FLEET)/plan/ (fleet.json, fleet.csv, routes, fleet.ini), plan.png (docs/fleet.md)"; fi
 
 # the DEM refined by ordinary kriging onto a $(RES) m grid in metres
 $(OUT)/dem_kriged.tif $(OUT)/dem_std.tif $(OUT)/variogram.csv $(OUT)/krige.json &: $(DEM) $(BINDIR)/trv-krige
@@ -291,6 +294,44 @@ $(OUT)/sim/metrics.json &: $(SCENARIO) $(SIM_DEPS)
 
 $(OUT)/sim_blocked/metrics.json &: $(BLOCKED) $(SIM_DEPS)
 	$(BINDIR)/trv-sim --terrain $(OUT) --scenario $(BLOCKED) --route $(OUT)/route.csv --seed $(SEED) --no-timing $(strip $(SIM_TABLES)) -o $(OUT)/sim_blocked
+
+# the fleet mission (docs/fleet.md): the three bundled vehicles on the demo's
+# terrain, each type's speed, cost and roadmap in fleet/<type>/ (the terrain's
+# layers copied), the tasks of data/jacksboro/tasks.csv (Jacksboro's bundled
+# DEM only); the plan in fleet/plan/ (with fleet.ini, the trv-sim scenario)
+# and its map fleet/plan.png. Not simulated here: trv-sim takes one terrain
+# for every vehicle, and the least-time routes of the UGV and the truck tip
+# them over on a side slope even on their own maps (docs/fleet.md "Limits").
+# Made after the report and the project, which do not read it.
+FLEET_TASKS ?= $(if $(filter data/jacksboro/dem_3arcsec.tif,$(DEM)),data/jacksboro/tasks.csv)
+FLEET := $(OUT)/fleet
+FLEET_TYPES := ugv_hua2022 truck_6x6 tracked_carrier
+FLEET_OUT := $(if $(FLEET_TASKS),$(FLEET)/plan.png)
+$(FLEET)/%/roadmap.gpkg: $(OUT)/dem.tif $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif data/vehicles/%.ini \
+    $(BINDIR)/trv-speed $(BINDIR)/trv-cost $(BINDIR)/trv-roadmap
+	@mkdir -p $(FLEET)/$*
+	cp $(foreach l,dem slope soil landuse,$(OUT)/$(l).tif) $(wildcard $(OUT)/soil.tif.aux.xml $(OUT)/landuse.tif.aux.xml) $(FLEET)/$*/
+	$(BINDIR)/trv-speed -q --terrain $(FLEET)/$* --vehicle data/vehicles/$*.ini --soils $(SOIL_CLASSES) \
+	    --landuse-classes $(LANDUSE_CLASSES) $(if $(CONDITION),--condition $(CONDITION))
+	$(BINDIR)/trv-cost -q --terrain $(FLEET)/$* --rules $(RULES) --soils $(COST_SOILS)
+	$(BINDIR)/trv-roadmap -q --terrain $(FLEET)/$* -o $@ --seed $(SEED)
+
+# the fleet: the UGV from FROM, the truck from TO, the carrier from a
+# valley in between; the UGV and the carrier take three tasks at most
+$(FLEET)/fleet.ini: Makefile
+	@mkdir -p $(FLEET)
+	printf '[vehicle.ugv]\nvehicle = %s\nrun = ugv_hua2022\nstart = %s\ncapacity = 3\n\n[vehicle.truck]\nvehicle = %s\nrun = truck_6x6\nstart = %s\n\n[vehicle.carrier]\nvehicle = %s\nrun = tracked_carrier\nstart = -84.22927,36.65209\ncapacity = 3\nmodel = skid\n' \
+	    $(CURDIR)/data/vehicles/ugv_hua2022.ini $(FROM) $(CURDIR)/data/vehicles/truck_6x6.ini $(TO) \
+	    $(CURDIR)/data/vehicles/tracked_carrier.ini >$@
+
+$(FLEET)/plan/fleet.json: $(foreach t,$(FLEET_TYPES),$(FLEET)/$(t)/roadmap.gpkg) $(FLEET)/fleet.ini $(FLEET_TASKS) \
+    $(BINDIR)/trv-fleet
+	$(BINDIR)/trv-fleet -q --fleet $(FLEET)/fleet.ini --tasks $(FLEET_TASKS) --out $(FLEET)/plan --no-timing
+
+$(FLEET)/plan.png: $(FLEET)/plan/fleet.json $(OUT)/class.tif $(OUT)/dem.tif $(BINDIR)/trv-render
+	$(BINDIR)/trv-render -q $(OUT)/class.tif --hillshade $(OUT)/dem.tif \
+	    $$(for f in $(FLEET)/plan/*.geojson $(FLEET)/plan/*.gpx; do printf -- '--overlay %s ' "$$f"; done) \
+	    --legend --title "Fleet plan: each vehicle's route through its tasks" -o $@
 
 # maps: every layer over the hillshade, the routes over the cost with the roadmap
 PNG := $(OUT)/png
@@ -423,6 +464,7 @@ bench: deps
 	@TRV_BIN=$(BINDIR) sh bench/speed.sh
 	@TRV_BIN=$(BINDIR) sh bench/cost.sh
 	@TRV_BIN=$(BINDIR) sh bench/route.sh
+	@TRV_BIN=$(BINDIR) sh bench/fleet.sh
 	@[ -f $(OUT)/route.csv ] || { echo "bench: the simulator part drives the demo's route: make demo first"; \
 	    $(MAKE) --no-print-directory demo; }
 	@TRV_BIN=$(BINDIR) TRV_OUT=$(OUT) sh bench/sim.sh

@@ -44,7 +44,7 @@ for f in "$here"/docs/src/trv-*.md; do
 done
 
 # the examples, in the order the pages build the run directory
-order="trv-krige trv-terrain trv-speed trv-cost trv-roadmap trv-route trv-sim trv-render trv-project trv-report trv-export"
+order="trv-krige trv-terrain trv-speed trv-cost trv-roadmap trv-route trv-fleet trv-sim trv-render trv-project trv-report trv-export"
 tools=$(cd "$BIN" && ls trv-* | sort | tr '\n' ' ')
 [ "$(echo $order | tr ' ' '\n' | sort | tr '\n' ' ')" = "$tools" ] && ok ||
     bad "the examples' order ($order) does not name every tool in $BIN ($tools)"

@@ -241,33 +241,6 @@ static trv_status plan_all(trv_ctx *ctx, const prm_mission_opts *o, const prm_te
     return st ? st : prm_terrain_status(ctx, t);
 }
 
-/* The terrain and the roadmap: from the roadmap's cache when it is there
- * and fits the GeoPackage, and then the terrain lazily when its files are
- * still those the roadmap was built from; else the GeoPackage and the
- * whole terrain, m->cache_note saying why. */
-static trv_status load(trv_ctx *ctx, const prm_mission_opts *o, prm_terrain *t, prm_roadmap **r, prm_mission *m)
-{
-    prm_terrain_facts f;
-    int same = 0;
-    trv_status st = prm_roadmap_cache_read(ctx, o->roadmap, o->terrain, r, &f, &same, m->cache_note,
-                                           sizeof m->cache_note);
-    if (!st && *r && !same)
-        snprintf(m->cache_note, sizeof m->cache_note,
-                 "the terrain '%s' is not the one the roadmap was built from (its files changed since): reading it "
-                 "whole",
-                 o->terrain);
-    if (!st)
-        st = *r && same ? prm_terrain_open(ctx, o->terrain, &f, t) : prm_terrain_load(ctx, o->terrain, t);
-    prm_terrain_facts_clear(&f);
-    if (!st && !*r && (st = prm_roadmap_read(ctx, o->roadmap, r)))
-        prm_terrain_clear(t);
-    if (st) {
-        prm_roadmap_free(*r);
-        *r = NULL;
-    }
-    return st;
-}
-
 trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *set, prm_mission *m)
 {
     memset(m, 0, sizeof *m);
@@ -276,7 +249,7 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
         return st;
     prm_terrain t;
     prm_roadmap *r = NULL;
-    if ((st = load(ctx, o, &t, &r, m))) {
+    if ((st = prm_plan_load(ctx, o->roadmap, o->terrain, &t, &r, m->cache_note, sizeof m->cache_note))) {
         memset(m, 0, sizeof *m);
         return st;
     }

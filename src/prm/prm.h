@@ -684,6 +684,26 @@ trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o);
 trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *set, prm_mission *m);
 void prm_mission_clear(prm_mission *m);
 
+/* The roadmap (*r) and its terrain (t) as prm_mission_run reads them
+ * (plan_load.c): the roadmap's cache and the terrain lazily when the cache
+ * fits the GeoPackage and the terrain's files, else the GeoPackage and the
+ * whole terrain, note (note_len bytes; "" when the cache was used) saying
+ * why. Both the caller's on TRV_OK; nothing on error. */
+trv_status prm_plan_load(trv_ctx *ctx, const char *roadmap, const char *terrain, prm_terrain *t, prm_roadmap **r,
+                         char *note, size_t note_len);
+/* The leg matrix between n points xy[2 i], xy[2 i + 1] (the terrain's
+ * CRS; route_matrix.c): c[i n + j] = the least objective of a route from
+ * point i to point j over the graph prm_route searches (the roadmap's
+ * edges both ways, each point linked to the roadmap as prm_route links an
+ * end, the straight piece between two points when it is unblocked), no
+ * route passing through a third point; 0 on the diagonal, INFINITY when
+ * j cannot be reached. One Dijkstra per source point (on the cores), not
+ * one search per pair: the roadmap A*'s objective before its shortcuts.
+ * An error linking a point (prm_route's, naming it "start") sets *bad to
+ * its index (-1 else). */
+trv_status prm_route_matrix(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, int n, const double *xy,
+                            prm_strategy s, const prm_weights *w, double *c, int *bad);
+
 /* ---- a mission through waypoints (legs.c, legs_output.c) ------------------------
  *
  * prm_mission_legs (prm_mission_run's plan when o->wp.n > 0; xy the start and
