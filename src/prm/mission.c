@@ -282,8 +282,8 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
     }
     if (!geo_crs_same(r->wkt, t.grid->wkt))
         st = trv_error(ctx, TRV_ERR_CRS, "'%s' is not in the CRS of the terrain '%s'", o->roadmap, o->terrain);
-    prm_zones *z = NULL;
-    if (!st && o->zones && !(st = prm_zones_read(ctx, o->zones, o->crossings, o->crossing_radius, &t, &z))) {
+    geo_zones *z = NULL;
+    if (!st && o->zones && !(st = geo_zones_read(ctx, o->zones, o->crossings, o->crossing_radius, t.grid, &z))) {
         t.zones = z;
         t.top_speed_kmh /= z->min_factor; /* the time heuristics stay admissible (zones.h) */
         st = prm_zones_roadmap(ctx, &t, r); /* the crossings as nodes */
@@ -302,6 +302,6 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
         prm_mission_clear(m);
     prm_roadmap_free(r);
     prm_terrain_clear(&t);
-    prm_zones_free(z);
+    geo_zones_free(z);
     return st;
 }

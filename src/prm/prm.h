@@ -61,7 +61,7 @@ typedef struct prm_terrain {
     unsigned char *ready;   /* lazy (prm_terrain_open): per cell, what is read (terrain_lazy.c);
                              * NULL: everything (prm_terrain_load, a hand-made terrain) */
     struct prm_lazy *lazy;  /* lazy: the open layers; NULL otherwise */
-    const struct prm_zones *zones; /* NULL, or the query's zones (zones.h; borrowed): every piece and move obeys them */
+    const struct geo_zones *zones; /* NULL, or the query's zones (zones.h; borrowed): every piece and move obeys them */
 } prm_terrain;
 
 /* Read class, cost, gonogo, dem, slope and speed of the run directory dir
