@@ -274,7 +274,7 @@ static void json_moisture(trv_json *js, const tm_soils *soils, const tm_moisture
         trv_json_num(js, "moisture_pct", "%.10g", u->opts.pct);
     trv_json_str(js, "raster", u->opts.raster);
     trv_json_bool(js, "clamp", u->opts.clamp);
-    trv_json_str(js, "table", u->table);
+    trv_json_str(js, "table", u->opts.table ? u->opts.table : TM_MOISTURE_TABLE); /* as given: no clone path */
     trv_json_arr(js, "soils");
     for (int i = 0; i < soils->n; i++) {
         const tm_soil *s = &soils->s[i];
