@@ -316,17 +316,18 @@ int main(int argc, char **argv)
     const char *const in[4] = {o.roadmap, o.terrain, from, to ? to : from};
     prm_mission m;
     trv_status st = run_all(ctx, &o, &m, in, &meta);
+    int planned = !st; /* else no notes, no table (--allow-no-route may still succeed) */
     if (st == TRV_ERR_DATA && allow_no_route)
         st = no_route(ctx, &o, in, &meta, st);
-    if (!st && m.cache_note[0])
+    if (planned && m.cache_note[0])
         fprintf(stderr, "%s: note: %s\n", cli.tool, m.cache_note);
-    if (!st && m.alt_note[0])
+    if (planned && m.alt_note[0])
         fprintf(stderr, "%s: note: %s\n", cli.tool, m.alt_note);
-    if (!st && m.zones_note[0])
+    if (planned && m.zones_note[0])
         fprintf(stderr, "%s: note: %s\n", cli.tool, m.zones_note);
-    if (!st && !m.direction_aware)
+    if (planned && !m.direction_aware)
         fprintf(stderr, "%s: note: %s\n", cli.tool, m.time_note);
-    if (!st && !res.quiet)
+    if (planned && !res.quiet)
         print_mission(&m);
     prm_mission_clear(&m);
     return tool_end(&cli, ctx, st);
