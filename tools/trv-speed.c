@@ -410,7 +410,7 @@ int main(int argc, char **argv)
         {"moisture-table", 0, TRV_ARG_STRING, &mo.table, "CSV", "soil values per moisture (default: classes/soils_moisture.csv in the data directory; its codes and names those of --soils)"},
         {"zones", 0, TRV_ARG_STRING, &zo.path, "FILE", "no-go and preference zones baked into the maps (any OGR vector, any CRS; effect nogo|factor|max_speed, value; docs/zones.md): nogo cells all touched NOGO (reason zone), speed / factor and min(speed, max_speed) by cell centre"},
         {"crossings", 0, TRV_ARG_STRING, &zo.crossings, "FILE", "with --zones: points (bridges, fords, gates) where a nogo line stays open within a radius (attribute radius, m)"},
-        {"crossing-radius", 0, TRV_ARG_DOUBLE, &zo.radius_m, "M", "the radius of a crossing without one (default 0: one cell)"},
+        {"crossing-radius", 0, TRV_ARG_DOUBLE, &zo.radius_m, "M", "the crossings' radius without a radius attribute (default: one cell)"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
     static const char *const required[] = {"terrain", "vehicle", NULL};
