@@ -7,7 +7,8 @@ against the maps without them.
                                        a factor 2 square, a max_speed 5 square, a nogo
                                        line in general position and one along the cells'
                                        diagonals (through their corners), one crossing on it
-  maps BASE ZONED ZONES.geojson        ZONED's maps against BASE's and gdal_rasterize
+  maps BASE ZONED ZONES.geojson        ZONED's maps against BASE's and GDAL's rasterizer (the
+                                       crossing read from ZONES_cross.geojson beside it)
   wall DIR                             DIR's NOGO cells from the diagonal line: no 8- or
                                        16-neighbour move gets from one side to the other
 """

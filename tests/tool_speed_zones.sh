@@ -57,14 +57,13 @@ PYEOF
         ok || bad "the colour tables lack the zone classes"
     gdalinfo "$tmp/z/limit.tif" | grep -q "TRV_INPUT_ZONES=$Z" && ok || bad "limit.tif does not record the zones"
 else bad "trv-speed --zones: $(cat "$tmp/err")"; fi
-# without the crossing the line is closed there too; a radius of 2 cells opens more
+# a radius of 2 cells opens more cells than the default one cell
 fresh z2; "$S" -q --terrain "$tmp/z2" --vehicle "$V" --zones "$Z" --crossings "$C" --crossing-radius 180 &&
     $PY -c "
 import sys; from osgeo import gdal
 n = [int((gdal.Open(d + '/gonogo.tif').ReadAsArray() == 6).sum()) for d in sys.argv[1:]]
 sys.exit(0 if n[1] < n[0] else 'nogo cells with radius 90 and 180: %s' % n)" "$tmp/z" "$tmp/z2" && ok || bad "--crossing-radius"
-# the route stage reads the zoned maps: speed 0 is NOGO for it too
-# (no zones, no metadata): the maps without zones keep their colour tables
+# the maps without zones keep their colour tables (no zone classes)
 gdalinfo "$tmp/base/gonogo.tif" | grep -q "NOGO: zone" && bad "a run without zones names the zone class" || ok
 
 # ---- bad zone files: the errors trv-route gives, and no outputs ----
