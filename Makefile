@@ -211,7 +211,9 @@ COST_SOILS := $(if $(CONDITION),$(OUT)/speed_soils.csv,$(SOIL_CLASSES))
 
 demo: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory $(OUT)/report.md $(OUT)/project.qgs $(OUT)/nav2/map.yaml
+	@if [ -n "$(CONDITION)" ] && $(MAKE) --no-print-directory $(OUT)/route.json && [ ! -f $(OUT)/route.geojson ]; then \
+	    $(MAKE) --no-print-directory demo-no-route; \
+	else $(MAKE) --no-print-directory $(OUT)/report.md $(OUT)/project.qgs $(OUT)/nav2/map.yaml; fi
 	@if [ -n "$(FLEET_OUT)" ]; then $(MAKE) --no-print-directory $(FLEET_OUT); fi
 	@echo "demo: layers in $(OUT)/: dem.tif dem_std.tif slope.tif soil.tif landuse.tif speed.tif gonogo.tif limit.tif"
 	@echo "      cost.tif class.tif roadmap.gpkg route.geojson route.gpx route.csv points.csv sim*/ png/ visit/"
@@ -256,7 +258,7 @@ $(OUT)/route.geojson $(OUT)/route.gpx $(OUT)/route.csv $(OUT)/route_stats.csv $(
     $(OUT)/roadmap.gpkg $(BINDIR)/trv-route
 	@mkdir -p $(OUT)/png
 	$(BINDIR)/trv-route --roadmap $(OUT)/roadmap.gpkg --terrain $(OUT) --from $(FROM) --to $(TO) --compare --grid --no-timing \
-	    -o $(OUT)/route.geojson --gpx $(OUT)/route.gpx --csv $(OUT)/route.csv --stats $(OUT)/route_stats.csv \
+	    $(if $(CONDITION),--allow-no-route) -o $(OUT)/route.geojson --gpx $(OUT)/route.gpx --csv $(OUT)/route.csv --stats $(OUT)/route_stats.csv \
 	    --profile $(OUT)/route_profile.csv --time-shares $(OUT)/route_time_shares.csv --profile-png $(OUT)/png/profile.png
 
 # the MMCR route and three alternatives (docs/method.md §4.11) in their own
@@ -421,6 +423,17 @@ $(OUT)/report.md $(OUT)/report.html &: $(OUT)/route_stats.csv $(OUT)/class.tif $
     $(OUT)/speed.json $(OUT)/cost.json $(OUT)/roadmap.json $(OUT)/route.json $(SIM_RUNS) $(DEMO_PNGS) $(COND_JSONS) \
     $(ALT_FILES) $(PNG)/route_alternatives.png $(RIVER_OUT) $(VISIT_OUT) $(BINDIR)/trv-report
 	$(BINDIR)/trv-report -q $(OUT) -o $(OUT)/report.md --html $(OUT)/report.html
+
+# a condition's run may have no route (CONDITION=wet: the goal is NOGO by
+# traction): trv-route --allow-no-route then writes route.json alone with
+# "status": "no route" and why, and the demo ends with the layers' maps, the
+# report that says so, the QGIS project and the nav2 map, without a route
+.PHONY: demo-no-route
+demo-no-route: $(OUT)/route.json $(foreach l,dem slope speed limit gonogo cost class,$(PNG)/$(l).png) $(OUT)/krige.json \
+    $(OUT)/speed.json $(OUT)/cost.json $(OUT)/roadmap.json
+	$(BINDIR)/trv-report -q $(OUT) -o $(OUT)/report.md --html $(OUT)/report.html
+	$(BINDIR)/trv-project -q $(OUT) -o $(OUT)/project.qgs --title "traverse: $(AREA)"
+	$(BINDIR)/trv-export -q --nav2 $(OUT)/nav2 --terrain $(OUT)
 
 # the map for ROS 2 nav2 (map_server's PGM + YAML) and the MMCR route's waypoints in its frame
 $(OUT)/nav2/map.yaml $(OUT)/nav2/map.pgm $(OUT)/nav2/waypoints.yaml &: $(OUT)/cost.tif $(OUT)/gonogo.tif $(OUT)/route.geojson \

@@ -328,6 +328,17 @@ def check_algorithms(data, inp, work):
              ("speed_moisture", {"MOISTURE": 30, "CLAMP_MOISTURE": True}, ["--moisture", "30", "--clamp-moisture"]),
              ("speed_moisture_raster", {"MOISTURE_RASTER": mr, "CLAMP_MOISTURE": True},
               ["--moisture-raster", mr, "--clamp-moisture"])]
+    # zones baked into the maps (docs/zones.md): a nogo square and a crossing in lon/lat
+    for name, feat in (("speed_zones.geojson", {"type": "Polygon", "coordinates": [[[-84.30, 36.60], [-84.29, 36.60],
+                                                                                    [-84.29, 36.61], [-84.30, 36.60]]]}),
+                       ("speed_crossings.geojson", {"type": "Point", "coordinates": [-84.295, 36.59]})):
+        with open(w(name), "w") as fh:
+            json.dump({"type": "FeatureCollection", "features": [{"type": "Feature", "id": 1, "geometry": feat,
+                                                                 "properties": {"effect": "nogo"}}]}, fh)
+    moist.append(("speed_zones", {"ZONES": w("speed_zones.geojson"), "CROSSINGS": w("speed_crossings.geojson"),
+                                  "CROSSING_RADIUS": 50},
+                  ["--zones", w("speed_zones.geojson"), "--crossings", w("speed_crossings.geojson"),
+                   "--crossing-radius", "50"]))
     for title, extra, cli in moist:
         M = os.path.join(work, title)
         os.makedirs(M)
@@ -377,9 +388,11 @@ def check_algorithms(data, inp, work):
          w("route_zones.geojson")], W)
     same("route in UTM", "traverse:route", {
         "ROADMAP": w("roadmap.gpkg"), "TERRAIN": W, "FROM": "741464.1,4059871.4", "TO": "739605.2,4054564.9",
-        "SRS": "EPSG:32616", "STRATEGY": 2, "NO_TIMING": True, "NO_SMOOTH": True, "OUTPUT": w("route_msr.geojson")},
+        "SRS": "EPSG:32616", "STRATEGY": 2, "NO_TIMING": True, "NO_SMOOTH": True, "ALLOW_NO_ROUTE": True,
+        "OUTPUT": w("route_msr.geojson")},
         ["--roadmap", w("roadmap.gpkg"), "--terrain", W, "--from", "741464.1,4059871.4", "--to", "739605.2,4054564.9",
-         "--srs", "EPSG:32616", "--strategy", "msr", "--no-timing", "--no-smooth", "-o", w("route_msr.geojson")], W)
+         "--srs", "EPSG:32616", "--strategy", "msr", "--allow-no-route", "--no-timing", "--no-smooth", "-o",
+         w("route_msr.geojson")], W)
     same("route alternatives", "traverse:route", {
         "ROADMAP": w("roadmap.gpkg"), "TERRAIN": W, "FROM": FROM, "TO": TO, "STRATEGY": 3, "NO_TIMING": True,
         "ALTERNATIVES": 3, "MAX_STRETCH": 1.5, "MAX_OVERLAP": 0.9, "LOCAL_OPT": 0.05,

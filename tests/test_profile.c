@@ -136,7 +136,7 @@ static void check_row(trv_ctx *ctx, const prm_terrain *t, const model *pm, int e
     double sum_lu = 0, sum_lim = 0;
     for (int c = 0; c < 256; c++)
         sum_lu += sh.landuse[c];
-    for (int c = 0; c <= TM_NLIMITS; c++)
+    for (int c = 0; c <= TM_NLIMIT_CODES; c++)
         sum_lim += sh.limit[c];
     assert_float_equal(sum_lu, 1, 1e-12);
     assert_float_equal(sum_lim, 1, 1e-12);

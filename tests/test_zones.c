@@ -72,10 +72,10 @@ static char *line2(double x0, double y0, double x1, double y1)
 }
 
 static trv_status read_one(trv_ctx *ctx, const prm_terrain *t, long id, const char *props, const char *geom,
-                           const char *cross, prm_zones **z)
+                           const char *cross, geo_zones **z)
 {
     char *f = feat(id, props, geom), *p = gj("z.geojson", f), *c = cross ? gj("c.geojson", cross) : NULL;
-    trv_status st = prm_zones_read(ctx, p, c, 0, t, z);
+    trv_status st = geo_zones_read(ctx, p, c, 0, t->grid, z);
     free(f);
     free(p);
     free(c);
@@ -86,7 +86,7 @@ static void expect_error(const prm_terrain *t, long id, const char *props, const
                          const char *msg)
 {
     trv_ctx *ctx = trv_ctx_new();
-    prm_zones *z = NULL;
+    geo_zones *z = NULL;
     trv_status st = read_one(ctx, t, id, props, geom, cross, &z);
     if (st == TRV_OK || !strstr(trv_errmsg(ctx), msg))
         fail_msg("%s: got %d '%s', want '%s'", props, st, trv_errmsg(ctx), msg);
@@ -118,17 +118,17 @@ static void test_read_errors(void **state)
     free(c1);
     free(c2);
     trv_ctx *ctx = trv_ctx_new();
-    prm_zones *z = NULL;
+    geo_zones *z = NULL;
     char *empty = gj("e.geojson", "");
-    assert_int_equal(prm_zones_read(ctx, empty, NULL, 0, &t, &z), TRV_ERR_DATA);
+    assert_int_equal(geo_zones_read(ctx, empty, NULL, 0, t.grid, &z), TRV_ERR_DATA);
     assert_non_null(strstr(trv_errmsg(ctx), "holds no features"));
-    assert_int_equal(prm_zones_read(ctx, "/nonexistent/z.gpkg", NULL, 0, &t, &z), TRV_ERR_IO);
+    assert_int_equal(geo_zones_read(ctx, "/nonexistent/z.gpkg", NULL, 0, t.grid, &z), TRV_ERR_IO);
     /* a good one: nogo polygon, nogo line, factor */
     assert_int_equal(read_one(ctx, &t, 3, "\"effect\":\"Max_Speed\",\"value\":12.5", sq, NULL, &z), TRV_OK);
     assert_int_equal(z->n, 1);
-    assert_int_equal(z->z[0].effect, PRM_ZONE_MAX_SPEED);
+    assert_int_equal(z->z[0].effect, GEO_ZONE_MAX_SPEED);
     assert_true(z->z[0].value == 12.5 && z->z[0].fid == 3 && z->nseg == 4);
-    prm_zones_free(z);
+    geo_zones_free(z);
     free(empty);
     free(sq);
     free(ln);
@@ -141,15 +141,15 @@ static void test_seg_meet(void **state)
     (void)state;
     double px[2], py[2];
     const double a[4] = {0, 0, 4, 4};
-    assert_int_equal(prm_seg_meet(a, (double[4]){0, 4, 4, 0}, px, py), 1);
+    assert_int_equal(geo_seg_meet(a, (double[4]){0, 4, 4, 0}, px, py), 1);
     assert_true(px[0] == 2 && py[0] == 2);
-    assert_int_equal(prm_seg_meet(a, (double[4]){4, 4, 6, 0}, px, py), 1); /* a touch at an end */
+    assert_int_equal(geo_seg_meet(a, (double[4]){4, 4, 6, 0}, px, py), 1); /* a touch at an end */
     assert_true(px[0] == 4 && py[0] == 4);
-    assert_int_equal(prm_seg_meet(a, (double[4]){0, 1, 3, 4}, px, py), 0); /* parallel, apart */
-    assert_int_equal(prm_seg_meet(a, (double[4]){3, 0, 5, -2}, px, py), 0); /* would meet beyond the ends */
-    assert_int_equal(prm_seg_meet(a, (double[4]){6, 6, 2, 2}, px, py), 2); /* a collinear overlap */
+    assert_int_equal(geo_seg_meet(a, (double[4]){0, 1, 3, 4}, px, py), 0); /* parallel, apart */
+    assert_int_equal(geo_seg_meet(a, (double[4]){3, 0, 5, -2}, px, py), 0); /* would meet beyond the ends */
+    assert_int_equal(geo_seg_meet(a, (double[4]){6, 6, 2, 2}, px, py), 2); /* a collinear overlap */
     assert_true(px[0] == 2 && py[0] == 2 && px[1] == 4 && py[1] == 4);
-    assert_int_equal(prm_seg_meet(a, (double[4]){5, 5, 6, 6}, px, py), 0);
+    assert_int_equal(geo_seg_meet(a, (double[4]){5, 5, 6, 6}, px, py), 0);
 }
 
 /* A horizontal piece 80 m long at 10 m/s (8 s), half of it inside a zone. */
@@ -159,7 +159,7 @@ static void test_piece_times(void **state)
     prm_terrain t;
     terrain_make(&t, 20, 10);
     trv_ctx *ctx = trv_ctx_new();
-    prm_zones *z = NULL;
+    geo_zones *z = NULL;
     double y = Y0 - 40 - 4, x0 = X0 + 20, x1 = X0 + 100;
     char *sq = rect(X0 + 60, Y0 - 72, X0 + 120, Y0 - 8);
     struct { const char *props; double want; } cases[] = {
@@ -180,7 +180,7 @@ static void test_piece_times(void **state)
         prm_path_stats(&t, &path, CELL, &s);
         assert_true(fabs(s.time_h * 3600 - cases[k].want) < 1e-9);
         t.zones = NULL;
-        prm_zones_free(z);
+        geo_zones_free(z);
     }
     /* nogo: a piece into the polygon, one wholly inside, one beside it */
     assert_int_equal(read_one(ctx, &t, 1, "\"effect\":\"nogo\"", sq, NULL, &z), TRV_OK);
@@ -193,7 +193,7 @@ static void test_piece_times(void **state)
     prm_piece_measure(&t, x0, y, X0 + 59.9, y, &p);
     assert_false(p.blocked);
     t.zones = NULL;
-    prm_zones_free(z);
+    geo_zones_free(z);
     free(sq);
     trv_ctx_free(ctx);
     prm_terrain_clear(&t);
@@ -230,7 +230,7 @@ static void test_grid_barrier(void **state)
         assert_true(asprintf(&pt, "{\"type\":\"Point\",\"coordinates\":[%.17g,%.17g]}", bx, by) > 0);
         cross = feat(9, "\"radius\":12", pt);
         for (int withc = 0; withc < 2; withc++) {
-            prm_zones *z = NULL;
+            geo_zones *z = NULL;
             assert_int_equal(read_one(ctx, &t, 7, "\"effect\":\"nogo\"", ln, withc ? cross : NULL, &z), TRV_OK);
             t.zones = z;
             for (prm_strategy s = PRM_MMCR; s <= PRM_TIME; s++) {
@@ -253,7 +253,7 @@ static void test_grid_barrier(void **state)
                 prm_path_clear(&p);
             }
             t.zones = NULL;
-            prm_zones_free(z);
+            geo_zones_free(z);
         }
         free(ln);
         free(pt);
@@ -268,7 +268,7 @@ static void test_grid_barrier(void **state)
     char *ln = line2(bar[0], bar[1], bar[2], bar[3]), *pt = NULL, *cross;
     assert_true(asprintf(&pt, "{\"type\":\"Point\",\"coordinates\":[%.17g,%.17g]}", bx, by) > 0);
     cross = feat(9, "\"radius\":30", pt);
-    prm_zones *z = NULL;
+    geo_zones *z = NULL;
     assert_int_equal(read_one(ctx, &t, 7, "\"effect\":\"nogo\"", ln, cross, &z), TRV_OK);
     t.zones = z;
     for (prm_strategy s = PRM_MMCR; s <= PRM_TIME; s++) {
@@ -288,7 +288,7 @@ static void test_grid_barrier(void **state)
         prm_path_clear(&q);
     }
     t.zones = NULL;
-    prm_zones_free(z);
+    geo_zones_free(z);
     free(ln);
     free(pt);
     free(cross);
@@ -318,7 +318,7 @@ static void test_factor_detour(void **state)
     char *sq = rect(X0 + 400, y - 80, X0 + 600, y + 80);
     const char *props[2] = {"\"effect\":\"factor\",\"value\":1.05", "\"effect\":\"factor\",\"value\":3"};
     for (int k = 0; k < 2; k++) {
-        prm_zones *z = NULL;
+        geo_zones *z = NULL;
         assert_int_equal(read_one(ctx, &t, 1, props[k], sq, NULL, &z), TRV_OK);
         t.zones = z;
         prm_path p;
@@ -338,7 +338,7 @@ static void test_factor_detour(void **state)
         }
         prm_path_clear(&p);
         t.zones = NULL;
-        prm_zones_free(z);
+        geo_zones_free(z);
     }
     free(sq);
     trv_ctx_free(ctx);
@@ -355,15 +355,15 @@ static void test_burn(void **state)
     terrain_make(&t, 24, 24);
     trv_ctx *ctx = trv_ctx_new();
     char *ln = line2(X0 + 2 * CELL, Y0 - 10 * CELL, X0 + 20 * CELL, Y0 - 10 * CELL);
-    prm_zones *z = NULL;
+    geo_zones *z = NULL;
     assert_int_equal(read_one(ctx, &t, 1, "\"effect\":\"nogo\"", ln, NULL, &z), TRV_OK);
     for (int r = 0; r < 24; r++)
         for (int c = 0; c < 24; c++) {
             int want = (r == 9 || r == 10) && c >= 1 && c <= 20;
-            if ((z->burn[r * 24 + c] == PRM_ZB_NOGO) != want)
+            if ((z->burn[r * 24 + c] == GEO_ZB_NOGO) != want)
                 fail_msg("cell (%d, %d): burn %d, want %d", c, r, z->burn[r * 24 + c], want);
         }
-    prm_zones_free(z);
+    geo_zones_free(z);
     free(ln);
     trv_ctx_free(ctx);
     prm_terrain_clear(&t);

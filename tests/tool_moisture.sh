@@ -52,7 +52,17 @@ import json, sys
 m = json.load(open(sys.argv[1]))['moisture']
 assert m['mode'] == 'condition' and m['condition'] == 'normal', m
 assert [(s['code'], s['moisture_pct']) for s in m['soils']] == [(1, 26), (2, 38), (3, 22), (4, 5)], m
+assert m['table'] == 'classes/soils_moisture.csv', m['table']
 " "$tmp/normal/speed.json" && ok || bad "speed.json moisture record (normal)"
+# the table as given, and a second clone (its own bin/ and data/) writes the same speed.json
+fresh given; "$S" -q --terrain "$tmp/given" --vehicle "$UGV" --condition wet --moisture-table "$DATA/classes/soils_moisture.csv" &&
+python3 -c "import json, sys; t = json.load(open(sys.argv[1]))['moisture']['table']; sys.exit(t != sys.argv[2] and t)" \
+    "$tmp/given/speed.json" "$DATA/classes/soils_moisture.csv" && ok || bad "moisture.table not as given"
+mkdir -p "$tmp/clone/bin" && cp "$S" "$tmp/clone/bin/" && ln -s "$(cd "$DATA" && pwd)" "$tmp/clone/data"
+SL="--soils $DATA/classes/soils.csv --landuse-classes $DATA/classes/landuse.csv" # as the demo gives them
+fresh w; "$S" -q --terrain "$tmp/w" --vehicle "$UGV" $SL --condition wet && cp "$tmp/w/speed.json" "$tmp/w1.json" &&
+fresh w && TRV_DATADIR= "$tmp/clone/bin/trv-speed" -q --terrain "$tmp/w" --vehicle "$UGV" $SL --condition wet &&
+    cmp -s "$tmp/w1.json" "$tmp/w/speed.json" && ok || bad "two clones give different speed.json"
 python3 -c "import json, sys; sys.exit('moisture' in json.load(open(sys.argv[1])))" "$tmp/def/speed.json" && ok || bad "a default run records a moisture"
 
 # ---- the NOGO share never falls as the moisture rises ----

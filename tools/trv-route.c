@@ -3,6 +3,7 @@
  * GeoJSON / GPX / CSV with route statistics. Thin: options -> prm_mission_run
  * -> table, with the QGIS style and route.json in the same output set. */
 #include "core/json.h"
+#include "prm/no_route.h"
 #include "prm/prm.h"
 #include "prm/profile.h"
 #include "qgis/qgis.h"
@@ -171,6 +172,34 @@ static trv_status run_all(trv_ctx *ctx, const prm_mission_opts *o, prm_mission *
     return tool_out_close(ctx, &out, st);
 }
 
+/* --allow-no-route, after the mission failed with TRV_ERR_DATA: when an
+ * end is off the map or NOGO (prm_no_route_find), route.json alone says so
+ * ("status": "no route") and the run succeeds; else the failure stands. */
+static trv_status no_route(trv_ctx *ctx, const prm_mission_opts *o, const char *const in[4], const trv_meta *meta,
+                           trv_status failed)
+{
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", trv_errmsg(ctx));
+    prm_no_route nr;
+    int found = 0;
+    if (prm_no_route_find(ctx, o, &nr, &found) || !found) /* the failure stands, with its message */
+        return trv_error(ctx, failed, "%s", msg);
+    tool_out out;
+    trv_status st = tool_out_open(ctx, &out, trv_path_beside(o->out.geojson, run_other_file(RUN_O_ROUTE_JSON)));
+    if (!st) {
+        trv_json_meta(out.js, meta);
+        trv_json_obj(out.js, "inputs");
+        static const char *const keys[4] = {"roadmap", "terrain", "from", "to"};
+        for (int k = 0; k < 4; k++)
+            trv_json_str(out.js, keys[k], in[k]);
+        trv_json_end(out.js);
+        prm_no_route_json(out.js, &nr, msg);
+        fprintf(stderr, "trv-route: no route: the %s lies %s%s (%s); route.json says so\n", nr.end,
+                nr.reason ? "on a cell " : "", nr.why, msg);
+    }
+    return tool_out_close(ctx, &out, st);
+}
+
 /* The table on stdout, and each smoothing's deviation. */
 static void print_mission(const prm_mission *m)
 {
@@ -204,6 +233,7 @@ static void print_mission(const prm_mission *m)
 int main(int argc, char **argv)
 {
     const char *from = NULL, *to = NULL, *strategy = NULL, *weights = NULL, *via = NULL, *visit = NULL;
+    int allow_no_route = 0;
     prm_mission_opts o;
     prm_mission_opts_init(&o);
     const trv_opt opts[] = {
@@ -218,6 +248,7 @@ int main(int argc, char **argv)
         {"return", 0, TRV_ARG_FLAG, &o.wp.closed, NULL, "with --via/--visit: end back at the start (no --to)"},
         {"weights", 0, TRV_ARG_STRING, &weights, "kb,kh,ks,kd", "mmcr weights: low-risk, high-risk, safe, distance (default 3,10,1,0.2)"},
         {"admissible", 0, TRV_ARG_FLAG, &o.admissible, NULL, "mmcr with the admissible heuristic kd d instead of the paper's"},
+        {"allow-no-route", 0, TRV_ARG_FLAG, &allow_no_route, NULL, "when the start or the goal is off the map or NOGO, write route.json alone with \"status\": \"no route\", the end and its NOGO reason, and succeed (the demo's wet condition)"},
         {"no-timing", 0, TRV_ARG_FLAG, &o.out.no_timing, NULL, "leave the planning time (wall clock) out of the GeoJSON and --stats, so that reruns give the same bytes"},
         {"grid", 0, TRV_ARG_FLAG, &o.grid, NULL, "also solve the same objective(s) on the raster, 16-connected (the optimum)"},
         {"compare", 0, TRV_ARG_FLAG, &o.compare, NULL, "plan mdr, msr, mmcr and time and print them as one table"},
@@ -285,15 +316,18 @@ int main(int argc, char **argv)
     const char *const in[4] = {o.roadmap, o.terrain, from, to ? to : from};
     prm_mission m;
     trv_status st = run_all(ctx, &o, &m, in, &meta);
-    if (!st && m.cache_note[0])
+    int planned = !st; /* else no notes, no table (--allow-no-route may still succeed) */
+    if (st == TRV_ERR_DATA && allow_no_route)
+        st = no_route(ctx, &o, in, &meta, st);
+    if (planned && m.cache_note[0])
         fprintf(stderr, "%s: note: %s\n", cli.tool, m.cache_note);
-    if (!st && m.alt_note[0])
+    if (planned && m.alt_note[0])
         fprintf(stderr, "%s: note: %s\n", cli.tool, m.alt_note);
-    if (!st && m.zones_note[0])
+    if (planned && m.zones_note[0])
         fprintf(stderr, "%s: note: %s\n", cli.tool, m.zones_note);
-    if (!st && !m.direction_aware)
+    if (planned && !m.direction_aware)
         fprintf(stderr, "%s: note: %s\n", cli.tool, m.time_note);
-    if (!st && !res.quiet)
+    if (planned && !res.quiet)
         print_mission(&m);
     prm_mission_clear(&m);
     return tool_end(&cli, ctx, st);

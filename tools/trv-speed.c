@@ -148,6 +148,9 @@ static void print_report(const tm_model *m, const tm_soils *soils, const tm_stat
                "%zu; no data %zu\n",
                data > 0 ? 100.0 * st->go / data : 0, st->go, data, st->reason[1], st->reason[2], st->reason[3],
                st->reason[4], st->nodata);
+        if (st->reason[TM_NOGO_ZONE] || st->limit[TM_LIMIT_ZONE])
+            printf("zones: %zu cells NOGO, %zu GO cells slowed or capped\n", st->reason[TM_NOGO_ZONE],
+                   st->limit[TM_LIMIT_ZONE]);
         printf("speed over GO cells: mean %.2f km/h, max %.2f km/h\n", st->speed_mean_kmh, st->speed_max_kmh);
         printf("binding limit over the GO cells:");
         for (int k = 1; k < TM_NLIMITS; k++)
@@ -247,10 +250,10 @@ static void json_classes(trv_json *js, const tm_model *m, const tm_soils *soils)
 }
 
 /* The GO cells by the limit that binds, counts and shares. */
-static void json_limits(trv_json *js, const tm_stats *st)
+static void json_limits(trv_json *js, const tm_stats *st, int zoned)
 {
     trv_json_arr(js, "limits_go");
-    for (int k = 1; k < TM_NLIMITS; k++) {
+    for (int k = 1; k < (zoned ? TM_NLIMIT_CODES : TM_NLIMITS); k++) {
         trv_json_obj(js, NULL);
         trv_json_int(js, "code", k);
         trv_json_str(js, "name", tm_limit_name(k));
@@ -258,6 +261,19 @@ static void json_limits(trv_json *js, const tm_stats *st)
         trv_json_num(js, "share", "%.10g", st->go ? (double)st->limit[k] / (double)st->go : 0);
         trv_json_end(js);
     }
+    trv_json_end(js);
+}
+
+/* speed.json's "zones" object (docs/summaries.md): the files as given. */
+static void json_zones(trv_json *js, const tm_zone_opts *zo)
+{
+    trv_json_obj(js, "zones");
+    trv_json_str(js, "file", zo->path);
+    trv_json_str(js, "crossings", zo->crossings);
+    if (zo->crossings && zo->radius_m > 0)
+        trv_json_num(js, "crossing_radius_m", "%.10g", zo->radius_m);
+    else
+        trv_json_str(js, "crossing_radius_m", NULL);
     trv_json_end(js);
 }
 
@@ -274,7 +290,7 @@ static void json_moisture(trv_json *js, const tm_soils *soils, const tm_moisture
         trv_json_num(js, "moisture_pct", "%.10g", u->opts.pct);
     trv_json_str(js, "raster", u->opts.raster);
     trv_json_bool(js, "clamp", u->opts.clamp);
-    trv_json_str(js, "table", u->table);
+    trv_json_str(js, "table", u->opts.table ? u->opts.table : TM_MOISTURE_TABLE); /* as given: no clone path */
     trv_json_arr(js, "soils");
     for (int i = 0; i < soils->n; i++) {
         const tm_soil *s = &soils->s[i];
@@ -297,7 +313,7 @@ static void json_moisture(trv_json *js, const tm_soils *soils, const tm_moisture
 /* speed.json (docs/summaries.md): the vehicle, MI/VCI, the per-soil table
  * and the GO/NOGO counts print_report prints, at full precision. */
 static void summary(trv_json *js, const tm_model *m, const tm_soils *soils, const tm_stats *st,
-                    const char *const in[4], const trv_meta *meta, const tm_moisture_used *mu)
+                    const char *const in[4], const trv_meta *meta, const tm_moisture_used *mu, const tm_zone_opts *zo)
 {
     static const char *const keys[4] = {"terrain", "vehicle", "soils", "landuse_classes"};
     trv_json_meta(js, meta);
@@ -308,6 +324,8 @@ static void summary(trv_json *js, const tm_model *m, const tm_soils *soils, cons
     json_vehicle(js, m);
     if (mu->active)
         json_moisture(js, soils, mu);
+    if (zo->path)
+        json_zones(js, zo);
     json_soils(js, m, soils);
     trv_json_obj(js, "cells");
     trv_json_int(js, "all", (long long)st->cells);
@@ -317,13 +335,15 @@ static void summary(trv_json *js, const tm_model *m, const tm_soils *soils, cons
     trv_json_int(js, "nogo_soil", (long long)st->reason[2]);
     trv_json_int(js, "nogo_landuse", (long long)st->reason[3]);
     trv_json_int(js, "nogo_traction", (long long)st->reason[4]);
+    if (zo->path)
+        trv_json_int(js, "nogo_zone", (long long)st->reason[TM_NOGO_ZONE]);
     trv_json_int(js, "nodata", (long long)st->nodata);
     trv_json_end(js);
     trv_json_obj(js, "speed_go_kmh");
     trv_json_num(js, "mean", "%.10g", st->speed_mean_kmh);
     trv_json_num(js, "max", "%.10g", st->speed_max_kmh);
     trv_json_end(js);
-    json_limits(js, st);
+    json_limits(js, st, zo->path != NULL);
     json_classes(js, m, soils);
 }
 
@@ -332,7 +352,8 @@ static void summary(trv_json *js, const tm_model *m, const tm_soils *soils, cons
  * tables), the report, the copies of the model's inputs and
  * DIR/speed.json in one set: all or none. */
 static trv_status write_all(trv_ctx *ctx, const tm_model *m, const tm_soils *soils, const char *const in[4],
-                            const char *report, const trv_meta *meta, tm_stats *stats, const tm_moisture_used *mu)
+                            const char *report, const trv_meta *meta, tm_stats *stats, const tm_moisture_used *mu,
+                            const tm_zone_opts *zo)
 {
     const char *dir = in[0];
     tool_out out;
@@ -344,7 +365,7 @@ static trv_status write_all(trv_ctx *ctx, const tm_model *m, const tm_soils *soi
                   : qgis_qml_raster_write(ctx, tmp, rnd_palette_auto(TM_SPEED_DESC, TM_SPEED_UNIT), 0,
                                           m->v->top_speed_kmh, TM_SPEED_UNIT, TM_SPEED_DESC);
     if (!st)
-        st = tm_run(ctx, out.set, m, dir, meta, stats);
+        st = tm_run_zoned(ctx, out.set, m, dir, meta, zo, stats);
     if (!st && report)
         st = tm_report_write(ctx, out.set, m, soils, report);
     if (!st)
@@ -352,7 +373,7 @@ static trv_status write_all(trv_ctx *ctx, const tm_model *m, const tm_soils *soi
     if (!st && mu->map)
         st = write_moisture_map(ctx, out.set, dir, mu->map, meta);
     if (!st)
-        summary(out.js, m, soils, stats, in, meta, mu);
+        summary(out.js, m, soils, stats, in, meta, mu, zo);
     free(path);
     return tool_out_close(ctx, &out, st);
 }
@@ -375,6 +396,7 @@ int main(int argc, char **argv)
 {
     const char *dir = NULL, *vehicle = NULL, *soils_path = NULL, *landuse_path = NULL, *report = NULL;
     tm_moisture_opts mo = {.pct = NAN};
+    tm_zone_opts zo = {NULL, NULL, 0};
     const trv_opt opts[] = {
         {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "terrain directory: slope.tif, soil.tif, landuse.tif in; speed.tif, gonogo.tif, limit.tif, the summary speed.json and copies of the vehicle file and tables (speed_vehicle.ini, speed_soils.csv, speed_landuse.csv) out"},
         {"vehicle", 0, TRV_ARG_STRING, &vehicle, "VEHICLE.ini", "vehicle file (bundled: vehicles/*.ini in the data directory)"},
@@ -386,6 +408,9 @@ int main(int argc, char **argv)
         {"moisture-raster", 0, TRV_ARG_STRING, &mo.raster, "FILE", "a soil-moisture raster (%, any CRS; nearest cell onto the terrain grid, written as DIR/moisture.tif): each soil at its median moisture over its cells"},
         {"clamp-moisture", 0, TRV_ARG_FLAG, &mo.clamp, NULL, "outside a soil's tabulated moistures use the nearest end's values (default: an error naming the soil and its range)"},
         {"moisture-table", 0, TRV_ARG_STRING, &mo.table, "CSV", "soil values per moisture (default: classes/soils_moisture.csv in the data directory; its codes and names those of --soils)"},
+        {"zones", 0, TRV_ARG_STRING, &zo.path, "FILE", "no-go and preference zones baked into the maps (any OGR vector, any CRS; effect nogo|factor|max_speed, value; docs/zones.md): nogo cells all touched NOGO (reason zone), speed / factor and min(speed, max_speed) by cell centre"},
+        {"crossings", 0, TRV_ARG_STRING, &zo.crossings, "FILE", "with --zones: points (bridges, fords, gates) where a nogo line stays open within a radius (attribute radius, m)"},
+        {"crossing-radius", 0, TRV_ARG_DOUBLE, &zo.radius_m, "M", "the crossings' radius without a radius attribute (default: one cell)"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
     static const char *const required[] = {"terrain", "vehicle", NULL};
@@ -405,6 +430,10 @@ int main(int argc, char **argv)
     trv_ctx *ctx = tool_start(&cli, argc, argv, &res);
     if (moisture_usage(&mo))
         tool_usage(&cli, ctx, moisture_usage(&mo));
+    if (zo.crossings && !zo.path)
+        tool_usage(&cli, ctx, "--crossings needs --zones");
+    if (!(zo.radius_m >= 0))
+        tool_usage(&cli, ctx, "--crossing-radius must be >= 0 (0: one cell)");
     char *layers[3] = {run_path(dir, RUN_SLOPE), run_path(dir, RUN_SOIL), run_path(dir, RUN_LANDUSE)};
     if (!layers[0] || !layers[1] || !layers[2])
         return tool_end(&cli, ctx, trv_error(ctx, TRV_ERR_NOMEM, "out of memory"));
@@ -446,7 +475,9 @@ int main(int argc, char **argv)
         trv_meta_add(&meta, "TRV_INPUT_SOILS", soils_path);
         trv_meta_add(&meta, "TRV_INPUT_LANDUSE_CLASSES", landuse_path);
         const char *const in[4] = {dir, vehicle, soils_path, landuse_path};
-        st = write_all(ctx, &m, soils, in, report, &meta, &stats, &mu);
+        if (zo.path)
+            trv_meta_add(&meta, "TRV_INPUT_ZONES", zo.path);
+        st = write_all(ctx, &m, soils, in, report, &meta, &stats, &mu, &zo);
         if (!st && !res.quiet)
             print_report(&m, soils, &stats);
     }

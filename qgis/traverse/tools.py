@@ -123,6 +123,12 @@ SPEED = Tool(
              advanced=True),
         File("--moisture-table", "Soil values per moisture [default: the bundled classes/soils_moisture.csv]", CSV,
              advanced=True),
+        File("--zones", "Zones baked into the maps: nogo, factor and max_speed polygons, nogo lines (attributes "
+             "effect, value)", "Vector files (*.gpkg *.geojson *.json *.shp)", advanced=True),
+        File("--crossings", "Crossings of the nogo lines: bridges, fords, gates (points, optional radius in m)",
+             "Vector files (*.gpkg *.geojson *.json *.shp)", advanced=True),
+        Number("--crossing-radius", "The crossings' radius without a radius attribute (m) [default: one cell]",
+               minimum=0, advanced=True),
         Stdout(),
     ],
     [Folder("TERRAIN", "Terrain folder (with speed.tif, gonogo.tif and limit.tif)"),
@@ -200,6 +206,8 @@ ROUTE = Tool(
         Flag("--return", "With waypoints: end back at the start (no goal)"),
         Text("--weights", "mmcr weights kb,kh,ks,kd: low-risk, high-risk, safe, distance", "3,10,1,0.2"),
         Flag("--admissible", "mmcr with the admissible heuristic kd d instead of the paper's"),
+        Flag("--allow-no-route", "When the start or the goal is NOGO: route.json alone says why, and the run "
+             "succeeds", advanced=True),
         Flag("--no-timing", "Leave the planning time out of the outputs (reruns give the same bytes)"),
         Flag("--grid", "Also solve the objective(s) on the raster, 16-connected (the optimum)"),
         Flag("--compare", "Plan mdr, msr, mmcr and time"),

@@ -218,17 +218,17 @@ static int zone_move(const grid_search *S, const move *m, long i0, double *wt)
     int any = 0;
     for (int j = 0; j < m->ncross; j++)
         any |= S->zb[i0 + m->off[j]];
-    if (!(any & (PRM_ZB_CROSS | PRM_ZB_FACTOR)))
+    if (!(any & (GEO_ZB_CROSS | GEO_ZB_FACTOR)))
         return 0;
     const geo_grid *g = S->t->grid;
     long c = i0 % g->nx, r = i0 / g->nx;
     double x0 = geo_grid_x(g, (double)c), y0 = geo_grid_y(g, (double)r);
     double x1 = geo_grid_x(g, (double)(c + m->dc)), y1 = geo_grid_y(g, (double)(r + m->dr));
-    if ((any & PRM_ZB_CROSS) && prm_zones_blocking(S->t->zones, x0, y0, x1, y1) >= 0) {
+    if ((any & GEO_ZB_CROSS) && geo_zones_blocking(S->t->zones, x0, y0, x1, y1) >= 0) {
         *wt = INFINITY;
         return 1;
     }
-    if (!(any & PRM_ZB_FACTOR) || S->s != PRM_TIME)
+    if (!(any & GEO_ZB_FACTOR) || S->s != PRM_TIME)
         return 0;
     prm_piece p;
     prm_piece_measure(S->t, x0, y0, x1, y1, &p);
@@ -399,7 +399,7 @@ static void cells_mark(grid_search *S)
         const long l = r * S->win.nx, i = (r + S->win.r0) * tnx + S->win.c0;
         for (long c = 0; c < S->win.nx; c++)
             S->h.pos[l + c] = gonogo[i + c] == 0 && cls[i + c] != 0 && (!mask || mask[l + c]) &&
-                                      (!zb || !(zb[i + c] & PRM_ZB_NOGO))
+                                      (!zb || !(zb[i + c] & GEO_ZB_NOGO))
                                   ? TRV_HEAP_UNSEEN
                                   : CELL_NOGO;
     }

@@ -56,13 +56,12 @@ void prm_mission_clear(prm_mission *m)
     memset(m, 0, sizeof *m);
 }
 
-/* from and to in the terrain's CRS: xy[0..1] the start, xy[2..3] the goal. */
-static trv_status mission_ends(trv_ctx *ctx, const prm_mission_opts *o, const prm_terrain *t, double xy[4])
+trv_status prm_mission_ends(trv_ctx *ctx, const prm_mission_opts *o, const geo_grid *g, double xy[4])
 {
     char *wkt = NULL;
     geo_ct *ct = NULL;
     trv_status st;
-    if (!(st = geo_crs_wkt(ctx, o->srs, &wkt)) && !(st = geo_ct_create(ctx, wkt, t->grid->wkt, &ct))) {
+    if (!(st = geo_crs_wkt(ctx, o->srs, &wkt)) && !(st = geo_ct_create(ctx, wkt, g->wkt, &ct))) {
         int ok[2];
         double xs[2] = {o->from[0], o->to[0]}, ys[2] = {o->from[1], o->to[1]};
         geo_ct_points(ct, 2, xs, ys, ok);
@@ -211,7 +210,7 @@ static trv_status plan_all(trv_ctx *ctx, const prm_mission_opts *o, const prm_te
                            prm_mission *m)
 {
     double xy[4] = {0};
-    trv_status st = mission_ends(ctx, o, t, xy);
+    trv_status st = prm_mission_ends(ctx, o, t->grid, xy);
     if (o->wp.n)
         return st ? st : prm_mission_legs(ctx, o, t, r, xy, m); /* legs.c */
     prm_strategy plan[4] = {o->strategy};
@@ -255,8 +254,8 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
     }
     if (!geo_crs_same(r->wkt, t.grid->wkt))
         st = trv_error(ctx, TRV_ERR_CRS, "'%s' is not in the CRS of the terrain '%s'", o->roadmap, o->terrain);
-    prm_zones *z = NULL;
-    if (!st && o->zones && !(st = prm_zones_read(ctx, o->zones, o->crossings, o->crossing_radius, &t, &z))) {
+    geo_zones *z = NULL;
+    if (!st && o->zones && !(st = geo_zones_read(ctx, o->zones, o->crossings, o->crossing_radius, t.grid, &z))) {
         t.zones = z;
         t.top_speed_kmh /= z->min_factor; /* the time heuristics stay admissible (zones.h) */
         st = prm_zones_roadmap(ctx, &t, r); /* the crossings as nodes */
@@ -275,6 +274,6 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
         prm_mission_clear(m);
     prm_roadmap_free(r);
     prm_terrain_clear(&t);
-    prm_zones_free(z);
+    geo_zones_free(z);
     return st;
 }

@@ -61,7 +61,7 @@ typedef struct prm_terrain {
     unsigned char *ready;   /* lazy (prm_terrain_open): per cell, what is read (terrain_lazy.c);
                              * NULL: everything (prm_terrain_load, a hand-made terrain) */
     struct prm_lazy *lazy;  /* lazy: the open layers; NULL otherwise */
-    const struct prm_zones *zones; /* NULL, or the query's zones (zones.h; borrowed): every piece and move obeys them */
+    const struct geo_zones *zones; /* NULL, or the query's zones (zones.h; borrowed): every piece and move obeys them */
 } prm_terrain;
 
 /* Read class, cost, gonogo, dem, slope and speed of the run directory dir
@@ -652,6 +652,8 @@ typedef struct prm_mission {
 } prm_mission;
 
 void prm_mission_opts_init(prm_mission_opts *o);
+/* o->from and o->to (in o->srs) in the CRS of g: xy start x, y, goal x, y. */
+trv_status prm_mission_ends(trv_ctx *ctx, const prm_mission_opts *o, const geo_grid *g, double xy[4]);
 /* The checks that parse nothing, as trv-route reports them (TRV_ERR_USAGE):
  * "--weights expects four numbers >= 0: kb,kh,ks,kd" for a negative or
  * non-finite weight, then "--corridor must be >= 0" for a corridor below 0

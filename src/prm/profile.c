@@ -124,12 +124,12 @@ void prm_profile_shares(const prm_profile *p, prm_time_shares *out)
         double s = p->time_s[k];
         out->total_s += s;
         out->landuse[p->landuse[k]] += s;
-        out->limit[p->limit[k] >= 0 ? p->limit[k] : TM_NLIMITS] += s;
+        out->limit[p->limit[k] >= 0 ? p->limit[k] : TM_NLIMIT_CODES] += s;
     }
     double T = out->total_s > 0 && isfinite(out->total_s) ? out->total_s : NAN;
     for (int c = 0; c < 256; c++)
         out->landuse[c] /= T;
-    for (int c = 0; c <= TM_NLIMITS; c++)
+    for (int c = 0; c <= TM_NLIMIT_CODES; c++)
         out->limit[c] /= T;
 }
 
@@ -222,12 +222,12 @@ static int cmp_share(const void *a, const void *b)
 static int sorted(const prm_profiles *P, const prm_time_shares *s, int kind, share out[256])
 {
     int n = 0;
-    int m = kind ? TM_NLIMITS + 1 : 256;
+    int m = kind ? TM_NLIMIT_CODES + 1 : 256;
     for (int c = 0; c < m; c++) {
         double v = kind ? s->limit[c] : s->landuse[c];
         if (!(v > 0))
             continue;
-        const char *name = kind ? (c < TM_NLIMITS ? tm_limit_name(c) : "unknown") : P->landuse[c];
+        const char *name = kind ? (c < TM_NLIMIT_CODES ? tm_limit_name(c) : "unknown") : P->landuse[c];
         out[n++] = (share){name[0] ? name : "unknown", c, v};
     }
     qsort(out, n, sizeof *out, cmp_share);

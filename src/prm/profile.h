@@ -42,7 +42,7 @@ typedef struct prm_profile {
 
 typedef struct prm_time_shares {
     double landuse[256];    /* by land-use code; [0] unknown */
-    double limit[TM_NLIMITS + 1]; /* by tm_limit code; [TM_NLIMITS] unknown */
+    double limit[TM_NLIMIT_CODES + 1]; /* by limit.tif code (TM_LIMIT_ZONE included); [TM_NLIMIT_CODES] unknown */
     double total_s;
 } prm_time_shares;
 

@@ -2,22 +2,8 @@
  * zones.h — no-go and preference zones with exact barriers, applied at
  * query time (trv-route --zones, --crossings; docs/zones.md).
  *
- * A zones file (any OGR vector, reprojected into the terrain's CRS) holds
- * polygons and lines with the attributes `effect` and `value`:
- *   nogo       polygon: no route enters it (its closed area, boundary
- *              included); line: a barrier of zero width no route crosses
- *              or touches; value ignored;
- *   factor     polygon only: time and mobility cost inside multiplied by
- *              value (> 0);
- *   max_speed  polygon only: the speed inside capped at value km/h (> 0).
- * A line has no inside: factor and max_speed on a line are rejected.
- * Crossings (bridges, fords, gates): points, each with a radius r (its
- * `radius` attribute in m, else the default, one cell). A straight piece
- * crosses a nogo line where it meets it (a proper crossing, a touch, or
- * the shared part of a collinear overlap: each end of it); the piece may
- * cross there when every such meeting point lies within r of a crossing
- * (distance <= r, map units x metres per unit). Crossings do not open nogo
- * polygons.
+ * The file, its reader (geo_zones_read), the exact rule a straight piece
+ * obeys (geo_zones_blocking) and the "all touched" burn: geo/zones.h.
  *
  * What sees what (the objectives of prm.h):
  *   nogo: every objective, every piece (roadmap edges, end links, raster
@@ -40,68 +26,13 @@
 #ifndef PRM_ZONES_H
 #define PRM_ZONES_H
 
+#include "geo/zones.h"
 #include "prm.h"
 
-typedef enum prm_zone_effect { PRM_ZONE_NOGO = 1, PRM_ZONE_FACTOR = 2, PRM_ZONE_MAX_SPEED = 3 } prm_zone_effect;
-
-typedef struct prm_zone {
-    long fid;               /* the feature id in the file */
-    prm_zone_effect effect;
-    double value;           /* the factor, or km/h; 0 for nogo */
-    int line;               /* 1: a line (a nogo barrier); 0: a polygon */
-    int s0, s1;             /* its segments: seg[s0 .. s1) (a polygon: every ring's edges) */
-    double box[4];          /* xmin ymin xmax ymax (map units) */
-} prm_zone;
-
-typedef struct prm_crossing {
-    long fid;
-    double x, y, r;         /* map units */
-} prm_crossing;
-
-/* burn: per terrain cell */
-enum { PRM_ZB_NOGO = 1, PRM_ZB_CROSS = 2, PRM_ZB_FACTOR = 4 };
-
-typedef struct prm_zones {
-    char *path, *crossings_path;
-    int n;
-    prm_zone *z;
-    int nseg;
-    double *seg;            /* 4 per segment: x0 y0 x1 y1 */
-    int *seg_zone;
-    int nc;
-    prm_crossing *c;
-    double bx0, by0, bsize; /* the segments' bucket grid: bnx x bny buckets of bsize */
-    int bnx, bny;
-    int *bstart, *bseg;     /* CSR: segments of bucket k are bseg[bstart[k] .. bstart[k+1]) */
-    unsigned char *burn;    /* per terrain cell: PRM_ZB_* bits (NOGO, or CROSS, and FACTOR) */
-    double min_factor;      /* the smallest factor (1 when none below 1) */
-    int skip;               /* a zone left out (prm_zones_explain), -1: none */
-} prm_zones;
-
-/* Read path (and crossings, NULL: none) into the terrain's CRS; radius_m
- * the crossings' default radius (<= 0: one cell). Errors name the file and
- * feature id: unreadable (TRV_ERR_IO), no CRS (TRV_ERR_CRS), no features,
- * a feature without geometry or of the wrong kind, a polygon OGR finds
- * invalid (self-intersecting ...), no `effect` field or an unknown effect,
- * a factor or max_speed value missing, not finite or <= 0, factor or
- * max_speed on a line, a crossing radius <= 0 (TRV_ERR_DATA). Builds the
- * segment index and the burn raster on t's grid. */
-trv_status prm_zones_read(trv_ctx *ctx, const char *path, const char *crossings, double radius_m,
-                          const prm_terrain *t, prm_zones **out);
-void prm_zones_free(prm_zones *z);
-/* z->burn on t's grid (zones_burn.c; prm_zones_read calls it). */
-trv_status prm_zones_burn(trv_ctx *ctx, const prm_terrain *t, prm_zones *z);
-
-/* The nogo zone (index) the straight piece (x0, y0)-(x1, y1) may not take
- * (it meets a nogo line away from every crossing, or meets a nogo
- * polygon), -1 if none. */
-int prm_zones_blocking(const prm_zones *z, double x0, double y0, double x1, double y1);
 /* TRV_ERR_DATA "the start (x, y) lies in the nogo zone (feature N) of
  * 'path'" (or the goal) for an end (xy: start x, y, goal x, y) inside a
  * nogo polygon. */
-trv_status prm_zones_ends(trv_ctx *ctx, const prm_zones *z, const double xy[4]);
-/* The nogo polygon (index) holding the point, -1 if none. */
-int prm_zones_at(const prm_zones *z, double x, double y);
+trv_status prm_zones_ends(trv_ctx *ctx, const geo_zones *z, const double xy[4]);
 /* What factor and max_speed zones change on the piece (map units, as
  * prm_segment_walk gives lengths): the time forward and back and cost_int
  * (adjusted minus unzoned; 0 where the piece meets none). times 0: the
@@ -112,11 +43,6 @@ void prm_zones_delta(const prm_terrain *t, double x0, double y0, double x1, doub
  * times still in map units): blocked by a nogo zone, else with times the
  * factor and max_speed zones' deltas added. */
 void prm_zones_piece(const prm_terrain *t, double x0, double y0, double x1, double y1, int times, prm_piece *p);
-/* Segment-segment meeting (closed): 0 none, 1 one point (*px, *py), 2 a
- * collinear overlap from (px[0], py[0]) to (px[1], py[1]). Pure. */
-int prm_seg_meet(const double a[4], const double b[4], double px[2], double py[2]);
-/* Even-odd point in the polygon of zone k. */
-int prm_zone_contains(const prm_zones *z, int k, double x, double y);
 
 /* ---- the roadmap search (zones_route.c) ---- */
 

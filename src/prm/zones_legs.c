@@ -43,20 +43,20 @@ trv_status prm_zones_add_edge(trv_ctx *ctx, prm_roadmap *r, int a, int b, const 
 
 /* The side of (x, y) of the nogo line segment nearest to the crossing
  * (+1, -1; 0 on it). */
-static int side_of(const prm_zones *z, const double *s, double x, double y)
+static int side_of(const geo_zones *z, const double *s, double x, double y)
 {
     double v = (s[2] - s[0]) * (y - s[1]) - (s[3] - s[1]) * (x - s[0]);
     (void)z;
     return v > 0 ? 1 : v < 0 ? -1 : 0;
 }
 
-static const double *nearest_line_seg(const prm_zones *z, double x, double y)
+static const double *nearest_line_seg(const geo_zones *z, double x, double y)
 {
     const double *best = NULL;
     double bd = INFINITY;
     for (int s = 0; s < z->nseg; s++) {
-        const prm_zone *zn = &z->z[z->seg_zone[s]];
-        if (!zn->line || zn->effect != PRM_ZONE_NOGO)
+        const geo_zone *zn = &z->z[z->seg_zone[s]];
+        if (!zn->line || zn->effect != GEO_ZONE_NOGO)
             continue;
         const double *q = z->seg + 4 * (size_t)s;
         double dx = q[2] - q[0], dy = q[3] - q[1], ll = dx * dx + dy * dy;
@@ -96,7 +96,7 @@ static int bfs(const prm_terrain *t, const leg_win *w, const int *seeds, int ns)
                 continue;
             int nb = (int)(r2 * n + cc);
             long ti = (r2 + w->r0) * nx + cc + w->c0;
-            if (w->from[nb] != -2 || !prm_cell_go(t, ti) || (zb[ti] & (PRM_ZB_NOGO | PRM_ZB_CROSS)))
+            if (w->from[nb] != -2 || !prm_cell_go(t, ti) || (zb[ti] & (GEO_ZB_NOGO | GEO_ZB_CROSS)))
                 continue;
             w->from[nb] = cur, w->queue[tail++] = nb;
         }
@@ -159,7 +159,7 @@ static trv_status one_side(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, i
             long ti = (rr + w->r0) * g->nx + c + w->c0;
             double x = geo_grid_x(g, (double)(c + w->c0)), y = geo_grid_y(g, (double)(rr + w->r0));
             prm_piece p;
-            if (!prm_cell_go(t, ti) || (zb[ti] & (PRM_ZB_NOGO | PRM_ZB_CROSS)) || side_of(t->zones, seg, x, y) != side)
+            if (!prm_cell_go(t, ti) || (zb[ti] & (GEO_ZB_NOGO | GEO_ZB_CROSS)) || side_of(t->zones, seg, x, y) != side)
                 continue;
             prm_piece_measure(t, cx, cy, x, y, &p);
             if (!p.blocked)

@@ -18,11 +18,11 @@ void prm_zone_edges_clear(prm_zone_edges *e)
 }
 
 /* 1 if a factor or max_speed zone's box meets the box of the edge. */
-static int near_factor(const prm_zones *z, const double b[4])
+static int near_factor(const geo_zones *z, const double b[4])
 {
     for (int k = 0; k < z->n; k++) {
-        const prm_zone *zn = &z->z[k];
-        if (k != z->skip && zn->effect != PRM_ZONE_NOGO &&
+        const geo_zone *zn = &z->z[k];
+        if (k != z->skip && zn->effect != GEO_ZONE_NOGO &&
             !(b[2] < zn->box[0] || b[0] > zn->box[2] || b[3] < zn->box[1] || b[1] > zn->box[3]))
             return 1;
     }
@@ -33,7 +33,7 @@ trv_status prm_zone_edges_make(trv_ctx *ctx, const prm_terrain *t, const prm_roa
                                const prm_weights *w, prm_zone_edges *out)
 {
     memset(out, 0, sizeof *out);
-    const prm_zones *z = t->zones;
+    const geo_zones *z = t->zones;
     int cap = 0;
     out->off = calloc((size_t)r->nedges + 1, 1);
     out->alt = malloc(((size_t)r->nedges + 1) * sizeof *out->alt);
@@ -49,7 +49,7 @@ trv_status prm_zone_edges_make(trv_ctx *ctx, const prm_terrain *t, const prm_roa
         double bb[4] = {fmin(x0, x1), fmin(y0, y1), fmax(x0, x1), fmax(y0, y1)};
         if (bb[2] < zb[0] || bb[0] > zb[2] || bb[3] < zb[1] || bb[1] > zb[3])
             continue;
-        if (prm_zones_blocking(z, x0, y0, x1, y1) >= 0) {
+        if (geo_zones_blocking(z, x0, y0, x1, y1) >= 0) {
             out->off[e] = 1;
             continue;
         }
@@ -89,7 +89,7 @@ trv_status prm_zones_explain(trv_ctx *ctx, const prm_terrain *t, const prm_roadm
                              prm_strategy s, const prm_weights *w, int admissible, trv_status st, int *explained)
 {
     *explained = 0;
-    const prm_zones *z = t->zones;
+    const geo_zones *z = t->zones;
     char keep[1024], ids[512] = "";
     snprintf(keep, sizeof keep, "%s", trv_errmsg(ctx));
     prm_terrain t0 = *t;
@@ -99,10 +99,10 @@ trv_status prm_zones_explain(trv_ctx *ctx, const prm_terrain *t, const prm_roadm
         return st;
     }
     int nogo = 0, cut = 0;
-    prm_zones zk = *z;
+    geo_zones zk = *z;
     t0.zones = &zk;
     for (int k = 0; k < z->n; k++) {
-        if (z->z[k].effect != PRM_ZONE_NOGO || nogo++ >= EXPLAIN_MAX)
+        if (z->z[k].effect != GEO_ZONE_NOGO || nogo++ >= EXPLAIN_MAX)
             continue;
         zk.skip = k;
         if (route_exists(ctx, &t0, r, xy, s, w, admissible) && strlen(ids) + 24 < sizeof ids)
@@ -118,10 +118,10 @@ trv_status prm_zones_explain(trv_ctx *ctx, const prm_terrain *t, const prm_roadm
                      "together", z->path, nogo > EXPLAIN_MAX ? "the first " : "", nogo > EXPLAIN_MAX ? EXPLAIN_MAX : nogo);
 }
 
-trv_status prm_zones_ends(trv_ctx *ctx, const prm_zones *z, const double xy[4])
+trv_status prm_zones_ends(trv_ctx *ctx, const geo_zones *z, const double xy[4])
 {
     for (int e = 0; e < 2; e++) {
-        int k = prm_zones_at(z, xy[2 * e], xy[2 * e + 1]);
+        int k = geo_zones_at(z, xy[2 * e], xy[2 * e + 1]);
         if (k >= 0)
             return trv_error(ctx, TRV_ERR_DATA, "the %s (%.1f, %.1f) lies in the nogo zone (feature %ld) of '%s'",
                              e ? "goal" : "start", xy[2 * e], xy[2 * e + 1], z->z[k].fid, z->path);
@@ -149,7 +149,7 @@ static int nearest(const prm_roadmap *r, double x, double y, int m, int *near, d
  * to every one of its 4 k nearest nodes that a straight piece allowed by
  * the terrain and the zones reaches (the barrier's two sides: the nearest
  * k may all lie on one). */
-static trv_status add_crossing(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int n0, const prm_crossing *c,
+static trv_status add_crossing(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int n0, const geo_crossing *c,
                                int k, int *ncap, int *ecap)
 {
     int near[1024], q = r->nnodes;
@@ -167,7 +167,7 @@ static trv_status add_crossing(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *
 
 trv_status prm_zones_roadmap(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r)
 {
-    const prm_zones *z = t->zones;
+    const geo_zones *z = t->zones;
     if (z->nc == 0 || r->nnodes == 0)
         return TRV_OK;
     int k = r->k > 0 ? r->k : 10, ecap = r->nedges, ncap = r->nnodes, n0 = r->nnodes;

@@ -18,19 +18,10 @@
 
 /* ---- the report ------------------------------------------------------------------ */
 
-/* The order a mission planner reads in: the answer, the strategies it
- * was chosen from, the drive, the maps; then how it was made. */
-static trv_status build(trv_ctx *ctx, doc *d, run *r)
+/* The route's sections: the answer, the strategies it was chosen from,
+ * the drive, the maps. */
+static trv_status route_sections(trv_ctx *ctx, doc *d, run *r)
 {
-    const char *const REQUIRED[] = {OTHER(RUN_O_ROUTE_STATS), LAYER(RUN_CLASS), LAYER(RUN_GONOGO), LAYER(RUN_DEM),
-                                    LAYER(RUN_SLOPE)};
-    for (size_t k = 0; k < sizeof REQUIRED / sizeof REQUIRED[0]; k++)
-        if (!trv_file_exists(P(r, REQUIRED[k])))
-            return trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", r->path, strerror(ENOENT));
-    if (!realpath(r->dir, r->absdir))
-        return trv_error(ctx, TRV_ERR_IO, "cannot resolve '%s': %s", r->dir, strerror(errno));
-    const char *name = strrchr(r->absdir, '/') && strrchr(r->absdir, '/')[1] ? strrchr(r->absdir, '/') + 1 : r->dir;
-    rpt_h(d, 1, "Mission report: %s", name);
     rstats rs;
     trv_status st = rpt_rs_read(ctx, r, &rs);
     if (st)
@@ -49,12 +40,16 @@ static trv_status build(trv_ctx *ctx, doc *d, run *r)
     if (!st)
         st = rpt_sec_maps(ctx, d, r, &rs);
     rpt_rs_free(&rs);
-    if (!st) {
-        rpt_h(d, 2, "Method details");
-        rpt_p(d, "How the answer was reached: the terrain model, the kriging of the elevation, the vehicle's "
-                 "terramechanics and the mobility classes.");
-        st = rpt_sec_terrain(ctx, d, r);
-    }
+    return st;
+}
+
+/* How the answer was reached. */
+static trv_status method_details(trv_ctx *ctx, doc *d, run *r)
+{
+    rpt_h(d, 2, "Method details");
+    rpt_p(d, "How the answer was reached: the terrain model, the kriging of the elevation, the vehicle's "
+             "terramechanics and the mobility classes.");
+    trv_status st = rpt_sec_terrain(ctx, d, r);
     if (!st)
         st = rpt_sec_kriging(ctx, d, r);
     if (!st)
@@ -63,6 +58,33 @@ static trv_status build(trv_ctx *ctx, doc *d, run *r)
         st = rpt_sec_classes(ctx, d, r);
     if (!st)
         st = rpt_sec_inputs(ctx, d, r);
+    return st;
+}
+
+/* The order a mission planner reads in: the answer (or why there is no
+ * route: route.json's status, and then no route file is needed), then how
+ * it was made. */
+static trv_status build(trv_ctx *ctx, doc *d, run *r)
+{
+    const char *const REQUIRED[] = {OTHER(RUN_O_ROUTE_STATS), LAYER(RUN_CLASS), LAYER(RUN_GONOGO), LAYER(RUN_DEM),
+                                    LAYER(RUN_SLOPE)};
+    struct json_object *nr = NULL;
+    trv_status st = rpt_no_route_read(ctx, r, &nr);
+    for (size_t k = nr ? 1 : 0; !st && k < sizeof REQUIRED / sizeof REQUIRED[0]; k++)
+        if (!trv_file_exists(P(r, REQUIRED[k])))
+            st = trv_error(ctx, TRV_ERR_IO, "cannot open '%s': %s", r->path, strerror(ENOENT));
+    if (!st && !realpath(r->dir, r->absdir))
+        st = trv_error(ctx, TRV_ERR_IO, "cannot resolve '%s': %s", r->dir, strerror(errno));
+    if (!st) {
+        const char *name = strrchr(r->absdir, '/') && strrchr(r->absdir, '/')[1] ? strrchr(r->absdir, '/') + 1 : r->dir;
+        rpt_h(d, 1, "Mission report: %s", name);
+        st = nr ? rpt_sec_no_route(ctx, d, r, nr) : route_sections(ctx, d, r);
+    }
+    if (!st && nr)
+        st = rpt_sec_maps(ctx, d, r, NULL);
+    json_object_put(nr);
+    if (!st)
+        st = method_details(ctx, d, r);
     if (!st && d->oom)
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     return st;

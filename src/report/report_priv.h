@@ -180,6 +180,11 @@ int rpt_route_map(run *r, const rstats *rs, char *rel, size_t n);
 /* ---- the sections ------------------------------------------------------------ */
 
 trv_status rpt_sec_answer(trv_ctx *ctx, doc *d, run *r, const rstats *rs);  /* answer.c */
+/* no_route.c: route.json's "no_route" object (*nr, a reference to put)
+ * when its status is "no route", else *nr NULL; the section that says so
+ * in place of the answer. */
+trv_status rpt_no_route_read(trv_ctx *ctx, run *r, struct json_object **nr);
+trv_status rpt_sec_no_route(trv_ctx *ctx, doc *d, run *r, struct json_object *nr);
 trv_status rpt_sec_routes(trv_ctx *ctx, doc *d, run *r, const rstats *rs);  /* routes.c */
 /* The mission's alternatives, when the run holds RPT_ALT_DIR/route.json
  * (trv-route --alternatives): their table and map (alternatives.c). */

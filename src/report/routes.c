@@ -121,7 +121,7 @@ trv_status rpt_sec_maps(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
              {RUN_NLAYERS, "sim_replan", "The first re-plan up close: the obstacle, the plan and the drive around it"}};
     char top[256], all[64];
     trv_sfmt(all, sizeof all, "%s/%s", OTHER(RUN_O_PNG), ROUTES_PNG);
-    if (rpt_route_map(r, rs, top, sizeof top))
+    if (rs && rpt_route_map(r, rs, top, sizeof top)) /* rs NULL: no route (route.json) */
         rpt_p(d, "The recommended route (`%s`) is the map at the top; every route (`%s`) is under "
                  "Strategies compared.", top, all);
     else if (trv_file_exists(P(r, all)))

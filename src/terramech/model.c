@@ -1,6 +1,7 @@
 /* Per-soil precomputation and the trv-speed stage (the row kernel and the
  * speed are in speed.c and attainable.c, the report in report.c). */
 #include "terramech.h"
+#include "geo/zones.h"
 #include "run/run.h"
 
 #include <math.h>
@@ -149,32 +150,33 @@ void tm_run_model_free(tm_run_model *rm)
 
 /* ---- the stage -------------------------------------------------------------- */
 
-static const geo_class REASONS[6] = {
+static const geo_class REASONS[7] = {
     {0, "GO", {46, 160, 67}},          {1, "NOGO: slope", {230, 97, 1}},
     {2, "NOGO: soil strength (CI < VCI1)", {140, 81, 10}}, {3, "NOGO: land use", {33, 102, 172}},
     {4, "NOGO: traction", {178, 24, 43}}, {5, "no data", {150, 150, 150}},
+    {6, "NOGO: zone", {0, 0, 0}},
 };
 
 /* limit.tif's classes (tm_limit codes) */
-static const geo_class LIMITS[TM_NLIMITS] = {
+static const geo_class LIMITS[TM_NLIMIT_CODES] = {
     {0, "NOGO", {90, 90, 90}},      {1, "top speed", {26, 152, 80}},   {2, "power", {254, 224, 139}},
     {3, "traction", {215, 48, 39}}, {4, "ride", {145, 191, 219}},      {5, "vegetation", {102, 66, 40}},
-    {6, "visibility/braking", {118, 42, 131}},
+    {6, "visibility/braking", {118, 42, 131}}, {7, "zone", {240, 2, 127}},
 };
 
 const char *tm_limit_name(int code)
 {
-    return code >= 0 && code < TM_NLIMITS ? LIMITS[code].name : NULL;
+    return code >= 0 && code < TM_NLIMIT_CODES ? LIMITS[code].name : NULL;
 }
 
 const geo_class *tm_limit_class(int code)
 {
-    return code >= 0 && code < TM_NLIMITS ? &LIMITS[code] : NULL;
+    return code >= 0 && code < TM_NLIMIT_CODES ? &LIMITS[code] : NULL;
 }
 
 const char *tm_reason_name(int reason)
 {
-    return reason >= 0 && reason < 6 ? REASONS[reason].name : NULL;
+    return reason >= 0 && reason < 7 ? REASONS[reason].name : NULL;
 }
 
 /* Codes present in a class layer that a table does not know. */
@@ -200,9 +202,12 @@ typedef struct run_out {
     geo_raster *r[3];
 } run_out;
 
-static trv_status out_new(trv_ctx *ctx, const geo_grid *g, run_out *o)
+/* zoned: the zone classes named too (without zones the maps' colour
+ * tables stay as before them). */
+static trv_status out_new(trv_ctx *ctx, const geo_grid *g, int zoned, run_out *o)
 {
-    static const geo_classes reasons = {(geo_class *)REASONS, 6}, limits = {(geo_class *)LIMITS, TM_NLIMITS};
+    static const geo_classes reasons[2] = {{(geo_class *)REASONS, 6}, {(geo_class *)REASONS, 7}};
+    static const geo_classes limits[2] = {{(geo_class *)LIMITS, TM_NLIMITS}, {(geo_class *)LIMITS, TM_NLIMIT_CODES}};
     trv_status st;
     if ((st = geo_raster_new(ctx, g, GEO_F32, &o->r[0])) || (st = geo_raster_new(ctx, g, GEO_U8, &o->r[1])) ||
         (st = geo_raster_new(ctx, g, GEO_U8, &o->r[2])) ||
@@ -210,8 +215,8 @@ static trv_status out_new(trv_ctx *ctx, const geo_grid *g, run_out *o)
         (st = geo_raster_set_label(ctx, o->r[1], "GO/NOGO reason", NULL)) ||
         (st = geo_raster_set_label(ctx, o->r[2], TM_LIMIT_DESC, NULL)))
         return st;
-    o->r[1]->classes = &reasons; /* no nodata value: 0 is GO and must show */
-    o->r[2]->classes = &limits;  /* nor here: 0 is NOGO */
+    o->r[1]->classes = &reasons[zoned]; /* no nodata value: 0 is GO and must show */
+    o->r[2]->classes = &limits[zoned];  /* nor here: 0 is NOGO */
     return TRV_OK;
 }
 
@@ -257,8 +262,9 @@ static void *rows_thread(void *arg)
     return NULL;
 }
 
-/* Every row (on every core), then the counts in row order. */
-static trv_status compute(trv_ctx *ctx, const tm_model *m, const run_stack *in, run_out *o, tm_stats *stats)
+/* Every row (on every core), the zones (z, NULL: none), then the counts in row order. */
+static trv_status compute(trv_ctx *ctx, const tm_model *m, const run_stack *in, const geo_zones *z, run_out *o,
+                          tm_stats *stats)
 {
     const geo_raster *slope = in->layer[RUN_SLOPE];
     rows_job job = {m, in, o, slope->grid.nx, slope->grid.ny, 0, 0, 0};
@@ -280,6 +286,8 @@ static trv_status compute(trv_ctx *ctx, const tm_model *m, const run_stack *in, 
         pthread_join(th[k], NULL);
     if (st)
         return st;
+    if (z)
+        tm_zones_bake(z, &slope->grid, o->r[0]->f32, o->r[1]->u8, o->r[2]->u8);
     const float *speed = o->r[0]->f32;
     const unsigned char *go = o->r[1]->u8, *lim = o->r[2]->u8;
     size_t n = (size_t)job.nx * job.ny;
@@ -302,10 +310,17 @@ static trv_status compute(trv_ctx *ctx, const tm_model *m, const run_stack *in, 
 trv_status tm_run(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const trv_meta *meta,
                   tm_stats *stats)
 {
+    return tm_run_zoned(ctx, set, m, dir, meta, NULL, stats);
+}
+
+trv_status tm_run_zoned(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const trv_meta *meta,
+                        const tm_zone_opts *zo, tm_stats *stats)
+{
     memset(stats, 0, sizeof *stats);
     static const run_id which[3] = {RUN_SLOPE, RUN_SOIL, RUN_LANDUSE}, outs[3] = {RUN_SPEED, RUN_GONOGO, RUN_LIMIT};
     run_stack in;
     run_out o = {{NULL, NULL, NULL}};
+    geo_zones *z = NULL;
     memset(&in, 0, sizeof in);
     trv_status st = run_load(ctx, dir, which, 3, NULL, &in);
     if (!st)
@@ -313,8 +328,10 @@ trv_status tm_run(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *
     if (!st)
         st = check_codes(ctx, in.layer[RUN_LANDUSE], in.path[RUN_LANDUSE], "land-use", "the land-use table", NULL,
                          m->landuse_nogo);
-    if (!st && !(st = out_new(ctx, &in.layer[RUN_SLOPE]->grid, &o)))
-        st = compute(ctx, m, &in, &o, stats);
+    if (!st && zo && zo->path)
+        st = geo_zones_read(ctx, zo->path, zo->crossings, zo->radius_m, &in.layer[RUN_SLOPE]->grid, &z);
+    if (!st && !(st = out_new(ctx, &in.layer[RUN_SLOPE]->grid, z != NULL, &o)))
+        st = compute(ctx, m, &in, z, &o, stats);
     for (int k = 0; k < 3 && !st; k++) {
         char *p = run_path(dir, outs[k]);
         const char *tmp = p ? trv_outset_add(set, p) : NULL;
@@ -324,6 +341,7 @@ trv_status tm_run(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *
     if (!st)
         st = trv_progress(ctx, 1.0, "speed");
     run_stack_clear(&in);
+    geo_zones_free(z);
     for (int k = 0; k < 3; k++)
         geo_raster_free(o.r[k]);
     return st;

@@ -61,8 +61,11 @@ trv_status tm_moisture_soil_at(trv_ctx *ctx, const tm_moisture *t, const tm_soil
 trv_status tm_moisture_soil_condition(trv_ctx *ctx, const tm_moisture *t, const tm_soil *s, double base_pct,
                                       unsigned cond, tm_soil *out, double *pct);
 
+/* The bundled moisture table, relative to the data directory (trv_data_path). */
+#define TM_MOISTURE_TABLE "classes/soils_moisture.csv"
+
 /* What trv-speed was asked for: at most one of pct (finite), condition and
- * raster; table NULL: the data directory's classes/soils_moisture.csv. */
+ * raster; table NULL: the data directory's TM_MOISTURE_TABLE. */
 typedef struct tm_moisture_opts {
     double pct;                /* NAN: not given */
     const char *condition;     /* "dry" | "normal" | "wet" | NULL */

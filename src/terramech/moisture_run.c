@@ -84,7 +84,7 @@ trv_status tm_moisture_apply(trv_ctx *ctx, const tm_moisture_opts *o, const char
     tm_moisture *t = NULL;
     double base[256];
     trv_status st = o->table ? ((u->table = strdup(o->table)) ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory"))
-                             : (u->table = trv_data_path(ctx, "classes/soils_moisture.csv")) ? TRV_OK : TRV_ERR_IO;
+                             : (u->table = trv_data_path(ctx, TM_MOISTURE_TABLE)) ? TRV_OK : TRV_ERR_IO;
     if (!st && !(st = tm_moisture_read(ctx, u->table, &t)) && !(st = base_moistures(ctx, soils->path, base))) {
         if (o->raster)
             st = soils_raster(ctx, t, soils, base, dir, o->clamp, u);

@@ -199,7 +199,8 @@ double tm_rigid_load(double b, double k, double n, double D, double z0);
 /* ---- the model: per-soil results and the row kernel ------------------------ */
 
 typedef enum tm_reason {
-    TM_GO = 0, TM_NOGO_SLOPE = 1, TM_NOGO_SOIL = 2, TM_NOGO_LANDUSE = 3, TM_NOGO_TRACTION = 4, TM_NOGO_NODATA = 5
+    TM_GO = 0, TM_NOGO_SLOPE = 1, TM_NOGO_SOIL = 2, TM_NOGO_LANDUSE = 3, TM_NOGO_TRACTION = 4, TM_NOGO_NODATA = 5,
+    TM_NOGO_ZONE = 6 /* a nogo zone (trv-speed --zones; not tm_row's) */
 } tm_reason;
 
 typedef struct tm_model {
@@ -235,15 +236,20 @@ typedef enum tm_limit {
     TM_LIMIT_VEGETATION = 5, TM_LIMIT_BRAKING = 6
 } tm_limit;
 #define TM_NLIMITS 7
+/* limit.tif's code where a factor or max_speed zone set the speed
+ * (trv-speed --zones): not a speed limit of the model (tm_speed_at never
+ * gives it), so after the TM_NLIMITS limits; TM_NLIMIT_CODES codes in all. */
+#define TM_LIMIT_ZONE 7
+#define TM_NLIMIT_CODES 8
 /* limit.tif's band description; tm_limit_name(code): "NOGO", "top speed",
- * "power", "traction", "ride", "vegetation", "visibility/braking" (its
- * category names); NULL outside 0..TM_NLIMITS-1. */
+ * "power", "traction", "ride", "vegetation", "visibility/braking", "zone"
+ * (its category names); NULL outside 0..TM_NLIMIT_CODES-1. */
 #define TM_LIMIT_DESC "binding speed limit"
 const char *tm_limit_name(int code);
-/* limit.tif's class of code (name and colour; NULL outside 0..TM_NLIMITS-1). */
+/* limit.tif's class of code (name and colour; NULL outside 0..TM_NLIMIT_CODES-1). */
 const geo_class *tm_limit_class(int code);
-/* gonogo.tif's category name of a reason ("GO", "NOGO: slope", ...); NULL
- * outside 0..5. */
+/* gonogo.tif's category name of a reason ("GO", "NOGO: slope", ...,
+ * "NOGO: zone"); NULL outside 0..6. */
 const char *tm_reason_name(int reason);
 /* Above this slip the power limit is reported as traction: the soil, not
  * the engine, takes most of the power (docs/method.md §2.10.7). */
@@ -321,8 +327,8 @@ void tm_run_model_free(tm_run_model *rm);
 
 typedef struct tm_stats {
     size_t cells, go, nodata;
-    size_t reason[6];
-    size_t limit[TM_NLIMITS];             /* GO cells by the limit that binds ([0]: the NOGO cells) */
+    size_t reason[7];                     /* by tm_reason */
+    size_t limit[TM_NLIMIT_CODES];        /* GO cells by the limit that binds ([0]: the NOGO cells) */
     double speed_mean_kmh, speed_max_kmh; /* over GO cells */
 } tm_stats;
 
@@ -334,6 +340,28 @@ typedef struct tm_stats {
  * with the rest of the run). */
 trv_status tm_run(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const trv_meta *meta,
                   tm_stats *stats);
+
+/* trv-speed --zones FILE [--crossings FILE --crossing-radius M]: the zones
+ * (geo/zones.h, docs/zones.md) baked into the maps; path NULL: none. */
+typedef struct tm_zone_opts {
+    const char *path, *crossings;
+    double radius_m;        /* the crossings' default radius; <= 0: one cell */
+} tm_zone_opts;
+/* tm_run with the zones read onto the slope grid (their errors before any
+ * output) and applied to the cells with data, before the counts:
+ *   a cell a nogo zone burns (all touched; a barrier's cells within a
+ *   crossing's radius open): speed 0, reason TM_NOGO_ZONE, limit NOGO,
+ *   whatever the model gave it;
+ *   a GO cell whose centre lies in factor zones (product f) or max_speed
+ *   zones (smallest cap c, km/h): speed v -> min(v / f, c); where that
+ *   differs from v the limit is TM_LIMIT_ZONE.
+ * With zones, gonogo.tif and limit.tif name the zone classes too. */
+trv_status tm_run_zoned(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const trv_meta *meta,
+                        const tm_zone_opts *zo, tm_stats *stats);
+/* The baking above on one grid's maps (zones_bake.c; the rows of tm_row's
+ * out arrays). */
+struct geo_zones;
+void tm_zones_bake(const struct geo_zones *z, const geo_grid *g, float *speed, unsigned char *reason, unsigned char *limit);
 
 /* One soil x land-use class at one grade, as the maps have it: tm_row's
  * reason, speed (km/h) and limit for a cell of slope grade_deg, and the

@@ -1,7 +1,7 @@
-/* The zones burned into a raster on the terrain's grid (zones.h): every
- * cell a nogo line or polygon touches ("all touched": the closed cell
- * meets the geometry), crossings' cells left for the exact test, and the
- * cells factor and max_speed zones touch. */
+/* The zones burned into a raster on a grid (zones.h): every cell a nogo
+ * line or polygon touches ("all touched": the closed cell meets the
+ * geometry), crossings' cells left for the exact test, and the cells
+ * factor and max_speed zones touch. */
 #include "zones.h"
 
 #include "core/clip.h"
@@ -12,35 +12,24 @@
 
 enum { ZB_LINE = 8, ZB_POLY = 16 }; /* while burning */
 
-typedef struct burn_seg {
-    const geo_grid *g;
-    unsigned char *burn;
-    double u0, v0, u1, v1; /* the segment in cell units */
-    unsigned char bit;
-} burn_seg;
-
-/* The cell and its 8 neighbours whose closed squares the segment meets. */
-static int burn_cell(long i, double len, void *user)
-{
-    (void)len;
-    burn_seg *b = user;
-    long nx = b->g->nx, ny = b->g->ny, c = i % nx, r = i / nx;
-    for (long rr = r - 1; rr <= r + 1; rr++)
-        for (long cc = c - 1; cc <= c + 1; cc++) {
-            double t0, t1;
-            if (rr < 0 || cc < 0 || rr >= ny || cc >= nx)
-                continue;
-            if (trv_clip_segment(b->u0, b->v0, b->u1, b->v1, (double)cc, (double)rr, cc + 1.0, rr + 1.0, &t0, &t1))
-                b->burn[rr * nx + cc] |= b->bit;
-        }
-    return 0;
-}
-
+/* Every cell whose closed square the segment q (map units) meets: per row
+ * band the segment crosses, the columns of its part in the band, one more
+ * on each side, each tested against the closed square. */
 static void burn_segment(const geo_grid *g, unsigned char *burn, const double *q, unsigned char bit)
 {
-    burn_seg b = {g, burn, (q[0] - g->gt[0]) / g->gt[1], (q[1] - g->gt[3]) / g->gt[5],
-                  (q[2] - g->gt[0]) / g->gt[1], (q[3] - g->gt[3]) / g->gt[5], bit};
-    prm_segment_walk(g, q[0], q[1], q[2], q[3], burn_cell, &b);
+    double u0 = (q[0] - g->gt[0]) / g->gt[1], v0 = (q[1] - g->gt[3]) / g->gt[5];
+    double u1 = (q[2] - g->gt[0]) / g->gt[1], v1 = (q[3] - g->gt[3]) / g->gt[5];
+    double ra = floor(fmin(v0, v1)) - 1, rb = floor(fmax(v0, v1)) + 1;
+    for (long r = ra < 0 ? 0 : (long)ra; r <= rb && r < g->ny; r++) {
+        double t0, t1;
+        if (!trv_clip_segment(u0, v0, u1, v1, -1.0, (double)r, g->nx + 1.0, r + 1.0, &t0, &t1))
+            continue;
+        double ua = u0 + t0 * (u1 - u0), ub = u0 + t1 * (u1 - u0);
+        double ca = floor(fmin(ua, ub)) - 1, cb = floor(fmax(ua, ub)) + 1;
+        for (long c = ca < 0 ? 0 : (long)ca; c <= cb && c < g->nx; c++)
+            if (trv_clip_segment(u0, v0, u1, v1, (double)c, (double)r, c + 1.0, r + 1.0, &t0, &t1))
+                burn[r * g->nx + c] |= bit;
+    }
 }
 
 static int cmp_dbl(const void *a, const void *b)
@@ -48,11 +37,10 @@ static int cmp_dbl(const void *a, const void *b)
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
-
 /* The cells of polygon k whose centres lie inside it (even-odd, by rows). */
-static int burn_inside(const prm_zones *z, int k, const geo_grid *g, unsigned char *burn, unsigned char bit)
+static int burn_inside(const geo_zones *z, int k, const geo_grid *g, unsigned char *burn, unsigned char bit)
 {
-    const prm_zone *zn = &z->z[k];
+    const geo_zone *zn = &z->z[k];
     double *xs = malloc((size_t)(zn->s1 - zn->s0 + 1) * sizeof *xs);
     if (!xs)
         return -1;
@@ -67,10 +55,10 @@ static int burn_inside(const prm_zones *z, int k, const geo_grid *g, unsigned ch
                 xs[n++] = q[0] + (y - q[1]) * (q[2] - q[0]) / (q[3] - q[1]);
         }
         qsort(xs, (size_t)n, sizeof *xs, cmp_dbl);
-        for (int p = 0; p + 1 < n; p += 2) { /* centres with xs[p] < x < xs[p + 1]... as prm_zone_contains */
+        for (int p = 0; p + 1 < n; p += 2) { /* centres with xs[p] < x < xs[p + 1]... as geo_zone_contains */
             double c0 = ceil((xs[p] - g->gt[0]) / g->gt[1] - 0.5), c1 = floor((xs[p + 1] - g->gt[0]) / g->gt[1] - 0.5);
             for (long c = c0 < 0 ? 0 : (long)c0; c <= c1 && c < g->nx; c++)
-                if (prm_zone_contains(z, k, geo_grid_x(g, (double)c), y))
+                if (geo_zone_contains(z, k, geo_grid_x(g, (double)c), y))
                     burn[r * g->nx + c] |= bit;
         }
     }
@@ -79,7 +67,7 @@ static int burn_inside(const prm_zones *z, int k, const geo_grid *g, unsigned ch
 }
 
 /* A line-touched cell whose centre is within a crossing's radius. */
-static int cell_near_crossing(const prm_zones *z, const geo_grid *g, long i)
+static int cell_near_crossing(const geo_zones *z, const geo_grid *g, long i)
 {
     double x = geo_grid_x(g, (double)(i % g->nx)), y = geo_grid_y(g, (double)(i / g->nx));
     for (int k = 0; k < z->nc; k++)
@@ -88,15 +76,14 @@ static int cell_near_crossing(const prm_zones *z, const geo_grid *g, long i)
     return 0;
 }
 
-trv_status prm_zones_burn(trv_ctx *ctx, const prm_terrain *t, prm_zones *z)
+trv_status geo_zones_burn(trv_ctx *ctx, const geo_grid *g, geo_zones *z)
 {
-    const geo_grid *g = t->grid;
     size_t n = (size_t)g->nx * g->ny;
     if (!(z->burn = calloc(n, 1)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     for (int k = 0; k < z->n; k++) {
-        const prm_zone *zn = &z->z[k];
-        unsigned char bit = zn->effect != PRM_ZONE_NOGO ? PRM_ZB_FACTOR : zn->line ? ZB_LINE : ZB_POLY;
+        const geo_zone *zn = &z->z[k];
+        unsigned char bit = zn->effect != GEO_ZONE_NOGO ? GEO_ZB_FACTOR : zn->line ? ZB_LINE : ZB_POLY;
         for (int s = zn->s0; s < zn->s1; s++)
             burn_segment(g, z->burn, z->seg + 4 * (size_t)s, bit);
         if (!zn->line && burn_inside(z, k, g, z->burn, bit))
@@ -107,7 +94,7 @@ trv_status prm_zones_burn(trv_ctx *ctx, const prm_terrain *t, prm_zones *z)
         if (!(b & (ZB_LINE | ZB_POLY)))
             continue;
         int open = !(b & ZB_POLY) && cell_near_crossing(z, g, (long)i);
-        z->burn[i] = (unsigned char)((b & PRM_ZB_FACTOR) | (open ? PRM_ZB_CROSS : PRM_ZB_NOGO));
+        z->burn[i] = (unsigned char)((b & GEO_ZB_FACTOR) | (open ? GEO_ZB_CROSS : GEO_ZB_NOGO));
     }
     return TRV_OK;
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-void prm_zones_free(prm_zones *z)
+void geo_zones_free(geo_zones *z)
 {
     if (!z)
         return;
@@ -24,7 +24,7 @@ void prm_zones_free(prm_zones *z)
     free(z);
 }
 
-static int push_seg(prm_zones *z, int *cap, int zone, double x0, double y0, double x1, double y1)
+static int push_seg(geo_zones *z, int *cap, int zone, double x0, double y0, double x1, double y1)
 {
     if (z->nseg == *cap) {
         int nc = *cap ? 2 * *cap : 256;
@@ -44,19 +44,19 @@ static int push_seg(prm_zones *z, int *cap, int zone, double x0, double y0, doub
 
 /* The effect and value of feature f, checked. */
 static trv_status zone_attrs(trv_ctx *ctx, const char *path, const geo_vlayer *l, const geo_feature *f, int line,
-                             prm_zone *zn)
+                             geo_zone *zn)
 {
     int fe = geo_vlayer_field(l, "effect"), fv = geo_vlayer_field(l, "value");
     const char *e = fe >= 0 ? f->str[fe] : NULL;
     if (!e)
         return trv_error(ctx, TRV_ERR_DATA, "'%s': feature %ld has no effect (nogo, factor or max_speed)", path,
                          f->fid);
-    zn->effect = !strcasecmp(e, "nogo") ? PRM_ZONE_NOGO : !strcasecmp(e, "factor") ? PRM_ZONE_FACTOR
-               : !strcasecmp(e, "max_speed") ? PRM_ZONE_MAX_SPEED : 0;
+    zn->effect = !strcasecmp(e, "nogo") ? GEO_ZONE_NOGO : !strcasecmp(e, "factor") ? GEO_ZONE_FACTOR
+               : !strcasecmp(e, "max_speed") ? GEO_ZONE_MAX_SPEED : 0;
     if (!zn->effect)
         return trv_error(ctx, TRV_ERR_DATA, "'%s': feature %ld has an unknown effect '%s' (nogo, factor or max_speed)",
                          path, f->fid, e);
-    if (zn->effect == PRM_ZONE_NOGO)
+    if (zn->effect == GEO_ZONE_NOGO)
         return TRV_OK;
     if (line)
         return trv_error(ctx, TRV_ERR_DATA, "'%s': feature %ld is a line with effect %s: a line has no inside, only "
@@ -69,13 +69,13 @@ static trv_status zone_attrs(trv_ctx *ctx, const char *path, const geo_vlayer *l
 }
 
 /* Feature f as one zone: its kind, validity, segments and box. */
-static trv_status add_zone(trv_ctx *ctx, const char *path, const geo_vlayer *l, const geo_feature *f, prm_zones *z,
+static trv_status add_zone(trv_ctx *ctx, const char *path, const geo_vlayer *l, const geo_feature *f, geo_zones *z,
                            int *cap)
 {
     if (!f->has_geom || f->nshapes == 0)
         return trv_error(ctx, TRV_ERR_DATA, "'%s': feature %ld has no geometry", path, f->fid);
     int line = f->shapes[0].kind == GEO_LINE;
-    prm_zone *zn = &z->z[z->n];
+    geo_zone *zn = &z->z[z->n];
     memset(zn, 0, sizeof *zn);
     zn->fid = f->fid, zn->line = line, zn->s0 = z->nseg;
     zn->box[0] = zn->box[1] = INFINITY, zn->box[2] = zn->box[3] = -INFINITY;
@@ -131,7 +131,7 @@ static trv_status read_file(trv_ctx *ctx, const char *path, const char *wkt, geo
     return TRV_OK;
 }
 
-static trv_status read_zones(trv_ctx *ctx, const char *path, const char *wkt, prm_zones *z)
+static trv_status read_zones(trv_ctx *ctx, const char *path, const char *wkt, geo_zones *z)
 {
     geo_vfile *v = NULL;
     long nf;
@@ -147,7 +147,7 @@ static trv_status read_zones(trv_ctx *ctx, const char *path, const char *wkt, pr
 }
 
 static trv_status read_crossings(trv_ctx *ctx, const char *path, const char *wkt, double r_map, double mpu,
-                                 prm_zones *z)
+                                 geo_zones *z)
 {
     geo_vfile *v = NULL;
     long nf;
@@ -167,7 +167,7 @@ static trv_status read_crossings(trv_ctx *ctx, const char *path, const char *wkt
                 st = trv_error(ctx, TRV_ERR_DATA, "'%s': feature %ld: the radius must be a number > 0 (%s)", path,
                                f->fid, fr >= 0 && f->str[fr] ? f->str[fr] : "none");
             else
-                z->c[z->nc++] = (prm_crossing){f->fid, f->shapes[0].xy[0], f->shapes[0].xy[1], r};
+                z->c[z->nc++] = (geo_crossing){f->fid, f->shapes[0].xy[0], f->shapes[0].xy[1], r};
         }
     }
     geo_vfile_free(v);
@@ -175,7 +175,7 @@ static trv_status read_crossings(trv_ctx *ctx, const char *path, const char *wkt
 }
 
 /* The buckets: the segments' box cut into at most 256 x 256 squares. */
-static trv_status index_build(trv_ctx *ctx, prm_zones *z)
+static trv_status index_build(trv_ctx *ctx, geo_zones *z)
 {
     double b[4] = {INFINITY, INFINITY, -INFINITY, -INFINITY};
     for (int k = 0; k < z->n; k++)
@@ -215,30 +215,30 @@ static trv_status index_build(trv_ctx *ctx, prm_zones *z)
     return TRV_OK;
 }
 
-trv_status prm_zones_read(trv_ctx *ctx, const char *path, const char *crossings, double radius_m,
-                          const prm_terrain *t, prm_zones **out)
+trv_status geo_zones_read(trv_ctx *ctx, const char *path, const char *crossings, double radius_m, const geo_grid *g,
+                          geo_zones **out)
 {
     *out = NULL;
-    prm_zones *z = calloc(1, sizeof *z);
+    geo_zones *z = calloc(1, sizeof *z);
     if (!z || !(z->path = strdup(path)) || (crossings && !(z->crossings_path = strdup(crossings)))) {
-        prm_zones_free(z);
+        geo_zones_free(z);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
     z->skip = -1;
-    double mpu = t->cell_m / t->grid->gt[1];
-    trv_status st = read_zones(ctx, path, t->grid->wkt, z);
+    double mpu = geo_crs_metres_per_unit(g->wkt);
+    trv_status st = read_zones(ctx, path, g->wkt, z);
     if (!st && crossings)
-        st = read_crossings(ctx, crossings, t->grid->wkt, radius_m > 0 ? radius_m / mpu : t->grid->gt[1], mpu, z);
+        st = read_crossings(ctx, crossings, g->wkt, radius_m > 0 ? radius_m / mpu : g->gt[1], mpu, z);
     if (!st)
         st = index_build(ctx, z);
     z->min_factor = 1;
     for (int k = 0; k < z->n; k++)
-        if (z->z[k].effect == PRM_ZONE_FACTOR && z->z[k].value < z->min_factor)
+        if (z->z[k].effect == GEO_ZONE_FACTOR && z->z[k].value < z->min_factor)
             z->min_factor = z->z[k].value;
     if (!st)
-        st = prm_zones_burn(ctx, t, z);
+        st = geo_zones_burn(ctx, g, z);
     if (st) {
-        prm_zones_free(z);
+        geo_zones_free(z);
         return st;
     }
     *out = z;
