@@ -196,6 +196,25 @@ static void test_lazy_window(void **state)
         }
     assert_int_equal(unread, (NY - 512) * (NX - 512));
     assert_true(nonzero > 0);
+    /* the gradients along the window's tiles' edges from the facts' seams:
+     * no dem of tile (2, 2) but its corner cell next to tile (1, 1) */
+    long dem_read = 0;
+    for (int r = 512; r < NY; r++)
+        for (int c = 512; c < NX; c++)
+            dem_read += l.dem->f32[(size_t)r * NX + c] != 0;
+    assert_int_equal(dem_read, 1);
+    prm_terrain_clear(&l);
+    /* without the seams: the neighbouring tiles' dem read, the same cells */
+    float *seams = f.seams;
+    f.seams = NULL;
+    open_lazy(ctx, dir, &f, &l);
+    f.seams = seams;
+    assert_int_equal(prm_terrain_need(ctx, &l, 250, 240, 262, 300), TRV_OK);
+    for (int r = 0; r < 512; r++)
+        for (int c = 0; c < 512; c++)
+            bad += !cell_same(&e, &l, (size_t)r * NX + c);
+    assert_int_equal(bad, 0);
+    assert_true(l.dem->f32[(size_t)(NY - 1) * NX + NX - 1] == e.dem->f32[(size_t)(NY - 1) * NX + NX - 1]);
     prm_terrain_clear(&l);
     /* segment measures on a fresh lazy terrain: the eager bytes */
     open_lazy(ctx, dir, &f, &l);
@@ -315,6 +334,21 @@ static void test_roadmap_cache(void **state)
                 f.npairs == e.aniso->npairs && !memcmp(f.codes, e.aniso->codes, 2 * (size_t)f.npairs));
     assert_memory_equal(f.pace, e.aniso->pace, (size_t)f.npairs * (PRM_PACE_NODES + 1) * sizeof(double));
     assert_memory_equal(f.ok, e.aniso->ok, (size_t)f.npairs * PRM_PACE_NODES);
+    /* the seams: dem's rows 255, 256, 511, 512, then its columns 255, 256, 511, 512 */
+    assert_true(f.seam_nx == NX && f.seam_ny == NY && prm_seams_count(NX, NY) == 4 * NX + 4 * NY);
+    assert_memory_equal(f.seams + 3 * NX, e.dem->f32 + 512 * NX, NX * sizeof(float));
+    for (int y = 0; y < NY; y++)
+        assert_true(f.seams[4 * NX + 2 * NY + y] == e.dem->f32[(size_t)y * NX + 511]);
+    /* where they lie in the file (its layout, roadmap_cache.c): for the damaged case below */
+    long at_seams = 8 + 16 + 16 + 11 * 16 + 8 + 8 + 8 + 2 * f.npairs +
+                    (long)f.npairs * (PRM_PACE_NODES + 1) * 8 + (long)f.npairs * PRM_PACE_NODES + 8;
+    float first;
+    FILE *fp = fopen(bin, "rb");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, at_seams, SEEK_SET), 0);
+    assert_int_equal(fread(&first, sizeof first, 1, fp), 1);
+    fclose(fp);
+    assert_true(first == e.dem->f32[255 * NX]);
     prm_roadmap_free(c);
     prm_terrain_facts_clear(&f);
     c = NULL;
@@ -328,6 +362,9 @@ static void test_roadmap_cache(void **state)
                           "bs=1 seek=$(( $(stat -c %%s '%s/roadmap.bin') - 4 )) conv=notrunc 2>/dev/null",
          "is truncated or damaged"},
         {"foreign", "printf 'not a cache at all' > '%s/roadmap.bin'", "is not a roadmap cache of this build"},
+        {"damaged seams", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\1' | dd of='%s/roadmap.bin' bs=1 "
+                          "seek=$(( %ld + 4 * 1000 + 1 )) conv=notrunc 2>/dev/null",
+         "is truncated or damaged"},
         {"another roadmap's", "cp '%s/other.bin' '%s/roadmap.bin'", "is stale"},
         {"missing", "rm '%s/roadmap.bin'", "does not exist"},
     };
@@ -343,7 +380,10 @@ static void test_roadmap_cache(void **state)
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         copy_file(keep, bin);
         char cmd[2000];
-        snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, dir);
+        if (strstr(bad[k].what, "seams"))
+            snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, at_seams);
+        else
+            snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, dir);
         assert_int_equal(system(cmd), 0);
         assert_int_equal(prm_roadmap_cache_read(ctx, gpkg, dir, &c, &f, &same, note, sizeof note), TRV_OK);
         printf("  %s: %s\n", bad[k].what, note);

@@ -17,6 +17,7 @@ struct prm_lazy {
     int ntx, nty;           /* tiles across and down */
     unsigned char *state;   /* per tile: TS_* */
     uint16_t *pairmap;      /* soil x 256 + land use -> pair; NO_PAIR */
+    float *seams;           /* the facts' (prm_seams_count); NULL: read the neighbours' dem */
     long tiles_read;
     trv_ctx *ctx;           /* the tile reads' errors */
     trv_status st;          /* the first of them (sticky) */
@@ -33,6 +34,7 @@ void prm_lazy_free(prm_lazy *z)
     geo_raster_free(z->landuse);
     free(z->state);
     free(z->pairmap);
+    free(z->seams);
     trv_ctx_free(z->ctx);
     free(z);
 }
@@ -89,14 +91,40 @@ static int read_dem(const prm_terrain *t, int tx, int ty)
     return read_one(z, z->src.src[RUN_DEM], t->dem, tile_at(t, tx, ty));
 }
 
+/* dem one cell around tile b (read), where the grid goes on, from the
+ * seams (prm_seams_count's layout): the values the neighbouring tiles'
+ * reads would put there. The rows above and below span the corners. */
+static void seam_ring(const prm_terrain *t, int tx, int ty, tile b)
+{
+    const prm_lazy *z = t->lazy;
+    const size_t nx = (size_t)t->grid->nx, ny = (size_t)t->grid->ny;
+    float *dem = t->dem->f32;
+    size_t xa = b.x0 > 0 ? (size_t)b.x0 - 1 : 0, xb = (size_t)(b.x0 + b.nx) < nx ? (size_t)(b.x0 + b.nx) + 1 : nx;
+    if (b.y0 > 0) /* row y0 - 1: the upper side of boundary ty */
+        memcpy(dem + (size_t)(b.y0 - 1) * nx + xa, z->seams + 2 * (size_t)(ty - 1) * nx + xa, (xb - xa) * sizeof *dem);
+    if ((size_t)(b.y0 + b.ny) < ny) /* row y0 + ny: the lower side of boundary ty + 1 */
+        memcpy(dem + (size_t)(b.y0 + b.ny) * nx + xa, z->seams + (2 * (size_t)ty + 1) * nx + xa,
+               (xb - xa) * sizeof *dem);
+    const float *cols = z->seams + 2 * (size_t)(z->nty - 1) * nx;
+    for (int y = b.y0; y < b.y0 + b.ny; y++) {
+        if (b.x0 > 0) /* column x0 - 1: the left side of boundary tx */
+            dem[(size_t)y * nx + (size_t)b.x0 - 1] = cols[2 * (size_t)(tx - 1) * ny + (size_t)y];
+        if ((size_t)(b.x0 + b.nx) < nx) /* column x0 + nx: the right side of boundary tx + 1 */
+            dem[(size_t)y * nx + (size_t)(b.x0 + b.nx)] = cols[(2 * (size_t)tx + 1) * ny + (size_t)y];
+    }
+}
+
 /* The direction-aware pace's data of the tile's cells: their pairs, and
- * their gradients, from dem one cell around (the neighbouring tiles' dem). */
+ * their gradients, from dem one cell around (the seams, or else the
+ * neighbouring tiles' dem). */
 static int aniso_tile(const prm_terrain *t, int tx, int ty, tile b)
 {
     prm_lazy *z = t->lazy;
     prm_aniso *a = t->aniso;
-    int bad = 0;
-    for (int y = ty - 1; y <= ty + 1; y++)
+    int bad = read_dem(t, tx, ty);
+    if (z->seams)
+        seam_ring(t, tx, ty, b);
+    for (int y = ty - 1; y <= ty + 1 && !z->seams; y++)
         for (int x = tx - 1; x <= tx + 1; x++)
             if (x >= 0 && y >= 0 && x < z->ntx && y < z->nty)
                 bad |= read_dem(t, x, y);
@@ -203,6 +231,14 @@ static trv_status open_model(trv_ctx *ctx, prm_terrain *t, const char *dir, cons
     a->m = &a->rm.model;
     memcpy(a->codes, f->codes, 2 * (size_t)f->npairs);
     a->npairs = f->npairs;
+    if (f->seams && (f->seam_nx != t->grid->nx || f->seam_ny != t->grid->ny))
+        return trv_error(ctx, TRV_ERR_DATA, "'%s': the terrain's facts are of a %d x %d grid, its layers %d x %d", dir,
+                         f->seam_nx, f->seam_ny, t->grid->nx, t->grid->ny);
+    size_t ns = prm_seams_count(t->grid->nx, t->grid->ny) * sizeof *z->seams;
+    if (f->seams && !(z->seams = malloc(ns + 1)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (f->seams)
+        memcpy(z->seams, f->seams, ns);
     a->tmax = f->tmax;
     memset(z->pairmap, 0xff, 256 * 256 * sizeof *z->pairmap);
     for (int p = 0; p < f->npairs; p++)
@@ -353,7 +389,26 @@ trv_status prm_terrain_facts_of(trv_ctx *ctx, const prm_terrain *t, prm_terrain_
     memcpy(f->codes, a->codes, 2 * np);
     memcpy(f->pace, a->pace, np * (PRM_PACE_NODES + 1) * sizeof *f->pace);
     memcpy(f->ok, a->ok, np * PRM_PACE_NODES);
+    int nx = t->grid->nx, ny = t->grid->ny;
+    if (!(f->seams = malloc(prm_seams_count(nx, ny) * sizeof *f->seams + 1))) {
+        prm_terrain_facts_clear(f);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    f->seam_nx = nx, f->seam_ny = ny;
+    float *o = f->seams;
+    for (int r = PRM_TILE - 1; r + 1 < ny; r += PRM_TILE, o += 2 * (size_t)nx)
+        memcpy(o, t->dem->f32 + (size_t)r * nx, 2 * (size_t)nx * sizeof *o);
+    for (int c = PRM_TILE - 1; c + 1 < nx; c += PRM_TILE)
+        for (int k = 0; k < 2; k++)
+            for (int r = 0; r < ny; r++)
+                *o++ = t->dem->f32[(size_t)r * nx + c + k];
     return TRV_OK;
+}
+
+size_t prm_seams_count(int nx, int ny)
+{
+    size_t down = ((size_t)ny + PRM_TILE - 1) / PRM_TILE, across = ((size_t)nx + PRM_TILE - 1) / PRM_TILE;
+    return 2 * (down - 1) * (size_t)nx + 2 * (across - 1) * (size_t)ny;
 }
 
 void prm_terrain_facts_clear(prm_terrain_facts *f)
@@ -361,5 +416,6 @@ void prm_terrain_facts_clear(prm_terrain_facts *f)
     free(f->codes);
     free(f->pace);
     free(f->ok);
+    free(f->seams);
     memset(f, 0, sizeof *f);
 }
