@@ -125,6 +125,14 @@ typedef struct prm_terrain_facts {
      * the neighbours' dem instead (the same values) */
     int seam_nx, seam_ny;   /* the grid they were taken from */
     float *seams;           /* (malloc'ed) */
+    /* the mmcr heuristic's class codes (prm_priv.h: prm_class_codes) of
+     * every cell, row-major, run-length coded: run_code[k] run_len[k]
+     * (1 .. 65535) times, ncells in all; a lazy terrain expands them
+     * instead of reading every tile's class and GO layers (nruns 0: it
+     * reads them) */
+    size_t ncells, nruns;
+    unsigned char *run_code; /* (malloc'ed) */
+    unsigned short *run_len; /* (malloc'ed) */
 } prm_terrain_facts;
 
 /* The seams of an nx x ny grid: for each boundary between tile rows

@@ -12,7 +12,8 @@
  *               identity, size UINT64_MAX when absent
  *   facts       top speed, tmax, direction-aware, npairs, codes, and when
  *               direction-aware the pace table (pace, ok) and dem's seams
- *               (prm_seams_count: the grid's nx, ny, the cells, their hash)
+ *               (prm_seams_count: the grid's nx, ny, the cells, their hash);
+ *               the class code runs (ncells, nruns, codes, lengths, hash)
  *   roadmap     nnodes, nedges, k, radius, seed, the CRS, x, y, edges
  *               (prm_edge), adj_start, adj
  * A cache must be exactly as long as its counts say, and its edges and
@@ -176,6 +177,21 @@ static void put_roadmap(sink *o, const prm_roadmap *r)
     put(o, r->adj, 2 * (size_t)r->nedges * sizeof *r->adj);
 }
 
+static uint64_t runs_hash(const prm_terrain_facts *f)
+{
+    uint64_t h = hash_bytes(0xcbf29ce484222325ULL, f->run_code, f->nruns);
+    return hash_bytes(h, (const unsigned char *)f->run_len, f->nruns * sizeof *f->run_len);
+}
+
+static void put_runs(sink *o, const prm_terrain_facts *f)
+{
+    uint64_t n[2] = {f->ncells, f->nruns}, h = runs_hash(f);
+    put(o, n, sizeof n);
+    put(o, f->run_code, f->nruns);
+    put(o, f->run_len, f->nruns * sizeof *f->run_len);
+    put(o, &h, sizeof h);
+}
+
 trv_status prm_roadmap_cache_write(trv_ctx *ctx, const prm_roadmap *r, const prm_terrain *t, const char *dir,
                                    const char *gpkg, const char *path)
 {
@@ -209,6 +225,7 @@ trv_status prm_roadmap_cache_write(trv_ctx *ctx, const prm_roadmap *r, const prm
         put(&o, f.seams, ns);
         put(&o, &h, sizeof h);
     }
+    put_runs(&o, &f);
     put_roadmap(&o, r);
     FILE *fp = o.bad ? NULL : fopen(path, "wb");
     if (o.bad) {
@@ -309,6 +326,24 @@ static int get_seams(bytes *b, prm_terrain_facts *f)
     return 0;
 }
 
+/* The class code runs, their lengths summing to ncells, and their hash:
+ * -1 truncated or damaged, -2 out of memory. */
+static int get_runs(bytes *b, prm_terrain_facts *f)
+{
+    uint64_t n[2], h, sum = 0;
+    if (get(b, n, sizeof n) || n[1] > b->left / 3)
+        return -1;
+    f->ncells = (size_t)n[0], f->nruns = (size_t)n[1];
+    if (!(f->run_code = malloc(f->nruns + 1)) || !(f->run_len = malloc(f->nruns * sizeof *f->run_len + 1)))
+        return -2;
+    if (get(b, f->run_code, f->nruns) || get(b, f->run_len, f->nruns * sizeof *f->run_len) || get(b, &h, sizeof h) ||
+        h != runs_hash(f))
+        return -1;
+    for (size_t k = 0; k < f->nruns; k++)
+        sum += f->run_len[k] ? f->run_len[k] : UINT64_MAX / 2;
+    return sum == n[0] ? 0 : -1;
+}
+
 /* The cache's parts; why it cannot be used into why. */
 static trv_status parse(trv_ctx *ctx, bytes *b, const char *gpkg, const char *dir, prm_roadmap **out,
                         prm_terrain_facts *f, int *terrain_same, const char **why)
@@ -348,6 +383,8 @@ static trv_status parse(trv_ctx *ctx, bytes *b, const char *gpkg, const char *di
     }
     if (!bad && f->direction_aware)
         bad = get_seams(b, f);
+    if (!bad)
+        bad = get_runs(b, f);
     if (!bad)
         bad = get_roadmap(b, r);
     if (bad) {

@@ -18,6 +18,9 @@ struct prm_lazy {
     unsigned char *state;   /* per tile: TS_* */
     uint16_t *pairmap;      /* soil x 256 + land use -> pair; NO_PAIR */
     float *seams;           /* the facts' (prm_seams_count); NULL: read the neighbours' dem */
+    size_t nruns;           /* the facts' class code runs (0: none) */
+    unsigned char *run_code;
+    unsigned short *run_len;
     long tiles_read;
     trv_ctx *ctx;           /* the tile reads' errors */
     trv_status st;          /* the first of them (sticky) */
@@ -35,6 +38,8 @@ void prm_lazy_free(prm_lazy *z)
     free(z->state);
     free(z->pairmap);
     free(z->seams);
+    free(z->run_code);
+    free(z->run_len);
     trv_ctx_free(z->ctx);
     free(z);
 }
@@ -279,6 +284,35 @@ static trv_status open_layers(trv_ctx *ctx, prm_terrain *t, const char *dir)
     return TRV_OK;
 }
 
+/* The facts' class code runs, when they cover the grid. */
+static trv_status open_runs(trv_ctx *ctx, prm_terrain *t, const char *dir, const prm_terrain_facts *f)
+{
+    prm_lazy *z = t->lazy;
+    if (!f->nruns)
+        return TRV_OK;
+    if (f->ncells != (size_t)t->grid->nx * t->grid->ny)
+        return trv_error(ctx, TRV_ERR_DATA, "'%s': the terrain's facts hold class codes of %zu cells, its layers %d x %d",
+                         dir, f->ncells, t->grid->nx, t->grid->ny);
+    if (!(z->run_code = malloc(f->nruns)) || !(z->run_len = malloc(f->nruns * sizeof *z->run_len)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    memcpy(z->run_code, f->run_code, f->nruns);
+    memcpy(z->run_len, f->run_len, f->nruns * sizeof *z->run_len);
+    z->nruns = f->nruns;
+    return TRV_OK;
+}
+
+int prm_lazy_codes(const prm_terrain *t, unsigned char *codes)
+{
+    const prm_lazy *z = t->lazy;
+    if (!z || !z->nruns)
+        return 0;
+    for (size_t k = 0; k < z->nruns; k++) {
+        memset(codes, z->run_code[k], z->run_len[k]);
+        codes += z->run_len[k];
+    }
+    return 1;
+}
+
 trv_status prm_terrain_open(trv_ctx *ctx, const char *dir, const prm_terrain_facts *f, prm_terrain *t)
 {
     memset(t, 0, sizeof *t);
@@ -289,6 +323,8 @@ trv_status prm_terrain_open(trv_ctx *ctx, const char *dir, const prm_terrain_fac
     }
     t->lazy = z;
     trv_status st = open_layers(ctx, t, dir);
+    if (!st)
+        st = open_runs(ctx, t, dir, f);
     if (!st)
         st = open_model(ctx, t, dir, f);
     if (st)
@@ -375,8 +411,9 @@ trv_status prm_terrain_facts_of(trv_ctx *ctx, const prm_terrain *t, prm_terrain_
         return trv_error(ctx, TRV_ERR_INTERNAL, "the facts of a lazy terrain");
     f->top_speed_kmh = t->top_speed_kmh;
     f->direction_aware = t->aniso != NULL;
-    if (!t->aniso)
-        return TRV_OK;
+    trv_status st = prm_class_runs(ctx, t, f);
+    if (st || !t->aniso)
+        return st;
     const prm_aniso *a = t->aniso;
     size_t np = (size_t)a->npairs;
     f->tmax = a->tmax;
@@ -417,5 +454,7 @@ void prm_terrain_facts_clear(prm_terrain_facts *f)
     free(f->pace);
     free(f->ok);
     free(f->seams);
+    free(f->run_code);
+    free(f->run_len);
     memset(f, 0, sizeof *f);
 }
