@@ -10,23 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* OpenBLAS, which GDAL (through Armadillo) and LAPACKE load, starts a
- * worker thread per core as it loads, and each spins on sched_yield for
- * about 0.1 s of CPU before it sleeps: in a route query a fifth of the
- * process's CPU time, on the core the query could use. The tools' LAPACK
- * calls (kriging's systems of 17 unknowns or so, on kriging's own threads)
- * are far below the sizes OpenBLAS would split, so one BLAS thread does the
- * same arithmetic. Run from the executable's .preinit_array, before any
- * shared library's constructor reads the variable; a value the user set
- * is kept. */
-static void one_blas_thread(int argc, char **argv, char **envp)
-{
-    (void)argc, (void)argv, (void)envp;
-    setenv("OPENBLAS_NUM_THREADS", "1", 0);
-}
-__attribute__((section(".preinit_array"), used)) static void (*const tool_preinit)(int, char **,
-                                                                                   char **) = one_blas_thread;
-
 void tool_libraries(char *buf, size_t n)
 {
     char lapack[64];
