@@ -355,6 +355,55 @@ static int mode_of(trv_ctx *ctx, char *wkt, const unsigned char codes[9])
     return v;
 }
 
+/* Windows of a tiled GeoTIFF (blocks of 256, partial at the east and south
+ * edges): a window that is one whole block (read past GDAL's block cache)
+ * and windows that are not (GDALRasterIO) give the values written, a
+ * non-finite cell as nodata, and leave the other cells as they were. */
+static void test_read_window(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *utm = wkt_of("EPSG:32616");
+    geo_grid g = grid(600, 530, 730000, 4069000, 30, utm);
+    geo_raster *w = NULL, *r = NULL;
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &w), TRV_OK);
+    w->has_nodata = 1;
+    w->nodata = -9999;
+    for (int i = 0; i < g.nx * g.ny; i++)
+        w->f32[i] = (float)(i % 977) * 0.25f - 7;
+    w->f32[3] = NAN, w->f32[256 * 600 + 300] = INFINITY, w->f32[599 * 1 + 529 * 600] = -INFINITY;
+    char path[600];
+    snprintf(path, sizeof path, "%s/win.tif", tmpdir);
+    assert_int_equal(geo_raster_write(ctx, w, path, NULL), TRV_OK);
+    w->f32[3] = w->f32[256 * 600 + 300] = w->f32[599 * 1 + 529 * 600] = -9999;
+    geo_raster_src *s = NULL;
+    assert_int_equal(geo_raster_open(ctx, path, GEO_F32, &s), TRV_OK);
+    assert_int_equal(geo_raster_src_alloc(ctx, s, &r), TRV_OK);
+    /* the blocks (0, 1) and (2, 2) (partial: 88 x 18), then windows across blocks */
+    static const int win[][4] = {{0, 256, 256, 256}, {512, 512, 88, 18}, {250, 10, 20, 300}, {0, 0, 256, 255}};
+    for (int k = 0; k < 4; k++) {
+        const int *b = win[k];
+        for (int i = 0; i < g.nx * g.ny; i++)
+            r->f32[i] = 12345;
+        assert_int_equal(geo_raster_read_window(ctx, s, r, b[0], b[1], b[2], b[3]), TRV_OK);
+        long bad = 0;
+        for (int y = 0; y < g.ny; y++)
+            for (int x = 0; x < g.nx; x++) {
+                int in = x >= b[0] && x < b[0] + b[2] && y >= b[1] && y < b[1] + b[3];
+                float want = in ? w->f32[y * g.nx + x] : 12345;
+                bad += memcmp(&r->f32[y * g.nx + x], &want, sizeof want) != 0;
+            }
+        if (bad)
+            fail_msg("window %d, %d, %d x %d: %ld cells differ", b[0], b[1], b[2], b[3], bad);
+    }
+    assert_int_equal(geo_raster_read_window(ctx, s, r, 512, 512, 89, 18), TRV_ERR_INTERNAL);
+    geo_raster_close(s);
+    geo_raster_free(r);
+    geo_raster_free(w);
+    free(utm);
+    trv_ctx_free(ctx);
+}
+
 static void test_align_hand(void **state)
 {
     (void)state;
@@ -996,6 +1045,7 @@ int main(void)
         cmocka_unit_test(test_raster_info),      cmocka_unit_test(test_crs_describe),
         cmocka_unit_test(test_vector_meta),
         cmocka_unit_test(test_horn_diff),
+        cmocka_unit_test(test_read_window),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

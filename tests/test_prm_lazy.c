@@ -196,6 +196,49 @@ static void test_lazy_window(void **state)
         }
     assert_int_equal(unread, (NY - 512) * (NX - 512));
     assert_true(nonzero > 0);
+    /* the gradients along the window's tiles' edges from the facts' seams:
+     * no dem of tile (2, 2) but its corner cell next to tile (1, 1) */
+    long dem_read = 0;
+    for (int r = 512; r < NY; r++)
+        for (int c = 512; c < NX; c++)
+            dem_read += l.dem->f32[(size_t)r * NX + c] != 0;
+    assert_int_equal(dem_read, 1);
+    prm_terrain_clear(&l);
+    /* the mmcr heuristic's class codes from the facts' runs: the eager
+     * terrain's codes, and no class or GO tile read for them */
+    open_lazy(ctx, dir, &f, &l);
+    unsigned char *ce = prm_class_codes(&e), *cl = prm_class_codes(&l);
+    assert_true(ce && cl && f.nruns > 100 && f.nruns < (size_t)NX * NY / 4 && f.ncells == (size_t)NX * NY);
+    assert_memory_equal(ce, cl, (size_t)NX * NY);
+    long touched = 0;
+    for (size_t i = 0; i < (size_t)NX * NY; i++)
+        touched += l.ready[i] != 0 || l.cls->u8[i] != 0;
+    assert_int_equal(touched, 0);
+    free(cl);
+    prm_terrain_clear(&l);
+    /* without the runs: every tile's class and GO read, the same codes */
+    size_t nruns = f.nruns;
+    f.nruns = 0;
+    open_lazy(ctx, dir, &f, &l);
+    f.nruns = nruns;
+    cl = prm_class_codes(&l);
+    assert_non_null(cl);
+    assert_memory_equal(ce, cl, (size_t)NX * NY);
+    assert_true(l.ready[(size_t)NX * NY - 1] == PRM_HAVE_CLASS);
+    free(cl);
+    free(ce);
+    prm_terrain_clear(&l);
+    /* without the seams: the neighbouring tiles' dem read, the same cells */
+    float *seams = f.seams;
+    f.seams = NULL;
+    open_lazy(ctx, dir, &f, &l);
+    f.seams = seams;
+    assert_int_equal(prm_terrain_need(ctx, &l, 250, 240, 262, 300), TRV_OK);
+    for (int r = 0; r < 512; r++)
+        for (int c = 0; c < 512; c++)
+            bad += !cell_same(&e, &l, (size_t)r * NX + c);
+    assert_int_equal(bad, 0);
+    assert_true(l.dem->f32[(size_t)(NY - 1) * NX + NX - 1] == e.dem->f32[(size_t)(NY - 1) * NX + NX - 1]);
     prm_terrain_clear(&l);
     /* segment measures on a fresh lazy terrain: the eager bytes */
     open_lazy(ctx, dir, &f, &l);
@@ -269,6 +312,31 @@ static void test_lazy_window(void **state)
     trv_ctx_free(ctx);
 }
 
+/* The class code runs of a 300 x 300 grid all class 3 but its last cell
+ * NOGO: runs of at most 65535 cells (a 16-bit length), in order. */
+static void test_class_runs(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    geo_grid g = {300, 300, {500000, 30, 0, 4000000, 0, -30}, NULL};
+    prm_terrain t;
+    memset(&t, 0, sizeof t);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &t.cls), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &t.gonogo), TRV_OK);
+    t.grid = &t.cls->grid;
+    memset(t.cls->u8, 3, 90000);
+    t.gonogo->u8[89999] = 1;
+    prm_terrain_facts f;
+    memset(&f, 0, sizeof f);
+    assert_int_equal(prm_class_runs(ctx, &t, &f), TRV_OK);
+    assert_true(f.ncells == 90000 && f.nruns == 3);
+    assert_true(f.run_code[0] == 3 && f.run_len[0] == 65535 && f.run_code[1] == 3 && f.run_len[1] == 24464);
+    assert_true(f.run_code[2] == PRM_CL_NOGO && f.run_len[2] == 1);
+    prm_terrain_facts_clear(&f);
+    prm_terrain_clear(&t);
+    trv_ctx_free(ctx);
+}
+
 /* The cache against the GeoPackage, and every way it cannot be used. */
 static void test_roadmap_cache(void **state)
 {
@@ -315,6 +383,30 @@ static void test_roadmap_cache(void **state)
                 f.npairs == e.aniso->npairs && !memcmp(f.codes, e.aniso->codes, 2 * (size_t)f.npairs));
     assert_memory_equal(f.pace, e.aniso->pace, (size_t)f.npairs * (PRM_PACE_NODES + 1) * sizeof(double));
     assert_memory_equal(f.ok, e.aniso->ok, (size_t)f.npairs * PRM_PACE_NODES);
+    /* the seams: dem's rows 255, 256, 511, 512, then its columns 255, 256, 511, 512 */
+    assert_true(f.seam_nx == NX && f.seam_ny == NY && prm_seams_count(NX, NY) == 4 * NX + 4 * NY);
+    assert_memory_equal(f.seams + 3 * NX, e.dem->f32 + 512 * NX, NX * sizeof(float));
+    for (int y = 0; y < NY; y++)
+        assert_true(f.seams[4 * NX + 2 * NY + y] == e.dem->f32[(size_t)y * NX + 511]);
+    /* where they lie in the file (its layout, roadmap_cache.c): for the damaged case below */
+    long at_seams = 8 + 16 + 16 + 11 * 16 + 8 + 8 + 8 + 2 * f.npairs +
+                    (long)f.npairs * (PRM_PACE_NODES + 1) * 8 + (long)f.npairs * PRM_PACE_NODES + 8;
+    float first;
+    FILE *fp = fopen(bin, "rb");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, at_seams, SEEK_SET), 0);
+    assert_int_equal(fread(&first, sizeof first, 1, fp), 1);
+    fclose(fp);
+    assert_true(first == e.dem->f32[255 * NX]);
+    /* the class code runs after them (and the seams' hash) */
+    long at_runs = at_seams + (long)prm_seams_count(NX, NY) * 4 + 8;
+    uint64_t nr[2];
+    fp = fopen(bin, "rb");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, at_runs, SEEK_SET), 0);
+    assert_int_equal(fread(nr, sizeof nr, 1, fp), 1);
+    fclose(fp);
+    assert_true(nr[0] == (uint64_t)NX * NY && nr[1] == f.nruns && f.nruns > 100);
     prm_roadmap_free(c);
     prm_terrain_facts_clear(&f);
     c = NULL;
@@ -328,6 +420,12 @@ static void test_roadmap_cache(void **state)
                           "bs=1 seek=$(( $(stat -c %%s '%s/roadmap.bin') - 4 )) conv=notrunc 2>/dev/null",
          "is truncated or damaged"},
         {"foreign", "printf 'not a cache at all' > '%s/roadmap.bin'", "is not a roadmap cache of this build"},
+        {"damaged runs", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\7' | dd of='%s/roadmap.bin' bs=1 "
+                         "seek=$(( %ld + 16 + 5 )) conv=notrunc 2>/dev/null",
+         "is truncated or damaged"},
+        {"damaged seams", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\1' | dd of='%s/roadmap.bin' bs=1 "
+                          "seek=$(( %ld + 4 * 1000 + 1 )) conv=notrunc 2>/dev/null",
+         "is truncated or damaged"},
         {"another roadmap's", "cp '%s/other.bin' '%s/roadmap.bin'", "is stale"},
         {"missing", "rm '%s/roadmap.bin'", "does not exist"},
     };
@@ -343,7 +441,12 @@ static void test_roadmap_cache(void **state)
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         copy_file(keep, bin);
         char cmd[2000];
-        snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, dir);
+        if (strstr(bad[k].what, "seams"))
+            snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, at_seams);
+        else if (strstr(bad[k].what, "runs"))
+            snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, at_runs);
+        else
+            snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, dir);
         assert_int_equal(system(cmd), 0);
         assert_int_equal(prm_roadmap_cache_read(ctx, gpkg, dir, &c, &f, &same, note, sizeof note), TRV_OK);
         printf("  %s: %s\n", bad[k].what, note);
@@ -440,6 +543,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lazy_window),
         cmocka_unit_test(test_roadmap_cache),
+        cmocka_unit_test(test_class_runs),
         cmocka_unit_test(test_pair_order),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);

@@ -162,7 +162,10 @@ trv_status geo_raster_src_alloc(trv_ctx *ctx, const geo_raster_src *s, geo_raste
  * geo_raster_src_alloc) at their places, with geo_raster_read's rules and
  * errors (a non-finite Float32 cell becomes nodata; a Byte layer from a
  * band of another type must hold integers 0..255); the other cells of r
- * are left as they are. TRV_ERR_INTERNAL for a window off the grid. */
+ * are left as they are. TRV_ERR_INTERNAL for a window off the grid. A
+ * window that is one whole block of a band of the type asked (the lazy
+ * terrain's tiles) is read past GDAL's block cache, into one block buffer
+ * the source keeps: the same values. */
 trv_status geo_raster_read_window(trv_ctx *ctx, geo_raster_src *s, geo_raster *r, int x0, int y0, int nx, int ny);
 
 /* Read the part of band 1 of path that covers target (whose CRS may

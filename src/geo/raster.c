@@ -319,6 +319,9 @@ struct geo_raster_src {
     int has_nd;             /* the file's nodata, as GDAL gives it */
     double nd;
     int byte;               /* 1: the band is Byte, read as it is */
+    int native;             /* 1: the band's type is the one asked (its blocks can be read as they are) */
+    int bx, by;             /* the band's block size */
+    unsigned char *blk;     /* one block, for windows that are one block (read_one_block) */
     char *path;
 };
 
@@ -329,6 +332,7 @@ void geo_raster_close(geo_raster_src *s)
     if (s->ds)
         GDALClose(s->ds);
     geo_grid_clear(&s->grid);
+    free(s->blk);
     free(s->path);
     free(s);
 }
@@ -353,7 +357,10 @@ trv_status geo_raster_open(trv_ctx *ctx, const char *path, geo_type type, geo_ra
     }
     s->type = type;
     s->nd = GDALGetRasterNoDataValue(s->band, &s->has_nd);
-    s->byte = GDALGetRasterDataType(s->band) == GDT_Byte;
+    GDALDataType native = GDALGetRasterDataType(s->band);
+    s->byte = native == GDT_Byte;
+    s->native = (type == GEO_F32 && native == GDT_Float32) || (type == GEO_U8 && native == GDT_Byte);
+    GDALGetBlockSize(s->band, &s->bx, &s->by);
     *out = s;
     return TRV_OK;
 }
@@ -425,6 +432,32 @@ static trv_status read_bytes_checked(trv_ctx *ctx, geo_raster_src *s, geo_raster
     return st;
 }
 
+/* A window that is one whole block of a band of the type asked (the last
+ * column's and row's blocks cut at the grid's edge): straight from the
+ * driver into s->blk (GDALReadBlock, past GDAL's block cache), then row by
+ * row into r: the values GDALRasterIO gives. 0: not such a window. */
+static int one_block(const geo_raster_src *s, int x0, int y0, int nx, int ny)
+{
+    const geo_grid *g = &s->grid;
+    return s->native && s->bx > 0 && s->by > 0 && x0 % s->bx == 0 && y0 % s->by == 0 &&
+           nx == (g->nx - x0 < s->bx ? g->nx - x0 : s->bx) && ny == (g->ny - y0 < s->by ? g->ny - y0 : s->by);
+}
+
+static trv_status read_one_block(trv_ctx *ctx, geo_raster_src *s, geo_raster *r, int x0, int y0, int nx, int ny)
+{
+    size_t size = s->type == GEO_F32 ? 4 : 1;
+    if (!s->blk && !(s->blk = malloc((size_t)s->bx * (size_t)s->by * size)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (GDALReadBlock(s->band, x0 / s->bx, y0 / s->by, s->blk) != CE_None)
+        return trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", s->path, geo_gdal_msg(NULL));
+    unsigned char *dst = s->type == GEO_F32 ? (unsigned char *)r->f32 : r->u8;
+    for (int y = 0; y < ny; y++)
+        memcpy(dst + ((size_t)(y0 + y) * s->grid.nx + (size_t)x0) * size, s->blk + (size_t)y * s->bx * size,
+               (size_t)nx * size);
+    finite_or_nodata(r, x0, y0, nx, ny); /* the rule the other windows follow */
+    return TRV_OK;
+}
+
 trv_status geo_raster_read_window(trv_ctx *ctx, geo_raster_src *s, geo_raster *r, int x0, int y0, int nx, int ny)
 {
     const geo_grid *g = &s->grid;
@@ -436,6 +469,8 @@ trv_status geo_raster_read_window(trv_ctx *ctx, geo_raster_src *s, geo_raster *r
     size_t at = (size_t)y0 * g->nx + x0;
     if (s->type == GEO_U8 && !s->byte)
         return read_bytes_checked(ctx, s, r, x0, y0, nx, ny);
+    if (one_block(s, x0, y0, nx, ny))
+        return read_one_block(ctx, s, r, x0, y0, nx, ny);
     void *dst = s->type == GEO_F32 ? (void *)(r->f32 + at) : (void *)(r->u8 + at);
     int size = s->type == GEO_F32 ? 4 : 1;
     if (GDALRasterIO(s->band, GF_Read, x0, y0, nx, ny, dst, nx, ny, s->type == GEO_F32 ? GDT_Float32 : GDT_Byte,

@@ -13,17 +13,42 @@
 unsigned char *prm_class_codes(const prm_terrain *t)
 {
     size_t n = (size_t)t->grid->nx * t->grid->ny;
-    /* a lazy terrain: the class and GO layers of every tile (the fan of
-     * lines to the goal crosses most of them) */
+    unsigned char *codes = malloc(n);
+    if (!codes || prm_lazy_codes(t, codes))
+        return codes;
+    /* a lazy terrain without the runs: the class and GO layers of every
+     * tile (the fan of lines to the goal crosses most of them) */
     for (long r = 0; t->ready && r < t->grid->ny; r += PRM_TILE)
         for (long c = 0; c < t->grid->nx; c += PRM_TILE)
             prm_need(t, r * t->grid->nx + c, PRM_HAVE_CLASS);
     const unsigned char *gonogo = t->gonogo->u8, *cls = t->cls->u8;
-    unsigned char *codes = malloc(n);
-    if (codes)
-        for (size_t i = 0; i < n; i++)
-            codes[i] = gonogo[i] ? PRM_CL_NOGO : cls[i];
+    for (size_t i = 0; i < n; i++)
+        codes[i] = gonogo[i] ? PRM_CL_NOGO : cls[i];
     return codes;
+}
+
+trv_status prm_class_runs(trv_ctx *ctx, const prm_terrain *t, prm_terrain_facts *f)
+{
+    size_t n = (size_t)t->grid->nx * t->grid->ny, k = 0;
+    unsigned char *codes = prm_class_codes(t);
+    for (size_t i = 0; codes && i < n; k++) /* count the runs */
+        for (size_t j = i++; i < n && codes[i] == codes[j] && i - j < 65535;)
+            i++;
+    if (!codes || !(f->run_code = malloc(k + 1)) || !(f->run_len = malloc(k * sizeof *f->run_len + 1))) {
+        free(codes);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    f->ncells = n, f->nruns = k;
+    k = 0;
+    for (size_t i = 0; i < n; k++) {
+        size_t j = i++;
+        while (i < n && codes[i] == codes[j] && i - j < 65535)
+            i++;
+        f->run_code[k] = codes[j];
+        f->run_len[k] = (unsigned short)(i - j);
+    }
+    free(codes);
+    return TRV_OK;
 }
 
 /* prm_segment_walk from (u0, v0) over parameters t0 .. t1 of the cell-unit

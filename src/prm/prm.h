@@ -119,7 +119,27 @@ typedef struct prm_terrain_facts {
     unsigned char *codes;   /* 2 npairs: soil, land use (malloc'ed) */
     double *pace;           /* the pace table computed from them (prm_priv.h; malloc'ed) */
     unsigned char *ok;
+    /* direction-aware: dem's cells on both sides of every tile boundary
+     * (prm_seams_count), so that a lazy terrain's gradients along a tile's
+     * edge need no neighbouring tile's dem; NULL: prm_terrain_open reads
+     * the neighbours' dem instead (the same values) */
+    int seam_nx, seam_ny;   /* the grid they were taken from */
+    float *seams;           /* (malloc'ed) */
+    /* the mmcr heuristic's class codes (prm_priv.h: prm_class_codes) of
+     * every cell, row-major, run-length coded: run_code[k] run_len[k]
+     * (1 .. 65535) times, ncells in all; a lazy terrain expands them
+     * instead of reading every tile's class and GO layers (nruns 0: it
+     * reads them) */
+    size_t ncells, nruns;
+    unsigned char *run_code; /* (malloc'ed) */
+    unsigned short *run_len; /* (malloc'ed) */
 } prm_terrain_facts;
+
+/* The seams of an nx x ny grid: for each boundary between tile rows
+ * (rows k PRM_TILE - 1 and k PRM_TILE, k = 1 .. tiles down - 1) those two
+ * rows, nx cells each, then for each boundary between tile columns those
+ * two columns, ny cells each, top to bottom. */
+size_t prm_seams_count(int nx, int ny);
 
 /* The facts of a terrain from prm_terrain_load (not a lazy one). */
 trv_status prm_terrain_facts_of(trv_ctx *ctx, const prm_terrain *t, prm_terrain_facts *f);

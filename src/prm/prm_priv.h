@@ -47,6 +47,11 @@ trv_status prm_roadmap_adjacency(trv_ctx *ctx, prm_roadmap *r);
  * array); NULL when out of memory. */
 enum { PRM_CL_NOGO = 0, PRM_CL_HIGH, PRM_CL_LOW, PRM_CL_SAFE, PRM_CLASS_LEN };
 unsigned char *prm_class_codes(const prm_terrain *t);
+/* The codes of t (read whole) run-length coded into f (prm_terrain_facts). */
+trv_status prm_class_runs(trv_ctx *ctx, const prm_terrain *t, prm_terrain_facts *f);
+/* A lazy terrain's codes from its facts' runs into codes (ncells): 1, or 0
+ * when it has none (then the tiles are read). */
+int prm_lazy_codes(const prm_terrain *t, unsigned char *codes);
 void prm_piece_classes(const prm_terrain *t, const unsigned char *codes, double x0, double y0, double x1, double y1,
                        double out[PRM_CLASS_LEN]);
 

@@ -11,7 +11,9 @@
  *               soil, land use, the speed model's three copies): its
  *               identity, size UINT64_MAX when absent
  *   facts       top speed, tmax, direction-aware, npairs, codes, and when
- *               direction-aware the pace table (pace, ok)
+ *               direction-aware the pace table (pace, ok) and dem's seams
+ *               (prm_seams_count: the grid's nx, ny, the cells, their hash);
+ *               the class code runs (ncells, nruns, codes, lengths, hash)
  *   roadmap     nnodes, nedges, k, radius, seed, the CRS, x, y, edges
  *               (prm_edge), adj_start, adj
  * A cache must be exactly as long as its counts say, and its edges and
@@ -28,7 +30,7 @@
 #include <sys/stat.h>
 
 static const char MAGIC[8] = "TRVRMAP";
-enum { VERSION = 2, BOM = 0x01020304, ENDS = 65536 };
+enum { VERSION = 3, BOM = 0x01020304, ENDS = 65536 };
 
 typedef struct ident {
     uint64_t size, hash;
@@ -175,6 +177,21 @@ static void put_roadmap(sink *o, const prm_roadmap *r)
     put(o, r->adj, 2 * (size_t)r->nedges * sizeof *r->adj);
 }
 
+static uint64_t runs_hash(const prm_terrain_facts *f)
+{
+    uint64_t h = hash_bytes(0xcbf29ce484222325ULL, f->run_code, f->nruns);
+    return hash_bytes(h, (const unsigned char *)f->run_len, f->nruns * sizeof *f->run_len);
+}
+
+static void put_runs(sink *o, const prm_terrain_facts *f)
+{
+    uint64_t n[2] = {f->ncells, f->nruns}, h = runs_hash(f);
+    put(o, n, sizeof n);
+    put(o, f->run_code, f->nruns);
+    put(o, f->run_len, f->nruns * sizeof *f->run_len);
+    put(o, &h, sizeof h);
+}
+
 trv_status prm_roadmap_cache_write(trv_ctx *ctx, const prm_roadmap *r, const prm_terrain *t, const char *dir,
                                    const char *gpkg, const char *path)
 {
@@ -201,7 +218,14 @@ trv_status prm_roadmap_cache_write(trv_ctx *ctx, const prm_roadmap *r, const prm
     if (f.direction_aware) {
         put(&o, f.pace, (size_t)f.npairs * (PRM_PACE_NODES + 1) * sizeof *f.pace);
         put(&o, f.ok, (size_t)f.npairs * PRM_PACE_NODES);
+        int32_t sg[2] = {f.seam_nx, f.seam_ny};
+        size_t ns = prm_seams_count(f.seam_nx, f.seam_ny) * sizeof *f.seams;
+        uint64_t h = hash_bytes(0xcbf29ce484222325ULL, (const unsigned char *)f.seams, ns);
+        put(&o, sg, sizeof sg);
+        put(&o, f.seams, ns);
+        put(&o, &h, sizeof h);
     }
+    put_runs(&o, &f);
     put_roadmap(&o, r);
     FILE *fp = o.bad ? NULL : fopen(path, "wb");
     if (o.bad) {
@@ -283,6 +307,43 @@ static int get_roadmap(bytes *b, prm_roadmap *r)
     return 0;
 }
 
+/* dem's seams and their hash: -1 truncated or damaged, -2 out of memory. */
+static int get_seams(bytes *b, prm_terrain_facts *f)
+{
+    int32_t sg[2];
+    uint64_t h;
+    if (get(b, sg, sizeof sg) || sg[0] <= 0 || sg[1] <= 0)
+        return -1;
+    size_t ns = prm_seams_count(sg[0], sg[1]) * sizeof *f->seams;
+    if (ns + sizeof h > b->left)
+        return -1;
+    if (!(f->seams = malloc(ns + 1)))
+        return -2;
+    f->seam_nx = sg[0], f->seam_ny = sg[1];
+    if (get(b, f->seams, ns) || get(b, &h, sizeof h) ||
+        h != hash_bytes(0xcbf29ce484222325ULL, (const unsigned char *)f->seams, ns))
+        return -1;
+    return 0;
+}
+
+/* The class code runs, their lengths summing to ncells, and their hash:
+ * -1 truncated or damaged, -2 out of memory. */
+static int get_runs(bytes *b, prm_terrain_facts *f)
+{
+    uint64_t n[2], h, sum = 0;
+    if (get(b, n, sizeof n) || n[1] > b->left / 3)
+        return -1;
+    f->ncells = (size_t)n[0], f->nruns = (size_t)n[1];
+    if (!(f->run_code = malloc(f->nruns + 1)) || !(f->run_len = malloc(f->nruns * sizeof *f->run_len + 1)))
+        return -2;
+    if (get(b, f->run_code, f->nruns) || get(b, f->run_len, f->nruns * sizeof *f->run_len) || get(b, &h, sizeof h) ||
+        h != runs_hash(f))
+        return -1;
+    for (size_t k = 0; k < f->nruns; k++)
+        sum += f->run_len[k] ? f->run_len[k] : UINT64_MAX / 2;
+    return sum == n[0] ? 0 : -1;
+}
+
 /* The cache's parts; why it cannot be used into why. */
 static trv_status parse(trv_ctx *ctx, bytes *b, const char *gpkg, const char *dir, prm_roadmap **out,
                         prm_terrain_facts *f, int *terrain_same, const char **why)
@@ -320,6 +381,10 @@ static trv_status parse(trv_ctx *ctx, bytes *b, const char *gpkg, const char *di
         else
             bad = get(b, f->pace, tn) || get(b, f->ok, np * PRM_PACE_NODES);
     }
+    if (!bad && f->direction_aware)
+        bad = get_seams(b, f);
+    if (!bad)
+        bad = get_runs(b, f);
     if (!bad)
         bad = get_roadmap(b, r);
     if (bad) {

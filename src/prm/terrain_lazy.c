@@ -17,6 +17,10 @@ struct prm_lazy {
     int ntx, nty;           /* tiles across and down */
     unsigned char *state;   /* per tile: TS_* */
     uint16_t *pairmap;      /* soil x 256 + land use -> pair; NO_PAIR */
+    float *seams;           /* the facts' (prm_seams_count); NULL: read the neighbours' dem */
+    size_t nruns;           /* the facts' class code runs (0: none) */
+    unsigned char *run_code;
+    unsigned short *run_len;
     long tiles_read;
     trv_ctx *ctx;           /* the tile reads' errors */
     trv_status st;          /* the first of them (sticky) */
@@ -33,6 +37,9 @@ void prm_lazy_free(prm_lazy *z)
     geo_raster_free(z->landuse);
     free(z->state);
     free(z->pairmap);
+    free(z->seams);
+    free(z->run_code);
+    free(z->run_len);
     trv_ctx_free(z->ctx);
     free(z);
 }
@@ -89,14 +96,40 @@ static int read_dem(const prm_terrain *t, int tx, int ty)
     return read_one(z, z->src.src[RUN_DEM], t->dem, tile_at(t, tx, ty));
 }
 
+/* dem one cell around tile b (read), where the grid goes on, from the
+ * seams (prm_seams_count's layout): the values the neighbouring tiles'
+ * reads would put there. The rows above and below span the corners. */
+static void seam_ring(const prm_terrain *t, int tx, int ty, tile b)
+{
+    const prm_lazy *z = t->lazy;
+    const size_t nx = (size_t)t->grid->nx, ny = (size_t)t->grid->ny;
+    float *dem = t->dem->f32;
+    size_t xa = b.x0 > 0 ? (size_t)b.x0 - 1 : 0, xb = (size_t)(b.x0 + b.nx) < nx ? (size_t)(b.x0 + b.nx) + 1 : nx;
+    if (b.y0 > 0) /* row y0 - 1: the upper side of boundary ty */
+        memcpy(dem + (size_t)(b.y0 - 1) * nx + xa, z->seams + 2 * (size_t)(ty - 1) * nx + xa, (xb - xa) * sizeof *dem);
+    if ((size_t)(b.y0 + b.ny) < ny) /* row y0 + ny: the lower side of boundary ty + 1 */
+        memcpy(dem + (size_t)(b.y0 + b.ny) * nx + xa, z->seams + (2 * (size_t)ty + 1) * nx + xa,
+               (xb - xa) * sizeof *dem);
+    const float *cols = z->seams + 2 * (size_t)(z->nty - 1) * nx;
+    for (int y = b.y0; y < b.y0 + b.ny; y++) {
+        if (b.x0 > 0) /* column x0 - 1: the left side of boundary tx */
+            dem[(size_t)y * nx + (size_t)b.x0 - 1] = cols[2 * (size_t)(tx - 1) * ny + (size_t)y];
+        if ((size_t)(b.x0 + b.nx) < nx) /* column x0 + nx: the right side of boundary tx + 1 */
+            dem[(size_t)y * nx + (size_t)(b.x0 + b.nx)] = cols[(2 * (size_t)tx + 1) * ny + (size_t)y];
+    }
+}
+
 /* The direction-aware pace's data of the tile's cells: their pairs, and
- * their gradients, from dem one cell around (the neighbouring tiles' dem). */
+ * their gradients, from dem one cell around (the seams, or else the
+ * neighbouring tiles' dem). */
 static int aniso_tile(const prm_terrain *t, int tx, int ty, tile b)
 {
     prm_lazy *z = t->lazy;
     prm_aniso *a = t->aniso;
-    int bad = 0;
-    for (int y = ty - 1; y <= ty + 1; y++)
+    int bad = read_dem(t, tx, ty);
+    if (z->seams)
+        seam_ring(t, tx, ty, b);
+    for (int y = ty - 1; y <= ty + 1 && !z->seams; y++)
         for (int x = tx - 1; x <= tx + 1; x++)
             if (x >= 0 && y >= 0 && x < z->ntx && y < z->nty)
                 bad |= read_dem(t, x, y);
@@ -203,6 +236,14 @@ static trv_status open_model(trv_ctx *ctx, prm_terrain *t, const char *dir, cons
     a->m = &a->rm.model;
     memcpy(a->codes, f->codes, 2 * (size_t)f->npairs);
     a->npairs = f->npairs;
+    if (f->seams && (f->seam_nx != t->grid->nx || f->seam_ny != t->grid->ny))
+        return trv_error(ctx, TRV_ERR_DATA, "'%s': the terrain's facts are of a %d x %d grid, its layers %d x %d", dir,
+                         f->seam_nx, f->seam_ny, t->grid->nx, t->grid->ny);
+    size_t ns = prm_seams_count(t->grid->nx, t->grid->ny) * sizeof *z->seams;
+    if (f->seams && !(z->seams = malloc(ns + 1)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (f->seams)
+        memcpy(z->seams, f->seams, ns);
     a->tmax = f->tmax;
     memset(z->pairmap, 0xff, 256 * 256 * sizeof *z->pairmap);
     for (int p = 0; p < f->npairs; p++)
@@ -243,6 +284,35 @@ static trv_status open_layers(trv_ctx *ctx, prm_terrain *t, const char *dir)
     return TRV_OK;
 }
 
+/* The facts' class code runs, when they cover the grid. */
+static trv_status open_runs(trv_ctx *ctx, prm_terrain *t, const char *dir, const prm_terrain_facts *f)
+{
+    prm_lazy *z = t->lazy;
+    if (!f->nruns)
+        return TRV_OK;
+    if (f->ncells != (size_t)t->grid->nx * t->grid->ny)
+        return trv_error(ctx, TRV_ERR_DATA, "'%s': the terrain's facts hold class codes of %zu cells, its layers %d x %d",
+                         dir, f->ncells, t->grid->nx, t->grid->ny);
+    if (!(z->run_code = malloc(f->nruns)) || !(z->run_len = malloc(f->nruns * sizeof *z->run_len)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    memcpy(z->run_code, f->run_code, f->nruns);
+    memcpy(z->run_len, f->run_len, f->nruns * sizeof *z->run_len);
+    z->nruns = f->nruns;
+    return TRV_OK;
+}
+
+int prm_lazy_codes(const prm_terrain *t, unsigned char *codes)
+{
+    const prm_lazy *z = t->lazy;
+    if (!z || !z->nruns)
+        return 0;
+    for (size_t k = 0; k < z->nruns; k++) {
+        memset(codes, z->run_code[k], z->run_len[k]);
+        codes += z->run_len[k];
+    }
+    return 1;
+}
+
 trv_status prm_terrain_open(trv_ctx *ctx, const char *dir, const prm_terrain_facts *f, prm_terrain *t)
 {
     memset(t, 0, sizeof *t);
@@ -253,6 +323,8 @@ trv_status prm_terrain_open(trv_ctx *ctx, const char *dir, const prm_terrain_fac
     }
     t->lazy = z;
     trv_status st = open_layers(ctx, t, dir);
+    if (!st)
+        st = open_runs(ctx, t, dir, f);
     if (!st)
         st = open_model(ctx, t, dir, f);
     if (st)
@@ -339,8 +411,9 @@ trv_status prm_terrain_facts_of(trv_ctx *ctx, const prm_terrain *t, prm_terrain_
         return trv_error(ctx, TRV_ERR_INTERNAL, "the facts of a lazy terrain");
     f->top_speed_kmh = t->top_speed_kmh;
     f->direction_aware = t->aniso != NULL;
-    if (!t->aniso)
-        return TRV_OK;
+    trv_status st = prm_class_runs(ctx, t, f);
+    if (st || !t->aniso)
+        return st;
     const prm_aniso *a = t->aniso;
     size_t np = (size_t)a->npairs;
     f->tmax = a->tmax;
@@ -353,7 +426,26 @@ trv_status prm_terrain_facts_of(trv_ctx *ctx, const prm_terrain *t, prm_terrain_
     memcpy(f->codes, a->codes, 2 * np);
     memcpy(f->pace, a->pace, np * (PRM_PACE_NODES + 1) * sizeof *f->pace);
     memcpy(f->ok, a->ok, np * PRM_PACE_NODES);
+    int nx = t->grid->nx, ny = t->grid->ny;
+    if (!(f->seams = malloc(prm_seams_count(nx, ny) * sizeof *f->seams + 1))) {
+        prm_terrain_facts_clear(f);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    f->seam_nx = nx, f->seam_ny = ny;
+    float *o = f->seams;
+    for (int r = PRM_TILE - 1; r + 1 < ny; r += PRM_TILE, o += 2 * (size_t)nx)
+        memcpy(o, t->dem->f32 + (size_t)r * nx, 2 * (size_t)nx * sizeof *o);
+    for (int c = PRM_TILE - 1; c + 1 < nx; c += PRM_TILE)
+        for (int k = 0; k < 2; k++)
+            for (int r = 0; r < ny; r++)
+                *o++ = t->dem->f32[(size_t)r * nx + c + k];
     return TRV_OK;
+}
+
+size_t prm_seams_count(int nx, int ny)
+{
+    size_t down = ((size_t)ny + PRM_TILE - 1) / PRM_TILE, across = ((size_t)nx + PRM_TILE - 1) / PRM_TILE;
+    return 2 * (down - 1) * (size_t)nx + 2 * (across - 1) * (size_t)ny;
 }
 
 void prm_terrain_facts_clear(prm_terrain_facts *f)
@@ -361,5 +453,8 @@ void prm_terrain_facts_clear(prm_terrain_facts *f)
     free(f->codes);
     free(f->pace);
     free(f->ok);
+    free(f->seams);
+    free(f->run_code);
+    free(f->run_len);
     memset(f, 0, sizeof *f);
 }
