@@ -27,7 +27,7 @@ static double wrap(double a)
 const char *sim_event_name(sim_event_type t)
 {
     static const char *const names[] = {"start", "goal", "collision", "tip_over", "off_map", "obstacle_seen",
-                                        "replan", "stuck", "yield", "time_limit", "ride_limit"};
+                                        "replan", "stuck", "yield", "time_limit", "ride_limit", "conflict"};
     return (unsigned)t < sizeof names / sizeof *names ? names[t] : "unknown";
 }
 
@@ -83,6 +83,9 @@ static void event(sim_run *r, int k, sim_event_type type, const char *fmt, ...)
         va_end(ap);
     }
 }
+
+void sim_run_note(sim_run *r, int k, sim_event_type type, const char *details) { event(r, k, type, "%s", details); }
+const char *sim_json_esc(const char *s, char buf[64]) { return json_esc(s, buf); }
 
 static double normal(trv_rng *g)
 {
@@ -206,6 +209,8 @@ static void finish(sim_run *r, int k, const char *why, int reached)
         v->m.stops++;
     v->s.v = v->s.vy = v->s.yaw_rate = 0;
 }
+
+void sim_run_stop(sim_run *r, int k, const char *why) { finish(r, k, why, 0); }
 
 static void record(sim_run *r, sim_veh *v, double cte)
 {
@@ -342,7 +347,7 @@ static void drive(trv_ctx *ctx, sim_run *r, int k, double dt)
         for (int q = 0; q < r->nv && yield_to < 0; q++) {
             if (q == k || !present(&r->v[q]) || !ahead(r, v, &r->v[q]))
                 continue;
-            if (q > k && ahead(r, &r->v[q], v))
+            if (q > k && r->v[q].phase == 1 && ahead(r, &r->v[q], v))
                 continue; /* both have the other ahead: the earlier one goes */
             yield_to = q;
         }
@@ -353,7 +358,7 @@ static void drive(trv_ctx *ctx, sim_run *r, int k, double dt)
         double want = profile_min(v, v->s_along, v->s_along + la);
         double here = speed_at(r, v, v->s.x, v->s.y, v->s.pitch, NULL);
         want = fmin(want, fmax(here, 0.5));
-        want = v->yielding ? 0 : fmax(want, CREEP_MS);
+        want = v->yielding || v->gw.hold ? 0 : fmax(want, CREEP_MS);
         sim_state est = v->s;
         est.x += v->gnss_ex, est.y += v->gnss_ey, est.heading += v->imu_eh;
         sim_cmd cmd;
@@ -497,7 +502,7 @@ trv_status sim_run_go(trv_ctx *ctx, sim_run *r)
             }
             active += v->phase < 2;
         }
-        if (!active)
+        if (!active || (st = sim_conflicts_step(ctx, r, i)))
             break;
         for (int k = 0; k < r->nv; k++)
             if (r->v[k].phase == 1)

@@ -489,7 +489,8 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
 
 typedef enum sim_event_type {
     SIM_EV_START = 0, SIM_EV_GOAL, SIM_EV_COLLISION, SIM_EV_TIP_OVER, SIM_EV_OFF_MAP, SIM_EV_OBSTACLE_SEEN,
-    SIM_EV_REPLAN, SIM_EV_STUCK, SIM_EV_YIELD, SIM_EV_TIME_LIMIT, SIM_EV_RIDE_LIMIT
+    SIM_EV_REPLAN, SIM_EV_STUCK, SIM_EV_YIELD, SIM_EV_TIME_LIMIT, SIM_EV_RIDE_LIMIT,
+    SIM_EV_CONFLICT
 } sim_event_type;
 
 const char *sim_event_name(sim_event_type t);
@@ -571,6 +572,7 @@ typedef struct sim_metrics {
     double distance_m, planned_time_s, planned_distance_m;
     double cross_track_rms_m, cross_track_max_m, heading_rms_deg;
     int replans, collisions, stops, yields;
+    int conflicts;          /* head-on conflicts it was in (either side) */
     double energy_kJ;
     double ride_rms_ms2, ride_max_ms2, ride_power_W; /* NAN without the speed model */
     int ride_limit_events;
