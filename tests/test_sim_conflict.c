@@ -9,6 +9,8 @@
  *     the corridor: the west-bound one parks until both have passed;
  *   - a corridor without a bay: no resolution, both stop ("deadlock")
  *     without a collision, well before the time limit;
+ *   - a vehicle that has finished keeps no right of way (the yield rule):
+ *     the one driving toward it stops behind it;
  * each checked independently from the trajectory CSVs: the smallest
  * distance between the vehicles' centres at the same instants is at
  * least the sum of their radii (half diagonals of the 3 x 2 m body); and
@@ -350,6 +352,32 @@ static void test_deadlock(void **state)
     trv_ctx_free(ctx);
 }
 
+/* A vehicle that has finished keeps no right of way: "late" (first in
+ * the file) drives east through the spot where "early" stopped, facing it,
+ * at its goal; it yields behind it (to the time limit) instead of driving
+ * into it. */
+static void test_finished(void **state)
+{
+    (void)state;
+    paint(0, NULL);
+    static const veh v[2] = {{"late", 20, 300, 60}, {"early", 200, 100, 0}};
+    char *text = scenario(2, v);
+    trv_ctx *ctx = trv_ctx_new();
+    sim_scenario *sc;
+    sim_run *r = run(ctx, "finished.ini", text, "finished", &sc);
+    const sim_metrics *late = sim_run_metrics(r, 0), *early = sim_run_metrics(r, 1);
+    printf("  finished: early %s after %.1f s; late %s, collisions %d, yields %d\n", early->end, early->time_s,
+           late->end, late->collisions, late->yields);
+    assert_int_equal(early->reached_goal, 1);
+    assert_int_equal(late->collisions, 0);
+    assert_string_equal(late->end, "time_limit");
+    assert_true(late->yields >= 1);
+    sim_run_free(r);
+    sim_scenario_free(sc);
+    free(text);
+    trv_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -357,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_open_ground),
         cmocka_unit_test(test_three),
         cmocka_unit_test(test_deadlock),
+        cmocka_unit_test(test_finished),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
