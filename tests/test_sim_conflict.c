@@ -239,7 +239,7 @@ static void check_goals(const sim_run *r, const char *out, const char *resolutio
     free(want), free(ev);
 }
 
-static const double CORRIDOR[2][4] = {{4, 196, 396, 204}, {210, 204, 230, 222}};
+static const double CORRIDOR[2][4] = {{4, 196, 396, 204}, {110, 204, 130, 222}};
 
 static void test_corridor(void **state)
 {
@@ -306,7 +306,7 @@ static void test_three(void **state)
     check_goals(r, "three", "passing_place");
     check_distances("three", 3, v);
     /* west left the bay (back below its mouth, y 204) only after east2
-     * had passed the bay (x > 230 + the two radii) */
+     * had passed the bay (x > 130 + the two radii) */
     traj w, e2;
     traj_read("three", "west", &w);
     traj_read("three", "east2", &e2);
@@ -315,11 +315,13 @@ static void test_three(void **state)
         i++;
     while (i < w.n && w.y[i] - my(0) >= 204)
         i++;
-    while (j < e2.n && e2.x[j] - mx(0) <= 230 + 2 * RADIUS)
+    while (j < e2.n && e2.x[j] - mx(0) <= 130 + 2 * RADIUS)
         j++;
     assert_true(i < w.n && j < e2.n);
     printf("  three: west leaves the bay at %.1f s, east2 past it at %.1f s\n", w.t[i], e2.t[j]);
     assert_true(w.t[i] > e2.t[j]);
+    /* one conflict for it: it waited in the bay for both */
+    assert_int_equal(sim_run_metrics(r, 2)->conflicts, 1);
     traj_free(&w), traj_free(&e2);
     sim_run_free(r);
     sim_scenario_free(sc);
