@@ -9,6 +9,8 @@
  *     the corridor: the west-bound one parks until both have passed;
  *   - a corridor without a bay: no resolution, both stop ("deadlock")
  *     without a collision, well before the time limit;
+ *   - a T junction: the one coming up the side branch, clear of the
+ *     other's path, waits there ("wait") until the other has passed;
  *   - a vehicle that has finished keeps no right of way (the yield rule):
  *     the one driving toward it stops behind it;
  * each checked independently from the trajectory CSVs: the smallest
@@ -354,6 +356,46 @@ static void test_deadlock(void **state)
     trv_ctx_free(ctx);
 }
 
+/* A T junction: "east" drives along the corridor, "south" comes up a
+ * spur at x = 200 and turns west, toward it: their ways meet head-on west
+ * of the junction. south, clear of east's path, waits at the foot of the
+ * spur ("wait") until east has passed the junction. */
+static void test_wait(void **state)
+{
+    (void)state;
+    static const double t_junction[2][4] = {{4, 196, 396, 204}, {196, 100, 204, 204}};
+    paint(2, t_junction);
+    char *text = NULL;
+    assert_true(asprintf(&text,
+                         "[scenario]\ntime_limit_s = 400\nrecord_s = 0.02\n"
+                         "[vehicle.east]\nfile = %s\nmodel = ackermann\nstart = %.2f,%.2f\ngoal = %.2f,%.2f\nsrs = map\n"
+                         "[vehicle.south]\nfile = %s\nmodel = ackermann\nstart = %.2f,%.2f\ngoal = %.2f,%.2f\nsrs = map\n",
+                         vehicle, mx(20), my(200), mx(380), my(200), vehicle, mx(200), my(120), mx(40), my(200)) >= 0);
+    trv_ctx *ctx = trv_ctx_new();
+    sim_scenario *sc;
+    sim_run *r = run(ctx, "wait.ini", text, "wait", &sc);
+    check_goals(r, "wait", "wait");
+    static const veh v[2] = {{"east", 0, 0, 0}, {"south", 0, 0, 0}};
+    check_distances("wait", 2, v);
+    /* south entered the corridor (y > 190) only once east was past x = 200 + the radii */
+    traj so, ea;
+    traj_read("wait", "south", &so);
+    traj_read("wait", "east", &ea);
+    int i = 0, j = 0;
+    while (i < so.n && so.y[i] - my(0) <= 190)
+        i++;
+    while (j < ea.n && ea.x[j] - mx(0) <= 200 + 2 * RADIUS)
+        j++;
+    assert_true(i < so.n && j < ea.n);
+    printf("  wait: south enters the corridor at %.1f s, east past the junction at %.1f s\n", so.t[i], ea.t[j]);
+    assert_true(so.t[i] > ea.t[j]);
+    traj_free(&so), traj_free(&ea);
+    sim_run_free(r);
+    sim_scenario_free(sc);
+    free(text);
+    trv_ctx_free(ctx);
+}
+
 /* A vehicle that has finished keeps no right of way: "late" (first in
  * the file) drives east through the spot where "early" stopped, facing it,
  * at its goal; it yields behind it (to the time limit) instead of driving
@@ -387,6 +429,7 @@ int main(void)
         cmocka_unit_test(test_open_ground),
         cmocka_unit_test(test_three),
         cmocka_unit_test(test_deadlock),
+        cmocka_unit_test(test_wait),
         cmocka_unit_test(test_finished),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

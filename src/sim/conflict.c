@@ -128,7 +128,7 @@ static trv_status plan(sim_run *r, const sim_veh *v, const int w[4], double x, d
     const geo_grid *g = r->t->grid;
     unsigned char *mask = calloc((size_t)g->nx * g->ny, 1);
     if (!mask)
-        return TRV_ERR_NOMEM;
+        return trv_error(r->quiet, TRV_ERR_NOMEM, "out of memory"); /* no plan: no resolution */
     for (int row = w[2]; row <= w[3]; row++)
         for (int col = w[0]; col <= w[1]; col++) {
             long c = (long)row * g->nx + col;
