@@ -197,6 +197,8 @@ static jo *do_step(sim_session *ss, jo *req, reply_err *e)
         return fail(e, "out_of_range", "n %g is out of range (a whole number in [1, 1e8])", n), NULL;
     double t0 = sim_run_time(ss->run);
     int over = sim_run_advance(ss->quiet, ss->run, (long)n);
+    if (over < 0)
+        return fail(e, "failed", "the step failed: %s", trv_errmsg(ss->quiet)), NULL;
     jo *o = json_object_new_object();
     put(o, "steps", json_object_new_int64(llround((sim_run_time(ss->run) - t0) / ss->sc->step_s)));
     put(o, "over", json_object_new_boolean(over));
