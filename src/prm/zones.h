@@ -76,6 +76,7 @@ typedef struct prm_zones {
     unsigned char *burn;    /* per terrain cell: PRM_ZB_* bits (NOGO, or CROSS, and FACTOR) */
     double min_factor;      /* the smallest factor (1 when none below 1) */
     int skip;               /* a zone left out (prm_zones_explain), -1: none */
+    const struct prm_zone_edges *edges; /* the query's roadmap edge mask (prm_zone_edges_get), NULL: none */
 } prm_zones;
 
 /* Read path (and crossings, NULL: none) into the terrain's CRS; radius_m
@@ -120,17 +121,33 @@ int prm_zone_contains(const prm_zones *z, int k, double x, double y);
 
 /* ---- the roadmap search (zones_route.c) ---- */
 
-/* Per roadmap edge under the zones, for one strategy: blocked, or its
- * weights forward and back re-measured (factor, max_speed). */
+/* Per roadmap edge under the zones: blocked, or re-measured (factor,
+ * max_speed zones near it; only when built with times). Built once per
+ * query (mission.c: after prm_zones_roadmap added the crossings' nodes
+ * and edges) and set as z->edges; every search on that roadmap (each
+ * strategy, the alternatives' graph, every leg and the --visit leg
+ * matrix) reads it through prm_zone_edges_get. */
 typedef struct prm_zone_edges {
+    int nedges;             /* the roadmap's edge count it was built for */
+    int times;              /* 1: the re-measured pieces are there (the time objective needs them) */
     unsigned char *off;     /* 1: blocked */
-    int *alt;               /* -1, or an index into w (2 per edge: forward, back) */
-    double *w;
+    int *alt;               /* -1, or an index into pc */
+    prm_piece *pc;          /* the re-measured pieces (measured a to b, as the edge's own) */
     int nalt;
 } prm_zone_edges;
 
-trv_status prm_zone_edges_make(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, prm_strategy s,
-                               const prm_weights *w, prm_zone_edges *out);
+/* Build the mask of r under t->zones (times: re-measure the edges near a
+ * factor or max_speed zone). */
+trv_status prm_zone_edges_make(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, int times,
+                               prm_zone_edges *out);
+/* The mask for a search of s on r: t->zones->edges when it was built for
+ * r (same edge count) and, for the time objective, with times; else one
+ * built into own (the caller clears own). */
+trv_status prm_zone_edges_get(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, prm_strategy s,
+                              prm_zone_edges *own, const prm_zone_edges **out);
+/* Edge e's piece as the search of s sees it: the re-measured one for the
+ * time objective when there is one, else the roadmap's. */
+const prm_piece *prm_zone_edge_piece(const prm_zone_edges *ze, const prm_roadmap *r, int e, prm_strategy s);
 void prm_zone_edges_clear(prm_zone_edges *e);
 
 /* The crossings as roadmap nodes (r is the caller's and grows): each
