@@ -109,6 +109,15 @@ int prm_zones_at(const prm_zones *z, double x, double y);
  * cost alone. */
 void prm_zones_delta(const prm_terrain *t, double x0, double y0, double x1, double y1, double d[3]);
 
+/* prm_zones_delta cell by cell: for each cell of the piece's walk
+ * (prm_segment_walk, cells of positive length, in order) that a factor or
+ * max_speed zone meets, fn(cell, dt, zone, user): dt the forward time the
+ * zones add in it (map units, as d[0], which is the sum of the dt), zone
+ * the index of the first zone holding the span covering most of it. */
+typedef void (*prm_zones_cell_fn)(long cell, double dt, int zone, void *user);
+void prm_zones_cells(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_zones_cell_fn fn,
+                     void *user);
+
 /* The zones on a piece being measured (prm_piece_measure; lengths and
  * times still in map units): blocked by a nogo zone, else with times the
  * factor and max_speed zones' deltas added. */
