@@ -289,8 +289,8 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
     if (!st && o->zones && !(st = prm_zones_read(ctx, o->zones, o->crossings, o->crossing_radius, &t, &z))) {
         t.zones = z;
         t.top_speed_kmh /= z->min_factor; /* the time heuristics stay admissible (zones.h) */
-        st = prm_zones_roadmap(ctx, &t, r); /* the crossings as nodes */
-        if (!st && !(st = prm_zone_edges_make(ctx, &t, r, o->strategy == PRM_TIME || o->compare, &ze)))
+        st = prm_zone_edges_make(ctx, &t, r, o->strategy == PRM_TIME || o->compare, &ze);
+        if (!st && !(st = prm_zones_roadmap(ctx, &t, r, &ze))) /* the crossings as nodes */
             z->edges = &ze;
     }
     if (!st) {

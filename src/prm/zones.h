@@ -132,7 +132,7 @@ int prm_zone_contains(const prm_zones *z, int k, double x, double y);
 
 /* Per roadmap edge under the zones: blocked, or re-measured (factor,
  * max_speed zones near it; only when built with times). Built once per
- * query (mission.c: after prm_zones_roadmap added the crossings' nodes
+ * query (mission.c: before prm_zones_roadmap adds the crossings' nodes
  * and edges) and set as z->edges; every search on that roadmap (each
  * strategy, the alternatives' graph, every leg and the --visit leg
  * matrix) reads it through prm_zone_edges_get. */
@@ -163,17 +163,23 @@ void prm_zone_edges_clear(prm_zone_edges *e);
  * joined to every one of its 4 k nearest nodes that a straight piece
  * obeying the terrain and its zones (t->zones) reaches, and by its raster
  * legs (below), so that the roadmap can cross a barrier where it may.
- * The adjacency is rebuilt. */
-trv_status prm_zones_roadmap(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r);
+ * ze: r's mask (prm_zone_edges_make), grown to the new edges (allowed,
+ * measured under the zones); the adjacency is rebuilt. */
+trv_status prm_zones_roadmap(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, prm_zone_edges *ze);
 /* zones_legs.c: a node or an edge appended to r (ncap, ecap: the room of
  * r's arrays, grown here); crossing node q's raster legs: on each side of
  * the nogo line nearest to it, a breadth-first way through GO cells no
  * nogo zone touches (within 96 cells) to the nearest of the roadmap's
  * first n0 nodes, shortened to the straight pieces the zones allow, as
- * nodes and edges (none on a side without such a way). */
+ * nodes and edges (none on a side without such a way); when that node lies
+ * in a pocket (main[node] 0: a component under the mask that the masking
+ * cut off, main from prm_zones_roadmap), a second leg on that side to the
+ * nearest node with main[] 1 within 320 cells, so that a corridor between
+ * the barrier and NOGO that only the masked edges crossed stays joined. */
 trv_status prm_zones_add_node(trv_ctx *ctx, prm_roadmap *r, double x, double y, int *ncap);
 trv_status prm_zones_add_edge(trv_ctx *ctx, prm_roadmap *r, int a, int b, const prm_piece *p, int *ecap);
-trv_status prm_zones_legs(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int n0, int q, int *ncap, int *ecap);
+trv_status prm_zones_legs(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int n0, int q, const unsigned char *main,
+                          int *ncap, int *ecap);
 
 /* After prm_route failed (TRV_ERR_DATA) under the zones: the same
  * objective on the raster with the zones burned (prm_route_grid, the

@@ -174,9 +174,9 @@ static int nearest(const prm_roadmap *r, double x, double y, int m, int *near, d
 /* Crossing c as node r->nnodes (room made by the caller) with its edges:
  * to every one of its 4 k nearest nodes that a straight piece allowed by
  * the terrain and the zones reaches (the barrier's two sides: the nearest
- * k may all lie on one). */
+ * k may all lie on one), and its raster legs. */
 static trv_status add_crossing(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int n0, const prm_crossing *c,
-                               int k, int *ncap, int *ecap)
+                               int k, const unsigned char *main, int *ncap, int *ecap)
 {
     int near[1024], q = r->nnodes;
     double d[1024];
@@ -188,22 +188,80 @@ static trv_status add_crossing(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *
         if (!p.blocked)
             st = prm_zones_add_edge(ctx, r, near[j], q, &p, ecap);
     }
-    return st ? st : prm_zones_legs(ctx, t, r, n0, q, ncap, ecap);
+    return st ? st : prm_zones_legs(ctx, t, r, n0, q, main, ncap, ecap);
 }
 
-trv_status prm_zones_roadmap(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r)
+static int root(int *up, int a)
+{
+    while (up[a] != a)
+        a = up[a] = up[up[a]];
+    return a;
+}
+
+/* Per node of r: 1 when its component under the mask holds at least
+ * max(64, nnodes / 50) nodes (the main roadmap), 0 in a pocket; NULL when
+ * out of memory. */
+static unsigned char *main_nodes(const prm_roadmap *r, const unsigned char *off)
+{
+    int n = r->nnodes, *up = malloc(((size_t)n + 1) * sizeof *up), *size = calloc((size_t)n + 1, sizeof *size);
+    unsigned char *main = malloc((size_t)n + 1);
+    if (!up || !size || !main) {
+        free(up), free(size), free(main);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++)
+        up[i] = i;
+    for (int e = 0; e < r->nedges; e++)
+        if (!off[e]) {
+            int a = root(up, r->edges[e].a), b = root(up, r->edges[e].b);
+            if (a != b)
+                up[a] = b;
+        }
+    for (int i = 0; i < n; i++)
+        size[root(up, i)]++;
+    int big = n / 50 > 64 ? n / 50 : 64;
+    for (int i = 0; i < n; i++)
+        main[i] = size[root(up, i)] >= big;
+    free(up), free(size);
+    return main;
+}
+
+/* ze grown to the edges r has now: the crossings' edges, allowed by
+ * construction and measured under the zones (nothing to re-measure). */
+static trv_status mask_grow(trv_ctx *ctx, const prm_roadmap *r, prm_zone_edges *ze)
+{
+    unsigned char *off = realloc(ze->off, (size_t)r->nedges + 1);
+    if (off)
+        ze->off = off;
+    int *alt = off ? realloc(ze->alt, ((size_t)r->nedges + 1) * sizeof *alt) : NULL;
+    if (!alt)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    ze->alt = alt;
+    for (int e = ze->nedges; e < r->nedges; e++)
+        ze->off[e] = 0, ze->alt[e] = -1;
+    ze->nedges = r->nedges;
+    return TRV_OK;
+}
+
+trv_status prm_zones_roadmap(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, prm_zone_edges *ze)
 {
     const prm_zones *z = t->zones;
     if (z->nc == 0 || r->nnodes == 0)
         return TRV_OK;
     int k = r->k > 0 ? r->k : 10, ecap = r->nedges, ncap = r->nnodes, n0 = r->nnodes;
     k = k > 256 ? 256 : k;
+    unsigned char *main = main_nodes(r, ze->off);
+    if (!main)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     trv_status st = TRV_OK;
     for (int i = 0; i < z->nc && !st; i++)
-        st = add_crossing(ctx, t, r, n0, &z->c[i], k, &ncap, &ecap);
+        st = add_crossing(ctx, t, r, n0, &z->c[i], k, main, &ncap, &ecap);
+    free(main);
     free(r->adj_start);
     free(r->adj);
     r->adj_start = NULL, r->adj = NULL;
+    if (!st)
+        st = mask_grow(ctx, r, ze);
     return st ? st : prm_roadmap_adjacency(ctx, r);
 }
 
