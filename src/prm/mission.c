@@ -121,6 +121,7 @@ static trv_status plan_alternatives(trv_ctx *ctx, const prm_mission_opts *o, con
     trv_status st = prm_alt_roadmap(ctx, t, r, xy, o->strategy, &o->weights, &o->alt, paths, &a);
     if (st == TRV_ERR_DATA && m->zones_note[0]) { /* the route itself came from the raster (zones.h) */
         snprintf(m->alt_note, sizeof m->alt_note, "no alternatives: the zones cut the roadmap between start and goal");
+        m->routes[0].rank = 1, m->routes[0].overlap = 1;
         return TRV_OK;
     }
     if (st)
