@@ -374,8 +374,8 @@ void prm_time_shares_line(const prm_profiles *P, int k, char *buf, size_t len)
     buf[0] = 0;
     for (int kind = 0; kind < (s.nzones ? 3 : 2); kind++) {
         int n = sorted(P, &s, kind, sh, zn);
-        o += (size_t)trv_sfmt(buf + o, o < len ? len - o : 0, "%s%s", kind == 2 ? "; zone" : kind ? "; limit" : "land use",
-                              n ? "" : " -");
+        const char *head = kind == 2 ? "; zone" : kind ? "; limit" : "land use";
+        o += (size_t)trv_sfmt(buf + o, o < len ? len - o : 0, "%s%s", head, n ? "" : " -");
         for (int q = 0; q < n && o < len; q++)
             o += (size_t)trv_sfmt(buf + o, len - o, "%s %s %.1f %%", q ? "," : "", sh[q].name, 100 * sh[q].v);
     }

@@ -210,7 +210,8 @@ static trv_status win_make(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap
     for (size_t i = 0; i < nw; i++)
         w->node[i] = -1;
     for (int i = 0; i < n0; i++) { /* the roadmap's own nodes in the window */
-        long nc = (long)floor((r->x[i] - g->gt[0]) / g->gt[1]) - w->c0, nr = (long)floor((r->y[i] - g->gt[3]) / g->gt[5]) - w->r0;
+        long nc = (long)floor((r->x[i] - g->gt[0]) / g->gt[1]) - w->c0;
+        long nr = (long)floor((r->y[i] - g->gt[3]) / g->gt[5]) - w->r0;
         if ((!main || main[i]) && nc >= 0 && nr >= 0 && nc < w->n && nr < w->m && w->node[nr * w->n + nc] < 0)
             w->node[nr * w->n + nc] = i;
     }
