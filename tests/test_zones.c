@@ -3,7 +3,9 @@
  * a diagonal zero-width barrier that the 16-connected grid search cannot
  * slip through (and crosses only at a crossing, checked by this file's own
  * segment intersection), and a factor polygon that moves the least-time
- * route only when the detour pays (hand-computed times). Terrains in
+ * route only when the detour pays (hand-computed times), a bridge whose
+ * near bank is a pocket of the masked roadmap joined by its second raster
+ * leg. Terrains in
  * memory on a UTM 16N grid (test_terrain_mem.h), zones written as GeoJSON. */
 #include "test_common.h"
 #include "test_terrain_mem.h"
@@ -11,6 +13,7 @@
 #include <math.h>
 
 #include "prm/prm.h"
+#include "prm/prm_priv.h"
 #include "prm/zones.h"
 
 #define X0 600000.0
@@ -369,6 +372,99 @@ static void test_burn(void **state)
     prm_terrain_clear(&t);
 }
 
+/* A node at cell (c, r)'s centre. */
+static int node_at(trv_ctx *ctx, prm_roadmap *r, int c, int rr, int *ncap)
+{
+    assert_int_equal(prm_zones_add_node(ctx, r, X0 + (c + 0.5) * CELL, Y0 - (rr + 0.5) * CELL, ncap), TRV_OK);
+    return r->nnodes - 1;
+}
+
+static void edge(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int a, int b, int *ecap)
+{
+    prm_piece p;
+    prm_piece_measure(t, r->x[a], r->y[a], r->x[b], r->y[b], &p);
+    assert_int_equal(prm_zones_add_edge(ctx, r, a, b, &p, ecap), TRV_OK);
+}
+
+/* A 10 x 7 grid of nodes (columns 3, 9 .. 57; rows first, first + 3 ..),
+ * neighbours joined; the index of its first node. */
+static int node_grid(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, const int *rows, int *ncap, int *ecap)
+{
+    int n0 = r->nnodes;
+    for (int j = 0; j < 7; j++)
+        for (int i = 0; i < 10; i++) {
+            int v = node_at(ctx, r, 3 + 6 * i, rows[j], ncap);
+            if (i > 0)
+                edge(ctx, t, r, v - 1, v, ecap);
+            if (j > 0)
+                edge(ctx, t, r, v - 10, v, ecap);
+        }
+    return n0;
+}
+
+/* A pocket (docs/zones.md): 60 x 60 cells; a river along the edge between
+ * rows 29 and 30 with a bridge at column 5.5; NOGO rows 20..24 over
+ * columns 0..49, so that north of the river a corridor (rows 25..28) joins
+ * the north only east of column 49. Roadmap: 70 nodes north (rows 1..18),
+ * 70 south (rows 35..53), and P in the corridor by the bridge, joined only
+ * across the river (masked). The bridge's near leg north ends at P (a
+ * pocket of one node): the second leg must run along the corridor to the
+ * north's nodes, so that start (north) and goal (south) are joined on the
+ * roadmap, crossing the river only at the bridge. */
+static void test_pocket_leg(void **state)
+{
+    (void)state;
+    prm_terrain t;
+    terrain_make(&t, 60, 60);
+    trv_ctx *ctx = trv_ctx_new();
+    for (int rr = 20; rr <= 24; rr++)
+        for (int c = 0; c <= 49; c++)
+            t.gonogo->u8[rr * 60 + c] = 1;
+    prm_roadmap *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    int ncap = 0, ecap = 0;
+    static const int north[7] = {1, 4, 7, 10, 13, 16, 18}, south[7] = {35, 38, 41, 44, 47, 50, 53};
+    int n = node_grid(ctx, &t, r, north, &ncap, &ecap), s = node_grid(ctx, &t, r, south, &ncap, &ecap);
+    int P = node_at(ctx, r, 8, 26, &ncap);
+    edge(ctx, &t, r, P, s + 1, &ecap);          /* across the river 26 m off the bridge */
+    edge(ctx, &t, r, n + 69, s + 9, &ecap);     /* column 57 straight across */
+    assert_int_equal(prm_roadmap_adjacency(ctx, r), TRV_OK);
+    double yr = Y0 - 30 * CELL, bx = X0 + 5.5 * CELL;
+    char *ln = line2(X0 - 10, yr, X0 + 61 * CELL, yr), *pt = NULL, *cr = NULL;
+    assert_true(asprintf(&pt, "{\"type\":\"Point\",\"coordinates\":[%.17g,%.17g]}", bx, yr) > 0);
+    cr = feat(1, "\"name\":\"bridge\"", pt);
+    geo_zones *z = NULL;
+    assert_int_equal(read_one(ctx, &t, 7, "\"effect\":\"nogo\"", ln, cr, &z), TRV_OK);
+    t.zones = z;
+    prm_zone_edges ze;
+    assert_int_equal(prm_zone_edges_make(ctx, &t, r, 0, &ze), TRV_OK);
+    assert_true(ze.off[r->nedges - 1] && ze.off[r->nedges - 2]); /* both river edges masked */
+    assert_int_equal(prm_zones_roadmap(ctx, &t, r, &ze), TRV_OK);
+    t.zone_edges = &ze;
+    prm_path p;
+    double sx = X0 + 4.5 * CELL, sy = Y0 - 2.5 * CELL, gx = X0 + 4.5 * CELL, gy = Y0 - 50.5 * CELL;
+    trv_status st = prm_route(ctx, &t, r, sx, sy, gx, gy, PRM_MDR, NULL, 0, &p);
+    if (st)
+        fail_msg("no route on the roadmap: %s", trv_errmsg(ctx));
+    int cross = 0;
+    for (int i = 0; i + 1 < p.n; i++) {
+        double a[4] = {p.x[i], p.y[i], p.x[i + 1], p.y[i + 1]}, b[4] = {X0 - 10, yr, X0 + 61 * CELL, yr}, px[2], py[2];
+        int m = geo_seg_meet(a, b, px, py);
+        for (int k = 0; k < m; k++, cross++)
+            if (fabs(px[k] - bx) > CELL)
+                fail_msg("crosses the river at x %.2f, %.2f m from the bridge", px[k], px[k] - bx);
+    }
+    assert_true(cross >= 1);
+    prm_path_clear(&p);
+    prm_zone_edges_clear(&ze);
+    t.zones = NULL, t.zone_edges = NULL;
+    geo_zones_free(z);
+    prm_roadmap_free(r);
+    free(ln), free(pt), free(cr);
+    trv_ctx_free(ctx);
+    prm_terrain_clear(&t);
+}
+
 int main(void)
 {
     geo_init();
@@ -376,6 +472,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read_errors), cmocka_unit_test(test_seg_meet),     cmocka_unit_test(test_piece_times),
         cmocka_unit_test(test_grid_barrier), cmocka_unit_test(test_factor_detour), cmocka_unit_test(test_burn),
+        cmocka_unit_test(test_pocket_leg),
     };
     int r = cmocka_run_group_tests(tests, NULL, NULL);
     rm_rf(dir);

@@ -542,8 +542,6 @@ expect 2 "--max-overlap must be in [0, 1]" -- $R --alternatives 2 --max-overlap 
 expect 2 "--local-opt must be in [0, 1]" -- $R --alternatives 2 --local-opt -1
 expect 2 "not with --compare or --grid" -- $R --alternatives 3 --compare
 expect 2 "not with --compare or --grid" -- $R --alternatives 3 --grid
-echo '{"type":"FeatureCollection","features":[]}' >"$tmp/nozones.geojson"
-expect 2 "--alternatives above 1 does not take --zones yet" -- $R --alternatives 2 --zones "$tmp/nozones.geojson"
 # K = 1 is the route alone, byte for byte (route.json: but for the command line)
 mkdir -p "$tmp/k0" "$tmp/k1" "$tmp/k3"
 for k in 0 1; do

@@ -78,8 +78,7 @@ use() { # message -- args
 }
 use "not with --compare or --grid" -- --to $TO --via "$W1" --compare
 use "not with --compare or --grid" -- --to $TO --visit "$W1" --grid
-use "do not take --alternatives or --zones yet" -- --to $TO --via "$W1" --alternatives 2
-use "do not take --alternatives or --zones yet" -- --to $TO --visit "$W1" --zones "$tmp/none.geojson"
+use "do not take --alternatives yet" -- --to $TO --via "$W1" --alternatives 2
 use "exclude each other" -- --to $TO --via "$W1" --visit "$W2"
 use "--return needs --via or --visit" -- --return
 use "no --to" -- --return --to $TO --via "$W1"

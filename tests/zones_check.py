@@ -10,6 +10,10 @@ of a polygon.
   crossings ROUTE.geojson RIVER BRIDGE R  every route crosses the river, only within R m of BRIDGE
   square ROUTE.geojson HALF OUT           a nogo square of HALF m around the middle vertex of the first route
   outside ROUTE.geojson SQUARE            no route meets the square
+  shift ROUTE.geojson RIVER DS OUT        a bridge DS m along the river from where ROUTE's first route crosses it
+  legs ROUTE.geojson RIVER BRIDGE R       some route crosses the river; every crossing of every feature (the
+                                          whole route and its legs) within R m of BRIDGE
+  vertex ROUTE.geojson FRAC               lon,lat of the vertex FRAC of the way along the first route's vertices
 """
 import json, math, sys
 from osgeo import osr
@@ -88,4 +92,40 @@ def outside(route, sq):
         assert not any(x0 < x < x1 and y0 < y < y1 for x, y in p), name + " inside the square"
     print("outside")
 
-{"river": river, "bridge": bridge, "crossings": crossings, "square": square, "outside": outside}[sys.argv[1]](*sys.argv[2:])
+def shift(route, riv, ds, out):
+    R = utm(first(riv))
+    h = hits(utm(first(route)), R)
+    assert h, "the route does not cross the river"
+    left = float(ds)  # walk the river from the crossing: find its segment, then go ds along
+    i = next(i for i in range(len(R) - 1) if meet(R[i], R[i + 1], *[(h[0][0] - 1e-3 * (R[i + 1][1] - R[i][1]), h[0][1] + 1e-3 * (R[i + 1][0] - R[i][0])),
+                                                                       (h[0][0] + 1e-3 * (R[i + 1][1] - R[i][1]), h[0][1] - 1e-3 * (R[i + 1][0] - R[i][0]))]))
+    p, step = h[0], 1 if left > 0 else -1
+    left = abs(left)
+    j = i + 1 if step > 0 else i
+    while True:
+        d = math.hypot(R[j][0] - p[0], R[j][1] - p[1])
+        if d >= left:
+            p = (p[0] + (R[j][0] - p[0]) * left / d, p[1] + (R[j][1] - p[1]) * left / d)
+            break
+        left -= d
+        p, j = R[j], j + step
+    json.dump(fc("urn:ogc:def:crs:EPSG::32616", [{"type": "Feature", "id": 1, "properties": {"name": "bridge"},
+               "geometry": {"type": "Point", "coordinates": list(p)}}]), open(out, "w"))
+
+def legs(route, riv, br, r):
+    R, b = utm(first(riv)), first(br)
+    n = 0
+    for name, p in routes(route):
+        for x, y in hits(p, R):
+            d = math.hypot(x - b[0], y - b[1])
+            assert d <= float(r), "%s crosses %.1f m from the bridge" % (name, d)
+            n += 1
+    assert n, "no route crosses the river"
+    print(n, "crossings, all at the bridge")
+
+def vertex(route, frac):
+    c = first(route)
+    print("%.7f,%.7f" % tuple(c[int(float(frac) * (len(c) - 1))][:2]))
+
+{"river": river, "bridge": bridge, "crossings": crossings, "square": square, "outside": outside, "shift": shift,
+ "legs": legs, "vertex": vertex}[sys.argv[1]](*sys.argv[2:])

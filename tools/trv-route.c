@@ -253,7 +253,7 @@ int main(int argc, char **argv)
         {"grid", 0, TRV_ARG_FLAG, &o.grid, NULL, "also solve the same objective(s) on the raster, 16-connected (the optimum)"},
         {"compare", 0, TRV_ARG_FLAG, &o.compare, NULL, "plan mdr, msr, mmcr and time and print them as one table"},
         {"no-smooth", 0, TRV_ARG_FLAG, &o.no_smooth, NULL, "keep the node polyline (no B-spline)"},
-        {"alternatives", 0, TRV_ARG_INT, &o.alt.k, "K", "up to K routes of the strategy, the best and its alternatives (1..8, default 1; not with --compare, --grid or --zones)"},
+        {"alternatives", 0, TRV_ARG_INT, &o.alt.k, "K", "up to K routes of the strategy, the best and its alternatives (1..8, default 1; not with --compare or --grid)"},
         {"max-stretch", 0, TRV_ARG_DOUBLE, &o.alt.max_stretch, "F", "alternatives: objective at most F x the best's (default 1.25)"},
         {"max-overlap", 0, TRV_ARG_DOUBLE, &o.alt.max_overlap, "F", "alternatives: at most this share of each one's length on any other route (default 0.5)"},
         {"local-opt", 0, TRV_ARG_DOUBLE, &o.alt.alpha, "F", "alternatives: every piece up to F x the best's objective is a shortest path (the T-test; default 0.25)"},

@@ -2,6 +2,7 @@
  * prm_route searches as a prm_digraph, the via-node routes back into
  * paths with the ends' exact points and raster legs. */
 #include "prm_priv.h"
+#include "zones.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@ typedef struct ends {
     const prm_link *ls, *lg;
     int ns, ng;
     prm_piece direct;       /* the straight start-goal piece: an arc when unblocked */
+    const prm_zone_edges *ze; /* the zones' edge mask (zones.h), NULL without zones */
 } ends;
 
 static void put_arc(prm_digraph *g, int *q, int v, double w, double len)
@@ -32,8 +34,11 @@ static void node_arcs(prm_digraph *g, int *q, const prm_roadmap *r, const ends *
 {
     for (int j = r->adj_start[u]; j < r->adj_start[u + 1]; j++) {
         const prm_edge *ed = &r->edges[r->adj[j]];
+        if (e->ze && e->ze->off[r->adj[j]]) /* blocked by the zones */
+            continue;
+        const prm_piece *p = e->ze ? prm_zone_edge_piece(e->ze, r, r->adj[j], s) : &ed->p;
         int fwd = ed->a == u; /* measured a to b */
-        put_arc(g, q, fwd ? ed->b : ed->a, fwd ? prm_piece_weight(&ed->p, s, w) : weight_back(&ed->p, s, w), ed->p.d);
+        put_arc(g, q, fwd ? ed->b : ed->a, fwd ? prm_piece_weight(p, s, w) : weight_back(p, s, w), p->d);
     }
     for (int k = 0; k < e->ng; k++) /* measured from the goal: travelled backwards */
         if (e->lg[k].node == u)
@@ -113,9 +118,12 @@ trv_status prm_alt_roadmap(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap
     memset(a, 0, sizeof *a);
     memset(paths, 0, PRM_ALT_MAX * sizeof *paths);
     prm_link *ls = NULL, *lg = NULL;
-    ends e = {NULL, NULL, 0, 0, {0}};
+    ends e = {NULL, NULL, 0, 0, {0}, NULL};
     prm_digraph g = {0};
+    prm_zone_edges own = {0}; /* the query's mask when it fits, else built here (zones.h) */
     trv_status st = prm_route_ends(ctx, t, r, xy, &ls, &e.ns, &lg, &e.ng);
+    if (!st && t->zones && (st = prm_zone_edges_get(ctx, t, r, s, &own, &e.ze)))
+        prm_links_free(ls, e.ns), prm_links_free(lg, e.ng);
     if (st)
         return st;
     e.ls = ls, e.lg = lg;
@@ -135,6 +143,7 @@ trv_status prm_alt_roadmap(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap
         prm_alt_set_clear(a);
     }
     prm_digraph_clear(&g);
+    prm_zone_edges_clear(&own);
     prm_links_free(ls, e.ns);
     prm_links_free(lg, e.ng);
     return st;

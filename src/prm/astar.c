@@ -330,12 +330,11 @@ static int neighbour(const graph *gr, int u, int q, int nn, int *v, double *wt)
     }
     int ei = r->adj[r->adj_start[u] + q];
     const prm_edge *e = &r->edges[ei];
-    *v = e->a == u ? e->b : e->a;
-    *wt = e->a == u ? prm_piece_weight(&e->p, gr->s, gr->w) : weight_back(&e->p, gr->s, gr->w); /* measured a to b */
     if (gr->ze && gr->ze->off[ei])
         return 0;
-    if (gr->ze && gr->ze->alt[ei] >= 0)
-        *wt = gr->ze->w[2 * gr->ze->alt[ei] + (e->a != u)];
+    const prm_piece *p = gr->ze ? prm_zone_edge_piece(gr->ze, r, ei, gr->s) : &e->p;
+    *v = e->a == u ? e->b : e->a;
+    *wt = e->a == u ? prm_piece_weight(p, gr->s, gr->w) : weight_back(p, gr->s, gr->w); /* measured a to b */
     return 1;
 }
 
@@ -472,13 +471,12 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
     }
     int N = r->nnodes + 2;
     graph gr = {r, s, w, r->nnodes, r->nnodes + 1, ls, ns, NULL, {0}, NULL};
-    prm_zone_edges ze = {0};
-    if (t->zones && (st = prm_zone_edges_make(ctx, t, r, s, w, &ze))) {
+    prm_zone_edges ze = {0}; /* built here only when the query has none that fits (zones.h) */
+    if (t->zones && (st = prm_zone_edges_get(ctx, t, r, s, &ze, &gr.ze))) {
         free_links(ls, ns);
         free_links(lg, ng);
         return st;
     }
-    gr.ze = t->zones ? &ze : NULL;
     double *g = malloc((size_t)N * sizeof *g), *hc = malloc((size_t)N * sizeof *hc);
     astar A = {t, r, s, w, admissible, gx, gy, hc, NULL};
     int *parent = malloc((size_t)N * sizeof *parent);
@@ -502,7 +500,7 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
     prm_piece_measure_classes(t, sx, sy, gx, gy, &gr.direct);
     if (!gr.direct.blocked)
         prm_piece_measure(t, sx, sy, gx, gy, &gr.direct);
-    if (gr.direct.blocked && (st = check_joined(ctx, r, t->zones ? ze.off : NULL, ls, ns, lg, ng, sx, sy, gx, gy)))
+    if (gr.direct.blocked && (st = check_joined(ctx, r, gr.ze ? gr.ze->off : NULL, ls, ns, lg, ng, sx, sy, gx, gy)))
         goto done;
     if (s == PRM_MMCR && !admissible && !(A.codes = prm_class_codes(t))) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");

@@ -2,6 +2,7 @@
  * checked, their order (as given, or prm_tour_order over the roadmap's leg
  * matrix), each leg planned as a one-leg mission is, the legs joined. */
 #include "prm.h"
+#include "zones.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -76,10 +77,18 @@ static trv_status stops_make(trv_ctx *ctx, const prm_mission_opts *o, const prm_
     return st;
 }
 
-/* What is wrong with stop k's cell c (NULL: nothing): off the terrain, NOGO. */
-static const char *cell_fault(const prm_terrain *t, long c)
+/* What is wrong with the stop at (x, y) (NULL: nothing): off the terrain,
+ * NOGO, in a nogo zone (named in buf). */
+static const char *stop_fault(const prm_terrain *t, double x, double y, char *buf, size_t len)
 {
-    return c < 0 ? "lies outside the terrain" : !prm_cell_go(t, c) ? "lies in a NOGO cell" : NULL;
+    long c = prm_cell_at(t, x, y);
+    if (c < 0 || !prm_cell_go(t, c))
+        return c < 0 ? "lies outside the terrain" : "lies in a NOGO cell";
+    int k = t->zones ? geo_zones_at(t->zones, x, y) : -1;
+    if (k < 0)
+        return NULL;
+    snprintf(buf, len, "lies in the nogo zone (feature %ld) of '%s'", t->zones->z[k].fid, t->zones->path);
+    return buf;
 }
 
 /* The start and the goal, then each waypoint: on the terrain, in GO, in a
@@ -87,15 +96,16 @@ static const char *cell_fault(const prm_terrain *t, long c)
 static trv_status stops_check(trv_ctx *ctx, const prm_mission_opts *o, const prm_terrain *t, const prm_legs *L)
 {
     int goal = o->wp.closed ? -1 : L->nstops - 1;
-    const char *why = cell_fault(t, prm_cell_at(t, L->x[0], L->y[0]));
+    char zb[1024];
+    const char *why = stop_fault(t, L->x[0], L->y[0], zb, sizeof zb);
     if (why)
         return trv_error(ctx, TRV_ERR_DATA, "the start (%.10g,%.10g) %s", o->from[0], o->from[1], why);
-    if (goal > 0 && (why = cell_fault(t, prm_cell_at(t, L->x[goal], L->y[goal]))))
+    if (goal > 0 && (why = stop_fault(t, L->x[goal], L->y[goal], zb, sizeof zb)))
         return trv_error(ctx, TRV_ERR_DATA, "the goal (%.10g,%.10g) %s", o->to[0], o->to[1], why);
     for (int k = 1; k <= o->wp.n; k++) {
         long c = prm_cell_at(t, L->x[k], L->y[k]);
         char dup[64] = "";
-        why = cell_fault(t, c);
+        why = stop_fault(t, L->x[k], L->y[k], zb, sizeof zb);
         for (int j = 0; j < L->nstops && !why; j++)
             if (j != k && (j < k || j == goal) && prm_cell_at(t, L->x[j], L->y[j]) == c) {
                 snprintf(dup, sizeof dup, "is a duplicate of the %s (the same cell)", L->name[j]);
@@ -108,12 +118,20 @@ static trv_status stops_check(trv_ctx *ctx, const prm_mission_opts *o, const prm
     return TRV_OK;
 }
 
-/* prm_route from stop i to stop j; an error names the waypoint it fails to reach. */
+/* prm_route from stop i to stop j (on the raster when the zones cut the
+ * roadmap there, counted in L->raster: zones.h prm_zones_raster); an error
+ * names the waypoint it fails to reach. */
 static trv_status leg_route(trv_ctx *ctx, const prm_mission_opts *o, const prm_terrain *t, const prm_roadmap *r,
-                            const prm_legs *L, int i, int j, prm_path *out)
+                            prm_legs *L, int i, int j, prm_path *out)
 {
     trv_status st = prm_route(ctx, t, r, L->x[i], L->y[i], L->x[j], L->y[j], o->strategy, &o->weights,
                               o->admissible, out);
+    if (st == TRV_ERR_DATA && t->zones) {
+        char note[256] = "";
+        const double xy[4] = {L->x[i], L->y[i], L->x[j], L->y[j]};
+        if (!(st = prm_zones_raster(ctx, t, xy, o->strategy, &o->weights, out, note, sizeof note)))
+            L->raster++;
+    }
     if (st && st != TRV_ERR_NOMEM) {
         char keep[1024];
         snprintf(keep, sizeof keep, "%s", trv_errmsg(ctx));
@@ -148,7 +166,7 @@ static trv_status leg_matrix(trv_ctx *ctx, const prm_mission_opts *o, const prm_
 /* One leg as a one-leg mission plans its route: search, corridor,
  * smoothing, statistics (mission.c's plan_roadmap). */
 static trv_status leg_plan(trv_ctx *ctx, const prm_mission_opts *o, const prm_terrain *t, const prm_roadmap *r,
-                           const prm_legs *L, int i, int j, prm_result *R, double *smooth_s)
+                           prm_legs *L, int i, int j, prm_result *R, double *smooth_s)
 {
     double t0 = trv_now_s();
     trv_status st = leg_route(ctx, o, t, r, L, i, j, &R->path);
@@ -256,6 +274,9 @@ trv_status prm_mission_legs(trv_ctx *ctx, const prm_mission_opts *o, const prm_t
         st = legs_plan(ctx, o, t, r, L, W);
     if (st)
         return st;
+    if (L->raster) /* the zones cut the roadmap between some stops (zones.h) */
+        snprintf(m->zones_note, sizeof m->zones_note, "the zones cut the roadmap between stops: %d of the %d searches "
+                 "(legs and --visit matrix) planned on the raster instead", L->raster, L->searches + L->nlegs);
     for (int k = 0; k < L->nlegs; k++)
         m->smooth_s[0] += L->leg[k].smooth_s;
     double plan_s = W->stats.plan_s;

@@ -35,13 +35,11 @@ trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o)
     if (!st && o->alt.k > 1 && (o->compare || o->grid))
         st = trv_error(ctx, TRV_ERR_USAGE,
                        "--alternatives above 1 plans one strategy on the roadmap: not with --compare or --grid");
-    if (!st && o->alt.k > 1 && o->zones)
-        st = trv_error(ctx, TRV_ERR_USAGE, "--alternatives above 1 does not take --zones yet");
     if (!st && o->wp.n && (o->compare || o->grid))
         st = trv_error(ctx, TRV_ERR_USAGE, "--via and --visit plan one strategy on the roadmap: not with --compare "
                                            "or --grid");
-    if (!st && o->wp.n && (o->alt.k > 1 || o->zones))
-        st = trv_error(ctx, TRV_ERR_USAGE, "--via and --visit do not take --alternatives or --zones yet");
+    if (!st && o->wp.n && o->alt.k > 1)
+        st = trv_error(ctx, TRV_ERR_USAGE, "--via and --visit do not take --alternatives yet");
     if (!st && o->wp.closed && !o->wp.n)
         st = trv_error(ctx, TRV_ERR_USAGE, "--return needs --via or --visit");
     return st;
@@ -120,6 +118,11 @@ static trv_status plan_alternatives(trv_ctx *ctx, const prm_mission_opts *o, con
     prm_alt_set a;
     double t0 = trv_now_s();
     trv_status st = prm_alt_roadmap(ctx, t, r, xy, o->strategy, &o->weights, &o->alt, paths, &a);
+    if (st == TRV_ERR_DATA && m->zones_note[0]) { /* the route itself came from the raster (zones.h) */
+        snprintf(m->alt_note, sizeof m->alt_note, "no alternatives: the zones cut the roadmap between start and goal");
+        m->routes[0].rank = 1, m->routes[0].overlap = 1;
+        return TRV_OK;
+    }
     if (st)
         return st;
     double search_s = trv_now_s() - t0; /* each alternative's plan_s: this and its own corridor */
@@ -255,10 +258,13 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
     if (!geo_crs_same(r->wkt, t.grid->wkt))
         st = trv_error(ctx, TRV_ERR_CRS, "'%s' is not in the CRS of the terrain '%s'", o->roadmap, o->terrain);
     geo_zones *z = NULL;
+    prm_zone_edges ze = {0}; /* the roadmap's mask under the zones, built once for every search (zones.h) */
     if (!st && o->zones && !(st = geo_zones_read(ctx, o->zones, o->crossings, o->crossing_radius, t.grid, &z))) {
         t.zones = z;
         t.top_speed_kmh /= z->min_factor; /* the time heuristics stay admissible (zones.h) */
-        st = prm_zones_roadmap(ctx, &t, r); /* the crossings as nodes */
+        st = prm_zone_edges_make(ctx, &t, r, o->strategy == PRM_TIME || o->compare, &ze);
+        if (!st && !(st = prm_zones_roadmap(ctx, &t, r, &ze))) /* the crossings as nodes */
+            t.zone_edges = &ze;
     }
     if (!st) {
         m->direction_aware = t.aniso != NULL;
@@ -275,5 +281,6 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
     prm_roadmap_free(r);
     prm_terrain_clear(&t);
     geo_zones_free(z);
+    prm_zone_edges_clear(&ze);
     return st;
 }

@@ -62,6 +62,8 @@ typedef struct prm_terrain {
                              * NULL: everything (prm_terrain_load, a hand-made terrain) */
     struct prm_lazy *lazy;  /* lazy: the open layers; NULL otherwise */
     const struct geo_zones *zones; /* NULL, or the query's zones (zones.h; borrowed): every piece and move obeys them */
+    const struct prm_zone_edges *zone_edges; /* NULL, or the query's roadmap edge mask under the zones
+                                              * (prm_zone_edges_get, zones.h) */
 } prm_terrain;
 
 /* Read class, cost, gonogo, dem, slope and speed of the run directory dir
@@ -635,6 +637,7 @@ typedef struct prm_legs {
     double order_cost;      /* --visit: the order's total over the matrix (the roadmap's objective) */
     double matrix_s, order_s; /* --visit: wall-clock time of the leg matrix and of the order */
     int searches;           /* roadmap searches made for the matrix */
+    int raster;             /* searches planned on the raster because the zones cut the roadmap (zones.h) */
 } prm_legs;
 
 void prm_legs_free(prm_legs *l);
@@ -679,10 +682,9 @@ trv_status prm_mission_ends(trv_ctx *ctx, const prm_mission_opts *o, const geo_g
  * non-finite weight, then "--corridor must be >= 0" for a corridor below 0
  * other than -1, "--crossings needs --zones", "--crossing-radius must be
  * >= 0 (0: one cell)", prm_alt_opts_check's, then "--alternatives above 1
- * plans one strategy on the roadmap: not with --compare or --grid" and
- * "--alternatives above 1 does not take --zones yet"; with waypoints
- * "--via and --visit plan one strategy on the roadmap: not with --compare
- * or --grid", "--via and --visit do not take --alternatives or --zones
+ * plans one strategy on the roadmap: not with --compare or --grid"; with
+ * waypoints "--via and --visit plan one strategy on the roadmap: not with
+ * --compare or --grid", "--via and --visit do not take --alternatives
  * yet"; "--return needs --via or --visit". prm_mission_run checks them
  * first. */
 trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o);

@@ -2,6 +2,7 @@
  * time shares, and their CSV, console and JSON forms. */
 #include "prm/profile.h"
 #include "prm_priv.h"
+#include "zones.h"
 
 #include <errno.h>
 #include <math.h>
@@ -21,6 +22,8 @@ void prm_profile_clear(prm_profile *p)
     free(p->limit);
     free(p->soil);
     free(p->landuse);
+    free(p->zone);
+    free(p->zone_s);
     memset(p, 0, sizeof *p);
 }
 
@@ -43,19 +46,75 @@ static void cell_grad(const prm_terrain *t, long i, double *ge, double *gn)
     *gn = -gy / (8 * fabs(g->gt[5]) * mpu); /* gy is south minus north */
 }
 
+/* The zones' time in the cells of one segment (prm_zones_cells), in walk order. */
+typedef struct zcells {
+    int n, cap, at;         /* at: the next to match */
+    long *cell;
+    double *dt;
+    int *zone;
+} zcells;
+
 typedef struct rows {
     const prm_terrain *t;
     prm_profile *p;
     int cap, nomem;
     double mpu, dist;
+    const prm_path *path;
+    int seg;                /* the segment zc holds, -1 none yet */
+    zcells zc;
 } rows;
+
+static void zcell(long cell, double dt, int zone, void *user)
+{
+    rows *r = user;
+    zcells *z = &r->zc;
+    if (z->n == z->cap) {
+        int cap = z->cap ? 2 * z->cap : 64;
+        long *c = realloc(z->cell, (size_t)cap * sizeof *c);
+        double *d = c ? realloc(z->dt, (size_t)cap * sizeof *d) : NULL;
+        int *k = d ? realloc(z->zone, (size_t)cap * sizeof *k) : NULL;
+        if (c)
+            z->cell = c;
+        if (d)
+            z->dt = d;
+        if (!k) {
+            r->nomem = 1;
+            return;
+        }
+        z->zone = k, z->cap = cap;
+    }
+    z->cell[z->n] = cell, z->dt[z->n] = dt, z->zone[z->n++] = zone;
+}
+
+/* The zones' added time in cell i of segment seg (map units) and the zone (index), -1 none. */
+static double zone_time(rows *r, int seg, long i, int *zone)
+{
+    zcells *z = &r->zc;
+    if (seg != r->seg) {
+        const prm_path *p = r->path;
+        z->n = z->at = 0, r->seg = seg;
+        prm_zones_cells(r->t, p->x[seg], p->y[seg], p->x[seg + 1], p->y[seg + 1], zcell, r);
+    }
+    for (int k = z->at; k < z->n; k++)
+        if (z->cell[k] == i) {
+            z->at = k + 1, *zone = z->zone[k];
+            return z->dt[k];
+        }
+    *zone = -1;
+    return 0;
+}
 
 static int grow(rows *r)
 {
     prm_profile *p = r->p;
     int cap = r->cap ? 2 * r->cap : 256;
-    double **d[8] = {&p->dist_m, &p->len_m, &p->elev_m, &p->along, &p->across, &p->speed_kmh, &p->time_s, &p->cost};
-    for (int k = 0; k < 8; k++) {
+    double **d[9] = {&p->dist_m, &p->len_m,     &p->elev_m, &p->along, &p->across,
+                     &p->speed_kmh, &p->time_s, &p->cost,   &p->zone_s};
+    long *zf = realloc(p->zone, (size_t)cap * sizeof *zf);
+    if (!zf)
+        return -1;
+    p->zone = zf;
+    for (int k = 0; k < 9; k++) {
         double *q = realloc(*d[k], (size_t)cap * sizeof **d[k]);
         if (!q)
             return -1;
@@ -97,7 +156,11 @@ static void row_piece(const prm_path_piece *pc, void *user)
     p->along[k] = ge * pc->ux + gn * pc->uy;
     p->across[k] = -ge * pc->uy + gn * pc->ux;
     p->speed_kmh[k] = pc->speed_kmh;
-    p->time_s[k] = pc->time * r->mpu;
+    int zk = -1;
+    double dz = t->zones ? zone_time(r, pc->seg, i, &zk) : 0;
+    p->zone[k] = zk >= 0 ? t->zones->z[zk].fid : -1;
+    p->zone_s[k] = dz * r->mpu;
+    p->time_s[k] = (pc->time + dz) * r->mpu;
     p->cost[k] = t->cost->f32[i];
     p->limit[k] = pc->speed_kmh > 0 ? prm_limit_at(t, i, pc->ux, pc->uy) : t->aniso ? TM_LIMIT_NOGO : -1;
     int pair = t->aniso ? t->aniso->pair[i] : 0xffff;
@@ -108,8 +171,11 @@ static void row_piece(const prm_path_piece *pc, void *user)
 trv_status prm_profile_make(trv_ctx *ctx, const prm_terrain *t, const prm_path *path, prm_profile *out)
 {
     memset(out, 0, sizeof *out);
-    rows r = {t, out, 0, 0, t->cell_m / t->grid->gt[1], 0};
+    rows r = {t, out, 0, 0, t->cell_m / t->grid->gt[1], 0, path, -1, {0}};
     prm_path_pieces(t, path, row_piece, &r);
+    free(r.zc.cell);
+    free(r.zc.dt);
+    free(r.zc.zone);
     if (r.nomem) {
         prm_profile_clear(out);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
@@ -125,12 +191,22 @@ void prm_profile_shares(const prm_profile *p, prm_time_shares *out)
         out->total_s += s;
         out->landuse[p->landuse[k]] += s;
         out->limit[p->limit[k] >= 0 ? p->limit[k] : TM_NLIMIT_CODES] += s;
+        if (p->zone[k] < 0)
+            continue;
+        int q = 0; /* the zone's slot; the last one takes the rest */
+        while (q < out->nzones && out->zone_fid[q] != p->zone[k] && q < PRM_SHARE_ZONES - 1)
+            q++;
+        if (q == out->nzones)
+            out->zone_fid[out->nzones++] = q < PRM_SHARE_ZONES - 1 ? p->zone[k] : -1;
+        out->zone[q] += p->zone_s[k];
     }
     double T = out->total_s > 0 && isfinite(out->total_s) ? out->total_s : NAN;
     for (int c = 0; c < 256; c++)
         out->landuse[c] /= T;
     for (int c = 0; c <= TM_NLIMIT_CODES; c++)
         out->limit[c] /= T;
+    for (int q = 0; q < out->nzones; q++)
+        out->zone[q] /= T;
 }
 
 trv_status prm_profiles_make(trv_ctx *ctx, const prm_terrain *t, const prm_result *routes, int n,
@@ -139,6 +215,7 @@ trv_status prm_profiles_make(trv_ctx *ctx, const prm_terrain *t, const prm_resul
     prm_profiles *P = calloc(1, sizeof *P);
     if (!P)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    P->zoned = t->zones != NULL;
     const prm_aniso *a = t->aniso;
     for (int c = 1; a && c < 255; c++) {
         if (a->m->soil_index[c] >= 0)
@@ -181,7 +258,7 @@ trv_status prm_profiles_write_csv(trv_ctx *ctx, const prm_profiles *P, const cha
     if (!f)
         return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
     fprintf(f, "route,dist_m,len_m,elevation_m,grade_along_pct,grade_across_pct,soil,landuse,speed_kmh,limit,time_s,"
-               "cum_time_s,cost\n");
+               "cum_time_s,cost%s\n", P->zoned ? ",zone,zone_time_s" : "");
     for (int r = 0; r < P->n; r++) {
         const prm_profile *p = &P->route[r];
         double cum = 0;
@@ -192,8 +269,13 @@ trv_status prm_profiles_write_csv(trv_ctx *ctx, const prm_profiles *P, const cha
             trv_csv_put(f, P->soil[p->soil[k]]);
             fputc(',', f);
             trv_csv_put(f, P->landuse[p->landuse[k]]);
-            fprintf(f, ",%.3f,%s,%.6f,%.4f,%.4f\n", p->speed_kmh[k], limit_name(p->limit[k]), p->time_s[k], cum,
+            fprintf(f, ",%.3f,%s,%.6f,%.4f,%.4f", p->speed_kmh[k], limit_name(p->limit[k]), p->time_s[k], cum,
                     p->cost[k]);
+            if (P->zoned && p->zone[k] >= 0)
+                fprintf(f, ",%ld,%.6f", p->zone[k], p->zone_s[k]);
+            else if (P->zoned)
+                fputs(",,0", f);
+            fputc('\n', f);
         }
     }
     int bad = ferror(f);
@@ -217,10 +299,31 @@ static int cmp_share(const void *a, const void *b)
     return (x->code > y->code) - (x->code < y->code);
 }
 
-/* The non-zero shares of one kind (0: land use, 1: limit), largest first;
- * returns their count (unknown named "unknown"). */
-static int sorted(const prm_profiles *P, const prm_time_shares *s, int kind, share out[256])
+/* The zones' shares, largest first, named "feature N" (names: their
+ * text); their count. */
+static int sorted_zones(const prm_time_shares *s, share out[256], char names[PRM_SHARE_ZONES][32])
 {
+    int n = 0;
+    for (int q = 0; q < s->nzones; q++) {
+        if (s->zone_fid[q] >= 0)
+            trv_sfmt(names[q], sizeof names[q], "feature %ld", s->zone_fid[q]);
+        else
+            trv_sfmt(names[q], sizeof names[q], "other zones");
+        if (s->zone[q] != 0)
+            out[n++] = (share){names[q], q, s->zone[q]};
+    }
+    qsort(out, n, sizeof *out, cmp_share);
+    return n;
+}
+
+/* The non-zero shares of one kind (0: land use, 1: limit, 2: zone; names:
+ * the zones' text), largest first; returns their count (unknown named
+ * "unknown"). */
+static int sorted(const prm_profiles *P, const prm_time_shares *s, int kind, share out[256],
+                  char names[PRM_SHARE_ZONES][32])
+{
+    if (kind == 2)
+        return sorted_zones(s, out, names);
     int n = 0;
     int m = kind ? TM_NLIMIT_CODES + 1 : 256;
     for (int c = 0; c < m; c++) {
@@ -240,13 +343,14 @@ trv_status prm_time_shares_write_csv(trv_ctx *ctx, const prm_profiles *P, const 
     if (!f)
         return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
     fprintf(f, "route,kind,name,time_s,share\n");
-    static const char *const kinds[2] = {"landuse", "limit"};
+    static const char *const kinds[3] = {"landuse", "limit", "zone"};
     for (int r = 0; r < P->n; r++) {
         prm_time_shares s;
         share sh[256];
+        char zn[PRM_SHARE_ZONES][32];
         prm_profile_shares(&P->route[r], &s);
-        for (int kind = 0; kind < 2; kind++) {
-            int n = sorted(P, &s, kind, sh);
+        for (int kind = 0; kind < 3; kind++) {
+            int n = sorted(P, &s, kind, sh, zn);
             for (int k = 0; k < n; k++) {
                 fprintf(f, "%s,%s,", P->route[r].name, kinds[kind]);
                 trv_csv_put(f, sh[k].name);
@@ -264,13 +368,14 @@ void prm_time_shares_line(const prm_profiles *P, int k, char *buf, size_t len)
 {
     prm_time_shares s;
     share sh[256];
+    char zn[PRM_SHARE_ZONES][32];
     prm_profile_shares(&P->route[k], &s);
     size_t o = 0;
     buf[0] = 0;
-    for (int kind = 0; kind < 2; kind++) {
-        int n = sorted(P, &s, kind, sh);
-        o += (size_t)trv_sfmt(buf + o, o < len ? len - o : 0, "%s%s", kind ? "; limit" : "land use",
-                              n ? "" : " -");
+    for (int kind = 0; kind < (s.nzones ? 3 : 2); kind++) {
+        int n = sorted(P, &s, kind, sh, zn);
+        const char *head = kind == 2 ? "; zone" : kind ? "; limit" : "land use";
+        o += (size_t)trv_sfmt(buf + o, o < len ? len - o : 0, "%s%s", head, n ? "" : " -");
         for (int q = 0; q < n && o < len; q++)
             o += (size_t)trv_sfmt(buf + o, len - o, "%s %s %.1f %%", q ? "," : "", sh[q].name, 100 * sh[q].v);
     }
@@ -278,13 +383,14 @@ void prm_time_shares_line(const prm_profiles *P, int k, char *buf, size_t len)
 
 void prm_time_shares_json(trv_json *js, const prm_profiles *P, int k)
 {
-    static const char *const kinds[2] = {"landuse", "limit"};
+    static const char *const kinds[3] = {"landuse", "limit", "zone"};
     prm_time_shares s;
     share sh[256];
+    char zn[PRM_SHARE_ZONES][32];
     prm_profile_shares(&P->route[k], &s);
     trv_json_obj(js, "time_shares");
-    for (int kind = 0; kind < 2; kind++) {
-        int n = sorted(P, &s, kind, sh);
+    for (int kind = 0; kind < (s.nzones ? 3 : 2); kind++) {
+        int n = sorted(P, &s, kind, sh, zn);
         trv_json_obj(js, kinds[kind]);
         for (int q = 0; q < n; q++)
             trv_json_num(js, sh[q].name, "%.10g", sh[q].v);

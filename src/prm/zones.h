@@ -39,6 +39,15 @@ trv_status prm_zones_ends(trv_ctx *ctx, const geo_zones *z, const double xy[4]);
  * cost alone. */
 void prm_zones_delta(const prm_terrain *t, double x0, double y0, double x1, double y1, double d[3]);
 
+/* prm_zones_delta cell by cell: for each cell of the piece's walk
+ * (prm_segment_walk, cells of positive length, in order) that a factor or
+ * max_speed zone meets, fn(cell, dt, zone, user): dt the forward time the
+ * zones add in it (map units, as d[0], which is the sum of the dt), zone
+ * the index of the first zone holding the span covering most of it. */
+typedef void (*prm_zones_cell_fn)(long cell, double dt, int zone, void *user);
+void prm_zones_cells(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_zones_cell_fn fn,
+                     void *user);
+
 /* The zones on a piece being measured (prm_piece_measure; lengths and
  * times still in map units): blocked by a nogo zone, else with times the
  * factor and max_speed zones' deltas added. */
@@ -46,34 +55,56 @@ void prm_zones_piece(const prm_terrain *t, double x0, double y0, double x1, doub
 
 /* ---- the roadmap search (zones_route.c) ---- */
 
-/* Per roadmap edge under the zones, for one strategy: blocked, or its
- * weights forward and back re-measured (factor, max_speed). */
+/* Per roadmap edge under the zones: blocked, or re-measured (factor,
+ * max_speed zones near it; only when built with times). Built once per
+ * query (mission.c: before prm_zones_roadmap adds the crossings' nodes
+ * and edges) and set as t->zone_edges; every search on that roadmap (each
+ * strategy, the alternatives' graph, every leg and the --visit leg
+ * matrix) reads it through prm_zone_edges_get. */
 typedef struct prm_zone_edges {
+    int nedges;             /* the roadmap's edge count it was built for */
+    int times;              /* 1: the re-measured pieces are there (the time objective needs them) */
     unsigned char *off;     /* 1: blocked */
-    int *alt;               /* -1, or an index into w (2 per edge: forward, back) */
-    double *w;
+    int *alt;               /* -1, or an index into pc */
+    prm_piece *pc;          /* the re-measured pieces (measured a to b, as the edge's own) */
     int nalt;
 } prm_zone_edges;
 
-trv_status prm_zone_edges_make(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, prm_strategy s,
-                               const prm_weights *w, prm_zone_edges *out);
+/* Build the mask of r under t->zones (times: re-measure the edges near a
+ * factor or max_speed zone). */
+trv_status prm_zone_edges_make(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, int times,
+                               prm_zone_edges *out);
+/* The mask for a search of s on r: t->zone_edges when it was built for
+ * r (same edge count) and, for the time objective, with times; else one
+ * built into own (the caller clears own). */
+trv_status prm_zone_edges_get(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, prm_strategy s,
+                              prm_zone_edges *own, const prm_zone_edges **out);
+/* Edge e's piece as the search of s sees it: the re-measured one for the
+ * time objective when there is one, else the roadmap's. */
+const prm_piece *prm_zone_edge_piece(const prm_zone_edges *ze, const prm_roadmap *r, int e, prm_strategy s);
 void prm_zone_edges_clear(prm_zone_edges *e);
 
 /* The crossings as roadmap nodes (r is the caller's and grows): each
  * joined to every one of its 4 k nearest nodes that a straight piece
  * obeying the terrain and its zones (t->zones) reaches, and by its raster
  * legs (below), so that the roadmap can cross a barrier where it may.
- * The adjacency is rebuilt. */
-trv_status prm_zones_roadmap(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r);
+ * ze: r's mask (prm_zone_edges_make), grown to the new edges (allowed,
+ * measured under the zones); the adjacency is rebuilt. */
+trv_status prm_zones_roadmap(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, prm_zone_edges *ze);
 /* zones_legs.c: a node or an edge appended to r (ncap, ecap: the room of
  * r's arrays, grown here); crossing node q's raster legs: on each side of
  * the nogo line nearest to it, a breadth-first way through GO cells no
  * nogo zone touches (within 96 cells) to the nearest of the roadmap's
  * first n0 nodes, shortened to the straight pieces the zones allow, as
- * nodes and edges (none on a side without such a way). */
+ * nodes and edges (none on a side without such a way); when that node lies
+ * in a pocket (main[node] 0: a component under the mask that the masking
+ * cut off, main from prm_zones_roadmap), a second leg on that side to the
+ * nearest node with main[] 1 within 320 cells, so that a corridor between
+ * the barrier and NOGO that only the masked edges crossed stays joined. */
 trv_status prm_zones_add_node(trv_ctx *ctx, prm_roadmap *r, double x, double y, int *ncap);
 trv_status prm_zones_add_edge(trv_ctx *ctx, prm_roadmap *r, int a, int b, const prm_piece *p, int *ecap);
-trv_status prm_zones_legs(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int n0, int q, int *ncap, int *ecap);
+trv_status prm_zones_legs(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int n0, int q, const unsigned char *main,
+                          int *ncap, int *ecap);
 
 /* After prm_route failed (TRV_ERR_DATA) under the zones: the same
  * objective on the raster with the zones burned (prm_route_grid, the

@@ -12,6 +12,7 @@
 
 typedef struct span {
     double a, b, f, cap; /* fractions of the piece; the factor; the cap (km/h, INFINITY: none) */
+    int zone;            /* the first zone (index) holding it */
 } span;
 
 static int cmp_dbl(const void *a, const void *b)
@@ -59,17 +60,19 @@ static span *spans_of(const geo_zones *z, const double q[4], int *n)
     qsort(ts, (size_t)nt, sizeof *ts, cmp_dbl);
     for (int i = 0; i + 1 < nt; i++) {
         double a = fmax(0, ts[i]), b = fmin(1, ts[i + 1]), m = 0.5 * (a + b), f = 1, cp = INFINITY;
+        int first = -1;
         if (!(b > a))
             continue;
         for (int k = 0; k < z->n; k++)
             if (k != z->skip && z->z[k].effect != GEO_ZONE_NOGO && geo_zone_contains(z, k, q[0] + m * dx, q[1] + m * dy)) {
+                first = first < 0 ? k : first;
                 if (z->z[k].effect == GEO_ZONE_FACTOR)
                     f *= z->z[k].value;
                 else
                     cp = fmin(cp, z->z[k].value);
             }
         if (f != 1 || cp < INFINITY)
-            sp[(*n)++] = (span){a, b, f, cp};
+            sp[(*n)++] = (span){a, b, f, cp, first};
     }
     free(ts);
     if (*n == 0) {
@@ -85,6 +88,8 @@ typedef struct delta_walk {
     int n;
     double len, pos, ux, uy; /* the piece's length and the walk's position (map units) */
     double *d;
+    prm_zones_cell_fn fn;    /* NULL, or told each cell's forward delta (prm_zones_cells) */
+    void *user;
 } delta_walk;
 
 static int delta_cell(long i, double len, void *user)
@@ -92,7 +97,8 @@ static int delta_cell(long i, double len, void *user)
     delta_walk *w = user;
     if (!(len > 0))
         return 0;
-    double u0 = w->pos / w->len, u1 = (w->pos + len) / w->len;
+    double u0 = w->pos / w->len, u1 = (w->pos + len) / w->len, d0 = w->d[0], most = 0;
+    int zone = -1;
     w->pos += len;
     if (!prm_cell_go(w->t, i))
         return 0;
@@ -102,6 +108,8 @@ static int delta_cell(long i, double len, void *user)
         double ov = fmin(u1, w->sp[k].b) - fmax(u0, w->sp[k].a);
         if (!(ov > 0))
             continue;
+        if (ov > most)
+            most = ov, zone = w->sp[k].zone;
         double part = ov * w->len, share = part / len, tcap = part * 3.6 / w->sp[k].cap;
         double tf = c.time_s * share, tr = c.time_rev_s * share;
         if (isfinite(tf))
@@ -110,6 +118,8 @@ static int delta_cell(long i, double len, void *user)
             w->d[1] += fmax(tr, tcap) * w->sp[k].f - tr;
         w->d[2] += c.cost_int * share * (w->sp[k].f - 1);
     }
+    if (w->fn && zone >= 0)
+        w->fn(i, w->d[0] - d0, zone, w->user);
     return 0;
 }
 
@@ -122,7 +132,21 @@ void prm_zones_delta(const prm_terrain *t, double x0, double y0, double x1, doub
     if (!sp)
         return;
     double len = hypot(x1 - x0, y1 - y0);
-    delta_walk w = {t, sp, n, len, 0, (x1 - x0) / len, (y1 - y0) / len, d};
+    delta_walk w = {t, sp, n, len, 0, (x1 - x0) / len, (y1 - y0) / len, d, NULL, NULL};
+    prm_segment_walk(t->grid, x0, y0, x1, y1, delta_cell, &w);
+    free(sp);
+}
+
+void prm_zones_cells(const prm_terrain *t, double x0, double y0, double x1, double y1, prm_zones_cell_fn fn,
+                     void *user)
+{
+    const double q[4] = {x0, y0, x1, y1};
+    int n;
+    span *sp = spans_of(t->zones, q, &n);
+    if (!sp)
+        return;
+    double len = hypot(x1 - x0, y1 - y0), d[3] = {0, 0, 0};
+    delta_walk w = {t, sp, n, len, 0, (x1 - x0) / len, (y1 - y0) / len, d, fn, user};
     prm_segment_walk(t->grid, x0, y0, x1, y1, delta_cell, &w);
     free(sp);
 }

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { LEG_HALF = 96 }; /* the search window: (2 LEG_HALF + 1) cells square around the crossing */
+/* the search windows: (2 half + 1) cells square around the crossing; the
+ * wide one for a leg to the main roadmap when the near leg ends in a pocket */
+enum { LEG_HALF = 96, LEG_HALF_WIDE = 320 };
 
 trv_status prm_zones_add_node(trv_ctx *ctx, prm_roadmap *r, double x, double y, int *ncap)
 {
@@ -143,8 +145,9 @@ static trv_status add_leg(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, in
 /* The leg on one side (+1, -1) of seg: seeds the untouched GO cells
  * within two cells of the crossing on that side that the crossing sees. */
 static trv_status one_side(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int q, const double *seg, int side,
-                           leg_win *w, int *ncap, int *ecap)
+                           leg_win *w, int *ncap, int *ecap, int *reached)
 {
+    *reached = -1;
     const geo_grid *g = t->grid;
     const unsigned char *zb = t->zones->burn;
     double cx = r->x[q], cy = r->y[q];
@@ -182,6 +185,7 @@ static trv_status one_side(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, i
     for (int v = end; v >= 0; v = w->from[v], k--)
         x[k] = geo_grid_x(g, (double)(v % w->n + w->c0)), y[k] = geo_grid_y(g, (double)(v / w->n + w->r0));
     int node = w->node[end];
+    *reached = node;
     x[len + 1] = r->x[node], y[len + 1] = r->y[node];
     trv_status st = add_leg(ctx, t, r, q, node, x, y, len + 2, ncap, ecap);
     free(x);
@@ -189,32 +193,62 @@ static trv_status one_side(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, i
     return st;
 }
 
-trv_status prm_zones_legs(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int n0, int q, int *ncap, int *ecap)
+/* The window of half around cell (c, rr), its map of the nodes i < n0
+ * (only those with main[i] when main is given). */
+static trv_status win_make(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, int n0, const unsigned char *main,
+                           long c, long rr, long half, leg_win *w)
+{
+    const geo_grid *g = t->grid;
+    *w = (leg_win){c - half < 0 ? 0 : c - half, rr - half < 0 ? 0 : rr - half, 0, 0, NULL, NULL, NULL};
+    w->n = (c + half >= g->nx ? g->nx - 1 : c + half) - w->c0 + 1;
+    w->m = (rr + half >= g->ny ? g->ny - 1 : rr + half) - w->r0 + 1;
+    size_t nw = (size_t)(w->n * w->m);
+    w->node = malloc(nw * sizeof *w->node), w->from = malloc(nw * sizeof *w->from);
+    w->queue = malloc(nw * sizeof *w->queue);
+    if (!w->node || !w->from || !w->queue)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < nw; i++)
+        w->node[i] = -1;
+    for (int i = 0; i < n0; i++) { /* the roadmap's own nodes in the window */
+        long nc = (long)floor((r->x[i] - g->gt[0]) / g->gt[1]) - w->c0;
+        long nr = (long)floor((r->y[i] - g->gt[3]) / g->gt[5]) - w->r0;
+        if ((!main || main[i]) && nc >= 0 && nr >= 0 && nc < w->n && nr < w->m && w->node[nr * w->n + nc] < 0)
+            w->node[nr * w->n + nc] = i;
+    }
+    return TRV_OK;
+}
+
+static void win_free(leg_win *w)
+{
+    free(w->node);
+    free(w->from);
+    free(w->queue);
+}
+
+trv_status prm_zones_legs(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int n0, int q, const unsigned char *main,
+                          int *ncap, int *ecap)
 {
     const geo_grid *g = t->grid;
     const double *seg = nearest_line_seg(t->zones, r->x[q], r->y[q]);
     long c = (long)floor((r->x[q] - g->gt[0]) / g->gt[1]), rr = (long)floor((r->y[q] - g->gt[3]) / g->gt[5]);
     if (!seg || c < 0 || rr < 0 || c >= g->nx || rr >= g->ny)
         return TRV_OK;
-    leg_win w = {c - LEG_HALF < 0 ? 0 : c - LEG_HALF, rr - LEG_HALF < 0 ? 0 : rr - LEG_HALF, 0, 0, NULL, NULL, NULL};
-    w.n = (c + LEG_HALF >= g->nx ? g->nx - 1 : c + LEG_HALF) - w.c0 + 1;
-    w.m = (rr + LEG_HALF >= g->ny ? g->ny - 1 : rr + LEG_HALF) - w.r0 + 1;
-    size_t nw = (size_t)(w.n * w.m);
-    w.node = malloc(nw * sizeof *w.node), w.from = malloc(nw * sizeof *w.from), w.queue = malloc(nw * sizeof *w.queue);
-    trv_status st = TRV_OK;
-    if (!w.node || !w.from || !w.queue)
-        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; !st && i < nw; i++)
-        w.node[i] = -1;
-    for (int i = 0; !st && i < n0; i++) { /* the roadmap's own nodes in the window */
-        long nc = (long)floor((r->x[i] - g->gt[0]) / g->gt[1]) - w.c0, nr = (long)floor((r->y[i] - g->gt[3]) / g->gt[5]) - w.r0;
-        if (nc >= 0 && nr >= 0 && nc < w.n && nr < w.m && w.node[nr * w.n + nc] < 0)
-            w.node[nr * w.n + nc] = i;
+    leg_win w, ww = {0};
+    trv_status st = win_make(ctx, t, r, n0, NULL, c, rr, LEG_HALF, &w);
+    int pocket[2] = {0, 0}; /* per side: the near leg ended off the main roadmap */
+    for (int k = 0; k < 2 && !st; k++) {
+        int reached;
+        st = one_side(ctx, t, r, q, seg, 1 - 2 * k, &w, ncap, ecap, &reached);
+        pocket[k] = main && reached >= 0 && !main[reached];
     }
-    for (int side = 1; side >= -1 && !st; side -= 2)
-        st = one_side(ctx, t, r, q, seg, side, &w, ncap, ecap);
-    free(w.node);
-    free(w.from);
-    free(w.queue);
+    if (!st && (pocket[0] || pocket[1]))
+        st = win_make(ctx, t, r, n0, main, c, rr, LEG_HALF_WIDE, &ww);
+    for (int k = 0; k < 2 && !st; k++) {
+        int reached;
+        if (pocket[k])
+            st = one_side(ctx, t, r, q, seg, 1 - 2 * k, &ww, ncap, ecap, &reached);
+    }
+    win_free(&w);
+    win_free(&ww);
     return st;
 }

@@ -13,7 +13,7 @@ void prm_zone_edges_clear(prm_zone_edges *e)
 {
     free(e->off);
     free(e->alt);
-    free(e->w);
+    free(e->pc);
     memset(e, 0, sizeof *e);
 }
 
@@ -29,12 +29,28 @@ static int near_factor(const geo_zones *z, const double b[4])
     return 0;
 }
 
-trv_status prm_zone_edges_make(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, prm_strategy s,
-                               const prm_weights *w, prm_zone_edges *out)
+/* Edge e re-measured under the zones into out->pc (grown by doubling). */
+static int remeasure(const prm_terrain *t, const double q[4], int e, int *cap, prm_zone_edges *out)
+{
+    if (out->nalt == *cap) {
+        int nc = *cap ? 2 * *cap : 256;
+        prm_piece *p = realloc(out->pc, (size_t)nc * sizeof *p);
+        if (!p)
+            return -1;
+        out->pc = p, *cap = nc;
+    }
+    prm_piece_measure(t, q[0], q[1], q[2], q[3], &out->pc[out->nalt]);
+    out->alt[e] = out->nalt++;
+    return 0;
+}
+
+trv_status prm_zone_edges_make(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, int times,
+                               prm_zone_edges *out)
 {
     memset(out, 0, sizeof *out);
     const geo_zones *z = t->zones;
     int cap = 0;
+    out->nedges = r->nedges, out->times = times;
     out->off = calloc((size_t)r->nedges + 1, 1);
     out->alt = malloc(((size_t)r->nedges + 1) * sizeof *out->alt);
     if (!out->off || !out->alt) {
@@ -45,32 +61,41 @@ trv_status prm_zone_edges_make(trv_ctx *ctx, const prm_terrain *t, const prm_roa
     for (int e = 0; e < r->nedges; e++) {
         out->alt[e] = -1;
         int a = r->edges[e].a, b = r->edges[e].b;
-        double x0 = r->x[a], y0 = r->y[a], x1 = r->x[b], y1 = r->y[b];
-        double bb[4] = {fmin(x0, x1), fmin(y0, y1), fmax(x0, x1), fmax(y0, y1)};
+        const double q[4] = {r->x[a], r->y[a], r->x[b], r->y[b]};
+        double bb[4] = {fmin(q[0], q[2]), fmin(q[1], q[3]), fmax(q[0], q[2]), fmax(q[1], q[3])};
         if (bb[2] < zb[0] || bb[0] > zb[2] || bb[3] < zb[1] || bb[1] > zb[3])
             continue;
-        if (geo_zones_blocking(z, x0, y0, x1, y1) >= 0) {
+        if (geo_zones_blocking(z, q[0], q[1], q[2], q[3]) >= 0) {
             out->off[e] = 1;
             continue;
         }
-        if (s != PRM_TIME || !near_factor(z, bb)) /* the other objectives do not see factor zones */
-            continue;
-        if (out->nalt == cap) {
-            cap = cap ? 2 * cap : 256;
-            double *p = realloc(out->w, (size_t)cap * 2 * sizeof *p);
-            if (!p) {
-                prm_zone_edges_clear(out);
-                return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-            }
-            out->w = p;
+        if (times && near_factor(z, bb) && remeasure(t, q, e, &cap, out)) {
+            prm_zone_edges_clear(out);
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         }
-        prm_piece pc;
-        prm_piece_measure(t, x0, y0, x1, y1, &pc);
-        out->w[2 * out->nalt] = prm_piece_weight(&pc, s, w);
-        out->w[2 * out->nalt + 1] = pc.time_rev_s;
-        out->alt[e] = out->nalt++;
     }
     return TRV_OK;
+}
+
+trv_status prm_zone_edges_get(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, prm_strategy s,
+                              prm_zone_edges *own, const prm_zone_edges **out)
+{
+    const prm_zone_edges *ze = t->zone_edges;
+    memset(own, 0, sizeof *own);
+    *out = NULL;
+    if (ze && ze->nedges == r->nedges && (ze->times || s != PRM_TIME)) {
+        *out = ze;
+        return TRV_OK;
+    }
+    trv_status st = prm_zone_edges_make(ctx, t, r, s == PRM_TIME, own);
+    if (!st)
+        *out = own;
+    return st;
+}
+
+const prm_piece *prm_zone_edge_piece(const prm_zone_edges *ze, const prm_roadmap *r, int e, prm_strategy s)
+{
+    return s == PRM_TIME && ze->alt[e] >= 0 ? &ze->pc[ze->alt[e]] : &r->edges[e].p;
 }
 
 /* 1 if prm_route finds a route on t (with its zones). */
@@ -100,6 +125,7 @@ trv_status prm_zones_explain(trv_ctx *ctx, const prm_terrain *t, const prm_roadm
     }
     int nogo = 0, cut = 0;
     geo_zones zk = *z;
+    t0.zone_edges = NULL; /* the query's mask has every zone */
     t0.zones = &zk;
     for (int k = 0; k < z->n; k++) {
         if (z->z[k].effect != GEO_ZONE_NOGO || nogo++ >= EXPLAIN_MAX)
@@ -148,9 +174,9 @@ static int nearest(const prm_roadmap *r, double x, double y, int m, int *near, d
 /* Crossing c as node r->nnodes (room made by the caller) with its edges:
  * to every one of its 4 k nearest nodes that a straight piece allowed by
  * the terrain and the zones reaches (the barrier's two sides: the nearest
- * k may all lie on one). */
+ * k may all lie on one), and its raster legs. */
 static trv_status add_crossing(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int n0, const geo_crossing *c,
-                               int k, int *ncap, int *ecap)
+                               int k, const unsigned char *main, int *ncap, int *ecap)
 {
     int near[1024], q = r->nnodes;
     double d[1024];
@@ -162,22 +188,80 @@ static trv_status add_crossing(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *
         if (!p.blocked)
             st = prm_zones_add_edge(ctx, r, near[j], q, &p, ecap);
     }
-    return st ? st : prm_zones_legs(ctx, t, r, n0, q, ncap, ecap);
+    return st ? st : prm_zones_legs(ctx, t, r, n0, q, main, ncap, ecap);
 }
 
-trv_status prm_zones_roadmap(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r)
+static int root(int *up, int a)
+{
+    while (up[a] != a)
+        a = up[a] = up[up[a]];
+    return a;
+}
+
+/* Per node of r: 1 when its component under the mask holds at least
+ * max(64, nnodes / 50) nodes (the main roadmap), 0 in a pocket; NULL when
+ * out of memory. */
+static unsigned char *main_nodes(const prm_roadmap *r, const unsigned char *off)
+{
+    int n = r->nnodes, *up = malloc(((size_t)n + 1) * sizeof *up), *size = calloc((size_t)n + 1, sizeof *size);
+    unsigned char *main = malloc((size_t)n + 1);
+    if (!up || !size || !main) {
+        free(up), free(size), free(main);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++)
+        up[i] = i;
+    for (int e = 0; e < r->nedges; e++)
+        if (!off[e]) {
+            int a = root(up, r->edges[e].a), b = root(up, r->edges[e].b);
+            if (a != b)
+                up[a] = b;
+        }
+    for (int i = 0; i < n; i++)
+        size[root(up, i)]++;
+    int big = n / 50 > 64 ? n / 50 : 64;
+    for (int i = 0; i < n; i++)
+        main[i] = size[root(up, i)] >= big;
+    free(up), free(size);
+    return main;
+}
+
+/* ze grown to the edges r has now: the crossings' edges, allowed by
+ * construction and measured under the zones (nothing to re-measure). */
+static trv_status mask_grow(trv_ctx *ctx, const prm_roadmap *r, prm_zone_edges *ze)
+{
+    unsigned char *off = realloc(ze->off, (size_t)r->nedges + 1);
+    if (off)
+        ze->off = off;
+    int *alt = off ? realloc(ze->alt, ((size_t)r->nedges + 1) * sizeof *alt) : NULL;
+    if (!alt)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    ze->alt = alt;
+    for (int e = ze->nedges; e < r->nedges; e++)
+        ze->off[e] = 0, ze->alt[e] = -1;
+    ze->nedges = r->nedges;
+    return TRV_OK;
+}
+
+trv_status prm_zones_roadmap(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, prm_zone_edges *ze)
 {
     const geo_zones *z = t->zones;
     if (z->nc == 0 || r->nnodes == 0)
         return TRV_OK;
     int k = r->k > 0 ? r->k : 10, ecap = r->nedges, ncap = r->nnodes, n0 = r->nnodes;
     k = k > 256 ? 256 : k;
+    unsigned char *main = main_nodes(r, ze->off);
+    if (!main)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     trv_status st = TRV_OK;
     for (int i = 0; i < z->nc && !st; i++)
-        st = add_crossing(ctx, t, r, n0, &z->c[i], k, &ncap, &ecap);
+        st = add_crossing(ctx, t, r, n0, &z->c[i], k, main, &ncap, &ecap);
+    free(main);
     free(r->adj_start);
     free(r->adj);
     r->adj_start = NULL, r->adj = NULL;
+    if (!st)
+        st = mask_grow(ctx, r, ze);
     return st ? st : prm_roadmap_adjacency(ctx, r);
 }
 
