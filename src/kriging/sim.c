@@ -26,6 +26,9 @@ struct krg_sim {
     long *base;             /* per sample: its node (on_node) or the top-left of its 4 x 4 nodes */
     char *on_node;
     double *w, *rsd;        /* per sample: NSK weights, the residual's standard deviation */
+    const float *pred;      /* the kriged DEM on the target (borrowed) */
+    krg_simw *W;            /* the targets' weights (NULL: too many; krige each realisation) */
+    double *ud;             /* per sample: U of the realisation */
     krg_points *zp;         /* the residuals z - U at the samples */
     long pair;              /* the FFT pair held in fa, fb (-1: none) */
     double *fa, *fb, *u;    /* n1 * n2: the pair's structured fields; U of the realisation */
@@ -135,9 +138,10 @@ static trv_status sample_weights(trv_ctx *ctx, krg_sim *s)
 }
 
 trv_status krg_sim_new(trv_ctx *ctx, const krg_points *pts, krg_source **src, krg_index **ix, const krg_model *m,
-                       const krg_opts *o, int allow_fast, const char *work_wkt, const geo_grid *target,
+                       const krg_opts *o, int allow_fast, const char *work_wkt, const geo_raster *pred,
                        uint64_t seed, krg_sim **out)
 {
+    const geo_grid *target = &pred->grid;
     *out = NULL;
     const double *gt = target->gt;
     if (!geo_crs_same(target->wkt, work_wkt) || gt[2] != 0 || gt[4] != 0)
@@ -153,6 +157,7 @@ trv_status krg_sim_new(trv_ctx *ctx, const krg_points *pts, krg_source **src, kr
     s->allow_fast = allow_fast;
     s->seed = seed;
     s->pair = -1;
+    s->pred = pred->f32;
     if (src) {
         s->src = *src;
         *src = NULL;
@@ -173,10 +178,11 @@ trv_status krg_sim_new(trv_ctx *ctx, const krg_points *pts, krg_source **src, kr
         s->on_node = calloc(np, 1);
         s->w = malloc(np * NSK * sizeof *s->w);
         s->rsd = malloc(np * sizeof *s->rsd);
+        s->ud = malloc(np * sizeof *s->ud);
         s->fa = malloc(nn * sizeof *s->fa);
         s->fb = malloc(nn * sizeof *s->fb);
         s->u = malloc(nn * sizeof *s->u);
-        if (!s->base || !s->on_node || !s->w || !s->rsd || !s->fa || !s->fb || !s->u)
+        if (!s->base || !s->on_node || !s->w || !s->rsd || !s->ud || !s->fa || !s->fb || !s->u)
             st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
     if (!st && !(st = krg_points_new(ctx, np, &s->zp))) {
@@ -185,6 +191,8 @@ trv_status krg_sim_new(trv_ctx *ctx, const krg_points *pts, krg_source **src, kr
     }
     if (!st)
         st = sample_weights(ctx, s);
+    if (!st)
+        st = krg_simw_new(ctx, pts, s->src, s->ix, m, o, target, pred, &s->W);
     if (st) {
         krg_sim_free(s);
         return st;
@@ -208,6 +216,8 @@ void krg_sim_free(krg_sim *s)
     free(s->on_node);
     free(s->w);
     free(s->rsd);
+    free(s->ud);
+    krg_simw_free(s->W);
     krg_points_free(s->zp);
     free(s->fa);
     free(s->fb);
@@ -256,15 +266,39 @@ static void unconditional(krg_sim *s, int k)
             if (sn > 0)
                 ui += sn * krg_normal(&r);
         }
+        s->ud[i] = ui;
         s->zp->z[i] = s->pts->z[i] - ui;
     }
 }
 
-trv_status krg_sim_get(trv_ctx *ctx, krg_sim *s, int k, float *out, double *field)
+/* Kept weights: Z_s = Z* + U - K[U] at every data cell of the DEM. */
+static void from_weights(const krg_sim *s, float *out, double *field)
 {
-    if (k < 0)
-        return trv_error(ctx, TRV_ERR_USAGE, "realisation %d: the first is 0", k);
-    unconditional(s, k);
+    const krg_simw *W = s->W;
+    int nx = s->target.nx, ny = s->target.ny, k = W->k;
+    for (int row = 0; row < ny; row++)
+        for (int c = 0; c < nx; c++) {
+            size_t i = (size_t)row * nx + c;
+            double u = s->u[(size_t)(row - s->r0) * s->ce.n1 + (c - s->c0)];
+            if (field)
+                field[i] = u;
+            if (s->pred[i] == NODATA) {
+                out[i] = NODATA;
+                continue;
+            }
+            const int32_t *ci = W->idx + i * k;
+            const float *cw = W->w + i * k;
+            double ku = 0;
+            for (int a = 0; a < k; a++)
+                ku += cw[a] * s->ud[ci[a]];
+            out[i] = (float)(s->pred[i] + (u - ku));
+        }
+}
+
+/* No weights kept: Z_s = U + K[z - U], kriged by krg_refine (raster
+ * source) or krg_grid_points. */
+static trv_status by_kriging(trv_ctx *ctx, krg_sim *s, float *out, double *field)
+{
     geo_raster *P = NULL;
     trv_status st;
     if (s->src) {
@@ -283,9 +317,20 @@ trv_status krg_sim_get(trv_ctx *ctx, krg_sim *s, int k, float *out, double *fiel
             double u = s->u[(size_t)(row - s->r0) * s->ce.n1 + (c - s->c0)];
             if (field)
                 field[i] = u;
-            out[i] = geo_raster_is_nodata(P, i) ? NODATA : (float)(u + P->f32[i]);
+            out[i] = geo_raster_is_nodata(P, i) || s->pred[i] == NODATA ? NODATA : (float)(u + P->f32[i]);
         }
     geo_raster_free(P);
+    return TRV_OK;
+}
+
+trv_status krg_sim_get(trv_ctx *ctx, krg_sim *s, int k, float *out, double *field)
+{
+    if (k < 0)
+        return trv_error(ctx, TRV_ERR_USAGE, "realisation %d: the first is 0", k);
+    unconditional(s, k);
+    if (!s->W)
+        return by_kriging(ctx, s, out, field);
+    from_weights(s, out, field);
     return TRV_OK;
 }
 

@@ -60,17 +60,44 @@ void krg_fft(double *z, int n, int stride);
 /* A standard normal deviate (Box-Muller) from r. */
 double krg_normal(trv_rng *r);
 
+/* ---- the kriging weights of every target (sim_weights.c) ----------------- */
+
+/* Per target cell, the ordinary-kriging weights (float) of its
+ * neighbours (int32 indices; unused slots weight 0), from the same
+ * neighbourhoods as the kriged DEM: with a raster source (src) the nmax
+ * samples nearest to the centre of the target's block (krg_refine), else
+ * the nmax nearest to the target (krg_predict); cells nodata in pred or
+ * off the source raster have none. */
+typedef struct krg_simw {
+    int k;
+    size_t cells;
+    int32_t *idx;
+    float *w;
+} krg_simw;
+
+/* Weights above this many bytes are not kept (cells x nmax x 8). */
+#define KRG_SIMW_MAX_BYTES 1.0e9
+
+/* The weights of the cells of t (a grid of the samples' CRS); *out stays
+ * NULL when they would exceed KRG_SIMW_MAX_BYTES. Threaded (o->threads);
+ * the same bits for any number of threads. */
+trv_status krg_simw_new(trv_ctx *ctx, const krg_points *p, const krg_source *src, const krg_index *ix,
+                        const krg_model *m, const krg_opts *o, const geo_grid *t, const geo_raster *pred,
+                        krg_simw **out);
+void krg_simw_free(krg_simw *W);
+
 /* ---- conditional simulation (sim.c) ------------------------------------- */
 
 typedef struct krg_sim krg_sim;
 
-/* Prepare the simulation of the kriging of pts (in work_wkt; borrowed,
- * must outlive the object) with model m and options o onto target: for a
+/* Prepare the simulation of the kriging pred (the target grid and the
+ * kriged values, borrowed) of pts (in work_wkt; borrowed; both must
+ * outlive the object) with model m and options o: for a
  * raster source, *src (its pts member NULL) and *ix are taken over (set to
  * NULL); for points, src is NULL and *ix is taken. seed seeds every
  * realisation (see above). */
 trv_status krg_sim_new(trv_ctx *ctx, const krg_points *pts, krg_source **src, krg_index **ix, const krg_model *m,
-                       const krg_opts *o, int allow_fast, const char *work_wkt, const geo_grid *target,
+                       const krg_opts *o, int allow_fast, const char *work_wkt, const geo_raster *pred,
                        uint64_t seed, krg_sim **out);
 void krg_sim_free(krg_sim *s);
 
