@@ -43,6 +43,8 @@ typedef struct krg_ce {
     int m1, m2;             /* the torus, powers of two: m1 >= n1, m2 >= n2 */
     double *sq;             /* m1 * m2: sqrt(max(lambda, 0) / (m1 m2)) */
     double *work;           /* 2 * m1 * m2: the complex field */
+    double *tw1, *tw2;      /* twiddles of the m1 and m2 transforms */
+    double *colbuf;         /* a few columns, contiguous */
     double lost;            /* fraction of the variance lost to negative eigenvalues */
 } krg_ce;
 
@@ -55,8 +57,10 @@ void krg_ce_free(krg_ce *ce);
 void krg_ce_draw(krg_ce *ce, uint64_t seed, double *a, double *b);
 
 /* In-place complex FFT (forward, e^{-2 pi i jk/n}) of n = 2^p values
- * (interleaved re, im) at stride `stride` complex values; exposed for its test. */
-void krg_fft(double *z, int n, int stride);
+ * (interleaved re, im) with the twiddles tw (krg_fft_twiddles: n/2
+ * complex e^{-2 pi i k/n}); exposed for its test. */
+void krg_fft_twiddles(int n, double *tw);
+void krg_fft(double *z, int n, const double *tw);
 /* A standard normal deviate (Box-Muller) from r. */
 double krg_normal(trv_rng *r);
 

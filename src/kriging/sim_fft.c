@@ -7,37 +7,41 @@
 
 enum { MAX_TORUS_LOG2 = 25 };
 
-void krg_fft(double *z, int n, int stride)
+void krg_fft_twiddles(int n, double *tw)
 {
-    /* bit reversal */
-    for (int i = 1, j = 0; i < n; i++) {
+    for (int k = 0; k < n / 2; k++) {
+        tw[2 * k] = cos(-2 * M_PI * k / n);
+        tw[2 * k + 1] = sin(-2 * M_PI * k / n);
+    }
+}
+
+void krg_fft(double *z, int n, const double *tw)
+{
+    for (int i = 1, j = 0; i < n; i++) { /* bit reversal */
         int bit = n >> 1;
         for (; j & bit; bit >>= 1)
             j ^= bit;
         j ^= bit;
         if (i < j) {
-            double *a = z + 2 * (size_t)i * stride, *b = z + 2 * (size_t)j * stride;
-            double t0 = a[0], t1 = a[1];
-            a[0] = b[0];
-            a[1] = b[1];
-            b[0] = t0;
-            b[1] = t1;
+            double t0 = z[2 * i], t1 = z[2 * i + 1];
+            z[2 * i] = z[2 * j];
+            z[2 * i + 1] = z[2 * j + 1];
+            z[2 * j] = t0;
+            z[2 * j + 1] = t1;
         }
     }
-    /* butterflies, the twiddles computed directly */
-    for (int len = 2; len <= n; len <<= 1) {
-        double ang = -2 * M_PI / len;
-        for (int k = 0; k < len / 2; k++) {
-            double wr = cos(ang * k), wi = sin(ang * k);
-            for (int i = k; i < n; i += len) {
-                double *a = z + 2 * (size_t)i * stride, *b = z + 2 * (size_t)(i + len / 2) * stride;
+    for (int len = 2, step = n / 2; len <= n; len <<= 1, step >>= 1) { /* butterflies */
+        int h = len / 2;
+        for (int i = 0; i < n; i += len)
+            for (int k = 0; k < h; k++) {
+                double wr = tw[2 * k * step], wi = tw[2 * k * step + 1];
+                double *a = z + 2 * (i + k), *b = a + 2 * h;
                 double tr = wr * b[0] - wi * b[1], ti = wr * b[1] + wi * b[0];
                 b[0] = a[0] - tr;
                 b[1] = a[1] - ti;
                 a[0] += tr;
                 a[1] += ti;
             }
-        }
     }
 }
 
@@ -47,13 +51,31 @@ double krg_normal(trv_rng *r)
     return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
 }
 
-/* The 2-D transform of the m1 x m2 complex array (rows of m1). */
-static void fft2(double *z, int m1, int m2)
+enum { COLS = 4 }; /* columns transformed together: one cache line of each row */
+
+/* The 2-D transform of the m1 x m2 complex array (rows of m1): every row,
+ * then the columns 0..ncols-1 (the others are not wanted). */
+static void fft2(krg_ce *ce, double *z, int ncols)
 {
+    int m1 = ce->m1, m2 = ce->m2;
     for (int r = 0; r < m2; r++)
-        krg_fft(z + 2 * (size_t)r * m1, m1, 1);
-    for (int c = 0; c < m1; c++)
-        krg_fft(z + 2 * (size_t)c, m2, m1);
+        krg_fft(z + 2 * (size_t)r * m1, m1, ce->tw1);
+    double *buf = ce->colbuf;
+    for (int c0 = 0; c0 < ncols; c0 += COLS) {
+        int nc = ncols - c0 < COLS ? ncols - c0 : COLS;
+        for (int r = 0; r < m2; r++)
+            for (int j = 0; j < nc; j++) {
+                buf[2 * ((size_t)j * m2 + r)] = z[2 * ((size_t)r * m1 + c0 + j)];
+                buf[2 * ((size_t)j * m2 + r) + 1] = z[2 * ((size_t)r * m1 + c0 + j) + 1];
+            }
+        for (int j = 0; j < nc; j++)
+            krg_fft(buf + 2 * (size_t)j * m2, m2, ce->tw2);
+        for (int r = 0; r < m2; r++)
+            for (int j = 0; j < nc; j++) {
+                z[2 * ((size_t)r * m1 + c0 + j)] = buf[2 * ((size_t)j * m2 + r)];
+                z[2 * ((size_t)r * m1 + c0 + j) + 1] = buf[2 * ((size_t)j * m2 + r) + 1];
+            }
+    }
 }
 
 static int pow2_at_least(long n)
@@ -89,7 +111,7 @@ static double eigen(krg_ce *ce, const krg_model *m0, double dx, double dy, doubl
             z[2 * i] = m0->psill - krg_gamma(m0, sqrt(hx * hx + hy * hy));
             z[2 * i + 1] = 0;
         }
-    fft2(z, m1, m2);
+    fft2(ce, z, m1);
     double lo = INFINITY, hi = -INFINITY, neg = 0, all = 0;
     for (size_t i = 0; i < (size_t)m1 * m2; i++) {
         double l = z[2 * i];
@@ -129,12 +151,20 @@ trv_status krg_ce_init(trv_ctx *ctx, krg_ce *ce, const krg_model *m, int n1, int
         size_t mm = (size_t)ce->m1 * ce->m2;
         free(ce->sq);
         free(ce->work);
+        free(ce->tw1);
+        free(ce->tw2);
+        free(ce->colbuf);
         ce->sq = malloc(mm * sizeof *ce->sq);
         ce->work = malloc(2 * mm * sizeof *ce->work);
-        if (!ce->sq || !ce->work) {
+        ce->tw1 = malloc((size_t)ce->m1 * sizeof *ce->tw1);
+        ce->tw2 = malloc((size_t)ce->m2 * sizeof *ce->tw2);
+        ce->colbuf = malloc(2 * COLS * (size_t)ce->m2 * sizeof *ce->colbuf);
+        if (!ce->sq || !ce->work || !ce->tw1 || !ce->tw2 || !ce->colbuf) {
             krg_ce_free(ce);
             return trv_error(ctx, TRV_ERR_NOMEM, "out of memory (a simulation torus of %zu nodes)", mm);
         }
+        krg_fft_twiddles(ce->m1, ce->tw1);
+        krg_fft_twiddles(ce->m2, ce->tw2);
         double share, rel = eigen(ce, &m0, dx, dy, &share);
         ce->lost = share;
         if (rel >= -1e-10)
@@ -156,6 +186,9 @@ void krg_ce_free(krg_ce *ce)
 {
     free(ce->sq);
     free(ce->work);
+    free(ce->tw1);
+    free(ce->tw2);
+    free(ce->colbuf);
     memset(ce, 0, sizeof *ce);
 }
 
@@ -165,11 +198,18 @@ void krg_ce_draw(krg_ce *ce, uint64_t seed, double *a, double *b)
     trv_rng_seed(&r, seed);
     size_t mm = (size_t)ce->m1 * ce->m2;
     double *z = ce->work;
-    for (size_t i = 0; i < mm; i++) {
-        z[2 * i] = ce->sq[i] * krg_normal(&r);
-        z[2 * i + 1] = ce->sq[i] * krg_normal(&r);
+    for (size_t i = 0; i < mm; i++) { /* Marsaglia's polar method: both deviates of a pair */
+        double a1, a2, q;
+        do {
+            a1 = 2 * trv_rng_uniform(&r) - 1;
+            a2 = 2 * trv_rng_uniform(&r) - 1;
+            q = a1 * a1 + a2 * a2;
+        } while (q >= 1 || q == 0);
+        double f = ce->sq[i] * sqrt(-2 * log(q) / q);
+        z[2 * i] = f * a1;
+        z[2 * i + 1] = f * a2;
     }
-    fft2(z, ce->m1, ce->m2);
+    fft2(ce, z, ce->n1);
     for (int row = 0; row < ce->n2; row++)
         for (int c = 0; c < ce->n1; c++) {
             size_t i = (size_t)row * ce->m1 + c, o = (size_t)row * ce->n1 + c;
