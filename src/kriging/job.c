@@ -307,7 +307,7 @@ trv_status krg_job_run(trv_ctx *ctx, const krg_job_opts *o, krg_job *j)
     }
     j->nsim = o->nsim;
     if (o->nsim > 0 && (st = krg_sim_new(ctx, j->pts, src ? &src : NULL, &ix, &j->model, &o->krige, o->allow_fast,
-                                         j->work_wkt, j->pred, o->sim_seed, &j->sim)))
+                                         j->work_wkt, j->pred, o->sim_seed, 0, &j->sim)))
         goto fail;
     krg_index_free(ix);
     krg_source_free(src);

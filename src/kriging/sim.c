@@ -139,7 +139,7 @@ static trv_status sample_weights(trv_ctx *ctx, krg_sim *s)
 
 trv_status krg_sim_new(trv_ctx *ctx, const krg_points *pts, krg_source **src, krg_index **ix, const krg_model *m,
                        const krg_opts *o, int allow_fast, const char *work_wkt, const geo_raster *pred,
-                       uint64_t seed, krg_sim **out)
+                       uint64_t seed, double max_weights, krg_sim **out)
 {
     const geo_grid *target = &pred->grid;
     *out = NULL;
@@ -192,7 +192,8 @@ trv_status krg_sim_new(trv_ctx *ctx, const krg_points *pts, krg_source **src, kr
     if (!st)
         st = sample_weights(ctx, s);
     if (!st)
-        st = krg_simw_new(ctx, pts, s->src, s->ix, m, o, target, pred, &s->W);
+        st = krg_simw_new(ctx, pts, s->src, s->ix, m, o, target, pred,
+                          max_weights > 0 ? max_weights : KRG_SIMW_MAX_BYTES, &s->W);
     if (st) {
         krg_sim_free(s);
         return st;

@@ -79,15 +79,15 @@ typedef struct krg_simw {
     float *w;
 } krg_simw;
 
-/* Weights above this many bytes are not kept (cells x nmax x 8). */
+/* Weights above this many bytes are not kept by default (cells x nmax x 8). */
 #define KRG_SIMW_MAX_BYTES 1.0e9
 
 /* The weights of the cells of t (a grid of the samples' CRS); *out stays
- * NULL when they would exceed KRG_SIMW_MAX_BYTES. Threaded (o->threads);
+ * NULL when they would exceed max_bytes. Threaded (o->threads);
  * the same bits for any number of threads. */
 trv_status krg_simw_new(trv_ctx *ctx, const krg_points *p, const krg_source *src, const krg_index *ix,
                         const krg_model *m, const krg_opts *o, const geo_grid *t, const geo_raster *pred,
-                        krg_simw **out);
+                        double max_bytes, krg_simw **out);
 void krg_simw_free(krg_simw *W);
 
 /* ---- conditional simulation (sim.c) ------------------------------------- */
@@ -102,7 +102,7 @@ typedef struct krg_sim krg_sim;
  * realisation (see above). */
 trv_status krg_sim_new(trv_ctx *ctx, const krg_points *pts, krg_source **src, krg_index **ix, const krg_model *m,
                        const krg_opts *o, int allow_fast, const char *work_wkt, const geo_raster *pred,
-                       uint64_t seed, krg_sim **out);
+                       uint64_t seed, double max_weights, krg_sim **out);
 void krg_sim_free(krg_sim *s);
 
 /* Realisation k onto the target cells (nx * ny, nodata -9999 where the

@@ -116,12 +116,12 @@ static void *wband_run(void *arg)
 
 trv_status krg_simw_new(trv_ctx *ctx, const krg_points *p, const krg_source *src, const krg_index *ix,
                         const krg_model *m, const krg_opts *o, const geo_grid *t, const geo_raster *pred,
-                        krg_simw **out)
+                        double max_bytes, krg_simw **out)
 {
     *out = NULL;
     int k = o->nmax <= 0 || (size_t)o->nmax > p->n ? (int)p->n : o->nmax;
     size_t cells = (size_t)t->nx * t->ny;
-    if (p->n > INT32_MAX || (double)cells * k * 8 > KRG_SIMW_MAX_BYTES)
+    if (p->n > INT32_MAX || (double)cells * k * 8 > max_bytes)
         return TRV_OK; /* too large to keep: the caller kriges each realisation */
     krg_simw *W = calloc(1, sizeof *W);
     if (!W || !(W->idx = malloc(cells * k * sizeof *W->idx)) || !(W->w = malloc(cells * k * sizeof *W->w))) {
