@@ -1,4 +1,4 @@
-/* Conditional simulation (src/kriging/sim*.c, docs/method.md §1.8):
+/* Conditional simulation (src/kriging/sim*.c, docs/method.md §1.11):
  * - the FFT against the plain DFT sum;
  * - unconditional fields: the experimental variogram over K fields at
  *   lags 1, 2, 4 and 8 within 4 standard deviations of the model, the

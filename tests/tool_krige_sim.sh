@@ -1,5 +1,5 @@
 #!/bin/sh
-# trv-krige --nsim (docs/method.md 1.8): dem_sim.tif beside -o, one Float32
+# trv-krige --nsim (docs/method.md 1.11): dem_sim.tif beside -o, one Float32
 # band per realisation on the kriged DEM's grid ("realisation k", nodata
 # where the DEM has none), the samples honoured, the same bytes for the same
 # seed and the same pixels for any --threads, another seed other pixels;

@@ -1,5 +1,5 @@
 /* Conditional simulation by conditioning unconditional fields by kriging
- * (sim.h; docs/method.md §1.8). */
+ * (sim.h; docs/method.md §1.11). */
 #include "sim.h"
 
 #include <math.h>

@@ -1,14 +1,14 @@
 /*
- * sim.h — conditional simulation of a kriged field (docs/method.md §1.8).
+ * sim.h — conditional simulation of a kriged field (docs/method.md §1.11).
  *
- * A realisation is Z_s(x) = U(x) + K[z - U](x): U an unconditional
- * Gaussian field with the model's covariance C(h) = sill - gamma(h), K the
- * ordinary kriging predictor of krg_refine / krg_grid_points (the same
- * neighbourhoods and weights as the kriged DEM) applied to the residuals
- * z_i - U(x_i) at the samples. Then Z_s(x_i) = z_i wherever a sample is a
- * target node, E[Z_s(x)] = K[z](x) and Var[Z_s(x)] = sigma_K^2(x), the
- * kriging variance (Journel & Huijbregts 1978, ch. VII; Chiles & Delfiner
- * 2012, §7.3: conditioning by kriging).
+ * A realisation is Z_s(x) = Z*(x) + U(x) - K[U](x): Z* the kriged DEM, U
+ * an unconditional Gaussian field with the model's covariance C(h) =
+ * sill - gamma(h), K the ordinary kriging of krg_refine / krg_grid_points
+ * (the same neighbourhoods and weights as Z*) applied to U at the samples.
+ * Then Z_s(x_i) = z_i wherever a sample is a target node, E[Z_s(x)] =
+ * Z*(x) and Var[Z_s(x)] = sigma_K^2(x), the kriging variance (Journel &
+ * Huijbregts 1978, ch. VII; Chiles & Delfiner 2012, 7.3: conditioning by
+ * kriging).
  *
  * U is simulated on the target lattice (extended to cover the samples) by
  * circulant embedding (Dietrich & Newsam 1997; Wood & Chan 1994): the
