@@ -189,6 +189,20 @@ static trv_status target_grid(trv_ctx *ctx, const krg_job_opts *o, const char *i
     return TRV_OK;
 }
 
+/* The simulation of the job's kriging with the model's sill scaled by
+ * krg_sim_scale; takes over *src and *ix. */
+static trv_status sim_prepare(trv_ctx *ctx, const krg_job_opts *o, krg_job *j, krg_source **src, krg_index **ix)
+{
+    trv_status st = krg_sim_scale(ctx, j->pts, *ix, &j->model, &o->krige, &j->sim_scale);
+    krg_model m = j->model;
+    m.nugget *= j->sim_scale;
+    m.psill *= j->sim_scale;
+    if (!st)
+        st = krg_sim_new(ctx, j->pts, *src ? src : NULL, ix, &m, &o->krige, o->allow_fast, j->work_wkt, j->pred,
+                         o->sim_seed, 0, &j->sim);
+    return st;
+}
+
 trv_status krg_job_run(trv_ctx *ctx, const krg_job_opts *o, krg_job *j)
 {
     memset(j, 0, sizeof *j);
@@ -306,8 +320,7 @@ trv_status krg_job_run(trv_ctx *ctx, const krg_job_opts *o, krg_job *j)
         krg_cv_summary(j->pts->z, j->cv_pred, j->cv_var, j->pts->n, &j->cv);
     }
     j->nsim = o->nsim;
-    if (o->nsim > 0 && (st = krg_sim_new(ctx, j->pts, src ? &src : NULL, &ix, &j->model, &o->krige, o->allow_fast,
-                                         j->work_wkt, j->pred, o->sim_seed, 0, &j->sim)))
+    if (o->nsim > 0 && (st = sim_prepare(ctx, o, j, &src, &ix)))
         goto fail;
     krg_index_free(ix);
     krg_source_free(src);

@@ -266,7 +266,8 @@ typedef struct krg_job_opts {
     int want_vgm;           /* the sample variogram even when the model is fixed */
     int allow_fast;         /* the regular-grid stencil (default 1) */
     int want_std;           /* the kriging standard deviation (default 1; 0: j->std stays NULL) */
-    int nsim;               /* > 0: that many conditional realisations (sim.h), seeded by sim_seed */
+    int nsim;               /* > 0: that many conditional realisations (sim.h), seeded by sim_seed, of
+                               the model with its sill scaled by krg_sim_scale */
     uint64_t sim_seed;
 } krg_job_opts;
 
@@ -298,6 +299,7 @@ typedef struct krg_job {
     krg_refine_stats stats;
     int threads;            /* the resolved krige.threads: the writers compress with as many */
     int nsim;
+    double sim_scale;       /* nsim > 0: the realisations' variance scale (krg_sim_scale) */
     struct krg_sim *sim;    /* nsim > 0: the simulation, run as krg_job_write writes paths->sim (sim.h) */
 } krg_job;
 

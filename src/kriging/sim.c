@@ -353,3 +353,28 @@ trv_status krg_sim_write(trv_ctx *ctx, krg_sim *s, int n, const char *path, cons
     free(buf);
     return st ? st : st2;
 }
+
+trv_status krg_sim_scale(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
+                         const krg_opts *o, double *scale)
+{
+    *scale = 1;
+    size_t n = p->n < KRG_SIM_CV_POINTS ? p->n : KRG_SIM_CV_POINTS, stride = p->n / n;
+    long *which = malloc(n * sizeof *which);
+    double *pred = malloc(n * sizeof *pred), *var = malloc(n * sizeof *var), *obs = malloc(n * sizeof *obs);
+    trv_status st = which && pred && var && obs ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; !st && i < n; i++) {
+        which[i] = (long)(i * stride);
+        obs[i] = p->z[which[i]];
+    }
+    if (!st && n >= 2 && !(st = krg_cv(ctx, p, ix, m, o, n, which, pred, var))) {
+        krg_cv_stats cs;
+        krg_cv_summary(obs, pred, var, n, &cs);
+        if (isfinite(cs.msse) && cs.msse > 0)
+            *scale = cs.msse;
+    }
+    free(which);
+    free(pred);
+    free(var);
+    free(obs);
+    return st;
+}

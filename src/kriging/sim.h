@@ -113,6 +113,17 @@ trv_status krg_sim_get(trv_ctx *ctx, krg_sim *s, int k, float *out, double *fiel
  * when the embedding is exact). */
 double krg_sim_lost(const krg_sim *s);
 
+/* The variance scale of the realisations: the mean squared standardised
+ * error of leave-one-out kriging (krg_cv) at up to KRG_SIM_CV_POINTS
+ * samples evenly spaced in the samples' order (1 if it cannot be
+ * computed). Multiplying nugget and psill by it leaves the kriging weights
+ * (and so the mean of the realisations) unchanged and makes the kriging
+ * variance match the cross-validated squared errors on average
+ * (docs/method.md §1.11). */
+#define KRG_SIM_CV_POINTS 2000
+trv_status krg_sim_scale(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
+                         const krg_opts *o, double *scale);
+
 /* Realisations 0..n-1 into path (a trv_outset temporary): a band-
  * interleaved Float32 GeoTIFF on the target grid, band k + 1 = realisation
  * k described "realisation k + 1", nodata -9999, unit m; written band by
