@@ -55,6 +55,9 @@ static void report(const krg_job *j, const krg_job_opts *o, double seconds)
         printf("leave-one-out (%zu points): RMSE %.6g, MAE %.6g, mean error %.6g, mean squared standardised error "
                "%.6g\n",
                j->cv.n, j->cv.rmse, j->cv.mae, j->cv.me, j->cv.msse);
+    if (j->nsim > 0)
+        printf("realisations: %d (seeded), sill scaled by the leave-one-out MSSE %.4g (docs/method.md 1.11)\n",
+               j->nsim, j->sim_scale);
     printf("time: %.2f s\n", seconds);
 }
 
@@ -145,6 +148,12 @@ static void summary(trv_json *js, const krg_job *j, const krg_job_opts *o, const
         trv_json_num(js, "mae", "%.6g", j->cv.mae);
         trv_json_num(js, "mean_error", "%.6g", j->cv.me);
         trv_json_num(js, "msse", "%.6g", j->cv.msse);
+        trv_json_end(js);
+    }
+    if (j->nsim > 0) {
+        trv_json_obj(js, "simulation");
+        trv_json_int(js, "realisations", j->nsim);
+        trv_json_num(js, "sill_scale", "%.4g", j->sim_scale);
         trv_json_end(js);
     }
 }
