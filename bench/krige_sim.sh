@@ -67,7 +67,7 @@ for job in window full; do
         elif [ $? = 124 ]; then
             theirs="> $GSTAT_MAX (stopped)"
         else
-            theirs="failed: $(grep -m1 -o 'out of dynamic memory\|Error.*' "$w/g.err")"
+            theirs="failed ($(grep -m1 -o 'out of dynamic memory' "$w/g.err" || echo "an error"))"
         fi
     fi
     echo "| $job ($(echo "$g" | awk '{print $4 " x " $5}') nodes) | $ours | $theirs | $ratio |"
