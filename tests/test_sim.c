@@ -15,7 +15,8 @@
  *   average: variance ratio within 5 %, RMS difference of the means below
  *   0.2 sigma_K (of which sqrt(2 / N) = 0.045 is sampling; the rest is
  *   sequential simulation's approximation: gstat's neighbourhood mixes data
- *   and simulated nodes). */
+ *   and simulated nodes);
+ * - points off the lattice with a short range: the same per-node checks. */
 #include "test_common.h"
 
 #include <math.h>
@@ -329,6 +330,64 @@ static void test_meuse_gstat(void **state)
     trv_ctx_free(ctx);
 }
 
+/* Points off the lattice with a range short against the cell: their U is
+ * mostly the simple-kriging error drawn for them, so the per-node variance
+ * checks (as above, N = 2000) fail without it. */
+static void test_points_off_lattice(void **state)
+{
+    (void)state;
+    enum { N = 2000, NX = 12, NP = 40 };
+    trv_ctx *ctx = trv_ctx_new();
+    krg_points *p = NULL;
+    assert_int_equal(krg_points_new(ctx, NP, &p), TRV_OK);
+    trv_rng r;
+    trv_rng_seed(&r, 9);
+    for (int i = 0; i < NP; i++) {
+        p->x[i] = 500000 + 120 * trv_rng_uniform(&r);
+        p->y[i] = 3700000 - 120 * trv_rng_uniform(&r);
+        p->z[i] = 10 * trv_rng_uniform(&r);
+    }
+    krg_model m = {KRG_EXP, 0, 3.0, 6.0, 0};
+    krg_opts o;
+    krg_opts_init(&o);
+    krg_index *ix = NULL;
+    char *wkt = NULL;
+    assert_int_equal(krg_index_new(ctx, p, &ix), TRV_OK);
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32616", &wkt), TRV_OK);
+    geo_grid t = {NX, NX, {500000, 10, 0, 3700000, 0, -10}, wkt};
+    geo_raster *pred = NULL, *std = NULL;
+    assert_int_equal(krg_grid_points(ctx, p, ix, &m, &o, wkt, &t, &pred, &std), TRV_OK);
+    krg_sim *s = NULL;
+    assert_int_equal(krg_sim_new(ctx, p, NULL, &ix, &m, &o, 1, wkt, pred, 8, 0, &s), TRV_OK);
+    double sum[NX * NX] = {0}, sum2[NX * NX] = {0};
+    float out[NX * NX];
+    for (int k = 0; k < N; k++) {
+        assert_int_equal(krg_sim_get(ctx, s, k, out, NULL), TRV_OK);
+        for (int i = 0; i < NX * NX; i++) {
+            double e = out[i] - pred->f32[i];
+            sum[i] += e;
+            sum2[i] += e * e;
+        }
+    }
+    double worst_m = 0, worst_v = 0, tol_v = 5 * sqrt(2.0 / (N - 1));
+    for (int i = 0; i < NX * NX; i++) {
+        double sk = std->f32[i], mean = sum[i] / N, var = (sum2[i] - N * mean * mean) / (N - 1);
+        worst_m = fmax(worst_m, fabs(mean) / (sk / sqrt(N)));
+        worst_v = fmax(worst_v, fabs(var / (sk * sk) - 1));
+    }
+    printf("  %d points off the lattice, %d realisations: mean up to %.2f sigma_K/sqrt(N), variance / kriging "
+           "variance - 1 up to %.3f (limit %.3f)\n",
+           NP, N, worst_m, worst_v, tol_v);
+    assert_true(worst_m <= 5);
+    assert_true(worst_v <= tol_v);
+    krg_sim_free(s);
+    geo_raster_free(pred);
+    geo_raster_free(std);
+    krg_points_free(p);
+    free(wkt);
+    trv_ctx_free(ctx);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -341,7 +400,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fft),           cmocka_unit_test(test_unconditional_variogram),
         cmocka_unit_test(test_conditional_moments), cmocka_unit_test(test_paths_threads),
-        cmocka_unit_test(test_meuse_gstat),
+        cmocka_unit_test(test_meuse_gstat), cmocka_unit_test(test_points_off_lattice),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
