@@ -15,7 +15,7 @@
  * flat valley floors the hills' roughness, so P(slope > 5) is
  * over-predicted there (measured: by up to 0.22). With TRV_CALIB_PNG set, the
  * reliability diagram is drawn there (docs/img/calibration.png:
- * TRV_CALIB_PNG=docs/img/calibration.png build/rel/tests/test_sim_calib). */
+ * TRV_CALIB_PNG=docs/img/calibration.png build/rel/tests/test_krige_sim_calib). */
 #include "test_common.h"
 
 #include <math.h>
