@@ -474,6 +474,7 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@TRV_BIN=$(BINDIR) sh bench/run.sh
 	@TRV_BIN=$(BINDIR) sh bench/krige.sh
+	@TRV_BIN=$(BINDIR) sh bench/krige_sim.sh
 	@TRV_BIN=$(BINDIR) sh bench/speed.sh
 	@TRV_BIN=$(BINDIR) sh bench/cost.sh
 	@TRV_BIN=$(BINDIR) sh bench/route.sh

@@ -60,6 +60,10 @@ def krige_run():
     ]
 
 
+# conditional realisations: a multi-band file for the stages after kriging, not a layer to view
+KRIGE_SIM_OMITTED = {o: "the realisations (a multi-band file for later stages): on the command line"
+                     for o in ("--nsim", "--sim")}
+
 KRIGE = Tool(
     "krige", "trv-krige", "Krige a DEM onto a metric grid", "Terrain",
     "Ordinary kriging of a DEM (any GDAL raster, any CRS) onto a regular metric grid: sample variogram, "
@@ -67,7 +71,8 @@ KRIGE = Tool(
     "neighbourhoods, kriging variance. Step 1 of the pipeline.",
     [Raster(None, "DEM (any GDAL raster, any CRS)", required=True)] + krige_grid() + krige_run(),
     [Layer("OUTPUT"), Layer("STD")],
-    omitted={o: "CSV input only: the algorithm 'Krige points from a CSV'" for o in ("--x", "--y", "--z", "--s_srs")})
+    omitted=dict({o: "CSV input only: the algorithm 'Krige points from a CSV'" for o in ("--x", "--y", "--z", "--s_srs")},
+                 **KRIGE_SIM_OMITTED))
 
 KRIGE_POINTS = Tool(
     "krige_points", "trv-krige", "Krige points from a CSV onto a metric grid", "Terrain",
@@ -79,7 +84,8 @@ KRIGE_POINTS = Tool(
         Text("--z", "Column of the value", required=True),
         Crs("--s_srs", "CRS of x and y", required=True),
     ] + krige_run(),
-    [Layer("OUTPUT"), Layer("STD")])
+    [Layer("OUTPUT"), Layer("STD")],
+    omitted=KRIGE_SIM_OMITTED)
 
 TERRAIN = Tool(
     "terrain", "trv-terrain", "Fuse the terrain (DEM, soil, land use)", "Terrain",

@@ -169,4 +169,27 @@ typedef struct rnd_profile {
 trv_status rnd_profile_png(trv_ctx *ctx, const rnd_profile *p, const char *tmp, const char *name);
 
 
+/* A reliability diagram: per series (e.g. a threshold), the observed
+ * frequency of an event against the predicted probability, one point per
+ * bin holding cells (count > 0), joined in bin order; the diagonal
+ * (perfect calibration) dashed; probabilities on both axes from 0 to 1. */
+typedef struct rnd_reliability_series {
+    const char *name;               /* the legend's text */
+    int n;                          /* bins, at most 64 */
+    const double *pred, *obs;       /* per bin: mean predicted probability, observed frequency */
+    const long *count;              /* per bin: cells */
+} rnd_reliability_series;
+
+typedef struct rnd_reliability {
+    int nseries;
+    const rnd_reliability_series *series;
+    const char *title;
+    const char *font;               /* NULL: $TRV_FONT, else DejaVu Sans */
+    int width, height;              /* at least 300 x 300 */
+} rnd_reliability;
+
+/* Draw r into the PNG tmp (errors name name); TRV_ERR_USAGE for no series
+ * or a size below the minimum. */
+trv_status rnd_reliability_png(trv_ctx *ctx, const rnd_reliability *r, const char *tmp, const char *name);
+
 #endif

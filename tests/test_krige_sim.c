@@ -1,0 +1,406 @@
+/* Conditional simulation (src/kriging/sim*.c, docs/method.md §1.11):
+ * - the FFT against the plain DFT sum;
+ * - unconditional fields: the experimental variogram over K fields at
+ *   lags 1, 2, 4 and 8 within 4 standard deviations of the model, the
+ *   standard deviation computed exactly for a Gaussian field
+ *   (Var(sum d_i^2) = 2 sum_ij Cov(d_i, d_j)^2 over the lattice's pairs);
+ * - conditional realisations of a DEM (samples on target nodes): samples
+ *   honoured, per node the mean over N realisations within 5 sigma_K /
+ *   sqrt(N) of the kriging prediction and the variance within 5 sqrt(2 /
+ *   (N - 1)) of the kriging variance (relative); the kept-weights and the
+ *   kriging paths agree; the same bits for any number of threads;
+ * - Meuse log(zinc) against the moments of gstat's krige(nsim = 1000,
+ *   nmax = 20) (tests/data/gstat/meuse_logzinc_sim*): our moments against
+ *   the ordinary kriging as above, and against gstat's node by node on
+ *   average: variance ratio within 5 %, RMS difference of the means below
+ *   0.2 sigma_K (of which sqrt(2 / N) = 0.045 is sampling; the rest is
+ *   sequential simulation's approximation: gstat's neighbourhood mixes data
+ *   and simulated nodes);
+ * - points off the lattice with a short range: the same per-node checks. */
+#include "test_common.h"
+
+#include <math.h>
+
+#include "kriging/krige.h"
+#include "kriging/sim.h"
+
+static void test_fft(void **state)
+{
+    (void)state;
+    enum { N = 64 };
+    double z[2 * N], ref[2 * N], tw[N];
+    trv_rng r;
+    trv_rng_seed(&r, 3);
+    for (int i = 0; i < 2 * N; i++)
+        z[i] = trv_rng_uniform(&r) - 0.5;
+    for (int k = 0; k < N; k++) {
+        double re = 0, im = 0;
+        for (int j = 0; j < N; j++) {
+            double a = -2 * M_PI * (double)j * k / N;
+            re += z[2 * j] * cos(a) - z[2 * j + 1] * sin(a);
+            im += z[2 * j] * sin(a) + z[2 * j + 1] * cos(a);
+        }
+        ref[2 * k] = re;
+        ref[2 * k + 1] = im;
+    }
+    krg_fft_twiddles(N, tw);
+    krg_fft(z, N, tw);
+    double worst = 0;
+    for (int i = 0; i < 2 * N; i++)
+        worst = fmax(worst, fabs(z[i] - ref[i]));
+    printf("  FFT of %d values against the DFT sum: max difference %.2e\n", N, worst);
+    assert_true(worst < 1e-12);
+}
+
+/* Cov(d_i, d_j) summed squared over the lattice's ordered pairs of lag h
+ * (along x) increments: Var(ghat) = that / (2 N^2). */
+static double vgm_sd(const krg_model *m, int n, int h, double dx)
+{
+    double s = 0, C0 = m->psill;
+    for (int dr = -(n - 1); dr <= n - 1; dr++)
+        for (int dc = -(n - h - 1); dc <= n - h - 1; dc++) {
+            double c = 2 * (C0 - krg_gamma(m, hypot(dr * dx, dc * dx))) -
+                       (C0 - krg_gamma(m, hypot(dr * dx, (dc + h) * dx))) -
+                       (C0 - krg_gamma(m, hypot(dr * dx, (dc - h) * dx)));
+            s += (double)(n - abs(dr)) * (n - h - abs(dc)) * c * c;
+        }
+    double N = (double)n * (n - h);
+    return sqrt(s / (2 * N * N));
+}
+
+static void test_unconditional_variogram(void **state)
+{
+    (void)state;
+    enum { n = 48, PAIRS = 100 };
+    const double dx = 10;
+    krg_model m = {KRG_EXP, 0, 2.0, 30.0, 0};
+    trv_ctx *ctx = trv_ctx_new();
+    krg_ce ce;
+    assert_int_equal(krg_ce_init(ctx, &ce, &m, n, n, dx, dx), TRV_OK);
+    assert_true(ce.lost == 0);
+    double *a = malloc(n * n * sizeof *a), *b = malloc(n * n * sizeof *b);
+    const int lags[4] = {1, 2, 4, 8};
+    double g[4] = {0};
+    for (int p = 0; p < PAIRS; p++) {
+        krg_ce_draw(&ce, 1000 + p, a, b);
+        for (int l = 0; l < 4; l++) {
+            int h = lags[l];
+            double s = 0;
+            for (int r = 0; r < n; r++)
+                for (int c = 0; c + h < n; c++) {
+                    double da = a[r * n + c + h] - a[r * n + c], db = b[r * n + c + h] - b[r * n + c];
+                    s += da * da + db * db;
+                }
+            g[l] += s / (2.0 * n * (n - h));
+        }
+    }
+    for (int l = 0; l < 4; l++) {
+        double got = g[l] / (2 * PAIRS), want = krg_gamma(&m, lags[l] * dx);
+        double sd = vgm_sd(&m, n, lags[l], dx) / sqrt(2 * PAIRS);
+        printf("  lag %g: variogram %.4f, model %.4f, sd %.4f (%.1f sd)\n", lags[l] * dx, got, want, sd,
+               (got - want) / sd);
+        assert_true(fabs(got - want) <= 4 * sd);
+    }
+    free(a);
+    free(b);
+    krg_ce_free(&ce);
+    trv_ctx_free(ctx);
+}
+
+/* A 10 x 10 DEM of 30 m cells in UTM, refined to 10 m: every sample is
+ * the centre of a target cell. */
+typedef struct dem_case {
+    krg_points *pts;
+    krg_source *src;
+    krg_index *ix;
+    geo_raster *pred, *std;
+    krg_model m;
+    krg_opts o;
+    char *wkt;
+} dem_case;
+
+static void dem_case_init(trv_ctx *ctx, dem_case *d, int threads)
+{
+    memset(d, 0, sizeof *d);
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32616", &d->wkt), TRV_OK);
+    geo_grid g = {10, 10, {500000, 30, 0, 3700000, 0, -30}, d->wkt};
+    geo_raster *dem = NULL;
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &dem), TRV_OK);
+    for (int r = 0; r < 10; r++)
+        for (int c = 0; c < 10; c++)
+            dem->f32[r * 10 + c] = (float)(100 + 2 * c - r + 3 * sin(0.7 * c) * cos(0.5 * r));
+    assert_int_equal(krg_source_new(ctx, dem, d->wkt, &d->src), TRV_OK);
+    geo_raster_free(dem);
+    d->pts = d->src->pts;
+    assert_int_equal(krg_index_new(ctx, d->pts, &d->ix), TRV_OK);
+    d->m = (krg_model){KRG_EXP, 0, 4.0, 60.0, 0};
+    krg_opts_init(&d->o);
+    d->o.threads = threads;
+    geo_grid t = {30, 30, {500000, 10, 0, 3700000, 0, -10}, d->wkt};
+    assert_int_equal(krg_refine(ctx, d->src, d->ix, &d->m, &d->o, &t, 1, &d->pred, &d->std, NULL), TRV_OK);
+    d->src->pts = NULL; /* the simulation borrows the points */
+}
+
+static void dem_case_free(dem_case *d)
+{
+    krg_points_free(d->pts);
+    krg_source_free(d->src);
+    krg_index_free(d->ix);
+    geo_raster_free(d->pred);
+    geo_raster_free(d->std);
+    free(d->wkt);
+}
+
+static krg_sim *dem_sim(trv_ctx *ctx, dem_case *d, double max_weights)
+{
+    krg_sim *s = NULL;
+    assert_int_equal(krg_sim_new(ctx, d->pts, &d->src, &d->ix, &d->m, &d->o, 1, d->wkt, d->pred, 11, max_weights, &s),
+                     TRV_OK);
+    assert_null(d->src);
+    return s;
+}
+
+static void test_conditional_moments(void **state)
+{
+    (void)state;
+    enum { N = 4000, NC = 900 };
+    trv_ctx *ctx = trv_ctx_new();
+    dem_case d;
+    dem_case_init(ctx, &d, 1);
+    krg_sim *s = dem_sim(ctx, &d, 0);
+    double *sum = calloc(NC, sizeof *sum), *sum2 = calloc(NC, sizeof *sum2);
+    float out[NC];
+    for (int k = 0; k < N; k++) {
+        assert_int_equal(krg_sim_get(ctx, s, k, out, NULL), TRV_OK);
+        for (int i = 0; i < NC; i++) {
+            double e = out[i] - d.pred->f32[i];
+            sum[i] += e;
+            sum2[i] += e * e;
+        }
+        for (int r = 0; r < 10; r++) /* the samples, honoured */
+            for (int c = 0; c < 10; c++)
+                assert_true(fabs(out[(3 * r + 1) * 30 + 3 * c + 1] - d.pts->z[r * 10 + c]) <= 1e-4);
+    }
+    double worst_m = 0, worst_v = 0, tol_v = 5 * sqrt(2.0 / (N - 1));
+    int checked = 0;
+    for (int i = 0; i < NC; i++) {
+        double sk = d.std->f32[i];
+        if (sk < 0.05)
+            continue;
+        double mean = sum[i] / N, var = (sum2[i] - N * mean * mean) / (N - 1);
+        worst_m = fmax(worst_m, fabs(mean) / (sk / sqrt(N)));
+        worst_v = fmax(worst_v, fabs(var / (sk * sk) - 1));
+        checked++;
+    }
+    printf("  %d realisations, %d nodes: mean - prediction up to %.2f sigma_K/sqrt(N) (limit 5), variance / kriging "
+           "variance - 1 up to %.3f (limit %.3f)\n",
+           N, checked, worst_m, worst_v, tol_v);
+    assert_true(checked > 700);
+    assert_true(worst_m <= 5);
+    assert_true(worst_v <= tol_v);
+    free(sum);
+    free(sum2);
+    krg_sim_free(s);
+    dem_case_free(&d);
+    trv_ctx_free(ctx);
+}
+
+/* The kept-weights and the kriging paths agree; threads change no bit. */
+static void test_paths_threads(void **state)
+{
+    (void)state;
+    enum { NC = 900 };
+    trv_ctx *ctx = trv_ctx_new();
+    dem_case d1, d3, dk;
+    dem_case_init(ctx, &d1, 1);
+    dem_case_init(ctx, &d3, 3);
+    dem_case_init(ctx, &dk, 2);
+    krg_sim *s1 = dem_sim(ctx, &d1, 0), *s3 = dem_sim(ctx, &d3, 0), *sk = dem_sim(ctx, &dk, 1);
+    float a[NC], b[NC], c[NC];
+    double worst = 0;
+    for (int k = 0; k < 5; k++) {
+        assert_int_equal(krg_sim_get(ctx, s1, k, a, NULL), TRV_OK);
+        assert_int_equal(krg_sim_get(ctx, s3, k, b, NULL), TRV_OK);
+        assert_int_equal(krg_sim_get(ctx, sk, k, c, NULL), TRV_OK);
+        assert_memory_equal(a, b, sizeof a);
+        for (int i = 0; i < NC; i++)
+            worst = fmax(worst, fabs(a[i] - c[i]));
+    }
+    printf("  kept weights against kriging each realisation: max difference %.2e m\n", worst);
+    assert_true(worst <= 1e-4);
+    krg_sim_free(s1);
+    krg_sim_free(s3);
+    krg_sim_free(sk);
+    dem_case_free(&d1);
+    dem_case_free(&d3);
+    dem_case_free(&dk);
+    trv_ctx_free(ctx);
+}
+
+static double num(const trv_csv *c, size_t r, const char *col)
+{
+    double v = NAN;
+    trv_ctx *ctx = trv_ctx_new();
+    int k = trv_csv_col(c, col);
+    assert_true(k >= 0);
+    assert_int_equal(trv_csv_double(ctx, c, r, k, &v), TRV_OK);
+    trv_ctx_free(ctx);
+    return v;
+}
+
+static trv_csv *load(char *p)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    trv_csv *c = NULL;
+    if (trv_csv_read(ctx, p, &c) != TRV_OK)
+        fail_msg("%s", trv_errmsg(ctx));
+    free(p);
+    trv_ctx_free(ctx);
+    return c;
+}
+
+static void test_meuse_gstat(void **state)
+{
+    (void)state;
+    enum { N = 1000, NX = 78, NY = 104 };
+    trv_ctx *ctx = trv_ctx_new();
+    trv_csv *c = load(data_path("meuse/meuse_points.csv"));
+    krg_points *p = NULL;
+    assert_int_equal(krg_points_new(ctx, trv_csv_nrows(c), &p), TRV_OK);
+    for (size_t i = 0; i < p->n; i++) {
+        p->x[i] = num(c, i, "x");
+        p->y[i] = num(c, i, "y");
+        p->z[i] = log(num(c, i, "zinc"));
+    }
+    trv_csv_free(c);
+    krg_model m = {KRG_SPH, 0.0506652166361623, 0.590610542350093, 897.041171303281, 0}; /* meuse_logzinc_fit.csv */
+    krg_opts o;
+    krg_opts_init(&o);
+    o.nmax = 20;
+    krg_index *ix = NULL;
+    char *wkt = NULL;
+    assert_int_equal(krg_index_new(ctx, p, &ix), TRV_OK);
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:28992", &wkt), TRV_OK);
+    geo_grid t = {NX, NY, {178440, 40, 0, 333760, 0, -40}, wkt};
+    geo_raster *pred = NULL, *std = NULL;
+    assert_int_equal(krg_grid_points(ctx, p, ix, &m, &o, wkt, &t, &pred, &std), TRV_OK);
+    krg_sim *s = NULL;
+    assert_int_equal(krg_sim_new(ctx, p, NULL, &ix, &m, &o, 1, wkt, pred, 5, 0, &s), TRV_OK);
+    double *sum = calloc(NX * NY, sizeof *sum), *sum2 = calloc(NX * NY, sizeof *sum2);
+    float *out = malloc(NX * NY * sizeof *out);
+    for (int k = 0; k < N; k++) {
+        assert_int_equal(krg_sim_get(ctx, s, k, out, NULL), TRV_OK);
+        for (int i = 0; i < NX * NY; i++) {
+            sum[i] += out[i];
+            sum2[i] += (double)out[i] * out[i];
+        }
+    }
+    trv_csv *ref = load(testdata_path("gstat/meuse_logzinc_sim_nmax20.csv"));
+    size_t n = trv_csv_nrows(ref);
+    double worst_m = 0, worst_v = 0, ratio = 0, d2 = 0;
+    for (size_t r = 0; r < n; r++) {
+        int col = (int)lround((num(ref, r, "x") - 178440) / 40 - 0.5), row = (int)lround((333760 - num(ref, r, "y")) / 40 - 0.5);
+        assert_true(col >= 0 && col < NX && row >= 0 && row < NY);
+        int i = row * NX + col;
+        double mean = sum[i] / N, var = (sum2[i] - N * mean * mean) / (N - 1), vk = (double)std->f32[i] * std->f32[i];
+        worst_m = fmax(worst_m, fabs(mean - pred->f32[i]) / sqrt(vk / N));
+        worst_v = fmax(worst_v, fabs(var / vk - 1));
+        ratio += var / num(ref, r, "var");
+        d2 += pow(mean - num(ref, r, "mean"), 2) / vk;
+    }
+    ratio /= n;
+    double rms = sqrt(d2 / n), tol_v = 5 * sqrt(2.0 / (N - 1));
+    printf("  Meuse, %d realisations at %zu nodes: mean - OK prediction up to %.2f sigma_K/sqrt(N), variance / OK "
+           "variance - 1 up to %.3f (limit %.3f); against gstat: variance ratio %.4f, RMS of the mean difference "
+           "%.3f sigma_K\n",
+           N, n, worst_m, worst_v, tol_v, ratio, rms);
+    assert_true(worst_m <= 5);
+    assert_true(worst_v <= tol_v);
+    assert_true(fabs(ratio - 1) <= 0.05);
+    assert_true(rms <= 0.2);
+    trv_csv_free(ref);
+    free(sum);
+    free(sum2);
+    free(out);
+    krg_sim_free(s);
+    geo_raster_free(pred);
+    geo_raster_free(std);
+    krg_points_free(p);
+    free(wkt);
+    trv_ctx_free(ctx);
+}
+
+/* Points off the lattice with a range short against the cell: their U is
+ * mostly the simple-kriging error drawn for them, so the per-node variance
+ * checks (as above, N = 2000) fail without it. */
+static void test_points_off_lattice(void **state)
+{
+    (void)state;
+    enum { N = 2000, NX = 12, NP = 40 };
+    trv_ctx *ctx = trv_ctx_new();
+    krg_points *p = NULL;
+    assert_int_equal(krg_points_new(ctx, NP, &p), TRV_OK);
+    trv_rng r;
+    trv_rng_seed(&r, 9);
+    for (int i = 0; i < NP; i++) {
+        p->x[i] = 500000 + 120 * trv_rng_uniform(&r);
+        p->y[i] = 3700000 - 120 * trv_rng_uniform(&r);
+        p->z[i] = 10 * trv_rng_uniform(&r);
+    }
+    krg_model m = {KRG_EXP, 0, 3.0, 6.0, 0};
+    krg_opts o;
+    krg_opts_init(&o);
+    krg_index *ix = NULL;
+    char *wkt = NULL;
+    assert_int_equal(krg_index_new(ctx, p, &ix), TRV_OK);
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32616", &wkt), TRV_OK);
+    geo_grid t = {NX, NX, {500000, 10, 0, 3700000, 0, -10}, wkt};
+    geo_raster *pred = NULL, *std = NULL;
+    assert_int_equal(krg_grid_points(ctx, p, ix, &m, &o, wkt, &t, &pred, &std), TRV_OK);
+    krg_sim *s = NULL;
+    assert_int_equal(krg_sim_new(ctx, p, NULL, &ix, &m, &o, 1, wkt, pred, 8, 0, &s), TRV_OK);
+    double sum[NX * NX] = {0}, sum2[NX * NX] = {0};
+    float out[NX * NX];
+    for (int k = 0; k < N; k++) {
+        assert_int_equal(krg_sim_get(ctx, s, k, out, NULL), TRV_OK);
+        for (int i = 0; i < NX * NX; i++) {
+            double e = out[i] - pred->f32[i];
+            sum[i] += e;
+            sum2[i] += e * e;
+        }
+    }
+    double worst_m = 0, worst_v = 0, tol_v = 5 * sqrt(2.0 / (N - 1));
+    for (int i = 0; i < NX * NX; i++) {
+        double sk = std->f32[i], mean = sum[i] / N, var = (sum2[i] - N * mean * mean) / (N - 1);
+        worst_m = fmax(worst_m, fabs(mean) / (sk / sqrt(N)));
+        worst_v = fmax(worst_v, fabs(var / (sk * sk) - 1));
+    }
+    printf("  %d points off the lattice, %d realisations: mean up to %.2f sigma_K/sqrt(N), variance / kriging "
+           "variance - 1 up to %.3f (limit %.3f)\n",
+           NP, N, worst_m, worst_v, tol_v);
+    assert_true(worst_m <= 5);
+    assert_true(worst_v <= tol_v);
+    krg_sim_free(s);
+    geo_raster_free(pred);
+    geo_raster_free(std);
+    krg_points_free(p);
+    free(wkt);
+    trv_ctx_free(ctx);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    geo_init();
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fft),           cmocka_unit_test(test_unconditional_variogram),
+        cmocka_unit_test(test_conditional_moments), cmocka_unit_test(test_paths_threads),
+        cmocka_unit_test(test_meuse_gstat), cmocka_unit_test(test_points_off_lattice),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
