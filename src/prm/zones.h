@@ -89,6 +89,9 @@ typedef struct prm_zones {
 trv_status prm_zones_read(trv_ctx *ctx, const char *path, const char *crossings, double radius_m,
                           const prm_terrain *t, prm_zones **out);
 void prm_zones_free(prm_zones *z);
+/* The segments' bucket index of z (at least one zone; prm_zones_read
+ * calls it, and risk.c for the zones it makes). */
+trv_status prm_zones_index(trv_ctx *ctx, prm_zones *z);
 /* z->burn on t's grid (zones_burn.c; prm_zones_read calls it). */
 trv_status prm_zones_burn(trv_ctx *ctx, const prm_terrain *t, prm_zones *z);
 

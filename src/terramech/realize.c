@@ -27,6 +27,21 @@ double tm_quantile_sorted(const float *v, int n, double p)
     return v[i] + (h - i) * ((double)v[i + 1] - v[i]);
 }
 
+void tm_real_cell(const tm_model *m, const geo_raster *dem, double ew, double ns, const unsigned char *soil,
+                  const unsigned char *lu, size_t i, float *speed, unsigned char *reason)
+{
+    int nx = dem->grid.nx, ny = dem->grid.ny, x = (int)(i % (size_t)nx), y = (int)(i / (size_t)nx);
+    const float *row = dem->f32 + (size_t)y * nx;
+    float slope = NODATA, nd = (float)dem->nodata;
+    if (!(dem->has_nodata && row[x] == nd)) { /* geo_slope_row's expression, so the same bits */
+        double gx, gy;
+        geo_horn_diff(y > 0 ? row - nx : NULL, row, y + 1 < ny ? row + nx : NULL, nx, x, dem->has_nodata, nd, &gx, &gy);
+        double dzdx = gx / (8 * ew), dzdy = gy / (8 * ns);
+        slope = (float)(atan(sqrt(dzdx * dzdx + dzdy * dzdy)) * (180.0 / M_PI));
+    }
+    tm_row(m, &slope, NODATA, soil + i, lu + i, 1, speed, reason, NULL);
+}
+
 void tm_real_clear(tm_real *r)
 {
     for (int k = 0; k < TM_REAL_NOUT; k++)
