@@ -1,6 +1,6 @@
 /*
  * risk.h — routes over terrain realisations (issue 17; docs/method.md
- * §2.11): trv-route --risk ALPHA and --mc N.
+ * §4.12): trv-route --risk ALPHA and --mc N.
  *
  * --risk ALPHA (0 <= ALPHA < 1): the route uses only cells with
  * P(NOGO) <= ALPHA, P(NOGO) from TERRAIN/p_nogo.tif (trv-speed

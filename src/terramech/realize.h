@@ -1,6 +1,6 @@
 /*
  * realize.h — the speed model over terrain realisations (docs/method.md
- * §2.11): trv-speed --realizations SIM.tif.
+ * §2.12): trv-speed --realizations SIM.tif.
  *
  * SIM.tif holds N realisations of the run's DEM, band k = realisation k,
  * on the run's grid (trv-krige --nsim writes dem_sim.tif). Each band goes
