@@ -195,6 +195,8 @@ int main(int argc, char **argv)
         {"width", 0, TRV_ARG_DOUBLE, &width, "M", "variogram lag width (default: cutoff / 15)"},
         {"nmax", 0, TRV_ARG_INT, &o.krige.nmax, "N", "neighbours per target (default 16; 0: all points)"},
         {"maxdist", 0, TRV_ARG_DOUBLE, &maxdist, "M", "targets with no sample this close are nodata"},
+        {"nsim", 0, TRV_ARG_INT, &o.nsim, "N", "also N conditional realisations (seeded by --seed), one band each"},
+        {"sim", 0, TRV_ARG_STRING, &paths.sim, "OUT.tif", "where the realisations go (default: dem_sim.tif beside -o)"},
         {"variogram", 0, TRV_ARG_STRING, &paths.variogram, "OUT.csv", "write the sample variogram and the model"},
         {"cv", 0, TRV_ARG_STRING, &paths.cv, "OUT.csv", "leave-one-out cross-validation of every input point"},
         {"points", 0, TRV_ARG_STRING, &paths.points, "OUT.csv", "write the point cloud x,y,z,std"},
@@ -245,12 +247,18 @@ int main(int argc, char **argv)
     o.want_cv = paths.cv != NULL;
     o.want_vgm = paths.variogram != NULL;
     o.want_std = paths.std != NULL || paths.points != NULL;
+    o.sim_seed = seed;
+    if (paths.sim && o.nsim <= 0)
+        tool_usage(&cli, ctx, "--sim goes with --nsim");
+    char *sim_path = NULL;
+    if (o.nsim > 0 && !paths.sim && !(paths.sim = sim_path = trv_path_beside(paths.dem, "dem_sim.tif")))
+        tool_usage(&cli, ctx, "out of memory");
 
     /* cross-option checks are usage errors (exit 2) */
     tool_usage_check(&cli, ctx, krg_job_opts_check(ctx, &o));
-    const char *const outs[5] = {paths.dem, paths.std, paths.variogram, paths.cv, paths.points};
+    const char *const outs[6] = {paths.dem, paths.std, paths.variogram, paths.cv, paths.points, paths.sim};
     const char *const ins[2] = {o.input, o.like};
-    tool_outputs_check(&cli, ctx, outs, 5, ins, 2);
+    tool_outputs_check(&cli, ctx, outs, 6, ins, 2);
     trv_ctx_set_seed(ctx, seed);
     trv_meta meta;
     trv_meta_init(&meta, cli.tool, argc, argv);
@@ -271,5 +279,6 @@ int main(int argc, char **argv)
             report(&j, &o, trv_now_s() - t0);
         krg_job_clear(&j);
     }
+    free(sim_path);
     return tool_end(&cli, ctx, st);
 }

@@ -529,4 +529,20 @@ void geo_init(void);
 const char *geo_gdal_version(void);
 const char *geo_proj_version(void);
 
+/* ---- multi-band Float32 GeoTIFFs, written band by band (raster_bands.c) -- */
+
+typedef struct geo_bands geo_bands;
+
+/* Create path (a trv_outset temporary) as a tiled, DEFLATE-compressed,
+ * band-interleaved Float32 GeoTIFF of nbands bands on grid, every band with
+ * nodata and unit (NULL: none), the file with meta (may be NULL); tiles
+ * compressed by `threads` threads. Bands are then written one at a time by
+ * geo_bands_put, so only one band need be in memory. */
+trv_status geo_bands_open(trv_ctx *ctx, const char *path, const geo_grid *grid, int nbands, double nodata,
+                          const char *unit, const trv_meta *meta, int threads, geo_bands **out);
+/* Band k (1-based) from data (nx * ny, row-major), with its description. */
+trv_status geo_bands_put(trv_ctx *ctx, geo_bands *b, int k, const float *data, const char *desc);
+/* Close (the first write error, if any); frees b. NULL accepted. */
+trv_status geo_bands_close(trv_ctx *ctx, geo_bands *b);
+
 #endif

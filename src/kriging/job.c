@@ -1,5 +1,6 @@
 /* The trv-krige stage: input, target grid, model, kriging, outputs. */
 #include "krige_priv.h"
+#include "sim.h"
 
 #include <errno.h>
 #include <float.h>
@@ -43,6 +44,8 @@ trv_status krg_job_opts_check(trv_ctx *ctx, const krg_job_opts *o)
         usage = "--maxdist must be positive";
     else if (o->krige.threads < 0)
         usage = "--threads must be positive";
+    else if (o->nsim < 0)
+        usage = "--nsim must be positive";
     else if (o->choice.cutoff < 0 || o->choice.width < 0)
         usage = "--cutoff and --width must be positive";
     else if ((o->x_col || o->y_col || o->z_col || o->s_srs) && !(o->x_col && o->y_col && o->z_col && o->s_srs))
@@ -56,6 +59,7 @@ void krg_job_clear(krg_job *j)
     geo_raster_free(j->std);
     krg_vgm_free(j->vgm);
     free(j->cands);
+    krg_sim_free(j->sim);
     krg_points_free(j->pts);
     free(j->work_wkt);
     free(j->input_label);
@@ -301,6 +305,10 @@ trv_status krg_job_run(trv_ctx *ctx, const krg_job_opts *o, krg_job *j)
             goto fail;
         krg_cv_summary(j->pts->z, j->cv_pred, j->cv_var, j->pts->n, &j->cv);
     }
+    j->nsim = o->nsim;
+    if (o->nsim > 0 && (st = krg_sim_new(ctx, j->pts, src ? &src : NULL, &ix, &j->model, &o->krige, o->allow_fast,
+                                         j->work_wkt, j->pred, o->sim_seed, 0, &j->sim)))
+        goto fail;
     krg_index_free(ix);
     krg_source_free(src);
     geo_raster_free(dem);
@@ -368,6 +376,11 @@ trv_status krg_job_write(trv_ctx *ctx, trv_outset *set, const krg_job *j, const 
     if (!st && paths->std &&
         (!(tmp = trv_outset_add(set, paths->std)) ||
          (st = geo_raster_write_threads(ctx, j->std, tmp, meta, j->threads))))
+        st = st ? st : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (!st && paths->sim && !j->sim)
+        st = trv_error(ctx, TRV_ERR_USAGE, "no realisations asked for (nsim 0)");
+    if (!st && paths->sim &&
+        (!(tmp = trv_outset_add(set, paths->sim)) || (st = krg_sim_write(ctx, j->sim, j->nsim, tmp, meta, j->threads))))
         st = st ? st : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     for (int k = 0; k < 3 && !st; k++) {
         if (!text[k] || (k == 1 && !j->cv_pred))

@@ -266,6 +266,8 @@ typedef struct krg_job_opts {
     int want_vgm;           /* the sample variogram even when the model is fixed */
     int allow_fast;         /* the regular-grid stencil (default 1) */
     int want_std;           /* the kriging standard deviation (default 1; 0: j->std stays NULL) */
+    int nsim;               /* > 0: that many conditional realisations (sim.h), seeded by sim_seed */
+    uint64_t sim_seed;
 } krg_job_opts;
 
 void krg_job_opts_init(krg_job_opts *o);
@@ -276,7 +278,7 @@ void krg_job_opts_init(krg_job_opts *o);
  * not given), without a type, or with nugget < 0, psill <= 0, range <= 0
  * (Pow: exponent in (0, 2]); a choice.kappa (NAN: not given) <= 0 or
  * without only == KRG_MAT; nmax < 0; maxdist <= 0; threads < 0; cutoff or
- * width < 0; an inverted te (has_te: xmin >= xmax or ymin >= ymax); some
+ * width < 0; nsim < 0; an inverted te (has_te: xmin >= xmax or ymin >= ymax); some
  * but not all of the CSV columns and s_srs.
  * TRV_ERR_USAGE on the first found; krg_job_run checks them first. */
 trv_status krg_job_opts_check(trv_ctx *ctx, const krg_job_opts *o);
@@ -295,6 +297,8 @@ typedef struct krg_job {
     krg_cv_stats cv;
     krg_refine_stats stats;
     int threads;            /* the resolved krige.threads: the writers compress with as many */
+    int nsim;
+    struct krg_sim *sim;    /* nsim > 0: the simulation, run as krg_job_write writes paths->sim (sim.h) */
 } krg_job;
 
 /* Check the options (krg_job_opts_check), read the input, choose the
@@ -305,6 +309,7 @@ void krg_job_clear(krg_job *j);
 
 typedef struct krg_job_paths {
     const char *dem, *std, *variogram, *cv, *points; /* NULL: not written (dem required) */
+    const char *sim;        /* the realisations (job run with nsim > 0), band by band */
 } krg_job_paths;
 
 /* Write the outputs into the caller's output set (std and points need a
@@ -313,7 +318,7 @@ typedef struct krg_job_paths {
  * with whatever else the run writes: all or none). The variogram CSV has
  * np, dist, gamma and the model's gamma at dist; the CV CSV x, y, observed,
  * pred, var (in the working CRS); the point cloud x, y, z, std of every
- * target cell with data (target CRS). */
+ * target cell with data (target CRS); the realisations as krg_sim_write. */
 trv_status krg_job_write(trv_ctx *ctx, trv_outset *set, const krg_job *j, const krg_job_paths *paths,
                          const trv_meta *meta);
 

@@ -1,0 +1,122 @@
+/*
+ * sim.h — conditional simulation of a kriged field (docs/method.md §1.8).
+ *
+ * A realisation is Z_s(x) = U(x) + K[z - U](x): U an unconditional
+ * Gaussian field with the model's covariance C(h) = sill - gamma(h), K the
+ * ordinary kriging predictor of krg_refine / krg_grid_points (the same
+ * neighbourhoods and weights as the kriged DEM) applied to the residuals
+ * z_i - U(x_i) at the samples. Then Z_s(x_i) = z_i wherever a sample is a
+ * target node, E[Z_s(x)] = K[z](x) and Var[Z_s(x)] = sigma_K^2(x), the
+ * kriging variance (Journel & Huijbregts 1978, ch. VII; Chiles & Delfiner
+ * 2012, §7.3: conditioning by kriging).
+ *
+ * U is simulated on the target lattice (extended to cover the samples) by
+ * circulant embedding (Dietrich & Newsam 1997; Wood & Chan 1994): the
+ * structured part (nugget 0) on a torus of M1 x M2 nodes (powers of two,
+ * at least the lattice plus the distance where C falls below 1e-6 psill),
+ * eigenvalues lambda = FFT(c); one complex FFT of sqrt(lambda / M1 M2)
+ * (a + ib), a, b iid N(0, 1), gives two independent realisations (its
+ * real and imaginary parts). Negative eigenvalues (the embedding is not
+ * positive definite) double the torus up to 2^25 nodes, then are set to 0
+ * and the variance lost is reported. The nugget is white noise
+ * N(0, nugget) per node and per sample. A sample that is not a lattice
+ * node takes U's structured part by simple kriging from the 4 x 4 nodes
+ * around it plus an independent N(0, sigma_SK^2) draw (the residuals of
+ * different samples are taken independent: the nodes between them screen
+ * them; exact when samples are nodes).
+ *
+ * Realisation k (0-based) depends only on (seed, k): pair k/2 of the FFT
+ * draws from the stream seeded by (seed, k/2), the nugget and sample
+ * draws from streams seeded by (seed, k); bytes are independent of the
+ * number of threads. The target grid must be a grid of the working CRS.
+ * Models without a sill (Pow) cannot be simulated this way: TRV_ERR_USAGE.
+ */
+#ifndef KRIGE_SIM_H
+#define KRIGE_SIM_H
+
+#include "krige.h"
+
+/* ---- circulant embedding (sim_fft.c) ------------------------------------ */
+
+typedef struct krg_ce {
+    int n1, n2;             /* the lattice: n1 columns (x), n2 rows (y) */
+    int m1, m2;             /* the torus, powers of two: m1 >= n1, m2 >= n2 */
+    double *sq;             /* m1 * m2: sqrt(max(lambda, 0) / (m1 m2)) */
+    double *work;           /* 2 * m1 * m2: the complex field */
+    double *tw1, *tw2;      /* twiddles of the m1 and m2 transforms */
+    double *colbuf;         /* a few columns, contiguous */
+    double lost;            /* fraction of the variance lost to negative eigenvalues */
+} krg_ce;
+
+/* The embedding of the structured part of m (its nugget left out) on a
+ * lattice of n1 x n2 nodes spaced dx (columns) and dy (rows). */
+trv_status krg_ce_init(trv_ctx *ctx, krg_ce *ce, const krg_model *m, int n1, int n2, double dx, double dy);
+void krg_ce_free(krg_ce *ce);
+/* Two independent unconditional fields (n1 * n2, row-major: row 0 first)
+ * from the stream seeded by seed. */
+void krg_ce_draw(krg_ce *ce, uint64_t seed, double *a, double *b);
+
+/* In-place complex FFT (forward, e^{-2 pi i jk/n}) of n = 2^p values
+ * (interleaved re, im) with the twiddles tw (krg_fft_twiddles: n/2
+ * complex e^{-2 pi i k/n}); exposed for its test. */
+void krg_fft_twiddles(int n, double *tw);
+void krg_fft(double *z, int n, const double *tw);
+/* A standard normal deviate (Box-Muller) from r. */
+double krg_normal(trv_rng *r);
+
+/* ---- the kriging weights of every target (sim_weights.c) ----------------- */
+
+/* Per target cell, the ordinary-kriging weights (float) of its
+ * neighbours (int32 indices; unused slots weight 0), from the same
+ * neighbourhoods as the kriged DEM: with a raster source (src) the nmax
+ * samples nearest to the centre of the target's block (krg_refine), else
+ * the nmax nearest to the target (krg_predict); cells nodata in pred or
+ * off the source raster have none. */
+typedef struct krg_simw {
+    int k;
+    size_t cells;
+    int32_t *idx;
+    float *w;
+} krg_simw;
+
+/* Weights above this many bytes are not kept by default (cells x nmax x 8). */
+#define KRG_SIMW_MAX_BYTES 1.0e9
+
+/* The weights of the cells of t (a grid of the samples' CRS); *out stays
+ * NULL when they would exceed max_bytes. Threaded (o->threads);
+ * the same bits for any number of threads. */
+trv_status krg_simw_new(trv_ctx *ctx, const krg_points *p, const krg_source *src, const krg_index *ix,
+                        const krg_model *m, const krg_opts *o, const geo_grid *t, const geo_raster *pred,
+                        double max_bytes, krg_simw **out);
+void krg_simw_free(krg_simw *W);
+
+/* ---- conditional simulation (sim.c) ------------------------------------- */
+
+typedef struct krg_sim krg_sim;
+
+/* Prepare the simulation of the kriging pred (the target grid and the
+ * kriged values, borrowed) of pts (in work_wkt; borrowed; both must
+ * outlive the object) with model m and options o: for a
+ * raster source, *src (its pts member NULL) and *ix are taken over (set to
+ * NULL); for points, src is NULL and *ix is taken. seed seeds every
+ * realisation (see above). */
+trv_status krg_sim_new(trv_ctx *ctx, const krg_points *pts, krg_source **src, krg_index **ix, const krg_model *m,
+                       const krg_opts *o, int allow_fast, const char *work_wkt, const geo_raster *pred,
+                       uint64_t seed, double max_weights, krg_sim **out);
+void krg_sim_free(krg_sim *s);
+
+/* Realisation k onto the target cells (nx * ny, nodata -9999 where the
+ * kriged DEM is nodata). If field is not NULL it receives the
+ * unconditional field U at the target nodes (nugget included). */
+trv_status krg_sim_get(trv_ctx *ctx, krg_sim *s, int k, float *out, double *field);
+/* The fraction of the structured variance lost to clipped eigenvalues (0
+ * when the embedding is exact). */
+double krg_sim_lost(const krg_sim *s);
+
+/* Realisations 0..n-1 into path (a trv_outset temporary): a band-
+ * interleaved Float32 GeoTIFF on the target grid, band k + 1 = realisation
+ * k described "realisation k + 1", nodata -9999, unit m; written band by
+ * band, so memory does not grow with n. */
+trv_status krg_sim_write(trv_ctx *ctx, krg_sim *s, int n, const char *path, const trv_meta *meta, int threads);
+
+#endif
