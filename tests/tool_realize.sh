@@ -1,9 +1,9 @@
 #!/bin/sh
-# trv-speed --realizations (issue 17) on a 90 m Jacksboro terrain: P(NOGO)
+# trv-speed and trv-cost --realizations (issue 17) on a 90 m Jacksboro terrain: P(NOGO)
 # by slope on tilted planes whose slopes are known (P = count / N, by
-# hand); P(NOGO) and the speed's mean, p10, p50, p90 against numpy over the
-# speed maps of the deterministic pipeline (trv-terrain + trv-speed) run on
-# each band alone; a one-band stack of dem.tif gives speed.tif; the same
+# hand); P(NOGO), the speed's mean, p10, p50, p90 and the cost's mean and
+# standard deviation against numpy over the maps of the deterministic
+# pipeline (trv-terrain + trv-speed + trv-cost) run on each band alone; a one-band stack of dem.tif gives speed.tif; the same
 # stack gives the same bytes; bad stacks (another grid, a missing file)
 # with clear errors and no outputs. Ends with "N passed, N failed, N skipped".
 set -u
@@ -15,6 +15,11 @@ tmp=$(mktemp -d /tmp/trv-realize-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib.sh"
 VEH=ugv_hua2022.ini
+cost() { # DIR [options]: trv-cost with the test's tables
+    d=$1
+    shift
+    "$BIN/trv-cost" -q --terrain "$d" --soils "$DATA/classes/soils.csv" --rules "$DATA/fuzzy/mobility.fcl" "$@"
+}
 speed() { # DIR [options]: trv-speed with the test's tables
     d=$1
     shift
@@ -98,12 +103,12 @@ refs=ok
 for k in 0 1 2 3 4 5 6; do
     "$BIN/trv-terrain" -q --dem "$tmp/band$k.tif" --soil "$DATA/jacksboro/soil_7p5arcsec.tif" \
         --landuse "$DATA/jacksboro/landuse_30m_utm16n.tif" --soil-classes "$DATA/classes/soils.csv" \
-        --landuse-classes "$DATA/classes/landuse.csv" -o "$tmp/b$k" && speed "$tmp/b$k" || refs=
+        --landuse-classes "$DATA/classes/landuse.csv" -o "$tmp/b$k" && speed "$tmp/b$k" && cost "$tmp/b$k" || refs=
 done
 cp -r "$tmp/t" "$tmp/s"
 if [ -z "$refs" ]; then
     bad "the per-band reference runs failed"
-elif speed "$tmp/s" --realizations "$tmp/sim.tif"; then
+elif speed "$tmp/s" --realizations "$tmp/sim.tif" && cost "$tmp/s" --realizations "$tmp/sim.tif"; then
     out=$($PY - "$tmp" <<'EOF'
 import sys, numpy as np
 from osgeo import gdal
@@ -112,17 +117,20 @@ def rd(f):
     ds = gdal.Open(d + '/' + f)
     return ds.GetRasterBand(1).ReadAsArray()
 v = np.array([rd('b%d/speed.tif' % k) for k in range(7)]).astype(np.float64)
+c = np.array([rd('b%d/cost.tif' % k) for k in range(7)]).astype(np.float64)
 g = np.array([rd('b%d/gonogo.tif' % k) for k in range(7)])
 data = ~np.any(g == 5, axis=0)
 bad = []
 want = {'p_nogo.tif': np.mean((g >= 1) & (g <= 4), axis=0), 'p_nogo_slope.tif': np.mean(g == 1, axis=0),
         'speed_mean.tif': v.mean(axis=0), 'speed_p10.tif': np.percentile(v, 10, axis=0),
-        'speed_p50.tif': np.percentile(v, 50, axis=0), 'speed_p90.tif': np.percentile(v, 90, axis=0)}
+        'speed_p50.tif': np.percentile(v, 50, axis=0), 'speed_p90.tif': np.percentile(v, 90, axis=0),
+        'cost_mean.tif': c.mean(axis=0), 'cost_std.tif': c.std(axis=0)}
 for f, w in want.items():
     got = rd('s/' + f)
     err = np.abs(got[data] - w[data].astype(np.float32)).max()
     if not err <= 1e-4: bad.append('%s off numpy by %g' % (f, err))
     if np.any(got[~data] != -9999): bad.append('%s: nodata cells not -9999' % f)
+if (want['cost_std.tif'][data] > 0.01).sum() < 100: bad.append('cost hardly varies: the check is weak')
 u = (want['p_nogo.tif'] > 0) & (want['p_nogo.tif'] < 1) & data
 if u.sum() < 100: bad.append('only %d uncertain cells: the check is weak' % u.sum())
 print('; '.join(bad) or 'OK')

@@ -298,7 +298,9 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
         t.top_speed_kmh /= z->min_factor; /* the time heuristics stay admissible (zones.h) */
         st = prm_zones_roadmap(ctx, &t, r); /* the crossings as nodes */
     }
-    if (!st && !isnan(o->risk) && !(st = prm_risk_zones(ctx, &t, o->terrain, o->risk, &z)))
+    double xy[4];
+    if (!st && !isnan(o->risk) && !(st = mission_ends(ctx, o, &t, xy)) &&
+        !(st = prm_risk_zones(ctx, &t, o->terrain, o->risk, xy, &z)))
         t.zones = z; /* risk.h: P(NOGO) above --risk as nogo zones (NULL: none above) */
     if (!st) {
         m->direction_aware = t.aniso != NULL;

@@ -43,27 +43,35 @@ static int add_run(prm_zones *z, int *cap, const geo_grid *g, int r, int c0, int
     return 0;
 }
 
-/* Cell i is GO in the terrain and above alpha in p. */
-static int risky(const geo_raster *p, const geo_raster *go, double alpha, size_t i)
+/* The risk's inputs: P(NOGO), the terrain's GO/NOGO, alpha, the ends' cells. */
+typedef struct risk_in {
+    const geo_raster *p, *go;
+    double alpha;
+    long ends[2];
+} risk_in;
+
+/* Cell i is GO in the terrain, above alpha, and not an end's. */
+static int risky(const risk_in *R, size_t i)
 {
-    return go->u8[i] == TM_GO && p->f32[i] > alpha && !geo_raster_is_nodata(p, i);
+    return R->go->u8[i] == TM_GO && R->p->f32[i] > R->alpha && !geo_raster_is_nodata(R->p, i) &&
+           (long)i != R->ends[0] && (long)i != R->ends[1];
 }
 
 /* The runs of risky cells, row by row (the terrain's NOGO cells are
  * avoided already: no zone for them). */
-static trv_status make_runs(trv_ctx *ctx, const geo_raster *p, const geo_raster *go, double alpha, prm_zones *z)
+static trv_status make_runs(trv_ctx *ctx, const risk_in *R, prm_zones *z)
 {
-    const geo_grid *g = &p->grid;
+    const geo_grid *g = &R->p->grid;
     int cap = 0;
     for (int r = 0; r < g->ny; r++) {
         size_t at = (size_t)r * g->nx;
         for (int c = 0; c < g->nx;) {
-            if (!risky(p, go, alpha, at + c)) {
+            if (!risky(R, at + c)) {
                 c++;
                 continue;
             }
             int c1 = c + 1;
-            while (c1 < g->nx && risky(p, go, alpha, at + c1))
+            while (c1 < g->nx && risky(R, at + c1))
                 c1++;
             if (add_run(z, &cap, g, r, c, c1))
                 return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
@@ -73,7 +81,8 @@ static trv_status make_runs(trv_ctx *ctx, const geo_raster *p, const geo_raster 
     return TRV_OK;
 }
 
-trv_status prm_risk_zones(trv_ctx *ctx, const prm_terrain *t, const char *dir, double alpha, prm_zones **out)
+trv_status prm_risk_zones(trv_ctx *ctx, const prm_terrain *t, const char *dir, double alpha, const double xy[4],
+                          prm_zones **out)
 {
     *out = NULL;
     char *path = trv_path_join(dir, tm_real_file(TM_REAL_P_NOGO)), name[64];
@@ -94,8 +103,10 @@ trv_status prm_risk_zones(trv_ctx *ctx, const prm_terrain *t, const char *dir, d
         st = geo_raster_read(ctx, gpath, GEO_U8, &go);
     if (!st)
         st = geo_grid_compare(ctx, &go->grid, gpath, t->grid, "the terrain");
-    if (!st)
-        st = make_runs(ctx, p, go, alpha, z);
+    if (!st) {
+        risk_in R = {p, go, alpha, {prm_cell_at(t, xy[0], xy[1]), prm_cell_at(t, xy[2], xy[3])}};
+        st = make_runs(ctx, &R, z);
+    }
     if (!st && z->n > 0 && !(st = prm_zones_index(ctx, z)))
         st = prm_zones_burn(ctx, t, z);
     if (!st && z->n > 0)

@@ -10,6 +10,7 @@
  * other cell), and the roadmap's edges, the end links, the corridor, the
  * smoothing and --grid obey it as they obey a nogo polygon of --zones:
  * the roadmap built without the rule, the rule enforced on every piece.
+ * The start's and the goal's cells are exempt.
  * Not with --zones, --alternatives, --via or --visit yet.
  *
  * --mc N: each route evaluated on the first N realisations of
@@ -32,9 +33,12 @@
 #include "zones.h"
 
 /* The nogo zones of --risk alpha on t's grid from dir/p_nogo.tif (its
- * grid must be t's: TRV_ERR_GRID naming both). No cell above alpha: an
- * empty set of zones (every query as without --risk). */
-trv_status prm_risk_zones(trv_ctx *ctx, const prm_terrain *t, const char *dir, double alpha, prm_zones **out);
+ * grid must be t's: TRV_ERR_GRID naming both); the cells of the start and
+ * the goal (xy: start x, y, goal x, y in t's CRS) are exempt: the mission
+ * is given there. No cell above alpha: *out NULL (every query as without
+ * --risk). */
+trv_status prm_risk_zones(trv_ctx *ctx, const prm_terrain *t, const char *dir, double alpha, const double xy[4],
+                          prm_zones **out);
 
 /* --mc nsim for routes[0..n-1]: stats.mc_n, p_pass and time_q_h of each
  * (prm_stats). dir/dem_sim.tif must hold at least nsim bands on t's grid
