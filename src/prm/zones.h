@@ -74,6 +74,8 @@ typedef struct prm_zones {
     int bnx, bny;
     int *bstart, *bseg;     /* CSR: segments of bucket k are bseg[bstart[k] .. bstart[k+1]) */
     unsigned char *burn;    /* per terrain cell: PRM_ZB_* bits (NOGO, or CROSS, and FACTOR) */
+    double burn_gt[6];      /* burn's grid (prm_zones_burn): geotransform and size, so that */
+    int burn_nx, burn_ny;   /* prm_zones_at skips the polygons where no cell is burned NOGO */
     double min_factor;      /* the smallest factor (1 when none below 1) */
     int skip;               /* a zone left out (prm_zones_explain), -1: none */
 } prm_zones;

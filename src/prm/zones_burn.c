@@ -92,6 +92,8 @@ trv_status prm_zones_burn(trv_ctx *ctx, const prm_terrain *t, prm_zones *z)
 {
     const geo_grid *g = t->grid;
     size_t n = (size_t)g->nx * g->ny;
+    memcpy(z->burn_gt, g->gt, sizeof z->burn_gt);
+    z->burn_nx = g->nx, z->burn_ny = g->ny;
     if (!(z->burn = calloc(n, 1)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     for (int k = 0; k < z->n; k++) {
