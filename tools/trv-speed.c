@@ -422,8 +422,8 @@ int main(int argc, char **argv)
         {"condition", 0, TRV_ARG_CHOICE, &mo.condition, "dry|normal|wet", "every soil in this condition: the moisture table's row of that name (normal: the soil table's values)"},
         {"moisture-raster", 0, TRV_ARG_STRING, &mo.raster, "FILE", "a soil-moisture raster (%, any CRS; nearest cell onto the terrain grid, written as DIR/moisture.tif): each soil at its median moisture over its cells"},
         {"clamp-moisture", 0, TRV_ARG_FLAG, &mo.clamp, NULL, "outside a soil's tabulated moistures use the nearest end's values (default: an error naming the soil and its range)"},
-        {"realizations", 0, TRV_ARG_STRING, &sims, "SIM.tif", "also the statistics over terrain realisations (band k = realisation k of dem.tif, e.g. trv-krige --nsim's dem_sim.tif): per cell P(NOGO) (p_nogo.tif; by slope: p_nogo_slope.tif) and the speed's mean, p10, p50, p90 (speed_mean.tif, speed_p10.tif, ...) in DIR"},
         {"moisture-table", 0, TRV_ARG_STRING, &mo.table, "CSV", "soil values per moisture (default: classes/soils_moisture.csv in the data directory; its codes and names those of --soils)"},
+        {"realizations", 0, TRV_ARG_STRING, &sims, "SIM.tif", "also the statistics over terrain realisations (band k = realisation k of dem.tif, e.g. trv-krige --nsim's dem_sim.tif): per cell P(NOGO) (p_nogo.tif; by slope: p_nogo_slope.tif) and the speed's mean, p10, p50, p90 (speed_mean.tif, speed_p10.tif, ...) in DIR"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
     static const char *const required[] = {"terrain", "vehicle", NULL};
