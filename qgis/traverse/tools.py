@@ -123,8 +123,8 @@ SPEED = Tool(
              advanced=True),
         File("--moisture-table", "Soil values per moisture [default: the bundled classes/soils_moisture.csv]", CSV,
              advanced=True),
-        Raster("--realizations", "Terrain realisations (band k = realisation k of dem.tif, trv-krige --nsim): "
-               "also P(NOGO) and the speed's p10/p50/p90 per cell", advanced=True),
+        File("--realizations", "Terrain realisations (band k = realisation k of dem.tif, trv-krige --nsim): "
+             "also P(NOGO) and the speed's p10/p50/p90 per cell", "GeoTIFF (*.tif *.tiff)", advanced=True),
         Stdout(),
     ],
     [Folder("TERRAIN", "Terrain folder (with speed.tif, gonogo.tif and limit.tif)"),
@@ -142,8 +142,8 @@ COST = Tool(
         Choice("--defuzzifier", "Defuzzifier [default: the rules file's METHOD]", ["centroid", "mom", "som"]),
         File("--soils", "Soil table with code and ci_kPa [default: the bundled classes/soils.csv]", CSV),
         Number("--threads", "Worker threads [default: all cores]", integer=True, minimum=1, advanced=True),
-        Raster("--realizations", "Terrain realisations (band k = realisation k of dem.tif, trv-krige --nsim): "
-               "also the cost's mean and standard deviation per cell", advanced=True),
+        File("--realizations", "Terrain realisations (band k = realisation k of dem.tif, trv-krige --nsim): "
+             "also the cost's mean and standard deviation per cell", "GeoTIFF (*.tif *.tiff)", advanced=True),
         Stdout(),
     ],
     [Folder("TERRAIN", "Terrain folder (with cost.tif and class.tif)"),
