@@ -373,15 +373,19 @@ $(UNC)/p_nogo.tif $(UNC)/speed.json &: $(UNC)/dem_sim.tif $(OUT)/cost.tif $(OUT)
 $(UNC)/route_stats.csv $(UNC)/route.geojson &: $(UNC)/p_nogo.tif $(OUT)/roadmap.gpkg $(BINDIR)/trv-route
 	$(BINDIR)/trv-route -q --roadmap $(OUT)/roadmap.gpkg --terrain $(UNC) --from $(FROM) --to $(TO) --compare --no-timing \
 	    --mc $(NSIM) -o $(UNC)/route.geojson --stats $(UNC)/route_stats.csv
-$(UNC)/risk/route_stats.csv $(UNC)/risk/route_risk.geojson &: $(UNC)/p_nogo.tif $(OUT)/roadmap.gpkg $(BINDIR)/trv-route
+# (an area or resolution where no route keeps to --risk: a note, and the
+# report and the map without those routes)
+$(UNC)/risk/route_stats.csv: $(UNC)/p_nogo.tif $(OUT)/roadmap.gpkg $(BINDIR)/trv-route
 	@mkdir -p $(UNC)/risk
 	$(BINDIR)/trv-route -q --roadmap $(OUT)/roadmap.gpkg --terrain $(UNC) --from $(FROM) --to $(TO) --compare --no-timing \
-	    --risk $(RISK) --mc $(NSIM) -o $(UNC)/risk/route_risk.geojson --stats $(UNC)/risk/route_stats.csv
+	    --risk $(RISK) --mc $(NSIM) -o $(UNC)/risk/route_risk.geojson --stats $@ || \
+	    { echo "demo: no route keeps to --risk $(RISK) here" >&2; rm -f $(UNC)/risk/route_risk.geojson; \
+	      echo "no route keeps to --risk $(RISK)" > $@; }
 DEMO_PNGS += $(PNG)/p_nogo.png
 $(PNG)/p_nogo.png: $(UNC)/p_nogo.tif $(OUT)/dem.tif $(UNC_ROUTES) $(BINDIR)/trv-render
 	@mkdir -p $(PNG)
 	$(BINDIR)/trv-render -q $(UNC)/p_nogo.tif --hillshade $(OUT)/dem.tif --overlay $(UNC)/route.geojson --route mmcr \
-	    --overlay $(UNC)/risk/route_risk.geojson --legend \
+	    $$([ -f $(UNC)/risk/route_risk.geojson ] && echo --overlay $(UNC)/risk/route_risk.geojson) --legend \
 	    --title "P(NOGO) over $(NSIM) terrain realisations; MMCR without and with --risk $(RISK)" -o $@
 
 # the QGIS project (every layer, styled, in order) and the mission report
