@@ -401,6 +401,44 @@ $(PNG)/route_river.png: $(OUT)/cost.tif $(OUT)/dem.tif $(RIVER_OUT) $(RIVER) $(B
 	    $(if $(BRIDGE),--overlay $(BRIDGE)) --legend --title "A river and one bridge: the routes with the river" -o $@
 endif
 
+# terrain uncertainty (issue 17; docs/method.md §2.12, §4.12): NSIM conditional
+# realisations of the kriged DEM (trv-krige --nsim), the speed model over them
+# (P(NOGO), speed p10/p50/p90) and the routes evaluated on them (--mc), also
+# under --risk RISK, in $(UNC): a run directory whose terrain layers are the
+# main run's (linked), so that no layer of $(OUT) changes. On Jacksboro at
+# 30 m the goal is ringed by cells of P(NOGO) above 0.1: --risk 0.05 and 0.1
+# find no route, 0.2 does
+NSIM ?= 20
+RISK ?= 0.2
+UNC := $(OUT)/uncertainty
+UNC_ROUTES := $(UNC)/route_stats.csv $(UNC)/risk/route_stats.csv
+$(UNC)/dem_sim.tif: $(DEM) $(BINDIR)/trv-krige
+	@mkdir -p $(UNC)
+	$(BINDIR)/trv-krige -q $(DEM) $(if $(T_SRS),--t_srs $(T_SRS)) --tr $(RES) --seed $(SEED) --nsim $(NSIM) \
+	    -o $(UNC)/dem_kriged.tif --sim $@
+$(UNC)/p_nogo.tif $(UNC)/speed.json &: $(UNC)/dem_sim.tif $(OUT)/cost.tif $(OUT)/class.tif $(VEHICLE) \
+    $(BINDIR)/trv-speed $(SOIL_CLASSES) $(LANDUSE_CLASSES)
+	@ln -sf ../dem.tif ../slope.tif ../soil.tif ../landuse.tif ../cost.tif ../class.tif $(UNC)/
+	$(BINDIR)/trv-speed -q --terrain $(UNC) --vehicle $(VEHICLE) --soils $(SOIL_CLASSES) \
+	    --landuse-classes $(LANDUSE_CLASSES) $(if $(CONDITION),--condition $(CONDITION)) --realizations $(UNC)/dem_sim.tif
+$(UNC)/route_stats.csv $(UNC)/route.geojson &: $(UNC)/p_nogo.tif $(OUT)/roadmap.gpkg $(BINDIR)/trv-route
+	$(BINDIR)/trv-route -q --roadmap $(OUT)/roadmap.gpkg --terrain $(UNC) --from $(FROM) --to $(TO) --compare --no-timing \
+	    --mc $(NSIM) -o $(UNC)/route.geojson --stats $(UNC)/route_stats.csv
+# (an area or resolution where no route keeps to --risk: a note, and the
+# report and the map without those routes)
+$(UNC)/risk/route_stats.csv: $(UNC)/p_nogo.tif $(OUT)/roadmap.gpkg $(BINDIR)/trv-route
+	@mkdir -p $(UNC)/risk
+	$(BINDIR)/trv-route -q --roadmap $(OUT)/roadmap.gpkg --terrain $(UNC) --from $(FROM) --to $(TO) --compare --no-timing \
+	    --risk $(RISK) --mc $(NSIM) -o $(UNC)/risk/route_risk.geojson --stats $@ || \
+	    { echo "demo: no route keeps to --risk $(RISK) here" >&2; rm -f $(UNC)/risk/route_risk.geojson; \
+	      echo "no route keeps to --risk $(RISK)" > $@; }
+DEMO_PNGS += $(PNG)/p_nogo.png
+$(PNG)/p_nogo.png: $(UNC)/p_nogo.tif $(OUT)/dem.tif $(UNC_ROUTES) $(BINDIR)/trv-render
+	@mkdir -p $(PNG)
+	$(BINDIR)/trv-render -q $(UNC)/p_nogo.tif --hillshade $(OUT)/dem.tif --overlay $(UNC)/route.geojson --route mmcr \
+	    $$([ -f $(UNC)/risk/route_risk.geojson ] && echo --overlay $(UNC)/risk/route_risk.geojson) --legend \
+	    --title "P(NOGO) over $(NSIM) terrain realisations; MMCR without and with --risk $(RISK)" -o $@
+
 # the QGIS project (every layer, styled, in order) and the mission report
 SIM_RUNS := $(OUT)/sim/metrics.json $(if $(BLOCKED),$(OUT)/sim_blocked/metrics.json)
 $(OUT)/project.qgs: $(OUT)/route.geojson $(OUT)/class.tif $(SIM_RUNS) $(DEMO_PNGS) $(BINDIR)/trv-project

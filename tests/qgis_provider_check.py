@@ -354,6 +354,26 @@ def check_algorithms(data, inp, work):
     same("cost_eval", "traverse:cost_eval", {
         "RULES": d("fuzzy/mobility.fcl"), "DEFUZZIFIER": 2, "EVAL": i("eval.csv"), "OUTPUT": w("eval.csv")},
         ["--rules", d("fuzzy/mobility.fcl"), "--defuzzifier", "som", "--eval", i("eval.csv"), "-o", w("eval.csv")], W)
+    # terrain realisations (issue 17): dem.tif and dem.tif + 1 m as two bands, in their own copy of the layers
+    R = os.path.join(work, "realizations")
+    os.makedirs(R)
+    for f in ("dem.tif", "slope.tif", "soil.tif", "landuse.tif"):
+        shutil.copy(w(f), R)
+    sim = os.path.join(R, "dem_sim.tif")
+    src = gdal.Open(w("dem.tif"))
+    z = src.GetRasterBand(1).ReadAsArray()
+    ds = gdal.GetDriverByName("GTiff").Create(sim, src.RasterXSize, src.RasterYSize, 2, gdal.GDT_Float32)
+    ds.SetGeoTransform(src.GetGeoTransform())
+    ds.SetProjection(src.GetProjection())
+    for k in (1, 2):
+        ds.GetRasterBand(k).WriteArray(__import__("numpy").where(z == -9999, z, z + (k - 1)))
+        ds.GetRasterBand(k).SetNoDataValue(-9999)
+    ds = src = None
+    same("speed over realisations", "traverse:speed", {
+        "TERRAIN": R, "VEHICLE": d("vehicles/ugv_hua2022.ini"), "REALIZATIONS": sim},
+        ["--terrain", R, "--vehicle", d("vehicles/ugv_hua2022.ini"), "--realizations", sim], R)
+    same("cost over realisations", "traverse:cost", {"TERRAIN": R, "REALIZATIONS": sim},
+         ["--terrain", R, "--realizations", sim], R, drop_time)
     same("roadmap", "traverse:roadmap", {
         "TERRAIN": W, "OUTPUT": w("roadmap.gpkg"), "NODES": 2000, "K": 10, "SEED": 3, "STDOUT": w("roadmap.txt")},
         ["--terrain", W, "-o", w("roadmap.gpkg"), "--nodes", "2000", "--k", "10", "--seed", "3"], W)
@@ -410,6 +430,11 @@ def check_algorithms(data, inp, work):
         "RETURN": True, "STRATEGY": 3, "NO_TIMING": True, "OUTPUT": w("route_visit.geojson")},
         ["--roadmap", w("roadmap.gpkg"), "--terrain", W, "--from", FROM, "--strategy", "time", "--visit",
          "-84.29868,36.65383;-84.32111,36.60652", "--return", "--no-timing", "-o", w("route_visit.geojson")], W)
+    same("route over realisations", "traverse:route", {
+        "ROADMAP": w("roadmap.gpkg"), "TERRAIN": R, "FROM": FROM, "TO": TO, "NO_TIMING": True, "RISK": 0.5, "MC": 2,
+        "OUTPUT": os.path.join(R, "route_risk.geojson")},
+        ["--roadmap", w("roadmap.gpkg"), "--terrain", R, "--from", FROM, "--to", TO, "--no-timing", "--risk", "0.5",
+         "--mc", "2", "-o", os.path.join(R, "route_risk.geojson")], R)
     same("sim", "traverse:sim", {
         "TERRAIN": W, "SCENARIO": d("scenarios/demo.ini"), "OUTPUT": w("sim"), "ROUTE": w("route.csv"), "SEED": 2,
         "SOILS": d("classes/soils.csv"), "LANDUSE_CLASSES": d("classes/landuse.csv"),

@@ -3,6 +3,7 @@
  * fz_eval_csv (--eval) -> exit status. */
 #include "core/json.h"
 #include "fuzzy/fuzzy.h"
+#include "fuzzy/realize.h"
 #include "qgis/qgis.h"
 #include "run/run.h"
 #include "tool.h"
@@ -68,22 +69,52 @@ static void summary(trv_json *js, const fz_engine *e, const fz_map *m, const cha
     trv_json_num(js, "cost_mean_go", "%.10g", m->cost_mean_go);
 }
 
+/* --realizations: cost_mean.tif and cost_std.tif (realize.h) with their
+ * styles in the set, and cost.json's "realizations" object. */
+static trv_status write_realizations(trv_ctx *ctx, trv_outset *set, const fz_engine *e, const char *dir,
+                                     const char *soils, const char *sims, const trv_meta *meta, trv_json *js)
+{
+    fz_real r;
+    trv_status st = fz_realize(ctx, e, dir, soils, sims, &r);
+    const char *const files[2] = {FZ_REAL_MEAN_TIF, FZ_REAL_STD_TIF};
+    geo_raster *const maps[2] = {r.mean, r.std};
+    for (int k = 0; k < 2 && !st; k++) {
+        char *path = trv_path_join(dir, files[k]);
+        const char *tmp = path ? trv_outset_add(set, path) : NULL;
+        if (!(st = qgis_qml_stage(ctx, set, dir, files[k], maps[k])))
+            st = tmp ? geo_raster_write(ctx, maps[k], tmp, meta) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        free(path);
+    }
+    if (!st) {
+        trv_json_obj(js, "realizations");
+        trv_json_str(js, "file", sims);
+        trv_json_int(js, "count", r.n);
+        trv_json_num(js, "cost_std_mean", "%.10g", r.std_mean);
+        trv_json_num(js, "cost_std_max", "%.10g", r.std_max);
+        trv_json_end(js);
+    }
+    fz_real_clear(&r);
+    return st;
+}
+
 /* cost.tif, class.tif, the style of cost.tif (class.tif has its colour
  * table) and DIR/cost.json in one set: all or none. */
 static trv_status write_all(trv_ctx *ctx, const fz_engine *e, fz_map *m, const char *dir, const char *rules,
-                            const char *soils, const trv_meta *meta)
+                            const char *soils, const char *sims, const trv_meta *meta)
 {
     tool_out out;
     trv_status st = tool_out_open(ctx, &out, trv_path_join(dir, run_other_file(RUN_O_COST_JSON)));
     if (!st && !(st = qgis_qml_stage(ctx, out.set, dir, run_file(RUN_COST), m->cost)) &&
         !(st = fz_map_write(ctx, out.set, m, dir, meta)))
         summary(out.js, e, m, rules, soils, meta);
+    if (!st && sims)
+        st = write_realizations(ctx, out.set, e, dir, soils, sims, meta, out.js);
     return tool_out_close(ctx, &out, st);
 }
 
 int main(int argc, char **argv)
 {
-    const char *terrain = NULL, *rules = NULL, *eval = NULL, *out = NULL, *soils = NULL, *defuzz = NULL;
+    const char *terrain = NULL, *rules = NULL, *eval = NULL, *out = NULL, *soils = NULL, *defuzz = NULL, *sims = NULL;
     int threads = 0;
     const trv_opt opts[] = {
         {"terrain", 0, TRV_ARG_STRING, &terrain, "DIR",
@@ -97,6 +128,7 @@ int main(int argc, char **argv)
          "evaluate the rules on a CSV whose columns include every input; adds mobility, cost, class"},
         {"output", 'o', TRV_ARG_STRING, &out, "OUT.csv", "with --eval: write here instead of standard output"},
         {"threads", 0, TRV_ARG_INT, &threads, "N", "worker threads for the map (default: all cores)"},
+        {"realizations", 0, TRV_ARG_STRING, &sims, "SIM.tif", "with --terrain: also the cost's mean and standard deviation over terrain realisations (band k = realisation k of dem.tif, e.g. trv-krige --nsim's dem_sim.tif; the speed model of DIR's trv-speed copies): DIR/cost_mean.tif, DIR/cost_std.tif"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
     const trv_cli cli = {
@@ -120,16 +152,19 @@ int main(int argc, char **argv)
         usage = "-o goes with --eval (the map is written into the --terrain directory)";
     else if (soils && !terrain)
         usage = "--soils goes with --terrain";
+    else if (sims && !terrain)
+        usage = "--realizations goes with --terrain";
     else if (threads < 0)
         usage = "--threads must be positive";
     if (usage)
         tool_usage(&cli, ctx, usage);
-    const char *const ins[3] = {eval, rules, soils};
-    const char *const names[3] = {run_file(RUN_COST), run_file(RUN_CLASS), run_other_file(RUN_O_COST_JSON)};
+    const char *const ins[4] = {eval, rules, soils, sims};
+    const char *const names[5] = {run_file(RUN_COST), run_file(RUN_CLASS), run_other_file(RUN_O_COST_JSON),
+                                  FZ_REAL_MEAN_TIF, FZ_REAL_STD_TIF};
     if (terrain)
-        tool_outputs_check_dir(&cli, ctx, terrain, names, 3, NULL, 0, ins, 3);
+        tool_outputs_check_dir(&cli, ctx, terrain, names, sims ? 5 : 3, NULL, 0, ins, 4);
     else
-        tool_outputs_check(&cli, ctx, &out, 1, ins, 3);
+        tool_outputs_check(&cli, ctx, &out, 1, ins, 4);
     if (!terrain)
         trv_ctx_set_progress(ctx, NULL, NULL); /* --eval writes to stdout: keep the terminal clean */
 
@@ -160,7 +195,7 @@ int main(int argc, char **argv)
         o.soils_path = soils;
         o.threads = threads;
         if (!(st = fz_map_build(ctx, e, &o, &m)))
-            st = write_all(ctx, e, &m, terrain, rules, soils, &meta);
+            st = write_all(ctx, e, &m, terrain, rules, soils, sims, &meta);
         if (!st && !res.quiet)
             report(e, &m, rules, terrain);
         fz_map_clear(&m);

@@ -6,6 +6,7 @@
 #include "prm/no_route.h"
 #include "prm/prm.h"
 #include "prm/profile.h"
+#include "prm/risk.h"
 #include "qgis/qgis.h"
 #include "render/render.h"
 #include "run/run.h"
@@ -73,6 +74,8 @@ static void summary(trv_json *js, const prm_mission_opts *o, const prm_mission *
         trv_json_num(js, "crossing_radius_m", "%.10g", o->crossing_radius);
     }
     trv_json_end(js);
+    if (!isnan(o->risk))
+        trv_json_num(js, "risk_alpha", "%.10g", o->risk);
     trv_json_str(js, "travel_time", m->direction_aware ? "direction-aware" : "isotropic");
     if (!m->direction_aware)
         trv_json_str(js, "travel_time_note", m->time_note);
@@ -96,6 +99,7 @@ static void summary(trv_json *js, const prm_mission_opts *o, const prm_mission *
             trv_json_int(js, "rank", R->rank);
             trv_json_num(js, "overlap_best", "%.10g", R->overlap);
         }
+        prm_risk_json(js, s);
         prm_time_shares_json(js, m->profiles, k);
         if (timing) {
             trv_json_num(js, "plan_s", "%.3f", s->plan_s);
@@ -219,6 +223,11 @@ static void print_mission(const prm_mission *m)
         printf("  leg %-3d %-9s -> %-9s %8.0f m %8.3f h\n", k + 1, m->legs->name[g->from], m->legs->name[g->to],
                g->r.stats.distance_m, g->r.stats.time_h);
     }
+    for (int k = 0; k < m->n && m->routes[0].stats.mc_n > 0; k++) {
+        const prm_stats *s = &m->routes[k].stats;
+        printf("%s: passable in %.0f %% of %d realisations; time p10 %.3f, p50 %.3f, p90 %.3f h\n",
+               m->routes[k].name, 100 * s->p_pass, s->mc_n, s->time_q_h[0], s->time_q_h[1], s->time_q_h[2]);
+    }
     for (int k = 0; k < m->n; k++)
         if (!isnan(m->routes[k].max_dev_m))
             printf("%s: smoothed in %.3f s, at most %.1f m from the unsmoothed route\n", m->routes[k].name,
@@ -260,6 +269,8 @@ int main(int argc, char **argv)
         {"corridor", 0, TRV_ARG_DOUBLE, &o.corridor, "M", "refine on the raster within M metres of the roadmap route (default: 3 cells; 0: off)"},
         {"zones", 0, TRV_ARG_STRING, &o.zones, "ZONES", "nogo, factor and max_speed zones (any OGR vector; effect, value): applied to the roadmap at query time, barriers exact"},
         {"crossings", 0, TRV_ARG_STRING, &o.crossings, "POINTS", "where a nogo line may be crossed (bridges, fords, gates): points, optional radius (m)"},
+        {"risk", 0, TRV_ARG_DOUBLE, &o.risk, "ALPHA", "only cells whose P(NOGO) (DIR/p_nogo.tif, trv-speed --realizations) is at most ALPHA, 0 to below 1 (not with --zones, --alternatives, --via, --visit)"},
+        {"mc", 0, TRV_ARG_INT, &o.mc, "N", "each route on the first N realisations of DIR/dem_sim.tif: P(passable), time p10/p50/p90 (--stats columns, route.json)"},
         {"crossing-radius", 0, TRV_ARG_DOUBLE, &o.crossing_radius, "M", "the crossings' radius without a radius attribute (default: one cell)"},
         {"output", 'o', TRV_ARG_STRING, &o.out.geojson, "ROUTE.geojson", "routes as GeoJSON LineStrings (EPSG:4326); route.json, the run's summary, beside it"},
         {"gpx", 0, TRV_ARG_STRING, &o.out.gpx, "ROUTE.gpx", "GPX 1.1: start/goal waypoints and a track per route"},

@@ -4,6 +4,7 @@
 #include "qgis/qgis.h"
 #include "run/run.h"
 #include "terramech/moisture.h"
+#include "terramech/realize.h"
 #include "terramech/terramech.h"
 #include "tool.h"
 
@@ -347,11 +348,45 @@ static void summary(trv_json *js, const tm_model *m, const tm_soils *soils, cons
     json_classes(js, m, soils);
 }
 
+/* --realizations: the per-cell statistics over SIM.tif (realize.h) and
+ * their styles (P(NOGO) 0..1 on ylorrd, speeds 0..top speed) in the set;
+ * speed.json's "realizations" object (docs/summaries.md). */
+static trv_status write_realizations(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir,
+                                     const char *sims, const trv_meta *meta, trv_json *js)
+{
+    tm_real r;
+    trv_status st = tm_realize(ctx, m, dir, sims, NULL, NULL, &r);
+    for (int k = 0; k < TM_REAL_NOUT && !st; k++) {
+        char *path = trv_path_join(dir, tm_real_file(k));
+        const char *tmp = path ? qgis_qml_add(ctx, set, path) : NULL;
+        int p = k < TM_REAL_SPEED_MEAN;
+        st = !tmp ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory")
+                  : qgis_qml_raster_write(ctx, tmp, rnd_palette_find(p ? "ylorrd" : "viridis"), 0,
+                                          p ? 1 : m->v->top_speed_kmh, p ? NULL : TM_SPEED_UNIT, r.out[k]->desc);
+        free(path);
+    }
+    if (!st)
+        st = tm_real_write(ctx, set, &r, dir, meta);
+    if (!st) {
+        trv_json_obj(js, "realizations");
+        trv_json_str(js, "file", sims);
+        trv_json_int(js, "count", r.n);
+        trv_json_int(js, "cells_with_data", (long long)(r.cells - r.nodata));
+        trv_json_int(js, "always_go", (long long)r.always_go);
+        trv_json_int(js, "always_nogo", (long long)r.always_nogo);
+        trv_json_int(js, "uncertain", (long long)r.uncertain);
+        trv_json_num(js, "p_nogo_mean", "%.10g", r.p_nogo_mean);
+        trv_json_end(js);
+    }
+    tm_real_clear(&r);
+    return st;
+}
+
 /* speed.tif, gonogo.tif, limit.tif, the style of speed.tif over 0 to the
  * vehicle's top speed (gonogo.tif and limit.tif have their colour
  * tables), the report, the copies of the model's inputs and
  * DIR/speed.json in one set: all or none. */
-static trv_status write_all(trv_ctx *ctx, const tm_model *m, const tm_soils *soils, const char *const in[4],
+static trv_status write_all(trv_ctx *ctx, const tm_model *m, const tm_soils *soils, const char *const in[5],
                             const char *report, const trv_meta *meta, tm_stats *stats, const tm_moisture_used *mu,
                             const tm_zone_opts *zo)
 {
@@ -374,6 +409,8 @@ static trv_status write_all(trv_ctx *ctx, const tm_model *m, const tm_soils *soi
         st = write_moisture_map(ctx, out.set, dir, mu->map, meta);
     if (!st)
         summary(out.js, m, soils, stats, in, meta, mu, zo);
+    if (!st && in[4])
+        st = write_realizations(ctx, out.set, m, dir, in[4], meta, out.js);
     free(path);
     return tool_out_close(ctx, &out, st);
 }
@@ -394,7 +431,7 @@ static const char *moisture_usage(const tm_moisture_opts *mo)
 
 int main(int argc, char **argv)
 {
-    const char *dir = NULL, *vehicle = NULL, *soils_path = NULL, *landuse_path = NULL, *report = NULL;
+    const char *dir = NULL, *vehicle = NULL, *soils_path = NULL, *landuse_path = NULL, *report = NULL, *sims = NULL;
     tm_moisture_opts mo = {.pct = NAN};
     tm_zone_opts zo = {NULL, NULL, 0};
     const trv_opt opts[] = {
@@ -411,6 +448,7 @@ int main(int argc, char **argv)
         {"zones", 0, TRV_ARG_STRING, &zo.path, "FILE", "no-go and preference zones baked into the maps (any OGR vector, any CRS; effect nogo|factor|max_speed, value; docs/zones.md): nogo cells all touched NOGO (reason zone), speed / factor and min(speed, max_speed) by cell centre"},
         {"crossings", 0, TRV_ARG_STRING, &zo.crossings, "FILE", "with --zones: points (bridges, fords, gates) where a nogo line stays open within a radius (attribute radius, m)"},
         {"crossing-radius", 0, TRV_ARG_DOUBLE, &zo.radius_m, "M", "the crossings' radius without a radius attribute (default: one cell)"},
+        {"realizations", 0, TRV_ARG_STRING, &sims, "SIM.tif", "also the statistics over terrain realisations (band k = realisation k of dem.tif, e.g. trv-krige --nsim's dem_sim.tif): per cell P(NOGO) (p_nogo.tif; by slope: p_nogo_slope.tif) and the speed's mean, p10, p50, p90 (speed_mean.tif, speed_p10.tif, ...) in DIR; not with --zones"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
     static const char *const required[] = {"terrain", "vehicle", NULL};
@@ -434,21 +472,25 @@ int main(int argc, char **argv)
         tool_usage(&cli, ctx, "--crossings needs --zones");
     if (!(zo.radius_m >= 0))
         tool_usage(&cli, ctx, "--crossing-radius must be >= 0 (0: one cell)");
+    if (sims && zo.path)
+        tool_usage(&cli, ctx, "--realizations does not take --zones yet (the realisations' maps are the model's alone)");
     char *layers[3] = {run_path(dir, RUN_SLOPE), run_path(dir, RUN_SOIL), run_path(dir, RUN_LANDUSE)};
     if (!layers[0] || !layers[1] || !layers[2])
         return tool_end(&cli, ctx, trv_error(ctx, TRV_ERR_NOMEM, "out of memory"));
     /* the copies are outputs, unless an input is its copy already */
-    const char *names[8] = {run_file(RUN_SPEED), run_file(RUN_GONOGO), run_file(RUN_LIMIT),
+    const char *names[8 + TM_REAL_NOUT] = {run_file(RUN_SPEED), run_file(RUN_GONOGO), run_file(RUN_LIMIT),
                             run_other_file(RUN_O_SPEED_JSON)};
     size_t nn = 4;
-    const char *const ins[8] = {layers[0],  layers[1],    layers[2], vehicle,
-                                soils_path, landuse_path, mo.table,  mo.raster};
+    const char *const ins[9] = {layers[0],  layers[1],    layers[2], vehicle,
+                                soils_path, landuse_path, mo.table,  mo.raster, sims};
     for (int k = 0; k < 3; k++)
         if (!is_copy(dir, COPIES[k], ins[3 + k]))
             names[nn++] = run_other_file(COPIES[k]);
     if (mo.raster)
         names[nn++] = TM_MOISTURE_TIF;
-    tool_outputs_check_dir(&cli, ctx, dir, names, nn, &report, 1, ins, 8);
+    for (int k = 0; k < TM_REAL_NOUT && sims; k++)
+        names[nn++] = tm_real_file(k);
+    tool_outputs_check_dir(&cli, ctx, dir, names, nn, &report, 1, ins, 9);
     for (int k = 0; k < 3; k++)
         free(layers[k]);
     trv_meta meta;
@@ -474,7 +516,7 @@ int main(int argc, char **argv)
         trv_meta_add(&meta, "TRV_INPUT_VEHICLE", vehicle);
         trv_meta_add(&meta, "TRV_INPUT_SOILS", soils_path);
         trv_meta_add(&meta, "TRV_INPUT_LANDUSE_CLASSES", landuse_path);
-        const char *const in[4] = {dir, vehicle, soils_path, landuse_path};
+        const char *const in[5] = {dir, vehicle, soils_path, landuse_path, sims};
         if (zo.path)
             trv_meta_add(&meta, "TRV_INPUT_ZONES", zo.path);
         st = write_all(ctx, &m, soils, in, report, &meta, &stats, &mu, &zo);

@@ -135,6 +135,8 @@ SPEED = Tool(
              "Vector files (*.gpkg *.geojson *.json *.shp)", advanced=True),
         Number("--crossing-radius", "The crossings' radius without a radius attribute (m) [default: one cell]",
                minimum=0, advanced=True),
+        File("--realizations", "Terrain realisations (band k = realisation k of dem.tif, trv-krige --nsim): "
+             "also P(NOGO) and the speed's p10/p50/p90 per cell", "GeoTIFF (*.tif *.tiff)", advanced=True),
         Stdout(),
     ],
     [Folder("TERRAIN", "Terrain folder (with speed.tif, gonogo.tif and limit.tif)"),
@@ -152,6 +154,8 @@ COST = Tool(
         Choice("--defuzzifier", "Defuzzifier [default: the rules file's METHOD]", ["centroid", "mom", "som"]),
         File("--soils", "Soil table with code and ci_kPa [default: the bundled classes/soils.csv]", CSV),
         Number("--threads", "Worker threads [default: all cores]", integer=True, minimum=1, advanced=True),
+        File("--realizations", "Terrain realisations (band k = realisation k of dem.tif, trv-krige --nsim): "
+             "also the cost's mean and standard deviation per cell", "GeoTIFF (*.tif *.tiff)", advanced=True),
         Stdout(),
     ],
     [Folder("TERRAIN", "Terrain folder (with cost.tif and class.tif)"),
@@ -170,7 +174,7 @@ COST_EVAL = Tool(
         FileOut("-o", "Inputs with mobility, cost and class (CSV)", CSV, required=True),
     ],
     omitted={"--terrain": "the algorithm 'Fuzzy mobility cost'", "--soils": "goes with --terrain",
-             "--threads": "goes with --terrain"})
+             "--threads": "goes with --terrain", "--realizations": "goes with --terrain"})
 
 ROADMAP = Tool(
     "roadmap", "trv-roadmap", "Roadmap over the GO area", "Routes",
@@ -232,6 +236,10 @@ ROUTE = Tool(
              "Vector files (*.gpkg *.geojson *.json *.shp)"),
         File("--crossings", "Crossings of the nogo lines: bridges, fords, gates (points, optional radius in m)",
              "Vector files (*.gpkg *.geojson *.json *.shp)"),
+        Number("--risk", "Only cells whose P(NOGO) (p_nogo.tif of the terrain folder) is at most this", minimum=0,
+               maximum=0.999999, advanced=True),
+        Number("--mc", "Evaluate each route on this many realisations (dem_sim.tif of the terrain folder)",
+               integer=True, minimum=1, advanced=True),
         Number("--crossing-radius", "The crossings' radius without a radius attribute (m) [default: one cell]",
                minimum=0, advanced=True),
         FileOut("-o", "Routes (GeoJSON)", "GeoJSON (*.geojson)", required=True),

@@ -166,6 +166,10 @@ typedef struct fz_map {
     double seconds_read, seconds_infer, seconds_write;
 } fz_map;
 
+/* CI (kPa) per soil code from the soil table (geo_class_csv_read); NAN for
+ * codes it lacks. */
+trv_status fz_soil_ci_read(trv_ctx *ctx, const char *path, double ci[256]);
+
 void fz_map_opts_init(fz_map_opts *o);
 void fz_map_clear(fz_map *m);
 /* Read the five layers of opts->dir (all on dem.tif's grid: a file that

@@ -29,9 +29,7 @@ void fz_map_clear(fz_map *m)
     memset(m, 0, sizeof *m);
 }
 
-/* CI (kPa) per soil code from the soil table (geo_class_csv_read); NAN for
- * codes it lacks. */
-static trv_status read_soil_ci(trv_ctx *ctx, const char *path, double ci[256])
+trv_status fz_soil_ci_read(trv_ctx *ctx, const char *path, double ci[256])
 {
     for (int i = 0; i < 256; i++)
         ci[i] = NAN;
@@ -208,7 +206,7 @@ trv_status fz_map_build(trv_ctx *ctx, const fz_engine *e, const fz_map_opts *o, 
                              "speed)",
                              fz_engine_path(e), fz_var_name(e, i));
     }
-    if ((st = read_soil_ci(ctx, o->soils_path, ci_of)))
+    if ((st = fz_soil_ci_read(ctx, o->soils_path, ci_of)))
         return st;
     const run_load_opts lopts = {.progress = "read"};
     st = run_load(ctx, o->dir, LAYERS_READ, NLAYERS, &lopts, &in);

@@ -154,6 +154,11 @@ typedef struct geo_raster_src geo_raster_src;
 trv_status geo_raster_open(trv_ctx *ctx, const char *path, geo_type type, geo_raster_src **out);
 void geo_raster_close(geo_raster_src *s);
 const geo_grid *geo_raster_src_grid(const geo_raster_src *s);
+/* The bands of s's file (at least 1: geo_raster_open refuses none), and
+ * the band later reads come from (1-based; geo_raster_open: band 1): its
+ * nodata and type as geo_raster_open takes band 1's. */
+int geo_raster_src_bands(const geo_raster_src *s);
+trv_status geo_raster_src_band(trv_ctx *ctx, geo_raster_src *s, int k);
 /* A raster of s's type on its grid with the description, unit and nodata
  * geo_raster_read sets, every cell 0 (calloc'ed: pages never read cost no
  * memory). */

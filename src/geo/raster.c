@@ -367,6 +367,19 @@ trv_status geo_raster_open(trv_ctx *ctx, const char *path, geo_type type, geo_ra
 
 const geo_grid *geo_raster_src_grid(const geo_raster_src *s) { return &s->grid; }
 
+int geo_raster_src_bands(const geo_raster_src *s) { return GDALGetRasterCount(s->ds); }
+
+trv_status geo_raster_src_band(trv_ctx *ctx, geo_raster_src *s, int k)
+{
+    GDALRasterBandH b = k >= 1 && k <= GDALGetRasterCount(s->ds) ? GDALGetRasterBand(s->ds, k) : NULL;
+    if (!b)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "'%s' has no band %d", s->path, k);
+    s->band = b;
+    s->nd = GDALGetRasterNoDataValue(b, &s->has_nd);
+    s->byte = GDALGetRasterDataType(b) == GDT_Byte;
+    return TRV_OK;
+}
+
 trv_status geo_raster_src_alloc(trv_ctx *ctx, const geo_raster_src *s, geo_raster **out)
 {
     *out = NULL;

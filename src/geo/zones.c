@@ -175,7 +175,7 @@ static trv_status read_crossings(trv_ctx *ctx, const char *path, const char *wkt
 }
 
 /* The buckets: the segments' box cut into at most 256 x 256 squares. */
-static trv_status index_build(trv_ctx *ctx, geo_zones *z)
+trv_status geo_zones_index(trv_ctx *ctx, geo_zones *z)
 {
     double b[4] = {INFINITY, INFINITY, -INFINITY, -INFINITY};
     for (int k = 0; k < z->n; k++)
@@ -230,7 +230,7 @@ trv_status geo_zones_read(trv_ctx *ctx, const char *path, const char *crossings,
     if (!st && crossings)
         st = read_crossings(ctx, crossings, g->wkt, radius_m > 0 ? radius_m / mpu : g->gt[1], mpu, z);
     if (!st)
-        st = index_build(ctx, z);
+        st = geo_zones_index(ctx, z);
     z->min_factor = 1;
     for (int k = 0; k < z->n; k++)
         if (z->z[k].effect == GEO_ZONE_FACTOR && z->z[k].value < z->min_factor)

@@ -64,6 +64,8 @@ typedef struct geo_zones {
     int bnx, bny;
     int *bstart, *bseg;     /* CSR: segments of bucket k are bseg[bstart[k] .. bstart[k+1]) */
     unsigned char *burn;    /* per grid cell: GEO_ZB_* bits (NOGO, or CROSS, and FACTOR) */
+    double burn_gt[6];      /* burn's grid (geo_zones_burn): geotransform and size, so that */
+    int burn_nx, burn_ny;   /* geo_zones_at skips the polygons where no cell is burned NOGO */
     double min_factor;      /* the smallest factor (1 when none below 1) */
     int skip;               /* a zone left out (prm_zones_explain), -1: none */
 } geo_zones;
@@ -79,6 +81,9 @@ typedef struct geo_zones {
 trv_status geo_zones_read(trv_ctx *ctx, const char *path, const char *crossings, double radius_m, const geo_grid *g,
                           geo_zones **out);
 void geo_zones_free(geo_zones *z);
+/* The segments' bucket index of z (at least one zone; geo_zones_read
+ * calls it, and prm's risk.c for the zones it makes). */
+trv_status geo_zones_index(trv_ctx *ctx, geo_zones *z);
 /* z->burn on g's grid (zones_burn.c; geo_zones_read calls it). */
 trv_status geo_zones_burn(trv_ctx *ctx, const geo_grid *g, geo_zones *z);
 

@@ -94,7 +94,7 @@ static trv_status write_stats(trv_ctx *ctx, const prm_mission *m, const char *tm
     FILE *f = fopen(tmp, "w");
     if (!f)
         return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
-    prm_stats_header(f, no_timing, 0);
+    prm_stats_header(f, no_timing, 0, 0);
     for (int k = 0; k < m->legs->nlegs; k++)
         prm_stats_row(f, &m->legs->leg[k].r, no_timing);
     prm_stats_row(f, &m->routes[0], no_timing);

@@ -3,6 +3,7 @@
  * the optimality reference, on the raster; the route files written. */
 #include "prm.h"
 #include "profile.h"
+#include "risk.h"
 #include "zones.h"
 
 #include <math.h>
@@ -17,6 +18,7 @@ void prm_mission_opts_init(prm_mission_opts *o)
     prm_weights_default(&o->weights);
     o->corridor = -1;
     prm_alt_opts_init(&o->alt);
+    o->risk = NAN;
 }
 
 trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o)
@@ -40,6 +42,14 @@ trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o)
                                            "or --grid");
     if (!st && o->wp.n && o->alt.k > 1)
         st = trv_error(ctx, TRV_ERR_USAGE, "--via and --visit do not take --alternatives yet");
+    if (!st && !isnan(o->risk) && !(o->risk >= 0 && o->risk < 1))
+        st = trv_error(ctx, TRV_ERR_USAGE, "--risk must be a probability >= 0 and < 1");
+    if (!st && !isnan(o->risk) && (o->zones || o->alt.k > 1 || o->wp.n))
+        st = trv_error(ctx, TRV_ERR_USAGE, "--risk does not take --zones, --alternatives, --via or --visit yet");
+    if (!st && o->mc < 0)
+        st = trv_error(ctx, TRV_ERR_USAGE, "--mc must be a count of realisations >= 1");
+    if (!st && o->mc > 0 && o->wp.n)
+        st = trv_error(ctx, TRV_ERR_USAGE, "--mc does not take --via or --visit yet");
     if (!st && o->wp.closed && !o->wp.n)
         st = trv_error(ctx, TRV_ERR_USAGE, "--return needs --via or --visit");
     return st;
@@ -266,6 +276,10 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
         if (!st && !(st = prm_zones_roadmap(ctx, &t, r, &ze))) /* the crossings as nodes */
             t.zone_edges = &ze;
     }
+    double xy[4];
+    if (!st && !isnan(o->risk) && !(st = prm_mission_ends(ctx, o, t.grid, xy)) &&
+        !(st = prm_risk_zones(ctx, &t, o->terrain, o->risk, xy, &z)))
+        t.zones = z; /* risk.h: P(NOGO) above --risk as nogo zones (NULL: none above) */
     if (!st) {
         m->direction_aware = t.aniso != NULL;
         snprintf(m->time_note, sizeof m->time_note, "%s", t.time_note);
@@ -273,6 +287,8 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
     }
     if (!st)
         st = prm_profiles_make(ctx, &t, m->routes, m->n, &m->profiles);
+    if (!st && o->mc > 0)
+        st = prm_risk_mc(ctx, &t, o->terrain, o->mc, m->routes, m->n); /* risk.h */
     if (!st && set)
         st = m->legs ? prm_legs_write(ctx, set, &t, m, &o->out) /* legs_output.c */
                      : prm_outputs_write(ctx, set, &t, m->routes, m->n, &o->out);

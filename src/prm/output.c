@@ -6,11 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-void prm_stats_header(FILE *f, int no_timing, int ranked)
+void prm_stats_header(FILE *f, int no_timing, int ranked, int mc)
 {
     fprintf(f, "route,distance_m,mean_elevation_m,mean_slope_deg,mean_speed_kmh,mean_cost,time_h,max_slope_deg,"
-               "nogo_samples,%sobjective,smoothing_max_dev_m%s\n",
-            no_timing ? "" : "plan_s,", ranked ? ",rank,overlap_best" : "");
+               "nogo_samples,%sobjective,smoothing_max_dev_m%s%s\n",
+            no_timing ? "" : "plan_s,", ranked ? ",rank,overlap_best" : "",
+            mc ? ",mc_realizations,p_passable,time_p10_h,time_p50_h,time_p90_h" : "");
 }
 
 void prm_stats_row(FILE *f, const prm_result *r, int no_timing)
@@ -25,6 +26,10 @@ void prm_stats_row(FILE *f, const prm_result *r, int no_timing)
         fprintf(f, "%.1f", r->max_dev_m);
     if (r->rank > 0)
         fprintf(f, ",%d,%.4f", r->rank, r->overlap);
+    if (s->mc_n > 0) /* risk.h; no time without a passable realisation */
+        fprintf(f, ",%d,%.4f", s->mc_n, s->p_pass);
+    for (int q = 0; q < 3 && s->mc_n > 0; q++)
+        isnan(s->time_q_h[q]) ? fprintf(f, ",") : fprintf(f, ",%.3f", s->time_q_h[q]);
     fprintf(f, "\n");
 }
 
@@ -149,7 +154,7 @@ static trv_status write_stats(trv_ctx *ctx, const prm_result *routes, int n, con
     FILE *f = fopen(tmp, "w");
     if (!f)
         return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
-    prm_stats_header(f, no_timing, routes[0].rank > 0);
+    prm_stats_header(f, no_timing, routes[0].rank > 0, routes[0].stats.mc_n > 0);
     for (int k = 0; k < n; k++)
         prm_stats_row(f, &routes[k], no_timing);
     int bad = ferror(f);

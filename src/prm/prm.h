@@ -426,6 +426,8 @@ typedef struct prm_stats {
     double distance_m, elev_mean_m, slope_mean_deg, slope_max_deg, speed_mean_kmh, cost_mean, time_h;
     long nogo_samples;
     double plan_s;          /* planning time (s) */
+    int mc_n;               /* --mc: realisations (0: none), P(passable), time p10/p50/p90 (h) (risk.h) */
+    double p_pass, time_q_h[3];
 } prm_stats;
 
 /* Statistics of a path sampled at `step` metres (cell-weighted means along
@@ -489,7 +491,7 @@ trv_status prm_route_csv_write(trv_ctx *ctx, const prm_terrain *t, const prm_res
 /* The statistics CSV's header and one row (for printing as well); without
  * the plan_s column when no_timing; rank and overlap_best last when ranked
  * (the row: when r->rank > 0). */
-void prm_stats_header(FILE *f, int no_timing, int ranked);
+void prm_stats_header(FILE *f, int no_timing, int ranked, int mc);
 void prm_stats_row(FILE *f, const prm_result *r, int no_timing);
 
 /* ---- alternative routes (alternatives.c, alternatives_roadmap.c; docs/method.md §4.11) ----
@@ -659,6 +661,8 @@ typedef struct prm_mission_opts {
     double crossing_radius; /* m: the crossings' default radius; 0 (default): one cell */
     prm_outputs out;        /* the route files (prm_outputs_write); all NULL by default */
     prm_waypoints wp;       /* waypoints (legs.c; none by default): with them, one strategy, no grid */
+    double risk;            /* --risk: only cells with P(NOGO) <= risk (risk.h); NAN (default): off */
+    int mc;                 /* --mc: each route on this many realisations (risk.h); 0 (default): off */
 } prm_mission_opts;
 
 typedef struct prm_mission {

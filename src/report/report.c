@@ -36,6 +36,8 @@ static trv_status route_sections(trv_ctx *ctx, doc *d, run *r)
     if (!st)
         st = rpt_sec_river(ctx, d, r, &rs);
     if (!st)
+        st = rpt_sec_uncertainty(ctx, d, r);
+    if (!st)
         st = rpt_sec_sim(ctx, d, r);
     if (!st)
         st = rpt_sec_maps(ctx, d, r, &rs);

@@ -197,6 +197,11 @@ trv_status rpt_sec_maps(trv_ctx *ctx, doc *d, run *r, const rstats *rs);    /* r
 #define RIVER_PNG "png/route_river.png"
 trv_status rpt_sec_river(trv_ctx *ctx, doc *d, run *r, const rstats *rs);   /* river.c */
 trv_status rpt_sec_sim(trv_ctx *ctx, doc *d, run *r);                       /* sim.c */
+/* make demo's uncertainty/ run (speed.json with realizations, route.json
+ * with --mc, risk/route.json with --risk, png/p_nogo.png); nothing without it */
+#define UNC_DIR "uncertainty"
+#define UNC_PNG "png/p_nogo.png"
+trv_status rpt_sec_uncertainty(trv_ctx *ctx, doc *d, run *r);               /* uncertainty.c */
 trv_status rpt_sec_terrain(trv_ctx *ctx, doc *d, run *r);                   /* method.c */
 trv_status rpt_sec_kriging(trv_ctx *ctx, doc *d, run *r);                   /* method.c */
 trv_status rpt_sec_vehicle(trv_ctx *ctx, doc *d, run *r);                   /* method.c */
