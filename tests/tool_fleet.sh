@@ -118,6 +118,37 @@ import json, sys
 v = json.load(open('$tmp/sim/metrics.json'))['vehicles']
 sys.exit(not (len(v) == 2 and all(x['collisions'] == 0 for x in v)))" && ok || bad "sim: two vehicles, no collision"
 
+# ---- a mixed fleet in one trv-sim run: each vehicle on its own type's map ----
+# (the scenario's terrain key, written by trv-fleet). The carrier's tasks
+# t4 and t6 are out of the UGV's reach: on the UGV's map its route would
+# cross NOGO cells; on its own its planned time is finite and the one
+# trv-sim gives driving it alone on the carrier's terrain.
+[ "$(grep -c '^terrain = .*/b/trk$' "$tmp/o/fleet.ini")" = 1 ] && [ "$(grep -c '^terrain = .*/a/ugv$' "$tmp/o/fleet.ini")" = 2 ] &&
+    ok || bad "fleet.ini: no terrain per vehicle: $(cat "$tmp/o/fleet.ini")"
+"$BIN/trv-sim" -q --terrain "$tmp/a/ugv" --scenario "$tmp/o/fleet.ini" -o "$tmp/simx" --no-timing 2>"$tmp/err" &&
+    ok || bad "trv-sim on the mixed fleet: $(cat "$tmp/err")"
+sed -n '/^\[vehicle.trk\]/,$p' "$tmp/o/fleet.ini" | grep -v '^terrain' >"$tmp/o/trk_only.ini"
+"$BIN/trv-sim" -q --terrain "$tmp/b/trk" --scenario "$tmp/o/trk_only.ini" -o "$tmp/simt" --no-timing 2>"$tmp/err" &&
+    ok || bad "trv-sim, the carrier alone on its terrain: $(cat "$tmp/err")"
+sed -n '/^\[vehicle.trk\]/,$p' "$tmp/o/fleet.ini" >"$tmp/o/trk_ugvmap.ini"
+sed 's/^terrain = .*/terrain = ..\/a\/ugv/' "$tmp/o/trk_ugvmap.ini" >"$tmp/o/trk_on_ugv.ini"
+"$BIN/trv-sim" -q --terrain "$tmp/b/trk" --scenario "$tmp/o/trk_on_ugv.ini" -o "$tmp/simu" --no-timing 2>"$tmp/err" &&
+    ok || bad "trv-sim, the carrier on the UGV's map: $(cat "$tmp/err")"
+python3 -c "
+import json, math, sys
+m = {x['id']: x for x in json.load(open('$tmp/simx/metrics.json'))['vehicles']}
+t = json.load(open('$tmp/simt/metrics.json'))['vehicles'][0]
+u = json.load(open('$tmp/simu/metrics.json'))['vehicles'][0]
+ok = (sorted(m) == ['trk', 'ugv1', 'ugv2'] and all(x['collisions'] == 0 for x in m.values())
+      and m['trk']['planned_time_s'] is not None and math.isfinite(m['trk']['planned_time_s'])
+      and abs(m['trk']['planned_time_s'] - t['planned_time_s']) < 1e-3
+      and u['planned_time_s'] is None)
+sys.exit(not ok)" && ok || bad "mixed fleet: each on its own map: $(cat "$tmp/simx/metrics.json" "$tmp/simu/metrics.json")"
+printf '[vehicle.a]\nfile = %s\nroute = %s\nterrain = %s\n' "$DATA/vehicles/ugv_hua2022.ini" "$tmp/o/ugv1.csv" \
+    "$tmp" >"$tmp/bad_terrain.ini"
+"$BIN/trv-sim" -q --terrain "$tmp/a/ugv" --scenario "$tmp/bad_terrain.ini" -o "$tmp/simb" 2>"$tmp/err"
+[ $? = 1 ] && grep -q "vehicle 'a'" "$tmp/err" && [ ! -e "$tmp/simb" ] && ok || bad "a vehicle's missing terrain: $(cat "$tmp/err")"
+
 # ---- file errors: file:line, exit 1, nothing created ----
 fails() { # FRAGMENT FLEET TASKS
     "$BIN/trv-fleet" -q --fleet "$2" --tasks "$3" --out "$tmp/x" 2>"$tmp/err"

@@ -378,7 +378,12 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
  *               default mmcr when the column exists) or start and goal
  *               ("X,Y" in srs: EPSG:4326 lon,lat by default, "map" for the
  *               terrain's CRS) planned on the raster with strategy
- *               (time|mmcr|mdr|msr, default time); start_time_s (0)
+ *               (time|mmcr|mdr|msr, default time); start_time_s (0);
+ *               terrain (a directory as trv-sim's --terrain, on the same
+ *               grid: the vehicle's own speed, GO/NOGO and speed model
+ *               copies, for its route, speed profile and re-planning, so a
+ *               fleet of several types drives each on its own map; default
+ *               the run's terrain, whose DEM every vehicle touches)
  *   [gnss.ID]   rate_hz (10), noise_m (position sd)
  *   [imu.ID]    rate_hz (100), noise_deg (heading sd)
  *   [lidar2d.ID], [lidar3d.ID]  rate_hz (10), lines (3D, 16), hfov_deg
@@ -508,6 +513,7 @@ typedef struct sim_vehicle_spec {
     char *srs;              /* CRS of start / goal ("map": the terrain's) */
     prm_strategy strategy;
     double start_time_s;
+    char *terrain;          /* its own terrain directory (resolved), or NULL: the run's */
     int nsensors;
     sim_sensor sensors[4];  /* at most one of each kind */
     long line;              /* the section's line (messages) */

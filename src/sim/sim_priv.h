@@ -23,6 +23,8 @@ typedef struct sim_ext {
 
 typedef struct sim_veh {
     const sim_vehicle_spec *spec;
+    const prm_terrain *t;       /* its map: the run's, or own (spec->terrain) */
+    prm_terrain *own;
     tm_vehicle *tv;
     tm_model tm;                /* the speed model (has_tm) */
     int has_tm;
