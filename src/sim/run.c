@@ -400,6 +400,17 @@ static void ride(sim_run *r, int k, double ds)
     }
 }
 
+/* The angle the tip-over check judges: |a| bounded by the slope of the
+ * vehicle's cell on its map (slope.tif, Horn's gradient, the one its GO
+ * map was made with; method 5.3): the bilinear facets between cell
+ * centres take a steeper neighbour's grade half a cell into a GO cell. */
+static double tip_angle(const sim_veh *v, double a)
+{
+    long c = prm_cell_at(v->t, v->s.x, v->s.y);
+    double sl = c >= 0 ? v->t->slope->f32[c] * M_PI / 180 : NAN;
+    return isfinite(sl) && sl >= 0 ? fmin(fabs(a), sl) : fabs(a);
+}
+
 static void check(sim_run *r, int k, double dt)
 {
     sim_veh *v = &r->v[k];
@@ -446,7 +457,7 @@ static void check(sim_run *r, int k, double dt)
         v->next_record = t + r->sc->record_s;
     }
     /* tip-over, collisions, goal */
-    if (fabs(roll) > v->body.max_roll_rad || fabs(pitch) > v->body.max_pitch_rad) {
+    if (tip_angle(v, roll) > v->body.max_roll_rad || tip_angle(v, pitch) > v->body.max_pitch_rad) {
         event(r, k, SIM_EV_TIP_OVER, "\"pitch_deg\": %.2f, \"roll_deg\": %.2f", pitch * 180 / M_PI,
               roll * 180 / M_PI);
         finish(r, k, "tip_over", 0);
