@@ -135,9 +135,11 @@ typedef struct sim_path {
 trv_status sim_path_set(trv_ctx *ctx, sim_path *p, const double *x, const double *y, int n);
 void sim_path_clear(sim_path *p);
 /* Closest point of the path to (x, y), searching segments from *hint
- * forward (a window of the next 64 segments, so a path that comes back
- * near itself is not skipped ahead; *hint updated): signed cross-track
- * error (> 0 left of the path), the arc length there. */
+ * forward (a window of the next 64 segments, and of those the ones that
+ * start at most 30 m past the next segment's start, so that a path that
+ * comes back near itself, or along itself out and back to a task, is
+ * not skipped ahead; *hint updated): signed cross-track error (> 0 left
+ * of the path), the arc length there. */
 double sim_path_project(const sim_path *p, double x, double y, int *hint, double *s_along);
 /* The point at arc length s (clamped to the ends). */
 void sim_path_point(const sim_path *p, double s, double *x, double *y);
