@@ -192,6 +192,10 @@ trv_status rpt_sec_maps(trv_ctx *ctx, doc *d, run *r, const rstats *rs);    /* r
 #define RIVER_PNG "png/route_river.png"
 trv_status rpt_sec_river(trv_ctx *ctx, doc *d, run *r, const rstats *rs);   /* river.c */
 trv_status rpt_sec_sim(trv_ctx *ctx, doc *d, run *r);                       /* sim.c */
+#define FLEET_JSON "fleet/plan/fleet.json"
+#define FLEET_SIM_JSON "fleet/sim/metrics.json"
+#define FLEET_PNG "fleet/plan.png"
+trv_status rpt_sec_fleet(trv_ctx *ctx, doc *d, run *r);                     /* fleet.c */
 trv_status rpt_sec_terrain(trv_ctx *ctx, doc *d, run *r);                   /* method.c */
 trv_status rpt_sec_kriging(trv_ctx *ctx, doc *d, run *r);                   /* method.c */
 trv_status rpt_sec_vehicle(trv_ctx *ctx, doc *d, run *r);                   /* method.c */
