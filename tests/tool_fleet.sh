@@ -149,6 +149,58 @@ printf '[vehicle.a]\nfile = %s\nroute = %s\nterrain = %s\n' "$DATA/vehicles/ugv_
 "$BIN/trv-sim" -q --terrain "$tmp/a/ugv" --scenario "$tmp/bad_terrain.ini" -o "$tmp/simb" 2>"$tmp/err"
 [ $? = 1 ] && grep -q "vehicle 'a'" "$tmp/err" && [ ! -e "$tmp/simb" ] && ok || bad "a vehicle's missing terrain: $(cat "$tmp/err")"
 
+# ---- issue 18's check: 5 vehicles (3 UGVs, 2 carriers) and 12 tasks on
+# Jacksboro, at most 3 tasks each (so 4 vehicles at least), planned (the
+# heuristic: above the MILP's 10 tasks) and driven
+# in one trv-sim run, each on its own map: every vehicle with tasks at
+# its last one, no collision ----
+cat >"$tmp/f5.ini" <<EOT
+[vehicle.u1]
+vehicle = $DATA/vehicles/ugv_hua2022.ini
+run = a/ugv
+start = $S1
+capacity = 3
+
+[vehicle.u2]
+vehicle = $DATA/vehicles/ugv_hua2022.ini
+run = a/ugv
+start = $S2
+capacity = 3
+
+[vehicle.u3]
+vehicle = $DATA/vehicles/ugv_hua2022.ini
+run = a/ugv
+start = -84.38585,36.66563
+capacity = 3
+
+[vehicle.c1]
+vehicle = $DATA/vehicles/tracked_carrier.ini
+run = b/trk
+start = $S3
+capacity = 3
+model = skid
+
+[vehicle.c2]
+vehicle = $DATA/vehicles/tracked_carrier.ini
+run = b/trk
+start = -84.22927,36.65209
+capacity = 3
+model = skid
+EOT
+{ sed -n '1,10p' "$DATA/jacksboro/tasks.csv"; sed -n '2,3p;6p' "$tmp/tasks.csv"; } >"$tmp/t12.csv"
+"$BIN/trv-fleet" -q --fleet "$tmp/f5.ini" --tasks "$tmp/t12.csv" --out "$tmp/f5" --no-timing 2>"$tmp/err" &&
+    "$BIN/trv-sim" -q --terrain "$tmp/a/ugv" --scenario "$tmp/f5/fleet.ini" -o "$tmp/f5sim" --no-timing 2>>"$tmp/err" &&
+    ok || bad "5 vehicles, 12 tasks: $(cat "$tmp/err")"
+python3 -c "
+import json, sys
+p = json.load(open('$tmp/f5/fleet.json'))
+m = {x['id']: x for x in json.load(open('$tmp/f5sim/metrics.json'))['vehicles']}
+busy = [v['id'] for v in p['vehicles'] if v['tasks']]
+print('5 x 12: served', p['served'], 'by', busy, '; ends', {k: (x['end'], x['collisions']) for k, x in m.items()})
+sys.exit(not (p['tasks_n'] == 12 and p['served'] >= 10 and len(busy) >= 4 and sorted(m) == sorted(busy)
+              and all(x['end'] == 'goal' and x['collisions'] == 0 for x in m.values())))" &&
+    ok || bad "5 x 12: every vehicle at its last task, no collision"
+
 # ---- file errors: file:line, exit 1, nothing created ----
 fails() { # FRAGMENT FLEET TASKS
     "$BIN/trv-fleet" -q --fleet "$2" --tasks "$3" --out "$tmp/x" 2>"$tmp/err"
