@@ -200,6 +200,24 @@ print('5 x 12: served', p['served'], 'by', busy, '; ends', {k: (x['end'], x['col
 sys.exit(not (p['tasks_n'] == 12 and p['served'] >= 10 and len(busy) >= 4 and sorted(m) == sorted(busy)
               and all(x['end'] == 'goal' and x['collisions'] == 0 for x in m.values())))" &&
     ok || bad "5 x 12: every vehicle at its last task, no collision"
+# every task served in the drive: its vehicle's trajectory within 5 m of it
+awk -F, 'NR > 1 { print $1 }' "$tmp/t12.csv" >"$tmp/t12.id"
+awk -F, 'NR > 1 { print $2, $3 }' "$tmp/t12.csv" | gdaltransform -s_srs EPSG:4326 -t_srs EPSG:32616 -output_xy |
+    paste -d' ' "$tmp/t12.id" - >"$tmp/t12.xy"
+python3 -c "
+import csv, json, math, sys
+xy = {l.split()[0]: (float(l.split()[1]), float(l.split()[2])) for l in open('$tmp/t12.xy')}
+far = []
+for v in json.load(open('$tmp/f5/fleet.json'))['vehicles']:
+    if not v['tasks']:
+        continue
+    tr = [(float(r['x']), float(r['y'])) for r in csv.DictReader(open('$tmp/f5sim/trajectory_%s.csv' % v['id']))]
+    for t in v['tasks']:
+        d = min(math.hypot(x - xy[t][0], y - xy[t][1]) for x, y in tr)
+        if d > 5:
+            far.append((v['id'], t, round(d, 1)))
+print('5 x 12: tasks the drive passed farther than 5 m from:', far)
+sys.exit(bool(far) or len(xy) != 12)" && ok || bad "5 x 12: a task not reached in the drive"
 
 # ---- file errors: file:line, exit 1, nothing created ----
 fails() { # FRAGMENT FLEET TASKS
