@@ -253,6 +253,8 @@ static trv_status write_metrics(trv_ctx *ctx, const sim_run *r, const char *path
         json_key_num(f, "heading_rms_deg", "%.4f", m->heading_rms_deg, 0);
         fprintf(f, "      \"replans\": %d,\n      \"collisions\": %d,\n      \"stops\": %d,\n      \"yields\": %d,\n",
                 m->replans, m->collisions, m->stops, m->yields);
+        if (r->nv > 1) /* one vehicle has no conflicts: its metrics stay as they were */
+            fprintf(f, "      \"conflicts\": %d,\n", m->conflicts);
         json_key_num(f, "energy_kJ", "%.3f", m->energy_kJ, 0);
         json_key_num(f, "ride_rms_ms2", "%.4f", m->ride_rms_ms2, 0);
         json_key_num(f, "ride_max_ms2", "%.4f", m->ride_max_ms2, 0);

@@ -27,7 +27,8 @@ static double wrap(double a)
 const char *sim_event_name(sim_event_type t)
 {
     static const char *const names[] = {"start", "goal", "collision", "tip_over", "off_map", "obstacle_seen",
-                                        "replan", "stuck", "yield", "time_limit", "ride_limit", "closed"};
+                                        "replan", "stuck", "yield", "time_limit", "ride_limit", "closed",
+                                        "conflict"};
     return (unsigned)t < sizeof names / sizeof *names ? names[t] : "unknown";
 }
 
@@ -83,6 +84,9 @@ static void event(sim_run *r, int k, sim_event_type type, const char *fmt, ...)
         va_end(ap);
     }
 }
+
+void sim_run_note(sim_run *r, int k, sim_event_type type, const char *details) { event(r, k, type, "%s", details); }
+const char *sim_json_esc(const char *s, char buf[64]) { return json_esc(s, buf); }
 
 static double normal(trv_rng *g)
 {
@@ -214,6 +218,8 @@ static void finish(sim_run *r, int k, const char *why, int reached)
         v->m.stops++;
     v->s.v = v->s.vy = v->s.yaw_rate = 0;
 }
+
+void sim_run_stop(sim_run *r, int k, const char *why) { finish(r, k, why, 0); }
 
 static void record(sim_run *r, sim_veh *v, double cte)
 {
@@ -354,7 +360,7 @@ static void drive(trv_ctx *ctx, sim_run *r, int k, double dt)
         for (int q = 0; q < r->nv && yield_to < 0; q++) {
             if (q == k || !present(&r->v[q]) || !ahead(r, v, &r->v[q]))
                 continue;
-            if (q > k && ahead(r, &r->v[q], v))
+            if (q > k && r->v[q].phase == 1 && ahead(r, &r->v[q], v))
                 continue; /* both have the other ahead: the earlier one goes */
             yield_to = q;
         }
@@ -365,7 +371,7 @@ static void drive(trv_ctx *ctx, sim_run *r, int k, double dt)
         double want = profile_min(v, v->s_along, v->s_along + la);
         double here = speed_at(r, v, v->s.x, v->s.y, v->s.pitch, NULL);
         want = fmin(want, fmax(here, 0.5));
-        want = v->yielding ? 0 : fmax(want, CREEP_MS);
+        want = v->yielding || v->gw.hold ? 0 : fmax(want, CREEP_MS);
         sim_state est = v->s;
         est.x += v->gnss_ex, est.y += v->gnss_ey, est.heading += v->imu_eh;
         sim_cmd cmd;
@@ -502,7 +508,9 @@ static void check(sim_run *r, int k, double dt)
 /* Step i of the loop (t from i dt to (i + 1) dt): the commands due
  * (command.c), starts, driving, checks. 0 when no vehicle was active (the
  * run is over; nothing done). */
-static int step(trv_ctx *ctx, sim_run *r, long i, double dt)
+/* One step; 0 when no vehicle is left or the head-on conflicts failed
+ * (*st). */
+static int step(trv_ctx *ctx, sim_run *r, long i, double dt, trv_status *st)
 {
     r->t_now = i * dt;
     if (r->env.commands)
@@ -519,7 +527,7 @@ static int step(trv_ctx *ctx, sim_run *r, long i, double dt)
         }
         active += v->phase < 2;
     }
-    if (!active)
+    if (!active || (*st = sim_conflicts_step(ctx, r, i)))
         return 0;
     for (int k = 0; k < r->nv; k++)
         if (r->v[k].phase == 1)
@@ -577,7 +585,7 @@ trv_status sim_run_go(trv_ctx *ctx, sim_run *r)
     trv_status st = TRV_OK;
     long i;
     for (i = 0; i < steps; i++) {
-        if (!step(ctx, r, i, dt))
+        if (!step(ctx, r, i, dt, &st))
             break;
         int report = i % 20000 == 0;
         if (r->env.realtime && i % 5 == 0) {
@@ -611,7 +619,8 @@ int sim_run_advance(trv_ctx *ctx, sim_run *r, long n)
     long steps = nsteps(r);
     double w0 = trv_now_s();
     for (; n > 0 && !r->over; n--) {
-        if (r->step_i >= steps || !step(ctx, r, r->step_i, r->sc->step_s)) {
+        trv_status st = TRV_OK;
+        if (r->step_i >= steps || !step(ctx, r, r->step_i, r->sc->step_s, &st)) {
             end_run(r, r->step_i, steps, r->sc->step_s, SIM_EV_TIME_LIMIT);
             r->over = 1;
         } else {

@@ -314,6 +314,7 @@ void sim_run_free(sim_run *r)
         tm_vehicle_free(v->tv);
         sim_ride_free(v->ride);
         sim_path_clear(&v->path);
+        sim_giveway_clear(&v->gw);
         free(v->plan0_x), free(v->plan0_y), free(v->prof), free(v->scan), free(v->rows);
         free(v->ext.ranges);
         if (v->has_seen)

@@ -474,14 +474,61 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
  * vehicle yields (commands 0) while another vehicle's box inflated by
  * safety_margin_m lies in its corridor ahead (its width plus margin, from
  * its front to the braking distance v^2 / (2 decel) + margin + 2 m), unless
- * that vehicle also has it ahead and comes later in the file (right of way
- * by order). A "yield" event marks each start of yielding.
+ * that vehicle also has it ahead, is still driving and comes later in the
+ * file (right of way by order; a vehicle that has finished has none). A
+ * "yield" event marks each start of yielding.
+ *
+ * Head-on conflicts (conflict.c; docs/method.md §5.9): with two vehicles
+ * or more, every 1 s of simulated time each pair of driving vehicles not
+ * already giving way is checked: their paths ahead over the horizon H =
+ * max(30 m, T x top speed), T = 20 s, meet head-on when a point of one
+ * stretch lies within c of the other (c = the two half diagonals of the
+ * footprints + 2 safety_margin_m) with the directions there more than
+ * 120 degrees apart. Priority: the one earlier in the file keeps its
+ * path; the later gives way, by the first of
+ *   wait           it is already at least c from the rest of the other's
+ *                  path: it stands where it is;
+ *   detour         an A* (prm_route_grid_masked, time) from where it is to
+ *                  its own path c + 2 cells past the other's position, in
+ *                  a window around both (padded 2 c + 20 m), on its cells
+ *                  (the seen map's mask, or GO) that lie at least c from
+ *                  the other's reserved stretch, its path from its rear
+ *                  (half diagonal behind) over H (the space the other
+ *                  occupies in the next T seconds), a disk of c + 1 cell
+ *                  around both ends kept open; taken if at most 1.5 x the
+ *                  stretch it replaces + 4 c long;
+ *   passing_place  the nearest cell (breadth first over its cells in the
+ *                  window around both, not through the other's footprint)
+ *                  that is at least c + goal_tolerance_m from the rest of
+ *                  the other's path, beside it (its nearest point between
+ *                  the other and the other's goal less c), whose
+ *                  footprint's cells (half diagonal) are all usable and
+ *                  which keeps half diagonals + margin from every other
+ *                  vehicle and their places: it drives there (A*) and
+ *                  stands once within goal_tolerance_m. Until then every
+ *                  driving vehicle within 3 c + its braking distance + 2 m
+ *                  of it or of the place stands (the stretch is reserved);
+ * and none of them when the other's goal lies within c of its own way
+ * (the other would stand there for good). If the later vehicle finds none,
+ * the earlier one gives way likewise; if neither, both stop (end
+ * "deadlock"). A vehicle waiting or parked goes on when no driving
+ * vehicle's path ahead (from its rear, over its H) meets head-on the path
+ * it would take over its own H (its path; from a place, the way back: A*
+ * to its old path c + 2 cells past the point nearest the place, then that
+ * path); after a detour it counts as free once past the rejoining point.
+ * The guard: giving way (waiting, to or at a place) for more than 300 s
+ * stops both (end "deadlock"). Each conflict is a "conflict" event on both
+ * vehicles: "with" (the other's id), "role" ("gives_way" or "priority"),
+ * "resolution" ("wait", "detour", "passing_place" with "place": [x, y],
+ * "none"; or "deadlock" from the guard); metrics "conflicts" counts them
+ * per vehicle (either role).
  *
  * Events: start, goal, collision (obstacle or vehicle; stops), tip_over
  * (|roll| or |pitch| over the vehicle's limits; stops), off_map (stops),
  * obstacle_seen (a scan blocked new cells), replan, stuck, yield,
  * time_limit, ride_limit (below), closed (a server's client ended the run
- * early: sim_run_close). "stops" counts the times a started vehicle came to a
+ * early: sim_run_close), conflict (above). "stops" counts the times a
+ * started vehicle came to a
  * standstill (< 0.1 m/s) before its goal (yielding, or stopped for good).
  * ride_limit: the ride's windowed RMS (sim_ride, SIM_RIDE_WINDOW_S) rose
  * above the vehicle's ride_limit_rms_ms2 (again only after it fell below
@@ -499,7 +546,8 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
 
 typedef enum sim_event_type {
     SIM_EV_START = 0, SIM_EV_GOAL, SIM_EV_COLLISION, SIM_EV_TIP_OVER, SIM_EV_OFF_MAP, SIM_EV_OBSTACLE_SEEN,
-    SIM_EV_REPLAN, SIM_EV_STUCK, SIM_EV_YIELD, SIM_EV_TIME_LIMIT, SIM_EV_RIDE_LIMIT, SIM_EV_CLOSED
+    SIM_EV_REPLAN, SIM_EV_STUCK, SIM_EV_YIELD, SIM_EV_TIME_LIMIT, SIM_EV_RIDE_LIMIT, SIM_EV_CLOSED,
+    SIM_EV_CONFLICT
 } sim_event_type;
 
 const char *sim_event_name(sim_event_type t);
@@ -582,13 +630,14 @@ typedef struct sim_metrics {
     double distance_m, planned_time_s, planned_distance_m;
     double cross_track_rms_m, cross_track_max_m, heading_rms_deg;
     int replans, collisions, stops, yields;
+    int conflicts;          /* head-on conflicts it was in (either side) */
     double energy_kJ;
     double ride_rms_ms2, ride_max_ms2, ride_power_W; /* NAN without the speed model */
     int ride_limit_events;
     double sim_time_s;
     double replan_wall_s;   /* total wall time spent re-planning (not written: not deterministic) */
     const char *end;        /* why it ended: goal, collision, tip_over, off_map, stuck, time_limit,
-                             * closed */
+                             * closed, deadlock */
 } sim_metrics;
 
 typedef struct sim_event {
@@ -643,7 +692,8 @@ double sim_run_time(const sim_run *r);
 /* OUTDIR/trajectory_<id>.csv and .geojson, events.jsonl, metrics.json and
  * (with an obstacles file) obstacles.geojson, atomically (created if
  * missing). timing 0 leaves wall_time_s and
- * realtime_factor out of metrics.json. */
+ * realtime_factor out of metrics.json; "conflicts" is in it only with
+ * several vehicles. */
 trv_status sim_run_write(trv_ctx *ctx, trv_outset *set, const sim_run *r, const char *outdir, const trv_meta *meta,
                          int timing);
 

@@ -21,6 +21,22 @@ typedef struct sim_ext {
     sim_state scan_pose;
 } sim_ext;
 
+/* A vehicle giving way in a head-on conflict (conflict.c). */
+typedef struct sim_giveway {
+    int state;                  /* SIM_GW_* */
+    int other;                  /* the vehicle it gives way to */
+    double t0;                  /* when the conflict was found */
+    double px, py;              /* the passing place */
+    double s_end;               /* detour: where it rejoins its path (arc length of the new path);
+                                 * passing place: where it left its path (arc length on orig) */
+    double d_place;             /* passing place: the length of the way to it */
+    sim_path orig;              /* passing place: the path it left, to rejoin */
+    sim_path ret;               /* at the place: the way back to it */
+    int hold;                   /* command 0 this step (waiting, or the stretch ahead reserved) */
+} sim_giveway;
+
+enum { SIM_GW_NONE = 0, SIM_GW_WAIT, SIM_GW_TO_PLACE, SIM_GW_AT_PLACE, SIM_GW_DETOUR };
+
 typedef struct sim_veh {
     const sim_vehicle_spec *spec;
     const prm_terrain *t;       /* its map: the run's, or own (spec->terrain) */
@@ -62,6 +78,7 @@ typedef struct sim_veh {
     long nrows, caprows;
     sim_metrics m;
     sim_ext ext;
+    sim_giveway gw;             /* head-on conflicts (conflict.c) */
 } sim_veh;
 
 struct sim_run {
@@ -104,5 +121,15 @@ void sim_commands_due(trv_ctx *ctx, sim_run *r, long i);
 /* Before the first LiDAR's scan at time t: w->ranges to the vehicle's
  * range buffer, when a client asked for scans (command.c). */
 void sim_ext_scan_begin(sim_veh *v, sim_world *w, double t);
+
+/* Head-on conflicts (conflict.c; sim.h): once per step i before the
+ * vehicles drive; sets each vehicle's gw.hold. */
+trv_status sim_conflicts_step(trv_ctx *ctx, sim_run *r, long i);
+void sim_giveway_clear(sim_giveway *g);
+/* For conflict.c: an event on vehicle k with details (JSON members), a
+ * vehicle stopped for good (why: its end), an id as a JSON string body. */
+void sim_run_note(sim_run *r, int k, sim_event_type type, const char *details);
+void sim_run_stop(sim_run *r, int k, const char *why);
+const char *sim_json_esc(const char *s, char buf[64]);
 
 #endif
