@@ -222,7 +222,7 @@ demo: deps
 	@echo "      QGIS project: $(OUT)/project.qgs"
 	@echo "      the mission report: $(OUT)/report.md and $(OUT)/report.html"
 	@echo "      the map for ROS 2 nav2: $(OUT)/nav2/map.yaml, map.pgm, map.prj, waypoints.yaml (docs/nav2.md)"
-	@if [ -n "$(FLEET_OUT)" ]; then echo "      the fleet mission: $(FLEET)/plan/ (fleet.json, fleet.csv, routes, fleet.ini), plan.png (docs/fleet.md)"; fi
+	@if [ -n "$(FLEET_OUT)" ]; then echo "      the fleet mission: $(FLEET)/plan/ (fleet.json, fleet.csv, routes, fleet.ini), plan.png, sim/ (docs/fleet.md)"; fi
 
 # the DEM refined by ordinary kriging onto a $(RES) m grid in metres
 $(OUT)/dem_kriged.tif $(OUT)/dem_std.tif $(OUT)/variogram.csv $(OUT)/krige.json &: $(DEM) $(BINDIR)/trv-krige
@@ -300,15 +300,14 @@ $(OUT)/sim_blocked/metrics.json &: $(BLOCKED) $(SIM_DEPS)
 # the fleet mission (docs/fleet.md): the three bundled vehicles on the demo's
 # terrain, each type's speed, cost and roadmap in fleet/<type>/ (the terrain's
 # layers copied), the tasks of data/jacksboro/tasks.csv (Jacksboro's bundled
-# DEM only); the plan in fleet/plan/ (with fleet.ini, the trv-sim scenario)
-# and its map fleet/plan.png. Not simulated here: trv-sim takes one terrain
-# for every vehicle, and the least-time routes of the UGV and the truck tip
-# them over on a side slope even on their own maps (docs/fleet.md "Limits").
-# Made after the report and the project, which do not read it.
+# DEM only); the plan in fleet/plan/ (with fleet.ini, the trv-sim scenario),
+# its map fleet/plan.png (each vehicle its colour) and its simulation in
+# fleet/sim/ (each vehicle on its own type's terrain); the report's fleet
+# table reads them.
 FLEET_TASKS ?= $(if $(filter data/jacksboro/dem_3arcsec.tif,$(DEM)),data/jacksboro/tasks.csv)
 FLEET := $(OUT)/fleet
 FLEET_TYPES := ugv_hua2022 truck_6x6 tracked_carrier
-FLEET_OUT := $(if $(FLEET_TASKS),$(FLEET)/plan.png)
+FLEET_OUT := $(if $(FLEET_TASKS),$(FLEET)/plan.png $(FLEET)/sim/metrics.json)
 $(FLEET)/%/roadmap.gpkg: $(OUT)/dem.tif $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif data/vehicles/%.ini \
     $(BINDIR)/trv-speed $(BINDIR)/trv-cost $(BINDIR)/trv-roadmap
 	@mkdir -p $(FLEET)/$*
@@ -333,7 +332,11 @@ $(FLEET)/plan/fleet.json: $(foreach t,$(FLEET_TYPES),$(FLEET)/$(t)/roadmap.gpkg)
 $(FLEET)/plan.png: $(FLEET)/plan/fleet.json $(OUT)/class.tif $(OUT)/dem.tif $(BINDIR)/trv-render
 	$(BINDIR)/trv-render -q $(OUT)/class.tif --hillshade $(OUT)/dem.tif \
 	    $$(for f in $(FLEET)/plan/*.geojson $(FLEET)/plan/*.gpx; do printf -- '--overlay %s ' "$$f"; done) \
-	    --legend --title "Fleet plan: each vehicle's route through its tasks" -o $@
+	    --route-by-file --legend --title "Fleet plan: each vehicle's route through its tasks" -o $@
+
+$(FLEET)/sim/metrics.json: $(FLEET)/plan/fleet.json $(BINDIR)/trv-sim
+	$(BINDIR)/trv-sim -q --terrain $(FLEET)/$(firstword $(FLEET_TYPES)) --scenario $(FLEET)/plan/fleet.ini \
+	    --seed $(SEED) --no-timing -o $(FLEET)/sim
 
 # maps: every layer over the hillshade, the routes over the cost with the roadmap
 PNG := $(OUT)/png
@@ -459,7 +462,7 @@ $(OUT)/conditions/%/speed.json: $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.
 # the report reads the stages' summaries (<stage>.json, docs/summaries.md)
 $(OUT)/report.md $(OUT)/report.html &: $(OUT)/route_stats.csv $(OUT)/class.tif $(OUT)/gonogo.tif $(OUT)/krige.json \
     $(OUT)/speed.json $(OUT)/cost.json $(OUT)/roadmap.json $(OUT)/route.json $(SIM_RUNS) $(DEMO_PNGS) $(COND_JSONS) \
-    $(ALT_FILES) $(PNG)/route_alternatives.png $(RIVER_OUT) $(VISIT_OUT) $(BINDIR)/trv-report
+    $(ALT_FILES) $(PNG)/route_alternatives.png $(RIVER_OUT) $(VISIT_OUT) $(FLEET_OUT) $(BINDIR)/trv-report
 	$(BINDIR)/trv-report -q $(OUT) -o $(OUT)/report.md --html $(OUT)/report.html
 
 # a condition's run may have no route (CONDITION=wet: the goal is NOGO by

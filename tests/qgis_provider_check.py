@@ -451,6 +451,11 @@ def check_algorithms(data, inp, work):
         [w("cost.tif"), "-o", w("png/cost.png"), "--hillshade", w("dem.tif"), "--palette", "magma",
          "--overlay", w("roadmap.gpkg"), "--overlay", w("route.geojson"), "--route", "mmcr", "--legend", "--width", "480",
          "--title", "Cost, in QGIS", "--te", "-84.32", "36.58", "-84.25", "36.65", "--te_srs", "EPSG:4326"], W)
+    same("render by file", "traverse:render", {
+        "INPUT": w("cost.tif"), "OUTPUT": w("png/files.png"), "OVERLAY": [w("route.geojson")], "ROUTE_BY_FILE": True,
+        "WIDTH": 480},
+        [w("cost.tif"), "-o", w("png/files.png"), "--overlay", w("route.geojson"), "--route-by-file", "--width", "480"],
+        W)
     same("project", "traverse:project", {"INPUT": W, "OUTPUT": w("project.qgs"), "TITLE": "QGIS run"},
          [W, "-o", w("project.qgs"), "--title", "QGIS run"], W)
     same("report", "traverse:report", {"INPUT": W, "OUTPUT": w("report.md"), "HTML": w("report.html")},

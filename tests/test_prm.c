@@ -1937,6 +1937,8 @@ static void test_pace_table(void **state)
         soil->u8[i] = (unsigned char)(1 + i % 4);
         lu->u8[i] = (unsigned char)lus[(i / 4) % 3];
     }
+    const long nogo = 7L * NX + 9; /* one NOGO cell: no pair, no pace */
+    t.gonogo->u8[nogo] = 1;
     assert_int_equal(prm_terrain_set_model(ctx, &t, &m, soil, lu), TRV_OK);
     double worst = 0, vseen = 0;
     long n = 0;
@@ -1950,6 +1952,10 @@ static void test_pace_table(void **state)
 #undef Z
             for (int k = 0; k < 16; k++) {
                 double a = k * M_PI / 8 + 0.1, ux = cos(a), uy = sin(a);
+                if (i == nogo) {
+                    assert_true(isinf(prm_pace(&t, i, ux, uy)));
+                    continue;
+                }
                 double want = tm_speed_at(&m, soil->u8[i], lu->u8[i], atan(dzdE * ux + dzdN * uy), NULL);
                 double got = prm_pace(&t, i, ux, uy);
                 if (want == 0) {
@@ -1967,6 +1973,19 @@ static void test_pace_table(void **state)
     assert_true(n > 10000 && worst < 1e-4);
     /* the heuristics' bound: above every speed met, at most the top speed */
     assert_true(vseen * 3.6 <= t.top_speed_kmh * (1 + 1e-12) && t.top_speed_kmh <= v->top_speed_kmh * (1 + 1e-12));
+    /* a route through the NOGO cell (another vehicle's route): the NOGO
+     * samples counted, an infinite time, no reading past the table */
+    const geo_grid *g = t.grid;
+    double px[2] = {g->gt[0] + 3.5 * g->gt[1], g->gt[0] + 15.5 * g->gt[1]};
+    double py[2] = {g->gt[3] + 7.5 * g->gt[5], g->gt[3] + 7.5 * g->gt[5]};
+    prm_path pp = {.n = 2, .x = px, .y = py};
+    prm_stats ps;
+    prm_path_stats(&t, &pp, t.cell_m, &ps);
+    assert_true(ps.nogo_samples >= 1 && isinf(ps.time_h));
+    assert_float_equal(ps.distance_m, 1200, 1e-6);
+    pp.y = (double[2]){py[0] + 2 * g->gt[5], py[1] + 2 * g->gt[5]}; /* two rows south: all GO */
+    prm_path_stats(&t, &pp, t.cell_m, &ps);
+    assert_true(ps.nogo_samples == 0 && isfinite(ps.time_h) && ps.time_h > 0);
     prm_terrain_clear(&t);
     geo_raster_free(soil);
     geo_raster_free(lu);

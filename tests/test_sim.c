@@ -425,6 +425,18 @@ static void test_path(void **state)
     assert_true(px == 10 && py == 10);
     assert_int_equal(sim_path_set(ctx, &p, x, y, 0), TRV_ERR_USAGE);
     assert_contains(trv_errmsg(ctx), "at least one vertex");
+    /* out and back to a task 40 m away (2 m vertices; the way back 5 mm
+     * north, nearer to the point): the way out, not the way back 60 m
+     * ahead within the 64 segments */
+    double ox[41], oy[41];
+    for (int i = 0; i <= 40; i++)
+        ox[i] = i <= 20 ? 2.0 * i : 2.0 * (40 - i), oy[i] = i <= 20 ? 0 : 0.005;
+    assert_int_equal(sim_path_set(ctx, &p, ox, oy, 41), TRV_OK);
+    hint = 0;
+    sim_path_project(&p, 10, 0.01, &hint, &s);
+    assert_true(fabs(s - 10) < 1e-9);
+    sim_path_project(&p, 38, 0.004, &hint, &s); /* near the task the way back is in reach */
+    assert_true(s > 41 && s < 43);
     sim_path_clear(&p);
     trv_ctx_free(ctx);
 }

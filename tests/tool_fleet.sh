@@ -118,6 +118,107 @@ import json, sys
 v = json.load(open('$tmp/sim/metrics.json'))['vehicles']
 sys.exit(not (len(v) == 2 and all(x['collisions'] == 0 for x in v)))" && ok || bad "sim: two vehicles, no collision"
 
+# ---- a mixed fleet in one trv-sim run: each vehicle on its own type's map ----
+# (the scenario's terrain key, written by trv-fleet). The carrier's tasks
+# t4 and t6 are out of the UGV's reach: on the UGV's map its route would
+# cross NOGO cells; on its own its planned time is finite and the one
+# trv-sim gives driving it alone on the carrier's terrain.
+[ "$(grep -c '^terrain = .*/b/trk$' "$tmp/o/fleet.ini")" = 1 ] && [ "$(grep -c '^terrain = .*/a/ugv$' "$tmp/o/fleet.ini")" = 2 ] &&
+    ok || bad "fleet.ini: no terrain per vehicle: $(cat "$tmp/o/fleet.ini")"
+"$BIN/trv-sim" -q --terrain "$tmp/a/ugv" --scenario "$tmp/o/fleet.ini" -o "$tmp/simx" --no-timing 2>"$tmp/err" &&
+    ok || bad "trv-sim on the mixed fleet: $(cat "$tmp/err")"
+sed -n '/^\[vehicle.trk\]/,$p' "$tmp/o/fleet.ini" | grep -v '^terrain' >"$tmp/o/trk_only.ini"
+"$BIN/trv-sim" -q --terrain "$tmp/b/trk" --scenario "$tmp/o/trk_only.ini" -o "$tmp/simt" --no-timing 2>"$tmp/err" &&
+    ok || bad "trv-sim, the carrier alone on its terrain: $(cat "$tmp/err")"
+sed -n '/^\[vehicle.trk\]/,$p' "$tmp/o/fleet.ini" >"$tmp/o/trk_ugvmap.ini"
+sed 's/^terrain = .*/terrain = ..\/a\/ugv/' "$tmp/o/trk_ugvmap.ini" >"$tmp/o/trk_on_ugv.ini"
+"$BIN/trv-sim" -q --terrain "$tmp/b/trk" --scenario "$tmp/o/trk_on_ugv.ini" -o "$tmp/simu" --no-timing 2>"$tmp/err" &&
+    ok || bad "trv-sim, the carrier on the UGV's map: $(cat "$tmp/err")"
+python3 -c "
+import json, math, sys
+m = {x['id']: x for x in json.load(open('$tmp/simx/metrics.json'))['vehicles']}
+t = json.load(open('$tmp/simt/metrics.json'))['vehicles'][0]
+u = json.load(open('$tmp/simu/metrics.json'))['vehicles'][0]
+ok = (sorted(m) == ['trk', 'ugv1', 'ugv2'] and all(x['collisions'] == 0 for x in m.values())
+      and m['trk']['planned_time_s'] is not None and math.isfinite(m['trk']['planned_time_s'])
+      and abs(m['trk']['planned_time_s'] - t['planned_time_s']) < 1e-3
+      and u['planned_time_s'] is None)
+sys.exit(not ok)" && ok || bad "mixed fleet: each on its own map: $(cat "$tmp/simx/metrics.json" "$tmp/simu/metrics.json")"
+printf '[vehicle.a]\nfile = %s\nroute = %s\nterrain = %s\n' "$DATA/vehicles/ugv_hua2022.ini" "$tmp/o/ugv1.csv" \
+    "$tmp" >"$tmp/bad_terrain.ini"
+"$BIN/trv-sim" -q --terrain "$tmp/a/ugv" --scenario "$tmp/bad_terrain.ini" -o "$tmp/simb" 2>"$tmp/err"
+[ $? = 1 ] && grep -q "vehicle 'a'" "$tmp/err" && [ ! -e "$tmp/simb" ] && ok || bad "a vehicle's missing terrain: $(cat "$tmp/err")"
+
+# ---- issue 18's check: 5 vehicles (3 UGVs, 2 carriers) and 12 tasks on
+# Jacksboro, at most 3 tasks each (so 4 vehicles at least), planned (the
+# heuristic: above the MILP's 10 tasks) and driven
+# in one trv-sim run, each on its own map: every vehicle with tasks at
+# its last one, no collision ----
+cat >"$tmp/f5.ini" <<EOT
+[vehicle.u1]
+vehicle = $DATA/vehicles/ugv_hua2022.ini
+run = a/ugv
+start = $S1
+capacity = 3
+
+[vehicle.u2]
+vehicle = $DATA/vehicles/ugv_hua2022.ini
+run = a/ugv
+start = $S2
+capacity = 3
+
+[vehicle.u3]
+vehicle = $DATA/vehicles/ugv_hua2022.ini
+run = a/ugv
+start = -84.38585,36.66563
+capacity = 3
+
+[vehicle.c1]
+vehicle = $DATA/vehicles/tracked_carrier.ini
+run = b/trk
+start = $S3
+capacity = 3
+model = skid
+
+[vehicle.c2]
+vehicle = $DATA/vehicles/tracked_carrier.ini
+run = b/trk
+start = -84.22927,36.65209
+capacity = 3
+model = skid
+EOT
+{ sed -n '1,10p' "$DATA/jacksboro/tasks.csv"; sed -n '2,3p;6p' "$tmp/tasks.csv"; } >"$tmp/t12.csv"
+"$BIN/trv-fleet" -q --fleet "$tmp/f5.ini" --tasks "$tmp/t12.csv" --out "$tmp/f5" --no-timing 2>"$tmp/err" &&
+    "$BIN/trv-sim" -q --terrain "$tmp/a/ugv" --scenario "$tmp/f5/fleet.ini" -o "$tmp/f5sim" --no-timing 2>>"$tmp/err" &&
+    ok || bad "5 vehicles, 12 tasks: $(cat "$tmp/err")"
+python3 -c "
+import json, sys
+p = json.load(open('$tmp/f5/fleet.json'))
+m = {x['id']: x for x in json.load(open('$tmp/f5sim/metrics.json'))['vehicles']}
+busy = [v['id'] for v in p['vehicles'] if v['tasks']]
+print('5 x 12: served', p['served'], 'by', busy, '; ends', {k: (x['end'], x['collisions']) for k, x in m.items()})
+sys.exit(not (p['tasks_n'] == 12 and p['served'] >= 10 and len(busy) >= 4 and sorted(m) == sorted(busy)
+              and all(x['end'] == 'goal' and x['collisions'] == 0 for x in m.values())))" &&
+    ok || bad "5 x 12: every vehicle at its last task, no collision"
+# every task served in the drive: its vehicle's trajectory within 5 m of it
+awk -F, 'NR > 1 { print $1 }' "$tmp/t12.csv" >"$tmp/t12.id"
+awk -F, 'NR > 1 { print $2, $3 }' "$tmp/t12.csv" | gdaltransform -s_srs EPSG:4326 -t_srs EPSG:32616 -output_xy |
+    paste -d' ' "$tmp/t12.id" - >"$tmp/t12.xy"
+python3 -c "
+import csv, json, math, sys
+xy = {l.split()[0]: (float(l.split()[1]), float(l.split()[2])) for l in open('$tmp/t12.xy')}
+far = []
+for v in json.load(open('$tmp/f5/fleet.json'))['vehicles']:
+    if not v['tasks']:
+        continue
+    tr = [(float(r['x']), float(r['y'])) for r in csv.DictReader(open('$tmp/f5sim/trajectory_%s.csv' % v['id']))]
+    for t in v['tasks']:
+        d = min(math.hypot(x - xy[t][0], y - xy[t][1]) for x, y in tr)
+        if d > 5:
+            far.append((v['id'], t, round(d, 1)))
+print('5 x 12: tasks the drive passed farther than 5 m from:', far)
+sys.exit(bool(far) or len(xy) != 12)" && ok || bad "5 x 12: a task not reached in the drive"
+
 # ---- file errors: file:line, exit 1, nothing created ----
 fails() { # FRAGMENT FLEET TASKS
     "$BIN/trv-fleet" -q --fleet "$2" --tasks "$3" --out "$tmp/x" 2>"$tmp/err"

@@ -252,4 +252,37 @@ else
     bad "cannot write the layer with +-Inf"
 fi
 
+# ---- --route-by-file: each file's lines its colour (a fleet), read back ----
+# two vehicles' routes, both route "time"; ugv's again from another
+# directory (the same name: the same colour). Colours 0 and 1 of the cycle
+# (palette.c): #6a3d9a, #b15928; without the option neither is drawn.
+mkdir -p "$tmp/fl/again"
+line() { printf '{"type": "FeatureCollection", "features": [{"type": "Feature", "properties": {"route": "time"}, "geometry": {"type": "LineString", "coordinates": [[%s, %s], [%s, %s]]}}]}\n' "$@"; }
+line -84.30 36.61 -84.26 36.61 >"$tmp/fl/ugv.geojson"
+line -84.30 36.64 -84.26 36.64 >"$tmp/fl/truck.geojson"
+line -84.29 36.60 -84.29 36.65 >"$tmp/fl/again/ugv.geojson"
+"$R" -q "$T/slope.tif" -o "$tmp/fleet.png" --overlay "$tmp/fl/ugv.geojson" --overlay "$tmp/fl/truck.geojson" \
+    --overlay "$tmp/fl/again/ugv.geojson" --route-by-file --te -84.30 36.60 -84.25 36.65 --te_srs EPSG:4326 &&
+    "$R" -q "$T/slope.tif" -o "$tmp/fleet0.png" --overlay "$tmp/fl/ugv.geojson" --overlay "$tmp/fl/truck.geojson" \
+        --overlay "$tmp/fl/again/ugv.geojson" --te -84.30 36.60 -84.25 36.65 --te_srs EPSG:4326 2>"$tmp/err" &&
+    ok || bad "--route-by-file: $(cat "$tmp/err")"
+if /usr/bin/python3 -c 'from osgeo import gdal; import numpy' 2>/dev/null; then
+    /usr/bin/python3 - "$tmp/fleet.png" "$tmp/fleet0.png" <<'EOF2' && ok || bad "--route-by-file: the files' colours"
+import sys
+import numpy as np
+from osgeo import gdal
+def count(path, hexes):
+    a = gdal.Open(path).ReadAsArray()[:3].astype(int)
+    rgb = (a[0] << 16) | (a[1] << 8) | a[2]
+    return [int((rgb == h).sum()) for h in hexes]
+pu, br = 0x6a3d9a, 0xb15928
+a, b = count(sys.argv[1], [pu, br]), count(sys.argv[2], [pu, br])
+# ugv: two lines (a horizontal and a vertical one) in purple, truck one in brown
+print("purple, brown pixels:", a, "without the option:", b)
+sys.exit(not (a[0] > 1.5 * a[1] > 0 and a[1] > 100 and b == [0, 0]))
+EOF2
+else
+    skip_pkg python3-gdal "python3 with osgeo: the fleet colours not read back"
+fi
+
 summary

@@ -326,6 +326,29 @@ first=$(sed -n '2s/,.*//p' "$tmp/nommcr/route_stats.csv")
     grep -qF "(\`$first\`), because this run planned no MMCR route" "$tmp/nommcr/report.md" && ok ||
     bad "the answer without MMCR: $(grep -m1 '^Recommended' "$tmp/nommcr/report.md")"
 [ ! -e "$tmp/min/report.html" ] && ok || bad "HTML without --html"
+# a fleet mission (trv-fleet's fleet.json, trv-sim's metrics.json): one row
+# per vehicle, the simulated columns from metrics.json by id, "-" where a
+# vehicle was not simulated, the totals and GLPK's gap
+mkdir -p "$tmp/fl/fleet/plan" "$tmp/fl/fleet/sim"
+cp "$tmp/min/"*.tif "$tmp/min/route_stats.csv" "$tmp/fl/"
+cat >"$tmp/fl/fleet/plan/fleet.json" <<'EOT'
+{"assign": "routes", "method": "milp (glpk 5.0)", "vehicles_n": 2, "tasks_n": 4, "served": 3, "total_s": 1500.6,
+ "makespan_s": 1000.25, "heuristic": {"total_s": 1530.6}, "milp": {"status": "optimal", "total_s": 1500.6},
+ "gap": 0.019994,
+ "vehicles": [{"id": "u1", "tasks": ["t2", "t1"], "time_s": 1000.25, "route_time_s": 900.4, "distance_m": 5432.1},
+              {"id": "k9", "tasks": ["t3"], "time_s": 500.25, "route_time_s": 400.6, "distance_m": 2100}]}
+EOT
+cat >"$tmp/fl/fleet/sim/metrics.json" <<'EOT'
+{"vehicles": [{"id": "u1", "time_s": 950.7, "distance_m": 5501.9, "end": "goal", "collisions": 0}]}
+EOT
+"$BIN/trv-report" -q "$tmp/fl" -o "$tmp/fl/report.md" 2>"$tmp/err" && ok || bad "fleet report: $(cat "$tmp/err")"
+sed -n '/^## A fleet mission/,/^## /p' "$tmp/fl/report.md" >"$tmp/fl/sec"
+grep -qF '2 vehicles, each on its own type'"'"'s map, 3 of 4 tasks served by `routes` (milp (glpk 5.0))' "$tmp/fl/sec" &&
+    grep -qxF '| u1 | t2, t1 | 1000 | 900 | 951 | 5.43 | 5.50 | goal | 0 |' "$tmp/fl/sec" &&
+    grep -qxF '| k9 | t3 | 500 | 401 | - | 2.10 | - | - | - |' "$tmp/fl/sec" &&
+    grep -qF 'Total 1501 s, makespan 1000 s. The heuristic'"'"'s total 1531 s; GLPK'"'"'s MILP: optimal, total 1501 s: the heuristic'"'"'s gap 2.00 %.' "$tmp/fl/sec" &&
+    ok || bad "the fleet table: $(cat "$tmp/fl/sec")"
+! grep -q '^## A fleet mission' "$tmp/min/report.md" && ok || bad "a fleet section without fleet.json"
 
 # ---- errors: exit 1 and nothing written ----
 expect 1 "cannot open '$tmp/none'" -- "$BIN/trv-report" "$tmp/none" -o "$tmp/x.md" --html "$tmp/x.html"

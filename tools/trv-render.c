@@ -23,6 +23,7 @@ int main(int argc, char **argv)
         {"palette", 0, TRV_ARG_STRING, &o.palette, "NAME", "palette for a continuous layer (default: by band description)"},
         {"overlay", 0, TRV_ARG_STRING, &overlay, "FILE", "vector overlay (GeoJSON, GPKG, any OGR file); repeatable"},
         {"route", 0, TRV_ARG_STRING, &o.route, "NAME", "draw only the route NAME of the overlays (e.g. mmcr; others and raster optima left out)"},
+        {"route-by-file", 0, TRV_ARG_FLAG, &o.route_by_file, NULL, "name each overlay file's lines after the file (without directory and extension) and colour them by that name, one colour per name in file order (a fleet: one per vehicle)"},
         {"legend", 0, TRV_ARG_FLAG, &o.legend, NULL, "add a legend of the categories and the overlays"},
         {"width", 0, TRV_ARG_INT, &o.width, "PX", "image width in pixels (default 1200, 320..10000)"},
         {"title", 0, TRV_ARG_STRING, &o.title, "TEXT", "title (default: the band description)"},

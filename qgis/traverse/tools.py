@@ -290,6 +290,8 @@ RENDER = Tool(
                ["viridis", "magma", "terrain", "ylorrd", "purples", "cost", "rdylgn", "greys"]),
         Vectors("--overlay", "Vector overlays"),
         Text("--route", "Draw only this route of the overlays (e.g. mmcr) [default: every route]"),
+        Flag("--route-by-file", "Name each overlay file's lines after the file and colour them by that name "
+             "(a fleet: one colour per vehicle)"),
         Flag("--legend", "Add a legend of the categories and the overlays"),
         Number("--width", "Image width in pixels", 1200, integer=True, minimum=320, maximum=10000),
         Text("--title", "Title [default: the band description]"),

@@ -210,8 +210,9 @@ trv_status fleet_matrix_write(trv_ctx *ctx, const fleet_vehicles *V, const fleet
                               const char *tmp, const char *path);
 /* The trv-sim scenario (INI): [scenario] with time_limit_s, then one
  * [vehicle.ID] per vehicle with a route: file (the vehicle INI), model,
- * route (ID.csv beside it), route_name time, start_time_s (its
- * availability). A relative vehicle path is made relative to dir. */
+ * terrain (its run directory: each drives on its own type's map), route
+ * (ID.csv beside it), route_name time, start_time_s (its availability).
+ * A relative vehicle or run path is made relative to dir. */
 trv_status fleet_scenario_write(trv_ctx *ctx, const fleet_vehicles *V, const fleet_plan *p, const char *dir,
                                 const char *tmp, const char *path);
 

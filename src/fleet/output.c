@@ -88,10 +88,12 @@ trv_status fleet_scenario_write(trv_ctx *ctx, const fleet_vehicles *V, const fle
         if (!p->len[k])
             continue;
         const fleet_vehicle *v = &V->v[k];
-        char rel[PATH_MAX];
+        char rel[PATH_MAX], run[PATH_MAX];
         relative(dir, v->vehicle, rel, sizeof rel);
-        fprintf(f, "\n[vehicle.%s]\nfile = %s\nmodel = %s\nroute = %s.csv\nroute_name = time\nstart_time_s = %.10g\n",
-                v->id, rel, model[v->model], v->id, v->available_s);
+        relative(dir, v->run, run, sizeof run);
+        fprintf(f, "\n[vehicle.%s]\nfile = %s\nmodel = %s\nterrain = %s\nroute = %s.csv\nroute_name = time\n"
+                   "start_time_s = %.10g\n",
+                v->id, rel, model[v->model], run, v->id, v->available_s);
     }
     return fclose(f) ? trv_error(ctx, TRV_ERR_IO, "cannot write '%s'", path) : TRV_OK;
 }

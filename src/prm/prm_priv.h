@@ -99,10 +99,15 @@ trv_status prm_model_present(trv_ctx *ctx, prm_terrain *t, const char *dir, int 
 /* 1 / tm_speed_at of the pair at grade atan(tan_beta); INFINITY where 0. */
 double prm_pace_exact(const prm_aniso *a, int pair, double tan_beta);
 
-/* Pace (s/m) of GO cell i at the grade tan_beta along the heading. */
+/* Pace (s/m) of cell i at the grade tan_beta along the heading; INFINITY
+ * off the GO cells (no pair: a NOGO cell has no speed, as speed.tif's 0),
+ * so a path through a NOGO cell (a route file, another vehicle's route)
+ * takes an infinite time rather than reading past the table. */
 static inline double prm_aniso_pace(const prm_aniso *a, long i, double tan_beta)
 {
     int p = a->pair[i];
+    if (p == 0xffff)
+        return INFINITY;
     double u = (tan_beta + a->tmax) / a->dt;
     if (u >= 0 && u < PRM_PACE_NODES) {
         int k = (int)u;

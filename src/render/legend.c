@@ -138,6 +138,12 @@ double rnd_map_overlay_legend(rnd_map *m, double py)
     py += 28 * s;
     for (int k = 0; k < nroutes; k++) {
         line_style ls = rnd_line_style(!strcmp(route_list[k], "trajectory"), route_list[k], has_trajectory);
+        for (int i = 0; i < m->ov.n; i++) /* route_by_file: the file's colour */
+            if (m->ov.shape[i].colour >= 0 && !strcmp(m->ov.shape[i].name, route_list[k])) {
+                rnd_cycle_rgb(m->ov.shape[i].colour, ls.rgb);
+                ls.dash_on = ls.dash_off = 0;
+                break;
+            }
         double lx[2] = {tx, tx + 30 * s}, ly[2] = {py + 7 * s, py + 7 * s};
         rnd_cv_add_stroke(c, lx, ly, 2, 0, fmin(ls.width, 9) * s, ls.dash_on * s, ls.dash_off * s);
         rnd_cv_paint(c, ls.rgb, 1);

@@ -102,6 +102,7 @@ static int has_ci(const char *s, const char *w)
 static int add_shape(rnd_ovl_set *s, const geo_shape *g, rnd_ovl_kind layer_kind, const char *name, double radius)
 {
     rnd_ovl_shape sh = {0};
+    sh.colour = -1;
     sh.radius = radius;
     sh.n = g->n;
     if (g->kind == GEO_POLYGON) {

@@ -84,6 +84,10 @@ static void draw_shape(rnd_canvas *c, rnd_font *font, const rnd_ovl_shape *sh, c
     case RND_OVL_OBSTACLE_LAYER:
     case RND_OVL_TRAJECTORY: {
         line_style ls = rnd_line_style(sh->kind == RND_OVL_TRAJECTORY, sh->name, with_trajectory);
+        if (sh->colour >= 0) {
+            rnd_cycle_rgb(sh->colour, ls.rgb);
+            ls.dash_on = ls.dash_off = 0;
+        }
         if (ls.casing > 0) {
             rnd_cv_add_stroke(c, xs, ys, sh->n, 0, ls.casing * s, 0, 0);
             rnd_cv_paint(c, WHITE, ls.casing_alpha);

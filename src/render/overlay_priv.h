@@ -22,6 +22,7 @@ typedef struct rnd_ovl_shape {
     int nrings;         /* polygons */
     int *start;         /* polygons: nrings + 1 ring starts */
     char *name;         /* route/feature name or NULL */
+    int colour;         /* lines: -1 by name, else rnd_cycle_rgb's k (route_by_file) */
     double radius;      /* RND_OVL_CIRCLE: map units */
 } rnd_ovl_shape;
 

@@ -145,6 +145,13 @@ static const struct {
 };
 static const unsigned route_cycle[] = {0x6a3d9a, 0xb15928, 0x33a02c, 0xe31a1c, 0x1f78b4, 0xfb9a99};
 
+void rnd_cycle_rgb(int k, unsigned char rgb[3])
+{
+    const int n = (int)(sizeof route_cycle / sizeof route_cycle[0]);
+    unsigned hex = route_cycle[(k % n + n) % n];
+    rgb[0] = hex >> 16 & 255, rgb[1] = hex >> 8 & 255, rgb[2] = hex & 255;
+}
+
 int rnd_route_rgb(const char *name, unsigned char rgb[3])
 {
     int dashed = 0;

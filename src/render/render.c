@@ -333,15 +333,48 @@ static trv_status read_hillshade(trv_ctx *ctx, const rnd_opts *o, rnd_map *m)
     return map_hillshade(ctx, m->dem, g, o->has_te, &m->hs);
 }
 
+/* route_by_file: the lines of shapes from..n-1 named after path's file
+ * name without directory and extension, coloured by that name's rank
+ * among stems[0..*nstems) (added when new). -1: out of memory. */
+static int name_by_file(rnd_ovl_set *ov, int from, const char *path, char stems[][64], int *nstems)
+{
+    char stem[64];
+    const char *b = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    snprintf(stem, sizeof stem, "%s", b);
+    if (strchr(stem, '.'))
+        *strchr(stem, '.') = '\0';
+    int rank = 0;
+    while (rank < *nstems && strcmp(stems[rank], stem))
+        rank++;
+    if (rank == *nstems)
+        snprintf(stems[(*nstems)++], 64, "%s", stem);
+    for (int i = from; i < ov->n; i++) {
+        rnd_ovl_shape *sh = &ov->shape[i];
+        if (sh->kind != RND_OVL_ROUTE)
+            continue;
+        free(sh->name);
+        if (!(sh->name = strdup(stem)))
+            return -1;
+        sh->colour = rank;
+    }
+    return 0;
+}
+
 /* The overlays in the layer's CRS; with a window only what reaches into
  * it is drawn and listed in the legend. */
 static trv_status read_overlays(trv_ctx *ctx, const rnd_opts *o, rnd_map *m)
 {
     trv_status st;
     const geo_grid *g = &m->r->grid;
-    for (int k = 0; k < o->noverlays; k++)
+    char stems[RND_MAX_OVERLAYS][64];
+    int nstems = 0;
+    for (int k = 0; k < o->noverlays; k++) {
+        int from = m->ov.n;
         if ((st = rnd_ovl_read(ctx, o->overlays[k], g->wkt, &m->ov)))
             return st;
+        if (o->route_by_file && name_by_file(&m->ov, from, o->overlays[k], stems, &nstems))
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
     if (o->route && rnd_ovl_keep_route(&m->ov, o->route) == 0)
         return trv_error(ctx, TRV_ERR_DATA, "no route named '%s' in the overlays", o->route);
     if (o->has_te) {

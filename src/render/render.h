@@ -94,6 +94,10 @@ typedef struct rnd_opts {
     const char *overlays[RND_MAX_OVERLAYS]; /* GeoJSON/GPKG/any OGR file */
     int noverlays;
     const char *route;          /* draw only this route of the overlays (e.g. "mmcr"), NULL: all */
+    int route_by_file;          /* each overlay file's lines named after the file (its name without
+                                 * directory and extension) and drawn in the colour k of the fixed
+                                 * cycle, k the rank of that name among the files (a fleet: one
+                                 * colour per vehicle, ID.geojson and ID.gpx alike) */
     int legend;                 /* categories / routes legend */
     int width;                  /* PNG width in pixels */
     const char *title;          /* NULL: the band description */
@@ -135,6 +139,8 @@ int rnd_window_cells(const geo_grid *g, const double te[4], int win[4]);
  * styles alike. Returns 1 for a dashed (grid) variant. Unknown names get
  * a colour from a fixed cycle keyed on the name. */
 int rnd_route_rgb(const char *name, unsigned char rgb[3]);
+/* Colour k (k mod 6) of that fixed cycle (rnd_opts.route_by_file). */
+void rnd_cycle_rgb(int k, unsigned char rgb[3]);
 
 /* ---- a route's profile (profile.c) ----------------------------------------- */
 

@@ -40,6 +40,8 @@ static trv_status route_sections(trv_ctx *ctx, doc *d, run *r)
     if (!st)
         st = rpt_sec_sim(ctx, d, r);
     if (!st)
+        st = rpt_sec_fleet(ctx, d, r);
+    if (!st)
         st = rpt_sec_maps(ctx, d, r, &rs);
     rpt_rs_free(&rs);
     return st;

@@ -202,6 +202,10 @@ trv_status rpt_sec_sim(trv_ctx *ctx, doc *d, run *r);                       /* s
 #define UNC_DIR "uncertainty"
 #define UNC_PNG "png/p_nogo.png"
 trv_status rpt_sec_uncertainty(trv_ctx *ctx, doc *d, run *r);               /* uncertainty.c */
+#define FLEET_JSON "fleet/plan/fleet.json"
+#define FLEET_SIM_JSON "fleet/sim/metrics.json"
+#define FLEET_PNG "fleet/plan.png"
+trv_status rpt_sec_fleet(trv_ctx *ctx, doc *d, run *r);                     /* fleet.c */
 trv_status rpt_sec_terrain(trv_ctx *ctx, doc *d, run *r);                   /* method.c */
 trv_status rpt_sec_kriging(trv_ctx *ctx, doc *d, run *r);                   /* method.c */
 trv_status rpt_sec_vehicle(trv_ctx *ctx, doc *d, run *r);                   /* method.c */

@@ -98,7 +98,8 @@ static int head_on(const sim_run *r, const sim_veh *a, const sim_veh *b)
 
 static int allowed(const sim_run *r, const sim_veh *v, long c)
 {
-    return c >= 0 && (v->has_seen ? v->seen.mask[c] : prm_cell_go(r->t, c));
+    (void)r;
+    return c >= 0 && (v->has_seen ? v->seen.mask[c] : prm_cell_go(v->t, c)); /* its own map */
 }
 
 static void cell_xy(const prm_terrain *t, long c, double *x, double *y)
@@ -140,7 +141,7 @@ static trv_status plan(sim_run *r, const sim_veh *v, const int w[4], double x, d
     prm_weights pw;
     prm_weights_default(&pw);
     memset(out, 0, sizeof *out);
-    trv_status st = prm_route_grid_masked(r->quiet, r->t, mask, x, y, gx, gy, PRM_TIME, &pw, out);
+    trv_status st = prm_route_grid_masked(r->quiet, v->t, mask, x, y, gx, gy, PRM_TIME, &pw, out);
     free(mask);
     return st;
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #define WINDOW 64
+#define SPAN_M 30.0 /* the window's arc length past the next segment's start */
 
 void sim_path_clear(sim_path *p)
 {
@@ -62,7 +63,7 @@ double sim_path_project(const sim_path *p, double x, double y, int *hint, double
     int last = first + WINDOW < p->n - 2 ? first + WINDOW : p->n - 2;
     double best_d2 = INFINITY, best_e = 0, best_s = 0;
     int best = first;
-    for (int i = first; i <= last; i++) {
+    for (int i = first; i <= last && (i <= first + 1 || p->s[i] <= p->s[first + 1] + SPAN_M); i++) {
         double ax = p->x[i], ay = p->y[i], sx = p->x[i + 1] - ax, sy = p->y[i + 1] - ay;
         double len2 = sx * sx + sy * sy, px = x - ax, py = y - ay;
         double t = len2 > 0 ? (px * sx + py * sy) / len2 : 0;

@@ -313,8 +313,8 @@ static jo *state_json(const sim_run *r, int k)
     put(o, "heading", num(s->heading)), put(o, "pitch", num(s->pitch)), put(o, "roll", num(s->roll));
     put(o, "v", num(s->v)), put(o, "vy", num(s->vy)), put(o, "yaw_rate", num(s->yaw_rate));
     put(o, "steer", num(s->steer));
-    long c = prm_cell_at(r->t, s->x, s->y);
-    put(o, "class", json_object_new_int(c >= 0 ? r->t->cls->u8[c] : 0));
+    long c = prm_cell_at(v->t, s->x, s->y);
+    put(o, "class", json_object_new_int(c >= 0 ? v->t->cls->u8[c] : 0));
     int limit;
     double lim = sim_veh_speed(r, v, s->x, s->y, s->pitch, NULL, &limit);
     const char *why = limit >= 0 ? tm_limit_name(limit) : "speed map";
@@ -456,7 +456,7 @@ static jo *do_plan(sim_session *ss, jo *req, reply_err *e)
     prm_weights w;
     prm_weights_default(&w);
     prm_path p = {0};
-    trv_status st = prm_route_grid_masked(ss->quiet, r->t, mask, v->s.x, v->s.y, gx, gy, PRM_TIME, &w, &p);
+    trv_status st = prm_route_grid_masked(ss->quiet, v->t, mask, v->s.x, v->s.y, gx, gy, PRM_TIME, &w, &p);
     free(mask);
     if (st)
         return fail(e, "no_path", "%s", trv_errmsg(ss->quiet)), NULL;

@@ -121,17 +121,17 @@ double sim_veh_speed(const sim_run *r, const sim_veh *v, double x, double y, dou
     if (pull)
         *pull = NAN;
     *limit = -1;
-    long c = prm_cell_at(r->t, x, y);
-    if (!v->has_tm || c < 0 || !prm_cell_go(r->t, c))
-        return cell_speed_ms(r->t, x, y); /* NOGO: speed.tif's 0, as without the model */
+    long c = prm_cell_at(v->t, x, y);
+    if (!v->has_tm || c < 0 || !prm_cell_go(v->t, c))
+        return cell_speed_ms(v->t, x, y); /* NOGO: speed.tif's 0, as without the model */
     int s = r->env.soil->u8[c], l = r->env.landuse->u8[c];
     if (s == 0 || l == 0 || v->tm.soil_index[s] < 0 || v->tm.landuse_nogo[l] == 2)
-        return cell_speed_ms(r->t, x, y);
+        return cell_speed_ms(v->t, x, y);
     /* the map's steepest grade bounds the grade along the path: the
      * bilinear surface between cell centres may be locally steeper than
      * the slope the map was made with, and the map's GO promises both
      * directions up to that slope */
-    double sl = r->t->slope->f32[c] * M_PI / 180;
+    double sl = v->t->slope->f32[c] * M_PI / 180;
     if (isfinite(sl) && sl >= 0)
         beta = fmax(-sl, fmin(sl, beta));
     tm_speed_at_t o;
@@ -146,7 +146,7 @@ trv_status sim_veh_profile(trv_ctx *ctx, const sim_run *r, sim_veh *v)
 {
     const sim_path *p = &v->path;
     double len = p->s[p->n - 1];
-    double ds = fmin(r->t->cell_m / 2, 5);
+    double ds = fmin(v->t->cell_m / 2, 5);
     int n = (int)ceil(len / ds) + 1;
     if (n < 2)
         n = 2;
@@ -154,7 +154,7 @@ trv_status sim_veh_profile(trv_ctx *ctx, const sim_run *r, sim_veh *v)
     if (!prof)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     ds = len / (n - 1);
-    double h = fmax(2.5, fmin(15, r->t->cell_m / 2));
+    double h = fmax(2.5, fmin(15, v->t->cell_m / 2));
     for (int i = 0; i < n; i++) {
         double s = i * ds, x, y, xa, ya, xb, yb, gx = 0, gy = 0;
         sim_path_point(p, s, &x, &y);
@@ -230,9 +230,9 @@ static void record(sim_run *r, sim_veh *v, double cte)
             return;
         v->rows = rows, v->caprows = cap;
     }
-    long c = prm_cell_at(r->t, v->s.x, v->s.y);
+    long c = prm_cell_at(v->t, v->s.x, v->s.y);
     v->rows[v->nrows++] = (sim_row){r->t_now, v->s.x, v->s.y, v->s.z, v->s.heading, v->s.pitch, v->s.roll,
-                                    v->s.v, v->s.steer, cte, c >= 0 ? r->t->cls->u8[c] : 0};
+                                    v->s.v, v->s.steer, cte, c >= 0 ? v->t->cls->u8[c] : 0};
 }
 
 /* The corridor ahead of a vehicle (its braking distance) holds b? */
@@ -292,18 +292,18 @@ static void sense(trv_ctx *ctx, sim_run *r, int k)
                 m++;
             }
         }
-        long fresh = sim_seen_add(&v->seen, r->t, &r->field, v->scan, m, v->body.step_m);
+        long fresh = sim_seen_add(&v->seen, v->t, &r->field, v->scan, m, v->body.step_m);
         if (!fresh)
             continue;
         event(r, k, SIM_EV_OBSTACLE_SEEN, "\"cells\": %ld, \"blocked_total\": %ld", fresh, v->seen.nblocked);
-        if (!r->sc->replan || !sim_seen_path_blocked(&v->seen, r->t, &v->path, v->s_along))
+        if (!r->sc->replan || !sim_seen_path_blocked(&v->seen, v->t, &v->path, v->s_along))
             continue;
         prm_path np = {0};
         double wall = 0;
         int local = 0;
         trv_status st = v->m.replans >= MAX_REPLANS
                             ? TRV_ERR_DATA
-                            : sim_replan(r->quiet, &v->seen, r->t, &v->path, v->s_along, v->s.x, v->s.y, &np,
+                            : sim_replan(r->quiet, &v->seen, v->t, &v->path, v->s_along, v->s.x, v->s.y, &np,
                                          &wall, &local);
         v->m.replan_wall_s += wall;
         if (!st && !(st = sim_veh_path(ctx, v, np.x, np.y, np.n)) && !(st = sim_veh_profile(ctx, r, v))) {
@@ -406,6 +406,17 @@ static void ride(sim_run *r, int k, double ds)
     }
 }
 
+/* The angle the tip-over check judges: |a| bounded by the slope of the
+ * vehicle's cell on its map (slope.tif, Horn's gradient, the one its GO
+ * map was made with; method 5.3): the bilinear facets between cell
+ * centres take a steeper neighbour's grade half a cell into a GO cell. */
+static double tip_angle(const sim_veh *v, double a)
+{
+    long c = prm_cell_at(v->t, v->s.x, v->s.y);
+    double sl = c >= 0 ? v->t->slope->f32[c] * M_PI / 180 : NAN;
+    return isfinite(sl) && sl >= 0 ? fmin(fabs(a), sl) : fabs(a);
+}
+
 static void check(sim_run *r, int k, double dt)
 {
     sim_veh *v = &r->v[k];
@@ -452,7 +463,7 @@ static void check(sim_run *r, int k, double dt)
         v->next_record = t + r->sc->record_s;
     }
     /* tip-over, collisions, goal */
-    if (fabs(roll) > v->body.max_roll_rad || fabs(pitch) > v->body.max_pitch_rad) {
+    if (tip_angle(v, roll) > v->body.max_roll_rad || tip_angle(v, pitch) > v->body.max_pitch_rad) {
         event(r, k, SIM_EV_TIP_OVER, "\"pitch_deg\": %.2f, \"roll_deg\": %.2f", pitch * 180 / M_PI,
               roll * 180 / M_PI);
         finish(r, k, "tip_over", 0);
@@ -495,8 +506,9 @@ static void check(sim_run *r, int k, double dt)
 }
 
 /* Step i of the loop (t from i dt to (i + 1) dt): the commands due
- * (command.c), starts, driving, checks. 0 when no vehicle was active (the
- * run is over; nothing done). */
+ * (command.c), starts, the head-on conflicts, driving, checks. 0 when no
+ * vehicle was active (the run is over; nothing done) or the conflicts
+ * failed (*st). */
 static int step(trv_ctx *ctx, sim_run *r, long i, double dt, trv_status *st)
 {
     r->t_now = i * dt;

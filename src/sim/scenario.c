@@ -19,6 +19,7 @@ void sim_scenario_free(sim_scenario *sc)
     for (int k = 0; k < sc->nveh; k++) {
         free(sc->veh[k].file);
         free(sc->veh[k].route);
+        free(sc->veh[k].terrain);
         free(sc->veh[k].route_name);
         free(sc->veh[k].srs);
     }
@@ -82,7 +83,7 @@ static int parse_pair(const char *s, double v[2])
 
 /* Per-vehicle values bound by the schema before they are checked. */
 typedef struct veh_raw {
-    char *file, *route, *route_name, *start, *goal, *srs;
+    char *file, *route, *route_name, *start, *goal, *srs, *terrain;
     int model, strategy;
     double start_time;
     int has_gnss, has_imu, has_l2, has_l3;
@@ -123,7 +124,7 @@ static void scenario_keys(schema_list *L, sim_scenario *sc, int *ctrl_kind, char
 }
 
 /* One vehicle's sections [vehicle.ID], [gnss.ID], [imu.ID], [lidar2d.ID],
- * [lidar3d.ID] (names into secs): the defaults and the 27 keys. */
+ * [lidar3d.ID] (names into secs): the defaults and the 28 keys. */
 static void vehicle_keys(schema_list *L, veh_raw *v, const char *id, char secs[5][48])
 {
     static const char *const sensor_sec[4] = {"gnss", "imu", "lidar2d", "lidar3d"};
@@ -146,6 +147,7 @@ static void vehicle_keys(schema_list *L, veh_raw *v, const char *id, char secs[5
     KEY(vs, "srs", TRV_INI_STRING, &v->srs, 0, 0, NULL, 0, NULL);
     KEY(vs, "strategy", TRV_INI_CHOICE, &v->strategy, 0, 0, "mmcr|mdr|msr|time", 0, NULL);
     KEY(vs, "start_time_s", TRV_INI_DOUBLE, &v->start_time, 0, 1e7, NULL, 0, NULL);
+    KEY(vs, "terrain", TRV_INI_STRING, &v->terrain, 0, 0, NULL, 0, NULL);
     KEY(secs[1], "rate_hz", TRV_INI_DOUBLE, &v->gnss_rate, 0.01, 1000, NULL, 0, &v->has_gnss);
     KEY(secs[1], "noise_m", TRV_INI_DOUBLE, &v->gnss_noise, 0, 100, NULL, 0, &v->has_gnss);
     KEY(secs[2], "rate_hz", TRV_INI_DOUBLE, &v->imu_rate, 0.01, 10000, NULL, 0, &v->has_imu);
@@ -200,6 +202,7 @@ static trv_status vehicle_spec(trv_ctx *ctx, const char *path, const char *dir, 
     s->start_time_s = v->start_time;
     s->file = resolve(dir, v->file);
     s->route = resolve(dir, v->route);
+    s->terrain = resolve(dir, v->terrain);
     s->route_name = v->route_name ? strdup(v->route_name) : NULL;
     s->srs = strdup(v->srs ? v->srs : "EPSG:4326");
     if (v->start) {
@@ -240,7 +243,7 @@ trv_status sim_scenario_read(trv_ctx *ctx, const char *path, sim_scenario **out)
     sim_scenario *sc = calloc(1, sizeof *sc);
     veh_raw *raw = calloc(nveh, sizeof *raw);
     /* per vehicle: 9 vehicle keys, 2 gnss, 2 imu, 6 lidar2d, 8 lidar3d; 15 scenario keys */
-    enum { PER = 27 };
+    enum { PER = 28 };
     schema_list L = {calloc((size_t)nveh * PER + 16, sizeof *L.k), 0};
     char (*secs)[5][48] = calloc(nveh, sizeof *secs);
     if (!sc || !raw || !L.k || !secs) {
@@ -275,7 +278,7 @@ trv_status sim_scenario_read(trv_ctx *ctx, const char *path, sim_scenario **out)
         st = vehicle_spec(ctx, path, dir, &raw[k], ids[k], lines[k], &sc->veh[k]);
     }
     for (int k = 0; k < nveh; k++) {
-        free(raw[k].file), free(raw[k].route), free(raw[k].route_name);
+        free(raw[k].file), free(raw[k].route), free(raw[k].route_name), free(raw[k].terrain);
         free(raw[k].start), free(raw[k].goal), free(raw[k].srs);
     }
     free(obstacles);

@@ -141,12 +141,38 @@ static trv_status ride_setup(trv_ctx *ctx, sim_run *r, sim_veh *v, int k)
     return st;
 }
 
+/* The vehicle's map: the run's terrain, or its own directory's, which
+ * must be on the same grid (the DEM and the other vehicles are the run's). */
+static trv_status own_terrain(trv_ctx *ctx, const sim_run *r, sim_veh *v)
+{
+    v->t = r->t;
+    if (!v->spec->terrain)
+        return TRV_OK;
+    if (!(v->own = calloc(1, sizeof *v->own)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    trv_status st = prm_terrain_load(ctx, v->spec->terrain, v->own);
+    if (st) {
+        free(v->own);
+        v->own = NULL;
+        return st;
+    }
+    const geo_grid *a = v->own->grid, *b = r->t->grid;
+    if (a->nx != b->nx || a->ny != b->ny || memcmp(a->gt, b->gt, sizeof a->gt))
+        return trv_error(ctx, TRV_ERR_DATA, "the terrain '%s' is not on the run's grid (%dx%d, the run's %dx%d, or another origin or cell)",
+                         v->spec->terrain, a->nx, a->ny, b->nx, b->ny);
+    v->t = v->own;
+    return TRV_OK;
+}
+
 static trv_status vehicle_setup(trv_ctx *ctx, sim_run *r, int k)
 {
     sim_veh *v = &r->v[k];
     const sim_vehicle_spec *sp = v->spec;
-    const prm_terrain *t = r->t;
-    trv_status st = tm_vehicle_read(ctx, sp->file, &v->tv);
+    trv_status st = own_terrain(ctx, r, v);
+    if (st)
+        return trv_error_prefix(ctx, st, "vehicle '%s'", sp->id);
+    const prm_terrain *t = v->t;
+    st = tm_vehicle_read(ctx, sp->file, &v->tv);
     if (st)
         return trv_error_prefix(ctx, st, "vehicle '%s'", sp->id);
     sim_body_from_vehicle(v->tv, sp->kind, &v->body);
@@ -293,6 +319,9 @@ void sim_run_free(sim_run *r)
         free(v->ext.ranges);
         if (v->has_seen)
             sim_seen_clear(&v->seen);
+        if (v->own)
+            prm_terrain_clear(v->own);
+        free(v->own);
     }
     free(r->v);
     sim_obstacles_free(r->obs, r->nobs);

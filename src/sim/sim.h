@@ -135,9 +135,11 @@ typedef struct sim_path {
 trv_status sim_path_set(trv_ctx *ctx, sim_path *p, const double *x, const double *y, int n);
 void sim_path_clear(sim_path *p);
 /* Closest point of the path to (x, y), searching segments from *hint
- * forward (a window of the next 64 segments, so a path that comes back
- * near itself is not skipped ahead; *hint updated): signed cross-track
- * error (> 0 left of the path), the arc length there. */
+ * forward (a window of the next 64 segments, and of those the ones that
+ * start at most 30 m past the next segment's start, so that a path that
+ * comes back near itself, or along itself out and back to a task, is
+ * not skipped ahead; *hint updated): signed cross-track error (> 0 left
+ * of the path), the arc length there. */
 double sim_path_project(const sim_path *p, double x, double y, int *hint, double *s_along);
 /* The point at arc length s (clamped to the ends). */
 void sim_path_point(const sim_path *p, double s, double *x, double *y);
@@ -378,7 +380,12 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
  *               default mmcr when the column exists) or start and goal
  *               ("X,Y" in srs: EPSG:4326 lon,lat by default, "map" for the
  *               terrain's CRS) planned on the raster with strategy
- *               (time|mmcr|mdr|msr, default time); start_time_s (0)
+ *               (time|mmcr|mdr|msr, default time); start_time_s (0);
+ *               terrain (a directory as trv-sim's --terrain, on the same
+ *               grid: the vehicle's own speed, GO/NOGO and speed model
+ *               copies, for its route, speed profile and re-planning, so a
+ *               fleet of several types drives each on its own map; default
+ *               the run's terrain, whose DEM every vehicle touches)
  *   [gnss.ID]   rate_hz (10), noise_m (position sd)
  *   [imu.ID]    rate_hz (100), noise_deg (heading sd)
  *   [lidar2d.ID], [lidar3d.ID]  rate_hz (10), lines (3D, 16), hfov_deg
@@ -556,6 +563,7 @@ typedef struct sim_vehicle_spec {
     char *srs;              /* CRS of start / goal ("map": the terrain's) */
     prm_strategy strategy;
     double start_time_s;
+    char *terrain;          /* its own terrain directory (resolved), or NULL: the run's */
     int nsensors;
     sim_sensor sensors[4];  /* at most one of each kind */
     long line;              /* the section's line (messages) */

@@ -20,6 +20,7 @@ typedef struct sim_ext {
     double scan_t;              /* its time and the pose it was taken from */
     sim_state scan_pose;
 } sim_ext;
+
 /* A vehicle giving way in a head-on conflict (conflict.c). */
 typedef struct sim_giveway {
     int state;                  /* SIM_GW_* */
@@ -38,6 +39,8 @@ enum { SIM_GW_NONE = 0, SIM_GW_WAIT, SIM_GW_TO_PLACE, SIM_GW_AT_PLACE, SIM_GW_DE
 
 typedef struct sim_veh {
     const sim_vehicle_spec *spec;
+    const prm_terrain *t;       /* its map: the run's, or own (spec->terrain) */
+    prm_terrain *own;
     tm_vehicle *tv;
     tm_model tm;                /* the speed model (has_tm) */
     int has_tm;
@@ -118,6 +121,7 @@ void sim_commands_due(trv_ctx *ctx, sim_run *r, long i);
 /* Before the first LiDAR's scan at time t: w->ranges to the vehicle's
  * range buffer, when a client asked for scans (command.c). */
 void sim_ext_scan_begin(sim_veh *v, sim_world *w, double t);
+
 /* Head-on conflicts (conflict.c; sim.h): once per step i before the
  * vehicles drive; sets each vehicle's gw.hold. */
 trv_status sim_conflicts_step(trv_ctx *ctx, sim_run *r, long i);
