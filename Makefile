@@ -318,12 +318,14 @@ $(FLEET)/%/roadmap.gpkg: $(OUT)/dem.tif $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/
 	$(BINDIR)/trv-roadmap -q --terrain $(FLEET)/$* -o $@ --seed $(SEED)
 
 # the fleet: the UGV from FROM, the truck from TO, the carrier from a
-# valley in between; the UGV and the carrier take three tasks at most
+# valley in between; the UGV and the carrier take three tasks at most; the
+# vehicle files relative to the fleet file (no clone's path in the outputs)
 $(FLEET)/fleet.ini: Makefile
 	@mkdir -p $(FLEET)
 	printf '[vehicle.ugv]\nvehicle = %s\nrun = ugv_hua2022\nstart = %s\ncapacity = 3\n\n[vehicle.truck]\nvehicle = %s\nrun = truck_6x6\nstart = %s\n\n[vehicle.carrier]\nvehicle = %s\nrun = tracked_carrier\nstart = -84.22927,36.65209\ncapacity = 3\nmodel = skid\n' \
-	    $(CURDIR)/data/vehicles/ugv_hua2022.ini $(FROM) $(CURDIR)/data/vehicles/truck_6x6.ini $(TO) \
-	    $(CURDIR)/data/vehicles/tracked_carrier.ini >$@
+	    $$(realpath -m --relative-to=$(FLEET) data/vehicles/ugv_hua2022.ini) $(FROM) \
+	    $$(realpath -m --relative-to=$(FLEET) data/vehicles/truck_6x6.ini) $(TO) \
+	    $$(realpath -m --relative-to=$(FLEET) data/vehicles/tracked_carrier.ini) >$@
 
 $(FLEET)/plan/fleet.json: $(foreach t,$(FLEET_TYPES),$(FLEET)/$(t)/roadmap.gpkg) $(FLEET)/fleet.ini $(FLEET_TASKS) \
     $(BINDIR)/trv-fleet
