@@ -283,6 +283,9 @@ void geo_horn_diff(const float *above, const float *row, const float *below, int
  * ew_m/ns_m: cell width/height in metres. Pure: no I/O, no state. */
 void geo_slope_row(const float *above, const float *row, const float *below, int nx, int has_nodata,
                    float nodata, double ew_m, double ns_m, float out_nodata, float *out);
+/* The same for the one cell x of row (geo_slope_row's value there). */
+float geo_slope_at(const float *above, const float *row, const float *below, int nx, int x, int has_nodata,
+                   float nodata, double ew_m, double ns_m, float out_nodata);
 
 /* Slope in degrees of a DEM on a projected grid (Float32, nodata -9999).
  * A geographic grid is TRV_ERR_CRS: slope needs metres. */

@@ -4,22 +4,23 @@
 #include <math.h>
 #include <stdlib.h>
 
+float geo_slope_at(const float *above, const float *row, const float *below, int nx, int x, int has_nodata,
+                   float nodata, double ew_m, double ns_m, float out_nodata)
+{
+    if (has_nodata && row[x] == nodata)
+        return out_nodata;
+    double gx, gy;
+    geo_horn_diff(above, row, below, nx, x, has_nodata, nodata, &gx, &gy);
+    double dzdx = gx / (8 * ew_m);
+    double dzdy = gy / (8 * ns_m);
+    return (float)(atan(sqrt(dzdx * dzdx + dzdy * dzdy)) * (180.0 / M_PI));
+}
+
 void geo_slope_row(const float *above, const float *row, const float *below, int nx, int has_nodata,
                    float nodata, double ew_m, double ns_m, float out_nodata, float *out)
 {
-    const double rad2deg = 180.0 / M_PI;
-    for (int x = 0; x < nx; x++) {
-        float c = row[x];
-        if (has_nodata && c == nodata) {
-            out[x] = out_nodata;
-            continue;
-        }
-        double gx, gy;
-        geo_horn_diff(above, row, below, nx, x, has_nodata, nodata, &gx, &gy);
-        double dzdx = gx / (8 * ew_m);
-        double dzdy = gy / (8 * ns_m);
-        out[x] = (float)(atan(sqrt(dzdx * dzdx + dzdy * dzdy)) * rad2deg);
-    }
+    for (int x = 0; x < nx; x++)
+        out[x] = geo_slope_at(above, row, below, nx, x, has_nodata, nodata, ew_m, ns_m, out_nodata);
 }
 
 trv_status geo_slope(trv_ctx *ctx, const geo_raster *dem, geo_raster **out)

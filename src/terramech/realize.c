@@ -32,13 +32,8 @@ void tm_real_cell(const tm_model *m, const geo_raster *dem, double ew, double ns
 {
     int nx = dem->grid.nx, ny = dem->grid.ny, x = (int)(i % (size_t)nx), y = (int)(i / (size_t)nx);
     const float *row = dem->f32 + (size_t)y * nx;
-    float slope = NODATA, nd = (float)dem->nodata;
-    if (!(dem->has_nodata && row[x] == nd)) { /* geo_slope_row's expression, so the same bits */
-        double gx, gy;
-        geo_horn_diff(y > 0 ? row - nx : NULL, row, y + 1 < ny ? row + nx : NULL, nx, x, dem->has_nodata, nd, &gx, &gy);
-        double dzdx = gx / (8 * ew), dzdy = gy / (8 * ns);
-        slope = (float)(atan(sqrt(dzdx * dzdx + dzdy * dzdy)) * (180.0 / M_PI));
-    }
+    float slope = geo_slope_at(y > 0 ? row - nx : NULL, row, y + 1 < ny ? row + nx : NULL, nx, x, dem->has_nodata,
+                               (float)dem->nodata, ew, ns, NODATA);
     tm_row(m, &slope, NODATA, soil + i, lu + i, 1, speed, reason, NULL);
 }
 
