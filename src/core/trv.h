@@ -331,4 +331,9 @@ char *trv_data_path(trv_ctx *ctx, const char *rel);
 /* Join dir and name into a malloc'ed path. */
 char *trv_path_join(const char *dir, const char *name);
 
+/* qsort comparators, ascending (NaN compares equal to everything, as the
+ * plain < and > do). */
+int trv_cmp_double(const void *a, const void *b);
+int trv_cmp_float(const void *a, const void *b);
+
 #endif

@@ -44,12 +44,6 @@ static int matching(match *M, double thr)
     return size;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int fleet_bottleneck(int n, int m, const double *c, int *col, double *bottleneck)
 {
     *bottleneck = NAN;
@@ -63,7 +57,7 @@ int fleet_bottleneck(int n, int m, const double *c, int *col, double *bottleneck
     for (size_t q = 0; q < nn; q++)
         if (isfinite(c[q]))
             v[nf++] = c[q];
-    qsort(v, nf, sizeof *v, cmp_double);
+    qsort(v, nf, sizeof *v, trv_cmp_double);
     int best = matching(&M, INFINITY);
     double thr = NAN; /* the least entry that keeps the matching at best */
     if (best > 0) {

@@ -85,15 +85,9 @@ static int dlist_add(dlist *d, double v)
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void dlist_sort_unique(dlist *d)
 {
-    qsort(d->v, (size_t)d->n, sizeof *d->v, cmp_double);
+    qsort(d->v, (size_t)d->n, sizeof *d->v, trv_cmp_double);
     int m = 0;
     for (int i = 0; i < d->n; i++)
         if (m == 0 || d->v[i] != d->v[m - 1])

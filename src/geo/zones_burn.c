@@ -32,11 +32,6 @@ static void burn_segment(const geo_grid *g, unsigned char *burn, const double *q
     }
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 /* The cells of polygon k whose centres lie inside it (even-odd, by rows). */
 static int burn_inside(const geo_zones *z, int k, const geo_grid *g, unsigned char *burn, unsigned char bit)
 {
@@ -54,7 +49,7 @@ static int burn_inside(const geo_zones *z, int k, const geo_grid *g, unsigned ch
             if ((q[1] > y) != (q[3] > y))
                 xs[n++] = q[0] + (y - q[1]) * (q[2] - q[0]) / (q[3] - q[1]);
         }
-        qsort(xs, (size_t)n, sizeof *xs, cmp_dbl);
+        qsort(xs, (size_t)n, sizeof *xs, trv_cmp_double);
         for (int p = 0; p + 1 < n; p += 2) { /* centres with xs[p] < x < xs[p + 1]... as geo_zone_contains */
             double c0 = ceil((xs[p] - g->gt[0]) / g->gt[1] - 0.5), c1 = floor((xs[p + 1] - g->gt[0]) / g->gt[1] - 0.5);
             for (long c = c0 < 0 ? 0 : (long)c0; c <= c1 && c < g->nx; c++)

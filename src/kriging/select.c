@@ -71,12 +71,6 @@ static long *subsample(size_t n, size_t m, uint64_t seed, size_t *count)
     return all;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median distance to the nearest other point, over a subsample. */
 static double median_spacing(const krg_points *p, const krg_index *ix, const long *which, size_t n)
 {
@@ -92,7 +86,7 @@ static double median_spacing(const krg_points *p, const krg_index *ix, const lon
     }
     double med = NAN;
     if (k) {
-        qsort(d, k, sizeof *d, cmp_double);
+        qsort(d, k, sizeof *d, trv_cmp_double);
         med = d[k / 2];
     }
     free(d);

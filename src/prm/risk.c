@@ -194,12 +194,6 @@ static void mc_close(mc_inputs *I)
     free(I->path);
 }
 
-static int cmp_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
 /* Realisation k: each route's time T (h), INFINITY where not passable. */
 static trv_status mc_band(trv_ctx *ctx, mc_inputs *I, const mc_pieces *P, int k, double ew, double ns, double *T)
 {
@@ -229,7 +223,7 @@ static void mc_finish(prm_result *routes, int n, int nsim, const double *T, floa
         for (int k = 0; k < nsim; k++)
             if (isfinite(T[(size_t)k * n + r]))
                 buf[m++] = (float)T[(size_t)k * n + r];
-        qsort(buf, (size_t)m, sizeof *buf, cmp_float);
+        qsort(buf, (size_t)m, sizeof *buf, trv_cmp_float);
         s->mc_n = nsim;
         s->p_pass = (double)m / nsim;
         for (int q = 0; q < 3; q++)

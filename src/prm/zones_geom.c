@@ -15,12 +15,6 @@ typedef struct span {
     int zone;            /* the first zone (index) holding it */
 } span;
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The spans of q inside factor or max_speed zones (malloc'ed; *n 0 and
  * NULL when none, or out of memory: then unzoned). */
 static span *spans_of(const geo_zones *z, const double q[4], int *n)
@@ -57,7 +51,7 @@ static span *spans_of(const geo_zones *z, const double q[4], int *n)
                 ts[nt++] = ((px[i] - q[0]) * dx + (py[i] - q[1]) * dy) / ll;
         }
     }
-    qsort(ts, (size_t)nt, sizeof *ts, cmp_dbl);
+    qsort(ts, (size_t)nt, sizeof *ts, trv_cmp_double);
     for (int i = 0; i + 1 < nt; i++) {
         double a = fmax(0, ts[i]), b = fmin(1, ts[i + 1]), m = 0.5 * (a + b), f = 1, cp = INFINITY;
         int first = -1;

@@ -143,12 +143,6 @@ void rnd_cv_add_ring(rnd_canvas *c, double cx, double cy, double r, double width
         }
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 void rnd_cv_add_polygon(rnd_canvas *c, const double *x, const double *y, const int *start, int nrings)
 {
     enum { SUB = 4 };
@@ -182,7 +176,7 @@ void rnd_cv_add_polygon(rnd_canvas *c, const double *x, const double *y, const i
                     if ((y0 <= sy) != (y1 <= sy))
                         xs[m++] = x[i] + (sy - y0) / (y1 - y0) * (x[j] - x[i]);
                 }
-            qsort(xs, (size_t)m, sizeof(double), cmp_double);
+            qsort(xs, (size_t)m, sizeof(double), trv_cmp_double);
             for (int k = 0; k + 1 < m; k += 2) {
                 double a = fmax(xs[k], b[0]), e = fmin(xs[k + 1], b[2]);
                 for (int px = (int)floor(a); px < e && px < b[2]; px++) {

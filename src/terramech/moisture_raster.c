@@ -53,12 +53,6 @@ static trv_status resample(trv_ctx *ctx, const geo_raster *src, const geo_grid *
     return st;
 }
 
-static int cmp_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The median of the moisture over the cells of each soil code (the mean of
  * the two middle values for an even count), cells[code] how many; NAN for
  * a code without moisture cells. Values outside 0..100 are an error. */
@@ -92,7 +86,7 @@ static trv_status medians(trv_ctx *ctx, const geo_raster *soil, const geo_raster
     for (int c = 0; c < 256; c++) {
         float *v = all + start[c];
         size_t k = cells[c];
-        qsort(v, k, sizeof *v, cmp_float);
+        qsort(v, k, sizeof *v, trv_cmp_float);
         med[c] = k == 0 ? NAN : k % 2 ? v[k / 2] : 0.5 * ((double)v[k / 2 - 1] + v[k / 2]);
     }
     free(all);

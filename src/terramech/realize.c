@@ -44,16 +44,10 @@ void tm_real_clear(tm_real *r)
     memset(r, 0, sizeof *r);
 }
 
-static int cmp_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
 static void sort_floats(float *v, int n)
 {
     if (n > 32) {
-        qsort(v, (size_t)n, sizeof *v, cmp_float);
+        qsort(v, (size_t)n, sizeof *v, trv_cmp_float);
         return;
     }
     for (int i = 1; i < n; i++) { /* insertion sort: the usual N are small */
