@@ -79,6 +79,16 @@ sys.exit(not (d['milp']['status'] == 'optimal' and d['gap'] >= 0 and abs(h / m -
 awk -F, -v T="$(num total_s "$J")" 'NR > 1 { s += $4 } END { exit !(s - T < 0.01 && T - s < 0.01) }' "$tmp/o/fleet.csv" &&
     ok || bad "fleet.csv's times do not add up to total_s"
 
+# the stops are named after the tasks (the GPX's waypoints, the GeoJSON legs' from/to), in the plan's order
+python3 -c "
+import json, re, sys
+d = json.load(open('$J'))
+tasks = [v for v in d['vehicles'] if v['id'] == 'trk'][0]['tasks']
+gpx = re.findall(r'<name>([^<]*)</name>', open('$tmp/o/trk.gpx').read())
+legs = [f['properties'] for f in json.load(open('$tmp/o/trk.geojson'))['features'] if f['properties'].get('leg')]
+sys.exit(not (tasks and [l['to'] for l in legs] == tasks and legs[0]['from'] == 'start'
+              and all(t in gpx for t in tasks) and 'goal' not in gpx))" && ok || bad "trk's stops not named after its tasks"
+
 # ---- the matrix against trv-route's least-time objective ----
 for p in "ugv1 start t2 a/ugv $S1 -84.14884,36.67695" "ugv2 start t1 a/ugv $S2 -84.36732,36.5295" \
     "ugv1 t1 t5 a/ugv -84.36732,36.5295 -84.32,36.66" "trk start t4 b/trk $S3 -84.25,36.55"; do

@@ -285,4 +285,29 @@ else
     skip_pkg python3-gdal "python3 with osgeo: the fleet colours not read back"
 fi
 
+# ---- the legend's start and goal rows: only for the markers drawn ----
+# (a fleet's plan names its last stop after its task: no "goal" point, no
+# goal row). Red #d73027 is the goal marker's; the greys palette has none.
+pt() { printf '{"type": "Feature", "properties": {"name": "%s"}, "geometry": {"type": "Point", "coordinates": [%s, %s]}}' "$@"; }
+printf '{"type": "FeatureCollection", "features": [%s, %s]}\n' "$(pt start -84.30 36.61)" "$(pt s1 -84.26 36.61)" >"$tmp/fl/s1.geojson"
+printf '{"type": "FeatureCollection", "features": [%s, %s]}\n' "$(pt start -84.30 36.61)" "$(pt goal -84.26 36.61)" >"$tmp/fl/goal.geojson"
+for f in s1 goal; do
+    "$R" -q "$T/slope.tif" -o "$tmp/leg_$f.png" --palette greys --overlay "$tmp/fl/$f.geojson" --legend \
+        --te -84.31 36.60 -84.25 36.65 --te_srs EPSG:4326 2>"$tmp/err" || bad "legend map $f: $(cat "$tmp/err")"
+done
+if /usr/bin/python3 -c 'from osgeo import gdal; import numpy' 2>/dev/null; then
+    /usr/bin/python3 - "$tmp/leg_s1.png" "$tmp/leg_goal.png" <<'EOF2' && ok || bad "the legend's goal row"
+import sys
+from osgeo import gdal
+def red_in_panel(path):  # the panel: right of the map (24 + 868 px wide)
+    a = gdal.Open(path).ReadAsArray()[:3, :, 24 + 868:].astype(int)
+    return int((((a[0] << 16) | (a[1] << 8) | a[2]) == 0xd73027).sum())
+s1, goal = red_in_panel(sys.argv[1]), red_in_panel(sys.argv[2])
+print("red pixels in the legend, without and with a goal point:", s1, goal)
+sys.exit(not (s1 == 0 and goal > 50))
+EOF2
+else
+    skip_pkg python3-gdal "python3 with osgeo: the legend's goal row not read back"
+fi
+
 summary

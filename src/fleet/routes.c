@@ -7,6 +7,7 @@
 
 #include "prm/prm.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,8 +27,11 @@ static void mission_of(const fleet_vehicle *v, const fleet_tasks *T, const int *
     o->roadmap = v->roadmap, o->terrain = v->run, o->srs = srs;
     o->strategy = PRM_TIME;
     o->from[0] = v->x, o->from[1] = v->y;
-    for (int p = 0; p + 1 < n; p++)
-        o->wp.xy[2 * p] = T->t[seq[p]].x, o->wp.xy[2 * p + 1] = T->t[seq[p]].y;
+    for (int p = 0; p < n; p++) { /* the tasks' ids name the stops: "s6", not "via 1" */
+        if (p + 1 < n)
+            o->wp.xy[2 * p] = T->t[seq[p]].x, o->wp.xy[2 * p + 1] = T->t[seq[p]].y;
+        snprintf(o->wp.label[p], sizeof o->wp.label[p], "%s", T->t[seq[p]].id);
+    }
     o->wp.n = n - 1;
     o->to[0] = T->t[seq[n - 1]].x, o->to[1] = T->t[seq[n - 1]].y;
 }

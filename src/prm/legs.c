@@ -55,7 +55,10 @@ static trv_status stops_make(trv_ctx *ctx, const prm_mission_opts *o, const prm_
     }
     for (int k = 0; k < n; k++) {
         L->x[1 + k] = o->wp.xy[2 * k], L->y[1 + k] = o->wp.xy[2 * k + 1];
-        snprintf(L->name[1 + k], sizeof L->name[0], "%s %d", o->wp.visit ? "visit" : "via", k + 1);
+        if (o->wp.label[k][0])
+            snprintf(L->name[1 + k], sizeof L->name[0], "%s", o->wp.label[k]);
+        else
+            snprintf(L->name[1 + k], sizeof L->name[0], "%s %d", o->wp.visit ? "visit" : "via", k + 1);
     }
     char *wkt = NULL;
     geo_ct *ct = NULL;
@@ -72,7 +75,7 @@ static trv_status stops_make(trv_ctx *ctx, const prm_mission_opts *o, const prm_
     snprintf(L->name[0], sizeof L->name[0], "start");
     if (!o->wp.closed) {
         L->x[n + 1] = xy[2], L->y[n + 1] = xy[3];
-        snprintf(L->name[n + 1], sizeof L->name[0], "goal");
+        snprintf(L->name[n + 1], sizeof L->name[0], "%s", o->wp.label[n][0] ? o->wp.label[n] : "goal");
     }
     return st;
 }

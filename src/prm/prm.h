@@ -616,6 +616,8 @@ typedef struct prm_waypoints {
     double xy[2 * PRM_WAYPOINTS_MAX]; /* (x, y) in the mission's srs, numbered 1..n as given */
     int visit;              /* 1: any order, the one of least total leg cost (prm_tour_order); 0: as given */
     int closed;             /* 1: back to the start (no goal: the mission's `to` is ignored) */
+    char label[PRM_WAYPOINTS_MAX + 1][32]; /* optional names of waypoints 1..n and, at [n], of the goal
+                                            * (trv-fleet: task ids); "" = "via k" / "visit k" / "goal" */
 } prm_waypoints;
 
 /* "X,Y[;X,Y...]" into w->xy (appended; w->n counted); TRV_ERR_USAGE naming
@@ -632,7 +634,7 @@ typedef struct prm_leg {
 typedef struct prm_legs {
     int nstops;             /* start, the waypoints (given order), goal unless closed */
     double *x, *y;          /* stops in the terrain's CRS */
-    char (*name)[16];       /* "start", "via 1".. or "visit 1"..(numbered as given), "goal" */
+    char (*name)[32];       /* "start", "via 1".. or "visit 1"..(numbered as given), "goal"; or wp.label */
     int nlegs;              /* legs in travel order (closed: the last returns to the start) */
     prm_leg *leg;
     int visit, closed, exact; /* exact: --visit ordered by Held-Karp (0: the heuristic) */

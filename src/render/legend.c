@@ -176,6 +176,8 @@ double rnd_map_overlay_legend(rnd_map *m, double py)
     if (has_markers) {
         static const unsigned char green[3] = {26, 152, 80}, red[3] = {215, 48, 39};
         for (int k = 0; k < 2; k++) {
+            if (!(has_markers >> k & 1))
+                continue;
             rnd_cv_add_disc(c, tx + 15 * s, py + 7 * s, 6.5 * s);
             rnd_cv_paint(c, k ? red : green, 1);
             if (k) {

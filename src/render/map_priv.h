@@ -63,7 +63,8 @@ typedef struct rnd_map {
     rnd_canvas *c;
     layout L;
     const char *route_list[32]; /* unique route names in drawing order */
-    int nroutes, has_edges, has_nodes, has_markers, has_areas, has_trajectory;
+    int nroutes, has_edges, has_nodes, has_areas, has_trajectory;
+    int has_markers; /* bit 0: a "start" point, bit 1: a "goal" point */
     int ncat;                   /* categories present on the map */
     double row_h;               /* legend row height */
     double m_per_unit;          /* metres per CRS unit */

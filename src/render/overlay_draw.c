@@ -157,7 +157,8 @@ void rnd_map_overlays(rnd_canvas *c, rnd_font *font, rnd_ovl_set *ov, const layo
     free(ys);
 }
 
-/* Unique route names (in drawing order) for the legend. */
+/* Unique route names (in drawing order) for the legend; *markers: bit 0 a
+ * point named "start", bit 1 one named "goal" (the legend's marker rows). */
 int rnd_map_route_names(const rnd_ovl_set *ov, const char **names, int max, int *edges, int *nodes, int *markers,
                         int *areas)
 {
@@ -167,7 +168,8 @@ int rnd_map_route_names(const rnd_ovl_set *ov, const char **names, int max, int 
         const rnd_ovl_shape *sh = &ov->shape[k];
         *edges |= sh->kind == RND_OVL_EDGE;
         *nodes |= sh->kind == RND_OVL_NODE;
-        *markers |= sh->kind == RND_OVL_POINT && sh->name;
+        if (sh->kind == RND_OVL_POINT && sh->name)
+            *markers |= (!strcasecmp(sh->name, "start")) | (!strcasecmp(sh->name, "goal")) << 1;
         *areas |= sh->kind == RND_OVL_POLYGON || sh->kind == RND_OVL_CIRCLE;
         if (sh->kind != RND_OVL_ROUTE && sh->kind != RND_OVL_TRAJECTORY)
             continue;

@@ -427,7 +427,7 @@ static trv_status lay_out(trv_ctx *ctx, const rnd_opts *o, rnd_map *m)
         if (categorical && ncat)
             panel_h += 36 * s + ncat * row_h;
         if (nroutes || has_edges || has_markers || has_areas)
-            panel_h += 46 * s + (nroutes + has_edges + has_nodes + 2 * has_markers + has_areas) * row_h;
+            panel_h += 46 * s + (nroutes + has_edges + has_nodes + (has_markers & 1) + (has_markers >> 1) + has_areas) * row_h;
     }
     L.H = L.my + (int)fmax(L.mh, panel_h) + foot_h;
     m->L = L;
