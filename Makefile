@@ -8,13 +8,15 @@ SAN ?= 0
 # trv-fleet checks its routing heuristic against; no pkg-config file, so
 # -lglpk below), and what the tests and the demo add (gdal-bin gives gdaldem/gdalwarp, the independent references; fuzzylite the
 # fuzzy peer; xmllint checks the QGIS XML; man-db the installed man pages;
-# chromium with its driver and selenium open the report in a real browser).
+# chromium with its driver and selenium open the report and the console in a real browser;
+# libwebsockets-dev: the console's HTTP and WebSocket server; libjs-leaflet: its map).
 BUILD_PKGS := build-essential pkg-config time libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev \
-    libfreetype-dev fonts-dejavu-core libjson-c-dev libglpk-dev
-TEST_PKGS := libcmocka-dev gdal-bin fuzzylite libxml2-utils man-db chromium chromium-driver python3-selenium
+    libfreetype-dev fonts-dejavu-core libjson-c-dev libglpk-dev libwebsockets-dev
+TEST_PKGS := libcmocka-dev gdal-bin fuzzylite libxml2-utils man-db chromium chromium-driver python3-selenium \
+    libjs-leaflet
 # peers that make bench compares against when present (not needed to build or test)
 BENCH_PKGS := r-cran-gstat grass-core
-PKGS := gdal proj lapacke openblas libpng freetype2 json-c
+PKGS := gdal proj lapacke openblas libpng freetype2 json-c libwebsockets
 
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -46,7 +48,7 @@ PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -D_DEFAULT_SOURCE -pthread -Isrc $(PKG_CFLAGS)
 LDLIBS = $(PKG_LIBS) -lglpk -lm -pthread
 
-MODULES := core geo run terrain kriging terramech fuzzy prm fleet sim render qgis report export
+MODULES := core geo run terrain kriging terramech fuzzy prm fleet sim render qgis report export console
 LIB_SRC := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 HEADERS := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.h))

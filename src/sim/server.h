@@ -79,6 +79,7 @@ typedef struct sim_server sim_server;
 trv_status sim_server_open(trv_ctx *ctx, const char *addr, sim_server **out);
 int sim_server_port(const sim_server *s);
 int sim_server_loopback(const sim_server *s); /* 1 when bound to 127.0.0.0/8 */
+int sim_server_fd(const sim_server *s);       /* the listening socket (the console polls it) */
 /* Serve one client at a time (a second one gets a "busy" error line and
  * is closed) until a client sends close or disconnects; the run is then
  * closed (sim_run_close) and *run is what the caller writes, *log the
