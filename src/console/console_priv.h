@@ -76,6 +76,9 @@ void console_request(console *c, cs_client *from, const char *text);
 void console_greet(console *c, cs_client *to);
 /* A protocol request's reply (malloc'ed, no newline), NULL out of memory. */
 char *console_ask(console *c, const char *request);
+/* The reply to a client's request (WebSocket or TCP): the console's own
+ * (pace, pause, resume), else the protocol's; malloc'ed, no newline. */
+char *console_reply(console *c, const char *text);
 
 /* tcp.c: accept, read and answer the TCP client without blocking. */
 void console_tcp_poll(console *c);

@@ -208,8 +208,9 @@ void console_tick(lws_sorted_usec_list_t *sul)
     console *c = lws_container_of(sul, console, sul);
     double now = wall();
     if (trv_progress(c->ss.quiet, 0, "console")) {
-        c->st = trv_error(c->ctx, TRV_ERR_CANCEL, "stopped");
+        c->st = trv_error(c->ctx, TRV_ERR_CANCEL, "%s", trv_errmsg(c->ss.quiet));
         c->done = 1;
+        lws_cancel_service(c->lws);
         return;
     }
     if (c->live) {
@@ -228,6 +229,8 @@ void console_tick(lws_sorted_usec_list_t *sul)
     }
     if (!c->done)
         lws_sul_schedule(c->lws, 0, &c->sul, console_tick, CS_TICK_US);
+    else
+        lws_cancel_service(c->lws); /* lws_service returns at once, not at its next event */
 }
 
 /* ---- requests ---------------------------------------------------------------------- */
@@ -278,7 +281,7 @@ static char *console_only(console *c, const char *text)
     return s;
 }
 
-void console_request(console *c, cs_client *from, const char *text)
+char *console_reply(console *c, const char *text)
 {
     char *s = console_only(c, text);
     if (!s && c->live) {
@@ -291,6 +294,13 @@ void console_request(console *c, cs_client *from, const char *text)
             out[n - 1] = '\0';
         s = out;
     }
+    c->dirty = 1;
+    return s;
+}
+
+void console_request(console *c, cs_client *from, const char *text)
+{
+    char *s = console_reply(c, text);
     if (s)
         console_send(c, from, s, strlen(s), 0);
     free(s);

@@ -71,7 +71,26 @@ static void accept_one(console *c)
     c->tcp_fd = fd, c->tcp_n = 0, c->tcp_skipping = 0;
 }
 
-/* The complete lines of the buffer answered; the rest kept. */
+/* s (freed) and a newline appended to *out. */
+static void append_reply(char *s, char **out, size_t *len, size_t *cap)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (s && *len + n + 2 > *cap) {
+        size_t c2 = (*len + n + 2) * 2;
+        char *p = realloc(*out, c2);
+        if (p)
+            *out = p, *cap = c2;
+    }
+    if (s && *len + n + 2 <= *cap) {
+        memcpy(*out + *len, s, n);
+        (*out)[*len + n] = '\n';
+        *len += n + 1;
+        (*out)[*len] = '\0';
+    }
+    free(s);
+}
+
+/* The complete lines of the buffer answered (console_reply); the rest kept. */
 static void lines(console *c)
 {
     char *b = c->tcp_buf, *out = NULL;
@@ -88,7 +107,7 @@ static void lines(console *c)
             sim_protocol_error(&c->ss, "too_long", "a request line is longer than 1 MiB (it is dropped)", &out,
                                &olen, &ocap);
         else if (b[start])
-            sim_protocol_handle(c->ctx, &c->ss, b + start, &out, &olen, &ocap);
+            append_reply(console_reply(c, b + start), &out, &olen, &ocap);
         start = i + 1;
     }
     memmove(b, b + start, c->tcp_n - start);
@@ -100,7 +119,7 @@ static void lines(console *c)
         c->tcp_skipping = 1, c->tcp_n = 0;
     }
     if (olen)
-        send_all(c->tcp_fd, out, olen), c->dirty = 1;
+        send_all(c->tcp_fd, out, olen);
     free(out);
 }
 
