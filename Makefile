@@ -71,7 +71,7 @@ FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/replay_%)
 FUZZ_SRC := tests/fuzz/common.c tests/fuzz/fuzz.h
 FUZZ_DEFS := -DFUZZ_DATADIR='"$(CURDIR)/data"'
 
-.PHONY: all deps test demo bench clean install uninstall man help check-pkgs check-qgis docs
+.PHONY: all deps test demo bench clean install uninstall man help check-pkgs check-qgis docs console
 .DEFAULT_GOAL := all
 
 # examples/*.c: protocol clients (standalone, the C library only)
@@ -88,6 +88,8 @@ help:
 	@echo "                     [LANDUSE_CLASSES=data/classes/nlcd.csv SOIL_CLASSES=data/classes/soils_usda.csv]"
 	@echo "                     [T_SRS=crs RES=m SEED=n VEHICLE=file.ini RULES=file.fcl]"
 	@echo "                     [CONDITION=dry|normal|wet: the soils in that condition, into out/AREA-CONDITION])"
+	@echo "  make console      install missing packages, build, run the demo's blocked scenario live in the"
+	@echo "                    operator's console in a browser (CONSOLE=[ADDR:]PORT, default 127.0.0.1:8023)"
 	@echo "  make fuzz         install clang, run each tests/fuzz/ harness under libFuzzer for FUZZ_S s (300)"
 	@echo "                    (FUZZ_NAMES=\"csv fcl\" a subset; docs/tests.md)"
 	@echo "  make bench        time traverse against its peers (GDAL, gstat, GRASS) on the same machine"
@@ -298,6 +300,18 @@ $(OUT)/sim/metrics.json &: $(SCENARIO) $(SIM_DEPS)
 
 $(OUT)/sim_blocked/metrics.json &: $(BLOCKED) $(SIM_DEPS)
 	$(BINDIR)/trv-sim --terrain $(OUT) --scenario $(BLOCKED) --route $(OUT)/route.csv --seed $(SEED) --no-timing $(strip $(SIM_TABLES)) -o $(OUT)/sim_blocked
+
+# make console: the blocked scenario (the demo's route, its LiDAR and the
+# obstacles that appear) driven live in the operator's console
+# (docs/console.md); trv-sim prints the URL; End run writes $(OUT)/sim_console
+CONSOLE ?= 127.0.0.1:8023
+CONSOLE_SCENARIO ?= $(if $(BLOCKED),$(BLOCKED),$(SCENARIO))
+console: deps
+	@$(MAKE) --no-print-directory all
+	@[ -f $(OUT)/route.csv ] && [ -f $(OUT)/speed.tif ] || $(MAKE) --no-print-directory demo
+	@echo "console: open the URL below in a browser; End run there, or Ctrl-C here, stops it"
+	@$(BINDIR)/trv-sim -q --terrain $(OUT) --scenario $(CONSOLE_SCENARIO) --route $(OUT)/route.csv --seed $(SEED) \
+	    $(strip $(SIM_TABLES)) -o $(OUT)/sim_console --console $(CONSOLE)
 
 # the fleet mission (docs/fleet.md): the three bundled vehicles on the demo's
 # terrain, each type's speed, cost and roadmap in fleet/<type>/ (the terrain's

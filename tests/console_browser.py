@@ -140,15 +140,18 @@ def live(driver, url, port, shot):
         check(sent["shape"] == "circle" and sent["radius"] == 3, "add_obstacle is a circle of radius 3: %s" % sent)
         d = math.hypot(sent["x"] - ox, sent["y"] - oy)
         check(d < 1.0, "the click at (%.1f, %.1f) was sent as (%.1f, %.1f): %.2f m off" % (ox, oy, sent["x"], sent["y"], d))
-    reply = wait_for(driver, "trvConsole.errors.find(m => m.id === %d) || (trvConsole.obstacles && "
-                     "Object.keys(trvConsole.obstacles).length && {id: Object.keys(trvConsole.obstacles)[0]})"
-                     % (sent["id"] if sent else -1), 5, "the reply to add_obstacle")
+    reply = wait_for(driver, "trvConsole.replies[%d]" % (sent["id"] if sent else -1), 5, "the reply to add_obstacle")
     if reply and reply.get("error") == "unknown_message":
-        print("NOTE: the server does not know add_obstacle yet (virtual obstacles not merged): "
-              "checked the request only")
+        print("NOTE: the server does not know add_obstacle (no virtual obstacles): checked the request only")
     elif reply:
-        check("error" not in reply, "add_obstacle was refused: %s" % reply)
+        check("error" not in reply and isinstance(reply.get("obstacle"), int), "add_obstacle's reply: %s" % reply)
         tcp = Tcp(port)
+        obs = [o for o in tcp.ask({"type": "obstacles"})["obstacles"] if o["obstacle"] == reply.get("obstacle")]
+        check(obs and obs[0]["active"] and obs[0]["shape"] == "circle" and obs[0]["radius"] == 3 and
+              math.hypot(obs[0]["x"] - sent["x"], obs[0]["y"] - sent["y"]) < 1e-6,
+              "the obstacle exists where the page sent it: %s" % obs)
+        drawn = wait_for(driver, "trvConsole.obstacles[%d]" % reply.get("obstacle", -1), 5, "the obstacle on the map")
+        check(drawn, "the page draws the obstacle")
         t_until = time.time() + 120
         passed_it = False
         while time.time() < t_until and not passed_it:
@@ -158,7 +161,9 @@ def live(driver, url, port, shot):
             time.sleep(0.2)
         check(passed_it, "the vehicle passed the obstacle within 120 s")
         evs = tcp.ask({"type": "events", "since": 0})["events"]
-        check(not [e for e in evs if e["event"] == "collision"], "no collision: %s" % [e for e in evs if e["event"] == "collision"])
+        hits = [e for e in evs if e["event"] == "collision"]
+        check(not hits, "no collision: %s" % hits)
+        print("passed the obstacle: %s" % [e["event"] for e in evs])
     errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     check(not errors, "the page logged errors: %s" % errors[:3])
     driver.save_screenshot(shot)

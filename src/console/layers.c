@@ -3,6 +3,7 @@
  * are figures (frame, title, legend, scale bar) whose map rectangle is not
  * recorded, so they cannot be placed on a map; these can. */
 #include "console_priv.h"
+#include "geo/geo.h"
 #include "render/render.h"
 #include "run/run.h"
 
@@ -24,7 +25,7 @@ static void colour_u8(const geo_raster *r, const geo_raster_info *info, unsigned
         int on = !geo_raster_is_nodata(r, i) && v < info->ncolours && v > 0;
         for (int j = 0; j < 3; j++)
             px[4 * i + j] = on ? info->rgba[v][j] : 0;
-        px[4 * i + 3] = on ? 255 : 0;
+        px[4 * i + 3] = (unsigned char)(255 * on);
     }
 }
 

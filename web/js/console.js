@@ -9,8 +9,9 @@
   const $ = id => document.getElementById(id);
   // window.trvConsole: what the page knows, for the headless test and for
   // a curious operator's devtools
-  const C = window.trvConsole = {sent: [], errors: [], vehicles: {}, obstacles: {}, hello: null, state: null,
+  const C = window.trvConsole = {sent: [], replies: {}, errors: [], vehicles: {}, obstacles: {}, hello: null, state: null,
                                  scans: 0, frames: 0};
+  const MAX_HITS = 3000;
   const COLOURS = ['#d62728', '#1f77b4', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf'];
   let ws = null, nextId = 1, map = null, tool = 'none';
   const pending = {};
@@ -143,7 +144,10 @@
       }
     if (!v.hits) v.hits = L.layerGroup().addTo(groups.lidar);
     v.hits.clearLayers();
-    pts.forEach(q => L.circleMarker(q, {radius: 1.5, stroke: false, fillColor: '#ff00aa', fillOpacity: 0.9}).addTo(v.hits));
+    // at most MAX_HITS drawn (every k-th): a 3D LiDAR returns thousands a scan
+    const k = Math.ceil(pts.length / MAX_HITS);
+    for (let i = 0; i < pts.length; i += k)
+      L.circleMarker(pts[i], {radius: 1.5, stroke: false, fillColor: '#ff00aa', fillOpacity: 0.9}).addTo(v.hits);
   }
 
   function onReset() {
@@ -157,7 +161,8 @@
     if (!ws || ws.readyState !== 1) return;
     obj.id = nextId++;
     if (then) pending[obj.id] = then;
-    C.sent.push(obj);
+    if (obj.type !== 'obstacles') C.sent.push(obj); // the periodic poll left out
+    if (C.sent.length > 500) C.sent.splice(0, C.sent.length - 500);
     ws.send(JSON.stringify(obj));
   }
 
@@ -170,18 +175,36 @@
     li.scrollIntoView({block: 'nearest'});
   }
 
+  // the obstacles where they are now (the protocol's obstacles reply):
+  // the scenario's (obstacle null) and the virtual ones, which a click removes
+  function drawObstacles(list) {
+    groups.obstacles.clearLayers();
+    C.obstacles = {};
+    list.filter(o => o.active).forEach(o => {
+      const style = {color: '#99000d', weight: 2, fillColor: '#e41a1c', fillOpacity: 0.45, bubblingMouseEvents: false};
+      const shape = o.shape === 'circle' ? L.circle(ll(o.x, o.y), Object.assign({radius: o.radius}, style))
+                                         : L.polygon((o.xy || []).map(p => ll(p[0], p[1])), style);
+      shape.addTo(groups.obstacles);
+      if (o.obstacle === null) { shape.bindTooltip(o.name + ' (scenario)'); return; }
+      C.obstacles[o.obstacle] = o;
+      shape.bindTooltip(o.name + ' (click to remove)');
+      shape.on('click', () => request({type: 'remove_obstacle', obstacle: o.obstacle}, pollObstacles));
+    });
+  }
+
+  let obstaclesKnown = true;
+  function pollObstacles() {
+    if (obstaclesKnown)
+      request({type: 'obstacles'}, m => {
+        if (m.type === 'obstacles') drawObstacles(m.obstacles);
+        else if (m.error === 'unknown_message') obstaclesKnown = false;
+      });
+  }
+
   function addObstacle(x, y) {
     const radius = Number($('radius').value), height = Number($('height').value);
-    request({type: 'add_obstacle', shape: 'circle', x: x, y: y, radius: radius, height: height, vx: 0, vy: 0}, m => {
-      if (m.type === 'error') return;
-      const c = L.circle(ll(x, y), {radius: radius, color: '#99000d', weight: 2, fillColor: '#e41a1c', fillOpacity: 0.45,
-                                    bubblingMouseEvents: false})
-                 .bindTooltip('obstacle ' + m.id + ' (click to remove)').addTo(groups.obstacles);
-      C.obstacles[m.id] = c;
-      c.on('click', () => request({type: 'remove_obstacle', id: m.id}, r => {
-        if (r.type !== 'error') { groups.obstacles.removeLayer(c); delete C.obstacles[m.id]; }
-      }));
-    });
+    request({type: 'add_obstacle', shape: 'circle', x: x, y: y, radius: radius, height: height, vx: 0, vy: 0},
+            pollObstacles);
   }
 
   function setGoal(x, y) {
@@ -200,6 +223,7 @@
   function onMessage(ev) {
     const m = JSON.parse(ev.data);
     if (m.type === 'error') showError(m);
+    if (m.id !== undefined && m.type !== 'obstacles') C.replies[m.id] = m;
     if (m.id !== undefined && pending[m.id]) { const f = pending[m.id]; delete pending[m.id]; f(m); }
     switch (m.type) {
       case 'hello': if (m.id === undefined) onHello(m); break;
@@ -215,6 +239,7 @@
     ws = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/ws');
     C.ws = ws;
     ws.onmessage = onMessage;
+    ws.onopen = () => { if (!C.poll) C.poll = setInterval(() => { if (C.hello && !C.hello.replay) pollObstacles(); }, 1000); };
     ws.onclose = () => { $('status').className = 'error'; $('status').textContent += ' · disconnected'; };
   }
 
