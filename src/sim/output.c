@@ -211,7 +211,10 @@ static trv_status write_events(trv_ctx *ctx, const sim_run *r, const char *path)
         fputs("{\"t\": ", f);
         json_num(f, "%.3f", e->t);
         fputs(", \"vehicle\": ", f);
-        json_str(f, r->v[e->vehicle].spec->id);
+        if (e->vehicle >= 0)
+            json_str(f, r->v[e->vehicle].spec->id);
+        else
+            fputs("null", f); /* a virtual obstacle's (virtual_obstacle.h) */
         fprintf(f, ", \"type\": \"%s\", \"x\": ", sim_event_name(e->type));
         json_num(f, "%.3f", e->x);
         fputs(", \"y\": ", f);
@@ -299,7 +302,7 @@ trv_status sim_run_write(trv_ctx *ctx, trv_outset *set, const sim_run *r, const 
         else
             st = j ? write_metrics(ctx, r, tmp, meta, timing) : write_events(ctx, r, tmp);
     }
-    if (!st && r->sc->obstacles) {
+    if (!st && (r->sc->obstacles || r->nobs)) { /* nobs: virtual ones too */
         char *p = trv_path_join(outdir, "obstacles.geojson");
         const char *tmp = p ? trv_outset_add(set, p) : NULL;
         free(p);

@@ -28,7 +28,7 @@ const char *sim_event_name(sim_event_type t)
 {
     static const char *const names[] = {"start", "goal", "collision", "tip_over", "off_map", "obstacle_seen",
                                         "replan", "stuck", "yield", "time_limit", "ride_limit", "closed",
-                                        "conflict"};
+                                        "conflict", "obstacle_added", "obstacle_removed"};
     return (unsigned)t < sizeof names / sizeof *names ? names[t] : "unknown";
 }
 

@@ -103,6 +103,7 @@ struct sim_run {
     long step_i;
     int over;
     int cmd_next;
+    int nvobs;                  /* virtual obstacles: the last nvobs of obs (virtual_obstacle.c) */
 };
 
 /* A vehicle's path through x, y (n vertices; repeats dropped), replacing
