@@ -6,6 +6,7 @@
  * wall_time_s and realtime_factor is deterministic. */
 #include "run/run.h"
 #include "sim_priv.h"
+#include "local_planner.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -263,6 +264,7 @@ static trv_status write_metrics(trv_ctx *ctx, const sim_run *r, const char *path
         json_key_num(f, "ride_max_ms2", "%.4f", m->ride_max_ms2, 0);
         json_key_num(f, "ride_power_W", "%.3f", m->ride_power_W, 0);
         json_key_num(f, "ride_limit_events", "%.0f", m->ride_limit_events, 0);
+        sim_local_write_metrics(f, r, k); /* local_planner.c: with local_planner given */
         json_key_num(f, "sim_time_s", "%.3f", m->sim_time_s, 1);
         if (timing) {
             fputs(",\n", f);

@@ -385,7 +385,9 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
  *               grid: the vehicle's own speed, GO/NOGO and speed model
  *               copies, for its route, speed profile and re-planning, so a
  *               fleet of several types drives each on its own map; default
- *               the run's terrain, whose DEM every vehicle touches)
+ *               the run's terrain, whose DEM every vehicle touches);
+ *               local_planner (none|vfh+|vfh*|vfh*-wu2020|dwa) and its
+ *               keys: local_planner.h, docs/method.md §5.11
  *   [gnss.ID]   rate_hz (10), noise_m (position sd)
  *   [imu.ID]    rate_hz (100), noise_deg (heading sd)
  *   [lidar2d.ID], [lidar3d.ID]  rate_hz (10), lines (3D, 16), hfov_deg
@@ -554,6 +556,18 @@ typedef enum sim_event_type {
 
 const char *sim_event_name(sim_event_type t);
 
+/* A vehicle's local planner (local_planner.h; docs/method.md §5.11). */
+typedef enum sim_local_kind {
+    SIM_LOCAL_NONE = 0, SIM_LOCAL_VFH_PLUS, SIM_LOCAL_VFH_STAR, SIM_LOCAL_WU2020, SIM_LOCAL_DWA
+} sim_local_kind;
+typedef struct sim_local_spec {
+    sim_local_kind kind;
+    int given;              /* the key was in the file (clearance metrics written) */
+    double window_m, lookahead_m, safety_m;
+    int depth;              /* VFH*, wu2020: the tree's depth n_g */
+    double lambda[5];       /* wu2020 */
+} sim_local_spec;
+
 typedef struct sim_vehicle_spec {
     char id[32];
     char *file;             /* vehicle INI, resolved against the scenario's directory */
@@ -569,6 +583,7 @@ typedef struct sim_vehicle_spec {
     int nsensors;
     sim_sensor sensors[4];  /* at most one of each kind */
     long line;              /* the section's line (messages) */
+    sim_local_spec local;   /* local planner (local_planner.h) */
 } sim_vehicle_spec;
 
 typedef struct sim_scenario {

@@ -79,6 +79,7 @@ typedef struct sim_veh {
     sim_metrics m;
     sim_ext ext;
     sim_giveway gw;             /* head-on conflicts (conflict.c) */
+    struct sim_local *local;    /* local planner state (local_planner.c; NULL: none) */
 } sim_veh;
 
 struct sim_run {
