@@ -49,7 +49,7 @@ def expect_error(sim, line, name, label):
 def errors(sim):
     c = '{"type": "add_obstacle", "shape": "circle", "x": 500400, "y": 4000505, "height": 2, '
     p = '{"type": "add_obstacle", "shape": "polygon", "height": 2, "xy": '
-    expect_error(sim, p + '[[500300, 4000400], [500320, 4000420], [500320, 4000400], [500300, 4000420]]}',
+    expect_error(sim, p + '[[500300, 4000400], [500330, 4000420], [500330, 4000400], [500300, 4000410]]}',
                  "self_intersecting", "bow tie")
     expect_error(sim, p + '[[500300, 4000400], [500320, 4000400], [500310, 4000400]]}', "self_intersecting",
                  "no area")

@@ -132,7 +132,7 @@ row "$(printf '5,,add_obstacle,2,0,0,1\n5,,circle,500300,4000400,3,\n9,,remove_o
 run "line 4: no virtual obstacle 2"
 row "$(printf '5,,add_obstacle,2,0,0,1\n5,,circle,500300,4000400,3,\n9,,remove_obstacle,1,,,\n9,,remove_obstacle,1,,,')"
 run "line 5: virtual obstacle 1 was removed before"
-row "$(printf '5,,add_obstacle,2,0,0,1\n5,,vertex,500300,4000400,,\n5,,vertex,500320,4000420,,\n5,,vertex,500320,4000400,,\n5,,vertex,500300,4000420,,')"
+row "$(printf '5,,add_obstacle,2,0,0,1\n5,,vertex,500300,4000400,,\n5,,vertex,500330,4000420,,\n5,,vertex,500330,4000400,,\n5,,vertex,500300,4000410,,')"
 run "line 2: the polygon's edges meet"
 row "$(printf '5,,add_obstacle,2,0,0,1\n5,,circle,500300,4000400,-1,')"
 run "line 2: radius -1 m"

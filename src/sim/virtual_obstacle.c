@@ -155,11 +155,13 @@ static void inject(sim_veh *v, const sim_obstacle *o, double t, double rad)
 }
 
 /* As run.c's sense() after a scan: re-plan when the rest of the path
- * crosses a blocked cell; "stuck" when there is no way round. */
+ * crosses a blocked cell (not with a local planner: it steers round what
+ * the seen map holds); "stuck" when there is no way round. */
 static void replan(sim_run *r, int k)
 {
     sim_veh *v = &r->v[k];
-    if (!r->sc->replan || !sim_seen_path_blocked(&v->seen, v->t, &v->path, v->s_along))
+    if (!r->sc->replan || v->spec->local.kind ||
+        !sim_seen_path_blocked(&v->seen, v->t, &v->path, v->s_along))
         return;
     prm_path np = {0};
     double wall = 0;

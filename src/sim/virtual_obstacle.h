@@ -19,7 +19,8 @@
  * was added is blocked (the paper's cost-map injection; inflated as the
  * LiDAR's cells are), and a vehicle whose path from where it is now
  * crosses a blocked cell re-plans as after a scan (sim.h: re-planning;
- * a "replan" event with "cause": "known_obstacle", or "stuck"). A sensed
+ * a "replan" event with "cause": "known_obstacle", or "stuck"), unless it
+ * has a local planner (local_planner.h), which steers round it. A sensed
  * one is found by the LiDAR like any obstacle. Removing an obstacle takes
  * it out of the world; the seen maps keep what they hold (they only
  * accumulate).
