@@ -196,21 +196,23 @@ static void test_dwa(void **state)
     sim_dwa_window(&c, 3, 0.9, win); /* cut at v_max and w_max */
     assert_float_equal(win[0], 2, 1e-12), assert_float_equal(win[1], 3, 1e-12);
     assert_float_equal(win[3], 1, 1e-12);
-    /* a point 5 m ahead: the arc enters its 1 m disk after 4 m (first sample past: 4.1) */
+    /* a point 5 m ahead: the arc enters its 1 m disk after 4 m (the last sample before: 4.0) */
     double p[2] = {5, 0};
-    assert_float_equal(sim_dwa_dist(&c, 0, 0, 0, 2, 0, p, 1), 4.1, 1e-6);
-    /* the quarter circle of radius 2 (v 1, w 0.5 over 3 s: 3 m of arc) toward a point at its end (2, 2) */
+    assert_float_equal(sim_dwa_dist(&c, 0, 0, 0, 2, 0, p, 1), 4.0, 1e-6);
+    /* the arc of radius 2 (v 1, w 0.5 over 3 s: 3 m, 1.5 rad) toward the point at its end: within 1 m
+     * where the chord 4 sin((1.5 - phi) / 2) < 1, phi > 0.9946 rad, s > 1.989 m: 1.9 */
     double e[2] = {2 * sin(1.5), 2 - 2 * cos(1.5)};
-    assert_float_equal(sim_dwa_dist(&c, 0, 0, 0, 1, 0.5, e, 1), 2.0, 0.1 + 1e-6);
+    assert_float_equal(sim_dwa_dist(&c, 0, 0, 0, 1, 0.5, e, 1), 1.9, 1e-6);
+    /* standing makes no way */
+    assert_float_equal(sim_dwa_dist(&c, 0, 0, 0, 0, 0.5, e, 1), 0, 1e-12);
     /* heading after 3 m east, the target 10 m north of there: pi - pi / 2 */
     assert_float_equal(sim_dwa_heading(&c, 0, 0, 0, 1, 0, 3, 10), M_PI / 2, 1e-12);
-    /* the choice among v = 0, 1, 2 (w = 0), target ahead, obstacle 1.5 m ahead: dist 0.6 for v > 0;
-     * v = 2 > sqrt(2 x 0.6 x 2) inadmissible; G(0) = 2 + 0.2 x 10 / 10 = 2.2,
-     * G(1) = 2 + 0.2 x 0.6 / 10 + 0.2 x 1 / 1 = 2.212: v = 1 */
+    /* the choice among v = 0, 1, 2 (w = 0), target ahead, obstacle 1.5 m ahead: dist 0.5 for v > 0,
+     * 0 standing; v = 2 > sqrt(2 x 0.5 x 2) inadmissible; G(0) = 2, G(1) = 2 + 0.2 + 0.2: v = 1 */
     double near[2] = {1.5, 0}, v, w;
     assert_int_equal(sim_dwa(&c, 0, 0, 0, 1, 0, 20, 0, near, 1, &v, &w), 0);
     assert_float_equal(v, 1, 1e-12);
-    /* obstacle 3 m ahead: all admissible, G(2) = 2 + 0.042 + 0.2 is the largest */
+    /* obstacle 3 m ahead: dist 2 for v > 0, all admissible, G(2) = 2 + 0.2 + 0.2 > G(1) = 2 + 0.2 + 0.1 */
     double mid[2] = {3, 0};
     assert_int_equal(sim_dwa(&c, 0, 0, 0, 1, 0, 20, 0, mid, 1, &v, &w), 0);
     assert_float_equal(v, 2, 1e-12);
@@ -416,8 +418,15 @@ static void test_planners_pass_obstacle(void **state)
                    "min %.3f sum %.3f\n",
                    planners[i], models[j], m->reached_goal, m->end, m->time_s, m->distance_m, m->replans,
                    m->collisions, cmin, csum);
+            if (getenv("TRV_SIM_DEBUG"))
+                for (int e = 0; e < sim_run_nevents(s.run); e++) {
+                    const sim_event *ev = sim_run_event(s.run, e);
+                    printf("    %.2f %s (%.1f, %.1f) %s\n", ev->t, sim_event_name(ev->type), ev->x - X0,
+                           ev->y - Y0 + NXY * CELL, ev->details);
+                }
             assert_int_equal(m->collisions, 0);
             assert_int_equal(m->reached_goal, 1);
+            assert_int_equal(m->replans, 0); /* the planner went round, not the seen map's re-planning */
             assert_true(cmin > 0);
             assert_float_equal(csum, cmin, 1e-9); /* one obstacle */
             assert_non_null(strstr(mt, planners[i]));

@@ -38,13 +38,19 @@ double sim_dwa_dist(const sim_dwa_cfg *c, double x, double y, double theta, doub
                     int npts)
 {
     double kappa = v > 1e-6 ? w / v : 0;
-    double len = fmin(c->dist_max, fmax(v, 0) * c->horizon_s);
-    for (int k = 0; k * ARC_DS <= len + 1e-9; k++) {
+    if (v <= 1e-9)
+        return 0; /* standing: no way made */
+    double len = kappa != 0 ? fmin(c->dist_max, 2 * M_PI / fabs(kappa)) : c->dist_max;
+    for (int k = 1; k * ARC_DS <= len + 1e-9; k++) {
         double px, py, pt, s = k * ARC_DS;
         arc_pose(x, y, theta, kappa, s, &px, &py, &pt);
-        for (int i = 0; i < npts; i++)
-            if (hypot(pts[2 * i] - px, pts[2 * i + 1] - py) < c->r_rs)
-                return s;
+        for (int i = 0; i < npts; i++) {
+            double d = hypot(pts[2 * i] - px, pts[2 * i + 1] - py);
+            /* a point already within r_rs blocks an arc that comes closer */
+            double lim = fmin(c->r_rs, hypot(pts[2 * i] - x, pts[2 * i + 1] - y) - 1e-3);
+            if (d < lim)
+                return s - ARC_DS;
+        }
     }
     return c->dist_max;
 }
@@ -74,11 +80,14 @@ int sim_dwa(const sim_dwa_cfg *c, double x, double y, double theta, double v, do
     for (int i = 0; i < nv; i++)
         for (int j = 0; j < nw; j++) {
             double vi = nv > 1 ? win[0] + (win[1] - win[0]) * i / (nv - 1) : win[1];
-            double wj = nw > 1 ? win[2] + (win[3] - win[2]) * j / (nw - 1) : 0.5 * (win[2] + win[3]);
-            if (c->kappa_max > 0 && fabs(wj) > c->kappa_max * vi + 1e-9)
-                continue; /* beyond the steering limit */
+            double w0 = win[2], w1 = win[3];
+            if (c->kappa_max > 0) /* the steering limit: |w| <= kappa_max v */
+                w0 = fmax(w0, -c->kappa_max * vi), w1 = fmin(w1, c->kappa_max * vi);
+            if (w0 > w1)
+                continue;
+            double wj = nw > 1 ? w0 + (w1 - w0) * j / (nw - 1) : 0.5 * (w0 + w1);
             double d = sim_dwa_dist(c, x, y, theta, vi, wj, pts, npts);
-            if (vi > sqrt(2 * d * c->dec) + 1e-9)
+            if (vi * vi / (2 * c->dec) + vi * c->lag_s > d + 1e-9)
                 continue; /* cannot stop before the obstacle */
             sv[ns] = vi, sw[ns] = wj, sd[ns] = d;
             sh[ns] = sim_dwa_heading(c, x, y, theta, vi, wj, tx, ty);
@@ -93,8 +102,8 @@ int sim_dwa(const sim_dwa_cfg *c, double x, double y, double theta, double v, do
         if (g > gbest)
             gbest = g, best = i;
     }
-    if (best < 0)
-        return -1;
+    if (best < 0 || (sv[best] <= 1e-9 && fabs(sw[best]) <= 1e-9))
+        return -1; /* nothing admissible, or standing is best: no way forward */
     *v_out = sv[best], *w_out = sw[best];
     return 0;
 }

@@ -76,7 +76,7 @@ trv_status sim_local_init(trv_ctx *ctx, sim_veh *v)
                            .w_acc = w_max / fmax(b->tau_steer_s, 0.25),
                            .kappa_max = b->kind == SIM_ACKERMANN ? tan(b->max_steer_rad) / b->wheelbase_m : 0,
                            .dt = 0.5, .horizon_s = 3, .r_rs = r_rs, .dist_max = sp->window_m, .nv = 9, .nw = 21,
-                           .w_heading = 2, .w_dist = 0.2, .w_vel = 0.2};
+                           .w_heading = 0.5, .w_dist = 1, .w_vel = 0.5, .lag_s = b->tau_speed_s + PERIOD_S};
     L->clear_min = INFINITY;
     L->prev = NAN;
     v->local = L;
@@ -203,7 +203,10 @@ static void decide(trv_ctx *ctx, sim_run *r, int k, const sim_state *est)
     double reach = sp->window_m + (sp->kind == SIM_LOCAL_VFH_PLUS ? 0 : sp->lookahead_m);
     L->npts = sim_local_points(v, est->x, est->y, reach, &L->pts, &L->cap);
     double r_rs = L->cfg.polar.r_rs;
-    if (way_clearance(&v->path, est->x, est->y, v->s_along, sp->lookahead_m, L->pts, L->npts) > r_rs) {
+    /* the way: the route ahead, and the line along the heading over the stopping distance */
+    double sv = fmax(v->s.v, 0), brake = sv * sv / (2 * r->sc->decel_ms2) + sv * (v->body.tau_speed_s + PERIOD_S) + 1;
+    if (way_clearance(&v->path, est->x, est->y, v->s_along, sp->lookahead_m, L->pts, L->npts) > r_rs &&
+        stop_distance(est->x, est->y, est->heading, r_rs, L->pts, L->npts) > brake) {
         L->mode = MODE_FOLLOW;
         L->prev = NAN;
         return;

@@ -161,24 +161,34 @@ typedef struct sim_dwa_cfg {
     double dist_max;            /* dist is capped here (m) */
     int nv, nw;                 /* samples of the window */
     double w_heading, w_dist, w_vel; /* alpha, beta, gamma */
+    double lag_s;               /* reaction: the speed's lag and the decision period */
 } sim_dwa_cfg;
 
 /* The dynamic window (Fox et al. §4.1.2): V_d = [v - dec dt, v + acc dt] x
  * [w - w_acc dt, w + w_acc dt], cut to [0, v_max] x [-w_max, w_max]. */
 void sim_dwa_window(const sim_dwa_cfg *c, double v, double w, double win[4]);
 /* dist(v, w): arc length along the circular arc (straight line when
- * w = 0) from (x, y, theta) until a point comes within r_rs, capped at
- * dist_max (arcs followed over horizon_s, sampled every 0.1 m). */
+ * w = 0) from (x, y, theta) before a point comes within r_rs (a point
+ * already within r_rs: before the arc comes closer to it), sampled every
+ * 0.1 m, the arc followed up to dist_max or one full circle (then
+ * dist_max); 0 for v = 0 (standing makes no way). */
 double sim_dwa_dist(const sim_dwa_cfg *c, double x, double y, double theta, double v, double w, const double *pts,
                     int npts);
 /* heading(v, w) = pi - |angle between the heading after horizon_s and
  * the bearing from there to the target| (rad). */
 double sim_dwa_heading(const sim_dwa_cfg *c, double x, double y, double theta, double v, double w, double tx,
                        double ty);
-/* Best admissible (v, w) (v <= sqrt(2 dist dec)) maximising
+/* The samples: nv speeds evenly over the window, at each nw yaw rates
+ * evenly over the window's yaw rates cut to |w| <= kappa_max v (when
+ * kappa_max > 0). Admissible: it stops within dist,
+ *   v^2 / (2 dec) + v lag_s <= dist(v, w)
+ * (Fox et al.'s v <= sqrt(2 dist dec) with lag_s = 0; lag_s covers the
+ * actuator lag and the decision period). The best admissible (v, w) maximises
  *   G = w_heading heading / max heading + w_dist dist / max dist + w_vel v / max v
  * (each term normalised by its maximum over the admissible samples).
- * Returns 0, or -1 when no sample is admissible. */
+ * Returns 0, or -1 when no sample is admissible or the best is to stand
+ * (v = w = 0: DWA's local minimum in front of an obstacle across the
+ * way; the runner treats it as a dead end). */
 int sim_dwa(const sim_dwa_cfg *c, double x, double y, double theta, double v, double w, double tx, double ty,
             const double *pts, int npts, double *v_out, double *w_out);
 
