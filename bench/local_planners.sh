@@ -9,13 +9,16 @@
 # scratch directory, runs them and prints the markdown table. A planner
 # trv-sim refuses (its local_planner key unknown) is named, not run.
 # Environment: TRV_BIN (tools, default bin), TRV_OUT (terrain, default
-# out/jacksboro), N (scenarios, 100), SEED (1), JOBS (runs at a time, 2).
+# out/jacksboro), N (scenarios, 100), SEED (1), JOBS (runs at a time, 2),
+# LOCAL_WINDOW_M and LOCAL_LOOKAHEAD_M (50 and 40 m; "default": the
+# planners' own, local_planner.h), LP_KEEP (set: keep the scenarios, the
+# runs and scenarios.log, one line of ends per scenario).
 set -eu
 BIN=${TRV_BIN:-bin}
 OUT=${TRV_OUT:-out/jacksboro}
 here=$(cd "$(dirname "$0")/.." && pwd)
 w=$(mktemp -d /tmp/trv-local-bench-XXXXXX)
-trap 'rm -rf "$w"' EXIT
+trap '[ -n "${LP_KEEP:-}" ] && echo "kept: $w" >&2 || rm -rf "$w"' EXIT
 die() { echo "local_planners.sh: $*" >&2; exit 1; }
 . "$(dirname "$0")/lib.sh"
 [ -f "$OUT/route.csv" ] || die "no $OUT/route.csv: run make demo first"
