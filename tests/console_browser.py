@@ -170,9 +170,32 @@ def live(driver, url, port, shot):
 
 
 def shot_only(driver, url, shot):
+    """The README's picture: at x10, an obstacle clicked 60 m ahead once the
+    vehicle has driven 300 m, then the view 2 km wide round it."""
     driver.get(url)
-    wait_for(driver, "trvConsole.state && trvConsole.state.vehicles[0].distance_m > 50", 120, "the vehicle to start")
-    time.sleep(1.0)
+    if not wait_for(driver, "trvConsole.state && trvConsole.ws.readyState === 1", 60, "the first state"):
+        return
+    driver.execute_script("trvConsole.ws.send(JSON.stringify({type: 'pace', factor: 10}));")
+    v = wait_for(driver, "trvConsole.state.vehicles[0].distance_m > 300 && trvConsole.state.vehicles[0]", 300,
+                 "the vehicle to drive 300 m")
+    path = v and wait_for(driver, "trvConsole.vehicles['%s'].current.getLatLngs().map(p => [p.lng, p.lat])"
+                          % v["vehicle"], 10, "the route")
+    if path:
+        # paused while aiming: at x10 the vehicle would be past the point before the click lands
+        driver.execute_script("trvConsole.ws.send(JSON.stringify({type: 'pause'}));")
+        time.sleep(0.3)
+        cur = driver.execute_script("return trvConsole.state.vehicles[0];")
+        ox, oy = ahead(path, cur["x"], cur["y"], 80.0)
+        driver.find_element("css selector", "input[name=tool][value=obstacle]").click()
+        click_map(driver, ox, oy)
+        time.sleep(0.5)
+        driver.execute_script("trvConsole.ws.send(JSON.stringify({type: 'resume'}));")
+        time.sleep(2.5)
+        cur = driver.execute_script("return trvConsole.state.vehicles[0];")
+        driver.execute_script("trvConsole.map.setView(L.latLng(arguments[1], arguments[0]), -1, {animate: false});",
+                              cur["x"], cur["y"])
+        driver.find_element("css selector", "input[name=tool][value=none]").click()
+        time.sleep(1.5)
     driver.save_screenshot(shot)
 
 

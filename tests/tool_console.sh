@@ -115,7 +115,7 @@ if [ $got = 77 ]; then
     skip_pkg $pkg "$why"
 else
     [ $got = 0 ] && ok || bad "the page: $(grep -v '^console:' "$tmp/log" | head -20)"
-    grep '^NOTE' "$tmp/log"
+    grep "^NOTE\|^passed" "$tmp/log"
     [ -s "$tmp/console.png" ] && [ "$(wc -c <"$tmp/console.png")" -gt 20000 ] && ok ||
         bad "the screenshot is missing or blank: $(ls -l "$tmp/console.png" 2>&1)"
     [ -n "${TRV_CONSOLE_SHOT:-}" ] && cp "$tmp/console.png" "$TRV_CONSOLE_SHOT"

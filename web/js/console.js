@@ -106,7 +106,7 @@
     const name = e.event || e.type;
     const li = document.createElement('li');
     li.className = name;
-    li.textContent = fmt(e.t, 2) + ' ' + e.vehicle + ' ' + name +
+    li.textContent = fmt(e.t, 2) + ' ' + (e.vehicle === null ? '–' : e.vehicle) + ' ' + name +
                      (e.details && Object.keys(e.details).length ? ' ' + JSON.stringify(e.details) : '');
     $('events').appendChild(li);
     li.scrollIntoView({block: 'nearest'});
