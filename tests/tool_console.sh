@@ -101,6 +101,16 @@ grep -q '^console: [0-9]* passed, 0 failed$' "$tmp/log" && ok || bad "files: $(g
 $PY "$HERE/console_check.py" pace "$port" >"$tmp/log" 2>&1
 grep -q '^console: [0-9]* passed, 0 failed$' "$tmp/log" && ok || bad "pace: $(grep -v '^console:' "$tmp/log" | head -20)"
 grep '^x1' "$tmp/log"
+pace_error() { # factor (JSON; none: left out) error-name: the reply to a bad pace over TCP
+    $PY -c "import json, socket, sys
+s = socket.create_connection(('127.0.0.1', int(sys.argv[1]))); f = s.makefile('rb')
+req = {'type': 'pace'} if sys.argv[2] == 'none' else {'type': 'pace', 'factor': json.loads(sys.argv[2])}
+s.sendall((json.dumps(req) + '\\n').encode()); r = json.loads(f.readline())
+sys.exit(r.get('error') != sys.argv[3])" "$port" "$1" "$2" && ok || bad "pace $1: no $2 error"
+}
+pace_error 0.5 out_of_range
+pace_error '"fast"' bad_type
+pace_error none missing
 
 # the page (restarted from t = 0, so that the vehicle is still on its way)
 $PY -c "import json, socket, sys

@@ -123,6 +123,8 @@ static void lines(console *c)
     free(out);
 }
 
+/* The client's bytes (or its hang-up) first, then a new connection: a
+ * client that reconnects at once is not told busy by its own old one. */
 void console_tcp_poll(console *c)
 {
     if (!c->tcp)
@@ -130,17 +132,15 @@ void console_tcp_poll(console *c)
     struct pollfd p[2] = {{sim_server_fd(c->tcp), POLLIN, 0}, {c->tcp_fd, POLLIN, 0}};
     if (poll(p, c->tcp_fd >= 0 ? 2 : 1, 0) <= 0)
         return;
+    if (c->tcp_fd >= 0 && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+        ssize_t got = recv(c->tcp_fd, c->tcp_buf + c->tcp_n, TCP_BUF - c->tcp_n, MSG_DONTWAIT);
+        if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)) {
+            console_tcp_close(c);
+        } else if (got > 0) {
+            c->tcp_n += (size_t)got;
+            lines(c);
+        }
+    }
     if (p[0].revents & POLLIN)
         accept_one(c);
-    if (c->tcp_fd < 0 || !(p[1].revents & (POLLIN | POLLHUP | POLLERR)))
-        return;
-    ssize_t got = recv(c->tcp_fd, c->tcp_buf + c->tcp_n, TCP_BUF - c->tcp_n, MSG_DONTWAIT);
-    if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)) {
-        console_tcp_close(c);
-        return;
-    }
-    if (got > 0) {
-        c->tcp_n += (size_t)got;
-        lines(c);
-    }
 }
