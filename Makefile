@@ -551,9 +551,12 @@ bench: deps
 # share/traverse/install-manifest.txt for make uninstall
 MAN_DIR := $(BUILD)/man
 DATA_FILES := data/README.md $(wildcard data/*/*)
+# the console's pages (trv-sim --console finds them in share/traverse/web)
+WEB_FILES := $(wildcard web/*.html web/*/*.js web/*/*.css)
 INSTALL_LIST = $(foreach f,$(TOOLS),755 $(f) bin/$(notdir $(f))) 644 $(LIB) lib/$(notdir $(LIB)) \
     $(foreach h,$(PUBLIC_HEADERS),644 $(h) include/traverse/$(h:src/%=%)) \
     $(foreach f,$(DATA_FILES),644 $(f) share/traverse/$(f:data/%=%)) \
+    $(foreach f,$(WEB_FILES),644 $(f) share/traverse/$(f)) \
     $(foreach t,$(TOOLS),644 $(MAN_DIR)/$(notdir $(t)).1 share/man/man1/$(notdir $(t)).1)
 
 man: all

@@ -45,9 +45,9 @@ int console_resolve(const console_roots *roots, const char *url, char *out, size
  * "application/x-ndjson", "text/markdown"; else
  * "application/octet-stream"). */
 const char *console_mime(const char *path);
-/* The web directory: $TRV_WEBDIR, else web/ beside the data directory
- * (trv_data_path's: the repository's data/ or the installed
- * share/traverse); malloc'ed, NULL with an error when it has no
+/* The web directory: $TRV_WEBDIR, else the data directory's web/ (the
+ * installed share/traverse/web), else web/ beside it (the repository's
+ * data/ and web/); malloc'ed, NULL with an error when none has a
  * console.html. */
 char *console_web_dir(trv_ctx *ctx);
 

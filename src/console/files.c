@@ -67,27 +67,41 @@ const char *console_mime(const char *path)
     return "application/octet-stream";
 }
 
+/* dir/console.html is a regular file. */
+static int has_page(const char *dir)
+{
+    char *page = trv_path_join(dir, "console.html");
+    struct stat sb;
+    int ok = page && !stat(page, &sb) && S_ISREG(sb.st_mode);
+    free(page);
+    return ok;
+}
+
 char *console_web_dir(trv_ctx *ctx)
 {
     const char *env = getenv("TRV_WEBDIR");
-    char *dir = env && *env ? strdup(env) : NULL;
-    if (!dir && !env) {
-        char *readme = trv_data_path(ctx, "README.md"); /* data/README.md: the data directory */
-        char *slash = readme ? strrchr(readme, '/') : NULL;
-        if (slash) {
-            *slash = '\0';
-            dir = trv_path_join(readme, "../web");
+    if (env && *env) {
+        if (has_page(env))
+            return strdup(env);
+        trv_error(ctx, TRV_ERR_IO, "TRV_WEBDIR: %s/console.html is missing", env);
+        return NULL;
+    }
+    /* the data directory: its web/ (installed: share/traverse/web), else
+     * web/ beside it (the repository's data/ and web/) */
+    char *readme = trv_data_path(ctx, "README.md"), *slash = readme ? strrchr(readme, '/') : NULL;
+    char *dir = NULL;
+    if (slash) {
+        *slash = '\0';
+        static const char *const rel[] = {"web", "../web"};
+        for (int i = 0; i < 2 && !dir; i++) {
+            dir = trv_path_join(readme, rel[i]);
+            if (dir && !has_page(dir))
+                free(dir), dir = NULL;
         }
-        free(readme);
+        if (!dir)
+            trv_error(ctx, TRV_ERR_IO, "the console's page console.html is in neither %s/web nor %s/../web (set "
+                      "TRV_WEBDIR to the repository's web/ directory)", readme, readme);
     }
-    char *page = dir ? trv_path_join(dir, "console.html") : NULL;
-    struct stat sb;
-    if (!page || stat(page, &sb) || !S_ISREG(sb.st_mode)) {
-        trv_error(ctx, TRV_ERR_IO, "the console's page %s/console.html is missing (set TRV_WEBDIR to the "
-                  "repository's web/ directory)", dir ? dir : "web");
-        free(dir);
-        dir = NULL;
-    }
-    free(page);
+    free(readme);
     return dir;
 }
