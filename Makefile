@@ -8,13 +8,15 @@ SAN ?= 0
 # trv-fleet checks its routing heuristic against; no pkg-config file, so
 # -lglpk below), and what the tests and the demo add (gdal-bin gives gdaldem/gdalwarp, the independent references; fuzzylite the
 # fuzzy peer; xmllint checks the QGIS XML; man-db the installed man pages;
-# chromium with its driver and selenium open the report in a real browser).
+# chromium with its driver and selenium open the report and the console in a real browser;
+# libwebsockets-dev: the console's HTTP and WebSocket server; libjs-leaflet: its map).
 BUILD_PKGS := build-essential pkg-config time libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev \
-    libfreetype-dev fonts-dejavu-core libjson-c-dev libglpk-dev
-TEST_PKGS := libcmocka-dev gdal-bin fuzzylite libxml2-utils man-db chromium chromium-driver python3-selenium
+    libfreetype-dev fonts-dejavu-core libjson-c-dev libglpk-dev libwebsockets-dev
+TEST_PKGS := libcmocka-dev gdal-bin fuzzylite libxml2-utils man-db chromium chromium-driver python3-selenium \
+    libjs-leaflet
 # peers that make bench compares against when present (not needed to build or test)
 BENCH_PKGS := r-cran-gstat grass-core
-PKGS := gdal proj lapacke openblas libpng freetype2 json-c
+PKGS := gdal proj lapacke openblas libpng freetype2 json-c libwebsockets
 
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -46,7 +48,7 @@ PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -D_DEFAULT_SOURCE -pthread -Isrc $(PKG_CFLAGS)
 LDLIBS = $(PKG_LIBS) -lglpk -lm -pthread
 
-MODULES := core geo run terrain kriging terramech fuzzy prm fleet sim render qgis report export
+MODULES := core geo run terrain kriging terramech fuzzy prm fleet sim render qgis report export console
 LIB_SRC := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 HEADERS := $(foreach m,$(MODULES),$(wildcard src/$(m)/*.h))
@@ -69,7 +71,7 @@ FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/replay_%)
 FUZZ_SRC := tests/fuzz/common.c tests/fuzz/fuzz.h
 FUZZ_DEFS := -DFUZZ_DATADIR='"$(CURDIR)/data"'
 
-.PHONY: all deps test demo bench clean install uninstall man help check-pkgs check-qgis docs
+.PHONY: all deps test demo bench clean install uninstall man help check-pkgs check-qgis docs console
 .DEFAULT_GOAL := all
 
 # examples/*.c: protocol clients (standalone, the C library only)
@@ -86,6 +88,8 @@ help:
 	@echo "                     [LANDUSE_CLASSES=data/classes/nlcd.csv SOIL_CLASSES=data/classes/soils_usda.csv]"
 	@echo "                     [T_SRS=crs RES=m SEED=n VEHICLE=file.ini RULES=file.fcl]"
 	@echo "                     [CONDITION=dry|normal|wet: the soils in that condition, into out/AREA-CONDITION])"
+	@echo "  make console      install missing packages, build, run the demo's blocked scenario live in the"
+	@echo "                    operator's console in a browser (CONSOLE=[ADDR:]PORT, default 127.0.0.1:8023)"
 	@echo "  make fuzz         install clang, run each tests/fuzz/ harness under libFuzzer for FUZZ_S s (300)"
 	@echo "                    (FUZZ_NAMES=\"csv fcl\" a subset; docs/tests.md)"
 	@echo "  make bench        time traverse against its peers (GDAL, gstat, GRASS) on the same machine"
@@ -296,6 +300,18 @@ $(OUT)/sim/metrics.json &: $(SCENARIO) $(SIM_DEPS)
 
 $(OUT)/sim_blocked/metrics.json &: $(BLOCKED) $(SIM_DEPS)
 	$(BINDIR)/trv-sim --terrain $(OUT) --scenario $(BLOCKED) --route $(OUT)/route.csv --seed $(SEED) --no-timing $(strip $(SIM_TABLES)) -o $(OUT)/sim_blocked
+
+# make console: the blocked scenario (the demo's route, its LiDAR and the
+# obstacles that appear) driven live in the operator's console
+# (docs/console.md); trv-sim prints the URL; End run writes $(OUT)/sim_console
+CONSOLE ?= 127.0.0.1:8023
+CONSOLE_SCENARIO ?= $(if $(BLOCKED),$(BLOCKED),$(SCENARIO))
+console: deps
+	@$(MAKE) --no-print-directory all
+	@[ -f $(OUT)/route.csv ] && [ -f $(OUT)/speed.tif ] || $(MAKE) --no-print-directory demo
+	@echo "console: open the URL below in a browser; End run there, or Ctrl-C here, stops it"
+	@$(BINDIR)/trv-sim -q --terrain $(OUT) --scenario $(CONSOLE_SCENARIO) --route $(OUT)/route.csv --seed $(SEED) \
+	    $(strip $(SIM_TABLES)) -o $(OUT)/sim_console --console $(CONSOLE)
 
 # the fleet mission (docs/fleet.md): the three bundled vehicles on the demo's
 # terrain, each type's speed, cost and roadmap in fleet/<type>/ (the terrain's
@@ -526,6 +542,7 @@ bench: deps
 	    $(MAKE) --no-print-directory demo; }
 	@TRV_BIN=$(BINDIR) TRV_OUT=$(OUT) sh bench/sim.sh
 	@TRV_BIN=$(BINDIR) TRV_EXAMPLES=$(BUILD)/examples TRV_OUT=$(OUT) sh bench/sim_server.sh
+	@TRV_BIN=$(BINDIR) TRV_OUT=$(OUT) sh bench/local_planners.sh
 
 # make install: tools, library, headers, the data the tools' defaults and
 # the demo read (share/traverse, where an installed tool finds it: see
@@ -534,9 +551,12 @@ bench: deps
 # share/traverse/install-manifest.txt for make uninstall
 MAN_DIR := $(BUILD)/man
 DATA_FILES := data/README.md $(wildcard data/*/*)
+# the console's pages (trv-sim --console finds them in share/traverse/web)
+WEB_FILES := $(wildcard web/*.html web/*/*.js web/*/*.css)
 INSTALL_LIST = $(foreach f,$(TOOLS),755 $(f) bin/$(notdir $(f))) 644 $(LIB) lib/$(notdir $(LIB)) \
     $(foreach h,$(PUBLIC_HEADERS),644 $(h) include/traverse/$(h:src/%=%)) \
     $(foreach f,$(DATA_FILES),644 $(f) share/traverse/$(f:data/%=%)) \
+    $(foreach f,$(WEB_FILES),644 $(f) share/traverse/$(f)) \
     $(foreach t,$(TOOLS),644 $(MAN_DIR)/$(notdir $(t)).1 share/man/man1/$(notdir $(t)).1)
 
 man: all

@@ -37,6 +37,7 @@ tools=$(cd "$here/tools" && ls trv-*.c | sed 's/\.c$//')
     echo lib/libtraverse.a
     (cd "$here/src" && ls */*.h | grep -v '_priv\.h$' | sed 's|^|include/traverse/|')
     (cd "$here/data" && find . -type f | sed 's|^\./|share/traverse/|')
+    (cd "$here" && find web -type f \( -name '*.html' -o -name '*.js' -o -name '*.css' \) | sed 's|^|share/traverse/|')
     echo share/traverse/install-manifest.txt
     echo bin/other-tool
     echo share/man/man1/other.1

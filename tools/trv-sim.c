@@ -1,6 +1,7 @@
 /* trv-sim: drive the vehicles of a scenario over the terrain (kinematic
  * models, terrain contact, sensors, obstacles, re-planning) and write the
  * trajectories, events and metrics. Thin: options -> sim -> status. */
+#include "console/console.h"
 #include "qgis/qgis.h"
 #include "run/run.h"
 #include "sim/server.h"
@@ -89,16 +90,37 @@ static sim_server *tool_listen(const trv_cli *cli, trv_ctx *ctx, const char *add
     return srv;
 }
 
+/* --console: the operator's console (docs/console.md; the URL on stderr:
+ * "trv-sim: console on http://ADDR:PORT/"). A bad address is a usage
+ * error (exit 2). */
+static console *tool_console(const trv_cli *cli, trv_ctx *ctx, const char *addr, const char *dir, const char *outdir,
+                             trv_status *st)
+{
+    console *con = NULL;
+    *st = console_open(ctx, addr, dir, outdir, &con);
+    tool_usage_check(cli, ctx, *st);
+    if (*st)
+        return NULL;
+    if (!console_loopback(con))
+        fprintf(stderr, "trv-sim: warning: the console is served on a non-loopback address (%s): anyone who "
+                "reaches it drives the run\n", addr);
+    const char *colon = strrchr(addr, ':');
+    fprintf(stderr, "trv-sim: console on http://%.*s:%d/\n", colon ? (int)(colon - addr) : 9,
+            colon ? addr : "127.0.0.1", console_port(con));
+    fflush(stderr);
+    return con;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = NULL, *scenario = NULL, *outdir = NULL, *route = NULL, *soils_opt = NULL, *landuse_opt = NULL;
-    const char *serve = NULL, *commands = NULL;
+    const char *serve = NULL, *commands = NULL, *console_addr = NULL;
     uint64_t seed = 1;
-    int realtime = 0, no_timing = 0;
+    int realtime = 0, no_timing = 0, replay = 0;
     const trv_opt opts[] = {
         {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "the terrain directory (class, cost, gonogo, dem, slope, speed.tif; with soil.tif and landuse.tif, the speed model in the direction of travel and the ride)"},
         {"scenario", 0, TRV_ARG_STRING, &scenario, "SCENARIO.ini", "vehicles, sensors, obstacles, step and time limit (bundled: scenarios/*.ini in the data directory)"},
-        {"output", 'o', TRV_ARG_STRING, &outdir, "OUTDIR", "trajectory_<id>.csv/.geojson, events.jsonl, metrics.json, obstacles.geojson (with an obstacles file), commands.csv (served)"},
+        {"output", 'o', TRV_ARG_STRING, &outdir, "OUTDIR", "trajectory_<id>.csv/.geojson, events.jsonl, metrics.json, obstacles.geojson (with an obstacles file or virtual obstacles), commands.csv (served)"},
         {"route", 0, TRV_ARG_STRING, &route, "ROUTE.csv", "route file for every vehicle, instead of the scenario's"},
         {"soils", 0, TRV_ARG_STRING, &soils_opt, "CSV", "soil table of the speed model, read when the terrain has soil.tif (default: the terrain's speed_soils.csv, trv-speed's copy)"},
         {"landuse-classes", 0, TRV_ARG_STRING, &landuse_opt, "CSV", "land-use table of the speed model and the ride (default: the terrain's speed_landuse.csv)"},
@@ -106,6 +128,8 @@ int main(int argc, char **argv)
         {"realtime", 0, TRV_ARG_FLAG, &realtime, NULL, "pace the run to the wall clock"},
         {"no-timing", 0, TRV_ARG_FLAG, &no_timing, NULL, "leave wall_time_s and realtime_factor out of metrics.json"},
         {"serve", 0, TRV_ARG_STRING, &serve, "[ADDR:]PORT", "lock-step server: a client drives the run over TCP (docs/sim-protocol.md; 127.0.0.1 unless ADDR; port 0: any, printed on stderr)"},
+        {"console", 0, TRV_ARG_STRING, &console_addr, "[ADDR:]PORT", "the operator's console in a browser: HTTP + WebSocket, the run paced x1..x100 or max (docs/console.md; 127.0.0.1 unless ADDR; port 0: any; the URL on stderr)"},
+        {"replay", 0, TRV_ARG_FLAG, &replay, NULL, "with --console: serve the finished run in OUTDIR to the console's pages instead of running (until stopped)"},
         {"commands", 0, TRV_ARG_STRING, &commands, "CSV", "replay a client's commands (step, vehicle, command, a, b, c, d: a served run's commands.csv) in a batch run"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
@@ -113,7 +137,7 @@ int main(int argc, char **argv)
     const trv_cli cli = {
         .tool = "trv-sim",
         .usage = "--terrain DIR --scenario SCENARIO.ini -o OUTDIR [--route ROUTE.csv] [--seed S] [--realtime]\n"
-                 "       [--serve [ADDR:]PORT | --commands CSV]",
+                 "       [--serve [ADDR:]PORT | --commands CSV] [--console [ADDR:]PORT [--replay]]",
         .summary = "Drive the scenario's vehicles along their routes on the terrain: kinematic models with actuator\n"
                    "lag, terrain contact, a path-following controller, GNSS/IMU/LiDAR, static, appearing and moving\n"
                    "obstacles, re-planning around what the LiDAR saw; write each trajectory, the events and the metrics.",
@@ -125,6 +149,8 @@ int main(int argc, char **argv)
     trv_ctx *ctx = tool_start(&cli, argc, argv, &res);
     if (serve && commands)
         tool_usage(&cli, ctx, "--serve and --commands exclude each other (a client sends its commands)");
+    if (replay && (!console_addr || serve || commands))
+        tool_usage(&cli, ctx, "--replay needs --console and excludes --serve and --commands");
     const char *const names[2] = {run_other_file(RUN_O_SIM_METRICS), run_other_file(RUN_O_SIM_EVENTS)};
     const char *const ins[5] = {scenario, route, soils_opt, landuse_opt, commands};
     tool_outputs_check_dir(&cli, ctx, outdir, names, 2, NULL, 0, ins, 5);
@@ -141,6 +167,12 @@ int main(int argc, char **argv)
     char *soils_path = NULL, *landuse_path = NULL;
     trv_status st = TRV_OK;
     sim_server *srv = serve ? tool_listen(&cli, ctx, serve, &st) : NULL;
+    console *con = console_addr && !st ? tool_console(&cli, ctx, console_addr, dir, outdir, &st) : NULL;
+    if (replay) {
+        st = st ? st : console_serve_files(ctx, con);
+        console_free(con);
+        return tool_end(&cli, ctx, st);
+    }
     if (!st)
         st = sim_scenario_read(ctx, scenario, &sc);
     int loaded = 0;
@@ -173,7 +205,8 @@ int main(int argc, char **argv)
     if (!st && cmds)
         st = sim_commands_check(ctx, run, cmds);
     if (!st)
-        st = srv ? sim_server_run(ctx, srv, sc, &t, &env, &run, &log) : sim_run_go(ctx, run);
+        st = con ? console_run(ctx, con, srv, sc, &t, &env, &run, &log)
+             : srv ? sim_server_run(ctx, srv, sc, &t, &env, &run, &log) : sim_run_go(ctx, run);
     if (!st)
         st = write_all(ctx, run, sc, log, outdir, &meta, !no_timing);
     if (!st && !res.quiet) {
@@ -207,6 +240,7 @@ int main(int argc, char **argv)
     sim_commands_free(cmds);
     sim_commands_free(log);
     sim_server_free(srv);
+    console_free(con);
     free(soils_path), free(landuse_path);
     if (loaded)
         prm_terrain_clear(&t);

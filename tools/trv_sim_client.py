@@ -113,6 +113,26 @@ class SimClient:
     def reset(self):
         return self.request("reset")
 
+    def add_obstacle(self, height, circle=None, polygon=None, vx=0.0, vy=0.0, known=True):
+        """A virtual obstacle: circle=(x, y, radius) or polygon=[[x, y], ...],
+        height (m), velocity (m/s); known: written into the vehicles' seen
+        maps at once (else only once sensed). Returns its number."""
+        if (circle is None) == (polygon is None):
+            raise ValueError("give circle=(x, y, radius) or polygon=[[x, y], ...]")
+        f = dict(height=height, vx=vx, vy=vy, known=known)
+        if circle is not None:
+            f.update(shape="circle", x=circle[0], y=circle[1], radius=circle[2])
+        else:
+            f.update(shape="polygon", xy=[list(p) for p in polygon])
+        return self.request("add_obstacle", **f)["obstacle"]
+
+    def remove_obstacle(self, number):
+        return self.request("remove_obstacle", obstacle=number)
+
+    def obstacles(self):
+        """Every obstacle (scenario and virtual) where it is now."""
+        return self.request("obstacles")["obstacles"]
+
     def close(self):
         """Ask the server to end the run (outputs written) and disconnect."""
         r = self.request("close")

@@ -3,6 +3,7 @@
  * buffer of the scans a client asks for. */
 #include "server.h"
 #include "sim_priv.h"
+#include "virtual_obstacle.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,8 +18,9 @@ struct sim_commands {
 
 const char *sim_command_name(sim_command_kind k)
 {
-    static const char *const names[] = {"drive", "wheels", "follow"};
-    return (unsigned)k < 3 ? names[k] : "unknown";
+    static const char *const names[] = {"drive", "wheels", "follow", "add_obstacle", "add_obstacle",
+                                        "remove_obstacle"};
+    return (unsigned)k < 6 ? names[k] : "unknown";
 }
 
 static trv_status check_drive(trv_ctx *ctx, const sim_veh *v, const sim_command *c)
@@ -56,6 +58,8 @@ static sim_cmd wheels_cmd(const sim_body *b, const double *w)
 
 trv_status sim_command_check(trv_ctx *ctx, const sim_run *r, const sim_command *c)
 {
+    if (c->kind >= SIM_CMD_ADD_CIRCLE)
+        return sim_vobs_check(ctx, r, c, NULL);
     if (c->vehicle < 0 || c->vehicle >= r->nv)
         return trv_error(ctx, TRV_ERR_DATA, "no vehicle %d", c->vehicle);
     const sim_veh *v = &r->v[c->vehicle];
@@ -88,6 +92,8 @@ trv_status sim_command_check(trv_ctx *ctx, const sim_run *r, const sim_command *
 
 trv_status sim_command_apply(trv_ctx *ctx, sim_run *r, const sim_command *c)
 {
+    if (c->kind >= SIM_CMD_ADD_CIRCLE)
+        return sim_vobs_apply(ctx, r, c, NULL);
     trv_status st = sim_command_check(ctx, r, c);
     if (st)
         return st;
@@ -193,6 +199,45 @@ static int vehicle_index(const sim_scenario *sc, const char *id)
     return -1;
 }
 
+/* A virtual obstacle's row (virtual_obstacle.h): add_obstacle (a height,
+ * b, c velocity, d known), then its shape: one circle row (a, b centre, c
+ * radius) or vertex rows (a, b); remove_obstacle (a its number). */
+static int obstacle_row(const char *name)
+{
+    return !strcmp(name, "add_obstacle") || !strcmp(name, "circle") || !strcmp(name, "vertex") ||
+           !strcmp(name, "remove_obstacle");
+}
+
+static trv_status read_obstacle_row(trv_ctx *ctx, const trv_csv *csv, size_t i, const int *col, long step,
+                                    const char *name, sim_commands *cs)
+{
+    double a[4] = {0};
+    trv_status st = TRV_OK;
+    for (int j = 0; j < 4 && !st; j++)
+        if (col[3 + j] >= 0 && *trv_csv_cell(csv, i, col[3 + j]))
+            st = trv_csv_double(ctx, csv, i, col[3 + j], &a[j]);
+    if (st)
+        return st;
+    sim_command *last = cs->n ? &cs->c[cs->n - 1] : NULL;
+    int circle = !strcmp(name, "circle");
+    if (circle || !strcmp(name, "vertex")) {
+        if (!last || last->step != step || last->kind != SIM_CMD_ADD_POLYGON || (circle && last->n))
+            return trv_error(ctx, TRV_ERR_DATA, "'%s' line %ld: a %s row belongs after the add_obstacle row of its "
+                             "step%s", trv_csv_path(csv), trv_csv_line(csv, i), name, circle ? ", alone" : "");
+        if (circle)
+            last->kind = SIM_CMD_ADD_CIRCLE, last->r = a[2];
+        return add_vertex(ctx, last, a[0], a[1]);
+    }
+    if ((st = grow(ctx, cs)))
+        return st;
+    sim_command *c = &cs->c[cs->n];
+    c->step = step, c->vehicle = -1;
+    c->kind = !strcmp(name, "add_obstacle") ? SIM_CMD_ADD_POLYGON : SIM_CMD_REMOVE_OBSTACLE;
+    memcpy(c->a, a, sizeof a);
+    cs->line[cs->n++] = trv_csv_line(csv, i);
+    return TRV_OK;
+}
+
 /* Row i of the file into cs (a new command, or a vertex of the last follow). */
 static trv_status read_row(trv_ctx *ctx, const trv_csv *csv, size_t i, const int *col, const sim_scenario *sc,
                            sim_commands *cs)
@@ -208,6 +253,8 @@ static trv_status read_row(trv_ctx *ctx, const trv_csv *csv, size_t i, const int
     if (cs->n && step < cs->c[cs->n - 1].step)
         return trv_error(ctx, TRV_ERR_DATA, "'%s' line %ld: the steps go back (%g after %ld)", path, line, step,
                          cs->c[cs->n - 1].step);
+    if (obstacle_row(trv_csv_cell(csv, i, col[2])))
+        return read_obstacle_row(ctx, csv, i, col, (long)step, trv_csv_cell(csv, i, col[2]), cs);
     int k = vehicle_index(sc, trv_csv_cell(csv, i, col[1]));
     if (k < 0)
         return trv_error(ctx, TRV_ERR_DATA, "'%s' line %ld: no vehicle '%s' in the scenario", path, line,
@@ -216,8 +263,8 @@ static trv_status read_row(trv_ctx *ctx, const trv_csv *csv, size_t i, const int
     int kind = !strcmp(name, "drive") ? SIM_CMD_DRIVE : !strcmp(name, "wheels") ? SIM_CMD_WHEELS
              : !strcmp(name, "follow") ? SIM_CMD_FOLLOW : -1;
     if (kind < 0)
-        return trv_error(ctx, TRV_ERR_DATA, "'%s' line %ld: unknown command '%s' (drive, wheels or follow)", path,
-                         line, name);
+        return trv_error(ctx, TRV_ERR_DATA, "'%s' line %ld: unknown command '%s' (drive, wheels, follow, "
+                         "add_obstacle, circle, vertex or remove_obstacle)", path, line, name);
     for (int j = 0; j < 4 && !st; j++)
         if (col[3 + j] >= 0 && *trv_csv_cell(csv, i, col[3 + j]))
             st = trv_csv_double(ctx, csv, i, col[3 + j], &a[j]);
@@ -279,11 +326,27 @@ trv_status sim_commands_add(trv_ctx *ctx, sim_commands *cs, const sim_command *c
     }
     sim_command *d = &cs->c[cs->n];
     *d = *c;
-    d->x = d->y = NULL, d->n = c->kind == SIM_CMD_FOLLOW ? 0 : c->n;
-    for (int i = 0; c->kind == SIM_CMD_FOLLOW && i < c->n && !st; i++)
+    int xy = c->kind == SIM_CMD_FOLLOW || c->kind == SIM_CMD_ADD_CIRCLE || c->kind == SIM_CMD_ADD_POLYGON;
+    d->x = d->y = NULL, d->n = xy ? 0 : c->n;
+    for (int i = 0; xy && i < c->n && !st; i++)
         st = add_vertex(ctx, d, c->x[i], c->y[i]);
     cs->line[cs->n++] = 0;
     return st;
+}
+
+/* A virtual obstacle's rows (read_obstacle_row). */
+static void write_obstacle(FILE *f, const sim_command *c)
+{
+    if (c->kind == SIM_CMD_REMOVE_OBSTACLE) {
+        fprintf(f, "%ld,,remove_obstacle,%.17g,,,\n", c->step, c->a[0]);
+        return;
+    }
+    fprintf(f, "%ld,,add_obstacle,%.17g,%.17g,%.17g,%.17g\n", c->step, c->a[0], c->a[1], c->a[2], c->a[3]);
+    if (c->kind == SIM_CMD_ADD_CIRCLE)
+        fprintf(f, "%ld,,circle,%.17g,%.17g,%.17g,\n", c->step, c->x[0], c->y[0], c->r);
+    else
+        for (int j = 0; j < c->n; j++)
+            fprintf(f, "%ld,,vertex,%.17g,%.17g,,\n", c->step, c->x[j], c->y[j]);
 }
 
 trv_status sim_commands_write(trv_ctx *ctx, const char *path, const sim_scenario *sc, const sim_commands *cs)
@@ -294,7 +357,9 @@ trv_status sim_commands_write(trv_ctx *ctx, const char *path, const sim_scenario
     fputs("step,vehicle,command,a,b,c,d\n", f);
     for (int i = 0; i < cs->n; i++) {
         const sim_command *c = &cs->c[i];
-        for (int j = 0; j < (c->kind == SIM_CMD_FOLLOW ? c->n : 1); j++) {
+        if (c->vehicle < 0)
+            write_obstacle(f, c);
+        for (int j = 0; c->vehicle >= 0 && j < (c->kind == SIM_CMD_FOLLOW ? c->n : 1); j++) {
             fprintf(f, "%ld,", c->step);
             trv_csv_put(f, sc->veh[c->vehicle].id);
             fprintf(f, ",%s", sim_command_name(c->kind));
@@ -310,10 +375,26 @@ trv_status sim_commands_write(trv_ctx *ctx, const char *path, const sim_scenario
     return TRV_OK;
 }
 
+/* Remove command i of the file: the number of an obstacle added before it
+ * and not removed since. */
+static trv_status check_remove(trv_ctx *ctx, const sim_commands *cs, int i)
+{
+    double n = cs->c[i].a[0];
+    int added = 0, removed = 0;
+    for (int j = 0; j < i; j++) {
+        added += cs->c[j].kind == SIM_CMD_ADD_CIRCLE || cs->c[j].kind == SIM_CMD_ADD_POLYGON;
+        removed += cs->c[j].kind == SIM_CMD_REMOVE_OBSTACLE && cs->c[j].a[0] == n;
+    }
+    if (!(n >= 1 && n <= added && n == floor(n)))
+        return trv_error(ctx, TRV_ERR_DATA, "no virtual obstacle %g (%d added before)", n, added);
+    return removed ? trv_error(ctx, TRV_ERR_DATA, "virtual obstacle %g was removed before", n) : TRV_OK;
+}
+
 trv_status sim_commands_check(trv_ctx *ctx, const sim_run *r, const sim_commands *cs)
 {
     for (int i = 0; i < cs->n; i++) {
-        trv_status st = sim_command_check(ctx, r, &cs->c[i]);
+        trv_status st = cs->c[i].kind == SIM_CMD_REMOVE_OBSTACLE ? check_remove(ctx, cs, i)
+                                                                 : sim_command_check(ctx, r, &cs->c[i]);
         if (st) {
             char msg[512];
             snprintf(msg, sizeof msg, "%s", trv_errmsg(ctx));

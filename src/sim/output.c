@@ -6,6 +6,7 @@
  * wall_time_s and realtime_factor is deterministic. */
 #include "run/run.h"
 #include "sim_priv.h"
+#include "local_planner.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -211,7 +212,10 @@ static trv_status write_events(trv_ctx *ctx, const sim_run *r, const char *path)
         fputs("{\"t\": ", f);
         json_num(f, "%.3f", e->t);
         fputs(", \"vehicle\": ", f);
-        json_str(f, r->v[e->vehicle].spec->id);
+        if (e->vehicle >= 0)
+            json_str(f, r->v[e->vehicle].spec->id);
+        else
+            fputs("null", f); /* a virtual obstacle's (virtual_obstacle.h) */
         fprintf(f, ", \"type\": \"%s\", \"x\": ", sim_event_name(e->type));
         json_num(f, "%.3f", e->x);
         fputs(", \"y\": ", f);
@@ -260,6 +264,7 @@ static trv_status write_metrics(trv_ctx *ctx, const sim_run *r, const char *path
         json_key_num(f, "ride_max_ms2", "%.4f", m->ride_max_ms2, 0);
         json_key_num(f, "ride_power_W", "%.3f", m->ride_power_W, 0);
         json_key_num(f, "ride_limit_events", "%.0f", m->ride_limit_events, 0);
+        sim_local_write_metrics(f, r, k); /* local_planner.c: with local_planner given */
         json_key_num(f, "sim_time_s", "%.3f", m->sim_time_s, 1);
         if (timing) {
             fputs(",\n", f);
@@ -299,7 +304,7 @@ trv_status sim_run_write(trv_ctx *ctx, trv_outset *set, const sim_run *r, const 
         else
             st = j ? write_metrics(ctx, r, tmp, meta, timing) : write_events(ctx, r, tmp);
     }
-    if (!st && r->sc->obstacles) {
+    if (!st && (r->sc->obstacles || r->nobs)) { /* nobs: virtual ones too */
         char *p = trv_path_join(outdir, "obstacles.geojson");
         const char *tmp = p ? trv_outset_add(set, p) : NULL;
         free(p);

@@ -4,6 +4,7 @@
  * "id" when it had one. */
 #include "server.h"
 #include "sim_priv.h"
+#include "virtual_obstacle.h"
 
 #include <json-c/json.h>
 #include <math.h>
@@ -415,7 +416,7 @@ static jo *do_events(sim_session *ss, jo *req, reply_err *e)
         char buf[256];
         snprintf(buf, sizeof buf, "{%s}", ev->details);
         put(x, "t", num(ev->t));
-        put(x, "vehicle", json_object_new_string(ss->sc->veh[ev->vehicle].id));
+        put(x, "vehicle", ev->vehicle >= 0 ? json_object_new_string(ss->sc->veh[ev->vehicle].id) : NULL);
         put(x, "event", json_object_new_string(sim_event_name(ev->type)));
         put(x, "x", num(ev->x)), put(x, "y", num(ev->y));
         put(x, "details", json_tokener_parse(buf));
@@ -505,6 +506,20 @@ static jo *do_close(sim_session *ss, jo *req, reply_err *e)
     return json_object_new_object();
 }
 
+/* Virtual obstacles: protocol_obstacles.c. */
+static jo *do_add_obstacle(sim_session *ss, jo *req, reply_err *e)
+{
+    return sim_proto_add_obstacle(ss, req, &e->name, e->msg, sizeof e->msg);
+}
+static jo *do_remove_obstacle(sim_session *ss, jo *req, reply_err *e)
+{
+    return sim_proto_remove_obstacle(ss, req, &e->name, e->msg, sizeof e->msg);
+}
+static jo *do_obstacles(sim_session *ss, jo *req, reply_err *e)
+{
+    return sim_proto_obstacles(ss, req, &e->name, e->msg, sizeof e->msg);
+}
+
 typedef jo *(*handler)(sim_session *, jo *, reply_err *);
 
 static const struct {
@@ -513,6 +528,7 @@ static const struct {
 } handlers[] = {
     {"hello", do_hello}, {"step", do_step},     {"command", do_command}, {"state", do_state}, {"scan", do_scan},
     {"plan", do_plan},   {"events", do_events}, {"reset", do_reset},     {"close", do_close},
+    {"add_obstacle", do_add_obstacle}, {"remove_obstacle", do_remove_obstacle}, {"obstacles", do_obstacles},
 };
 
 trv_status sim_protocol_handle(trv_ctx *ctx, sim_session *ss, const char *line, char **out, size_t *len,
@@ -537,7 +553,7 @@ trv_status sim_protocol_handle(trv_ctx *ctx, sim_session *ss, const char *line, 
         fail(&e, "missing", "'type' is missing");
     else if (!fn)
         fail(&e, "unknown_message", "unknown message type '%s' (hello, step, command, state, scan, plan, events, "
-                                    "reset, close)", name);
+                                    "reset, close, add_obstacle, remove_obstacle, obstacles)", name);
     else
         body = fn(ss, req, &e);
     /* type, t and id first, then the handler's members */

@@ -4,6 +4,7 @@
  * controller, the model, terrain contact, and the checks (tip-over,
  * collisions, goal). See sim.h, runner section. */
 #include "sim_priv.h"
+#include "local_planner.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ const char *sim_event_name(sim_event_type t)
 {
     static const char *const names[] = {"start", "goal", "collision", "tip_over", "off_map", "obstacle_seen",
                                         "replan", "stuck", "yield", "time_limit", "ride_limit", "closed",
-                                        "conflict"};
+                                        "conflict", "obstacle_added", "obstacle_removed"};
     return (unsigned)t < sizeof names / sizeof *names ? names[t] : "unknown";
 }
 
@@ -296,7 +297,7 @@ static void sense(trv_ctx *ctx, sim_run *r, int k)
         if (!fresh)
             continue;
         event(r, k, SIM_EV_OBSTACLE_SEEN, "\"cells\": %ld, \"blocked_total\": %ld", fresh, v->seen.nblocked);
-        if (!r->sc->replan || !sim_seen_path_blocked(&v->seen, v->t, &v->path, v->s_along))
+        if (!r->sc->replan || v->spec->local.kind || !sim_seen_path_blocked(&v->seen, v->t, &v->path, v->s_along))
             continue;
         prm_path np = {0};
         double wall = 0;
@@ -377,6 +378,7 @@ static void drive(trv_ctx *ctx, sim_run *r, int k, double dt)
         sim_cmd cmd;
         sim_ctrl_command(&r->sc->ctrl, &v->body, &v->path, &est, want, &v->hint_ctrl, &cmd);
         turn_around(r, v, &est, &cmd);
+        sim_local_command(ctx, r, k, &est, want, &cmd); /* local_planner.c */
         sim_step(&v->body, &v->s, &cmd, dt);
     }
 }
@@ -534,6 +536,7 @@ static int step(trv_ctx *ctx, sim_run *r, long i, double dt, trv_status *st)
     r->t_now = (i + 1) * dt;
     for (int k = 0; k < r->nv; k++)
         if (r->v[k].phase == 1) {
+            sim_local_clearance(r, k);
             check(r, k, dt);
             if (r->v[k].phase == 2)
                 record(r, &r->v[k], r->v[k].nrows ? r->v[k].rows[r->v[k].nrows - 1].cte : 0);

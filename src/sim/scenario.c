@@ -2,6 +2,7 @@
  * file and bound through one schema built for them, so that every unknown
  * key or section is an error naming file:line) and the obstacles file (GeoJSON, read through geo). */
 #include "sim.h"
+#include "local_planner.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -90,6 +91,9 @@ typedef struct veh_raw {
     double gnss_rate, gnss_noise, imu_rate, imu_noise_deg;
     double l2[6], l3[8]; /* rate, hfov, hres, range, noise, mount; 3D: + vfov, lines */
     int given_l2[6], given_l3[8];
+    int local_kind, local_given;  /* local_planner.h */
+    double local[4];              /* window_m, lookahead_m, safety_m, depth */
+    char *local_lambda;
 } veh_raw;
 
 /* The INI schema under construction: one key after another. */
@@ -148,6 +152,14 @@ static void vehicle_keys(schema_list *L, veh_raw *v, const char *id, char secs[5
     KEY(vs, "strategy", TRV_INI_CHOICE, &v->strategy, 0, 0, "mmcr|mdr|msr|time", 0, NULL);
     KEY(vs, "start_time_s", TRV_INI_DOUBLE, &v->start_time, 0, 1e7, NULL, 0, NULL);
     KEY(vs, "terrain", TRV_INI_STRING, &v->terrain, 0, 0, NULL, 0, NULL);
+    v->local[0] = 15, v->local[1] = 10, v->local[2] = 0.5, v->local[3] = 3; /* local_planner.h */
+    KEY(vs, "local_planner", TRV_INI_CHOICE, &v->local_kind, 0, 0, "none|vfh+|vfh*|vfh*-wu2020|dwa", 0,
+        &v->local_given);
+    KEY(vs, "local_window_m", TRV_INI_DOUBLE, &v->local[0], 1, 200, NULL, 0, NULL);
+    KEY(vs, "local_lookahead_m", TRV_INI_DOUBLE, &v->local[1], 0.5, 200, NULL, 0, NULL);
+    KEY(vs, "local_safety_m", TRV_INI_DOUBLE, &v->local[2], 0, 20, NULL, 0, NULL);
+    KEY(vs, "local_depth", TRV_INI_DOUBLE, &v->local[3], 1, 8, NULL, 0, NULL);
+    KEY(vs, "local_lambda", TRV_INI_STRING, &v->local_lambda, 0, 0, NULL, 0, NULL);
     KEY(secs[1], "rate_hz", TRV_INI_DOUBLE, &v->gnss_rate, 0.01, 1000, NULL, 0, &v->has_gnss);
     KEY(secs[1], "noise_m", TRV_INI_DOUBLE, &v->gnss_noise, 0, 100, NULL, 0, &v->has_gnss);
     KEY(secs[2], "rate_hz", TRV_INI_DOUBLE, &v->imu_rate, 0.01, 10000, NULL, 0, &v->has_imu);
@@ -219,6 +231,10 @@ static trv_status vehicle_spec(trv_ctx *ctx, const char *path, const char *dir, 
         st = trv_error(ctx, TRV_ERR_FORMAT, "%s:%ld: vehicle '%s' needs both a start and a goal", path, line,
                        s->id);
     vehicle_sensors(v, s);
+    s->local = (sim_local_spec){(sim_local_kind)v->local_kind, v->local_given, v->local[0], v->local[1],
+                                v->local[2], (int)v->local[3], {5, 3, 0.5, 3, 2}};
+    if (!st && v->local_lambda)
+        st = sim_local_lambda_parse(ctx, path, line, s->id, v->local_lambda, &s->local);
     return st;
 }
 
@@ -242,8 +258,8 @@ trv_status sim_scenario_read(trv_ctx *ctx, const char *path, sim_scenario **out)
     }
     sim_scenario *sc = calloc(1, sizeof *sc);
     veh_raw *raw = calloc(nveh, sizeof *raw);
-    /* per vehicle: 9 vehicle keys, 2 gnss, 2 imu, 6 lidar2d, 8 lidar3d; 15 scenario keys */
-    enum { PER = 28 };
+    /* per vehicle: 10 vehicle keys + 6 local planner keys, 2 gnss, 2 imu, 6 lidar2d, 8 lidar3d; 15 scenario keys */
+    enum { PER = 34 };
     schema_list L = {calloc((size_t)nveh * PER + 16, sizeof *L.k), 0};
     char (*secs)[5][48] = calloc(nveh, sizeof *secs);
     if (!sc || !raw || !L.k || !secs) {
@@ -279,7 +295,7 @@ trv_status sim_scenario_read(trv_ctx *ctx, const char *path, sim_scenario **out)
     }
     for (int k = 0; k < nveh; k++) {
         free(raw[k].file), free(raw[k].route), free(raw[k].route_name), free(raw[k].terrain);
-        free(raw[k].start), free(raw[k].goal), free(raw[k].srs);
+        free(raw[k].start), free(raw[k].goal), free(raw[k].srs), free(raw[k].local_lambda);
     }
     free(obstacles);
     free(raw);

@@ -48,6 +48,14 @@ static void block(sim_seen *m, long i)
                 m->mask[(long)rr * m->nx + cc] = 0;
 }
 
+int sim_seen_block(sim_seen *m, long i)
+{
+    if (m->blocked[i])
+        return 0;
+    block(m, i);
+    return 1;
+}
+
 long sim_seen_add(sim_seen *m, const prm_terrain *t, const sim_field *f, const double *xyz, int n, double step_m)
 {
     long fresh = 0;

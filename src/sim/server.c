@@ -71,6 +71,7 @@ trv_status sim_server_open(trv_ctx *ctx, const char *spec, sim_server **out)
 
 int sim_server_port(const sim_server *s) { return s->port; }
 int sim_server_loopback(const sim_server *s) { return (s->addr >> 24) == 127; }
+int sim_server_fd(const sim_server *s) { return s->fd; }
 
 void sim_server_free(sim_server *s)
 {

@@ -21,8 +21,13 @@ typedef enum sim_command_kind {
     SIM_CMD_WHEELS,     /* wheel angular speeds (rad/s): skid a[0] left, a[1] right ->
                          *   v = r (wl + wr) / 2, yaw rate = r (wr - wl) / track;
                          * Mecanum a[0..3] (sim_mecanum_forward) */
-    SIM_CMD_FOLLOW      /* follow the path x, y (n >= 2, map CRS) with the built-in controller and
+    SIM_CMD_FOLLOW,     /* follow the path x, y (n >= 2, map CRS) with the built-in controller and
                          * speed profile; its end becomes the goal */
+    /* virtual obstacles (virtual_obstacle.h; vehicle -1): */
+    SIM_CMD_ADD_CIRCLE, /* centre x[0], y[0] (n = 1), radius r; a[0] height (m), a[1], a[2] velocity
+                         * (m/s, east, north), a[3] 1: known at once, 0: only once sensed */
+    SIM_CMD_ADD_POLYGON, /* vertices x, y (n >= 3); a[] as a circle's */
+    SIM_CMD_REMOVE_OBSTACLE /* a[0]: the obstacle's number (1, 2, ... in the order added) */
 } sim_command_kind;
 
 typedef struct sim_command {
@@ -30,8 +35,9 @@ typedef struct sim_command {
     int vehicle;        /* index in the scenario */
     sim_command_kind kind;
     double a[4];
-    int n;              /* FOLLOW */
-    double *x, *y;      /* FOLLOW (owned by a sim_commands, borrowed otherwise) */
+    int n;              /* FOLLOW, ADD_* */
+    double *x, *y;      /* FOLLOW, ADD_* (owned by a sim_commands, borrowed otherwise) */
+    double r;           /* ADD_CIRCLE: radius (m) */
 } sim_command;
 
 const char *sim_command_name(sim_command_kind k);
@@ -79,6 +85,7 @@ typedef struct sim_server sim_server;
 trv_status sim_server_open(trv_ctx *ctx, const char *addr, sim_server **out);
 int sim_server_port(const sim_server *s);
 int sim_server_loopback(const sim_server *s); /* 1 when bound to 127.0.0.0/8 */
+int sim_server_fd(const sim_server *s);       /* the listening socket (the console polls it) */
 /* Serve one client at a time (a second one gets a "busy" error line and
  * is closed) until a client sends close or disconnects; the run is then
  * closed (sim_run_close) and *run is what the caller writes, *log the

@@ -3,6 +3,7 @@
  * (the route file, or a plan on the terrain's roadmap) and speed profile,
  * then the obstacles, placed along the first plans. run.c steps the run. */
 #include "sim_priv.h"
+#include "local_planner.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -242,7 +243,7 @@ static trv_status vehicle_setup(trv_ctx *ctx, sim_run *r, int k)
     snprintf(v->m.id, sizeof v->m.id, "%s", sp->id);
     v->m.ride_rms_ms2 = v->m.ride_max_ms2 = v->m.ride_power_W = NAN;
     v->m.end = "time_limit";
-    return TRV_OK;
+    return sim_local_init(ctx, v); /* local_planner.c */
 }
 
 trv_status sim_run_new(trv_ctx *ctx, const sim_scenario *sc, const prm_terrain *t, const sim_env *env,
@@ -315,6 +316,7 @@ void sim_run_free(sim_run *r)
         sim_ride_free(v->ride);
         sim_path_clear(&v->path);
         sim_giveway_clear(&v->gw);
+        sim_local_free(v);
         free(v->plan0_x), free(v->plan0_y), free(v->prof), free(v->scan), free(v->rows);
         free(v->ext.ranges);
         if (v->has_seen)

@@ -385,7 +385,9 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
  *               grid: the vehicle's own speed, GO/NOGO and speed model
  *               copies, for its route, speed profile and re-planning, so a
  *               fleet of several types drives each on its own map; default
- *               the run's terrain, whose DEM every vehicle touches)
+ *               the run's terrain, whose DEM every vehicle touches);
+ *               local_planner (none|vfh+|vfh*|vfh*-wu2020|dwa) and its
+ *               keys: local_planner.h, docs/method.md §5.11
  *   [gnss.ID]   rate_hz (10), noise_m (position sd)
  *   [imu.ID]    rate_hz (100), noise_deg (heading sd)
  *   [lidar2d.ID], [lidar3d.ID]  rate_hz (10), lines (3D, 16), hfov_deg
@@ -527,7 +529,9 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
  * (|roll| or |pitch| over the vehicle's limits; stops), off_map (stops),
  * obstacle_seen (a scan blocked new cells), replan, stuck, yield,
  * time_limit, ride_limit (below), closed (a server's client ended the run
- * early: sim_run_close), conflict (above). "stops" counts the times a
+ * early: sim_run_close), conflict (above), obstacle_added and
+ * obstacle_removed (a virtual obstacle, virtual_obstacle.h: no vehicle,
+ * -1; "vehicle": null in events.jsonl). "stops" counts the times a
  * started vehicle came to a
  * standstill (< 0.1 m/s) before its goal (yielding, or stopped for good).
  * ride_limit: the ride's windowed RMS (sim_ride, SIM_RIDE_WINDOW_S) rose
@@ -547,10 +551,22 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
 typedef enum sim_event_type {
     SIM_EV_START = 0, SIM_EV_GOAL, SIM_EV_COLLISION, SIM_EV_TIP_OVER, SIM_EV_OFF_MAP, SIM_EV_OBSTACLE_SEEN,
     SIM_EV_REPLAN, SIM_EV_STUCK, SIM_EV_YIELD, SIM_EV_TIME_LIMIT, SIM_EV_RIDE_LIMIT, SIM_EV_CLOSED,
-    SIM_EV_CONFLICT
+    SIM_EV_CONFLICT, SIM_EV_OBSTACLE_ADDED, SIM_EV_OBSTACLE_REMOVED
 } sim_event_type;
 
 const char *sim_event_name(sim_event_type t);
+
+/* A vehicle's local planner (local_planner.h; docs/method.md §5.11). */
+typedef enum sim_local_kind {
+    SIM_LOCAL_NONE = 0, SIM_LOCAL_VFH_PLUS, SIM_LOCAL_VFH_STAR, SIM_LOCAL_WU2020, SIM_LOCAL_DWA
+} sim_local_kind;
+typedef struct sim_local_spec {
+    sim_local_kind kind;
+    int given;              /* the key was in the file (clearance metrics written) */
+    double window_m, lookahead_m, safety_m;
+    int depth;              /* VFH*, wu2020: the tree's depth n_g */
+    double lambda[5];       /* wu2020 */
+} sim_local_spec;
 
 typedef struct sim_vehicle_spec {
     char id[32];
@@ -567,6 +583,7 @@ typedef struct sim_vehicle_spec {
     int nsensors;
     sim_sensor sensors[4];  /* at most one of each kind */
     long line;              /* the section's line (messages) */
+    sim_local_spec local;   /* local planner (local_planner.h) */
 } sim_vehicle_spec;
 
 typedef struct sim_scenario {
@@ -610,6 +627,8 @@ void sim_seen_clear(sim_seen *m);
 /* Add n hit points (xyz, map frame): returns how many cells became
  * impassable (step_m: the vehicle's). */
 long sim_seen_add(sim_seen *m, const prm_terrain *t, const sim_field *f, const double *xyz, int n, double step_m);
+/* Mark cell i impassable (an obstacle known without a hit); 1 if it was not. */
+int sim_seen_block(sim_seen *m, long i);
 /* 1 if the path from arc length s0 on crosses a cell the mask forbids
  * that the terrain allows (a seen obstacle). */
 int sim_seen_path_blocked(const sim_seen *m, const prm_terrain *t, const sim_path *p, double s0);
@@ -691,7 +710,7 @@ void sim_run_close(sim_run *r);
 double sim_run_time(const sim_run *r);
 
 /* OUTDIR/trajectory_<id>.csv and .geojson, events.jsonl, metrics.json and
- * (with an obstacles file) obstacles.geojson, atomically (created if
+ * (with an obstacles file or virtual obstacles) obstacles.geojson, atomically (created if
  * missing). timing 0 leaves wall_time_s and
  * realtime_factor out of metrics.json; "conflicts" is in it only with
  * several vehicles. */

@@ -79,6 +79,7 @@ typedef struct sim_veh {
     sim_metrics m;
     sim_ext ext;
     sim_giveway gw;             /* head-on conflicts (conflict.c) */
+    struct sim_local *local;    /* local planner state (local_planner.c; NULL: none) */
 } sim_veh;
 
 struct sim_run {
@@ -103,6 +104,7 @@ struct sim_run {
     long step_i;
     int over;
     int cmd_next;
+    int nvobs;                  /* virtual obstacles: the last nvobs of obs (virtual_obstacle.c) */
 };
 
 /* A vehicle's path through x, y (n vertices; repeats dropped), replacing
