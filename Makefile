@@ -6,15 +6,16 @@ SAN ?= 0
 
 # Debian packages: what building needs (libglpk-dev: GLPK, the MILP solver
 # trv-fleet checks its routing heuristic against; no pkg-config file, so
-# -lglpk below), and what the tests and the demo add (gdal-bin gives gdaldem/gdalwarp, the independent references; fuzzylite the
+# -lglpk below; libode-dev: the Open Dynamics Engine, trv-sim's dynamics = dynamic),
+# and what the tests and the demo add (gdal-bin gives gdaldem/gdalwarp, the independent references; fuzzylite the
 # fuzzy peer; xmllint checks the QGIS XML; man-db the installed man pages;
 # chromium with its driver and selenium open the report in a real browser).
 BUILD_PKGS := build-essential pkg-config time libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev \
-    libfreetype-dev fonts-dejavu-core libjson-c-dev libglpk-dev
+    libfreetype-dev fonts-dejavu-core libjson-c-dev libglpk-dev libode-dev
 TEST_PKGS := libcmocka-dev gdal-bin fuzzylite libxml2-utils man-db chromium chromium-driver python3-selenium
 # peers that make bench compares against when present (not needed to build or test)
 BENCH_PKGS := r-cran-gstat grass-core
-PKGS := gdal proj lapacke openblas libpng freetype2 json-c
+PKGS := gdal proj lapacke openblas libpng freetype2 json-c ode
 
 CC ?= cc
 CFLAGS ?= -O2 -g

@@ -547,7 +547,7 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
 typedef enum sim_event_type {
     SIM_EV_START = 0, SIM_EV_GOAL, SIM_EV_COLLISION, SIM_EV_TIP_OVER, SIM_EV_OFF_MAP, SIM_EV_OBSTACLE_SEEN,
     SIM_EV_REPLAN, SIM_EV_STUCK, SIM_EV_YIELD, SIM_EV_TIME_LIMIT, SIM_EV_RIDE_LIMIT, SIM_EV_CLOSED,
-    SIM_EV_CONFLICT
+    SIM_EV_CONFLICT, SIM_EV_ROLLOVER
 } sim_event_type;
 
 const char *sim_event_name(sim_event_type t);
@@ -573,6 +573,7 @@ typedef struct sim_scenario {
     char *path;
     double step_s, time_limit_s, record_s, goal_tol_m, decel_ms2, lat_acc_ms2, margin_m;
     int replan;
+    int dynamics;           /* 0 kinematic (sim_step), 1 dynamic (ODE: dynamic.h) */
     sim_ctrl ctrl;
     char *obstacles;        /* resolved path or NULL */
     int nveh;

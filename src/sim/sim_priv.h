@@ -79,6 +79,7 @@ typedef struct sim_veh {
     sim_metrics m;
     sim_ext ext;
     sim_giveway gw;             /* head-on conflicts (conflict.c) */
+    struct sim_vdyn *dyn;       /* dynamics = dynamic (dynamic_run.c), else NULL */
 } sim_veh;
 
 struct sim_run {
