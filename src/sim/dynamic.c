@@ -6,6 +6,7 @@
 #include "dynamic_priv.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,11 +15,17 @@
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 /* dInitODE2 once per process (the library keeps global state). */
+static void quiet(int num, const char *msg, va_list ap)
+{
+    (void)num, (void)msg, (void)ap; /* the library prints nothing (house rule) */
+}
+
 static void ode_init(void)
 {
     static int done;
     if (!done) {
         dInitODE2(0);
+        dSetMessageHandler(quiet);
         dAllocateODEDataForThread(dAllocateMaskAll);
         done = 1;
     }
@@ -264,11 +271,14 @@ static double body_speed(const sim_dyn *d)
     return lv[0] * R[0] + lv[1] * R[4] + lv[2] * R[8];
 }
 
-/* Motors (drive limited by power and the soil's thrust, brakes by the
- * deceleration), steering stops, rolling resistance. */
+/* Motors (drive limited by power, brakes by the deceleration; traction
+ * by the contact's friction), steering stops, rolling resistance f_rr W
+ * cos(grade) at the wheel's centre. */
 static void actuate(sim_dyn *d)
 {
     double w[4], steer[2], r = d->b.wheel_radius_m, v = fabs(body_speed(d));
+    const dReal *R = dBodyGetRotation(d->chassis);
+    double zb[3] = {R[2], R[6], R[10]}, cz = dyn_up_dot(d, zb); /* the load: W cos(grade) */
     wheel_targets(d, w, steer);
     for (int k = 0; k < 4; k++) {
         const dReal *pos = dBodyGetPosition(d->wheel[k]);
@@ -277,19 +287,27 @@ static void actuate(sim_dyn *d)
         dJointSetHinge2Param(j, dParamLoStop, -a); /* ODE's angle 1 turns clockwise about axis 1 */
         dJointSetHinge2Param(j, dParamHiStop, -a);
         double now = dJointGetHinge2Angle2Rate(j);
-        sim_dyn_soil s;
-        dyn_soil(d, pos[0] + d->ox, pos[1] + d->oy, &s);
-        int drive = fabs(w[k]) > fabs(now) && w[k] * now >= 0;
-        double f = drive ? fmin(d->p.power_W / (4 * fmax(v, 1.0)), s.mu * d->w_nom[k])
-                         : d->p.mass_kg * d->p.brake_ms2 / 4;
+        /* slowing the wheel toward a target of its own sign: the brakes; speeding
+         * it up: the engine; reversing it: both */
+        double fd = d->p.power_W / (4 * fmax(v, 1.0)); /* traction: the contact's friction */
+        double fb = d->p.mass_kg * d->p.brake_ms2 / 4;
+        double f = w[k] * now < 0 ? fmax(fd, fb) : fabs(w[k]) < fabs(now) ? fb : fd;
         dJointSetHinge2Param(j, dParamVel2, w[k]);
         dJointSetHinge2Param(j, dParamFMax2, d->p.frictionless ? 0 : f * r);
         if (d->p.frictionless)
             continue;
+        /* rolling resistance: along the wheel's rolling direction (its
+         * axle's horizontal normal), against its centre's motion */
         dVector3 ax;
         dJointGetHinge2Axis2(j, ax);
-        double tq = -s.f_rr * d->w_nom[k] * r * clampd(now * r / 0.05, -1, 1);
-        dBodyAddTorque(d->wheel[k], tq * ax[0], tq * ax[1], tq * ax[2]);
+        double fw[3] = {ax[1] * zb[2] - ax[2] * zb[1], ax[2] * zb[0] - ax[0] * zb[2], ax[0] * zb[1] - ax[1] * zb[0]};
+        const dReal *lv = dBodyGetLinearVel(d->wheel[k]);
+        double u = lv[0] * fw[0] + lv[1] * fw[1] + lv[2] * fw[2];
+        sim_dyn_soil s;
+        dyn_soil(d, pos[0] + d->ox, pos[1] + d->oy, &s);
+        double fr = -s.f_rr * d->w_nom[k] * cz * clampd(u / 0.05, -1, 1);
+        if (d->nfb[k] > 0) /* on the ground in the step before */
+            dBodyAddForce(d->wheel[k], fr * fw[0], fr * fw[1], fr * fw[2]);
     }
 }
 
@@ -312,7 +330,7 @@ static void wheels_out(sim_dyn *d, sim_dyn_out *out, double dt)
             const dReal *f = d->fb[k][c].f1;
             load += fabs(f[0] * d->fbn[k][c][0] + f[1] * d->fbn[k][c][1] + f[2] * d->fbn[k][c][2]);
         }
-        out->load_N[k] = load;
+        out->load_N[k] = d->load[k] = load;
         double rim = dJointGetHinge2Angle2Rate(d->hinge[k]) * d->b.wheel_radius_m;
         double a = k < 2 ? -dJointGetHinge2Angle1(d->hinge[k]) : 0;
         const dReal *lv = dBodyGetLinearVel(d->wheel[k]);
@@ -382,6 +400,13 @@ static double body_energy(dBodyID b, const double g[3])
             e += 0.5 * wb[i] * m.I[4 * i + j] * wb[j];
     }
     return e;
+}
+
+void sim_dyn_set_gravity(sim_dyn *d, const double g[3])
+{
+    for (int i = 0; i < 3; i++)
+        d->p.gravity[i] = g[i];
+    dWorldSetGravity(d->world, g[0], g[1], g[2]);
 }
 
 double sim_dyn_energy(const sim_dyn *d)

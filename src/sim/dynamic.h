@@ -27,10 +27,15 @@
  * tan delta -+ t / 2)); the rear wheels held straight. Drive: each
  * wheel's axis-2 motor at the lagged wheel speed (Ackermann: v / r;
  * skid: (v -+ omega t / 2) / r; Mecanum: sim_mecanum_inverse), its
- * torque limited by r x min(engine eta P / max(|v|, 1 m/s), the soil's
- * thrust at full slip under the wheel's nominal load) / 4 when driving,
- * by r x m a_brake / 4 when slowing down. Rolling resistance: a torque
- * f_rr W r against each wheel's spin (W its nominal load).
+ * torque limited by r eta P / (4 max(|v|, 1 m/s)) when driving, by r m
+ * a_brake / 4 when slowing down, by the larger when reversing; traction
+ * is the contact's (its friction, below). Rolling resistance: the moment
+ * f_rr W cos(grade) r of the tyre's offset pressure about the wheel's
+ * centre, applied as the equivalent force f_rr W cos(grade) at the
+ * wheel's centre against its motion along the rolling direction (W its
+ * nominal load m g / 4, the grade the chassis' tilt): a torque on the
+ * wheel alone would be taken up by the drive's speed control and never
+ * slow the vehicle.
  * Contacts (dynamic_contact.c): wheel-ground with friction coefficient
  * the soil's full-slip thrust over load and force-dependent slip
  * (docs/method.md §5.11); chassis-ground, chassis and wheels against
@@ -127,6 +132,8 @@ trv_status sim_dyn_step(trv_ctx *ctx, sim_dyn *d, const sim_cmd *cmd, double t, 
  * + potential (-m g . position) + the springs' m_s g sag / 2 stored energy
  * is left out (constant at rest). Tests. */
 double sim_dyn_energy(const sim_dyn *d);
+/* Change gravity (a tilt table; tests). */
+void sim_dyn_set_gravity(sim_dyn *d, const double g[3]);
 /* The wheels' centres (map CRS) and spin (rad/s), FL, FR, RL, RR. */
 void sim_dyn_wheels(const sim_dyn *d, double xyz[4][3], double spin[4]);
 

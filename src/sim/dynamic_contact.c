@@ -4,19 +4,24 @@
  *
  * Wheel on ground (the soil under the contact point): Coulomb's cone
  * (ODE's friction pyramid, dContactApprox1: force limits mu N) with mu
- * the soil's thrust at full slip over the load, and force-dependent slip
+ * the soil's thrust at full slip over the load, the load taken as the
+ * mobility model takes it, the weight W (N = W cos(beta) on a grade beta:
+ * mu / cos(beta), beta the contact normal's angle to up, at most 60
+ * degrees), and force-dependent slip
  * (FDS: the contact slides at a speed proportional to the force, u = S F)
  * in two directions, the wheel's rolling direction (1) and its axle (2):
  *   longitudinal  Janosi-Hanamoto: F(i) = mu W g(i) / g(1), g(i) = 1 - K
  *                 / (i L) (1 - e^(-i L / K)), i the slip; the sliding
- *                 speed is u = i |v|, so S1 = i |v| g(1) / (mu W g(i)),
+ *                 speed is u = i |v|, |v| the larger of the rim's and
+ *                 the centre's speed, so S1 = i |v| g(1) / (mu W g(i)),
  *                 evaluated at the wheel's slip of the step before (the
  *                 secant of the thrust-slip curve through the operating
  *                 point; -> 2 (K / L) g(1) |v| / (mu W) as i -> 0)
  *   lateral       a linear tyre: F = C_alpha alpha, alpha = u / |v|, so
  *                 S2 = |v| / C_alpha
- * with W the wheel's nominal load and |v| its centre's speed (0 at rest:
- * no creep). Mecanum: direction 1 is the roller's axis (45 degrees in the
+ * with W the wheel's load in the step before over cos(beta) (its nominal
+ * load m g / 4 before the first) and, laterally, |v| its centre's speed
+ * (0 at rest: no creep). Mecanum: direction 1 is the roller's axis (45 degrees in the
  * wheel's plane, the X layout of sim_mecanum_inverse) with mu = 0 (the
  * roller turns freely), direction 2 across it. The tyre's radial
  * stiffness k_t as the contact's soft ERP / CFM (as for the suspension,
@@ -31,6 +36,13 @@
 
 #include <math.h>
 #include <string.h>
+
+double dyn_up_dot(const sim_dyn *d, const double n[3])
+{
+    const double *g = d->p.gravity;
+    double gl = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+    return gl > 0 ? fabs(g[0] * n[0] + g[1] * n[1] + g[2] * n[2]) / gl : 1;
+}
 
 double dyn_jh_shape(double x)
 {
@@ -63,7 +75,7 @@ static double slip1(const sim_dyn_soil *s, double i, double v, double load)
         return 0;
     if (!(s->k_over_l > 0))
         return 0; /* Coulomb: no slip curve */
-    i = fmax(fabs(i), 1e-3);
+    i = fmin(fmax(fabs(i), 1e-3), 1);
     return i * v * dyn_jh_shape(1 / s->k_over_l) / (s->mu * load * dyn_jh_shape(i / s->k_over_l));
 }
 
@@ -79,8 +91,9 @@ static void wheel_surface(const sim_dyn *d, int w, dContact *c)
     double roll[3] = {n[1] * ax[2] - n[2] * ax[1], n[2] * ax[0] - n[0] * ax[2], n[0] * ax[1] - n[1] * ax[0]};
     unit(ap), unit(roll);
     double v = sqrt(lv[0] * lv[0] + lv[1] * lv[1] + lv[2] * lv[2]);
+    double rim = fabs(dJointGetHinge2Angle2Rate(d->hinge[w])) * d->b.wheel_radius_m;
     c->surface.mode = dContactApprox1 | dContactMu2 | dContactFDir1 | dContactSoftERP | dContactSoftCFM;
-    c->surface.mu = c->surface.mu2 = s.mu;
+    c->surface.mu = c->surface.mu2 = s.mu / fmax(dyn_up_dot(d, n), 0.5);
     if (d->b.kind == SIM_MECANUM) {
         /* the axle is body -y: FL and RR roll free along x + y = roll - ap */
         double sg = w == 0 || w == 3 ? -1 : 1;
@@ -92,7 +105,8 @@ static void wheel_surface(const sim_dyn *d, int w, dContact *c)
         for (int i = 0; i < 3; i++)
             c->fdir1[i] = roll[i];
         c->surface.mode |= dContactSlip1;
-        c->surface.slip1 = slip1(&s, d->slip[w], v, d->w_nom[w]);
+        double load = d->load[w] > 0 ? d->load[w] / fmax(dyn_up_dot(d, n), 0.5) : d->w_nom[w];
+        c->surface.slip1 = slip1(&s, d->slip[w], fmax(v, rim), load);
     }
     if (d->p.cornering_N_per_rad > 0 && s.mu > 0) {
         c->surface.mode |= dContactSlip2;

@@ -76,7 +76,7 @@ static dGeomID prism(sim_dyn *d, int k, const double *h, int m, double z0, doubl
 /* One obstacle's geom (and body when it moves), disabled until present. */
 static int make_obstacle(sim_dyn *d, int k, const sim_obstacle *o)
 {
-    double z0 = o->base_z - 1, z1 = o->base_z + o->height_m, cx = o->cx, cy = o->cy;
+    double z0 = o->base_z - 1, z1 = o->base_z + o->height_m, cx = o->cx, cy = o->cy, gz = 0.5 * (z0 + z1);
     dGeomID g;
     if (o->n > 0) {
         double *p = malloc(2 * o->n * sizeof *p), *h = malloc((4 * o->n + 2) * sizeof *h);
@@ -86,9 +86,8 @@ static int make_obstacle(sim_dyn *d, int k, const sim_obstacle *o)
         for (int i = 0; p && i < o->n; i++)
             p[2 * i] = o->px[i] - cx, p[2 * i + 1] = o->py[i] - cy;
         int m = p && h ? hull2(p, o->n, h) : 0;
-        g = m >= 3 ? prism(d, k, h, m, z0, z1) : 0;
+        g = m >= 3 ? prism(d, k, h, m, z0 - gz, z1 - gz) : 0; /* around the geom's origin */
         free(p), free(h);
-        z0 = z1 = 0; /* the prism's points carry the heights */
     } else {
         g = dCreateCylinder(d->space, o->r, z1 - z0);
     }
@@ -97,7 +96,6 @@ static int make_obstacle(sim_dyn *d, int k, const sim_obstacle *o)
     d->obs_geom[k] = g;
     d->obs_tag[k] = (dyn_tag){DYN_OBSTACLE, k};
     dGeomSetData(g, &d->obs_tag[k]);
-    double gz = 0.5 * (z0 + z1);
     if (o->vx != 0 || o->vy != 0) {
         d->obs_body[k] = dBodyCreate(d->world);
         dBodySetKinematic(d->obs_body[k]);

@@ -33,6 +33,7 @@ struct sim_dyn {
     double w_nom[4];            /* nominal wheel loads (N) */
     double v, vy, steer, yaw;   /* the lagged commands */
     double slip[4];             /* last longitudinal slip of each wheel */
+    double load[4];             /* and its normal force (N) */
     int nfb[4];                 /* wheel-ground contact joints' feedback this step */
     dJointFeedback fb[4][DYN_MAXC];
     double fbn[4][DYN_MAXC][3];  /* their normals */
@@ -61,6 +62,8 @@ void dyn_collide(sim_dyn *d);
 void dyn_obstacles_at(sim_dyn *d, double t);
 /* The soil at map (x, y). */
 void dyn_soil(const sim_dyn *d, double x, double y, sim_dyn_soil *s);
+/* |n . up| (up: against gravity). */
+double dyn_up_dot(const sim_dyn *d, const double n[3]);
 /* Janosi-Hanamoto's g(i) for x = i L / K: 1 - (1 - e^-x) / x. */
 double dyn_jh_shape(double x);
 
