@@ -271,12 +271,67 @@ static double body_speed(const sim_dyn *d)
     return lv[0] * R[0] + lv[1] * R[4] + lv[2] * R[8];
 }
 
+/* Up: against gravity. */
+static void up_dir(const sim_dyn *d, double up[3])
+{
+    double g = sqrt(d->p.gravity[0] * d->p.gravity[0] + d->p.gravity[1] * d->p.gravity[1] +
+                    d->p.gravity[2] * d->p.gravity[2]);
+    for (int i = 0; i < 3; i++)
+        up[i] = g > 0 ? -d->p.gravity[i] / g : i == 2;
+}
+
+/* Ackermann, moving the way it wants to go: the force the speed asks
+ * for, a PI control F = m ((v_lagged - v) / 0.25 s + I / 1 s),
+ * I = the integral of v_lagged - v (within +-2 m/s; while within 0.5
+ * m/s of it), plus m g (sin(pitch)
+ * + f_rr cos(pitch)) sign(v_lagged) (the grade and rolling resistance fed
+ * forward), at most eta P / max(|v|, 1 m/s) driving and m a_brake
+ * braking; NAN standing, stopping or reversing, or with a wheel slipping
+ * more than TM_SLIP_TRACTION (traction-limited: the differentials locked,
+ * as an off-road vehicle's are) (the speed-locked motors then). */
+static double drive_force(sim_dyn *d, double v, double fmax_w)
+{
+    if (d->b.kind != SIM_ACKERMANN)
+        return NAN;
+    double sg = d->v > 0 ? 1 : d->v < 0 ? -1 : 0;
+    int spin = 0;
+    for (int k = 0; k < 4; k++)
+        spin |= fabs(d->slip[k]) > TM_SLIP_TRACTION;
+    if (fabs(d->v) < 0.05 || v * sg < 0 || spin) {
+        d->vi = 0;
+        return NAN;
+    }
+    const dReal *R = dBodyGetRotation(d->chassis);
+    double up[3], g = sqrt(dDOT(d->p.gravity, d->p.gravity));
+    up_dir(d, up);
+    double xu = R[0] * up[0] + R[4] * up[1] + R[8] * up[2];
+    double ff = d->p.mass_kg * g * (xu + d->p.soil.f_rr * sqrt(fmax(1 - xu * xu, 0))) * sg;
+    if (fabs(d->v - v) < 0.5) /* no wind-up while the speed is far off */
+        d->vi = clampd(d->vi + (d->v - v) * d->dt, -2, 2);
+    double F = d->p.mass_kg * ((d->v - v) / 0.25 + d->vi / 1.0) + ff, fb = d->p.mass_kg * d->p.brake_ms2;
+    return F * sg > 0 ? clampd(F, -4 * fmax_w, 4 * fmax_w) : clampd(F, -fb, fb);
+}
+
+/* F shared equally by the four wheels as torques F r / 4: an open
+ * differential, each wheel's speed its own (speed-locked wheels would
+ * fight in a turn: a yaw moment the single-track model does not have);
+ * none on a wheel spinning faster than 1.5 |v| + 1 m/s (off the ground),
+ * no brake on one standing or turning against the motion. */
+static void open_diff(const sim_dyn *d, dJointID j, double now, double v, double F)
+{
+    double sg = d->v > 0 ? 1 : -1, r = d->b.wheel_radius_m;
+    if (fabs(now * r) > 1.5 * fabs(v) + 1 || (F * sg < 0 && now * sg <= 0))
+        F = 0;
+    dJointAddHinge2Torques(j, 0, F * r / 4);
+}
+
 /* Motors (drive limited by power, brakes by the deceleration; traction
  * by the contact's friction), steering stops, rolling resistance f_rr W
  * cos(grade) at the wheel's centre. */
 static void actuate(sim_dyn *d)
 {
-    double w[4], steer[2], r = d->b.wheel_radius_m, v = fabs(body_speed(d));
+    double w[4], steer[2], r = d->b.wheel_radius_m, vs = body_speed(d), v = fabs(vs);
+    double F = d->p.frictionless ? NAN : drive_force(d, vs, d->p.power_W / (4 * fmax(v, 1.0)));
     const dReal *R = dBodyGetRotation(d->chassis);
     double zb[3] = {R[2], R[6], R[10]}, cz = dyn_up_dot(d, zb); /* the load: W cos(grade) */
     wheel_targets(d, w, steer);
@@ -292,8 +347,12 @@ static void actuate(sim_dyn *d)
         double fd = d->p.power_W / (4 * fmax(v, 1.0)); /* traction: the contact's friction */
         double fb = d->p.mass_kg * d->p.brake_ms2 / 4;
         double f = w[k] * now < 0 ? fmax(fd, fb) : fabs(w[k]) < fabs(now) ? fb : fd;
+        if (d->p.frictionless)
+            f = 0;
+        else if (!isnan(F))
+            f = 0, open_diff(d, j, now, vs, F);
         dJointSetHinge2Param(j, dParamVel2, w[k]);
-        dJointSetHinge2Param(j, dParamFMax2, d->p.frictionless ? 0 : f * r);
+        dJointSetHinge2Param(j, dParamFMax2, f * r);
         if (d->p.frictionless)
             continue;
         /* rolling resistance: along the wheel's rolling direction (its
@@ -309,15 +368,6 @@ static void actuate(sim_dyn *d)
         if (d->nfb[k] > 0) /* on the ground in the step before */
             dBodyAddForce(d->wheel[k], fr * fw[0], fr * fw[1], fr * fw[2]);
     }
-}
-
-/* Up: against gravity. */
-static void up_dir(const sim_dyn *d, double up[3])
-{
-    double g = sqrt(d->p.gravity[0] * d->p.gravity[0] + d->p.gravity[1] * d->p.gravity[1] +
-                    d->p.gravity[2] * d->p.gravity[2]);
-    for (int i = 0; i < 3; i++)
-        up[i] = g > 0 ? -d->p.gravity[i] / g : i == 2;
 }
 
 /* Slip, loads and the time each pair of wheels spent off the ground. */

@@ -32,6 +32,7 @@ struct sim_dyn {
     double hs;                  /* the chassis' centre of mass above the ground at rest */
     double w_nom[4];            /* nominal wheel loads (N) */
     double v, vy, steer, yaw;   /* the lagged commands */
+    double vi;                  /* the speed control's integral (Ackermann) */
     double slip[4];             /* last longitudinal slip of each wheel */
     double load[4];             /* and its normal force (N) */
     int nfb[4];                 /* wheel-ground contact joints' feedback this step */
