@@ -25,11 +25,14 @@
  * Steering (Ackermann): axis 1 held at the inner and outer Ackermann
  * angles of the lagged bicycle angle delta (tan d_in,out = L / (L /
  * tan delta -+ t / 2)); the rear wheels held straight. Drive: each
- * wheel's axis-2 motor at the lagged wheel speed (Ackermann: v / r;
- * skid: (v -+ omega t / 2) / r; Mecanum: sim_mecanum_inverse), its
- * torque limited by r eta P / (4 max(|v|, 1 m/s)) when driving, by r m
- * a_brake / 4 when slowing down, by the larger when reversing; traction
- * is the contact's (its friction, below). Rolling resistance: the moment
+ * wheel's axis-2 motor at the lagged wheel speed (Ackermann: an ideal
+ * differential about the turn's centre on the rear axle; skid: (v -+
+ * omega t / 2) / r; Mecanum: sim_mecanum_inverse), its torque limited by
+ * r eta P / (4 max(|v|, 1 m/s)) when driving, by r m a_brake / 4 when
+ * slowing down, by the larger when reversing; Ackermann moving the way it
+ * wants to go, and no wheel slipping past TM_SLIP_TRACTION, an open
+ * differential instead (dynamic.c drive_force: equal torques from a PI
+ * speed control). Traction is the contact's (its friction, below). Rolling resistance: the moment
  * f_rr W cos(grade) r of the tyre's offset pressure about the wheel's
  * centre, applied as the equivalent force f_rr W cos(grade) at the
  * wheel's centre against its motion along the rolling direction (W its

@@ -373,7 +373,10 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
  *               lookahead_max_m, stanley_k, goal_tolerance_m (2),
  *               decel_ms2 (2: planned braking), lateral_acc_ms2 (2: speed
  *               in bends), safety_margin_m (1: yield and inflation),
- *               replan (yes)
+ *               replan (yes), dynamics (kinematic|dynamic: sim_step, or
+ *               every vehicle on ODE, dynamic.h and docs/method.md §5.11;
+ *               the issue's `model = dynamic` is this key, since `model`
+ *               names the drive)
  *   [vehicle.ID] file (vehicle INI), model (ackermann|skid|mecanum),
  *               route (CSV with x, y in the map CRS, as trv-route --csv
  *               writes; route_name selects rows of its `route` column,
@@ -523,8 +526,11 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
  * "none"; or "deadlock" from the guard); metrics "conflicts" counts them
  * per vehicle (either role).
  *
- * Events: start, goal, collision (obstacle or vehicle; stops), tip_over
- * (|roll| or |pitch| over the vehicle's limits; stops), off_map (stops),
+ * Events: start, goal, collision (obstacle or vehicle; stops; dynamic:
+ * the engine's contact answers it, the run goes on, details
+ * impact_speed_ms), tip_over (|roll| or |pitch| over the vehicle's
+ * limits; stops; kinematic only), rollover (dynamic: past the static
+ * threshold or wheels off the ground, dynamic.h; stops), off_map (stops),
  * obstacle_seen (a scan blocked new cells), replan, stuck, yield,
  * time_limit, ride_limit (below), closed (a server's client ended the run
  * early: sim_run_close), conflict (above). "stops" counts the times a
@@ -638,7 +644,7 @@ typedef struct sim_metrics {
     double sim_time_s;
     double replan_wall_s;   /* total wall time spent re-planning (not written: not deterministic) */
     const char *end;        /* why it ended: goal, collision, tip_over, off_map, stuck, time_limit,
-                             * closed, deadlock */
+                             * closed, deadlock, rollover */
 } sim_metrics;
 
 typedef struct sim_event {
