@@ -289,7 +289,7 @@ static void up_dir(const sim_dyn *d, double up[3])
  * braking; NAN standing, stopping or reversing, or with a wheel slipping
  * more than TM_SLIP_TRACTION (traction-limited: the differentials locked,
  * as an off-road vehicle's are) (the speed-locked motors then). */
-static double drive_force(sim_dyn *d, double v, double fmax_w)
+static double drive_force(sim_dyn *d, double v, double fmax_w) /* fmax_w: a quarter of the drive's limit */
 {
     if (d->b.kind != SIM_ACKERMANN)
         return NAN;
@@ -325,18 +325,28 @@ static void open_diff(const sim_dyn *d, dJointID j, double now, double v, double
     dJointAddHinge2Torques(j, 0, F * r / 4);
 }
 
-/* Motors (drive limited by power, brakes by the deceleration; traction
- * by the contact's friction), steering stops, rolling resistance f_rr W
- * cos(grade) at the wheel's centre. */
+/* Motors (drive limited by power and by the soil's thrust at full slip
+ * under the wheel's load of the step before, brakes by the deceleration),
+ * steering stops, rolling resistance f_rr W cos(grade) at the wheel's
+ * centre. */
 static void actuate(sim_dyn *d)
 {
     double w[4], steer[2], r = d->b.wheel_radius_m, vs = body_speed(d), v = fabs(vs);
-    double F = d->p.frictionless ? NAN : drive_force(d, vs, d->p.power_W / (4 * fmax(v, 1.0)));
     const dReal *R = dBodyGetRotation(d->chassis);
     double zb[3] = {R[2], R[6], R[10]}, cz = dyn_up_dot(d, zb); /* the load: W cos(grade) */
-    wheel_targets(d, w, steer);
+    sim_dyn_soil soil[4];
+    double trac[4], fd[4], trac_all = 0;
     for (int k = 0; k < 4; k++) {
         const dReal *pos = dBodyGetPosition(d->wheel[k]);
+        dyn_soil(d, pos[0] + d->ox, pos[1] + d->oy, &soil[k]);
+        /* the soil's thrust at full slip (5 % over: the contact binds, not the drive) */
+        trac[k] = 1.05 * soil[k].mu * fmax(d->load[k], 0.25 * d->w_nom[k]) / fmax(cz, 0.5);
+        fd[k] = fmin(d->p.power_W / (4 * fmax(v, 1.0)), trac[k]);
+        trac_all += trac[k];
+    }
+    double F = d->p.frictionless ? NAN : drive_force(d, vs, fmin(d->p.power_W / fmax(v, 1.0), trac_all) / 4);
+    wheel_targets(d, w, steer);
+    for (int k = 0; k < 4; k++) {
         dJointID j = d->hinge[k];
         double a = k < 2 ? steer[k] : 0;
         dJointSetHinge2Param(j, dParamLoStop, -a); /* ODE's angle 1 turns clockwise about axis 1 */
@@ -344,9 +354,8 @@ static void actuate(sim_dyn *d)
         double now = dJointGetHinge2Angle2Rate(j);
         /* slowing the wheel toward a target of its own sign: the brakes; speeding
          * it up: the engine; reversing it: both */
-        double fd = d->p.power_W / (4 * fmax(v, 1.0)); /* traction: the contact's friction */
         double fb = d->p.mass_kg * d->p.brake_ms2 / 4;
-        double f = w[k] * now < 0 ? fmax(fd, fb) : fabs(w[k]) < fabs(now) ? fb : fd;
+        double f = w[k] * now < 0 ? fmax(fd[k], fb) : fabs(w[k]) < fabs(now) ? fb : fd[k];
         if (d->p.frictionless)
             f = 0;
         else if (!isnan(F))
@@ -362,9 +371,7 @@ static void actuate(sim_dyn *d)
         double fw[3] = {ax[1] * zb[2] - ax[2] * zb[1], ax[2] * zb[0] - ax[0] * zb[2], ax[0] * zb[1] - ax[1] * zb[0]};
         const dReal *lv = dBodyGetLinearVel(d->wheel[k]);
         double u = lv[0] * fw[0] + lv[1] * fw[1] + lv[2] * fw[2];
-        sim_dyn_soil s;
-        dyn_soil(d, pos[0] + d->ox, pos[1] + d->oy, &s);
-        double fr = -s.f_rr * d->w_nom[k] * cz * clampd(u / 0.05, -1, 1);
+        double fr = -soil[k].f_rr * d->w_nom[k] * cz * clampd(u / 0.05, -1, 1);
         if (d->nfb[k] > 0) /* on the ground in the step before */
             dBodyAddForce(d->wheel[k], fr * fw[0], fr * fw[1], fr * fw[2]);
     }

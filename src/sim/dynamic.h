@@ -28,7 +28,8 @@
  * wheel's axis-2 motor at the lagged wheel speed (Ackermann: an ideal
  * differential about the turn's centre on the rear axle; skid: (v -+
  * omega t / 2) / r; Mecanum: sim_mecanum_inverse), its torque limited by
- * r eta P / (4 max(|v|, 1 m/s)) when driving, by r m a_brake / 4 when
+ * r min(eta P / (4 max(|v|, 1 m/s)), 1.05 x the soil's thrust at full
+ * slip under its load of the step before) when driving, by r m a_brake / 4 when
  * slowing down, by the larger when reversing; Ackermann moving the way it
  * wants to go, and no wheel slipping past TM_SLIP_TRACTION, an open
  * differential instead (dynamic.c drive_force: equal torques from a PI
