@@ -298,6 +298,11 @@ $(OUT)/sim/metrics.json &: $(SCENARIO) $(SIM_DEPS)
 $(OUT)/sim_blocked/metrics.json &: $(BLOCKED) $(SIM_DEPS)
 	$(BINDIR)/trv-sim --terrain $(OUT) --scenario $(BLOCKED) --route $(OUT)/route.csv --seed $(SEED) --no-timing $(strip $(SIM_TABLES)) -o $(OUT)/sim_blocked
 
+# the same route driven by the dynamic model (docs/method.md 5.11; empty DYNAMIC skips it)
+DYNAMIC ?= data/scenarios/demo_dynamic.ini
+$(OUT)/sim_dynamic/metrics.json &: $(DYNAMIC) $(SIM_DEPS)
+	$(BINDIR)/trv-sim -q --terrain $(OUT) --scenario $(DYNAMIC) --route $(OUT)/route.csv --seed $(SEED) --no-timing $(strip $(SIM_TABLES)) -o $(OUT)/sim_dynamic
+
 # the fleet mission (docs/fleet.md): the three bundled vehicles on the demo's
 # terrain, each type's speed, cost and roadmap in fleet/<type>/ (the terrain's
 # layers copied), the tasks of data/jacksboro/tasks.csv (Jacksboro's bundled
@@ -446,7 +451,8 @@ $(PNG)/p_nogo.png: $(UNC)/p_nogo.tif $(OUT)/dem.tif $(UNC_ROUTES) $(BINDIR)/trv-
 	    --title "P(NOGO) over $(NSIM) terrain realisations; MMCR without and with --risk $(RISK)" -o $@
 
 # the QGIS project (every layer, styled, in order) and the mission report
-SIM_RUNS := $(OUT)/sim/metrics.json $(if $(BLOCKED),$(OUT)/sim_blocked/metrics.json)
+SIM_RUNS := $(OUT)/sim/metrics.json $(if $(BLOCKED),$(OUT)/sim_blocked/metrics.json) \
+    $(if $(DYNAMIC),$(OUT)/sim_dynamic/metrics.json)
 $(OUT)/project.qgs: $(OUT)/route.geojson $(OUT)/class.tif $(SIM_RUNS) $(DEMO_PNGS) $(BINDIR)/trv-project
 	$(BINDIR)/trv-project -q $(OUT) -o $@ --title "traverse: $(AREA)"
 
@@ -526,6 +532,7 @@ bench: deps
 	@[ -f $(OUT)/route.csv ] || { echo "bench: the simulator part drives the demo's route: make demo first"; \
 	    $(MAKE) --no-print-directory demo; }
 	@TRV_BIN=$(BINDIR) TRV_OUT=$(OUT) sh bench/sim.sh
+	@TRV_BIN=$(BINDIR) TRV_OUT=$(OUT) sh bench/sim_dynamic.sh
 	@TRV_BIN=$(BINDIR) TRV_EXAMPLES=$(BUILD)/examples TRV_OUT=$(OUT) sh bench/sim_server.sh
 
 # make install: tools, library, headers, the data the tools' defaults and

@@ -220,12 +220,21 @@ void sim_dyn_free(sim_dyn *d)
     free(d);
 }
 
-/* The commands lagged as sim_step lags them. */
+static double body_speed(const sim_dyn *d)
+{
+    const dReal *R = dBodyGetRotation(d->chassis), *lv = dBodyGetLinearVel(d->chassis);
+    return lv[0] * R[0] + lv[1] * R[4] + lv[2] * R[8];
+}
+
+/* The commands lagged as sim_step lags them (the speed kept within 1 m/s
+ * of the vehicle's: the wheels spin no faster than that). */
 static void lag_commands(sim_dyn *d, const sim_cmd *cmd, double dt)
 {
     const sim_body *b = &d->b;
     double v_want = b->top_speed_ms > 0 ? clampd(cmd->v, -b->top_speed_ms, b->top_speed_ms) : cmd->v;
-    d->v = sim_lag(d->v, v_want, b->tau_speed_s, dt);
+    double vs = body_speed(d);
+    /* traction control: the lagged speed at most 1 m/s from the actual one */
+    d->v = clampd(sim_lag(d->v, v_want, b->tau_speed_s, dt), vs - 1, vs + 1);
     if (b->kind == SIM_ACKERMANN) {
         double st = b->max_steer_rad > 0 ? clampd(cmd->steer, -b->max_steer_rad, b->max_steer_rad) : cmd->steer;
         d->steer = sim_lag(d->steer, st, b->tau_steer_s, dt);
@@ -265,11 +274,6 @@ static void wheel_targets(const sim_dyn *d, double w[4], double steer[2])
     }
 }
 
-static double body_speed(const sim_dyn *d)
-{
-    const dReal *R = dBodyGetRotation(d->chassis), *lv = dBodyGetLinearVel(d->chassis);
-    return lv[0] * R[0] + lv[1] * R[4] + lv[2] * R[8];
-}
 
 /* Up: against gravity. */
 static void up_dir(const sim_dyn *d, double up[3])
@@ -333,12 +337,12 @@ static void actuate(sim_dyn *d)
 {
     double w[4], steer[2], r = d->b.wheel_radius_m, vs = body_speed(d), v = fabs(vs);
     const dReal *R = dBodyGetRotation(d->chassis);
-    double zb[3] = {R[2], R[6], R[10]}, cz = dyn_up_dot(d, zb); /* the load: W cos(grade) */
+    double zb[3] = {R[2], R[6], R[10]}, cz = sim_dyn_up_dot(d, zb); /* the load: W cos(grade) */
     sim_dyn_soil soil[4];
     double trac[4], fd[4], trac_all = 0;
     for (int k = 0; k < 4; k++) {
         const dReal *pos = dBodyGetPosition(d->wheel[k]);
-        dyn_soil(d, pos[0] + d->ox, pos[1] + d->oy, &soil[k]);
+        sim_dyn_soil_at(d, pos[0] + d->ox, pos[1] + d->oy, &soil[k]);
         /* the soil's thrust at full slip (5 % over: the contact binds, not the drive) */
         trac[k] = 1.05 * soil[k].mu * fmax(d->load[k], 0.25 * d->w_nom[k]) / fmax(cz, 0.5);
         fd[k] = fmin(d->p.power_W / (4 * fmax(v, 1.0)), trac[k]);
@@ -431,9 +435,9 @@ trv_status sim_dyn_step(trv_ctx *ctx, sim_dyn *d, const sim_cmd *cmd, double t, 
     memset(out, 0, sizeof *out);
     lag_commands(d, cmd, dt);
     actuate(d);
-    dyn_obstacles_at(d, t);
+    sim_dyn_obstacles_at(d, t);
     d->out = out;
-    dyn_collide(d);
+    sim_dyn_collide(d);
     dWorldStep(d->world, dt);
     dJointGroupEmpty(d->contacts);
     d->out = NULL;

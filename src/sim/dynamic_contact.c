@@ -37,21 +37,21 @@
 #include <math.h>
 #include <string.h>
 
-double dyn_up_dot(const sim_dyn *d, const double n[3])
+double sim_dyn_up_dot(const sim_dyn *d, const double n[3])
 {
     const double *g = d->p.gravity;
     double gl = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
     return gl > 0 ? fabs(g[0] * n[0] + g[1] * n[1] + g[2] * n[2]) / gl : 1;
 }
 
-double dyn_jh_shape(double x)
+double sim_dyn_jh_shape(double x)
 {
     if (x < 1e-3)
         return x / 2 - x * x / 6;
     return 1.0 - -expm1(-x) / x;
 }
 
-void dyn_soil(const sim_dyn *d, double x, double y, sim_dyn_soil *s)
+void sim_dyn_soil_at(const sim_dyn *d, double x, double y, sim_dyn_soil *s)
 {
     if (d->p.soil_fn)
         d->p.soil_fn(d->p.soil_user, x, y, s);
@@ -76,14 +76,14 @@ static double slip1(const sim_dyn_soil *s, double i, double v, double load)
     if (!(s->k_over_l > 0))
         return 0; /* Coulomb: no slip curve */
     i = fmin(fmax(fabs(i), 1e-3), 1);
-    return i * v * dyn_jh_shape(1 / s->k_over_l) / (s->mu * load * dyn_jh_shape(i / s->k_over_l));
+    return i * v * sim_dyn_jh_shape(1 / s->k_over_l) / (s->mu * load * sim_dyn_jh_shape(i / s->k_over_l));
 }
 
 static void wheel_surface(const sim_dyn *d, int w, dContact *c)
 {
     const dReal *n = c->geom.normal, *pos = c->geom.pos, *lv = dBodyGetLinearVel(d->wheel[w]);
     sim_dyn_soil s;
-    dyn_soil(d, pos[0] + d->ox, pos[1] + d->oy, &s);
+    sim_dyn_soil_at(d, pos[0] + d->ox, pos[1] + d->oy, &s);
     dVector3 ax;
     dJointGetHinge2Axis2(d->hinge[w], ax);
     double an = ax[0] * n[0] + ax[1] * n[1] + ax[2] * n[2];
@@ -93,7 +93,7 @@ static void wheel_surface(const sim_dyn *d, int w, dContact *c)
     double v = sqrt(lv[0] * lv[0] + lv[1] * lv[1] + lv[2] * lv[2]);
     double rim = fabs(dJointGetHinge2Angle2Rate(d->hinge[w])) * d->b.wheel_radius_m;
     c->surface.mode = dContactApprox1 | dContactMu2 | dContactFDir1 | dContactSoftERP | dContactSoftCFM;
-    c->surface.mu = c->surface.mu2 = s.mu / fmax(dyn_up_dot(d, n), 0.5);
+    c->surface.mu = c->surface.mu2 = s.mu / fmax(sim_dyn_up_dot(d, n), 0.5);
     if (d->b.kind == SIM_MECANUM) {
         /* the axle is body -y: FL and RR roll free along x + y = roll - ap */
         double sg = w == 0 || w == 3 ? -1 : 1;
@@ -105,7 +105,7 @@ static void wheel_surface(const sim_dyn *d, int w, dContact *c)
         for (int i = 0; i < 3; i++)
             c->fdir1[i] = roll[i];
         c->surface.mode |= dContactSlip1;
-        double load = d->load[w] > 0 ? d->load[w] / fmax(dyn_up_dot(d, n), 0.5) : d->w_nom[w];
+        double load = d->load[w] > 0 ? d->load[w] / fmax(sim_dyn_up_dot(d, n), 0.5) : d->w_nom[w];
         c->surface.slip1 = slip1(&s, d->slip[w], fmax(v, rim), load);
     }
     if (d->p.cornering_N_per_rad > 0 && s.mu > 0) {
@@ -164,7 +164,7 @@ static void near(void *data, dGeomID o1, dGeomID o2)
         } else if (b->kind == DYN_GROUND) {
             c.surface.mode = dContactApprox1;
             sim_dyn_soil s;
-            dyn_soil(d, cg[k].pos[0] + d->ox, cg[k].pos[1] + d->oy, &s);
+            sim_dyn_soil_at(d, cg[k].pos[0] + d->ox, cg[k].pos[1] + d->oy, &s);
             c.surface.mu = s.mu;
         } else {
             hit_surface(d, b, o1, o2, &c);
@@ -180,7 +180,7 @@ static void near(void *data, dGeomID o1, dGeomID o2)
     }
 }
 
-void dyn_collide(sim_dyn *d)
+void sim_dyn_collide(sim_dyn *d)
 {
     for (int k = 0; k < d->nobs + d->nbox; k++)
         d->was[k] = d->now[k], d->now[k] = 0;

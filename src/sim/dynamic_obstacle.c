@@ -174,7 +174,7 @@ void sim_dyn_set_box(sim_dyn *d, int i, const sim_obb *box, double z, double hei
     dGeomEnable(g);
 }
 
-void dyn_obstacles_at(sim_dyn *d, double t)
+void sim_dyn_obstacles_at(sim_dyn *d, double t)
 {
     for (int k = 0; k < d->nobs; k++) {
         const sim_obstacle *o = d->obs[k];

@@ -58,14 +58,14 @@ struct sim_dyn {
 
 /* The collision pass (dynamic_contact.c): contact joints for this step
  * into d->contacts, hits into d->out. */
-void dyn_collide(sim_dyn *d);
+void sim_dyn_collide(sim_dyn *d);
 /* Obstacles present at time t enabled, moving ones placed (dynamic_obstacle.c). */
-void dyn_obstacles_at(sim_dyn *d, double t);
+void sim_dyn_obstacles_at(sim_dyn *d, double t);
 /* The soil at map (x, y). */
-void dyn_soil(const sim_dyn *d, double x, double y, sim_dyn_soil *s);
+void sim_dyn_soil_at(const sim_dyn *d, double x, double y, sim_dyn_soil *s);
 /* |n . up| (up: against gravity). */
-double dyn_up_dot(const sim_dyn *d, const double n[3]);
+double sim_dyn_up_dot(const sim_dyn *d, const double n[3]);
 /* Janosi-Hanamoto's g(i) for x = i L / K: 1 - (1 - e^-x) / x. */
-double dyn_jh_shape(double x);
+double sim_dyn_jh_shape(double x);
 
 #endif
