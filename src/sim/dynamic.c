@@ -6,6 +6,7 @@
 #include "dynamic_priv.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,21 +15,25 @@
 
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-/* dInitODE2 once per process (the library keeps global state). */
 static void quiet(int num, const char *msg, va_list ap)
 {
     (void)num, (void)msg, (void)ap; /* the library prints nothing (house rule) */
 }
 
+static void ode_once(void)
+{
+    dInitODE2(0);
+    dSetMessageHandler(quiet);
+}
+
+/* dInitODE2 once per process; the collision data of the calling thread
+ * (a run may step in another thread than the one that started the
+ * process: the server) */
 static void ode_init(void)
 {
-    static int done;
-    if (!done) {
-        dInitODE2(0);
-        dSetMessageHandler(quiet);
-        dAllocateODEDataForThread(dAllocateMaskAll);
-        done = 1;
-    }
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, ode_once);
+    dAllocateODEDataForThread(dAllocateMaskAll);
     dRandSetSeed(0);
 }
 
