@@ -6,17 +6,18 @@ SAN ?= 0
 
 # Debian packages: what building needs (libglpk-dev: GLPK, the MILP solver
 # trv-fleet checks its routing heuristic against; no pkg-config file, so
-# -lglpk below), and what the tests and the demo add (gdal-bin gives gdaldem/gdalwarp, the independent references; fuzzylite the
+# -lglpk below; libode-dev: the Open Dynamics Engine, trv-sim's dynamics = dynamic),
+# and what the tests and the demo add (gdal-bin gives gdaldem/gdalwarp, the independent references; fuzzylite the
 # fuzzy peer; xmllint checks the QGIS XML; man-db the installed man pages;
 # chromium with its driver and selenium open the report and the console in a real browser;
 # libwebsockets-dev: the console's HTTP and WebSocket server; libjs-leaflet: its map).
 BUILD_PKGS := build-essential pkg-config time libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev \
-    libfreetype-dev fonts-dejavu-core libjson-c-dev libglpk-dev libwebsockets-dev
+    libfreetype-dev fonts-dejavu-core libjson-c-dev libglpk-dev libwebsockets-dev libode-dev
 TEST_PKGS := libcmocka-dev gdal-bin fuzzylite libxml2-utils man-db chromium chromium-driver python3-selenium \
     libjs-leaflet
 # peers that make bench compares against when present (not needed to build or test)
 BENCH_PKGS := r-cran-gstat grass-core
-PKGS := gdal proj lapacke openblas libpng freetype2 json-c libwebsockets
+PKGS := gdal proj lapacke openblas libpng freetype2 json-c libwebsockets ode
 
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -313,6 +314,11 @@ console: deps
 	@$(BINDIR)/trv-sim -q --terrain $(OUT) --scenario $(CONSOLE_SCENARIO) --route $(OUT)/route.csv --seed $(SEED) \
 	    $(strip $(SIM_TABLES)) -o $(OUT)/sim_console --console $(CONSOLE)
 
+# the same route driven by the dynamic model (docs/method.md 5.11; empty DYNAMIC skips it)
+DYNAMIC ?= data/scenarios/demo_dynamic.ini
+$(OUT)/sim_dynamic/metrics.json &: $(DYNAMIC) $(SIM_DEPS)
+	$(BINDIR)/trv-sim -q --terrain $(OUT) --scenario $(DYNAMIC) --route $(OUT)/route.csv --seed $(SEED) --no-timing $(strip $(SIM_TABLES)) -o $(OUT)/sim_dynamic
+
 # the fleet mission (docs/fleet.md): the three bundled vehicles on the demo's
 # terrain, each type's speed, cost and roadmap in fleet/<type>/ (the terrain's
 # layers copied), the tasks of data/jacksboro/tasks.csv (Jacksboro's bundled
@@ -461,7 +467,8 @@ $(PNG)/p_nogo.png: $(UNC)/p_nogo.tif $(OUT)/dem.tif $(UNC_ROUTES) $(BINDIR)/trv-
 	    --title "P(NOGO) over $(NSIM) terrain realisations; MMCR without and with --risk $(RISK)" -o $@
 
 # the QGIS project (every layer, styled, in order) and the mission report
-SIM_RUNS := $(OUT)/sim/metrics.json $(if $(BLOCKED),$(OUT)/sim_blocked/metrics.json)
+SIM_RUNS := $(OUT)/sim/metrics.json $(if $(BLOCKED),$(OUT)/sim_blocked/metrics.json) \
+    $(if $(DYNAMIC),$(OUT)/sim_dynamic/metrics.json)
 $(OUT)/project.qgs: $(OUT)/route.geojson $(OUT)/class.tif $(SIM_RUNS) $(DEMO_PNGS) $(BINDIR)/trv-project
 	$(BINDIR)/trv-project -q $(OUT) -o $@ --title "traverse: $(AREA)"
 
@@ -541,6 +548,7 @@ bench: deps
 	@[ -f $(OUT)/route.csv ] || { echo "bench: the simulator part drives the demo's route: make demo first"; \
 	    $(MAKE) --no-print-directory demo; }
 	@TRV_BIN=$(BINDIR) TRV_OUT=$(OUT) sh bench/sim.sh
+	@TRV_BIN=$(BINDIR) TRV_OUT=$(OUT) sh bench/sim_dynamic.sh
 	@TRV_BIN=$(BINDIR) TRV_EXAMPLES=$(BUILD)/examples TRV_OUT=$(OUT) sh bench/sim_server.sh
 	@TRV_BIN=$(BINDIR) TRV_OUT=$(OUT) sh bench/local_planners.sh
 

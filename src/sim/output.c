@@ -5,6 +5,7 @@
  * that the run directory describes itself). Everything but metrics.json's
  * wall_time_s and realtime_factor is deterministic. */
 #include "run/run.h"
+#include "dynamic_run.h"
 #include "sim_priv.h"
 #include "local_planner.h"
 
@@ -265,6 +266,7 @@ static trv_status write_metrics(trv_ctx *ctx, const sim_run *r, const char *path
         json_key_num(f, "ride_power_W", "%.3f", m->ride_power_W, 0);
         json_key_num(f, "ride_limit_events", "%.0f", m->ride_limit_events, 0);
         sim_local_write_metrics(f, r, k); /* local_planner.c: with local_planner given */
+        sim_dynamic_metrics_write(f, &r->v[k]);
         json_key_num(f, "sim_time_s", "%.3f", m->sim_time_s, 1);
         if (timing) {
             fputs(",\n", f);

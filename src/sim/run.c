@@ -3,6 +3,7 @@
  * seen map, re-planning), the yield rule, speed from the profile, the
  * controller, the model, terrain contact, and the checks (tip-over,
  * collisions, goal). See sim.h, runner section. */
+#include "dynamic_run.h"
 #include "sim_priv.h"
 #include "local_planner.h"
 
@@ -29,7 +30,7 @@ const char *sim_event_name(sim_event_type t)
 {
     static const char *const names[] = {"start", "goal", "collision", "tip_over", "off_map", "obstacle_seen",
                                         "replan", "stuck", "yield", "time_limit", "ride_limit", "closed",
-                                        "conflict", "obstacle_added", "obstacle_removed"};
+                                        "conflict", "obstacle_added", "obstacle_removed", "rollover"};
     return (unsigned)t < sizeof names / sizeof *names ? names[t] : "unknown";
 }
 
@@ -354,7 +355,10 @@ static void drive(trv_ctx *ctx, sim_run *r, int k, double dt)
     sim_veh *v = &r->v[k];
     sense(ctx, r, k);
     if (v->phase != 2 && v->ext.direct) {
-        sim_step(&v->body, &v->s, &v->ext.cmd, dt); /* a client's command (command.c) */
+        if (v->dyn)
+            sim_dynamic_step(ctx, r, k, &v->ext.cmd, dt);
+        else
+            sim_step(&v->body, &v->s, &v->ext.cmd, dt); /* a client's command (command.c) */
     } else if (v->phase != 2) {
         /* the yield rule */
         int yield_to = -1;
@@ -379,7 +383,10 @@ static void drive(trv_ctx *ctx, sim_run *r, int k, double dt)
         sim_ctrl_command(&r->sc->ctrl, &v->body, &v->path, &est, want, &v->hint_ctrl, &cmd);
         turn_around(r, v, &est, &cmd);
         sim_local_command(ctx, r, k, &est, want, &cmd); /* local_planner.c */
-        sim_step(&v->body, &v->s, &cmd, dt);
+        if (v->dyn)
+            sim_dynamic_step(ctx, r, k, &cmd, dt);
+        else
+            sim_step(&v->body, &v->s, &cmd, dt);
     }
 }
 
@@ -424,7 +431,8 @@ static void check(sim_run *r, int k, double dt)
     sim_veh *v = &r->v[k];
     double t = r->t_now;
     double z, pitch, roll;
-    if (sim_contact(&r->field, &v->body, v->s.x, v->s.y, v->s.heading, &z, &pitch, &roll)) {
+    if (v->dyn ? sim_dynamic_pose(v, &z, &pitch, &roll)
+               : sim_contact(&r->field, &v->body, v->s.x, v->s.y, v->s.heading, &z, &pitch, &roll)) {
         event(r, k, SIM_EV_OFF_MAP, NULL);
         finish(r, k, "off_map", 0);
         return;
@@ -465,7 +473,7 @@ static void check(sim_run *r, int k, double dt)
         v->next_record = t + r->sc->record_s;
     }
     /* tip-over, collisions, goal */
-    if (tip_angle(v, roll) > v->body.max_roll_rad || tip_angle(v, pitch) > v->body.max_pitch_rad) {
+    if (!v->dyn && (tip_angle(v, roll) > v->body.max_roll_rad || tip_angle(v, pitch) > v->body.max_pitch_rad)) {
         event(r, k, SIM_EV_TIP_OVER, "\"pitch_deg\": %.2f, \"roll_deg\": %.2f", pitch * 180 / M_PI,
               roll * 180 / M_PI);
         finish(r, k, "tip_over", 0);
@@ -473,7 +481,7 @@ static void check(sim_run *r, int k, double dt)
     }
     sim_obb box = box_of(v);
     double vr = hypot(box.half_len, box.half_wid);
-    for (int j = 0; j < r->nobs; j++) {
+    for (int j = 0; j < r->nobs && !v->dyn; j++) { /* dynamic: the engine's contacts */
         const sim_obstacle *o = &r->obs[j];
         if (!sim_obstacle_active(o, t))
             continue;
@@ -488,7 +496,7 @@ static void check(sim_run *r, int k, double dt)
             return;
         }
     }
-    for (int q = 0; q < r->nv; q++) {
+    for (int q = 0; q < r->nv && !v->dyn; q++) {
         if (q == k || !present(&r->v[q]))
             continue;
         sim_obb b = box_of(&r->v[q]);

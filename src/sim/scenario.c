@@ -105,7 +105,7 @@ typedef struct schema_list {
 #define KEY(sec, name, type, dest, lo, hi, ch, req, given) \
     (L->k[L->n++] = (trv_ini_key){sec, name, type, dest, lo, hi, ch, req, given})
 
-/* The [scenario] section: its defaults and its 14 keys. */
+/* The [scenario] section: its defaults and its 15 keys. */
 static void scenario_keys(schema_list *L, sim_scenario *sc, int *ctrl_kind, char **obstacles)
 {
     sc->step_s = 0.02, sc->time_limit_s = 3600, sc->record_s = 0.2, sc->goal_tol_m = 2, sc->decel_ms2 = 2;
@@ -125,6 +125,7 @@ static void scenario_keys(schema_list *L, sim_scenario *sc, int *ctrl_kind, char
     KEY("scenario", "lateral_acc_ms2", TRV_INI_DOUBLE, &sc->lat_acc_ms2, 0.05, 20, NULL, 0, NULL);
     KEY("scenario", "safety_margin_m", TRV_INI_DOUBLE, &sc->margin_m, 0, 100, NULL, 0, NULL);
     KEY("scenario", "replan", TRV_INI_BOOL, &sc->replan, 0, 0, NULL, 0, NULL);
+    KEY("scenario", "dynamics", TRV_INI_CHOICE, &sc->dynamics, 0, 0, "kinematic|dynamic", 0, NULL);
 }
 
 /* One vehicle's sections [vehicle.ID], [gnss.ID], [imu.ID], [lidar2d.ID],

@@ -2,6 +2,7 @@
  * vehicle's body, terramechanics and sensors from the scenario, its path
  * (the route file, or a plan on the terrain's roadmap) and speed profile,
  * then the obstacles, placed along the first plans. run.c steps the run. */
+#include "dynamic_run.h"
 #include "sim_priv.h"
 #include "local_planner.h"
 
@@ -297,6 +298,8 @@ trv_status sim_run_new(trv_ctx *ctx, const sim_scenario *sc, const prm_terrain *
             rad = fmax(rad, hypot(o->px[i] - o->cx, o->py[i] - o->cy));
         r->obs_rad[k] = rad;
     }
+    for (int k = 0; k < r->nv && !st && sc->dynamics; k++)
+        st = sim_dynamic_new(ctx, r, k);
     if (st) {
         r->nv = r->v ? sc->nveh : 0;
         sim_run_free(r);
@@ -312,6 +315,7 @@ void sim_run_free(sim_run *r)
         return;
     for (int k = 0; k < r->nv; k++) {
         sim_veh *v = &r->v[k];
+        sim_dynamic_free(v->dyn);
         tm_vehicle_free(v->tv);
         sim_ride_free(v->ride);
         sim_path_clear(&v->path);

@@ -373,7 +373,10 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
  *               lookahead_max_m, stanley_k, goal_tolerance_m (2),
  *               decel_ms2 (2: planned braking), lateral_acc_ms2 (2: speed
  *               in bends), safety_margin_m (1: yield and inflation),
- *               replan (yes)
+ *               replan (yes), dynamics (kinematic|dynamic: sim_step, or
+ *               every vehicle on ODE, dynamic.h and docs/method.md §5.11;
+ *               the issue's `model = dynamic` is this key, since `model`
+ *               names the drive)
  *   [vehicle.ID] file (vehicle INI), model (ackermann|skid|mecanum),
  *               route (CSV with x, y in the map CRS, as trv-route --csv
  *               writes; route_name selects rows of its `route` column,
@@ -525,8 +528,11 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
  * "none"; or "deadlock" from the guard); metrics "conflicts" counts them
  * per vehicle (either role).
  *
- * Events: start, goal, collision (obstacle or vehicle; stops), tip_over
- * (|roll| or |pitch| over the vehicle's limits; stops), off_map (stops),
+ * Events: start, goal, collision (obstacle or vehicle; stops; dynamic:
+ * the engine's contact answers it, the run goes on, details
+ * impact_speed_ms), tip_over (|roll| or |pitch| over the vehicle's
+ * limits; stops; kinematic only), rollover (dynamic: past the static
+ * threshold or wheels off the ground, dynamic.h; stops), off_map (stops),
  * obstacle_seen (a scan blocked new cells), replan, stuck, yield,
  * time_limit, ride_limit (below), closed (a server's client ended the run
  * early: sim_run_close), conflict (above), obstacle_added and
@@ -551,7 +557,7 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
 typedef enum sim_event_type {
     SIM_EV_START = 0, SIM_EV_GOAL, SIM_EV_COLLISION, SIM_EV_TIP_OVER, SIM_EV_OFF_MAP, SIM_EV_OBSTACLE_SEEN,
     SIM_EV_REPLAN, SIM_EV_STUCK, SIM_EV_YIELD, SIM_EV_TIME_LIMIT, SIM_EV_RIDE_LIMIT, SIM_EV_CLOSED,
-    SIM_EV_CONFLICT, SIM_EV_OBSTACLE_ADDED, SIM_EV_OBSTACLE_REMOVED
+    SIM_EV_CONFLICT, SIM_EV_OBSTACLE_ADDED, SIM_EV_OBSTACLE_REMOVED, SIM_EV_ROLLOVER
 } sim_event_type;
 
 const char *sim_event_name(sim_event_type t);
@@ -590,6 +596,7 @@ typedef struct sim_scenario {
     char *path;
     double step_s, time_limit_s, record_s, goal_tol_m, decel_ms2, lat_acc_ms2, margin_m;
     int replan;
+    int dynamics;           /* 0 kinematic (sim_step), 1 dynamic (ODE: dynamic.h) */
     sim_ctrl ctrl;
     char *obstacles;        /* resolved path or NULL */
     int nveh;
@@ -656,7 +663,7 @@ typedef struct sim_metrics {
     double sim_time_s;
     double replan_wall_s;   /* total wall time spent re-planning (not written: not deterministic) */
     const char *end;        /* why it ended: goal, collision, tip_over, off_map, stuck, time_limit,
-                             * closed, deadlock */
+                             * closed, deadlock, rollover */
 } sim_metrics;
 
 typedef struct sim_event {

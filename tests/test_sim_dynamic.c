@@ -1,0 +1,468 @@
+/* The dynamic model on ODE (src/sim/dynamic.h; docs/method.md §5.11)
+ * against closed forms, with the bundled UGV (1242 kg, 1.9 m wheelbase,
+ * 1.6 m track, r 0.51 m) on synthetic fields of 1 m cells:
+ *   - flat ground, 2 m/s, a slow sinusoidal steering: the rear axle's path
+ *     lies on the kinematic bicycle's (sim_step, its reference point the
+ *     rear axle, driven at the rear axle's speed) within 1 % of the
+ *     distance driven;
+ *   - steady circles at a fixed steering angle and rising speed: the
+ *     steering the turn needs beyond L / R grows with the lateral
+ *     acceleration at the linear single-track model's understeer gradient
+ *     K = m x_cg / (L C_alpha) (equal axles' stiffness, the centre of
+ *     mass x_cg ahead of the midpoint) within 10 %;
+ *   - a tilt table (gravity turned slowly about the vehicle's long axis,
+ *     stiff suspension): the uphill wheels leave the ground at
+ *     atan(track / 2 h) within 1 degree;
+ *   - ramps: the climb succeeds at 0.95 and fails at 1.05 of the
+ *     traction limit sin b + f cos b = mu (the mobility model's: pull =
+ *     the thrust at full slip);
+ *   - frictionless and undamped, sliding down a tilted plane for 60 s
+ *     (after 30 s to settle on its springs): the energy stays within 0.1 %
+ *     of the kinetic energy gained;
+ *   - two runs from the same start give the same bytes;
+ *   - a head-on obstacle at 8 m/s: one hit at the impact speed (within 5 %)
+ *     and the chassis never beyond the obstacle's near face;
+ *   - the runner: an obstacle that appears across the route (the blocked
+ *     scenario's situation) with a LiDAR: re-plan, goal, no collision; and
+ *     the same scenario twice gives byte-identical outputs. */
+#include "test_common.h"
+#include "test_terrain_mem.h"
+
+#include "sim/dynamic.h"
+
+#include <math.h>
+
+#define N 400
+#define G 9.80665
+
+static tm_vehicle *TV;
+static float *Z;
+static sim_field F;
+
+static int setup(void **state)
+{
+    (void)state;
+    geo_init();
+    char *p = data_path("vehicles/ugv_hua2022.ini");
+    trv_ctx *ctx = trv_ctx_new();
+    int bad = !p || tm_vehicle_read(ctx, p, &TV);
+    free(p);
+    trv_ctx_free(ctx);
+    Z = malloc(N * N * sizeof *Z);
+    F = (sim_field){Z, N, N, 0.5, N - 0.5, 1, 1, 0, 0};
+    return bad || !Z ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    tm_vehicle_free(TV);
+    free(Z);
+    return 0;
+}
+
+/* The field rising at grade g eastward (0: flat), 100 m at x = 0. */
+static void field_grade(double g)
+{
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++)
+            Z[j * N + i] = (float)(100 + g * (i + 0.5));
+}
+
+static void vehicle(sim_kind kind, sim_body *b, sim_dyn_params *p)
+{
+    sim_body_from_vehicle(TV, kind, b);
+    sim_dyn_params_default(TV, b, p);
+}
+
+static sim_dyn *start(const sim_body *b, const sim_dyn_params *p, double x, double y, double heading, double dt)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    sim_state s0 = {x, y, 0, heading, 0, 0, 0, 0, 0, 0};
+    sim_dyn *d = NULL;
+    assert_int_equal(sim_dyn_new(ctx, b, p, &F, &s0, dt, &d), TRV_OK);
+    trv_ctx_free(ctx);
+    return d;
+}
+
+static void step(sim_dyn *d, const sim_cmd *c, double t, double dt, sim_state *s, sim_dyn_out *o)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    assert_int_equal(sim_dyn_step(ctx, d, c, t, dt, s, o), TRV_OK);
+    trv_ctx_free(ctx);
+}
+
+/* Distance from (x, y) to the polyline px, py (n points). */
+static double to_polyline(const double *px, const double *py, int n, double x, double y)
+{
+    double best = INFINITY;
+    for (int i = 0; i + 1 < n; i++) {
+        double ex = px[i + 1] - px[i], ey = py[i + 1] - py[i], l2 = ex * ex + ey * ey;
+        double u = l2 > 0 ? ((x - px[i]) * ex + (y - py[i]) * ey) / l2 : 0;
+        u = u < 0 ? 0 : u > 1 ? 1 : u;
+        best = fmin(best, hypot(x - px[i] - u * ex, y - py[i] - u * ey));
+    }
+    return best;
+}
+
+static void test_low_speed_bicycle(void **state)
+{
+    (void)state;
+    field_grade(0);
+    sim_body b;
+    sim_dyn_params p;
+    vehicle(SIM_ACKERMANN, &b, &p);
+    const double dt = 0.01, V = 2, L = b.wheelbase_m;
+    const int n = 6000;
+    sim_dyn *d = start(&b, &p, 200, 200, 0, dt);
+    double *kx = malloc(n * sizeof *kx), *ky = malloc(n * sizeof *ky), *dx = malloc(n * sizeof *dx),
+           *dy = malloc(n * sizeof *dy);
+    sim_state sk = {200 - L / 2, 200, 0, 0, 0, 0, 0, 0, 0, 0}, sd = sk;
+    sim_body bk = b; /* the bicycle at the rear axle's speed, steered as the vehicle is */
+    bk.tau_speed_s = 0;
+    double dist = 0;
+    for (int i = 0; i < n; i++) {
+        sim_cmd c = {V, 0, 0.3 * sin(i * dt / 5), 0}, ck = c;
+        sim_dyn_out o;
+        ck.v = i ? hypot(sd.v, sd.vy - sd.yaw_rate * L / 2) : 0;
+        sim_step(&bk, &sk, &ck, dt);
+        step(d, &c, i * dt, dt, &sd, &o);
+        kx[i] = sk.x, ky[i] = sk.y;
+        dx[i] = sd.x - cos(sd.heading) * L / 2, dy[i] = sd.y - sin(sd.heading) * L / 2;
+        dist += fabs(sd.v) * dt;
+    }
+    double worst = 0;
+    for (int i = 0; i < n; i++)
+        worst = fmax(worst, to_polyline(kx, ky, n, dx[i], dy[i]));
+    printf("  low speed: %.1f m driven, the rear axle at most %.3f m (%.2f %%) off the bicycle's path\n", dist, worst,
+           100 * worst / dist);
+    assert_true(dist > 100);
+    assert_true(worst < 0.01 * dist);
+    free(kx), free(ky), free(dx), free(dy);
+    sim_dyn_free(d);
+}
+
+/* Steady turn at steering delta and speed V: the yaw rate after 30 s
+ * (mean over the last 5 s) and the rear axle's speed *vr then. */
+static double steady_yaw(const sim_body *b, const sim_dyn_params *p, double delta, double V, double *vr)
+{
+    const double dt = 0.01;
+    sim_dyn *d = start(b, p, 200, 200, 0, dt);
+    sim_state s;
+    double w = 0;
+    *vr = 0;
+    for (int i = 0; i < 3000; i++) {
+        sim_cmd c = {V, 0, delta, 0};
+        sim_dyn_out o;
+        step(d, &c, i * dt, dt, &s, &o);
+        if (i >= 2500) { /* the reference point's velocity less yaw x L / 2 sideways: the rear axle's */
+            w += s.yaw_rate / 500;
+            *vr += hypot(s.v, s.vy - s.yaw_rate * b->wheelbase_m / 2) / 500;
+        }
+    }
+    sim_dyn_free(d);
+    return w;
+}
+
+static void test_understeer_gradient(void **state)
+{
+    (void)state;
+    field_grade(0);
+    sim_body b;
+    sim_dyn_params p;
+    vehicle(SIM_ACKERMANN, &b, &p);
+    p.cg_x_m = 0.3;
+    double m = p.mass_kg, L = b.wheelbase_m, x_cg = (m - 4 * p.unsprung_kg) * p.cg_x_m / m;
+    double K = m * x_cg / (L * p.cornering_N_per_rad); /* rad per m/s^2: (m / L)(b / C_f - a / C_r), C = 2 C_alpha */
+    const double delta = 0.1, speeds[] = {2, 3, 4, 5, 6};
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int k = 0; k < 5; k++) {
+        double vr, w = steady_yaw(&b, &p, delta, speeds[k], &vr), R = vr / w, ay = vr * w;
+        double extra = delta - atan(L / R); /* beyond the kinematic angle (R: the rear axle's) */
+        sx += ay, sy += extra, sxx += ay * ay, sxy += ay * extra;
+        printf("  circle: V %.1f m/s R %.2f m a_y %.3f m/s^2 delta - L/R %.5f rad\n", vr, R, ay, extra);
+    }
+    double slope = (5 * sxy - sx * sy) / (5 * sxx - sx * sx);
+    printf("  understeer gradient %.6f rad/(m/s^2), single-track model %.6f (%.1f %%)\n", slope, K,
+           100 * (slope / K - 1));
+    assert_true(fabs(slope / K - 1) < 0.10);
+}
+
+static void test_static_rollover(void **state)
+{
+    (void)state;
+    field_grade(0);
+    sim_body b;
+    sim_dyn_params p;
+    vehicle(SIM_ACKERMANN, &b, &p);
+    p.spring_N_per_m *= 100, p.tyre_N_per_m *= 100; /* a rigid vehicle: the closed form's */
+    p.soil.mu = 3;
+    double want = sim_dyn_rollover_threshold(&b, &p);
+    const double dt = 0.005;
+    sim_dyn *d = start(&b, &p, 200, 200, 0, dt);
+    sim_state s;
+    sim_dyn_out o;
+    sim_cmd c = {0, 0, 0, 0};
+    double lift = NAN;
+    for (int i = 0; i < 40000 && isnan(lift); i++) {
+        double th = i < 400 ? 0 : (i - 400) * dt * 1.0 * M_PI / 180; /* 1 degree a second */
+        double g[3] = {0, -G * sin(th), -G * cos(th)};             /* downhill: -y, the right side */
+        sim_dyn_set_gravity(d, g);
+        step(d, &c, i * dt, dt, &s, &o);
+        if (i > 400 && o.load_N[0] < 1 && o.load_N[2] < 1)
+            lift = th;
+    }
+    printf("  tilt table: the uphill wheels lift at %.3f deg, atan(t / 2h) = %.3f deg\n", lift * 180 / M_PI,
+           want * 180 / M_PI);
+    assert_true(fabs(lift - want) < M_PI / 180);
+    sim_dyn_free(d);
+}
+
+/* Metres climbed in 30 s at 1 m/s wanted on the grade beta. */
+static double climb(const sim_body *b, const sim_dyn_params *p, double beta)
+{
+    field_grade(tan(beta));
+    const double dt = 0.01;
+    sim_dyn *d = start(b, p, 100, 200, 0, dt);
+    sim_state s;
+    sim_dyn_out o;
+    double x0 = NAN;
+    for (int i = 0; i < 3000; i++) {
+        sim_cmd c = {1, 0, 0, 0};
+        step(d, &c, i * dt, dt, &s, &o);
+        if (i == 0)
+            x0 = s.x;
+    }
+    sim_dyn_free(d);
+    return (s.x - x0) / cos(beta);
+}
+
+static void test_climbing_limit(void **state)
+{
+    (void)state;
+    sim_body b;
+    sim_dyn_params p;
+    vehicle(SIM_ACKERMANN, &b, &p);
+    p.soil = (sim_dyn_soil){0.6, 0.1, 0.05};
+    /* sin b + f cos b = mu: b = asin(mu / sqrt(1 + f^2)) - atan(f) */
+    double f = p.soil.f_rr, lim = asin(p.soil.mu / sqrt(1 + f * f)) - atan(f);
+    double below = climb(&b, &p, 0.95 * lim), above = climb(&b, &p, 1.05 * lim);
+    printf("  ramp: limit %.2f deg; at 0.95 of it %.2f m climbed in 30 s, at 1.05 %.2f m\n", lim * 180 / M_PI, below,
+           above);
+    assert_true(below > 3);
+    assert_true(above < 0.5);
+}
+
+static void test_energy(void **state)
+{
+    (void)state;
+    field_grade(0);
+    sim_body b;
+    sim_dyn_params p;
+    vehicle(SIM_ACKERMANN, &b, &p);
+    p.frictionless = 1;
+    const double dt = 0.01, th = 0.3 * M_PI / 180;
+    p.gravity[0] = G * sin(th), p.gravity[2] = -G * cos(th);
+    sim_dyn *d = start(&b, &p, 100, 200, 0.5, dt);
+    sim_state s;
+    sim_dyn_out o;
+    sim_cmd c = {0, 0, 0, 0};
+    /* settle on the springs: undamped, their bounce dies only through
+     * ODE's implicit (backward Euler) spring, whose energy is not counted */
+    for (int i = 0; i < 3000; i++)
+        step(d, &c, i * dt, dt, &s, &o);
+    double e0 = sim_dyn_energy(d), x0 = s.x, emax = 0, e = e0;
+    for (int i = 0; i < 6000; i++) {
+        step(d, &c, i * dt, dt, &s, &o);
+        e = sim_dyn_energy(d);
+        emax = fmax(emax, fabs(e - e0));
+    }
+    double gained = p.mass_kg * G * sin(th) * (s.x - x0); /* the potential energy given up */
+    printf("  frictionless: slid %.1f m in 60 s, energy drift at most %.3f J of %.0f J gained (%.4f %%)\n", s.x - x0,
+           emax, gained, 100 * emax / gained);
+    assert_true(s.x - x0 > 50);
+    assert_true(emax < 1e-3 * gained);
+    sim_dyn_free(d);
+}
+
+static void test_same_bytes(void **state)
+{
+    (void)state;
+    field_grade(0.05);
+    sim_body b;
+    sim_dyn_params p;
+    vehicle(SIM_SKID, &b, &p);
+    sim_state s[2][200];
+    for (int run = 0; run < 2; run++) {
+        sim_dyn *d = start(&b, &p, 150, 200, 0.3, 0.02);
+        sim_dyn_out o;
+        for (int i = 0; i < 200 * 10; i++) {
+            sim_cmd c = {3, 0, 0, 0.2 * sin(i * 0.01)};
+            sim_state st;
+            step(d, &c, i * 0.02, 0.02, &st, &o);
+            if (i % 10 == 0)
+                s[run][i / 10] = st;
+        }
+        sim_dyn_free(d);
+    }
+    assert_memory_equal(s[0], s[1], sizeof s[0]);
+    assert_true(fabs(s[0][199].x - s[0][0].x) > 10);
+}
+
+static void test_head_on_obstacle(void **state)
+{
+    (void)state;
+    field_grade(0);
+    sim_body b;
+    sim_dyn_params p;
+    vehicle(SIM_ACKERMANN, &b, &p);
+    sim_obstacle ob = {.id = "rock", .cx = 240, .cy = 200, .r = 1, .height_m = 2, .base_z = 100,
+                       .disappear_s = INFINITY};
+    const double dt = 0.02, V = 8;
+    sim_dyn *d = start(&b, &p, 200, 200, 0, dt);
+    trv_ctx *ctx = trv_ctx_new();
+    assert_int_equal(sim_dyn_set_obstacles(ctx, d, &ob, 1), TRV_OK);
+    trv_ctx_free(ctx);
+    sim_state s;
+    sim_dyn_out o;
+    int hits = 0;
+    double speed = NAN, v_before = 0, v_hit = NAN, front_max = 0;
+    for (int i = 0; i < 1000; i++) {
+        sim_cmd c = {V, 0, 0, 0};
+        v_before = i ? s.v : 0;
+        step(d, &c, i * dt, dt, &s, &o);
+        front_max = fmax(front_max, s.x + b.length_m / 2 * cos(s.heading));
+        for (int k = 0; k < o.nhits; k++) {
+            hits++;
+            if (hits == 1)
+                speed = o.hit[k].speed, v_hit = v_before;
+        }
+    }
+    printf("  head-on: hit at %.3f m/s (speed before %.3f), %d hit(s) in all (bounces), the front at most %.3f m "
+           "past the rock's face\n", speed, v_hit, hits, front_max - 239);
+    assert_true(hits >= 1);
+    assert_true(fabs(speed - v_hit) < 0.05 * v_hit);
+    assert_true(v_hit > 0.9 * V);
+    assert_true(front_max < 239 + 0.35); /* one step's travel at most */
+    sim_dyn_free(d);
+}
+
+/* ---- the runner ----------------------------------------------------------------- */
+
+#define NXY 200
+#define X0 500000.0
+#define Y0 4000400.0
+
+static prm_terrain T;
+static char *tmp;
+
+static void terrain(void)
+{
+    assert_int_equal(test_terrain_new(&T, NXY, NXY, X0, Y0, 2.0), 0);
+    for (long i = 0; i < (long)NXY * NXY; i++) {
+        T.cls->u8[i] = 3, T.cost->f32[i] = 0.2f, T.dem->f32[i] = 100, T.slope->f32[i] = 0, T.speed->f32[i] = 15;
+    }
+    T.top_speed_kmh = 15;
+}
+
+static char *scenario_text(const char *veh, const char *obs)
+{
+    char *s = NULL;
+    assert_true(asprintf(&s,
+                         "[scenario]\ntime_limit_s = 300\ndynamics = dynamic\nobstacles = %s\n"
+                         "[vehicle.a]\nfile = %s\nmodel = ackermann\nstart = %.2f,%.2f\ngoal = %.2f,%.2f\nsrs = map\n"
+                         "[lidar2d.a]\nrate_hz = 10\nhres_deg = 1\nrange_m = 30\nmount_h_m = 0.8\n",
+                         obs, veh, X0 + 20, Y0 - 200, X0 + 380, Y0 - 200) >= 0);
+    return s;
+}
+
+static void run_once(const char *name, const char *text, sim_run **run, sim_scenario **sc)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    char *p = write_file(tmp, name, text);
+    assert_int_equal(sim_scenario_read(ctx, p, sc), TRV_OK);
+    sim_env env = {.seed = 7};
+    trv_status st = sim_run_new(ctx, *sc, &T, &env, run);
+    if (st)
+        printf("  %s\n", trv_errmsg(ctx));
+    assert_int_equal(st, TRV_OK);
+    assert_int_equal(sim_run_go(ctx, *run), TRV_OK);
+    trv_outset *set = trv_outset_new();
+    char *out = NULL;
+    assert_true(asprintf(&out, "%s/%s_out", tmp, name) >= 0);
+    assert_int_equal(sim_run_write(ctx, set, *run, out, NULL, 0), TRV_OK);
+    assert_int_equal(trv_outset_commit(ctx, set), TRV_OK);
+    trv_outset_free(set);
+    free(out), free(p);
+    trv_ctx_free(ctx);
+}
+
+static char *slurp_out(const char *name, const char *file)
+{
+    char *p = NULL;
+    assert_true(asprintf(&p, "%s/%s_out/%s", tmp, name, file) >= 0);
+    FILE *f = fopen(p, "rb");
+    assert_non_null(f);
+    char *buf = calloc(1, 1 << 22);
+    size_t n = fread(buf, 1, (1 << 22) - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    free(p);
+    return buf;
+}
+
+static void test_run_blocked(void **state)
+{
+    (void)state;
+    terrain();
+    tmp = make_tmpdir();
+    char *rel = data_path("vehicles/ugv_hua2022.ini"), *veh = realpath(rel, NULL), *obs = NULL;
+    free(rel);
+    assert_true(asprintf(&obs,
+                         "{\"type\": \"FeatureCollection\", \"crs\": {\"type\": \"name\", \"properties\": {\"name\": "
+                         "\"urn:ogc:def:crs:EPSG::32616\"}}, \"features\": [{\"type\": \"Feature\", \"properties\": "
+                         "{\"id\": \"wall\", \"height_m\": 2, \"appear_s\": 5}, \"geometry\": {\"type\": \"Polygon\", "
+                         "\"coordinates\": [[[%.1f, %.1f], [%.1f, %.1f], [%.1f, %.1f], [%.1f, %.1f], [%.1f, %.1f]]]}}]}\n",
+                         X0 + 150, Y0 - 210, X0 + 154, Y0 - 210, X0 + 154, Y0 - 190, X0 + 150, Y0 - 190, X0 + 150,
+                         Y0 - 210) >= 0);
+    char *obs_path = write_file(tmp, "wall.geojson", obs);
+    char *text = scenario_text(veh, obs_path);
+    sim_run *run[2];
+    sim_scenario *sc[2];
+    run_once("a", text, &run[0], &sc[0]);
+    run_once("b", text, &run[1], &sc[1]);
+    const sim_metrics *m = sim_run_metrics(run[0], 0);
+    printf("  blocked, dynamic: goal %d (%s) in %.1f s, %d replans, %d collisions, xte max %.3f m\n", m->reached_goal,
+           m->end, m->time_s, m->replans, m->collisions, m->cross_track_max_m);
+    assert_int_equal(m->reached_goal, 1);
+    assert_int_equal(m->collisions, 0);
+    assert_true(m->replans >= 1);
+    static const char *files[] = {"trajectory_a.csv", "events.jsonl", "metrics.json"};
+    for (int i = 0; i < 3; i++) {
+        char *x = slurp_out("a", files[i]), *y = slurp_out("b", files[i]);
+        if (i == 2) { /* the same but the scenario's name */
+            assert_non_null(strstr(x, "\"rollover_margin_deg\""));
+            assert_string_equal(strstr(x, "\"seed\""), strstr(y, "\"seed\""));
+        } else {
+            assert_string_equal(x, y);
+        }
+        free(x), free(y);
+    }
+    for (int k = 0; k < 2; k++)
+        sim_run_free(run[k]), sim_scenario_free(sc[k]);
+    free(text), free(obs), free(obs_path), free(veh);
+    rm_rf(tmp);
+    free(tmp);
+    prm_terrain_clear(&T);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_low_speed_bicycle), cmocka_unit_test(test_understeer_gradient),
+        cmocka_unit_test(test_static_rollover),   cmocka_unit_test(test_climbing_limit),
+        cmocka_unit_test(test_energy),            cmocka_unit_test(test_same_bytes),
+        cmocka_unit_test(test_head_on_obstacle),  cmocka_unit_test(test_run_blocked),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
