@@ -81,7 +81,8 @@ function texturesLoad(index) {
             undefined, e => fail('texture ' + t.file, 'cannot load'));
         tex.anisotropy = 4;
         V.materials[t.name] = new THREE.MeshLambertMaterial({map: tex, side: THREE.DoubleSide});
-        sel.add(new Option(t.name + (t.min !== undefined ? ' (' + t.min + '–' + t.max + ')' : ''), t.name));
+        const range = t.min !== undefined ? ' (' + +t.min.toPrecision(3) + '–' + +t.max.toPrecision(3) + ')' : '';
+        sel.add(new Option(t.name + range, t.name));
     }
     const want = Q.get('layer');
     setLayer(V.materials[want] ? want : index.textures.some(t => t.name === 'speed') ? 'speed'
