@@ -9,7 +9,8 @@
  *         the vehicles ({"type":"state","t":..,"vehicles":[{"vehicle"|"id":..,
  *         "x","y","z","heading","pitch","roll" (radians),"v"|"speed"}]}), "scan"
  *         replies give the LiDAR points (docs/sim-protocol.md).
- * Query: ?live=1, ?run=/run, ?sim=/sim, ?layer=NAME, ?camera=orbit|follow|free.
+ * Query: ?live=1, ?run=/run, ?sim=/sim, ?layer=NAME, ?camera=orbit|follow|free,
+ * ?t=SECONDS (the replay's first time).
  *
  * Scene frame: X east, Y up, Z south, metres from the DEM's centre (x0, y0):
  * X = x - x0, Y = zscale z, Z = -(y - y0). A pose (heading counter-clockwise
@@ -51,9 +52,9 @@ function initScene() {
     el.appendChild(V.renderer.domElement);
     V.scene = new THREE.Scene();
     V.scene.background = new THREE.Color(0xdfe8ef);
-    V.scene.add(new THREE.HemisphereLight(0xffffff, 0x667755, 0.75));
-    const sun = new THREE.DirectionalLight(0xffffff, 0.55);
-    sun.position.set(-1, 1.5, -1);
+    V.scene.add(new THREE.HemisphereLight(0xffffff, 0x667755, 0.45));
+    const sun = new THREE.DirectionalLight(0xffffff, 0.85);
+    sun.position.set(-1, 0.8, -1); /* from the north-west, as the maps' hillshade */
     V.scene.add(sun);
     V.camera = new THREE.PerspectiveCamera(50, el.clientWidth / el.clientHeight, 1, 1e6);
     V.controls = new THREE.OrbitControls(V.camera, V.renderer.domElement);
@@ -339,7 +340,7 @@ async function loadReplay() {
         S.trajectories++;
     }
     $('time').max = V.tmax;
-    seek(0);
+    seek(Math.min(V.tmax, Math.max(0, +Q.get('t') || 0)));
 }
 
 /* The pose at t, interpolated between the rows around it. */
