@@ -211,7 +211,8 @@ function updateTiles() {
 
 /* ---- routes and trajectories ------------------------------------------ */
 
-const ROUTE_RGB = {mmcr: 0xd62728, mdr: 0x1f77b4, msr: 0x2ca02c, time: 0xff7f0e};
+/* the maps' route colours (src/render/palette.c); grid-X as X */
+const ROUTE_RGB = {mmcr: 0xd01c8b, mdr: 0x2166ac, msr: 0xff7f00, time: 0x17becf};
 
 function csvRows(text) {
     const lines = text.trim().split('\n'), head = lines[0].split(',');
@@ -253,7 +254,7 @@ async function loadRoutes() {
         by.get(r.route).push([+r.x, +r.y, r.z !== undefined ? +r.z : V.index.height_min]);
     }
     for (const [name, pts] of by)
-        V.routes.push(addLine(pts, ROUTE_RGB[name] || 0x9467bd, 1.5, 'route ' + name));
+        V.routes.push(addLine(pts, ROUTE_RGB[name.replace(/^grid-/, '')] || 0x6a3d9a, 1.5, 'route ' + name));
     S.routes = by.size;
 }
 
