@@ -4,7 +4,7 @@
  * nodata value off the grid and on a nodata cell), the files of a run
  * (the tile bytes little-endian, the index's grid and tile corners'
  * georeferencing, the textures one pixel per cell, hillshade alpha 0 on
- * nodata), and the refusals (geographic CRS, a layer on another grid:
+ * nodata, the speed's palette ends at the layer's range), and the refusals (geographic CRS, a layer on another grid:
  * nothing left). */
 #include "test_common.h"
 
@@ -183,6 +183,21 @@ static void test_run(void **state)
     assert_int_equal(GDALRasterIO(GDALGetRasterBand(ds, 4), GF_Read, NODATA_C, NODATA_R, 2, 1, a, 2, 1, GDT_Byte,
                                   0, 0), CE_None);
     assert_true(a[0] == 0 && a[1] == 255);
+    GDALClose(ds);
+    free(p);
+    /* speed (cell k: k % 40 km/h) over viridis from 0 to 39: cell 0 the first stop, cell 39 the last */
+    p = path_in(dir, "web3d/speed.png");
+    ds = GDALOpen(p, GA_ReadOnly);
+    assert_non_null(ds);
+    unsigned char rgb[3][2];
+    for (int q = 0; q < 3; q++)
+        assert_int_equal(GDALRasterIO(GDALGetRasterBand(ds, q + 1), GF_Read, 0, 0, 1, 1, &rgb[q][0], 1, 1, GDT_Byte,
+                                      0, 0), CE_None);
+    for (int q = 0; q < 3; q++)
+        assert_int_equal(GDALRasterIO(GDALGetRasterBand(ds, q + 1), GF_Read, 39, 0, 1, 1, &rgb[q][1], 1, 1, GDT_Byte,
+                                      0, 0), CE_None);
+    assert_true(rgb[0][0] == 0x44 && rgb[1][0] == 0x01 && rgb[2][0] == 0x54);
+    assert_true(rgb[0][1] == 0xfd && rgb[1][1] == 0xe7 && rgb[2][1] == 0x25);
     GDALClose(ds);
     free(p);
     free(dir);
