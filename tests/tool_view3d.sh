@@ -86,15 +86,22 @@ for f in index.json tiles/0_0_0.f32 hillshade.png speed.png cost.png gonogo.png;
 done
 ok
 # errors: no partial outputs, usage exit 2
+mkdir "$tmp/odd"
+cp "$T/dem.tif" "$tmp/odd/"
+gdal_translate -q -srcwin 0 0 99 100 "$T/speed.tif" "$tmp/odd/speed.tif"
+"$BIN/trv-export" --web3d --terrain "$tmp/odd" -q 2>"$tmp/err"
+[ $? = 1 ] && grep -qF "speed.tif' is not on the grid of dem.tif (100 x 100 cells): 99 x 100" "$tmp/err" &&
+    [ ! -e "$tmp/odd/web3d" ] && ok || bad "a layer on another grid: $(cat "$tmp/err")"
 mkdir "$tmp/empty"
 "$BIN/trv-export" --web3d --terrain "$tmp/empty" -q 2>"$tmp/err"
-[ $? = 1 ] && grep -q "dem.tif" "$tmp/err" && [ ! -e "$tmp/empty/web3d" ] && ok || bad "no DEM: $(cat "$tmp/err")"
+[ $? = 1 ] && grep -qF "cannot open '$tmp/empty/dem.tif'" "$tmp/err" && [ ! -e "$tmp/empty/web3d" ] && ok ||
+    bad "no DEM: $(cat "$tmp/err")"
 "$BIN/trv-export" --web3d --nav2 "$tmp/n" --terrain "$T" -q 2>"$tmp/err"
-[ $? = 2 ] && grep -q "give one" "$tmp/err" && ok || bad "--web3d with --nav2: $(cat "$tmp/err")"
+[ $? = 2 ] && grep -qF -- "--web3d and --nav2 are two exports: give one" "$tmp/err" && ok || bad "--web3d with --nav2: $(cat "$tmp/err")"
 "$BIN/trv-export" --web3d --route "$T/route.csv" --terrain "$T" -q 2>"$tmp/err"
-[ $? = 2 ] && grep -q "\-\-route goes with --nav2" "$tmp/err" && ok || bad "--web3d with --route: $(cat "$tmp/err")"
+[ $? = 2 ] && grep -qF -- "--route goes with --nav2" "$tmp/err" && ok || bad "--web3d with --route: $(cat "$tmp/err")"
 "$BIN/trv-export" --terrain "$T" -q 2>"$tmp/err"
-[ $? = 2 ] && grep -q "give --nav2 DIR or --web3d" "$tmp/err" && ok || bad "neither export: $(cat "$tmp/err")"
+[ $? = 2 ] && grep -qF -- "give --nav2 DIR or --web3d" "$tmp/err" && ok || bad "neither export: $(cat "$tmp/err")"
 
 # ---- the page in headless Chromium ----
 if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
