@@ -8,7 +8,9 @@
  *   /ws   with ?live=1: the control protocol's JSON; "state" messages move
  *         the vehicles ({"type":"state","t":..,"vehicles":[{"vehicle"|"id":..,
  *         "x","y","z","heading","pitch","roll" (radians),"v"|"speed"}]}), "scan"
- *         replies give the LiDAR points (docs/sim-protocol.md).
+ *         replies give the LiDAR points, "route" the plans, "reset" clears the
+ *         tracks, a "hello" with "replay": true turns to the replay of /sim/
+ *         (docs/sim-protocol.md, "The console's WebSocket").
  * Query: ?live=1, ?run=/run, ?sim=/sim, ?layer=NAME, ?camera=orbit|follow|free,
  * ?t=SECONDS (the replay's first time).
  *
@@ -26,7 +28,7 @@ const RUN = Q.get('run') || '/run', SIM = Q.get('sim') || '/sim', LIVE = Q.get('
 const S = window.view3dStatus = {ready: false, frames: 0, tilesLoaded: 0, tilesVisible: 0, vehicles: 0, routes: 0,
     trajectories: 0, texturesLoaded: 0, lidarPoints: 0, layer: null, mode: LIVE ? 'live' : 'replay', camera: 'orbit', t: 0, error: null};
 const V = {index: null, x0: 0, y0: 0, zscale: 1, materials: {}, material: null, tiles: new Map(), root: null,
-    vehicles: new Map(), routes: [], tmin: 0, tmax: 0, playing: false, pace: 10, follow: null};
+    vehicles: new Map(), routes: [], liveRoutes: new Map(), tmin: 0, tmax: 0, playing: false, pace: 10, follow: null};
 const $ = id => document.getElementById(id);
 
 function fail(what, e) {
@@ -163,6 +165,7 @@ function tile(k, tx, ty) {
             const dv = new DataView(buf), n = buf.byteLength / 4, h = new Float32Array(n);
             for (let i = 0; i < n; i++)
                 h[i] = dv.getFloat32(4 * i, true);
+            t.h = h;
             t.mesh = new THREE.Mesh(tileGeometry(k, tx, ty, h), V.material);
             t.mesh.visible = false;
             V.root.add(t.mesh);
@@ -209,6 +212,23 @@ function updateTiles() {
     S.tilesVisible = shown.length;
 }
 
+/* The terrain's height at map (x, y): the nearest vertex of the finest
+ * loaded tile holding it; the lowest height before any has loaded. */
+function heightAt(x, y) {
+    const ix = V.index, gt = ix.geotransform, T = ix.tile_intervals;
+    const c = (x - gt[0]) / gt[1] - 0.5, r = (y - gt[3]) / gt[5] - 0.5;
+    for (let k = 0; k < ix.levels.length; k++) {
+        const s = 1 << k, i = Math.round(c / s), j = Math.round(r / s);
+        const t = V.tiles.get(k + '_' + Math.floor(i / T) + '_' + Math.floor(j / T));
+        if (i >= 0 && j >= 0 && t && t.h) {
+            const z = t.h[(j - Math.floor(j / T) * T) * (T + 1) + (i - Math.floor(i / T) * T)];
+            if (z !== ix.nodata)
+                return z;
+        }
+    }
+    return ix.height_min;
+}
+
 /* ---- routes and trajectories ------------------------------------------ */
 
 /* the maps' route colours (src/render/palette.c); grid-X as X */
@@ -251,7 +271,7 @@ async function loadRoutes() {
     for (const r of csvRows(text)) {
         if (!by.has(r.route))
             by.set(r.route, []);
-        by.get(r.route).push([+r.x, +r.y, r.z !== undefined ? +r.z : V.index.height_min]);
+        by.get(r.route).push([+r.x, +r.y, r.z !== undefined ? +r.z : heightAt(+r.x, +r.y)]);
     }
     for (const [name, pts] of by)
         V.routes.push(addLine(pts, ROUTE_RGB[name.replace(/^grid-/, '')] || 0x6a3d9a, 1.5, 'route ' + name));
@@ -384,10 +404,16 @@ function connectLive() {
     ws.onmessage = ev => {
         let m;
         try { m = JSON.parse(ev.data); } catch (e) { return; }
-        if (m.type === 'state' && Array.isArray(m.vehicles))
+        if (m.type === 'hello' && m.replay)
+            toReplay(ws);
+        else if (m.type === 'state' && Array.isArray(m.vehicles))
             liveState(m);
         else if (m.type === 'scan' && m.ranges_f32le)
             liveScan(m);
+        else if (m.type === 'route' && Array.isArray(m.path))
+            liveRoute(m);
+        else if (m.type === 'reset')
+            liveReset();
     };
     ws.onerror = () => fail('live', 'the WebSocket /ws failed');
     /* ask for states when the server has pushed none for a second; a scan of the followed vehicle */
@@ -399,6 +425,34 @@ function connectLive() {
         if (V.follow)
             ws.send(JSON.stringify({type: 'scan', vehicle: V.follow}));
     }, 500);
+}
+
+/* The console serves a finished run (trv-sim --console --replay): replay /sim/. */
+function toReplay(ws) {
+    ws.close();
+    V.ws = null;
+    S.mode = 'replay';
+    $('replay').style.display = '';
+    loadReplay().then(initialView).catch(e => fail('replay', e));
+}
+
+/* A vehicle's plan ("plan") or the path it follows now ("current"), on the terrain. */
+function liveRoute(m) {
+    const key = m.vehicle + ' ' + m.kind, old = V.liveRoutes.get(key);
+    if (old)
+        V.scene.remove(old);
+    const pts = m.path.map(p => [p[0], p[1], heightAt(p[0], p[1])]);
+    V.liveRoutes.set(key, addLine(pts, m.kind === 'plan' ? 0x1f78b4 : 0x88419d, 1.5, 'route ' + key));
+    S.routes = V.routes.length + V.liveRoutes.size;
+}
+
+function liveReset() {
+    for (const v of V.vehicles.values()) {
+        v.rows = [];
+        if (v.trail)
+            V.scene.remove(v.trail);
+        v.trail = null;
+    }
 }
 
 function liveState(m) {
@@ -560,6 +614,9 @@ function setZscale(z) {
         const fresh = addLine(l.userData.pts, l.material.color.getHex(), l.userData.lift, l.name);
         V.scene.remove(l);
         V.routes = V.routes.map(r => (r === l ? fresh : r));
+        for (const [k, r] of V.liveRoutes)
+            if (r === l)
+                V.liveRoutes.set(k, fresh);
         for (const v of V.vehicles.values())
             if (v.trail === l)
                 v.trail = fresh;
