@@ -10,7 +10,9 @@
 # through a static HTTP server laid out as the console serves it (/web,
 # /run, /sim, /lib/three), waits for the first frames and checks the canvas
 # is not blank and that tiles, the vehicle, the route and the trajectory
-# are loaded; a screenshot is kept in $TRV_VIEW3D_SHOT when set. SKIPPED
+# are loaded; a screenshot is kept in $TRV_VIEW3D_SHOT when set. Then, where
+# trv-sim has the console (--console), the page with ?live=1 on a live run:
+# the vehicle seen moving over the WebSocket, its LiDAR hits drawn. SKIPPED
 # when chromium, chromedriver or python3-selenium is missing.
 # Ends with "N passed, N failed, N skipped".
 set -u
@@ -134,5 +136,34 @@ else
     *) bad "the 3D view in the browser: $(cat "$tmp/browser")" ;;
     esac
     [ -s "$shot" ] && ok || bad "no screenshot"
+    # live: ?live=1 over the console's WebSocket (trv-sim --console, docs/console.md), where this
+    # trv-sim has one: the vehicle seen moving, its LiDAR hits drawn
+    webdir=${TRV_WEBDIR:-$repo/web}
+    if ! "$BIN/trv-sim" --help 2>/dev/null | grep -q -- '--console'; then
+        skip "the 3D view of a live run: this trv-sim has no --console"
+    elif [ ! -f "$webdir/console.html" ] || [ ! -f "$webdir/view3d.html" ]; then
+        skip "the 3D view of a live run: $webdir lacks the console's page or the 3D view"
+    else
+        sed 's/^time_limit_s = 200$/time_limit_s = 600/' "$tmp/s.ini" >"$tmp/live.ini"
+        printf '[lidar3d.ugv]\nrange_m = 40\nmount_h_m = 1.5\n' >>"$tmp/live.ini"
+        TRV_WEBDIR=$webdir "$BIN/trv-sim" --terrain "$T" --scenario "$tmp/live.ini" --route "$T/route.csv" \
+            -o "$tmp/live" --console 127.0.0.1:0 2>"$tmp/console.err" &
+        console=$!
+        url=
+        for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+            url=$(sed -n 's|.*console on \(http://[^ ]*/\).*|\1|p' "$tmp/console.err" | head -1)
+            [ -n "$url" ] && break
+            sleep 0.5
+        done
+        if [ -z "$url" ]; then
+            bad "the console did not start: $(cat "$tmp/console.err")"
+        else
+            /usr/bin/python3 "$here/view3d_browser.py" "${url}web/view3d.html?live=1&camera=follow" "${shot%.png}_live.png" \
+                --vehicles 1 --lidar 1 --moved 5 >"$tmp/browser_live" 2>&1 && ok ||
+                bad "the 3D view of a live run: $(cat "$tmp/browser_live" "$tmp/console.err")"
+        fi
+        kill "$console" 2>/dev/null
+        wait "$console" 2>/dev/null
+    fi
 fi
 summary tool_view3d

@@ -1,12 +1,14 @@
 """The 3D view (web/view3d.html) in a real browser.
 
-Usage: view3d_browser.py URL SHOT.png [--vehicles N] [--routes N] [--trajectories N] [--size WxH]
+Usage: view3d_browser.py URL SHOT.png [--vehicles N] [--routes N] [--trajectories N] [--lidar N]
+                         [--moved M] [--size WxH]
 
 Opens URL in headless Chromium (Debian chromium, chromium-driver,
 python3-selenium) with WebGL on SwiftShader, waits (60 s at most) until
 window.view3dStatus reports ready (a frame drawn with terrain tiles and
-the layer's texture), the vehicles, routes and trajectories asked for, and
-a few more frames; then checks that the WebGL canvas is not blank: the
+the layer's texture), the vehicles, routes and trajectories asked for (and,
+live, LiDAR points and the first vehicle moved M metres from where the page
+first saw it), and a few more frames; then checks that the WebGL canvas is not blank: the
 canvas read back through a 2D canvas holds many distinct colours and its
 luminance varies (standard deviation above 8 of 255). Writes a screenshot to
 SHOT.png. Prints one "FAIL: ..." line per failed check and ends with
@@ -68,6 +70,18 @@ return {colours: seen.size, std: Math.sqrt(Math.max(0, s2 / n - m * m)), w: c.wi
 """
 
 
+# How far the first vehicle is from where the page first saw it (metres).
+MOVED = """
+const v = typeof V !== "undefined" && V.vehicles && V.vehicles.values().next().value;
+if (!v || !v.rows.length || !v.pose) return 0;
+return Math.hypot(v.pose.x - v.rows[0].x, v.pose.y - v.rows[0].y);
+"""
+
+
+def moved(driver):
+    return driver.execute_script(MOVED) or 0
+
+
 def wait_status(driver, args, limit=60):
     """The status once ready with what was asked for, or the last one seen at the time limit."""
     t0, st = time.time(), None
@@ -76,7 +90,8 @@ def wait_status(driver, args, limit=60):
         if st and st.get("error"):
             return st
         if (st and st.get("ready") and st["vehicles"] >= args.vehicles and st["routes"] >= args.routes
-                and st["trajectories"] >= args.trajectories):
+                and st["trajectories"] >= args.trajectories and st["lidarPoints"] >= args.lidar
+                and moved(driver) >= args.moved):
             frames = st["frames"]
             while time.time() - t0 < limit and driver.execute_script("return view3dStatus.frames") < frames + 5:
                 time.sleep(0.2)
@@ -92,6 +107,8 @@ def main():
     ap.add_argument("--vehicles", type=int, default=0)
     ap.add_argument("--routes", type=int, default=0)
     ap.add_argument("--trajectories", type=int, default=0)
+    ap.add_argument("--lidar", type=int, default=0)
+    ap.add_argument("--moved", type=float, default=0)
     ap.add_argument("--size", default="1200x800")
     args = ap.parse_args()
     w, h = (int(v) for v in args.size.split("x"))
@@ -100,6 +117,7 @@ def main():
     try:
         driver.get(args.url)
         st = wait_status(driver, args) or {}
+        st["moved"] = moved(driver)
         px = driver.execute_script(PIXELS) or {}
         driver.save_screenshot(args.shot)
         logs = []
@@ -117,6 +135,11 @@ def main():
         checks.append((st.get(key, 0) >= want, "%s: %s, want at least %d" % (key, st.get(key), want)))
     checks.append((px.get("colours", 0) >= 50, "the canvas holds many colours (%s)" % px))
     checks.append((px.get("std", 0) > 8, "the canvas's luminance varies (std %s)" % px.get("std")))
+    if args.lidar:
+        checks.append((st.get("lidarPoints", 0) >= args.lidar, "LiDAR points: %s, want at least %d"
+                       % (st.get("lidarPoints"), args.lidar)))
+    if args.moved:
+        checks.append((st.get("moved", 0) >= args.moved, "the vehicle moved %.1f m, want %g" % (st.get("moved", 0), args.moved)))
     checks.append((not logs, "no severe console messages: %s" % logs[:3]))
     failed = 0
     for ok, msg in checks:
