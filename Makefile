@@ -14,7 +14,7 @@ SAN ?= 0
 BUILD_PKGS := build-essential pkg-config time libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev \
     libfreetype-dev fonts-dejavu-core libjson-c-dev libglpk-dev libwebsockets-dev libode-dev
 TEST_PKGS := libcmocka-dev gdal-bin fuzzylite libxml2-utils man-db chromium chromium-driver python3-selenium \
-    libjs-leaflet
+    libjs-leaflet libjs-three
 # peers that make bench compares against when present (not needed to build or test)
 BENCH_PKGS := r-cran-gstat grass-core
 PKGS := gdal proj lapacke openblas libpng freetype2 json-c libwebsockets ode
@@ -218,7 +218,7 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@if [ -n "$(CONDITION)" ] && $(MAKE) --no-print-directory $(OUT)/route.json && [ ! -f $(OUT)/route.geojson ]; then \
 	    $(MAKE) --no-print-directory demo-no-route; \
-	else $(MAKE) --no-print-directory $(OUT)/report.md $(OUT)/project.qgs $(OUT)/nav2/map.yaml; fi
+	else $(MAKE) --no-print-directory $(OUT)/report.md $(OUT)/project.qgs $(OUT)/nav2/map.yaml $(OUT)/web3d/index.json; fi
 	@if [ -n "$(FLEET_OUT)" ]; then $(MAKE) --no-print-directory $(FLEET_OUT); fi
 	@echo "demo: layers in $(OUT)/: dem.tif dem_std.tif slope.tif soil.tif landuse.tif speed.tif gonogo.tif limit.tif"
 	@echo "      cost.tif class.tif roadmap.gpkg route.geojson route.gpx route.csv points.csv sim*/ png/ visit/"
@@ -227,6 +227,7 @@ demo: deps
 	@echo "      QGIS project: $(OUT)/project.qgs"
 	@echo "      the mission report: $(OUT)/report.md and $(OUT)/report.html"
 	@echo "      the map for ROS 2 nav2: $(OUT)/nav2/map.yaml, map.pgm, map.prj, waypoints.yaml (docs/nav2.md)"
+	@echo "      the terrain for the 3D view: $(OUT)/web3d/ (docs/view3d.md)"
 	@if [ -n "$(FLEET_OUT)" ]; then echo "      the fleet mission: $(FLEET)/plan/ (fleet.json, fleet.csv, routes, fleet.ini), plan.png, sim/ (docs/fleet.md)"; fi
 
 # the DEM refined by ordinary kriging onto a $(RES) m grid in metres
@@ -500,11 +501,16 @@ demo-no-route: $(OUT)/route.json $(foreach l,dem slope speed limit gonogo cost c
 	$(BINDIR)/trv-report -q $(OUT) -o $(OUT)/report.md --html $(OUT)/report.html
 	$(BINDIR)/trv-project -q $(OUT) -o $(OUT)/project.qgs --title "traverse: $(AREA)"
 	$(BINDIR)/trv-export -q --nav2 $(OUT)/nav2 --terrain $(OUT)
+	$(BINDIR)/trv-export -q --web3d --terrain $(OUT)
 
 # the map for ROS 2 nav2 (map_server's PGM + YAML) and the MMCR route's waypoints in its frame
 $(OUT)/nav2/map.yaml $(OUT)/nav2/map.pgm $(OUT)/nav2/waypoints.yaml &: $(OUT)/cost.tif $(OUT)/gonogo.tif $(OUT)/route.geojson \
     $(BINDIR)/trv-export
 	$(BINDIR)/trv-export -q --nav2 $(OUT)/nav2 --terrain $(OUT) --route $(OUT)/route.geojson
+
+# the terrain for the 3D view (web/view3d.html): height tiles by level of detail and the layers as textures
+$(OUT)/web3d/index.json: $(OUT)/dem.tif $(OUT)/speed.tif $(OUT)/cost.tif $(OUT)/gonogo.tif $(BINDIR)/trv-export
+	$(BINDIR)/trv-export -q --web3d --terrain $(OUT)
 
 # a real QGIS (Debian python3-qgis, headless) opens the demo's project and draws it
 QGIS_PKGS := python3-qgis

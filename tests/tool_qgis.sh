@@ -4,7 +4,8 @@
 # order, styles, relative paths and CRS, byte-identical reruns, a moved
 # directory, .qml sidecars, and the error paths; then, when python3-qgis is
 # installed, tests/qgis_check.py loads the project in a headless QGIS,
-# checks every layer and renders the map. Ends with "N passed, N failed, N skipped".
+# checks every layer and renders the map, and tests/qgis_3d_check.py its 3D
+# map view (terrain from dem.tif, routes as 3D lines). Ends with "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
 DATA=${TRV_DATADIR:-data}
@@ -181,6 +182,13 @@ if [ -n "$PY" ]; then
     # the moved copy loads as well
     QT_QPA_PLATFORM=offscreen XDG_RUNTIME_DIR=$tmp "$PY" "$HERE/qgis_check.py" "$tmp/elsewhere/deep/p.qgs" --min-layers 16 \
         >"$tmp/qgis2.out" 2>&1 && ok || bad "qgis check of a project outside the directory: $(grep FAIL "$tmp/qgis2.out" | head -3)"
+    # the 3D map view: terrain from dem.tif, the routes as 3D lines (tests/qgis_3d_check.py)
+    QT_QPA_PLATFORM=offscreen XDG_RUNTIME_DIR=$tmp "$PY" "$HERE/qgis_3d_check.py" "$P" >"$tmp/qgis3d.out" 2>&1
+    case $? in
+    0) ok ;;
+    77) skip "$(grep SKIPPED "$tmp/qgis3d.out")" ;;
+    *) bad "qgis 3D check: $(grep FAIL "$tmp/qgis3d.out" | head -5)" ;;
+    esac
 else
     # make test does not install python3-qgis (~620 MB): a skip there; make
     # check-qgis does, and adds it to TRV_TEST_PKGS (a failure under CI=true)

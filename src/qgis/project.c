@@ -104,7 +104,9 @@ static void write_maplayer(FILE *f, const layer *y)
                    "        <resamplingStage>resamplingFilter</resamplingStage>\n      </pipe>\n"
                    "      <blendMode>0</blendMode>\n");
     } else {
-        fprintf(f, "      <provider encoding=\"UTF-8\">ogr</provider>\n      ");
+        fprintf(f, "      <provider encoding=\"UTF-8\">ogr</provider>\n");
+        qgis__renderer3d_write(f, y);
+        fprintf(f, "      ");
         fputs(y->renderer_xml, f);
         fprintf(f, "\n      <blendMode>0</blendMode>\n      <featureBlendMode>0</featureBlendMode>\n");
     }
@@ -160,7 +162,9 @@ static trv_status write_project(trv_ctx *ctx, FILE *f, layers *L, const layer *c
     fprintf(f, "  </layerorder>\n  <properties>\n    <Paths>\n      <Absolute type=\"bool\">false</Absolute>\n"
                "    </Paths>\n    <SpatialRefSys>\n      <ProjectionsEnabled type=\"int\">1</ProjectionsEnabled>\n"
                "    </SpatialRefSys>\n    <Measurement>\n      <DistanceUnits type=\"QString\">meters</DistanceUnits>\n"
-               "      <AreaUnits type=\"QString\">m2</AreaUnits>\n    </Measurement>\n  </properties>\n</qgis>\n");
+               "      <AreaUnits type=\"QString\">m2</AreaUnits>\n    </Measurement>\n  </properties>\n");
+    qgis__view3d_write(f, L, crs_of, ext, write_srs);
+    fprintf(f, "</qgis>\n");
     if (ferror(f))
         return trv_error(ctx, TRV_ERR_IO, "write error");
     return TRV_OK;

@@ -7,6 +7,7 @@
 #include "qgis/qgis.h"
 
 #include <limits.h>
+#include <stdio.h>
 
 typedef enum kind { K_ROUTES, K_TRAJECTORY, K_OBSTACLES, K_NODES, K_EDGES, K_RASTER, K_HILLSHADE } kind;
 
@@ -42,5 +43,13 @@ typedef struct layers {
  * sidecar or a default, its id made. An error when there is none. */
 trv_status qgis__layers_read(trv_ctx *ctx, layers *L, const char *dir);
 void qgis__layers_clear(layers *L);
+
+/* view3d.c: a route or trajectory layer's 3D line symbol (<renderer-3d>,
+ * nothing for other layers), and the project's 3D map view
+ * (<mapViewDocks3D>: terrain from dem.tif; nothing without dem.tif or in a
+ * geographic CRS); write_srs writes a <spatialrefsys>. */
+void qgis__renderer3d_write(FILE *f, const layer *y);
+void qgis__view3d_write(FILE *f, const layers *L, const layer *crs_of, const double ext[4],
+                        void (*write_srs)(FILE *, const geo_crs_desc *, const char *));
 
 #endif

@@ -17,8 +17,13 @@
  * maximum; categorical (Byte, colour-table) rasters a paletted renderer
  * from their colour table and category names; vector layers the
  * <renderer-v2> of their sidecar, else a categorised (routes, by
- * strategy) or single-symbol default. The same directory gives the same
- * bytes: nothing depends on time, the host or absolute paths.
+ * strategy) or single-symbol default. With dem.tif in a projected CRS
+ * the project also holds a 3D map view (QGIS 3.22's <mapViewDocks3D>, one
+ * floating view): terrain from dem.tif (the DEM terrain generator, origin
+ * at its centre) draped with the visible layers, and each route and
+ * trajectory layer a <renderer-3d> line clamped to the terrain, 2 m above
+ * it (view3d.c). The same directory gives the same bytes: nothing depends
+ * on time, the host or absolute paths.
  *
  * Ownership: info structures are filled by the library and released with
  * their _clear function; options are borrowed.

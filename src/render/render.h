@@ -198,4 +198,22 @@ typedef struct rnd_reliability {
  * or a size below the minimum. */
 trv_status rnd_reliability_png(trv_ctx *ctx, const rnd_reliability *r, const char *tmp, const char *name);
 
+/* ---- a layer as a texture (texture.c; trv-export --web3d) --------------- */
+
+typedef struct rnd_texture_info {
+    int categorical;                /* coloured by its colour table */
+    double lo, hi;                  /* the palette's range (continuous layers) */
+    const char *palette;            /* its name; "colour table"; "greys" for a hillshade */
+} rnd_texture_info;
+
+/* The layer at path as a PNG texture written to tmp (errors name name):
+ * one RGBA pixel per cell, row 0 the north, coloured as rnd_render colours
+ * its map without the shading (a categorical Byte layer by its GDAL colour
+ * table; else the palette rnd_palette_auto gives, over rnd_layer_range of
+ * the valid cells' range), alpha 0 on nodata and on a colour of alpha 0.
+ * hillshade: path is a DEM, drawn as its rnd_hillshade (default light) in
+ * greys, grey = the shade value, alpha 0 where the shade is 0. */
+trv_status rnd_texture_png(trv_ctx *ctx, const char *path, int hillshade, const char *tmp, const char *name,
+                           rnd_texture_info *info);
+
 #endif
