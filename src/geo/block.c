@@ -32,11 +32,11 @@ const unsigned char *geo_rows_u8(const geo_rows *b, int y)
     return y >= b->y0 && y < b->y1 && b->u8 ? b->u8 + (size_t)(y - b->y0) * b->nx : NULL;
 }
 
-/* GDAL's block cache bounded: 16 MiB plus two 256-row Float32 strips per
+/* GDAL's block cache bounded: 4 MiB plus two 256-row Float32 strips per
  * reader opened, never above GDAL's own default. */
 static void bound_cache(int nx)
 {
-    static GIntBig dflt = -1, budget = 16 << 20;
+    static GIntBig dflt = -1, budget = 4 << 20;
     if (dflt < 0)
         dflt = GDALGetCacheMax64();
     budget += 2 * (GIntBig)nx * STRIP * 4;
@@ -114,57 +114,110 @@ trv_status geo_block_read(trv_ctx *ctx, geo_block_reader *r, int y0, int y1, con
 
 /* ---- writer ------------------------------------------------------------ */
 
+#define MAXLEVEL 24
+
+/* One level of the pyramid (0: the layer, k: its overview of factor 2^k):
+ * its strip of rows not yet written, and the row waiting for its pair. */
+typedef struct level {
+    int nx, ny, next;       /* next: the level's rows produced so far */
+    unsigned char *strip;   /* STRIP rows */
+    int held;               /* rows in the strip (rows next - held .. next - 1) */
+    unsigned char *pend;    /* the even row waiting for the odd one (levels feeding another) */
+    int has_pend;
+} level;
+
 struct geo_block_writer {
-    GDALDatasetH ds;        /* the temporary tiled GTiff */
+    GDALDatasetH ds;        /* the temporary tiled GTiff, with its empty overviews */
     char *path, *part;      /* the COG to make, the temporary */
     geo_type type;
-    int nx, ny, next;       /* next: the first row not yet written */
+    size_t size;            /* bytes per cell */
     int has_nodata;
     float nodata;
-    unsigned char *strip;   /* STRIP rows of the layer */
-    int held;               /* rows of the strip filled (from row next - held) */
+    int nlev;               /* levels: 1 + overviews */
+    level lev[MAXLEVEL];
     size_t cnt;             /* statistics, geo_raster_write's sums */
     double mn, mx, sum, sum2;
 };
+
+/* The overviews the COG driver would make: halving until the level fits
+ * one 256 x 256 tile. */
+static int count_levels(int nx, int ny)
+{
+    int n = 1;
+    while (n < MAXLEVEL && (nx > 256 || ny > 256)) {
+        nx = (nx + 1) / 2, ny = (ny + 1) / 2;
+        n++;
+    }
+    return n;
+}
+
+static trv_status alloc_levels(trv_ctx *ctx, geo_block_writer *w, int nx, int ny)
+{
+    w->nlev = count_levels(nx, ny);
+    for (int k = 0; k < w->nlev; k++) {
+        level *l = &w->lev[k];
+        l->nx = nx, l->ny = ny;
+        if (!(l->strip = malloc((size_t)nx * STRIP * w->size)) ||
+            (k + 1 < w->nlev && !(l->pend = malloc((size_t)nx * w->size))))
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        nx = (nx + 1) / 2, ny = (ny + 1) / 2;
+    }
+    return TRV_OK;
+}
+
+/* The temporary GTiff with geo_raster_write's header and the overview
+ * levels (empty: the writer fills them). */
+static trv_status create_part(trv_ctx *ctx, geo_block_writer *w, const geo_raster *like, const trv_meta *meta)
+{
+    const char *opts[] = {"TILED=YES", "BLOCKXSIZE=256", "BLOCKYSIZE=256", "COMPRESS=DEFLATE", "ZLEVEL=1",
+                          "BIGTIFF=IF_SAFER", NULL};
+    trv_status st;
+    w->ds = geo_tiff_create(ctx, like, w->part, meta, opts, &st);
+    if (!w->ds || st)
+        return st ? st : TRV_ERR_IO;
+    int factors[MAXLEVEL];
+    for (int k = 1; k < w->nlev; k++)
+        factors[k - 1] = 1 << k;
+    CPLErrorReset();
+    if (w->nlev > 1 && GDALBuildOverviews(w->ds, "NONE", w->nlev - 1, factors, 0, NULL, NULL, NULL) != CE_None)
+        return trv_error(ctx, TRV_ERR_IO, "cannot create the overviews of '%s': %s", w->part, geo_gdal_msg(NULL));
+    return TRV_OK;
+}
 
 trv_status geo_block_writer_open(trv_ctx *ctx, const geo_raster *like, const char *path, const trv_meta *meta,
                                  geo_block_writer **out)
 {
     *out = NULL;
     geo_block_writer *w = calloc(1, sizeof *w);
-    size_t size = like->type == GEO_F32 ? 4 : 1, n = strlen(path) + 16;
-    if (!w || !(w->path = strdup(path)) || !(w->part = malloc(n)) ||
-        !(w->strip = malloc((size_t)like->grid.nx * STRIP * size))) {
+    size_t n = strlen(path) + 16;
+    if (!w || !(w->path = strdup(path)) || !(w->part = malloc(n))) {
         if (w) {
             free(w->path);
-            free(w->part);
+            free(w);
         }
-        free(w);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
     snprintf(w->part, n, "%s.part.tif", path);
     w->type = like->type;
-    w->nx = like->grid.nx;
-    w->ny = like->grid.ny;
+    w->size = like->type == GEO_F32 ? 4 : 1;
     w->has_nodata = like->has_nodata;
     w->nodata = (float)like->nodata;
     w->mn = INFINITY, w->mx = -INFINITY;
-    const char *opts[] = {"TILED=YES", "BLOCKXSIZE=256", "BLOCKYSIZE=256", "COMPRESS=DEFLATE", "ZLEVEL=1",
-                          "BIGTIFF=IF_SAFER", NULL};
-    trv_status st;
-    w->ds = geo_tiff_create(ctx, like, w->part, meta, opts, &st);
-    if (!st && !w->ds)
-        st = TRV_ERR_IO;
+    trv_status st = alloc_levels(ctx, w, like->grid.nx, like->grid.ny);
+    if (!st)
+        st = create_part(ctx, w, like, meta);
     if (st)
         return geo_block_writer_close(ctx, w, st, NULL);
     *out = w;
     return TRV_OK;
 }
 
-static void add_stats(geo_block_writer *w, const float *v, size_t n)
+static int is_data(const geo_block_writer *w, float v) { return !isnan(v) && !(w->has_nodata && v == w->nodata); }
+
+static void add_stats(geo_block_writer *w, const float *v, int n)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (isnan(v[i]) || (w->has_nodata && v[i] == w->nodata))
+    for (int i = 0; i < n; i++) {
+        if (!is_data(w, v[i]))
             continue;
         double x = v[i];
         w->mn = x < w->mn ? x : w->mn;
@@ -175,42 +228,91 @@ static void add_stats(geo_block_writer *w, const float *v, size_t n)
     }
 }
 
-/* The strip's rows to the temporary, and GDAL's cache of them freed. */
-static trv_status flush_strip(trv_ctx *ctx, geo_block_writer *w)
+/* A level's strip to its band of the temporary, and GDAL's cache of it freed. */
+static trv_status flush_strip(trv_ctx *ctx, geo_block_writer *w, int k)
 {
-    if (!w->held)
-        return TRV_OK;
+    level *l = &w->lev[k];
     GDALRasterBandH band = GDALGetRasterBand(w->ds, 1);
-    int y = w->next - w->held;
-    if (GDALRasterIO(band, GF_Write, 0, y, w->nx, w->held, w->strip, w->nx, w->held,
-                     w->type == GEO_F32 ? GDT_Float32 : GDT_Byte, 0, 0) != CE_None ||
+    if (k > 0)
+        band = GDALGetOverview(band, k - 1);
+    if (!band || GDALRasterIO(band, GF_Write, 0, l->next - l->held, l->nx, l->held, l->strip, l->nx, l->held,
+                              w->type == GEO_F32 ? GDT_Float32 : GDT_Byte, 0, 0) != CE_None ||
         GDALFlushRasterCache(band) != CE_None)
         return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", w->part, geo_gdal_msg(NULL));
-    w->held = 0;
+    l->held = 0;
     return TRV_OK;
+}
+
+/* One row of the level below's pair (b NULL: the last row of an odd
+ * count): Float32 the mean of the 2 x 2 cells' data cells (nodata where
+ * none), Byte the top-left cell. */
+static void halve(const geo_block_writer *w, const unsigned char *a, const unsigned char *b, int nx, unsigned char *o)
+{
+    int onx = (nx + 1) / 2;
+    if (w->type == GEO_U8) {
+        for (int x = 0; x < onx; x++)
+            o[x] = a[2 * x];
+        return;
+    }
+    const float *fa = (const float *)a, *fb = (const float *)b;
+    float *fo = (float *)o;
+    for (int x = 0; x < onx; x++) {
+        double sum = 0;
+        int n = 0;
+        for (int i = 2 * x; i < 2 * x + 2 && i < nx; i++) {
+            if (is_data(w, fa[i]))
+                sum += fa[i], n++;
+            if (fb && is_data(w, fb[i]))
+                sum += fb[i], n++;
+        }
+        fo[x] = n ? (float)(sum / n) : (w->has_nodata ? w->nodata : NAN);
+    }
+}
+
+/* Row `row` of level k: into its strip (written when full or complete),
+ * then paired into level k + 1. */
+static trv_status put_row(trv_ctx *ctx, geo_block_writer *w, int k, const unsigned char *row)
+{
+    level *l = &w->lev[k];
+    size_t bytes = (size_t)l->nx * w->size;
+    memmove(l->strip + (size_t)l->held * bytes, row, bytes); /* row may be that slot already (the pair above) */
+    l->held++;
+    l->next++;
+    trv_status st = l->held == STRIP || l->next == l->ny ? flush_strip(ctx, w, k) : TRV_OK;
+    if (st || k + 1 == w->nlev)
+        return st;
+    if (!l->has_pend && l->next < l->ny) {
+        memcpy(l->pend, row, bytes);
+        l->has_pend = 1;
+        return TRV_OK;
+    }
+    /* the pair's output row, built in the level above's strip slot */
+    level *u = &w->lev[k + 1];
+    unsigned char *o = u->strip + (size_t)u->held * u->nx * w->size;
+    halve(w, l->has_pend ? l->pend : row, l->has_pend ? row : NULL, l->nx, o);
+    l->has_pend = 0;
+    return put_row(ctx, w, k + 1, o);
 }
 
 trv_status geo_block_write(trv_ctx *ctx, geo_block_writer *w, int y0, int ny, const void *cells)
 {
-    if (y0 != w->next || ny < 0 || y0 + ny > w->ny)
+    level *l = &w->lev[0];
+    if (y0 != l->next || ny < 0 || y0 + ny > l->ny)
         return trv_error(ctx, TRV_ERR_INTERNAL, "'%s': rows %d to %d written out of order (next %d)", w->path, y0,
-                         y0 + ny - 1, w->next);
-    size_t size = w->type == GEO_F32 ? 4 : 1, row = (size_t)w->nx * size;
-    const unsigned char *src = cells;
+                         y0 + ny - 1, l->next);
+    size_t bytes = (size_t)l->nx * w->size;
     trv_status st = TRV_OK;
     for (int k = 0; k < ny && !st; k++) {
-        memcpy(w->strip + (size_t)w->held * row, src + (size_t)k * row, row);
+        const unsigned char *row = (const unsigned char *)cells + (size_t)k * bytes;
         if (w->type == GEO_F32)
-            add_stats(w, (const float *)(src + (size_t)k * row), (size_t)w->nx);
-        w->held++;
-        w->next++;
-        if (w->held == STRIP || w->next == w->ny)
-            st = flush_strip(ctx, w);
+            add_stats(w, (const float *)row, l->nx);
+        st = put_row(ctx, w, 0, row);
     }
     return st;
 }
 
-/* The temporary, finished, copied by the COG driver into w->path. */
+/* The temporary, finished, copied by the COG driver (with its overviews)
+ * into w->path. */
 static trv_status make_cog(trv_ctx *ctx, geo_block_writer *w)
 {
     GDALRasterBandH band = GDALGetRasterBand(w->ds, 1);
@@ -222,7 +324,7 @@ static trv_status make_cog(trv_ctx *ctx, geo_block_writer *w)
     if (!cog)
         return trv_error(ctx, TRV_ERR_INTERNAL, "GDAL has no COG driver (GDAL >= 3.1 needed)");
     const char *opts[] = {"BLOCKSIZE=256", "COMPRESS=DEFLATE", "PREDICTOR=YES", "BIGTIFF=IF_SAFER",
-                          w->type == GEO_F32 ? "RESAMPLING=AVERAGE" : "RESAMPLING=NEAREST", NULL};
+                          w->nlev > 1 ? "OVERVIEWS=FORCE_USE_EXISTING" : "OVERVIEWS=NONE", NULL};
     CPLErrorReset();
     GDALDatasetH out = GDALCreateCopy(cog, w->path, w->ds, FALSE, (char **)opts, NULL, NULL);
     if (!out)
@@ -236,8 +338,8 @@ static trv_status make_cog(trv_ctx *ctx, geo_block_writer *w)
 
 trv_status geo_block_writer_close(trv_ctx *ctx, geo_block_writer *w, trv_status st, geo_block_stats *stats)
 {
-    if (!st && w->next != w->ny)
-        st = trv_error(ctx, TRV_ERR_INTERNAL, "'%s': %d of %d rows written", w->path, w->next, w->ny);
+    if (!st && w->lev[0].next != w->lev[0].ny)
+        st = trv_error(ctx, TRV_ERR_INTERNAL, "'%s': %d of %d rows written", w->path, w->lev[0].next, w->lev[0].ny);
     if (!st && w->ds)
         st = make_cog(ctx, w);
     if (stats && !st) {
@@ -252,7 +354,10 @@ trv_status geo_block_writer_close(trv_ctx *ctx, geo_block_writer *w, trv_status 
     char aux[4096];
     snprintf(aux, sizeof aux, "%s.aux.xml", w->part);
     unlink(aux);
-    free(w->strip);
+    for (int k = 0; k < w->nlev; k++) {
+        free(w->lev[k].strip);
+        free(w->lev[k].pend);
+    }
     free(w->path);
     free(w->part);
     free(w);

@@ -19,7 +19,7 @@
  * only, whatever the block heights the rows came in.
  *
  * Memory: the reader holds (rows + 2 halo) x nx cells, the writer 256 x nx;
- * GDAL's block cache is bounded (16 MiB plus two block rows per open
+ * GDAL's block cache is bounded (4 MiB plus two 256-row strips per open
  * reader), so peak memory is O(nx x block) whatever the grid's height.
  *
  * Statistics: min, max, mean and standard deviation of the data cells,
