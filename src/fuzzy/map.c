@@ -25,6 +25,7 @@ void fz_map_clear(fz_map *m)
     geo_raster_free(m->cost);
     geo_raster_free(m->cls);
     geo_classes_free(m->classes);
+    geo_grid_clear(&m->grid);
     memset(m, 0, sizeof *m);
 }
 

@@ -7,9 +7,6 @@
 #include "fuzzy.h"
 #include "run/run.h"
 
-#define FZ_COST_DESC "mobility cost (0 best, 1 worst; NOGO 1)"
-#define FZ_CLASS_DESC "mobility class"
-
 /* The five input layers' cells from one row on (row-major, nx a row), with
  * their nodata values. */
 enum { FZ_IN_DEM, FZ_IN_SLOPE, FZ_IN_SPEED };   /* f[] */
