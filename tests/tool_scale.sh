@@ -113,6 +113,26 @@ PYEOF
     for f in dem slope soil landuse speed gonogo limit cost class; do
         "$PY" "$tmp/cog.py" "$tmp/r64/$f.tif" >"$tmp/cogres" 2>&1 && ok || bad "$f.tif: $(cat "$tmp/cogres")"
     done
+    # the overviews streamed: level 1 the mean of each 2 x 2 cells' data cells (Float32), the top-left cell (Byte)
+    "$PY" - "$tmp/r64/slope.tif" "$tmp/r64/soil.tif" >"$tmp/ovr" 2>&1 <<'PYEOF' && ok || bad "overviews: $(cat "$tmp/ovr")"
+import sys, numpy as np
+from osgeo import gdal
+ds, dc = gdal.Open(sys.argv[1]), gdal.Open(sys.argv[2])
+a = ds.GetRasterBand(1).ReadAsArray().astype(float)
+o = ds.GetRasterBand(1).GetOverview(0).ReadAsArray().astype(float)
+h, w = a.shape
+p = np.full(((h + 1) // 2 * 2, (w + 1) // 2 * 2), np.nan)
+p[:h, :w] = np.where(a == -9999, np.nan, a)
+q = p.reshape(p.shape[0] // 2, 2, p.shape[1] // 2, 2)
+with np.errstate(invalid='ignore'):
+    ref = np.nanmean(q, axis=(1, 3))
+ref = np.where(np.isnan(ref), -9999, ref)
+c = dc.GetRasterBand(1).ReadAsArray()
+oc = dc.GetRasterBand(1).GetOverview(0).ReadAsArray()
+if o.shape != ref.shape or np.abs(o - ref).max() > 1e-3 * max(1, np.abs(ref).max()) or not np.array_equal(oc, c[::2, ::2]):
+    print("overview 1 is not the 2 x 2 mean / top-left cell", o.shape, ref.shape)
+    sys.exit(1)
+PYEOF
     # the check can fail: a plain tiled GeoTIFF is no COG
     gdal_translate -q -co TILED=YES "$tmp/r64/slope.tif" "$tmp/plain.tif"
     "$PY" "$tmp/cog.py" "$tmp/plain.tif" >/dev/null 2>&1 && bad "the COG check passes a plain GeoTIFF" || ok
