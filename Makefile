@@ -89,6 +89,7 @@ help:
 	@echo "  make fuzz         install clang, run each tests/fuzz/ harness under libFuzzer for FUZZ_S s (300)"
 	@echo "                    (FUZZ_NAMES=\"csv fcl\" a subset; docs/tests.md)"
 	@echo "  make bench        time traverse against its peers (GDAL, gstat, GRASS) on the same machine"
+	@echo "  make bench-scale  the streamed raster stages at 30, 10 and 5 m: time, peak memory, growth exponents"
 	@echo "  make check-qgis   install python3-qgis (~160 packages, ~620 MB) and open the demo project in a headless QGIS"
 	@echo "  make install-qgis the QGIS Processing plugin into a profile (QGIS_PROFILE_DIR=..., default the user's)"
 	@echo "  make check-qgis-provider  install python3-qgis and test the plugin in a headless QGIS"
@@ -526,6 +527,13 @@ bench: deps
 	    $(MAKE) --no-print-directory demo; }
 	@TRV_BIN=$(BINDIR) TRV_OUT=$(OUT) sh bench/sim.sh
 	@TRV_BIN=$(BINDIR) TRV_EXAMPLES=$(BUILD)/examples TRV_OUT=$(OUT) sh bench/sim_server.sh
+
+# the streamed raster stages (trv-terrain, trv-speed, trv-cost) at 30, 10
+# and 5 m (SCALE_RES="30 10"): CPU time, wall time, peak RSS and their
+# growth exponents (bench/scale.sh, docs/scale.md)
+.PHONY: bench-scale
+bench-scale: all
+	@TRV_BIN=$(BINDIR) sh bench/scale.sh
 
 # make install: tools, library, headers, the data the tools' defaults and
 # the demo read (share/traverse, where an installed tool finds it: see
