@@ -169,8 +169,13 @@ static trv_status alloc_levels(trv_ctx *ctx, geo_block_writer *w, int nx, int ny
  * levels (empty: the writer fills them). */
 static trv_status create_part(trv_ctx *ctx, geo_block_writer *w, const geo_raster *like, const trv_meta *meta)
 {
-    const char *opts[] = {"TILED=YES", "BLOCKXSIZE=256", "BLOCKYSIZE=256", "COMPRESS=DEFLATE", "ZLEVEL=1",
-                          "BIGTIFF=IF_SAFER", NULL};
+    /* written once and read once: the fastest codec that still saves disk
+     * (ZSTD level 1; DEFLATE level 1 where GDAL's libtiff lacks ZSTD) */
+    GDALDriverH gtiff = GDALGetDriverByName("GTiff");
+    const char *list = gtiff ? GDALGetMetadataItem(gtiff, GDAL_DMD_CREATIONOPTIONLIST, NULL) : NULL;
+    int zstd = list && strstr(list, "ZSTD");
+    const char *opts[] = {"TILED=YES", "BLOCKXSIZE=256", "BLOCKYSIZE=256", zstd ? "COMPRESS=ZSTD" : "COMPRESS=DEFLATE",
+                          zstd ? "ZSTD_LEVEL=1" : "ZLEVEL=1", "BIGTIFF=IF_SAFER", NULL};
     trv_status st;
     w->ds = geo_tiff_create(ctx, like, w->part, meta, opts, &st);
     if (!w->ds || st)

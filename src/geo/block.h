@@ -13,7 +13,7 @@
  * overviews AVERAGE for Float32, NEAREST for Byte) with the header
  * geo_raster_write gives (CRS, nodata, label, metadata, colour table,
  * statistics). The COG driver copies from a finished dataset, so the rows go
- * to a tiled temporary GTiff beside path first (path.part.tif, removed
+ * to a tiled temporary GTiff beside path first (path.part.tif, ZSTD level 1, removed
  * after the copy); path itself is a trv_outset temporary, so nothing
  * partial is ever visible. The COG's bytes depend on the cells and header
  * only, whatever the block heights the rows came in.

@@ -272,7 +272,7 @@ static trv_status run_blocks(trv_ctx *ctx, stream *s)
     for (int y0 = 0; y0 < ny && !st; y0 += rows) {
         int y1 = y0 + rows < ny ? y0 + rows : ny;
         if (!(st = do_block(ctx, s, y0, y1)))
-            st = trv_progress(ctx, (double)y1 / ny, "terrain");
+            st = trv_progress(ctx, (double)y1 / ny, "slope"); /* the label trv-terrain always showed */
     }
     return st ? st : finish(ctx, s);
 }
