@@ -10,7 +10,7 @@ SAN ?= 0
 # and what the tests and the demo add (gdal-bin gives gdaldem/gdalwarp, the independent references; fuzzylite the
 # fuzzy peer; xmllint checks the QGIS XML; man-db the installed man pages;
 # chromium with its driver and selenium open the report and the console in a real browser;
-# libwebsockets-dev: the console's HTTP and WebSocket server; libjs-leaflet: its map).
+# libwebsockets-dev: the console's HTTP and WebSocket server; libjs-leaflet: its map; libjs-three: the 3D view).
 BUILD_PKGS := build-essential pkg-config time libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev \
     libfreetype-dev fonts-dejavu-core libjson-c-dev libglpk-dev libwebsockets-dev libode-dev
 TEST_PKGS := libcmocka-dev gdal-bin fuzzylite libxml2-utils man-db chromium chromium-driver python3-selenium \
@@ -94,6 +94,7 @@ help:
 	@echo "  make fuzz         install clang, run each tests/fuzz/ harness under libFuzzer for FUZZ_S s (300)"
 	@echo "                    (FUZZ_NAMES=\"csv fcl\" a subset; docs/tests.md)"
 	@echo "  make bench        time traverse against its peers (GDAL, gstat, GRASS) on the same machine"
+	@echo "  make bench-scale  the streamed raster stages at 30, 10 and 5 m: time, peak memory, growth exponents"
 	@echo "  make check-qgis   install python3-qgis (~160 packages, ~620 MB) and open the demo project in a headless QGIS"
 	@echo "  make install-qgis the QGIS Processing plugin into a profile (QGIS_PROFILE_DIR=..., default the user's)"
 	@echo "  make check-qgis-provider  install python3-qgis and test the plugin in a headless QGIS"
@@ -557,6 +558,13 @@ bench: deps
 	@TRV_BIN=$(BINDIR) TRV_OUT=$(OUT) sh bench/sim_dynamic.sh
 	@TRV_BIN=$(BINDIR) TRV_EXAMPLES=$(BUILD)/examples TRV_OUT=$(OUT) sh bench/sim_server.sh
 	@TRV_BIN=$(BINDIR) TRV_OUT=$(OUT) sh bench/local_planners.sh
+
+# the streamed raster stages (trv-terrain, trv-speed, trv-cost) at 30, 10
+# and 5 m (SCALE_RES="30 10"): CPU time, wall time, peak RSS and their
+# growth exponents (bench/scale.sh, docs/scale.md)
+.PHONY: bench-scale
+bench-scale: all
+	@TRV_BIN=$(BINDIR) sh bench/scale.sh
 
 # make install: tools, library, headers, the data the tools' defaults and
 # the demo read (share/traverse, where an installed tool finds it: see

@@ -60,17 +60,26 @@ static void test_classes_masked_to_dem(void **state)
     o.dem_path = pd, o.soil_path = ps, o.landuse_path = pl, o.soil_classes_path = sc, o.landuse_classes_path = lc;
     trv_ctx *ctx = trv_ctx_new();
     trv_ctx_set_verbosity(ctx, 0);
-    ter_layers t;
-    trv_status st = ter_build(ctx, &o, &t);
-    if (st)
-        fail_msg("ter_build: %s", trv_errmsg(ctx));
+    char *dir = trv_path_join(tmpdir, "run");
+    trv_outset *set = trv_outset_new();
+    ter_result t;
+    trv_status st = ter_stream(ctx, set, &o, dir, NULL, NULL, &t);
+    if (st || (st = trv_outset_commit(ctx, set)))
+        fail_msg("ter_stream: %s", trv_errmsg(ctx));
+    trv_outset_free(set);
     assert_int_equal(t.valid, N * N - 3);
+    geo_raster *rs = NULL, *rl = NULL;
+    char *fs = trv_path_join(dir, "soil.tif"), *fl = trv_path_join(dir, "landuse.tif");
+    assert_int_equal(geo_raster_read(ctx, fs, GEO_U8, &rs), TRV_OK);
+    assert_int_equal(geo_raster_read(ctx, fl, GEO_U8, &rl), TRV_OK);
     for (int i = 0; i < N * N; i++) {
-        assert_int_equal(t.soil->u8[i], hole[i] ? 0 : 1);
-        assert_int_equal(t.landuse->u8[i], hole[i] ? 0 : 3);
+        assert_int_equal(rs->u8[i], hole[i] ? 0 : 1);
+        assert_int_equal(rl->u8[i], hole[i] ? 0 : 3);
     }
     assert_true(t.soil_cover == 1.0 && t.landuse_cover == 1.0);
-    ter_layers_clear(&t);
+    geo_raster_free(rs), geo_raster_free(rl);
+    free(fs), free(fl), free(dir);
+    ter_result_clear(&t);
     trv_ctx_free(ctx);
     free(pd), free(ps), free(pl), free(sc), free(lc);
 }

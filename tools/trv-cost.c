@@ -1,5 +1,5 @@
 /* trv-cost: fuzzy mobility cost (docs/method.md §3). Thin: options ->
- * fz_engine_read, then fz_map_build/fz_map_write (--terrain) or
+ * fz_engine_read, then fz_map_run (--terrain) or
  * fz_eval_csv (--eval) -> exit status. */
 #include "core/json.h"
 #include "fuzzy/fuzzy.h"
@@ -14,7 +14,7 @@
 
 static void report(const fz_engine *e, const fz_map *m, const char *rules, const char *dir)
 {
-    const geo_grid *g = &m->cost->grid;
+    const geo_grid *g = &m->grid;
     char crs[64];
     const size_t with_data = m->cells - m->nodata;
     printf("grid: %d x %d cells of %g m, %s; %zu cells with data\n", g->nx, g->ny, g->gt[1],
@@ -41,7 +41,7 @@ static void report(const fz_engine *e, const fz_map *m, const char *rules, const
 static void summary(trv_json *js, const fz_engine *e, const fz_map *m, const char *rules, const char *soils,
                     const trv_meta *meta)
 {
-    const geo_grid *g = &m->cost->grid;
+    const geo_grid *g = &m->grid;
     const size_t with_data = m->cells - m->nodata;
     trv_json_meta(js, meta);
     trv_json_obj(js, "inputs");
@@ -99,13 +99,15 @@ static trv_status write_realizations(trv_ctx *ctx, trv_outset *set, const fz_eng
 
 /* cost.tif, class.tif, the style of cost.tif (class.tif has its colour
  * table) and DIR/cost.json in one set: all or none. */
-static trv_status write_all(trv_ctx *ctx, const fz_engine *e, fz_map *m, const char *dir, const char *rules,
-                            const char *soils, const char *sims, const trv_meta *meta)
+static trv_status write_all(trv_ctx *ctx, const fz_engine *e, const fz_map_opts *o, fz_map *m, const char *rules,
+                            const char *sims, const trv_meta *meta)
 {
+    const char *dir = o->dir, *soils = o->soils_path;
     tool_out out;
     trv_status st = tool_out_open(ctx, &out, trv_path_join(dir, run_other_file(RUN_O_COST_JSON)));
-    if (!st && !(st = qgis_qml_stage(ctx, out.set, dir, run_file(RUN_COST), m->cost)) &&
-        !(st = fz_map_write(ctx, out.set, m, dir, meta)))
+    if (!st && !(st = fz_map_run(ctx, out.set, e, o, meta, m)) &&
+        !(st = qgis_qml_stage_range(ctx, out.set, dir, run_file(RUN_COST), FZ_COST_DESC, NULL, m->cost_min,
+                                    m->cost_max)))
         summary(out.js, e, m, rules, soils, meta);
     if (!st && sims)
         st = write_realizations(ctx, out.set, e, dir, soils, sims, meta, out.js);
@@ -194,8 +196,7 @@ int main(int argc, char **argv)
         o.dir = terrain;
         o.soils_path = soils;
         o.threads = threads;
-        if (!(st = fz_map_build(ctx, e, &o, &m)))
-            st = write_all(ctx, e, &m, terrain, rules, soils, sims, &meta);
+        st = write_all(ctx, e, &o, &m, rules, sims, &meta);
         if (!st && !res.quiet)
             report(e, &m, rules, terrain);
         fz_map_clear(&m);

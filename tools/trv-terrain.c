@@ -1,5 +1,5 @@
 /* trv-terrain: fuse a DEM, a soil map and a land-use map onto one grid and
- * compute slope. Thin: options -> ter_build/ter_write -> exit status. */
+ * compute slope. Thin: options -> ter_stream -> exit status. */
 #include "core/json.h"
 #include "qgis/qgis.h"
 #include "run/run.h"
@@ -9,36 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What the tool reports: the ranges over the DEM's data cells and the
- * cells per soil and land-use code among them. */
-typedef struct figures {
-    double zmin, zmax, smean, smax;
-    size_t count[2][256];
-} figures;
-
-static void measure(const ter_layers *t, figures *f)
+static void report(const ter_result *t)
 {
-    const geo_grid *g = &t->dem->grid;
-    memset(f, 0, sizeof *f);
-    f->zmin = 1e300, f->zmax = -1e300;
-    size_t n = (size_t)g->nx * g->ny;
-    for (size_t i = 0; i < n; i++) {
-        if (geo_raster_is_nodata(t->dem, i))
-            continue;
-        double z = t->dem->f32[i], s = t->slope->f32[i];
-        f->zmin = z < f->zmin ? z : f->zmin;
-        f->zmax = z > f->zmax ? z : f->zmax;
-        f->smax = s > f->smax ? s : f->smax;
-        f->smean += s;
-        f->count[0][t->soil->u8[i]]++;
-        f->count[1][t->landuse->u8[i]]++;
-    }
-    f->smean /= t->valid;
-}
-
-static void report(const ter_layers *t, const figures *f)
-{
-    const geo_grid *g = &t->dem->grid;
+    const ter_result *f = t;
+    const geo_grid *g = &t->grid;
     char crs[64];
     printf("grid: %d x %d cells of %g m, %s; %zu cells with data\n", g->nx, g->ny, g->gt[1],
            geo_crs_label(g->wkt, crs, sizeof crs), t->valid);
@@ -56,9 +30,10 @@ static void report(const ter_layers *t, const figures *f)
 
 /* terrain.json (docs/summaries.md): the inputs, the grid, the ranges and
  * the class fractions of report(), at full precision. */
-static void summary(trv_json *js, const ter_layers *t, const figures *f, const ter_opts *o, const trv_meta *meta)
+static void summary(trv_json *js, const ter_result *t, const ter_opts *o, const trv_meta *meta)
 {
-    const geo_grid *g = &t->dem->grid;
+    const ter_result *f = t;
+    const geo_grid *g = &t->grid;
     trv_json_meta(js, meta);
     trv_json_obj(js, "inputs");
     trv_json_str(js, "dem", o->dem_path);
@@ -98,18 +73,19 @@ static void summary(trv_json *js, const ter_layers *t, const figures *f, const t
     }
 }
 
-/* The layers, the QGIS styles of the continuous ones (the categorical ones
- * carry colour tables) and DIR/terrain.json in one set: all or none. */
-static trv_status write_all(trv_ctx *ctx, const ter_layers *t, const ter_opts *o, const char *dir, const char *points,
-                            const trv_meta *meta, const figures *f)
+/* The layers (streamed), the QGIS styles of the continuous ones (the
+ * categorical ones carry colour tables) and DIR/terrain.json in one set:
+ * all or none. */
+static trv_status run_all(trv_ctx *ctx, ter_result *t, const ter_opts *o, const char *dir, const char *points,
+                          const trv_meta *meta)
 {
     tool_out out;
     trv_status st = tool_out_open(ctx, &out, trv_path_join(dir, run_other_file(RUN_O_TERRAIN_JSON)));
-    if (!st && !(st = trv_outset_mkdir(ctx, out.set, dir)) &&
-        !(st = qgis_qml_stage(ctx, out.set, dir, run_file(RUN_DEM), t->dem)) &&
-        !(st = qgis_qml_stage(ctx, out.set, dir, run_file(RUN_SLOPE), t->slope)) &&
-        !(st = ter_write(ctx, out.set, t, dir, points, meta)))
-        summary(out.js, t, f, o, meta);
+    if (!st && !(st = ter_stream(ctx, out.set, o, dir, points, meta, t)) &&
+        !(st = qgis_qml_stage_range(ctx, out.set, dir, run_file(RUN_DEM), "elevation", "m", t->zmin, t->zmax)) &&
+        !(st = qgis_qml_stage_range(ctx, out.set, dir, run_file(RUN_SLOPE), "slope", "degree", t->slope_min,
+                                    t->slope_max)))
+        summary(out.js, t, o, meta);
     return tool_out_close(ctx, &out, st);
 }
 
@@ -153,7 +129,7 @@ int main(int argc, char **argv)
     tool_outputs_check_dir(&cli, ctx, out_dir, names, 5, &points, 1, ins, 5);
 
     char *soil_tab = NULL, *landuse_tab = NULL;
-    ter_layers t = {0};
+    ter_result t = {0};
     trv_meta meta;
     trv_meta_init(&meta, cli.tool, argc, argv);
     trv_status st = TRV_OK;
@@ -162,19 +138,17 @@ int main(int argc, char **argv)
     if (!st && !o.landuse_classes_path &&
         !(o.landuse_classes_path = landuse_tab = trv_data_path(ctx, "classes/landuse.csv")))
         st = TRV_ERR_IO;
-    figures f;
-    if (!st && !(st = ter_build(ctx, &o, &t))) {
+    if (!st) {
         trv_meta_add(&meta, "TRV_INPUT_DEM", o.dem_path);
         trv_meta_add(&meta, "TRV_INPUT_SOIL", o.soil_path);
         trv_meta_add(&meta, "TRV_INPUT_LANDUSE", o.landuse_path);
         trv_meta_add(&meta, "TRV_INPUT_SOIL_CLASSES", o.soil_classes_path);
         trv_meta_add(&meta, "TRV_INPUT_LANDUSE_CLASSES", o.landuse_classes_path);
-        measure(&t, &f);
-        st = write_all(ctx, &t, &o, out_dir, points, &meta, &f);
+        st = run_all(ctx, &t, &o, out_dir, points, &meta);
     }
     if (!st && !res.quiet)
-        report(&t, &f);
-    ter_layers_clear(&t);
+        report(&t);
+    ter_result_clear(&t);
     free(soil_tab);
     free(landuse_tab);
     return tool_end(&cli, ctx, st);

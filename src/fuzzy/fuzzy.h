@@ -149,6 +149,10 @@ trv_status fz_eval_csv(trv_ctx *ctx, const fz_engine *e, const char *in_path, co
 
 /* ---- trv-cost --terrain: the cost and class maps -------------------------- */
 
+/* The band descriptions of cost.tif and class.tif. */
+#define FZ_COST_DESC "mobility cost (0 best, 1 worst; NOGO 1)"
+#define FZ_CLASS_DESC "mobility class"
+
 typedef struct fz_map_opts {
     const char *dir;         /* reads dem.tif, slope.tif, soil.tif, speed.tif, gonogo.tif; writes cost.tif, class.tif */
     const char *soils_path;  /* soil table CSV: code, ci_kPa (data/classes/soils.csv) */
@@ -164,6 +168,8 @@ typedef struct fz_map {
     size_t count[FZ_MAX_OUT_TERMS + 1]; /* cells per class 0..T (class 0: NOGO and no data) */
     double cost_mean_go;     /* mean cost over the cells of class >= 1 */
     double seconds_read, seconds_infer, seconds_write;
+    geo_grid grid;           /* fz_map_run: the grid (cost and cls stay NULL) */
+    double cost_min, cost_max; /* fz_map_run: cost.tif's range (its style) */
 } fz_map;
 
 /* CI (kPa) per soil code from the soil table (geo_class_csv_read); NAN for
@@ -179,5 +185,12 @@ trv_status fz_map_build(trv_ctx *ctx, const fz_engine *e, const fz_map_opts *opt
 /* Write cost.tif and class.tif into dir (created if missing) in the
  * caller's output set, which commits them with the rest of the run. */
 trv_status fz_map_write(trv_ctx *ctx, trv_outset *set, fz_map *m, const char *dir, const trv_meta *meta);
+/* fz_map_build then fz_map_write by blocks of geo_block_rows() rows
+ * (geo/block.h): the five layers read block by block, cost.tif and
+ * class.tif (Cloud-Optimized GeoTIFFs) written as they go into opts->dir
+ * through set; the same cells, counts and errors whatever the block
+ * height, memory bounded by the block. */
+trv_status fz_map_run(trv_ctx *ctx, trv_outset *set, const fz_engine *e, const fz_map_opts *opts,
+                      const trv_meta *meta, fz_map *out);
 
 #endif

@@ -2,8 +2,7 @@
  * Reading and checking here; the per-cell work is fz_eval_row, run over
  * bands of rows by worker threads (each row depends only on its inputs, so
  * the result does not depend on the thread count). */
-#include "fuzzy.h"
-#include "run/run.h"
+#include "map_priv.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -26,6 +25,7 @@ void fz_map_clear(fz_map *m)
     geo_raster_free(m->cost);
     geo_raster_free(m->cls);
     geo_classes_free(m->classes);
+    geo_grid_clear(&m->grid);
     memset(m, 0, sizeof *m);
 }
 
@@ -52,7 +52,7 @@ trv_status fz_soil_ci_read(trv_ctx *ctx, const char *path, double ci[256])
 
 /* The legend of class.tif: 0 NOGO (a colour of its own: it is data, not
  * nodata), then the output terms from the riskiest up. */
-static trv_status make_classes(trv_ctx *ctx, const fz_engine *e, geo_classes **out)
+trv_status fz_map_classes(trv_ctx *ctx, const fz_engine *e, geo_classes **out)
 {
     static const char *const names3[3] = {"high-risk", "low-risk", "safe"};
     static const unsigned char rgb3[3][3] = {{215, 48, 39}, {253, 174, 97}, {26, 152, 80}};
@@ -93,36 +93,39 @@ static trv_status make_classes(trv_ctx *ctx, const fz_engine *e, geo_classes **o
 
 /* ---- the per-row work ------------------------------------------------------ */
 
-typedef struct job {
-    const fz_engine *e;
-    geo_raster *const *L;
-    const double *ci_of;
-    int src[FZ_MAX_INPUTS];
-    geo_raster *cost, *cls;
-    int y0, y1;      /* rows of this worker */
-    int nomem;
-} job;
-
 /* geo_raster_is_nodata, inlined: it is asked six times per cell */
-static inline int nd_f32(const geo_raster *r, size_t i)
+typedef fz_job job;
+
+static inline int nd_f32(const fz_rows *in, int k, size_t i)
 {
-    float v = r->f32[i];
-    return v != v || (r->has_nodata && v == (float)r->nodata);
+    float v = in->f[k][i];
+    return v != v || (in->fhas[k] && v == in->fnd[k]);
 }
 
-static inline int nd_u8(const geo_raster *r, size_t i) { return r->has_nodata && r->u8[i] == (unsigned char)r->nodata; }
+static inline int nd_u8(const fz_rows *in, int k, size_t i) { return in->uhas[k] && in->u[k][i] == in->und[k]; }
 
 /* An input of the cell has no data (NOGO is not "no data"). */
-static inline int no_data(geo_raster *const *L, size_t i)
+static inline int no_data(const fz_rows *in, size_t i)
 {
-    return nd_f32(L[RUN_DEM], i) || nd_f32(L[RUN_SLOPE], i) || L[RUN_SOIL]->u8[i] == 0 || nd_u8(L[RUN_SOIL], i) ||
-           nd_f32(L[RUN_SPEED], i) || nd_u8(L[RUN_GONOGO], i);
+    return nd_f32(in, FZ_IN_DEM, i) || nd_f32(in, FZ_IN_SLOPE, i) || in->u[FZ_IN_SOIL][i] == 0 ||
+           nd_u8(in, FZ_IN_SOIL, i) || nd_f32(in, FZ_IN_SPEED, i) || nd_u8(in, FZ_IN_GONOGO, i);
+}
+
+void fz_rows_layer(fz_rows *in, run_id id, const void *cells, int has_nodata, double nodata)
+{
+    int k = id == RUN_DEM ? FZ_IN_DEM : id == RUN_SLOPE ? FZ_IN_SLOPE : id == RUN_SPEED ? FZ_IN_SPEED
+          : id == RUN_SOIL ? FZ_IN_SOIL : FZ_IN_GONOGO;
+    if (id == RUN_SOIL || id == RUN_GONOGO) {
+        in->u[k] = cells, in->uhas[k] = has_nodata, in->und[k] = (unsigned char)nodata;
+    } else {
+        in->f[k] = cells, in->fhas[k] = has_nodata, in->fnd[k] = (float)nodata;
+    }
 }
 
 static void *run_rows(void *arg)
 {
     job *J = arg;
-    const int nx = J->cost->grid.nx, n = J->e ? fz_ninputs(J->e) : 0;
+    const int nx = J->nx, n = J->e ? fz_ninputs(J->e) : 0;
     float *ci = malloc((size_t)nx * sizeof *ci);
     unsigned char *valid = malloc((size_t)nx);
     if (!ci || !valid) {
@@ -131,23 +134,23 @@ static void *run_rows(void *arg)
         free(valid);
         return NULL;
     }
-    geo_raster *const *L = J->L;
+    const fz_rows *L = J->in;
     for (int y = J->y0; y < J->y1; y++) {
         size_t o = (size_t)y * nx;
         for (int x = 0; x < nx; x++) {
             size_t i = o + x;
-            int soil = L[RUN_SOIL]->u8[i];
-            int ok = L[RUN_GONOGO]->u8[i] == 0 && !no_data(L, i);
+            int soil = L->u[FZ_IN_SOIL][i];
+            int ok = L->u[FZ_IN_GONOGO][i] == 0 && !no_data(L, i);
             valid[x] = (unsigned char)ok;
             ci[x] = ok ? (float)J->ci_of[soil] : 0;
         }
         const float *in[FZ_MAX_INPUTS];
         for (int k = 0; k < n; k++)
-            in[k] = J->src[k] == S_SLOPE       ? L[RUN_SLOPE]->f32 + o
-                    : J->src[k] == S_ELEVATION ? L[RUN_DEM]->f32 + o
-                    : J->src[k] == S_SPEED     ? L[RUN_SPEED]->f32 + o
+            in[k] = J->src[k] == S_SLOPE       ? L->f[FZ_IN_SLOPE] + o
+                    : J->src[k] == S_ELEVATION ? L->f[FZ_IN_DEM] + o
+                    : J->src[k] == S_SPEED     ? L->f[FZ_IN_SPEED] + o
                                                : ci;
-        fz_eval_row(J->e, nx, in, valid, J->cost->f32 + o, J->cls->u8 + o);
+        fz_eval_row(J->e, nx, in, valid, J->cost + o, J->cls + o);
     }
     free(ci);
     free(valid);
@@ -183,60 +186,94 @@ static trv_status run_band(trv_ctx *ctx, const job *proto, int y0, int y1, int n
     return nomem ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory") : TRV_OK;
 }
 
-trv_status fz_map_build(trv_ctx *ctx, const fz_engine *e, const fz_map_opts *o, fz_map *m)
+trv_status fz_map_prepare(trv_ctx *ctx, const fz_engine *e, const char *soils_path, fz_job *J)
 {
-    memset(m, 0, sizeof *m);
-    double t0 = trv_now_s();
-    run_stack in;
-    geo_raster *const *L = in.layer;
-    double ci_of[256];
-    job J = {0};
-    trv_status st = TRV_OK;
+    memset(J, 0, sizeof *J);
     const int n = fz_ninputs(e), T = fz_nterms(e, n);
     if (T > FZ_MAX_OUT_TERMS) /* cannot happen: the reader limits it */
         return trv_error(ctx, TRV_ERR_INTERNAL, "too many output terms");
     for (int i = 0; i < n; i++) {
-        J.src[i] = -1;
+        J->src[i] = -1;
         for (int s = 0; s < NSOURCES; s++)
             if (!strcmp(fz_var_name(e, i), SOURCE_NAME[s]))
-                J.src[i] = s;
-        if (J.src[i] < 0)
+                J->src[i] = s;
+        if (J->src[i] < 0)
             return trv_error(ctx, TRV_ERR_DATA,
                              "'%s': input '%s' is not a terrain layer (the map stage gives slope, elevation, ci and "
                              "speed)",
                              fz_engine_path(e), fz_var_name(e, i));
     }
-    if ((st = fz_soil_ci_read(ctx, o->soils_path, ci_of)))
-        return st;
+    J->e = e;
+    return fz_soil_ci_read(ctx, soils_path, J->ci_of);
+}
+
+trv_status fz_map_check_soil(trv_ctx *ctx, const fz_job *J, const fz_rows *in, size_t n, const char *soil_path,
+                             const char *soils_path)
+{
+    for (size_t i = 0; i < n; i++) {
+        int soil = in->u[FZ_IN_SOIL][i];
+        if (soil != 0 && !nd_u8(in, FZ_IN_SOIL, i) && isnan(J->ci_of[soil]))
+            return trv_error(ctx, TRV_ERR_DATA, "'%s': soil class %d is not in the soil table '%s'", soil_path, soil,
+                             soils_path);
+    }
+    return TRV_OK;
+}
+
+trv_status fz_map_rows(trv_ctx *ctx, fz_job *J, const fz_rows *in, int nx, int y0, int y1, int threads, float *cost,
+                       unsigned char *cls)
+{
+    J->in = in, J->nx = nx, J->cost = cost, J->cls = cls;
+    int nthreads = threads > 0 ? threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    nthreads = nthreads < 1 ? 1 : nthreads > 64 ? 64 : nthreads;
+    return run_band(ctx, J, y0, y1, nthreads);
+}
+
+void fz_map_count(fz_map *m, const fz_rows *in, const float *cost, const unsigned char *cls, size_t n, double *sum,
+                  size_t *go)
+{
+    for (size_t i = 0; i < n; i++) {
+        int c = cls[i];
+        m->count[c]++;
+        if (c > 0) {
+            *sum += cost[i];
+            (*go)++;
+        }
+        m->nodata += no_data(in, i);
+    }
+    m->cells += n;
+}
+
+trv_status fz_map_build(trv_ctx *ctx, const fz_engine *e, const fz_map_opts *o, fz_map *m)
+{
+    memset(m, 0, sizeof *m);
+    double t0 = trv_now_s();
+    run_stack in;
+    memset(&in, 0, sizeof in);
+    fz_job J;
+    fz_rows L = {0};
+    trv_status st = fz_map_prepare(ctx, e, o->soils_path, &J);
     const run_load_opts lopts = {.progress = "read"};
-    st = run_load(ctx, o->dir, LAYERS_READ, NLAYERS, &lopts, &in);
+    if (!st)
+        st = run_load(ctx, o->dir, LAYERS_READ, NLAYERS, &lopts, &in);
     const geo_grid *g = st ? NULL : in.grid;
     const size_t cells = g ? (size_t)g->nx * g->ny : 0;
-    /* every soil code must be in the table */
-    for (size_t i = 0; i < cells && !st; i++) {
-        int soil = L[RUN_SOIL]->u8[i];
-        if (soil != 0 && !nd_u8(L[RUN_SOIL], i) && isnan(ci_of[soil]))
-            st = trv_error(ctx, TRV_ERR_DATA, "'%s': soil class %d is not in the soil table '%s'", in.path[RUN_SOIL],
-                           soil, o->soils_path);
+    for (int k = 0; k < NLAYERS && !st; k++) {
+        const geo_raster *r = in.layer[LAYERS_READ[k]];
+        fz_rows_layer(&L, LAYERS_READ[k], r->type == GEO_F32 ? (const void *)r->f32 : (const void *)r->u8,
+                      r->has_nodata, r->nodata);
     }
+    if (!st) /* every soil code must be in the table */
+        st = fz_map_check_soil(ctx, &J, &L, cells, in.path[RUN_SOIL], o->soils_path);
     if (!st && !(st = geo_raster_new(ctx, g, GEO_F32, &m->cost)) && !(st = geo_raster_new(ctx, g, GEO_U8, &m->cls)) &&
-        !(st = make_classes(ctx, e, &m->classes)) &&
-        !(st = geo_raster_set_label(ctx, m->cost, "mobility cost (0 best, 1 worst; NOGO 1)", NULL)))
-        st = geo_raster_set_label(ctx, m->cls, "mobility class", NULL);
+        !(st = fz_map_classes(ctx, e, &m->classes)) && !(st = geo_raster_set_label(ctx, m->cost, FZ_COST_DESC, NULL)))
+        st = geo_raster_set_label(ctx, m->cls, FZ_CLASS_DESC, NULL);
     double t1 = trv_now_s();
     if (!st) {
         m->cls->classes = m->classes;
-        J.e = e;
-        J.L = L;
-        J.ci_of = ci_of;
-        J.cost = m->cost;
-        J.cls = m->cls;
-        int nthreads = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-        nthreads = nthreads < 1 ? 1 : nthreads > 64 ? 64 : nthreads;
         const int band = g->ny / 50 > 16 ? g->ny / 50 : 16; /* rows between progress reports */
         for (int y = 0; y < g->ny && !st; y += band) {
             int y1 = y + band < g->ny ? y + band : g->ny;
-            if (!(st = run_band(ctx, &J, y, y1, nthreads)))
+            if (!(st = fz_map_rows(ctx, &J, &L, g->nx, y, y1, o->threads, m->cost->f32, m->cls->u8)))
                 st = trv_progress(ctx, (double)y1 / g->ny, "cost");
         }
     }
@@ -244,16 +281,7 @@ trv_status fz_map_build(trv_ctx *ctx, const fz_engine *e, const fz_map_opts *o, 
     if (!st) {
         double sum = 0;
         size_t go = 0;
-        for (size_t i = 0; i < cells; i++) {
-            int c = m->cls->u8[i];
-            m->count[c]++;
-            if (c > 0) {
-                sum += m->cost->f32[i];
-                go++;
-            }
-            m->nodata += no_data(L, i);
-        }
-        m->cells = cells;
+        fz_map_count(m, &L, m->cost->f32, m->cls->u8, cells, &sum, &go);
         m->cost_mean_go = go ? sum / (double)go : NAN;
         m->seconds_read = t1 - t0;
         m->seconds_infer = t2 - t1;

@@ -259,6 +259,16 @@ typedef enum geo_resample { GEO_NEAREST = 0, GEO_MODE = 1 } geo_resample;
  * (0). The result is Byte with nodata 0 and src's classes. */
 trv_status geo_align_categorical(trv_ctx *ctx, const geo_raster *src, const geo_grid *target,
                                  geo_resample method, geo_raster **out);
+/* geo_align_categorical by row ranges (streamed stages, geo/block.h): an
+ * aligner holds the transformation and the lattice size, both taken from
+ * the whole target (so rows are the same bytes whatever the ranges), and
+ * borrows src and target. geo_aligner_rows writes target rows
+ * row0 .. row1 - 1 to out ((row1 - row0) * nx codes). */
+typedef struct geo_aligner geo_aligner;
+trv_status geo_aligner_new(trv_ctx *ctx, const geo_raster *src, const geo_grid *target, geo_resample method,
+                           geo_aligner **out);
+trv_status geo_aligner_rows(trv_ctx *ctx, geo_aligner *a, int row0, int row1, unsigned char *out);
+void geo_aligner_free(geo_aligner *a);
 
 /* ---- terrain kernels --------------------------------------------------- */
 

@@ -22,4 +22,19 @@ int geo_crs_describe_srs(OGRSpatialReferenceH srs, geo_crs_desc *d);
  * TRV_TOOL, TRV_VERSION, TRV_ARGS, TRV_SEED (when seeded), the extras. */
 void geo_meta_apply(void *gdal_object, const trv_meta *meta);
 
+/* A GTiff dataset (GDALDatasetH) at path with r's size, type and header
+ * (CRS, nodata, description, unit, metadata, colour table), creation
+ * options opts, no cell written (geo_raster_write's and the block writer's
+ * one header); NULL with *st set when it cannot be created, else *st is
+ * the header's status (close the dataset either way). */
+void *geo_tiff_create(trv_ctx *ctx, const geo_raster *r, const char *path, const trv_meta *meta,
+                      const char *const *opts, trv_status *st);
+
+/* The block reader's row access (raster.c): the nodata value
+ * geo_raster_src_alloc gives s's layers, and rows y0 .. y0 + ny - 1 (all
+ * columns) into dst, nx * ny cells of s's type, with geo_raster_read's
+ * rules and errors. */
+double geo_raster_src_nodata(const geo_raster_src *s, int *has_nodata);
+trv_status geo_raster_read_rows(trv_ctx *ctx, geo_raster_src *s, int y0, int ny, void *dst);
+
 #endif

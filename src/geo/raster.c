@@ -420,7 +420,22 @@ static void finite_or_nodata(geo_raster *r, int x0, int y0, int nx, int ny)
 
 /* A Byte layer's window from a band of another type: every value an
  * integer in 0..255, checked row by row. */
+static trv_status read_bytes_rows(trv_ctx *ctx, geo_raster_src *s, geo_raster *r, int x0, int y0, int nx, int ny,
+                                  int r0);
+
 static trv_status read_bytes_checked(trv_ctx *ctx, geo_raster_src *s, geo_raster *r, int x0, int y0, int nx, int ny)
+{
+    return read_bytes_rows(ctx, s, r, x0, y0, nx, ny, 0);
+}
+
+/* rows y0 .. y0 + ny - 1 of the band into r's rows y0 - r0 .. */
+static trv_status read_bytes_checked_at(trv_ctx *ctx, geo_raster_src *s, geo_raster *r, int y0, int ny)
+{
+    return read_bytes_rows(ctx, s, r, 0, y0, s->grid.nx, ny, y0);
+}
+
+static trv_status read_bytes_rows(trv_ctx *ctx, geo_raster_src *s, geo_raster *r, int x0, int y0, int nx, int ny,
+                                  int r0)
 {
     double *row = malloc((size_t)nx * sizeof *row);
     if (!row)
@@ -438,7 +453,7 @@ static trv_status read_bytes_checked(trv_ctx *ctx, geo_raster_src *s, geo_raster
                                s->path, v, x0 + x, y);
                 break;
             }
-            r->u8[(size_t)y * r->grid.nx + x0 + x] = (unsigned char)v;
+            r->u8[(size_t)(y - r0) * r->grid.nx + x0 + x] = (unsigned char)v;
         }
     }
     free(row);
@@ -703,37 +718,54 @@ trv_status geo_raster_write(trv_ctx *ctx, const geo_raster *r, const char *path,
     return geo_raster_write_threads(ctx, r, path, meta, 1);
 }
 
+/* A GTiff at path with r's size, type and header (CRS, nodata, label,
+ * metadata, colour table), creation options opts; no cell written. */
+void *geo_tiff_create(trv_ctx *ctx, const geo_raster *r, const char *path, const trv_meta *meta,
+                      const char *const *opts, trv_status *st)
+{
+    GDALDriverH drv = GDALGetDriverByName("GTiff");
+    if (!drv) {
+        *st = trv_error(ctx, TRV_ERR_INTERNAL, "GDAL has no GTiff driver (call geo_init first)");
+        return NULL;
+    }
+    CPLErrorReset();
+    GDALDatasetH ds = GDALCreate(drv, path, r->grid.nx, r->grid.ny, 1, r->type == GEO_F32 ? GDT_Float32 : GDT_Byte,
+                                 (char **)opts);
+    if (!ds) {
+        *st = trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", path, geo_gdal_msg(NULL));
+        return NULL;
+    }
+    GDALRasterBandH band = GDALGetRasterBand(ds, 1);
+    *st = TRV_OK;
+    GDALSetGeoTransform(ds, (double *)r->grid.gt);
+    if (r->grid.wkt && GDALSetProjection(ds, r->grid.wkt) != CE_None)
+        *st = trv_error(ctx, TRV_ERR_CRS, "cannot write the CRS of '%s': %s", path, geo_gdal_msg(NULL));
+    if (!*st && r->has_nodata)
+        GDALSetRasterNoDataValue(band, r->nodata);
+    if (!*st && r->desc)
+        GDALSetDescription(band, r->desc);
+    if (!*st && r->unit)
+        GDALSetRasterUnitType(band, r->unit);
+    if (!*st && meta)
+        geo_meta_apply(ds, meta);
+    if (!*st && r->type == GEO_U8 && r->classes)
+        *st = set_classes(ctx, band, r, path);
+    return ds;
+}
+
 trv_status geo_raster_write_threads(trv_ctx *ctx, const geo_raster *r, const char *path, const trv_meta *meta,
                                     int threads)
 {
-    GDALDriverH drv = GDALGetDriverByName("GTiff");
-    if (!drv)
-        return trv_error(ctx, TRV_ERR_INTERNAL, "GDAL has no GTiff driver (call geo_init first)");
     char nthreads[32];
     snprintf(nthreads, sizeof nthreads, "NUM_THREADS=%d", threads);
     const char *opts[] = {"TILED=YES",     "BLOCKXSIZE=256", "BLOCKYSIZE=256", "COMPRESS=DEFLATE",
                           r->type == GEO_F32 ? "PREDICTOR=3" : "PREDICTOR=2", "BIGTIFF=IF_SAFER",
                           threads > 1 ? nthreads : NULL, NULL};
-    CPLErrorReset();
-    GDALDatasetH ds = GDALCreate(drv, path, r->grid.nx, r->grid.ny, 1, r->type == GEO_F32 ? GDT_Float32 : GDT_Byte,
-                                 (char **)opts);
+    trv_status st;
+    GDALDatasetH ds = geo_tiff_create(ctx, r, path, meta, opts, &st);
     if (!ds)
-        return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", path, geo_gdal_msg(NULL));
+        return st;
     GDALRasterBandH band = GDALGetRasterBand(ds, 1);
-    trv_status st = TRV_OK;
-    GDALSetGeoTransform(ds, (double *)r->grid.gt);
-    if (r->grid.wkt && GDALSetProjection(ds, r->grid.wkt) != CE_None)
-        st = trv_error(ctx, TRV_ERR_CRS, "cannot write the CRS of '%s': %s", path, geo_gdal_msg(NULL));
-    if (!st && r->has_nodata)
-        GDALSetRasterNoDataValue(band, r->nodata);
-    if (!st && r->desc)
-        GDALSetDescription(band, r->desc);
-    if (!st && r->unit)
-        GDALSetRasterUnitType(band, r->unit);
-    if (!st && meta)
-        geo_meta_apply(ds, meta);
-    if (!st && r->type == GEO_U8 && r->classes)
-        st = set_classes(ctx, band, r, path);
     if (!st && r->type == GEO_F32)
         set_statistics(band, r);
     if (!st) {
@@ -747,4 +779,41 @@ trv_status geo_raster_write_threads(trv_ctx *ctx, const geo_raster *r, const cha
     if (!st && CPLGetLastErrorType() >= CE_Failure)
         st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", path, geo_gdal_msg(NULL));
     return st;
+}
+
+/* ---- rows for the block reader (block.c) ------------------------------ */
+
+double geo_raster_src_nodata(const geo_raster_src *s, int *has_nodata)
+{
+    if (s->type == GEO_F32) {
+        *has_nodata = 1;
+        return s->has_nd && isfinite(s->nd) ? (double)(float)s->nd : -9999.0;
+    }
+    *has_nodata = s->has_nd && s->nd >= 0 && s->nd <= 255 && s->nd == floor(s->nd);
+    return *has_nodata ? s->nd : 0;
+}
+
+trv_status geo_raster_read_rows(trv_ctx *ctx, geo_raster_src *s, int y0, int ny, void *dst)
+{
+    const geo_grid *g = &s->grid;
+    if (y0 < 0 || ny <= 0 || y0 + ny > g->ny)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "'%s': rows %d to %d outside the %d rows", s->path, y0, y0 + ny - 1,
+                         g->ny);
+    /* a raster header over dst whose row 0 is row y0: the window readers' rules, unchanged */
+    geo_raster r = {.grid = {.nx = g->nx, .ny = ny}, .type = s->type};
+    int has;
+    r.nodata = geo_raster_src_nodata(s, &has);
+    r.has_nodata = has;
+    if (s->type == GEO_F32)
+        r.f32 = dst;
+    else
+        r.u8 = dst;
+    CPLErrorReset();
+    if (s->type == GEO_U8 && !s->byte)
+        return read_bytes_checked_at(ctx, s, &r, y0, ny);
+    if (GDALRasterIO(s->band, GF_Read, 0, y0, g->nx, ny, dst, g->nx, ny, s->type == GEO_F32 ? GDT_Float32 : GDT_Byte, 0,
+                     0) != CE_None)
+        return trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", s->path, geo_gdal_msg(NULL));
+    finite_or_nodata(&r, 0, 0, g->nx, ny);
+    return TRV_OK;
 }

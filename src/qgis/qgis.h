@@ -112,6 +112,10 @@ char *qgis_qml_path(const char *layer_path);
  * (rnd_palette_auto), the range from its data (rnd_layer_range); the
  * document written to qml_path as given. */
 trv_status qgis_qml_raster_mem(trv_ctx *ctx, const geo_raster *r, const char *qml_path);
+/* The same from a layer's description, unit and data range (dmin > dmax:
+ * no data), for a layer streamed to its file (geo/block.h). */
+trv_status qgis_qml_raster_range(trv_ctx *ctx, const char *desc, const char *unit, double dmin, double dmax,
+                                 const char *qml_path);
 /* Add layer_path's sidecar (qgis_qml_path) to set; the temporary path to
  * write it to, or NULL (out of memory, said in ctx). Tools write their
  * layers' styles this way before the stage commits its layers and commit
@@ -120,6 +124,9 @@ const char *qgis_qml_add(trv_ctx *ctx, trv_outset *set, const char *layer_path);
 /* Both: the style of r for the layer dir/name (dir NULL: name is the
  * path) written into set. */
 trv_status qgis_qml_stage(trv_ctx *ctx, trv_outset *set, const char *dir, const char *name, const geo_raster *r);
+/* qgis_qml_stage from a streamed layer's description, unit and range. */
+trv_status qgis_qml_stage_range(trv_ctx *ctx, trv_outset *set, const char *dir, const char *name, const char *desc,
+                                const char *unit, double dmin, double dmax);
 /* Store default styles for GeoPackage layers in its layer_styles table (as
  * QGIS does: f_table_catalog/schema '', styleName = the layer, useAsDefault
  * 1, update_time fixed, so the file stays reproducible). layers[i] gets

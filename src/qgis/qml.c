@@ -506,16 +506,23 @@ char *qgis_qml_path(const char *layer_path)
 
 trv_status qgis_qml_raster_mem(trv_ctx *ctx, const geo_raster *r, const char *qml_path)
 {
-    double dmin = INFINITY, dmax = -INFINITY, lo, hi;
+    double dmin = INFINITY, dmax = -INFINITY;
     for (size_t i = 0; i < (size_t)r->grid.nx * r->grid.ny; i++)
         if (!geo_raster_is_nodata(r, i)) {
             double v = r->f32[i];
             dmin = v < dmin ? v : dmin, dmax = v > dmax ? v : dmax;
         }
+    return qgis_qml_raster_range(ctx, r->desc, r->unit, dmin, dmax, qml_path);
+}
+
+trv_status qgis_qml_raster_range(trv_ctx *ctx, const char *desc, const char *unit, double dmin, double dmax,
+                                 const char *qml_path)
+{
+    double lo, hi;
     if (dmin > dmax)
         dmin = 0, dmax = 1;
-    rnd_layer_range(r->desc, r->unit, dmin, dmax, &lo, &hi);
-    return qgis_qml_raster_write(ctx, qml_path, rnd_palette_auto(r->desc, r->unit), lo, hi, r->unit, r->desc);
+    rnd_layer_range(desc, unit, dmin, dmax, &lo, &hi);
+    return qgis_qml_raster_write(ctx, qml_path, rnd_palette_auto(desc, unit), lo, hi, unit, desc);
 }
 
 const char *qgis_qml_add(trv_ctx *ctx, trv_outset *set, const char *layer_path)
@@ -536,6 +543,15 @@ trv_status qgis_qml_stage(trv_ctx *ctx, trv_outset *set, const char *dir, const 
     const char *tmp = qgis_qml_add(ctx, set, dir ? path : name);
     free(path);
     return tmp ? qgis_qml_raster_mem(ctx, r, tmp) : TRV_ERR_NOMEM;
+}
+
+trv_status qgis_qml_stage_range(trv_ctx *ctx, trv_outset *set, const char *dir, const char *name, const char *desc,
+                                const char *unit, double dmin, double dmax)
+{
+    char *path = trv_path_join(dir, name);
+    const char *tmp = path ? qgis_qml_add(ctx, set, path) : NULL;
+    free(path);
+    return tmp ? qgis_qml_raster_range(ctx, desc, unit, dmin, dmax, tmp) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
 }
 
 /* ---- GeoPackage layer_styles --------------------------------------------- */

@@ -9,8 +9,8 @@
  * in any CRS and cell size. Soil and land use are masked to the DEM's
  * data cells, so every layer has the same footprint.
  *
- * Ownership: ter_build fills a ter_layers the caller releases with
- * ter_layers_clear; the class tables named in the options are read into it.
+ * Ownership: ter_stream fills a ter_result the caller releases with
+ * ter_result_clear; the class tables named in the options are read into it.
  */
 #ifndef TERRAIN_H
 #define TERRAIN_H
@@ -23,29 +23,35 @@ typedef struct ter_opts {
     geo_resample resample;                                 /* GEO_MODE (default) or GEO_NEAREST */
 } ter_opts;
 
-typedef struct ter_layers {
-    geo_raster *dem, *slope, *soil, *landuse;
+/* What ter_stream reports: the grid, the DEM's data cells (its source
+ * nodata rule), the ranges over them (elevation, slope), the class
+ * tables, the cells per soil and land-use code among them and the share
+ * each class map covers. */
+typedef struct ter_result {
+    geo_grid grid;
     geo_classes *soil_classes, *landuse_classes;
-    size_t valid;               /* DEM cells with data */
-    double soil_cover, landuse_cover; /* fraction of DEM data cells with a class */
-} ter_layers;
+    size_t valid;                      /* DEM cells with data */
+    double soil_cover, landuse_cover;  /* fraction of DEM data cells with a class */
+    double zmin, zmax, smean, smax;    /* over the DEM's data cells */
+    double slope_min, slope_max;       /* slope.tif's data range (its style) */
+    size_t count[2][256];              /* cells per soil [0] and land-use [1] code */
+} ter_result;
 
 void ter_opts_init(ter_opts *o);
-void ter_layers_clear(ter_layers *t);
+void ter_result_clear(ter_result *r);
 
-/* Read, align and compute all layers in memory. Errors name the file. */
-trv_status ter_build(trv_ctx *ctx, const ter_opts *opts, ter_layers *out);
-
-/* Write dem.tif, slope.tif, soil.tif and landuse.tif into dir (created if
- * missing) and, if points_path is not NULL, the point cloud CSV
- * (x, y, z, slope, soil, landuse: one row per DEM data cell, centre
- * coordinates, soil/landuse 0 where unknown), in the caller's output set:
- * the caller's commit makes them appear with the rest of its run, all or
- * none. */
-trv_status ter_write(trv_ctx *ctx, trv_outset *set, const ter_layers *t, const char *dir, const char *points_path,
-                     const trv_meta *meta);
-
-/* Write the point-cloud CSV lines of grid row y (its DEM data cells). */
-void ter_points_rows(FILE *f, const ter_layers *t, int y);
+/* Read, align, compute and write dem.tif, slope.tif, soil.tif and
+ * landuse.tif (Cloud-Optimized GeoTIFFs, geo/block.h) into dir (created if
+ * missing) and, if points_path is not NULL, the point cloud CSV (x, y, z,
+ * slope, soil, landuse: one row per DEM data cell, centre coordinates,
+ * soil/landuse 0 where unknown), in the caller's output set (its commit
+ * makes them appear with the rest of its run, all or none), streamed by
+ * blocks of geo_block_rows() rows: the DEM read with a one-row halo (Horn's
+ * window), the class maps aligned onto the DEM's rows block by block (their
+ * windows over the DEM are read whole, at their own cell size). The bytes
+ * and the figures are the same whatever the block height. Errors name the
+ * file. */
+trv_status ter_stream(trv_ctx *ctx, trv_outset *set, const ter_opts *opts, const char *dir, const char *points_path,
+                      const trv_meta *meta, ter_result *out);
 
 #endif

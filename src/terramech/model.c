@@ -1,6 +1,7 @@
 /* Per-soil precomputation and the trv-speed stage (the row kernel and the
  * speed are in speed.c and attainable.c, the report in report.c). */
 #include "terramech.h"
+#include "run_priv.h"
 #include "geo/zones.h"
 #include "run/run.h"
 
@@ -204,10 +205,13 @@ typedef struct run_out {
 
 /* zoned: the zone classes named too (without zones the maps' colour
  * tables stay as before them). */
+static const geo_classes reasons[2] = {{(geo_class *)REASONS, 6}, {(geo_class *)REASONS, 7}};
+static const geo_classes limits[2] = {{(geo_class *)LIMITS, TM_NLIMITS}, {(geo_class *)LIMITS, TM_NLIMIT_CODES}};
+
+const geo_classes *tm_out_classes(int limit, int zoned) { return limit ? &limits[zoned] : &reasons[zoned]; }
+
 static trv_status out_new(trv_ctx *ctx, const geo_grid *g, int zoned, run_out *o)
 {
-    static const geo_classes reasons[2] = {{(geo_class *)REASONS, 6}, {(geo_class *)REASONS, 7}};
-    static const geo_classes limits[2] = {{(geo_class *)LIMITS, TM_NLIMITS}, {(geo_class *)LIMITS, TM_NLIMIT_CODES}};
     trv_status st;
     if ((st = geo_raster_new(ctx, g, GEO_F32, &o->r[0])) || (st = geo_raster_new(ctx, g, GEO_U8, &o->r[1])) ||
         (st = geo_raster_new(ctx, g, GEO_U8, &o->r[2])) ||
@@ -316,6 +320,8 @@ trv_status tm_run(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *
 trv_status tm_run_zoned(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const trv_meta *meta,
                         const tm_zone_opts *zo, tm_stats *stats)
 {
+    if (!zo || !zo->path)
+        return tm_run_stream(ctx, set, m, dir, meta, stats); /* without zones: by row blocks (stream.c) */
     memset(stats, 0, sizeof *stats);
     static const run_id which[3] = {RUN_SLOPE, RUN_SOIL, RUN_LANDUSE}, outs[3] = {RUN_SPEED, RUN_GONOGO, RUN_LIMIT};
     run_stack in;

@@ -1,0 +1,56 @@
+#!/bin/sh
+# make bench-scale: the streamed raster stages (docs/scale.md) at growing
+# raster sizes. Jacksboro's DEM resampled (gdalwarp, bilinear) to RES m
+# (SCALE_RES, default "30 10 5"), then trv-terrain, trv-speed and trv-cost
+# on it, each timed with /usr/bin/time: CPU time (user + sys), wall time and
+# peak RSS, and between two sizes the growth exponents k (time ∝ cells^k,
+# memory ∝ cells^k: streamed stages aim at k ≈ 1 for time and k ≈ 0 for
+# memory). TRV_BLOCK_ROWS as set (default: the tools' own).
+# Environment: TRV_BIN (bin), TRV_DATADIR (data), SCALE_RES.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+BIN=${TRV_BIN:-$root/bin}
+DATA=${TRV_DATADIR:-$root/data}
+SCALE_RES=${SCALE_RES:-30 10 5}
+J=$DATA/jacksboro
+w=$(mktemp -d /tmp/trv-scale-bench-XXXXXX)
+trap 'rm -rf "$w"' EXIT
+trap 'exit 130' INT TERM
+. "$here/lib.sh"
+
+machine_line
+echo "load: $(uptime | sed 's/.*load average: //'); GDAL $(gdalinfo --version | sed 's/GDAL \([^,]*\).*/\1/'); block rows ${TRV_BLOCK_ROWS:-default}"
+# one timed run: "cpu_s,wall_s,maxrss_kB"
+run() {
+    /usr/bin/time -f "%U %S %e %M" -o "$w/time" "$@" >/dev/null 2>"$w/err" || { cat "$w/err" >&2; exit 1; }
+    awk '{printf "%.2f,%.2f,%d\n", $1 + $2, $3, $4}' "$w/time"
+}
+printf '%-8s %6s %12s %9s %9s %10s %8s %8s\n' stage res_m cells cpu_s wall_s rss_MiB k_time k_rss
+prev="" cur=""
+for res in $SCALE_RES; do
+    T=$w/t$res
+    gdalwarp -q -t_srs EPSG:32616 -tr "$res" "$res" -tap -r bilinear -ot Float32 -dstnodata -32768 \
+        -co TILED=YES -co COMPRESS=DEFLATE "$J/dem_3arcsec.tif" "$w/dem$res.tif"
+    cells=$(gdalinfo "$w/dem$res.tif" | sed -n 's/^Size is \([0-9]*\), \([0-9]*\)/\1 \2/p' | awk '{print $1 * $2}')
+    r1=$(run "$BIN/trv-terrain" -q --dem "$w/dem$res.tif" --soil "$J/soil_7p5arcsec.tif" \
+        --landuse "$J/landuse_30m_utm16n.tif" --soil-classes "$DATA/classes/soils.csv" \
+        --landuse-classes "$DATA/classes/landuse.csv" -o "$T")
+    r2=$(run "$BIN/trv-speed" -q --terrain "$T" --vehicle "$DATA/vehicles/ugv_hua2022.ini" \
+        --soils "$DATA/classes/soils.csv" --landuse-classes "$DATA/classes/landuse.csv")
+    r3=$(run "$BIN/trv-cost" -q --terrain "$T" --rules "$DATA/fuzzy/mobility.fcl" --soils "$DATA/classes/soils.csv")
+    for s in terrain:$r1 speed:$r2 cost:$r3; do
+        stage=${s%%:*} fig=$(echo "${s#*:}" | tr , ' ')
+        set -- $fig
+        line="$stage $res $cells $1 $2 $3"
+        k=$(echo "$line $prev" | awk -v st="$stage" '{
+            n = split($0, a, " "); kt = "-"; km = "-"
+            for (i = 7; i + 5 <= n; i += 6) if (a[i] == st && a[i + 2] > 0 && a[i + 3] > 0) {
+                r = log(a[3] / a[i + 2]); kt = sprintf("%.2f", log(a[4] / a[i + 3]) / r); km = sprintf("%.2f", log(a[6] / a[i + 5]) / r) }
+            print kt, km }')
+        printf '%-8s %6s %12s %9s %9s %10.0f %8s %8s\n' "$stage" "$res" "$cells" "$1" "$2" "$(($3 / 1024))" $k
+        cur="$cur $line"
+    done
+    prev=$cur cur=""
+    rm -rf "$T" "$w/dem$res.tif"
+done

@@ -1,0 +1,370 @@
+/* Streamed raster I/O by row blocks: the reader with a halo, the writer
+ * to a Cloud-Optimized GeoTIFF (block.h). */
+#include "block.h"
+#include "geo_priv.h"
+
+#include <gdal.h>
+#include <cpl_conv.h>
+#include <cpl_error.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define STRIP 256 /* the tiles' height: the writer's strip */
+
+int geo_block_rows(void)
+{
+    const char *e = getenv("TRV_BLOCK_ROWS");
+    char *end;
+    long v = e && *e ? strtol(e, &end, 10) : 0;
+    return e && *e && !*end && v >= 1 && v <= 1 << 20 ? (int)v : GEO_BLOCK_ROWS;
+}
+
+const float *geo_rows_f32(const geo_rows *b, int y)
+{
+    return y >= b->y0 && y < b->y1 && b->f32 ? b->f32 + (size_t)(y - b->y0) * b->nx : NULL;
+}
+
+const unsigned char *geo_rows_u8(const geo_rows *b, int y)
+{
+    return y >= b->y0 && y < b->y1 && b->u8 ? b->u8 + (size_t)(y - b->y0) * b->nx : NULL;
+}
+
+/* GDAL's block cache bounded: 4 MiB plus two 256-row Float32 strips per
+ * reader opened, never above GDAL's own default. */
+static void bound_cache(int nx)
+{
+    static GIntBig dflt = -1, budget = 4 << 20;
+    if (dflt < 0)
+        dflt = GDALGetCacheMax64();
+    budget += 2 * (GIntBig)nx * STRIP * 4;
+    GDALSetCacheMax64(budget < dflt ? budget : dflt);
+}
+
+/* ---- reader ------------------------------------------------------------ */
+
+struct geo_block_reader {
+    geo_raster_src *src;
+    int halo;
+    size_t cap;             /* cells allocated in rows */
+    geo_rows rows;
+};
+
+trv_status geo_block_reader_open(trv_ctx *ctx, const char *path, geo_type type, int halo, geo_block_reader **out)
+{
+    *out = NULL;
+    geo_block_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    trv_status st = geo_raster_open(ctx, path, type, &r->src);
+    if (st) {
+        free(r);
+        return st;
+    }
+    r->halo = halo > 0 ? halo : 0;
+    r->rows.nx = geo_raster_src_grid(r->src)->nx;
+    r->rows.type = type;
+    r->rows.nodata = geo_raster_src_nodata(r->src, &r->rows.has_nodata);
+    bound_cache(r->rows.nx);
+    *out = r;
+    return TRV_OK;
+}
+
+void geo_block_reader_close(geo_block_reader *r)
+{
+    if (!r)
+        return;
+    geo_raster_close(r->src);
+    free(r->rows.f32);
+    free(r->rows.u8);
+    free(r);
+}
+
+const geo_grid *geo_block_reader_grid(const geo_block_reader *r) { return geo_raster_src_grid(r->src); }
+
+trv_status geo_block_read(trv_ctx *ctx, geo_block_reader *r, int y0, int y1, const geo_rows **rows)
+{
+    *rows = NULL;
+    int ny = geo_block_reader_grid(r)->ny;
+    int a = y0 - r->halo > 0 ? y0 - r->halo : 0, b = y1 + r->halo < ny ? y1 + r->halo : ny;
+    if (y0 < 0 || y1 > ny || y1 <= y0)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "block rows %d to %d outside the %d rows", y0, y1 - 1, ny);
+    size_t n = (size_t)(b - a) * r->rows.nx;
+    if (n > r->cap) {
+        size_t size = r->rows.type == GEO_F32 ? 4 : 1;
+        void *p = realloc(r->rows.type == GEO_F32 ? (void *)r->rows.f32 : (void *)r->rows.u8, n * size);
+        if (!p)
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        if (r->rows.type == GEO_F32)
+            r->rows.f32 = p;
+        else
+            r->rows.u8 = p;
+        r->cap = n;
+    }
+    r->rows.y0 = a;
+    r->rows.y1 = b;
+    trv_status st = geo_raster_read_rows(ctx, r->src, a, b - a,
+                                         r->rows.type == GEO_F32 ? (void *)r->rows.f32 : (void *)r->rows.u8);
+    if (!st)
+        *rows = &r->rows;
+    return st;
+}
+
+/* ---- writer ------------------------------------------------------------ */
+
+#define MAXLEVEL 24
+
+/* One level of the pyramid (0: the layer, k: its overview of factor 2^k):
+ * its strip of rows not yet written, and the row waiting for its pair. */
+typedef struct level {
+    int nx, ny, next;       /* next: the level's rows produced so far */
+    unsigned char *strip;   /* STRIP rows */
+    int held;               /* rows in the strip (rows next - held .. next - 1) */
+    unsigned char *pend;    /* the even row waiting for the odd one (levels feeding another) */
+    int has_pend;
+} level;
+
+struct geo_block_writer {
+    GDALDatasetH ds;        /* the temporary tiled GTiff, with its empty overviews */
+    char *path, *part;      /* the COG to make, the temporary */
+    geo_type type;
+    size_t size;            /* bytes per cell */
+    int has_nodata;
+    float nodata;
+    int nlev;               /* levels: 1 + overviews */
+    level lev[MAXLEVEL];
+    size_t cnt;             /* statistics, geo_raster_write's sums */
+    double mn, mx, sum, sum2;
+};
+
+/* The overviews the COG driver would make: halving until the level fits
+ * one 256 x 256 tile. */
+static int count_levels(int nx, int ny)
+{
+    int n = 1;
+    while (n < MAXLEVEL && (nx > 256 || ny > 256)) {
+        nx = (nx + 1) / 2, ny = (ny + 1) / 2;
+        n++;
+    }
+    return n;
+}
+
+static trv_status alloc_levels(trv_ctx *ctx, geo_block_writer *w, int nx, int ny)
+{
+    w->nlev = count_levels(nx, ny);
+    for (int k = 0; k < w->nlev; k++) {
+        level *l = &w->lev[k];
+        l->nx = nx, l->ny = ny;
+        if (!(l->strip = malloc((size_t)nx * STRIP * w->size)) ||
+            (k + 1 < w->nlev && !(l->pend = malloc((size_t)nx * w->size))))
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        nx = (nx + 1) / 2, ny = (ny + 1) / 2;
+    }
+    return TRV_OK;
+}
+
+/* The temporary GTiff with geo_raster_write's header and the overview
+ * levels (empty: the writer fills them). */
+static trv_status create_part(trv_ctx *ctx, geo_block_writer *w, const geo_raster *like, const trv_meta *meta)
+{
+    /* written once and read once: the fastest codec that still saves disk
+     * (ZSTD level 1; DEFLATE level 1 where GDAL's libtiff lacks ZSTD) */
+    GDALDriverH gtiff = GDALGetDriverByName("GTiff");
+    const char *list = gtiff ? GDALGetMetadataItem(gtiff, GDAL_DMD_CREATIONOPTIONLIST, NULL) : NULL;
+    int zstd = list && strstr(list, "ZSTD");
+    const char *opts[] = {"TILED=YES", "BLOCKXSIZE=256", "BLOCKYSIZE=256", zstd ? "COMPRESS=ZSTD" : "COMPRESS=DEFLATE",
+                          zstd ? "ZSTD_LEVEL=1" : "ZLEVEL=1", "BIGTIFF=IF_SAFER", NULL};
+    trv_status st;
+    w->ds = geo_tiff_create(ctx, like, w->part, meta, opts, &st);
+    if (!w->ds || st)
+        return st ? st : TRV_ERR_IO;
+    int factors[MAXLEVEL];
+    for (int k = 1; k < w->nlev; k++)
+        factors[k - 1] = 1 << k;
+    CPLErrorReset();
+    if (w->nlev > 1 && GDALBuildOverviews(w->ds, "NONE", w->nlev - 1, factors, 0, NULL, NULL, NULL) != CE_None)
+        return trv_error(ctx, TRV_ERR_IO, "cannot create the overviews of '%s': %s", w->part, geo_gdal_msg(NULL));
+    return TRV_OK;
+}
+
+trv_status geo_block_writer_open(trv_ctx *ctx, const geo_raster *like, const char *path, const trv_meta *meta,
+                                 geo_block_writer **out)
+{
+    *out = NULL;
+    geo_block_writer *w = calloc(1, sizeof *w);
+    size_t n = strlen(path) + 16;
+    if (!w || !(w->path = strdup(path)) || !(w->part = malloc(n))) {
+        if (w) {
+            free(w->path);
+            free(w);
+        }
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    snprintf(w->part, n, "%s.part.tif", path);
+    w->type = like->type;
+    w->size = like->type == GEO_F32 ? 4 : 1;
+    w->has_nodata = like->has_nodata;
+    w->nodata = (float)like->nodata;
+    w->mn = INFINITY, w->mx = -INFINITY;
+    trv_status st = alloc_levels(ctx, w, like->grid.nx, like->grid.ny);
+    if (!st)
+        st = create_part(ctx, w, like, meta);
+    if (st)
+        return geo_block_writer_close(ctx, w, st, NULL);
+    *out = w;
+    return TRV_OK;
+}
+
+static int is_data(const geo_block_writer *w, float v) { return !isnan(v) && !(w->has_nodata && v == w->nodata); }
+
+static void add_stats(geo_block_writer *w, const float *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (!is_data(w, v[i]))
+            continue;
+        double x = v[i];
+        w->mn = x < w->mn ? x : w->mn;
+        w->mx = x > w->mx ? x : w->mx;
+        w->sum += x;
+        w->sum2 += x * x;
+        w->cnt++;
+    }
+}
+
+/* A level's strip to its band of the temporary, and GDAL's cache of it freed. */
+static trv_status flush_strip(trv_ctx *ctx, geo_block_writer *w, int k)
+{
+    level *l = &w->lev[k];
+    GDALRasterBandH band = GDALGetRasterBand(w->ds, 1);
+    if (k > 0)
+        band = GDALGetOverview(band, k - 1);
+    if (!band || GDALRasterIO(band, GF_Write, 0, l->next - l->held, l->nx, l->held, l->strip, l->nx, l->held,
+                              w->type == GEO_F32 ? GDT_Float32 : GDT_Byte, 0, 0) != CE_None ||
+        GDALFlushRasterCache(band) != CE_None)
+        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", w->part, geo_gdal_msg(NULL));
+    l->held = 0;
+    return TRV_OK;
+}
+
+/* One row of the level below's pair (b NULL: the last row of an odd
+ * count): Float32 the mean of the 2 x 2 cells' data cells (nodata where
+ * none), Byte the top-left cell. */
+static void halve(const geo_block_writer *w, const unsigned char *a, const unsigned char *b, int nx, unsigned char *o)
+{
+    int onx = (nx + 1) / 2;
+    if (w->type == GEO_U8) {
+        for (int x = 0; x < onx; x++)
+            o[x] = a[2 * x];
+        return;
+    }
+    const float *fa = (const float *)a, *fb = (const float *)b;
+    float *fo = (float *)o;
+    for (int x = 0; x < onx; x++) {
+        double sum = 0;
+        int n = 0;
+        for (int i = 2 * x; i < 2 * x + 2 && i < nx; i++) {
+            if (is_data(w, fa[i]))
+                sum += fa[i], n++;
+            if (fb && is_data(w, fb[i]))
+                sum += fb[i], n++;
+        }
+        fo[x] = n ? (float)(sum / n) : (w->has_nodata ? w->nodata : NAN);
+    }
+}
+
+/* Row `row` of level k: into its strip (written when full or complete),
+ * then paired into level k + 1. */
+static trv_status put_row(trv_ctx *ctx, geo_block_writer *w, int k, const unsigned char *row)
+{
+    level *l = &w->lev[k];
+    size_t bytes = (size_t)l->nx * w->size;
+    memmove(l->strip + (size_t)l->held * bytes, row, bytes); /* row may be that slot already (the pair above) */
+    l->held++;
+    l->next++;
+    trv_status st = l->held == STRIP || l->next == l->ny ? flush_strip(ctx, w, k) : TRV_OK;
+    if (st || k + 1 == w->nlev)
+        return st;
+    if (!l->has_pend && l->next < l->ny) {
+        memcpy(l->pend, row, bytes);
+        l->has_pend = 1;
+        return TRV_OK;
+    }
+    /* the pair's output row, built in the level above's strip slot */
+    level *u = &w->lev[k + 1];
+    unsigned char *o = u->strip + (size_t)u->held * u->nx * w->size;
+    halve(w, l->has_pend ? l->pend : row, l->has_pend ? row : NULL, l->nx, o);
+    l->has_pend = 0;
+    return put_row(ctx, w, k + 1, o);
+}
+
+trv_status geo_block_write(trv_ctx *ctx, geo_block_writer *w, int y0, int ny, const void *cells)
+{
+    level *l = &w->lev[0];
+    if (y0 != l->next || ny < 0 || y0 + ny > l->ny)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "'%s': rows %d to %d written out of order (next %d)", w->path, y0,
+                         y0 + ny - 1, l->next);
+    size_t bytes = (size_t)l->nx * w->size;
+    trv_status st = TRV_OK;
+    for (int k = 0; k < ny && !st; k++) {
+        const unsigned char *row = (const unsigned char *)cells + (size_t)k * bytes;
+        if (w->type == GEO_F32)
+            add_stats(w, (const float *)row, l->nx);
+        st = put_row(ctx, w, 0, row);
+    }
+    return st;
+}
+
+/* The temporary, finished, copied by the COG driver (with its overviews)
+ * into w->path. */
+static trv_status make_cog(trv_ctx *ctx, geo_block_writer *w)
+{
+    GDALRasterBandH band = GDALGetRasterBand(w->ds, 1);
+    if (w->cnt) {
+        double mean = w->sum / (double)w->cnt, var = w->sum2 / (double)w->cnt - mean * mean;
+        GDALSetRasterStatistics(band, w->mn, w->mx, mean, var > 0 ? sqrt(var) : 0);
+    }
+    GDALDriverH cog = GDALGetDriverByName("COG");
+    if (!cog)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "GDAL has no COG driver (GDAL >= 3.1 needed)");
+    const char *opts[] = {"BLOCKSIZE=256", "COMPRESS=DEFLATE", "PREDICTOR=YES", "BIGTIFF=IF_SAFER",
+                          w->nlev > 1 ? "OVERVIEWS=FORCE_USE_EXISTING" : "OVERVIEWS=NONE", NULL};
+    CPLErrorReset();
+    GDALDatasetH out = GDALCreateCopy(cog, w->path, w->ds, FALSE, (char **)opts, NULL, NULL);
+    if (!out)
+        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", w->path, geo_gdal_msg(NULL));
+    CPLErrorReset();
+    GDALClose(out);
+    if (CPLGetLastErrorType() >= CE_Failure)
+        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", w->path, geo_gdal_msg(NULL));
+    return TRV_OK;
+}
+
+trv_status geo_block_writer_close(trv_ctx *ctx, geo_block_writer *w, trv_status st, geo_block_stats *stats)
+{
+    if (!st && w->lev[0].next != w->lev[0].ny)
+        st = trv_error(ctx, TRV_ERR_INTERNAL, "'%s': %d of %d rows written", w->path, w->lev[0].next, w->lev[0].ny);
+    if (!st && w->ds)
+        st = make_cog(ctx, w);
+    if (stats && !st) {
+        double mean = w->cnt ? w->sum / (double)w->cnt : 0, var = w->cnt ? w->sum2 / (double)w->cnt - mean * mean : 0;
+        *stats = (geo_block_stats){w->cnt, w->cnt ? w->mn : 0, w->cnt ? w->mx : 0, mean, var > 0 ? sqrt(var) : 0};
+    }
+    if (w->ds) {
+        CPLErrorReset();
+        GDALClose(w->ds);
+    }
+    unlink(w->part);
+    char aux[4096];
+    snprintf(aux, sizeof aux, "%s.aux.xml", w->part);
+    unlink(aux);
+    for (int k = 0; k < w->nlev; k++) {
+        free(w->lev[k].strip);
+        free(w->lev[k].pend);
+    }
+    free(w->path);
+    free(w->part);
+    free(w);
+    return st;
+}

@@ -1,0 +1,88 @@
+/*
+ * block.h — streamed raster I/O by row blocks (docs/scale.md).
+ *
+ * A stage that streams processes its grid in row ranges [y0, y1) (a range
+ * per call, so a later split over processes takes any ranges): the reader
+ * gives rows y0 - halo .. y1 + halo - 1 of a layer (clipped at the grid's
+ * edges: the 3x3 slope window needs halo 1), read through GDAL's windowed
+ * I/O with geo_raster_read's rules (a non-finite Float32 cell is nodata, a
+ * Byte layer from another type must hold integers 0..255), so a row holds
+ * exactly the values geo_raster_read gives it. The writer takes the rows in
+ * order, buffers one 256-row strip of tiles, and writes a Cloud-Optimized
+ * GeoTIFF (GDAL's COG driver: 256 x 256 tiles, DEFLATE with predictor,
+ * overviews AVERAGE for Float32, NEAREST for Byte) with the header
+ * geo_raster_write gives (CRS, nodata, label, metadata, colour table,
+ * statistics). The COG driver copies from a finished dataset, so the rows go
+ * to a tiled temporary GTiff beside path first (path.part.tif, ZSTD level 1, removed
+ * after the copy); path itself is a trv_outset temporary, so nothing
+ * partial is ever visible. The COG's bytes depend on the cells and header
+ * only, whatever the block heights the rows came in.
+ *
+ * Memory: the reader holds (rows + 2 halo) x nx cells, the writer 256 x nx;
+ * GDAL's block cache is bounded (4 MiB plus two 256-row strips per open
+ * reader), so peak memory is O(nx x block) whatever the grid's height.
+ *
+ * Statistics: min, max, mean and standard deviation of the data cells,
+ * summed in row-major order (geo_raster_write's order and formulas: the
+ * same values).
+ */
+#ifndef GEO_BLOCK_H
+#define GEO_BLOCK_H
+
+#include "geo.h"
+
+/* The default rows per block (geo_block_rows). */
+#define GEO_BLOCK_ROWS 256
+
+/* Rows per block: TRV_BLOCK_ROWS from the environment (an integer >= 1)
+ * when set, else GEO_BLOCK_ROWS. */
+int geo_block_rows(void);
+
+/* Rows y0 .. y1 - 1 of a layer, all nx columns, row-major. */
+typedef struct geo_rows {
+    int nx, y0, y1;
+    geo_type type;
+    float *f32;             /* (y1 - y0) * nx cells when type == GEO_F32 */
+    unsigned char *u8;      /* (y1 - y0) * nx cells when type == GEO_U8 */
+    int has_nodata;
+    double nodata;          /* geo_raster_read's nodata for this layer */
+} geo_rows;
+
+/* Row y of b (y0 <= y < y1), or NULL when b does not hold it (off the grid). */
+const float *geo_rows_f32(const geo_rows *b, int y);
+const unsigned char *geo_rows_u8(const geo_rows *b, int y);
+
+typedef struct geo_block_reader geo_block_reader;
+
+/* Open band 1 of path to be read as type with halo rows above and below
+ * each block (geo_raster_open's errors). */
+trv_status geo_block_reader_open(trv_ctx *ctx, const char *path, geo_type type, int halo, geo_block_reader **out);
+void geo_block_reader_close(geo_block_reader *r);
+const geo_grid *geo_block_reader_grid(const geo_block_reader *r);
+/* Rows max(0, y0 - halo) .. min(ny, y1 + halo) - 1 into *rows (held by the
+ * reader until its next read or close). */
+trv_status geo_block_read(trv_ctx *ctx, geo_block_reader *r, int y0, int y1, const geo_rows **rows);
+
+/* What the writer saw: the data cells' count, min, max, mean, std (Float32
+ * layers; count 0 and the rest 0 for Byte layers or none). */
+typedef struct geo_block_stats {
+    size_t count;
+    double min, max, mean, std;
+} geo_block_stats;
+
+typedef struct geo_block_writer geo_block_writer;
+
+/* Start path (a trv_outset temporary) for a layer like `like`: its grid,
+ * type, nodata, description, unit and classes (its cells are not used);
+ * meta may be NULL. */
+trv_status geo_block_writer_open(trv_ctx *ctx, const geo_raster *like, const char *path, const trv_meta *meta,
+                                 geo_block_writer **out);
+/* Rows y0 .. y0 + ny - 1 of the layer (nx * ny cells of its type); y0 must
+ * be the first row not yet written. */
+trv_status geo_block_write(trv_ctx *ctx, geo_block_writer *w, int y0, int ny, const void *cells);
+/* st == TRV_OK: after the last row, write the statistics and make path the
+ * COG (stats, if not NULL, gets them); else abandon it. Frees w, removes
+ * the temporary GTiff, returns the first error. */
+trv_status geo_block_writer_close(trv_ctx *ctx, geo_block_writer *w, trv_status st, geo_block_stats *stats);
+
+#endif

@@ -1,0 +1,173 @@
+#!/bin/sh
+# The streamed raster stages (docs/scale.md): trv-terrain, trv-speed and
+# trv-cost by row blocks. For each: the same bytes for block heights 1, 7,
+# 64 and the whole raster (TRV_BLOCK_ROWS); the slope at every row (so at
+# every block seam) equal to gdaldem's; every layer a valid Cloud-Optimized
+# GeoTIFF (checked with GDAL through python3: layout, tiles, overviews, IFDs
+# before the image data, overview data before the full resolution's);
+# peak memory on a 512 x 20000 raster against a 512 x 2000 one. Ends with
+# "N passed, N failed, N skipped".
+set -u
+BIN=${TRV_BIN:-bin}
+DATA=${TRV_DATADIR:-data}
+J=$DATA/jacksboro
+CLASSES="--soil-classes $DATA/classes/soils.csv --landuse-classes $DATA/classes/landuse.csv"
+tmp=$(mktemp -d /tmp/trv-scale-test-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+
+PY=
+for p in /usr/bin/python3 python3; do
+    "$p" -c 'import osgeo.gdal, numpy' 2>/dev/null && { PY=$p; break; }
+done
+
+gdalwarp -q -t_srs EPSG:32616 -tr 30 30 -tap -r bilinear -ot Float32 -dstnodata -32768 "$J/dem_3arcsec.tif" "$tmp/dem30.tif" ||
+    { echo "cannot prepare the test DEM"; exit 1; }
+
+# stages ROWS: the three stages into $tmp/run (always that path: the
+# command line is in the files' metadata), moved to $tmp/rROWS
+stages() {
+    rm -rf "$tmp/run"
+    TRV_BLOCK_ROWS=$1 "$BIN/trv-terrain" -q --dem "$tmp/dem30.tif" --soil "$J/soil_7p5arcsec.tif" \
+        --landuse "$J/landuse_30m_utm16n.tif" $CLASSES --points "$tmp/run/points.csv" -o "$tmp/run" &&
+    TRV_BLOCK_ROWS=$1 "$BIN/trv-speed" -q --terrain "$tmp/run" --vehicle "$DATA/vehicles/ugv_hua2022.ini" \
+        --soils "$DATA/classes/soils.csv" --landuse-classes "$DATA/classes/landuse.csv" &&
+    TRV_BLOCK_ROWS=$1 "$BIN/trv-cost" -q --terrain "$tmp/run" --rules "$DATA/fuzzy/mobility.fcl" \
+        --soils "$DATA/classes/soils.csv" && mv "$tmp/run" "$tmp/r$1"
+}
+FILES="dem.tif slope.tif soil.tif landuse.tif points.csv terrain.json dem.qml slope.qml speed.tif gonogo.tif limit.tif
+speed.json cost.tif class.tif cost.json cost.qml"
+
+# ---- block-size independence ----
+for rows in 1000000 1 7 64; do
+    stages $rows && ok || bad "the stages with TRV_BLOCK_ROWS=$rows failed"
+done
+for rows in 1 7 64; do
+    for f in $FILES; do
+        cmp -s "$tmp/r1000000/$f" "$tmp/r$rows/$f" && ok || bad "$f differs between block heights $rows and the whole raster"
+    done
+done
+# the check can fail: another input gives other bytes
+cmp -s "$tmp/r1000000/slope.tif" "$tmp/r7/dem.tif" && bad "cmp finds different layers equal" || ok
+
+# ---- seams: slope at every row equals gdaldem's (Horn), blocks of 7 rows ----
+if [ -z "$PY" ]; then
+    skip_pkg python3-gdal "python3 with GDAL and numpy is needed to compare the slope with gdaldem's"
+else
+    gdaldem slope -q -compute_edges "$tmp/dem30.tif" "$tmp/gdaldem_slope.tif"
+    "$PY" - "$tmp/r7/slope.tif" "$tmp/gdaldem_slope.tif" >"$tmp/seam" 2>&1 <<'PYEOF' && ok || bad "slope vs gdaldem at block seams: $(cat "$tmp/seam")"
+import sys, numpy as np
+from osgeo import gdal
+da, db = gdal.Open(sys.argv[1]), gdal.Open(sys.argv[2])  # held: a band outlives no dataset
+a = da.GetRasterBand(1).ReadAsArray().astype(float)
+b = db.GetRasterBand(1).ReadAsArray().astype(float)
+ok = (a != -9999) & (b != -9999) & np.isfinite(b)
+rows = np.arange(a.shape[0])
+bad = []
+for seam in (rows[(rows % 7 == 0) | (rows % 7 == 6)]):
+    d = np.abs(a[seam][ok[seam]] - b[seam][ok[seam]])
+    if d.size and d.max() > 1e-3:
+        bad.append((int(seam), float(d.max())))
+if bad or ok.sum() < 0.9 * a.size:
+    print("rows differ:", bad[:5], "cells compared", int(ok.sum()))
+    sys.exit(1)
+PYEOF
+fi
+
+# ---- Cloud-Optimized GeoTIFF validity ----
+if [ -z "$PY" ]; then
+    skip_pkg python3-gdal "python3 with GDAL is needed to check the COG structure"
+else
+    cat >"$tmp/cog.py" <<'PYEOF'
+# GDAL's validate_cloud_optimized_geotiff checks, through the TIFF metadata
+# domain: LAYOUT=COG, tiled 256 x 256, overviews down to one tile, every IFD
+# before the first tile's data, overview data before the full resolution's
+# (smallest overview first).
+import sys
+from osgeo import gdal
+ds = gdal.Open(sys.argv[1])
+b = ds.GetRasterBand(1)
+err = []
+if ds.GetMetadataItem('LAYOUT', 'IMAGE_STRUCTURE') != 'COG':
+    err.append('LAYOUT is not COG')
+if b.GetBlockSize() != [256, 256]:
+    err.append('blocks %s' % b.GetBlockSize())
+n = b.GetOverviewCount()
+if max(ds.RasterXSize, ds.RasterYSize) > 256 and n == 0:
+    err.append('no overviews')
+if n and max(b.GetOverview(n - 1).XSize, b.GetOverview(n - 1).YSize) > 256:
+    err.append('the smallest overview is more than one tile')
+bands = [b] + [b.GetOverview(i) for i in range(n)]
+ifd = [int(x.GetMetadataItem('IFD_OFFSET', 'TIFF')) for x in bands]
+data = [int(x.GetMetadataItem('BLOCK_OFFSET_0_0', 'TIFF') or 0) for x in bands]
+if ifd != sorted(ifd):
+    err.append('IFDs out of order %s' % ifd)
+if max(ifd) > min(d for d in data if d):
+    err.append('an IFD after image data')
+if [d for d in data if d] != sorted([d for d in data if d], reverse=True):
+    err.append('overview data not before the full resolution data %s' % data)
+if err:
+    print(sys.argv[1], '; '.join(err))
+    sys.exit(1)
+PYEOF
+    for f in dem slope soil landuse speed gonogo limit cost class; do
+        "$PY" "$tmp/cog.py" "$tmp/r64/$f.tif" >"$tmp/cogres" 2>&1 && ok || bad "$f.tif: $(cat "$tmp/cogres")"
+    done
+    # the overviews streamed: level 1 the mean of each 2 x 2 cells' data cells (Float32), the top-left cell (Byte)
+    "$PY" - "$tmp/r64/slope.tif" "$tmp/r64/soil.tif" >"$tmp/ovr" 2>&1 <<'PYEOF' && ok || bad "overviews: $(cat "$tmp/ovr")"
+import sys, numpy as np
+from osgeo import gdal
+ds, dc = gdal.Open(sys.argv[1]), gdal.Open(sys.argv[2])
+a = ds.GetRasterBand(1).ReadAsArray().astype(float)
+o = ds.GetRasterBand(1).GetOverview(0).ReadAsArray().astype(float)
+h, w = a.shape
+p = np.full(((h + 1) // 2 * 2, (w + 1) // 2 * 2), np.nan)
+p[:h, :w] = np.where(a == -9999, np.nan, a)
+q = p.reshape(p.shape[0] // 2, 2, p.shape[1] // 2, 2)
+with np.errstate(invalid='ignore'):
+    ref = np.nanmean(q, axis=(1, 3))
+ref = np.where(np.isnan(ref), -9999, ref)
+c = dc.GetRasterBand(1).ReadAsArray()
+oc = dc.GetRasterBand(1).GetOverview(0).ReadAsArray()
+if o.shape != ref.shape or np.abs(o - ref).max() > 1e-3 * max(1, np.abs(ref).max()) or not np.array_equal(oc, c[::2, ::2]):
+    print("overview 1 is not the 2 x 2 mean / top-left cell", o.shape, ref.shape)
+    sys.exit(1)
+PYEOF
+    # the check can fail: a plain tiled GeoTIFF is no COG
+    gdal_translate -q -co TILED=YES "$tmp/r64/slope.tif" "$tmp/plain.tif"
+    "$PY" "$tmp/cog.py" "$tmp/plain.tif" >/dev/null 2>&1 && bad "the COG check passes a plain GeoTIFF" || ok
+fi
+
+# ---- memory: peak RSS of a 512 x 20000 raster against 512 x 2000 ----
+if [ -z "$PY" ] || [ ! -x /usr/bin/time ]; then
+    skip "python3 with GDAL and numpy, and /usr/bin/time, are needed for the memory check"
+else
+    "$PY" - "$tmp" <<'PYEOF' || bad "cannot make the tall rasters"
+import sys, numpy as np
+from osgeo import gdal, osr
+srs = osr.SpatialReference(); srs.ImportFromEPSG(32616)
+def mk(path, w, h, cell, typ, fill):
+    d = gdal.GetDriverByName('GTiff').Create(path, w, h, 1, typ, ['TILED=YES', 'COMPRESS=DEFLATE'])
+    d.SetGeoTransform([500000, cell, 0, 4000000, 0, -cell]); d.SetProjection(srs.ExportToWkt())
+    for y0 in range(0, h, 1000):
+        n = min(1000, h - y0)
+        d.GetRasterBand(1).WriteArray(fill(y0, n, w), 0, y0)
+for name, ny in (('short', 2000), ('tall', 20000)):
+    mk(f'{sys.argv[1]}/{name}_dem.tif', 512, ny, 10, gdal.GDT_Float32,
+       lambda y0, n, w: np.add.outer(np.arange(y0, y0 + n) * 0.3, np.sin(np.arange(w) / 7.0) * 5).astype(np.float32))
+    mk(f'{sys.argv[1]}/{name}_soil.tif', 54, ny // 10 + 2, 100, gdal.GDT_Byte,
+       lambda y0, n, w: (1 + (np.add.outer(np.arange(y0, y0 + n), np.arange(w)) // 3) % 3).astype(np.uint8))
+    mk(f'{sys.argv[1]}/{name}_lu.tif', 174, ny // 3 + 2, 30, gdal.GDT_Byte, lambda y0, n, w: np.full((n, w), 3, np.uint8))
+PYEOF
+    for n in short tall; do
+        TRV_BLOCK_ROWS=16 /usr/bin/time -f "%M" -o "$tmp/rss_$n" "$BIN/trv-terrain" -q --dem "$tmp/${n}_dem.tif" \
+            --soil "$tmp/${n}_soil.tif" --landuse "$tmp/${n}_lu.tif" $CLASSES -o "$tmp/m_$n" || bad "trv-terrain on the $n raster"
+    done
+    short=$(tail -1 "$tmp/rss_short") tall=$(tail -1 "$tmp/rss_tall")
+    # whole layers: DEM and slope Float32, soil and land use Byte: 10 bytes a cell
+    whole=$((512 * 20000 * 10 / 1024))
+    [ $((tall - short)) -lt $((whole / 4)) ] && ok ||
+        bad "peak RSS grew by $((tall - short)) KiB from 2000 to 20000 rows (the whole layers: $whole KiB)"
+    [ "$whole" -gt $((4 * (tall - short))) ] && [ "$tall" -gt 0 ] && ok || bad "memory check misread: $short, $tall KiB"
+fi
+summary tool_scale
