@@ -1,5 +1,6 @@
 /* Conditional simulation (src/kriging/sim*.c, docs/method.md §1.11):
- * - the FFT against the plain DFT sum;
+ * - the mixed-radix FFT against the plain DFT sum, the torus sizes;
+ * - the ziggurat's deviates against the standard normal (moments, bins);
  * - unconditional fields: the experimental variogram over K fields at
  *   lags 1, 2, 4 and 8 within 4 standard deviations of the model, the
  *   standard deviation computed exactly for a Gaussian field
@@ -24,32 +25,83 @@
 #include "kriging/krige.h"
 #include "kriging/sim.h"
 
+/* The mixed-radix FFT against the plain DFT sum, for sizes of each radix
+ * and their mixes; the torus sizes krg_fft_size picks. */
 static void test_fft(void **state)
 {
     (void)state;
-    enum { N = 64 };
-    double z[2 * N], ref[2 * N], tw[N];
-    trv_rng r;
-    trv_rng_seed(&r, 3);
-    for (int i = 0; i < 2 * N; i++)
-        z[i] = trv_rng_uniform(&r) - 0.5;
-    for (int k = 0; k < N; k++) {
-        double re = 0, im = 0;
-        for (int j = 0; j < N; j++) {
-            double a = -2 * M_PI * (double)j * k / N;
-            re += z[2 * j] * cos(a) - z[2 * j + 1] * sin(a);
-            im += z[2 * j] * sin(a) + z[2 * j + 1] * cos(a);
+    const int sizes[] = {1, 2, 4, 8, 64, 3, 9, 243, 5, 125, 6, 60, 100, 360, 384};
+    double *z = malloc(2 * 384 * sizeof *z), *ref = malloc(2 * 384 * sizeof *ref);
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        int N = sizes[t];
+        trv_rng r;
+        trv_rng_seed(&r, 3 + t);
+        for (int i = 0; i < 2 * N; i++)
+            z[i] = trv_rng_uniform(&r) - 0.5;
+        for (int k = 0; k < N; k++) {
+            double re = 0, im = 0;
+            for (int j = 0; j < N; j++) {
+                double a = -2 * M_PI * (double)((long)j * k % N) / N;
+                re += z[2 * j] * cos(a) - z[2 * j + 1] * sin(a);
+                im += z[2 * j] * sin(a) + z[2 * j + 1] * cos(a);
+            }
+            ref[2 * k] = re;
+            ref[2 * k + 1] = im;
         }
-        ref[2 * k] = re;
-        ref[2 * k + 1] = im;
+        krg_fftp p;
+        assert_int_equal(krg_fftp_init(&p, N), 0);
+        krg_fft(&p, z);
+        krg_fftp_free(&p);
+        double worst = 0;
+        for (int i = 0; i < 2 * N; i++)
+            worst = fmax(worst, fabs(z[i] - ref[i]));
+        printf("  FFT of %d values against the DFT sum: max difference %.2e\n", N, worst);
+        assert_true(worst < 1e-12 * N);
     }
-    krg_fft_twiddles(N, tw);
-    krg_fft(z, N, tw);
-    double worst = 0;
-    for (int i = 0; i < 2 * N; i++)
-        worst = fmax(worst, fabs(z[i] - ref[i]));
-    printf("  FFT of %d values against the DFT sum: max difference %.2e\n", N, worst);
-    assert_true(worst < 1e-12);
+    free(z);
+    free(ref);
+    krg_fftp p;
+    assert_int_equal(krg_fftp_init(&p, 7 * 64), -1); /* 7: no radix for it */
+    const long want[][2] = {{1, 1}, {7, 8}, {11, 12}, {13, 15}, {336, 360}, {361, 375}, {513, 540}, {1025, 1080}};
+    for (size_t t = 0; t < sizeof want / sizeof *want; t++)
+        assert_int_equal(krg_fft_size(want[t][0]), want[t][1]);
+}
+
+/* The ziggurat: 2 million deviates against the standard normal: mean,
+ * variance and the share in each of 16 bins (edges 0, +-0.5, ..., +-3.5,
+ * the tails beyond), each within 5 binomial standard errors; and the
+ * same stream gives the same deviates. */
+static void test_ziggurat(void **state)
+{
+    (void)state;
+    enum { N = 2000000, NB = 16 };
+    krg_zig zg;
+    krg_zig_init(&zg);
+    trv_rng r;
+    trv_rng_seed(&r, 11);
+    double sum = 0, sum2 = 0, first = 0;
+    long cnt[NB] = {0};
+    for (int i = 0; i < N; i++) {
+        double x = krg_zig_normal(&zg, &r);
+        if (i == 0)
+            first = x;
+        sum += x, sum2 += x * x;
+        int b = (int)floor(x / 0.5) + NB / 2;
+        cnt[b < 0 ? 0 : b >= NB ? NB - 1 : b]++;
+    }
+    double mean = sum / N, var = sum2 / N - mean * mean;
+    printf("  ziggurat: mean %.5f, variance %.5f over %d deviates\n", mean, var, N);
+    assert_true(fabs(mean) < 5 / sqrt(N));
+    assert_true(fabs(var - 1) < 5 * sqrt(2.0 / N));
+    for (int b = 0; b < NB; b++) {
+        double lo = b == 0 ? -INFINITY : (b - NB / 2) * 0.5, hi = b == NB - 1 ? INFINITY : (b - NB / 2 + 1) * 0.5;
+        double p = 0.5 * (erfc(-hi / sqrt(2)) - erfc(-lo / sqrt(2))), se = sqrt(p * (1 - p) / N);
+        printf("  bin [%g, %g): %.6f, normal %.6f (%.1f se)\n", lo, hi, (double)cnt[b] / N, p,
+               ((double)cnt[b] / N - p) / se);
+        assert_true(fabs((double)cnt[b] / N - p) < 5 * se);
+    }
+    trv_rng_seed(&r, 11);
+    assert_true(krg_zig_normal(&zg, &r) == first);
 }
 
 /* Cov(d_i, d_j) summed squared over the lattice's ordered pairs of lag h
@@ -398,7 +450,8 @@ static int setup(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fft),           cmocka_unit_test(test_unconditional_variogram),
+        cmocka_unit_test(test_fft),                 cmocka_unit_test(test_ziggurat),
+        cmocka_unit_test(test_unconditional_variogram),
         cmocka_unit_test(test_conditional_moments), cmocka_unit_test(test_paths_threads),
         cmocka_unit_test(test_meuse_gstat), cmocka_unit_test(test_points_off_lattice),
     };

@@ -3,7 +3,9 @@
 # by slope on tilted planes whose slopes are known (P = count / N, by
 # hand); P(NOGO), the speed's mean, p10, p50, p90 and the cost's mean and
 # standard deviation against numpy over the maps of the deterministic
-# pipeline (trv-terrain + trv-speed + trv-cost) run on each band alone; a one-band stack of dem.tif gives speed.tif; the same
+# pipeline (trv-terrain + trv-speed + trv-cost) run on each band alone, and
+# with --zones (nogo, factor, max_speed boxes applied to those runs by
+# hand); a one-band stack of dem.tif gives speed.tif; the same
 # stack gives the same bytes; bad stacks (another grid, a missing file)
 # with clear errors and no outputs. Ends with "N passed, N failed, N skipped".
 set -u
@@ -142,6 +144,66 @@ EOF
     if [ "$n" = "7 True" ]; then ok; else bad "speed.json realizations: $n"; fi
 else
     bad "trv-speed --realizations sim.tif failed"
+fi
+
+# --- with --zones: baked into every realisation. Three boxes of 15 x 15
+# cells (edges a quarter cell inside, so that "all touched" and "centre
+# inside" are the same cells): nogo, factor 2, max_speed 10 km/h; the
+# reference is numpy over the per-band runs above with the zones applied
+# by hand (nogo: speed 0, NOGO; GO cells: v / 2, min(v, 10)) ----------------
+$PY - "$tmp/t/dem.tif" "$tmp/zones.json" <<'EOF'
+import sys, json
+from osgeo import gdal
+ds = gdal.Open(sys.argv[1]); gt = ds.GetGeoTransform(); nx, ny = ds.RasterXSize, ds.RasterYSize
+feats = []
+for k, (fy, fx, eff, val) in enumerate([(0.3, 0.3, 'nogo', 0), (0.5, 0.55, 'factor', 2), (0.7, 0.7, 'max_speed', 10)]):
+    c0, r0 = int(fx * nx), int(fy * ny)
+    x0, x1 = gt[0] + (c0 + 0.25) * gt[1], gt[0] + (c0 + 14.75) * gt[1]
+    y0, y1 = gt[3] + (r0 + 14.75) * gt[5], gt[3] + (r0 + 0.25) * gt[5]
+    feats.append({"type": "Feature", "id": k + 1, "properties": {"effect": eff, "value": val, "c0": c0, "r0": r0},
+                  "geometry": {"type": "Polygon", "coordinates": [[[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]]}})
+json.dump({"type": "FeatureCollection", "crs": {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::32616"}},
+           "features": feats}, open(sys.argv[2], "w"))
+EOF
+cp -r "$tmp/t" "$tmp/z"
+if [ -z "$refs" ]; then
+    bad "the per-band reference runs failed"
+elif speed "$tmp/z" --realizations "$tmp/sim.tif" --zones "$tmp/zones.json"; then
+    out=$($PY - "$tmp" <<'EOF'
+import sys, json, numpy as np
+from osgeo import gdal
+d = sys.argv[1]
+def rd(f):
+    ds = gdal.Open(d + '/' + f)
+    return ds.GetRasterBand(1).ReadAsArray()
+v = np.array([rd('b%d/speed.tif' % k) for k in range(7)]).astype(np.float32)
+g = np.array([rd('b%d/gonogo.tif' % k) for k in range(7)])
+data = ~np.any(g == 5, axis=0)
+bad = []
+for f in json.load(open(d + '/zones.json'))['features']:
+    p = f['properties']; box = (slice(None), slice(p['r0'], p['r0'] + 15), slice(p['c0'], p['c0'] + 15))
+    go = g[box] == 0
+    if go.sum() < 100: bad.append('%s: only %d GO cells in the box, the check is weak' % (p['effect'], go.sum()))
+    if p['effect'] == 'nogo':
+        v[box] = np.where(g[box] == 5, v[box], 0); g[box] = np.where(g[box] == 5, 5, 6)
+    elif p['effect'] == 'factor':
+        v[box] = np.where(go, v[box] / np.float32(p['value']), v[box])
+    else:
+        v[box] = np.where(go, np.minimum(v[box], np.float32(p['value'])), v[box])
+        if not (v[box][go] == p['value']).any(): bad.append('the cap binds nowhere: the check is weak')
+v = v.astype(np.float64)
+want = {'p_nogo.tif': np.mean(((g >= 1) & (g <= 4)) | (g == 6), axis=0), 'p_nogo_slope.tif': np.mean(g == 1, axis=0),
+        'speed_mean.tif': v.mean(axis=0), 'speed_p10.tif': np.percentile(v, 10, axis=0),
+        'speed_p50.tif': np.percentile(v, 50, axis=0), 'speed_p90.tif': np.percentile(v, 90, axis=0)}
+for f, w in want.items():
+    err = np.abs(rd('z/' + f)[data] - w[data].astype(np.float32)).max()
+    if not err <= 1e-4: bad.append('%s off numpy by %g' % (f, err))
+print('; '.join(bad) or 'OK')
+EOF
+)
+    if [ "$out" = OK ]; then ok; else bad "--zones: $out"; fi
+else
+    bad "trv-speed --realizations sim.tif --zones failed"
 fi
 
 # --- one band = dem.tif: the deterministic maps ------------------------------

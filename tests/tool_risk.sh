@@ -5,7 +5,9 @@
 # the gap and crosses no cell above --risk; P(passable) on hand-made
 # realisations (a cliff across the whole grid in 2 of 5: 3/5 for every
 # route, the three others one time); --risk 0 with no risky cell; bad
-# inputs. Ends with "N passed, N failed, N skipped".
+# inputs; --risk with --zones (a zone across the wall's gap: no route, both
+# named), --alternatives and --via/--visit (every route and leg under both
+# rules; a waypoint on a risky cell exempt). Ends with "N passed, N failed, N skipped".
 set -u
 BIN=$(cd "${TRV_BIN:-bin}" && pwd)
 DATA=$(cd "${TRV_DATADIR:-data}" && pwd)
@@ -107,6 +109,43 @@ else
     bad "--risk 0.3 failed"
 fi
 
+# --- --risk with --zones, --alternatives, --via (risk_check.py: the cells
+# each route's polyline crosses, sampled every metre) --------------------------
+CK="$PY $(dirname "$0")/risk_check.py"
+set -- $($CK wall "$T/p_nogo.tif")
+$CK rect "$T/p_nogo.tif" "$tmp/gap.json" $(($1 - 1)) $(($2 + 1)) $(($3 - 1)) $(($4 + 1)) 5
+# a zone across the only low-risk corridor: either alone leaves a route, both cut it
+route zgap --zones "$tmp/gap.json" && ok || bad "the gap's zone alone: no route"
+expect 1 "not reachable from the start under the zones of '$tmp/gap.json' and '$T/p_nogo.tif at --risk 0.3': the nogo zone (feature 5) cuts them apart" -- \
+    route x --zones "$tmp/gap.json" --risk 0.3
+# a square on the low-risk route away from the wall: the route keeps out of both
+$CK square "$T/p_nogo.tif" "$tmp/sq.json" "$tmp/low.csv" 0.6 2
+$CK meets "$T/p_nogo.tif" "$tmp/low.csv" "$tmp/sq.json" | awk '$3 > 0 { n++ } END { exit n != 1 }' && ok ||
+    bad "the square misses the low-risk route: the checks below would be weak"
+within() { # N CSV [ZONE [R C]]: at least N routes, every one at most P 0.3, none in ZONE
+    n=$1
+    shift
+    out=$($CK meets "$T/p_nogo.tif" "$@")
+    echo "$out" | awk -v n="$n" '$2 > 0.3 || $3 > 0 { b++ } END { exit b || NR < n }' && ok || bad "$1: $out"
+}
+if route zsq --zones "$tmp/sq.json" --risk 0.3; then within 1 "$tmp/zsq.csv" "$tmp/sq.json"; else bad "--zones square --risk 0.3 failed"; fi
+# --alternatives: every route of the set (rank 1 unconstrained crosses P 0.5: the plain route)
+ALT="--alternatives 3 --max-stretch 1.5 --max-overlap 0.9 --local-opt 0.05"
+if route alt --zones "$tmp/sq.json" --risk 0.3 $ALT; then within 3 "$tmp/alt.csv" "$tmp/sq.json"; else bad "--alternatives with --risk failed"; fi
+# --via a point past the wall on the plain route: every leg under the rule
+W=$($CK vertex "$T/p_nogo.tif" "$tmp/plain.csv" 0.75)
+if route via --via "$W" --risk 0.3; then within 1 "$tmp/via.csv"; else bad "--via with --risk failed"; fi
+# a waypoint on a wall cell (P 0.5) is exempt as the start and the goal are: the route
+# meets P above 0.3 in that cell alone
+set -- $($CK edge "$T/p_nogo.tif" "$T/gonogo.tif")
+W=$($CK cell "$T/p_nogo.tif" "$1" "$2")
+if route exempt --visit "$W;$($CK vertex "$T/p_nogo.tif" "$tmp/plain.csv" 0.75)" --risk 0.3 --zones "$tmp/sq.json"; then
+    within 1 "$tmp/exempt.csv" "$tmp/sq.json" "$1" "$2"
+    $CK meets "$T/p_nogo.tif" "$tmp/exempt.csv" | awk '{ exit !($2 == 0.5) }' && ok || bad "the waypoint's cell is not on the route"
+else
+    bad "--visit through a risky waypoint's cell: $(cat "$tmp/stderr" 2>/dev/null)"
+fi
+
 # --- P(passable) on hand-made realisations ------------------------------------
 $PY - "$T/dem.tif" "$T/dem_sim.tif" <<'EOF'
 import sys, numpy as np
@@ -155,7 +194,6 @@ fi
 # --- bad inputs -------------------------------------------------------------------
 R="$BIN/trv-route --roadmap $tmp/rm.gpkg --terrain $T --from $FROM --to $TO -o $tmp/x.geojson"
 expect 2 "--risk must be a probability >= 0 and < 1" -- $R --risk 1
-expect 2 "--risk does not take --zones" -- $R --risk 0.1 --zones "$tmp/none.geojson"
 expect 2 "--mc does not take --via" -- $R --mc 3 --via $FROM
 expect 1 "p_nogo.tif': no such file" -- $R --risk 0.1
 expect 1 "holds 5 realisations, --mc asks for 6" -- $R --mc 6

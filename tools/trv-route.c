@@ -269,7 +269,7 @@ int main(int argc, char **argv)
         {"corridor", 0, TRV_ARG_DOUBLE, &o.corridor, "M", "refine on the raster within M metres of the roadmap route (default: 3 cells; 0: off)"},
         {"zones", 0, TRV_ARG_STRING, &o.zones, "ZONES", "nogo, factor and max_speed zones (any OGR vector; effect, value): applied to the roadmap at query time, barriers exact"},
         {"crossings", 0, TRV_ARG_STRING, &o.crossings, "POINTS", "where a nogo line may be crossed (bridges, fords, gates): points, optional radius (m)"},
-        {"risk", 0, TRV_ARG_DOUBLE, &o.risk, "ALPHA", "only cells whose P(NOGO) (DIR/p_nogo.tif, trv-speed --realizations) is at most ALPHA, 0 to below 1 (not with --zones, --alternatives, --via, --visit)"},
+        {"risk", 0, TRV_ARG_DOUBLE, &o.risk, "ALPHA", "only cells whose P(NOGO) (DIR/p_nogo.tif, trv-speed --realizations) is at most ALPHA, 0 to below 1 (the stops' cells exempt; with --zones both apply, to every strategy, alternative and leg)"},
         {"mc", 0, TRV_ARG_INT, &o.mc, "N", "each route on the first N realisations of DIR/dem_sim.tif: P(passable), time p10/p50/p90 (--stats columns, route.json)"},
         {"crossing-radius", 0, TRV_ARG_DOUBLE, &o.crossing_radius, "M", "the crossings' radius without a radius attribute (default: one cell)"},
         {"output", 'o', TRV_ARG_STRING, &o.out.geojson, "ROUTE.geojson", "routes as GeoJSON LineStrings (EPSG:4326); route.json, the run's summary, beside it"},

@@ -352,10 +352,10 @@ static void summary(trv_json *js, const tm_model *m, const tm_soils *soils, cons
  * their styles (P(NOGO) 0..1 on ylorrd, speeds 0..top speed) in the set;
  * speed.json's "realizations" object (docs/summaries.md). */
 static trv_status write_realizations(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir,
-                                     const char *sims, const trv_meta *meta, trv_json *js)
+                                     const char *sims, const tm_zone_opts *zo, const trv_meta *meta, trv_json *js)
 {
     tm_real r;
-    trv_status st = tm_realize(ctx, m, dir, sims, NULL, NULL, &r);
+    trv_status st = tm_realize_zoned(ctx, m, dir, sims, zo, NULL, NULL, &r); /* the zones in every realisation */
     for (int k = 0; k < TM_REAL_NOUT && !st; k++) {
         char *path = trv_path_join(dir, tm_real_file(k));
         const char *tmp = path ? qgis_qml_add(ctx, set, path) : NULL;
@@ -410,7 +410,7 @@ static trv_status write_all(trv_ctx *ctx, const tm_model *m, const tm_soils *soi
     if (!st)
         summary(out.js, m, soils, stats, in, meta, mu, zo);
     if (!st && in[4])
-        st = write_realizations(ctx, out.set, m, dir, in[4], meta, out.js);
+        st = write_realizations(ctx, out.set, m, dir, in[4], zo, meta, out.js);
     free(path);
     return tool_out_close(ctx, &out, st);
 }
@@ -448,7 +448,7 @@ int main(int argc, char **argv)
         {"zones", 0, TRV_ARG_STRING, &zo.path, "FILE", "no-go and preference zones baked into the maps (any OGR vector, any CRS; effect nogo|factor|max_speed, value; docs/zones.md): nogo cells all touched NOGO (reason zone), speed / factor and min(speed, max_speed) by cell centre"},
         {"crossings", 0, TRV_ARG_STRING, &zo.crossings, "FILE", "with --zones: points (bridges, fords, gates) where a nogo line stays open within a radius (attribute radius, m)"},
         {"crossing-radius", 0, TRV_ARG_DOUBLE, &zo.radius_m, "M", "the crossings' radius without a radius attribute (default: one cell)"},
-        {"realizations", 0, TRV_ARG_STRING, &sims, "SIM.tif", "also the statistics over terrain realisations (band k = realisation k of dem.tif, e.g. trv-krige --nsim's dem_sim.tif): per cell P(NOGO) (p_nogo.tif; by slope: p_nogo_slope.tif) and the speed's mean, p10, p50, p90 (speed_mean.tif, speed_p10.tif, ...) in DIR; not with --zones"},
+        {"realizations", 0, TRV_ARG_STRING, &sims, "SIM.tif", "also the statistics over terrain realisations (band k = realisation k of dem.tif, e.g. trv-krige --nsim's dem_sim.tif): per cell P(NOGO) (p_nogo.tif; by slope: p_nogo_slope.tif) and the speed's mean, p10, p50, p90 (speed_mean.tif, speed_p10.tif, ...) in DIR; --zones are baked into every realisation (P(NOGO) 1 in nogo zones)"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
     static const char *const required[] = {"terrain", "vehicle", NULL};
@@ -472,8 +472,6 @@ int main(int argc, char **argv)
         tool_usage(&cli, ctx, "--crossings needs --zones");
     if (!(zo.radius_m >= 0))
         tool_usage(&cli, ctx, "--crossing-radius must be >= 0 (0: one cell)");
-    if (sims && zo.path)
-        tool_usage(&cli, ctx, "--realizations does not take --zones yet (the realisations' maps are the model's alone)");
     char *layers[3] = {run_path(dir, RUN_SLOPE), run_path(dir, RUN_SOIL), run_path(dir, RUN_LANDUSE)};
     if (!layers[0] || !layers[1] || !layers[2])
         return tool_end(&cli, ctx, trv_error(ctx, TRV_ERR_NOMEM, "out of memory"));

@@ -549,7 +549,7 @@ const char *geo_proj_version(void);
 
 typedef struct geo_bands geo_bands;
 
-/* Create path (a trv_outset temporary) as a tiled, DEFLATE-compressed,
+/* Create path (a trv_outset temporary) as a tiled, DEFLATE-compressed (level 1),
  * band-interleaved Float32 GeoTIFF of nbands bands on grid, every band with
  * nodata and unit (NULL: none), the file with meta (may be NULL); tiles
  * compressed by `threads` threads. Bands are then written one at a time by

@@ -21,7 +21,13 @@ void geo_zones_free(geo_zones *z)
     free(z->bstart);
     free(z->bseg);
     free(z->burn);
+    free(z->added_name);
     free(z);
+}
+
+const char *geo_zone_source(const geo_zones *z, int k)
+{
+    return z->added_name && k >= z->added_from ? z->added_name : z->path;
 }
 
 static int push_seg(geo_zones *z, int *cap, int zone, double x0, double y0, double x1, double y1)
@@ -185,6 +191,7 @@ trv_status geo_zones_index(trv_ctx *ctx, geo_zones *z)
     z->bx0 = b[0], z->by0 = b[1], z->bsize = ext > 0 ? ext / 256 : 1;
     z->bnx = (int)((b[2] - b[0]) / z->bsize) + 1, z->bny = (int)((b[3] - b[1]) / z->bsize) + 1;
     size_t nb = (size_t)z->bnx * z->bny;
+    free(z->bstart), free(z->bseg), z->bseg = NULL;
     z->bstart = calloc(nb + 1, sizeof *z->bstart);
     if (!z->bstart)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");

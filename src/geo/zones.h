@@ -68,7 +68,13 @@ typedef struct geo_zones {
     int burn_nx, burn_ny;   /* geo_zones_at skips the polygons where no cell is burned NOGO */
     double min_factor;      /* the smallest factor (1 when none below 1) */
     int skip;               /* a zone left out (prm_zones_explain), -1: none */
+    char *added_name;       /* non-NULL: zones [added_from, n) were added after the read (prm's risk.c) */
+    int added_from;         /* and are named so in messages (geo_zone_source) */
 } geo_zones;
+
+/* The name of zone k's source in messages: path, or added_name for a zone
+ * added after the read. */
+const char *geo_zone_source(const geo_zones *z, int k);
 
 /* Read path (and crossings, NULL: none) into g's CRS; radius_m the
  * crossings' default radius (<= 0: one cell). Errors name the file and
@@ -82,9 +88,11 @@ trv_status geo_zones_read(trv_ctx *ctx, const char *path, const char *crossings,
                           geo_zones **out);
 void geo_zones_free(geo_zones *z);
 /* The segments' bucket index of z (at least one zone; geo_zones_read
- * calls it, and prm's risk.c for the zones it makes). */
+ * calls it, and prm's risk.c for the zones it makes or adds: an index
+ * built before is replaced). */
 trv_status geo_zones_index(trv_ctx *ctx, geo_zones *z);
-/* z->burn on g's grid (zones_burn.c; geo_zones_read calls it). */
+/* z->burn on g's grid (zones_burn.c; geo_zones_read calls it; a burn
+ * made before is replaced). */
 trv_status geo_zones_burn(trv_ctx *ctx, const geo_grid *g, geo_zones *z);
 
 /* The nogo zone (index) the straight piece (x0, y0)-(x1, y1) may not take

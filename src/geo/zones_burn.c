@@ -76,6 +76,7 @@ trv_status geo_zones_burn(trv_ctx *ctx, const geo_grid *g, geo_zones *z)
     size_t n = (size_t)g->nx * g->ny;
     memcpy(z->burn_gt, g->gt, sizeof z->burn_gt);
     z->burn_nx = g->nx, z->burn_ny = g->ny;
+    free(z->burn);
     if (!(z->burn = calloc(n, 1)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     for (int k = 0; k < z->n; k++) {

@@ -12,11 +12,12 @@
  *
  * U is simulated on the target lattice (extended to cover the samples) by
  * circulant embedding (Dietrich & Newsam 1997; Wood & Chan 1994): the
- * structured part (nugget 0) on a torus of M1 x M2 nodes (powers of two,
- * at least the lattice plus the distance where C falls below 1e-6 psill),
- * eigenvalues lambda = FFT(c); one complex FFT of sqrt(lambda / M1 M2)
- * (a + ib), a, b iid N(0, 1), gives two independent realisations (its
- * real and imaginary parts). Negative eigenvalues (the embedding is not
+ * structured part (nugget 0) on a torus of M1 x M2 nodes (each the least
+ * 2^a 3^b 5^c at least the lattice plus the distance where C falls below
+ * 1e-6 psill, or twice the lattice), eigenvalues lambda = FFT(c); one
+ * complex FFT of sqrt(lambda / M1 M2) (a + ib), a, b iid N(0, 1) (the
+ * ziggurat, krg_zig_normal), gives two independent realisations (its real
+ * and imaginary parts). Negative eigenvalues (the embedding is not
  * positive definite) double the torus up to 2^25 nodes, then are set to 0
  * and the variance lost is reported. The nugget is white noise
  * N(0, nugget) per node and per sample. A sample that is not a lattice
@@ -38,12 +39,40 @@
 
 /* ---- circulant embedding (sim_fft.c) ------------------------------------ */
 
+/* A complex FFT of n = 2^a 3^b 5^c points (fft.c): Stockham passes of
+ * radix 4, 2, 3, 5; forward, sum_j z_j e^{-2 pi i jk/n}, natural order. */
+enum { KRG_FFT_MAXF = 40 };
+typedef struct krg_fftp {
+    int n, nf, f[KRG_FFT_MAXF]; /* the radices, in pass order */
+    double *tw;             /* n complex e^{-2 pi i t/n} */
+    double *buf;            /* n complex: the passes' other buffer */
+} krg_fftp;
+/* The least 2^a 3^b 5^c >= n (n >= 1); -1 beyond 2^30. Pure. */
+int krg_fft_size(long n);
+/* The plan of n points; -1 when n has another prime factor or out of
+ * memory. */
+int krg_fftp_init(krg_fftp *p, int n);
+void krg_fftp_free(krg_fftp *p);
+/* In place, n = p->n values interleaved (re, im); uses p->buf. */
+void krg_fft(const krg_fftp *p, double *z);
+
+/* Standard normal deviates by the ziggurat (Marsaglia & Tsang 2000, with
+ * Doornik's 2005 correction: the layer from bits of its own): 128 layers,
+ * one 64-bit draw per deviate on the fast path (top 53 bits: the uniform,
+ * low 7: the layer), the tail by Marsaglia's 1964 method. */
+typedef struct krg_zig {
+    double x[129], r[128];
+} krg_zig;
+void krg_zig_init(krg_zig *z);
+double krg_zig_normal(const krg_zig *z, trv_rng *r);
+
 typedef struct krg_ce {
     int n1, n2;             /* the lattice: n1 columns (x), n2 rows (y) */
-    int m1, m2;             /* the torus, powers of two: m1 >= n1, m2 >= n2 */
+    int m1, m2;             /* the torus (krg_fft_size): m1 >= n1, m2 >= n2 */
     double *sq;             /* m1 * m2: sqrt(max(lambda, 0) / (m1 m2)) */
     double *work;           /* 2 * m1 * m2: the complex field */
-    double *tw1, *tw2;      /* twiddles of the m1 and m2 transforms */
+    krg_fftp f1, f2;        /* the m1 and m2 transforms */
+    krg_zig zig;
     double *colbuf;         /* a few columns, contiguous */
     double lost;            /* fraction of the variance lost to negative eigenvalues */
 } krg_ce;
@@ -56,12 +85,8 @@ void krg_ce_free(krg_ce *ce);
  * from the stream seeded by seed. */
 void krg_ce_draw(krg_ce *ce, uint64_t seed, double *a, double *b);
 
-/* In-place complex FFT (forward, e^{-2 pi i jk/n}) of n = 2^p values
- * (interleaved re, im) with the twiddles tw (krg_fft_twiddles: n/2
- * complex e^{-2 pi i k/n}); exposed for its test. */
-void krg_fft_twiddles(int n, double *tw);
-void krg_fft(double *z, int n, const double *tw);
-/* A standard normal deviate (Box-Muller) from r. */
+/* A standard normal deviate (Box-Muller) from r: the nugget's and the
+ * off-node samples' residual draws. */
 double krg_normal(trv_rng *r);
 
 /* ---- the kriging weights of every target (sim_weights.c) ----------------- */

@@ -7,48 +7,56 @@
 
 enum { MAX_TORUS_LOG2 = 25 };
 
-void krg_fft_twiddles(int n, double *tw)
-{
-    for (int k = 0; k < n / 2; k++) {
-        tw[2 * k] = cos(-2 * M_PI * k / n);
-        tw[2 * k + 1] = sin(-2 * M_PI * k / n);
-    }
-}
-
-void krg_fft(double *z, int n, const double *tw)
-{
-    for (int i = 1, j = 0; i < n; i++) { /* bit reversal */
-        int bit = n >> 1;
-        for (; j & bit; bit >>= 1)
-            j ^= bit;
-        j ^= bit;
-        if (i < j) {
-            double t0 = z[2 * i], t1 = z[2 * i + 1];
-            z[2 * i] = z[2 * j];
-            z[2 * i + 1] = z[2 * j + 1];
-            z[2 * j] = t0;
-            z[2 * j + 1] = t1;
-        }
-    }
-    for (int len = 2, step = n / 2; len <= n; len <<= 1, step >>= 1) { /* butterflies */
-        int h = len / 2;
-        for (int i = 0; i < n; i += len)
-            for (int k = 0; k < h; k++) {
-                double wr = tw[2 * k * step], wi = tw[2 * k * step + 1];
-                double *a = z + 2 * (i + k), *b = a + 2 * h;
-                double tr = wr * b[0] - wi * b[1], ti = wr * b[1] + wi * b[0];
-                b[0] = a[0] - tr;
-                b[1] = a[1] - ti;
-                a[0] += tr;
-                a[1] += ti;
-            }
-    }
-}
-
 double krg_normal(trv_rng *r)
 {
     double u1 = 1.0 - trv_rng_uniform(r), u2 = trv_rng_uniform(r); /* u1 in (0, 1] */
     return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+/* Doornik's ZIGNOR constants: the base strip's right edge and area. */
+#define ZIG_R 3.442619855899
+#define ZIG_V 9.91256303526217e-3
+
+void krg_zig_init(krg_zig *z)
+{
+    double f = exp(-0.5 * ZIG_R * ZIG_R);
+    z->x[0] = ZIG_V / f; /* the base strip as a box of the same area */
+    z->x[1] = ZIG_R;
+    z->x[128] = 0;
+    for (int i = 2; i < 128; i++) {
+        z->x[i] = sqrt(-2 * log(ZIG_V / z->x[i - 1] + f));
+        f = exp(-0.5 * z->x[i] * z->x[i]);
+    }
+    for (int i = 0; i < 128; i++)
+        z->r[i] = z->x[i + 1] / z->x[i];
+}
+
+/* The tail beyond ZIG_R (Marsaglia 1964), on the side of u's sign. */
+static double zig_tail(trv_rng *r, int negative)
+{
+    double x, y;
+    do {
+        x = log(1.0 - trv_rng_uniform(r)) / ZIG_R;
+        y = log(1.0 - trv_rng_uniform(r));
+    } while (-2 * y < x * x);
+    return negative ? x - ZIG_R : ZIG_R - x;
+}
+
+double krg_zig_normal(const krg_zig *z, trv_rng *r)
+{
+    for (;;) {
+        uint64_t b = trv_rng_next(r);
+        double u = 2 * ((double)(b >> 11) * 0x1.0p-53) - 1;
+        int i = (int)(b & 0x7f);
+        if (fabs(u) < z->r[i]) /* inside the layer's box */
+            return u * z->x[i];
+        if (i == 0)
+            return zig_tail(r, u < 0);
+        double x = u * z->x[i], f0 = exp(-0.5 * (z->x[i] * z->x[i] - x * x));
+        double f1 = exp(-0.5 * (z->x[i + 1] * z->x[i + 1] - x * x));
+        if (f1 + trv_rng_uniform(r) * (f0 - f1) < 1.0) /* under the density in the wedge */
+            return x;
+    }
 }
 
 enum { COLS = 4 }; /* columns transformed together: one cache line of each row */
@@ -59,7 +67,7 @@ static void fft2(krg_ce *ce, double *z, int ncols)
 {
     int m1 = ce->m1, m2 = ce->m2;
     for (int r = 0; r < m2; r++)
-        krg_fft(z + 2 * (size_t)r * m1, m1, ce->tw1);
+        krg_fft(&ce->f1, z + 2 * (size_t)r * m1);
     double *buf = ce->colbuf;
     for (int c0 = 0; c0 < ncols; c0 += COLS) {
         int nc = ncols - c0 < COLS ? ncols - c0 : COLS;
@@ -69,21 +77,13 @@ static void fft2(krg_ce *ce, double *z, int ncols)
                 buf[2 * ((size_t)j * m2 + r) + 1] = z[2 * ((size_t)r * m1 + c0 + j) + 1];
             }
         for (int j = 0; j < nc; j++)
-            krg_fft(buf + 2 * (size_t)j * m2, m2, ce->tw2);
+            krg_fft(&ce->f2, buf + 2 * (size_t)j * m2);
         for (int r = 0; r < m2; r++)
             for (int j = 0; j < nc; j++) {
                 z[2 * ((size_t)r * m1 + c0 + j)] = buf[2 * ((size_t)j * m2 + r)];
                 z[2 * ((size_t)r * m1 + c0 + j) + 1] = buf[2 * ((size_t)j * m2 + r) + 1];
             }
     }
-}
-
-static int pow2_at_least(long n)
-{
-    int p = 0;
-    while ((1L << p) < n)
-        p++;
-    return p;
 }
 
 /* The distance beyond which the structured covariance stays below 1e-6
@@ -126,6 +126,27 @@ static double eigen(krg_ce *ce, const krg_model *m0, double dx, double dy, doubl
     return hi > 0 ? lo / hi : -1;
 }
 
+/* The torus for m1 x m2 (sizes of krg_fft_size): its arrays, plans and
+ * eigenvalues; *rel the least eigenvalue relative to the largest. */
+static trv_status torus(trv_ctx *ctx, krg_ce *ce, const krg_model *m0, double dx, double dy, double *rel)
+{
+    size_t mm = (size_t)ce->m1 * ce->m2;
+    free(ce->sq);
+    free(ce->work);
+    free(ce->colbuf);
+    krg_fftp_free(&ce->f1);
+    krg_fftp_free(&ce->f2);
+    ce->sq = malloc(mm * sizeof *ce->sq);
+    ce->work = malloc(2 * mm * sizeof *ce->work);
+    ce->colbuf = malloc(2 * COLS * (size_t)ce->m2 * sizeof *ce->colbuf);
+    if (!ce->sq || !ce->work || !ce->colbuf || krg_fftp_init(&ce->f1, ce->m1) || krg_fftp_init(&ce->f2, ce->m2)) {
+        krg_ce_free(ce);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory (a simulation torus of %zu nodes)", mm);
+    }
+    *rel = eigen(ce, m0, dx, dy, &ce->lost);
+    return TRV_OK;
+}
+
 trv_status krg_ce_init(trv_ctx *ctx, krg_ce *ce, const krg_model *m, int n1, int n2, double dx, double dy)
 {
     memset(ce, 0, sizeof *ce);
@@ -135,59 +156,39 @@ trv_status krg_ce_init(trv_ctx *ctx, krg_ce *ce, const krg_model *m, int n1, int
                          krg_model_name(m->type));
     krg_model m0 = *m;
     m0.nugget = 0;
+    krg_zig_init(&ce->zig);
     double R = reach(&m0);
-    int p1 = pow2_at_least(fmin(2.0 * n1, n1 + ceil(R / dx) + 1));
-    int p2 = pow2_at_least(fmin(2.0 * n2, n2 + ceil(R / dy) + 1));
+    long want1 = (long)fmin(2.0 * n1, n1 + ceil(R / dx) + 1), want2 = (long)fmin(2.0 * n2, n2 + ceil(R / dy) + 1);
     ce->n1 = n1;
     ce->n2 = n2;
     for (;;) {
-        if (p1 + p2 > MAX_TORUS_LOG2)
+        ce->m1 = krg_fft_size(want1), ce->m2 = krg_fft_size(want2);
+        if (ce->m1 < 0 || ce->m2 < 0 || (double)ce->m1 * ce->m2 > (double)(1L << MAX_TORUS_LOG2))
             return trv_error(ctx, TRV_ERR_USAGE,
-                             "the simulation lattice of %d x %d nodes needs a torus of 2^%d nodes (at most 2^%d): "
-                             "use a coarser --tr or a smaller --te",
-                             n1, n2, p1 + p2, MAX_TORUS_LOG2);
-        ce->m1 = 1 << p1;
-        ce->m2 = 1 << p2;
-        size_t mm = (size_t)ce->m1 * ce->m2;
-        free(ce->sq);
-        free(ce->work);
-        free(ce->tw1);
-        free(ce->tw2);
-        free(ce->colbuf);
-        ce->sq = malloc(mm * sizeof *ce->sq);
-        ce->work = malloc(2 * mm * sizeof *ce->work);
-        ce->tw1 = malloc((size_t)ce->m1 * sizeof *ce->tw1);
-        ce->tw2 = malloc((size_t)ce->m2 * sizeof *ce->tw2);
-        ce->colbuf = malloc(2 * COLS * (size_t)ce->m2 * sizeof *ce->colbuf);
-        if (!ce->sq || !ce->work || !ce->tw1 || !ce->tw2 || !ce->colbuf) {
-            krg_ce_free(ce);
-            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory (a simulation torus of %zu nodes)", mm);
-        }
-        krg_fft_twiddles(ce->m1, ce->tw1);
-        krg_fft_twiddles(ce->m2, ce->tw2);
-        double share, rel = eigen(ce, &m0, dx, dy, &share);
-        ce->lost = share;
-        if (rel >= -1e-10)
-            break;
-        if (p1 + p2 + 2 > MAX_TORUS_LOG2) { /* the largest torus: clip */
+                             "the simulation lattice of %d x %d nodes needs a torus of %ld x %ld nodes (at most "
+                             "2^%d): use a coarser --tr or a smaller --te",
+                             n1, n2, want1, want2, MAX_TORUS_LOG2);
+        double rel = -1;
+        trv_status st = torus(ctx, ce, &m0, dx, dy, &rel);
+        if (st || rel >= -1e-10)
+            return st;
+        if ((double)ce->m1 * ce->m2 * 4 > (double)(1L << MAX_TORUS_LOG2)) { /* the largest torus: clip */
             trv_info(ctx, 1,
                      "note: circulant embedding not positive definite; %.3g%% of the variance dropped with the "
                      "negative eigenvalues",
-                     100 * share);
-            break;
+                     100 * ce->lost);
+            return TRV_OK;
         }
-        p1++;
-        p2++;
+        want1 = 2L * ce->m1, want2 = 2L * ce->m2;
     }
-    return TRV_OK;
 }
 
 void krg_ce_free(krg_ce *ce)
 {
     free(ce->sq);
     free(ce->work);
-    free(ce->tw1);
-    free(ce->tw2);
+    krg_fftp_free(&ce->f1);
+    krg_fftp_free(&ce->f2);
     free(ce->colbuf);
     memset(ce, 0, sizeof *ce);
 }
@@ -198,16 +199,9 @@ void krg_ce_draw(krg_ce *ce, uint64_t seed, double *a, double *b)
     trv_rng_seed(&r, seed);
     size_t mm = (size_t)ce->m1 * ce->m2;
     double *z = ce->work;
-    for (size_t i = 0; i < mm; i++) { /* Marsaglia's polar method: both deviates of a pair */
-        double a1, a2, q;
-        do {
-            a1 = 2 * trv_rng_uniform(&r) - 1;
-            a2 = 2 * trv_rng_uniform(&r) - 1;
-            q = a1 * a1 + a2 * a2;
-        } while (q >= 1 || q == 0);
-        double f = ce->sq[i] * sqrt(-2 * log(q) / q);
-        z[2 * i] = f * a1;
-        z[2 * i + 1] = f * a2;
+    for (size_t i = 0; i < mm; i++) {
+        z[2 * i] = ce->sq[i] * krg_zig_normal(&ce->zig, &r);
+        z[2 * i + 1] = ce->sq[i] * krg_zig_normal(&ce->zig, &r);
     }
     fft2(ce, z, ce->n1);
     for (int row = 0; row < ce->n2; row++)

@@ -90,7 +90,7 @@ static const char *stop_fault(const prm_terrain *t, double x, double y, char *bu
     int k = t->zones ? geo_zones_at(t->zones, x, y) : -1;
     if (k < 0)
         return NULL;
-    snprintf(buf, len, "lies in the nogo zone (feature %ld) of '%s'", t->zones->z[k].fid, t->zones->path);
+    snprintf(buf, len, "lies in the nogo zone (feature %ld) of '%s'", t->zones->z[k].fid, geo_zone_source(t->zones, k));
     return buf;
 }
 

@@ -44,8 +44,6 @@ trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o)
         st = trv_error(ctx, TRV_ERR_USAGE, "--via and --visit do not take --alternatives yet");
     if (!st && !isnan(o->risk) && !(o->risk >= 0 && o->risk < 1))
         st = trv_error(ctx, TRV_ERR_USAGE, "--risk must be a probability >= 0 and < 1");
-    if (!st && !isnan(o->risk) && (o->zones || o->alt.k > 1 || o->wp.n))
-        st = trv_error(ctx, TRV_ERR_USAGE, "--risk does not take --zones, --alternatives, --via or --visit yet");
     if (!st && o->mc < 0)
         st = trv_error(ctx, TRV_ERR_USAGE, "--mc must be a count of realisations >= 1");
     if (!st && o->mc > 0 && o->wp.n)
@@ -269,17 +267,18 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
         st = trv_error(ctx, TRV_ERR_CRS, "'%s' is not in the CRS of the terrain '%s'", o->roadmap, o->terrain);
     geo_zones *z = NULL;
     prm_zone_edges ze = {0}; /* the roadmap's mask under the zones, built once for every search (zones.h) */
-    if (!st && o->zones && !(st = geo_zones_read(ctx, o->zones, o->crossings, o->crossing_radius, t.grid, &z))) {
+    if (!st && o->zones)
+        st = geo_zones_read(ctx, o->zones, o->crossings, o->crossing_radius, t.grid, &z);
+    double xy[4];
+    if (!st && !isnan(o->risk) && !(st = prm_mission_ends(ctx, o, t.grid, xy)))
+        st = prm_risk_zones(ctx, &t, o, xy, &z); /* risk.h: P(NOGO) above --risk as nogo zones, with --zones' */
+    if (!st && z) {
         t.zones = z;
         t.top_speed_kmh /= z->min_factor; /* the time heuristics stay admissible (zones.h) */
         st = prm_zone_edges_make(ctx, &t, r, o->strategy == PRM_TIME || o->compare, &ze);
         if (!st && !(st = prm_zones_roadmap(ctx, &t, r, &ze))) /* the crossings as nodes */
             t.zone_edges = &ze;
     }
-    double xy[4];
-    if (!st && !isnan(o->risk) && !(st = prm_mission_ends(ctx, o, t.grid, xy)) &&
-        !(st = prm_risk_zones(ctx, &t, o->terrain, o->risk, xy, &z)))
-        t.zones = z; /* risk.h: P(NOGO) above --risk as nogo zones (NULL: none above) */
     if (!st) {
         m->direction_aware = t.aniso != NULL;
         snprintf(m->time_note, sizeof m->time_note, "%s", t.time_note);

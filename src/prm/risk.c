@@ -12,25 +12,39 @@
 #define RISK_SIMS "dem_sim.tif"
 #define RISK_INSET 1e-6 /* cells */
 
-/* One nogo rectangle: columns c0 .. c1 - 1 of row r, inset. */
-static int add_run(geo_zones *z, int *cap, const geo_grid *g, int r, int c0, int c1)
+/* Room for one more zone and its four segments in z (zcap, scap: the
+ * arrays' room, grown here); -1 out of memory. */
+static int room(geo_zones *z, int *zcap, int *scap)
+{
+    if (z->n == *zcap) {
+        int nc = *zcap ? 2 * *zcap : 256;
+        geo_zone *nz = realloc(z->z, (size_t)nc * sizeof *nz);
+        if (!nz)
+            return -1;
+        z->z = nz, *zcap = nc;
+    }
+    if (z->nseg + 4 > *scap) {
+        int nc = 2 * *scap + 1024;
+        double *s = realloc(z->seg, (size_t)nc * 4 * sizeof *s);
+        if (s)
+            z->seg = s;
+        int *sz = s ? realloc(z->seg_zone, (size_t)nc * sizeof *sz) : NULL;
+        if (!sz)
+            return -1;
+        z->seg_zone = sz, *scap = nc;
+    }
+    return 0;
+}
+
+/* One nogo rectangle: columns c0 .. c1 - 1 of row r, inset; its feature
+ * id its rank among the rectangles. */
+static int add_run(geo_zones *z, int cap[2], const geo_grid *g, int r, int c0, int c1)
 {
     double e = RISK_INSET * g->gt[1], f = RISK_INSET * -g->gt[5];
     double x0 = g->gt[0] + c0 * g->gt[1] + e, x1 = g->gt[0] + c1 * g->gt[1] - e;
     double y1 = g->gt[3] + r * g->gt[5] - f, y0 = g->gt[3] + (r + 1) * g->gt[5] + f;
-    if (z->n == *cap) {
-        int nc = *cap ? 2 * *cap : 256;
-        geo_zone *nz = realloc(z->z, (size_t)nc * sizeof *nz);
-        double *s = nz ? realloc(z->seg, (size_t)nc * 16 * sizeof *s) : NULL;
-        if (nz)
-            z->z = nz;
-        if (s)
-            z->seg = s;
-        int *sz = s ? realloc(z->seg_zone, (size_t)nc * 4 * sizeof *sz) : NULL;
-        if (!sz)
-            return -1;
-        z->seg_zone = sz, *cap = nc;
-    }
+    if (room(z, &cap[0], &cap[1]))
+        return -1;
     const double v[5][2] = {{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}, {x0, y0}};
     for (int k = 0; k < 4; k++) {
         double *s = z->seg + 4 * (size_t)z->nseg;
@@ -38,7 +52,8 @@ static int add_run(geo_zones *z, int *cap, const geo_grid *g, int r, int c0, int
         z->seg_zone[z->nseg++] = z->n;
     }
     geo_zone *zn = &z->z[z->n];
-    *zn = (geo_zone){.fid = z->n, .effect = GEO_ZONE_NOGO, .s0 = z->nseg - 4, .s1 = z->nseg, .box = {x0, y0, x1, y1}};
+    *zn = (geo_zone){.fid = z->n - z->added_from, .effect = GEO_ZONE_NOGO, .s0 = z->nseg - 4, .s1 = z->nseg,
+                     .box = {x0, y0, x1, y1}};
     z->n++;
     return 0;
 }
@@ -47,14 +62,19 @@ static int add_run(geo_zones *z, int *cap, const geo_grid *g, int r, int c0, int
 typedef struct risk_in {
     const geo_raster *p, *go;
     double alpha;
-    long ends[2];
+    const long *ends;       /* the stops' cells */
+    int nends;
 } risk_in;
 
-/* Cell i is GO in the terrain, above alpha, and not an end's. */
+/* Cell i is GO in the terrain, above alpha, and not a stop's. */
 static int risky(const risk_in *R, size_t i)
 {
-    return R->go->u8[i] == TM_GO && R->p->f32[i] > R->alpha && !geo_raster_is_nodata(R->p, i) &&
-           (long)i != R->ends[0] && (long)i != R->ends[1];
+    if (R->go->u8[i] != TM_GO || !(R->p->f32[i] > R->alpha) || geo_raster_is_nodata(R->p, i))
+        return 0;
+    for (int k = 0; k < R->nends; k++)
+        if ((long)i == R->ends[k])
+            return 0;
+    return 1;
 }
 
 /* The runs of risky cells, row by row (the terrain's NOGO cells are
@@ -62,7 +82,7 @@ static int risky(const risk_in *R, size_t i)
 static trv_status make_runs(trv_ctx *ctx, const risk_in *R, geo_zones *z)
 {
     const geo_grid *g = &R->p->grid;
-    int cap = 0;
+    int cap[2] = {z->n, z->nseg};
     for (int r = 0; r < g->ny; r++) {
         size_t at = (size_t)r * g->nx;
         for (int c = 0; c < g->nx;) {
@@ -73,7 +93,7 @@ static trv_status make_runs(trv_ctx *ctx, const risk_in *R, geo_zones *z)
             int c1 = c + 1;
             while (c1 < g->nx && risky(R, at + c1))
                 c1++;
-            if (add_run(z, &cap, g, r, c, c1))
+            if (add_run(z, cap, g, r, c, c1))
                 return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
             c = c1;
         }
@@ -81,41 +101,96 @@ static trv_status make_runs(trv_ctx *ctx, const risk_in *R, geo_zones *z)
     return TRV_OK;
 }
 
-trv_status prm_risk_zones(trv_ctx *ctx, const prm_terrain *t, const char *dir, double alpha, const double xy[4],
-                          geo_zones **out)
+/* The cells of the mission's stops: start, goal, each waypoint (one that
+ * cannot be transformed is left out: legs.c names it); their count. */
+static int stop_cells(trv_ctx *ctx, const prm_mission_opts *o, const prm_terrain *t, const double xy[4], long *cell)
 {
-    *out = NULL;
-    char *path = trv_path_join(dir, tm_real_file(TM_REAL_P_NOGO)), name[64];
+    double x[PRM_WAYPOINTS_MAX], y[PRM_WAYPOINTS_MAX];
+    int ok[PRM_WAYPOINTS_MAX], n = 0;
+    cell[n++] = prm_cell_at(t, xy[0], xy[1]);
+    cell[n++] = prm_cell_at(t, xy[2], xy[3]);
+    for (int k = 0; k < o->wp.n; k++)
+        x[k] = o->wp.xy[2 * k], y[k] = o->wp.xy[2 * k + 1], ok[k] = 0;
+    char *wkt = NULL;
+    geo_ct *ct = NULL;
+    if (o->wp.n && !geo_crs_wkt(ctx, o->srs, &wkt) && !geo_ct_create(ctx, wkt, t->grid->wkt, &ct))
+        geo_ct_points(ct, (size_t)o->wp.n, x, y, ok);
+    for (int k = 0; k < o->wp.n; k++)
+        if (ok[k])
+            cell[n++] = prm_cell_at(t, x[k], y[k]);
+    free(wkt);
+    geo_ct_free(ct);
+    return n;
+}
+
+/* P(NOGO) (path: its file) and GO/NOGO of dir, both on t's grid. */
+static trv_status risk_read(trv_ctx *ctx, const prm_terrain *t, const char *dir, char **path, geo_raster **p,
+                            geo_raster **go)
+{
     char *gpath = trv_path_join(dir, run_file(RUN_GONOGO));
+    *path = trv_path_join(dir, tm_real_file(TM_REAL_P_NOGO));
+    trv_status st = *path && gpath ? geo_raster_read(ctx, *path, GEO_F32, p) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (!st)
+        st = geo_grid_compare(ctx, &(*p)->grid, *path, t->grid, "the terrain");
+    if (!st)
+        st = geo_raster_read(ctx, gpath, GEO_U8, go);
+    if (!st)
+        st = geo_grid_compare(ctx, &(*go)->grid, gpath, t->grid, "the terrain");
+    free(gpath);
+    return st;
+}
+
+/* "DIR/p_nogo.tif at --risk A": the rectangles' name in messages. */
+static char *risk_name(const char *path, double alpha)
+{
+    char tail[64];
+    snprintf(tail, sizeof tail, " at --risk %g", alpha);
+    size_t len = strlen(path) + strlen(tail) + 1;
+    char *name = malloc(len);
+    if (name)
+        snprintf(name, len, "%s%s", path, tail);
+    return name;
+}
+
+/* The rectangles into zz (own: zz is the rule's alone, named by name). */
+static trv_status add_rule(trv_ctx *ctx, const prm_mission_opts *o, const prm_terrain *t, const double xy[4],
+                           const geo_raster *p, const geo_raster *go, geo_zones *zz, int own, char *name)
+{
+    int n0 = zz->n;
+    if (own)
+        zz->path = name, zz->skip = -1, zz->min_factor = 1;
+    else
+        zz->added_name = name, zz->added_from = n0;
+    long ends[PRM_WAYPOINTS_MAX + 2];
+    risk_in R = {p, go, o->risk, ends, stop_cells(ctx, o, t, xy, ends)};
+    trv_status st = make_runs(ctx, &R, zz);
+    if (!st && zz->n > n0 && !(st = geo_zones_index(ctx, zz)))
+        st = geo_zones_burn(ctx, t->grid, zz);
+    if (!own && zz->n == n0) /* nothing added: the zones as read */
+        free(zz->added_name), zz->added_name = NULL;
+    return st;
+}
+
+trv_status prm_risk_zones(trv_ctx *ctx, const prm_terrain *t, const prm_mission_opts *o, const double xy[4],
+                          geo_zones **z)
+{
     geo_raster *p = NULL, *go = NULL;
-    geo_zones *z = path && gpath ? calloc(1, sizeof *z) : NULL;
-    snprintf(name, sizeof name, " at --risk %g", alpha);
-    size_t len = path ? strlen(path) + strlen(name) + 1 : 0;
-    trv_status st = z && (z->path = malloc(len)) ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    char *path = NULL, *name = NULL;
+    geo_zones *own = NULL;
+    trv_status st = risk_read(ctx, t, o->terrain, &path, &p, &go);
+    if (!st && (!(name = risk_name(path, o->risk)) || (!*z && !(own = calloc(1, sizeof *own)))))
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st) {
-        snprintf(z->path, len, "%s%s", path, name); /* the zones' name in their messages */
-        z->skip = -1, z->min_factor = 1;
-        st = geo_raster_read(ctx, path, GEO_F32, &p);
+        st = add_rule(ctx, o, t, xy, p, go, own ? own : *z, own != NULL, name);
+        name = NULL; /* the zones' now */
     }
-    if (!st)
-        st = geo_grid_compare(ctx, &p->grid, path, t->grid, "the terrain");
-    if (!st)
-        st = geo_raster_read(ctx, gpath, GEO_U8, &go);
-    if (!st)
-        st = geo_grid_compare(ctx, &go->grid, gpath, t->grid, "the terrain");
-    if (!st) {
-        risk_in R = {p, go, alpha, {prm_cell_at(t, xy[0], xy[1]), prm_cell_at(t, xy[2], xy[3])}};
-        st = make_runs(ctx, &R, z);
-    }
-    if (!st && z->n > 0 && !(st = geo_zones_index(ctx, z)))
-        st = geo_zones_burn(ctx, t->grid, z);
-    if (!st && z->n > 0)
-        *out = z, z = NULL;
-    geo_zones_free(z);
+    if (!st && own && own->n > 0)
+        *z = own, own = NULL;
+    geo_zones_free(own);
     geo_raster_free(p);
     geo_raster_free(go);
     free(path);
-    free(gpath);
+    free(name);
     return st;
 }
 

@@ -10,8 +10,10 @@
  * other cell), and the roadmap's edges, the end links, the corridor, the
  * smoothing and --grid obey it as they obey a nogo polygon of --zones:
  * the roadmap built without the rule, the rule enforced on every piece.
- * The start's and the goal's cells are exempt.
- * Not with --zones, --alternatives, --via or --visit yet.
+ * The cells of the stops (start, goal, each --via/--visit waypoint) are
+ * exempt: the mission is given there. With --zones the rectangles join
+ * the file's zones (one set: one edge mask per query, zones.h), so both
+ * apply to every strategy, --alternatives and every leg of --via/--visit.
  *
  * --mc N: each route evaluated on the first N realisations of
  * TERRAIN/dem_sim.tif (trv-krige --nsim; band k = realisation k on the
@@ -32,13 +34,15 @@
 #include "prm.h"
 #include "zones.h"
 
-/* The nogo zones of --risk alpha on t's grid from dir/p_nogo.tif (its
- * grid must be t's: TRV_ERR_GRID naming both); the cells of the start and
- * the goal (xy: start x, y, goal x, y in t's CRS) are exempt: the mission
- * is given there. No cell above alpha: *out NULL (every query as without
- * --risk). */
-trv_status prm_risk_zones(trv_ctx *ctx, const prm_terrain *t, const char *dir, double alpha, const double xy[4],
-                          geo_zones **out);
+/* The nogo zones of o->risk on t's grid from o->terrain's p_nogo.tif (its
+ * grid must be t's: TRV_ERR_GRID naming both) and gonogo.tif; the stops'
+ * cells (xy: start x, y, goal x, y in t's CRS; o->wp in o->srs) exempt.
+ * *z NULL (no --zones): a new set named "DIR/p_nogo.tif at --risk A", or
+ * NULL when no cell is above alpha (every query as without --risk). *z
+ * the --zones read: the rectangles added to it under that name
+ * (added_name, geo/zones.h), its index and burn rebuilt. */
+trv_status prm_risk_zones(trv_ctx *ctx, const prm_terrain *t, const prm_mission_opts *o, const double xy[4],
+                          geo_zones **z);
 
 /* --mc nsim for routes[0..n-1]: stats.mc_n, p_pass and time_q_h of each
  * (prm_stats). dir/dem_sim.tif must hold at least nsim bands on t's grid

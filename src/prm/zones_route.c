@@ -110,6 +110,15 @@ static int route_exists(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r
 
 enum { EXPLAIN_MAX = 16 };
 
+/* The zones' sources quoted: 'path', or 'path' and 'added' (geo_zone_source). */
+static void zones_names(const geo_zones *z, char *buf, size_t len)
+{
+    if (z->added_name && z->added_from > 0)
+        snprintf(buf, len, "'%s' and '%s'", z->path, z->added_name);
+    else
+        snprintf(buf, len, "'%s'", geo_zone_source(z, 0));
+}
+
 trv_status prm_zones_explain(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, const double xy[4],
                              prm_strategy s, const prm_weights *w, int admissible, trv_status st, int *explained)
 {
@@ -135,13 +144,15 @@ trv_status prm_zones_explain(trv_ctx *ctx, const prm_terrain *t, const prm_roadm
             snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%ld", cut++ ? ", " : "", z->z[k].fid);
     }
     *explained = 1;
+    char names[2200];
+    zones_names(z, names, sizeof names);
     if (cut)
-        return trv_error(ctx, st, "the goal is not reachable from the start under the zones of '%s': %s nogo zone "
-                         "(feature %s) cuts them apart (without %s a route exists)", z->path, cut > 1 ? "each" : "the",
+        return trv_error(ctx, st, "the goal is not reachable from the start under the zones of %s: %s nogo zone "
+                         "(feature %s) cuts them apart (without %s a route exists)", names, cut > 1 ? "each" : "the",
                          ids, cut > 1 ? "any one of them" : "it");
-    return trv_error(ctx, st, "the goal is not reachable from the start under the zones of '%s': without the zones a "
+    return trv_error(ctx, st, "the goal is not reachable from the start under the zones of %s: without the zones a "
                      "route exists, but no nogo zone alone cuts it (%s%d nogo zones tried one by one): they do "
-                     "together", z->path, nogo > EXPLAIN_MAX ? "the first " : "", nogo > EXPLAIN_MAX ? EXPLAIN_MAX : nogo);
+                     "together", names, nogo > EXPLAIN_MAX ? "the first " : "", nogo > EXPLAIN_MAX ? EXPLAIN_MAX : nogo);
 }
 
 trv_status prm_zones_ends(trv_ctx *ctx, const geo_zones *z, const double xy[4])
@@ -150,7 +161,7 @@ trv_status prm_zones_ends(trv_ctx *ctx, const geo_zones *z, const double xy[4])
         int k = geo_zones_at(z, xy[2 * e], xy[2 * e + 1]);
         if (k >= 0)
             return trv_error(ctx, TRV_ERR_DATA, "the %s (%.1f, %.1f) lies in the nogo zone (feature %ld) of '%s'",
-                             e ? "goal" : "start", xy[2 * e], xy[2 * e + 1], z->z[k].fid, z->path);
+                             e ? "goal" : "start", xy[2 * e], xy[2 * e + 1], z->z[k].fid, geo_zone_source(z, k));
     }
     return TRV_OK;
 }

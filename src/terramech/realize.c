@@ -2,6 +2,7 @@
  * rows, every band through Horn slope and tm_row, per-cell counts and the
  * N speeds sorted in place. */
 #include "terramech/realize.h"
+#include "geo/zones.h"
 #include "run/run.h"
 
 #include <math.h>
@@ -74,6 +75,8 @@ typedef struct realize_job {
     unsigned char *reason, *limit;
     tm_real_row_fn fn;
     void *arg;
+    geo_zones *zones;         /* NULL: none */
+    const geo_grid *grid;     /* the run's */
 } realize_job;
 
 /* Band k (0-based) over rows [y0, y1): read with a row of margin, slope,
@@ -90,6 +93,8 @@ static trv_status block_band(trv_ctx *ctx, realize_job *J, int k, int y0, int y1
         geo_slope_row(y > 0 ? row - nx : NULL, row, y + 1 < J->ny ? row + nx : NULL, nx, J->dem->has_nodata,
                       (float)J->dem->nodata, J->ew, J->ns, NODATA, J->slope);
         tm_row(J->m, J->slope, NODATA, J->soil->u8 + r, J->lu->u8 + r, nx, J->speed, J->reason, J->limit);
+        if (J->zones)
+            tm_zones_bake_row(J->zones, J->grid, y, J->speed, J->reason, J->limit);
         for (int x = 0; x < nx; x++) {
             unsigned char why = J->reason[x];
             J->nod[b + x] |= why == TM_NOGO_NODATA;
@@ -165,6 +170,7 @@ static void job_free(realize_job *J)
     geo_raster_free(J->dem);
     if (J->src)
         geo_raster_close(J->src);
+    geo_zones_free(J->zones);
 }
 
 /* The outputs on the grid, labelled, nodata -9999. */
@@ -206,6 +212,12 @@ static trv_status job_open(trv_ctx *ctx, realize_job *J, const run_stack *in, co
 trv_status tm_realize(trv_ctx *ctx, const tm_model *m, const char *dir, const char *sims, tm_real_row_fn fn,
                       void *arg, tm_real *out)
 {
+    return tm_realize_zoned(ctx, m, dir, sims, NULL, fn, arg, out);
+}
+
+trv_status tm_realize_zoned(trv_ctx *ctx, const tm_model *m, const char *dir, const char *sims,
+                            const tm_zone_opts *zo, tm_real_row_fn fn, void *arg, tm_real *out)
+{
     memset(out, 0, sizeof *out);
     static const run_id which[2] = {RUN_SOIL, RUN_LANDUSE};
     run_stack in;
@@ -214,8 +226,12 @@ trv_status tm_realize(trv_ctx *ctx, const tm_model *m, const char *dir, const ch
     if (!st) {
         J.soil = in.layer[RUN_SOIL];
         J.lu = in.layer[RUN_LANDUSE];
-        st = job_open(ctx, &J, &in, sims, out);
+        J.grid = in.grid;
+        if (zo && zo->path)
+            st = geo_zones_read(ctx, zo->path, zo->crossings, zo->radius_m, in.grid, &J.zones);
     }
+    if (!st)
+        st = job_open(ctx, &J, &in, sims, out);
     for (int y0 = 0; !st && y0 < J.ny; y0 += J.rows) {
         int y1 = y0 + J.rows < J.ny ? y0 + J.rows : J.ny;
         size_t cells = (size_t)(y1 - y0) * J.nx;

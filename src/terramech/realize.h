@@ -8,7 +8,7 @@
  * trv-terrain), then tm_row (speed in the worse direction, 0 where NOGO,
  * and the reason), with the run's soil and land use. Per cell, over the N
  * realisations:
- *   P(NOGO)        = #{k : reason_k in {slope, soil, land use, traction}} / N
+ *   P(NOGO)        = #{k : reason_k in {slope, soil, land use, traction, zone}} / N
  *   P(NOGO, slope) = #{k : reason_k = slope} / N
  *   speed mean     = sum_k v_k / N        (v_k = 0 where realisation k is NOGO)
  *   speed p10, p50, p90: exact quantiles of the N values v_k, linear
@@ -21,6 +21,12 @@
  * so memory is N x block x nx floats (at most TM_REAL_BLOCK_FLOATS, at least
  * one row), never N grids. The result does not depend on the block size.
  * Deterministic: no randomness here; the same SIM.tif gives the same bytes.
+ * With zones (trv-speed --zones, tm_realize_zoned), each realisation's row
+ * is baked as tm_run_zoned bakes speed.tif (tm_zones_bake_row) before it
+ * is counted: a nogo zone's cells NOGO (reason zone) in every realisation,
+ * so P(NOGO) = 1 there; speed v -> min(v / f, c) in factor and max_speed
+ * zones. trv-route --mc (tm_real_cell) takes the model alone: its zones
+ * are the route's own (--zones), as for its deterministic time.
  */
 #ifndef TM_REALIZE_H
 #define TM_REALIZE_H
@@ -56,6 +62,11 @@ typedef trv_status (*tm_real_row_fn)(void *arg, int k, int y, const float *dem, 
  * and compute the outputs above into *out (fn may be NULL). */
 trv_status tm_realize(trv_ctx *ctx, const tm_model *m, const char *dir, const char *sims, tm_real_row_fn fn,
                       void *arg, tm_real *out);
+/* tm_realize with zo's zones (tm_zone_opts, terramech.h; path NULL: none)
+ * read onto the run's grid (their errors before any output) and baked
+ * into every realisation's rows as above. */
+trv_status tm_realize_zoned(trv_ctx *ctx, const tm_model *m, const char *dir, const char *sims,
+                            const tm_zone_opts *zo, tm_real_row_fn fn, void *arg, tm_real *out);
 void tm_real_clear(tm_real *r);
 /* Write the outputs into dir in the caller's output set (the tool adds
  * their QGIS styles). */

@@ -362,6 +362,10 @@ trv_status tm_run_zoned(trv_ctx *ctx, trv_outset *set, const tm_model *m, const 
  * out arrays). */
 struct geo_zones;
 void tm_zones_bake(const struct geo_zones *z, const geo_grid *g, float *speed, unsigned char *reason, unsigned char *limit);
+/* The same on row y of g alone: speed, reason, limit are that row's nx
+ * values (tm_row's out arrays; trv-speed --realizations, realize.h). */
+void tm_zones_bake_row(const struct geo_zones *z, const geo_grid *g, int y, float *speed, unsigned char *reason,
+                       unsigned char *limit);
 
 /* One soil x land-use class at one grade, as the maps have it: tm_row's
  * reason, speed (km/h) and limit for a cell of slope grade_deg, and the

@@ -1,6 +1,6 @@
-/* The zones baked into trv-speed's maps (terramech.h, tm_run_zoned;
- * docs/zones.md): nogo burned all touched, factor and max_speed by cell
- * centre. */
+/* The zones baked into trv-speed's maps (terramech.h, tm_run_zoned) and
+ * into each realisation's rows (realize.h; docs/zones.md): nogo burned all
+ * touched, factor and max_speed by cell centre. */
 #include "terramech.h"
 
 #include "geo/zones.h"
@@ -22,23 +22,36 @@ static void zone_effects(const geo_zones *z, double x, double y, double *f, doub
     }
 }
 
+/* Cell i of g, its values at speed, reason, limit. */
+static void bake_cell(const geo_zones *z, const geo_grid *g, size_t i, float *speed, unsigned char *reason,
+                      unsigned char *limit)
+{
+    unsigned char b = z->burn[i];
+    if (!b || *reason == TM_NOGO_NODATA)
+        return;
+    if (b & GEO_ZB_NOGO) {
+        *speed = 0, *reason = TM_NOGO_ZONE, *limit = TM_LIMIT_NOGO;
+        return;
+    }
+    if (!(b & GEO_ZB_FACTOR) || *reason != TM_GO)
+        return;
+    double f, cap;
+    zone_effects(z, geo_grid_x(g, (double)(i % g->nx)), geo_grid_y(g, (double)(i / g->nx)), &f, &cap);
+    float v = (float)fmin(*speed / f, cap);
+    if (v != *speed)
+        *speed = v, *limit = TM_LIMIT_ZONE;
+}
+
 void tm_zones_bake(const geo_zones *z, const geo_grid *g, float *speed, unsigned char *reason, unsigned char *limit)
 {
     size_t n = (size_t)g->nx * g->ny;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char b = z->burn[i];
-        if (!b || reason[i] == TM_NOGO_NODATA)
-            continue;
-        if (b & GEO_ZB_NOGO) {
-            speed[i] = 0, reason[i] = TM_NOGO_ZONE, limit[i] = TM_LIMIT_NOGO;
-            continue;
-        }
-        if (!(b & GEO_ZB_FACTOR) || reason[i] != TM_GO)
-            continue;
-        double f, cap;
-        zone_effects(z, geo_grid_x(g, (double)(i % g->nx)), geo_grid_y(g, (double)(i / g->nx)), &f, &cap);
-        float v = (float)fmin(speed[i] / f, cap);
-        if (v != speed[i])
-            speed[i] = v, limit[i] = TM_LIMIT_ZONE;
-    }
+    for (size_t i = 0; i < n; i++)
+        bake_cell(z, g, i, speed + i, reason + i, limit + i);
+}
+
+void tm_zones_bake_row(const geo_zones *z, const geo_grid *g, int y, float *speed, unsigned char *reason,
+                       unsigned char *limit)
+{
+    for (int x = 0; x < g->nx; x++)
+        bake_cell(z, g, (size_t)y * g->nx + x, speed + x, reason + x, limit + x);
 }
