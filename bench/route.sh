@@ -244,20 +244,50 @@ elif [ -x "$BIN/trv-roadmap" ] && [ -x "$BIN/trv-route" ]; then
     # GO cells the roadmap joins (bench_route endpoints), each planned by a
     # fresh trv-route (best of REPS) reading the roadmap cache and only the
     # terrain's tiles the query needs; median and max over the pairs ----
+    # The CPU time (user + system) of each pair's best run is printed too:
+    # on a shared machine it is the figure that does not move with the load.
+    # The last row: mmcr with the demo's river (a nogo line) and its bridge
+    # as query-time zones (issue 22: the same goal with --zones).
     "$BR" endpoints "$T" "$w/rm.gpkg" 19 1 >"$w/pairs.txt" 2>"$w/pairs.err" || die "endpoints: $(cat "$w/pairs.err")"
     echo
     cat "$w/pairs.err"
-    echo "| job | median | max | pairs | goal |"
-    echo "|---|---|---|---|---|"
-    for S in mmcr time; do
+    echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "| job | wall median | wall max | CPU median | CPU max | pairs | goal (wall) |"
+    echo "|---|---|---|---|---|---|---|"
+    RIVER=$DATA/jacksboro/river.geojson BRIDGE=$DATA/jacksboro/bridge.geojson
+    for S in mmcr time zones; do
+        case $S in
+        zones) [ -f "$RIVER" ] && [ -f "$BRIDGE" ] || { echo "| route query with --zones | skipped: no $RIVER | | | | | |"; continue; }
+            args="--strategy mmcr --zones $RIVER --crossings $BRIDGE" label="mmcr --zones (river, bridge)" ;;
+        *) args="--strategy $S" label=$S ;;
+        esac
         : >"$w/q.$S"
         while read -r sx sy gx gy; do
-            best "$BIN/trv-route" --roadmap "$w/rm.gpkg" --terrain "$T" --srs EPSG:32616 --from "$sx,$sy" \
-                --to "$gx,$gy" --strategy $S -o "$w/q.geojson" -q >>"$w/q.$S"
+            b=""
+            i=0
+            routed=1
+            while [ $i -lt "$REPS" ]; do
+                # with the river, a pair it cuts off is told so (and counted)
+                /usr/bin/time -f "%e %U %S" -o "$w/time" "$BIN/trv-route" --roadmap "$w/rm.gpkg" --terrain "$T" \
+                    --srs EPSG:32616 --from "$sx,$sy" --to "$gx,$gy" $args -o "$w/q.geojson" -q 2>"$w/err" ||
+                    { [ $S = zones ] && grep -q "zone" "$w/err" && routed=0 || die "trv-route failed: $(cat "$w/err")"; }
+                r=$(tail -1 "$w/time" | awk '{printf "%s %.3f", $1, $2 + $3}') # (after "Command exited ...")
+                if [ -z "$b" ] || [ "$(echo "$r $b" | awk '{print ($1 < $3)}')" = 1 ]; then b=$r; fi
+                i=$((i + 1))
+            done
+            echo "$b $routed" >>"$w/q.$S"
         done <"$w/pairs.txt"
-        sort -n "$w/q.$S" | awk -v s=$S '{a[NR] = $1} END {
-            printf "| route query, whole process (trv-route run), %s, 10 m | %.2f s | %.2f s | %d | median <= 0.3 s, max <= 1 s |\n", s, a[int((NR + 1) / 2)], a[NR], NR}'
+        for ok in 1 0; do
+            awk -v ok=$ok '$3 == ok' "$w/q.$S" >"$w/q.sel"
+            [ -s "$w/q.sel" ] || continue
+            [ $ok = 1 ] || label="$label: the pairs it cuts apart, told which zone"
+            { sort -n -k1 "$w/q.sel" | awk '{a[NR] = $1} END {printf "%s %s %d", a[int((NR + 1) / 2)], a[NR], NR}'
+              echo; sort -n -k2 "$w/q.sel" | awk '{a[NR] = $2} END {printf "%s %s\n", a[int((NR + 1) / 2)], a[NR]}'; } |
+                paste -d' ' - - | awk -v s="$label" '{
+                printf "| route query, whole process (trv-route run), %s, 10 m | %.2f s | %.2f s | %.2f s | %.2f s | %d | median <= 0.3 s, max <= 1 s |\n", s, $1, $2, $4, $5, $3}'
+        done
     done
+    echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 else
     echo "roadmap build / route query: skipped ($BIN/trv-roadmap or $BIN/trv-route not built)"
 fi

@@ -312,6 +312,94 @@ static void test_lazy_window(void **state)
     trv_ctx_free(ctx);
 }
 
+/* Tile (1, 1) of layer id in dir damaged: 64 bytes of 0xff over the start
+ * of its compressed data (its offset from GDAL's TIFF metadata). */
+static void damage_tile(const char *dir, run_id id)
+{
+    char *p = run_path(dir, id);
+    GDALDatasetH ds = GDALOpen(p, GA_ReadOnly);
+    assert_non_null(ds);
+    const char *off = GDALGetMetadataItem(GDALGetRasterBand(ds, 1), "BLOCK_OFFSET_1_1", "TIFF");
+    assert_non_null(off);
+    long at = atol(off);
+    GDALClose(ds);
+    FILE *fp = fopen(p, "r+b");
+    assert_non_null(fp);
+    unsigned char junk[64];
+    memset(junk, 0xff, sizeof junk);
+    assert_int_equal(fseek(fp, at, SEEK_SET), 0);
+    assert_int_equal(fwrite(junk, 1, sizeof junk, fp), sizeof junk);
+    fclose(fp);
+    free(p);
+}
+
+/* A tile that cannot be read (its layers read on two threads, fill_all):
+ * it reads as NOGO, the others as the eager read has them, and the error
+ * names the first layer of the order dem, cost, slope, speed, soil / land
+ * use that failed, whichever thread met which first. */
+static void test_tile_errors(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *good = run_dir("err");
+    make_run(ctx, good);
+    prm_terrain e;
+    prm_terrain_facts f;
+    if (prm_terrain_load(ctx, good, &e))
+        fail_msg("%s", trv_errmsg(ctx));
+    assert_int_equal(prm_terrain_facts_of(ctx, &e, &f), TRV_OK);
+    static const struct {
+        run_id bad[2];
+        run_id named;
+    } cases[] = {
+        {{RUN_SPEED, RUN_SPEED}, RUN_SPEED}, /* the second thread's alone */
+        {{RUN_SOIL, RUN_SOIL}, RUN_SOIL},    /* the first thread's alone */
+        {{RUN_SPEED, RUN_SOIL}, RUN_SPEED},  /* both: speed comes before soil */
+        {{RUN_DEM, RUN_COST}, RUN_DEM},      /* both: dem comes first */
+        {{RUN_SLOPE, RUN_LANDUSE}, RUN_SLOPE},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        char *dir = NULL, *cmd = NULL;
+        assert_true(asprintf(&dir, "%s%zu", good, k) > 0 && asprintf(&cmd, "cp -R '%s' '%s'", good, dir) > 0);
+        assert_int_equal(system(cmd), 0);
+        damage_tile(dir, cases[k].bad[0]);
+        if (cases[k].bad[1] != cases[k].bad[0])
+            damage_tile(dir, cases[k].bad[1]);
+        prm_terrain l;
+        open_lazy(ctx, dir, &f, &l);
+        /* tile (0, 0) first: read as the eager read has it, no error yet */
+        assert_int_equal(prm_terrain_need(ctx, &l, 10, 10, 20, 20), TRV_OK);
+        assert_int_equal(prm_terrain_need(ctx, &l, 300, 300, 310, 310), TRV_ERR_FORMAT);
+        char *named = run_path(dir, cases[k].named), want[800];
+        snprintf(want, sizeof want, "cannot read '%s'", named);
+        if (strncmp(trv_errmsg(ctx), want, strlen(want)))
+            fail_msg("case %zu: '%s', want '%s...'", k, trv_errmsg(ctx), want);
+        long bad = 0, nogo = 0;
+        for (int r = 0; r < 512; r++)
+            for (int c = 0; c < 512; c++) {
+                size_t i = (size_t)r * NX + c;
+                if (r >= 256 && c >= 256)
+                    nogo += !prm_cell_go(&l, (long)i);
+                else if (r < 256 && c < 256)
+                    bad += !cell_same(&e, &l, i);
+            }
+        assert_int_equal(bad, 0);
+        if (nogo != 256 * 256)
+            fail_msg("case %zu: %ld NOGO cells in the damaged tile", k, nogo);
+        /* the error stays (the first one) */
+        assert_int_equal(prm_terrain_status(ctx, &l), TRV_ERR_FORMAT);
+        assert_true(!strncmp(trv_errmsg(ctx), want, strlen(want)));
+        prm_terrain_clear(&l);
+        free(named);
+        free(cmd);
+        free(dir);
+    }
+    prm_terrain_facts_clear(&f);
+    prm_terrain_clear(&e);
+    free(good);
+    trv_ctx_free(ctx);
+}
+
 /* The class code runs of a 300 x 300 grid all class 3 but its last cell
  * NOGO: runs of at most 65535 cells (a 16-bit length), in order. */
 static void test_class_runs(void **state)
@@ -542,6 +630,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lazy_window),
+        cmocka_unit_test(test_tile_errors),
         cmocka_unit_test(test_roadmap_cache),
         cmocka_unit_test(test_class_runs),
         cmocka_unit_test(test_pair_order),

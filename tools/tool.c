@@ -22,6 +22,7 @@ static trv_term_progress_state progress;
 
 trv_ctx *tool_start(const trv_cli *cli, int argc, char **argv, trv_cli_result *res)
 {
+    krg_blas_rest(); /* a tool that needs BLAS threads gets them back on its first such call */
     int rc = trv_cli_parse(cli, argc, argv, res);
     if (rc != TRV_CLI_CONTINUE)
         exit(rc);

@@ -332,5 +332,10 @@ const char *krg_lapack_version(char *buf, size_t n);
 /* The BLAS under it: OpenBLAS's own description of its build ("OpenBLAS
  * 0.3.21 DYNAMIC_ARCH ... Haswell MAX_THREADS=64"); owned by OpenBLAS. */
 const char *krg_blas_version(void);
+/* Stop the BLAS's worker threads, which OpenBLAS starts when the program
+ * loads and which spin for about 0.1 s of CPU before they sleep; a later
+ * BLAS call that runs on threads starts them again, with the same number
+ * of threads (so the same results). Every tool calls it at its start. */
+void krg_blas_rest(void);
 
 #endif

@@ -293,10 +293,14 @@ static double polyline_dist(const double *vx, const double *vy, int nv, double x
 {
     double bd = INFINITY;
     for (int i = 0; i + 1 < nv; i++) {
-        /* a leg whose bounding box is farther than the best so far cannot be nearer */
-        double lx = fmin(vx[i], vx[i + 1]) - x, hx = x - fmax(vx[i], vx[i + 1]);
-        double ly = fmin(vy[i], vy[i + 1]) - y, hy = y - fmax(vy[i], vy[i + 1]);
-        double ox = fmax(fmax(lx, hx), 0), oy = fmax(fmax(ly, hy), 0);
+        /* a leg whose bounding box is farther than the best so far cannot
+         * be nearer (plain comparisons: libm's fmin/fmax are calls, and
+         * the coordinates are finite, so they give the same values) */
+        double ax = vx[i], bx = vx[i + 1], ay = vy[i], by = vy[i + 1];
+        double lx = (ax < bx ? ax : bx) - x, hx = x - (ax > bx ? ax : bx);
+        double ly = (ay < by ? ay : by) - y, hy = y - (ay > by ? ay : by);
+        double ox = lx > hx ? lx : hx, oy = ly > hy ? ly : hy;
+        ox = ox > 0 ? ox : 0, oy = oy > 0 ? oy : 0;
         if (ox * ox + oy * oy >= bd)
             continue;
         double d = seg_dist2(x, y, vx[i], vy[i], vx[i + 1], vy[i + 1]);

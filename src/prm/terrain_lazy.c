@@ -23,6 +23,7 @@ struct prm_lazy {
     unsigned short *run_len;
     long tiles_read;
     trv_ctx *ctx;           /* the tile reads' errors */
+    trv_ctx *ctx2;          /* those of a tile's second thread (fill_all) */
     trv_status st;          /* the first of them (sticky) */
     char msg[1024];
 };
@@ -41,6 +42,7 @@ void prm_lazy_free(prm_lazy *z)
     free(z->run_code);
     free(z->run_len);
     trv_ctx_free(z->ctx);
+    trv_ctx_free(z->ctx2);
     free(z);
 }
 
@@ -163,6 +165,52 @@ static void poison(const prm_terrain *t, tile b)
     mark(t, b, PRM_HAVE_CLASS | PRM_HAVE_ALL);
 }
 
+/* A tile's layers on two cores: part 0 the dem and the pace's data (on the
+ * caller's thread: only it records errors in z), part 1 cost, slope and
+ * speed (its first error kept in the part). They write disjoint arrays. */
+typedef struct part {
+    const prm_terrain *t;
+    int tx, ty, which;
+    int bad, dem_bad;
+    trv_status st;
+} part;
+
+static void *fill_part(void *arg)
+{
+    part *p = arg;
+    const prm_terrain *t = p->t;
+    prm_lazy *z = t->lazy;
+    tile b = tile_at(t, p->tx, p->ty);
+    if (p->which == 0) {
+        p->bad = p->dem_bad = read_dem(t, p->tx, p->ty);
+        if (!p->bad && t->aniso)
+            p->bad = aniso_tile(t, p->tx, p->ty, b);
+        return NULL;
+    }
+    geo_raster_src *src[3] = {z->src.src[RUN_COST], z->src.src[RUN_SLOPE], z->src.src[RUN_SPEED]};
+    geo_raster *dst[3] = {t->cost, t->slope, t->speed};
+    for (int k = 0; k < 3 && !p->st; k++)
+        p->st = geo_raster_read_window(z->ctx2, src[k], dst[k], b.x0, b.y0, b.nx, b.ny);
+    p->bad = p->st != TRV_OK;
+    return NULL;
+}
+
+/* Every layer of the tile; 1 when one could not be read, the first error
+ * in the order dem, cost, slope, speed, the pace's data (as one thread
+ * reading them in turn would record it). */
+static int fill_all(const prm_terrain *t, int tx, int ty)
+{
+    prm_lazy *z = t->lazy;
+    trv_status before = z->st;
+    part parts[2] = {{t, tx, ty, 0, 0, 0, TRV_OK}, {t, tx, ty, 1, 0, 0, TRV_OK}};
+    prm_on_cores(fill_part, parts, sizeof *parts, 2);
+    if (parts[1].bad && !parts[0].dem_bad && !before) { /* cost, slope or speed failed before the pace's data */
+        z->st = parts[1].st;
+        snprintf(z->msg, sizeof z->msg, "%s", trv_errmsg(z->ctx2));
+    }
+    return parts[0].bad || parts[1].bad;
+}
+
 static void fill_tile(const prm_terrain *t, int tx, int ty, int have)
 {
     prm_lazy *z = t->lazy;
@@ -181,9 +229,7 @@ static void fill_tile(const prm_terrain *t, int tx, int ty, int have)
         return;
     *s |= TS_ALL;
     z->tiles_read++;
-    if (read_dem(t, tx, ty) || read_one(z, z->src.src[RUN_COST], t->cost, b) ||
-        read_one(z, z->src.src[RUN_SLOPE], t->slope, b) || read_one(z, z->src.src[RUN_SPEED], t->speed, b) ||
-        (t->aniso && aniso_tile(t, tx, ty, b))) {
+    if (fill_all(t, tx, ty)) {
         poison(t, b);
         return;
     }
@@ -317,7 +363,9 @@ trv_status prm_terrain_open(trv_ctx *ctx, const char *dir, const prm_terrain_fac
 {
     memset(t, 0, sizeof *t);
     prm_lazy *z = calloc(1, sizeof *z);
-    if (!z || !(z->ctx = trv_ctx_new())) {
+    if (!z || !(z->ctx = trv_ctx_new()) || !(z->ctx2 = trv_ctx_new())) {
+        if (z)
+            trv_ctx_free(z->ctx);
         free(z);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
