@@ -4,6 +4,7 @@
 
 #include "core/json.h"
 #include "render/render.h"
+#include "run/run.h"
 
 #include <errno.h>
 #include <math.h>
@@ -99,12 +100,13 @@ static trv_status write_tiles(trv_ctx *ctx, trv_outset *set, const char *dir, co
     return st;
 }
 
-/* The layers that become textures: name, file in the run, drawn as a hillshade. */
+/* The layers that become textures: name, layer of the run, drawn as a hillshade. */
 static const struct {
-    const char *name, *file;
+    const char *name;
+    run_id id;
     int hillshade;
 } LAYERS[EXP_W3D_MAX_LAYERS] = {
-    {"hillshade", "dem.tif", 1}, {"speed", "speed.tif", 0}, {"cost", "cost.tif", 0}, {"gonogo", "gonogo.tif", 0}};
+    {"hillshade", RUN_DEM, 1}, {"speed", RUN_SPEED, 0}, {"cost", RUN_COST, 0}, {"gonogo", RUN_GONOGO, 0}};
 
 static int same_grid(const geo_grid *a, const geo_grid *b)
 {
@@ -118,7 +120,8 @@ static int same_grid(const geo_grid *a, const geo_grid *b)
 static trv_status write_texture(trv_ctx *ctx, trv_outset *set, const char *terrain, const char *dir, int k,
                                 const geo_grid *dg, trv_json *js, exp_w3d_info *info)
 {
-    char *in = trv_path_join(terrain, LAYERS[k].file), png[32];
+    const char *file = run_file(LAYERS[k].id);
+    char *in = trv_path_join(terrain, file), png[32];
     snprintf(png, sizeof png, "%s.png", LAYERS[k].name);
     char *final = trv_path_join(dir, png);
     struct stat sb;
@@ -139,7 +142,7 @@ static trv_status write_texture(trv_ctx *ctx, trv_outset *set, const char *terra
             trv_json_obj(js, NULL);
             trv_json_str(js, "name", LAYERS[k].name);
             trv_json_str(js, "file", png);
-            trv_json_str(js, "from", LAYERS[k].file);
+            trv_json_str(js, "from", file);
             trv_json_str(js, "palette", ti.palette);
             if (!ti.categorical) {
                 trv_json_num(js, "min", "%.10g", ti.lo);
@@ -217,7 +220,7 @@ trv_status exp_web3d_run(trv_ctx *ctx, const char *terrain, trv_outset *set, exp
 {
     *info = (exp_w3d_info){0};
     geo_raster *dem = NULL;
-    char *dem_path = trv_path_join(terrain, "dem.tif"), *dir = trv_path_join(terrain, "web3d");
+    char *dem_path = trv_path_join(terrain, run_file(RUN_DEM)), *dir = trv_path_join(terrain, "web3d");
     char *index = dir ? trv_path_join(dir, "index.json") : NULL;
     trv_json *js = trv_json_new();
     trv_status st = !dem_path || !index || !js ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory") : TRV_OK;
