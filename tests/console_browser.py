@@ -1,6 +1,7 @@
 """The operator's console in a real browser (tests/tool_console.sh).
 
 Usage: console_browser.py live URL TCP_PORT SHOT.png
+       console_browser.py replay URL SHOT.png
        console_browser.py shot URL SHOT.png [WIDTHxHEIGHT]
 
 live: opens the console of a live run (trv-sim --serve --console) in
@@ -12,8 +13,9 @@ georeferencing: the click lands within a metre of the vertex), and, when
 the server knows the message (helper B's virtual obstacles), that its
 reply carries an id, that the event log over the TCP protocol holds no
 collision once the vehicle is 20 m past the obstacle. Saves a screenshot.
-shot: waits for the first state frame and saves a screenshot (the
-README's picture).
+replay: the page of a finished run (--replay) draws its trajectory and
+events. shot: the README's picture (the demo at x10, an obstacle clicked
+ahead of the vehicle).
 
 Prints one "FAIL: ..." line per failed check and ends with
 "console: N passed, N failed"; exit 0 when all pass, 1 otherwise, 77
@@ -199,6 +201,21 @@ def shot_only(driver, url, shot):
     driver.save_screenshot(shot)
 
 
+def replay(driver, url, shot):
+    """A finished run (--replay): the page draws the trajectory from /sim/
+    and lists its events; the controls are disabled."""
+    driver.get(url)
+    n = wait_for(driver, "trvConsole.hello && trvConsole.hello.replay && trvConsole.vehicles.ugv && "
+                 "trvConsole.vehicles.ugv.trail.length", 20, "the replayed trajectory")
+    check(n and n > 10, "the replayed trajectory has %s points" % n)
+    check(wait_for(driver, "document.querySelectorAll('#events li').length", 5, "the replayed events"),
+          "the replayed events are listed")
+    check(driver.execute_script("return document.getElementById('pause').disabled;"), "the controls are disabled")
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    check(not errors, "the page logged errors: %s" % errors[:3])
+    driver.save_screenshot(shot)
+
+
 def main():
     mode = sys.argv[1]
     size = (1366, 800)
@@ -208,6 +225,8 @@ def main():
     try:
         if mode == "live":
             live(driver, sys.argv[2], int(sys.argv[3]), sys.argv[4])
+        elif mode == "replay":
+            replay(driver, sys.argv[2], sys.argv[3])
         else:
             shot_only(driver, sys.argv[2], sys.argv[3])
     finally:

@@ -13,7 +13,8 @@
 #   and the vehicle passes it without a collision (over TCP); a screenshot;
 #   SKIPPED without chromium, chromium-driver or python3-selenium;
 # - close over TCP ends the run: exit 0, its outputs and commands.csv;
-# - --replay serves that finished run under /sim/ until SIGTERM (exit 0);
+# - --replay serves that finished run under /sim/ (its page draws the
+#   trajectory and the events) until SIGTERM (exit 0);
 # - SIGTERM during a live run: exit 1, no outputs;
 # - usage errors (exit 2): a bad --console address, --replay alone.
 # Ends with "N passed, N failed, N skipped".
@@ -150,6 +151,13 @@ pids="$spid"
 url=$(wait_url "$tmp/err2" "$CONSOLE")
 $PY "$HERE/console_check.py" replay "$url" "$tmp/s1" >"$tmp/log" 2>&1
 grep -q '^console: [0-9]* passed, 0 failed$' "$tmp/log" && ok || bad "replay: $(grep -v '^console:' "$tmp/log" | head)"
+$PY "$HERE/console_browser.py" replay "$url" "$tmp/replay.png" >"$tmp/log" 2>&1
+got=$?
+if [ $got = 77 ]; then
+    skip "the replay's page: $(sed -n 's/^SKIPPED: //p' "$tmp/log")"
+else
+    [ $got = 0 ] && ok || bad "the replay's page: $(grep -v '^console:' "$tmp/log" | head)"
+fi
 kill -TERM $spid
 wait $spid
 got=$?

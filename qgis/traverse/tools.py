@@ -274,7 +274,9 @@ SIM = Tool(
     ],
     [Layer("OUTPUT", "trajectory_*.geojson"), Layer("OUTPUT", "obstacles.geojson")],
     omitted={"--serve": "a TCP server an outside controller drives (docs/sim-protocol.md): no algorithm",
-             "--commands": "replays a --serve session: goes with --serve"})
+             "--commands": "replays a --serve session: goes with --serve",
+             "--console": "the operator's console in a browser (docs/console.md), a live run: no algorithm",
+             "--replay": "serves a finished run to the console: goes with --console"})
 
 RENDER = Tool(
     "render", "trv-render", "Render a map (PNG)", "Maps and reports",

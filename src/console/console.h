@@ -14,7 +14,7 @@
  *   /ws           WebSocket: each text message one request of the control
  *                 protocol (docs/sim-protocol.md), answered to its sender;
  *                 the server pushes state, events, scans and routes
- *                 (docs/console.md: the pushed messages).
+ *                 (docs/sim-protocol.md: the console's WebSocket).
  *
  * Pace: the server advances the run by itself, x1 to x100 real time or
  * as fast as it can ("max"), and can be paused; a client's step requests
@@ -75,10 +75,11 @@ int console_loopback(const console *c); /* 1 when bound to 127.0.0.0/8 */
 void console_free(console *c);
 
 /* Drive the run sim_server_run's way (its arguments and outcome), paced
- * by the console: WebSocket clients send protocol requests; tcp (may be
- * NULL) keeps serving one lock-step TCP client alongside (its requests
- * answered between frames; its disconnect does not end the run). Ends
- * on a close request (TRV_OK) or a stop signal (TRV_ERR_CANCEL). */
+ * by the console: WebSocket clients send protocol requests and the
+ * console's pace, pause, resume; tcp (may be NULL) keeps serving one TCP
+ * client alongside with the same requests (read at each tick; its
+ * disconnect does not end the run). Ends on a close request (TRV_OK) or
+ * a stop signal (TRV_ERR_CANCEL). */
 trv_status console_run(trv_ctx *ctx, console *c, sim_server *tcp, const sim_scenario *sc, const prm_terrain *t,
                        const sim_env *env, sim_run **run, sim_commands **log);
 /* Serve the files only (a finished run: /sim/ replays it; a WebSocket

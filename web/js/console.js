@@ -280,7 +280,7 @@
     document.querySelectorAll('.tab').forEach(t => t.classList.toggle('on', t.id === name));
     if (name === 'map' && map) map.invalidateSize();
     if (name === 'view3d' && !$('view3d').querySelector('iframe'))
-      fetch('/web/view3d.html', {method: 'HEAD'}).then(r => {
+      fetch('/web/view3d.html').then(r => {
         if (!r.ok) { $('view3d-missing').hidden = false; return; }
         const f = document.createElement('iframe');
         f.src = '/web/view3d.html' + (C.hello && C.hello.replay ? '' : '?live=1');
