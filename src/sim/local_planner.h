@@ -14,6 +14,19 @@
  *   DWA    D. Fox, W. Burgard, S. Thrun, "The dynamic window approach to
  *          collision avoidance", IEEE Robot. Autom. Mag. 4(1):23-33, 1997.
  *
+ * Scenario keys of a [vehicle.ID] section (sim.h):
+ *   local_planner      none|vfh+|vfh*|vfh*-wu2020|dwa (no key: none, and
+ *                      no clearance metrics; none given: the follower as
+ *                      without the key, with the clearance metrics)
+ *   local_window_m     R, the histograms' window and DWA's dist cap (15)
+ *   local_lookahead_m  the local goal's distance along the route, and
+ *                      the look-ahead tree's reach n_g d_s (10)
+ *   local_safety_m     the safety distance added to the footprint's half
+ *                      diagonal and half a cell: r_rs (0.5)
+ *   local_depth        n_g of VFH* and wu2020 (3; 1 to 8)
+ *   local_lambda       wu2020's l1,l2,l3,l4,l5 (5,3,0.5,3,2), checked
+ *                      against the paper's conditions
+ *
  * Obstacle points: the centres of the cells the vehicle knows to be
  * impassable (its seen map's blocked cells, and its map's NOGO cells)
  * within the window. Directions are sectors of width alpha counted
