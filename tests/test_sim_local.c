@@ -455,6 +455,10 @@ static void test_none_and_errors(void **state)
     assert_int_not_equal(run_scene("vfh*-wu2020", "ackermann", "local_lambda = 5,3,0.5\n", &s, ctx), TRV_OK);
     assert_non_null(strstr(trv_errmsg(ctx), "5 numbers"));
     scene_free(&s);
+    /* a window not wider than r_rs (1.8 + 0.5 + 0.5 m) and a cell */
+    assert_int_not_equal(run_scene("vfh+", "ackermann", "local_window_m = 3\n", &s, ctx), TRV_OK);
+    assert_non_null(strstr(trv_errmsg(ctx), "local_window_m 3 must exceed r_rs + one cell (3.80 m"));
+    scene_free(&s);
     assert_int_not_equal(run_scene("vfh", "ackermann", "", &s, ctx), TRV_OK);
     scene_free(&s);
     trv_ctx_free(ctx);

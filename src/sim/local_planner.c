@@ -22,6 +22,7 @@ struct sim_local {
     sim_dwa_cfg dwa;
     unsigned char bin[SIM_POLAR_MAX];
     int mode;
+    double R, look;         /* window and local goal distance (m) */
     double dir, prev, dwa_v, dwa_w, d_stop;
     double next_t, next_replan_t;
     double *pts;
@@ -66,16 +67,27 @@ trv_status sim_local_init(trv_ctx *ctx, sim_veh *v)
     if (!L)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     const sim_body *b = &v->body;
-    double r_rs = hypot(b->length_m / 2, b->width_m / 2) + sp->safety_m + v->t->cell_m / 2;
-    sim_vfh_cfg_default(&L->cfg, sp->kind == SIM_LOCAL_WU2020 ? 180 : 72, sp->window_m, r_rs);
+    double cell = v->t->cell_m, r_rs = hypot(b->length_m / 2, b->width_m / 2) + sp->safety_m + cell / 2;
+    /* unset (0): 15 m and 10 m, or enough cells on a coarse grid */
+    L->R = sp->window_m > 0 ? sp->window_m : fmax(15, r_rs + 3 * cell);
+    L->look = sp->lookahead_m > 0 ? sp->lookahead_m : fmax(10, 2 * cell);
+    if (L->R <= r_rs + cell) {
+        double R = L->R;
+        free(L);
+        return trv_error(ctx, TRV_ERR_USAGE,
+                         "vehicle '%s': local_window_m %g must exceed r_rs + one cell (%.2f m: half diagonal + "
+                         "local_safety_m + 1.5 cells of %g m)",
+                         v->spec->id, R, r_rs + cell, cell);
+    }
+    sim_vfh_cfg_default(&L->cfg, sp->kind == SIM_LOCAL_WU2020 ? 180 : 72, L->R, r_rs);
     L->cfg.depth = sp->depth;
-    L->cfg.step_m = sp->lookahead_m / sp->depth;
+    L->cfg.step_m = L->look / sp->depth;
     memcpy(L->cfg.wu_lambda, sp->lambda, sizeof sp->lambda);
     double w_max = b->kind == SIM_ACKERMANN ? b->top_speed_ms * tan(b->max_steer_rad) / b->wheelbase_m : 1.0;
     L->dwa = (sim_dwa_cfg){.v_max = b->top_speed_ms, .acc = 2, .dec = 2, .w_max = w_max,
                            .w_acc = w_max / fmax(b->tau_steer_s, 0.25),
                            .kappa_max = b->kind == SIM_ACKERMANN ? tan(b->max_steer_rad) / b->wheelbase_m : 0,
-                           .dt = 0.5, .horizon_s = 3, .r_rs = r_rs, .dist_max = sp->window_m, .nv = 9, .nw = 21,
+                           .dt = 0.5, .horizon_s = 3, .r_rs = r_rs, .dist_max = L->R, .nv = 9, .nw = 21,
                            .w_heading = 0.5, .w_dist = 1, .w_vel = 0.5, .lag_s = b->tau_speed_s + PERIOD_S};
     L->clear_min = INFINITY;
     L->prev = NAN;
@@ -93,7 +105,7 @@ void sim_local_free(sim_veh *v)
     v->local = NULL;
 }
 
-int sim_local_points(const sim_veh *v, double x, double y, double R, double **pts, int *cap)
+int sim_local_points(const sim_veh *v, double x, double y, double R, int nogo, double **pts, int *cap)
 {
     const prm_terrain *t = v->t;
     const geo_grid *g = t->grid;
@@ -107,7 +119,8 @@ int sim_local_points(const sim_veh *v, double x, double y, double R, double **pt
             if (r < 0 || r >= g->ny || c < 0 || c >= g->nx)
                 continue;
             long i = (long)r * g->nx + c;
-            if (prm_cell_go(t, i) && !(v->has_seen && v->seen.blocked[i]))
+            int seen = v->has_seen && v->seen.blocked[i];
+            if (!seen && (!nogo || prm_cell_go(t, i)))
                 continue;
             double px = geo_grid_x(g, c), py = geo_grid_y(g, r);
             if (hypot(px - x, py - y) > R)
@@ -200,19 +213,21 @@ static void decide(trv_ctx *ctx, sim_run *r, int k, const sim_state *est)
     sim_veh *v = &r->v[k];
     struct sim_local *L = v->local;
     const sim_local_spec *sp = &v->spec->local;
-    double reach = sp->window_m + (sp->kind == SIM_LOCAL_VFH_PLUS ? 0 : sp->lookahead_m);
-    L->npts = sim_local_points(v, est->x, est->y, reach, &L->pts, &L->cap);
     double r_rs = L->cfg.polar.r_rs;
-    /* the way: the route ahead, and the line along the heading over the stopping distance */
+    /* the way (seen obstacles only: the route keeps out of NOGO itself): the
+     * route ahead, and the line along the heading over the stopping distance */
     double sv = fmax(v->s.v, 0), brake = sv * sv / (2 * r->sc->decel_ms2) + sv * (v->body.tau_speed_s + PERIOD_S) + 1;
-    if (way_clearance(&v->path, est->x, est->y, v->s_along, sp->lookahead_m, L->pts, L->npts) > r_rs &&
+    L->npts = sim_local_points(v, est->x, est->y, L->look + r_rs + brake, 0, &L->pts, &L->cap);
+    if (way_clearance(&v->path, est->x, est->y, v->s_along, L->look, L->pts, L->npts) > r_rs &&
         stop_distance(est->x, est->y, est->heading, r_rs, L->pts, L->npts) > brake) {
         L->mode = MODE_FOLLOW;
         L->prev = NAN;
         return;
     }
+    double reach = L->R + (sp->kind == SIM_LOCAL_VFH_PLUS ? 0 : L->look);
+    L->npts = sim_local_points(v, est->x, est->y, reach, 1, &L->pts, &L->cap);
     double tx, ty;
-    sim_path_point(&v->path, v->s_along + sp->lookahead_m, &tx, &ty);
+    sim_path_point(&v->path, v->s_along + L->look, &tx, &ty);
     const sim_body *b = &v->body;
     sim_vfh_query q = {est->x, est->y, est->heading, tx, ty, isnan(L->prev) ? est->heading : L->prev,
                        b->kind == SIM_ACKERMANN ? b->wheelbase_m / tan(b->max_steer_rad) : 0, L->pts, L->npts};
@@ -361,7 +376,7 @@ void sim_local_write_metrics(FILE *f, const sim_run *r, int k)
     double sum = 0;
     int passed = 0;
     for (int j = 0; j < L->nobs; j++)
-        if (L->obs_min[j] <= v->spec->local.window_m)
+        if (L->obs_min[j] <= L->R)
             sum += L->obs_min[j], passed++;
     fprintf(f, "      \"local_planner\": \"%s\",\n", names[v->spec->local.kind]);
     if (isfinite(L->clear_min))

@@ -18,9 +18,12 @@
  *   local_planner      none|vfh+|vfh*|vfh*-wu2020|dwa (no key: none, and
  *                      no clearance metrics; none given: the follower as
  *                      without the key, with the clearance metrics)
- *   local_window_m     R, the histograms' window and DWA's dist cap (15)
+ *   local_window_m     R, the histograms' window and DWA's dist cap
+ *                      (default max(15 m, r_rs + 3 cells); must exceed
+ *                      r_rs + 1 cell: an error at the run's start)
  *   local_lookahead_m  the local goal's distance along the route, and
- *                      the look-ahead tree's reach n_g d_s (10)
+ *                      the look-ahead tree's reach n_g d_s (default
+ *                      max(10 m, 2 cells))
  *   local_safety_m     the safety distance added to the footprint's half
  *                      diagonal and half a cell: r_rs (0.5)
  *   local_depth        n_g of VFH* and wu2020 (3; 1 to 8)
@@ -223,7 +226,8 @@ void sim_local_clearance(sim_run *r, int k);
  * local_planner) when its local_planner key was given. */
 void sim_local_write_metrics(FILE *f, const sim_run *r, int k);
 /* The obstacle points within R of (x, y): cell centres of blocked seen
- * cells and NOGO cells; returns their number (*pts grown as needed). */
-int sim_local_points(const sim_veh *v, double x, double y, double R, double **pts, int *cap);
+ * cells and (nogo) NOGO cells; returns their number (*pts grown as
+ * needed). */
+int sim_local_points(const sim_veh *v, double x, double y, double R, int nogo, double **pts, int *cap);
 
 #endif
