@@ -282,6 +282,36 @@ static void test_trap(void **state)
     assert_true(d_star > 90 * DEG && d_star < 124 * DEG);
 }
 
+/* Hemmed in by a ring of points 3 m round: no VFH finds a way. */
+static void test_hemmed_in(void **state)
+{
+    (void)state;
+    double p[2 * 64];
+    for (int i = 0; i < 64; i++)
+        p[2 * i] = 3 * cos(i * 2 * M_PI / 64), p[2 * i + 1] = 3 * sin(i * 2 * M_PI / 64);
+    sim_vfh_cfg c, cw;
+    sim_vfh_cfg_default(&c, 72, 10, 1);
+    sim_vfh_cfg_default(&cw, 180, 10, 1);
+    sim_vfh_query q = {0, 0, 0, 20, 0, 0, 0, p, 64};
+    unsigned char bin[180] = {0};
+    double d = 99;
+    assert_int_equal(sim_vfh_plus(&c, &q, bin, &d), -1);
+    memset(bin, 0, sizeof bin);
+    assert_int_equal(sim_vfh_star(&c, &q, bin, &d), -1);
+    memset(bin, 0, sizeof bin);
+    assert_int_equal(sim_vfh_star_wu2020(&cw, &q, bin, &d), -1);
+    assert_float_equal(d, 99, 0); /* untouched */
+    /* DWA may drive inside a 3 m ring; within r_rs of a ring of 0.9 m every
+     * arc comes closer to a point: standing, or turning on the spot */
+    for (int i = 0; i < 64; i++)
+        p[2 * i] *= 0.3, p[2 * i + 1] *= 0.3;
+    sim_dwa_cfg dc = dwa_cfg();
+    dc.nw = 5;
+    double v, w;
+    int ok = sim_dwa(&dc, 0, 0, 0, 0, 0, 20, 0, p, 64, &v, &w);
+    assert_true(ok == -1 || v == 0);
+}
+
 /* ---- in the simulator ------------------------------------------------------------------ */
 
 #define NXY 150
@@ -348,7 +378,7 @@ static trv_status run_scene(const char *planner, const char *model, const char *
 {
     char *obs = obstacle_file(), *text = NULL;
     assert_true(asprintf(&text,
-                         "[scenario]\ntime_limit_s = 120\nobstacles = %s\n[vehicle.a]\nfile = %s\nmodel = %s\n"
+                         "[scenario]\ntime_limit_s = 120\nrecord_s = 0.01\nobstacles = %s\n[vehicle.a]\nfile = %s\nmodel = %s\n"
                          "start = %.2f,%.2f\ngoal = %.2f,%.2f\nsrs = map\nlocal_planner = %s\n%s"
                          "[lidar2d.a]\nrate_hz = 10\nhres_deg = 1\nrange_m = 25\nmount_h_m = 0.8\n",
                          obs, vehicle, model, mx(10), my(75), mx(140), my(75), planner, extra) >= 0);
@@ -387,6 +417,31 @@ static char *metrics_text(trv_ctx *ctx, const sim_run *run, const char *dir)
     fclose(f);
     free(path), free(out);
     return buf;
+}
+
+/* The clearance by hand from the trajectory written with metrics_text
+ * (every step: record_s below the step): the UGV's 3 m x 2 m box against
+ * the rock (circle (70, 75), r 1.5) once it is there (t >= 3 s). */
+static double clearance_from_trajectory(const char *dir)
+{
+    char *path = NULL;
+    assert_true(asprintf(&path, "%s/%s/trajectory_a.csv", tmp, dir) >= 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[512];
+    assert_non_null(fgets(line, sizeof line, f));
+    double best = INFINITY, t, x, y, z, hd;
+    while (fgets(line, sizeof line, f)) {
+        assert_int_equal(sscanf(line, "%lf,%lf,%lf,%lf,%lf", &t, &x, &y, &z, &hd), 5);
+        if (t < 3)
+            continue;
+        double h = hd * DEG, dx = mx(70) - x, dy = my(75) - y;
+        double lx = fabs(dx * cos(h) + dy * sin(h)) - 1.5, ly = fabs(-dx * sin(h) + dy * cos(h)) - 1.0;
+        best = fmin(best, fmax(0, hypot(fmax(lx, 0), fmax(ly, 0)) - 1.5));
+    }
+    fclose(f);
+    free(path);
+    return best;
 }
 
 static double json_number(const char *text, const char *key)
@@ -429,6 +484,7 @@ static void test_planners_pass_obstacle(void **state)
             assert_int_equal(m->replans, 0); /* the planner went round, not the seen map's re-planning */
             assert_true(cmin > 0);
             assert_float_equal(csum, cmin, 1e-9); /* one obstacle */
+            assert_float_equal(cmin, clearance_from_trajectory("pass_out"), 2e-3);
             assert_non_null(strstr(mt, planners[i]));
             free(mt);
             scene_free(&s);
@@ -476,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_wu_costs),
         cmocka_unit_test(test_dwa),
         cmocka_unit_test(test_trap),
+        cmocka_unit_test(test_hemmed_in),
         cmocka_unit_test(test_planners_pass_obstacle),
         cmocka_unit_test(test_none_and_errors),
     };
