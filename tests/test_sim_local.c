@@ -469,10 +469,14 @@ static void test_planners_pass_obstacle(void **state)
             const sim_metrics *m = sim_run_metrics(s.run, 0);
             char *mt = metrics_text(ctx, s.run, "pass_out");
             double cmin = json_number(mt, "clearance_min_m"), csum = json_number(mt, "clearance_sum_m");
+            double cpu;
+            long nd, np;
+            sim_local_cpu(s.run, 0, &cpu, &nd, &np);
             printf("  %-12s %-9s goal %d (%s) time %.1f s dist %.1f m replans %d collisions %d clearance "
-                   "min %.3f sum %.3f\n",
+                   "min %.3f sum %.3f; %ld decisions, %ld by the planner, %.1f us CPU each\n",
                    planners[i], models[j], m->reached_goal, m->end, m->time_s, m->distance_m, m->replans,
-                   m->collisions, cmin, csum);
+                   m->collisions, cmin, csum, nd, np, 1e6 * cpu / fmax(nd, 1));
+            assert_true(np > 0 && np < nd); /* the planner took over, and gave control back */
             if (getenv("TRV_SIM_DEBUG"))
                 for (int e = 0; e < sim_run_nevents(s.run); e++) {
                     const sim_event *ev = sim_run_event(s.run, e);

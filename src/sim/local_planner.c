@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define PERIOD_S 0.1
 #define REPLAN_GAP_S 2.0
@@ -27,6 +28,8 @@ struct sim_local {
     double next_t, next_replan_t;
     double *pts;
     int npts, cap;
+    double cpu_s;           /* thread CPU time in decide() */
+    long decisions, planned; /* decisions taken; of those, by the planner */
     double clear_min;       /* INFINITY until an obstacle is within the window */
     double *obs_min;        /* per obstacle of the run */
     int nobs;
@@ -283,8 +286,14 @@ void sim_local_command(trv_ctx *ctx, sim_run *r, int k, const sim_state *est, do
     if (!L || v->spec->local.kind == SIM_LOCAL_NONE)
         return;
     if (r->t_now + 1e-9 >= L->next_t) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
         L->next_t = r->t_now + PERIOD_S;
         decide(ctx, r, k, est);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+        L->cpu_s += (b.tv_sec - a.tv_sec) + 1e-9 * (b.tv_nsec - a.tv_nsec);
+        L->decisions++;
+        L->planned += L->mode != MODE_FOLLOW;
     }
     if (v->phase == 2 || L->mode == MODE_STOP) {
         cmd->v = cmd->vy = cmd->yaw_rate = 0;
@@ -384,4 +393,12 @@ void sim_local_write_metrics(FILE *f, const sim_run *r, int k)
     else
         fprintf(f, "      \"clearance_min_m\": null,\n");
     fprintf(f, "      \"clearance_sum_m\": %.3f,\n      \"obstacles_passed\": %d,\n", sum, passed);
+}
+
+void sim_local_cpu(const sim_run *r, int k, double *cpu_s, long *decisions, long *planned)
+{
+    const struct sim_local *L = r->v[k].local;
+    *cpu_s = L ? L->cpu_s : 0;
+    *decisions = L ? L->decisions : 0;
+    *planned = L ? L->planned : 0;
 }

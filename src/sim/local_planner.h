@@ -225,6 +225,11 @@ void sim_local_clearance(sim_run *r, int k);
 /* metrics.json members of the vehicle (clearance_min_m, clearance_sum_m,
  * local_planner) when its local_planner key was given. */
 void sim_local_write_metrics(FILE *f, const sim_run *r, int k);
+/* Vehicle k's planner: the thread CPU time of its decisions (s; not
+ * deterministic: not in metrics.json), their number, and how many the
+ * planner took (the way blocked) rather than the follower. Zeros without
+ * a planner. */
+void sim_local_cpu(const sim_run *r, int k, double *cpu_s, long *decisions, long *planned);
 /* The obstacle points within R of (x, y): cell centres of blocked seen
  * cells and (nogo) NOGO cells; returns their number (*pts grown as
  * needed). */
