@@ -77,7 +77,7 @@ trv_status sim_local_init(trv_ctx *ctx, sim_veh *v)
     if (L->R <= r_rs + cell) {
         double R = L->R;
         free(L);
-        return trv_error(ctx, TRV_ERR_USAGE,
+        return trv_error(ctx, TRV_ERR_FORMAT,
                          "vehicle '%s': local_window_m %g must exceed r_rs + one cell (%.2f m: half diagonal + "
                          "local_safety_m + 1.5 cells of %g m)",
                          v->spec->id, R, r_rs + cell, cell);
