@@ -520,6 +520,7 @@ static void test_none_and_errors(void **state)
     assert_non_null(strstr(trv_errmsg(ctx), "local_window_m 3 must exceed r_rs + one cell (3.80 m"));
     scene_free(&s);
     assert_int_not_equal(run_scene("vfh", "ackermann", "", &s, ctx), TRV_OK);
+    assert_non_null(strstr(trv_errmsg(ctx), "'local_planner' must be one of none|vfh+|vfh*|vfh*-wu2020|dwa, not 'vfh'"));
     scene_free(&s);
     trv_ctx_free(ctx);
 }
