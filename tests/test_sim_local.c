@@ -374,9 +374,10 @@ typedef struct scene {
     sim_run *run;
 } scene;
 
-static trv_status run_scene(const char *planner, const char *model, const char *extra, scene *s, trv_ctx *ctx)
+static trv_status run_scene_obs(const char *planner, const char *model, const char *extra, char *obs, scene *s,
+                                trv_ctx *ctx)
 {
-    char *obs = obstacle_file(), *text = NULL;
+    char *text = NULL;
     assert_true(asprintf(&text,
                          "[scenario]\ntime_limit_s = 120\nrecord_s = 0.01\nobstacles = %s\n[vehicle.a]\nfile = %s\nmodel = %s\n"
                          "start = %.2f,%.2f\ngoal = %.2f,%.2f\nsrs = map\nlocal_planner = %s\n%s"
@@ -392,6 +393,74 @@ static trv_status run_scene(const char *planner, const char *model, const char *
         st = sim_run_go(ctx, s->run);
     free(p), free(text), free(obs);
     return st;
+}
+
+static void scene_free(scene *s);
+
+static trv_status run_scene(const char *planner, const char *model, const char *extra, scene *s, trv_ctx *ctx)
+{
+    return run_scene_obs(planner, model, extra, obstacle_file(), s, ctx);
+}
+
+/* Boxes (x0, y0, x1, y1), 2 m high, there from the start, as a GeoJSON. */
+static char *boxes_file(const char *name, int n, const double (*b)[4])
+{
+    char *feats = calloc(1, 1), *text = NULL;
+    for (int k = 0; k < n; k++) {
+        char *f = NULL;
+        double x0 = mx(b[k][0]), y0 = my(b[k][1]), x1 = mx(b[k][2]), y1 = my(b[k][3]);
+        assert_true(asprintf(&f,
+                             "%s%s{\"type\": \"Feature\", \"properties\": {\"id\": \"w%d\", \"height_m\": 2}, "
+                             "\"geometry\": {\"type\": \"Polygon\", \"coordinates\": [[[%.2f, %.2f], [%.2f, %.2f], "
+                             "[%.2f, %.2f], [%.2f, %.2f], [%.2f, %.2f]]]}}\n",
+                             feats, k ? "," : "", k, x0, y0, x1, y0, x1, y1, x0, y1, x0, y0) >= 0);
+        free(feats);
+        feats = f;
+    }
+    assert_true(asprintf(&text,
+                         "{\"type\": \"FeatureCollection\", \"crs\": {\"type\": \"name\", \"properties\": {\"name\": "
+                         "\"urn:ogc:def:crs:EPSG::32616\"}},\n\"features\": [\n%s]}\n",
+                         feats) >= 0);
+    char *p = write_file(tmp, name, text);
+    free(text), free(feats);
+    return p;
+}
+
+/* The trap driven: a wall across the route at x = 60 (y 50..100) with a
+ * 12 m gap on the route (y 69..81) that opens into a pocket closed 10 m
+ * behind it (x 70), which the LiDAR (25 m) sees only from 45 m on and the
+ * window (15 m) only at the mouth: every planner stalls there (no way on
+ * along the route for 10 s, or no direction) and the seen map's
+ * re-planning leads it round the wall's end, without a collision. */
+static void test_trap_driven(void **state)
+{
+    (void)state;
+    static const double b[5][4] = {{60, 50, 61, 69}, {60, 81, 61, 100}, {60, 68, 71, 69}, {60, 81, 71, 82},
+                                   {70, 68, 71, 82}};
+    static const char *const planners[] = {"vfh+", "vfh*", "vfh*-wu2020", "dwa"};
+    trv_ctx *ctx = trv_ctx_new();
+    for (int i = 0; i < 4; i++) {
+        scene s;
+        trv_status st = run_scene_obs(planners[i], "skid", "", boxes_file("trap.geojson", 5, b), &s, ctx);
+        if (st)
+            printf("  %s\n", trv_errmsg(ctx));
+        assert_int_equal(st, TRV_OK);
+        const sim_metrics *m = sim_run_metrics(s.run, 0);
+        printf("  trap %-12s goal %d (%s) time %.1f s dist %.1f m replans %d collisions %d\n", planners[i],
+               m->reached_goal, m->end, m->time_s, m->distance_m, m->replans, m->collisions);
+        if (getenv("TRV_SIM_DEBUG"))
+            for (int e = 0; e < sim_run_nevents(s.run); e++) {
+                const sim_event *ev = sim_run_event(s.run, e);
+                printf("    %.2f %s (%.1f, %.1f) %s\n", ev->t, sim_event_name(ev->type), ev->x - X0,
+                       ev->y - Y0 + NXY * CELL, ev->details);
+            }
+        assert_int_equal(m->collisions, 0);
+        assert_int_equal(m->reached_goal, 1);
+        assert_true(m->replans >= 1 && m->replans <= 3);
+        assert_true(sim_run_count(s.run, 0, SIM_EV_REPLAN) == m->replans);
+        scene_free(&s);
+    }
+    trv_ctx_free(ctx);
 }
 
 static void scene_free(scene *s)
@@ -540,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_hemmed_in),
         cmocka_unit_test(test_planners_pass_obstacle),
         cmocka_unit_test(test_none_and_errors),
+        cmocka_unit_test(test_trap_driven),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

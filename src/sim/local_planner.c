@@ -15,6 +15,9 @@
 #define REPLAN_GAP_S 2.0
 #define MAX_DEADEND_REPLANS 500
 #define CREEP_MS 0.3
+#define STALL_S 10.0   /* no progress along the route for this long while the planner drives: a dead end */
+#define STALL_M 1.0
+#define HAND_BACK 10   /* decisions in a row with the way free before the follower drives again */
 
 enum { MODE_FOLLOW = 0, MODE_DIR, MODE_DWA, MODE_STOP };
 
@@ -26,6 +29,9 @@ struct sim_local {
     double R, look;         /* window and local goal distance (m) */
     double dir, prev, dwa_v, dwa_w, d_stop;
     double next_t, next_replan_t;
+    double best_s, best_t;  /* the farthest along the route so far, and when */
+    double path_len;        /* the path's length then (another: a new path) */
+    int free_run;           /* decisions in a row that found the way free */
     double *pts;
     int npts, cap;
     double cpu_s;           /* thread CPU time in decide() */
@@ -217,12 +223,17 @@ static void decide(trv_ctx *ctx, sim_run *r, int k, const sim_state *est)
     struct sim_local *L = v->local;
     const sim_local_spec *sp = &v->spec->local;
     double r_rs = L->cfg.polar.r_rs;
+    double len = v->path.s[v->path.n - 1];
+    if (v->s_along > L->best_s + STALL_M || len != L->path_len || v->yielding || v->gw.hold)
+        L->best_s = v->s_along, L->best_t = r->t_now, L->path_len = len; /* on, a new path, or held */
     /* the way (seen obstacles only: the route keeps out of NOGO itself): the
      * route ahead, and the line along the heading over the stopping distance */
     double sv = fmax(v->s.v, 0), brake = sv * sv / (2 * r->sc->decel_ms2) + sv * (v->body.tau_speed_s + PERIOD_S) + 1;
     L->npts = sim_local_points(v, est->x, est->y, L->look + r_rs + brake, 0, &L->pts, &L->cap);
-    if (way_clearance(&v->path, est->x, est->y, v->s_along, L->look, L->pts, L->npts) > r_rs &&
-        stop_distance(est->x, est->y, est->heading, r_rs, L->pts, L->npts) > brake) {
+    int is_free = way_clearance(&v->path, est->x, est->y, v->s_along, L->look, L->pts, L->npts) > r_rs &&
+                  stop_distance(est->x, est->y, est->heading, r_rs, L->pts, L->npts) > brake;
+    L->free_run = is_free ? L->free_run + 1 : 0;
+    if (is_free && (L->mode == MODE_FOLLOW || L->free_run >= HAND_BACK)) {
         L->mode = MODE_FOLLOW;
         L->prev = NAN;
         return;
@@ -251,6 +262,11 @@ static void decide(trv_ctx *ctx, sim_run *r, int k, const sim_state *est)
     }
     L->mode = sp->kind == SIM_LOCAL_DWA ? MODE_DWA : MODE_DIR;
     L->prev = L->dir;
+    if (r->t_now - L->best_t > STALL_S) { /* going round without getting on: a dead end too */
+        L->best_t = r->t_now;
+        dead_end(ctx, r, k);
+        return;
+    }
     L->d_stop = stop_distance(est->x, est->y, L->dir, r_rs, L->pts, L->npts);
 }
 
