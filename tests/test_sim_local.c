@@ -579,10 +579,10 @@ static void test_none_and_errors(void **state)
     scene_free(&s);
     /* a lambda breaking the third condition */
     assert_int_not_equal(run_scene("vfh*-wu2020", "ackermann", "local_lambda = 5,3,0.7,3,2\n", &s, ctx), TRV_OK);
-    assert_non_null(strstr(trv_errmsg(ctx), "lambda3 lambda1 < lambda4"));
+    assert_non_null(strstr(trv_errmsg(ctx), "local_lambda breaks the condition lambda3 lambda1 < lambda4"));
     scene_free(&s);
     assert_int_not_equal(run_scene("vfh*-wu2020", "ackermann", "local_lambda = 5,3,0.5\n", &s, ctx), TRV_OK);
-    assert_non_null(strstr(trv_errmsg(ctx), "5 numbers"));
+    assert_non_null(strstr(trv_errmsg(ctx), "local_lambda expects 5 numbers"));
     scene_free(&s);
     /* a window not wider than r_rs (1.8 + 0.5 + 0.5 m) and a cell */
     assert_int_not_equal(run_scene("vfh+", "ackermann", "local_window_m = 3\n", &s, ctx), TRV_OK);
