@@ -1,4 +1,4 @@
-/* The local planners (src/sim/local_planner.h, docs/method.md §5.11)
+/* The local planners (src/sim/local_planner.h, docs/method.md §5.12)
  * against hand-computed values: the primary polar histogram of one
  * obstacle point (magnitude a - b d^2 over the sectors of its enlargement
  * angle), the binary histogram's hysteresis, the masked histogram's
@@ -282,6 +282,36 @@ static void test_trap(void **state)
     assert_true(d_star > 90 * DEG && d_star < 124 * DEG);
 }
 
+/* Hemmed in by a ring of points 3 m round: no VFH finds a way. */
+static void test_hemmed_in(void **state)
+{
+    (void)state;
+    double p[2 * 64];
+    for (int i = 0; i < 64; i++)
+        p[2 * i] = 3 * cos(i * 2 * M_PI / 64), p[2 * i + 1] = 3 * sin(i * 2 * M_PI / 64);
+    sim_vfh_cfg c, cw;
+    sim_vfh_cfg_default(&c, 72, 10, 1);
+    sim_vfh_cfg_default(&cw, 180, 10, 1);
+    sim_vfh_query q = {0, 0, 0, 20, 0, 0, 0, p, 64};
+    unsigned char bin[180] = {0};
+    double d = 99;
+    assert_int_equal(sim_vfh_plus(&c, &q, bin, &d), -1);
+    memset(bin, 0, sizeof bin);
+    assert_int_equal(sim_vfh_star(&c, &q, bin, &d), -1);
+    memset(bin, 0, sizeof bin);
+    assert_int_equal(sim_vfh_star_wu2020(&cw, &q, bin, &d), -1);
+    assert_float_equal(d, 99, 0); /* untouched */
+    /* DWA may drive inside a 3 m ring; within r_rs of a ring of 0.9 m every
+     * arc comes closer to a point: standing, or turning on the spot */
+    for (int i = 0; i < 64; i++)
+        p[2 * i] *= 0.3, p[2 * i + 1] *= 0.3;
+    sim_dwa_cfg dc = dwa_cfg();
+    dc.nw = 5;
+    double v, w;
+    int ok = sim_dwa(&dc, 0, 0, 0, 0, 0, 20, 0, p, 64, &v, &w);
+    assert_true(ok == -1 || v == 0);
+}
+
 /* ---- in the simulator ------------------------------------------------------------------ */
 
 #define NXY 150
@@ -344,11 +374,12 @@ typedef struct scene {
     sim_run *run;
 } scene;
 
-static trv_status run_scene(const char *planner, const char *model, const char *extra, scene *s, trv_ctx *ctx)
+static trv_status run_scene_obs(const char *planner, const char *model, const char *extra, char *obs, scene *s,
+                                trv_ctx *ctx)
 {
-    char *obs = obstacle_file(), *text = NULL;
+    char *text = NULL;
     assert_true(asprintf(&text,
-                         "[scenario]\ntime_limit_s = 120\nobstacles = %s\n[vehicle.a]\nfile = %s\nmodel = %s\n"
+                         "[scenario]\ntime_limit_s = 120\nrecord_s = 0.01\nobstacles = %s\n[vehicle.a]\nfile = %s\nmodel = %s\n"
                          "start = %.2f,%.2f\ngoal = %.2f,%.2f\nsrs = map\nlocal_planner = %s\n%s"
                          "[lidar2d.a]\nrate_hz = 10\nhres_deg = 1\nrange_m = 25\nmount_h_m = 0.8\n",
                          obs, vehicle, model, mx(10), my(75), mx(140), my(75), planner, extra) >= 0);
@@ -362,6 +393,74 @@ static trv_status run_scene(const char *planner, const char *model, const char *
         st = sim_run_go(ctx, s->run);
     free(p), free(text), free(obs);
     return st;
+}
+
+static void scene_free(scene *s);
+
+static trv_status run_scene(const char *planner, const char *model, const char *extra, scene *s, trv_ctx *ctx)
+{
+    return run_scene_obs(planner, model, extra, obstacle_file(), s, ctx);
+}
+
+/* Boxes (x0, y0, x1, y1), 2 m high, there from the start, as a GeoJSON. */
+static char *boxes_file(const char *name, int n, const double (*b)[4])
+{
+    char *feats = calloc(1, 1), *text = NULL;
+    for (int k = 0; k < n; k++) {
+        char *f = NULL;
+        double x0 = mx(b[k][0]), y0 = my(b[k][1]), x1 = mx(b[k][2]), y1 = my(b[k][3]);
+        assert_true(asprintf(&f,
+                             "%s%s{\"type\": \"Feature\", \"properties\": {\"id\": \"w%d\", \"height_m\": 2}, "
+                             "\"geometry\": {\"type\": \"Polygon\", \"coordinates\": [[[%.2f, %.2f], [%.2f, %.2f], "
+                             "[%.2f, %.2f], [%.2f, %.2f], [%.2f, %.2f]]]}}\n",
+                             feats, k ? "," : "", k, x0, y0, x1, y0, x1, y1, x0, y1, x0, y0) >= 0);
+        free(feats);
+        feats = f;
+    }
+    assert_true(asprintf(&text,
+                         "{\"type\": \"FeatureCollection\", \"crs\": {\"type\": \"name\", \"properties\": {\"name\": "
+                         "\"urn:ogc:def:crs:EPSG::32616\"}},\n\"features\": [\n%s]}\n",
+                         feats) >= 0);
+    char *p = write_file(tmp, name, text);
+    free(text), free(feats);
+    return p;
+}
+
+/* The trap driven: a wall across the route at x = 60 (y 50..100) with a
+ * 12 m gap on the route (y 69..81) that opens into a pocket closed 10 m
+ * behind it (x 70), which the LiDAR (25 m) sees only from 45 m on and the
+ * window (15 m) only at the mouth: every planner stalls there (no way on
+ * along the route for 10 s, or no direction) and the seen map's
+ * re-planning leads it round the wall's end, without a collision. */
+static void test_trap_driven(void **state)
+{
+    (void)state;
+    static const double b[5][4] = {{60, 50, 61, 69}, {60, 81, 61, 100}, {60, 68, 71, 69}, {60, 81, 71, 82},
+                                   {70, 68, 71, 82}};
+    static const char *const planners[] = {"vfh+", "vfh*", "vfh*-wu2020", "dwa"};
+    trv_ctx *ctx = trv_ctx_new();
+    for (int i = 0; i < 4; i++) {
+        scene s;
+        trv_status st = run_scene_obs(planners[i], "skid", "", boxes_file("trap.geojson", 5, b), &s, ctx);
+        if (st)
+            printf("  %s\n", trv_errmsg(ctx));
+        assert_int_equal(st, TRV_OK);
+        const sim_metrics *m = sim_run_metrics(s.run, 0);
+        printf("  trap %-12s goal %d (%s) time %.1f s dist %.1f m replans %d collisions %d\n", planners[i],
+               m->reached_goal, m->end, m->time_s, m->distance_m, m->replans, m->collisions);
+        if (getenv("TRV_SIM_DEBUG"))
+            for (int e = 0; e < sim_run_nevents(s.run); e++) {
+                const sim_event *ev = sim_run_event(s.run, e);
+                printf("    %.2f %s (%.1f, %.1f) %s\n", ev->t, sim_event_name(ev->type), ev->x - X0,
+                       ev->y - Y0 + NXY * CELL, ev->details);
+            }
+        assert_int_equal(m->collisions, 0);
+        assert_int_equal(m->reached_goal, 1);
+        assert_true(m->replans >= 1 && m->replans <= 3);
+        assert_true(sim_run_count(s.run, 0, SIM_EV_REPLAN) == m->replans);
+        scene_free(&s);
+    }
+    trv_ctx_free(ctx);
 }
 
 static void scene_free(scene *s)
@@ -389,6 +488,31 @@ static char *metrics_text(trv_ctx *ctx, const sim_run *run, const char *dir)
     return buf;
 }
 
+/* The clearance by hand from the trajectory written with metrics_text
+ * (every step: record_s below the step): the UGV's 3 m x 2 m box against
+ * the rock (circle (70, 75), r 1.5) once it is there (t >= 3 s). */
+static double clearance_from_trajectory(const char *dir)
+{
+    char *path = NULL;
+    assert_true(asprintf(&path, "%s/%s/trajectory_a.csv", tmp, dir) >= 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[512];
+    assert_non_null(fgets(line, sizeof line, f));
+    double best = INFINITY, t, x, y, z, hd;
+    while (fgets(line, sizeof line, f)) {
+        assert_int_equal(sscanf(line, "%lf,%lf,%lf,%lf,%lf", &t, &x, &y, &z, &hd), 5);
+        if (t < 3)
+            continue;
+        double h = hd * DEG, dx = mx(70) - x, dy = my(75) - y;
+        double lx = fabs(dx * cos(h) + dy * sin(h)) - 1.5, ly = fabs(-dx * sin(h) + dy * cos(h)) - 1.0;
+        best = fmin(best, fmax(0, hypot(fmax(lx, 0), fmax(ly, 0)) - 1.5));
+    }
+    fclose(f);
+    free(path);
+    return best;
+}
+
 static double json_number(const char *text, const char *key)
 {
     char k[64];
@@ -414,10 +538,14 @@ static void test_planners_pass_obstacle(void **state)
             const sim_metrics *m = sim_run_metrics(s.run, 0);
             char *mt = metrics_text(ctx, s.run, "pass_out");
             double cmin = json_number(mt, "clearance_min_m"), csum = json_number(mt, "clearance_sum_m");
+            double cpu;
+            long nd, np;
+            sim_local_cpu(s.run, 0, &cpu, &nd, &np);
             printf("  %-12s %-9s goal %d (%s) time %.1f s dist %.1f m replans %d collisions %d clearance "
-                   "min %.3f sum %.3f\n",
+                   "min %.3f sum %.3f; %ld decisions, %ld by the planner, %.1f us CPU each\n",
                    planners[i], models[j], m->reached_goal, m->end, m->time_s, m->distance_m, m->replans,
-                   m->collisions, cmin, csum);
+                   m->collisions, cmin, csum, nd, np, 1e6 * cpu / fmax(nd, 1));
+            assert_true(np > 0 && np < nd); /* the planner took over, and gave control back */
             if (getenv("TRV_SIM_DEBUG"))
                 for (int e = 0; e < sim_run_nevents(s.run); e++) {
                     const sim_event *ev = sim_run_event(s.run, e);
@@ -429,6 +557,7 @@ static void test_planners_pass_obstacle(void **state)
             assert_int_equal(m->replans, 0); /* the planner went round, not the seen map's re-planning */
             assert_true(cmin > 0);
             assert_float_equal(csum, cmin, 1e-9); /* one obstacle */
+            assert_float_equal(cmin, clearance_from_trajectory("pass_out"), 2e-3);
             assert_non_null(strstr(mt, planners[i]));
             free(mt);
             scene_free(&s);
@@ -450,12 +579,17 @@ static void test_none_and_errors(void **state)
     scene_free(&s);
     /* a lambda breaking the third condition */
     assert_int_not_equal(run_scene("vfh*-wu2020", "ackermann", "local_lambda = 5,3,0.7,3,2\n", &s, ctx), TRV_OK);
-    assert_non_null(strstr(trv_errmsg(ctx), "lambda3 lambda1 < lambda4"));
+    assert_non_null(strstr(trv_errmsg(ctx), "local_lambda breaks the condition lambda3 lambda1 < lambda4"));
     scene_free(&s);
     assert_int_not_equal(run_scene("vfh*-wu2020", "ackermann", "local_lambda = 5,3,0.5\n", &s, ctx), TRV_OK);
-    assert_non_null(strstr(trv_errmsg(ctx), "5 numbers"));
+    assert_non_null(strstr(trv_errmsg(ctx), "local_lambda expects 5 numbers"));
+    scene_free(&s);
+    /* a window not wider than r_rs (1.8 + 0.5 + 0.5 m) and a cell */
+    assert_int_not_equal(run_scene("vfh+", "ackermann", "local_window_m = 3\n", &s, ctx), TRV_OK);
+    assert_non_null(strstr(trv_errmsg(ctx), "local_window_m 3 must exceed r_rs + one cell (3.80 m"));
     scene_free(&s);
     assert_int_not_equal(run_scene("vfh", "ackermann", "", &s, ctx), TRV_OK);
+    assert_non_null(strstr(trv_errmsg(ctx), "'local_planner' must be one of none|vfh+|vfh*|vfh*-wu2020|dwa, not 'vfh'"));
     scene_free(&s);
     trv_ctx_free(ctx);
 }
@@ -472,8 +606,10 @@ int main(void)
         cmocka_unit_test(test_wu_costs),
         cmocka_unit_test(test_dwa),
         cmocka_unit_test(test_trap),
+        cmocka_unit_test(test_hemmed_in),
         cmocka_unit_test(test_planners_pass_obstacle),
         cmocka_unit_test(test_none_and_errors),
+        cmocka_unit_test(test_trap_driven),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -2,7 +2,7 @@
  * circular arcs (v, w) in the window the accelerations reach within one
  * period, admissible when the vehicle can stop before the first obstacle
  * on the arc, scored by heading, clearance and velocity (local_planner.h;
- * docs/method.md §5.11). */
+ * docs/method.md §5.12). */
 #include "local_planner.h"
 
 #include <math.h>

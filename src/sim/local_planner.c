@@ -3,17 +3,21 @@
  * obstacle points; free, the path follower drives; blocked, the vehicle's
  * planner (VFH+, VFH*, vfh*-wu2020, DWA) gives the command; a dead end
  * (no direction) stops it and asks the seen map's re-planning (seen.c)
- * for a way round. Also the clearance metrics. docs/method.md §5.11. */
+ * for a way round. Also the clearance metrics. docs/method.md §5.12. */
 #include "local_planner.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define PERIOD_S 0.1
 #define REPLAN_GAP_S 2.0
 #define MAX_DEADEND_REPLANS 500
 #define CREEP_MS 0.3
+#define STALL_S 10.0   /* no progress along the route for this long while the planner drives: a dead end */
+#define STALL_M 1.0
+#define HAND_BACK 10   /* decisions in a row with the way free before the follower drives again */
 
 enum { MODE_FOLLOW = 0, MODE_DIR, MODE_DWA, MODE_STOP };
 
@@ -22,10 +26,16 @@ struct sim_local {
     sim_dwa_cfg dwa;
     unsigned char bin[SIM_POLAR_MAX];
     int mode;
+    double R, look;         /* window and local goal distance (m) */
     double dir, prev, dwa_v, dwa_w, d_stop;
     double next_t, next_replan_t;
+    double best_s, best_t;  /* the farthest along the route so far, and when */
+    double path_len;        /* the path's length then (another: a new path) */
+    int free_run;           /* decisions in a row that found the way free */
     double *pts;
     int npts, cap;
+    double cpu_s;           /* thread CPU time in decide() */
+    long decisions, planned; /* decisions taken; of those, by the planner */
     double clear_min;       /* INFINITY until an obstacle is within the window */
     double *obs_min;        /* per obstacle of the run */
     int nobs;
@@ -66,16 +76,27 @@ trv_status sim_local_init(trv_ctx *ctx, sim_veh *v)
     if (!L)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     const sim_body *b = &v->body;
-    double r_rs = hypot(b->length_m / 2, b->width_m / 2) + sp->safety_m + v->t->cell_m / 2;
-    sim_vfh_cfg_default(&L->cfg, sp->kind == SIM_LOCAL_WU2020 ? 180 : 72, sp->window_m, r_rs);
+    double cell = v->t->cell_m, r_rs = hypot(b->length_m / 2, b->width_m / 2) + sp->safety_m + cell / 2;
+    /* unset (0): 15 m and 10 m, or enough cells on a coarse grid */
+    L->R = sp->window_m > 0 ? sp->window_m : fmax(15, r_rs + 3 * cell);
+    L->look = sp->lookahead_m > 0 ? sp->lookahead_m : fmax(10, 2 * cell);
+    if (L->R <= r_rs + cell) {
+        double R = L->R;
+        free(L);
+        return trv_error(ctx, TRV_ERR_FORMAT,
+                         "vehicle '%s': local_window_m %g must exceed r_rs + one cell (%.2f m: half diagonal + "
+                         "local_safety_m + 1.5 cells of %g m)",
+                         v->spec->id, R, r_rs + cell, cell);
+    }
+    sim_vfh_cfg_default(&L->cfg, sp->kind == SIM_LOCAL_WU2020 ? 180 : 72, L->R, r_rs);
     L->cfg.depth = sp->depth;
-    L->cfg.step_m = sp->lookahead_m / sp->depth;
+    L->cfg.step_m = L->look / sp->depth;
     memcpy(L->cfg.wu_lambda, sp->lambda, sizeof sp->lambda);
     double w_max = b->kind == SIM_ACKERMANN ? b->top_speed_ms * tan(b->max_steer_rad) / b->wheelbase_m : 1.0;
     L->dwa = (sim_dwa_cfg){.v_max = b->top_speed_ms, .acc = 2, .dec = 2, .w_max = w_max,
                            .w_acc = w_max / fmax(b->tau_steer_s, 0.25),
                            .kappa_max = b->kind == SIM_ACKERMANN ? tan(b->max_steer_rad) / b->wheelbase_m : 0,
-                           .dt = 0.5, .horizon_s = 3, .r_rs = r_rs, .dist_max = sp->window_m, .nv = 9, .nw = 21,
+                           .dt = 0.5, .horizon_s = 3, .r_rs = r_rs, .dist_max = L->R, .nv = 9, .nw = 21,
                            .w_heading = 0.5, .w_dist = 1, .w_vel = 0.5, .lag_s = b->tau_speed_s + PERIOD_S};
     L->clear_min = INFINITY;
     L->prev = NAN;
@@ -93,7 +114,7 @@ void sim_local_free(sim_veh *v)
     v->local = NULL;
 }
 
-int sim_local_points(const sim_veh *v, double x, double y, double R, double **pts, int *cap)
+int sim_local_points(const sim_veh *v, double x, double y, double R, int nogo, double **pts, int *cap)
 {
     const prm_terrain *t = v->t;
     const geo_grid *g = t->grid;
@@ -107,7 +128,8 @@ int sim_local_points(const sim_veh *v, double x, double y, double R, double **pt
             if (r < 0 || r >= g->ny || c < 0 || c >= g->nx)
                 continue;
             long i = (long)r * g->nx + c;
-            if (prm_cell_go(t, i) && !(v->has_seen && v->seen.blocked[i]))
+            int seen = v->has_seen && v->seen.blocked[i];
+            if (!seen && (!nogo || prm_cell_go(t, i)))
                 continue;
             double px = geo_grid_x(g, c), py = geo_grid_y(g, r);
             if (hypot(px - x, py - y) > R)
@@ -200,19 +222,26 @@ static void decide(trv_ctx *ctx, sim_run *r, int k, const sim_state *est)
     sim_veh *v = &r->v[k];
     struct sim_local *L = v->local;
     const sim_local_spec *sp = &v->spec->local;
-    double reach = sp->window_m + (sp->kind == SIM_LOCAL_VFH_PLUS ? 0 : sp->lookahead_m);
-    L->npts = sim_local_points(v, est->x, est->y, reach, &L->pts, &L->cap);
     double r_rs = L->cfg.polar.r_rs;
-    /* the way: the route ahead, and the line along the heading over the stopping distance */
+    double len = v->path.s[v->path.n - 1];
+    if (v->s_along > L->best_s + STALL_M || len != L->path_len || v->yielding || v->gw.hold)
+        L->best_s = v->s_along, L->best_t = r->t_now, L->path_len = len; /* on, a new path, or held */
+    /* the way (seen obstacles only: the route keeps out of NOGO itself): the
+     * route ahead, and the line along the heading over the stopping distance */
     double sv = fmax(v->s.v, 0), brake = sv * sv / (2 * r->sc->decel_ms2) + sv * (v->body.tau_speed_s + PERIOD_S) + 1;
-    if (way_clearance(&v->path, est->x, est->y, v->s_along, sp->lookahead_m, L->pts, L->npts) > r_rs &&
-        stop_distance(est->x, est->y, est->heading, r_rs, L->pts, L->npts) > brake) {
+    L->npts = sim_local_points(v, est->x, est->y, L->look + r_rs + brake, 0, &L->pts, &L->cap);
+    int is_free = way_clearance(&v->path, est->x, est->y, v->s_along, L->look, L->pts, L->npts) > r_rs &&
+                  stop_distance(est->x, est->y, est->heading, r_rs, L->pts, L->npts) > brake;
+    L->free_run = is_free ? L->free_run + 1 : 0;
+    if (is_free && (L->mode == MODE_FOLLOW || L->free_run >= HAND_BACK)) {
         L->mode = MODE_FOLLOW;
         L->prev = NAN;
         return;
     }
+    double reach = L->R + (sp->kind == SIM_LOCAL_VFH_PLUS ? 0 : L->look);
+    L->npts = sim_local_points(v, est->x, est->y, reach, 1, &L->pts, &L->cap);
     double tx, ty;
-    sim_path_point(&v->path, v->s_along + sp->lookahead_m, &tx, &ty);
+    sim_path_point(&v->path, v->s_along + L->look, &tx, &ty);
     const sim_body *b = &v->body;
     sim_vfh_query q = {est->x, est->y, est->heading, tx, ty, isnan(L->prev) ? est->heading : L->prev,
                        b->kind == SIM_ACKERMANN ? b->wheelbase_m / tan(b->max_steer_rad) : 0, L->pts, L->npts};
@@ -233,6 +262,11 @@ static void decide(trv_ctx *ctx, sim_run *r, int k, const sim_state *est)
     }
     L->mode = sp->kind == SIM_LOCAL_DWA ? MODE_DWA : MODE_DIR;
     L->prev = L->dir;
+    if (r->t_now - L->best_t > STALL_S) { /* going round without getting on: a dead end too */
+        L->best_t = r->t_now;
+        dead_end(ctx, r, k);
+        return;
+    }
     L->d_stop = stop_distance(est->x, est->y, L->dir, r_rs, L->pts, L->npts);
 }
 
@@ -268,8 +302,14 @@ void sim_local_command(trv_ctx *ctx, sim_run *r, int k, const sim_state *est, do
     if (!L || v->spec->local.kind == SIM_LOCAL_NONE)
         return;
     if (r->t_now + 1e-9 >= L->next_t) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
         L->next_t = r->t_now + PERIOD_S;
         decide(ctx, r, k, est);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+        L->cpu_s += (b.tv_sec - a.tv_sec) + 1e-9 * (b.tv_nsec - a.tv_nsec);
+        L->decisions++;
+        L->planned += L->mode != MODE_FOLLOW;
     }
     if (v->phase == 2 || L->mode == MODE_STOP) {
         cmd->v = cmd->vy = cmd->yaw_rate = 0;
@@ -361,7 +401,7 @@ void sim_local_write_metrics(FILE *f, const sim_run *r, int k)
     double sum = 0;
     int passed = 0;
     for (int j = 0; j < L->nobs; j++)
-        if (L->obs_min[j] <= v->spec->local.window_m)
+        if (L->obs_min[j] <= L->R)
             sum += L->obs_min[j], passed++;
     fprintf(f, "      \"local_planner\": \"%s\",\n", names[v->spec->local.kind]);
     if (isfinite(L->clear_min))
@@ -369,4 +409,12 @@ void sim_local_write_metrics(FILE *f, const sim_run *r, int k)
     else
         fprintf(f, "      \"clearance_min_m\": null,\n");
     fprintf(f, "      \"clearance_sum_m\": %.3f,\n      \"obstacles_passed\": %d,\n", sum, passed);
+}
+
+void sim_local_cpu(const sim_run *r, int k, double *cpu_s, long *decisions, long *planned)
+{
+    const struct sim_local *L = r->v[k].local;
+    *cpu_s = L ? L->cpu_s : 0;
+    *decisions = L ? L->decisions : 0;
+    *planned = L ? L->planned : 0;
 }

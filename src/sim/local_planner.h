@@ -1,6 +1,6 @@
 /*
  * local_planner.h — local obstacle avoidance for trv-sim (docs/method.md
- * §5.11): VFH+, VFH*, the improved VFH* of Wu, Dai & Yang (2020) and DWA,
+ * §5.12): VFH+, VFH*, the improved VFH* of Wu, Dai & Yang (2020) and DWA,
  * chosen per vehicle by the scenario key local_planner (sim.h).
  *
  * Sources (read, not copied):
@@ -13,6 +13,22 @@
  *          Appl. Sci. 10(3):1135, 2020 (improved VFH*).
  *   DWA    D. Fox, W. Burgard, S. Thrun, "The dynamic window approach to
  *          collision avoidance", IEEE Robot. Autom. Mag. 4(1):23-33, 1997.
+ *
+ * Scenario keys of a [vehicle.ID] section (sim.h):
+ *   local_planner      none|vfh+|vfh*|vfh*-wu2020|dwa (no key: none, and
+ *                      no clearance metrics; none given: the follower as
+ *                      without the key, with the clearance metrics)
+ *   local_window_m     R, the histograms' window and DWA's dist cap
+ *                      (default max(15 m, r_rs + 3 cells); must exceed
+ *                      r_rs + 1 cell: an error at the run's start)
+ *   local_lookahead_m  the local goal's distance along the route, and
+ *                      the look-ahead tree's reach n_g d_s (default
+ *                      max(10 m, 2 cells))
+ *   local_safety_m     the safety distance added to the footprint's half
+ *                      diagonal and half a cell: r_rs (0.5)
+ *   local_depth        n_g of VFH* and wu2020 (3; 1 to 8)
+ *   local_lambda       wu2020's l1,l2,l3,l4,l5 (5,3,0.5,3,2), checked
+ *                      against the paper's conditions
  *
  * Obstacle points: the centres of the cells the vehicle knows to be
  * impassable (its seen map's blocked cells, and its map's NOGO cells)
@@ -202,15 +218,21 @@ trv_status sim_local_lambda_parse(trv_ctx *ctx, const char *path, long line, con
 trv_status sim_local_init(trv_ctx *ctx, sim_veh *v);
 void sim_local_free(sim_veh *v);
 /* After the path follower's command: when the way ahead is blocked, the
- * planner's command instead (see docs/method.md §5.11). */
+ * planner's command instead (see docs/method.md §5.12). */
 void sim_local_command(trv_ctx *ctx, sim_run *r, int k, const sim_state *est, double want, sim_cmd *cmd);
 /* After the step: the clearance metrics. */
 void sim_local_clearance(sim_run *r, int k);
 /* metrics.json members of the vehicle (clearance_min_m, clearance_sum_m,
  * local_planner) when its local_planner key was given. */
 void sim_local_write_metrics(FILE *f, const sim_run *r, int k);
+/* Vehicle k's planner: the thread CPU time of its decisions (s; not
+ * deterministic: not in metrics.json), their number, and how many the
+ * planner took (the way blocked) rather than the follower. Zeros without
+ * a planner. */
+void sim_local_cpu(const sim_run *r, int k, double *cpu_s, long *decisions, long *planned);
 /* The obstacle points within R of (x, y): cell centres of blocked seen
- * cells and NOGO cells; returns their number (*pts grown as needed). */
-int sim_local_points(const sim_veh *v, double x, double y, double R, double **pts, int *cap);
+ * cells and (nogo) NOGO cells; returns their number (*pts grown as
+ * needed). */
+int sim_local_points(const sim_veh *v, double x, double y, double R, int nogo, double **pts, int *cap);
 
 #endif

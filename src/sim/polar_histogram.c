@@ -1,7 +1,7 @@
 /* The polar histograms of VFH+ (Ulrich & Borenstein, ICRA 1998, §2.1-2.3):
  * primary (magnitudes a - b d^2 of enlarged obstacle cells), binary (two
  * thresholds, hysteresis), masked (turning limits). Equations in
- * local_planner.h; units and choices in docs/method.md §5.11. */
+ * local_planner.h; units and choices in docs/method.md §5.12. */
 #include "local_planner.h"
 
 #include <math.h>

@@ -153,7 +153,7 @@ static void vehicle_keys(schema_list *L, veh_raw *v, const char *id, char secs[5
     KEY(vs, "strategy", TRV_INI_CHOICE, &v->strategy, 0, 0, "mmcr|mdr|msr|time", 0, NULL);
     KEY(vs, "start_time_s", TRV_INI_DOUBLE, &v->start_time, 0, 1e7, NULL, 0, NULL);
     KEY(vs, "terrain", TRV_INI_STRING, &v->terrain, 0, 0, NULL, 0, NULL);
-    v->local[0] = 15, v->local[1] = 10, v->local[2] = 0.5, v->local[3] = 3; /* local_planner.h */
+    v->local[0] = 0, v->local[1] = 0, v->local[2] = 0.5, v->local[3] = 3; /* local_planner.h (0: by the grid) */
     KEY(vs, "local_planner", TRV_INI_CHOICE, &v->local_kind, 0, 0, "none|vfh+|vfh*|vfh*-wu2020|dwa", 0,
         &v->local_given);
     KEY(vs, "local_window_m", TRV_INI_DOUBLE, &v->local[0], 1, 200, NULL, 0, NULL);

@@ -390,7 +390,7 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
  *               fleet of several types drives each on its own map; default
  *               the run's terrain, whose DEM every vehicle touches);
  *               local_planner (none|vfh+|vfh*|vfh*-wu2020|dwa) and its
- *               keys: local_planner.h, docs/method.md §5.11
+ *               keys: local_planner.h, docs/method.md §5.12
  *   [gnss.ID]   rate_hz (10), noise_m (position sd)
  *   [imu.ID]    rate_hz (100), noise_deg (heading sd)
  *   [lidar2d.ID], [lidar3d.ID]  rate_hz (10), lines (3D, 16), hfov_deg
@@ -562,7 +562,7 @@ typedef enum sim_event_type {
 
 const char *sim_event_name(sim_event_type t);
 
-/* A vehicle's local planner (local_planner.h; docs/method.md §5.11). */
+/* A vehicle's local planner (local_planner.h; docs/method.md §5.12). */
 typedef enum sim_local_kind {
     SIM_LOCAL_NONE = 0, SIM_LOCAL_VFH_PLUS, SIM_LOCAL_VFH_STAR, SIM_LOCAL_WU2020, SIM_LOCAL_DWA
 } sim_local_kind;

@@ -1,7 +1,7 @@
 /* VFH+ (Ulrich & Borenstein, ICRA 1998): candidate directions from the
  * masked polar histogram's valleys and the cost
  *   g(c) = mu1 Delta(c, k_t) + mu2 Delta(c, k_theta) + mu3 Delta(c, k_prev)
- * (local_planner.h; docs/method.md §5.11). */
+ * (local_planner.h; docs/method.md §5.12). */
 #include "local_planner.h"
 
 #include <math.h>

@@ -1,6 +1,6 @@
 /* VFH* (Ulrich & Borenstein, ICRA 2000): VFH+ candidates verified by a
  * look-ahead tree of projected positions, searched with A* (cost and
- * heuristic in local_planner.h; docs/method.md §5.11). */
+ * heuristic in local_planner.h; docs/method.md §5.12). */
 #include "local_planner.h"
 
 #include <math.h>

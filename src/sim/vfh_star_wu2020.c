@@ -1,6 +1,6 @@
 /* The improved VFH* of Wu, Dai & Yang (Appl. Sci. 10(3):1135, 2020):
  * dynamic thresholds, candidate sieving and the path-tree cost with
- * lambda1..5 (equations in local_planner.h; docs/method.md §5.11). */
+ * lambda1..5 (equations in local_planner.h; docs/method.md §5.12). */
 #include "local_planner.h"
 
 #include <math.h>
