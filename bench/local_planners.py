@@ -3,6 +3,7 @@
 Python standard library only.
 
     local_planners.py SIM TERRAIN ROUTE.csv VEHICLE.ini WORKDIR [N [SEED]]
+    local_planners.py --table WORKDIR    (the table of a study kept so far)
 
 N scenarios (default 100) from SEED (default 1), generated into WORKDIR:
 each a stretch of LENGTH_M of ROUTE's mmcr route (its start drawn along the
@@ -176,7 +177,8 @@ def table(res, nscn, base_cpu, could_not):
         rs = [r for r in res[p] if r]
         g = [r for r in rs if r["reached_goal"]]
         mean = lambda xs: sum(xs) / len(xs) if xs else float("nan")  # noqa: E731
-        cpu = mean([(r["cpu"] - base_cpu) / max(1, r["sim_time_s"] / STEP_S) * 1e6 for r in rs])
+        cpu = mean([(r["cpu"] - base_cpu) / max(1, r["sim_time_s"] / STEP_S) * 1e6 for r in rs]) \
+            if base_cpu is not None and all("cpu" in r for r in rs) else float("nan")
         if p == "none":
             none_cpu = cpu
         cmin = [r["clearance_min_m"] for r in rs if r.get("clearance_min_m") is not None]
@@ -185,14 +187,37 @@ def table(res, nscn, base_cpu, could_not):
             mean([r["distance_m"] for r in g]), mean([r["time_s"] for r in g]),
             mean([res[p][i]["distance_m"] for i in common]), mean([res[p][i]["time_s"] for i in common]),
             mean(cmin), mean([r["clearance_sum_m"] for r in rs]), mean([r["replans"] for r in rs]), cpu,
-            "-" if p == "none" or none_cpu is None else "%.1f" % (cpu - none_cpu)))
+            "-" if p == "none" or none_cpu is None or math.isnan(cpu) else "%.1f" % (cpu - none_cpu)))
     print("\n%d scenarios, %d obstacles; %d reached by every planner (the common columns)" % (
         nscn, sum(res["_n"]), len(common)))
     for p in could_not:
         print("could not run %s: %s" % (p, could_not[p]))
 
 
+def tabulate(work):
+    """The table of a kept study (LP_KEEP): the scenarios every planner has
+    finished (a study cut short: those done so far)."""
+    res = {p: [] for p in PLANNERS}
+    res["_n"] = []
+    for d in sorted(x for x in os.listdir(work) if x.startswith("s")):
+        runs = {}
+        for p in PLANNERS:
+            o = os.path.join(work, d, "o_" + p.replace("*", "star"))
+            if os.path.exists(os.path.join(o, "metrics.json")):
+                runs[p] = json.load(open(os.path.join(o, "metrics.json")))["vehicles"][0]
+                if os.path.exists(os.path.join(o, "cpu.txt")):
+                    runs[p]["cpu"] = float(open(os.path.join(o, "cpu.txt")).read())
+        if len(runs) == len(PLANNERS):
+            for p in PLANNERS:
+                res[p].append(runs[p])
+            res["_n"].append(len(json.load(open(os.path.join(work, d, "obstacles.geojson")))["features"]))
+    base = os.path.join(work, "one", "cpu.txt")
+    table(res, len(res["_n"]), float(open(base).read()) if os.path.exists(base) else None, {})
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--table":
+        return tabulate(sys.argv[2])
     if len(sys.argv) < 6:
         sys.exit(__doc__)
     args = sys.argv[1:6]
@@ -208,6 +233,7 @@ def main():
     one = os.path.join(work, "one.ini")
     open(one, "w").write(scenario_ini(vehicle, route_csv, None, "none", STEP_S))
     base = min(run(sim, terrain, one, os.path.join(work, "one"))[1] for _ in range(3))
+    open(os.path.join(work, "one", "cpu.txt"), "w").write("%.6f\n" % base)
     scn = []
     drawn = 0
     while len(scn) < nscn and drawn < 3 * nscn:
@@ -227,6 +253,7 @@ def main():
             could_not[p] = err.strip().splitlines()[-1] if err.strip() else "exit %d" % st
             return
         m["cpu"] = cpu
+        open(os.path.join(scn[i][0], "o_" + tag, "cpu.txt"), "w").write("%.6f\n" % cpu)
         res[p][i] = m
 
     jobs = [(i, p) for i in range(len(scn)) for p in PLANNERS]
