@@ -16,9 +16,12 @@
  *   - ramps: the climb succeeds at 0.95 and fails at 1.05 of the
  *     traction limit sin b + f cos b = mu (the mobility model's: pull =
  *     the thrust at full slip);
+ *   - power-limited on flat ground: the steady speed eta P / (f m g)
+ *     within 3 %;
  *   - frictionless and undamped, sliding down a tilted plane for 60 s
  *     (after 30 s to settle on its springs): the energy stays within 0.1 %
- *     of the kinetic energy gained;
+ *     of the kinetic energy gained, and the speed gained straight down the
+ *     tilt is g sin(tilt) t within 1 % (heading 0.5 rad off it);
  *   - two runs from the same start give the same bytes;
  *   - a head-on obstacle at 8 m/s: one hit at the impact speed (within 5 %)
  *     and the chassis never beyond the obstacle's near face;
@@ -272,16 +275,50 @@ static void test_energy(void **state)
     for (int i = 0; i < 3000; i++)
         step(d, &c, i * dt, dt, &s, &o);
     double e0 = sim_dyn_energy(d), x0 = s.x, emax = 0, e = e0;
+    double u0 = s.v * cos(s.heading) - s.vy * sin(s.heading); /* eastward speed */
     for (int i = 0; i < 6000; i++) {
         step(d, &c, i * dt, dt, &s, &o);
         e = sim_dyn_energy(d);
         emax = fmax(emax, fabs(e - e0));
     }
+    /* frictionless: it slides straight down the tilt, whatever its heading (0.5 rad) */
+    double du = s.v * cos(s.heading) - s.vy * sin(s.heading) - u0, want = G * sin(th) * 60;
+    printf("  frictionless: eastward speed gained %.4f m/s, g sin(tilt) x 60 s = %.4f m/s\n", du, want);
+    assert_true(fabs(du / want - 1) < 0.01);
     double gained = p.mass_kg * G * sin(th) * (s.x - x0); /* the potential energy given up */
     printf("  frictionless: slid %.1f m in 60 s, energy drift at most %.3f J of %.0f J gained (%.4f %%)\n", s.x - x0,
            emax, gained, 100 * emax / gained);
     assert_true(s.x - x0 > 50);
     assert_true(emax < 1e-3 * gained);
+    sim_dyn_free(d);
+}
+
+/* Power-limited on flat ground: eta P / max(v, 1 m/s) against the rolling
+ * resistance f m g: the steady speed eta P / (f m g) (2 m/s here, 5 m/s
+ * wanted). */
+static void test_power_limit(void **state)
+{
+    (void)state;
+    field_grade(0);
+    sim_body b;
+    sim_dyn_params p;
+    vehicle(SIM_ACKERMANN, &b, &p);
+    p.soil = (sim_dyn_soil){0.8, 0.1, 0.02};
+    double want = 2.0;
+    p.power_W = want * p.soil.f_rr * p.mass_kg * G;
+    const double dt = 0.02;
+    sim_dyn *d = start(&b, &p, 100, 200, 0, dt);
+    sim_state s;
+    sim_dyn_out o;
+    double v = 0;
+    for (int i = 0; i < 6000; i++) {
+        sim_cmd c = {5, 0, 0, 0};
+        step(d, &c, i * dt, dt, &s, &o);
+        if (i >= 5500)
+            v += s.v / 500;
+    }
+    printf("  power limit: steady %.4f m/s, eta P / (f m g) = %.4f m/s\n", v, want);
+    assert_true(fabs(v / want - 1) < 0.03);
     sim_dyn_free(d);
 }
 
@@ -461,7 +498,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_low_speed_bicycle), cmocka_unit_test(test_understeer_gradient),
         cmocka_unit_test(test_static_rollover),   cmocka_unit_test(test_climbing_limit),
-        cmocka_unit_test(test_energy),            cmocka_unit_test(test_same_bytes),
+        cmocka_unit_test(test_energy),            cmocka_unit_test(test_power_limit),
+        cmocka_unit_test(test_same_bytes),
         cmocka_unit_test(test_head_on_obstacle),  cmocka_unit_test(test_run_blocked),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
