@@ -128,6 +128,26 @@ $(BINDIR)/%: $(BUILD)/tools/%.o $(TOOL_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) $(LDLIBS)
 
+# MPI builds (docs/cluster.md): bin/trv-terrain-mpi, the same tool with its
+# blocks over the ranks of mpirun, built when OpenMPI's pkg-config file is
+# there (libopenmpi-dev); the other tools never link MPI.
+MPI_TOOLS := $(if $(shell pkg-config --exists ompi-c 2>/dev/null && echo y),$(BINDIR)/trv-terrain-mpi)
+all: $(MPI_TOOLS)
+
+$(BUILD)/tools/%-mpi.o: tools/%.c tools/mpi_split.h Makefile
+	@mkdir -p $(dir $@)
+	@echo "  CC $< (MPI)"
+	@$(CC) $(ALL_CFLAGS) -DTRV_MPI $(shell pkg-config --cflags ompi-c) -MMD -MP -c $< -o $@
+
+$(BUILD)/tools/mpi_split.o: tools/mpi_split.c tools/mpi_split.h Makefile
+	@mkdir -p $(dir $@)
+	@echo "  CC $<"
+	@$(CC) $(ALL_CFLAGS) $(shell pkg-config --cflags ompi-c) -MMD -MP -c $< -o $@
+
+$(BINDIR)/%-mpi: $(BUILD)/tools/%-mpi.o $(BUILD)/tools/mpi_split.o $(TOOL_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs ompi-c)
+
 $(BUILD)/examples/%: $(BUILD)/examples/%.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< -lm
