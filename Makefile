@@ -8,10 +8,13 @@ SAN ?= 0
 # trv-fleet checks its routing heuristic against; no pkg-config file, so
 # -lglpk below), and what the tests and the demo add (gdal-bin gives gdaldem/gdalwarp, the independent references; fuzzylite the
 # fuzzy peer; xmllint checks the QGIS XML; man-db the installed man pages;
-# chromium with its driver and selenium open the report in a real browser).
+# chromium with its driver and selenium open the report in a real browser;
+# openmpi-bin + libopenmpi-dev build and run bin/trv-terrain-mpi under mpirun,
+# tests/tool_mpi.sh).
 BUILD_PKGS := build-essential pkg-config time libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev \
     libfreetype-dev fonts-dejavu-core libjson-c-dev libglpk-dev
-TEST_PKGS := libcmocka-dev gdal-bin fuzzylite libxml2-utils man-db chromium chromium-driver python3-selenium
+TEST_PKGS := libcmocka-dev gdal-bin fuzzylite libxml2-utils man-db chromium chromium-driver python3-selenium \
+    openmpi-bin libopenmpi-dev
 # peers that make bench compares against when present (not needed to build or test)
 BENCH_PKGS := r-cran-gstat grass-core
 PKGS := gdal proj lapacke openblas libpng freetype2 json-c
