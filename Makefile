@@ -9,7 +9,7 @@ SAN ?= 0
 # -lglpk below), and what the tests and the demo add (gdal-bin gives gdaldem/gdalwarp, the independent references; fuzzylite the
 # fuzzy peer; xmllint checks the QGIS XML; man-db the installed man pages;
 # chromium with its driver and selenium open the report in a real browser;
-# openmpi-bin + libopenmpi-dev build and run bin/trv-terrain-mpi under mpirun,
+# openmpi-bin + libopenmpi-dev build and run bin/mpi/trv-terrain under mpirun,
 # tests/tool_mpi.sh).
 BUILD_PKGS := build-essential pkg-config time libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev \
     libfreetype-dev fonts-dejavu-core libjson-c-dev libglpk-dev
@@ -131,13 +131,13 @@ $(BINDIR)/%: $(BUILD)/tools/%.o $(TOOL_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) $(LDLIBS)
 
-# MPI builds (docs/cluster.md): bin/trv-terrain-mpi, the same tool with its
+# MPI builds (docs/cluster.md): bin/mpi/trv-terrain, the same tool with its
 # blocks over the ranks of mpirun, built when OpenMPI's pkg-config file is
 # there (libopenmpi-dev); the other tools never link MPI.
-MPI_TOOLS := $(if $(shell pkg-config --exists ompi-c 2>/dev/null && echo y),$(BINDIR)/trv-terrain-mpi)
+MPI_TOOLS := $(if $(shell pkg-config --exists ompi-c 2>/dev/null && echo y),$(BINDIR)/mpi/trv-terrain)
 all: $(MPI_TOOLS)
 
-$(BUILD)/tools/%-mpi.o: tools/%.c tools/mpi_split.h Makefile
+$(BUILD)/tools/mpi/%.o: tools/%.c tools/mpi_split.h Makefile
 	@mkdir -p $(dir $@)
 	@echo "  CC $< (MPI)"
 	@$(CC) $(ALL_CFLAGS) -DTRV_MPI $(shell pkg-config --cflags ompi-c) -MMD -MP -c $< -o $@
@@ -147,7 +147,7 @@ $(BUILD)/tools/mpi_split.o: tools/mpi_split.c tools/mpi_split.h Makefile
 	@echo "  CC $<"
 	@$(CC) $(ALL_CFLAGS) $(shell pkg-config --cflags ompi-c) -MMD -MP -c $< -o $@
 
-$(BINDIR)/%-mpi: $(BUILD)/tools/%-mpi.o $(BUILD)/tools/mpi_split.o $(TOOL_OBJ) $(LIB)
+$(BINDIR)/mpi/%: $(BUILD)/tools/mpi/%.o $(BUILD)/tools/mpi_split.o $(TOOL_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs ompi-c)
 

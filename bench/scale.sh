@@ -6,7 +6,7 @@
 # peak RSS, and between two sizes the growth exponents k (time ∝ cells^k,
 # memory ∝ cells^k: streamed stages aim at k ≈ 1 for time and k ≈ 0 for
 # memory). TRV_BLOCK_ROWS as set (default: the tools' own).
-# Then, when mpirun and bin/trv-terrain-mpi are there (docs/cluster.md):
+# Then, when mpirun and bin/mpi/trv-terrain are there (docs/cluster.md):
 # trv-terrain at MPI_RES m (default 10) single-process and over 1, 2 and 4
 # MPI ranks (4 oversubscribed on a 2-core machine): wall time, speed-up
 # against the single process, the serial fraction f that Amdahl's law
@@ -61,7 +61,7 @@ for res in $SCALE_RES; do
     rm -rf "$T" "$w/dem$res.tif"
 done
 
-command -v mpirun >/dev/null 2>&1 && [ -x "$BIN/trv-terrain-mpi" ] || { echo "MPI: skipped (no mpirun or $BIN/trv-terrain-mpi)"; exit 0; }
+command -v mpirun >/dev/null 2>&1 && [ -x "$BIN/mpi/trv-terrain" ] || { echo "MPI: skipped (no mpirun or $BIN/mpi/trv-terrain)"; exit 0; }
 res=${MPI_RES:-10}
 ROOT=
 [ "$(id -u)" = 0 ] && ROOT=--allow-run-as-root
@@ -75,7 +75,7 @@ rm -rf "$w/m"
 printf '%-10s %9s %9s %8s\n' single $(echo "$one" | tr , ' ' | cut -d' ' -f1-2) 1.00
 s2=
 for np in 1 2 4; do
-    r=$(run mpirun $ROOT -np $np --oversubscribe "$BIN/trv-terrain-mpi" $IN -o "$w/m")
+    r=$(run mpirun $ROOT --mca mpi_yield_when_idle 1 -np $np --oversubscribe "$BIN/mpi/trv-terrain" $IN -o "$w/m")
     rm -rf "$w/m"
     s=$(echo "$one $r" | tr , ' ' | awk '{printf "%.2f", $2 / $5}')
     [ $np = 2 ] && s2=$s

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The MPI builds (docs/cluster.md): mpirun -np 2 and -np 4 --oversubscribe
-# of bin/trv-terrain-mpi give the same bytes as the single-process
+# of bin/mpi/trv-terrain give the same bytes as the single-process
 # trv-terrain (every output, blocks of 64 rows so every rank has blocks);
 # a block that fails on another rank than 0 -> exit 1, the single-process
 # run's message once, no output left. SKIPPED without mpirun or the MPI
@@ -19,8 +19,8 @@ if ! command -v mpirun >/dev/null 2>&1; then
     summary tool_mpi
     exit
 fi
-if [ ! -x "$BIN/trv-terrain-mpi" ]; then
-    skip_pkg libopenmpi-dev "$BIN/trv-terrain-mpi is not built (libopenmpi-dev)"
+if [ ! -x "$BIN/mpi/trv-terrain" ]; then
+    skip_pkg libopenmpi-dev "$BIN/mpi/trv-terrain is not built (libopenmpi-dev)"
     summary tool_mpi
     exit
 fi
@@ -42,8 +42,8 @@ run() {
     mv "$tmp/o" "$tmp/$name"
 }
 run serial "$BIN/trv-terrain"
-run np2 mpirun $ROOT -np 2 "$BIN/trv-terrain-mpi"
-run np4 mpirun $ROOT -np 4 --oversubscribe "$BIN/trv-terrain-mpi"
+run np2 mpirun $ROOT -np 2 "$BIN/mpi/trv-terrain"
+run np4 mpirun $ROOT -np 4 --oversubscribe "$BIN/mpi/trv-terrain"
 n=$(ls "$tmp/serial" | wc -l)
 [ "$n" -ge 9 ] && ok || bad "the serial run wrote $n files"
 for np in np2 np4; do
@@ -71,7 +71,7 @@ BAD="--dem $tmp/dem30.tif --soil $J/soil_7p5arcsec.tif --landuse $tmp/lu.tif --s
 "$BIN/trv-terrain" -q $BAD -o "$tmp/e1" 2>"$tmp/serial.err"
 [ $? = 1 ] && grep -q "class 4 is not in the class table" "$tmp/serial.err" && ok || bad "serial bad class: $(cat "$tmp/serial.err")"
 for np in 2 4; do
-    mpirun $ROOT -np $np --oversubscribe "$BIN/trv-terrain-mpi" -q $BAD -o "$tmp/e$np" >"$tmp/stdout" 2>"$tmp/stderr"
+    mpirun $ROOT -np $np --oversubscribe "$BIN/mpi/trv-terrain" -q $BAD -o "$tmp/e$np" >"$tmp/stdout" 2>"$tmp/stderr"
     got=$?
     [ "$got" = 1 ] && ok || bad "-np $np bad class -> exit $got, want 1"
     [ "$(grep -c '^trv-terrain: ' "$tmp/stderr")" = 1 ] && grep -qxF "$(cat "$tmp/serial.err")" "$tmp/stderr" && ok ||
@@ -79,7 +79,7 @@ for np in 2 4; do
     [ ! -e "$tmp/e$np" ] && ok || bad "-np $np left $tmp/e$np behind: $(ls -A "$tmp/e$np")"
 done
 # a missing input: every rank fails at the start, one message
-mpirun $ROOT -np 2 "$BIN/trv-terrain-mpi" -q --dem "$tmp/none.tif" --soil "$J/soil_7p5arcsec.tif" \
+mpirun $ROOT -np 2 "$BIN/mpi/trv-terrain" -q --dem "$tmp/none.tif" --soil "$J/soil_7p5arcsec.tif" \
     --landuse "$J/landuse_30m_utm16n.tif" $CLASSES -o "$tmp/e5" >"$tmp/stdout" 2>"$tmp/stderr"
 got=$?
 [ "$got" = 1 ] && [ "$(grep -c "none.tif" "$tmp/stderr")" = 1 ] && [ ! -e "$tmp/e5" ] && ok ||

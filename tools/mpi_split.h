@@ -1,5 +1,5 @@
 /* mpi_split.h — core/split.h over MPI, for the tools' MPI builds
- * (bin/trv-*-mpi, docs/cluster.md): blocks travel with MPI_Send/MPI_Recv
+ * (bin/mpi/trv-*, docs/cluster.md): blocks travel with MPI_Send/MPI_Recv
  * to rank 0 of MPI_COMM_WORLD, agree is an MPI_Allreduce (max). */
 #ifndef TOOL_MPI_SPLIT_H
 #define TOOL_MPI_SPLIT_H

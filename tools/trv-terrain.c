@@ -6,7 +6,7 @@
 #include "terrain/terrain.h"
 #include "tool.h"
 #ifdef TRV_MPI
-#include "mpi_split.h" /* bin/trv-terrain-mpi: ter_stream's blocks over the MPI ranks, rank 0 writes */
+#include "mpi_split.h" /* bin/mpi/trv-terrain: ter_stream's blocks over the MPI ranks, rank 0 writes */
 #endif
 
 #include <stdlib.h>
