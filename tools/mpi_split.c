@@ -2,6 +2,7 @@
  * {status, message length}, then the message or the parts, tag = block. */
 #include "mpi_split.h"
 
+#include <limits.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,10 @@
 static trv_status send_block(trv_ctx *ctx, const trv_split *s, int block, trv_status st, const trv_part *p, int n)
 {
     (void)s;
+    for (int k = 0; k < n && !st; k++)
+        if (p[k].bytes > INT_MAX)
+            st = trv_error(ctx, TRV_ERR_NOMEM, "a block of %zu bytes is more than one MPI message holds: lower TRV_BLOCK_ROWS",
+                           p[k].bytes);
     const char *msg = st ? trv_errmsg(ctx) : "";
     int head[2] = {(int)st, (int)strlen(msg)};
     MPI_Send(head, 2, MPI_INT, 0, block, MPI_COMM_WORLD);
