@@ -10,11 +10,13 @@ SAN ?= 0
 # and what the tests and the demo add (gdal-bin gives gdaldem/gdalwarp, the independent references; fuzzylite the
 # fuzzy peer; xmllint checks the QGIS XML; man-db the installed man pages;
 # chromium with its driver and selenium open the report and the console in a real browser;
-# libwebsockets-dev: the console's HTTP and WebSocket server; libjs-leaflet: its map; libjs-three: the 3D view).
+# libwebsockets-dev: the console's HTTP and WebSocket server; libjs-leaflet: its map; libjs-three: the 3D view;
+# openmpi-bin + libopenmpi-dev build and run bin/mpi/trv-terrain under mpirun,
+# tests/tool_mpi.sh).
 BUILD_PKGS := build-essential pkg-config time libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev \
     libfreetype-dev fonts-dejavu-core libjson-c-dev libglpk-dev libwebsockets-dev libode-dev
 TEST_PKGS := libcmocka-dev gdal-bin fuzzylite libxml2-utils man-db chromium chromium-driver python3-selenium \
-    libjs-leaflet libjs-three
+    libjs-leaflet libjs-three openmpi-bin libopenmpi-dev
 # peers that make bench compares against when present (not needed to build or test)
 BENCH_PKGS := r-cran-gstat grass-core
 PKGS := gdal proj lapacke openblas libpng freetype2 json-c libwebsockets ode
@@ -132,6 +134,26 @@ $(LIB): $(LIB_OBJ)
 $(BINDIR)/%: $(BUILD)/tools/%.o $(TOOL_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) $(LDLIBS)
+
+# MPI builds (docs/cluster.md): bin/mpi/trv-terrain, the same tool with its
+# blocks over the ranks of mpirun, built when OpenMPI's pkg-config file is
+# there (libopenmpi-dev); the other tools never link MPI.
+MPI_TOOLS := $(if $(shell pkg-config --exists ompi-c 2>/dev/null && echo y),$(BINDIR)/mpi/trv-terrain)
+all: $(MPI_TOOLS)
+
+$(BUILD)/tools/mpi/%.o: tools/%.c tools/mpi_split.h Makefile
+	@mkdir -p $(dir $@)
+	@echo "  CC $< (MPI)"
+	@$(CC) $(ALL_CFLAGS) -DTRV_MPI $(shell pkg-config --cflags ompi-c) -MMD -MP -c $< -o $@
+
+$(BUILD)/tools/mpi_split.o: tools/mpi_split.c tools/mpi_split.h Makefile
+	@mkdir -p $(dir $@)
+	@echo "  CC $<"
+	@$(CC) $(ALL_CFLAGS) $(shell pkg-config --cflags ompi-c) -MMD -MP -c $< -o $@
+
+$(BINDIR)/mpi/%: $(BUILD)/tools/mpi/%.o $(BUILD)/tools/mpi_split.o $(TOOL_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs ompi-c)
 
 $(BUILD)/examples/%: $(BUILD)/examples/%.o
 	@mkdir -p $(dir $@)

@@ -6,7 +6,13 @@
 # peak RSS, and between two sizes the growth exponents k (time ∝ cells^k,
 # memory ∝ cells^k: streamed stages aim at k ≈ 1 for time and k ≈ 0 for
 # memory). TRV_BLOCK_ROWS as set (default: the tools' own).
-# Environment: TRV_BIN (bin), TRV_DATADIR (data), SCALE_RES.
+# Then, when mpirun and bin/mpi/trv-terrain are there (docs/cluster.md):
+# trv-terrain at MPI_RES m (default 10) single-process and over 1, 2 and 4
+# MPI ranks (4 oversubscribed on a 2-core machine): wall time, speed-up
+# against the single process, the serial fraction f that Amdahl's law
+# S(N) = 1 / (f + (1 - f) / N) gives from the 2-rank speed-up, and the
+# speed-up that f predicts for 8, 32 and 128 ranks.
+# Environment: TRV_BIN (bin), TRV_DATADIR (data), SCALE_RES, MPI_RES.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -54,3 +60,27 @@ for res in $SCALE_RES; do
     prev=$cur cur=""
     rm -rf "$T" "$w/dem$res.tif"
 done
+
+command -v mpirun >/dev/null 2>&1 && [ -x "$BIN/mpi/trv-terrain" ] || { echo "MPI: skipped (no mpirun or $BIN/mpi/trv-terrain)"; exit 0; }
+res=${MPI_RES:-10}
+ROOT=
+[ "$(id -u)" = 0 ] && ROOT=--allow-run-as-root
+gdalwarp -q -t_srs EPSG:32616 -tr "$res" "$res" -tap -r bilinear -ot Float32 -dstnodata -32768 \
+    -co TILED=YES -co COMPRESS=DEFLATE "$J/dem_3arcsec.tif" "$w/dem.tif"
+IN="-q --dem $w/dem.tif --soil $J/soil_7p5arcsec.tif --landuse $J/landuse_30m_utm16n.tif --soil-classes $DATA/classes/soils.csv --landuse-classes $DATA/classes/landuse.csv"
+echo "MPI: trv-terrain at $res m; load $(uptime | sed 's/.*load average: //')"
+printf '%-10s %9s %9s %8s\n' ranks cpu_s wall_s speedup
+one=$(run "$BIN/trv-terrain" $IN -o "$w/m")
+rm -rf "$w/m"
+printf '%-10s %9s %9s %8s\n' single $(echo "$one" | tr , ' ' | cut -d' ' -f1-2) 1.00
+s2=
+for np in 1 2 4; do
+    r=$(run mpirun $ROOT --mca mpi_yield_when_idle 1 -np $np --oversubscribe "$BIN/mpi/trv-terrain" $IN -o "$w/m")
+    rm -rf "$w/m"
+    s=$(echo "$one $r" | tr , ' ' | awk '{printf "%.2f", $2 / $5}')
+    [ $np = 2 ] && s2=$s
+    printf '%-10s %9s %9s %8s\n' "mpi $np" $(echo "$r" | tr , ' ' | cut -d' ' -f1-2) "$s"
+done
+echo "$s2" | awk '{f = 2 / $1 - 1; f = f < 0 ? 0 : f > 1 ? 1 : f
+    printf "Amdahl: serial fraction f = %.2f (from the 2-rank speed-up %.2f); expected speed-up", f, $1
+    n = split("8 32 128", N, " "); for (i = 1; i <= n; i++) printf " %s ranks %.1f%s", N[i], 1 / (f + (1 - f) / N[i]), i < n ? "," : "\n" }'

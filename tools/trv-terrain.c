@@ -5,6 +5,9 @@
 #include "run/run.h"
 #include "terrain/terrain.h"
 #include "tool.h"
+#ifdef TRV_MPI
+#include "mpi_split.h" /* bin/mpi/trv-terrain: ter_stream's blocks over the MPI ranks, rank 0 writes */
+#endif
 
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +96,12 @@ int main(int argc, char **argv)
 {
     ter_opts o;
     ter_opts_init(&o);
+    int rank = 0;
+#ifdef TRV_MPI
+    trv_split split;
+    mpi_split_start(&argc, &argv, &split);
+    o.split = &split, rank = split.rank;
+#endif
     const char *out_dir = NULL, *points = NULL, *resampling = "mode";
     const trv_opt opts[] = {
         {"dem", 0, TRV_ARG_STRING, &o.dem_path, "DEM.tif", "elevation, any GDAL raster on a projected grid (metres)"},
@@ -144,12 +153,17 @@ int main(int argc, char **argv)
         trv_meta_add(&meta, "TRV_INPUT_LANDUSE", o.landuse_path);
         trv_meta_add(&meta, "TRV_INPUT_SOIL_CLASSES", o.soil_classes_path);
         trv_meta_add(&meta, "TRV_INPUT_LANDUSE_CLASSES", o.landuse_classes_path);
-        st = run_all(ctx, &t, &o, out_dir, points, &meta);
+        st = rank ? ter_stream(ctx, NULL, &o, out_dir, NULL, &meta, &t) : run_all(ctx, &t, &o, out_dir, points, &meta);
     }
-    if (!st && !res.quiet)
+    if (!st && !res.quiet && rank == 0)
         report(&t);
     ter_result_clear(&t);
     free(soil_tab);
     free(landuse_tab);
+#ifdef TRV_MPI
+    if (rank) /* rank 0 reports every rank's error */
+        trv_ctx_free(ctx);
+    return mpi_split_end(rank ? st != TRV_OK : tool_end(&cli, ctx, st));
+#endif
     return tool_end(&cli, ctx, st);
 }

@@ -3,6 +3,7 @@
  * range by row range, every layer written as it goes. */
 #include "terrain.h"
 #include "core/fixed.h"
+#include "core/split.h"
 #include "geo/block.h"
 #include "run/run.h"
 
@@ -13,6 +14,12 @@
 
 #define NODATA (-9999.0f)
 
+/* A block's counts (integers: summed per block, the same totals in any grouping). */
+typedef struct block_counts {
+    size_t valid;                    /* the DEM's data cells (its source rule) */
+    size_t covered[2], with_dem[2];  /* per class map: the DEM's data cells (-9999 rule) it covers, and all */
+} block_counts;
+
 /* The state of one run: inputs, writers, the block buffers. */
 typedef struct stream {
     const ter_opts *o;
@@ -22,8 +29,9 @@ typedef struct stream {
     geo_aligner *al[2];
     geo_block_writer *w[4];  /* dem, slope, soil, landuse */
     float *z, *slope;        /* the block's DEM rows (halo included, nodata -9999) and slope rows */
+    const float *z0;         /* the block's first row in z */
     unsigned char *cls[2];
-    size_t covered[2], with_dem[2]; /* per class map: the DEM's data cells (-9999 rule) it covers, and all */
+    block_counts b, total;   /* the block's and the rows' so far */
     double ew, ns, ssum;
     FILE *points;
 } stream;
@@ -136,10 +144,10 @@ static trv_status mask_classes(trv_ctx *ctx, stream *s, int m, const float *z, s
             c[i] = 0;
             continue;
         }
-        s->with_dem[m]++;
+        s->b.with_dem[m]++;
         if (c[i] == 0)
             continue;
-        s->covered[m]++;
+        s->b.covered[m]++;
         if (geo_classes_find(cl, c[i]) < 0)
             return trv_error(ctx, TRV_ERR_DATA, "'%s': class %d is not in the class table '%s'",
                              m ? s->o->landuse_path : s->o->soil_path, c[i],
@@ -166,12 +174,13 @@ static void measure(stream *s, const float *z, size_t n)
 }
 
 /* Rows y0 .. y1 - 1: read (halo 1), DEM nodata made -9999, slope, the
- * class maps aligned and masked, the figures, the rows written. */
-static trv_status do_block(trv_ctx *ctx, stream *s, int y0, int y1)
+ * class maps aligned and masked, into s->z0, s->slope, s->cls and s->b. */
+static trv_status compute_block(trv_ctx *ctx, stream *s, int y0, int y1)
 {
     const geo_grid *g = &s->res->grid;
     const int nx = g->nx;
     const geo_rows *b;
+    memset(&s->b, 0, sizeof s->b);
     trv_status st = geo_block_read(ctx, s->dem, y0, y1, &b);
     if (st)
         return st;
@@ -180,9 +189,9 @@ static trv_status do_block(trv_ctx *ctx, stream *s, int y0, int y1)
         int nd = isnan(v) || v == (float)b->nodata; /* the source's rule counts the cells with data */
         s->z[i] = nd ? NODATA : v;
         if (!nd && b->y0 + (int)(i / nx) >= y0 && b->y0 + (int)(i / nx) < y1)
-            s->res->valid++;
+            s->b.valid++;
     }
-    const float *z0 = s->z + (size_t)(y0 - b->y0) * nx;
+    const float *z0 = s->z0 = s->z + (size_t)(y0 - b->y0) * nx;
     for (int y = y0; y < y1; y++) {
         const float *row = z0 + (size_t)(y - y0) * nx;
         geo_slope_row(y > 0 ? row - nx : NULL, row, y + 1 < g->ny ? row + nx : NULL, nx, 1, NODATA, s->ew, s->ns,
@@ -192,8 +201,20 @@ static trv_status do_block(trv_ctx *ctx, stream *s, int y0, int y1)
     for (int m = 0; m < 2 && !st; m++)
         if (!(st = geo_aligner_rows(ctx, s->al[m], y0, y1, s->cls[m])))
             st = mask_classes(ctx, s, m, z0, n);
-    if (st)
-        return st;
+    return st;
+}
+
+/* The computed rows y0 .. y1 - 1 (s->z0 ...): counts added, the figures, the rows written. */
+static trv_status write_block(trv_ctx *ctx, stream *s, int y0, int y1)
+{
+    const geo_grid *g = &s->res->grid;
+    const int nx = g->nx;
+    const float *z0 = s->z0;
+    size_t n = (size_t)(y1 - y0) * nx;
+    trv_status st = TRV_OK;
+    s->res->valid += s->b.valid;
+    for (int m = 0; m < 2; m++)
+        s->total.covered[m] += s->b.covered[m], s->total.with_dem[m] += s->b.with_dem[m];
     measure(s, z0, n);
     const void *rows[4] = {z0, s->slope, s->cls[0], s->cls[1]};
     for (int k = 0; k < 4 && !st; k++)
@@ -214,13 +235,13 @@ static trv_status finish(trv_ctx *ctx, stream *s)
     const char *path[2] = {s->o->soil_path, s->o->landuse_path};
     double *cover[2] = {&r->soil_cover, &r->landuse_cover};
     for (int m = 0; m < 2; m++) {
-        if (s->covered[m] == 0)
+        if (s->total.covered[m] == 0)
             return trv_error(ctx, TRV_ERR_GRID, "'%s' does not overlap the data of the DEM '%s'", path[m],
                              s->o->dem_path);
-        *cover[m] = (double)s->covered[m] / (double)s->with_dem[m];
-        if (s->covered[m] < s->with_dem[m])
+        *cover[m] = (double)s->total.covered[m] / (double)s->total.with_dem[m];
+        if (s->total.covered[m] < s->total.with_dem[m])
             trv_info(ctx, 1, "warning: '%s' covers %.2f %% of the DEM's data cells; the other %zu cells have no class",
-                     path[m], 100.0 * *cover[m], s->with_dem[m] - s->covered[m]);
+                     path[m], 100.0 * *cover[m], s->total.with_dem[m] - s->total.covered[m]);
     }
     r->smean = s->ssum / r->valid;
     return TRV_OK;
@@ -271,10 +292,51 @@ static trv_status run_blocks(trv_ctx *ctx, stream *s)
     trv_status st = alloc_buffers(ctx, s, rows < ny ? rows : ny);
     for (int y0 = 0; y0 < ny && !st; y0 += rows) {
         int y1 = y0 + rows < ny ? y0 + rows : ny;
-        if (!(st = do_block(ctx, s, y0, y1)))
+        if (!(st = compute_block(ctx, s, y0, y1)) && !(st = write_block(ctx, s, y0, y1)))
             st = trv_progress(ctx, (double)y1 / ny, "slope"); /* the label trv-terrain always showed */
     }
     return st ? st : finish(ctx, s);
+}
+
+/* The block's parts as they travel between processes (core/split.h). */
+static int block_parts(stream *s, float *z0, size_t n, trv_part p[5])
+{
+    p[0] = (trv_part){z0, n * sizeof *z0};
+    p[1] = (trv_part){s->slope, n * sizeof *s->slope};
+    p[2] = (trv_part){s->cls[0], n};
+    p[3] = (trv_part){s->cls[1], n};
+    p[4] = (trv_part){&s->b, sizeof s->b};
+    return 5;
+}
+
+/* run_blocks over processes (core/split.h): every process's setup status
+ * agreed first; block k on process k % size; process 0 writes every block
+ * in order; after its first error it still takes the other processes'
+ * blocks (and drops them), as they still send them. */
+static trv_status run_split(trv_ctx *ctx, stream *s, const trv_split *sp, trv_status setup)
+{
+    const int ny = s->res->grid.ny, rows = geo_block_rows();
+    trv_status st = sp->agree(ctx, sp, setup ? setup : alloc_buffers(ctx, s, rows < ny ? rows : ny));
+    if (st)
+        return st;
+    for (int k = 0, y0 = 0; y0 < ny; k++, y0 += rows) {
+        int y1 = y0 + rows < ny ? y0 + rows : ny, owner = k % sp->size;
+        size_t n = (size_t)(y1 - y0) * s->res->grid.nx;
+        trv_part p[5];
+        if (sp->rank != 0 && owner == sp->rank) {
+            trv_status b_st = st ? st : compute_block(ctx, s, y0, y1);
+            st = st ? st : b_st;
+            trv_status s_st = sp->send(ctx, sp, k, b_st, p, block_parts(s, (float *)s->z0, n, p));
+            st = st ? st : s_st;
+        } else if (sp->rank == 0 && owner != 0) {
+            trv_status r_st = sp->recv(ctx, sp, k, p, block_parts(s, s->z, n, p));
+            s->z0 = s->z;
+            if (!st && !(st = r_st) && !(st = write_block(ctx, s, y0, y1)))
+                st = trv_progress(ctx, (double)y1 / ny, "slope");
+        } else if (sp->rank == 0 && !st && !(st = compute_block(ctx, s, y0, y1)) && !(st = write_block(ctx, s, y0, y1)))
+            st = trv_progress(ctx, (double)y1 / ny, "slope");
+    }
+    return st || sp->rank != 0 ? st : finish(ctx, s);
 }
 
 trv_status ter_stream(trv_ctx *ctx, trv_outset *set, const ter_opts *o, const char *dir, const char *points_path,
@@ -283,19 +345,25 @@ trv_status ter_stream(trv_ctx *ctx, trv_outset *set, const ter_opts *o, const ch
     memset(r, 0, sizeof *r);
     r->zmin = 1e300, r->zmax = -1e300;
     stream s = {.o = o, .res = r};
+    const trv_split *sp = o->split;
+    const int writes = !sp || sp->rank == 0;
     trv_status st;
-    if ((st = geo_classes_read(ctx, o->soil_classes_path, &r->soil_classes)) ||
-        (st = geo_classes_read(ctx, o->landuse_classes_path, &r->landuse_classes)) ||
-        (st = geo_block_reader_open(ctx, o->dem_path, GEO_F32, 1, &s.dem)) ||
-        (st = geo_grid_copy(ctx, &r->grid, geo_block_reader_grid(s.dem))) ||
-        (st = check_crs(ctx, o->dem_path, &r->grid)))
-        return close_all(ctx, &s, st, points_path);
-    double mpu = geo_crs_metres_per_unit(r->grid.wkt);
-    s.ew = r->grid.gt[1] * mpu;
-    s.ns = fabs(r->grid.gt[5]) * mpu;
-    if (!(st = open_classes(ctx, &s, 0, o->soil_path, r->soil_classes)) &&
-        !(st = open_classes(ctx, &s, 1, o->landuse_path, r->landuse_classes)) &&
-        !(st = open_writers(ctx, &s, set, dir, meta)) && !(st = points_path ? open_points(ctx, &s, set, points_path) : TRV_OK))
+    if (!(st = geo_classes_read(ctx, o->soil_classes_path, &r->soil_classes)) &&
+        !(st = geo_classes_read(ctx, o->landuse_classes_path, &r->landuse_classes)) &&
+        !(st = geo_block_reader_open(ctx, o->dem_path, GEO_F32, 1, &s.dem)) &&
+        !(st = geo_grid_copy(ctx, &r->grid, geo_block_reader_grid(s.dem))) &&
+        !(st = check_crs(ctx, o->dem_path, &r->grid))) {
+        double mpu = geo_crs_metres_per_unit(r->grid.wkt);
+        s.ew = r->grid.gt[1] * mpu;
+        s.ns = fabs(r->grid.gt[5]) * mpu;
+        if (!(st = open_classes(ctx, &s, 0, o->soil_path, r->soil_classes)) &&
+            !(st = open_classes(ctx, &s, 1, o->landuse_path, r->landuse_classes)) && writes &&
+            !(st = open_writers(ctx, &s, set, dir, meta)))
+            st = points_path ? open_points(ctx, &s, set, points_path) : TRV_OK;
+    }
+    if (sp)
+        st = run_split(ctx, &s, sp, st);
+    else if (!st)
         st = run_blocks(ctx, &s);
     return close_all(ctx, &s, st, points_path);
 }

@@ -21,6 +21,8 @@ typedef struct ter_opts {
     const char *dem_path, *soil_path, *landuse_path;
     const char *soil_classes_path, *landuse_classes_path; /* CSV: code, name, color, ... */
     geo_resample resample;                                 /* GEO_MODE (default) or GEO_NEAREST */
+    const struct trv_split *split; /* NULL: one process; else ter_stream's blocks over processes (core/split.h):
+                                      process 0 writes, set and points_path unused on the others */
 } ter_opts;
 
 /* What ter_stream reports: the grid, the DEM's data cells (its source
