@@ -88,6 +88,25 @@ EOF
 # warped to 90 m UTM 16N (beside DIR: dem90.tif), trv-terrain, trv-speed
 # with the vehicle VEHICLE (a file of data/vehicles), trv-cost; with
 # ROADMAP, trv-roadmap --seed 4 into it. Uses BIN and DATA.
+# plane_terrain DIR TMP: the simulator tests' run directory, a plane GO
+# everywhere: 100 x 100 cells of 10 m at (500000, 4000000) in EPSG:32616,
+# class 3, gonogo 0, cost 0.2, dem 100 + 0.01 column, slope 0.06, speed 20
+# km/h (the ASCII grids in TMP); non-zero when it cannot be made.
+plane_terrain() {
+    mkdir -p "$1"
+    for spec in "class 3 Byte" "gonogo 0 Byte" "cost 0.2 Float32" "dem (100+0.01*c) Float32" "slope 0.06 Float32" \
+        "speed 20 Float32"; do
+        set -- "$1" "$2" $spec
+        awk "BEGIN {
+            print \"ncols 100\"; print \"nrows 100\"; print \"xllcorner 500000\"; print \"yllcorner 4000000\";
+            print \"cellsize 10\";
+            for (r = 0; r < 100; r++) { line = \"\"; for (c = 0; c < 100; c++) line = line \" \" ($4); print line } }" \
+            >"$2/$3.asc"
+        gdal_translate -q -a_srs EPSG:32616 -ot "$5" "$2/$3.asc" "$1/$3.tif" || return 1
+    done
+    [ -f "$1/speed.tif" ]
+}
+
 terrain90() { # DIR VEHICLE [ROADMAP.gpkg]
     t90_dem=$(dirname "$1")/dem90.tif
     gdalwarp -q -t_srs EPSG:32616 -tr 90 90 -tap -r bilinear -ot Float32 -dstnodata -32768 \

@@ -32,22 +32,7 @@ if ! command -v python3 >/dev/null; then
 fi
 
 T=$tmp/t
-mkdir -p "$T"
-grid() { # name value-expression (awk, of c) type
-    awk "BEGIN {
-        print \"ncols 100\"; print \"nrows 100\"; print \"xllcorner 500000\"; print \"yllcorner 4000000\";
-        print \"cellsize 10\";
-        for (r = 0; r < 100; r++) { line = \"\"; for (c = 0; c < 100; c++) line = line \" \" ($2); print line } }" \
-        >"$tmp/$1.asc"
-    gdal_translate -q -a_srs EPSG:32616 -ot "$3" "$tmp/$1.asc" "$T/$1.tif"
-}
-grid class 3 Byte
-grid gonogo 0 Byte
-grid cost 0.2 Float32
-grid dem '(100 + 0.01 * c)' Float32
-grid slope 0.06 Float32
-grid speed 20 Float32
-[ -f "$T/speed.tif" ] || { echo "cannot make the terrain"; exit 1; }
+plane_terrain "$T" "$tmp" || { echo "cannot make the terrain"; exit 1; }
 
 UGV=$(cd "$DATA/vehicles" && pwd)/ugv_hua2022.ini
 cat >"$tmp/v.ini" <<EOS

@@ -84,7 +84,5 @@ char *console_reply(console *c, const char *text);
 void console_tcp_poll(console *c);
 void console_tcp_close(console *c);
 
-/* png.c: w x h RGBA pixels (row-major, top row first) to path. */
-trv_status console_png_rgba(trv_ctx *ctx, const char *path, const unsigned char *rgba, int w, int h);
 
 #endif

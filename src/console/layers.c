@@ -77,7 +77,7 @@ static trv_status one_layer(trv_ctx *ctx, const char *terrain, const char *outdi
         else
             colour_f32(r, hs, px);
         snprintf(png, sizeof png, "%s/%s.png", outdir, L->name);
-        st = console_png_rgba(ctx, png, px, r->grid.nx, r->grid.ny);
+        st = rnd_png_write(ctx, png, png, px, r->grid.nx, r->grid.ny, 4, 3, NULL); /* level 3: written at each start */
     }
     if (!st) {
         const double *gt = r->grid.gt;

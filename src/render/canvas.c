@@ -1,9 +1,7 @@
 /* The drawing surface: coverage-based anti-aliasing, FreeType text, PNG. */
 #include "render_priv.h"
 
-#include <errno.h>
 #include <math.h>
-#include <png.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -210,66 +208,9 @@ void rnd_cv_paint(rnd_canvas *c, const unsigned char rgb[3], double alpha)
 
 /* ---- PNG ------------------------------------------------------------------ */
 
-/* libpng's error and warning handlers: keep its message (libpng's own
- * handlers print to stderr, which library code must not) and errno at
- * the failure, then return to the setjmp. */
-typedef struct png_err {
-    char msg[160];
-    int err;
-} png_err;
-
-static void png_on_error(png_structp png, png_const_charp msg)
-{
-    png_err *e = png_get_error_ptr(png);
-    e->err = errno;
-    snprintf(e->msg, sizeof e->msg, "%s", msg);
-    png_longjmp(png, 1);
-}
-
-static void png_on_warning(png_structp png, png_const_charp msg)
-{
-    (void)png;
-    (void)msg;
-}
-
 trv_status rnd_cv_write_png(trv_ctx *ctx, const rnd_canvas *c, const char *path, const char *name)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", name, strerror(errno));
-    png_err e = {"", 0};
-    errno = 0;
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &e, png_on_error, png_on_warning);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (!png || !info) {
-        png_destroy_write_struct(&png, NULL);
-        fclose(f);
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    }
-    if (setjmp(png_jmpbuf(png))) {
-        png_destroy_write_struct(&png, &info);
-        fclose(f);
-        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", name, e.err ? strerror(e.err) : e.msg);
-    }
-    png_init_io(png, f);
-    /* fixed settings, no tIME chunk: the same image gives the same bytes */
-    png_set_compression_level(png, 6);
-    png_set_IHDR(png, info, (png_uint_32)c->w, (png_uint_32)c->h, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_text txt = {0};
-    txt.compression = PNG_TEXT_COMPRESSION_NONE;
-    txt.key = (png_charp) "Software";
-    txt.text = (png_charp) "traverse " TRV_VERSION " trv-render";
-    png_set_text(png, info, &txt, 1);
-    png_write_info(png, info);
-    for (int y = 0; y < c->h; y++)
-        png_write_row(png, c->rgb + (size_t)y * c->w * 3);
-    png_write_end(png, info);
-    png_destroy_write_struct(&png, &info);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", name, strerror(errno));
-    return TRV_OK;
+    return rnd_png_write(ctx, path, name, c->rgb, c->w, c->h, 3, 6, "traverse " TRV_VERSION " trv-render");
 }
 
 /* ---- text ------------------------------------------------------------------ */

@@ -206,6 +206,13 @@ typedef struct rnd_texture_info {
     const char *palette;            /* its name; "colour table"; "greys" for a hillshade */
 } rnd_texture_info;
 
+/* w x h 8-bit pixels, channels 3 (RGB) or 4 (RGBA), rows top down, to
+ * path at zlib level; software: the tEXt "Software" value, or NULL. No
+ * tIME chunk: the same pixels give the same bytes. Errors name `name`
+ * (the path the user knows; path may be a temporary). png.c */
+trv_status rnd_png_write(trv_ctx *ctx, const char *path, const char *name, const unsigned char *px, int w, int h,
+                         int channels, int level, const char *software);
+
 /* The layer at path as a PNG texture written to tmp (errors name name):
  * one RGBA pixel per cell, row 0 the north, coloured as rnd_render colours
  * its map without the shading (a categorical Byte layer by its GDAL colour

@@ -2,63 +2,9 @@
  * cell, the map's colours without the shading; a DEM as its hillshade. */
 #include "render.h"
 
-#include <errno.h>
 #include <math.h>
-#include <png.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct png_fail {
-    char msg[160];
-} png_fail;
-
-static void on_error(png_structp png, png_const_charp msg)
-{
-    png_fail *e = png_get_error_ptr(png);
-    snprintf(e->msg, sizeof e->msg, "%s", msg);
-    png_longjmp(png, 1);
-}
-
-static void on_warning(png_structp png, png_const_charp msg)
-{
-    (void)png;
-    (void)msg;
-}
-
-/* w x h RGBA pixels to path, fixed settings and no tIME: the same pixels
- * give the same bytes. */
-static trv_status write_rgba(trv_ctx *ctx, const unsigned char *px, int w, int h, const char *path, const char *name)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", name, strerror(errno));
-    png_fail e = {""};
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &e, on_error, on_warning);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (!png || !info) {
-        png_destroy_write_struct(&png, NULL);
-        fclose(f);
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    }
-    if (setjmp(png_jmpbuf(png))) {
-        png_destroy_write_struct(&png, &info);
-        fclose(f);
-        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", name, e.msg);
-    }
-    png_init_io(png, f);
-    png_set_compression_level(png, 6);
-    png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-    for (int y = 0; y < h; y++)
-        png_write_row(png, px + (size_t)y * w * 4);
-    png_write_end(png, info);
-    png_destroy_write_struct(&png, &info);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", name, strerror(errno ? errno : EIO));
-    return TRV_OK;
-}
 
 /* The hillshade's greys. */
 static trv_status shade_px(trv_ctx *ctx, const geo_raster *dem, unsigned char *px, rnd_texture_info *ti)
@@ -145,7 +91,7 @@ trv_status rnd_texture_png(trv_ctx *ctx, const char *path, int hillshade, const 
     else if (!st)
         palette_px(r, px, info);
     if (!st)
-        st = write_rgba(ctx, px, gi.grid.nx, gi.grid.ny, tmp, name);
+        st = rnd_png_write(ctx, tmp, name, px, gi.grid.nx, gi.grid.ny, 4, 6, NULL);
     free(px);
     geo_raster_free(r);
     geo_raster_info_clear(&gi);
