@@ -23,14 +23,11 @@ after a "SKIPPED: ..." line when the browser or selenium is missing.
 """
 import json
 import math
-import os
-import shutil
 import socket
 import sys
 import time
 
-CHROMIUM = "/usr/bin/chromium"
-DRIVER = "/usr/bin/chromedriver"
+from browser import start_chromium
 passed = failed = 0
 
 
@@ -50,22 +47,7 @@ def check(cond, what):
 
 
 def start_browser(size):
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        skip("python3-selenium is not installed")
-    for path in (CHROMIUM, DRIVER):
-        if not (os.access(path, os.X_OK) or shutil.which(os.path.basename(path))):
-            skip(path + " is not installed (Debian chromium, chromium-driver)")
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM if os.access(CHROMIUM, os.X_OK) else shutil.which("chromium")
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
-                "--window-size=%d,%d" % size):
-        opts.add_argument(arg)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = DRIVER if os.access(DRIVER, os.X_OK) else shutil.which("chromedriver")
-    return webdriver.Chrome(service=Service(executable_path=driver), options=opts)
+    return start_chromium(skip, ("--disable-gpu", "--window-size=%d,%d" % size), browser_log=True)
 
 
 def wait_for(driver, script, timeout, what):

@@ -14,11 +14,9 @@ blank). Prints one "FAIL: ..." line per failed check and ends with
 after a "SKIPPED: ..." line when the browser or selenium is missing.
 """
 import os
-import shutil
 import sys
 
-CHROMIUM = "/usr/bin/chromium"
-DRIVER = "/usr/bin/chromedriver"
+from browser import start_chromium
 
 
 def skip(why):
@@ -27,21 +25,7 @@ def skip(why):
 
 
 def start_browser():
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        skip("python3-selenium is not installed")
-    for path in (CHROMIUM, DRIVER):
-        if not (os.access(path, os.X_OK) or shutil.which(os.path.basename(path))):
-            skip(path + " is not installed (Debian chromium, chromium-driver)")
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM if os.access(CHROMIUM, os.X_OK) else shutil.which("chromium")
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
-                "--allow-file-access-from-files"):
-        opts.add_argument(arg)
-    driver = DRIVER if os.access(DRIVER, os.X_OK) else shutil.which("chromedriver")
-    return webdriver.Chrome(service=Service(executable_path=driver), options=opts)
+    return start_chromium(skip, ("--disable-gpu", "--allow-file-access-from-files"))
 
 
 # Everything measured in the page at once: rectangles in CSS pixels.

@@ -16,13 +16,10 @@ SHOT.png. Prints one "FAIL: ..." line per failed check and ends with
 77 after a "SKIPPED: ..." line when the browser or selenium is missing.
 """
 import argparse
-import os
-import shutil
 import sys
 import time
 
-CHROMIUM = "/usr/bin/chromium"
-DRIVER = "/usr/bin/chromedriver"
+from browser import start_chromium
 
 
 def skip(why):
@@ -31,22 +28,8 @@ def skip(why):
 
 
 def start_browser(w, h):
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        skip("python3-selenium is not installed")
-    for path in (CHROMIUM, DRIVER):
-        if not (os.access(path, os.X_OK) or shutil.which(os.path.basename(path))):
-            skip(path + " is not installed (Debian chromium, chromium-driver)")
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM if os.access(CHROMIUM, os.X_OK) else shutil.which("chromium")
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--hide-scrollbars",
-                "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--ignore-gpu-blocklist",
-                "--window-size=%d,%d" % (w, h)):
-        opts.add_argument(arg)
-    driver = DRIVER if os.access(DRIVER, os.X_OK) else shutil.which("chromedriver")
-    return webdriver.Chrome(service=Service(executable_path=driver), options=opts)
+    return start_chromium(skip, ("--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--ignore-gpu-blocklist",
+                                 "--window-size=%d,%d" % (w, h)))
 
 
 # The WebGL canvas read back: distinct colours and the luminance's spread.
