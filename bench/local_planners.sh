@@ -22,6 +22,7 @@ trap '[ -n "${LP_KEEP:-}" ] && echo "kept: $w" >&2 || rm -rf "$w"' EXIT
 die() { echo "local_planners.sh: $*" >&2; exit 1; }
 . "$(dirname "$0")/lib.sh"
 [ -f "$OUT/route.csv" ] || die "no $OUT/route.csv: run make demo first"
+OUT=$(cd "$OUT" && pwd) # the scenarios, in a scratch directory, name the route by this path
 [ -x "$BIN/trv-sim" ] || die "no $BIN/trv-sim: run make first"
 machine_line
 echo "load: $(uptime | sed 's/.*load average: //')"
