@@ -249,6 +249,32 @@ static int ahead(const sim_run *r, const sim_veh *a, const sim_veh *b)
     return sim_obb_overlap(&cor, &bb);
 }
 
+void sim_veh_replan_blocked(trv_ctx *ctx, sim_run *r, int k, const char *cause)
+{
+    sim_veh *v = &r->v[k];
+    if (!r->sc->replan || v->spec->local.kind || !sim_seen_path_blocked(&v->seen, v->t, &v->path, v->s_along))
+        return;
+    prm_path np = {0};
+    double wall = 0;
+    int local = 0;
+    trv_status st = v->m.replans >= MAX_REPLANS ? TRV_ERR_DATA
+                                                : sim_replan(r->quiet, &v->seen, v->t, &v->path, v->s_along, v->s.x,
+                                                             v->s.y, &np, &wall, &local);
+    v->m.replan_wall_s += wall;
+    if (!st && !(st = sim_veh_path(ctx, v, np.x, np.y, np.n)) && !(st = sim_veh_profile(ctx, r, v))) {
+        v->m.replans++;
+        v->hint_ctrl = v->hint_true = 0;
+        v->s_along = 0;
+        event(r, k, SIM_EV_REPLAN, "\"n\": %d, \"scope\": \"%s\", \"length_m\": %.1f, \"expanded\": %ld%s%s%s",
+              v->m.replans, local ? "local" : "global", v->path.s[v->path.n - 1], np.expanded,
+              cause ? ", \"cause\": \"" : "", cause ? cause : "", cause ? "\"" : "");
+    } else {
+        event(r, k, SIM_EV_STUCK, "\"reason\": \"no path around what was seen\"");
+        finish(r, k, "stuck", 0);
+    }
+    prm_path_clear(&np);
+}
+
 static void sense(trv_ctx *ctx, sim_run *r, int k)
 {
     sim_veh *v = &r->v[k];
@@ -298,27 +324,7 @@ static void sense(trv_ctx *ctx, sim_run *r, int k)
         if (!fresh)
             continue;
         event(r, k, SIM_EV_OBSTACLE_SEEN, "\"cells\": %ld, \"blocked_total\": %ld", fresh, v->seen.nblocked);
-        if (!r->sc->replan || v->spec->local.kind || !sim_seen_path_blocked(&v->seen, v->t, &v->path, v->s_along))
-            continue;
-        prm_path np = {0};
-        double wall = 0;
-        int local = 0;
-        trv_status st = v->m.replans >= MAX_REPLANS
-                            ? TRV_ERR_DATA
-                            : sim_replan(r->quiet, &v->seen, v->t, &v->path, v->s_along, v->s.x, v->s.y, &np,
-                                         &wall, &local);
-        v->m.replan_wall_s += wall;
-        if (!st && !(st = sim_veh_path(ctx, v, np.x, np.y, np.n)) && !(st = sim_veh_profile(ctx, r, v))) {
-            v->m.replans++;
-            v->hint_ctrl = v->hint_true = 0;
-            v->s_along = 0;
-            event(r, k, SIM_EV_REPLAN, "\"n\": %d, \"scope\": \"%s\", \"length_m\": %.1f, \"expanded\": %ld",
-                  v->m.replans, local ? "local" : "global", v->path.s[v->path.n - 1], np.expanded);
-        } else {
-            event(r, k, SIM_EV_STUCK, "\"reason\": \"no path around what was seen\"");
-            finish(r, k, "stuck", 0);
-        }
-        prm_path_clear(&np);
+        sim_veh_replan_blocked(ctx, r, k, NULL);
         if (v->phase == 2)
             return;
     }

@@ -128,6 +128,12 @@ void sim_ext_scan_begin(sim_veh *v, sim_world *w, double t);
 /* Head-on conflicts (conflict.c; sim.h): once per step i before the
  * vehicles drive; sets each vehicle's gw.hold. */
 trv_status sim_conflicts_step(trv_ctx *ctx, sim_run *r, long i);
+/* After vehicle k's seen map grew: re-plan when the rest of its path
+ * crosses a blocked cell (not with a local planner: it steers round what
+ * the seen map holds; nor with re-planning off), a "replan" event (with
+ * "cause": cause unless NULL); "stuck" and the vehicle stopped when there
+ * is no way round. run.c; scans (sense) and known virtual obstacles. */
+void sim_veh_replan_blocked(trv_ctx *ctx, sim_run *r, int k, const char *cause);
 void sim_giveway_clear(sim_giveway *g);
 /* For conflict.c: an event on vehicle k with details (JSON members), a
  * vehicle stopped for good (why: its end), an id as a JSON string body. */

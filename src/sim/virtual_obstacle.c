@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_REPLANS 500 /* as run.c's: a vehicle re-plans at most this often */
 
 int sim_vobs_count(const sim_run *r) { return r->nvobs; }
 
@@ -154,37 +153,6 @@ static void inject(sim_veh *v, const sim_obstacle *o, double t, double rad)
         }
 }
 
-/* As run.c's sense() after a scan: re-plan when the rest of the path
- * crosses a blocked cell (not with a local planner: it steers round what
- * the seen map holds); "stuck" when there is no way round. */
-static void replan(sim_run *r, int k)
-{
-    sim_veh *v = &r->v[k];
-    if (!r->sc->replan || v->spec->local.kind ||
-        !sim_seen_path_blocked(&v->seen, v->t, &v->path, v->s_along))
-        return;
-    prm_path np = {0};
-    double wall = 0;
-    int local = 0;
-    trv_status st = v->m.replans >= MAX_REPLANS ? TRV_ERR_DATA
-                                                : sim_replan(r->quiet, &v->seen, v->t, &v->path, v->s_along, v->s.x,
-                                                             v->s.y, &np, &wall, &local);
-    v->m.replan_wall_s += wall;
-    if (!st && !(st = sim_veh_path(r->quiet, v, np.x, np.y, np.n)) && !(st = sim_veh_profile(r->quiet, r, v))) {
-        char d[192];
-        v->m.replans++;
-        v->hint_ctrl = v->hint_true = 0;
-        v->s_along = 0;
-        snprintf(d, sizeof d, "\"n\": %d, \"scope\": \"%s\", \"length_m\": %.1f, \"expanded\": %ld, \"cause\": "
-                 "\"known_obstacle\"", v->m.replans, local ? "local" : "global", v->path.s[v->path.n - 1], np.expanded);
-        sim_run_note(r, k, SIM_EV_REPLAN, d);
-    } else {
-        sim_run_note(r, k, SIM_EV_STUCK, "\"reason\": \"no path around what was seen\"");
-        sim_run_stop(r, k, "stuck");
-    }
-    prm_path_clear(&np);
-}
-
 static trv_status make_known(trv_ctx *ctx, sim_run *r, const sim_obstacle *o, double rad)
 {
     for (int k = 0; k < r->nv; k++) {
@@ -199,7 +167,7 @@ static trv_status make_known(trv_ctx *ctx, sim_run *r, const sim_obstacle *o, do
             v->has_seen = 1;
         }
         inject(v, o, r->t_now, rad);
-        replan(r, k);
+        sim_veh_replan_blocked(r->quiet, r, k, "known_obstacle");
     }
     return TRV_OK;
 }
