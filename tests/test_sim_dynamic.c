@@ -395,11 +395,7 @@ static char *tmp;
 
 static void terrain(void)
 {
-    assert_int_equal(test_terrain_new(&T, NXY, NXY, X0, Y0, 2.0), 0);
-    for (long i = 0; i < (long)NXY * NXY; i++) {
-        T.cls->u8[i] = 3, T.cost->f32[i] = 0.2f, T.dem->f32[i] = 100, T.slope->f32[i] = 0, T.speed->f32[i] = 15;
-    }
-    T.top_speed_kmh = 15;
+    assert_int_equal(test_terrain_flat(&T, NXY, NXY, X0, Y0, 2.0), 0);
 }
 
 static char *scenario_text(const char *veh, const char *obs)

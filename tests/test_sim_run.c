@@ -30,16 +30,8 @@ static int setup(void **state)
 {
     (void)state;
     geo_init();
-    if (test_terrain_new(&T, NXY, NXY, X0, Y0, CELL))
+    if (test_terrain_flat(&T, NXY, NXY, X0, Y0, CELL))
         return -1;
-    for (long i = 0; i < (long)NXY * NXY; i++) {
-        T.cls->u8[i] = 3;
-        T.cost->f32[i] = 0.2f;
-        T.dem->f32[i] = 100;
-        T.slope->f32[i] = 0;
-        T.speed->f32[i] = 15;
-    }
-    T.top_speed_kmh = 15;
     tmp = make_tmpdir();
     vehicle = data_path("vehicles/ugv_hua2022.ini");
     return tmp && vehicle ? 0 : -1;

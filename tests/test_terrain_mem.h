@@ -31,4 +31,22 @@ static inline int test_terrain_new(prm_terrain *t, int nx, int ny, double x0, do
     return 0;
 }
 
+/* test_terrain_new painted as the simulator tests' flat GO plane: class 3
+ * (safe), cost 0.2, elevation 100 m, slope 0, speed 15 km/h (the top
+ * speed). 0 on success. */
+static inline int test_terrain_flat(prm_terrain *t, int nx, int ny, double x0, double y0, double cell)
+{
+    if (test_terrain_new(t, nx, ny, x0, y0, cell))
+        return -1;
+    for (long i = 0; i < (long)nx * ny; i++) {
+        t->cls->u8[i] = 3;
+        t->cost->f32[i] = 0.2f;
+        t->dem->f32[i] = 100;
+        t->slope->f32[i] = 0;
+        t->speed->f32[i] = 15;
+    }
+    t->top_speed_kmh = 15;
+    return 0;
+}
+
 #endif
