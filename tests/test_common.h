@@ -14,7 +14,9 @@
 
 #include <cmocka.h>
 #include <gdal.h>
+#include <math.h>
 
+#include "core/trv.h"
 #include "geo/geo.h"
 
 /* Write text to dir/name; returns the malloc'ed path. */
@@ -125,6 +127,31 @@ static inline int skip_note(const char *pkg, const char *why)
             fail_msg("'%s' does not contain '%s'", (haystack), (needle));                                    \
     } while (0)
 
+
+/* A CSV of test data read whole (path p freed); the test fails with the
+ * reader's message when it cannot be read. */
+static inline trv_csv *test_csv_load(char *p)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    trv_csv *c = NULL;
+    if (trv_csv_read(ctx, p, &c) != TRV_OK)
+        fail_msg("%s", trv_errmsg(ctx));
+    free(p);
+    trv_ctx_free(ctx);
+    return c;
+}
+
+/* Row r's number in column col (which must exist). */
+static inline double test_csv_num(const trv_csv *c, size_t r, const char *col)
+{
+    double v = NAN;
+    trv_ctx *ctx = trv_ctx_new();
+    int k = trv_csv_col(c, col);
+    assert_true(k >= 0);
+    assert_int_equal(trv_csv_double(ctx, c, r, k, &v), TRV_OK);
+    trv_ctx_free(ctx);
+    return v;
+}
 
 /* The temporary directory of a test program, made by tmpdir_setup (the
  * cmocka group setup, which also initialises GDAL) and removed by

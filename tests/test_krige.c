@@ -13,39 +13,17 @@
 #include "kriging/krige.h"
 #include "kriging/krige_priv.h"
 
-static double num(const trv_csv *c, size_t r, const char *col)
-{
-    double v = NAN;
-    trv_ctx *ctx = trv_ctx_new();
-    int k = trv_csv_col(c, col);
-    assert_true(k >= 0);
-    assert_int_equal(trv_csv_double(ctx, c, r, k, &v), TRV_OK);
-    trv_ctx_free(ctx);
-    return v;
-}
-
-static trv_csv *load(char *p)
-{
-    trv_ctx *ctx = trv_ctx_new();
-    trv_csv *c = NULL;
-    if (trv_csv_read(ctx, p, &c) != TRV_OK)
-        fail_msg("%s", trv_errmsg(ctx));
-    free(p);
-    trv_ctx_free(ctx);
-    return c;
-}
-
 /* Meuse points with z = elev or log(zinc). */
 static krg_points *meuse(int logzinc)
 {
     trv_ctx *ctx = trv_ctx_new();
-    trv_csv *c = load(data_path("meuse/meuse_points.csv"));
+    trv_csv *c = test_csv_load(data_path("meuse/meuse_points.csv"));
     krg_points *p = NULL;
     assert_int_equal(krg_points_new(ctx, trv_csv_nrows(c), &p), TRV_OK);
     for (size_t i = 0; i < p->n; i++) {
-        p->x[i] = num(c, i, "x");
-        p->y[i] = num(c, i, "y");
-        p->z[i] = logzinc ? log(num(c, i, "zinc")) : num(c, i, "elev");
+        p->x[i] = test_csv_num(c, i, "x");
+        p->y[i] = test_csv_num(c, i, "y");
+        p->z[i] = logzinc ? log(test_csv_num(c, i, "zinc")) : test_csv_num(c, i, "elev");
     }
     trv_csv_free(c);
     trv_ctx_free(ctx);
@@ -57,16 +35,16 @@ static krg_model fitted(const char *name)
 {
     char rel[128];
     snprintf(rel, sizeof rel, "gstat/meuse_%s_fit.csv", name);
-    trv_csv *c = load(testdata_path(rel));
+    trv_csv *c = test_csv_load(testdata_path(rel));
     krg_model m = {KRG_SPH, 0, 0, 0, 0};
     int cm = trv_csv_col(c, "model");
     for (size_t r = 0; r < trv_csv_nrows(c); r++) {
         if (!strcmp(trv_csv_cell(c, r, cm), "Nug"))
-            m.nugget = num(c, r, "psill");
+            m.nugget = test_csv_num(c, r, "psill");
         else {
             assert_string_equal(trv_csv_cell(c, r, cm), "Sph");
-            m.psill = num(c, r, "psill");
-            m.range = num(c, r, "range");
+            m.psill = test_csv_num(c, r, "psill");
+            m.range = test_csv_num(c, r, "range");
         }
     }
     trv_csv_free(c);
@@ -84,13 +62,13 @@ static void check_grid(const char *name, int logzinc, int nmax)
     assert_int_equal(krg_index_new(ctx, p, &ix), TRV_OK);
     char r[128];
     snprintf(r, sizeof r, "gstat/meuse_%s_ok_nmax%s.csv", name, nmax ? "20" : "all");
-    trv_csv *ref = load(testdata_path(r));
+    trv_csv *ref = test_csv_load(testdata_path(r));
     size_t n = trv_csv_nrows(ref);
     double *tx = malloc(n * sizeof *tx), *ty = malloc(n * sizeof *ty), *pr = malloc(n * sizeof *pr),
            *va = malloc(n * sizeof *va);
     for (size_t i = 0; i < n; i++) {
-        tx[i] = num(ref, i, "x");
-        ty[i] = num(ref, i, "y");
+        tx[i] = test_csv_num(ref, i, "x");
+        ty[i] = test_csv_num(ref, i, "y");
     }
     krg_opts o;
     krg_opts_init(&o);
@@ -98,10 +76,10 @@ static void check_grid(const char *name, int logzinc, int nmax)
     assert_int_equal(krg_predict(ctx, p, ix, &m, &o, n, tx, ty, pr, va), TRV_OK);
     double worst_p = 0, worst_v = 0;
     for (size_t i = 0; i < n; i++) {
-        worst_p = fmax(worst_p, rel(pr[i], num(ref, i, "pred")));
-        worst_v = fmax(worst_v, rel(va[i], num(ref, i, "var")));
-        if (rel(pr[i], num(ref, i, "pred")) > 1e-6)
-            printf("  node %zu (%g, %g): %.10g vs %.10g\n", i, tx[i], ty[i], pr[i], num(ref, i, "pred"));
+        worst_p = fmax(worst_p, rel(pr[i], test_csv_num(ref, i, "pred")));
+        worst_v = fmax(worst_v, rel(va[i], test_csv_num(ref, i, "var")));
+        if (rel(pr[i], test_csv_num(ref, i, "pred")) > 1e-6)
+            printf("  node %zu (%g, %g): %.10g vs %.10g\n", i, tx[i], ty[i], pr[i], test_csv_num(ref, i, "pred"));
     }
     printf("  %s nmax %s: %zu nodes, max relative difference pred %.2e, var %.2e\n", name, nmax ? "20" : "all", n,
            worst_p, worst_v);
@@ -140,7 +118,7 @@ static void check_loocv(const char *name, int logzinc, double want_rmse)
     assert_int_equal(krg_index_new(ctx, p, &ix), TRV_OK);
     char r[128];
     snprintf(r, sizeof r, "gstat/meuse_%s_loocv.csv", name);
-    trv_csv *ref = load(testdata_path(r));
+    trv_csv *ref = test_csv_load(testdata_path(r));
     assert_int_equal(trv_csv_nrows(ref), p->n);
     double *pr = malloc(p->n * sizeof *pr), *va = malloc(p->n * sizeof *va);
     krg_opts o;
@@ -149,8 +127,8 @@ static void check_loocv(const char *name, int logzinc, double want_rmse)
     assert_int_equal(krg_cv(ctx, p, ix, &m, &o, p->n, NULL, pr, va), TRV_OK);
     double worst = 0;
     for (size_t i = 0; i < p->n; i++) {
-        worst = fmax(worst, rel(pr[i], num(ref, i, "pred")));
-        worst = fmax(worst, rel(va[i], num(ref, i, "var")));
+        worst = fmax(worst, rel(pr[i], test_csv_num(ref, i, "pred")));
+        worst = fmax(worst, rel(va[i], test_csv_num(ref, i, "var")));
     }
     krg_cv_stats cs;
     krg_cv_summary(p->z, pr, va, p->n, &cs);

@@ -289,40 +289,18 @@ static void test_paths_threads(void **state)
     trv_ctx_free(ctx);
 }
 
-static double num(const trv_csv *c, size_t r, const char *col)
-{
-    double v = NAN;
-    trv_ctx *ctx = trv_ctx_new();
-    int k = trv_csv_col(c, col);
-    assert_true(k >= 0);
-    assert_int_equal(trv_csv_double(ctx, c, r, k, &v), TRV_OK);
-    trv_ctx_free(ctx);
-    return v;
-}
-
-static trv_csv *load(char *p)
-{
-    trv_ctx *ctx = trv_ctx_new();
-    trv_csv *c = NULL;
-    if (trv_csv_read(ctx, p, &c) != TRV_OK)
-        fail_msg("%s", trv_errmsg(ctx));
-    free(p);
-    trv_ctx_free(ctx);
-    return c;
-}
-
 static void test_meuse_gstat(void **state)
 {
     (void)state;
     enum { N = 1000, NX = 78, NY = 104 };
     trv_ctx *ctx = trv_ctx_new();
-    trv_csv *c = load(data_path("meuse/meuse_points.csv"));
+    trv_csv *c = test_csv_load(data_path("meuse/meuse_points.csv"));
     krg_points *p = NULL;
     assert_int_equal(krg_points_new(ctx, trv_csv_nrows(c), &p), TRV_OK);
     for (size_t i = 0; i < p->n; i++) {
-        p->x[i] = num(c, i, "x");
-        p->y[i] = num(c, i, "y");
-        p->z[i] = log(num(c, i, "zinc"));
+        p->x[i] = test_csv_num(c, i, "x");
+        p->y[i] = test_csv_num(c, i, "y");
+        p->z[i] = log(test_csv_num(c, i, "zinc"));
     }
     trv_csv_free(c);
     krg_model m = {KRG_SPH, 0.0506652166361623, 0.590610542350093, 897.041171303281, 0}; /* meuse_logzinc_fit.csv */
@@ -347,18 +325,18 @@ static void test_meuse_gstat(void **state)
             sum2[i] += (double)out[i] * out[i];
         }
     }
-    trv_csv *ref = load(testdata_path("gstat/meuse_logzinc_sim_nmax20.csv"));
+    trv_csv *ref = test_csv_load(testdata_path("gstat/meuse_logzinc_sim_nmax20.csv"));
     size_t n = trv_csv_nrows(ref);
     double worst_m = 0, worst_v = 0, ratio = 0, d2 = 0;
     for (size_t r = 0; r < n; r++) {
-        int col = (int)lround((num(ref, r, "x") - 178440) / 40 - 0.5), row = (int)lround((333760 - num(ref, r, "y")) / 40 - 0.5);
+        int col = (int)lround((test_csv_num(ref, r, "x") - 178440) / 40 - 0.5), row = (int)lround((333760 - test_csv_num(ref, r, "y")) / 40 - 0.5);
         assert_true(col >= 0 && col < NX && row >= 0 && row < NY);
         int i = row * NX + col;
         double mean = sum[i] / N, var = (sum2[i] - N * mean * mean) / (N - 1), vk = (double)std->f32[i] * std->f32[i];
         worst_m = fmax(worst_m, fabs(mean - pred->f32[i]) / sqrt(vk / N));
         worst_v = fmax(worst_v, fabs(var / vk - 1));
-        ratio += var / num(ref, r, "var");
-        d2 += pow(mean - num(ref, r, "mean"), 2) / vk;
+        ratio += var / test_csv_num(ref, r, "var");
+        d2 += pow(mean - test_csv_num(ref, r, "mean"), 2) / vk;
     }
     ratio /= n;
     double rms = sqrt(d2 / n), tol_v = 5 * sqrt(2.0 / (N - 1));
