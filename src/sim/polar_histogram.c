@@ -7,15 +7,6 @@
 #include <math.h>
 #include <string.h>
 
-static double wrap(double a)
-{
-    while (a > M_PI)
-        a -= 2 * M_PI;
-    while (a < -M_PI)
-        a += 2 * M_PI;
-    return a;
-}
-
 int sim_polar_sector(int n, double a)
 {
     double alpha = 2 * M_PI / n;
@@ -44,7 +35,7 @@ void sim_polar_primary(const sim_polar_cfg *c, double x, double y, const double 
         double beta = atan2(dy, dx);
         double gamma = d <= c->r_rs ? M_PI / 2 : asin(c->r_rs / d);
         for (int k = 0; k < c->n; k++)
-            if (fabs(wrap(k * alpha - beta)) <= gamma + 1e-12)
+            if (fabs(sim_wrap_pi(k * alpha - beta)) <= gamma + 1e-12)
                 h[k] += m;
     }
 }
@@ -73,7 +64,7 @@ void sim_polar_masked(const sim_polar_cfg *c, const unsigned char *bin, double x
             double px = pts[2 * i], py = pts[2 * i + 1];
             if (hypot(px - x, py - y) > c->R)
                 continue;
-            double off = wrap(atan2(py - y, px - x) - theta);
+            double off = sim_wrap_pi(atan2(py - y, px - x) - theta);
             if (off < 0 && hypot(px - xr, py - yr) < r_turn + c->r_rs)
                 lim_r = fmax(lim_r, off);
             else if (off >= 0 && hypot(px - xl, py - yl) < r_turn + c->r_rs)
@@ -81,7 +72,7 @@ void sim_polar_masked(const sim_polar_cfg *c, const unsigned char *bin, double x
         }
     }
     for (int k = 0; k < c->n; k++) {
-        double off = wrap(k * alpha - theta);
+        double off = sim_wrap_pi(k * alpha - theta);
         int reach = r_turn <= 0 || (off >= lim_r && off <= lim_l);
         mask[k] = bin[k] || !reach;
     }

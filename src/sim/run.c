@@ -17,15 +17,6 @@
 #define CREEP_MS 0.3
 #define MAX_REPLANS 500
 
-static double wrap(double a)
-{
-    while (a > M_PI)
-        a -= 2 * M_PI;
-    while (a < -M_PI)
-        a += 2 * M_PI;
-    return a;
-}
-
 const char *sim_event_name(sim_event_type t)
 {
     static const char *const names[] = {"start", "goal", "collision", "tip_over", "off_map", "obstacle_seen",
@@ -169,7 +160,7 @@ trv_status sim_veh_profile(trv_ctx *ctx, const sim_run *r, sim_veh *v)
         double beta = ul > 0 && isfinite(gx) && isfinite(gy) ? atan((gx * ux + gy * uy) / ul) : 0;
         double vmax = fmin(v->body.top_speed_ms, fmax(speed_at(r, v, x, y, beta, NULL), 0.5));
         if (s - h > 0 && s + h < len) {
-            double turn = fabs(wrap(atan2(yb - y, xb - x) - atan2(y - ya, x - xa)));
+            double turn = fabs(sim_wrap_pi(atan2(yb - y, xb - x) - atan2(y - ya, x - xa)));
             double kappa = turn / h; /* the two chords' midpoints are h apart along the path */
             if (kappa > 1e-9)
                 vmax = fmin(vmax, sqrt(r->sc->lat_acc_ms2 / kappa));
@@ -452,7 +443,7 @@ static void check(sim_run *r, int k, double dt)
     double xa, ya, xb, yb;
     sim_path_point(&v->path, s_along - 0.5, &xa, &ya);
     sim_path_point(&v->path, s_along + 0.5, &xb, &yb);
-    double he = v->body.kind == SIM_MECANUM ? 0 : wrap(v->s.heading - atan2(yb - ya, xb - xa));
+    double he = v->body.kind == SIM_MECANUM ? 0 : sim_wrap_pi(v->s.heading - atan2(yb - ya, xb - xa));
     v->cte2 += cte * cte, v->he2 += he * he, v->nsamp++;
     v->cte_max = fmax(v->cte_max, fabs(cte));
     double speed = hypot(v->s.v, v->s.vy);

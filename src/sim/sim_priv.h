@@ -4,6 +4,8 @@
 
 #include "sim.h"
 
+#include <math.h>
+
 typedef struct sim_row {
     double t, x, y, z, heading, pitch, roll, v, steer, cte;
     unsigned char cls;
@@ -128,6 +130,17 @@ void sim_ext_scan_begin(sim_veh *v, sim_world *w, double t);
 /* Head-on conflicts (conflict.c; sim.h): once per step i before the
  * vehicles drive; sets each vehicle's gw.hold. */
 trv_status sim_conflicts_step(trv_ctx *ctx, sim_run *r, long i);
+/* An angle brought into [-pi, pi] by whole turns (the same bits as the
+ * angle when it is already there). */
+static inline double sim_wrap_pi(double a)
+{
+    while (a > M_PI)
+        a -= 2 * M_PI;
+    while (a < -M_PI)
+        a += 2 * M_PI;
+    return a;
+}
+
 /* After vehicle k's seen map grew: re-plan when the rest of its path
  * crosses a blocked cell (not with a local planner: it steers round what
  * the seen map holds; nor with re-planning off), a "replan" event (with
