@@ -16,33 +16,13 @@ import math
 import os
 import socket
 import struct
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 from trv_sim_client import SimClient, SimError  # noqa: E402
+from sim_check_lib import check, expect_error, start  # noqa: E402
 
 results = []
-
-
-def check(name, cond, why=""):
-    print("PASS %s" % name if cond else "FAIL %s: %s" % (name, why), flush=True)
-
-
-def start(sim, terrain, scenario, outdir):
-    p = subprocess.Popen([sim, "--terrain", terrain, "--scenario", scenario, "-o", outdir, "--no-timing", "-q",
-                          "--serve", "0"], stderr=subprocess.PIPE, text=True)
-    line = p.stderr.readline()
-    if "listening on" not in line:
-        print("FAIL start: %s%s" % (line, p.stderr.read()))
-        sys.exit(1)
-    return p, int(line.rsplit(":", 1)[1])
-
-
-def expect_error(sim, line, name, label):
-    r = sim.send_line(line)
-    check("error %s (%s)" % (label, name), r.get("type") == "error" and r.get("error") == name and "t" in r,
-          "%r -> %r" % (line[:80], r))
 
 
 def errors(sim):
