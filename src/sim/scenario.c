@@ -260,9 +260,10 @@ trv_status sim_scenario_read(trv_ctx *ctx, const char *path, sim_scenario **out)
     }
     sim_scenario *sc = calloc(1, sizeof *sc);
     veh_raw *raw = calloc(nveh, sizeof *raw);
-    /* per vehicle: 10 vehicle keys + 6 local planner keys, 2 gnss, 2 imu, 6 lidar2d, 8 lidar3d; 15 scenario keys */
+    /* per vehicle: 10 vehicle keys + 6 local planner keys, 2 gnss, 2 imu, 6 lidar2d, 8 lidar3d; 16 scenario
+     * keys (room for 24) */
     enum { PER = 34 };
-    schema_list L = {calloc((size_t)nveh * PER + 16, sizeof *L.k), 0};
+    schema_list L = {calloc((size_t)nveh * PER + 24, sizeof *L.k), 0};
     char (*secs)[5][48] = calloc(nveh, sizeof *secs);
     if (!sc || !raw || !L.k || !secs) {
         free(sc), free(raw), free(L.k), free(secs);
