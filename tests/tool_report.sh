@@ -404,6 +404,37 @@ expect 2 "" -- "$BIN/trv-report" -o "$tmp/x.md"
 expect 2 "" -- "$BIN/trv-report" "$T" "$T" -o "$tmp/x.md"
 "$BIN/trv-report" --help | grep -q 'Required in DIR: route_stats.csv' && ok || bad "--help names the required inputs"
 
+# ---- a dynamic run (rollover_threshold_deg): the rollover margin along the drive ----
+D=$tmp/dyn
+cp -r "$T" "$D" && mkdir -p "$D/sim_dynamic" &&
+    echo '{"scenario": "dyn", "vehicles": [{"id": "ugv", "reached_goal": true, "rollover_threshold_deg": 40.0}]}' \
+        >"$D/sim_dynamic/metrics.json" &&
+    printf '%s\n' t,x,y,z,heading_deg,pitch_deg,roll_deg 0,500000,4000000,1,0,0,5 1,500100,4000050,1,0,0,-30 \
+        2,500200,4000000,1,0,0,10 3,500300,4000080,1,0,0,12 4,500400,4000020,1,0,0,25 5,500500,4000040,1,0,0,-2 \
+        >"$D/sim_dynamic/trajectory_ugv.csv" &&
+    "$BIN/trv-report" -q "$D" -o "$D/report.md" --html "$D/report.html" || bad "report of a dynamic run"
+# margins 40 - |roll|: 35 10 30 28 15 38; the smallest at row 1, 111.8 m along (t = 1 s)
+grep -qxF '| smallest rollover margin along the drive (ugv, trajectory rows) | 10.00 deg at 0.11 km, t = 1 s (x 500100.0, y 4000050.0) |' \
+    "$D/report.md" && ok || bad "the smallest margin's row: $(grep 'smallest rollover' "$D/report.md")"
+grep -qF '](png/sim_dynamic_rollover_margin_ugv.png)' "$D/report.md" && ok || bad "the margin map's link"
+[ "$(grep -o 'src="data:image/png;base64,' "$D/report.html" | wc -l)" = 5 ] && ok || bad "the margin map embedded"
+# the map: each point's pixel (render.h's geometry) in the colour bar's colour of its margin
+/usr/bin/python3 - "$D/png/sim_dynamic_rollover_margin_ugv.png" <<'PY' && ok || bad "the margin map's colours"
+import sys
+from osgeo import gdal
+ds = gdal.Open(sys.argv[1])
+assert (ds.RasterXSize, ds.RasterYSize) == (900, 700), (ds.RasterXSize, ds.RasterYSize)
+px = [ds.GetRasterBand(b + 1).ReadAsArray() for b in range(3)]
+x = [0, 100, 200, 300, 400, 500]; y = [0, 50, 0, 80, 20, 40]; m = [35, 10, 30, 28, 15, 38]
+bx0, by0, bx1, by1 = 20, 50, 900 - 110, 700 - 20
+s = min((bx1 - bx0) / 500, (by1 - by0) / 80)
+for i in (1, 3, 4):
+    cx = (bx0 + bx1) / 2 + (x[i] - 250) * s; cy = (by0 + by1) / 2 - (y[i] - 40) * s
+    yb = 680 - m[i] / 40 * (680 - 70)  # the bar's row of that margin
+    got = [int(p[int(cy), int(cx)]) for p in px]; want = [int(p[int(yb), 829]) for p in px]
+    assert max(abs(a - b) for a, b in zip(got, want)) <= 12, (i, got, want)
+PY
+
 # ---- the first screen in a real browser: the map and the summary, provenance below the fold ----
 here=$(cd "$(dirname "$0")" && pwd)
 /usr/bin/python3 "$here/report_browser.py" "$H" "$tmp/first_screen.png" 1366x768 >"$tmp/browser" 2>&1

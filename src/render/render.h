@@ -223,4 +223,36 @@ trv_status rnd_png_write(trv_ctx *ctx, const char *path, const char *name, const
 trv_status rnd_texture_png(trv_ctx *ctx, const char *path, int hillshade, const char *tmp, const char *name,
                            rnd_texture_info *info);
 
+/* ---- a value along a drive (margin_map.c; trv-report) ---------------------- */
+
+/* The drive as a map on white, north up, one scale for x and y: the points
+ * fitted into the box from (RND_MM_LEFT, RND_MM_TOP) to (width -
+ * RND_MM_RIGHT, height - RND_MM_BOTTOM) and centred (rnd_margin_map_xy);
+ * segment i (point i to i + 1) RND_MM_LINE pixels wide in point i's colour,
+ * palette rdylgn from lo (red) to hi (green) (rnd_margin_map_rgb); a ring
+ * of radius RND_MM_RING around each marked point, numbered from 1; the
+ * colour bar right of the box, the title above. */
+enum { RND_MM_LEFT = 20, RND_MM_TOP = 50, RND_MM_RIGHT = 110, RND_MM_BOTTOM = 20, RND_MM_LINE = 5,
+       RND_MM_RING = 9, RND_MM_W_MIN = 400, RND_MM_H_MIN = 300 };
+
+typedef struct rnd_margin_map {
+    int n;                          /* points, >= 2 */
+    const double *x, *y;            /* map coordinates (metres) */
+    const double *value;            /* per point */
+    double lo, hi;                  /* the colour scale's range */
+    int nmarks;                     /* 0 to 9 */
+    const int *mark;                /* the marked points' indices */
+    const char *title, *unit;       /* above the map; above the colour bar */
+    const char *font;               /* NULL: $TRV_FONT, else DejaVu Sans */
+    int width, height;              /* at least RND_MM_W_MIN x RND_MM_H_MIN */
+} rnd_margin_map;
+
+/* The pixel of map point (x, y). */
+void rnd_margin_map_xy(const rnd_margin_map *m, double x, double y, double *px, double *py);
+/* The colour of a value. */
+void rnd_margin_map_rgb(const rnd_margin_map *m, double value, unsigned char rgb[3]);
+/* Draw m into the PNG tmp (errors name name); TRV_ERR_USAGE for fewer than
+ * 2 points, more than 9 marks or a size below the minimum. */
+trv_status rnd_margin_map_png(trv_ctx *ctx, const rnd_margin_map *m, const char *tmp, const char *name);
+
 #endif

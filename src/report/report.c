@@ -122,7 +122,8 @@ trv_status rpt_write(trv_ctx *ctx, const rpt_opts *o)
     if (!set)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     char md_abs[PATH_MAX], html_abs[PATH_MAX];
-    run r = {.dir = o->dir, .md_dir = o->md_path ? md_abs : NULL, .html_dir = o->html_path ? html_abs : NULL};
+    run r = {.dir = o->dir, .md_dir = o->md_path ? md_abs : NULL, .html_dir = o->html_path ? html_abs : NULL,
+             .set = set};
     doc d = {0};
     trv_status st = TRV_OK;
     if (o->md_path)

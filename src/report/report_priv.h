@@ -82,6 +82,7 @@ typedef struct run {
     const char *md_dir;     /* the reports' directories (absolute), or NULL */
     const char *html_dir;
     char path[PATH_MAX];    /* scratch: the last path made by P() */
+    trv_outset *set;        /* the report's outputs (a map it draws: rollover.c) */
 } run;
 
 /* dir/name in r->path. */
@@ -212,5 +213,11 @@ trv_status rpt_sec_vehicle(trv_ctx *ctx, doc *d, run *r);                   /* m
 trv_status rpt_sec_classes(trv_ctx *ctx, doc *d, run *r);                   /* method.c */
 trv_status rpt_sec_inputs(trv_ctx *ctx, doc *d, run *r);                    /* provenance.c */
 trv_status rpt_sec_conditions(trv_ctx *ctx, doc *d, run *r, const rstats *rs); /* conditions.c */
+
+/* A dynamic run's rollover margin along its drive (rollover.c): for each
+ * vehicle of metrics with rollover_threshold_deg, a row of t saying where
+ * the margin is smallest, and its map png/<sub>_rollover_margin_<id>.png
+ * beside the report (added to r->set). */
+trv_status rpt_sim_rollover(trv_ctx *ctx, doc *d, run *r, const char *sub, struct json_object *metrics, block *t);
 
 #endif

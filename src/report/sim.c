@@ -119,7 +119,10 @@ static trv_status sec_sim_run(trv_ctx *ctx, doc *d, run *r, const char *sub)
     flat f = {.d = d};
     f.t = rpt_table(d, "lr", "metric", "value");
     flatten(&f, "", o, 0);
+    st = rpt_sim_rollover(ctx, d, r, sub, o, f.t); /* rollover.c: dynamic runs */
     json_object_put(o);
+    if (st)
+        return st;
     if (f.skipped)
         rpt_p(d, "(%d wall-clock item%s, which differ from run to run, left out.)", f.skipped, f.skipped > 1 ? "s" : "");
     /* the event log: lines, and the number of each "type" */

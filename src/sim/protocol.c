@@ -3,6 +3,7 @@
  * request's, or "error"), "t" (the simulation time, s) and the request's
  * "id" when it had one. */
 #include "server.h"
+#include "rollover_limit.h"
 #include "sim_priv.h"
 #include "virtual_obstacle.h"
 
@@ -321,6 +322,8 @@ static jo *state_json(const sim_run *r, int k)
     const char *why = limit >= 0 ? tm_limit_name(limit) : "speed map";
     if (v->body.top_speed_ms < lim)
         lim = v->body.top_speed_ms, why = "top speed";
+    if (sim_rollover_speed_now(r, v) < lim) /* rollover_limit.h */
+        lim = sim_rollover_speed_now(r, v), why = "rollover";
     put(o, "speed_limit_ms", num(lim));
     put(o, "binding_limit", json_object_new_string(why));
     put(o, "distance_m", num(v->m.distance_m));

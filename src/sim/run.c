@@ -6,6 +6,7 @@
 #include "dynamic_run.h"
 #include "sim_priv.h"
 #include "local_planner.h"
+#include "rollover_limit.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -164,12 +165,14 @@ trv_status sim_veh_profile(trv_ctx *ctx, const sim_run *r, sim_veh *v)
             double kappa = turn / h; /* the two chords' midpoints are h apart along the path */
             if (kappa > 1e-9)
                 vmax = fmin(vmax, sqrt(r->sc->lat_acc_ms2 / kappa));
+            if (ul > 0) /* rollover_limit.h; INFINITY when off */
+                vmax = fmin(vmax, fmax(sim_rollover_speed_at(r, v, x, y, ux / ul, uy / ul, kappa), 0.5));
         }
         prof[i] = vmax;
     }
     prof[n - 1] = 0;
     for (int i = n - 2; i >= 0; i--)
-        prof[i] = fmin(prof[i], sqrt(prof[i + 1] * prof[i + 1] + 2 * r->sc->decel_ms2 * ds));
+        prof[i] = fmin(prof[i], sqrt(prof[i + 1] * prof[i + 1] + 2 * sim_profile_decel(r, v, i * ds, ds) * ds));
     free(v->prof);
     v->prof = prof, v->prof_n = n, v->prof_ds = ds;
     return TRV_OK;
@@ -378,6 +381,7 @@ static void drive(trv_ctx *ctx, sim_run *r, int k, double dt)
         est.x += v->gnss_ex, est.y += v->gnss_ey, est.heading += v->imu_eh;
         sim_cmd cmd;
         sim_ctrl_command(&r->sc->ctrl, &v->body, &v->path, &est, want, &v->hint_ctrl, &cmd);
+        sim_rollover_cap_cmd(r, v, &est, &cmd); /* rollover_limit.h: nothing when off */
         turn_around(r, v, &est, &cmd);
         sim_local_command(ctx, r, k, &est, want, &cmd); /* local_planner.c */
         if (v->dyn)

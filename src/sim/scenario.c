@@ -105,11 +105,11 @@ typedef struct schema_list {
 #define KEY(sec, name, type, dest, lo, hi, ch, req, given) \
     (L->k[L->n++] = (trv_ini_key){sec, name, type, dest, lo, hi, ch, req, given})
 
-/* The [scenario] section: its defaults and its 15 keys. */
+/* The [scenario] section: its defaults and its 16 keys. */
 static void scenario_keys(schema_list *L, sim_scenario *sc, int *ctrl_kind, char **obstacles)
 {
     sc->step_s = 0.02, sc->time_limit_s = 3600, sc->record_s = 0.2, sc->goal_tol_m = 2, sc->decel_ms2 = 2;
-    sc->lat_acc_ms2 = 2, sc->margin_m = 1, sc->replan = 1;
+    sc->lat_acc_ms2 = 2, sc->margin_m = 1, sc->replan = 1, sc->rollover_margin = 0.5;
     sim_ctrl_default(&sc->ctrl);
     KEY("scenario", "step_s", TRV_INI_DOUBLE, &sc->step_s, 1e-4, 1, NULL, 0, NULL);
     KEY("scenario", "time_limit_s", TRV_INI_DOUBLE, &sc->time_limit_s, 0.01, 1e7, NULL, 0, NULL);
@@ -126,6 +126,7 @@ static void scenario_keys(schema_list *L, sim_scenario *sc, int *ctrl_kind, char
     KEY("scenario", "safety_margin_m", TRV_INI_DOUBLE, &sc->margin_m, 0, 100, NULL, 0, NULL);
     KEY("scenario", "replan", TRV_INI_BOOL, &sc->replan, 0, 0, NULL, 0, NULL);
     KEY("scenario", "dynamics", TRV_INI_CHOICE, &sc->dynamics, 0, 0, "kinematic|dynamic", 0, NULL);
+    KEY("scenario", "rollover_margin", TRV_INI_DOUBLE, &sc->rollover_margin, 0, 0.99, NULL, 0, &sc->rollover_given);
 }
 
 /* One vehicle's sections [vehicle.ID], [gnss.ID], [imu.ID], [lidar2d.ID],
@@ -259,9 +260,10 @@ trv_status sim_scenario_read(trv_ctx *ctx, const char *path, sim_scenario **out)
     }
     sim_scenario *sc = calloc(1, sizeof *sc);
     veh_raw *raw = calloc(nveh, sizeof *raw);
-    /* per vehicle: 10 vehicle keys + 6 local planner keys, 2 gnss, 2 imu, 6 lidar2d, 8 lidar3d; 15 scenario keys */
+    /* per vehicle: 10 vehicle keys + 6 local planner keys, 2 gnss, 2 imu, 6 lidar2d, 8 lidar3d; 16 scenario
+     * keys (room for 24) */
     enum { PER = 34 };
-    schema_list L = {calloc((size_t)nveh * PER + 16, sizeof *L.k), 0};
+    schema_list L = {calloc((size_t)nveh * PER + 24, sizeof *L.k), 0};
     char (*secs)[5][48] = calloc(nveh, sizeof *secs);
     if (!sc || !raw || !L.k || !secs) {
         free(sc), free(raw), free(L.k), free(secs);

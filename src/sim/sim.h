@@ -376,7 +376,10 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
  *               replan (yes), dynamics (kinematic|dynamic: sim_step, or
  *               every vehicle on ODE, dynamic.h and docs/method.md §5.11;
  *               the issue's `model = dynamic` is this key, since `model`
- *               names the drive)
+ *               names the drive), rollover_margin (0.5: the speed keeps
+ *               the predicted load-transfer ratio at most 1 - it;
+ *               rollover_limit.h; dynamic vehicles always, kinematic ones
+ *               only when the key is given)
  *   [vehicle.ID] file (vehicle INI), model (ackermann|skid|mecanum),
  *               route (CSV with x, y in the map CRS, as trv-route --csv
  *               writes; route_name selects rows of its `route` column,
@@ -597,6 +600,8 @@ typedef struct sim_scenario {
     double step_s, time_limit_s, record_s, goal_tol_m, decel_ms2, lat_acc_ms2, margin_m;
     int replan;
     int dynamics;           /* 0 kinematic (sim_step), 1 dynamic (ODE: dynamic.h) */
+    double rollover_margin; /* 1 - the load-transfer ratio allowed (rollover_limit.h) */
+    int rollover_given;     /* the key given: the limit applies to kinematic vehicles too */
     sim_ctrl ctrl;
     char *obstacles;        /* resolved path or NULL */
     int nveh;
