@@ -13,6 +13,11 @@
 #   5. the demo's blocked scenario whole (make demo's sim_blocked: the same
 #      command), the process's wall time with the terrain's loading (goal
 #      < 30 s)
+#   6. the LiDAR's rays alone (bench/bench_lidar.c): row 5's drive replayed
+#      scan by scan, the plain march against the max-height pyramid, CPU
+#      time per ray, every range the same bit for bit
+# Rows 2 and 5 also give the process's CPU time (user + sys, one more run),
+# the figure that holds on a machine shared with other work.
 # Environment: TRV_BIN (tools, default bin), TRV_OUT (terrain, default
 # out/jacksboro), REPS (default 1).
 set -eu
@@ -41,6 +46,10 @@ veh() { # id start_time
 sed -e 's/^time_limit_s = .*/time_limit_s = 1000/' -e "s|^obstacles = .*|obstacles = $here/data/scenarios/blocked_obstacles.geojson|" \
     -e "s|^file = .*|file = $UGV|" "$here/data/scenarios/blocked.ini" >"$w/blocked.ini"
 
+cpu() { # command: prints its CPU time (user + sys) of one run
+    /usr/bin/time -f "%U %S" -o "$w/cpu" "$@" >/dev/null 2>&1 || die "failed: $*"
+    awk '{printf "  process CPU time (user + sys): %.2f s\n", $1 + $2}' "$w/cpu"
+}
 rtf() { # tag label scenario: prints "label: sim s, wall s, factor"
     best "$BIN/trv-sim" --terrain "$OUT" --scenario "$3" --route "$OUT/route.csv" -o "$w/o_$1" >/dev/null
     line=$(grep '^simulated' "$w/best.out")
@@ -52,6 +61,7 @@ awk -F': ' '/"reached_goal"/ {g = $2} /"time_s"/ && !t {t = $2} /"planned_time_s
     END {printf "  demo route: reached_goal %s time %.1f s, planned %.1f s (%+.1f %%), cross-track RMS %.3f m\n", g, t, p, 100 * (t / p - 1), x}' \
     "$w/o_one/metrics.json"
 rtf lidar "one vehicle, 16-line LiDAR 10 Hz" "$w/lidar.ini"
+cpu "$BIN/trv-sim" --terrain "$OUT" --scenario "$w/lidar.ini" --route "$OUT/route.csv" -o "$w/o_lidar"
 rtf ten "ten vehicles, no LiDAR" "$w/ten.ini"
 best "$BIN/trv-sim" --terrain "$OUT" --scenario "$w/blocked.ini" --route "$OUT/route.csv" -o "$w/o_blk" >/dev/null
 grep 're-plans' "$w/best.out" | sed 's/^/re-planning (blocked.ini, 1000 s): /' || echo "re-planning: none happened"
@@ -60,3 +70,12 @@ b=$(best "$BIN/trv-sim" --terrain "$OUT" --scenario "$here/data/scenarios/blocke
     --no-timing -o "$w/o_demo_blk")
 sim=$(grep '^simulated' "$w/best.out" | awk '{print $2}')
 printf '%-34s %9s s simulated in %8s s wall (whole process, %s kB)\n' "demo blocked scenario" "$sim" "${b% *}" "${b#* }"
+cpu "$BIN/trv-sim" --terrain "$OUT" --scenario "$here/data/scenarios/blocked.ini" --route "$OUT/route.csv" --seed 1 \
+    --no-timing -o "$w/o_demo_blk"
+LIB=${TRV_LIB:-$(dirname "$BIN")/lib/libtraverse.a}
+# shellcheck disable=SC2046 # pkg-config's flags are split on purpose
+${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers \
+    -D_DEFAULT_SOURCE -pthread -I"$here/src" $(pkg-config --cflags gdal proj) "$here/bench/bench_lidar.c" "$LIB" \
+    -o "$w/bench_lidar" $(pkg-config --libs gdal proj lapacke openblas libpng freetype2 json-c libwebsockets ode) \
+    -lglpk -lm -pthread || die "cannot build bench/bench_lidar.c"
+"$w/bench_lidar" "$OUT/dem.tif" "$w/o_demo_blk/trajectory_ugv.csv"
