@@ -429,7 +429,7 @@ static void cells_mark(grid_search *S)
                                   ? TRV_HEAP_UNSEEN
                                   : CELL_NOGO;
         for (long c = 0; S->escape && mask && c < S->win.nx; c++)
-            if (!mask[l + c] && gonogo[i + c] == 0 && cls[i + c] != 0 && (!zb || !(zb[i + c] & GEO_ZB_NOGO)))
+            if (!mask[l + c] && cls[i + c] != 0 && gonogo[i + c] == 0 && (!zb || (zb[i + c] & GEO_ZB_NOGO) == 0))
                 S->h.pos[l + c] = CELL_OUT;
     }
 }
