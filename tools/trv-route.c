@@ -237,6 +237,10 @@ static void print_mission(const prm_mission *m)
         if (c->whole)
             printf("%s: searched on the whole grid after %d widenings of the corridor\n", m->routes[k].name,
                    c->widened);
+        else if (c->halfwidth_m > 0 && isinf(c->escape))
+            printf("%s: the optimum within %.0f m of the roadmap route (%d widenings); the search closed the goal "
+                   "before any move out of that corridor\n",
+                   m->routes[k].name, c->halfwidth_m, c->widened);
         else if (c->halfwidth_m > 0)
             printf("%s: the optimum within %.0f m of the roadmap route (%d widenings); every path leaving that "
                    "corridor costs at least %.6g\n",
