@@ -413,8 +413,8 @@ def check_algorithms(data, inp, work):
         "GRID": True, "GRID_WHOLE": True,
         "OUTPUT": w("route_msr.geojson")},
         ["--roadmap", w("roadmap.gpkg"), "--terrain", W, "--from", "741464.1,4059871.4", "--to", "739605.2,4054564.9",
-         "--srs", "EPSG:32616", "--strategy", "msr", "--allow-no-route", "--no-timing", "--no-smooth", "--grid",
-         "--grid-whole", "-o",
+         "--srs", "EPSG:32616", "--strategy", "msr", "--allow-no-route", "--no-timing", "--grid", "--grid-whole",
+         "--no-smooth", "-o",
          w("route_msr.geojson")], W)
     same("route alternatives", "traverse:route", {
         "ROADMAP": w("roadmap.gpkg"), "TERRAIN": W, "FROM": FROM, "TO": TO, "STRATEGY": 3, "NO_TIMING": True,
