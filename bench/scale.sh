@@ -6,6 +6,9 @@
 # peak RSS, and between two sizes the growth exponents k (time ∝ cells^k,
 # memory ∝ cells^k: streamed stages aim at k ≈ 1 for time and k ≈ 0 for
 # memory). TRV_BLOCK_ROWS as set (default: the tools' own).
+# trv-roadmap on the cost stage's directory, then trv-route --grid (time)
+# in its corridor and with --grid-whole, between the demo's ends (grid_corr,
+# grid_whole) and over 7 km (grid_short, grid_shwh): docs/scale.md.
 # Then, when mpirun and bin/mpi/trv-terrain are there (docs/cluster.md):
 # trv-terrain at MPI_RES m (default 10) single-process and over 1, 2 and 4
 # MPI ranks (4 oversubscribed on a 2-core machine): wall time, speed-up
@@ -32,7 +35,7 @@ run() {
     /usr/bin/time -f "%U %S %e %M" -o "$w/time" "$@" >/dev/null 2>"$w/err" || { cat "$w/err" >&2; exit 1; }
     awk '{printf "%.2f,%.2f,%d\n", $1 + $2, $3, $4}' "$w/time"
 }
-printf '%-8s %6s %12s %9s %9s %10s %8s %8s\n' stage res_m cells cpu_s wall_s rss_MiB k_time k_rss
+printf '%-10s %6s %12s %9s %9s %10s %8s %8s\n' stage res_m cells cpu_s wall_s rss_MiB k_time k_rss
 prev="" cur=""
 for res in $SCALE_RES; do
     T=$w/t$res
@@ -45,7 +48,15 @@ for res in $SCALE_RES; do
     r2=$(run "$BIN/trv-speed" -q --terrain "$T" --vehicle "$DATA/vehicles/ugv_hua2022.ini" \
         --soils "$DATA/classes/soils.csv" --landuse-classes "$DATA/classes/landuse.csv")
     r3=$(run "$BIN/trv-cost" -q --terrain "$T" --rules "$DATA/fuzzy/mobility.fcl" --soils "$DATA/classes/soils.csv")
-    for s in terrain:$r1 speed:$r2 cost:$r3; do
+    r4=$(run "$BIN/trv-roadmap" -q --terrain "$T" -o "$T/roadmap.gpkg" --seed 1)
+    # --grid (time) between the demo's ends (30 km, corner to corner) and
+    # over 7 km: in its corridor (grid_corr, grid_short) and on the whole grid
+    R="$BIN/trv-route -q --roadmap $T/roadmap.gpkg --terrain $T --strategy time --grid --no-timing -o $w/r.geojson"
+    r5=$(run $R --from -84.3637,36.6957 --to -84.1994,36.5216)
+    r6=$(run $R --from -84.3637,36.6957 --to -84.1994,36.5216 --grid-whole)
+    r7=$(run $R --from -84.3637,36.6957 --to -84.30,36.67)
+    r8=$(run $R --from -84.3637,36.6957 --to -84.30,36.67 --grid-whole)
+    for s in terrain:$r1 speed:$r2 cost:$r3 roadmap:$r4 grid_corr:$r5 grid_whole:$r6 grid_short:$r7 grid_shwh:$r8; do
         stage=${s%%:*} fig=$(echo "${s#*:}" | tr , ' ')
         set -- $fig
         line="$stage $res $cells $1 $2 $3"
@@ -54,7 +65,7 @@ for res in $SCALE_RES; do
             for (i = 7; i + 5 <= n; i += 6) if (a[i] == st && a[i + 2] > 0 && a[i + 3] > 0) {
                 r = log(a[3] / a[i + 2]); kt = sprintf("%.2f", log(a[4] / a[i + 3]) / r); km = sprintf("%.2f", log(a[6] / a[i + 5]) / r) }
             print kt, km }')
-        printf '%-8s %6s %12s %9s %9s %10.0f %8s %8s\n' "$stage" "$res" "$cells" "$1" "$2" "$(($3 / 1024))" $k
+        printf '%-10s %6s %12s %9s %9s %10.0f %8s %8s\n' "$stage" "$res" "$cells" "$1" "$2" "$(($3 / 1024))" $k
         cur="$cur $line"
     done
     prev=$cur cur=""

@@ -382,12 +382,13 @@ def check_algorithms(data, inp, work):
          ["--terrain", W, "-o", w("roadmap_r.gpkg"), "--radius", "400", "--straight-only"], W)
     same("route", "traverse:route", {
         "ROADMAP": w("roadmap.gpkg"), "TERRAIN": W, "FROM": FROM, "TO": TO, "WEIGHTS": "3,10,1,0.5",
-        "ADMISSIBLE": True, "NO_TIMING": True, "GRID": True, "COMPARE": True, "CORRIDOR": 240,
+        "ADMISSIBLE": True, "NO_TIMING": True, "GRID": True, "GRID_CORRIDOR": 300, "COMPARE": True, "CORRIDOR": 240,
         "OUTPUT": w("route.geojson"), "GPX": w("route.gpx"), "CSV": w("route.csv"), "STATS": w("route_stats.csv"),
         "PROFILE": w("route_profile.csv"), "PROFILE_PNG": w("profile.png"), "TIME_SHARES": w("route_time_shares.csv"),
         "STDOUT": w("route.txt")},
         ["--roadmap", w("roadmap.gpkg"), "--terrain", W, "--from", FROM, "--to", TO, "--weights", "3,10,1,0.5",
-         "--admissible", "--no-timing", "--grid", "--compare", "--corridor", "240", "-o", w("route.geojson"),
+         "--admissible", "--no-timing", "--grid", "--grid-corridor", "300", "--compare", "--corridor", "240", "-o",
+         w("route.geojson"),
          "--gpx", w("route.gpx"), "--csv", w("route.csv"), "--stats", w("route_stats.csv"),
          "--profile", w("route_profile.csv"), "--profile-png", w("profile.png"),
          "--time-shares", w("route_time_shares.csv")], W, route_mask)
@@ -409,9 +410,11 @@ def check_algorithms(data, inp, work):
     same("route in UTM", "traverse:route", {
         "ROADMAP": w("roadmap.gpkg"), "TERRAIN": W, "FROM": "741464.1,4059871.4", "TO": "739605.2,4054564.9",
         "SRS": "EPSG:32616", "STRATEGY": 2, "NO_TIMING": True, "NO_SMOOTH": True, "ALLOW_NO_ROUTE": True,
+        "GRID": True, "GRID_WHOLE": True,
         "OUTPUT": w("route_msr.geojson")},
         ["--roadmap", w("roadmap.gpkg"), "--terrain", W, "--from", "741464.1,4059871.4", "--to", "739605.2,4054564.9",
-         "--srs", "EPSG:32616", "--strategy", "msr", "--allow-no-route", "--no-timing", "--no-smooth", "-o",
+         "--srs", "EPSG:32616", "--strategy", "msr", "--allow-no-route", "--no-timing", "--grid", "--grid-whole",
+         "--no-smooth", "-o",
          w("route_msr.geojson")], W)
     same("route alternatives", "traverse:route", {
         "ROADMAP": w("roadmap.gpkg"), "TERRAIN": W, "FROM": FROM, "TO": TO, "STRATEGY": 3, "NO_TIMING": True,

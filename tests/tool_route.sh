@@ -593,4 +593,19 @@ mkdir -p "$tmp/late/route.json" "$tmp/late/roadmap.json"
 [ $? = 1 ] && grep -qF "cannot write '$tmp/late/roadmap.json': a directory is in the way" "$tmp/stderr" &&
     [ "$(ls -A "$tmp/late" | tr '\n' ' ')" = "roadmap.json route.json " ] && ok || bad "a failing roadmap.json left $(ls -A "$tmp/late")"
 
+# --grid in a corridor (docs/scale.md): the same bytes as --grid-whole, the
+# corridor on stdout (a 90 m corridor widened until proven, or the whole
+# grid); --grid-corridor must be >= 0
+for g in "" --grid-whole; do
+    "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --compare --grid $g --grid-corridor 90 \
+        --no-timing -o "$tmp/gc$g.geojson" --csv "$tmp/gc$g.csv" --stats "$tmp/gcs$g.csv" >"$tmp/gc$g.out" 2>"$tmp/err" ||
+        bad "route --grid $g: $(cat "$tmp/err")"
+done
+cmp -s "$tmp/gc.geojson" "$tmp/gc--grid-whole.geojson" && cmp -s "$tmp/gc.csv" "$tmp/gc--grid-whole.csv" &&
+    cmp -s "$tmp/gcs.csv" "$tmp/gcs--grid-whole.csv" && ok || bad "--grid in a corridor differs from --grid-whole"
+[ "$(grep -cE '^grid-(mdr|msr|mmcr|time): (the optimum within [0-9]+ m of the roadmap route \([0-9]+ widenings\)|searched on the whole grid)' "$tmp/gc.out")" = 4 ] &&
+    ! grep -q "widenings" "$tmp/gc--grid-whole.out" && ok || bad "the corridor lines: $(grep grid- "$tmp/gc.out")"
+expect 2 "--grid-corridor must be >= 0" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO \
+    --grid --grid-corridor -5 -o "$tmp/x.geojson"
+
 summary

@@ -233,6 +233,20 @@ static void print_mission(const prm_mission *m)
             printf("%s: smoothed in %.3f s, at most %.1f m from the unsmoothed route\n", m->routes[k].name,
                    m->smooth_s[k], m->routes[k].max_dev_m);
     for (int k = 0; k < m->n; k++) {
+        const prm_corridor_info *c = &m->routes[k].corridor;
+        if (c->whole)
+            printf("%s: searched on the whole grid after %d widenings of the corridor\n", m->routes[k].name,
+                   c->widened);
+        else if (c->halfwidth_m > 0 && isinf(c->escape))
+            printf("%s: the optimum within %.0f m of the roadmap route (%d widenings); the search closed the goal "
+                   "before any move out of that corridor\n",
+                   m->routes[k].name, c->halfwidth_m, c->widened);
+        else if (c->halfwidth_m > 0)
+            printf("%s: the optimum within %.0f m of the roadmap route (%d widenings); every path leaving that "
+                   "corridor costs at least %.6g\n",
+                   m->routes[k].name, c->halfwidth_m, c->widened, c->escape);
+    }
+    for (int k = 0; k < m->n; k++) {
         char line[1024];
         prm_time_shares_line(m->profiles, k, line, sizeof line);
         printf("%s: time by %s\n", m->routes[k].name, line);
@@ -260,6 +274,8 @@ int main(int argc, char **argv)
         {"allow-no-route", 0, TRV_ARG_FLAG, &allow_no_route, NULL, "when the start or the goal is off the map or NOGO, write route.json alone with \"status\": \"no route\", the end and its NOGO reason, and succeed (the demo's wet condition)"},
         {"no-timing", 0, TRV_ARG_FLAG, &o.out.no_timing, NULL, "leave the planning time (wall clock) out of the GeoJSON and --stats, so that reruns give the same bytes"},
         {"grid", 0, TRV_ARG_FLAG, &o.grid, NULL, "also solve the same objective(s) on the raster, 16-connected (the optimum)"},
+        {"grid-corridor", 0, TRV_ARG_DOUBLE, &o.grid_corridor, "M", "--grid searches within M metres of the roadmap route first, doubled until the optimum found there is proven the whole grid's (default: the half minor axis of the ellipse around the ends outside which a path costs more than the roadmap route)"},
+        {"grid-whole", 0, TRV_ARG_FLAG, &o.grid_whole, NULL, "--grid searches the whole grid at once instead (the same optimum; memory for every cell)"},
         {"compare", 0, TRV_ARG_FLAG, &o.compare, NULL, "plan mdr, msr, mmcr and time and print them as one table"},
         {"no-smooth", 0, TRV_ARG_FLAG, &o.no_smooth, NULL, "keep the node polyline (no B-spline)"},
         {"alternatives", 0, TRV_ARG_INT, &o.alt.k, "K", "up to K routes of the strategy, the best and its alternatives (1..8, default 1; not with --compare or --grid)"},

@@ -220,6 +220,9 @@ ROUTE = Tool(
              "succeeds", advanced=True),
         Flag("--no-timing", "Leave the planning time out of the outputs (reruns give the same bytes)"),
         Flag("--grid", "Also solve the objective(s) on the raster, 16-connected (the optimum)"),
+        Number("--grid-corridor", "--grid: search within this many metres of the roadmap route first, widened "
+               "until proven the optimum [default: from the roadmap route's objective]", minimum=0, advanced=True),
+        Flag("--grid-whole", "--grid: search the whole grid at once", advanced=True),
         Flag("--compare", "Plan mdr, msr, mmcr and time"),
         Flag("--no-smooth", "Keep the node polyline (no B-spline)"),
         Number("--alternatives", "Routes of the strategy: the best and its alternatives (not with --compare or "

@@ -540,7 +540,7 @@ done:
  * along the path (a square window around each: a band at least
  * halfwidth wide). With mask NULL, its bounding box into win (c0, r0, nx,
  * ny); else set mask's bytes (row-major on win) to 1 on it. */
-static void band(const prm_terrain *t, const prm_path *path, int r, long win[4], unsigned char *mask)
+void prm_path_band(const prm_terrain *t, const prm_path *path, int r, long win[4], unsigned char *mask)
 {
     const geo_grid *g = t->grid;
     int nx = g->nx, ny = g->ny;
@@ -586,13 +586,13 @@ trv_status prm_refine(trv_ctx *ctx, const prm_terrain *t, prm_path *path, prm_st
     /* the search on the corridor's bounding box alone: memory and set-up
      * for it, not for the grid (the same route: outside the mask is NOGO) */
     long win[4];
-    band(t, path, r, win, NULL);
+    prm_path_band(t, path, r, win, NULL);
     if (win[2] < 1 || win[3] < 1) /* no sample on the grid (degenerate input): nothing to refine */
         return TRV_OK;
     unsigned char *mask = calloc((size_t)win[2] * win[3], 1);
     if (!mask)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    band(t, path, r, win, mask);
+    prm_path_band(t, path, r, win, mask);
     prm_path q;
     /* a lazy terrain: the corridor's tiles read first (the search reads the arrays itself) */
     trv_status st = prm_terrain_need_line(ctx, t, path->x, path->y, path->n, r + 1);

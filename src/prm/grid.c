@@ -21,6 +21,15 @@
  * because a closed cell is never relaxed again under a consistent
  * heuristic. 5 bytes a cell: 50 MB for the 10 M cells of a 10 m grid;
  * a corridor search (prm_route_grid_window) keeps them for its window.
+ *
+ * Escape bound (prm_route_grid_escape, for grid_corridor.c): a move from a
+ * closed cell p that touches a GO cell outside the mask is not pushed;
+ * escape = min over such moves of g(p) + w(move) + h(destination), taken
+ * until the goal is closed. Every path that touches a cell outside the
+ * mask has a first such move, after a prefix inside the mask costing at
+ * least g(p); its rest costs at least h (admissible). Cells closed after
+ * the goal have f >= C (consistent h), so escape >= C, the masked
+ * optimum, proves C the optimum of the whole grid.
  */
 #include "prm_priv.h"
 #include "zones.h"
@@ -109,7 +118,7 @@ static double sq(double v) { return v * v; }
  * queued and closed, the cells a move may not touch: NOGO (prm_cell_go),
  * or outside the corridor mask. Set once before the search, so that the
  * innermost test reads the one array the search reads anyway. */
-enum { CELL_NOGO = -3 };
+enum { CELL_NOGO = -3, CELL_OUT = -4 };
 
 /* ---- the search ------------------------------------------------------------------ */
 
@@ -174,7 +183,7 @@ static trv_status one_cell(trv_ctx *ctx, const prm_terrain *t, double sx, double
 
 /* The heuristic is k_h times the straight-line distance in metres (the
  * factors of the header's list). */
-static double heuristic_factor(const prm_terrain *t, prm_strategy s, const prm_weights *w)
+double prm_grid_heuristic_factor(const prm_terrain *t, prm_strategy s, const prm_weights *w)
 {
     double k_h;
     switch (s) {
@@ -208,7 +217,17 @@ typedef struct grid_search {
     double goal_g;             /* the goal's g, -1 until reached */
     long expanded;
     const unsigned char *zb;   /* the zones' burn raster (zones.h, per terrain cell), NULL without zones */
+    double *escape;            /* NULL, or the escape bound (prm_route_grid_escape): GO cells outside the mask CELL_OUT */
 } grid_search;
+
+/* Does move m from window cell l0 touch a cell outside the mask (CELL_OUT)? */
+static int move_out(const grid_search *S, const move *m, long l0)
+{
+    for (int j = 0; j < m->ncross; j++)
+        if (S->h.pos[l0 + m->loff[j]] == CELL_OUT)
+            return 1;
+    return 0;
+}
 
 /* A move through a cell that a crossing opens or a factor zone touches
  * (zones.h): *wt INFINITY where it meets a nogo line away from the
@@ -323,6 +342,12 @@ static trv_status search(trv_ctx *ctx, grid_search *S)
             if (!isfinite(wt))
                 continue;
             double ng = cur.tie + wt;
+            if (S->escape && move_out(S, m, cell)) { /* a way out of the mask: its bound, not a push */
+                double f = ng + HEUR(nc, nr);
+                if (f < *S->escape)
+                    *S->escape = f;
+                continue;
+            }
             int32_t pos = h->pos[next];
             if (pos >= 0 && !(ng < h->e[pos].tie))
                 continue;
@@ -390,7 +415,8 @@ static trv_status trace(trv_ctx *ctx, const grid_search *S, double sx, double sy
     return TRV_OK;
 }
 
-/* Every window cell TRV_HEAP_UNSEEN, or CELL_NOGO where NOGO or masked out. */
+/* Every window cell TRV_HEAP_UNSEEN, or CELL_NOGO where NOGO or masked
+ * out (CELL_OUT instead where masked out but GO, with an escape bound). */
 static void cells_mark(grid_search *S)
 {
     const unsigned char *gonogo = S->t->gonogo->u8, *cls = S->t->cls->u8, *mask = S->mask, *zb = S->zb;
@@ -402,6 +428,9 @@ static void cells_mark(grid_search *S)
                                       (!zb || !(zb[i + c] & GEO_ZB_NOGO))
                                   ? TRV_HEAP_UNSEEN
                                   : CELL_NOGO;
+        for (long c = 0; S->escape && mask && c < S->win.nx; c++)
+            if (!mask[l + c] && cls[i + c] != 0 && gonogo[i + c] == 0 && (!zb || (zb[i + c] & GEO_ZB_NOGO) == 0))
+                S->h.pos[l + c] = CELL_OUT;
     }
 }
 
@@ -409,7 +438,7 @@ static void cells_mark(grid_search *S)
  * with its mask (per window cell; NULL: none). */
 static trv_status route_window(trv_ctx *ctx, const prm_terrain *t, grid_window win, const unsigned char *mask,
                                double sx, double sy, double gx, double gy, prm_strategy s, const prm_weights *w,
-                               prm_path *out)
+                               prm_path *out, double *escape)
 {
     memset(out, 0, sizeof *out);
     prm_weights wdef;
@@ -444,8 +473,8 @@ static trv_status route_window(trv_ctx *ctx, const prm_terrain *t, grid_window w
     move moves[NMOVES];
     if (stencil_build(t, win.nx, moves))
         return trv_error(ctx, TRV_ERR_INTERNAL, "cannot build the 16-neighbour move stencil");
-    grid_search S = {t, win, mask, s, w, moves, ends[0], ends[1], heuristic_factor(t, s, w), {0}, NULL, -1, 0,
-                     t->zones ? t->zones->burn : NULL};
+    grid_search S = {t, win, mask, s, w, moves, ends[0], ends[1], prm_grid_heuristic_factor(t, s, w), {0}, NULL, -1, 0,
+                     t->zones ? t->zones->burn : NULL, escape};
     S.via = malloc(ncells);
     S.h.pos = malloc(ncells * sizeof *S.h.pos);
     if (!S.via || !S.h.pos) {
@@ -466,17 +495,24 @@ trv_status prm_route_grid_masked(trv_ctx *ctx, const prm_terrain *t, const unsig
                                  double gx, double gy, prm_strategy s, const prm_weights *w, prm_path *out)
 {
     grid_window all = {0, 0, t->grid->nx, t->grid->ny};
-    return route_window(ctx, t, all, mask, sx, sy, gx, gy, s, w, out);
+    return route_window(ctx, t, all, mask, sx, sy, gx, gy, s, w, out, NULL);
 }
 
-trv_status prm_route_grid_window(trv_ctx *ctx, const prm_terrain *t, const long win[4], const unsigned char *mask,
+trv_status prm_route_grid_escape(trv_ctx *ctx, const prm_terrain *t, const long win[4], const unsigned char *mask,
                                  double sx, double sy, double gx, double gy, prm_strategy s, const prm_weights *w,
-                                 prm_path *out)
+                                 prm_path *out, double *escape)
 {
     grid_window wd = {win[0], win[1], win[2], win[3]};
     if (wd.c0 < 0 || wd.r0 < 0 || wd.nx < 1 || wd.ny < 1 || wd.c0 + wd.nx > t->grid->nx || wd.r0 + wd.ny > t->grid->ny) {
         memset(out, 0, sizeof *out);
         return trv_error(ctx, TRV_ERR_INTERNAL, "the grid search's window is not inside the grid");
     }
-    return route_window(ctx, t, wd, mask, sx, sy, gx, gy, s, w, out);
+    return route_window(ctx, t, wd, mask, sx, sy, gx, gy, s, w, out, escape);
+}
+
+trv_status prm_route_grid_window(trv_ctx *ctx, const prm_terrain *t, const long win[4], const unsigned char *mask,
+                                 double sx, double sy, double gx, double gy, prm_strategy s, const prm_weights *w,
+                                 prm_path *out)
+{
+    return prm_route_grid_escape(ctx, t, win, mask, sx, sy, gx, gy, s, w, out, NULL);
 }

@@ -29,6 +29,8 @@ trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o)
             return trv_error(ctx, TRV_ERR_USAGE, "--weights expects four numbers >= 0: kb,kh,ks,kd");
     if (o->corridor < 0 && o->corridor != -1)
         return trv_error(ctx, TRV_ERR_USAGE, "--corridor must be >= 0");
+    if (!(o->grid_corridor >= 0) || !isfinite(o->grid_corridor))
+        return trv_error(ctx, TRV_ERR_USAGE, "--grid-corridor must be >= 0 (0: from the roadmap route)");
     if (o->crossings && !o->zones)
         return trv_error(ctx, TRV_ERR_USAGE, "--crossings needs --zones");
     if (!(o->crossing_radius >= 0) || !isfinite(o->crossing_radius))
@@ -149,18 +151,27 @@ static trv_status plan_alternatives(trv_ctx *ctx, const prm_mission_opts *o, con
     return st;
 }
 
-/* One strategy on the raster, 16-connected: the optimum. */
+/* One strategy on the raster, 16-connected: the optimum (in a corridor
+ * around the strategy's roadmap route unless grid_whole, grid_corridor.c). */
 static trv_status plan_grid(trv_ctx *ctx, const prm_mission_opts *o, const prm_terrain *t, const double xy[4],
                             prm_strategy s, prm_mission *m)
 {
     prm_result *R = &m->routes[m->n];
+    const prm_path *guide = NULL;
+    for (int k = 0; k < m->n; k++)
+        if (!strcmp(m->routes[k].name, prm_strategy_name(s)))
+            guide = &m->routes[k].path;
     snprintf(R->name, sizeof R->name, "grid-%s", prm_strategy_name(s));
     double t0 = trv_now_s();
-    trv_status st = prm_route_grid(ctx, t, xy[0], xy[1], xy[2], xy[3], s, &o->weights, &R->path);
+    prm_corridor_info ci = {0};
+    trv_status st = o->grid_whole ? prm_route_grid(ctx, t, xy[0], xy[1], xy[2], xy[3], s, &o->weights, &R->path)
+                                  : prm_route_grid_corridor(ctx, t, guide, o->grid_corridor, xy, s, &o->weights,
+                                                            &R->path, &ci);
     if (st)
         return st;
     m->n++;
     R->max_dev_m = NAN;
+    R->corridor = ci;
     prm_path_stats(t, &R->path, t->cell_m, &R->stats);
     R->stats.plan_s = trv_now_s() - t0;
     return TRV_OK;
@@ -239,7 +250,7 @@ static trv_status plan_all(trv_ctx *ctx, const prm_mission_opts *o, const prm_te
         st = prm_zones_explain(ctx, t, r, xy, plan[done - 1], &o->weights, o->admissible, st, &zoned);
     if (o->alt.k > 1 && !st)
         st = plan_alternatives(ctx, o, t, r, xy, m);
-    if (o->grid && !st)
+    if (o->grid && o->grid_whole && !st)
         st = prm_terrain_need_all(ctx, t); /* the raster searches read the arrays themselves */
     for (int k = 0; k < nplan && o->grid && !st; k++)
         st = plan_grid(ctx, o, t, xy, plan[k], m);

@@ -395,6 +395,30 @@ trv_status prm_route_grid(trv_ctx *ctx, const prm_terrain *t, double sx, double 
 trv_status prm_route_grid_masked(trv_ctx *ctx, const prm_terrain *t, const unsigned char *mask, double sx, double sy,
                                  double gx, double gy, prm_strategy s, const prm_weights *w, prm_path *out);
 
+/* What prm_route_grid_corridor did: the last corridor's half-width (m;
+ * INFINITY for the whole grid), the widenings (each doubles it), whether
+ * the whole grid was searched, and the escape bound of the last corridor
+ * (the least objective of a path leaving it). */
+typedef struct prm_corridor_info {
+    double halfwidth_m, escape;
+    int widened, whole;
+} prm_corridor_info;
+
+/* prm_route_grid's optimum from (xy[0], xy[1]) to (xy[2], xy[3]), searched
+ * in the corridor of halfwidth_m metres around guide (the roadmap's route;
+ * NULL: the whole grid), doubled until the corridor's optimum C is proven
+ * the whole grid's: every path that leaves the corridor costs more than
+ * C (grid.c, "escape bound"), or the corridor covers the grid, when the
+ * whole grid is searched. The same objective as prm_route_grid always;
+ * the same route, as a path that only ties with C widens the corridor.
+ * halfwidth_m 0: b = sqrt(a^2 - D^2 / 4) with a = U / (2 k_h), U the
+ * guide's objective, D the ends' distance: the half minor axis of the
+ * ellipse k_h (d(start, x) + d(x, goal)) <= U, outside which every path
+ * costs more than U (the heuristic's bound, grid.c), at least one cell. */
+trv_status prm_route_grid_corridor(trv_ctx *ctx, const prm_terrain *t, const prm_path *guide, double halfwidth_m,
+                                   const double xy[4], prm_strategy s, const prm_weights *w, prm_path *out,
+                                   prm_corridor_info *info);
+
 /* Refine a roadmap route: the same objective solved on the raster inside
  * a corridor of halfwidth_m metres around it (16-connected, NOGO and
  * NOGO corners forbidden), shortcut likewise; the refined route replaces
@@ -466,6 +490,7 @@ typedef struct prm_result {
     int rank;               /* with --alternatives: 1 the best, 2.. the alternatives; 0 without (the outputs
                                then have no rank or overlap) */
     double overlap;         /* with rank: share of its roadmap route's length on the best's (prm_alt_share) */
+    prm_corridor_info corridor; /* a --grid route: its corridor (halfwidth_m 0 with grid_whole) */
 } prm_result;
 
 typedef struct prm_outputs {
@@ -656,6 +681,8 @@ typedef struct prm_mission_opts {
     int admissible;         /* mmcr with the admissible heuristic */
     int compare;            /* plan mdr, msr, mmcr and time (in that order) instead of strategy */
     int grid;               /* also each strategy on the raster ("grid-<name>": the optimum) */
+    int grid_whole;         /* grid: search the whole grid, not a corridor around the roadmap route */
+    double grid_corridor;   /* grid: the corridor's first half-width (m); 0 (default): from the roadmap route */
     int no_smooth;          /* keep the node polyline */
     double corridor;        /* m: refine within it; -1 (default): three cells; 0: off */
     prm_alt_opts alt;       /* alt.k > 1: the strategy's alternatives (prm_alt_roadmap), not with compare or grid */

@@ -63,6 +63,22 @@ void prm_piece_classes(const prm_terrain *t, const unsigned char *codes, double 
 trv_status prm_route_grid_window(trv_ctx *ctx, const prm_terrain *t, const long win[4], const unsigned char *mask,
                                  double sx, double sy, double gx, double gy, prm_strategy s, const prm_weights *w,
                                  prm_path *out);
+/* prm_route_grid_window that also lowers *escape (set it to INFINITY
+ * first) to the bound on every path leaving the mask (grid.c's header):
+ * the window must hold every cell a move from a mask cell reaches (2
+ * cells around the mask, or the grid's edge). */
+trv_status prm_route_grid_escape(trv_ctx *ctx, const prm_terrain *t, const long win[4], const unsigned char *mask,
+                                 double sx, double sy, double gx, double gy, prm_strategy s, const prm_weights *w,
+                                 prm_path *out, double *escape);
+/* k_h: the raster search's heuristic is k_h times the straight-line
+ * distance in metres, and every move weighs at least k_h times its length
+ * (grid.c's header); w not NULL. */
+double prm_grid_heuristic_factor(const prm_terrain *t, prm_strategy s, const prm_weights *w);
+/* The cells within r cells of samples half a cell apart along path (a
+ * square around each): with mask NULL their bounding box into win (c0,
+ * r0, nx, ny; nx < 1 when none); else mask's bytes (row-major on win) set
+ * to 1 on them (astar.c). */
+void prm_path_band(const prm_terrain *t, const prm_path *path, int r, long win[4], unsigned char *mask);
 
 /* The pace table (pace.c): per (soil, land use) pair of the GO cells, the
  * pace 1 / tm_speed_at at PRM_PACE_NODES + 1 grades tan beta evenly over

@@ -1,0 +1,161 @@
+/* The raster optimum in a corridor (docs/scale.md, "--grid in a
+ * corridor"): prm_route_grid's search on the cells within a half-width of
+ * a guide route (the roadmap's route), widened until the escape bound
+ * (grid.c) proves the corridor's optimum the optimum of the whole grid,
+ * or until the corridor covers the grid (then the whole-grid search). */
+#include "prm_priv.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The escape bound must exceed the corridor's optimum by this much
+ * (relative): the sums are rounded, and a path that merely ties is left to
+ * the wider search, which then gives the whole grid's route exactly. */
+#define ESCAPE_MARGIN 1e-9
+
+/* The cells of samples half a cell apart along guide (prm_path_band's)
+ * set to 1 in seed (row-major on win). */
+static void mark_samples(const prm_terrain *t, const prm_path *guide, const long win[4], unsigned char *seed)
+{
+    const geo_grid *g = t->grid;
+    double mpu = t->cell_m / g->gt[1];
+    for (int i = 0; i + 1 < guide->n; i++) {
+        double x0 = guide->x[i], y0 = guide->y[i], x1 = guide->x[i + 1], y1 = guide->y[i + 1];
+        int ns = (int)ceil(hypot(x1 - x0, y1 - y0) * mpu / (0.5 * t->cell_m)) + 1;
+        for (int k = 0; k <= ns; k++) {
+            double f = (double)k / ns;
+            long c = (long)floor((x0 + f * (x1 - x0) - g->gt[0]) / g->gt[1]) - win[0];
+            long r = (long)floor((y0 + f * (y1 - y0) - g->gt[3]) / g->gt[5]) - win[1];
+            if (c >= 0 && r >= 0 && c < win[2] && r < win[3])
+                seed[r * win[2] + c] = 1;
+        }
+    }
+}
+
+/* mask = 1 on every window cell within r cells (Chebyshev) of a seed: the
+ * squares prm_path_band paints, as two running counts (along the rows,
+ * then down the columns), O(window cells) whatever r. */
+static trv_status dilate(trv_ctx *ctx, const long win[4], const unsigned char *seed, long r, unsigned char *mask)
+{
+    long nx = win[2], ny = win[3];
+    unsigned char *row = malloc((size_t)nx * ny);
+    long *cnt = calloc((size_t)nx, sizeof *cnt);
+    if (!row || !cnt) {
+        free(row);
+        free(cnt);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    for (long y = 0; y < ny; y++) {
+        const unsigned char *s = seed + y * nx;
+        long n = 0;
+        for (long c = 0; c < r && c < nx; c++)
+            n += s[c];
+        for (long c = 0; c < nx; c++) {
+            n += (c + r < nx ? s[c + r] : 0) - (c - r - 1 >= 0 ? s[c - r - 1] : 0);
+            row[y * nx + c] = n > 0;
+        }
+    }
+    for (long y = 0; y < r && y < ny; y++)
+        for (long c = 0; c < nx; c++)
+            cnt[c] += row[y * nx + c];
+    for (long y = 0; y < ny; y++)
+        for (long c = 0; c < nx; c++) {
+            cnt[c] += (y + r < ny ? row[(y + r) * nx + c] : 0) - (y - r - 1 >= 0 ? row[(y - r - 1) * nx + c] : 0);
+            mask[y * nx + c] = cnt[c] > 0;
+        }
+    free(row);
+    free(cnt);
+    return TRV_OK;
+}
+
+/* One search in the corridor of r cells around guide: the band's bounding
+ * box grown by the 2 cells a move reaches (clamped), the band as the
+ * mask. *escape: the bound; TRV_ERR_DATA when the goal is not reached. */
+static trv_status corridor_once(trv_ctx *ctx, const prm_terrain *t, const prm_path *guide, int r, const double xy[4],
+                                prm_strategy s, const prm_weights *w, prm_path *out, double *escape)
+{
+    const geo_grid *g = t->grid;
+    long band[4], win[4];
+    prm_path_band(t, guide, r, band, NULL);
+    if (band[2] < 1 || band[3] < 1)
+        return trv_error(ctx, TRV_ERR_DATA, "the guide route does not cross the grid");
+    win[0] = band[0] > 2 ? band[0] - 2 : 0;
+    win[1] = band[1] > 2 ? band[1] - 2 : 0;
+    win[2] = (band[0] + band[2] + 2 < g->nx ? band[0] + band[2] + 2 : g->nx) - win[0];
+    win[3] = (band[1] + band[3] + 2 < g->ny ? band[1] + band[3] + 2 : g->ny) - win[1];
+    unsigned char *seed = calloc((size_t)win[2] * win[3], 1), *mask = malloc((size_t)win[2] * win[3]);
+    trv_status st = seed && mask ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (!st) {
+        mark_samples(t, guide, win, seed);
+        st = dilate(ctx, win, seed, r, mask);
+    }
+    free(seed);
+    *escape = INFINITY;
+    if (!st)
+        st = prm_terrain_need(ctx, t, win[0], win[1], win[0] + win[2] - 1, win[1] + win[3] - 1);
+    if (!st)
+        st = prm_route_grid_escape(ctx, t, win, mask, xy[0], xy[1], xy[2], xy[3], s, w, out, escape);
+    free(mask);
+    return st;
+}
+
+/* The first half-width in cells: halfwidth_m, or with 0 the ellipse's
+ * half minor axis (prm.h); rmax (the whole grid) without a guide. */
+static long first_cells(const prm_terrain *t, const prm_path *guide, double halfwidth_m, const double xy[4],
+                        prm_strategy s, const prm_weights *w, long rmax)
+{
+    if (!guide || guide->n < 2)
+        return rmax;
+    double m = halfwidth_m;
+    if (m == 0) {
+        double k = prm_grid_heuristic_factor(t, s, w), U = guide->objective;
+        double D = hypot(xy[2] - xy[0], xy[3] - xy[1]) * t->cell_m / t->grid->gt[1];
+        double a = k > 0 ? U / (2 * k) : INFINITY, b2 = a * a - D * D / 4;
+        m = b2 > 0 ? sqrt(b2) : 0;
+    }
+    double rc = ceil(m / t->cell_m);
+    return rc < 1 ? 1 : rc < (double)rmax ? (long)rc : rmax;
+}
+
+trv_status prm_route_grid_corridor(trv_ctx *ctx, const prm_terrain *t, const prm_path *guide, double halfwidth_m,
+                                   const double xy[4], prm_strategy s, const prm_weights *w, prm_path *out,
+                                   prm_corridor_info *info)
+{
+    memset(out, 0, sizeof *out);
+    memset(info, 0, sizeof *info);
+    const geo_grid *g = t->grid;
+    long rmax = g->nx > g->ny ? g->nx : g->ny;
+    prm_weights wdef;
+    if (!w) {
+        prm_weights_default(&wdef);
+        w = &wdef;
+    }
+    long r = first_cells(t, guide, halfwidth_m, xy, s, w, rmax);
+    long expanded = 0;
+    trv_status st;
+    for (; r < rmax; r *= 2, info->widened++) {
+        double escape = INFINITY;
+        prm_path p = {0};
+        st = corridor_once(ctx, t, guide, (int)r, xy, s, w, &p, &escape);
+        expanded += p.expanded;
+        if (st && st != TRV_ERR_DATA)
+            return st;
+        info->halfwidth_m = r * t->cell_m;
+        info->escape = escape;
+        if (!st && escape > p.objective + ESCAPE_MARGIN * fabs(p.objective)) {
+            *out = p;
+            out->expanded = expanded;
+            return TRV_OK;
+        }
+        prm_path_clear(&p);
+    }
+    info->whole = 1;
+    info->halfwidth_m = INFINITY;
+    info->escape = INFINITY;
+    if ((st = prm_terrain_need_all(ctx, t)) ||
+        (st = prm_route_grid(ctx, t, xy[0], xy[1], xy[2], xy[3], s, w, out)))
+        return st;
+    out->expanded += expanded;
+    return TRV_OK;
+}
