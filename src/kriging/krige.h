@@ -248,6 +248,32 @@ trv_status krg_grid_points(trv_ctx *ctx, const krg_points *p, const krg_index *i
                            const krg_opts *o, const char *work_wkt, const geo_grid *target, geo_raster **pred,
                            geo_raster **std);
 
+/* krg_refine by row ranges (docs/scale.md), for a stage that streams its
+ * output: krg_refiner_rows writes target rows y0 .. y1 - 1 into pred (and
+ * std unless NULL), (y1 - y0) x nx Float32 cells each, nodata -9999, with
+ * krg_refine's values to the bit whatever the ranges (a cell's value
+ * depends on the cell alone); the rows are shared by o->threads threads.
+ * The refiner holds the stencil, the gamma table and each thread's
+ * workspace (its block cache, two raster rows of blocks): its memory
+ * depends on the widths and nmax, not on the target's height. It borrows
+ * src, ix and target. A range after a failure is refused. Progress
+ * ("krige") counts the rows done of the whole target. */
+typedef struct krg_refiner krg_refiner;
+
+trv_status krg_refiner_new(trv_ctx *ctx, const krg_source *src, const krg_index *ix, const krg_model *m,
+                           const krg_opts *o, const geo_grid *target, int allow_fast, krg_refiner **out);
+trv_status krg_refiner_rows(trv_ctx *ctx, krg_refiner *R, int y0, int y1, float *pred, float *std);
+/* The counts of the rows done so far. */
+void krg_refiner_stats(const krg_refiner *R, krg_refine_stats *stats);
+void krg_refiner_free(krg_refiner *R);
+
+/* krg_grid_points' rows y0 .. y1 - 1 into pred (and std unless NULL), as
+ * krg_refiner_rows does; ct transforms target coordinates into the
+ * points' CRS. The same values whatever the ranges. */
+trv_status krg_grid_points_rows(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
+                                const krg_opts *o, geo_ct *ct, const geo_grid *target, int y0, int y1, float *pred,
+                                float *std);
+
 /* ---- the trv-krige stage ----------------------------------------------- */
 
 typedef struct krg_job_opts {
