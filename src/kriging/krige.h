@@ -28,6 +28,7 @@
 #ifndef KRIGE_H
 #define KRIGE_H
 
+#include "geo/block.h"
 #include "geo/geo.h"
 
 /* ---- points ------------------------------------------------------------ */
@@ -311,7 +312,14 @@ void krg_job_opts_init(krg_job_opts *o);
 trv_status krg_job_opts_check(trv_ctx *ctx, const krg_job_opts *o);
 
 typedef struct krg_job {
-    geo_raster *pred, *std; /* on the target grid */
+    geo_grid grid;          /* the target grid */
+    geo_raster *pred, *std; /* nsim > 0 only: the whole layers the realisations need; else NULL, the
+                               rows are kriged block by block as krg_job_write writes them */
+    struct krg_source *src; /* raster input, nsim 0: the samples, kept for krg_job_write (pts borrowed) */
+    krg_index *ix;          /* nsim 0: the neighbour index, kept for krg_job_write */
+    krg_opts krige;         /* the kriging options and the stencil switch, for krg_job_write */
+    int allow_fast, want_std;
+    geo_block_stats dem_stats, std_stats; /* set by krg_job_write: the written layers' statistics */
     krg_model model;
     krg_vgm *vgm;           /* the sample variogram (NULL: model fixed and want_vgm 0) */
     krg_candidate *cands;
@@ -330,7 +338,9 @@ typedef struct krg_job {
 } krg_job;
 
 /* Check the options (krg_job_opts_check), read the input, choose the
- * target grid, fit or take the model, krige, and (want_cv) cross-validate.
+ * target grid, fit or take the model, (want_cv) cross-validate, and with
+ * nsim > 0 krige whole layers and prepare the realisations; with nsim 0
+ * the kriging is left to krg_job_write, which streams it (docs/scale.md).
  * Errors name the input. */
 trv_status krg_job_run(trv_ctx *ctx, const krg_job_opts *o, krg_job *out);
 void krg_job_clear(krg_job *j);
@@ -341,13 +351,17 @@ typedef struct krg_job_paths {
 } krg_job_paths;
 
 /* Write the outputs into the caller's output set (std and points need a
- * job run with want_std: TRV_ERR_USAGE otherwise; the rasters' tiles are
- * compressed by j->threads threads, the same bytes) (committed by the caller,
- * with whatever else the run writes: all or none). The variogram CSV has
+ * job run with want_std: TRV_ERR_USAGE otherwise) (committed by the caller,
+ * with whatever else the run writes: all or none). The DEM and std are
+ * Cloud-Optimized GeoTIFFs written by row blocks (geo/block.h; job_stream.c):
+ * kriged block by block (krg_refiner, krg_grid_points_rows) unless the job
+ * holds whole layers; the same bytes for every block height (TRV_BLOCK_ROWS),
+ * peak memory O(target width x block) beside the samples. It sets
+ * j->stats, j->dem_stats and j->std_stats. The variogram CSV has
  * np, dist, gamma and the model's gamma at dist; the CV CSV x, y, observed,
  * pred, var (in the working CRS); the point cloud x, y, z, std of every
  * target cell with data (target CRS); the realisations as krg_sim_write. */
-trv_status krg_job_write(trv_ctx *ctx, trv_outset *set, const krg_job *j, const krg_job_paths *paths,
+trv_status krg_job_write(trv_ctx *ctx, trv_outset *set, krg_job *j, const krg_job_paths *paths,
                          const trv_meta *meta);
 
 /* ---- the linear algebra it runs with ---------------------------------- */
