@@ -203,6 +203,7 @@ trv_status geo_block_writer_open(trv_ctx *ctx, const geo_raster *like, const cha
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
     snprintf(w->part, n, "%s.part.tif", path);
+    bound_cache(0); /* bounded also when no reader is open (trv-krige) */
     w->type = like->type;
     w->size = like->type == GEO_F32 ? 4 : 1;
     w->has_nodata = like->has_nodata;

@@ -332,6 +332,7 @@ typedef struct band {
     trv_ctx *ctx;           /* progress: only band 0 reports */
     /* own */
     int r0, r1, first;
+    int id, nt, chunk;      /* rows of chunk k (chunk rows) go to band k % nt */
     trv_status st;
     char msg[256];
     krg_refine_stats stats;
@@ -732,7 +733,13 @@ static int row_done(band *J, int row)
     return 0;
 }
 
-/* Rows r0..r1-1: each target by the stencil where it applies, else by
+/* Target rows by thread: chunk k of GEO_BLOCK_ROWS / nt rows to thread
+ * k % nt, whatever row ranges the caller asks, so each thread meets its
+ * rows in the same order and its block cache the same misses (the
+ * "factorised" count is the same for every block height); a block of the
+ * default height gives each thread one run of rows. */
+
+/* Band J's rows among r0..r1-1: each target by the stencil where it applies, else by
  * block kriging; nodata off the raster, beyond maxdist or untransformable. */
 static void *band_run(void *arg)
 {
@@ -745,6 +752,8 @@ static void *band_run(void *arg)
     const double tol_src = 1e-4 * fmin(J->src->grid.gt[1], fabs(J->src->grid.gt[5]));
     const double tol_work = 1e-4 * fabs(t->gt[1]);
     for (int row = J->r0; row < J->r1; row++) {
+        if ((row / J->chunk) % J->nt != J->id)
+            continue;
         float *P = J->pred + (size_t)(row - J->base) * nx, *D = J->std ? J->std + (size_t)(row - J->base) * nx : NULL;
         double y = geo_grid_y(t, row);
         double x0 = geo_grid_x(t, 0);
@@ -901,7 +910,8 @@ trv_status krg_refiner_new(trv_ctx *ctx, const krg_source *src, const krg_index 
     for (int i = 0; i < R->nt; i++)
         R->J[i] = (band){.src = src, .ix = ix, .m = &R->m, .o = &R->o, .t = target, .S = &R->S, .gt = &R->gt,
                          .w = &R->ws[i], .nmax = nmax, .avx = have_avx(), .lock = &R->lock,
-                         .rows_done = &R->rows_done, .failed = &R->failed, .ctx = ctx, .first = i == 0};
+                         .rows_done = &R->rows_done, .failed = &R->failed, .ctx = ctx, .first = i == 0,
+                         .id = i, .nt = R->nt, .chunk = GEO_BLOCK_ROWS / R->nt > 0 ? GEO_BLOCK_ROWS / R->nt : 1};
     *out = R;
     return TRV_OK;
 }
@@ -910,23 +920,21 @@ trv_status krg_refiner_rows(trv_ctx *ctx, krg_refiner *R, int y0, int y1, float 
 {
     if (R->failed)
         return trv_error(ctx, TRV_ERR_USAGE, "krg_refiner_rows after a failure");
-    int nt = R->nt < y1 - y0 ? R->nt : y1 - y0;
+    const int nt = R->nt, c0 = y0 / R->J[0].chunk, c1 = (y1 - 1) / R->J[0].chunk;
     pthread_t th[64];
     int running[64] = {0};
     for (int i = 0; i < nt; i++) {
         band *J = &R->J[i];
-        J->pred = pred, J->std = std, J->base = y0, J->ctx = ctx;
-        J->r0 = y0 + (int)((long)(y1 - y0) * i / nt);
-        J->r1 = y0 + (int)((long)(y1 - y0) * (i + 1) / nt);
+        J->pred = pred, J->std = std, J->base = y0, J->ctx = ctx, J->r0 = y0, J->r1 = y1;
     }
-    for (int i = 1; i < nt; i++)
-        running[i] = pthread_create(&th[i], NULL, band_run, &R->J[i]) == 0;
-    band_run(&R->J[0]);
-    for (int i = 1; i < nt; i++)
+    for (int i = 1; i < nt && i <= c1 - c0; i++) /* the threads that own a chunk here */
+        running[i] = pthread_create(&th[(c0 + i) % nt], NULL, band_run, &R->J[(c0 + i) % nt]) == 0;
+    band_run(&R->J[c0 % nt]);
+    for (int i = 1; i < nt && i <= c1 - c0; i++)
         if (running[i])
-            pthread_join(th[i], NULL);
+            pthread_join(th[(c0 + i) % nt], NULL);
         else
-            band_run(&R->J[i]); /* a thread that could not start: its rows here */
+            band_run(&R->J[(c0 + i) % nt]); /* a thread that could not start: its rows here */
     for (int i = 0; i < nt; i++)
         if (R->J[i].st)
             return trv_error(ctx, R->J[i].st, "%s", R->J[i].msg);
