@@ -223,7 +223,7 @@ int main(int argc, char **argv)
         {"z", 0, TRV_ARG_STRING, &o.z_col, "COL", "CSV input: the value column"},
         {"s_srs", 0, TRV_ARG_STRING, &o.s_srs, "CRS", "CSV input: the CRS of x and y"},
         {"seed", 0, TRV_ARG_U64, &seed, "N", "seed of the variogram and LOOCV subsamples (default 1)"},
-        {"threads", 0, TRV_ARG_INT, &o.krige.threads, "N", "worker threads, also compressing the outputs (default: all cores)"},
+        {"threads", 0, TRV_ARG_INT, &o.krige.threads, "N", "worker threads, also compressing the realisations (default: all cores)"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
     static const char *const required[] = {"output", NULL};
