@@ -733,14 +733,13 @@ static int row_done(band *J, int row)
     return 0;
 }
 
-/* Target rows by thread: chunk k of GEO_BLOCK_ROWS / nt rows to thread
- * k % nt, whatever row ranges the caller asks, so each thread meets its
+/* Band J's rows among r0..r1-1: each target by the stencil where it
+ * applies, else by block kriging; nodata off the raster, beyond maxdist or
+ * untransformable. Its rows: chunk k of GEO_BLOCK_ROWS / nt rows goes to
+ * band k % nt, whatever row ranges the caller asks, so each band meets its
  * rows in the same order and its block cache the same misses (the
  * "factorised" count is the same for every block height); a block of the
- * default height gives each thread one run of rows. */
-
-/* Band J's rows among r0..r1-1: each target by the stencil where it applies, else by
- * block kriging; nodata off the raster, beyond maxdist or untransformable. */
+ * default height gives each band one run of rows. */
 static void *band_run(void *arg)
 {
     band *J = arg;

@@ -330,7 +330,7 @@ trv_status krg_job_run(trv_ctx *ctx, const krg_job_opts *o, krg_job *j)
     j->nsim = o->nsim;
     if (o->nsim > 0 && (st = sim_prepare(ctx, o, j, &src, &ix)))
         goto fail;
-    if (o->nsim == 0) { /* krg_job_write krige by row blocks with them */
+    if (o->nsim == 0) { /* kept: krg_job_write kriges by row blocks with them */
         if (src)
             src->pts = j->pts;
         j->src = src;
