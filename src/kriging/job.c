@@ -389,13 +389,15 @@ trv_status krg_job_write(trv_ctx *ctx, trv_outset *set, krg_job *j, const krg_jo
         st = trv_error(ctx, TRV_ERR_USAGE, "no output DEM named");
     else if ((paths->std || paths->points) && !j->want_std)
         st = trv_error(ctx, TRV_ERR_USAGE, "the standard deviation was not computed (want_std 0)");
-    if (!st)
-        st = krg_job_stream(ctx, set, j, paths, meta);
     if (!st && paths->sim && !j->sim)
         st = trv_error(ctx, TRV_ERR_USAGE, "no realisations asked for (nsim 0)");
+    /* the realisations first: written with GDAL's default block cache, as
+     * before (the block writer bounds it), so their file's layout too */
     if (!st && paths->sim &&
         (!(tmp = trv_outset_add(set, paths->sim)) || (st = krg_sim_write(ctx, j->sim, j->nsim, tmp, meta, j->threads))))
         st = st ? st : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (!st)
+        st = krg_job_stream(ctx, set, j, paths, meta);
     for (int k = 0; k < 2 && !st; k++) {
         if (!text[k] || (k == 1 && !j->cv_pred))
             continue;
