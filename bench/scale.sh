@@ -1,7 +1,8 @@
 #!/bin/sh
 # make bench-scale: the streamed raster stages (docs/scale.md) at growing
-# raster sizes. Jacksboro's DEM resampled (gdalwarp, bilinear) to RES m
-# (SCALE_RES, default "30 10 5"), then trv-terrain, trv-speed and trv-cost
+# raster sizes: trv-krige from Jacksboro's 3" lon/lat DEM onto RES m (SCALE_RES,
+# default "30 10 5"; the DEM and its std); Jacksboro's DEM resampled
+# (gdalwarp, bilinear) to RES m, then trv-terrain, trv-speed and trv-cost
 # on it, each timed with /usr/bin/time: CPU time (user + sys), wall time and
 # peak RSS, and between two sizes the growth exponents k (time ∝ cells^k,
 # memory ∝ cells^k: streamed stages aim at k ≈ 1 for time and k ≈ 0 for
@@ -42,6 +43,10 @@ for res in $SCALE_RES; do
     gdalwarp -q -t_srs EPSG:32616 -tr "$res" "$res" -tap -r bilinear -ot Float32 -dstnodata -32768 \
         -co TILED=YES -co COMPRESS=DEFLATE "$J/dem_3arcsec.tif" "$w/dem$res.tif"
     cells=$(gdalinfo "$w/dem$res.tif" | sed -n 's/^Size is \([0-9]*\), \([0-9]*\)/\1 \2/p' | awk '{print $1 * $2}')
+    mkdir -p "$w/k$res"
+    rk=$(run "$BIN/trv-krige" -q "$J/dem_3arcsec.tif" --t_srs EPSG:32616 --tr "$res" -o "$w/k$res/dem.tif" \
+        --std "$w/k$res/std.tif")
+    rm -rf "$w/k$res"
     r1=$(run "$BIN/trv-terrain" -q --dem "$w/dem$res.tif" --soil "$J/soil_7p5arcsec.tif" \
         --landuse "$J/landuse_30m_utm16n.tif" --soil-classes "$DATA/classes/soils.csv" \
         --landuse-classes "$DATA/classes/landuse.csv" -o "$T")
@@ -56,7 +61,7 @@ for res in $SCALE_RES; do
     r6=$(run $R --from -84.3637,36.6957 --to -84.1994,36.5216 --grid-whole)
     r7=$(run $R --from -84.3637,36.6957 --to -84.30,36.67)
     r8=$(run $R --from -84.3637,36.6957 --to -84.30,36.67 --grid-whole)
-    for s in terrain:$r1 speed:$r2 cost:$r3 roadmap:$r4 grid_corr:$r5 grid_whole:$r6 grid_short:$r7 grid_shwh:$r8; do
+    for s in krige:$rk terrain:$r1 speed:$r2 cost:$r3 roadmap:$r4 grid_corr:$r5 grid_whole:$r6 grid_short:$r7 grid_shwh:$r8; do
         stage=${s%%:*} fig=$(echo "${s#*:}" | tr , ' ')
         set -- $fig
         line="$stage $res $cells $1 $2 $3"

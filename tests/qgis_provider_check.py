@@ -629,6 +629,7 @@ def check_progress_live(inp, work):
     """The progress of a real run: the stages the tool printed, each to 100 %."""
     P = os.path.join(work, "p")
     cmd_out = os.path.join(P, "k.tif")
+    os.makedirs(P, exist_ok=True)  # a run that writes (trv-krige opens its outputs before kriging)
     r = subprocess.run([os.path.join(BIN, "trv-krige"), os.path.join(inp, "dem.tif"), "-o", cmd_out, "--tr", "240"],
                        capture_output=True, text=True)
     stages = re.findall(r"^([a-z ]+): 0\.\.\.", r.stderr, re.M)

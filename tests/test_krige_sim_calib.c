@@ -27,8 +27,9 @@
 enum { NSIM = 100, NT = 4, NB = 10 };
 static const double THRESH[NT] = {5, 10, 15, 20};
 
-/* The full DEM: the bundled DEM kriged onto 90 m UTM with the demo's model. */
-static geo_raster *full_dem(trv_ctx *ctx)
+/* The full DEM: the bundled DEM kriged onto 90 m UTM with the demo's
+ * model (krg_job_write kriges it by row blocks into dir/kriged.tif). */
+static geo_raster *full_dem(trv_ctx *ctx, const char *dir)
 {
     krg_job_opts o;
     krg_job_opts_init(&o);
@@ -42,9 +43,16 @@ static geo_raster *full_dem(trv_ctx *ctx)
     krg_job j;
     if (krg_job_run(ctx, &o, &j) != TRV_OK)
         fail_msg("%s", trv_errmsg(ctx));
-    geo_raster *r = j.pred;
-    j.pred = NULL;
+    char *path = write_file(dir, "kriged.tif", "");
+    krg_job_paths paths = {.dem = path};
+    trv_outset *set = trv_outset_new();
+    if (krg_job_write(ctx, set, &j, &paths, NULL) != TRV_OK || trv_outset_commit(ctx, set) != TRV_OK)
+        fail_msg("%s", trv_errmsg(ctx));
+    trv_outset_free(set);
+    geo_raster *r = NULL;
+    assert_int_equal(geo_raster_read(ctx, path, GEO_F32, &r), TRV_OK);
     krg_job_clear(&j);
+    free(path);
     free(in);
     return r;
 }
@@ -72,7 +80,7 @@ static void test_calibration(void **state)
     (void)state;
     trv_ctx *ctx = trv_ctx_new();
     char *dir = make_tmpdir();
-    geo_raster *full = full_dem(ctx), *sub = subsample(ctx, full), *truth = NULL;
+    geo_raster *full = full_dem(ctx, dir), *sub = subsample(ctx, full), *truth = NULL;
     char *fpath = write_file(dir, "full.tif", ""), *spath = write_file(dir, "sub.tif", "");
     assert_int_equal(geo_raster_write(ctx, full, fpath, NULL), TRV_OK);
     assert_int_equal(geo_raster_write(ctx, sub, spath, NULL), TRV_OK);

@@ -20,7 +20,7 @@ static void print_model(const krg_model *m)
 static void report(const krg_job *j, const krg_job_opts *o, double seconds)
 {
     char crs[64];
-    const geo_grid *g = &j->pred->grid;
+    const geo_grid *g = &j->grid;
     if (j->raster_input)
         printf("input: '%s', %zu samples with data (of %zu cells)\n", j->input_label, j->pts->n, j->input_cells);
     else
@@ -115,7 +115,7 @@ static void json_variogram(trv_json *js, const krg_job *j, const krg_job_opts *o
 static void summary(trv_json *js, const krg_job *j, const krg_job_opts *o, const trv_meta *meta)
 {
     char crs[64];
-    const geo_grid *g = &j->pred->grid;
+    const geo_grid *g = &j->grid;
     trv_json_meta(js, meta);
     trv_json_obj(js, "input");
     trv_json_str(js, "path", j->input_label);
@@ -158,21 +158,30 @@ static void summary(trv_json *js, const krg_job *j, const krg_job_opts *o, const
     }
 }
 
+/* A streamed layer's QGIS style, from the range its writer saw. */
+static trv_status style(trv_ctx *ctx, trv_outset *set, const char *path, const char *desc, const geo_block_stats *s)
+{
+    const char *tmp = qgis_qml_add(ctx, set, path);
+    return tmp ? qgis_qml_raster_range(ctx, desc, "m", s->count ? s->min : INFINITY, s->count ? s->max : -INFINITY,
+                                       tmp)
+               : TRV_ERR_NOMEM;
+}
+
 /* The layers, their styles and krige.json (beside the DEM) in one set:
  * all of them or none. */
-static trv_status write_all(trv_ctx *ctx, const krg_job *j, const krg_job_opts *o, const krg_job_paths *paths,
+static trv_status write_all(trv_ctx *ctx, krg_job *j, const krg_job_opts *o, const krg_job_paths *paths,
                             const trv_meta *meta)
 {
     tool_out out;
     trv_status st = tool_out_open(ctx, &out, trv_path_beside(paths->dem, run_other_file(RUN_O_KRIGE_JSON)));
+    if (!st)
+        st = krg_job_write(ctx, out.set, j, paths, meta);
     /* QGIS styles beside the layers (qgis sits above kriging, so the tool
      * adds them) */
     if (!st)
-        st = qgis_qml_stage(ctx, out.set, NULL, paths->dem, j->pred);
+        st = style(ctx, out.set, paths->dem, "elevation", &j->dem_stats);
     if (!st && paths->std)
-        st = qgis_qml_stage(ctx, out.set, NULL, paths->std, j->std);
-    if (!st)
-        st = krg_job_write(ctx, out.set, j, paths, meta);
+        st = style(ctx, out.set, paths->std, "kriging standard deviation", &j->std_stats);
     if (!st)
         summary(out.js, j, o, meta);
     return tool_out_close(ctx, &out, st);
@@ -214,7 +223,7 @@ int main(int argc, char **argv)
         {"z", 0, TRV_ARG_STRING, &o.z_col, "COL", "CSV input: the value column"},
         {"s_srs", 0, TRV_ARG_STRING, &o.s_srs, "CRS", "CSV input: the CRS of x and y"},
         {"seed", 0, TRV_ARG_U64, &seed, "N", "seed of the variogram and LOOCV subsamples (default 1)"},
-        {"threads", 0, TRV_ARG_INT, &o.krige.threads, "N", "worker threads, also compressing the outputs (default: all cores)"},
+        {"threads", 0, TRV_ARG_INT, &o.krige.threads, "N", "worker threads, also compressing the realisations (default: all cores)"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
     static const char *const required[] = {"output", NULL};

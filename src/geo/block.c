@@ -6,6 +6,7 @@
 #include <gdal.h>
 #include <cpl_conv.h>
 #include <cpl_error.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +166,18 @@ static trv_status alloc_levels(trv_ctx *ctx, geo_block_writer *w, int nx, int ny
     return TRV_OK;
 }
 
+/* A write failed (errno set to 0 before it): the error names the output
+ * (w->path, which its output set maps to the final name) and the cause,
+ * the system's first when there is one (a full disk: libtiff's message
+ * does not say so). */
+static trv_status write_error(trv_ctx *ctx, const geo_block_writer *w)
+{
+    int err = errno;
+    const char *gdal = geo_gdal_msg(NULL);
+    return err ? trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s (%s)", w->path, strerror(err), gdal)
+               : trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", w->path, gdal);
+}
+
 /* The temporary GTiff with geo_raster_write's header and the overview
  * levels (empty: the writer fills them). */
 static trv_status create_part(trv_ctx *ctx, geo_block_writer *w, const geo_raster *like, const trv_meta *meta)
@@ -184,8 +197,9 @@ static trv_status create_part(trv_ctx *ctx, geo_block_writer *w, const geo_raste
     for (int k = 1; k < w->nlev; k++)
         factors[k - 1] = 1 << k;
     CPLErrorReset();
+    errno = 0;
     if (w->nlev > 1 && GDALBuildOverviews(w->ds, "NONE", w->nlev - 1, factors, 0, NULL, NULL, NULL) != CE_None)
-        return trv_error(ctx, TRV_ERR_IO, "cannot create the overviews of '%s': %s", w->part, geo_gdal_msg(NULL));
+        return write_error(ctx, w);
     return TRV_OK;
 }
 
@@ -203,6 +217,7 @@ trv_status geo_block_writer_open(trv_ctx *ctx, const geo_raster *like, const cha
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
     snprintf(w->part, n, "%s.part.tif", path);
+    bound_cache(0); /* bounded also when no reader is open (trv-krige) */
     w->type = like->type;
     w->size = like->type == GEO_F32 ? 4 : 1;
     w->has_nodata = like->has_nodata;
@@ -240,10 +255,11 @@ static trv_status flush_strip(trv_ctx *ctx, geo_block_writer *w, int k)
     GDALRasterBandH band = GDALGetRasterBand(w->ds, 1);
     if (k > 0)
         band = GDALGetOverview(band, k - 1);
+    errno = 0;
     if (!band || GDALRasterIO(band, GF_Write, 0, l->next - l->held, l->nx, l->held, l->strip, l->nx, l->held,
                               w->type == GEO_F32 ? GDT_Float32 : GDT_Byte, 0, 0) != CE_None ||
         GDALFlushRasterCache(band) != CE_None)
-        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", w->part, geo_gdal_msg(NULL));
+        return write_error(ctx, w);
     l->held = 0;
     return TRV_OK;
 }
@@ -331,13 +347,15 @@ static trv_status make_cog(trv_ctx *ctx, geo_block_writer *w)
     const char *opts[] = {"BLOCKSIZE=256", "COMPRESS=DEFLATE", "PREDICTOR=YES", "BIGTIFF=IF_SAFER",
                           w->nlev > 1 ? "OVERVIEWS=FORCE_USE_EXISTING" : "OVERVIEWS=NONE", NULL};
     CPLErrorReset();
+    errno = 0;
     GDALDatasetH out = GDALCreateCopy(cog, w->path, w->ds, FALSE, (char **)opts, NULL, NULL);
     if (!out)
-        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", w->path, geo_gdal_msg(NULL));
+        return write_error(ctx, w);
     CPLErrorReset();
+    errno = 0;
     GDALClose(out);
     if (CPLGetLastErrorType() >= CE_Failure)
-        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", w->path, geo_gdal_msg(NULL));
+        return write_error(ctx, w);
     return TRV_OK;
 }
 

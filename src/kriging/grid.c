@@ -322,7 +322,9 @@ typedef struct band {
     const geo_grid *t;
     stencil *S;
     const krg_gtab *gt;     /* gamma for the right-hand sides */
-    float *pred, *std;
+    float *pred, *std;      /* this call's rows: target row `base` first */
+    int base;
+    struct band_ws *w;      /* the band's workspace, kept from call to call */
     int nmax;
     int avx;                /* have_avx(): block_dist may use AVX, the table AVX2 */
     pthread_mutex_t *lock;
@@ -330,6 +332,7 @@ typedef struct band {
     trv_ctx *ctx;           /* progress: only band 0 reports */
     /* own */
     int r0, r1, first;
+    int id, nt, chunk;      /* rows of chunk k (chunk rows) go to band k % nt */
     trv_status st;
     char msg[256];
     krg_refine_stats stats;
@@ -395,6 +398,7 @@ static int block_compute(block *B, const band *J, krg_sys *sys, cmemo *memo, lon
 /* A band's workspace: the block cache, the row buffers, and the thread's
  * own transforms, kriging system and error context. */
 typedef struct band_ws {
+    int ready;              /* ws_init done */
     block *cache;
     size_t ncache;
     double *store;
@@ -479,6 +483,7 @@ static int ws_init(band *J, band_ws *w)
         w->cache[k].py = w->cache[k].px + nmax;
         w->cache[k].idx = w->idxstore + k * (size_t)nmax;
     }
+    w->ready = 1;
     return 0;
 }
 
@@ -728,26 +733,33 @@ static int row_done(band *J, int row)
     return 0;
 }
 
-/* Rows r0..r1-1: each target by the stencil where it applies, else by
- * block kriging; nodata off the raster, beyond maxdist or untransformable. */
+/* Band J's rows among r0..r1-1: each target by the stencil where it
+ * applies, else by block kriging; nodata off the raster, beyond maxdist or
+ * untransformable. Its rows: chunk k of GEO_BLOCK_ROWS / nt rows goes to
+ * band k % nt, whatever row ranges the caller asks, so each band meets its
+ * rows in the same order and its block cache the same misses (the
+ * "factorised" count is the same for every block height); a block of the
+ * default height gives each band one run of rows. */
 static void *band_run(void *arg)
 {
     band *J = arg;
     const geo_grid *t = J->t;
     int nx = t->nx;
-    band_ws w;
-    if (ws_init(J, &w))
+    band_ws *w = J->w;
+    if (!w->ready && ws_init(J, w))
         goto done;
     const double tol_src = 1e-4 * fmin(J->src->grid.gt[1], fabs(J->src->grid.gt[5]));
     const double tol_work = 1e-4 * fabs(t->gt[1]);
     for (int row = J->r0; row < J->r1; row++) {
-        float *P = J->pred + (size_t)row * nx, *D = J->std ? J->std + (size_t)row * nx : NULL;
+        if ((row / J->chunk) % J->nt != J->id)
+            continue;
+        float *P = J->pred + (size_t)(row - J->base) * nx, *D = J->std ? J->std + (size_t)(row - J->base) * nx : NULL;
         double y = geo_grid_y(t, row);
         double x0 = geo_grid_x(t, 0);
-        if ((J->st = krg_srcline_run(w.scratch, &w.line, w.to_src, &J->src->grid, x0, t->gt[1], y, nx, tol_src,
-                                     w.sx, w.sy, w.ok1)) ||
-            (J->st = geo_ct_line(w.scratch, w.to_work, x0, t->gt[1], y, nx, tol_work, w.wx, w.wy, w.ok2))) {
-            snprintf(J->msg, sizeof J->msg, "%s", trv_errmsg(w.scratch));
+        if ((J->st = krg_srcline_run(w->scratch, &w->line, w->to_src, &J->src->grid, x0, t->gt[1], y, nx, tol_src,
+                                     w->sx, w->sy, w->ok1)) ||
+            (J->st = geo_ct_line(w->scratch, w->to_work, x0, t->gt[1], y, nx, tol_work, w->wx, w->wy, w->ok2))) {
+            snprintf(J->msg, sizeof J->msg, "%s", trv_errmsg(w->scratch));
             goto done;
         }
         for (int col = 0; col < nx; col++) {
@@ -755,11 +767,11 @@ static void *band_run(void *arg)
             if (D)
                 D[col] = NODATA;
             int qr, qc, r;
-            if (!w.ok1[col] || !w.ok2[col] || !source_cell(J, &w, row, col, &qr, &qc)) {
+            if (!w->ok1[col] || !w->ok2[col] || !source_cell(J, w, row, col, &qr, &qc)) {
                 J->stats.nodata++;
-            } else if (J->S->on && stencil_cell(J, &w, row, col, qr, qc, P, D)) {
+            } else if (J->S->on && stencil_cell(J, w, row, col, qr, qc, P, D)) {
                 J->stats.stencil++;
-            } else if ((r = block_cell(J, &w, col, qr, qc, P, D)) < 0) {
+            } else if ((r = block_cell(J, w, col, qr, qc, P, D)) < 0) {
                 goto done;
             } else if (r == 0) {
                 J->stats.nodata++;
@@ -776,31 +788,33 @@ done:
         *J->failed = 1;
         pthread_mutex_unlock(J->lock);
     }
-    ws_free(&w);
     return NULL;
 }
 
-/* Give the caller both outputs on success, neither on failure. */
-/* Every cell of r finite: a value beyond Float32's range (+-3.4e38) became
- * +-Inf when stored, and the output would carry it. */
-static trv_status check_fits(trv_ctx *ctx, const geo_raster *r)
+/* Every cell of rows y0 .. y0 + nrows - 1 (v: row y0) finite: a value
+ * beyond Float32's range (+-3.4e38) became +-Inf when stored, and the
+ * output would carry it. */
+static trv_status check_fits(trv_ctx *ctx, const float *v, int nx, int y0, int nrows, const char *desc)
 {
-    size_t n = r ? (size_t)r->grid.nx * r->grid.ny : 0;
+    size_t n = v ? (size_t)nx * nrows : 0;
     for (size_t i = 0; i < n; i++)
-        if (!isfinite(r->f32[i]))
+        if (!isfinite(v[i]))
             return trv_error(ctx, TRV_ERR_DATA,
                              "the %s at column %zu, row %zu is beyond Float32's range (|value| > 3.4e38): the "
                              "values or the model's sill are too large",
-                             r->desc, i % (size_t)r->grid.nx, i / (size_t)r->grid.nx);
+                             desc, i % (size_t)nx, y0 + i / (size_t)nx);
     return TRV_OK;
 }
 
-/* The outputs to the caller, checked by check_fits; freed on an error. */
-static trv_status hand_over(trv_ctx *ctx, trv_status st, geo_raster *P, geo_raster *D, geo_raster **pred,
-                            geo_raster **std)
+static trv_status check_rows(trv_ctx *ctx, const float *P, const float *D, int nx, int y0, int nrows)
 {
-    if (!st && !(st = check_fits(ctx, P)))
-        st = check_fits(ctx, D);
+    trv_status st = check_fits(ctx, P, nx, y0, nrows, "elevation");
+    return st ? st : check_fits(ctx, D, nx, y0, nrows, "kriging standard deviation");
+}
+
+/* Give the caller both outputs on success, neither on failure. */
+static trv_status hand_over(trv_status st, geo_raster *P, geo_raster *D, geo_raster **pred, geo_raster **std)
+{
     if (st) {
         geo_raster_free(P);
         geo_raster_free(D);
@@ -838,6 +852,106 @@ static trv_status new_output(trv_ctx *ctx, const geo_grid *t, const char *desc, 
     return st;
 }
 
+/* ---- the refinement by row ranges (krg_refiner) ------------------------------ */
+
+struct krg_refiner {
+    krg_model m;
+    krg_opts o;
+    stencil S;
+    krg_gtab gt;
+    pthread_mutex_t lock;
+    int rows_done, failed, nt;
+    band J[64];
+    band_ws ws[64];         /* thread i's workspace, made on its first rows */
+};
+
+void krg_refiner_free(krg_refiner *R)
+{
+    if (!R)
+        return;
+    for (int i = 0; i < R->nt; i++)
+        if (R->J[i].w)
+            ws_free(&R->ws[i]);
+    stencil_free(&R->S);
+    krg_gtab_free(&R->gt);
+    pthread_mutex_destroy(&R->lock);
+    free(R);
+}
+
+trv_status krg_refiner_new(trv_ctx *ctx, const krg_source *src, const krg_index *ix, const krg_model *m,
+                           const krg_opts *o, const geo_grid *target, int allow_fast, krg_refiner **out)
+{
+    *out = NULL;
+    if (src->pts->n == 0)
+        return trv_error(ctx, TRV_ERR_DATA, "the DEM holds only nodata");
+    int nmax = o->nmax <= 0 || (size_t)o->nmax > src->pts->n ? (int)src->pts->n : o->nmax;
+    if (nmax > 2000)
+        return trv_error(ctx, TRV_ERR_USAGE,
+                         "a kriging system of %d samples per block is too large for a DEM; limit --nmax", nmax);
+    krg_refiner *R = calloc(1, sizeof *R);
+    if (!R)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    R->m = *m;
+    R->o = *o;
+    pthread_mutex_init(&R->lock, NULL);
+    trv_status st = stencil_init(ctx, &R->S, src, target, nmax, o->maxdist, allow_fast);
+    if (!st && (st = krg_gtab_init(ctx, &R->gt, &R->m, table_reach(src, nmax)))) {
+        stencil_free(&R->S);
+        memset(&R->S, 0, sizeof R->S);
+    }
+    if (st) {
+        pthread_mutex_destroy(&R->lock);
+        free(R);
+        return st;
+    }
+    int nt = krg_threads(o->threads);
+    R->nt = nt < 1 ? 1 : nt > 64 ? 64 : nt;
+    for (int i = 0; i < R->nt; i++)
+        R->J[i] = (band){.src = src, .ix = ix, .m = &R->m, .o = &R->o, .t = target, .S = &R->S, .gt = &R->gt,
+                         .w = &R->ws[i], .nmax = nmax, .avx = have_avx(), .lock = &R->lock,
+                         .rows_done = &R->rows_done, .failed = &R->failed, .ctx = ctx, .first = i == 0,
+                         .id = i, .nt = R->nt, .chunk = GEO_BLOCK_ROWS / R->nt > 0 ? GEO_BLOCK_ROWS / R->nt : 1};
+    *out = R;
+    return TRV_OK;
+}
+
+trv_status krg_refiner_rows(trv_ctx *ctx, krg_refiner *R, int y0, int y1, float *pred, float *std)
+{
+    if (R->failed)
+        return trv_error(ctx, TRV_ERR_USAGE, "krg_refiner_rows after a failure");
+    const int nt = R->nt, c0 = y0 / R->J[0].chunk, c1 = (y1 - 1) / R->J[0].chunk;
+    pthread_t th[64];
+    int running[64] = {0};
+    for (int i = 0; i < nt; i++) {
+        band *J = &R->J[i];
+        J->pred = pred, J->std = std, J->base = y0, J->ctx = ctx, J->r0 = y0, J->r1 = y1;
+    }
+    for (int i = 1; i < nt && i <= c1 - c0; i++) /* the threads that own a chunk here */
+        running[i] = pthread_create(&th[(c0 + i) % nt], NULL, band_run, &R->J[(c0 + i) % nt]) == 0;
+    band_run(&R->J[c0 % nt]);
+    for (int i = 1; i < nt && i <= c1 - c0; i++)
+        if (running[i])
+            pthread_join(th[(c0 + i) % nt], NULL);
+        else
+            band_run(&R->J[(c0 + i) % nt]); /* a thread that could not start: its rows here */
+    for (int i = 0; i < nt; i++)
+        if (R->J[i].st)
+            return trv_error(ctx, R->J[i].st, "%s", R->J[i].msg);
+    return check_rows(ctx, pred, std, R->J[0].t->nx, y0, y1 - y0);
+}
+
+void krg_refiner_stats(const krg_refiner *R, krg_refine_stats *stats)
+{
+    memset(stats, 0, sizeof *stats);
+    for (int i = 0; i < R->nt; i++) {
+        stats->stencil += R->J[i].stats.stencil;
+        stats->block += R->J[i].stats.block;
+        stats->nodata += R->J[i].stats.nodata;
+        stats->systems += R->J[i].stats.systems;
+        stats->cov += R->J[i].stats.cov;
+    }
+}
+
 trv_status krg_refine(trv_ctx *ctx, const krg_source *src, const krg_index *ix, const krg_model *m,
                       const krg_opts *o, const geo_grid *target, int allow_fast, geo_raster **pred,
                       geo_raster **std, krg_refine_stats *stats)
@@ -847,73 +961,61 @@ trv_status krg_refine(trv_ctx *ctx, const krg_source *src, const krg_index *ix, 
         *std = NULL;
     if (stats)
         memset(stats, 0, sizeof *stats);
-    if (src->pts->n == 0)
-        return trv_error(ctx, TRV_ERR_DATA, "the DEM holds only nodata");
-    int nmax = o->nmax <= 0 || (size_t)o->nmax > src->pts->n ? (int)src->pts->n : o->nmax;
-    if (nmax > 2000)
-        return trv_error(ctx, TRV_ERR_USAGE,
-                         "a kriging system of %d samples per block is too large for a DEM; limit --nmax", nmax);
+    krg_refiner *R = NULL;
     geo_raster *P = NULL, *D = NULL;
-    stencil S;
-    trv_status st = new_output(ctx, target, "elevation", &P);
+    trv_status st = krg_refiner_new(ctx, src, ix, m, o, target, allow_fast, &R);
+    if (!st)
+        st = new_output(ctx, target, "elevation", &P);
     if (!st && std)
         st = new_output(ctx, target, "kriging standard deviation", &D);
     if (!st)
-        st = stencil_init(ctx, &S, src, target, nmax, o->maxdist, allow_fast);
-    krg_gtab gt = {0};
-    if (!st && (st = krg_gtab_init(ctx, &gt, m, table_reach(src, nmax))))
-        stencil_free(&S);
-    if (st) {
-        geo_raster_free(P);
-        geo_raster_free(D);
-        return st;
-    }
-    int nt = krg_threads(o->threads);
-    if (nt > target->ny)
-        nt = target->ny;
-    if (nt > 64)
-        nt = 64;
-    band J[64];
-    pthread_t th[64];
-    int running[64] = {0};
-    pthread_mutex_t lock;
-    pthread_mutex_init(&lock, NULL);
-    int rows_done = 0, failed = 0;
-    for (int i = 0; i < nt; i++)
-        J[i] = (band){.src = src, .ix = ix, .m = m, .o = o, .t = target, .S = &S, .gt = &gt, .pred = P->f32,
-                      .std = D ? D->f32 : NULL, .nmax = nmax, .avx = have_avx(), .lock = &lock,
-                      .rows_done = &rows_done, .failed = &failed, .ctx = ctx, .r0 = (int)((long)target->ny * i / nt),
-                      .r1 = (int)((long)target->ny * (i + 1) / nt), .first = i == 0};
-    for (int i = 1; i < nt; i++)
-        running[i] = pthread_create(&th[i], NULL, band_run, &J[i]) == 0;
-    band_run(&J[0]);
-    for (int i = 1; i < nt; i++)
-        if (running[i])
-            pthread_join(th[i], NULL);
-        else
-            band_run(&J[i]); /* a thread that could not start: its rows here */
-    pthread_mutex_destroy(&lock);
-    stencil_free(&S);
-    krg_gtab_free(&gt);
-    krg_gtab_free(&gt);
-    st = TRV_OK;
-    for (int i = 0; i < nt; i++) {
-        if (J[i].st && !st)
-            st = trv_error(ctx, J[i].st, "%s", J[i].msg);
-        if (stats) {
-            stats->stencil += J[i].stats.stencil;
-            stats->block += J[i].stats.block;
-            stats->nodata += J[i].stats.nodata;
-            stats->systems += J[i].stats.systems;
-            stats->cov += J[i].stats.cov;
-        }
-    }
+        st = krg_refiner_rows(ctx, R, 0, target->ny, P->f32, D ? D->f32 : NULL);
     if (!st)
         st = trv_progress(ctx, 1.0, "krige");
-    return hand_over(ctx, st, P, D, pred, std);
+    if (R && stats)
+        krg_refiner_stats(R, stats);
+    krg_refiner_free(R);
+    return hand_over(st, P, D, pred, std);
 }
 
 /* ---- scattered points onto a grid ------------------------------------------- */
+
+trv_status krg_grid_points_rows(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
+                                const krg_opts *o, geo_ct *ct, const geo_grid *target, int y0, int y1, float *pred,
+                                float *std)
+{
+    int nx = target->nx, rows = 64;
+    size_t nb = (size_t)nx * (y1 - y0 < rows ? y1 - y0 : rows);
+    double *x = malloc(nb * sizeof *x), *y = malloc(nb * sizeof *y), *zp = malloc(nb * sizeof *zp),
+           *zv = malloc(nb * sizeof *zv);
+    int *ok = malloc(nb * sizeof *ok);
+    trv_status st = (!x || !y || !zp || !zv || !ok) ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory") : TRV_OK;
+    for (int r0 = y0; !st && r0 < y1; r0 += rows) {
+        int r1 = r0 + rows < y1 ? r0 + rows : y1;
+        size_t n = (size_t)(r1 - r0) * nx;
+        for (size_t k = 0; k < n; k++) {
+            x[k] = geo_grid_x(target, (double)(k % nx));
+            y[k] = geo_grid_y(target, (double)(r0 + (int)(k / nx)));
+        }
+        geo_ct_points(ct, n, x, y, ok);
+        if ((st = krg_predict(ctx, p, ix, m, o, n, x, y, zp, zv)))
+            break;
+        for (size_t k = 0; k < n; k++) {
+            size_t i = (size_t)(r0 - y0) * nx + k;
+            int good = ok[k] && isfinite(zp[k]);
+            pred[i] = good ? (float)zp[k] : NODATA;
+            if (std)
+                std[i] = good ? (float)sqrt(fmax(zv[k], 0)) : NODATA;
+        }
+        st = trv_progress(ctx, (double)r1 / target->ny, "krige");
+    }
+    free(x);
+    free(y);
+    free(zp);
+    free(zv);
+    free(ok);
+    return st ? st : check_rows(ctx, pred, std, nx, y0, y1 - y0);
+}
 
 trv_status krg_grid_points(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
                            const krg_opts *o, const char *work_wkt, const geo_grid *target, geo_raster **pred,
@@ -924,42 +1026,13 @@ trv_status krg_grid_points(trv_ctx *ctx, const krg_points *p, const krg_index *i
         *std = NULL;
     geo_raster *P = NULL, *D = NULL;
     geo_ct *ct = NULL;
-    int nx = target->nx, rows = 64;
-    size_t nb = (size_t)nx * rows;
-    double *x = malloc(nb * sizeof *x), *y = malloc(nb * sizeof *y), *zp = malloc(nb * sizeof *zp),
-           *zv = malloc(nb * sizeof *zv);
-    int *ok = malloc(nb * sizeof *ok);
-    trv_status st = (!x || !y || !zp || !zv || !ok) ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory") : TRV_OK;
-    if (!st)
-        st = new_output(ctx, target, "elevation", &P);
+    trv_status st = new_output(ctx, target, "elevation", &P);
     if (!st && std)
         st = new_output(ctx, target, "kriging standard deviation", &D);
     if (!st)
         st = geo_ct_create(ctx, target->wkt, work_wkt, &ct);
-    for (int r0 = 0; !st && r0 < target->ny; r0 += rows) {
-        int r1 = r0 + rows < target->ny ? r0 + rows : target->ny;
-        size_t n = (size_t)(r1 - r0) * nx;
-        for (size_t k = 0; k < n; k++) {
-            x[k] = geo_grid_x(target, (double)(k % nx));
-            y[k] = geo_grid_y(target, (double)(r0 + (int)(k / nx)));
-        }
-        geo_ct_points(ct, n, x, y, ok);
-        if ((st = krg_predict(ctx, p, ix, m, o, n, x, y, zp, zv)))
-            break;
-        for (size_t k = 0; k < n; k++) {
-            size_t i = (size_t)r0 * nx + k;
-            int good = ok[k] && isfinite(zp[k]);
-            P->f32[i] = good ? (float)zp[k] : NODATA;
-            if (D)
-                D->f32[i] = good ? (float)sqrt(fmax(zv[k], 0)) : NODATA;
-        }
-        st = trv_progress(ctx, (double)r1 / target->ny, "krige");
-    }
-    free(x);
-    free(y);
-    free(zp);
-    free(zv);
-    free(ok);
+    if (!st)
+        st = krg_grid_points_rows(ctx, p, ix, m, o, ct, target, 0, target->ny, P->f32, D ? D->f32 : NULL);
     geo_ct_free(ct);
-    return hand_over(ctx, st, P, D, pred, std);
+    return hand_over(st, P, D, pred, std);
 }

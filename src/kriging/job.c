@@ -57,6 +57,11 @@ void krg_job_clear(krg_job *j)
 {
     geo_raster_free(j->pred);
     geo_raster_free(j->std);
+    if (j->src)
+        j->src->pts = NULL; /* the job's points */
+    krg_source_free(j->src);
+    krg_index_free(j->ix);
+    geo_grid_clear(&j->grid);
     krg_vgm_free(j->vgm);
     free(j->cands);
     krg_sim_free(j->sim);
@@ -297,12 +302,15 @@ trv_status krg_job_run(trv_ctx *ctx, const krg_job_opts *o, krg_job *j)
         trv_error_prefix(ctx, st, "'%s'", o->input);
         goto fail;
     }
-    if (src) {
+    j->krige = o->krige;
+    j->allow_fast = o->allow_fast;
+    j->want_std = o->want_std;
+    if (o->nsim > 0 && src) { /* the realisations need the whole kriged layer */
         src->pts = j->pts;
         st = krg_refine(ctx, src, ix, &j->model, &o->krige, &t, o->allow_fast, &j->pred,
                         o->want_std ? &j->std : NULL, &j->stats);
         src->pts = NULL;
-    } else {
+    } else if (o->nsim > 0) {
         st = krg_grid_points(ctx, j->pts, ix, &j->model, &o->krige, j->work_wkt, &t, &j->pred,
                              o->want_std ? &j->std : NULL);
     }
@@ -322,10 +330,19 @@ trv_status krg_job_run(trv_ctx *ctx, const krg_job_opts *o, krg_job *j)
     j->nsim = o->nsim;
     if (o->nsim > 0 && (st = sim_prepare(ctx, o, j, &src, &ix)))
         goto fail;
+    if (o->nsim == 0) { /* kept: krg_job_write kriges by row blocks with them */
+        if (src)
+            src->pts = j->pts;
+        j->src = src;
+        j->ix = ix;
+        src = NULL;
+        ix = NULL;
+    }
+    j->grid = t; /* the job takes the grid over */
+    memset(&t, 0, sizeof t);
     krg_index_free(ix);
     krg_source_free(src);
     geo_raster_free(dem);
-    geo_grid_clear(&t);
     free(in_wkt);
     return TRV_OK;
 fail:
@@ -350,22 +367,11 @@ static trv_status write_text(trv_ctx *ctx, const char *tmp, const char *final, c
         for (int k = 0; j->vgm && k < j->vgm->nlags; k++)
             fprintf(f, "%ld,%.10g,%.10g,%.10g\n", j->vgm->np[k], j->vgm->dist[k], j->vgm->gamma[k],
                     krg_gamma(&j->model, j->vgm->dist[k]));
-    } else if (what == 1) { /* cross-validation */
+    } else { /* cross-validation */
         fprintf(f, "x,y,observed,pred,var\n");
         for (size_t i = 0; i < j->pts->n; i++)
             fprintf(f, "%.3f,%.3f,%.10g,%.10g,%.10g\n", j->pts->x[i], j->pts->y[i], j->pts->z[i], j->cv_pred[i],
                     j->cv_var[i]);
-    } else { /* point cloud */
-        const geo_grid *g = &j->pred->grid;
-        fprintf(f, "x,y,z,std\n");
-        for (int r = 0; r < g->ny; r++)
-            for (int c = 0; c < g->nx; c++) {
-                size_t i = (size_t)r * g->nx + c;
-                if (geo_raster_is_nodata(j->pred, i))
-                    continue;
-                fprintf(f, "%.3f,%.3f,%.3f,%.4f\n", geo_grid_x(g, c), geo_grid_y(g, r), j->pred->f32[i],
-                        j->std->f32[i]);
-            }
     }
     int bad = ferror(f);
     if (fclose(f) != 0 || bad)
@@ -373,29 +379,26 @@ static trv_status write_text(trv_ctx *ctx, const char *tmp, const char *final, c
     return TRV_OK;
 }
 
-trv_status krg_job_write(trv_ctx *ctx, trv_outset *set, const krg_job *j, const krg_job_paths *paths,
+trv_status krg_job_write(trv_ctx *ctx, trv_outset *set, krg_job *j, const krg_job_paths *paths,
                          const trv_meta *meta)
 {
     trv_status st = TRV_OK;
     const char *tmp;
-    const char *text[3] = {paths->variogram, paths->cv, paths->points};
+    const char *text[2] = {paths->variogram, paths->cv};
     if (!paths->dem)
         st = trv_error(ctx, TRV_ERR_USAGE, "no output DEM named");
-    else if ((paths->std || paths->points) && !j->std)
+    else if ((paths->std || paths->points) && !j->want_std)
         st = trv_error(ctx, TRV_ERR_USAGE, "the standard deviation was not computed (want_std 0)");
-    if (!st && (!(tmp = trv_outset_add(set, paths->dem)) ||
-                (st = geo_raster_write_threads(ctx, j->pred, tmp, meta, j->threads))))
-        st = st ? st : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    if (!st && paths->std &&
-        (!(tmp = trv_outset_add(set, paths->std)) ||
-         (st = geo_raster_write_threads(ctx, j->std, tmp, meta, j->threads))))
-        st = st ? st : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st && paths->sim && !j->sim)
         st = trv_error(ctx, TRV_ERR_USAGE, "no realisations asked for (nsim 0)");
+    /* the realisations first: written with GDAL's default block cache, as
+     * before (the block writer bounds it), so their file's layout too */
     if (!st && paths->sim &&
         (!(tmp = trv_outset_add(set, paths->sim)) || (st = krg_sim_write(ctx, j->sim, j->nsim, tmp, meta, j->threads))))
         st = st ? st : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    for (int k = 0; k < 3 && !st; k++) {
+    if (!st)
+        st = krg_job_stream(ctx, set, j, paths, meta);
+    for (int k = 0; k < 2 && !st; k++) {
         if (!text[k] || (k == 1 && !j->cv_pred))
             continue;
         if (!(tmp = trv_outset_add(set, text[k])))

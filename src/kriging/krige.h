@@ -28,6 +28,7 @@
 #ifndef KRIGE_H
 #define KRIGE_H
 
+#include "geo/block.h"
 #include "geo/geo.h"
 
 /* ---- points ------------------------------------------------------------ */
@@ -248,6 +249,32 @@ trv_status krg_grid_points(trv_ctx *ctx, const krg_points *p, const krg_index *i
                            const krg_opts *o, const char *work_wkt, const geo_grid *target, geo_raster **pred,
                            geo_raster **std);
 
+/* krg_refine by row ranges (docs/scale.md), for a stage that streams its
+ * output: krg_refiner_rows writes target rows y0 .. y1 - 1 into pred (and
+ * std unless NULL), (y1 - y0) x nx Float32 cells each, nodata -9999, with
+ * krg_refine's values to the bit whatever the ranges (a cell's value
+ * depends on the cell alone); the rows are shared by o->threads threads.
+ * The refiner holds the stencil, the gamma table and each thread's
+ * workspace (its block cache, two raster rows of blocks): its memory
+ * depends on the widths and nmax, not on the target's height. It borrows
+ * src, ix and target. A range after a failure is refused. Progress
+ * ("krige") counts the rows done of the whole target. */
+typedef struct krg_refiner krg_refiner;
+
+trv_status krg_refiner_new(trv_ctx *ctx, const krg_source *src, const krg_index *ix, const krg_model *m,
+                           const krg_opts *o, const geo_grid *target, int allow_fast, krg_refiner **out);
+trv_status krg_refiner_rows(trv_ctx *ctx, krg_refiner *R, int y0, int y1, float *pred, float *std);
+/* The counts of the rows done so far. */
+void krg_refiner_stats(const krg_refiner *R, krg_refine_stats *stats);
+void krg_refiner_free(krg_refiner *R);
+
+/* krg_grid_points' rows y0 .. y1 - 1 into pred (and std unless NULL), as
+ * krg_refiner_rows does; ct transforms target coordinates into the
+ * points' CRS. The same values whatever the ranges. */
+trv_status krg_grid_points_rows(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
+                                const krg_opts *o, geo_ct *ct, const geo_grid *target, int y0, int y1, float *pred,
+                                float *std);
+
 /* ---- the trv-krige stage ----------------------------------------------- */
 
 typedef struct krg_job_opts {
@@ -285,7 +312,14 @@ void krg_job_opts_init(krg_job_opts *o);
 trv_status krg_job_opts_check(trv_ctx *ctx, const krg_job_opts *o);
 
 typedef struct krg_job {
-    geo_raster *pred, *std; /* on the target grid */
+    geo_grid grid;          /* the target grid */
+    geo_raster *pred, *std; /* nsim > 0 only: the whole layers the realisations need; else NULL, the
+                               rows are kriged block by block as krg_job_write writes them */
+    struct krg_source *src; /* raster input, nsim 0: the samples, kept for krg_job_write (pts borrowed) */
+    krg_index *ix;          /* nsim 0: the neighbour index, kept for krg_job_write */
+    krg_opts krige;         /* the kriging options and the stencil switch, for krg_job_write */
+    int allow_fast, want_std;
+    geo_block_stats dem_stats, std_stats; /* set by krg_job_write: the written layers' statistics */
     krg_model model;
     krg_vgm *vgm;           /* the sample variogram (NULL: model fixed and want_vgm 0) */
     krg_candidate *cands;
@@ -304,7 +338,9 @@ typedef struct krg_job {
 } krg_job;
 
 /* Check the options (krg_job_opts_check), read the input, choose the
- * target grid, fit or take the model, krige, and (want_cv) cross-validate.
+ * target grid, fit or take the model, (want_cv) cross-validate, and with
+ * nsim > 0 krige whole layers and prepare the realisations; with nsim 0
+ * the kriging is left to krg_job_write, which streams it (docs/scale.md).
  * Errors name the input. */
 trv_status krg_job_run(trv_ctx *ctx, const krg_job_opts *o, krg_job *out);
 void krg_job_clear(krg_job *j);
@@ -315,13 +351,17 @@ typedef struct krg_job_paths {
 } krg_job_paths;
 
 /* Write the outputs into the caller's output set (std and points need a
- * job run with want_std: TRV_ERR_USAGE otherwise; the rasters' tiles are
- * compressed by j->threads threads, the same bytes) (committed by the caller,
- * with whatever else the run writes: all or none). The variogram CSV has
+ * job run with want_std: TRV_ERR_USAGE otherwise) (committed by the caller,
+ * with whatever else the run writes: all or none). The DEM and std are
+ * Cloud-Optimized GeoTIFFs written by row blocks (geo/block.h; job_stream.c):
+ * kriged block by block (krg_refiner, krg_grid_points_rows) unless the job
+ * holds whole layers; the same bytes for every block height (TRV_BLOCK_ROWS),
+ * peak memory O(target width x block) beside the samples. It sets
+ * j->stats, j->dem_stats and j->std_stats. The variogram CSV has
  * np, dist, gamma and the model's gamma at dist; the CV CSV x, y, observed,
  * pred, var (in the working CRS); the point cloud x, y, z, std of every
  * target cell with data (target CRS); the realisations as krg_sim_write. */
-trv_status krg_job_write(trv_ctx *ctx, trv_outset *set, const krg_job *j, const krg_job_paths *paths,
+trv_status krg_job_write(trv_ctx *ctx, trv_outset *set, krg_job *j, const krg_job_paths *paths,
                          const trv_meta *meta);
 
 /* ---- the linear algebra it runs with ---------------------------------- */

@@ -99,6 +99,10 @@ void krg_srcline_free(krg_srcline *s);
 trv_status krg_srcline_run(trv_ctx *ctx, krg_srcline *s, geo_ct *ct, const geo_grid *g, double x0, double dx,
                            double y, int n, double tol, double *xs, double *ys, int *ok);
 
+/* krg_job_write's rasters and point cloud (job_stream.c): paths->dem, and
+ * paths->std and paths->points when named, by row blocks. */
+trv_status krg_job_stream(trv_ctx *ctx, trv_outset *set, krg_job *j, const krg_job_paths *paths,
+                          const trv_meta *meta);
 /* exp(x) K_nu(x), the scaled modified Bessel function of the second kind
  * (bessel.c; for the Matern model in variogram.c, and exposed for its tests). */
 double krg_bessel_k_scaled(double nu, double x);

@@ -1,0 +1,122 @@
+#!/bin/sh
+# trv-krige by row blocks (docs/scale.md): the kriged DEM, its standard
+# deviation, the point cloud, krige.json and the styles are the same bytes
+# for block heights 1, 7, 64 and the whole target (TRV_BLOCK_ROWS), for a
+# lon/lat DEM (block systems), a projected DEM (the regular-grid stencil)
+# and points from a CSV; the streamed DEM equals, cell for cell, the whole
+# layer krg_refine kriges for the realisations (--nsim); the layers are
+# Cloud-Optimized GeoTIFFs; peak memory on a 520 x 40000 target against a
+# 520 x 2000 one. Ends with "N passed, N failed, N skipped".
+set -u
+BIN=${TRV_BIN:-bin}
+DATA=${TRV_DATADIR:-data}
+J=$DATA/jacksboro
+K=$BIN/trv-krige
+tmp=$(mktemp -d /tmp/trv-krige-scale-test-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+
+PY=
+for p in /usr/bin/python3 python3; do
+    "$p" -c 'import osgeo.gdal, numpy' 2>/dev/null && { PY=$p; break; }
+done
+
+# a lon/lat piece of Jacksboro's 3" DEM, and a projected 30 m one
+gdal_translate -q -srcwin 150 120 40 36 "$J/dem_3arcsec.tif" "$tmp/ll.tif" &&
+gdalwarp -q -t_srs EPSG:32616 -tr 30 30 -tap -r bilinear -ot Float32 -dstnodata -32768 "$tmp/ll.tif" "$tmp/u30.tif" ||
+    { echo "cannot prepare the test DEMs"; exit 1; }
+
+# krige KIND ROWS [options]: KIND's run into $tmp/run (always that path: the
+# command line is in the files' metadata), moved to $tmp/KIND_ROWS
+krige() {
+    kind=$1 rows=$2
+    shift 2
+    case $kind in
+    ll) set -- "$tmp/ll.tif" --t_srs EPSG:32616 --tr 30 "$@" ;;
+    utm) set -- "$tmp/u30.tif" --tr 10 --model exp "$@" ;;
+    csv) set -- "$DATA/meuse/meuse_points.csv" --x x --y y --z elev --s_srs EPSG:28992 --tr 40 --model sph "$@" ;;
+    esac
+    rm -rf "$tmp/run" && mkdir "$tmp/run" &&
+    TRV_BLOCK_ROWS=$rows "$K" -q "$@" -o "$tmp/run/dem.tif" --std "$tmp/run/std.tif" --points "$tmp/run/p.csv" \
+        2>"$tmp/stderr" && mv "$tmp/run" "$tmp/${kind}_$rows"
+}
+FILES="dem.tif std.tif p.csv krige.json dem.qml std.qml"
+
+# ---- block-size independence ----
+for kind in ll utm csv; do
+    for rows in 1000000 1 7 64; do
+        krige $kind $rows && ok || bad "$kind with TRV_BLOCK_ROWS=$rows failed: $(cat "$tmp/stderr")"
+    done
+    for rows in 1 7 64; do
+        for f in $FILES; do
+            cmp -s "$tmp/${kind}_1000000/$f" "$tmp/${kind}_$rows/$f" && ok ||
+                bad "$kind: $f differs between block heights $rows and the whole target"
+        done
+    done
+done
+# one thread against two (the bands of a block split otherwise)
+krige ll 7 --threads 1 && cmp -s "$tmp/ll_1000000/dem.tif" "$tmp/ll_7/dem.tif" && ok || bad "one thread differs from two"
+grep -q '"by_block": [1-9]' "$tmp/ll_7/krige.json" && grep -q '"by_stencil": [1-9]' "$tmp/utm_7/krige.json" && ok ||
+    bad "the runs did not take the block and stencil paths"
+# the check can fail: other layers are other bytes
+cmp -s "$tmp/ll_7/dem.tif" "$tmp/ll_7/std.tif" && bad "cmp finds different layers equal" || ok
+
+# ---- streamed against the whole layer (krg_refine, as --nsim kriges it) ----
+if [ -z "$PY" ]; then
+    skip_pkg python3-gdal "python3 with GDAL and numpy is needed to compare the layers' cells"
+else
+    for kind in ll utm; do
+        krige $kind 5 --nsim 1 && ok || bad "$kind --nsim 1: $(cat "$tmp/stderr")"
+        "$PY" - "$tmp/${kind}_1000000" "$tmp/${kind}_5" >"$tmp/cmp" 2>&1 <<'PYEOF' && ok || bad "$kind: streamed vs whole: $(cat "$tmp/cmp")"
+import sys, numpy as np
+from osgeo import gdal
+for f in ('dem.tif', 'std.tif'):
+    a, b = (gdal.Open(d + '/' + f).ReadAsArray() for d in sys.argv[1:3])
+    if a.shape != b.shape or not np.array_equal(a, b) or (a != -9999).sum() < a.size // 2:
+        print(f, 'differs or is mostly nodata'); sys.exit(1)
+PYEOF
+    done
+    cat >"$tmp/cog.py" <<'PYEOF'
+import sys
+from osgeo import gdal
+ds = gdal.Open(sys.argv[1]); b = ds.GetRasterBand(1); n = b.GetOverviewCount()
+if ds.GetMetadataItem('LAYOUT', 'IMAGE_STRUCTURE') != 'COG' or b.GetBlockSize() != [256, 256] or \
+        (max(ds.RasterXSize, ds.RasterYSize) > 256 and n == 0) or b.GetNoDataValue() != -9999 or \
+        b.GetDescription() == '' or b.GetUnitType() != 'm':
+    print(sys.argv[1], 'is not a COG with the header', n, b.GetBlockSize(), b.GetDescription()); sys.exit(1)
+PYEOF
+    for f in dem std; do
+        "$PY" "$tmp/cog.py" "$tmp/utm_64/$f.tif" >"$tmp/cogres" 2>&1 && ok || bad "$f.tif: $(cat "$tmp/cogres")"
+    done
+    gdal_translate -q -co TILED=YES "$tmp/utm_64/dem.tif" "$tmp/plain.tif"
+    "$PY" "$tmp/cog.py" "$tmp/plain.tif" >/dev/null 2>&1 && bad "the COG check passes a plain GeoTIFF" || ok
+fi
+
+# ---- memory: peak RSS of a 520 x 40000 target against 520 x 2000 ----
+if [ -z "$PY" ] || [ ! -x /usr/bin/time ]; then
+    skip "python3 with GDAL and numpy, and /usr/bin/time, are needed for the memory check"
+else
+    "$PY" - "$tmp" <<'PYEOF' || bad "cannot make the tall sources"
+import sys, numpy as np
+from osgeo import gdal, osr
+srs = osr.SpatialReference(); srs.ImportFromEPSG(32616)
+for name, ny in (('short', 200), ('tall', 4000)):
+    d = gdal.GetDriverByName('GTiff').Create(f'{sys.argv[1]}/{name}.tif', 52, ny, 1, gdal.GDT_Float32)
+    d.SetGeoTransform([500000, 30, 0, 4000000, 0, -30]); d.SetProjection(srs.ExportToWkt())
+    y, x = np.mgrid[0:ny, 0:52]
+    d.GetRasterBand(1).WriteArray((200 + 20 * np.sin(x / 5.0) * np.cos(y / 9.0) + 0.1 * y).astype(np.float32))
+PYEOF
+    for n in short tall; do
+        mkdir -p "$tmp/$n" && TRV_BLOCK_ROWS=64 /usr/bin/time -f "%M" -o "$tmp/rss_$n" "$K" -q "$tmp/$n.tif" --tr 3 --model exp \
+            --nugget 0 --psill 400 --range 300 -o "$tmp/$n/dem.tif" --std "$tmp/$n/std.tif" || bad "trv-krige on the $n source"
+    done
+    short=$(tail -1 "$tmp/rss_short") tall=$(tail -1 "$tmp/rss_tall")
+    # whole layers: the DEM and its std, Float32: 8 bytes a cell; the
+    # samples (52 x 4000, about 50 bytes each) may grow
+    whole=$((520 * 40000 * 8 / 1024))
+    [ $((tall - short)) -lt $((whole / 4)) ] && ok ||
+        bad "peak RSS grew by $((tall - short)) KiB from 2000 to 40000 rows (the whole layers: $whole KiB)"
+    [ "$short" -gt 0 ] && [ "$tall" -gt 0 ] && ok || bad "memory check misread: $short, $tall KiB"
+    echo "peak RSS: $short KiB (520 x 2000), $tall KiB (520 x 40000)"
+fi
+summary tool_krige_scale
