@@ -340,6 +340,13 @@ typedef struct tm_stats {
  * with the rest of the run). */
 trv_status tm_run(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const trv_meta *meta,
                   tm_stats *stats);
+/* tm_run with its row blocks split over processes (core/split.h,
+ * docs/cluster.md; sp NULL: tm_run): every process reads and computes its
+ * blocks; process 0 alone writes the maps (set, meta) and fills stats, the
+ * same bytes and figures as tm_run's; the others pass set and meta NULL. */
+struct trv_split;
+trv_status tm_run_split(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const trv_meta *meta,
+                        const struct trv_split *sp, tm_stats *stats);
 
 /* trv-speed --zones FILE [--crossings FILE --crossing-radius M]: the zones
  * (geo/zones.h, docs/zones.md) baked into the maps; path NULL: none. */
