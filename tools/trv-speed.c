@@ -403,8 +403,7 @@ static trv_status write_all(trv_ctx *ctx, const tm_model *m, const tm_soils *soi
                   : qgis_qml_raster_write(ctx, tmp, rnd_palette_auto(TM_SPEED_DESC, TM_SPEED_UNIT), 0,
                                           m->v->top_speed_kmh, TM_SPEED_UNIT, TM_SPEED_DESC);
     if (!st)
-        st = zo->path ? tm_run_zoned(ctx, out.set, m, dir, meta, zo, stats) /* whole layers, process 0 alone */
-                      : tm_run_split(ctx, out.set, m, dir, meta, sp, stats);
+        st = tm_run_split(ctx, out.set, m, dir, meta, zo, sp, stats);
     if (!st && report)
         st = tm_report_write(ctx, out.set, m, soils, report);
     if (!st)
@@ -530,8 +529,8 @@ int main(int argc, char **argv)
             trv_meta_add(&meta, "TRV_INPUT_ZONES", zo.path);
         if (rank == 0)
             st = write_all(ctx, &m, soils, in, report, &meta, &stats, &mu, &zo, sp);
-        else if (!zo.path) /* the other ranks compute their blocks; with --zones rank 0 runs alone */
-            st = tm_run_split(ctx, NULL, &m, dir, NULL, sp, &stats);
+        else /* the other ranks compute their blocks */
+            st = tm_run_split(ctx, NULL, &m, dir, NULL, &zo, sp, &stats);
         if (!st && !res.quiet && rank == 0)
             print_report(&m, soils, &stats);
     }

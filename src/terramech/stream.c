@@ -1,10 +1,13 @@
-/* trv-speed's run by row blocks (run_priv.h, tm_run_stream): slope, soil
+/* trv-speed's run by row blocks (terramech.h, tm_run_split): slope, soil
  * and land use read block by block, tm_row on every core within a block,
- * speed.tif, gonogo.tif and limit.tif written as they go. */
+ * the zones burned and baked into the block, speed.tif, gonogo.tif and
+ * limit.tif written as they go; the blocks split over processes
+ * (core/split.h) when asked. */
 #include "run_priv.h"
 #include "geo/block.h"
 #include "run/blocks.h"
 #include "core/split.h"
+#include "geo/zones.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -60,9 +63,10 @@ typedef struct stream {
     run_blocks in;
     const tm_model *m;
     tm_stats *stats;
+    geo_zones *z;           /* NULL: none; else burned block by block into burn */
     geo_block_writer *w[3];
     float *speed;
-    unsigned char *go, *lim;
+    unsigned char *go, *lim, *burn;
     tally b;                /* the block's */
     char seen[2][256];      /* the soil and land-use codes met */
     double sum;             /* speed over the GO cells, in row order */
@@ -73,7 +77,7 @@ static trv_status open_writers(trv_ctx *ctx, stream *s, trv_outset *set, const c
     static const run_id outs[3] = {RUN_SPEED, RUN_GONOGO, RUN_LIMIT};
     static char *const desc[3] = {TM_SPEED_DESC, "GO/NOGO reason", TM_LIMIT_DESC}, *const unit[3] = {TM_SPEED_UNIT};
     /* no nodata value: 0 is GO in gonogo.tif, NOGO in limit.tif, and must show */
-    const geo_classes *cl[3] = {NULL, tm_out_classes(0, 0), tm_out_classes(1, 0)};
+    const geo_classes *cl[3] = {NULL, tm_out_classes(0, s->z != NULL), tm_out_classes(1, s->z != NULL)};
     trv_status st = TRV_OK;
     for (int k = 0; k < 3 && !st; k++) {
         geo_raster like = {.grid = *s->in.grid, .type = k ? GEO_U8 : GEO_F32, .desc = desc[k], .unit = unit[k],
@@ -97,6 +101,10 @@ static trv_status compute_block(trv_ctx *ctx, void *arg, int y0, int y1)
     block_job j = {s->m, geo_rows_f32(slope, y0), (float)slope->nodata, geo_rows_u8(s->in.rows[RUN_SOIL], y0),
                    geo_rows_u8(s->in.rows[RUN_LANDUSE], y0), s->speed, s->go, s->lim, slope->nx, y1 - y0, 0};
     block_rows(&j);
+    if (s->z && !(st = geo_zones_burn_rows(ctx, s->in.grid, s->z, y0, y1, s->burn)))
+        tm_zones_bake_rows(s->z, s->in.grid, y0, y1, s->burn, s->speed, s->go, s->lim);
+    if (st)
+        return st;
     memset(&s->b, 0, sizeof s->b);
     memcpy(s->b.data, s->in.block, sizeof s->b.data);
     for (size_t i = 0, n = (size_t)(y1 - y0) * j.nx; i < n; i++)
@@ -160,29 +168,34 @@ static trv_status finish(trv_ctx *ctx, stream *s, const tm_model *m, tm_stats *s
     return st;
 }
 
-/* The inputs opened, the block buffers, the writers (process 0). */
-static trv_status setup(trv_ctx *ctx, stream *s, trv_outset *set, const char *dir, const trv_meta *meta, int writes)
+/* The inputs opened, the zones read (zo NULL or no path: none), the block
+ * buffers, the writers (process 0). */
+static trv_status setup(trv_ctx *ctx, stream *s, trv_outset *set, const char *dir, const trv_meta *meta,
+                        const tm_zone_opts *zo, int writes)
 {
     static const run_id which[3] = {RUN_SLOPE, RUN_SOIL, RUN_LANDUSE};
     trv_status st = run_blocks_open(ctx, dir, which, 3, 0, &s->in);
+    if (!st && zo && zo->path)
+        st = geo_zones_read_unburnt(ctx, zo->path, zo->crossings, zo->radius_m, s->in.grid, &s->z);
     if (st)
         return st;
     const int rows = geo_block_rows(), ny = s->in.grid->ny;
     size_t n = (size_t)s->in.grid->nx * (rows < ny ? rows : ny);
-    if (!(s->speed = malloc(n * sizeof *s->speed)) || !(s->go = malloc(n)) || !(s->lim = malloc(n)))
+    if (!(s->speed = malloc(n * sizeof *s->speed)) || !(s->go = malloc(n)) || !(s->lim = malloc(n)) ||
+        (s->z && !(s->burn = malloc(n))))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     return writes ? open_writers(ctx, s, set, dir, meta) : TRV_OK;
 }
 
 trv_status tm_run_split(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const trv_meta *meta,
-                        const trv_split *sp, tm_stats *stats)
+                        const tm_zone_opts *zo, const trv_split *sp, tm_stats *stats)
 {
     memset(stats, 0, sizeof *stats);
     stream s;
     memset(&s, 0, sizeof s);
     s.m = m, s.stats = stats;
     const int writes = !sp || sp->rank == 0;
-    trv_status st = setup(ctx, &s, set, dir, meta, writes);
+    trv_status st = setup(ctx, &s, set, dir, meta, zo, writes);
     const trv_block_ops ops = {&s, compute_block, block_parts, write_block, "speed"};
     st = trv_split_blocks(ctx, sp, st, st ? 0 : s.in.grid->ny, geo_block_rows(), &ops);
     if (!st && writes)
@@ -195,14 +208,10 @@ trv_status tm_run_split(trv_ctx *ctx, trv_outset *set, const tm_model *m, const 
     if (!st && writes)
         st = trv_progress(ctx, 1.0, "speed");
     run_blocks_close(&s.in);
+    geo_zones_free(s.z);
     free(s.speed);
     free(s.go);
     free(s.lim);
+    free(s.burn);
     return st;
-}
-
-trv_status tm_run_stream(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const trv_meta *meta,
-                         tm_stats *stats)
-{
-    return tm_run_split(ctx, set, m, dir, meta, NULL, stats);
 }
