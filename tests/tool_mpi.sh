@@ -83,6 +83,26 @@ if [ -x "$BIN/mpi/trv-speed" ] && [ -x "$BIN/mpi/trv-cost" ]; then
         done
         [ "$(ls "$tmp/$np" | wc -l)" = "$(ls "$tmp/chain1" | wc -l)" ] && ok || bad "$np: $(ls "$tmp/$np")"
     done
+    # trv-speed --zones (the zones burned on each rank's blocks): the same bytes
+    /usr/bin/python3 tests/speed_zones_check.py make "$tmp/serial" "$tmp/z.geojson" "$tmp/zc.geojson" ||
+        { echo "cannot draw the zones"; exit 1; }
+    ZONES="--zones $tmp/z.geojson --crossings $tmp/zc.geojson"
+    for np in 1 2 4; do
+        rm -rf "$tmp/t" && cp -r "$tmp/serial" "$tmp/t"
+        if [ $np = 1 ]; then
+            "$BIN/trv-speed" -q --terrain "$tmp/t" $SPEED $ZONES 2>"$tmp/stderr"
+        else
+            mpirun $ROOT -np $np --oversubscribe "$BIN/mpi/trv-speed" -q --terrain "$tmp/t" $SPEED $ZONES 2>"$tmp/stderr"
+        fi && ok || bad "-np $np trv-speed --zones: $(cat "$tmp/stderr")"
+        mv "$tmp/t" "$tmp/zoned$np"
+    done
+    for np in 2 4; do
+        for f in speed.tif gonogo.tif limit.tif speed.json; do
+            cmp -s "$tmp/zoned1/$f" "$tmp/zoned$np/$f" && ok || bad "-np $np --zones: $f differs from the single-process run's"
+        done
+    done
+    cmp -s "$tmp/zoned1/gonogo.tif" "$tmp/chain1/gonogo.tif" && bad "the zones changed nothing" || ok
+
     # a soil code no table knows in rows 70..79 (block 1: rank 1): trv-speed
     # finds it after the last block (the codes rank 1 met, merged on rank 0),
     # trv-cost in the block; each run's message as the single process's, once,
