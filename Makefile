@@ -135,10 +135,10 @@ $(BINDIR)/%: $(BUILD)/tools/%.o $(TOOL_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(TOOL_OBJ) $(LIB) $(LDLIBS)
 
-# MPI builds (docs/cluster.md): bin/mpi/trv-terrain, the same tool with its
+# MPI builds (docs/cluster.md): bin/mpi/trv-terrain, trv-speed and trv-cost, each the same tool with its
 # blocks over the ranks of mpirun, built when OpenMPI's pkg-config file is
 # there (libopenmpi-dev); the other tools never link MPI.
-MPI_TOOLS := $(if $(shell pkg-config --exists ompi-c 2>/dev/null && echo y),$(BINDIR)/mpi/trv-terrain)
+MPI_TOOLS := $(if $(shell pkg-config --exists ompi-c 2>/dev/null && echo y),$(addprefix $(BINDIR)/mpi/,trv-terrain trv-speed trv-cost))
 all: $(MPI_TOOLS)
 
 $(BUILD)/tools/mpi/%.o: tools/%.c tools/mpi_split.h Makefile

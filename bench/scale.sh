@@ -11,7 +11,8 @@
 # in its corridor and with --grid-whole, between the demo's ends (grid_corr,
 # grid_whole) and over 7 km (grid_short, grid_shwh): docs/scale.md.
 # Then, when mpirun and bin/mpi/trv-terrain are there (docs/cluster.md):
-# trv-terrain at MPI_RES m (default 10) single-process and over 1, 2 and 4
+# trv-terrain, trv-speed and trv-cost (bin/mpi/trv-*) at MPI_RES m
+# (default 10) single-process and over 1, 2 and 4
 # MPI ranks (4 oversubscribed on a 2-core machine): wall time, speed-up
 # against the single process, the serial fraction f that Amdahl's law
 # S(N) = 1 / (f + (1 - f) / N) gives from the 2-rank speed-up, and the
@@ -84,19 +85,33 @@ ROOT=
 gdalwarp -q -t_srs EPSG:32616 -tr "$res" "$res" -tap -r bilinear -ot Float32 -dstnodata -32768 \
     -co TILED=YES -co COMPRESS=DEFLATE "$J/dem_3arcsec.tif" "$w/dem.tif"
 IN="-q --dem $w/dem.tif --soil $J/soil_7p5arcsec.tif --landuse $J/landuse_30m_utm16n.tif --soil-classes $DATA/classes/soils.csv --landuse-classes $DATA/classes/landuse.csv"
-echo "MPI: trv-terrain at $res m; load $(uptime | sed 's/.*load average: //')"
-printf '%-10s %9s %9s %8s\n' ranks cpu_s wall_s speedup
-one=$(run "$BIN/trv-terrain" $IN -o "$w/m")
-rm -rf "$w/m"
-printf '%-10s %9s %9s %8s\n' single $(echo "$one" | tr , ' ' | cut -d' ' -f1-2) 1.00
-s2=
-for np in 1 2 4; do
-    r=$(run mpirun $ROOT --mca mpi_yield_when_idle 1 -np $np --oversubscribe "$BIN/mpi/trv-terrain" $IN -o "$w/m")
-    rm -rf "$w/m"
-    s=$(echo "$one $r" | tr , ' ' | awk '{printf "%.2f", $2 / $5}')
-    [ $np = 2 ] && s2=$s
-    printf '%-10s %9s %9s %8s\n' "mpi $np" $(echo "$r" | tr , ' ' | cut -d' ' -f1-2) "$s"
-done
-echo "$s2" | awk '{f = 2 / $1 - 1; f = f < 0 ? 0 : f > 1 ? 1 : f
-    printf "Amdahl: serial fraction f = %.2f (from the 2-rank speed-up %.2f); expected speed-up", f, $1
-    n = split("8 32 128", N, " "); for (i = 1; i <= n; i++) printf " %s ranks %.1f%s", N[i], 1 / (f + (1 - f) / N[i]), i < n ? "," : "\n" }'
+SPEED="-q --vehicle $DATA/vehicles/ugv_hua2022.ini --soils $DATA/classes/soils.csv --landuse-classes $DATA/classes/landuse.csv"
+COST="-q --rules $DATA/fuzzy/mobility.fcl --soils $DATA/classes/soils.csv"
+"$BIN/trv-terrain" $IN -o "$w/t0" && "$BIN/trv-speed" $SPEED --terrain "$w/t0" >/dev/null
+# mpi_stage TOOL ARGS...: TOOL single-process and over 1, 2 and 4 ranks, each
+# in a fresh copy of the terrain run $w/t0 ($w/m; trv-terrain writes it anew)
+mpi_stage() {
+    tool=$1
+    shift
+    [ -x "$BIN/mpi/$tool" ] || { echo "MPI: $tool skipped (no $BIN/mpi/$tool)"; return 0; }
+    echo "MPI: $tool at $res m; load $(uptime | sed 's/.*load average: //')"
+    printf '%-10s %9s %9s %8s\n' ranks cpu_s wall_s speedup
+    fresh() { rm -rf "$w/m"; [ "$tool" = trv-terrain ] || cp -r "$w/t0" "$w/m"; }
+    fresh
+    one=$(run "$BIN/$tool" "$@")
+    printf '%-10s %9s %9s %8s\n' single $(echo "$one" | tr , ' ' | cut -d' ' -f1-2) 1.00
+    s2=
+    for np in 1 2 4; do
+        fresh
+        r=$(run mpirun $ROOT --mca mpi_yield_when_idle 1 -np $np --oversubscribe "$BIN/mpi/$tool" "$@")
+        s=$(echo "$one $r" | tr , ' ' | awk '{printf "%.2f", $2 / $5}')
+        [ $np = 2 ] && s2=$s
+        printf '%-10s %9s %9s %8s\n' "mpi $np" $(echo "$r" | tr , ' ' | cut -d' ' -f1-2) "$s"
+    done
+    echo "$s2" | awk '{f = 2 / $1 - 1; f = f < 0 ? 0 : f > 1 ? 1 : f
+        printf "Amdahl: serial fraction f = %.2f (from the 2-rank speed-up %.2f); expected speed-up", f, $1
+        n = split("8 32 128", N, " "); for (i = 1; i <= n; i++) printf " %s ranks %.1f%s", N[i], 1 / (f + (1 - f) / N[i]), i < n ? "," : "\n" }'
+}
+mpi_stage trv-terrain $IN -o "$w/m"
+mpi_stage trv-speed $SPEED --terrain "$w/m"
+mpi_stage trv-cost $COST --terrain "$w/m"

@@ -372,6 +372,56 @@ static void test_burn(void **state)
     prm_terrain_clear(&t);
 }
 
+/* Windows of rows (1, 7 and 10 rows: seams on the line of test_burn and
+ * across the others) burned alone (geo_zones_burn_rows) give the bytes of
+ * the whole burn's rows: a nogo line along the row edge 10, a diagonal
+ * nogo line with a crossing on it, a nogo polygon and a factor polygon. */
+static void test_burn_rows(void **state)
+{
+    (void)state;
+    prm_terrain t;
+    terrain_make(&t, 24, 31);
+    trv_ctx *ctx = trv_ctx_new();
+    char *g[4] = {line2(X0 + 2 * CELL, Y0 - 10 * CELL, X0 + 20 * CELL, Y0 - 10 * CELL),
+                  line2(X0 + 0.3 * CELL, Y0 - 0.7 * CELL, X0 + 23.1 * CELL, Y0 - 30.2 * CELL),
+                  rect(X0 + 3.5 * CELL, Y0 - 27.2 * CELL, X0 + 9.4 * CELL, Y0 - 13.6 * CELL),
+                  rect(X0 + 12.5 * CELL, Y0 - 25.5 * CELL, X0 + 21.5 * CELL, Y0 - 6.5 * CELL)};
+    const char *props[4] = {"\"effect\":\"nogo\"", "\"effect\":\"nogo\"", "\"effect\":\"nogo\"",
+                            "\"effect\":\"factor\",\"value\":2"};
+    char *f[4], *all = NULL, *cr = NULL;
+    for (int k = 0; k < 4; k++)
+        f[k] = feat(k + 1, props[k], g[k]);
+    assert_true(asprintf(&all, "%s,%s,%s,%s", f[0], f[1], f[2], f[3]) > 0);
+    assert_true(asprintf(&cr, "{\"type\":\"Feature\",\"id\":1,\"properties\":{\"radius\":20},\"geometry\":"
+                              "{\"type\":\"Point\",\"coordinates\":[%.17g,%.17g]}}",
+                         X0 + 11.7 * CELL, Y0 - 15.4 * CELL) > 0);
+    char *p = gj("zr.geojson", all), *c = gj("cr.geojson", cr);
+    geo_zones *z = NULL;
+    assert_int_equal(geo_zones_read(ctx, p, c, 0, t.grid, &z), TRV_OK);
+    int kinds[8] = {0};
+    for (int i = 0; i < 24 * 31; i++)
+        kinds[z->burn[i] & 7]++;
+    assert_true(kinds[GEO_ZB_NOGO] > 0 && kinds[GEO_ZB_CROSS] > 0 && kinds[GEO_ZB_FACTOR] > 0);
+    unsigned char w[24 * 10];
+    const int heights[3] = {1, 7, 10};
+    for (int h = 0; h < 3; h++)
+        for (int y0 = 0; y0 < 31; y0 += heights[h]) {
+            int y1 = y0 + heights[h] < 31 ? y0 + heights[h] : 31;
+            memset(w, 0xee, sizeof w);
+            assert_int_equal(geo_zones_burn_rows(ctx, t.grid, z, y0, y1, w), TRV_OK);
+            for (int i = 0; i < (y1 - y0) * 24; i++)
+                if (w[i] != z->burn[y0 * 24 + i])
+                    fail_msg("rows of %d from %d: cell (%d, %d) %d, whole burn %d", heights[h], y0, i % 24,
+                             y0 + i / 24, w[i], z->burn[y0 * 24 + i]);
+        }
+    geo_zones_free(z);
+    for (int k = 0; k < 4; k++)
+        free(g[k]), free(f[k]);
+    free(all), free(cr), free(p), free(c);
+    trv_ctx_free(ctx);
+    prm_terrain_clear(&t);
+}
+
 /* A node at cell (c, r)'s centre. */
 static int node_at(trv_ctx *ctx, prm_roadmap *r, int c, int rr, int *ncap)
 {
@@ -471,7 +521,7 @@ int main(void)
     dir = make_tmpdir();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read_errors), cmocka_unit_test(test_seg_meet),     cmocka_unit_test(test_piece_times),
-        cmocka_unit_test(test_grid_barrier), cmocka_unit_test(test_factor_detour), cmocka_unit_test(test_burn),
+        cmocka_unit_test(test_grid_barrier), cmocka_unit_test(test_factor_detour), cmocka_unit_test(test_burn), cmocka_unit_test(test_burn_rows),
         cmocka_unit_test(test_pocket_leg),
     };
     int r = cmocka_run_group_tests(tests, NULL, NULL);

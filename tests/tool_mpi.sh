@@ -53,6 +53,94 @@ for np in np2 np4; do
     [ "$(ls "$tmp/$np" | wc -l)" = "$n" ] && ok || bad "$np: $(ls "$tmp/$np") against $(ls "$tmp/serial")"
 done
 
+# trv-speed and trv-cost on the serial terrain run: the same bytes at -np 2
+# and -np 4 (each in $tmp/t, the same argv; every file of the directory)
+SPEED="--vehicle $DATA/vehicles/ugv_hua2022.ini --soils data/classes/soils.csv --landuse-classes data/classes/landuse.csv"
+COST="--rules $DATA/fuzzy/mobility.fcl --soils data/classes/soils.csv"
+# chain NAME LAUNCH...: trv-speed then trv-cost (bin/mpi's with a launcher) in a copy of the serial run
+chain() {
+    name=$1
+    shift
+    rm -rf "$tmp/t" && cp -r "$tmp/serial" "$tmp/t"
+    if [ $# = 0 ]; then sp="$BIN/trv-speed" co="$BIN/trv-cost"; else sp="$BIN/mpi/trv-speed" co="$BIN/mpi/trv-cost"; fi
+    if "$@" "$sp" -q --terrain "$tmp/t" $SPEED 2>"$tmp/stderr" && "$@" "$co" -q --terrain "$tmp/t" $COST 2>>"$tmp/stderr"; then
+        ok
+    else
+        bad "$name speed/cost: $(cat "$tmp/stderr")"
+    fi
+    mv "$tmp/t" "$tmp/$name"
+}
+if [ -x "$BIN/mpi/trv-speed" ] && [ -x "$BIN/mpi/trv-cost" ]; then
+    chain chain1
+    chain chain2 mpirun $ROOT -np 2
+    chain chain4 mpirun $ROOT -np 4 --oversubscribe
+    for f in speed.tif gonogo.tif limit.tif speed.json cost.tif class.tif cost.json; do
+        [ -s "$tmp/chain1/$f" ] && ok || bad "the single-process speed/cost run wrote no $f"
+    done
+    for np in chain2 chain4; do
+        for f in $(ls "$tmp/chain1"); do
+            cmp -s "$tmp/chain1/$f" "$tmp/$np/$f" && ok || bad "$np: $f differs from the single-process run's"
+        done
+        [ "$(ls "$tmp/$np" | wc -l)" = "$(ls "$tmp/chain1" | wc -l)" ] && ok || bad "$np: $(ls "$tmp/$np")"
+    done
+    # trv-speed --zones (the zones burned on each rank's blocks): the same bytes
+    /usr/bin/python3 tests/speed_zones_check.py make "$tmp/serial" "$tmp/z.geojson" "$tmp/zc.geojson" ||
+        { echo "cannot draw the zones"; exit 1; }
+    ZONES="--zones $tmp/z.geojson --crossings $tmp/zc.geojson"
+    for np in 1 2 4; do
+        rm -rf "$tmp/t" && cp -r "$tmp/serial" "$tmp/t"
+        if [ $np = 1 ]; then
+            "$BIN/trv-speed" -q --terrain "$tmp/t" $SPEED $ZONES 2>"$tmp/stderr"
+        else
+            mpirun $ROOT -np $np --oversubscribe "$BIN/mpi/trv-speed" -q --terrain "$tmp/t" $SPEED $ZONES 2>"$tmp/stderr"
+        fi && ok || bad "-np $np trv-speed --zones: $(cat "$tmp/stderr")"
+        mv "$tmp/t" "$tmp/zoned$np"
+    done
+    for np in 2 4; do
+        for f in speed.tif gonogo.tif limit.tif speed.json; do
+            cmp -s "$tmp/zoned1/$f" "$tmp/zoned$np/$f" && ok || bad "-np $np --zones: $f differs from the single-process run's"
+        done
+    done
+    cmp -s "$tmp/zoned1/gonogo.tif" "$tmp/chain1/gonogo.tif" && bad "the zones changed nothing" || ok
+
+    # a soil code no table knows in rows 70..79 (block 1: rank 1): trv-speed
+    # finds it after the last block (the codes rank 1 met, merged on rank 0),
+    # trv-cost in the block; each run's message as the single process's, once,
+    # and no output left
+    for tool in speed cost; do
+        args=$COST
+        [ $tool = speed ] && args=$SPEED
+        for np in 1 2 4; do
+            rm -rf "$tmp/bad" && cp -r "$tmp/chain1" "$tmp/bad" && rm -f "$tmp/bad/$tool.tif" "$tmp/bad/$tool.json"
+            /usr/bin/python3 - "$tmp/bad/soil.tif" <<'PY' || { echo "cannot prepare the soil map"; exit 1; }
+import sys
+import numpy as np
+from osgeo import gdal
+ds = gdal.Open(sys.argv[1], gdal.GA_Update)
+a = ds.GetRasterBand(1).ReadAsArray()
+a[70:80][a[70:80] > 0] = 99
+ds.GetRasterBand(1).WriteArray(a)
+ds = None
+PY
+            if [ $np = 1 ]; then
+                "$BIN/trv-$tool" -q --terrain "$tmp/bad" $args 2>"$tmp/bad.err"
+                got=$?
+                [ "$got" = 1 ] && grep -q "soil class 99 is not in the" "$tmp/bad.err" && ok || bad "serial $tool, soil 99 -> exit $got: $(cat "$tmp/bad.err")"
+            else
+                mpirun $ROOT -np $np --oversubscribe "$BIN/mpi/trv-$tool" -q --terrain "$tmp/bad" \
+                    $args >"$tmp/stdout" 2>"$tmp/stderr"
+                got=$?
+                [ "$got" = 1 ] && ok || bad "-np $np $tool, soil 99 -> exit $got, want 1"
+                [ "$(grep -c "^trv-$tool: " "$tmp/stderr")" = 1 ] && grep -qxF "$(cat "$tmp/bad.err")" "$tmp/stderr" && ok ||
+                    bad "-np $np $tool: stderr is not the single-process message once: $(cat "$tmp/stderr")"
+            fi
+            [ ! -e "$tmp/bad/$tool.tif" ] && [ ! -e "$tmp/bad/$tool.json" ] && ok || bad "-np $np $tool left its outputs"
+        done
+    done
+else
+    skip_pkg libopenmpi-dev "$BIN/mpi/trv-speed or trv-cost is not built"
+fi
+
 # a class the table does not know, first met in rows 90..99 (block 1: rank 1)
 /usr/bin/python3 - "$J/landuse_30m_utm16n.tif" "$tmp/lu.tif" <<'PY' || { echo "cannot prepare the land-use map"; exit 1; }
 import sys

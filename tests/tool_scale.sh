@@ -5,7 +5,10 @@
 # every block seam) equal to gdaldem's; every layer a valid Cloud-Optimized
 # GeoTIFF (checked with GDAL through python3: layout, tiles, overviews, IFDs
 # before the image data, overview data before the full resolution's);
-# peak memory on a 512 x 40000 raster against a 512 x 2000 one. Ends with
+# trv-speed --zones the same bytes for every block height and against
+# GDAL's rasterizer at blocks of 7 rows; peak memory on a 512 x 40000
+# raster against a 512 x 2000 one (trv-terrain; trv-speed with and without
+# --zones). Ends with
 # "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
@@ -49,6 +52,34 @@ for rows in 1 7 64; do
 done
 # the check can fail: another input gives other bytes
 cmp -s "$tmp/r1000000/slope.tif" "$tmp/r7/dem.tif" && bad "cmp finds different layers equal" || ok
+
+# ---- trv-speed --zones: the zones burned block by block (all touched) ----
+# the same bytes for every block height (the whole raster: one burn of the
+# whole grid), and at blocks of 7 rows the maps against GDAL's rasterizer
+# (tests/speed_zones_check.py; the zones cross many seams)
+ZCHECK="$(dirname "$0")/speed_zones_check.py"
+zoned() {
+    rm -rf "$tmp/run" && cp -r "$tmp/r1000000" "$tmp/run" &&
+    TRV_BLOCK_ROWS=$1 "$BIN/trv-speed" -q --terrain "$tmp/run" --vehicle "$DATA/vehicles/ugv_hua2022.ini" \
+        --soils "$DATA/classes/soils.csv" --landuse-classes "$DATA/classes/landuse.csv" \
+        --zones "$tmp/zones.geojson" --crossings "$tmp/zones_cross.geojson" && mv "$tmp/run" "$tmp/z$1"
+}
+if [ -z "$PY" ]; then
+    skip_pkg python3-gdal "python3 with GDAL and numpy is needed to draw the zones"
+elif "$PY" "$ZCHECK" make "$tmp/r1000000" "$tmp/zones.geojson" "$tmp/zones_cross.geojson"; then
+    for rows in 1000000 1 7 64; do
+        zoned $rows && ok || bad "trv-speed --zones with TRV_BLOCK_ROWS=$rows failed"
+    done
+    for rows in 1 7 64; do
+        for f in speed.tif gonogo.tif limit.tif speed.json; do
+            cmp -s "$tmp/z1000000/$f" "$tmp/z$rows/$f" && ok || bad "--zones: $f differs between block heights $rows and the whole raster"
+        done
+    done
+    "$PY" "$ZCHECK" maps "$tmp/r7" "$tmp/z7" "$tmp/zones.geojson" >"$tmp/zmaps" 2>&1 && ok ||
+        bad "--zones at blocks of 7 rows against GDAL's rasterizer: $(cat "$tmp/zmaps")"
+else
+    bad "cannot draw the zones"
+fi
 
 # ---- seams: slope at every row equals gdaldem's (Horn), blocks of 7 rows ----
 if [ -z "$PY" ]; then
@@ -171,5 +202,22 @@ PYEOF
     [ $((tall - short)) -lt $((whole / 4)) ] && ok ||
         bad "peak RSS grew by $((tall - short)) KiB from 2000 to 40000 rows (the whole layers: $whole KiB)"
     [ "$short" -gt 0 ] && [ "$tall" -gt 0 ] && ok || bad "memory check misread: $short, $tall KiB"
+    # trv-speed with and without --zones on both: the zones add no memory that
+    # grows with the height (their burn of the whole raster: 1 byte a cell)
+    for n in short tall; do
+        "$PY" "$ZCHECK" make "$tmp/m_$n" "$tmp/z_$n.geojson" "$tmp/z_${n}_cross.geojson" || bad "cannot draw the $n zones"
+        for z in plain zones; do
+            ZO=
+            [ $z = zones ] && ZO="--zones $tmp/z_$n.geojson --crossings $tmp/z_${n}_cross.geojson"
+            TRV_BLOCK_ROWS=16 /usr/bin/time -f "%M" -o "$tmp/rss_${z}_$n" "$BIN/trv-speed" -q --terrain "$tmp/m_$n" \
+                --vehicle "$DATA/vehicles/ugv_hua2022.ini" --soils "$DATA/classes/soils.csv" \
+                --landuse-classes "$DATA/classes/landuse.csv" $ZO || bad "trv-speed ($z) on the $n raster"
+        done
+    done
+    zs=$(tail -1 "$tmp/rss_zones_short") zt=$(tail -1 "$tmp/rss_zones_tall") pt=$(tail -1 "$tmp/rss_plain_tall")
+    echo "trv-speed peak RSS: --zones $zs KiB (512 x 2000), $zt KiB (512 x 40000); without zones $pt KiB (512 x 40000)"
+    burn=$((512 * 40000 / 1024))
+    [ $((zt - zs)) -lt $((512 * 40000 * 12 / 1024 / 4)) ] && [ $((zt - pt)) -lt $((burn / 2)) ] && ok ||
+        bad "trv-speed --zones: peak RSS $zs -> $zt KiB from 2000 to 40000 rows, $pt KiB without zones (a whole burn: $burn KiB)"
 fi
 summary tool_scale

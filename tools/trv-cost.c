@@ -7,6 +7,9 @@
 #include "qgis/qgis.h"
 #include "run/run.h"
 #include "tool.h"
+#ifdef TRV_MPI
+#include "mpi_split.h" /* bin/mpi/trv-cost: fz_map_run's blocks over the MPI ranks, rank 0 writes */
+#endif
 
 #include <math.h>
 #include <stdlib.h>
@@ -117,7 +120,12 @@ static trv_status write_all(trv_ctx *ctx, const fz_engine *e, const fz_map_opts 
 int main(int argc, char **argv)
 {
     const char *terrain = NULL, *rules = NULL, *eval = NULL, *out = NULL, *soils = NULL, *defuzz = NULL, *sims = NULL;
-    int threads = 0;
+    int threads = 0, rank = 0;
+#ifdef TRV_MPI
+    trv_split split;
+    mpi_split_start(&argc, &argv, &split);
+    rank = split.rank;
+#endif
     const trv_opt opts[] = {
         {"terrain", 0, TRV_ARG_STRING, &terrain, "DIR",
          "read DIR/{dem,slope,soil,speed,gonogo}.tif, write DIR/cost.tif, DIR/class.tif and the summary DIR/cost.json"},
@@ -196,13 +204,21 @@ int main(int argc, char **argv)
         o.dir = terrain;
         o.soils_path = soils;
         o.threads = threads;
-        st = write_all(ctx, e, &o, &m, rules, sims, &meta);
-        if (!st && !res.quiet)
+#ifdef TRV_MPI
+        o.split = &split;
+#endif
+        st = rank ? fz_map_run(ctx, NULL, e, &o, NULL, &m) : write_all(ctx, e, &o, &m, rules, sims, &meta);
+        if (!st && !res.quiet && rank == 0)
             report(e, &m, rules, terrain);
         fz_map_clear(&m);
     }
     fz_engine_free(e);
     free(rules_default);
     free(soils_default);
+#ifdef TRV_MPI
+    if (rank) /* rank 0 reports every rank's error */
+        trv_ctx_free(ctx);
+    return mpi_split_end(rank ? st != TRV_OK : tool_end(&cli, ctx, st));
+#endif
     return tool_end(&cli, ctx, st);
 }

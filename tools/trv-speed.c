@@ -7,6 +7,9 @@
 #include "terramech/realize.h"
 #include "terramech/terramech.h"
 #include "tool.h"
+#ifdef TRV_MPI
+#include "mpi_split.h" /* bin/mpi/trv-speed: tm_run_split's blocks over the MPI ranks, rank 0 writes */
+#endif
 
 #include <math.h>
 #include <stdio.h>
@@ -388,7 +391,7 @@ static trv_status write_realizations(trv_ctx *ctx, trv_outset *set, const tm_mod
  * DIR/speed.json in one set: all or none. */
 static trv_status write_all(trv_ctx *ctx, const tm_model *m, const tm_soils *soils, const char *const in[5],
                             const char *report, const trv_meta *meta, tm_stats *stats, const tm_moisture_used *mu,
-                            const tm_zone_opts *zo)
+                            const tm_zone_opts *zo, const struct trv_split *sp)
 {
     const char *dir = in[0];
     tool_out out;
@@ -400,7 +403,7 @@ static trv_status write_all(trv_ctx *ctx, const tm_model *m, const tm_soils *soi
                   : qgis_qml_raster_write(ctx, tmp, rnd_palette_auto(TM_SPEED_DESC, TM_SPEED_UNIT), 0,
                                           m->v->top_speed_kmh, TM_SPEED_UNIT, TM_SPEED_DESC);
     if (!st)
-        st = tm_run_zoned(ctx, out.set, m, dir, meta, zo, stats);
+        st = tm_run_split(ctx, out.set, m, dir, meta, zo, sp, stats);
     if (!st && report)
         st = tm_report_write(ctx, out.set, m, soils, report);
     if (!st)
@@ -434,6 +437,13 @@ int main(int argc, char **argv)
     const char *dir = NULL, *vehicle = NULL, *soils_path = NULL, *landuse_path = NULL, *report = NULL, *sims = NULL;
     tm_moisture_opts mo = {.pct = NAN};
     tm_zone_opts zo = {NULL, NULL, 0};
+    const struct trv_split *sp = NULL;
+    int rank = 0;
+#ifdef TRV_MPI
+    trv_split split;
+    mpi_split_start(&argc, &argv, &split);
+    sp = &split, rank = split.rank;
+#endif
     const trv_opt opts[] = {
         {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "terrain directory: slope.tif, soil.tif, landuse.tif in; speed.tif, gonogo.tif, limit.tif, the summary speed.json and copies of the vehicle file and tables (speed_vehicle.ini, speed_soils.csv, speed_landuse.csv) out"},
         {"vehicle", 0, TRV_ARG_STRING, &vehicle, "VEHICLE.ini", "vehicle file (bundled: vehicles/*.ini in the data directory)"},
@@ -517,8 +527,11 @@ int main(int argc, char **argv)
         const char *const in[5] = {dir, vehicle, soils_path, landuse_path, sims};
         if (zo.path)
             trv_meta_add(&meta, "TRV_INPUT_ZONES", zo.path);
-        st = write_all(ctx, &m, soils, in, report, &meta, &stats, &mu, &zo);
-        if (!st && !res.quiet)
+        if (rank == 0)
+            st = write_all(ctx, &m, soils, in, report, &meta, &stats, &mu, &zo, sp);
+        else /* the other ranks compute their blocks */
+            st = tm_run_split(ctx, NULL, &m, dir, NULL, &zo, sp, &stats);
+        if (!st && !res.quiet && rank == 0)
             print_report(&m, soils, &stats);
     }
     tm_moisture_used_clear(&mu);
@@ -526,5 +539,10 @@ int main(int argc, char **argv)
     tm_soils_free(soils);
     free(soils_default);
     free(landuse_default);
+#ifdef TRV_MPI
+    if (rank) /* rank 0 reports every rank's error */
+        trv_ctx_free(ctx);
+    return mpi_split_end(rank ? st != TRV_OK : tool_end(&cli, ctx, st));
+#endif
     return tool_end(&cli, ctx, st);
 }

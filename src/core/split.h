@@ -34,4 +34,26 @@ struct trv_split {
     trv_status (*agree)(trv_ctx *ctx, const trv_split *s, trv_status st);
 };
 
+/* A streamed stage's block: compute reads and computes rows y0 .. y1 - 1
+ * into the stage's buffers (and the block's own integer tallies); parts
+ * names those buffers (at most TRV_SPLIT_PARTS, the same places on every
+ * process); write folds them into the running figures, in block order, and
+ * writes the rows (process 0 only). */
+#define TRV_SPLIT_PARTS 8
+typedef struct trv_block_ops {
+    void *s;
+    trv_status (*compute)(trv_ctx *ctx, void *s, int y0, int y1);
+    int (*parts)(void *s, int y0, int y1, trv_part *p);
+    trv_status (*write)(trv_ctx *ctx, void *s, int y0, int y1);
+    const char *label; /* trv_progress's, after each block written */
+} trv_block_ops;
+
+/* Rows 0 .. ny - 1 by blocks of `rows`. sp NULL: one process, compute and
+ * write block after block until the first error (setup not TRV_OK: nothing
+ * runs). Else setup is agreed first; block k is computed on process
+ * k % size and sent to 0; process 0 writes every block in order, and after
+ * its first error still takes (and drops) the blocks the others send. */
+trv_status trv_split_blocks(trv_ctx *ctx, const trv_split *sp, trv_status setup, int ny, int rows,
+                            const trv_block_ops *ops);
+
 #endif

@@ -157,6 +157,8 @@ typedef struct fz_map_opts {
     const char *dir;         /* reads dem.tif, slope.tif, soil.tif, speed.tif, gonogo.tif; writes cost.tif, class.tif */
     const char *soils_path;  /* soil table CSV: code, ci_kPa (data/classes/soils.csv) */
     int threads;             /* 0: all cores */
+    const struct trv_split *split; /* fz_map_run: NULL one process; else its blocks over processes (core/split.h),
+                                      process 0 writes; the others pass set and meta NULL */
 } fz_map_opts;
 
 typedef struct fz_map {

@@ -4,6 +4,7 @@
 #include "map_priv.h"
 #include "geo/block.h"
 #include "run/blocks.h"
+#include "core/split.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -11,12 +12,22 @@
 
 static const run_id READ[5] = {RUN_DEM, RUN_SLOPE, RUN_SOIL, RUN_SPEED, RUN_GONOGO};
 
+/* What a block's process counts from its inputs (core/split.h: it travels
+ * with the block's rows to process 0). */
+typedef struct tally {
+    size_t data[RUN_NLAYERS];              /* data cells per layer (run_blocks_add) */
+    size_t count[FZ_MAX_OUT_TERMS + 1], nodata, cells; /* fz_map_count's */
+} tally;
+
 typedef struct stream {
     run_blocks in;
     fz_job J;
+    const fz_map_opts *o;
+    fz_map *m;
     geo_block_writer *w[2];
     float *cost;
     unsigned char *cls;
+    tally b; /* the block's */
     double sum;
     size_t go;
     double t_read, t_infer, t_write;
@@ -39,9 +50,10 @@ static trv_status open_writers(trv_ctx *ctx, stream *s, trv_outset *set, const c
     return st;
 }
 
-/* Rows y0 .. y1 - 1: read, soil codes checked, computed, counted, written. */
-static trv_status do_block(trv_ctx *ctx, stream *s, const fz_map_opts *o, fz_map *m, int y0, int y1)
+/* Rows y0 .. y1 - 1: read, soil codes checked, computed, tallied. */
+static trv_status compute_block(trv_ctx *ctx, void *arg, int y0, int y1)
 {
+    stream *s = arg;
     double t0 = trv_now_s();
     trv_status st = run_blocks_read(ctx, &s->in, y0, y1);
     if (st)
@@ -55,30 +67,62 @@ static trv_status do_block(trv_ctx *ctx, stream *s, const fz_map_opts *o, fz_map
     const int nx = s->in.grid->nx;
     const size_t n = (size_t)(y1 - y0) * nx;
     double t1 = trv_now_s();
-    if ((st = fz_map_check_soil(ctx, &s->J, &L, n, s->in.path[RUN_SOIL], o->soils_path)) ||
-        (st = fz_map_rows(ctx, &s->J, &L, nx, 0, y1 - y0, o->threads, s->cost, s->cls)))
+    if ((st = fz_map_check_soil(ctx, &s->J, &L, n, s->in.path[RUN_SOIL], s->o->soils_path)) ||
+        (st = fz_map_rows(ctx, &s->J, &L, nx, 0, y1 - y0, s->o->threads, s->cost, s->cls)))
         return st;
-    fz_map_count(m, &L, s->cost, s->cls, n, &s->sum, &s->go);
-    double t2 = trv_now_s();
-    if (!(st = geo_block_write(ctx, s->w[0], y0, y1 - y0, s->cost)))
+    fz_map bm = {0};
+    double sum = 0; /* the block's: process 0 sums the cost in row order */
+    size_t go = 0;
+    fz_map_count(&bm, &L, s->cost, s->cls, n, &sum, &go);
+    memcpy(s->b.data, s->in.block, sizeof s->b.data);
+    memcpy(s->b.count, bm.count, sizeof s->b.count);
+    s->b.nodata = bm.nodata, s->b.cells = bm.cells;
+    s->t_read += t1 - t0, s->t_infer += trv_now_s() - t1;
+    return TRV_OK;
+}
+
+static int block_parts(void *arg, int y0, int y1, trv_part p[])
+{
+    stream *s = arg;
+    size_t n = (size_t)(y1 - y0) * s->in.grid->nx;
+    p[0] = (trv_part){s->cost, n * sizeof *s->cost};
+    p[1] = (trv_part){s->cls, n};
+    p[2] = (trv_part){&s->b, sizeof s->b};
+    return 3;
+}
+
+/* The computed rows y0 .. y1 - 1: tallied, the cost summed in row order, written. */
+static trv_status write_block(trv_ctx *ctx, void *arg, int y0, int y1)
+{
+    stream *s = arg;
+    double t0 = trv_now_s();
+    run_blocks_add(&s->in, s->b.data);
+    for (int c = 0; c <= FZ_MAX_OUT_TERMS; c++)
+        s->m->count[c] += s->b.count[c];
+    s->m->nodata += s->b.nodata, s->m->cells += s->b.cells;
+    for (size_t i = 0, n = (size_t)(y1 - y0) * s->in.grid->nx; i < n; i++)
+        if (s->cls[i] > 0) /* fz_map_count's sum */
+            s->sum += s->cost[i], s->go++;
+    trv_status st = geo_block_write(ctx, s->w[0], y0, y1 - y0, s->cost);
+    if (!st)
         st = geo_block_write(ctx, s->w[1], y0, y1 - y0, s->cls);
-    s->t_read += t1 - t0, s->t_infer += t2 - t1, s->t_write += trv_now_s() - t2;
+    s->t_write += trv_now_s() - t0;
     return st;
 }
 
-static trv_status run_blocks_all(trv_ctx *ctx, stream *s, const fz_map_opts *o, fz_map *m)
+/* The engine, the inputs opened, the block buffers, the writers (process 0). */
+static trv_status setup(trv_ctx *ctx, stream *s, trv_outset *set, const fz_engine *e, const trv_meta *meta, int writes)
 {
+    fz_map *m = s->m;
+    trv_status st = fz_map_prepare(ctx, e, s->o->soils_path, &s->J);
+    if (st || (st = run_blocks_open(ctx, s->o->dir, READ, 5, 0, &s->in)) || (st = fz_map_classes(ctx, e, &m->classes)) ||
+        (st = geo_grid_copy(ctx, &m->grid, s->in.grid)))
+        return st;
     const int ny = s->in.grid->ny, rows = geo_block_rows();
     const size_t n = (size_t)s->in.grid->nx * (rows < ny ? rows : ny);
     if (!(s->cost = malloc(n * sizeof *s->cost)) || !(s->cls = malloc(n)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    trv_status st = TRV_OK;
-    for (int y0 = 0; y0 < ny && !st; y0 += rows) {
-        int y1 = y0 + rows < ny ? y0 + rows : ny;
-        if (!(st = do_block(ctx, s, o, m, y0, y1)))
-            st = trv_progress(ctx, (double)y1 / ny, "cost");
-    }
-    return st ? st : run_blocks_finish(ctx, &s->in);
+    return writes ? open_writers(ctx, s, set, s->o->dir, m, meta) : TRV_OK;
 }
 
 trv_status fz_map_run(trv_ctx *ctx, trv_outset *set, const fz_engine *e, const fz_map_opts *o, const trv_meta *meta,
@@ -87,10 +131,13 @@ trv_status fz_map_run(trv_ctx *ctx, trv_outset *set, const fz_engine *e, const f
     memset(m, 0, sizeof *m);
     stream s;
     memset(&s, 0, sizeof s);
-    trv_status st = fz_map_prepare(ctx, e, o->soils_path, &s.J);
-    if (!st && !(st = run_blocks_open(ctx, o->dir, READ, 5, 0, &s.in)) && !(st = fz_map_classes(ctx, e, &m->classes)) &&
-        !(st = geo_grid_copy(ctx, &m->grid, s.in.grid)) && !(st = open_writers(ctx, &s, set, o->dir, m, meta)))
-        st = run_blocks_all(ctx, &s, o, m);
+    s.o = o, s.m = m;
+    const int writes = !o->split || o->split->rank == 0;
+    trv_status st = setup(ctx, &s, set, e, meta, writes);
+    const trv_block_ops ops = {&s, compute_block, block_parts, write_block, "cost"};
+    st = trv_split_blocks(ctx, o->split, st, st ? 0 : s.in.grid->ny, geo_block_rows(), &ops);
+    if (!st && writes)
+        st = run_blocks_finish(ctx, &s.in);
     geo_block_stats cs = {0};
     double t0 = trv_now_s();
     for (int k = 0; k < 2; k++)

@@ -222,8 +222,8 @@ trv_status geo_zones_index(trv_ctx *ctx, geo_zones *z)
     return TRV_OK;
 }
 
-trv_status geo_zones_read(trv_ctx *ctx, const char *path, const char *crossings, double radius_m, const geo_grid *g,
-                          geo_zones **out)
+static trv_status zones_read(trv_ctx *ctx, const char *path, const char *crossings, double radius_m, const geo_grid *g,
+                             int burn, geo_zones **out)
 {
     *out = NULL;
     geo_zones *z = calloc(1, sizeof *z);
@@ -242,7 +242,7 @@ trv_status geo_zones_read(trv_ctx *ctx, const char *path, const char *crossings,
     for (int k = 0; k < z->n; k++)
         if (z->z[k].effect == GEO_ZONE_FACTOR && z->z[k].value < z->min_factor)
             z->min_factor = z->z[k].value;
-    if (!st)
+    if (!st && burn)
         st = geo_zones_burn(ctx, g, z);
     if (st) {
         geo_zones_free(z);
@@ -250,4 +250,16 @@ trv_status geo_zones_read(trv_ctx *ctx, const char *path, const char *crossings,
     }
     *out = z;
     return TRV_OK;
+}
+
+trv_status geo_zones_read(trv_ctx *ctx, const char *path, const char *crossings, double radius_m, const geo_grid *g,
+                          geo_zones **out)
+{
+    return zones_read(ctx, path, crossings, radius_m, g, 1, out);
+}
+
+trv_status geo_zones_read_unburnt(trv_ctx *ctx, const char *path, const char *crossings, double radius_m,
+                                  const geo_grid *g, geo_zones **out)
+{
+    return zones_read(ctx, path, crossings, radius_m, g, 0, out);
 }

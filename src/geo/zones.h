@@ -86,6 +86,10 @@ const char *geo_zone_source(const geo_zones *z, int k);
  * segment index and the burn raster on g. */
 trv_status geo_zones_read(trv_ctx *ctx, const char *path, const char *crossings, double radius_m, const geo_grid *g,
                           geo_zones **out);
+/* geo_zones_read without the burn raster (z->burn NULL: the caller burns
+ * windows with geo_zones_burn_rows; geo_zones_at tests every polygon). */
+trv_status geo_zones_read_unburnt(trv_ctx *ctx, const char *path, const char *crossings, double radius_m,
+                                  const geo_grid *g, geo_zones **out);
 void geo_zones_free(geo_zones *z);
 /* The segments' bucket index of z (at least one zone; geo_zones_read
  * calls it, and prm's risk.c for the zones it makes or adds: an index
@@ -94,6 +98,11 @@ trv_status geo_zones_index(trv_ctx *ctx, geo_zones *z);
 /* z->burn on g's grid (zones_burn.c; geo_zones_read calls it; a burn
  * made before is replaced). */
 trv_status geo_zones_burn(trv_ctx *ctx, const geo_grid *g, geo_zones *z);
+/* Rows y0 .. y1 - 1 of that burn into burn ((y1 - y0) x g->nx bytes, row
+ * y0 first): the same bytes as those rows of z->burn, whatever the window
+ * (every test is made on g's own cell coordinates; trv-speed's row blocks). */
+trv_status geo_zones_burn_rows(trv_ctx *ctx, const geo_grid *g, const geo_zones *z, int y0, int y1,
+                               unsigned char *burn);
 
 /* The nogo zone (index) the straight piece (x0, y0)-(x1, y1) may not take
  * (it meets a nogo line away from every crossing, or meets a nogo

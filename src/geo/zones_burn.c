@@ -15,12 +15,12 @@ enum { ZB_LINE = 8, ZB_POLY = 16 }; /* while burning */
 /* Every cell whose closed square the segment q (map units) meets: per row
  * band the segment crosses, the columns of its part in the band, one more
  * on each side, each tested against the closed square. */
-static void burn_segment(const geo_grid *g, unsigned char *burn, const double *q, unsigned char bit)
+static void burn_segment(const geo_grid *g, int y0, int y1, unsigned char *burn, const double *q, unsigned char bit)
 {
     double u0 = (q[0] - g->gt[0]) / g->gt[1], v0 = (q[1] - g->gt[3]) / g->gt[5];
     double u1 = (q[2] - g->gt[0]) / g->gt[1], v1 = (q[3] - g->gt[3]) / g->gt[5];
     double ra = floor(fmin(v0, v1)) - 1, rb = floor(fmax(v0, v1)) + 1;
-    for (long r = ra < 0 ? 0 : (long)ra; r <= rb && r < g->ny; r++) {
+    for (long r = ra < y0 ? y0 : (long)ra; r <= rb && r < y1; r++) {
         double t0, t1;
         if (!trv_clip_segment(u0, v0, u1, v1, -1.0, (double)r, g->nx + 1.0, r + 1.0, &t0, &t1))
             continue;
@@ -28,18 +28,19 @@ static void burn_segment(const geo_grid *g, unsigned char *burn, const double *q
         double ca = floor(fmin(ua, ub)) - 1, cb = floor(fmax(ua, ub)) + 1;
         for (long c = ca < 0 ? 0 : (long)ca; c <= cb && c < g->nx; c++)
             if (trv_clip_segment(u0, v0, u1, v1, (double)c, (double)r, c + 1.0, r + 1.0, &t0, &t1))
-                burn[r * g->nx + c] |= bit;
+                burn[(r - y0) * g->nx + c] |= bit;
     }
 }
 
 /* The cells of polygon k whose centres lie inside it (even-odd, by rows). */
-static int burn_inside(const geo_zones *z, int k, const geo_grid *g, unsigned char *burn, unsigned char bit)
+static int burn_inside(const geo_zones *z, int k, const geo_grid *g, int y0, int y1, unsigned char *burn,
+                       unsigned char bit)
 {
     const geo_zone *zn = &z->z[k];
     double *xs = malloc((size_t)(zn->s1 - zn->s0 + 1) * sizeof *xs);
     if (!xs)
         return -1;
-    for (long r = 0; r < g->ny; r++) {
+    for (long r = y0; r < y1; r++) {
         double y = geo_grid_y(g, (double)r);
         if (y < zn->box[1] || y > zn->box[3])
             continue;
@@ -54,7 +55,7 @@ static int burn_inside(const geo_zones *z, int k, const geo_grid *g, unsigned ch
             double c0 = ceil((xs[p] - g->gt[0]) / g->gt[1] - 0.5), c1 = floor((xs[p + 1] - g->gt[0]) / g->gt[1] - 0.5);
             for (long c = c0 < 0 ? 0 : (long)c0; c <= c1 && c < g->nx; c++)
                 if (geo_zone_contains(z, k, geo_grid_x(g, (double)c), y))
-                    burn[r * g->nx + c] |= bit;
+                    burn[(r - y0) * g->nx + c] |= bit;
         }
     }
     free(xs);
@@ -71,28 +72,35 @@ static int cell_near_crossing(const geo_zones *z, const geo_grid *g, long i)
     return 0;
 }
 
-trv_status geo_zones_burn(trv_ctx *ctx, const geo_grid *g, geo_zones *z)
+trv_status geo_zones_burn_rows(trv_ctx *ctx, const geo_grid *g, const geo_zones *z, int y0, int y1,
+                               unsigned char *burn)
 {
-    size_t n = (size_t)g->nx * g->ny;
-    memcpy(z->burn_gt, g->gt, sizeof z->burn_gt);
-    z->burn_nx = g->nx, z->burn_ny = g->ny;
-    free(z->burn);
-    if (!(z->burn = calloc(n, 1)))
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    size_t n = (size_t)g->nx * (y1 - y0);
+    memset(burn, 0, n);
     for (int k = 0; k < z->n; k++) {
         const geo_zone *zn = &z->z[k];
         unsigned char bit = zn->effect != GEO_ZONE_NOGO ? GEO_ZB_FACTOR : zn->line ? ZB_LINE : ZB_POLY;
         for (int s = zn->s0; s < zn->s1; s++)
-            burn_segment(g, z->burn, z->seg + 4 * (size_t)s, bit);
-        if (!zn->line && burn_inside(z, k, g, z->burn, bit))
+            burn_segment(g, y0, y1, burn, z->seg + 4 * (size_t)s, bit);
+        if (!zn->line && burn_inside(z, k, g, y0, y1, burn, bit))
             return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
     for (size_t i = 0; i < n; i++) {
-        unsigned char b = z->burn[i];
+        unsigned char b = burn[i];
         if (!(b & (ZB_LINE | ZB_POLY)))
             continue;
-        int open = !(b & ZB_POLY) && cell_near_crossing(z, g, (long)i);
-        z->burn[i] = (unsigned char)((b & GEO_ZB_FACTOR) | (open ? GEO_ZB_CROSS : GEO_ZB_NOGO));
+        int open = !(b & ZB_POLY) && cell_near_crossing(z, g, (long)(i + (size_t)y0 * g->nx));
+        burn[i] = (unsigned char)((b & GEO_ZB_FACTOR) | (open ? GEO_ZB_CROSS : GEO_ZB_NOGO));
     }
     return TRV_OK;
+}
+
+trv_status geo_zones_burn(trv_ctx *ctx, const geo_grid *g, geo_zones *z)
+{
+    memcpy(z->burn_gt, g->gt, sizeof z->burn_gt);
+    z->burn_nx = g->nx, z->burn_ny = g->ny;
+    free(z->burn);
+    if (!(z->burn = malloc((size_t)g->nx * g->ny)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    return geo_zones_burn_rows(ctx, g, z, 0, g->ny, z->burn);
 }

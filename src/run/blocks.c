@@ -48,9 +48,15 @@ trv_status run_blocks_read(trv_ctx *ctx, run_blocks *b, int y0, int y1)
         trv_status st = geo_block_read(ctx, b->r[id], y0, y1, &b->rows[id]);
         if (st)
             return st;
-        b->data[id] += count_data(b->rows[id], y0, y1);
+        b->block[id] = count_data(b->rows[id], y0, y1);
     }
     return TRV_OK;
+}
+
+void run_blocks_add(run_blocks *b, const size_t block[RUN_NLAYERS])
+{
+    for (int k = 0; k < RUN_NLAYERS; k++)
+        b->data[k] += block[k];
 }
 
 trv_status run_blocks_finish(trv_ctx *ctx, const run_blocks *b)

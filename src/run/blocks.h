@@ -15,7 +15,8 @@ typedef struct run_blocks {
     geo_block_reader *r[RUN_NLAYERS];
     char *path[RUN_NLAYERS];
     const geo_rows *rows[RUN_NLAYERS]; /* the last block read of each layer */
-    size_t data[RUN_NLAYERS];          /* data cells seen in the blocks' rows (halo rows not counted) */
+    size_t data[RUN_NLAYERS];          /* data cells of the blocks added (run_blocks_add) */
+    size_t block[RUN_NLAYERS];         /* data cells of the last block read (halo rows not counted) */
     run_id which[RUN_NLAYERS];
     int n;
     const geo_grid *grid;              /* the first layer's */
@@ -24,8 +25,12 @@ typedef struct run_blocks {
 /* Open the n layers which[] of dir with halo rows (run_load's open errors
  * and grid comparison, in which[]'s order). */
 trv_status run_blocks_open(trv_ctx *ctx, const char *dir, const run_id *which, int n, int halo, run_blocks *out);
-/* Rows y0 .. y1 - 1 (and the halo) of every layer into b->rows. */
+/* Rows y0 .. y1 - 1 (and the halo) of every layer into b->rows, their data
+ * cells into b->block. */
 trv_status run_blocks_read(trv_ctx *ctx, run_blocks *b, int y0, int y1);
+/* A block's data cells (b->block of the process that read it: core/split.h)
+ * added to b->data, which run_blocks_finish checks. */
+void run_blocks_add(run_blocks *b, const size_t block[RUN_NLAYERS]);
 /* After the last block: "'<path>' holds only nodata" for the first layer
  * without a data cell. */
 trv_status run_blocks_finish(trv_ctx *ctx, const run_blocks *b);

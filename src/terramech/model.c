@@ -180,136 +180,12 @@ const char *tm_reason_name(int reason)
     return reason >= 0 && reason < 7 ? REASONS[reason].name : NULL;
 }
 
-/* Codes present in a class layer that a table does not know. */
-static trv_status check_codes(trv_ctx *ctx, const geo_raster *r, const char *file, const char *what,
-                              const char *table, const int *known_soil, const unsigned char *known_lu)
-{
-    char seen[256] = {0};
-    size_t n = (size_t)r->grid.nx * r->grid.ny;
-    for (size_t i = 0; i < n; i++)
-        seen[r->u8[i]] = 1;
-    for (int c = 1; c < 256; c++) {
-        if (!seen[c])
-            continue;
-        int unknown = known_soil ? known_soil[c] < 0 : known_lu[c] == 2;
-        if (unknown)
-            return trv_error(ctx, TRV_ERR_DATA, "'%s': %s class %d is not in the table '%s'", file, what, c, table);
-    }
-    return TRV_OK;
-}
-
-/* The three layers tm_run writes: speed.tif, gonogo.tif, limit.tif. */
-typedef struct run_out {
-    geo_raster *r[3];
-} run_out;
-
 /* zoned: the zone classes named too (without zones the maps' colour
  * tables stay as before them). */
 static const geo_classes reasons[2] = {{(geo_class *)REASONS, 6}, {(geo_class *)REASONS, 7}};
 static const geo_classes limits[2] = {{(geo_class *)LIMITS, TM_NLIMITS}, {(geo_class *)LIMITS, TM_NLIMIT_CODES}};
 
 const geo_classes *tm_out_classes(int limit, int zoned) { return limit ? &limits[zoned] : &reasons[zoned]; }
-
-static trv_status out_new(trv_ctx *ctx, const geo_grid *g, int zoned, run_out *o)
-{
-    trv_status st;
-    if ((st = geo_raster_new(ctx, g, GEO_F32, &o->r[0])) || (st = geo_raster_new(ctx, g, GEO_U8, &o->r[1])) ||
-        (st = geo_raster_new(ctx, g, GEO_U8, &o->r[2])) ||
-        (st = geo_raster_set_label(ctx, o->r[0], TM_SPEED_DESC, TM_SPEED_UNIT)) ||
-        (st = geo_raster_set_label(ctx, o->r[1], "GO/NOGO reason", NULL)) ||
-        (st = geo_raster_set_label(ctx, o->r[2], TM_LIMIT_DESC, NULL)))
-        return st;
-    o->r[1]->classes = &reasons[zoned]; /* no nodata value: 0 is GO and must show */
-    o->r[2]->classes = &limits[zoned];  /* nor here: 0 is NOGO */
-    return TRV_OK;
-}
-
-/* The rows, shared by the threads: each takes the next block of rows
- * (tm_row is pure and writes only its rows, so the maps are the same
- * bytes whatever the threads). */
-typedef struct rows_job {
-    const tm_model *m;
-    const run_stack *in;
-    run_out *o;
-    int nx, ny;
-    atomic_int next, done, stop;
-} rows_job;
-
-#define ROWS_BLOCK 16
-
-/* One block of rows; 0 when none is left or the run is stopping. */
-static int rows_work_one(rows_job *j)
-{
-    const geo_raster *slope = j->in->layer[RUN_SLOPE], *soil = j->in->layer[RUN_SOIL], *lu = j->in->layer[RUN_LANDUSE];
-    int y0 = atomic_fetch_add(&j->next, ROWS_BLOCK);
-    if (y0 >= j->ny || atomic_load(&j->stop))
-        return 0;
-    int y1 = y0 + ROWS_BLOCK < j->ny ? y0 + ROWS_BLOCK : j->ny;
-    for (int y = y0; y < y1; y++) {
-        size_t r = (size_t)y * j->nx;
-        tm_row(j->m, slope->f32 + r, (float)slope->nodata, soil->u8 + r, lu->u8 + r, j->nx, j->o->r[0]->f32 + r,
-               j->o->r[1]->u8 + r, j->o->r[2]->u8 + r);
-    }
-    atomic_fetch_add(&j->done, y1 - y0);
-    return 1;
-}
-
-static void rows_work(rows_job *j)
-{
-    while (rows_work_one(j))
-        ;
-}
-
-static void *rows_thread(void *arg)
-{
-    rows_work(arg);
-    return NULL;
-}
-
-/* Every row (on every core), the zones (z, NULL: none), then the counts in row order. */
-static trv_status compute(trv_ctx *ctx, const tm_model *m, const run_stack *in, const geo_zones *z, run_out *o,
-                          tm_stats *stats)
-{
-    const geo_raster *slope = in->layer[RUN_SLOPE];
-    rows_job job = {m, in, o, slope->grid.nx, slope->grid.ny, 0, 0, 0};
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int nthreads = ncpu < 1 ? 1 : ncpu > 16 ? 16 : (int)ncpu, started = 0;
-    pthread_t th[16];
-    for (int k = 1; k < nthreads; k++)
-        started += pthread_create(&th[started], NULL, rows_thread, &job) == 0;
-    trv_status st = TRV_OK;
-    while (atomic_load(&job.next) < job.ny) { /* this thread works too, and reports */
-        if ((st = trv_progress(ctx, (double)atomic_load(&job.done) / job.ny, "speed"))) {
-            atomic_store(&job.stop, 1);
-            break;
-        }
-        for (int k = 0; k < 8 && rows_work_one(&job); k++)
-            ;
-    }
-    for (int k = 0; k < started; k++)
-        pthread_join(th[k], NULL);
-    if (st)
-        return st;
-    if (z)
-        tm_zones_bake(z, &slope->grid, o->r[0]->f32, o->r[1]->u8, o->r[2]->u8);
-    const float *speed = o->r[0]->f32;
-    const unsigned char *go = o->r[1]->u8, *lim = o->r[2]->u8;
-    size_t n = (size_t)job.nx * job.ny;
-    double sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        stats->reason[go[i]]++;
-        stats->limit[lim[i]]++;
-        if (go[i] == TM_GO) {
-            sum += speed[i];
-            stats->speed_max_kmh = fmax(stats->speed_max_kmh, speed[i]);
-        }
-    }
-    stats->cells = n;
-    stats->go = stats->reason[TM_GO];
-    stats->nodata = stats->reason[TM_NOGO_NODATA];
-    stats->speed_mean_kmh = stats->go ? sum / stats->go : 0;
-    return TRV_OK;
-}
 
 trv_status tm_run(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const trv_meta *meta,
                   tm_stats *stats)
@@ -320,35 +196,5 @@ trv_status tm_run(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *
 trv_status tm_run_zoned(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const trv_meta *meta,
                         const tm_zone_opts *zo, tm_stats *stats)
 {
-    if (!zo || !zo->path)
-        return tm_run_stream(ctx, set, m, dir, meta, stats); /* without zones: by row blocks (stream.c) */
-    memset(stats, 0, sizeof *stats);
-    static const run_id which[3] = {RUN_SLOPE, RUN_SOIL, RUN_LANDUSE}, outs[3] = {RUN_SPEED, RUN_GONOGO, RUN_LIMIT};
-    run_stack in;
-    run_out o = {{NULL, NULL, NULL}};
-    geo_zones *z = NULL;
-    memset(&in, 0, sizeof in);
-    trv_status st = run_load(ctx, dir, which, 3, NULL, &in);
-    if (!st)
-        st = check_codes(ctx, in.layer[RUN_SOIL], in.path[RUN_SOIL], "soil", "the soil table", m->soil_index, NULL);
-    if (!st)
-        st = check_codes(ctx, in.layer[RUN_LANDUSE], in.path[RUN_LANDUSE], "land-use", "the land-use table", NULL,
-                         m->landuse_nogo);
-    if (!st && zo && zo->path)
-        st = geo_zones_read(ctx, zo->path, zo->crossings, zo->radius_m, &in.layer[RUN_SLOPE]->grid, &z);
-    if (!st && !(st = out_new(ctx, &in.layer[RUN_SLOPE]->grid, z != NULL, &o)))
-        st = compute(ctx, m, &in, z, &o, stats);
-    for (int k = 0; k < 3 && !st; k++) {
-        char *p = run_path(dir, outs[k]);
-        const char *tmp = p ? trv_outset_add(set, p) : NULL;
-        st = !tmp ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory") : geo_raster_write(ctx, o.r[k], tmp, meta);
-        free(p);
-    }
-    if (!st)
-        st = trv_progress(ctx, 1.0, "speed");
-    run_stack_clear(&in);
-    geo_zones_free(z);
-    for (int k = 0; k < 3; k++)
-        geo_raster_free(o.r[k]);
-    return st;
+    return tm_run_split(ctx, set, m, dir, meta, zo, NULL, stats); /* by row blocks (stream.c) */
 }

@@ -1,9 +1,13 @@
-/* trv-speed's run by row blocks (run_priv.h, tm_run_stream): slope, soil
+/* trv-speed's run by row blocks (terramech.h, tm_run_split): slope, soil
  * and land use read block by block, tm_row on every core within a block,
- * speed.tif, gonogo.tif and limit.tif written as they go. */
+ * the zones burned and baked into the block, speed.tif, gonogo.tif and
+ * limit.tif written as they go; the blocks split over processes
+ * (core/split.h) when asked. */
 #include "run_priv.h"
 #include "geo/block.h"
 #include "run/blocks.h"
+#include "core/split.h"
+#include "geo/zones.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -47,12 +51,23 @@ static void block_rows(block_job *j)
         pthread_join(th[k], NULL);
 }
 
+/* What a block's process counts from its inputs (core/split.h: it travels
+ * with the block's rows to process 0). */
+typedef struct tally {
+    size_t data[RUN_NLAYERS]; /* data cells per layer (run_blocks_add) */
+    char seen[2][256];        /* the soil and land-use codes met */
+} tally;
+
 /* The state of one run. */
 typedef struct stream {
     run_blocks in;
+    const tm_model *m;
+    tm_stats *stats;
+    geo_zones *z;           /* NULL: none; else burned block by block into burn */
     geo_block_writer *w[3];
     float *speed;
-    unsigned char *go, *lim;
+    unsigned char *go, *lim, *burn;
+    tally b;                /* the block's */
     char seen[2][256];      /* the soil and land-use codes met */
     double sum;             /* speed over the GO cells, in row order */
 } stream;
@@ -62,7 +77,7 @@ static trv_status open_writers(trv_ctx *ctx, stream *s, trv_outset *set, const c
     static const run_id outs[3] = {RUN_SPEED, RUN_GONOGO, RUN_LIMIT};
     static char *const desc[3] = {TM_SPEED_DESC, "GO/NOGO reason", TM_LIMIT_DESC}, *const unit[3] = {TM_SPEED_UNIT};
     /* no nodata value: 0 is GO in gonogo.tif, NOGO in limit.tif, and must show */
-    const geo_classes *cl[3] = {NULL, tm_out_classes(0, 0), tm_out_classes(1, 0)};
+    const geo_classes *cl[3] = {NULL, tm_out_classes(0, s->z != NULL), tm_out_classes(1, s->z != NULL)};
     trv_status st = TRV_OK;
     for (int k = 0; k < 3 && !st; k++) {
         geo_raster like = {.grid = *s->in.grid, .type = k ? GEO_U8 : GEO_F32, .desc = desc[k], .unit = unit[k],
@@ -75,19 +90,50 @@ static trv_status open_writers(trv_ctx *ctx, stream *s, trv_outset *set, const c
     return st;
 }
 
-/* Rows y0 .. y1 - 1: read, computed, counted in row order, written. */
-static trv_status do_block(trv_ctx *ctx, stream *s, const tm_model *m, int y0, int y1, tm_stats *stats)
+/* Rows y0 .. y1 - 1: read, computed (tm_row), the codes met and data cells tallied. */
+static trv_status compute_block(trv_ctx *ctx, void *arg, int y0, int y1)
 {
+    stream *s = arg;
     trv_status st = run_blocks_read(ctx, &s->in, y0, y1);
     if (st)
         return st;
     const geo_rows *slope = s->in.rows[RUN_SLOPE];
-    block_job j = {m, geo_rows_f32(slope, y0), (float)slope->nodata, geo_rows_u8(s->in.rows[RUN_SOIL], y0),
+    block_job j = {s->m, geo_rows_f32(slope, y0), (float)slope->nodata, geo_rows_u8(s->in.rows[RUN_SOIL], y0),
                    geo_rows_u8(s->in.rows[RUN_LANDUSE], y0), s->speed, s->go, s->lim, slope->nx, y1 - y0, 0};
     block_rows(&j);
-    size_t n = (size_t)(y1 - y0) * j.nx;
+    if (s->z && !(st = geo_zones_burn_rows(ctx, s->in.grid, s->z, y0, y1, s->burn)))
+        tm_zones_bake_rows(s->z, s->in.grid, y0, y1, s->burn, s->speed, s->go, s->lim);
+    if (st)
+        return st;
+    memset(&s->b, 0, sizeof s->b);
+    memcpy(s->b.data, s->in.block, sizeof s->b.data);
+    for (size_t i = 0, n = (size_t)(y1 - y0) * j.nx; i < n; i++)
+        s->b.seen[0][j.soil[i]] = s->b.seen[1][j.lu[i]] = 1;
+    return TRV_OK;
+}
+
+static int block_parts(void *arg, int y0, int y1, trv_part p[])
+{
+    stream *s = arg;
+    size_t n = (size_t)(y1 - y0) * s->in.grid->nx;
+    p[0] = (trv_part){s->speed, n * sizeof *s->speed};
+    p[1] = (trv_part){s->go, n};
+    p[2] = (trv_part){s->lim, n};
+    p[3] = (trv_part){&s->b, sizeof s->b};
+    return 4;
+}
+
+/* The computed rows y0 .. y1 - 1: tallied, counted in row order, written. */
+static trv_status write_block(trv_ctx *ctx, void *arg, int y0, int y1)
+{
+    stream *s = arg;
+    tm_stats *stats = s->stats;
+    run_blocks_add(&s->in, s->b.data);
+    for (int m = 0; m < 2; m++)
+        for (int c = 0; c < 256; c++)
+            s->seen[m][c] |= s->b.seen[m][c];
+    size_t n = (size_t)(y1 - y0) * s->in.grid->nx;
     for (size_t i = 0; i < n; i++) {
-        s->seen[0][j.soil[i]] = s->seen[1][j.lu[i]] = 1;
         stats->reason[s->go[i]]++;
         stats->limit[s->lim[i]]++;
         if (s->go[i] == TM_GO) {
@@ -96,6 +142,7 @@ static trv_status do_block(trv_ctx *ctx, stream *s, const tm_model *m, int y0, i
         }
     }
     const void *rows[3] = {s->speed, s->go, s->lim};
+    trv_status st = TRV_OK;
     for (int k = 0; k < 3 && !st; k++)
         st = geo_block_write(ctx, s->w[k], y0, y1 - y0, rows[k]);
     return st;
@@ -121,37 +168,50 @@ static trv_status finish(trv_ctx *ctx, stream *s, const tm_model *m, tm_stats *s
     return st;
 }
 
-trv_status tm_run_stream(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const trv_meta *meta,
-                         tm_stats *stats)
+/* The inputs opened, the zones read (zo NULL or no path: none), the block
+ * buffers, the writers (process 0). */
+static trv_status setup(trv_ctx *ctx, stream *s, trv_outset *set, const char *dir, const trv_meta *meta,
+                        const tm_zone_opts *zo, int writes)
+{
+    static const run_id which[3] = {RUN_SLOPE, RUN_SOIL, RUN_LANDUSE};
+    trv_status st = run_blocks_open(ctx, dir, which, 3, 0, &s->in);
+    if (!st && zo && zo->path)
+        st = geo_zones_read_unburnt(ctx, zo->path, zo->crossings, zo->radius_m, s->in.grid, &s->z);
+    if (st)
+        return st;
+    const int rows = geo_block_rows(), ny = s->in.grid->ny;
+    size_t n = (size_t)s->in.grid->nx * (rows < ny ? rows : ny);
+    if (!(s->speed = malloc(n * sizeof *s->speed)) || !(s->go = malloc(n)) || !(s->lim = malloc(n)) ||
+        (s->z && !(s->burn = malloc(n))))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    return writes ? open_writers(ctx, s, set, dir, meta) : TRV_OK;
+}
+
+trv_status tm_run_split(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const trv_meta *meta,
+                        const tm_zone_opts *zo, const trv_split *sp, tm_stats *stats)
 {
     memset(stats, 0, sizeof *stats);
-    static const run_id which[3] = {RUN_SLOPE, RUN_SOIL, RUN_LANDUSE};
     stream s;
     memset(&s, 0, sizeof s);
-    trv_status st = run_blocks_open(ctx, dir, which, 3, 0, &s.in);
-    const int rows = geo_block_rows(), ny = st ? 0 : s.in.grid->ny;
-    size_t n = st ? 0 : (size_t)s.in.grid->nx * (rows < ny ? rows : ny);
-    if (!st && (!(s.speed = malloc(n * sizeof *s.speed)) || !(s.go = malloc(n)) || !(s.lim = malloc(n))))
-        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    if (!st)
-        st = open_writers(ctx, &s, set, dir, meta);
-    for (int y0 = 0; y0 < ny && !st; y0 += rows) {
-        int y1 = y0 + rows < ny ? y0 + rows : ny;
-        if (!(st = do_block(ctx, &s, m, y0, y1, stats)))
-            st = trv_progress(ctx, (double)y1 / ny, "speed");
-    }
-    if (!st)
+    s.m = m, s.stats = stats;
+    const int writes = !sp || sp->rank == 0;
+    trv_status st = setup(ctx, &s, set, dir, meta, zo, writes);
+    const trv_block_ops ops = {&s, compute_block, block_parts, write_block, "speed"};
+    st = trv_split_blocks(ctx, sp, st, st ? 0 : s.in.grid->ny, geo_block_rows(), &ops);
+    if (!st && writes)
         st = finish(ctx, &s, m, stats);
     for (int k = 0; k < 3; k++)
         if (s.w[k]) {
             trv_status k_st = geo_block_writer_close(ctx, s.w[k], st, NULL);
             st = st ? st : k_st;
         }
-    if (!st)
+    if (!st && writes)
         st = trv_progress(ctx, 1.0, "speed");
     run_blocks_close(&s.in);
+    geo_zones_free(s.z);
     free(s.speed);
     free(s.go);
     free(s.lim);
+    free(s.burn);
     return st;
 }

@@ -358,14 +358,28 @@ typedef struct tm_zone_opts {
  * With zones, gonogo.tif and limit.tif name the zone classes too. */
 trv_status tm_run_zoned(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const trv_meta *meta,
                         const tm_zone_opts *zo, tm_stats *stats);
-/* The baking above on one grid's maps (zones_bake.c; the rows of tm_row's
- * out arrays). */
+/* tm_run_zoned by row blocks of geo_block_rows() rows (geo/block.h;
+ * stream.c, docs/scale.md; the zones burned block by block:
+ * geo_zones_burn_rows), its blocks split over processes (core/split.h,
+ * docs/cluster.md; sp NULL: one process, as tm_run_zoned): every process
+ * reads and computes its blocks; process 0 alone writes the maps (set,
+ * meta) and fills stats, the same bytes and figures whatever the block
+ * height or the processes; the others pass set and meta NULL. The errors
+ * of tm_run_zoned, the zones' before the blocks, the unknown codes' after
+ * the last block. */
+struct trv_split;
+trv_status tm_run_split(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const trv_meta *meta,
+                        const tm_zone_opts *zo, const struct trv_split *sp, tm_stats *stats);
+/* The baking of tm_run_zoned on row y of g (zones_bake.c; g's burn,
+ * z->burn): speed, reason, limit are that row's nx values (tm_row's out
+ * arrays; trv-speed --realizations, realize.h). */
 struct geo_zones;
-void tm_zones_bake(const struct geo_zones *z, const geo_grid *g, float *speed, unsigned char *reason, unsigned char *limit);
-/* The same on row y of g alone: speed, reason, limit are that row's nx
- * values (tm_row's out arrays; trv-speed --realizations, realize.h). */
 void tm_zones_bake_row(const struct geo_zones *z, const geo_grid *g, int y, float *speed, unsigned char *reason,
                        unsigned char *limit);
+/* The same on rows y0 .. y1 - 1 of g with their burn (geo_zones_burn_rows:
+ * row y0 first, as speed, reason and limit; trv-speed's row blocks). */
+void tm_zones_bake_rows(const struct geo_zones *z, const geo_grid *g, int y0, int y1, const unsigned char *burn,
+                        float *speed, unsigned char *reason, unsigned char *limit);
 
 /* One soil x land-use class at one grade, as the maps have it: tm_row's
  * reason, speed (km/h) and limit for a cell of slope grade_deg, and the

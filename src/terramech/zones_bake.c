@@ -1,4 +1,4 @@
-/* The zones baked into trv-speed's maps (terramech.h, tm_run_zoned) and
+/* The zones baked into trv-speed's maps by row blocks (terramech.h, tm_run_split) and
  * into each realisation's rows (realize.h; docs/zones.md): nogo burned all
  * touched, factor and max_speed by cell centre. */
 #include "terramech.h"
@@ -22,11 +22,10 @@ static void zone_effects(const geo_zones *z, double x, double y, double *f, doub
     }
 }
 
-/* Cell i of g, its values at speed, reason, limit. */
-static void bake_cell(const geo_zones *z, const geo_grid *g, size_t i, float *speed, unsigned char *reason,
-                      unsigned char *limit)
+/* Cell i of g, burned b, its values at speed, reason, limit. */
+static void bake_cell(const geo_zones *z, const geo_grid *g, size_t i, unsigned char b, float *speed,
+                      unsigned char *reason, unsigned char *limit)
 {
-    unsigned char b = z->burn[i];
     if (!b || *reason == TM_NOGO_NODATA)
         return;
     if (b & GEO_ZB_NOGO) {
@@ -42,16 +41,16 @@ static void bake_cell(const geo_zones *z, const geo_grid *g, size_t i, float *sp
         *speed = v, *limit = TM_LIMIT_ZONE;
 }
 
-void tm_zones_bake(const geo_zones *z, const geo_grid *g, float *speed, unsigned char *reason, unsigned char *limit)
-{
-    size_t n = (size_t)g->nx * g->ny;
-    for (size_t i = 0; i < n; i++)
-        bake_cell(z, g, i, speed + i, reason + i, limit + i);
-}
-
 void tm_zones_bake_row(const geo_zones *z, const geo_grid *g, int y, float *speed, unsigned char *reason,
                        unsigned char *limit)
 {
     for (int x = 0; x < g->nx; x++)
-        bake_cell(z, g, (size_t)y * g->nx + x, speed + x, reason + x, limit + x);
+        bake_cell(z, g, (size_t)y * g->nx + x, z->burn[(size_t)y * g->nx + x], speed + x, reason + x, limit + x);
+}
+
+void tm_zones_bake_rows(const geo_zones *z, const geo_grid *g, int y0, int y1, const unsigned char *burn, float *speed,
+                        unsigned char *reason, unsigned char *limit)
+{
+    for (size_t j = 0, n = (size_t)(y1 - y0) * g->nx; j < n; j++)
+        bake_cell(z, g, (size_t)y0 * g->nx + j, burn[j], speed + j, reason + j, limit + j);
 }
