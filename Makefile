@@ -212,6 +212,7 @@ LANDUSE ?= data/jacksboro/landuse_30m_utm16n.tif
 T_SRS ?=
 RES ?= 30
 SEED ?= 1
+NMAX ?=
 VEHICLE ?= data/vehicles/ugv_hua2022.ini
 RULES ?= data/fuzzy/mobility.fcl
 # the class tables: LANDUSE_CLASSES=data/classes/nlcd.csv (or worldcover.csv,
@@ -256,7 +257,7 @@ demo: deps
 # the DEM refined by ordinary kriging onto a $(RES) m grid in metres
 $(OUT)/dem_kriged.tif $(OUT)/dem_std.tif $(OUT)/variogram.csv $(OUT)/krige.json &: $(DEM) $(BINDIR)/trv-krige
 	@mkdir -p $(OUT)
-	$(BINDIR)/trv-krige $(DEM) $(if $(T_SRS),--t_srs $(T_SRS)) --tr $(RES) --seed $(SEED) \
+	$(BINDIR)/trv-krige $(DEM) $(if $(T_SRS),--t_srs $(T_SRS)) --tr $(RES) --seed $(SEED) $(if $(NMAX),--nmax $(NMAX)) \
 	    -o $(OUT)/dem_kriged.tif --std $(OUT)/dem_std.tif --variogram $(OUT)/variogram.csv
 
 $(OUT)/dem.tif $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif $(OUT)/points.csv $(OUT)/terrain.json &: \
@@ -465,7 +466,7 @@ UNC := $(OUT)/uncertainty
 UNC_ROUTES := $(UNC)/route_stats.csv $(UNC)/risk/route_stats.csv
 $(UNC)/dem_sim.tif: $(DEM) $(BINDIR)/trv-krige
 	@mkdir -p $(UNC)
-	$(BINDIR)/trv-krige -q $(DEM) $(if $(T_SRS),--t_srs $(T_SRS)) --tr $(RES) --seed $(SEED) --nsim $(NSIM) \
+	$(BINDIR)/trv-krige -q $(DEM) $(if $(T_SRS),--t_srs $(T_SRS)) --tr $(RES) --seed $(SEED) $(if $(NMAX),--nmax $(NMAX)) --nsim $(NSIM) \
 	    -o $(UNC)/dem_kriged.tif --sim $@
 $(UNC)/p_nogo.tif $(UNC)/speed.json &: $(UNC)/dem_sim.tif $(OUT)/cost.tif $(OUT)/class.tif $(VEHICLE) \
     $(BINDIR)/trv-speed $(SOIL_CLASSES) $(LANDUSE_CLASSES)

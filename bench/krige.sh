@@ -4,13 +4,14 @@
 #   sh bench/krige.sh [DEM...]      (default data/jacksboro/dem_3arcsec.tif)
 # 1. accuracy, on every DEM given: keep every KEEP-th sample per axis (3),
 #    interpolate back to the full grid, score the dropped cells against the
-#    original: trv-krige, bilinear, natural cubic spline, gdalwarp -r cubic,
+#    original: trv-krige (defaults, --nmax 16, --nmax 36), bilinear, natural cubic spline, gdalwarp -r cubic,
 #    gdalwarp -r lanczos, gstat (nmax 16) when R has gstat.
 # 2. speed, on the first DEM: warped to 90 m UTM, refined to 30 m and 10 m
-#    by trv-krige, gdalwarp -r cubic and gstat's krige(); best of REPS runs
-#    (gstat: one run), peak memory (max RSS) of each.
+#    by trv-krige --nmax 16, gdalwarp -r cubic and gstat's krige() (nmax 16);
+#    best of REPS runs (gstat: one run), peak memory (max RSS) of each; and
+#    trv-krige's defaults (nmax by leave-one-out) against its --nmax 16.
 # 3. speed from the first DEM as it is, when it is lon/lat: refined to 30,
-#    10 and 5 m in its UTM zone by trv-krige, gdalwarp -r cubic and gdalwarp -r cubic -of COG (trv-krige writes COGs).
+#    10 and 5 m in its UTM zone by trv-krige --nmax 16, gdalwarp -r cubic and gdalwarp -r cubic -of COG (trv-krige writes COGs).
 # Environment:
 #   TRV_BIN        where bench_interp and trv-krige are looked for (bin)
 #   TRV_KRIGE      the trv-krige to run: a path, or "standin" for a stand-in
@@ -225,7 +226,14 @@ for dem in "$@"; do
     # shellcheck disable=SC2086 # KRIGE may be "sh stand-in"
     run $KRIGE "$a/dec.tif" -o "$a/krige.tif" --like "$dem" --seed 1 -q
     # shellcheck disable=SC2086
-    case $KNAME in *STAND-IN*) ;; *) run $KRIGE "$a/dec.tif" -o "$a/krige36.tif" --like "$dem" --seed 1 --nmax 36 -q ;; esac
+    knmax="nmax by leave-one-out"
+    case $KNAME in *STAND-IN*) ;; *)
+        knmax="nmax $(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["neighbourhood"]["nmax"])' "$a/krige.json") by leave-one-out"
+        # shellcheck disable=SC2086
+        run $KRIGE "$a/dec.tif" -o "$a/krige16.tif" --like "$dem" --seed 1 --nmax 16 -q
+        # shellcheck disable=SC2086
+        run $KRIGE "$a/dec.tif" -o "$a/krige36.tif" --like "$dem" --seed 1 --nmax 36 -q ;;
+    esac
     gnote=""
     if [ $GSTAT = yes ]; then
         epsg=""
@@ -256,7 +264,7 @@ for dem in "$@"; do
     echo "| method | RMSE | MAE | max | cells |"
     echo "|---|---|---|---|---|"
     : >"$a/scores"
-    for m in "krige:$KNAME (defaults: auto model, nmax 16)" "krige36:$KNAME --nmax 36" "bilinear:bilinear" "spline:natural bicubic spline" \
+    for m in "krige:$KNAME (defaults: auto model, $knmax)" "krige16:$KNAME --nmax 16" "krige36:$KNAME --nmax 36" "bilinear:bilinear" "spline:natural bicubic spline" \
         "gdal_cubic:gdalwarp -r cubic" "gdal_lanczos:gdalwarp -r lanczos" "gstat:gstat krige(), Sph fit, nmax 16"; do
         f=${m%%:*}
         if [ "$f" = gstat ]; then [ -f "$a/gstat.envi" ] || continue; p=$a/gstat.envi; else p=$a/$f.tif; fi
@@ -270,13 +278,12 @@ for dem in "$@"; do
     [ -z "$gnote" ] || echo "$gnote"
     # the mask is bilinear's prediction, so bilinear scores every cell there is
     awk '$1 == "bilinear" {all = $5} {n[$1] = $5}
-        $1 == "krige" {k = $2; next} $1 == "krige36" {k36 = $2; next} b == "" || $2 < b {b = $2; bn = $1}
+        $1 == "krige" {k = $2; next} $1 ~ /^krige[0-9]/ {next} b == "" || $2 < b {b = $2; bn = $1}
         END {
             for (m in n) if (n[m] < all)
                 printf "WARNING: %s left %d of the %d cells nodata; its scores cover the rest only\n", m, all - n[m], all
-            printf "goal (RMSE below every peer): defaults %.2f m, --nmax 36 %s m, best peer %.2f m (%s): %s / %s\n",
-                k, k36 == "" ? "-" : sprintf("%.2f", k36), b, bn, k < b ? "met" : "NOT met",
-                k36 == "" ? "-" : (k36 < b ? "met" : "NOT met")
+            printf "goal (RMSE below every peer): defaults %.2f m, best peer %.2f m (%s): %s\n",
+                k, b, bn, k < b ? "met" : "NOT met"
         }' "$a/scores"
 done
 
@@ -306,12 +313,17 @@ if has_part speed; then
         nyr=$(echo "$ext" | awk -v r=$r '{printf "%d", ($4 - $2) / r + 0.5}')
         cells=$(echo "$nxr $nyr" | awk '{printf "%.1fM", $1 * $2 / 1e6}')
         # shellcheck disable=SC2086 # KRIGE may be "sh stand-in", ext is four numbers
-        a=$(best $KRIGE "$w/dem90.tif" -o "$w/k$r.tif" --t_srs "EPSG:$epsg" --tr $r --te $ext --seed 1 -q)
+        a=$(best $KRIGE "$w/dem90.tif" -o "$w/k$r.tif" --t_srs "EPSG:$epsg" --tr $r --te $ext --seed 1 --nmax 16 -q)
         # shellcheck disable=SC2086
         b=$(best gdalwarp -q -overwrite -r cubic -te $ext -tr $r $r $CO "$w/dem90.tif" "$w/g$r.tif")
         [ "$(grid "$w/k$r.tif")" = "$(grid "$w/g$r.tif")" ] ||
             die "trv-krige and gdalwarp made different $r m grids: $(grid "$w/k$r.tif") vs $(grid "$w/g$r.tif")"
         row "90 m -> $r m ($cells cells)" "$a" "gdalwarp -r cubic" "$b"
+        case $KNAME in *STAND-IN*) ;; *) # the default neighbourhood's cost: no --nmax against --nmax 16
+            # shellcheck disable=SC2086 # ext is four numbers
+            d=$(best $KRIGE "$w/dem90.tif" -o "$w/d$r.tif" --t_srs "EPSG:$epsg" --tr $r --te $ext --seed 1 -q)
+            row "90 m -> $r m, defaults ($(gdalinfo "$w/d$r.tif" | sed -n 's/.*TRV_MODEL=.* nmax=/nmax /p'))" "$d" "trv-krige --nmax 16" "$a" ;;
+        esac
         [ $GSTAT = yes ] || continue
         name="gstat krige() nmax 16"
         if [ -n "$g30" ]; then # skip a run that would take too long, judged from the 30 m one
@@ -354,7 +366,7 @@ if has_part lonlat && is_geographic "$dem"; then
         a="" b="" c="" i=0
         while [ $i -lt "$reps" ]; do
             # shellcheck disable=SC2086 # KRIGE may be "sh stand-in"
-            a=$(lower "$a" "$(best $KRIGE "$dem" -o "$w/l$r.tif" --t_srs "EPSG:$epsg" --tr $r --seed 1 -q)")
+            a=$(lower "$a" "$(best $KRIGE "$dem" -o "$w/l$r.tif" --t_srs "EPSG:$epsg" --tr $r --seed 1 --nmax 16 -q)")
             gl=$(grid "$w/l$r.tif")
             # shellcheck disable=SC2086,SC2046 # CO is a list of options, the extent four numbers
             b=$(lower "$b" "$(best gdalwarp -q -overwrite -r cubic -ot Float32 -t_srs "EPSG:$epsg" \

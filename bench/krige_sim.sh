@@ -52,7 +52,7 @@ echo "|---|---|---|---|"
 for job in window full; do
     if [ $job = window ]; then in=$w/w90.tif; else in=$w/dem90.tif; fi
     # shellcheck disable=SC2086 # fixed is a list of options
-    /usr/bin/time -f "%U %S" -o "$w/t" "$BIN/trv-krige" -q "$in" --tr 30 --seed 1 --threads 1 $fixed --nsim 100 -o "$w/k_$job.tif"
+    /usr/bin/time -f "%U %S" -o "$w/t" "$BIN/trv-krige" -q "$in" --tr 30 --seed 1 --threads 1 $fixed --nmax 16 --nsim 100 -o "$w/k_$job.tif"
     ours=$(cpu)
     g=$(gdalinfo "$w/k_$job.tif" | awk '/^Size is/{gsub(/,/,""); nx=$3; ny=$4} /^Origin =/{gsub(/[(),]/," "); x=$3; y=$4} END{print x, y, 30, nx, ny}')
     theirs="not run"

@@ -114,6 +114,36 @@ cmp -s "$tmp/krige.json" "$tmp/k1.json" && ok || bad "a rerun changed krige.json
 "$K" "$DATA/jacksboro/dem_3arcsec.tif" --tr 90 -o "$tmp/j3.tif" --seed 7 --threads 3 -q
 [ "$(gdalinfo -checksum "$tmp/j3.tif" | grep Checksum)" = "$(gdalinfo -checksum "$tmp/j1.tif" | grep Checksum)" ] && ok || bad "3 threads give other cells"
 
+# the neighbourhood (docs/method.md 1.12): krige.json lists 16, 36 and 64
+# with their leave-one-out RMSE; the choice, recomputed here from them, is
+# the cheapest within 0.1 % of the least; TRV_MODEL and the report say the
+# same. With --nmax 16: the same model and candidates (the model is chosen
+# with 16 neighbours either way), nmax 16 given, not chosen. The RMSE at 16
+# is the chosen model's in the model choice: the same subsample.
+mkdir -p "$tmp/n16"
+"$K" "$DATA/jacksboro/dem_3arcsec.tif" --tr 90 -o "$tmp/n16/j.tif" --seed 7 --nmax 16 >"$tmp/n16/report" 2>"$tmp/stderr" && ok ||
+    bad "--nmax 16: $(cat "$tmp/stderr")"
+python3 - "$tmp/k1.json" "$tmp/n16/krige.json" "$(sed -n 's/^neighbourhood: //p' "$tmp/report")" \
+    "$(gdalinfo "$tmp/j1.tif" | sed -n 's/.*TRV_MODEL=.* nmax=//p')" "$(gdalinfo "$tmp/n16/j.tif" | sed -n 's/.*TRV_MODEL=.* nmax=//p')" \
+    "$(sed -n 's/^neighbourhood: //p' "$tmp/n16/report")" >"$tmp/check" 2>&1 <<'EOF' && ok || bad "the neighbourhood: $(cat "$tmp/check")"
+import json, math, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+n = a["neighbourhood"]
+c = n["candidates"]
+assert n["chosen"] is True and n["tolerance"] == 0.001 and [x["nmax"] for x in c] == [16, 36, 64], n
+best = min(x["rmse"] for x in c)
+want = next(x["nmax"] for x in c if x["rmse"] <= 1.001 * best)
+assert n["nmax"] == want and sys.argv[4] == str(want), (n, sys.argv[4])
+text = "nmax %d, the smallest within 0.1 %% of the least leave-one-out RMSE (same subsample): " % want
+text += ", ".join("nmax %d rmse %g" % (x["nmax"], x["rmse"]) for x in c)
+assert sys.argv[3] == text, (sys.argv[3], text)
+assert b["neighbourhood"] == {"nmax": 16, "chosen": False}, b["neighbourhood"]
+assert sys.argv[5] == "16" and sys.argv[6] == "nmax 16 (given)", sys.argv[5:]
+assert a["model"] == b["model"] and a["candidates"] == b["candidates"], (a["model"], b["model"])
+# the same subsample as the model choice: at nmax 16 the chosen model's RMSE there
+assert c[0]["rmse"] == min(x["rmse"] for x in a["candidates"] if x["ok"]), (c[0], a["model"])
+EOF
+
 # ---- usage (exit 2) ----
 expect 0 "" -- "$K" --help
 expect 2 "missing required option --output" -- "$K" "$M"

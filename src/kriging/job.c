@@ -196,15 +196,28 @@ static trv_status target_grid(trv_ctx *ctx, const krg_job_opts *o, const char *i
 
 /* The simulation of the job's kriging with the model's sill scaled by
  * krg_sim_scale; takes over *src and *ix. */
-static trv_status sim_prepare(trv_ctx *ctx, const krg_job_opts *o, krg_job *j, krg_source **src, krg_index **ix)
+static trv_status sim_prepare(trv_ctx *ctx, const krg_job_opts *o, const krg_opts *ko, krg_job *j,
+                              krg_source **src, krg_index **ix)
 {
-    trv_status st = krg_sim_scale(ctx, j->pts, *ix, &j->model, &o->krige, &j->sim_scale);
+    trv_status st = krg_sim_scale(ctx, j->pts, *ix, &j->model, ko, &j->sim_scale);
     krg_model m = j->model;
     m.nugget *= j->sim_scale;
     m.psill *= j->sim_scale;
     if (!st)
-        st = krg_sim_new(ctx, j->pts, *src ? src : NULL, ix, &m, &o->krige, o->allow_fast, j->work_wkt, j->pred,
+        st = krg_sim_new(ctx, j->pts, *src ? src : NULL, ix, &m, ko, o->allow_fast, j->work_wkt, j->pred,
                          o->sim_seed, 0, &j->sim);
+    return st;
+}
+
+/* Fit the model (krg_choose_model) and, with nmax_auto, choose nmax for it:
+ * ko receives the kriging options to use from here. */
+static trv_status choose(trv_ctx *ctx, const krg_job_opts *o, krg_job *j, const krg_index *ix, krg_opts *ko)
+{
+    if (o->nmax_auto)
+        ko->nmax = krg_nmax_candidates[0];
+    trv_status st = krg_choose_model(ctx, j->pts, ix, ko, &o->choice, &j->model, &j->vgm, &j->cands, &j->ncand);
+    if (!st && o->nmax_auto && !(st = krg_choose_nmax(ctx, j->pts, ix, &j->model, ko, &o->choice, &j->nmax_choice)))
+        ko->nmax = j->nmax_choice.chosen;
     return st;
 }
 
@@ -221,6 +234,7 @@ trv_status krg_job_run(trv_ctx *ctx, const krg_job_opts *o, krg_job *j)
     char *in_wkt = NULL;
     double bb[4], cell_area = 0;
     size_t cells = 0;
+    krg_opts ko = o->krige; /* nmax_auto: the nmax chosen */
     j->threads = krg_threads(o->krige.threads);
     if (!(j->input_label = strdup(o->input)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
@@ -297,21 +311,21 @@ trv_status krg_job_run(trv_ctx *ctx, const krg_job_opts *o, krg_job *j)
             trv_error_prefix(ctx, st, "'%s'", o->input);
             goto fail;
         }
-    } else if ((st = krg_choose_model(ctx, j->pts, ix, &o->krige, &o->choice, &j->model, &j->vgm, &j->cands,
-                                      &j->ncand))) {
+    } else if ((st = choose(ctx, o, j, ix, &ko))) {
         trv_error_prefix(ctx, st, "'%s'", o->input);
         goto fail;
     }
-    j->krige = o->krige;
+    j->nmax = ko.nmax;
+    j->krige = ko; /* the nmax chosen: krg_job_write kriges with it */
     j->allow_fast = o->allow_fast;
     j->want_std = o->want_std;
     if (o->nsim > 0 && src) { /* the realisations need the whole kriged layer */
         src->pts = j->pts;
-        st = krg_refine(ctx, src, ix, &j->model, &o->krige, &t, o->allow_fast, &j->pred,
+        st = krg_refine(ctx, src, ix, &j->model, &ko, &t, o->allow_fast, &j->pred,
                         o->want_std ? &j->std : NULL, &j->stats);
         src->pts = NULL;
     } else if (o->nsim > 0) {
-        st = krg_grid_points(ctx, j->pts, ix, &j->model, &o->krige, j->work_wkt, &t, &j->pred,
+        st = krg_grid_points(ctx, j->pts, ix, &j->model, &ko, j->work_wkt, &t, &j->pred,
                              o->want_std ? &j->std : NULL);
     }
     if (st)
@@ -323,12 +337,12 @@ trv_status krg_job_run(trv_ctx *ctx, const krg_job_opts *o, krg_job *j)
             st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
             goto fail;
         }
-        if ((st = krg_cv(ctx, j->pts, ix, &j->model, &o->krige, j->pts->n, NULL, j->cv_pred, j->cv_var)))
+        if ((st = krg_cv(ctx, j->pts, ix, &j->model, &ko, j->pts->n, NULL, j->cv_pred, j->cv_var)))
             goto fail;
         krg_cv_summary(j->pts->z, j->cv_pred, j->cv_var, j->pts->n, &j->cv);
     }
     j->nsim = o->nsim;
-    if (o->nsim > 0 && (st = sim_prepare(ctx, o, j, &src, &ix)))
+    if (o->nsim > 0 && (st = sim_prepare(ctx, o, &ko, j, &src, &ix)))
         goto fail;
     if (o->nsim == 0) { /* kept: krg_job_write kriges by row blocks with them */
         if (src)

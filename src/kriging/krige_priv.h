@@ -40,6 +40,10 @@ void krg_cv_sets_free(krg_cv_sets *s);
 trv_status krg_cv_with(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
                        const krg_opts *o, size_t n, const long *which, const krg_cv_sets *sets, double *pred,
                        double *var);
+/* krg_choose_nmax's rule on the RMSEs of candidates ordered cheapest first:
+ * the index of the first within (1 + KRG_NMAX_TOL) of the least finite
+ * one; -1 when none is finite. */
+int krg_nmax_pick(const double *rmse, int n);
 /* The semivariance of a model tabulated for the many right-hand sides of
  * block kriging: on [0, hmax] a piecewise cubic Hermite through gamma and
  * its derivative at knots every range / 256 (so Sph's kink at the range is

@@ -361,3 +361,52 @@ done:
     *ncand = n;
     return TRV_OK;
 }
+
+const int krg_nmax_candidates[KRG_NMAX_NCAND] = {16, 36, 64};
+
+int krg_nmax_pick(const double *rmse, int n)
+{
+    double best = INFINITY;
+    for (int k = 0; k < n; k++)
+        if (isfinite(rmse[k]) && rmse[k] < best)
+            best = rmse[k];
+    for (int k = 0; k < n; k++)
+        if (isfinite(rmse[k]) && rmse[k] <= (1 + KRG_NMAX_TOL) * best)
+            return k;
+    return -1;
+}
+
+trv_status krg_choose_nmax(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
+                           const krg_opts *ko, const krg_choice_opts *co, krg_nmax_choice *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t ncv = 0;
+    long *cvw = subsample(p->n, co->cv_points, co->seed + 1, &ncv); /* krg_choose_model's subsample */
+    double *obs = cvw ? malloc(ncv * sizeof *obs) : NULL, *pred = obs ? malloc(ncv * sizeof *pred) : NULL;
+    trv_status st = pred ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; !st && i < ncv; i++)
+        obs[i] = p->z[cvw[i]];
+    for (int k = 0; !st && k < KRG_NMAX_NCAND; k++) {
+        krg_opts o = *ko;
+        o.nmax = krg_nmax_candidates[k];
+        krg_cv_sets *sets = NULL;
+        if (!(st = krg_cv_sets_new(ctx, p, ix, &o, ncv, cvw, &sets)))
+            st = cv_rmse(ctx, p, ix, m, &o, cvw, ncv, sets, obs, pred, &out->cv_rmse[k]);
+        krg_cv_sets_free(sets);
+        out->nmax[k] = o.nmax;
+        out->n = k + 1;
+        if (!st)
+            st = trv_progress(ctx, (k + 1.0) / KRG_NMAX_NCAND, "neighbourhood");
+    }
+    free(cvw);
+    free(obs);
+    free(pred);
+    if (st)
+        return st;
+    int k = krg_nmax_pick(out->cv_rmse, out->n);
+    if (k < 0)
+        return trv_error(ctx, TRV_ERR_DATA, "no neighbourhood of %d, %d or %d points could be cross-validated",
+                         krg_nmax_candidates[0], krg_nmax_candidates[1], krg_nmax_candidates[2]);
+    out->chosen = out->nmax[k];
+    return TRV_OK;
+}
