@@ -110,7 +110,11 @@ void prm_terrain_clear(prm_terrain *t);
  * need every cell (a layer holding only nodata, a GO cell with codes the
  * model does not know, speed.tif made by another model) are not made:
  * facts must come from prm_terrain_load of the same files (the roadmap
- * cache, prm_roadmap_cache_read, makes sure of that). */
+ * cache, prm_roadmap_cache_read, makes sure of that).
+ * With the cache's mapped layers in the facts (prm_terrain_facts.layers),
+ * no tile is read at all: the six layers' arrays and the pace's gradients
+ * and pairs are the mapping itself (t->ready NULL, as a terrain read
+ * whole), and the system reads the pages a query touches. */
 enum { PRM_TILE = 256 };
 
 typedef struct prm_terrain_facts {
