@@ -531,6 +531,7 @@ static void test_roadmap_cache(void **state)
     } bad[] = {
         {"truncated", "truncate -s 100000 '%s/roadmap.bin'", "is truncated or damaged"},
         {"one byte short", "cp '%s/keep.bin' '%s/roadmap.bin' && truncate -s -1 '%s/roadmap.bin'", "is truncated"},
+        {"one byte long", "cp '%s/keep.bin' '%s/roadmap.bin' && printf x >> '%s/roadmap.bin'", "is truncated or damaged"},
         {"damaged index", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\377\\377\\377\\177' | dd of='%s/roadmap.bin' "
                           "bs=1 seek=$(( %ld - 4 )) conv=notrunc 2>/dev/null",
          "is truncated or damaged"},
