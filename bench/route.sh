@@ -205,7 +205,7 @@ elif [ -x "$BIN/trv-roadmap" ] && [ -x "$BIN/trv-route" ]; then
         --strategy time -o "$w/r.geojson" --stats "$w/rs.csv" -q)
     # planning alone (terrain and roadmap in memory: the route's search,
     # shortcuts and corridor, best of 5 in one process); trv-route's own
-    # plan_s also counts the tiles its lazy terrain reads on the way
+    # plan_s also counts the pages of the mapped cache it reads on the way
     plan=$("$BR" plan "$T" "$w/rm.gpkg" "$SX" "$SY" "$GX" "$GY" time | awk '{print $1}')
     rt=$(awk -F, 'NR == 2 {printf "%.3f", $7 * 3600}' "$w/rs.csv")
     echo "| job | traverse | memory | peer | time | memory | time ratio |"
@@ -242,12 +242,15 @@ elif [ -x "$BIN/trv-roadmap" ] && [ -x "$BIN/trv-route" ]; then
     done
     # ---- a route query, whole process (issue 16): 19 seeded random pairs of
     # GO cells the roadmap joins (bench_route endpoints), each planned by a
-    # fresh trv-route (best of REPS) reading the roadmap cache and only the
-    # terrain's tiles the query needs; median and max over the pairs ----
+    # fresh trv-route (best of REPS) reading the roadmap cache, whose
+    # terrain arrays it maps (only the pages the query touches are read);
+    # median and max over the pairs ----
     # The CPU time (user + system) of each pair's best run is printed too:
     # on a shared machine it is the figure that does not move with the load.
-    # The last row: mmcr with the demo's river (a nogo line) and its bridge
-    # as query-time zones (issue 22: the same goal with --zones).
+    # One row per strategy; the last: mmcr with the demo's river (a nogo
+    # line) and its bridge as query-time zones (issue 22: the same goal with
+    # --zones), the pairs the river cuts apart in a row of their own (told
+    # which zone: goal <= 0.5 s).
     "$BR" endpoints "$T" "$w/rm.gpkg" 19 1 >"$w/pairs.txt" 2>"$w/pairs.err" || die "endpoints: $(cat "$w/pairs.err")"
     echo
     cat "$w/pairs.err"
@@ -255,7 +258,7 @@ elif [ -x "$BIN/trv-roadmap" ] && [ -x "$BIN/trv-route" ]; then
     echo "| job | wall median | wall max | CPU median | CPU max | pairs | goal (wall) |"
     echo "|---|---|---|---|---|---|---|"
     RIVER=$DATA/jacksboro/river.geojson BRIDGE=$DATA/jacksboro/bridge.geojson
-    for S in mmcr time zones; do
+    for S in mmcr mdr msr time zones; do
         case $S in
         zones) [ -f "$RIVER" ] && [ -f "$BRIDGE" ] || { echo "| route query with --zones | skipped: no $RIVER | | | | | |"; continue; }
             args="--strategy mmcr --zones $RIVER --crossings $BRIDGE" label="mmcr --zones (river, bridge)" ;;
@@ -280,11 +283,12 @@ elif [ -x "$BIN/trv-roadmap" ] && [ -x "$BIN/trv-route" ]; then
         for ok in 1 0; do
             awk -v ok=$ok '$3 == ok' "$w/q.$S" >"$w/q.sel"
             [ -s "$w/q.sel" ] || continue
-            [ $ok = 1 ] || label="$label: the pairs it cuts apart, told which zone"
+            goal="median <= 0.3 s, max <= 1 s"
+            [ $ok = 1 ] || { label="$label: the pairs it cuts apart, told which zone"; goal="<= 0.5 s"; }
             { sort -n -k1 "$w/q.sel" | awk '{a[NR] = $1} END {printf "%s %s %d", a[int((NR + 1) / 2)], a[NR], NR}'
               echo; sort -n -k2 "$w/q.sel" | awk '{a[NR] = $2} END {printf "%s %s\n", a[int((NR + 1) / 2)], a[NR]}'; } |
-                paste -d' ' - - | awk -v s="$label" '{
-                printf "| route query, whole process (trv-route run), %s, 10 m | %.2f s | %.2f s | %.2f s | %.2f s | %d | median <= 0.3 s, max <= 1 s |\n", s, $1, $2, $4, $5, $3}'
+                paste -d' ' - - | awk -v s="$label" -v goal="$goal" '{
+                printf "| route query, whole process (trv-route run), %s, 10 m | %.2f s | %.2f s | %.2f s | %.2f s | %d | %s |\n", s, $1, $2, $4, $5, $3, goal}'
         done
     done
     echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

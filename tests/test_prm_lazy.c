@@ -119,7 +119,7 @@ static int cell_same(const prm_terrain *e, const prm_terrain *l, size_t i)
     return same;
 }
 
-static void open_lazy(trv_ctx *ctx, const char *dir, const prm_terrain_facts *f, prm_terrain *l)
+static void open_lazy(trv_ctx *ctx, const char *dir, prm_terrain_facts *f, prm_terrain *l)
 {
     if (prm_terrain_open(ctx, dir, f, l))
         fail_msg("%s", trv_errmsg(ctx));
@@ -495,6 +495,33 @@ static void test_roadmap_cache(void **state)
     assert_int_equal(fread(nr, sizeof nr, 1, fp), 1);
     fclose(fp);
     assert_true(nr[0] == (uint64_t)NX * NY && nr[1] == f.nruns && f.nruns > 100);
+    /* the roadmap after the runs, then the layers' header, {NX, NY, 8, 0} */
+    long at_layers = at_runs + 16 + 3 * (long)f.nruns + 8 + 32 + (long)strlen(c->wkt) + 16L * c->nnodes +
+                     (long)c->nedges * (long)sizeof(prm_edge) + 4L * (c->nnodes + 1) + 8L * c->nedges;
+    uint32_t lh[4];
+    fp = fopen(bin, "rb");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, at_layers, SEEK_SET), 0);
+    assert_int_equal(fread(lh, sizeof lh, 1, fp), 1);
+    fclose(fp);
+    assert_true(lh[0] == NX && lh[1] == NY && lh[2] == PRM_LY_N && lh[3] == 0);
+    /* mapped, page-aligned, each layer the eager terrain's array */
+    assert_true(f.layers && f.layers_nx == NX && f.layers_ny == NY && f.layers_n == PRM_LY_N);
+    const void *want_ly[PRM_LY_N] = {e.cls->u8, e.gonogo->u8, e.cost->f32, e.dem->f32,
+                                     e.slope->f32, e.speed->f32, e.aniso->grad, e.aniso->pair};
+    for (int k = 0; k < PRM_LY_N; k++) {
+        assert_true((uintptr_t)prm_cache_layer(&f, k) % PRM_CACHE_ALIGN == 0);
+        assert_memory_equal(prm_cache_layer(&f, k), want_ly[k], (size_t)NX * NY * prm_cache_layer_cell(k));
+    }
+    /* opened on them: nothing left to read, every cell as the eager terrain's */
+    prm_terrain l;
+    open_lazy(ctx, dir, &f, &l);
+    assert_true(l.ready == NULL && f.map == NULL);
+    int differ = 0;
+    for (size_t i = 0; i < (size_t)NX * NY; i++)
+        differ += !cell_same(&e, &l, i);
+    assert_int_equal(differ, 0);
+    prm_terrain_clear(&l);
     prm_roadmap_free(c);
     prm_terrain_facts_clear(&f);
     c = NULL;
@@ -504,8 +531,12 @@ static void test_roadmap_cache(void **state)
     } bad[] = {
         {"truncated", "truncate -s 100000 '%s/roadmap.bin'", "is truncated or damaged"},
         {"one byte short", "cp '%s/keep.bin' '%s/roadmap.bin' && truncate -s -1 '%s/roadmap.bin'", "is truncated"},
+        {"one byte long", "cp '%s/keep.bin' '%s/roadmap.bin' && printf x >> '%s/roadmap.bin'", "is truncated or damaged"},
         {"damaged index", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\377\\377\\377\\177' | dd of='%s/roadmap.bin' "
-                          "bs=1 seek=$(( $(stat -c %%s '%s/roadmap.bin') - 4 )) conv=notrunc 2>/dev/null",
+                          "bs=1 seek=$(( %ld - 4 )) conv=notrunc 2>/dev/null",
+         "is truncated or damaged"},
+        {"damaged layers' header", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\7' | dd of='%s/roadmap.bin' bs=1 "
+                                   "seek=$(( %ld + 8 )) conv=notrunc 2>/dev/null",
          "is truncated or damaged"},
         {"foreign", "printf 'not a cache at all' > '%s/roadmap.bin'", "is not a roadmap cache of this build"},
         {"damaged runs", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\7' | dd of='%s/roadmap.bin' bs=1 "
@@ -533,6 +564,8 @@ static void test_roadmap_cache(void **state)
             snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, at_seams);
         else if (strstr(bad[k].what, "runs"))
             snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, at_runs);
+        else if (strstr(bad[k].what, "index") || strstr(bad[k].what, "layers"))
+            snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, at_layers);
         else
             snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, dir);
         assert_int_equal(system(cmd), 0);

@@ -5,7 +5,8 @@
  * segment intersection), and a factor polygon that moves the least-time
  * route only when the detour pays (hand-computed times), a bridge whose
  * near bank is a pocket of the masked roadmap joined by its second raster
- * leg. Terrains in
+ * leg, start and goal joined under the zones by the flood as by the grid
+ * search, and the zones that cut them apart. Terrains in
  * memory on a UTM 16N grid (test_terrain_mem.h), zones written as GeoJSON. */
 #include "test_common.h"
 #include "test_terrain_mem.h"
@@ -515,6 +516,78 @@ static void test_pocket_leg(void **state)
     prm_terrain_clear(&t);
 }
 
+/* Start and goal joined on the raster under the zones (zones_reach.c): on
+ * 40 x 40 cells with a quarter NOGO at random, a nogo line from edge to
+ * edge down column 20 and a nogo band over columns 30..32, the flood says
+ * joined exactly when the 16-connected grid search finds a route (no
+ * crossing: the two agree), for 300 random GO pairs; then on the open
+ * map the cutting zones by hand: the line alone, the band alone, both
+ * together (no zone alone), none (joined under the zones). */
+static void test_cutting(void **state)
+{
+    (void)state;
+    prm_terrain t;
+    terrain_make(&t, 40, 40);
+    trv_ctx *ctx = trv_ctx_new();
+    char *ln = line2(X0 + 20.5 * CELL, Y0 + CELL, X0 + 20.5 * CELL, Y0 - 41 * CELL), *band = rect(
+        X0 + 30.2 * CELL, Y0 + CELL, X0 + 32.8 * CELL, Y0 - 41 * CELL), *f1 = feat(3, "\"effect\":\"nogo\"", ln),
+         *f2 = feat(5, "\"effect\":\"nogo\"", band), *all = NULL;
+    assert_true(asprintf(&all, "%s,%s", f1, f2) > 0);
+    char *path = gj("cut.geojson", all);
+    geo_zones *z = NULL;
+    assert_int_equal(geo_zones_read(ctx, path, NULL, 0, t.grid, &z), TRV_OK);
+    uint64_t seed = 12345;
+    for (long i = 0; i < 40 * 40; i++)
+        t.gonogo->u8[i] = (seed = seed * 6364136223846793005ULL + 1442695040888963407ULL) >> 62 == 0;
+    t.zones = z;
+    unsigned char *codes = prm_class_codes(&t);
+    int agree = 0, joined_n = 0;
+    for (int k = 0; k < 300; k++) {
+        long a, b;
+        do
+            a = (long)((seed = seed * 6364136223846793005ULL + 1442695040888963407ULL) >> 33) % 1600;
+        while (!prm_cell_go(&t, a) || (z->burn[a] & GEO_ZB_NOGO));
+        do
+            b = (long)((seed = seed * 6364136223846793005ULL + 1442695040888963407ULL) >> 33) % 1600;
+        while (!prm_cell_go(&t, b) || (z->burn[b] & GEO_ZB_NOGO));
+        double xy[4] = {X0 + (a % 40 + 0.5) * CELL, Y0 - (a / 40 + 0.5) * CELL, X0 + (b % 40 + 0.5) * CELL,
+                        Y0 - (b / 40 + 0.5) * CELL};
+        int joined = -1;
+        prm_path p;
+        assert_int_equal(prm_zones_joined(ctx, &t, codes, z->burn, xy, &joined), TRV_OK);
+        trv_status st = prm_route_grid(ctx, &t, xy[0], xy[1], xy[2], xy[3], PRM_MDR, NULL, &p);
+        prm_path_clear(&p);
+        agree += joined == (st == TRV_OK);
+        joined_n += joined;
+    }
+    printf("  flood and grid search agree on %d of 300 pairs (%d joined)\n", agree, joined_n);
+    assert_int_equal(agree, 300);
+    assert_true(joined_n > 20 && joined_n < 280);
+    free(codes);
+    memset(t.gonogo->u8, 0, 40 * 40);
+    struct {
+        int c0, r0, c1, r1, result, ncut;
+        long fid;
+    } want[] = {{5, 5, 25, 25, PRM_CUT_ZONES, 1, 3}, {25, 5, 36, 30, PRM_CUT_ZONES, 1, 5},
+                {5, 5, 36, 30, PRM_CUT_ZONES, 0, 0}, {22, 5, 26, 30, PRM_CUT_JOINED, 0, 0}};
+    for (int k = 0; k < 4; k++) {
+        double xy[4] = {X0 + (want[k].c0 + 0.5) * CELL, Y0 - (want[k].r0 + 0.5) * CELL, X0 + (want[k].c1 + 0.5) * CELL,
+                        Y0 - (want[k].r1 + 0.5) * CELL};
+        int cut[4], ncut = -1, nogo = -1, result = -1;
+        assert_int_equal(prm_zones_cutting(ctx, &t, xy, 4, cut, &ncut, &nogo, &result), TRV_OK);
+        assert_int_equal(result, want[k].result);
+        assert_int_equal(ncut, want[k].ncut);
+        assert_int_equal(nogo, 2);
+        if (ncut)
+            assert_int_equal(z->z[cut[0]].fid, want[k].fid);
+    }
+    t.zones = NULL;
+    geo_zones_free(z);
+    free(ln), free(band), free(f1), free(f2), free(all), free(path);
+    prm_terrain_clear(&t);
+    trv_ctx_free(ctx);
+}
+
 int main(void)
 {
     geo_init();
@@ -522,7 +595,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read_errors), cmocka_unit_test(test_seg_meet),     cmocka_unit_test(test_piece_times),
         cmocka_unit_test(test_grid_barrier), cmocka_unit_test(test_factor_detour), cmocka_unit_test(test_burn), cmocka_unit_test(test_burn_rows),
-        cmocka_unit_test(test_pocket_leg),
+        cmocka_unit_test(test_pocket_leg),        cmocka_unit_test(test_cutting),
     };
     int r = cmocka_run_group_tests(tests, NULL, NULL);
     rm_rf(dir);

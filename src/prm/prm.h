@@ -110,7 +110,11 @@ void prm_terrain_clear(prm_terrain *t);
  * need every cell (a layer holding only nodata, a GO cell with codes the
  * model does not know, speed.tif made by another model) are not made:
  * facts must come from prm_terrain_load of the same files (the roadmap
- * cache, prm_roadmap_cache_read, makes sure of that). */
+ * cache, prm_roadmap_cache_read, makes sure of that).
+ * With the cache's mapped layers in the facts (prm_terrain_facts.layers),
+ * no tile is read at all: the six layers' arrays and the pace's gradients
+ * and pairs are the mapping itself (t->ready NULL, as a terrain read
+ * whole), and the system reads the pages a query touches. */
 enum { PRM_TILE = 256 };
 
 typedef struct prm_terrain_facts {
@@ -135,6 +139,16 @@ typedef struct prm_terrain_facts {
     size_t ncells, nruns;
     unsigned char *run_code; /* (malloc'ed) */
     unsigned short *run_len; /* (malloc'ed) */
+    /* the roadmap cache's layers (cache_layers.c, prm_priv.h), mapped:
+     * class, gonogo, cost, dem, slope, speed and, direction-aware, the
+     * pace's gradients and pairs, each whole as prm_terrain_load has it in
+     * memory; prm_terrain_open uses them in place (no tile read, no copy:
+     * the pages a query touches are read). NULL: it reads the GeoTIFFs'
+     * tiles instead (the same values) */
+    const unsigned char *layers;
+    int layers_nx, layers_ny, layers_n;
+    void *map;              /* the mapping (prm_terrain_facts_clear unmaps it; prm_terrain_open takes it) */
+    size_t map_len;
 } prm_terrain_facts;
 
 /* The seams of an nx x ny grid: for each boundary between tile rows
@@ -148,8 +162,9 @@ trv_status prm_terrain_facts_of(trv_ctx *ctx, const prm_terrain *t, prm_terrain_
 void prm_terrain_facts_clear(prm_terrain_facts *f);
 /* Open dir lazily (above); prm_terrain_clear closes it. A direction_aware
  * that does not match the run directory (its vehicle copy gone or come) is
- * TRV_ERR_DATA. */
-trv_status prm_terrain_open(trv_ctx *ctx, const char *dir, const prm_terrain_facts *f, prm_terrain *t);
+ * TRV_ERR_DATA; mapped layers of another grid, TRV_ERR_DATA. t takes f's
+ * mapped layers (f->map NULL after) and reads no tile. */
+trv_status prm_terrain_open(trv_ctx *ctx, const char *dir, prm_terrain_facts *f, prm_terrain *t);
 /* Read every tile holding a cell of columns c0..c1, rows r0..r1 (clamped
  * to the grid); the error of any tile read so far (prm_terrain_status).
  * TRV_OK at once for a terrain read whole. */

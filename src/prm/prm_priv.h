@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Lazy terrain (terrain_lazy.c): t->ready's bits per cell; prm_need
  * fills the cell's tile when what it asks for is not read yet. */
@@ -18,6 +19,28 @@ static inline void prm_need(const prm_terrain *t, long i, int have)
     if (t->ready && !(t->ready[i] & have))
         prm_lazy_fill(t, i, have);
 }
+
+/* The roadmap cache's layers (cache_layers.c; prm.h prm_terrain_facts):
+ * a header {nx, ny, nlayers, 0} (uint32), zeros up to the next multiple of
+ * PRM_CACHE_ALIGN bytes of the file (at: the header's offset in it), then
+ * each layer as prm_terrain_load has it in memory, row-major, followed by
+ * zeros up to a multiple of PRM_CACHE_ALIGN: class, gonogo (1 byte a
+ * cell), cost, dem, slope, speed (float) and, direction-aware, the pace's
+ * gradients (2 floats) and pairs (uint16). prm_cache_layers_write writes
+ * it from t (read whole; path for messages); layer k's place is
+ * prm_cache_layer_offset after the padding, prm_cache_layers_bytes all. */
+enum { PRM_LY_CLASS, PRM_LY_GONOGO, PRM_LY_COST, PRM_LY_DEM, PRM_LY_SLOPE, PRM_LY_SPEED, PRM_LY_GRAD, PRM_LY_PAIR,
+       PRM_LY_N };
+enum { PRM_CACHE_ALIGN = 4096 };
+size_t prm_cache_layer_cell(int k);
+size_t prm_cache_layer_offset(int nx, int ny, int k);
+size_t prm_cache_layers_bytes(int nx, int ny, int nlayers);
+size_t prm_cache_layers_pad(size_t at);
+trv_status prm_cache_layers_write(trv_ctx *ctx, FILE *fp, size_t at, const prm_terrain *t, const char *path);
+/* Layer k of f's mapped layers. */
+const void *prm_cache_layer(const prm_terrain_facts *f, int k);
+/* Before t's layers are freed: the mapped ones let go (terrain_lazy.c). */
+void prm_lazy_release(prm_terrain *t);
 
 /* Union-find over the roadmap's nodes (the build's components, the
  * bridges, the route's early answer): the root of i, halving the path. */

@@ -16,6 +16,8 @@
  *               the class code runs (ncells, nruns, codes, lengths, hash)
  *   roadmap     nnodes, nedges, k, radius, seed, the CRS, x, y, edges
  *               (prm_edge), adj_start, adj
+ *   layers      the terrain's arrays as prm_terrain_load has them in memory
+ *               (cache_layers.c, prm_priv.h), mapped when read
  * A cache must be exactly as long as its counts say, and its edges and
  * adjacency must index nodes and edges that exist (else it is damaged).
  * A file's identity is its size and a hash of its first and last 64 KiB
@@ -27,10 +29,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 static const char MAGIC[8] = "TRVRMAP";
-enum { VERSION = 3, BOM = 0x01020304, ENDS = 65536 };
+enum { VERSION = 4, BOM = 0x01020304, ENDS = 65536 };
 
 typedef struct ident {
     uint64_t size, hash;
@@ -234,7 +237,9 @@ trv_status prm_roadmap_cache_write(trv_ctx *ctx, const prm_roadmap *r, const prm
         st = trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
     } else {
         int bad = fwrite(o.p, 1, o.n, fp) != o.n;
-        if (fclose(fp) != 0 || bad)
+        if (!bad)
+            st = prm_cache_layers_write(ctx, fp, o.n, t, path);
+        if ((fclose(fp) != 0 || bad) && !st)
             st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
     }
     free(o.p);
@@ -248,6 +253,7 @@ done:
 typedef struct bytes {
     FILE *f;
     uint64_t left;          /* bytes not read yet */
+    uint64_t size;          /* the file's */
 } bytes;
 
 static int get(bytes *b, void *dst, size_t n)
@@ -287,8 +293,8 @@ static int get_roadmap(bytes *b, prm_roadmap *r)
     r->nedges = counts[1];
     r->k = counts[2];
     uint64_t nn = (uint64_t)r->nnodes, ne = (uint64_t)r->nedges;
-    /* the file is exactly as long as the counts say */
-    if (b->left != lw + 2 * nn * sizeof(double) + ne * sizeof(prm_edge) + (nn + 1 + 2 * ne) * sizeof(int))
+    /* the file holds what the counts say (and the tiles after it) */
+    if (b->left < lw + 2 * nn * sizeof(double) + ne * sizeof(prm_edge) + (nn + 1 + 2 * ne) * sizeof(int))
         return -1;
     if (!(r->wkt = malloc(lw + 1)) || !(r->x = malloc(nn * sizeof *r->x + 1)) ||
         !(r->y = malloc(nn * sizeof *r->y + 1)) || !(r->edges = malloc(ne * sizeof *r->edges + 1)) ||
@@ -304,6 +310,22 @@ static int get_roadmap(bytes *b, prm_roadmap *r)
         free(r->wkt);
         r->wkt = NULL;
     }
+    return 0;
+}
+
+/* The layers' header: the rest of the file exactly the padding and the
+ * layers it says, of the facts' grid. */
+static int get_layers(bytes *b, prm_terrain_facts *f)
+{
+    uint32_t h[4];
+    if (get(b, h, sizeof h) || h[0] == 0 || h[1] == 0 || h[0] > INT32_MAX || h[1] > INT32_MAX ||
+        (uint64_t)h[0] * h[1] != f->ncells || h[2] != (uint32_t)(f->direction_aware ? PRM_LY_N : PRM_LY_GRAD) ||
+        h[3] != 0)
+        return -1;
+    size_t pad = prm_cache_layers_pad((size_t)(b->size - b->left));
+    if (b->left != pad + prm_cache_layers_bytes((int)h[0], (int)h[1], (int)h[2]))
+        return -1;
+    f->layers_nx = (int)h[0], f->layers_ny = (int)h[1], f->layers_n = (int)h[2];
     return 0;
 }
 
@@ -387,6 +409,8 @@ static trv_status parse(trv_ctx *ctx, bytes *b, const char *gpkg, const char *di
         bad = get_runs(b, f);
     if (!bad)
         bad = get_roadmap(b, r);
+    if (!bad)
+        bad = get_layers(b, f);
     if (bad) {
         prm_roadmap_free(r);
         prm_terrain_facts_clear(f);
@@ -406,6 +430,18 @@ static trv_status parse(trv_ctx *ctx, bytes *b, const char *gpkg, const char *di
     return TRV_OK;
 }
 
+/* The layers, the file's last bytes, mapped into f (copy on write: a
+ * write stays the process's): 0, or -1. */
+static int map_layers(int fd, size_t size, prm_terrain_facts *f)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED)
+        return -1;
+    f->map = p, f->map_len = size;
+    f->layers = (const unsigned char *)p + size - prm_cache_layers_bytes(f->layers_nx, f->layers_ny, f->layers_n);
+    return 0;
+}
+
 trv_status prm_roadmap_cache_read(trv_ctx *ctx, const char *gpkg, const char *dir, prm_roadmap **out,
                                   prm_terrain_facts *facts, int *terrain_same, char *note, size_t note_len)
 {
@@ -423,8 +459,14 @@ trv_status prm_roadmap_cache_read(trv_ctx *ctx, const char *gpkg, const char *di
     if (!fp || fstat(fileno(fp), &sb) != 0) {
         why = errno == ENOENT ? "does not exist (a roadmap of an older trv-roadmap)" : strerror(errno);
     } else {
-        bytes b = {fp, (uint64_t)sb.st_size};
+        bytes b = {fp, (uint64_t)sb.st_size, (uint64_t)sb.st_size};
         st = parse(ctx, &b, gpkg, dir, out, facts, terrain_same, &why);
+        if (!st && *out && map_layers(fileno(fp), (size_t)sb.st_size, facts)) {
+            why = "cannot be mapped";
+            prm_roadmap_free(*out);
+            *out = NULL;
+            prm_terrain_facts_clear(facts);
+        }
     }
     if (fp)
         fclose(fp);

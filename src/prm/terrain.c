@@ -11,6 +11,7 @@
 
 void prm_terrain_clear(prm_terrain *t)
 {
+    prm_lazy_release(t); /* arrays that are the roadmap cache's mapping */
     geo_raster_free(t->cls);
     geo_raster_free(t->cost);
     geo_raster_free(t->gonogo);

@@ -1,10 +1,12 @@
 /* The lazy terrain (prm.h): the run directory's layers kept open and read
- * a tile at a time, when a query first looks at one of its cells. */
+ * a tile at a time, when a query first looks at one of its cells; or, from
+ * the roadmap cache's mapped layers, used in place. */
 #include "prm_priv.h"
 #include "run/run.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 enum { NO_PAIR = 0xffff };
 /* per tile: what is read */
@@ -21,6 +23,8 @@ struct prm_lazy {
     size_t nruns;           /* the facts' class code runs (0: none) */
     unsigned char *run_code;
     unsigned short *run_len;
+    void *map;              /* the roadmap cache's mapping, whose layers t's arrays are; NULL: none */
+    size_t map_len;
     long tiles_read;
     trv_ctx *ctx;           /* the tile reads' errors */
     trv_ctx *ctx2;          /* those of a tile's second thread (fill_all) */
@@ -41,6 +45,8 @@ void prm_lazy_free(prm_lazy *z)
     free(z->seams);
     free(z->run_code);
     free(z->run_len);
+    if (z->map)
+        munmap(z->map, z->map_len);
     trv_ctx_free(z->ctx);
     trv_ctx_free(z->ctx2);
     free(z);
@@ -263,16 +269,17 @@ static trv_status open_model(trv_ctx *ctx, prm_terrain *t, const char *dir, cons
     static const run_id which[2] = {RUN_SOIL, RUN_LANDUSE};
     run_load_opts lo = {0};
     lo.grid = t->grid;
-    if ((st = run_open(ctx, dir, which, 2, &lo, &z->model_src)) ||
-        (st = geo_raster_src_alloc(ctx, z->model_src.src[RUN_SOIL], &z->soil)) ||
-        (st = geo_raster_src_alloc(ctx, z->model_src.src[RUN_LANDUSE], &z->landuse)))
+    /* mapped layers (open_mapped) hold the pairs and gradients: no soil, land use */
+    if (!f->layers && ((st = run_open(ctx, dir, which, 2, &lo, &z->model_src)) ||
+                       (st = geo_raster_src_alloc(ctx, z->model_src.src[RUN_SOIL], &z->soil)) ||
+                       (st = geo_raster_src_alloc(ctx, z->model_src.src[RUN_LANDUSE], &z->landuse))))
         return st;
     size_t n = (size_t)t->grid->nx * t->grid->ny;
     prm_aniso *a = calloc(1, sizeof *a);
     if (!a)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     t->aniso = a;
-    if (!(a->grad = calloc(2 * n, sizeof *a->grad)) || !(a->pair = calloc(n, sizeof *a->pair)) ||
+    if ((!f->layers && (!(a->grad = calloc(2 * n, sizeof *a->grad)) || !(a->pair = calloc(n, sizeof *a->pair)))) ||
         !(a->codes = malloc(2 * (size_t)f->npairs + 1)) || !(z->pairmap = malloc(256 * 256 * sizeof *z->pairmap)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if ((st = tm_run_model_load(ctx, dir, &a->rm)))
@@ -359,7 +366,50 @@ int prm_lazy_codes(const prm_terrain *t, unsigned char *codes)
     return 1;
 }
 
-trv_status prm_terrain_open(trv_ctx *ctx, const char *dir, const prm_terrain_facts *f, prm_terrain *t)
+/* The facts' mapped layers as t's arrays, taken from f: no tile to read
+ * (t->ready NULL). */
+static trv_status open_mapped(trv_ctx *ctx, prm_terrain *t, const char *dir, prm_terrain_facts *f)
+{
+    prm_lazy *z = t->lazy;
+    if (!f->layers)
+        return TRV_OK;
+    if (f->layers_nx != t->grid->nx || f->layers_ny != t->grid->ny ||
+        f->layers_n != (t->aniso ? PRM_LY_N : PRM_LY_GRAD))
+        return trv_error(ctx, TRV_ERR_DATA, "'%s': the roadmap cache's layers are of a %d x %d grid, its layers %d x %d",
+                         dir, f->layers_nx, f->layers_ny, t->grid->nx, t->grid->ny);
+    unsigned char *base = (unsigned char *)f->map + (f->layers - (const unsigned char *)f->map);
+    geo_raster *r[6] = {t->cls, t->gonogo, t->cost, t->dem, t->slope, t->speed};
+    for (int k = 0; k < 6; k++) {
+        unsigned char *p = base + prm_cache_layer_offset(f->layers_nx, f->layers_ny, k);
+        if (r[k]->u8)
+            free(r[k]->u8), r[k]->u8 = p;
+        else
+            free(r[k]->f32), r[k]->f32 = (float *)(void *)p;
+    }
+    if (t->aniso) {
+        t->aniso->grad = (float *)(void *)(base + prm_cache_layer_offset(f->layers_nx, f->layers_ny, PRM_LY_GRAD));
+        t->aniso->pair = (uint16_t *)(void *)(base + prm_cache_layer_offset(f->layers_nx, f->layers_ny, PRM_LY_PAIR));
+    }
+    z->map = f->map, z->map_len = f->map_len;
+    f->map = NULL, f->map_len = 0, f->layers = NULL;
+    free(t->ready);
+    t->ready = NULL;
+    return TRV_OK;
+}
+
+void prm_lazy_release(prm_terrain *t)
+{
+    if (!t->lazy || !t->lazy->map)
+        return;
+    geo_raster *r[6] = {t->cls, t->gonogo, t->cost, t->dem, t->slope, t->speed};
+    for (int k = 0; k < 6; k++)
+        if (r[k])
+            r[k]->u8 = NULL, r[k]->f32 = NULL;
+    if (t->aniso)
+        t->aniso->grad = NULL, t->aniso->pair = NULL;
+}
+
+trv_status prm_terrain_open(trv_ctx *ctx, const char *dir, prm_terrain_facts *f, prm_terrain *t)
 {
     memset(t, 0, sizeof *t);
     prm_lazy *z = calloc(1, sizeof *z);
@@ -375,6 +425,8 @@ trv_status prm_terrain_open(trv_ctx *ctx, const char *dir, const prm_terrain_fac
         st = open_runs(ctx, t, dir, f);
     if (!st)
         st = open_model(ctx, t, dir, f);
+    if (!st)
+        st = open_mapped(ctx, t, dir, f);
     if (st)
         prm_terrain_clear(t);
     return st;
@@ -392,7 +444,7 @@ trv_status prm_terrain_status(trv_ctx *ctx, const prm_terrain *t)
 trv_status prm_terrain_need(trv_ctx *ctx, const prm_terrain *t, long c0, long r0, long c1, long r1)
 {
     const prm_lazy *z = t->lazy;
-    if (!z)
+    if (!z || !t->ready) /* read whole, or mapped */
         return TRV_OK;
     long nx = t->grid->nx, ny = t->grid->ny;
     c0 = c0 < 0 ? 0 : c0;
@@ -504,5 +556,7 @@ void prm_terrain_facts_clear(prm_terrain_facts *f)
     free(f->seams);
     free(f->run_code);
     free(f->run_len);
+    if (f->map)
+        munmap(f->map, f->map_len);
     memset(f, 0, sizeof *f);
 }

@@ -110,7 +110,8 @@ trv_status prm_zones_legs(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, in
  * objective on the raster with the zones burned (prm_route_grid, the
  * whole terrain read), since masking can cut a roadmap where the raster
  * still joins start and goal (a corridor between a barrier and NOGO that
- * the roadmap's edges only crossed). On success note says so (appended);
+ * the roadmap's edges only crossed); not searched when prm_zones_joined
+ * says the raster does not join them. On success note says so (appended);
  * else TRV_ERR_DATA with prm_route's message kept. */
 trv_status prm_zones_raster(trv_ctx *ctx, const prm_terrain *t, const double xy[4], prm_strategy s,
                             const prm_weights *w, prm_path *out, char *note, size_t note_len);
@@ -118,9 +119,36 @@ trv_status prm_zones_raster(trv_ctx *ctx, const prm_terrain *t, const double xy[
 /* After prm_route failed (TRV_ERR_DATA) with t->zones: when the route
  * exists without the zones, replace the message by one that says so and
  * names the nogo zones whose removal alone reconnects start and goal
- * (tried for each nogo zone, at most 16: one roadmap search each), or says
- * that none alone does. Else keep st and its message. */
+ * (tried for each nogo zone, at most 16), or says that none alone does.
+ * Else keep st and its message. Decided on the raster (prm_zones_cutting:
+ * floods, no search); only when the raster joins start and goal under the
+ * zones as well, on the roadmap (one search without the zones, then one
+ * per nogo zone left out). */
 trv_status prm_zones_explain(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, const double xy[4],
                              prm_strategy s, const prm_weights *w, int admissible, trv_status st, int *explained);
+
+/* ---- raster connectivity (zones_reach.c) ---- */
+
+/* *joined 1 when start and goal (xy) are joined by 4-connected cells that
+ * are GO in codes (prm_class_codes) and that burn (a geo_zones burn on t's
+ * grid; NULL: none) does not mark NOGO, else 0. A --grid move touches
+ * only such cells and the cells it touches are 4-connected, so 0 means
+ * that prm_route_grid finds no way (a roadmap edge, tested exactly
+ * against the lines, may pass a burned cell); 1 does not promise one (a crossing's cells count
+ * as open). A flood from both ends, one cell of each in turn: it stops
+ * where they meet or when one side is exhausted, its work at most twice
+ * the smaller side's region. */
+trv_status prm_zones_joined(trv_ctx *ctx, const prm_terrain *t, const unsigned char *codes, const unsigned char *burn,
+                            const double xy[4], int *joined);
+/* Which nogo zones cut start and goal apart on the raster (prm_zones_joined
+ * on t->zones' burn): *result PRM_CUT_NONE when they are not joined without
+ * the zones either, PRM_CUT_JOINED when they are joined under the zones
+ * too (the flood cannot tell), else PRM_CUT_ZONES and cut[0 .. *ncut) the
+ * nogo zones (indices) whose removal alone joins them, of the first max
+ * tried (one burn without the zone and one flood each; none with a single
+ * nogo zone). *nogo: the nogo zones in all. */
+enum { PRM_CUT_NONE, PRM_CUT_JOINED, PRM_CUT_ZONES };
+trv_status prm_zones_cutting(trv_ctx *ctx, const prm_terrain *t, const double xy[4], int max, int *cut, int *ncut,
+                             int *nogo, int *result);
 
 #endif

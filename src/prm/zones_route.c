@@ -119,20 +119,18 @@ static void zones_names(const geo_zones *z, char *buf, size_t len)
         snprintf(buf, len, "'%s'", geo_zone_source(z, 0));
 }
 
-trv_status prm_zones_explain(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, const double xy[4],
-                             prm_strategy s, const prm_weights *w, int admissible, trv_status st, int *explained)
+/* The nogo zones (indices into cut, at most EXPLAIN_MAX tried) whose
+ * removal alone lets prm_route find a route: -1 when it finds none
+ * without the zones either, else how many. One roadmap search each. */
+static int cut_on_roadmap(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, const double xy[4],
+                          prm_strategy s, const prm_weights *w, int admissible, int *cut)
 {
-    *explained = 0;
-    const geo_zones *z = t->zones;
-    char keep[1024], ids[512] = "";
-    snprintf(keep, sizeof keep, "%s", trv_errmsg(ctx));
     prm_terrain t0 = *t;
     t0.zones = NULL;
-    if (st != TRV_ERR_DATA || !route_exists(ctx, &t0, r, xy, s, w, admissible)) {
-        trv_error(ctx, st, "%s", keep);
-        return st;
-    }
-    int nogo = 0, cut = 0;
+    if (!route_exists(ctx, &t0, r, xy, s, w, admissible))
+        return -1;
+    const geo_zones *z = t->zones;
+    int nogo = 0, ncut = 0;
     geo_zones zk = *z;
     t0.zone_edges = NULL; /* the query's mask has every zone */
     t0.zones = &zk;
@@ -140,16 +138,40 @@ trv_status prm_zones_explain(trv_ctx *ctx, const prm_terrain *t, const prm_roadm
         if (z->z[k].effect != GEO_ZONE_NOGO || nogo++ >= EXPLAIN_MAX)
             continue;
         zk.skip = k;
-        if (route_exists(ctx, &t0, r, xy, s, w, admissible) && strlen(ids) + 24 < sizeof ids)
-            snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%ld", cut++ ? ", " : "", z->z[k].fid);
+        if (route_exists(ctx, &t0, r, xy, s, w, admissible))
+            cut[ncut++] = k;
     }
+    return ncut;
+}
+
+trv_status prm_zones_explain(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, const double xy[4],
+                             prm_strategy s, const prm_weights *w, int admissible, trv_status st, int *explained)
+{
+    *explained = 0;
+    const geo_zones *z = t->zones;
+    char keep[1024], ids[512] = "";
+    snprintf(keep, sizeof keep, "%s", trv_errmsg(ctx));
+    int cut[EXPLAIN_MAX], ncut = 0, nogo = 0, how = PRM_CUT_NONE;
+    if (st == TRV_ERR_DATA) { /* the raster first (zones_reach.c); the roadmap when it cannot tell */
+        trv_status s2 = prm_zones_cutting(ctx, t, xy, EXPLAIN_MAX, cut, &ncut, &nogo, &how);
+        if (s2)
+            return s2;
+        if (how == PRM_CUT_JOINED && (ncut = cut_on_roadmap(ctx, t, r, xy, s, w, admissible, cut)) < 0)
+            how = PRM_CUT_NONE;
+    }
+    if (how == PRM_CUT_NONE) {
+        trv_error(ctx, st, "%s", keep);
+        return st;
+    }
+    for (int j = 0; j < ncut && strlen(ids) + 24 < sizeof ids; j++)
+        snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%ld", j ? ", " : "", z->z[cut[j]].fid);
     *explained = 1;
     char names[2200];
     zones_names(z, names, sizeof names);
-    if (cut)
+    if (ncut)
         return trv_error(ctx, st, "the goal is not reachable from the start under the zones of %s: %s nogo zone "
-                         "(feature %s) cuts them apart (without %s a route exists)", names, cut > 1 ? "each" : "the",
-                         ids, cut > 1 ? "any one of them" : "it");
+                         "(feature %s) cuts them apart (without %s a route exists)", names, ncut > 1 ? "each" : "the",
+                         ids, ncut > 1 ? "any one of them" : "it");
     return trv_error(ctx, st, "the goal is not reachable from the start under the zones of %s: without the zones a "
                      "route exists, but no nogo zone alone cuts it (%s%d nogo zones tried one by one): they do "
                      "together", names, nogo > EXPLAIN_MAX ? "the first " : "", nogo > EXPLAIN_MAX ? EXPLAIN_MAX : nogo);
@@ -281,7 +303,19 @@ trv_status prm_zones_raster(trv_ctx *ctx, const prm_terrain *t, const double xy[
 {
     char keep[1024];
     snprintf(keep, sizeof keep, "%s", trv_errmsg(ctx));
-    trv_status st = prm_terrain_need_all(ctx, t);
+    /* the raster joins them at all (zones_reach.c)? else no search of the whole terrain */
+    unsigned char *codes = prm_class_codes(t);
+    int joined = 0;
+    trv_status st = codes ? prm_zones_joined(ctx, t, codes, t->zones->burn, xy, &joined)
+                          : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    free(codes);
+    if (st)
+        return st;
+    if (!joined) {
+        trv_error(ctx, TRV_ERR_DATA, "%s", keep);
+        return TRV_ERR_DATA;
+    }
+    st = prm_terrain_need_all(ctx, t);
     if (!st)
         st = prm_route_grid(ctx, t, xy[0], xy[1], xy[2], xy[3], s, w, out);
     if (st == TRV_ERR_NOMEM || st == TRV_ERR_CANCEL || st == TRV_ERR_IO)
