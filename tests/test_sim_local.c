@@ -576,9 +576,9 @@ static void test_none_and_errors(void **state)
     assert_int_not_equal(run_scene("vfh*-wu2020", "ackermann", "local_lambda = 5,3,0.5\n", &s, ctx), TRV_OK);
     assert_non_null(strstr(trv_errmsg(ctx), "local_lambda expects 5 numbers"));
     scene_free(&s);
-    /* a window not wider than r_rs (1.8 + 0.5 + 0.5 m) and a cell */
+    /* a window not wider than r_rs (1.8 + 0.5 + 0.71 m: half the 1 m cell's diagonal) and a cell */
     assert_int_not_equal(run_scene("vfh+", "ackermann", "local_window_m = 3\n", &s, ctx), TRV_OK);
-    assert_non_null(strstr(trv_errmsg(ctx), "local_window_m 3 must exceed r_rs + one cell (3.80 m"));
+    assert_non_null(strstr(trv_errmsg(ctx), "local_window_m 3 must exceed r_rs + one cell (4.01 m"));
     scene_free(&s);
     assert_int_not_equal(run_scene("vfh", "ackermann", "", &s, ctx), TRV_OK);
     assert_non_null(strstr(trv_errmsg(ctx), "'local_planner' must be one of none|vfh+|vfh*|vfh*-wu2020|dwa, not 'vfh'"));

@@ -76,7 +76,8 @@ trv_status sim_local_init(trv_ctx *ctx, sim_veh *v)
     if (!L)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     const sim_body *b = &v->body;
-    double cell = v->t->cell_m, r_rs = hypot(b->length_m / 2, b->width_m / 2) + sp->safety_m + cell / 2;
+    /* the points are cell centres, an obstacle anywhere in its cell: half the cell's diagonal */
+    double cell = v->t->cell_m, r_rs = hypot(b->length_m / 2, b->width_m / 2) + sp->safety_m + cell * M_SQRT1_2;
     /* unset (0): 15 m and 10 m, or enough cells on a coarse grid */
     L->R = sp->window_m > 0 ? sp->window_m : fmax(15, r_rs + 3 * cell);
     L->look = sp->lookahead_m > 0 ? sp->lookahead_m : fmax(10, 2 * cell);
@@ -85,7 +86,7 @@ trv_status sim_local_init(trv_ctx *ctx, sim_veh *v)
         free(L);
         return trv_error(ctx, TRV_ERR_FORMAT,
                          "vehicle '%s': local_window_m %g must exceed r_rs + one cell (%.2f m: half diagonal + "
-                         "local_safety_m + 1.5 cells of %g m)",
+                         "local_safety_m + half a cell's diagonal + one cell of %g m)",
                          v->spec->id, R, r_rs + cell, cell);
     }
     sim_vfh_cfg_default(&L->cfg, sp->kind == SIM_LOCAL_WU2020 ? 180 : 72, L->R, r_rs);
