@@ -586,6 +586,57 @@ static void test_none_and_errors(void **state)
     trv_ctx_free(ctx);
 }
 
+/* DWA's weights as scenario keys: the defaults 0.5, 1, 0.5 (the same run
+ * with the keys written out or left out), a run with 1, 1, 0.5 that goes
+ * round the rock another way, and the named errors. */
+static void test_dwa_weights(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    scene s;
+    assert_int_equal(run_scene("dwa", "ackermann", "", &s, ctx), TRV_OK);
+    const double *w = s.sc->veh[0].local.dwa_weights;
+    assert_float_equal(w[0], 0.5, 0), assert_float_equal(w[1], 1, 0), assert_float_equal(w[2], 0.5, 0);
+    sim_metrics m0 = *sim_run_metrics(s.run, 0);
+    scene_free(&s);
+    assert_int_equal(run_scene("dwa", "ackermann",
+                               "local_dwa_heading = 0.5\nlocal_dwa_clearance = 1\nlocal_dwa_velocity = 0.5\n", &s, ctx),
+                     TRV_OK);
+    const sim_metrics *m = sim_run_metrics(s.run, 0);
+    assert_float_equal(m->distance_m, m0.distance_m, 0);
+    assert_float_equal(m->time_s, m0.time_s, 0);
+    scene_free(&s);
+    static const double alt[3] = {1, 1, 0.5};
+    char keys[128];
+    snprintf(keys, sizeof keys, "local_dwa_heading = %g\nlocal_dwa_clearance = %g\nlocal_dwa_velocity = %g\n", alt[0],
+             alt[1], alt[2]);
+    assert_int_equal(run_scene("dwa", "ackermann", keys, &s, ctx), TRV_OK);
+    w = s.sc->veh[0].local.dwa_weights;
+    assert_float_equal(w[0], alt[0], 0), assert_float_equal(w[1], alt[1], 0), assert_float_equal(w[2], alt[2], 0);
+    m = sim_run_metrics(s.run, 0);
+    printf("  dwa weights 0.5,1,0.5: %.1f m %.1f s; %g,%g,%g: %.1f m %.1f s (%s)\n", m0.distance_m, m0.time_s,
+           alt[0], alt[1], alt[2], m->distance_m, m->time_s, m->end);
+    for (int e = 0; getenv("TRV_SIM_DEBUG") && e < sim_run_nevents(s.run); e++) {
+        const sim_event *ev = sim_run_event(s.run, e);
+        printf("    %.2f %s (%.1f, %.1f) %s\n", ev->t, sim_event_name(ev->type), ev->x - X0, ev->y - Y0 + NXY * CELL,
+               ev->details);
+    }
+    assert_int_equal(m->reached_goal, 1);
+    assert_int_equal(m->collisions, 0);
+    assert_true(fabs(m->distance_m - m0.distance_m) > 0.5); /* 171.7 against 173.3 m: another way round */
+    scene_free(&s);
+    assert_int_not_equal(run_scene("dwa", "ackermann", "local_dwa_heading = 0\n", &s, ctx), TRV_OK);
+    assert_non_null(strstr(trv_errmsg(ctx), "vehicle 'a': local_dwa_heading must be > 0"));
+    scene_free(&s);
+    assert_int_not_equal(run_scene("dwa", "ackermann", "local_dwa_clearance = -1\n", &s, ctx), TRV_OK);
+    assert_non_null(strstr(trv_errmsg(ctx), "'local_dwa_clearance' = -1 is out of range [0, 100]"));
+    scene_free(&s);
+    assert_int_not_equal(run_scene("vfh+", "ackermann", "local_dwa_velocity = 1\n", &s, ctx), TRV_OK);
+    assert_non_null(strstr(trv_errmsg(ctx), "local_dwa_velocity are for local_planner = dwa"));
+    scene_free(&s);
+    trv_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -602,6 +653,7 @@ int main(void)
         cmocka_unit_test(test_planners_pass_obstacle),
         cmocka_unit_test(test_none_and_errors),
         cmocka_unit_test(test_trap_driven),
+        cmocka_unit_test(test_dwa_weights),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -67,6 +67,22 @@ trv_status sim_local_lambda_parse(trv_ctx *ctx, const char *path, long line, con
     return TRV_OK;
 }
 
+trv_status sim_local_dwa_check(trv_ctx *ctx, const char *path, long line, const char *id,
+                               const sim_local_spec *spec)
+{
+    if (spec->kind != SIM_LOCAL_DWA)
+        return trv_error(ctx, TRV_ERR_FORMAT,
+                         "%s:%ld: vehicle '%s': local_dwa_heading, local_dwa_clearance and local_dwa_velocity are "
+                         "for local_planner = dwa",
+                         path, line, id);
+    if (!(spec->dwa_weights[0] > 0))
+        return trv_error(ctx, TRV_ERR_FORMAT,
+                         "%s:%ld: vehicle '%s': local_dwa_heading must be > 0 (without it DWA is not drawn toward "
+                         "its goal)",
+                         path, line, id);
+    return TRV_OK;
+}
+
 trv_status sim_local_init(trv_ctx *ctx, sim_veh *v)
 {
     const sim_local_spec *sp = &v->spec->local;
@@ -98,7 +114,8 @@ trv_status sim_local_init(trv_ctx *ctx, sim_veh *v)
                            .w_acc = w_max / fmax(b->tau_steer_s, 0.25),
                            .kappa_max = b->kind == SIM_ACKERMANN ? tan(b->max_steer_rad) / b->wheelbase_m : 0,
                            .dt = 0.5, .horizon_s = 3, .r_rs = r_rs, .dist_max = L->R, .nv = 9, .nw = 21,
-                           .w_heading = 0.5, .w_dist = 1, .w_vel = 0.5, .lag_s = b->tau_speed_s + PERIOD_S};
+                           .w_heading = sp->dwa_weights[0], .w_dist = sp->dwa_weights[1],
+                           .w_vel = sp->dwa_weights[2], .lag_s = b->tau_speed_s + PERIOD_S};
     L->clear_min = INFINITY;
     L->prev = NAN;
     v->local = L;
