@@ -28,6 +28,7 @@ struct sim_local {
     int mode;
     double R, look;         /* window and local goal distance (m) */
     double dir, prev, dwa_v, dwa_w, d_stop;
+    double v_cap;           /* the follower's speed cap after a dead end's re-plan (INFINITY: none) */
     double next_t, next_replan_t;
     double best_s, best_t;  /* the farthest along the route so far, and when */
     double path_len;        /* the path's length then (another: a new path) */
@@ -117,6 +118,7 @@ trv_status sim_local_init(trv_ctx *ctx, sim_veh *v)
                            .w_heading = sp->dwa_weights[0], .w_dist = sp->dwa_weights[1],
                            .w_vel = sp->dwa_weights[2], .lag_s = b->tau_speed_s + PERIOD_S};
     L->clear_min = INFINITY;
+    L->v_cap = INFINITY;
     L->prev = NAN;
     v->local = L;
     return TRV_OK;
@@ -201,6 +203,10 @@ static double stop_distance(double x, double y, double a, double r_rs, const dou
     return d;
 }
 
+/* The speed that stops within free length d (decel a): 0 below 0.2 m,
+ * else sqrt(2 a d), at least CREEP_MS. */
+static double stop_speed(double a, double d) { return d < 0.2 ? 0 : fmax(CREEP_MS, sqrt(2 * a * d)); }
+
 /* A dead end: the vehicle stops; every REPLAN_GAP_S the seen map's
  * re-planning (local detour, else global) from where it stands. */
 static void dead_end(trv_ctx *ctx, sim_run *r, int k)
@@ -234,6 +240,17 @@ static void dead_end(trv_ctx *ctx, sim_run *r, int k)
     prm_path_clear(&np);
 }
 
+/* After a dead end's re-plan the follower drives while the way may still
+ * be blocked (until the next decision): its speed is capped to stop
+ * before the first point's r_rs disk along the heading (else each
+ * re-plan let it creep on, into the obstacle). */
+static void follow_cap(const sim_run *r, struct sim_local *L, const sim_state *est)
+{
+    if (L->mode == MODE_FOLLOW)
+        L->v_cap = stop_speed(r->sc->decel_ms2,
+                              stop_distance(est->x, est->y, est->heading, L->cfg.polar.r_rs, L->pts, L->npts));
+}
+
 /* The decision of one period: follow, a direction, a DWA arc, or stop. */
 static void decide(trv_ctx *ctx, sim_run *r, int k, const sim_state *est)
 {
@@ -254,6 +271,7 @@ static void decide(trv_ctx *ctx, sim_run *r, int k, const sim_state *est)
     if (is_free && (L->mode == MODE_FOLLOW || L->free_run >= HAND_BACK)) {
         L->mode = MODE_FOLLOW;
         L->prev = NAN;
+        L->v_cap = INFINITY;
         return;
     }
     double reach = L->R + (sp->kind == SIM_LOCAL_VFH_PLUS ? 0 : L->look);
@@ -276,6 +294,7 @@ static void decide(trv_ctx *ctx, sim_run *r, int k, const sim_state *est)
     if (ok) {
         L->mode = MODE_STOP;
         dead_end(ctx, r, k);
+        follow_cap(r, L, est);
         return;
     }
     L->mode = sp->kind == SIM_LOCAL_DWA ? MODE_DWA : MODE_DIR;
@@ -283,6 +302,7 @@ static void decide(trv_ctx *ctx, sim_run *r, int k, const sim_state *est)
     if (r->t_now - L->best_t > STALL_S) { /* going round without getting on: a dead end too */
         L->best_t = r->t_now;
         dead_end(ctx, r, k);
+        follow_cap(r, L, est);
         return;
     }
     L->d_stop = stop_distance(est->x, est->y, L->dir, r_rs, L->pts, L->npts);
@@ -295,8 +315,7 @@ static void steer_to(const sim_run *r, const sim_veh *v, const sim_state *est, d
     const struct sim_local *L = v->local;
     const sim_body *b = &v->body;
     double e = wrap(L->dir - est->heading);
-    double vs = sqrt(2 * r->sc->decel_ms2 * L->d_stop);
-    double spd = L->d_stop < 0.2 ? 0 : fmin(want, fmax(CREEP_MS, vs));
+    double spd = fmin(want, stop_speed(r->sc->decel_ms2, L->d_stop));
     cmd->vy = 0;
     if (b->kind == SIM_MECANUM) { /* holonomic: straight along the direction, heading kept */
         cmd->v = spd * cos(e), cmd->vy = spd * sin(e), cmd->yaw_rate = 0;
@@ -332,6 +351,10 @@ void sim_local_command(trv_ctx *ctx, sim_run *r, int k, const sim_state *est, do
     if (v->phase == 2 || L->mode == MODE_STOP) {
         cmd->v = cmd->vy = cmd->yaw_rate = 0;
         return;
+    }
+    if (L->mode == MODE_FOLLOW && cmd->v > L->v_cap) { /* after a dead end's re-plan */
+        double f = L->v_cap / cmd->v;
+        cmd->v *= f, cmd->vy *= f;
     }
     if (L->mode == MODE_DIR) {
         steer_to(r, v, est, want, cmd);
