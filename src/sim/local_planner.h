@@ -25,7 +25,7 @@
  *                      the look-ahead tree's reach n_g d_s (default
  *                      max(10 m, 2 cells))
  *   local_safety_m     the safety distance added to the footprint's half
- *                      diagonal and half a cell: r_rs (0.5)
+ *                      diagonal and half the cell's diagonal: r_rs (0.5)
  *   local_depth        n_g of VFH* and wu2020 (3; 1 to 8)
  *   local_lambda       wu2020's l1,l2,l3,l4,l5 (5,3,0.5,3,2), checked
  *                      against the paper's conditions
@@ -49,7 +49,8 @@
 /* ---- polar histograms (polar_histogram.c) --------------------------------- */
 
 /* Window radius R (m) and enlargement radius r_rs = vehicle radius +
- * safety distance (+ half a cell: the points are cell centres), n sectors. */
+ * safety distance (+ half the cell's diagonal: the points are cell
+ * centres, an obstacle anywhere in its cell), n sectors. */
 typedef struct sim_polar_cfg {
     int n;
     double R, r_rs;
