@@ -190,17 +190,25 @@ static double way_clearance(const sim_path *p, double x, double y, double s0, do
 }
 
 /* Free distance ahead along direction a: to the first point whose
- * r_rs-disk the line from (x, y) enters (INFINITY: none). */
-static double stop_distance(double x, double y, double a, double r_rs, const double *pts, int npts)
+ * r_rs-disk the line from (x, y) enters (INFINITY: none); outside: only
+ * the disks (x, y) is not in already. */
+static double stop_distance_in(double x, double y, double a, double r_rs, const double *pts, int npts, int outside)
 {
     double c = cos(a), s = sin(a), d = INFINITY;
     for (int i = 0; i < npts; i++) {
         double dx = pts[2 * i] - x, dy = pts[2 * i + 1] - y;
         double along = dx * c + dy * s, lat = -dx * s + dy * c;
+        if (outside && hypot(dx, dy) < r_rs)
+            continue;
         if (along > 0 && fabs(lat) < r_rs)
             d = fmin(d, fmax(0, along - sqrt(r_rs * r_rs - lat * lat)));
     }
     return d;
+}
+
+static double stop_distance(double x, double y, double a, double r_rs, const double *pts, int npts)
+{
+    return stop_distance_in(x, y, a, r_rs, pts, npts, 0);
 }
 
 /* The speed that stops within free length d (decel a): 0 below 0.2 m,
@@ -242,13 +250,14 @@ static void dead_end(trv_ctx *ctx, sim_run *r, int k)
 
 /* After a dead end's re-plan the follower drives while the way may still
  * be blocked (until the next decision): its speed is capped to stop
- * before the first point's r_rs disk along the heading (else each
- * re-plan let it creep on, into the obstacle). */
+ * before the first r_rs disk it is not in yet along the heading (else
+ * each re-plan let it creep on, into the obstacle; the disks it is in
+ * already, where DWA may leave it, do not hold it). */
 static void follow_cap(const sim_run *r, struct sim_local *L, const sim_state *est)
 {
     if (L->mode == MODE_FOLLOW)
-        L->v_cap = stop_speed(r->sc->decel_ms2,
-                              stop_distance(est->x, est->y, est->heading, L->cfg.polar.r_rs, L->pts, L->npts));
+        L->v_cap = stop_speed(r->sc->decel_ms2, stop_distance_in(est->x, est->y, est->heading, L->cfg.polar.r_rs,
+                                                                 L->pts, L->npts, 1));
 }
 
 /* The decision of one period: follow, a direction, a DWA arc, or stop. */
