@@ -14,7 +14,7 @@ most when the vehicle, in a free run of the stretch (planner none, no
 obstacles; a run with obstacles only arrives later), is still its stopping
 distance (top speed^2 / (2 decel) + half its length) plus the obstacle's
 radius and FREE_M before it. Each scenario is run with every local
-planner (local_window_m 50, local_lookahead_m 40: WINDOW_M below); per planner: the share that reach the goal, collisions, mean
+planner (local_window_m 60, local_lookahead_m 40: WINDOW_M below); per planner: the share that reach the goal, collisions, mean
 path length and time (of the runs that reach the goal, and over the
 scenarios every planner finished), mean minimum and summed clearance
 (metrics.json's clearance_min_m, clearance_sum_m), re-plans, and the CPU
@@ -39,9 +39,10 @@ STEP_S = 0.02
 DECEL = 2.0  # the scenario's decel_ms2 (default)
 # the planners' window and look-ahead (m): the UGV at 40 km/h stops in
 # 32 m, beyond local_planner.h's defaults (15, 10 m: walking pace); the
-# window must hold the stopping distance and the enlargement (half a 30 m
-# cell + the vehicle's radius + safety). "default": the keys left out.
-WINDOW_M = os.environ.get("LOCAL_WINDOW_M", "50")
+# window must hold the stopping distance and exceed the enlargement r_rs
+# (half a 30 m cell's diagonal + the vehicle's radius + safety: 23.5 m)
+# by a cell (53.5 m). "default": the keys left out.
+WINDOW_M = os.environ.get("LOCAL_WINDOW_M", "60")
 LOOKAHEAD_M = os.environ.get("LOCAL_LOOKAHEAD_M", "40")
 
 

@@ -10,7 +10,7 @@
 # trv-sim refuses (its local_planner key unknown) is named, not run.
 # Environment: TRV_BIN (tools, default bin), TRV_OUT (terrain, default
 # out/jacksboro), N (scenarios, 100), SEED (1), JOBS (runs at a time, 2),
-# LOCAL_WINDOW_M and LOCAL_LOOKAHEAD_M (50 and 40 m; "default": the
+# LOCAL_WINDOW_M and LOCAL_LOOKAHEAD_M (60 and 40 m; "default": the
 # planners' own, local_planner.h), LP_KEEP (set: keep the scenarios, the
 # runs and scenarios.log, one line of ends per scenario).
 set -eu

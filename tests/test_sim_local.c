@@ -388,6 +388,7 @@ static trv_status run_scene_obs(const char *planner, const char *model, const ch
 }
 
 static void scene_free(scene *s);
+static char *metrics_text(trv_ctx *ctx, const sim_run *run, const char *dir);
 
 static trv_status run_scene(const char *planner, const char *model, const char *extra, scene *s, trv_ctx *ctx)
 {
@@ -450,6 +451,80 @@ static void test_trap_driven(void **state)
         assert_int_equal(m->reached_goal, 1);
         assert_true(m->replans >= 1 && m->replans <= 3);
         assert_true(sim_run_count(s.run, 0, SIM_EV_REPLAN) == m->replans);
+        scene_free(&s);
+    }
+    trv_ctx_free(ctx);
+}
+
+/* The deepest x the vehicle reached inside the box (x0, y0)-(x1, y1) in
+ * the trajectory written by metrics_text into dir (-INFINITY: never). */
+static double deepest_in(const char *dir, double x0, double y0, double x1, double y1)
+{
+    char *path = NULL;
+    assert_true(asprintf(&path, "%s/%s/trajectory_a.csv", tmp, dir) >= 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[512];
+    assert_non_null(fgets(line, sizeof line, f));
+    double best = -INFINITY, t, x, y;
+    while (fgets(line, sizeof line, f)) {
+        assert_int_equal(sscanf(line, "%lf,%lf,%lf", &t, &x, &y), 3);
+        x -= X0, y -= Y0 - NXY * CELL;
+        if (x >= x0 && x <= x1 && y >= y0 && y <= y1)
+            best = fmax(best, x);
+    }
+    fclose(f);
+    free(path);
+    return best;
+}
+
+/* The trap of the VFH* paper, driven (Ackermann UGV, 2D LiDAR 25 m): a
+ * wall across the route at x = 60 (y 55..100) with a 10 m gap left of the
+ * route (y 77..87) that opens into a pocket closed 15 m behind it (x 75);
+ * the way on is round the wall's south end, 20 m right of the route. The
+ * look-ahead is 25 m (local_lookahead_m; 5 steps of 5 m): VFH+ sees only
+ * its 15 m window, where the gap is the valley nearest the goal's
+ * direction and the pocket's end lies beyond, so it turns into the gap;
+ * VFH*'s projected positions reach into the pocket, where the turning
+ * circles and the end wall leave no direction, so it goes round the
+ * wall's end and never enters. */
+static void test_trap_vfh_driven(void **state)
+{
+    (void)state;
+    static const double b[5][4] = {{60, 55, 61, 77}, {60, 87, 61, 100}, {61, 76, 76, 77}, {61, 87, 76, 88},
+                                   {75, 77, 76, 87}};
+    static const char *const planners[] = {"vfh+", "vfh*", "vfh*-wu2020"};
+    trv_ctx *ctx = trv_ctx_new();
+    double deep[3];
+    for (int i = 0; i < 3; i++) {
+        scene s;
+        trv_status st = run_scene_obs(planners[i], "ackermann", "local_lookahead_m = 25\nlocal_depth = 5\n",
+                                      boxes_file("trap2.geojson", 5, b), &s, ctx);
+        if (st)
+            printf("  %s\n", trv_errmsg(ctx));
+        assert_int_equal(st, TRV_OK);
+        const sim_metrics *m = sim_run_metrics(s.run, 0);
+        char *mt = metrics_text(ctx, s.run, "trap2_out");
+        free(mt);
+        deep[i] = deepest_in("trap2_out", 60, 77, 76, 87);
+        printf("  trap2 %-12s goal %d (%s) time %.1f s dist %.1f m replans %d collisions %d; deepest in the "
+               "pocket x %.1f\n",
+               planners[i], m->reached_goal, m->end, m->time_s, m->distance_m, m->replans, m->collisions, deep[i]);
+        if (getenv("TRV_SIM_DEBUG"))
+            for (int e = 0; e < sim_run_nevents(s.run); e++) {
+                const sim_event *ev = sim_run_event(s.run, e);
+                printf("    %.2f %s (%.1f, %.1f) %s\n", ev->t, sim_event_name(ev->type), ev->x - X0,
+                       ev->y - Y0 + NXY * CELL, ev->details);
+            }
+        assert_int_equal(m->collisions, 0);
+        if (i == 0) { /* VFH+ into the pocket (its mouth at x 60, the end wall at 75), there a dead end */
+            assert_true(deep[i] > 62);
+            assert_int_equal(m->reached_goal, 0);
+            assert_true(sim_run_count(s.run, 0, SIM_EV_REPLAN) >= 1);
+        } else { /* VFH*, wu2020: never in it, round the wall's end to the goal */
+            assert_true(isinf(deep[i]));
+            assert_int_equal(m->reached_goal, 1);
+        }
         scene_free(&s);
     }
     trv_ctx_free(ctx);
@@ -576,12 +651,63 @@ static void test_none_and_errors(void **state)
     assert_int_not_equal(run_scene("vfh*-wu2020", "ackermann", "local_lambda = 5,3,0.5\n", &s, ctx), TRV_OK);
     assert_non_null(strstr(trv_errmsg(ctx), "local_lambda expects 5 numbers"));
     scene_free(&s);
-    /* a window not wider than r_rs (1.8 + 0.5 + 0.5 m) and a cell */
+    /* a window not wider than r_rs (1.8 + 0.5 + 0.71 m: half the 1 m cell's diagonal) and a cell */
     assert_int_not_equal(run_scene("vfh+", "ackermann", "local_window_m = 3\n", &s, ctx), TRV_OK);
-    assert_non_null(strstr(trv_errmsg(ctx), "local_window_m 3 must exceed r_rs + one cell (3.80 m"));
+    assert_non_null(strstr(trv_errmsg(ctx), "local_window_m 3 must exceed r_rs + one cell (4.01 m"));
     scene_free(&s);
     assert_int_not_equal(run_scene("vfh", "ackermann", "", &s, ctx), TRV_OK);
     assert_non_null(strstr(trv_errmsg(ctx), "'local_planner' must be one of none|vfh+|vfh*|vfh*-wu2020|dwa, not 'vfh'"));
+    scene_free(&s);
+    trv_ctx_free(ctx);
+}
+
+/* DWA's weights as scenario keys: the defaults 0.5, 1, 0.5 (the same run
+ * with the keys written out or left out), a run with 1, 1, 0.5 that goes
+ * round the rock another way, and the named errors. */
+static void test_dwa_weights(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    scene s;
+    assert_int_equal(run_scene("dwa", "ackermann", "", &s, ctx), TRV_OK);
+    const double *w = s.sc->veh[0].local.dwa_weights;
+    assert_float_equal(w[0], 0.5, 0), assert_float_equal(w[1], 1, 0), assert_float_equal(w[2], 0.5, 0);
+    sim_metrics m0 = *sim_run_metrics(s.run, 0);
+    scene_free(&s);
+    assert_int_equal(run_scene("dwa", "ackermann",
+                               "local_dwa_heading = 0.5\nlocal_dwa_clearance = 1\nlocal_dwa_velocity = 0.5\n", &s, ctx),
+                     TRV_OK);
+    const sim_metrics *m = sim_run_metrics(s.run, 0);
+    assert_float_equal(m->distance_m, m0.distance_m, 0);
+    assert_float_equal(m->time_s, m0.time_s, 0);
+    scene_free(&s);
+    static const double alt[3] = {1, 1, 0.5};
+    char keys[128];
+    snprintf(keys, sizeof keys, "local_dwa_heading = %g\nlocal_dwa_clearance = %g\nlocal_dwa_velocity = %g\n", alt[0],
+             alt[1], alt[2]);
+    assert_int_equal(run_scene("dwa", "ackermann", keys, &s, ctx), TRV_OK);
+    w = s.sc->veh[0].local.dwa_weights;
+    assert_float_equal(w[0], alt[0], 0), assert_float_equal(w[1], alt[1], 0), assert_float_equal(w[2], alt[2], 0);
+    m = sim_run_metrics(s.run, 0);
+    printf("  dwa weights 0.5,1,0.5: %.1f m %.1f s; %g,%g,%g: %.1f m %.1f s (%s)\n", m0.distance_m, m0.time_s,
+           alt[0], alt[1], alt[2], m->distance_m, m->time_s, m->end);
+    for (int e = 0; getenv("TRV_SIM_DEBUG") && e < sim_run_nevents(s.run); e++) {
+        const sim_event *ev = sim_run_event(s.run, e);
+        printf("    %.2f %s (%.1f, %.1f) %s\n", ev->t, sim_event_name(ev->type), ev->x - X0, ev->y - Y0 + NXY * CELL,
+               ev->details);
+    }
+    assert_int_equal(m->reached_goal, 1);
+    assert_int_equal(m->collisions, 0);
+    assert_true(fabs(m->distance_m - m0.distance_m) > 0.5); /* 171.7 against 173.3 m: another way round */
+    scene_free(&s);
+    assert_int_not_equal(run_scene("dwa", "ackermann", "local_dwa_heading = 0\n", &s, ctx), TRV_OK);
+    assert_non_null(strstr(trv_errmsg(ctx), "vehicle 'a': local_dwa_heading must be > 0"));
+    scene_free(&s);
+    assert_int_not_equal(run_scene("dwa", "ackermann", "local_dwa_clearance = -1\n", &s, ctx), TRV_OK);
+    assert_non_null(strstr(trv_errmsg(ctx), "'local_dwa_clearance' = -1 is out of range [0, 100]"));
+    scene_free(&s);
+    assert_int_not_equal(run_scene("vfh+", "ackermann", "local_dwa_velocity = 1\n", &s, ctx), TRV_OK);
+    assert_non_null(strstr(trv_errmsg(ctx), "local_dwa_velocity are for local_planner = dwa"));
     scene_free(&s);
     trv_ctx_free(ctx);
 }
@@ -602,6 +728,8 @@ int main(void)
         cmocka_unit_test(test_planners_pass_obstacle),
         cmocka_unit_test(test_none_and_errors),
         cmocka_unit_test(test_trap_driven),
+        cmocka_unit_test(test_dwa_weights),
+        cmocka_unit_test(test_trap_vfh_driven),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -28,6 +28,7 @@ struct sim_local {
     int mode;
     double R, look;         /* window and local goal distance (m) */
     double dir, prev, dwa_v, dwa_w, d_stop;
+    double v_cap;           /* the follower's speed cap after a dead end's re-plan (INFINITY: none) */
     double next_t, next_replan_t;
     double best_s, best_t;  /* the farthest along the route so far, and when */
     double path_len;        /* the path's length then (another: a new path) */
@@ -67,6 +68,22 @@ trv_status sim_local_lambda_parse(trv_ctx *ctx, const char *path, long line, con
     return TRV_OK;
 }
 
+trv_status sim_local_dwa_check(trv_ctx *ctx, const char *path, long line, const char *id,
+                               const sim_local_spec *spec)
+{
+    if (spec->kind != SIM_LOCAL_DWA)
+        return trv_error(ctx, TRV_ERR_FORMAT,
+                         "%s:%ld: vehicle '%s': local_dwa_heading, local_dwa_clearance and local_dwa_velocity are "
+                         "for local_planner = dwa",
+                         path, line, id);
+    if (!(spec->dwa_weights[0] > 0))
+        return trv_error(ctx, TRV_ERR_FORMAT,
+                         "%s:%ld: vehicle '%s': local_dwa_heading must be > 0 (without it DWA is not drawn toward "
+                         "its goal)",
+                         path, line, id);
+    return TRV_OK;
+}
+
 trv_status sim_local_init(trv_ctx *ctx, sim_veh *v)
 {
     const sim_local_spec *sp = &v->spec->local;
@@ -76,7 +93,8 @@ trv_status sim_local_init(trv_ctx *ctx, sim_veh *v)
     if (!L)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     const sim_body *b = &v->body;
-    double cell = v->t->cell_m, r_rs = hypot(b->length_m / 2, b->width_m / 2) + sp->safety_m + cell / 2;
+    /* the points are cell centres, an obstacle anywhere in its cell: half the cell's diagonal */
+    double cell = v->t->cell_m, r_rs = hypot(b->length_m / 2, b->width_m / 2) + sp->safety_m + cell * M_SQRT1_2;
     /* unset (0): 15 m and 10 m, or enough cells on a coarse grid */
     L->R = sp->window_m > 0 ? sp->window_m : fmax(15, r_rs + 3 * cell);
     L->look = sp->lookahead_m > 0 ? sp->lookahead_m : fmax(10, 2 * cell);
@@ -85,7 +103,7 @@ trv_status sim_local_init(trv_ctx *ctx, sim_veh *v)
         free(L);
         return trv_error(ctx, TRV_ERR_FORMAT,
                          "vehicle '%s': local_window_m %g must exceed r_rs + one cell (%.2f m: half diagonal + "
-                         "local_safety_m + 1.5 cells of %g m)",
+                         "local_safety_m + half a cell's diagonal + one cell of %g m)",
                          v->spec->id, R, r_rs + cell, cell);
     }
     sim_vfh_cfg_default(&L->cfg, sp->kind == SIM_LOCAL_WU2020 ? 180 : 72, L->R, r_rs);
@@ -97,8 +115,10 @@ trv_status sim_local_init(trv_ctx *ctx, sim_veh *v)
                            .w_acc = w_max / fmax(b->tau_steer_s, 0.25),
                            .kappa_max = b->kind == SIM_ACKERMANN ? tan(b->max_steer_rad) / b->wheelbase_m : 0,
                            .dt = 0.5, .horizon_s = 3, .r_rs = r_rs, .dist_max = L->R, .nv = 9, .nw = 21,
-                           .w_heading = 0.5, .w_dist = 1, .w_vel = 0.5, .lag_s = b->tau_speed_s + PERIOD_S};
+                           .w_heading = sp->dwa_weights[0], .w_dist = sp->dwa_weights[1],
+                           .w_vel = sp->dwa_weights[2], .lag_s = b->tau_speed_s + PERIOD_S};
     L->clear_min = INFINITY;
+    L->v_cap = INFINITY;
     L->prev = NAN;
     v->local = L;
     return TRV_OK;
@@ -170,18 +190,30 @@ static double way_clearance(const sim_path *p, double x, double y, double s0, do
 }
 
 /* Free distance ahead along direction a: to the first point whose
- * r_rs-disk the line from (x, y) enters (INFINITY: none). */
-static double stop_distance(double x, double y, double a, double r_rs, const double *pts, int npts)
+ * r_rs-disk the line from (x, y) enters (INFINITY: none); outside: only
+ * the disks (x, y) is not in already. */
+static double stop_distance_in(double x, double y, double a, double r_rs, const double *pts, int npts, int outside)
 {
     double c = cos(a), s = sin(a), d = INFINITY;
     for (int i = 0; i < npts; i++) {
         double dx = pts[2 * i] - x, dy = pts[2 * i + 1] - y;
         double along = dx * c + dy * s, lat = -dx * s + dy * c;
+        if (outside && hypot(dx, dy) < r_rs)
+            continue;
         if (along > 0 && fabs(lat) < r_rs)
             d = fmin(d, fmax(0, along - sqrt(r_rs * r_rs - lat * lat)));
     }
     return d;
 }
+
+static double stop_distance(double x, double y, double a, double r_rs, const double *pts, int npts)
+{
+    return stop_distance_in(x, y, a, r_rs, pts, npts, 0);
+}
+
+/* The speed that stops within free length d (decel a): 0 below 0.2 m,
+ * else sqrt(2 a d), at least CREEP_MS. */
+static double stop_speed(double a, double d) { return d < 0.2 ? 0 : fmax(CREEP_MS, sqrt(2 * a * d)); }
 
 /* A dead end: the vehicle stops; every REPLAN_GAP_S the seen map's
  * re-planning (local detour, else global) from where it stands. */
@@ -216,6 +248,18 @@ static void dead_end(trv_ctx *ctx, sim_run *r, int k)
     prm_path_clear(&np);
 }
 
+/* After a dead end's re-plan the follower drives while the way may still
+ * be blocked (until the next decision): its speed is capped to stop
+ * before the first r_rs disk it is not in yet along the heading (else
+ * each re-plan let it creep on, into the obstacle; the disks it is in
+ * already, where DWA may leave it, do not hold it). */
+static void follow_cap(const sim_run *r, struct sim_local *L, const sim_state *est)
+{
+    if (L->mode == MODE_FOLLOW)
+        L->v_cap = stop_speed(r->sc->decel_ms2, stop_distance_in(est->x, est->y, est->heading, L->cfg.polar.r_rs,
+                                                                 L->pts, L->npts, 1));
+}
+
 /* The decision of one period: follow, a direction, a DWA arc, or stop. */
 static void decide(trv_ctx *ctx, sim_run *r, int k, const sim_state *est)
 {
@@ -236,6 +280,7 @@ static void decide(trv_ctx *ctx, sim_run *r, int k, const sim_state *est)
     if (is_free && (L->mode == MODE_FOLLOW || L->free_run >= HAND_BACK)) {
         L->mode = MODE_FOLLOW;
         L->prev = NAN;
+        L->v_cap = INFINITY;
         return;
     }
     double reach = L->R + (sp->kind == SIM_LOCAL_VFH_PLUS ? 0 : L->look);
@@ -258,6 +303,7 @@ static void decide(trv_ctx *ctx, sim_run *r, int k, const sim_state *est)
     if (ok) {
         L->mode = MODE_STOP;
         dead_end(ctx, r, k);
+        follow_cap(r, L, est);
         return;
     }
     L->mode = sp->kind == SIM_LOCAL_DWA ? MODE_DWA : MODE_DIR;
@@ -265,6 +311,7 @@ static void decide(trv_ctx *ctx, sim_run *r, int k, const sim_state *est)
     if (r->t_now - L->best_t > STALL_S) { /* going round without getting on: a dead end too */
         L->best_t = r->t_now;
         dead_end(ctx, r, k);
+        follow_cap(r, L, est);
         return;
     }
     L->d_stop = stop_distance(est->x, est->y, L->dir, r_rs, L->pts, L->npts);
@@ -277,8 +324,7 @@ static void steer_to(const sim_run *r, const sim_veh *v, const sim_state *est, d
     const struct sim_local *L = v->local;
     const sim_body *b = &v->body;
     double e = wrap(L->dir - est->heading);
-    double vs = sqrt(2 * r->sc->decel_ms2 * L->d_stop);
-    double spd = L->d_stop < 0.2 ? 0 : fmin(want, fmax(CREEP_MS, vs));
+    double spd = fmin(want, stop_speed(r->sc->decel_ms2, L->d_stop));
     cmd->vy = 0;
     if (b->kind == SIM_MECANUM) { /* holonomic: straight along the direction, heading kept */
         cmd->v = spd * cos(e), cmd->vy = spd * sin(e), cmd->yaw_rate = 0;
@@ -314,6 +360,10 @@ void sim_local_command(trv_ctx *ctx, sim_run *r, int k, const sim_state *est, do
     if (v->phase == 2 || L->mode == MODE_STOP) {
         cmd->v = cmd->vy = cmd->yaw_rate = 0;
         return;
+    }
+    if (L->mode == MODE_FOLLOW && cmd->v > L->v_cap) { /* after a dead end's re-plan */
+        double f = L->v_cap / cmd->v;
+        cmd->v *= f, cmd->vy *= f;
     }
     if (L->mode == MODE_DIR) {
         steer_to(r, v, est, want, cmd);

@@ -25,10 +25,14 @@
  *                      the look-ahead tree's reach n_g d_s (default
  *                      max(10 m, 2 cells))
  *   local_safety_m     the safety distance added to the footprint's half
- *                      diagonal and half a cell: r_rs (0.5)
+ *                      diagonal and half the cell's diagonal: r_rs (0.5)
  *   local_depth        n_g of VFH* and wu2020 (3; 1 to 8)
  *   local_lambda       wu2020's l1,l2,l3,l4,l5 (5,3,0.5,3,2), checked
  *                      against the paper's conditions
+ *   local_dwa_heading, local_dwa_clearance, local_dwa_velocity
+ *                      DWA's weights alpha, beta, gamma of G (0.5, 1,
+ *                      0.5; each 0 to 100, heading > 0; local_planner =
+ *                      dwa only)
  *
  * Obstacle points: the centres of the cells the vehicle knows to be
  * impassable (its seen map's blocked cells, and its map's NOGO cells)
@@ -45,7 +49,8 @@
 /* ---- polar histograms (polar_histogram.c) --------------------------------- */
 
 /* Window radius R (m) and enlargement radius r_rs = vehicle radius +
- * safety distance (+ half a cell: the points are cell centres), n sectors. */
+ * safety distance (+ half the cell's diagonal: the points are cell
+ * centres, an obstacle anywhere in its cell), n sectors. */
 typedef struct sim_polar_cfg {
     int n;
     double R, r_rs;
@@ -214,6 +219,11 @@ int sim_dwa(const sim_dwa_cfg *c, double x, double y, double theta, double v, do
  * and check the conditions: errors name file:line and the condition. */
 trv_status sim_local_lambda_parse(trv_ctx *ctx, const char *path, long line, const char *id, const char *s,
                                   sim_local_spec *spec);
+/* Check the DWA weights of spec->dwa_weights once a local_dwa_* key was
+ * given: the planner must be dwa, and the heading weight > 0 (without it
+ * nothing draws DWA toward its goal); errors name file:line and the key. */
+trv_status sim_local_dwa_check(trv_ctx *ctx, const char *path, long line, const char *id,
+                               const sim_local_spec *spec);
 /* Set up / free a vehicle's planner state (none: nothing). */
 trv_status sim_local_init(trv_ctx *ctx, sim_veh *v);
 void sim_local_free(sim_veh *v);

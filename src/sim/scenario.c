@@ -94,6 +94,8 @@ typedef struct veh_raw {
     int local_kind, local_given;  /* local_planner.h */
     double local[4];              /* window_m, lookahead_m, safety_m, depth */
     char *local_lambda;
+    double local_dwa[3];          /* DWA's weights: heading, clearance, velocity */
+    int local_dwa_given;
 } veh_raw;
 
 /* The INI schema under construction: one key after another. */
@@ -162,6 +164,10 @@ static void vehicle_keys(schema_list *L, veh_raw *v, const char *id, char secs[5
     KEY(vs, "local_safety_m", TRV_INI_DOUBLE, &v->local[2], 0, 20, NULL, 0, NULL);
     KEY(vs, "local_depth", TRV_INI_DOUBLE, &v->local[3], 1, 8, NULL, 0, NULL);
     KEY(vs, "local_lambda", TRV_INI_STRING, &v->local_lambda, 0, 0, NULL, 0, NULL);
+    v->local_dwa[0] = 0.5, v->local_dwa[1] = 1, v->local_dwa[2] = 0.5;
+    KEY(vs, "local_dwa_heading", TRV_INI_DOUBLE, &v->local_dwa[0], 0, 100, NULL, 0, &v->local_dwa_given);
+    KEY(vs, "local_dwa_clearance", TRV_INI_DOUBLE, &v->local_dwa[1], 0, 100, NULL, 0, &v->local_dwa_given);
+    KEY(vs, "local_dwa_velocity", TRV_INI_DOUBLE, &v->local_dwa[2], 0, 100, NULL, 0, &v->local_dwa_given);
     KEY(secs[1], "rate_hz", TRV_INI_DOUBLE, &v->gnss_rate, 0.01, 1000, NULL, 0, &v->has_gnss);
     KEY(secs[1], "noise_m", TRV_INI_DOUBLE, &v->gnss_noise, 0, 100, NULL, 0, &v->has_gnss);
     KEY(secs[2], "rate_hz", TRV_INI_DOUBLE, &v->imu_rate, 0.01, 10000, NULL, 0, &v->has_imu);
@@ -237,6 +243,9 @@ static trv_status vehicle_spec(trv_ctx *ctx, const char *path, const char *dir, 
                                 v->local[2], (int)v->local[3], {5, 3, 0.5, 3, 2}};
     if (!st && v->local_lambda)
         st = sim_local_lambda_parse(ctx, path, line, s->id, v->local_lambda, &s->local);
+    memcpy(s->local.dwa_weights, v->local_dwa, sizeof v->local_dwa);
+    if (!st && v->local_dwa_given)
+        st = sim_local_dwa_check(ctx, path, line, s->id, &s->local);
     return st;
 }
 
@@ -260,9 +269,9 @@ trv_status sim_scenario_read(trv_ctx *ctx, const char *path, sim_scenario **out)
     }
     sim_scenario *sc = calloc(1, sizeof *sc);
     veh_raw *raw = calloc(nveh, sizeof *raw);
-    /* per vehicle: 10 vehicle keys + 6 local planner keys, 2 gnss, 2 imu, 6 lidar2d, 8 lidar3d; 16 scenario
+    /* per vehicle: 10 vehicle keys + 9 local planner keys, 2 gnss, 2 imu, 6 lidar2d, 8 lidar3d; 16 scenario
      * keys (room for 24) */
-    enum { PER = 34 };
+    enum { PER = 37 };
     schema_list L = {calloc((size_t)nveh * PER + 24, sizeof *L.k), 0};
     char (*secs)[5][48] = calloc(nveh, sizeof *secs);
     if (!sc || !raw || !L.k || !secs) {

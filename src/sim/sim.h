@@ -575,6 +575,7 @@ typedef struct sim_local_spec {
     double window_m, lookahead_m, safety_m;
     int depth;              /* VFH*, wu2020: the tree's depth n_g */
     double lambda[5];       /* wu2020 */
+    double dwa_weights[3];  /* DWA: heading, clearance, velocity (0.5, 1, 0.5) */
 } sim_local_spec;
 
 typedef struct sim_vehicle_spec {
