@@ -109,40 +109,8 @@ fi
 if [ -z "$PY" ]; then
     skip_pkg python3-gdal "python3 with GDAL is needed to check the COG structure"
 else
-    cat >"$tmp/cog.py" <<'PYEOF'
-# GDAL's validate_cloud_optimized_geotiff checks, through the TIFF metadata
-# domain: LAYOUT=COG, tiled 256 x 256, overviews down to one tile, every IFD
-# before the first tile's data, overview data before the full resolution's
-# (smallest overview first).
-import sys
-from osgeo import gdal
-ds = gdal.Open(sys.argv[1])
-b = ds.GetRasterBand(1)
-err = []
-if ds.GetMetadataItem('LAYOUT', 'IMAGE_STRUCTURE') != 'COG':
-    err.append('LAYOUT is not COG')
-if b.GetBlockSize() != [256, 256]:
-    err.append('blocks %s' % b.GetBlockSize())
-n = b.GetOverviewCount()
-if max(ds.RasterXSize, ds.RasterYSize) > 256 and n == 0:
-    err.append('no overviews')
-if n and max(b.GetOverview(n - 1).XSize, b.GetOverview(n - 1).YSize) > 256:
-    err.append('the smallest overview is more than one tile')
-bands = [b] + [b.GetOverview(i) for i in range(n)]
-ifd = [int(x.GetMetadataItem('IFD_OFFSET', 'TIFF')) for x in bands]
-data = [int(x.GetMetadataItem('BLOCK_OFFSET_0_0', 'TIFF') or 0) for x in bands]
-if ifd != sorted(ifd):
-    err.append('IFDs out of order %s' % ifd)
-if max(ifd) > min(d for d in data if d):
-    err.append('an IFD after image data')
-if [d for d in data if d] != sorted([d for d in data if d], reverse=True):
-    err.append('overview data not before the full resolution data %s' % data)
-if err:
-    print(sys.argv[1], '; '.join(err))
-    sys.exit(1)
-PYEOF
     for f in dem slope soil landuse speed gonogo limit cost class; do
-        "$PY" "$tmp/cog.py" "$tmp/r64/$f.tif" >"$tmp/cogres" 2>&1 && ok || bad "$f.tif: $(cat "$tmp/cogres")"
+        "$PY" "$(dirname "$0")/cog_check.py" "$tmp/r64/$f.tif" >"$tmp/cogres" 2>&1 && ok || bad "$f.tif: $(cat "$tmp/cogres")"
     done
     # the overviews streamed: level 1 the mean of each 2 x 2 cells' data cells (Float32), the top-left cell (Byte)
     "$PY" - "$tmp/r64/slope.tif" "$tmp/r64/soil.tif" >"$tmp/ovr" 2>&1 <<'PYEOF' && ok || bad "overviews: $(cat "$tmp/ovr")"
@@ -166,7 +134,7 @@ if o.shape != ref.shape or np.abs(o - ref).max() > 1e-3 * max(1, np.abs(ref).max
 PYEOF
     # the check can fail: a plain tiled GeoTIFF is no COG
     gdal_translate -q -co TILED=YES "$tmp/r64/slope.tif" "$tmp/plain.tif"
-    "$PY" "$tmp/cog.py" "$tmp/plain.tif" >/dev/null 2>&1 && bad "the COG check passes a plain GeoTIFF" || ok
+    "$PY" "$(dirname "$0")/cog_check.py" "$tmp/plain.tif" >/dev/null 2>&1 && bad "the COG check passes a plain GeoTIFF" || ok
 fi
 
 # ---- memory: peak RSS of a 512 x 40000 raster against 512 x 2000 ----
