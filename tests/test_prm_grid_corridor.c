@@ -22,14 +22,7 @@ static double cy_of(int r) { return Y0 - (r + 0.5) * CELL; }
 /* An all-GO terrain: safe class, cost 0.2, flat, slope 5 deg, speed v km/h. */
 static void terrain_make(prm_terrain *t, int nx, int ny, float v)
 {
-    assert_int_equal(test_terrain_new(t, nx, ny, X0, Y0, CELL), 0);
-    for (long i = 0; i < (long)nx * ny; i++) {
-        t->cls->u8[i] = 3;
-        t->cost->f32[i] = 0.2f;
-        t->dem->f32[i] = 100;
-        t->slope->f32[i] = 5;
-        t->speed->f32[i] = v;
-    }
+    assert_int_equal(test_terrain_plane(t, nx, ny, X0, Y0, CELL, 5, v), 0);
 }
 
 /* What prm_terrain_load derives, after the cells were edited. */

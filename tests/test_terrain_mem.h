@@ -31,10 +31,11 @@ static inline int test_terrain_new(prm_terrain *t, int nx, int ny, double x0, do
     return 0;
 }
 
-/* test_terrain_new painted as the simulator tests' flat GO plane: class 3
- * (safe), cost 0.2, elevation 100 m, slope 0, speed 15 km/h (the top
- * speed). 0 on success. */
-static inline int test_terrain_flat(prm_terrain *t, int nx, int ny, double x0, double y0, double cell)
+/* test_terrain_new painted as one GO plane: class 3 (safe), cost 0.2,
+ * elevation 100 m, SLOPE degrees (the layer only: the DEM stays flat) and
+ * SPEED km/h everywhere, which is also the top speed. 0 on success. */
+static inline int test_terrain_plane(prm_terrain *t, int nx, int ny, double x0, double y0, double cell, float slope,
+                                     float speed)
 {
     if (test_terrain_new(t, nx, ny, x0, y0, cell))
         return -1;
@@ -42,11 +43,17 @@ static inline int test_terrain_flat(prm_terrain *t, int nx, int ny, double x0, d
         t->cls->u8[i] = 3;
         t->cost->f32[i] = 0.2f;
         t->dem->f32[i] = 100;
-        t->slope->f32[i] = 0;
-        t->speed->f32[i] = 15;
+        t->slope->f32[i] = slope;
+        t->speed->f32[i] = speed;
     }
-    t->top_speed_kmh = 15;
+    t->top_speed_kmh = speed;
     return 0;
+}
+
+/* The simulator tests' flat GO plane: slope 0, 15 km/h. */
+static inline int test_terrain_flat(prm_terrain *t, int nx, int ny, double x0, double y0, double cell)
+{
+    return test_terrain_plane(t, nx, ny, x0, y0, cell, 0, 15);
 }
 
 #endif

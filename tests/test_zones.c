@@ -25,15 +25,7 @@ static char *dir;
 
 static void terrain_make(prm_terrain *t, int nx, int ny)
 {
-    assert_int_equal(test_terrain_new(t, nx, ny, X0, Y0, CELL), 0);
-    for (long i = 0; i < (long)nx * ny; i++) {
-        t->cls->u8[i] = 3;
-        t->cost->f32[i] = 0.2f;
-        t->dem->f32[i] = 100;
-        t->slope->f32[i] = 5;
-        t->speed->f32[i] = 36; /* 10 m/s */
-    }
-    t->top_speed_kmh = 36;
+    assert_int_equal(test_terrain_plane(t, nx, ny, X0, Y0, CELL, 5, 36), 0); /* 36 km/h: 10 m/s */
 }
 
 static const char *HEAD = "{\"type\":\"FeatureCollection\",\"crs\":{\"type\":\"name\",\"properties\":{\"name\":"
