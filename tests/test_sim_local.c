@@ -395,6 +395,25 @@ static trv_status run_scene(const char *planner, const char *model, const char *
     return run_scene_obs(planner, model, extra, obstacle_file(), s, ctx);
 }
 
+/* With TRV_SIM_DEBUG set: the run's events, in the scene's own coordinates. */
+static void debug_events(const sim_run *run)
+{
+    for (int e = 0; getenv("TRV_SIM_DEBUG") && e < sim_run_nevents(run); e++) {
+        const sim_event *ev = sim_run_event(run, e);
+        printf("    %.2f %s (%.1f, %.1f) %s\n", ev->t, sim_event_name(ev->type), ev->x - X0, ev->y - Y0 + NXY * CELL,
+               ev->details);
+    }
+}
+
+/* The scene with these keys must be refused with a message containing msg. */
+static void expect_refused(const char *planner, const char *extra, const char *msg, trv_ctx *ctx)
+{
+    scene s;
+    assert_int_not_equal(run_scene(planner, "ackermann", extra, &s, ctx), TRV_OK);
+    assert_non_null(strstr(trv_errmsg(ctx), msg));
+    scene_free(&s);
+}
+
 /* Boxes (x0, y0, x1, y1), 2 m high, there from the start, as a GeoJSON. */
 static char *boxes_file(const char *name, int n, const double (*b)[4])
 {
@@ -441,12 +460,7 @@ static void test_trap_driven(void **state)
         const sim_metrics *m = sim_run_metrics(s.run, 0);
         printf("  trap %-12s goal %d (%s) time %.1f s dist %.1f m replans %d collisions %d\n", planners[i],
                m->reached_goal, m->end, m->time_s, m->distance_m, m->replans, m->collisions);
-        if (getenv("TRV_SIM_DEBUG"))
-            for (int e = 0; e < sim_run_nevents(s.run); e++) {
-                const sim_event *ev = sim_run_event(s.run, e);
-                printf("    %.2f %s (%.1f, %.1f) %s\n", ev->t, sim_event_name(ev->type), ev->x - X0,
-                       ev->y - Y0 + NXY * CELL, ev->details);
-            }
+        debug_events(s.run);
         assert_int_equal(m->collisions, 0);
         assert_int_equal(m->reached_goal, 1);
         assert_true(m->replans >= 1 && m->replans <= 3);
@@ -510,12 +524,7 @@ static void test_trap_vfh_driven(void **state)
         printf("  trap2 %-12s goal %d (%s) time %.1f s dist %.1f m replans %d collisions %d; deepest in the "
                "pocket x %.1f\n",
                planners[i], m->reached_goal, m->end, m->time_s, m->distance_m, m->replans, m->collisions, deep[i]);
-        if (getenv("TRV_SIM_DEBUG"))
-            for (int e = 0; e < sim_run_nevents(s.run); e++) {
-                const sim_event *ev = sim_run_event(s.run, e);
-                printf("    %.2f %s (%.1f, %.1f) %s\n", ev->t, sim_event_name(ev->type), ev->x - X0,
-                       ev->y - Y0 + NXY * CELL, ev->details);
-            }
+        debug_events(s.run);
         assert_int_equal(m->collisions, 0);
         if (i == 0) { /* VFH+ into the pocket (its mouth at x 60, the end wall at 75), there a dead end */
             assert_true(deep[i] > 62);
@@ -613,12 +622,7 @@ static void test_planners_pass_obstacle(void **state)
                    planners[i], models[j], m->reached_goal, m->end, m->time_s, m->distance_m, m->replans,
                    m->collisions, cmin, csum, nd, np, 1e6 * cpu / fmax(nd, 1));
             assert_true(np > 0 && np < nd); /* the planner took over, and gave control back */
-            if (getenv("TRV_SIM_DEBUG"))
-                for (int e = 0; e < sim_run_nevents(s.run); e++) {
-                    const sim_event *ev = sim_run_event(s.run, e);
-                    printf("    %.2f %s (%.1f, %.1f) %s\n", ev->t, sim_event_name(ev->type), ev->x - X0,
-                           ev->y - Y0 + NXY * CELL, ev->details);
-                }
+            debug_events(s.run);
             assert_int_equal(m->collisions, 0);
             assert_int_equal(m->reached_goal, 1);
             assert_int_equal(m->replans, 0); /* the planner went round, not the seen map's re-planning */
@@ -645,19 +649,13 @@ static void test_none_and_errors(void **state)
     free(mt);
     scene_free(&s);
     /* a lambda breaking the third condition */
-    assert_int_not_equal(run_scene("vfh*-wu2020", "ackermann", "local_lambda = 5,3,0.7,3,2\n", &s, ctx), TRV_OK);
-    assert_non_null(strstr(trv_errmsg(ctx), "local_lambda breaks the condition lambda3 lambda1 < lambda4"));
-    scene_free(&s);
-    assert_int_not_equal(run_scene("vfh*-wu2020", "ackermann", "local_lambda = 5,3,0.5\n", &s, ctx), TRV_OK);
-    assert_non_null(strstr(trv_errmsg(ctx), "local_lambda expects 5 numbers"));
-    scene_free(&s);
+    expect_refused("vfh*-wu2020", "local_lambda = 5,3,0.7,3,2\n",
+                   "local_lambda breaks the condition lambda3 lambda1 < lambda4", ctx);
+    expect_refused("vfh*-wu2020", "local_lambda = 5,3,0.5\n", "local_lambda expects 5 numbers", ctx);
     /* a window not wider than r_rs (1.8 + 0.5 + 0.71 m: half the 1 m cell's diagonal) and a cell */
-    assert_int_not_equal(run_scene("vfh+", "ackermann", "local_window_m = 3\n", &s, ctx), TRV_OK);
-    assert_non_null(strstr(trv_errmsg(ctx), "local_window_m 3 must exceed r_rs + one cell (4.01 m"));
-    scene_free(&s);
-    assert_int_not_equal(run_scene("vfh", "ackermann", "", &s, ctx), TRV_OK);
-    assert_non_null(strstr(trv_errmsg(ctx), "'local_planner' must be one of none|vfh+|vfh*|vfh*-wu2020|dwa, not 'vfh'"));
-    scene_free(&s);
+    expect_refused("vfh+", "local_window_m = 3\n", "local_window_m 3 must exceed r_rs + one cell (4.01 m", ctx);
+    expect_refused("vfh", "", "'local_planner' must be one of none|vfh+|vfh*|vfh*-wu2020|dwa, not 'vfh'",
+                   ctx);
     trv_ctx_free(ctx);
 }
 
@@ -691,24 +689,15 @@ static void test_dwa_weights(void **state)
     m = sim_run_metrics(s.run, 0);
     printf("  dwa weights 0.5,1,0.5: %.1f m %.1f s; %g,%g,%g: %.1f m %.1f s (%s)\n", m0.distance_m, m0.time_s,
            alt[0], alt[1], alt[2], m->distance_m, m->time_s, m->end);
-    for (int e = 0; getenv("TRV_SIM_DEBUG") && e < sim_run_nevents(s.run); e++) {
-        const sim_event *ev = sim_run_event(s.run, e);
-        printf("    %.2f %s (%.1f, %.1f) %s\n", ev->t, sim_event_name(ev->type), ev->x - X0, ev->y - Y0 + NXY * CELL,
-               ev->details);
-    }
+    debug_events(s.run);
     assert_int_equal(m->reached_goal, 1);
     assert_int_equal(m->collisions, 0);
     assert_true(fabs(m->distance_m - m0.distance_m) > 0.5); /* 171.7 against 173.3 m: another way round */
     scene_free(&s);
-    assert_int_not_equal(run_scene("dwa", "ackermann", "local_dwa_heading = 0\n", &s, ctx), TRV_OK);
-    assert_non_null(strstr(trv_errmsg(ctx), "vehicle 'a': local_dwa_heading must be > 0"));
-    scene_free(&s);
-    assert_int_not_equal(run_scene("dwa", "ackermann", "local_dwa_clearance = -1\n", &s, ctx), TRV_OK);
-    assert_non_null(strstr(trv_errmsg(ctx), "'local_dwa_clearance' = -1 is out of range [0, 100]"));
-    scene_free(&s);
-    assert_int_not_equal(run_scene("vfh+", "ackermann", "local_dwa_velocity = 1\n", &s, ctx), TRV_OK);
-    assert_non_null(strstr(trv_errmsg(ctx), "local_dwa_velocity are for local_planner = dwa"));
-    scene_free(&s);
+    expect_refused("dwa", "local_dwa_heading = 0\n", "vehicle 'a': local_dwa_heading must be > 0", ctx);
+    expect_refused("dwa", "local_dwa_clearance = -1\n", "'local_dwa_clearance' = -1 is out of range [0, 100]",
+                   ctx);
+    expect_refused("vfh+", "local_dwa_velocity = 1\n", "local_dwa_velocity are for local_planner = dwa", ctx);
     trv_ctx_free(ctx);
 }
 
