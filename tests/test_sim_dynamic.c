@@ -29,6 +29,7 @@
  *     scenario's situation) with a LiDAR: re-plan, goal, no collision; and
  *     the same scenario twice gives byte-identical outputs. */
 #include "test_common.h"
+#include "test_sim_drive.h"
 #include "test_terrain_mem.h"
 
 #include "sim/dynamic.h"
@@ -411,22 +412,15 @@ static char *scenario_text(const char *veh, const char *obs)
 
 static void run_once(const char *name, const char *text, sim_run **run, sim_scenario **sc)
 {
+    test_sim_drive(tmp, name, text, &T, run, sc);
     trv_ctx *ctx = trv_ctx_new();
-    char *p = write_file(tmp, name, text);
-    assert_int_equal(sim_scenario_read(ctx, p, sc), TRV_OK);
-    sim_env env = {.seed = 7};
-    trv_status st = sim_run_new(ctx, *sc, &T, &env, run);
-    if (st)
-        printf("  %s\n", trv_errmsg(ctx));
-    assert_int_equal(st, TRV_OK);
-    assert_int_equal(sim_run_go(ctx, *run), TRV_OK);
     trv_outset *set = trv_outset_new();
     char *out = NULL;
     assert_true(asprintf(&out, "%s/%s_out", tmp, name) >= 0);
     assert_int_equal(sim_run_write(ctx, set, *run, out, NULL, 0), TRV_OK);
     assert_int_equal(trv_outset_commit(ctx, set), TRV_OK);
     trv_outset_free(set);
-    free(out), free(p);
+    free(out);
     trv_ctx_free(ctx);
 }
 

@@ -14,6 +14,7 @@
  *     rollover_margin = 0.5 (the limit is the key's only there), and with
  *     it has slowed before the bend (the profile's share of the limit). */
 #include "test_common.h"
+#include "test_sim_drive.h"
 #include "test_terrain_mem.h"
 
 #include "sim/rollover_limit.h"
@@ -110,17 +111,7 @@ static char *scenario_text(const char *veh, const char *route, const char *extra
 
 static const sim_metrics *run_once(const char *name, const char *text, sim_run **run, sim_scenario **sc)
 {
-    trv_ctx *ctx = trv_ctx_new();
-    char *p = write_file(tmp, name, text);
-    assert_int_equal(sim_scenario_read(ctx, p, sc), TRV_OK);
-    sim_env env = {.seed = 7};
-    trv_status st = sim_run_new(ctx, *sc, &T, &env, run);
-    if (st)
-        printf("  %s\n", trv_errmsg(ctx));
-    assert_int_equal(st, TRV_OK);
-    assert_int_equal(sim_run_go(ctx, *run), TRV_OK);
-    free(p);
-    trv_ctx_free(ctx);
+    test_sim_drive(tmp, name, text, &T, run, sc);
     const sim_metrics *m = sim_run_metrics(*run, 0);
     printf("  %s: %s in %.1f s, %.1f m\n", name, m->end, m->time_s, m->distance_m);
     return m;
