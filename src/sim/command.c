@@ -208,14 +208,22 @@ static int obstacle_row(const char *name)
            !strcmp(name, "remove_obstacle");
 }
 
-static trv_status read_obstacle_row(trv_ctx *ctx, const trv_csv *csv, size_t i, const int *col, long step,
-                                    const char *name, sim_commands *cs)
+/* Row i's values a..d (columns col[3..6]) into a; an absent column or an
+ * empty cell leaves its 0. */
+static trv_status row_values(trv_ctx *ctx, const trv_csv *csv, size_t i, const int *col, double a[4])
 {
-    double a[4] = {0};
     trv_status st = TRV_OK;
     for (int j = 0; j < 4 && !st; j++)
         if (col[3 + j] >= 0 && *trv_csv_cell(csv, i, col[3 + j]))
             st = trv_csv_double(ctx, csv, i, col[3 + j], &a[j]);
+    return st;
+}
+
+static trv_status read_obstacle_row(trv_ctx *ctx, const trv_csv *csv, size_t i, const int *col, long step,
+                                    const char *name, sim_commands *cs)
+{
+    double a[4] = {0};
+    trv_status st = row_values(ctx, csv, i, col, a);
     if (st)
         return st;
     sim_command *last = cs->n ? &cs->c[cs->n - 1] : NULL;
@@ -265,10 +273,7 @@ static trv_status read_row(trv_ctx *ctx, const trv_csv *csv, size_t i, const int
     if (kind < 0)
         return trv_error(ctx, TRV_ERR_DATA, "'%s' line %ld: unknown command '%s' (drive, wheels, follow, "
                          "add_obstacle, circle, vertex or remove_obstacle)", path, line, name);
-    for (int j = 0; j < 4 && !st; j++)
-        if (col[3 + j] >= 0 && *trv_csv_cell(csv, i, col[3 + j]))
-            st = trv_csv_double(ctx, csv, i, col[3 + j], &a[j]);
-    if (st)
+    if ((st = row_values(ctx, csv, i, col, a)))
         return st;
     sim_command *last = cs->n ? &cs->c[cs->n - 1] : NULL;
     if (kind == SIM_CMD_FOLLOW && last && last->kind == SIM_CMD_FOLLOW && last->step == (long)step &&
