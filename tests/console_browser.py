@@ -21,13 +21,16 @@ Prints one "FAIL: ..." line per failed check and ends with
 "console: N passed, N failed"; exit 0 when all pass, 1 otherwise, 77
 after a "SKIPPED: ..." line when the browser or selenium is missing.
 """
-import json
 import math
-import socket
+import os
 import sys
 import time
 
 from browser import start_chromium
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from trv_sim_client import SimClient  # noqa: E402
+
 passed = failed = 0
 
 
@@ -61,17 +64,6 @@ def wait_for(driver, script, timeout, what):
     check(False, "timed out after %g s waiting for %s" % (timeout, what))
     return None
 
-
-class Tcp:
-    """The control protocol over TCP: one JSON request line, one reply line."""
-
-    def __init__(self, port):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
-        self.file = self.sock.makefile("rb")
-
-    def ask(self, req):
-        self.sock.sendall((json.dumps(req) + "\n").encode())
-        return json.loads(self.file.readline())
 
 
 def ahead(path, x, y, dist):
@@ -129,7 +121,7 @@ def live(driver, url, port, shot):
         print("NOTE: the server does not know add_obstacle (no virtual obstacles): checked the request only")
     elif reply:
         check("error" not in reply and isinstance(reply.get("obstacle"), int), "add_obstacle's reply: %s" % reply)
-        tcp = Tcp(port)
+        tcp = SimClient(port=port)
         obs = [o for o in tcp.ask({"type": "obstacles"})["obstacles"] if o["obstacle"] == reply.get("obstacle")]
         check(obs and obs[0]["active"] and obs[0]["shape"] == "circle" and obs[0]["radius"] == 3 and
               math.hypot(obs[0]["x"] - sent["x"], obs[0]["y"] - sent["y"]) < 1e-6,

@@ -23,11 +23,13 @@ Prints one "FAIL: ..." line per failed check and ends with
 import http.client
 import json
 import os
-import socket
 import struct
 import sys
 import time
 import urllib.parse
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from trv_sim_client import SimClient  # noqa: E402
 
 passed = failed = 0
 
@@ -89,18 +91,9 @@ def files(url, web, terrain):
         check(st == 404, "%s: %s, want 404" % (path, st))
 
 
-class Tcp:
-    def __init__(self, port):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
-        self.file = self.sock.makefile("rb")
-
-    def ask(self, req):
-        self.sock.sendall((json.dumps(req) + "\n").encode())
-        return json.loads(self.file.readline())
-
 
 def pace(port):
-    c = Tcp(port)
+    c = SimClient(port=port)
     h = c.ask({"type": "hello"})
     check(h.get("protocol") == 1 and h["vehicles"], "hello over TCP beside the console: %s" % str(h)[:200])
     r = c.ask({"type": "pause", "id": 1})

@@ -72,6 +72,10 @@ class SimClient:
             raise ConnectionError("the server closed the connection")
         return json.loads(line)
 
+    def ask(self, msg):
+        """Send the dict msg as it is; the reply, an error reply included."""
+        return self.send_line(json.dumps(msg))
+
     def request(self, type_, **fields):
         """Send {"type": type_, **fields}; the reply, or SimError."""
         msg = dict(type=type_, **fields)
