@@ -22,7 +22,7 @@ static void print_nmax(const krg_job *j)
 {
     const krg_nmax_choice *c = &j->nmax_choice;
     if (!c->n) {
-        printf("neighbourhood: nmax %d (%s)\n", j->nmax, j->cands ? "given" : "given, or the default with a given model");
+        printf("neighbourhood: nmax %d (%s)\n", j->krige.nmax, j->cands ? "given" : "given, or the default with a given model");
         return;
     }
     printf("neighbourhood: nmax %d, the smallest within %g %% of the least leave-one-out RMSE (same subsample):",
@@ -131,7 +131,7 @@ static void json_nmax(trv_json *js, const krg_job *j)
 {
     const krg_nmax_choice *c = &j->nmax_choice;
     trv_json_obj(js, "neighbourhood");
-    trv_json_int(js, "nmax", j->nmax);
+    trv_json_int(js, "nmax", j->krige.nmax);
     trv_json_bool(js, "chosen", c->n > 0);
     if (c->n) {
         trv_json_num(js, "tolerance", "%g", KRG_NMAX_TOL);
@@ -332,7 +332,7 @@ int main(int argc, char **argv)
         char buf[256];
         snprintf(buf, sizeof buf, "%s nugget=%.10g psill=%.10g range=%.10g kappa=%g nmax=%d",
                  krg_model_name(j.model.type), j.model.nugget, j.model.psill, j.model.range, j.model.kappa,
-                 j.nmax);
+                 j.krige.nmax);
         trv_meta_add(&meta, "TRV_MODEL", buf);
         trv_meta_add(&meta, j.raster_input ? "TRV_INPUT_DEM" : "TRV_INPUT_POINTS", o.input);
         st = write_all(ctx, &j, &o, &paths, &meta);

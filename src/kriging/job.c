@@ -315,8 +315,7 @@ trv_status krg_job_run(trv_ctx *ctx, const krg_job_opts *o, krg_job *j)
         trv_error_prefix(ctx, st, "'%s'", o->input);
         goto fail;
     }
-    j->nmax = ko.nmax;
-    j->krige = ko; /* the nmax chosen: krg_job_write kriges with it */
+    j->krige = ko; /* with the nmax chosen: krg_job_write kriges with it */
     j->allow_fast = o->allow_fast;
     j->want_std = o->want_std;
     if (o->nsim > 0 && src) { /* the realisations need the whole kriged layer */

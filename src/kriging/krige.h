@@ -348,14 +348,13 @@ typedef struct krg_job {
                                rows are kriged block by block as krg_job_write writes them */
     struct krg_source *src; /* raster input, nsim 0: the samples, kept for krg_job_write (pts borrowed) */
     krg_index *ix;          /* nsim 0: the neighbour index, kept for krg_job_write */
-    krg_opts krige;         /* the kriging options and the stencil switch, for krg_job_write */
-    int allow_fast, want_std;
+    krg_opts krige;         /* the kriging options (nmax: the one given or chosen), for krg_job_write */
+    int allow_fast, want_std; /* the stencil switch and the std, as asked */
     geo_block_stats dem_stats, std_stats; /* set by krg_job_write: the written layers' statistics */
     krg_model model;
     krg_vgm *vgm;           /* the sample variogram (NULL: model fixed and want_vgm 0) */
     krg_candidate *cands;
     int ncand;
-    int nmax;               /* the neighbourhood kriged with (krige.nmax, or the one chosen) */
     krg_nmax_choice nmax_choice; /* nmax_auto with a fitted model: how nmax was chosen */
     krg_points *pts;        /* the input points in the working CRS */
     char *work_wkt, *input_label;
