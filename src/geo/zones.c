@@ -30,7 +30,7 @@ const char *geo_zone_source(const geo_zones *z, int k)
     return z->added_name && k >= z->added_from ? z->added_name : z->path;
 }
 
-static int push_seg(geo_zones *z, int *cap, int zone, double x0, double y0, double x1, double y1)
+int geo_zones_push_seg(geo_zones *z, int *cap, int zone, double x0, double y0, double x1, double y1)
 {
     if (z->nseg == *cap) {
         int nc = *cap ? 2 * *cap : 256;
@@ -103,7 +103,7 @@ static trv_status add_zone(trv_ctx *ctx, const char *path, const geo_vlayer *l, 
                 double x = s->xy[2 * k], y = s->xy[2 * k + 1];
                 zn->box[0] = fmin(zn->box[0], x), zn->box[1] = fmin(zn->box[1], y);
                 zn->box[2] = fmax(zn->box[2], x), zn->box[3] = fmax(zn->box[3], y);
-                if (k + 1 < b && push_seg(z, cap, z->n, x, y, s->xy[2 * k + 2], s->xy[2 * k + 3]))
+                if (k + 1 < b && geo_zones_push_seg(z, cap, z->n, x, y, s->xy[2 * k + 2], s->xy[2 * k + 3]))
                     return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
             }
         }

@@ -91,6 +91,10 @@ trv_status geo_zones_read(trv_ctx *ctx, const char *path, const char *crossings,
 trv_status geo_zones_read_unburnt(trv_ctx *ctx, const char *path, const char *crossings, double radius_m,
                                   const geo_grid *g, geo_zones **out);
 void geo_zones_free(geo_zones *z);
+/* Append the segment (x0, y0)-(x1, y1) of zone `zone` to z->seg and
+ * z->seg_zone, growing both (cap: their room, kept by the caller). -1 out
+ * of memory (z unchanged but for the room). */
+int geo_zones_push_seg(geo_zones *z, int *cap, int zone, double x0, double y0, double x1, double y1);
 /* The segments' bucket index of z (at least one zone; geo_zones_read
  * calls it, and prm's risk.c for the zones it makes or adds: an index
  * built before is replaced). */

@@ -12,9 +12,9 @@
 #define RISK_SIMS "dem_sim.tif"
 #define RISK_INSET 1e-6 /* cells */
 
-/* Room for one more zone and its four segments in z (zcap, scap: the
- * arrays' room, grown here); -1 out of memory. */
-static int room(geo_zones *z, int *zcap, int *scap)
+/* Room for one more zone in z (zcap: the array's room, grown here); -1 out
+ * of memory. */
+static int room(geo_zones *z, int *zcap)
 {
     if (z->n == *zcap) {
         int nc = *zcap ? 2 * *zcap : 256;
@@ -22,16 +22,6 @@ static int room(geo_zones *z, int *zcap, int *scap)
         if (!nz)
             return -1;
         z->z = nz, *zcap = nc;
-    }
-    if (z->nseg + 4 > *scap) {
-        int nc = 2 * *scap + 1024;
-        double *s = realloc(z->seg, (size_t)nc * 4 * sizeof *s);
-        if (s)
-            z->seg = s;
-        int *sz = s ? realloc(z->seg_zone, (size_t)nc * sizeof *sz) : NULL;
-        if (!sz)
-            return -1;
-        z->seg_zone = sz, *scap = nc;
     }
     return 0;
 }
@@ -43,14 +33,12 @@ static int add_run(geo_zones *z, int cap[2], const geo_grid *g, int r, int c0, i
     double e = RISK_INSET * g->gt[1], f = RISK_INSET * -g->gt[5];
     double x0 = g->gt[0] + c0 * g->gt[1] + e, x1 = g->gt[0] + c1 * g->gt[1] - e;
     double y1 = g->gt[3] + r * g->gt[5] - f, y0 = g->gt[3] + (r + 1) * g->gt[5] + f;
-    if (room(z, &cap[0], &cap[1]))
+    if (room(z, &cap[0]))
         return -1;
     const double v[5][2] = {{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}, {x0, y0}};
-    for (int k = 0; k < 4; k++) {
-        double *s = z->seg + 4 * (size_t)z->nseg;
-        s[0] = v[k][0], s[1] = v[k][1], s[2] = v[k + 1][0], s[3] = v[k + 1][1];
-        z->seg_zone[z->nseg++] = z->n;
-    }
+    for (int k = 0; k < 4; k++)
+        if (geo_zones_push_seg(z, &cap[1], z->n, v[k][0], v[k][1], v[k + 1][0], v[k + 1][1]))
+            return -1;
     geo_zone *zn = &z->z[z->n];
     *zn = (geo_zone){.fid = z->n - z->added_from, .effect = GEO_ZONE_NOGO, .s0 = z->nseg - 4, .s1 = z->nseg,
                      .box = {x0, y0, x1, y1}};
