@@ -98,14 +98,30 @@ typedef struct veh_raw {
     int local_dwa_given;
 } veh_raw;
 
-/* The INI schema under construction: one key after another. */
+/* The INI schema under construction: one key after another, the array
+ * grown as they come (failed: out of memory, the keys since then lost). */
 typedef struct schema_list {
     trv_ini_key *k;
-    size_t n;
+    size_t n, cap;
+    int failed;
 } schema_list;
 
+static void key_add(schema_list *L, trv_ini_key key)
+{
+    if (L->n == L->cap) {
+        size_t nc = L->cap ? 2 * L->cap : 64;
+        trv_ini_key *k = realloc(L->k, nc * sizeof *k);
+        if (!k) {
+            L->failed = 1;
+            return;
+        }
+        L->k = k, L->cap = nc;
+    }
+    L->k[L->n++] = key;
+}
+
 #define KEY(sec, name, type, dest, lo, hi, ch, req, given) \
-    (L->k[L->n++] = (trv_ini_key){sec, name, type, dest, lo, hi, ch, req, given})
+    key_add(L, (trv_ini_key){sec, name, type, dest, lo, hi, ch, req, given})
 
 /* The [scenario] section: its defaults and its 16 keys. */
 static void scenario_keys(schema_list *L, sim_scenario *sc, int *ctrl_kind, char **obstacles)
@@ -132,7 +148,7 @@ static void scenario_keys(schema_list *L, sim_scenario *sc, int *ctrl_kind, char
 }
 
 /* One vehicle's sections [vehicle.ID], [gnss.ID], [imu.ID], [lidar2d.ID],
- * [lidar3d.ID] (names into secs): the defaults and the 28 keys. */
+ * [lidar3d.ID] (names into secs): the defaults and the 37 keys. */
 static void vehicle_keys(schema_list *L, veh_raw *v, const char *id, char secs[5][48])
 {
     static const char *const sensor_sec[4] = {"gnss", "imu", "lidar2d", "lidar3d"};
@@ -269,13 +285,10 @@ trv_status sim_scenario_read(trv_ctx *ctx, const char *path, sim_scenario **out)
     }
     sim_scenario *sc = calloc(1, sizeof *sc);
     veh_raw *raw = calloc(nveh, sizeof *raw);
-    /* per vehicle: 10 vehicle keys + 9 local planner keys, 2 gnss, 2 imu, 6 lidar2d, 8 lidar3d; 16 scenario
-     * keys (room for 24) */
-    enum { PER = 37 };
-    schema_list L = {calloc((size_t)nveh * PER + 24, sizeof *L.k), 0};
+    schema_list L = {0};
     char (*secs)[5][48] = calloc(nveh, sizeof *secs);
-    if (!sc || !raw || !L.k || !secs) {
-        free(sc), free(raw), free(L.k), free(secs);
+    if (!sc || !raw || !secs) {
+        free(sc), free(raw), free(secs);
         trv_ini_free(ini);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
@@ -285,7 +298,7 @@ trv_status sim_scenario_read(trv_ctx *ctx, const char *path, sim_scenario **out)
     scenario_keys(&L, sc, &ctrl_kind, &obstacles);
     for (int k = 0; k < nveh; k++)
         vehicle_keys(&L, &raw[k], ids[k], secs[k]);
-    st = trv_ini_bind(ctx, ini, L.k, L.n);
+    st = L.failed ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory") : trv_ini_bind(ctx, ini, L.k, L.n);
     /* a sensor section given with no keys still counts: look for it */
     sc->ctrl.kind = ctrl_kind ? SIM_STANLEY : SIM_PURE_PURSUIT;
     char dir[4096];
