@@ -30,6 +30,7 @@ typedef struct stream {
     geo_block_writer *w[4];  /* dem, slope, soil, landuse */
     float *z, *slope;        /* the block's DEM rows (halo included, nodata -9999) and slope rows */
     const float *z0;         /* the block's first row in z */
+    int z0_row;              /* the row z0 holds (compute_block's y0; -1 before the first) */
     unsigned char *cls[2];
     block_counts b, total;   /* the block's and the rows' so far */
     double ew, ns, ssum;
@@ -192,6 +193,7 @@ static trv_status compute_block(trv_ctx *ctx, stream *s, int y0, int y1)
             s->b.valid++;
     }
     const float *z0 = s->z0 = s->z + (size_t)(y0 - b->y0) * nx;
+    s->z0_row = y0;
     for (int y = y0; y < y1; y++) {
         const float *row = z0 + (size_t)(y - y0) * nx;
         geo_slope_row(y > 0 ? row - nx : NULL, row, y + 1 < g->ny ? row + nx : NULL, nx, 1, NODATA, s->ew, s->ns,
@@ -286,22 +288,19 @@ static trv_status close_all(trv_ctx *ctx, stream *s, trv_status st, const char *
     return st;
 }
 
-static trv_status run_blocks(trv_ctx *ctx, stream *s)
-{
-    const int ny = s->res->grid.ny, rows = geo_block_rows();
-    trv_status st = alloc_buffers(ctx, s, rows < ny ? rows : ny);
-    for (int y0 = 0; y0 < ny && !st; y0 += rows) {
-        int y1 = y0 + rows < ny ? y0 + rows : ny;
-        if (!(st = compute_block(ctx, s, y0, y1)) && !(st = write_block(ctx, s, y0, y1)))
-            st = trv_progress(ctx, (double)y1 / ny, "slope"); /* the label trv-terrain always showed */
-    }
-    return st ? st : finish(ctx, s);
-}
+static trv_status op_compute(trv_ctx *ctx, void *s, int y0, int y1) { return compute_block(ctx, s, y0, y1); }
+static trv_status op_write(trv_ctx *ctx, void *s, int y0, int y1) { return write_block(ctx, s, y0, y1); }
 
-/* The block's parts as they travel between processes (core/split.h). */
-static int block_parts(stream *s, float *z0, size_t n, trv_part p[5])
+/* The block's parts as they travel between processes (core/split.h): the
+ * DEM rows from z0 where compute_block put them; a block process 0 did not
+ * compute is received at the start of z, and z0 set there. */
+static int op_parts(void *v, int y0, int y1, trv_part *p)
 {
-    p[0] = (trv_part){z0, n * sizeof *z0};
+    stream *s = v;
+    size_t n = (size_t)(y1 - y0) * s->res->grid.nx;
+    if (s->z0_row != y0)
+        s->z0 = s->z, s->z0_row = y0;
+    p[0] = (trv_part){(float *)s->z0, n * sizeof *s->z0};
     p[1] = (trv_part){s->slope, n * sizeof *s->slope};
     p[2] = (trv_part){s->cls[0], n};
     p[3] = (trv_part){s->cls[1], n};
@@ -309,34 +308,16 @@ static int block_parts(stream *s, float *z0, size_t n, trv_part p[5])
     return 5;
 }
 
-/* run_blocks over processes (core/split.h): every process's setup status
- * agreed first; block k on process k % size; process 0 writes every block
- * in order; after its first error it still takes the other processes'
- * blocks (and drops them), as they still send them. */
-static trv_status run_split(trv_ctx *ctx, stream *s, const trv_split *sp, trv_status setup)
+/* The rows by blocks (core/split.h's loop, on one process or over several;
+ * "slope", the label trv-terrain always showed), then the whole-layer
+ * checks on the process that writes. */
+static trv_status run_blocks(trv_ctx *ctx, stream *s, const trv_split *sp, trv_status setup)
 {
     const int ny = s->res->grid.ny, rows = geo_block_rows();
-    trv_status st = sp->agree(ctx, sp, setup ? setup : alloc_buffers(ctx, s, rows < ny ? rows : ny));
-    if (st)
-        return st;
-    for (int k = 0, y0 = 0; y0 < ny; k++, y0 += rows) {
-        int y1 = y0 + rows < ny ? y0 + rows : ny, owner = k % sp->size;
-        size_t n = (size_t)(y1 - y0) * s->res->grid.nx;
-        trv_part p[5];
-        if (sp->rank != 0 && owner == sp->rank) {
-            trv_status b_st = st ? st : compute_block(ctx, s, y0, y1);
-            st = st ? st : b_st;
-            trv_status s_st = sp->send(ctx, sp, k, b_st, p, block_parts(s, (float *)s->z0, n, p));
-            st = st ? st : s_st;
-        } else if (sp->rank == 0 && owner != 0) {
-            trv_status r_st = sp->recv(ctx, sp, k, p, block_parts(s, s->z, n, p));
-            s->z0 = s->z;
-            if (!st && !(st = r_st) && !(st = write_block(ctx, s, y0, y1)))
-                st = trv_progress(ctx, (double)y1 / ny, "slope");
-        } else if (sp->rank == 0 && !st && !(st = compute_block(ctx, s, y0, y1)) && !(st = write_block(ctx, s, y0, y1)))
-            st = trv_progress(ctx, (double)y1 / ny, "slope");
-    }
-    return st || sp->rank != 0 ? st : finish(ctx, s);
+    const trv_block_ops ops = {s, op_compute, op_parts, op_write, "slope"};
+    trv_status st = trv_split_blocks(ctx, sp, setup ? setup : alloc_buffers(ctx, s, rows < ny ? rows : ny), ny,
+                                     rows, &ops);
+    return st || (sp && sp->rank != 0) ? st : finish(ctx, s);
 }
 
 trv_status ter_stream(trv_ctx *ctx, trv_outset *set, const ter_opts *o, const char *dir, const char *points_path,
@@ -344,7 +325,7 @@ trv_status ter_stream(trv_ctx *ctx, trv_outset *set, const ter_opts *o, const ch
 {
     memset(r, 0, sizeof *r);
     r->zmin = 1e300, r->zmax = -1e300;
-    stream s = {.o = o, .res = r};
+    stream s = {.o = o, .res = r, .z0_row = -1};
     const trv_split *sp = o->split;
     const int writes = !sp || sp->rank == 0;
     trv_status st;
@@ -361,9 +342,6 @@ trv_status ter_stream(trv_ctx *ctx, trv_outset *set, const ter_opts *o, const ch
             !(st = open_writers(ctx, &s, set, dir, meta)))
             st = points_path ? open_points(ctx, &s, set, points_path) : TRV_OK;
     }
-    if (sp)
-        st = run_split(ctx, &s, sp, st);
-    else if (!st)
-        st = run_blocks(ctx, &s);
+    st = run_blocks(ctx, &s, sp, st);
     return close_all(ctx, &s, st, points_path);
 }
