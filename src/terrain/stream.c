@@ -30,7 +30,6 @@ typedef struct stream {
     geo_block_writer *w[4];  /* dem, slope, soil, landuse */
     float *z, *slope;        /* the block's DEM rows (halo included, nodata -9999) and slope rows */
     const float *z0;         /* the block's first row in z */
-    int z0_row;              /* the row z0 holds (compute_block's y0; -1 before the first) */
     unsigned char *cls[2];
     block_counts b, total;   /* the block's and the rows' so far */
     double ew, ns, ssum;
@@ -193,7 +192,6 @@ static trv_status compute_block(trv_ctx *ctx, stream *s, int y0, int y1)
             s->b.valid++;
     }
     const float *z0 = s->z0 = s->z + (size_t)(y0 - b->y0) * nx;
-    s->z0_row = y0;
     for (int y = y0; y < y1; y++) {
         const float *row = z0 + (size_t)(y - y0) * nx;
         geo_slope_row(y > 0 ? row - nx : NULL, row, y + 1 < g->ny ? row + nx : NULL, nx, 1, NODATA, s->ew, s->ns,
@@ -292,14 +290,15 @@ static trv_status op_compute(trv_ctx *ctx, void *s, int y0, int y1) { return com
 static trv_status op_write(trv_ctx *ctx, void *s, int y0, int y1) { return write_block(ctx, s, y0, y1); }
 
 /* The block's parts as they travel between processes (core/split.h): the
- * DEM rows from z0 where compute_block put them; a block process 0 did not
- * compute is received at the start of z, and z0 set there. */
+ * DEM rows at z0, where compute_block put them on the process that computed
+ * the block and where write_block reads them on process 0, which receives
+ * them there (at the start of z before any block of its own was read). */
 static int op_parts(void *v, int y0, int y1, trv_part *p)
 {
     stream *s = v;
     size_t n = (size_t)(y1 - y0) * s->res->grid.nx;
-    if (s->z0_row != y0)
-        s->z0 = s->z, s->z0_row = y0;
+    if (!s->z0)
+        s->z0 = s->z;
     p[0] = (trv_part){(float *)s->z0, n * sizeof *s->z0};
     p[1] = (trv_part){s->slope, n * sizeof *s->slope};
     p[2] = (trv_part){s->cls[0], n};
@@ -325,7 +324,7 @@ trv_status ter_stream(trv_ctx *ctx, trv_outset *set, const ter_opts *o, const ch
 {
     memset(r, 0, sizeof *r);
     r->zmin = 1e300, r->zmax = -1e300;
-    stream s = {.o = o, .res = r, .z0_row = -1};
+    stream s = {.o = o, .res = r};
     const trv_split *sp = o->split;
     const int writes = !sp || sp->rank == 0;
     trv_status st;
