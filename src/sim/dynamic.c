@@ -152,10 +152,12 @@ static void make_wheel(sim_dyn *d, int w, const double ref[3], const dMatrix3 R)
     dJointSetHinge2Param(j, dParamStopCFM, 1e-8);
 }
 
-static trv_status make_world(trv_ctx *ctx, sim_dyn *d, const sim_state *s0)
+static trv_status make_world(trv_ctx *ctx, sim_dyn *d, sim_dyn *with, const sim_state *s0)
 {
     ode_init();
-    d->world = dWorldCreate();
+    trv_status st = sim_dyn_world_join(ctx, d, with);
+    if (st)
+        return st;
     d->space = dSimpleSpaceCreate(0);
     d->contacts = dJointGroupCreate(0);
     dWorldSetGravity(d->world, d->p.gravity[0], d->p.gravity[1], d->p.gravity[2]);
@@ -164,8 +166,7 @@ static trv_status make_world(trv_ctx *ctx, sim_dyn *d, const sim_state *s0)
     dWorldSetContactSurfaceLayer(d->world, 0.001);
     d->ox = s0->x, d->oy = s0->y;
     d->tag_ground = (dyn_tag){DYN_GROUND, 0};
-    trv_status st =
-        sim_dyn_terrain_new(ctx, d->space, d->f, d->ox, d->oy, s0->x, s0->y, &d->tag_ground, &d->terrain);
+    st = sim_dyn_terrain_new(ctx, d->space, d->f, d->ox, d->oy, s0->x, s0->y, &d->tag_ground, &d->terrain);
     if (st)
         return st;
     double z, pitch, roll;
@@ -187,6 +188,12 @@ static trv_status make_world(trv_ctx *ctx, sim_dyn *d, const sim_state *s0)
 trv_status sim_dyn_new(trv_ctx *ctx, const sim_body *b, const sim_dyn_params *p, const sim_field *f,
                        const sim_state *s0, double dt, sim_dyn **out)
 {
+    return sim_dyn_new_in(ctx, NULL, b, p, f, s0, dt, out);
+}
+
+trv_status sim_dyn_new_in(trv_ctx *ctx, sim_dyn *with, const sim_body *b, const sim_dyn_params *p,
+                          const sim_field *f, const sim_state *s0, double dt, sim_dyn **out)
+{
     *out = NULL;
     if (!(p->mass_kg > 4 * p->unsprung_kg) || !(p->spring_N_per_m > 0) || !(p->tyre_N_per_m > 0) || !(b->wheel_radius_m > 0) ||
         !(dt > 0) || !(p->cg_h_m > 0))
@@ -196,7 +203,7 @@ trv_status sim_dyn_new(trv_ctx *ctx, const sim_body *b, const sim_dyn_params *p,
     if (!d)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     d->b = *b, d->p = *p, d->f = f, d->dt = dt;
-    trv_status st = make_world(ctx, d, s0);
+    trv_status st = make_world(ctx, d, with, s0);
     if (st) {
         sim_dyn_free(d);
         return st;
@@ -214,8 +221,8 @@ void sim_dyn_free(sim_dyn *d)
         dJointGroupDestroy(d->contacts);
     if (d->space)
         dSpaceDestroy(d->space); /* destroys the geoms left in it */
-    if (d->world)
-        dWorldDestroy(d->world); /* and the bodies and joints */
+    sim_dyn_world_leave(d);      /* and the bodies and joints */
+    free(d->vwas), free(d->vnow);
     for (int k = 0; k < d->nobs; k++)
         free(d->obs_planes[k]), free(d->obs_points[k]), free(d->obs_faces[k]);
     free(d->obs_planes), free(d->obs_points), free(d->obs_faces), free(d->obs_c);
@@ -434,8 +441,7 @@ static void read_back(sim_dyn *d, sim_state *s, sim_dyn_out *out)
         out->rollover = 1;
 }
 
-trv_status sim_dyn_step(trv_ctx *ctx, sim_dyn *d, const sim_cmd *cmd, double t, double dt, sim_state *s,
-                        sim_dyn_out *out)
+void sim_dyn_begin(sim_dyn *d, const sim_cmd *cmd, double t, double dt, sim_dyn_out *out)
 {
     memset(out, 0, sizeof *out);
     lag_commands(d, cmd, dt);
@@ -443,12 +449,23 @@ trv_status sim_dyn_step(trv_ctx *ctx, sim_dyn *d, const sim_cmd *cmd, double t, 
     sim_dyn_obstacles_at(d, t);
     d->out = out;
     sim_dyn_collide(d);
-    dWorldStep(d->world, dt);
-    dJointGroupEmpty(d->contacts);
     d->out = NULL;
+}
+
+trv_status sim_dyn_end(trv_ctx *ctx, sim_dyn *d, double dt, sim_state *s, sim_dyn_out *out)
+{
+    dJointGroupEmpty(d->contacts);
     wheels_out(d, out, dt);
     read_back(d, s, out);
     return sim_dyn_terrain_follow(ctx, d->terrain, s->x, s->y);
+}
+
+trv_status sim_dyn_step(trv_ctx *ctx, sim_dyn *d, const sim_cmd *cmd, double t, double dt, sim_state *s,
+                        sim_dyn_out *out)
+{
+    sim_dyn_begin(d, cmd, t, dt, out);
+    sim_dyn_world_step(d, dt);
+    return sim_dyn_end(ctx, d, dt, s, out);
 }
 
 static double body_energy(dBodyID b, const double g[3])

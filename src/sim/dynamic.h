@@ -3,7 +3,8 @@
  * §5.11): the scenario's `dynamics = dynamic` drives each vehicle as a
  * rigid chassis on four wheels instead of the kinematic model (sim_step).
  *
- * One ODE world per vehicle (dynamic.c), stepped with dWorldStep (the
+ * An ODE world per vehicle or one for several (dynamic.c; sim_dyn_new_in
+ * below), stepped with dWorldStep (the
  * exact LCP, no random reordering) at the run's fixed step, single
  * threaded, dInitODE2 once per process: the same inputs give the same
  * bytes. World frame: map metres minus an origin (the start position),
@@ -43,8 +44,9 @@
  * Contacts (dynamic_contact.c): wheel-ground with friction coefficient
  * the soil's full-slip thrust over load and force-dependent slip
  * (docs/method.md §5.11); chassis-ground, chassis and wheels against
- * obstacles (static prisms; moving ones kinematic) and other vehicles
- * (kinematic boxes set to their pose each step) with restitution.
+ * obstacles (static prisms; moving ones kinematic), other vehicles in
+ * the same world (sim_dyn_collide_vehicles: both feel the contact) and
+ * kinematic boxes set to a pose each step, with restitution.
  */
 #ifndef SIM_DYNAMIC_H
 #define SIM_DYNAMIC_H
@@ -111,7 +113,7 @@ void sim_dyn_set_box(sim_dyn *d, int i, const sim_obb *box, double z, double hei
 
 /* What a step found. */
 typedef struct sim_dyn_hit {
-    int tag;                /* obstacle tag, or -1 - box index (another vehicle) */
+    int tag;                /* obstacle tag, or -1 - box index or vehicle index (another vehicle) */
     double speed;           /* closing speed along the contact normal at first touch (m/s) */
 } sim_dyn_hit;
 
@@ -131,6 +133,42 @@ typedef struct sim_dyn_out {
  * gravity. Fails only when the terrain window cannot move (memory). */
 trv_status sim_dyn_step(trv_ctx *ctx, sim_dyn *d, const sim_cmd *cmd, double t, double dt, sim_state *s,
                         sim_dyn_out *out);
+
+/* ---- several vehicles in one world (dynamic_obstacle.c; method 5.11, Collisions) ----
+ * Vehicles that may touch share one ODE world, so that a contact between
+ * them is a joint between their bodies (both feel it: momentum is
+ * exchanged) solved with the rest of the step. sim_dyn_new_in makes a
+ * vehicle in with's world (with NULL: a world of its own, sim_dyn_new);
+ * the world goes with the last vehicle in it. A shared world is stepped
+ * once for all: sim_dyn_begin for each vehicle (in a fixed order),
+ * sim_dyn_collide_vehicles, sim_dyn_world_step, sim_dyn_end for each;
+ * sim_dyn_step is the three for a vehicle alone. */
+trv_status sim_dyn_new_in(trv_ctx *ctx, sim_dyn *with, const sim_body *b, const sim_dyn_params *p,
+                          const sim_field *f, const sim_state *s0, double dt, sim_dyn **out);
+/* sim_dyn_step's first part: the commands, motors, obstacles and the
+ * vehicle's own contacts (ground, obstacles, boxes) for the next world
+ * step; out cleared, and its hits with obstacles. */
+void sim_dyn_begin(sim_dyn *d, const sim_cmd *cmd, double t, double dt, sim_dyn_out *out);
+/* One dWorldStep of the world d is in (every vehicle in it); the
+ * vehicle-vehicle contacts emptied. */
+void sim_dyn_world_step(sim_dyn *d, double dt);
+/* sim_dyn_step's last part: s and the rest of out, the terrain window. */
+trv_status sim_dyn_end(trv_ctx *ctx, sim_dyn *d, double dt, sim_state *s, sim_dyn_out *out);
+/* Contacts between the vehicles d[0 .. n-1] of one world (NULL: none)
+ * for the next world step, between their sim_dyn_begin and the step:
+ * joints between the two vehicles' chassis and wheels (friction 0.5,
+ * restitution the mean of the two); a contact that begins is a hit in
+ * both vehicles' out (out[i] for d[i]; out or out[i] NULL: none), the same speed for both (their
+ * relative velocity at the contact point along its normal), tag -1 - the
+ * other's index (as a box's: a caller with both numbers them apart).
+ * Fails only without memory. */
+trv_status sim_dyn_collide_vehicles(trv_ctx *ctx, sim_dyn *const *d, int n, sim_dyn_out *const *out);
+/* A vehicle in a shared world that is not stepped: absent (bodies and
+ * geoms off: not there yet) or parked for good (bodies kinematic and
+ * still: a vehicle whose run ended, which others meet as a fixed body);
+ * driven (the default) again from absent. */
+enum { SIM_DYN_DRIVEN = 0, SIM_DYN_ABSENT, SIM_DYN_PARKED };
+void sim_dyn_set_mode(sim_dyn *d, int mode);
 
 /* Whole-vehicle energy: kinetic (translation and rotation of every body)
  * + potential (-m g . position) + the springs' m_s g sag / 2 stored energy

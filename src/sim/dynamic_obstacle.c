@@ -2,14 +2,18 @@
  * Obstacles and other vehicles in a vehicle's ODE world (dynamic.h): a
  * polygon as the prism over its convex hull (Andrew's monotone chain,
  * counter-clockwise), a circle as a cylinder, both from 1 m below the
- * obstacle's base to its top; a moving obstacle and each other vehicle
+ * obstacle's base to its top; a moving obstacle and each kinematic box
  * as a kinematic body (moved by its velocity, pushing without being
- * pushed).
+ * pushed). Several vehicles in one world (the world shared, counted;
+ * each vehicle's own space, terrain and obstacles): the contacts between
+ * them as joints between their bodies, two-sided (docs/method.md 5.11,
+ * Collisions).
  */
 #include "dynamic_priv.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static double cross(const double *o, const double *a, const double *b)
 {
@@ -189,4 +193,182 @@ void sim_dyn_obstacles_at(sim_dyn *d, double t)
         }
         dGeomEnable(d->obs_geom[k]);
     }
+}
+
+/* ---- several vehicles in one world --------------------------------------------- */
+
+trv_status sim_dyn_world_join(trv_ctx *ctx, sim_dyn *d, sim_dyn *with)
+{
+    if (with) {
+        d->w = with->w;
+    } else {
+        d->w = calloc(1, sizeof *d->w);
+        if (!d->w)
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        d->w->id = dWorldCreate();
+        d->w->pairs = dJointGroupCreate(0);
+    }
+    d->w->refs++;
+    d->world = d->w->id;
+    return TRV_OK;
+}
+
+/* The vehicle's bodies: chassis, wheels, moving obstacles, boxes. */
+static void destroy_bodies(sim_dyn *d)
+{
+    for (int k = 0; k < 4; k++)
+        if (d->hinge[k])
+            dJointDestroy(d->hinge[k]);
+    dBodyID b[5] = {d->chassis, d->wheel[0], d->wheel[1], d->wheel[2], d->wheel[3]};
+    for (int k = 0; k < 5; k++)
+        if (b[k])
+            dBodyDestroy(b[k]);
+    for (int k = 0; d->obs_body && k < d->nobs; k++)
+        if (d->obs_body[k])
+            dBodyDestroy(d->obs_body[k]);
+    for (int k = 0; d->box_body && k < d->nbox; k++)
+        if (d->box_body[k])
+            dBodyDestroy(d->box_body[k]);
+}
+
+void sim_dyn_world_leave(sim_dyn *d)
+{
+    dyn_world *w = d->w;
+    if (!w)
+        return;
+    if (--w->refs > 0) {
+        destroy_bodies(d); /* the others go on in the world */
+    } else {
+        dJointGroupDestroy(w->pairs);
+        dWorldDestroy(w->id); /* and every body and joint in it */
+        free(w);
+    }
+    d->w = NULL, d->world = 0;
+}
+
+void sim_dyn_world_step(sim_dyn *d, double dt)
+{
+    dWorldStep(d->w->id, dt);
+    dJointGroupEmpty(d->w->pairs);
+}
+
+void sim_dyn_set_mode(sim_dyn *d, int mode)
+{
+    if (mode == d->mode || d->mode == SIM_DYN_PARKED)
+        return; /* parked for good */
+    dBodyID b[5] = {d->chassis, d->wheel[0], d->wheel[1], d->wheel[2], d->wheel[3]};
+    dGeomID g[5] = {d->chassis_geom, d->wheel_geom[0], d->wheel_geom[1], d->wheel_geom[2], d->wheel_geom[3]};
+    for (int k = 0; k < 5; k++) {
+        if (mode == SIM_DYN_ABSENT) {
+            dBodyDisable(b[k]), dGeomDisable(g[k]);
+            continue;
+        }
+        dBodyEnable(b[k]), dGeomEnable(g[k]);
+        if (mode == SIM_DYN_PARKED) {
+            dBodySetKinematic(b[k]); /* infinite mass, moved by its velocity: none */
+            dBodySetLinearVel(b[k], 0, 0, 0);
+            dBodySetAngularVel(b[k], 0, 0, 0);
+            if (k < 4)
+                dJointDisable(d->hinge[k]);
+        }
+    }
+    d->mode = mode;
+}
+
+/* The box around the chassis and wheels (ODE's AABB: min x, max x, min y, ...). */
+static void vehicle_aabb(const sim_dyn *d, double a[6])
+{
+    dGeomID g[5] = {d->chassis_geom, d->wheel_geom[0], d->wheel_geom[1], d->wheel_geom[2], d->wheel_geom[3]};
+    for (int k = 0; k < 5; k++) {
+        dReal b[6];
+        dGeomGetAABB(g[k], b);
+        for (int i = 0; i < 6; i++)
+            a[i] = k == 0 ? b[i] : i % 2 ? fmax(a[i], b[i]) : fmin(a[i], b[i]);
+    }
+}
+
+static int apart(const sim_dyn *a, const sim_dyn *b)
+{
+    double p[6], q[6];
+    vehicle_aabb(a, p), vehicle_aabb(b, q);
+    for (int i = 0; i < 3; i++)
+        if (p[2 * i] > q[2 * i + 1] || q[2 * i] > p[2 * i + 1])
+            return 1;
+    return 0;
+}
+
+/* A hit in out (room for it) with the other vehicle q. */
+static void vehicle_hit(sim_dyn_out *out, int q, double speed)
+{
+    if (out && out->nhits < 4)
+        out->hit[out->nhits++] = (sim_dyn_hit){-1 - q, speed};
+}
+
+/* Vehicles i and j (one world, both there): the contact joints between
+ * their geoms; the hits when the pair's contact begins. */
+static void touch(sim_dyn *const *d, int i, int j, sim_dyn_out *const *out)
+{
+    sim_dyn *a = d[i], *b = d[j];
+    dGeomID ga[5] = {a->chassis_geom, a->wheel_geom[0], a->wheel_geom[1], a->wheel_geom[2], a->wheel_geom[3]};
+    dGeomID gb[5] = {b->chassis_geom, b->wheel_geom[0], b->wheel_geom[1], b->wheel_geom[2], b->wheel_geom[3]};
+    for (int u = 0; u < 5; u++)
+        for (int v = 0; v < 5; v++) {
+            dContactGeom cg[DYN_MAXC];
+            int n = dCollide(ga[u], gb[v], DYN_MAXC, cg, sizeof *cg);
+            for (int k = 0; k < n; k++) {
+                dContact c;
+                memset(&c, 0, sizeof c);
+                c.geom = cg[k];
+                c.surface.mode = dContactApprox1 | dContactBounce;
+                c.surface.mu = a->p.frictionless || b->p.frictionless ? 0 : 0.5;
+                c.surface.bounce = 0.5 * (a->p.restitution + b->p.restitution);
+                c.surface.bounce_vel = 0.1;
+                dBodyID ba = dGeomGetBody(ga[u]), bb = dGeomGetBody(gb[v]);
+                dJointID jt = dJointCreateContact(a->world, a->w->pairs, &c);
+                dJointAttach(jt, ba, bb);
+                if (a->vnow[j])
+                    continue;
+                a->vnow[j] = b->vnow[i] = 1;
+                if (a->vwas[j])
+                    continue; /* the same contact as in the step before */
+                dVector3 va, vb;
+                const dReal *p = cg[k].pos, *nm = cg[k].normal;
+                dBodyGetPointVel(ba, p[0], p[1], p[2], va);
+                dBodyGetPointVel(bb, p[0], p[1], p[2], vb);
+                double s = fabs((va[0] - vb[0]) * nm[0] + (va[1] - vb[1]) * nm[1] + (va[2] - vb[2]) * nm[2]);
+                vehicle_hit(out ? out[i] : NULL, j, s);
+                vehicle_hit(out ? out[j] : NULL, i, s);
+            }
+        }
+}
+
+/* Room for n vehicles' contact flags (the last step's kept when n is the same). */
+static int flags_for(sim_dyn *d, int n)
+{
+    if (d->nveh == n)
+        return 0;
+    free(d->vwas), free(d->vnow);
+    d->vwas = calloc(n, 1), d->vnow = calloc(n, 1);
+    d->nveh = d->vwas && d->vnow ? n : 0;
+    return d->nveh == n ? 0 : -1;
+}
+
+trv_status sim_dyn_collide_vehicles(trv_ctx *ctx, sim_dyn *const *d, int n, sim_dyn_out *const *out)
+{
+    for (int i = 0; i < n; i++) {
+        if (!d[i])
+            continue;
+        if (flags_for(d[i], n))
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        memcpy(d[i]->vwas, d[i]->vnow, n);
+        memset(d[i]->vnow, 0, n);
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n && d[i] && d[i]->mode != SIM_DYN_ABSENT; j++) {
+            if (!d[j] || d[j]->mode == SIM_DYN_ABSENT || d[j]->w != d[i]->w ||
+                (d[i]->mode == SIM_DYN_PARKED && d[j]->mode == SIM_DYN_PARKED) || apart(d[i], d[j]))
+                continue;
+            touch(d, i, j, out);
+        }
+    return TRV_OK;
 }

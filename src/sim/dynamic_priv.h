@@ -15,12 +15,24 @@ typedef struct dyn_tag {
     int kind, index;
 } dyn_tag;
 
+/* A world several vehicles share (sim_dyn_new_in; dynamic_obstacle.c):
+ * destroyed with the last of them. */
+typedef struct dyn_world {
+    dWorldID id;
+    int refs;
+    dJointGroupID pairs;        /* the vehicle-vehicle contacts of a step */
+} dyn_world;
+
 struct sim_dyn {
     sim_body b;
     sim_dyn_params p;
     const sim_field *f;
     double ox, oy, dt;
     dWorldID world;
+    dyn_world *w;               /* the world's owner (shared or not) */
+    int mode;                   /* SIM_DYN_DRIVEN, _ABSENT, _PARKED (sim_dyn_set_mode) */
+    int nveh;                   /* the vehicles of sim_dyn_collide_vehicles' last list */
+    unsigned char *vwas, *vnow; /* in contact with vehicle q in the last step, this step */
     dSpaceID space;
     dJointGroupID contacts;
     sim_dyn_terrain *terrain;
@@ -56,6 +68,10 @@ struct sim_dyn {
     dyn_tag tag_ground, tag_chassis, tag_wheel[4];
 };
 
+/* The world: d's own (with NULL) or with's (dynamic_obstacle.c); its
+ * release, the bodies and joints of d first when others still use it. */
+trv_status sim_dyn_world_join(trv_ctx *ctx, sim_dyn *d, sim_dyn *with);
+void sim_dyn_world_leave(sim_dyn *d);
 /* The collision pass (dynamic_contact.c): contact joints for this step
  * into d->contacts, hits into d->out. */
 void sim_dyn_collide(sim_dyn *d);

@@ -1,7 +1,9 @@
 /*
- * The dynamic model in the runner (dynamic_run.h): each vehicle's ODE
- * world (dynamic.h) from its vehicle file, the soil under its wheels from
- * its speed model, the other vehicles as boxes, the events and metrics.
+ * The dynamic model in the runner (dynamic_run.h): the vehicles in one
+ * ODE world (dynamic.h), each from its vehicle file, the soil under its
+ * wheels from its speed model; the world stepped once a step for all
+ * (sim_dynamic_flush), vehicle against vehicle two-sided; the events and
+ * metrics.
  *
  * Soil (with the speed model, on a cell whose soil code it knows and
  * that has shear data): mu = the soil's thrust at full slip over the
@@ -18,6 +20,10 @@
 
 struct sim_vdyn {
     sim_dyn *d;
+    sim_dyn_out o;              /* this step's (sim_dynamic_step to sim_dynamic_flush) */
+    int begun;                  /* sim_dyn_begin done this step */
+    sim_dyn **all;              /* vehicle 0's: every vehicle's model, their outs (NULL: not driven) */
+    sim_dyn_out **outs;
     const sim_run *r;
     const sim_veh *v;
     sim_dyn_soil soil0;
@@ -60,11 +66,14 @@ trv_status sim_dynamic_new(trv_ctx *ctx, sim_run *r, int k)
     vd->z = v->s.z, vd->pitch = v->s.pitch, vd->roll = v->s.roll;
     for (int w = 0; w < 4; w++)
         vd->load_min[w] = INFINITY;
-    trv_status st = sim_dyn_new(ctx, &v->body, &p, &r->field, &v->s, r->sc->step_s, &vd->d);
+    sim_dyn *with = k > 0 ? r->v[0].dyn->d : NULL; /* one world for all */
+    trv_status st = sim_dyn_new_in(ctx, with, &v->body, &p, &r->field, &v->s, r->sc->step_s, &vd->d);
     if (!st)
         st = sim_dyn_set_obstacles(ctx, vd->d, r->obs, r->nobs);
-    if (!st)
-        st = sim_dyn_set_boxes(ctx, vd->d, r->nv - 1);
+    if (!st && k == 0) {
+        vd->all = calloc(r->nv, sizeof *vd->all), vd->outs = calloc(r->nv, sizeof *vd->outs);
+        st = vd->all && vd->outs ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
     if (st) {
         char msg[256];
         snprintf(msg, sizeof msg, "%s", trv_errmsg(ctx));
@@ -78,20 +87,8 @@ void sim_dynamic_free(struct sim_vdyn *vd)
     if (!vd)
         return;
     sim_dyn_free(vd->d);
+    free(vd->all), free(vd->outs);
     free(vd);
-}
-
-static void place_boxes(const sim_run *r, int k, struct sim_vdyn *vd)
-{
-    for (int q = 0, i = 0; q < r->nv; q++) {
-        if (q == k)
-            continue;
-        const sim_veh *o = &r->v[q];
-        sim_obb b = {o->s.x, o->s.y, o->s.heading, o->body.length_m / 2, o->body.width_m / 2};
-        double c = cos(o->s.heading), s = sin(o->s.heading);
-        sim_dyn_set_box(vd->d, i++, &b, o->s.z, o->body.height_m, o->s.v * c - o->s.vy * s,
-                        o->s.v * s + o->s.vy * c, o->phase > 0);
-    }
 }
 
 static void accumulate(struct sim_vdyn *vd, const sim_dyn_out *o)
@@ -110,12 +107,21 @@ static void accumulate(struct sim_vdyn *vd, const sim_dyn_out *o)
 
 void sim_dynamic_step(trv_ctx *ctx, sim_run *r, int k, const sim_cmd *cmd, double dt)
 {
+    (void)ctx;
+    struct sim_vdyn *vd = r->v[k].dyn;
+    sim_dyn_set_mode(vd->d, SIM_DYN_DRIVEN);
+    sim_dyn_begin(vd->d, cmd, r->t_now, dt, &vd->o);
+    vd->begun = 1;
+}
+
+/* After the world's step: vehicle k's state, metrics and events. */
+static void finish_step(trv_ctx *ctx, sim_run *r, int k, double dt)
+{
     sim_veh *v = &r->v[k];
     struct sim_vdyn *vd = v->dyn;
-    place_boxes(r, k, vd);
     sim_state s = v->s;
-    sim_dyn_out o;
-    if (sim_dyn_step(ctx, vd->d, cmd, r->t_now, dt, &s, &o)) {
+    sim_dyn_out o = vd->o;
+    if (sim_dyn_end(ctx, vd->d, dt, &s, &o)) {
         sim_run_note(r, k, SIM_EV_OFF_MAP, "");
         sim_run_stop(r, k, "off_map");
         return;
@@ -126,7 +132,7 @@ void sim_dynamic_step(trv_ctx *ctx, sim_run *r, int k, const sim_cmd *cmd, doubl
     accumulate(vd, &o);
     char buf[256], esc[64];
     for (int i = 0; i < o.nhits; i++) {
-        int t = o.hit[i].tag, b = -1 - t, q = b < k ? b : b + 1; /* box b: the vehicles but k in order */
+        int t = o.hit[i].tag, q = -1 - t; /* vehicle q of the run */
         const char *id = t >= 0 ? r->obs[t].id : r->v[q].spec->id;
         snprintf(buf, sizeof buf, "\"with\": \"%s\", \"id\": \"%s\", \"impact_speed_ms\": %.3f",
                  t >= 0 ? "obstacle" : "vehicle", sim_json_esc(id, esc), o.hit[i].speed);
@@ -139,6 +145,33 @@ void sim_dynamic_step(trv_ctx *ctx, sim_run *r, int k, const sim_cmd *cmd, doubl
         sim_run_note(r, k, SIM_EV_ROLLOVER, buf);
         sim_run_stop(r, k, "rollover");
     }
+}
+
+trv_status sim_dynamic_flush(trv_ctx *ctx, sim_run *r, double dt)
+{
+    if (r->nv < 1 || !r->v[0].dyn)
+        return TRV_OK;
+    struct sim_vdyn *v0 = r->v[0].dyn;
+    int driven = 0;
+    for (int k = 0; k < r->nv; k++) {
+        struct sim_vdyn *vd = r->v[k].dyn;
+        if (!vd->begun) /* not started yet, or its run is over */
+            sim_dyn_set_mode(vd->d, r->v[k].phase == 0 ? SIM_DYN_ABSENT : SIM_DYN_PARKED);
+        v0->all[k] = vd->d, v0->outs[k] = vd->begun ? &vd->o : NULL;
+        driven += vd->begun;
+    }
+    if (!driven)
+        return TRV_OK;
+    trv_status st = sim_dyn_collide_vehicles(ctx, v0->all, r->nv, v0->outs);
+    if (st)
+        return st;
+    sim_dyn_world_step(v0->d, dt);
+    for (int k = 0; k < r->nv; k++)
+        if (r->v[k].dyn->begun) {
+            r->v[k].dyn->begun = 0;
+            finish_step(ctx, r, k, dt);
+        }
+    return TRV_OK;
 }
 
 int sim_dynamic_pose(const sim_veh *v, double *z, double *pitch, double *roll)

@@ -542,6 +542,8 @@ static int step(trv_ctx *ctx, sim_run *r, long i, double dt, trv_status *st)
     for (int k = 0; k < r->nv; k++)
         if (r->v[k].phase == 1)
             drive(ctx, r, k, dt);
+    if ((*st = sim_dynamic_flush(ctx, r, dt))) /* dynamics: the one world's step */
+        return 0;
     r->t_now = (i + 1) * dt;
     for (int k = 0; k < r->nv; k++)
         if (r->v[k].phase == 1) {
