@@ -483,6 +483,146 @@ static void test_run_blocked(void **state)
     prm_terrain_clear(&T);
 }
 
+/* ---- vehicles against vehicles (one world; method 5.11, Collisions) ------------- */
+
+/* Vehicle b in with's world (NULL: its own). */
+static sim_dyn *start_in(sim_dyn *with, const sim_body *b, const sim_dyn_params *p, double x, double y,
+                         double heading, double dt)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    sim_state s0 = {x, y, 0, heading, 0, 0, 0, 0, 0, 0};
+    sim_dyn *d = NULL;
+    assert_int_equal(sim_dyn_new_in(ctx, with, b, p, &F, &s0, dt, &d), TRV_OK);
+    trv_ctx_free(ctx);
+    return d;
+}
+
+/* One step of the n (<= 4) vehicles of one world toward their commands. */
+static void step_all(sim_dyn **d, int n, const sim_cmd *c, double t, double dt, sim_state *s, sim_dyn_out *o)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    sim_dyn_out *po[4];
+    for (int i = 0; i < n; i++)
+        sim_dyn_begin(d[i], &c[i], t, dt, &o[i]), po[i] = &o[i];
+    assert_int_equal(sim_dyn_collide_vehicles(ctx, d, n, po), TRV_OK);
+    sim_dyn_world_step(d[0], dt);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(sim_dyn_end(ctx, d[i], dt, &s[i], &o[i]), TRV_OK);
+    trv_ctx_free(ctx);
+}
+
+/* The first hit with vehicle q in o, its speed (NAN: none). */
+static double vehicle_hit(const sim_dyn_out *o, int q)
+{
+    for (int k = 0; k < o->nhits; k++)
+        if (o->hit[k].tag == -1 - q)
+            return o->hit[k].speed;
+    return NAN;
+}
+
+typedef struct pair_run {
+    double closing;         /* v_a - v_b along x in the step before the first touch */
+    double hit[2];          /* the hit speed each vehicle got */
+    double dp, bound;       /* |change of the pair's x momentum| across the impact; its bound */
+    double exchanged;       /* |change of a's x momentum| across the impact */
+    double sep;             /* v_b - v_a after it (separating: > 0) */
+    double gap_min;         /* least x_b - x_a */
+    double b_moved;         /* b's travel from its start to the end */
+    sim_state last[2];
+} pair_run;
+
+/* Two equal Ackermann vehicles on flat ground, a at x = 190 heading east
+ * at va, b at 210 heading west at vb (its own forward speed); the
+ * commands 0 (the drive off: brakes) from the first touch on. The impact
+ * window: the step of the first touch and W - 1 more. */
+#define W 3
+static void pair(double va, double vb, pair_run *pr)
+{
+    field_grade(0);
+    sim_body b;
+    sim_dyn_params p;
+    vehicle(SIM_ACKERMANN, &b, &p);
+    p.soil = (sim_dyn_soil){0.8, 0.1, 0.02};
+    const double dt = 0.01;
+    sim_dyn *d[2];
+    d[0] = start_in(NULL, &b, &p, 190, 200, 0, dt);
+    d[1] = start_in(d[0], &b, &p, 210, 200, M_PI, dt);
+    sim_state s[2] = {{0}};
+    sim_dyn_out o[2];
+    int touch = -1;
+    double p0 = 0, pa0 = 0, va0 = 0, vb0 = 0, x_b0 = NAN;
+    memset(pr, 0, sizeof *pr);
+    pr->gap_min = INFINITY, pr->hit[0] = pr->hit[1] = NAN;
+    for (int i = 0; i < 600; i++) {
+        sim_cmd c[2] = {{touch < 0 ? va : 0, 0, 0, 0}, {touch < 0 ? vb : 0, 0, 0, 0}};
+        double pa[3], pb[3];
+        sim_dyn_momentum(d[0], pa), sim_dyn_momentum(d[1], pb);
+        double vxa = s[0].v * cos(s[0].heading), vxb = s[1].v * cos(s[1].heading);
+        step_all(d, 2, c, i * dt, dt, s, o);
+        if (i == 0)
+            x_b0 = s[1].x;
+        pr->gap_min = fmin(pr->gap_min, s[1].x - s[0].x);
+        if (touch < 0 && (!isnan(vehicle_hit(&o[0], 1)) || !isnan(vehicle_hit(&o[1], 0)))) {
+            touch = i, p0 = pa[0] + pb[0], pa0 = pa[0], va0 = vxa, vb0 = vxb;
+            pr->closing = vxa - vxb, pr->hit[0] = vehicle_hit(&o[0], 1), pr->hit[1] = vehicle_hit(&o[1], 0);
+        }
+        if (touch >= 0 && i < touch + W) { /* the ground's horizontal force: at most mu N + f_rr W a wheel */
+            for (int v = 0; v < 2; v++)
+                for (int w = 0; w < 4; w++)
+                    pr->bound += (p.soil.mu * o[v].load_N[w] + p.soil.f_rr * p.mass_kg * G / 4) * dt;
+        }
+        if (touch >= 0 && i == touch + W - 1) {
+            sim_dyn_momentum(d[0], pa), sim_dyn_momentum(d[1], pb);
+            pr->dp = fabs(pa[0] + pb[0] - p0), pr->exchanged = fabs(pa[0] - pa0);
+            pr->sep = s[1].v * cos(s[1].heading) - s[0].v * cos(s[0].heading);
+        }
+    }
+    (void)va0, (void)vb0;
+    pr->b_moved = fabs(s[1].x - x_b0);
+    pr->last[0] = s[0], pr->last[1] = s[1];
+    sim_dyn_free(d[1]), sim_dyn_free(d[0]);
+}
+
+static void test_vehicles_head_on(void **state)
+{
+    (void)state;
+    pair_run pr, again;
+    pair(6, 2, &pr);
+    const double e = 0.3;
+    printf("  head-on, 6 and 2 m/s: closing %.3f m/s, hits %.3f and %.3f m/s; x momentum changed %.1f kg m/s "
+           "across the impact (%d steps), bound %.1f, exchanged %.1f (%.2f %%); separating at %.3f m/s "
+           "(e x closing %.3f); gap at least %.3f m\n",
+           pr.closing, pr.hit[0], pr.hit[1], pr.dp, W, pr.bound, pr.exchanged, 100 * pr.dp / pr.exchanged, pr.sep,
+           e * pr.closing, pr.gap_min);
+    assert_true(pr.closing > 7);
+    assert_true(pr.hit[0] == pr.hit[1]);
+    assert_true(fabs(pr.hit[0] / pr.closing - 1) < 0.05);
+    assert_true(pr.dp <= pr.bound);
+    assert_true(pr.dp < 0.03 * pr.exchanged);
+    /* equal masses: each velocity changes by (1 + e) closing / 2 */
+    assert_true(fabs(pr.exchanged / (1242 * (1 + e) * pr.closing / 2) - 1) < 0.1);
+    assert_true(pr.sep > 0);
+    assert_true(pr.gap_min > 3.0 - 0.1); /* the chassis 3 m long: never more than a step's travel into each other */
+    pair(6, 2, &again);
+    assert_memory_equal(pr.last, again.last, sizeof pr.last);
+}
+
+/* A vehicle at 6 m/s into one standing (braked): the one hit moves off at
+ * (1 + e) / 2 of the speed (equal masses) and is pushed on. */
+static void test_vehicle_hits_parked(void **state)
+{
+    (void)state;
+    pair_run pr;
+    pair(6, 0, &pr);
+    double want = (1 + 0.3) / 2 * pr.closing, got = pr.exchanged / 1242;
+    printf("  into a standing one at %.3f m/s: hits %.3f and %.3f m/s, its speed change %.3f m/s ((1 + e) / 2 x "
+           "closing %.3f); it moved %.2f m\n", pr.closing, pr.hit[0], pr.hit[1], got, want, pr.b_moved);
+    assert_true(pr.hit[0] == pr.hit[1]);
+    assert_true(fabs(pr.hit[1] / pr.closing - 1) < 0.05);
+    assert_true(fabs(got / want - 1) < 0.1);
+    assert_true(pr.b_moved > 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -491,6 +631,7 @@ int main(void)
         cmocka_unit_test(test_energy),            cmocka_unit_test(test_power_limit),
         cmocka_unit_test(test_same_bytes),
         cmocka_unit_test(test_head_on_obstacle),  cmocka_unit_test(test_run_blocked),
+        cmocka_unit_test(test_vehicles_head_on),  cmocka_unit_test(test_vehicle_hits_parked),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

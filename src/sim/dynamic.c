@@ -164,7 +164,7 @@ static trv_status make_world(trv_ctx *ctx, sim_dyn *d, sim_dyn *with, const sim_
     dWorldSetERP(d->world, 0.2);
     dWorldSetCFM(d->world, 1e-9);
     dWorldSetContactSurfaceLayer(d->world, 0.001);
-    d->ox = s0->x, d->oy = s0->y;
+    d->ox = with ? with->ox : s0->x, d->oy = with ? with->oy : s0->y; /* a shared world's frame: the first's */
     d->tag_ground = (dyn_tag){DYN_GROUND, 0};
     st = sim_dyn_terrain_new(ctx, d->space, d->f, d->ox, d->oy, s0->x, s0->y, &d->tag_ground, &d->terrain);
     if (st)
@@ -175,7 +175,7 @@ static trv_status make_world(trv_ctx *ctx, sim_dyn *d, sim_dyn *with, const sim_
     dMatrix3 R;
     attitude(s0->heading, pitch, roll, R);
     double ms = d->p.mass_kg - 4 * d->p.unsprung_kg, sag = ms * G / (4 * d->p.spring_N_per_m);
-    double ref[3] = {0, 0, z};
+    double ref[3] = {s0->x - d->ox, s0->y - d->oy, z};
     make_chassis(d, ref, R, sag);
     for (int w = 0; w < 4; w++) {
         make_wheel(d, w, ref, R);

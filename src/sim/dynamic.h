@@ -174,6 +174,8 @@ void sim_dyn_set_mode(sim_dyn *d, int mode);
  * + potential (-m g . position) + the springs' m_s g sag / 2 stored energy
  * is left out (constant at rest). Tests. */
 double sim_dyn_energy(const sim_dyn *d);
+/* Linear momentum of the chassis and wheels (kg m/s, world = map axes). Tests. */
+void sim_dyn_momentum(const sim_dyn *d, double p[3]);
 /* Change gravity (a tilt table; tests). */
 void sim_dyn_set_gravity(sim_dyn *d, const double g[3]);
 /* The wheels' centres (map CRS) and spin (rad/s), FL, FR, RL, RR. */

@@ -372,3 +372,16 @@ trv_status sim_dyn_collide_vehicles(trv_ctx *ctx, sim_dyn *const *d, int n, sim_
         }
     return TRV_OK;
 }
+
+void sim_dyn_momentum(const sim_dyn *d, double p[3])
+{
+    dBodyID b[5] = {d->chassis, d->wheel[0], d->wheel[1], d->wheel[2], d->wheel[3]};
+    p[0] = p[1] = p[2] = 0;
+    for (int k = 0; k < 5; k++) {
+        dMass m;
+        dBodyGetMass(b[k], &m);
+        const dReal *v = dBodyGetLinearVel(b[k]);
+        for (int i = 0; i < 3; i++)
+            p[i] += m.mass * v[i];
+    }
+}
