@@ -623,6 +623,142 @@ static void test_vehicle_hits_parked(void **state)
     assert_true(pr.b_moved > 1);
 }
 
+/* ---- skid-steer and Mecanum on ODE against closed forms (method 5.11) ------------ */
+
+/* An angle into (-pi, pi]. */
+static double wrap(double a) { return atan2(sin(a), cos(a)); }
+
+/* Janosi-Hanamoto's g(i) with x = i L / K, written out again. */
+static double jh_g(double x) { return 1 - (1 - exp(-x)) / x; }
+
+/* Skid-steer turning on the spot (track speeds -+ Omega t / 2): the
+ * lateral force of each wheel saturates (C_alpha alpha >> mu W at the
+ * slip angle atan(L / t)) at mu W, a moment 2 mu W L about the centre,
+ * the rolling resistance 2 f_rr W t; the tracks' thrust F a wheel, 2 F t.
+ * Steady: F = W (mu L / t + f_rr), and with Janosi-Hanamoto's
+ * F = mu W g(i) / g(1): g(i) = g(1) (L / t + f_rr / mu), the yaw rate
+ * Omega (1 - i) = (v_r - v_l) / B_eff, B_eff = t / (1 - i). A wheelbase
+ * below the track (1 m, 1.6 m): with L > t the lateral resistance beats
+ * the thrust and a four-wheeled skid-steer cannot turn on the spot. */
+static void test_skid_on_the_spot(void **state)
+{
+    (void)state;
+    field_grade(0);
+    sim_body b;
+    sim_dyn_params p;
+    vehicle(SIM_SKID, &b, &p);
+    b.wheelbase_m = 1.0;
+    p.soil = (sim_dyn_soil){0.8, 0.1, 0.02};
+    double L = b.wheelbase_m, t = b.track_m, kl = p.soil.k_over_l, Om = 0.5;
+    double want_g = jh_g(1 / kl) * (L / t + p.soil.f_rr / p.soil.mu), lo = 1e-6, hi = 1;
+    for (int k = 0; k < 60; k++) { /* g rises with i */
+        double mid = 0.5 * (lo + hi);
+        if (jh_g(mid / kl) < want_g)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    double i = 0.5 * (lo + hi), want = Om * (1 - i);
+    const double dt = 0.01;
+    sim_dyn *d = start(&b, &p, 200, 200, 0, dt);
+    sim_state s;
+    sim_dyn_out o;
+    double w = 0, drift = 0;
+    for (int k = 0; k < 2000; k++) {
+        sim_cmd c = {0, 0, 0, Om};
+        step(d, &c, k * dt, dt, &s, &o);
+        if (k >= 1500)
+            w += s.yaw_rate / 500;
+        drift = fmax(drift, hypot(s.x - 200, s.y - 200));
+    }
+    printf("  skid on the spot: yaw rate %.4f rad/s for (v_r - v_l) / t = %.4f; slip model: i %.4f, B_eff %.3f m, "
+           "%.4f rad/s (%.2f %%); the centre within %.3f m\n", w, Om, i, t / (1 - i), want, 100 * (w / want - 1),
+           drift);
+    assert_true(fabs(w / want - 1) < 0.05);
+    assert_true(drift < 0.2);
+    sim_dyn_free(d);
+}
+
+/* Skid-steer at equal track speeds: straight, the heading within 0.5
+ * degree a 100 m. */
+static void test_skid_straight(void **state)
+{
+    (void)state;
+    field_grade(0);
+    sim_body b;
+    sim_dyn_params p;
+    vehicle(SIM_SKID, &b, &p);
+    const double dt = 0.01;
+    sim_dyn *d = start(&b, &p, 100, 200, 0.4, dt);
+    sim_state s, s0 = {0};
+    sim_dyn_out o;
+    for (int k = 0; k < 4000; k++) {
+        sim_cmd c = {3, 0, 0, 0};
+        step(d, &c, k * dt, dt, &s, &o);
+        if (k == 500)
+            s0 = s;
+    }
+    double dist = hypot(s.x - s0.x, s.y - s0.y), drift = fabs(wrap(s.heading - s0.heading)) * 180 / M_PI;
+    printf("  skid straight: %.1f m, heading drift %.4f deg (%.4f deg / 100 m)\n", dist, drift, drift * 100 / dist);
+    assert_true(dist > 90);
+    assert_true(drift * 100 / dist < 0.5);
+    sim_dyn_free(d);
+}
+
+/* Mecanum at a velocity (vx, vy) wanted (body frame) for 20 s: the
+ * velocity over the last 5 s (body frame), the heading's change and the
+ * wheels' mean |spin| then. */
+static void mecanum(double vx, double vy, double *ux, double *uy, double *yaw_deg, double *spin)
+{
+    field_grade(0);
+    sim_body b;
+    sim_dyn_params p;
+    vehicle(SIM_MECANUM, &b, &p);
+    const double dt = 0.01, h = 0.3;
+    sim_dyn *d = start(&b, &p, 200, 200, h, dt);
+    sim_state s;
+    sim_dyn_out o;
+    double x0 = 0, y0 = 0, h0 = 0;
+    *spin = 0;
+    for (int k = 0; k < 2000; k++) {
+        sim_cmd c = {vx, vy, 0, 0};
+        step(d, &c, k * dt, dt, &s, &o);
+        if (k == 1499)
+            x0 = s.x, y0 = s.y, h0 = s.heading;
+        if (k >= 1500) {
+            double xyz[4][3], w[4];
+            sim_dyn_wheels(d, xyz, w);
+            for (int q = 0; q < 4; q++)
+                *spin += fabs(w[q]) / (4 * 500);
+        }
+    }
+    double dx = (s.x - x0) / 5, dy = (s.y - y0) / 5;
+    *ux = dx * cos(h0) + dy * sin(h0), *uy = -dx * sin(h0) + dy * cos(h0);
+    *yaw_deg = wrap(s.heading - h) * 180 / M_PI;
+    sim_dyn_free(d);
+}
+
+static void test_mecanum_sideways_diagonal(void **state)
+{
+    (void)state;
+    sim_body b;
+    sim_body_from_vehicle(TV, SIM_MECANUM, &b);
+    double r = b.wheel_radius_m, ux, uy, yaw, spin;
+    mecanum(0, 1, &ux, &uy, &yaw, &spin);
+    printf("  Mecanum sideways: %.4f m/s across, %.4f along, r w %.4f m/s (%.2f %%), yaw drift %.3f deg in 20 s\n", uy,
+           ux, r * spin, 100 * (uy / (r * spin) - 1), yaw);
+    assert_true(fabs(uy / (r * spin) - 1) < 0.05);
+    assert_true(fabs(uy - 1) < 0.05);
+    assert_true(fabs(ux) < 0.05);
+    assert_true(fabs(yaw) < 1);
+    mecanum(M_SQRT1_2, M_SQRT1_2, &ux, &uy, &yaw, &spin);
+    double dir = atan2(uy, ux) * 180 / M_PI, sp = hypot(ux, uy);
+    printf("  Mecanum diagonal: along %.2f deg at %.4f m/s (1 wanted), yaw drift %.3f deg in 20 s\n", dir, sp, yaw);
+    assert_true(fabs(dir - 45) < 2);
+    assert_true(fabs(sp - 1) < 0.05);
+    assert_true(fabs(yaw) < 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -632,6 +768,8 @@ int main(void)
         cmocka_unit_test(test_same_bytes),
         cmocka_unit_test(test_head_on_obstacle),  cmocka_unit_test(test_run_blocked),
         cmocka_unit_test(test_vehicles_head_on),  cmocka_unit_test(test_vehicle_hits_parked),
+        cmocka_unit_test(test_skid_on_the_spot),  cmocka_unit_test(test_skid_straight),
+        cmocka_unit_test(test_mecanum_sideways_diagonal),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
