@@ -785,6 +785,64 @@ static void test_mecanum_sideways_diagonal(void **state)
     assert_true(fabs(yaw) < 1);
 }
 
+/* ---- vehicle against vehicle in the runner ---------------------------------------- */
+
+/* The first collision line of vehicle id in events (NULL: none), its
+ * impact speed's text into speed (the rest of the line). */
+static const char *first_collision(const char *events, const char *id, char *speed, size_t n)
+{
+    char key[64];
+    snprintf(key, sizeof key, "\"vehicle\": \"%s\", \"type\": \"collision\"", id);
+    const char *l = strstr(events, key), *sp = l ? strstr(l, "\"impact_speed_ms\": ") : NULL;
+    if (!sp)
+        return NULL;
+    snprintf(speed, n, "%.*s", (int)strcspn(sp, "}\n"), sp);
+    while (l > events && l[-1] != '\n')
+        l--; /* the line's start: {"t": ... */
+    return l;
+}
+
+/* Two vehicles on one straight route, b starting 1 s after a from the
+ * same place (a a couple of metres on: they touch as b appears; before,
+ * b is not in the world): both get a collision with the other at the
+ * same impact speed, not before b starts; the same bytes twice. */
+static void test_run_vehicles_touch(void **state)
+{
+    (void)state;
+    terrain();
+    tmp = make_tmpdir();
+    char *rel = data_path("vehicles/ugv_hua2022.ini"), *veh = realpath(rel, NULL), *text = NULL;
+    free(rel);
+    assert_true(asprintf(&text,
+                         "[scenario]\ntime_limit_s = 30\ndynamics = dynamic\n"
+                         "[vehicle.a]\nfile = %s\nmodel = ackermann\nstart = %.2f,%.2f\ngoal = %.2f,%.2f\nsrs = map\n"
+                         "[vehicle.b]\nfile = %s\nmodel = ackermann\nstart = %.2f,%.2f\ngoal = %.2f,%.2f\nsrs = map\n"
+                         "start_time_s = 1\n",
+                         veh, X0 + 20, Y0 - 200, X0 + 380, Y0 - 200, veh, X0 + 20, Y0 - 200, X0 + 380, Y0 - 200) >= 0);
+    sim_run *run[2];
+    sim_scenario *sc[2];
+    run_once("a", text, &run[0], &sc[0]);
+    run_once("b", text, &run[1], &sc[1]);
+    char *ev = slurp_out("a", "events.jsonl"), *ev2 = slurp_out("b", "events.jsonl"), sa[64], sb[64];
+    const char *la = first_collision(ev, "a", sa, sizeof sa), *lb = first_collision(ev, "b", sb, sizeof sb);
+    printf("  runner, b appears 1 s after a at its start:\n    %.*s\n    %.*s\n", la ? (int)strcspn(la, "\n") : 4,
+           la ? la : "none", lb ? (int)strcspn(lb, "\n") : 4, lb ? lb : "none");
+    assert_non_null(la);
+    assert_non_null(lb);
+    assert_non_null(strstr(la, "\"id\": \"b\""));
+    assert_non_null(strstr(lb, "\"id\": \"a\""));
+    assert_string_equal(sa, sb);
+    assert_true(atof(la + 6) >= 1.0 - 1e-9); /* {"t": ... */
+    assert_string_equal(ev, ev2);
+    free(ev), free(ev2);
+    for (int k = 0; k < 2; k++)
+        sim_run_free(run[k]), sim_scenario_free(sc[k]);
+    free(text), free(veh);
+    rm_rf(tmp);
+    free(tmp);
+    prm_terrain_clear(&T);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -795,7 +853,7 @@ int main(void)
         cmocka_unit_test(test_head_on_obstacle),  cmocka_unit_test(test_run_blocked),
         cmocka_unit_test(test_vehicles_head_on),  cmocka_unit_test(test_vehicle_hits_parked),
         cmocka_unit_test(test_skid_on_the_spot),  cmocka_unit_test(test_skid_straight),
-        cmocka_unit_test(test_mecanum_sideways_diagonal),
+        cmocka_unit_test(test_mecanum_sideways_diagonal), cmocka_unit_test(test_run_vehicles_touch),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
