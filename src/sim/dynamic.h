@@ -176,7 +176,7 @@ void sim_dyn_set_mode(sim_dyn *d, int mode);
 double sim_dyn_energy(const sim_dyn *d);
 /* Linear momentum of the chassis and wheels (kg m/s, world = map axes). Tests. */
 void sim_dyn_momentum(const sim_dyn *d, double p[3]);
-/* Change gravity (a tilt table; tests). */
+/* Change gravity (a tilt table; tests): the world's, every vehicle's in it. */
 void sim_dyn_set_gravity(sim_dyn *d, const double g[3]);
 /* The wheels' centres (map CRS) and spin (rad/s), FL, FR, RL, RR. */
 void sim_dyn_wheels(const sim_dyn *d, double xyz[4][3], double spin[4]);
