@@ -228,7 +228,7 @@ else
             bad "the console did not start: $(cat "$tmp/console.err")"
         else
             /usr/bin/python3 "$here/view3d_browser.py" "${url}web/view3d.html?live=1&camera=follow" "${shot%.png}_live.png" \
-                --vehicles 1 --lidar 1 --moved 5 >"$tmp/browser_live" 2>&1 && ok ||
+                --vehicles 1 --lidar 1 --moved 5 --vehicle-size "ugv=$VEH" >"$tmp/browser_live" 2>&1 && ok ||
                 bad "the 3D view of a live run: $(cat "$tmp/browser_live" "$tmp/console.err")"
         fi
         kill "$console" 2>/dev/null

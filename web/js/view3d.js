@@ -498,6 +498,8 @@ function connectLive() {
         try { m = JSON.parse(ev.data); } catch (e) { return; }
         if (m.type === 'hello' && m.replay)
             toReplay(ws);
+        else if (m.type === 'hello' && Array.isArray(m.vehicles))
+            liveHello(m);
         else if (m.type === 'state' && Array.isArray(m.vehicles))
             liveState(m);
         else if (m.type === 'scan' && m.ranges_f32le)
@@ -517,6 +519,15 @@ function connectLive() {
         if (V.follow)
             ws.send(JSON.stringify({type: 'scan', vehicle: V.follow}));
     }, 500);
+}
+
+/* The run's hello: each vehicle's dimensions (the protocol's, with
+ * height_m), for the models made at its first state. */
+function liveHello(m) {
+    V.dims = new Map();
+    for (const v of m.vehicles)
+        if (['length_m', 'width_m', 'height_m', 'wheelbase_m', 'track_m', 'wheel_radius_m'].every(k => v[k] > 0))
+            V.dims.set(v.id, v);
 }
 
 /* The console serves a finished run (trv-sim --console --replay): replay /sim/. */
@@ -551,7 +562,7 @@ function liveState(m) {
     V.lastState = performance.now();
     S.t = V.t = m.t;
     for (const s of m.vehicles) {
-        const v = vehicle(s.vehicle || s.id);
+        const v = vehicle(s.vehicle || s.id, V.dims && V.dims.get(s.vehicle || s.id));
         const p = {t: m.t, x: s.x, y: s.y, z: s.z, heading: s.heading, pitch: s.pitch || 0, roll: s.roll || 0,
             speed: s.v !== undefined ? s.v : s.speed};
         setPose(v, p);
