@@ -206,7 +206,8 @@ else
     *) bad "the replay of the recorded LiDAR: $(cat "$tmp/browser_rec")" ;;
     esac
     # live: ?live=1 over the console's WebSocket (trv-sim --console, docs/console.md), where this
-    # trv-sim has one: the vehicle seen moving, its LiDAR hits drawn
+    # trv-sim has one: the vehicle seen moving, its LiDAR hits drawn; on the cost layer (the synthetic
+    # speed is one colour: the canvas check would count only the vehicle and the lines)
     webdir=${TRV_WEBDIR:-$repo/web}
     if ! "$BIN/trv-sim" --help 2>/dev/null | grep -q -- '--console'; then
         skip "the 3D view of a live run: this trv-sim has no --console"
@@ -227,7 +228,7 @@ else
         if [ -z "$url" ]; then
             bad "the console did not start: $(cat "$tmp/console.err")"
         else
-            /usr/bin/python3 "$here/view3d_browser.py" "${url}web/view3d.html?live=1&camera=follow" "${shot%.png}_live.png" \
+            /usr/bin/python3 "$here/view3d_browser.py" "${url}web/view3d.html?live=1&camera=follow&layer=cost" "${shot%.png}_live.png" \
                 --vehicles 1 --lidar 1 --moved 5 --vehicle-size "ugv=$VEH" >"$tmp/browser_live" 2>&1 && ok ||
                 bad "the 3D view of a live run: $(cat "$tmp/browser_live" "$tmp/console.err")"
         fi
