@@ -20,13 +20,17 @@ struct sim_lidrec {
     int failed;
 };
 
+/* The record of a vehicle whose record could not be allocated: its
+ * writing fails (shared, never freed). */
+static sim_lidrec lost = {.failed = 1};
+
 long sim_lidrec_pick(long n, long b, long j) { return n <= b ? j : (long)((double)j * n / b); }
 
 long sim_lidrec_scans(const sim_lidrec *rec) { return rec ? rec->nscan : 0; }
 
 void sim_lidrec_free(sim_lidrec *rec)
 {
-    if (!rec)
+    if (!rec || rec == &lost)
         return;
     free(rec->scan);
     free(rec->pts);
@@ -61,7 +65,7 @@ void sim_lidrec_scan(sim_lidrec **prec, const sim_scenario *sc, double t, const 
     if (!(sc->lidar_record_s > 0))
         return;
     if (!*prec && !(*prec = calloc(1, sizeof **prec)))
-        return; /* no record: sim_lidrec_write_run finds none for a vehicle with a LiDAR */
+        *prec = &lost;
     sim_lidrec *rec = *prec;
     if (rec->failed || t < rec->next_t - 1e-9)
         return;
