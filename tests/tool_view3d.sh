@@ -10,7 +10,15 @@
 # through a static HTTP server laid out as the console serves it (/web,
 # /run, /sim, /lib/three), waits for the first frames and checks the canvas
 # is not blank and that tiles, the vehicle, the route and the trajectory
-# are loaded; a screenshot is kept in $TRV_VIEW3D_SHOT when set. Then, where
+# are loaded; a screenshot is kept in $TRV_VIEW3D_SHOT when set. The run's
+# record for replays: vehicles.json against the vehicle file's [body] and,
+# with lidar_record_s = 2 and lidar_record_points = 300 and a 3D LiDAR,
+# lidar_ugv.ndjson read back in Python (a scan every 2 s of the 10 Hz scan
+# clock from t = 0, each min(hits, 300) points within the LiDAR's range of
+# the mount), the same bytes twice; the page on that run at mid-run shows
+# the points of the record's scan at or before its time (counted from the
+# file) and draws the vehicle at the file's [body] size; on a run without
+# vehicles.json (older runs) the default 4 x 2 m box. Then, where
 # trv-sim has the console (--console), the page with ?live=1 on a live run:
 # the vehicle seen moving over the WebSocket, its LiDAR hits drawn. SKIPPED
 # when chromium, chromedriver or python3-selenium is missing.
@@ -61,6 +69,55 @@ srs = map
 EOS
 if "$BIN/trv-sim" --terrain "$T" --scenario "$tmp/s.ini" --route "$T/route.csv" -o "$tmp/sim" -q --no-timing \
     2>"$tmp/err"; then ok; else bad "trv-sim: $(cat "$tmp/err")"; fi
+
+# ---- the run's record for replays: vehicles.json, lidar_ugv.ndjson ----
+VEH=$(cd "$DATA/vehicles" && pwd)/ugv_hua2022.ini
+sed 's/^time_limit_s = 200$/time_limit_s = 200\nlidar_record_s = 2\nlidar_record_points = 300/' "$tmp/s.ini" >"$tmp/rec.ini"
+printf '[lidar3d.ugv]\nrange_m = 40\nmount_h_m = 1.5\n' >>"$tmp/rec.ini"
+for o in simrec simrec2; do
+    "$BIN/trv-sim" --terrain "$T" --scenario "$tmp/rec.ini" --route "$T/route.csv" -o "$tmp/$o" -q --no-timing \
+        --seed 7 2>"$tmp/err" || bad "trv-sim recording the LiDAR: $(cat "$tmp/err")"
+done
+same=1
+for f in lidar_ugv.ndjson vehicles.json trajectory_ugv.csv events.jsonl; do
+    cmp -s "$tmp/simrec/$f" "$tmp/simrec2/$f" || same=0
+done
+[ $same = 1 ] && ok || bad "the LiDAR record or vehicles.json differ between two runs with one seed"
+[ ! -e "$tmp/sim/lidar_ugv.ndjson" ] && ok || bad "a LiDAR record without lidar_record_s"
+/usr/bin/python3 - "$VEH" "$tmp/sim" "$tmp/simrec" >"$tmp/rec.check" 2>&1 <<'EOP'
+import configparser, json, math, sys
+veh, plain, rec = sys.argv[1:]
+cp = configparser.ConfigParser(inline_comment_prefixes=("#",))
+cp.read(veh)
+keys = ("length_m", "width_m", "height_m", "wheelbase_m", "track_m", "wheel_radius_m")
+bad = []
+for run, lidar in ((plain, None), (rec, "lidar_ugv.ndjson")):
+    v = json.load(open(run + "/vehicles.json"))["vehicles"]
+    if len(v) != 1 or v[0]["id"] != "ugv" or v[0]["model"] != "ackermann" or v[0]["lidar"] != lidar:
+        bad.append("%s/vehicles.json: %s" % (run, v))
+    for k in keys:
+        if abs(v[0][k] - float(cp["body"][k])) > 1e-9:
+            bad.append("%s/vehicles.json: %s %s, the vehicle file %s" % (run, k, v[0][k], cp["body"][k]))
+scans = [json.loads(l) for l in open(rec + "/lidar_ugv.ndjson")]
+t_end = float(open(rec + "/trajectory_ugv.csv").read().split()[-1].split(",")[0])
+if len(scans) < 10 or scans[0]["t"] != 0:
+    bad.append("%d scans, the first at %s" % (len(scans), scans and scans[0]["t"]))
+for a, b in zip(scans, scans[1:]):
+    if not 2 - 1e-6 <= b["t"] - a["t"] <= 2.2:  # the first of the 10 Hz clock (on 0.02 s steps) 2 s on
+        bad.append("scans at %s and %s" % (a["t"], b["t"]))
+for s in scans:
+    if s["t"] > t_end + 1e-6 or s["n"] != min(s["hits"], 300) or len(s["xyz"]) != 3 * s["n"] or s["n"] == 0:
+        bad.append("scan at %s: hits %s, n %s, %d numbers" % (s["t"], s["hits"], s["n"], len(s["xyz"])))
+    far = max(math.dist(s["xyz"][i:i + 3], (0, 0, 1.5)) for i in range(0, len(s["xyz"]), 3))
+    if far > 40.5:  # range 40 m from the mount 1.5 m up (noise 0.02 m, the tilt)
+        bad.append("scan at %s: a point %.2f m from the mount" % (s["t"], far))
+print("\n".join(bad[:5]) or "ok")
+sys.exit(1 if bad else 0)
+EOP
+[ $? = 0 ] && ok || bad "the run's record: $(cat "$tmp/rec.check")"
+# older runs: no vehicles.json
+cp -r "$tmp/sim" "$tmp/simold"
+rm "$tmp/simold/vehicles.json"
 
 # ---- the export ----
 if "$BIN/trv-export" --web3d --terrain "$T" >"$tmp/out" 2>"$tmp/err"; then ok; else bad "export: $(cat "$tmp/err")"; fi
@@ -118,6 +175,8 @@ else
     ln -s "$repo/web" "$W/web"
     ln -s "$T" "$W/run"
     ln -s "$tmp/sim" "$W/sim"
+    ln -s "$tmp/simold" "$W/simold"
+    ln -s "$tmp/simrec" "$W/simrec"
     ln -s /usr/share/javascript/three "$W/lib/three"
     (cd "$W" && exec /usr/bin/python3 -u -m http.server 0 --bind 127.0.0.1) >"$tmp/http.log" 2>&1 &
     server=$!
@@ -128,16 +187,27 @@ else
         sleep 0.5
     done
     shot=${TRV_VIEW3D_SHOT:-$tmp/view3d.png}
-    /usr/bin/python3 "$here/view3d_browser.py" "http://127.0.0.1:$port/web/view3d.html?layer=cost" "$shot" \
-        --vehicles 1 --routes 1 --trajectories 1 >"$tmp/browser" 2>&1
+    /usr/bin/python3 "$here/view3d_browser.py" "http://127.0.0.1:$port/web/view3d.html?layer=cost&sim=/simold" "$shot" \
+        --vehicles 1 --routes 1 --trajectories 1 --vehicle-size ugv=default --optional vehicles.json >"$tmp/browser" 2>&1
     case $? in
     0) ok ;;
     77) skip "$(grep SKIPPED "$tmp/browser")" ;;
     *) bad "the 3D view in the browser: $(cat "$tmp/browser")" ;;
     esac
     [ -s "$shot" ] && ok || bad "no screenshot"
+    # the replay of the recorded run at mid-run: its LiDAR scan, the vehicle at its size
+    tmid=$(awk -F, 'END { printf "%.1f", $1 / 2 }' "$tmp/simrec/trajectory_ugv.csv")
+    /usr/bin/python3 "$here/view3d_browser.py" "http://127.0.0.1:$port/web/view3d.html?sim=/simrec&t=$tmid" \
+        "${shot%.png}_lidar.png" --vehicles 1 --trajectories 1 --lidar 1 --lidar-record "$tmp/simrec/lidar_ugv.ndjson" \
+        --vehicle-size "ugv=$VEH" >"$tmp/browser_rec" 2>&1
+    case $? in
+    0) ok ;;
+    77) skip "$(grep SKIPPED "$tmp/browser_rec")" ;;
+    *) bad "the replay of the recorded LiDAR: $(cat "$tmp/browser_rec")" ;;
+    esac
     # live: ?live=1 over the console's WebSocket (trv-sim --console, docs/console.md), where this
-    # trv-sim has one: the vehicle seen moving, its LiDAR hits drawn
+    # trv-sim has one: the vehicle seen moving, its LiDAR hits drawn; on the cost layer (the synthetic
+    # speed is one colour: the canvas check would count only the vehicle and the lines)
     webdir=${TRV_WEBDIR:-$repo/web}
     if ! "$BIN/trv-sim" --help 2>/dev/null | grep -q -- '--console'; then
         skip "the 3D view of a live run: this trv-sim has no --console"
@@ -158,8 +228,8 @@ else
         if [ -z "$url" ]; then
             bad "the console did not start: $(cat "$tmp/console.err")"
         else
-            /usr/bin/python3 "$here/view3d_browser.py" "${url}web/view3d.html?live=1&camera=follow" "${shot%.png}_live.png" \
-                --vehicles 1 --lidar 1 --moved 5 >"$tmp/browser_live" 2>&1 && ok ||
+            /usr/bin/python3 "$here/view3d_browser.py" "${url}web/view3d.html?live=1&camera=follow&layer=cost" "${shot%.png}_live.png" \
+                --vehicles 1 --lidar 1 --moved 5 --vehicle-size "ugv=$VEH" >"$tmp/browser_live" 2>&1 && ok ||
                 bad "the 3D view of a live run: $(cat "$tmp/browser_live" "$tmp/console.err")"
         fi
         kill "$console" 2>/dev/null

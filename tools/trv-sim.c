@@ -120,7 +120,7 @@ int main(int argc, char **argv)
     const trv_opt opts[] = {
         {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "the terrain directory (class, cost, gonogo, dem, slope, speed.tif; with soil.tif and landuse.tif, the speed model in the direction of travel and the ride)"},
         {"scenario", 0, TRV_ARG_STRING, &scenario, "SCENARIO.ini", "vehicles, sensors, obstacles, step and time limit (bundled: scenarios/*.ini in the data directory)"},
-        {"output", 'o', TRV_ARG_STRING, &outdir, "OUTDIR", "trajectory_<id>.csv/.geojson, events.jsonl, metrics.json, obstacles.geojson (with an obstacles file or virtual obstacles), commands.csv (served)"},
+        {"output", 'o', TRV_ARG_STRING, &outdir, "OUTDIR", "trajectory_<id>.csv/.geojson, events.jsonl, metrics.json, obstacles.geojson (with an obstacles file or virtual obstacles), vehicles.json, lidar_<id>.ndjson (lidar_record_s), commands.csv (served)"},
         {"route", 0, TRV_ARG_STRING, &route, "ROUTE.csv", "route file for every vehicle, instead of the scenario's"},
         {"soils", 0, TRV_ARG_STRING, &soils_opt, "CSV", "soil table of the speed model, read when the terrain has soil.tif (default: the terrain's speed_soils.csv, trv-speed's copy)"},
         {"landuse-classes", 0, TRV_ARG_STRING, &landuse_opt, "CSV", "land-use table of the speed model and the ride (default: the terrain's speed_landuse.csv)"},

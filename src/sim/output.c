@@ -8,6 +8,7 @@
 #include "dynamic_run.h"
 #include "sim_priv.h"
 #include "local_planner.h"
+#include "lidar_record.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -312,5 +313,5 @@ trv_status sim_run_write(trv_ctx *ctx, trv_outset *set, const sim_run *r, const 
         free(p);
         st = tmp ? write_obstacles(ctx, r, tmp) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
-    return st;
+    return st ? st : sim_lidrec_write_run(ctx, set, r, outdir); /* vehicles.json, lidar_ID.ndjson */
 }

@@ -139,6 +139,7 @@ static jo *vehicle_json(const sim_veh *v)
     put(o, "wheel_radius_m", num(v->body.wheel_radius_m));
     put(o, "length_m", num(v->body.length_m));
     put(o, "width_m", num(v->body.width_m));
+    put(o, "height_m", num(v->body.height_m)); /* the 3D view draws the vehicle at its size */
     put(o, "start_time_s", num(v->spec->start_time_s));
     jo *g = json_object_new_array();
     json_object_array_add(g, num(v->goal_x));

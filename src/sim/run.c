@@ -7,6 +7,7 @@
 #include "sim_priv.h"
 #include "local_planner.h"
 #include "rollover_limit.h"
+#include "lidar_record.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -298,6 +299,8 @@ static void sense(trv_ctx *ctx, sim_run *r, int k)
         if (j == 0)
             sim_ext_scan_begin(v, &w, t);
         int n = sim_lidar_scan(v->lidar[j], &w, &v->s, &v->rng, v->scan, v->scan_cap);
+        if (j == 0)
+            sim_lidrec_scan(&v->lidrec, r->sc, t, &v->s, v->scan, n); /* lidar_record.h: when recording */
         /* returns from other vehicles stay out of the map (they yield instead) */
         int m = 0;
         for (int i = 0; i < n; i++) {

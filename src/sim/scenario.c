@@ -123,11 +123,12 @@ static void key_add(schema_list *L, trv_ini_key key)
 #define KEY(sec, name, type, dest, lo, hi, ch, req, given) \
     key_add(L, (trv_ini_key){sec, name, type, dest, lo, hi, ch, req, given})
 
-/* The [scenario] section: its defaults and its 16 keys. */
+/* The [scenario] section: its defaults and its 18 keys. */
 static void scenario_keys(schema_list *L, sim_scenario *sc, int *ctrl_kind, char **obstacles)
 {
     sc->step_s = 0.02, sc->time_limit_s = 3600, sc->record_s = 0.2, sc->goal_tol_m = 2, sc->decel_ms2 = 2;
     sc->lat_acc_ms2 = 2, sc->margin_m = 1, sc->replan = 1, sc->rollover_margin = 0.5;
+    sc->lidar_record_points = 1000;
     sim_ctrl_default(&sc->ctrl);
     KEY("scenario", "step_s", TRV_INI_DOUBLE, &sc->step_s, 1e-4, 1, NULL, 0, NULL);
     KEY("scenario", "time_limit_s", TRV_INI_DOUBLE, &sc->time_limit_s, 0.01, 1e7, NULL, 0, NULL);
@@ -145,6 +146,8 @@ static void scenario_keys(schema_list *L, sim_scenario *sc, int *ctrl_kind, char
     KEY("scenario", "replan", TRV_INI_BOOL, &sc->replan, 0, 0, NULL, 0, NULL);
     KEY("scenario", "dynamics", TRV_INI_CHOICE, &sc->dynamics, 0, 0, "kinematic|dynamic", 0, NULL);
     KEY("scenario", "rollover_margin", TRV_INI_DOUBLE, &sc->rollover_margin, 0, 0.99, NULL, 0, &sc->rollover_given);
+    KEY("scenario", "lidar_record_s", TRV_INI_DOUBLE, &sc->lidar_record_s, 0, 1e7, NULL, 0, NULL); /* lidar_record.h */
+    KEY("scenario", "lidar_record_points", TRV_INI_INT, &sc->lidar_record_points, 1, 1e7, NULL, 0, NULL);
 }
 
 /* One vehicle's sections [vehicle.ID], [gnss.ID], [imu.ID], [lidar2d.ID],

@@ -5,6 +5,7 @@
 #include "dynamic_run.h"
 #include "sim_priv.h"
 #include "local_planner.h"
+#include "lidar_record.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -323,6 +324,7 @@ void sim_run_free(sim_run *r)
         sim_local_free(v);
         free(v->plan0_x), free(v->plan0_y), free(v->prof), free(v->scan), free(v->rows);
         free(v->ext.ranges);
+        sim_lidrec_free(v->lidrec);
         if (v->has_seen)
             sim_seen_clear(&v->seen);
         if (v->own)

@@ -357,8 +357,10 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
  * OUTDIR: trajectory_<id>.csv and trajectory_<id>.geojson per vehicle,
  * events.jsonl, metrics.json and, when the scenario has an obstacles file,
  * obstacles.geojson: the obstacles simulated, so that a run directory
- * describes itself (the QGIS project and the PNG renderer show them).
- * RFC 7946 GeoJSON, EPSG:4326 lon/lat to 7 decimals like the
+ * describes itself (the QGIS project and the PNG renderer show them);
+ * vehicles.json (each vehicle's dimensions) and, with lidar_record_s,
+ * lidar_<id>.ndjson per vehicle with a LiDAR (lidar_record.h).
+ * obstacles.geojson is RFC 7946 GeoJSON, EPSG:4326 lon/lat to 7 decimals like the
  * trajectories, one feature per obstacle in file order: a polygon at its
  * t = 0 position, a circle as a 64-sided polygon with properties
  * radius_m, centre_lon, centre_lat (one geometry type, so QGIS and OGR read
@@ -379,7 +381,10 @@ void sim_ride_get(const sim_ride *r, sim_ride_stats *out);
  *               names the drive), rollover_margin (0.5: the speed keeps
  *               the predicted load-transfer ratio at most 1 - it;
  *               rollover_limit.h; dynamic vehicles always, kinematic ones
- *               only when the key is given)
+ *               only when the key is given), lidar_record_s (0: off; > 0
+ *               every vehicle's first LiDAR's scans recorded this often,
+ *               lidar_record.h), lidar_record_points (1000: the points
+ *               kept of a recorded scan, evenly spread)
  *   [vehicle.ID] file (vehicle INI), model (ackermann|skid|mecanum),
  *               route (CSV with x, y in the map CRS, as trv-route --csv
  *               writes; route_name selects rows of its `route` column,
@@ -603,6 +608,8 @@ typedef struct sim_scenario {
     int dynamics;           /* 0 kinematic (sim_step), 1 dynamic (ODE: dynamic.h) */
     double rollover_margin; /* 1 - the load-transfer ratio allowed (rollover_limit.h) */
     int rollover_given;     /* the key given: the limit applies to kinematic vehicles too */
+    double lidar_record_s;  /* > 0: the LiDAR scans recorded this often (lidar_record.h); 0 off */
+    int lidar_record_points; /* the points kept of a recorded scan, at most */
     sim_ctrl ctrl;
     char *obstacles;        /* resolved path or NULL */
     int nveh;
@@ -723,7 +730,8 @@ void sim_run_close(sim_run *r);
 double sim_run_time(const sim_run *r);
 
 /* OUTDIR/trajectory_<id>.csv and .geojson, events.jsonl, metrics.json and
- * (with an obstacles file or virtual obstacles) obstacles.geojson, atomically (created if
+ * (with an obstacles file or virtual obstacles) obstacles.geojson, vehicles.json and
+ * (lidar_record_s) lidar_<id>.ndjson, atomically (created if
  * missing). timing 0 leaves wall_time_s and
  * realtime_factor out of metrics.json; "conflicts" is in it only with
  * several vehicles. */

@@ -83,6 +83,7 @@ typedef struct sim_veh {
     sim_giveway gw;             /* head-on conflicts (conflict.c) */
     struct sim_local *local;    /* local planner state (local_planner.c; NULL: none) */
     struct sim_vdyn *dyn;       /* dynamics = dynamic (dynamic_run.c), else NULL */
+    struct sim_lidrec *lidrec;  /* the LiDAR scans recorded (lidar_record.h), or NULL */
 } sim_veh;
 
 struct sim_run {

@@ -5,6 +5,9 @@
  *   /run/web3d/index.json, tiles/K_X_Y.f32, NAME.png   trv-export --web3d
  *   /run/route.csv                                   the planned routes
  *   /sim/metrics.json, /sim/trajectory_ID.csv        a finished run (replay)
+ *   /sim/vehicles.json, /sim/lidar_ID.ndjson         its vehicles' dimensions and
+ *         recorded LiDAR scans (optional: older runs have neither; trv-sim's
+ *         lidar_record_s)
  *   /ws   with ?live=1: the control protocol's JSON; "state" messages move
  *         the vehicles ({"type":"state","t":..,"vehicles":[{"vehicle"|"id":..,
  *         "x","y","z","heading","pitch","roll" (radians),"v"|"speed"}]}), "scan"
@@ -20,13 +23,14 @@
  *
  * window.view3dStatus reports for tests: ready (a frame drawn with tiles
  * and the layer's texture), frames, tilesLoaded, tilesVisible, texturesLoaded, vehicles, routes, trajectories, lidarPoints, layer, mode,
- * camera, t, error. */
+ * camera, t, error, lidarScans (the recorded scans loaded), vehicleSizes (per id, the drawn model's
+ * length_m, width_m, height_m, wheelbase_m, track_m, wheel_radius_m, read back from its meshes). */
 'use strict';
 
 const Q = new URLSearchParams(location.search);
 const RUN = Q.get('run') || '/run', SIM = Q.get('sim') || '/sim', LIVE = Q.get('live') === '1';
 const S = window.view3dStatus = {ready: false, frames: 0, tilesLoaded: 0, tilesVisible: 0, vehicles: 0, routes: 0,
-    trajectories: 0, texturesLoaded: 0, lidarPoints: 0, layer: null, mode: LIVE ? 'live' : 'replay', camera: 'orbit', t: 0, error: null};
+    trajectories: 0, texturesLoaded: 0, lidarPoints: 0, lidarScans: 0, vehicleSizes: {}, layer: null, mode: LIVE ? 'live' : 'replay', camera: 'orbit', t: 0, error: null};
 const V = {index: null, x0: 0, y0: 0, zscale: 1, materials: {}, material: null, tiles: new Map(), root: null,
     vehicles: new Map(), routes: [], liveRoutes: new Map(), tmin: 0, tmax: 0, playing: false, pace: 10, follow: null};
 const $ = id => document.getElementById(id);
@@ -282,35 +286,62 @@ async function loadRoutes() {
 
 const VEHICLE_RGB = [0xffd21f, 0x17becf, 0xe377c2, 0xbcbd22, 0x8c564b, 0x7f7f7f];
 
-/* A vehicle: a body 4 x 2 x 1 m on four wheels of radius 0.45 m; the
- * group's origin on the ground under the body's centre, X forward. */
-function vehicleModel(rgb) {
-    const g = new THREE.Group(), r = 0.45;
-    const body = new THREE.Mesh(new THREE.BoxBufferGeometry(4, 1, 2), new THREE.MeshLambertMaterial({color: rgb}));
-    body.position.y = r + 0.6;
+/* A vehicle: without its dimensions (older runs), a body 4 x 2 x 1 m with
+ * a cab (2.25 m high in all) on four wheels of radius 0.45 m; with them (vehicles.json: length_m,
+ * width_m, height_m, wheelbase_m, track_m, wheel_radius_m), a body
+ * length x width from the wheels' axis up to 60 % of the way to the
+ * height, a cab (35 % of the length, 90 % of the width, centred 20 % of
+ * the length ahead) on it up to the height, the wheels wheelbase apart
+ * along and track apart across (centre to centre). The group's origin on
+ * the ground under the body's centre, X forward. */
+function vehicleModel(rgb, d) {
+    const g = new THREE.Group(), r = d ? d.wheel_radius_m : 0.45;
+    const L = d ? d.length_m : 4, W = d ? d.width_m : 2, top = d ? Math.max(d.height_m, r + 0.1) : 2.25;
+    const bodyTop = d ? r + 0.6 * (top - r) : 1.55;
+    const body = new THREE.Mesh(new THREE.BoxBufferGeometry(L, bodyTop - r + (d ? 0 : -0.1), W),
+        new THREE.MeshLambertMaterial({color: rgb}));
+    body.position.y = d ? (r + bodyTop) / 2 : r + 0.6;
     g.add(body);
-    const cab = new THREE.Mesh(new THREE.BoxBufferGeometry(1.4, 0.7, 1.8), new THREE.MeshLambertMaterial({color: 0x333333}));
-    cab.position.set(0.8, r + 1.45, 0);
+    const cl = d ? 0.35 * L : 1.4, cw = d ? 0.9 * W : 1.8, ch = top - bodyTop;
+    const cab = new THREE.Mesh(new THREE.BoxBufferGeometry(cl, ch, cw), new THREE.MeshLambertMaterial({color: 0x333333}));
+    cab.position.set(d ? 0.2 * L : 0.8, top - ch / 2, 0);
     g.add(cab);
-    const wheelGeo = new THREE.CylinderBufferGeometry(r, r, 0.35, 16), wheelMat = new THREE.MeshLambertMaterial({color: 0x111111});
+    const hx = d ? d.wheelbase_m / 2 : 1.4, hz = d ? d.track_m / 2 : 1.1;
+    const wheelGeo = new THREE.CylinderBufferGeometry(r, r, Math.min(0.35, 0.3 * W), 16);
+    const wheelMat = new THREE.MeshLambertMaterial({color: 0x111111});
     g.userData.wheels = [];
-    for (const [x, z] of [[1.4, 1.1], [1.4, -1.1], [-1.4, 1.1], [-1.4, -1.1]]) {
+    for (const [x, z] of [[hx, hz], [hx, -hz], [-hx, hz], [-hx, -hz]]) {
         const w = new THREE.Mesh(wheelGeo, wheelMat);
         w.rotation.x = Math.PI / 2;
         w.position.set(x, r, z);
         g.add(w);
         g.userData.wheels.push(w);
     }
+    g.userData.body = body;
+    g.userData.cab = cab;
+    g.userData.radius = r;
     g.rotation.order = 'YZX';
     return g;
 }
 
-/* The vehicle id's record: model, trail (executed route), samples. */
-function vehicle(id) {
+/* The model's dimensions read back from its meshes (for tests): the body's
+ * length and width, the cab's top, the wheels' spacing and radius. */
+function modelSize(g) {
+    const b = g.userData.body.geometry.parameters, c = g.userData.cab, w = g.userData.wheels.map(m => m.position);
+    return {length_m: b.width, width_m: b.depth, height_m: c.position.y + c.geometry.parameters.height / 2,
+        wheelbase_m: w[0].x - w[2].x, track_m: w[0].z - w[1].z,
+        wheel_radius_m: g.userData.wheels[0].geometry.parameters.radiusTop};
+}
+
+/* The vehicle id's record (dims: its vehicles.json entry, or none): model,
+ * trail (executed route), samples, recorded LiDAR scans. */
+function vehicle(id, dims) {
     let v = V.vehicles.get(id);
     if (!v) {
         const rgb = VEHICLE_RGB[V.vehicles.size % VEHICLE_RGB.length];
-        v = {id: id, model: vehicleModel(rgb), rows: [], trail: null, rgb: rgb, dist: 0, last: null};
+        v = {id: id, model: vehicleModel(rgb, dims), rows: [], trail: null, rgb: rgb, dist: 0, last: null, scans: [],
+            scan: -1};
+        S.vehicleSizes[id] = modelSize(v.model);
         V.scene.add(v.model);
         V.vehicles.set(id, v);
         $('vehicle').add(new Option(id, id));
@@ -329,7 +360,7 @@ function setPose(v, p) {
     if (v.last)
         v.dist += Math.hypot(p.x - v.last.x, p.y - v.last.y);
     for (const w of v.model.userData.wheels)
-        w.rotation.y = -v.dist / 0.45;
+        w.rotation.y = -v.dist / v.model.userData.radius;
     v.last = p;
     v.pose = p;
 }
@@ -350,10 +381,18 @@ async function loadReplay() {
     } catch (e) {
         return; /* no simulation */
     }
-    const d2r = Math.PI / 180;
+    const d2r = Math.PI / 180, info = new Map();
+    try {
+        for (const e of (await fetchOk(SIM + '/vehicles.json', 'json')).vehicles || [])
+            info.set(e.id, e);
+    } catch (e) {
+        /* an older run: the default box, no LiDAR */
+    }
     for (const m of metrics.vehicles || []) {
         const text = await fetchOk(SIM + '/trajectory_' + m.id + '.csv', 'text');
-        const v = vehicle(m.id);
+        const v = vehicle(m.id, info.get(m.id));
+        if (info.has(m.id) && info.get(m.id).lidar)
+            v.scans = await loadScans(info.get(m.id).lidar);
         v.rows = csvRows(text).map(r => ({t: +r.t, x: +r.x, y: +r.y, z: +r.z, heading: r.heading_deg * d2r,
             pitch: r.pitch_deg * d2r, roll: r.roll_deg * d2r, speed: +r.speed_ms}));
         v.trail = addLine(v.rows.map(r => [r.x, r.y, r.z]), v.rgb, 0.8, 'trajectory ' + m.id);
@@ -362,6 +401,58 @@ async function loadReplay() {
     }
     $('time').max = V.tmax;
     seek(Math.min(V.tmax, Math.max(0, +Q.get('t') || 0)));
+}
+
+/* A LiDAR record (lidar_ID.ndjson: one scan a line, {t, x, y, z, n, xyz:
+ * [dx, dy, dz, ...] from (x, y, z)}), in time order. */
+async function loadScans(file) {
+    const scans = [];
+    for (const line of (await fetchOk(SIM + '/' + file, 'text')).split('\n'))
+        if (line.trim())
+            scans.push(JSON.parse(line));
+    S.lidarScans += scans.length;
+    return scans;
+}
+
+/* The index of the last of scans at or before t; -1 before the first. */
+function scanAt(scans, t) {
+    let lo = 0, hi = scans.length;
+    while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (scans[mid].t <= t + 1e-9) lo = mid + 1; else hi = mid;
+    }
+    return lo - 1;
+}
+
+/* Each vehicle's recorded scan at t as magenta points (rebuilt when another
+ * scan is due, or all with force: a new height scale). */
+function replayScans(t, force) {
+    let total = 0;
+    for (const v of V.vehicles.values()) {
+        if (!v.scans.length)
+            continue;
+        const i = scanAt(v.scans, t);
+        if (i !== v.scan || force) {
+            if (v.lidar)
+                V.scene.remove(v.lidar);
+            v.lidar = null;
+            v.scan = i;
+            if (i >= 0) {
+                const s = v.scans[i], pos = [], w = new THREE.Vector3();
+                for (let j = 0; j < s.n; j++) {
+                    toScene(s.x + s.xyz[3 * j], s.y + s.xyz[3 * j + 1], s.z + s.xyz[3 * j + 2], w);
+                    pos.push(w.x, w.y, w.z);
+                }
+                const g = new THREE.BufferGeometry();
+                g.setAttribute('position', new THREE.Float32BufferAttribute(pos, 3));
+                v.lidar = new THREE.Points(g, new THREE.PointsMaterial({color: 0xff00ff, size: 3, sizeAttenuation: false}));
+                V.scene.add(v.lidar);
+            }
+        }
+        total += v.scan >= 0 ? v.scans[v.scan].n : 0;
+    }
+    if (!LIVE)
+        S.lidarPoints = total;
 }
 
 /* The pose at t, interpolated between the rows around it. */
@@ -392,6 +483,7 @@ function seek(t) {
         if (p)
             setPose(v, p);
     }
+    replayScans(t);
     $('time').value = t;
 }
 
@@ -406,6 +498,8 @@ function connectLive() {
         try { m = JSON.parse(ev.data); } catch (e) { return; }
         if (m.type === 'hello' && m.replay)
             toReplay(ws);
+        else if (m.type === 'hello' && Array.isArray(m.vehicles))
+            liveHello(m);
         else if (m.type === 'state' && Array.isArray(m.vehicles))
             liveState(m);
         else if (m.type === 'scan' && m.ranges_f32le)
@@ -425,6 +519,15 @@ function connectLive() {
         if (V.follow)
             ws.send(JSON.stringify({type: 'scan', vehicle: V.follow}));
     }, 500);
+}
+
+/* The run's hello: each vehicle's dimensions (the protocol's, with
+ * height_m), for the models made at its first state. */
+function liveHello(m) {
+    V.dims = new Map();
+    for (const v of m.vehicles)
+        if (['length_m', 'width_m', 'height_m', 'wheelbase_m', 'track_m', 'wheel_radius_m'].every(k => v[k] > 0))
+            V.dims.set(v.id, v);
 }
 
 /* The console serves a finished run (trv-sim --console --replay): replay /sim/. */
@@ -459,7 +562,7 @@ function liveState(m) {
     V.lastState = performance.now();
     S.t = V.t = m.t;
     for (const s of m.vehicles) {
-        const v = vehicle(s.vehicle || s.id);
+        const v = vehicle(s.vehicle || s.id, V.dims && V.dims.get(s.vehicle || s.id));
         const p = {t: m.t, x: s.x, y: s.y, z: s.z, heading: s.heading, pitch: s.pitch || 0, roll: s.roll || 0,
             speed: s.v !== undefined ? s.v : s.speed};
         setPose(v, p);
@@ -624,6 +727,7 @@ function setZscale(z) {
     for (const v of V.vehicles.values())
         if (v.pose)
             setPose(v, v.pose);
+    replayScans(V.t || 0, true);
 }
 
 function bindControls() {
