@@ -202,7 +202,7 @@ static void shade_nearest_row(void *u, const geo_rows *b, int y)
 {
     shade_acc *a = u;
     const int r = y - a->win[1];
-    const float *h = a->hrow + (a->win[0] - a->wide[0]);
+    const float *h = a->hrow + a->win[0] - a->wide[0]; /* win == wide: the whole DEM */
     if (a->next < a->np && a->pr[a->order[a->next]] == r)
         shade_row(a, b, y);
     for (; a->next < a->np && a->pr[a->order[a->next]] == r; a->next++)
