@@ -1,6 +1,7 @@
 /* trv-render's map streamed by row blocks (src/render/map_rows.c,
  * docs/scale.md) against brute force on whole arrays: the pixels'
- * footprint sums and counts, the categories' middle cells, and the
+ * footprint sums and counts, the categories' middle cells, the first
+ * pass (the layer's range, the window's category counts), and the
  * hillshade's shade (the footprints' mean on the layer's grid, a window
  * with its one-cell margin, and the nearest cell through another CRS),
  * for block heights 1, 7, 64 and the whole layer, downsampling (footprints
@@ -122,6 +123,20 @@ static void test_map_cells(void **state)
                         assert_int_equal(k.code[p], cats->u8[q]);
                         assert_int_equal(k.nodata[p], geo_raster_is_nodata(cats, q));
                     }
+                /* the first pass: the whole layer's range, the window's categories */
+                double dmin, dmax, bmin = INFINITY, bmax = -INFINITY;
+                size_t nvalid, bvalid = 0, count[256] = {0}, want[256] = {0};
+                assert_int_equal(rnd_layer_minmax(ctx, rf, &dmin, &dmax, &nvalid), TRV_OK);
+                for (size_t q = 0; q < (size_t)NX * NY; q++)
+                    if (!geo_raster_is_nodata(whole, q))
+                        bmin = fmin(bmin, whole->f32[q]), bmax = fmax(bmax, whole->f32[q]), bvalid++;
+                assert_true(dmin == bmin && dmax == bmax);
+                assert_int_equal(nvalid, bvalid);
+                assert_int_equal(rnd_layer_counts(ctx, rb, win, count), TRV_OK);
+                for (int y = win[1]; y < win[3]; y++)
+                    for (int x = win[0]; x < win[2]; x++)
+                        want[cats->u8[(size_t)y * NX + x]] += !geo_raster_is_nodata(cats, (size_t)y * NX + x);
+                assert_memory_equal(count, want, sizeof count);
                 rnd_cells_clear(&c);
                 rnd_cells_clear(&k);
                 geo_block_reader_close(rf);
