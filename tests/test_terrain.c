@@ -84,10 +84,85 @@ static void test_classes_masked_to_dem(void **state)
     free(pd), free(ps), free(pl), free(sc), free(lc);
 }
 
+/* geo_aligner_new_lazy's fetch: the class map's window rows, counted. */
+typedef struct fetch_count {
+    geo_cat_src *src;
+    long rows;
+} fetch_count;
+
+static trv_status count_fetch(trv_ctx *ctx, void *user, int y0, int ny, unsigned char *dst)
+{
+    fetch_count *f = user;
+    f->rows += ny;
+    return geo_cat_rows(ctx, f->src, y0, ny, dst);
+}
+
+/* The class maps read by rows (trv-terrain streamed, docs/scale.md): the
+ * lazy aligner over geo_cat_rows gives the same codes as the aligner over
+ * the whole window geo_raster_read_categorical_for reads, for every row
+ * range (1, 7, 64 rows and whole), for a map coarser than the target
+ * (the 7.5" soil, geographic; the 30 m land use) and finer (both on a
+ * 150 m target), in another CRS (the target in UTM 17N, the maps in
+ * lon/lat and UTM 16N), with majority and nearest; and each window row is
+ * read about once (at most twice in all), not once per target row. */
+static void test_classes_lazy_rows(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *wkt = NULL;
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32617", &wkt), TRV_OK);
+    const char *maps[2] = {"jacksboro/soil_7p5arcsec.tif", "jacksboro/landuse_30m_utm16n.tif"};
+    const double cells[2] = {10, 150};
+    for (int m = 0; m < 2; m++)
+        for (int c = 0; c < 2; c++)
+            for (int method = 0; method < 2; method++) {
+                const double cell = cells[c];
+                geo_grid t = {(int)(18000 / cell), (int)(20000 / cell), {199000, cell, 0, 4064000, 0, -cell}, wkt};
+                char *path = data_path(maps[m]);
+                geo_raster *whole = NULL;
+                geo_aligner *a = NULL, *lz = NULL;
+                fetch_count f = {0};
+                const geo_resample rs = method ? GEO_NEAREST : GEO_MODE;
+                assert_int_equal(geo_raster_read_categorical_for(ctx, path, &t, &whole), TRV_OK);
+                assert_int_equal(geo_aligner_new(ctx, whole, &t, rs, &a), TRV_OK);
+                size_t n = (size_t)t.nx * t.ny;
+                unsigned char *ref = malloc(n), *got = malloc(n);
+                assert_int_equal(geo_aligner_rows(ctx, a, 0, t.ny, ref), TRV_OK);
+                size_t coded = 0;
+                for (size_t i = 0; i < n; i++)
+                    coded += ref[i] != 0;
+                assert_true(coded > n / 2); /* the maps cover most of the target */
+                const int heights[4] = {1, 7, 64, t.ny};
+                for (int h = 0; h < 4; h++) {
+                    assert_int_equal(geo_cat_open(ctx, path, &t, &f.src), TRV_OK);
+                    f.rows = 0;
+                    assert_int_equal(geo_grid_compare(ctx, geo_cat_grid(f.src), "lazy", &whole->grid, "whole"), TRV_OK);
+                    assert_int_equal(geo_aligner_new_lazy(ctx, geo_cat_grid(f.src), count_fetch, &f, &t, rs, &lz), TRV_OK);
+                    memset(got, 0xff, n);
+                    for (int y0 = 0; y0 < t.ny; y0 += heights[h]) {
+                        int y1 = y0 + heights[h] < t.ny ? y0 + heights[h] : t.ny;
+                        assert_int_equal(geo_aligner_rows(ctx, lz, y0, y1, got + (size_t)y0 * t.nx), TRV_OK);
+                    }
+                    assert_memory_equal(got, ref, n);
+                    assert_true(f.rows > 0 && f.rows <= 2L * whole->grid.ny);
+                    geo_aligner_free(lz);
+                    geo_cat_close(f.src);
+                }
+                free(ref);
+                free(got);
+                geo_aligner_free(a);
+                geo_raster_free(whole);
+                free(path);
+            }
+    free(wkt);
+    trv_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classes_masked_to_dem),
+        cmocka_unit_test(test_classes_lazy_rows),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -188,4 +188,73 @@ PYEOF
     [ $((zt - zs)) -lt $((512 * 40000 * 12 / 1024 / 4)) ] && [ $((zt - pt)) -lt $((burn / 2)) ] && ok ||
         bad "trv-speed --zones: peak RSS $zs -> $zt KiB from 2000 to 40000 rows, $pt KiB without zones (a whole burn: $burn KiB)"
 fi
+
+# ---- trv-terrain's class maps read by rows (the aligner fetches the rows
+# its lattice points fall in): a map finer than the DEM and one coarser,
+# both in other CRSs, the same bytes for every block height ----
+gdalwarp -q -t_srs EPSG:32617 -tr 10 10 -r near "$J/landuse_30m_utm16n.tif" "$tmp/lu_fine.tif" &&
+gdalwarp -q -t_srs EPSG:5070 -tr 300 300 -r near "$J/soil_7p5arcsec.tif" "$tmp/soil_coarse.tif" ||
+    bad "cannot prepare the reprojected class maps"
+for rows in 1000000 1 7 64; do
+    rm -rf "$tmp/cm"
+    TRV_BLOCK_ROWS=$rows "$BIN/trv-terrain" -q --dem "$tmp/dem30.tif" --soil "$tmp/soil_coarse.tif" \
+        --landuse "$tmp/lu_fine.tif" $CLASSES -o "$tmp/cm" && mv "$tmp/cm" "$tmp/cm$rows" ||
+        bad "trv-terrain with reprojected class maps, TRV_BLOCK_ROWS=$rows"
+done
+for rows in 1 7 64; do
+    for f in soil.tif landuse.tif terrain.json; do
+        cmp -s "$tmp/cm1000000/$f" "$tmp/cm$rows/$f" && ok || bad "$f (reprojected class maps) differs between block heights $rows and the whole raster"
+    done
+done
+# the maps were used: classes on most of the DEM's cells
+if [ -n "$PY" ]; then
+    "$PY" - "$tmp/cm1000000" <<'PYEOF' && ok || bad "the reprojected class maps left most cells unclassified"
+import sys
+from osgeo import gdal
+for f in ('soil', 'landuse'):
+    a = gdal.Open(f'{sys.argv[1]}/{f}.tif').ReadAsArray()
+    assert (a > 0).mean() > 0.5, (f, (a > 0).mean())
+PYEOF
+fi
+
+# ---- trv-render by row blocks: the same PNG bytes for every block height
+# (a continuous layer over its own hillshade, a categorical one, a window,
+# and a DEM in another CRS: shaded by nearest cell) ----
+gdalwarp -q -t_srs EPSG:32617 -tr 30 30 -r bilinear "$tmp/dem30.tif" "$tmp/dem17.tif" || bad "cannot prepare the UTM 17 DEM"
+R=$tmp/r1000000
+renders() {
+    TRV_BLOCK_ROWS=$1 "$BIN/trv-render" -q "$R/slope.tif" --hillshade "$R/dem.tif" --legend -o "$tmp/png$1_slope.png" &&
+    TRV_BLOCK_ROWS=$1 "$BIN/trv-render" -q "$R/class.tif" --hillshade "$R/dem.tif" --legend -o "$tmp/png$1_class.png" &&
+    TRV_BLOCK_ROWS=$1 "$BIN/trv-render" -q "$R/dem.tif" --hillshade "$R/dem.tif" --te 740000 4045000 750000 4055000 \
+        -o "$tmp/png$1_window.png" &&
+    TRV_BLOCK_ROWS=$1 "$BIN/trv-render" -q "$R/soil.tif" --hillshade "$tmp/dem17.tif" -o "$tmp/png$1_crs.png"
+}
+for rows in 1000000 1 7 64; do
+    renders $rows && ok || bad "trv-render with TRV_BLOCK_ROWS=$rows failed"
+done
+for rows in 1 7 64; do
+    for f in slope class window crs; do
+        cmp -s "$tmp/png1000000_$f.png" "$tmp/png${rows}_$f.png" && ok || bad "$f.png differs between block heights $rows and the whole raster"
+    done
+done
+cmp -s "$tmp/png1000000_slope.png" "$tmp/png1000000_crs.png" && bad "cmp finds different maps equal" || ok
+
+# peak RSS: a 512 x 2000 window at the top of the 512 x 40000 raster (a
+# first pass over the whole layer for its colour range, then the window's
+# rows) against the whole 512 x 2000 raster: the same map size, so the
+# 38000 more rows may cost no more than a quarter of the whole layers
+# (the layer and the DEM, Float32: 8 bytes a cell)
+if [ -n "$PY" ] && [ -x /usr/bin/time ] && [ -f "$tmp/tall_dem.tif" ]; then
+    TRV_BLOCK_ROWS=16 /usr/bin/time -f "%M" -o "$tmp/rss_render_short" "$BIN/trv-render" -q "$tmp/short_dem.tif" \
+        --hillshade "$tmp/short_dem.tif" -o "$tmp/short.png" || bad "trv-render on the short raster"
+    TRV_BLOCK_ROWS=16 /usr/bin/time -f "%M" -o "$tmp/rss_render_tall" "$BIN/trv-render" -q "$tmp/tall_dem.tif" \
+        --hillshade "$tmp/tall_dem.tif" --te 500000 3980000 505120 4000000 -o "$tmp/tall.png" || bad "trv-render on the tall raster"
+    short=$(tail -1 "$tmp/rss_render_short") tall=$(tail -1 "$tmp/rss_render_tall")
+    echo "trv-render peak RSS: $short KiB (512 x 2000), $tall KiB (512 x 2000 window of 512 x 40000)"
+    whole=$((512 * 40000 * 8 / 1024))
+    [ $((tall - short)) -lt $((whole / 4)) ] && ok ||
+        bad "trv-render: peak RSS grew by $((tall - short)) KiB from 2000 to 40000 rows (the whole layers: $whole KiB)"
+else
+    skip "python3 with GDAL and numpy, and /usr/bin/time, are needed for trv-render's memory check"
+fi
 summary tool_scale

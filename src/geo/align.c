@@ -9,15 +9,15 @@
 /* Lattice size s (odd, 1..15) for GEO_MODE: about three samples across
  * each source cell that a target cell covers, measured at the target's
  * centre cell in source pixels. */
-static int lattice_size(const geo_raster *src, const geo_grid *t, geo_ct *ct)
+static int lattice_size(const geo_grid *sg, const geo_grid *t, geo_ct *ct)
 {
     double cx = geo_grid_x(t, t->nx / 2), cy = geo_grid_y(t, t->ny / 2);
     double hx = 0.5 * t->gt[1], hy = 0.5 * t->gt[5];
     double xs[4] = {cx - hx, cx + hx, cx - hx, cx + hx}, ys[4] = {cy - hy, cy - hy, cy + hy, cy + hy};
     if (geo_ct_points(ct, 4, xs, ys, NULL))
         return 1;
-    double w = fmax(fabs(xs[1] - xs[0]), fabs(xs[3] - xs[2])) / src->grid.gt[1];
-    double h = fmax(fabs(ys[2] - ys[0]), fabs(ys[3] - ys[1])) / fabs(src->grid.gt[5]);
+    double w = fmax(fabs(xs[1] - xs[0]), fabs(xs[3] - xs[2])) / sg->gt[1];
+    double h = fmax(fabs(ys[2] - ys[0]), fabs(ys[3] - ys[1])) / fabs(sg->gt[5]);
     double span = fmax(w, h);
     int s = (int)ceil(3.0 * span - 1e-9);
     if (s < 1)
@@ -28,13 +28,21 @@ static int lattice_size(const geo_raster *src, const geo_grid *t, geo_ct *ct)
 }
 
 struct geo_aligner {
-    const geo_raster *src;
+    const geo_grid *sg;     /* the source's grid */
     const geo_grid *target;
     geo_ct *ct;
     int s;                  /* lattice size */
     double tol;             /* interpolation error allowed */
     double *xs, *ys;
     int *ok;
+    /* the source rows held: rows b0 .. b1 - 1 in buf (the whole source
+     * when fetch is NULL) */
+    const unsigned char *buf;
+    int b0, b1;
+    geo_align_fetch fetch;  /* NULL: a whole raster */
+    void *user;
+    unsigned char *own[2];  /* lazy: the rows held, and the spare for the next rows */
+    size_t cap[2];
 };
 
 void geo_aligner_free(geo_aligner *a)
@@ -44,31 +52,31 @@ void geo_aligner_free(geo_aligner *a)
     free(a->xs);
     free(a->ys);
     free(a->ok);
+    free(a->own[0]);
+    free(a->own[1]);
     geo_ct_free(a->ct);
     free(a);
 }
 
-trv_status geo_aligner_new(trv_ctx *ctx, const geo_raster *src, const geo_grid *target, geo_resample method,
-                           geo_aligner **out)
+static trv_status aligner_new(trv_ctx *ctx, const geo_grid *sg, const geo_grid *target, geo_resample method,
+                              geo_aligner **out)
 {
     *out = NULL;
-    if (src->type != GEO_U8)
-        return trv_error(ctx, TRV_ERR_INTERNAL, "categorical alignment needs a Byte layer");
-    if (!src->grid.wkt || !target->wkt)
+    if (!sg->wkt || !target->wkt)
         return trv_error(ctx, TRV_ERR_CRS, "categorical alignment needs a CRS on both grids");
     geo_aligner *a = calloc(1, sizeof *a);
     if (!a)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    a->src = src;
+    a->sg = sg;
     a->target = target;
-    trv_status st = geo_ct_create(ctx, target->wkt, src->grid.wkt, &a->ct);
+    trv_status st = geo_ct_create(ctx, target->wkt, sg->wkt, &a->ct);
     if (st) {
         geo_aligner_free(a);
         return st;
     }
-    a->s = method == GEO_MODE ? lattice_size(src, target, a->ct) : 1;
+    a->s = method == GEO_MODE ? lattice_size(sg, target, a->ct) : 1;
     /* interpolation error allowed: a thousandth of a source cell */
-    a->tol = 1e-3 * fmin(src->grid.gt[1], fabs(src->grid.gt[5]));
+    a->tol = 1e-3 * fmin(sg->gt[1], fabs(sg->gt[5]));
     size_t n = (size_t)target->nx * a->s * a->s;
     if (!(a->xs = malloc(n * sizeof *a->xs)) || !(a->ys = malloc(n * sizeof *a->ys)) ||
         !(a->ok = malloc(n * sizeof *a->ok))) {
@@ -79,23 +87,53 @@ trv_status geo_aligner_new(trv_ctx *ctx, const geo_raster *src, const geo_grid *
     return TRV_OK;
 }
 
+trv_status geo_aligner_new(trv_ctx *ctx, const geo_raster *src, const geo_grid *target, geo_resample method,
+                           geo_aligner **out)
+{
+    *out = NULL;
+    if (src->type != GEO_U8)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "categorical alignment needs a Byte layer");
+    trv_status st = aligner_new(ctx, &src->grid, target, method, out);
+    if (!st)
+        (*out)->buf = src->u8, (*out)->b0 = 0, (*out)->b1 = src->grid.ny;
+    return st;
+}
+
+trv_status geo_aligner_new_lazy(trv_ctx *ctx, const geo_grid *src_grid, geo_align_fetch fetch, void *user,
+                                const geo_grid *target, geo_resample method, geo_aligner **out)
+{
+    trv_status st = aligner_new(ctx, src_grid, target, method, out);
+    if (!st)
+        (*out)->fetch = fetch, (*out)->user = user;
+    return st;
+}
+
+/* The source cell of lattice point p (row-major index into the source), or
+ * -1 when it has none (off the source, or not transformed). */
+static long long point_cell(const geo_aligner *a, size_t p, int *row)
+{
+    const double *sg = a->sg->gt;
+    double fc = (a->xs[p] - sg[0]) / sg[1], fr = (a->ys[p] - sg[3]) / sg[5];
+    if (!(a->ok[p] && fc >= 0 && fr >= 0 && fc < a->sg->nx && fr < a->sg->ny))
+        return -1;
+    *row = (int)fr;
+    return (long long)(size_t)fr * a->sg->nx + (long long)(size_t)fc;
+}
+
 /* One target row's cells: the majority of its s x s lattice points. */
 static void align_row(const geo_aligner *a, unsigned char *out)
 {
-    const geo_raster *src = a->src;
-    const double *sg = src->grid.gt;
     const int s = a->s, nx = a->target->nx, line = nx * s;
     const int centre = (s / 2) * s + s / 2; /* the lattice point at the cell centre */
+    const long long base = (long long)a->b0 * a->sg->nx;
     int counts[256] = {0};                     /* reset after each cell, not re-zeroed */
     unsigned char codes[225] = {0};
     for (int col = 0; col < nx; col++) {
         for (int i = 0, k = 0; i < s; i++)
             for (int j = 0; j < s; j++, k++) {
-                size_t p = (size_t)i * line + (size_t)col * s + j;
-                double fc = (a->xs[p] - sg[0]) / sg[1], fr = (a->ys[p] - sg[3]) / sg[5];
-                unsigned char v = 0;
-                if (a->ok[p] && fc >= 0 && fr >= 0 && fc < src->grid.nx && fr < src->grid.ny)
-                    v = src->u8[(size_t)fr * src->grid.nx + (size_t)fc];
+                int row;
+                long long c = point_cell(a, (size_t)i * line + (size_t)col * s + j, &row);
+                unsigned char v = c >= 0 ? a->buf[c - base] : 0;
                 codes[k] = v;
                 counts[v]++;
             }
@@ -112,6 +150,55 @@ static void align_row(const geo_aligner *a, unsigned char *out)
     }
 }
 
+/* Lazy source: rows lo .. hi - 1 held in buf, those already held copied,
+ * the others fetched (runs of consecutive rows at once). */
+static trv_status hold_rows(trv_ctx *ctx, geo_aligner *a, int lo, int hi)
+{
+    if (lo >= a->b0 && hi <= a->b1)
+        return TRV_OK;
+    const size_t nx = (size_t)a->sg->nx, need = (size_t)(hi - lo) * nx;
+    if (need > a->cap[1]) {
+        unsigned char *p = realloc(a->own[1], need);
+        if (!p)
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        a->own[1] = p, a->cap[1] = need;
+    }
+    unsigned char *dst = a->own[1];
+    for (int y = lo; y < hi;) {
+        if (y >= a->b0 && y < a->b1) {
+            memcpy(dst + (size_t)(y - lo) * nx, a->buf + (size_t)(y - a->b0) * nx, nx);
+            y++;
+            continue;
+        }
+        int e = y + 1;
+        while (e < hi && !(e >= a->b0 && e < a->b1))
+            e++;
+        trv_status st = a->fetch(ctx, a->user, y, e - y, dst + (size_t)(y - lo) * nx);
+        if (st)
+            return st;
+        y = e;
+    }
+    unsigned char *t = a->own[0];
+    size_t tc = a->cap[0];
+    a->own[0] = a->own[1], a->cap[0] = a->cap[1];
+    a->own[1] = t, a->cap[1] = tc;
+    a->buf = a->own[0], a->b0 = lo, a->b1 = hi;
+    return TRV_OK;
+}
+
+/* Lazy source: the rows the current target row's lattice points fall in. */
+static trv_status hold_row_points(trv_ctx *ctx, geo_aligner *a)
+{
+    size_t n = (size_t)a->target->nx * a->s * a->s;
+    int lo = a->sg->ny, hi = -1;
+    for (size_t p = 0; p < n; p++) {
+        int row;
+        if (point_cell(a, p, &row) >= 0)
+            lo = row < lo ? row : lo, hi = row > hi ? row : hi;
+    }
+    return hi < lo ? TRV_OK : hold_rows(ctx, a, lo, hi + 1);
+}
+
 trv_status geo_aligner_rows(trv_ctx *ctx, geo_aligner *a, int row0, int row1, unsigned char *out)
 {
     const geo_grid *t = a->target;
@@ -125,6 +212,9 @@ trv_status geo_aligner_rows(trv_ctx *ctx, geo_aligner *a, int row0, int row1, un
             if (st)
                 return st;
         }
+        trv_status st = a->fetch ? hold_row_points(ctx, a) : TRV_OK;
+        if (st)
+            return st;
         align_row(a, out + (size_t)(row - row0) * t->nx);
     }
     return TRV_OK;

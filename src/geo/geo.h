@@ -180,6 +180,17 @@ trv_status geo_raster_read_window(trv_ctx *ctx, geo_raster_src *s, geo_raster *r
  * TRV_ERR_GRID if the source does not overlap target. */
 trv_status geo_raster_read_categorical_for(trv_ctx *ctx, const char *path, const geo_grid *target,
                                            geo_raster **out);
+/* The same window read by rows (trv-terrain's class maps, streamed): open
+ * computes the window (geo_raster_read_categorical_for's errors before any
+ * cell is read), geo_cat_grid is its grid, geo_cat_rows reads its rows
+ * y0 .. y0 + ny - 1 (window rows) into dst (ny * nx codes) with the same
+ * codes and errors: geo_raster_read_categorical_for is open, rows 0 .. ny - 1
+ * and close. */
+typedef struct geo_cat_src geo_cat_src;
+trv_status geo_cat_open(trv_ctx *ctx, const char *path, const geo_grid *target, geo_cat_src **out);
+const geo_grid *geo_cat_grid(const geo_cat_src *s);
+trv_status geo_cat_rows(trv_ctx *ctx, geo_cat_src *s, int y0, int ny, unsigned char *dst);
+void geo_cat_close(geo_cat_src *s);
 
 /* Write a tiled (256x256), DEFLATE-compressed GeoTIFF with CRS, nodata,
  * band description, unit, metadata (TRV_TOOL, TRV_VERSION, TRV_ARGS,
@@ -267,6 +278,16 @@ trv_status geo_align_categorical(trv_ctx *ctx, const geo_raster *src, const geo_
 typedef struct geo_aligner geo_aligner;
 trv_status geo_aligner_new(trv_ctx *ctx, const geo_raster *src, const geo_grid *target, geo_resample method,
                            geo_aligner **out);
+/* An aligner whose source rows are fetched when a target row first needs
+ * them (src_grid's rows y0 .. y0 + ny - 1 into dst, ny * nx codes, nodata
+ * 0): it holds only the source rows the current target row's lattice
+ * points fall in (rows it held for the previous row are kept, not read
+ * again), so its memory does not grow with the source's height. The
+ * sampled positions are those of geo_aligner_new on the whole src_grid,
+ * so the codes are the same bytes. Borrows src_grid, target and user. */
+typedef trv_status (*geo_align_fetch)(trv_ctx *ctx, void *user, int y0, int ny, unsigned char *dst);
+trv_status geo_aligner_new_lazy(trv_ctx *ctx, const geo_grid *src_grid, geo_align_fetch fetch, void *user,
+                                const geo_grid *target, geo_resample method, geo_aligner **out);
 trv_status geo_aligner_rows(trv_ctx *ctx, geo_aligner *a, int row0, int row1, unsigned char *out);
 void geo_aligner_free(geo_aligner *a);
 

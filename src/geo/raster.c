@@ -562,100 +562,144 @@ trv_status geo_raster_read(trv_ctx *ctx, const char *path, geo_type type, geo_ra
 
 /* ---- windowed categorical read ----------------------------------------- */
 
-trv_status geo_raster_read_categorical_for(trv_ctx *ctx, const char *path, const geo_grid *target,
-                                           geo_raster **out)
-{
-    *out = NULL;
+struct geo_cat_src {
     GDALDatasetH ds;
     GDALRasterBandH band;
-    trv_status st = open_raster(ctx, path, &ds, &band);
-    if (st)
-        return st;
-    geo_grid g = {0}, win = {0};
-    geo_raster *r = NULL;
-    double *row = NULL;
+    geo_grid g, win;        /* the file's grid; the window's (its CRS g's, not owned) */
+    int c0, r0;             /* the window's first column and row in the file */
+    int has_nd;
+    double nd;
+    double *row;            /* one window row as read */
+    char *path;
+};
+
+void geo_cat_close(geo_cat_src *s)
+{
+    if (!s)
+        return;
+    if (s->ds)
+        GDALClose(s->ds);
+    geo_grid_clear(&s->g);
+    free(s->row);
+    free(s->path);
+    free(s);
+}
+
+const geo_grid *geo_cat_grid(const geo_cat_src *s) { return &s->win; }
+
+/* The window over target (plus two cells), in the file's cells. */
+static trv_status cat_window(trv_ctx *ctx, geo_cat_src *s, const geo_grid *target)
+{
+    const char *path = s->path;
+    const geo_grid *g = &s->g;
     OGRCoordinateTransformationH ct = NULL;
-    if ((st = grid_of(ctx, ds, path, &g)))
-        goto done;
-    if (!g.wkt) {
-        st = trv_error(ctx, TRV_ERR_CRS, "'%s' has no CRS", path);
-        goto done;
-    }
-    if ((st = geo_ct_new(ctx, target->wkt, g.wkt, &ct))) {
-        trv_error_prefix(ctx, st, "'%s'", path);
-        goto done;
-    }
+    trv_status st = geo_ct_new(ctx, target->wkt, g->wkt, &ct);
+    if (st)
+        return trv_error_prefix(ctx, st, "'%s'", path);
     /* the target's footprint in source coordinates, edges densified */
     double txmin = target->gt[0], txmax = target->gt[0] + target->nx * target->gt[1];
     double tymax = target->gt[3], tymin = target->gt[3] + target->ny * target->gt[5];
     double sxmin, symin, sxmax, symax;
-    if (!OCTTransformBounds(ct, txmin, tymin, txmax, tymax, &sxmin, &symin, &sxmax, &symax, 21)) {
-        st = trv_error(ctx, TRV_ERR_CRS, "'%s': cannot transform the target extent into its CRS: %s", path,
-                       geo_gdal_msg(NULL));
-        goto done;
-    }
-    double c0 = floor((sxmin - g.gt[0]) / g.gt[1]) - 2, c1 = ceil((sxmax - g.gt[0]) / g.gt[1]) + 2;
-    double r0 = floor((symax - g.gt[3]) / g.gt[5]) - 2, r1 = ceil((symin - g.gt[3]) / g.gt[5]) + 2;
+    int ok = OCTTransformBounds(ct, txmin, tymin, txmax, tymax, &sxmin, &symin, &sxmax, &symax, 21);
+    OCTDestroyCoordinateTransformation(ct);
+    if (!ok)
+        return trv_error(ctx, TRV_ERR_CRS, "'%s': cannot transform the target extent into its CRS: %s", path,
+                         geo_gdal_msg(NULL));
+    double c0 = floor((sxmin - g->gt[0]) / g->gt[1]) - 2, c1 = ceil((sxmax - g->gt[0]) / g->gt[1]) + 2;
+    double r0 = floor((symax - g->gt[3]) / g->gt[5]) - 2, r1 = ceil((symin - g->gt[3]) / g->gt[5]) + 2;
     c0 = fmax(c0, 0);
     r0 = fmax(r0, 0);
-    c1 = fmin(c1, g.nx);
-    r1 = fmin(r1, g.ny);
-    if (c1 <= c0 || r1 <= r0) {
-        st = trv_error(ctx, TRV_ERR_GRID, "'%s' does not overlap the target grid", path);
-        goto done;
+    c1 = fmin(c1, g->nx);
+    r1 = fmin(r1, g->ny);
+    if (c1 <= c0 || r1 <= r0)
+        return trv_error(ctx, TRV_ERR_GRID, "'%s' does not overlap the target grid", path);
+    s->c0 = (int)c0, s->r0 = (int)r0;
+    s->win.nx = (int)(c1 - c0);
+    s->win.ny = (int)(r1 - r0);
+    memcpy(s->win.gt, g->gt, sizeof s->win.gt);
+    s->win.gt[0] = g->gt[0] + c0 * g->gt[1];
+    s->win.gt[3] = g->gt[3] + r0 * g->gt[5];
+    s->win.wkt = g->wkt;
+    if (!(s->row = malloc((size_t)s->win.nx * sizeof *s->row)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    return TRV_OK;
+}
+
+trv_status geo_cat_open(trv_ctx *ctx, const char *path, const geo_grid *target, geo_cat_src **out)
+{
+    *out = NULL;
+    geo_cat_src *s = calloc(1, sizeof *s);
+    if (!s || !(s->path = strdup(path))) {
+        free(s);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
-    win.nx = (int)(c1 - c0);
-    win.ny = (int)(r1 - r0);
-    memcpy(win.gt, g.gt, sizeof win.gt);
-    win.gt[0] = g.gt[0] + c0 * g.gt[1];
-    win.gt[3] = g.gt[3] + r0 * g.gt[5];
-    win.wkt = g.wkt;
-    st = geo_raster_new(ctx, &win, GEO_U8, &r);
-    win.wkt = NULL;
+    trv_status st = open_raster(ctx, path, &s->ds, &s->band);
     if (st)
-        goto done;
-    r->has_nodata = 1;
-    r->nodata = 0;
-    int has_nd = 0;
-    double nd = GDALGetRasterNoDataValue(band, &has_nd);
-    if (!(row = malloc((size_t)win.nx * sizeof *row))) {
-        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        goto done;
+        s->ds = NULL;
+    else if (!(st = grid_of(ctx, s->ds, path, &s->g)) && !s->g.wkt)
+        st = trv_error(ctx, TRV_ERR_CRS, "'%s' has no CRS", path);
+    if (!st)
+        st = cat_window(ctx, s, target);
+    if (st) {
+        geo_cat_close(s);
+        return st;
     }
+    s->nd = GDALGetRasterNoDataValue(s->band, &s->has_nd);
+    *out = s;
+    return TRV_OK;
+}
+
+/* One value of the file as a class code in *code (0: nodata). */
+static trv_status cat_code(trv_ctx *ctx, const geo_cat_src *s, double v, int col, int row, unsigned char *code)
+{
+    *code = 0;
+    if (s->has_nd && (v == s->nd || (isnan(s->nd) && isnan(v))))
+        return TRV_OK;
+    if (v == 0)
+        return trv_error(ctx, TRV_ERR_DATA,
+                         "'%s': class code 0 at column %d, row %d, but 0 is reserved for nodata (declare it "
+                         "as the nodata value, or renumber the classes from 1)",
+                         s->path, col, row);
+    if (!(v >= 1 && v <= 254) || v != floor(v))
+        return trv_error(ctx, TRV_ERR_DATA, "'%s': value %g at column %d, row %d is not a class code (1..254)",
+                         s->path, v, col, row);
+    *code = (unsigned char)v;
+    return TRV_OK;
+}
+
+trv_status geo_cat_rows(trv_ctx *ctx, geo_cat_src *s, int y0, int ny, unsigned char *dst)
+{
+    const int nx = s->win.nx;
+    if (y0 < 0 || ny < 1 || y0 + ny > s->win.ny)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "'%s': window rows %d to %d outside its %d rows", s->path, y0,
+                         y0 + ny - 1, s->win.ny);
     CPLErrorReset();
-    for (int y = 0; y < win.ny && !st; y++) {
-        int sy = (int)r0 + y;
-        if (GDALRasterIO(band, GF_Read, (int)c0, sy, win.nx, 1, row, win.nx, 1, GDT_Float64, 0, 0) != CE_None) {
-            st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", path, geo_gdal_msg(NULL));
-            break;
-        }
-        for (int x = 0; x < win.nx; x++) {
-            double v = row[x];
-            unsigned char code = 0;
-            if (has_nd && (v == nd || (isnan(nd) && isnan(v)))) {
-                code = 0;
-            } else if (v == 0) {
-                st = trv_error(ctx, TRV_ERR_DATA,
-                               "'%s': class code 0 at column %d, row %d, but 0 is reserved for nodata (declare it "
-                               "as the nodata value, or renumber the classes from 1)",
-                               path, (int)c0 + x, sy);
-                break;
-            } else if (!(v >= 1 && v <= 254) || v != floor(v)) {
-                st = trv_error(ctx, TRV_ERR_DATA, "'%s': value %g at column %d, row %d is not a class code (1..254)",
-                               path, v, (int)c0 + x, sy);
-                break;
-            } else {
-                code = (unsigned char)v;
-            }
-            r->u8[(size_t)y * win.nx + x] = code;
+    for (int y = y0; y < y0 + ny; y++) {
+        int sy = s->r0 + y;
+        if (GDALRasterIO(s->band, GF_Read, s->c0, sy, nx, 1, s->row, nx, 1, GDT_Float64, 0, 0) != CE_None)
+            return trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", s->path, geo_gdal_msg(NULL));
+        for (int x = 0; x < nx; x++) {
+            trv_status st = cat_code(ctx, s, s->row[x], s->c0 + x, sy, dst + (size_t)(y - y0) * nx + x);
+            if (st)
+                return st;
         }
     }
-done:
-    free(row);
-    if (ct)
-        OCTDestroyCoordinateTransformation(ct);
-    geo_grid_clear(&g);
-    GDALClose(ds);
+    return TRV_OK;
+}
+
+trv_status geo_raster_read_categorical_for(trv_ctx *ctx, const char *path, const geo_grid *target,
+                                           geo_raster **out)
+{
+    *out = NULL;
+    geo_cat_src *s = NULL;
+    geo_raster *r = NULL;
+    trv_status st = geo_cat_open(ctx, path, target, &s);
+    if (!st && !(st = geo_raster_new(ctx, geo_cat_grid(s), GEO_U8, &r))) {
+        r->has_nodata = 1;
+        r->nodata = 0;
+        st = geo_cat_rows(ctx, s, 0, r->grid.ny, r->u8);
+    }
+    geo_cat_close(s);
     if (st)
         geo_raster_free(r);
     else

@@ -92,7 +92,7 @@ void rnd_map_scale_bar(rnd_map *m)
     const double s = L.s;
     const geo_grid *g = &m->r->grid;
     const int nx = g->nx, ny = g->ny;
-    const geo_raster *hs = m->hs;
+    const int hs = m->shaded;
     const double m_per_unit = m->m_per_unit;
     double mpu = m_per_unit;
     if (geo_crs_is_geographic(g->wkt) == 1)

@@ -54,7 +54,10 @@ typedef struct line_style {
 typedef struct rnd_map {
     const rnd_opts *o;
     const rnd_palette *pal;
-    geo_raster *r, *dem, *hs;   /* the layer (the window's cells), the DEM, its hillshade or NULL */
+    geo_raster *r;              /* the layer's header, no cells: the map's grid (the window's), label, nodata */
+    struct geo_block_reader *rd, *dem; /* the layer and the DEM (or NULL), read by row blocks */
+    int win[4];                 /* the map's cells in the layer: columns win[0] .. win[2] - 1, rows win[1] .. */
+    int shaded;                 /* a hillshade is drawn under the map */
     cat_table *cat;
     int categorical;            /* Byte with a colour table: drawn by category */
     double lo, hi;              /* continuous: the colour range over the whole layer */
@@ -69,6 +72,41 @@ typedef struct rnd_map {
     double row_h;               /* legend row height */
     double m_per_unit;          /* metres per CRS unit */
 } rnd_map;
+
+/* map_rows.c: the map's cells streamed by row blocks (geo/block.h). The
+ * map's pixel footprints: pixel (i, j) covers the map's columns
+ * cx0[i] .. cx1[i] and rows cy0[j] .. cy1[j] (both nondecreasing in i, j). */
+typedef struct rnd_foot {
+    int mw, mh;
+    const int *cx0, *cx1, *cy0, *cy1;
+    double upx, upy;            /* the map's CRS units per pixel */
+    const geo_grid *map, *dem;  /* the map's grid (the window's), the DEM's */
+} rnd_foot;
+
+/* Per map pixel: continuous, the sum and count of the data cells of its
+ * footprint (added rows down, then across: the whole-layer loop's order);
+ * categorical, the code of its footprint's middle cell and whether it is
+ * nodata. */
+typedef struct rnd_cells {
+    int categorical;
+    double *sum;
+    int *n;
+    unsigned char *code, *nodata;
+} rnd_cells;
+
+/* The whole layer's data range (geo_raster_is_nodata's rule), Float32 reader. */
+trv_status rnd_layer_minmax(trv_ctx *ctx, struct geo_block_reader *rd, double *dmin, double *dmax, size_t *nvalid);
+/* count[code] += the window's data cells of each code (Byte reader). */
+trv_status rnd_layer_counts(trv_ctx *ctx, struct geo_block_reader *rd, const int win[4], size_t count[256]);
+/* c's arrays for the pixels of f, from the window win of the layer. */
+trv_status rnd_map_cells(trv_ctx *ctx, struct geo_block_reader *rd, const int win[4], const rnd_foot *f, rnd_cells *c);
+void rnd_cells_clear(rnd_cells *c);
+/* shade (mw * mh, zeroed) from the hillshade of the DEM cells win (rows
+ * shaded over the columns wide: one cell more each side where the DEM has
+ * it), whose grid is hg: on the map's grid the footprints' mean of the
+ * shade cells > 0, otherwise each pixel centre's nearest shade cell. */
+trv_status rnd_map_shade(trv_ctx *ctx, struct geo_block_reader *dem, const rnd_foot *f, const int win[4],
+                         const int wide[4], const geo_grid *hg, float *shade);
 
 /* overlay_draw.c: a line's look; the overlays in passes (areas, roadmap,
  * routes, trajectories, points) in canvas pixels; unique route names (in

@@ -7,6 +7,7 @@
  * (frame.c), the panel's colour bar and legends (legend.c), write the PNG
  * atomically. */
 #include "map_priv.h"
+#include "geo/block.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -24,12 +25,18 @@ static void cat_clear(cat_table *t)
         free(t->name[i]);
 }
 
-static trv_status read_categories(trv_ctx *ctx, const char *path, int *is_byte, cat_table *t)
+/* The colour table and category names of path's band 1, and its label
+ * (as geo_raster_read gives it) set on r. */
+static trv_status read_categories(trv_ctx *ctx, const char *path, int *is_byte, cat_table *t, geo_raster *r)
 {
     geo_raster_info info;
     trv_status st = geo_raster_info_read(ctx, path, &info);
     if (st)
         return st;
+    if ((st = geo_raster_set_label(ctx, r, *info.desc ? info.desc : NULL, *info.unit ? info.unit : NULL))) {
+        geo_raster_info_clear(&info);
+        return st;
+    }
     *is_byte = info.nbands >= 1 && info.type == GEO_BAND_BYTE;
     if (*is_byte && info.ncolours > 0) {
         t->has_color = 1;
@@ -80,34 +87,14 @@ int rnd_window_cells(const geo_grid *g, const double te[4], int win[4])
     return 1;
 }
 
-/* The cells win (as rnd_window_cells) of src as a raster of their own: the
- * geotransform moves to the window's corner; nodata, labels and classes
- * are kept. */
-static trv_status crop(trv_ctx *ctx, const geo_raster *src, const int win[4], geo_raster **out)
+/* The grid of the cells win (as rnd_window_cells) of g: the geotransform
+ * moved to the window's corner. */
+static geo_grid window_grid(const geo_grid *g, const int win[4])
 {
-    const geo_grid *g = &src->grid;
-    geo_grid sub = {win[2] - win[0],
-                    win[3] - win[1],
-                    {g->gt[0] + win[0] * g->gt[1], g->gt[1], 0, g->gt[3] + win[1] * g->gt[5], 0, g->gt[5]},
-                    g->wkt};
-    geo_raster *r = NULL;
-    trv_status st = geo_raster_new(ctx, &sub, src->type, &r);
-    if (!st)
-        st = geo_raster_set_label(ctx, r, src->desc, src->unit);
-    if (st) {
-        geo_raster_free(r);
-        return st;
-    }
-    r->has_nodata = src->has_nodata, r->nodata = src->nodata, r->classes = src->classes;
-    for (int y = 0; y < sub.ny; y++) {
-        size_t from = (size_t)(win[1] + y) * g->nx + win[0], to = (size_t)y * sub.nx;
-        if (src->type == GEO_F32)
-            memcpy(r->f32 + to, src->f32 + from, sizeof(float) * (size_t)sub.nx);
-        else
-            memcpy(r->u8 + to, src->u8 + from, (size_t)sub.nx);
-    }
-    *out = r;
-    return TRV_OK;
+    return (geo_grid){win[2] - win[0],
+                      win[3] - win[1],
+                      {g->gt[0] + win[0] * g->gt[1], g->gt[1], 0, g->gt[3] + win[1] * g->gt[5], 0, g->gt[5]},
+                      g->wkt};
 }
 
 /* The extent {xmin, ymin, xmax, ymax} of a grid in its CRS. */
@@ -158,98 +145,45 @@ static trv_status layer_window(trv_ctx *ctx, const rnd_opts *o, const geo_grid *
     return TRV_OK;
 }
 
-/* The hillshade behind a map of grid map. The whole map: the DEM's own
- * hillshade. A window: only the DEM cells under the window (brought into
- * the DEM's CRS) plus one cell each side where the DEM has it, so that
- * Horn's 3x3 neighbourhood at the window's edge sees the same cells as in
- * the full map and the edge shades alike; the margin is then cut off.
- * *out stays NULL when the DEM misses the window: the map is unshaded
- * there, as the full map would be. */
-static trv_status map_hillshade(trv_ctx *ctx, const geo_raster *dem, const geo_grid *map, int windowed,
-                                geo_raster **out)
+/* The hillshade behind a map of grid map: the DEM cells win it shades
+ * and their grid hg (*hg's CRS borrowed from d). The whole map: the whole
+ * DEM. A window: only the DEM cells under the window (brought into the
+ * DEM's CRS), each row shaded over one cell more each side where the DEM
+ * has it (wide), so that Horn's 3x3 neighbourhood at the window's edge
+ * sees the same cells as in the full map and the edge shades alike. 0 when
+ * the DEM misses the window: the map is unshaded there, as the full map
+ * would be. */
+static int hillshade_window(trv_ctx *ctx, const geo_grid *d, const geo_grid *map, int windowed, int win[4],
+                            int wide[4], geo_grid *hg, trv_status *st)
 {
-    rnd_light light;
-    rnd_light_default(&light);
-    *out = NULL;
-    if (!windowed)
-        return rnd_hillshade(ctx, dem, &light, out);
-    const geo_grid *d = &dem->grid;
+    *st = TRV_OK;
+    int whole[4] = {0, 0, d->nx, d->ny};
+    if (!windowed) {
+        memcpy(win, whole, sizeof whole);
+        memcpy(wide, whole, sizeof whole);
+        *hg = *d;
+        return 1;
+    }
     double bb[4];
     grid_extent(map, bb);
     if (!geo_crs_same(map->wkt, d->wkt)) {
         geo_ct *ct = NULL;
-        trv_status st = geo_ct_create(ctx, map->wkt, d->wkt, &ct);
-        if (st)
-            return st;
+        if ((*st = geo_ct_create(ctx, map->wkt, d->wkt, &ct)))
+            return 0;
         double e[4] = {bb[0], bb[1], bb[2], bb[3]};
         geo_ct_bounds(ct, e[0], e[1], e[2], e[3], bb);
         geo_ct_free(ct);
     }
-    int win[4];
     if (!rnd_window_cells(d, bb, win))
-        return TRV_OK;
-    int wide[4] = {win[0] > 0 ? win[0] - 1 : 0, win[1] > 0 ? win[1] - 1 : 0, win[2] < d->nx ? win[2] + 1 : d->nx,
-                   win[3] < d->ny ? win[3] + 1 : d->ny};
+        return 0;
+    wide[0] = win[0] > 0 ? win[0] - 1 : 0, wide[1] = win[1] > 0 ? win[1] - 1 : 0;
+    wide[2] = win[2] < d->nx ? win[2] + 1 : d->nx, wide[3] = win[3] < d->ny ? win[3] + 1 : d->ny;
+    /* the margin's grid, then the window's inside it (the geotransform as
+     * the crop of the crop gave it) */
     int inner[4] = {win[0] - wide[0], win[1] - wide[1], win[2] - wide[0], win[3] - wide[1]};
-    geo_raster *part = NULL, *hs = NULL;
-    trv_status st = crop(ctx, dem, wide, &part);
-    if (!st)
-        st = rnd_hillshade(ctx, part, &light, &hs);
-    if (!st)
-        st = crop(ctx, hs, inner, out);
-    geo_raster_free(part);
-    geo_raster_free(hs);
-    return st;
-}
-
-/* Shade values (0: none) for the map pixels, from a hillshade raster. On
- * the layer's grid the footprints average it; otherwise each pixel centre
- * is transformed into the DEM's CRS and takes the nearest shade cell. */
-static trv_status shade_map(trv_ctx *ctx, const geo_raster *hs, const geo_grid *lg, const layout *L, const int *cx0,
-                            const int *cx1, const int *cy0, const int *cy1, float *shade)
-{
-    const geo_grid *g = &hs->grid;
-    const int nx = g->nx;
-    if (!geo_grid_compare(ctx, g, "hillshade", lg, "layer")) {
-        for (int j = 0; j < L->mh; j++)
-            for (int i = 0; i < L->mw; i++) {
-                double sum = 0;
-                int n = 0;
-                for (int y = cy0[j]; y <= cy1[j]; y++)
-                    for (int x = cx0[i]; x <= cx1[i]; x++) {
-                        float v = hs->f32[(size_t)y * nx + x];
-                        if (v > 0)
-                            sum += v, n++;
-                    }
-                shade[(size_t)j * L->mw + i] = n ? (float)(sum / n) : 0;
-            }
-        return TRV_OK;
-    }
-    geo_ct *ct = NULL;
-    trv_status st = geo_ct_create(ctx, lg->wkt, g->wkt, &ct);
-    double *xs = malloc(sizeof(double) * (size_t)L->mw), *ys = malloc(sizeof(double) * (size_t)L->mw);
-    int *ok = malloc(sizeof(int) * (size_t)L->mw);
-    if (!st && (!xs || !ys || !ok))
-        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    for (int j = 0; j < L->mh && !st; j++) {
-        double y = lg->gt[3] - (j + 0.5) * L->upy;
-        if ((st = geo_ct_line(ctx, ct, lg->gt[0] + 0.5 * L->upx, L->upx, y, L->mw, 0.25 * fabs(g->gt[1]), xs, ys, ok)))
-            break;
-        for (int i = 0; i < L->mw; i++) {
-            float v = 0;
-            if (ok[i]) {
-                double c = (xs[i] - g->gt[0]) / g->gt[1], r = (ys[i] - g->gt[3]) / g->gt[5];
-                if (c >= 0 && r >= 0 && c < nx && r < g->ny)
-                    v = hs->f32[(size_t)r * nx + (size_t)c];
-            }
-            shade[(size_t)j * L->mw + i] = v;
-        }
-    }
-    free(xs);
-    free(ys);
-    free(ok);
-    geo_ct_free(ct);
-    return st;
+    geo_grid part = window_grid(d, wide);
+    *hg = window_grid(&part, inner);
+    return 1;
 }
 
 /* ---- the options, the layer, the hillshade, the overlays --------------------- */
@@ -270,67 +204,65 @@ static trv_status check_opts(trv_ctx *ctx, const rnd_opts *o, const rnd_palette 
     return TRV_OK;
 }
 
-/* The layer; categorical when Byte with a colour table. A continuous
- * layer's colour range is taken over the whole layer, window or not: a
- * zoomed map keeps the full map's colours and colour bar. With a window
- * the layer becomes the window's cells. */
+/* The layer, opened to be read by row blocks; categorical when Byte
+ * with a colour table. A continuous layer's colour range is taken over the
+ * whole layer (a first pass over its blocks), window or not: a zoomed map
+ * keeps the full map's colours and colour bar. With a window the map's
+ * grid (m->r) is the window's cells'. */
 static trv_status read_layer(trv_ctx *ctx, const rnd_opts *o, rnd_map *m)
 {
     trv_status st;
     cat_table *cat = m->cat;
     int is_byte = 0;
-    if ((st = geo_raster_read(ctx, o->layer, GEO_F32, &m->r)))
-        return st;
-    if ((st = read_categories(ctx, o->layer, &is_byte, cat)))
+    if (!(m->r = calloc(1, sizeof *m->r)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    geo_raster *r = m->r;
+    if ((st = geo_block_reader_open(ctx, o->layer, GEO_F32, 0, &m->rd)) ||
+        (st = read_categories(ctx, o->layer, &is_byte, cat, r)))
         return st;
     const int categorical = m->categorical = is_byte && cat->has_color;
     if (categorical) {
-        geo_raster_free(m->r);
-        m->r = NULL;
-        if ((st = geo_raster_read(ctx, o->layer, GEO_U8, &m->r)))
+        geo_block_reader_close(m->rd);
+        m->rd = NULL;
+        if ((st = geo_block_reader_open(ctx, o->layer, GEO_U8, 0, &m->rd)))
             return st;
     }
-    geo_raster *r = m->r;
+    const geo_grid *g = geo_block_reader_grid(m->rd);
+    r->type = categorical ? GEO_U8 : GEO_F32;
     if (!m->pal)
         m->pal = rnd_palette_auto(r->desc, r->unit);
     double lo = 0, hi = 1;
-    size_t nvalid = 0;
     if (!categorical) {
-        double dmin = INFINITY, dmax = -INFINITY;
-        for (size_t i = 0; i < (size_t)r->grid.nx * r->grid.ny; i++)
-            if (!geo_raster_is_nodata(r, i)) {
-                double v = r->f32[i];
-                dmin = v < dmin ? v : dmin, dmax = v > dmax ? v : dmax;
-                nvalid++;
-            }
+        double dmin, dmax;
+        size_t nvalid;
+        if ((st = rnd_layer_minmax(ctx, m->rd, &dmin, &dmax, &nvalid)))
+            return st;
         if (!nvalid)
             dmin = 0, dmax = 1;
         rnd_layer_range(r->desc, r->unit, dmin, dmax, &lo, &hi);
     }
     m->lo = lo, m->hi = hi;
-    if (o->has_te) {
-        int win[4];
-        geo_raster *part = NULL;
-        if ((st = layer_window(ctx, o, &r->grid, win)) || (st = crop(ctx, r, win, &part)))
-            return st;
-        geo_raster_free(r);
-        m->r = r = part;
-    }
-    if (categorical) /* the legend lists the categories on the map */
-        for (size_t i = 0; i < (size_t)r->grid.nx * r->grid.ny; i++)
-            cat->count[r->u8[i]] += !geo_raster_is_nodata(r, i);
-    return TRV_OK;
+    int *win = m->win;
+    win[0] = win[1] = 0, win[2] = g->nx, win[3] = g->ny;
+    if (o->has_te && (st = layer_window(ctx, o, g, win)))
+        return st;
+    geo_grid sub = o->has_te ? window_grid(g, win) : *g;
+    if ((st = geo_grid_copy(ctx, &r->grid, &sub)))
+        return st;
+    /* the legend lists the categories on the map */
+    return categorical ? rnd_layer_counts(ctx, m->rd, win, cat->count) : TRV_OK;
 }
 
+/* The DEM, opened to be read by row blocks with the hillshade's one-row halo. */
 static trv_status read_hillshade(trv_ctx *ctx, const rnd_opts *o, rnd_map *m)
 {
     trv_status st;
     const geo_grid *g = &m->r->grid;
-    if ((st = geo_raster_read(ctx, o->hillshade, GEO_F32, &m->dem)))
+    if ((st = geo_block_reader_open(ctx, o->hillshade, GEO_F32, 1, &m->dem)))
         return st;
-    if (!m->dem->grid.wkt != !g->wkt)
+    if (!geo_block_reader_grid(m->dem)->wkt != !g->wkt)
         return trv_error(ctx, TRV_ERR_CRS, "'%s' and '%s' must both have a CRS", o->hillshade, o->layer);
-    return map_hillshade(ctx, m->dem, g, o->has_te, &m->hs);
+    return TRV_OK;
 }
 
 /* route_by_file: the lines of shapes from..n-1 named after path's file
@@ -436,60 +368,78 @@ static trv_status lay_out(trv_ctx *ctx, const rnd_opts *o, rnd_map *m)
 
 /* ---- the map, row by row: area mean (continuous) or nearest (categories), shaded -- */
 
+/* The shade values (0: none) of the map's pixels, or NULL without a
+ * hillshade or where the DEM misses the window. */
+static trv_status map_shade(trv_ctx *ctx, rnd_map *m, const rnd_foot *f, float **out)
+{
+    *out = NULL;
+    if (!m->dem)
+        return TRV_OK;
+    int win[4], wide[4];
+    geo_grid hg;
+    trv_status st;
+    if (!hillshade_window(ctx, f->dem, f->map, m->o->has_te, win, wide, &hg, &st))
+        return st;
+    float *shade = calloc((size_t)f->mw * f->mh, sizeof(float));
+    if (!shade)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if ((st = rnd_map_shade(ctx, m->dem, f, win, wide, &hg, shade))) {
+        free(shade);
+        return st;
+    }
+    m->shaded = 1;
+    *out = shade;
+    return TRV_OK;
+}
+
+/* Pixel k's colour from its cells; 0 when it has none (nodata). */
+static int pixel_rgb(const rnd_map *m, const rnd_cells *cells, size_t k, unsigned char rgb[3])
+{
+    if (m->categorical) {
+        int code = cells->code[k];
+        memcpy(rgb, m->cat->rgb[code], 3);
+        return !cells->nodata[k] && m->cat->alpha[code] > 0;
+    }
+    if (cells->n[k])
+        rnd_palette_rgb(m->pal, (cells->sum[k] / cells->n[k] - m->lo) / (m->hi - m->lo), rgb);
+    return cells->n[k] > 0;
+}
+
 static trv_status draw_map(trv_ctx *ctx, rnd_map *m)
 {
     trv_status st = TRV_OK;
     const layout L = m->L;
-    const geo_raster *r = m->r, *hs = m->hs;
-    const geo_grid *g = &r->grid;
-    const int nx = g->nx, ny = g->ny, categorical = m->categorical;
-    const cat_table *cat = m->cat;
-    const rnd_palette *pal = m->pal;
-    const double lo = m->lo, hi = m->hi;
+    const geo_grid *g = &m->r->grid;
+    const int nx = g->nx, ny = g->ny;
     rnd_canvas *c = m->c;
+    rnd_cells cells = {.categorical = m->categorical};
+    float *shade = NULL;
     int *cx0 = malloc(sizeof(int) * L.mw), *cx1 = malloc(sizeof(int) * L.mw);
     int *cy0 = malloc(sizeof(int) * L.mh), *cy1 = malloc(sizeof(int) * L.mh);
-    float *shade = hs ? calloc((size_t)L.mw * L.mh, sizeof(float)) : NULL;
-    if (!cx0 || !cx1 || !cy0 || !cy1 || (hs && !shade)) {
+    if (!cx0 || !cx1 || !cy0 || !cy1) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
     }
     footprints(L.mw, (double)nx / L.mw, nx, cx0, cx1);
     footprints(L.mh, (double)ny / L.mh, ny, cy0, cy1);
-    if (hs && (st = shade_map(ctx, hs, g, &L, cx0, cx1, cy0, cy1, shade)))
+    const rnd_foot f = {L.mw, L.mh, cx0, cx1, cy0, cy1, L.upx, L.upy, g,
+                        m->dem ? geo_block_reader_grid(m->dem) : NULL};
+    if ((st = rnd_map_cells(ctx, m->rd, m->win, &f, &cells)) || (st = map_shade(ctx, m, &f, &shade)))
         goto done;
     const double strength = 0.6;
     for (int j = 0; j < L.mh; j++) {
         unsigned char *row = c->rgb + ((size_t)(L.my + j) * L.W + L.mx) * 3;
         for (int i = 0; i < L.mw; i++) {
+            size_t k = (size_t)j * L.mw + i;
             unsigned char rgb[3];
-            int valid = 1;
-            if (categorical) {
-                size_t k = (size_t)((cy0[j] + cy1[j]) / 2) * nx + (cx0[i] + cx1[i]) / 2;
-                int code = r->u8[k];
-                valid = !geo_raster_is_nodata(r, k) && cat->alpha[code] > 0;
-                memcpy(rgb, cat->rgb[code], 3);
-            } else {
-                double sum = 0;
-                int n = 0;
-                for (int y = cy0[j]; y <= cy1[j]; y++)
-                    for (int x = cx0[i]; x <= cx1[i]; x++) {
-                        size_t k = (size_t)y * nx + x;
-                        if (!geo_raster_is_nodata(r, k))
-                            sum += r->f32[k], n++;
-                    }
-                valid = n > 0;
-                if (valid)
-                    rnd_palette_rgb(pal, (sum / n - lo) / (hi - lo), rgb);
-            }
-            if (!valid) {
+            if (!pixel_rgb(m, &cells, k, rgb)) {
                 memcpy(row + 3 * i, NODATA_RGB, 3);
                 continue;
             }
-            if (shade && shade[(size_t)j * L.mw + i] > 0) {
-                double f = 1 - strength * (1 - shade[(size_t)j * L.mw + i] / 255.0);
+            if (shade && shade[k] > 0) {
+                double fs = 1 - strength * (1 - shade[k] / 255.0);
                 for (int q = 0; q < 3; q++)
-                    rgb[q] = (unsigned char)lround(rgb[q] * f);
+                    rgb[q] = (unsigned char)lround(rgb[q] * fs);
             }
             memcpy(row + 3 * i, rgb, 3);
         }
@@ -502,6 +452,7 @@ done:
     free(cy0);
     free(cy1);
     free(shade);
+    rnd_cells_clear(&cells);
     return st;
 }
 
@@ -570,7 +521,7 @@ done:
     cat_clear(m.cat);
     free(m.cat);
     geo_raster_free(m.r);
-    geo_raster_free(m.dem);
-    geo_raster_free(m.hs);
+    geo_block_reader_close(m.rd);
+    geo_block_reader_close(m.dem);
     return st;
 }

@@ -20,6 +20,13 @@
  * fixed zlib level, FreeType grayscale glyphs without hinting differences:
  * the same FreeType and font give the same pixels).
  *
+ * Memory: rnd_render reads the layer and the DEM by row blocks
+ * (geo/block.h; map_priv.h): a first pass over the layer for its colour
+ * range (or the window's categories), then each row added to the pixels
+ * whose footprint holds it, the DEM's rows shaded with a one-row halo; it
+ * holds O(map pixels + width x block), the same PNG bytes whatever the
+ * block height.
+ *
  * Layering: render is a peer of the stage modules and depends on geo and
  * core only; tools call it after a stage has written its layers.
  *

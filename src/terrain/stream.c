@@ -25,7 +25,7 @@ typedef struct stream {
     const ter_opts *o;
     ter_result *res;
     geo_block_reader *dem;
-    geo_raster *src[2];      /* the class maps' windows over the DEM, at their own cell size */
+    geo_cat_src *src[2];     /* the class maps' windows over the DEM, read by rows as the aligners need them */
     geo_aligner *al[2];
     geo_block_writer *w[4];  /* dem, slope, soil, landuse */
     float *z, *slope;        /* the block's DEM rows (halo included, nodata -9999) and slope rows */
@@ -65,18 +65,36 @@ static trv_status check_crs(trv_ctx *ctx, const char *path, const geo_grid *g)
     return TRV_OK;
 }
 
-/* A class map's window over the DEM grid, and its aligner. */
-static trv_status open_classes(trv_ctx *ctx, stream *s, int m, const char *path, const geo_classes *cl)
+static trv_status fetch_rows(trv_ctx *ctx, void *src, int y0, int ny, unsigned char *dst)
 {
-    trv_status st = geo_raster_read_categorical_for(ctx, path, &s->res->grid, &s->src[m]);
+    return geo_cat_rows(ctx, src, y0, ny, dst);
+}
+
+/* A class map's window over the DEM grid, and its aligner. The window is
+ * scanned once, row by row, for geo_raster_read_categorical_for's errors
+ * and for its data cells; the aligner then reads the rows it samples. */
+static trv_status open_classes(trv_ctx *ctx, stream *s, int m, const char *path)
+{
+    trv_status st = geo_cat_open(ctx, path, &s->res->grid, &s->src[m]);
     if (st == TRV_ERR_GRID)
         return trv_error(ctx, st, "'%s' does not overlap the DEM '%s'", path, s->o->dem_path);
     if (st)
         return st;
-    if (geo_raster_count_valid(s->src[m]) == 0)
+    const geo_grid *w = geo_cat_grid(s->src[m]);
+    unsigned char *row = malloc((size_t)w->nx);
+    size_t valid = 0;
+    if (!row)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    for (int y = 0; y < w->ny && !st; y++)
+        if (!(st = geo_cat_rows(ctx, s->src[m], y, 1, row)))
+            for (int x = 0; x < w->nx; x++)
+                valid += row[x] != 0;
+    free(row);
+    if (st)
+        return st;
+    if (valid == 0)
         return trv_error(ctx, TRV_ERR_DATA, "'%s' holds only nodata over the DEM '%s'", path, s->o->dem_path);
-    s->src[m]->classes = cl;
-    return geo_aligner_new(ctx, s->src[m], &s->res->grid, s->o->resample, &s->al[m]);
+    return geo_aligner_new_lazy(ctx, w, fetch_rows, s->src[m], &s->res->grid, s->o->resample, &s->al[m]);
 }
 
 /* The four writers, headers as ter_build's layers had them. */
@@ -278,7 +296,7 @@ static trv_status close_all(trv_ctx *ctx, stream *s, trv_status st, const char *
     geo_block_reader_close(s->dem);
     for (int m = 0; m < 2; m++) {
         geo_aligner_free(s->al[m]);
-        geo_raster_free(s->src[m]);
+        geo_cat_close(s->src[m]);
         free(s->cls[m]);
     }
     free(s->z);
@@ -336,8 +354,8 @@ trv_status ter_stream(trv_ctx *ctx, trv_outset *set, const ter_opts *o, const ch
         double mpu = geo_crs_metres_per_unit(r->grid.wkt);
         s.ew = r->grid.gt[1] * mpu;
         s.ns = fabs(r->grid.gt[5]) * mpu;
-        if (!(st = open_classes(ctx, &s, 0, o->soil_path, r->soil_classes)) &&
-            !(st = open_classes(ctx, &s, 1, o->landuse_path, r->landuse_classes)) && writes &&
+        if (!(st = open_classes(ctx, &s, 0, o->soil_path)) && !(st = open_classes(ctx, &s, 1, o->landuse_path)) &&
+            writes &&
             !(st = open_writers(ctx, &s, set, dir, meta)))
             st = points_path ? open_points(ctx, &s, set, points_path) : TRV_OK;
     }

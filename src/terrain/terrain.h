@@ -50,7 +50,8 @@ void ter_result_clear(ter_result *r);
  * makes them appear with the rest of its run, all or none), streamed by
  * blocks of geo_block_rows() rows: the DEM read with a one-row halo (Horn's
  * window), the class maps aligned onto the DEM's rows block by block (their
- * windows over the DEM are read whole, at their own cell size). The bytes
+ * windows over the DEM read by rows as the aligner samples them:
+ * geo_aligner_new_lazy). The bytes
  * and the figures are the same whatever the block height. Errors name the
  * file. */
 trv_status ter_stream(trv_ctx *ctx, trv_outset *set, const ter_opts *opts, const char *dir, const char *points_path,
