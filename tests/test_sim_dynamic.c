@@ -557,6 +557,22 @@ static void test_ridge_contact(void **state)
     assert_true(inside > 20);
     dGeomDestroy(sphere);
     sim_dyn_terrain_free(t);
+    /* flat at 100 m but sample (ia, ja) 1 m up: its cell's triangle A B C
+     * (u + w <= 1, u east, w south) is z = 101 - u - w, up normal
+     * (1, -1, 1) / sqrt 3; D B C stays flat. Centres 0.1 m under each. */
+    const int ia = 150, ja = 150;
+    for (int k = 0; k < N * N; k++)
+        Z[k] = 100;
+    Z[ja * N + ia] = 101;
+    assert_int_equal(sim_dyn_terrain_new(ctx, NULL, &F, 0, 0, ia + 0.5, N - 0.5 - ja, &dyn_test_tag, &t), TRV_OK);
+    double xa = F.x0 + ia, ya = F.y0 - ja, s3 = sqrt(3);
+    double c1[3] = {xa + 0.2, ya - 0.2, 101 - 0.4 - 0.1}, c2[3] = {xa + 0.8, ya - 0.8, 100 - 0.1};
+    assert_int_equal(sim_dyn_terrain_sphere(t, c1, r, pos, n, &depth), 1);
+    assert_true(fabs(depth - (r + 0.1 / s3)) < 1e-5);
+    assert_true(fabs(n[0] - 1 / s3) < 1e-5 && fabs(n[1] + 1 / s3) < 1e-5 && fabs(n[2] - 1 / s3) < 1e-5);
+    assert_int_equal(sim_dyn_terrain_sphere(t, c2, r, pos, n, &depth), 1);
+    assert_true(fabs(depth - (r + 0.1)) < 1e-5 && fabs(n[2] - 1) < 1e-9);
+    sim_dyn_terrain_free(t);
     trv_ctx_free(ctx);
 }
 
