@@ -557,6 +557,19 @@ static void test_ridge_contact(void **state)
     assert_true(inside > 20);
     dGeomDestroy(sphere);
     sim_dyn_terrain_free(t);
+    /* the same roof with its ridge along the cells' diagonals B-C
+     * (i + j = 400: x - y = 1 here), its faces at a again: across it */
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++)
+            Z[j * N + i] = (float)(100 - tan(a) / sqrt(2) * abs(i + j - 400));
+    assert_int_equal(sim_dyn_terrain_new(ctx, NULL, &F, 0, 0, 200.5, 199.5, &dyn_test_tag, &t), TRV_OK);
+    for (int k = -5; k <= 5; k++) {
+        double u = k * 0.03, w = 0.35, q = sqrt(0.5);
+        double cd[3] = {200.5 + (u + w) * q, 199.5 + (w - u) * q, 100 + H};
+        assert_int_equal(sim_dyn_terrain_sphere(t, cd, r, pos, n, &depth), 1);
+        assert_true(fabs(depth - (r - roof_distance(u, H, a))) < 1e-5);
+    }
+    sim_dyn_terrain_free(t);
     /* flat at 100 m but sample (ia, ja) 1 m up: its cell's triangle A B C
      * (u + w <= 1, u east, w south) is z = 101 - u - w, up normal
      * (1, -1, 1) / sqrt 3; D B C stays flat. Centres 0.1 m under each. */
