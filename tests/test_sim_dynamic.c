@@ -35,6 +35,7 @@
 #include "sim/dynamic.h"
 
 #include <math.h>
+#include <ode/ode.h>
 
 #define N 400
 #define G 9.80665
@@ -392,6 +393,7 @@ static void test_head_on_obstacle(void **state)
 #define Y0 4000400.0
 
 static prm_terrain T;
+static int dyn_test_tag; /* the test heightfield's geom data */
 static char *tmp;
 
 static void terrain(void)
@@ -843,6 +845,151 @@ static void test_run_vehicles_touch(void **state)
     prm_terrain_clear(&T);
 }
 
+/* ---- wheels on a convex edge of the ground (docs/method.md 5.11) ---------- */
+
+/* A roof: faces falling at slope s = tan(a) both ways from a ridge along
+ * the sample column ir (x = ir + 0.5, height 100 m). */
+static void field_roof(double s, int ir)
+{
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++)
+            Z[j * N + i] = (float)(100 - s * abs(i - ir));
+}
+
+/* The distance from (u, H) (across the ridge, above its height) to the
+ * roof of slope angle a: within the ridge's Voronoi wedge |u| <= H tan a
+ * the distance to the ridge line, else to the nearer face's plane. */
+static double roof_distance(double u, double H, double a)
+{
+    return fabs(u) <= H * tan(a) ? hypot(u, H) : (H + tan(a) * fabs(u)) * cos(a);
+}
+
+/* sim_dyn_terrain_sphere against the roof's closed form: a sphere of
+ * r = 0.51 m at H = 0.45 m above the ridge, across it (u from -0.6 to
+ * 0.6 m): in contact exactly where the distance is below r, the depth
+ * r - distance, the normal from the nearest point (the ridge's: along
+ * (u, H); a face's: the face's); under a face: the face's normal, depth
+ * r + the distance below it. ODE's heightfield collider, for the record
+ * (its plane pass only: a sphere under 1.5 cells): how many of these
+ * contacts it misses. */
+static void test_ridge_contact(void **state)
+{
+    (void)state;
+    const double a = 20 * M_PI / 180, r = 0.51, H = 0.45, xr = N / 2 + 0.5, y = 200;
+    field_roof(tan(a), N / 2);
+    sim_body b;
+    sim_dyn_params p;
+    vehicle(SIM_ACKERMANN, &b, &p);
+    sim_dyn_free(start(&b, &p, 100, 200, 0, 0.02)); /* ODE initialised */
+    trv_ctx *ctx = trv_ctx_new();
+    sim_dyn_terrain *t = NULL;
+    dyn_test_tag = 0;
+    assert_int_equal(sim_dyn_terrain_new(ctx, NULL, &F, 0, 0, xr, y, &dyn_test_tag, &t), TRV_OK);
+    dGeomID hf = sim_dyn_terrain_geom(t), sphere = dCreateSphere(0, r);
+    int inside = 0, ode_missed = 0;
+    double worst = 0;
+    for (int k = -30; k <= 30; k++) {
+        double u = k * 0.02, c[3] = {xr + u, y + 0.3, 100 + H}, pos[3], n[3], depth;
+        double dist = roof_distance(u, H, a);
+        int hit = sim_dyn_terrain_sphere(t, c, r, pos, n, &depth);
+        assert_int_equal(hit, dist < r);
+        if (!hit)
+            continue;
+        inside++;
+        double nu = fabs(u) <= H * tan(a) ? u / hypot(u, H) : copysign(sin(a), u);
+        double nz = fabs(u) <= H * tan(a) ? H / hypot(u, H) : cos(a);
+        worst = fmax(worst, fabs(depth - (r - dist)));
+        assert_true(fabs(depth - (r - dist)) < 1e-5); /* heights are floats */
+        assert_true(fabs(n[0] - nu) < 1e-5 && fabs(n[1]) < 1e-5 && fabs(n[2] - nz) < 1e-5);
+        assert_true(fabs(pos[0] - (c[0] - r * n[0])) < 1e-12 && fabs(pos[2] - (c[2] - r * n[2])) < 1e-12);
+        dGeomSetPosition(sphere, c[0], c[1], c[2]);
+        dContactGeom cg[4];
+        ode_missed += dCollide(sphere, hf, 4, cg, sizeof *cg) == 0;
+    }
+    /* under the east face, 5 m out, 0.1 m below it */
+    double c[3] = {xr + 5, y, 100 - 5 * tan(a) - 0.1}, pos[3], n[3], depth;
+    assert_int_equal(sim_dyn_terrain_sphere(t, c, r, pos, n, &depth), 1);
+    assert_true(fabs(depth - (r + 0.1 * cos(a))) < 1e-5);
+    assert_true(fabs(n[0] - sin(a)) < 1e-5 && fabs(n[2] - cos(a)) < 1e-5);
+    printf("  ridge of 2 x 20 deg: %d of 61 positions in contact, depth within %.1e m of r - distance; "
+           "ODE's heightfield collider misses %d of them\n",
+           inside, worst, ode_missed);
+    assert_true(inside > 20);
+    dGeomDestroy(sphere);
+    sim_dyn_terrain_free(t);
+    /* the same roof with its ridge along the cells' diagonals B-C
+     * (i + j = 400: x - y = 1 here), its faces at a again: across it */
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++)
+            Z[j * N + i] = (float)(100 - tan(a) / sqrt(2) * abs(i + j - 400));
+    assert_int_equal(sim_dyn_terrain_new(ctx, NULL, &F, 0, 0, 200.5, 199.5, &dyn_test_tag, &t), TRV_OK);
+    for (int k = -5; k <= 5; k++) {
+        double u = k * 0.03, w = 0.35, q = sqrt(0.5);
+        double cd[3] = {200.5 + (u + w) * q, 199.5 + (w - u) * q, 100 + H};
+        assert_int_equal(sim_dyn_terrain_sphere(t, cd, r, pos, n, &depth), 1);
+        assert_true(fabs(depth - (r - roof_distance(u, H, a))) < 1e-5);
+    }
+    sim_dyn_terrain_free(t);
+    /* flat at 100 m but sample (ia, ja) 1 m up: its cell's triangle A B C
+     * (u + w <= 1, u east, w south) is z = 101 - u - w, up normal
+     * (1, -1, 1) / sqrt 3; D B C stays flat. Centres 0.1 m under each. */
+    const int ia = 150, ja = 150;
+    for (int k = 0; k < N * N; k++)
+        Z[k] = 100;
+    Z[ja * N + ia] = 101;
+    assert_int_equal(sim_dyn_terrain_new(ctx, NULL, &F, 0, 0, ia + 0.5, N - 0.5 - ja, &dyn_test_tag, &t), TRV_OK);
+    double xa = F.x0 + ia, ya = F.y0 - ja, s3 = sqrt(3);
+    double c1[3] = {xa + 0.2, ya - 0.2, 101 - 0.4 - 0.1}, c2[3] = {xa + 0.8, ya - 0.8, 100 - 0.1};
+    assert_int_equal(sim_dyn_terrain_sphere(t, c1, r, pos, n, &depth), 1);
+    assert_true(fabs(depth - (r + 0.1 / s3)) < 1e-5);
+    assert_true(fabs(n[0] - 1 / s3) < 1e-5 && fabs(n[1] + 1 / s3) < 1e-5 && fabs(n[2] - 1 / s3) < 1e-5);
+    assert_int_equal(sim_dyn_terrain_sphere(t, c2, r, pos, n, &depth), 1);
+    assert_true(fabs(depth - (r + 0.1)) < 1e-5 && fabs(n[2] - 1) < 1e-9);
+    sim_dyn_terrain_free(t);
+    trv_ctx_free(ctx);
+}
+
+/* The UGV driven at 3 m/s along a 2 x 10 degree ridge (the demo's
+ * failure: its right wheels rolled along a cell edge on a 25 degree
+ * climb), its right wheels' centres about 0.1 m east of the ridge line
+ * and drifting onto it: every wheel stays on the ground for 10 s (with
+ * ODE's collider the front right lost it 6.6 s in, in the band
+ * |u| < r sin 10 deg = 0.089 m), its centre r - the tyre's deflection
+ * from the roof (the closed form above: never 5 cm nearer). */
+static void test_ridge_drive(void **state)
+{
+    (void)state;
+    const double a = 10 * M_PI / 180, xr = N / 2 + 0.5, dt = 0.02;
+    field_roof(tan(a), N / 2);
+    sim_body b;
+    sim_dyn_params p;
+    vehicle(SIM_ACKERMANN, &b, &p);
+    double r = b.wheel_radius_m, x = xr + 0.2 - b.track_m / 2;
+    sim_dyn *d = start(&b, &p, x, 150, M_PI / 2, dt);
+    sim_state s;
+    sim_dyn_out o;
+    double near = INFINITY, lmin = INFINITY;
+    int off = 0;
+    for (int i = 0; i < 500; i++) {
+        sim_cmd c = {3, 0, 0, 0};
+        step(d, &c, i * dt, dt, &s, &o);
+        double xyz[4][3], spin[4];
+        sim_dyn_wheels(d, xyz, spin);
+        for (int w = 0; w < 4 && i >= 50; w++) {
+            off |= o.rollover != 0;
+            lmin = fmin(lmin, o.load_N[w]);
+            near = fmin(near, roof_distance(xyz[w][0] - xr, xyz[w][2] - 100, a));
+        }
+    }
+    printf("  along a ridge: least wheel load %.0f N, a wheel's centre at least %.3f m from the roof (r %.2f m), "
+           "%.1f m driven\n", lmin, near, r, s.y - 150);
+    assert_false(off);
+    assert_true(lmin > 0);
+    assert_true(near > r - 0.05);
+    assert_true(s.y - 150 > 20);
+    sim_dyn_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -854,6 +1001,7 @@ int main(void)
         cmocka_unit_test(test_vehicles_head_on),  cmocka_unit_test(test_vehicle_hits_parked),
         cmocka_unit_test(test_skid_on_the_spot),  cmocka_unit_test(test_skid_straight),
         cmocka_unit_test(test_mecanum_sideways_diagonal), cmocka_unit_test(test_run_vehicles_touch),
+        cmocka_unit_test(test_ridge_contact),     cmocka_unit_test(test_ridge_drive),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -143,6 +143,22 @@ static double decel_along(sim_run *run, double az)
     return sim_profile_decel(run, &run->v[0], 20, 5);
 }
 
+/* The follower's steering cap (dynamic, Ackermann) at 10 m/s heading east
+ * on the 22 degree side slope: |kappa| <= g cos 22 (lim - tan 22) / v^2,
+ * lim = 0.5 x 1.6 / (2 x 0.675) = 0.5925926: g cos 22 (lim - tan 22) =
+ * 9.092621 x 0.1885664 = 1.714566, so the steering at most
+ * atan(1.9 x 0.01714566) = 0.0325653 rad (the DEM's float heights: within
+ * 1e-6); 0.02 rad
+ * passes; below 1 m/s nothing. The steering it returns (NAN: kinematic,
+ * where nothing may change). */
+static double steer_capped(const sim_run *run, double v, double steer)
+{
+    sim_state s = {.x = X0 + 300, .y = Y0 - 300, .heading = 0, .v = v};
+    sim_cmd c = {.v = v, .steer = steer};
+    sim_rollover_cap_cmd(run, &run->v[0], &s, &c);
+    return c.steer;
+}
+
 static void test_side_slope_bend(void **state)
 {
     (void)state;
@@ -174,9 +190,15 @@ static void test_side_slope_bend(void **state)
             assert_true(fabs(decel_along(run, 0) - 2) < 1e-12);
             assert_true(fabs(decel_along(run, M_PI / 2) - 0.1) < 1e-12);
             assert_true(fabs(decel_along(run, M_PI / 4) - 0.847561) < 1e-5);
+            printf("    steering cap at 10 m/s: %.7f rad (0.0325653)\n", steer_capped(run, 10, 0.3));
+            assert_true(fabs(steer_capped(run, 10, 0.3) - 0.0325653) < 1e-6);
+            assert_true(fabs(steer_capped(run, 10, -0.3) + 0.0325653) < 1e-6);
+            assert_true(steer_capped(run, 10, 0.02) == 0.02 && steer_capped(run, 0.9, 0.3) == 0.3);
         }
-        if (k == 2) /* kinematic: the scenario's, whatever the grade */
-            assert_true(decel_along(run, M_PI / 2) == 2);
+        if (k == 2) /* kinematic: the scenario's, whatever the grade; no steering cap */
+            assert_true(decel_along(run, M_PI / 2) == 2 && steer_capped(run, 10, 0.3) == 0.3);
+        if (k == 3) /* kinematic with the key: the speed cap only */
+            assert_true(steer_capped(run, 10, 0.3) == 0.3);
         sim_run_free(run), sim_scenario_free(sc);
         free(text);
     }

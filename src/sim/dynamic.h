@@ -195,6 +195,14 @@ trv_status sim_dyn_terrain_new(trv_ctx *ctx, void *space, const sim_field *f, do
 /* Move the window when (x, y) is within a quarter window of its edge. */
 trv_status sim_dyn_terrain_follow(trv_ctx *ctx, sim_dyn_terrain *t, double x, double y);
 void *sim_dyn_terrain_geom(const sim_dyn_terrain *t); /* dGeomID */
+/* A wheel (sphere of radius r, centre c in the world frame: map minus
+ * the origin) on the heightfield's triangles: the contact with the
+ * triangle nearest c, normal n from its nearest point to c, depth r - the
+ * distance (with c under the surface: the face's normal, depth r + the
+ * distance below it), pos = c - r n (the sphere's deepest point, as ODE's
+ * sphere-plane contact). 1 when some triangle is nearer than r, else 0. */
+int sim_dyn_terrain_sphere(const sim_dyn_terrain *t, const double c[3], double r, double pos[3], double n[3],
+                           double *depth);
 void sim_dyn_terrain_free(sim_dyn_terrain *t);
 
 #endif

@@ -150,18 +150,15 @@ static void near(void *data, dGeomID o1, dGeomID o2)
         dGeomID g = o1;
         a = b, b = t, o1 = o2, o2 = g;
     }
-    if (!ours(a) || !b || ours(b))
-        return; /* not the vehicle, or two of its own parts */
-    int wheel_ground = a->kind == DYN_WHEEL && b->kind == DYN_GROUND;
+    if (!ours(a) || !b || ours(b) || (a->kind == DYN_WHEEL && b->kind == DYN_GROUND))
+        return; /* not the vehicle, two of its own parts, or a wheel on the ground (wheel_ground) */
     dContactGeom cg[DYN_MAXC];
-    int n = dCollide(o1, o2, wheel_ground ? 1 : DYN_MAXC, cg, sizeof *cg);
+    int n = dCollide(o1, o2, DYN_MAXC, cg, sizeof *cg);
     for (int k = 0; k < n; k++) {
         dContact c;
         memset(&c, 0, sizeof c);
         c.geom = cg[k];
-        if (wheel_ground) {
-            wheel_surface(d, a->index, &c);
-        } else if (b->kind == DYN_GROUND) {
+        if (b->kind == DYN_GROUND) {
             c.surface.mode = dContactApprox1;
             sim_dyn_soil s;
             sim_dyn_soil_at(d, cg[k].pos[0] + d->ox, cg[k].pos[1] + d->oy, &s);
@@ -171,13 +168,36 @@ static void near(void *data, dGeomID o1, dGeomID o2)
         }
         dJointID j = dJointCreateContact(d->world, d->contacts, &c);
         dJointAttach(j, dGeomGetBody(o1), dGeomGetBody(o2));
-        int w = a->index;
-        if (wheel_ground && d->nfb[w] < DYN_MAXC) {
-            dJointSetFeedback(j, &d->fb[w][d->nfb[w]]);
-            memcpy(d->fbn[w][d->nfb[w]], cg[k].normal, sizeof d->fbn[w][0]);
-            d->nfb[w]++;
-        }
     }
+}
+
+/* Wheel w on the ground: its contact with the heightfield's nearest
+ * triangle (sim_dyn_terrain_sphere). Not ODE's heightfield collider:
+ * for a sphere under 1.5 cells it tests only the triangles' planes, each
+ * contact kept if the sphere's deepest point along that plane's normal
+ * lies over its own triangle; within r |sin a - sin b| of a convex edge
+ * between faces tilted a and b (across it) neither does, and a wheel
+ * rolling along such an edge fell through the ground (docs/method.md
+ * 5.11). */
+static void wheel_ground(sim_dyn *d, int w)
+{
+    const dReal *p = dBodyGetPosition(d->wheel[w]);
+    double c[3] = {p[0], p[1], p[2]}, pos[3], n[3], depth;
+    if (!sim_dyn_terrain_sphere(d->terrain, c, d->b.wheel_radius_m, pos, n, &depth))
+        return;
+    dContact ct;
+    memset(&ct, 0, sizeof ct);
+    for (int k = 0; k < 3; k++)
+        ct.geom.pos[k] = pos[k], ct.geom.normal[k] = n[k];
+    ct.geom.depth = depth;
+    ct.geom.g1 = d->wheel_geom[w], ct.geom.g2 = (dGeomID)sim_dyn_terrain_geom(d->terrain);
+    ct.geom.side1 = ct.geom.side2 = -1;
+    wheel_surface(d, w, &ct);
+    dJointID j = dJointCreateContact(d->world, d->contacts, &ct);
+    dJointAttach(j, d->wheel[w], 0);
+    dJointSetFeedback(j, &d->fb[w][0]);
+    memcpy(d->fbn[w][0], n, sizeof d->fbn[w][0]);
+    d->nfb[w] = 1;
 }
 
 void sim_dyn_collide(sim_dyn *d)
@@ -187,4 +207,6 @@ void sim_dyn_collide(sim_dyn *d)
     for (int w = 0; w < 4; w++)
         d->nfb[w] = 0;
     dSpaceCollide(d->space, d, near);
+    for (int w = 0; w < 4; w++)
+        wheel_ground(d, w);
 }

@@ -72,6 +72,23 @@ double sim_rollover_speed_now(const sim_run *r, const sim_veh *v)
     return sim_rollover_speed_at(r, v, s->x, s->y, cos(s->heading), sin(s->heading), kappa);
 }
 
+/* Dynamic, Ackermann: the steering at most what keeps LTR <= lim at the
+ * speed the vehicle has now (it cannot shed it at once):
+ * |kappa| <= g cos(phi) cos(theta) (lim - tan|phi|) / v^2. */
+static void steer_cap(const sim_run *r, const sim_veh *v, const sim_state *s, sim_cmd *cmd)
+{
+    double lim = sim_rollover_lim(r, v), phi, theta, vs = fabs(s->v);
+    if (!r->sc->dynamics || v->body.kind != SIM_ACKERMANN || !(lim > 0) || vs < 1)
+        return;
+    slope_at(r, s->x, s->y, cos(s->heading), sin(s->heading), &phi, &theta);
+    double room = lim - fabs(tan(phi));
+    if (!(room > 0))
+        return;
+    double kmax = G * cos(phi) * cos(theta) * room / (vs * vs), smax = atan(kmax * v->body.wheelbase_m);
+    if (fabs(cmd->steer) > smax)
+        cmd->steer = copysign(smax, cmd->steer);
+}
+
 void sim_rollover_cap_cmd(const sim_run *r, const sim_veh *v, const sim_state *s, sim_cmd *cmd)
 {
     double kappa = curvature(&v->body, cmd->steer, cmd->yaw_rate, cmd->v);
@@ -82,6 +99,7 @@ void sim_rollover_cap_cmd(const sim_run *r, const sim_veh *v, const sim_state *s
             cmd->yaw_rate *= vmax / cmd->v; /* the same curvature */
         cmd->v = vmax;
     }
+    steer_cap(r, v, s, cmd);
 }
 
 double sim_profile_decel(const sim_run *r, const sim_veh *v, double s, double ds)

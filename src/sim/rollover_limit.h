@@ -51,7 +51,12 @@ double sim_rollover_speed_now(const sim_run *r, const sim_veh *v);
 
 /* The path follower's cap: cmd->v at most max(v_max, 0.3 m/s) under the
  * vehicle (its pose s, the curvature the command steers; skid and Mecanum:
- * the yaw rate scaled with the speed, so the curvature stays). */
+ * the yaw rate scaled with the speed, so the curvature stays). Dynamic
+ * Ackermann vehicles at |v| >= 1 m/s (the speed they have, s->v: it
+ * cannot be shed at once) also steer at most
+ *   |kappa| <= g cos(phi) cos(theta) (lim - tan|phi|) / v^2,
+ *   |steer| <= atan(L kappa_max)
+ * (nothing where the slope alone reaches lim: the speed cap acts). */
 void sim_rollover_cap_cmd(const sim_run *r, const sim_veh *v, const sim_state *s, sim_cmd *cmd);
 
 /* The deceleration the speed profile plans with from arc length s to
