@@ -282,6 +282,8 @@ typedef struct prm_build_opts {
     uint64_t seed;          /* default 1 */
     int straight_only;      /* 1: the straight edges and their bridging pass alone (the paper's PRM), no raster
                                bridging (bridge.c): GO regions may stay split into components or hold no node */
+    int tile;               /* the raster bridging's flood per tile of this many cells a side (tiled_bridge.c,
+                               docs/scale.md): 0 automatic (whole up to 5e7 cells, tiles of 4096 above), 2..32768 */
 } prm_build_opts;
 
 void prm_build_opts_init(prm_build_opts *o);

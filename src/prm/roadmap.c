@@ -2,7 +2,7 @@
  * hypercube batches (lhs.c), edges to the k nearest (core/bucket.h) where
  * the segment crosses no NOGO, a bridging pass between components, then
  * the raster bridging (bridge.c) that joins every GO region's components. */
-#include "prm_priv.h"
+#include "tiled.h"
 
 #include "core/bucket.h"
 
@@ -21,6 +21,8 @@ trv_status prm_build_opts_check(trv_ctx *ctx, const prm_build_opts *o)
 {
     if (o->nodes < 0 || o->k < 1 || o->k > 256 || !(o->radius >= 0))
         return trv_error(ctx, TRV_ERR_USAGE, "--nodes must be >= 0, --k in 1..256, --radius > 0");
+    if (o->tile < 0 || o->tile == 1 || o->tile > PRM_TILED_MAX)
+        return trv_error(ctx, TRV_ERR_USAGE, "--tile must be 2..%d cells (0: automatic)", PRM_TILED_MAX);
     if (o->nodes > PRM_MAX_NODES)
         return trv_error(ctx, TRV_ERR_USAGE, "--nodes %d is more than the %d a roadmap can hold", o->nodes,
                          PRM_MAX_NODES);
@@ -465,7 +467,10 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
         stats->components_straight += prm_uf_find(parent, i) == i;
     trv_bucket_free(ix); /* it points into r->x, which the raster pass grows */
     ix = NULL;
-    if (!o->straight_only && (st = prm_bridge_raster(ctx, t, r, &parent, &ecap, (size_t)r->nnodes, stats)))
+    int tile = prm_build_tile(o, g);
+    if (!o->straight_only &&
+        (st = tile ? prm_bridge_raster_tiled(ctx, t, r, &parent, &ecap, (size_t)r->nnodes, tile, stats)
+                   : prm_bridge_raster(ctx, t, r, &parent, &ecap, (size_t)r->nnodes, stats)))
         goto done;
     if ((st = sort_edges(ctx, r, nsorted)))
         goto done;
