@@ -1,0 +1,317 @@
+/* The tiled raster bridging (src/prm/tiled_bridge.c, docs/scale.md): its
+ * invariants against the test's own references on seeded speckle terrains
+ * cut into tiles of several sizes: the components are the GO regions of a
+ * plain breadth-first labelling (every region one component, holding a
+ * node), every edge free of NOGO by clipping every cell (no cell walk),
+ * the sampled nodes and the straight edges those of the straight-only
+ * build, byte for byte; with one tile over the whole grid the roadmap of
+ * the whole flood, byte for byte; the automatic threshold and the option's
+ * range. */
+#include "test_common.h"
+
+#include "core/clip.h"
+#include "prm/prm.h"
+#include "prm/tiled.h"
+
+/* A terrain of nx x ny cells of 100 m in EPSG:32616 (origin 500000,
+ * 4000000), GO and safe at 36 km/h, speckled NOGO with probability p. */
+static void speckle(prm_terrain *t, int nx, int ny, double p, uint64_t seed)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    char *wkt = NULL;
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32616", &wkt), TRV_OK);
+    geo_grid g = {nx, ny, {500000, 100, 0, 4000000, 0, -100}, wkt};
+    memset(t, 0, sizeof *t);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &t->cls), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &t->gonogo), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &t->cost), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &t->dem), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &t->slope), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &t->speed), TRV_OK);
+    trv_rng rng;
+    trv_rng_seed(&rng, seed);
+    for (int i = 0; i < nx * ny; i++) {
+        t->cls->u8[i] = 3;
+        t->speed->f32[i] = 36;
+        t->dem->f32[i] = 300;
+        t->slope->f32[i] = 2;
+        t->cost->f32[i] = 0.2f;
+        t->gonogo->u8[i] = trv_rng_uniform(&rng) < p;
+    }
+    t->grid = &t->cls->grid;
+    t->cell_m = 100;
+    t->top_speed_kmh = 36;
+    free(wkt);
+    trv_ctx_free(ctx);
+}
+
+/* ---- independent references ---- */
+
+static int ref_go(const prm_terrain *t, long i) { return t->gonogo->u8[i] == 0 && t->cls->u8[i] != 0; }
+
+/* 4-connected GO regions by a plain breadth-first search: label 1..n, 0 NOGO. */
+static int ref_regions(const prm_terrain *t, int *label)
+{
+    long n = (long)t->grid->nx * t->grid->ny, nx = t->grid->nx;
+    long *queue = malloc((size_t)n * sizeof *queue);
+    int count = 0;
+    assert_non_null(queue);
+    memset(label, 0, (size_t)n * sizeof *label);
+    for (long i = 0; i < n; i++) {
+        if (label[i] || !ref_go(t, i))
+            continue;
+        long head = 0, tail = 0;
+        label[i] = ++count;
+        queue[tail++] = i;
+        while (head < tail) {
+            long c = queue[head++];
+            long nb[4] = {c % nx ? c - 1 : -1, (c + 1) % nx ? c + 1 : -1, c - nx, c + nx < n ? c + nx : -1};
+            for (int k = 0; k < 4; k++)
+                if (nb[k] >= 0 && !label[nb[k]] && ref_go(t, nb[k])) {
+                    label[nb[k]] = count;
+                    queue[tail++] = nb[k];
+                }
+        }
+    }
+    free(queue);
+    return count;
+}
+
+static int uf_find(int *p, int i)
+{
+    while (p[i] != i)
+        i = p[i] = p[p[i]];
+    return i;
+}
+
+static int ref_components(const prm_roadmap *rm, int *pr)
+{
+    for (int i = 0; i < rm->nnodes; i++)
+        pr[i] = i;
+    for (int e = 0; e < rm->nedges; e++)
+        pr[uf_find(pr, rm->edges[e].a)] = uf_find(pr, rm->edges[e].b);
+    int n = 0;
+    for (int i = 0; i < rm->nnodes; i++)
+        n += uf_find(pr, i) == i;
+    return n;
+}
+
+static long cell_of(const prm_terrain *t, double x, double y)
+{
+    long col = (long)floor((x - 500000) / 100), row = (long)floor((4000000 - y) / 100);
+    if (col < 0 || row < 0 || col >= t->grid->nx || row >= t->grid->ny)
+        return -1;
+    return row * t->grid->nx + col;
+}
+
+/* Every edge: both ends on GO cells, no NOGO cell whose closed square the
+ * closed segment touches (every cell clipped, no walk), and its length. */
+static void assert_edges_free(const prm_terrain *t, const prm_roadmap *rm)
+{
+    const geo_grid *g = t->grid;
+    for (int e = 0; e < rm->nedges; e++) {
+        const prm_edge *ed = &rm->edges[e];
+        double x0 = rm->x[ed->a], y0 = rm->y[ed->a], x1 = rm->x[ed->b], y1 = rm->y[ed->b];
+        long ca = cell_of(t, x0, y0), cb = cell_of(t, x1, y1);
+        assert_true(ca >= 0 && cb >= 0 && ref_go(t, ca) && ref_go(t, cb));
+        for (long i = 0; i < (long)g->nx * g->ny; i++) {
+            if (ref_go(t, i))
+                continue;
+            double cx0 = 500000 + 100.0 * (double)(i % g->nx), cy1 = 4000000 - 100.0 * (double)(i / g->nx), t0, t1;
+            if (trv_clip_segment(x0, y0, x1, y1, cx0, cy1 - 100, cx0 + 100, cy1, &t0, &t1))
+                fail_msg("edge %d (%d-%d) touches NOGO cell %ld", e, ed->a, ed->b, i);
+        }
+        assert_true(fabs(ed->p.d - hypot(x1 - x0, y1 - y0)) <= 1e-9 * ed->p.d);
+        assert_false(ed->p.blocked);
+    }
+}
+
+static prm_roadmap *build(trv_ctx *ctx, const prm_terrain *t, uint64_t seed, int tile, int straight,
+                          prm_build_stats *bs)
+{
+    prm_build_opts o;
+    prm_build_opts_init(&o);
+    o.nodes = 120;
+    o.k = 6;
+    o.seed = seed;
+    o.tile = tile;
+    o.straight_only = straight;
+    prm_roadmap *rm = NULL;
+    if (prm_roadmap_build(ctx, t, &o, &rm, bs))
+        fail_msg("%s", trv_errmsg(ctx));
+    return rm;
+}
+
+static int has_edge(const prm_roadmap *rm, const prm_edge *ed)
+{
+    for (int e = 0; e < rm->nedges; e++)
+        if (rm->edges[e].a == ed->a && rm->edges[e].b == ed->b)
+            return !memcmp(&rm->edges[e].p, &ed->p, sizeof ed->p);
+    return 0;
+}
+
+/* The invariants of one tiled build against the references. */
+static void check_tiled(const prm_terrain *t, const prm_roadmap *rm, const prm_build_stats *bs,
+                        const prm_roadmap *st, const prm_build_stats *sbs, const int *label, int nreg)
+{
+    /* the sampled nodes and the straight edges: the straight-only build's */
+    assert_true(rm->nnodes >= st->nnodes);
+    assert_memory_equal(rm->x, st->x, (size_t)st->nnodes * sizeof *st->x);
+    assert_memory_equal(rm->y, st->y, (size_t)st->nnodes * sizeof *st->y);
+    assert_int_equal(bs->samples, sbs->samples);
+    assert_int_equal(bs->rejected, sbs->rejected);
+    for (int e = 0; e < st->nedges; e++)
+        assert_true(has_edge(rm, &st->edges[e]));
+    for (int e = 1; e < rm->nedges; e++) /* in order of (a, b), each pair once */
+        assert_true(rm->edges[e - 1].a < rm->edges[e].a ||
+                    (rm->edges[e - 1].a == rm->edges[e].a && rm->edges[e - 1].b < rm->edges[e].b));
+    /* one component per region, each in one region, every region holding a node */
+    int *pr = malloc((size_t)rm->nnodes * sizeof *pr), *held = calloc((size_t)nreg + 1, sizeof *held);
+    int *sampled = calloc((size_t)nreg + 1, sizeof *sampled);
+    assert_true(pr && held && sampled);
+    assert_int_equal(ref_components(rm, pr), nreg);
+    for (int i = 0; i < rm->nnodes; i++) {
+        long c = cell_of(t, rm->x[i], rm->y[i]), rc = cell_of(t, rm->x[uf_find(pr, i)], rm->y[uf_find(pr, i)]);
+        assert_true(c >= 0 && label[c] > 0);
+        assert_int_equal(label[c], label[rc]);
+        held[label[c]] = 1;
+        if (i < st->nnodes)
+            sampled[label[c]] = 1;
+    }
+    int nsampled = 0;
+    for (int k = 1; k <= nreg; k++) {
+        assert_true(held[k]);
+        nsampled += sampled[k];
+    }
+    assert_int_equal(bs->components, nreg);
+    assert_int_equal(bs->regions, nreg);
+    assert_int_equal(bs->regions_with_nodes, nsampled);
+    assert_int_equal(bs->bridge_failed, 0);
+    assert_int_equal(rm->nnodes, st->nnodes + bs->region_nodes + bs->bridge_nodes);
+    assert_edges_free(t, rm);
+    free(pr);
+    free(held);
+    free(sampled);
+}
+
+static void test_tiled_speckle(void **state)
+{
+    (void)state;
+    enum { NX = 48, NY = 40 };
+    static const int tiles[] = {2, 5, 7, 16, 47};
+    trv_ctx *ctx = trv_ctx_new();
+    int differ = 0;
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        prm_terrain t;
+        speckle(&t, NX, NY, 0.4, 7000 + seed);
+        int label[NX * NY], nreg = ref_regions(&t, label);
+        prm_build_stats sbs, wbs;
+        prm_roadmap *st = build(ctx, &t, seed, 0, 1, &sbs), *whole = build(ctx, &t, seed, 0, 0, &wbs);
+        for (size_t k = 0; k < sizeof tiles / sizeof *tiles; k++) {
+            prm_build_stats bs;
+            prm_roadmap *rm = build(ctx, &t, seed, tiles[k], 0, &bs);
+            check_tiled(&t, rm, &bs, st, &sbs, label, nreg);
+            assert_true(bs.region_nodes >= wbs.region_nodes); /* a region cut by seams: a node per fragment */
+            differ += rm->nedges != whole->nedges;
+            printf("  speckle %d, tiles of %d: %d regions, %d fragment nodes (whole: %d), %d bridges (whole: %d)\n",
+                   (int)seed, tiles[k], nreg, bs.region_nodes, wbs.region_nodes, bs.bridges, wbs.bridges);
+            prm_roadmap_free(rm);
+        }
+        prm_roadmap_free(st);
+        prm_roadmap_free(whole);
+        prm_terrain_clear(&t);
+    }
+    assert_true(differ > 0); /* the seams do change the bridges */
+    trv_ctx_free(ctx);
+}
+
+/* One tile covering the grid floods as the whole grid: the same roadmap. */
+static void test_one_tile_is_whole(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    static const int dims[][2] = {{48, 40}, {31, 57}};
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        prm_terrain t;
+        int nx = dims[seed % 2][0], ny = dims[seed % 2][1];
+        speckle(&t, nx, ny, seed % 2 ? 0.4 : 0.3, 8000 + seed);
+        prm_build_stats wbs, bs;
+        prm_roadmap *whole = build(ctx, &t, seed, 0, 0, &wbs), *rm = build(ctx, &t, seed, 64, 0, &bs);
+        assert_int_equal(rm->nnodes, whole->nnodes);
+        assert_int_equal(rm->nedges, whole->nedges);
+        assert_memory_equal(rm->x, whole->x, (size_t)rm->nnodes * sizeof *rm->x);
+        assert_memory_equal(rm->y, whole->y, (size_t)rm->nnodes * sizeof *rm->y);
+        assert_memory_equal(rm->edges, whole->edges, (size_t)rm->nedges * sizeof *rm->edges);
+        assert_memory_equal(&bs, &wbs, sizeof bs);
+        prm_roadmap_free(rm);
+        prm_roadmap_free(whole);
+        prm_terrain_clear(&t);
+    }
+    trv_ctx_free(ctx);
+}
+
+/* A corridor one cell wide winding down through every tile row and
+ * column (tiles of 6 cells): the straight edges leave it in pieces, the
+ * bridges, whose paths cross the seams, make it one component. */
+static void test_tiled_corridor(void **state)
+{
+    (void)state;
+    enum { NX = 30, NY = 30 };
+    trv_ctx *ctx = trv_ctx_new();
+    prm_terrain t;
+    speckle(&t, NX, NY, 2, 1); /* all NOGO */
+    for (int row = 1; row < NY - 1; row++)
+        for (int col = 1; col < NX - 1; col++) {
+            int j = (row - 1) / 4, turn = j % 2 ? 1 : NX - 2; /* rows 4j + 1, joined at alternate ends */
+            if ((row - 1) % 4 == 0 || (col == turn && row + 4 - (row - 1) % 4 < NY - 1))
+                t.gonogo->u8[row * NX + col] = 0;
+        }
+    int label[NX * NY], nreg = ref_regions(&t, label);
+    assert_int_equal(nreg, 1);
+    prm_build_stats sbs, bs;
+    prm_roadmap *st = build(ctx, &t, 3, 0, 1, &sbs), *rm = build(ctx, &t, 3, 6, 0, &bs);
+    check_tiled(&t, rm, &bs, st, &sbs, label, nreg);
+    assert_true(sbs.components > 1 && bs.bridges >= 1);
+    printf("  corridor: %d components straight, %d bridges (%d nodes) over tiles of 6\n", sbs.components,
+           bs.bridges, bs.bridge_nodes);
+    prm_roadmap_free(st);
+    prm_roadmap_free(rm);
+    prm_terrain_clear(&t);
+    trv_ctx_free(ctx);
+}
+
+static void test_tile_choice(void **state)
+{
+    (void)state;
+    prm_build_opts o;
+    prm_build_opts_init(&o);
+    geo_grid g = {10000, 5000, {0, 1, 0, 0, 0, -1}, NULL}; /* 5e7 cells: whole */
+    assert_int_equal(prm_build_tile(&o, &g), 0);
+    g.ny = 5001;
+    assert_int_equal(prm_build_tile(&o, &g), 4096);
+    o.tile = 7;
+    assert_int_equal(prm_build_tile(&o, &g), 7);
+    g.ny = 3;
+    assert_int_equal(prm_build_tile(&o, &g), 7);
+    trv_ctx *ctx = trv_ctx_new();
+    static const int bad[] = {-1, 1, 32769}, good[] = {0, 2, 32768};
+    for (int k = 0; k < 3; k++) {
+        o.tile = bad[k];
+        assert_int_equal(prm_build_opts_check(ctx, &o), TRV_ERR_USAGE);
+        o.tile = good[k];
+        assert_int_equal(prm_build_opts_check(ctx, &o), TRV_OK);
+    }
+    trv_ctx_free(ctx);
+}
+
+int main(void)
+{
+    GDALAllRegister();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tile_choice),
+        cmocka_unit_test(test_one_tile_is_whole),
+        cmocka_unit_test(test_tiled_corridor),
+        cmocka_unit_test(test_tiled_speckle),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
