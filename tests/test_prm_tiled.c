@@ -12,6 +12,11 @@
 #include "core/clip.h"
 #include "prm/prm.h"
 #include "prm/tiled.h"
+#include "run/run.h"
+
+#include <sys/stat.h>
+
+enum { RNX = 600, RNY = 530 }; /* the run directory of the cache test: 3 x 3 lazy tiles */
 
 /* A terrain of nx x ny cells of 100 m in EPSG:32616 (origin 500000,
  * 4000000), GO and safe at 36 km/h, speckled NOGO with probability p. */
@@ -304,14 +309,184 @@ static void test_tile_choice(void **state)
     trv_ctx_free(ctx);
 }
 
+static void copy_file(const char *from, const char *to)
+{
+    char *cmd = NULL;
+    assert_true(asprintf(&cmd, "cp '%s' '%s'", from, to) > 0);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+}
+
+static void write_layer(trv_ctx *ctx, const char *dir, run_id id, geo_raster *r)
+{
+    char *p = run_path(dir, id);
+    assert_int_equal(geo_raster_write(ctx, r, p, NULL), TRV_OK);
+    free(p);
+}
+
+/* A run directory as trv-speed and trv-cost leave it: rolling dem, its
+ * slope, soils 1..4 and land uses 3, 4 and a water lake (NOGO), speed and
+ * gonogo by the model's own tm_row from the copies, class 1..3 where GO. */
+static void make_run(trv_ctx *ctx, const char *dir)
+{
+    assert_int_equal(mkdir(dir, 0755), 0);
+    static const char *const copies[3][2] = {{"vehicles/ugv_hua2022.ini", "speed_vehicle.ini"},
+                                             {"classes/soils.csv", "speed_soils.csv"},
+                                             {"classes/landuse.csv", "speed_landuse.csv"}};
+    for (int k = 0; k < 3; k++) {
+        char *from = data_path(copies[k][0]), *to = NULL;
+        assert_true(asprintf(&to, "%s/%s", dir, copies[k][1]) > 0);
+        copy_file(from, to);
+        free(from);
+        free(to);
+    }
+    char *wkt = NULL;
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32616", &wkt), TRV_OK);
+    geo_grid g = {RNX, RNY, {500000, 30, 0, 4000000, 0, -30}, wkt};
+    geo_raster *dem, *slope, *soil, *lu, *speed, *gonogo, *cost, *cls;
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &dem), TRV_OK);
+    dem->has_nodata = 1;
+    dem->nodata = -9999;
+    for (int r = 0; r < RNY; r++)
+        for (int c = 0; c < RNX; c++)
+            dem->f32[(size_t)r * RNX + c] = (float)(300 + 60 * sin(c / 23.0) * cos(r / 31.0) + 0.2 * c);
+    assert_int_equal(geo_slope(ctx, dem, &slope), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &soil), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &lu), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &speed), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &gonogo), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &cost), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &cls), TRV_OK);
+    soil->has_nodata = lu->has_nodata = 1;
+    for (int r = 0; r < RNY; r++)
+        for (int c = 0; c < RNX; c++) {
+            size_t i = (size_t)r * RNX + c;
+            soil->u8[i] = (unsigned char)(1 + (c / 40 + r / 50) % 4);
+            lu->u8[i] = hypot(c - 420, r - 380) < 45 ? 1 : (unsigned char)(3 + (c / 70 + r / 90) % 2);
+            cost->f32[i] = (float)((c * 7 + r * 13) % 100) / 100;
+        }
+    tm_run_model rm;
+    assert_int_equal(tm_run_model_load(ctx, dir, &rm), TRV_OK);
+    for (int r = 0; r < RNY; r++) {
+        size_t i = (size_t)r * RNX;
+        tm_row(&rm.model, slope->f32 + i, (float)slope->nodata, soil->u8 + i, lu->u8 + i, RNX, speed->f32 + i,
+               gonogo->u8 + i, NULL);
+        for (int c = 0; c < RNX; c++)
+            cls->u8[i + c] = gonogo->u8[i + c] ? 0 : (unsigned char)(1 + (c * 3 + r) % 3);
+    }
+    tm_run_model_free(&rm);
+    write_layer(ctx, dir, RUN_DEM, dem);
+    write_layer(ctx, dir, RUN_SLOPE, slope);
+    write_layer(ctx, dir, RUN_SOIL, soil);
+    write_layer(ctx, dir, RUN_LANDUSE, lu);
+    write_layer(ctx, dir, RUN_SPEED, speed);
+    write_layer(ctx, dir, RUN_GONOGO, gonogo);
+    write_layer(ctx, dir, RUN_COST, cost);
+    write_layer(ctx, dir, RUN_CLASS, cls);
+    geo_raster *all[8] = {dem, slope, soil, lu, speed, gonogo, cost, cls};
+    for (int k = 0; k < 8; k++)
+        geo_raster_free(all[k]);
+    free(wkt);
+}
+
+static char *run_dir(const char *name)
+{
+    char *d = NULL;
+    assert_true(asprintf(&d, "%s/%s", tmpdir, name) > 0);
+    return d;
+}
+
+/* Cell i of lazy as the eager read has it: the six layers, and for a GO
+ * cell its gradient and pair. */
+static int cell_same(const prm_terrain *e, const prm_terrain *l, size_t i)
+{
+    int same = e->cls->u8[i] == l->cls->u8[i] && e->gonogo->u8[i] == l->gonogo->u8[i] &&
+               e->dem->f32[i] == l->dem->f32[i] && e->slope->f32[i] == l->slope->f32[i] &&
+               e->speed->f32[i] == l->speed->f32[i] && e->cost->f32[i] == l->cost->f32[i];
+    if (same && prm_cell_go(e, (long)i))
+        same = e->aniso->grad[2 * i] == l->aniso->grad[2 * i] &&
+               e->aniso->grad[2 * i + 1] == l->aniso->grad[2 * i + 1] &&
+               !memcmp(&e->aniso->codes[2 * e->aniso->pair[i]], &l->aniso->codes[2 * l->aniso->pair[i]], 2);
+    return same;
+}
+
+
+/* A cache without the terrain's layers (above PRM_TILED_CELLS): the
+ * roadmap back exactly, the facts as with them, no mapping; the terrain
+ * opened on those facts reads the GeoTIFFs' tiles (lazy), every cell as
+ * the eager read has it. */
+static void test_cache_without_layers(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *dir = run_dir("lean");
+    make_run(ctx, dir);
+    prm_terrain e;
+    if (prm_terrain_load(ctx, dir, &e))
+        fail_msg("%s", trv_errmsg(ctx));
+    prm_build_opts o;
+    prm_build_opts_init(&o);
+    o.nodes = 300;
+    prm_roadmap *r = NULL, *back = NULL, *c = NULL;
+    prm_build_stats bs;
+    assert_int_equal(prm_roadmap_build(ctx, &e, &o, &r, &bs), TRV_OK);
+    char *gpkg = NULL, *full = NULL;
+    assert_true(asprintf(&gpkg, "%s/roadmap.gpkg", dir) > 0 && asprintf(&full, "%s/full.bin", dir) > 0);
+    char *bin = prm_roadmap_cache_path(gpkg);
+    assert_int_equal(prm_roadmap_write(ctx, r, gpkg, NULL), TRV_OK);
+    assert_int_equal(prm_roadmap_cache_write_layers(ctx, r, &e, dir, gpkg, full, 1), TRV_OK);
+    assert_int_equal(prm_roadmap_cache_write_layers(ctx, r, &e, dir, gpkg, bin, 0), TRV_OK);
+    struct stat sf, sl;
+    assert_true(stat(full, &sf) == 0 && stat(bin, &sl) == 0);
+    /* the layers' bytes (28 a cell, each layer padded to 4096) and the padding before them */
+    assert_true(sf.st_size - sl.st_size >= (off_t)RNX * RNY * 28 &&
+                sf.st_size - sl.st_size < (off_t)RNX * RNY * 28 + 10 * 4096);
+    assert_int_equal(prm_roadmap_read(ctx, gpkg, &back), TRV_OK);
+    prm_terrain_facts f;
+    int same = -1;
+    char note[1200];
+    assert_int_equal(prm_roadmap_cache_read(ctx, gpkg, dir, &c, &f, &same, note, sizeof note), TRV_OK);
+    assert_non_null(c);
+    assert_string_equal(note, "");
+    assert_int_equal(same, 1);
+    assert_true(c->nnodes == back->nnodes && c->nedges == back->nedges);
+    assert_memory_equal(c->x, back->x, (size_t)c->nnodes * sizeof *c->x);
+    assert_memory_equal(c->edges, back->edges, (size_t)c->nedges * sizeof *c->edges);
+    assert_true(f.layers == NULL && f.layers_n == 0 && f.map == NULL);
+    assert_true(f.direction_aware && f.tmax == e.aniso->tmax && f.top_speed_kmh == e.top_speed_kmh);
+    prm_terrain l;
+    if (prm_terrain_open(ctx, dir, &f, &l))
+        fail_msg("%s", trv_errmsg(ctx));
+    assert_non_null(l.ready);
+    long read, total;
+    prm_terrain_tiles(&l, &read, &total);
+    assert_true(read == 0 && total == 9);
+    assert_int_equal(prm_terrain_need_all(ctx, &l), TRV_OK);
+    int differ = 0;
+    for (size_t i = 0; i < (size_t)RNX * RNY; i++)
+        differ += !cell_same(&e, &l, i);
+    assert_int_equal(differ, 0);
+    prm_terrain_clear(&l);
+    prm_terrain_facts_clear(&f);
+    prm_roadmap_free(c);
+    prm_roadmap_free(back);
+    prm_roadmap_free(r);
+    prm_terrain_clear(&e);
+    free(gpkg);
+    free(full);
+    free(bin);
+    free(dir);
+    trv_ctx_free(ctx);
+}
+
 int main(void)
 {
-    GDALAllRegister();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tile_choice),
         cmocka_unit_test(test_one_tile_is_whole),
         cmocka_unit_test(test_tiled_corridor),
         cmocka_unit_test(test_tiled_speckle),
+        cmocka_unit_test(test_cache_without_layers),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -347,6 +347,11 @@ trv_status prm_roadmap_read(trv_ctx *ctx, const char *path, prm_roadmap **out);
 char *prm_roadmap_cache_path(const char *gpkg);
 trv_status prm_roadmap_cache_write(trv_ctx *ctx, const prm_roadmap *r, const prm_terrain *t, const char *terrain_dir,
                                    const char *gpkg, const char *path);
+/* The same with the terrain's layers (layers 1) or without them (0: a
+ * route reads the GeoTIFFs' tiles instead); prm_roadmap_cache_write writes
+ * them up to 5e7 cells (tiled.h PRM_TILED_CELLS), none above. */
+trv_status prm_roadmap_cache_write_layers(trv_ctx *ctx, const prm_roadmap *r, const prm_terrain *t,
+                                          const char *terrain_dir, const char *gpkg, const char *path, int layers);
 /* Read gpkg's cache: *out the roadmap and *facts the terrain's facts, with
  * *terrain_same 1 when terrain_dir's files are still the ones it was built
  * from (then prm_terrain_open may use the facts). A cache that cannot be
