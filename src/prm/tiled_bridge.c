@@ -47,6 +47,8 @@ static long tile_of(const tiling *T, long c)
 
 /* ---- the nodes, the regions and the candidates ---- */
 
+enum { PRM_TILED_FORGET = 32 }; /* bridges traced between two releases of the file's pages */
+
 typedef struct tstate {
     prm_grow G;
     tiling T;
@@ -58,6 +60,7 @@ typedef struct tstate {
     size_t room;            /* of reg and owns */
     long *ca, *cb;          /* candidates: two 4-neighbour cells (global) of different components */
     int *cw;                /* the bridge's length in cells */
+    int *coa, *cob;         /* their owners (Kruskal's test reads no file page) */
     long nc, ccap;
 } tstate;
 
@@ -102,12 +105,19 @@ static int pair(tstate *S, long ca, long cb, int oa, int da, int ob, int db)
         if (nb)
             S->cb = nb;
         int *nw = nb ? realloc(S->cw, (size_t)cap * sizeof *nw) : NULL;
-        if (!nw)
+        if (nw)
+            S->cw = nw;
+        int *noa = nw ? realloc(S->coa, (size_t)cap * sizeof *noa) : NULL;
+        if (noa)
+            S->coa = noa;
+        int *nob = noa ? realloc(S->cob, (size_t)cap * sizeof *nob) : NULL;
+        if (!nob)
             return -1;
-        S->cw = nw;
+        S->cob = nob;
         S->ccap = cap;
     }
-    S->ca[S->nc] = ca, S->cb[S->nc] = cb, S->cw[S->nc++] = da + db + 1;
+    S->ca[S->nc] = ca, S->cb[S->nc] = cb, S->coa[S->nc] = oa, S->cob[S->nc] = ob;
+    S->cw[S->nc++] = da + db + 1;
     return 0;
 }
 
@@ -322,12 +332,16 @@ static trv_status kruskal(trv_ctx *ctx, tstate *S, const tfile *M, prm_build_sta
         start[w + 1] += start[w];
     for (long i = 0; i < S->nc; i++)
         order[start[S->cw[i]]++] = i;
+    long traced = 0;
     for (long q = 0; q < S->nc && !st; q++) {
         long i = order[q];
-        int d, ra = prm_uf_find(*S->G.parent, owner_at(S, M, S->ca[i], &d));
-        int rb = prm_uf_find(*S->G.parent, owner_at(S, M, S->cb[i], &d)), made;
-        if (ra != rb && !(st = tbridge(ctx, S, M, S->ca[i], S->cb[i], stats, &made)) && !made)
+        int ra = prm_uf_find(*S->G.parent, S->coa[i]), rb = prm_uf_find(*S->G.parent, S->cob[i]), made;
+        if (ra == rb)
+            continue;
+        if (!(st = tbridge(ctx, S, M, S->ca[i], S->cb[i], stats, &made)) && !made)
             stats->bridge_failed++;
+        if (++traced % PRM_TILED_FORGET == 0) /* the paths' pages let go: the file is their copy */
+            madvise(M->map, M->len, MADV_DONTNEED);
     }
 done:
     free(start);
@@ -434,7 +448,7 @@ trv_status prm_bridge_raster_tiled(trv_ctx *ctx, const prm_terrain *t, prm_roadm
     if (tile < 2 || tile > PRM_TILED_MAX)
         return trv_error(ctx, TRV_ERR_USAGE, "a tile of %d cells: it must be 2..%d", tile, PRM_TILED_MAX);
     tstate S = {{t, r, parent, ecap, ncap}, {g->nx, g->ny, tile, (g->nx + tile - 1) / tile, (g->ny + tile - 1) / tile},
-                r->nnodes, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, 0, 0};
+                r->nnodes, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0};
     tfile M = {tmpfile(), NULL, 0, NULL};
     trv_status st = TRV_OK;
     if (!M.fp)
@@ -463,5 +477,7 @@ trv_status prm_bridge_raster_tiled(trv_ctx *ctx, const prm_terrain *t, prm_roadm
     free(S.ca);
     free(S.cb);
     free(S.cw);
+    free(S.coa);
+    free(S.cob);
     return st;
 }
