@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 int prm_build_tile(const prm_build_opts *o, const geo_grid *g)
 {
@@ -441,6 +442,32 @@ static void count_regions(tstate *S, prm_build_stats *stats)
     free(seeded);
 }
 
+/* TMPDIR, else /tmp (tmpfile() ignores TMPDIR: at 10^9 cells the file is
+ * 8 GB, which a tmpfs /tmp would hold in memory). */
+static const char *temp_dir(void)
+{
+    const char *d = getenv("TMPDIR");
+    return d && *d ? d : "/tmp";
+}
+
+/* An unnamed temporary file there (unlinked at once), or NULL. */
+static FILE *temp_file(void)
+{
+    char *path = malloc(strlen(temp_dir()) + 32);
+    if (!path)
+        return NULL;
+    sprintf(path, "%s/trv-bridge-XXXXXX", temp_dir());
+    int fd = mkstemp(path);
+    FILE *fp = fd >= 0 ? fdopen(fd, "w+b") : NULL;
+    if (fd >= 0) {
+        unlink(path);
+        if (!fp)
+            close(fd);
+    }
+    free(path);
+    return fp;
+}
+
 trv_status prm_bridge_raster_tiled(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int **parent, size_t *ecap,
                                    size_t ncap, int tile, prm_build_stats *stats)
 {
@@ -449,10 +476,10 @@ trv_status prm_bridge_raster_tiled(trv_ctx *ctx, const prm_terrain *t, prm_roadm
         return trv_error(ctx, TRV_ERR_USAGE, "a tile of %d cells: it must be 2..%d", tile, PRM_TILED_MAX);
     tstate S = {{t, r, parent, ecap, ncap}, {g->nx, g->ny, tile, (g->nx + tile - 1) / tile, (g->ny + tile - 1) / tile},
                 r->nnodes, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0};
-    tfile M = {tmpfile(), NULL, 0, NULL};
+    tfile M = {temp_file(), NULL, 0, NULL};
     trv_status st = TRV_OK;
     if (!M.fp)
-        st = trv_error(ctx, TRV_ERR_IO, "the tiled bridging cannot make a temporary file");
+        st = trv_error(ctx, TRV_ERR_IO, "the tiled bridging cannot make a temporary file in '%s'", temp_dir());
     else if (seeds_by_tile(&S) || room_for_nodes(&S))
         st = nomem(ctx);
     if (!st)
