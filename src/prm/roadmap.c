@@ -1,7 +1,8 @@
 /* The probabilistic roadmap (docs/method.md §4.3-4.4): nodes from Latin
  * hypercube batches (lhs.c), edges to the k nearest (core/bucket.h) where
  * the segment crosses no NOGO, a bridging pass between components, then
- * the raster bridging (bridge.c) that joins every GO region's components. */
+ * the raster bridging (bridge.c; tile by tile, tiled_bridge.c, with --tile
+ * or above PRM_TILED_CELLS cells) that joins every GO region's components. */
 #include "tiled.h"
 
 #include "core/bucket.h"
