@@ -479,6 +479,69 @@ static void test_cache_without_layers(void **state)
     trv_ctx_free(ctx);
 }
 
+/* The GO area, the LHS acceptance and the coverage read by row blocks
+ * (tiled_nodes.c) against the whole terrain's: the GO count against a
+ * count of every cell, the nodes byte for byte, the samples, the
+ * rejections, the area and the coverage exactly, and so every straight
+ * edge; blocks of 1, 7 and 256 rows (the run's 530 rows: a last block cut
+ * short), tiles of 2 and 47. */
+static void test_blocks_nodes(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *dir = run_dir("blocks");
+    make_run(ctx, dir);
+    prm_terrain e;
+    if (prm_terrain_load(ctx, dir, &e))
+        fail_msg("%s", trv_errmsg(ctx));
+    size_t ref = 0;
+    for (long i = 0; i < (long)RNX * RNY; i++)
+        ref += (size_t)ref_go(&e, i);
+    assert_true(ref > 0 && ref < (size_t)RNX * RNY);
+    static const char *const rows[] = {"1", "7", "256"};
+    static const int tiles[] = {2, 47};
+    for (uint64_t seed = 1; seed <= 2; seed++) {
+        prm_build_opts o;
+        prm_build_opts_init(&o);
+        o.nodes = 200 * (int)seed;
+        o.seed = seed;
+        o.straight_only = 1;
+        prm_roadmap *w = NULL;
+        prm_build_stats wbs;
+        assert_int_equal(prm_roadmap_build(ctx, &e, &o, &w, &wbs), TRV_OK);
+        assert_true(wbs.rejected > 0 && wbs.coverage > 0.5 && wbs.coverage < 1);
+        for (size_t k = 0; k < 3; k++)
+            for (size_t q = 0; q < 2; q++) {
+                setenv("TRV_BLOCK_ROWS", rows[k], 1);
+                size_t go = 0;
+                assert_int_equal(prm_blocks_go_count(ctx, dir, &go), TRV_OK);
+                assert_true(go == ref);
+                o.tile = tiles[q];
+                o.blocks_dir = dir;
+                prm_roadmap *b = NULL;
+                prm_build_stats bbs;
+                if (prm_roadmap_build(ctx, &e, &o, &b, &bbs))
+                    fail_msg("%s", trv_errmsg(ctx));
+                assert_int_equal(b->nnodes, w->nnodes);
+                assert_memory_equal(b->x, w->x, (size_t)w->nnodes * sizeof *w->x);
+                assert_memory_equal(b->y, w->y, (size_t)w->nnodes * sizeof *w->y);
+                assert_int_equal(bbs.samples, wbs.samples);
+                assert_int_equal(bbs.rejected, wbs.rejected);
+                assert_true(bbs.go_area_km2 == wbs.go_area_km2 && bbs.coverage == wbs.coverage);
+                assert_int_equal(b->nedges, w->nedges);
+                assert_memory_equal(b->edges, w->edges, (size_t)w->nedges * sizeof *w->edges);
+                prm_roadmap_free(b);
+                o.tile = 0;
+                o.blocks_dir = NULL;
+            }
+        prm_roadmap_free(w);
+    }
+    unsetenv("TRV_BLOCK_ROWS");
+    prm_terrain_clear(&e);
+    free(dir);
+    trv_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -487,6 +550,7 @@ int main(void)
         cmocka_unit_test(test_tiled_corridor),
         cmocka_unit_test(test_tiled_speckle),
         cmocka_unit_test(test_cache_without_layers),
+        cmocka_unit_test(test_blocks_nodes),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

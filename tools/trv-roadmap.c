@@ -117,6 +117,7 @@ int main(int argc, char **argv)
     prm_roadmap *r = NULL;
     prm_build_stats bs;
     trv_status st = prm_terrain_load(ctx, dir, &t);
+    o.blocks_dir = dir; /* a tiled build reads GO by row blocks there */
     int loaded = st == TRV_OK;
     if (loaded && t.time_note[0])
         fprintf(stderr, "%s: note: %s\n", cli.tool, t.time_note);

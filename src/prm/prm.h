@@ -284,6 +284,9 @@ typedef struct prm_build_opts {
                                bridging (bridge.c): GO regions may stay split into components or hold no node */
     int tile;               /* the raster bridging's flood per tile of this many cells a side (tiled_bridge.c,
                                docs/scale.md): 0 automatic (whole up to 5e7 cells, tiles of 4096 above), 2..32768 */
+    const char *blocks_dir; /* NULL, or the run directory the terrain was read from: when the build is tiled, its
+                               GO area, LHS acceptance and coverage read class and gonogo there by row blocks
+                               (tiled_nodes.c; the same nodes and numbers) */
 } prm_build_opts;
 
 void prm_build_opts_init(prm_build_opts *o);

@@ -429,7 +429,11 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
         return st;
     const geo_grid *g = t->grid;
     size_t ncell = (size_t)g->nx * g->ny, go = 0;
-    for (size_t i = 0; i < ncell; i++)
+    int tile = prm_build_tile(o, g);
+    const char *bd = tile ? o->blocks_dir : NULL; /* GO area, nodes and coverage by row blocks */
+    if (bd && (st = prm_blocks_go_count(ctx, bd, &go)))
+        return st;
+    for (size_t i = 0; i < ncell && !bd; i++)
         go += prm_cell_go(t, (long)i);
     if (go == 0)
         return trv_error(ctx, TRV_ERR_DATA, "the terrain has no GO cell: nothing to build a roadmap on");
@@ -445,7 +449,8 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
     r->seed = o->seed;
     r->k = o->radius > 0 ? 0 : o->k;
     r->radius = o->radius > 0 ? o->radius : 0;
-    if ((st = sample_nodes(ctx, t, o, want, (double)go / ncell, r, stats))) {
+    if ((st = bd ? prm_blocks_sample(ctx, bd, o, want, (double)go / ncell, r, stats)
+                 : sample_nodes(ctx, t, o, want, (double)go / ncell, r, stats))) {
         prm_roadmap_free(r);
         return st;
     }
@@ -468,7 +473,6 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
         stats->components_straight += prm_uf_find(parent, i) == i;
     trv_bucket_free(ix); /* it points into r->x, which the raster pass grows */
     ix = NULL;
-    int tile = prm_build_tile(o, g);
     if (!o->straight_only &&
         (st = tile ? prm_bridge_raster_tiled(ctx, t, r, &parent, &ecap, (size_t)r->nnodes, tile, stats)
                    : prm_bridge_raster(ctx, t, r, &parent, &ecap, (size_t)r->nnodes, stats)))
@@ -481,7 +485,10 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
         goto done;
     }
     components(r, parent, size, stats);
-    stats->coverage = coverage(t, ix, r, stats->go_area_km2);
+    if (bd && (st = prm_blocks_coverage(ctx, bd, ix, r, t->cell_m, stats->go_area_km2, &stats->coverage)))
+        goto done;
+    if (!bd)
+        stats->coverage = coverage(t, ix, r, stats->go_area_km2);
     if ((st = prm_roadmap_adjacency(ctx, r)))
         goto done;
     st = trv_progress(ctx, 1.0, "roadmap");

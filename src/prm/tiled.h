@@ -45,4 +45,22 @@ void prm_cell_point(const geo_grid *g, long c, double *x, double *y);
 trv_status prm_bridge_raster_tiled(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int **parent, size_t *ecap,
                                    size_t ncap, int tile, prm_build_stats *stats);
 
+/* The GO area, the LHS acceptance and the coverage read by row blocks of
+ * the run directory dir's class and gonogo (tiled_nodes.c; run/blocks.h,
+ * geo_block_rows() rows a block): the same numbers, nodes and order as
+ * roadmap.c's loops over a whole terrain of the same files, in
+ * O(block x nx + batch) memory. prm_blocks_go_count: the GO cells
+ * (prm_cell_go's rule). prm_blocks_sample: roadmap.c's LHS batches (same
+ * seeds and sizes), each sample's cell found in the blocks holding one
+ * (the others are not read), accepted in sample order. prm_blocks_coverage:
+ * the fraction of GO cells of every 4th row and column within one node
+ * spacing, sqrt(GO area / nodes), of a node of ix (r's nodes); cell_m as
+ * the terrain's. */
+struct trv_bucket;
+trv_status prm_blocks_go_count(trv_ctx *ctx, const char *dir, size_t *go);
+trv_status prm_blocks_sample(trv_ctx *ctx, const char *dir, const prm_build_opts *o, int want, double go_frac,
+                             prm_roadmap *r, prm_build_stats *stats);
+trv_status prm_blocks_coverage(trv_ctx *ctx, const char *dir, const struct trv_bucket *ix, const prm_roadmap *r,
+                               double cell_m, double go_area_km2, double *cov);
+
 #endif
