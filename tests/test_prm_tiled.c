@@ -491,13 +491,25 @@ static void test_blocks_nodes(void **state)
     trv_ctx *ctx = trv_ctx_new();
     char *dir = run_dir("blocks");
     make_run(ctx, dir);
+    char *cp = run_path(dir, RUN_CLASS); /* an unclassified band of GO cells: NOGO by class alone */
+    geo_raster *cls = NULL;
+    assert_int_equal(geo_raster_read(ctx, cp, GEO_U8, &cls), TRV_OK);
+    for (int r = 0; r < RNY; r++)
+        for (int c = 200; c < 230; c++)
+            cls->u8[(size_t)r * RNX + c] = 0;
+    write_layer(ctx, dir, RUN_CLASS, cls);
+    geo_raster_free(cls);
+    free(cp);
     prm_terrain e;
     if (prm_terrain_load(ctx, dir, &e))
         fail_msg("%s", trv_errmsg(ctx));
     size_t ref = 0;
     for (long i = 0; i < (long)RNX * RNY; i++)
         ref += (size_t)ref_go(&e, i);
-    assert_true(ref > 0 && ref < (size_t)RNX * RNY);
+    size_t ref_gonogo = 0;
+    for (long i = 0; i < (long)RNX * RNY; i++)
+        ref_gonogo += e.gonogo->u8[i] == 0;
+    assert_true(ref > 0 && ref < ref_gonogo);
     static const char *const rows[] = {"1", "7", "256"};
     static const int tiles[] = {2, 47};
     for (uint64_t seed = 1; seed <= 2; seed++) {
