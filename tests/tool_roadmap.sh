@@ -148,4 +148,33 @@ cp -R "$T" "$tmp/other" && sed -i 's/^engine_power_kW = .*/engine_power_kW = 7/'
 "$BIN/trv-roadmap" --terrain "$tmp/other" -q -o "$tmp/other/rm.gpkg" 2>"$tmp/err"
 [ $? = 1 ] && grep -q "was not made with the speed model's copies" "$tmp/err" && ok || bad "another vehicle's copy: $(cat "$tmp/err")"
 
+# ---- --tile: the raster bridging tile by tile (docs/scale.md) ----
+# the plane is one GO region the straight edges join already: tiles of 16
+# cells (4 x 3 of them, partial ones at the east and south) change nothing
+mkdir -p "$tmp/whole" "$tmp/tiled"
+"$BIN/trv-roadmap" --terrain "$T" -q -o "$tmp/whole/rm.gpkg" --nodes 300 --seed 5 &&
+    "$BIN/trv-roadmap" --terrain "$T" -q -o "$tmp/tiled/rm.gpkg" --nodes 300 --seed 5 --tile 16 && ok || bad "--tile 16 failed"
+ogr2ogr -q -f CSV "$tmp/whole.csv" "$tmp/whole/rm.gpkg" edges && ogr2ogr -q -f CSV "$tmp/tiled.csv" "$tmp/tiled/rm.gpkg" edges &&
+    cmp -s "$tmp/whole.csv" "$tmp/tiled.csv" && ok || bad "--tile 16 changed the edges of a roadmap that needs no bridge"
+# a tiled build reads GO area, samples and coverage by row blocks (tiled_nodes.c): the same nodes and summary,
+# whatever the blocks' height
+mkdir -p "$tmp/tiled5"
+TRV_BLOCK_ROWS=5 "$BIN/trv-roadmap" --terrain "$T" -q -o "$tmp/tiled5/rm.gpkg" --nodes 300 --seed 5 --tile 16 ||
+    bad "--tile 16 with blocks of 5 rows failed"
+ogr2ogr -q -f CSV -lco GEOMETRY=AS_XY "$tmp/whole_n.csv" "$tmp/whole/rm.gpkg" nodes
+for d in tiled tiled5; do
+    ogr2ogr -q -f CSV -lco GEOMETRY=AS_XY "$tmp/${d}_n.csv" "$tmp/$d/rm.gpkg" nodes &&
+        cmp -s "$tmp/whole_n.csv" "$tmp/${d}_n.csv" && ok || bad "$d: other nodes than the whole build's"
+    for k in samples rejected coverage; do
+        [ "$(grep "\"$k\"" "$tmp/whole/roadmap.json")" = "$(grep "\"$k\"" "$tmp/$d/roadmap.json")" ] && ok ||
+            bad "$d: another $k than the whole build's"
+    done
+done
+grep -q '"go_regions": 1,' "$tmp/tiled/roadmap.json" && grep -q '"components": 1,' "$tmp/tiled/roadmap.json" &&
+    grep -q '"bridges": 0,' "$tmp/tiled/roadmap.json" && ok || bad "--tile 16 summary: $(cat "$tmp/tiled/roadmap.json")"
+for v in 1 -3 32769; do
+    "$BIN/trv-roadmap" --terrain "$T" -q -o "$tmp/tiled/bad.gpkg" --tile "$v" 2>"$tmp/err"
+    [ $? = 2 ] && grep -q -- "--tile must be 2..32768" "$tmp/err" && [ ! -e "$tmp/tiled/bad.gpkg" ] && ok || bad "--tile $v: $(cat "$tmp/err")"
+done
+
 summary

@@ -11,7 +11,7 @@
  * flood never reached (no node) gets a node in its first cell in row
  * order. Cell paths put their vertices near the cells' centres
  * (cell_point). O(cells). */
-#include "prm_priv.h"
+#include "tiled.h"
 
 #include <limits.h>
 #include <math.h>
@@ -27,7 +27,7 @@
  * exactly through a cell corner, as pieces between exact centres do (one
  * cell right per cell up hits every corner on the way): a corner crossed
  * exactly is where a walk in floating point may miss the diagonal cells. */
-static void cell_point(const geo_grid *g, long c, double *x, double *y)
+void prm_cell_point(const geo_grid *g, long c, double *x, double *y)
 {
     *x = g->gt[0] + ((double)(c % g->nx) + 0.5 + 0.0414213562373095) * g->gt[1];
     *y = g->gt[3] + ((double)(c / g->nx) + 0.5 + 0.0267949192431123) * g->gt[5];
@@ -84,14 +84,9 @@ static long step_back(const prm_terrain *t, const int *owner, const int *dist, l
 
 /* ---- the roadmap's growth ---- */
 
-typedef struct grow {
-    const prm_terrain *t;
-    prm_roadmap *r;
-    int **parent;
-    size_t *ecap, ncap;
-} grow;
+typedef prm_grow grow;
 
-static trv_status add_node(trv_ctx *ctx, grow *G, double x, double y)
+trv_status prm_grow_node(trv_ctx *ctx, grow *G, double x, double y)
 {
     prm_roadmap *r = G->r;
     if ((size_t)r->nnodes == G->ncap) {
@@ -138,7 +133,7 @@ trv_status prm_edge_add(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int 
     return TRV_OK;
 }
 
-static trv_status add_edge(trv_ctx *ctx, grow *G, int a, int b, int *added)
+trv_status prm_grow_edge(trv_ctx *ctx, grow *G, int a, int b, int *added)
 {
     return prm_edge_add(ctx, G->t, G->r, *G->parent, G->ecap, a, b, added);
 }
@@ -168,7 +163,7 @@ static trv_status seed(trv_ctx *ctx, grow *G, flood *F, int i)
     int added;
     if (prm_uf_find(*G->parent, F->owner[c]) == prm_uf_find(*G->parent, i))
         return TRV_OK;
-    return add_edge(ctx, G, F->owner[c], i, &added);
+    return prm_grow_edge(ctx, G, F->owner[c], i, &added);
 }
 
 /* Breadth-first from the queued cells over 4-connected GO cells (owner
@@ -199,8 +194,8 @@ static trv_status orphan_regions(trv_ctx *ctx, grow *G, flood *F, prm_build_stat
         if (F->owner[c] != -1)
             continue;
         double x, y;
-        cell_point(g, c, &x, &y);
-        trv_status st = add_node(ctx, G, x, y);
+        prm_cell_point(g, c, &x, &y);
+        trv_status st = prm_grow_node(ctx, G, x, y);
         if (st)
             return st;
         stats->region_nodes++;
@@ -290,22 +285,22 @@ static trv_status build_bridge(trv_ctx *ctx, grow *G, const flood *F, int ca, in
     x[n - 1] = G->r->x[b], y[n - 1] = G->r->y[b];
     long c = ca;
     for (int k = la; k >= 1; k--, c = step_back(G->t, F->owner, F->dist, c))
-        cell_point(g, c, &x[k], &y[k]);
+        prm_cell_point(g, c, &x[k], &y[k]);
     c = cb;
     for (int k = la + 1; k <= la + lb; k++, c = step_back(G->t, F->owner, F->dist, c))
-        cell_point(g, c, &x[k], &y[k]);
+        prm_cell_point(g, c, &x[k], &y[k]);
     int m = prm_polyline_simplify(G->t, x, y, n, keep);
     if (m < 2)
         goto done;
     id[0] = a;
     id[m - 1] = b;
     for (int k = 1; k < m - 1 && !st; k++) {
-        st = add_node(ctx, G, x[keep[k]], y[keep[k]]);
+        st = prm_grow_node(ctx, G, x[keep[k]], y[keep[k]]);
         id[k] = G->r->nnodes - 1;
     }
     int added = 1;
     for (int k = 0; k + 1 < m && !st && added; k++)
-        st = add_edge(ctx, G, id[k], id[k + 1], &added);
+        st = prm_grow_edge(ctx, G, id[k], id[k + 1], &added);
     if (!st && added) {
         *made = 1;
         stats->bridges++;
@@ -506,7 +501,7 @@ static trv_status leg_path(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap
     vx[0] = x, vy[0] = y, vx[nv - 1] = r->x[node], vy[nv - 1] = r->y[node];
     int k = len;
     for (long q = c;; q = from[q] - 1, k--) {
-        cell_point(g, q, &vx[k], &vy[k]);
+        prm_cell_point(g, q, &vx[k], &vy[k]);
         if (q == s)
             break;
     }

@@ -51,11 +51,12 @@ static const void *layer_of(const prm_terrain *t, int k)
     }
 }
 
-trv_status prm_cache_layers_write(trv_ctx *ctx, FILE *fp, size_t at, const prm_terrain *t, const char *path)
+trv_status prm_cache_layers_write(trv_ctx *ctx, FILE *fp, size_t at, const prm_terrain *t, const char *path,
+                                  int layers)
 {
-    if (t->ready)
+    if (t->ready && layers)
         return trv_error(ctx, TRV_ERR_INTERNAL, "the roadmap cache's layers of a lazy terrain");
-    int nx = t->grid->nx, ny = t->grid->ny, nl = t->aniso ? PRM_LY_N : PRM_LY_GRAD;
+    int nx = t->grid->nx, ny = t->grid->ny, nl = !layers ? 0 : t->aniso ? PRM_LY_N : PRM_LY_GRAD;
     uint32_t head[4] = {(uint32_t)nx, (uint32_t)ny, (uint32_t)nl, 0};
     static const unsigned char zeros[PRM_CACHE_ALIGN];
     int bad = fwrite(head, sizeof head, 1, fp) != 1;

@@ -282,6 +282,11 @@ typedef struct prm_build_opts {
     uint64_t seed;          /* default 1 */
     int straight_only;      /* 1: the straight edges and their bridging pass alone (the paper's PRM), no raster
                                bridging (bridge.c): GO regions may stay split into components or hold no node */
+    int tile;               /* the raster bridging's flood per tile of this many cells a side (tiled_bridge.c,
+                               docs/scale.md): 0 automatic (whole up to 5e7 cells, tiles of 4096 above), 2..32768 */
+    const char *blocks_dir; /* NULL, or the run directory the terrain was read from: when the build is tiled, its
+                               GO area, LHS acceptance and coverage read class and gonogo there by row blocks
+                               (tiled_nodes.c; the same nodes and numbers) */
 } prm_build_opts;
 
 void prm_build_opts_init(prm_build_opts *o);
@@ -345,6 +350,11 @@ trv_status prm_roadmap_read(trv_ctx *ctx, const char *path, prm_roadmap **out);
 char *prm_roadmap_cache_path(const char *gpkg);
 trv_status prm_roadmap_cache_write(trv_ctx *ctx, const prm_roadmap *r, const prm_terrain *t, const char *terrain_dir,
                                    const char *gpkg, const char *path);
+/* The same with the terrain's layers (layers 1) or without them (0: a
+ * route reads the GeoTIFFs' tiles instead); prm_roadmap_cache_write writes
+ * them up to 5e7 cells (tiled.h PRM_TILED_CELLS), none above. */
+trv_status prm_roadmap_cache_write_layers(trv_ctx *ctx, const prm_roadmap *r, const prm_terrain *t,
+                                          const char *terrain_dir, const char *gpkg, const char *path, int layers);
 /* Read gpkg's cache: *out the roadmap and *facts the terrain's facts, with
  * *terrain_same 1 when terrain_dir's files are still the ones it was built
  * from (then prm_terrain_open may use the facts). A cache that cannot be

@@ -36,7 +36,10 @@ size_t prm_cache_layer_cell(int k);
 size_t prm_cache_layer_offset(int nx, int ny, int k);
 size_t prm_cache_layers_bytes(int nx, int ny, int nlayers);
 size_t prm_cache_layers_pad(size_t at);
-trv_status prm_cache_layers_write(trv_ctx *ctx, FILE *fp, size_t at, const prm_terrain *t, const char *path);
+/* layers 0: the header alone, nlayers 0 (a cache without the layers, whose
+ * reader reads the GeoTIFFs' tiles instead). */
+trv_status prm_cache_layers_write(trv_ctx *ctx, FILE *fp, size_t at, const prm_terrain *t, const char *path,
+                                  int layers);
 /* Layer k of f's mapped layers. */
 const void *prm_cache_layer(const prm_terrain_facts *f, int k);
 /* Before t's layers are freed: the mapped ones let go (terrain_lazy.c). */

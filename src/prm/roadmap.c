@@ -1,8 +1,9 @@
 /* The probabilistic roadmap (docs/method.md §4.3-4.4): nodes from Latin
  * hypercube batches (lhs.c), edges to the k nearest (core/bucket.h) where
  * the segment crosses no NOGO, a bridging pass between components, then
- * the raster bridging (bridge.c) that joins every GO region's components. */
-#include "prm_priv.h"
+ * the raster bridging (bridge.c; tile by tile, tiled_bridge.c, with --tile
+ * or above PRM_TILED_CELLS cells) that joins every GO region's components. */
+#include "tiled.h"
 
 #include "core/bucket.h"
 
@@ -21,6 +22,8 @@ trv_status prm_build_opts_check(trv_ctx *ctx, const prm_build_opts *o)
 {
     if (o->nodes < 0 || o->k < 1 || o->k > 256 || !(o->radius >= 0))
         return trv_error(ctx, TRV_ERR_USAGE, "--nodes must be >= 0, --k in 1..256, --radius > 0");
+    if (o->tile < 0 || o->tile == 1 || o->tile > PRM_TILED_MAX)
+        return trv_error(ctx, TRV_ERR_USAGE, "--tile must be 2..%d cells (0: automatic)", PRM_TILED_MAX);
     if (o->nodes > PRM_MAX_NODES)
         return trv_error(ctx, TRV_ERR_USAGE, "--nodes %d is more than the %d a roadmap can hold", o->nodes,
                          PRM_MAX_NODES);
@@ -426,7 +429,11 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
         return st;
     const geo_grid *g = t->grid;
     size_t ncell = (size_t)g->nx * g->ny, go = 0;
-    for (size_t i = 0; i < ncell; i++)
+    int tile = prm_build_tile(o, g);
+    const char *bd = tile ? o->blocks_dir : NULL; /* GO area, nodes and coverage by row blocks */
+    if (bd && (st = prm_blocks_go_count(ctx, bd, &go)))
+        return st;
+    for (size_t i = 0; i < ncell && !bd; i++)
         go += prm_cell_go(t, (long)i);
     if (go == 0)
         return trv_error(ctx, TRV_ERR_DATA, "the terrain has no GO cell: nothing to build a roadmap on");
@@ -442,7 +449,8 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
     r->seed = o->seed;
     r->k = o->radius > 0 ? 0 : o->k;
     r->radius = o->radius > 0 ? o->radius : 0;
-    if ((st = sample_nodes(ctx, t, o, want, (double)go / ncell, r, stats))) {
+    if ((st = bd ? prm_blocks_sample(ctx, bd, o, want, (double)go / ncell, r, stats)
+                 : sample_nodes(ctx, t, o, want, (double)go / ncell, r, stats))) {
         prm_roadmap_free(r);
         return st;
     }
@@ -465,7 +473,9 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
         stats->components_straight += prm_uf_find(parent, i) == i;
     trv_bucket_free(ix); /* it points into r->x, which the raster pass grows */
     ix = NULL;
-    if (!o->straight_only && (st = prm_bridge_raster(ctx, t, r, &parent, &ecap, (size_t)r->nnodes, stats)))
+    if (!o->straight_only &&
+        (st = tile ? prm_bridge_raster_tiled(ctx, t, r, &parent, &ecap, (size_t)r->nnodes, tile, stats)
+                   : prm_bridge_raster(ctx, t, r, &parent, &ecap, (size_t)r->nnodes, stats)))
         goto done;
     if ((st = sort_edges(ctx, r, nsorted)))
         goto done;
@@ -475,7 +485,10 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
         goto done;
     }
     components(r, parent, size, stats);
-    stats->coverage = coverage(t, ix, r, stats->go_area_km2);
+    if (bd && (st = prm_blocks_coverage(ctx, bd, ix, r, t->cell_m, stats->go_area_km2, &stats->coverage)))
+        goto done;
+    if (!bd)
+        stats->coverage = coverage(t, ix, r, stats->go_area_km2);
     if ((st = prm_roadmap_adjacency(ctx, r)))
         goto done;
     st = trv_progress(ctx, 1.0, "roadmap");

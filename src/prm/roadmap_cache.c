@@ -17,13 +17,16 @@
  *   roadmap     nnodes, nedges, k, radius, seed, the CRS, x, y, edges
  *               (prm_edge), adj_start, adj
  *   layers      the terrain's arrays as prm_terrain_load has them in memory
- *               (cache_layers.c, prm_priv.h), mapped when read
+ *               (cache_layers.c, prm_priv.h), mapped when read; none (their
+ *               header's count 0) above PRM_TILED_CELLS cells (tiled.h: 28
+ *               bytes a cell, 28 GB at 10^9 cells), the reader then reading
+ *               the GeoTIFFs' tiles as a lazy terrain does
  * A cache must be exactly as long as its counts say, and its edges and
  * adjacency must index nodes and edges that exist (else it is damaged).
  * A file's identity is its size and a hash of its first and last 64 KiB
  * (a GeoPackage's first page holds SQLite's change counter; a GeoTIFF's
  * head and tail its tile offsets and sizes). */
-#include "prm_priv.h"
+#include "tiled.h"
 #include "run/run.h"
 
 #include <errno.h>
@@ -198,6 +201,13 @@ static void put_runs(sink *o, const prm_terrain_facts *f)
 trv_status prm_roadmap_cache_write(trv_ctx *ctx, const prm_roadmap *r, const prm_terrain *t, const char *dir,
                                    const char *gpkg, const char *path)
 {
+    int layers = (double)t->grid->nx * t->grid->ny <= PRM_TILED_CELLS;
+    return prm_roadmap_cache_write_layers(ctx, r, t, dir, gpkg, path, layers);
+}
+
+trv_status prm_roadmap_cache_write_layers(trv_ctx *ctx, const prm_roadmap *r, const prm_terrain *t, const char *dir,
+                                          const char *gpkg, const char *path, int layers)
+{
     ident files[NFILES], g = identify(gpkg);
     prm_terrain_facts f;
     trv_status st = terrain_idents(ctx, dir, files);
@@ -238,7 +248,7 @@ trv_status prm_roadmap_cache_write(trv_ctx *ctx, const prm_roadmap *r, const prm
     } else {
         int bad = fwrite(o.p, 1, o.n, fp) != o.n;
         if (!bad)
-            st = prm_cache_layers_write(ctx, fp, o.n, t, path);
+            st = prm_cache_layers_write(ctx, fp, o.n, t, path, layers);
         if ((fclose(fp) != 0 || bad) && !st)
             st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
     }
@@ -319,7 +329,8 @@ static int get_layers(bytes *b, prm_terrain_facts *f)
 {
     uint32_t h[4];
     if (get(b, h, sizeof h) || h[0] == 0 || h[1] == 0 || h[0] > INT32_MAX || h[1] > INT32_MAX ||
-        (uint64_t)h[0] * h[1] != f->ncells || h[2] != (uint32_t)(f->direction_aware ? PRM_LY_N : PRM_LY_GRAD) ||
+        (uint64_t)h[0] * h[1] != f->ncells ||
+        (h[2] != 0 && h[2] != (uint32_t)(f->direction_aware ? PRM_LY_N : PRM_LY_GRAD)) ||
         h[3] != 0)
         return -1;
     size_t pad = prm_cache_layers_pad((size_t)(b->size - b->left));
@@ -434,6 +445,8 @@ static trv_status parse(trv_ctx *ctx, bytes *b, const char *gpkg, const char *di
  * write stays the process's): 0, or -1. */
 static int map_layers(int fd, size_t size, prm_terrain_facts *f)
 {
+    if (!f->layers_n) /* a cache without them: the GeoTIFFs' tiles are read instead */
+        return 0;
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED)
         return -1;

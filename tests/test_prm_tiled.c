@@ -1,0 +1,568 @@
+/* The tiled raster bridging (src/prm/tiled_bridge.c, docs/scale.md): its
+ * invariants against the test's own references on seeded speckle terrains
+ * cut into tiles of several sizes: the components are the GO regions of a
+ * plain breadth-first labelling (every region one component, holding a
+ * node), every edge free of NOGO by clipping every cell (no cell walk),
+ * the sampled nodes and the straight edges those of the straight-only
+ * build, byte for byte; with one tile over the whole grid the roadmap of
+ * the whole flood, byte for byte; the automatic threshold and the option's
+ * range. */
+#include "test_common.h"
+
+#include "core/clip.h"
+#include "prm/prm.h"
+#include "prm/tiled.h"
+#include "run/run.h"
+
+#include <sys/stat.h>
+
+enum { RNX = 600, RNY = 530 }; /* the run directory of the cache test: 3 x 3 lazy tiles */
+
+/* A terrain of nx x ny cells of 100 m in EPSG:32616 (origin 500000,
+ * 4000000), GO and safe at 36 km/h, speckled NOGO with probability p. */
+static void speckle(prm_terrain *t, int nx, int ny, double p, uint64_t seed)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    char *wkt = NULL;
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32616", &wkt), TRV_OK);
+    geo_grid g = {nx, ny, {500000, 100, 0, 4000000, 0, -100}, wkt};
+    memset(t, 0, sizeof *t);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &t->cls), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &t->gonogo), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &t->cost), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &t->dem), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &t->slope), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &t->speed), TRV_OK);
+    trv_rng rng;
+    trv_rng_seed(&rng, seed);
+    for (int i = 0; i < nx * ny; i++) {
+        t->cls->u8[i] = 3;
+        t->speed->f32[i] = 36;
+        t->dem->f32[i] = 300;
+        t->slope->f32[i] = 2;
+        t->cost->f32[i] = 0.2f;
+        t->gonogo->u8[i] = trv_rng_uniform(&rng) < p;
+    }
+    t->grid = &t->cls->grid;
+    t->cell_m = 100;
+    t->top_speed_kmh = 36;
+    free(wkt);
+    trv_ctx_free(ctx);
+}
+
+/* ---- independent references ---- */
+
+static int ref_go(const prm_terrain *t, long i) { return t->gonogo->u8[i] == 0 && t->cls->u8[i] != 0; }
+
+/* 4-connected GO regions by a plain breadth-first search: label 1..n, 0 NOGO. */
+static int ref_regions(const prm_terrain *t, int *label)
+{
+    long n = (long)t->grid->nx * t->grid->ny, nx = t->grid->nx;
+    long *queue = malloc((size_t)n * sizeof *queue);
+    int count = 0;
+    assert_non_null(queue);
+    memset(label, 0, (size_t)n * sizeof *label);
+    for (long i = 0; i < n; i++) {
+        if (label[i] || !ref_go(t, i))
+            continue;
+        long head = 0, tail = 0;
+        label[i] = ++count;
+        queue[tail++] = i;
+        while (head < tail) {
+            long c = queue[head++];
+            long nb[4] = {c % nx ? c - 1 : -1, (c + 1) % nx ? c + 1 : -1, c - nx, c + nx < n ? c + nx : -1};
+            for (int k = 0; k < 4; k++)
+                if (nb[k] >= 0 && !label[nb[k]] && ref_go(t, nb[k])) {
+                    label[nb[k]] = count;
+                    queue[tail++] = nb[k];
+                }
+        }
+    }
+    free(queue);
+    return count;
+}
+
+static int uf_find(int *p, int i)
+{
+    while (p[i] != i)
+        i = p[i] = p[p[i]];
+    return i;
+}
+
+static int ref_components(const prm_roadmap *rm, int *pr)
+{
+    for (int i = 0; i < rm->nnodes; i++)
+        pr[i] = i;
+    for (int e = 0; e < rm->nedges; e++)
+        pr[uf_find(pr, rm->edges[e].a)] = uf_find(pr, rm->edges[e].b);
+    int n = 0;
+    for (int i = 0; i < rm->nnodes; i++)
+        n += uf_find(pr, i) == i;
+    return n;
+}
+
+static long cell_of(const prm_terrain *t, double x, double y)
+{
+    long col = (long)floor((x - 500000) / 100), row = (long)floor((4000000 - y) / 100);
+    if (col < 0 || row < 0 || col >= t->grid->nx || row >= t->grid->ny)
+        return -1;
+    return row * t->grid->nx + col;
+}
+
+/* Every edge: both ends on GO cells, no NOGO cell whose closed square the
+ * closed segment touches (every cell clipped, no walk), and its length. */
+static void assert_edges_free(const prm_terrain *t, const prm_roadmap *rm)
+{
+    const geo_grid *g = t->grid;
+    for (int e = 0; e < rm->nedges; e++) {
+        const prm_edge *ed = &rm->edges[e];
+        double x0 = rm->x[ed->a], y0 = rm->y[ed->a], x1 = rm->x[ed->b], y1 = rm->y[ed->b];
+        long ca = cell_of(t, x0, y0), cb = cell_of(t, x1, y1);
+        assert_true(ca >= 0 && cb >= 0 && ref_go(t, ca) && ref_go(t, cb));
+        for (long i = 0; i < (long)g->nx * g->ny; i++) {
+            if (ref_go(t, i))
+                continue;
+            double cx0 = 500000 + 100.0 * (double)(i % g->nx), cy1 = 4000000 - 100.0 * (double)(i / g->nx), t0, t1;
+            if (trv_clip_segment(x0, y0, x1, y1, cx0, cy1 - 100, cx0 + 100, cy1, &t0, &t1))
+                fail_msg("edge %d (%d-%d) touches NOGO cell %ld", e, ed->a, ed->b, i);
+        }
+        assert_true(fabs(ed->p.d - hypot(x1 - x0, y1 - y0)) <= 1e-9 * ed->p.d);
+        assert_false(ed->p.blocked);
+    }
+}
+
+static prm_roadmap *build(trv_ctx *ctx, const prm_terrain *t, uint64_t seed, int tile, int straight,
+                          prm_build_stats *bs)
+{
+    prm_build_opts o;
+    prm_build_opts_init(&o);
+    o.nodes = 120;
+    o.k = 6;
+    o.seed = seed;
+    o.tile = tile;
+    o.straight_only = straight;
+    prm_roadmap *rm = NULL;
+    if (prm_roadmap_build(ctx, t, &o, &rm, bs))
+        fail_msg("%s", trv_errmsg(ctx));
+    return rm;
+}
+
+static int has_edge(const prm_roadmap *rm, const prm_edge *ed)
+{
+    for (int e = 0; e < rm->nedges; e++)
+        if (rm->edges[e].a == ed->a && rm->edges[e].b == ed->b)
+            return !memcmp(&rm->edges[e].p, &ed->p, sizeof ed->p);
+    return 0;
+}
+
+/* The invariants of one tiled build against the references. */
+static void check_tiled(const prm_terrain *t, const prm_roadmap *rm, const prm_build_stats *bs,
+                        const prm_roadmap *st, const prm_build_stats *sbs, const int *label, int nreg)
+{
+    /* the sampled nodes and the straight edges: the straight-only build's */
+    assert_true(rm->nnodes >= st->nnodes);
+    assert_memory_equal(rm->x, st->x, (size_t)st->nnodes * sizeof *st->x);
+    assert_memory_equal(rm->y, st->y, (size_t)st->nnodes * sizeof *st->y);
+    assert_int_equal(bs->samples, sbs->samples);
+    assert_int_equal(bs->rejected, sbs->rejected);
+    for (int e = 0; e < st->nedges; e++)
+        assert_true(has_edge(rm, &st->edges[e]));
+    for (int e = 1; e < rm->nedges; e++) /* in order of (a, b), each pair once */
+        assert_true(rm->edges[e - 1].a < rm->edges[e].a ||
+                    (rm->edges[e - 1].a == rm->edges[e].a && rm->edges[e - 1].b < rm->edges[e].b));
+    /* one component per region, each in one region, every region holding a node */
+    int *pr = malloc((size_t)rm->nnodes * sizeof *pr), *held = calloc((size_t)nreg + 1, sizeof *held);
+    int *sampled = calloc((size_t)nreg + 1, sizeof *sampled);
+    assert_true(pr && held && sampled);
+    assert_int_equal(ref_components(rm, pr), nreg);
+    for (int i = 0; i < rm->nnodes; i++) {
+        long c = cell_of(t, rm->x[i], rm->y[i]), rc = cell_of(t, rm->x[uf_find(pr, i)], rm->y[uf_find(pr, i)]);
+        assert_true(c >= 0 && label[c] > 0);
+        assert_int_equal(label[c], label[rc]);
+        held[label[c]] = 1;
+        if (i < st->nnodes)
+            sampled[label[c]] = 1;
+    }
+    int nsampled = 0;
+    for (int k = 1; k <= nreg; k++) {
+        assert_true(held[k]);
+        nsampled += sampled[k];
+    }
+    assert_int_equal(bs->components, nreg);
+    assert_int_equal(bs->regions, nreg);
+    assert_int_equal(bs->regions_with_nodes, nsampled);
+    assert_int_equal(bs->bridge_failed, 0);
+    assert_int_equal(rm->nnodes, st->nnodes + bs->region_nodes + bs->bridge_nodes);
+    assert_edges_free(t, rm);
+    free(pr);
+    free(held);
+    free(sampled);
+}
+
+static void test_tiled_speckle(void **state)
+{
+    (void)state;
+    enum { NX = 48, NY = 40 };
+    static const int tiles[] = {2, 5, 7, 16, 47};
+    trv_ctx *ctx = trv_ctx_new();
+    int differ = 0;
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        prm_terrain t;
+        speckle(&t, NX, NY, 0.4, 7000 + seed);
+        int label[NX * NY], nreg = ref_regions(&t, label);
+        prm_build_stats sbs, wbs;
+        prm_roadmap *st = build(ctx, &t, seed, 0, 1, &sbs), *whole = build(ctx, &t, seed, 0, 0, &wbs);
+        for (size_t k = 0; k < sizeof tiles / sizeof *tiles; k++) {
+            prm_build_stats bs;
+            prm_roadmap *rm = build(ctx, &t, seed, tiles[k], 0, &bs);
+            check_tiled(&t, rm, &bs, st, &sbs, label, nreg);
+            assert_true(bs.region_nodes >= wbs.region_nodes); /* a region cut by seams: a node per fragment */
+            differ += rm->nedges != whole->nedges;
+            printf("  speckle %d, tiles of %d: %d regions, %d fragment nodes (whole: %d), %d bridges (whole: %d)\n",
+                   (int)seed, tiles[k], nreg, bs.region_nodes, wbs.region_nodes, bs.bridges, wbs.bridges);
+            prm_roadmap_free(rm);
+        }
+        prm_roadmap_free(st);
+        prm_roadmap_free(whole);
+        prm_terrain_clear(&t);
+    }
+    assert_true(differ > 0); /* the seams do change the bridges */
+    trv_ctx_free(ctx);
+}
+
+/* One tile covering the grid floods as the whole grid: the same roadmap. */
+static void test_one_tile_is_whole(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    static const int dims[][2] = {{48, 40}, {31, 57}};
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        prm_terrain t;
+        int nx = dims[seed % 2][0], ny = dims[seed % 2][1];
+        speckle(&t, nx, ny, seed % 2 ? 0.4 : 0.3, 8000 + seed);
+        prm_build_stats wbs, bs;
+        prm_roadmap *whole = build(ctx, &t, seed, 0, 0, &wbs), *rm = build(ctx, &t, seed, 64, 0, &bs);
+        assert_int_equal(rm->nnodes, whole->nnodes);
+        assert_int_equal(rm->nedges, whole->nedges);
+        assert_memory_equal(rm->x, whole->x, (size_t)rm->nnodes * sizeof *rm->x);
+        assert_memory_equal(rm->y, whole->y, (size_t)rm->nnodes * sizeof *rm->y);
+        assert_memory_equal(rm->edges, whole->edges, (size_t)rm->nedges * sizeof *rm->edges);
+        assert_memory_equal(&bs, &wbs, sizeof bs);
+        prm_roadmap_free(rm);
+        prm_roadmap_free(whole);
+        prm_terrain_clear(&t);
+    }
+    trv_ctx_free(ctx);
+}
+
+/* A corridor one cell wide winding down through every tile row and
+ * column (tiles of 6 cells): the straight edges leave it in pieces, the
+ * bridges, whose paths cross the seams, make it one component. */
+static void test_tiled_corridor(void **state)
+{
+    (void)state;
+    enum { NX = 30, NY = 30 };
+    trv_ctx *ctx = trv_ctx_new();
+    prm_terrain t;
+    speckle(&t, NX, NY, 2, 1); /* all NOGO */
+    for (int row = 1; row < NY - 1; row++)
+        for (int col = 1; col < NX - 1; col++) {
+            int j = (row - 1) / 4, turn = j % 2 ? 1 : NX - 2; /* rows 4j + 1, joined at alternate ends */
+            if ((row - 1) % 4 == 0 || (col == turn && row + 4 - (row - 1) % 4 < NY - 1))
+                t.gonogo->u8[row * NX + col] = 0;
+        }
+    int label[NX * NY], nreg = ref_regions(&t, label);
+    assert_int_equal(nreg, 1);
+    prm_build_stats sbs, bs;
+    prm_roadmap *st = build(ctx, &t, 3, 0, 1, &sbs), *rm = build(ctx, &t, 3, 6, 0, &bs);
+    check_tiled(&t, rm, &bs, st, &sbs, label, nreg);
+    assert_true(sbs.components > 1 && bs.bridges >= 1);
+    printf("  corridor: %d components straight, %d bridges (%d nodes) over tiles of 6\n", sbs.components,
+           bs.bridges, bs.bridge_nodes);
+    prm_roadmap_free(st);
+    prm_roadmap_free(rm);
+    prm_terrain_clear(&t);
+    trv_ctx_free(ctx);
+}
+
+static void test_tile_choice(void **state)
+{
+    (void)state;
+    prm_build_opts o;
+    prm_build_opts_init(&o);
+    geo_grid g = {10000, 5000, {0, 1, 0, 0, 0, -1}, NULL}; /* 5e7 cells: whole */
+    assert_int_equal(prm_build_tile(&o, &g), 0);
+    g.ny = 5001;
+    assert_int_equal(prm_build_tile(&o, &g), 4096);
+    o.tile = 7;
+    assert_int_equal(prm_build_tile(&o, &g), 7);
+    g.ny = 3;
+    assert_int_equal(prm_build_tile(&o, &g), 7);
+    trv_ctx *ctx = trv_ctx_new();
+    static const int bad[] = {-1, 1, 32769}, good[] = {0, 2, 32768};
+    for (int k = 0; k < 3; k++) {
+        o.tile = bad[k];
+        assert_int_equal(prm_build_opts_check(ctx, &o), TRV_ERR_USAGE);
+        o.tile = good[k];
+        assert_int_equal(prm_build_opts_check(ctx, &o), TRV_OK);
+    }
+    trv_ctx_free(ctx);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    char *cmd = NULL;
+    assert_true(asprintf(&cmd, "cp '%s' '%s'", from, to) > 0);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+}
+
+static void write_layer(trv_ctx *ctx, const char *dir, run_id id, geo_raster *r)
+{
+    char *p = run_path(dir, id);
+    assert_int_equal(geo_raster_write(ctx, r, p, NULL), TRV_OK);
+    free(p);
+}
+
+/* A run directory as trv-speed and trv-cost leave it: rolling dem, its
+ * slope, soils 1..4 and land uses 3, 4 and a water lake (NOGO), speed and
+ * gonogo by the model's own tm_row from the copies, class 1..3 where GO. */
+static void make_run(trv_ctx *ctx, const char *dir)
+{
+    assert_int_equal(mkdir(dir, 0755), 0);
+    static const char *const copies[3][2] = {{"vehicles/ugv_hua2022.ini", "speed_vehicle.ini"},
+                                             {"classes/soils.csv", "speed_soils.csv"},
+                                             {"classes/landuse.csv", "speed_landuse.csv"}};
+    for (int k = 0; k < 3; k++) {
+        char *from = data_path(copies[k][0]), *to = NULL;
+        assert_true(asprintf(&to, "%s/%s", dir, copies[k][1]) > 0);
+        copy_file(from, to);
+        free(from);
+        free(to);
+    }
+    char *wkt = NULL;
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32616", &wkt), TRV_OK);
+    geo_grid g = {RNX, RNY, {500000, 30, 0, 4000000, 0, -30}, wkt};
+    geo_raster *dem, *slope, *soil, *lu, *speed, *gonogo, *cost, *cls;
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &dem), TRV_OK);
+    dem->has_nodata = 1;
+    dem->nodata = -9999;
+    for (int r = 0; r < RNY; r++)
+        for (int c = 0; c < RNX; c++)
+            dem->f32[(size_t)r * RNX + c] = (float)(300 + 60 * sin(c / 23.0) * cos(r / 31.0) + 0.2 * c);
+    assert_int_equal(geo_slope(ctx, dem, &slope), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &soil), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &lu), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &speed), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &gonogo), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &cost), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &cls), TRV_OK);
+    soil->has_nodata = lu->has_nodata = 1;
+    for (int r = 0; r < RNY; r++)
+        for (int c = 0; c < RNX; c++) {
+            size_t i = (size_t)r * RNX + c;
+            soil->u8[i] = (unsigned char)(1 + (c / 40 + r / 50) % 4);
+            lu->u8[i] = hypot(c - 420, r - 380) < 45 ? 1 : (unsigned char)(3 + (c / 70 + r / 90) % 2);
+            cost->f32[i] = (float)((c * 7 + r * 13) % 100) / 100;
+        }
+    tm_run_model rm;
+    assert_int_equal(tm_run_model_load(ctx, dir, &rm), TRV_OK);
+    for (int r = 0; r < RNY; r++) {
+        size_t i = (size_t)r * RNX;
+        tm_row(&rm.model, slope->f32 + i, (float)slope->nodata, soil->u8 + i, lu->u8 + i, RNX, speed->f32 + i,
+               gonogo->u8 + i, NULL);
+        for (int c = 0; c < RNX; c++)
+            cls->u8[i + c] = gonogo->u8[i + c] ? 0 : (unsigned char)(1 + (c * 3 + r) % 3);
+    }
+    tm_run_model_free(&rm);
+    write_layer(ctx, dir, RUN_DEM, dem);
+    write_layer(ctx, dir, RUN_SLOPE, slope);
+    write_layer(ctx, dir, RUN_SOIL, soil);
+    write_layer(ctx, dir, RUN_LANDUSE, lu);
+    write_layer(ctx, dir, RUN_SPEED, speed);
+    write_layer(ctx, dir, RUN_GONOGO, gonogo);
+    write_layer(ctx, dir, RUN_COST, cost);
+    write_layer(ctx, dir, RUN_CLASS, cls);
+    geo_raster *all[8] = {dem, slope, soil, lu, speed, gonogo, cost, cls};
+    for (int k = 0; k < 8; k++)
+        geo_raster_free(all[k]);
+    free(wkt);
+}
+
+static char *run_dir(const char *name)
+{
+    char *d = NULL;
+    assert_true(asprintf(&d, "%s/%s", tmpdir, name) > 0);
+    return d;
+}
+
+/* Cell i of lazy as the eager read has it: the six layers, and for a GO
+ * cell its gradient and pair. */
+static int cell_same(const prm_terrain *e, const prm_terrain *l, size_t i)
+{
+    int same = e->cls->u8[i] == l->cls->u8[i] && e->gonogo->u8[i] == l->gonogo->u8[i] &&
+               e->dem->f32[i] == l->dem->f32[i] && e->slope->f32[i] == l->slope->f32[i] &&
+               e->speed->f32[i] == l->speed->f32[i] && e->cost->f32[i] == l->cost->f32[i];
+    if (same && prm_cell_go(e, (long)i))
+        same = e->aniso->grad[2 * i] == l->aniso->grad[2 * i] &&
+               e->aniso->grad[2 * i + 1] == l->aniso->grad[2 * i + 1] &&
+               !memcmp(&e->aniso->codes[2 * e->aniso->pair[i]], &l->aniso->codes[2 * l->aniso->pair[i]], 2);
+    return same;
+}
+
+
+/* A cache without the terrain's layers (above PRM_TILED_CELLS): the
+ * roadmap back exactly, the facts as with them, no mapping; the terrain
+ * opened on those facts reads the GeoTIFFs' tiles (lazy), every cell as
+ * the eager read has it. */
+static void test_cache_without_layers(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *dir = run_dir("lean");
+    make_run(ctx, dir);
+    prm_terrain e;
+    if (prm_terrain_load(ctx, dir, &e))
+        fail_msg("%s", trv_errmsg(ctx));
+    prm_build_opts o;
+    prm_build_opts_init(&o);
+    o.nodes = 300;
+    prm_roadmap *r = NULL, *back = NULL, *c = NULL;
+    prm_build_stats bs;
+    assert_int_equal(prm_roadmap_build(ctx, &e, &o, &r, &bs), TRV_OK);
+    char *gpkg = NULL, *full = NULL;
+    assert_true(asprintf(&gpkg, "%s/roadmap.gpkg", dir) > 0 && asprintf(&full, "%s/full.bin", dir) > 0);
+    char *bin = prm_roadmap_cache_path(gpkg);
+    assert_int_equal(prm_roadmap_write(ctx, r, gpkg, NULL), TRV_OK);
+    assert_int_equal(prm_roadmap_cache_write_layers(ctx, r, &e, dir, gpkg, full, 1), TRV_OK);
+    assert_int_equal(prm_roadmap_cache_write_layers(ctx, r, &e, dir, gpkg, bin, 0), TRV_OK);
+    struct stat sf, sl;
+    assert_true(stat(full, &sf) == 0 && stat(bin, &sl) == 0);
+    /* the layers' bytes (28 a cell, each layer padded to 4096) and the padding before them */
+    assert_true(sf.st_size - sl.st_size >= (off_t)RNX * RNY * 28 &&
+                sf.st_size - sl.st_size < (off_t)RNX * RNY * 28 + 10 * 4096);
+    assert_int_equal(prm_roadmap_read(ctx, gpkg, &back), TRV_OK);
+    prm_terrain_facts f;
+    int same = -1;
+    char note[1200];
+    assert_int_equal(prm_roadmap_cache_read(ctx, gpkg, dir, &c, &f, &same, note, sizeof note), TRV_OK);
+    assert_non_null(c);
+    assert_string_equal(note, "");
+    assert_int_equal(same, 1);
+    assert_true(c->nnodes == back->nnodes && c->nedges == back->nedges);
+    assert_memory_equal(c->x, back->x, (size_t)c->nnodes * sizeof *c->x);
+    assert_memory_equal(c->edges, back->edges, (size_t)c->nedges * sizeof *c->edges);
+    assert_true(f.layers == NULL && f.layers_n == 0 && f.map == NULL);
+    assert_true(f.direction_aware && f.tmax == e.aniso->tmax && f.top_speed_kmh == e.top_speed_kmh);
+    prm_terrain l;
+    if (prm_terrain_open(ctx, dir, &f, &l))
+        fail_msg("%s", trv_errmsg(ctx));
+    assert_non_null(l.ready);
+    long read, total;
+    prm_terrain_tiles(&l, &read, &total);
+    assert_true(read == 0 && total == 9);
+    assert_int_equal(prm_terrain_need_all(ctx, &l), TRV_OK);
+    int differ = 0;
+    for (size_t i = 0; i < (size_t)RNX * RNY; i++)
+        differ += !cell_same(&e, &l, i);
+    assert_int_equal(differ, 0);
+    prm_terrain_clear(&l);
+    prm_terrain_facts_clear(&f);
+    prm_roadmap_free(c);
+    prm_roadmap_free(back);
+    prm_roadmap_free(r);
+    prm_terrain_clear(&e);
+    free(gpkg);
+    free(full);
+    free(bin);
+    free(dir);
+    trv_ctx_free(ctx);
+}
+
+/* The GO area, the LHS acceptance and the coverage read by row blocks
+ * (tiled_nodes.c) against the whole terrain's: the GO count against a
+ * count of every cell, the nodes byte for byte, the samples, the
+ * rejections, the area and the coverage exactly, and so every straight
+ * edge; blocks of 1, 7 and 256 rows (the run's 530 rows: a last block cut
+ * short), tiles of 2 and 47. */
+static void test_blocks_nodes(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *dir = run_dir("blocks");
+    make_run(ctx, dir);
+    char *cp = run_path(dir, RUN_CLASS); /* an unclassified band of GO cells: NOGO by class alone */
+    geo_raster *cls = NULL;
+    assert_int_equal(geo_raster_read(ctx, cp, GEO_U8, &cls), TRV_OK);
+    for (int r = 0; r < RNY; r++)
+        for (int c = 200; c < 230; c++)
+            cls->u8[(size_t)r * RNX + c] = 0;
+    write_layer(ctx, dir, RUN_CLASS, cls);
+    geo_raster_free(cls);
+    free(cp);
+    prm_terrain e;
+    if (prm_terrain_load(ctx, dir, &e))
+        fail_msg("%s", trv_errmsg(ctx));
+    size_t ref = 0;
+    for (long i = 0; i < (long)RNX * RNY; i++)
+        ref += (size_t)ref_go(&e, i);
+    size_t ref_gonogo = 0;
+    for (long i = 0; i < (long)RNX * RNY; i++)
+        ref_gonogo += e.gonogo->u8[i] == 0;
+    assert_true(ref > 0 && ref < ref_gonogo);
+    static const char *const rows[] = {"1", "7", "256"};
+    static const int tiles[] = {2, 47};
+    for (uint64_t seed = 1; seed <= 2; seed++) {
+        prm_build_opts o;
+        prm_build_opts_init(&o);
+        o.nodes = 200 * (int)seed;
+        o.seed = seed;
+        o.straight_only = 1;
+        prm_roadmap *w = NULL;
+        prm_build_stats wbs;
+        assert_int_equal(prm_roadmap_build(ctx, &e, &o, &w, &wbs), TRV_OK);
+        assert_true(wbs.rejected > 0 && wbs.coverage > 0.5 && wbs.coverage < 1);
+        for (size_t k = 0; k < 3; k++)
+            for (size_t q = 0; q < 2; q++) {
+                setenv("TRV_BLOCK_ROWS", rows[k], 1);
+                size_t go = 0;
+                assert_int_equal(prm_blocks_go_count(ctx, dir, &go), TRV_OK);
+                assert_true(go == ref);
+                o.tile = tiles[q];
+                o.blocks_dir = dir;
+                prm_roadmap *b = NULL;
+                prm_build_stats bbs;
+                if (prm_roadmap_build(ctx, &e, &o, &b, &bbs))
+                    fail_msg("%s", trv_errmsg(ctx));
+                assert_int_equal(b->nnodes, w->nnodes);
+                assert_memory_equal(b->x, w->x, (size_t)w->nnodes * sizeof *w->x);
+                assert_memory_equal(b->y, w->y, (size_t)w->nnodes * sizeof *w->y);
+                assert_int_equal(bbs.samples, wbs.samples);
+                assert_int_equal(bbs.rejected, wbs.rejected);
+                assert_true(bbs.go_area_km2 == wbs.go_area_km2 && bbs.coverage == wbs.coverage);
+                assert_int_equal(b->nedges, w->nedges);
+                assert_memory_equal(b->edges, w->edges, (size_t)w->nedges * sizeof *w->edges);
+                prm_roadmap_free(b);
+                o.tile = 0;
+                o.blocks_dir = NULL;
+            }
+        prm_roadmap_free(w);
+    }
+    unsetenv("TRV_BLOCK_ROWS");
+    prm_terrain_clear(&e);
+    free(dir);
+    trv_ctx_free(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tile_choice),
+        cmocka_unit_test(test_one_tile_is_whole),
+        cmocka_unit_test(test_tiled_corridor),
+        cmocka_unit_test(test_tiled_speckle),
+        cmocka_unit_test(test_cache_without_layers),
+        cmocka_unit_test(test_blocks_nodes),
+    };
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
+}
