@@ -6,7 +6,8 @@
  * axis-aligned and vertical, tmax from 0 to 600 m and infinite) give
  * bit-identical t, with thousands of hits and misses and hits far along,
  * every hit inside the grid's extent and not above the surface there;
- * the pyramid's levels (132 x 98 patches halved to one block: 9); then
+ * the pyramid's levels (132 x 98 patches halved to one block: 9); the
+ * same rays through the vector lanes (sim_hmax_rays) bit-identical; then
  * whole LiDAR scans (16 lines, 0.4 degree steps, range noise) over that
  * field among obstacles (a circle, a polygon, a moving one) and another
  * vehicle's box give the same points, byte for byte, with and without the

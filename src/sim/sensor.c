@@ -12,7 +12,10 @@
  * the ray's plan view misses skips the prism test; the terrain march then
  * stops at the nearest obstacle hit, and covers only the part of the ray
  * below the highest ground within range (found per scan), through the
- * field's max-height pyramid when the world has one (bit-identical hits).
+ * field's max-height pyramid when the world has one (bit-identical hits),
+ * eight rays at a time in vector lanes where the CPU allows (ray_lanes.c):
+ * the scan's rays are then cast line by line first, and their noise and
+ * points follow in ray order.
  */
 #include "sim.h"
 
