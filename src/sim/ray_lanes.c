@@ -104,7 +104,7 @@ static inline void lanes_clip(vd c0, vd dc, int n, vd *ta, vd *tb, vl *ok)
 /* sim_march_start for rays k0 .. k0 + NL - 1 (< n) in the lanes, lane by lane;
  * a lane whose ray misses the grid (or is beyond n) is off. */
 static void lanes_start(const sim_field *f, const double (*o)[3], const double (*d)[3], const double *tmax, int k0,
-                   int n, lanes *s)
+                        int n, lanes *s)
 {
     const vd zero = bc(0), inf = bc(INFINITY);
     vd ox, oy, dx, dy, tm;
@@ -135,8 +135,7 @@ static void lanes_start(const sim_field *f, const double (*o)[3], const double (
     vl up = dc > zero, down = dr > zero;
     vd ti = (__builtin_convertvector(i - up, vd) - c0) / dc, tj = (__builtin_convertvector(j - down, vd) - r0) / dr;
     *s = (lanes){.c0 = c0, .r0 = r0, .dc = dc, .dr = dr, .tb = tb, .t = ta, .oz = s->oz, .dz = s->dz, .i = i, .j = j,
-                 .si = seli(up, bci(1), bci(-1)),
-                 .sj = seli(down, bci(1), bci(-1)), .di = 1.0 / vfabs(dc),
+                 .si = seli(up, bci(1), bci(-1)), .sj = seli(down, bci(1), bci(-1)), .di = 1.0 / vfabs(dc),
                  .dj = 1.0 / vfabs(dr), .ti = sel(dc != zero, ti, inf), .tj = sel(dr != zero, tj, inf), .on = on};
 }
 
@@ -162,6 +161,7 @@ static vd lanes_patch_hit(const sim_field *f, vl ci, vl cj, const lanes *s, vd t
     return sel(C <= zero, s->t, sel(sr < inf, s->t + sr, inf));
 }
 
+/* The rays in packets of NL, each packet marched until its last ray is done. */
 static void lanes_march(const sim_hmax *hm, int n, const double (*o)[3], const double (*d)[3], const double *tmax,
                         double *hit)
 {
