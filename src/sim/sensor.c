@@ -246,20 +246,25 @@ static void ray_dir(const double R[3][3], double ce, double se, double ca, doubl
     d[2] = R[2][0] * b0 + R[2][1] * b1 + R[2][2] * b2;
 }
 
-/* Ray k's range before noise into t[k] (INFINITY: no hit within range),
- * its ground march queued when q is not NULL (t[k] lowered at the flush). */
+/* The ray's range before noise (INFINITY: no hit within range). */
+static double ray_range(const sim_sensor *ls, const sim_world *w, const target *tg, int ntg, double zhi,
+                        const double o[3], const double d[3])
+{
+    double t = ntg ? ray_targets(w, tg, ntg, o, d, ls->range_m) : INFINITY;
+    if (w->field) {
+        double tf = ray_ground(w, zhi, o, d, dmin(t, ls->range_m));
+        if (tf < t)
+            t = tf;
+    }
+    return t;
+}
+
+/* Ray k's range before noise into t[k], its ground march queued (t[k]
+ * lowered at the flush). */
 static void cast(const sim_sensor *ls, const sim_world *w, const target *tg, int ntg, double zhi, const double o[3],
                  const double d[3], queue *q, int k, double *t)
 {
     t[k] = ntg ? ray_targets(w, tg, ntg, o, d, ls->range_m) : INFINITY;
-    if (!w->field)
-        return;
-    if (!q) {
-        double tf = ray_ground(w, zhi, o, d, dmin(t[k], ls->range_m));
-        if (tf < t[k])
-            t[k] = tf;
-        return;
-    }
     int n = q->n;
     if (!ground_march(zhi, o, d, dmin(t[k], ls->range_m), q->p[n], &q->tm[n], &q->t0[n]))
         return;
@@ -280,8 +285,9 @@ int sim_lidar_scan(const sim_sensor *ls, const sim_world *w, const sim_state *s,
     double o[3] = {s->x + R[0][2] * ls->mount_h_m, s->y + R[1][2] * ls->mount_h_m, s->z + R[2][2] * ls->mount_h_m};
     int ntg_max = w->nobs + (w->boxes ? w->nboxes : 0), ntg = 0;
     target *tg = ntg_max > 0 ? malloc((size_t)ntg_max * sizeof *tg) : NULL;
-    double *tr = malloc(((size_t)nr + 2 * (size_t)naz + 2 * (size_t)lines) * sizeof *tr);
     int lanes = w->field && w->hmax && sim_hmax_lanes();
+    size_t ntr = lanes ? (size_t)nr : 0; /* the ranges, cast before their noise */
+    double *tr = malloc((ntr + 2 * (size_t)naz + 2 * (size_t)lines) * sizeof *tr);
     queue *q = lanes ? malloc(sizeof *q) : NULL;
     if ((ntg_max > 0 && !tg) || !tr || (lanes && !q)) {
         free(tg), free(tr), free(q);
@@ -300,7 +306,7 @@ int sim_lidar_scan(const sim_sensor *ls, const sim_world *w, const sim_state *s,
         daz = ls->hres_rad > 0 ? ls->hres_rad : 0;
         az0 = -0.5 * (naz - 1) * daz; /* centred on the heading */
     }
-    double *ca = tr + nr, *sa = ca + naz, *cel = sa + naz, *sel = cel + lines;
+    double *ca = tr + ntr, *sa = ca + naz, *cel = sa + naz, *sel = cel + lines;
     for (int l = 0; l < lines; l++) {
         double el = lines > 1 ? -0.5 * ls->vfov_rad + l * ls->vfov_rad / (lines - 1) : 0.0;
         cel[l] = cos(el);
@@ -329,9 +335,7 @@ int sim_lidar_scan(const sim_sensor *ls, const sim_world *w, const sim_state *s,
             int k = a * lines + l;
             double d[3];
             ray_dir(R, cel[l], sel[l], ca[a], sa[a], d);
-            if (!q)
-                cast(ls, w, tg, ntg, zhi, o, d, NULL, k, tr);
-            double t = tr[k];
+            double t = q ? tr[k] : ray_range(ls, w, tg, ntg, zhi, o, d);
             if (w->ranges)
                 w->ranges[k] = NAN;
             if (!(t <= ls->range_m))
