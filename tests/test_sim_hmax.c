@@ -6,7 +6,8 @@
  * axis-aligned and vertical, tmax from 0 to 600 m and infinite) give
  * bit-identical t, with thousands of hits and misses and hits far along,
  * every hit inside the grid's extent and not above the surface there;
- * the pyramid's levels (132 x 98 patches halved to one block: 9); then
+ * the pyramid's levels (132 x 98 patches halved to one block: 9); the
+ * same rays through the vector lanes (sim_hmax_rays) bit-identical; then
  * whole LiDAR scans (16 lines, 0.4 degree steps, range noise) over that
  * field among obstacles (a circle, a polygon, a moving one) and another
  * vehicle's box give the same points, byte for byte, with and without the
@@ -113,6 +114,45 @@ static void test_hmax_rays(void **state)
     trv_ctx_free(ctx);
 }
 
+/* The same 200 000 rays through sim_hmax_rays in one call (packets of
+ * unrelated rays, some ending at once, some marching far, some missing the
+ * grid), then 8 + 3 of them (a packet and a partial one): every t the
+ * plain march's, bit for bit. */
+static void test_hmax_lanes(void **state)
+{
+    (void)state;
+    rough_field();
+    trv_ctx *ctx = trv_ctx_new();
+    sim_hmax *hm = NULL;
+    assert_int_equal(sim_hmax_new(ctx, &F, &hm), TRV_OK);
+    enum { N = 200000 };
+    double(*o)[3] = malloc(N * sizeof *o), (*d)[3] = malloc(N * sizeof *d), *tmax = malloc(N * sizeof *tmax),
+          *got = malloc(N * sizeof *got);
+    assert_non_null(o), assert_non_null(d), assert_non_null(tmax), assert_non_null(got);
+    trv_rng r;
+    trv_rng_seed(&r, 2026);
+    for (int k = 0; k < N; k++)
+        random_ray(&r, o[k], d[k], &tmax[k]);
+    long diff = 0, hits = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        int n = pass == 0 ? N : 11;
+        sim_hmax_rays(hm, n, (const double(*)[3])o, (const double(*)[3])d, tmax, got);
+        for (int k = 0; k < n; k++) {
+            double want = sim_ray_field(&F, o[k], d[k], tmax[k]);
+            hits += pass == 0 && want < INFINITY;
+            if (memcmp(&want, &got[k], sizeof want) != 0 && diff++ < 5)
+                printf("  differs: ray %d: plain %.17g lanes %.17g\n", k, want, got[k]);
+        }
+    }
+    printf("  %s: %d rays, %ld hits, %ld differ from the plain march\n",
+           sim_hmax_lanes() ? "vector lanes" : "no vector lanes on this CPU, ray by ray", N, hits, diff);
+    assert_int_equal(diff, 0);
+    assert_true(hits > 20000 && N - hits > 20000);
+    free(o), free(d), free(tmax), free(got);
+    sim_hmax_free(hm);
+    trv_ctx_free(ctx);
+}
+
 static void test_hmax_scan(void **state)
 {
     (void)state;
@@ -160,10 +200,13 @@ static void test_hmax_scan(void **state)
     trv_ctx_free(ctx);
 }
 
-/* The pyramid's t for a ray, asserted bit-identical to the plain march's. */
+/* The pyramid's t for a ray, and the lanes' (one ray in a packet),
+ * asserted bit-identical to the plain march's. */
 static double both(const sim_hmax *hm, const sim_field *f, const double o[3], const double d[3], double tmax)
 {
-    double want = sim_ray_field(f, o, d, tmax), got = sim_hmax_ray(hm, o, d, tmax);
+    double want = sim_ray_field(f, o, d, tmax), got = sim_hmax_ray(hm, o, d, tmax), lane;
+    sim_hmax_rays(hm, 1, (const double(*)[3])o, (const double(*)[3])d, &tmax, &lane);
+    assert_memory_equal(&want, &lane, sizeof want);
     if (memcmp(&want, &got, sizeof want) != 0)
         printf("  differs: o (%.17g %.17g %.17g) d (%.17g %.17g %.17g) tmax %.17g: plain %.17g pyramid %.17g\n", o[0],
                o[1], o[2], d[0], d[1], d[2], tmax, want, got);
@@ -418,6 +461,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hmax_rays),
+        cmocka_unit_test(test_hmax_lanes),
         cmocka_unit_test(test_hmax_scan),
         cmocka_unit_test(test_hmax_edge_borders),
         cmocka_unit_test(test_hmax_edge_grazing),

@@ -104,6 +104,14 @@ trv_status sim_hmax_new(trv_ctx *ctx, const sim_field *f, sim_hmax **out)
 
 int sim_hmax_levels(const sim_hmax *m) { return m->levels; }
 
+const sim_field *sim_hmax_field(const sim_hmax *m) { return &m->f; }
+
+const float *sim_hmax_top(const sim_hmax *m, int *w)
+{
+    *w = m->w[0];
+    return m->lv[0];
+}
+
 /* Upper bound on the t at which the march leaves block (bi, bj) of level L. */
 static double block_exit(const sim_march *q, int L, int bi, int bj, double idc, double idr)
 {

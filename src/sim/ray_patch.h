@@ -181,6 +181,11 @@ static inline int sim_patch_transparent(const sim_field *f, const float c[4])
            isnan(c[0] + c[1] + c[2] + c[3]);
 }
 
+/* The pyramid's field, and its level 0 (w entries a row: patch (i, j) at
+ * (j + 1) w + i + 1) for ray_lanes.c. */
+const sim_field *sim_hmax_field(const sim_hmax *m);
+const float *sim_hmax_top(const sim_hmax *m, int *w);
+
 /* The patch's highest corner (as a double). */
 static inline double sim_patch_top(const float c[4]) { return sim_dmax(sim_dmax(c[0], c[1]), sim_dmax(c[2], c[3])); }
 

@@ -12,7 +12,10 @@
  * the ray's plan view misses skips the prism test; the terrain march then
  * stops at the nearest obstacle hit, and covers only the part of the ray
  * below the highest ground within range (found per scan), through the
- * field's max-height pyramid when the world has one (bit-identical hits).
+ * field's max-height pyramid when the world has one (bit-identical hits),
+ * eight rays at a time in vector lanes where the CPU allows (ray_lanes.c):
+ * the scan's rays are then cast line by line first, and their noise and
+ * points follow in ray order.
  */
 #include "sim.h"
 
@@ -176,31 +179,103 @@ static double ray_field(const sim_world *w, const double o[3], const double d[3]
     return w->hmax ? sim_hmax_ray(w->hmax, o, d, tmax) : sim_ray_field(w->field, o, d, tmax);
 }
 
-/* The ground hit within tmax, marching only the part of the ray that can
- * lie below zhi. */
-static double ray_ground(const sim_world *w, double zhi, const double o[3], const double d[3], double tmax)
+/* The march the ground hit within tmax needs, over only the part of the
+ * ray that can lie below zhi: from p = o + t0 d over [0, *tm] (t0 = 0:
+ * p = o); 0 if none (no hit). */
+static int ground_march(double zhi, const double o[3], const double d[3], double tmax, double p[3], double *tm,
+                        double *t0)
 {
     if (isnan(zhi))
-        return INFINITY;
-    double t0 = 0;
+        return 0;
+    *t0 = 0;
     if (o[2] > zhi) {
         if (d[2] >= 0)
-            return INFINITY;
-        t0 = (zhi - o[2]) / d[2];
-        if (t0 > tmax)
-            return INFINITY;
+            return 0;
+        *t0 = (zhi - o[2]) / d[2];
+        if (*t0 > tmax)
+            return 0;
     } else if (d[2] > 0) {
         tmax = dmin(tmax, (zhi - o[2]) / d[2]);
     }
-    if (t0 == 0)
-        return ray_field(w, o, d, tmax);
-    double p[3] = {o[0] + t0 * d[0], o[1] + t0 * d[1], zhi};
-    return t0 + ray_field(w, p, d, tmax - t0);
+    if (*t0 == 0) {
+        p[0] = o[0], p[1] = o[1], p[2] = o[2], *tm = tmax;
+    } else {
+        p[0] = o[0] + *t0 * d[0], p[1] = o[1] + *t0 * d[1], p[2] = zhi, *tm = tmax - *t0;
+    }
+    return 1;
+}
+
+/* The ground hit from the march's t h. */
+static double ground_hit(double t0, double h) { return t0 == 0 ? h : t0 + h; }
+
+/* The ground hit within tmax, one ray. */
+static double ray_ground(const sim_world *w, double zhi, const double o[3], const double d[3], double tmax)
+{
+    double p[3], tm, t0;
+    if (!ground_march(zhi, o, d, tmax, p, &tm, &t0))
+        return INFINITY;
+    return ground_hit(t0, ray_field(w, p, d, tm));
+}
+
+/* The ground marches of a scan, gathered for sim_hmax_rays. */
+#define QCAP 512
+typedef struct queue {
+    int n, ray[QCAP];
+    double p[QCAP][3], d[QCAP][3], tm[QCAP], t0[QCAP], hit[QCAP];
+} queue;
+
+/* Marches the queued rays; each ray's range (*t, the targets' hit) lowered
+ * to its ground hit. */
+static void queue_flush(const sim_world *w, queue *q, double *t)
+{
+    sim_hmax_rays(w->hmax, q->n, (const double(*)[3])q->p, (const double(*)[3])q->d, q->tm, q->hit);
+    for (int k = 0; k < q->n; k++) {
+        double tf = ground_hit(q->t0[k], q->hit[k]);
+        if (tf < t[q->ray[k]])
+            t[q->ray[k]] = tf;
+    }
+    q->n = 0;
+}
+
+/* Ray direction in the map frame: body (ce ca, ce sa, se) turned by R. */
+static void ray_dir(const double R[3][3], double ce, double se, double ca, double sa, double d[3])
+{
+    double b0 = ce * ca, b1 = ce * sa, b2 = se;
+    d[0] = R[0][0] * b0 + R[0][1] * b1 + R[0][2] * b2;
+    d[1] = R[1][0] * b0 + R[1][1] * b1 + R[1][2] * b2;
+    d[2] = R[2][0] * b0 + R[2][1] * b1 + R[2][2] * b2;
+}
+
+/* The ray's range before noise (INFINITY: no hit within range). */
+static double ray_range(const sim_sensor *ls, const sim_world *w, const target *tg, int ntg, double zhi,
+                        const double o[3], const double d[3])
+{
+    double t = ntg ? ray_targets(w, tg, ntg, o, d, ls->range_m) : INFINITY;
+    if (w->field) {
+        double tf = ray_ground(w, zhi, o, d, dmin(t, ls->range_m));
+        if (tf < t)
+            t = tf;
+    }
+    return t;
+}
+
+/* Ray k's range before noise into t[k], its ground march queued (t[k]
+ * lowered at the flush). */
+static void cast(const sim_sensor *ls, const sim_world *w, const target *tg, int ntg, double zhi, const double o[3],
+                 const double d[3], queue *q, int k, double *t)
+{
+    t[k] = ntg ? ray_targets(w, tg, ntg, o, d, ls->range_m) : INFINITY;
+    int n = q->n;
+    if (!ground_march(zhi, o, d, dmin(t[k], ls->range_m), q->p[n], &q->tm[n], &q->t0[n]))
+        return;
+    q->d[n][0] = d[0], q->d[n][1] = d[1], q->d[n][2] = d[2], q->ray[n] = k;
+    if (++q->n == QCAP)
+        queue_flush(w, q, t);
 }
 
 int sim_lidar_scan(const sim_sensor *ls, const sim_world *w, const sim_state *s, trv_rng *rng, double *xyz, int cap)
 {
-    int lines = ls->lines < 1 ? 1 : ls->lines, naz = n_azimuth(ls);
+    int lines = ls->lines < 1 ? 1 : ls->lines, naz = n_azimuth(ls), nr = lines * naz;
     /* body to map: Rz(heading) Ry(-pitch) Rx(roll) */
     double ch = cos(s->heading), sh = sin(s->heading), cp = cos(s->pitch), sp = sin(s->pitch);
     double cr = cos(s->roll), sr = sin(s->roll);
@@ -209,13 +284,17 @@ int sim_lidar_scan(const sim_sensor *ls, const sim_world *w, const sim_state *s,
                       {sp, cp * sr, cp * cr}};
     double o[3] = {s->x + R[0][2] * ls->mount_h_m, s->y + R[1][2] * ls->mount_h_m, s->z + R[2][2] * ls->mount_h_m};
     int ntg_max = w->nobs + (w->boxes ? w->nboxes : 0), ntg = 0;
-    target *tg = NULL;
-    if (ntg_max > 0) {
-        tg = malloc((size_t)ntg_max * sizeof *tg);
-        if (!tg)
-            return 0; /* no memory for the scan: it sees nothing */
-        ntg = gather_targets(w, o[0], o[1], ls->range_m, tg);
+    target *tg = ntg_max > 0 ? malloc((size_t)ntg_max * sizeof *tg) : NULL;
+    int lanes = w->field && w->hmax && sim_hmax_lanes();
+    size_t ntr = lanes ? (size_t)nr : 0; /* the ranges, cast before their noise */
+    double *tr = malloc((ntr + 2 * (size_t)naz + 2 * (size_t)lines) * sizeof *tr);
+    queue *q = lanes ? malloc(sizeof *q) : NULL;
+    if ((ntg_max > 0 && !tg) || !tr || (lanes && !q)) {
+        free(tg), free(tr), free(q);
+        return 0; /* no memory for the scan: it sees nothing */
     }
+    if (tg)
+        ntg = gather_targets(w, o[0], o[1], ls->range_m, tg);
     double zlo = NAN, zhi = NAN;
     if (w->field && w->field->z)
         ground_range(w->field, o[0], o[1], ls->range_m, &zlo, &zhi);
@@ -227,49 +306,49 @@ int sim_lidar_scan(const sim_sensor *ls, const sim_world *w, const sim_state *s,
         daz = ls->hres_rad > 0 ? ls->hres_rad : 0;
         az0 = -0.5 * (naz - 1) * daz; /* centred on the heading */
     }
-    double cel[256], sel[256]; /* per line; more lines than this reuse the formula */
-    for (int l = 0; l < lines && l < 256; l++) {
+    double *ca = tr + ntr, *sa = ca + naz, *cel = sa + naz, *sel = cel + lines;
+    for (int l = 0; l < lines; l++) {
         double el = lines > 1 ? -0.5 * ls->vfov_rad + l * ls->vfov_rad / (lines - 1) : 0.0;
         cel[l] = cos(el);
         sel[l] = sin(el);
     }
+    for (int a = 0; a < naz; a++) {
+        double az = az0 + a * daz;
+        ca[a] = cos(az);
+        sa[a] = sin(az);
+    }
+    if (q) { /* the lanes: cast line by line, neighbouring rays crossing as many patches */
+        q->n = 0;
+        for (int l = 0; l < lines; l++)
+            for (int a = 0; a < naz; a++) {
+                double d[3];
+                ray_dir(R, cel[l], sel[l], ca[a], sa[a], d);
+                cast(ls, w, tg, ntg, zhi, o, d, q, a * lines + l, tr);
+            }
+        if (q->n)
+            queue_flush(w, q, tr);
+    }
     double spare = 0;
     int has_spare = 0, nhit = 0;
-    for (int a = 0; a < naz && nhit < cap; a++) {
-        double az = az0 + a * daz, ca = cos(az), sa = sin(az);
+    for (int a = 0; a < naz && nhit < cap; a++) /* ray by ray: cast (unless cast above), noise, point */
         for (int l = 0; l < lines && nhit < cap; l++) {
-            double ce, se;
-            if (l < 256) {
-                ce = cel[l];
-                se = sel[l];
-            } else {
-                double el = -0.5 * ls->vfov_rad + l * ls->vfov_rad / (lines - 1);
-                ce = cos(el);
-                se = sin(el);
-            }
-            double b0 = ce * ca, b1 = ce * sa, b2 = se;
-            double d[3] = {R[0][0] * b0 + R[0][1] * b1 + R[0][2] * b2, R[1][0] * b0 + R[1][1] * b1 + R[1][2] * b2,
-                           R[2][0] * b0 + R[2][1] * b1 + R[2][2] * b2};
-            double t = ntg ? ray_targets(w, tg, ntg, o, d, ls->range_m) : INFINITY;
-            if (w->field) {
-                double tf = ray_ground(w, zhi, o, d, dmin(t, ls->range_m));
-                if (tf < t)
-                    t = tf;
-            }
+            int k = a * lines + l;
+            double d[3];
+            ray_dir(R, cel[l], sel[l], ca[a], sa[a], d);
+            double t = q ? tr[k] : ray_range(ls, w, tg, ntg, zhi, o, d);
             if (w->ranges)
-                w->ranges[a * lines + l] = NAN;
+                w->ranges[k] = NAN;
             if (!(t <= ls->range_m))
                 continue;
             if (ls->noise > 0)
                 t += ls->noise * gauss(rng, &spare, &has_spare);
             if (w->ranges)
-                w->ranges[a * lines + l] = (float)t;
+                w->ranges[k] = (float)t;
             xyz[3 * nhit] = o[0] + t * d[0];
             xyz[3 * nhit + 1] = o[1] + t * d[1];
             xyz[3 * nhit + 2] = o[2] + t * d[2];
             nhit++;
         }
-    }
-    free(tg);
+    free(tg), free(tr), free(q);
     return nhit;
 }

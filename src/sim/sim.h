@@ -200,6 +200,13 @@ int sim_hmax_levels(const sim_hmax *m);
 /* sim_ray_field on m's field, bit-identical, skipping the blocks the ray
  * passes above. */
 double sim_hmax_ray(const sim_hmax *m, const double o[3], const double d[3], double tmax);
+/* hit[k] = sim_ray_field(m's field, o[k], d[k], tmax[k]) for k < n, bit
+ * for bit: eight rays at a time in vector lanes where sim_hmax_lanes()
+ * (ray_lanes.c), else sim_hmax_ray ray by ray. */
+void sim_hmax_rays(const sim_hmax *m, int n, const double (*o)[3], const double (*d)[3], const double *tmax,
+                   double *hit);
+/* 1 if this CPU marches rays in vector lanes (AVX-512 F, DQ and VL). */
+int sim_hmax_lanes(void);
 
 /* ---- obstacles --------------------------------------------------------------- */
 
