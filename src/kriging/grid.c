@@ -223,13 +223,15 @@ typedef struct block {
 typedef struct cmemo {
     int n, cap;
     long *idx;              /* cap: ascending */
-    double *c;              /* cap x cap, row-major, lower triangle */
+    double *c;              /* cap x cap, column-major, lower triangle */
+    double *w;              /* cap x cap: the Cholesky workspace */
+    int avx;                /* krg_chol_avx() */
 } cmemo;
 
-/* C's lower triangle for the n samples idx (ascending) into L (n x n,
- * row-major): pairs the memo holds copied, the others evaluated; then the
- * memo holds this matrix. */
-static void cov_fill(double *L, const long *idx, int n, const krg_points *p, const krg_model *m, double sill,
+/* C's lower triangle for the n samples idx (ascending) into W (n x n,
+ * column-major): pairs the memo holds copied, the others evaluated; then
+ * the memo holds this matrix. */
+static void cov_fill(double *W, const long *idx, int n, const krg_points *p, const krg_model *m, double sill,
                      cmemo *memo)
 {
     int pos[n];
@@ -238,21 +240,22 @@ static void cov_fill(double *L, const long *idx, int n, const krg_points *p, con
             k++;
         pos[i] = k < memo->n && memo->idx[k] == idx[i] ? k : -1;
     }
-    for (int i = 0; i < n; i++) {
-        double xi = p->x[idx[i]], yi = p->y[idx[i]];
-        for (int j = 0; j < i; j++) {
+    for (int j = 0; j < n; j++) {
+        double xj = p->x[idx[j]], yj = p->y[idx[j]];
+        double *wj = W + (size_t)j * n;
+        wj[j] = sill;
+        for (int i = j + 1; i < n; i++) {
             if (pos[i] >= 0 && pos[j] >= 0) {
-                L[(size_t)i * n + j] = memo->c[(size_t)pos[i] * memo->cap + pos[j]];
+                wj[i] = memo->c[(size_t)pos[j] * memo->cap + pos[i]];
             } else {
-                double dx = p->x[idx[j]] - xi, dy = p->y[idx[j]] - yi;
-                L[(size_t)i * n + j] = sill - krg_gamma(m, sqrt(dx * dx + dy * dy));
+                double dx = xj - p->x[idx[i]], dy = yj - p->y[idx[i]];
+                wj[i] = sill - krg_gamma(m, sqrt(dx * dx + dy * dy));
             }
         }
-        L[(size_t)i * n + i] = sill;
     }
-    for (int i = 0; i < n; i++) {
-        memo->idx[i] = idx[i];
-        memcpy(memo->c + (size_t)i * memo->cap, L + (size_t)i * n, (size_t)(i + 1) * sizeof *L);
+    for (int j = 0; j < n; j++) {
+        memo->idx[j] = idx[j];
+        memcpy(memo->c + (size_t)j * memo->cap + j, W + (size_t)j * n + j, (size_t)(n - j) * sizeof *W);
     }
     memo->n = n;
 }
@@ -263,27 +266,13 @@ static void cov_fill(double *L, const long *idx, int n, const krg_points *p, con
 static int block_cov(block *B, const krg_points *p, const krg_model *m, double sill, cmemo *memo)
 {
     int n = B->n;
-    double *L = B->kinv, *u = B->kinv + (size_t)n * n, *r = u + n, *a = B->b;
-    cov_fill(L, B->idx, n, p, m, sill, memo);
-    /* Cholesky column by column: each entry's sum in the order of the row
-     * by row form (the same bits), the entries of a column independent */
-    for (int j = 0; j < n; j++) {
-        const double *lj = L + (size_t)j * n;
-        double acc = lj[j];
-        for (int k = 0; k < j; k++)
-            acc -= lj[k] * lj[k];
-        if (!(acc > 1e-12 * sill))
-            return -1;
-        L[(size_t)j * n + j] = sqrt(acc);
-        r[j] = 1 / L[(size_t)j * n + j];
-        for (int i = j + 1; i < n; i++) {
-            double *li = L + (size_t)i * n;
-            acc = li[j];
-            for (int k = 0; k < j; k++)
-                acc -= li[k] * lj[k];
-            li[j] = acc * r[j];
-        }
-    }
+    double *L = B->kinv, *u = B->kinv + (size_t)n * n, *r = u + n, *a = B->b, *W = memo->w;
+    cov_fill(W, B->idx, n, p, m, sill, memo);
+    if (krg_chol(W, n, 1e-12 * sill, r, memo->avx) != 0)
+        return -1;
+    for (int i = 0; i < n; i++) /* L row by row for the solves */
+        for (int k = 0; k <= i; k++)
+            L[(size_t)i * n + k] = W[(size_t)k * n + i];
     /* u = L^-1 1 and v = L^-1 z (v in a), forward */
     double s11 = 0, s1z = 0;
     for (int i = 0; i < n; i++) {
@@ -355,12 +344,13 @@ static int block_compute(block *B, const band *J, krg_sys *sys, cmemo *memo, lon
     if (n == 0)
         return 0;
     /* canonical order */
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && idx[j] < idx[j - 1]; j--) {
-            long tmp = idx[j];
+    for (int i = 1; i < n; i++) { /* insertion, the element held: no pairwise swaps */
+        long v = idx[i];
+        int j = i;
+        for (; j > 0 && idx[j - 1] > v; j--)
             idx[j] = idx[j - 1];
-            idx[j - 1] = tmp;
-        }
+        idx[j] = v;
+    }
     memcpy(B->idx, idx, (size_t)n * sizeof *idx);
     for (int i = 0; i < n; i++) {
         B->px[i] = src->pts->x[idx[i]];
@@ -435,6 +425,7 @@ static void ws_free(band_ws *w)
     krg_srcline_free(&w->line);
     free(w->memo.idx);
     free(w->memo.c);
+    free(w->memo.w);
     geo_ct_free(w->to_src);
     geo_ct_free(w->to_work);
     trv_ctx_free(w->scratch);
@@ -459,10 +450,11 @@ static int ws_init(band *J, band_ws *w)
     w->ok1 = malloc((size_t)nx * sizeof *w->ok1), w->ok2 = malloc((size_t)nx * sizeof *w->ok2);
     w->idx = malloc((size_t)nmax * sizeof *w->idx);
     w->d2 = malloc((size_t)nmax * sizeof *w->d2), w->gv = malloc((size_t)N * sizeof *w->gv);
-    w->memo = (cmemo){0, nmax, malloc((size_t)nmax * sizeof(long)), malloc((size_t)nmax * nmax * sizeof(double))};
+    w->memo = (cmemo){0, nmax, malloc((size_t)nmax * sizeof(long)), malloc((size_t)nmax * nmax * sizeof(double)),
+                      malloc((size_t)nmax * nmax * sizeof(double)), krg_chol_avx()};
     w->scratch = trv_ctx_new();
     if (!w->cache || !w->store || !w->idxstore || !w->sx || !w->sy || !w->wx || !w->wy || !w->ok1 || !w->ok2 ||
-        !w->idx || !w->d2 || !w->gv || !w->memo.idx || !w->memo.c || !w->scratch) {
+        !w->idx || !w->d2 || !w->gv || !w->memo.idx || !w->memo.c || !w->memo.w || !w->scratch) {
         J->st = TRV_ERR_NOMEM;
         snprintf(J->msg, sizeof J->msg, "out of memory for kriging");
         return -1;
