@@ -97,3 +97,30 @@ int krg_chol(double *W, int n, double tiny, double *r, int avx)
     }
     return 0;
 }
+
+#ifdef HAVE_AVX_CHOL
+/* x[i] -= w[i] s for i = *i .. four at a time; the rest left to the caller. */
+__attribute__((target("avx"))) static void axpy_avx(double *x, const double *w, double s, int n, int *i)
+{
+    const __m256d vs = _mm256_set1_pd(s);
+    for (; *i + 4 <= n; *i += 4)
+        _mm256_storeu_pd(x + *i, _mm256_sub_pd(_mm256_loadu_pd(x + *i), _mm256_mul_pd(_mm256_loadu_pd(w + *i), vs)));
+}
+#endif
+
+void krg_chol_fwd(const double *L, int n, const double *r, double *x, int avx)
+{
+    for (int k = 0; k < n; k++) {
+        double s = x[k] *= r[k];
+        const double *lk = L + (size_t)k * n;
+        int i = k + 1;
+#ifdef HAVE_AVX_CHOL
+        if (avx)
+            axpy_avx(x, lk, s, n, &i);
+#else
+        (void)avx;
+#endif
+        for (; i < n; i++)
+            x[i] -= lk[i] * s;
+    }
+}

@@ -197,7 +197,8 @@ static const double *stencil_weights(stencil *S, const krg_source *src, const kr
 
 /* A block's system in one of two forms (docs/method.md §1.7):
  * covariance form (cov = 1), for models with a sill s = nugget + psill:
- *   C = s 11' - G (C_ii = s) factorised C = L L' by Cholesky, u = L^-1 1,
+ *   C = s 11' - G (C_ii = s) factorised C = L L' by Cholesky (krg_chol,
+ *   L column-major), u = L^-1 1 (krg_chol_fwd),
  *   s11 = 1'C^-1 1, beta = 1'C^-1 z / s11, alpha = C^-1 (z - beta 1); then
  *   z* = beta - alpha'g0 (1'alpha = 0) and, with c0 = s - g0, y = L^-1 c0,
  *   sigma^2 = s - y'y + (1 - u'y)^2 / s11;
@@ -211,7 +212,7 @@ typedef struct block {
     int n;
     long *idx;
     int cov;                /* 1: covariance form */
-    double *kinv;           /* cov: L (n x n row-major, lower), u (n), 1/L_ii (n); else (n+1)^2 K^-1 */
+    double *kinv;           /* cov: L (n x n column-major, lower), u (n), 1/L_ii (n); else (n+1)^2 K^-1 */
     double *b;              /* cov: alpha (n); else n+1: K^-1 [z; 0] */
     double *px, *py;        /* n: the points' coordinates, in idx order */
     double beta, s11, sill; /* cov only */
@@ -224,7 +225,6 @@ typedef struct cmemo {
     int n, cap;
     long *idx;              /* cap: ascending */
     double *c;              /* cap x cap, column-major, lower triangle */
-    double *w;              /* cap x cap: the Cholesky workspace */
     int avx;                /* krg_chol_avx() */
 } cmemo;
 
@@ -266,23 +266,19 @@ static void cov_fill(double *W, const long *idx, int n, const krg_points *p, con
 static int block_cov(block *B, const krg_points *p, const krg_model *m, double sill, cmemo *memo)
 {
     int n = B->n;
-    double *L = B->kinv, *u = B->kinv + (size_t)n * n, *r = u + n, *a = B->b, *W = memo->w;
-    cov_fill(W, B->idx, n, p, m, sill, memo);
-    if (krg_chol(W, n, 1e-12 * sill, r, memo->avx) != 0)
+    double *L = B->kinv, *u = B->kinv + (size_t)n * n, *r = u + n, *a = B->b;
+    cov_fill(L, B->idx, n, p, m, sill, memo);
+    if (krg_chol(L, n, 1e-12 * sill, r, memo->avx) != 0)
         return -1;
-    for (int i = 0; i < n; i++) /* L row by row for the solves */
-        for (int k = 0; k <= i; k++)
-            L[(size_t)i * n + k] = W[(size_t)k * n + i];
     /* u = L^-1 1 and v = L^-1 z (v in a), forward */
+    for (int i = 0; i < n; i++) {
+        u[i] = 1;
+        a[i] = p->z[B->idx[i]];
+    }
+    krg_chol_fwd(L, n, r, u, memo->avx);
+    krg_chol_fwd(L, n, r, a, memo->avx);
     double s11 = 0, s1z = 0;
     for (int i = 0; i < n; i++) {
-        double su = 1, sv = p->z[B->idx[i]];
-        for (int k = 0; k < i; k++) {
-            su -= L[(size_t)i * n + k] * u[k];
-            sv -= L[(size_t)i * n + k] * a[k];
-        }
-        u[i] = su * r[i];
-        a[i] = sv * r[i];
         s11 += u[i] * u[i];
         s1z += u[i] * a[i];
     }
@@ -293,9 +289,10 @@ static int block_cov(block *B, const krg_points *p, const krg_model *m, double s
     for (int i = 0; i < n; i++)
         a[i] -= B->beta * u[i];
     for (int i = n - 1; i >= 0; i--) {
+        const double *li = L + (size_t)i * n; /* column i: L_ki, k > i */
         double acc = a[i];
         for (int k = i + 1; k < n; k++)
-            acc -= L[(size_t)k * n + i] * a[k];
+            acc -= li[k] * a[k];
         a[i] = acc * r[i];
     }
     B->cov = 1;
@@ -425,7 +422,6 @@ static void ws_free(band_ws *w)
     krg_srcline_free(&w->line);
     free(w->memo.idx);
     free(w->memo.c);
-    free(w->memo.w);
     geo_ct_free(w->to_src);
     geo_ct_free(w->to_work);
     trv_ctx_free(w->scratch);
@@ -451,10 +447,10 @@ static int ws_init(band *J, band_ws *w)
     w->idx = malloc((size_t)nmax * sizeof *w->idx);
     w->d2 = malloc((size_t)nmax * sizeof *w->d2), w->gv = malloc((size_t)N * sizeof *w->gv);
     w->memo = (cmemo){0, nmax, malloc((size_t)nmax * sizeof(long)), malloc((size_t)nmax * nmax * sizeof(double)),
-                      malloc((size_t)nmax * nmax * sizeof(double)), krg_chol_avx()};
+                      krg_chol_avx()};
     w->scratch = trv_ctx_new();
     if (!w->cache || !w->store || !w->idxstore || !w->sx || !w->sy || !w->wx || !w->wy || !w->ok1 || !w->ok2 ||
-        !w->idx || !w->d2 || !w->gv || !w->memo.idx || !w->memo.c || !w->memo.w || !w->scratch) {
+        !w->idx || !w->d2 || !w->gv || !w->memo.idx || !w->memo.c || !w->scratch) {
         J->st = TRV_ERR_NOMEM;
         snprintf(J->msg, sizeof J->msg, "out of memory for kriging");
         return -1;
@@ -528,7 +524,7 @@ static int stencil_cell(band *J, band_ws *w, int row, int col, int qr, int qc, f
 }
 
 /* One target from a block in covariance form (see block), g0 in gv. */
-static void cell_cov(const block *B, double *gv, float *P, float *D)
+static void cell_cov(const block *B, int avx, double *gv, float *P, float *D)
 {
     int n = B->n;
     double z = B->beta;
@@ -538,12 +534,11 @@ static void cell_cov(const block *B, double *gv, float *P, float *D)
     if (!D)
         return;
     const double *L = B->kinv, *u = B->kinv + (size_t)n * n, *r = u + n;
+    for (int i = 0; i < n; i++) /* y = L^-1 (s - g0), overwriting gv */
+        gv[i] = B->sill - gv[i];
+    krg_chol_fwd(L, n, r, gv, avx);
     double q = 0, t = 0;
-    for (int i = 0; i < n; i++) { /* y = L^-1 (s - g0), overwriting gv */
-        double acc = B->sill - gv[i];
-        for (int k = 0; k < i; k++)
-            acc -= L[(size_t)i * n + k] * gv[k];
-        gv[i] = acc * r[i];
+    for (int i = 0; i < n; i++) {
         q += gv[i] * gv[i];
         t += u[i] * gv[i];
     }
@@ -685,7 +680,7 @@ static int block_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, fl
     if (near2 > max2)
         return 0;
     if (B->cov) {
-        cell_cov(B, gv, P + col, D ? D + col : NULL);
+        cell_cov(B, J->avx >= 1, gv, P + col, D ? D + col : NULL);
         return 1;
     }
     gv[n] = 1;

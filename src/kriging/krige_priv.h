@@ -34,6 +34,12 @@ double krg_sys_solve(krg_sys *s, const krg_points *p, const krg_model *m, double
  * (W then partly factorised). */
 int krg_chol(double *W, int n, double tiny, double *r, int avx);
 int krg_chol_avx(void); /* 1 when the processor has AVX (and the build the code) */
+/* Forward substitution x := L^-1 x with krg_chol's factor (column-major)
+ * and r_i = 1 / L_ii, by columns (right-looking):
+ *   x_k := x_k r_k, then x_i -= L_ik x_k for i > k,
+ * so each x_i = (x_i - sum_{k<i} L_ik x_k) r_i with its sum in k order:
+ * the bits of the row-by-row form; the rows four at a time with AVX. */
+void krg_chol_fwd(const double *L, int n, const double *r, double *x, int avx);
 /* Leave-one-out neighbour sets, searched once for the many krg_cv runs of
  * a model choice (they differ only in the model): set t holds the nmax
  * points nearest to which[t] (which NULL: point t) but itself, ascending,
