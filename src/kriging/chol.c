@@ -99,28 +99,64 @@ int krg_chol(double *W, int n, double tiny, double *r, int avx)
 }
 
 #ifdef HAVE_AVX_CHOL
-/* x[i] -= w[i] s for i = *i .. four at a time; the rest left to the caller. */
-__attribute__((target("avx"))) static void axpy_avx(double *x, const double *w, double s, int n, int *i)
+/* krg_chol_fwd with AVX: four columns at a time, their 4 x 4 triangle in
+ * scalars, then each group of four rows below loaded once and updated by
+ * the four columns in order (same operations per entry, so same bits). */
+__attribute__((target("avx"))) static void fwd_avx(const double *L, int n, const double *r, double *x)
 {
-    const __m256d vs = _mm256_set1_pd(s);
-    for (; *i + 4 <= n; *i += 4)
-        _mm256_storeu_pd(x + *i, _mm256_sub_pd(_mm256_loadu_pd(x + *i), _mm256_mul_pd(_mm256_loadu_pd(w + *i), vs)));
+    int k = 0;
+    for (; k + 4 <= n; k += 4) {
+        const double *l0 = L + (size_t)k * n, *l1 = l0 + n, *l2 = l1 + n, *l3 = l2 + n;
+        double s0 = x[k] *= r[k];
+        x[k + 1] -= l0[k + 1] * s0;
+        x[k + 2] -= l0[k + 2] * s0;
+        x[k + 3] -= l0[k + 3] * s0;
+        double s1 = x[k + 1] *= r[k + 1];
+        x[k + 2] -= l1[k + 2] * s1;
+        x[k + 3] -= l1[k + 3] * s1;
+        double s2 = x[k + 2] *= r[k + 2];
+        x[k + 3] -= l2[k + 3] * s2;
+        double s3 = x[k + 3] *= r[k + 3];
+        const __m256d v0 = _mm256_set1_pd(s0), v1 = _mm256_set1_pd(s1), v2 = _mm256_set1_pd(s2),
+                      v3 = _mm256_set1_pd(s3);
+        int i = k + 4;
+        for (; i + 4 <= n; i += 4) {
+            __m256d v = _mm256_loadu_pd(x + i);
+            v = _mm256_sub_pd(v, _mm256_mul_pd(_mm256_loadu_pd(l0 + i), v0));
+            v = _mm256_sub_pd(v, _mm256_mul_pd(_mm256_loadu_pd(l1 + i), v1));
+            v = _mm256_sub_pd(v, _mm256_mul_pd(_mm256_loadu_pd(l2 + i), v2));
+            v = _mm256_sub_pd(v, _mm256_mul_pd(_mm256_loadu_pd(l3 + i), v3));
+            _mm256_storeu_pd(x + i, v);
+        }
+        for (; i < n; i++) {
+            x[i] -= l0[i] * s0;
+            x[i] -= l1[i] * s1;
+            x[i] -= l2[i] * s2;
+            x[i] -= l3[i] * s3;
+        }
+    }
+    for (; k < n; k++) {
+        double s = x[k] *= r[k];
+        for (int i = k + 1; i < n; i++)
+            x[i] -= L[(size_t)k * n + i] * s;
+    }
 }
 #endif
 
 void krg_chol_fwd(const double *L, int n, const double *r, double *x, int avx)
 {
+#ifdef HAVE_AVX_CHOL
+    if (avx) {
+        fwd_avx(L, n, r, x);
+        return;
+    }
+#else
+    (void)avx;
+#endif
     for (int k = 0; k < n; k++) {
         double s = x[k] *= r[k];
         const double *lk = L + (size_t)k * n;
-        int i = k + 1;
-#ifdef HAVE_AVX_CHOL
-        if (avx)
-            axpy_avx(x, lk, s, n, &i);
-#else
-        (void)avx;
-#endif
-        for (; i < n; i++)
+        for (int i = k + 1; i < n; i++)
             x[i] -= lk[i] * s;
     }
 }

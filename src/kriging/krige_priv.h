@@ -38,7 +38,8 @@ int krg_chol_avx(void); /* 1 when the processor has AVX (and the build the code)
  * and r_i = 1 / L_ii, by columns (right-looking):
  *   x_k := x_k r_k, then x_i -= L_ik x_k for i > k,
  * so each x_i = (x_i - sum_{k<i} L_ik x_k) r_i with its sum in k order:
- * the bits of the row-by-row form; the rows four at a time with AVX. */
+ * the bits of the row-by-row form; with AVX four columns at a time, each
+ * group of four rows below them loaded once. */
 void krg_chol_fwd(const double *L, int n, const double *r, double *x, int avx);
 /* Leave-one-out neighbour sets, searched once for the many krg_cv runs of
  * a model choice (they differ only in the model): set t holds the nmax
