@@ -15,7 +15,7 @@
 /* Rows i = *i .. of column j, eight then four at a time with AVX; the rest
  * left to the caller. Separate multiply and subtract in k order. */
 #ifdef HAVE_AVX_CHOL
-__attribute__((target("avx"))) static void col_avx(double *W, int n, int j, double rj, int *i)
+__attribute__((target("avx"))) static void col_avx(double *W, int n, int j, double rj, double *d, int *i)
 {
     const __m256d r = _mm256_set1_pd(rj);
     for (; *i + 8 <= n; *i += 8) {
@@ -27,8 +27,12 @@ __attribute__((target("avx"))) static void col_avx(double *W, int n, int j, doub
             a0 = _mm256_sub_pd(a0, _mm256_mul_pd(_mm256_loadu_pd(wk), s));
             a1 = _mm256_sub_pd(a1, _mm256_mul_pd(_mm256_loadu_pd(wk + 4), s));
         }
-        _mm256_storeu_pd(w, _mm256_mul_pd(a0, r));
-        _mm256_storeu_pd(w + 4, _mm256_mul_pd(a1, r));
+        a0 = _mm256_mul_pd(a0, r);
+        a1 = _mm256_mul_pd(a1, r);
+        _mm256_storeu_pd(w, a0);
+        _mm256_storeu_pd(w + 4, a1);
+        _mm256_storeu_pd(d + *i, _mm256_sub_pd(_mm256_loadu_pd(d + *i), _mm256_mul_pd(a0, a0)));
+        _mm256_storeu_pd(d + *i + 4, _mm256_sub_pd(_mm256_loadu_pd(d + *i + 4), _mm256_mul_pd(a1, a1)));
     }
     for (; *i + 4 <= n; *i += 4) {
         double *w = W + (size_t)j * n + *i;
@@ -36,18 +40,21 @@ __attribute__((target("avx"))) static void col_avx(double *W, int n, int j, doub
         for (int k = 0; k < j; k++)
             a0 = _mm256_sub_pd(a0, _mm256_mul_pd(_mm256_loadu_pd(W + (size_t)k * n + *i),
                                                   _mm256_set1_pd(W[(size_t)k * n + j])));
-        _mm256_storeu_pd(w, _mm256_mul_pd(a0, r));
+        a0 = _mm256_mul_pd(a0, r);
+        _mm256_storeu_pd(w, a0);
+        _mm256_storeu_pd(d + *i, _mm256_sub_pd(_mm256_loadu_pd(d + *i), _mm256_mul_pd(a0, a0)));
     }
 }
 #endif
 
-/* Rows i > j of column j: L_ij = (C_ij - sum_{k<j} L_ik L_jk) r_j. */
-static void column(double *W, int n, int j, double rj, int avx)
+/* Rows i > j of column j: L_ij = (C_ij - sum_{k<j} L_ik L_jk) r_j, and
+ * the pivots' sums d_i -= L_ij^2. */
+static void column(double *W, int n, int j, double rj, double *d, int avx)
 {
     int i = j + 1;
 #ifdef HAVE_AVX_CHOL
     if (avx)
-        col_avx(W, n, j, rj, &i);
+        col_avx(W, n, j, rj, d, &i);
 #else
     (void)avx;
 #endif
@@ -58,7 +65,9 @@ static void column(double *W, int n, int j, double rj, int avx)
         __m128d a = _mm_loadu_pd(w);
         for (int k = 0; k < j; k++)
             a = _mm_sub_pd(a, _mm_mul_pd(_mm_loadu_pd(W + (size_t)k * n + i), _mm_set1_pd(W[(size_t)k * n + j])));
-        _mm_storeu_pd(w, _mm_mul_pd(a, r));
+        a = _mm_mul_pd(a, r);
+        _mm_storeu_pd(w, a);
+        _mm_storeu_pd(d + i, _mm_sub_pd(_mm_loadu_pd(d + i), _mm_mul_pd(a, a)));
     }
 #endif
     for (; i < n; i++) {
@@ -66,6 +75,7 @@ static void column(double *W, int n, int j, double rj, int avx)
         for (int k = 0; k < j; k++)
             acc -= W[(size_t)k * n + i] * W[(size_t)k * n + j];
         W[(size_t)j * n + i] = acc * rj;
+        d[i] -= W[(size_t)j * n + i] * W[(size_t)j * n + i];
     }
 }
 
@@ -91,9 +101,7 @@ int krg_chol(double *W, int n, double tiny, double *r, int avx)
         double *wj = W + (size_t)j * n;
         wj[j] = sqrt(acc);
         r[j] = 1 / wj[j];
-        column(W, n, j, r[j], avx);
-        for (int i = j + 1; i < n; i++)
-            r[i] -= wj[i] * wj[i];
+        column(W, n, j, r[j], r, avx);
     }
     return 0;
 }
