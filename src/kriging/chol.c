@@ -12,8 +12,9 @@
 #define HAVE_AVX_CHOL 1
 #endif
 
-/* Rows i = *i .. of column j, eight then four at a time with AVX; the rest
- * left to the caller. Separate multiply and subtract in k order. */
+/* Rows i = *i .. of column j and their pivot sums d_i, eight then four at
+ * a time with AVX; the rest left to the caller. Separate multiply and
+ * subtract in k order. */
 #ifdef HAVE_AVX_CHOL
 __attribute__((target("avx"))) static void col_avx(double *W, int n, int j, double rj, double *d, int *i)
 {
