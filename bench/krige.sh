@@ -11,7 +11,9 @@
 #    best of REPS runs (gstat: one run), peak memory (max RSS) of each; and
 #    trv-krige's defaults (nmax by leave-one-out) against its --nmax 16.
 # 3. speed from the first DEM as it is, when it is lon/lat: refined to 30,
-#    10 and 5 m in its UTM zone by trv-krige --nmax 16, gdalwarp -r cubic and gdalwarp -r cubic -of COG (trv-krige writes COGs).
+#    10 and 5 m in its UTM zone by trv-krige --nmax 16, trv-krige's
+#    defaults (nmax by leave-one-out), gdalwarp -r cubic and gdalwarp -r
+#    cubic -of COG (trv-krige writes COGs); wall and CPU time.
 # Environment:
 #   TRV_BIN        where bench_interp and trv-krige are looked for (bin)
 #   TRV_KRIGE      the trv-krige to run: a path, or "standin" for a stand-in
@@ -126,6 +128,19 @@ grid() {
 
 # the faster of two "seconds kB" results ("" counts as none)
 lower() { if [ -z "$1" ] || [ "$(echo "$2 $1" | awk '{print ($1 < $3)}')" = 1 ]; then echo "$2"; else echo "$1"; fi; }
+
+# best() that also leaves the run's CPU time (user + system, s) in $w/cpu
+best_cpu() {
+    /usr/bin/time -f "%e %M %U %S" -o "$w/time" "$@" >"$w/run.out" 2>"$w/err" || {
+        cat "$w/err" >&2
+        die "failed: $*"
+    }
+    awk '{printf "%.2f\n", $3 + $4}' "$w/time" >"$w/cpu"
+    cut -d' ' -f1-2 "$w/time"
+}
+
+# the smaller of two numbers ("" counts as none)
+min_of() { if [ -z "$1" ] || [ "$(echo "$2 $1" | awk '{print ($1 < $2)}')" = 1 ]; then echo "$2"; else echo "$1"; fi; }
 
 nodata_of() { gdalinfo "$1" | sed -n 's/^ *NoData Value=//p' | head -1; }
 
@@ -359,32 +374,50 @@ if has_part lonlat && is_geographic "$dem"; then
     echo
     echo "| job | traverse | memory | peer | time | memory | time ratio | memory ratio |"
     echo "|---|---|---|---|---|---|---|---|"
-    # the two side by side, run after run (the machine's load moves)
+    # the four side by side, run after run (the machine's load moves); each
+    # also timed in CPU (user + system), which a loaded machine moves less
     reps=$REPS
     REPS=1
+    cpu_rows=""
     for r in 30 10 5; do
-        a="" b="" c="" i=0
+        a="" b="" c="" d="" ca="" cb="" cc="" cd="" i=0
         while [ $i -lt "$reps" ]; do
             # shellcheck disable=SC2086 # KRIGE may be "sh stand-in"
-            a=$(lower "$a" "$(best $KRIGE "$dem" -o "$w/l$r.tif" --t_srs "EPSG:$epsg" --tr $r --seed 1 --nmax 16 -q)")
+            a=$(lower "$a" "$(best_cpu $KRIGE "$dem" -o "$w/l$r.tif" --t_srs "EPSG:$epsg" --tr $r --seed 1 --nmax 16 -q)")
+            ca=$(min_of "$ca" "$(cat "$w/cpu")")
             gl=$(grid "$w/l$r.tif")
+            # shellcheck disable=SC2086 # KRIGE may be "sh stand-in"
+            d=$(lower "$d" "$(best_cpu $KRIGE "$dem" -o "$w/d$r.tif" --t_srs "EPSG:$epsg" --tr $r --seed 1 -q)")
+            cd=$(min_of "$cd" "$(cat "$w/cpu")")
             # shellcheck disable=SC2086,SC2046 # CO is a list of options, the extent four numbers
-            b=$(lower "$b" "$(best gdalwarp -q -overwrite -r cubic -ot Float32 -t_srs "EPSG:$epsg" \
+            b=$(lower "$b" "$(best_cpu gdalwarp -q -overwrite -r cubic -ot Float32 -t_srs "EPSG:$epsg" \
                 -te $(echo "$gl" | cut -d' ' -f3-6) -tr $r $r $CO "$dem" "$w/gl$r.tif")")
+            cb=$(min_of "$cb" "$(cat "$w/cpu")")
             # shellcheck disable=SC2046 # the extent is four numbers
-            c=$(lower "$c" "$(best gdalwarp -q -overwrite -r cubic -ot Float32 -t_srs "EPSG:$epsg" \
+            c=$(lower "$c" "$(best_cpu gdalwarp -q -overwrite -r cubic -ot Float32 -t_srs "EPSG:$epsg" \
                 -te $(echo "$gl" | cut -d' ' -f3-6) -tr $r $r -of COG -co COMPRESS=DEFLATE -co PREDICTOR=YES \
                 "$dem" "$w/gc$r.tif")")
+            cc=$(min_of "$cc" "$(cat "$w/cpu")")
             i=$((i + 1))
         done
         cells=$(echo "$gl" | awk '{printf "%.1fM", $1 * $2 / 1e6}')
         row "lon/lat -> $r m ($cells cells)" "$a" "gdalwarp -r cubic" "$b"
         row "lon/lat -> $r m ($cells cells)" "$a" "gdalwarp -r cubic -of COG" "$c"
-        rm -f "$w/l$r.tif" "$w/gl$r.tif" "$w/gc$r.tif"
+        row "lon/lat -> $r m, trv-krige defaults (nmax by LOO)" "$d" "gdalwarp -r cubic" "$b"
+        cpu_rows="$cpu_rows$(echo "$r $ca $cd $cb $cc" | awk '{printf "| %s m | %.2f s | %.2f s | %.2f s | %.2f s | %.2f | %.2f |\\n", $1, $2, $3, $4, $5, $2 / $4, $3 / $4}')"
+        rm -f "$w/l$r.tif" "$w/d$r.tif" "$w/gl$r.tif" "$w/gc$r.tif"
     done
     REPS=$reps
+    echo
+    echo "the same runs in CPU time (user + system), best of $reps:"
+    echo
+    echo "| cell | trv-krige --nmax 16 | trv-krige defaults | gdalwarp -r cubic | gdalwarp -r cubic -of COG | ratio --nmax 16 | ratio defaults |"
+    echo "|---|---|---|---|---|---|---|"
+    printf "%b" "$cpu_rows"
+    echo
     echo "goal: time ratio <= 2 against gdalwarp -r cubic (load after: $(cut -d' ' -f1-3 /proc/loadavg));"
-    echo "trv-krige writes a Cloud-Optimized GeoTIFF with overviews (docs/scale.md): the -of COG row is the like-for-like peer"
+    echo "trv-krige writes a Cloud-Optimized GeoTIFF with overviews (docs/scale.md): the -of COG row is the like-for-like peer;"
+    echo "the defaults choose nmax among 16, 36 and 64 by leave-one-out (docs/method.md 1.12): what a user gets without --nmax"
 fi
 # the Meuse Sph fit that tests/test_variogram.c checks against gstat (its
 # timing belongs here): the 155 points, --model sph (sample variogram, the

@@ -197,7 +197,8 @@ static const double *stencil_weights(stencil *S, const krg_source *src, const kr
 
 /* A block's system in one of two forms (docs/method.md §1.7):
  * covariance form (cov = 1), for models with a sill s = nugget + psill:
- *   C = s 11' - G (C_ii = s) factorised C = L L' by Cholesky, u = L^-1 1,
+ *   C = s 11' - G (C_ii = s) factorised C = L L' by Cholesky (krg_chol,
+ *   L column-major), u = L^-1 1 (krg_chol_fwd),
  *   s11 = 1'C^-1 1, beta = 1'C^-1 z / s11, alpha = C^-1 (z - beta 1); then
  *   z* = beta - alpha'g0 (1'alpha = 0) and, with c0 = s - g0, y = L^-1 c0,
  *   sigma^2 = s - y'y + (1 - u'y)^2 / s11;
@@ -211,7 +212,7 @@ typedef struct block {
     int n;
     long *idx;
     int cov;                /* 1: covariance form */
-    double *kinv;           /* cov: L (n x n row-major, lower), u (n), 1/L_ii (n); else (n+1)^2 K^-1 */
+    double *kinv;           /* cov: L (n x n column-major, lower), u (n), 1/L_ii (n); else (n+1)^2 K^-1 */
     double *b;              /* cov: alpha (n); else n+1: K^-1 [z; 0] */
     double *px, *py;        /* n: the points' coordinates, in idx order */
     double beta, s11, sill; /* cov only */
@@ -223,13 +224,14 @@ typedef struct block {
 typedef struct cmemo {
     int n, cap;
     long *idx;              /* cap: ascending */
-    double *c;              /* cap x cap, row-major, lower triangle */
+    double *c;              /* cap x cap, column-major, lower triangle */
+    int avx;                /* krg_chol_avx() */
 } cmemo;
 
-/* C's lower triangle for the n samples idx (ascending) into L (n x n,
- * row-major): pairs the memo holds copied, the others evaluated; then the
- * memo holds this matrix. */
-static void cov_fill(double *L, const long *idx, int n, const krg_points *p, const krg_model *m, double sill,
+/* C's lower triangle for the n samples idx (ascending) into W (n x n,
+ * column-major): pairs the memo holds copied, the others evaluated; then
+ * the memo holds this matrix. */
+static void cov_fill(double *W, const long *idx, int n, const krg_points *p, const krg_model *m, double sill,
                      cmemo *memo)
 {
     int pos[n];
@@ -238,21 +240,22 @@ static void cov_fill(double *L, const long *idx, int n, const krg_points *p, con
             k++;
         pos[i] = k < memo->n && memo->idx[k] == idx[i] ? k : -1;
     }
-    for (int i = 0; i < n; i++) {
-        double xi = p->x[idx[i]], yi = p->y[idx[i]];
-        for (int j = 0; j < i; j++) {
+    for (int j = 0; j < n; j++) {
+        double xj = p->x[idx[j]], yj = p->y[idx[j]];
+        double *wj = W + (size_t)j * n;
+        wj[j] = sill;
+        for (int i = j + 1; i < n; i++) {
             if (pos[i] >= 0 && pos[j] >= 0) {
-                L[(size_t)i * n + j] = memo->c[(size_t)pos[i] * memo->cap + pos[j]];
+                wj[i] = memo->c[(size_t)pos[j] * memo->cap + pos[i]];
             } else {
-                double dx = p->x[idx[j]] - xi, dy = p->y[idx[j]] - yi;
-                L[(size_t)i * n + j] = sill - krg_gamma(m, sqrt(dx * dx + dy * dy));
+                double dx = xj - p->x[idx[i]], dy = yj - p->y[idx[i]];
+                wj[i] = sill - krg_gamma(m, sqrt(dx * dx + dy * dy));
             }
         }
-        L[(size_t)i * n + i] = sill;
     }
-    for (int i = 0; i < n; i++) {
-        memo->idx[i] = idx[i];
-        memcpy(memo->c + (size_t)i * memo->cap, L + (size_t)i * n, (size_t)(i + 1) * sizeof *L);
+    for (int j = 0; j < n; j++) {
+        memo->idx[j] = idx[j];
+        memcpy(memo->c + (size_t)j * memo->cap + j, W + (size_t)j * n + j, (size_t)(n - j) * sizeof *W);
     }
     memo->n = n;
 }
@@ -265,35 +268,17 @@ static int block_cov(block *B, const krg_points *p, const krg_model *m, double s
     int n = B->n;
     double *L = B->kinv, *u = B->kinv + (size_t)n * n, *r = u + n, *a = B->b;
     cov_fill(L, B->idx, n, p, m, sill, memo);
-    /* Cholesky column by column: each entry's sum in the order of the row
-     * by row form (the same bits), the entries of a column independent */
-    for (int j = 0; j < n; j++) {
-        const double *lj = L + (size_t)j * n;
-        double acc = lj[j];
-        for (int k = 0; k < j; k++)
-            acc -= lj[k] * lj[k];
-        if (!(acc > 1e-12 * sill))
-            return -1;
-        L[(size_t)j * n + j] = sqrt(acc);
-        r[j] = 1 / L[(size_t)j * n + j];
-        for (int i = j + 1; i < n; i++) {
-            double *li = L + (size_t)i * n;
-            acc = li[j];
-            for (int k = 0; k < j; k++)
-                acc -= li[k] * lj[k];
-            li[j] = acc * r[j];
-        }
-    }
+    if (krg_chol(L, n, 1e-12 * sill, r, memo->avx) != 0)
+        return -1;
     /* u = L^-1 1 and v = L^-1 z (v in a), forward */
+    for (int i = 0; i < n; i++) {
+        u[i] = 1;
+        a[i] = p->z[B->idx[i]];
+    }
+    krg_chol_fwd(L, n, r, u, memo->avx);
+    krg_chol_fwd(L, n, r, a, memo->avx);
     double s11 = 0, s1z = 0;
     for (int i = 0; i < n; i++) {
-        double su = 1, sv = p->z[B->idx[i]];
-        for (int k = 0; k < i; k++) {
-            su -= L[(size_t)i * n + k] * u[k];
-            sv -= L[(size_t)i * n + k] * a[k];
-        }
-        u[i] = su * r[i];
-        a[i] = sv * r[i];
         s11 += u[i] * u[i];
         s1z += u[i] * a[i];
     }
@@ -304,9 +289,10 @@ static int block_cov(block *B, const krg_points *p, const krg_model *m, double s
     for (int i = 0; i < n; i++)
         a[i] -= B->beta * u[i];
     for (int i = n - 1; i >= 0; i--) {
+        const double *li = L + (size_t)i * n; /* column i: L_ki, k > i */
         double acc = a[i];
         for (int k = i + 1; k < n; k++)
-            acc -= L[(size_t)k * n + i] * a[k];
+            acc -= li[k] * a[k];
         a[i] = acc * r[i];
     }
     B->cov = 1;
@@ -355,12 +341,13 @@ static int block_compute(block *B, const band *J, krg_sys *sys, cmemo *memo, lon
     if (n == 0)
         return 0;
     /* canonical order */
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && idx[j] < idx[j - 1]; j--) {
-            long tmp = idx[j];
+    for (int i = 1; i < n; i++) { /* insertion, the element held: no pairwise swaps */
+        long v = idx[i];
+        int j = i;
+        for (; j > 0 && idx[j - 1] > v; j--)
             idx[j] = idx[j - 1];
-            idx[j - 1] = tmp;
-        }
+        idx[j] = v;
+    }
     memcpy(B->idx, idx, (size_t)n * sizeof *idx);
     for (int i = 0; i < n; i++) {
         B->px[i] = src->pts->x[idx[i]];
@@ -459,7 +446,8 @@ static int ws_init(band *J, band_ws *w)
     w->ok1 = malloc((size_t)nx * sizeof *w->ok1), w->ok2 = malloc((size_t)nx * sizeof *w->ok2);
     w->idx = malloc((size_t)nmax * sizeof *w->idx);
     w->d2 = malloc((size_t)nmax * sizeof *w->d2), w->gv = malloc((size_t)N * sizeof *w->gv);
-    w->memo = (cmemo){0, nmax, malloc((size_t)nmax * sizeof(long)), malloc((size_t)nmax * nmax * sizeof(double))};
+    w->memo = (cmemo){0, nmax, malloc((size_t)nmax * sizeof(long)), malloc((size_t)nmax * nmax * sizeof(double)),
+                      krg_chol_avx()};
     w->scratch = trv_ctx_new();
     if (!w->cache || !w->store || !w->idxstore || !w->sx || !w->sy || !w->wx || !w->wy || !w->ok1 || !w->ok2 ||
         !w->idx || !w->d2 || !w->gv || !w->memo.idx || !w->memo.c || !w->scratch) {
@@ -536,7 +524,7 @@ static int stencil_cell(band *J, band_ws *w, int row, int col, int qr, int qc, f
 }
 
 /* One target from a block in covariance form (see block), g0 in gv. */
-static void cell_cov(const block *B, double *gv, float *P, float *D)
+static void cell_cov(const block *B, int avx, double *gv, float *P, float *D)
 {
     int n = B->n;
     double z = B->beta;
@@ -546,12 +534,11 @@ static void cell_cov(const block *B, double *gv, float *P, float *D)
     if (!D)
         return;
     const double *L = B->kinv, *u = B->kinv + (size_t)n * n, *r = u + n;
+    for (int i = 0; i < n; i++) /* y = L^-1 (s - g0), overwriting gv */
+        gv[i] = B->sill - gv[i];
+    krg_chol_fwd(L, n, r, gv, avx);
     double q = 0, t = 0;
-    for (int i = 0; i < n; i++) { /* y = L^-1 (s - g0), overwriting gv */
-        double acc = B->sill - gv[i];
-        for (int k = 0; k < i; k++)
-            acc -= L[(size_t)i * n + k] * gv[k];
-        gv[i] = acc * r[i];
+    for (int i = 0; i < n; i++) {
         q += gv[i] * gv[i];
         t += u[i] * gv[i];
     }
@@ -693,7 +680,7 @@ static int block_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, fl
     if (near2 > max2)
         return 0;
     if (B->cov) {
-        cell_cov(B, gv, P + col, D ? D + col : NULL);
+        cell_cov(B, J->avx >= 1, gv, P + col, D ? D + col : NULL);
         return 1;
     }
     gv[n] = 1;

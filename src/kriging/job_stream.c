@@ -7,7 +7,9 @@
  * the samples: two blocks of rows and the writers' strips. */
 #include "krige_priv.h"
 
+#include <cpl_conv.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,11 +111,22 @@ static trv_status run_blocks(trv_ctx *ctx, kstream *s)
 static trv_status close_all(trv_ctx *ctx, kstream *s, trv_status st, const krg_job_paths *paths)
 {
     geo_block_stats *stats[2] = {&s->j->dem_stats, &s->j->std_stats};
+    /* the COG copies compress their tiles on as many threads as kriging
+     * used (GDAL's GDAL_NUM_THREADS, this thread only, unless the user set
+     * it): the same file, tile by tile, in less wall time */
+    int own = CPLGetConfigOption("GDAL_NUM_THREADS", NULL) == NULL && s->j->threads > 1;
+    if (own) {
+        char n[16];
+        snprintf(n, sizeof n, "%d", s->j->threads);
+        CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", n);
+    }
     for (int k = 0; k < 2; k++)
         if (s->w[k]) {
             trv_status k_st = geo_block_writer_close(ctx, s->w[k], st, stats[k]);
             st = st ? st : k_st;
         }
+    if (own)
+        CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", NULL);
     if (s->points) {
         int bad = ferror(s->points);
         if ((fclose(s->points) != 0 || bad) && !st)

@@ -22,6 +22,25 @@ trv_status krg_sys_init(trv_ctx *ctx, krg_sys *s, int cap);
 void krg_sys_free(krg_sys *s);
 int krg_sys_factor(krg_sys *s, const krg_points *p, const krg_model *m, const long *idx, int n);
 double krg_sys_solve(krg_sys *s, const krg_points *p, const krg_model *m, double x, double y);
+/* Cholesky C = L L' of the n x n symmetric matrix in W (column-major,
+ * lower triangle read: W[k n + i] = C_ik, i >= k), in place, column by
+ * column (left-looking):
+ *   L_jj = sqrt(C_jj - sum_{k<j} L_jk^2),  r_j = 1 / L_jj,
+ *   L_ij = (C_ij - sum_{k<j} L_ik L_jk) r_j   (i > j),
+ * each sum in k order by separate multiplies and subtracts, so every entry
+ * has the bits of the scalar row-by-row form; the rows of a column go
+ * eight or four at a time with AVX (avx: krg_chol_avx()), else two with
+ * SSE2. Returns 0, or -1 when a pivot C_jj - sum L_jk^2 is not above tiny
+ * (W then partly factorised). */
+int krg_chol(double *W, int n, double tiny, double *r, int avx);
+int krg_chol_avx(void); /* 1 when the processor has AVX (and the build the code) */
+/* Forward substitution x := L^-1 x with krg_chol's factor (column-major)
+ * and r_i = 1 / L_ii, by columns (right-looking):
+ *   x_k := x_k r_k, then x_i -= L_ik x_k for i > k,
+ * so each x_i = (x_i - sum_{k<i} L_ik x_k) r_i with its sum in k order:
+ * the bits of the row-by-row form; with AVX four columns at a time, each
+ * group of four rows below them loaded once. */
+void krg_chol_fwd(const double *L, int n, const double *r, double *x, int avx);
 /* Leave-one-out neighbour sets, searched once for the many krg_cv runs of
  * a model choice (they differ only in the model): set t holds the nmax
  * points nearest to which[t] (which NULL: point t) but itself, ascending,
