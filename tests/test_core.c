@@ -470,6 +470,18 @@ static void test_json(void **state)
     beside = trv_path_beside("dem.tif", "krige.json");
     assert_string_equal(beside, "krige.json");
     free(beside);
+    /* A string written line by line: quotes, backslashes and control
+     * characters escaped as RFC 8259 says (by hand), "/" and UTF-8 kept;
+     * NULL is the empty string. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&buf, &len);
+    assert_non_null(mf);
+    trv_json_fputs(mf, "a\"b\\c/\n\x01\xc3\xa9");
+    trv_json_fputs(mf, NULL);
+    fclose(mf);
+    assert_string_equal(buf, "\"a\\\"b\\\\c/\\u000a\\u0001\xc3\xa9\"\"\"");
+    free(buf);
     free(path);
     trv_ctx_free(ctx);
     rm_rf(dir);

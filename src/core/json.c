@@ -121,3 +121,18 @@ char *trv_path_beside(const char *path, const char *name)
         snprintf(p, n, "%.*s%s", (int)dir, path, name);
     return p;
 }
+
+void trv_json_fputs(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}

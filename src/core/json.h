@@ -18,6 +18,8 @@
 #ifndef TRV_JSON_H
 #define TRV_JSON_H
 
+#include <stdio.h>
+
 #include "trv.h"
 
 typedef struct trv_json trv_json;
@@ -39,6 +41,12 @@ void trv_json_bool(trv_json *j, const char *key, int b);
 void trv_json_meta(trv_json *j, const trv_meta *meta);
 
 trv_status trv_json_stage(trv_ctx *ctx, trv_outset *set, const trv_json *j, const char *path);
+
+/* s as a JSON string to f: in quotes, with quotes, backslashes and
+ * control characters escaped (NULL: ""). Also a YAML double-quoted
+ * scalar, whose escapes are JSON's. For files written line by line
+ * (NDJSON, CSV beside them) rather than through a trv_json document. */
+void trv_json_fputs(FILE *f, const char *s);
 
 /* name in the directory of the file path ("out/a.tif", "krige.json" ->
  * "out/krige.json"; "a.tif" -> "krige.json"): where a tool whose -o names

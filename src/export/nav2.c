@@ -3,6 +3,7 @@
 #include "export/export.h"
 
 #include "run/run.h"
+#include "core/json.h"
 
 #include <errno.h>
 #include <math.h>
@@ -155,22 +156,6 @@ static trv_status write_prj(trv_ctx *ctx, trv_outset *set, const char *dir, cons
     return st;
 }
 
-/* A YAML double-quoted scalar (JSON's escapes). */
-static void yaml_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static trv_status write_waypoints(trv_ctx *ctx, trv_outset *set, const char *dir, const exp_nav2_frame *fr,
                                   const exp_route *r)
 {
@@ -181,7 +166,7 @@ static trv_status write_waypoints(trv_ctx *ctx, trv_outset *set, const char *dir
         fprintf(f, "# traverse route in the frame of map.yaml (docs/nav2.md): x east and y north in metres\n"
                    "# (%s, map.prj); yaw in radians counter-clockwise from east, towards the next vertex\n"
                    "frame_id: map\nroute: ", fr->crs);
-        yaml_str(f, r->name);
+        trv_json_fputs(f, r->name);
         fprintf(f, "\nposes:\n");
         for (int k = 0; k < r->n; k++)
             fprintf(f, "  - {x: %.4f, y: %.4f, yaw: %.9f}\n", r->p[k].x, r->p[k].y, r->p[k].yaw);

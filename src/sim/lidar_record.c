@@ -1,6 +1,7 @@
 /* The run's record for replays: vehicles.json and the LiDAR scans
  * (lidar_record.h, docs/summaries.md). */
 #include "lidar_record.h"
+#include "core/json.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -114,21 +115,6 @@ static const char *lidar_name(const sim_run *r, const sim_veh *v, char buf[96])
     return buf;
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static trv_status write_vehicles(trv_ctx *ctx, const sim_run *r, const char *path)
 {
     static const char *const model[] = {"ackermann", "skid", "mecanum"};
@@ -142,12 +128,12 @@ static trv_status write_vehicles(trv_ctx *ctx, const sim_run *r, const char *pat
         char buf[96];
         const char *lidar = lidar_name(r, v, buf);
         fputs("    {\"id\": ", f);
-        json_str(f, v->spec->id);
+        trv_json_fputs(f, v->spec->id);
         fprintf(f, ", \"model\": \"%s\", \"length_m\": %.3f, \"width_m\": %.3f, \"height_m\": %.3f, "
                    "\"wheelbase_m\": %.3f, \"track_m\": %.3f, \"wheel_radius_m\": %.3f, \"lidar\": ",
                 model[b->kind], b->length_m, b->width_m, b->height_m, b->wheelbase_m, b->track_m, b->wheel_radius_m);
         if (lidar)
-            json_str(f, lidar);
+            trv_json_fputs(f, lidar);
         else
             fputs("null", f);
         fprintf(f, "}%s\n", k + 1 < r->nv ? "," : "");

@@ -9,6 +9,7 @@
 #include "sim_priv.h"
 #include "local_planner.h"
 #include "lidar_record.h"
+#include "core/json.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,22 +17,6 @@
 
 
 #define RAD2DEG (180 / M_PI)
-
-/* A JSON string body: quotes, backslashes and control characters escaped. */
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
 
 /* A JSON number: printf(fmt, v), or null when v is not finite (JSON has
  * no inf or nan; json.h writes them the same way). */
@@ -215,7 +200,7 @@ static trv_status write_events(trv_ctx *ctx, const sim_run *r, const char *path)
         json_num(f, "%.3f", e->t);
         fputs(", \"vehicle\": ", f);
         if (e->vehicle >= 0)
-            json_str(f, r->v[e->vehicle].spec->id);
+            trv_json_fputs(f, r->v[e->vehicle].spec->id);
         else
             fputs("null", f); /* a virtual obstacle's (virtual_obstacle.h) */
         fprintf(f, ", \"type\": \"%s\", \"x\": ", sim_event_name(e->type));
@@ -236,18 +221,18 @@ static trv_status write_metrics(trv_ctx *ctx, const sim_run *r, const char *path
     if (!f)
         return trv_error(ctx, TRV_ERR_IO, "cannot write '%s'", path);
     fprintf(f, "{\n  \"tool\": ");
-    json_str(f, meta ? meta->tool : "sim");
+    trv_json_fputs(f, meta ? meta->tool : "sim");
     fprintf(f, ",\n  \"version\": \"%s\",\n  \"args\": ", TRV_VERSION);
-    json_str(f, meta ? meta->args : "");
+    trv_json_fputs(f, meta ? meta->args : "");
     fprintf(f, ",\n  \"scenario\": ");
-    json_str(f, r->sc->path);
+    trv_json_fputs(f, r->sc->path);
     fprintf(f, ",\n  \"seed\": %llu,\n  \"step_s\": ", (unsigned long long)r->env.seed);
     json_num(f, "%g", r->sc->step_s);
     fputs(",\n  \"vehicles\": [\n", f);
     for (int k = 0; k < r->nv; k++) {
         const sim_metrics *m = &r->v[k].m;
         fprintf(f, "    {\n      \"id\": ");
-        json_str(f, m->id);
+        trv_json_fputs(f, m->id);
         fprintf(f, ",\n      \"reached_goal\": %s,\n      \"end\": \"%s\",\n", m->reached_goal ? "true" : "false",
                 m->end);
         json_key_num(f, "time_s", "%.3f", m->time_s, 0);
