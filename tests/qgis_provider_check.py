@@ -378,8 +378,8 @@ def check_algorithms(data, inp, work):
         "TERRAIN": W, "OUTPUT": w("roadmap.gpkg"), "NODES": 2000, "K": 10, "SEED": 3, "STDOUT": w("roadmap.txt")},
         ["--terrain", W, "-o", w("roadmap.gpkg"), "--nodes", "2000", "--k", "10", "--seed", "3"], W)
     same("roadmap by radius", "traverse:roadmap", {"TERRAIN": W, "OUTPUT": w("roadmap_r.gpkg"), "RADIUS": 400,
-                                                   "STRAIGHT_ONLY": True},
-         ["--terrain", W, "-o", w("roadmap_r.gpkg"), "--radius", "400", "--straight-only"], W)
+                                                   "STRAIGHT_ONLY": True, "TILE": 64},
+         ["--terrain", W, "-o", w("roadmap_r.gpkg"), "--radius", "400", "--straight-only", "--tile", "64"], W)
     same("route", "traverse:route", {
         "ROADMAP": w("roadmap.gpkg"), "TERRAIN": W, "FROM": FROM, "TO": TO, "WEIGHTS": "3,10,1,0.5",
         "ADMISSIBLE": True, "NO_TIMING": True, "GRID": True, "GRID_CORRIDOR": 300, "COMPARE": True, "CORRIDOR": 240,

@@ -190,6 +190,9 @@ ROADMAP = Tool(
         Number("--radius", "Connect each node to every node within this many metres instead of K", minimum=0),
         Number("--seed", "Seed of the Latin hypercube", 1, integer=True, minimum=0),
         Flag("--straight-only", "Straight edges alone (the paper's PRM): no raster bridges joining each GO region"),
+        Number("--tile", "Build tile by tile, N x N cells a tile [default: the whole grid up to 5e7 cells, "
+               "tiles of 4096 above]: the same nodes and straight edges, other bridges", integer=True, minimum=2,
+               maximum=32768),
         Stdout(),
     ],
     [Layer("OUTPUT", layer="edges", output="EDGES_LAYER"),

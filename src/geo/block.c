@@ -386,3 +386,19 @@ trv_status geo_block_writer_close(trv_ctx *ctx, geo_block_writer *w, trv_status 
     free(w);
     return st;
 }
+
+int geo_block_threads_begin(int n)
+{
+    if (n <= 1 || CPLGetConfigOption("GDAL_NUM_THREADS", NULL) != NULL)
+        return 0;
+    char v[16];
+    snprintf(v, sizeof v, "%d", n);
+    CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", v);
+    return 1;
+}
+
+void geo_block_threads_end(int set)
+{
+    if (set)
+        CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", NULL);
+}

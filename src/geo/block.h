@@ -84,5 +84,11 @@ trv_status geo_block_write(trv_ctx *ctx, geo_block_writer *w, int y0, int ny, co
  * COG (stats, if not NULL, gets them); else abandon it. Frees w, removes
  * the temporary GTiff, returns the first error. */
 trv_status geo_block_writer_close(trv_ctx *ctx, geo_block_writer *w, trv_status st, geo_block_stats *stats);
+/* GDAL_NUM_THREADS = n for this thread's later GDAL calls (the COG copy
+ * of geo_block_writer_close compresses its tiles on n threads: the same
+ * file in less wall time), unless the user set it or n <= 1. Returns
+ * whether it set it; geo_block_threads_end(set) undoes it. */
+int geo_block_threads_begin(int n);
+void geo_block_threads_end(int set);
 
 #endif

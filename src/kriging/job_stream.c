@@ -7,7 +7,6 @@
  * the samples: two blocks of rows and the writers' strips. */
 #include "krige_priv.h"
 
-#include <cpl_conv.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,19 +113,13 @@ static trv_status close_all(trv_ctx *ctx, kstream *s, trv_status st, const krg_j
     /* the COG copies compress their tiles on as many threads as kriging
      * used (GDAL's GDAL_NUM_THREADS, this thread only, unless the user set
      * it): the same file, tile by tile, in less wall time */
-    int own = CPLGetConfigOption("GDAL_NUM_THREADS", NULL) == NULL && s->j->threads > 1;
-    if (own) {
-        char n[16];
-        snprintf(n, sizeof n, "%d", s->j->threads);
-        CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", n);
-    }
+    int own = geo_block_threads_begin(s->j->threads);
     for (int k = 0; k < 2; k++)
         if (s->w[k]) {
             trv_status k_st = geo_block_writer_close(ctx, s->w[k], st, stats[k]);
             st = st ? st : k_st;
         }
-    if (own)
-        CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", NULL);
+    geo_block_threads_end(own);
     if (s->points) {
         int bad = ferror(s->points);
         if ((fclose(s->points) != 0 || bad) && !st)
