@@ -327,6 +327,15 @@ typedef struct prm_build_stats {
  * points of one region always have a roadmap route. */
 trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build_opts *o, prm_roadmap **out,
                              prm_build_stats *stats);
+/* The terrain of run directory dir for a build with options o: read whole
+ * (prm_terrain_load; f zeroed) unless the build is tiled (o->tile, or
+ * above 5e7 cells: tiled.h); then f the facts by row blocks (tiled.h
+ * prm_blocks_facts: the same values as prm_terrain_facts_of of the whole)
+ * and t opened lazily on them (prm_terrain_open: a tile read when a
+ * measure first looks at it), so that the cache is written from f
+ * (prm_roadmap_cache_write_facts, without layers). Clear both after. */
+trv_status prm_roadmap_terrain(trv_ctx *ctx, const char *dir, const prm_build_opts *o, prm_terrain *t,
+                               prm_terrain_facts *f);
 void prm_roadmap_free(prm_roadmap *r);
 /* GeoPackage with layers `nodes` (id; spatial index) and `edges` (a, b,
  * d_m, low_m, high_m, safe_m, slope_mean_deg, slope_max_deg, time_fwd_s
@@ -355,6 +364,11 @@ trv_status prm_roadmap_cache_write(trv_ctx *ctx, const prm_roadmap *r, const prm
  * them up to 5e7 cells (tiled.h PRM_TILED_CELLS), none above. */
 trv_status prm_roadmap_cache_write_layers(trv_ctx *ctx, const prm_roadmap *r, const prm_terrain *t,
                                           const char *terrain_dir, const char *gpkg, const char *path, int layers);
+/* The same with the facts given (prm_terrain_facts_of's, or prm_blocks_facts'
+ * of the same files: tiled.h), so that t may be a lazy terrain (layers 0). */
+trv_status prm_roadmap_cache_write_facts(trv_ctx *ctx, const prm_roadmap *r, const prm_terrain *t,
+                                         const prm_terrain_facts *f, const char *terrain_dir, const char *gpkg,
+                                         const char *path, int layers);
 /* Read gpkg's cache: *out the roadmap and *facts the terrain's facts, with
  * *terrain_same 1 when terrain_dir's files are still the ones it was built
  * from (then prm_terrain_open may use the facts). A cache that cannot be

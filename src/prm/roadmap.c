@@ -78,7 +78,7 @@ static void *measure_range(void *arg)
 
 static void measure_all(const prm_terrain *t, const prm_roadmap *r, prm_edge *e, size_t n)
 {
-    int nt = prm_cores();
+    int nt = t->ready ? 1 : prm_cores(); /* a lazy terrain reads its tiles on one thread */
     measure_job jobs[PRM_MAX_THREADS];
     for (int i = 0; i < nt; i++)
         jobs[i] = (measure_job){t, r, e + n * i / nt, n * (i + 1) / nt - n * i / nt};
@@ -129,7 +129,7 @@ static void *near_range(void *arg)
 static trv_status near_all(trv_ctx *ctx, const prm_terrain *t, const trv_bucket *ix, const prm_roadmap *r, int k,
                            double radius, int cap, const int *root, int *nbr, int *cnt, unsigned char *blocked)
 {
-    int nt = prm_cores();
+    int nt = t->ready ? 1 : prm_cores();
     near_job jobs[PRM_MAX_THREADS];
     for (int i = 0; i < nt; i++)
         jobs[i] = (near_job){t,      ix,  r,   k,    cap,     (int)((long)r->nnodes * i / nt),
@@ -407,7 +407,7 @@ static void *cover_rows(void *arg)
 
 static double coverage(const prm_terrain *t, const trv_bucket *ix, const prm_roadmap *r, double go_area_km2)
 {
-    int nt = prm_cores(), bands = (t->grid->ny + 3) / 4; /* rows 0, 4, 8, ... */
+    int nt = t->ready ? 1 : prm_cores(), bands = (t->grid->ny + 3) / 4; /* rows 0, 4, 8, ... */
     cover_job jobs[PRM_MAX_THREADS];
     for (int i = 0; i < nt; i++)
         jobs[i] = (cover_job){t, ix, sqrt(go_area_km2 * 1e6 / r->nnodes), (int)(4 * ((long)bands * i / nt)),
