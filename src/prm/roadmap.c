@@ -76,8 +76,49 @@ static void *measure_range(void *arg)
     return NULL;
 }
 
+/* A lazy terrain's measures (one thread) in the order of each edge's first
+ * row, the tile rows above it let go as it moves down (prm.h
+ * prm_terrain_release_above): each measure is the same in any order. */
+typedef struct row_key {
+    long row;
+    size_t k;
+} row_key;
+
+static int row_key_cmp(const void *a, const void *b)
+{
+    const row_key *x = a, *y = b;
+    return x->row != y->row ? (x->row > y->row) - (x->row < y->row) : (x->k > y->k) - (x->k < y->k);
+}
+
+static long first_row(const prm_terrain *t, double y)
+{
+    double v = floor((y - t->grid->gt[3]) / t->grid->gt[5]);
+    return v >= 0 ? (v < t->grid->ny ? (long)v : t->grid->ny - 1) : 0; /* NaN: 0 */
+}
+
+static int measure_lazy(const prm_terrain *t, const prm_roadmap *r, prm_edge *e, size_t n)
+{
+    row_key *o = malloc(n * sizeof *o + 1);
+    if (!o)
+        return 0;
+    for (size_t k = 0; k < n; k++)
+        o[k] = (row_key){fmin(first_row(t, r->y[e[k].a]), first_row(t, r->y[e[k].b])), k};
+    qsort(o, n, sizeof *o, row_key_cmp);
+    long band = 0;
+    for (size_t q = 0; q < n; q++) {
+        if (o[q].row / PRM_TILE > band)
+            prm_terrain_release_above(t, (band = o[q].row / PRM_TILE) * PRM_TILE);
+        prm_edge *ed = &e[o[q].k];
+        prm_edge_measure(t, r->x[ed->a], r->y[ed->a], r->x[ed->b], r->y[ed->b], &ed->p);
+    }
+    free(o);
+    return 1;
+}
+
 static void measure_all(const prm_terrain *t, const prm_roadmap *r, prm_edge *e, size_t n)
 {
+    if (t->ready && measure_lazy(t, r, e, n))
+        return;
     int nt = t->ready ? 1 : prm_cores(); /* a lazy terrain reads its tiles on one thread */
     measure_job jobs[PRM_MAX_THREADS];
     for (int i = 0; i < nt; i++)
