@@ -635,8 +635,9 @@ static void bad_facts(trv_ctx *ctx, const char *dir, const prm_terrain *e)
 /* prm_blocks_facts against prm_terrain_facts_of of the whole terrain,
  * blocks of 1, 7 and 256 rows (530 rows: 3 x 3 lazy tiles, so row and
  * column seams; a last block cut short): direction-aware; then isotropic
- * (the vehicle's copy gone) with a band of unclassified rows, a class run
- * longer than 65535 cells. */
+ * (the vehicle's copy gone) with a band of unclassified rows (faster than
+ * any GO cell: not GO), a class run longer than 65535 cells, and NOGO rows
+ * that keep their class (their code NOGO). */
 static void test_blocks_facts(void **state)
 {
     (void)state;
@@ -662,6 +663,8 @@ static void test_blocks_facts(void **state)
         }
         unsetenv("TRV_BLOCK_ROWS");
         if (pass == 1) {
+            assert_true(ref.top_speed_kmh > 0 && ref.top_speed_kmh < 99);
+            assert_true(e.cls->u8[(size_t)305 * RNX + 7] != 0);
             int longest = 0;
             for (size_t q = 0; q < ref.nruns; q++)
                 longest = ref.run_len[q] > longest ? ref.run_len[q] : longest;
@@ -677,6 +680,12 @@ static void test_blocks_facts(void **state)
             free(v);
             memset(e.cls->u8 + (size_t)100 * RNX, 0, (size_t)150 * RNX);
             write_layer(ctx, dir, RUN_CLASS, e.cls);
+            for (size_t i = (size_t)100 * RNX; i < (size_t)250 * RNX; i++) /* faster than any GO cell, but not GO */
+                e.speed->f32[i] = 99;
+            write_layer(ctx, dir, RUN_SPEED, e.speed);
+            for (size_t i = (size_t)300 * RNX; i < (size_t)310 * RNX; i++) /* NOGO cells that keep a class */
+                e.gonogo->u8[i] = 1;
+            write_layer(ctx, dir, RUN_GONOGO, e.gonogo);
         }
         prm_terrain_clear(&e);
     }

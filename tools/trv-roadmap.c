@@ -90,7 +90,7 @@ int main(int argc, char **argv)
         {"radius", 0, TRV_ARG_DOUBLE, &o.radius, "M", "connect each node to every node within M metres instead"},
         {"seed", 0, TRV_ARG_U64, &o.seed, "S", "seed of the Latin hypercube (default 1)"},
         {"straight-only", 0, TRV_ARG_FLAG, &o.straight_only, NULL, "straight edges alone (the paper's PRM): no raster bridges, no node for a GO region the samples missed"},
-        {"tile", 0, TRV_ARG_INT, &o.tile, "N", "raster bridging tile by tile, N x N cells a tile (2..32768; default: the whole grid up to 5e7 cells, tiles of 4096 above): the same nodes and straight edges, other bridges (docs/scale.md)"},
+        {"tile", 0, TRV_ARG_INT, &o.tile, "N", "raster bridging tile by tile, N x N cells a tile (2..32768; default: the whole grid up to 5e7 cells, tiles of 4096 above): the same nodes and straight edges, other bridges; the terrain read by row blocks and tiles, the cache without its layers (docs/scale.md)"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
     static const char *const required[] = {"terrain", "output", NULL};
