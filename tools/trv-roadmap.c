@@ -46,7 +46,8 @@ static void summary(trv_json *js, const prm_roadmap *r, const prm_build_stats *b
  * GeoPackage's name with .bin) and roadmap.json beside it in one set: all
  * or none. */
 static trv_status write_all(trv_ctx *ctx, const prm_roadmap *r, const prm_build_stats *bs, const prm_build_opts *o,
-                            const char *dir, const char *out, const trv_meta *meta, const prm_terrain *t)
+                            const char *dir, const char *out, const trv_meta *meta, const prm_terrain *t,
+                            const prm_terrain_facts *f)
 {
     tool_out w;
     trv_status st = tool_out_open(ctx, &w, trv_path_beside(out, run_other_file(RUN_O_ROADMAP_JSON)));
@@ -67,7 +68,9 @@ static trv_status write_all(trv_ctx *ctx, const prm_roadmap *r, const prm_build_
     char *cache = st ? NULL : prm_roadmap_cache_path(out);
     const char *ctmp = cache ? trv_outset_add(w.set, cache) : NULL;
     if (!st)
-        st = ctmp ? prm_roadmap_cache_write(ctx, r, t, dir, tmp, ctmp) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        st = !ctmp  ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory")
+             : t->lazy ? prm_roadmap_cache_write_facts(ctx, r, t, f, dir, tmp, ctmp, 0) /* a tiled build's */
+                       : prm_roadmap_cache_write(ctx, r, t, dir, tmp, ctmp);
     free(cache);
     if (!st)
         summary(w.js, r, bs, o, dir, meta, t);
@@ -87,7 +90,7 @@ int main(int argc, char **argv)
         {"radius", 0, TRV_ARG_DOUBLE, &o.radius, "M", "connect each node to every node within M metres instead"},
         {"seed", 0, TRV_ARG_U64, &o.seed, "S", "seed of the Latin hypercube (default 1)"},
         {"straight-only", 0, TRV_ARG_FLAG, &o.straight_only, NULL, "straight edges alone (the paper's PRM): no raster bridges, no node for a GO region the samples missed"},
-        {"tile", 0, TRV_ARG_INT, &o.tile, "N", "raster bridging tile by tile, N x N cells a tile (2..32768; default: the whole grid up to 5e7 cells, tiles of 4096 above): the same nodes and straight edges, other bridges (docs/scale.md)"},
+        {"tile", 0, TRV_ARG_INT, &o.tile, "N", "raster bridging tile by tile, N x N cells a tile (2..32768; default: the whole grid up to 5e7 cells, tiles of 4096 above): the same nodes and straight edges, other bridges; the terrain read by row blocks and tiles, the cache without its layers (docs/scale.md)"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
     static const char *const required[] = {"terrain", "output", NULL};
@@ -116,13 +119,14 @@ int main(int argc, char **argv)
     prm_terrain t;
     prm_roadmap *r = NULL;
     prm_build_stats bs;
-    trv_status st = prm_terrain_load(ctx, dir, &t);
+    prm_terrain_facts f;
+    trv_status st = prm_roadmap_terrain(ctx, dir, &o, &t, &f); /* tiled: lazy, its facts by row blocks */
     o.blocks_dir = dir; /* a tiled build reads GO by row blocks there */
     int loaded = st == TRV_OK;
     if (loaded && t.time_note[0])
         fprintf(stderr, "%s: note: %s\n", cli.tool, t.time_note);
     if (!st && !(st = prm_roadmap_build(ctx, &t, &o, &r, &bs))) {
-        st = write_all(ctx, r, &bs, &o, dir, out, &meta, &t);
+        st = write_all(ctx, r, &bs, &o, dir, out, &meta, &t, &f);
         if (!st && !res.quiet) {
             printf("GO area %.1f km2; %d LHS samples, %d in NOGO rejected; %d nodes (seed %llu)\n", bs.go_area_km2,
                    bs.samples, bs.rejected, r->nnodes, (unsigned long long)o.seed);
@@ -139,5 +143,6 @@ int main(int argc, char **argv)
     }
     if (loaded)
         prm_terrain_clear(&t);
+    prm_terrain_facts_clear(&f);
     return tool_end(&cli, ctx, st);
 }

@@ -180,6 +180,23 @@ trv_status prm_terrain_need_line(trv_ctx *ctx, const prm_terrain *t, const doubl
 trv_status prm_terrain_status(trv_ctx *ctx, const prm_terrain *t);
 /* Tiles read so far and the grid's tiles (a lazy terrain; 0 and 0 else). */
 void prm_terrain_tiles(const prm_terrain *t, long *read, long *total);
+/* A lazy terrain's memory of every tile row wholly above row r let go
+ * (rows 0 .. r - 1; a no-op for a terrain read whole or mapped): all but
+ * class and gonogo, whose tiles stay read; the pages of the other layers
+ * (cost, dem, slope, speed, the pace's gradients and pairs, soil and land
+ * use) given back to the system (madvise), the tiles marked unread, so a
+ * later look reads them again (the same values). For a pass that moves
+ * down the grid (the roadmap's edge measures in the order of their first
+ * row). */
+void prm_terrain_release_above(const prm_terrain *t, long r);
+/* From now on hold at most bytes of a lazy terrain's layers beyond class
+ * and gonogo (about 30 a cell; at least two tile rows): filling a tile of
+ * a tile row not held lets go of the row filled least recently (as
+ * prm_terrain_release_above). Only for callers that read the layers
+ * through prm_need's users (the measures, prm_pace, prm_cell_go), never
+ * the arrays directly after prm_terrain_need. TRV_OK at once for a
+ * terrain read whole or mapped. */
+trv_status prm_terrain_band_cap(trv_ctx *ctx, prm_terrain *t, size_t bytes);
 
 /* Pace (s per metre of map length) of GO cell i heading along the unit
  * vector (ux, uy) (east, north); INFINITY where the speed that way is 0. */
@@ -327,6 +344,18 @@ typedef struct prm_build_stats {
  * points of one region always have a roadmap route. */
 trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build_opts *o, prm_roadmap **out,
                              prm_build_stats *stats);
+/* The terrain of run directory dir for a build with options o: read whole
+ * (prm_terrain_load; f zeroed) unless the build is tiled (o->tile, or
+ * above 5e7 cells: tiled.h); then f the facts by row blocks (tiled.h
+ * prm_blocks_facts: the same values as prm_terrain_facts_of of the whole)
+ * and t opened lazily on them (prm_terrain_open: a tile read when a
+ * measure first looks at it), so that the cache is written from f
+ * (prm_roadmap_cache_write_facts, without layers); its layers beyond
+ * class and gonogo held within PRM_BUILD_BAND_BYTES (prm_terrain_band_cap).
+ * Clear both after. */
+#define PRM_BUILD_BAND_BYTES ((size_t)256 << 20)
+trv_status prm_roadmap_terrain(trv_ctx *ctx, const char *dir, const prm_build_opts *o, prm_terrain *t,
+                               prm_terrain_facts *f);
 void prm_roadmap_free(prm_roadmap *r);
 /* GeoPackage with layers `nodes` (id; spatial index) and `edges` (a, b,
  * d_m, low_m, high_m, safe_m, slope_mean_deg, slope_max_deg, time_fwd_s
@@ -355,6 +384,11 @@ trv_status prm_roadmap_cache_write(trv_ctx *ctx, const prm_roadmap *r, const prm
  * them up to 5e7 cells (tiled.h PRM_TILED_CELLS), none above. */
 trv_status prm_roadmap_cache_write_layers(trv_ctx *ctx, const prm_roadmap *r, const prm_terrain *t,
                                           const char *terrain_dir, const char *gpkg, const char *path, int layers);
+/* The same with the facts given (prm_terrain_facts_of's, or prm_blocks_facts'
+ * of the same files: tiled.h), so that t may be a lazy terrain (layers 0). */
+trv_status prm_roadmap_cache_write_facts(trv_ctx *ctx, const prm_roadmap *r, const prm_terrain *t,
+                                         const prm_terrain_facts *f, const char *terrain_dir, const char *gpkg,
+                                         const char *path, int layers);
 /* Read gpkg's cache: *out the roadmap and *facts the terrain's facts, with
  * *terrain_same 1 when terrain_dir's files are still the ones it was built
  * from (then prm_terrain_open may use the facts). A cache that cannot be

@@ -76,9 +76,50 @@ static void *measure_range(void *arg)
     return NULL;
 }
 
+/* A lazy terrain's measures (one thread) in the order of each edge's first
+ * row, the tile rows above it let go as it moves down (prm.h
+ * prm_terrain_release_above): each measure is the same in any order. */
+typedef struct row_key {
+    long row;
+    size_t k;
+} row_key;
+
+static int row_key_cmp(const void *a, const void *b)
+{
+    const row_key *x = a, *y = b;
+    return x->row != y->row ? (x->row > y->row) - (x->row < y->row) : (x->k > y->k) - (x->k < y->k);
+}
+
+static long first_row(const prm_terrain *t, double y)
+{
+    double v = floor((y - t->grid->gt[3]) / t->grid->gt[5]);
+    return v >= 0 ? (v < t->grid->ny ? (long)v : t->grid->ny - 1) : 0; /* NaN: 0 */
+}
+
+static int measure_lazy(const prm_terrain *t, const prm_roadmap *r, prm_edge *e, size_t n)
+{
+    row_key *o = malloc(n * sizeof *o + 1);
+    if (!o)
+        return 0;
+    for (size_t k = 0; k < n; k++)
+        o[k] = (row_key){fmin(first_row(t, r->y[e[k].a]), first_row(t, r->y[e[k].b])), k};
+    qsort(o, n, sizeof *o, row_key_cmp);
+    long band = 0;
+    for (size_t q = 0; q < n; q++) {
+        if (o[q].row / PRM_TILE > band)
+            prm_terrain_release_above(t, (band = o[q].row / PRM_TILE) * PRM_TILE);
+        prm_edge *ed = &e[o[q].k];
+        prm_edge_measure(t, r->x[ed->a], r->y[ed->a], r->x[ed->b], r->y[ed->b], &ed->p);
+    }
+    free(o);
+    return 1;
+}
+
 static void measure_all(const prm_terrain *t, const prm_roadmap *r, prm_edge *e, size_t n)
 {
-    int nt = prm_cores();
+    if (t->ready && measure_lazy(t, r, e, n))
+        return;
+    int nt = t->ready ? 1 : prm_cores(); /* a lazy terrain reads its tiles on one thread */
     measure_job jobs[PRM_MAX_THREADS];
     for (int i = 0; i < nt; i++)
         jobs[i] = (measure_job){t, r, e + n * i / nt, n * (i + 1) / nt - n * i / nt};
@@ -129,7 +170,7 @@ static void *near_range(void *arg)
 static trv_status near_all(trv_ctx *ctx, const prm_terrain *t, const trv_bucket *ix, const prm_roadmap *r, int k,
                            double radius, int cap, const int *root, int *nbr, int *cnt, unsigned char *blocked)
 {
-    int nt = prm_cores();
+    int nt = t->ready ? 1 : prm_cores();
     near_job jobs[PRM_MAX_THREADS];
     for (int i = 0; i < nt; i++)
         jobs[i] = (near_job){t,      ix,  r,   k,    cap,     (int)((long)r->nnodes * i / nt),
@@ -407,7 +448,7 @@ static void *cover_rows(void *arg)
 
 static double coverage(const prm_terrain *t, const trv_bucket *ix, const prm_roadmap *r, double go_area_km2)
 {
-    int nt = prm_cores(), bands = (t->grid->ny + 3) / 4; /* rows 0, 4, 8, ... */
+    int nt = t->ready ? 1 : prm_cores(), bands = (t->grid->ny + 3) / 4; /* rows 0, 4, 8, ... */
     cover_job jobs[PRM_MAX_THREADS];
     for (int i = 0; i < nt; i++)
         jobs[i] = (cover_job){t, ix, sqrt(go_area_km2 * 1e6 / r->nnodes), (int)(4 * ((long)bands * i / nt)),

@@ -208,15 +208,25 @@ trv_status prm_roadmap_cache_write(trv_ctx *ctx, const prm_roadmap *r, const prm
 trv_status prm_roadmap_cache_write_layers(trv_ctx *ctx, const prm_roadmap *r, const prm_terrain *t, const char *dir,
                                           const char *gpkg, const char *path, int layers)
 {
-    ident files[NFILES], g = identify(gpkg);
     prm_terrain_facts f;
+    trv_status st = prm_terrain_facts_of(ctx, t, &f);
+    if (!st)
+        st = prm_roadmap_cache_write_facts(ctx, r, t, &f, dir, gpkg, path, layers);
+    prm_terrain_facts_clear(&f);
+    return st;
+}
+
+trv_status prm_roadmap_cache_write_facts(trv_ctx *ctx, const prm_roadmap *r, const prm_terrain *t,
+                                         const prm_terrain_facts *fp_, const char *dir, const char *gpkg,
+                                         const char *path, int layers)
+{
+    ident files[NFILES], g = identify(gpkg);
+    const prm_terrain_facts f = *fp_;
     trv_status st = terrain_idents(ctx, dir, files);
-    if (st || (st = prm_terrain_facts_of(ctx, t, &f)))
+    if (st)
         return st;
-    if (g.size == UINT64_MAX) {
-        st = trv_error(ctx, TRV_ERR_IO, "cannot read '%s' back", gpkg);
-        goto done;
-    }
+    if (g.size == UINT64_MAX)
+        return trv_error(ctx, TRV_ERR_IO, "cannot read '%s' back", gpkg);
     sink o = {0};
     uint32_t head[4] = {VERSION, BOM, (uint32_t)sizeof(prm_edge), NFILES};
     put(&o, MAGIC, sizeof MAGIC);
@@ -253,8 +263,6 @@ trv_status prm_roadmap_cache_write_layers(trv_ctx *ctx, const prm_roadmap *r, co
             st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
     }
     free(o.p);
-done:
-    prm_terrain_facts_clear(&f);
     return st;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 enum { NO_PAIR = 0xffff };
 /* per tile: what is read */
@@ -26,6 +27,9 @@ struct prm_lazy {
     void *map;              /* the roadmap cache's mapping, whose layers t's arrays are; NULL: none */
     size_t map_len;
     long tiles_read;
+    int band_cap;           /* tile rows whose layers (beyond class) may be held at once; 0: no limit */
+    long *band_used;        /* per tile row: when one of its tiles was last filled; 0 none held */
+    long clock;
     trv_ctx *ctx;           /* the tile reads' errors */
     trv_ctx *ctx2;          /* those of a tile's second thread (fill_all) */
     trv_status st;          /* the first of them (sticky) */
@@ -41,6 +45,7 @@ void prm_lazy_free(prm_lazy *z)
     geo_raster_free(z->soil);
     geo_raster_free(z->landuse);
     free(z->state);
+    free(z->band_used);
     free(z->pairmap);
     free(z->seams);
     free(z->run_code);
@@ -217,6 +222,30 @@ static int fill_all(const prm_terrain *t, int tx, int ty)
     return parts[0].bad || parts[1].bad;
 }
 
+static void release_band(const prm_terrain *t, long ty);
+
+/* Under a band cap, tile row ty about to be filled: held (its stamp
+ * renewed), the least recently filled other row let go when the cap is
+ * reached. */
+static void band_use(const prm_terrain *t, int ty)
+{
+    prm_lazy *z = t->lazy;
+    if (!z->band_cap)
+        return;
+    if (!z->band_used[ty]) {
+        int held = 0;
+        long oldest = -1;
+        for (long b = 0; b < z->nty; b++)
+            if (z->band_used[b] && b != ty) {
+                held++;
+                oldest = oldest < 0 || z->band_used[b] < z->band_used[oldest] ? b : oldest;
+            }
+        if (held >= z->band_cap && oldest >= 0)
+            release_band(t, oldest);
+    }
+    z->band_used[ty] = ++z->clock;
+}
+
 static void fill_tile(const prm_terrain *t, int tx, int ty, int have)
 {
     prm_lazy *z = t->lazy;
@@ -233,6 +262,7 @@ static void fill_tile(const prm_terrain *t, int tx, int ty, int have)
     }
     if (!(have & PRM_HAVE_ALL) || (*s & TS_ALL))
         return;
+    band_use(t, ty);
     *s |= TS_ALL;
     z->tiles_read++;
     if (fill_all(t, tx, ty)) {
@@ -500,6 +530,75 @@ void prm_terrain_tiles(const prm_terrain *t, long *read, long *total)
 {
     *read = t->lazy ? t->lazy->tiles_read : 0;
     *total = t->lazy ? (long)t->lazy->ntx * t->lazy->nty : 0;
+}
+
+/* Give back the whole pages of rows y0 .. y1 - 1 of an array of size-byte
+ * cells, nx a row (madvise: they read as zeros after; failing, kept). */
+static void drop_rows(void *base, size_t size, size_t nx, size_t y0, size_t y1)
+{
+    if (!base || y1 <= y0)
+        return;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uintptr_t a = (uintptr_t)base + y0 * nx * size, b = (uintptr_t)base + y1 * nx * size;
+    a = (a + page - 1) / page * page;
+    b = b / page * page;
+    if (b > a)
+        (void)madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+/* Tile row ty's layers but class and gonogo let go (prm.h
+ * prm_terrain_release_above). */
+static void release_band(const prm_terrain *t, long ty)
+{
+    prm_lazy *z = t->lazy;
+    size_t nx = (size_t)t->grid->nx;
+    int any = 0;
+    for (int tx = 0; tx < z->ntx; tx++) {
+        unsigned char *s = &z->state[(size_t)ty * z->ntx + tx];
+        any |= *s & (TS_ALL | TS_DEM);
+        *s &= (unsigned char)~(TS_ALL | TS_DEM);
+    }
+    if (z->band_used)
+        z->band_used[ty] = 0;
+    if (!any)
+        return;
+    size_t y0 = (size_t)ty * PRM_TILE, y1 = y0 + PRM_TILE < (size_t)t->grid->ny ? y0 + PRM_TILE : (size_t)t->grid->ny;
+    for (size_t i = y0 * nx; i < y1 * nx; i++)
+        t->ready[i] &= (unsigned char)~PRM_HAVE_ALL;
+    drop_rows(t->cost->f32, sizeof(float), nx, y0, y1);
+    drop_rows(t->dem->f32, sizeof(float), nx, y0, y1);
+    drop_rows(t->slope->f32, sizeof(float), nx, y0, y1);
+    drop_rows(t->speed->f32, sizeof(float), nx, y0, y1);
+    if (t->aniso) {
+        drop_rows(t->aniso->grad, 2 * sizeof(float), nx, y0, y1);
+        drop_rows(t->aniso->pair, sizeof(uint16_t), nx, y0, y1);
+    }
+    if (z->soil)
+        drop_rows(z->soil->u8, 1, nx, y0, y1);
+    if (z->landuse)
+        drop_rows(z->landuse->u8, 1, nx, y0, y1);
+}
+
+void prm_terrain_release_above(const prm_terrain *t, long r)
+{
+    prm_lazy *z = t->lazy;
+    if (!z || !t->ready || z->st)
+        return;
+    for (long ty = 0; (ty + 1) * PRM_TILE <= r && ty < z->nty; ty++)
+        release_band(t, ty);
+}
+
+trv_status prm_terrain_band_cap(trv_ctx *ctx, prm_terrain *t, size_t bytes)
+{
+    prm_lazy *z = t->lazy;
+    if (!z || !t->ready)
+        return TRV_OK;
+    size_t band = (size_t)PRM_TILE * t->grid->nx * 30; /* 4 floats, gradient, pair, soil, land use */
+    long cap = (long)(bytes / band);
+    if (!z->band_used && !(z->band_used = calloc((size_t)z->nty, sizeof *z->band_used)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    z->band_cap = (int)(cap < 2 ? 2 : cap > z->nty ? z->nty : cap);
+    return TRV_OK;
 }
 
 /* ---- the facts ------------------------------------------------------------------- */

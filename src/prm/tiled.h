@@ -63,4 +63,12 @@ trv_status prm_blocks_sample(trv_ctx *ctx, const char *dir, const prm_build_opts
 trv_status prm_blocks_coverage(trv_ctx *ctx, const char *dir, const struct trv_bucket *ix, const prm_roadmap *r,
                                double cell_m, double go_area_km2, double *cov);
 
+/* The facts prm_terrain_facts_of takes from prm_terrain_load of dir (top
+ * speed, the pace table's pairs and range, dem's seams, the class runs:
+ * the same values) in one pass over dir's layers by row blocks with a halo
+ * of one row (geo_block_rows() rows a block), with prm_terrain_load's
+ * checks (a layer of another grid or only nodata, a geographic CRS, a GO
+ * cell's codes the model does not know, speed.tif of another model). */
+trv_status prm_blocks_facts(trv_ctx *ctx, const char *dir, prm_terrain_facts *f);
+
 #endif
