@@ -30,7 +30,8 @@
 # (default 3e8: the untiled roadmap holds about 40 bytes a cell).
 # At 1 m (10^9 cells) a Float32 layer is 4 GB: set SCALE_DIR to a scratch
 # directory on a large disk (kept; a dem<RES>.tif found there is reused,
-# else made and removed), default a temporary directory under /tmp.
+# else made and removed; SCALE_KEEP=1 moves each run directory there as
+# t<RES>), default a temporary directory under /tmp.
 # Environment: TRV_BIN (bin), TRV_DATADIR (data), SCALE_RES, MPI_RES,
 # SCALE_DIR, SCALE_STAGES, SCALE_ROADMAP_MAX, SCALE_MPI (0: no MPI part).
 set -eu
@@ -155,6 +156,9 @@ EOC
     ! has krige || echo "disk at $res m (MiB): trv-krige's outputs (dem, std) $dk"
     ! has terrain || echo "disk at $res m (MiB): the run directory after terrain $d1, speed $d2, cost $d3; input DEM $(du_mib "$D")"
     prev=$cur cur=""
+    if [ -n "${SCALE_KEEP:-}" ] && [ -d "$T" ]; then
+        rm -rf "$SCALE_DIR/t$res" && mv "$T" "$SCALE_DIR/t$res" && echo "kept: $SCALE_DIR/t$res"
+    fi
     rm -rf "$T"
     [ $own = 0 ] || rm -f "$D"
 done
