@@ -72,6 +72,21 @@ grid() {
         /^Pixel Size =/{gsub(/[(),]/," ");dx=$4;dy=$5}
         END{printf "%d %d %.17g %.17g %.17g %.17g\n", nx, ny, x, y+ny*dy, x+nx*dx, y}'
 }
+# emit STAGE "cpu,wall,kB": its row, printed at once (a long run stopped
+# part-way keeps the rows of the stages it finished), with k against the
+# previous size's row of the same stage
+emit() {
+    set -- "$1" $(echo "$2" | tr , ' ')
+    line="$1 $res $cells $2 $3 $4"
+    k=$(echo "$line $prev" | awk -v st="$1" '{
+        n = split($0, a, " "); kt = "-"; km = "-"
+        for (i = 7; i + 5 <= n; i += 6) if (a[i] == st && a[i + 2] > 0 && a[i + 3] > 0) {
+            r = log(a[3] / a[i + 2]); kt = sprintf("%.2f", log(a[4] / a[i + 3]) / r); km = sprintf("%.2f", log(a[6] / a[i + 5]) / r) }
+        print kt, km }')
+    # shellcheck disable=SC2086 # k is two words
+    printf '%-12s %6s %12s %9s %9s %10.0f %8s %8s\n' "$1" "$res" "$cells" "$2" "$3" "$(($4 / 1024))" $k
+    cur="$cur $line"
+}
 for res in $SCALE_RES; do
     T=$w/t$res
     D=$w/dem$res.tif own=1
@@ -80,35 +95,36 @@ for res in $SCALE_RES; do
     [ $own = 0 ] || gdalwarp -q -t_srs EPSG:32616 -tr "$res" "$res" -tap -r bilinear -ot Float32 -dstnodata -32768 \
         $CO "$J/dem_3arcsec.tif" "$D"
     cells=$(gdalinfo "$D" | sed -n 's/^Size is \([0-9]*\), \([0-9]*\)/\1 \2/p' | awk '{printf "%.0f", $1 * $2}')
-    stages=""
     if has krige; then
-    mkdir -p "$w/k$res"
-    rk=$(run "$BIN/trv-krige" -q "$J/dem_3arcsec.tif" --t_srs EPSG:32616 --tr "$res" -o "$w/k$res/dem.tif" \
-        --std "$w/k$res/std.tif")
-    dk=$(du_mib "$w/k$res")
-    kg=$(grid "$w/k$res/dem.tif")
-    rm -rf "$w/k$res"
-    stages="krige:$rk"
-    if has gdal_krige; then
-        mkdir -p "$w/g"
-        # shellcheck disable=SC2086,SC2046 # CO is a list of options, the extent four numbers
-        gk=$(run gdalwarp -q -r cubic -ot Float32 -t_srs EPSG:32616 -te $(echo "$kg" | cut -d' ' -f3-6) \
-            -tr "$res" "$res" $CO "$J/dem_3arcsec.tif" "$w/g/krige.tif")
-        rm -rf "$w/g"
-        stages="$stages gdal_krige:$gk"
-    fi
+        mkdir -p "$w/k$res"
+        rk=$(run "$BIN/trv-krige" -q "$J/dem_3arcsec.tif" --t_srs EPSG:32616 --tr "$res" -o "$w/k$res/dem.tif" \
+            --std "$w/k$res/std.tif")
+        dk=$(du_mib "$w/k$res")
+        kg=$(grid "$w/k$res/dem.tif")
+        rm -rf "$w/k$res"
+        emit krige "$rk"
+        if has gdal_krige; then
+            mkdir -p "$w/g"
+            # shellcheck disable=SC2086,SC2046 # CO is a list of options, the extent four numbers
+            gk=$(run gdalwarp -q -r cubic -ot Float32 -t_srs EPSG:32616 -te $(echo "$kg" | cut -d' ' -f3-6) \
+                -tr "$res" "$res" $CO "$J/dem_3arcsec.tif" "$w/g/krige.tif")
+            rm -rf "$w/g"
+            emit gdal_krige "$gk"
+        fi
     fi
     if has terrain; then
-    r1=$(run "$BIN/trv-terrain" -q --dem "$D" --soil "$J/soil_7p5arcsec.tif" \
-        --landuse "$J/landuse_30m_utm16n.tif" --soil-classes "$DATA/classes/soils.csv" \
-        --landuse-classes "$DATA/classes/landuse.csv" -o "$T")
-    d1=$(du_mib "$T")
-    r2=$(run "$BIN/trv-speed" -q --terrain "$T" --vehicle "$DATA/vehicles/ugv_hua2022.ini" \
-        --soils "$DATA/classes/soils.csv" --landuse-classes "$DATA/classes/landuse.csv")
-    d2=$(du_mib "$T")
-    r3=$(run "$BIN/trv-cost" -q --terrain "$T" --rules "$DATA/fuzzy/mobility.fcl" --soils "$DATA/classes/soils.csv")
-    d3=$(du_mib "$T")
-    stages="$stages terrain:$r1 speed:$r2 cost:$r3"
+        r1=$(run "$BIN/trv-terrain" -q --dem "$D" --soil "$J/soil_7p5arcsec.tif" \
+            --landuse "$J/landuse_30m_utm16n.tif" --soil-classes "$DATA/classes/soils.csv" \
+            --landuse-classes "$DATA/classes/landuse.csv" -o "$T")
+        emit terrain "$r1"
+        d1=$(du_mib "$T")
+        r2=$(run "$BIN/trv-speed" -q --terrain "$T" --vehicle "$DATA/vehicles/ugv_hua2022.ini" \
+            --soils "$DATA/classes/soils.csv" --landuse-classes "$DATA/classes/landuse.csv")
+        emit speed "$r2"
+        d2=$(du_mib "$T")
+        r3=$(run "$BIN/trv-cost" -q --terrain "$T" --rules "$DATA/fuzzy/mobility.fcl" --soils "$DATA/classes/soils.csv")
+        emit cost "$r3"
+        d3=$(du_mib "$T")
     fi
     if has gdal_terrain; then
         mkdir -p "$w/g"
@@ -121,10 +137,11 @@ gdalwarp -q -r mode -te $ext -tr $res $res $CO "$J/landuse_30m_utm16n.tif" "$w/g
 EOC
         g1=$(run sh "$w/chain.sh")
         rm -rf "$w/g"
-        stages="$stages gdal_terrain:$g1"
+        emit gdal_terrain "$g1"
     fi
     if has roadmap && [ "$(echo "$cells $SCALE_ROADMAP_MAX" | awk '{print ($1 <= $2)}')" = 1 ]; then
         r4=$(run "$BIN/trv-roadmap" -q --terrain "$T" -o "$T/roadmap.gpkg" --seed 1)
+        emit roadmap "$r4"
         # --grid (time) between the demo's ends (30 km, corner to corner) and
         # over 7 km: in its corridor (grid_corr, grid_short) and on the whole grid
         R="$BIN/trv-route -q --roadmap $T/roadmap.gpkg --terrain $T --strategy time --grid --no-timing -o $w/r.geojson"
@@ -132,20 +149,11 @@ EOC
         r6=$(run $R --from -84.3637,36.6957 --to -84.1994,36.5216 --grid-whole)
         r7=$(run $R --from -84.3637,36.6957 --to -84.30,36.67)
         r8=$(run $R --from -84.3637,36.6957 --to -84.30,36.67 --grid-whole)
-        stages="$stages roadmap:$r4 grid_corr:$r5 grid_whole:$r6 grid_short:$r7 grid_shwh:$r8"
+        emit grid_corr "$r5"
+        emit grid_whole "$r6"
+        emit grid_short "$r7"
+        emit grid_shwh "$r8"
     fi
-    for s in $stages; do
-        stage=${s%%:*} fig=$(echo "${s#*:}" | tr , ' ')
-        set -- $fig
-        line="$stage $res $cells $1 $2 $3"
-        k=$(echo "$line $prev" | awk -v st="$stage" '{
-            n = split($0, a, " "); kt = "-"; km = "-"
-            for (i = 7; i + 5 <= n; i += 6) if (a[i] == st && a[i + 2] > 0 && a[i + 3] > 0) {
-                r = log(a[3] / a[i + 2]); kt = sprintf("%.2f", log(a[4] / a[i + 3]) / r); km = sprintf("%.2f", log(a[6] / a[i + 5]) / r) }
-            print kt, km }')
-        printf '%-12s %6s %12s %9s %9s %10.0f %8s %8s\n' "$stage" "$res" "$cells" "$1" "$2" "$(($3 / 1024))" $k
-        cur="$cur $line"
-    done
     ! has roadmap || [ "$(echo "$cells $SCALE_ROADMAP_MAX" | awk '{print ($1 <= $2)}')" = 1 ] ||
         echo "roadmap, route: skipped at $res m ($cells cells > SCALE_ROADMAP_MAX $SCALE_ROADMAP_MAX: the untiled roadmap holds about 40 bytes a cell)"
     echo "$cur" | awk -v res="$res" '{
