@@ -76,6 +76,7 @@ grid() {
 # part-way keeps the rows of the stages it finished), with k against the
 # previous size's row of the same stage
 emit() {
+    # shellcheck disable=SC2046 # the three figures, split
     set -- "$1" $(echo "$2" | tr , ' ')
     line="$1 $res $cells $2 $3 $4"
     k=$(echo "$line $prev" | awk -v st="$1" '{
