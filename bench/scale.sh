@@ -17,15 +17,40 @@
 # against the single process, the serial fraction f that Amdahl's law
 # S(N) = 1 / (f + (1 - f) / N) gives from the 2-rank speed-up, and the
 # speed-up that f predicts for 8, 32 and 128 ranks.
-# Environment: TRV_BIN (bin), TRV_DATADIR (data), SCALE_RES, MPI_RES.
+# SCALE_STAGES (default "krige gdal_krige terrain gdal_terrain roadmap";
+# terrain = trv-terrain, trv-speed, trv-cost; roadmap needs terrain) picks
+# the parts, e.g. two runs side by side at 1 m.
+# The GDAL chain at each size (gdal_krige, gdal_terrain): gdalwarp -r cubic
+# from the lon/lat DEM onto trv-krige's grid (gdal_krige), and for
+# trv-terrain's four layers gdal_translate (DEM) + gdaldem slope + gdalwarp
+# -r mode (soil, land use) (gdal_terrain), all to tiled DEFLATE GeoTIFFs
+# (bench/run.sh's chain), with CPU and peak-RSS ratios (traverse / GDAL).
+# Disk: the outputs' size per stage (du, MiB) after each stage.
+# trv-roadmap and trv-route are skipped above SCALE_ROADMAP_MAX cells
+# (default 3e8: the untiled roadmap holds about 40 bytes a cell).
+# At 1 m (10^9 cells) a Float32 layer is 4 GB: set SCALE_DIR to a scratch
+# directory on a large disk (kept; a dem<RES>.tif found there is reused,
+# else made and removed; SCALE_KEEP=1 moves each run directory there as
+# t<RES>), default a temporary directory under /tmp.
+# Environment: TRV_BIN (bin), TRV_DATADIR (data), SCALE_RES, MPI_RES,
+# SCALE_DIR, SCALE_STAGES, SCALE_ROADMAP_MAX, SCALE_MPI (0: no MPI part).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 BIN=${TRV_BIN:-$root/bin}
 DATA=${TRV_DATADIR:-$root/data}
 SCALE_RES=${SCALE_RES:-30 10 5}
+SCALE_STAGES=${SCALE_STAGES:-krige gdal_krige terrain gdal_terrain roadmap}
+has() { case " $SCALE_STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
+SCALE_ROADMAP_MAX=${SCALE_ROADMAP_MAX:-300000000}
 J=$DATA/jacksboro
-w=$(mktemp -d /tmp/trv-scale-bench-XXXXXX)
+CO="-co TILED=YES -co BLOCKXSIZE=256 -co BLOCKYSIZE=256 -co COMPRESS=DEFLATE -co BIGTIFF=IF_SAFER"
+if [ -n "${SCALE_DIR:-}" ]; then
+    mkdir -p "$SCALE_DIR"
+    w=$(mktemp -d "$SCALE_DIR/trv-scale-bench-XXXXXX")
+else
+    w=$(mktemp -d /tmp/trv-scale-bench-XXXXXX)
+fi
 trap 'rm -rf "$w"' EXIT
 trap 'exit 130' INT TERM
 . "$here/lib.sh"
@@ -37,47 +62,117 @@ run() {
     /usr/bin/time -f "%U %S %e %M" -o "$w/time" "$@" >/dev/null 2>"$w/err" || { cat "$w/err" >&2; exit 1; }
     awk '{printf "%.2f,%.2f,%d\n", $1 + $2, $3, $4}' "$w/time"
 }
-printf '%-10s %6s %12s %9s %9s %10s %8s %8s\n' stage res_m cells cpu_s wall_s rss_MiB k_time k_rss
+printf '%-12s %6s %12s %9s %9s %10s %8s %8s\n' stage res_m cells cpu_s wall_s rss_MiB k_time k_rss
 prev="" cur=""
+# du_mib PATH...: their size on disk in MiB
+du_mib() { du -sk "$@" | awk '{s += $1} END {printf "%.0f", s / 1024}'; }
+# grid FILE: "nx ny xmin ymin xmax ymax"
+grid() {
+    gdalinfo "$1" | awk '/^Size is/{gsub(/,/,"");nx=$3;ny=$4} /^Origin =/{gsub(/[(),]/," ");x=$3;y=$4}
+        /^Pixel Size =/{gsub(/[(),]/," ");dx=$4;dy=$5}
+        END{printf "%d %d %.17g %.17g %.17g %.17g\n", nx, ny, x, y+ny*dy, x+nx*dx, y}'
+}
+# emit STAGE "cpu,wall,kB": its row, printed at once (a long run stopped
+# part-way keeps the rows of the stages it finished), with k against the
+# previous size's row of the same stage
+emit() {
+    # shellcheck disable=SC2046 # the three figures, split
+    set -- "$1" $(echo "$2" | tr , ' ')
+    line="$1 $res $cells $2 $3 $4"
+    k=$(echo "$line $prev" | awk -v st="$1" '{
+        n = split($0, a, " "); kt = "-"; km = "-"
+        for (i = 7; i + 5 <= n; i += 6) if (a[i] == st && a[i + 2] > 0 && a[i + 3] > 0) {
+            r = log(a[3] / a[i + 2]); kt = sprintf("%.2f", log(a[4] / a[i + 3]) / r); km = sprintf("%.2f", log(a[6] / a[i + 5]) / r) }
+        print kt, km }')
+    # shellcheck disable=SC2086 # k is two words
+    printf '%-12s %6s %12s %9s %9s %10.0f %8s %8s\n' "$1" "$res" "$cells" "$2" "$3" "$(($4 / 1024))" $k
+    cur="$cur $line"
+}
 for res in $SCALE_RES; do
     T=$w/t$res
-    gdalwarp -q -t_srs EPSG:32616 -tr "$res" "$res" -tap -r bilinear -ot Float32 -dstnodata -32768 \
-        -co TILED=YES -co COMPRESS=DEFLATE "$J/dem_3arcsec.tif" "$w/dem$res.tif"
-    cells=$(gdalinfo "$w/dem$res.tif" | sed -n 's/^Size is \([0-9]*\), \([0-9]*\)/\1 \2/p' | awk '{print $1 * $2}')
-    mkdir -p "$w/k$res"
-    rk=$(run "$BIN/trv-krige" -q "$J/dem_3arcsec.tif" --t_srs EPSG:32616 --tr "$res" -o "$w/k$res/dem.tif" \
-        --std "$w/k$res/std.tif")
-    rm -rf "$w/k$res"
-    r1=$(run "$BIN/trv-terrain" -q --dem "$w/dem$res.tif" --soil "$J/soil_7p5arcsec.tif" \
-        --landuse "$J/landuse_30m_utm16n.tif" --soil-classes "$DATA/classes/soils.csv" \
-        --landuse-classes "$DATA/classes/landuse.csv" -o "$T")
-    r2=$(run "$BIN/trv-speed" -q --terrain "$T" --vehicle "$DATA/vehicles/ugv_hua2022.ini" \
-        --soils "$DATA/classes/soils.csv" --landuse-classes "$DATA/classes/landuse.csv")
-    r3=$(run "$BIN/trv-cost" -q --terrain "$T" --rules "$DATA/fuzzy/mobility.fcl" --soils "$DATA/classes/soils.csv")
-    r4=$(run "$BIN/trv-roadmap" -q --terrain "$T" -o "$T/roadmap.gpkg" --seed 1)
-    # --grid (time) between the demo's ends (30 km, corner to corner) and
-    # over 7 km: in its corridor (grid_corr, grid_short) and on the whole grid
-    R="$BIN/trv-route -q --roadmap $T/roadmap.gpkg --terrain $T --strategy time --grid --no-timing -o $w/r.geojson"
-    r5=$(run $R --from -84.3637,36.6957 --to -84.1994,36.5216)
-    r6=$(run $R --from -84.3637,36.6957 --to -84.1994,36.5216 --grid-whole)
-    r7=$(run $R --from -84.3637,36.6957 --to -84.30,36.67)
-    r8=$(run $R --from -84.3637,36.6957 --to -84.30,36.67 --grid-whole)
-    for s in krige:$rk terrain:$r1 speed:$r2 cost:$r3 roadmap:$r4 grid_corr:$r5 grid_whole:$r6 grid_short:$r7 grid_shwh:$r8; do
-        stage=${s%%:*} fig=$(echo "${s#*:}" | tr , ' ')
-        set -- $fig
-        line="$stage $res $cells $1 $2 $3"
-        k=$(echo "$line $prev" | awk -v st="$stage" '{
-            n = split($0, a, " "); kt = "-"; km = "-"
-            for (i = 7; i + 5 <= n; i += 6) if (a[i] == st && a[i + 2] > 0 && a[i + 3] > 0) {
-                r = log(a[3] / a[i + 2]); kt = sprintf("%.2f", log(a[4] / a[i + 3]) / r); km = sprintf("%.2f", log(a[6] / a[i + 5]) / r) }
-            print kt, km }')
-        printf '%-10s %6s %12s %9s %9s %10.0f %8s %8s\n' "$stage" "$res" "$cells" "$1" "$2" "$(($3 / 1024))" $k
-        cur="$cur $line"
-    done
+    D=$w/dem$res.tif own=1
+    [ -n "${SCALE_DIR:-}" ] && [ -f "$SCALE_DIR/dem$res.tif" ] && D=$SCALE_DIR/dem$res.tif own=0
+    # shellcheck disable=SC2086 # CO is a list of options
+    [ $own = 0 ] || gdalwarp -q -t_srs EPSG:32616 -tr "$res" "$res" -tap -r bilinear -ot Float32 -dstnodata -32768 \
+        $CO "$J/dem_3arcsec.tif" "$D"
+    cells=$(gdalinfo "$D" | sed -n 's/^Size is \([0-9]*\), \([0-9]*\)/\1 \2/p' | awk '{printf "%.0f", $1 * $2}')
+    if has krige; then
+        mkdir -p "$w/k$res"
+        rk=$(run "$BIN/trv-krige" -q "$J/dem_3arcsec.tif" --t_srs EPSG:32616 --tr "$res" -o "$w/k$res/dem.tif" \
+            --std "$w/k$res/std.tif")
+        dk=$(du_mib "$w/k$res")
+        kg=$(grid "$w/k$res/dem.tif")
+        rm -rf "$w/k$res"
+        emit krige "$rk"
+        if has gdal_krige; then
+            mkdir -p "$w/g"
+            # shellcheck disable=SC2086,SC2046 # CO is a list of options, the extent four numbers
+            gk=$(run gdalwarp -q -r cubic -ot Float32 -t_srs EPSG:32616 -te $(echo "$kg" | cut -d' ' -f3-6) \
+                -tr "$res" "$res" $CO "$J/dem_3arcsec.tif" "$w/g/krige.tif")
+            rm -rf "$w/g"
+            emit gdal_krige "$gk"
+        fi
+    fi
+    if has terrain; then
+        r1=$(run "$BIN/trv-terrain" -q --dem "$D" --soil "$J/soil_7p5arcsec.tif" \
+            --landuse "$J/landuse_30m_utm16n.tif" --soil-classes "$DATA/classes/soils.csv" \
+            --landuse-classes "$DATA/classes/landuse.csv" -o "$T")
+        emit terrain "$r1"
+        d1=$(du_mib "$T")
+        r2=$(run "$BIN/trv-speed" -q --terrain "$T" --vehicle "$DATA/vehicles/ugv_hua2022.ini" \
+            --soils "$DATA/classes/soils.csv" --landuse-classes "$DATA/classes/landuse.csv")
+        emit speed "$r2"
+        d2=$(du_mib "$T")
+        r3=$(run "$BIN/trv-cost" -q --terrain "$T" --rules "$DATA/fuzzy/mobility.fcl" --soils "$DATA/classes/soils.csv")
+        emit cost "$r3"
+        d3=$(du_mib "$T")
+    fi
+    if has gdal_terrain; then
+        mkdir -p "$w/g"
+        ext=$(grid "$D" | cut -d' ' -f3-6)
+        cat >"$w/chain.sh" <<EOC
+gdal_translate -q $CO "$D" "$w/g/dem.tif" &&
+gdaldem slope -q -compute_edges $CO -co PREDICTOR=3 "$D" "$w/g/slope.tif" &&
+gdalwarp -q -r mode -t_srs EPSG:32616 -te $ext -tr $res $res $CO "$J/soil_7p5arcsec.tif" "$w/g/soil.tif" &&
+gdalwarp -q -r mode -te $ext -tr $res $res $CO "$J/landuse_30m_utm16n.tif" "$w/g/landuse.tif"
+EOC
+        g1=$(run sh "$w/chain.sh")
+        rm -rf "$w/g"
+        emit gdal_terrain "$g1"
+    fi
+    if has roadmap && [ "$(echo "$cells $SCALE_ROADMAP_MAX" | awk '{print ($1 <= $2)}')" = 1 ]; then
+        r4=$(run "$BIN/trv-roadmap" -q --terrain "$T" -o "$T/roadmap.gpkg" --seed 1)
+        emit roadmap "$r4"
+        # --grid (time) between the demo's ends (30 km, corner to corner) and
+        # over 7 km: in its corridor (grid_corr, grid_short) and on the whole grid
+        R="$BIN/trv-route -q --roadmap $T/roadmap.gpkg --terrain $T --strategy time --grid --no-timing -o $w/r.geojson"
+        r5=$(run $R --from -84.3637,36.6957 --to -84.1994,36.5216)
+        r6=$(run $R --from -84.3637,36.6957 --to -84.1994,36.5216 --grid-whole)
+        r7=$(run $R --from -84.3637,36.6957 --to -84.30,36.67)
+        r8=$(run $R --from -84.3637,36.6957 --to -84.30,36.67 --grid-whole)
+        emit grid_corr "$r5"
+        emit grid_whole "$r6"
+        emit grid_short "$r7"
+        emit grid_shwh "$r8"
+    fi
+    ! has roadmap || [ "$(echo "$cells $SCALE_ROADMAP_MAX" | awk '{print ($1 <= $2)}')" = 1 ] ||
+        echo "roadmap, route: skipped at $res m ($cells cells > SCALE_ROADMAP_MAX $SCALE_ROADMAP_MAX: the untiled roadmap holds about 40 bytes a cell)"
+    echo "$cur" | awk -v res="$res" '{
+        for (i = 1; i <= NF; i += 6) { c[$i] = $(i + 3); m[$i] = $(i + 5) }
+        for (k = 1; k <= 2; k++) { st = k == 1 ? "krige" : "terrain"
+            if (c[st] > 0 && c["gdal_" st] > 0)
+                printf "vs GDAL chain at %s m (traverse / GDAL): %s CPU %.2f, RSS %.2f\n", res, st, c[st] / c["gdal_" st], m[st] / m["gdal_" st] } }'
+    ! has krige || echo "disk at $res m (MiB): trv-krige's outputs (dem, std) $dk"
+    ! has terrain || echo "disk at $res m (MiB): the run directory after terrain $d1, speed $d2, cost $d3; input DEM $(du_mib "$D")"
     prev=$cur cur=""
-    rm -rf "$T" "$w/dem$res.tif"
+    if [ -n "${SCALE_KEEP:-}" ] && [ -d "$T" ]; then
+        rm -rf "$SCALE_DIR/t$res" && mv "$T" "$SCALE_DIR/t$res" && echo "kept: $SCALE_DIR/t$res"
+    fi
+    rm -rf "$T"
+    [ $own = 0 ] || rm -f "$D"
 done
 
+[ "${SCALE_MPI:-1}" != 0 ] || { echo "MPI: skipped (SCALE_MPI=0)"; exit 0; }
 command -v mpirun >/dev/null 2>&1 && [ -x "$BIN/mpi/trv-terrain" ] || { echo "MPI: skipped (no mpirun or $BIN/mpi/trv-terrain)"; exit 0; }
 res=${MPI_RES:-10}
 ROOT=
