@@ -167,8 +167,10 @@ static trv_status flood_tile(trv_ctx *ctx, tstate *S, long k, tflood *F, prm_bui
     const tiling *T = &S->T;
     F->b = box_of(T, k);
     int n = F->b.w * F->b.h;
-    for (int l = 0; l < n; l++)
+    for (int l = 0; l < n; l++) { /* dist 0 where no node owns the cell: no stale bytes in the file */
         F->owner[l] = prm_cell_go(t, global_of(T, F->b, l)) ? -1 : -2;
+        F->dist[l] = 0;
+    }
     F->tail = 0;
     trv_status st = TRV_OK;
     for (long q = S->first[k]; q < S->first[k + 1] && !st; q++) {
