@@ -19,7 +19,6 @@
 
 enum { NX = PRM_RUN_NX, NY = PRM_RUN_NY }; /* 3 x 3 tiles of 256 */
 
-
 static void open_lazy(trv_ctx *ctx, const char *dir, prm_terrain_facts *f, prm_terrain *l)
 {
     if (prm_terrain_open(ctx, dir, f, l))

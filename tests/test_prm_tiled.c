@@ -311,8 +311,6 @@ static void test_tile_choice(void **state)
     trv_ctx_free(ctx);
 }
 
-
-
 /* A cache without the terrain's layers (above PRM_TILED_CELLS): the
  * roadmap back exactly, the facts as with them, no mapping; the terrain
  * opened on those facts reads the GeoTIFFs' tiles (lazy), every cell as

@@ -286,7 +286,6 @@ static void wheel_targets(const sim_dyn *d, double w[4], double steer[2])
     }
 }
 
-
 /* Up: against gravity. */
 static void up_dir(const sim_dyn *d, double up[3])
 {

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #define RAD2DEG (180 / M_PI)
 
 /* A JSON number: printf(fmt, v), or null when v is not finite (JSON has
