@@ -27,7 +27,8 @@
 # (bench/run.sh's chain), with CPU and peak-RSS ratios (traverse / GDAL).
 # Disk: the outputs' size per stage (du, MiB) after each stage.
 # trv-roadmap and trv-route are skipped above SCALE_ROADMAP_MAX cells
-# (default 3e8: the untiled roadmap holds about 40 bytes a cell).
+# (default 3e8: the tiled build, automatic above 5e7 cells, still holds
+# about 3 bytes a cell plus its bands: some 3.6 GB at 1 m; docs/scale.md).
 # At 1 m (10^9 cells) a Float32 layer is 4 GB: set SCALE_DIR to a scratch
 # directory on a large disk (kept; a dem<RES>.tif found there is reused,
 # else made and removed; SCALE_KEEP=1 moves each run directory there as
@@ -143,6 +144,10 @@ EOC
     if has roadmap && [ "$(echo "$cells $SCALE_ROADMAP_MAX" | awk '{print ($1 <= $2)}')" = 1 ]; then
         r4=$(run "$BIN/trv-roadmap" -q --terrain "$T" -o "$T/roadmap.gpkg" --seed 1)
         emit roadmap "$r4"
+        # the tiled build (what trv-roadmap does by itself above 5e7 cells)
+        r4t=$(run "$BIN/trv-roadmap" -q --terrain "$T" -o "$w/roadmap_tiled.gpkg" --seed 1 --tile 1024)
+        rm -f "$w/roadmap_tiled.gpkg" "$w/roadmap_tiled.bin" "$w/roadmap.json"
+        emit roadmap_tile "$r4t"
         # --grid (time) between the demo's ends (30 km, corner to corner) and
         # over 7 km: in its corridor (grid_corr, grid_short) and on the whole grid
         R="$BIN/trv-route -q --roadmap $T/roadmap.gpkg --terrain $T --strategy time --grid --no-timing -o $w/r.geojson"
@@ -156,7 +161,7 @@ EOC
         emit grid_shwh "$r8"
     fi
     ! has roadmap || [ "$(echo "$cells $SCALE_ROADMAP_MAX" | awk '{print ($1 <= $2)}')" = 1 ] ||
-        echo "roadmap, route: skipped at $res m ($cells cells > SCALE_ROADMAP_MAX $SCALE_ROADMAP_MAX: the untiled roadmap holds about 40 bytes a cell)"
+        echo "roadmap, route: skipped at $res m ($cells cells > SCALE_ROADMAP_MAX $SCALE_ROADMAP_MAX: the tiled roadmap holds about 3 bytes a cell plus its bands)"
     echo "$cur" | awk -v res="$res" '{
         for (i = 1; i <= NF; i += 6) { c[$i] = $(i + 3); m[$i] = $(i + 5) }
         for (k = 1; k <= 2; k++) { st = k == 1 ? "krige" : "terrain"
