@@ -287,6 +287,23 @@ static void test_tiled_corridor(void **state)
     trv_ctx_free(ctx);
 }
 
+/* Kruskal's order (both bridgings): shortest first, ties in index order,
+ * by hand. */
+static void test_order_by_length(void **state)
+{
+    (void)state;
+    static const int w[8] = {3, 1, 2, 1, 0, 3, 7, 1};
+    static const long want[8] = {4, 1, 3, 7, 2, 0, 5, 6};
+    long *order = prm_order_by_length(w, 8);
+    assert_non_null(order);
+    for (int k = 0; k < 8; k++)
+        assert_int_equal(order[k], want[k]);
+    free(order);
+    order = prm_order_by_length(w, 0);
+    assert_non_null(order);
+    free(order);
+}
+
 static void test_tile_choice(void **state)
 {
     (void)state;
@@ -721,6 +738,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tile_choice),
+        cmocka_unit_test(test_order_by_length),
         cmocka_unit_test(test_one_tile_is_whole),
         cmocka_unit_test(test_tiled_corridor),
         cmocka_unit_test(test_tiled_speckle),

@@ -267,28 +267,16 @@ static trv_status collect(trv_ctx *ctx, const grow *G, const flood *F, int *reg,
  * to ca, then cb and the cells on to the other node, simplified into
  * straight pieces; the interior vertices become nodes. *made: 0 if a step
  * was blocked (not expected: 4-neighbour steps are free). */
-static trv_status build_bridge(trv_ctx *ctx, grow *G, const flood *F, int ca, int cb, prm_build_stats *stats,
-                               int *made)
+trv_status prm_grow_bridge(trv_ctx *ctx, prm_grow *G, const double *x, const double *y, int n, int a, int b,
+                           prm_build_stats *stats, int *made)
 {
-    const geo_grid *g = G->t->grid;
-    int la = F->dist[ca] + 1, lb = F->dist[cb] + 1, n = la + lb + 2;
-    double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
     int *keep = malloc((size_t)n * sizeof *keep), *id = malloc((size_t)n * sizeof *id);
     trv_status st = TRV_OK;
     *made = 0;
-    if (!x || !y || !keep || !id) {
+    if (!keep || !id) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
     }
-    int a = F->owner[ca], b = F->owner[cb];
-    x[0] = G->r->x[a], y[0] = G->r->y[a];
-    x[n - 1] = G->r->x[b], y[n - 1] = G->r->y[b];
-    long c = ca;
-    for (int k = la; k >= 1; k--, c = step_back(G->t, F->owner, F->dist, c))
-        prm_cell_point(g, c, &x[k], &y[k]);
-    c = cb;
-    for (int k = la + 1; k <= la + lb; k++, c = step_back(G->t, F->owner, F->dist, c))
-        prm_cell_point(g, c, &x[k], &y[k]);
     int m = prm_polyline_simplify(G->t, x, y, n, keep);
     if (m < 2)
         goto done;
@@ -308,10 +296,59 @@ static trv_status build_bridge(trv_ctx *ctx, grow *G, const flood *F, int ca, in
         stats->bridge_edges += m - 1;
     }
 done:
-    free(x);
-    free(y);
     free(keep);
     free(id);
+    return st;
+}
+
+long *prm_order_by_length(const int *w, long n)
+{
+    int wmax = 0;
+    for (long i = 0; i < n; i++)
+        if (w[i] > wmax)
+            wmax = w[i];
+    long *start = calloc((size_t)wmax + 2, sizeof *start), *order = malloc(((size_t)n + 1) * sizeof *order);
+    if (start && order) {
+        for (long i = 0; i < n; i++)
+            start[w[i] + 1]++;
+        for (int v = 0; v <= wmax; v++)
+            start[v + 1] += start[v];
+        for (long i = 0; i < n; i++)
+            order[start[w[i]]++] = i;
+    } else {
+        free(order);
+        order = NULL;
+    }
+    free(start);
+    return order;
+}
+
+/* The bridge between the cells ca and cb: each one's path back to its
+ * owner through the flood, then prm_grow_bridge. */
+static trv_status build_bridge(trv_ctx *ctx, grow *G, const flood *F, int ca, int cb, prm_build_stats *stats,
+                               int *made)
+{
+    int la = F->dist[ca] + 1, lb = F->dist[cb] + 1, n = la + lb + 2;
+    double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
+    trv_status st;
+    *made = 0;
+    if (!x || !y)
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    else {
+        const geo_grid *g = G->t->grid;
+        int a = F->owner[ca], b = F->owner[cb];
+        x[0] = G->r->x[a], y[0] = G->r->y[a];
+        x[n - 1] = G->r->x[b], y[n - 1] = G->r->y[b];
+        long c = ca;
+        for (int k = la; k >= 1; k--, c = step_back(G->t, F->owner, F->dist, c))
+            prm_cell_point(g, c, &x[k], &y[k]);
+        c = cb;
+        for (int k = la + 1; k <= la + lb; k++, c = step_back(G->t, F->owner, F->dist, c))
+            prm_cell_point(g, c, &x[k], &y[k]);
+        st = prm_grow_bridge(ctx, G, x, y, n, a, b, stats, made);
+    }
+    free(x);
+    free(y);
     return st;
 }
 
@@ -320,30 +357,16 @@ done:
  * still differ. */
 static trv_status kruskal(trv_ctx *ctx, grow *G, const flood *F, const cands *C, prm_build_stats *stats)
 {
-    int wmax = 0;
-    for (long i = 0; i < C->n; i++)
-        if (C->w[i] > wmax)
-            wmax = C->w[i];
-    long *start = calloc((size_t)wmax + 2, sizeof *start), *order = malloc(((size_t)C->n + 1) * sizeof *order);
+    long *order = prm_order_by_length(C->w, C->n);
+    if (!order)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     trv_status st = TRV_OK;
-    if (!start || !order) {
-        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    for (long i = 0; i < C->n; i++)
-        start[C->w[i] + 1]++;
-    for (int w = 0; w <= wmax; w++)
-        start[w + 1] += start[w];
-    for (long i = 0; i < C->n; i++)
-        order[start[C->w[i]]++] = i;
     for (long q = 0; q < C->n && !st; q++) {
         long i = order[q];
         int ra = prm_uf_find(*G->parent, F->owner[C->a[i]]), rb = prm_uf_find(*G->parent, F->owner[C->b[i]]), made;
         if (ra != rb && !(st = build_bridge(ctx, G, F, C->a[i], C->b[i], stats, &made)) && !made)
             stats->bridge_failed++;
     }
-done:
-    free(start);
     free(order);
     return st;
 }

@@ -27,6 +27,16 @@ typedef struct prm_grow {
 } prm_grow;
 trv_status prm_grow_node(trv_ctx *ctx, prm_grow *G, double x, double y);
 trv_status prm_grow_edge(trv_ctx *ctx, prm_grow *G, int a, int b, int *added);
+/* A bridge from its cell path x, y (n points: node a's position, the
+ * cells' vertices, node b's): simplified into straight NOGO-free pieces
+ * (prm_polyline_simplify), its interior vertices new nodes, its pieces
+ * edges; *made and stats' bridge counts when every piece was added. */
+trv_status prm_grow_bridge(trv_ctx *ctx, prm_grow *G, const double *x, const double *y, int n, int a, int b,
+                           prm_build_stats *stats, int *made);
+/* Kruskal's order of n candidates of lengths w: shortest first, ties in
+ * index order (a stable counting sort); malloc'ed, NULL when out of
+ * memory. */
+long *prm_order_by_length(const int *w, long n);
 /* The vertex a cell path puts in cell c (bridge.c's cell_point). */
 void prm_cell_point(const geo_grid *g, long c, double *x, double *y);
 

@@ -270,71 +270,38 @@ static long step_back(const tstate *S, const tfile *M, long c)
 static trv_status tbridge(trv_ctx *ctx, tstate *S, const tfile *M, long ca, long cb, prm_build_stats *stats,
                           int *made)
 {
-    const geo_grid *g = S->G.t->grid;
     int da, db, a = owner_at(S, M, ca, &da), b = owner_at(S, M, cb, &db);
     int la = da + 1, lb = db + 1, n = la + lb + 2;
     double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
-    int *keep = malloc((size_t)n * sizeof *keep), *id = malloc((size_t)n * sizeof *id);
-    trv_status st = TRV_OK;
+    trv_status st;
     *made = 0;
-    if (!x || !y || !keep || !id) {
+    if (!x || !y)
         st = nomem(ctx);
-        goto done;
+    else {
+        const geo_grid *g = S->G.t->grid;
+        prm_roadmap *r = S->G.r;
+        x[0] = r->x[a], y[0] = r->y[a];
+        x[n - 1] = r->x[b], y[n - 1] = r->y[b];
+        long c = ca;
+        for (int k = la; k >= 1; k--, c = step_back(S, M, c))
+            prm_cell_point(g, c, &x[k], &y[k]);
+        c = cb;
+        for (int k = la + 1; k <= la + lb; k++, c = step_back(S, M, c))
+            prm_cell_point(g, c, &x[k], &y[k]);
+        st = prm_grow_bridge(ctx, &S->G, x, y, n, a, b, stats, made);
     }
-    prm_roadmap *r = S->G.r;
-    x[0] = r->x[a], y[0] = r->y[a];
-    x[n - 1] = r->x[b], y[n - 1] = r->y[b];
-    long c = ca;
-    for (int k = la; k >= 1; k--, c = step_back(S, M, c))
-        prm_cell_point(g, c, &x[k], &y[k]);
-    c = cb;
-    for (int k = la + 1; k <= la + lb; k++, c = step_back(S, M, c))
-        prm_cell_point(g, c, &x[k], &y[k]);
-    int m = prm_polyline_simplify(S->G.t, x, y, n, keep);
-    if (m < 2)
-        goto done;
-    id[0] = a;
-    id[m - 1] = b;
-    for (int k = 1; k < m - 1 && !st; k++) {
-        st = prm_grow_node(ctx, &S->G, x[keep[k]], y[keep[k]]);
-        id[k] = r->nnodes - 1;
-    }
-    int added = 1;
-    for (int k = 0; k + 1 < m && !st && added; k++)
-        st = prm_grow_edge(ctx, &S->G, id[k], id[k + 1], &added);
-    if (!st && added) {
-        *made = 1;
-        stats->bridges++;
-        stats->bridge_nodes += m - 2;
-        stats->bridge_edges += m - 1;
-    }
-done:
     free(x);
     free(y);
-    free(keep);
-    free(id);
     return st;
 }
 
-/* Kruskal over the candidates, shortest first (stable counting sort). */
+/* Kruskal over the candidates, shortest first (prm_order_by_length). */
 static trv_status kruskal(trv_ctx *ctx, tstate *S, const tfile *M, prm_build_stats *stats)
 {
-    int wmax = 0;
-    for (long i = 0; i < S->nc; i++)
-        if (S->cw[i] > wmax)
-            wmax = S->cw[i];
-    long *start = calloc((size_t)wmax + 2, sizeof *start), *order = malloc(((size_t)S->nc + 1) * sizeof *order);
+    long *order = prm_order_by_length(S->cw, S->nc);
+    if (!order)
+        return nomem(ctx);
     trv_status st = TRV_OK;
-    if (!start || !order) {
-        st = nomem(ctx);
-        goto done;
-    }
-    for (long i = 0; i < S->nc; i++)
-        start[S->cw[i] + 1]++;
-    for (int w = 0; w <= wmax; w++)
-        start[w + 1] += start[w];
-    for (long i = 0; i < S->nc; i++)
-        order[start[S->cw[i]]++] = i;
     long traced = 0;
     for (long q = 0; q < S->nc && !st; q++) {
         long i = order[q];
@@ -346,8 +313,6 @@ static trv_status kruskal(trv_ctx *ctx, tstate *S, const tfile *M, prm_build_sta
         if (++traced % PRM_TILED_FORGET == 0) /* the paths' pages let go: the file is their copy */
             madvise(M->map, M->len, MADV_DONTNEED);
     }
-done:
-    free(start);
     free(order);
     return st;
 }
