@@ -113,6 +113,16 @@ static void test_arc_exact(void **state)
     }
 }
 
+/* The models' names, as the scenario's `model` key spells them (written
+ * to vehicles.json and the control protocol's hello). */
+static void test_kind_names(void **state)
+{
+    (void)state;
+    assert_string_equal(sim_kind_name(SIM_ACKERMANN), "ackermann");
+    assert_string_equal(sim_kind_name(SIM_SKID), "skid");
+    assert_string_equal(sim_kind_name(SIM_MECANUM), "mecanum");
+}
+
 static void test_skid_and_mecanum(void **state)
 {
     (void)state;
@@ -966,7 +976,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ackermann),
-        cmocka_unit_test(test_arc_exact),     cmocka_unit_test(test_skid_and_mecanum),
+        cmocka_unit_test(test_arc_exact),     cmocka_unit_test(test_skid_and_mecanum), cmocka_unit_test(test_kind_names),
         cmocka_unit_test(test_lag),           cmocka_unit_test(test_ground_plane),
         cmocka_unit_test(test_ray_plane),     cmocka_unit_test(test_ray_bumpy),
         cmocka_unit_test(test_ray_prism),     cmocka_unit_test(test_obb),

@@ -103,3 +103,8 @@ void sim_body_from_vehicle(const tm_vehicle *v, sim_kind kind, sim_body *out)
     out->step_m = v->step_m;
     out->mass_kg = v->gross_mass_kg;
 }
+
+const char *sim_kind_name(sim_kind k)
+{
+    return k == SIM_SKID ? "skid" : k == SIM_MECANUM ? "mecanum" : "ackermann";
+}

@@ -117,7 +117,6 @@ static const char *lidar_name(const sim_run *r, const sim_veh *v, char buf[96])
 
 static trv_status write_vehicles(trv_ctx *ctx, const sim_run *r, const char *path)
 {
-    static const char *const model[] = {"ackermann", "skid", "mecanum"};
     FILE *f = fopen(path, "w");
     if (!f)
         return trv_error(ctx, TRV_ERR_IO, "cannot write '%s'", path);
@@ -131,7 +130,7 @@ static trv_status write_vehicles(trv_ctx *ctx, const sim_run *r, const char *pat
         trv_json_fputs(f, v->spec->id);
         fprintf(f, ", \"model\": \"%s\", \"length_m\": %.3f, \"width_m\": %.3f, \"height_m\": %.3f, "
                    "\"wheelbase_m\": %.3f, \"track_m\": %.3f, \"wheel_radius_m\": %.3f, \"lidar\": ",
-                model[b->kind], b->length_m, b->width_m, b->height_m, b->wheelbase_m, b->track_m, b->wheel_radius_m);
+                sim_kind_name(b->kind), b->length_m, b->width_m, b->height_m, b->wheelbase_m, b->track_m, b->wheel_radius_m);
         if (lidar)
             trv_json_fputs(f, lidar);
         else

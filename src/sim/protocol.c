@@ -100,7 +100,6 @@ static int get_vehicle(const sim_session *ss, jo *req, reply_err *e)
     return -1;
 }
 
-static const char *kind_name(sim_kind k) { return k == SIM_SKID ? "skid" : k == SIM_MECANUM ? "mecanum" : "ackermann"; }
 static const char *sensor_name(sim_sensor_kind k)
 {
     static const char *const n[] = {"gnss", "imu", "lidar2d", "lidar3d"};
@@ -131,7 +130,7 @@ static jo *vehicle_json(const sim_veh *v)
 {
     jo *o = json_object_new_object(), *ss = json_object_new_array();
     put(o, "id", json_object_new_string(v->spec->id));
-    put(o, "model", json_object_new_string(kind_name(v->body.kind)));
+    put(o, "model", json_object_new_string(sim_kind_name(v->body.kind)));
     put(o, "top_speed_ms", num(v->body.top_speed_ms));
     put(o, "max_steer_rad", num(v->body.max_steer_rad));
     put(o, "wheelbase_m", num(v->body.wheelbase_m));
@@ -282,7 +281,7 @@ static jo *do_command(sim_session *ss, jo *req, reply_err *e)
         }
         if (!bad && hs != (ss->run->v[c.vehicle].body.kind == SIM_ACKERMANN) && hs + hy) {
             fail(e, "out_of_range", "'%s' is %s: %s", ss->sc->veh[c.vehicle].id,
-                 kind_name(ss->run->v[c.vehicle].body.kind), hs ? "yaw_rate, not steer" : "steer, not yaw_rate");
+                 sim_kind_name(ss->run->v[c.vehicle].body.kind), hs ? "yaw_rate, not steer" : "steer, not yaw_rate");
             bad = 1;
         }
     }

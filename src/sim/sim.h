@@ -29,6 +29,9 @@
 /* ======================= physics ================================================= */
 
 typedef enum sim_kind { SIM_ACKERMANN = 0, SIM_SKID = 1, SIM_MECANUM = 2 } sim_kind;
+/* The scenario's name of a model (its `model` key): "ackermann", "skid",
+ * "mecanum". */
+const char *sim_kind_name(sim_kind k);
 
 /* What the simulator needs of a vehicle: the vehicle file's [vehicle]
  * limits plus its [body] section (tm_vehicle's body fields). */
