@@ -116,7 +116,7 @@ int main(int argc, char **argv)
     const char *dir = NULL, *scenario = NULL, *outdir = NULL, *route = NULL, *soils_opt = NULL, *landuse_opt = NULL;
     const char *serve = NULL, *commands = NULL, *console_addr = NULL;
     uint64_t seed = 1;
-    int realtime = 0, no_timing = 0, replay = 0;
+    int realtime = 0, no_timing = 0, replay = 0, threads = 0;
     const trv_opt opts[] = {
         {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "the terrain directory (class, cost, gonogo, dem, slope, speed.tif; with soil.tif and landuse.tif, the speed model in the direction of travel and the ride)"},
         {"scenario", 0, TRV_ARG_STRING, &scenario, "SCENARIO.ini", "vehicles, sensors, obstacles, step and time limit (bundled: scenarios/*.ini in the data directory)"},
@@ -125,6 +125,7 @@ int main(int argc, char **argv)
         {"soils", 0, TRV_ARG_STRING, &soils_opt, "CSV", "soil table of the speed model, read when the terrain has soil.tif (default: the terrain's speed_soils.csv, trv-speed's copy)"},
         {"landuse-classes", 0, TRV_ARG_STRING, &landuse_opt, "CSV", "land-use table of the speed model and the ride (default: the terrain's speed_landuse.csv)"},
         {"seed", 0, TRV_ARG_U64, &seed, "S", "seed of the sensor noise (default 1)"},
+        {"threads", 0, TRV_ARG_INT, &threads, "N", "threads casting the LiDAR's rays, the same outputs for any number (default: all cores)"},
         {"realtime", 0, TRV_ARG_FLAG, &realtime, NULL, "pace the run to the wall clock"},
         {"no-timing", 0, TRV_ARG_FLAG, &no_timing, NULL, "leave wall_time_s and realtime_factor out of metrics.json"},
         {"serve", 0, TRV_ARG_STRING, &serve, "[ADDR:]PORT", "lock-step server: a client drives the run over TCP (docs/sim-protocol.md; 127.0.0.1 unless ADDR; port 0: any, printed on stderr)"},
@@ -136,7 +137,7 @@ int main(int argc, char **argv)
     static const char *const required[] = {"terrain", "scenario", "output", NULL};
     const trv_cli cli = {
         .tool = "trv-sim",
-        .usage = "--terrain DIR --scenario SCENARIO.ini -o OUTDIR [--route ROUTE.csv] [--seed S] [--realtime]\n"
+        .usage = "--terrain DIR --scenario SCENARIO.ini -o OUTDIR [--route ROUTE.csv] [--seed S] [--threads N] [--realtime]\n"
                  "       [--serve [ADDR:]PORT | --commands CSV] [--console [ADDR:]PORT [--replay]]",
         .summary = "Drive the scenario's vehicles along their routes on the terrain: kinematic models with actuator\n"
                    "lag, terrain contact, a path-following controller, GNSS/IMU/LiDAR, static, appearing and moving\n"
@@ -149,6 +150,8 @@ int main(int argc, char **argv)
     trv_ctx *ctx = tool_start(&cli, argc, argv, &res);
     if (serve && commands)
         tool_usage(&cli, ctx, "--serve and --commands exclude each other (a client sends its commands)");
+    if (threads < 0)
+        tool_usage(&cli, ctx, "--threads must be positive");
     if (replay && (!console_addr || serve || commands))
         tool_usage(&cli, ctx, "--replay needs --console and excludes --serve and --commands");
     const char *const names[2] = {run_other_file(RUN_O_SIM_METRICS), run_other_file(RUN_O_SIM_EVENTS)};
@@ -196,7 +199,7 @@ int main(int argc, char **argv)
             st = tm_soils_read(ctx, soils_path, &soils);
     }
     sim_env env = {.route_path = route, .soil = soils ? soil : NULL, .landuse = soils ? landuse : NULL,
-                   .soils = soils, .landuse_csv = landuse_path, .seed = seed, .realtime = realtime};
+                   .soils = soils, .landuse_csv = landuse_path, .seed = seed, .realtime = realtime, .threads = threads};
     sim_commands *cmds = NULL, *log = NULL;
     if (!st && commands && !(st = sim_commands_read(ctx, commands, sc, &cmds)))
         env.commands = cmds;

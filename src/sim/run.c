@@ -295,7 +295,7 @@ static void sense(trv_ctx *ctx, sim_run *r, int k)
                 r->box_h[nb] = r->v[q].body.height_m;
                 nb++;
             }
-        sim_world w = {&r->field, r->obs, r->nobs, r->boxes, r->box_z, r->box_h, nb, t, r->hmax, NULL};
+        sim_world w = {&r->field, r->obs, r->nobs, r->boxes, r->box_z, r->box_h, nb, t, r->hmax, NULL, r->pool};
         if (j == 0)
             sim_ext_scan_begin(v, &w, t);
         int n = sim_lidar_scan(v->lidar[j], &w, &v->s, &v->rng, v->scan, v->scan_cap);

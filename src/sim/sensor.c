@@ -15,7 +15,13 @@
  * field's max-height pyramid when the world has one (bit-identical hits),
  * eight rays at a time in vector lanes where the CPU allows (ray_lanes.c):
  * the scan's rays are then cast line by line first, and their noise and
- * points follow in ray order.
+ * points follow in ray order. With the run's pool (ray_pool.c, more than
+ * one thread) the rays are cast in chunks of whole azimuths (about
+ * SIM_POOL_CHUNK rays, a multiple of eight azimuths) on whichever thread
+ * takes them, each ray's range a pure function written to its own slot;
+ * the noise and points follow on the calling thread, chunk by chunk in ray
+ * order as the chunks come in: the same draws, points and bits for any
+ * number of threads.
  */
 #include "sim.h"
 
@@ -273,31 +279,137 @@ static void cast(const sim_sensor *ls, const sim_world *w, const target *tg, int
         queue_flush(w, q, t);
 }
 
+/* One scan's rays: what each ray's cast and its noise and point need. */
+typedef struct scan {
+    const sim_sensor *ls;
+    const sim_world *w;
+    const target *tg;
+    int ntg, lines, naz, chunk_az, lanes;
+    double zhi, o[3], R[3][3];
+    const double *ca, *sa, *cel, *sel;
+    double *tr;                 /* the ranges before noise, ray order (or NULL: cast ray by ray) */
+    trv_rng *rng;
+    double spare, *xyz;
+    int has_spare, nhit, cap;
+} scan;
+
+/* Rays of azimuths [a0, a1) cast into tr (ray order), their ground marches
+ * in vector lanes line by line (neighbouring azimuths in a packet) when
+ * the scan uses them: a pure function of the scan, the same bits for any
+ * split of the azimuths. */
+static void cast_azimuths(const scan *S, int a0, int a1, queue *q)
+{
+    if (q) {
+        q->n = 0;
+        for (int l = 0; l < S->lines; l++)
+            for (int a = a0; a < a1; a++) {
+                double d[3];
+                ray_dir(S->R, S->cel[l], S->sel[l], S->ca[a], S->sa[a], d);
+                cast(S->ls, S->w, S->tg, S->ntg, S->zhi, S->o, d, q, a * S->lines + l, S->tr);
+            }
+        if (q->n)
+            queue_flush(S->w, q, S->tr);
+        return;
+    }
+    for (int a = a0; a < a1; a++)
+        for (int l = 0; l < S->lines; l++) {
+            double d[3];
+            ray_dir(S->R, S->cel[l], S->sel[l], S->ca[a], S->sa[a], d);
+            S->tr[a * S->lines + l] = ray_range(S->ls, S->w, S->tg, S->ntg, S->zhi, S->o, d);
+        }
+}
+
+/* The pool's chunk c: azimuths [c chunk_az, (c + 1) chunk_az). */
+static void cast_chunk(void *arg, int c)
+{
+    const scan *S = arg;
+    int a0 = c * S->chunk_az, a1 = a0 + S->chunk_az < S->naz ? a0 + S->chunk_az : S->naz;
+    queue q;
+    cast_azimuths(S, a0, a1, S->lanes ? &q : NULL);
+}
+
+/* Noise and points of azimuths [a0, a1), ray by ray in ray order (cast
+ * here unless cast before), until cap points. */
+static void emit_azimuths(scan *S, int a0, int a1)
+{
+    const sim_sensor *ls = S->ls;
+    for (int a = a0; a < a1 && S->nhit < S->cap; a++)
+        for (int l = 0; l < S->lines && S->nhit < S->cap; l++) {
+            int k = a * S->lines + l;
+            double d[3];
+            ray_dir(S->R, S->cel[l], S->sel[l], S->ca[a], S->sa[a], d);
+            double t = S->tr ? S->tr[k] : ray_range(ls, S->w, S->tg, S->ntg, S->zhi, S->o, d);
+            if (S->w->ranges)
+                S->w->ranges[k] = NAN;
+            if (!(t <= ls->range_m))
+                continue;
+            if (ls->noise > 0)
+                t += ls->noise * gauss(S->rng, &S->spare, &S->has_spare);
+            if (S->w->ranges)
+                S->w->ranges[k] = (float)t;
+            double *p = S->xyz + 3 * S->nhit;
+            p[0] = S->o[0] + t * d[0];
+            p[1] = S->o[1] + t * d[1];
+            p[2] = S->o[2] + t * d[2];
+            S->nhit++;
+        }
+}
+
+/* The scan on the pool: chunks of azimuths cast on whichever thread takes
+ * them (this one too), their noise and points here in chunk order as the
+ * chunks come in; 0 if the pool could not take the job. */
+static int scan_pooled(sim_pool *p, scan *S)
+{
+    int nch = (S->naz + S->chunk_az - 1) / S->chunk_az, fin = 0;
+    if (!sim_pool_start(p, cast_chunk, S, nch))
+        return 0;
+    while (fin < nch) {
+        while (fin < nch && sim_pool_done(p, fin)) {
+            int a0 = fin * S->chunk_az;
+            emit_azimuths(S, a0, a0 + S->chunk_az < S->naz ? a0 + S->chunk_az : S->naz);
+            fin++;
+        }
+        if (fin == nch)
+            break;
+        int c = sim_pool_claim(p);
+        if (c >= 0)
+            sim_pool_cast(p, c);
+        else
+            sim_pool_wait(p, fin);
+    }
+    return 1;
+}
+
 int sim_lidar_scan(const sim_sensor *ls, const sim_world *w, const sim_state *s, trv_rng *rng, double *xyz, int cap)
 {
     int lines = ls->lines < 1 ? 1 : ls->lines, naz = n_azimuth(ls), nr = lines * naz;
     /* body to map: Rz(heading) Ry(-pitch) Rx(roll) */
     double ch = cos(s->heading), sh = sin(s->heading), cp = cos(s->pitch), sp = sin(s->pitch);
     double cr = cos(s->roll), sr = sin(s->roll);
-    double R[3][3] = {{ch * cp, -sh * cr - ch * sp * sr, sh * sr - ch * sp * cr},
-                      {sh * cp, ch * cr - sh * sp * sr, -ch * sr - sh * sp * cr},
-                      {sp, cp * sr, cp * cr}};
-    double o[3] = {s->x + R[0][2] * ls->mount_h_m, s->y + R[1][2] * ls->mount_h_m, s->z + R[2][2] * ls->mount_h_m};
-    int ntg_max = w->nobs + (w->boxes ? w->nboxes : 0), ntg = 0;
+    scan S = {.ls = ls, .w = w, .lines = lines, .naz = naz, .rng = rng, .xyz = xyz, .cap = cap,
+              .R = {{ch * cp, -sh * cr - ch * sp * sr, sh * sr - ch * sp * cr},
+                    {sh * cp, ch * cr - sh * sp * sr, -ch * sr - sh * sp * cr},
+                    {sp, cp * sr, cp * cr}}};
+    for (int i = 0; i < 3; i++)
+        S.o[i] = (i == 0 ? s->x : i == 1 ? s->y : s->z) + S.R[i][2] * ls->mount_h_m;
+    int ntg_max = w->nobs + (w->boxes ? w->nboxes : 0);
     target *tg = ntg_max > 0 ? malloc((size_t)ntg_max * sizeof *tg) : NULL;
-    int lanes = w->field && w->hmax && sim_hmax_lanes();
-    size_t ntr = lanes ? (size_t)nr : 0; /* the ranges, cast before their noise */
+    sim_pool *pool = sim_pool_threads(w->pool) > 1 ? w->pool : NULL;
+    S.lanes = w->field && w->hmax && sim_hmax_lanes();
+    size_t ntr = S.lanes || pool ? (size_t)nr : 0; /* the ranges, cast before their noise */
     double *tr = malloc((ntr + 2 * (size_t)naz + 2 * (size_t)lines) * sizeof *tr);
-    queue *q = lanes ? malloc(sizeof *q) : NULL;
-    if ((ntg_max > 0 && !tg) || !tr || (lanes && !q)) {
+    queue *q = S.lanes && !pool ? malloc(sizeof *q) : NULL;
+    if ((ntg_max > 0 && !tg) || !tr || (S.lanes && !pool && !q)) {
         free(tg), free(tr), free(q);
         return 0; /* no memory for the scan: it sees nothing */
     }
+    S.tg = tg, S.tr = ntr ? tr : NULL;
     if (tg)
-        ntg = gather_targets(w, o[0], o[1], ls->range_m, tg);
-    double zlo = NAN, zhi = NAN;
+        S.ntg = gather_targets(w, S.o[0], S.o[1], ls->range_m, tg);
+    double zlo = NAN;
+    S.zhi = NAN;
     if (w->field && w->field->z)
-        ground_range(w->field, o[0], o[1], ls->range_m, &zlo, &zhi);
+        ground_range(w->field, S.o[0], S.o[1], ls->range_m, &zlo, &S.zhi);
     double az0, daz;
     if (ls->hfov_rad >= 2.0 * M_PI - 1e-9) {
         az0 = -M_PI;
@@ -317,38 +429,17 @@ int sim_lidar_scan(const sim_sensor *ls, const sim_world *w, const sim_state *s,
         ca[a] = cos(az);
         sa[a] = sin(az);
     }
-    if (q) { /* the lanes: cast line by line, neighbouring rays crossing as many patches */
-        q->n = 0;
-        for (int l = 0; l < lines; l++)
-            for (int a = 0; a < naz; a++) {
-                double d[3];
-                ray_dir(R, cel[l], sel[l], ca[a], sa[a], d);
-                cast(ls, w, tg, ntg, zhi, o, d, q, a * lines + l, tr);
-            }
-        if (q->n)
-            queue_flush(w, q, tr);
+    S.ca = ca, S.sa = sa, S.cel = cel, S.sel = sel;
+    /* a chunk: about SIM_POOL_CHUNK rays, whole azimuths, a multiple of
+     * the lanes' packet of eight azimuths */
+    S.chunk_az = ((SIM_POOL_CHUNK + lines - 1) / lines + 7) / 8 * 8;
+    if (!pool || !scan_pooled(pool, &S)) {
+        if (q) /* the lanes: cast line by line, neighbouring rays crossing as many patches */
+            cast_azimuths(&S, 0, naz, q);
+        else if (pool) /* the pool could not take it: the ranges cast here */
+            cast_azimuths(&S, 0, naz, NULL);
+        emit_azimuths(&S, 0, naz);
     }
-    double spare = 0;
-    int has_spare = 0, nhit = 0;
-    for (int a = 0; a < naz && nhit < cap; a++) /* ray by ray: cast (unless cast above), noise, point */
-        for (int l = 0; l < lines && nhit < cap; l++) {
-            int k = a * lines + l;
-            double d[3];
-            ray_dir(R, cel[l], sel[l], ca[a], sa[a], d);
-            double t = q ? tr[k] : ray_range(ls, w, tg, ntg, zhi, o, d);
-            if (w->ranges)
-                w->ranges[k] = NAN;
-            if (!(t <= ls->range_m))
-                continue;
-            if (ls->noise > 0)
-                t += ls->noise * gauss(rng, &spare, &has_spare);
-            if (w->ranges)
-                w->ranges[k] = (float)t;
-            xyz[3 * nhit] = o[0] + t * d[0];
-            xyz[3 * nhit + 1] = o[1] + t * d[1];
-            xyz[3 * nhit + 2] = o[2] + t * d[2];
-            nhit++;
-        }
     free(tg), free(tr), free(q);
-    return nhit;
+    return S.nhit;
 }

@@ -280,6 +280,8 @@ trv_status sim_run_new(trv_ctx *ctx, const sim_scenario *sc, const prm_terrain *
     }
     if (!st && lidars && r->field.z) /* the LiDARs' rays only */
         st = sim_hmax_new(ctx, &r->field, &r->hmax);
+    if (!st && lidars && sim_pool_cores(r->env.threads) > 1) /* the scans' threads, created once */
+        st = sim_pool_new(ctx, r->env.threads, &r->pool);
     /* after the routes: obstacles may be placed along them (the first
      * plans; nothing has re-planned yet) */
     sim_route_ref *routes = st || !sc->obstacles ? NULL : calloc(r->nv, sizeof *routes);
@@ -337,6 +339,7 @@ void sim_run_free(sim_run *r)
     free(r->ev);
     free(r->boxes), free(r->box_z), free(r->box_h);
     sim_hmax_free(r->hmax);
+    sim_pool_free(r->pool);
     trv_ctx_free(r->quiet);
     free(r);
 }

@@ -211,6 +211,28 @@ void sim_hmax_rays(const sim_hmax *m, int n, const double (*o)[3], const double 
 /* 1 if this CPU marches rays in vector lanes (AVX-512 F, DQ and VL). */
 int sim_hmax_lanes(void);
 
+/* The run's worker threads for the LiDAR's rays (ray_pool.c): T - 1
+ * workers beside the calling thread, created once. A job is n chunks,
+ * fn(arg, c) for c < n, each chunk cast exactly once by whichever thread
+ * claims it next (one atomic ticket): a descheduled worker holds up at
+ * most its chunk. fn must write only chunk c's own results. */
+typedef struct sim_pool sim_pool;
+#define SIM_POOL_CHUNK 512      /* rays in a chunk of a LiDAR scan (about: whole azimuths) */
+/* Threads for a request: requested (at most 64), 0: the cores online. */
+int sim_pool_cores(int requested);
+/* sim_pool_cores(threads) threads in all (fewer if some cannot start). */
+trv_status sim_pool_new(trv_ctx *ctx, int threads, sim_pool **out);
+void sim_pool_free(sim_pool *p);
+int sim_pool_threads(const sim_pool *p); /* 1 for NULL */
+/* Post a job (the workers start claiming); 0 if it cannot (no memory). */
+int sim_pool_start(sim_pool *p, void (*fn)(void *, int), void *arg, int n);
+/* The caller's side: the next unclaimed chunk (-1: none left), cast it
+ * here, whether chunk c is cast, wait until it is. */
+int sim_pool_claim(sim_pool *p);
+void sim_pool_cast(sim_pool *p, int c);
+int sim_pool_done(sim_pool *p, int c);
+void sim_pool_wait(sim_pool *p, int c);
+
 /* ---- obstacles --------------------------------------------------------------- */
 
 typedef struct sim_obstacle {
@@ -262,6 +284,7 @@ typedef struct sim_world {
     const sim_hmax *hmax;   /* field's pyramid, built from it (NULL: the plain march) */
     float *ranges;          /* NULL, or sim_lidar_rays floats: each ray's range as returned
                              * (with noise; NAN: no hit), index a x lines + l (azimuth a, line l) */
+    sim_pool *pool;         /* NULL, or the threads casting the rays (the same bytes for any number) */
 } sim_world;
 
 /* One LiDAR scan from state s: rays over the field of view (lines evenly
@@ -707,6 +730,7 @@ typedef struct sim_env {
     const char *landuse_csv;
     uint64_t seed;
     int realtime;               /* pace the run to the wall clock */
+    int threads;                /* the LiDAR's threads (sim_pool_cores: 0 all cores; the same bytes for any) */
     const struct sim_commands *commands; /* NULL, or commands to replay (command.c, below) */
 } sim_env;
 

@@ -92,6 +92,7 @@ struct sim_run {
     sim_env env;
     sim_field field;
     sim_hmax *hmax;             /* the field's max-height pyramid (LiDAR rays) */
+    sim_pool *pool;             /* the LiDAR rays' threads (NULL: one thread) */
     sim_obstacle *obs;
     double *obs_rad;            /* bounding radius about (cx, cy) */
     int nobs;
