@@ -265,8 +265,8 @@ static double ray_range(const sim_sensor *ls, const sim_world *w, const target *
     return t;
 }
 
-/* Ray k's range before noise into t[k], its ground march queued (t[k]
- * lowered at the flush). */
+/* Ray k's range before noise into t[k] (k: the ray's index in t), its
+ * ground march queued (t[k] lowered at the flush). */
 static void cast(const sim_sensor *ls, const sim_world *w, const target *tg, int ntg, double zhi, const double o[3],
                  const double d[3], queue *q, int k, double *t)
 {
@@ -279,137 +279,146 @@ static void cast(const sim_sensor *ls, const sim_world *w, const target *tg, int
         queue_flush(w, q, t);
 }
 
-/* One scan's rays: what each ray's cast and its noise and point need. */
+/* One scan's casts, in the job's memory (the pool's, which a worker may
+ * still read after the scan: everything a cast reads is here or lives as
+ * long as the run: the field, its pyramid, the obstacles). */
 typedef struct scan {
-    const sim_sensor *ls;
-    const sim_world *w;
+    sim_sensor ls;
+    sim_world w;                /* w.ranges: the caller's */
     const target *tg;
     int ntg, lines, naz, chunk_az, lanes;
     double zhi, o[3], R[3][3];
     const double *ca, *sa, *cel, *sel;
-    double *tr;                 /* the ranges before noise, ray order (or NULL: cast ray by ray) */
+    double *tr;                 /* the ranges before noise, ray order */
+    double *own;                /* the caller's: one chunk cast again */
+} scan;
+
+/* The caller's side of a scan: the noise and the points. */
+typedef struct emit {
     trv_rng *rng;
     double spare, *xyz;
     int has_spare, nhit, cap;
-} scan;
+    float *ranges;
+} emit;
 
-/* Rays of azimuths [a0, a1) cast into tr (ray order), their ground marches
- * in vector lanes line by line (neighbouring azimuths in a packet) when
- * the scan uses them: a pure function of the scan, the same bits for any
+/* Rays of azimuths [a0, a1) cast into t (ray k at k - a0 lines), their
+ * ground marches in vector lanes line by line (neighbouring azimuths in a
+ * packet) when q: a pure function of the scan, the same bits for any
  * split of the azimuths. */
-static void cast_azimuths(const scan *S, int a0, int a1, queue *q)
+static void cast_azimuths(const scan *S, int a0, int a1, queue *q, double *t)
 {
+    const int nl = S->lines;
     if (q) {
         q->n = 0;
-        for (int l = 0; l < S->lines; l++)
+        for (int l = 0; l < nl; l++)
             for (int a = a0; a < a1; a++) {
                 double d[3];
                 ray_dir(S->R, S->cel[l], S->sel[l], S->ca[a], S->sa[a], d);
-                cast(S->ls, S->w, S->tg, S->ntg, S->zhi, S->o, d, q, a * S->lines + l, S->tr);
+                cast(&S->ls, &S->w, S->tg, S->ntg, S->zhi, S->o, d, q, (a - a0) * nl + l, t);
             }
         if (q->n)
-            queue_flush(S->w, q, S->tr);
+            queue_flush(&S->w, q, t);
         return;
     }
     for (int a = a0; a < a1; a++)
-        for (int l = 0; l < S->lines; l++) {
+        for (int l = 0; l < nl; l++) {
             double d[3];
             ray_dir(S->R, S->cel[l], S->sel[l], S->ca[a], S->sa[a], d);
-            S->tr[a * S->lines + l] = ray_range(S->ls, S->w, S->tg, S->ntg, S->zhi, S->o, d);
+            t[(a - a0) * nl + l] = ray_range(&S->ls, &S->w, S->tg, S->ntg, S->zhi, S->o, d);
         }
 }
 
-/* The pool's chunk c: azimuths [c chunk_az, (c + 1) chunk_az). */
-static void cast_chunk(void *arg, int c)
+static int chunk_end(const scan *S, int a0) { return a0 + S->chunk_az < S->naz ? a0 + S->chunk_az : S->naz; }
+
+/* The pool's chunk c (sim_pool_fn): azimuths [c chunk_az, (c + 1)
+ * chunk_az) into the scan's ranges, or into out. */
+static void cast_chunk(void *job, int c, void *out)
 {
-    const scan *S = arg;
-    int a0 = c * S->chunk_az, a1 = a0 + S->chunk_az < S->naz ? a0 + S->chunk_az : S->naz;
+    const scan *S = job;
+    int a0 = c * S->chunk_az;
     queue q;
-    cast_azimuths(S, a0, a1, S->lanes ? &q : NULL);
+    cast_azimuths(S, a0, chunk_end(S, a0), S->lanes ? &q : NULL, out ? out : S->tr + (size_t)a0 * S->lines);
 }
 
-/* Noise and points of azimuths [a0, a1), ray by ray in ray order (cast
- * here unless cast before), until cap points. */
-static void emit_azimuths(scan *S, int a0, int a1)
+/* Noise and points of azimuths [a0, a1), ray by ray in ray order, from
+ * their ranges t (ray k at k - a0 lines; NULL: cast here), until cap
+ * points. */
+static void emit_azimuths(const scan *S, emit *E, int a0, int a1, const double *t)
 {
-    const sim_sensor *ls = S->ls;
-    for (int a = a0; a < a1 && S->nhit < S->cap; a++)
-        for (int l = 0; l < S->lines && S->nhit < S->cap; l++) {
+    const sim_sensor *ls = &S->ls;
+    for (int a = a0; a < a1 && E->nhit < E->cap; a++)
+        for (int l = 0; l < S->lines && E->nhit < E->cap; l++) {
             int k = a * S->lines + l;
             double d[3];
             ray_dir(S->R, S->cel[l], S->sel[l], S->ca[a], S->sa[a], d);
-            double t = S->tr ? S->tr[k] : ray_range(ls, S->w, S->tg, S->ntg, S->zhi, S->o, d);
-            if (S->w->ranges)
-                S->w->ranges[k] = NAN;
-            if (!(t <= ls->range_m))
+            double r = t ? t[(a - a0) * S->lines + l] : ray_range(ls, &S->w, S->tg, S->ntg, S->zhi, S->o, d);
+            if (E->ranges)
+                E->ranges[k] = NAN;
+            if (!(r <= ls->range_m))
                 continue;
             if (ls->noise > 0)
-                t += ls->noise * gauss(S->rng, &S->spare, &S->has_spare);
-            if (S->w->ranges)
-                S->w->ranges[k] = (float)t;
-            double *p = S->xyz + 3 * S->nhit;
-            p[0] = S->o[0] + t * d[0];
-            p[1] = S->o[1] + t * d[1];
-            p[2] = S->o[2] + t * d[2];
-            S->nhit++;
+                r += ls->noise * gauss(E->rng, &E->spare, &E->has_spare);
+            if (E->ranges)
+                E->ranges[k] = (float)r;
+            double *p = E->xyz + 3 * E->nhit;
+            p[0] = S->o[0] + r * d[0];
+            p[1] = S->o[1] + r * d[1];
+            p[2] = S->o[2] + r * d[2];
+            E->nhit++;
         }
 }
 
-/* The scan on the pool: chunks of azimuths cast on whichever thread takes
- * them (this one too), their noise and points here in chunk order as the
- * chunks come in; 0 if the pool could not take the job. */
-static int scan_pooled(sim_pool *p, scan *S)
+/* The scan on the pool (posted): chunks cast on whichever thread takes
+ * them (this one too), their noise and points here in chunk order as they
+ * come in; a chunk a worker holds past the pool's short wait (descheduled)
+ * cast again here into S->own. */
+static void scan_pooled(sim_pool *p, const scan *S, emit *E, int nch)
 {
-    int nch = (S->naz + S->chunk_az - 1) / S->chunk_az, fin = 0;
-    if (!sim_pool_start(p, cast_chunk, S, nch))
-        return 0;
+    int fin = 0;
     while (fin < nch) {
         while (fin < nch && sim_pool_done(p, fin)) {
-            int a0 = fin * S->chunk_az;
-            emit_azimuths(S, a0, a0 + S->chunk_az < S->naz ? a0 + S->chunk_az : S->naz);
-            fin++;
+            int a0 = fin++ * S->chunk_az;
+            emit_azimuths(S, E, a0, chunk_end(S, a0), S->tr + (size_t)a0 * S->lines);
         }
         if (fin == nch)
             break;
         int c = sim_pool_claim(p);
-        if (c >= 0)
-            sim_pool_cast(p, c);
-        else
-            sim_pool_wait(p, fin);
+        if (c >= 0) {
+            sim_pool_cast(p, c, NULL);
+        } else if (!sim_pool_wait(p, fin)) {
+            int a0 = fin++ * S->chunk_az;
+            sim_pool_cast(p, fin - 1, S->own);
+            emit_azimuths(S, E, a0, chunk_end(S, a0), S->own);
+        }
     }
-    return 1;
 }
 
-int sim_lidar_scan(const sim_sensor *ls, const sim_world *w, const sim_state *s, trv_rng *rng, double *xyz, int cap)
+/* Bytes of a block of n of size, rounded to 64. */
+static size_t block(size_t n, size_t size) { return (n * size + 63) / 64 * 64; }
+
+/* The scan's memory: the pool's job (NULL: none) or its own; its parts
+ * laid out in *S. */
+static void *scan_memory(sim_pool *pool, scan *S, int ntg_max, int nch, int *pooled)
 {
-    int lines = ls->lines < 1 ? 1 : ls->lines, naz = n_azimuth(ls), nr = lines * naz;
-    /* body to map: Rz(heading) Ry(-pitch) Rx(roll) */
-    double ch = cos(s->heading), sh = sin(s->heading), cp = cos(s->pitch), sp = sin(s->pitch);
-    double cr = cos(s->roll), sr = sin(s->roll);
-    scan S = {.ls = ls, .w = w, .lines = lines, .naz = naz, .rng = rng, .xyz = xyz, .cap = cap,
-              .R = {{ch * cp, -sh * cr - ch * sp * sr, sh * sr - ch * sp * cr},
-                    {sh * cp, ch * cr - sh * sp * sr, -ch * sr - sh * sp * cr},
-                    {sp, cp * sr, cp * cr}}};
-    for (int i = 0; i < 3; i++)
-        S.o[i] = (i == 0 ? s->x : i == 1 ? s->y : s->z) + S.R[i][2] * ls->mount_h_m;
-    int ntg_max = w->nobs + (w->boxes ? w->nboxes : 0);
-    target *tg = ntg_max > 0 ? malloc((size_t)ntg_max * sizeof *tg) : NULL;
-    sim_pool *pool = sim_pool_threads(w->pool) > 1 ? w->pool : NULL;
-    S.lanes = w->field && w->hmax && sim_hmax_lanes();
-    size_t ntr = S.lanes || pool ? (size_t)nr : 0; /* the ranges, cast before their noise */
-    double *tr = malloc((ntr + 2 * (size_t)naz + 2 * (size_t)lines) * sizeof *tr);
-    queue *q = S.lanes && !pool ? malloc(sizeof *q) : NULL;
-    if ((ntg_max > 0 && !tg) || !tr || (S.lanes && !pool && !q)) {
-        free(tg), free(tr), free(q);
-        return 0; /* no memory for the scan: it sees nothing */
-    }
-    S.tg = tg, S.tr = ntr ? tr : NULL;
-    if (tg)
-        S.ntg = gather_targets(w, S.o[0], S.o[1], ls->range_m, tg);
-    double zlo = NAN;
-    S.zhi = NAN;
-    if (w->field && w->field->z)
-        ground_range(w->field, S.o[0], S.o[1], ls->range_m, &zlo, &S.zhi);
+    size_t nr = (size_t)S->naz * S->lines, chunk = (size_t)S->chunk_az * S->lines;
+    size_t size = block(1, sizeof *S) + block((size_t)ntg_max, sizeof(target)) + block(nr, sizeof(double)) +
+                  block(2 * (size_t)S->naz + 2 * (size_t)S->lines, sizeof(double)) + block(chunk, sizeof(double));
+    char *m = pool ? sim_pool_job(pool, size, nch) : NULL;
+    *pooled = m != NULL;
+    if (!m && !(m = malloc(size)))
+        return NULL;
+    char *q = m + block(1, sizeof *S);
+    S->tg = (target *)q, q += block((size_t)ntg_max, sizeof(target));
+    S->tr = (double *)q, q += block(nr, sizeof(double));
+    S->ca = (double *)q, S->sa = S->ca + S->naz, S->cel = S->sa + S->naz, S->sel = S->cel + S->lines;
+    q += block(2 * (size_t)S->naz + 2 * (size_t)S->lines, sizeof(double));
+    S->own = (double *)q;
+    return m;
+}
+
+/* The scan's directions: cos and sin of each azimuth and elevation. */
+static void scan_angles(const sim_sensor *ls, int naz, int lines, double *ca, double *sa, double *cel, double *sel)
+{
     double az0, daz;
     if (ls->hfov_rad >= 2.0 * M_PI - 1e-9) {
         az0 = -M_PI;
@@ -418,7 +427,6 @@ int sim_lidar_scan(const sim_sensor *ls, const sim_world *w, const sim_state *s,
         daz = ls->hres_rad > 0 ? ls->hres_rad : 0;
         az0 = -0.5 * (naz - 1) * daz; /* centred on the heading */
     }
-    double *ca = tr + ntr, *sa = ca + naz, *cel = sa + naz, *sel = cel + lines;
     for (int l = 0; l < lines; l++) {
         double el = lines > 1 ? -0.5 * ls->vfov_rad + l * ls->vfov_rad / (lines - 1) : 0.0;
         cel[l] = cos(el);
@@ -429,17 +437,53 @@ int sim_lidar_scan(const sim_sensor *ls, const sim_world *w, const sim_state *s,
         ca[a] = cos(az);
         sa[a] = sin(az);
     }
-    S.ca = ca, S.sa = sa, S.cel = cel, S.sel = sel;
+}
+
+int sim_lidar_scan(const sim_sensor *ls, const sim_world *w, const sim_state *s, trv_rng *rng, double *xyz, int cap)
+{
+    int lines = ls->lines < 1 ? 1 : ls->lines, naz = n_azimuth(ls);
+    /* body to map: Rz(heading) Ry(-pitch) Rx(roll) */
+    double ch = cos(s->heading), sh = sin(s->heading), cp = cos(s->pitch), sp = sin(s->pitch);
+    double cr = cos(s->roll), sr = sin(s->roll);
+    scan T = {.ls = *ls, .w = *w, .lines = lines, .naz = naz, .zhi = NAN,
+              .lanes = w->field && w->hmax && sim_hmax_lanes(),
+              .R = {{ch * cp, -sh * cr - ch * sp * sr, sh * sr - ch * sp * cr},
+                    {sh * cp, ch * cr - sh * sp * sr, -ch * sr - sh * sp * cr},
+                    {sp, cp * sr, cp * cr}}};
+    for (int i = 0; i < 3; i++)
+        T.o[i] = (i == 0 ? s->x : i == 1 ? s->y : s->z) + T.R[i][2] * ls->mount_h_m;
     /* a chunk: about SIM_POOL_CHUNK rays, whole azimuths, a multiple of
      * the lanes' packet of eight azimuths */
-    S.chunk_az = ((SIM_POOL_CHUNK + lines - 1) / lines + 7) / 8 * 8;
-    if (!pool || !scan_pooled(pool, &S)) {
-        if (q) /* the lanes: cast line by line, neighbouring rays crossing as many patches */
-            cast_azimuths(&S, 0, naz, q);
-        else if (pool) /* the pool could not take it: the ranges cast here */
-            cast_azimuths(&S, 0, naz, NULL);
-        emit_azimuths(&S, 0, naz);
+    T.chunk_az = ((SIM_POOL_CHUNK + lines - 1) / lines + 7) / 8 * 8;
+    int nch = (naz + T.chunk_az - 1) / T.chunk_az, pooled;
+    int ntg_max = w->nobs + (w->boxes ? w->nboxes : 0);
+    sim_pool *pool = sim_pool_threads(w->pool) > 1 ? w->pool : NULL;
+    char *mem = scan_memory(pool, &T, ntg_max, nch, &pooled);
+    queue *q = T.lanes && !pooled ? malloc(sizeof *q) : NULL;
+    if (!mem || (T.lanes && !pooled && !q)) {
+        if (!pooled)
+            free(mem);
+        free(q);
+        return 0; /* no memory for the scan: it sees nothing */
     }
-    free(tg), free(tr), free(q);
-    return S.nhit;
+    if (ntg_max > 0)
+        T.ntg = gather_targets(w, T.o[0], T.o[1], ls->range_m, (target *)T.tg);
+    double zlo = NAN;
+    if (w->field && w->field->z)
+        ground_range(w->field, T.o[0], T.o[1], ls->range_m, &zlo, &T.zhi);
+    scan_angles(ls, naz, lines, (double *)T.ca, (double *)T.sa, (double *)T.cel, (double *)T.sel);
+    scan *S = (scan *)mem;
+    *S = T;
+    emit E = {.rng = rng, .xyz = xyz, .cap = cap, .ranges = w->ranges};
+    if (pooled) {
+        sim_pool_post(pool, cast_chunk, nch);
+        scan_pooled(pool, S, &E, nch);
+    } else {
+        if (q) /* the lanes: cast line by line, neighbouring rays crossing as many patches */
+            cast_azimuths(S, 0, naz, q, S->tr);
+        emit_azimuths(S, &E, 0, naz, q ? S->tr : NULL);
+        free(mem);
+    }
+    free(q);
+    return E.nhit;
 }

@@ -316,6 +316,7 @@ void sim_run_free(sim_run *r)
 {
     if (!r)
         return;
+    sim_pool_free(r->pool); /* first: its workers read the field, pyramid and obstacles */
     for (int k = 0; k < r->nv; k++) {
         sim_veh *v = &r->v[k];
         sim_dynamic_free(v->dyn);
@@ -339,7 +340,6 @@ void sim_run_free(sim_run *r)
     free(r->ev);
     free(r->boxes), free(r->box_z), free(r->box_h);
     sim_hmax_free(r->hmax);
-    sim_pool_free(r->pool);
     trv_ctx_free(r->quiet);
     free(r);
 }

@@ -213,10 +213,15 @@ int sim_hmax_lanes(void);
 
 /* The run's worker threads for the LiDAR's rays (ray_pool.c): T - 1
  * workers beside the calling thread, created once. A job is n chunks,
- * fn(arg, c) for c < n, each chunk cast exactly once by whichever thread
- * claims it next (one atomic ticket): a descheduled worker holds up at
- * most its chunk. fn must write only chunk c's own results. */
+ * fn(job, c, NULL) for c < n, each chunk cast by whichever thread claims
+ * it next (one atomic ticket), writing only chunk c's own results into
+ * the job's memory (the pool's: a worker may still be in a chunk after
+ * the caller moved on). The caller waits at most SIM_POOL_WAIT_US for a
+ * chunk a worker holds, then casts it again, fn(job, c, out), into its own
+ * out: fn must be a pure function of the job, so that both give the same
+ * bits. The pool must be freed before what the jobs read. */
 typedef struct sim_pool sim_pool;
+typedef void (*sim_pool_fn)(void *job, int c, void *out);
 #define SIM_POOL_CHUNK 512      /* rays in a chunk of a LiDAR scan (about: whole azimuths) */
 /* Threads for a request: requested (at most 64), 0: the cores online. */
 int sim_pool_cores(int requested);
@@ -224,14 +229,17 @@ int sim_pool_cores(int requested);
 trv_status sim_pool_new(trv_ctx *ctx, int threads, sim_pool **out);
 void sim_pool_free(sim_pool *p);
 int sim_pool_threads(const sim_pool *p); /* 1 for NULL */
-/* Post a job (the workers start claiming); 0 if it cannot (no memory). */
-int sim_pool_start(sim_pool *p, void (*fn)(void *, int), void *arg, int n);
-/* The caller's side: the next unclaimed chunk (-1: none left), cast it
- * here, whether chunk c is cast, wait until it is. */
+/* The next job's memory (size bytes, n chunks), or NULL (no memory);
+ * filled by the caller, then posted (the workers start claiming). */
+void *sim_pool_job(sim_pool *p, size_t size, int n);
+void sim_pool_post(sim_pool *p, sim_pool_fn fn, int n);
+/* The caller's side: the next unclaimed chunk (-1: none left); cast
+ * chunk c here (out NULL: into the job, and marked cast); whether chunk c
+ * is cast; the same after a short wait for it. */
 int sim_pool_claim(sim_pool *p);
-void sim_pool_cast(sim_pool *p, int c);
+void sim_pool_cast(sim_pool *p, int c, void *out);
 int sim_pool_done(sim_pool *p, int c);
-void sim_pool_wait(sim_pool *p, int c);
+int sim_pool_wait(sim_pool *p, int c);
 
 /* ---- obstacles --------------------------------------------------------------- */
 
