@@ -11,7 +11,7 @@
  * whole LiDAR scans (16 lines, 0.4 degree steps, range noise) over that
  * field among obstacles (a circle, a polygon, a moving one) and another
  * vehicle's box give the same points, byte for byte, with and without the
- * pyramid. */
+ * pyramid; and on the run's pool of threads (2, 3, 7) as without it. */
 #include "test_common.h"
 
 #include "geo/geo.h"
@@ -196,6 +196,103 @@ static void test_hmax_scan(void **state)
     }
     printf("  scans with and without the pyramid: 6 x %d rays, %ld points, identical bytes\n", nr, total);
     free(a), free(b);
+    sim_hmax_free(hm);
+    trv_ctx_free(ctx);
+}
+
+/* One scan with the pool and without (w->pool NULL: the serial code),
+ * points and ranges bit for bit, cap points at most; the points. */
+static int pool_scan(const sim_sensor *ls, sim_world *w, sim_pool *pool, const sim_state *s, int cap, double *a,
+                     double *b, float *ra, float *rb)
+{
+    trv_rng r1, r2;
+    trv_rng_seed(&r1, 11), trv_rng_seed(&r2, 11);
+    int nr = sim_lidar_rays(ls);
+    for (int k = 0; k < nr; k++)
+        ra[k] = rb[k] = -1; /* not a range: a range one writes and the other not differs */
+    w->pool = NULL, w->ranges = ra;
+    int na = sim_lidar_scan(ls, w, s, &r1, a, cap);
+    w->pool = pool, w->ranges = rb;
+    int nb = sim_lidar_scan(ls, w, s, &r2, b, cap);
+    w->pool = NULL, w->ranges = NULL;
+    assert_int_equal(na, nb);
+    assert_memory_equal(a, b, 3 * sizeof *a * na);
+    for (int k = 0; k < nr; k++) /* the ranges (NaN: no hit), bit for bit */
+        assert_memory_equal(&ra[k], &rb[k], sizeof *ra);
+    assert_true(trv_rng_uniform(&r1) == trv_rng_uniform(&r2)); /* the same noise draws */
+    return na;
+}
+
+/* The chunked cast on the run's pool (ray_pool.c) against the serial cast:
+ * pools of 2, 3 and 7 threads, and one of 2 whose caller casts again
+ * every chunk its worker has not cast when it needs it; scans of 16 x 900 rays (29 chunks of 32 azimuths,
+ * the last of 4), 3 x 13 (less than a chunk, not a multiple of the
+ * packet), 1 x 1001 (a 2D line: 512 + 489 azimuths) and 100 x 37 (chunks
+ * of 8 azimuths, 800 rays), with the pyramid (lanes where the CPU has
+ * them) and with the plain march, full and cut at a third of the rays:
+ * every point and range bit for bit. */
+static void test_hmax_pool(void **state)
+{
+    (void)state;
+    rough_field();
+    trv_ctx *ctx = trv_ctx_new();
+    sim_hmax *hm = NULL;
+    assert_int_equal(sim_hmax_new(ctx, &F, &hm), TRV_OK);
+    sim_obstacle obs = {.id = "rock", .cx = 1200, .cy = 1950, .r = 6, .height_m = 3, .base_z = 1,
+                        .disappear_s = INFINITY};
+    sim_obb box = {1230, 1930, 0.4, 2.5, 1.2};
+    double bz = 1.0, bh = 1.8, deg = M_PI / 180;
+    sim_world w = {.field = &F, .obs = &obs, .nobs = 1, .boxes = &box, .box_z = &bz, .box_h = &bh, .nboxes = 1};
+    const sim_sensor ls[4] = {
+        {.kind = SIM_LIDAR3D, .lines = 16, .hfov_rad = 2 * M_PI, .vfov_rad = 30 * deg, .hres_rad = 0.4 * deg,
+         .range_m = 100, .mount_h_m = 1.8, .noise = 0.02},
+        {.kind = SIM_LIDAR3D, .lines = 3, .hfov_rad = 12 * deg, .vfov_rad = 20 * deg, .hres_rad = deg,
+         .range_m = 80, .mount_h_m = 1.8, .noise = 0.02},
+        {.kind = SIM_LIDAR2D, .lines = 1, .hfov_rad = 250 * deg, .vfov_rad = 0, .hres_rad = 0.25 * deg,
+         .range_m = 60, .mount_h_m = 0.5, .noise = 0.05},
+        {.kind = SIM_LIDAR3D, .lines = 100, .hfov_rad = 36 * deg, .vfov_rad = 40 * deg, .hres_rad = deg,
+         .range_m = 100, .mount_h_m = 2, .noise = 0.02}};
+    const int want_rays[4] = {16 * 900, 3 * 13, 1001, 100 * 37};
+    int nmax = 16 * 900;
+    double *a = malloc(3 * sizeof *a * nmax), *b = malloc(3 * sizeof *b * nmax);
+    float *ra = malloc(sizeof *ra * nmax), *rb = malloc(sizeof *rb * nmax);
+    assert_true(a && b && ra && rb);
+    static const int threads[3] = {2, 3, 7};
+    long points = 0, scans = 0, wk = 0, cl = 0, ag = 0;
+    for (int p = 0; p < 4; p++) {
+        sim_pool *pool = NULL;
+        assert_int_equal(sim_pool_new(ctx, threads[p % 3], &pool), TRV_OK);
+        assert_int_equal(sim_pool_threads(pool), threads[p % 3]);
+        if (p == 3)
+            sim_pool_set_wait(pool, -1); /* the caller casts again every chunk not cast when it needs it */
+        for (int k = 0; k < 4; k++) {
+            assert_int_equal(sim_lidar_rays(&ls[k]), want_rays[k]);
+            for (int i = 0; i < 3; i++) {
+                sim_state s = {.x = 1100 + 40 * i + 7 * p, .y = 1960 - 15 * i, .heading = 0.7 * i + p,
+                               .pitch = 0.05 * (i - 1), .roll = -0.03 * i};
+                s.z = sim_height(&F, s.x, s.y);
+                if (isnan(s.z))
+                    s.z = 1;
+                w.t = i;
+                for (int m = 0; m < 2; m++) { /* the pyramid (and lanes), the plain march */
+                    w.hmax = m ? NULL : hm;
+                    int n = pool_scan(&ls[k], &w, pool, &s, want_rays[k], a, b, ra, rb);
+                    assert_true(n > 0);
+                    int cut = pool_scan(&ls[k], &w, pool, &s, n / 3, a, b, ra, rb);
+                    assert_int_equal(cut, n / 3);
+                    points += n, scans += 2;
+                }
+            }
+        }
+        long x, y, z;
+        sim_pool_counts(pool, &x, &y, &z);
+        wk += x, cl += y, ag += z;
+        sim_pool_free(pool);
+    }
+    printf("  chunked casts on 2, 3, 7 threads against the serial cast: %ld scans, %ld points, identical bytes; "
+           "chunks cast by workers %ld, by the caller %ld, again by the caller %ld\n", scans, points, wk, cl, ag);
+    assert_true(ag > 0); /* the pool with no wait cast some chunk again */
+    free(a), free(b), free(ra), free(rb);
     sim_hmax_free(hm);
     trv_ctx_free(ctx);
 }
@@ -463,6 +560,7 @@ int main(void)
         cmocka_unit_test(test_hmax_rays),
         cmocka_unit_test(test_hmax_lanes),
         cmocka_unit_test(test_hmax_scan),
+        cmocka_unit_test(test_hmax_pool),
         cmocka_unit_test(test_hmax_edge_borders),
         cmocka_unit_test(test_hmax_edge_grazing),
         cmocka_unit_test(test_hmax_edge_raster),

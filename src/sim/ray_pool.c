@@ -29,7 +29,6 @@
 
 #define POOL_MAX 64
 #define SIM_POOL_SLOTS 4
-#define SIM_POOL_WAIT_US 100
 
 typedef struct slot {
     void *mem;
@@ -47,7 +46,8 @@ struct sim_pool {
     atomic_uchar *done;          /* per chunk of the current job: cast */
     int cap;
     slot s[SIM_POOL_SLOTS];
-    int stop, nthreads, nstarted;
+    int stop, nthreads, nstarted, wait_us;
+    atomic_long by_workers, by_caller, again; /* chunks cast: sim_pool_counts */
     pthread_t th[POOL_MAX];
 };
 
@@ -78,6 +78,7 @@ static void finish(sim_pool *p, uint32_t gen, int c)
     pthread_mutex_lock(&p->mu);
     if (p->gen == gen) {
         atomic_store(&p->done[c], 1);
+        atomic_fetch_add(&p->by_workers, 1);
         pthread_cond_broadcast(&p->done_cv);
     }
     pthread_mutex_unlock(&p->mu);
@@ -121,6 +122,7 @@ trv_status sim_pool_new(trv_ctx *ctx, int threads, sim_pool **out)
     pthread_cond_init(&p->work, NULL);
     pthread_cond_init(&p->done_cv, NULL);
     p->cur = SIM_POOL_SLOTS - 1;
+    p->wait_us = SIM_POOL_WAIT_US;
     int want = sim_pool_cores(threads);
     for (int k = 0; k < want - 1; k++) /* a worker that cannot start: one thread fewer */
         if (pthread_create(&p->th[p->nstarted], NULL, worker, p) == 0)
@@ -188,25 +190,37 @@ void sim_pool_post(sim_pool *p, sim_pool_fn fn, int n)
 
 int sim_pool_claim(sim_pool *p)
 {
+    if (p->wait_us < 0) /* the tests' setting: the caller claims nothing */
+        return -1;
     return claim(p, p->gen, p->n); /* gen and n: this thread's own writes */
 }
 
 void sim_pool_cast(sim_pool *p, int c, void *out)
 {
     p->fn(p->s[p->cur].mem, c, out);
+    atomic_fetch_add(out ? &p->again : &p->by_caller, 1);
     if (!out)
         atomic_store(&p->done[c], 1);
+}
+
+void sim_pool_set_wait(sim_pool *p, int us) { p->wait_us = us; }
+
+void sim_pool_counts(sim_pool *p, long *by_workers, long *by_caller, long *again)
+{
+    *by_workers = atomic_load(&p->by_workers);
+    *by_caller = atomic_load(&p->by_caller);
+    *again = atomic_load(&p->again);
 }
 
 int sim_pool_done(sim_pool *p, int c) { return atomic_load(&p->done[c]); }
 
 int sim_pool_wait(sim_pool *p, int c)
 {
-    if (atomic_load(&p->done[c]))
-        return 1;
+    if (atomic_load(&p->done[c]) || p->wait_us < 0)
+        return atomic_load(&p->done[c]);
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += SIM_POOL_WAIT_US * 1000L;
+    until.tv_nsec += p->wait_us * 1000L;
     if (until.tv_nsec >= 1000000000L)
         until.tv_sec++, until.tv_nsec -= 1000000000L;
     pthread_mutex_lock(&p->mu);

@@ -223,6 +223,7 @@ int sim_hmax_lanes(void);
 typedef struct sim_pool sim_pool;
 typedef void (*sim_pool_fn)(void *job, int c, void *out);
 #define SIM_POOL_CHUNK 512      /* rays in a chunk of a LiDAR scan (about: whole azimuths) */
+#define SIM_POOL_WAIT_US 100    /* the caller's wait for a chunk a worker holds, then cast again */
 /* Threads for a request: requested (at most 64), 0: the cores online. */
 int sim_pool_cores(int requested);
 /* sim_pool_cores(threads) threads in all (fewer if some cannot start). */
@@ -240,6 +241,13 @@ int sim_pool_claim(sim_pool *p);
 void sim_pool_cast(sim_pool *p, int c, void *out);
 int sim_pool_done(sim_pool *p, int c);
 int sim_pool_wait(sim_pool *p, int c);
+/* The caller's wait for a chunk a worker holds (default SIM_POOL_WAIT_US =
+ * 100 us; 0: none; for tests, -1: none, and the caller claims no chunk,
+ * casting again each one not cast when it needs it). */
+void sim_pool_set_wait(sim_pool *p, int us);
+/* Chunks cast so far by the workers (in time), by the caller, and again
+ * by the caller (a worker late). */
+void sim_pool_counts(sim_pool *p, long *by_workers, long *by_caller, long *again);
 
 /* ---- obstacles --------------------------------------------------------------- */
 
