@@ -441,10 +441,10 @@ def check_algorithms(data, inp, work):
     same("sim", "traverse:sim", {
         "TERRAIN": W, "SCENARIO": d("scenarios/demo.ini"), "OUTPUT": w("sim"), "ROUTE": w("route.csv"), "SEED": 2,
         "SOILS": d("classes/soils.csv"), "LANDUSE_CLASSES": d("classes/landuse.csv"),
-        "NO_TIMING": True, "STDOUT": w("sim.txt")},
+        "THREADS": 2, "NO_TIMING": True, "STDOUT": w("sim.txt")},
         ["--terrain", W, "--scenario", d("scenarios/demo.ini"), "-o", w("sim"), "--route", w("route.csv"),
          "--soils", d("classes/soils.csv"), "--landuse-classes", d("classes/landuse.csv"),
-         "--seed", "2", "--no-timing"], W, sim_mask)
+         "--seed", "2", "--threads", "2", "--no-timing"], W, sim_mask)
     os.makedirs(w("png"))  # the command line needs it; the algorithm makes missing folders itself (see the model)
     same("render", "traverse:render", {
         "INPUT": w("cost.tif"), "OUTPUT": w("png/cost.png"), "HILLSHADE": w("dem.tif"), "PALETTE": 1,

@@ -274,6 +274,8 @@ SIM = Tool(
         File("--landuse-classes", "Land-use table, read with the soil table "
              "[default: the bundled classes/landuse.csv]", CSV),
         Number("--seed", "Seed of the sensor noise", 1, integer=True, minimum=0),
+        Number("--threads", "Threads casting the LiDAR's rays, the same outputs for any number [default: all cores]",
+               integer=True, minimum=1, advanced=True),
         Flag("--realtime", "Pace the run to the wall clock"),
         Flag("--no-timing", "Leave wall_time_s and realtime_factor out of metrics.json"),
         Stdout(),
