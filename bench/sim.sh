@@ -71,13 +71,13 @@ speedup() { # label wall_first wall_last threads_first threads_last
 }
 same_outputs() { # dir_a dir_b label: every file the same (metrics.json but its command line and timing)
     for f in "$1"/*; do
-        b=$(basename "$f")
-        if [ "$b" = metrics.json ]; then
+        nm=$(basename "$f")
+        if [ "$nm" = metrics.json ]; then
             grep -v -e '"args"' -e '"wall_time_s"' -e '"realtime_factor"' "$f" >"$w/ma"
-            grep -v -e '"args"' -e '"wall_time_s"' -e '"realtime_factor"' "$2/$b" >"$w/mb"
+            grep -v -e '"args"' -e '"wall_time_s"' -e '"realtime_factor"' "$2/$nm" >"$w/mb"
             cmp -s "$w/ma" "$w/mb" || die "$3: metrics.json differs"
         else
-            cmp -s "$f" "$2/$b" || die "$3: $b differs"
+            cmp -s "$f" "$2/$nm" || die "$3: $nm differs"
         fi
     done
     echo "  $3: every output the same bytes"
