@@ -135,6 +135,7 @@ struct geo_block_writer {
     int has_nodata;
     float nodata;
     int nlev;               /* levels: 1 + overviews */
+    int zlevel;             /* the COG's DEFLATE level, 0: GDAL's */
     level lev[MAXLEVEL];
     size_t cnt;             /* statistics, geo_raster_write's sums */
     double mn, mx, sum, sum2;
@@ -315,6 +316,11 @@ static trv_status put_row(trv_ctx *ctx, geo_block_writer *w, int k, const unsign
     return put_row(ctx, w, k + 1, o);
 }
 
+void geo_block_writer_set_level(geo_block_writer *w, int zlevel)
+{
+    w->zlevel = zlevel >= 1 && zlevel <= 12 ? zlevel : 0;
+}
+
 trv_status geo_block_write(trv_ctx *ctx, geo_block_writer *w, int y0, int ny, const void *cells)
 {
     level *l = &w->lev[0];
@@ -344,8 +350,11 @@ static trv_status make_cog(trv_ctx *ctx, geo_block_writer *w)
     GDALDriverH cog = GDALGetDriverByName("COG");
     if (!cog)
         return trv_error(ctx, TRV_ERR_INTERNAL, "GDAL has no COG driver (GDAL >= 3.1 needed)");
+    char zl[16];
+    snprintf(zl, sizeof zl, "LEVEL=%d", w->zlevel);
     const char *opts[] = {"BLOCKSIZE=256", "COMPRESS=DEFLATE", "PREDICTOR=YES", "BIGTIFF=IF_SAFER",
-                          w->nlev > 1 ? "OVERVIEWS=FORCE_USE_EXISTING" : "OVERVIEWS=NONE", NULL};
+                          w->nlev > 1 ? "OVERVIEWS=FORCE_USE_EXISTING" : "OVERVIEWS=NONE", w->zlevel ? zl : NULL,
+                          NULL};
     CPLErrorReset();
     errno = 0;
     GDALDatasetH out = GDALCreateCopy(cog, w->path, w->ds, FALSE, (char **)opts, NULL, NULL);

@@ -77,6 +77,9 @@ typedef struct geo_block_writer geo_block_writer;
  * meta may be NULL. */
 trv_status geo_block_writer_open(trv_ctx *ctx, const geo_raster *like, const char *path, const trv_meta *meta,
                                  geo_block_writer **out);
+/* The DEFLATE level (1..12, libdeflate's scale) of the COG copy; 0, the
+ * default, leaves GDAL's (6). The cells are the same at every level. */
+void geo_block_writer_set_level(geo_block_writer *w, int zlevel);
 /* Rows y0 .. y0 + ny - 1 of the layer (nx * ny cells of its type); y0 must
  * be the first row not yet written. */
 trv_status geo_block_write(trv_ctx *ctx, geo_block_writer *w, int y0, int ny, const void *cells);

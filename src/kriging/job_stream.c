@@ -13,6 +13,9 @@
 #include <string.h>
 
 #define NODATA (-9999.0f)
+/* The COGs' DEFLATE level (docs/scale.md): at 10 m about 0.35 s of CPU less
+ * than GDAL's 6 for a file 1.1 % larger; level 1 saves no more */
+enum { COG_LEVEL = 4 };
 
 typedef struct kstream {
     krg_job *j;
@@ -47,6 +50,8 @@ static trv_status open_writers(trv_ctx *ctx, kstream *s, trv_outset *set, const 
         const char *tmp = trv_outset_add(set, path[k]);
         st = tmp ? geo_block_writer_open(ctx, &like, tmp, meta, &s->w[k])
                  : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        if (!st)
+            geo_block_writer_set_level(s->w[k], COG_LEVEL);
     }
     if (!st && paths->points) {
         const char *tmp = trv_outset_add(set, paths->points);

@@ -251,6 +251,8 @@ typedef struct job {
     int cv;
     double *pred, *var;
     int nmax;
+    int cov;                /* sets given and a model with a sill: loo_cov() first */
+    int avx;                /* krg_chol_avx() */
     size_t next;            /* next chunk, shared */
     pthread_mutex_t lock;
     int singular;           /* first failure */
@@ -258,6 +260,54 @@ typedef struct job {
 } job;
 
 enum { CHUNK = 64 }; /* targets a thread takes at a time: small, so that threads finish together */
+
+/* Leave-one-out prediction at (x, y) from the n points idx in the
+ * covariance form (docs/method.md §1.5, §1.7), sill s: C = s 11' - G
+ * (C_ii = s) = L L' (krg_chol), u = L^-1 1, v = L^-1 z, y = L^-1 (s - g0),
+ * s11 = u'u, beta = u'v / s11, z* = beta + y'(v - beta u),
+ * sigma^2 = s - y'y + (1 - u'y)^2 / s11. W holds n (n + 4) doubles.
+ * Returns 0, or -1 when a pivot is <= 1e-8 s (the caller then pivots):
+ * C's entries carry rounding of about 1e-16 s, so a smaller pivot would
+ * leave its column only a few digits (a Gau range of many sample
+ * spacings), where the variogram form's LDL' keeps them. */
+static int loo_cov(const krg_points *p, const krg_model *m, double s, const long *idx, int n, double x, double y,
+                   int avx, double *W, double *pred, double *var)
+{
+    double *r = W + (size_t)n * n, *u = r + n, *v = u + n, *c = v + n;
+    for (int j = 0; j < n; j++) {
+        double xj = p->x[idx[j]], yj = p->y[idx[j]], *wj = W + (size_t)j * n;
+        wj[j] = s;
+        for (int i = j + 1; i < n; i++) {
+            double dx = p->x[idx[i]] - xj, dy = p->y[idx[i]] - yj;
+            wj[i] = s - krg_gamma(m, sqrt(dx * dx + dy * dy));
+        }
+        double dx = xj - x, dy = yj - y;
+        u[j] = 1;
+        v[j] = p->z[idx[j]];
+        c[j] = s - krg_gamma(m, sqrt(dx * dx + dy * dy));
+    }
+    if (krg_chol(W, n, 1e-8 * s, r, avx) != 0)
+        return -1;
+    krg_chol_fwd(W, n, r, u, avx);
+    krg_chol_fwd(W, n, r, v, avx);
+    krg_chol_fwd(W, n, r, c, avx);
+    double s11 = 0, s1z = 0;
+    for (int i = 0; i < n; i++) {
+        s11 += u[i] * u[i];
+        s1z += u[i] * v[i];
+    }
+    double beta = s1z / s11, z = beta, q = 0, t = 0;
+    for (int i = 0; i < n; i++) {
+        z += c[i] * (v[i] - beta * u[i]);
+        q += c[i] * c[i];
+        t += u[i] * c[i];
+    }
+    if (!isfinite(z))
+        return -1;
+    *pred = z;
+    *var = s - q + (1 - t) * (1 - t) / s11;
+    return 0;
+}
 
 static void *worker(void *arg)
 {
@@ -267,12 +317,14 @@ static void *worker(void *arg)
     int k = J->nmax;
     long *idx = malloc((size_t)k * sizeof *idx);
     double *d2 = malloc((size_t)k * sizeof *d2);
-    if (!scratch || !idx || !d2 || krg_sys_init(scratch, &s, k) != TRV_OK) {
+    double *W = J->cov ? malloc((size_t)k * (k + 4) * sizeof *W) : NULL;
+    if (!scratch || !idx || !d2 || (J->cov && !W) || krg_sys_init(scratch, &s, k) != TRV_OK) {
         pthread_mutex_lock(&J->lock);
         J->singular = 2;
         pthread_mutex_unlock(&J->lock);
         free(idx);
         free(d2);
+        free(W);
         trv_ctx_free(scratch);
         return NULL;
     }
@@ -309,6 +361,13 @@ static void *worker(void *arg)
                     J->var[t] = NAN;
                 continue;
             }
+            double zc, vc;
+            if (J->cov && loo_cov(J->p, J->m, J->m->nugget + J->m->psill, idx, n, x, y, J->avx, W, &zc, &vc) == 0) {
+                J->pred[t] = zc;
+                if (J->var)
+                    J->var[t] = vc;
+                continue;
+            }
             /* a canonical order, so that the same set reuses its factorisation */
             if (!J->sets)
                 qsort(idx, (size_t)n, sizeof *idx, cmp_long);
@@ -334,6 +393,7 @@ static void *worker(void *arg)
     krg_sys_free(&s);
     free(idx);
     free(d2);
+    free(W);
     trv_ctx_free(scratch);
     return NULL;
 }
@@ -430,8 +490,10 @@ trv_status krg_cv_with(trv_ctx *ctx, const krg_points *p, const krg_index *ix, c
                        const krg_opts *o, size_t n, const long *which, const krg_cv_sets *sets, double *pred,
                        double *var)
 {
+    double sill = m->nugget + m->psill;
     job J = {.p = p, .ix = ix, .m = m, .o = o, .n = which ? n : p->n, .which = which, .sets = sets, .cv = 1,
-             .pred = pred, .var = var};
+             .pred = pred, .var = var, .cov = sets && m->type != KRG_POW && isfinite(sill) && sill > 0,
+             .avx = krg_chol_avx()};
     return run(ctx, &J);
 }
 

@@ -55,7 +55,10 @@ typedef struct krg_cv_sets {
 trv_status krg_cv_sets_new(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_opts *o, size_t n,
                            const long *which, krg_cv_sets **out);
 void krg_cv_sets_free(krg_cv_sets *s);
-/* krg_cv with the sets (NULL: krg_cv itself); same results to the bit. */
+/* krg_cv with the sets (NULL: krg_cv itself). With sets and a model with
+ * a sill (not Pow) each point's system goes through the covariance form
+ * (Cholesky, krige.c loo_cov; docs/method.md 1.5), krg_cv's LDL' only
+ * where a pivot is <= 1e-8 s: the same kriging, different last bits. */
 trv_status krg_cv_with(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
                        const krg_opts *o, size_t n, const long *which, const krg_cv_sets *sets, double *pred,
                        double *var);
