@@ -7,9 +7,13 @@
 # peak RSS, and between two sizes the growth exponents k (time ∝ cells^k,
 # memory ∝ cells^k: streamed stages aim at k ≈ 1 for time and k ≈ 0 for
 # memory). TRV_BLOCK_ROWS as set (default: the tools' own).
-# trv-roadmap on the cost stage's directory, then trv-route --grid (time)
-# in its corridor and with --grid-whole, between the demo's ends (grid_corr,
-# grid_whole) and over 7 km (grid_short, grid_shwh): docs/scale.md.
+# trv-roadmap on the cost stage's directory (roadmap; tiled by itself above
+# 5e7 cells; below, also with --tile 1024: roadmap_tile), trv-route (time)
+# between the demo's ends on the roadmap alone (route), then with --grid
+# in its corridor and with --grid-whole, between the demo's ends
+# (grid_corr, grid_whole) and over 7 km (grid_short, grid_shwh), up to
+# SCALE_GRID_MAX cells (default 5e7: the whole-grid search holds about 36
+# bytes a cell): docs/scale.md.
 # Then, when mpirun and bin/mpi/trv-terrain are there (docs/cluster.md):
 # trv-terrain, trv-speed and trv-cost (bin/mpi/trv-*) at MPI_RES m
 # (default 10) single-process and over 1, 2 and 4
@@ -27,14 +31,15 @@
 # (bench/run.sh's chain), with CPU and peak-RSS ratios (traverse / GDAL).
 # Disk: the outputs' size per stage (du, MiB) after each stage.
 # trv-roadmap and trv-route are skipped above SCALE_ROADMAP_MAX cells
-# (default 3e8: the tiled build, automatic above 5e7 cells, still holds
-# about 3 bytes a cell plus its bands: some 3.6 GB at 1 m; docs/scale.md).
+# (default 1.1e9, Jacksboro at 1 m: the tiled build, automatic above 5e7
+# cells, holds its class and layers by tile rows within caps: 1788 MiB
+# peak, 696 s CPU at 1 m; trv-route there 3.5 GiB; docs/scale.md).
 # At 1 m (10^9 cells) a Float32 layer is 4 GB: set SCALE_DIR to a scratch
 # directory on a large disk (kept; a dem<RES>.tif found there is reused,
 # else made and removed; SCALE_KEEP=1 moves each run directory there as
 # t<RES>), default a temporary directory under /tmp.
 # Environment: TRV_BIN (bin), TRV_DATADIR (data), SCALE_RES, MPI_RES,
-# SCALE_DIR, SCALE_STAGES, SCALE_ROADMAP_MAX, SCALE_MPI (0: no MPI part).
+# SCALE_DIR, SCALE_STAGES, SCALE_ROADMAP_MAX, SCALE_GRID_MAX, SCALE_MPI (0: no MPI part).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -43,7 +48,9 @@ DATA=${TRV_DATADIR:-$root/data}
 SCALE_RES=${SCALE_RES:-30 10 5}
 SCALE_STAGES=${SCALE_STAGES:-krige gdal_krige terrain gdal_terrain roadmap}
 has() { case " $SCALE_STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
-SCALE_ROADMAP_MAX=${SCALE_ROADMAP_MAX:-300000000}
+SCALE_ROADMAP_MAX=${SCALE_ROADMAP_MAX:-1100000000}
+SCALE_GRID_MAX=${SCALE_GRID_MAX:-50000000}
+le() { [ "$(echo "$1 $2" | awk '{print ($1 <= $2)}')" = 1 ]; }
 J=$DATA/jacksboro
 CO="-co TILED=YES -co BLOCKXSIZE=256 -co BLOCKYSIZE=256 -co COMPRESS=DEFLATE -co BIGTIFF=IF_SAFER"
 if [ -n "${SCALE_DIR:-}" ]; then
@@ -141,27 +148,34 @@ EOC
         rm -rf "$w/g"
         emit gdal_terrain "$g1"
     fi
-    if has roadmap && [ "$(echo "$cells $SCALE_ROADMAP_MAX" | awk '{print ($1 <= $2)}')" = 1 ]; then
+    if has roadmap && le "$cells" "$SCALE_ROADMAP_MAX"; then
         r4=$(run "$BIN/trv-roadmap" -q --terrain "$T" -o "$T/roadmap.gpkg" --seed 1)
         emit roadmap "$r4"
-        # the tiled build (what trv-roadmap does by itself above 5e7 cells)
-        r4t=$(run "$BIN/trv-roadmap" -q --terrain "$T" -o "$w/roadmap_tiled.gpkg" --seed 1 --tile 1024)
-        rm -f "$w/roadmap_tiled.gpkg" "$w/roadmap_tiled.bin" "$w/roadmap.json"
-        emit roadmap_tile "$r4t"
+        if le "$cells" 50000000; then # above, the roadmap row is the tiled build
+            r4t=$(run "$BIN/trv-roadmap" -q --terrain "$T" -o "$w/roadmap_tiled.gpkg" --seed 1 --tile 1024)
+            rm -f "$w/roadmap_tiled.gpkg" "$w/roadmap_tiled.bin" "$w/roadmap.json"
+            emit roadmap_tile "$r4t"
+        fi
+        R="$BIN/trv-route -q --roadmap $T/roadmap.gpkg --terrain $T --strategy time --no-timing -o $w/r.geojson"
+        r9=$(run $R --from -84.3637,36.6957 --to -84.1994,36.5216)
+        emit route "$r9"
         # --grid (time) between the demo's ends (30 km, corner to corner) and
         # over 7 km: in its corridor (grid_corr, grid_short) and on the whole grid
-        R="$BIN/trv-route -q --roadmap $T/roadmap.gpkg --terrain $T --strategy time --grid --no-timing -o $w/r.geojson"
-        r5=$(run $R --from -84.3637,36.6957 --to -84.1994,36.5216)
-        r6=$(run $R --from -84.3637,36.6957 --to -84.1994,36.5216 --grid-whole)
-        r7=$(run $R --from -84.3637,36.6957 --to -84.30,36.67)
-        r8=$(run $R --from -84.3637,36.6957 --to -84.30,36.67 --grid-whole)
-        emit grid_corr "$r5"
-        emit grid_whole "$r6"
-        emit grid_short "$r7"
-        emit grid_shwh "$r8"
+        if le "$cells" "$SCALE_GRID_MAX"; then
+            r5=$(run $R --grid --from -84.3637,36.6957 --to -84.1994,36.5216)
+            r6=$(run $R --grid --from -84.3637,36.6957 --to -84.1994,36.5216 --grid-whole)
+            r7=$(run $R --grid --from -84.3637,36.6957 --to -84.30,36.67)
+            r8=$(run $R --grid --from -84.3637,36.6957 --to -84.30,36.67 --grid-whole)
+            emit grid_corr "$r5"
+            emit grid_whole "$r6"
+            emit grid_short "$r7"
+            emit grid_shwh "$r8"
+        else
+            echo "route --grid: skipped at $res m ($cells cells > SCALE_GRID_MAX $SCALE_GRID_MAX: the whole-grid search holds about 36 bytes a cell)"
+        fi
     fi
-    ! has roadmap || [ "$(echo "$cells $SCALE_ROADMAP_MAX" | awk '{print ($1 <= $2)}')" = 1 ] ||
-        echo "roadmap, route: skipped at $res m ($cells cells > SCALE_ROADMAP_MAX $SCALE_ROADMAP_MAX: the tiled roadmap holds about 3 bytes a cell plus its bands)"
+    ! has roadmap || le "$cells" "$SCALE_ROADMAP_MAX" ||
+        echo "roadmap, route: skipped at $res m ($cells cells > SCALE_ROADMAP_MAX $SCALE_ROADMAP_MAX)"
     echo "$cur" | awk -v res="$res" '{
         for (i = 1; i <= NF; i += 6) { c[$i] = $(i + 3); m[$i] = $(i + 5) }
         for (k = 1; k <= 2; k++) { st = k == 1 ? "krige" : "terrain"

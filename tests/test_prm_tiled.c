@@ -16,7 +16,6 @@
 #include "run/run.h"
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 enum { RNX = PRM_RUN_NX, RNY = PRM_RUN_NY }; /* the run directory of the cache test: 3 x 3 lazy tiles */
 
@@ -609,6 +608,37 @@ static void test_blocks_facts(void **state)
     trv_ctx_free(ctx);
 }
 
+/* A class cap of two tile rows (prm_terrain_class_cap) on a lazy terrain
+ * of 3 x 3 tiles: looking at every cell in row order lets go of tile row
+ * 0 whole (ready, class and gonogo read as zeros), rows 1 and 2 held; a
+ * second look, from the last row up, reads row 0 again and lets go of row
+ * 1 (read before 2); every look gives prm_cell_go, class and gonogo of
+ * the whole read. */
+static void class_cap_check(trv_ctx *ctx, const char *dir, const prm_terrain *e, prm_terrain_facts *f)
+{
+    prm_terrain l;
+    if (prm_terrain_open(ctx, dir, f, &l))
+        fail_msg("%s", trv_errmsg(ctx));
+    assert_int_equal(prm_terrain_class_cap(ctx, &l, 1), TRV_OK);
+    int differ = 0;
+    for (long i = 0; i < (long)RNX * RNY; i++)
+        differ += prm_cell_go(&l, i) != prm_cell_go(e, i) || l.cls->u8[i] != e->cls->u8[i] ||
+                  l.gonogo->u8[i] != e->gonogo->u8[i];
+    assert_int_equal(differ, 0);
+    long held[3] = {0, 0, 0};
+    for (size_t i = 0; i < (size_t)RNX * RNY; i++)
+        held[i / RNX / 256] += l.ready[i] != 0 || l.cls->u8[i] != 0 || l.gonogo->u8[i] != 0;
+    assert_true(held[0] == 0 && held[1] == (long)256 * RNX && held[2] == (long)(RNY - 512) * RNX);
+    for (long i = (long)RNX * RNY - 1; i >= 0; i--)
+        differ += prm_cell_go(&l, i) != prm_cell_go(e, i) || l.cls->u8[i] != e->cls->u8[i];
+    assert_int_equal(differ, 0);
+    held[0] = held[1] = held[2] = 0;
+    for (size_t i = 0; i < (size_t)RNX * RNY; i++)
+        held[i / RNX / 256] += l.ready[i] != 0;
+    assert_true(held[0] == (long)256 * RNX && held[1] == 0 && held[2] == (long)(RNY - 512) * RNX);
+    prm_terrain_clear(&l);
+}
+
 /* prm_terrain_release_above on a lazy terrain of 3 x 3 tiles: row 255
  * lets nothing go; row 256 the first tile row, which is read again (3
  * tiles) at the next look, every cell as the whole read has it; class and
@@ -662,6 +692,7 @@ static void release_check(trv_ctx *ctx, const char *dir, const prm_terrain *e, p
         differ += !cell_same(e, &l, i);
     assert_int_equal(differ, 0);
     prm_terrain_clear(&l);
+    class_cap_check(ctx, dir, e, f);
 }
 
 /* trv-roadmap's terrain (prm_roadmap_terrain): read whole when the build
@@ -692,6 +723,7 @@ static void test_roadmap_terrain(void **state)
     assert_true(read == 0 && total == 9);
     release_check(ctx, dir, &e, &f);
     assert_int_equal(prm_terrain_band_cap(ctx, &l, 1), TRV_OK); /* two tile rows of three held at once */
+    assert_int_equal(prm_terrain_class_cap(ctx, &l, 1), TRV_OK); /* and their class, gonogo and ready */
     prm_roadmap *w = NULL, *z = NULL;
     prm_build_stats wbs, zbs;
     assert_int_equal(prm_roadmap_build(ctx, &e, &o, &w, &wbs), TRV_OK);

@@ -197,6 +197,15 @@ void prm_terrain_release_above(const prm_terrain *t, long r);
  * the arrays directly after prm_terrain_need. TRV_OK at once for a
  * terrain read whole or mapped. */
 trv_status prm_terrain_band_cap(trv_ctx *ctx, prm_terrain *t, size_t bytes);
+/* From now on hold the class, gonogo and ready (3 bytes a cell) of at
+ * most bytes' worth of a lazy terrain's tile rows (at least two):
+ * reading the class of a tile in a tile row not held lets go of the row
+ * whose class was read least recently, whole (its other layers as above,
+ * then class, gonogo and ready: pages given back, its tiles read again
+ * at the next look, the same values). The same callers as
+ * prm_terrain_band_cap's: through prm_cell_go, prm_need's users, never
+ * the arrays directly (nor prm_class_codes without the facts' runs). */
+trv_status prm_terrain_class_cap(trv_ctx *ctx, prm_terrain *t, size_t bytes);
 
 /* Pace (s per metre of map length) of GO cell i heading along the unit
  * vector (ux, uy) (east, north); INFINITY where the speed that way is 0. */
@@ -351,9 +360,11 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
  * and t opened lazily on them (prm_terrain_open: a tile read when a
  * measure first looks at it), so that the cache is written from f
  * (prm_roadmap_cache_write_facts, without layers); its layers beyond
- * class and gonogo held within PRM_BUILD_BAND_BYTES (prm_terrain_band_cap).
- * Clear both after. */
+ * class and gonogo held within PRM_BUILD_BAND_BYTES (prm_terrain_band_cap),
+ * class, gonogo and ready within PRM_BUILD_CLASS_BYTES
+ * (prm_terrain_class_cap). Clear both after. */
 #define PRM_BUILD_BAND_BYTES ((size_t)256 << 20)
+#define PRM_BUILD_CLASS_BYTES ((size_t)768 << 20)
 trv_status prm_roadmap_terrain(trv_ctx *ctx, const char *dir, const prm_build_opts *o, prm_terrain *t,
                                prm_terrain_facts *f);
 void prm_roadmap_free(prm_roadmap *r);

@@ -29,6 +29,8 @@ struct prm_lazy {
     long tiles_read;
     int band_cap;           /* tile rows whose layers (beyond class) may be held at once; 0: no limit */
     long *band_used;        /* per tile row: when one of its tiles was last filled; 0 none held */
+    int class_cap;          /* tile rows whose class and gonogo (and ready) may be held at once; 0: no limit */
+    long *class_used;       /* per tile row: when one of its tiles' class was last read; 0 none held */
     long clock;
     trv_ctx *ctx;           /* the tile reads' errors */
     trv_ctx *ctx2;          /* those of a tile's second thread (fill_all) */
@@ -46,6 +48,7 @@ void prm_lazy_free(prm_lazy *z)
     geo_raster_free(z->landuse);
     free(z->state);
     free(z->band_used);
+    free(z->class_used);
     free(z->pairmap);
     free(z->seams);
     free(z->run_code);
@@ -223,27 +226,28 @@ static int fill_all(const prm_terrain *t, int tx, int ty)
 }
 
 static void release_band(const prm_terrain *t, long ty);
+static void release_class(const prm_terrain *t, long ty);
 
-/* Under a band cap, tile row ty about to be filled: held (its stamp
- * renewed), the least recently filled other row let go when the cap is
- * reached. */
-static void band_use(const prm_terrain *t, int ty)
+/* Under a cap of cap tile rows (used: per row, its stamp; 0 none held),
+ * tile row ty about to be filled: held (its stamp renewed), the least
+ * recently filled other row let go (release) when the cap is reached. */
+static void lru_use(const prm_terrain *t, long *used, int cap, int ty, void (*release)(const prm_terrain *, long))
 {
     prm_lazy *z = t->lazy;
-    if (!z->band_cap)
+    if (!cap)
         return;
-    if (!z->band_used[ty]) {
+    if (!used[ty]) {
         int held = 0;
         long oldest = -1;
         for (long b = 0; b < z->nty; b++)
-            if (z->band_used[b] && b != ty) {
+            if (used[b] && b != ty) {
                 held++;
-                oldest = oldest < 0 || z->band_used[b] < z->band_used[oldest] ? b : oldest;
+                oldest = oldest < 0 || used[b] < used[oldest] ? b : oldest;
             }
-        if (held >= z->band_cap && oldest >= 0)
-            release_band(t, oldest);
+        if (held >= cap && oldest >= 0)
+            release(t, oldest);
     }
-    z->band_used[ty] = ++z->clock;
+    used[ty] = ++z->clock;
 }
 
 static void fill_tile(const prm_terrain *t, int tx, int ty, int have)
@@ -252,6 +256,7 @@ static void fill_tile(const prm_terrain *t, int tx, int ty, int have)
     unsigned char *s = &z->state[(size_t)ty * z->ntx + tx];
     tile b = tile_at(t, tx, ty);
     if (!(*s & TS_CLASS)) {
+        lru_use(t, z->class_used, z->class_cap, ty, release_class);
         *s |= TS_CLASS;
         if (read_one(z, z->src.src[RUN_CLASS], t->cls, b) || read_one(z, z->src.src[RUN_GONOGO], t->gonogo, b)) {
             *s |= TS_ALL;
@@ -262,7 +267,7 @@ static void fill_tile(const prm_terrain *t, int tx, int ty, int have)
     }
     if (!(have & PRM_HAVE_ALL) || (*s & TS_ALL))
         return;
-    band_use(t, ty);
+    lru_use(t, z->band_used, z->band_cap, ty, release_band);
     *s |= TS_ALL;
     z->tiles_read++;
     if (fill_all(t, tx, ty)) {
@@ -546,6 +551,22 @@ static void drop_rows(void *base, size_t size, size_t nx, size_t y0, size_t y1)
         (void)madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
+/* Rows y0 .. y1 - 1 of a byte array, nx a row, zeroed: drop_rows's whole
+ * pages, the bytes left at either end by memset (they share a page with
+ * the rows around, kept). */
+static void clear_rows(unsigned char *base, size_t nx, size_t y0, size_t y1)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), i0 = y0 * nx, i1 = y1 * nx;
+    uintptr_t a = ((uintptr_t)(base + i0) + page - 1) / page * page, b = (uintptr_t)(base + i1) / page * page;
+    if (b <= a) {
+        memset(base + i0, 0, i1 - i0);
+        return;
+    }
+    drop_rows(base, 1, nx, y0, y1);
+    memset(base + i0, 0, (size_t)(a - (uintptr_t)(base + i0)));
+    memset((unsigned char *)b, 0, (size_t)((uintptr_t)(base + i1) - b));
+}
+
 /* Tile row ty's layers but class and gonogo let go (prm.h
  * prm_terrain_release_above). */
 static void release_band(const prm_terrain *t, long ty)
@@ -555,6 +576,14 @@ static void release_band(const prm_terrain *t, long ty)
     int any = 0;
     for (int tx = 0; tx < z->ntx; tx++) {
         unsigned char *s = &z->state[(size_t)ty * z->ntx + tx];
+        if (*s & TS_ALL) { /* only its cells: a tile not read keeps its pages unmapped */
+            tile b = tile_at(t, tx, (int)ty);
+            for (int y = b.y0; y < b.y0 + b.ny; y++) {
+                unsigned char *r = t->ready + (size_t)y * nx + b.x0;
+                for (int x = 0; x < b.nx; x++)
+                    r[x] &= (unsigned char)~PRM_HAVE_ALL;
+            }
+        }
         any |= *s & (TS_ALL | TS_DEM);
         *s &= (unsigned char)~(TS_ALL | TS_DEM);
     }
@@ -563,8 +592,6 @@ static void release_band(const prm_terrain *t, long ty)
     if (!any)
         return;
     size_t y0 = (size_t)ty * PRM_TILE, y1 = y0 + PRM_TILE < (size_t)t->grid->ny ? y0 + PRM_TILE : (size_t)t->grid->ny;
-    for (size_t i = y0 * nx; i < y1 * nx; i++)
-        t->ready[i] &= (unsigned char)~PRM_HAVE_ALL;
     drop_rows(t->cost->f32, sizeof(float), nx, y0, y1);
     drop_rows(t->dem->f32, sizeof(float), nx, y0, y1);
     drop_rows(t->slope->f32, sizeof(float), nx, y0, y1);
@@ -577,6 +604,23 @@ static void release_band(const prm_terrain *t, long ty)
         drop_rows(z->soil->u8, 1, nx, y0, y1);
     if (z->landuse)
         drop_rows(z->landuse->u8, 1, nx, y0, y1);
+}
+
+/* Tile row ty let go whole (prm.h prm_terrain_class_cap): its layers as
+ * release_band, then its class, gonogo and ready zeroed (clear_rows: the
+ * pages given back), so the next look reads its tiles again. */
+static void release_class(const prm_terrain *t, long ty)
+{
+    prm_lazy *z = t->lazy;
+    size_t nx = (size_t)t->grid->nx;
+    release_band(t, ty);
+    for (int tx = 0; tx < z->ntx; tx++)
+        z->state[(size_t)ty * z->ntx + tx] = 0;
+    z->class_used[ty] = 0;
+    size_t y0 = (size_t)ty * PRM_TILE, y1 = y0 + PRM_TILE < (size_t)t->grid->ny ? y0 + PRM_TILE : (size_t)t->grid->ny;
+    clear_rows(t->cls->u8, nx, y0, y1);
+    clear_rows(t->gonogo->u8, nx, y0, y1);
+    clear_rows(t->ready, nx, y0, y1);
 }
 
 void prm_terrain_release_above(const prm_terrain *t, long r)
@@ -598,6 +642,19 @@ trv_status prm_terrain_band_cap(trv_ctx *ctx, prm_terrain *t, size_t bytes)
     if (!z->band_used && !(z->band_used = calloc((size_t)z->nty, sizeof *z->band_used)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     z->band_cap = (int)(cap < 2 ? 2 : cap > z->nty ? z->nty : cap);
+    return TRV_OK;
+}
+
+trv_status prm_terrain_class_cap(trv_ctx *ctx, prm_terrain *t, size_t bytes)
+{
+    prm_lazy *z = t->lazy;
+    if (!z || !t->ready)
+        return TRV_OK;
+    size_t band = (size_t)PRM_TILE * t->grid->nx * 3; /* class, gonogo, ready */
+    long cap = (long)(bytes / band);
+    if (!z->class_used && !(z->class_used = calloc((size_t)z->nty, sizeof *z->class_used)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    z->class_cap = (int)(cap < 2 ? 2 : cap > z->nty ? z->nty : cap);
     return TRV_OK;
 }
 

@@ -246,7 +246,9 @@ trv_status prm_roadmap_terrain(trv_ctx *ctx, const char *dir, const prm_build_op
     if (!tiled)
         return prm_terrain_load(ctx, dir, t);
     trv_status st = prm_blocks_facts(ctx, dir, f);
-    if (!st && !(st = prm_terrain_open(ctx, dir, f, t)) && (st = prm_terrain_band_cap(ctx, t, PRM_BUILD_BAND_BYTES)))
+    if (!st && !(st = prm_terrain_open(ctx, dir, f, t)) &&
+        ((st = prm_terrain_band_cap(ctx, t, PRM_BUILD_BAND_BYTES)) ||
+         (st = prm_terrain_class_cap(ctx, t, PRM_BUILD_CLASS_BYTES))))
         prm_terrain_clear(t);
     if (st)
         prm_terrain_facts_clear(f);
