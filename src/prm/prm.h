@@ -419,6 +419,8 @@ typedef struct prm_path {
     double *x, *y;          /* vertices, start to goal */
     double objective;       /* the strategy's total */
     long expanded;          /* nodes (or cells) expanded */
+    double searched;        /* prm_route's search cost, before shortcutting (the objective's sum over the
+                               roadmap path found; 0 from other searches) */
 } prm_path;
 
 void prm_path_clear(prm_path *p);
