@@ -117,6 +117,57 @@ static void check_matrices(const prm_hier *h, const prm_roadmap *r)
     assert_true(rows > 10);
 }
 
+static void same_ints(const int *a, const int *b, size_t n) { assert_memory_equal(a, b, n * sizeof *a); }
+
+/* h through its file and back (the same arrays, byte for byte); a file
+ * cut short, one bit changed in its header's hash, or read against
+ * another roadmap: TRV_ERR_DATA. The copy read replaces h. */
+static prm_hier *round_trip(trv_ctx *ctx, prm_hier *h, const prm_roadmap *r)
+{
+    char *dir = make_tmpdir(), *path = NULL;
+    assert_true(asprintf(&path, "%s/r.hier", dir) > 0);
+    assert_int_equal(prm_hier_write(ctx, h, path), TRV_OK);
+    prm_hier *b = NULL;
+    assert_int_equal(prm_hier_read(ctx, path, r, &b), TRV_OK);
+    size_t nn = (size_t)r->nnodes, nt = (size_t)h->ntiles;
+    assert_true(b->tile == h->tile && b->ntiles == h->ntiles && b->x0 == h->x0 && b->th == h->th);
+    same_ints(b->node_tile, h->node_tile, nn);
+    same_ints(b->comp, h->comp, nn);
+    same_ints(b->border_pos, h->border_pos, nn);
+    same_ints(b->border_start, h->border_start, nt + 1);
+    same_ints(b->border, h->border, (size_t)h->border_start[nt]);
+    for (int s = 0; s < PRM_HIER_NSTRAT; s++)
+        assert_memory_equal(b->mat[s], h->mat[s], (size_t)h->mat_start[nt] * sizeof(double));
+    prm_hier_free(h);
+    FILE *f = fopen(path, "r+b");
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    assert_int_equal(ftruncate(fileno(f), size - 1), 0);
+    fclose(f);
+    prm_hier *c = NULL;
+    assert_int_equal(prm_hier_read(ctx, path, r, &c), TRV_ERR_DATA);
+    assert_null(c);
+    assert_int_equal(prm_hier_write(ctx, b, path), TRV_OK);
+    f = fopen(path, "r+b");
+    fseek(f, 8 + 7 * 4 + 4 * 8, SEEK_SET); /* the hash's first byte */
+    int byte = fgetc(f);
+    fseek(f, 8 + 7 * 4 + 4 * 8, SEEK_SET);
+    fputc(byte ^ 1, f);
+    fclose(f);
+    assert_int_equal(prm_hier_read(ctx, path, r, &c), TRV_ERR_DATA);
+    assert_int_equal(prm_hier_write(ctx, b, path), TRV_OK);
+    prm_roadmap other = *r;
+    other.nedges--; /* another roadmap: one edge fewer */
+    assert_int_equal(prm_hier_read(ctx, path, &other, &c), TRV_ERR_DATA);
+    assert_int_equal(prm_hier_read(ctx, path, r, &c), TRV_OK);
+    prm_hier_free(c);
+    unlink(path);
+    rmdir(dir);
+    free(path);
+    free(dir);
+    return b;
+}
+
 /* The tiles of (x0, y0) and (x1, y1): 0 same, 1 neighbours (8-way), 2 farther. */
 static int tile_gap(const prm_hier *h, double x0, double y0, double x1, double y1)
 {
@@ -137,6 +188,7 @@ static void pairs(int tile)
     assert_int_equal(prm_hier_build(ctx, rm, t.grid, tile, &h), TRV_OK);
     assert_true(h->border_start[h->ntiles] > 0 && h->border_start[h->ntiles] < rm->nnodes);
     check_matrices(h, rm);
+    h = round_trip(ctx, h, rm);
     trv_rng rng;
     trv_rng_seed(&rng, 2026);
     int kind[3] = {0}, unreachable = 0, compared = 0;

@@ -15,8 +15,6 @@ void prm_hier_free(prm_hier *h)
         return;
     free(h->node_tile);
     free(h->comp);
-    free(h->tedge_start);
-    free(h->tedge);
     free(h->border_start);
     free(h->border);
     free(h->border_pos);
@@ -149,39 +147,27 @@ static trv_status groups(trv_ctx *ctx, prm_hier *h, const prm_roadmap *r)
 {
     int nt = h->ntiles;
     char *isb = calloc((size_t)r->nnodes + 1, 1);
-    h->tedge_start = calloc((size_t)nt + 1, sizeof *h->tedge_start);
     h->border_start = calloc((size_t)nt + 1, sizeof *h->border_start);
     h->border_pos = malloc(((size_t)r->nnodes + 1) * sizeof *h->border_pos);
     h->mat_start = calloc((size_t)nt + 1, sizeof *h->mat_start);
-    if (!isb || !h->tedge_start || !h->border_start || !h->border_pos || !h->mat_start) {
+    if (!isb || !h->border_start || !h->border_pos || !h->mat_start) {
         free(isb);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
     for (int e = 0; e < r->nedges; e++) {
-        int ta = h->node_tile[r->edges[e].a], tb = h->node_tile[r->edges[e].b];
-        if (ta == tb)
-            h->tedge_start[ta]++;
-        else
+        if (h->node_tile[r->edges[e].a] != h->node_tile[r->edges[e].b])
             isb[r->edges[e].a] = isb[r->edges[e].b] = 1;
     }
     for (int i = 0; i < r->nnodes; i++)
         h->border_start[h->node_tile[i]] += isb[i];
-    starts(h->tedge_start, nt);
     starts(h->border_start, nt);
-    h->tedge = malloc(((size_t)h->tedge_start[nt] + 1) * sizeof *h->tedge);
     h->border = malloc(((size_t)h->border_start[nt] + 1) * sizeof *h->border);
     int *fill = calloc((size_t)nt + 1, sizeof *fill);
-    if (!h->tedge || !h->border || !fill) {
+    if (!h->border || !fill) {
         free(isb);
         free(fill);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
-    for (int e = 0; e < r->nedges; e++) {
-        int ta = h->node_tile[r->edges[e].a];
-        if (ta == h->node_tile[r->edges[e].b])
-            h->tedge[h->tedge_start[ta] + fill[ta]++] = e;
-    }
-    memset(fill, 0, ((size_t)nt + 1) * sizeof *fill);
     for (int i = 0; i < r->nnodes; i++) { /* ascending per tile */
         int T = h->node_tile[i];
         h->border_pos[i] = isb[i] ? fill[T] : -1;

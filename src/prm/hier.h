@@ -36,8 +36,7 @@ typedef struct prm_hier {
     uint64_t hash;             /* of the roadmap's nodes and edges' ends (prm_hier_hash) */
     int *node_tile;            /* per node */
     int *comp;                 /* per node: its component's root (all edges) */
-    int *tedge_start, *tedge;  /* per tile: its own edges (CSR, ntiles + 1 starts) */
-    int *border_start, *border; /* per tile: its border nodes, ascending (CSR) */
+    int *border_start, *border; /* per tile: its border nodes, ascending (CSR, ntiles + 1 starts) */
     int *border_pos;           /* per node: its index among its tile's border nodes, -1 if none */
     long *mat_start;           /* per tile: offset of its nb x nb block (ntiles + 1) */
     double *mat[PRM_HIER_NSTRAT]; /* row from, column to; INFINITY unreachable */
