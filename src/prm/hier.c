@@ -1,6 +1,6 @@
 /* The hierarchical roadmap index: build, file (hier.h). */
 #include "prm/hier.h"
-#include "prm_priv.h"
+#include "tiled.h"
 
 #include "core/heap.h"
 
@@ -24,6 +24,8 @@ void prm_hier_free(prm_hier *h)
     free(h);
 }
 
+int prm_hier_tile(const prm_build_opts *o, const geo_grid *g) { return prm_build_tile(o, g); }
+
 int prm_hier_tile_at(const prm_hier *h, double x, double y)
 {
     double fx = floor((x - h->x0) / h->tw), fy = floor((y - h->y0) / h->th);
@@ -41,8 +43,16 @@ uint64_t prm_hier_hash(const prm_roadmap *r)
         memcpy(&b, &r->y[i], 8);
         hsh = ((hsh ^ a) * 0x100000001b3ULL ^ b) * 0x100000001b3ULL;
     }
-    for (int e = 0; e < r->nedges; e++)
+    for (int e = 0; e < r->nedges; e++) {
+        const prm_piece *p = &r->edges[e].p;
+        const double wv[7] = {p->d, p->l, p->h, p->s, p->slope_int, p->time_s, p->time_rev_s}; /* the weights' */
         hsh = (hsh ^ ((uint64_t)(uint32_t)r->edges[e].a << 32 | (uint32_t)r->edges[e].b)) * 0x100000001b3ULL;
+        for (int k = 0; k < 7; k++) {
+            uint64_t v;
+            memcpy(&v, &wv[k], 8);
+            hsh = (hsh ^ v) * 0x100000001b3ULL;
+        }
+    }
     return hsh;
 }
 

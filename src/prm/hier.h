@@ -54,8 +54,14 @@ typedef struct prm_hier_stats {
  * (>= 1). TRV_ERR_NOMEM. */
 trv_status prm_hier_build(trv_ctx *ctx, const prm_roadmap *r, const geo_grid *g, int tile, prm_hier **out);
 void prm_hier_free(prm_hier *h);
+/* The index's tile for a build with options o on grid g: the tiled
+ * build's tile (prm_build_tile), 0 for a whole build (no index). */
+int prm_hier_tile(const prm_build_opts *o, const geo_grid *g);
 /* The tile of map point (x, y) (clamped to the tile grid). */
 int prm_hier_tile_at(const prm_hier *h, double x, double y);
+/* FNV-1a over the nodes' coordinates and the edges' ends and the pieces'
+ * terms the weights use (d, l, h, s, slope_int, time_s, time_rev_s): an
+ * index is used only with the roadmap it was built from. */
 uint64_t prm_hier_hash(const prm_roadmap *r);
 /* Whether a query under (s, w, admissible, zones) can use the index: mdr,
  * msr, time; mmcr only with the admissible heuristic and the default
