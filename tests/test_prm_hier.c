@@ -121,8 +121,8 @@ static void same_ints(const int *a, const int *b, size_t n) { assert_memory_equa
 
 /* h through its file and back (the same arrays, byte for byte); a file
  * cut short, one bit changed in its header's hash, or read against
- * another roadmap: TRV_ERR_DATA. The copy read replaces h. */
-static prm_hier *round_trip(trv_ctx *ctx, prm_hier *h, const prm_roadmap *r)
+ * another roadmap (one edge fewer, one weight changed): TRV_ERR_DATA. The copy read replaces h. */
+static prm_hier *round_trip(trv_ctx *ctx, prm_hier *h, prm_roadmap *r)
 {
     char *dir = make_tmpdir(), *path = NULL;
     assert_true(asprintf(&path, "%s/r.hier", dir) > 0);
@@ -159,6 +159,10 @@ static prm_hier *round_trip(trv_ctx *ctx, prm_hier *h, const prm_roadmap *r)
     prm_roadmap other = *r;
     other.nedges--; /* another roadmap: one edge fewer */
     assert_int_equal(prm_hier_read(ctx, path, &other, &c), TRV_ERR_DATA);
+    double keep = r->edges[r->nedges - 1].p.time_rev_s; /* the same graph, one weight changed */
+    r->edges[r->nedges - 1].p.time_rev_s = keep * (1 + 1e-15) + 1e-300;
+    assert_int_equal(prm_hier_read(ctx, path, r, &c), TRV_ERR_DATA);
+    r->edges[r->nedges - 1].p.time_rev_s = keep;
     assert_int_equal(prm_hier_read(ctx, path, r, &c), TRV_OK);
     prm_hier_free(c);
     unlink(path);
