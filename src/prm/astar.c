@@ -459,8 +459,8 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
 
 /* The search on the hierarchical index (hier.h): the ends' links as
  * arrays. */
-static trv_status search_hier(trv_ctx *ctx, const prm_hier *h, const graph *gr, const link *lg, int ng, double *g,
-                              int *parent, char *closed, long *expanded, prm_hier_stats *hs)
+static trv_status search_hier(trv_ctx *ctx, const prm_hier *h, const graph *gr, const astar *A, const link *lg, int ng,
+                              double *g, int *parent, char *closed, long *expanded, prm_hier_stats *hs)
 {
     int *sn = malloc(((size_t)gr->ns + 1) * sizeof *sn), *gn = malloc(((size_t)ng + 1) * sizeof *gn);
     double *sw = malloc(((size_t)gr->ns + 1) * sizeof *sw);
@@ -472,13 +472,26 @@ static trv_status search_hier(trv_ctx *ctx, const prm_hier *h, const graph *gr, 
     for (int q = 0; !st && q < ng; q++)
         gn[q] = lg[q].node;
     double direct = gr->direct.blocked ? INFINITY : prm_piece_weight(&gr->direct, gr->s, gr->w);
+    /* heuristic(): the weight per metre of the straight line, times metres per map unit */
+    const prm_terrain *t = A->t;
+    double per_m = gr->s == PRM_MMCR ? gr->w->kd : gr->s == PRM_MDR ? 1 : gr->s == PRM_MSR ? 1e-3
+                 : t->top_speed_kmh > 0 ? 1 / (t->top_speed_kmh / 3.6) : 0;
+    const double goal[3] = {A->gx, A->gy, per_m * t->cell_m / t->grid->gt[1]};
     if (!st)
-        st = prm_hier_search(ctx, h, gr->r, gr->s, gr->w, sn, sw, gr->ns, gn, ng, gr->to_goal, direct, g, parent,
-                             closed, expanded, hs);
+        st = prm_hier_search(ctx, h, gr->r, gr->s, gr->w, sn, sw, gr->ns, gn, ng, gr->to_goal, direct, goal, g,
+                             parent, closed, expanded, hs);
     free(sn);
     free(gn);
     free(sw);
     return st;
+}
+
+static void flat_reads(const prm_roadmap *r, const char *closed, int components, prm_hier_stats *hs)
+{
+    hs->edges_read = components ? r->nedges : 0;
+    for (int i = 0; i < r->nnodes; i++)
+        if (closed[i])
+            hs->edges_read += r->adj_start[i + 1] - r->adj_start[i];
 }
 
 trv_status prm_route_hier(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, const prm_hier *h,
@@ -545,9 +558,11 @@ trv_status prm_route_hier(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap 
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if (hier ? (st = search_hier(ctx, h, &gr, lg, ng, g, parent, closed, &out->expanded, hs))
+    if (hier ? (st = search_hier(ctx, h, &gr, &A, lg, ng, g, parent, closed, &out->expanded, hs))
              : (st = search(ctx, &gr, &A, sx, sy, g, parent, closed, &out->expanded)))
         goto done;
+    if (hs && !hier) /* the flat search's reads: the components' pass, every closed node's edges */
+        flat_reads(r, closed, gr.direct.blocked, hs);
     if (!closed[gr.G]) {
         st = trv_error(ctx, TRV_ERR_DATA,
                        "the goal (%.1f, %.1f) is not reachable from the start (%.1f, %.1f) on the roadmap (%ld nodes "

@@ -18,7 +18,8 @@
  * matrix entry, which a real path inside the tile attains. The abstract
  * graph is the ends, the tiles the ends link into in full (their edges),
  * the other tiles' border nodes joined by the matrix, and the crossing
- * edges; Dijkstra on it, then each matrix hop refined by Dijkstra inside
+ * edges; A* on it with the flat search's (consistent) heuristic, then
+ * each matrix hop refined by Dijkstra inside
  * its tile alone. Edges read: those of the end tiles, the crossing edges
  * of the border nodes reached and the refined tiles'. */
 #ifndef TRV_PRM_HIER_H
@@ -45,7 +46,10 @@ typedef struct prm_hier {
 /* What one query read (prm_route_hier). */
 typedef struct prm_hier_stats {
     int used;                  /* 1: the hierarchical search ran, 0: the flat one */
-    long edges_read;           /* roadmap edges looked at */
+    long edges_read;           /* roadmap edges looked at (the flat search: every edge of a closed node, and
+                                  every edge once more for its components' pass when the ends do not see each
+                                  other) */
+    long matrix_read;          /* the index's matrix entries looked at */
     long tiles_full, tiles_refined;
     long abstract_expanded;
 } prm_hier_stats;
@@ -76,18 +80,20 @@ trv_status prm_hier_read(trv_ctx *ctx, const char *path, const prm_roadmap *r, p
 /* The index's path beside a roadmap GeoPackage: ROADMAP.gpkg.hier. */
 char *prm_hier_path(const char *gpkg);
 
-/* The search on the index (hier_search.c): Dijkstra from S = r->nnodes to
+/* The search on the index (hier_search.c): A* from S = r->nnodes to
  * G = r->nnodes + 1 over the abstract graph (hier.h's header), S's arcs
  * to snode[q] weighing sw[q] and direct (INFINITY: none) to G, the goal's
- * arcs from gnode[q] weighing to_goal[gnode[q]] (to_goal: per node). g,
+ * arcs from gnode[q] weighing to_goal[gnode[q]] (to_goal: per node);
+ * the estimate goal[2] times the straight line to (goal[0], goal[1]),
+ * which must be consistent (prm_route's admissible heuristics are). g,
  * parent, closed: N = nnodes + 2 each, initialised (INFINITY, -1, 0) by
  * the caller; on return, when closed[G], the parent chain from G to S is
  * a whole roadmap path (each matrix hop refined inside its tile) and g[G]
  * its cost. hs (may be NULL) receives what was read. */
 trv_status prm_hier_search(trv_ctx *ctx, const prm_hier *h, const prm_roadmap *r, prm_strategy s,
                            const prm_weights *w, const int *snode, const double *sw, int ns, const int *gnode, int ng,
-                           const double *to_goal, double direct, double *g, int *parent, char *closed,
-                           long *expanded, prm_hier_stats *hs);
+                           const double *to_goal, double direct, const double goal[3], double *g, int *parent,
+                           char *closed, long *expanded, prm_hier_stats *hs);
 
 /* prm_route (prm.h) with the index h (NULL: the flat search), when
  * prm_hier_applies: the same links, checks, errors, tracing and

@@ -15,7 +15,18 @@ typedef struct query {
     const prm_weights *w;
     const char *full;      /* per tile: 1 for the tiles the ends link into */
     prm_hier_stats *hs;
+    const double *goal;    /* x, y, the heuristic's weight per map unit */
 } query;
+
+/* The A* key's estimate: the straight line to the goal times the least
+ * weight per map unit (consistent for edges and matrix hops alike: a
+ * hop's cost is a sum of edges', each at least its ends' difference). */
+static double est(const query *q, int v)
+{
+    if (v >= q->r->nnodes)
+        return 0;
+    return q->goal[2] * hypot(q->goal[0] - q->r->x[v], q->goal[1] - q->r->y[v]);
+}
 
 static double edge_w(const prm_edge *e, int u, prm_strategy s, const prm_weights *w)
 {
@@ -24,15 +35,15 @@ static double edge_w(const prm_edge *e, int u, prm_strategy s, const prm_weights
     return prm_piece_weight(&e->p, s, w);
 }
 
-static int relax(trv_heap *hp, double *g, int *parent, char *hop, const char *closed, int u, int v, double wt,
-                 int via)
+static int relax(const query *q, trv_heap *hp, double *g, int *parent, char *hop, const char *closed, int u, int v,
+                 double wt, int via)
 {
     if (closed[v] || !(g[u] + wt < g[v]))
         return 0;
     g[v] = g[u] + wt;
     parent[v] = u;
     hop[v] = (char)via;
-    return trv_heap_push(hp, v, g[v], 0);
+    return trv_heap_push(hp, v, g[v] + est(q, v), 0);
 }
 
 /* Roadmap node u's arcs: all its edges in a full tile; else the matrix row
@@ -46,16 +57,17 @@ static int expand(const query *q, trv_heap *hp, double *g, int *parent, char *ho
         const prm_edge *e = &r->edges[r->adj[j]];
         int v = e->a == u ? e->b : e->a;
         q->hs->edges_read++;
-        if ((full || h->node_tile[v] != T) && relax(hp, g, parent, hop, closed, u, v, edge_w(e, u, q->s, q->w), 0))
+        if ((full || h->node_tile[v] != T) && relax(q, hp, g, parent, hop, closed, u, v, edge_w(e, u, q->s, q->w), 0))
             return -1;
     }
     if (full || h->border_pos[u] < 0)
         return 0;
     int b0 = h->border_start[T], nb = h->border_start[T + 1] - b0;
     const double *m = h->mat[q->s] + h->mat_start[T] + (long)h->border_pos[u] * nb;
+    q->hs->matrix_read += nb;
     for (int k = 0; k < nb; k++)
         if (isfinite(m[k]) && h->border[b0 + k] != u &&
-            relax(hp, g, parent, hop, closed, u, h->border[b0 + k], m[k], 1))
+            relax(q, hp, g, parent, hop, closed, u, h->border[b0 + k], m[k], 1))
             return -1;
     return 0;
 }
@@ -159,8 +171,8 @@ static trv_status unfold(trv_ctx *ctx, const query *q, int S, int G, int *parent
 
 trv_status prm_hier_search(trv_ctx *ctx, const prm_hier *h, const prm_roadmap *r, prm_strategy s,
                            const prm_weights *w, const int *snode, const double *sw, int ns, const int *gnode, int ng,
-                           const double *to_goal, double direct, double *g, int *parent, char *closed,
-                           long *expanded, prm_hier_stats *hs)
+                           const double *to_goal, double direct, const double goal[3], double *g, int *parent,
+                           char *closed, long *expanded, prm_hier_stats *hs)
 {
     prm_hier_stats dummy;
     if (!hs)
@@ -170,7 +182,7 @@ trv_status prm_hier_search(trv_ctx *ctx, const prm_hier *h, const prm_roadmap *r
     const int S = r->nnodes, G = r->nnodes + 1;
     char *full = calloc((size_t)h->ntiles + 1, 1), *hop = calloc((size_t)r->nnodes + 2, 1);
     trv_heap hp = {0};
-    query q = {h, r, s, w, full, hs};
+    query q = {h, r, s, w, full, hs, goal};
     int bad = !full || !hop;
     for (int k = 0; !bad && k < ns; k++)
         full[h->node_tile[snode[k]]] = 1;
@@ -191,13 +203,13 @@ trv_status prm_hier_search(trv_ctx *ctx, const prm_hier *h, const prm_roadmap *r
             break;
         if (u == S) {
             for (int k = 0; !bad && k < ns; k++)
-                bad = relax(&hp, g, parent, hop, closed, S, snode[k], sw[k], 0);
+                bad = relax(&q, &hp, g, parent, hop, closed, S, snode[k], sw[k], 0);
             if (!bad && isfinite(direct))
-                bad = relax(&hp, g, parent, hop, closed, S, G, direct, 0);
+                bad = relax(&q, &hp, g, parent, hop, closed, S, G, direct, 0);
             continue;
         }
         bad = expand(&q, &hp, g, parent, hop, closed, u) ||
-              (!isnan(to_goal[u]) && relax(&hp, g, parent, hop, closed, u, G, to_goal[u], 0));
+              (!isnan(to_goal[u]) && relax(&q, &hp, g, parent, hop, closed, u, G, to_goal[u], 0));
     }
     trv_heap_free(&hp);
     trv_status st = bad ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory") : TRV_OK;
