@@ -177,7 +177,7 @@ for v in 1 -3 32769; do
     [ $? = 2 ] && grep -q -- "--tile must be 2..32768" "$tmp/err" && [ ! -e "$tmp/tiled/bad.gpkg" ] && ok || bad "--tile $v: $(cat "$tmp/err")"
 done
 
-# ---- the hierarchical index (docs/method.md §4.11): a tiled build's rm.hier beside it, none for a whole build;
+# ---- the hierarchical index (docs/method.md §4.13): a tiled build's rm.hier beside it, none for a whole build;
 # trv-route's four strategies on it (mmcr admissible) give the routes --flat gives (the table but the plan time:
 # the same least costs, no tie on this plane), and say so; a damaged index: a note and the flat search ----
 [ -s "$tmp/tiled/rm.hier" ] && [ ! -e "$tmp/whole/rm.hier" ] && ok || bad "rm.hier: a tiled build's alone"

@@ -272,7 +272,7 @@ int main(int argc, char **argv)
         {"return", 0, TRV_ARG_FLAG, &o.wp.closed, NULL, "with --via/--visit: end back at the start (no --to)"},
         {"weights", 0, TRV_ARG_STRING, &weights, "kb,kh,ks,kd", "mmcr weights: low-risk, high-risk, safe, distance (default 3,10,1,0.2)"},
         {"admissible", 0, TRV_ARG_FLAG, &o.admissible, NULL, "mmcr with the admissible heuristic kd d instead of the paper's"},
-        {"flat", 0, TRV_ARG_FLAG, &o.flat, NULL, "search the whole roadmap even when a tiled build's hierarchical index (ROADMAP.hier) is beside it (the same least cost; docs/method.md §4.11)"},
+        {"flat", 0, TRV_ARG_FLAG, &o.flat, NULL, "search the whole roadmap even when a tiled build's hierarchical index (ROADMAP.hier) is beside it (the same least cost; docs/method.md §4.13)"},
         {"allow-no-route", 0, TRV_ARG_FLAG, &allow_no_route, NULL, "when the start or the goal is off the map or NOGO, write route.json alone with \"status\": \"no route\", the end and its NOGO reason, and succeed (the demo's wet condition)"},
         {"no-timing", 0, TRV_ARG_FLAG, &o.out.no_timing, NULL, "leave the planning time (wall clock) out of the GeoJSON and --stats, so that reruns give the same bytes"},
         {"grid", 0, TRV_ARG_FLAG, &o.grid, NULL, "also solve the same objective(s) on the raster, 16-connected (the optimum)"},

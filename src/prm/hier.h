@@ -1,4 +1,4 @@
-/* The hierarchical roadmap index (HPA*-style, docs/method.md §4.11,
+/* The hierarchical roadmap index (HPA*-style, docs/method.md §4.13,
  * issue 20): the roadmap's nodes grouped by square tiles of `tile` cells,
  * the border nodes (ends of the edges whose two ends lie in different
  * tiles: the crossing edges) and, per tile and per strategy whose cost is

@@ -295,7 +295,7 @@ static void hier_note(prm_mission *m, const prm_mission_opts *o, const prm_hier 
                  m->hier_edges, r->nedges);
     else
         snprintf(m->hier_note, sizeof m->hier_note,
-                 "the hierarchical index was not used: %s searches the whole roadmap (docs/method.md §4.11)",
+                 "the hierarchical index was not used: %s searches the whole roadmap (docs/method.md §4.13)",
                  o->wp.n ? "a route with waypoints"
                  : o->alt.k > 1 ? "--alternatives"
                  : "mmcr with the paper's heuristic (or other weights)");
