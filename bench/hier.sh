@@ -31,6 +31,6 @@ for s in ${HIER_STRATEGIES:-time mdr}; do
     awk -v s="$s" '$1 == "summary" {
         printf "%s: %d pairs, %d routed, %d equal; CPU per query median %.4f s flat, %.4f s index (%.2fx); ", s, $2, $3, $4, $5, $6, $5 / $6
         printf "edges read median %d flat, %d index (%.1fx fewer) + %d matrix entries; ", $7, $8, $7 / $8, $9
-        printf "roadmap %d nodes, %d edges (%d B each); index %d tiles, %d border nodes, %.1f MiB\n", $10, $11, $12, $13, $14, $15 / 1048576 }' "$w/out"
+        printf "roadmap %d nodes, %d edges (%d B each); index %d tiles, %d border nodes, %.1f MiB, built in %.2f s CPU\n", $10, $11, $12, $13, $14, $15 / 1048576, $16 }' "$w/out"
 done
 exit $status
