@@ -12,15 +12,14 @@
  * (time_rev_s backwards), mmcr kb l + kh h + ks s + kd d with the default
  * weights only (a least-cost matrix is not linear in the weights).
  *
- * The query (prm_route_hier, prm.h) is then exact: every start-goal path
+ * The query (prm_route_hier, below) is then exact: every start-goal path
  * splits into pieces inside tiles; a piece inside a tile the ends do not
  * link into enters and leaves by border nodes and costs at least the
  * matrix entry, which a real path inside the tile attains. The abstract
  * graph is the ends, the tiles the ends link into in full (their edges),
  * the other tiles' border nodes joined by the matrix, and the crossing
  * edges; A* on it with the flat search's (consistent) heuristic, then
- * each matrix hop refined by Dijkstra inside
- * its tile alone. Edges read: those of the end tiles, the crossing edges
+ * each matrix hop refined by Dijkstra inside its tile alone. Edges read: those of the end tiles, the crossing edges
  * of the border nodes reached and the refined tiles'. */
 #ifndef TRV_PRM_HIER_H
 #define TRV_PRM_HIER_H
