@@ -177,4 +177,24 @@ for v in 1 -3 32769; do
     [ $? = 2 ] && grep -q -- "--tile must be 2..32768" "$tmp/err" && [ ! -e "$tmp/tiled/bad.gpkg" ] && ok || bad "--tile $v: $(cat "$tmp/err")"
 done
 
+# ---- the hierarchical index (docs/method.md §4.13): a tiled build's rm.hier beside it, none for a whole build;
+# trv-route's four strategies on it (mmcr admissible) give the routes --flat gives (the table but the plan time:
+# the same least costs, no tie on this plane), and say so; a damaged index: a note and the flat search ----
+[ -s "$tmp/tiled/rm.hier" ] && [ ! -e "$tmp/whole/rm.hier" ] && ok || bad "rm.hier: a tiled build's alone"
+hroute() { # dir output [options]
+    d=$1 o=$2
+    shift 2
+    "$BIN/trv-route" --roadmap "$tmp/$d/rm.gpkg" --terrain "$T" --srs EPSG:32616 --from "$((X0 + 100)),$((Y0 - 100))" \
+        --to "$((X0 + 1700)),$((Y0 - 1100))" --compare --admissible --corridor 0 --no-smooth -o "$tmp/$o.geojson" "$@" \
+        2>"$tmp/$o.err" | awk '{ NF--; print }' >"$tmp/$o.out"
+}
+hroute tiled hier && hroute tiled flat --flat && [ -s "$tmp/hier.out" ] && cmp -s "$tmp/hier.out" "$tmp/flat.out" && ok ||
+    bad "the index's routes differ from --flat's: $(cat "$tmp/hier.out" "$tmp/flat.out" "$tmp/hier.err")"
+grep -q "4 searches on the hierarchical index (12 tiles of 16 cells" "$tmp/hier.err" &&
+    ! grep -q "hierarchical" "$tmp/flat.err" && ok || bad "the index's note: $(cat "$tmp/hier.err" "$tmp/flat.err")"
+cp -r "$tmp/tiled" "$tmp/tiledbad" && head -c 100 "$tmp/tiled/rm.hier" >"$tmp/tiledbad/rm.hier" &&
+    hroute tiledbad bad && cmp -s "$tmp/bad.out" "$tmp/flat.out" &&
+    grep -q "rm.hier is not the hierarchical index of this roadmap.*searching the whole roadmap" "$tmp/bad.err" && ok ||
+    bad "a damaged index: $(cat "$tmp/bad.err")"
+
 summary

@@ -1,6 +1,7 @@
 /* trv-roadmap: Latin-hypercube samples over the GO area joined into a
  * roadmap whose edges cross no NOGO cell. Thin: options -> prm -> status. */
 #include "core/json.h"
+#include "prm/hier.h"
 #include "prm/prm.h"
 #include "qgis/qgis.h"
 #include "run/run.h"
@@ -41,6 +42,25 @@ static void summary(trv_json *js, const prm_roadmap *r, const prm_build_stats *b
         trv_json_str(js, "travel_time_note", t->time_note);
 }
 
+/* A tiled build's hierarchical index for trv-route (hier.h), ROADMAP.hier
+ * beside the GeoPackage in the set; none for a whole build. */
+static trv_status write_hier(trv_ctx *ctx, tool_out *w, const prm_roadmap *r, const prm_build_opts *o,
+                             const prm_terrain *t, const char *out)
+{
+    int tile = prm_hier_tile(o, t->grid);
+    if (tile <= 0)
+        return TRV_OK;
+    char *path = prm_hier_path(out);
+    const char *tmp = path ? trv_outset_add(w->set, path) : NULL;
+    free(path);
+    prm_hier *h = NULL;
+    trv_status st = !tmp ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory") : prm_hier_build(ctx, r, t->grid, tile, &h);
+    if (!st)
+        st = prm_hier_write(ctx, h, tmp);
+    prm_hier_free(h);
+    return st;
+}
+
 /* The roadmap (with its layers' QGIS styles in its layer_styles table,
  * where QGIS reads a GeoPackage layer's default style), its cache (the
  * GeoPackage's name with .bin) and roadmap.json beside it in one set: all
@@ -73,6 +93,8 @@ static trv_status write_all(trv_ctx *ctx, const prm_roadmap *r, const prm_build_
                        : prm_roadmap_cache_write(ctx, r, t, dir, tmp, ctmp);
     free(cache);
     if (!st)
+        st = write_hier(ctx, &w, r, o, t, out);
+    if (!st)
         summary(w.js, r, bs, o, dir, meta, t);
     return tool_out_close(ctx, &w, st);
 }
@@ -84,7 +106,7 @@ int main(int argc, char **argv)
     prm_build_opts_init(&o);
     const trv_opt opts[] = {
         {"terrain", 0, TRV_ARG_STRING, &dir, "DIR", "terrain directory (class, cost, gonogo, dem, slope, speed .tif)"},
-        {"output", 'o', TRV_ARG_STRING, &out, "ROADMAP.gpkg", "the roadmap (GeoPackage: layers nodes, edges); its cache for trv-route (.bin) and roadmap.json, the run's summary, beside it"},
+        {"output", 'o', TRV_ARG_STRING, &out, "ROADMAP.gpkg", "the roadmap (GeoPackage: layers nodes, edges); its cache for trv-route (.bin), a tiled build's hierarchical index (.hier) and roadmap.json, the run's summary, beside it"},
         {"nodes", 0, TRV_ARG_INT, &o.nodes, "N", "GO nodes, at most 1000000 (default: one per 0.02 km2 of GO area, 200..100000)"},
         {"k", 0, TRV_ARG_INT, &o.k, "K", "connect each node to its K nearest (default 14)"},
         {"radius", 0, TRV_ARG_DOUBLE, &o.radius, "M", "connect each node to every node within M metres instead"},

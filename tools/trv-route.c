@@ -4,6 +4,7 @@
  * -> table, with the QGIS style and route.json in the same output set. */
 #include "core/json.h"
 #include "prm/no_route.h"
+#include "prm/hier.h"
 #include "prm/prm.h"
 #include "prm/profile.h"
 #include "prm/risk.h"
@@ -271,6 +272,7 @@ int main(int argc, char **argv)
         {"return", 0, TRV_ARG_FLAG, &o.wp.closed, NULL, "with --via/--visit: end back at the start (no --to)"},
         {"weights", 0, TRV_ARG_STRING, &weights, "kb,kh,ks,kd", "mmcr weights: low-risk, high-risk, safe, distance (default 3,10,1,0.2)"},
         {"admissible", 0, TRV_ARG_FLAG, &o.admissible, NULL, "mmcr with the admissible heuristic kd d instead of the paper's"},
+        {"flat", 0, TRV_ARG_FLAG, &o.flat, NULL, "search the whole roadmap even when a tiled build's hierarchical index (ROADMAP.hier) is beside it (the same least cost; docs/method.md §4.13)"},
         {"allow-no-route", 0, TRV_ARG_FLAG, &allow_no_route, NULL, "when the start or the goal is off the map or NOGO, write route.json alone with \"status\": \"no route\", the end and its NOGO reason, and succeed (the demo's wet condition)"},
         {"no-timing", 0, TRV_ARG_FLAG, &o.out.no_timing, NULL, "leave the planning time (wall clock) out of the GeoJSON and --stats, so that reruns give the same bytes"},
         {"grid", 0, TRV_ARG_FLAG, &o.grid, NULL, "also solve the same objective(s) on the raster, 16-connected (the optimum)"},
@@ -330,10 +332,11 @@ int main(int argc, char **argv)
     tool_usage_check(&cli, ctx, prm_mission_opts_check(ctx, &o));
     const char *const outs[7] = {o.out.geojson, o.out.gpx, o.out.csv, o.out.stats, explain.csv, explain.png,
                                  explain.shares};
-    char *cache = prm_roadmap_cache_path(o.roadmap);
-    const char *const ins[2] = {o.roadmap, cache ? cache : o.roadmap};
-    tool_outputs_run_dir(&cli, ctx, outs, 7, o.terrain, 0, ins, 2);
+    char *cache = prm_roadmap_cache_path(o.roadmap), *hier = prm_hier_path(o.roadmap);
+    const char *const ins[3] = {o.roadmap, cache ? cache : o.roadmap, hier ? hier : o.roadmap};
+    tool_outputs_run_dir(&cli, ctx, outs, 7, o.terrain, 0, ins, 3);
     free(cache);
+    free(hier);
     if (!strategy)
         strategy = o.wp.visit ? "time" : "mmcr";
     o.strategy = !strcmp(strategy, "mdr") ? PRM_MDR : !strcmp(strategy, "msr") ? PRM_MSR
@@ -348,6 +351,8 @@ int main(int argc, char **argv)
         st = no_route(ctx, &o, in, &meta, st);
     if (planned && m.cache_note[0])
         fprintf(stderr, "%s: note: %s\n", cli.tool, m.cache_note);
+    if (planned && m.hier_note[0])
+        fprintf(stderr, "%s: note: %s\n", cli.tool, m.hier_note);
     if (planned && m.alt_note[0])
         fprintf(stderr, "%s: note: %s\n", cli.tool, m.alt_note);
     if (planned && m.zones_note[0])

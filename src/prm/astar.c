@@ -1,6 +1,7 @@
 #define _GNU_SOURCE /* qsort_r */
 /* The improved A* on the roadmap (docs/method.md §4.5-4.7, §4.10) and route statistics. */
 #include "prm_priv.h"
+#include "hier.h"
 #include "zones.h"
 
 #include "core/heap.h"
@@ -433,13 +434,14 @@ static trv_status trace(trv_ctx *ctx, const graph *gr, const link *lg, int ng, c
 /* No search can succeed when the nodes the ends link to lie in different
  * components of the roadmap (off: edges the zones take out, NULL: none):
  * TRV_ERR_DATA saying so, at once. */
-static trv_status check_joined(trv_ctx *ctx, const prm_roadmap *r, const unsigned char *off, const link *ls, int ns,
-                               const link *lg, int ng, double sx, double sy, double gx, double gy)
+static trv_status check_joined(trv_ctx *ctx, const prm_roadmap *r, const int *known, const unsigned char *off,
+                               const link *ls, int ns, const link *lg, int ng, double sx, double sy, double gx,
+                               double gy)
 {
-    int *root = components_of(r, off);
-    if (!root)
+    int *root = known ? NULL : components_of(r, off); /* known: the index's, without zones */
+    if (!known && !root)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    int joined = ends_joined(root, ls, ns, lg, ng);
+    int joined = ends_joined(known ? known : root, ls, ns, lg, ng);
     free(root);
     if (!joined)
         return trv_error(ctx, TRV_ERR_DATA,
@@ -452,6 +454,52 @@ static trv_status check_joined(trv_ctx *ctx, const prm_roadmap *r, const unsigne
 trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, double sx, double sy, double gx,
                      double gy, prm_strategy s, const prm_weights *w, int admissible, prm_path *out)
 {
+    return prm_route_hier(ctx, t, r, NULL, NULL, sx, sy, gx, gy, s, w, admissible, out);
+}
+
+/* The search on the hierarchical index (hier.h): the ends' links as
+ * arrays. */
+static trv_status search_hier(trv_ctx *ctx, const prm_hier *h, const graph *gr, const astar *A, const link *lg, int ng,
+                              double *g, int *parent, char *closed, long *expanded, prm_hier_stats *hs)
+{
+    int *sn = malloc(((size_t)gr->ns + 1) * sizeof *sn), *gn = malloc(((size_t)ng + 1) * sizeof *gn);
+    double *sw = malloc(((size_t)gr->ns + 1) * sizeof *sw);
+    trv_status st = TRV_OK;
+    if (!sn || !gn || !sw)
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    for (int q = 0; !st && q < gr->ns; q++)
+        sn[q] = gr->ls[q].node, sw[q] = prm_piece_weight(&gr->ls[q].p, gr->s, gr->w);
+    for (int q = 0; !st && q < ng; q++)
+        gn[q] = lg[q].node;
+    double direct = gr->direct.blocked ? INFINITY : prm_piece_weight(&gr->direct, gr->s, gr->w);
+    /* heuristic(): the weight per metre of the straight line, times metres per map unit */
+    const prm_terrain *t = A->t;
+    double per_m = gr->s == PRM_MMCR ? gr->w->kd : gr->s == PRM_MDR ? 1 : gr->s == PRM_MSR ? 1e-3
+                 : t->top_speed_kmh > 0 ? 1 / (t->top_speed_kmh / 3.6) : 0;
+    const double goal[3] = {A->gx, A->gy, per_m * t->cell_m / t->grid->gt[1]};
+    if (!st)
+        st = prm_hier_search(ctx, h, gr->r, gr->s, gr->w, sn, sw, gr->ns, gn, ng, gr->to_goal, direct, goal, g,
+                             parent, closed, expanded, hs);
+    free(sn);
+    free(gn);
+    free(sw);
+    return st;
+}
+
+static void flat_reads(const prm_roadmap *r, const char *closed, int components, prm_hier_stats *hs)
+{
+    hs->edges_read = components ? r->nedges : 0;
+    for (int i = 0; i < r->nnodes; i++)
+        if (closed[i])
+            hs->edges_read += r->adj_start[i + 1] - r->adj_start[i];
+}
+
+trv_status prm_route_hier(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, const prm_hier *h,
+                          prm_hier_stats *hs, double sx, double sy, double gx, double gy, prm_strategy s,
+                          const prm_weights *w, int admissible, prm_path *out)
+{
+    if (hs)
+        memset(hs, 0, sizeof *hs);
     memset(out, 0, sizeof *out);
     prm_weights wdef;
     if (!w) { /* NULL: the default weights */
@@ -500,14 +548,21 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
     prm_piece_measure_classes(t, sx, sy, gx, gy, &gr.direct);
     if (!gr.direct.blocked)
         prm_piece_measure(t, sx, sy, gx, gy, &gr.direct);
-    if (gr.direct.blocked && (st = check_joined(ctx, r, gr.ze ? gr.ze->off : NULL, ls, ns, lg, ng, sx, sy, gx, gy)))
+    int hier = h && prm_hier_applies(s, w, admissible, gr.ze != NULL);
+    if (hs)
+        hs->used = hier;
+    if (gr.direct.blocked && (st = check_joined(ctx, r, hier ? h->comp : NULL, gr.ze ? gr.ze->off : NULL, ls, ns, lg,
+                                                ng, sx, sy, gx, gy)))
         goto done;
     if (s == PRM_MMCR && !admissible && !(A.codes = prm_class_codes(t))) {
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if ((st = search(ctx, &gr, &A, sx, sy, g, parent, closed, &out->expanded)))
+    if (hier ? (st = search_hier(ctx, h, &gr, &A, lg, ng, g, parent, closed, &out->expanded, hs))
+             : (st = search(ctx, &gr, &A, sx, sy, g, parent, closed, &out->expanded)))
         goto done;
+    if (hs && !hier) /* the flat search's reads: the components' pass, every closed node's edges */
+        flat_reads(r, closed, gr.direct.blocked, hs);
     if (!closed[gr.G]) {
         st = trv_error(ctx, TRV_ERR_DATA,
                        "the goal (%.1f, %.1f) is not reachable from the start (%.1f, %.1f) on the roadmap (%ld nodes "
@@ -517,7 +572,7 @@ trv_status prm_route(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, d
     }
     if ((st = trace(ctx, &gr, lg, ng, parent, sx, sy, gx, gy, out)))
         goto done;
-    out->objective = g[gr.G];
+    out->objective = out->searched = g[gr.G];
     st = shortcut(ctx, t, out, s, w);
 done:
     prm_zone_edges_clear(&ze);

@@ -2,6 +2,7 @@
  * CRS, each strategy planned on the roadmap (refined, smoothed) and, as
  * the optimality reference, on the raster; the route files written. */
 #include "prm.h"
+#include "hier.h"
 #include "profile.h"
 #include "risk.h"
 #include "zones.h"
@@ -9,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void prm_mission_opts_init(prm_mission_opts *o)
 {
@@ -110,7 +112,11 @@ static trv_status plan_roadmap(trv_ctx *ctx, const prm_mission_opts *o, const pr
     prm_result *R = &m->routes[m->n];
     snprintf(R->name, sizeof R->name, "%s", prm_strategy_name(s));
     double t0 = trv_now_s();
-    trv_status st = prm_route(ctx, t, r, xy[0], xy[1], xy[2], xy[3], s, &o->weights, o->admissible, &R->path);
+    prm_hier_stats hs;
+    trv_status st = prm_route_hier(ctx, t, r, m->hier, &hs, xy[0], xy[1], xy[2], xy[3], s, &o->weights,
+                                   o->admissible, &R->path);
+    m->hier_searches += hs.used;
+    m->hier_edges += hs.edges_read;
     if (st == TRV_ERR_DATA && t->zones) /* the roadmap cut by the zones: the raster (zones.h) */
         st = prm_zones_raster(ctx, t, xy, s, &o->weights, &R->path, m->zones_note, sizeof m->zones_note);
     if (st)
@@ -262,6 +268,39 @@ static trv_status plan_all(trv_ctx *ctx, const prm_mission_opts *o, const prm_te
     return st ? st : prm_terrain_status(ctx, t);
 }
 
+/* The hierarchical index beside the roadmap (a tiled build's, hier.h),
+ * NULL without one; one that does not fit the roadmap: NULL and why in
+ * m->hier_note. */
+static trv_status load_hier(trv_ctx *ctx, const char *roadmap, const prm_roadmap *r, prm_hier **h, prm_mission *m)
+{
+    char *path = prm_hier_path(roadmap);
+    if (!path)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    trv_status st = access(path, F_OK) ? TRV_OK : prm_hier_read(ctx, path, r, h);
+    free(path);
+    if (st == TRV_ERR_DATA || st == TRV_ERR_IO) {
+        snprintf(m->hier_note, sizeof m->hier_note, "%s: searching the whole roadmap", trv_errmsg(ctx));
+        st = TRV_OK;
+    }
+    return st;
+}
+
+static void hier_note(prm_mission *m, const prm_mission_opts *o, const prm_hier *h, const prm_roadmap *r)
+{
+    if (m->hier_searches > 0)
+        snprintf(m->hier_note, sizeof m->hier_note,
+                 "%d search%s on the hierarchical index (%d tiles of %d cells, %d border nodes): %ld of the "
+                 "roadmap's %d edges read",
+                 m->hier_searches, m->hier_searches > 1 ? "es" : "", h->ntiles, h->tile, h->border_start[h->ntiles],
+                 m->hier_edges, r->nedges);
+    else
+        snprintf(m->hier_note, sizeof m->hier_note,
+                 "the hierarchical index was not used: %s searches the whole roadmap (docs/method.md §4.13)",
+                 o->wp.n ? "a route with waypoints"
+                 : o->alt.k > 1 ? "--alternatives"
+                 : "mmcr with the paper's heuristic (or other weights)");
+}
+
 trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *set, prm_mission *m)
 {
     memset(m, 0, sizeof *m);
@@ -290,11 +329,19 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
         if (!st && !(st = prm_zones_roadmap(ctx, &t, r, &ze))) /* the crossings as nodes */
             t.zone_edges = &ze;
     }
+    prm_hier *h = NULL;
+    if (!st && !z && !o->flat)
+        st = load_hier(ctx, o->roadmap, r, &h, m);
     if (!st) {
         m->direction_aware = t.aniso != NULL;
         snprintf(m->time_note, sizeof m->time_note, "%s", t.time_note);
+        m->hier = h;
         st = plan_all(ctx, o, &t, r, m);
+        m->hier = NULL;
     }
+    if (!st && h)
+        hier_note(m, o, h, r);
+    prm_hier_free(h);
     if (!st)
         st = prm_profiles_make(ctx, &t, m->routes, m->n, &m->profiles);
     if (!st && o->mc > 0)

@@ -430,6 +430,8 @@ typedef struct prm_path {
     double *x, *y;          /* vertices, start to goal */
     double objective;       /* the strategy's total */
     long expanded;          /* nodes (or cells) expanded */
+    double searched;        /* prm_route's search cost, before shortcutting (the objective's sum over the
+                               roadmap path found; 0 from other searches) */
 } prm_path;
 
 void prm_path_clear(prm_path *p);
@@ -762,6 +764,7 @@ typedef struct prm_mission_opts {
     prm_waypoints wp;       /* waypoints (legs.c; none by default): with them, one strategy, no grid */
     double risk;            /* --risk: only cells with P(NOGO) <= risk (risk.h); NAN (default): off */
     int mc;                 /* --mc: each route on this many realisations (risk.h); 0 (default): off */
+    int flat;               /* --flat: search the whole roadmap even beside its hierarchical index (hier.h) */
 } prm_mission_opts;
 
 typedef struct prm_mission {
@@ -775,6 +778,10 @@ typedef struct prm_mission {
     struct prm_profiles *profiles;      /* the routes' profiles and time shares (profile.h) */
     char zones_note[256];               /* routes planned on the raster because the zones cut the roadmap */
     prm_legs *legs;                     /* with waypoints: routes[0] is the whole route, these its legs */
+    const struct prm_hier *hier;        /* during prm_mission_run: the roadmap's hierarchical index, NULL none */
+    char hier_note[512];                /* the searches on it and the edges they read, or why it was not used */
+    int hier_searches;                  /* searches on it */
+    long hier_edges;                    /* roadmap edges they read */
 } prm_mission;
 
 void prm_mission_opts_init(prm_mission_opts *o);
