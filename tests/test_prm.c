@@ -1253,6 +1253,21 @@ static void test_detour_spanner(void **state)
     enum { NX = 48, NY = 40 };
     trv_ctx *ctx = trv_ctx_new();
     static int owner[NX * NY], dist[NX * NY];
+    { /* open ground: the default 14 nearest join neighbours within the stretch, so no detour is needed */
+        prm_terrain t;
+        make_terrain_n(&t, NX, NY);
+        prm_build_opts o;
+        prm_build_opts_init(&o);
+        o.nodes = 120;
+        o.k = 14;
+        prm_roadmap *rm = NULL;
+        prm_build_stats bs;
+        assert_int_equal(prm_roadmap_build(ctx, &t, &o, &rm, &bs), TRV_OK);
+        assert_int_equal(bs.detours, 0);
+        assert_int_equal(rm->nnodes, 120);
+        prm_roadmap_free(rm);
+        prm_terrain_clear(&t);
+    }
     for (uint64_t seed = 1; seed <= 3; seed++) {
         prm_terrain t;
         make_terrain_n(&t, NX, NY);

@@ -35,7 +35,7 @@ static void summary(trv_json *js, const prm_roadmap *r, const prm_build_stats *b
         trv_json_int(js, "bridges", bs->bridges);
         trv_json_int(js, "bridge_nodes", bs->bridge_nodes);
         trv_json_int(js, "bridge_edges", bs->bridge_edges);
-        trv_json_num(js, "detour_stretch", "%.10g", o->detour);
+        trv_json_num(js, "detour_stretch", "%.10g", bs->detour);
         trv_json_int(js, "detour_bridges", bs->detours);
         trv_json_int(js, "detour_nodes", bs->detour_nodes);
         trv_json_int(js, "detour_edges", bs->detour_edges);
@@ -143,8 +143,8 @@ int main(int argc, char **argv)
                    "components, %d raster bridges (%d nodes, %d edges) joined them to %d\n",
                    bs.regions, bs.regions_with_nodes, bs.region_nodes, bs.components_straight, bs.bridges,
                    bs.bridge_nodes, bs.bridge_edges, bs.components);
-            if (!o.straight_only && o.detour > 0)
-                printf("detour bridges (stretch %g): %d (%d nodes, %d edges)\n", o.detour, bs.detours, bs.detour_nodes,
+            if (bs.detour > 0)
+                printf("detour bridges (stretch %g): %d (%d nodes, %d edges)\n", bs.detour, bs.detours, bs.detour_nodes,
                        bs.detour_edges);
         }
         prm_roadmap_free(r);

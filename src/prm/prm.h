@@ -340,6 +340,7 @@ typedef struct prm_build_stats {
     int bridges;            /* raster bridges added between components */
     int bridge_nodes, bridge_edges; /* the nodes and edges they added */
     int bridge_failed;      /* bridges that could not be made straight (0 unless a bug) */
+    double detour;          /* the detour bridges' stretch applied (0: none, as in a tiled build) */
     int detours;            /* detour bridges added inside components (detour.h) */
     int detour_nodes, detour_edges; /* the nodes and edges they added */
 } prm_build_stats;

@@ -517,6 +517,7 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
         stats->components_straight += prm_uf_find(parent, i) == i;
     trv_bucket_free(ix); /* it points into r->x, which the raster pass grows */
     ix = NULL;
+    stats->detour = o->straight_only || tile ? 0 : o->detour;
     if (!o->straight_only &&
         (st = tile ? prm_bridge_raster_tiled(ctx, t, r, &parent, &ecap, (size_t)r->nnodes, tile, stats)
                    : prm_bridge_raster(ctx, t, r, &parent, &ecap, (size_t)r->nnodes, o->detour, stats)))
