@@ -1318,8 +1318,25 @@ static void test_detour_spanner(void **state)
             free(done);
             prm_roadmap_free(rm);
         }
-        printf("  spanner %d: %d neighbouring pairs, %d farther than 1.5 bridges without detours, %d with\n",
-               (int)seed, pairs, broken[0], broken[1]);
+        int count[3]; /* detour bridges at stretches 1.1, 1.5, 3: fewer as it grows */
+        static const double rho[3] = {1.1, 1.5, 3};
+        for (int k = 0; k < 3; k++) {
+            prm_build_opts o;
+            prm_build_opts_init(&o);
+            o.nodes = 120;
+            o.k = 6;
+            o.seed = seed;
+            o.detour = rho[k];
+            prm_roadmap *rm = NULL;
+            prm_build_stats bs;
+            assert_int_equal(prm_roadmap_build(ctx, &t, &o, &rm, &bs), TRV_OK);
+            count[k] = bs.detours;
+            prm_roadmap_free(rm);
+        }
+        printf("  spanner %d: %d neighbouring pairs, %d farther than 1.5 bridges without detours, %d with; "
+               "%d, %d, %d detour bridges at stretch 1.1, 1.5, 3\n",
+               (int)seed, pairs, broken[0], broken[1], count[0], count[1], count[2]);
+        assert_true(count[0] > count[1] && count[1] > count[2] && count[2] > 0);
         assert_int_equal(broken[1], 0);
         assert_true(broken[0] > 0);
         assert_int_equal(bridges[0], bridges[1]); /* the Kruskal bridges are the same */
