@@ -36,7 +36,16 @@
  *       joins for every strategy (prm_route succeeds for mdr, whose graph
  *       is mmcr's and msr's, and for time, whose edges may be impassable
  *       one way); prints "sx sy gx gy" per pair, and on stderr how many
- *       candidates it drew */
+ *       candidates it drew
+ *   bench_route quality DIR ROADMAP.gpkg PAIRS.txt [time|mdr|mmcr|msr]
+ *       the route's quality stage by stage for each pair ("sx sy gx gy" per
+ *       line, as endpoints prints): the raster optimum (prm_route_grid_corridor,
+ *       exact), the roadmap route (prm_route: A* and shortcuts), after the
+ *       3-cell corridor (prm_refine), after smoothing (prm_smooth; measured
+ *       by prm_path_stats), and the roadmap route refined in a 10-cell
+ *       corridor (where the loss is local); prints one line per pair, the
+ *       objectives and their ratios to the optimum, then "mean" and "worst"
+ *       of each ratio */
 #define _POSIX_C_SOURCE 200809L
 #include "prm/prm.h"
 
@@ -339,6 +348,95 @@ static trv_status endpoints(trv_ctx *ctx, const prm_terrain *t, const char *road
     return st;
 }
 
+static int path_copy(const prm_path *a, prm_path *b)
+{
+    *b = *a;
+    b->x = malloc((size_t)a->n * sizeof *b->x);
+    b->y = malloc((size_t)a->n * sizeof *b->y);
+    if (!b->x || !b->y)
+        return -1;
+    memcpy(b->x, a->x, (size_t)a->n * sizeof *b->x);
+    memcpy(b->y, a->y, (size_t)a->n * sizeof *b->y);
+    return 0;
+}
+
+/* The objective of a path measured piece by piece (time: prm_path_stats). */
+static double measured(const prm_terrain *t, const prm_path *p, prm_strategy s)
+{
+    if (s == PRM_TIME) {
+        prm_stats ps;
+        prm_path_stats(t, p, t->cell_m, &ps);
+        return ps.time_h * 3600;
+    }
+    prm_weights w;
+    prm_weights_default(&w);
+    double sum = 0;
+    for (int i = 0; i + 1 < p->n; i++) {
+        prm_piece pc;
+        prm_piece_measure(t, p->x[i], p->y[i], p->x[i + 1], p->y[i + 1], &pc);
+        sum += prm_piece_weight(&pc, s, &w);
+    }
+    return sum;
+}
+
+/* bench_route quality: see the top of the file. */
+#define QN 5
+static trv_status quality(trv_ctx *ctx, const prm_terrain *t, char **argv, prm_strategy s)
+{
+    prm_roadmap *r = NULL;
+    trv_status st = prm_roadmap_read(ctx, argv[3], &r);
+    FILE *f = st ? NULL : fopen(argv[4], "r");
+    if (!st && !f)
+        st = trv_error(ctx, TRV_ERR_IO, "cannot open '%s'", argv[4]);
+    double xy[4], sum[QN] = {0}, worst[QN] = {0};
+    int n = 0;
+    printf("pair optimum roadmap refined smoothed wide10 | ratios\n");
+    while (!st && fscanf(f, "%lf %lf %lf %lf", &xy[0], &xy[1], &xy[2], &xy[3]) == 4) {
+        prm_path p, q, o, wide;
+        prm_corridor_info ci;
+        double v[QN];
+        if ((st = prm_route(ctx, t, r, xy[0], xy[1], xy[2], xy[3], s, NULL, 0, &p)))
+            break;
+        v[1] = measured(t, &p, s);
+        if (path_copy(&p, &q) || path_copy(&p, &wide)) {
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+            break;
+        }
+        if (!(st = prm_route_grid_corridor(ctx, t, &p, 0, xy, s, NULL, &o, &ci)) &&
+            !(st = prm_refine(ctx, t, &q, s, NULL, 3 * t->cell_m)) &&
+            !(st = prm_refine(ctx, t, &wide, s, NULL, 10 * t->cell_m))) {
+            v[0] = o.objective;
+            v[2] = measured(t, &q, s);
+            v[4] = measured(t, &wide, s);
+            double dev;
+            if (!(st = prm_smooth(ctx, t, &q, t->cell_m, &dev)))
+                v[3] = measured(t, &q, s);
+        }
+        prm_path_clear(&p), prm_path_clear(&q), prm_path_clear(&o), prm_path_clear(&wide);
+        if (st)
+            break;
+        printf("%d %.1f %.1f %.1f %.1f %.1f |", n, v[0], v[1], v[2], v[3], v[4]);
+        for (int k = 1; k < QN; k++) {
+            double rr = v[k] / v[0];
+            printf(" %.4f", rr);
+            sum[k] += rr;
+            worst[k] = rr > worst[k] ? rr : worst[k];
+        }
+        printf("\n");
+        fflush(stdout);
+        n++;
+    }
+    if (!st && n) {
+        printf("mean %d pairs: roadmap %.4f refined %.4f smoothed %.4f wide10 %.4f\n", n, sum[1] / n, sum[2] / n,
+               sum[3] / n, sum[4] / n);
+        printf("worst: roadmap %.4f refined %.4f smoothed %.4f wide10 %.4f\n", worst[1], worst[2], worst[3], worst[4]);
+    }
+    if (f)
+        fclose(f);
+    prm_roadmap_free(r);
+    return st;
+}
+
 int main(int argc, char **argv)
 {
     int pick = argc == 7 && !strcmp(argv[1], "pick");
@@ -347,8 +445,10 @@ int main(int argc, char **argv)
     int npairs = argc >= 6 && argc <= 8 && !strcmp(argv[1], "pairs");
     int nends = argc == 6 && !strcmp(argv[1], "endpoints");
     int plan = (argc == 8 || argc == 9) && !strcmp(argv[1], "plan");
+    int qual = (argc == 5 || argc == 6) && !strcmp(argv[1], "quality");
     prm_strategy s = PRM_TIME;
-    if ((!pick && !grid && !measure && !npairs && !nends && !plan) || (grid && argc >= 8 && strategy_of(argv[7], &s)) ||
+    if ((!pick && !grid && !measure && !npairs && !nends && !plan && !qual) ||
+        (grid && argc >= 8 && strategy_of(argv[7], &s)) || (qual && argc == 6 && strategy_of(argv[5], &s)) ||
         (plan && argc == 9 && strategy_of(argv[8], &s)) ||
         (measure && argc == 5 && strategy_of(argv[4], &s))) {
         fprintf(stderr, "usage: bench_route pick DIR FX0 FY0 FX1 FY1\n"
@@ -356,7 +456,8 @@ int main(int argc, char **argv)
                         "       bench_route measure DIR PATH.csv [time|mdr|mmcr|msr]\n"
                         "       bench_route pairs DIR ROADMAP.gpkg N SEED [time|mdr|mmcr|msr] [CORRIDOR_M]\n"
                         "       bench_route plan DIR ROADMAP.gpkg SX SY GX GY [time|mdr|mmcr|msr]\n"
-                        "       bench_route endpoints DIR ROADMAP.gpkg N SEED\n");
+                        "       bench_route endpoints DIR ROADMAP.gpkg N SEED\n"
+                        "       bench_route quality DIR ROADMAP.gpkg PAIRS.txt [time|mdr|mmcr|msr]\n");
         return 2;
     }
     geo_init();
@@ -370,6 +471,8 @@ int main(int argc, char **argv)
         st = pairs(ctx, &t, argv, argc);
     } else if (!st && plan) {
         st = plan_best(ctx, &t, argv, s);
+    } else if (!st && qual) {
+        st = quality(ctx, &t, argv, s);
     } else if (!st && nends) {
         st = endpoints(ctx, &t, argv[3], atoi(argv[4]), strtoull(argv[5], NULL, 10));
     } else if (!st && pick) {

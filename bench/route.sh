@@ -6,7 +6,8 @@
 # start/goal pair; then (marked below, at 10 m only) the roadmap build and
 # route query, the connectivity benchmark (TRV_PAIRS seeded random pairs in
 # one GO region, default 1000) and a route query's whole process over 19
-# seeded random pairs.
+# seeded random pairs, with the least-time route's mean and worst ratio to
+# the raster optimum over those pairs.
 # Each job runs REPS times (default 3); the best wall time and its peak
 # memory (max RSS, /usr/bin/time) are kept. Ratio > 1: traverse is slower.
 #
@@ -254,6 +255,15 @@ elif [ -x "$BIN/trv-roadmap" ] && [ -x "$BIN/trv-route" ]; then
     "$BR" endpoints "$T" "$w/rm.gpkg" 19 1 >"$w/pairs.txt" 2>"$w/pairs.err" || die "endpoints: $(cat "$w/pairs.err")"
     echo
     cat "$w/pairs.err"
+    # the least-time route's quality over the same pairs (bench_route
+    # quality): its travel time over the raster optimum's, after the A* and
+    # shortcuts, the 3-cell corridor and the smoothing (the route trv-route
+    # writes); mean and worst ratio
+    "$BR" quality "$T" "$w/rm.gpkg" "$w/pairs.txt" time >"$w/quality.out" 2>"$w/quality.err" ||
+        die "quality: $(cat "$w/quality.err")"
+    awk '$1 == "mean" {n = $2; for (i = 4; i < NF; i += 2) m[$i] = $(i + 1)} $1 == "worst:" {for (i = 2; i < NF; i += 2) x[$i] = $(i + 1)}
+        END {printf "least-time route against the raster optimum over these %d pairs: mean %+.1f %%, worst %+.1f %% (goal: within 5 %%); the roadmap A* alone %+.1f / %+.1f %%, after the corridor %+.1f / %+.1f %%\n",
+             n, 100 * (m["smoothed"] - 1), 100 * (x["smoothed"] - 1), 100 * (m["roadmap"] - 1), 100 * (x["roadmap"] - 1), 100 * (m["refined"] - 1), 100 * (x["refined"] - 1)}' "$w/quality.out"
     echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "| job | wall median | wall max | CPU median | CPU max | pairs | goal (wall) |"
     echo "|---|---|---|---|---|---|---|"

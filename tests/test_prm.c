@@ -8,6 +8,7 @@
  * read back through OGR, and a whole mission (prm_mission_run) on files. */
 #include "test_common.h"
 
+#include <limits.h>
 #include <math.h>
 
 #include <gdal.h>
@@ -1129,6 +1130,222 @@ static void test_raster_bridge_speckle(void **state)
     trv_ctx_free(ctx);
 }
 
+/* Detour bridges (docs/method.md §4.4): paint_corridor's two sides and
+ * winding corridor on top of 40 x 121 cells, the sides running down to an
+ * open band across rows 100-120 that the straight edges cross, so that
+ * the sides are one component without the corridor. From row 10 of the
+ * left side to row 10 of the right one a path that avoids the corridor
+ * reaches row 100 and comes back: at least 2 x 89.5 cells = 17 900 m.
+ * Without detour bridges the spanning forest leaves the corridor
+ * unbridged and the route goes round; with them it takes the corridor
+ * (its centre line alone 79 cells). */
+static void test_detour_passage(void **state)
+{
+    (void)state;
+    enum { NX = 40, NY = 121 };
+    prm_terrain t;
+    make_terrain_n(&t, NX, NY);
+    paint_corridor(&t);
+    for (int r = 21; r < NY; r++)
+        for (int c = 0; c < NX; c++)
+            t.gonogo->u8[r * NX + c] = (c < 8 || c >= 32 || r >= 100) ? 0 : 1;
+    static int label[NX * NY];
+    assert_int_equal(ref_regions(&t, label), 1);
+    trv_ctx *ctx = trv_ctx_new();
+    for (int on = 0; on < 2; on++) {
+        prm_build_opts o;
+        prm_build_opts_init(&o);
+        assert_true(o.detour == 1.5); /* the default */
+        o.nodes = 150;
+        o.k = 6;
+        o.detour = on ? 1.5 : 0;
+        prm_roadmap *rm = NULL;
+        prm_build_stats bs;
+        assert_int_equal(prm_roadmap_build(ctx, &t, &o, &rm, &bs), TRV_OK);
+        assert_int_equal(bs.components, 1);
+        assert_int_equal(rm->nnodes, 150 + bs.region_nodes + bs.bridge_nodes + bs.detour_nodes);
+        assert_edges_free(&t, rm);
+        prm_path p;
+        trv_status st = prm_route(ctx, &t, rm, 500250, 3998950, 503750, 3998950, PRM_MDR, NULL, 0, &p);
+        if (st)
+            fail_msg("%s", trv_errmsg(ctx));
+        int blocked;
+        assert_rel(p.objective, ref_path_weight(&t, &p, PRM_MDR, &blocked), 1e-9);
+        assert_false(blocked);
+        int deep = 0; /* the route's lowest vertex (row) */
+        for (int i = 0; i < p.n; i++)
+            deep = fmax(deep, (4000000 - p.y[i]) / 100);
+        printf("  passage, detours %s: %d bridges (%d edges), %d detour bridges (%d edges), route %.0f m, down to "
+               "row %d\n",
+               on ? "on" : "off", bs.bridges, bs.bridge_edges, bs.detours, bs.detour_edges, p.objective, deep);
+        if (on) /* the corridor's ten turns: at least eleven pieces of bridges */
+            assert_true(bs.detours >= 1 && bs.detour_edges + bs.bridge_edges >= 11);
+        else
+            assert_true(bs.detours == 0 && bs.detour_nodes == 0 && bs.detour_edges == 0);
+        if (on)
+            assert_true(p.objective > 7900 && p.objective < 17900 && deep < 21);
+        else
+            assert_true(p.objective >= 17900 && deep >= 100);
+        prm_path_clear(&p);
+        prm_roadmap_free(rm);
+    }
+    trv_ctx_free(ctx);
+    prm_terrain_clear(&t);
+}
+
+/* The build's flood, redone here: each GO cell's nearest node in 4-steps,
+ * breadth-first from nodes 0 .. n - 1 at once in index order (the first
+ * node in a cell owns it), neighbours west, east, north, south. */
+static void ref_flood(const prm_terrain *t, const prm_roadmap *rm, int n, int *owner, int *dist)
+{
+    int nx = t->grid->nx, ny = t->grid->ny, head = 0, tail = 0, *queue = malloc((size_t)nx * ny * sizeof *queue);
+    assert_non_null(queue);
+    for (int c = 0; c < nx * ny; c++)
+        owner[c] = ref_go(t, c) ? -1 : -2;
+    for (int i = 0; i < n; i++) {
+        int c = (int)((4000000 - rm->y[i]) / 100) * nx + (int)((rm->x[i] - 500000) / 100);
+        if (owner[c] == -1)
+            owner[c] = i, dist[c] = 0, queue[tail++] = c;
+    }
+    while (head < tail) {
+        int c = queue[head++], col = c % nx, row = c / nx;
+        int nb[4] = {col > 0 ? c - 1 : -1, col + 1 < nx ? c + 1 : -1, row > 0 ? c - nx : -1,
+                     row + 1 < ny ? c + nx : -1};
+        for (int k = 0; k < 4; k++)
+            if (nb[k] >= 0 && owner[nb[k]] == -1)
+                owner[nb[k]] = owner[c], dist[nb[k]] = dist[c] + 1, queue[tail++] = nb[k];
+    }
+    free(queue);
+}
+
+/* The spanner's promise (detour.h) by brute force on seeded speckle: for
+ * every two nodes whose flood areas touch (the test's own flood), the
+ * roadmap's shortest path between them (a Dijkstra here, edges weighed by
+ * their length from the nodes' coordinates) is at most rho times their
+ * bridge, so at most rho (w + 2) cells, w the 4-steps of their shortest
+ * bridge; without detour bridges some pair breaks it (so the check can
+ * fail), and the build is the old one: the same Kruskal bridges. */
+static double ref_node_dist(const prm_roadmap *rm, int a, int b, double *d, char *done)
+{
+    for (int i = 0; i < rm->nnodes; i++)
+        d[i] = INFINITY, done[i] = 0;
+    d[a] = 0;
+    for (;;) {
+        int u = -1;
+        for (int i = 0; i < rm->nnodes; i++)
+            if (!done[i] && d[i] < INFINITY && (u < 0 || d[i] < d[u]))
+                u = i;
+        if (u < 0 || u == b)
+            return d[b];
+        done[u] = 1;
+        for (int e = 0; e < rm->nedges; e++) {
+            const prm_edge *ed = &rm->edges[e];
+            int v = ed->a == u ? ed->b : ed->b == u ? ed->a : -1;
+            if (v >= 0)
+                d[v] = fmin(d[v], d[u] + hypot(rm->x[ed->b] - rm->x[ed->a], rm->y[ed->b] - rm->y[ed->a]));
+        }
+    }
+}
+
+static void test_detour_spanner(void **state)
+{
+    (void)state;
+    enum { NX = 48, NY = 40 };
+    trv_ctx *ctx = trv_ctx_new();
+    static int owner[NX * NY], dist[NX * NY];
+    { /* open ground: the default 14 nearest join neighbours within the stretch, so no detour is needed */
+        prm_terrain t;
+        make_terrain_n(&t, NX, NY);
+        prm_build_opts o;
+        prm_build_opts_init(&o);
+        o.nodes = 120;
+        o.k = 14;
+        prm_roadmap *rm = NULL;
+        prm_build_stats bs;
+        assert_int_equal(prm_roadmap_build(ctx, &t, &o, &rm, &bs), TRV_OK);
+        assert_int_equal(bs.detours, 0);
+        assert_int_equal(rm->nnodes, 120);
+        prm_roadmap_free(rm);
+        prm_terrain_clear(&t);
+    }
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        prm_terrain t;
+        make_terrain_n(&t, NX, NY);
+        trv_rng rng;
+        trv_rng_seed(&rng, 7100 + seed);
+        for (int i = 0; i < NX * NY; i++)
+            t.gonogo->u8[i] = trv_rng_uniform(&rng) < 0.3;
+        int broken[2] = {0, 0}, pairs = 0, bridges[2], nodes[2];
+        for (int on = 0; on < 2; on++) {
+            prm_build_opts o;
+            prm_build_opts_init(&o);
+            o.nodes = 120;
+            o.k = 6;
+            o.seed = seed;
+            o.detour = on ? 1.5 : 0;
+            prm_roadmap *rm = NULL;
+            prm_build_stats bs;
+            assert_int_equal(prm_roadmap_build(ctx, &t, &o, &rm, &bs), TRV_OK);
+            assert_edges_free(&t, rm);
+            bridges[on] = bs.bridges, nodes[on] = bs.bridge_nodes;
+            int n = rm->nnodes - bs.bridge_nodes - bs.detour_nodes; /* the flood's nodes */
+            ref_flood(&t, rm, n, owner, dist);
+            int *w = malloc((size_t)n * n * sizeof *w);
+            double *d = malloc((size_t)rm->nnodes * sizeof *d);
+            char *done = malloc((size_t)rm->nnodes);
+            assert_true(w && d && done);
+            for (int i = 0; i < n * n; i++)
+                w[i] = INT_MAX;
+            for (int c = 0; c < NX * NY; c++) {
+                int nb[2] = {c % NX + 1 < NX ? c + 1 : -1, c / NX + 1 < NY ? c + NX : -1};
+                for (int k = 0; k < 2; k++) {
+                    if (owner[c] < 0 || nb[k] < 0 || owner[nb[k]] < 0 || owner[c] == owner[nb[k]])
+                        continue;
+                    int a = owner[c] < owner[nb[k]] ? owner[c] : owner[nb[k]], b = owner[c] ^ owner[nb[k]] ^ a;
+                    if (dist[c] + dist[nb[k]] + 1 < w[a * n + b])
+                        w[a * n + b] = dist[c] + dist[nb[k]] + 1;
+                }
+            }
+            pairs = 0;
+            for (int a = 0; a < n; a++)
+                for (int b = a + 1; b < n; b++)
+                    if (w[a * n + b] < INT_MAX) {
+                        pairs++;
+                        broken[on] += ref_node_dist(rm, a, b, d, done) > 1.5 * (w[a * n + b] + 2) * 100 + 1e-6;
+                    }
+            free(w);
+            free(d);
+            free(done);
+            prm_roadmap_free(rm);
+        }
+        int count[3]; /* detour bridges at stretches 1.1, 1.5, 3: fewer as it grows */
+        static const double rho[3] = {1.1, 1.5, 3};
+        for (int k = 0; k < 3; k++) {
+            prm_build_opts o;
+            prm_build_opts_init(&o);
+            o.nodes = 120;
+            o.k = 6;
+            o.seed = seed;
+            o.detour = rho[k];
+            prm_roadmap *rm = NULL;
+            prm_build_stats bs;
+            assert_int_equal(prm_roadmap_build(ctx, &t, &o, &rm, &bs), TRV_OK);
+            count[k] = bs.detours;
+            prm_roadmap_free(rm);
+        }
+        printf("  spanner %d: %d neighbouring pairs, %d farther than 1.5 bridges without detours, %d with; "
+               "%d, %d, %d detour bridges at stretch 1.1, 1.5, 3\n",
+               (int)seed, pairs, broken[0], broken[1], count[0], count[1], count[2]);
+        assert_true(count[0] > count[1] && count[1] > count[2] && count[2] > 0);
+        assert_int_equal(broken[1], 0);
+        assert_true(broken[0] > 0);
+        assert_int_equal(bridges[0], bridges[1]); /* the Kruskal bridges are the same */
+        assert_int_equal(nodes[0], nodes[1]);
+        prm_terrain_clear(&t);
+    }
+    trv_ctx_free(ctx);
+}
+
 /* An end that sees no node: the start at the blind end of a winding
  * corridor (a 20 x 10 map, NOGO in columns 0-9 but the corridor), the
  * two hand-placed nodes in the open part; the route takes a raster leg
@@ -2005,7 +2222,8 @@ int main(void)
         cmocka_unit_test(test_route_cost_hand),
         cmocka_unit_test(test_astar_brute_force),
         cmocka_unit_test(test_bridging), cmocka_unit_test(test_raster_bridge_corridor),
-        cmocka_unit_test(test_raster_bridge_speckle), cmocka_unit_test(test_coverage), cmocka_unit_test(test_end_leg), cmocka_unit_test(test_stats_brute_force),
+        cmocka_unit_test(test_raster_bridge_speckle), cmocka_unit_test(test_detour_passage),
+        cmocka_unit_test(test_detour_spanner), cmocka_unit_test(test_coverage), cmocka_unit_test(test_end_leg), cmocka_unit_test(test_stats_brute_force),
         cmocka_unit_test(test_stats_graze),
         cmocka_unit_test(test_unreachable),   cmocka_unit_test(test_refine),
         cmocka_unit_test(test_outputs),       cmocka_unit_test(test_build_opts_check),

@@ -142,6 +142,7 @@ static prm_roadmap *build(trv_ctx *ctx, const prm_terrain *t, uint64_t seed, int
     o.seed = seed;
     o.tile = tile;
     o.straight_only = straight;
+    o.detour = 0; /* the tiled flood makes no detour bridges: the whole one without them, to compare */
     prm_roadmap *rm = NULL;
     if (prm_roadmap_build(ctx, t, &o, &rm, bs))
         fail_msg("%s", trv_errmsg(ctx));

@@ -65,7 +65,8 @@ nodes = {int(r["id"]): (float(r["X"]), float(r["Y"])) for r in csv.DictReader(op
 edges = [(int(r["a"]), int(r["b"])) for r in csv.DictReader(open(sys.argv[3]))]
 nx = int(sys.argv[6])
 assert s["nodes"] == len(nodes) > 1000 and s["edges"] == len(edges) > s["nodes"], (s["nodes"], s["edges"], len(nodes), len(edges))
-assert s["samples"] - s["rejected"] + s["region_nodes"] + s["bridge_nodes"] == s["nodes"] and s["seed"] == 4 and s["edge_rule"] == "k nearest", s
+assert s["samples"] - s["rejected"] + s["region_nodes"] + s["bridge_nodes"] + s["detour_nodes"] == s["nodes"] and s["seed"] == 4 and s["edge_rule"] == "k nearest", s
+assert s["detour_stretch"] == 1.5 and s["detour_bridges"] > 0 and s["detour_edges"] >= s["detour_bridges"], s
 up = {i: i for i in nodes}
 def find(i):
     while up[i] != i:

@@ -67,7 +67,9 @@ expect 1 "not reachable from the start under the zones of '$tmp/river.geojson': 
     $R -o "$tmp/x.geojson" --zones "$tmp/river.geojson"
 
 # ---- a nogo square around the middle of the route ----
-$PY "$CHECK" square "$tmp/r0.geojson" 400 "$tmp/square.geojson" && ok || bad "square"
+# (200 m: since the detour bridges the route's middle vertex lies in a
+# passage that a square of 400 or 300 m closes; see docs/benchmarks.md)
+$PY "$CHECK" square "$tmp/r0.geojson" 200 "$tmp/square.geojson" && ok || bad "square"
 if $R --compare --grid -o "$tmp/r4.geojson" --zones "$tmp/square.geojson" 2>"$tmp/err"; then
     $PY "$CHECK" outside "$tmp/r4.geojson" "$tmp/square.geojson" >"$tmp/out" 2>&1 && ok || bad "square: $(cat "$tmp/out")"
     $PY "$CHECK" outside "$tmp/r0.geojson" "$tmp/square.geojson" >/dev/null 2>&1 && bad "the unzoned route missed the square" || ok

@@ -36,6 +36,10 @@ static void summary(trv_json *js, const prm_roadmap *r, const prm_build_stats *b
         trv_json_int(js, "bridges", bs->bridges);
         trv_json_int(js, "bridge_nodes", bs->bridge_nodes);
         trv_json_int(js, "bridge_edges", bs->bridge_edges);
+        trv_json_num(js, "detour_stretch", "%.10g", bs->detour);
+        trv_json_int(js, "detour_bridges", bs->detours);
+        trv_json_int(js, "detour_nodes", bs->detour_nodes);
+        trv_json_int(js, "detour_edges", bs->detour_edges);
     }
     trv_json_str(js, "travel_time", t->aniso ? "direction-aware" : "isotropic");
     if (!t->aniso)
@@ -112,6 +116,7 @@ int main(int argc, char **argv)
         {"radius", 0, TRV_ARG_DOUBLE, &o.radius, "M", "connect each node to every node within M metres instead"},
         {"seed", 0, TRV_ARG_U64, &o.seed, "S", "seed of the Latin hypercube (default 1)"},
         {"straight-only", 0, TRV_ARG_FLAG, &o.straight_only, NULL, "straight edges alone (the paper's PRM): no raster bridges, no node for a GO region the samples missed"},
+        {"detour", 0, TRV_ARG_DOUBLE, &o.detour, "F", "also bridge two neighbouring nodes of one component (their raster flood areas touch) when the roadmap's path between them is more than F times the raster bridge: passages the straight edges missed (default 1.5; 0: bridges between components only, as before; not with --tile)"},
         {"tile", 0, TRV_ARG_INT, &o.tile, "N", "raster bridging tile by tile, N x N cells a tile (2..32768; default: the whole grid up to 5e7 cells, tiles of 4096 above): the same nodes and straight edges, other bridges; the terrain read by row blocks and tiles, the cache without its layers (docs/scale.md)"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
@@ -160,6 +165,9 @@ int main(int argc, char **argv)
                    "components, %d raster bridges (%d nodes, %d edges) joined them to %d\n",
                    bs.regions, bs.regions_with_nodes, bs.region_nodes, bs.components_straight, bs.bridges,
                    bs.bridge_nodes, bs.bridge_edges, bs.components);
+            if (bs.detour > 0)
+                printf("detour bridges (stretch %g): %d (%d nodes, %d edges)\n", bs.detour, bs.detours, bs.detour_nodes,
+                       bs.detour_edges);
         }
         prm_roadmap_free(r);
     }

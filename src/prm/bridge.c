@@ -10,7 +10,11 @@
  * vertices new nodes, its pieces ordinary measured edges. A GO region the
  * flood never reached (no node) gets a node in its first cell in row
  * order. Cell paths put their vertices near the cells' centres
- * (cell_point). O(cells). */
+ * (cell_point). O(cells). With a stretch rho > 0 every pair of nodes
+ * whose flood areas touch is a candidate, and a pair already in one
+ * component is bridged too when the roadmap's distance between them is
+ * more than rho times the bridge (detour.h). */
+#include "detour.h"
 #include "tiled.h"
 
 #include <limits.h>
@@ -209,38 +213,11 @@ static trv_status orphan_regions(trv_ctx *ctx, grow *G, flood *F, prm_build_stat
 
 /* ---- candidates and Kruskal ---- */
 
-typedef struct cands {
-    int *a, *b;             /* two 4-neighbour cells whose owners lie in different components */
-    int *w;                 /* the bridge's length in cells */
-    long n, cap;
-} cands;
-
-static int cand_push(cands *C, int a, int b, int w)
-{
-    if (C->n == C->cap) {
-        long cap = 2 * C->cap + 1024;
-        int *na = realloc(C->a, (size_t)cap * sizeof *na);
-        if (na)
-            C->a = na;
-        int *nb = na ? realloc(C->b, (size_t)cap * sizeof *nb) : NULL;
-        if (nb)
-            C->b = nb;
-        int *nw = nb ? realloc(C->w, (size_t)cap * sizeof *nw) : NULL;
-        if (!nw)
-            return -1;
-        C->w = nw;
-        C->cap = cap;
-    }
-    C->a[C->n] = a;
-    C->b[C->n] = b;
-    C->w[C->n++] = w;
-    return 0;
-}
-
 /* Scan the 4-neighbour pairs (east and south of each cell): reg joins the
- * owners of every pair (the GO regions over the nodes), C receives the
- * pairs whose owners lie in different roadmap components. */
-static trv_status collect(trv_ctx *ctx, const grow *G, const flood *F, int *reg, cands *C)
+ * owners of every pair (the GO regions over the nodes), P receives the
+ * shortest pair of cells of each pair of owners that lie in different
+ * roadmap components, or (all: detours wanted) of every pair of owners. */
+static trv_status collect(trv_ctx *ctx, const grow *G, const flood *F, int *reg, int all, prm_pairs *P)
 {
     int nx = G->t->grid->nx, ny = G->t->grid->ny;
     int *parent = *G->parent;
@@ -255,8 +232,8 @@ static trv_status collect(trv_ctx *ctx, const grow *G, const flood *F, int *reg,
                 if (ob < 0 || oa == ob)
                     continue;
                 reg[prm_uf_find(reg, oa)] = prm_uf_find(reg, ob);
-                if (prm_uf_find(parent, oa) != prm_uf_find(parent, ob) &&
-                    cand_push(C, c, nb[k], F->dist[c] + F->dist[nb[k]] + 1))
+                if ((all || prm_uf_find(parent, oa) != prm_uf_find(parent, ob)) &&
+                    prm_pairs_add(P, oa, ob, c, nb[k], F->dist[c] + F->dist[nb[k]] + 1, 2L * c + k))
                     return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
             }
         }
@@ -267,19 +244,17 @@ static trv_status collect(trv_ctx *ctx, const grow *G, const flood *F, int *reg,
  * to ca, then cb and the cells on to the other node, simplified into
  * straight pieces; the interior vertices become nodes. *made: 0 if a step
  * was blocked (not expected: 4-neighbour steps are free). */
-trv_status prm_grow_bridge(trv_ctx *ctx, prm_grow *G, const double *x, const double *y, int n, int a, int b,
-                           prm_build_stats *stats, int *made)
+/* The simplified bridge (x, y at keep[0 .. m - 1], from node a to node b):
+ * its interior vertices nodes, its pieces edges; *made when every piece
+ * was added. */
+static trv_status grow_kept(trv_ctx *ctx, prm_grow *G, const double *x, const double *y, const int *keep, int m,
+                            int a, int b, int *made)
 {
-    int *keep = malloc((size_t)n * sizeof *keep), *id = malloc((size_t)n * sizeof *id);
+    int *id = malloc((size_t)m * sizeof *id);
     trv_status st = TRV_OK;
     *made = 0;
-    if (!keep || !id) {
-        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    int m = prm_polyline_simplify(G->t, x, y, n, keep);
-    if (m < 2)
-        goto done;
+    if (!id)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     id[0] = a;
     id[m - 1] = b;
     for (int k = 1; k < m - 1 && !st; k++) {
@@ -289,15 +264,28 @@ trv_status prm_grow_bridge(trv_ctx *ctx, prm_grow *G, const double *x, const dou
     int added = 1;
     for (int k = 0; k + 1 < m && !st && added; k++)
         st = prm_grow_edge(ctx, G, id[k], id[k + 1], &added);
-    if (!st && added) {
-        *made = 1;
+    *made = !st && added;
+    free(id);
+    return st;
+}
+
+trv_status prm_grow_bridge(trv_ctx *ctx, prm_grow *G, const double *x, const double *y, int n, int a, int b,
+                           prm_build_stats *stats, int *made)
+{
+    int *keep = malloc((size_t)n * sizeof *keep);
+    trv_status st = TRV_OK;
+    *made = 0;
+    if (!keep)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    int m = prm_polyline_simplify(G->t, x, y, n, keep);
+    if (m >= 2)
+        st = grow_kept(ctx, G, x, y, keep, m, a, b, made);
+    if (!st && *made) {
         stats->bridges++;
         stats->bridge_nodes += m - 2;
         stats->bridge_edges += m - 1;
     }
-done:
     free(keep);
-    free(id);
     return st;
 }
 
@@ -323,50 +311,103 @@ long *prm_order_by_length(const int *w, long n)
     return order;
 }
 
+/* The cell path of the bridge across the cells ca-cb: owner a's point,
+ * the cells' vertices from a's cell to ca, then from cb to b's cell, b's
+ * point (*n points, malloc'ed). */
+static trv_status cell_path(trv_ctx *ctx, const grow *G, const flood *F, int ca, int cb, double **xs, double **ys,
+                            int *n)
+{
+    int la = F->dist[ca] + 1, lb = F->dist[cb] + 1;
+    *n = la + lb + 2;
+    double *x = *xs = malloc((size_t)*n * sizeof *x), *y = *ys = malloc((size_t)*n * sizeof *y);
+    if (!x || !y)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    const geo_grid *g = G->t->grid;
+    int a = F->owner[ca], b = F->owner[cb];
+    x[0] = G->r->x[a], y[0] = G->r->y[a];
+    x[*n - 1] = G->r->x[b], y[*n - 1] = G->r->y[b];
+    long c = ca;
+    for (int k = la; k >= 1; k--, c = step_back(G->t, F->owner, F->dist, c))
+        prm_cell_point(g, c, &x[k], &y[k]);
+    c = cb;
+    for (int k = la + 1; k <= la + lb; k++, c = step_back(G->t, F->owner, F->dist, c))
+        prm_cell_point(g, c, &x[k], &y[k]);
+    return TRV_OK;
+}
+
 /* The bridge between the cells ca and cb: each one's path back to its
  * owner through the flood, then prm_grow_bridge. */
 static trv_status build_bridge(trv_ctx *ctx, grow *G, const flood *F, int ca, int cb, prm_build_stats *stats,
                                int *made)
 {
-    int la = F->dist[ca] + 1, lb = F->dist[cb] + 1, n = la + lb + 2;
-    double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
-    trv_status st;
+    double *x = NULL, *y = NULL;
+    int n;
+    trv_status st = cell_path(ctx, G, F, ca, cb, &x, &y, &n);
     *made = 0;
-    if (!x || !y)
-        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    else {
-        const geo_grid *g = G->t->grid;
-        int a = F->owner[ca], b = F->owner[cb];
-        x[0] = G->r->x[a], y[0] = G->r->y[a];
-        x[n - 1] = G->r->x[b], y[n - 1] = G->r->y[b];
-        long c = ca;
-        for (int k = la; k >= 1; k--, c = step_back(G->t, F->owner, F->dist, c))
-            prm_cell_point(g, c, &x[k], &y[k]);
-        c = cb;
-        for (int k = la + 1; k <= la + lb; k++, c = step_back(G->t, F->owner, F->dist, c))
-            prm_cell_point(g, c, &x[k], &y[k]);
-        st = prm_grow_bridge(ctx, G, x, y, n, a, b, stats, made);
-    }
+    if (!st)
+        st = prm_grow_bridge(ctx, G, x, y, n, F->owner[ca], F->owner[cb], stats, made);
     free(x);
     free(y);
     return st;
 }
 
-/* Kruskal: the candidates shortest first (a counting sort on the length,
- * stable: ties in scan order), a bridge wherever its ends' components
- * still differ. */
-static trv_status kruskal(trv_ctx *ctx, grow *G, const flood *F, const cands *C, prm_build_stats *stats)
+/* A detour bridge across ca-cb when the roadmap's distance between its
+ * owners a and b is more than rho times its simplified length (detour.h):
+ * D bounded by rho (w + 2) cells, w + 2 cells above the cell path's
+ * length (w 4-steps, and each node within 0.76 of a cell of its cell's
+ * vertex). */
+static trv_status detour(trv_ctx *ctx, grow *G, const flood *F, prm_net *N, int ca, int cb, double rho,
+                         prm_build_stats *stats)
 {
-    long *order = prm_order_by_length(C->w, C->n);
+    const prm_roadmap *r = G->r;
+    int a = F->owner[ca], b = F->owner[cb], w = F->dist[ca] + F->dist[cb] + 1;
+    double mpu = G->t->cell_m / fabs(G->t->grid->gt[1]);
+    trv_status st = prm_net_sync(ctx, N, r);
+    double D = st ? 0 : prm_net_dist(N, r, a, b, rho * (w + 2) * G->t->cell_m);
+    if (st || isnan(D))
+        return st ? st : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (D <= rho * hypot(r->x[b] - r->x[a], r->y[b] - r->y[a]) * mpu) /* the bridge is no shorter than |ab| */
+        return TRV_OK;
+    double *x = NULL, *y = NULL, len = 0;
+    int n, *keep = NULL, m = 0, made = 0;
+    if (!(st = cell_path(ctx, G, F, ca, cb, &x, &y, &n)) && !(keep = malloc((size_t)n * sizeof *keep)))
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (!st && (m = prm_polyline_simplify(G->t, x, y, n, keep)) >= 2) {
+        for (int k = 0; k + 1 < m; k++)
+            len += hypot(x[keep[k + 1]] - x[keep[k]], y[keep[k + 1]] - y[keep[k]]) * mpu;
+        if (D > rho * len && !(st = grow_kept(ctx, G, x, y, keep, m, a, b, &made)) && made) {
+            stats->detours++;
+            stats->detour_nodes += m - 2;
+            stats->detour_edges += m - 1;
+        }
+    }
+    free(x);
+    free(y);
+    free(keep);
+    return st;
+}
+
+/* Kruskal: the candidates shortest first (ties in scan order), a bridge
+ * wherever its ends' components still differ; with rho > 0 a detour
+ * bridge where they do not (a detour joins nodes of one component: the
+ * components, so the Kruskal bridges, are those without detours). */
+static trv_status kruskal(trv_ctx *ctx, grow *G, const flood *F, const prm_pairs *P, double rho,
+                          prm_build_stats *stats)
+{
+    long *order = prm_pairs_order(P);
     if (!order)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    prm_net N = {0};
     trv_status st = TRV_OK;
-    for (long q = 0; q < C->n && !st; q++) {
+    for (long q = 0; q < P->n && !st; q++) {
         long i = order[q];
-        int ra = prm_uf_find(*G->parent, F->owner[C->a[i]]), rb = prm_uf_find(*G->parent, F->owner[C->b[i]]), made;
-        if (ra != rb && !(st = build_bridge(ctx, G, F, C->a[i], C->b[i], stats, &made)) && !made)
+        int ra = prm_uf_find(*G->parent, F->owner[P->ca[i]]), rb = prm_uf_find(*G->parent, F->owner[P->cb[i]]), made;
+        if (ra != rb && !(st = build_bridge(ctx, G, F, P->ca[i], P->cb[i], stats, &made)) && !made)
             stats->bridge_failed++;
+        else if (ra == rb && rho > 0)
+            st = detour(ctx, G, F, &N, P->ca[i], P->cb[i], rho, stats);
     }
+    prm_net_free(&N);
     free(order);
     return st;
 }
@@ -398,7 +439,7 @@ static void mark_all(const prm_terrain *t, int *owner, long ncell)
 }
 
 trv_status prm_bridge_raster(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int **parent, size_t *ecap,
-                             size_t ncap, prm_build_stats *stats)
+                             size_t ncap, double rho, prm_build_stats *stats)
 {
     long ncell = (long)t->grid->nx * t->grid->ny;
     if (ncell > INT_MAX)
@@ -407,7 +448,7 @@ trv_status prm_bridge_raster(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r,
     grow G = {t, r, parent, ecap, ncap};
     flood F = {malloc((size_t)ncell * sizeof *F.owner), malloc((size_t)ncell * sizeof *F.dist),
                malloc((size_t)ncell * sizeof *F.queue), 0, 0};
-    cands C = {0};
+    prm_pairs P = {0};
     int *reg = NULL;
     trv_status st = TRV_OK;
     if (!F.owner || !F.dist || !F.queue) {
@@ -429,7 +470,7 @@ trv_status prm_bridge_raster(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r,
     }
     for (int i = 0; i < r->nnodes; i++)
         reg[i] = i;
-    if ((st = collect(ctx, &G, &F, reg, &C)))
+    if ((st = collect(ctx, &G, &F, reg, rho > 0, &P)))
         goto done;
     for (int i = 0; i < r->nnodes; i++) { /* the owners of a region's cells share one root */
         long c = prm_cell_at(t, r->x[i], r->y[i]);
@@ -437,14 +478,12 @@ trv_status prm_bridge_raster(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r,
             stats->regions++;
     }
     stats->regions_with_nodes = stats->regions - stats->region_nodes;
-    st = kruskal(ctx, &G, &F, &C, stats);
+    st = kruskal(ctx, &G, &F, &P, rho, stats);
 done:
     free(F.owner);
     free(F.dist);
     free(F.queue);
-    free(C.a);
-    free(C.b);
-    free(C.w);
+    prm_pairs_free(&P);
     free(reg);
     return st;
 }

@@ -298,6 +298,7 @@ typedef struct prm_roadmap {
     double radius;          /* m (0 when k was used) */
 } prm_roadmap;
 
+#define PRM_DETOUR_DEFAULT 1.5
 typedef struct prm_build_opts {
     int nodes;              /* GO nodes wanted; 0: one per 0.02 km2 of GO area (about 140 m apart), within
                                [200, 100000]: dense enough to thread the narrow GO corridors of a
@@ -308,6 +309,10 @@ typedef struct prm_build_opts {
     uint64_t seed;          /* default 1 */
     int straight_only;      /* 1: the straight edges and their bridging pass alone (the paper's PRM), no raster
                                bridging (bridge.c): GO regions may stay split into components or hold no node */
+    double detour;          /* the detour bridges' stretch rho (docs/method.md §4.4): a bridge also between two
+                               nodes of one component whose flood areas touch when the roadmap's path between
+                               them is more than rho times the bridge; 0 off; default PRM_DETOUR_DEFAULT; the
+                               whole raster bridging only (not tile) */
     int tile;               /* the raster bridging's flood per tile of this many cells a side (tiled_bridge.c,
                                docs/scale.md): 0 automatic (whole up to 5e7 cells, tiles of 4096 above), 2..32768 */
     const char *blocks_dir; /* NULL, or the run directory the terrain was read from: when the build is tiled, its
@@ -344,6 +349,9 @@ typedef struct prm_build_stats {
     int bridges;            /* raster bridges added between components */
     int bridge_nodes, bridge_edges; /* the nodes and edges they added */
     int bridge_failed;      /* bridges that could not be made straight (0 unless a bug) */
+    double detour;          /* the detour bridges' stretch applied (0: none, as in a tiled build) */
+    int detours;            /* detour bridges added inside components (detour.h) */
+    int detour_nodes, detour_edges; /* the nodes and edges they added */
 } prm_build_stats;
 
 /* Nodes (LHS), straight edges to the k nearest (or within the radius)

@@ -209,13 +209,14 @@ trv_status prm_edge_add(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int 
                         int *added);
 /* The raster bridging pass (bridge.c's head comment): every GO region
  * gets a node, every region's components are joined by bridges (nodes and
- * edges appended; the edges' order is the caller's to restore). parent:
+ * edges appended; the edges' order is the caller's to restore); with
+ * rho > 0 also the detour bridges of stretch rho (detour.h). parent:
  * the union-find over the nodes (nnodes of room in ncap, grown with the
  * nodes), ecap: the room in r->edges. Fills the stats' regions,
  * regions_with_nodes, region_nodes, bridges, bridge_nodes, bridge_edges,
- * bridge_failed. */
+ * bridge_failed, detours, detour_nodes, detour_edges. */
 trv_status prm_bridge_raster(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, int **parent, size_t *ecap,
-                             size_t ncap, prm_build_stats *stats);
+                             size_t ncap, double rho, prm_build_stats *stats);
 /* The end leg of a route end that sees no node in a straight line: a
  * breadth-first search over 4-connected GO cells from the cell of (x, y)
  * (its region, nothing else) to the nearest cell holding a node, the cell

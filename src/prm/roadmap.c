@@ -16,12 +16,15 @@ void prm_build_opts_init(prm_build_opts *o)
     memset(o, 0, sizeof *o);
     o->k = 14;
     o->seed = 1;
+    o->detour = PRM_DETOUR_DEFAULT;
 }
 
 trv_status prm_build_opts_check(trv_ctx *ctx, const prm_build_opts *o)
 {
     if (o->nodes < 0 || o->k < 1 || o->k > 256 || !(o->radius >= 0))
         return trv_error(ctx, TRV_ERR_USAGE, "--nodes must be >= 0, --k in 1..256, --radius > 0");
+    if (!(o->detour == 0 || (o->detour >= 1 && o->detour <= 100)))
+        return trv_error(ctx, TRV_ERR_USAGE, "--detour must be 0 (off) or a stretch from 1 to 100");
     if (o->tile < 0 || o->tile == 1 || o->tile > PRM_TILED_MAX)
         return trv_error(ctx, TRV_ERR_USAGE, "--tile must be 2..%d cells (0: automatic)", PRM_TILED_MAX);
     if (o->nodes > PRM_MAX_NODES)
@@ -514,9 +517,10 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
         stats->components_straight += prm_uf_find(parent, i) == i;
     trv_bucket_free(ix); /* it points into r->x, which the raster pass grows */
     ix = NULL;
+    stats->detour = o->straight_only || tile ? 0 : o->detour;
     if (!o->straight_only &&
         (st = tile ? prm_bridge_raster_tiled(ctx, t, r, &parent, &ecap, (size_t)r->nnodes, tile, stats)
-                   : prm_bridge_raster(ctx, t, r, &parent, &ecap, (size_t)r->nnodes, stats)))
+                   : prm_bridge_raster(ctx, t, r, &parent, &ecap, (size_t)r->nnodes, o->detour, stats)))
         goto done;
     if ((st = sort_edges(ctx, r, nsorted)))
         goto done;

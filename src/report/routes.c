@@ -81,6 +81,9 @@ trv_status rpt_sec_routes(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
                    jint(o, "go_regions"), jint(o, "go_regions_with_nodes"), jint(o, "region_nodes"),
                    jint(o, "components_straight"), jint(o, "bridges"), jint(o, "bridge_nodes"), jint(o, "bridge_edges"),
                    jint(o, "components"));
+        if (jnum(o, "detour_stretch") > 0) /* the detour bridges (docs/method.md 4.4) */
+            rpt_li(d, "detour bridges (stretch %g): %lld (%lld nodes, %lld edges)", jnum(o, "detour_stretch"),
+                   jint(o, "detour_bridges"), jint(o, "detour_nodes"), jint(o, "detour_edges"));
         rpt_end_list(d);
     }
     json_object_put(o);
