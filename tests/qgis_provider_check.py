@@ -375,19 +375,20 @@ def check_algorithms(data, inp, work):
     same("cost over realisations", "traverse:cost", {"TERRAIN": R, "REALIZATIONS": sim},
          ["--terrain", R, "--realizations", sim], R, drop_time)
     same("roadmap", "traverse:roadmap", {
-        "TERRAIN": W, "OUTPUT": w("roadmap.gpkg"), "NODES": 2000, "K": 10, "SEED": 3, "STDOUT": w("roadmap.txt")},
-        ["--terrain", W, "-o", w("roadmap.gpkg"), "--nodes", "2000", "--k", "10", "--seed", "3"], W)
+        "TERRAIN": W, "OUTPUT": w("roadmap.gpkg"), "NODES": 2000, "K": 10, "SEED": 3, "DETOUR": 2,
+        "STDOUT": w("roadmap.txt")},
+        ["--terrain", W, "-o", w("roadmap.gpkg"), "--nodes", "2000", "--k", "10", "--seed", "3", "--detour", "2"], W)
     same("roadmap by radius", "traverse:roadmap", {"TERRAIN": W, "OUTPUT": w("roadmap_r.gpkg"), "RADIUS": 400,
                                                    "STRAIGHT_ONLY": True, "TILE": 64},
          ["--terrain", W, "-o", w("roadmap_r.gpkg"), "--radius", "400", "--straight-only", "--tile", "64"], W)
     same("route", "traverse:route", {
         "ROADMAP": w("roadmap.gpkg"), "TERRAIN": W, "FROM": FROM, "TO": TO, "WEIGHTS": "3,10,1,0.5",
-        "ADMISSIBLE": True, "NO_TIMING": True, "GRID": True, "GRID_CORRIDOR": 300, "COMPARE": True, "CORRIDOR": 240,
+        "ADMISSIBLE": True, "FLAT": True, "NO_TIMING": True, "GRID": True, "GRID_CORRIDOR": 300, "COMPARE": True, "CORRIDOR": 240,
         "OUTPUT": w("route.geojson"), "GPX": w("route.gpx"), "CSV": w("route.csv"), "STATS": w("route_stats.csv"),
         "PROFILE": w("route_profile.csv"), "PROFILE_PNG": w("profile.png"), "TIME_SHARES": w("route_time_shares.csv"),
         "STDOUT": w("route.txt")},
         ["--roadmap", w("roadmap.gpkg"), "--terrain", W, "--from", FROM, "--to", TO, "--weights", "3,10,1,0.5",
-         "--admissible", "--no-timing", "--grid", "--grid-corridor", "300", "--compare", "--corridor", "240", "-o",
+         "--admissible", "--flat", "--no-timing", "--grid", "--grid-corridor", "300", "--compare", "--corridor", "240", "-o",
          w("route.geojson"),
          "--gpx", w("route.gpx"), "--csv", w("route.csv"), "--stats", w("route_stats.csv"),
          "--profile", w("route_profile.csv"), "--profile-png", w("profile.png"),

@@ -123,13 +123,17 @@ done
 # "planned_time_s": inf, which trv-report refused). Every summary strict
 # JSON (no inf, nan), and the simulator's planned time of the MMCR route
 # equal to trv-route's own (route.csv's last cum_time_s, 0.1 s decimals).
-# NMAX=16: the mission is 550 m long and the blocked scenario's obstacles
-# appear at 30 s at 20 and 50 % of it; on the DEM kriged with the 64
-# neighbours leave-one-out chooses, the UGV is past both by then (no
-# re-plan, so no sim_replan.png): 16 keeps the rock ahead of it.
+# The blocked scenario's obstacles appear at 30 s at 20 and 50 % of the
+# mission, so it must be long enough for the UGV not to be past both by
+# then (no re-plan, so no sim_replan.png): a 550 m mission to
+# -84.2567,36.6159 was, on the roadmap with detour bridges (its route 48 s
+# long); the 1.24 km one to -84.2588,36.6101 (a point of the start's GO
+# region, trv-route's nearest to a goal farther south) re-plans twice at
+# 52 and 54 s. NMAX=16 as before (the 64 neighbours leave-one-out chooses
+# took the UGV past the rock of the short mission).
 if gdal_translate -q -projwin -84.28 36.645 -84.235 36.60 "$tmp/dem.tif" "$tmp/dem5.tif" &&
     make -C "$here" --no-print-directory demo SAN="${TRV_SAN:-0}" AREA=piece5 OUT="$tmp/out5" DEM="$tmp/dem5.tif" NMAX=16 \
-        SOIL="$tmp/soil.tif" LANDUSE="$tmp/landuse.tif" VEHICLE="$tmp/ugv.ini" RES=5 FROM=-84.26,36.62 TO=-84.2567,36.6159 \
+        SOIL="$tmp/soil.tif" LANDUSE="$tmp/landuse.tif" VEHICLE="$tmp/ugv.ini" RES=5 FROM=-84.26,36.62 TO=-84.2588,36.6101 \
         >"$tmp/log5" 2>&1; then
     ok
 else

@@ -190,6 +190,9 @@ ROADMAP = Tool(
         Number("--radius", "Connect each node to every node within this many metres instead of K", minimum=0),
         Number("--seed", "Seed of the Latin hypercube", 1, integer=True, minimum=0),
         Flag("--straight-only", "Straight edges alone (the paper's PRM): no raster bridges joining each GO region"),
+        Number("--detour", "Also bridge two neighbouring nodes of one component where the roadmap's path between "
+               "them is more than this many times the raster bridge (0: between components only; not with "
+               "--tile)", 1.5, minimum=0, advanced=True),
         Number("--tile", "Build tile by tile, N x N cells a tile [default: the whole grid up to 5e7 cells, "
                "tiles of 4096 above]: the same nodes and straight edges, other bridges", integer=True, minimum=2,
                maximum=32768),
@@ -219,6 +222,8 @@ ROUTE = Tool(
         Flag("--return", "With waypoints: end back at the start (no goal)"),
         Text("--weights", "mmcr weights kb,kh,ks,kd: low-risk, high-risk, safe, distance", "3,10,1,0.2"),
         Flag("--admissible", "mmcr with the admissible heuristic kd d instead of the paper's"),
+        Flag("--flat", "Search the whole roadmap even when a tiled build's hierarchical index (.hier) is beside "
+             "it (the same least cost)", advanced=True),
         Flag("--allow-no-route", "When the start or the goal is NOGO: route.json alone says why, and the run "
              "succeeds", advanced=True),
         Flag("--no-timing", "Leave the planning time out of the outputs (reruns give the same bytes)"),
