@@ -415,23 +415,67 @@ static trv_status trace(trv_ctx *ctx, const grid_search *S, double sx, double sy
     return TRV_OK;
 }
 
+/* Columns [lo[r], hi[r]] of each window row r: the mask's cells in rows
+ * r-2 .. r+2, widened by 2 (lo > hi: none). A move reaches at most two
+ * cells from a pushed cell, and only mask cells are pushed, so the search
+ * reads no window cell outside them: cells_mark writes only these, and the
+ * state of a corridor search takes pages along the corridor, not over its
+ * bounding box (at 1 m a 30 km route's box is 3·10⁸ cells). */
+static void mask_rows(const unsigned char *mask, long nx, long ny, long *lo, long *hi)
+{
+    for (long r = 0; r < ny; r++)
+        lo[r] = nx, hi[r] = -1;
+    for (long r = 0; r < ny; r++) {
+        const unsigned char *row = mask + r * nx;
+        long a = 0, b = nx - 1;
+        while (a < nx && !row[a])
+            a++;
+        if (a == nx)
+            continue;
+        while (!row[b])
+            b--;
+        for (long q = r - 2 < 0 ? 0 : r - 2; q <= r + 2 && q < ny; q++) {
+            lo[q] = a - 2 < lo[q] ? a - 2 : lo[q];
+            hi[q] = b + 2 > hi[q] ? b + 2 : hi[q];
+        }
+    }
+    for (long r = 0; r < ny; r++)
+        lo[r] = lo[r] < 0 ? 0 : lo[r], hi[r] = hi[r] >= nx ? nx - 1 : hi[r];
+}
+
 /* Every window cell TRV_HEAP_UNSEEN, or CELL_NOGO where NOGO or masked
- * out (CELL_OUT instead where masked out but GO, with an escape bound). */
-static void cells_mark(grid_search *S)
+ * out (CELL_OUT instead where masked out but GO, with an escape bound);
+ * with a mask, only the cells mask_rows gives. */
+static trv_status cells_mark(trv_ctx *ctx, grid_search *S)
 {
     const unsigned char *gonogo = S->t->gonogo->u8, *cls = S->t->cls->u8, *mask = S->mask, *zb = S->zb;
-    const long tnx = S->t->grid->nx;
-    for (long r = 0; r < S->win.ny; r++) {
-        const long l = r * S->win.nx, i = (r + S->win.r0) * tnx + S->win.c0;
-        for (long c = 0; c < S->win.nx; c++)
+    const long tnx = S->t->grid->nx, nx = S->win.nx, ny = S->win.ny;
+    long *lo = NULL, *hi = NULL;
+    if (mask) {
+        lo = malloc((size_t)ny * sizeof *lo);
+        hi = malloc((size_t)ny * sizeof *hi);
+        if (!lo || !hi) {
+            free(lo);
+            free(hi);
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the grid search");
+        }
+        mask_rows(mask, nx, ny, lo, hi);
+    }
+    for (long r = 0; r < ny; r++) {
+        const long l = r * nx, i = (r + S->win.r0) * tnx + S->win.c0;
+        const long ca = mask ? lo[r] : 0, cb = mask ? hi[r] : nx - 1;
+        for (long c = ca; c <= cb; c++)
             S->h.pos[l + c] = gonogo[i + c] == 0 && cls[i + c] != 0 && (!mask || mask[l + c]) &&
                                       (!zb || !(zb[i + c] & GEO_ZB_NOGO))
                                   ? TRV_HEAP_UNSEEN
                                   : CELL_NOGO;
-        for (long c = 0; S->escape && mask && c < S->win.nx; c++)
+        for (long c = ca; S->escape && mask && c <= cb; c++)
             if (!mask[l + c] && cls[i + c] != 0 && gonogo[i + c] == 0 && (!zb || (zb[i + c] & GEO_ZB_NOGO) == 0))
                 S->h.pos[l + c] = CELL_OUT;
     }
+    free(lo);
+    free(hi);
+    return TRV_OK;
 }
 
 /* The search on window win (the whole grid, or a corridor's bounding box)
@@ -482,8 +526,7 @@ static trv_status route_window(trv_ctx *ctx, const prm_terrain *t, grid_window w
         free(S.h.pos);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the grid search (%ld x %ld cells)", win.nx, win.ny);
     }
-    cells_mark(&S);
-    if (!(st = search(ctx, &S)))
+    if (!(st = cells_mark(ctx, &S)) && !(st = search(ctx, &S)))
         st = trace(ctx, &S, sx, sy, gx, gy, out);
     trv_heap_free(&S.h);
     free(S.h.pos);
