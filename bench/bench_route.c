@@ -402,7 +402,7 @@ static trv_status quality(trv_ctx *ctx, const prm_terrain *t, char **argv, prm_s
             st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
             break;
         }
-        if (!(st = prm_route_grid_corridor(ctx, t, &p, 0, xy, s, NULL, &o, &ci)) &&
+        if (!(st = prm_route_grid_corridor(ctx, t, &p, 0, 0, xy, s, NULL, &o, &ci)) &&
             !(st = prm_refine(ctx, t, &q, s, NULL, 3 * t->cell_m)) &&
             !(st = prm_refine(ctx, t, &wide, s, NULL, 10 * t->cell_m))) {
             v[0] = o.objective;

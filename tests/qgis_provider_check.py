@@ -383,12 +383,12 @@ def check_algorithms(data, inp, work):
          ["--terrain", W, "-o", w("roadmap_r.gpkg"), "--radius", "400", "--straight-only", "--tile", "64"], W)
     same("route", "traverse:route", {
         "ROADMAP": w("roadmap.gpkg"), "TERRAIN": W, "FROM": FROM, "TO": TO, "WEIGHTS": "3,10,1,0.5",
-        "ADMISSIBLE": True, "FLAT": True, "NO_TIMING": True, "GRID": True, "GRID_CORRIDOR": 300, "COMPARE": True, "CORRIDOR": 240,
+        "ADMISSIBLE": True, "FLAT": True, "NO_TIMING": True, "GRID": True, "GRID_CORRIDOR": 300, "GRID_MEMORY": 100000, "COMPARE": True, "CORRIDOR": 240,
         "OUTPUT": w("route.geojson"), "GPX": w("route.gpx"), "CSV": w("route.csv"), "STATS": w("route_stats.csv"),
         "PROFILE": w("route_profile.csv"), "PROFILE_PNG": w("profile.png"), "TIME_SHARES": w("route_time_shares.csv"),
         "STDOUT": w("route.txt")},
         ["--roadmap", w("roadmap.gpkg"), "--terrain", W, "--from", FROM, "--to", TO, "--weights", "3,10,1,0.5",
-         "--admissible", "--flat", "--no-timing", "--grid", "--grid-corridor", "300", "--compare", "--corridor", "240", "-o",
+         "--admissible", "--flat", "--no-timing", "--grid", "--grid-corridor", "300", "--grid-memory", "100000", "--compare", "--corridor", "240", "-o",
          w("route.geojson"),
          "--gpx", w("route.gpx"), "--csv", w("route.csv"), "--stats", w("route_stats.csv"),
          "--profile", w("route_profile.csv"), "--profile-png", w("profile.png"),

@@ -64,7 +64,7 @@ static trv_status same_as_whole(trv_ctx *ctx, const prm_terrain *t, const prm_pa
     prm_weights w;
     prm_weights_default(&w);
     prm_path p, q;
-    trv_status sc = prm_route_grid_corridor(ctx, t, guide, halfwidth_m, xy, s, &w, &p, info);
+    trv_status sc = prm_route_grid_corridor(ctx, t, guide, halfwidth_m, 0, xy, s, &w, &p, info);
     trv_status sw = prm_route_grid(ctx, t, xy[0], xy[1], xy[2], xy[3], s, &w, &q);
     assert_int_equal(sc, sw);
     if (!sc) {
@@ -134,7 +134,7 @@ static void test_highway_outside(void **state)
     prm_weights w;
     prm_weights_default(&w);
     prm_path p;
-    assert_int_equal(prm_route_grid_corridor(ctx, &t, &guide, CELL, xy, PRM_TIME, &w, &p, &ci), TRV_OK);
+    assert_int_equal(prm_route_grid_corridor(ctx, &t, &guide, CELL, 0, xy, PRM_TIME, &w, &p, &ci), TRV_OK);
     int on = 0;
     for (int i = 0; i < p.n; i++)
         on += fabs(p.y[i] - cy_of(8)) < 0.5 * CELL;

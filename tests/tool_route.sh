@@ -608,5 +608,19 @@ cmp -s "$tmp/gc.geojson" "$tmp/gc--grid-whole.geojson" && cmp -s "$tmp/gc.csv" "
     ! grep -q "widenings" "$tmp/gc--grid-whole.out" && ok || bad "the corridor lines: $(grep grid- "$tmp/gc.out")"
 expect 2 "--grid-corridor must be >= 0" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO \
     --grid --grid-corridor -5 -o "$tmp/x.geojson"
+# --grid-memory: a search that would take more is refused before it starts,
+# exit 1, nothing written; the whole grid's figure is its cells (gdalinfo's
+# size) at 40 bytes; a cap above the need changes nothing (the same bytes)
+set -- $(gdalinfo "$T/dem.tif" | sed -n 's/^Size is \([0-9]*\), \([0-9]*\)/\1 \2/p')
+mb=$(awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a * b * 40 / 1e6 }')
+expect 1 "the raster search (--grid) would take about $mb MB: the whole grid, $(($1 * $2)) cells of 90 m at about 40 bytes a cell, more than --grid-memory (1.0 MB)" -- \
+    "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --grid --grid-whole --grid-memory 1 -o "$tmp/x.geojson"
+expect 1 "m either side of the roadmap route (its box" -- \
+    "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --grid --grid-corridor 90 --grid-memory 0.0001 -o "$tmp/x.geojson"
+"$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --compare --grid --grid-corridor 90 --grid-memory 100000 \
+    --no-timing -o "$tmp/gcm.geojson" >/dev/null 2>"$tmp/err" && cmp -s "$tmp/gc.geojson" "$tmp/gcm.geojson" && ok ||
+    bad "--grid-memory 100000 changed the routes: $(cat "$tmp/err")"
+expect 2 "--grid-memory must be >= 0 MB" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO \
+    --grid --grid-memory -1 -o "$tmp/x.geojson"
 
 summary

@@ -231,6 +231,8 @@ ROUTE = Tool(
         Number("--grid-corridor", "--grid: search within this many metres of the roadmap route first, widened "
                "until proven the optimum [default: from the roadmap route's objective]", minimum=0, advanced=True),
         Flag("--grid-whole", "--grid: search the whole grid at once", advanced=True),
+        Number("--grid-memory", "--grid: the most memory (MB) its searches may take; more is refused before it "
+               "starts [default: three quarters of the machine's]", minimum=0, advanced=True),
         Flag("--compare", "Plan mdr, msr, mmcr and time"),
         Flag("--no-smooth", "Keep the node polyline (no B-spline)"),
         Number("--alternatives", "Routes of the strategy: the best and its alternatives (not with --compare or "

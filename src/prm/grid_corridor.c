@@ -6,13 +6,35 @@
 #include "prm_priv.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The escape bound must exceed the corridor's optimum by this much
  * (relative): the sums are rounded, and a path that merely ties is left to
  * the wider search, which then gives the whole grid's route exactly. */
 #define ESCAPE_MARGIN 1e-9
+
+trv_status prm_grid_fits(trv_ctx *ctx, const prm_terrain *t, double cells, size_t max_bytes, const char *what)
+{
+    double need = cells * PRM_GRID_CELL_BYTES, cap = (double)max_bytes;
+    char whose[64] = "--grid-memory";
+    if (!max_bytes) {
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        if (pages <= 0 || page <= 0)
+            return TRV_OK; /* unknown: no bound */
+        cap = 0.75 * (double)pages * (double)page;
+        snprintf(whose, sizeof whose, "three quarters of this machine's %.0f MB", (double)pages * page / 1e6);
+    }
+    if (need <= cap)
+        return TRV_OK;
+    return trv_error(ctx, TRV_ERR_NOMEM,
+                     "the raster search (--grid) would take about %.1f MB: %s, %.0f cells of %g m at about %d bytes "
+                     "a cell, more than %s (%.*f MB); plan without --grid, on a coarser terrain, or allow more with "
+                     "--grid-memory MB",
+                     need / 1e6, what, cells, t->cell_m, PRM_GRID_CELL_BYTES, whose, cap < 1e5 ? 4 : 1, cap / 1e6);
+}
 
 /* The cells of samples half a cell apart along guide (prm_path_band's)
  * set to 1 in seed (row-major on win). */
@@ -72,8 +94,9 @@ static trv_status dilate(trv_ctx *ctx, const long win[4], const unsigned char *s
 /* One search in the corridor of r cells around guide: the band's bounding
  * box grown by the 2 cells a move reaches (clamped), the band as the
  * mask. *escape: the bound; TRV_ERR_DATA when the goal is not reached. */
-static trv_status corridor_once(trv_ctx *ctx, const prm_terrain *t, const prm_path *guide, int r, const double xy[4],
-                                prm_strategy s, const prm_weights *w, prm_path *out, double *escape)
+static trv_status corridor_once(trv_ctx *ctx, const prm_terrain *t, const prm_path *guide, int r, size_t max_bytes,
+                                const double xy[4], prm_strategy s, const prm_weights *w, prm_path *out,
+                                double *escape)
 {
     const geo_grid *g = t->grid;
     long band[4], win[4];
@@ -84,6 +107,12 @@ static trv_status corridor_once(trv_ctx *ctx, const prm_terrain *t, const prm_pa
     win[1] = band[1] > 2 ? band[1] - 2 : 0;
     win[2] = (band[0] + band[2] + 2 < g->nx ? band[0] + band[2] + 2 : g->nx) - win[0];
     win[3] = (band[1] + band[3] + 2 < g->ny ? band[1] + band[3] + 2 : g->ny) - win[1];
+    char what[160];
+    snprintf(what, sizeof what, "a corridor %.0f m either side of the roadmap route (its box %ld x %ld cells)",
+             r * t->cell_m, win[2], win[3]);
+    trv_status fits = prm_grid_fits(ctx, t, (double)win[2] * win[3], max_bytes, what);
+    if (fits)
+        return fits;
     unsigned char *seed = calloc((size_t)win[2] * win[3], 1), *mask = malloc((size_t)win[2] * win[3]);
     trv_status st = seed && mask ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st) {
@@ -119,8 +148,8 @@ static long first_cells(const prm_terrain *t, const prm_path *guide, double half
 }
 
 trv_status prm_route_grid_corridor(trv_ctx *ctx, const prm_terrain *t, const prm_path *guide, double halfwidth_m,
-                                   const double xy[4], prm_strategy s, const prm_weights *w, prm_path *out,
-                                   prm_corridor_info *info)
+                                   size_t max_bytes, const double xy[4], prm_strategy s, const prm_weights *w,
+                                   prm_path *out, prm_corridor_info *info)
 {
     memset(out, 0, sizeof *out);
     memset(info, 0, sizeof *info);
@@ -137,7 +166,7 @@ trv_status prm_route_grid_corridor(trv_ctx *ctx, const prm_terrain *t, const prm
     for (; r < rmax; r *= 2, info->widened++) {
         double escape = INFINITY;
         prm_path p = {0};
-        st = corridor_once(ctx, t, guide, (int)r, xy, s, w, &p, &escape);
+        st = corridor_once(ctx, t, guide, (int)r, max_bytes, xy, s, w, &p, &escape);
         expanded += p.expanded;
         if (st && st != TRV_ERR_DATA)
             return st;
@@ -153,7 +182,8 @@ trv_status prm_route_grid_corridor(trv_ctx *ctx, const prm_terrain *t, const prm
     info->whole = 1;
     info->halfwidth_m = INFINITY;
     info->escape = INFINITY;
-    if ((st = prm_terrain_need_all(ctx, t)) ||
+    if ((st = prm_grid_fits(ctx, t, (double)g->nx * g->ny, max_bytes, "the whole grid")) ||
+        (st = prm_terrain_need_all(ctx, t)) ||
         (st = prm_route_grid(ctx, t, xy[0], xy[1], xy[2], xy[3], s, w, out)))
         return st;
     out->expanded += expanded;

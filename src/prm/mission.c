@@ -33,6 +33,8 @@ trv_status prm_mission_opts_check(trv_ctx *ctx, const prm_mission_opts *o)
         return trv_error(ctx, TRV_ERR_USAGE, "--corridor must be >= 0");
     if (!(o->grid_corridor >= 0) || !isfinite(o->grid_corridor))
         return trv_error(ctx, TRV_ERR_USAGE, "--grid-corridor must be >= 0 (0: from the roadmap route)");
+    if (!(o->grid_memory >= 0) || !(o->grid_memory < 1e12))
+        return trv_error(ctx, TRV_ERR_USAGE, "--grid-memory must be >= 0 MB (0: three quarters of the machine's)");
     if (o->crossings && !o->zones)
         return trv_error(ctx, TRV_ERR_USAGE, "--crossings needs --zones");
     if (!(o->crossing_radius >= 0) || !isfinite(o->crossing_radius))
@@ -170,9 +172,14 @@ static trv_status plan_grid(trv_ctx *ctx, const prm_mission_opts *o, const prm_t
     snprintf(R->name, sizeof R->name, "grid-%s", prm_strategy_name(s));
     double t0 = trv_now_s();
     prm_corridor_info ci = {0};
-    trv_status st = o->grid_whole ? prm_route_grid(ctx, t, xy[0], xy[1], xy[2], xy[3], s, &o->weights, &R->path)
-                                  : prm_route_grid_corridor(ctx, t, guide, o->grid_corridor, xy, s, &o->weights,
-                                                            &R->path, &ci);
+    size_t max_bytes = (size_t)(o->grid_memory * 1e6);
+    trv_status st = o->grid_whole
+                        ? prm_grid_fits(ctx, t, (double)t->grid->nx * t->grid->ny, max_bytes, "the whole grid")
+                        : TRV_OK;
+    if (!st)
+        st = o->grid_whole ? prm_route_grid(ctx, t, xy[0], xy[1], xy[2], xy[3], s, &o->weights, &R->path)
+                           : prm_route_grid_corridor(ctx, t, guide, o->grid_corridor, max_bytes, xy, s, &o->weights,
+                                                     &R->path, &ci);
     if (st)
         return st;
     m->n++;

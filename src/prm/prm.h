@@ -485,6 +485,7 @@ typedef struct prm_corridor_info {
 } prm_corridor_info;
 
 /* prm_route_grid's optimum from (xy[0], xy[1]) to (xy[2], xy[3]), searched
+ * (each search first checked by prm_grid_fits against max_bytes)
  * in the corridor of halfwidth_m metres around guide (the roadmap's route;
  * NULL: the whole grid), doubled until the corridor's optimum C is proven
  * the whole grid's: every path that leaves the corridor costs more than
@@ -496,8 +497,20 @@ typedef struct prm_corridor_info {
  * ellipse k_h (d(start, x) + d(x, goal)) <= U, outside which every path
  * costs more than U (the heuristic's bound, grid.c), at least one cell. */
 trv_status prm_route_grid_corridor(trv_ctx *ctx, const prm_terrain *t, const prm_path *guide, double halfwidth_m,
-                                   const double xy[4], prm_strategy s, const prm_weights *w, prm_path *out,
-                                   prm_corridor_info *info);
+                                   size_t max_bytes, const double xy[4], prm_strategy s, const prm_weights *w,
+                                   prm_path *out, prm_corridor_info *info);
+
+/* The raster search's memory: about this many bytes a cell of its window
+ * (the lazy terrain's layers, 31, read over the window; the search's
+ * state and the corridor's masks, 8). */
+#define PRM_GRID_CELL_BYTES 40
+/* TRV_OK when a raster search over cells cells (what: "the whole grid",
+ * or the corridor, in words) fits in max_bytes (0: three quarters of the
+ * machine's physical memory) at PRM_GRID_CELL_BYTES a cell; else
+ * TRV_ERR_NOMEM saying how much it would take and what to do, before
+ * anything is allocated (at 1 m a corridor wide enough to prove the
+ * optimum is 10^8-10^9 cells: tens of GB). */
+trv_status prm_grid_fits(trv_ctx *ctx, const prm_terrain *t, double cells, size_t max_bytes, const char *what);
 
 /* Refine a roadmap route: the same objective solved on the raster inside
  * a corridor of halfwidth_m metres around it (16-connected, NOGO and
@@ -763,6 +776,7 @@ typedef struct prm_mission_opts {
     int grid;               /* also each strategy on the raster ("grid-<name>": the optimum) */
     int grid_whole;         /* grid: search the whole grid, not a corridor around the roadmap route */
     double grid_corridor;   /* grid: the corridor's first half-width (m); 0 (default): from the roadmap route */
+    double grid_memory;     /* grid: the most memory (MB) its searches may take (prm_grid_fits); 0 (default): 3/4 of the machine's */
     int no_smooth;          /* keep the node polyline */
     double corridor;        /* m: refine within it; -1 (default): three cells; 0: off */
     prm_alt_opts alt;       /* alt.k > 1: the strategy's alternatives (prm_alt_roadmap), not with compare or grid */
