@@ -204,8 +204,8 @@ static trv_status shortcut(trv_ctx *ctx, const prm_terrain *t, prm_path *p, prm_
         int next = i + 1;
         double wnext = cum[i + 1] - cum[i];
         for (int j = i + SHORTCUT_AHEAD < n - 1 ? i + SHORTCUT_AHEAD : n - 1; j > i + 1; j--) {
-            prm_piece pc;
-            prm_piece_measure(t, p->x[i], p->y[i], p->x[j], p->y[j], &pc);
+            prm_piece pc; /* a blocked one (most of the far ones) walked only to its first NOGO cell */
+            prm_edge_measure(t, p->x[i], p->y[i], p->x[j], p->y[j], &pc);
             double wd = prm_piece_weight(&pc, s, w);
             if (!pc.blocked && wd <= cum[j] - cum[i]) {
                 next = j;

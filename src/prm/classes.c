@@ -13,7 +13,7 @@
 unsigned char *prm_class_codes(const prm_terrain *t)
 {
     size_t n = (size_t)t->grid->nx * t->grid->ny;
-    unsigned char *codes = malloc(n);
+    unsigned char *codes = calloc((n + 1) / 2, 1);
     if (!codes || prm_lazy_codes(t, codes))
         return codes;
     /* a lazy terrain without the runs: the class and GO layers of every
@@ -22,8 +22,10 @@ unsigned char *prm_class_codes(const prm_terrain *t)
         for (long c = 0; c < t->grid->nx; c += PRM_TILE)
             prm_need(t, r * t->grid->nx + c, PRM_HAVE_CLASS);
     const unsigned char *gonogo = t->gonogo->u8, *cls = t->cls->u8;
-    for (size_t i = 0; i < n; i++)
-        codes[i] = gonogo[i] ? PRM_CL_NOGO : cls[i];
+    for (size_t i = 0; i < n; i++) {
+        int v = gonogo[i] ? PRM_CL_NOGO : cls[i] > PRM_CL_MAX ? PRM_CL_MAX : cls[i];
+        codes[i >> 1] |= (unsigned char)(v << ((i & 1) << 2));
+    }
     return codes;
 }
 
@@ -32,7 +34,7 @@ trv_status prm_class_runs(trv_ctx *ctx, const prm_terrain *t, prm_terrain_facts 
     size_t n = (size_t)t->grid->nx * t->grid->ny, k = 0;
     unsigned char *codes = prm_class_codes(t);
     for (size_t i = 0; codes && i < n; k++) /* count the runs */
-        for (size_t j = i++; i < n && codes[i] == codes[j] && i - j < 65535;)
+        for (size_t j = i++; i < n && prm_code_at(codes, i) == prm_code_at(codes, j) && i - j < 65535;)
             i++;
     if (!codes || !(f->run_code = malloc(k + 1)) || !(f->run_len = malloc(k * sizeof *f->run_len + 1))) {
         free(codes);
@@ -42,9 +44,9 @@ trv_status prm_class_runs(trv_ctx *ctx, const prm_terrain *t, prm_terrain_facts 
     k = 0;
     for (size_t i = 0; i < n; k++) {
         size_t j = i++;
-        while (i < n && codes[i] == codes[j] && i - j < 65535)
+        while (i < n && prm_code_at(codes, i) == prm_code_at(codes, j) && i - j < 65535)
             i++;
-        f->run_code[k] = codes[j];
+        f->run_code[k] = (unsigned char)prm_code_at(codes, j);
         f->run_len[k] = (unsigned short)(i - j);
     }
     free(codes);
@@ -73,7 +75,7 @@ static void walk(const geo_grid *g, const unsigned char *codes, double u0, doubl
     for (double at = t0;;) {
         double next = tc < tr ? tc : tr;
         next = next < t1 ? next : t1;
-        int k = codes[r * nx + c];
+        int k = prm_code_at(codes, (size_t)(r * nx + c));
         double v = (next - at) * len;
         a0 += v * (k == PRM_CL_NOGO);
         a1 += v * (k == PRM_CL_HIGH);

@@ -68,15 +68,21 @@ trv_status prm_roadmap_adjacency(trv_ctx *ctx, prm_roadmap *r);
  * (safe), equal to the bit to prm_piece_measure's nogo, h, l and s: the
  * same walk, the same sums in the same order, without the rest of the
  * measure (the roadmap A*'s mmcr heuristic walks one to the goal for
- * every node it reaches). codes: prm_class_codes's, one byte a cell,
- * PRM_CL_NOGO (0) where NOGO, else the class (so that the walk reads one
- * array); NULL when out of memory. */
-enum { PRM_CL_NOGO = 0, PRM_CL_HIGH, PRM_CL_LOW, PRM_CL_SAFE, PRM_CLASS_LEN };
+ * every node it reaches). codes: prm_class_codes's, four bits a cell
+ * (prm_code_at; two cells a byte, the first in the low bits: at 1 m the
+ * codes of 10^9 cells take 500 MB, not 1 GB), PRM_CL_NOGO (0) where NOGO,
+ * else the class, PRM_CL_MAX for any class above it (like every class
+ * above 3, a GO cell counted in no risk class); NULL when out of memory. */
+enum { PRM_CL_NOGO = 0, PRM_CL_HIGH, PRM_CL_LOW, PRM_CL_SAFE, PRM_CLASS_LEN, PRM_CL_MAX = 15 };
 unsigned char *prm_class_codes(const prm_terrain *t);
+static inline int prm_code_at(const unsigned char *codes, size_t i)
+{
+    return (codes[i >> 1] >> ((i & 1) << 2)) & 15;
+}
 /* The codes of t (read whole) run-length coded into f (prm_terrain_facts). */
 trv_status prm_class_runs(trv_ctx *ctx, const prm_terrain *t, prm_terrain_facts *f);
-/* A lazy terrain's codes from its facts' runs into codes (ncells): 1, or 0
- * when it has none (then the tiles are read). */
+/* A lazy terrain's codes from its facts' runs into codes (prm_class_codes'
+ * layout, zeroed): 1, or 0 when it has none (then the tiles are read). */
 int prm_lazy_codes(const prm_terrain *t, unsigned char *codes);
 void prm_piece_classes(const prm_terrain *t, const unsigned char *codes, double x0, double y0, double x1, double y1,
                        double out[PRM_CLASS_LEN]);

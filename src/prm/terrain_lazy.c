@@ -394,9 +394,20 @@ int prm_lazy_codes(const prm_terrain *t, unsigned char *codes)
     const prm_lazy *z = t->lazy;
     if (!z || !z->nruns)
         return 0;
-    for (size_t k = 0; k < z->nruns; k++) {
-        memset(codes, z->run_code[k], z->run_len[k]);
-        codes += z->run_len[k];
+    size_t i = 0; /* the cell; codes zeroed, so NOGO's runs (0) are skipped */
+    for (size_t k = 0; k < z->nruns; i += z->run_len[k], k++) {
+        size_t a = i, b = i + z->run_len[k];
+        unsigned v = z->run_code[k] > PRM_CL_MAX ? PRM_CL_MAX : z->run_code[k];
+        if (!v)
+            continue;
+        if (a & 1) /* the run's first cell, in a byte's high half */
+            codes[a >> 1] |= (unsigned char)(v << 4), a++;
+        if (b - a >= 2) { /* whole bytes: the code twice */
+            memset(codes + (a >> 1), (int)(v * 0x11), (b - a) >> 1);
+            a += (b - a) & ~(size_t)1;
+        }
+        if (a < b) /* its last cell, in a byte's low half */
+            codes[a >> 1] |= (unsigned char)v;
     }
     return 1;
 }

@@ -11,7 +11,7 @@
 
 static int open_cell(const unsigned char *codes, const unsigned char *burn, long i)
 {
-    return codes[i] != PRM_CL_NOGO && !(burn && (burn[i] & GEO_ZB_NOGO));
+    return prm_code_at(codes, (size_t)i) != PRM_CL_NOGO && !(burn && (burn[i] & GEO_ZB_NOGO));
 }
 
 /* One cell of side k (1 or 2) expanded: its open 4-neighbours marked k
