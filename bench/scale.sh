@@ -33,7 +33,7 @@
 # trv-roadmap and trv-route are skipped above SCALE_ROADMAP_MAX cells
 # (default 1.1e9, Jacksboro at 1 m: the tiled build, automatic above 5e7
 # cells, holds its class and layers by tile rows within caps: 1788 MiB
-# peak, 696 s CPU at 1 m; trv-route there 2.4 GiB; docs/scale.md).
+# peak, 696 s CPU at 1 m; trv-route there 1.8 GiB (time), 1.9 GiB (mmcr); docs/scale.md).
 # At 1 m (10^9 cells) a Float32 layer is 4 GB: set SCALE_DIR to a scratch
 # directory on a large disk (kept; a dem<RES>.tif found there is reused,
 # else made and removed; SCALE_KEEP=1 moves each run directory there as
