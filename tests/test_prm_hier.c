@@ -10,6 +10,7 @@
  * inside the tile; the strategies the index does
  * not apply to searched flat. */
 #include "test_common.h"
+#include "test_terrain_mem.h"
 
 #include "prm/hier.h"
 #include "prm/prm.h"
@@ -18,17 +19,7 @@
  * 5..40 km/h and slopes 0..20 deg at random. */
 static void speckle(prm_terrain *t, int nx, int ny, double p, uint64_t seed)
 {
-    trv_ctx *ctx = trv_ctx_new();
-    char *wkt = NULL;
-    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32616", &wkt), TRV_OK);
-    geo_grid g = {nx, ny, {500000, 100, 0, 4000000, 0, -100}, wkt};
-    memset(t, 0, sizeof *t);
-    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &t->cls), TRV_OK);
-    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &t->gonogo), TRV_OK);
-    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &t->cost), TRV_OK);
-    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &t->dem), TRV_OK);
-    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &t->slope), TRV_OK);
-    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &t->speed), TRV_OK);
+    assert_int_equal(test_terrain_new(t, nx, ny, 500000, 4000000, 100), 0);
     trv_rng rng;
     trv_rng_seed(&rng, seed);
     for (int i = 0; i < nx * ny; i++) {
@@ -39,11 +30,7 @@ static void speckle(prm_terrain *t, int nx, int ny, double p, uint64_t seed)
         t->cost->f32[i] = 0.2f;
         t->gonogo->u8[i] = trv_rng_uniform(&rng) < p;
     }
-    t->grid = &t->cls->grid;
-    t->cell_m = 100;
     t->top_speed_kmh = 40;
-    free(wkt);
-    trv_ctx_free(ctx);
 }
 
 static prm_roadmap *build(trv_ctx *ctx, const prm_terrain *t, int tile)
