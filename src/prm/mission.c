@@ -172,7 +172,7 @@ static trv_status plan_grid(trv_ctx *ctx, const prm_mission_opts *o, const prm_t
     snprintf(R->name, sizeof R->name, "grid-%s", prm_strategy_name(s));
     double t0 = trv_now_s();
     prm_corridor_info ci = {0};
-    size_t max_bytes = (size_t)(o->grid_memory * 1e6);
+    size_t max_bytes = o->grid_memory > 0 && o->grid_memory < 1e-6 ? 1 : (size_t)(o->grid_memory * 1e6); /* 0: default */
     trv_status st = o->grid_whole
                         ? prm_grid_fits(ctx, t, (double)t->grid->nx * t->grid->ny, max_bytes, "the whole grid")
                         : TRV_OK;
