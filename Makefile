@@ -245,7 +245,7 @@ demo: deps
 	else $(MAKE) --no-print-directory $(OUT)/report.md $(OUT)/project.qgs $(OUT)/nav2/map.yaml $(OUT)/web3d/index.json; fi
 	@if [ -n "$(FLEET_OUT)" ]; then $(MAKE) --no-print-directory $(FLEET_OUT); fi
 	@echo "demo: layers in $(OUT)/: dem.tif dem_std.tif slope.tif soil.tif landuse.tif speed.tif gonogo.tif limit.tif"
-	@echo "      cost.tif class.tif roadmap.gpkg route.geojson route.gpx route.csv points.csv sim*/ png/ visit/"
+	@echo "      cost.tif class.tif roadmap.gpkg route.geojson route.gpx route.csv points.csv points/ept.json sim*/ png/ visit/"
 	@echo "      summaries: krige.json terrain.json speed.json cost.json roadmap.json route.json sim*/metrics.json"
 	@echo "      (their keys: docs/summaries.md)"
 	@echo "      QGIS project: $(OUT)/project.qgs"
@@ -260,11 +260,12 @@ $(OUT)/dem_kriged.tif $(OUT)/dem_std.tif $(OUT)/variogram.csv $(OUT)/krige.json 
 	$(BINDIR)/trv-krige $(DEM) $(if $(T_SRS),--t_srs $(T_SRS)) --tr $(RES) --seed $(SEED) $(if $(NMAX),--nmax $(NMAX)) \
 	    -o $(OUT)/dem_kriged.tif --std $(OUT)/dem_std.tif --variogram $(OUT)/variogram.csv
 
-$(OUT)/dem.tif $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif $(OUT)/points.csv $(OUT)/terrain.json &: \
+$(OUT)/dem.tif $(OUT)/slope.tif $(OUT)/soil.tif $(OUT)/landuse.tif $(OUT)/points.csv $(OUT)/points/ept.json \
+    $(OUT)/terrain.json &: \
     $(OUT)/dem_kriged.tif $(SOIL) $(LANDUSE) $(BINDIR)/trv-terrain $(SOIL_CLASSES) $(LANDUSE_CLASSES)
 	$(BINDIR)/trv-terrain --dem $(OUT)/dem_kriged.tif --soil $(SOIL) --landuse $(LANDUSE) \
 	    --soil-classes $(SOIL_CLASSES) --landuse-classes $(LANDUSE_CLASSES) \
-	    --points $(OUT)/points.csv -o $(OUT)
+	    --points $(OUT)/points.csv --ept $(OUT)/points -o $(OUT)
 
 # attainable speed and GO/NOGO for the vehicle
 $(OUT)/speed.tif $(OUT)/gonogo.tif $(OUT)/limit.tif $(OUT)/speed_report.csv $(OUT)/speed.json \

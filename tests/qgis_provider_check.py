@@ -304,9 +304,11 @@ def check_algorithms(data, inp, work):
          "--psill", "20000", "--range", "5000", "--x", "x", "--y", "y", "--z", "z", "--s_srs", "EPSG:4326"], W)
     same("terrain", "traverse:terrain", {
         "DEM": w("dem_kriged.tif"), "SOIL": soil, "LANDUSE": landuse, "OUTPUT": W, "SOIL_CLASSES": soils,
-        "LANDUSE_CLASSES": lu_classes, "RESAMPLING": 1, "POINTS": w("points.csv"), "STDOUT": w("terrain.txt")},
+        "LANDUSE_CLASSES": lu_classes, "RESAMPLING": 1, "POINTS": w("points.csv"), "EPT": w("cloud"),
+        "STDOUT": w("terrain.txt")},
         ["--dem", w("dem_kriged.tif"), "--soil", soil, "--landuse", landuse, "-o", W, "--soil-classes", soils,
-         "--landuse-classes", lu_classes, "--resampling", "nearest", "--points", w("points.csv")], W)
+         "--landuse-classes", lu_classes, "--resampling", "nearest", "--points", w("points.csv"), "--ept",
+         w("cloud")], W)
     same("speed", "traverse:speed", {
         "TERRAIN": W, "VEHICLE": d("vehicles/ugv_hua2022.ini"), "SOILS": soils, "LANDUSE_CLASSES": lu_classes,
         "REPORT": w("speed_report.csv"), "STDOUT": w("speed.txt")},

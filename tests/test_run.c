@@ -51,6 +51,7 @@ static const struct {
     const char *stage;
 } WANT_OTHER[] = {
     {RUN_O_POINTS, "points.csv", 0, 0, "trv-terrain"},
+    {RUN_O_POINT_CLOUD, "points", 1, 0, "trv-terrain"},
     {RUN_O_VARIOGRAM, "variogram.csv", 0, 0, "trv-krige"},
     {RUN_O_SPEED_REPORT, "speed_report.csv", 0, 0, "trv-speed"},
     {RUN_O_ROADMAP, "roadmap.gpkg", 0, 0, "trv-roadmap"},

@@ -198,4 +198,42 @@ else
     bad "cannot write the DEM with +-Inf"
 fi
 
+# ---- the point cloud as an EPT dataset (--ept; tests/ept_check.py) ----
+E="$tmp/e"
+if "$T" -q --dem "$tmp/dem30.tif" --soil "$J/soil_7p5arcsec.tif" --landuse "$J/landuse_30m_utm16n.tif" $CLASSES \
+    --points "$E/points.csv" --ept "$E/cloud" -o "$E" 2>"$tmp/stderr"; then ok; else bad "--ept run: $(cat "$tmp/stderr")"; fi
+/usr/bin/env python3 "$(dirname "$0")/ept_check.py" files "$E/cloud" "$E/points.csv" "$E/dem.tif" >"$tmp/ept.out" 2>&1 &&
+    ok || bad "the EPT dataset against points.csv: $(grep -v '^PASS' "$tmp/ept.out" | head -5)"
+ls -A "$E" | grep -q 'tmp' && bad "--ept left a temporary: $(ls -A "$E")" || ok
+ls -A "$E/cloud" | tr '\n' ' ' | grep -qx 'ept-data ept-hierarchy ept.json ' && ok || bad "--ept: $(ls -A "$E/cloud")"
+QPY=""
+for p in ${TRV_QGIS_PYTHON:-/usr/bin/python3 python3}; do
+    [ "$p" = none ] && break
+    if QT_QPA_PLATFORM=offscreen "$p" -c "import qgis.core" >/dev/null 2>&1; then QPY=$p; break; fi
+done
+if [ -n "$QPY" ]; then
+    QT_QPA_PLATFORM=offscreen XDG_RUNTIME_DIR=$tmp "$QPY" "$(dirname "$0")/ept_check.py" qgis "$E/cloud" "$E/points.csv" \
+        >"$tmp/eptq.out" 2>&1 && ok || bad "the EPT dataset in QGIS: $(grep -v '^PASS' "$tmp/eptq.out" | grep -v XDG | head -5)"
+else
+    skip_pkg python3-qgis "the EPT dataset in QGIS (python3-qgis missing)"
+fi
+# same bytes again, into a new directory and over the earlier dataset (replaced whole: no stale node)
+"$T" -q --dem "$tmp/dem30.tif" --soil "$J/soil_7p5arcsec.tif" --landuse "$J/landuse_30m_utm16n.tif" $CLASSES \
+    --ept "$tmp/e2/cloud" -o "$tmp/e2" && diff -r "$E/cloud" "$tmp/e2/cloud" >/dev/null && ok || bad "--ept: two runs differ"
+: >"$tmp/e2/cloud/ept-data/9-9-9-9.bin"
+"$T" -q --dem "$tmp/dem30.tif" --soil "$J/soil_7p5arcsec.tif" --landuse "$J/landuse_30m_utm16n.tif" $CLASSES \
+    --ept "$tmp/e2/cloud" -o "$tmp/e2" && diff -r "$E/cloud" "$tmp/e2/cloud" >/dev/null && ok ||
+    bad "--ept over an earlier dataset: not replaced whole"
+# refused: a directory holding anything else (kept as it was, nothing written), the output directory itself
+mkdir -p "$tmp/mine" && echo keep >"$tmp/mine/notes.txt"
+expect 1 "cannot write '$tmp/mine': it exists and holds other files" "$tmp/e3" -- "$T" --dem "$tmp/dem30.tif" \
+    --soil "$SO" --landuse "$LU" $CLASSES --ept "$tmp/mine" -o "$tmp/e3"
+[ "$(ls -A "$tmp/mine")" = notes.txt ] && ok || bad "--ept touched a directory it refused: $(ls -A "$tmp/mine")"
+expect 2 "--ept '$tmp/e4/' is the output directory" "$tmp/e4" -- "$T" --dem "$tmp/dem30.tif" \
+    --soil "$SO" --landuse "$LU" $CLASSES --ept "$tmp/e4/" -o "$tmp/e4"
+# a failure after the rows began: neither the dataset nor its temporary left
+expect 1 "class 4 is not in the class table '$tmp/lu3.csv'" "$tmp/e5" -- "$T" --dem "$tmp/dem30.tif" --soil "$SO" \
+    --landuse "$LU" --soil-classes data/classes/soils.csv --landuse-classes "$tmp/lu3.csv" --ept "$tmp/e5c" -o "$tmp/e5"
+ls -A "$tmp" | grep -q 'e5c' && bad "a failed --ept run left the dataset or its temporary: $(ls -A "$tmp")" || ok
+
 summary

@@ -47,7 +47,7 @@ void tool_usage_check(const trv_cli *cli, trv_ctx *ctx, trv_status st)
 }
 
 /* A failed check ends the tool: exit 2 for a usage error, else 1. */
-static void check_end(const trv_cli *cli, trv_ctx *ctx, trv_status st)
+void tool_check_end(const trv_cli *cli, trv_ctx *ctx, trv_status st)
 {
     tool_usage_check(cli, ctx, st);
     if (st)
@@ -57,7 +57,7 @@ static void check_end(const trv_cli *cli, trv_ctx *ctx, trv_status st)
 void tool_outputs_check(const trv_cli *cli, trv_ctx *ctx, const char *const *outputs, size_t n,
                         const char *const *inputs, size_t m)
 {
-    check_end(cli, ctx, trv_outputs_check(ctx, outputs, n, inputs, m));
+    tool_check_end(cli, ctx, trv_outputs_check(ctx, outputs, n, inputs, m));
 }
 
 void tool_outputs_check_dir(const trv_cli *cli, trv_ctx *ctx, const char *dir, const char *const *names,
@@ -76,7 +76,7 @@ void tool_outputs_check_dir(const trv_cli *cli, trv_ctx *ctx, const char *dir, c
     for (size_t i = 0; all && i < k; i++)
         free(all[i]);
     free(all);
-    check_end(cli, ctx, st);
+    tool_check_end(cli, ctx, st);
 }
 
 void tool_outputs_run_dir(const trv_cli *cli, trv_ctx *ctx, const char *const *outputs, size_t n, const char *dir,
@@ -103,7 +103,7 @@ void tool_outputs_run_dir(const trv_cli *cli, trv_ctx *ctx, const char *const *o
         free(ins[k]);
     free(ins);
     free(sim);
-    check_end(cli, ctx, st);
+    tool_check_end(cli, ctx, st);
 }
 
 int tool_end(const trv_cli *cli, trv_ctx *ctx, trv_status st)

@@ -36,6 +36,8 @@ void tool_usage(const trv_cli *cli, trv_ctx *ctx, const char *msg) __attribute__
 /* tool_usage with ctx's message when st is TRV_ERR_USAGE (a library's
  * *_opts_check); otherwise returns. */
 void tool_usage_check(const trv_cli *cli, trv_ctx *ctx, trv_status st);
+/* A failed check ends the tool: exit 2 for a usage error, else 1 (TRV_OK returns). */
+void tool_check_end(const trv_cli *cli, trv_ctx *ctx, trv_status st);
 
 /* trv_outputs_check (core): two outputs that are one file, or an output
  * that is an input, is a usage error (exit 2); out of memory exits 1.

@@ -4,6 +4,7 @@
 #include "qgis/qgis.h"
 #include "run/run.h"
 #include "terrain/terrain.h"
+#include "terrain/ept.h"
 #include "tool.h"
 #ifdef TRV_MPI
 #include "mpi_split.h" /* bin/mpi/trv-terrain: ter_stream's blocks over the MPI ranks, rank 0 writes */
@@ -92,6 +93,24 @@ static trv_status run_all(trv_ctx *ctx, ter_result *t, const ter_opts *o, const 
     return tool_out_close(ctx, &out, st);
 }
 
+/* --ept DIR: a directory of its own, new, empty or an earlier dataset
+ * (checked again when the set commits). */
+static void check_ept_dir(const trv_cli *cli, trv_ctx *ctx, const char *ept, const char *out_dir)
+{
+    if (!ept)
+        return;
+    size_t a = strlen(ept), b = strlen(out_dir);
+    while (a > 1 && ept[a - 1] == '/')
+        a--;
+    while (b > 1 && out_dir[b - 1] == '/')
+        b--;
+    trv_status st = a == b && strncmp(ept, out_dir, a) == 0
+                        ? trv_error(ctx, TRV_ERR_USAGE, "--ept '%s' is the output directory: give the point cloud a "
+                                    "directory of its own (e.g. %s/points)", ept, out_dir)
+                        : trv_outset_dir_free(ctx, ept, ter_ept_names);
+    tool_check_end(cli, ctx, st);
+}
+
 int main(int argc, char **argv)
 {
     ter_opts o;
@@ -115,6 +134,9 @@ int main(int argc, char **argv)
         {"resampling", 'r', TRV_ARG_CHOICE, &resampling, "mode|nearest",
          "categorical resampling: majority (default) or nearest"},
         {"points", 0, TRV_ARG_STRING, &points, "FILE.csv", "also write the point cloud x,y,z,slope,soil,landuse"},
+        {"ept", 0, TRV_ARG_STRING, &o.ept_dir, "DIR",
+         "also write the point cloud as an Entwine Point Tile dataset DIR/ept.json (binary; QGIS and PDAL open it "
+         "as a point cloud); DIR is new, empty or an earlier one, which is replaced"},
         {NULL, 0, 0, NULL, NULL, NULL},
     };
     static const char *const required[] = {"dem", "soil", "landuse", "output", NULL};
@@ -136,6 +158,7 @@ int main(int argc, char **argv)
     const char *const ins[5] = {o.dem_path, o.soil_path, o.landuse_path, o.soil_classes_path,
                                 o.landuse_classes_path};
     tool_outputs_check_dir(&cli, ctx, out_dir, names, 5, &points, 1, ins, 5);
+    check_ept_dir(&cli, ctx, o.ept_dir, out_dir);
 
     char *soil_tab = NULL, *landuse_tab = NULL;
     ter_result t = {0};

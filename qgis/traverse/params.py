@@ -325,7 +325,7 @@ class FolderOut(Output):
     """A folder the tool creates (with its parents) if missing."""
 
     def make(self):
-        return QgsProcessingParameterFolderDestination(self.name, self.label, None, False, self.required)
+        return QgsProcessingParameterFolderDestination(self.name, self.label, None, not self.required, self.required)
 
     def out_dirs(self, alg, parameters, context):
         p = self.path(alg, parameters, context)

@@ -102,6 +102,8 @@ TERRAIN = Tool(
         File("--landuse-classes", "Land-use class table [default: the bundled classes/landuse.csv]", CSV),
         Choice("--resampling", "Categorical resampling", [("mode", "mode (majority)"), "nearest"], "mode"),
         FileOut("--points", "Point cloud x,y,z,slope,soil,landuse (CSV)", CSV),
+        FolderOut("--ept", "Point cloud as an Entwine Point Tile dataset (open its ept.json as a point cloud "
+                  "layer); a new or empty folder, or an earlier dataset, which is replaced"),
         Stdout(),
     ],
     [Layer("OUTPUT", "dem.tif", output="DEM_TIF"), Layer("OUTPUT", "slope.tif", output="SLOPE_TIF"),

@@ -1,9 +1,10 @@
 /* Atomic output sets, output metadata and path helpers. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "trv.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -17,6 +18,8 @@ enum { NSIDECARS = sizeof SIDECARS / sizeof SIDECARS[0] };
 
 typedef struct outfile {
     char *final, *tmp;
+    int dir;            /* a directory written whole (trv_outset_add_dir) */
+    const char *const *replaceable; /* its names that may be replaced */
 } outfile;
 
 struct trv_outset {
@@ -39,12 +42,20 @@ static void remove_with_sidecars(const char *path)
     }
 }
 
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)ftw;
+    return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
 void trv_outset_free(trv_outset *set)
 {
     if (!set)
         return;
     for (size_t i = 0; i < set->n; i++) {
-        if (!set->committed)
+        if (!set->committed && set->f[i].dir) /* the temporary tree is the set's own */
+            nftw(set->f[i].tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        else if (!set->committed)
             remove_with_sidecars(set->f[i].tmp);
         free(set->f[i].final);
         free(set->f[i].tmp);
@@ -121,8 +132,78 @@ const char *trv_outset_add(trv_outset *set, const char *final_path)
     /* keep the extension: some GDAL drivers (GeoPackage) insist on it */
     snprintf(tmp, n, "%.*s.%.*s.tmp%ld%s", (int)(base - final_path), final_path, (int)(dot - base), base,
              (long)getpid(), dot);
-    set->f[set->n++] = (outfile){fin, tmp};
+    set->f[set->n++] = (outfile){fin, tmp, 0, NULL};
     return tmp;
+}
+
+const char *trv_outset_add_dir(trv_outset *set, const char *final_dir, const char *const *replaceable)
+{
+    const char *tmp = trv_outset_add(set, final_dir);
+    if (!tmp)
+        return NULL;
+    if (mkdir(tmp, 0777) != 0) {
+        set->n--;
+        free(set->f[set->n].final);
+        free(set->f[set->n].tmp);
+        return NULL;
+    }
+    set->f[set->n - 1].dir = 1;
+    set->f[set->n - 1].replaceable = replaceable;
+    return tmp;
+}
+
+/* 1 when path is a directory holding nothing but entries named in names
+ * (NULL-terminated; NULL: nothing at all); *empty says it holds nothing. */
+static int only_names(const char *path, const char *const *names, int *empty)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    int ok = 1;
+    *empty = 1;
+    for (struct dirent *e; ok && (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        *empty = 0;
+        ok = 0;
+        for (size_t k = 0; names && names[k] && !ok; k++)
+            ok = strcmp(e->d_name, names[k]) == 0;
+    }
+    closedir(d);
+    return ok;
+}
+
+trv_status trv_outset_dir_free(trv_ctx *ctx, const char *final_dir, const char *const *replaceable)
+{
+    struct stat sb;
+    int empty;
+    if (lstat(final_dir, &sb) != 0 || (S_ISDIR(sb.st_mode) && only_names(final_dir, replaceable, &empty)))
+        return TRV_OK;
+    return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': it exists and holds other files (a directory output "
+                     "replaces only an empty directory or an earlier one of its kind)", final_dir);
+}
+
+/* Rename the directory output f into place: an earlier one there renamed
+ * aside first, and removed once the new one is in. */
+static trv_status rename_dir(trv_ctx *ctx, const outfile *f)
+{
+    int empty = 1;
+    struct stat sb;
+    if (lstat(f->final, &sb) == 0)
+        only_names(f->final, f->replaceable, &empty);
+    char old[PATH_MAX + 32];
+    snprintf(old, sizeof old, "%s.old%ld", f->tmp, (long)getpid());
+    if (!empty && rename(f->final, old) != 0)
+        return trv_error(ctx, TRV_ERR_IO, "cannot move '%s' aside: %s", f->final, strerror(errno));
+    if (rename(f->tmp, f->final) != 0) {
+        int err = errno;
+        if (!empty)
+            rename(old, f->final);
+        return trv_error(ctx, TRV_ERR_IO, "cannot rename '%s' to '%s': %s", f->tmp, f->final, strerror(err));
+    }
+    if (!empty)
+        nftw(old, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return TRV_OK;
 }
 
 /* ---- file identity ---------------------------------------------------- */
@@ -304,12 +385,21 @@ trv_status trv_outset_commit(trv_ctx *ctx, trv_outset *set)
         struct stat sb;
         if (access(f->tmp, F_OK) != 0)
             return trv_error(ctx, TRV_ERR_INTERNAL, "output '%s' was never written", f->final);
-        /* the one rename that would fail midway: found before any is made */
-        if (stat(f->final, &sb) == 0 && S_ISDIR(sb.st_mode))
+        /* the renames that would fail midway: found before any is made */
+        if (!f->dir && stat(f->final, &sb) == 0 && S_ISDIR(sb.st_mode))
             return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': a directory is in the way", f->final);
+        trv_status st = f->dir ? trv_outset_dir_free(ctx, f->final, f->replaceable) : TRV_OK;
+        if (st)
+            return st;
     }
     for (size_t i = 0; i < set->n; i++) {
         const outfile *f = &set->f[i];
+        if (f->dir) {
+            trv_status st = rename_dir(ctx, f);
+            if (st)
+                return st;
+            continue;
+        }
         if (rename(f->tmp, f->final) != 0)
             return trv_error(ctx, TRV_ERR_IO, "cannot rename '%s' to '%s': %s", f->tmp, f->final, strerror(errno));
         snprintf(a, sizeof a, "%s.aux.xml", f->tmp);
@@ -323,7 +413,8 @@ trv_status trv_outset_commit(trv_ctx *ctx, trv_outset *set)
     }
     set->committed = 1;
     for (size_t i = 0; i < set->n; i++)
-        clean_stale(set->f[i].final);
+        if (!set->f[i].dir)
+            clean_stale(set->f[i].final);
     return TRV_OK;
 }
 

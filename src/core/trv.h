@@ -260,6 +260,19 @@ void trv_outset_free(trv_outset *set);
 trv_status trv_outset_mkdir(trv_ctx *ctx, trv_outset *set, const char *dir);
 /* Register final_path; returns the temporary path to write (owned by set). */
 const char *trv_outset_add(trv_outset *set, const char *final_path);
+/* Register a directory output written whole: its temporary directory
+ * (".name.tmp<pid>" beside final_dir) is created here and returned (owned
+ * by set; NULL with errno set on failure). The commit renames it into
+ * place. An existing final_dir is replaced only when it holds nothing but
+ * entries named in replaceable (NULL-terminated, kept by the caller; NULL:
+ * only an empty directory), i.e. an earlier output of the same kind: it
+ * is renamed aside, the new one renamed in, and the old tree removed;
+ * anything else fails the commit before any rename. Without a commit the
+ * temporary tree is removed. */
+const char *trv_outset_add_dir(trv_outset *set, const char *final_dir, const char *const *replaceable);
+/* TRV_OK when final_dir may be such a directory output (missing, empty,
+ * or holding only replaceable names); else TRV_ERR_IO saying why not. */
+trv_status trv_outset_dir_free(trv_ctx *ctx, const char *final_dir, const char *const *replaceable);
 /* Before any rename: a final path registered twice (the same file, see
  * trv_outputs_check) fails with TRV_ERR_USAGE "output 'X' is given twice",
  * and the set's free then removes every temporary. After the renames,

@@ -33,6 +33,7 @@ static const run_layer LAYERS[RUN_NLAYERS] = {
 
 static const run_other OTHERS[RUN_NOTHERS] = {
     {RUN_O_POINTS, "points.csv", 0, 0, "trv-terrain", "the sample points of the terrain (--points)"},
+    {RUN_O_POINT_CLOUD, "points", 1, 0, "trv-terrain", "the same points as an EPT dataset, points/ept.json (--ept)"},
     {RUN_O_VARIOGRAM, "variogram.csv", 0, 0, "trv-krige", "the sample variogram and the chosen model at each lag"},
     {RUN_O_SPEED_REPORT, "speed_report.csv", 0, 0, "trv-speed",
      "per land use and soil: cone index, tyre mode, sinkage, resistance, every speed limit, pass"},

@@ -41,6 +41,7 @@
  *
  *   file               written by   content
  *   points.csv         trv-terrain  the sample points of the terrain (--points)
+ *   points/            trv-terrain  the same points as an EPT dataset, points/ept.json (--ept; terrain/ept.h)
  *   variogram.csv      trv-krige    the sample variogram and the chosen model at each lag
  *   speed_report.csv   trv-speed    per land use and soil: cone index, tyre mode, sinkage, resistance, every speed limit, pass
  *   roadmap.gpkg       trv-roadmap  the roadmap's nodes and edges (GeoPackage, TRV_ARGS in its metadata)
@@ -112,7 +113,7 @@ int run_exists(const char *dir, run_id id);
 
 /* The other files, in the table's order. */
 typedef enum run_oid {
-    RUN_O_POINTS, RUN_O_VARIOGRAM, RUN_O_SPEED_REPORT, RUN_O_ROADMAP, RUN_O_ROADMAP_CACHE, RUN_O_ROUTE_STATS,
+    RUN_O_POINTS, RUN_O_POINT_CLOUD, RUN_O_VARIOGRAM, RUN_O_SPEED_REPORT, RUN_O_ROADMAP, RUN_O_ROADMAP_CACHE, RUN_O_ROUTE_STATS,
     RUN_O_ROUTE_CSV, RUN_O_ROUTE_GEOJSON, RUN_O_ROUTE_GPX, RUN_O_KRIGE_JSON, RUN_O_TERRAIN_JSON, RUN_O_SPEED_JSON, RUN_O_COST_JSON,
     RUN_O_ROADMAP_JSON, RUN_O_ROUTE_JSON, RUN_O_PNG, RUN_O_SIM_METRICS, RUN_O_SIM_EVENTS, RUN_O_SPEED_VEHICLE,
     RUN_O_SPEED_SOILS, RUN_O_SPEED_LANDUSE, RUN_NOTHERS

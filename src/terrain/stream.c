@@ -2,6 +2,7 @@
  * read with a one-row halo for Horn's window, the class maps aligned row
  * range by row range, every layer written as it goes. */
 #include "terrain.h"
+#include "terrain/ept.h"
 #include "core/fixed.h"
 #include "core/split.h"
 #include "geo/block.h"
@@ -34,6 +35,7 @@ typedef struct stream {
     block_counts b, total;   /* the block's and the rows' so far */
     double ew, ns, ssum;
     FILE *points;
+    ter_ept *ept;
 } stream;
 
 void ter_result_clear(ter_result *r)
@@ -241,6 +243,10 @@ static trv_status write_block(trv_ctx *ctx, stream *s, int y0, int y1)
         size_t at = (size_t)(y - y0) * nx;
         points_row(s->points, g, y, z0 + at, s->slope + at, s->cls[0] + at, s->cls[1] + at);
     }
+    for (int y = y0; y < y1 && s->ept && !st; y++) {
+        size_t at = (size_t)(y - y0) * nx;
+        st = ter_ept_row(ctx, s->ept, y, z0 + at, NODATA, s->slope + at, s->cls[0] + at, s->cls[1] + at);
+    }
     return st;
 }
 
@@ -276,6 +282,18 @@ static trv_status open_points(trv_ctx *ctx, stream *s, trv_outset *set, const ch
     return TRV_OK;
 }
 
+/* The process that writes: the layers, the CSV and the EPT dataset asked for. */
+static trv_status open_outputs(trv_ctx *ctx, stream *s, trv_outset *set, const char *dir, const trv_meta *meta,
+                               const char *points_path)
+{
+    trv_status st = open_writers(ctx, s, set, dir, meta);
+    if (!st && points_path)
+        st = open_points(ctx, s, set, points_path);
+    if (!st && s->o->ept_dir)
+        st = ter_ept_open(ctx, set, s->o->ept_dir, &s->res->grid, &s->ept);
+    return st;
+}
+
 static trv_status close_all(trv_ctx *ctx, stream *s, trv_status st, const char *points_path)
 {
     geo_block_stats stats[4];
@@ -293,6 +311,9 @@ static trv_status close_all(trv_ctx *ctx, stream *s, trv_status st, const char *
         if ((fclose(s->points) != 0 || bad) && !st)
             st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", points_path, strerror(errno));
     }
+    if (s->ept && !st)
+        st = ter_ept_finish(ctx, s->ept);
+    ter_ept_free(s->ept);
     geo_block_reader_close(s->dem);
     for (int m = 0; m < 2; m++) {
         geo_aligner_free(s->al[m]);
@@ -355,9 +376,8 @@ trv_status ter_stream(trv_ctx *ctx, trv_outset *set, const ter_opts *o, const ch
         s.ew = r->grid.gt[1] * mpu;
         s.ns = fabs(r->grid.gt[5]) * mpu;
         if (!(st = open_classes(ctx, &s, 0, o->soil_path)) && !(st = open_classes(ctx, &s, 1, o->landuse_path)) &&
-            writes &&
-            !(st = open_writers(ctx, &s, set, dir, meta)))
-            st = points_path ? open_points(ctx, &s, set, points_path) : TRV_OK;
+            writes)
+            st = open_outputs(ctx, &s, set, dir, meta, points_path);
     }
     st = run_blocks(ctx, &s, sp, st);
     return close_all(ctx, &s, st, points_path);

@@ -21,6 +21,7 @@ typedef struct ter_opts {
     const char *dem_path, *soil_path, *landuse_path;
     const char *soil_classes_path, *landuse_classes_path; /* CSV: code, name, color, ... */
     geo_resample resample;                                 /* GEO_MODE (default) or GEO_NEAREST */
+    const char *ept_dir;    /* also the point cloud as an EPT dataset there (terrain/ept.h); NULL: none */
     const struct trv_split *split; /* NULL: one process; else ter_stream's blocks over processes (core/split.h):
                                       process 0 writes, set and points_path unused on the others */
 } ter_opts;
@@ -46,7 +47,8 @@ void ter_result_clear(ter_result *r);
  * landuse.tif (Cloud-Optimized GeoTIFFs, geo/block.h) into dir (created if
  * missing) and, if points_path is not NULL, the point cloud CSV (x, y, z,
  * slope, soil, landuse: one row per DEM data cell, centre coordinates,
- * soil/landuse 0 where unknown), in the caller's output set (its commit
+ * soil/landuse 0 where unknown) and, if opts->ept_dir is set, the same
+ * points as an Entwine Point Tile dataset (terrain/ept.h), in the caller's output set (its commit
  * makes them appear with the rest of its run, all or none), streamed by
  * blocks of geo_block_rows() rows: the DEM read with a one-row halo (Horn's
  * window), the class maps aligned onto the DEM's rows block by block (their

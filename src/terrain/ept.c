@@ -1,0 +1,448 @@
+/* The terrain's point cloud as an Entwine Point Tile dataset (ept.h). */
+#include "terrain/ept.h"
+
+#include "core/json.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define SCALE 0.001
+
+const char *const ter_ept_names[] = {"ept.json", "ept-data", "ept-hierarchy", NULL};
+
+struct ter_ept {
+    char *final, *tmp;      /* the dataset's directory, and where it is written */
+    geo_grid g;             /* gt, nx, ny and the CRS (copied) */
+    int D;                  /* the deepest depth */
+    double ox, oy;          /* X and Y offsets (metres; Z's is 0) */
+    FILE **lv;              /* one temporary file of records per depth */
+    uint64_t n;
+    double lo[3], hi[3];    /* the points' bounds (as stored) */
+};
+
+typedef struct node {
+    int d;
+    long x, y, z;
+    uint64_t count;
+} node;
+
+typedef struct nodes {
+    node *v;
+    size_t n, cap;
+} nodes;
+
+/* ---- the pure parts ----------------------------------------------------- */
+
+int ter_ept_depths(double side_cells)
+{
+    int D = 0;
+    while (ceil(side_cells / ldexp(1.0, D)) > TER_EPT_SPAN && D < 30)
+        D++;
+    return D;
+}
+
+static int trailing_zeros(long k, int D)
+{
+    int t = 0;
+    while (t < D && (k & 1) == 0 && k != 0)
+        k >>= 1, t++;
+    return k == 0 ? D : t;
+}
+
+int ter_ept_depth_of(long c, long r, int D)
+{
+    int tc = trailing_zeros(c, D), tr = trailing_zeros(r, D);
+    return D - (tc < tr ? tc : tr);
+}
+
+long ter_ept_index(double v, double v0, double S, int d)
+{
+    double n = ldexp(1.0, d);
+    long i = (long)floor((v - v0) / S * n);
+    return i < 0 ? 0 : i >= (long)n ? (long)n - 1 : i;
+}
+
+/* ---- files ---------------------------------------------------------------- */
+
+static trv_status io_error(trv_ctx *ctx, const ter_ept *e, const char *what)
+{
+    return trv_error(ctx, TRV_ERR_IO, "cannot write the point cloud '%s' (%s): %s", e->final, what, strerror(errno));
+}
+
+/* name inside the temporary directory (malloc'ed; NULL when out of memory). */
+static char *path_in(const ter_ept *e, const char *name)
+{
+    return trv_path_join(e->tmp, name);
+}
+
+/* A node's file name "ept-data/D-X-Y-Z.bin" into buf (64 bytes). */
+static void node_file(char *buf, const node *nd)
+{
+    snprintf(buf, 64, "ept-data/%d-%ld-%ld-%ld.bin", nd->d, nd->x, nd->y, nd->z);
+}
+
+/* In the temporary directory: ept-data/, ept-hierarchy/ and a records file per depth. */
+static trv_status make_tree(trv_ctx *ctx, ter_ept *e)
+{
+    const char *sub[2] = {"ept-data", "ept-hierarchy"};
+    for (int k = 0; k < 2; k++) {
+        char *p = path_in(e, sub[k]);
+        int bad = !p || mkdir(p, 0777) != 0;
+        free(p);
+        if (bad)
+            return io_error(ctx, e, sub[k]);
+    }
+    for (int d = 0; d <= e->D; d++) {
+        char name[32];
+        snprintf(name, sizeof name, ".depth-%d", d);
+        char *p = path_in(e, name);
+        e->lv[d] = p ? fopen(p, "w+b") : NULL;
+        free(p);
+        if (!e->lv[d])
+            return io_error(ctx, e, "a temporary file");
+    }
+    return TRV_OK;
+}
+
+trv_status ter_ept_open(trv_ctx *ctx, trv_outset *set, const char *dir, const geo_grid *g, ter_ept **out)
+{
+    *out = NULL;
+    ter_ept *e = calloc(1, sizeof *e);
+    if (!e || !(e->final = strdup(dir))) {
+        free(e);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    *out = e;
+    trv_status st = geo_grid_copy(ctx, &e->g, g);
+    if (st)
+        return st;
+    char *parent = strdup(dir), *slash = parent ? strrchr(parent, '/') : NULL;
+    if (slash && slash != parent) { /* created like -o's directory, and removed again on failure */
+        *slash = '\0';
+        st = trv_outset_mkdir(ctx, set, parent);
+    }
+    free(parent);
+    if (st)
+        return st;
+    if (!(e->tmp = (char *)trv_outset_add_dir(set, dir, ter_ept_names)))
+        return trv_error(ctx, TRV_ERR_IO, "cannot create the point cloud '%s': %s", dir, strerror(errno));
+    e->D = ter_ept_depths(g->nx > g->ny ? g->nx : g->ny);
+    e->ox = round(g->gt[0] + 0.5 * g->nx * g->gt[1]);
+    e->oy = round(g->gt[3] + 0.5 * g->ny * g->gt[5]);
+    for (int k = 0; k < 3; k++)
+        e->lo[k] = INFINITY, e->hi[k] = -INFINITY;
+    if (!(e->lv = calloc((size_t)e->D + 1, sizeof *e->lv)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    return make_tree(ctx, e);
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    for (int k = 0; k < 4; k++)
+        p[k] = (unsigned char)(v >> (8 * k));
+}
+
+static int32_t get32(const unsigned char *p)
+{
+    return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+}
+
+trv_status ter_ept_row(trv_ctx *ctx, ter_ept *e, int y, const float *z, float nodata, const float *slope,
+                       const unsigned char *soil, const unsigned char *landuse)
+{
+    double yc = geo_grid_y(&e->g, y);
+    for (int c = 0; c < e->g.nx; c++) {
+        if (z[c] == nodata)
+            continue;
+        double v[3] = {geo_grid_x(&e->g, c) - e->ox, yc - e->oy, z[c]};
+        unsigned char r[TER_EPT_RECORD];
+        for (int k = 0; k < 3; k++) {
+            double q = nearbyint(v[k] * 1000); /* exact for a Float32 z; ties to even, as printf's %.3f */
+            if (!(fabs(q) < 2147483647.0))
+                return trv_error(ctx, TRV_ERR_DATA, "the point cloud '%s': a coordinate %.3f m from its offset "
+                                 "is beyond EPT's 32-bit millimetres", e->final, v[k]);
+            put32(r + 4 * k, (uint32_t)(int32_t)q);
+            double s = (k == 0 ? e->ox : k == 1 ? e->oy : 0) + q * SCALE;
+            e->lo[k] = s < e->lo[k] ? s : e->lo[k];
+            e->hi[k] = s > e->hi[k] ? s : e->hi[k];
+        }
+        uint32_t sb;
+        memcpy(&sb, &slope[c], 4);
+        put32(r + 12, sb);
+        r[16] = soil[c], r[17] = 0, r[18] = landuse[c], r[19] = 0;
+        if (fwrite(r, TER_EPT_RECORD, 1, e->lv[ter_ept_depth_of(c, y, e->D)]) != 1)
+            return io_error(ctx, e, "a temporary file");
+        e->n++;
+    }
+    return TRV_OK;
+}
+
+/* ---- the nodes ------------------------------------------------------------ */
+
+static int node_cmp(const void *a, const void *b)
+{
+    const node *p = a, *q = b;
+    if (p->d != q->d)
+        return p->d < q->d ? -1 : 1;
+    if (p->x != q->x)
+        return p->x < q->x ? -1 : 1;
+    if (p->y != q->y)
+        return p->y < q->y ? -1 : 1;
+    return (p->z > q->z) - (p->z < q->z);
+}
+
+static int nodes_add(nodes *ns, node nd)
+{
+    if (ns->n == ns->cap) {
+        size_t cap = ns->cap ? 2 * ns->cap : 256;
+        node *v = realloc(ns->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        ns->v = v, ns->cap = cap;
+    }
+    ns->v[ns->n++] = nd;
+    return 0;
+}
+
+/* A band's point: its node (x and z index; the band fixes d and y) and its place in the band. */
+typedef struct member {
+    long x, z;
+    size_t seq;
+} member;
+
+static int member_cmp(const void *a, const void *b)
+{
+    const member *p = a, *q = b;
+    if (p->x != q->x)
+        return p->x < q->x ? -1 : 1;
+    if (p->z != q->z)
+        return p->z < q->z ? -1 : 1;
+    return (p->seq > q->seq) - (p->seq < q->seq);
+}
+
+typedef struct cube {
+    double x0, y0, z0, S;
+} cube;
+
+static double coord(const ter_ept *e, const unsigned char *r, int k)
+{
+    return (k == 0 ? e->ox : k == 1 ? e->oy : 0) + get32(r + 4 * k) * SCALE;
+}
+
+/* The band's points (recs, n of them, depth d, node row y): sorted by node,
+ * each node's run written to its file. */
+static trv_status write_band(trv_ctx *ctx, const ter_ept *e, const cube *cb, int d, long y,
+                             const unsigned char *recs, size_t n, member *m, nodes *ns)
+{
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char *r = recs + i * TER_EPT_RECORD;
+        m[i] = (member){ter_ept_index(coord(e, r, 0), cb->x0, cb->S, d), ter_ept_index(coord(e, r, 2), cb->z0, cb->S, d), i};
+    }
+    qsort(m, n, sizeof *m, member_cmp);
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && m[j].x == m[i].x && m[j].z == m[i].z;)
+            j++;
+        node nd = {d, m[i].x, y, m[i].z, j - i};
+        char name[64];
+        node_file(name, &nd);
+        char *p = path_in(e, name);
+        FILE *f = p ? fopen(p, "wb") : NULL;
+        free(p);
+        int bad = !f;
+        for (size_t k = i; k < j && !bad; k++)
+            bad = fwrite(recs + m[k].seq * TER_EPT_RECORD, TER_EPT_RECORD, 1, f) != 1;
+        if ((f && fclose(f) != 0) || bad)
+            return io_error(ctx, e, name);
+        if (nodes_add(ns, nd))
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    return TRV_OK;
+}
+
+/* Depth d's records, read back in row order, band by band. */
+static trv_status write_depth(trv_ctx *ctx, ter_ept *e, const cube *cb, int d, nodes *ns)
+{
+    FILE *f = e->lv[d];
+    if (fflush(f) != 0 || fseek(f, 0, SEEK_SET) != 0)
+        return io_error(ctx, e, "a temporary file");
+    size_t cap = 0, n = 0;
+    unsigned char *recs = NULL;
+    member *m = NULL;
+    long band = -1;
+    trv_status st = TRV_OK;
+    for (;;) {
+        unsigned char r[TER_EPT_RECORD];
+        int got = fread(r, TER_EPT_RECORD, 1, f) == 1;
+        long y = got ? ter_ept_index(coord(e, r, 1), cb->y0, cb->S, d) : -1;
+        if ((!got || y != band) && n) {
+            if ((st = write_band(ctx, e, cb, d, band, recs, n, m, ns)))
+                break;
+            n = 0;
+        }
+        if (!got)
+            break;
+        band = y;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 4096;
+            unsigned char *r2 = realloc(recs, cap * TER_EPT_RECORD);
+            member *m2 = r2 ? realloc(m, cap * sizeof *m) : NULL;
+            recs = r2 ? r2 : recs, m = m2 ? m2 : m;
+            if (!r2 || !m2) {
+                st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+                break;
+            }
+        }
+        memcpy(recs + n++ * TER_EPT_RECORD, r, TER_EPT_RECORD);
+    }
+    if (!st && ferror(f))
+        st = trv_error(ctx, TRV_ERR_IO, "cannot read back the point cloud's temporary file: %s", strerror(errno));
+    free(recs);
+    free(m);
+    return st;
+}
+
+/* Every ancestor of a node with points, with count 0 and an empty file,
+ * where the hierarchy lacks it: depth by depth from the deepest, so a
+ * parent added is itself given its parent. The list ends sorted. */
+static trv_status add_ancestors(trv_ctx *ctx, const ter_ept *e, nodes *ns)
+{
+    qsort(ns->v, ns->n, sizeof *ns->v, node_cmp);
+    for (int d = e->D; d > 0; d--) {
+        size_t n = ns->n;
+        for (size_t i = 0; i < n; i++) {
+            if (ns->v[i].d != d)
+                continue;
+            node p = {d - 1, ns->v[i].x >> 1, ns->v[i].y >> 1, ns->v[i].z >> 1, 0};
+            int known = bsearch(&p, ns->v, n, sizeof p, node_cmp) != NULL;
+            for (size_t k = n; k < ns->n && !known; k++) /* added in this pass */
+                known = node_cmp(&ns->v[k], &p) == 0;
+            if (known)
+                continue;
+            char name[64];
+            node_file(name, &p);
+            char *path = path_in(e, name);
+            FILE *f = path ? fopen(path, "wb") : NULL;
+            free(path);
+            if (!f || fclose(f) != 0)
+                return io_error(ctx, e, name);
+            if (nodes_add(ns, p))
+                return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        }
+        qsort(ns->v, ns->n, sizeof *ns->v, node_cmp);
+    }
+    return TRV_OK;
+}
+
+/* ---- the two JSON documents ------------------------------------------------ */
+
+static trv_status write_hierarchy(trv_ctx *ctx, const ter_ept *e, const nodes *ns)
+{
+    char *p = path_in(e, "ept-hierarchy/0-0-0-0.json");
+    FILE *f = p ? fopen(p, "w") : NULL;
+    free(p);
+    if (!f)
+        return io_error(ctx, e, "ept-hierarchy/0-0-0-0.json");
+    fputs("{\n", f);
+    for (size_t i = 0; i < ns->n; i++)
+        fprintf(f, "  \"%d-%ld-%ld-%ld\": %llu%s\n", ns->v[i].d, ns->v[i].x, ns->v[i].y, ns->v[i].z,
+                (unsigned long long)ns->v[i].count, i + 1 < ns->n ? "," : "");
+    fputs("}\n", f);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad)
+        return io_error(ctx, e, "ept-hierarchy/0-0-0-0.json");
+    return TRV_OK;
+}
+
+static void schema_item(FILE *f, const char *name, const char *type, int size, double offset, int last)
+{
+    fprintf(f, "    {\"name\": \"%s\", \"type\": \"%s\", \"size\": %d", name, type, size);
+    if (!isnan(offset))
+        fprintf(f, ", \"scale\": %g, \"offset\": %.0f", SCALE, offset);
+    fprintf(f, "}%s\n", last ? "" : ",");
+}
+
+static trv_status write_ept_json(trv_ctx *ctx, const ter_ept *e, const cube *cb)
+{
+    char *p = path_in(e, "ept.json");
+    FILE *f = p ? fopen(p, "w") : NULL;
+    free(p);
+    if (!f)
+        return io_error(ctx, e, "ept.json");
+    fprintf(f, "{\n  \"bounds\": [%.3f, %.3f, %.3f, %.3f, %.3f, %.3f],\n", cb->x0, cb->y0, cb->z0, cb->x0 + cb->S,
+            cb->y0 + cb->S, cb->z0 + cb->S);
+    fprintf(f, "  \"boundsConforming\": [%.3f, %.3f, %.3f, %.3f, %.3f, %.3f],\n", e->lo[0], e->lo[1], e->lo[2],
+            e->hi[0], e->hi[1], e->hi[2]);
+    fprintf(f, "  \"dataType\": \"binary\",\n  \"hierarchyType\": \"json\",\n  \"points\": %llu,\n",
+            (unsigned long long)e->n);
+    fputs("  \"schema\": [\n", f);
+    schema_item(f, "X", "signed", 4, e->ox, 0);
+    schema_item(f, "Y", "signed", 4, e->oy, 0);
+    schema_item(f, "Z", "signed", 4, 0, 0);
+    schema_item(f, "Slope", "float", 4, NAN, 0);
+    schema_item(f, "Soil", "unsigned", 2, NAN, 0);
+    schema_item(f, "LandUse", "unsigned", 2, NAN, 1);
+    fprintf(f, "  ],\n  \"span\": %d,\n  \"srs\": {", (int)ceil((e->g.nx > e->g.ny ? e->g.nx : e->g.ny) / ldexp(1.0, e->D)));
+    geo_crs_desc c = {0};
+    trv_ctx *quiet = trv_ctx_new();
+    int named = quiet && e->g.wkt && geo_crs_describe(quiet, e->g.wkt, &c) == TRV_OK && c.auth[0] && c.code[0];
+    if (named)
+        fprintf(f, "\"authority\": \"%s\", \"horizontal\": \"%s\", ", c.auth, c.code);
+    fputs("\"wkt\": ", f);
+    trv_json_fputs(f, e->g.wkt ? e->g.wkt : "");
+    fputs("},\n  \"version\": \"1.0.0\"\n}\n", f);
+    geo_crs_desc_clear(&c);
+    trv_ctx_free(quiet);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad)
+        return io_error(ctx, e, "ept.json");
+    return TRV_OK;
+}
+
+trv_status ter_ept_finish(trv_ctx *ctx, ter_ept *e)
+{
+    if (e->n == 0)
+        return trv_error(ctx, TRV_ERR_DATA, "the point cloud '%s' would hold no point", e->final);
+    double w = e->g.nx * e->g.gt[1], h = e->g.ny * fabs(e->g.gt[5]);
+    cube cb = {e->g.gt[0], e->g.gt[3] + e->g.ny * e->g.gt[5], floor(e->lo[2]), w > h ? w : h};
+    if (e->g.gt[5] > 0) /* a south-up grid starts at its origin */
+        cb.y0 = e->g.gt[3];
+    if (e->hi[2] - cb.z0 >= cb.S)
+        cb.S = ceil(e->hi[2] - cb.z0) + 1;
+    nodes ns = {0};
+    trv_status st = TRV_OK;
+    for (int d = 0; d <= e->D && !st; d++)
+        st = write_depth(ctx, e, &cb, d, &ns);
+    if (!st)
+        st = add_ancestors(ctx, e, &ns);
+    if (!st)
+        st = write_hierarchy(ctx, e, &ns);
+    if (!st)
+        st = write_ept_json(ctx, e, &cb);
+    free(ns.v);
+    return st;
+}
+
+void ter_ept_free(ter_ept *e)
+{
+    if (!e)
+        return;
+    for (int d = 0; e->lv && d <= e->D; d++) {
+        if (!e->lv[d])
+            continue;
+        fclose(e->lv[d]);
+        char name[32];
+        snprintf(name, sizeof name, ".depth-%d", d);
+        char *p = path_in(e, name);
+        if (p)
+            remove(p);
+        free(p);
+    }
+    free(e->lv);
+    geo_grid_clear(&e->g);
+    free(e->final);
+    free(e);
+}
