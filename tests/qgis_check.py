@@ -30,6 +30,7 @@ from qgis.core import (  # noqa: E402
     QgsMapRendererParallelJob,
     QgsMapSettings,
     QgsProject,
+    QgsPointCloudLayer,
     QgsRasterLayer,
     QgsRectangle,
     QgsVectorLayer,
@@ -98,7 +99,7 @@ def main(argv):
     for ml in root.iter("maplayer"):
         lid = ml.findtext("id")
         rr = ml.find("pipe/rasterrenderer")
-        rv = ml.find("renderer-v2")
+        rv = ml.find("renderer-v2") if ml.get("type") != "point-cloud" else ml.find("renderer")
         written[lid] = {
             "type": ml.get("type"),
             "name": ml.findtext("layername"),
@@ -151,6 +152,11 @@ def main(argv):
             if want == "paletted" and got == "paletted":
                 n = len(lyr.renderer().classes())
                 check(n == w["palette"] and n > 0, "%s: %d palette classes (written %d)" % (name, n, w["palette"]))
+        elif isinstance(lyr, QgsPointCloudLayer):
+            check(got == w["renderer"] == "ramp" and lyr.renderer().attribute() == "Z",
+                  "%s: renderer %s on %s (written %s)" % (name, got, lyr.renderer().attribute(), w["renderer"]))
+            check(lyr.dataProvider().pointCount() > 0, "%s: %d points" % (name, lyr.dataProvider().pointCount()))
+            check(lyr.crs() == pcrs, "%s: CRS is the project's" % name)
         elif isinstance(lyr, QgsVectorLayer):
             ok = got == w["renderer"] and got in ("categorizedSymbol", "singleSymbol", "graduatedSymbol", "RuleRenderer")
             check(ok, "%s: renderer %s (written %s)" % (name, got, w["renderer"]))

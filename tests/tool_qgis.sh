@@ -31,7 +31,7 @@ expect() { # status message -- command...: and no project left at $tmp/x.qgs
 T=$tmp/run
 gdalwarp -q -t_srs EPSG:32616 -tr 90 90 -tap -r bilinear -ot Float32 -dstnodata -32768 "$DATA/jacksboro/dem_3arcsec.tif" "$tmp/dem90.tif"
 "$BIN/trv-terrain" -q --dem "$tmp/dem90.tif" --soil "$DATA/jacksboro/soil_7p5arcsec.tif" --landuse "$DATA/jacksboro/landuse_30m_utm16n.tif" \
-    --soil-classes "$DATA/classes/soils.csv" --landuse-classes "$DATA/classes/landuse.csv" -o "$T" &&
+    --soil-classes "$DATA/classes/soils.csv" --landuse-classes "$DATA/classes/landuse.csv" --ept "$T/points" -o "$T" &&
     "$BIN/trv-speed" -q --terrain "$T" --vehicle "$DATA/vehicles/ugv_hua2022.ini" --soils "$DATA/classes/soils.csv" \
         --landuse-classes "$DATA/classes/landuse.csv" &&
     "$BIN/trv-cost" -q --terrain "$T" --soils "$DATA/classes/soils.csv" --rules "$DATA/fuzzy/mobility.fcl" &&
@@ -58,10 +58,10 @@ EOF
 # ---- the project ----
 if "$BIN/trv-project" "$T" -o "$T/project.qgs" --title "Jacksboro 90 m" >"$tmp/out" 2>"$tmp/err"; then ok; else bad "trv-project: $(cat "$tmp/err")"; fi
 P=$T/project.qgs
-[ "$(grep -c '<maplayer ' "$P")" = 16 ] && ok || bad "16 layers expected: $(grep -c '<maplayer ' "$P")"
+[ "$(grep -c '<maplayer ' "$P")" = 17 ] && ok || bad "17 layers expected: $(grep -c '<maplayer ' "$P")"
 # order, top to bottom
 order=$(sed -n 's:.*<layername>\(.*\)</layername>.*:\1:p' "$P" | tr '\n' ' ')
-want="routes sim/trajectory_ugv1 sim_blocked/trajectory_ugv1 sim_blocked/obstacles roadmap nodes roadmap edges class cost gonogo limit speed slope landuse soil dem hillshade "
+want="routes sim/trajectory_ugv1 sim_blocked/trajectory_ugv1 sim_blocked/obstacles roadmap nodes roadmap edges points class cost gonogo limit speed slope landuse soil dem hillshade "
 [ "$order" = "$want" ] && ok || bad "layer order: '$order'"
 grep -q '<title>Jacksboro 90 m</title>' "$P" && ok || bad "title"
 grep -q '<authid>EPSG:32616</authid>' "$P" && ok || bad "project CRS"
@@ -99,7 +99,7 @@ if command -v xmllint >/dev/null 2>&1; then xmllint --noout "$P" && ok || bad "x
 cp "$P" "$tmp/p1.qgs"
 "$BIN/trv-project" -q "$T" -o "$P" --title "Jacksboro 90 m"
 cmp -s "$P" "$tmp/p1.qgs" && ok || bad "a rerun gave other bytes"
-grep -q "wrote '$P' (16 layers)" "$tmp/out" && ok || bad "report: $(tail -1 "$tmp/out")"
+grep -q "wrote '$P' (17 layers)" "$tmp/out" && ok || bad "report: $(tail -1 "$tmp/out")"
 grep -q 'class .*paletted (colour table)' "$tmp/out" && ok || bad "report lists the styles"
 
 # the project elsewhere: sources relative to it
@@ -171,7 +171,7 @@ for p in ${TRV_QGIS_PYTHON:-/usr/bin/python3 python3}; do
     if QT_QPA_PLATFORM=offscreen "$p" -c "import qgis.core" >/dev/null 2>&1; then PY=$p; break; fi
 done
 if [ -n "$PY" ]; then
-    if QT_QPA_PLATFORM=offscreen XDG_RUNTIME_DIR=$tmp "$PY" "$HERE/qgis_check.py" "$P" --crs EPSG:32616 --min-layers 16 \
+    if QT_QPA_PLATFORM=offscreen XDG_RUNTIME_DIR=$tmp "$PY" "$HERE/qgis_check.py" "$P" --crs EPSG:32616 --min-layers 17 \
         --png "$tmp/map.png" >"$tmp/qgis.out" 2>"$tmp/qgis.err"; then
         ok
         echo "qgis check: $(grep -c '^PASS' "$tmp/qgis.out") checks passed in QGIS $("$PY" -c 'from qgis.core import Qgis; print(Qgis.QGIS_VERSION)' 2>/dev/null)"
@@ -180,7 +180,7 @@ if [ -n "$PY" ]; then
         grep -v '^PASS' "$tmp/qgis.out" "$tmp/qgis.err" | grep -v XDG_RUNTIME | head -20
     fi
     # the moved copy loads as well
-    QT_QPA_PLATFORM=offscreen XDG_RUNTIME_DIR=$tmp "$PY" "$HERE/qgis_check.py" "$tmp/elsewhere/deep/p.qgs" --min-layers 16 \
+    QT_QPA_PLATFORM=offscreen XDG_RUNTIME_DIR=$tmp "$PY" "$HERE/qgis_check.py" "$tmp/elsewhere/deep/p.qgs" --min-layers 17 \
         >"$tmp/qgis2.out" 2>&1 && ok || bad "qgis check of a project outside the directory: $(grep FAIL "$tmp/qgis2.out" | head -3)"
     # the 3D map view: terrain from dem.tif, the routes as 3D lines (tests/qgis_3d_check.py)
     QT_QPA_PLATFORM=offscreen XDG_RUNTIME_DIR=$tmp "$PY" "$HERE/qgis_3d_check.py" "$P" >"$tmp/qgis3d.out" 2>&1

@@ -8,6 +8,7 @@
 #include "run/run.h"
 
 #include <errno.h>
+#include <json-c/json.h>
 #include <stdarg.h>
 #include <limits.h>
 #include <math.h>
@@ -259,6 +260,51 @@ static trv_status raster_renderer(trv_ctx *ctx, layer *y, const geo_raster_info 
     return st;
 }
 
+/* A point cloud's renderer: its elevation (Z) on the ramp dem.tif's default
+ * style has, over the same range (EPT's boundsConforming). */
+static char *pointcloud_xml(double zmin, double zmax)
+{
+    double lo, hi;
+    rnd_layer_range("elevation", "m", zmin, zmax, &lo, &hi);
+    char *inner = qgis_qml_raster_xml(rnd_palette_auto("elevation", "m"), lo, hi, "m", "elevation");
+    char *ramp = inner ? xml_element(inner, "colorrampshader") : NULL;
+    size_t n = ramp ? strlen(ramp) + 320 : 0;
+    char *xml = ramp ? malloc(n) : NULL;
+    if (xml)
+        snprintf(xml, n, "<renderer type=\"ramp\" attribute=\"Z\" min=\"%.17g\" max=\"%.17g\" pointSize=\"1\" "
+                 "pointSizeUnit=\"MM\" pointSymbol=\"0\" maximumScreenError=\"0.3\" maximumScreenErrorUnit=\"MM\" "
+                 "drawOrder2d=\"0\">%s</renderer>", lo, hi, ramp);
+    free(inner);
+    free(ramp);
+    return xml;
+}
+
+/* An EPT dataset (trv-terrain --ept): its CRS and extent from ept.json. */
+static trv_status open_pointcloud(trv_ctx *ctx, layer *y)
+{
+    json_object *j = json_object_from_file(y->path), *b = NULL, *srs = NULL, *wkt = NULL;
+    int ok = j && json_object_object_get_ex(j, "boundsConforming", &b) && json_object_is_type(b, json_type_array) &&
+             json_object_array_length(b) == 6 && json_object_object_get_ex(j, "srs", &srs) &&
+             json_object_object_get_ex(srs, "wkt", &wkt) && json_object_is_type(wkt, json_type_string);
+    trv_status st = ok ? TRV_OK : trv_error(ctx, TRV_ERR_FORMAT, "cannot read the point cloud '%s' (EPT's ept.json)", y->path);
+    geo_crs_desc crs = {0};
+    if (!st && !(st = geo_crs_describe(ctx, json_object_get_string(wkt), &crs)))
+        st = set_crs(ctx, y, json_object_get_string(wkt), &crs);
+    if (!st) {
+        double v[6];
+        for (int k = 0; k < 6; k++)
+            v[k] = json_object_get_double(json_object_array_get_idx(b, (size_t)k));
+        y->ext[0] = v[0], y->ext[1] = v[1], y->ext[2] = v[3], y->ext[3] = v[4];
+        if (!(y->renderer_xml = pointcloud_xml(v[2], v[5])))
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        strcpy(y->renderer, "ramp");
+        strcpy(y->style, "default");
+    }
+    geo_crs_desc_clear(&crs);
+    json_object_put(j);
+    return st;
+}
+
 static trv_status open_raster(trv_ctx *ctx, layer *y)
 {
     geo_raster_info info;
@@ -456,6 +502,11 @@ static trv_status collect(trv_ctx *ctx, layers *L, const char *dir)
                 trv_sfmt(y->qml, sizeof y->qml, "%s/%s.qml", dir, GPKG_LAYERS[k]);
         }
     }
+    /* the point cloud (trv-terrain --ept), off: the rasters say the same at a glance */
+    y = NULL;
+    char ept[64];
+    trv_sfmt(ept, sizeof ept, "%s/ept.json", run_other_file(RUN_O_POINT_CLOUD));
+    ADD(K_POINTCLOUD, "points", ept, 0);
     /* the rasters of the run directory (run.h), top of the layer list first */
     static const run_id RASTERS[] = {RUN_CLASS, RUN_COST, RUN_GONOGO, RUN_LIMIT, RUN_SPEED, RUN_SLOPE,
                                      RUN_LANDUSE, RUN_SOIL, RUN_DEM_STD, RUN_DEM};
@@ -519,7 +570,9 @@ trv_status qgis__layers_read(trv_ctx *ctx, layers *L, const char *dir)
         for (char *p = y->id; *p; p++)
             if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
                 *p = '_';
-        st = y->kind == K_RASTER || y->kind == K_HILLSHADE ? open_raster(ctx, y) : open_vector(ctx, y);
+        st = y->kind == K_RASTER || y->kind == K_HILLSHADE ? open_raster(ctx, y)
+             : y->kind == K_POINTCLOUD                   ? open_pointcloud(ctx, y)
+                                                         : open_vector(ctx, y);
         if (!st && (y->kind == K_RASTER || y->kind == K_HILLSHADE))
             st = set_raster_opacity(ctx, y);
         if (!st)

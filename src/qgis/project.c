@@ -69,10 +69,11 @@ static void write_extent(FILE *f, const double e[4], const char *ind)
 static void write_maplayer(FILE *f, const layer *y)
 {
     int raster = y->kind == K_RASTER || y->kind == K_HILLSHADE;
-    if (raster)
-        fprintf(f, "    <maplayer type=\"raster\" hasScaleBasedVisibilityFlag=\"0\" refreshOnNotifyEnabled=\"0\" "
+    int cloud = y->kind == K_POINTCLOUD;
+    if (raster || cloud)
+        fprintf(f, "    <maplayer type=\"%s\" hasScaleBasedVisibilityFlag=\"0\" refreshOnNotifyEnabled=\"0\" "
                    "autoRefreshEnabled=\"0\" autoRefreshTime=\"0\" styleCategories=\"AllStyleCategories\" "
-                   "minScale=\"1e+08\" maxScale=\"0\">\n");
+                   "minScale=\"1e+08\" maxScale=\"0\">\n", raster ? "raster" : "point-cloud");
     else
         fprintf(f, "    <maplayer type=\"vector\" geometry=\"%s\" wkbType=\"%s\" hasScaleBasedVisibilityFlag=\"0\" "
                    "refreshOnNotifyEnabled=\"0\" autoRefreshEnabled=\"0\" autoRefreshTime=\"0\" "
@@ -103,6 +104,10 @@ static void write_maplayer(FILE *f, const layer *y)
                    "        <rasterresampler maxOversampling=\"2\"/>\n"
                    "        <resamplingStage>resamplingFilter</resamplingStage>\n      </pipe>\n"
                    "      <blendMode>0</blendMode>\n");
+    } else if (cloud) {
+        fprintf(f, "      <provider>ept</provider>\n      ");
+        fputs(y->renderer_xml, f);
+        fprintf(f, "\n      <blendMode>0</blendMode>\n");
     } else {
         fprintf(f, "      <provider encoding=\"UTF-8\">ogr</provider>\n");
         qgis__renderer3d_write(f, y);
@@ -136,7 +141,7 @@ static trv_status write_project(trv_ctx *ctx, FILE *f, layers *L, const layer *c
         }
         fprintf(f, "\" providerKey=\"%s\" checked=\"%s\" expanded=\"%d\" legend_exp=\"\">\n"
                    "      <customproperties/>\n    </layer-tree-layer>\n",
-                y->kind == K_RASTER || y->kind == K_HILLSHADE ? "gdal" : "ogr",
+                y->kind == K_RASTER || y->kind == K_HILLSHADE ? "gdal" : y->kind == K_POINTCLOUD ? "ept" : "ogr",
                 y->visible ? "Qt::Checked" : "Qt::Unchecked", y->visible && y->kind != K_HILLSHADE);
     }
     fprintf(f, "    <custom-order enabled=\"0\">\n");

@@ -9,7 +9,7 @@
 #include <limits.h>
 #include <stdio.h>
 
-typedef enum kind { K_ROUTES, K_TRAJECTORY, K_OBSTACLES, K_NODES, K_EDGES, K_RASTER, K_HILLSHADE } kind;
+typedef enum kind { K_ROUTES, K_TRAJECTORY, K_OBSTACLES, K_NODES, K_EDGES, K_POINTCLOUD, K_RASTER, K_HILLSHADE } kind;
 
 typedef struct layer {
     kind kind;
@@ -28,7 +28,7 @@ typedef struct layer {
     /* vectors */
     const char *geom;       /* "Point", "Line", "Polygon" */
     const char *wkb;        /* "LineString", ... */
-    char *renderer_xml;     /* malloc'ed: <rasterrenderer> or <renderer-v2> */
+    char *renderer_xml;     /* malloc'ed: <rasterrenderer>, <renderer-v2> or a point cloud's <renderer> */
     char renderer[32];
     char style[16];
 } layer;
