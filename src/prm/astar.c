@@ -22,7 +22,7 @@ void prm_path_clear(prm_path *p)
 static const char *nogo_reason(const prm_terrain *t, long c)
 {
     static const char *const why[6] = {"GO", "slope", "soil strength", "land use", "traction", "no data"};
-    int g = t->gonogo->u8[c];
+    int g = t->gonogo->u8[prm_at(t, c)];
     return g < 6 ? why[g] : "class NOGO";
 }
 
@@ -33,7 +33,7 @@ static trv_status check_end(trv_ctx *ctx, const prm_terrain *t, const char *whic
         return trv_error(ctx, TRV_ERR_DATA, "the %s (%.1f, %.1f) is outside the map", which, x, y);
     if (!prm_cell_go(t, c))
         return trv_error(ctx, TRV_ERR_DATA, "the %s (%.1f, %.1f) is in NOGO (%s)", which, x, y,
-                         t->gonogo->u8[c] ? nogo_reason(t, c) : "class NOGO");
+                         t->gonogo->u8[prm_at(t, c)] ? nogo_reason(t, c) : "class NOGO");
     return TRV_OK;
 }
 
@@ -691,7 +691,7 @@ static int walk_cell(long i, double len, void *user)
         return 0;
     prm_need(t, i, PRM_HAVE_ALL); /* a lazy terrain's tile */
     /* the speed in the direction of travel (isotropic: speed.tif's) */
-    double v = t->aniso ? 3.6 / prm_pace(t, i, w->pc.ux, w->pc.uy) : t->speed->f32[i];
+    double v = t->aniso ? 3.6 / prm_pace(t, i, w->pc.ux, w->pc.uy) : t->speed->f32[prm_at(t, i)];
     w->pc.cell = i;
     w->pc.len = len;
     w->pc.speed_kmh = v;
@@ -723,7 +723,7 @@ static void acc_piece(const prm_path_piece *pc, void *user)
 {
     acc *a = user;
     const prm_terrain *t = a->t;
-    long i = pc->cell;
+    long i = prm_at(t, pc->cell);
     double len = pc->len;
     a->len += len;
     a->elev += len * t->dem->f32[i];

@@ -274,7 +274,7 @@ static inline double move_weight(const grid_search *S, const move *m, long i0, l
         const prm_aniso *a = t->aniso;
         double time = 0;
         for (int j = 0; j < m->ncross; j++) {
-            long i = i0 + m->off[j];
+            long i = prm_at(t, i0 + m->off[j]);
             double len = m->frac[j] * m->len_m, v;
             if (!(len > 0))
                 continue;
@@ -464,14 +464,18 @@ static trv_status cells_mark(trv_ctx *ctx, grid_search *S)
     for (long r = 0; r < ny; r++) {
         const long l = r * nx, i = (r + S->win.r0) * tnx + S->win.c0;
         const long ca = mask ? lo[r] : 0, cb = mask ? hi[r] : nx - 1;
-        for (long c = ca; c <= cb; c++)
-            S->h.pos[l + c] = gonogo[i + c] == 0 && cls[i + c] != 0 && (!mask || mask[l + c]) &&
+        for (long c = ca; c <= cb; c++) {
+            long k = prm_at(S->t, i + c); /* the layers' place of terrain cell i + c */
+            S->h.pos[l + c] = gonogo[k] == 0 && cls[k] != 0 && (!mask || mask[l + c]) &&
                                       (!zb || !(zb[i + c] & GEO_ZB_NOGO))
                                   ? TRV_HEAP_UNSEEN
                                   : CELL_NOGO;
-        for (long c = ca; S->escape && mask && c <= cb; c++)
-            if (!mask[l + c] && cls[i + c] != 0 && gonogo[i + c] == 0 && (!zb || (zb[i + c] & GEO_ZB_NOGO) == 0))
+        }
+        for (long c = ca; S->escape && mask && c <= cb; c++) {
+            long k = prm_at(S->t, i + c);
+            if (!mask[l + c] && cls[k] != 0 && gonogo[k] == 0 && (!zb || (zb[i + c] & GEO_ZB_NOGO) == 0))
                 S->h.pos[l + c] = CELL_OUT;
+        }
     }
     free(lo);
     free(hi);

@@ -8,15 +8,35 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Lazy terrain (terrain_lazy.c): t->ready's bits per cell; prm_need
- * fills the cell's tile when what it asks for is not read yet. */
+/* Where cell i (= y nx + x) of t's layers is stored (prm.h tile_ntx):
+ * i itself when row-major; tile-major, the tile's block, then y and x
+ * within it:
+ *   ((ty ntx + tx) PRM_TILE + y % PRM_TILE) PRM_TILE + x % PRM_TILE,
+ *   tx = x / PRM_TILE, ty = y / PRM_TILE. */
+static inline long prm_at(const prm_terrain *t, long i)
+{
+    if (!t->tile_ntx)
+        return i;
+    unsigned long nx = (unsigned long)t->grid->nx, y = (unsigned long)i / nx, x = (unsigned long)i - y * nx;
+    return (long)((((y / PRM_TILE) * (unsigned long)t->tile_ntx + x / PRM_TILE) * PRM_TILE + y % PRM_TILE) * PRM_TILE +
+                  x % PRM_TILE);
+}
+
+/* Lazy terrain (terrain_lazy.c): t->ready's bits per tile (prm_ready:
+ * those of cell i's); prm_need fills the cell's tile when what it asks
+ * for is not read yet. */
 enum { PRM_HAVE_CLASS = 1, PRM_HAVE_ALL = 2 };
 void prm_lazy_fill(const prm_terrain *t, long i, int have);
 typedef struct prm_lazy prm_lazy;
 void prm_lazy_free(prm_lazy *z);
+static inline int prm_ready(const prm_terrain *t, long i)
+{
+    long nx = t->grid->nx;
+    return t->ready[(i / nx / PRM_TILE) * t->tile_ntx + i % nx / PRM_TILE];
+}
 static inline void prm_need(const prm_terrain *t, long i, int have)
 {
-    if (t->ready && !(t->ready[i] & have))
+    if (t->ready && !(prm_ready(t, i) & have))
         prm_lazy_fill(t, i, have);
 }
 
