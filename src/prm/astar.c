@@ -561,6 +561,8 @@ trv_status prm_route_hier(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap 
     if (hier ? (st = search_hier(ctx, h, &gr, &A, lg, ng, g, parent, closed, &out->expanded, hs))
              : (st = search(ctx, &gr, &A, sx, sy, g, parent, closed, &out->expanded)))
         goto done;
+    free(A.codes); /* (at 1 m half a GB) given back before the shortcut reads its tiles */
+    A.codes = NULL;
     if (hs && !hier) /* the flat search's reads: the components' pass, every closed node's edges */
         flat_reads(r, closed, gr.direct.blocked, hs);
     if (!closed[gr.G]) {
