@@ -653,10 +653,11 @@ trv_status prm_refine(trv_ctx *ctx, const prm_terrain *t, prm_path *path, prm_st
     prm_path q;
     /* a lazy terrain: the corridor's tiles read first (the search reads the arrays itself) */
     trv_status st = prm_terrain_need_line(ctx, t, path->x, path->y, path->n, r + 1);
-    if (!st)
-        st = prm_route_grid_window(ctx, t, win, mask, path->x[0], path->y[0], path->x[path->n - 1],
+    if (st)
+        free(mask);
+    else /* the search's to free, once it has marked its cells */
+        st = prm_route_grid_taking(ctx, t, win, mask, path->x[0], path->y[0], path->x[path->n - 1],
                                    path->y[path->n - 1], s, w, &q);
-    free(mask);
     if (st == TRV_ERR_NOMEM || st == TRV_ERR_CANCEL)
         return st;
     if (st) /* the corridor search failed: keep the roadmap route as it is */

@@ -111,8 +111,14 @@ void prm_piece_classes(const prm_terrain *t, const unsigned char *codes, double 
  * win[2] - 1 and rows win[1] .. win[1] + win[3] - 1 alone, mask one byte
  * per window cell (row-major; NULL: none): the same route and objective
  * as the whole grid with a mask that is 0 outside the window, with
- * memory and set-up for the window only (prm_refine's corridor). */
+ * memory and set-up for the window only. */
 trv_status prm_route_grid_window(trv_ctx *ctx, const prm_terrain *t, const long win[4], const unsigned char *mask,
+                                 double sx, double sy, double gx, double gy, prm_strategy s, const prm_weights *w,
+                                 prm_path *out);
+/* The same, the mask (malloc'ed) taken: freed once the search's state
+ * holds its cells (before that state grows), or at the end; prm_refine's
+ * corridor (at 1 m a 30 km corridor's mask is 78 MB). */
+trv_status prm_route_grid_taking(trv_ctx *ctx, const prm_terrain *t, const long win[4], unsigned char *mask,
                                  double sx, double sy, double gx, double gy, prm_strategy s, const prm_weights *w,
                                  prm_path *out);
 /* prm_route_grid_window that also lowers *escape (set it to INFINITY
