@@ -81,7 +81,7 @@ static void test_lazy_window(void **state)
     for (int r = 0; r < 512; r++)
         for (int c = 0; c < 512; c++) {
             size_t i = (size_t)r * NX + c;
-            bad += !cell_same(&e, &l, i) || l.ready[i] != (PRM_HAVE_CLASS | PRM_HAVE_ALL);
+            bad += !cell_same(&e, &l, i) || prm_ready(&l, (long)i) != (PRM_HAVE_CLASS | PRM_HAVE_ALL);
             go += prm_cell_go(&e, (long)i);
         }
     printf("  window: 4 of 9 tiles read, %ld GO cells of 262144 compared, %ld differ\n", go, bad);
@@ -91,18 +91,20 @@ static void test_lazy_window(void **state)
     for (int r = 512; r < NY; r++)
         for (int c = 512; c < NX; c++) {
             size_t i = (size_t)r * NX + c;
-            unread += l.ready[i] == 0 && l.cls->u8[i] == 0 && l.cost->f32[i] == 0; /* (its dem: the halo) */
+            long k = prm_at(&l, (long)i);
+            unread += prm_ready(&l, (long)i) == 0 && l.cls->u8[k] == 0 && l.cost->f32[k] == 0 && l.dem->f32[k] == 0;
             nonzero += e.cls->u8[i] != 0;
         }
     assert_int_equal(unread, (NY - 512) * (NX - 512));
     assert_true(nonzero > 0);
-    /* the gradients along the window's tiles' edges from the facts' seams:
-     * no dem of tile (2, 2) but its corner cell next to tile (1, 1) */
+    /* the gradients along the window's tiles' edges from the facts' seams,
+     * in a window of the tile's own: no dem of tile (2, 2), not even its
+     * corner cell next to tile (1, 1); tile-major, tile (2, 2)'s block
+     * (the last, 8) untouched, padding and all */
     long dem_read = 0;
-    for (int r = 512; r < NY; r++)
-        for (int c = 512; c < NX; c++)
-            dem_read += l.dem->f32[(size_t)r * NX + c] != 0;
-    assert_int_equal(dem_read, 1);
+    for (size_t k = 8 * 256 * 256; k < 9 * 256 * 256; k++)
+        dem_read += l.dem->f32[k] != 0 || l.cost->f32[k] != 0 || l.cls->u8[k] != 0;
+    assert_int_equal(dem_read, 0);
     prm_terrain_clear(&l);
     /* the mmcr heuristic's class codes from the facts' runs: the eager
      * terrain's codes, and no class or GO tile read for them */
@@ -120,7 +122,7 @@ static void test_lazy_window(void **state)
     assert_true(coded > 0 && coded < (long)NX * NY);
     long touched = 0;
     for (size_t i = 0; i < (size_t)NX * NY; i++)
-        touched += l.ready[i] != 0 || l.cls->u8[i] != 0;
+        touched += prm_ready(&l, (long)i) != 0 || l.cls->u8[prm_at(&l, (long)i)] != 0;
     assert_int_equal(touched, 0);
     free(cl);
     prm_terrain_clear(&l);
@@ -132,7 +134,7 @@ static void test_lazy_window(void **state)
     cl = prm_class_codes(&l);
     assert_non_null(cl);
     assert_memory_equal(ce, cl, ((size_t)NX * NY + 1) / 2);
-    assert_true(l.ready[(size_t)NX * NY - 1] == PRM_HAVE_CLASS);
+    assert_true(prm_ready(&l, (long)NX * NY - 1) == PRM_HAVE_CLASS);
     free(cl);
     free(ce);
     prm_terrain_clear(&l);
@@ -146,7 +148,7 @@ static void test_lazy_window(void **state)
         for (int c = 0; c < 512; c++)
             bad += !cell_same(&e, &l, (size_t)r * NX + c);
     assert_int_equal(bad, 0);
-    assert_true(l.dem->f32[(size_t)(NY - 1) * NX + NX - 1] == e.dem->f32[(size_t)(NY - 1) * NX + NX - 1]);
+    assert_true(l.dem->f32[prm_at(&l, (long)NY * NX - 1)] == e.dem->f32[(size_t)(NY - 1) * NX + NX - 1]);
     prm_terrain_clear(&l);
     /* segment measures on a fresh lazy terrain: the eager bytes */
     open_lazy(ctx, dir, &f, &l);
@@ -182,7 +184,7 @@ static void test_lazy_window(void **state)
     assert_int_equal(pe.n, pl.n);
     assert_memory_equal(pe.x, pl.x, (size_t)pe.n * sizeof(double));
     assert_memory_equal(pe.y, pl.y, (size_t)pe.n * sizeof(double));
-    assert_true(l.ready[(size_t)255 * NX + (c0 + c1) / 2] & PRM_HAVE_ALL);
+    assert_true(prm_ready(&l, 255L * NX + (c0 + c1) / 2) & PRM_HAVE_ALL);
     printf("  a corridor along a tile boundary, columns %d..%d: %d vertices, as on the eager terrain\n", c0, c1, pe.n);
     prm_path_clear(&pe);
     prm_path_clear(&pl);
@@ -239,6 +241,97 @@ static void damage_tile(const char *dir, run_id id)
     assert_int_equal(fwrite(junk, 1, sizeof junk, fp), sizeof junk);
     fclose(fp);
     free(p);
+}
+
+/* The lazy terrain's tile-major layout (prm.h tile_ntx, prm_priv.h
+ * prm_at): where cells go, by hand; one tile read alone fills its own
+ * block and no other, every cell as the eager read has it (gradients from
+ * the seams or the neighbours' dem), for the grid's ragged last column and
+ * row of tiles (88 columns, 18 rows) and along the seams; the blocks'
+ * padding stays zero. */
+static long block_nonzero(const prm_terrain *l, int b)
+{
+    long n = 0;
+    for (size_t k = (size_t)b * 65536; k < (size_t)(b + 1) * 65536; k++)
+        n += l->cls->u8[k] != 0 || l->cost->f32[k] != 0 || l->dem->f32[k] != 0 || l->aniso->grad[2 * k] != 0;
+    return n;
+}
+
+static void one_tile(trv_ctx *ctx, const char *dir, prm_terrain_facts *f, const prm_terrain *e, int tx, int ty)
+{
+    prm_terrain l;
+    open_lazy(ctx, dir, f, &l);
+    int x0 = 256 * tx, y0 = 256 * ty, w = x0 + 256 > NX ? NX - x0 : 256, h = y0 + 256 > NY ? NY - y0 : 256;
+    assert_int_equal(prm_terrain_need(ctx, &l, x0, y0, x0, y0), TRV_OK);
+    long bad = 0, pad = 0, go = 0;
+    for (int y = 0; y < 256; y++)
+        for (int x = 0; x < 256; x++) {
+            size_t k = (size_t)(3 * ty + tx) * 65536 + (size_t)y * 256 + x;
+            if (x >= w || y >= h) { /* padding */
+                pad += l.cls->u8[k] != 0 || l.cost->f32[k] != 0 || l.dem->f32[k] != 0 || l.aniso->pair[k] != 0;
+                continue;
+            }
+            long i = (long)(y0 + y) * NX + x0 + x;
+            assert_int_equal(prm_at(&l, i), (long)k);
+            bad += !cell_same(e, &l, (size_t)i);
+            go += prm_cell_go(e, i);
+        }
+    long others = 0;
+    for (int b = 0; b < 9; b++)
+        others += b != 3 * ty + tx ? block_nonzero(&l, b) : 0;
+    printf("  tile (%d, %d) alone, %d x %d cells (%ld GO), seams %s: %ld differ, padding %ld, other blocks %ld\n", tx,
+           ty, w, h, go, f->seams ? "from the facts" : "from the neighbours", bad, pad, others);
+    assert_true(bad == 0 && pad == 0 && go > 0);
+    if (f->seams) /* nothing outside its block */
+        assert_int_equal(others, 0);
+    prm_terrain_clear(&l);
+}
+
+static void test_lazy_layout(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *dir = run_dir("layout");
+    make_run(ctx, dir);
+    prm_terrain e, l;
+    prm_terrain_facts f;
+    if (prm_terrain_load(ctx, dir, &e))
+        fail_msg("%s", trv_errmsg(ctx));
+    assert_int_equal(prm_terrain_facts_of(ctx, &e, &f), TRV_OK);
+    open_lazy(ctx, dir, &f, &l);
+    assert_int_equal(l.tile_ntx, 3);
+    assert_int_equal(e.tile_ntx, 0);
+    static const long cell[][3] = {/* column, row, place */
+                                   {0, 0, 0},
+                                   {255, 0, 255},
+                                   {256, 0, 65536},
+                                   {0, 1, 256},
+                                   {1, 1, 257},
+                                   {511, 255, 65536 + 255 * 256 + 255},
+                                   {512, 255, 2 * 65536 + 255 * 256},
+                                   {0, 256, 3 * 65536},
+                                   {599, 0, 2 * 65536 + 87},
+                                   {0, 529, 6 * 65536 + 17 * 256},
+                                   {599, 529, 8 * 65536 + 17 * 256 + 87},
+                                   {300, 400, 4 * 65536 + 144 * 256 + 44}};
+    for (size_t k = 0; k < sizeof cell / sizeof *cell; k++) {
+        assert_int_equal(prm_at(&l, cell[k][1] * NX + cell[k][0]), cell[k][2]);
+        assert_int_equal(prm_at(&e, cell[k][1] * NX + cell[k][0]), cell[k][1] * NX + cell[k][0]);
+    }
+    prm_terrain_clear(&l);
+    static const int tiles[][2] = {{2, 2}, {2, 0}, {0, 2}, {1, 1}, {2, 1}};
+    for (int s = 0; s < 2; s++) {
+        float *seams = f.seams;
+        if (s)
+            f.seams = NULL;
+        for (size_t k = 0; k < sizeof tiles / sizeof *tiles; k++)
+            one_tile(ctx, dir, &f, &e, tiles[k][0], tiles[k][1]);
+        f.seams = seams;
+    }
+    prm_terrain_facts_clear(&f);
+    prm_terrain_clear(&e);
+    free(dir);
+    trv_ctx_free(ctx);
 }
 
 /* A tile that cannot be read (its layers read on two threads, fill_all):
@@ -571,6 +664,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lazy_window),
+        cmocka_unit_test(test_lazy_layout),
         cmocka_unit_test(test_tile_errors),
         cmocka_unit_test(test_roadmap_cache),
         cmocka_unit_test(test_class_runs),

@@ -108,13 +108,14 @@ static char *run_dir(const char *name)
  * cell its gradient and pair. */
 static int cell_same(const prm_terrain *e, const prm_terrain *l, size_t i)
 {
-    int same = e->cls->u8[i] == l->cls->u8[i] && e->gonogo->u8[i] == l->gonogo->u8[i] &&
-               e->dem->f32[i] == l->dem->f32[i] && e->slope->f32[i] == l->slope->f32[i] &&
-               e->speed->f32[i] == l->speed->f32[i] && e->cost->f32[i] == l->cost->f32[i];
+    long a = prm_at(e, (long)i), b = prm_at(l, (long)i); /* each terrain's layout (prm.h tile_ntx) */
+    int same = e->cls->u8[a] == l->cls->u8[b] && e->gonogo->u8[a] == l->gonogo->u8[b] &&
+               e->dem->f32[a] == l->dem->f32[b] && e->slope->f32[a] == l->slope->f32[b] &&
+               e->speed->f32[a] == l->speed->f32[b] && e->cost->f32[a] == l->cost->f32[b];
     if (same && prm_cell_go(e, (long)i))
-        same = e->aniso->grad[2 * i] == l->aniso->grad[2 * i] &&
-               e->aniso->grad[2 * i + 1] == l->aniso->grad[2 * i + 1] &&
-               !memcmp(&e->aniso->codes[2 * e->aniso->pair[i]], &l->aniso->codes[2 * l->aniso->pair[i]], 2);
+        same = e->aniso->grad[2 * a] == l->aniso->grad[2 * b] &&
+               e->aniso->grad[2 * a + 1] == l->aniso->grad[2 * b + 1] &&
+               !memcmp(&e->aniso->codes[2 * e->aniso->pair[a]], &l->aniso->codes[2 * l->aniso->pair[b]], 2);
     return same;
 }
 

@@ -623,19 +623,21 @@ static void class_cap_check(trv_ctx *ctx, const char *dir, const prm_terrain *e,
     assert_int_equal(prm_terrain_class_cap(ctx, &l, 1), TRV_OK);
     int differ = 0;
     for (long i = 0; i < (long)RNX * RNY; i++)
-        differ += prm_cell_go(&l, i) != prm_cell_go(e, i) || l.cls->u8[i] != e->cls->u8[i] ||
-                  l.gonogo->u8[i] != e->gonogo->u8[i];
+        differ += prm_cell_go(&l, i) != prm_cell_go(e, i) || l.cls->u8[prm_at(&l, i)] != e->cls->u8[i] ||
+                  l.gonogo->u8[prm_at(&l, i)] != e->gonogo->u8[i];
     assert_int_equal(differ, 0);
     long held[3] = {0, 0, 0};
-    for (size_t i = 0; i < (size_t)RNX * RNY; i++)
-        held[i / RNX / 256] += l.ready[i] != 0 || l.cls->u8[i] != 0 || l.gonogo->u8[i] != 0;
+    for (size_t i = 0; i < (size_t)RNX * RNY; i++) {
+        long k = prm_at(&l, (long)i);
+        held[i / RNX / 256] += prm_ready(&l, (long)i) != 0 || l.cls->u8[k] != 0 || l.gonogo->u8[k] != 0;
+    }
     assert_true(held[0] == 0 && held[1] == (long)256 * RNX && held[2] == (long)(RNY - 512) * RNX);
     for (long i = (long)RNX * RNY - 1; i >= 0; i--)
-        differ += prm_cell_go(&l, i) != prm_cell_go(e, i) || l.cls->u8[i] != e->cls->u8[i];
+        differ += prm_cell_go(&l, i) != prm_cell_go(e, i) || l.cls->u8[prm_at(&l, i)] != e->cls->u8[i];
     assert_int_equal(differ, 0);
     held[0] = held[1] = held[2] = 0;
     for (size_t i = 0; i < (size_t)RNX * RNY; i++)
-        held[i / RNX / 256] += l.ready[i] != 0;
+        held[i / RNX / 256] += prm_ready(&l, (long)i) != 0;
     assert_true(held[0] == (long)256 * RNX && held[1] == 0 && held[2] == (long)(RNY - 512) * RNX);
     prm_terrain_clear(&l);
 }
@@ -661,7 +663,7 @@ static void release_check(trv_ctx *ctx, const char *dir, const prm_terrain *e, p
     assert_int_equal(read, 9);
     prm_terrain_release_above(&l, 256);
     for (size_t i = 0; i < (size_t)RNX * RNY; i++)
-        assert_true(l.ready[i] == (i < (size_t)256 * RNX ? 1 : 3));
+        assert_true(prm_ready(&l, (long)i) == (i < (size_t)256 * RNX ? 1 : 3));
     assert_int_equal(prm_terrain_need_all(ctx, &l), TRV_OK);
     prm_terrain_tiles(&l, &read, &total);
     assert_int_equal(read, 12);

@@ -172,6 +172,12 @@ trv_status geo_raster_src_alloc(trv_ctx *ctx, const geo_raster_src *s, geo_raste
  * terrain's tiles) is read past GDAL's block cache, into one block buffer
  * the source keeps: the same values. */
 trv_status geo_raster_read_window(trv_ctx *ctx, geo_raster_src *s, geo_raster *r, int x0, int y0, int nx, int ny);
+/* The same window into a buffer of its own: cell (x0 + x, y0 + y) at
+ * dst[y stride + x] (floats for a Float32 source, bytes for a Byte one;
+ * stride >= nx), a non-finite Float32 cell as nodata (the lazy terrain's
+ * tile-major tiles, src/prm/terrain_lazy.c). */
+trv_status geo_raster_read_window_to(trv_ctx *ctx, geo_raster_src *s, int x0, int y0, int nx, int ny, void *dst,
+                                     size_t stride, float nodata);
 
 /* Read the part of band 1 of path that covers target (whose CRS may
  * differ), plus a margin of two cells, as an integer-valued categorical

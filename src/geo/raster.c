@@ -405,37 +405,38 @@ trv_status geo_raster_src_alloc(trv_ctx *ctx, const geo_raster_src *s, geo_raste
     return TRV_OK;
 }
 
+/* The same rule on an nx x ny window stored stride floats a row at f. */
+static void finite_at(float *f, size_t stride, int nx, int ny, float nodata)
+{
+    for (int y = 0; y < ny; y++) {
+        float *row = f + (size_t)y * stride;
+        for (int x = 0; x < nx; x++)
+            if (!isfinite(row[x]))
+                row[x] = nodata;
+    }
+}
+
 /* geo_raster_read's rule: a non-finite Float32 cell of the window is nodata. */
 static void finite_or_nodata(geo_raster *r, int x0, int y0, int nx, int ny)
 {
-    if (r->type != GEO_F32)
-        return;
-    for (int y = y0; y < y0 + ny; y++) {
-        float *row = r->f32 + (size_t)y * r->grid.nx;
-        for (int x = x0; x < x0 + nx; x++)
-            if (!isfinite(row[x]))
-                row[x] = (float)r->nodata;
-    }
+    if (r->type == GEO_F32)
+        finite_at(r->f32 + (size_t)y0 * r->grid.nx + x0, (size_t)r->grid.nx, nx, ny, (float)r->nodata);
 }
 
 /* A Byte layer's window from a band of another type: every value an
  * integer in 0..255, checked row by row. */
-static trv_status read_bytes_rows(trv_ctx *ctx, geo_raster_src *s, geo_raster *r, int x0, int y0, int nx, int ny,
-                                  int r0);
+static trv_status read_bytes_rows(trv_ctx *ctx, geo_raster_src *s, int x0, int y0, int nx, int ny,
+                                  unsigned char *dst, size_t stride);
 
-static trv_status read_bytes_checked(trv_ctx *ctx, geo_raster_src *s, geo_raster *r, int x0, int y0, int nx, int ny)
-{
-    return read_bytes_rows(ctx, s, r, x0, y0, nx, ny, 0);
-}
-
-/* rows y0 .. y0 + ny - 1 of the band into r's rows y0 - r0 .. */
+/* rows y0 .. y0 + ny - 1 of the band into r's rows 0 .. ny - 1 */
 static trv_status read_bytes_checked_at(trv_ctx *ctx, geo_raster_src *s, geo_raster *r, int y0, int ny)
 {
-    return read_bytes_rows(ctx, s, r, 0, y0, s->grid.nx, ny, y0);
+    return read_bytes_rows(ctx, s, 0, y0, s->grid.nx, ny, r->u8, (size_t)s->grid.nx);
 }
 
-static trv_status read_bytes_rows(trv_ctx *ctx, geo_raster_src *s, geo_raster *r, int x0, int y0, int nx, int ny,
-                                  int r0)
+/* cell (x0 + x, y0 + y) into dst[y stride + x] */
+static trv_status read_bytes_rows(trv_ctx *ctx, geo_raster_src *s, int x0, int y0, int nx, int ny,
+                                  unsigned char *dst, size_t stride)
 {
     double *row = malloc((size_t)nx * sizeof *row);
     if (!row)
@@ -453,7 +454,7 @@ static trv_status read_bytes_rows(trv_ctx *ctx, geo_raster_src *s, geo_raster *r
                                s->path, v, x0 + x, y);
                 break;
             }
-            r->u8[(size_t)(y - r0) * r->grid.nx + x0 + x] = (unsigned char)v;
+            dst[(size_t)(y - y0) * stride + x] = (unsigned char)v;
         }
     }
     free(row);
@@ -471,41 +472,49 @@ static int one_block(const geo_raster_src *s, int x0, int y0, int nx, int ny)
            nx == (g->nx - x0 < s->bx ? g->nx - x0 : s->bx) && ny == (g->ny - y0 < s->by ? g->ny - y0 : s->by);
 }
 
-static trv_status read_one_block(trv_ctx *ctx, geo_raster_src *s, geo_raster *r, int x0, int y0, int nx, int ny)
+static trv_status read_one_block(trv_ctx *ctx, geo_raster_src *s, int x0, int y0, int nx, int ny, unsigned char *dst,
+                                 size_t stride)
 {
     size_t size = s->type == GEO_F32 ? 4 : 1;
     if (!s->blk && !(s->blk = malloc((size_t)s->bx * (size_t)s->by * size)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (GDALReadBlock(s->band, x0 / s->bx, y0 / s->by, s->blk) != CE_None)
         return trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", s->path, geo_gdal_msg(NULL));
-    unsigned char *dst = s->type == GEO_F32 ? (unsigned char *)r->f32 : r->u8;
     for (int y = 0; y < ny; y++)
-        memcpy(dst + ((size_t)(y0 + y) * s->grid.nx + (size_t)x0) * size, s->blk + (size_t)y * s->bx * size,
-               (size_t)nx * size);
-    finite_or_nodata(r, x0, y0, nx, ny); /* the rule the other windows follow */
+        memcpy(dst + (size_t)y * stride * size, s->blk + (size_t)y * s->bx * size, (size_t)nx * size);
     return TRV_OK;
 }
 
 trv_status geo_raster_read_window(trv_ctx *ctx, geo_raster_src *s, geo_raster *r, int x0, int y0, int nx, int ny)
 {
     const geo_grid *g = &s->grid;
-    if (r->type != s->type || r->grid.nx != g->nx || r->grid.ny != g->ny || x0 < 0 || y0 < 0 || nx <= 0 ||
-        ny <= 0 || x0 + nx > g->nx || y0 + ny > g->ny)
+    if (r->type != s->type || r->grid.nx != g->nx || r->grid.ny != g->ny)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "'%s': a raster of another grid or type", s->path);
+    size_t at = x0 >= 0 && y0 >= 0 ? (size_t)y0 * g->nx + x0 : 0;
+    void *dst = s->type == GEO_F32 ? (void *)(r->f32 + at) : (void *)(r->u8 + at);
+    return geo_raster_read_window_to(ctx, s, x0, y0, nx, ny, dst, (size_t)g->nx, (float)r->nodata);
+}
+
+trv_status geo_raster_read_window_to(trv_ctx *ctx, geo_raster_src *s, int x0, int y0, int nx, int ny, void *dst,
+                                     size_t stride, float nodata)
+{
+    const geo_grid *g = &s->grid;
+    if (x0 < 0 || y0 < 0 || nx <= 0 || ny <= 0 || x0 + nx > g->nx || y0 + ny > g->ny || stride < (size_t)nx)
         return trv_error(ctx, TRV_ERR_INTERNAL, "'%s': window %d, %d, %d x %d outside the %d x %d grid", s->path, x0,
                          y0, nx, ny, g->nx, g->ny);
     CPLErrorReset();
-    size_t at = (size_t)y0 * g->nx + x0;
     if (s->type == GEO_U8 && !s->byte)
-        return read_bytes_checked(ctx, s, r, x0, y0, nx, ny);
-    if (one_block(s, x0, y0, nx, ny))
-        return read_one_block(ctx, s, r, x0, y0, nx, ny);
-    void *dst = s->type == GEO_F32 ? (void *)(r->f32 + at) : (void *)(r->u8 + at);
+        return read_bytes_rows(ctx, s, x0, y0, nx, ny, dst, stride);
+    trv_status st = TRV_OK;
     int size = s->type == GEO_F32 ? 4 : 1;
-    if (GDALRasterIO(s->band, GF_Read, x0, y0, nx, ny, dst, nx, ny, s->type == GEO_F32 ? GDT_Float32 : GDT_Byte,
-                     size, (GSpacing)size * g->nx) != CE_None)
-        return trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", s->path, geo_gdal_msg(NULL));
-    finite_or_nodata(r, x0, y0, nx, ny);
-    return TRV_OK;
+    if (one_block(s, x0, y0, nx, ny))
+        st = read_one_block(ctx, s, x0, y0, nx, ny, dst, stride);
+    else if (GDALRasterIO(s->band, GF_Read, x0, y0, nx, ny, dst, nx, ny, s->type == GEO_F32 ? GDT_Float32 : GDT_Byte,
+                          size, (GSpacing)size * (GSpacing)stride) != CE_None)
+        st = trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", s->path, geo_gdal_msg(NULL));
+    if (!st && s->type == GEO_F32) /* the rule every window follows */
+        finite_at(dst, stride, nx, ny, nodata);
+    return st;
 }
 
 /* The whole band where its type is r's, block by block straight from the

@@ -22,7 +22,7 @@ void prm_path_clear(prm_path *p)
 static const char *nogo_reason(const prm_terrain *t, long c)
 {
     static const char *const why[6] = {"GO", "slope", "soil strength", "land use", "traction", "no data"};
-    int g = t->gonogo->u8[c];
+    int g = t->gonogo->u8[prm_at(t, c)];
     return g < 6 ? why[g] : "class NOGO";
 }
 
@@ -33,7 +33,7 @@ static trv_status check_end(trv_ctx *ctx, const prm_terrain *t, const char *whic
         return trv_error(ctx, TRV_ERR_DATA, "the %s (%.1f, %.1f) is outside the map", which, x, y);
     if (!prm_cell_go(t, c))
         return trv_error(ctx, TRV_ERR_DATA, "the %s (%.1f, %.1f) is in NOGO (%s)", which, x, y,
-                         t->gonogo->u8[c] ? nogo_reason(t, c) : "class NOGO");
+                         t->gonogo->u8[prm_at(t, c)] ? nogo_reason(t, c) : "class NOGO");
     return TRV_OK;
 }
 
@@ -561,6 +561,8 @@ trv_status prm_route_hier(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap 
     if (hier ? (st = search_hier(ctx, h, &gr, &A, lg, ng, g, parent, closed, &out->expanded, hs))
              : (st = search(ctx, &gr, &A, sx, sy, g, parent, closed, &out->expanded)))
         goto done;
+    free(A.codes); /* (at 1 m half a GB) given back before the shortcut reads its tiles */
+    A.codes = NULL;
     if (hs && !hier) /* the flat search's reads: the components' pass, every closed node's edges */
         flat_reads(r, closed, gr.direct.blocked, hs);
     if (!closed[gr.G]) {
@@ -651,10 +653,11 @@ trv_status prm_refine(trv_ctx *ctx, const prm_terrain *t, prm_path *path, prm_st
     prm_path q;
     /* a lazy terrain: the corridor's tiles read first (the search reads the arrays itself) */
     trv_status st = prm_terrain_need_line(ctx, t, path->x, path->y, path->n, r + 1);
-    if (!st)
-        st = prm_route_grid_window(ctx, t, win, mask, path->x[0], path->y[0], path->x[path->n - 1],
+    if (st)
+        free(mask);
+    else /* the search's to free, once it has marked its cells */
+        st = prm_route_grid_taking(ctx, t, win, mask, path->x[0], path->y[0], path->x[path->n - 1],
                                    path->y[path->n - 1], s, w, &q);
-    free(mask);
     if (st == TRV_ERR_NOMEM || st == TRV_ERR_CANCEL)
         return st;
     if (st) /* the corridor search failed: keep the roadmap route as it is */
@@ -691,7 +694,7 @@ static int walk_cell(long i, double len, void *user)
         return 0;
     prm_need(t, i, PRM_HAVE_ALL); /* a lazy terrain's tile */
     /* the speed in the direction of travel (isotropic: speed.tif's) */
-    double v = t->aniso ? 3.6 / prm_pace(t, i, w->pc.ux, w->pc.uy) : t->speed->f32[i];
+    double v = t->aniso ? 3.6 / prm_pace(t, i, w->pc.ux, w->pc.uy) : t->speed->f32[prm_at(t, i)];
     w->pc.cell = i;
     w->pc.len = len;
     w->pc.speed_kmh = v;
@@ -723,7 +726,7 @@ static void acc_piece(const prm_path_piece *pc, void *user)
 {
     acc *a = user;
     const prm_terrain *t = a->t;
-    long i = pc->cell;
+    long i = prm_at(t, pc->cell);
     double len = pc->len;
     a->len += len;
     a->elev += len * t->dem->f32[i];

@@ -23,7 +23,8 @@ unsigned char *prm_class_codes(const prm_terrain *t)
             prm_need(t, r * t->grid->nx + c, PRM_HAVE_CLASS);
     const unsigned char *gonogo = t->gonogo->u8, *cls = t->cls->u8;
     for (size_t i = 0; i < n; i++) {
-        int v = gonogo[i] ? PRM_CL_NOGO : cls[i] > PRM_CL_MAX ? PRM_CL_MAX : cls[i];
+        long k = prm_at(t, (long)i);
+        int v = gonogo[k] ? PRM_CL_NOGO : cls[k] > PRM_CL_MAX ? PRM_CL_MAX : cls[k];
         codes[i >> 1] |= (unsigned char)(v << ((i & 1) << 2));
     }
     return codes;

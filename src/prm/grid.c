@@ -274,7 +274,7 @@ static inline double move_weight(const grid_search *S, const move *m, long i0, l
         const prm_aniso *a = t->aniso;
         double time = 0;
         for (int j = 0; j < m->ncross; j++) {
-            long i = i0 + m->off[j];
+            long i = prm_at(t, i0 + m->off[j]);
             double len = m->frac[j] * m->len_m, v;
             if (!(len > 0))
                 continue;
@@ -464,14 +464,18 @@ static trv_status cells_mark(trv_ctx *ctx, grid_search *S)
     for (long r = 0; r < ny; r++) {
         const long l = r * nx, i = (r + S->win.r0) * tnx + S->win.c0;
         const long ca = mask ? lo[r] : 0, cb = mask ? hi[r] : nx - 1;
-        for (long c = ca; c <= cb; c++)
-            S->h.pos[l + c] = gonogo[i + c] == 0 && cls[i + c] != 0 && (!mask || mask[l + c]) &&
+        for (long c = ca; c <= cb; c++) {
+            long k = prm_at(S->t, i + c); /* the layers' place of terrain cell i + c */
+            S->h.pos[l + c] = gonogo[k] == 0 && cls[k] != 0 && (!mask || mask[l + c]) &&
                                       (!zb || !(zb[i + c] & GEO_ZB_NOGO))
                                   ? TRV_HEAP_UNSEEN
                                   : CELL_NOGO;
-        for (long c = ca; S->escape && mask && c <= cb; c++)
-            if (!mask[l + c] && cls[i + c] != 0 && gonogo[i + c] == 0 && (!zb || (zb[i + c] & GEO_ZB_NOGO) == 0))
+        }
+        for (long c = ca; S->escape && mask && c <= cb; c++) {
+            long k = prm_at(S->t, i + c);
+            if (!mask[l + c] && cls[k] != 0 && gonogo[k] == 0 && (!zb || (zb[i + c] & GEO_ZB_NOGO) == 0))
                 S->h.pos[l + c] = CELL_OUT;
+        }
     }
     free(lo);
     free(hi);
@@ -479,10 +483,12 @@ static trv_status cells_mark(trv_ctx *ctx, grid_search *S)
 }
 
 /* The search on window win (the whole grid, or a corridor's bounding box)
- * with its mask (per window cell; NULL: none). */
+ * with its mask (per window cell; NULL: none). With own (NULL: none)
+ * *own the mask itself, malloc'ed: freed (and *own NULL) once the cells
+ * are marked, the search's state holding what it says. */
 static trv_status route_window(trv_ctx *ctx, const prm_terrain *t, grid_window win, const unsigned char *mask,
                                double sx, double sy, double gx, double gy, prm_strategy s, const prm_weights *w,
-                               prm_path *out, double *escape)
+                               prm_path *out, double *escape, unsigned char **own)
 {
     memset(out, 0, sizeof *out);
     prm_weights wdef;
@@ -526,7 +532,12 @@ static trv_status route_window(trv_ctx *ctx, const prm_terrain *t, grid_window w
         free(S.h.pos);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the grid search (%ld x %ld cells)", win.nx, win.ny);
     }
-    if (!(st = cells_mark(ctx, &S)) && !(st = search(ctx, &S)))
+    if (!(st = cells_mark(ctx, &S)) && own) { /* (at 1 m a 30 km corridor's mask: 78 MB) */
+        free(*own);
+        *own = NULL;
+        S.mask = NULL;
+    }
+    if (!st && !(st = search(ctx, &S)))
         st = trace(ctx, &S, sx, sy, gx, gy, out);
     trv_heap_free(&S.h);
     free(S.h.pos);
@@ -538,24 +549,40 @@ trv_status prm_route_grid_masked(trv_ctx *ctx, const prm_terrain *t, const unsig
                                  double gx, double gy, prm_strategy s, const prm_weights *w, prm_path *out)
 {
     grid_window all = {0, 0, t->grid->nx, t->grid->ny};
-    return route_window(ctx, t, all, mask, sx, sy, gx, gy, s, w, out, NULL);
+    return route_window(ctx, t, all, mask, sx, sy, gx, gy, s, w, out, NULL, NULL);
 }
 
-trv_status prm_route_grid_escape(trv_ctx *ctx, const prm_terrain *t, const long win[4], const unsigned char *mask,
-                                 double sx, double sy, double gx, double gy, prm_strategy s, const prm_weights *w,
-                                 prm_path *out, double *escape)
+static trv_status window_search(trv_ctx *ctx, const prm_terrain *t, const long win[4], const unsigned char *mask,
+                                double sx, double sy, double gx, double gy, prm_strategy s, const prm_weights *w,
+                                prm_path *out, double *escape, unsigned char **own)
 {
     grid_window wd = {win[0], win[1], win[2], win[3]};
     if (wd.c0 < 0 || wd.r0 < 0 || wd.nx < 1 || wd.ny < 1 || wd.c0 + wd.nx > t->grid->nx || wd.r0 + wd.ny > t->grid->ny) {
         memset(out, 0, sizeof *out);
         return trv_error(ctx, TRV_ERR_INTERNAL, "the grid search's window is not inside the grid");
     }
-    return route_window(ctx, t, wd, mask, sx, sy, gx, gy, s, w, out, escape);
+    return route_window(ctx, t, wd, mask, sx, sy, gx, gy, s, w, out, escape, own);
+}
+
+trv_status prm_route_grid_escape(trv_ctx *ctx, const prm_terrain *t, const long win[4], const unsigned char *mask,
+                                 double sx, double sy, double gx, double gy, prm_strategy s, const prm_weights *w,
+                                 prm_path *out, double *escape)
+{
+    return window_search(ctx, t, win, mask, sx, sy, gx, gy, s, w, out, escape, NULL);
 }
 
 trv_status prm_route_grid_window(trv_ctx *ctx, const prm_terrain *t, const long win[4], const unsigned char *mask,
                                  double sx, double sy, double gx, double gy, prm_strategy s, const prm_weights *w,
                                  prm_path *out)
 {
-    return prm_route_grid_escape(ctx, t, win, mask, sx, sy, gx, gy, s, w, out, NULL);
+    return window_search(ctx, t, win, mask, sx, sy, gx, gy, s, w, out, NULL, NULL);
+}
+
+trv_status prm_route_grid_taking(trv_ctx *ctx, const prm_terrain *t, const long win[4], unsigned char *mask,
+                                 double sx, double sy, double gx, double gy, prm_strategy s, const prm_weights *w,
+                                 prm_path *out)
+{
+    trv_status st = window_search(ctx, t, win, mask, sx, sy, gx, gy, s, w, out, NULL, &mask);
+    free(mask); /* (NULL when the search freed it) */
+    return st;
 }

@@ -1,6 +1,6 @@
 /* The route files of a mission through waypoints (prm.h, prm_legs_write):
  * the whole route and its legs. */
-#include "prm.h"
+#include "prm_priv.h"
 
 #include "core/json.h"
 
@@ -9,7 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double at(const geo_raster *r, long c) { return c < 0 ? NAN : r->type == GEO_F32 ? r->f32[c] : r->u8[c]; }
+/* Cell c's value in layer r of t (NAN for c < 0: off the map). */
+static double at(const prm_terrain *t, const geo_raster *r, long c)
+{
+    return c < 0 ? NAN : r->type == GEO_F32 ? r->f32[prm_at(t, c)] : r->u8[prm_at(t, c)];
+}
 
 /* The end stop of the whole route: the goal, or the start again. */
 static const char *last_stop(const prm_legs *L) { return L->name[L->leg[L->nlegs - 1].to]; }
@@ -68,7 +72,7 @@ static trv_status write_gpx(trv_ctx *ctx, const prm_terrain *t, const prm_missio
         int s = k < L->nlegs ? L->leg[k].from : L->leg[k - 1].to;
         if (k == L->nlegs && L->closed)
             break; /* the start once */
-        double z = at(t->dem, prm_cell_at(t, L->x[s], L->y[s]));
+        double z = at(t, t->dem, prm_cell_at(t, L->x[s], L->y[s]));
         geo_value name = {.s = L->name[s]};
         st = geo_vec_add(ctx, v, lw, &L->x[s], &L->y[s], &z, 1, &name);
     }
@@ -76,7 +80,7 @@ static trv_status write_gpx(trv_ctx *ctx, const prm_terrain *t, const prm_missio
     if (!st && !z)
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     for (int i = 0; !st && i < p->n; i++)
-        z[i] = at(t->dem, prm_cell_at(t, p->x[i], p->y[i]));
+        z[i] = at(t, t->dem, prm_cell_at(t, p->x[i], p->y[i]));
     geo_value name = {.s = m->routes[0].name};
     if (!st && !(st = geo_vec_add_layer(ctx, v, "tracks", GEO_LINE, nf, 1, &lr)))
         st = geo_vec_add(ctx, v, lr, p->x, p->y, z, p->n, &name);

@@ -1,5 +1,5 @@
 /* Route outputs: GeoJSON, GPX, vertex CSV and the statistics table. */
-#include "prm.h"
+#include "prm_priv.h"
 
 #include <errno.h>
 #include <math.h>
@@ -33,7 +33,11 @@ void prm_stats_row(FILE *f, const prm_result *r, int no_timing)
     fprintf(f, "\n");
 }
 
-static double at(const geo_raster *r, long c) { return c < 0 ? NAN : r->type == GEO_F32 ? r->f32[c] : r->u8[c]; }
+/* Cell c's value in layer r of t (NAN for c < 0: off the map). */
+static double at(const prm_terrain *t, const geo_raster *r, long c)
+{
+    return c < 0 ? NAN : r->type == GEO_F32 ? r->f32[prm_at(t, c)] : r->u8[prm_at(t, c)];
+}
 
 static trv_status write_geo(trv_ctx *ctx, const prm_terrain *t, const prm_result *routes, int n, const char *path,
                             int gpx, int no_timing)
@@ -48,8 +52,8 @@ static trv_status write_geo(trv_ctx *ctx, const prm_terrain *t, const prm_result
         if ((st = geo_vec_add_layer(ctx, v, "waypoints", GEO_POINT, nf, 1, &lw)))
             goto fail;
         const prm_path *p = &routes[0].path;
-        double z0 = at(t->dem, prm_cell_at(t, p->x[0], p->y[0]));
-        double z1 = at(t->dem, prm_cell_at(t, p->x[p->n - 1], p->y[p->n - 1]));
+        double z0 = at(t, t->dem, prm_cell_at(t, p->x[0], p->y[0]));
+        double z1 = at(t, t->dem, prm_cell_at(t, p->x[p->n - 1], p->y[p->n - 1]));
         geo_value a = {.s = "start"}, b = {.s = "goal"};
         if ((st = geo_vec_add(ctx, v, lw, &p->x[0], &p->y[0], &z0, 1, &a)) ||
             (st = geo_vec_add(ctx, v, lw, &p->x[p->n - 1], &p->y[p->n - 1], &z1, 1, &b)) ||
@@ -78,7 +82,7 @@ static trv_status write_geo(trv_ctx *ctx, const prm_terrain *t, const prm_result
             break;
         }
         for (int i = 0; i < p->n; i++)
-            z[i] = at(t->dem, prm_cell_at(t, p->x[i], p->y[i]));
+            z[i] = at(t, t->dem, prm_cell_at(t, p->x[i], p->y[i]));
         if (gpx) {
             geo_value name = {.s = routes[k].name};
             st = geo_vec_add(ctx, v, lr, p->x, p->y, z, p->n, &name);
@@ -132,7 +136,7 @@ trv_status prm_route_csv_write(trv_ctx *ctx, const prm_terrain *t, const prm_res
             geo_ct_points(ct, 1, &lon, &lat, NULL);
             long c = prm_cell_at(t, p->x[i], p->y[i]);
             fprintf(f, "%s,%.2f,%.2f,%.7f,%.7f,%.2f,%.2f,%.2f,%.4f,%d,%.1f,%.1f", routes[k].name, p->x[i], p->y[i], lon,
-                    lat, at(t->dem, c), at(t->slope, c), at(t->speed, c), at(t->cost, c), (int)at(t->cls, c), dist,
+                    lat, at(t, t->dem, c), at(t, t->slope, c), at(t, t->speed, c), at(t, t->cost, c), (int)at(t, t->cls, c), dist,
                     time);
             while (legs && leg + 1 < legs->nlegs && i >= legs->leg[leg].v1)
                 leg++;

@@ -35,11 +35,12 @@ int prm_limit_at(const prm_terrain *t, long i, double ux, double uy)
 {
     prm_need(t, i, PRM_HAVE_ALL);
     const prm_aniso *a = t->aniso;
-    if (!a || a->pair[i] == NO_PAIR)
+    long k = prm_at(t, i);
+    if (!a || a->pair[k] == NO_PAIR)
         return -1;
-    int p = a->pair[i];
+    int p = a->pair[k];
     tm_speed_at_t o;
-    tm_speed_at(a->m, a->codes[2 * p], a->codes[2 * p + 1], atan(prm_aniso_grade(a, i, ux, uy)), &o);
+    tm_speed_at(a->m, a->codes[2 * p], a->codes[2 * p + 1], atan(prm_aniso_grade(a, k, ux, uy)), &o);
     return (int)o.limit;
 }
 

@@ -58,8 +58,14 @@ typedef struct prm_terrain {
     prm_aniso *aniso;       /* NULL: isotropic times from speed.tif */
     char time_note[512];    /* why the times are isotropic ("" when direction-aware or
                              * a hand-made terrain): for the tools' stderr and summaries */
-    unsigned char *ready;   /* lazy (prm_terrain_open): per cell, what is read (terrain_lazy.c);
-                             * NULL: everything (prm_terrain_load, a hand-made terrain) */
+    unsigned char *ready;   /* lazy (prm_terrain_open): per tile, what is read (terrain_lazy.c;
+                             * prm_priv.h prm_ready); NULL: everything (prm_terrain_load, a
+                             * hand-made terrain, the cache's mapped layers) */
+    int tile_ntx;           /* 0: the layers (and the pace's gradients and pairs) are row-major,
+                             * cell i = y nx + x at [i]; else tile-major (a lazy terrain): tile
+                             * (tx, ty) = (x / PRM_TILE, y / PRM_TILE) is the (ty tile_ntx +
+                             * tx)-th block of PRM_TILE^2 cells, row-major within (prm_priv.h
+                             * prm_at): a tile's pages are its own */
     struct prm_lazy *lazy;  /* lazy: the open layers; NULL otherwise */
     const struct geo_zones *zones; /* NULL, or the query's zones (zones.h; borrowed): every piece and move obeys them */
     const struct prm_zone_edges *zone_edges; /* NULL, or the query's roadmap edge mask under the zones
@@ -114,7 +120,12 @@ void prm_terrain_clear(prm_terrain *t);
  * With the cache's mapped layers in the facts (prm_terrain_facts.layers),
  * no tile is read at all: the six layers' arrays and the pace's gradients
  * and pairs are the mapping itself (t->ready NULL, as a terrain read
- * whole), and the system reads the pages a query touches. */
+ * whole), and the system reads the pages a query touches.
+ * Layout: a lazy terrain's arrays are tile-major (t->tile_ntx), each tile
+ * PRM_TILE^2 cells (the last column's and row's padded), so a tile read
+ * touches its own pages alone (row-major, a 256-column tile's row took a
+ * page of each layer to itself: about 5x the bytes at 1 m); every reader
+ * takes a cell's place from prm_at. The mapped layers stay row-major. */
 enum { PRM_TILE = 256 };
 
 typedef struct prm_terrain_facts {

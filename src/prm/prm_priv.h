@@ -8,15 +8,35 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Lazy terrain (terrain_lazy.c): t->ready's bits per cell; prm_need
- * fills the cell's tile when what it asks for is not read yet. */
+/* Where cell i (= y nx + x) of t's layers is stored (prm.h tile_ntx):
+ * i itself when row-major; tile-major, the tile's block, then y and x
+ * within it:
+ *   ((ty ntx + tx) PRM_TILE + y % PRM_TILE) PRM_TILE + x % PRM_TILE,
+ *   tx = x / PRM_TILE, ty = y / PRM_TILE. */
+static inline long prm_at(const prm_terrain *t, long i)
+{
+    if (!t->tile_ntx)
+        return i;
+    unsigned long nx = (unsigned long)t->grid->nx, y = (unsigned long)i / nx, x = (unsigned long)i - y * nx;
+    return (long)((((y / PRM_TILE) * (unsigned long)t->tile_ntx + x / PRM_TILE) * PRM_TILE + y % PRM_TILE) * PRM_TILE +
+                  x % PRM_TILE);
+}
+
+/* Lazy terrain (terrain_lazy.c): t->ready's bits per tile (prm_ready:
+ * those of cell i's); prm_need fills the cell's tile when what it asks
+ * for is not read yet. */
 enum { PRM_HAVE_CLASS = 1, PRM_HAVE_ALL = 2 };
 void prm_lazy_fill(const prm_terrain *t, long i, int have);
 typedef struct prm_lazy prm_lazy;
 void prm_lazy_free(prm_lazy *z);
+static inline int prm_ready(const prm_terrain *t, long i)
+{
+    long nx = t->grid->nx;
+    return t->ready[(i / nx / PRM_TILE) * t->tile_ntx + i % nx / PRM_TILE];
+}
 static inline void prm_need(const prm_terrain *t, long i, int have)
 {
-    if (t->ready && !(t->ready[i] & have))
+    if (t->ready && !(prm_ready(t, i) & have))
         prm_lazy_fill(t, i, have);
 }
 
@@ -91,8 +111,14 @@ void prm_piece_classes(const prm_terrain *t, const unsigned char *codes, double 
  * win[2] - 1 and rows win[1] .. win[1] + win[3] - 1 alone, mask one byte
  * per window cell (row-major; NULL: none): the same route and objective
  * as the whole grid with a mask that is 0 outside the window, with
- * memory and set-up for the window only (prm_refine's corridor). */
+ * memory and set-up for the window only. */
 trv_status prm_route_grid_window(trv_ctx *ctx, const prm_terrain *t, const long win[4], const unsigned char *mask,
+                                 double sx, double sy, double gx, double gy, prm_strategy s, const prm_weights *w,
+                                 prm_path *out);
+/* The same, the mask (malloc'ed) taken: freed once the search's state
+ * holds its cells (before that state grows), or at the end; prm_refine's
+ * corridor (at 1 m a 30 km corridor's mask is 78 MB). */
+trv_status prm_route_grid_taking(trv_ctx *ctx, const prm_terrain *t, const long win[4], unsigned char *mask,
                                  double sx, double sy, double gx, double gy, prm_strategy s, const prm_weights *w,
                                  prm_path *out);
 /* prm_route_grid_window that also lowers *escape (set it to INFINITY

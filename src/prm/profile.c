@@ -32,16 +32,26 @@ void prm_profile_clear(prm_profile *p)
 static void cell_grad(const prm_terrain *t, long i, double *ge, double *gn)
 {
     if (t->aniso) {
-        *ge = t->aniso->grad[2 * i], *gn = t->aniso->grad[2 * i + 1];
+        long k = prm_at(t, i);
+        *ge = t->aniso->grad[2 * k], *gn = t->aniso->grad[2 * k + 1];
         return;
     }
     const geo_grid *g = t->grid;
     const geo_raster *dem = t->dem;
     int nx = g->nx, ny = g->ny, x = (int)(i % nx), y = (int)(i / nx);
-    const float *row = dem->f32 + (size_t)y * nx;
+    /* the 3 x 3 window on the grid (wherever the layout keeps it): columns
+     * x - left .. x + right, so that the edges extrapolate as on the grid */
+    int left = x > 0, right = x + 1 < nx, lw = left + 1 + right;
+    float w[3][3];
+    for (int r = y > 0 ? -1 : 0; r <= (y + 1 < ny); r++)
+        for (int c = -left; c <= right; c++) {
+            long j = (long)(y + r) * nx + x + c;
+            prm_need(t, j, PRM_HAVE_ALL);
+            w[r + 1][c + left] = dem->f32[prm_at(t, j)];
+        }
     double mpu = geo_crs_metres_per_unit(g->wkt), gx = 0, gy = 0;
-    geo_horn_diff(y > 0 ? row - nx : NULL, row, y + 1 < ny ? row + nx : NULL, nx, x, dem->has_nodata,
-                  (float)dem->nodata, &gx, &gy);
+    geo_horn_diff(y > 0 ? w[0] : NULL, w[1], y + 1 < ny ? w[2] : NULL, lw, left, dem->has_nodata, (float)dem->nodata,
+                  &gx, &gy);
     *ge = gx / (8 * g->gt[1] * mpu);
     *gn = -gy / (8 * fabs(g->gt[5]) * mpu); /* gy is south minus north */
 }
@@ -145,14 +155,14 @@ static void row_piece(const prm_path_piece *pc, void *user)
         r->nomem = 1;
         return;
     }
-    long i = pc->cell;
+    long i = pc->cell, at = prm_at(t, i);
     int k = p->n++;
     double ge, gn, len = pc->len * r->mpu;
     cell_grad(t, i, &ge, &gn);
     r->dist += len;
     p->dist_m[k] = r->dist;
     p->len_m[k] = len;
-    p->elev_m[k] = t->dem->f32[i];
+    p->elev_m[k] = t->dem->f32[at];
     p->along[k] = ge * pc->ux + gn * pc->uy;
     p->across[k] = -ge * pc->uy + gn * pc->ux;
     p->speed_kmh[k] = pc->speed_kmh;
@@ -161,9 +171,9 @@ static void row_piece(const prm_path_piece *pc, void *user)
     p->zone[k] = zk >= 0 ? t->zones->z[zk].fid : -1;
     p->zone_s[k] = dz * r->mpu;
     p->time_s[k] = (pc->time + dz) * r->mpu;
-    p->cost[k] = t->cost->f32[i];
+    p->cost[k] = t->cost->f32[at];
     p->limit[k] = pc->speed_kmh > 0 ? prm_limit_at(t, i, pc->ux, pc->uy) : t->aniso ? TM_LIMIT_NOGO : -1;
-    int pair = t->aniso ? t->aniso->pair[i] : 0xffff;
+    int pair = t->aniso ? t->aniso->pair[at] : 0xffff;
     p->soil[k] = pair != 0xffff ? t->aniso->codes[2 * pair] : 0;
     p->landuse[k] = pair != 0xffff ? t->aniso->codes[2 * pair + 1] : 0;
 }

@@ -57,16 +57,18 @@ trv_status prm_terrain_load(trv_ctx *ctx, const char *dir, prm_terrain *t)
 double prm_pace(const prm_terrain *t, long i, double ux, double uy)
 {
     prm_need(t, i, PRM_HAVE_ALL);
+    long k = prm_at(t, i);
     if (t->aniso)
-        return prm_aniso_pace(t->aniso, i, prm_aniso_grade(t->aniso, i, ux, uy));
-    double v = t->speed->f32[i];
+        return prm_aniso_pace(t->aniso, k, prm_aniso_grade(t->aniso, k, ux, uy));
+    double v = t->speed->f32[k];
     return v > 0 ? 3.6 / v : INFINITY;
 }
 
 int prm_cell_go(const prm_terrain *t, long i)
 {
     prm_need(t, i, PRM_HAVE_CLASS);
-    return t->gonogo->u8[i] == 0 && t->cls->u8[i] != 0;
+    long k = prm_at(t, i);
+    return t->gonogo->u8[k] == 0 && t->cls->u8[k] != 0;
 }
 
 long prm_cell_at(const prm_terrain *t, double x, double y)
@@ -153,22 +155,23 @@ static void class_len(prm_piece *p, int cls, double len)
 void prm_piece_add_cell(const prm_terrain *t, long i, double len, double ux, double uy, int times, prm_piece *p)
 {
     prm_need(t, i, PRM_HAVE_ALL);
-    class_len(p, t->cls->u8[i], len);
-    double slope = t->slope->f32[i], v = t->speed->f32[i];
+    long k = prm_at(t, i);
+    class_len(p, t->cls->u8[k], len);
+    double slope = t->slope->f32[k], v = t->speed->f32[k];
     p->slope_int += len * slope;
     if (slope > p->slope_max)
         p->slope_max = slope;
     if (times && len > 0 && t->aniso) {
-        double tb = prm_aniso_grade(t->aniso, i, ux, uy);
-        p->time_s += len * prm_aniso_pace(t->aniso, i, tb);
-        p->time_rev_s += len * prm_aniso_pace(t->aniso, i, -tb);
+        double tb = prm_aniso_grade(t->aniso, k, ux, uy);
+        p->time_s += len * prm_aniso_pace(t->aniso, k, tb);
+        p->time_rev_s += len * prm_aniso_pace(t->aniso, k, -tb);
     } else if (times && len > 0) {
         double dt = v > 0 ? len / (v / 3.6) : INFINITY; /* isotropic: the same both ways */
         p->time_s += dt;
         p->time_rev_s += dt;
     }
-    p->cost_int += len * t->cost->f32[i];
-    p->elev_int += len * t->dem->f32[i];
+    p->cost_int += len * t->cost->f32[k];
+    p->elev_int += len * t->dem->f32[k];
 }
 
 typedef struct measure {
@@ -202,7 +205,7 @@ static int classes_cell(long i, double len, void *user)
         p->nogo += len;
         return 0;
     }
-    class_len(p, m->t->cls->u8[i], len);
+    class_len(p, m->t->cls->u8[prm_at(m->t, i)], len);
     return 0;
 }
 

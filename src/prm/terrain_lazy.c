@@ -16,7 +16,7 @@ enum { TS_CLASS = 1, TS_DEM = 2, TS_ALL = 4 };
 struct prm_lazy {
     run_srcs src;           /* class, cost, gonogo, dem, slope, speed */
     run_srcs model_src;     /* soil, land use (direction-aware only) */
-    geo_raster *soil, *landuse;
+    unsigned char *soil, *landuse; /* one tile's (PRM_TILE^2), read for its pairs */
     int ntx, nty;           /* tiles across and down */
     unsigned char *state;   /* per tile: TS_* */
     uint16_t *pairmap;      /* soil x 256 + land use -> pair; NO_PAIR */
@@ -44,8 +44,8 @@ void prm_lazy_free(prm_lazy *z)
         return;
     run_srcs_clear(&z->src);
     run_srcs_clear(&z->model_src);
-    geo_raster_free(z->soil);
-    geo_raster_free(z->landuse);
+    free(z->soil);
+    free(z->landuse);
     free(z->state);
     free(z->band_used);
     free(z->class_used);
@@ -76,13 +76,16 @@ static tile tile_at(const prm_terrain *t, int tx, int ty)
     return b;
 }
 
-static void mark(const prm_terrain *t, tile b, unsigned char bits)
+/* The first cell of tile (tx, ty)'s block in a tile-major array (prm.h
+ * tile_ntx); its cell (x0 + x, y0 + y) is x + y PRM_TILE further. */
+static size_t tile_base(const prm_terrain *t, int tx, int ty)
 {
-    for (int y = b.y0; y < b.y0 + b.ny; y++) {
-        unsigned char *r = t->ready + (size_t)y * t->grid->nx + b.x0;
-        for (int x = 0; x < b.nx; x++)
-            r[x] |= bits;
-    }
+    return ((size_t)ty * (size_t)t->tile_ntx + (size_t)tx) * PRM_TILE * PRM_TILE;
+}
+
+static void mark(const prm_terrain *t, int tx, int ty, unsigned char bits)
+{
+    t->ready[(size_t)ty * t->tile_ntx + tx] |= bits;
 }
 
 /* Keep the first error (its message from z->ctx). */
@@ -94,9 +97,16 @@ static void fail(prm_lazy *z, trv_status st)
     }
 }
 
-static int read_one(prm_lazy *z, geo_raster_src *src, geo_raster *r, tile b)
+/* Tile (tx, ty) of src into its block of r (tile-major), or into dst (a
+ * tile's own buffer) when r is NULL. */
+static int read_one(const prm_terrain *t, geo_raster_src *src, const geo_raster *r, int tx, int ty, void *dst)
 {
-    trv_status st = geo_raster_read_window(z->ctx, src, r, b.x0, b.y0, b.nx, b.ny);
+    prm_lazy *z = t->lazy;
+    tile b = tile_at(t, tx, ty);
+    if (r)
+        dst = r->type == GEO_F32 ? (void *)(r->f32 + tile_base(t, tx, ty)) : (void *)(r->u8 + tile_base(t, tx, ty));
+    trv_status st = geo_raster_read_window_to(z->ctx, src, b.x0, b.y0, b.nx, b.ny, dst, PRM_TILE,
+                                              r ? (float)r->nodata : 0);
     if (st)
         fail(z, st);
     return st != TRV_OK;
@@ -109,29 +119,68 @@ static int read_dem(const prm_terrain *t, int tx, int ty)
     if (*s & TS_DEM)
         return 0;
     *s |= TS_DEM;
-    return read_one(z, z->src.src[RUN_DEM], t->dem, tile_at(t, tx, ty));
+    return read_one(t, z->src.src[RUN_DEM], t->dem, tx, ty, NULL);
 }
 
-/* dem one cell around tile b (read), where the grid goes on, from the
- * seams (prm_seams_count's layout): the values the neighbouring tiles'
- * reads would put there. The rows above and below span the corners. */
-static void seam_ring(const prm_terrain *t, int tx, int ty, tile b)
+/* Tile b's dem (read) and one cell around it where the grid goes on, into
+ * w: cell (x, y) at w[(y - y0 + 1) (PRM_TILE + 2) + x - x0 + 1]. The ring
+ * from the seams (prm_seams_count's layout: the values the neighbouring
+ * tiles' reads would give; the rows above and below span the corners),
+ * or else from the neighbouring tiles' dem (read). */
+enum { WS = PRM_TILE + 2 };
+static void dem_window(const prm_terrain *t, int tx, int ty, tile b, float *w)
 {
     const prm_lazy *z = t->lazy;
-    const size_t nx = (size_t)t->grid->nx, ny = (size_t)t->grid->ny;
-    float *dem = t->dem->f32;
-    size_t xa = b.x0 > 0 ? (size_t)b.x0 - 1 : 0, xb = (size_t)(b.x0 + b.nx) < nx ? (size_t)(b.x0 + b.nx) + 1 : nx;
-    if (b.y0 > 0) /* row y0 - 1: the upper side of boundary ty */
-        memcpy(dem + (size_t)(b.y0 - 1) * nx + xa, z->seams + 2 * (size_t)(ty - 1) * nx + xa, (xb - xa) * sizeof *dem);
-    if ((size_t)(b.y0 + b.ny) < ny) /* row y0 + ny: the lower side of boundary ty + 1 */
-        memcpy(dem + (size_t)(b.y0 + b.ny) * nx + xa, z->seams + (2 * (size_t)ty + 1) * nx + xa,
-               (xb - xa) * sizeof *dem);
-    const float *cols = z->seams + 2 * (size_t)(z->nty - 1) * nx;
-    for (int y = b.y0; y < b.y0 + b.ny; y++) {
-        if (b.x0 > 0) /* column x0 - 1: the left side of boundary tx */
-            dem[(size_t)y * nx + (size_t)b.x0 - 1] = cols[2 * (size_t)(tx - 1) * ny + (size_t)y];
-        if ((size_t)(b.x0 + b.nx) < nx) /* column x0 + nx: the right side of boundary tx + 1 */
-            dem[(size_t)y * nx + (size_t)(b.x0 + b.nx)] = cols[(2 * (size_t)tx + 1) * ny + (size_t)y];
+    const long nx = t->grid->nx, ny = t->grid->ny;
+    const float *dem = t->dem->f32, *blk = dem + tile_base(t, tx, ty);
+    for (int y = 0; y < b.ny; y++)
+        memcpy(w + (size_t)(y + 1) * WS + 1, blk + (size_t)y * PRM_TILE, (size_t)b.nx * sizeof *w);
+    long xa = b.x0 > 0 ? b.x0 - 1 : 0, xb = b.x0 + b.nx < nx ? b.x0 + b.nx + 1 : nx;
+    const float *cols = z->seams ? z->seams + 2 * (size_t)(z->nty - 1) * nx : NULL;
+    for (long y = b.y0 - 1; y <= b.y0 + b.ny; y++) {
+        if (y < 0 || y >= ny)
+            continue;
+        int edge = y < b.y0 || y == b.y0 + b.ny; /* a row above or below: every column */
+        for (long x = xa; x < xb; x++) {
+            if (!edge && x >= b.x0 && x < b.x0 + b.nx)
+                continue;
+            float v;
+            if (!cols)
+                v = dem[prm_at(t, y * nx + x)];
+            else if (y < b.y0) /* the upper side of boundary ty */
+                v = z->seams[2 * (size_t)(ty - 1) * nx + x];
+            else if (y == b.y0 + b.ny) /* the lower side of boundary ty + 1 */
+                v = z->seams[(2 * (size_t)ty + 1) * nx + x];
+            else if (x < b.x0) /* the left side of boundary tx */
+                v = cols[2 * (size_t)(tx - 1) * ny + y];
+            else /* the right side of boundary tx + 1 */
+                v = cols[(2 * (size_t)tx + 1) * ny + y];
+            w[(size_t)(y - b.y0 + 1) * WS + x - b.x0 + 1] = v;
+        }
+    }
+}
+
+/* The pace's gradients of tile b's GO cells (prm_aniso_grad_rect's, from
+ * the window w of dem_window), into its block of grad. */
+static void grad_tile(const prm_terrain *t, int tx, int ty, tile b, const float *w)
+{
+    const geo_grid *g = t->grid;
+    const geo_raster *dem = t->dem;
+    double mpu = geo_crs_metres_per_unit(g->wkt), ew = g->gt[1] * mpu, ns = fabs(g->gt[5]) * mpu;
+    int left = b.x0 > 0, lw = left + b.nx + (b.x0 + b.nx < g->nx); /* the window's columns on the grid */
+    float *grad = t->aniso->grad + 2 * tile_base(t, tx, ty);
+    for (int y = 0; y < b.ny; y++) {
+        const float *row = w + (size_t)(y + 1) * WS + 1 - left;
+        long gy0 = b.y0 + y;
+        for (int x = 0; x < b.nx; x++) {
+            double gx = 0, gy = 0;
+            if (prm_cell_go(t, gy0 * g->nx + b.x0 + x))
+                geo_horn_diff(gy0 > 0 ? row - WS : NULL, row, gy0 + 1 < g->ny ? row + WS : NULL, lw, x + left,
+                              dem->has_nodata, (float)dem->nodata, &gx, &gy);
+            float *o = grad + 2 * ((size_t)y * PRM_TILE + x);
+            o[0] = (float)(gx / (8 * ew));
+            o[1] = (float)(-gy / (8 * ns)); /* gy is south minus north */
+        }
     }
 }
 
@@ -143,23 +192,22 @@ static int aniso_tile(const prm_terrain *t, int tx, int ty, tile b)
     prm_lazy *z = t->lazy;
     prm_aniso *a = t->aniso;
     int bad = read_dem(t, tx, ty);
-    if (z->seams)
-        seam_ring(t, tx, ty, b);
     for (int y = ty - 1; y <= ty + 1 && !z->seams; y++)
         for (int x = tx - 1; x <= tx + 1; x++)
             if (x >= 0 && y >= 0 && x < z->ntx && y < z->nty)
                 bad |= read_dem(t, x, y);
-    if (bad || read_one(z, z->model_src.src[RUN_SOIL], z->soil, b) ||
-        read_one(z, z->model_src.src[RUN_LANDUSE], z->landuse, b))
+    if (bad || read_one(t, z->model_src.src[RUN_SOIL], NULL, tx, ty, z->soil) ||
+        read_one(t, z->model_src.src[RUN_LANDUSE], NULL, tx, ty, z->landuse))
         return 1;
-    for (int y = b.y0; y < b.y0 + b.ny; y++)
-        for (int x = b.x0; x < b.x0 + b.nx; x++) {
-            size_t i = (size_t)y * t->grid->nx + x;
-            a->pair[i] = NO_PAIR;
-            if (!prm_cell_go(t, (long)i))
+    uint16_t *pair = a->pair + tile_base(t, tx, ty);
+    for (int y = 0; y < b.ny; y++)
+        for (int x = 0; x < b.nx; x++) {
+            size_t k = (size_t)y * PRM_TILE + x;
+            pair[k] = NO_PAIR;
+            if (!prm_cell_go(t, (long)(b.y0 + y) * t->grid->nx + b.x0 + x))
                 continue;
-            int sc = z->soil->u8[i], lc = z->landuse->u8[i];
-            if ((a->pair[i] = z->pairmap[sc * 256 + lc]) == NO_PAIR) {
+            int sc = z->soil[k], lc = z->landuse[k];
+            if ((pair[k] = z->pairmap[sc * 256 + lc]) == NO_PAIR) {
                 fail(z, trv_error(z->ctx, TRV_ERR_DATA,
                                   "a GO cell has soil %d and land use %d, which the speed model's copies do not "
                                   "know: run trv-speed again",
@@ -167,16 +215,22 @@ static int aniso_tile(const prm_terrain *t, int tx, int ty, tile b)
                 return 1;
             }
         }
-    prm_aniso_grad_rect(t, a->grad, b.x0, b.y0, b.x0 + b.nx, b.y0 + b.ny);
+    float *w = malloc((size_t)WS * WS * sizeof *w);
+    if (!w) {
+        fail(z, trv_error(z->ctx, TRV_ERR_NOMEM, "out of memory"));
+        return 1;
+    }
+    dem_window(t, tx, ty, b, w);
+    grad_tile(t, tx, ty, b, w);
+    free(w);
     return 0;
 }
 
 /* A tile that could not be read is NOGO: nothing is planned through it. */
-static void poison(const prm_terrain *t, tile b)
+static void poison(const prm_terrain *t, int tx, int ty)
 {
-    for (int y = b.y0; y < b.y0 + b.ny; y++)
-        memset(t->cls->u8 + (size_t)y * t->grid->nx + b.x0, 0, (size_t)b.nx);
-    mark(t, b, PRM_HAVE_CLASS | PRM_HAVE_ALL);
+    memset(t->cls->u8 + tile_base(t, tx, ty), 0, PRM_TILE * PRM_TILE);
+    mark(t, tx, ty, PRM_HAVE_CLASS | PRM_HAVE_ALL);
 }
 
 /* A tile's layers on two cores: part 0 the dem and the pace's data (on the
@@ -204,7 +258,8 @@ static void *fill_part(void *arg)
     geo_raster_src *src[3] = {z->src.src[RUN_COST], z->src.src[RUN_SLOPE], z->src.src[RUN_SPEED]};
     geo_raster *dst[3] = {t->cost, t->slope, t->speed};
     for (int k = 0; k < 3 && !p->st; k++)
-        p->st = geo_raster_read_window(z->ctx2, src[k], dst[k], b.x0, b.y0, b.nx, b.ny);
+        p->st = geo_raster_read_window_to(z->ctx2, src[k], b.x0, b.y0, b.nx, b.ny,
+                                          dst[k]->f32 + tile_base(t, p->tx, p->ty), PRM_TILE, (float)dst[k]->nodata);
     p->bad = p->st != TRV_OK;
     return NULL;
 }
@@ -254,16 +309,16 @@ static void fill_tile(const prm_terrain *t, int tx, int ty, int have)
 {
     prm_lazy *z = t->lazy;
     unsigned char *s = &z->state[(size_t)ty * z->ntx + tx];
-    tile b = tile_at(t, tx, ty);
     if (!(*s & TS_CLASS)) {
         lru_use(t, z->class_used, z->class_cap, ty, release_class);
         *s |= TS_CLASS;
-        if (read_one(z, z->src.src[RUN_CLASS], t->cls, b) || read_one(z, z->src.src[RUN_GONOGO], t->gonogo, b)) {
+        if (read_one(t, z->src.src[RUN_CLASS], t->cls, tx, ty, NULL) ||
+            read_one(t, z->src.src[RUN_GONOGO], t->gonogo, tx, ty, NULL)) {
             *s |= TS_ALL;
-            poison(t, b);
+            poison(t, tx, ty);
             return;
         }
-        mark(t, b, PRM_HAVE_CLASS);
+        mark(t, tx, ty, PRM_HAVE_CLASS);
     }
     if (!(have & PRM_HAVE_ALL) || (*s & TS_ALL))
         return;
@@ -271,10 +326,10 @@ static void fill_tile(const prm_terrain *t, int tx, int ty, int have)
     *s |= TS_ALL;
     z->tiles_read++;
     if (fill_all(t, tx, ty)) {
-        poison(t, b);
+        poison(t, tx, ty);
         return;
     }
-    mark(t, b, PRM_HAVE_ALL);
+    mark(t, tx, ty, PRM_HAVE_ALL);
 }
 
 void prm_lazy_fill(const prm_terrain *t, long i, int have)
@@ -305,16 +360,15 @@ static trv_status open_model(trv_ctx *ctx, prm_terrain *t, const char *dir, cons
     run_load_opts lo = {0};
     lo.grid = t->grid;
     /* mapped layers (open_mapped) hold the pairs and gradients: no soil, land use */
-    if (!f->layers && ((st = run_open(ctx, dir, which, 2, &lo, &z->model_src)) ||
-                       (st = geo_raster_src_alloc(ctx, z->model_src.src[RUN_SOIL], &z->soil)) ||
-                       (st = geo_raster_src_alloc(ctx, z->model_src.src[RUN_LANDUSE], &z->landuse))))
+    if (!f->layers && (st = run_open(ctx, dir, which, 2, &lo, &z->model_src)))
         return st;
-    size_t n = (size_t)t->grid->nx * t->grid->ny;
+    size_t n = (size_t)z->ntx * z->nty * PRM_TILE * PRM_TILE; /* tile-major, padded */
     prm_aniso *a = calloc(1, sizeof *a);
     if (!a)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     t->aniso = a;
-    if ((!f->layers && (!(a->grad = calloc(2 * n, sizeof *a->grad)) || !(a->pair = calloc(n, sizeof *a->pair)))) ||
+    if ((!f->layers && (!(a->grad = calloc(2 * n, sizeof *a->grad)) || !(a->pair = calloc(n, sizeof *a->pair)) ||
+                        !(z->soil = malloc(PRM_TILE * PRM_TILE)) || !(z->landuse = malloc(PRM_TILE * PRM_TILE)))) ||
         !(a->codes = malloc(2 * (size_t)f->npairs + 1)) || !(z->pairmap = malloc(256 * 256 * sizeof *z->pairmap)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if ((st = tm_run_model_load(ctx, dir, &a->rm)))
@@ -366,9 +420,20 @@ static trv_status open_layers(trv_ctx *ctx, prm_terrain *t, const char *dir)
     t->cell_m = t->grid->gt[1] * geo_crs_metres_per_unit(t->grid->wkt);
     z->ntx = (t->grid->nx + PRM_TILE - 1) / PRM_TILE;
     z->nty = (t->grid->ny + PRM_TILE - 1) / PRM_TILE;
-    size_t n = (size_t)t->grid->nx * t->grid->ny;
-    if (!(z->state = calloc((size_t)z->ntx * z->nty, 1)) || !(t->ready = calloc(n, 1)))
+    t->tile_ntx = z->ntx;
+    size_t nt = (size_t)z->ntx * z->nty, n = nt * PRM_TILE * PRM_TILE; /* tile-major, padded */
+    if (!(z->state = calloc(nt, 1)) || !(t->ready = calloc(nt, 1)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < 6; k++) { /* calloc'ed: a page costs memory once a tile is read into it */
+        geo_raster *r = *dst[k];
+        void *p = calloc(n, r->type == GEO_F32 ? sizeof(float) : 1);
+        if (!p)
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        if (r->type == GEO_F32)
+            free(r->f32), r->f32 = p;
+        else
+            free(r->u8), r->u8 = p;
+    }
     return TRV_OK;
 }
 
@@ -440,6 +505,7 @@ static trv_status open_mapped(trv_ctx *ctx, prm_terrain *t, const char *dir, prm
     f->map = NULL, f->map_len = 0, f->layers = NULL;
     free(t->ready);
     t->ready = NULL;
+    t->tile_ntx = 0; /* the cache's layers are row-major */
     return TRV_OK;
 }
 
@@ -548,53 +614,45 @@ void prm_terrain_tiles(const prm_terrain *t, long *read, long *total)
     *total = t->lazy ? (long)t->lazy->ntx * t->lazy->nty : 0;
 }
 
-/* Give back the whole pages of rows y0 .. y1 - 1 of an array of size-byte
- * cells, nx a row (madvise: they read as zeros after; failing, kept). */
-static void drop_rows(void *base, size_t size, size_t nx, size_t y0, size_t y1)
+/* Give back the whole pages of cells c0 .. c1 - 1 of an array of
+ * size-byte cells (madvise: they read as zeros after; failing, kept). */
+static void drop_cells(void *base, size_t size, size_t c0, size_t c1)
 {
-    if (!base || y1 <= y0)
+    if (!base || c1 <= c0)
         return;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    uintptr_t a = (uintptr_t)base + y0 * nx * size, b = (uintptr_t)base + y1 * nx * size;
+    uintptr_t a = (uintptr_t)base + c0 * size, b = (uintptr_t)base + c1 * size;
     a = (a + page - 1) / page * page;
     b = b / page * page;
     if (b > a)
         (void)madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
-/* Rows y0 .. y1 - 1 of a byte array, nx a row, zeroed: drop_rows's whole
- * pages, the bytes left at either end by memset (they share a page with
- * the rows around, kept). */
-static void clear_rows(unsigned char *base, size_t nx, size_t y0, size_t y1)
+/* Cells c0 .. c1 - 1 of a byte array zeroed: drop_cells's whole pages,
+ * the bytes left at either end by memset (they share a page with the
+ * cells around, kept). */
+static void clear_cells(unsigned char *base, size_t c0, size_t c1)
 {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), i0 = y0 * nx, i1 = y1 * nx;
-    uintptr_t a = ((uintptr_t)(base + i0) + page - 1) / page * page, b = (uintptr_t)(base + i1) / page * page;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uintptr_t a = ((uintptr_t)(base + c0) + page - 1) / page * page, b = (uintptr_t)(base + c1) / page * page;
     if (b <= a) {
-        memset(base + i0, 0, i1 - i0);
+        memset(base + c0, 0, c1 - c0);
         return;
     }
-    drop_rows(base, 1, nx, y0, y1);
-    memset(base + i0, 0, (size_t)(a - (uintptr_t)(base + i0)));
-    memset((unsigned char *)b, 0, (size_t)((uintptr_t)(base + i1) - b));
+    drop_cells(base, 1, c0, c1);
+    memset(base + c0, 0, (size_t)(a - (uintptr_t)(base + c0)));
+    memset((unsigned char *)b, 0, (size_t)((uintptr_t)(base + c1) - b));
 }
 
 /* Tile row ty's layers but class and gonogo let go (prm.h
- * prm_terrain_release_above). */
+ * prm_terrain_release_above): its blocks, one run of cells tile-major. */
 static void release_band(const prm_terrain *t, long ty)
 {
     prm_lazy *z = t->lazy;
-    size_t nx = (size_t)t->grid->nx;
     int any = 0;
     for (int tx = 0; tx < z->ntx; tx++) {
         unsigned char *s = &z->state[(size_t)ty * z->ntx + tx];
-        if (*s & TS_ALL) { /* only its cells: a tile not read keeps its pages unmapped */
-            tile b = tile_at(t, tx, (int)ty);
-            for (int y = b.y0; y < b.y0 + b.ny; y++) {
-                unsigned char *r = t->ready + (size_t)y * nx + b.x0;
-                for (int x = 0; x < b.nx; x++)
-                    r[x] &= (unsigned char)~PRM_HAVE_ALL;
-            }
-        }
+        t->ready[(size_t)ty * z->ntx + tx] &= (unsigned char)~PRM_HAVE_ALL;
         any |= *s & (TS_ALL | TS_DEM);
         *s &= (unsigned char)~(TS_ALL | TS_DEM);
     }
@@ -602,36 +660,33 @@ static void release_band(const prm_terrain *t, long ty)
         z->band_used[ty] = 0;
     if (!any)
         return;
-    size_t y0 = (size_t)ty * PRM_TILE, y1 = y0 + PRM_TILE < (size_t)t->grid->ny ? y0 + PRM_TILE : (size_t)t->grid->ny;
-    drop_rows(t->cost->f32, sizeof(float), nx, y0, y1);
-    drop_rows(t->dem->f32, sizeof(float), nx, y0, y1);
-    drop_rows(t->slope->f32, sizeof(float), nx, y0, y1);
-    drop_rows(t->speed->f32, sizeof(float), nx, y0, y1);
+    size_t c0 = tile_base(t, 0, (int)ty), c1 = tile_base(t, 0, (int)ty + 1);
+    drop_cells(t->cost->f32, sizeof(float), c0, c1);
+    drop_cells(t->dem->f32, sizeof(float), c0, c1);
+    drop_cells(t->slope->f32, sizeof(float), c0, c1);
+    drop_cells(t->speed->f32, sizeof(float), c0, c1);
     if (t->aniso) {
-        drop_rows(t->aniso->grad, 2 * sizeof(float), nx, y0, y1);
-        drop_rows(t->aniso->pair, sizeof(uint16_t), nx, y0, y1);
+        drop_cells(t->aniso->grad, 2 * sizeof(float), c0, c1);
+        drop_cells(t->aniso->pair, sizeof(uint16_t), c0, c1);
     }
-    if (z->soil)
-        drop_rows(z->soil->u8, 1, nx, y0, y1);
-    if (z->landuse)
-        drop_rows(z->landuse->u8, 1, nx, y0, y1);
 }
 
 /* Tile row ty let go whole (prm.h prm_terrain_class_cap): its layers as
- * release_band, then its class, gonogo and ready zeroed (clear_rows: the
- * pages given back), so the next look reads its tiles again. */
+ * release_band, then its class and gonogo zeroed (clear_cells: the pages
+ * given back) and its tiles marked unread, so the next look reads them
+ * again. */
 static void release_class(const prm_terrain *t, long ty)
 {
     prm_lazy *z = t->lazy;
-    size_t nx = (size_t)t->grid->nx;
     release_band(t, ty);
-    for (int tx = 0; tx < z->ntx; tx++)
+    for (int tx = 0; tx < z->ntx; tx++) {
         z->state[(size_t)ty * z->ntx + tx] = 0;
+        t->ready[(size_t)ty * z->ntx + tx] = 0;
+    }
     z->class_used[ty] = 0;
-    size_t y0 = (size_t)ty * PRM_TILE, y1 = y0 + PRM_TILE < (size_t)t->grid->ny ? y0 + PRM_TILE : (size_t)t->grid->ny;
-    clear_rows(t->cls->u8, nx, y0, y1);
-    clear_rows(t->gonogo->u8, nx, y0, y1);
-    clear_rows(t->ready, nx, y0, y1);
+    size_t c0 = tile_base(t, 0, (int)ty), c1 = tile_base(t, 0, (int)ty + 1);
+    clear_cells(t->cls->u8, c0, c1);
+    clear_cells(t->gonogo->u8, c0, c1);
 }
 
 void prm_terrain_release_above(const prm_terrain *t, long r)
@@ -648,7 +703,7 @@ trv_status prm_terrain_band_cap(trv_ctx *ctx, prm_terrain *t, size_t bytes)
     prm_lazy *z = t->lazy;
     if (!z || !t->ready)
         return TRV_OK;
-    size_t band = (size_t)PRM_TILE * t->grid->nx * 30; /* 4 floats, gradient, pair, soil, land use */
+    size_t band = (size_t)PRM_TILE * t->grid->nx * 30; /* 4 floats, gradient, pair (and two bytes to spare) */
     long cap = (long)(bytes / band);
     if (!z->band_used && !(z->band_used = calloc((size_t)z->nty, sizeof *z->band_used)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
@@ -661,7 +716,7 @@ trv_status prm_terrain_class_cap(trv_ctx *ctx, prm_terrain *t, size_t bytes)
     prm_lazy *z = t->lazy;
     if (!z || !t->ready)
         return TRV_OK;
-    size_t band = (size_t)PRM_TILE * t->grid->nx * 3; /* class, gonogo, ready */
+    size_t band = (size_t)PRM_TILE * t->grid->nx * 3; /* class, gonogo (and a byte to spare) */
     long cap = (long)(bytes / band);
     if (!z->class_used && !(z->class_used = calloc((size_t)z->nty, sizeof *z->class_used)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
