@@ -129,9 +129,12 @@ typedef struct krg_opts {
     int nmax;               /* neighbours per target; 0 = all points (global) */
     double maxdist;         /* INFINITY = no limit; targets with no point within it are NaN */
     int threads;            /* 0 = all cores */
+    double et;              /* DEM refinement: lattice frames' tolerance, source pixels; 0 = exact per block */
 } krg_opts;
 
-void krg_opts_init(krg_opts *o); /* nmax 16, maxdist INFINITY, threads 0 */
+void krg_opts_init(krg_opts *o); /* nmax 16, maxdist INFINITY, threads 0, et 0 */
+/* trv-krige's --et default (docs/method.md §1.7). */
+#define KRG_ET_DEFAULT 1e-2
 
 /* Ordinary kriging at n targets (per-target nmax nearest neighbours, as
  * gstat's krige with nmax). pred and var receive NaN where no neighbour
@@ -244,6 +247,10 @@ typedef struct krg_refine_stats {
     size_t nodata;          /* targets left nodata */
     size_t systems;         /* kriging systems factorised */
     size_t cov;             /* of those, solved in the covariance form */
+    size_t frame;           /* targets done by lattice frames (o->et > 0) */
+    size_t frame_blocks;    /* blocks solved in a frame's factor */
+    size_t frames;          /* frames factorised */
+    size_t frame_fail;      /* frames whose lattice missed the tolerance (or pattern, or budget) */
 } krg_refine_stats;
 
 /* Krige the source onto target (any CRS: its cell centres are transformed
