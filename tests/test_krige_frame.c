@@ -203,6 +203,15 @@ static void test_frames_60n(void **state)
         assert_true(df.dz <= bound);
         assert_true(df.dv <= 1e-3 * (m->nugget + m->psill));
     }
+    /* a tolerance no frame meets (1e-7 px: 5 um): every frame fails, every
+     * block takes its own system, the same bytes as et 0 */
+    geo_grid t = {390, 430, {331700, 20, 0, 6660200, 0, -20}, utm};
+    krg_refine_stats st;
+    diff df = refine_both(src, &mat, 36, 1e-7, &t, &st);
+    printf("  60 N, et 1e-7: %zu targets by frames, %zu frames, %zu fell back; max |dz| %g\n", st.frame, st.frames,
+           st.frame_fail, df.dz);
+    assert_true(st.frame == 0 && st.frames == 0 && st.frame_fail > 0);
+    assert_true(df.dz == 0 && df.dv == 0);
     krg_source_free(src);
     geo_raster_free(dem);
     free(ll);
@@ -266,7 +275,12 @@ static void test_frames_affine(void **state)
     assert_true(src->regular);
     const krg_model m = {KRG_GAU, 0.0001, 0.09, 400, 0};
     geo_grid t = {880, 630, {740010, 7, 0, 4059990, 0, -7}, utm}; /* 90 m -> 7 m: 90 offsets, no stencil */
-    for (int nmax = 16; nmax <= 32; nmax += 16) { /* 36 would tie at the cut on this square lattice */
+    /* nmax 36 ties at the cut on this square lattice (offsets at 12.5 cells^2
+     * from the centre: (3.5, 0.5) and (2.5, 2.5)): every frame refuses it */
+    krg_refine_stats tie;
+    diff dt = refine_both(src, &m, 36, 1e-9, &t, &tie);
+    assert_true(tie.frame == 0 && tie.frames == 0 && tie.frame_fail > 0 && dt.dz == 0 && dt.dv == 0);
+    for (int nmax = 16; nmax <= 32; nmax += 16) {
         size_t blocks, framed = check_frames(src, &m, nmax, 1e-9, &blocks);
         krg_refine_stats st;
         diff df = refine_both(src, &m, nmax, 1e-9, &t, &st);

@@ -673,12 +673,19 @@ static int frame_block(block *B, const krg_frame *f, const krg_source *src, int 
     B->beta = s1z / f->s11;
     for (int i = 0; i < n; i++)
         a[i] -= B->beta * u[i];
-    for (int i = n - 1; i >= 0; i--) {
+    for (int i = n - 1; i >= 0; i--) { /* four partial sums: independent chains */
         const double *li = L + (size_t)i * n;
-        double acc = a[i];
-        for (int k = i + 1; k < n; k++)
-            acc -= li[k] * a[k];
-        a[i] = acc * r[i];
+        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        int k = i + 1;
+        for (; k + 4 <= n; k += 4) {
+            s0 += li[k] * a[k];
+            s1 += li[k + 1] * a[k + 1];
+            s2 += li[k + 2] * a[k + 2];
+            s3 += li[k + 3] * a[k + 3];
+        }
+        for (; k < n; k++)
+            s0 += li[k] * a[k];
+        a[i] = (a[i] - ((s0 + s1) + (s2 + s3))) * r[i];
     }
     memcpy(B->px, f->px, (size_t)n * sizeof *B->px);
     memcpy(B->py, f->py, (size_t)n * sizeof *B->py);
