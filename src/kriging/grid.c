@@ -533,8 +533,19 @@ static void cell_cov(const block *B, int avx, double *gv, float *P, float *D)
 {
     int n = B->n;
     double z = B->beta;
-    for (int i = 0; i < n; i++)
-        z -= B->b[i] * gv[i];
+    if (B->frame) { /* a framed block: four partial sums (independent chains), i mod 4 */
+        double s[4] = {0, 0, 0, 0};
+        int i = 0;
+        for (; i + 4 <= n; i += 4)
+            for (int l = 0; l < 4; l++)
+                s[l] += B->b[i + l] * gv[i + l];
+        for (; i < n; i++)
+            s[0] += B->b[i] * gv[i];
+        z -= (s[0] + s[1]) + (s[2] + s[3]);
+    } else {
+        for (int i = 0; i < n; i++)
+            z -= B->b[i] * gv[i];
+    }
     *P = (float)z;
     if (!D)
         return;
@@ -582,10 +593,18 @@ __attribute__((target("avx2"))) static int gtab_eval_avx2(const krg_gtab *t, con
                 g[k] = krg_gtab_eval(t, h[k]);
             continue;
         }
-        __m128i k = _mm256_cvttpd_epi32(r), k4 = _mm_slli_epi32(k, 2);
+        __m128i k = _mm256_cvttpd_epi32(r);
         __m256d u = _mm256_sub_pd(r, _mm256_cvtepi32_pd(k));
-        __m256d c0 = _mm256_i32gather_pd(t->c, k4, 8), c1 = _mm256_i32gather_pd(t->c + 1, k4, 8);
-        __m256d c2 = _mm256_i32gather_pd(t->c + 2, k4, 8), c3 = _mm256_i32gather_pd(t->c + 3, k4, 8);
+        /* each lane's four coefficients are contiguous: four loads and a
+         * 4 x 4 transpose instead of four gathers (the same values) */
+        int ki[4];
+        _mm_storeu_si128((__m128i *)ki, k);
+        __m256d q0 = _mm256_loadu_pd(t->c + 4 * (size_t)ki[0]), q1 = _mm256_loadu_pd(t->c + 4 * (size_t)ki[1]);
+        __m256d q2 = _mm256_loadu_pd(t->c + 4 * (size_t)ki[2]), q3 = _mm256_loadu_pd(t->c + 4 * (size_t)ki[3]);
+        __m256d t0 = _mm256_unpacklo_pd(q0, q1), t1 = _mm256_unpackhi_pd(q0, q1);
+        __m256d t2 = _mm256_unpacklo_pd(q2, q3), t3 = _mm256_unpackhi_pd(q2, q3);
+        __m256d c0 = _mm256_permute2f128_pd(t0, t2, 0x20), c2 = _mm256_permute2f128_pd(t0, t2, 0x31);
+        __m256d c1 = _mm256_permute2f128_pd(t1, t3, 0x20), c3 = _mm256_permute2f128_pd(t1, t3, 0x31);
         __m256d v = _mm256_add_pd(c2, _mm256_mul_pd(u, c3));
         v = _mm256_add_pd(c1, _mm256_mul_pd(u, v));
         _mm256_storeu_pd(g + i, _mm256_add_pd(c0, _mm256_mul_pd(u, v)));
