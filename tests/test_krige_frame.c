@@ -296,6 +296,17 @@ static void test_frames_affine(void **state)
         assert_true(df.dv <= 1e-9);
     }
     krg_source_free(src);
+    /* rows 90.01 m apart: nmax 36 cuts the 12 offsets near 12.5 cells^2
+     * (which tie on a square lattice) where the next one is ~0.034 m
+     * farther: a pattern for et 1e-5 (4 e = 0.0036 m), none for et 1e-3
+     * (4 e = 0.36 m: the exact neighbour sets could differ) */
+    dem->grid.gt[5] = -90.01;
+    assert_int_equal(krg_source_new(ctx, dem, utm, &src), TRV_OK);
+    size_t blocks, near = check_frames(src, &m, 36, 1e-5, &blocks), far = check_frames(src, &m, 36, 1e-3, &blocks);
+    printf("  rows 90.01 m apart, nmax 36: %zu of %zu blocks framed at et 1e-5, %zu at et 1e-3\n", near, blocks, far);
+    assert_int_equal(near, blocks);
+    assert_int_equal(far, 0);
+    krg_source_free(src);
     geo_raster_free(dem);
     free(utm);
     trv_ctx_free(ctx);
