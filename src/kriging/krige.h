@@ -272,7 +272,17 @@ typedef struct krg_refine_stats {
  * the target is too, a target's weights depend only on its offset inside
  * its block, so they are solved once per offset and applied as a stencil;
  * blocks at the border or touching nodata fall back to their own system.
- * Both paths agree to rounding (tested to 1e-9). A kriged value or
+ * Both paths agree to rounding (tested to 1e-9).
+ *
+ * Lattice frames (o->et > 0, no maxdist, a model with a sill; krige_priv.h
+ * krg_frames, docs/method.md §1.7): blocks grouped into frames where the
+ * projected samples stay within o->et source pixels of an affine lattice
+ * share one neighbour pattern and one covariance factor; per block only
+ * beta = u'L^-1 z / s11 and alpha = C^-1 (z - beta 1), per target its
+ * position J (a, b) from its fractional source index. Positions move by at
+ * most e = et p (p the shorter pixel side), distances by 2 e: the same
+ * neighbour sets, values within about 4 S e of the exact path (S the
+ * steepest slope). o->et = 0: the exact per-block path, unchanged. A kriged value or
  * standard deviation beyond Float32's range is TRV_ERR_DATA naming the
  * cell (here and in krg_grid_points): no output holds +-Inf. */
 trv_status krg_refine(trv_ctx *ctx, const krg_source *src, const krg_index *ix, const krg_model *m,
