@@ -291,11 +291,12 @@ def check_algorithms(data, inp, work):
     same("krige", "traverse:krige", {
         "INPUT": i("dem.tif"), "OUTPUT": w("dem_kriged.tif"), "STD": w("dem_std.tif"), "T_SRS": "EPSG:32616",
         "TR": 120, "TE": "738000,750000,4050000,4062000 [EPSG:32616]", "MODEL": 4, "KAPPA": 2.5, "FIT_METHOD": 1,
-        "CUTOFF": 5000, "WIDTH": 400, "NMAX": 12, "MAXDIST": 1000, "VARIOGRAM": w("variogram.csv"),
+        "CUTOFF": 5000, "WIDTH": 400, "NMAX": 12, "MAXDIST": 1000, "ET": 0.02, "VARIOGRAM": w("variogram.csv"),
         "CV": w("cv.csv"), "POINTS": w("krige_points.csv"), "SEED": 2, "THREADS": 1, "STDOUT": w("krige.txt")},
         [i("dem.tif"), "-o", w("dem_kriged.tif"), "--std", w("dem_std.tif"), "--t_srs", "EPSG:32616", "--tr", "120",
          "--te", "738000", "4050000", "750000", "4062000", "--model", "mat", "--kappa", "2.5", "--fit-method", "2",
-         "--cutoff", "5000", "--width", "400", "--nmax", "12", "--maxdist", "1000", "--variogram", w("variogram.csv"),
+         "--cutoff", "5000", "--width", "400", "--nmax", "12", "--maxdist", "1000", "--et", "0.02",
+         "--variogram", w("variogram.csv"),
          "--cv", w("cv.csv"), "--points", w("krige_points.csv"), "--seed", "2", "--threads", "1"], W, drop_time)
     same("krige_points", "traverse:krige_points", {
         "INPUT": i("pts.csv"), "OUTPUT": w("pts_dem.tif"), "LIKE": w("dem_kriged.tif"), "MODEL": 1, "NUGGET": 0,

@@ -683,6 +683,8 @@ static void test_job_opts_check(void **state)
         {10, "--threads must be positive"},
         {11, "--cutoff and --width must be positive"},
         {12, "CSV input needs --x, --y, --z and --s_srs"},
+        {13, "--et must be a finite number of source pixels >= 0 (0: exact per block)"},
+        {14, "--et must be a finite number of source pixels >= 0 (0: exact per block)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         krg_job_opts_init(&o);
@@ -701,6 +703,8 @@ static void test_job_opts_check(void **state)
         case 10: o.krige.threads = -2; break;
         case 11: o.choice.width = -1; break;
         case 12: o.x_col = "x", o.y_col = "y", o.z_col = "z"; break;
+        case 13: o.krige.et = -1e-9; break;
+        case 14: o.krige.et = NAN; break;
         }
         assert_int_equal(krg_job_opts_check(ctx, &o), TRV_ERR_USAGE);
         assert_string_equal(trv_errmsg(ctx), cases[i].msg);

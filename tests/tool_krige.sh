@@ -114,6 +114,28 @@ cmp -s "$tmp/krige.json" "$tmp/k1.json" && ok || bad "a rerun changed krige.json
 "$K" "$DATA/jacksboro/dem_3arcsec.tif" --tr 90 -o "$tmp/j3.tif" --seed 7 --threads 3 -q
 [ "$(gdalinfo -checksum "$tmp/j3.tif" | grep Checksum)" = "$(gdalinfo -checksum "$tmp/j1.tif" | grep Checksum)" ] && ok || bad "3 threads give other cells"
 
+# lattice frames (docs/method.md 1.7): the default --et 0.01 predicts most
+# cells by frames; --et 0 none (the exact per-block path). The two point
+# clouds (x,y,z,std of every cell) agree within 0.01 m and 1e-3 m of std
+# (test_krige_frame derives the bound: 4 S e' is ~0.05 m here, measured
+# 1.4 mm at 30 m), and differ somewhere (the frames were used)
+mkdir -p "$tmp/e0"
+"$K" "$DATA/jacksboro/dem_3arcsec.tif" --tr 90 -o "$tmp/e0/j.tif" --points "$tmp/e0/p.csv" --seed 7 --et 0 -q &&
+    ok || bad "--et 0 run"
+python3 - "$tmp/k1.json" "$tmp/e0/krige.json" "$tmp/p1.csv" "$tmp/e0/p.csv" >"$tmp/check" 2>&1 <<'EOF' && ok || bad "frames: $(cat "$tmp/check")"
+import csv, json, sys
+a, b = (json.load(open(f))["grid"] for f in sys.argv[1:3])
+data = a["nx"] * a["ny"] - a["nodata"]
+assert a["et"] == 0.01 and a["by_frame"] > 0.9 * data and a["frames"] > 0 and a["frame_blocks"] > 0, a
+assert a["by_frame"] + a["by_block"] + a["by_stencil"] == data, a
+assert b["et"] == 0 and b["by_frame"] == b["frames"] == b["frame_blocks"] == 0 and b["by_block"] == data, b
+p, q = (list(csv.DictReader(open(f))) for f in sys.argv[3:5])
+assert len(p) == len(q) == data, (len(p), len(q))
+dz = max(abs(float(r["z"]) - float(s["z"])) for r, s in zip(p, q))
+ds = max(abs(float(r["std"]) - float(s["std"])) for r, s in zip(p, q))
+assert 0 < dz <= 0.01 and ds <= 1e-3, (dz, ds)
+EOF
+
 # the neighbourhood (docs/method.md 1.12): krige.json lists 16, 36 and 64
 # with their leave-one-out RMSE; the choice, recomputed here from them, is
 # the cheapest within 0.1 % of the least; TRV_MODEL and the report say the
@@ -151,6 +173,10 @@ expect 2 "a fixed model needs --nugget, --psill and --range together" -- "$K" "$
 expect 2 "--tr and --like exclude each other" -- "$K" "$M" -o "$tmp/out/x.tif" --tr 10 --like "$tmp/j.tif"
 expect 2 "CSV input needs --x, --y, --z and --s_srs" -- "$K" "$M" -o "$tmp/out/x.tif" --x x
 expect 2 "--te expects xmin ymin xmax ymax numbers" -- "$K" "$M" -o "$tmp/out/x.tif" --te 1 2 3
+expect 2 "--et must be a finite number of source pixels >= 0 (0: exact per block)" -- "$K" "$DATA/jacksboro/dem_3arcsec.tif" -o "$tmp/out/x.tif" --et -0.5
+expect 2 "--et expects a number, not 'nan'" -- "$K" "$DATA/jacksboro/dem_3arcsec.tif" -o "$tmp/out/x.tif" --et nan
+expect 2 "--et expects a number, not 'inf'" -- "$K" "$DATA/jacksboro/dem_3arcsec.tif" -o "$tmp/out/x.tif" --et inf
+expect 2 "--et expects a number, not 'fast'" -- "$K" "$DATA/jacksboro/dem_3arcsec.tif" -o "$tmp/out/x.tif" --et fast
 # issue 15: a cell size given must be one (0 is no default), an inverted --te is a usage error
 expect 2 "--tr must be positive" -- "$K" "$M" --x x --y y --z elev --s_srs EPSG:28992 --tr 0 -o "$tmp/out/x.tif"
 expect 2 "--tr must be positive" -- "$K" "$M" --x x --y y --z elev --s_srs EPSG:28992 --tr -5 -o "$tmp/out/x.tif"

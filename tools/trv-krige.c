@@ -64,9 +64,10 @@ static void report(const krg_job *j, const krg_job_opts *o, double seconds)
     print_model(&j->model);
     printf("\n");
     print_nmax(j);
-    printf("grid: %d x %d cells of %g, %s; %zu by stencil, %zu by block systems (%zu factorised), %zu nodata\n",
-           g->nx, g->ny, g->gt[1], geo_crs_label(g->wkt, crs, sizeof crs), j->stats.stencil, j->stats.block,
-           j->stats.systems, j->stats.nodata);
+    printf("grid: %d x %d cells of %g, %s; %zu by stencil, %zu by lattice frames (%zu frames, %zu fell back), "
+           "%zu by block systems (%zu factorised), %zu nodata\n",
+           g->nx, g->ny, g->gt[1], geo_crs_label(g->wkt, crs, sizeof crs), j->stats.stencil, j->stats.frame,
+           j->stats.frames, j->stats.frame_fail, j->stats.block, j->stats.systems, j->stats.nodata);
     if (j->cv_pred)
         printf("leave-one-out (%zu points): RMSE %.6g, MAE %.6g, mean error %.6g, mean squared standardised error "
                "%.6g\n",
@@ -175,6 +176,11 @@ static void summary(trv_json *js, const krg_job *j, const krg_job_opts *o, const
     trv_json_num(js, "cell", "%g", g->gt[1]);
     trv_json_str(js, "crs", geo_crs_label(g->wkt, crs, sizeof crs));
     trv_json_int(js, "by_stencil", (long long)j->stats.stencil);
+    trv_json_int(js, "by_frame", (long long)j->stats.frame);
+    trv_json_int(js, "frames", (long long)j->stats.frames);
+    trv_json_int(js, "frame_fallbacks", (long long)j->stats.frame_fail);
+    trv_json_int(js, "frame_blocks", (long long)j->stats.frame_blocks);
+    trv_json_num(js, "et", "%g", o->krige.et);
     trv_json_int(js, "by_block", (long long)j->stats.block);
     trv_json_int(js, "factorised", (long long)j->stats.systems);
     trv_json_int(js, "nodata", (long long)j->stats.nodata);
@@ -252,6 +258,7 @@ int main(int argc, char **argv)
         {"width", 0, TRV_ARG_DOUBLE, &width, "M", "variogram lag width (default: cutoff / 15)"},
         {"nmax", 0, TRV_ARG_INT, &nmax, "N", "neighbours per target, 0: all points (default: 16, 36 or 64 by leave-one-out; 16 with a given model)"},
         {"maxdist", 0, TRV_ARG_DOUBLE, &maxdist, "M", "targets with no sample this close are nodata"},
+        {"et", 0, TRV_ARG_DOUBLE, &o.krige.et, "PIXELS", "a raster source's lattice frames: largest deviation from their affine maps, in source pixels (default 0.01; 0: exact per block)"},
         {"nsim", 0, TRV_ARG_INT, &o.nsim, "N", "also N conditional realisations (seeded by --seed), one band each"},
         {"sim", 0, TRV_ARG_STRING, &paths.sim, "OUT.tif", "where the realisations go (default: dem_sim.tif beside -o)"},
         {"variogram", 0, TRV_ARG_STRING, &paths.variogram, "OUT.csv", "write the sample variogram and the model"},

@@ -46,6 +46,8 @@ def krige_grid():
         Number("--width", "Variogram lag width [default: cutoff / 15]", minimum=0, advanced=True),
         Number("--nmax", "Neighbours per target (0: all points)", 16, integer=True, minimum=0),
         Number("--maxdist", "Targets with no sample this close are nodata", minimum=0, advanced=True),
+        Number("--et", "Raster source's lattice frames: largest deviation from their affine maps, in source pixels "
+               "(0: exact per block)", 0.01, minimum=0, advanced=True),
         FileOut("--variogram", "Sample variogram and model (CSV)", CSV),
         FileOut("--cv", "Leave-one-out cross-validation of every input point (CSV)", CSV),
         FileOut("--points", "Point cloud x,y,z,std (CSV)", CSV),

@@ -213,6 +213,8 @@ typedef struct block {
     long *idx;
     int cov;                /* 1: covariance form */
     double *kinv;           /* cov: L (n x n column-major, lower), u (n), 1/L_ii (n); else (n+1)^2 K^-1 */
+    const double *fac;      /* cov: L, u, 1/L_ii: kinv, or the frame's */
+    const krg_frame *frame; /* solved in this frame's factor (NULL: its own system) */
     double *b;              /* cov: alpha (n); else n+1: K^-1 [z; 0] */
     double *px, *py;        /* n: the points' coordinates, in idx order */
     double beta, s11, sill; /* cov only */
@@ -296,6 +298,7 @@ static int block_cov(block *B, const krg_points *p, const krg_model *m, double s
         a[i] = acc * r[i];
     }
     B->cov = 1;
+    B->fac = B->kinv;
     return 0;
 }
 
@@ -307,6 +310,7 @@ typedef struct band {
     const krg_opts *o;
     const geo_grid *t;
     stencil *S;
+    krg_frames *F;          /* lattice frames (F->on: in use) */
     const krg_gtab *gt;     /* gamma for the right-hand sides */
     float *pred, *std;      /* this call's rows: target row `base` first */
     int base;
@@ -337,6 +341,7 @@ static int block_compute(block *B, const band *J, krg_sys *sys, cmemo *memo, lon
                         src->wy[(size_t)r1 * nx + qc] + src->wy[(size_t)r1 * nx + c1]);
     int n = krg_index_nearest(J->ix, ax, ay, J->nmax, J->o->maxdist, -1, idx, d2);
     B->n = n;
+    B->frame = NULL;
     B->singular = 0;
     if (n == 0)
         return 0;
@@ -528,12 +533,23 @@ static void cell_cov(const block *B, int avx, double *gv, float *P, float *D)
 {
     int n = B->n;
     double z = B->beta;
-    for (int i = 0; i < n; i++)
-        z -= B->b[i] * gv[i];
+    if (B->frame) { /* a framed block: four partial sums (independent chains), i mod 4 */
+        double s[4] = {0, 0, 0, 0};
+        int i = 0;
+        for (; i + 4 <= n; i += 4)
+            for (int l = 0; l < 4; l++)
+                s[l] += B->b[i + l] * gv[i + l];
+        for (; i < n; i++)
+            s[0] += B->b[i] * gv[i];
+        z -= (s[0] + s[1]) + (s[2] + s[3]);
+    } else {
+        for (int i = 0; i < n; i++)
+            z -= B->b[i] * gv[i];
+    }
     *P = (float)z;
     if (!D)
         return;
-    const double *L = B->kinv, *u = B->kinv + (size_t)n * n, *r = u + n;
+    const double *L = B->fac, *u = B->fac + (size_t)n * n, *r = u + n;
     for (int i = 0; i < n; i++) /* y = L^-1 (s - g0), overwriting gv */
         gv[i] = B->sill - gv[i];
     krg_chol_fwd(L, n, r, gv, avx);
@@ -577,10 +593,18 @@ __attribute__((target("avx2"))) static int gtab_eval_avx2(const krg_gtab *t, con
                 g[k] = krg_gtab_eval(t, h[k]);
             continue;
         }
-        __m128i k = _mm256_cvttpd_epi32(r), k4 = _mm_slli_epi32(k, 2);
+        __m128i k = _mm256_cvttpd_epi32(r);
         __m256d u = _mm256_sub_pd(r, _mm256_cvtepi32_pd(k));
-        __m256d c0 = _mm256_i32gather_pd(t->c, k4, 8), c1 = _mm256_i32gather_pd(t->c + 1, k4, 8);
-        __m256d c2 = _mm256_i32gather_pd(t->c + 2, k4, 8), c3 = _mm256_i32gather_pd(t->c + 3, k4, 8);
+        /* each lane's four coefficients are contiguous: four loads and a
+         * 4 x 4 transpose instead of four gathers (the same values) */
+        int ki[4];
+        _mm_storeu_si128((__m128i *)ki, k);
+        __m256d q0 = _mm256_loadu_pd(t->c + 4 * (size_t)ki[0]), q1 = _mm256_loadu_pd(t->c + 4 * (size_t)ki[1]);
+        __m256d q2 = _mm256_loadu_pd(t->c + 4 * (size_t)ki[2]), q3 = _mm256_loadu_pd(t->c + 4 * (size_t)ki[3]);
+        __m256d t0 = _mm256_unpacklo_pd(q0, q1), t1 = _mm256_unpackhi_pd(q0, q1);
+        __m256d t2 = _mm256_unpacklo_pd(q2, q3), t3 = _mm256_unpackhi_pd(q2, q3);
+        __m256d c0 = _mm256_permute2f128_pd(t0, t2, 0x20), c2 = _mm256_permute2f128_pd(t0, t2, 0x31);
+        __m256d c1 = _mm256_permute2f128_pd(t1, t3, 0x20), c3 = _mm256_permute2f128_pd(t1, t3, 0x31);
         __m256d v = _mm256_add_pd(c2, _mm256_mul_pd(u, c3));
         v = _mm256_add_pd(c1, _mm256_mul_pd(u, v));
         _mm256_storeu_pd(g + i, _mm256_add_pd(c0, _mm256_mul_pd(u, v)));
@@ -641,6 +665,94 @@ static double block_dist(const block *B, int avx, double x, double y, double *h)
         h[i] = sqrt(dd);
     }
     return near2;
+}
+
+/* Block (qr, qc) in frame f (krige_priv.h krg_frames), when its whole
+ * pattern holds data: with the frame's L, u and s11, v = L^-1 z,
+ * beta = u'v / s11, alpha = L'^-1 (v - beta u) (block_cov's steps), and
+ * the pattern's positions relative to the block's top-left sample. 0 when
+ * a pattern cell is off the raster or nodata. */
+static int frame_block(block *B, const krg_frame *f, const krg_source *src, int qr, int qc, int avx)
+{
+    const geo_grid *g = &src->grid;
+    int n = f->n;
+    double *a = B->b;
+    for (int k = 0; k < n; k++) {
+        int r = qr + f->di[k], c = qc + f->dj[k];
+        long p = r < 0 || c < 0 || r >= g->ny || c >= g->nx ? -1 : src->point_of_cell[(size_t)r * g->nx + c];
+        if (p < 0)
+            return 0;
+        a[k] = src->pts->z[p];
+    }
+    const double *L = f->L, *u = L + (size_t)n * n, *r = u + n;
+    krg_chol_fwd(L, n, r, a, avx);
+    double s1z = 0;
+    for (int i = 0; i < n; i++)
+        s1z += u[i] * a[i];
+    B->beta = s1z / f->s11;
+    for (int i = 0; i < n; i++)
+        a[i] -= B->beta * u[i];
+    for (int i = n - 1; i >= 0; i--) { /* four partial sums: independent chains */
+        const double *li = L + (size_t)i * n;
+        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        int k = i + 1;
+        for (; k + 4 <= n; k += 4) {
+            s0 += li[k] * a[k];
+            s1 += li[k + 1] * a[k + 1];
+            s2 += li[k + 2] * a[k + 2];
+            s3 += li[k + 3] * a[k + 3];
+        }
+        for (; k < n; k++)
+            s0 += li[k] * a[k];
+        a[i] = (a[i] - ((s0 + s1) + (s2 + s3))) * r[i];
+    }
+    memcpy(B->px, f->px, (size_t)n * sizeof *B->px);
+    memcpy(B->py, f->py, (size_t)n * sizeof *B->py);
+    B->n = n;
+    B->cov = 1;
+    B->fac = L;
+    B->frame = f;
+    B->s11 = f->s11;
+    B->sill = f->sill;
+    B->singular = 0;
+    return 1;
+}
+
+/* Target col by its block's frame: its position relative to the block's
+ * top-left sample from its fractional source index (a, b), x = Jc a + Jr
+ * b, then distances, the gamma table and cell_cov as block_cell. 1 when P
+ * (and D) are set; 0: the block takes its own system (block_cell). */
+static int frame_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, float *D)
+{
+    const krg_source *src = J->src;
+    const geo_grid *g = &src->grid;
+    long key = (long)qr * g->nx + qc;
+    block *B = &w->cache[(size_t)key % w->ncache];
+    if (B->key != key) {
+        const krg_frame *f = krg_frame_of(J->F, qr, qc);
+        if (!f || !frame_block(B, f, src, qr, qc, w->memo.avx)) {
+            B->key = -1;
+            return 0;
+        }
+        B->key = key;
+        J->stats.frame_blocks++;
+    } else if (!B->frame) {
+        return 0;
+    }
+    const double *Jm = B->frame->J;
+    double a = (w->sx[col] - g->gt[0]) / g->gt[1] - 0.5 - qc, b = (w->sy[col] - g->gt[3]) / g->gt[5] - 0.5 - qr;
+    double x = Jm[0] * a + Jm[2] * b, y = Jm[1] * a + Jm[3] * b;
+    int n = B->n, done = 0;
+    double *gv = w->gv, *h = w->d2;
+    block_dist(B, J->avx, x, y, h);
+#ifdef HAVE_AVX_DIST
+    if (J->avx == 2)
+        done = gtab_eval_avx2(J->gt, h, gv, n);
+#endif
+    for (int i = done; i < n; i++)
+        gv[i] = krg_gtab_eval(J->gt, h[i]);
+    cell_cov(B, J->avx >= 1, gv, P + col, D ? D + col : NULL);
+    return 1;
 }
 
 /* Block kriging of target col from the cached system of block (qr, qc):
@@ -758,6 +870,8 @@ static void *band_run(void *arg)
                 J->stats.nodata++;
             } else if (J->S->on && stencil_cell(J, w, row, col, qr, qc, P, D)) {
                 J->stats.stencil++;
+            } else if (J->F->on && frame_cell(J, w, col, qr, qc, P, D)) {
+                J->stats.frame++;
             } else if ((r = block_cell(J, w, col, qr, qc, P, D)) < 0) {
                 goto done;
             } else if (r == 0) {
@@ -845,6 +959,7 @@ struct krg_refiner {
     krg_model m;
     krg_opts o;
     stencil S;
+    krg_frames F;
     krg_gtab gt;
     pthread_mutex_t lock;
     int rows_done, failed, nt;
@@ -860,6 +975,7 @@ void krg_refiner_free(krg_refiner *R)
         if (R->J[i].w)
             ws_free(&R->ws[i]);
     stencil_free(&R->S);
+    krg_frames_free(&R->F);
     krg_gtab_free(&R->gt);
     pthread_mutex_destroy(&R->lock);
     free(R);
@@ -882,9 +998,11 @@ trv_status krg_refiner_new(trv_ctx *ctx, const krg_source *src, const krg_index 
     R->o = *o;
     pthread_mutex_init(&R->lock, NULL);
     trv_status st = stencil_init(ctx, &R->S, src, target, nmax, o->maxdist, allow_fast);
-    if (!st && (st = krg_gtab_init(ctx, &R->gt, &R->m, table_reach(src, nmax)))) {
+    if (!st && (st = krg_frames_init(ctx, &R->F, src, &R->m, nmax, o->maxdist, o->et, allow_fast)))
         stencil_free(&R->S);
-        memset(&R->S, 0, sizeof R->S);
+    else if (!st && (st = krg_gtab_init(ctx, &R->gt, &R->m, table_reach(src, nmax)))) {
+        stencil_free(&R->S);
+        krg_frames_free(&R->F);
     }
     if (st) {
         pthread_mutex_destroy(&R->lock);
@@ -894,7 +1012,7 @@ trv_status krg_refiner_new(trv_ctx *ctx, const krg_source *src, const krg_index 
     int nt = krg_threads(o->threads);
     R->nt = nt < 1 ? 1 : nt > 64 ? 64 : nt;
     for (int i = 0; i < R->nt; i++)
-        R->J[i] = (band){.src = src, .ix = ix, .m = &R->m, .o = &R->o, .t = target, .S = &R->S, .gt = &R->gt,
+        R->J[i] = (band){.src = src, .ix = ix, .m = &R->m, .o = &R->o, .t = target, .S = &R->S, .F = &R->F, .gt = &R->gt,
                          .w = &R->ws[i], .nmax = nmax, .avx = have_avx(), .lock = &R->lock,
                          .rows_done = &R->rows_done, .failed = &R->failed, .ctx = ctx, .first = i == 0,
                          .id = i, .nt = R->nt, .chunk = GEO_BLOCK_ROWS / R->nt > 0 ? GEO_BLOCK_ROWS / R->nt : 1};
@@ -936,7 +1054,11 @@ void krg_refiner_stats(const krg_refiner *R, krg_refine_stats *stats)
         stats->nodata += R->J[i].stats.nodata;
         stats->systems += R->J[i].stats.systems;
         stats->cov += R->J[i].stats.cov;
+        stats->frame += R->J[i].stats.frame;
+        stats->frame_blocks += R->J[i].stats.frame_blocks;
     }
+    stats->frames = R->F.frames;
+    stats->frame_fail = R->F.fail;
 }
 
 trv_status krg_refine(trv_ctx *ctx, const krg_source *src, const krg_index *ix, const krg_model *m,

@@ -13,6 +13,7 @@ void krg_job_opts_init(krg_job_opts *o)
     memset(o, 0, sizeof *o);
     krg_choice_opts_init(&o->choice);
     krg_opts_init(&o->krige);
+    o->krige.et = KRG_ET_DEFAULT;
     o->model.kappa = 1.5;
     o->allow_fast = 1;
     o->want_std = 1;
@@ -42,6 +43,8 @@ trv_status krg_job_opts_check(trv_ctx *ctx, const krg_job_opts *o)
         usage = "--nmax must be 0 (all points) or positive";
     else if (!(o->krige.maxdist > 0))
         usage = "--maxdist must be positive";
+    else if (!(o->krige.et >= 0) || !isfinite(o->krige.et))
+        usage = "--et must be a finite number of source pixels >= 0 (0: exact per block)";
     else if (o->krige.threads < 0)
         usage = "--threads must be positive";
     else if (o->nsim < 0)

@@ -133,6 +133,7 @@ void krg_opts_init(krg_opts *o)
     o->nmax = 16;
     o->maxdist = INFINITY;
     o->threads = 0;
+    o->et = 0;
 }
 
 int krg_threads(int requested)

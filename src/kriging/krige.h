@@ -129,9 +129,12 @@ typedef struct krg_opts {
     int nmax;               /* neighbours per target; 0 = all points (global) */
     double maxdist;         /* INFINITY = no limit; targets with no point within it are NaN */
     int threads;            /* 0 = all cores */
+    double et;              /* DEM refinement: lattice frames' tolerance, source pixels; 0 = exact per block */
 } krg_opts;
 
-void krg_opts_init(krg_opts *o); /* nmax 16, maxdist INFINITY, threads 0 */
+void krg_opts_init(krg_opts *o); /* nmax 16, maxdist INFINITY, threads 0, et 0 */
+/* trv-krige's --et default (docs/method.md §1.7). */
+#define KRG_ET_DEFAULT 1e-2
 
 /* Ordinary kriging at n targets (per-target nmax nearest neighbours, as
  * gstat's krige with nmax). pred and var receive NaN where no neighbour
@@ -244,6 +247,10 @@ typedef struct krg_refine_stats {
     size_t nodata;          /* targets left nodata */
     size_t systems;         /* kriging systems factorised */
     size_t cov;             /* of those, solved in the covariance form */
+    size_t frame;           /* targets done by lattice frames (o->et > 0) */
+    size_t frame_blocks;    /* blocks solved in a frame's factor */
+    size_t frames;          /* frames factorised */
+    size_t frame_fail;      /* frames whose lattice missed the tolerance (or pattern, or budget) */
 } krg_refine_stats;
 
 /* Krige the source onto target (any CRS: its cell centres are transformed
@@ -265,7 +272,17 @@ typedef struct krg_refine_stats {
  * the target is too, a target's weights depend only on its offset inside
  * its block, so they are solved once per offset and applied as a stencil;
  * blocks at the border or touching nodata fall back to their own system.
- * Both paths agree to rounding (tested to 1e-9). A kriged value or
+ * Both paths agree to rounding (tested to 1e-9).
+ *
+ * Lattice frames (o->et > 0, no maxdist, a model with a sill; krige_priv.h
+ * krg_frames, docs/method.md §1.7): blocks grouped into frames where the
+ * projected samples stay within o->et source pixels of an affine lattice
+ * share one neighbour pattern and one covariance factor; per block only
+ * beta = u'L^-1 z / s11 and alpha = C^-1 (z - beta 1), per target its
+ * position J (a, b) from its fractional source index. Positions move by at
+ * most e = et p (p the shorter pixel side), distances by 2 e: the same
+ * neighbour sets, values within about 4 S e of the exact path (S the
+ * steepest slope). o->et = 0: the exact per-block path, unchanged. A kriged value or
  * standard deviation beyond Float32's range is TRV_ERR_DATA naming the
  * cell (here and in krg_grid_points): no output holds +-Inf. */
 trv_status krg_refine(trv_ctx *ctx, const krg_source *src, const krg_index *ix, const krg_model *m,

@@ -5,6 +5,7 @@
 #include "krige.h"
 
 #include <lapacke.h>
+#include <pthread.h>
 
 /* One factorised ordinary-kriging system over the points idx[0..n-1]. */
 typedef struct krg_sys {
@@ -134,5 +135,51 @@ trv_status krg_job_stream(trv_ctx *ctx, trv_outset *set, krg_job *j, const krg_j
 double krg_bessel_k_scaled(double nu, double x);
 /* Worker threads to use for a request (0: all cores). */
 int krg_threads(int requested);
+
+/* Lattice frames (frame.c; docs/method.md §1.7): the blocks (source cells)
+ * of a raster source, in tiles of 32 x 32 split into quarters down to 4 x 4
+ * while the lattice deviates from its frame's affine map p(i, j) = o +
+ * Jc j + Jr i (fitted on the frame's corner samples) by more than et source
+ * pixels (et times the shorter of |Jc|, |Jr|: e metres) at any sample the
+ * frame's blocks or their patterns use. A frame's pattern: the nmax offsets
+ * (di, dj) nearest to the block's centre (0.5, 0.5) in that metric (the
+ * index's tie rule), refused when the next one is within 4 e + 1e-9 d of
+ * the cut (every distance moves at most 2 e, so the exact neighbour set is
+ * the pattern). Its covariance C_kl = s - gamma(|J (dj_k - dj_l, di_k -
+ * di_l)|) is factorised once (krg_chol, L column-major, then u = L^-1 1,
+ * 1 / L_ii, and the positions px, py = J (dj, di)); s11 = u'u. Off when et
+ * is not above 0, maxdist is finite, the model has no sill (Pow), or the
+ * raster has fewer than 2 x 2 samples. Factors are kept to a budget of
+ * 256 MB; frames beyond it fail (their blocks: the exact path). */
+typedef struct krg_frame {
+    int ok;
+    int n;                  /* the pattern's size (nmax) */
+    double o[2];            /* the map's origin: p(i, j) ~ o + Jc j + Jr i */
+    double J[4];            /* Jc (x, y), Jr (x, y): metres per column, per row */
+    int *di, *dj;           /* n each: offsets from the block's top-left sample, row-major */
+    int dimin, dimax, djmin, djmax;
+    double *L;              /* n x n factor, u (n), 1/L_ii (n), px (n), py (n) */
+    double *px, *py;
+    double s11, sill;
+    int r0, c0, size;       /* its blocks */
+} krg_frame;
+
+typedef struct krg_frames {
+    int on;
+    const krg_source *src;
+    const krg_model *m;
+    int nmax, avx, ntx, nty;
+    double et, sill;
+    struct ftile **tiles;   /* ntx x nty, built on first use */
+    pthread_mutex_t lock;
+    size_t bytes, budget;
+    size_t frames, fail;    /* leaves built, leaves failed */
+} krg_frames;
+
+trv_status krg_frames_init(trv_ctx *ctx, krg_frames *F, const krg_source *src, const krg_model *m, int nmax,
+                           double maxdist, double et, int allow);
+void krg_frames_free(krg_frames *F);
+/* The frame of block (qr, qc), NULL when its leaf failed. Thread-safe. */
+const krg_frame *krg_frame_of(krg_frames *F, int qr, int qc);
 
 #endif
