@@ -19,7 +19,7 @@ TEST_PKGS := libcmocka-dev gdal-bin fuzzylite libxml2-utils man-db chromium chro
     libjs-leaflet libjs-three openmpi-bin libopenmpi-dev
 # peers that make bench compares against when present (not needed to build or test)
 BENCH_PKGS := r-cran-gstat grass-core
-PKGS := gdal proj lapacke openblas libpng freetype2 json-c libwebsockets ode
+PKGS := gdal libtiff-4 proj lapacke openblas libpng freetype2 json-c libwebsockets ode
 
 CC ?= cc
 CFLAGS ?= -O2 -g

@@ -41,7 +41,7 @@ echo "best of $REPS runs"
 [ -f "$LIB" ] || die "no $LIB: run make first"
 ${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers \
     -D_DEFAULT_SOURCE -pthread -I"$here/../src" $(pkg-config --cflags gdal proj) "$here/bench_route.c" "$LIB" \
-    -o "$w/bench_route" $(pkg-config --libs gdal proj lapacke openblas libpng freetype2 json-c) -lm -pthread ||
+    -o "$w/bench_route" $(pkg-config --libs gdal libtiff-4 proj lapacke openblas libpng freetype2 json-c) -lm -pthread ||
     die "cannot build bench/bench_route.c"
 BR=$w/bench_route
 
