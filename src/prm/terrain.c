@@ -45,13 +45,17 @@ trv_status prm_terrain_load(trv_ctx *ctx, const char *dir, prm_terrain *t)
         return trv_error(ctx, TRV_ERR_CRS, "the terrain in '%s' must be on a projected grid", dir);
     }
     t->cell_m = t->grid->gt[1] * geo_crs_metres_per_unit(t->grid->wkt);
+    if ((st = prm_terrain_model_load(ctx, t, dir))) {
+        prm_terrain_clear(t);
+        return st;
+    }
+    /* isotropic: the fastest GO cell of speed.tif (the model's pace table
+     * sets it otherwise: prm_aniso_table) */
     size_t n = (size_t)t->grid->nx * t->grid->ny;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; !t->aniso && i < n; i++)
         if (prm_cell_go(t, (long)i) && t->speed->f32[i] > t->top_speed_kmh)
             t->top_speed_kmh = t->speed->f32[i];
-    if ((st = prm_terrain_model_load(ctx, t, dir)))
-        prm_terrain_clear(t);
-    return st;
+    return TRV_OK;
 }
 
 double prm_pace(const prm_terrain *t, long i, double ux, double uy)
