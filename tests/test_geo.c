@@ -2,8 +2,8 @@
  * categorical alignment (hand-built cases with known answers, and class
  * areas on Jacksboro), Horn slope (hand-computed cells, planes in metres
  * and in US survey feet, and gdaldem on Jacksboro), Float32 GeoTIFFs with
- * the floating-point predictor read through libtiff (tiff_fp.c) against
- * GDAL's own read. */
+ * the floating-point predictor and Byte ones with the horizontal one read
+ * through libtiff (tiff_read.c) against GDAL's own read. */
 #include "test_common.h"
 
 #include <math.h>
@@ -1033,7 +1033,7 @@ static void test_horn_diff(void **state)
     assert_float_equal(gy, 240, 1e-9);
 }
 
-/* ---- Float32 GeoTIFFs with the floating-point predictor (tiff_fp.c) ---- */
+/* ---- GeoTIFFs with a predictor read through libtiff (tiff_read.c) ---- */
 
 /* A single-band GeoTIFF of nx x ny cells of type t from data, with GTiff
  * creation options opts; tiles whose index is in skip[0 .. nskip) are not
@@ -1086,9 +1086,17 @@ static void test_fp_row_hand(void **state)
     geo_fp_row(e, 2, 2, (float *)bits);
     assert_int_equal(bits[0], 0x3f802180u);
     assert_int_equal(bits[1], 0xc0202280u);
+    /* Byte: 5, 5 + 250 = 255, 255 + 3 = 2 (mod 256); n = 2 writes two */
+    const unsigned char b[3] = {5, 250, 3};
+    unsigned char o[3] = {9, 9, 9};
+    geo_u8_row(b, 3, o);
+    assert_true(o[0] == 5 && o[1] == 255 && o[2] == 2);
+    o[2] = 9;
+    geo_u8_row(b, 2, o);
+    assert_true(o[2] == 9);
 }
 
-/* geo_tiff_read_fp gives every bit GDAL gives (random bit patterns: every
+/* geo_tiff_read gives every bit GDAL gives (random bit patterns: every
  * byte value, NaNs with payloads, infinities, denormals), partial tiles at
  * the right and bottom; files it must leave to GDAL it refuses (0): another
  * predictor, Byte, Float64, big-endian, strips, a sparse tile, another
@@ -1115,10 +1123,10 @@ static void test_read_fp(void **state)
     GDALClose(ds);
     assert_memory_equal(ref, bits, NX * NY * sizeof *ref); /* lossless */
     memset(got, 0, NX * NY * sizeof *got);
-    assert_int_equal(geo_tiff_read_fp(path, NX, NY, got), 1);
+    assert_int_equal(geo_tiff_read(path, NX, NY, GEO_F32, got), 1);
     assert_memory_equal(got, ref, NX * NY * sizeof *got);
-    assert_int_equal(geo_tiff_read_fp(path, NX - 1, NY, got), 0);
-    assert_int_equal(geo_tiff_read_fp(path, NX, NY + 1, got), 0);
+    assert_int_equal(geo_tiff_read(path, NX - 1, NY, GEO_F32, got), 0);
+    assert_int_equal(geo_tiff_read(path, NX, NY + 1, GEO_F32, got), 0);
     /* geo_raster_read: the same, a non-finite cell as nodata */
     trv_ctx *ctx = trv_ctx_new();
     geo_raster *r = NULL;
@@ -1141,7 +1149,7 @@ static void test_read_fp(void **state)
     for (int k = 0; k < 4; k++) {
         snprintf(path, sizeof path, "%s/fp_no%d.tif", tmpdir, k);
         write_tif(path, NX, NY, GDT_Float32, bits, refused[k], &skip, k == 3);
-        assert_int_equal(geo_tiff_read_fp(path, NX, NY, got), 0);
+        assert_int_equal(geo_tiff_read(path, NX, NY, GEO_F32, got), 0);
         assert_int_equal(geo_raster_read(ctx, path, GEO_F32, &r), TRV_OK); /* GDAL's values */
         /* values: not for big-endian (GDAL 3.6.2 with libtiff 4.5 reads
          * such a file with PREDICTOR=3 wrongly itself, 2026-11-27) nor
@@ -1151,15 +1159,29 @@ static void test_read_fp(void **state)
                 fail_msg("file %d, cell %d: %g, not %g", k, i, r->f32[i], ref[i]);
         geo_raster_free(r);
     }
+    /* Byte with the horizontal predictor: read (random bytes), the same
+     * file asked as Float32 refused; without a predictor, refused */
     snprintf(path, sizeof path, "%s/fp_byte.tif", tmpdir);
     const char *byte[] = {"TILED=YES", "COMPRESS=DEFLATE", "PREDICTOR=2", NULL};
     write_tif(path, NX, NY, GDT_Byte, bits, byte, NULL, 0);
-    assert_int_equal(geo_tiff_read_fp(path, NX, NY, got), 0);
+    assert_int_equal(geo_tiff_read(path, NX, NY, GEO_F32, got), 0);
+    unsigned char *bytes = malloc(NX * NY);
+    assert_non_null(bytes);
+    assert_int_equal(geo_tiff_read(path, NX, NY, GEO_U8, bytes), 1);
+    assert_memory_equal(bytes, bits, NX * NY);
+    assert_int_equal(geo_raster_read(ctx, path, GEO_U8, &r), TRV_OK);
+    assert_memory_equal(r->u8, bits, NX * NY);
+    geo_raster_free(r);
+    assert_int_equal(geo_tiff_read(path, NX, NY, GEO_F32, got), 0);
+    const char *byte1[] = {"TILED=YES", "COMPRESS=DEFLATE", NULL};
+    write_tif(path, NX, NY, GDT_Byte, bits, byte1, NULL, 0);
+    assert_int_equal(geo_tiff_read(path, NX, NY, GEO_U8, bytes), 0);
+    free(bytes);
     snprintf(path, sizeof path, "%s/fp_f64.tif", tmpdir); /* Float64, predictor 3: 8 bytes a sample */
     write_tif(path, NX / 2, NY / 2, GDT_Float64, bits, fp3, NULL, 0);
-    assert_int_equal(geo_tiff_read_fp(path, NX / 2, NY / 2, got), 0);
+    assert_int_equal(geo_tiff_read(path, NX / 2, NY / 2, GEO_F32, got), 0);
     snprintf(path, sizeof path, "%s/none.tif", tmpdir);
-    assert_int_equal(geo_tiff_read_fp(path, NX, NY, got), 0);
+    assert_int_equal(geo_tiff_read(path, NX, NY, GEO_F32, got), 0);
     trv_ctx_free(ctx);
     free(bits);
     free(got);

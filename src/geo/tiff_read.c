@@ -1,5 +1,11 @@
-/* A Float32 GeoTIFF with the floating-point predictor read through libtiff,
- * the predictor undone here (geo_priv.h: geo_tiff_read_fp).
+/* A Float32 GeoTIFF with the floating-point predictor, or a Byte one with
+ * the horizontal predictor, read through libtiff, the predictor undone
+ * here (geo_priv.h: geo_tiff_read).
+ *
+ * The horizontal predictor (PREDICTOR=2; libtiff's horAcc8), one byte a
+ * sample: every byte of a tile's row after the first as its difference
+ * from the byte before it, modulo 256; undone, b[k] = sum_{q <= k} d[q]
+ * (libtiff adds in memory, byte after byte; here in a register).
  *
  * The predictor (TIFF Technical Note 3, PREDICTOR=3; libtiff's fpAcc), per
  * row of a tile, w samples (the tile's width) of 4 bytes: the row is held
@@ -13,7 +19,8 @@
  * so that sample k's four bytes come out together in one pass (the same
  * sums, in another order). libtiff's own fpAcc makes a copy of every row
  * and moves it back byte by byte: at 10 m on the Jacksboro terrain it was
- * about half of prm_terrain_load's time (perf, 2026-11-27). */
+ * about half of prm_terrain_load's time, horAcc8 a tenth of the rest
+ * (perf, 2026-11-27). */
 #include "geo_priv.h"
 
 #include <stdint.h>
@@ -50,37 +57,45 @@ void geo_fp_row(const unsigned char *d, int w, int n, float *out)
     }
 }
 
-/* The file is what geo_tiff_read_fp reads: tiled, nx x ny, one Float32
- * sample a pixel, the floating-point predictor, in the host's byte order
- * on a little-endian host (the planes' order above). A sparse tile (GDAL
- * fills it) is no tile to libtiff: its read fails, and so does ours. */
-static int readable(TIFF *tif, int nx, int ny, uint32_t *tw, uint32_t *th)
+void geo_u8_row(const unsigned char *d, int n, unsigned char *out)
+{
+    unsigned char a = 0;
+    for (int k = 0; k < n; k++)
+        out[k] = a = (unsigned char)(a + d[k]);
+}
+
+/* The file is what geo_tiff_read reads as fp (1: Float32) or not (Byte):
+ * tiled, nx x ny, one sample a pixel, the floating-point or horizontal
+ * predictor, in the host's byte order on a little-endian host (the
+ * planes' order above). The sample format is GDAL's to check: the caller
+ * asks for the type GDAL sees (and libtiff decodes the floating-point
+ * predictor only for IEEE floats). A sparse tile (GDAL fills it) is no
+ * tile to libtiff: its read fails, and so does ours. */
+static int readable(TIFF *tif, int nx, int ny, int fp, uint32_t *tw, uint32_t *th)
 {
     const uint16_t one = 1;
     unsigned char host_le;
     memcpy(&host_le, &one, 1);
     uint32_t w = 0, h = 0;
-    uint16_t spp = 0, bps = 0, fmt = 0, pred = 0;
+    uint16_t spp = 0, bps = 0, pred = 0;
     if (!host_le || TIFFIsByteSwapped(tif) || !TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w) ||
         !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &h) || !TIFFGetField(tif, TIFFTAG_TILEWIDTH, tw) ||
         !TIFFGetField(tif, TIFFTAG_TILELENGTH, th) || !TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &spp) ||
         !TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bps) ||
-        !TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &fmt) ||
         !TIFFGetFieldDefaulted(tif, TIFFTAG_PREDICTOR, &pred))
         return 0;
-    if (w != (uint32_t)nx || h != (uint32_t)ny || *tw == 0 || *th == 0 || spp != 1 || bps != 32 ||
-        fmt != SAMPLEFORMAT_IEEEFP || pred != PREDICTOR_FLOATINGPOINT)
-        return 0;
-    return 1;
+    return w == (uint32_t)nx && h == (uint32_t)ny && *tw > 0 && *th > 0 && spp == 1 && bps == (fp ? 32 : 8) &&
+           pred == (fp ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL);
 }
 
 /* Every tile: decompressed by libtiff with its predictor turned off
  * (libtiff sets its decoder up at the first tile read), undone here into
- * dst's rows. */
-static int read_tiles(TIFF *tif, int nx, int ny, uint32_t tw, uint32_t th, float *dst)
+ * dst's rows (float or unsigned char). */
+static int read_tiles(TIFF *tif, int nx, int ny, int fp, uint32_t tw, uint32_t th, void *dst)
 {
+    size_t cell = fp ? 4 : 1;
     tmsize_t size = TIFFTileSize(tif);
-    unsigned char *buf = size == (tmsize_t)tw * th * 4 ? malloc((size_t)size) : NULL;
+    unsigned char *buf = size == (tmsize_t)(tw * th * cell) ? malloc((size_t)size) : NULL;
     int ok = buf && TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_NONE);
     for (uint32_t y = 0; ok && y < (uint32_t)ny; y += th)
         for (uint32_t x = 0; ok && x < (uint32_t)nx; x += tw) {
@@ -89,14 +104,20 @@ static int read_tiles(TIFF *tif, int nx, int ny, uint32_t tw, uint32_t th, float
                 break;
             }
             int n = nx - (int)x < (int)tw ? nx - (int)x : (int)tw, rows = ny - (int)y < (int)th ? ny - (int)y : (int)th;
-            for (int r = 0; r < rows; r++)
-                geo_fp_row(buf + (size_t)r * tw * 4, (int)tw, n, dst + (size_t)(y + r) * nx + x);
+            for (int r = 0; r < rows; r++) {
+                const unsigned char *d = buf + (size_t)r * tw * cell;
+                size_t at = (size_t)(y + r) * nx + x;
+                if (fp)
+                    geo_fp_row(d, (int)tw, n, (float *)dst + at);
+                else
+                    geo_u8_row(d, n, (unsigned char *)dst + at);
+            }
         }
     free(buf);
     return ok;
 }
 
-int geo_tiff_read_fp(const char *path, int nx, int ny, float *dst)
+int geo_tiff_read(const char *path, int nx, int ny, geo_type type, void *dst)
 {
     TIFFOpenOptions *o = TIFFOpenOptionsAlloc();
     if (!o)
@@ -108,7 +129,8 @@ int geo_tiff_read_fp(const char *path, int nx, int ny, float *dst)
     if (!tif)
         return 0;
     uint32_t tw = 0, th = 0;
-    int ok = readable(tif, nx, ny, &tw, &th) && read_tiles(tif, nx, ny, tw, th, dst);
+    int fp = type == GEO_F32;
+    int ok = readable(tif, nx, ny, fp, &tw, &th) && read_tiles(tif, nx, ny, fp, tw, th, dst);
     TIFFClose(tif);
     return ok;
 }
