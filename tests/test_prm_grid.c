@@ -1097,6 +1097,29 @@ static void test_grad_rect(void **state)
     assert_true(inner > 500); /* most cells: the inner path */
     free(grad);
     prm_terrain_clear(&t);
+    /* 3 x 3 windows whose sums round differently in another order:
+     * 2^53 + 1 + 1 = 2^53 (ties to even, twice), 1 + 1 + 2^53 = 2^53 + 2;
+     * one for each of the four sums (gx's east, gy's south, gx's west,
+     * gy's north): the centre's gx or gy is 0, 0, -2, -2 (CELL 8: the
+     * gradient east 0, north 0, east -2 / 64, north +2 / 64) */
+    const float e53 = 9007199254740992.0f;
+    const float win[4][9] = {{e53, 0, e53, 0, 0, 0.5f, 0, 0, 1},
+                             {e53, 0, 0, 0, 0, 0, e53, 0.5f, 1},
+                             {1, 0, 0, 0.5f, 0, 0, e53, 0, e53},
+                             {1, 0.5f, e53, 0, 0, 0, 0, 0, e53}};
+    const double want_g[4] = {0, 0, -2, -2};
+    const float want_grad[4] = {0, 0, -2.0f / 64, 2.0f / 64};
+    for (int k = 0; k < 4; k++) {
+        terrain_make(&t, 3, 3);
+        memcpy(t.dem->f32, win[k], sizeof win[k]);
+        float g[18];
+        prm_aniso_grad_rect(&t, g, 0, 0, 3, 3);
+        double gx, gy;
+        geo_horn_diff(t.dem->f32, t.dem->f32 + 3, t.dem->f32 + 6, 3, 1, 0, 0, &gx, &gy);
+        assert_true((k % 2 ? gy : gx) == want_g[k]);
+        assert_true(g[8 + k % 2] == want_grad[k]); /* the centre's gradient east (k even), north (odd) */
+        prm_terrain_clear(&t);
+    }
 }
 
 int main(void)
