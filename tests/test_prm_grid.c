@@ -1090,7 +1090,8 @@ static void test_grad_rect(void **state)
             if (prm_cell_go(&t, i))
                 geo_horn_diff(y > 0 ? row - NX : NULL, row, y + 1 < NY ? row + NX : NULL, NX, x, 1, -9999, &gx, &gy);
             float want[2] = {(float)(gx / (8 * ew)), (float)(-gy / (8 * ns))};
-            bad += memcmp(&grad[2 * i], want, sizeof want) != 0;
+            for (int k = 0; k < 2; k++) /* a NaN centre: NaN, its sign the compiler's */
+                bad += !(isnan(want[k]) && isnan(grad[2 * i + k])) && memcmp(&grad[2 * i + k], &want[k], sizeof *want);
             inner += x > 0 && y > 0 && x + 1 < NX && y + 1 < NY && isfinite(want[0]) && gx != 0;
         }
     assert_int_equal(bad, 0);
