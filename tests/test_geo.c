@@ -1099,8 +1099,9 @@ static void test_fp_row_hand(void **state)
 /* geo_tiff_read gives every bit GDAL gives (random bit patterns: every
  * byte value, NaNs with payloads, infinities, denormals), partial tiles at
  * the right and bottom; files it must leave to GDAL it refuses (0): another
- * predictor, Byte, Float64, big-endian, strips, a sparse tile, another
- * size, no file. */
+ * predictor, Byte, Float64, two bands pixel-interleaved, big-endian,
+ * strips, a sparse tile, another size, no file; two bands band-interleaved
+ * give band 1. */
 static void test_read_fp(void **state)
 {
     (void)state;
@@ -1125,6 +1126,14 @@ static void test_read_fp(void **state)
     memset(got, 0, NX * NY * sizeof *got);
     assert_int_equal(geo_tiff_read(path, NX, NY, GEO_F32, got), 1);
     assert_memory_equal(got, ref, NX * NY * sizeof *got);
+    /* tiles 128 wide and 64 high (the last column 88 wide, the last row 18 high) */
+    snprintf(path, sizeof path, "%s/fp_rect.tif", tmpdir);
+    const char *rect[] = {"TILED=YES", "BLOCKXSIZE=128", "BLOCKYSIZE=64", "COMPRESS=DEFLATE", "PREDICTOR=3", NULL};
+    write_tif(path, NX, NY, GDT_Float32, bits, rect, NULL, 0);
+    memset(got, 0, NX * NY * sizeof *got);
+    assert_int_equal(geo_tiff_read(path, NX, NY, GEO_F32, got), 1);
+    assert_memory_equal(got, ref, NX * NY * sizeof *got);
+    snprintf(path, sizeof path, "%s/fp.tif", tmpdir);
     assert_int_equal(geo_tiff_read(path, NX - 1, NY, GEO_F32, got), 0);
     assert_int_equal(geo_tiff_read(path, NX, NY + 1, GEO_F32, got), 0);
     /* geo_raster_read: the same, a non-finite cell as nodata */
@@ -1180,6 +1189,23 @@ static void test_read_fp(void **state)
     snprintf(path, sizeof path, "%s/fp_f64.tif", tmpdir); /* Float64, predictor 3: 8 bytes a sample */
     write_tif(path, NX / 2, NY / 2, GDT_Float64, bits, fp3, NULL, 0);
     assert_int_equal(geo_tiff_read(path, NX / 2, NY / 2, GEO_F32, got), 0);
+    /* two bands: pixel-interleaved (two samples a pixel), refused; band-
+     * interleaved (a plane each), band 1 read (the second band zeros) */
+    const char *pixel[] = {"TILED=YES", "COMPRESS=DEFLATE", "PREDICTOR=3", "INTERLEAVE=PIXEL", NULL};
+    const char *band[] = {"TILED=YES", "COMPRESS=DEFLATE", "PREDICTOR=3", "INTERLEAVE=BAND", NULL};
+    const char *const *inter[] = {pixel, band};
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/fp_2band%d.tif", tmpdir, k);
+        GDALDatasetH two = GDALCreate(GDALGetDriverByName("GTiff"), path, NX, NY, 2, GDT_Float32, (char **)inter[k]);
+        assert_non_null(two);
+        assert_int_equal(GDALRasterIO(GDALGetRasterBand(two, 1), GF_Write, 0, 0, NX, NY, bits, NX, NY, GDT_Float32, 0, 0),
+                         CE_None);
+        GDALClose(two);
+        memset(got, 0, NX * NY * sizeof *got);
+        assert_int_equal(geo_tiff_read(path, NX, NY, GEO_F32, got), k);
+        if (k)
+            assert_memory_equal(got, ref, NX * NY * sizeof *got);
+    }
     snprintf(path, sizeof path, "%s/none.tif", tmpdir);
     assert_int_equal(geo_tiff_read(path, NX, NY, GEO_F32, got), 0);
     trv_ctx_free(ctx);

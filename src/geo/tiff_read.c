@@ -65,9 +65,10 @@ void geo_u8_row(const unsigned char *d, int n, unsigned char *out)
 }
 
 /* The file is what geo_tiff_read reads as fp (1: Float32) or not (Byte):
- * tiled, nx x ny, one sample a pixel, the floating-point or horizontal
- * predictor, in the host's byte order on a little-endian host (the
- * planes' order above). The sample format is GDAL's to check: the caller
+ * tiled, nx x ny, samples of 32 or 8 bits, the floating-point or
+ * horizontal predictor, in the host's byte order on a little-endian host
+ * (the planes' order above); one sample a pixel is read_tiles' check (a
+ * tile of 4 or 1 bytes a cell). The sample format is GDAL's to check: the caller
  * asks for the type GDAL sees (and libtiff decodes the floating-point
  * predictor only for IEEE floats). A sparse tile (GDAL fills it) is no
  * tile to libtiff: its read fails, and so does ours. */
@@ -77,14 +78,14 @@ static int readable(TIFF *tif, int nx, int ny, int fp, uint32_t *tw, uint32_t *t
     unsigned char host_le;
     memcpy(&host_le, &one, 1);
     uint32_t w = 0, h = 0;
-    uint16_t spp = 0, bps = 0, pred = 0;
+    uint16_t bps = 0, pred = 0;
     if (!host_le || TIFFIsByteSwapped(tif) || !TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w) ||
         !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &h) || !TIFFGetField(tif, TIFFTAG_TILEWIDTH, tw) ||
-        !TIFFGetField(tif, TIFFTAG_TILELENGTH, th) || !TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &spp) ||
+        !TIFFGetField(tif, TIFFTAG_TILELENGTH, th) ||
         !TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bps) ||
         !TIFFGetFieldDefaulted(tif, TIFFTAG_PREDICTOR, &pred))
         return 0;
-    return w == (uint32_t)nx && h == (uint32_t)ny && *tw > 0 && *th > 0 && spp == 1 && bps == (fp ? 32 : 8) &&
+    return w == (uint32_t)nx && h == (uint32_t)ny && *tw > 0 && *th > 0 && bps == (fp ? 32 : 8) &&
            pred == (fp ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL);
 }
 
@@ -95,7 +96,7 @@ static int read_tiles(TIFF *tif, int nx, int ny, int fp, uint32_t tw, uint32_t t
 {
     size_t cell = fp ? 4 : 1;
     tmsize_t size = TIFFTileSize(tif);
-    unsigned char *buf = size == (tmsize_t)(tw * th * cell) ? malloc((size_t)size) : NULL;
+    unsigned char *buf = size == (tmsize_t)((size_t)tw * th * cell) ? malloc((size_t)size) : NULL;
     int ok = buf && TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_NONE);
     for (uint32_t y = 0; ok && y < (uint32_t)ny; y += th)
         for (uint32_t x = 0; ok && x < (uint32_t)nx; x += tw) {
