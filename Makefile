@@ -13,13 +13,13 @@ SAN ?= 0
 # libwebsockets-dev: the console's HTTP and WebSocket server; libjs-leaflet: its map; libjs-three: the 3D view;
 # openmpi-bin + libopenmpi-dev build and run bin/mpi/trv-terrain under mpirun,
 # tests/tool_mpi.sh).
-BUILD_PKGS := build-essential pkg-config time libgdal-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev \
+BUILD_PKGS := build-essential pkg-config time libgdal-dev libtiff-dev libproj-dev liblapacke-dev libopenblas-dev libpng-dev \
     libfreetype-dev fonts-dejavu-core libjson-c-dev libglpk-dev libwebsockets-dev libode-dev
 TEST_PKGS := libcmocka-dev gdal-bin fuzzylite libxml2-utils man-db chromium chromium-driver python3-selenium \
     libjs-leaflet libjs-three openmpi-bin libopenmpi-dev
 # peers that make bench compares against when present (not needed to build or test)
 BENCH_PKGS := r-cran-gstat grass-core
-PKGS := gdal proj lapacke openblas libpng freetype2 json-c libwebsockets ode
+PKGS := gdal libtiff-4 proj lapacke openblas libpng freetype2 json-c libwebsockets ode
 
 CC ?= cc
 CFLAGS ?= -O2 -g

@@ -24,7 +24,7 @@ machine_line
 echo "load: $(uptime | sed 's/.*load average: //')"
 ${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -pthread -I"$here/../src" \
     $(pkg-config --cflags gdal proj) "$here/bench_hier.c" "$LIB" -o "$w/bench_hier" \
-    $(pkg-config --libs gdal proj lapacke openblas libpng freetype2 json-c) -lwebsockets -lcap -lode -lglpk -lm -pthread
+    $(pkg-config --libs gdal libtiff-4 proj lapacke openblas libpng freetype2 json-c) -lwebsockets -lcap -lode -lglpk -lm -pthread
 status=0
 for s in ${HIER_STRATEGIES:-time mdr}; do
     "$w/bench_hier" "$1" "$2" "${HIER_PAIRS:-100}" "${HIER_SEED:-1}" "$s" >"$w/out" || status=1

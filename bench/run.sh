@@ -20,7 +20,7 @@ LIB=${TRV_LIB:-$(dirname "$BIN")/lib/libtraverse.a}
 # shellcheck disable=SC2046 # pkg-config's flags are split on purpose
 ${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers \
     -D_DEFAULT_SOURCE -pthread -I"$here/../src" $(pkg-config --cflags gdal proj) "$here/bench_terrain.c" "$LIB" \
-    -o "$w/bench_terrain" $(pkg-config --libs gdal proj lapacke openblas libpng freetype2 json-c) -lm -pthread ||
+    -o "$w/bench_terrain" $(pkg-config --libs gdal libtiff-4 proj lapacke openblas libpng freetype2 json-c) -lm -pthread ||
     { echo "run.sh: cannot build bench/bench_terrain.c" >&2; exit 1; }
 BT=$w/bench_terrain
 

@@ -131,6 +131,6 @@ LIB=${TRV_LIB:-$(dirname "$BIN")/lib/libtraverse.a}
 # shellcheck disable=SC2046 # pkg-config's flags are split on purpose
 ${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers \
     -D_DEFAULT_SOURCE -pthread -I"$here/src" $(pkg-config --cflags gdal proj) "$here/bench/bench_lidar.c" "$LIB" \
-    -o "$w/bench_lidar" $(pkg-config --libs gdal proj lapacke openblas libpng freetype2 json-c libwebsockets ode) \
+    -o "$w/bench_lidar" $(pkg-config --libs gdal libtiff-4 proj lapacke openblas libpng freetype2 json-c libwebsockets ode) \
     -lglpk -lm -pthread || die "cannot build bench/bench_lidar.c"
 "$w/bench_lidar" "$OUT/dem.tif" "$w/o_demo_blk/trajectory_ugv.csv"

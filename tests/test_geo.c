@@ -1,7 +1,9 @@
 /* Geo: UTM choice, grid comparison, class tables, GeoTIFF round trip,
  * categorical alignment (hand-built cases with known answers, and class
  * areas on Jacksboro), Horn slope (hand-computed cells, planes in metres
- * and in US survey feet, and gdaldem on Jacksboro). */
+ * and in US survey feet, and gdaldem on Jacksboro), Float32 GeoTIFFs with
+ * the floating-point predictor and Byte ones with the horizontal one read
+ * through libtiff (tiff_read.c) against GDAL's own read. */
 #include "test_common.h"
 
 #include <math.h>
@@ -12,6 +14,7 @@
 #include <proj.h>
 
 #include "geo/geo.h"
+#include "geo/geo_priv.h"
 
 
 static char *wkt_of(const char *def)
@@ -1030,6 +1033,187 @@ static void test_horn_diff(void **state)
     assert_float_equal(gy, 240, 1e-9);
 }
 
+/* ---- GeoTIFFs with a predictor read through libtiff (tiff_read.c) ---- */
+
+/* A single-band GeoTIFF of nx x ny cells of type t from data, with GTiff
+ * creation options opts; tiles whose index is in skip[0 .. nskip) are not
+ * written (with SPARSE_OK, they stay absent from the file). */
+static void write_tif(const char *path, int nx, int ny, GDALDataType t, const void *data, const char *const *opts,
+                      const int *skip, int nskip)
+{
+    GDALDatasetH ds = GDALCreate(GDALGetDriverByName("GTiff"), path, nx, ny, 1, t, (char **)opts);
+    assert_non_null(ds);
+    double gt[6] = {730000, 10, 0, 4069000, 0, -10};
+    char *utm = wkt_of("EPSG:32616");
+    GDALSetGeoTransform(ds, gt);
+    GDALSetProjection(ds, utm);
+    free(utm);
+    GDALRasterBandH b = GDALGetRasterBand(ds, 1);
+    int size = GDALGetDataTypeSizeBytes(t), bx, by;
+    GDALGetBlockSize(b, &bx, &by);
+    for (int y = 0; y < ny; y += by)
+        for (int x = 0; x < nx; x += bx) {
+            int k = (y / by) * ((nx + bx - 1) / bx) + x / bx, skipped = 0;
+            for (int j = 0; j < nskip; j++)
+                skipped |= skip[j] == k;
+            int w = nx - x < bx ? nx - x : bx, h = ny - y < by ? ny - y : by;
+            if (!skipped)
+                assert_int_equal(GDALRasterIO(b, GF_Write, x, y, w, h, (char *)data + ((size_t)y * nx + x) * size, w,
+                                              h, t, size, (GSpacing)size * nx),
+                                 CE_None);
+        }
+    GDALClose(ds);
+}
+
+/* One tile row by hand: 1.0f = 3f 80 00 00, -2.5f = c0 20 00 00; the planes
+ * (most significant first) 3f c0 | 80 20 | 00 00 | 00 00, coded as the
+ * differences of consecutive bytes (mod 256). */
+static void test_fp_row_hand(void **state)
+{
+    (void)state;
+    const unsigned char d[8] = {0x3f, 0x81, 0xc0, 0xa0, 0xe0, 0, 0, 0};
+    float out[2] = {7, 7};
+    geo_fp_row(d, 2, 2, out);
+    assert_true(out[0] == 1.0f && out[1] == -2.5f);
+    out[0] = out[1] = 7;
+    geo_fp_row(d, 2, 1, out); /* n < w: the second sample not written */
+    assert_true(out[0] == 1.0f && out[1] == 7);
+    /* the third plane's start is the sum of the first two: 0x3f + 0x81 +
+     * 0xc0 + 0xa0 (mod 256) = 0x20; p2 = 0x01 0x01 -> 0x21 0x22, p3 =
+     * 0x5e 0 -> 0x80 0x80 */
+    const unsigned char e[8] = {0x3f, 0x81, 0xc0, 0xa0, 0x01, 0x01, 0x5e, 0};
+    uint32_t bits[2];
+    geo_fp_row(e, 2, 2, (float *)bits);
+    assert_int_equal(bits[0], 0x3f802180u);
+    assert_int_equal(bits[1], 0xc0202280u);
+    /* Byte: 5, 5 + 250 = 255, 255 + 3 = 2 (mod 256); n = 2 writes two */
+    const unsigned char b[3] = {5, 250, 3};
+    unsigned char o[3] = {9, 9, 9};
+    geo_u8_row(b, 3, o);
+    assert_true(o[0] == 5 && o[1] == 255 && o[2] == 2);
+    o[2] = 9;
+    geo_u8_row(b, 2, o);
+    assert_true(o[2] == 9);
+}
+
+/* geo_tiff_read gives every bit GDAL gives (random bit patterns: every
+ * byte value, NaNs with payloads, infinities, denormals), partial tiles at
+ * the right and bottom; files it must leave to GDAL it refuses (0): another
+ * predictor, Byte, Float64, two bands pixel-interleaved, big-endian,
+ * strips, a sparse tile, another size, no file; two bands band-interleaved
+ * give band 1. */
+static void test_read_fp(void **state)
+{
+    (void)state;
+    enum { NX = 600, NY = 530 };
+    uint32_t *bits = malloc(NX * NY * sizeof *bits);
+    float *got = malloc(NX * NY * sizeof *got), *ref = malloc(NX * NY * sizeof *ref);
+    assert_true(bits && got && ref);
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < NX * NY; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        bits[i] = i % 3 ? (uint32_t)x : (uint32_t)(x >> 40) + 0x43000000u; /* smooth and wild */
+    }
+    char path[600];
+    snprintf(path, sizeof path, "%s/fp.tif", tmpdir);
+    const char *fp3[] = {"TILED=YES", "BLOCKXSIZE=256", "BLOCKYSIZE=256", "COMPRESS=DEFLATE", "PREDICTOR=3", NULL};
+    write_tif(path, NX, NY, GDT_Float32, bits, fp3, NULL, 0);
+    GDALDatasetH ds = GDALOpen(path, GA_ReadOnly);
+    assert_int_equal(GDALRasterIO(GDALGetRasterBand(ds, 1), GF_Read, 0, 0, NX, NY, ref, NX, NY, GDT_Float32, 0, 0),
+                     CE_None);
+    GDALClose(ds);
+    assert_memory_equal(ref, bits, NX * NY * sizeof *ref); /* lossless */
+    memset(got, 0, NX * NY * sizeof *got);
+    assert_int_equal(geo_tiff_read(path, NX, NY, GEO_F32, got), 1);
+    assert_memory_equal(got, ref, NX * NY * sizeof *got);
+    /* tiles 128 wide and 64 high (the last column 88 wide, the last row 18 high) */
+    snprintf(path, sizeof path, "%s/fp_rect.tif", tmpdir);
+    const char *rect[] = {"TILED=YES", "BLOCKXSIZE=128", "BLOCKYSIZE=64", "COMPRESS=DEFLATE", "PREDICTOR=3", NULL};
+    write_tif(path, NX, NY, GDT_Float32, bits, rect, NULL, 0);
+    memset(got, 0, NX * NY * sizeof *got);
+    assert_int_equal(geo_tiff_read(path, NX, NY, GEO_F32, got), 1);
+    assert_memory_equal(got, ref, NX * NY * sizeof *got);
+    snprintf(path, sizeof path, "%s/fp.tif", tmpdir);
+    assert_int_equal(geo_tiff_read(path, NX - 1, NY, GEO_F32, got), 0);
+    assert_int_equal(geo_tiff_read(path, NX, NY + 1, GEO_F32, got), 0);
+    /* geo_raster_read: the same, a non-finite cell as nodata */
+    trv_ctx *ctx = trv_ctx_new();
+    geo_raster *r = NULL;
+    if (geo_raster_read(ctx, path, GEO_F32, &r))
+        fail_msg("%s", trv_errmsg(ctx));
+    long bad = 0;
+    for (int i = 0; i < NX * NY; i++) {
+        float want = isfinite(ref[i]) ? ref[i] : (float)r->nodata;
+        bad += memcmp(&r->f32[i], &want, sizeof want) != 0;
+    }
+    assert_int_equal(bad, 0);
+    geo_raster_free(r);
+    /* left to GDAL */
+    const char *fp2[] = {"TILED=YES", "COMPRESS=DEFLATE", "PREDICTOR=2", NULL};
+    const char *big[] = {"TILED=YES", "COMPRESS=DEFLATE", "PREDICTOR=3", "ENDIANNESS=BIG", NULL};
+    const char *strips[] = {"COMPRESS=DEFLATE", "PREDICTOR=3", NULL};
+    const char *sparse[] = {"TILED=YES", "COMPRESS=DEFLATE", "PREDICTOR=3", "SPARSE_OK=TRUE", NULL};
+    const char *const *refused[] = {fp2, big, strips, sparse};
+    int skip = 4; /* sparse: the tile at (256, 256) */
+    for (int k = 0; k < 4; k++) {
+        snprintf(path, sizeof path, "%s/fp_no%d.tif", tmpdir, k);
+        write_tif(path, NX, NY, GDT_Float32, bits, refused[k], &skip, k == 3);
+        assert_int_equal(geo_tiff_read(path, NX, NY, GEO_F32, got), 0);
+        assert_int_equal(geo_raster_read(ctx, path, GEO_F32, &r), TRV_OK); /* GDAL's values */
+        /* values: not for big-endian (GDAL 3.6.2 with libtiff 4.5 reads
+         * such a file with PREDICTOR=3 wrongly itself, 2026-11-27) nor
+         * sparse (the skipped tile reads as 0) */
+        for (int i = 0; i < NX * NY && (k == 0 || k == 2); i++)
+            if (!(r->f32[i] == ref[i] || (!isfinite(ref[i]) && r->f32[i] == (float)r->nodata)))
+                fail_msg("file %d, cell %d: %g, not %g", k, i, r->f32[i], ref[i]);
+        geo_raster_free(r);
+    }
+    /* Byte with the horizontal predictor: read (random bytes), the same
+     * file asked as Float32 refused; without a predictor, refused */
+    snprintf(path, sizeof path, "%s/fp_byte.tif", tmpdir);
+    const char *byte[] = {"TILED=YES", "COMPRESS=DEFLATE", "PREDICTOR=2", NULL};
+    write_tif(path, NX, NY, GDT_Byte, bits, byte, NULL, 0);
+    assert_int_equal(geo_tiff_read(path, NX, NY, GEO_F32, got), 0);
+    unsigned char *bytes = malloc(NX * NY);
+    assert_non_null(bytes);
+    assert_int_equal(geo_tiff_read(path, NX, NY, GEO_U8, bytes), 1);
+    assert_memory_equal(bytes, bits, NX * NY);
+    assert_int_equal(geo_raster_read(ctx, path, GEO_U8, &r), TRV_OK);
+    assert_memory_equal(r->u8, bits, NX * NY);
+    geo_raster_free(r);
+    assert_int_equal(geo_tiff_read(path, NX, NY, GEO_F32, got), 0);
+    const char *byte1[] = {"TILED=YES", "COMPRESS=DEFLATE", NULL};
+    write_tif(path, NX, NY, GDT_Byte, bits, byte1, NULL, 0);
+    assert_int_equal(geo_tiff_read(path, NX, NY, GEO_U8, bytes), 0);
+    free(bytes);
+    snprintf(path, sizeof path, "%s/fp_f64.tif", tmpdir); /* Float64, predictor 3: 8 bytes a sample */
+    write_tif(path, NX / 2, NY / 2, GDT_Float64, bits, fp3, NULL, 0);
+    assert_int_equal(geo_tiff_read(path, NX / 2, NY / 2, GEO_F32, got), 0);
+    /* two bands: pixel-interleaved (two samples a pixel), refused; band-
+     * interleaved (a plane each), band 1 read (the second band zeros) */
+    const char *pixel[] = {"TILED=YES", "COMPRESS=DEFLATE", "PREDICTOR=3", "INTERLEAVE=PIXEL", NULL};
+    const char *band[] = {"TILED=YES", "COMPRESS=DEFLATE", "PREDICTOR=3", "INTERLEAVE=BAND", NULL};
+    const char *const *inter[] = {pixel, band};
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/fp_2band%d.tif", tmpdir, k);
+        GDALDatasetH two = GDALCreate(GDALGetDriverByName("GTiff"), path, NX, NY, 2, GDT_Float32, (char **)inter[k]);
+        assert_non_null(two);
+        assert_int_equal(GDALRasterIO(GDALGetRasterBand(two, 1), GF_Write, 0, 0, NX, NY, bits, NX, NY, GDT_Float32, 0, 0),
+                         CE_None);
+        GDALClose(two);
+        memset(got, 0, NX * NY * sizeof *got);
+        assert_int_equal(geo_tiff_read(path, NX, NY, GEO_F32, got), k);
+        if (k)
+            assert_memory_equal(got, ref, NX * NY * sizeof *got);
+    }
+    snprintf(path, sizeof path, "%s/none.tif", tmpdir);
+    assert_int_equal(geo_tiff_read(path, NX, NY, GEO_F32, got), 0);
+    trv_ctx_free(ctx);
+    free(bits);
+    free(got);
+    free(ref);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1046,6 +1230,7 @@ int main(void)
         cmocka_unit_test(test_vector_meta),
         cmocka_unit_test(test_horn_diff),
         cmocka_unit_test(test_read_window),
+        cmocka_unit_test(test_fp_row_hand),      cmocka_unit_test(test_read_fp),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -1051,6 +1051,78 @@ static void test_regions(void **state)
     trv_ctx_free(ctx);
 }
 
+/* prm_aniso_grad_rect (its inner cells without geo_horn_diff) against
+ * geo_horn_diff on every cell: a random DEM with nodata and NaN cells,
+ * NOGO cells (gradient 0), the grid's edges and corners; bit for bit
+ * (elevations of very different magnitudes, so that a sum taken in another
+ * order would show). */
+static void test_grad_rect(void **state)
+{
+    (void)state;
+    enum { NX = 37, NY = 29 };
+    prm_terrain t;
+    terrain_make(&t, NX, NY);
+    t.dem->has_nodata = 1;
+    t.dem->nodata = -9999;
+    trv_rng rng, *r = &rng;
+    trv_rng_seed(r, 7);
+    for (int i = 0; i < NX * NY; i++) {
+        /* magnitudes 2^-30 .. 2^30 apart: the sums' order shows in the doubles */
+        t.dem->f32[i] = (float)ldexp(100 + 50 * trv_rng_uniform(r), (int)trv_rng_below(r, 61) - 30);
+        double u = trv_rng_uniform(r);
+        if (u < 0.03)
+            t.dem->f32[i] = -9999;
+        else if (u < 0.06)
+            t.dem->f32[i] = NAN;
+        else if (u < 0.1)
+            t.cls->u8[i] = 0;
+    }
+    float *grad = malloc(2 * NX * NY * sizeof *grad);
+    assert_non_null(grad);
+    prm_aniso_grad_rect(&t, grad, 0, 0, NX, NY);
+    double ew = CELL, ns = CELL;
+    long bad = 0, inner = 0;
+    for (int y = 0; y < NY; y++)
+        for (int x = 0; x < NX; x++) {
+            int i = y * NX + x;
+            const float *row = t.dem->f32 + (size_t)y * NX;
+            double gx = 0, gy = 0;
+            if (prm_cell_go(&t, i))
+                geo_horn_diff(y > 0 ? row - NX : NULL, row, y + 1 < NY ? row + NX : NULL, NX, x, 1, -9999, &gx, &gy);
+            float want[2] = {(float)(gx / (8 * ew)), (float)(-gy / (8 * ns))};
+            for (int k = 0; k < 2; k++) /* a NaN centre: NaN, its sign the compiler's */
+                bad += !(isnan(want[k]) && isnan(grad[2 * i + k])) && memcmp(&grad[2 * i + k], &want[k], sizeof *want);
+            inner += x > 0 && y > 0 && x + 1 < NX && y + 1 < NY && isfinite(want[0]) && gx != 0;
+        }
+    assert_int_equal(bad, 0);
+    assert_true(inner > 500); /* most cells: the inner path */
+    free(grad);
+    prm_terrain_clear(&t);
+    /* 3 x 3 windows whose sums round differently in another order:
+     * 2^53 + 1 + 1 = 2^53 (ties to even, twice), 1 + 1 + 2^53 = 2^53 + 2;
+     * one for each of the four sums (gx's east, gy's south, gx's west,
+     * gy's north): the centre's gx or gy is 0, 0, -2, -2 (CELL 8: the
+     * gradient east 0, north 0, east -2 / 64, north +2 / 64) */
+    const float e53 = 9007199254740992.0f;
+    const float win[4][9] = {{e53, 0, e53, 0, 0, 0.5f, 0, 0, 1},
+                             {e53, 0, 0, 0, 0, 0, e53, 0.5f, 1},
+                             {1, 0, 0, 0.5f, 0, 0, e53, 0, e53},
+                             {1, 0.5f, e53, 0, 0, 0, 0, 0, e53}};
+    const double want_g[4] = {0, 0, -2, -2};
+    const float want_grad[4] = {0, 0, -2.0f / 64, 2.0f / 64};
+    for (int k = 0; k < 4; k++) {
+        terrain_make(&t, 3, 3);
+        memcpy(t.dem->f32, win[k], sizeof win[k]);
+        float g[18];
+        prm_aniso_grad_rect(&t, g, 0, 0, 3, 3);
+        double gx, gy;
+        geo_horn_diff(t.dem->f32, t.dem->f32 + 3, t.dem->f32 + 6, 3, 1, 0, 0, &gx, &gy);
+        assert_true((k % 2 ? gy : gx) == want_g[k]);
+        assert_true(g[8 + k % 2] == want_grad[k]); /* the centre's gradient east (k even), north (odd) */
+        prm_terrain_clear(&t);
+    }
+}
+
 int main(void)
 {
     geo_init();
@@ -1059,7 +1131,7 @@ int main(void)
         cmocka_unit_test(test_brute_force), cmocka_unit_test(test_errors),   cmocka_unit_test(test_bspline),
         cmocka_unit_test(test_smooth),      cmocka_unit_test(test_smooth_channel), cmocka_unit_test(test_regions),
         cmocka_unit_test(test_window), cmocka_unit_test(test_window_band),      cmocka_unit_test(test_piece_classes), cmocka_unit_test(test_refine_band),
-        cmocka_unit_test(test_edge_measure),
+        cmocka_unit_test(test_edge_measure), cmocka_unit_test(test_grad_rect),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,7 @@
 #  - each module's #include lines name exactly the modules its row of the
 #    table says it depends on (no upward and no undeclared arrow), and no
 #    module includes another's private header (*_priv.h);
-#  - GDAL, OGR, PROJ and CPL headers are included in src/geo/ only;
+#  - GDAL, OGR, PROJ, CPL and libtiff headers are included in src/geo/ only;
 #  - every symbol libtraverse.a exports carries its module's prefix;
 #  - no file of src/ or tools/ outside src/run/ spells a file of the run
 #    directory ("slope.tif", "route.json"): the names come from the run
@@ -39,8 +39,8 @@ else
 fi
 rm -f "${TMPDIR:-/tmp}/trv-arch.$$"
 
-gdal=$(grep -ln '#include <\(gdal\|ogr_\|cpl_\|proj\)' src/*/*.[ch] tools/*.[ch] | grep -v '^src/geo/' || true)
-[ -z "$gdal" ] && ok || bad "GDAL/OGR/PROJ/CPL included outside src/geo/: $gdal"
+gdal=$(grep -ln '#include <\(gdal\|ogr_\|cpl_\|proj\|tiffio\)' src/*/*.[ch] tools/*.[ch] | grep -v '^src/geo/' || true)
+[ -z "$gdal" ] && ok || bad "GDAL/OGR/PROJ/CPL/libtiff included outside src/geo/: $gdal"
 
 if [ -f "$LIB" ] && command -v nm >/dev/null 2>&1; then
     # member (object) -> its module through the source file of that name

@@ -37,4 +37,19 @@ void *geo_tiff_create(trv_ctx *ctx, const geo_raster *r, const char *path, const
 double geo_raster_src_nodata(const geo_raster_src *s, int *has_nodata);
 trv_status geo_raster_read_rows(trv_ctx *ctx, geo_raster_src *s, int y0, int ny, void *dst);
 
+/* Band 1 of a single-band GeoTIFF at path, nx x ny cells, tiled, Float32
+ * (type GEO_F32) with the floating-point predictor (PREDICTOR=3) or Byte
+ * (GEO_U8) with the horizontal one (PREDICTOR=2), every tile present, in
+ * a little-endian file on a little-endian host, into dst (row-major,
+ * float or unsigned char): decompressed by libtiff, the predictor undone
+ * here (tiff_read.c: the bytes GDAL gives, non-finite cells as they are).
+ * 1: read; 0: not such a file, or libtiff could not read it (dst's cells
+ * then undefined: read it through GDAL, whose errors name the file). */
+int geo_tiff_read(const char *path, int nx, int ny, geo_type type, void *dst);
+/* One row of a tile undone (tiff_read.c's equations), the first n
+ * samples into out: Float32, d the 4 w bytes the file holds (w the tile's
+ * width, n <= w); Byte, d the n first bytes. */
+void geo_fp_row(const unsigned char *d, int w, int n, float *out);
+void geo_u8_row(const unsigned char *d, int n, unsigned char *out);
+
 #endif

@@ -560,7 +560,12 @@ trv_status geo_raster_read(trv_ctx *ctx, const char *path, geo_type type, geo_ra
     GDALDataType native = GDALGetRasterDataType(s->band);
     int same = (type == GEO_F32 && native == GDT_Float32) || (type == GEO_U8 && native == GDT_Byte);
     if (!(st = geo_raster_src_alloc(ctx, s, &r)) &&
-        (st = same ? read_blocks(ctx, s, r) : geo_raster_read_window(ctx, s, r, 0, 0, s->grid.nx, s->grid.ny))) {
+        /* a GeoTIFF with the predictor tiff_read.c undoes (the file
+         * decides: band 1 is its only band) */
+        (st = same && geo_tiff_read(path, s->grid.nx, s->grid.ny, type, type == GEO_F32 ? (void *)r->f32 : r->u8)
+                  ? (finite_or_nodata(r, 0, 0, s->grid.nx, s->grid.ny), TRV_OK)
+              : same ? read_blocks(ctx, s, r)
+                     : geo_raster_read_window(ctx, s, r, 0, 0, s->grid.nx, s->grid.ny))) {
         geo_raster_free(r);
         r = NULL;
     }

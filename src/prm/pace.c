@@ -49,11 +49,30 @@ int prm_limit_at(const prm_terrain *t, long i, double ux, double uy)
  * (geo_horn_diff), so that the grade along any heading is at most the
  * cell's slope and equals it up the fall line; 0 off the GO cells. Reads
  * dem one cell around the rectangle. */
+/* geo_horn_diff's differences where its window is simple: a cell off the
+ * grid's edge whose eight neighbours and itself are neither nodata nor NaN
+ * (geo_horn_diff then takes every one as it is: the same sums in the same
+ * order, so the same doubles); 0 elsewhere (ask geo_horn_diff). */
+static int horn_inner(const float *row, int nx, int ny, int x, int y, int has_nd, float nd, double *gx, double *gy)
+{
+    if (x < 1 || y < 1 || x + 1 >= nx || y + 1 >= ny)
+        return 0;
+    const float *a = row - nx + x - 1, *m = row + x - 1, *b = row + nx + x - 1;
+    double w[9] = {a[0], a[1], a[2], m[0], m[1], m[2], b[0], b[1], b[2]};
+    for (int k = 0; k < 9; k++)
+        if (isnan(w[k]) || (has_nd && (float)w[k] == nd))
+            return 0;
+    *gx = (w[2] + 2 * w[5] + w[8]) - (w[0] + 2 * w[3] + w[6]);
+    *gy = (w[6] + 2 * w[7] + w[8]) - (w[0] + 2 * w[1] + w[2]);
+    return 1;
+}
+
 void prm_aniso_grad_rect(const prm_terrain *t, float *grad, int x0, int y0, int x1, int y1)
 {
     const geo_raster *dem = t->dem;
     const geo_grid *g = t->grid;
-    int nx = g->nx, ny = g->ny;
+    int nx = g->nx, ny = g->ny, has_nd = dem->has_nodata;
+    float nd = (float)dem->nodata;
     double mpu = geo_crs_metres_per_unit(g->wkt);
     double ew = g->gt[1] * mpu, ns = fabs(g->gt[5]) * mpu;
     for (int y = y0; y < y1; y++) {
@@ -61,9 +80,9 @@ void prm_aniso_grad_rect(const prm_terrain *t, float *grad, int x0, int y0, int 
         for (int x = x0; x < x1; x++) {
             size_t i = (size_t)y * nx + x;
             double gx = 0, gy = 0;
-            if (prm_cell_go(t, (long)i))
-                geo_horn_diff(y > 0 ? row - nx : NULL, row, y + 1 < ny ? row + nx : NULL, nx, x, dem->has_nodata,
-                              (float)dem->nodata, &gx, &gy);
+            if (prm_cell_go(t, (long)i) && !horn_inner(row, nx, ny, x, y, has_nd, nd, &gx, &gy))
+                geo_horn_diff(y > 0 ? row - nx : NULL, row, y + 1 < ny ? row + nx : NULL, nx, x, has_nd, nd, &gx,
+                              &gy);
             grad[2 * i] = (float)(gx / (8 * ew));
             grad[2 * i + 1] = (float)(-gy / (8 * ns)); /* gy is south minus north */
         }
@@ -316,6 +335,24 @@ trv_status prm_model_present(trv_ctx *ctx, prm_terrain *t, const char *dir, int 
     return TRV_OK;
 }
 
+trv_status prm_model_from(trv_ctx *ctx, prm_terrain *t, const char *dir, const geo_raster *soil,
+                          const geo_raster *landuse)
+{
+    tm_run_model rm;
+    trv_status st = tm_run_model_load(ctx, dir, &rm);
+    if (st)
+        return st;
+    if ((st = prm_terrain_set_model(ctx, t, &rm.model, soil, landuse))) {
+        tm_run_model_free(&rm);
+        return st;
+    }
+    t->aniso->rm = rm;
+    t->aniso->m = &t->aniso->rm.model;
+    t->aniso->rm.model.v = rm.vehicle;
+    t->aniso->owns_model = 1;
+    return check_speed(ctx, t, soil, landuse, dir);
+}
+
 trv_status prm_terrain_model_load(trv_ctx *ctx, prm_terrain *t, const char *dir)
 {
     int present;
@@ -329,18 +366,7 @@ trv_status prm_terrain_model_load(trv_ctx *ctx, prm_terrain *t, const char *dir)
     st = run_load(ctx, dir, which, 2, &lo, &s);
     if (st)
         return st;
-    tm_run_model rm;
-    if (!(st = tm_run_model_load(ctx, dir, &rm))) {
-        if (!(st = prm_terrain_set_model(ctx, t, &rm.model, s.layer[RUN_SOIL], s.layer[RUN_LANDUSE]))) {
-            t->aniso->rm = rm;
-            t->aniso->m = &t->aniso->rm.model;
-            t->aniso->rm.model.v = rm.vehicle;
-            t->aniso->owns_model = 1;
-            st = check_speed(ctx, t, s.layer[RUN_SOIL], s.layer[RUN_LANDUSE], dir);
-        } else {
-            tm_run_model_free(&rm);
-        }
-    }
+    st = prm_model_from(ctx, t, dir, s.layer[RUN_SOIL], s.layer[RUN_LANDUSE]);
     run_stack_clear(&s);
     return st;
 }

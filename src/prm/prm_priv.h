@@ -170,6 +170,12 @@ trv_status prm_aniso_table(trv_ctx *ctx, prm_aniso *a, prm_terrain *t);
  * copies define the direction-aware pace); else t->time_note says why the
  * times are isotropic. */
 trv_status prm_model_present(trv_ctx *ctx, prm_terrain *t, const char *dir, int *present);
+/* prm_terrain_model_load's second half, the model present and soil and
+ * land use read (prm_terrain_load reads them with the six layers): the
+ * run directory's model copies, prm_terrain_set_model, the speed.tif
+ * check. */
+trv_status prm_model_from(trv_ctx *ctx, prm_terrain *t, const char *dir, const geo_raster *soil,
+                          const geo_raster *landuse);
 /* 1 / tm_speed_at of the pair at grade atan(tan_beta); INFINITY where 0. */
 double prm_pace_exact(const prm_aniso *a, int pair, double tan_beta);
 

@@ -27,10 +27,14 @@ void prm_terrain_clear(prm_terrain *t)
 trv_status prm_terrain_load(trv_ctx *ctx, const char *dir, prm_terrain *t)
 {
     memset(t, 0, sizeof *t);
-    static const run_id which[6] = {RUN_CLASS, RUN_COST, RUN_GONOGO, RUN_DEM, RUN_SLOPE, RUN_SPEED};
+    /* the model's soil and land use read with the six layers (eight reads
+     * shared by the cores: run_load), when the model is there */
+    static const run_id which[8] = {RUN_CLASS, RUN_COST,  RUN_GONOGO, RUN_DEM,
+                                    RUN_SLOPE, RUN_SPEED, RUN_SOIL,   RUN_LANDUSE};
+    int model;
     run_stack s;
-    trv_status st = run_load(ctx, dir, which, 6, NULL, &s);
-    if (st)
+    trv_status st = prm_model_present(ctx, t, dir, &model);
+    if (st || (st = run_load(ctx, dir, which, model ? 8 : 6, NULL, &s)))
         return st;
     t->cls = run_stack_take(&s, RUN_CLASS);
     t->cost = run_stack_take(&s, RUN_COST);
@@ -38,20 +42,24 @@ trv_status prm_terrain_load(trv_ctx *ctx, const char *dir, prm_terrain *t)
     t->dem = run_stack_take(&s, RUN_DEM);
     t->slope = run_stack_take(&s, RUN_SLOPE);
     t->speed = run_stack_take(&s, RUN_SPEED);
-    run_stack_clear(&s);
     t->grid = &t->cls->grid;
-    if (!t->grid->wkt || geo_crs_is_geographic(t->grid->wkt) != 0) {
+    if (!t->grid->wkt || geo_crs_is_geographic(t->grid->wkt) != 0)
+        st = trv_error(ctx, TRV_ERR_CRS, "the terrain in '%s' must be on a projected grid", dir);
+    else if (model)
+        st = prm_model_from(ctx, t, dir, s.layer[RUN_SOIL], s.layer[RUN_LANDUSE]);
+    run_stack_clear(&s);
+    if (st) {
         prm_terrain_clear(t);
-        return trv_error(ctx, TRV_ERR_CRS, "the terrain in '%s' must be on a projected grid", dir);
+        return st;
     }
     t->cell_m = t->grid->gt[1] * geo_crs_metres_per_unit(t->grid->wkt);
+    /* isotropic: the fastest GO cell of speed.tif (the model's pace table
+     * sets it otherwise: prm_aniso_table) */
     size_t n = (size_t)t->grid->nx * t->grid->ny;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; !t->aniso && i < n; i++)
         if (prm_cell_go(t, (long)i) && t->speed->f32[i] > t->top_speed_kmh)
             t->top_speed_kmh = t->speed->f32[i];
-    if ((st = prm_terrain_model_load(ctx, t, dir)))
-        prm_terrain_clear(t);
-    return st;
+    return TRV_OK;
 }
 
 double prm_pace(const prm_terrain *t, long i, double ux, double uy)
