@@ -87,9 +87,10 @@ static void krige_lines(doc *d, struct json_object *o, const char *chosen)
                jnum(v, "cutoff"), jnum(v, "width"), jint(v, "points"),
                jbool(v, "subsample") ? " (seeded subsample)" : " (all pairs)");
     rpt_li(d, "model%s: %s", jbool(m, "given") ? " (given)" : "", chosen);
-    rpt_li(d, "grid: %lld x %lld cells of %g, %s; %lld by stencil, %lld by block systems (%lld factorised), %lld nodata",
-           jint(g, "nx"), jint(g, "ny"), jnum(g, "cell"), jstr(g, "crs"), jint(g, "by_stencil"), jint(g, "by_block"),
-           jint(g, "factorised"), jint(g, "nodata"));
+    rpt_li(d, "grid: %lld x %lld cells of %g, %s; %lld by stencil, %lld by lattice frames (%lld frames, %lld fell back), "
+              "%lld by block systems (%lld factorised), %lld nodata",
+           jint(g, "nx"), jint(g, "ny"), jnum(g, "cell"), jstr(g, "crs"), jint(g, "by_stencil"), jint(g, "by_frame"),
+           jint(g, "frames"), jint(g, "frame_fallbacks"), jint(g, "by_block"), jint(g, "factorised"), jint(g, "nodata"));
     rpt_end_list(d);
     block *t = NULL;
     size_t n = json_object_is_type(cands, json_type_array) ? json_object_array_length(cands) : 0;
