@@ -718,6 +718,22 @@ static int frame_block(block *B, const krg_frame *f, const krg_source *src, int 
     return 1;
 }
 
+/* The right-hand side g0 of the target at (x, y): its distances to block
+ * B's samples into h, their semivariances (the gamma table) into gv;
+ * returns the least squared distance. */
+static double target_gammas(const band *J, const block *B, double x, double y, double *h, double *gv)
+{
+    double near2 = block_dist(B, J->avx, x, y, h);
+    int done = 0;
+#ifdef HAVE_AVX_DIST
+    if (J->avx == 2)
+        done = gtab_eval_avx2(J->gt, h, gv, B->n);
+#endif
+    for (int i = done; i < B->n; i++)
+        gv[i] = krg_gtab_eval(J->gt, h[i]);
+    return near2;
+}
+
 /* Target col by its block's frame: its position relative to the block's
  * top-left sample from its fractional source index (a, b), x = Jc a + Jr
  * b, then distances, the gamma table and cell_cov as block_cell. 1 when P
@@ -742,16 +758,8 @@ static int frame_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, fl
     const double *Jm = B->frame->J;
     double a = (w->sx[col] - g->gt[0]) / g->gt[1] - 0.5 - qc, b = (w->sy[col] - g->gt[3]) / g->gt[5] - 0.5 - qr;
     double x = Jm[0] * a + Jm[2] * b, y = Jm[1] * a + Jm[3] * b;
-    int n = B->n, done = 0;
-    double *gv = w->gv, *h = w->d2;
-    block_dist(B, J->avx, x, y, h);
-#ifdef HAVE_AVX_DIST
-    if (J->avx == 2)
-        done = gtab_eval_avx2(J->gt, h, gv, n);
-#endif
-    for (int i = done; i < n; i++)
-        gv[i] = krg_gtab_eval(J->gt, h[i]);
-    cell_cov(B, J->avx >= 1, gv, P + col, D ? D + col : NULL);
+    target_gammas(J, B, x, y, w->d2, w->gv);
+    cell_cov(B, J->avx >= 1, w->gv, P + col, D ? D + col : NULL);
     return 1;
 }
 
@@ -780,14 +788,7 @@ static int block_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, fl
     int n = B->n, NN = n + 1;
     if (n == 0)
         return 0;
-    double *gv = w->gv, *h = w->d2, near2 = block_dist(B, J->avx, w->wx[col], w->wy[col], h);
-    int done = 0;
-#ifdef HAVE_AVX_DIST
-    if (J->avx == 2)
-        done = gtab_eval_avx2(J->gt, h, gv, n);
-#endif
-    for (int i = done; i < n; i++)
-        gv[i] = krg_gtab_eval(J->gt, h[i]);
+    double *gv = w->gv, near2 = target_gammas(J, B, w->wx[col], w->wy[col], w->d2, gv);
     const double max2 = isfinite(J->o->maxdist) ? J->o->maxdist * J->o->maxdist : INFINITY;
     if (near2 > max2)
         return 0;
