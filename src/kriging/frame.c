@@ -19,31 +19,6 @@ typedef struct ftile {
     unsigned char map[LEAVES];
 } ftile;
 
-typedef struct fcand {
-    double d2;
-    int di, dj;
-} fcand;
-
-/* Nearest first; among equals the later point first, as the index does
- * (grid.c's cmp_cand). */
-static int cmp_fcand(const void *a, const void *b)
-{
-    const fcand *p = a, *q = b;
-    if (p->d2 != q->d2)
-        return p->d2 < q->d2 ? -1 : 1;
-    if (p->di != q->di)
-        return p->di > q->di ? -1 : 1;
-    return (p->dj < q->dj) - (p->dj > q->dj);
-}
-
-static int cmp_rowmajor(const void *a, const void *b)
-{
-    const fcand *p = a, *q = b;
-    if (p->di != q->di)
-        return p->di < q->di ? -1 : 1;
-    return (p->dj > q->dj) - (p->dj < q->dj);
-}
-
 /* The affine map from the four corner samples (r0, c0) .. (r1, c1): the
  * mean of the two edges' steps per column (Jc) and per row (Jr), and the
  * origin putting the corners' mean on the map. Exact for an affine
@@ -81,22 +56,22 @@ static int frame_pattern(krg_frame *f, int nmax, double e)
     if (R > 64)
         return -1;
     int nc = (2 * R + 2) * (2 * R + 2), k = 0;
-    fcand *cd = malloc((size_t)nc * sizeof *cd);
+    krg_cand *cd = malloc((size_t)nc * sizeof *cd);
     if (!cd)
         return -1;
     for (int di = -R; di <= R + 1; di++)
         for (int dj = -R; dj <= R + 1; dj++) {
             double ex = Jm[0] * (dj - 0.5) + Jm[2] * (di - 0.5), ey = Jm[1] * (dj - 0.5) + Jm[3] * (di - 0.5);
-            cd[k++] = (fcand){ex * ex + ey * ey, di, dj};
+            cd[k++] = (krg_cand){ex * ex + ey * ey, di, dj};
         }
-    qsort(cd, (size_t)nc, sizeof *cd, cmp_fcand);
+    qsort(cd, (size_t)nc, sizeof *cd, krg_cand_nearest);
     double dn = sqrt(cd[nmax - 1].d2), dn1 = sqrt(cd[nmax].d2);
     /* any offset outside the window lies at least smin (R + 0.5) away */
     if (!(dn1 - dn > 4 * e + 1e-9 * dn1) || !(smin * (R + 0.5) > dn1 + 2 * e)) {
         free(cd);
         return -1;
     }
-    qsort(cd, (size_t)nmax, sizeof *cd, cmp_rowmajor);
+    qsort(cd, (size_t)nmax, sizeof *cd, krg_cand_rowmajor);
     f->dimin = f->djmin = 1 << 20;
     f->dimax = f->djmax = -(1 << 20);
     for (int i = 0; i < nmax; i++) {

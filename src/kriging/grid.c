@@ -46,19 +46,22 @@ static int offset_index(double *list, int *count, double d)
     return (*count)++;
 }
 
-typedef struct cand {
-    double d2;
-    int di, dj;
-} cand;
-
-static int cmp_cand(const void *a, const void *b)
+int krg_cand_nearest(const void *a, const void *b)
 {
-    const cand *p = a, *q = b;
+    const krg_cand *p = a, *q = b;
     if (p->d2 != q->d2)
         return p->d2 < q->d2 ? -1 : 1;
     if (p->di != q->di) /* among equals the later point first, as the index does */
         return p->di > q->di ? -1 : 1;
     return (p->dj < q->dj) - (p->dj > q->dj);
+}
+
+int krg_cand_rowmajor(const void *a, const void *b)
+{
+    const krg_cand *p = a, *q = b;
+    if (p->di != q->di)
+        return p->di < q->di ? -1 : 1;
+    return (p->dj > q->dj) - (p->dj < q->dj);
 }
 
 static void stencil_free(stencil *S)
@@ -90,15 +93,15 @@ static trv_status stencil_init(trv_ctx *ctx, stencil *S, const krg_source *src, 
         return TRV_OK;
     double dxm = g->gt[1], dym = fabs(g->gt[5]);
     int R = (int)ceil(sqrt((double)nmax)) + 2, nc = (2 * R + 2) * (2 * R + 2), k = 0;
-    cand *c = malloc((size_t)nc * sizeof *c);
+    krg_cand *c = malloc((size_t)nc * sizeof *c);
     if (!c)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     for (int di = -R; di <= R + 1; di++)
         for (int dj = -R; dj <= R + 1; dj++) {
             double ex = (dj - 0.5) * dxm, ey = (di - 0.5) * dym;
-            c[k++] = (cand){ex * ex + ey * ey, di, dj};
+            c[k++] = (krg_cand){ex * ex + ey * ey, di, dj};
         }
-    qsort(c, (size_t)nc, sizeof *c, cmp_cand);
+    qsort(c, (size_t)nc, sizeof *c, krg_cand_nearest);
     if (c[nmax].d2 - c[nmax - 1].d2 <= 1e-9 * c[nmax].d2) { /* a tie at the cut: sets would be ambiguous */
         free(c);
         return TRV_OK;
@@ -118,15 +121,8 @@ static trv_status stencil_init(trv_ctx *ctx, stencil *S, const krg_source *src, 
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
     /* the pattern in point-index order (row-major), as sorted neighbour sets are */
-    qsort(c, (size_t)nmax, sizeof *c, cmp_cand);
+    qsort(c, (size_t)nmax, sizeof *c, krg_cand_rowmajor);
     for (int i = 0; i < nmax; i++) {
-        int best = i;
-        for (int j = i + 1; j < nmax; j++)
-            if (c[j].di < c[best].di || (c[j].di == c[best].di && c[j].dj < c[best].dj))
-                best = j;
-        cand tmp = c[i];
-        c[i] = c[best];
-        c[best] = tmp;
         S->di[i] = c[i].di;
         S->dj[i] = c[i].dj;
     }

@@ -136,6 +136,20 @@ double krg_bessel_k_scaled(double nu, double x);
 /* Worker threads to use for a request (0: all cores). */
 int krg_threads(int requested);
 
+/* A lattice offset (di rows, dj columns) from a block's top-left sample
+ * and its squared distance from the block's centre: the candidates of the
+ * regular-grid stencil (grid.c) and of a lattice frame's pattern (frame.c).
+ * krg_cand_nearest orders them nearest first, among equals the later point
+ * first, as the neighbour index picks them (krg_index_nearest);
+ * krg_cand_rowmajor in point-index order (row-major), as sorted neighbour
+ * sets are. */
+typedef struct krg_cand {
+    double d2;
+    int di, dj;
+} krg_cand;
+int krg_cand_nearest(const void *a, const void *b);
+int krg_cand_rowmajor(const void *a, const void *b);
+
 /* Lattice frames (frame.c; docs/method.md §1.7): the blocks (source cells)
  * of a raster source, in tiles of 32 x 32 split into quarters down to 4 x 4
  * while the lattice deviates from its frame's affine map p(i, j) = o +
