@@ -48,13 +48,19 @@ static int remove_entry(const char *path, const struct stat *sb, int flag, struc
     return flag == FTW_DP ? rmdir(path) : unlink(path);
 }
 
+/* Remove the directory tree at path (a directory output's own tree: never followed through links). */
+static void remove_tree(const char *path)
+{
+    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 void trv_outset_free(trv_outset *set)
 {
     if (!set)
         return;
     for (size_t i = 0; i < set->n; i++) {
         if (!set->committed && set->f[i].dir) /* the temporary tree is the set's own */
-            nftw(set->f[i].tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+            remove_tree(set->f[i].tmp);
         else if (!set->committed)
             remove_with_sidecars(set->f[i].tmp);
         free(set->f[i].final);
@@ -202,7 +208,7 @@ static trv_status rename_dir(trv_ctx *ctx, const outfile *f)
         return trv_error(ctx, TRV_ERR_IO, "cannot rename '%s' to '%s': %s", f->tmp, f->final, strerror(err));
     }
     if (!empty)
-        nftw(old, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        remove_tree(old);
     return TRV_OK;
 }
 
