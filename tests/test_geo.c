@@ -1033,6 +1033,74 @@ static void test_horn_diff(void **state)
     assert_float_equal(gy, 240, 1e-9);
 }
 
+/* The rule of method 1.8 written out for the test: the value at column c
+ * of row r (off the grid extrapolated 2 z0 - z1 from the two nearest, in
+ * rows first when the row itself is off), NAN when unknown or nodata. */
+static double horn_ref_at(const float *z, int nx, int ny, int r, int c, float nd)
+{
+    if (r < 0 || r >= ny) {
+        int r0 = r < 0 ? 0 : ny - 1, r1 = r < 0 ? 1 : ny - 2;
+        return 2 * horn_ref_at(z, nx, ny, r0, c, nd) - horn_ref_at(z, nx, ny, r1, c, nd);
+    }
+    int a = c, b = c;
+    if (c < 0)
+        a = 0, b = 1;
+    else if (c >= nx)
+        a = nx - 1, b = nx - 2;
+    float fa = z[(size_t)r * nx + a], fb = z[(size_t)r * nx + b];
+    if (fa == nd || fb == nd)
+        return NAN;
+    return a == c ? fa : 2.0 * fa - fb;
+}
+
+/* geo_horn_diff on every cell of a random DEM with nodata and NaN cells,
+ * edges and corners, against the rule above, bit for bit (elevations
+ * 2^-30 .. 2^30 apart, so that a sum in another order would show); and
+ * four windows whose sums round differently in another order (2^53 + 1 + 1
+ * = 2^53 with ties to even, 1 + 1 + 2^53 = 2^53 + 2), one per sum. */
+static void test_horn_diff_random(void **state)
+{
+    (void)state;
+    enum { NX = 37, NY = 29 };
+    static float z[NX * NY];
+    trv_rng rng;
+    trv_rng_seed(&rng, 7);
+    for (int i = 0; i < NX * NY; i++) {
+        z[i] = (float)ldexp(100 + 50 * trv_rng_uniform(&rng), (int)trv_rng_below(&rng, 61) - 30);
+        double u = trv_rng_uniform(&rng);
+        z[i] = u < 0.03 ? -9999.0f : u < 0.06 ? NAN : z[i];
+    }
+    long bad = 0, inner = 0;
+    for (int r = 0; r < NY; r++)
+        for (int c = 0; c < NX; c++) {
+            double w[9], gx, gy;
+            for (int k = 0; k < 9; k++) {
+                w[k] = horn_ref_at(z, NX, NY, r + k / 3 - 1, c + k % 3 - 1, -9999);
+                w[k] = isnan(w[k]) ? z[r * NX + c] : w[k];
+            }
+            double wx = (w[2] + 2 * w[5] + w[8]) - (w[0] + 2 * w[3] + w[6]);
+            double wy = (w[6] + 2 * w[7] + w[8]) - (w[0] + 2 * w[1] + w[2]);
+            geo_horn_diff(r > 0 ? z + (r - 1) * NX : NULL, z + r * NX, r + 1 < NY ? z + (r + 1) * NX : NULL, NX, c, 1,
+                          -9999, &gx, &gy);
+            bad += !(isnan(wx) && isnan(gx)) && memcmp(&wx, &gx, sizeof gx);
+            bad += !(isnan(wy) && isnan(gy)) && memcmp(&wy, &gy, sizeof gy);
+            inner += r > 0 && c > 0 && r + 1 < NY && c + 1 < NX && isfinite(wx);
+        }
+    assert_int_equal(bad, 0);
+    assert_true(inner > 500);
+    const float e53 = 9007199254740992.0f;
+    const float win[4][9] = {{e53, 0, e53, 0, 0, 0.5f, 0, 0, 1},
+                             {e53, 0, 0, 0, 0, 0, e53, 0.5f, 1},
+                             {1, 0, 0, 0.5f, 0, 0, e53, 0, e53},
+                             {1, 0.5f, e53, 0, 0, 0, 0, 0, e53}};
+    const double want[4] = {0, 0, -2, -2};
+    for (int k = 0; k < 4; k++) {
+        double gx, gy;
+        geo_horn_diff(win[k], win[k] + 3, win[k] + 6, 3, 1, 0, 0, &gx, &gy);
+        assert_true((k % 2 ? gy : gx) == want[k]);
+    }
+}
+
 /* ---- GeoTIFFs with a predictor read through libtiff (tiff_read.c) ---- */
 
 /* A single-band GeoTIFF of nx x ny cells of type t from data, with GTiff
@@ -1229,6 +1297,7 @@ int main(void)
         cmocka_unit_test(test_raster_info),      cmocka_unit_test(test_crs_describe),
         cmocka_unit_test(test_vector_meta),
         cmocka_unit_test(test_horn_diff),
+        cmocka_unit_test(test_horn_diff_random),
         cmocka_unit_test(test_read_window),
         cmocka_unit_test(test_fp_row_hand),      cmocka_unit_test(test_read_fp),
     };

@@ -1051,7 +1051,7 @@ static void test_regions(void **state)
     trv_ctx_free(ctx);
 }
 
-/* prm_aniso_grad_rect (its inner cells without geo_horn_diff) against
+/* prm_aniso_grad_rect (its rows, scales and signs) against
  * geo_horn_diff on every cell: a random DEM with nodata and NaN cells,
  * NOGO cells (gradient 0), the grid's edges and corners; bit for bit
  * (elevations of very different magnitudes, so that a sum taken in another

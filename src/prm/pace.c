@@ -49,24 +49,6 @@ int prm_limit_at(const prm_terrain *t, long i, double ux, double uy)
  * (geo_horn_diff), so that the grade along any heading is at most the
  * cell's slope and equals it up the fall line; 0 off the GO cells. Reads
  * dem one cell around the rectangle. */
-/* geo_horn_diff's differences where its window is simple: a cell off the
- * grid's edge whose eight neighbours and itself are neither nodata nor NaN
- * (geo_horn_diff then takes every one as it is: the same sums in the same
- * order, so the same doubles); 0 elsewhere (ask geo_horn_diff). */
-static int horn_inner(const float *row, int nx, int ny, int x, int y, int has_nd, float nd, double *gx, double *gy)
-{
-    if (x < 1 || y < 1 || x + 1 >= nx || y + 1 >= ny)
-        return 0;
-    const float *a = row - nx + x - 1, *m = row + x - 1, *b = row + nx + x - 1;
-    double w[9] = {a[0], a[1], a[2], m[0], m[1], m[2], b[0], b[1], b[2]};
-    for (int k = 0; k < 9; k++)
-        if (isnan(w[k]) || (has_nd && (float)w[k] == nd))
-            return 0;
-    *gx = (w[2] + 2 * w[5] + w[8]) - (w[0] + 2 * w[3] + w[6]);
-    *gy = (w[6] + 2 * w[7] + w[8]) - (w[0] + 2 * w[1] + w[2]);
-    return 1;
-}
-
 void prm_aniso_grad_rect(const prm_terrain *t, float *grad, int x0, int y0, int x1, int y1)
 {
     const geo_raster *dem = t->dem;
@@ -80,7 +62,7 @@ void prm_aniso_grad_rect(const prm_terrain *t, float *grad, int x0, int y0, int 
         for (int x = x0; x < x1; x++) {
             size_t i = (size_t)y * nx + x;
             double gx = 0, gy = 0;
-            if (prm_cell_go(t, (long)i) && !horn_inner(row, nx, ny, x, y, has_nd, nd, &gx, &gy))
+            if (prm_cell_go(t, (long)i))
                 geo_horn_diff(y > 0 ? row - nx : NULL, row, y + 1 < ny ? row + nx : NULL, nx, x, has_nd, nd, &gx,
                               &gy);
             grad[2 * i] = (float)(gx / (8 * ew));
