@@ -108,17 +108,24 @@ static const char MINMAX[] =
     "        <cumulativeCutUpper>0.98</cumulativeCutUpper>\n        <stdDevFactor>2</stdDevFactor>\n"
     "      </minMaxOrigin>\n";
 
-/* The renderer a continuous raster without a .qml gets: the one its
- * sidecar would hold (palette and range as trv-render and the tools'
- * sidecars choose them), taken out of the style document. */
+/* The element `name` of the style a continuous layer's sidecar would hold
+ * (palette and range as trv-render and the tools' sidecars choose them,
+ * the range in lo, hi); NULL when out of memory. */
+static char *style_element(const char *desc, const char *unit, double dmin, double dmax, const char *name, double *lo,
+                           double *hi)
+{
+    rnd_layer_range(desc, unit, dmin, dmax, lo, hi);
+    char *inner = qgis_qml_raster_xml(rnd_palette_auto(desc, unit), *lo, *hi, unit, desc);
+    char *el = inner ? xml_element(inner, name) : NULL;
+    free(inner);
+    return el;
+}
+
+/* The renderer a continuous raster without a .qml gets: its sidecar's. */
 static char *pseudocolor_xml(const char *desc, const char *unit, double dmin, double dmax)
 {
     double lo, hi;
-    rnd_layer_range(desc, unit, dmin, dmax, &lo, &hi);
-    char *inner = qgis_qml_raster_xml(rnd_palette_auto(desc, unit), lo, hi, unit, desc);
-    char *el = inner ? xml_element(inner, "rasterrenderer") : NULL;
-    free(inner);
-    return el;
+    return style_element(desc, unit, dmin, dmax, "rasterrenderer", &lo, &hi);
 }
 
 /* Paletted renderer: one entry per code that has a category name or occurs
@@ -265,16 +272,13 @@ static trv_status raster_renderer(trv_ctx *ctx, layer *y, const geo_raster_info 
 static char *pointcloud_xml(double zmin, double zmax)
 {
     double lo, hi;
-    rnd_layer_range("elevation", "m", zmin, zmax, &lo, &hi);
-    char *inner = qgis_qml_raster_xml(rnd_palette_auto("elevation", "m"), lo, hi, "m", "elevation");
-    char *ramp = inner ? xml_element(inner, "colorrampshader") : NULL;
+    char *ramp = style_element("elevation", "m", zmin, zmax, "colorrampshader", &lo, &hi);
     size_t n = ramp ? strlen(ramp) + 320 : 0;
     char *xml = ramp ? malloc(n) : NULL;
     if (xml)
         snprintf(xml, n, "<renderer type=\"ramp\" attribute=\"Z\" min=\"%.17g\" max=\"%.17g\" pointSize=\"1\" "
                  "pointSizeUnit=\"MM\" pointSymbol=\"0\" maximumScreenError=\"0.3\" maximumScreenErrorUnit=\"MM\" "
                  "drawOrder2d=\"0\">%s</renderer>", lo, hi, ramp);
-    free(inner);
     free(ramp);
     return xml;
 }
