@@ -12,8 +12,11 @@
  *               identity, size UINT64_MAX when absent
  *   facts       top speed, tmax, direction-aware, npairs, codes, and when
  *               direction-aware the pace table (pace, ok) and dem's seams
- *               (prm_seams_count: the grid's nx, ny, the cells, their hash);
- *               the class code runs (ncells, nruns, codes, lengths, hash)
+ *               (the grid's nx, ny, zeros to a multiple of 8 bytes, the
+ *               hash of each piece, prm_seams_pieces, then the cells,
+ *               prm_seams_count; version 5: not read but mapped, each piece
+ *               checked when a lazy tile reads it, seams.c); the class code
+ *               runs (ncells, nruns, codes, lengths, hash)
  *   roadmap     nnodes, nedges, k, radius, seed, the CRS, x, y, edges
  *               (prm_edge), adj_start, adj
  *   layers      the terrain's arrays as prm_terrain_load has them in memory
@@ -22,7 +25,12 @@
  *               bytes a cell, 28 GB at 10^9 cells), the reader then reading
  *               the GeoTIFFs' tiles as a lazy terrain does
  * A cache must be exactly as long as its counts say, and its edges and
- * adjacency must index nodes and edges that exist (else it is damaged).
+ * adjacency must index nodes and edges that exist (else it is damaged);
+ * one of an older version (4: the seams whole with one hash, read whole)
+ * or another build is not used, as a stale one (a note, the GeoPackage
+ * and the whole terrain read instead; trv-roadmap writes a new one). A
+ * damaged seam piece is found when a tile reads it: the query fails with
+ * a message naming the cache (prm_terrain_status).
  * A file's identity is its size and a hash of its first and last 64 KiB
  * (a GeoPackage's first page holds SQLite's change counter; a GeoTIFF's
  * head and tail its tile offsets and sizes). */
@@ -34,26 +42,18 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char MAGIC[8] = "TRVRMAP";
-enum { VERSION = 4, BOM = 0x01020304, ENDS = 65536 };
+enum { VERSION = 5, BOM = 0x01020304, ENDS = 65536 };
 
 typedef struct ident {
     uint64_t size, hash;
 } ident;
 
-/* FNV-1a over 64-bit words (the tail bytes one by one). */
 static uint64_t hash_bytes(uint64_t h, const unsigned char *p, size_t n)
 {
-    size_t k = 0;
-    for (; k + 8 <= n; k += 8) {
-        uint64_t w;
-        memcpy(&w, p + k, 8);
-        h = (h ^ w) * 0x100000001b3ULL;
-    }
-    for (; k < n; k++)
-        h = (h ^ p[k]) * 0x100000001b3ULL;
-    return h;
+    return prm_hash_bytes(h, p, n);
 }
 
 static ident identify(const char *path)
@@ -198,6 +198,26 @@ static void put_runs(sink *o, const prm_terrain_facts *f)
     put(o, &h, sizeof h);
 }
 
+/* dem's seams: the grid, zeros to a multiple of 8 bytes, each piece's hash
+ * (seams.c), the cells. */
+static void put_seams(sink *o, const prm_terrain_facts *f)
+{
+    int32_t sg[2] = {f->seam_nx, f->seam_ny};
+    size_t np = prm_seams_pieces(f->seam_nx, f->seam_ny);
+    uint64_t *h = malloc(np * sizeof *h + 1);
+    static const unsigned char zeros[8];
+    if (!h) {
+        o->bad = 1;
+        return;
+    }
+    prm_seams_hash(f->seams, f->seam_nx, f->seam_ny, h);
+    put(o, sg, sizeof sg);
+    put(o, zeros, (8 - o->n % 8) % 8);
+    put(o, h, np * sizeof *h);
+    put(o, f->seams, prm_seams_count(f->seam_nx, f->seam_ny) * sizeof *f->seams);
+    free(h);
+}
+
 trv_status prm_roadmap_cache_write(trv_ctx *ctx, const prm_roadmap *r, const prm_terrain *t, const char *dir,
                                    const char *gpkg, const char *path)
 {
@@ -241,12 +261,7 @@ trv_status prm_roadmap_cache_write_facts(trv_ctx *ctx, const prm_roadmap *r, con
     if (f.direction_aware) {
         put(&o, f.pace, (size_t)f.npairs * (PRM_PACE_NODES + 1) * sizeof *f.pace);
         put(&o, f.ok, (size_t)f.npairs * PRM_PACE_NODES);
-        int32_t sg[2] = {f.seam_nx, f.seam_ny};
-        size_t ns = prm_seams_count(f.seam_nx, f.seam_ny) * sizeof *f.seams;
-        uint64_t h = hash_bytes(0xcbf29ce484222325ULL, (const unsigned char *)f.seams, ns);
-        put(&o, sg, sizeof sg);
-        put(&o, f.seams, ns);
-        put(&o, &h, sizeof h);
+        put_seams(&o, &f);
     }
     put_runs(&o, &f);
     put_roadmap(&o, r);
@@ -272,11 +287,20 @@ typedef struct bytes {
     FILE *f;
     uint64_t left;          /* bytes not read yet */
     uint64_t size;          /* the file's */
+    uint64_t seam_at, seam_len; /* dem's seams' hashes and cells, skipped (map_seams maps them) */
 } bytes;
 
 static int get(bytes *b, void *dst, size_t n)
 {
     if (n > b->left || fread(dst, 1, n, b->f) != n)
+        return -1;
+    b->left -= n;
+    return 0;
+}
+
+static int skip(bytes *b, uint64_t n)
+{
+    if (n > b->left || n > INT64_MAX || fseeko(b->f, (off_t)n, SEEK_CUR) != 0)
         return -1;
     b->left -= n;
     return 0;
@@ -348,22 +372,38 @@ static int get_layers(bytes *b, prm_terrain_facts *f)
     return 0;
 }
 
-/* dem's seams and their hash: -1 truncated or damaged, -2 out of memory. */
+/* dem's seams' grid; their pieces' hashes and cells skipped, not read
+ * (map_seams maps them, a lazy tile checks its pieces): -1 truncated. */
 static int get_seams(bytes *b, prm_terrain_facts *f)
 {
     int32_t sg[2];
-    uint64_t h;
     if (get(b, sg, sizeof sg) || sg[0] <= 0 || sg[1] <= 0)
         return -1;
-    size_t ns = prm_seams_count(sg[0], sg[1]) * sizeof *f->seams;
-    if (ns + sizeof h > b->left)
+    uint64_t at = b->size - b->left, pad = (8 - at % 8) % 8;
+    uint64_t n = prm_seams_pieces(sg[0], sg[1]) * sizeof(uint64_t) + prm_seams_count(sg[0], sg[1]) * sizeof(float);
+    if (skip(b, pad) || skip(b, n))
         return -1;
-    if (!(f->seams = malloc(ns + 1)))
-        return -2;
     f->seam_nx = sg[0], f->seam_ny = sg[1];
-    if (get(b, f->seams, ns) || get(b, &h, sizeof h) ||
-        h != hash_bytes(0xcbf29ce484222325ULL, (const unsigned char *)f->seams, ns))
+    b->seam_at = at + pad, b->seam_len = n;
+    return 0;
+}
+
+/* The seams' hashes and cells, mapped read-only into f: 0, or -1. */
+static int map_seams(int fd, const bytes *b, prm_terrain_facts *f)
+{
+    if (!b->seam_len)
+        return 0;
+    long pg = sysconf(_SC_PAGESIZE);
+    uint64_t at = b->seam_at - b->seam_at % (uint64_t)(pg > 0 ? pg : 4096), in = b->seam_at - at;
+    void *p = mmap(NULL, (size_t)(in + b->seam_len), PROT_READ, MAP_PRIVATE, fd, (off_t)at);
+    if (p == MAP_FAILED)
         return -1;
+    /* a tile reads a few KiB here and there: no read-ahead around them */
+    madvise(p, (size_t)(in + b->seam_len), MADV_RANDOM);
+    f->seam_map = p, f->seam_map_len = (size_t)(in + b->seam_len);
+    f->seam_hash = (const uint64_t *)(const void *)((const unsigned char *)p + in);
+    f->seams = (float *)(void *)((unsigned char *)p + in +
+                                 prm_seams_pieces(f->seam_nx, f->seam_ny) * sizeof(uint64_t));
     return 0;
 }
 
@@ -389,12 +429,14 @@ static int get_runs(bytes *b, prm_terrain_facts *f)
 static trv_status parse(trv_ctx *ctx, bytes *b, const char *gpkg, const char *dir, prm_roadmap **out,
                         prm_terrain_facts *f, int *terrain_same, const char **why)
 {
-    char magic[8];
-    uint32_t head[4];
+    char magic[8] = {0};
+    uint32_t head[4] = {0};
     ident g, files[NFILES], now[NFILES];
     if (get(b, magic, sizeof magic) || memcmp(magic, MAGIC, sizeof magic) || get(b, head, sizeof head) ||
         head[0] != VERSION || head[1] != BOM || head[2] != sizeof(prm_edge) || head[3] != NFILES) {
-        *why = "is not a roadmap cache of this build of traverse";
+        *why = !memcmp(magic, MAGIC, sizeof magic) && head[1] == BOM && head[0] < VERSION
+                   ? "is of an older version (a roadmap of an older trv-roadmap)"
+                   : "is not a roadmap cache of this build of traverse";
         return TRV_OK;
     }
     ident gn = identify(gpkg);
@@ -480,9 +522,9 @@ trv_status prm_roadmap_cache_read(trv_ctx *ctx, const char *gpkg, const char *di
     if (!fp || fstat(fileno(fp), &sb) != 0) {
         why = errno == ENOENT ? "does not exist (a roadmap of an older trv-roadmap)" : strerror(errno);
     } else {
-        bytes b = {fp, (uint64_t)sb.st_size, (uint64_t)sb.st_size};
+        bytes b = {fp, (uint64_t)sb.st_size, (uint64_t)sb.st_size, 0, 0};
         st = parse(ctx, &b, gpkg, dir, out, facts, terrain_same, &why);
-        if (!st && *out && map_layers(fileno(fp), (size_t)sb.st_size, facts)) {
+        if (!st && *out && (map_layers(fileno(fp), (size_t)sb.st_size, facts) || map_seams(fileno(fp), &b, facts))) {
             why = "cannot be mapped";
             prm_roadmap_free(*out);
             *out = NULL;

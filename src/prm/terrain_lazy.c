@@ -21,6 +21,9 @@ struct prm_lazy {
     unsigned char *state;   /* per tile: TS_* */
     uint16_t *pairmap;      /* soil x 256 + land use -> pair; NO_PAIR */
     float *seams;           /* the facts' (prm_seams_count); NULL: read the neighbours' dem */
+    const uint64_t *seam_hash; /* the roadmap cache's, seams in seam_map (prm_seams_check); NULL: seams malloc'ed */
+    void *seam_map;
+    size_t seam_map_len;
     size_t nruns;           /* the facts' class code runs (0: none) */
     unsigned char *run_code;
     unsigned short *run_len;
@@ -50,7 +53,10 @@ void prm_lazy_free(prm_lazy *z)
     free(z->band_used);
     free(z->class_used);
     free(z->pairmap);
-    free(z->seams);
+    if (z->seam_map)
+        munmap(z->seam_map, z->seam_map_len);
+    else
+        free(z->seams);
     free(z->run_code);
     free(z->run_len);
     if (z->map)
@@ -215,6 +221,12 @@ static int aniso_tile(const prm_terrain *t, int tx, int ty, tile b)
                 return 1;
             }
         }
+    if (z->seam_hash && prm_seams_check(z->seams, z->seam_hash, t->grid->nx, t->grid->ny, tx, ty)) {
+        fail(z, trv_error(z->ctx, TRV_ERR_DATA,
+                          "the roadmap cache's dem seams beside tile (%d, %d) are damaged: run trv-roadmap again", tx,
+                          ty));
+        return 1;
+    }
     float *w = malloc((size_t)WS * WS * sizeof *w);
     if (!w) {
         fail(z, trv_error(z->ctx, TRV_ERR_NOMEM, "out of memory"));
@@ -342,7 +354,7 @@ void prm_lazy_fill(const prm_terrain *t, long i, int have)
 
 /* The direction-aware pace from the run directory's model copies and the
  * facts' pairs and range; per-cell data left for the tiles. */
-static trv_status open_model(trv_ctx *ctx, prm_terrain *t, const char *dir, const prm_terrain_facts *f)
+static trv_status open_model(trv_ctx *ctx, prm_terrain *t, const char *dir, prm_terrain_facts *f)
 {
     prm_lazy *z = t->lazy;
     int present;
@@ -382,6 +394,10 @@ static trv_status open_model(trv_ctx *ctx, prm_terrain *t, const char *dir, cons
         return trv_error(ctx, TRV_ERR_DATA, "'%s': the terrain's facts are of a %d x %d grid, its layers %d x %d", dir,
                          f->seam_nx, f->seam_ny, t->grid->nx, t->grid->ny);
     size_t ns = prm_seams_count(t->grid->nx, t->grid->ny) * sizeof *z->seams;
+    if (f->seam_map) { /* the cache's, mapped: taken */
+        z->seams = f->seams, z->seam_hash = f->seam_hash, z->seam_map = f->seam_map, z->seam_map_len = f->seam_map_len;
+        f->seams = NULL, f->seam_hash = NULL, f->seam_map = NULL, f->seam_map_len = 0;
+    }
     if (f->seams && !(z->seams = malloc(ns + 1)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (f->seams)
@@ -775,7 +791,10 @@ void prm_terrain_facts_clear(prm_terrain_facts *f)
     free(f->codes);
     free(f->pace);
     free(f->ok);
-    free(f->seams);
+    if (f->seam_map)
+        munmap(f->seam_map, f->seam_map_len);
+    else
+        free(f->seams);
     free(f->run_code);
     free(f->run_len);
     if (f->map)
