@@ -421,6 +421,19 @@ static void test_class_runs(void **state)
     assert_true(f.ncells == 90000 && f.nruns == 3);
     assert_true(f.run_code[0] == 3 && f.run_len[0] == 65535 && f.run_code[1] == 3 && f.run_len[1] == 24464);
     assert_true(f.run_code[2] == PRM_CL_NOGO && f.run_len[2] == 1);
+    /* their check (the roadmap cache's mapped runs, prm_lazy_codes): the
+     * hash of the codes then the lengths, by hand, and the lengths' sum */
+    uint64_t h = prm_hash_bytes(prm_hash_bytes(PRM_FNV_SEED, f.run_code, 3), f.run_len, 6);
+    assert_true(prm_class_runs_hash(f.run_code, f.run_len, 3) == h);
+    assert_true(prm_class_runs_ok(f.run_code, f.run_len, 3, 90000, h));
+    assert_false(prm_class_runs_ok(f.run_code, f.run_len, 3, 90000, h + 1));
+    assert_false(prm_class_runs_ok(f.run_code, f.run_len, 3, 90001, h));
+    f.run_len[1]--, f.run_len[2]++; /* the same sum, another hash */
+    assert_false(prm_class_runs_ok(f.run_code, f.run_len, 3, 90000, h));
+    f.run_len[1] = 24465, f.run_len[2] = 0; /* a zero length, the same sum */
+    assert_true(f.run_len[0] + f.run_len[1] + f.run_len[2] == 90000);
+    assert_false(prm_class_runs_ok(f.run_code, f.run_len, 3, 90000,
+                                   prm_class_runs_hash(f.run_code, f.run_len, 3)));
     prm_terrain_facts_clear(&f);
     prm_terrain_clear(&t);
     trv_ctx_free(ctx);
@@ -592,8 +605,10 @@ static void test_roadmap_cache(void **state)
     assert_int_equal(fread(&first, sizeof first, 1, fp), 1);
     fclose(fp);
     assert_true(first == e.dem->f32[255 * NX]);
-    /* the class code runs after them */
+    /* the class code runs after them: counts, hash, lengths, codes */
     long at_runs = at_seams + (long)prm_seams_count(NX, NY) * 4;
+    long nruns = (long)f.nruns;
+    assert_true(f.runs_map != NULL && (const unsigned char *)f.run_len + 2 * nruns == f.run_code);
     uint64_t nr[2];
     fp = fopen(bin, "rb");
     assert_non_null(fp);
@@ -627,6 +642,13 @@ static void test_roadmap_cache(void **state)
     for (size_t i = 0; i < (size_t)NX * NY; i++)
         differ += !cell_same(&e, &l, i);
     assert_int_equal(differ, 0);
+    assert_true(f.runs_map == NULL && f.run_code == NULL); /* taken */
+    /* the mmcr heuristic's codes from the cache's mapped runs: the eager terrain's */
+    unsigned char *ce = prm_class_codes(&e), *cl = prm_class_codes(&l);
+    assert_true(ce && cl);
+    assert_memory_equal(ce, cl, ((size_t)NX * NY + 1) / 2);
+    assert_int_equal(prm_terrain_status(ctx, &l), TRV_OK);
+    free(cl);
     prm_terrain_clear(&l);
     prm_roadmap_free(c);
     prm_terrain_facts_clear(&f);
@@ -645,8 +667,8 @@ static void test_roadmap_cache(void **state)
                                    "seek=$(( %ld + 8 )) conv=notrunc 2>/dev/null",
          "is truncated or damaged"},
         {"foreign", "printf 'not a cache at all' > '%s/roadmap.bin'", "is not a roadmap cache of this build"},
-        {"damaged runs", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\7' | dd of='%s/roadmap.bin' bs=1 "
-                         "seek=$(( %ld + 16 + 5 )) conv=notrunc 2>/dev/null",
+        {"runs' count", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\377' | dd of='%s/roadmap.bin' bs=1 "
+                        "seek=$(( %ld + 8 + 5 )) conv=notrunc 2>/dev/null",
          "is truncated or damaged"},
         {"older version", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\4' | dd of='%s/roadmap.bin' bs=1 "
                           "seek=8 conv=notrunc 2>/dev/null",
@@ -679,6 +701,34 @@ static void test_roadmap_cache(void **state)
         if (!strstr(note, bad[k].note) || !strstr(note, "reading the GeoPackage"))
             fail_msg("%s: note '%s' lacks '%s'", bad[k].what, note, bad[k].note);
     }
+    /* a run's code or length damaged: the cache is read (its runs are not),
+     * and found damaged when the codes are expanded: all NOGO, the error kept */
+    for (int k = 0; k < 2; k++) {
+        copy_file(keep, bin);
+        long at = at_runs + 24 + (k ? 2 * nruns + 5 : 3);
+        char cmd[2000];
+        snprintf(cmd, sizeof cmd, "printf '\\7' | dd of='%s' bs=1 seek=%ld conv=notrunc 2>/dev/null", bin, at);
+        assert_int_equal(system(cmd), 0);
+        assert_int_equal(prm_roadmap_cache_read(ctx, gpkg, dir, &c, &f, &same, note, sizeof note), TRV_OK);
+        assert_true(c && note[0] == 0);
+        prm_terrain l2;
+        open_lazy(ctx, dir, &f, &l2);
+        assert_int_equal(prm_terrain_status(ctx, &l2), TRV_OK);
+        unsigned char *cd = prm_class_codes(&l2);
+        size_t nonzero = 0;
+        for (size_t i = 0; cd && i < ((size_t)NX * NY + 1) / 2; i++)
+            nonzero += cd[i] != 0;
+        assert_true(cd && nonzero == 0);
+        assert_int_equal(prm_terrain_status(ctx, &l2), TRV_ERR_DATA);
+        printf("  damaged runs (%s): %s\n", k ? "a code" : "a length", trv_errmsg(ctx));
+        assert_non_null(strstr(trv_errmsg(ctx), "the roadmap cache's class code runs are damaged"));
+        free(cd);
+        prm_terrain_clear(&l2);
+        prm_terrain_facts_clear(&f);
+        prm_roadmap_free(c);
+        c = NULL;
+    }
+    free(ce);
     /* the GeoPackage rewritten after the cache: stale */
     copy_file(keep, bin);
     assert_int_equal(prm_roadmap_write(ctx, r2, gpkg, NULL), TRV_OK);

@@ -156,8 +156,16 @@ typedef struct prm_terrain_facts {
      * instead of reading every tile's class and GO layers (nruns 0: it
      * reads them) */
     size_t ncells, nruns;
-    unsigned char *run_code; /* (malloc'ed) */
-    unsigned short *run_len; /* (malloc'ed) */
+    unsigned char *run_code; /* (malloc'ed, or in runs_map) */
+    unsigned short *run_len; /* (malloc'ed, or in runs_map) */
+    /* the roadmap cache's runs (prm_roadmap_cache_read) are not read:
+     * run_code and run_len point into runs_map, a read-only mapping that
+     * prm_terrain_open takes; their hash and lengths are checked when the
+     * codes are first expanded (prm_lazy_codes: the mmcr heuristic, the
+     * zones), so a query that needs no codes reads none. NULL: malloc'ed */
+    uint64_t runs_hash;      /* prm_class_runs_hash's, with runs_map */
+    void *runs_map;
+    size_t runs_map_len;
     /* the roadmap cache's layers (cache_layers.c, prm_priv.h), mapped:
      * class, gonogo, cost, dem, slope, speed and, direction-aware, the
      * pace's gradients and pairs, each whole as prm_terrain_load has it in

@@ -16,7 +16,9 @@
  *               hash of each piece, prm_seams_pieces, then the cells,
  *               prm_seams_count; version 5: not read but mapped, each piece
  *               checked when a lazy tile reads it, seams.c); the class code
- *               runs (ncells, nruns, codes, lengths, hash)
+ *               runs (ncells, nruns, their hash, the lengths, the codes;
+ *               version 5: not read but
+ *               mapped, checked when first expanded, prm_lazy_codes)
  *   roadmap     nnodes, nedges, k, radius, seed, the CRS, x, y, edges
  *               (prm_edge), adj_start, adj
  *   layers      the terrain's arrays as prm_terrain_load has them in memory
@@ -26,11 +28,12 @@
  *               the GeoTIFFs' tiles as a lazy terrain does
  * A cache must be exactly as long as its counts say, and its edges and
  * adjacency must index nodes and edges that exist (else it is damaged);
- * one of an older version (4: the seams whole with one hash, read whole)
+ * one of an older version (4: the seams and the runs read whole)
  * or another build is not used, as a stale one (a note, the GeoPackage
  * and the whole terrain read instead; trv-roadmap writes a new one). A
- * damaged seam piece is found when a tile reads it: the query fails with
- * a message naming the cache (prm_terrain_status).
+ * damaged seam piece is found when a tile reads it, damaged runs when
+ * the codes are expanded: the query fails with a message naming the cache
+ * (prm_terrain_status).
  * A file's identity is its size and a hash of its first and last 64 KiB
  * (a GeoPackage's first page holds SQLite's change counter; a GeoTIFF's
  * head and tail its tile offsets and sizes). */
@@ -183,19 +186,16 @@ static void put_roadmap(sink *o, const prm_roadmap *r)
     put(o, r->adj, 2 * (size_t)r->nedges * sizeof *r->adj);
 }
 
-static uint64_t runs_hash(const prm_terrain_facts *f)
-{
-    uint64_t h = hash_bytes(0xcbf29ce484222325ULL, f->run_code, f->nruns);
-    return hash_bytes(h, (const unsigned char *)f->run_len, f->nruns * sizeof *f->run_len);
-}
-
+/* The class code runs: ncells, nruns, their hash, the lengths (from an
+ * even byte: everything before is whole 2-, 4- and 8-byte values or the
+ * pairs' 2 bytes each), the codes. */
 static void put_runs(sink *o, const prm_terrain_facts *f)
 {
-    uint64_t n[2] = {f->ncells, f->nruns}, h = runs_hash(f);
+    uint64_t n[2] = {f->ncells, f->nruns}, h = prm_class_runs_hash(f->run_code, f->run_len, f->nruns);
     put(o, n, sizeof n);
-    put(o, f->run_code, f->nruns);
-    put(o, f->run_len, f->nruns * sizeof *f->run_len);
     put(o, &h, sizeof h);
+    put(o, f->run_len, f->nruns * sizeof *f->run_len);
+    put(o, f->run_code, f->nruns);
 }
 
 /* dem's seams: the grid, zeros to a multiple of 8 bytes, each piece's hash
@@ -288,6 +288,7 @@ typedef struct bytes {
     uint64_t left;          /* bytes not read yet */
     uint64_t size;          /* the file's */
     uint64_t seam_at, seam_len; /* dem's seams' hashes and cells, skipped (map_seams maps them) */
+    uint64_t runs_at;       /* the class code runs' lengths, then codes, skipped (map_runs) */
 } bytes;
 
 static int get(bytes *b, void *dst, size_t n)
@@ -388,41 +389,65 @@ static int get_seams(bytes *b, prm_terrain_facts *f)
     return 0;
 }
 
-/* The seams' hashes and cells, mapped read-only into f: 0, or -1. */
+/* Bytes from..from + n of the file mapped read-only (advice: how they are
+ * read); *in: where from lies in the mapping. NULL when it fails. */
+static void *map_part(int fd, uint64_t from, uint64_t n, int advice, size_t *len, uint64_t *in)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    uint64_t at = from - from % (uint64_t)(pg > 0 ? pg : 4096);
+    *in = from - at, *len = (size_t)(*in + n);
+    void *p = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, (off_t)at);
+    if (p == MAP_FAILED)
+        return NULL;
+    madvise(p, *len, advice);
+    return p;
+}
+
+/* The seams' hashes and cells, mapped into f (a tile reads a few KiB here
+ * and there: no read-ahead around them): 0, or -1. */
 static int map_seams(int fd, const bytes *b, prm_terrain_facts *f)
 {
+    uint64_t in;
     if (!b->seam_len)
         return 0;
-    long pg = sysconf(_SC_PAGESIZE);
-    uint64_t at = b->seam_at - b->seam_at % (uint64_t)(pg > 0 ? pg : 4096), in = b->seam_at - at;
-    void *p = mmap(NULL, (size_t)(in + b->seam_len), PROT_READ, MAP_PRIVATE, fd, (off_t)at);
-    if (p == MAP_FAILED)
+    unsigned char *p = map_part(fd, b->seam_at, b->seam_len, MADV_RANDOM, &f->seam_map_len, &in);
+    if (!p)
         return -1;
-    /* a tile reads a few KiB here and there: no read-ahead around them */
-    madvise(p, (size_t)(in + b->seam_len), MADV_RANDOM);
-    f->seam_map = p, f->seam_map_len = (size_t)(in + b->seam_len);
-    f->seam_hash = (const uint64_t *)(const void *)((const unsigned char *)p + in);
-    f->seams = (float *)(void *)((unsigned char *)p + in +
-                                 prm_seams_pieces(f->seam_nx, f->seam_ny) * sizeof(uint64_t));
+    f->seam_map = p;
+    f->seam_hash = (const uint64_t *)(const void *)(p + in);
+    f->seams = (float *)(void *)(p + in + prm_seams_pieces(f->seam_nx, f->seam_ny) * sizeof(uint64_t));
     return 0;
 }
 
-/* The class code runs, their lengths summing to ncells, and their hash:
- * -1 truncated or damaged, -2 out of memory. */
+/* The class code runs' lengths and codes, mapped into f (read in order
+ * when they are): 0, or -1. */
+static int map_runs(int fd, const bytes *b, prm_terrain_facts *f)
+{
+    uint64_t in;
+    if (!f->nruns)
+        return 0;
+    unsigned char *p = map_part(fd, b->runs_at, 3 * (uint64_t)f->nruns, MADV_SEQUENTIAL, &f->runs_map_len, &in);
+    if (!p)
+        return -1;
+    f->runs_map = p;
+    f->run_len = (unsigned short *)(void *)(p + in);
+    f->run_code = p + in + 2 * f->nruns;
+    return 0;
+}
+
+/* The class code runs' counts and hash; the lengths and codes skipped, not
+ * read (map_runs maps them; prm_lazy_codes checks them when it first
+ * expands them): -1 truncated. */
 static int get_runs(bytes *b, prm_terrain_facts *f)
 {
-    uint64_t n[2], h, sum = 0;
-    if (get(b, n, sizeof n) || n[1] > b->left / 3)
+    uint64_t n[2];
+    if (get(b, n, sizeof n) || get(b, &f->runs_hash, sizeof f->runs_hash) || n[1] > b->left / 3)
+        return -1;
+    b->runs_at = b->size - b->left; /* even (put_runs) */
+    if (skip(b, 3 * n[1]))
         return -1;
     f->ncells = (size_t)n[0], f->nruns = (size_t)n[1];
-    if (!(f->run_code = malloc(f->nruns + 1)) || !(f->run_len = malloc(f->nruns * sizeof *f->run_len + 1)))
-        return -2;
-    if (get(b, f->run_code, f->nruns) || get(b, f->run_len, f->nruns * sizeof *f->run_len) || get(b, &h, sizeof h) ||
-        h != runs_hash(f))
-        return -1;
-    for (size_t k = 0; k < f->nruns; k++)
-        sum += f->run_len[k] ? f->run_len[k] : UINT64_MAX / 2;
-    return sum == n[0] ? 0 : -1;
+    return 0;
 }
 
 /* The cache's parts; why it cannot be used into why. */
@@ -522,9 +547,10 @@ trv_status prm_roadmap_cache_read(trv_ctx *ctx, const char *gpkg, const char *di
     if (!fp || fstat(fileno(fp), &sb) != 0) {
         why = errno == ENOENT ? "does not exist (a roadmap of an older trv-roadmap)" : strerror(errno);
     } else {
-        bytes b = {fp, (uint64_t)sb.st_size, (uint64_t)sb.st_size, 0, 0};
+        bytes b = {fp, (uint64_t)sb.st_size, (uint64_t)sb.st_size, 0, 0, 0};
         st = parse(ctx, &b, gpkg, dir, out, facts, terrain_same, &why);
-        if (!st && *out && (map_layers(fileno(fp), (size_t)sb.st_size, facts) || map_seams(fileno(fp), &b, facts))) {
+        if (!st && *out && (map_layers(fileno(fp), (size_t)sb.st_size, facts) || map_seams(fileno(fp), &b, facts) ||
+                              map_runs(fileno(fp), &b, facts))) {
             why = "cannot be mapped";
             prm_roadmap_free(*out);
             *out = NULL;

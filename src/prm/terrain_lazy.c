@@ -27,6 +27,9 @@ struct prm_lazy {
     size_t nruns;           /* the facts' class code runs (0: none) */
     unsigned char *run_code;
     unsigned short *run_len;
+    uint64_t runs_hash;     /* the roadmap cache's: the runs in runs_map, checked when expanded */
+    void *runs_map;         /* NULL: the runs malloc'ed */
+    size_t runs_map_len;
     void *map;              /* the roadmap cache's mapping, whose layers t's arrays are; NULL: none */
     size_t map_len;
     long tiles_read;
@@ -57,8 +60,10 @@ void prm_lazy_free(prm_lazy *z)
         munmap(z->seam_map, z->seam_map_len);
     else
         free(z->seams);
-    free(z->run_code);
-    free(z->run_len);
+    if (z->runs_map)
+        munmap(z->runs_map, z->runs_map_len);
+    else
+        free(z->run_code), free(z->run_len);
     if (z->map)
         munmap(z->map, z->map_len);
     trv_ctx_free(z->ctx);
@@ -454,7 +459,7 @@ static trv_status open_layers(trv_ctx *ctx, prm_terrain *t, const char *dir)
 }
 
 /* The facts' class code runs, when they cover the grid. */
-static trv_status open_runs(trv_ctx *ctx, prm_terrain *t, const char *dir, const prm_terrain_facts *f)
+static trv_status open_runs(trv_ctx *ctx, prm_terrain *t, const char *dir, prm_terrain_facts *f)
 {
     prm_lazy *z = t->lazy;
     if (!f->nruns)
@@ -462,19 +467,31 @@ static trv_status open_runs(trv_ctx *ctx, prm_terrain *t, const char *dir, const
     if (f->ncells != (size_t)t->grid->nx * t->grid->ny)
         return trv_error(ctx, TRV_ERR_DATA, "'%s': the terrain's facts hold class codes of %zu cells, its layers %d x %d",
                          dir, f->ncells, t->grid->nx, t->grid->ny);
+    z->nruns = f->nruns;
+    if (f->runs_map) { /* the cache's, mapped: taken */
+        z->run_code = f->run_code, z->run_len = f->run_len, z->runs_hash = f->runs_hash;
+        z->runs_map = f->runs_map, z->runs_map_len = f->runs_map_len;
+        f->run_code = NULL, f->run_len = NULL, f->runs_map = NULL, f->runs_map_len = 0, f->nruns = 0;
+        return TRV_OK;
+    }
     if (!(z->run_code = malloc(f->nruns)) || !(z->run_len = malloc(f->nruns * sizeof *z->run_len)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     memcpy(z->run_code, f->run_code, f->nruns);
     memcpy(z->run_len, f->run_len, f->nruns * sizeof *z->run_len);
-    z->nruns = f->nruns;
     return TRV_OK;
 }
 
 int prm_lazy_codes(const prm_terrain *t, unsigned char *codes)
 {
-    const prm_lazy *z = t->lazy;
+    prm_lazy *z = t->lazy;
     if (!z || !z->nruns)
         return 0;
+    if (z->runs_map &&
+        !prm_class_runs_ok(z->run_code, z->run_len, z->nruns, (size_t)t->grid->nx * t->grid->ny, z->runs_hash)) {
+        fail(z, trv_error(z->ctx, TRV_ERR_DATA,
+                          "the roadmap cache's class code runs are damaged: run trv-roadmap again"));
+        return 1; /* the codes left NOGO */
+    }
     size_t i = 0; /* the cell; codes zeroed, so NOGO's runs (0) are skipped */
     for (size_t k = 0; k < z->nruns; i += z->run_len[k], k++) {
         size_t a = i, b = i + z->run_len[k];
@@ -795,8 +812,10 @@ void prm_terrain_facts_clear(prm_terrain_facts *f)
         munmap(f->seam_map, f->seam_map_len);
     else
         free(f->seams);
-    free(f->run_code);
-    free(f->run_len);
+    if (f->runs_map)
+        munmap(f->runs_map, f->runs_map_len);
+    else
+        free(f->run_code), free(f->run_len);
     if (f->map)
         munmap(f->map, f->map_len);
     memset(f, 0, sizeof *f);
