@@ -421,12 +421,125 @@ static void test_class_runs(void **state)
     assert_true(f.ncells == 90000 && f.nruns == 3);
     assert_true(f.run_code[0] == 3 && f.run_len[0] == 65535 && f.run_code[1] == 3 && f.run_len[1] == 24464);
     assert_true(f.run_code[2] == PRM_CL_NOGO && f.run_len[2] == 1);
+    /* their check (the roadmap cache's mapped runs, prm_lazy_codes): the
+     * hash of the codes then the lengths, by hand, and the lengths' sum */
+    uint64_t h = prm_hash_bytes(prm_hash_bytes(PRM_FNV_SEED, f.run_code, 3), f.run_len, 6);
+    assert_true(prm_class_runs_hash(f.run_code, f.run_len, 3) == h);
+    assert_true(prm_class_runs_ok(f.run_code, f.run_len, 3, 90000, h));
+    assert_false(prm_class_runs_ok(f.run_code, f.run_len, 3, 90000, h + 1));
+    assert_false(prm_class_runs_ok(f.run_code, f.run_len, 3, 90001, h));
+    f.run_len[1]--, f.run_len[2]++; /* the same sum, another hash */
+    assert_false(prm_class_runs_ok(f.run_code, f.run_len, 3, 90000, h));
+    f.run_len[1] = 24465, f.run_len[2] = 0; /* a zero length, the same sum */
+    assert_true(f.run_len[0] + f.run_len[1] + f.run_len[2] == 90000);
+    assert_false(prm_class_runs_ok(f.run_code, f.run_len, 3, 90000,
+                                   prm_class_runs_hash(f.run_code, f.run_len, 3)));
     prm_terrain_facts_clear(&f);
     prm_terrain_clear(&t);
     trv_ctx_free(ctx);
 }
 
 /* The cache against the GeoPackage, and every way it cannot be used. */
+/* The seam cells tile (tx, ty)'s gradients read (terrain_lazy.c
+ * dem_window: the ring one cell around the tile, the rows above and below
+ * over every column of the ring, the columns left and right over the
+ * tile's rows), as indices into prm_seams_count's layout, written from
+ * the layout's description (prm.h) and not from seams.c: marked 1. */
+static void ring_mark(int nx, int ny, int tx, int ty, unsigned char *mark)
+{
+    int nty = (ny + PRM_TILE - 1) / PRM_TILE;
+    int x0 = tx * PRM_TILE, y0 = ty * PRM_TILE;
+    int w = x0 + PRM_TILE > nx ? nx - x0 : PRM_TILE, h = y0 + PRM_TILE > ny ? ny - y0 : PRM_TILE;
+    size_t cols = 2 * (size_t)(nty - 1) * nx;
+    for (int y = y0 - 1; y <= y0 + h; y++)
+        for (int x = x0 - 1; x <= x0 + w; x++) {
+            if (x < 0 || y < 0 || x >= nx || y >= ny || (x >= x0 && x < x0 + w && y >= y0 && y < y0 + h))
+                continue;
+            if (y < y0) /* row y0 - 1: the first line of boundary ty (lines 2 (ty - 1), 2 (ty - 1) + 1) */
+                mark[2 * (size_t)(ty - 1) * nx + x] = 1;
+            else if (y == y0 + h) /* row y0 + h: the second line of boundary ty + 1 */
+                mark[(2 * (size_t)ty + 1) * nx + x] = 1;
+            else if (x < x0)
+                mark[cols + 2 * (size_t)(tx - 1) * ny + y] = 1;
+            else
+                mark[cols + (2 * (size_t)tx + 1) * ny + y] = 1;
+        }
+}
+
+/* The piece (seams.c) of seam cell k, from the layout: the row lines cut
+ * every PRM_TILE columns, then the column lines every PRM_TILE rows;
+ * pieces numbered in that order. */
+static size_t piece_of(int nx, int ny, size_t k)
+{
+    size_t ntx = ((size_t)nx + PRM_TILE - 1) / PRM_TILE, nty = ((size_t)ny + PRM_TILE - 1) / PRM_TILE;
+    size_t rows = 2 * (nty - 1) * (size_t)nx;
+    if (k < rows)
+        return k / (size_t)nx * ntx + k % (size_t)nx / PRM_TILE;
+    k -= rows;
+    return 2 * (nty - 1) * ntx + k / (size_t)ny * nty + k % (size_t)ny / PRM_TILE;
+}
+
+/* The seams' pieces on grids of 3 x 3 tiles (600 x 530: the last column
+ * and row of tiles 88 and 18 cells), 2 x 1 and 1 x 1: their count by
+ * hand; every cell of the seams changed in turn (one ulp), prm_seams_check
+ * fails for every tile whose gradients read it (ring_mark), and for no
+ * tile but those whose checked pieces hold it: the pieces of the cells it
+ * reads (a whole piece hashed, 256 cells) and, along a row line, their
+ * neighbours (the ring's corner cells reach one cell into them). */
+static void test_seams_pieces(void **state)
+{
+    (void)state;
+    static const int grids[3][2] = {{NX, NY}, {300, 200}, {100, 90}};
+    static const size_t want[3] = {4 * 3 + 4 * 3, 0 + 2 * 1, 0};
+    for (int g = 0; g < 3; g++) {
+        int nx = grids[g][0], ny = grids[g][1];
+        int ntx = (nx + PRM_TILE - 1) / PRM_TILE, nty = (ny + PRM_TILE - 1) / PRM_TILE;
+        size_t n = prm_seams_count(nx, ny), np = prm_seams_pieces(nx, ny), rows = 2 * (size_t)(nty - 1) * nx;
+        assert_int_equal(np, want[g]);
+        float *s = malloc(n * sizeof *s + 1);
+        uint64_t *h = malloc(np * sizeof *h + 1);
+        unsigned char *reads = calloc((size_t)ntx * nty * n + 1, 1), *may = calloc((size_t)ntx * nty * np + 1, 1);
+        assert_true(s && h && reads && may);
+        for (size_t k = 0; k < n; k++)
+            s[k] = (float)(k % 977) * 0.25f - 7;
+        prm_seams_hash(s, nx, ny, h);
+        for (int t = 0; t < ntx * nty; t++) {
+            unsigned char *r = reads + (size_t)t * n, *m = may + (size_t)t * np;
+            ring_mark(nx, ny, t % ntx, t / ntx, r);
+            for (size_t q = 0; q < n; q++)
+                if (r[q]) {
+                    size_t p = piece_of(nx, ny, q);
+                    m[p] = 1;
+                    if (q < rows && q % nx / PRM_TILE > 0)
+                        m[p - 1] = 1;
+                    if (q < rows && q % nx / PRM_TILE + 1 < (size_t)ntx)
+                        m[p + 1] = 1;
+                }
+            assert_int_equal(prm_seams_check(s, h, nx, ny, t % ntx, t / ntx), 0);
+        }
+        long failed = 0, wrong = 0, read = 0;
+        for (size_t k = 0; k < n; k++) {
+            float keep = s[k];
+            s[k] = nextafterf(keep, INFINITY);
+            for (int t = 0; t < ntx * nty; t++) {
+                int bad = prm_seams_check(s, h, nx, ny, t % ntx, t / ntx) != 0;
+                int r = reads[(size_t)t * n + k], m = may[(size_t)t * np + piece_of(nx, ny, k)];
+                failed += bad, read += r;
+                wrong += (r && !bad) || (bad && !m);
+            }
+            s[k] = keep;
+        }
+        printf("  %d x %d: %zu seam cells in %zu pieces; one changed: %ld tile checks fail, %ld reads, %ld wrong\n",
+               nx, ny, n, np, failed, read, wrong);
+        assert_int_equal(wrong, 0);
+        assert_true(n == 0 || (read > 0 && failed >= read));
+        free(s);
+        free(h);
+        free(reads);
+        free(may);
+    }
+}
+
 static void test_roadmap_cache(void **state)
 {
     (void)state;
@@ -478,8 +591,13 @@ static void test_roadmap_cache(void **state)
     for (int y = 0; y < NY; y++)
         assert_true(f.seams[4 * NX + 2 * NY + y] == e.dem->f32[(size_t)y * NX + 511]);
     /* where they lie in the file (its layout, roadmap_cache.c): for the damaged case below */
-    long at_seams = 8 + 16 + 16 + 11 * 16 + 8 + 8 + 8 + 2 * f.npairs +
-                    (long)f.npairs * (PRM_PACE_NODES + 1) * 8 + (long)f.npairs * PRM_PACE_NODES + 8;
+    long at_grid = 8 + 16 + 16 + 11 * 16 + 8 + 8 + 8 + 2 * f.npairs +
+                   (long)f.npairs * (PRM_PACE_NODES + 1) * 8 + (long)f.npairs * PRM_PACE_NODES + 8;
+    /* zeros to a multiple of 8, each piece's hash (a 3 x 3 grid of tiles: 4 lines of 3 pieces each way), the cells */
+    assert_int_equal(prm_seams_pieces(NX, NY), 4 * 3 + 4 * 3);
+    long at_seams = (at_grid + 7) / 8 * 8 + 8 * 24;
+    assert_true(f.seam_map != NULL && f.seam_hash != NULL &&
+                (const unsigned char *)f.seam_hash + 8 * 24 == (const unsigned char *)f.seams);
     float first;
     FILE *fp = fopen(bin, "rb");
     assert_non_null(fp);
@@ -487,8 +605,10 @@ static void test_roadmap_cache(void **state)
     assert_int_equal(fread(&first, sizeof first, 1, fp), 1);
     fclose(fp);
     assert_true(first == e.dem->f32[255 * NX]);
-    /* the class code runs after them (and the seams' hash) */
-    long at_runs = at_seams + (long)prm_seams_count(NX, NY) * 4 + 8;
+    /* the class code runs after them: counts, hash, lengths, codes */
+    long at_runs = at_seams + (long)prm_seams_count(NX, NY) * 4;
+    long nruns = (long)f.nruns;
+    assert_true(f.runs_map != NULL && (const unsigned char *)f.run_len + 2 * nruns == f.run_code);
     uint64_t nr[2];
     fp = fopen(bin, "rb");
     assert_non_null(fp);
@@ -522,6 +642,13 @@ static void test_roadmap_cache(void **state)
     for (size_t i = 0; i < (size_t)NX * NY; i++)
         differ += !cell_same(&e, &l, i);
     assert_int_equal(differ, 0);
+    assert_true(f.runs_map == NULL && f.run_code == NULL); /* taken */
+    /* the mmcr heuristic's codes from the cache's mapped runs: the eager terrain's */
+    unsigned char *ce = prm_class_codes(&e), *cl = prm_class_codes(&l);
+    assert_true(ce && cl);
+    assert_memory_equal(ce, cl, ((size_t)NX * NY + 1) / 2);
+    assert_int_equal(prm_terrain_status(ctx, &l), TRV_OK);
+    free(cl);
     prm_terrain_clear(&l);
     prm_roadmap_free(c);
     prm_terrain_facts_clear(&f);
@@ -540,12 +667,12 @@ static void test_roadmap_cache(void **state)
                                    "seek=$(( %ld + 8 )) conv=notrunc 2>/dev/null",
          "is truncated or damaged"},
         {"foreign", "printf 'not a cache at all' > '%s/roadmap.bin'", "is not a roadmap cache of this build"},
-        {"damaged runs", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\7' | dd of='%s/roadmap.bin' bs=1 "
-                         "seek=$(( %ld + 16 + 5 )) conv=notrunc 2>/dev/null",
+        {"runs' count", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\377' | dd of='%s/roadmap.bin' bs=1 "
+                        "seek=$(( %ld + 8 + 5 )) conv=notrunc 2>/dev/null",
          "is truncated or damaged"},
-        {"damaged seams", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\1' | dd of='%s/roadmap.bin' bs=1 "
-                          "seek=$(( %ld + 4 * 1000 + 1 )) conv=notrunc 2>/dev/null",
-         "is truncated or damaged"},
+        {"older version", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\4' | dd of='%s/roadmap.bin' bs=1 "
+                          "seek=8 conv=notrunc 2>/dev/null",
+         "is of an older version"},
         {"another roadmap's", "cp '%s/other.bin' '%s/roadmap.bin'", "is stale"},
         {"missing", "rm '%s/roadmap.bin'", "does not exist"},
     };
@@ -561,9 +688,7 @@ static void test_roadmap_cache(void **state)
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         copy_file(keep, bin);
         char cmd[2000];
-        if (strstr(bad[k].what, "seams"))
-            snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, at_seams);
-        else if (strstr(bad[k].what, "runs"))
+        if (strstr(bad[k].what, "runs"))
             snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, at_runs);
         else if (strstr(bad[k].what, "index") || strstr(bad[k].what, "layers"))
             snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, at_layers);
@@ -576,6 +701,34 @@ static void test_roadmap_cache(void **state)
         if (!strstr(note, bad[k].note) || !strstr(note, "reading the GeoPackage"))
             fail_msg("%s: note '%s' lacks '%s'", bad[k].what, note, bad[k].note);
     }
+    /* a run's code or length damaged: the cache is read (its runs are not),
+     * and found damaged when the codes are expanded: all NOGO, the error kept */
+    for (int k = 0; k < 2; k++) {
+        copy_file(keep, bin);
+        long at = at_runs + 24 + (k ? 2 * nruns + 5 : 3);
+        char cmd[2000];
+        snprintf(cmd, sizeof cmd, "printf '\\7' | dd of='%s' bs=1 seek=%ld conv=notrunc 2>/dev/null", bin, at);
+        assert_int_equal(system(cmd), 0);
+        assert_int_equal(prm_roadmap_cache_read(ctx, gpkg, dir, &c, &f, &same, note, sizeof note), TRV_OK);
+        assert_true(c && note[0] == 0);
+        prm_terrain l2;
+        open_lazy(ctx, dir, &f, &l2);
+        assert_int_equal(prm_terrain_status(ctx, &l2), TRV_OK);
+        unsigned char *cd = prm_class_codes(&l2);
+        size_t nonzero = 0;
+        for (size_t i = 0; cd && i < ((size_t)NX * NY + 1) / 2; i++)
+            nonzero += cd[i] != 0;
+        assert_true(cd && nonzero == 0);
+        assert_int_equal(prm_terrain_status(ctx, &l2), TRV_ERR_DATA);
+        printf("  damaged runs (%s): %s\n", k ? "a code" : "a length", trv_errmsg(ctx));
+        assert_non_null(strstr(trv_errmsg(ctx), "the roadmap cache's class code runs are damaged"));
+        free(cd);
+        prm_terrain_clear(&l2);
+        prm_terrain_facts_clear(&f);
+        prm_roadmap_free(c);
+        c = NULL;
+    }
+    free(ce);
     /* the GeoPackage rewritten after the cache: stale */
     copy_file(keep, bin);
     assert_int_equal(prm_roadmap_write(ctx, r2, gpkg, NULL), TRV_OK);
@@ -666,6 +819,7 @@ int main(void)
         cmocka_unit_test(test_lazy_window),
         cmocka_unit_test(test_lazy_layout),
         cmocka_unit_test(test_tile_errors),
+        cmocka_unit_test(test_seams_pieces),
         cmocka_unit_test(test_roadmap_cache),
         cmocka_unit_test(test_class_runs),
         cmocka_unit_test(test_pair_order),

@@ -15,6 +15,7 @@
 #include "prm/tiled.h"
 #include "run/run.h"
 
+#include <math.h>
 #include <sys/stat.h>
 
 enum { RNX = PRM_RUN_NX, RNY = PRM_RUN_NY }; /* the run directory of the cache test: 3 x 3 lazy tiles */
@@ -332,6 +333,69 @@ static void test_tile_choice(void **state)
  * roadmap back exactly, the facts as with them, no mapping; the terrain
  * opened on those facts reads the GeoTIFFs' tiles (lazy), every cell as
  * the eager read has it. */
+/* One cell of the lean cache's seams changed: dem's row 255, column 10,
+ * the first line of the boundary between tile rows 0 and 1, in its piece
+ * of columns 0 .. 255 (found in the file by its 256 cells' bytes). The
+ * cache is read (its seams are not) and opened; the tiles that do not read
+ * that piece (the top row, the bottom row, (2, 1)) read as the eager
+ * terrain; (0, 1), whose gradients read it, fails with a message naming
+ * the cache and is NOGO; so does (1, 1), whose ring reads column 255. */
+static void seams_damaged(trv_ctx *ctx, const char *dir, const char *gpkg, const char *bin, const prm_terrain *e)
+{
+    FILE *fp = fopen(bin, "r+b");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+    long n = ftell(fp);
+    unsigned char *b = malloc((size_t)n + 1);
+    assert_true(b && fseek(fp, 0, SEEK_SET) == 0 && fread(b, 1, (size_t)n, fp) == (size_t)n);
+    const void *want = e->dem->f32 + 255 * RNX;
+    long at = -1;
+    for (long k = 0; k + 1024 <= n && at < 0; k += 4)
+        if (!memcmp(b + k, want, 1024))
+            at = k;
+    assert_true(at > 0);
+    float v;
+    memcpy(&v, b + at + 40, 4);
+    v = nextafterf(v, INFINITY);
+    assert_true(fseek(fp, at + 40, SEEK_SET) == 0 && fwrite(&v, 4, 1, fp) == 1 && fclose(fp) == 0);
+    free(b);
+    prm_roadmap *c = NULL;
+    prm_terrain_facts f;
+    int same = -1;
+    char note[1200];
+    assert_int_equal(prm_roadmap_cache_read(ctx, gpkg, dir, &c, &f, &same, note, sizeof note), TRV_OK);
+    assert_true(c && same == 1 && note[0] == 0);
+    prm_terrain l;
+    if (prm_terrain_open(ctx, dir, &f, &l))
+        fail_msg("%s", trv_errmsg(ctx));
+    static const int good[5][2] = {{0, 0}, {1, 0}, {2, 0}, {2, 1}, {1, 2}};
+    for (int k = 0; k < 5; k++) {
+        int x0 = good[k][0] * 256, y0 = good[k][1] * 256;
+        assert_int_equal(prm_terrain_need(ctx, &l, x0, y0, x0, y0), TRV_OK);
+        assert_int_equal(prm_terrain_status(ctx, &l), TRV_OK);
+        for (long y = y0; y < y0 + 256 && y < RNY; y++)
+            for (long x = x0; x < x0 + 256 && x < RNX; x++)
+                assert_true(cell_same(e, &l, (size_t)(y * RNX + x)));
+    }
+    prm_terrain_need(ctx, &l, 0, 256, 0, 256);
+    assert_int_equal(prm_terrain_status(ctx, &l), TRV_ERR_DATA);
+    printf("  a seam cell changed: %s\n", trv_errmsg(ctx));
+    assert_non_null(strstr(trv_errmsg(ctx), "the roadmap cache's dem seams beside tile (0, 1) are damaged"));
+    assert_false(prm_cell_go(&l, 256 * RNX + 100));
+    prm_terrain_clear(&l);
+    prm_roadmap_free(c);
+    /* (1, 1) alone */
+    assert_int_equal(prm_roadmap_cache_read(ctx, gpkg, dir, &c, &f, &same, note, sizeof note), TRV_OK);
+    if (prm_terrain_open(ctx, dir, &f, &l))
+        fail_msg("%s", trv_errmsg(ctx));
+    prm_terrain_need(ctx, &l, 300, 300, 300, 300);
+    assert_int_equal(prm_terrain_status(ctx, &l), TRV_ERR_DATA);
+    assert_non_null(strstr(trv_errmsg(ctx), "beside tile (1, 1)"));
+    prm_terrain_clear(&l);
+    prm_terrain_facts_clear(&f);
+    prm_roadmap_free(c);
+}
+
 static void test_cache_without_layers(void **state)
 {
     (void)state;
@@ -371,9 +435,18 @@ static void test_cache_without_layers(void **state)
     assert_memory_equal(c->edges, back->edges, (size_t)c->nedges * sizeof *c->edges);
     assert_true(f.layers == NULL && f.layers_n == 0 && f.map == NULL);
     assert_true(f.direction_aware && f.tmax == e.aniso->tmax && f.top_speed_kmh == e.top_speed_kmh);
+    /* the seams mapped, not read: dem's rows 255, 256, 511, 512 and columns 255, 256, 511, 512 of the eager read */
+    assert_true(f.seam_map && f.seam_hash && f.seam_nx == RNX && f.seam_ny == RNY);
+    for (int k = 0; k < 4; k++) {
+        int at = 255 + k / 2 * 256 + k % 2;
+        assert_memory_equal(f.seams + (size_t)k * RNX, e.dem->f32 + (size_t)at * RNX, RNX * sizeof(float));
+        for (int y = 0; y < RNY; y++)
+            assert_true(f.seams[4 * RNX + (size_t)k * RNY + y] == e.dem->f32[(size_t)y * RNX + at]);
+    }
     prm_terrain l;
     if (prm_terrain_open(ctx, dir, &f, &l))
         fail_msg("%s", trv_errmsg(ctx));
+    assert_true(f.seams == NULL && f.seam_map == NULL); /* taken */
     assert_non_null(l.ready);
     long read, total;
     prm_terrain_tiles(&l, &read, &total);
@@ -386,6 +459,7 @@ static void test_cache_without_layers(void **state)
     prm_terrain_clear(&l);
     prm_terrain_facts_clear(&f);
     prm_roadmap_free(c);
+    seams_damaged(ctx, dir, gpkg, bin, &e);
     prm_roadmap_free(back);
     prm_roadmap_free(r);
     prm_terrain_clear(&e);

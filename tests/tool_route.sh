@@ -471,7 +471,64 @@ cp "$D/rm.bin" "$tmp/rm.bin.keep" && cp "$tmp/rm.bin" "$D/rm.bin"
 "$BIN/trv-route" --roadmap "$D/rm.gpkg" --terrain "$D" --from $FROM --to $TO --compare --no-timing -q \
     -o "$tmp/stale.geojson" 2>"$tmp/err" && grep -qF "note: the roadmap cache '$D/rm.bin' is stale" "$tmp/err" && ok ||
     bad "a stale cache: $(cat "$tmp/err")"
+# a cache of an older version (its version field 4): said so, the same route as from the GeoPackage
+cp "$tmp/rm.bin.keep" "$D/rm.bin" && printf '\4' | dd of="$D/rm.bin" bs=1 seek=8 conv=notrunc 2>/dev/null
+"$BIN/trv-route" --roadmap "$D/rm.gpkg" --terrain "$D" --from $FROM --to $TO --compare --no-timing -q \
+    -o "$tmp/older.geojson" 2>"$tmp/err" && grep -qF "note: the roadmap cache '$D/rm.bin' is of an older version" \
+    "$tmp/err" && cmp -s "$tmp/older.geojson" "$tmp/stale.geojson" && ok || bad "an older cache: $(cat "$tmp/err")"
 cp "$tmp/rm.bin.keep" "$D/rm.bin"
+# the class code runs (the mmcr heuristic's) are not read with the cache
+# but when the codes are expanded: one run's code changed, exit 1 naming
+# the cache, no route file
+python3 - "$D/rm.bin" >"$tmp/check" 2>&1 <<'EOF' && ok || bad "cannot damage the runs: $(cat "$tmp/check")"
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+o = 8 + 16 + 16 + 11 * 16
+da, npairs = struct.unpack_from("<ii", d, o + 16)
+assert struct.unpack_from("<I", d, 8)[0] == 5 and da == 1, "not a version 5, direction-aware cache"
+o += 24 + 2 * npairs + npairs * 4097 * 8 + npairs * 4096
+nx, ny = struct.unpack_from("<ii", d, o)
+o += 8
+o += (8 - o % 8) % 8
+tx, ty = (nx + 255) // 256, (ny + 255) // 256
+o += 8 * (2 * (ty - 1) * tx + 2 * (tx - 1) * ty) + 4 * (2 * (ty - 1) * nx + 2 * (tx - 1) * ny)  # the seams
+o += (8 - o % 8) % 8
+ncells, nruns = struct.unpack_from("<QQ", d, o)
+assert ncells == nx * ny and 100 < nruns < ncells, (ncells, nruns)
+d[o + 24 + 2 * nruns + nruns // 2] ^= 1  # a run's code, half way
+open(sys.argv[1], "wb").write(d)
+EOF
+expect 1 "the roadmap cache's class code runs are damaged" -- "$BIN/trv-route" --roadmap "$D/rm.gpkg" --terrain "$D" \
+    --from $FROM --to $TO --strategy mmcr --no-timing -q -o "$tmp/x.geojson"
+cp "$tmp/rm.bin.keep" "$D/rm.bin"
+# a tiled build's cache holds no layers: trv-route reads the terrain's tiles
+# and checks the dem seams beside each (roadmap_cache.c); every seam cell
+# changed in the cache: exit 1 naming the cache, no route file
+"$BIN/trv-roadmap" --terrain "$D" -q -o "$D/tl.gpkg" --seed 4 --tile 64 2>"$tmp/err" && ok || bad "tiled: $(cat "$tmp/err")"
+"$BIN/trv-route" --roadmap "$D/tl.gpkg" --terrain "$D" --from $FROM --to $TO --no-timing -q -o "$tmp/tl.geojson" \
+    2>"$tmp/err" && [ -s "$tmp/tl.geojson" ] && ok || bad "route on the tiled roadmap: $(cat "$tmp/err")"
+python3 - "$D/tl.bin" >"$tmp/check" 2>&1 <<'EOF' && ok || bad "cannot damage the seams: $(cat "$tmp/check")"
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+o = 8 + 16 + 16 + 11 * 16  # magic, head, the GeoPackage's and the terrain files' identities
+da, npairs = struct.unpack_from("<ii", d, o + 16)
+assert struct.unpack_from("<I", d, 8)[0] == 5 and da == 1, "not a version 5, direction-aware cache"
+o += 24 + 2 * npairs + npairs * 4097 * 8 + npairs * 4096  # the facts to the pace table's end
+nx, ny = struct.unpack_from("<ii", d, o)
+o += 8
+o += (8 - o % 8) % 8
+tx, ty = (nx + 255) // 256, (ny + 255) // 256
+o += 8 * (2 * (ty - 1) * tx + 2 * (tx - 1) * ty)  # the pieces' hashes
+n = 4 * (2 * (ty - 1) * nx + 2 * (tx - 1) * ny)
+assert n > 0, (nx, ny)
+for k in range(o, o + n, 4):
+    d[k] ^= 1  # each cell's lowest mantissa bit
+open(sys.argv[1], "wb").write(d)
+print(nx, ny, n)
+EOF
+expect 1 "the roadmap cache's dem seams beside tile" -- "$BIN/trv-route" --roadmap "$D/tl.gpkg" --terrain "$D" \
+    --from $FROM --to $TO --no-timing -q -o "$tmp/x.geojson"
+rm -f "$D"/tl.*
 
 # ---- errors: exit 1 (or 2 for usage), no output ----
 expect 1 "the start (" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from -90,36.6 --to $TO -o "$tmp/x.geojson"

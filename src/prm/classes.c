@@ -30,6 +30,22 @@ unsigned char *prm_class_codes(const prm_terrain *t)
     return codes;
 }
 
+uint64_t prm_class_runs_hash(const unsigned char *code, const unsigned short *len, size_t nruns)
+{
+    return prm_hash_bytes(prm_hash_bytes(PRM_FNV_SEED, code, nruns), len, nruns * sizeof *len);
+}
+
+int prm_class_runs_ok(const unsigned char *code, const unsigned short *len, size_t nruns, size_t ncells, uint64_t h)
+{
+    size_t sum = 0;
+    for (size_t k = 0; k < nruns; k++) {
+        if (!len[k])
+            return 0;
+        sum += len[k];
+    }
+    return sum == ncells && prm_class_runs_hash(code, len, nruns) == h;
+}
+
 trv_status prm_class_runs(trv_ctx *ctx, const prm_terrain *t, prm_terrain_facts *f)
 {
     size_t n = (size_t)t->grid->nx * t->grid->ny, k = 0;

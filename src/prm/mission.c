@@ -272,7 +272,9 @@ static trv_status plan_all(trv_ctx *ctx, const prm_mission_opts *o, const prm_te
     /* what the route files read along the routes, and any tile that could not be read */
     for (int k = 0; k < m->n && !st; k++)
         st = prm_terrain_need_line(ctx, t, m->routes[k].path.x, m->routes[k].path.y, m->routes[k].path.n, 1);
-    return st ? st : prm_terrain_status(ctx, t);
+    /* a tile that could not be read (NOGO since) is the cause of any failure after it: it is named */
+    trv_status ts = prm_terrain_status(ctx, t);
+    return ts ? ts : st;
 }
 
 /* The hierarchical index beside the roadmap (a tiled build's, hier.h),

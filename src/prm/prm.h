@@ -141,15 +141,31 @@ typedef struct prm_terrain_facts {
      * edge need no neighbouring tile's dem; NULL: prm_terrain_open reads
      * the neighbours' dem instead (the same values) */
     int seam_nx, seam_ny;   /* the grid they were taken from */
-    float *seams;           /* (malloc'ed) */
+    float *seams;           /* (malloc'ed, or in seam_map) */
+    /* the roadmap cache's seams (prm_roadmap_cache_read) are not read:
+     * seams and seam_hash point into seam_map, a read-only mapping of the
+     * file that prm_terrain_open takes; a lazy tile checks the pieces it
+     * reads against their hashes (prm_seams_check) when it reads them, so a
+     * query reads the seams of its tiles alone. NULL: seams malloc'ed */
+    const uint64_t *seam_hash; /* one per piece (prm_seams_pieces) */
+    void *seam_map;
+    size_t seam_map_len;
     /* the mmcr heuristic's class codes (prm_priv.h: prm_class_codes) of
      * every cell, row-major, run-length coded: run_code[k] run_len[k]
      * (1 .. 65535) times, ncells in all; a lazy terrain expands them
      * instead of reading every tile's class and GO layers (nruns 0: it
      * reads them) */
     size_t ncells, nruns;
-    unsigned char *run_code; /* (malloc'ed) */
-    unsigned short *run_len; /* (malloc'ed) */
+    unsigned char *run_code; /* (malloc'ed, or in runs_map) */
+    unsigned short *run_len; /* (malloc'ed, or in runs_map) */
+    /* the roadmap cache's runs (prm_roadmap_cache_read) are not read:
+     * run_code and run_len point into runs_map, a read-only mapping that
+     * prm_terrain_open takes; their hash and lengths are checked when the
+     * codes are first expanded (prm_lazy_codes: the mmcr heuristic, the
+     * zones), so a query that needs no codes reads none. NULL: malloc'ed */
+    uint64_t runs_hash;      /* prm_class_runs_hash's, with runs_map */
+    void *runs_map;
+    size_t runs_map_len;
     /* the roadmap cache's layers (cache_layers.c, prm_priv.h), mapped:
      * class, gonogo, cost, dem, slope, speed and, direction-aware, the
      * pace's gradients and pairs, each whole as prm_terrain_load has it in
@@ -167,6 +183,21 @@ typedef struct prm_terrain_facts {
  * rows, nx cells each, then for each boundary between tile columns those
  * two columns, ny cells each, top to bottom. */
 size_t prm_seams_count(int nx, int ny);
+/* The seams' pieces (seams.c): each line of prm_seams_count's layout cut
+ * at the tiles' edges, PRM_TILE cells (the last of a line ragged), the
+ * row boundaries' lines first, each line's pieces in order: a tile's
+ * gradients read the pieces beside it alone (prm_seams_check). */
+size_t prm_seams_pieces(int nx, int ny);
+/* FNV-1a over 64-bit words, the tail bytes one by one (the roadmap
+ * cache's hashes; h starts at PRM_FNV_SEED). */
+#define PRM_FNV_SEED 0xcbf29ce484222325ULL
+uint64_t prm_hash_bytes(uint64_t h, const void *p, size_t n);
+/* The hash of each piece of seams, into hash (prm_seams_pieces of them). */
+void prm_seams_hash(const float *seams, int nx, int ny, uint64_t *hash);
+/* The pieces tile (tx, ty)'s gradients read (the lines above and below it
+ * over its columns and one more either side, the lines left and right of
+ * it over its rows) against their hashes: 0, or -1 when one differs. */
+int prm_seams_check(const float *seams, const uint64_t *hash, int nx, int ny, int tx, int ty);
 
 /* The facts of a terrain from prm_terrain_load (not a lazy one). */
 trv_status prm_terrain_facts_of(trv_ctx *ctx, const prm_terrain *t, prm_terrain_facts *f);

@@ -101,6 +101,11 @@ static inline int prm_code_at(const unsigned char *codes, size_t i)
 }
 /* The codes of t (read whole) run-length coded into f (prm_terrain_facts). */
 trv_status prm_class_runs(trv_ctx *ctx, const prm_terrain *t, prm_terrain_facts *f);
+/* The runs' hash (the roadmap cache's: prm_hash_bytes over the codes, then
+ * the lengths), and whether runs whose lengths are all 1 .. 65535 and sum
+ * to ncells have hash h: 1, else 0 (a damaged cache's). */
+uint64_t prm_class_runs_hash(const unsigned char *code, const unsigned short *len, size_t nruns);
+int prm_class_runs_ok(const unsigned char *code, const unsigned short *len, size_t nruns, size_t ncells, uint64_t h);
 /* A lazy terrain's codes from its facts' runs into codes (prm_class_codes'
  * layout, zeroed): 1, or 0 when it has none (then the tiles are read). */
 int prm_lazy_codes(const prm_terrain *t, unsigned char *codes);

@@ -12,8 +12,13 @@
  *               identity, size UINT64_MAX when absent
  *   facts       top speed, tmax, direction-aware, npairs, codes, and when
  *               direction-aware the pace table (pace, ok) and dem's seams
- *               (prm_seams_count: the grid's nx, ny, the cells, their hash);
- *               the class code runs (ncells, nruns, codes, lengths, hash)
+ *               (the grid's nx, ny, zeros to a multiple of 8 bytes, the
+ *               hash of each piece, prm_seams_pieces, then the cells,
+ *               prm_seams_count; version 5: not read but mapped, each piece
+ *               checked when a lazy tile reads it, seams.c); the class code
+ *               runs (ncells, nruns, their hash, the lengths, the codes;
+ *               version 5: not read but
+ *               mapped, checked when first expanded, prm_lazy_codes)
  *   roadmap     nnodes, nedges, k, radius, seed, the CRS, x, y, edges
  *               (prm_edge), adj_start, adj
  *   layers      the terrain's arrays as prm_terrain_load has them in memory
@@ -22,7 +27,13 @@
  *               bytes a cell, 28 GB at 10^9 cells), the reader then reading
  *               the GeoTIFFs' tiles as a lazy terrain does
  * A cache must be exactly as long as its counts say, and its edges and
- * adjacency must index nodes and edges that exist (else it is damaged).
+ * adjacency must index nodes and edges that exist (else it is damaged);
+ * one of an older version (4: the seams and the runs read whole)
+ * or another build is not used, as a stale one (a note, the GeoPackage
+ * and the whole terrain read instead; trv-roadmap writes a new one). A
+ * damaged seam piece is found when a tile reads it, damaged runs when
+ * the codes are expanded: the query fails with a message naming the cache
+ * (prm_terrain_status).
  * A file's identity is its size and a hash of its first and last 64 KiB
  * (a GeoPackage's first page holds SQLite's change counter; a GeoTIFF's
  * head and tail its tile offsets and sizes). */
@@ -34,26 +45,18 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char MAGIC[8] = "TRVRMAP";
-enum { VERSION = 4, BOM = 0x01020304, ENDS = 65536 };
+enum { VERSION = 5, BOM = 0x01020304, ENDS = 65536 };
 
 typedef struct ident {
     uint64_t size, hash;
 } ident;
 
-/* FNV-1a over 64-bit words (the tail bytes one by one). */
 static uint64_t hash_bytes(uint64_t h, const unsigned char *p, size_t n)
 {
-    size_t k = 0;
-    for (; k + 8 <= n; k += 8) {
-        uint64_t w;
-        memcpy(&w, p + k, 8);
-        h = (h ^ w) * 0x100000001b3ULL;
-    }
-    for (; k < n; k++)
-        h = (h ^ p[k]) * 0x100000001b3ULL;
-    return h;
+    return prm_hash_bytes(h, p, n);
 }
 
 static ident identify(const char *path)
@@ -183,19 +186,36 @@ static void put_roadmap(sink *o, const prm_roadmap *r)
     put(o, r->adj, 2 * (size_t)r->nedges * sizeof *r->adj);
 }
 
-static uint64_t runs_hash(const prm_terrain_facts *f)
-{
-    uint64_t h = hash_bytes(0xcbf29ce484222325ULL, f->run_code, f->nruns);
-    return hash_bytes(h, (const unsigned char *)f->run_len, f->nruns * sizeof *f->run_len);
-}
-
+/* The class code runs: ncells, nruns, their hash, the lengths (from an
+ * even byte: everything before is whole 2-, 4- and 8-byte values or the
+ * pairs' 2 bytes each), the codes. */
 static void put_runs(sink *o, const prm_terrain_facts *f)
 {
-    uint64_t n[2] = {f->ncells, f->nruns}, h = runs_hash(f);
+    uint64_t n[2] = {f->ncells, f->nruns}, h = prm_class_runs_hash(f->run_code, f->run_len, f->nruns);
     put(o, n, sizeof n);
-    put(o, f->run_code, f->nruns);
-    put(o, f->run_len, f->nruns * sizeof *f->run_len);
     put(o, &h, sizeof h);
+    put(o, f->run_len, f->nruns * sizeof *f->run_len);
+    put(o, f->run_code, f->nruns);
+}
+
+/* dem's seams: the grid, zeros to a multiple of 8 bytes, each piece's hash
+ * (seams.c), the cells. */
+static void put_seams(sink *o, const prm_terrain_facts *f)
+{
+    int32_t sg[2] = {f->seam_nx, f->seam_ny};
+    size_t np = prm_seams_pieces(f->seam_nx, f->seam_ny);
+    uint64_t *h = malloc(np * sizeof *h + 1);
+    static const unsigned char zeros[8];
+    if (!h) {
+        o->bad = 1;
+        return;
+    }
+    prm_seams_hash(f->seams, f->seam_nx, f->seam_ny, h);
+    put(o, sg, sizeof sg);
+    put(o, zeros, (8 - o->n % 8) % 8);
+    put(o, h, np * sizeof *h);
+    put(o, f->seams, prm_seams_count(f->seam_nx, f->seam_ny) * sizeof *f->seams);
+    free(h);
 }
 
 trv_status prm_roadmap_cache_write(trv_ctx *ctx, const prm_roadmap *r, const prm_terrain *t, const char *dir,
@@ -241,12 +261,7 @@ trv_status prm_roadmap_cache_write_facts(trv_ctx *ctx, const prm_roadmap *r, con
     if (f.direction_aware) {
         put(&o, f.pace, (size_t)f.npairs * (PRM_PACE_NODES + 1) * sizeof *f.pace);
         put(&o, f.ok, (size_t)f.npairs * PRM_PACE_NODES);
-        int32_t sg[2] = {f.seam_nx, f.seam_ny};
-        size_t ns = prm_seams_count(f.seam_nx, f.seam_ny) * sizeof *f.seams;
-        uint64_t h = hash_bytes(0xcbf29ce484222325ULL, (const unsigned char *)f.seams, ns);
-        put(&o, sg, sizeof sg);
-        put(&o, f.seams, ns);
-        put(&o, &h, sizeof h);
+        put_seams(&o, &f);
     }
     put_runs(&o, &f);
     put_roadmap(&o, r);
@@ -272,11 +287,21 @@ typedef struct bytes {
     FILE *f;
     uint64_t left;          /* bytes not read yet */
     uint64_t size;          /* the file's */
+    uint64_t seam_at, seam_len; /* dem's seams' hashes and cells, skipped (map_seams maps them) */
+    uint64_t runs_at;       /* the class code runs' lengths, then codes, skipped (map_runs) */
 } bytes;
 
 static int get(bytes *b, void *dst, size_t n)
 {
     if (n > b->left || fread(dst, 1, n, b->f) != n)
+        return -1;
+    b->left -= n;
+    return 0;
+}
+
+static int skip(bytes *b, uint64_t n)
+{
+    if (n > b->left || n > INT64_MAX || fseeko(b->f, (off_t)n, SEEK_CUR) != 0)
         return -1;
     b->left -= n;
     return 0;
@@ -348,53 +373,95 @@ static int get_layers(bytes *b, prm_terrain_facts *f)
     return 0;
 }
 
-/* dem's seams and their hash: -1 truncated or damaged, -2 out of memory. */
+/* dem's seams' grid; their pieces' hashes and cells skipped, not read
+ * (map_seams maps them, a lazy tile checks its pieces): -1 truncated. */
 static int get_seams(bytes *b, prm_terrain_facts *f)
 {
     int32_t sg[2];
-    uint64_t h;
     if (get(b, sg, sizeof sg) || sg[0] <= 0 || sg[1] <= 0)
         return -1;
-    size_t ns = prm_seams_count(sg[0], sg[1]) * sizeof *f->seams;
-    if (ns + sizeof h > b->left)
+    uint64_t at = b->size - b->left, pad = (8 - at % 8) % 8;
+    uint64_t n = prm_seams_pieces(sg[0], sg[1]) * sizeof(uint64_t) + prm_seams_count(sg[0], sg[1]) * sizeof(float);
+    if (skip(b, pad) || skip(b, n))
         return -1;
-    if (!(f->seams = malloc(ns + 1)))
-        return -2;
     f->seam_nx = sg[0], f->seam_ny = sg[1];
-    if (get(b, f->seams, ns) || get(b, &h, sizeof h) ||
-        h != hash_bytes(0xcbf29ce484222325ULL, (const unsigned char *)f->seams, ns))
-        return -1;
+    b->seam_at = at + pad, b->seam_len = n;
     return 0;
 }
 
-/* The class code runs, their lengths summing to ncells, and their hash:
- * -1 truncated or damaged, -2 out of memory. */
+/* Bytes from..from + n of the file mapped read-only (advice: how they are
+ * read); *in: where from lies in the mapping. NULL when it fails. */
+static void *map_part(int fd, uint64_t from, uint64_t n, int advice, size_t *len, uint64_t *in)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    uint64_t at = from - from % (uint64_t)(pg > 0 ? pg : 4096);
+    *in = from - at, *len = (size_t)(*in + n);
+    void *p = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, (off_t)at);
+    if (p == MAP_FAILED)
+        return NULL;
+    madvise(p, *len, advice);
+    return p;
+}
+
+/* The seams' hashes and cells, mapped into f (a tile reads a few KiB here
+ * and there: no read-ahead around them): 0, or -1. */
+static int map_seams(int fd, const bytes *b, prm_terrain_facts *f)
+{
+    uint64_t in;
+    if (!b->seam_len)
+        return 0;
+    unsigned char *p = map_part(fd, b->seam_at, b->seam_len, MADV_RANDOM, &f->seam_map_len, &in);
+    if (!p)
+        return -1;
+    f->seam_map = p;
+    f->seam_hash = (const uint64_t *)(const void *)(p + in);
+    f->seams = (float *)(void *)(p + in + prm_seams_pieces(f->seam_nx, f->seam_ny) * sizeof(uint64_t));
+    return 0;
+}
+
+/* The class code runs' lengths and codes, mapped into f (read in order
+ * when they are): 0, or -1. */
+static int map_runs(int fd, const bytes *b, prm_terrain_facts *f)
+{
+    uint64_t in;
+    if (!f->nruns)
+        return 0;
+    unsigned char *p = map_part(fd, b->runs_at, 3 * (uint64_t)f->nruns, MADV_SEQUENTIAL, &f->runs_map_len, &in);
+    if (!p)
+        return -1;
+    f->runs_map = p;
+    f->run_len = (unsigned short *)(void *)(p + in);
+    f->run_code = p + in + 2 * f->nruns;
+    return 0;
+}
+
+/* The class code runs' counts and hash; the lengths and codes skipped, not
+ * read (map_runs maps them; prm_lazy_codes checks them when it first
+ * expands them): -1 truncated. */
 static int get_runs(bytes *b, prm_terrain_facts *f)
 {
-    uint64_t n[2], h, sum = 0;
-    if (get(b, n, sizeof n) || n[1] > b->left / 3)
+    uint64_t n[2];
+    if (get(b, n, sizeof n) || get(b, &f->runs_hash, sizeof f->runs_hash) || n[1] > b->left / 3)
+        return -1;
+    b->runs_at = b->size - b->left; /* even (put_runs) */
+    if (skip(b, 3 * n[1]))
         return -1;
     f->ncells = (size_t)n[0], f->nruns = (size_t)n[1];
-    if (!(f->run_code = malloc(f->nruns + 1)) || !(f->run_len = malloc(f->nruns * sizeof *f->run_len + 1)))
-        return -2;
-    if (get(b, f->run_code, f->nruns) || get(b, f->run_len, f->nruns * sizeof *f->run_len) || get(b, &h, sizeof h) ||
-        h != runs_hash(f))
-        return -1;
-    for (size_t k = 0; k < f->nruns; k++)
-        sum += f->run_len[k] ? f->run_len[k] : UINT64_MAX / 2;
-    return sum == n[0] ? 0 : -1;
+    return 0;
 }
 
 /* The cache's parts; why it cannot be used into why. */
 static trv_status parse(trv_ctx *ctx, bytes *b, const char *gpkg, const char *dir, prm_roadmap **out,
                         prm_terrain_facts *f, int *terrain_same, const char **why)
 {
-    char magic[8];
-    uint32_t head[4];
+    char magic[8] = {0};
+    uint32_t head[4] = {0};
     ident g, files[NFILES], now[NFILES];
     if (get(b, magic, sizeof magic) || memcmp(magic, MAGIC, sizeof magic) || get(b, head, sizeof head) ||
         head[0] != VERSION || head[1] != BOM || head[2] != sizeof(prm_edge) || head[3] != NFILES) {
-        *why = "is not a roadmap cache of this build of traverse";
+        *why = !memcmp(magic, MAGIC, sizeof magic) && head[1] == BOM && head[0] < VERSION
+                   ? "is of an older version (a roadmap of an older trv-roadmap)"
+                   : "is not a roadmap cache of this build of traverse";
         return TRV_OK;
     }
     ident gn = identify(gpkg);
@@ -480,9 +547,10 @@ trv_status prm_roadmap_cache_read(trv_ctx *ctx, const char *gpkg, const char *di
     if (!fp || fstat(fileno(fp), &sb) != 0) {
         why = errno == ENOENT ? "does not exist (a roadmap of an older trv-roadmap)" : strerror(errno);
     } else {
-        bytes b = {fp, (uint64_t)sb.st_size, (uint64_t)sb.st_size};
+        bytes b = {fp, (uint64_t)sb.st_size, (uint64_t)sb.st_size, 0, 0, 0};
         st = parse(ctx, &b, gpkg, dir, out, facts, terrain_same, &why);
-        if (!st && *out && map_layers(fileno(fp), (size_t)sb.st_size, facts)) {
+        if (!st && *out && (map_layers(fileno(fp), (size_t)sb.st_size, facts) || map_seams(fileno(fp), &b, facts) ||
+                              map_runs(fileno(fp), &b, facts))) {
             why = "cannot be mapped";
             prm_roadmap_free(*out);
             *out = NULL;

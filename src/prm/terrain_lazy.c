@@ -21,9 +21,15 @@ struct prm_lazy {
     unsigned char *state;   /* per tile: TS_* */
     uint16_t *pairmap;      /* soil x 256 + land use -> pair; NO_PAIR */
     float *seams;           /* the facts' (prm_seams_count); NULL: read the neighbours' dem */
+    const uint64_t *seam_hash; /* the roadmap cache's, seams in seam_map (prm_seams_check); NULL: seams malloc'ed */
+    void *seam_map;
+    size_t seam_map_len;
     size_t nruns;           /* the facts' class code runs (0: none) */
     unsigned char *run_code;
     unsigned short *run_len;
+    uint64_t runs_hash;     /* the roadmap cache's: the runs in runs_map, checked when expanded */
+    void *runs_map;         /* NULL: the runs malloc'ed */
+    size_t runs_map_len;
     void *map;              /* the roadmap cache's mapping, whose layers t's arrays are; NULL: none */
     size_t map_len;
     long tiles_read;
@@ -50,9 +56,14 @@ void prm_lazy_free(prm_lazy *z)
     free(z->band_used);
     free(z->class_used);
     free(z->pairmap);
-    free(z->seams);
-    free(z->run_code);
-    free(z->run_len);
+    if (z->seam_map)
+        munmap(z->seam_map, z->seam_map_len);
+    else
+        free(z->seams);
+    if (z->runs_map)
+        munmap(z->runs_map, z->runs_map_len);
+    else
+        free(z->run_code), free(z->run_len);
     if (z->map)
         munmap(z->map, z->map_len);
     trv_ctx_free(z->ctx);
@@ -215,6 +226,12 @@ static int aniso_tile(const prm_terrain *t, int tx, int ty, tile b)
                 return 1;
             }
         }
+    if (z->seam_hash && prm_seams_check(z->seams, z->seam_hash, t->grid->nx, t->grid->ny, tx, ty)) {
+        fail(z, trv_error(z->ctx, TRV_ERR_DATA,
+                          "the roadmap cache's dem seams beside tile (%d, %d) are damaged: run trv-roadmap again", tx,
+                          ty));
+        return 1;
+    }
     float *w = malloc((size_t)WS * WS * sizeof *w);
     if (!w) {
         fail(z, trv_error(z->ctx, TRV_ERR_NOMEM, "out of memory"));
@@ -342,7 +359,7 @@ void prm_lazy_fill(const prm_terrain *t, long i, int have)
 
 /* The direction-aware pace from the run directory's model copies and the
  * facts' pairs and range; per-cell data left for the tiles. */
-static trv_status open_model(trv_ctx *ctx, prm_terrain *t, const char *dir, const prm_terrain_facts *f)
+static trv_status open_model(trv_ctx *ctx, prm_terrain *t, const char *dir, prm_terrain_facts *f)
 {
     prm_lazy *z = t->lazy;
     int present;
@@ -382,6 +399,10 @@ static trv_status open_model(trv_ctx *ctx, prm_terrain *t, const char *dir, cons
         return trv_error(ctx, TRV_ERR_DATA, "'%s': the terrain's facts are of a %d x %d grid, its layers %d x %d", dir,
                          f->seam_nx, f->seam_ny, t->grid->nx, t->grid->ny);
     size_t ns = prm_seams_count(t->grid->nx, t->grid->ny) * sizeof *z->seams;
+    if (f->seam_map) { /* the cache's, mapped: taken */
+        z->seams = f->seams, z->seam_hash = f->seam_hash, z->seam_map = f->seam_map, z->seam_map_len = f->seam_map_len;
+        f->seams = NULL, f->seam_hash = NULL, f->seam_map = NULL, f->seam_map_len = 0;
+    }
     if (f->seams && !(z->seams = malloc(ns + 1)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (f->seams)
@@ -438,7 +459,7 @@ static trv_status open_layers(trv_ctx *ctx, prm_terrain *t, const char *dir)
 }
 
 /* The facts' class code runs, when they cover the grid. */
-static trv_status open_runs(trv_ctx *ctx, prm_terrain *t, const char *dir, const prm_terrain_facts *f)
+static trv_status open_runs(trv_ctx *ctx, prm_terrain *t, const char *dir, prm_terrain_facts *f)
 {
     prm_lazy *z = t->lazy;
     if (!f->nruns)
@@ -446,19 +467,31 @@ static trv_status open_runs(trv_ctx *ctx, prm_terrain *t, const char *dir, const
     if (f->ncells != (size_t)t->grid->nx * t->grid->ny)
         return trv_error(ctx, TRV_ERR_DATA, "'%s': the terrain's facts hold class codes of %zu cells, its layers %d x %d",
                          dir, f->ncells, t->grid->nx, t->grid->ny);
+    z->nruns = f->nruns;
+    if (f->runs_map) { /* the cache's, mapped: taken */
+        z->run_code = f->run_code, z->run_len = f->run_len, z->runs_hash = f->runs_hash;
+        z->runs_map = f->runs_map, z->runs_map_len = f->runs_map_len;
+        f->run_code = NULL, f->run_len = NULL, f->runs_map = NULL, f->runs_map_len = 0, f->nruns = 0;
+        return TRV_OK;
+    }
     if (!(z->run_code = malloc(f->nruns)) || !(z->run_len = malloc(f->nruns * sizeof *z->run_len)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     memcpy(z->run_code, f->run_code, f->nruns);
     memcpy(z->run_len, f->run_len, f->nruns * sizeof *z->run_len);
-    z->nruns = f->nruns;
     return TRV_OK;
 }
 
 int prm_lazy_codes(const prm_terrain *t, unsigned char *codes)
 {
-    const prm_lazy *z = t->lazy;
+    prm_lazy *z = t->lazy;
     if (!z || !z->nruns)
         return 0;
+    if (z->runs_map &&
+        !prm_class_runs_ok(z->run_code, z->run_len, z->nruns, (size_t)t->grid->nx * t->grid->ny, z->runs_hash)) {
+        fail(z, trv_error(z->ctx, TRV_ERR_DATA,
+                          "the roadmap cache's class code runs are damaged: run trv-roadmap again"));
+        return 1; /* the codes left NOGO */
+    }
     size_t i = 0; /* the cell; codes zeroed, so NOGO's runs (0) are skipped */
     for (size_t k = 0; k < z->nruns; i += z->run_len[k], k++) {
         size_t a = i, b = i + z->run_len[k];
@@ -775,9 +808,14 @@ void prm_terrain_facts_clear(prm_terrain_facts *f)
     free(f->codes);
     free(f->pace);
     free(f->ok);
-    free(f->seams);
-    free(f->run_code);
-    free(f->run_len);
+    if (f->seam_map)
+        munmap(f->seam_map, f->seam_map_len);
+    else
+        free(f->seams);
+    if (f->runs_map)
+        munmap(f->runs_map, f->runs_map_len);
+    else
+        free(f->run_code), free(f->run_len);
     if (f->map)
         munmap(f->map, f->map_len);
     memset(f, 0, sizeof *f);
