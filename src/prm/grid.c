@@ -21,6 +21,10 @@
  * because a closed cell is never relaxed again under a consistent
  * heuristic. 5 bytes a cell: 50 MB for the 10 M cells of a 10 m grid;
  * a corridor search (prm_route_grid_window) keeps them for its window.
+ * Paged (prm_route_grid_paged, whole grid): one byte a cell (a status and
+ * the move) in tiles, at most N in memory and the rest in a temporary
+ * file (grid_pages.h), the open cells' g in a hash, the heap an item per
+ * push (lazy deletion); the same pops in the same order (search_paged).
  *
  * Escape bound (prm_route_grid_escape, for grid_corridor.c): a move from a
  * closed cell p that touches a GO cell outside the mask is not pushed;

@@ -522,8 +522,10 @@ typedef struct prm_corridor_info {
 } prm_corridor_info;
 
 /* prm_route_grid's optimum from (xy[0], xy[1]) to (xy[2], xy[3]), searched
- * (each search first checked by prm_grid_fits against max_bytes)
- * in the corridor of halfwidth_m metres around guide (the roadmap's route;
+ * (each corridor first checked by prm_grid_fits against max_bytes: one
+ * that does not fit gives way to the whole grid, prm_route_grid_bounded,
+ * paged when it does not fit either) in the corridor of halfwidth_m
+ * metres around guide (the roadmap's route;
  * NULL: the whole grid), doubled until the corridor's optimum C is proven
  * the whole grid's: every path that leaves the corridor costs more than
  * C (grid.c, "escape bound"), or the corridor covers the grid, when the
