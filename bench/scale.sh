@@ -12,8 +12,10 @@
 # between the demo's ends on the roadmap alone (route), then with --grid
 # in its corridor and with --grid-whole, between the demo's ends
 # (grid_corr, grid_whole) and over 7 km (grid_short, grid_shwh), up to
-# SCALE_GRID_MAX cells (default 5e7: the whole-grid search holds about 36
-# bytes a cell): docs/scale.md.
+# SCALE_GRID_MAX cells (default 5e7: the whole-grid search holds about 40
+# bytes a cell); above, the demo's ends with --grid --grid-memory
+# SCALE_GRID_PAGED_MB (default 1000: the whole grid searched paged,
+# grid_paged): docs/scale.md.
 # Then, when mpirun and bin/mpi/trv-terrain are there (docs/cluster.md):
 # trv-terrain, trv-speed and trv-cost (bin/mpi/trv-*) at MPI_RES m
 # (default 10) single-process and over 1, 2 and 4
@@ -39,7 +41,7 @@
 # else made and removed; SCALE_KEEP=1 moves each run directory there as
 # t<RES>), default a temporary directory under /tmp.
 # Environment: TRV_BIN (bin), TRV_DATADIR (data), SCALE_RES, MPI_RES,
-# SCALE_DIR, SCALE_STAGES, SCALE_ROADMAP_MAX, SCALE_GRID_MAX, SCALE_MPI (0: no MPI part).
+# SCALE_DIR, SCALE_STAGES, SCALE_ROADMAP_MAX, SCALE_GRID_MAX, SCALE_GRID_PAGED_MB, SCALE_MPI (0: no MPI part).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -50,6 +52,7 @@ SCALE_STAGES=${SCALE_STAGES:-krige gdal_krige terrain gdal_terrain roadmap}
 has() { case " $SCALE_STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
 SCALE_ROADMAP_MAX=${SCALE_ROADMAP_MAX:-1100000000}
 SCALE_GRID_MAX=${SCALE_GRID_MAX:-50000000}
+SCALE_GRID_PAGED_MB=${SCALE_GRID_PAGED_MB:-1000}
 le() { [ "$(echo "$1 $2" | awk '{print ($1 <= $2)}')" = 1 ]; }
 J=$DATA/jacksboro
 CO="-co TILED=YES -co BLOCKXSIZE=256 -co BLOCKYSIZE=256 -co COMPRESS=DEFLATE -co BIGTIFF=IF_SAFER"
@@ -171,7 +174,9 @@ EOC
             emit grid_short "$r7"
             emit grid_shwh "$r8"
         else
-            echo "route --grid: skipped at $res m ($cells cells > SCALE_GRID_MAX $SCALE_GRID_MAX: the whole-grid search holds about 36 bytes a cell)"
+            # above, the whole grid paged within SCALE_GRID_PAGED_MB (docs/scale.md "A bounded-memory --grid")
+            r10=$(run $R --grid --grid-memory "$SCALE_GRID_PAGED_MB" --from -84.3637,36.6957 --to -84.1994,36.5216)
+            emit grid_paged "$r10"
         fi
     fi
     ! has roadmap || le "$cells" "$SCALE_ROADMAP_MAX" ||

@@ -665,18 +665,55 @@ cmp -s "$tmp/gc.geojson" "$tmp/gc--grid-whole.geojson" && cmp -s "$tmp/gc.csv" "
     ! grep -q "widenings" "$tmp/gc--grid-whole.out" && ok || bad "the corridor lines: $(grep grid- "$tmp/gc.out")"
 expect 2 "--grid-corridor must be >= 0" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO \
     --grid --grid-corridor -5 -o "$tmp/x.geojson"
-# --grid-memory: a search that would take more is refused before it starts,
-# exit 1, nothing written; the whole grid's figure is its cells (gdalinfo's
-# size) at 40 bytes; a cap above the need changes nothing (the same bytes)
-set -- $(gdalinfo "$T/dem.tif" | sed -n 's/^Size is \([0-9]*\), \([0-9]*\)/\1 \2/p')
-mb=$(awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a * b * 40 / 1e6 }')
-expect 1 "the raster search (--grid) would take about $mb MB: the whole grid, $(($1 * $2)) cells of 90 m at about 40 bytes a cell, more than --grid-memory (1.0 MB)" -- \
+# --grid-memory: a corridor that would take more gives way to the whole
+# grid's search, paged when that does not fit either (docs/scale.md "A
+# bounded-memory --grid"); refused, exit 1 and nothing written, only below
+# the paged search's least (16 tiles of 256 x 256 cells at 32 bytes, and a
+# quarter more: 44.7 MB) or when $TMPDIR cannot hold its file; a cap above
+# the need changes nothing (the same bytes)
+expect 1 "the raster search (--grid) needs at least 44.7 MB even paged (16 tiles of 256 x 256 cells at 32 bytes a cell, and a quarter more for the frontier), more than --grid-memory (1.0 MB)" -- \
     "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --grid --grid-whole --grid-memory 1 -o "$tmp/x.geojson"
-expect 1 "m either side of the roadmap route (its box" -- \
+expect 1 "needs at least 44.7 MB even paged" -- \
     "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --grid --grid-corridor 90 --grid-memory 0.0001 -o "$tmp/x.geojson"
 "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --compare --grid --grid-corridor 90 --grid-memory 100000 \
     --no-timing -o "$tmp/gcm.geojson" >/dev/null 2>"$tmp/err" && cmp -s "$tmp/gc.geojson" "$tmp/gcm.geojson" && ok ||
     bad "--grid-memory 100000 changed the routes: $(cat "$tmp/err")"
+# paged: a 20 m terrain (2.5 M cells, 7 x 7 tiles of 256: about 101 MB in
+# memory) under --grid-memory 45 (16 tiles) and 60 (21 tiles): the same
+# route files as in memory, for the four objectives, in the corridor and on
+# the whole grid, the temporary file written and read back (tiles let go:
+# at least by msr and mmcr, whose weak heuristics search most of the grid)
+# and nothing left in TMPDIR; a TMPDIR that is not there: refused
+T20=$tmp/t20
+gdalwarp -q -t_srs EPSG:32616 -tr 20 20 -tap -r bilinear -ot Float32 -dstnodata -32768 \
+    "$DATA/jacksboro/dem_3arcsec.tif" "$tmp/dem20.tif" &&
+    "$BIN/trv-terrain" -q --dem "$tmp/dem20.tif" --soil "$DATA/jacksboro/soil_7p5arcsec.tif" \
+        --landuse "$DATA/jacksboro/landuse_30m_utm16n.tif" --soil-classes "$DATA/classes/soils.csv" \
+        --landuse-classes "$DATA/classes/landuse.csv" -o "$T20" &&
+    "$BIN/trv-speed" -q --terrain "$T20" --vehicle "$DATA/vehicles/ugv_hua2022.ini" --soils "$DATA/classes/soils.csv" \
+        --landuse-classes "$DATA/classes/landuse.csv" &&
+    "$BIN/trv-cost" -q --terrain "$T20" --soils "$DATA/classes/soils.csv" --rules "$DATA/fuzzy/mobility.fcl" &&
+    "$BIN/trv-roadmap" -q --terrain "$T20" -o "$T20/rm.gpkg" --seed 4 && ok || bad "the 20 m terrain"
+mkdir -p "$tmp/pt"
+for g in "" --grid-whole; do
+    for m in 0 45 60; do
+        TMPDIR=$tmp/pt "$BIN/trv-route" --roadmap "$T20/rm.gpkg" --terrain "$T20" --from $FROM --to $TO --compare --grid $g \
+            --grid-memory $m --no-timing -o "$tmp/p$m$g.geojson" --csv "$tmp/p$m$g.csv" --stats "$tmp/ps$m$g.csv" \
+            >"$tmp/p$m$g.out" 2>"$tmp/err" || bad "route --grid $g --grid-memory $m: $(cat "$tmp/err")"
+    done
+    for m in 45 60; do
+        cmp -s "$tmp/p0$g.geojson" "$tmp/p$m$g.geojson" && cmp -s "$tmp/p0$g.csv" "$tmp/p$m$g.csv" &&
+            cmp -s "$tmp/ps0$g.csv" "$tmp/ps$m$g.csv" && ok || bad "--grid $g --grid-memory $m (paged) differs from in memory"
+        # the four searches paged, msr's and mmcr's writing and reading back tiles
+        [ "$(grep -cE "^grid-(mdr|msr|mmcr|time): the whole grid searched paged: at most $((m == 45 ? 16 : 21)) tiles of 256 x 256 cells in memory" "$tmp/p$m$g.out")" = 4 ] &&
+            [ "$(grep -cE "^grid-(msr|mmcr): the whole grid searched paged: .* [0-9.]*[1-9][0-9.]* MB written to a temporary file and [0-9.]*[1-9][0-9.]* MB read back" "$tmp/p$m$g.out")" = 2 ] &&
+            ok || bad "--grid $g --grid-memory $m: $(grep paged "$tmp/p$m$g.out")"
+    done
+    ! grep -q paged "$tmp/p0$g.out" && ok || bad "--grid $g in memory says paged"
+done
+[ -z "$(ls -A "$tmp/pt")" ] && ok || bad "the paged search left $(ls -A "$tmp/pt")"
+TMPDIR=$tmp/none expect 1 "the paged raster search (--grid) cannot use '$tmp/none' for its temporary file" -- \
+    "$BIN/trv-route" --roadmap "$T20/rm.gpkg" --terrain "$T20" --from $FROM --to $TO --grid --grid-whole --grid-memory 45 -o "$tmp/x.geojson"
 expect 2 "--grid-memory must be >= 0 MB" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO \
     --grid --grid-memory -1 -o "$tmp/x.geojson"
 

@@ -21,6 +21,10 @@
  * because a closed cell is never relaxed again under a consistent
  * heuristic. 5 bytes a cell: 50 MB for the 10 M cells of a 10 m grid;
  * a corridor search (prm_route_grid_window) keeps them for its window.
+ * Paged (prm_route_grid_paged, whole grid): one byte a cell (a status and
+ * the move) in tiles, at most N in memory and the rest in a temporary
+ * file (grid_pages.h), the open cells' g in a hash, the heap an item per
+ * push (lazy deletion); the same pops in the same order (search_paged).
  *
  * Escape bound (prm_route_grid_escape, for grid_corridor.c): a move from a
  * closed cell p that touches a GO cell outside the mask is not pushed;
@@ -31,6 +35,7 @@
  * the goal have f >= C (consistent h), so escape >= C, the masked
  * optimum, proves C the optimum of the whole grid.
  */
+#include "grid_pages.h"
 #include "prm_priv.h"
 #include "zones.h"
 
@@ -218,6 +223,7 @@ typedef struct grid_search {
     long expanded;
     const unsigned char *zb;   /* the zones' burn raster (zones.h, per terrain cell), NULL without zones */
     double *escape;            /* NULL, or the escape bound (prm_route_grid_escape): GO cells outside the mask CELL_OUT */
+    prm_pages *pg;             /* paged (search_paged): the state, one byte a cell; NULL: h.pos and via */
 } grid_search;
 
 /* Does move m from window cell l0 touch a cell outside the mask (CELL_OUT)? */
@@ -255,18 +261,13 @@ static int zone_move(const grid_search *S, const move *m, long i0, double *wt)
     return 1;
 }
 
-/* The weight of move m from terrain cell i0 (window cell l0): INFINITY
- * where it touches a non-GO cell (or one outside the mask). The time
- * objective adds only the time in the move's heading (the innermost loop
- * of the --grid time optimum); the others measure the whole piece. */
-static inline double move_weight(const grid_search *S, const move *m, long i0, long l0)
+/* The weight of move m from terrain cell i0, every cell it crosses GO
+ * (and in the mask). The time objective adds only the time in the move's
+ * heading (the innermost loop of the --grid time optimum); the others
+ * measure the whole piece. */
+static inline double move_cost(const grid_search *S, const move *m, long i0)
 {
-    const int32_t *pos = S->h.pos;
     const prm_terrain *t = S->t;
-    /* every cell GO first (a blocked move costs no measure), then the sums in the same order */
-    for (int j = 0; j < m->ncross; j++)
-        if (pos[l0 + m->loff[j]] == CELL_NOGO)
-            return INFINITY;
     double zw;
     if (S->zb && zone_move(S, m, i0, &zw))
         return zw;
@@ -290,6 +291,18 @@ static inline double move_weight(const grid_search *S, const move *m, long i0, l
         prm_piece_add_cell(t, i0 + m->off[j], m->frac[j] * m->len_m, m->ux, m->uy, 0, &p);
     p.d = m->len_m;
     return prm_piece_weight(&p, S->s, S->w);
+}
+
+/* The weight of move m from terrain cell i0 (window cell l0): INFINITY
+ * where it touches a non-GO cell (or one outside the mask); every cell GO
+ * is checked first (a blocked move costs no measure). */
+static inline double move_weight(const grid_search *S, const move *m, long i0, long l0)
+{
+    const int32_t *pos = S->h.pos;
+    for (int j = 0; j < m->ncross; j++)
+        if (pos[l0 + m->loff[j]] == CELL_NOGO)
+            return INFINITY;
+    return move_cost(S, m, i0);
 }
 
 /* A* from start to goal over the 16 moves; a move is relaxed only where
@@ -369,6 +382,38 @@ static trv_status search(trv_ctx *ctx, grid_search *S)
 static double win_x(const grid_search *S, long i) { return geo_grid_x(S->t->grid, (int)(S->win.c0 + i % S->win.nx)); }
 static double win_y(const grid_search *S, long i) { return geo_grid_y(S->t->grid, (int)(S->win.r0 + i / S->win.nx)); }
 
+/* The move that reached window cell i; paged, from its tile (held): -1
+ * when the tile cannot be read back. */
+static int via_at(const grid_search *S, long i)
+{
+    if (!S->pg)
+        return S->via[i];
+    long c = i % S->win.nx, r = i / S->win.nx;
+    if (!prm_pages_hold(S->pg, c >> S->pg->shift, r >> S->pg->shift))
+        return -1;
+    return *prm_pages_cell(S->pg, c, r) & 15;
+}
+
+/* The cells of the route back from the goal: their count into *ncell,
+ * and with x, y (room for *ncell, filled from index last down) their
+ * centres; -1 when a paged tile cannot be read back. */
+static int trace_cells(const grid_search *S, int *ncell, double *x, double *y, int last)
+{
+    int n = 1;
+    for (long i = S->goal;; n++) {
+        if (x)
+            x[last] = win_x(S, i), y[last--] = win_y(S, i);
+        if (i == S->start)
+            break;
+        int v = via_at(S, i);
+        if (v < 0)
+            return -1;
+        i -= S->moves[v].step;
+    }
+    *ncell = n;
+    return 0;
+}
+
 /* The route: the start, the cell centres of the moves back from the goal,
  * the goal (an end at its cell's centre is not repeated); its objective
  * the two legs' weights plus the goal's g. */
@@ -376,11 +421,9 @@ static trv_status trace(trv_ctx *ctx, const grid_search *S, double sx, double sy
 {
     const prm_terrain *t = S->t;
     const long start = S->start, goal = S->goal;
-    const move *moves = S->moves;
-    const unsigned char *via = S->via;
-    int ncell = 1;
-    for (long i = goal; i != start; i -= moves[via[i]].step)
-        ncell++;
+    int ncell = 0;
+    if (trace_cells(S, &ncell, NULL, NULL, 0))
+        return trv_error(ctx, S->pg->st, "%s", S->pg->msg);
     double cx0 = win_x(S, start), cy0 = win_y(S, start);
     double cx1 = win_x(S, goal), cy1 = win_y(S, goal);
     double w0, w1;
@@ -398,17 +441,14 @@ static trv_status trace(trv_ctx *ctx, const grid_search *S, double sx, double sy
         memset(out, 0, sizeof *out);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
-    int v = n - 1;
     if (tail)
-        out->x[v] = gx, out->y[v--] = gy;
-    for (long i = goal;; i -= moves[via[i]].step) {
-        out->x[v] = win_x(S, i);
-        out->y[v--] = win_y(S, i);
-        if (i == start)
-            break;
+        out->x[n - 1] = gx, out->y[n - 1] = gy;
+    if (trace_cells(S, &ncell, out->x, out->y, n - 1 - tail)) {
+        prm_path_clear(out);
+        return trv_error(ctx, S->pg->st, "%s", S->pg->msg);
     }
     if (lead)
-        out->x[v] = sx, out->y[v] = sy;
+        out->x[0] = sx, out->y[0] = sy;
     out->n = n;
     out->objective = w0 + S->goal_g + w1;
     out->expanded = S->expanded;
@@ -486,9 +526,12 @@ static trv_status cells_mark(trv_ctx *ctx, grid_search *S)
  * with its mask (per window cell; NULL: none). With own (NULL: none)
  * *own the mask itself, malloc'ed: freed (and *own NULL) once the cells
  * are marked, the search's state holding what it says. */
+static trv_status route_paged(trv_ctx *ctx, grid_search *S, prm_grid_paging *pg, double sx, double sy, double gx,
+                              double gy, prm_path *out);
+
 static trv_status route_window(trv_ctx *ctx, const prm_terrain *t, grid_window win, const unsigned char *mask,
                                double sx, double sy, double gx, double gy, prm_strategy s, const prm_weights *w,
-                               prm_path *out, double *escape, unsigned char **own)
+                               prm_path *out, double *escape, unsigned char **own, prm_grid_paging *pg)
 {
     memset(out, 0, sizeof *out);
     prm_weights wdef;
@@ -524,7 +567,9 @@ static trv_status route_window(trv_ctx *ctx, const prm_terrain *t, grid_window w
     if (stencil_build(t, win.nx, moves))
         return trv_error(ctx, TRV_ERR_INTERNAL, "cannot build the 16-neighbour move stencil");
     grid_search S = {t, win, mask, s, w, moves, ends[0], ends[1], prm_grid_heuristic_factor(t, s, w), {0}, NULL, -1, 0,
-                     t->zones ? t->zones->burn : NULL, escape};
+                     t->zones ? t->zones->burn : NULL, escape, NULL};
+    if (pg)
+        return route_paged(ctx, &S, pg, sx, sy, gx, gy, out);
     S.via = malloc(ncells);
     S.h.pos = malloc(ncells * sizeof *S.h.pos);
     if (!S.via || !S.h.pos) {
@@ -549,7 +594,7 @@ trv_status prm_route_grid_masked(trv_ctx *ctx, const prm_terrain *t, const unsig
                                  double gx, double gy, prm_strategy s, const prm_weights *w, prm_path *out)
 {
     grid_window all = {0, 0, t->grid->nx, t->grid->ny};
-    return route_window(ctx, t, all, mask, sx, sy, gx, gy, s, w, out, NULL, NULL);
+    return route_window(ctx, t, all, mask, sx, sy, gx, gy, s, w, out, NULL, NULL, NULL);
 }
 
 static trv_status window_search(trv_ctx *ctx, const prm_terrain *t, const long win[4], const unsigned char *mask,
@@ -561,7 +606,7 @@ static trv_status window_search(trv_ctx *ctx, const prm_terrain *t, const long w
         memset(out, 0, sizeof *out);
         return trv_error(ctx, TRV_ERR_INTERNAL, "the grid search's window is not inside the grid");
     }
-    return route_window(ctx, t, wd, mask, sx, sy, gx, gy, s, w, out, escape, own);
+    return route_window(ctx, t, wd, mask, sx, sy, gx, gy, s, w, out, escape, own, NULL);
 }
 
 trv_status prm_route_grid_escape(trv_ctx *ctx, const prm_terrain *t, const long win[4], const unsigned char *mask,
@@ -585,4 +630,181 @@ trv_status prm_route_grid_taking(trv_ctx *ctx, const prm_terrain *t, const long 
     trv_status st = window_search(ctx, t, win, mask, sx, sy, gx, gy, s, w, out, NULL, &mask);
     free(mask); /* (NULL when the search freed it) */
     return st;
+}
+
+/* ---- the paged search (prm_route_grid_paged) ---------------------------------------- */
+
+/* A paged cell's byte: its status in the high bits, the move that reached
+ * it (0 .. 15; the start's is never read) in the low four. */
+enum { PS_UNSEEN = 0x00, PS_NOGO = 0x10, PS_OPEN = 0x20, PS_CLOSED = 0x30, PS_STATUS = 0x70, PS_VIA = 0x0f };
+
+/* A tile's cells never seen before: PS_NOGO where a move may not touch
+ * them (cells_mark's test, whole grid, no mask; and the padding past the
+ * grid's edge), else PS_UNSEEN. */
+static void paged_init(void *user, long tx, long ty, unsigned char *cells)
+{
+    const grid_search *S = user;
+    const prm_terrain *t = S->t;
+    const long side = 1L << S->pg->shift, tnx = t->grid->nx;
+    for (long y = 0; y < side; y++)
+        for (long x = 0; x < side; x++) {
+            long c = tx * side + x, r = ty * side + y, i = r * tnx + c;
+            unsigned char v = PS_NOGO;
+            if (c < S->win.nx && r < S->win.ny) {
+                prm_need(t, i, PRM_HAVE_CLASS);
+                long k = prm_at(t, i);
+                if (t->gonogo->u8[k] == 0 && t->cls->u8[k] != 0 && (!S->zb || !(S->zb[i] & GEO_ZB_NOGO)))
+                    v = PS_UNSEEN;
+            }
+            cells[y * side + x] = v;
+        }
+}
+
+/* The tiles a move from cell (c, r) reads (its 5 x 5 cells): the lazy
+ * terrain's first, then the state's (whose new tiles read the class of
+ * terrain tiles just held). */
+static trv_status hold_around(trv_ctx *ctx, const grid_search *S, long c, long r)
+{
+    const prm_pages *P = S->pg;
+    long ca = c > 2 ? c - 2 : 0, ra = r > 2 ? r - 2 : 0;
+    long cb = c + 2 < S->win.nx ? c + 2 : S->win.nx - 1, rb = r + 2 < S->win.ny ? r + 2 : S->win.ny - 1;
+    if (S->t->ready)
+        for (long ty = ra / PRM_TILE; ty <= rb / PRM_TILE; ty++)
+            for (long tx = ca / PRM_TILE; tx <= cb / PRM_TILE; tx++)
+                prm_terrain_hold(S->t, tx, ty);
+    for (long ty = ra >> P->shift; ty <= rb >> P->shift; ty++)
+        for (long tx = ca >> P->shift; tx <= cb >> P->shift; tx++)
+            if (!prm_pages_hold(S->pg, tx, ty))
+                return trv_error(ctx, P->st, "%s", P->msg);
+    return TRV_OK;
+}
+
+/* Does move m from cell (c, r) touch a PS_NOGO cell? */
+static inline int paged_blocked(const prm_pages *P, const move *m, long c, long r)
+{
+    for (int j = 0; j < m->ncross; j++)
+        if ((*prm_pages_cell(P, c + m->cc[j], r + m->cr[j]) & PS_STATUS) == PS_NOGO)
+            return 1;
+    return 0;
+}
+
+/* One expansion of cell (c, r) at g: its moves relaxed as search()
+ * relaxes them, the open cells' g in open, their items in the heap h
+ * (lazy deletion: an item whose g is no longer its cell's is stale). */
+static int paged_relax(grid_search *S, trv_heap *h, prm_open_set *open, long c, long r, double g,
+                       double k_h, double ex, double ey)
+{
+    const long nx = S->win.nx, ny = S->win.ny, tcell = r * S->t->grid->nx + c;
+    const long goal_c = S->goal % nx, goal_r = S->goal / nx;
+    for (int k = 0; k < NMOVES; k++) {
+        const move *m = &S->moves[k];
+        long nc = c + m->dc, nr = r + m->dr;
+        if (nc < 0 || nr < 0 || nc >= nx || nr >= ny)
+            continue;
+        unsigned char *nb = prm_pages_cell(S->pg, nc, nr);
+        if ((*nb & PS_STATUS) == PS_CLOSED || paged_blocked(S->pg, m, c, r))
+            continue;
+        double wt = move_cost(S, m, tcell);
+        if (!isfinite(wt))
+            continue;
+        double ng = g + wt;
+        int32_t next = (int32_t)(nr * nx + nc);
+        if ((*nb & PS_STATUS) == PS_OPEN && !(ng < prm_open_get(open, next)))
+            continue;
+        double hn = k_h * sqrt(sq((double)(nc - goal_c) * ex) + sq((double)(nr - goal_r) * ey));
+        if (prm_open_put(open, next, ng) || trv_heap_push(h, next, ng + hn, ng))
+            return -1;
+        *nb = (unsigned char)(PS_OPEN | k);
+    }
+    return 0;
+}
+
+/* search() on paged state: the same pops in the same order (the heap's
+ * order is total on items, and the live items are the same), the same
+ * relaxations, the same expanded count. */
+static trv_status search_paged(trv_ctx *ctx, grid_search *S, trv_heap *h, prm_open_set *open)
+{
+    const geo_grid *g = S->t->grid;
+    const double m_per_unit = S->t->cell_m / g->gt[1], k_h = S->k_h;
+    const double ex = g->gt[1] * m_per_unit, ey = fabs(g->gt[5]) * m_per_unit;
+    const long nx = S->win.nx, start = S->start, goal = S->goal;
+    const double h0 = k_h * sqrt(sq((double)(start % nx - goal % nx) * ex) + sq((double)(start / nx - goal / nx) * ey));
+    double hmin = h0;
+    trv_status st;
+    if ((st = hold_around(ctx, S, start % nx, start / nx)))
+        return st;
+    *prm_pages_cell(S->pg, start % nx, start / nx) = PS_OPEN;
+    if (prm_open_put(open, (int32_t)start, 0) || trv_heap_push(h, (int32_t)start, h0, 0))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the grid search");
+    long expanded = 0;
+    while (h->n > 0) {
+        trv_heap_item cur = trv_heap_pop(h);
+        if (prm_open_get(open, cur.id) != cur.tie)
+            continue; /* stale: its cell was reached cheaper, or is closed */
+        prm_open_del(open, cur.id);
+        expanded++;
+        long cell = cur.id, c = cell % nx, r = cell / nx;
+        S->expanded = expanded;
+        if ((st = hold_around(ctx, S, c, r)))
+            return st;
+        unsigned char *me = prm_pages_cell(S->pg, c, r);
+        *me = (unsigned char)((*me & PS_VIA) | PS_CLOSED);
+        if (cell == goal) {
+            S->goal_g = cur.tie;
+            break;
+        }
+        double hc = cur.key - cur.tie;
+        if (hc < hmin)
+            hmin = hc;
+        if ((expanded & 0xffff) == 0 && (st = trv_progress(ctx, h0 > 0 ? 1 - hmin / h0 : 0, "grid search")))
+            return st;
+        if (paged_relax(S, h, open, c, r, cur.tie, k_h, ex, ey))
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the grid search");
+    }
+    if ((st = prm_terrain_status(ctx, S->t)))
+        return st;
+    if (S->goal_g < 0)
+        return trv_error(ctx, TRV_ERR_DATA, "the goal is not reachable from the start");
+    return trv_progress(ctx, 1, "grid search");
+}
+
+/* The paged search's set-up around search_paged: the tiles' store, the
+ * terrain's cap (lifted after), the trace, the counts into pg. */
+static trv_status route_paged(trv_ctx *ctx, grid_search *S, prm_grid_paging *pg, double sx, double sy, double gx,
+                              double gy, prm_path *out)
+{
+    const prm_terrain *t = S->t;
+    if (t->ready && (1L << pg->shift) != PRM_TILE)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "the paged search's tiles must be the lazy terrain's (%d cells)",
+                         (int)PRM_TILE);
+    prm_pages P;
+    trv_status st = prm_pages_open(ctx, &P, S->win.nx, S->win.ny, pg->shift, pg->tiles, pg->dir, paged_init, S);
+    if (st)
+        return st;
+    S->pg = &P;
+    long read0, read1, total;
+    prm_terrain_tiles(t, &read0, &total);
+    trv_heap h = {0};
+    prm_open_set open = {0};
+    st = prm_terrain_tile_cap(ctx, t, pg->terrain_tiles < 4 ? 4 : pg->terrain_tiles);
+    if (!st)
+        st = search_paged(ctx, S, &h, &open);
+    trv_heap_free(&h);
+    prm_open_free(&open);
+    if (!st)
+        st = trace(ctx, S, sx, sy, gx, gy, out);
+    (void)prm_terrain_tile_cap(ctx, t, 0); /* lifting allocates nothing */
+    prm_terrain_tiles(t, &read1, &total);
+    pg->paged = 1;
+    pg->written = P.written, pg->read = P.read, pg->file_bytes = P.file_bytes;
+    pg->terrain_reads = read1 - read0;
+    prm_pages_close(&P);
+    return st;
+}
+
+trv_status prm_route_grid_paged(trv_ctx *ctx, const prm_terrain *t, prm_grid_paging *pg, double sx, double sy,
+                                double gx, double gy, prm_strategy s, const prm_weights *w, prm_path *out)
+{
+    grid_window all = {0, 0, t->grid->nx, t->grid->ny};
+    return route_window(ctx, t, all, NULL, sx, sy, gx, gy, s, w, out, NULL, NULL, pg);
 }

@@ -5,10 +5,12 @@
  * or until the corridor covers the grid (then the whole-grid search). */
 #include "prm_priv.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 /* The escape bound must exceed the corridor's optimum by this much
@@ -16,24 +18,82 @@
  * the wider search, which then gives the whole grid's route exactly. */
 #define ESCAPE_MARGIN 1e-9
 
+/* The memory a search may take: max_bytes, or with 0 three quarters of
+ * the machine's (0: unknown, no bound), and whose bound it is, in words. */
+static double grid_cap(size_t max_bytes, char *whose, size_t size)
+{
+    snprintf(whose, size, "--grid-memory");
+    if (max_bytes)
+        return (double)max_bytes;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0)
+        return 0;
+    snprintf(whose, size, "three quarters of this machine's %.0f MB", (double)pages * page / 1e6);
+    return 0.75 * (double)pages * (double)page;
+}
+
 trv_status prm_grid_fits(trv_ctx *ctx, const prm_terrain *t, double cells, size_t max_bytes, const char *what)
 {
-    double need = cells * PRM_GRID_CELL_BYTES, cap = (double)max_bytes;
-    char whose[64] = "--grid-memory";
-    if (!max_bytes) {
-        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-        if (pages <= 0 || page <= 0)
-            return TRV_OK; /* unknown: no bound */
-        cap = 0.75 * (double)pages * (double)page;
-        snprintf(whose, sizeof whose, "three quarters of this machine's %.0f MB", (double)pages * page / 1e6);
-    }
-    if (need <= cap)
+    char whose[64];
+    double need = cells * PRM_GRID_CELL_BYTES, cap = grid_cap(max_bytes, whose, sizeof whose);
+    if (cap == 0 || need <= cap)
         return TRV_OK;
     return trv_error(ctx, TRV_ERR_NOMEM,
                      "the raster search (--grid) would take about %.1f MB: %s, %.0f cells of %g m at about %d bytes "
                      "a cell, more than %s (%.*f MB); plan without --grid, on a coarser terrain, or allow more with "
                      "--grid-memory MB",
                      need / 1e6, what, cells, t->cell_m, PRM_GRID_CELL_BYTES, whose, cap < 1e5 ? 4 : 1, cap / 1e6);
+}
+
+/* The paged search's tiles within three quarters of cap (the rest for
+ * the frontier), refused below PRM_GRID_PAGED_MIN_TILES tiles, or when the
+ * temporary file's disk has less room than the grid's tiles (a byte a
+ * cell). */
+static trv_status paged_plan(trv_ctx *ctx, const prm_terrain *t, double cap, const char *whose, prm_grid_paging *pg)
+{
+    const double side = PRM_TILE, tile = side * side * PRM_GRID_PAGED_CELL_BYTES;
+    double ntiles = floor(0.75 * cap / tile), need = PRM_GRID_PAGED_MIN_TILES * tile / 0.75;
+    if (ntiles < PRM_GRID_PAGED_MIN_TILES)
+        return trv_error(ctx, TRV_ERR_NOMEM,
+                         "the raster search (--grid) needs at least %.1f MB even paged (%d tiles of %d x %d cells at "
+                         "%d bytes a cell, and a quarter more for the frontier), more than %s (%.*f MB): allow more "
+                         "with --grid-memory MB",
+                         need / 1e6, PRM_GRID_PAGED_MIN_TILES, PRM_TILE, PRM_TILE, PRM_GRID_PAGED_CELL_BYTES, whose,
+                         cap < 1e5 ? 4 : 1, cap / 1e6);
+    const char *env = getenv("TMPDIR");
+    const char *dir = env && *env ? env : "/tmp";
+    double file = ceil(t->grid->nx / side) * ceil(t->grid->ny / side) * side * side;
+    struct statvfs fs;
+    if (statvfs(dir, &fs))
+        return trv_error(ctx, TRV_ERR_IO, "the paged raster search (--grid) cannot use '%s' for its temporary file",
+                         dir);
+    double room = (double)fs.f_bavail * (double)fs.f_frsize;
+    if (room < file)
+        return trv_error(ctx, TRV_ERR_IO,
+                         "the paged raster search (--grid) may write up to %.1f MB to a temporary file in '%s', which "
+                         "has %.1f MB free: set TMPDIR to a larger disk, or allow more with --grid-memory MB",
+                         file / 1e6, dir, room / 1e6);
+    for (pg->shift = 0; (1L << pg->shift) < PRM_TILE; pg->shift++)
+        ;
+    pg->tiles = pg->terrain_tiles = ntiles > INT_MAX / 2 ? INT_MAX / 2 : (int)ntiles;
+    pg->dir = NULL; /* $TMPDIR, else /tmp: dir */
+    return TRV_OK;
+}
+
+trv_status prm_route_grid_bounded(trv_ctx *ctx, const prm_terrain *t, size_t max_bytes, double sx, double sy,
+                                  double gx, double gy, prm_strategy s, const prm_weights *w, prm_path *out,
+                                  prm_grid_paging *pg)
+{
+    memset(pg, 0, sizeof *pg);
+    memset(out, 0, sizeof *out);
+    char whose[64];
+    double cells = (double)t->grid->nx * t->grid->ny, cap = grid_cap(max_bytes, whose, sizeof whose);
+    if (cap == 0 || cells * PRM_GRID_CELL_BYTES <= cap) {
+        trv_status st = prm_terrain_need_all(ctx, t);
+        return st ? st : prm_route_grid(ctx, t, sx, sy, gx, gy, s, w, out);
+    }
+    trv_status st = paged_plan(ctx, t, cap, whose, pg);
+    return st ? st : prm_route_grid_paged(ctx, t, pg, sx, sy, gx, gy, s, w, out);
 }
 
 /* The cells of samples half a cell apart along guide (prm_path_band's)
@@ -96,7 +156,7 @@ static trv_status dilate(trv_ctx *ctx, const long win[4], const unsigned char *s
  * mask. *escape: the bound; TRV_ERR_DATA when the goal is not reached. */
 static trv_status corridor_once(trv_ctx *ctx, const prm_terrain *t, const prm_path *guide, int r, size_t max_bytes,
                                 const double xy[4], prm_strategy s, const prm_weights *w, prm_path *out,
-                                double *escape)
+                                double *escape, int *too_big)
 {
     const geo_grid *g = t->grid;
     long band[4], win[4];
@@ -111,8 +171,10 @@ static trv_status corridor_once(trv_ctx *ctx, const prm_terrain *t, const prm_pa
     snprintf(what, sizeof what, "a corridor %.0f m either side of the roadmap route (its box %ld x %ld cells)",
              r * t->cell_m, win[2], win[3]);
     trv_status fits = prm_grid_fits(ctx, t, (double)win[2] * win[3], max_bytes, what);
-    if (fits)
+    if (fits) {
+        *too_big = 1;
         return fits;
+    }
     unsigned char *seed = calloc((size_t)win[2] * win[3], 1), *mask = malloc((size_t)win[2] * win[3]);
     trv_status st = seed && mask ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st) {
@@ -166,8 +228,11 @@ trv_status prm_route_grid_corridor(trv_ctx *ctx, const prm_terrain *t, const prm
     for (; r < rmax; r *= 2, info->widened++) {
         double escape = INFINITY;
         prm_path p = {0};
-        st = corridor_once(ctx, t, guide, (int)r, max_bytes, xy, s, w, &p, &escape);
+        int too_big = 0;
+        st = corridor_once(ctx, t, guide, (int)r, max_bytes, xy, s, w, &p, &escape, &too_big);
         expanded += p.expanded;
+        if (too_big) /* a corridor that does not fit: the whole grid, paged (the same route) */
+            break;
         if (st && st != TRV_ERR_DATA)
             return st;
         info->halfwidth_m = r * t->cell_m;
@@ -182,9 +247,7 @@ trv_status prm_route_grid_corridor(trv_ctx *ctx, const prm_terrain *t, const prm
     info->whole = 1;
     info->halfwidth_m = INFINITY;
     info->escape = INFINITY;
-    if ((st = prm_grid_fits(ctx, t, (double)g->nx * g->ny, max_bytes, "the whole grid")) ||
-        (st = prm_terrain_need_all(ctx, t)) ||
-        (st = prm_route_grid(ctx, t, xy[0], xy[1], xy[2], xy[3], s, w, out)))
+    if ((st = prm_route_grid_bounded(ctx, t, max_bytes, xy[0], xy[1], xy[2], xy[3], s, w, out, &info->paging)))
         return st;
     out->expanded += expanded;
     return TRV_OK;

@@ -173,13 +173,10 @@ static trv_status plan_grid(trv_ctx *ctx, const prm_mission_opts *o, const prm_t
     double t0 = trv_now_s();
     prm_corridor_info ci = {0};
     size_t max_bytes = o->grid_memory > 0 && o->grid_memory < 1e-6 ? 1 : (size_t)(o->grid_memory * 1e6); /* 0: default */
-    trv_status st = o->grid_whole
-                        ? prm_grid_fits(ctx, t, (double)t->grid->nx * t->grid->ny, max_bytes, "the whole grid")
-                        : TRV_OK;
-    if (!st)
-        st = o->grid_whole ? prm_route_grid(ctx, t, xy[0], xy[1], xy[2], xy[3], s, &o->weights, &R->path)
-                           : prm_route_grid_corridor(ctx, t, guide, o->grid_corridor, max_bytes, xy, s, &o->weights,
-                                                     &R->path, &ci);
+    trv_status st = o->grid_whole ? prm_route_grid_bounded(ctx, t, max_bytes, xy[0], xy[1], xy[2], xy[3], s,
+                                                           &o->weights, &R->path, &ci.paging)
+                                  : prm_route_grid_corridor(ctx, t, guide, o->grid_corridor, max_bytes, xy, s,
+                                                            &o->weights, &R->path, &ci);
     if (st)
         return st;
     m->n++;
@@ -263,8 +260,6 @@ static trv_status plan_all(trv_ctx *ctx, const prm_mission_opts *o, const prm_te
         st = prm_zones_explain(ctx, t, r, xy, plan[done - 1], &o->weights, o->admissible, st, &zoned);
     if (o->alt.k > 1 && !st)
         st = plan_alternatives(ctx, o, t, r, xy, m);
-    if (o->grid && o->grid_whole && !st)
-        st = prm_terrain_need_all(ctx, t); /* the raster searches read the arrays themselves */
     for (int k = 0; k < nplan && o->grid && !st; k++)
         st = plan_grid(ctx, o, t, xy, plan[k], m);
     if (!zoned)

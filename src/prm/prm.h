@@ -239,6 +239,18 @@ void prm_terrain_release_above(const prm_terrain *t, long r);
  * the arrays directly after prm_terrain_need. TRV_OK at once for a
  * terrain read whole or mapped. */
 trv_status prm_terrain_band_cap(trv_ctx *ctx, prm_terrain *t, size_t bytes);
+/* From now on hold the layers (all of them, class and gonogo included) of
+ * at most ntiles of a lazy terrain's tiles (the tiles read before
+ * included): filling a tile when ntiles are held lets go of the one held
+ * (filled or passed to prm_terrain_hold) least recently, its pages given
+ * back and the tile marked unread, so the next look reads it again (the
+ * same values). ntiles 0 lifts the cap (the tiles held stay). For the
+ * paged raster search (grid.c), which holds the tiles it reads before it
+ * reads them. TRV_OK at once for a terrain read whole or mapped. */
+trv_status prm_terrain_tile_cap(trv_ctx *ctx, const prm_terrain *t, int ntiles);
+/* Tile (tx, ty) of a lazy terrain read whole (as prm_terrain_need) and,
+ * under prm_terrain_tile_cap, the most recently held; a no-op else. */
+void prm_terrain_hold(const prm_terrain *t, long tx, long ty);
 /* From now on hold the class, gonogo and ready (3 bytes a cell) of at
  * most bytes' worth of a lazy terrain's tile rows (at least two):
  * reading the class of a tile in a tile row not held lets go of the row
@@ -517,6 +529,19 @@ trv_status prm_route_grid(trv_ctx *ctx, const prm_terrain *t, double sx, double 
 trv_status prm_route_grid_masked(trv_ctx *ctx, const prm_terrain *t, const unsigned char *mask, double sx, double sy,
                                  double gx, double gy, prm_strategy s, const prm_weights *w, prm_path *out);
 
+/* A paged whole-grid search (grid.c, prm_route_grid_paged; docs/scale.md
+ * "A bounded-memory --grid"): its tiles and what it wrote. */
+typedef struct prm_grid_paging {
+    int paged;              /* 1: the search ran paged */
+    int shift;              /* tiles of 2^shift cells a side (PRM_TILE on a lazy terrain) */
+    int tiles;              /* the search state's tiles in memory at most (>= 4) */
+    int terrain_tiles;      /* a lazy terrain's tiles held at most (>= 4; ignored else) */
+    const char *dir;        /* the temporary file's directory; NULL: $TMPDIR, else /tmp */
+    long long written, read;/* bytes written to and read back from the temporary file */
+    long long file_bytes;   /* the file's extent at the end */
+    long terrain_reads;     /* tiles of the lazy terrain read during the search (again, after a let-go) */
+} prm_grid_paging;
+
 /* What prm_route_grid_corridor did: the last corridor's half-width (m;
  * INFINITY for the whole grid), the widenings (each doubles it), whether
  * the whole grid was searched, and the escape bound of the last corridor
@@ -524,11 +549,14 @@ trv_status prm_route_grid_masked(trv_ctx *ctx, const prm_terrain *t, const unsig
 typedef struct prm_corridor_info {
     double halfwidth_m, escape;
     int widened, whole;
+    prm_grid_paging paging;  /* the whole grid's search paged (paging.paged): how */
 } prm_corridor_info;
 
 /* prm_route_grid's optimum from (xy[0], xy[1]) to (xy[2], xy[3]), searched
- * (each search first checked by prm_grid_fits against max_bytes)
- * in the corridor of halfwidth_m metres around guide (the roadmap's route;
+ * (each corridor first checked by prm_grid_fits against max_bytes: one
+ * that does not fit gives way to the whole grid, prm_route_grid_bounded,
+ * paged when it does not fit either) in the corridor of halfwidth_m
+ * metres around guide (the roadmap's route;
  * NULL: the whole grid), doubled until the corridor's optimum C is proven
  * the whole grid's: every path that leaves the corridor costs more than
  * C (grid.c, "escape bound"), or the corridor covers the grid, when the
@@ -553,6 +581,33 @@ trv_status prm_route_grid_corridor(trv_ctx *ctx, const prm_terrain *t, const prm
  * anything is allocated (at 1 m a corridor wide enough to prove the
  * optimum is 10^8-10^9 cells: tens of GB). */
 trv_status prm_grid_fits(trv_ctx *ctx, const prm_terrain *t, double cells, size_t max_bytes, const char *what);
+
+/* prm_route_grid (the whole grid, no mask), its per-cell state (1 byte: a
+ * status and the move that reached the cell) in tiles of 2^pg->shift
+ * cells a side, at most pg->tiles in memory, the rest in an unlinked
+ * temporary file in pg->dir (grid_pages.h); the open cells' g in a hash
+ * and the heap (the frontier) in memory; a lazy terrain held to at most
+ * pg->terrain_tiles of its tiles (prm_terrain_tile_cap, lifted after),
+ * every tile read where the search looks (nothing need be read before).
+ * The same route, objective and expanded count as prm_route_grid, to the
+ * bit: the same pops in the same order. pg's counts filled. */
+trv_status prm_route_grid_paged(trv_ctx *ctx, const prm_terrain *t, prm_grid_paging *pg, double sx, double sy,
+                                double gx, double gy, prm_strategy s, const prm_weights *w, prm_path *out);
+/* Bytes a tile of the paged search takes in memory, per cell: the state's
+ * byte and a lazy terrain's layers (30, as prm_terrain_band_cap), and one
+ * to spare; and the fewest tiles it runs with. */
+enum { PRM_GRID_PAGED_CELL_BYTES = 32, PRM_GRID_PAGED_MIN_TILES = 16 };
+/* The whole grid's search within max_bytes (0: three quarters of the
+ * machine's memory, as prm_grid_fits): in memory (prm_terrain_need_all,
+ * prm_route_grid) when it fits, else paged (prm_route_grid_paged, the
+ * tiles' budget three quarters of max_bytes, the rest left to the
+ * frontier), refused (TRV_ERR_NOMEM) only when max_bytes holds fewer than
+ * PRM_GRID_PAGED_MIN_TILES tiles, or (TRV_ERR_IO) when the temporary
+ * file's disk has less room than the grid's cells (a byte each). *pg
+ * says which ran (pg->paged). */
+trv_status prm_route_grid_bounded(trv_ctx *ctx, const prm_terrain *t, size_t max_bytes, double sx, double sy,
+                                  double gx, double gy, prm_strategy s, const prm_weights *w, prm_path *out,
+                                  prm_grid_paging *pg);
 
 /* Refine a roadmap route: the same objective solved on the raster inside
  * a corridor of halfwidth_m metres around it (16-connected, NOGO and

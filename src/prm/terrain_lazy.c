@@ -38,6 +38,10 @@ struct prm_lazy {
     int class_cap;          /* tile rows whose class and gonogo (and ready) may be held at once; 0: no limit */
     long *class_used;       /* per tile row: when one of its tiles' class was last read; 0 none held */
     long clock;
+    int tile_cap;           /* tiles whose layers may be held at once (prm_terrain_tile_cap); 0: no limit */
+    int tiles_held;
+    int32_t *tprev, *tnext; /* per tile: the held tiles' LRU list (thead the most recent); -2 not held */
+    int32_t thead, ttail;
     trv_ctx *ctx;           /* the tile reads' errors */
     trv_ctx *ctx2;          /* those of a tile's second thread (fill_all) */
     trv_status st;          /* the first of them (sticky) */
@@ -55,6 +59,8 @@ void prm_lazy_free(prm_lazy *z)
     free(z->state);
     free(z->band_used);
     free(z->class_used);
+    free(z->tprev);
+    free(z->tnext);
     free(z->pairmap);
     if (z->seam_map)
         munmap(z->seam_map, z->seam_map_len);
@@ -322,10 +328,15 @@ static void lru_use(const prm_terrain *t, long *used, int cap, int ty, void (*re
     used[ty] = ++z->clock;
 }
 
+static void tile_use(const prm_terrain *t, long k);
+static void dem_let_go(const prm_terrain *t, int tx, int ty);
+
 static void fill_tile(const prm_terrain *t, int tx, int ty, int have)
 {
     prm_lazy *z = t->lazy;
     unsigned char *s = &z->state[(size_t)ty * z->ntx + tx];
+    if (z->tile_cap)
+        tile_use(t, (long)ty * z->ntx + tx);
     if (!(*s & TS_CLASS)) {
         lru_use(t, z->class_used, z->class_cap, ty, release_class);
         *s |= TS_CLASS;
@@ -342,7 +353,10 @@ static void fill_tile(const prm_terrain *t, int tx, int ty, int have)
     lru_use(t, z->band_used, z->band_cap, ty, release_band);
     *s |= TS_ALL;
     z->tiles_read++;
-    if (fill_all(t, tx, ty)) {
+    int bad = fill_all(t, tx, ty);
+    if (z->tile_cap && !z->seams)
+        dem_let_go(t, tx, ty);
+    if (bad) {
         poison(t, tx, ty);
         return;
     }
@@ -720,6 +734,145 @@ static void release_class(const prm_terrain *t, long ty)
     size_t c0 = tile_base(t, 0, (int)ty), c1 = tile_base(t, 0, (int)ty + 1);
     clear_cells(t->cls->u8, c0, c1);
     clear_cells(t->gonogo->u8, c0, c1);
+}
+
+/* ---- at most tile_cap tiles (prm_terrain_tile_cap) ------------------------------ */
+
+/* Block k (tile-major) of an array of size-byte cells given back: its
+ * whole pages, and those it shares with block k - 1 or k + 1 when that
+ * block holds nothing (its state 0: it is read whole before any look). */
+static void drop_block(const prm_terrain *t, void *base, size_t size, long k)
+{
+    const prm_lazy *z = t->lazy;
+    if (!base)
+        return;
+    long nt = (long)z->ntx * z->nty;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), cells = (size_t)PRM_TILE * PRM_TILE;
+    uintptr_t a = (uintptr_t)base + (size_t)k * cells * size, b = a + cells * size;
+    a = k > 0 && !z->state[k - 1] ? a / page * page : (a + page - 1) / page * page;
+    b = k + 1 < nt && !z->state[k + 1] ? (b + page - 1) / page * page : b / page * page;
+    if (b > a)
+        (void)madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+/* Tile k let go whole: every layer's block given back (drop_block), class
+ * and gonogo zeroed, the tile unread. */
+static void release_tile(const prm_terrain *t, long k)
+{
+    prm_lazy *z = t->lazy;
+    size_t c0 = (size_t)k * PRM_TILE * PRM_TILE, c1 = c0 + (size_t)PRM_TILE * PRM_TILE;
+    z->state[k] = 0;
+    t->ready[k] = 0;
+    clear_cells(t->cls->u8, c0, c1);
+    clear_cells(t->gonogo->u8, c0, c1);
+    drop_block(t, t->cls->u8, 1, k);
+    drop_block(t, t->gonogo->u8, 1, k);
+    drop_block(t, t->cost->f32, sizeof(float), k);
+    drop_block(t, t->dem->f32, sizeof(float), k);
+    drop_block(t, t->slope->f32, sizeof(float), k);
+    drop_block(t, t->speed->f32, sizeof(float), k);
+    if (t->aniso) {
+        drop_block(t, t->aniso->grad, 2 * sizeof(float), k);
+        drop_block(t, t->aniso->pair, sizeof(uint16_t), k);
+    }
+}
+
+static void tile_unlink(prm_lazy *z, long k)
+{
+    if (z->tprev[k] >= 0)
+        z->tnext[z->tprev[k]] = z->tnext[k];
+    else
+        z->thead = z->tnext[k];
+    if (z->tnext[k] >= 0)
+        z->tprev[z->tnext[k]] = z->tprev[k];
+    else
+        z->ttail = z->tprev[k];
+    z->tprev[k] = z->tnext[k] = -2;
+}
+
+/* Tile k held and the most recent; the least recent let go first when
+ * tile_cap are held. */
+static void tile_use(const prm_terrain *t, long k)
+{
+    prm_lazy *z = t->lazy;
+    if (z->thead == k)
+        return;
+    if (z->tprev[k] != -2) {
+        tile_unlink(z, k);
+    } else {
+        if (z->tiles_held >= z->tile_cap && z->ttail >= 0) {
+            long old = z->ttail;
+            tile_unlink(z, old);
+            release_tile(t, old);
+            z->tiles_held--;
+        }
+        z->tiles_held++;
+    }
+    z->tprev[k] = -1;
+    z->tnext[k] = z->thead;
+    if (z->thead >= 0)
+        z->tprev[z->thead] = (int32_t)k;
+    z->thead = (int32_t)k;
+    if (z->ttail < 0)
+        z->ttail = (int32_t)k;
+}
+
+/* Without the seams a tile's gradients read its neighbours' dem: that of
+ * the neighbours not held is let go again (read again when wanted). */
+static void dem_let_go(const prm_terrain *t, int tx, int ty)
+{
+    prm_lazy *z = t->lazy;
+    for (int y = ty - 1; y <= ty + 1; y++)
+        for (int x = tx - 1; x <= tx + 1; x++) {
+            if (x < 0 || y < 0 || x >= z->ntx || y >= z->nty)
+                continue;
+            long k = (long)y * z->ntx + x;
+            if (z->tprev[k] != -2 || z->state[k] != TS_DEM)
+                continue;
+            z->state[k] = 0;
+            drop_block(t, t->dem->f32, sizeof(float), k);
+        }
+}
+
+trv_status prm_terrain_tile_cap(trv_ctx *ctx, const prm_terrain *t, int ntiles)
+{
+    prm_lazy *z = t->lazy;
+    if (!z || !t->ready)
+        return TRV_OK;
+    long nt = (long)z->ntx * z->nty;
+    if (ntiles <= 0 && !z->tprev)
+        return TRV_OK;
+    if (!z->tprev) {
+        if (!(z->tprev = malloc((size_t)nt * sizeof *z->tprev)) || !(z->tnext = malloc((size_t)nt * sizeof *z->tnext)))
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        for (long k = 0; k < nt; k++)
+            z->tprev[k] = z->tnext[k] = -2;
+        z->thead = z->ttail = -1;
+    }
+    if (ntiles <= 0) { /* lifted: the tiles held stay */
+        for (long k = 0; k < nt; k++)
+            z->tprev[k] = z->tnext[k] = -2;
+        z->thead = z->ttail = -1;
+        z->tiles_held = z->tile_cap = 0;
+        return TRV_OK;
+    }
+    z->tile_cap = ntiles;
+    for (long k = 0; k < nt; k++) /* the tiles read before: held, the oldest let go beyond the cap */
+        if (z->state[k] && z->tprev[k] == -2)
+            tile_use(t, k);
+    return TRV_OK;
+}
+
+void prm_terrain_hold(const prm_terrain *t, long tx, long ty)
+{
+    prm_lazy *z = t->lazy;
+    if (!z || !t->ready)
+        return;
+    long k = ty * z->ntx + tx;
+    if (!(z->state[k] & TS_ALL))
+        fill_tile(t, (int)tx, (int)ty, PRM_HAVE_ALL);
+    else if (z->tile_cap)
+        tile_use(t, k);
 }
 
 void prm_terrain_release_above(const prm_terrain *t, long r)

@@ -1,0 +1,273 @@
+/* The paged raster search's tiles and open set (grid_pages.h). */
+#define _GNU_SOURCE
+#include "grid_pages.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+trv_status prm_pages_open(trv_ctx *ctx, prm_pages *p, long nx, long ny, int shift, int cap, const char *dir,
+                          prm_pages_init init, void *user)
+{
+    memset(p, 0, sizeof *p);
+    p->fd = -1;
+    if (shift < 2 || shift > 15 || cap < 4 || nx < 1 || ny < 1)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "paged search: tiles of 2^%d cells, %d in memory", shift, cap);
+    p->nx = nx, p->ny = ny, p->shift = shift;
+    p->ntx = (nx + (1L << shift) - 1) >> shift;
+    p->nty = (ny + (1L << shift) - 1) >> shift;
+    p->tile_bytes = (size_t)1 << (2 * shift);
+    long ntiles = p->ntx * p->nty;
+    p->cap = cap < ntiles ? cap : (int)ntiles;
+    p->head = p->tail = -1;
+    p->init = init, p->user = user;
+    const char *d = dir ? dir : getenv("TMPDIR");
+    snprintf(p->dir, sizeof p->dir, "%s", d && *d ? d : "/tmp");
+    p->slot = malloc((size_t)ntiles * sizeof *p->slot);
+    p->saved = calloc((size_t)ntiles, 1);
+    p->owner = malloc((size_t)p->cap * sizeof *p->owner);
+    p->prev = malloc((size_t)p->cap * sizeof *p->prev);
+    p->next = malloc((size_t)p->cap * sizeof *p->next);
+    p->mem = malloc((size_t)p->cap * p->tile_bytes);
+    if (!p->slot || !p->saved || !p->owner || !p->prev || !p->next || !p->mem) {
+        prm_pages_close(p);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the paged grid search");
+    }
+    for (long k = 0; k < ntiles; k++)
+        p->slot[k] = -1;
+    return TRV_OK;
+}
+
+void prm_pages_close(prm_pages *p)
+{
+    free(p->slot);
+    free(p->saved);
+    free(p->owner);
+    free(p->prev);
+    free(p->next);
+    free(p->mem);
+    if (p->fd >= 0)
+        close(p->fd);
+    p->slot = NULL, p->saved = NULL, p->owner = p->prev = p->next = NULL, p->mem = NULL, p->fd = -1;
+}
+
+static unsigned char *io_fail(prm_pages *p, const char *what)
+{
+    if (!p->st) {
+        p->st = TRV_ERR_IO;
+        snprintf(p->msg, sizeof p->msg, "the paged grid search cannot %s its temporary file in '%s': %s", what,
+                 p->dir, strerror(errno ? errno : EIO));
+    }
+    return NULL;
+}
+
+/* The temporary file: made and unlinked at once (nothing is left behind
+ * whatever happens after). */
+static int file_open(prm_pages *p)
+{
+    if (p->fd >= 0)
+        return 0;
+    char path[600];
+    snprintf(path, sizeof path, "%s/trv-grid-XXXXXX", p->dir);
+    p->fd = mkstemp(path);
+    if (p->fd < 0)
+        return -1;
+    unlink(path);
+    return 0;
+}
+
+/* Whole-buffer pwrite/pread at off (1: done). */
+static int put(int fd, const unsigned char *b, size_t n, off_t off)
+{
+    while (n > 0) {
+        ssize_t k = pwrite(fd, b, n, off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return 0;
+        b += k, n -= (size_t)k, off += k;
+    }
+    return 1;
+}
+
+static int get(int fd, unsigned char *b, size_t n, off_t off)
+{
+    while (n > 0) {
+        ssize_t k = pread(fd, b, n, off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return 0;
+        b += k, n -= (size_t)k, off += k;
+    }
+    return 1;
+}
+
+static void lru_unlink(prm_pages *p, int s)
+{
+    if (p->prev[s] >= 0)
+        p->next[p->prev[s]] = p->next[s];
+    else
+        p->head = p->next[s];
+    if (p->next[s] >= 0)
+        p->prev[p->next[s]] = p->prev[s];
+    else
+        p->tail = p->prev[s];
+}
+
+static void lru_front(prm_pages *p, int s)
+{
+    p->prev[s] = -1;
+    p->next[s] = p->head;
+    if (p->head >= 0)
+        p->prev[p->head] = s;
+    p->head = s;
+    if (p->tail < 0)
+        p->tail = s;
+}
+
+/* A free slot: a new one while fewer than cap are held, else the least
+ * recently held tile's, written out first. -1 on an I/O error. */
+static int slot_take(prm_pages *p)
+{
+    if (p->held < p->cap)
+        return p->held++;
+    int s = p->tail;
+    long old = p->owner[s];
+    errno = 0;
+    if (file_open(p))
+        return io_fail(p, "make"), -1;
+    off_t off = (off_t)old * (off_t)p->tile_bytes;
+    if (!put(p->fd, p->mem + (size_t)s * p->tile_bytes, p->tile_bytes, off))
+        return io_fail(p, "write"), -1;
+    p->written += (long long)p->tile_bytes;
+    if (off + (long long)p->tile_bytes > p->file_bytes)
+        p->file_bytes = off + (long long)p->tile_bytes;
+    p->saved[old] = 1;
+    p->slot[old] = -1;
+    lru_unlink(p, s);
+    return s;
+}
+
+unsigned char *prm_pages_hold(prm_pages *p, long tx, long ty)
+{
+    if (p->st)
+        return NULL;
+    long tile = ty * p->ntx + tx;
+    int s = p->slot[tile];
+    if (s >= 0) {
+        if (p->head != s) {
+            lru_unlink(p, s);
+            lru_front(p, s);
+        }
+        return p->mem + (size_t)s * p->tile_bytes;
+    }
+    if ((s = slot_take(p)) < 0)
+        return NULL;
+    unsigned char *cells = p->mem + (size_t)s * p->tile_bytes;
+    if (p->saved[tile]) {
+        errno = 0;
+        if (!get(p->fd, cells, p->tile_bytes, (off_t)tile * (off_t)p->tile_bytes))
+            return io_fail(p, "read");
+        p->read += (long long)p->tile_bytes;
+    } else {
+        p->init(p->user, tx, ty, cells);
+    }
+    p->slot[tile] = s;
+    p->owner[s] = (int32_t)tile;
+    lru_front(p, s);
+    return cells;
+}
+
+/* ---- the open set ---------------------------------------------------------------- */
+
+static size_t hash_of(int32_t id, size_t cap)
+{
+    return ((uint32_t)id * 2654435761u) & (cap - 1);
+}
+
+double prm_open_get(const prm_open_set *o, int32_t id)
+{
+    if (!o->cap)
+        return -1;
+    for (size_t k = hash_of(id, o->cap);; k = (k + 1) & (o->cap - 1)) {
+        if (o->id[k] == id)
+            return o->g[k];
+        if (o->id[k] < 0)
+            return -1;
+    }
+}
+
+static int grow(prm_open_set *o)
+{
+    size_t cap = o->cap ? 2 * o->cap : 4096;
+    int32_t *id = malloc(cap * sizeof *id);
+    double *g = malloc(cap * sizeof *g);
+    if (!id || !g) {
+        free(id);
+        free(g);
+        return -1;
+    }
+    for (size_t k = 0; k < cap; k++)
+        id[k] = -1;
+    for (size_t j = 0; j < o->cap; j++) {
+        if (o->id[j] < 0)
+            continue;
+        size_t k = hash_of(o->id[j], cap);
+        while (id[k] >= 0)
+            k = (k + 1) & (cap - 1);
+        id[k] = o->id[j], g[k] = o->g[j];
+    }
+    free(o->id);
+    free(o->g);
+    o->id = id, o->g = g, o->cap = cap;
+    return 0;
+}
+
+int prm_open_put(prm_open_set *o, int32_t id, double g)
+{
+    if (2 * (o->n + 1) > o->cap && grow(o))
+        return -1;
+    size_t k = hash_of(id, o->cap);
+    while (o->id[k] >= 0 && o->id[k] != id)
+        k = (k + 1) & (o->cap - 1);
+    if (o->id[k] < 0)
+        o->n++;
+    o->id[k] = id, o->g[k] = g;
+    return 0;
+}
+
+/* Removal with backward shift: the entries after the hole that hash at
+ * or before it move into it, so that no probe sequence is cut. */
+void prm_open_del(prm_open_set *o, int32_t id)
+{
+    if (!o->cap)
+        return;
+    size_t m = o->cap - 1, k = hash_of(id, o->cap);
+    while (o->id[k] != id) {
+        if (o->id[k] < 0)
+            return;
+        k = (k + 1) & m;
+    }
+    o->n--;
+    for (size_t j = (k + 1) & m;; j = (j + 1) & m) {
+        if (o->id[j] < 0)
+            break;
+        size_t h = hash_of(o->id[j], o->cap);
+        /* j's entry may fill the hole k when its home h is not in (k, j] */
+        if (((j - h) & m) >= ((j - k) & m)) {
+            o->id[k] = o->id[j], o->g[k] = o->g[j];
+            k = j;
+        }
+    }
+    o->id[k] = -1;
+}
+
+void prm_open_free(prm_open_set *o)
+{
+    free(o->id);
+    free(o->g);
+    memset(o, 0, sizeof *o);
+}

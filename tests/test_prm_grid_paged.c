@@ -1,0 +1,278 @@
+/* prm_route_grid_paged (grid.c, grid_pages.c) against prm_route_grid, the
+ * in-memory search: the same status, objective, vertices and expanded
+ * count, to the bit, with tiles of 4 cells a side and 4 of them in memory
+ * (every expansion evicts: the temporary file written and read back), on
+ * hand-made grids (a wall with a gap, a highway, ragged last tiles, the
+ * goal in the last ragged tile, an unreachable goal) and on random grids
+ * for the four objectives. The open set's hash (deletion by backward
+ * shift) against a brute-force list. Terrains in memory
+ * (test_terrain_mem.h); and a lazy terrain of 3 x 3 tiles read from files
+ * (test_prm_run.h) held to 4 tiles (its tiles let go and read again, with
+ * the facts' seams and without) against the eager read's in-memory
+ * search. */
+#include "test_common.h"
+#include "test_prm_run.h"
+#include "test_terrain_mem.h"
+
+#include <math.h>
+
+#include "prm/grid_pages.h"
+#include "prm/prm.h"
+#include "prm/prm_priv.h"
+
+#define X0 600000.0
+#define Y0 3680000.0
+#define CELL 8.0
+
+static double cx_of(int c) { return X0 + (c + 0.5) * CELL; }
+static double cy_of(int r) { return Y0 - (r + 0.5) * CELL; }
+
+static void terrain_finish(prm_terrain *t)
+{
+    t->top_speed_kmh = 0;
+    for (long i = 0; i < (long)t->grid->nx * t->grid->ny; i++)
+        if (prm_cell_go(t, i) && t->speed->f32[i] > t->top_speed_kmh)
+            t->top_speed_kmh = t->speed->f32[i];
+}
+
+static void terrain_random(prm_terrain *t, int nx, int ny, trv_rng *rng)
+{
+    assert_int_equal(test_terrain_plane(t, nx, ny, X0, Y0, CELL, 5, 20), 0);
+    for (long i = 0; i < (long)nx * ny; i++) {
+        t->cls->u8[i] = trv_rng_uniform(rng) < 0.12 ? 0 : (unsigned char)(1 + trv_rng_below(rng, 3));
+        t->gonogo->u8[i] = trv_rng_uniform(rng) < 0.04 ? 1 : 0;
+        t->speed->f32[i] = (float)(2 + 38 * trv_rng_uniform(rng));
+        t->slope->f32[i] = (float)(30 * trv_rng_uniform(rng));
+        t->cost->f32[i] = (float)trv_rng_uniform(rng);
+        t->dem->f32[i] = (float)(100 + 100 * trv_rng_uniform(rng));
+    }
+    terrain_finish(t);
+}
+
+/* The paged search (tiles of 2^shift cells, cap of them) equals the
+ * in-memory one to the bit; returns its status, *written the bytes paged
+ * out. */
+static trv_status same_as_memory(trv_ctx *ctx, const prm_terrain *t, const double xy[4], prm_strategy s, int shift,
+                                 int cap, long long *written)
+{
+    prm_weights w;
+    prm_weights_default(&w);
+    prm_path p, q;
+    prm_grid_paging pg = {.shift = shift, .tiles = cap, .terrain_tiles = 4, .dir = tmpdir};
+    trv_status sp = prm_route_grid_paged(ctx, t, &pg, xy[0], xy[1], xy[2], xy[3], s, &w, &p);
+    trv_status sm = prm_route_grid(ctx, t, xy[0], xy[1], xy[2], xy[3], s, &w, &q);
+    assert_int_equal(sp, sm);
+    if (!sp) {
+        if (p.objective != q.objective)
+            fail_msg("%s: paged objective %.17g, in memory %.17g", prm_strategy_name(s), p.objective, q.objective);
+        assert_int_equal(p.expanded, q.expanded);
+        assert_int_equal(p.n, q.n);
+        assert_memory_equal(p.x, q.x, (size_t)p.n * sizeof *p.x);
+        assert_memory_equal(p.y, q.y, (size_t)p.n * sizeof *p.y);
+        assert_int_equal(pg.paged, 1);
+        assert_true(pg.read <= pg.written);
+    }
+    *written = pg.written;
+    prm_path_clear(&p);
+    prm_path_clear(&q);
+    return sp;
+}
+
+/* 61 x 43 cells (ragged tiles of 4: 15 x 10 whole and a last column and
+ * row of 1 and 3), slow field at 5 km/h; a wall across at column 30 with
+ * a gap in row 40 (the last ragged tile row); a 40 km/h highway along row
+ * 2. Routes: across the wall (through the gap), along the highway, and
+ * to the goal in the last ragged tile (60, 42). */
+static void test_hand_made(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    prm_terrain t;
+    const int nx = 61, ny = 43;
+    assert_int_equal(test_terrain_plane(&t, nx, ny, X0, Y0, CELL, 5, 5), 0);
+    for (int r = 0; r < ny; r++)
+        if (r != 40)
+            t.gonogo->u8[r * nx + 30] = 1;
+    for (int c = 0; c < nx; c++)
+        t.speed->f32[2 * nx + c] = 40;
+    terrain_finish(&t);
+    const double ends[3][4] = {{cx_of(3), cy_of(10), cx_of(57), cy_of(12)},
+                               {cx_of(1), cy_of(3), cx_of(28), cy_of(1)},
+                               {cx_of(0) - 3, cy_of(0) + 2.5, cx_of(60) + 1.25, cy_of(42) - 0.5}};
+    long long written;
+    int paged_out = 0;
+    for (int e = 0; e < 3; e++)
+        for (int s = PRM_MMCR; s <= PRM_TIME; s++) {
+            assert_int_equal(same_as_memory(ctx, &t, ends[e], (prm_strategy)s, 2, 4, &written), TRV_OK);
+            paged_out += written > 0;
+        }
+    assert_true(paged_out >= 10);
+    /* the wall closed: unreachable, the same error */
+    t.gonogo->u8[40 * nx + 30] = 1;
+    assert_int_equal(same_as_memory(ctx, &t, ends[0], PRM_TIME, 2, 4, &written), TRV_ERR_DATA);
+    /* a tiles' cap that holds the whole grid: nothing written */
+    t.gonogo->u8[40 * nx + 30] = 0;
+    assert_int_equal(same_as_memory(ctx, &t, ends[0], PRM_TIME, 3, 1000, &written), TRV_OK);
+    assert_true(written == 0);
+    prm_terrain_clear(&t);
+    trv_ctx_free(ctx);
+}
+
+/* Random grids and ends, four objectives, tiles of 4 and 8 cells. */
+static void test_random(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    trv_rng rng;
+    trv_rng_seed(&rng, 11);
+    int ok = 0, unreachable = 0, paged_out = 0;
+    for (int map = 0; map < 6; map++) {
+        const int nx = 45 + map, ny = 38 + 2 * map;
+        prm_terrain t;
+        terrain_random(&t, nx, ny, &rng);
+        for (int pair = 0; pair < 4; pair++) {
+            long a, b;
+            do
+                a = (long)trv_rng_below(&rng, (uint64_t)nx * ny);
+            while (!prm_cell_go(&t, a));
+            do
+                b = (long)trv_rng_below(&rng, (uint64_t)nx * ny);
+            while (!prm_cell_go(&t, b) || b == a);
+            double xy[4] = {cx_of((int)(a % nx)), cy_of((int)(a / nx)), cx_of((int)(b % nx)), cy_of((int)(b / nx))};
+            for (int s = PRM_MMCR; s <= PRM_TIME; s++) {
+                long long written;
+                trv_status st = same_as_memory(ctx, &t, xy, (prm_strategy)s, 2 + pair % 2, 4 + pair, &written);
+                ok += st == TRV_OK, unreachable += st == TRV_ERR_DATA;
+                paged_out += written > 0;
+            }
+        }
+        prm_terrain_clear(&t);
+    }
+    print_message("paged = in memory: %d routes (%d paged out), %d unreachable\n", ok, paged_out, unreachable);
+    assert_true(ok >= 60 && paged_out >= 50);
+    trv_ctx_free(ctx);
+}
+
+/* The open set against a list: random puts, lowers and deletes of ids
+ * that collide in a small table. */
+static void test_open_set(void **state)
+{
+    (void)state;
+    trv_rng rng;
+    trv_rng_seed(&rng, 3);
+    enum { N = 3000 };
+    static double ref[N];
+    for (int i = 0; i < N; i++)
+        ref[i] = -1;
+    prm_open_set o = {0};
+    for (int step = 0; step < 200000; step++) {
+        int32_t id = (int32_t)trv_rng_below(&rng, N);
+        if (trv_rng_uniform(&rng) < 0.45) {
+            prm_open_del(&o, id);
+            ref[id] = -1;
+        } else {
+            double g = trv_rng_uniform(&rng) * 100;
+            assert_int_equal(prm_open_put(&o, id, g), 0);
+            ref[id] = g;
+        }
+        if (step % 997 == 0) {
+            size_t n = 0;
+            for (int i = 0; i < N; i++) {
+                assert_true(prm_open_get(&o, i) == ref[i]);
+                n += ref[i] >= 0;
+            }
+            assert_int_equal(o.n, n);
+        }
+    }
+    prm_open_free(&o);
+}
+
+/* The first cell of region label (rg) in columns c0 .. c1 - 1, rows r0
+ * .. r1 - 1, row by row from the first cell or from the last; -1: none. */
+static long go_in(const prm_terrain *t, const prm_regions *rg, int label, int c0, int r0, int c1, int r1,
+                  int from_end)
+{
+    for (int k = 0; k < (r1 - r0) * (c1 - c0); k++) {
+        int j = from_end ? (r1 - r0) * (c1 - c0) - 1 - k : k;
+        long i = (long)(r0 + j / (c1 - c0)) * t->grid->nx + c0 + j % (c1 - c0);
+        if (rg->label[i] == label)
+            return i;
+    }
+    return -1;
+}
+
+static void test_lazy_terrain(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *dir = run_dir("paged");
+    make_run(ctx, dir);
+    prm_terrain e, l;
+    prm_terrain_facts f;
+    if (prm_terrain_load(ctx, dir, &e))
+        fail_msg("%s", trv_errmsg(ctx));
+    assert_int_equal(prm_terrain_facts_of(ctx, &e, &f), TRV_OK);
+    prm_regions rg;
+    assert_int_equal(prm_regions_label(ctx, &e, &rg), TRV_OK);
+    int big = 1; /* the largest region */
+    for (int k = 2; k <= rg.n; k++)
+        big = rg.size[k] > rg.size[big] ? k : big;
+    const long nx = e.grid->nx, a = go_in(&e, &rg, big, 0, 0, 600, 530, 0),
+               b[2] = {go_in(&e, &rg, big, 0, 0, 600, 530, 1), go_in(&e, &rg, big, 0, 265, 600, 530, 0)};
+    prm_regions_clear(&rg);
+    assert_true(a >= 0 && b[0] >= 512 * nx && b[1] >= 0); /* b[0] in the last, ragged tile row */ /* b[0] in the last, ragged tile */
+    (void)cell_same; /* (test_prm_lazy.c's) */
+    float *seams = f.seams;
+    for (int v = 0; v < 2; v++) {
+        f.seams = v ? NULL : seams;
+        if (prm_terrain_open(ctx, dir, &f, &l))
+            fail_msg("%s", trv_errmsg(ctx));
+        long reads = 0, written = 0;
+        for (int k = 0; k < 2; k++)
+            for (int s = PRM_MMCR; s <= PRM_TIME; s++) {
+                double xy[4] = {geo_grid_x(e.grid, (int)(a % nx)) + 3, geo_grid_y(e.grid, (int)(a / nx)) - 2,
+                                geo_grid_x(e.grid, (int)(b[k] % nx)), geo_grid_y(e.grid, (int)(b[k] / nx))};
+                prm_weights w;
+                prm_weights_default(&w);
+                prm_path p, q;
+                prm_grid_paging pg = {.shift = 8, .tiles = 4, .terrain_tiles = 4, .dir = tmpdir};
+                trv_status sq = prm_route_grid(ctx, &e, xy[0], xy[1], xy[2], xy[3], s, &w, &q);
+                if (sq)
+                    fail_msg("in memory: %s", trv_errmsg(ctx));
+                if (prm_route_grid_paged(ctx, &l, &pg, xy[0], xy[1], xy[2], xy[3], s, &w, &p))
+                    fail_msg("paged: %s", trv_errmsg(ctx));
+                if (p.objective != q.objective)
+                    fail_msg("%s: paged objective %.17g, in memory %.17g", prm_strategy_name(s), p.objective,
+                             q.objective);
+                assert_int_equal(p.expanded, q.expanded);
+                assert_int_equal(p.n, q.n);
+                assert_memory_equal(p.x, q.x, (size_t)p.n * sizeof *p.x);
+                assert_memory_equal(p.y, q.y, (size_t)p.n * sizeof *p.y);
+                print_message("lazy %s seams, %s: %ld expanded, %ld terrain tiles read, %.1f kB paged out\n",
+                              v ? "without" : "with", prm_strategy_name(s), p.expanded, pg.terrain_reads,
+                              pg.written / 1e3);
+                reads += pg.terrain_reads, written += pg.written;
+                prm_path_clear(&p);
+                prm_path_clear(&q);
+            }
+        /* 8 searches on one terrain, 4 tiles held: tiles let go and read again (more reads than the 9 tiles) */
+        assert_true(reads > 9 && written > 0);
+        prm_terrain_clear(&l);
+    }
+    f.seams = seams;
+    prm_terrain_facts_clear(&f);
+    prm_terrain_clear(&e);
+    free(dir);
+    trv_ctx_free(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hand_made),
+        cmocka_unit_test(test_random),
+        cmocka_unit_test(test_open_set),
+        cmocka_unit_test(test_lazy_terrain),
+    };
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
+}
