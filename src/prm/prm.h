@@ -425,6 +425,12 @@ trv_status prm_roadmap_build(trv_ctx *ctx, const prm_terrain *t, const prm_build
  * class and gonogo held within PRM_BUILD_BAND_BYTES (prm_terrain_band_cap),
  * class, gonogo and ready within PRM_BUILD_CLASS_BYTES
  * (prm_terrain_class_cap). Clear both after. */
+/* The terrain as a query reads it without a usable roadmap cache: as
+ * prm_roadmap_terrain, without the build's caps (whole, f zeroed; or
+ * above 5e7 cells the facts by row blocks and t lazily on them, so that
+ * a 10^9-cell terrain is not read whole). Clear both after. */
+trv_status prm_terrain_read(trv_ctx *ctx, const char *dir, const prm_build_opts *o, prm_terrain *t,
+                            prm_terrain_facts *f);
 #define PRM_BUILD_BAND_BYTES ((size_t)256 << 20)
 #define PRM_BUILD_CLASS_BYTES ((size_t)768 << 20)
 trv_status prm_roadmap_terrain(trv_ctx *ctx, const char *dir, const prm_build_opts *o, prm_terrain *t,

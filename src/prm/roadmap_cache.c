@@ -561,7 +561,7 @@ trv_status prm_roadmap_cache_read(trv_ctx *ctx, const char *gpkg, const char *di
         fclose(fp);
     if (!st && why)
         snprintf(note, note_len,
-                 "the roadmap cache '%s' %s: reading the GeoPackage and the whole terrain instead (trv-roadmap "
+                 "the roadmap cache '%s' %s: reading the GeoPackage and the terrain instead (trv-roadmap "
                  "writes a new one)",
                  path, why);
     free(path);

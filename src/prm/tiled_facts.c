@@ -231,8 +231,8 @@ trv_status prm_blocks_facts(trv_ctx *ctx, const char *dir, prm_terrain_facts *f)
     return st;
 }
 
-trv_status prm_roadmap_terrain(trv_ctx *ctx, const char *dir, const prm_build_opts *o, prm_terrain *t,
-                               prm_terrain_facts *f)
+trv_status prm_terrain_read(trv_ctx *ctx, const char *dir, const prm_build_opts *o, prm_terrain *t,
+                            prm_terrain_facts *f)
 {
     memset(f, 0, sizeof *f);
     memset(t, 0, sizeof *t);
@@ -246,11 +246,21 @@ trv_status prm_roadmap_terrain(trv_ctx *ctx, const char *dir, const prm_build_op
     if (!tiled)
         return prm_terrain_load(ctx, dir, t);
     trv_status st = prm_blocks_facts(ctx, dir, f);
-    if (!st && !(st = prm_terrain_open(ctx, dir, f, t)) &&
-        ((st = prm_terrain_band_cap(ctx, t, PRM_BUILD_BAND_BYTES)) ||
-         (st = prm_terrain_class_cap(ctx, t, PRM_BUILD_CLASS_BYTES))))
-        prm_terrain_clear(t);
+    if (!st)
+        st = prm_terrain_open(ctx, dir, f, t);
     if (st)
         prm_terrain_facts_clear(f);
+    return st;
+}
+
+trv_status prm_roadmap_terrain(trv_ctx *ctx, const char *dir, const prm_build_opts *o, prm_terrain *t,
+                               prm_terrain_facts *f)
+{
+    trv_status st = prm_terrain_read(ctx, dir, o, t, f);
+    if (!st && t->lazy && ((st = prm_terrain_band_cap(ctx, t, PRM_BUILD_BAND_BYTES)) ||
+                              (st = prm_terrain_class_cap(ctx, t, PRM_BUILD_CLASS_BYTES)))) {
+        prm_terrain_clear(t);
+        prm_terrain_facts_clear(f);
+    }
     return st;
 }
