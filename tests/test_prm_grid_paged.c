@@ -70,6 +70,9 @@ static trv_status same_as_memory(trv_ctx *ctx, const prm_terrain *t, const doubl
         assert_memory_equal(p.x, q.x, (size_t)p.n * sizeof *p.x);
         assert_memory_equal(p.y, q.y, (size_t)p.n * sizeof *p.y);
         assert_int_equal(pg.paged, 1);
+        /* the tiles reached: at least the start's, at most the grid's */
+        long side = 1L << shift, ntiles = ((t->grid->nx + side - 1) / side) * ((t->grid->ny + side - 1) / side);
+        assert_true(pg.reached >= 1 && pg.reached <= ntiles);
         assert_true(pg.read <= pg.written);
     }
     *written = pg.written;
@@ -252,6 +255,7 @@ static void test_lazy_terrain(void **state)
                               v ? "without" : "with", prm_strategy_name(s), p.expanded, pg.terrain_reads,
                               pg.written / 1e3);
                 reads += pg.terrain_reads, written += pg.written;
+                assert_true(pg.reached >= 1 && pg.reached <= 9);
                 prm_path_clear(&p);
                 prm_path_clear(&q);
             }

@@ -798,6 +798,7 @@ static trv_status route_paged(trv_ctx *ctx, grid_search *S, prm_grid_paging *pg,
     pg->paged = 1;
     pg->written = P.written, pg->read = P.read, pg->file_bytes = P.file_bytes;
     pg->terrain_reads = read1 - read0;
+    pg->reached = P.made;
     prm_pages_close(&P);
     return st;
 }

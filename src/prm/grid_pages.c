@@ -174,6 +174,7 @@ unsigned char *prm_pages_hold(prm_pages *p, long tx, long ty)
         p->read += (long long)p->tile_bytes;
     } else {
         p->init(p->user, tx, ty, cells);
+        p->made++;
     }
     p->slot[tile] = s;
     p->owner[s] = (int32_t)tile;

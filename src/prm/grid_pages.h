@@ -40,6 +40,7 @@ typedef struct prm_pages {
     prm_pages_init init;
     void *user;
     long long written, read;    /* bytes written to and read from the file */
+    long made;                  /* tiles made by init: the distinct tiles held */
     long long file_bytes;       /* the file's extent (the highest tile written, its end) */
     trv_status st;              /* the first I/O error (sticky) */
     char msg[640];

@@ -546,6 +546,7 @@ typedef struct prm_grid_paging {
     long long written, read;/* bytes written to and read back from the temporary file */
     long long file_bytes;   /* the file's extent at the end */
     long terrain_reads;     /* tiles of the lazy terrain read during the search (again, after a let-go) */
+    long reached;           /* the distinct tiles the search held (more terrain_reads: tiles read again) */
 } prm_grid_paging;
 
 /* What prm_route_grid_corridor did: the last corridor's half-width (m;
