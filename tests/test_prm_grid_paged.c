@@ -270,9 +270,23 @@ static void test_lazy_terrain(void **state)
     trv_ctx_free(ctx);
 }
 
+/* The paged budget: a given cap as it is; without one 1.5 GB (the issue's
+ * 2 GB a stage, with room), or three quarters of a smaller machine's memory. */
+static void test_paged_budget(void **state)
+{
+    (void)state;
+    assert_true(prm_grid_paged_budget(0, 24e9) == 1.5e9);
+    assert_true(prm_grid_paged_budget(0, 1e9) == 0.75e9);
+    assert_true(prm_grid_paged_budget(0, 2e9) == 1.5e9);
+    assert_true(prm_grid_paged_budget(0, 0) == 1.5e9);
+    assert_true(prm_grid_paged_budget(700000000, 24e9) == 7e8);
+    assert_true(prm_grid_paged_budget(4000000000u, 1e9) == 4e9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_paged_budget),
         cmocka_unit_test(test_hand_made),
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_open_set),

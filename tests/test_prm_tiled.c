@@ -798,6 +798,19 @@ static void test_roadmap_terrain(void **state)
     long read, total;
     prm_terrain_tiles(&l, &read, &total);
     assert_true(read == 0 && total == 9);
+    /* a query's reading without a cache (prm_terrain_read): the same
+     * choice, lazy on the same facts when tiled, whole when not */
+    prm_terrain q;
+    prm_terrain_facts g;
+    assert_int_equal(prm_terrain_read(ctx, dir, &o, &q, &g), TRV_OK);
+    assert_true(q.lazy != NULL && g.nruns == f.nruns && q.top_speed_kmh == e.top_speed_kmh);
+    prm_terrain_clear(&q);
+    prm_terrain_facts_clear(&g);
+    o.tile = 0;
+    assert_int_equal(prm_terrain_read(ctx, dir, &o, &q, &g), TRV_OK);
+    assert_true(q.lazy == NULL && g.nruns == 0);
+    prm_terrain_clear(&q);
+    o.tile = 47;
     release_check(ctx, dir, &e, &f);
     assert_int_equal(prm_terrain_band_cap(ctx, &l, 1), TRV_OK); /* two tile rows of three held at once */
     assert_int_equal(prm_terrain_class_cap(ctx, &l, 1), TRV_OK); /* and their class, gonogo and ready */

@@ -80,6 +80,13 @@ static trv_status paged_plan(trv_ctx *ctx, const prm_terrain *t, double cap, con
     return TRV_OK;
 }
 
+double prm_grid_paged_budget(size_t max_bytes, double phys)
+{
+    if (max_bytes)
+        return (double)max_bytes;
+    return phys > 0 && 0.75 * phys < PRM_GRID_PAGED_DEFAULT ? 0.75 * phys : PRM_GRID_PAGED_DEFAULT;
+}
+
 trv_status prm_route_grid_bounded(trv_ctx *ctx, const prm_terrain *t, size_t max_bytes, double sx, double sy,
                                   double gx, double gy, prm_strategy s, const prm_weights *w, prm_path *out,
                                   prm_grid_paging *pg)
@@ -92,7 +99,11 @@ trv_status prm_route_grid_bounded(trv_ctx *ctx, const prm_terrain *t, size_t max
         trv_status st = prm_terrain_need_all(ctx, t);
         return st ? st : prm_route_grid(ctx, t, sx, sy, gx, gy, s, w, out);
     }
-    trv_status st = paged_plan(ctx, t, cap, whose, pg);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double budget = prm_grid_paged_budget(max_bytes, pages > 0 && page > 0 ? (double)pages * page : 0);
+    if (budget < cap)
+        snprintf(whose, sizeof whose, "the paged search's default");
+    trv_status st = paged_plan(ctx, t, budget, whose, pg);
     return st ? st : prm_route_grid_paged(ctx, t, pg, sx, sy, gx, gy, s, w, out);
 }
 

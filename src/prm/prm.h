@@ -604,11 +604,20 @@ trv_status prm_route_grid_paged(trv_ctx *ctx, const prm_terrain *t, prm_grid_pag
  * byte and a lazy terrain's layers (30, as prm_terrain_band_cap), and one
  * to spare; and the fewest tiles it runs with. */
 enum { PRM_GRID_PAGED_CELL_BYTES = 32, PRM_GRID_PAGED_MIN_TILES = 16 };
+/* The paged search's budget when no cap is given: at most this much (the
+ * issue's 2 GB a stage with room for the process; at 1 m the search then
+ * holds every tile it works on: docs/scale.md), or three quarters of the
+ * machine's memory when that is less. */
+#define PRM_GRID_PAGED_DEFAULT 1.5e9
+/* The budget the whole grid's search pages within: max_bytes, or with 0
+ * the lesser of PRM_GRID_PAGED_DEFAULT and three quarters of phys bytes
+ * of memory (0: unknown, PRM_GRID_PAGED_DEFAULT). */
+double prm_grid_paged_budget(size_t max_bytes, double phys);
 /* The whole grid's search within max_bytes (0: three quarters of the
  * machine's memory, as prm_grid_fits): in memory (prm_terrain_need_all,
  * prm_route_grid) when it fits, else paged (prm_route_grid_paged, the
- * tiles' budget three quarters of max_bytes, the rest left to the
- * frontier), refused (TRV_ERR_NOMEM) only when max_bytes holds fewer than
+ * tiles' budget three quarters of prm_grid_paged_budget, the rest left to
+ * the frontier), refused (TRV_ERR_NOMEM) only when max_bytes holds fewer than
  * PRM_GRID_PAGED_MIN_TILES tiles, or (TRV_ERR_IO) when the temporary
  * file's disk has less room than the grid's cells (a byte each). *pg
  * says which ran (pg->paged). */
