@@ -42,6 +42,28 @@ int krg_chol_avx(void); /* 1 when the processor has AVX (and the build the code)
  * the bits of the row-by-row form; with AVX four columns at a time, each
  * group of four rows below them loaded once. */
 void krg_chol_fwd(const double *L, int n, const double *r, double *x, int avx);
+/* The dot product a'b of n terms in four partial sums, the framed blocks'
+ * (frame.c, grid.c) independent chains:
+ *   s_l = sum_q a_{4q+l} b_{4q+l} over the whole groups of four (q order),
+ *   the r = n mod 4 last terms then added to s_0 in order,
+ *   a'b = (s_0 + s_1) + (s_2 + s_3);
+ * with AVX (avx: krg_chol_avx()) one accumulator whose lane l is s_l:
+ * the same operations, so the same bits. */
+double krg_dot4(const double *a, const double *b, int n, int avx);
+/* A framed block's weights (frame.c's L, u = L^-1 1, r_i = 1 / L_ii,
+ * s11 = u'u; docs/method.md 1.7) for its samples' values z, in a (n), in
+ * place: v = L^-1 z (krg_chol_fwd), beta = u'v / s11 (a sum in i order),
+ * alpha = L'^-1 (v - beta u) by rows i = n-1 .. 0, each
+ *   alpha_i = ((v - beta u)_i - krg_dot4(L_{i+1..n-1, i}, alpha_{i+1..n-1})) r_i;
+ * a receives alpha; returns beta. The same bits with and without avx. */
+double krg_frame_alpha(const double *L, const double *u, const double *r, double s11, int n, double *a, int avx);
+/* krg_frame_alpha for four blocks of one frame at once: X (4 n) holds
+ * their values interleaved, X[4 i + l] = z_i of block l, and receives
+ * their alphas; beta (4) their betas. With AVX the four lanes go
+ * together: every lane the bits of krg_frame_alpha, four times the work
+ * per dependent step (the backward rows are a chain of sums). */
+void krg_frame_alpha4(const double *L, const double *u, const double *r, double s11, int n, double *X, double *beta,
+                      int avx);
 /* Leave-one-out neighbour sets, searched once for the many krg_cv runs of
  * a model choice (they differ only in the model): set t holds the nmax
  * points nearest to which[t] (which NULL: point t) but itself, ascending,
