@@ -71,12 +71,22 @@ void krg_frame_alpha4(const double *L, const double *u, const double *r, double 
  * (no error) when nmax is 0 or above 64: searching per run then. */
 typedef struct krg_cv_sets {
     int k;                  /* the resolved nmax */
+    size_t n;               /* sets */
     long *idx;              /* n x k */
     int *cnt;               /* n: points in each set */
+    double *h;              /* NULL, or n x (k + k (k - 1) / 2): krg_cv_sets_dist's distances */
 } krg_cv_sets;
 
 trv_status krg_cv_sets_new(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_opts *o, size_t n,
                            const long *which, krg_cv_sets **out);
+/* The distances the covariance form of every set needs, for the many runs
+ * that share the sets (a model choice): set t's from its points to the
+ * point left out, |s_i - s_t| for i < cnt, then between its points,
+ * |s_i - s_j| for j < cnt, i = j + 1 .. cnt - 1 (column by column),
+ * each computed as loo_cov computes it (sqrt(dx dx + dy dy), dx = x_i -
+ * x_j): krg_cv_with then reads them instead, the same bits. which as for
+ * krg_cv_sets_new. */
+trv_status krg_cv_sets_dist(trv_ctx *ctx, const krg_points *p, krg_cv_sets *s, const long *which);
 void krg_cv_sets_free(krg_cv_sets *s);
 /* krg_cv with the sets (NULL: krg_cv itself). With sets and a model with
  * a sill (not Pow) each point's system goes through the covariance form

@@ -262,7 +262,8 @@ trv_status krg_choose_model(trv_ctx *ctx, const krg_points *p, const krg_index *
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if ((st = krg_cv_sets_new(ctx, p, ix, ko, ncv, cvw, &sets)))
+    if ((st = krg_cv_sets_new(ctx, p, ix, ko, ncv, cvw, &sets)) ||
+        (sets && (st = krg_cv_sets_dist(ctx, p, sets, cvw)))) /* the ~84 runs below share them */
         goto done;
     double h = median_spacing(p, ix, cvw, ncv);
     /* the short-lag variogram matters only when the full one's first lag
