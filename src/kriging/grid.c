@@ -213,7 +213,8 @@ typedef struct block {
     const krg_frame *frame; /* solved in this frame's factor (NULL: its own system) */
     int fresh;              /* framed with an earlier block of its row, not used yet */
     double *b;              /* cov: alpha (n); else n+1: K^-1 [z; 0] */
-    double *px, *py;        /* n: the points' coordinates, in idx order */
+    const double *px, *py;  /* n: the points' coordinates, in idx order: own, or the frame's */
+    double *ownx, *owny;    /* nmax each: the own ones (a block with its own system) */
     double beta, s11, sill; /* cov only */
     int singular;
 } block;
@@ -341,6 +342,8 @@ static int block_compute(block *B, const band *J, krg_sys *sys, cmemo *memo, lon
     B->frame = NULL;
     B->fresh = 0;
     B->singular = 0;
+    B->px = B->ownx;
+    B->py = B->owny;
     if (n == 0)
         return 0;
     /* canonical order */
@@ -353,8 +356,8 @@ static int block_compute(block *B, const band *J, krg_sys *sys, cmemo *memo, lon
     }
     memcpy(B->idx, idx, (size_t)n * sizeof *idx);
     for (int i = 0; i < n; i++) {
-        B->px[i] = src->pts->x[idx[i]];
-        B->py[i] = src->pts->y[idx[i]];
+        B->ownx[i] = src->pts->x[idx[i]];
+        B->owny[i] = src->pts->y[idx[i]];
     }
     const krg_model *m = J->m;
     double sill = m->nugget + m->psill;
@@ -470,8 +473,8 @@ static int ws_init(band *J, band_ws *w)
         w->cache[k].key = -1;
         w->cache[k].kinv = w->store + k * entry;
         w->cache[k].b = w->cache[k].kinv + (size_t)N * N;
-        w->cache[k].px = w->cache[k].b + N;
-        w->cache[k].py = w->cache[k].px + nmax;
+        w->cache[k].ownx = w->cache[k].b + N;
+        w->cache[k].owny = w->cache[k].ownx + nmax;
         w->cache[k].idx = w->idxstore + k * (size_t)nmax;
     }
     w->ready = 1;
@@ -678,8 +681,8 @@ static int frame_values(const krg_frame *f, const krg_source *src, int qr, int q
  * frame's factor. */
 static void frame_set(block *B, const krg_frame *f, double beta)
 {
-    memcpy(B->px, f->px, (size_t)f->n * sizeof *B->px);
-    memcpy(B->py, f->py, (size_t)f->n * sizeof *B->py);
+    B->px = f->px; /* relative to the block's top-left sample: the same for its blocks */
+    B->py = f->py;
     B->n = f->n;
     B->beta = beta;
     B->cov = 1;
