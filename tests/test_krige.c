@@ -5,7 +5,11 @@
  * gstat's own fit (the *_fit.csv rows), so only the kriging is compared.
  * Also: the regular-grid stencil against per-block systems (1e-9), block
  * kriging of a DEM against per-target kriging with the same sets, the
- * neighbour index against brute force, and error paths. */
+ * neighbour index against brute force, and error paths. The model choice
+ * on 1 thread and on 2 (its full variogram then on a thread of its own
+ * beside the leave-one-out sets): the same variogram (and that of
+ * krg_variogram called directly), candidates and model, bit for bit; its
+ * errors the same. */
 #include "test_common.h"
 
 #include <math.h>
@@ -769,12 +773,83 @@ static void test_large_values(void **state)
     check_scaled(1e100, TRV_ERR_DATA, &r100);
 }
 
+/* krg_choose_model on 100 x 100 points 10 m apart, a smooth surface (the
+ * full variogram's lags 31 m wide: a short-lag variogram too), with
+ * threads. */
+static trv_status choose_on(int threads, const krg_choice_opts *co, krg_model *best, krg_vgm **vgm,
+                            krg_candidate **cands, int *n, char *msg)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    krg_points *p = NULL;
+    assert_int_equal(krg_points_new(ctx, 10000, &p), TRV_OK);
+    for (int i = 0; i < 10000; i++) {
+        p->x[i] = 10.0 * (i % 100) + sin(i);
+        p->y[i] = 10.0 * (i / 100) + cos(i);
+        p->z[i] = 200 + 40 * sin(p->x[i] / 170) * cos(p->y[i] / 230) + 0.01 * p->x[i];
+    }
+    krg_index *ix = NULL;
+    assert_int_equal(krg_index_new(ctx, p, &ix), TRV_OK);
+    krg_opts ko;
+    krg_opts_init(&ko);
+    ko.threads = threads;
+    trv_status st = krg_choose_model(ctx, p, ix, &ko, co, best, vgm, cands, n);
+    snprintf(msg, 256, "%s", st ? trv_errmsg(ctx) : "");
+    if (!st) { /* the variogram as krg_variogram computes it */
+        krg_vgm *v = NULL;
+        assert_int_equal(krg_variogram(ctx, p, co->cutoff, co->width, co->vgm_points, co->seed, &v), TRV_OK);
+        assert_int_equal(v->nlags, (*vgm)->nlags);
+        assert_memory_equal(v->np, (*vgm)->np, (size_t)v->nlags * sizeof *v->np);
+        assert_memory_equal(v->dist, (*vgm)->dist, (size_t)v->nlags * sizeof *v->dist);
+        assert_memory_equal(v->gamma, (*vgm)->gamma, (size_t)v->nlags * sizeof *v->gamma);
+        krg_vgm_free(v);
+    }
+    krg_index_free(ix);
+    krg_points_free(p);
+    trv_ctx_free(ctx);
+    return st;
+}
+
+static void test_choice_threads(void **state)
+{
+    (void)state;
+    krg_choice_opts co;
+    krg_choice_opts_init(&co);
+    co.vgm_points = 700;
+    co.cv_points = 300;
+    krg_model b1, b2;
+    krg_vgm *v1 = NULL, *v2 = NULL;
+    krg_candidate *c1 = NULL, *c2 = NULL;
+    int n1 = 0, n2 = 0;
+    char m1[256], m2[256];
+    assert_int_equal(choose_on(1, &co, &b1, &v1, &c1, &n1, m1), TRV_OK);
+    assert_int_equal(choose_on(2, &co, &b2, &v2, &c2, &n2, m2), TRV_OK);
+    assert_true(v1->npoints == 700 && v2->npoints == 700);
+    int shrt = 0;
+    for (int k = 0; k < n1; k++)
+        shrt += c1[k].short_lags;
+    assert_true(n1 == n2 && shrt > 0);
+    assert_memory_equal(c1, c2, (size_t)n1 * sizeof *c1);
+    assert_memory_equal(&b1, &b2, sizeof b1);
+    krg_vgm_free(v1);
+    krg_vgm_free(v2);
+    free(c1);
+    free(c2);
+    /* errors of the variogram: the same, nothing returned */
+    co.vgm_points = 1;
+    assert_int_equal(choose_on(1, &co, &b1, &v1, &c1, &n1, m1), TRV_ERR_USAGE);
+    assert_int_equal(choose_on(2, &co, &b2, &v2, &c2, &n2, m2), TRV_ERR_USAGE);
+    assert_string_equal(m1, m2);
+    assert_contains(m2, "invalid variogram subsample size '1'");
+    assert_true(!v2 && !c2 && n2 == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ok_logzinc), cmocka_unit_test(test_ok_elev),       cmocka_unit_test(test_loocv),
         cmocka_unit_test(test_index),      cmocka_unit_test(test_refine_paths), cmocka_unit_test(test_refine_lonlat), cmocka_unit_test(test_srcline), cmocka_unit_test(test_write_threads), cmocka_unit_test(test_gamma_table),
         cmocka_unit_test(test_cv_summary_hand), cmocka_unit_test(test_job_opts_check), cmocka_unit_test(test_large_values),
+        cmocka_unit_test(test_choice_threads),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -12,7 +12,15 @@
  *     first-order bound derived at frame_bound();
  *   - a regular UTM source at 90 m onto 7 m (no periodic stencil): the
  *     affine map is exact, one frame per tile, and the frame path equals the
- *     exact path to Float32's resolution (values near 1: 1.2e-7). */
+ *     exact path to Float32's resolution (values near 1: 1.2e-7);
+ *   - a cell's value does not depend on the window it is kriged in nor on
+ *     the threads: the 60 N raster (with its hole) and the Jacksboro DEM
+ *     refined on a grid and on the same grid without its first 64 columns
+ *     (a multiple of the transforms' 32-point anchors, integer
+ *     coordinates: the same target positions to the bit), on 2 threads
+ *     and on 1, give the same bits in every common cell; the framed
+ *     blocks are solved four at a time along a row from the first one a
+ *     row misses, so the two windows group them differently. */
 #include "test_common.h"
 
 #include <math.h>
@@ -160,6 +168,46 @@ static diff refine_both(const krg_source *src, const krg_model *m, int nmax, dou
     return d;
 }
 
+/* Refine src onto t and onto t without its first 64 columns (1 thread):
+ * every common cell the same bits, elevation and standard deviation. */
+static void check_windows(const krg_source *src, const krg_model *m, int nmax, const geo_grid *t)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    krg_index *ix = NULL;
+    assert_int_equal(krg_index_new(ctx, src->pts, &ix), TRV_OK);
+    krg_opts o;
+    krg_opts_init(&o);
+    o.nmax = nmax;
+    o.et = KRG_ET_DEFAULT;
+    o.threads = 2;
+    geo_grid t2 = *t;
+    t2.nx -= 64;
+    t2.gt[0] += 64 * t->gt[1];
+    geo_raster *P = NULL, *D = NULL, *P2 = NULL, *D2 = NULL;
+    krg_refine_stats st, st2;
+    assert_int_equal(krg_refine(ctx, src, ix, m, &o, t, 1, &P, &D, &st), TRV_OK);
+    o.threads = 1;
+    assert_int_equal(krg_refine(ctx, src, ix, m, &o, &t2, 1, &P2, &D2, &st2), TRV_OK);
+    size_t framed = 0;
+    for (int r = 0; r < t->ny; r++)
+        for (int c = 64; c < t->nx; c++) {
+            size_t i = (size_t)r * t->nx + c, j = (size_t)r * t2.nx + c - 64;
+            if (memcmp(&P->f32[i], &P2->f32[j], sizeof(float)) != 0 || memcmp(&D->f32[i], &D2->f32[j], sizeof(float)))
+                fail_msg("row %d column %d: %.9g (std %.9g), in the narrower window %.9g (std %.9g)", r, c, P->f32[i],
+                         D->f32[i], P2->f32[j], D2->f32[j]);
+            framed += P->f32[i] != -9999.0f;
+        }
+    printf("  windows: %zu common cells with data, the same bits; %zu and %zu targets by frames\n", framed, st.frame,
+           st2.frame);
+    assert_true(st2.frame > framed * 8 / 10);
+    geo_raster_free(P);
+    geo_raster_free(D);
+    geo_raster_free(P2);
+    geo_raster_free(D2);
+    krg_index_free(ix);
+    trv_ctx_free(ctx);
+}
+
 static void test_frames_60n(void **state)
 {
     (void)state;
@@ -206,6 +254,7 @@ static void test_frames_60n(void **state)
     /* a tolerance no frame meets (1e-7 px: 5 um): every frame fails, every
      * block takes its own system, the same bytes as et 0 */
     geo_grid t = {390, 430, {331700, 20, 0, 6660200, 0, -20}, utm};
+    check_windows(src, &mat, 64, &t);
     krg_refine_stats st;
     diff df = refine_both(src, &mat, 36, 1e-7, &t, &st);
     printf("  60 N, et 1e-7: %zu targets by frames, %zu frames, %zu fell back; max |dz| %g\n", st.frame, st.frames,
@@ -249,6 +298,7 @@ static void test_frames_jacksboro(void **state)
     assert_true(st.frame > df.n * 9 / 10);
     assert_true(df.dz <= bound);
     assert_true(df.dv <= 1e-4 * (m.nugget + m.psill));
+    check_windows(src, &m, 64, &t);
     krg_source_free(src);
     geo_raster_free(dem);
     free(utm);

@@ -12,7 +12,12 @@
  *     covariance form was taken);
  *   - Pow and a Gau whose range is 40 sample spacings (every system's
  *     covariance matrix nearly singular: pivots far below 1e-8 s) give
- *     krg_cv's bits, i.e. they go the LDL' way. */
+ *     krg_cv's bits, i.e. they go the LDL' way;
+ *   - the sets' distance tables (krg_cv_sets_dist, what a model choice's
+ *     runs share): every table entry against the distance computed here
+ *     from the points, and krg_cv_with's predictions and variances with
+ *     the tables the same bits as without, on 1 and 2 threads, for every
+ *     model above. */
 #include "test_common.h"
 
 #include <string.h>
@@ -91,6 +96,58 @@ static void brute(const krg_points *p, const krg_model *m, const long *idx, int 
     *var = (double)v;
 }
 
+/* The sets' distance tables for the points which (n of them; NULL: all):
+ * each entry |s_i - s_t| (i < cnt), then |s_i - s_j| (j < cnt, i > j,
+ * column by column) against hypot() from the points; with them, on 1 and
+ * 2 threads, the bits of the run without. */
+static void check_tables_of(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
+                            const krg_opts *o, size_t n, const long *which)
+{
+    krg_cv_sets *sets = NULL;
+    assert_int_equal(krg_cv_sets_new(ctx, p, ix, o, n, which, &sets), TRV_OK);
+    static double pr[NP], va[NP], pt[NP], vt[NP];
+    assert_int_equal(krg_cv_with(ctx, p, ix, m, o, n, which, sets, pr, va), TRV_OK);
+    assert_null(sets->h);
+    assert_int_equal(krg_cv_sets_dist(ctx, p, sets, which), TRV_OK);
+    int k = sets->k;
+    size_t stride = (size_t)k + (size_t)k * (k - 1) / 2;
+    for (size_t t = 0; t < n; t++) {
+        const long *idx = sets->idx + t * k;
+        const double *h = sets->h + t * stride;
+        long w = which ? which[t] : (long)t;
+        int c = sets->cnt[t], q = c;
+        for (int i = 0; i < c; i++) {
+            double d = hypot(p->x[idx[i]] - p->x[w], p->y[idx[i]] - p->y[w]);
+            assert_true(fabs(h[i] - d) <= 1e-12 * d);
+        }
+        for (int j = 0; j < c; j++)
+            for (int i = j + 1; i < c; i++, q++) {
+                double d = hypot(p->x[idx[i]] - p->x[idx[j]], p->y[idx[i]] - p->y[idx[j]]);
+                assert_true(fabs(h[q] - d) <= 1e-12 * d);
+            }
+    }
+    for (int threads = 1; threads <= 2; threads++) {
+        krg_opts ot = *o;
+        ot.threads = threads;
+        assert_int_equal(krg_cv_with(ctx, p, ix, m, &ot, n, which, sets, pt, vt), TRV_OK);
+        assert_memory_equal(pt, pr, n * sizeof *pt);
+        assert_memory_equal(vt, va, n * sizeof *vt);
+    }
+    krg_cv_sets_free(sets);
+}
+
+/* check_tables_of on all points and on every third one. */
+static void check_tables(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
+                         const krg_opts *o)
+{
+    long which[NP / 3 + 1];
+    size_t n = 0;
+    for (long i = 1; i < NP; i += 3)
+        which[n++] = i;
+    check_tables_of(ctx, p, ix, m, o, NP, NULL);
+    check_tables_of(ctx, p, ix, m, o, n, which);
+}
+
 static void test_against_brute_force(void **state)
 {
     (void)state;
@@ -133,6 +190,7 @@ static void test_against_brute_force(void **state)
                    krg_model_name(m->type), m->kappa, m->nugget, o.nmax, wz, wv);
             assert_true(wz <= 1e-9);
             assert_true(wv <= 1e-9);
+            check_tables(ctx, p, ix, m, &o);
             krg_cv_sets_free(sets);
         }
     krg_index_free(ix);
@@ -165,6 +223,8 @@ static void test_ldl_cases(void **state)
         }
         printf("  %s range %g: krg_cv's bits (%s)\n", krg_model_name(models[mi].type), models[mi].range,
                a == TRV_OK ? "solved" : "singular in both");
+        if (a == TRV_OK)
+            check_tables(ctx, p, ix, &models[mi], &o);
         krg_cv_sets_free(sets);
     }
     krg_index_free(ix);

@@ -113,6 +113,17 @@ cmp -s "$tmp/j.tif" "$tmp/j1.tif" && cmp -s "$tmp/p.csv" "$tmp/p1.csv" && ok || 
 cmp -s "$tmp/krige.json" "$tmp/k1.json" && ok || bad "a rerun changed krige.json"
 "$K" "$DATA/jacksboro/dem_3arcsec.tif" --tr 90 -o "$tmp/j3.tif" --seed 7 --threads 3 -q
 [ "$(gdalinfo -checksum "$tmp/j3.tif" | grep Checksum)" = "$(gdalinfo -checksum "$tmp/j1.tif" | grep Checksum)" ] && ok || bad "3 threads give other cells"
+# the blocks counted are the blocks used (framed ones are solved four at a
+# time along a row, the others counted when first used): at 150 m no two
+# targets share a source cell (its diagonal is about 119 m), so every
+# block serves one target
+mkdir -p "$tmp/c150"
+"$K" "$DATA/jacksboro/dem_3arcsec.tif" --tr 150 -o "$tmp/c150/j.tif" --model mat --kappa 2.5 --nugget 0 --psill 6000 \
+    --range 106 --nmax 64 -q && python3 - "$tmp/c150/krige.json" <<'EOF' && ok || bad "blocks counted at 150 m"
+import json, sys
+g = json.load(open(sys.argv[1]))["grid"]
+assert g["by_frame"] > 30000 and g["frame_blocks"] == g["by_frame"] and g["factorised"] == g["by_block"] > 0, g
+EOF
 
 # lattice frames (docs/method.md 1.7): the default --et 0.01 predicts most
 # cells by frames; --et 0 none (the exact per-block path). The two point

@@ -169,3 +169,151 @@ void krg_chol_fwd(const double *L, int n, const double *r, double *x, int avx)
             x[i] -= lk[i] * s;
     }
 }
+
+#ifdef HAVE_AVX_CHOL
+/* krg_dot4 with AVX: lane l of one accumulator is s_l (the same products
+ * and sums in the same order), the tail into s_0 in scalars. */
+__attribute__((target("avx"))) static double dot4_avx(const double *a, const double *b, int n)
+{
+    __m256d acc = _mm256_setzero_pd();
+    int k = 0;
+    for (; k + 4 <= n; k += 4)
+        acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_loadu_pd(a + k), _mm256_loadu_pd(b + k)));
+    double s[4];
+    _mm256_storeu_pd(s, acc);
+    for (; k < n; k++)
+        s[0] += a[k] * b[k];
+    return (s[0] + s[1]) + (s[2] + s[3]);
+}
+#endif
+
+double krg_dot4(const double *a, const double *b, int n, int avx)
+{
+#ifdef HAVE_AVX_CHOL
+    if (avx)
+        return dot4_avx(a, b, n);
+#else
+    (void)avx;
+#endif
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int k = 0;
+    for (; k + 4 <= n; k += 4) {
+        s0 += a[k] * b[k];
+        s1 += a[k + 1] * b[k + 1];
+        s2 += a[k + 2] * b[k + 2];
+        s3 += a[k + 3] * b[k + 3];
+    }
+    for (; k < n; k++)
+        s0 += a[k] * b[k];
+    return (s0 + s1) + (s2 + s3);
+}
+
+double krg_frame_alpha(const double *L, const double *u, const double *r, double s11, int n, double *a, int avx)
+{
+    krg_chol_fwd(L, n, r, a, avx);
+    double s1z = 0;
+    for (int i = 0; i < n; i++)
+        s1z += u[i] * a[i];
+    double beta = s1z / s11;
+    for (int i = 0; i < n; i++)
+        a[i] -= beta * u[i];
+    for (int i = n - 1; i >= 0; i--) /* four partial sums: independent chains */
+        a[i] = (a[i] - krg_dot4(L + (size_t)i * n + i + 1, a + i + 1, n - i - 1, avx)) * r[i];
+    return beta;
+}
+
+#ifdef HAVE_AVX_CHOL
+/* krg_frame_alpha4's forward substitution, lane l = block l: four columns
+ * at a time (their triangle first), then each row below updated by the
+ * four in order, as fwd_avx does for one block. */
+__attribute__((target("avx"))) static void fwd4_avx(const double *L, int n, const double *r, double *X)
+{
+    int k = 0;
+    for (; k + 4 <= n; k += 4) {
+        const double *l0 = L + (size_t)k * n, *l1 = l0 + n, *l2 = l1 + n, *l3 = l2 + n;
+        __m256d x0 = _mm256_mul_pd(_mm256_loadu_pd(X + 4 * k), _mm256_set1_pd(r[k]));
+        __m256d x1 = _mm256_loadu_pd(X + 4 * (k + 1)), x2 = _mm256_loadu_pd(X + 4 * (k + 2));
+        __m256d x3 = _mm256_loadu_pd(X + 4 * (k + 3));
+        x1 = _mm256_sub_pd(x1, _mm256_mul_pd(_mm256_set1_pd(l0[k + 1]), x0));
+        x2 = _mm256_sub_pd(x2, _mm256_mul_pd(_mm256_set1_pd(l0[k + 2]), x0));
+        x3 = _mm256_sub_pd(x3, _mm256_mul_pd(_mm256_set1_pd(l0[k + 3]), x0));
+        x1 = _mm256_mul_pd(x1, _mm256_set1_pd(r[k + 1]));
+        x2 = _mm256_sub_pd(x2, _mm256_mul_pd(_mm256_set1_pd(l1[k + 2]), x1));
+        x3 = _mm256_sub_pd(x3, _mm256_mul_pd(_mm256_set1_pd(l1[k + 3]), x1));
+        x2 = _mm256_mul_pd(x2, _mm256_set1_pd(r[k + 2]));
+        x3 = _mm256_sub_pd(x3, _mm256_mul_pd(_mm256_set1_pd(l2[k + 3]), x2));
+        x3 = _mm256_mul_pd(x3, _mm256_set1_pd(r[k + 3]));
+        _mm256_storeu_pd(X + 4 * k, x0);
+        _mm256_storeu_pd(X + 4 * (k + 1), x1);
+        _mm256_storeu_pd(X + 4 * (k + 2), x2);
+        _mm256_storeu_pd(X + 4 * (k + 3), x3);
+        for (int i = k + 4; i < n; i++) {
+            __m256d v = _mm256_loadu_pd(X + 4 * i);
+            v = _mm256_sub_pd(v, _mm256_mul_pd(_mm256_set1_pd(l0[i]), x0));
+            v = _mm256_sub_pd(v, _mm256_mul_pd(_mm256_set1_pd(l1[i]), x1));
+            v = _mm256_sub_pd(v, _mm256_mul_pd(_mm256_set1_pd(l2[i]), x2));
+            v = _mm256_sub_pd(v, _mm256_mul_pd(_mm256_set1_pd(l3[i]), x3));
+            _mm256_storeu_pd(X + 4 * i, v);
+        }
+    }
+    for (; k < n; k++) {
+        const double *lk = L + (size_t)k * n;
+        __m256d xk = _mm256_mul_pd(_mm256_loadu_pd(X + 4 * k), _mm256_set1_pd(r[k]));
+        _mm256_storeu_pd(X + 4 * k, xk);
+        for (int i = k + 1; i < n; i++)
+            _mm256_storeu_pd(X + 4 * i,
+                             _mm256_sub_pd(_mm256_loadu_pd(X + 4 * i), _mm256_mul_pd(_mm256_set1_pd(lk[i]), xk)));
+    }
+}
+
+/* krg_frame_alpha4 with AVX: every step of krg_frame_alpha on the four
+ * lanes at once (the same operations per lane, so the same bits). */
+__attribute__((target("avx"))) static void alpha4_avx(const double *L, const double *u, const double *r, double s11,
+                                                      int n, double *X, double *beta)
+{
+    fwd4_avx(L, n, r, X);
+    __m256d s1z = _mm256_setzero_pd();
+    for (int i = 0; i < n; i++)
+        s1z = _mm256_add_pd(s1z, _mm256_mul_pd(_mm256_set1_pd(u[i]), _mm256_loadu_pd(X + 4 * i)));
+    __m256d b = _mm256_div_pd(s1z, _mm256_set1_pd(s11));
+    _mm256_storeu_pd(beta, b);
+    for (int i = 0; i < n; i++)
+        _mm256_storeu_pd(X + 4 * i, _mm256_sub_pd(_mm256_loadu_pd(X + 4 * i), _mm256_mul_pd(b, _mm256_set1_pd(u[i]))));
+    for (int i = n - 1; i >= 0; i--) {
+        const double *li = L + (size_t)i * n;
+        __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
+        int k = i + 1;
+        for (; k + 4 <= n; k += 4) {
+            s0 = _mm256_add_pd(s0, _mm256_mul_pd(_mm256_set1_pd(li[k]), _mm256_loadu_pd(X + 4 * k)));
+            s1 = _mm256_add_pd(s1, _mm256_mul_pd(_mm256_set1_pd(li[k + 1]), _mm256_loadu_pd(X + 4 * (k + 1))));
+            s2 = _mm256_add_pd(s2, _mm256_mul_pd(_mm256_set1_pd(li[k + 2]), _mm256_loadu_pd(X + 4 * (k + 2))));
+            s3 = _mm256_add_pd(s3, _mm256_mul_pd(_mm256_set1_pd(li[k + 3]), _mm256_loadu_pd(X + 4 * (k + 3))));
+        }
+        for (; k < n; k++)
+            s0 = _mm256_add_pd(s0, _mm256_mul_pd(_mm256_set1_pd(li[k]), _mm256_loadu_pd(X + 4 * k)));
+        __m256d s = _mm256_add_pd(_mm256_add_pd(s0, s1), _mm256_add_pd(s2, s3));
+        _mm256_storeu_pd(X + 4 * i, _mm256_mul_pd(_mm256_sub_pd(_mm256_loadu_pd(X + 4 * i), s), _mm256_set1_pd(r[i])));
+    }
+}
+#endif
+
+void krg_frame_alpha4(const double *L, const double *u, const double *r, double s11, int n, double *X, double *beta,
+                      int avx)
+{
+#ifdef HAVE_AVX_CHOL
+    if (avx) {
+        alpha4_avx(L, u, r, s11, n, X, beta);
+        return;
+    }
+#else
+    (void)avx;
+#endif
+    double a[n > 0 ? n : 1];
+    for (int l = 0; l < 4; l++) {
+        for (int i = 0; i < n; i++)
+            a[i] = X[4 * i + l];
+        beta[l] = krg_frame_alpha(L, u, r, s11, n, a, 0);
+        for (int i = 0; i < n; i++)
+            X[4 * i + l] = a[i];
+    }
+}

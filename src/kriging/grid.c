@@ -211,8 +211,10 @@ typedef struct block {
     double *kinv;           /* cov: L (n x n column-major, lower), u (n), 1/L_ii (n); else (n+1)^2 K^-1 */
     const double *fac;      /* cov: L, u, 1/L_ii: kinv, or the frame's */
     const krg_frame *frame; /* solved in this frame's factor (NULL: its own system) */
+    int fresh;              /* framed with an earlier block of its row, not used yet */
     double *b;              /* cov: alpha (n); else n+1: K^-1 [z; 0] */
-    double *px, *py;        /* n: the points' coordinates, in idx order */
+    const double *px, *py;  /* n: the points' coordinates, in idx order: own, or the frame's */
+    double *ownx, *owny;    /* nmax each: the own ones (a block with its own system) */
     double beta, s11, sill; /* cov only */
     int singular;
 } block;
@@ -338,7 +340,10 @@ static int block_compute(block *B, const band *J, krg_sys *sys, cmemo *memo, lon
     int n = krg_index_nearest(J->ix, ax, ay, J->nmax, J->o->maxdist, -1, idx, d2);
     B->n = n;
     B->frame = NULL;
+    B->fresh = 0;
     B->singular = 0;
+    B->px = B->ownx;
+    B->py = B->owny;
     if (n == 0)
         return 0;
     /* canonical order */
@@ -351,8 +356,8 @@ static int block_compute(block *B, const band *J, krg_sys *sys, cmemo *memo, lon
     }
     memcpy(B->idx, idx, (size_t)n * sizeof *idx);
     for (int i = 0; i < n; i++) {
-        B->px[i] = src->pts->x[idx[i]];
-        B->py[i] = src->pts->y[idx[i]];
+        B->ownx[i] = src->pts->x[idx[i]];
+        B->owny[i] = src->pts->y[idx[i]];
     }
     const krg_model *m = J->m;
     double sill = m->nugget + m->psill;
@@ -468,8 +473,8 @@ static int ws_init(band *J, band_ws *w)
         w->cache[k].key = -1;
         w->cache[k].kinv = w->store + k * entry;
         w->cache[k].b = w->cache[k].kinv + (size_t)N * N;
-        w->cache[k].px = w->cache[k].b + N;
-        w->cache[k].py = w->cache[k].px + nmax;
+        w->cache[k].ownx = w->cache[k].b + N;
+        w->cache[k].owny = w->cache[k].ownx + nmax;
         w->cache[k].idx = w->idxstore + k * (size_t)nmax;
     }
     w->ready = 1;
@@ -530,14 +535,7 @@ static void cell_cov(const block *B, int avx, double *gv, float *P, float *D)
     int n = B->n;
     double z = B->beta;
     if (B->frame) { /* a framed block: four partial sums (independent chains), i mod 4 */
-        double s[4] = {0, 0, 0, 0};
-        int i = 0;
-        for (; i + 4 <= n; i += 4)
-            for (int l = 0; l < 4; l++)
-                s[l] += B->b[i + l] * gv[i + l];
-        for (; i < n; i++)
-            s[0] += B->b[i] * gv[i];
-        z -= (s[0] + s[1]) + (s[2] + s[3]);
+        z -= krg_dot4(B->b, gv, n, avx);
     } else {
         for (int i = 0; i < n; i++)
             z -= B->b[i] * gv[i];
@@ -663,54 +661,78 @@ static double block_dist(const block *B, int avx, double x, double y, double *h)
     return near2;
 }
 
-/* Block (qr, qc) in frame f (krige_priv.h krg_frames), when its whole
- * pattern holds data: with the frame's L, u and s11, v = L^-1 z,
- * beta = u'v / s11, alpha = L'^-1 (v - beta u) (block_cov's steps), and
- * the pattern's positions relative to the block's top-left sample. 0 when
- * a pattern cell is off the raster or nodata. */
-static int frame_block(block *B, const krg_frame *f, const krg_source *src, int qr, int qc, int avx)
+/* The values of block (qr, qc)'s pattern in frame f into a[0], a[stride],
+ * ...: 0 when a pattern cell is off the raster or nodata. */
+static int frame_values(const krg_frame *f, const krg_source *src, int qr, int qc, double *a, int stride)
 {
     const geo_grid *g = &src->grid;
-    int n = f->n;
-    double *a = B->b;
-    for (int k = 0; k < n; k++) {
+    for (int k = 0; k < f->n; k++) {
         int r = qr + f->di[k], c = qc + f->dj[k];
         long p = r < 0 || c < 0 || r >= g->ny || c >= g->nx ? -1 : src->point_of_cell[(size_t)r * g->nx + c];
         if (p < 0)
             return 0;
-        a[k] = src->pts->z[p];
+        a[(size_t)k * stride] = src->pts->z[p];
     }
-    const double *L = f->L, *u = L + (size_t)n * n, *r = u + n;
-    krg_chol_fwd(L, n, r, a, avx);
-    double s1z = 0;
-    for (int i = 0; i < n; i++)
-        s1z += u[i] * a[i];
-    B->beta = s1z / f->s11;
-    for (int i = 0; i < n; i++)
-        a[i] -= B->beta * u[i];
-    for (int i = n - 1; i >= 0; i--) { /* four partial sums: independent chains */
-        const double *li = L + (size_t)i * n;
-        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-        int k = i + 1;
-        for (; k + 4 <= n; k += 4) {
-            s0 += li[k] * a[k];
-            s1 += li[k + 1] * a[k + 1];
-            s2 += li[k + 2] * a[k + 2];
-            s3 += li[k + 3] * a[k + 3];
-        }
-        for (; k < n; k++)
-            s0 += li[k] * a[k];
-        a[i] = (a[i] - ((s0 + s1) + (s2 + s3))) * r[i];
-    }
-    memcpy(B->px, f->px, (size_t)n * sizeof *B->px);
-    memcpy(B->py, f->py, (size_t)n * sizeof *B->py);
-    B->n = n;
+    return 1;
+}
+
+/* Block B in frame f, its alpha already in B->b (krg_frame_alpha): the
+ * pattern's positions relative to the block's top-left sample, and the
+ * frame's factor. */
+static void frame_set(block *B, const krg_frame *f, double beta)
+{
+    B->px = f->px; /* relative to the block's top-left sample: the same for its blocks */
+    B->py = f->py;
+    B->n = f->n;
+    B->beta = beta;
     B->cov = 1;
-    B->fac = L;
+    B->fac = f->L;
     B->frame = f;
     B->s11 = f->s11;
     B->sill = f->sill;
     B->singular = 0;
+}
+
+/* Block key = (qr, qc) in frame f (krige_priv.h krg_frames), when its
+ * whole pattern holds data, into the cache, with the next blocks of its
+ * row in f that are neither cached nor short of data, up to four in all:
+ * with L, u and s11 of the frame, v = L^-1 z, beta = u'v / s11, alpha =
+ * L'^-1 (v - beta u) (krg_frame_alpha; four at once: krg_frame_alpha4,
+ * the same bits). The others are marked fresh: counted when first used,
+ * so that the count is the blocks used, as one at a time. 0 when block
+ * (qr, qc) lacks data. */
+static int frame_blocks(band_ws *w, const krg_frame *f, const krg_source *src, long key, int qr, int qc)
+{
+    int n = f->n, m = 0;
+    const double *L = f->L, *u = L + (size_t)n * n, *r = u + n;
+    double X[4 * n], beta[4];
+    block *Bs[4];
+    for (; m < 4 && qc + m < f->c0 + f->size; m++) {
+        block *B = &w->cache[(size_t)(key + m) % w->ncache];
+        if ((m > 0 && B->key == key + m) || !frame_values(f, src, qr, qc + m, X + m, 4))
+            break;
+        Bs[m] = B;
+    }
+    if (m == 0)
+        return 0;
+    if (m == 1) {
+        for (int k = 0; k < n; k++)
+            Bs[0]->b[k] = X[4 * k];
+        beta[0] = krg_frame_alpha(L, u, r, f->s11, n, Bs[0]->b, w->memo.avx);
+    } else {
+        for (int k = 0; k < n; k++)
+            for (int l = m; l < 4; l++)
+                X[4 * k + l] = 0; /* lanes without a block */
+        krg_frame_alpha4(L, u, r, f->s11, n, X, beta, w->memo.avx);
+        for (int l = 0; l < m; l++)
+            for (int k = 0; k < n; k++)
+                Bs[l]->b[k] = X[4 * k + l];
+    }
+    for (int l = 0; l < m; l++) {
+        frame_set(Bs[l], f, beta[l]);
+        Bs[l]->key = key + l;
+        Bs[l]->fresh = l > 0;
+    }
     return 1;
 }
 
@@ -742,14 +764,16 @@ static int frame_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, fl
     block *B = &w->cache[(size_t)key % w->ncache];
     if (B->key != key) {
         const krg_frame *f = krg_frame_of(J->F, qr, qc);
-        if (!f || !frame_block(B, f, src, qr, qc, w->memo.avx)) {
+        if (!f || !frame_blocks(w, f, src, key, qr, qc)) {
             B->key = -1;
             return 0;
         }
-        B->key = key;
         J->stats.frame_blocks++;
     } else if (!B->frame) {
         return 0;
+    } else if (B->fresh) {
+        B->fresh = 0;
+        J->stats.frame_blocks++;
     }
     const double *Jm = B->frame->J;
     double a = (w->sx[col] - g->gt[0]) / g->gt[1] - 0.5 - qc, b = (w->sy[col] - g->gt[3]) / g->gt[5] - 0.5 - qr;

@@ -272,20 +272,33 @@ enum { CHUNK = 64 }; /* targets a thread takes at a time: small, so that threads
  * leave its column only a few digits (a Gau range of many sample
  * spacings), where the variogram form's LDL' keeps them. */
 static int loo_cov(const krg_points *p, const krg_model *m, double s, const long *idx, int n, double x, double y,
-                   int avx, double *W, double *pred, double *var)
+                   const double *h, int avx, double *W, double *pred, double *var)
 {
     double *r = W + (size_t)n * n, *u = r + n, *v = u + n, *c = v + n;
-    for (int j = 0; j < n; j++) {
-        double xj = p->x[idx[j]], yj = p->y[idx[j]], *wj = W + (size_t)j * n;
-        wj[j] = s;
-        for (int i = j + 1; i < n; i++) {
-            double dx = p->x[idx[i]] - xj, dy = p->y[idx[i]] - yj;
-            wj[i] = s - krg_gamma(m, sqrt(dx * dx + dy * dy));
+    if (h) { /* krg_cv_sets_dist's distances */
+        const double *hp = h + n;
+        for (int j = 0; j < n; j++) {
+            double *wj = W + (size_t)j * n;
+            wj[j] = s;
+            for (int i = j + 1; i < n; i++)
+                wj[i] = s - krg_gamma(m, *hp++);
+            u[j] = 1;
+            v[j] = p->z[idx[j]];
+            c[j] = s - krg_gamma(m, h[j]);
         }
-        double dx = xj - x, dy = yj - y;
-        u[j] = 1;
-        v[j] = p->z[idx[j]];
-        c[j] = s - krg_gamma(m, sqrt(dx * dx + dy * dy));
+    } else {
+        for (int j = 0; j < n; j++) {
+            double xj = p->x[idx[j]], yj = p->y[idx[j]], *wj = W + (size_t)j * n;
+            wj[j] = s;
+            for (int i = j + 1; i < n; i++) {
+                double dx = p->x[idx[i]] - xj, dy = p->y[idx[i]] - yj;
+                wj[i] = s - krg_gamma(m, sqrt(dx * dx + dy * dy));
+            }
+            double dx = xj - x, dy = yj - y;
+            u[j] = 1;
+            v[j] = p->z[idx[j]];
+            c[j] = s - krg_gamma(m, sqrt(dx * dx + dy * dy));
+        }
     }
     if (krg_chol(W, n, 1e-8 * s, r, avx) != 0)
         return -1;
@@ -308,6 +321,12 @@ static int loo_cov(const krg_points *p, const krg_model *m, double s, const long
     *pred = z;
     *var = s - q + (1 - t) * (1 - t) / s11;
     return 0;
+}
+
+/* krg_cv_sets_dist's doubles per set. */
+static size_t sets_stride(int k)
+{
+    return (size_t)k + (size_t)k * (k - 1) / 2;
 }
 
 static void *worker(void *arg)
@@ -363,7 +382,8 @@ static void *worker(void *arg)
                 continue;
             }
             double zc, vc;
-            if (J->cov && loo_cov(J->p, J->m, J->m->nugget + J->m->psill, idx, n, x, y, J->avx, W, &zc, &vc) == 0) {
+            const double *h = J->sets && J->sets->h ? J->sets->h + t * sets_stride(J->sets->k) : NULL;
+            if (J->cov && loo_cov(J->p, J->m, J->m->nugget + J->m->psill, idx, n, x, y, h, J->avx, W, &zc, &vc) == 0) {
                 J->pred[t] = zc;
                 if (J->var)
                     J->var[t] = vc;
@@ -458,6 +478,7 @@ void krg_cv_sets_free(krg_cv_sets *s)
         return;
     free(s->idx);
     free(s->cnt);
+    free(s->h);
     free(s);
 }
 
@@ -477,6 +498,7 @@ trv_status krg_cv_sets_new(trv_ctx *ctx, const krg_points *p, const krg_index *i
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
     s->k = k;
+    s->n = n;
     for (size_t t = 0; t < n; t++) {
         long *idx = s->idx + t * (size_t)k, skip = which ? which[t] : (long)t;
         s->cnt[t] = krg_index_nearest(ix, p->x[skip], p->y[skip], k, o->maxdist, skip, idx, d2);
@@ -484,6 +506,28 @@ trv_status krg_cv_sets_new(trv_ctx *ctx, const krg_points *p, const krg_index *i
     }
     free(d2);
     *out = s;
+    return TRV_OK;
+}
+
+trv_status krg_cv_sets_dist(trv_ctx *ctx, const krg_points *p, krg_cv_sets *s, const long *which)
+{
+    size_t stride = sets_stride(s->k);
+    free(s->h);
+    if (!(s->h = malloc(s->n * stride * sizeof *s->h)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    for (size_t t = 0; t < s->n; t++) {
+        const long *idx = s->idx + t * (size_t)s->k, pt = which ? which[t] : (long)t;
+        double *h = s->h + t * stride, *hp = h + s->cnt[t];
+        for (int j = 0; j < s->cnt[t]; j++) {
+            double xj = p->x[idx[j]], yj = p->y[idx[j]];
+            for (int i = j + 1; i < s->cnt[t]; i++) {
+                double dx = p->x[idx[i]] - xj, dy = p->y[idx[i]] - yj;
+                *hp++ = sqrt(dx * dx + dy * dy);
+            }
+            double dx = xj - p->x[pt], dy = yj - p->y[pt];
+            h[j] = sqrt(dx * dx + dy * dy);
+        }
+    }
     return TRV_OK;
 }
 

@@ -42,6 +42,28 @@ int krg_chol_avx(void); /* 1 when the processor has AVX (and the build the code)
  * the bits of the row-by-row form; with AVX four columns at a time, each
  * group of four rows below them loaded once. */
 void krg_chol_fwd(const double *L, int n, const double *r, double *x, int avx);
+/* The dot product a'b of n terms in four partial sums, the framed blocks'
+ * (frame.c, grid.c) independent chains:
+ *   s_l = sum_q a_{4q+l} b_{4q+l} over the whole groups of four (q order),
+ *   the r = n mod 4 last terms then added to s_0 in order,
+ *   a'b = (s_0 + s_1) + (s_2 + s_3);
+ * with AVX (avx: krg_chol_avx()) one accumulator whose lane l is s_l:
+ * the same operations, so the same bits. */
+double krg_dot4(const double *a, const double *b, int n, int avx);
+/* A framed block's weights (frame.c's L, u = L^-1 1, r_i = 1 / L_ii,
+ * s11 = u'u; docs/method.md 1.7) for its samples' values z, in a (n), in
+ * place: v = L^-1 z (krg_chol_fwd), beta = u'v / s11 (a sum in i order),
+ * alpha = L'^-1 (v - beta u) by rows i = n-1 .. 0, each
+ *   alpha_i = ((v - beta u)_i - krg_dot4(L_{i+1..n-1, i}, alpha_{i+1..n-1})) r_i;
+ * a receives alpha; returns beta. The same bits with and without avx. */
+double krg_frame_alpha(const double *L, const double *u, const double *r, double s11, int n, double *a, int avx);
+/* krg_frame_alpha for four blocks of one frame at once: X (4 n) holds
+ * their values interleaved, X[4 i + l] = z_i of block l, and receives
+ * their alphas; beta (4) their betas. With AVX the four lanes go
+ * together: every lane the bits of krg_frame_alpha, four times the work
+ * per dependent step (the backward rows are a chain of sums). */
+void krg_frame_alpha4(const double *L, const double *u, const double *r, double s11, int n, double *X, double *beta,
+                      int avx);
 /* Leave-one-out neighbour sets, searched once for the many krg_cv runs of
  * a model choice (they differ only in the model): set t holds the nmax
  * points nearest to which[t] (which NULL: point t) but itself, ascending,
@@ -49,12 +71,22 @@ void krg_chol_fwd(const double *L, int n, const double *r, double *x, int avx);
  * (no error) when nmax is 0 or above 64: searching per run then. */
 typedef struct krg_cv_sets {
     int k;                  /* the resolved nmax */
+    size_t n;               /* sets */
     long *idx;              /* n x k */
     int *cnt;               /* n: points in each set */
+    double *h;              /* NULL, or n x (k + k (k - 1) / 2): krg_cv_sets_dist's distances */
 } krg_cv_sets;
 
 trv_status krg_cv_sets_new(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_opts *o, size_t n,
                            const long *which, krg_cv_sets **out);
+/* The distances the covariance form of every set needs, for the many runs
+ * that share the sets (a model choice): set t's from its points to the
+ * point left out, |s_i - s_t| for i < cnt, then between its points,
+ * |s_i - s_j| for j < cnt, i = j + 1 .. cnt - 1 (column by column),
+ * each computed as loo_cov computes it (sqrt(dx dx + dy dy), dx = x_i -
+ * x_j): krg_cv_with then reads them instead, the same bits. which as for
+ * krg_cv_sets_new. */
+trv_status krg_cv_sets_dist(trv_ctx *ctx, const krg_points *p, krg_cv_sets *s, const long *which);
 void krg_cv_sets_free(krg_cv_sets *s);
 /* krg_cv with the sets (NULL: krg_cv itself). With sets and a model with
  * a sill (not Pow) each point's system goes through the covariance form

@@ -2,6 +2,7 @@
 #include "krige_priv.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -239,6 +240,59 @@ static trv_status tune_exact(trv_ctx *ctx, const krg_points *p, const krg_index 
     return TRV_OK;
 }
 
+/* The full sample variogram on a thread of its own (it reads the points
+ * only) while krg_choose_model prepares its leave-one-out sets: one run,
+ * the same result, earlier. Without a second thread it runs in
+ * vgm_task_finish. */
+typedef struct vgm_task {
+    const krg_points *p;
+    const krg_choice_opts *co;
+    trv_ctx *scratch;       /* the thread's errors */
+    krg_vgm *out;
+    trv_status st;
+    pthread_t th;
+    int started;
+} vgm_task;
+
+static void *vgm_task_run(void *arg)
+{
+    vgm_task *T = arg;
+    T->st = krg_variogram(T->scratch, T->p, T->co->cutoff, T->co->width, T->co->vgm_points, T->co->seed, &T->out);
+    return NULL;
+}
+
+static void vgm_task_start(vgm_task *T, const krg_points *p, const krg_choice_opts *co, int threads)
+{
+    *T = (vgm_task){.p = p, .co = co};
+    T->started = threads > 1 && (T->scratch = trv_ctx_new()) && pthread_create(&T->th, NULL, vgm_task_run, T) == 0;
+}
+
+static trv_status vgm_task_finish(trv_ctx *ctx, vgm_task *T, krg_vgm **out)
+{
+    *out = NULL;
+    if (!T->started) {
+        trv_ctx_free(T->scratch);
+        return krg_variogram(ctx, T->p, T->co->cutoff, T->co->width, T->co->vgm_points, T->co->seed, out);
+    }
+    pthread_join(T->th, NULL);
+    trv_status st = T->st ? trv_error(ctx, T->st, "%s", trv_errmsg(T->scratch)) : TRV_OK;
+    trv_ctx_free(T->scratch);
+    *out = T->out;
+    return st;
+}
+
+/* The subsample's neighbour sets and their distances (krg_cv_sets_dist: the
+ * ~84 runs of the choice share them), and its median spacing. */
+static trv_status cv_prepare(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_opts *ko,
+                             const long *cvw, size_t ncv, krg_cv_sets **sets, double *h)
+{
+    trv_status st = krg_cv_sets_new(ctx, p, ix, ko, ncv, cvw, sets);
+    if (!st && *sets)
+        st = krg_cv_sets_dist(ctx, p, *sets, cvw);
+    *h = st ? NAN : median_spacing(p, ix, cvw, ncv);
+    return st;
+}
+
 trv_status krg_choose_model(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_opts *ko,
                             const krg_choice_opts *co, krg_model *best, krg_vgm **vgm, krg_candidate **cands,
                             int *ncand)
@@ -255,16 +309,17 @@ trv_status krg_choose_model(trv_ctx *ctx, const krg_points *p, const krg_index *
     double *obs = NULL, *pred = NULL;
     size_t ncv = 0;
     int n = 0, best_k = -1;
-    trv_status st = krg_variogram(ctx, p, co->cutoff, co->width, co->vgm_points, co->seed, &full);
+    double h = NAN;
+    vgm_task vt;
+    vgm_task_start(&vt, p, co, krg_threads(ko->threads));
+    trv_status st = (cvw = subsample(p->n, co->cv_points, co->seed + 1, &ncv))
+                        ? cv_prepare(ctx, p, ix, ko, cvw, ncv, &sets, &h)
+                        : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    trv_status vs = vgm_task_finish(ctx, &vt, &full);
+    if (vs)
+        st = vs; /* the variogram's error first, as when it ran first */
     if (st)
-        return st;
-    if (!(cvw = subsample(p->n, co->cv_points, co->seed + 1, &ncv))) {
-        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         goto done;
-    }
-    if ((st = krg_cv_sets_new(ctx, p, ix, ko, ncv, cvw, &sets)))
-        goto done;
-    double h = median_spacing(p, ix, cvw, ncv);
     /* the short-lag variogram matters only when the full one's first lag
      * spans several sample spacings (dense data such as a DEM) */
     int want_short = isfinite(h) && h > 0 && full->width > 2 * h;
