@@ -78,24 +78,11 @@ static int file_open(prm_pages *p)
     return 0;
 }
 
-/* Whole-buffer pwrite/pread at off (1: done). */
-static int put(int fd, const unsigned char *b, size_t n, off_t off)
+/* The whole of b written (out) or read (!out) at off (1: done). */
+static int move_all(int fd, unsigned char *b, size_t n, off_t off, int out)
 {
     while (n > 0) {
-        ssize_t k = pwrite(fd, b, n, off);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return 0;
-        b += k, n -= (size_t)k, off += k;
-    }
-    return 1;
-}
-
-static int get(int fd, unsigned char *b, size_t n, off_t off)
-{
-    while (n > 0) {
-        ssize_t k = pread(fd, b, n, off);
+        ssize_t k = out ? pwrite(fd, b, n, off) : pread(fd, b, n, off);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
@@ -140,7 +127,7 @@ static int slot_take(prm_pages *p)
     if (file_open(p))
         return io_fail(p, "make"), -1;
     off_t off = (off_t)old * (off_t)p->tile_bytes;
-    if (!put(p->fd, p->mem + (size_t)s * p->tile_bytes, p->tile_bytes, off))
+    if (!move_all(p->fd, p->mem + (size_t)s * p->tile_bytes, p->tile_bytes, off, 1))
         return io_fail(p, "write"), -1;
     p->written += (long long)p->tile_bytes;
     if (off + (long long)p->tile_bytes > p->file_bytes)
@@ -169,7 +156,7 @@ unsigned char *prm_pages_hold(prm_pages *p, long tx, long ty)
     unsigned char *cells = p->mem + (size_t)s * p->tile_bytes;
     if (p->saved[tile]) {
         errno = 0;
-        if (!get(p->fd, cells, p->tile_bytes, (off_t)tile * (off_t)p->tile_bytes))
+        if (!move_all(p->fd, cells, p->tile_bytes, (off_t)tile * (off_t)p->tile_bytes, 0))
             return io_fail(p, "read");
         p->read += (long long)p->tile_bytes;
     } else {
