@@ -207,6 +207,11 @@ static trv_status create_part(trv_ctx *ctx, geo_block_writer *w, const geo_raste
                           zstd ? "ZSTD_LEVEL=1" : "ZLEVEL=1",
                           NULL};
     trv_status st;
+    if (w->in_mem) { /* an unwritable output fails now, as the temporary beside it would, not after the rows */
+        FILE *f = fopen(w->path, "wb");
+        if (!f || fclose(f) != 0)
+            return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", w->path, strerror(errno));
+    }
     w->ds = geo_tiff_create(ctx, like, w->part, meta, opts, &st);
     if (!w->ds || st)
         return st ? st : TRV_ERR_IO;
