@@ -241,7 +241,7 @@ static void test_refine_paths(void **state)
         for (int c = 30; c < 33; c++)
             dem->f32[r * g.nx + c] = -9999;
     krg_source *src = NULL;
-    assert_int_equal(krg_source_new(ctx, dem, utm, &src), TRV_OK);
+    assert_int_equal(krg_source_new(ctx, dem, utm, 0, &src), TRV_OK);
     assert_true(src->regular);
     krg_index *ix = NULL;
     assert_int_equal(krg_index_new(ctx, src->pts, &ix), TRV_OK);
@@ -379,7 +379,7 @@ static void check_lonlat(trv_ctx *ctx, const krg_model *m, int nmax)
             dem->f32[r * g.nx + c] = (float)(120 + 25 * sin(c / 4.0) * cos(r / 3.0) + 0.7 * r + ((r * 13 + c * 7) % 5));
     dem->f32[10 * g.nx + 20] = -9999; /* a hole: neighbour sets around it change */
     krg_source *src = NULL;
-    assert_int_equal(krg_source_new(ctx, dem, utm, &src), TRV_OK);
+    assert_int_equal(krg_source_new(ctx, dem, utm, 0, &src), TRV_OK);
     assert_false(src->regular);
     krg_index *ix = NULL;
     assert_int_equal(krg_index_new(ctx, src->pts, &ix), TRV_OK);

@@ -20,7 +20,11 @@
  *     coordinates: the same target positions to the bit), on 2 threads
  *     and on 1, give the same bits in every common cell; the framed
  *     blocks are solved four at a time along a row from the first one a
- *     row misses, so the two windows group them differently. */
+ *     row misses, so the two windows group them differently;
+ *   - the source's cell centres (krg_source_new) transformed on 1, 2, 3
+ *     and all threads: the same bits, each the point OGR transforms alone
+ *     (the threads' parts split the raster mid-row); with its last rows
+ *     beyond the pole, the failure counted on every thread count. */
 #include "test_common.h"
 
 #include <math.h>
@@ -28,6 +32,8 @@
 #include <string.h>
 
 #include "geo/geo.h"
+
+#include <ogr_srs_api.h>
 #include "kriging/krige.h"
 #include "kriging/krige_priv.h"
 
@@ -228,7 +234,7 @@ static void test_frames_60n(void **state)
         for (int c = 70; c < 72; c++)
             dem->f32[r * g.nx + c] = -9999;
     krg_source *src = NULL;
-    assert_int_equal(krg_source_new(ctx, dem, utm, &src), TRV_OK);
+    assert_int_equal(krg_source_new(ctx, dem, utm, 0, &src), TRV_OK);
     const krg_model mat = {KRG_MAT, 0.5, 600, 300, 1.5}, sph = {KRG_SPH, 2, 500, 800, 0};
     for (int k = 0; k < 4; k++) {
         const krg_model *m = k < 2 ? &mat : &sph;
@@ -279,7 +285,7 @@ static void test_frames_jacksboro(void **state)
     free(path);
     assert_int_equal(geo_crs_wkt(ctx, "EPSG:32616", &utm), TRV_OK);
     krg_source *src = NULL;
-    assert_int_equal(krg_source_new(ctx, dem, utm, &src), TRV_OK);
+    assert_int_equal(krg_source_new(ctx, dem, utm, 0, &src), TRV_OK);
     const krg_model m = {KRG_MAT, 0.8, 900, 450, 1.5};
     size_t blocks, framed = check_frames(src, &m, 64, KRG_ET_DEFAULT, &blocks);
     /* a 60 m window over the middle of the DEM */
@@ -321,7 +327,7 @@ static void test_frames_affine(void **state)
             dem->f32[r * g.nx + c] = (float)(0.5 + 0.3 * sin(c / 5.0) * cos(r / 7.0) + 0.01 * ((r * 31 + c * 17) % 11));
     dem->f32[20 * g.nx + 30] = -9999;
     krg_source *src = NULL;
-    assert_int_equal(krg_source_new(ctx, dem, utm, &src), TRV_OK);
+    assert_int_equal(krg_source_new(ctx, dem, utm, 0, &src), TRV_OK);
     assert_true(src->regular);
     const krg_model m = {KRG_GAU, 0.0001, 0.09, 400, 0};
     geo_grid t = {880, 630, {740010, 7, 0, 4059990, 0, -7}, utm}; /* 90 m -> 7 m: 90 offsets, no stencil */
@@ -351,7 +357,7 @@ static void test_frames_affine(void **state)
      * farther: a pattern for et 1e-5 (4 e = 0.0036 m), none for et 1e-3
      * (4 e = 0.36 m: the exact neighbour sets could differ) */
     dem->grid.gt[5] = -90.01;
-    assert_int_equal(krg_source_new(ctx, dem, utm, &src), TRV_OK);
+    assert_int_equal(krg_source_new(ctx, dem, utm, 0, &src), TRV_OK);
     size_t blocks, near = check_frames(src, &m, 36, 1e-5, &blocks), far = check_frames(src, &m, 36, 1e-3, &blocks);
     printf("  rows 90.01 m apart, nmax 36: %zu of %zu blocks framed at et 1e-5, %zu at et 1e-3\n", near, blocks, far);
     assert_int_equal(near, blocks);
@@ -362,12 +368,75 @@ static void test_frames_affine(void **state)
     trv_ctx_free(ctx);
 }
 
+/* The centres of a 131 x 113 lon/lat raster (14 803 cells: three parts of
+ * at least 4096) on 1, 2, 3 and all threads against OGR one point at a time. */
+static void test_source_threads(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *ll = NULL, *utm = NULL;
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:4326", &ll), TRV_OK);
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32635", &utm), TRV_OK);
+    const double d = 3.0 / 3600;
+    geo_grid g = {131, 113, {23.94, d, 0, 60.05, 0, -d}, ll};
+    geo_raster *dem = NULL;
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &dem), TRV_OK);
+    dem->has_nodata = 1;
+    dem->nodata = -9999;
+    for (size_t i = 0; i < (size_t)g.nx * g.ny; i++)
+        dem->f32[i] = i % 97 == 5 ? -9999.0f : (float)(100 + i % 13);
+    OGRSpatialReferenceH a = OSRNewSpatialReference(ll), b = OSRNewSpatialReference(utm);
+    OSRSetAxisMappingStrategy(a, OAMS_TRADITIONAL_GIS_ORDER);
+    OSRSetAxisMappingStrategy(b, OAMS_TRADITIONAL_GIS_ORDER);
+    OGRCoordinateTransformationH ct = OCTNewCoordinateTransformation(a, b);
+    assert_non_null(ct);
+    krg_source *s1 = NULL;
+    assert_int_equal(krg_source_new(ctx, dem, utm, 1, &s1), TRV_OK);
+    assert_false(s1->regular);
+    for (int r = 0; r < g.ny; r++)
+        for (int c = 0; c < g.nx; c++) {
+            double x = g.gt[0] + (c + 0.5) * d, y = g.gt[3] - (r + 0.5) * d;
+            assert_true(OCTTransform(ct, 1, &x, &y, NULL));
+            size_t i = (size_t)r * g.nx + c;
+            assert_true(fabs(s1->wx[i] - x) < 1e-6 && fabs(s1->wy[i] - y) < 1e-6);
+        }
+    static const int threads[] = {2, 3, 0};
+    for (int k = 0; k < 3; k++) {
+        krg_source *s = NULL;
+        assert_int_equal(krg_source_new(ctx, dem, utm, threads[k], &s), TRV_OK);
+        size_t n = (size_t)g.nx * g.ny;
+        assert_memory_equal(s->wx, s1->wx, n * sizeof *s->wx);
+        assert_memory_equal(s->wy, s1->wy, n * sizeof *s->wy);
+        assert_int_equal(s->pts->n, s1->pts->n);
+        assert_memory_equal(s->pts->x, s1->pts->x, s1->pts->n * sizeof *s->pts->x);
+        assert_memory_equal(s->point_of_cell, s1->point_of_cell, n * sizeof *s->point_of_cell);
+        krg_source_free(s);
+    }
+    krg_source_free(s1);
+    /* the last rows beyond the south pole: failed points in the threads'
+     * parts are counted like this thread's */
+    dem->grid.gt[3] = -89.95;
+    for (int k = 0; k < 4; k++) {
+        krg_source *s = NULL;
+        assert_int_equal(krg_source_new(ctx, dem, utm, k ? k : 1, &s), TRV_ERR_CRS);
+        assert_null(s);
+    }
+    OCTDestroyCoordinateTransformation(ct);
+    OSRDestroySpatialReference(a);
+    OSRDestroySpatialReference(b);
+    geo_raster_free(dem);
+    free(ll);
+    free(utm);
+    trv_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_frames_affine),
         cmocka_unit_test(test_frames_60n),
         cmocka_unit_test(test_frames_jacksboro),
+        cmocka_unit_test(test_source_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -181,7 +181,7 @@ static void dem_case_init(trv_ctx *ctx, dem_case *d, int threads)
     for (int r = 0; r < 10; r++)
         for (int c = 0; c < 10; c++)
             dem->f32[r * 10 + c] = (float)(100 + 2 * c - r + 3 * sin(0.7 * c) * cos(0.5 * r));
-    assert_int_equal(krg_source_new(ctx, dem, d->wkt, &d->src), TRV_OK);
+    assert_int_equal(krg_source_new(ctx, dem, d->wkt, 0, &d->src), TRV_OK);
     geo_raster_free(dem);
     d->pts = d->src->pts;
     assert_int_equal(krg_index_new(ctx, d->pts, &d->ix), TRV_OK);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # trv-krige by row blocks (docs/scale.md): the kriged DEM, its standard
 # deviation, the point cloud, krige.json and the styles are the same bytes
-# for block heights 1, 7, 64 and the whole target (TRV_BLOCK_ROWS), for a
+# for block heights 1, 7, 64 and the whole target (TRV_BLOCK_ROWS) and with
+# the writers' temporaries in memory or on disk (TRV_BLOCK_MEM), for a
 # lon/lat DEM (block systems), a projected DEM (the regular-grid stencil)
 # and points from a CSV; the streamed DEM equals, cell for cell, the whole
 # layer krg_refine kriges for the realisations (--nsim); the layers are
@@ -27,7 +28,7 @@ gdalwarp -q -t_srs EPSG:32616 -tr 30 30 -tap -r bilinear -ot Float32 -dstnodata 
     { echo "cannot prepare the test DEMs"; exit 1; }
 
 # krige KIND ROWS [options]: KIND's run into $tmp/run (always that path: the
-# command line is in the files' metadata), moved to $tmp/KIND_ROWS
+# command line is in the files' metadata), moved to $tmp/KIND_ROWS$SUFFIX
 krige() {
     kind=$1 rows=$2
     shift 2
@@ -40,7 +41,7 @@ krige() {
     esac
     rm -rf "$tmp/run" && mkdir "$tmp/run" &&
     TRV_BLOCK_ROWS=$rows "$K" -q "$@" -o "$tmp/run/dem.tif" --std "$tmp/run/std.tif" --points "$tmp/run/p.csv" \
-        2>"$tmp/stderr" && mv "$tmp/run" "$tmp/${kind}_$rows"
+        2>"$tmp/stderr" && mv "$tmp/run" "$tmp/${kind}_$rows${SUFFIX:-}"
 }
 FILES="dem.tif std.tif p.csv krige.json dem.qml std.qml"
 
@@ -57,7 +58,28 @@ for kind in ll utm csv; do
     done
 done
 # one thread against two (the bands of a block split otherwise)
-krige ll 7 --threads 1 && cmp -s "$tmp/ll_1000000/dem.tif" "$tmp/ll_7/dem.tif" && ok || bad "one thread differs from two"
+# (the cells: the files name the command line, --threads 1 in it)
+SUFFIX=_t1 krige ll 7 --threads 1 && ok || bad "one thread failed: $(cat "$tmp/stderr")"
+if [ -z "$PY" ]; then
+    skip "python3 with GDAL and numpy is needed to compare one thread's cells with two's"
+else
+    "$PY" - "$tmp/ll_1000000" "$tmp/ll_7_t1" >"$tmp/cmp" 2>&1 <<'PYEOF' && ok || bad "one thread differs from two: $(cat "$tmp/cmp")"
+import sys, numpy as np
+from osgeo import gdal
+for f in ('dem.tif', 'std.tif'):
+    a, b = (gdal.Open(f'{d}/{f}').ReadAsArray() for d in sys.argv[1:3])
+    assert a.tobytes() == b.tobytes(), f
+    assert (a != -9999).sum() > 100, f
+PYEOF
+fi
+# the writers' temporaries on disk (TRV_BLOCK_MEM=0) instead of in memory
+# (block.h): the same files
+for kind in ll utm; do
+    TRV_BLOCK_MEM=0 SUFFIX=_disk krige $kind 7 && ok || bad "$kind with TRV_BLOCK_MEM=0 failed: $(cat "$tmp/stderr")"
+    for f in $FILES; do
+        cmp -s "$tmp/${kind}_7/$f" "$tmp/${kind}_7_disk/$f" && ok || bad "$kind: $f differs with the temporary on disk"
+    done
+done
 grep -q '"by_block": [1-9]' "$tmp/ll_7/krige.json" && grep -q '"by_stencil": [1-9]' "$tmp/utm_7/krige.json" && ok ||
     bad "the runs did not take the block and stencil paths"
 # the check can fail: other layers are other bytes

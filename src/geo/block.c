@@ -10,8 +10,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
-#include <unistd.h>
 
 #define STRIP 256 /* the tiles' height: the writer's strip */
 
@@ -21,6 +21,14 @@ int geo_block_rows(void)
     char *end;
     long v = e && *e ? strtol(e, &end, 10) : 0;
     return e && *e && !*end && v >= 1 && v <= 1 << 20 ? (int)v : GEO_BLOCK_ROWS;
+}
+
+size_t geo_block_mem(void)
+{
+    const char *e = getenv("TRV_BLOCK_MEM");
+    char *end;
+    unsigned long long v = e && *e ? strtoull(e, &end, 10) : 0;
+    return e && *e && *e != '-' && !*end && v <= SIZE_MAX ? (size_t)v : GEO_BLOCK_MEM;
 }
 
 const float *geo_rows_f32(const geo_rows *b, int y)
@@ -136,6 +144,7 @@ struct geo_block_writer {
     float nodata;
     int nlev;               /* levels: 1 + overviews */
     int zlevel;             /* the COG's DEFLATE level, 0: GDAL's */
+    int in_mem;             /* the temporary in GDAL's memory files, uncompressed (geo_block_mem) */
     level lev[MAXLEVEL];
     size_t cnt;             /* statistics, geo_raster_write's sums */
     double mn, mx, sum, sum2;
@@ -180,17 +189,29 @@ static trv_status write_error(trv_ctx *ctx, const geo_block_writer *w)
 }
 
 /* The temporary GTiff with geo_raster_write's header and the overview
- * levels (empty: the writer fills them). */
+ * levels (empty: the writer fills them): uncompressed in GDAL's memory
+ * files when w->in_mem, else on disk beside the output. */
 static trv_status create_part(trv_ctx *ctx, geo_block_writer *w, const geo_raster *like, const trv_meta *meta)
 {
-    /* written once and read once: the fastest codec that still saves disk
-     * (ZSTD level 1; DEFLATE level 1 where GDAL's libtiff lacks ZSTD) */
+    /* on disk, written once and read once: the fastest codec that still
+     * saves disk (ZSTD level 1; DEFLATE level 1 where GDAL's libtiff lacks
+     * ZSTD); in memory none (the COG copy then only compresses) */
     GDALDriverH gtiff = GDALGetDriverByName("GTiff");
     const char *list = gtiff ? GDALGetMetadataItem(gtiff, GDAL_DMD_CREATIONOPTIONLIST, NULL) : NULL;
     int zstd = list && strstr(list, "ZSTD");
-    const char *opts[] = {"TILED=YES", "BLOCKXSIZE=256", "BLOCKYSIZE=256", zstd ? "COMPRESS=ZSTD" : "COMPRESS=DEFLATE",
-                          zstd ? "ZSTD_LEVEL=1" : "ZLEVEL=1", "BIGTIFF=IF_SAFER", NULL};
+    const char *opts[] = {"TILED=YES",
+                          "BLOCKXSIZE=256",
+                          "BLOCKYSIZE=256",
+                          "BIGTIFF=IF_SAFER",
+                          w->in_mem ? NULL : zstd ? "COMPRESS=ZSTD" : "COMPRESS=DEFLATE",
+                          zstd ? "ZSTD_LEVEL=1" : "ZLEVEL=1",
+                          NULL};
     trv_status st;
+    if (w->in_mem) { /* an unwritable output fails now, as the temporary beside it would, not after the rows */
+        FILE *f = fopen(w->path, "wb");
+        if (!f || fclose(f) != 0)
+            return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", w->path, strerror(errno));
+    }
     w->ds = geo_tiff_create(ctx, like, w->part, meta, opts, &st);
     if (!w->ds || st)
         return st ? st : TRV_ERR_IO;
@@ -209,7 +230,7 @@ trv_status geo_block_writer_open(trv_ctx *ctx, const geo_raster *like, const cha
 {
     *out = NULL;
     geo_block_writer *w = calloc(1, sizeof *w);
-    size_t n = strlen(path) + 16;
+    size_t n = strlen(path) + 24;
     if (!w || !(w->path = strdup(path)) || !(w->part = malloc(n))) {
         if (w) {
             free(w->path);
@@ -217,7 +238,6 @@ trv_status geo_block_writer_open(trv_ctx *ctx, const geo_raster *like, const cha
         }
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
-    snprintf(w->part, n, "%s.part.tif", path);
     bound_cache(0); /* bounded also when no reader is open (trv-krige) */
     w->type = like->type;
     w->size = like->type == GEO_F32 ? 4 : 1;
@@ -225,6 +245,11 @@ trv_status geo_block_writer_open(trv_ctx *ctx, const geo_raster *like, const cha
     w->nodata = (float)like->nodata;
     w->mn = INFINITY, w->mx = -INFINITY;
     trv_status st = alloc_levels(ctx, w, like->grid.nx, like->grid.ny);
+    size_t bytes = 0;
+    for (int k = 0; k < w->nlev; k++)
+        bytes += (size_t)w->lev[k].nx * w->lev[k].ny * w->size;
+    w->in_mem = bytes <= geo_block_mem();
+    snprintf(w->part, n, "%s%s.part.tif", w->in_mem ? "/vsimem/" : "", path);
     if (!st)
         st = create_part(ctx, w, like, meta);
     if (st)
@@ -382,10 +407,10 @@ trv_status geo_block_writer_close(trv_ctx *ctx, geo_block_writer *w, trv_status 
         CPLErrorReset();
         GDALClose(w->ds);
     }
-    unlink(w->part);
+    VSIUnlink(w->part);
     char aux[4096];
     snprintf(aux, sizeof aux, "%s.aux.xml", w->part);
-    unlink(aux);
+    VSIUnlink(aux);
     for (int k = 0; k < w->nlev; k++) {
         free(w->lev[k].strip);
         free(w->lev[k].pend);

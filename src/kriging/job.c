@@ -287,7 +287,7 @@ trv_status krg_job_run(trv_ctx *ctx, const krg_job_opts *o, krg_job *j)
     if ((st = geo_crs_choose(ctx, &t, NULL, &j->work_wkt)))
         goto fail;
     if (dem) {
-        if ((st = krg_source_new(ctx, dem, j->work_wkt, &src)))
+        if ((st = krg_source_new(ctx, dem, j->work_wkt, j->threads, &src)))
             goto fail;
         j->pts = src->pts;
         src->pts = NULL; /* the job owns the points from here; src keeps borrowing them */

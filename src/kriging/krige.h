@@ -238,7 +238,9 @@ typedef struct krg_source {
     int regular;            /* 1: the raster is a grid of the working CRS itself */
 } krg_source;
 
-trv_status krg_source_new(trv_ctx *ctx, const geo_raster *dem, const char *work_wkt, krg_source **out);
+/* threads: the centres transformed on up to that many threads (<= 0: all
+ * cores, as krg_opts.threads); the same values for every count. */
+trv_status krg_source_new(trv_ctx *ctx, const geo_raster *dem, const char *work_wkt, int threads, krg_source **out);
 void krg_source_free(krg_source *s);
 
 typedef struct krg_refine_stats {

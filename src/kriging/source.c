@@ -2,8 +2,9 @@
  * every cell centre transformed into the metric working CRS, the data
  * cells as kriging points in row-major order, and the map from cells to
  * points (-1 for nodata). */
-#include "krige.h"
+#include "krige_priv.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +21,62 @@ void krg_source_free(krg_source *s)
     free(s);
 }
 
-trv_status krg_source_new(trv_ctx *ctx, const geo_raster *dem, const char *work_wkt, krg_source **out)
+/* One thread's share of the cell centres, with a transformation of its own. */
+typedef struct proj_part {
+    geo_ct *ct;
+    size_t n, bad;
+    double *x, *y;
+    pthread_t th;
+    int started;
+} proj_part;
+
+static void *proj_run(void *arg)
+{
+    proj_part *p = arg;
+    p->bad = geo_ct_points(p->ct, p->n, p->x, p->y, NULL);
+    return NULL;
+}
+
+/* The n centres (x, y) transformed by ct, the last parts on up to threads
+ * - 1 more threads (a part each, each with its own transformation from
+ * `from` to `to`; a part whose thread cannot start goes to ct): each point
+ * transformed on its own, so the values are the same for every thread
+ * count. Returns the points that failed. */
+static size_t project_centres(const char *from, const char *to, geo_ct *ct, size_t n, double *x, double *y,
+                              int threads)
+{
+    enum { MAXPART = 16, MINPART = 4096 };
+    int np = threads < MAXPART ? threads : MAXPART;
+    while (np > 1 && n / (size_t)np < MINPART)
+        np--;
+    proj_part p[MAXPART] = {{0}};
+    trv_ctx *scratch = np > 1 ? trv_ctx_new() : NULL; /* a failed transformation's message: not the caller's */
+    if (!scratch)
+        np = 1;
+    size_t own = n; /* the centres 0 .. own - 1 stay on this thread */
+    for (int k = np - 1; k >= 1; k--) {
+        size_t a = n * (size_t)k / (size_t)np, b = own;
+        p[k] = (proj_part){.n = b - a, .x = x + a, .y = y + a};
+        if (geo_ct_create(scratch, from, to, &p[k].ct) != TRV_OK)
+            break; /* the rest on this thread: the same values */
+        p[k].started = pthread_create(&p[k].th, NULL, proj_run, &p[k]) == 0;
+        if (!p[k].started)
+            break;
+        own = a;
+    }
+    size_t bad = geo_ct_points(ct, own, x, y, NULL);
+    for (int k = 1; k < np; k++) {
+        if (p[k].started) {
+            pthread_join(p[k].th, NULL);
+            bad += p[k].bad;
+        }
+        geo_ct_free(p[k].ct);
+    }
+    trv_ctx_free(scratch);
+    return bad;
+}
+
+trv_status krg_source_new(trv_ctx *ctx, const geo_raster *dem, const char *work_wkt, int threads, krg_source **out)
 {
     *out = NULL;
     krg_source *s = calloc(1, sizeof *s);
@@ -50,7 +106,8 @@ trv_status krg_source_new(trv_ctx *ctx, const geo_raster *dem, const char *work_
             s->wy[i] = geo_grid_y(&dem->grid, (double)(i / nx));
         }
         /* every cell centre, data or not: blocks need their corners */
-        size_t bad = geo_ct_points(ct, ncell, s->wx, s->wy, NULL);
+        size_t bad = project_centres(dem->grid.wkt, work_wkt, ct, ncell, s->wx, s->wy,
+                                     s->regular ? 1 : krg_threads(threads));
         if (bad)
             st = trv_error(ctx, TRV_ERR_CRS, "%zu cell centres of the DEM cannot be transformed into the working CRS",
                            bad);
