@@ -18,6 +18,13 @@
  * the wider search, which then gives the whole grid's route exactly. */
 #define ESCAPE_MARGIN 1e-9
 
+/* The machine's physical memory in bytes (0: unknown). */
+static double phys_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+}
+
 /* The memory a search may take: max_bytes, or with 0 three quarters of
  * the machine's (0: unknown, no bound), and whose bound it is, in words. */
 static double grid_cap(size_t max_bytes, char *whose, size_t size)
@@ -25,11 +32,11 @@ static double grid_cap(size_t max_bytes, char *whose, size_t size)
     snprintf(whose, size, "--grid-memory");
     if (max_bytes)
         return (double)max_bytes;
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0)
+    double phys = phys_bytes();
+    if (phys == 0)
         return 0;
-    snprintf(whose, size, "three quarters of this machine's %.0f MB", (double)pages * page / 1e6);
-    return 0.75 * (double)pages * (double)page;
+    snprintf(whose, size, "three quarters of this machine's %.0f MB", phys / 1e6);
+    return 0.75 * phys;
 }
 
 trv_status prm_grid_fits(trv_ctx *ctx, const prm_terrain *t, double cells, size_t max_bytes, const char *what)
@@ -99,8 +106,7 @@ trv_status prm_route_grid_bounded(trv_ctx *ctx, const prm_terrain *t, size_t max
         trv_status st = prm_terrain_need_all(ctx, t);
         return st ? st : prm_route_grid(ctx, t, sx, sy, gx, gy, s, w, out);
     }
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    double budget = prm_grid_paged_budget(max_bytes, pages > 0 && page > 0 ? (double)pages * page : 0);
+    double budget = prm_grid_paged_budget(max_bytes, phys_bytes());
     if (budget < cap)
         snprintf(whose, sizeof whose, "the paged search's default");
     trv_status st = paged_plan(ctx, t, budget, whose, pg);
