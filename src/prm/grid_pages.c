@@ -21,17 +21,17 @@ trv_status prm_pages_open(trv_ctx *ctx, prm_pages *p, long nx, long ny, int shif
     p->tile_bytes = (size_t)1 << (2 * shift);
     long ntiles = p->ntx * p->nty;
     p->cap = cap < ntiles ? cap : (int)ntiles;
-    p->head = p->tail = -1;
+    p->lru.head = p->lru.tail = -1;
     p->init = init, p->user = user;
     const char *d = dir ? dir : getenv("TMPDIR");
     snprintf(p->dir, sizeof p->dir, "%s", d && *d ? d : "/tmp");
     p->slot = malloc((size_t)ntiles * sizeof *p->slot);
     p->saved = calloc((size_t)ntiles, 1);
     p->owner = malloc((size_t)p->cap * sizeof *p->owner);
-    p->prev = malloc((size_t)p->cap * sizeof *p->prev);
-    p->next = malloc((size_t)p->cap * sizeof *p->next);
+    p->lru.prev = malloc((size_t)p->cap * sizeof *p->lru.prev);
+    p->lru.next = malloc((size_t)p->cap * sizeof *p->lru.next);
     p->mem = malloc((size_t)p->cap * p->tile_bytes);
-    if (!p->slot || !p->saved || !p->owner || !p->prev || !p->next || !p->mem) {
+    if (!p->slot || !p->saved || !p->owner || !p->lru.prev || !p->lru.next || !p->mem) {
         prm_pages_close(p);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the paged grid search");
     }
@@ -45,12 +45,12 @@ void prm_pages_close(prm_pages *p)
     free(p->slot);
     free(p->saved);
     free(p->owner);
-    free(p->prev);
-    free(p->next);
+    free(p->lru.prev);
+    free(p->lru.next);
     free(p->mem);
     if (p->fd >= 0)
         close(p->fd);
-    p->slot = NULL, p->saved = NULL, p->owner = p->prev = p->next = NULL, p->mem = NULL, p->fd = -1;
+    p->slot = NULL, p->saved = NULL, p->owner = p->lru.prev = p->lru.next = NULL, p->mem = NULL, p->fd = -1;
 }
 
 static unsigned char *io_fail(prm_pages *p, const char *what)
@@ -92,36 +92,13 @@ static int move_all(int fd, unsigned char *b, size_t n, off_t off, int out)
     return 1;
 }
 
-static void lru_unlink(prm_pages *p, int s)
-{
-    if (p->prev[s] >= 0)
-        p->next[p->prev[s]] = p->next[s];
-    else
-        p->head = p->next[s];
-    if (p->next[s] >= 0)
-        p->prev[p->next[s]] = p->prev[s];
-    else
-        p->tail = p->prev[s];
-}
-
-static void lru_front(prm_pages *p, int s)
-{
-    p->prev[s] = -1;
-    p->next[s] = p->head;
-    if (p->head >= 0)
-        p->prev[p->head] = s;
-    p->head = s;
-    if (p->tail < 0)
-        p->tail = s;
-}
-
 /* A free slot: a new one while fewer than cap are held, else the least
  * recently held tile's, written out first. -1 on an I/O error. */
 static int slot_take(prm_pages *p)
 {
     if (p->held < p->cap)
         return p->held++;
-    int s = p->tail;
+    int s = p->lru.tail;
     long old = p->owner[s];
     errno = 0;
     if (file_open(p))
@@ -134,7 +111,7 @@ static int slot_take(prm_pages *p)
         p->file_bytes = off + (long long)p->tile_bytes;
     p->saved[old] = 1;
     p->slot[old] = -1;
-    lru_unlink(p, s);
+    prm_lru_unlink(&p->lru, s);
     return s;
 }
 
@@ -145,9 +122,9 @@ unsigned char *prm_pages_hold(prm_pages *p, long tx, long ty)
     long tile = ty * p->ntx + tx;
     int s = p->slot[tile];
     if (s >= 0) {
-        if (p->head != s) {
-            lru_unlink(p, s);
-            lru_front(p, s);
+        if (p->lru.head != s) {
+            prm_lru_unlink(&p->lru, s);
+            prm_lru_front(&p->lru, s);
         }
         return p->mem + (size_t)s * p->tile_bytes;
     }
@@ -165,7 +142,7 @@ unsigned char *prm_pages_hold(prm_pages *p, long tx, long ty)
     }
     p->slot[tile] = s;
     p->owner[s] = (int32_t)tile;
-    lru_front(p, s);
+    prm_lru_front(&p->lru, s);
     return cells;
 }
 

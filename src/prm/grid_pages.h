@@ -19,6 +19,7 @@
 #define PRM_GRID_PAGES_H
 
 #include "core/trv.h"
+#include "lru.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -32,8 +33,8 @@ typedef struct prm_pages {
     int cap, held;              /* tiles in memory at most, and now */
     int32_t *slot;              /* per tile: its slot, -1 when not in memory */
     unsigned char *saved;       /* per tile: 1 once written to the file */
-    int32_t *owner, *prev, *next; /* per slot: its tile; the LRU list (head the most recent) */
-    int head, tail;
+    int32_t *owner;         /* per slot: its tile */
+    prm_lru lru;            /* the slots, head the most recent */
     unsigned char *mem;         /* cap x tile_bytes */
     int fd;                     /* the temporary file, -1 until the first write */
     char dir[512];              /* where it is made */

@@ -1,6 +1,7 @@
 /* The lazy terrain (prm.h): the run directory's layers kept open and read
  * a tile at a time, when a query first looks at one of its cells; or, from
  * the roadmap cache's mapped layers, used in place. */
+#include "lru.h"
 #include "prm_priv.h"
 #include "run/run.h"
 
@@ -40,8 +41,7 @@ struct prm_lazy {
     long clock;
     int tile_cap;           /* tiles whose layers may be held at once (prm_terrain_tile_cap); 0: no limit */
     int tiles_held;
-    int32_t *tprev, *tnext; /* per tile: the held tiles' LRU list (thead the most recent); -2 not held */
-    int32_t thead, ttail;
+    prm_lru held;           /* per tile: the held tiles (lru.h; PRM_LRU_OUT not held), NULL arrays without a cap */
     trv_ctx *ctx;           /* the tile reads' errors */
     trv_ctx *ctx2;          /* those of a tile's second thread (fill_all) */
     trv_status st;          /* the first of them (sticky) */
@@ -59,8 +59,8 @@ void prm_lazy_free(prm_lazy *z)
     free(z->state);
     free(z->band_used);
     free(z->class_used);
-    free(z->tprev);
-    free(z->tnext);
+    free(z->held.prev);
+    free(z->held.next);
     free(z->pairmap);
     if (z->seam_map)
         munmap(z->seam_map, z->seam_map_len);
@@ -777,44 +777,25 @@ static void release_tile(const prm_terrain *t, long k)
     }
 }
 
-static void tile_unlink(prm_lazy *z, long k)
-{
-    if (z->tprev[k] >= 0)
-        z->tnext[z->tprev[k]] = z->tnext[k];
-    else
-        z->thead = z->tnext[k];
-    if (z->tnext[k] >= 0)
-        z->tprev[z->tnext[k]] = z->tprev[k];
-    else
-        z->ttail = z->tprev[k];
-    z->tprev[k] = z->tnext[k] = -2;
-}
-
 /* Tile k held and the most recent; the least recent let go first when
  * tile_cap are held. */
 static void tile_use(const prm_terrain *t, long k)
 {
     prm_lazy *z = t->lazy;
-    if (z->thead == k)
+    if (z->held.head == k)
         return;
-    if (z->tprev[k] != -2) {
-        tile_unlink(z, k);
+    if (z->held.prev[k] != PRM_LRU_OUT) {
+        prm_lru_unlink(&z->held, (int32_t)k);
     } else {
-        if (z->tiles_held >= z->tile_cap && z->ttail >= 0) {
-            long old = z->ttail;
-            tile_unlink(z, old);
+        if (z->tiles_held >= z->tile_cap && z->held.tail >= 0) {
+            long old = z->held.tail;
+            prm_lru_unlink(&z->held, (int32_t)old);
             release_tile(t, old);
             z->tiles_held--;
         }
         z->tiles_held++;
     }
-    z->tprev[k] = -1;
-    z->tnext[k] = z->thead;
-    if (z->thead >= 0)
-        z->tprev[z->thead] = (int32_t)k;
-    z->thead = (int32_t)k;
-    if (z->ttail < 0)
-        z->ttail = (int32_t)k;
+    prm_lru_front(&z->held, (int32_t)k);
 }
 
 /* Without the seams a tile's gradients read its neighbours' dem: that of
@@ -827,7 +808,7 @@ static void dem_let_go(const prm_terrain *t, int tx, int ty)
             if (x < 0 || y < 0 || x >= z->ntx || y >= z->nty)
                 continue;
             long k = (long)y * z->ntx + x;
-            if (z->tprev[k] != -2 || z->state[k] != TS_DEM)
+            if (z->held.prev[k] != PRM_LRU_OUT || z->state[k] != TS_DEM)
                 continue;
             z->state[k] = 0;
             drop_block(t, t->dem->f32, sizeof(float), k);
@@ -840,25 +821,26 @@ trv_status prm_terrain_tile_cap(trv_ctx *ctx, const prm_terrain *t, int ntiles)
     if (!z || !t->ready)
         return TRV_OK;
     long nt = (long)z->ntx * z->nty;
-    if (ntiles <= 0 && !z->tprev)
+    if (ntiles <= 0 && !z->held.prev)
         return TRV_OK;
-    if (!z->tprev) {
-        if (!(z->tprev = malloc((size_t)nt * sizeof *z->tprev)) || !(z->tnext = malloc((size_t)nt * sizeof *z->tnext)))
+    if (!z->held.prev) {
+        if (!(z->held.prev = malloc((size_t)nt * sizeof *z->held.prev)) ||
+            !(z->held.next = malloc((size_t)nt * sizeof *z->held.next)))
             return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         for (long k = 0; k < nt; k++)
-            z->tprev[k] = z->tnext[k] = -2;
-        z->thead = z->ttail = -1;
+            z->held.prev[k] = z->held.next[k] = PRM_LRU_OUT;
+        z->held.head = z->held.tail = -1;
     }
     if (ntiles <= 0) { /* lifted: the tiles held stay */
         for (long k = 0; k < nt; k++)
-            z->tprev[k] = z->tnext[k] = -2;
-        z->thead = z->ttail = -1;
+            z->held.prev[k] = z->held.next[k] = PRM_LRU_OUT;
+        z->held.head = z->held.tail = -1;
         z->tiles_held = z->tile_cap = 0;
         return TRV_OK;
     }
     z->tile_cap = ntiles;
     for (long k = 0; k < nt; k++) /* the tiles read before: held, the oldest let go beyond the cap */
-        if (z->state[k] && z->tprev[k] == -2)
+        if (z->state[k] && z->held.prev[k] == PRM_LRU_OUT)
             tile_use(t, k);
     return TRV_OK;
 }
