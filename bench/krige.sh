@@ -378,7 +378,7 @@ if has_part lonlat && is_geographic "$dem"; then
     # also timed in CPU (user + system), which a loaded machine moves less
     reps=$REPS
     REPS=1
-    cpu_rows=""
+    cpu_rows="" verdict=""
     for r in 30 10 5; do
         a="" b="" c="" d="" ca="" cb="" cc="" cd="" i=0
         while [ $i -lt "$reps" ]; do
@@ -404,6 +404,7 @@ if has_part lonlat && is_geographic "$dem"; then
         row "lon/lat -> $r m ($cells cells)" "$a" "gdalwarp -r cubic" "$b"
         row "lon/lat -> $r m ($cells cells)" "$a" "gdalwarp -r cubic -of COG" "$c"
         row "lon/lat -> $r m, trv-krige defaults (nmax by LOO)" "$d" "gdalwarp -r cubic" "$b"
+        verdict="$verdict$(echo "$r $a $b" | awk '{r = $2 / $4; printf "%s m %.2f (%s); ", $1, r, r <= 2 ? "met" : "NOT met"}')"
         cpu_rows="$cpu_rows$(echo "$r $ca $cd $cb $cc" | awk '{printf "| %s m | %.2f s | %.2f s | %.2f s | %.2f s | %.2f | %.2f |\\n", $1, $2, $3, $4, $5, $2 / $4, $3 / $4}')"
         rm -f "$w/l$r.tif" "$w/d$r.tif" "$w/gl$r.tif" "$w/gc$r.tif"
     done
@@ -415,9 +416,11 @@ if has_part lonlat && is_geographic "$dem"; then
     echo "|---|---|---|---|---|---|---|"
     printf "%b" "$cpu_rows"
     echo
-    echo "goal: time ratio <= 2 against gdalwarp -r cubic (load after: $(cut -d' ' -f1-3 /proc/loadavg));"
+    echo "goal (issue 16): wall time ratio <= 2 against gdalwarp -r cubic for trv-krige --nmax 16, the command the issue"
+    echo "measured and the demo runs: ${verdict}load after: $(cut -d' ' -f1-3 /proc/loadavg);"
     echo "trv-krige writes a Cloud-Optimized GeoTIFF with overviews (docs/scale.md): the -of COG row is the like-for-like peer;"
-    echo "the defaults choose nmax among 16, 36 and 64 by leave-one-out (docs/method.md 1.12): what a user gets without --nmax"
+    echo "the defaults also choose nmax among 16, 36 and 64 by leave-one-out (docs/method.md 1.12) and krige with the"
+    echo "choice (nmax 64 on this DEM): more time for a lower leave-one-out RMSE, outside the goal (docs/benchmarks.md)"
 fi
 # the Meuse Sph fit that tests/test_variogram.c checks against gstat (its
 # timing belongs here): the 155 points, --model sph (sample variogram, the
