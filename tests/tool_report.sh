@@ -225,7 +225,7 @@ grep -qF -- "- $(head -1 "$tmp/roadmap.txt")" "$R" && ok || bad "roadmap lines"
 # the stages' summaries (*.json) give the report the very lines the tools
 # printed (their console output, kept outside the run directory)
 {
-    grep -E '^(input|working CRS|sample variogram|model|grid): ' "$tmp/krige.txt"
+    grep -E '^(input|working CRS|sample variogram|model|neighbourhood|grid): ' "$tmp/krige.txt"
     grep -E '^(vehicle: |MI |in force: |traction check|GO: |speed over)' "$tmp/speed.txt"
     cat "$tmp/roadmap.txt"
     sed -n 's/^\([a-z-]*\): smoothed in [0-9.]* s, \(at most .*\)/\1: \2/p' "$tmp/route.txt"
@@ -313,6 +313,17 @@ mkdir -p "$tmp/min"
 cp "$T/route_stats.csv" "$T/class.tif" "$T/gonogo.tif" "$T/dem.tif" "$T/slope.tif" "$tmp/min/"
 "$BIN/trv-report" -q "$tmp/min" -o "$tmp/min/report.md" && ok || bad "minimal directory"
 grep -q 'Absent: `krige.json` is not in the run directory' "$tmp/min/report.md" && ok || bad "absent kriging said"
+# a model (its parameters too) and nmax given, with realisations: the report's lines are the
+# ones trv-krige printed (the neighbourhood's "given" wording, realisations)
+mkdir -p "$tmp/kg"
+cp "$tmp/min/"* "$tmp/kg/"
+"$BIN/trv-krige" "$tmp/dem180.tif" --tr 360 --seed 3 --model sph --nugget 0 --psill 5000 --range 3000 --nmax 9 --nsim 2 \
+    -o "$tmp/kg/dem_kriged.tif" >"$tmp/kg.txt" 2>/dev/null && "$BIN/trv-report" -q "$tmp/kg" -o "$tmp/kg/report.md" && ok || bad "given model's run"
+grep -E '^(model \(given\)|neighbourhood|realisations): ' "$tmp/kg.txt" >"$tmp/kg.lines"
+[ "$(wc -l <"$tmp/kg.lines")" = 3 ] && ok || bad "trv-krige's given-model lines: $(cat "$tmp/kg.txt")"
+while IFS= read -r line; do grep -qxF -- "- $line" "$tmp/kg/report.md" || grep -qxF -- "$line" "$tmp/kg/report.md" || echo "$line"; done \
+    <"$tmp/kg.lines" >"$tmp/kg.missing"
+[ ! -s "$tmp/kg.missing" ] && ok || bad "given-model lines not in the report: $(cat "$tmp/kg.missing")"
 grep -q 'Absent: no `sim\*/metrics.json`' "$tmp/min/report.md" && ok || bad "absent simulation said"
 grep -qxF '| simulated drive | not simulated in this run |' "$tmp/min/report.md" && ok || bad "no drive in the answer"
 grep -qF 'the vehicle'"'"'s limit is not known here (no `speed.json` in the run directory)' "$tmp/min/report.md" && ok || bad "no vehicle said"

@@ -71,6 +71,31 @@ static void model_text(struct json_object *m, const char *type, char *out, size_
         trv_sfmt(out + k, n - (size_t)k, ", kappa %g", jnum(m, "kappa"));
 }
 
+/* krige.json's neighbourhood line, as trv-krige prints it; absent in the
+ * summaries of a trv-krige older than the nmax choice (method 1.12). */
+static void nmax_line(doc *d, struct json_object *nb, int model_given)
+{
+    if (!nb)
+        return;
+    struct json_object *c = jget(nb, "candidates");
+    size_t n = jbool(nb, "chosen") && json_object_is_type(c, json_type_array) ? json_object_array_length(c) : 0;
+    if (!n) {
+        rpt_li(d, "neighbourhood: nmax %lld (%s)", jint(nb, "nmax"),
+               model_given ? "given, or the default with a given model" : "given");
+        return;
+    }
+    char list[512] = "";
+    size_t k = 0, len = 0;
+    for (; k < n && len < sizeof list; k++) {
+        struct json_object *x = json_object_array_get_idx(c, k);
+        int w = trv_sfmt(list + len, sizeof list - len, "%s nmax %lld rmse %.6g", k ? "," : "", jint(x, "nmax"),
+                         jnum(x, "rmse"));
+        len = w < 0 ? sizeof list : len + (size_t)w;
+    }
+    rpt_li(d, "neighbourhood: nmax %lld, the smallest within %g %% of the least leave-one-out RMSE (same subsample):%s",
+           jint(nb, "nmax"), 100 * jnum(nb, "tolerance"), list);
+}
+
 /* krige.json's summary lines (as trv-krige prints them) and its candidates. */
 static void krige_lines(doc *d, struct json_object *o, const char *chosen)
 {
@@ -87,6 +112,7 @@ static void krige_lines(doc *d, struct json_object *o, const char *chosen)
                jnum(v, "cutoff"), jnum(v, "width"), jint(v, "points"),
                jbool(v, "subsample") ? " (seeded subsample)" : " (all pairs)");
     rpt_li(d, "model%s: %s", jbool(m, "given") ? " (given)" : "", chosen);
+    nmax_line(d, jget(o, "neighbourhood"), jbool(m, "given"));
     rpt_li(d, "grid: %lld x %lld cells of %g, %s; %lld by stencil, %lld by lattice frames (%lld frames, %lld fell back), "
               "%lld by block systems (%lld factorised), %lld nodata",
            jint(g, "nx"), jint(g, "ny"), jnum(g, "cell"), jstr(g, "crs"), jint(g, "by_stencil"), jint(g, "by_frame"),
@@ -108,6 +134,10 @@ static void krige_lines(doc *d, struct json_object *o, const char *chosen)
         rpt_row(d, t, rpt_fmt(is_chosen ? "**%s**" : "%s", jstr(c, "model")), rpt_fmt(is_chosen ? "**%s**" : "%s", jstr(c, "fit")),
                 rpt_fmt(is_chosen ? "**%s**" : "%s", params), rpt_fmt(is_chosen ? "**%.4f**" : "%.4f", jnum(c, "rmse")));
     }
+    struct json_object *sim = jget(o, "simulation");
+    if (sim) /* trv-krige --realisations */
+        rpt_p(d, "realisations: %lld (seeded), sill scaled by the leave-one-out MSSE %.4g (docs/method.md 1.11)",
+              jint(sim, "realisations"), jnum(sim, "sill_scale"));
     if (cv) /* trv-krige --cv */
         rpt_p(d, "leave-one-out (%lld points): RMSE %.6g, MAE %.6g, mean error %.6g, mean squared standardised error %.6g",
               jint(cv, "points"), jnum(cv, "rmse"), jnum(cv, "mae"), jnum(cv, "mean_error"), jnum(cv, "msse"));
