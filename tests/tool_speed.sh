@@ -359,6 +359,10 @@ want=$(sed -n 's/.*reasons 0-5: \([0-9]*\) .*limits 0-6: \([0-9 ]*\),.*/\1 \2/p'
     awk '{ split("top speed|power|traction|ride|vegetation|visibility/braking", n, "|"); s = "binding limit over the GO cells:"
            for (k = 1; k <= 6; k++) s = s sprintf("%s %s %.1f %%", k > 1 ? "," : "", n[k], 100 * $(k + 2) / $1); print s }')
 grep -qxF "$want" "$tmp/out" && ok || bad "console shares: $(grep 'binding limit' "$tmp/out"), want $want"
+# the console's GO line, from the model's counts cell by cell
+want=$(sed -n 's/.*reasons 0-5: \([0-9 ]*\), limits.*/\1/p' "$tmp/cells.out" |
+    awk '{ d = $1 + $2 + $3 + $4 + $5; printf "GO: %.1f %% of the cells with data (%d of %d); NOGO by slope %d, soil %d, land use %d, traction %d; no data %d\n", 100 * $1 / d, $1, d, $2, $3, $4, $5, $6 }')
+grep -qxF "$want" "$tmp/out" && ok || bad "console GO line: $(grep '^GO: ' "$tmp/out"), want $want"
 # speed.json: its per land use x soil table against the model (in the
 # report CSV's columns), its GO/NOGO counts, GO cells by limit and mean GO
 # speed against the cells the model checked (GDAL's XYZ of the layers),

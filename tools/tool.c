@@ -119,11 +119,14 @@ trv_status tool_out_open(trv_ctx *ctx, tool_out *o, char *sum_path)
     o->set = trv_outset_new();
     o->js = trv_json_new();
     o->sum = sum_path;
+    o->doc = NULL;
     return o->set && o->js && o->sum ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
 }
 
 trv_status tool_out_close(trv_ctx *ctx, tool_out *o, trv_status st)
 {
+    if (!st && o->doc && !(*o->doc = trv_json_doc(o->js)))
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st)
         st = trv_json_stage(ctx, o->set, o->js, o->sum);
     if (!st)
@@ -134,6 +137,12 @@ trv_status tool_out_close(trv_ctx *ctx, tool_out *o, trv_status st)
     trv_json_free(o->js);
     free(o->sum);
     return st;
+}
+
+void tool_print_line(void *arg, const char *line)
+{
+    (void)arg;
+    puts(line);
 }
 
 void tool_json_grid(trv_json *js, const geo_grid *g)

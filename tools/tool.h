@@ -75,8 +75,14 @@ typedef struct tool_out {
     trv_outset *set;
     trv_json *js;
     char *sum;
+    /* when the caller sets it (NULL after open): the summary as written,
+     * for the tool's printed lines (run/lines.h); the caller releases it
+     * with json_object_put */
+    struct json_object **doc;
 } tool_out;
 trv_status tool_out_open(trv_ctx *ctx, tool_out *o, char *sum_path);
 trv_status tool_out_close(trv_ctx *ctx, tool_out *o, trv_status st);
+/* run/lines.h's line function for stdout: the line and a newline. */
+void tool_print_line(void *arg, const char *line);
 
 #endif

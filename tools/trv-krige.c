@@ -3,49 +3,24 @@
 #include "core/json.h"
 #include "kriging/krige.h"
 #include "qgis/qgis.h"
+#include "run/lines.h"
 #include "run/run.h"
 #include "tool.h"
 
+#include <json-c/json.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void print_model(const krg_model *m)
+/* What trv-krige prints: krige.json's lines (run/lines.h, the report's
+ * too), the candidate models between them, and the time. */
+static void report(const krg_job *j, const krg_job_opts *o, struct json_object *doc, double seconds)
 {
-    printf("%s nugget %.6g, psill %.6g, range %.6g", krg_model_name(m->type), m->nugget, m->psill, m->range);
-    if (m->type == KRG_MAT)
-        printf(", kappa %g", m->kappa);
-}
-
-static void print_nmax(const krg_job *j)
-{
-    const krg_nmax_choice *c = &j->nmax_choice;
-    if (!c->n) {
-        printf("neighbourhood: nmax %d (%s)\n", j->krige.nmax, j->cands ? "given" : "given, or the default with a given model");
-        return;
-    }
-    printf("neighbourhood: nmax %d, the smallest within %g %% of the least leave-one-out RMSE (same subsample):",
-           c->chosen, 100 * KRG_NMAX_TOL);
-    for (int k = 0; k < c->n; k++)
-        printf("%s nmax %d rmse %.6g", k ? "," : "", c->nmax[k], c->cv_rmse[k]);
-    printf("\n");
-}
-
-static void report(const krg_job *j, const krg_job_opts *o, double seconds)
-{
-    char crs[64];
-    const geo_grid *g = &j->grid;
-    if (j->raster_input)
-        printf("input: '%s', %zu samples with data (of %zu cells)\n", j->input_label, j->pts->n, j->input_cells);
-    else
-        printf("input: '%s', %zu points\n", j->input_label, j->pts->n);
-    printf("working CRS: %s\n", geo_crs_label(j->work_wkt, crs, sizeof crs));
-    if (j->vgm)
-        printf("sample variogram: %d lags to %.6g (width %.6g) from %zu points%s\n", j->vgm->nlags, j->vgm->cutoff,
-               j->vgm->width, j->vgm->npoints, j->vgm->npoints < j->pts->n ? " (seeded subsample)" : " (all pairs)");
+    run_lines_krige(doc, RUN_LINES_HEAD, tool_print_line, NULL);
     if (j->cands) {
         printf("candidates (leave-one-out RMSE on a seeded subsample of up to %zu points):\n", o->choice.cv_points);
+        struct json_object *cands = json_object_object_get(doc, "candidates");
         for (int k = 0; k < j->ncand; k++) {
             const krg_candidate *c = &j->cands[k];
             printf("  %-5s %-10s ", krg_model_name(c->model.type),
@@ -54,27 +29,13 @@ static void report(const krg_job *j, const krg_job_opts *o, double seconds)
                 printf("fit failed\n");
                 continue;
             }
-            print_model(&c->model);
-            printf("; rmse %.6g\n", c->cv_rmse);
+            char model[512];
+            run_lines_model(json_object_array_get_idx(cands, (size_t)k), krg_model_name(c->model.type), model,
+                            sizeof model);
+            printf("%s; rmse %.6g\n", model, c->cv_rmse);
         }
-        printf("model: ");
-    } else {
-        printf("model (given): ");
     }
-    print_model(&j->model);
-    printf("\n");
-    print_nmax(j);
-    printf("grid: %d x %d cells of %g, %s; %zu by stencil, %zu by lattice frames (%zu frames, %zu fell back), "
-           "%zu by block systems (%zu factorised), %zu nodata\n",
-           g->nx, g->ny, g->gt[1], geo_crs_label(g->wkt, crs, sizeof crs), j->stats.stencil, j->stats.frame,
-           j->stats.frames, j->stats.frame_fail, j->stats.block, j->stats.systems, j->stats.nodata);
-    if (j->cv_pred)
-        printf("leave-one-out (%zu points): RMSE %.6g, MAE %.6g, mean error %.6g, mean squared standardised error "
-               "%.6g\n",
-               j->cv.n, j->cv.rmse, j->cv.mae, j->cv.me, j->cv.msse);
-    if (j->nsim > 0)
-        printf("realisations: %d (seeded), sill scaled by the leave-one-out MSSE %.4g (docs/method.md 1.11)\n",
-               j->nsim, j->sim_scale);
+    run_lines_krige(doc, RUN_LINES_TAIL, tool_print_line, NULL);
     printf("time: %.2f s\n", seconds);
 }
 
@@ -214,10 +175,11 @@ static trv_status style(trv_ctx *ctx, trv_outset *set, const char *path, const c
 /* The layers, their styles and krige.json (beside the DEM) in one set:
  * all of them or none. */
 static trv_status write_all(trv_ctx *ctx, krg_job *j, const krg_job_opts *o, const krg_job_paths *paths,
-                            const trv_meta *meta)
+                            const trv_meta *meta, struct json_object **doc)
 {
     tool_out out;
     trv_status st = tool_out_open(ctx, &out, trv_path_beside(paths->dem, run_other_file(RUN_O_KRIGE_JSON)));
+    out.doc = doc;
     if (!st)
         st = krg_job_write(ctx, out.set, j, paths, meta);
     /* QGIS styles beside the layers (qgis sits above kriging, so the tool
@@ -342,9 +304,11 @@ int main(int argc, char **argv)
                  j.krige.nmax);
         trv_meta_add(&meta, "TRV_MODEL", buf);
         trv_meta_add(&meta, j.raster_input ? "TRV_INPUT_DEM" : "TRV_INPUT_POINTS", o.input);
-        st = write_all(ctx, &j, &o, &paths, &meta);
+        struct json_object *doc = NULL;
+        st = write_all(ctx, &j, &o, &paths, &meta, res.quiet ? NULL : &doc);
         if (!st && !res.quiet)
-            report(&j, &o, trv_now_s() - t0);
+            report(&j, &o, doc, trv_now_s() - t0);
+        json_object_put(doc);
         krg_job_clear(&j);
     }
     free(sim_path);

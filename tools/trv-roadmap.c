@@ -4,9 +4,11 @@
 #include "prm/hier.h"
 #include "prm/prm.h"
 #include "qgis/qgis.h"
+#include "run/lines.h"
 #include "run/run.h"
 #include "tool.h"
 
+#include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -71,10 +73,11 @@ static trv_status write_hier(trv_ctx *ctx, tool_out *w, const prm_roadmap *r, co
  * or none. */
 static trv_status write_all(trv_ctx *ctx, const prm_roadmap *r, const prm_build_stats *bs, const prm_build_opts *o,
                             const char *dir, const char *out, const trv_meta *meta, const prm_terrain *t,
-                            const prm_terrain_facts *f)
+                            const prm_terrain_facts *f, struct json_object **doc)
 {
     tool_out w;
     trv_status st = tool_out_open(ctx, &w, trv_path_beside(out, run_other_file(RUN_O_ROADMAP_JSON)));
+    w.doc = doc;
     const char *tmp = st ? NULL : trv_outset_add(w.set, out);
     if (!st && !tmp)
         st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
@@ -153,22 +156,11 @@ int main(int argc, char **argv)
     if (loaded && t.time_note[0])
         fprintf(stderr, "%s: note: %s\n", cli.tool, t.time_note);
     if (!st && !(st = prm_roadmap_build(ctx, &t, &o, &r, &bs))) {
-        st = write_all(ctx, r, &bs, &o, dir, out, &meta, &t, &f);
-        if (!st && !res.quiet) {
-            printf("GO area %.1f km2; %d LHS samples, %d in NOGO rejected; %d nodes (seed %llu)\n", bs.go_area_km2,
-                   bs.samples, bs.rejected, r->nnodes, (unsigned long long)o.seed);
-            printf("%d edges (%s); %d connected components, the largest with %d nodes (%.1f %%)\n", r->nedges,
-                   o.radius > 0 ? "radius" : "k nearest", bs.components, bs.largest, 100.0 * bs.largest / r->nnodes);
-            printf("coverage: %.1f %% of the GO cells lie within one node spacing of a node\n", 100 * bs.coverage);
-            if (!o.straight_only)
-                printf("GO regions: %d (4-connected), %d of them held a sampled node, %d got one; straight edges left %d "
-                   "components, %d raster bridges (%d nodes, %d edges) joined them to %d\n",
-                   bs.regions, bs.regions_with_nodes, bs.region_nodes, bs.components_straight, bs.bridges,
-                   bs.bridge_nodes, bs.bridge_edges, bs.components);
-            if (bs.detour > 0)
-                printf("detour bridges (stretch %g): %d (%d nodes, %d edges)\n", bs.detour, bs.detours, bs.detour_nodes,
-                       bs.detour_edges);
-        }
+        struct json_object *doc = NULL;
+        st = write_all(ctx, r, &bs, &o, dir, out, &meta, &t, &f, res.quiet ? NULL : &doc);
+        if (!st && !res.quiet) /* roadmap.json's lines (run/lines.h, the report's too) */
+            run_lines_roadmap(doc, tool_print_line, NULL);
+        json_object_put(doc);
         prm_roadmap_free(r);
     }
     if (loaded)

@@ -2,6 +2,7 @@
  * speed and GO/NOGO maps. Thin: options -> tm_* -> exit status. */
 #include "core/json.h"
 #include "qgis/qgis.h"
+#include "run/lines.h"
 #include "run/run.h"
 #include "terramech/moisture.h"
 #include "terramech/realize.h"
@@ -11,6 +12,7 @@
 #include "mpi_split.h" /* bin/mpi/trv-speed: tm_run_split's blocks over the MPI ranks, rank 0 writes */
 #endif
 
+#include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,21 +116,13 @@ static void print_limits(const tm_model *m, const tm_soils *soils)
         }
 }
 
-static void print_report(const tm_model *m, const tm_soils *soils, const tm_stats *st)
+/* What trv-speed prints: speed.json's lines (run/lines.h, the report's
+ * too) around the per-soil and per-class tables. */
+static void print_report(const tm_model *m, const tm_soils *soils, struct json_object *doc)
 {
     const tm_vehicle *v = m->v;
     const tm_vci *c = &m->vci;
-    printf("vehicle: %s (%s, %.0f kg, %.1f kW, eta %.2f, top %.0f km/h, max slope %.1f deg)\n", v->name,
-           v->kind == TM_WHEELED ? "wheeled" : "tracked", v->gross_mass_kg, v->engine_power_kW, v->drivetrain_efficiency,
-           v->top_speed_kmh, m->max_slope_deg);
-    printf("MI %.2f; VCI1 %.2f RCI = %.1f kPa; VCI50 %.2f RCI = %.1f kPa (NRMM formulas)\n", c->mi, c->vci1_rci,
-           c->vci1_rci * TM_KPA_PER_RCI, c->vci50_rci, c->vci50_rci * TM_KPA_PER_RCI);
-    if (c->vci1_overridden || c->vci50_overridden)
-        printf("in force: VCI1 %.1f kPa%s, VCI50 %.1f kPa%s\n", c->vci1_kPa,
-               c->vci1_overridden ? " (the vehicle file's override)" : "", c->vci50_kPa,
-               c->vci50_overridden ? " (the vehicle file's override)" : "");
-    if (!m->traction)
-        printf("traction check skipped: the soil table has no c_kPa, phi_deg, K_m columns\n");
+    run_lines_speed(doc, RUN_LINES_HEAD, tool_print_line, NULL);
     printf("%-4s %-16s %8s %-7s %9s %12s %11s %10s %s\n", "code", "soil", "CI kPa", "mode", "sinkage", "R/tyre kN",
            "R total kN", "thrust kN", "pass");
     for (int i = 0; i < soils->n; i++) {
@@ -146,22 +140,10 @@ static void print_report(const tm_model *m, const tm_soils *soils, const tm_stat
                    k->deflection_m, v->tyre_section_height_m);
     }
     print_limits(m, soils);
-    if (st) {
-        double data = (double)(st->cells - st->nodata);
-        printf("GO: %.1f %% of the cells with data (%zu of %.0f); NOGO by slope %zu, soil %zu, land use %zu, traction "
-               "%zu; no data %zu\n",
-               data > 0 ? 100.0 * st->go / data : 0, st->go, data, st->reason[1], st->reason[2], st->reason[3],
-               st->reason[4], st->nodata);
-        if (st->reason[TM_NOGO_ZONE] || st->limit[TM_LIMIT_ZONE])
-            printf("zones: %zu cells NOGO, %zu GO cells slowed or capped\n", st->reason[TM_NOGO_ZONE],
-                   st->limit[TM_LIMIT_ZONE]);
-        printf("speed over GO cells: mean %.2f km/h, max %.2f km/h\n", st->speed_mean_kmh, st->speed_max_kmh);
-        printf("binding limit over the GO cells:");
-        for (int k = 1; k < TM_NLIMITS; k++)
-            printf("%s %s %.1f %%", k > 1 ? "," : "", tm_limit_name(k), st->go ? 100.0 * st->limit[k] / st->go : 0);
-        printf("\n");
-    }
+    run_lines_speed(doc, RUN_LINES_TAIL, tool_print_line, NULL);
 }
+
+_Static_assert(TM_LIMIT_ZONE == RUN_LINES_LIMIT_ZONE, "speed.json's zone limit code, as run/lines.c reads it");
 
 static void json_vehicle(trv_json *js, const tm_model *m)
 {
@@ -391,11 +373,12 @@ static trv_status write_realizations(trv_ctx *ctx, trv_outset *set, const tm_mod
  * DIR/speed.json in one set: all or none. */
 static trv_status write_all(trv_ctx *ctx, const tm_model *m, const tm_soils *soils, const char *const in[5],
                             const char *report, const trv_meta *meta, tm_stats *stats, const tm_moisture_used *mu,
-                            const tm_zone_opts *zo, const struct trv_split *sp)
+                            const tm_zone_opts *zo, const struct trv_split *sp, struct json_object **doc)
 {
     const char *dir = in[0];
     tool_out out;
     trv_status st = tool_out_open(ctx, &out, trv_path_join(dir, run_other_file(RUN_O_SPEED_JSON)));
+    out.doc = doc;
     char *path = run_path(dir, RUN_SPEED);
     const char *tmp = !st && path ? qgis_qml_add(ctx, out.set, path) : NULL;
     if (!st)
@@ -527,12 +510,14 @@ int main(int argc, char **argv)
         const char *const in[5] = {dir, vehicle, soils_path, landuse_path, sims};
         if (zo.path)
             trv_meta_add(&meta, "TRV_INPUT_ZONES", zo.path);
+        struct json_object *doc = NULL;
         if (rank == 0)
-            st = write_all(ctx, &m, soils, in, report, &meta, &stats, &mu, &zo, sp);
+            st = write_all(ctx, &m, soils, in, report, &meta, &stats, &mu, &zo, sp, res.quiet ? NULL : &doc);
         else /* the other ranks compute their blocks */
             st = tm_run_split(ctx, NULL, &m, dir, NULL, &zo, sp, &stats);
         if (!st && !res.quiet && rank == 0)
-            print_report(&m, soils, &stats);
+            print_report(&m, soils, doc);
+        json_object_put(doc);
     }
     tm_moisture_used_clear(&mu);
     tm_vehicle_free(v);

@@ -96,13 +96,25 @@ void trv_json_meta(trv_json *j, const trv_meta *meta)
         trv_json_int(j, "seed", (long long)meta->seed);
 }
 
+/* The document's text as the summary file holds it (owned by the document). */
+static const char *text_of(const trv_json *j)
+{
+    return json_object_to_json_string_ext(j->stack[0], JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                           JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+struct json_object *trv_json_doc(const trv_json *j)
+{
+    const char *text = j && !j->oom ? text_of(j) : NULL;
+    return text ? json_tokener_parse(text) : NULL;
+}
+
 trv_status trv_json_stage(trv_ctx *ctx, trv_outset *set, const trv_json *j, const char *path)
 {
     const char *tmp = j && !j->oom && path ? trv_outset_add(set, path) : NULL;
     if (!tmp)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    const char *text = json_object_to_json_string_ext(
-        j->stack[0], JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+    const char *text = text_of(j);
     FILE *f = fopen(tmp, "w");
     if (!f)
         return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", path, strerror(errno));

@@ -23,6 +23,7 @@
 #include "trv.h"
 
 typedef struct trv_json trv_json;
+struct json_object;
 
 trv_json *trv_json_new(void);
 void trv_json_free(trv_json *j);
@@ -41,6 +42,12 @@ void trv_json_bool(trv_json *j, const char *key, int b);
 void trv_json_meta(trv_json *j, const trv_meta *meta);
 
 trv_status trv_json_stage(trv_ctx *ctx, trv_outset *set, const trv_json *j, const char *path);
+
+/* The document as a reader of the staged file sees it (its text parsed
+ * again: numbers at the precision written), for a tool that prints its
+ * summary lines from it (run/lines.h); NULL when out of memory. Release
+ * with json_object_put. */
+struct json_object *trv_json_doc(const trv_json *j);
 
 /* s as a JSON string to f: in quotes, with quotes, backslashes and
  * control characters escaped (NULL: ""). Also a YAML double-quoted

@@ -122,6 +122,8 @@ void rpt_row(doc *d, block *b, ...)
     b->nrows++;
 }
 
+void rpt_li_line(void *d, const char *line) { rpt_li(d, "%s", line); }
+
 void rpt_li(doc *d, const char *f, ...)
 {
     block *b = d->n && d->b[d->n - 1].type == B_LIST ? &d->b[d->n - 1] : rpt_add(d, B_LIST);

@@ -62,62 +62,14 @@ trv_status rpt_sec_terrain(trv_ctx *ctx, doc *d, run *r)
     return TRV_OK;
 }
 
-/* A model as trv-krige prints it: "Mat nugget 0, psill 5962.01, range 105.888, kappa 2.5". */
-static void model_text(struct json_object *m, const char *type, char *out, size_t n)
-{
-    int k = trv_sfmt(out, n, "%s nugget %.6g, psill %.6g, range %.6g", type, jnum(m, "nugget"), jnum(m, "psill"),
-                     jnum(m, "range"));
-    if (jget(m, "kappa") && k >= 0 && (size_t)k < n)
-        trv_sfmt(out + k, n - (size_t)k, ", kappa %g", jnum(m, "kappa"));
-}
-
-/* krige.json's neighbourhood line, as trv-krige prints it; absent in the
- * summaries of a trv-krige older than the nmax choice (method 1.12). */
-static void nmax_line(doc *d, struct json_object *nb, int model_given)
-{
-    if (!nb)
-        return;
-    struct json_object *c = jget(nb, "candidates");
-    size_t n = jbool(nb, "chosen") && json_object_is_type(c, json_type_array) ? json_object_array_length(c) : 0;
-    if (!n) {
-        rpt_li(d, "neighbourhood: nmax %lld (%s)", jint(nb, "nmax"),
-               model_given ? "given, or the default with a given model" : "given");
-        return;
-    }
-    char list[512] = "";
-    size_t k = 0, len = 0;
-    for (; k < n && len < sizeof list; k++) {
-        struct json_object *x = json_object_array_get_idx(c, k);
-        int w = trv_sfmt(list + len, sizeof list - len, "%s nmax %lld rmse %.6g", k ? "," : "", jint(x, "nmax"),
-                         jnum(x, "rmse"));
-        len = w < 0 ? sizeof list : len + (size_t)w;
-    }
-    rpt_li(d, "neighbourhood: nmax %lld, the smallest within %g %% of the least leave-one-out RMSE (same subsample):%s",
-           jint(nb, "nmax"), 100 * jnum(nb, "tolerance"), list);
-}
-
-/* krige.json's summary lines (as trv-krige prints them) and its candidates. */
+/* krige.json's lines (run/lines.h: as trv-krige prints them) and its
+ * candidates as a table, the chosen one in bold. */
 static void krige_lines(doc *d, struct json_object *o, const char *chosen)
 {
-    struct json_object *in = jget(o, "input"), *v = jget(o, "sample_variogram"), *g = jget(o, "grid"),
-                       *m = jget(o, "model"), *cands = jget(o, "candidates"), *cv = jget(o, "cross_validation");
-    if (!strcmp(jstr(in, "kind"), "raster"))
-        rpt_li(d, "input: '%s', %lld samples with data (of %lld cells)", jstr(in, "path"), jint(in, "samples"),
-               jint(in, "cells"));
-    else
-        rpt_li(d, "input: '%s', %lld points", jstr(in, "path"), jint(in, "samples"));
-    rpt_li(d, "working CRS: %s", jstr(o, "working_crs"));
-    if (v)
-        rpt_li(d, "sample variogram: %lld lags to %.6g (width %.6g) from %lld points%s", jint(v, "lags"),
-               jnum(v, "cutoff"), jnum(v, "width"), jint(v, "points"),
-               jbool(v, "subsample") ? " (seeded subsample)" : " (all pairs)");
-    rpt_li(d, "model%s: %s", jbool(m, "given") ? " (given)" : "", chosen);
-    nmax_line(d, jget(o, "neighbourhood"), jbool(m, "given"));
-    rpt_li(d, "grid: %lld x %lld cells of %g, %s; %lld by stencil, %lld by lattice frames (%lld frames, %lld fell back), "
-              "%lld by block systems (%lld factorised), %lld nodata",
-           jint(g, "nx"), jint(g, "ny"), jnum(g, "cell"), jstr(g, "crs"), jint(g, "by_stencil"), jint(g, "by_frame"),
-           jint(g, "frames"), jint(g, "frame_fallbacks"), jint(g, "by_block"), jint(g, "factorised"), jint(g, "nodata"));
+    run_lines_krige(o, RUN_LINES_HEAD, rpt_li_line, d);
+    run_lines_krige(o, RUN_LINES_TAIL, rpt_li_line, d);
     rpt_end_list(d);
+    struct json_object *cands = jget(o, "candidates");
     block *t = NULL;
     size_t n = json_object_is_type(cands, json_type_array) ? json_object_array_length(cands) : 0;
     for (size_t k = 0; k < n; k++) {
@@ -129,18 +81,11 @@ static void krige_lines(doc *d, struct json_object *o, const char *chosen)
             t = rpt_table(d, "lllr", "model", "fit", "parameters", "LOOCV RMSE (m)");
         }
         char params[512];
-        model_text(c, jstr(c, "model"), params, sizeof params);
+        run_lines_model(c, jstr(c, "model"), params, sizeof params);
         int is_chosen = !strcmp(params, chosen);
         rpt_row(d, t, rpt_fmt(is_chosen ? "**%s**" : "%s", jstr(c, "model")), rpt_fmt(is_chosen ? "**%s**" : "%s", jstr(c, "fit")),
                 rpt_fmt(is_chosen ? "**%s**" : "%s", params), rpt_fmt(is_chosen ? "**%.4f**" : "%.4f", jnum(c, "rmse")));
     }
-    struct json_object *sim = jget(o, "simulation");
-    if (sim) /* trv-krige --realisations */
-        rpt_p(d, "realisations: %lld (seeded), sill scaled by the leave-one-out MSSE %.4g (docs/method.md 1.11)",
-              jint(sim, "realisations"), jnum(sim, "sill_scale"));
-    if (cv) /* trv-krige --cv */
-        rpt_p(d, "leave-one-out (%lld points): RMSE %.6g, MAE %.6g, mean error %.6g, mean squared standardised error %.6g",
-              jint(cv, "points"), jnum(cv, "rmse"), jnum(cv, "mae"), jnum(cv, "mean_error"), jnum(cv, "msse"));
 }
 
 trv_status rpt_sec_kriging(trv_ctx *ctx, doc *d, run *r)
@@ -161,7 +106,7 @@ trv_status rpt_sec_kriging(trv_ctx *ctx, doc *d, run *r)
         return trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': no \"model\" with a \"type\"", P(r, OTHER(RUN_O_KRIGE_JSON)));
     }
     char chosen[512];
-    model_text(model, jstr(model, "type"), chosen, sizeof chosen);
+    run_lines_model(model, jstr(model, "type"), chosen, sizeof chosen);
     krige_lines(d, o, chosen);
     json_object_put(o);
 
@@ -192,31 +137,6 @@ trv_status rpt_sec_kriging(trv_ctx *ctx, doc *d, run *r)
     }
     trv_csv_free(csv);
     return st;
-}
-
-/* speed.json's lines, as trv-speed prints them. */
-static void speed_lines(doc *d, struct json_object *o)
-{
-    struct json_object *v = jget(o, "vehicle"), *c = jget(o, "vci"), *n = jget(o, "cells"), *s = jget(o, "speed_go_kmh");
-    rpt_li(d, "vehicle: %s (%s, %.0f kg, %.1f kW, eta %.2f, top %.0f km/h, max slope %.1f deg)", jstr(v, "name"),
-           jstr(v, "kind"), jnum(v, "gross_mass_kg"), jnum(v, "engine_power_kW"), jnum(v, "drivetrain_efficiency"),
-           jnum(v, "top_speed_kmh"), jnum(v, "max_slope_deg"));
-    rpt_li(d, "MI %.2f; VCI1 %.2f RCI = %.1f kPa; VCI50 %.2f RCI = %.1f kPa (NRMM formulas)", jnum(c, "mi"),
-           jnum(c, "vci1_rci"), jnum(c, "vci1_nrmm_kPa"), jnum(c, "vci50_rci"), jnum(c, "vci50_nrmm_kPa"));
-    int o1 = jbool(c, "vci1_overridden"), o50 = jbool(c, "vci50_overridden");
-    if (o1 || o50)
-        rpt_li(d, "in force: VCI1 %.1f kPa%s, VCI50 %.1f kPa%s", jnum(c, "vci1_kPa"),
-               o1 ? " (the vehicle file's override)" : "", jnum(c, "vci50_kPa"),
-               o50 ? " (the vehicle file's override)" : "");
-    if (!jbool(o, "traction_check"))
-        rpt_li(d, "traction check skipped: the soil table has no c_kPa, phi_deg, K_m columns");
-    double data = (double)jint(n, "with_data");
-    rpt_li(d, "GO: %.1f %% of the cells with data (%lld of %.0f); NOGO by slope %lld, soil %lld, land use %lld, "
-              "traction %lld; no data %lld",
-           data > 0 ? 100.0 * (double)jint(n, "go") / data : 0, jint(n, "go"), data, jint(n, "nogo_slope"),
-           jint(n, "nogo_soil"), jint(n, "nogo_landuse"), jint(n, "nogo_traction"), jint(n, "nodata"));
-    rpt_li(d, "speed over GO cells: mean %.2f km/h, max %.2f km/h", jnum(s, "mean"), jnum(s, "max"));
-    rpt_end_list(d);
 }
 
 /* The CSV as a table: the columns named in cols (NULL-terminated) when it
@@ -283,7 +203,9 @@ trv_status rpt_sec_vehicle(trv_ctx *ctx, doc *d, run *r)
     if (st)
         return st;
     if (o) {
-        speed_lines(d, o);
+        run_lines_speed(o, RUN_LINES_HEAD, rpt_li_line, d); /* as trv-speed prints them */
+        run_lines_speed(o, RUN_LINES_TAIL, rpt_li_line, d);
+        rpt_end_list(d);
         limit_shares(d, o);
     } else
         rpt_p(d, "`%s` (the trv-speed summary) is absent.", OTHER(RUN_O_SPEED_JSON));

@@ -24,8 +24,10 @@
 
 #include <json-c/json.h>
 
+#include "core/json_get.h"
 #include "report/report.h"
 #include "geo/geo.h"
+#include "run/lines.h"
 #include "run/run.h"
 
 /* ---- the document (doc.c) ---------------------------------------------------- */
@@ -65,6 +67,8 @@ block *rpt_table(doc *d, const char *align, ...);
 void rpt_row(doc *d, block *b, ...);
 /* An item of the list the last block is, or of a new one. */
 __attribute__((format(printf, 2, 3))) void rpt_li(doc *d, const char *f, ...);
+/* rpt_li of one line, as run/lines.h hands them (arg: the doc). */
+void rpt_li_line(void *d, const char *line);
 void rpt_end_list(doc *d);
 /* An HTML <div class="cls"> around the blocks up to rpt_div_end. */
 void rpt_div(doc *d, const char *cls);
@@ -118,26 +122,6 @@ trv_status rpt_json_object_read(trv_ctx *ctx, const char *path, struct json_obje
 /* The run's summary (a run table file, <stage>.json), parsed (*out NULL
  * when the file is absent); not a JSON object is an error naming the file. */
 trv_status rpt_summary(trv_ctx *ctx, run *r, run_oid id, struct json_object **out);
-
-/* Member key of object o (NULL: o is not an object or has none). */
-static inline struct json_object *jget(struct json_object *o, const char *key)
-{
-    struct json_object *x = NULL;
-    return o && json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, key, &x) ? x : NULL;
-}
-/* Number, integer, string and flag members; NAN, 0, "" and 0 when absent. */
-static inline double jnum(struct json_object *o, const char *key)
-{
-    struct json_object *x = jget(o, key);
-    return x && !json_object_is_type(x, json_type_null) ? json_object_get_double(x) : NAN;
-}
-static inline long long jint(struct json_object *o, const char *key) { return json_object_get_int64(jget(o, key)); }
-static inline const char *jstr(struct json_object *o, const char *key)
-{
-    const char *s = json_object_get_string(jget(o, key));
-    return s ? s : "";
-}
-static inline int jbool(struct json_object *o, const char *key) { return json_object_get_boolean(jget(o, key)); }
 
 /* The simulator runs of the run directory (folders RUN_SIM_PREFIX* holding
  * a metrics.json), sorted; NULL if none. Free with geo_names_free. */

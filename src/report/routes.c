@@ -66,24 +66,8 @@ trv_status rpt_sec_routes(trv_ctx *ctx, doc *d, run *r, const rstats *rs)
     if (!st)
         st = rpt_summary(ctx, r, RUN_O_ROADMAP_JSON, &o);
     if (!st && o) {
-        int nodes = (int)jint(o, "nodes");
         rpt_p(d, "The roadmap (`%s`):", OTHER(RUN_O_ROADMAP_JSON));
-        rpt_li(d, "GO area %.1f km2; %lld LHS samples, %lld in NOGO rejected; %d nodes (seed %lld)", jnum(o, "go_area_km2"),
-               jint(o, "samples"), jint(o, "rejected"), nodes, jint(o, "seed"));
-        rpt_li(d, "%lld edges (%s); %lld connected components, the largest with %lld nodes (%.1f %%)", jint(o, "edges"),
-               jstr(o, "edge_rule"), jint(o, "components"), jint(o, "largest"),
-               100.0 * (double)jint(o, "largest") / nodes);
-        rpt_li(d, "coverage: %.1f %% of the GO cells lie within one node spacing of a node", 100 * jnum(o, "coverage"));
-        if (jget(o, "go_regions")) /* the raster bridges (absent with --straight-only) */
-            rpt_li(d,
-                   "GO regions: %lld (4-connected), %lld of them held a sampled node, %lld got one; straight edges "
-                   "left %lld components, %lld raster bridges (%lld nodes, %lld edges) joined them to %lld",
-                   jint(o, "go_regions"), jint(o, "go_regions_with_nodes"), jint(o, "region_nodes"),
-                   jint(o, "components_straight"), jint(o, "bridges"), jint(o, "bridge_nodes"), jint(o, "bridge_edges"),
-                   jint(o, "components"));
-        if (jnum(o, "detour_stretch") > 0) /* the detour bridges (docs/method.md 4.4) */
-            rpt_li(d, "detour bridges (stretch %g): %lld (%lld nodes, %lld edges)", jnum(o, "detour_stretch"),
-                   jint(o, "detour_bridges"), jint(o, "detour_nodes"), jint(o, "detour_edges"));
+        run_lines_roadmap(o, rpt_li_line, d); /* as trv-roadmap prints them */
         rpt_end_list(d);
     }
     json_object_put(o);
