@@ -322,10 +322,12 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
     geo_zones *z = NULL;
     prm_zone_edges ze = {0}; /* the roadmap's mask under the zones, built once for every search (zones.h) */
     if (!st && o->zones)
-        st = geo_zones_read(ctx, o->zones, o->crossings, o->crossing_radius, t.grid, &z);
+        st = geo_zones_read_unburnt(ctx, o->zones, o->crossings, o->crossing_radius, t.grid, &z);
     double xy[4];
     if (!st && !isnan(o->risk) && !(st = prm_mission_ends(ctx, o, t.grid, xy)))
         st = prm_risk_zones(ctx, &t, o, xy, &z); /* risk.h: P(NOGO) above --risk as nogo zones, with --zones' */
+    if (!st && z) /* the burn, tiled: at most PRM_ZONE_TILES tiles held, whatever the grid (zones.h) */
+        st = prm_zones_tiles(ctx, z, t.grid, PRM_ZONE_TILES);
     if (!st && z) {
         t.zones = z;
         t.top_speed_kmh /= z->min_factor; /* the time heuristics stay admissible (zones.h) */

@@ -306,7 +306,7 @@ trv_status prm_zones_raster(trv_ctx *ctx, const prm_terrain *t, const double xy[
     /* the raster joins them at all (zones_reach.c)? else no search of the whole terrain */
     unsigned char *codes = prm_class_codes(t);
     int joined = 0;
-    trv_status st = codes ? prm_zones_joined(ctx, t, codes, t->zones->burn, xy, &joined)
+    trv_status st = codes ? prm_zones_joined(ctx, t, codes, t->zones, xy, &joined)
                           : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     free(codes);
     if (st)
