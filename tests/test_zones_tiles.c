@@ -5,7 +5,8 @@
  * line (CROSS cells) and factor polygons, on 900 x 610 cells (4 x 3 tiles
  * of 256, the last column and row ragged), read with 1, 3 and 9 tiles held
  * in row (1 tile), column (3 and 9) and random order (tiles given up and burned again); the
- * tiles no zone's cells meet (the last column's) are never burned. Windows of any size and
+ * tiles no zone's cells meet (the last column's) are never burned; the
+ * least recently read tile given up first. Windows of any size and
  * place (geo_zones_burn_window) give the whole burn's bytes. Then the
  * --grid search under the zones on a random 420 x 400 terrain: every
  * objective, in memory and paged, gives the same vertices, objective and
@@ -200,6 +201,35 @@ static void test_burn_cells(void **state)
     prm_terrain_clear(&t);
 }
 
+/* The least recently read tile is given up first: with 2 held, tiles A,
+ * B, A, C, A (all met by the row seam's line) burn A, B and C once each
+ * (B given up for C); the first burned given up first would burn A twice. */
+static void test_lru_order(void **state)
+{
+    (void)state;
+    prm_terrain t;
+    assert_int_equal(test_terrain_plane(&t, 900, 610, X0, Y0, CELL, 5, 36), 0);
+    trv_ctx *ctx = trv_ctx_new();
+    trv_rng rng;
+    trv_rng_seed(&rng, 5);
+    char *zp, *cp;
+    zones_file(&rng, 2, 2, 610, &zp, &cp);
+    geo_zones *w = NULL, *z = NULL;
+    read_both(ctx, &t, zp, cp, 2, &w, &z);
+    const long cells[5][2] = {{10, 10}, {300, 10}, {10, 10}, {10, 300}, {10, 10}};
+    for (int k = 0; k < 5; k++)
+        assert_int_equal(geo_zones_cell(z, cells[k][0], cells[k][1]), w->burn[cells[k][1] * 900 + cells[k][0]]);
+    long burnt, meets;
+    int held;
+    prm_zones_tiles_count(z, &burnt, &meets, &held);
+    assert_int_equal(burnt, 3);
+    assert_int_equal(held, 2);
+    geo_zones_free(w), geo_zones_free(z);
+    free(zp), free(cp);
+    trv_ctx_free(ctx);
+    prm_terrain_clear(&t);
+}
+
 /* Random windows (sizes 1 .. 300, any place, rows padded) against the whole burn. */
 static void test_burn_windows(void **state)
 {
@@ -328,6 +358,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_burn_cells),
         cmocka_unit_test(test_burn_windows),
+        cmocka_unit_test(test_lru_order),
         cmocka_unit_test(test_grid_routes),
     };
     int r = cmocka_run_group_tests(tests, NULL, NULL);
