@@ -126,14 +126,20 @@ trv_status prm_zones_legs(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, in
                           int *ncap, int *ecap);
 
 /* After prm_route failed (TRV_ERR_DATA) under the zones: the same
- * objective on the raster with the zones burned (prm_route_grid, the
- * whole terrain read), since masking can cut a roadmap where the raster
+ * objective on the raster with the zones burned (prm_route_grid_bounded:
+ * the whole grid within max_bytes as --grid-whole, paged when it does
+ * not fit), since masking can cut a roadmap where the raster
  * still joins start and goal (a corridor between a barrier and NOGO that
  * the roadmap's edges only crossed); not searched when prm_zones_joined
- * says the raster does not join them. On success note says so (appended);
+ * says the raster does not join them (asked only when its flood fits in
+ * the paged search's budget, prm_grid_pass_fits at PRM_ZONES_FLOOD_BYTES
+ * a cell; else the search tells). On success note says so (appended);
  * else TRV_ERR_DATA with prm_route's message kept. */
 trv_status prm_zones_raster(trv_ctx *ctx, const prm_terrain *t, const double xy[4], prm_strategy s,
-                            const prm_weights *w, prm_path *out, char *note, size_t note_len);
+                            const prm_weights *w, size_t max_bytes, prm_path *out, char *note, size_t note_len);
+/* The flood's bytes a cell (zones_reach.c): the class codes' half byte,
+ * the marks' byte and two queues of int32, rounded up. */
+#define PRM_ZONES_FLOOD_BYTES 10.0
 
 /* After prm_route failed (TRV_ERR_DATA) with t->zones: when the route
  * exists without the zones, replace the message by one that says so and
@@ -142,9 +148,11 @@ trv_status prm_zones_raster(trv_ctx *ctx, const prm_terrain *t, const double xy[
  * Else keep st and its message. Decided on the raster (prm_zones_cutting:
  * floods, no search); only when the raster joins start and goal under the
  * zones as well, on the roadmap (one search without the zones, then one
- * per nogo zone left out). */
+ * per nogo zone left out); on the roadmap at once when the floods do not
+ * fit in max_bytes' paged budget (prm_grid_pass_fits). */
 trv_status prm_zones_explain(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, const double xy[4],
-                             prm_strategy s, const prm_weights *w, int admissible, trv_status st, int *explained);
+                             prm_strategy s, const prm_weights *w, int admissible, size_t max_bytes, trv_status st,
+                             int *explained);
 
 /* ---- raster connectivity (zones_reach.c) ---- */
 
