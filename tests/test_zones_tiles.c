@@ -11,7 +11,9 @@
  * --grid search under the zones on a random 420 x 400 terrain: every
  * objective, in memory and paged, gives the same vertices, objective and
  * expanded count, to the bit, with the burn whole and tiled (4 tiles;
- * and 2 for the time, tiles given up and burned again as it goes). Terrains in memory (test_terrain_mem.h), zones as GeoJSON. */
+ * and 2 for the time, tiles given up and burned again as it goes). The
+ * zones' floods' memory check at its boundary. Terrains in memory
+ * (test_terrain_mem.h), zones as GeoJSON. */
 #include "test_common.h"
 #include "test_terrain_mem.h"
 
@@ -351,6 +353,25 @@ static void test_grid_routes(void **state)
     prm_terrain_clear(&t);
 }
 
+/* The zones' floods run only when they fit in the paged search's budget
+ * (prm_grid_pass_fits, zones.h): 420 x 400 cells at 10 bytes are 1.68 MB,
+ * within --grid-memory 1.68 MB and not a byte below; the default budget
+ * (1.5 GB, or three quarters of a smaller machine) holds them; --grid-memory
+ * in bytes (a positive value below a byte: 1). */
+static void test_flood_fits(void **state)
+{
+    (void)state;
+    prm_terrain t;
+    assert_int_equal(test_terrain_plane(&t, 420, 400, X0, Y0, CELL, 5, 36), 0);
+    assert_true(prm_grid_pass_fits(&t, PRM_ZONES_FLOOD_BYTES, 1680000));
+    assert_false(prm_grid_pass_fits(&t, PRM_ZONES_FLOOD_BYTES, 1679999));
+    assert_true(prm_grid_pass_fits(&t, PRM_ZONES_FLOOD_BYTES, 0));
+    assert_int_equal(prm_grid_max_bytes(1.68), 1680000);
+    assert_int_equal(prm_grid_max_bytes(0), 0);
+    assert_int_equal(prm_grid_max_bytes(1e-9), 1);
+    prm_terrain_clear(&t);
+}
+
 int main(void)
 {
     geo_init();
@@ -360,6 +381,7 @@ int main(void)
         cmocka_unit_test(test_burn_windows),
         cmocka_unit_test(test_lru_order),
         cmocka_unit_test(test_grid_routes),
+        cmocka_unit_test(test_flood_fits),
     };
     int r = cmocka_run_group_tests(tests, NULL, NULL);
     rm_rf(dir);
