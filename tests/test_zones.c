@@ -546,7 +546,7 @@ static void test_cutting(void **state)
                         Y0 - (b / 40 + 0.5) * CELL};
         int joined = -1;
         prm_path p;
-        assert_int_equal(prm_zones_joined(ctx, &t, codes, z->burn, xy, &joined), TRV_OK);
+        assert_int_equal(prm_zones_joined(ctx, &t, codes, z, xy, &joined), TRV_OK);
         trv_status st = prm_route_grid(ctx, &t, xy[0], xy[1], xy[2], xy[3], PRM_MDR, NULL, &p);
         prm_path_clear(&p);
         agree += joined == (st == TRV_OK);

@@ -713,6 +713,37 @@ for g in "" --grid-whole; do
     done
     ! grep -q paged "$tmp/p0$g.out" && ok || bad "--grid $g in memory says paged"
 done
+# --zones with --grid: the burn tiled (256 x 256 cells, burned when first
+# read, docs/scale.md "The zones' burn, tiled"): three nogo squares, a
+# factor 3 square and a 2.7 km nogo line across the start-goal line; the
+# same route files in memory and paged (45 MB), for the four objectives, in
+# the corridor and on the whole grid; the zones lengthen every route
+cat >"$tmp/zt.geojson" <<'ZONES'
+{"type":"FeatureCollection","features":[
+{"type":"Feature","id":1,"properties":{"effect":"nogo"},"geometry":{"type":"Polygon","coordinates":[[[-84.32562,36.64845],[-84.31962,36.64845],[-84.31962,36.65445],[-84.32562,36.65445],[-84.32562,36.64845]]]}},
+{"type":"Feature","id":2,"properties":{"effect":"nogo"},"geometry":{"type":"Polygon","coordinates":[[[-84.28555,36.60465],[-84.27755,36.60465],[-84.27755,36.61265],[-84.28555,36.61265],[-84.28555,36.60465]]]}},
+{"type":"Feature","id":3,"properties":{"effect":"nogo"},"geometry":{"type":"Polygon","coordinates":[[[-84.23434,36.55392],[-84.22934,36.55392],[-84.22934,36.55892],[-84.23434,36.55892],[-84.23434,36.55392]]]}},
+{"type":"Feature","id":4,"properties":{"effect":"factor","value":3},"geometry":{"type":"Polygon","coordinates":[[[-84.30198,36.62223],[-84.29398,36.62223],[-84.29398,36.63023],[-84.30198,36.63023],[-84.30198,36.62223]]]}},
+{"type":"Feature","id":5,"properties":{"effect":"nogo"},"geometry":{"type":"LineString","coordinates":[[-84.26055,36.57067],[-84.24313,36.58713]]}}]}
+ZONES
+for g in "" --grid-whole; do
+    for m in 0 45; do
+        TMPDIR=$tmp/pt "$BIN/trv-route" --roadmap "$T20/rm.gpkg" --terrain "$T20" --from $FROM --to $TO --compare --grid $g \
+            --zones "$tmp/zt.geojson" --grid-memory $m --no-timing -o "$tmp/z$m$g.geojson" --csv "$tmp/z$m$g.csv" \
+            --stats "$tmp/zs$m$g.csv" >"$tmp/z$m$g.out" 2>"$tmp/err" || bad "route --zones --grid $g --grid-memory $m: $(cat "$tmp/err")"
+    done
+    cmp -s "$tmp/z0$g.geojson" "$tmp/z45$g.geojson" && cmp -s "$tmp/z0$g.csv" "$tmp/z45$g.csv" &&
+        cmp -s "$tmp/zs0$g.csv" "$tmp/zs45$g.csv" && ok || bad "--zones --grid $g --grid-memory 45 (paged) differs from in memory"
+    [ "$(grep -c "^grid-.*: the whole grid searched paged" "$tmp/z45$g.out")" -ge 2 ] && ! grep -q paged "$tmp/z0$g.out" &&
+        ok || bad "--zones --grid $g: paged under 45 MB alone: $(grep grid- "$tmp/z45$g.out" "$tmp/z0$g.out")"
+    python3 - "$tmp/ps0$g.csv" "$tmp/zs0$g.csv" <<'PY' && ok || bad "--zones --grid $g: the zones change no route"
+import csv, sys
+a, b = (list(csv.DictReader(open(p))) for p in sys.argv[1:3])
+assert len(a) == len(b) == 8, (len(a), len(b))
+for x, y in zip(a, b):
+    assert x["route"] == y["route"] and float(y["distance_m"]) > float(x["distance_m"]) + 100, (x, y)
+PY
+done
 [ -z "$(ls -A "$tmp/pt")" ] && ok || bad "the paged search left $(ls -A "$tmp/pt")"
 TMPDIR=$tmp/none expect 1 "the paged raster search (--grid) cannot use '$tmp/none' for its temporary file" -- \
     "$BIN/trv-route" --roadmap "$T20/rm.gpkg" --terrain "$T20" --from $FROM --to $TO --grid --grid-whole --grid-memory 45 -o "$tmp/x.geojson"

@@ -21,6 +21,8 @@ void geo_zones_free(geo_zones *z)
     free(z->bstart);
     free(z->bseg);
     free(z->burn);
+    if (z->tiles_free)
+        z->tiles_free(z->tiles);
     free(z->added_name);
     free(z);
 }

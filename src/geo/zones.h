@@ -64,7 +64,12 @@ typedef struct geo_zones {
     int bnx, bny;
     int *bstart, *bseg;     /* CSR: segments of bucket k are bseg[bstart[k] .. bstart[k+1]) */
     unsigned char *burn;    /* per grid cell: GEO_ZB_* bits (NOGO, or CROSS, and FACTOR) */
-    double burn_gt[6];      /* burn's grid (geo_zones_burn): geotransform and size, so that */
+    /* else, non-NULL: the same bytes a cell at a time, burned by windows
+     * when first read (prm's tiled burn, prm/zones.h prm_zones_tiles) */
+    unsigned char (*cell)(void *tiles, long c, long r);
+    void *tiles;            /* cell's state, freed by tiles_free (geo_zones_free) */
+    void (*tiles_free)(void *tiles);
+    double burn_gt[6];      /* burn's (or cell's) grid: geotransform and size, so that */
     int burn_nx, burn_ny;   /* geo_zones_at skips the polygons where no cell is burned NOGO */
     double min_factor;      /* the smallest factor (1 when none below 1) */
     int skip;               /* a zone left out (prm_zones_explain), -1: none */
@@ -87,7 +92,8 @@ const char *geo_zone_source(const geo_zones *z, int k);
 trv_status geo_zones_read(trv_ctx *ctx, const char *path, const char *crossings, double radius_m, const geo_grid *g,
                           geo_zones **out);
 /* geo_zones_read without the burn raster (z->burn NULL: the caller burns
- * windows with geo_zones_burn_rows; geo_zones_at tests every polygon). */
+ * windows with geo_zones_burn_rows, or tiles it: prm_zones_tiles;
+ * geo_zones_at tests every polygon until then). */
 trv_status geo_zones_read_unburnt(trv_ctx *ctx, const char *path, const char *crossings, double radius_m,
                                   const geo_grid *g, geo_zones **out);
 void geo_zones_free(geo_zones *z);
@@ -107,6 +113,26 @@ trv_status geo_zones_burn(trv_ctx *ctx, const geo_grid *g, geo_zones *z);
  * (every test is made on g's own cell coordinates; trv-speed's row blocks). */
 trv_status geo_zones_burn_rows(trv_ctx *ctx, const geo_grid *g, const geo_zones *z, int y0, int y1,
                                unsigned char *burn);
+
+/* The burn's byte of cell (c, r) of its grid (burn_nx x burn_ny; z->burn
+ * or z->cell, one of them set). */
+static inline unsigned char geo_zones_cell(const geo_zones *z, long c, long r)
+{
+    return z->burn ? z->burn[(size_t)r * (size_t)z->burn_nx + (size_t)c] : z->cell(z->tiles, c, r);
+}
+/* The cells zone k may mark in g's burn: columns cells[0] .. cells[2] and
+ * rows cells[1] .. cells[3] (inclusive), its box's cells and two more on
+ * each side (the burn's tests round; clamped far outside the grid). A
+ * window no zone's cells meet burns to zeros. */
+void geo_zone_cells(const geo_zones *z, int k, const geo_grid *g, long cells[4]);
+/* The burn's window w (columns w[0] .. w[0] + w[2] - 1, rows w[1] ..
+ * w[1] + w[3] - 1, inside g) into burn, row-major with rows of w[4] bytes:
+ * the same bytes as those cells of z->burn, whatever the window (every
+ * test is made on g's own cell coordinates; zones whose cells miss the
+ * window are skipped). xs: NULL, or room for the most segments a zone
+ * has plus one (then nothing is allocated and it cannot fail). */
+trv_status geo_zones_burn_window(trv_ctx *ctx, const geo_grid *g, const geo_zones *z, const long w[5],
+                                 double *xs, unsigned char *burn);
 
 /* The nogo zone (index) the straight piece (x0, y0)-(x1, y1) may not take
  * (it meets a nogo line away from every crossing, or meets a nogo

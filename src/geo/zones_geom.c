@@ -55,10 +55,10 @@ int geo_zones_at(const geo_zones *z, double x, double y)
 {
     /* a point inside a nogo polygon lies in a cell the polygon touches or
      * covers, which the burn marks NOGO: elsewhere no polygon holds it */
-    double c = z->burn ? floor((x - z->burn_gt[0]) / z->burn_gt[1]) : -1;
-    double r = z->burn ? floor((y - z->burn_gt[3]) / z->burn_gt[5]) : -1;
-    if (c >= 0 && r >= 0 && c < z->burn_nx && r < z->burn_ny &&
-        !(z->burn[(size_t)r * z->burn_nx + (size_t)c] & GEO_ZB_NOGO))
+    int burnt = z->burn || z->cell;
+    double c = burnt ? floor((x - z->burn_gt[0]) / z->burn_gt[1]) : -1;
+    double r = burnt ? floor((y - z->burn_gt[3]) / z->burn_gt[5]) : -1;
+    if (c >= 0 && r >= 0 && c < z->burn_nx && r < z->burn_ny && !(geo_zones_cell(z, (long)c, (long)r) & GEO_ZB_NOGO))
         return -1;
     for (int k = 0; k < z->n; k++)
         if (k != z->skip && z->z[k].effect == GEO_ZONE_NOGO && geo_zone_contains(z, k, x, y))

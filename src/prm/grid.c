@@ -221,7 +221,7 @@ typedef struct grid_search {
     unsigned char *via;        /* per window cell: the move that reached it */
     double goal_g;             /* the goal's g, -1 until reached */
     long expanded;
-    const unsigned char *zb;   /* the zones' burn raster (zones.h, per terrain cell), NULL without zones */
+    const geo_zones *zb;       /* the zones, whose burn (geo_zones_cell) the cells read; NULL without zones */
     double *escape;            /* NULL, or the escape bound (prm_route_grid_escape): GO cells outside the mask CELL_OUT */
     prm_pages *pg;             /* paged (search_paged): the state, one byte a cell; NULL: h.pos and via */
 } grid_search;
@@ -240,13 +240,13 @@ static int move_out(const grid_search *S, const move *m, long l0)
  * crossings, else for the time its exact time; 0 for the usual weight. */
 static int zone_move(const grid_search *S, const move *m, long i0, double *wt)
 {
-    int any = 0;
-    for (int j = 0; j < m->ncross; j++)
-        any |= S->zb[i0 + m->off[j]];
-    if (!(any & (GEO_ZB_CROSS | GEO_ZB_FACTOR)))
-        return 0;
     const geo_grid *g = S->t->grid;
     long c = i0 % g->nx, r = i0 / g->nx;
+    int any = 0;
+    for (int j = 0; j < m->ncross; j++)
+        any |= geo_zones_cell(S->zb, c + m->cc[j], r + m->cr[j]);
+    if (!(any & (GEO_ZB_CROSS | GEO_ZB_FACTOR)))
+        return 0;
     double x0 = geo_grid_x(g, (double)c), y0 = geo_grid_y(g, (double)r);
     double x1 = geo_grid_x(g, (double)(c + m->dc)), y1 = geo_grid_y(g, (double)(r + m->dr));
     if ((any & GEO_ZB_CROSS) && geo_zones_blocking(S->t->zones, x0, y0, x1, y1) >= 0) {
@@ -488,7 +488,8 @@ static void mask_rows(const unsigned char *mask, long nx, long ny, long *lo, lon
  * with a mask, only the cells mask_rows gives. */
 static trv_status cells_mark(trv_ctx *ctx, grid_search *S)
 {
-    const unsigned char *gonogo = S->t->gonogo->u8, *cls = S->t->cls->u8, *mask = S->mask, *zb = S->zb;
+    const unsigned char *gonogo = S->t->gonogo->u8, *cls = S->t->cls->u8, *mask = S->mask;
+    const geo_zones *zb = S->zb;
     const long tnx = S->t->grid->nx, nx = S->win.nx, ny = S->win.ny;
     long *lo = NULL, *hi = NULL;
     if (mask) {
@@ -502,18 +503,19 @@ static trv_status cells_mark(trv_ctx *ctx, grid_search *S)
         mask_rows(mask, nx, ny, lo, hi);
     }
     for (long r = 0; r < ny; r++) {
-        const long l = r * nx, i = (r + S->win.r0) * tnx + S->win.c0;
+        const long l = r * nx, i = (r + S->win.r0) * tnx + S->win.c0, tr = r + S->win.r0;
         const long ca = mask ? lo[r] : 0, cb = mask ? hi[r] : nx - 1;
         for (long c = ca; c <= cb; c++) {
             long k = prm_at(S->t, i + c); /* the layers' place of terrain cell i + c */
             S->h.pos[l + c] = gonogo[k] == 0 && cls[k] != 0 && (!mask || mask[l + c]) &&
-                                      (!zb || !(zb[i + c] & GEO_ZB_NOGO))
+                                      (!zb || !(geo_zones_cell(zb, S->win.c0 + c, tr) & GEO_ZB_NOGO))
                                   ? TRV_HEAP_UNSEEN
                                   : CELL_NOGO;
         }
         for (long c = ca; S->escape && mask && c <= cb; c++) {
             long k = prm_at(S->t, i + c);
-            if (!mask[l + c] && cls[k] != 0 && gonogo[k] == 0 && (!zb || (zb[i + c] & GEO_ZB_NOGO) == 0))
+            if (!mask[l + c] && cls[k] != 0 && gonogo[k] == 0 &&
+                (!zb || (geo_zones_cell(zb, S->win.c0 + c, tr) & GEO_ZB_NOGO) == 0))
                 S->h.pos[l + c] = CELL_OUT;
         }
     }
@@ -567,7 +569,7 @@ static trv_status route_window(trv_ctx *ctx, const prm_terrain *t, grid_window w
     if (stencil_build(t, win.nx, moves))
         return trv_error(ctx, TRV_ERR_INTERNAL, "cannot build the 16-neighbour move stencil");
     grid_search S = {t, win, mask, s, w, moves, ends[0], ends[1], prm_grid_heuristic_factor(t, s, w), {0}, NULL, -1, 0,
-                     t->zones ? t->zones->burn : NULL, escape, NULL};
+                     t->zones, escape, NULL};
     if (pg)
         return route_paged(ctx, &S, pg, sx, sy, gx, gy, out);
     S.via = malloc(ncells);
@@ -653,7 +655,7 @@ static void paged_init(void *user, long tx, long ty, unsigned char *cells)
             if (c < S->win.nx && r < S->win.ny) {
                 prm_need(t, i, PRM_HAVE_CLASS);
                 long k = prm_at(t, i);
-                if (t->gonogo->u8[k] == 0 && t->cls->u8[k] != 0 && (!S->zb || !(S->zb[i] & GEO_ZB_NOGO)))
+                if (t->gonogo->u8[k] == 0 && t->cls->u8[k] != 0 && (!S->zb || !(geo_zones_cell(S->zb, c, r) & GEO_ZB_NOGO)))
                     v = PS_UNSEEN;
             }
             cells[y * side + x] = v;

@@ -87,6 +87,16 @@ static trv_status paged_plan(trv_ctx *ctx, const prm_terrain *t, double cap, con
     return TRV_OK;
 }
 
+int prm_grid_pass_fits(const prm_terrain *t, double cell_bytes, size_t max_bytes)
+{
+    return (double)t->grid->nx * t->grid->ny * cell_bytes <= prm_grid_paged_budget(max_bytes, phys_bytes());
+}
+
+size_t prm_grid_max_bytes(double grid_memory_mb)
+{
+    return grid_memory_mb > 0 && grid_memory_mb < 1e-6 ? 1 : (size_t)(grid_memory_mb * 1e6); /* 0: default */
+}
+
 double prm_grid_paged_budget(size_t max_bytes, double phys)
 {
     if (max_bytes)

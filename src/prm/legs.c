@@ -2,6 +2,7 @@
  * checked, their order (as given, or prm_tour_order over the roadmap's leg
  * matrix), each leg planned as a one-leg mission is, the legs joined. */
 #include "prm.h"
+#include "prm_priv.h"
 #include "zones.h"
 
 #include <math.h>
@@ -132,7 +133,8 @@ static trv_status leg_route(trv_ctx *ctx, const prm_mission_opts *o, const prm_t
     if (st == TRV_ERR_DATA && t->zones) {
         char note[256] = "";
         const double xy[4] = {L->x[i], L->y[i], L->x[j], L->y[j]};
-        if (!(st = prm_zones_raster(ctx, t, xy, o->strategy, &o->weights, out, note, sizeof note)))
+        if (!(st = prm_zones_raster(ctx, t, xy, o->strategy, &o->weights, prm_grid_max_bytes(o->grid_memory), out, note,
+                                    sizeof note)))
             L->raster++;
     }
     if (st && st != TRV_ERR_NOMEM) {

@@ -6,6 +6,7 @@
 #include "profile.h"
 #include "risk.h"
 #include "zones.h"
+#include "prm_priv.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -120,7 +121,8 @@ static trv_status plan_roadmap(trv_ctx *ctx, const prm_mission_opts *o, const pr
     m->hier_searches += hs.used;
     m->hier_edges += hs.edges_read;
     if (st == TRV_ERR_DATA && t->zones) /* the roadmap cut by the zones: the raster (zones.h) */
-        st = prm_zones_raster(ctx, t, xy, s, &o->weights, &R->path, m->zones_note, sizeof m->zones_note);
+        st = prm_zones_raster(ctx, t, xy, s, &o->weights, prm_grid_max_bytes(o->grid_memory), &R->path, m->zones_note,
+                              sizeof m->zones_note);
     if (st)
         return st;
     m->n++; /* the path is the mission's to clear from here on */
@@ -172,7 +174,7 @@ static trv_status plan_grid(trv_ctx *ctx, const prm_mission_opts *o, const prm_t
     snprintf(R->name, sizeof R->name, "grid-%s", prm_strategy_name(s));
     double t0 = trv_now_s();
     prm_corridor_info ci = {0};
-    size_t max_bytes = o->grid_memory > 0 && o->grid_memory < 1e-6 ? 1 : (size_t)(o->grid_memory * 1e6); /* 0: default */
+    size_t max_bytes = prm_grid_max_bytes(o->grid_memory);
     trv_status st = o->grid_whole ? prm_route_grid_bounded(ctx, t, max_bytes, xy[0], xy[1], xy[2], xy[3], s,
                                                            &o->weights, &R->path, &ci.paging)
                                   : prm_route_grid_corridor(ctx, t, guide, o->grid_corridor, max_bytes, xy, s,
@@ -257,7 +259,8 @@ static trv_status plan_all(trv_ctx *ctx, const prm_mission_opts *o, const prm_te
     for (; done < nplan && !st; done++)
         st = plan_roadmap(ctx, o, t, r, xy, plan[done], m);
     if (st == TRV_ERR_DATA && t->zones && done > 0) /* which zone cuts the route */
-        st = prm_zones_explain(ctx, t, r, xy, plan[done - 1], &o->weights, o->admissible, st, &zoned);
+        st = prm_zones_explain(ctx, t, r, xy, plan[done - 1], &o->weights, o->admissible,
+                               prm_grid_max_bytes(o->grid_memory), st, &zoned);
     if (o->alt.k > 1 && !st)
         st = plan_alternatives(ctx, o, t, r, xy, m);
     for (int k = 0; k < nplan && o->grid && !st; k++)
@@ -322,10 +325,12 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
     geo_zones *z = NULL;
     prm_zone_edges ze = {0}; /* the roadmap's mask under the zones, built once for every search (zones.h) */
     if (!st && o->zones)
-        st = geo_zones_read(ctx, o->zones, o->crossings, o->crossing_radius, t.grid, &z);
+        st = geo_zones_read_unburnt(ctx, o->zones, o->crossings, o->crossing_radius, t.grid, &z);
     double xy[4];
     if (!st && !isnan(o->risk) && !(st = prm_mission_ends(ctx, o, t.grid, xy)))
         st = prm_risk_zones(ctx, &t, o, xy, &z); /* risk.h: P(NOGO) above --risk as nogo zones, with --zones' */
+    if (!st && z) /* the burn, tiled: at most PRM_ZONE_TILES tiles held, whatever the grid (zones.h) */
+        st = prm_zones_tiles(ctx, z, t.grid, PRM_ZONE_TILES);
     if (!st && z) {
         t.zones = z;
         t.top_speed_kmh /= z->min_factor; /* the time heuristics stay admissible (zones.h) */

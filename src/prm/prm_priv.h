@@ -123,6 +123,13 @@ trv_status prm_route_grid_window(trv_ctx *ctx, const prm_terrain *t, const long 
 /* The same, the mask (malloc'ed) taken: freed once the search's state
  * holds its cells (before that state grows), or at the end; prm_refine's
  * corridor (at 1 m a 30 km corridor's mask is 78 MB). */
+/* Does a pass over the whole grid at cell_bytes a cell fit within the
+ * paged search's budget (prm_grid_paged_budget of max_bytes: 1.5 GB by
+ * default)? The zones' floods ask (zones.h). */
+int prm_grid_pass_fits(const prm_terrain *t, double cell_bytes, size_t max_bytes);
+/* --grid-memory MB in bytes (0: the default; a positive value below a
+ * byte: 1). */
+size_t prm_grid_max_bytes(double grid_memory_mb);
 trv_status prm_route_grid_taking(trv_ctx *ctx, const prm_terrain *t, const long win[4], unsigned char *mask,
                                  double sx, double sy, double gx, double gy, prm_strategy s, const prm_weights *w,
                                  prm_path *out);

@@ -152,8 +152,8 @@ static trv_status add_rule(trv_ctx *ctx, const prm_mission_opts *o, const prm_te
     long ends[PRM_WAYPOINTS_MAX + 2];
     risk_in R = {p, go, o->risk, ends, stop_cells(ctx, o, t, xy, ends)};
     trv_status st = make_runs(ctx, &R, zz);
-    if (!st && zz->n > n0 && !(st = geo_zones_index(ctx, zz)))
-        st = geo_zones_burn(ctx, t->grid, zz);
+    if (!st && zz->n > n0)
+        st = geo_zones_index(ctx, zz); /* (burned once every zone is in: mission.c, prm_zones_tiles) */
     if (!own && zz->n == n0) /* nothing added: the zones as read */
         free(zz->added_name), zz->added_name = NULL;
     return st;

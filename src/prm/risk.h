@@ -40,7 +40,8 @@
  * *z NULL (no --zones): a new set named "DIR/p_nogo.tif at --risk A", or
  * NULL when no cell is above alpha (every query as without --risk). *z
  * the --zones read: the rectangles added to it under that name
- * (added_name, geo/zones.h), its index and burn rebuilt. */
+ * (added_name, geo/zones.h), its index rebuilt; the burn is the
+ * caller's, once every zone is in (prm_zones_tiles). */
 trv_status prm_risk_zones(trv_ctx *ctx, const prm_terrain *t, const prm_mission_opts *o, const double xy[4],
                           geo_zones **z);
 

@@ -53,6 +53,25 @@ void prm_zones_cells(const prm_terrain *t, double x0, double y0, double x1, doub
  * factor and max_speed zones' deltas added. */
 void prm_zones_piece(const prm_terrain *t, double x0, double y0, double x1, double y1, int times, prm_piece *p);
 
+/* ---- the tiled burn (zones_tiles.c) ---- */
+
+/* The tiled burn's tiles held at most in trv-route: 256 x 64 KB, 16.8 MB,
+ * whatever the grid (docs/scale.md, "The zones' burn, tiled"). */
+enum { PRM_ZONE_TILES = 256 };
+
+/* z's burn on g made lazy and bounded (z->cell, geo/zones.h; a z->burn
+ * made before is freed): per tile of the lazy terrain (PRM_TILE x
+ * PRM_TILE cells from the origin), 0 without reading anything where no
+ * zone's cells meet it (geo_zone_cells), else burned as a window
+ * (geo_zones_burn_window: the whole burn's bytes) when a cell of it is
+ * first read; at most cap tiles held (>= 1), the least recently read
+ * given up first and burned again when read again. z's zones must not
+ * change after. Not safe to read from two threads at once. */
+trv_status prm_zones_tiles(trv_ctx *ctx, geo_zones *z, const geo_grid *g, int cap);
+/* The tiled burn's counts: windows burned, tiles some zone's cells meet,
+ * tiles held now (0s when z's burn is not tiled). */
+void prm_zones_tiles_count(const geo_zones *z, long *burnt, long *meets, int *held);
+
 /* ---- the roadmap search (zones_route.c) ---- */
 
 /* Per roadmap edge under the zones: blocked, or re-measured (factor,
@@ -107,14 +126,20 @@ trv_status prm_zones_legs(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, in
                           int *ncap, int *ecap);
 
 /* After prm_route failed (TRV_ERR_DATA) under the zones: the same
- * objective on the raster with the zones burned (prm_route_grid, the
- * whole terrain read), since masking can cut a roadmap where the raster
+ * objective on the raster with the zones burned (prm_route_grid_bounded:
+ * the whole grid within max_bytes as --grid-whole, paged when it does
+ * not fit), since masking can cut a roadmap where the raster
  * still joins start and goal (a corridor between a barrier and NOGO that
  * the roadmap's edges only crossed); not searched when prm_zones_joined
- * says the raster does not join them. On success note says so (appended);
+ * says the raster does not join them (asked only when its flood fits in
+ * the paged search's budget, prm_grid_pass_fits at PRM_ZONES_FLOOD_BYTES
+ * a cell; else the search tells). On success note says so (appended);
  * else TRV_ERR_DATA with prm_route's message kept. */
 trv_status prm_zones_raster(trv_ctx *ctx, const prm_terrain *t, const double xy[4], prm_strategy s,
-                            const prm_weights *w, prm_path *out, char *note, size_t note_len);
+                            const prm_weights *w, size_t max_bytes, prm_path *out, char *note, size_t note_len);
+/* The flood's bytes a cell (zones_reach.c): the class codes' half byte,
+ * the marks' byte and two queues of int32, rounded up. */
+#define PRM_ZONES_FLOOD_BYTES 10.0
 
 /* After prm_route failed (TRV_ERR_DATA) with t->zones: when the route
  * exists without the zones, replace the message by one that says so and
@@ -123,22 +148,25 @@ trv_status prm_zones_raster(trv_ctx *ctx, const prm_terrain *t, const double xy[
  * Else keep st and its message. Decided on the raster (prm_zones_cutting:
  * floods, no search); only when the raster joins start and goal under the
  * zones as well, on the roadmap (one search without the zones, then one
- * per nogo zone left out). */
+ * per nogo zone left out); on the roadmap at once when the floods do not
+ * fit in max_bytes' paged budget (prm_grid_pass_fits). */
 trv_status prm_zones_explain(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, const double xy[4],
-                             prm_strategy s, const prm_weights *w, int admissible, trv_status st, int *explained);
+                             prm_strategy s, const prm_weights *w, int admissible, size_t max_bytes, trv_status st,
+                             int *explained);
 
 /* ---- raster connectivity (zones_reach.c) ---- */
 
 /* *joined 1 when start and goal (xy) are joined by 4-connected cells that
- * are GO in codes (prm_class_codes) and that burn (a geo_zones burn on t's
- * grid; NULL: none) does not mark NOGO, else 0. A --grid move touches
+ * are GO in codes (prm_class_codes) and that burn (zones burned on t's
+ * grid, whole or tiled: geo_zones_cell; NULL: none) does not mark NOGO,
+ * else 0. A --grid move touches
  * only such cells and the cells it touches are 4-connected, so 0 means
  * that prm_route_grid finds no way (a roadmap edge, tested exactly
  * against the lines, may pass a burned cell); 1 does not promise one (a crossing's cells count
  * as open). A flood from both ends, one cell of each in turn: it stops
  * where they meet or when one side is exhausted, its work at most twice
  * the smaller side's region. */
-trv_status prm_zones_joined(trv_ctx *ctx, const prm_terrain *t, const unsigned char *codes, const unsigned char *burn,
+trv_status prm_zones_joined(trv_ctx *ctx, const prm_terrain *t, const unsigned char *codes, const geo_zones *burn,
                             const double xy[4], int *joined);
 /* Which nogo zones cut start and goal apart on the raster (prm_zones_joined
  * on t->zones' burn): *result PRM_CUT_NONE when they are not joined without

@@ -81,7 +81,7 @@ typedef struct leg_win {
  * zone touches, to the first cell holding a node; its window index or -1. */
 static int bfs(const prm_terrain *t, const leg_win *w, const int *seeds, int ns)
 {
-    const unsigned char *zb = t->zones->burn;
+    const geo_zones *zb = t->zones;
     long nx = t->grid->nx, n = w->n;
     int head = 0, tail = 0;
     for (int i = 0; i < ns; i++)
@@ -98,7 +98,8 @@ static int bfs(const prm_terrain *t, const leg_win *w, const int *seeds, int ns)
                 continue;
             int nb = (int)(r2 * n + cc);
             long ti = (r2 + w->r0) * nx + cc + w->c0;
-            if (w->from[nb] != -2 || !prm_cell_go(t, ti) || (zb[ti] & (GEO_ZB_NOGO | GEO_ZB_CROSS)))
+            if (w->from[nb] != -2 || !prm_cell_go(t, ti) ||
+                (geo_zones_cell(zb, cc + w->c0, r2 + w->r0) & (GEO_ZB_NOGO | GEO_ZB_CROSS)))
                 continue;
             w->from[nb] = cur, w->queue[tail++] = nb;
         }
@@ -149,7 +150,7 @@ static trv_status one_side(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, i
 {
     *reached = -1;
     const geo_grid *g = t->grid;
-    const unsigned char *zb = t->zones->burn;
+    const geo_zones *zb = t->zones;
     double cx = r->x[q], cy = r->y[q];
     long cc = (long)floor((cx - g->gt[0]) / g->gt[1]) - w->c0, cr = (long)floor((cy - g->gt[3]) / g->gt[5]) - w->r0;
     int seeds[25], ns = 0;
@@ -162,7 +163,8 @@ static trv_status one_side(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r, i
             long ti = (rr + w->r0) * g->nx + c + w->c0;
             double x = geo_grid_x(g, (double)(c + w->c0)), y = geo_grid_y(g, (double)(rr + w->r0));
             prm_piece p;
-            if (!prm_cell_go(t, ti) || (zb[ti] & (GEO_ZB_NOGO | GEO_ZB_CROSS)) || side_of(t->zones, seg, x, y) != side)
+            if (!prm_cell_go(t, ti) || (geo_zones_cell(zb, c + w->c0, rr + w->r0) & (GEO_ZB_NOGO | GEO_ZB_CROSS)) ||
+                side_of(t->zones, seg, x, y) != side)
                 continue;
             prm_piece_measure(t, cx, cy, x, y, &p);
             if (!p.blocked)

@@ -9,21 +9,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int open_cell(const unsigned char *codes, const unsigned char *burn, long i)
+static int open_cell(const prm_terrain *t, const unsigned char *codes, const geo_zones *burn, long i)
 {
-    return prm_code_at(codes, (size_t)i) != PRM_CL_NOGO && !(burn && (burn[i] & GEO_ZB_NOGO));
+    long nx = t->grid->nx;
+    return prm_code_at(codes, (size_t)i) != PRM_CL_NOGO && !(burn && (geo_zones_cell(burn, i % nx, i / nx) & GEO_ZB_NOGO));
 }
 
 /* One cell of side k (1 or 2) expanded: its open 4-neighbours marked k
  * and queued; 1 when one of them carries the other side's mark. */
-static int expand(const prm_terrain *t, const unsigned char *codes, const unsigned char *burn, unsigned char *mark,
+static int expand(const prm_terrain *t, const unsigned char *codes, const geo_zones *burn, unsigned char *mark,
                   int32_t *q, long *tail, long i, unsigned char k)
 {
     long nx = t->grid->nx, ny = t->grid->ny, c = i % nx, r = i / nx;
     const long next[4] = {c > 0 ? i - 1 : -1, c + 1 < nx ? i + 1 : -1, r > 0 ? i - nx : -1, r + 1 < ny ? i + nx : -1};
     for (int j = 0; j < 4; j++) {
         long m = next[j];
-        if (m < 0 || mark[m] == k || !open_cell(codes, burn, m))
+        if (m < 0 || mark[m] == k || !open_cell(t, codes, burn, m))
             continue;
         if (mark[m])
             return 1;
@@ -33,12 +34,12 @@ static int expand(const prm_terrain *t, const unsigned char *codes, const unsign
     return 0;
 }
 
-trv_status prm_zones_joined(trv_ctx *ctx, const prm_terrain *t, const unsigned char *codes, const unsigned char *burn,
+trv_status prm_zones_joined(trv_ctx *ctx, const prm_terrain *t, const unsigned char *codes, const geo_zones *burn,
                             const double xy[4], int *joined)
 {
     *joined = 0;
     long s = prm_cell_at(t, xy[0], xy[1]), g = prm_cell_at(t, xy[2], xy[3]);
-    if (s < 0 || g < 0 || !open_cell(codes, burn, s) || !open_cell(codes, burn, g))
+    if (s < 0 || g < 0 || !open_cell(t, codes, burn, s) || !open_cell(t, codes, burn, g))
         return TRV_OK;
     if (s == g) {
         *joined = 1;
@@ -65,19 +66,24 @@ trv_status prm_zones_joined(trv_ctx *ctx, const prm_terrain *t, const unsigned c
     return TRV_OK;
 }
 
-/* z's burn without zone k into *out (malloc'ed; the caller frees it). */
-static trv_status burn_without(trv_ctx *ctx, const prm_terrain *t, const geo_zones *z, int k, unsigned char **out)
+/* Start and goal joined under z without zone k (its burn tiled as
+ * trv-route's, prm_zones_tiles: bounded whatever the grid). */
+static trv_status joined_without(trv_ctx *ctx, const prm_terrain *t, const unsigned char *codes, const geo_zones *z,
+                                 int k, const double xy[4], int *joined)
 {
     geo_zones zk = *z;
-    zk.burn = NULL;
+    zk.burn = NULL, zk.cell = NULL, zk.tiles = NULL, zk.tiles_free = NULL;
     zk.n = z->n - 1;
     if (!(zk.z = malloc((size_t)z->n * sizeof *zk.z)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     memcpy(zk.z, z->z, (size_t)k * sizeof *zk.z);
     memcpy(zk.z + k, z->z + k + 1, (size_t)(z->n - k - 1) * sizeof *zk.z);
-    trv_status st = geo_zones_burn(ctx, t->grid, &zk);
+    trv_status st = prm_zones_tiles(ctx, &zk, t->grid, PRM_ZONE_TILES);
+    if (!st)
+        st = prm_zones_joined(ctx, t, codes, &zk, xy, joined);
+    if (zk.tiles_free)
+        zk.tiles_free(zk.tiles);
     free(zk.z);
-    *out = zk.burn;
     return st;
 }
 
@@ -96,7 +102,7 @@ trv_status prm_zones_cutting(trv_ctx *ctx, const prm_terrain *t, const double xy
     trv_status st = prm_zones_joined(ctx, t, codes, NULL, xy, &joined);
     if (st || !joined) /* not joined without the zones either: not theirs to explain */
         goto done;
-    if ((st = prm_zones_joined(ctx, t, codes, z->burn, xy, &joined)) || joined) {
+    if ((st = prm_zones_joined(ctx, t, codes, z, xy, &joined)) || joined) {
         *result = PRM_CUT_JOINED;
         goto done;
     }
@@ -106,10 +112,8 @@ trv_status prm_zones_cutting(trv_ctx *ctx, const prm_terrain *t, const double xy
             continue;
         tried++;
         int j = 1; /* the only nogo zone: without it, as without the zones */
-        unsigned char *bk = NULL;
-        if (*nogo > 1 && !(st = burn_without(ctx, t, z, k, &bk)))
-            st = prm_zones_joined(ctx, t, codes, bk, xy, &j);
-        free(bk);
+        if (*nogo > 1)
+            st = joined_without(ctx, t, codes, z, k, xy, &j);
         if (!st && j)
             cut[(*ncut)++] = k;
     }

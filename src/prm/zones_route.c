@@ -145,14 +145,19 @@ static int cut_on_roadmap(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap 
 }
 
 trv_status prm_zones_explain(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap *r, const double xy[4],
-                             prm_strategy s, const prm_weights *w, int admissible, trv_status st, int *explained)
+                             prm_strategy s, const prm_weights *w, int admissible, size_t max_bytes, trv_status st,
+                             int *explained)
 {
     *explained = 0;
     const geo_zones *z = t->zones;
     char keep[1024], ids[512] = "";
     snprintf(keep, sizeof keep, "%s", trv_errmsg(ctx));
     int cut[EXPLAIN_MAX], ncut = 0, nogo = 0, how = PRM_CUT_NONE;
-    if (st == TRV_ERR_DATA) { /* the raster first (zones_reach.c); the roadmap when it cannot tell */
+    if (st == TRV_ERR_DATA && !prm_grid_pass_fits(t, PRM_ZONES_FLOOD_BYTES, max_bytes)) {
+        how = PRM_CUT_JOINED; /* floods that do not fit: the roadmap tells */
+        for (int k = 0; k < z->n; k++)
+            nogo += z->z[k].effect == GEO_ZONE_NOGO;
+    } else if (st == TRV_ERR_DATA) { /* the raster first (zones_reach.c); the roadmap when it cannot tell */
         trv_status s2 = prm_zones_cutting(ctx, t, xy, EXPLAIN_MAX, cut, &ncut, &nogo, &how);
         if (s2)
             return s2;
@@ -299,25 +304,28 @@ trv_status prm_zones_roadmap(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r,
 }
 
 trv_status prm_zones_raster(trv_ctx *ctx, const prm_terrain *t, const double xy[4], prm_strategy s,
-                            const prm_weights *w, prm_path *out, char *note, size_t note_len)
+                            const prm_weights *w, size_t max_bytes, prm_path *out, char *note, size_t note_len)
 {
     char keep[1024];
     snprintf(keep, sizeof keep, "%s", trv_errmsg(ctx));
-    /* the raster joins them at all (zones_reach.c)? else no search of the whole terrain */
-    unsigned char *codes = prm_class_codes(t);
-    int joined = 0;
-    trv_status st = codes ? prm_zones_joined(ctx, t, codes, t->zones->burn, xy, &joined)
-                          : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    free(codes);
+    /* the raster joins them at all (zones_reach.c)? else no search of the whole terrain;
+     * a flood that does not fit is left to the search (bounded) to tell */
+    int joined = 1;
+    trv_status st = TRV_OK;
+    if (prm_grid_pass_fits(t, PRM_ZONES_FLOOD_BYTES, max_bytes)) {
+        unsigned char *codes = prm_class_codes(t);
+        st = codes ? prm_zones_joined(ctx, t, codes, t->zones, xy, &joined)
+                   : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        free(codes);
+    }
     if (st)
         return st;
     if (!joined) {
         trv_error(ctx, TRV_ERR_DATA, "%s", keep);
         return TRV_ERR_DATA;
     }
-    st = prm_terrain_need_all(ctx, t);
-    if (!st)
-        st = prm_route_grid(ctx, t, xy[0], xy[1], xy[2], xy[3], s, w, out);
+    prm_grid_paging pg;
+    st = prm_route_grid_bounded(ctx, t, max_bytes, xy[0], xy[1], xy[2], xy[3], s, w, out, &pg);
     if (st == TRV_ERR_NOMEM || st == TRV_ERR_CANCEL || st == TRV_ERR_IO)
         return st;
     if (st) {

@@ -1,0 +1,145 @@
+/* The zones' burn made lazy and bounded (zones.h, prm_zones_tiles): the
+ * grid cut into the lazy terrain's tiles (PRM_TILE x PRM_TILE cells from
+ * the origin); a tile no zone's cells meet (geo_zone_cells) reads 0 and
+ * holds nothing; any other is burned (geo_zones_burn_window: the whole
+ * burn's bytes) when one of its cells is first read, and at most cap of
+ * them are held, the least recently read given up first (lru.h) and
+ * burned again if read again. */
+#include "lru.h"
+#include "zones.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { ZT_SHIFT = 8, ZT_SIDE = 1 << ZT_SHIFT, ZT_MASK = ZT_SIDE - 1, ZT_BYTES = ZT_SIDE * ZT_SIDE };
+_Static_assert((int)ZT_SIDE == (int)PRM_TILE, "the burn's tiles are the lazy terrain's");
+
+enum { ZT_UNBURNT = -1, ZT_EMPTY = -3 }; /* a tile's slot when not held (else >= 0) */
+
+typedef struct zone_tiles {
+    geo_grid g;             /* the grid (its geotransform and size; the CRS not kept) */
+    const geo_zones *z;     /* the zones, whose tiles these are */
+    long ntx, nty;
+    int32_t *slot;          /* per tile: its slot, ZT_UNBURNT or ZT_EMPTY */
+    int32_t *owner;         /* per slot: its tile */
+    unsigned char *mem;     /* cap slots of ZT_BYTES */
+    double *xs;             /* geo_zones_burn_window's room */
+    int cap, held;
+    prm_lru lru;
+    long burnt, meets;      /* windows burned; tiles some zone's cells meet */
+} zone_tiles;
+
+static void tiles_free(void *user)
+{
+    zone_tiles *T = user;
+    if (!T)
+        return;
+    free(T->slot), free(T->owner), free(T->mem), free(T->xs);
+    free(T->lru.prev), free(T->lru.next);
+    free(T);
+}
+
+/* Tile `tile` burned into a slot: a new one while fewer than cap are
+ * held, else the least recently read tile's. */
+static int32_t tile_burn(zone_tiles *T, long tile)
+{
+    int32_t s;
+    if (T->held < T->cap)
+        s = T->held++;
+    else {
+        s = T->lru.tail;
+        T->slot[T->owner[s]] = ZT_UNBURNT;
+        prm_lru_unlink(&T->lru, s);
+    }
+    long tx = tile % T->ntx, ty = tile / T->ntx, c0 = tx << ZT_SHIFT, r0 = ty << ZT_SHIFT;
+    const long w[5] = {c0, r0, T->g.nx - c0 < ZT_SIDE ? T->g.nx - c0 : ZT_SIDE,
+                       T->g.ny - r0 < ZT_SIDE ? T->g.ny - r0 : ZT_SIDE, ZT_SIDE};
+    (void)geo_zones_burn_window(NULL, &T->g, T->z, w, T->xs, T->mem + (size_t)s * ZT_BYTES); /* (xs: no failure) */
+    T->burnt++;
+    T->slot[tile] = s;
+    T->owner[s] = (int32_t)tile;
+    prm_lru_front(&T->lru, s);
+    return s;
+}
+
+static unsigned char tiles_cell(void *user, long c, long r)
+{
+    zone_tiles *T = user;
+    long tile = (r >> ZT_SHIFT) * T->ntx + (c >> ZT_SHIFT);
+    int32_t s = T->slot[tile];
+    if (s == ZT_EMPTY)
+        return 0;
+    if (s < 0)
+        s = tile_burn(T, tile);
+    else if (T->lru.head != s) {
+        prm_lru_unlink(&T->lru, s);
+        prm_lru_front(&T->lru, s);
+    }
+    return T->mem[(size_t)s * ZT_BYTES + (size_t)((r & ZT_MASK) << ZT_SHIFT) + (size_t)(c & ZT_MASK)];
+}
+
+/* Every tile some zone's cells meet marked ZT_UNBURNT (the rest
+ * ZT_EMPTY); the most segments a zone has into *most. */
+static void tiles_mark(zone_tiles *T, int *most)
+{
+    long n = T->ntx * T->nty;
+    for (long k = 0; k < n; k++)
+        T->slot[k] = ZT_EMPTY;
+    *most = 0;
+    for (int k = 0; k < T->z->n; k++) {
+        long b[4];
+        geo_zone_cells(T->z, k, &T->g, b);
+        if (T->z->z[k].s1 - T->z->z[k].s0 > *most)
+            *most = T->z->z[k].s1 - T->z->z[k].s0;
+        if (b[2] < 0 || b[3] < 0 || b[0] >= T->g.nx || b[1] >= T->g.ny)
+            continue;
+        long tx0 = b[0] < 0 ? 0 : b[0] >> ZT_SHIFT, ty0 = b[1] < 0 ? 0 : b[1] >> ZT_SHIFT;
+        long tx1 = (b[2] >= T->g.nx ? T->g.nx - 1 : b[2]) >> ZT_SHIFT;
+        long ty1 = (b[3] >= T->g.ny ? T->g.ny - 1 : b[3]) >> ZT_SHIFT;
+        for (long ty = ty0; ty <= ty1; ty++)
+            for (long tx = tx0; tx <= tx1; tx++)
+                T->slot[ty * T->ntx + tx] = ZT_UNBURNT;
+    }
+    for (long k = 0; k < n; k++)
+        T->meets += T->slot[k] == ZT_UNBURNT;
+}
+
+trv_status prm_zones_tiles(trv_ctx *ctx, geo_zones *z, const geo_grid *g, int cap)
+{
+    if (cap < 1)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "the zones' tiled burn needs at least one tile (%d)", cap);
+    zone_tiles *T = calloc(1, sizeof *T);
+    if (!T)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    T->g = *g, T->g.wkt = NULL, T->z = z;
+    T->ntx = (g->nx + ZT_SIDE - 1) >> ZT_SHIFT, T->nty = (g->ny + ZT_SIDE - 1) >> ZT_SHIFT;
+    int most = 0;
+    if ((T->slot = malloc((size_t)(T->ntx * T->nty) * sizeof *T->slot)))
+        tiles_mark(T, &most);
+    T->cap = T->meets < cap ? (int)T->meets : cap;
+    T->lru.head = T->lru.tail = -1;
+    size_t nslot = T->cap > 0 ? (size_t)T->cap : 1;
+    T->owner = malloc(nslot * sizeof *T->owner);
+    T->lru.prev = malloc(nslot * sizeof *T->lru.prev);
+    T->lru.next = malloc(nslot * sizeof *T->lru.next);
+    T->mem = malloc(nslot * ZT_BYTES);
+    T->xs = malloc(((size_t)most + 1) * sizeof *T->xs);
+    if (!T->slot || !T->owner || !T->lru.prev || !T->lru.next || !T->mem || !T->xs) {
+        tiles_free(T);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the zones' burn");
+    }
+    free(z->burn);
+    if (z->tiles_free)
+        z->tiles_free(z->tiles);
+    z->burn = NULL;
+    z->cell = tiles_cell, z->tiles = T, z->tiles_free = tiles_free;
+    memcpy(z->burn_gt, g->gt, sizeof z->burn_gt);
+    z->burn_nx = g->nx, z->burn_ny = g->ny;
+    return TRV_OK;
+}
+
+void prm_zones_tiles_count(const geo_zones *z, long *burnt, long *meets, int *held)
+{
+    const zone_tiles *T = z->cell == tiles_cell ? z->tiles : NULL;
+    *burnt = T ? T->burnt : 0, *meets = T ? T->meets : 0, *held = T ? T->held : 0;
+}
