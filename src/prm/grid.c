@@ -286,11 +286,35 @@ static inline double move_cost(const grid_search *S, const move *m, long i0)
         }
         return time;
     }
+    /* prm_piece_add_cell's sums of what the objective weighs alone (the
+     * same sums in the same order: the same bits), so that the layers it
+     * does not weigh are never read (prm_grid_layers) */
     prm_piece p = {0};
-    for (int j = 0; j < m->ncross; j++) /* no time: not this objective */
-        prm_piece_add_cell(t, i0 + m->off[j], m->frac[j] * m->len_m, m->ux, m->uy, 0, &p);
+    for (int j = 0; j < m->ncross; j++) {
+        long i = i0 + m->off[j];
+        double len = m->frac[j] * m->len_m;
+        prm_need(t, i, PRM_HAVE_ALL);
+        if (S->s == PRM_MMCR)
+            switch (t->cls->u8[prm_at(t, i)]) {
+            case 1: p.h += len; break;
+            case 2: p.l += len; break;
+            case 3: p.s += len; break;
+            default: break;
+            }
+        else if (S->s == PRM_MSR)
+            p.slope_int += len * t->slope->f32[prm_at(t, i)];
+    }
     p.d = m->len_m;
     return prm_piece_weight(&p, S->s, S->w);
+}
+
+int prm_grid_layers(const prm_terrain *t, prm_strategy s)
+{
+    switch (s) {
+    case PRM_TIME: return t->aniso ? PRM_LAYER_PACE : PRM_LAYER_SPEED;
+    case PRM_MSR: return PRM_LAYER_SLOPE;
+    default: return 0; /* mmcr: the class; mdr: the lengths */
+    }
 }
 
 /* The weight of move m from terrain cell i0 (window cell l0): INFINITY
@@ -787,8 +811,12 @@ static trv_status route_paged(trv_ctx *ctx, grid_search *S, prm_grid_paging *pg,
     trv_heap h = {0};
     prm_open_set open = {0};
     st = prm_terrain_tile_cap(ctx, t, pg->terrain_tiles < 4 ? 4 : pg->terrain_tiles);
+    int layers = prm_grid_layers(t, S->s);
+    pg->tile_bytes = prm_terrain_tile_bytes(t, layers);
+    prm_terrain_layers(t, layers);
     if (!st)
         st = search_paged(ctx, S, &h, &open);
+    prm_terrain_layers(t, PRM_LAYERS_ALL); /* the trace's ends read every layer */
     trv_heap_free(&h);
     prm_open_free(&open);
     if (!st)

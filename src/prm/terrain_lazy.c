@@ -11,8 +11,9 @@
 #include <unistd.h>
 
 enum { NO_PAIR = 0xffff };
-/* per tile: what is read */
-enum { TS_CLASS = 1, TS_DEM = 2, TS_ALL = 4 };
+/* per tile: what is read (TS_PART: TS_ALL under layers short of
+ * PRM_LAYERS_ALL, prm_terrain_layers) */
+enum { TS_CLASS = 1, TS_DEM = 2, TS_ALL = 4, TS_PART = 8 };
 
 struct prm_lazy {
     run_srcs src;           /* class, cost, gonogo, dem, slope, speed */
@@ -39,6 +40,7 @@ struct prm_lazy {
     int class_cap;          /* tile rows whose class and gonogo (and ready) may be held at once; 0: no limit */
     long *class_used;       /* per tile row: when one of its tiles' class was last read; 0 none held */
     long clock;
+    int layers;             /* what a tile's read fills beyond class and gonogo (PRM_LAYER_*, prm_terrain_layers) */
     int tile_cap;           /* tiles whose layers may be held at once (prm_terrain_tile_cap); 0: no limit */
     int tiles_held;
     prm_lru held;           /* per tile: the held tiles (lru.h; PRM_LRU_OUT not held), NULL arrays without a cap */
@@ -273,29 +275,39 @@ static void *fill_part(void *arg)
     prm_lazy *z = t->lazy;
     tile b = tile_at(t, p->tx, p->ty);
     if (p->which == 0) {
+        int pace = t->aniso && (z->layers & PRM_LAYER_PACE);
+        if (!(z->layers & PRM_LAYER_DEM) && !pace)
+            return NULL;
         p->bad = p->dem_bad = read_dem(t, p->tx, p->ty);
-        if (!p->bad && t->aniso)
+        if (!p->bad && pace)
             p->bad = aniso_tile(t, p->tx, p->ty, b);
         return NULL;
     }
     geo_raster_src *src[3] = {z->src.src[RUN_COST], z->src.src[RUN_SLOPE], z->src.src[RUN_SPEED]};
     geo_raster *dst[3] = {t->cost, t->slope, t->speed};
+    static const int bit[3] = {PRM_LAYER_COST, PRM_LAYER_SLOPE, PRM_LAYER_SPEED};
     for (int k = 0; k < 3 && !p->st; k++)
-        p->st = geo_raster_read_window_to(z->ctx2, src[k], b.x0, b.y0, b.nx, b.ny,
-                                          dst[k]->f32 + tile_base(t, p->tx, p->ty), PRM_TILE, (float)dst[k]->nodata);
+        if (z->layers & bit[k])
+            p->st = geo_raster_read_window_to(z->ctx2, src[k], b.x0, b.y0, b.nx, b.ny,
+                                              dst[k]->f32 + tile_base(t, p->tx, p->ty), PRM_TILE,
+                                              (float)dst[k]->nodata);
     p->bad = p->st != TRV_OK;
     return NULL;
 }
 
-/* Every layer of the tile; 1 when one could not be read, the first error
- * in the order dem, cost, slope, speed, the pace's data (as one thread
- * reading them in turn would record it). */
+/* The tile's layers (z->layers'); 1 when one could not be read, the
+ * first error in the order dem, cost, slope, speed, the pace's data (as
+ * one thread reading them in turn would record it). Part 1 on its own
+ * core only when it has a float layer to read. */
 static int fill_all(const prm_terrain *t, int tx, int ty)
 {
     prm_lazy *z = t->lazy;
     trv_status before = z->st;
     part parts[2] = {{t, tx, ty, 0, 0, 0, TRV_OK}, {t, tx, ty, 1, 0, 0, TRV_OK}};
-    prm_on_cores(fill_part, parts, sizeof *parts, 2);
+    if (z->layers & (PRM_LAYER_COST | PRM_LAYER_SLOPE | PRM_LAYER_SPEED))
+        prm_on_cores(fill_part, parts, sizeof *parts, 2);
+    else
+        fill_part(&parts[0]);
     if (parts[1].bad && !parts[0].dem_bad && !before) { /* cost, slope or speed failed before the pace's data */
         z->st = parts[1].st;
         snprintf(z->msg, sizeof z->msg, "%s", trv_errmsg(z->ctx2));
@@ -330,6 +342,7 @@ static void lru_use(const prm_terrain *t, long *used, int cap, int ty, void (*re
 
 static void tile_use(const prm_terrain *t, long k);
 static void dem_let_go(const prm_terrain *t, int tx, int ty);
+static void drop_block(const prm_terrain *t, void *base, size_t size, long k);
 
 static void fill_tile(const prm_terrain *t, int tx, int ty, int have)
 {
@@ -351,11 +364,15 @@ static void fill_tile(const prm_terrain *t, int tx, int ty, int have)
     if (!(have & PRM_HAVE_ALL) || (*s & TS_ALL))
         return;
     lru_use(t, z->band_used, z->band_cap, ty, release_band);
-    *s |= TS_ALL;
+    *s |= TS_ALL | (z->layers != PRM_LAYERS_ALL ? TS_PART : 0);
     z->tiles_read++;
     int bad = fill_all(t, tx, ty);
     if (z->tile_cap && !z->seams)
         dem_let_go(t, tx, ty);
+    if (!bad && !(z->layers & PRM_LAYER_DEM) && z->seams && (*s & TS_DEM)) { /* read for the gradients alone */
+        *s &= (unsigned char)~TS_DEM;
+        drop_block(t, t->dem->f32, sizeof(float), (long)ty * z->ntx + tx);
+    }
     if (bad) {
         poison(t, tx, ty);
         return;
@@ -579,6 +596,7 @@ trv_status prm_terrain_open(trv_ctx *ctx, const char *dir, prm_terrain_facts *f,
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
     t->lazy = z;
+    z->layers = PRM_LAYERS_ALL;
     trv_status st = open_layers(ctx, t, dir);
     if (!st)
         st = open_runs(ctx, t, dir, f);
@@ -843,6 +861,63 @@ trv_status prm_terrain_tile_cap(trv_ctx *ctx, const prm_terrain *t, int ntiles)
         if (z->state[k] && z->held.prev[k] == PRM_LRU_OUT)
             tile_use(t, k);
     return TRV_OK;
+}
+
+/* Tile k, read whole, held with z->layers alone: the others' blocks
+ * given back (drop_block; the dem's kept where the gradients' neighbours
+ * read it, prm_terrain_tile_bytes). */
+static void trim_tile(const prm_terrain *t, long k)
+{
+    prm_lazy *z = t->lazy;
+    int keep = z->layers, pace = t->aniso && (keep & PRM_LAYER_PACE);
+    z->state[k] |= TS_PART;
+    if (!(keep & PRM_LAYER_COST))
+        drop_block(t, t->cost->f32, sizeof(float), k);
+    if (!(keep & PRM_LAYER_SLOPE))
+        drop_block(t, t->slope->f32, sizeof(float), k);
+    if (!(keep & PRM_LAYER_SPEED))
+        drop_block(t, t->speed->f32, sizeof(float), k);
+    if (!(keep & PRM_LAYER_DEM) && !(pace && !z->seams)) {
+        drop_block(t, t->dem->f32, sizeof(float), k);
+        z->state[k] &= (unsigned char)~TS_DEM;
+    }
+    if (t->aniso && !pace) {
+        drop_block(t, t->aniso->grad, 2 * sizeof(float), k);
+        drop_block(t, t->aniso->pair, sizeof(uint16_t), k);
+    }
+}
+
+void prm_terrain_layers(const prm_terrain *t, int layers)
+{
+    prm_lazy *z = t->lazy;
+    if (!z || !t->ready)
+        return;
+    z->layers = layers & PRM_LAYERS_ALL;
+    long nt = (long)z->ntx * z->nty;
+    for (long k = 0; k < nt; k++) {
+        if (z->layers != PRM_LAYERS_ALL && (z->state[k] & TS_ALL) && !(z->state[k] & TS_PART))
+            trim_tile(t, k); /* read whole before: held as if read now */
+        else if (z->layers == PRM_LAYERS_ALL && (z->state[k] & TS_PART)) { /* read in part: unread beyond the class */
+            z->state[k] &= (unsigned char)~(TS_ALL | TS_PART);
+            t->ready[k] &= (unsigned char)~PRM_HAVE_ALL;
+        }
+    }
+}
+
+long prm_terrain_tile_bytes(const prm_terrain *t, int layers)
+{
+    const prm_lazy *z = t->lazy;
+    if (!z || !t->ready)
+        return 0;
+    long cell = 2; /* class, gonogo */
+    cell += layers & PRM_LAYER_COST ? 4 : 0;
+    cell += layers & PRM_LAYER_SLOPE ? 4 : 0;
+    cell += layers & PRM_LAYER_SPEED ? 4 : 0;
+    if (t->aniso && (layers & PRM_LAYER_PACE))
+        cell += 8 + 2 + (z->seams ? 0 : 4); /* gradient, pair; the dem kept for the neighbours without the seams */
+    if ((layers & PRM_LAYER_DEM) && !(t->aniso && (layers & PRM_LAYER_PACE) && !z->seams))
+        cell += 4;
+    return cell * PRM_TILE * PRM_TILE;
 }
 
 void prm_terrain_hold(const prm_terrain *t, long tx, long ty)
