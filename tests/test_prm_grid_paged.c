@@ -245,17 +245,60 @@ static void check_narrowing(const prm_terrain *e, const prm_terrain *l)
     assert_int_equal(prm_terrain_need(NULL, l, PRM_TILE, PRM_TILE, PRM_TILE, PRM_TILE), TRV_OK);
     const float *cost = l->cost->f32 + k * blk, *slope = l->slope->f32 + k * blk;
     assert_true(resident(cost, blk * sizeof *cost) >= blk * sizeof *cost);
-    prm_terrain_layers(l, 0);
+    prm_terrain_layers(l, 0, NULL);
     assert_true(resident(cost, blk * sizeof *cost) <= 2 * page && resident(slope, blk * sizeof *slope) <= 2 * page);
     assert_true(resident(l->aniso->grad + 2 * k * blk, 2 * blk * sizeof(float)) <= 2 * page);
     assert_true(resident(l->cls->u8 + k * blk, blk) >= blk - 2 * page);
     assert_int_equal(l->ready[k], PRM_HAVE_CLASS | PRM_HAVE_ALL); /* held, for the layers asked */
-    prm_terrain_layers(l, PRM_LAYERS_ALL);
+    prm_terrain_layers(l, PRM_LAYERS_ALL, NULL);
     assert_int_equal(l->ready[k], PRM_HAVE_CLASS);
     assert_int_equal(prm_terrain_need(NULL, l, PRM_TILE, PRM_TILE, PRM_TILE, PRM_TILE), TRV_OK);
     for (long y = 0; y < PRM_TILE; y += 17)
         for (long x = 0; x < PRM_TILE; x += 13)
             assert_true(cell_same(e, l, (size_t)(i0 + y * nx + x)));
+}
+
+/* Cell i's class, gonogo and, GO, the pace's data (the layers the
+ * direction-aware time reads) as the eager read has them. */
+static int pace_same(const prm_terrain *e, const prm_terrain *l, long i)
+{
+    long a = prm_at(e, i), b = prm_at(l, i);
+    int same = e->cls->u8[a] == l->cls->u8[b] && e->gonogo->u8[a] == l->gonogo->u8[b];
+    if (same && prm_cell_go(e, i))
+        same = e->aniso->grad[2 * a] == l->aniso->grad[2 * b] &&
+               e->aniso->grad[2 * a + 1] == l->aniso->grad[2 * b + 1] &&
+               !memcmp(&e->aniso->codes[2 * e->aniso->pair[a]], &l->aniso->codes[2 * l->aniso->pair[b]], 2);
+    return same;
+}
+
+/* The spill file (prm_terrain_layers): 4 tiles held, the pace's layers
+ * asked, tile 4 held before (check_narrowing's); the 9 tiles held in
+ * turn, twice, by hand: the first pass reads 0 .. 3 from the GeoTIFFs,
+ * lets 4 go (written), reads it back at its turn (1), then reads 5 .. 8
+ * (8 reads in all); the second finds every tile let go and written
+ * before (9 read back), with the eager read's values each time; lifted,
+ * the spill is closed. */
+static void check_spill(const prm_terrain *e, const prm_terrain *l)
+{
+    long read0, read1, total, back0, back1;
+    prm_terrain_tiles(l, &read0, &total);
+    prm_terrain_spill_reads(l, &back0);
+    prm_terrain_layers(l, PRM_LAYER_PACE, tmpdir); /* (as the paged search: the layers, then the cap) */
+    assert_int_equal(prm_terrain_tile_cap(NULL, l, 4), TRV_OK);
+    const long nx = l->grid->nx, ny = l->grid->ny;
+    for (int pass = 0; pass < 2; pass++)
+        for (long k = 0; k < 9; k++) {
+            prm_terrain_hold(l, k % 3, k / 3);
+            for (long y = k / 3 * PRM_TILE; y < (k / 3 + 1) * PRM_TILE && y < ny; y += 7)
+                for (long x = k % 3 * PRM_TILE; x < (k % 3 + 1) * PRM_TILE && x < nx; x += 5)
+                    assert_true(pace_same(e, l, y * nx + x));
+        }
+    prm_terrain_tiles(l, &read1, &total);
+    prm_terrain_spill_reads(l, &back1);
+    assert_int_equal(read1 - read0, 8);
+    assert_int_equal(back1 - back0, 1 + 9);
+    prm_terrain_layers(l, PRM_LAYERS_ALL, NULL);
+    assert_int_equal(prm_terrain_tile_cap(NULL, l, 0), TRV_OK);
 }
 
 static void test_lazy_terrain(void **state)
@@ -285,6 +328,7 @@ static void test_lazy_terrain(void **state)
         if (prm_terrain_open(ctx, dir, &f, &l))
             fail_msg("%s", trv_errmsg(ctx));
         check_narrowing(&e, &l);
+        check_spill(&e, &l);
         /* a tile's bytes by hand: class and gonogo 2 a cell, the floats 4 each, the pace's 8 + 2 (+ its dem
          * 4 without the seams, counted once with the dem asked); the eager terrain holds no tile */
         const long cells = PRM_TILE * PRM_TILE;
@@ -316,9 +360,10 @@ static void test_lazy_terrain(void **state)
                 assert_int_equal(p.n, q.n);
                 assert_memory_equal(p.x, q.x, (size_t)p.n * sizeof *p.x);
                 assert_memory_equal(p.y, q.y, (size_t)p.n * sizeof *p.y);
-                print_message("lazy %s seams, %s: %ld expanded, %ld terrain tiles read, %.1f kB paged out\n",
+                print_message("lazy %s seams, %s: %ld expanded, %ld terrain tiles read, %ld from the spill, %ld "
+                              "reached, %.1f kB paged out\n",
                               v ? "without" : "with", prm_strategy_name(s), p.expanded, pg.terrain_reads,
-                              pg.written / 1e3);
+                              pg.terrain_spilled, pg.reached, pg.written / 1e3);
                 reads += pg.terrain_reads, written += pg.written;
                 assert_int_equal(prm_grid_paged_cell_bytes(&l, s), cell_bytes_by_hand(s, !v));
                 assert_int_equal(pg.tile_bytes, (cell_bytes_by_hand(s, !v) - 2) * PRM_TILE * PRM_TILE);

@@ -810,13 +810,17 @@ static trv_status route_paged(trv_ctx *ctx, grid_search *S, prm_grid_paging *pg,
     prm_terrain_tiles(t, &read0, &total);
     trv_heap h = {0};
     prm_open_set open = {0};
-    st = prm_terrain_tile_cap(ctx, t, pg->terrain_tiles < 4 ? 4 : pg->terrain_tiles);
+    /* the layers first: the tiles read before trimmed to them, and those the cap lets go spilled */
     int layers = prm_grid_layers(t, S->s);
     pg->tile_bytes = prm_terrain_tile_bytes(t, layers);
-    prm_terrain_layers(t, layers);
+    long spilled0, spilled1;
+    prm_terrain_spill_reads(t, &spilled0);
+    prm_terrain_layers(t, layers, pg->dir ? pg->dir : "");
+    st = prm_terrain_tile_cap(ctx, t, pg->terrain_tiles < 4 ? 4 : pg->terrain_tiles);
     if (!st)
         st = search_paged(ctx, S, &h, &open);
-    prm_terrain_layers(t, PRM_LAYERS_ALL); /* the trace's ends read every layer */
+    prm_terrain_spill_reads(t, &spilled1);
+    prm_terrain_layers(t, PRM_LAYERS_ALL, NULL); /* the trace's ends read every layer */
     trv_heap_free(&h);
     prm_open_free(&open);
     if (!st)
@@ -826,6 +830,7 @@ static trv_status route_paged(trv_ctx *ctx, grid_search *S, prm_grid_paging *pg,
     pg->paged = 1;
     pg->written = P.written, pg->read = P.read, pg->file_bytes = P.file_bytes;
     pg->terrain_reads = read1 - read0;
+    pg->terrain_spilled = spilled1 - spilled0;
     pg->reached = P.made;
     prm_pages_close(&P);
     return st;

@@ -258,10 +258,19 @@ enum { PRM_LAYER_COST = 1, PRM_LAYER_DEM = 2, PRM_LAYER_SLOPE = 4, PRM_LAYER_SPE
  * a no-op for a terrain read whole or mapped): the other layers of the
  * tiles read from now on are left unread (their cells read as 0: only for
  * callers whose results do not depend on them, such as the paged raster
- * search, prm_grid_layers). PRM_LAYERS_ALL (the default) lifts it: the
- * tiles read in part are marked unread beyond their class (the next look
- * reads them whole, the same values). */
-void prm_terrain_layers(const prm_terrain *t, int layers);
+ * search, prm_grid_layers), those of the tiles read before given back.
+ * With spill (a directory; "": $TMPDIR, else /tmp) and layers short of
+ * PRM_LAYERS_ALL, a tile let go under prm_terrain_tile_cap is first
+ * written (once: the layers never change) to an unlinked file there, its
+ * held layers uncompressed (prm_terrain_tile_bytes), and read back from
+ * it when wanted again instead of from the GeoTIFFs (a failed write or
+ * read falls back to the GeoTIFFs: the same values). PRM_LAYERS_ALL (the
+ * default) lifts it, the file closed: the tiles read in part are marked
+ * unread beyond their class (the next look reads them whole, the same
+ * values). */
+void prm_terrain_layers(const prm_terrain *t, int layers, const char *spill);
+/* The tiles a lazy terrain read back from its spill files so far. */
+void prm_terrain_spill_reads(const prm_terrain *t, long *reads);
 /* The bytes a tile of a lazy terrain holds when read with layers (0 for a
  * terrain read whole or mapped): PRM_TILE^2 cells of class and gonogo (1
  * byte each), cost, slope, speed (4 each, where asked), the pace's
@@ -568,6 +577,7 @@ typedef struct prm_grid_paging {
     long terrain_reads;     /* tiles of the lazy terrain read during the search (again, after a let-go) */
     long reached;           /* the distinct tiles the search held (more terrain_reads: tiles read again) */
     long tile_bytes;        /* a lazy terrain's bytes a tile held (prm_terrain_tile_bytes of prm_grid_layers) */
+    long terrain_spilled;   /* its tiles read back from the spill file instead (prm_terrain_layers) */
 } prm_grid_paging;
 
 /* The layers the raster search's objective s reads beyond class and

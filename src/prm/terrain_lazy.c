@@ -5,6 +5,8 @@
 #include "prm_priv.h"
 #include "run/run.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -41,6 +43,9 @@ struct prm_lazy {
     long *class_used;       /* per tile row: when one of its tiles' class was last read; 0 none held */
     long clock;
     int layers;             /* what a tile's read fills beyond class and gonogo (PRM_LAYER_*, prm_terrain_layers) */
+    int spill_fd;           /* the spill file (prm_terrain_layers): -1 none */
+    unsigned char *spilled; /* per tile: 1 once its held layers are in the spill file; NULL: no spill */
+    long spill_reads;       /* tiles read back from it */
     int tile_cap;           /* tiles whose layers may be held at once (prm_terrain_tile_cap); 0: no limit */
     int tiles_held;
     prm_lru held;           /* per tile: the held tiles (lru.h; PRM_LRU_OUT not held), NULL arrays without a cap */
@@ -50,10 +55,13 @@ struct prm_lazy {
     char msg[1024];
 };
 
+static void spill_close(prm_lazy *z);
+
 void prm_lazy_free(prm_lazy *z)
 {
     if (!z)
         return;
+    spill_close(z);
     run_srcs_clear(&z->src);
     run_srcs_clear(&z->model_src);
     free(z->soil);
@@ -343,6 +351,7 @@ static void lru_use(const prm_terrain *t, long *used, int cap, int ty, void (*re
 static void tile_use(const prm_terrain *t, long k);
 static void dem_let_go(const prm_terrain *t, int tx, int ty);
 static void drop_block(const prm_terrain *t, void *base, size_t size, long k);
+static int spill_in(const prm_terrain *t, long k);
 
 static void fill_tile(const prm_terrain *t, int tx, int ty, int have)
 {
@@ -350,6 +359,8 @@ static void fill_tile(const prm_terrain *t, int tx, int ty, int have)
     unsigned char *s = &z->state[(size_t)ty * z->ntx + tx];
     if (z->tile_cap)
         tile_use(t, (long)ty * z->ntx + tx);
+    if (!(*s & TS_ALL) && spill_in(t, (long)ty * z->ntx + tx))
+        return;
     if (!(*s & TS_CLASS)) {
         lru_use(t, z->class_used, z->class_cap, ty, release_class);
         *s |= TS_CLASS;
@@ -597,6 +608,7 @@ trv_status prm_terrain_open(trv_ctx *ctx, const char *dir, prm_terrain_facts *f,
     }
     t->lazy = z;
     z->layers = PRM_LAYERS_ALL;
+    z->spill_fd = -1;
     trv_status st = open_layers(ctx, t, dir);
     if (!st)
         st = open_runs(ctx, t, dir, f);
@@ -773,12 +785,116 @@ static void drop_block(const prm_terrain *t, void *base, size_t size, long k)
         (void)madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
+/* ---- the spill file (prm_terrain_layers) ---------------------------------------- */
+
+/* The arrays a tile holds when read with layers (prm_terrain_tile_bytes),
+ * n of them: their bases and bytes a cell. */
+static int held_arrays(const prm_terrain *t, int layers, void *base[8], size_t size[8])
+{
+    const prm_lazy *z = t->lazy;
+    int n = 0, pace = t->aniso && (layers & PRM_LAYER_PACE);
+    base[n] = t->cls->u8, size[n++] = 1;
+    base[n] = t->gonogo->u8, size[n++] = 1;
+    if (layers & PRM_LAYER_COST)
+        base[n] = t->cost->f32, size[n++] = sizeof(float);
+    if (layers & PRM_LAYER_SLOPE)
+        base[n] = t->slope->f32, size[n++] = sizeof(float);
+    if (layers & PRM_LAYER_SPEED)
+        base[n] = t->speed->f32, size[n++] = sizeof(float);
+    if (pace) {
+        base[n] = t->aniso->grad, size[n++] = 2 * sizeof(float);
+        base[n] = t->aniso->pair, size[n++] = sizeof(uint16_t);
+    }
+    if ((layers & PRM_LAYER_DEM) || (pace && !z->seams))
+        base[n] = t->dem->f32, size[n++] = sizeof(float);
+    return n;
+}
+
+/* Tile k's held layers to or from (out) the spill file, at k times a
+ * tile's bytes; 1 when all moved. */
+static int spill_move(const prm_terrain *t, long k, int out)
+{
+    prm_lazy *z = t->lazy;
+    void *base[8];
+    size_t size[8], cells = (size_t)PRM_TILE * PRM_TILE;
+    int n = held_arrays(t, z->layers, base, size);
+    off_t off = (off_t)k * (off_t)prm_terrain_tile_bytes(t, z->layers);
+    for (int j = 0; j < n; j++) {
+        unsigned char *b = (unsigned char *)base[j] + (size_t)k * cells * size[j];
+        for (size_t left = cells * size[j]; left > 0;) {
+            ssize_t got = out ? pwrite(z->spill_fd, b, left, off) : pread(z->spill_fd, b, left, off);
+            if (got < 0 && errno == EINTR)
+                continue;
+            if (got <= 0)
+                return 0;
+            b += got, left -= (size_t)got, off += got;
+        }
+    }
+    return 1;
+}
+
+/* Tile k, about to be let go while read in part, written to the spill
+ * file once (its layers never change): a write that fails leaves it to
+ * be read from the GeoTIFFs again. */
+static void spill_out(const prm_terrain *t, long k)
+{
+    prm_lazy *z = t->lazy;
+    if (!z->spilled || z->spilled[k] || (z->state[k] & (TS_ALL | TS_PART)) != (TS_ALL | TS_PART) || z->st)
+        return;
+    z->spilled[k] = (unsigned char)spill_move(t, k, 1);
+}
+
+/* Tile k read back from the spill file: its held layers, the tile read
+ * (1); 0 when it is not there or cannot be read (then from the GeoTIFFs). */
+static int spill_in(const prm_terrain *t, long k)
+{
+    prm_lazy *z = t->lazy;
+    if (!z->spilled || !z->spilled[k])
+        return 0;
+    if (!spill_move(t, k, 0))
+        return z->spilled[k] = 0;
+    void *base[8];
+    size_t size[8];
+    int n = held_arrays(t, z->layers, base, size);
+    z->state[k] = TS_CLASS | TS_ALL | TS_PART | (base[n - 1] == t->dem->f32 ? TS_DEM : 0); /* the dem last, held */
+    t->ready[k] = PRM_HAVE_CLASS | PRM_HAVE_ALL;
+    z->spill_reads++;
+    return 1;
+}
+
+/* The spill file made (unlinked at once) in dir ("": $TMPDIR, else
+ * /tmp); none when it cannot be (the tiles read again instead). */
+static void spill_open(prm_lazy *z, const char *dir)
+{
+    const char *env = getenv("TMPDIR");
+    char path[600];
+    snprintf(path, sizeof path, "%s/trv-tiles-XXXXXX", *dir ? dir : env && *env ? env : "/tmp");
+    long nt = (long)z->ntx * z->nty;
+    if (!(z->spilled = calloc((size_t)nt, 1)))
+        return;
+    if ((z->spill_fd = mkstemp(path)) < 0) {
+        free(z->spilled);
+        z->spilled = NULL;
+        return;
+    }
+    unlink(path);
+}
+
+static void spill_close(prm_lazy *z)
+{
+    if (z->spill_fd >= 0)
+        close(z->spill_fd);
+    free(z->spilled);
+    z->spill_fd = -1, z->spilled = NULL;
+}
+
 /* Tile k let go whole: every layer's block given back (drop_block), class
  * and gonogo zeroed, the tile unread. */
 static void release_tile(const prm_terrain *t, long k)
 {
     prm_lazy *z = t->lazy;
     size_t c0 = (size_t)k * PRM_TILE * PRM_TILE, c1 = c0 + (size_t)PRM_TILE * PRM_TILE;
+    spill_out(t, k);
     z->state[k] = 0;
     t->ready[k] = 0;
     clear_cells(t->cls->u8, c0, c1);
@@ -887,12 +1003,15 @@ static void trim_tile(const prm_terrain *t, long k)
     }
 }
 
-void prm_terrain_layers(const prm_terrain *t, int layers)
+void prm_terrain_layers(const prm_terrain *t, int layers, const char *spill)
 {
     prm_lazy *z = t->lazy;
     if (!z || !t->ready)
         return;
+    spill_close(z); /* its tiles hold the layers before */
     z->layers = layers & PRM_LAYERS_ALL;
+    if (spill && z->layers != PRM_LAYERS_ALL)
+        spill_open(z, spill);
     long nt = (long)z->ntx * z->nty;
     for (long k = 0; k < nt; k++) {
         if (z->layers != PRM_LAYERS_ALL && (z->state[k] & TS_ALL) && !(z->state[k] & TS_PART))
@@ -906,18 +1025,19 @@ void prm_terrain_layers(const prm_terrain *t, int layers)
 
 long prm_terrain_tile_bytes(const prm_terrain *t, int layers)
 {
-    const prm_lazy *z = t->lazy;
-    if (!z || !t->ready)
+    if (!t->lazy || !t->ready)
         return 0;
-    long cell = 2; /* class, gonogo */
-    cell += layers & PRM_LAYER_COST ? 4 : 0;
-    cell += layers & PRM_LAYER_SLOPE ? 4 : 0;
-    cell += layers & PRM_LAYER_SPEED ? 4 : 0;
-    if (t->aniso && (layers & PRM_LAYER_PACE))
-        cell += 8 + 2 + (z->seams ? 0 : 4); /* gradient, pair; the dem kept for the neighbours without the seams */
-    if ((layers & PRM_LAYER_DEM) && !(t->aniso && (layers & PRM_LAYER_PACE) && !z->seams))
-        cell += 4;
-    return cell * PRM_TILE * PRM_TILE;
+    void *base[8];
+    size_t size[8], cell = 0;
+    int n = held_arrays(t, layers, base, size);
+    for (int j = 0; j < n; j++)
+        cell += size[j];
+    return (long)cell * PRM_TILE * PRM_TILE;
+}
+
+void prm_terrain_spill_reads(const prm_terrain *t, long *reads)
+{
+    *reads = t->lazy ? t->lazy->spill_reads : 0;
 }
 
 void prm_terrain_hold(const prm_terrain *t, long tx, long ty)
