@@ -25,6 +25,9 @@
  * the move) in tiles, at most N in memory and the rest in a temporary
  * file (grid_pages.h), the open cells' g in a hash, the heap an item per
  * push (lazy deletion); the same pops in the same order (search_paged).
+ * A lazy terrain's tiles then hold only the layers the objective weighs
+ * (prm_grid_layers: the moves' weights below read nothing else), those let
+ * go spilled to a file and read back from it (prm_terrain_layers).
  *
  * Escape bound (prm_route_grid_escape, for grid_corridor.c): a move from a
  * closed cell p that touches a GO cell outside the mask is not pushed;
