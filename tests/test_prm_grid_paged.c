@@ -277,7 +277,7 @@ static int pace_same(const prm_terrain *e, const prm_terrain *l, long i)
  * lets 4 go (written), reads it back at its turn (1), then reads 5 .. 8
  * (8 reads in all); the second finds every tile let go and written
  * before (9 read back), with the eager read's values each time; lifted,
- * the spill is closed. */
+ * the spill is closed and a tile read back is read whole at the next look. */
 static void check_spill(const prm_terrain *e, const prm_terrain *l)
 {
     long read0, read1, total, back0, back1;
@@ -299,6 +299,11 @@ static void check_spill(const prm_terrain *e, const prm_terrain *l)
     assert_int_equal(back1 - back0, 1 + 9);
     prm_terrain_layers(l, PRM_LAYERS_ALL, NULL);
     assert_int_equal(prm_terrain_tile_cap(NULL, l, 0), TRV_OK);
+    /* tile 8, read back last, read whole at the next look: every layer the eager read's */
+    assert_int_equal(prm_terrain_need(NULL, l, 2 * PRM_TILE, 2 * PRM_TILE, nx - 1, ny - 1), TRV_OK);
+    for (long y = 2 * PRM_TILE; y < ny; y += 3)
+        for (long x = 2 * PRM_TILE; x < nx; x += 11)
+            assert_true(cell_same(e, l, (size_t)(y * nx + x)));
 }
 
 static void test_lazy_terrain(void **state)
