@@ -15,6 +15,8 @@
 #include "test_terrain_mem.h"
 
 #include <math.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "prm/grid_pages.h"
 #include "prm/prm.h"
@@ -204,6 +206,106 @@ static long go_in(const prm_terrain *t, const prm_regions *rg, int label, int c0
     return -1;
 }
 
+/* The bytes of [base, base + len) in memory (mincore: whole pages). */
+static size_t resident(const void *base, size_t len)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uintptr_t a = (uintptr_t)base / page * page, b = ((uintptr_t)base + len + page - 1) / page * page;
+    size_t n = (b - a) / page, k = 0;
+    unsigned char *v = malloc(n);
+    assert_non_null(v);
+    assert_int_equal(mincore((void *)a, b - a, v), 0);
+    for (size_t j = 0; j < n; j++)
+        k += v[j] & 1;
+    free(v);
+    return k * page;
+}
+
+/* A tile's bytes under the objectives' layers, by hand (prm.h
+ * prm_grid_paged_cell_bytes): class and gonogo 2 a cell; msr's slope 4;
+ * the direction-aware time's gradient 8 and pair 2, and without the seams
+ * the dem they are made from 4; the state's byte and one to spare. */
+static int cell_bytes_by_hand(prm_strategy s, int seams)
+{
+    switch (s) {
+    case PRM_MSR: return 1 + 2 + 4 + 1;
+    case PRM_TIME: return 1 + 2 + 8 + 2 + (seams ? 0 : 4) + 1;
+    default: return 1 + 2 + 1;
+    }
+}
+
+/* prm_terrain_layers on tile (1, 1) read whole: narrowed to none, its
+ * float layers' pages given back (but the two it may share with its
+ * neighbours) and its class kept; widened back, the tile unread beyond
+ * its class, and read again the eager read's values. */
+static void check_narrowing(const prm_terrain *e, const prm_terrain *l)
+{
+    const size_t blk = (size_t)PRM_TILE * PRM_TILE, page = (size_t)sysconf(_SC_PAGESIZE);
+    const long k = l->tile_ntx + 1, nx = l->grid->nx, i0 = PRM_TILE * nx + PRM_TILE; /* tile (1, 1), its first cell */
+    assert_int_equal(prm_terrain_need(NULL, l, PRM_TILE, PRM_TILE, PRM_TILE, PRM_TILE), TRV_OK);
+    const float *cost = l->cost->f32 + k * blk, *slope = l->slope->f32 + k * blk;
+    assert_true(resident(cost, blk * sizeof *cost) >= blk * sizeof *cost);
+    prm_terrain_layers(l, 0, NULL);
+    assert_true(resident(cost, blk * sizeof *cost) <= 2 * page && resident(slope, blk * sizeof *slope) <= 2 * page);
+    assert_true(resident(l->aniso->grad + 2 * k * blk, 2 * blk * sizeof(float)) <= 2 * page);
+    assert_true(resident(l->cls->u8 + k * blk, blk) >= blk - 2 * page);
+    assert_int_equal(l->ready[k], PRM_HAVE_CLASS | PRM_HAVE_ALL); /* held, for the layers asked */
+    prm_terrain_layers(l, PRM_LAYERS_ALL, NULL);
+    assert_int_equal(l->ready[k], PRM_HAVE_CLASS);
+    assert_int_equal(prm_terrain_need(NULL, l, PRM_TILE, PRM_TILE, PRM_TILE, PRM_TILE), TRV_OK);
+    for (long y = 0; y < PRM_TILE; y += 17)
+        for (long x = 0; x < PRM_TILE; x += 13)
+            assert_true(cell_same(e, l, (size_t)(i0 + y * nx + x)));
+}
+
+/* Cell i's class, gonogo and, GO, the pace's data (the layers the
+ * direction-aware time reads) as the eager read has them. */
+static int pace_same(const prm_terrain *e, const prm_terrain *l, long i)
+{
+    long a = prm_at(e, i), b = prm_at(l, i);
+    int same = e->cls->u8[a] == l->cls->u8[b] && e->gonogo->u8[a] == l->gonogo->u8[b];
+    if (same && prm_cell_go(e, i))
+        same = e->aniso->grad[2 * a] == l->aniso->grad[2 * b] &&
+               e->aniso->grad[2 * a + 1] == l->aniso->grad[2 * b + 1] &&
+               !memcmp(&e->aniso->codes[2 * e->aniso->pair[a]], &l->aniso->codes[2 * l->aniso->pair[b]], 2);
+    return same;
+}
+
+/* The spill file (prm_terrain_layers): 4 tiles held, the pace's layers
+ * asked, tile 4 held before (check_narrowing's); the 9 tiles held in
+ * turn, twice, by hand: the first pass reads 0 .. 3 from the GeoTIFFs,
+ * lets 4 go (written), reads it back at its turn (1), then reads 5 .. 8
+ * (8 reads in all); the second finds every tile let go and written
+ * before (9 read back), with the eager read's values each time; lifted,
+ * the spill is closed and a tile read back is read whole at the next look. */
+static void check_spill(const prm_terrain *e, const prm_terrain *l)
+{
+    long read0, read1, total, back0, back1;
+    prm_terrain_tiles(l, &read0, &total);
+    prm_terrain_spill_reads(l, &back0);
+    prm_terrain_layers(l, PRM_LAYER_PACE, tmpdir); /* (as the paged search: the layers, then the cap) */
+    assert_int_equal(prm_terrain_tile_cap(NULL, l, 4), TRV_OK);
+    const long nx = l->grid->nx, ny = l->grid->ny;
+    for (int pass = 0; pass < 2; pass++)
+        for (long k = 0; k < 9; k++) {
+            prm_terrain_hold(l, k % 3, k / 3);
+            for (long y = k / 3 * PRM_TILE; y < (k / 3 + 1) * PRM_TILE && y < ny; y += 7)
+                for (long x = k % 3 * PRM_TILE; x < (k % 3 + 1) * PRM_TILE && x < nx; x += 5)
+                    assert_true(pace_same(e, l, y * nx + x));
+        }
+    prm_terrain_tiles(l, &read1, &total);
+    prm_terrain_spill_reads(l, &back1);
+    assert_int_equal(read1 - read0, 8);
+    assert_int_equal(back1 - back0, 1 + 9);
+    prm_terrain_layers(l, PRM_LAYERS_ALL, NULL);
+    assert_int_equal(prm_terrain_tile_cap(NULL, l, 0), TRV_OK);
+    /* tile 8, read back last, read whole at the next look: every layer the eager read's */
+    assert_int_equal(prm_terrain_need(NULL, l, 2 * PRM_TILE, 2 * PRM_TILE, nx - 1, ny - 1), TRV_OK);
+    for (long y = 2 * PRM_TILE; y < ny; y += 3)
+        for (long x = 2 * PRM_TILE; x < nx; x += 11)
+            assert_true(cell_same(e, l, (size_t)(y * nx + x)));
+}
+
 static void test_lazy_terrain(void **state)
 {
     (void)state;
@@ -230,6 +332,18 @@ static void test_lazy_terrain(void **state)
         f.seams = v ? NULL : seams;
         if (prm_terrain_open(ctx, dir, &f, &l))
             fail_msg("%s", trv_errmsg(ctx));
+        check_narrowing(&e, &l);
+        check_spill(&e, &l);
+        /* a tile's bytes by hand: class and gonogo 2 a cell, the floats 4 each, the pace's 8 + 2 (+ its dem
+         * 4 without the seams, counted once with the dem asked); the eager terrain holds no tile */
+        const long cells = PRM_TILE * PRM_TILE;
+        assert_int_equal(prm_terrain_tile_bytes(&l, PRM_LAYER_SPEED), 6 * cells);
+        assert_int_equal(prm_terrain_tile_bytes(&l, PRM_LAYERS_ALL & ~PRM_LAYER_PACE), 18 * cells);
+        assert_int_equal(prm_terrain_tile_bytes(&l, PRM_LAYER_PACE), (v ? 16 : 12) * cells);
+        assert_int_equal(prm_terrain_tile_bytes(&l, PRM_LAYERS_ALL), 28 * cells);
+        assert_int_equal(prm_terrain_tile_bytes(&e, PRM_LAYERS_ALL), 0);
+        const size_t blk = (size_t)PRM_TILE * PRM_TILE * sizeof(float), page = (size_t)sysconf(_SC_PAGESIZE);
+        const size_t ncell = (size_t)l.tile_ntx * 3 * PRM_TILE * PRM_TILE;
         long reads = 0, written = 0;
         for (int k = 0; k < 2; k++)
             for (int s = PRM_MMCR; s <= PRM_TIME; s++) {
@@ -251,10 +365,18 @@ static void test_lazy_terrain(void **state)
                 assert_int_equal(p.n, q.n);
                 assert_memory_equal(p.x, q.x, (size_t)p.n * sizeof *p.x);
                 assert_memory_equal(p.y, q.y, (size_t)p.n * sizeof *p.y);
-                print_message("lazy %s seams, %s: %ld expanded, %ld terrain tiles read, %.1f kB paged out\n",
+                print_message("lazy %s seams, %s: %ld expanded, %ld terrain tiles read, %ld from the spill, %ld "
+                              "reached, %.1f kB paged out\n",
                               v ? "without" : "with", prm_strategy_name(s), p.expanded, pg.terrain_reads,
-                              pg.written / 1e3);
+                              pg.terrain_spilled, pg.reached, pg.written / 1e3);
                 reads += pg.terrain_reads, written += pg.written;
+                assert_int_equal(prm_grid_paged_cell_bytes(&l, s), cell_bytes_by_hand(s, !v));
+                assert_int_equal(pg.tile_bytes, (cell_bytes_by_hand(s, !v) - 2) * PRM_TILE * PRM_TILE);
+                /* no objective reads the cost: only the two end tiles, read whole by the trace after the
+                 * search, hold it (and pages shared at the tiles' edges: two a tile) */
+                assert_true(resident(l.cost->f32, ncell * sizeof(float)) <= 2 * blk + 2 * 9 * page);
+                /* with the seams the dem, read for the gradients, is let go once they are made */
+                assert_true(v || resident(l.dem->f32, ncell * sizeof(float)) <= 2 * blk + 2 * 9 * page);
                 assert_true(pg.reached >= 1 && pg.reached <= 9);
                 prm_path_clear(&p);
                 prm_path_clear(&q);
@@ -272,6 +394,23 @@ static void test_lazy_terrain(void **state)
 
 /* The paged budget: a given cap as it is; without one 1.5 GB (the issue's
  * 2 GB a stage, with room), or three quarters of a smaller machine's memory. */
+/* The layers each objective reads (prm_grid_layers): the isotropic time
+ * the speed, msr the slope, mmcr and mdr none; on a terrain in memory a
+ * paged tile is the state's byte and one to spare. */
+static void test_grid_layers(void **state)
+{
+    (void)state;
+    prm_terrain t;
+    assert_int_equal(test_terrain_plane(&t, 8, 8, X0, Y0, CELL, 5, 20), 0);
+    assert_int_equal(prm_grid_layers(&t, PRM_TIME), PRM_LAYER_SPEED);
+    assert_int_equal(prm_grid_layers(&t, PRM_MSR), PRM_LAYER_SLOPE);
+    assert_int_equal(prm_grid_layers(&t, PRM_MMCR), 0);
+    assert_int_equal(prm_grid_layers(&t, PRM_MDR), 0);
+    for (int s = PRM_MMCR; s <= PRM_TIME; s++)
+        assert_int_equal(prm_grid_paged_cell_bytes(&t, s), 2);
+    prm_terrain_clear(&t);
+}
+
 static void test_paged_budget(void **state)
 {
     (void)state;
@@ -287,6 +426,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_paged_budget),
+        cmocka_unit_test(test_grid_layers),
         cmocka_unit_test(test_hand_made),
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_open_set),

@@ -668,18 +668,21 @@ expect 2 "--grid-corridor must be >= 0" -- "$BIN/trv-route" --roadmap "$tmp/rm.g
 # --grid-memory: a corridor that would take more gives way to the whole
 # grid's search, paged when that does not fit either (docs/scale.md "A
 # bounded-memory --grid"); refused, exit 1 and nothing written, only below
-# the paged search's least (16 tiles of 256 x 256 cells at 32 bytes, and a
-# quarter more: 44.7 MB) or when $TMPDIR cannot hold its file; a cap above
-# the need changes nothing (the same bytes)
-expect 1 "the raster search (--grid) needs at least 44.7 MB even paged (16 tiles of 256 x 256 cells at 32 bytes a cell, and a quarter more for the frontier), more than --grid-memory (1.0 MB)" -- \
+# the paged search's least (16 tiles of 256 x 256 cells at 2 bytes, the
+# state's and one to spare, the roadmap cache's mapped layers not held by
+# the search; and a quarter more: 16 x 65536 x 2 / 0.75 = 2796203 bytes,
+# 2.8 MB) or when $TMPDIR cannot hold its file; a cap above the need
+# changes nothing (the same bytes)
+expect 1 "the raster search (--grid) needs at least 2.8 MB even paged (16 tiles of 256 x 256 cells at 2 bytes a cell, and a quarter more for the frontier), more than --grid-memory (1.0 MB)" -- \
     "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --grid --grid-whole --grid-memory 1 -o "$tmp/x.geojson"
-expect 1 "needs at least 44.7 MB even paged" -- \
+expect 1 "needs at least 2.8 MB even paged" -- \
     "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --grid --grid-corridor 90 --grid-memory 0.0001 -o "$tmp/x.geojson"
 "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --compare --grid --grid-corridor 90 --grid-memory 100000 \
     --no-timing -o "$tmp/gcm.geojson" >/dev/null 2>"$tmp/err" && cmp -s "$tmp/gc.geojson" "$tmp/gcm.geojson" && ok ||
     bad "--grid-memory 100000 changed the routes: $(cat "$tmp/err")"
 # paged: a 20 m terrain (2.5 M cells, 7 x 7 tiles of 256: about 101 MB in
-# memory) under --grid-memory 45 (16 tiles) and 60 (21 tiles): the same
+# memory) under --grid-memory 2.8 (16 tiles: floor(0.75 x 2.8e6 / (65536 x
+# 2))) and 3.7 (21 tiles): the same
 # route files as in memory, for the four objectives, in the corridor and on
 # the whole grid, the temporary file written and read back (tiles let go:
 # at least by msr and mmcr, whose weak heuristics search most of the grid),
@@ -698,16 +701,16 @@ gdalwarp -q -t_srs EPSG:32616 -tr 20 20 -tap -r bilinear -ot Float32 -dstnodata 
     "$BIN/trv-roadmap" -q --terrain "$T20" -o "$T20/rm.gpkg" --seed 4 && ok || bad "the 20 m terrain"
 mkdir -p "$tmp/pt"
 for g in "" --grid-whole; do
-    for m in 0 45 60; do
+    for m in 0 2.8 3.7; do
         TMPDIR=$tmp/pt "$BIN/trv-route" --roadmap "$T20/rm.gpkg" --terrain "$T20" --from $FROM --to $TO --compare --grid $g \
             --grid-memory $m --no-timing -o "$tmp/p$m$g.geojson" --csv "$tmp/p$m$g.csv" --stats "$tmp/ps$m$g.csv" \
             >"$tmp/p$m$g.out" 2>"$tmp/err" || bad "route --grid $g --grid-memory $m: $(cat "$tmp/err")"
     done
-    for m in 45 60; do
+    for m in 2.8 3.7; do
         cmp -s "$tmp/p0$g.geojson" "$tmp/p$m$g.geojson" && cmp -s "$tmp/p0$g.csv" "$tmp/p$m$g.csv" &&
             cmp -s "$tmp/ps0$g.csv" "$tmp/ps$m$g.csv" && ok || bad "--grid $g --grid-memory $m (paged) differs from in memory"
         # the four searches paged, msr's and mmcr's writing and reading back tiles
-        [ "$(grep -cE "^grid-(mdr|msr|mmcr|time): the whole grid searched paged: at most $((m == 45 ? 16 : 21)) tiles of 256 x 256 cells in memory, .* 0 terrain tiles read, ([1-9]|[1-4][0-9]) tiles reached$" "$tmp/p$m$g.out")" = 4 ] &&
+        [ "$(grep -cE "^grid-(mdr|msr|mmcr|time): the whole grid searched paged: at most $([ $m = 2.8 ] && echo 16 || echo 21) tiles of 256 x 256 cells in memory, .* 0 terrain tiles read \(0 more read back from a spill file\), ([1-9]|[1-4][0-9]) tiles reached$" "$tmp/p$m$g.out")" = 4 ] &&
             [ "$(grep -cE "^grid-(msr|mmcr): the whole grid searched paged: .* [0-9.]*[1-9][0-9.]* MB written to a temporary file and [0-9.]*[1-9][0-9.]* MB read back" "$tmp/p$m$g.out")" = 2 ] &&
             ok || bad "--grid $g --grid-memory $m: $(grep paged "$tmp/p$m$g.out")"
     done
@@ -746,7 +749,7 @@ PY
 done
 [ -z "$(ls -A "$tmp/pt")" ] && ok || bad "the paged search left $(ls -A "$tmp/pt")"
 TMPDIR=$tmp/none expect 1 "the paged raster search (--grid) cannot use '$tmp/none' for its temporary file" -- \
-    "$BIN/trv-route" --roadmap "$T20/rm.gpkg" --terrain "$T20" --from $FROM --to $TO --grid --grid-whole --grid-memory 45 -o "$tmp/x.geojson"
+    "$BIN/trv-route" --roadmap "$T20/rm.gpkg" --terrain "$T20" --from $FROM --to $TO --grid --grid-whole --grid-memory 2.8 -o "$tmp/x.geojson"
 expect 2 "--grid-memory must be >= 0 MB" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO \
     --grid --grid-memory -1 -o "$tmp/x.geojson"
 

@@ -25,6 +25,9 @@
  * the move) in tiles, at most N in memory and the rest in a temporary
  * file (grid_pages.h), the open cells' g in a hash, the heap an item per
  * push (lazy deletion); the same pops in the same order (search_paged).
+ * A lazy terrain's tiles then hold only the layers the objective weighs
+ * (prm_grid_layers: the moves' weights below read nothing else), those let
+ * go spilled to a file and read back from it (prm_terrain_layers).
  *
  * Escape bound (prm_route_grid_escape, for grid_corridor.c): a move from a
  * closed cell p that touches a GO cell outside the mask is not pushed;
@@ -286,11 +289,35 @@ static inline double move_cost(const grid_search *S, const move *m, long i0)
         }
         return time;
     }
+    /* prm_piece_add_cell's sums of what the objective weighs alone (the
+     * same sums in the same order: the same bits), so that the layers it
+     * does not weigh are never read (prm_grid_layers) */
     prm_piece p = {0};
-    for (int j = 0; j < m->ncross; j++) /* no time: not this objective */
-        prm_piece_add_cell(t, i0 + m->off[j], m->frac[j] * m->len_m, m->ux, m->uy, 0, &p);
+    for (int j = 0; j < m->ncross; j++) {
+        long i = i0 + m->off[j];
+        double len = m->frac[j] * m->len_m;
+        prm_need(t, i, PRM_HAVE_ALL);
+        if (S->s == PRM_MMCR)
+            switch (t->cls->u8[prm_at(t, i)]) {
+            case 1: p.h += len; break;
+            case 2: p.l += len; break;
+            case 3: p.s += len; break;
+            default: break;
+            }
+        else if (S->s == PRM_MSR)
+            p.slope_int += len * t->slope->f32[prm_at(t, i)];
+    }
     p.d = m->len_m;
     return prm_piece_weight(&p, S->s, S->w);
+}
+
+int prm_grid_layers(const prm_terrain *t, prm_strategy s)
+{
+    switch (s) {
+    case PRM_TIME: return t->aniso ? PRM_LAYER_PACE : PRM_LAYER_SPEED;
+    case PRM_MSR: return PRM_LAYER_SLOPE;
+    default: return 0; /* mmcr: the class; mdr: the lengths */
+    }
 }
 
 /* The weight of move m from terrain cell i0 (window cell l0): INFINITY
@@ -788,9 +815,17 @@ static trv_status route_paged(trv_ctx *ctx, grid_search *S, prm_grid_paging *pg,
     prm_terrain_tiles(t, &read0, &total);
     trv_heap h = {0};
     prm_open_set open = {0};
+    /* the layers first: the tiles read before trimmed to them, and those the cap lets go spilled */
+    int layers = prm_grid_layers(t, S->s);
+    pg->tile_bytes = prm_terrain_tile_bytes(t, layers);
+    long spilled0, spilled1;
+    prm_terrain_spill_reads(t, &spilled0);
+    prm_terrain_layers(t, layers, pg->dir ? pg->dir : "");
     st = prm_terrain_tile_cap(ctx, t, pg->terrain_tiles < 4 ? 4 : pg->terrain_tiles);
     if (!st)
         st = search_paged(ctx, S, &h, &open);
+    prm_terrain_spill_reads(t, &spilled1);
+    prm_terrain_layers(t, PRM_LAYERS_ALL, NULL); /* the trace's ends read every layer */
     trv_heap_free(&h);
     prm_open_free(&open);
     if (!st)
@@ -800,6 +835,7 @@ static trv_status route_paged(trv_ctx *ctx, grid_search *S, prm_grid_paging *pg,
     pg->paged = 1;
     pg->written = P.written, pg->read = P.read, pg->file_bytes = P.file_bytes;
     pg->terrain_reads = read1 - read0;
+    pg->terrain_spilled = spilled1 - spilled0;
     pg->reached = P.made;
     prm_pages_close(&P);
     return st;

@@ -53,20 +53,22 @@ trv_status prm_grid_fits(trv_ctx *ctx, const prm_terrain *t, double cells, size_
 }
 
 /* The paged search's tiles within three quarters of cap (the rest for
- * the frontier), refused below PRM_GRID_PAGED_MIN_TILES tiles, or when the
- * temporary file's disk has less room than the grid's tiles (a byte a
- * cell). */
-static trv_status paged_plan(trv_ctx *ctx, const prm_terrain *t, double cap, const char *whose, prm_grid_paging *pg)
+ * the frontier), at prm_grid_paged_cell_bytes for objective s, refused
+ * below PRM_GRID_PAGED_MIN_TILES tiles, or when the temporary file's disk
+ * has less room than the grid's tiles (a byte a cell). */
+static trv_status paged_plan(trv_ctx *ctx, const prm_terrain *t, prm_strategy s, double cap, const char *whose,
+                             prm_grid_paging *pg)
 {
-    const double side = PRM_TILE, tile = side * side * PRM_GRID_PAGED_CELL_BYTES;
+    const int cell = prm_grid_paged_cell_bytes(t, s);
+    const double side = PRM_TILE, tile = side * side * cell;
     double ntiles = floor(0.75 * cap / tile), need = PRM_GRID_PAGED_MIN_TILES * tile / 0.75;
     if (ntiles < PRM_GRID_PAGED_MIN_TILES)
         return trv_error(ctx, TRV_ERR_NOMEM,
                          "the raster search (--grid) needs at least %.1f MB even paged (%d tiles of %d x %d cells at "
                          "%d bytes a cell, and a quarter more for the frontier), more than %s (%.*f MB): allow more "
                          "with --grid-memory MB",
-                         need / 1e6, PRM_GRID_PAGED_MIN_TILES, PRM_TILE, PRM_TILE, PRM_GRID_PAGED_CELL_BYTES, whose,
-                         cap < 1e5 ? 4 : 1, cap / 1e6);
+                         need / 1e6, PRM_GRID_PAGED_MIN_TILES, PRM_TILE, PRM_TILE, cell, whose, cap < 1e5 ? 4 : 1,
+                         cap / 1e6);
     const char *env = getenv("TMPDIR");
     const char *dir = env && *env ? env : "/tmp";
     double file = ceil(t->grid->nx / side) * ceil(t->grid->ny / side) * side * side;
@@ -97,6 +99,11 @@ size_t prm_grid_max_bytes(double grid_memory_mb)
     return grid_memory_mb > 0 && grid_memory_mb < 1e-6 ? 1 : (size_t)(grid_memory_mb * 1e6); /* 0: default */
 }
 
+int prm_grid_paged_cell_bytes(const prm_terrain *t, prm_strategy s)
+{
+    return 1 + (int)(prm_terrain_tile_bytes(t, prm_grid_layers(t, s)) / (PRM_TILE * PRM_TILE)) + 1;
+}
+
 double prm_grid_paged_budget(size_t max_bytes, double phys)
 {
     if (max_bytes)
@@ -119,7 +126,7 @@ trv_status prm_route_grid_bounded(trv_ctx *ctx, const prm_terrain *t, size_t max
     double budget = prm_grid_paged_budget(max_bytes, phys_bytes());
     if (budget < cap)
         snprintf(whose, sizeof whose, "the paged search's default");
-    trv_status st = paged_plan(ctx, t, budget, whose, pg);
+    trv_status st = paged_plan(ctx, t, s, budget, whose, pg);
     return st ? st : prm_route_grid_paged(ctx, t, pg, sx, sy, gx, gy, s, w, out);
 }
 

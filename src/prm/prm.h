@@ -248,6 +248,35 @@ trv_status prm_terrain_band_cap(trv_ctx *ctx, prm_terrain *t, size_t bytes);
  * paged raster search (grid.c), which holds the tiles it reads before it
  * reads them. TRV_OK at once for a terrain read whole or mapped. */
 trv_status prm_terrain_tile_cap(trv_ctx *ctx, const prm_terrain *t, int ntiles);
+/* What a lazy terrain's tile read fills besides class and gonogo (read
+ * always): cost, dem, slope, speed, and the direction-aware pace's
+ * gradients and pairs (from dem, soil and land use: a dem read for them
+ * alone is let go again when the facts give the seams). */
+enum { PRM_LAYER_COST = 1, PRM_LAYER_DEM = 2, PRM_LAYER_SLOPE = 4, PRM_LAYER_SPEED = 8, PRM_LAYER_PACE = 16,
+       PRM_LAYERS_ALL = 31 };
+/* From now on a lazy terrain's tile read fills only layers (PRM_LAYER_*;
+ * a no-op for a terrain read whole or mapped): the other layers of the
+ * tiles read from now on are left unread (their cells read as 0: only for
+ * callers whose results do not depend on them, such as the paged raster
+ * search, prm_grid_layers), those of the tiles read before given back.
+ * With spill (a directory; "": $TMPDIR, else /tmp) and layers short of
+ * PRM_LAYERS_ALL, a tile let go under prm_terrain_tile_cap is first
+ * written (once: the layers never change) to an unlinked file there, its
+ * held layers uncompressed (prm_terrain_tile_bytes), and read back from
+ * it when wanted again instead of from the GeoTIFFs (a failed write or
+ * read falls back to the GeoTIFFs: the same values). PRM_LAYERS_ALL (the
+ * default) lifts it, the file closed: the tiles read in part are marked
+ * unread beyond their class (the next look reads them whole, the same
+ * values). */
+void prm_terrain_layers(const prm_terrain *t, int layers, const char *spill);
+/* The tiles a lazy terrain read back from its spill files so far. */
+void prm_terrain_spill_reads(const prm_terrain *t, long *reads);
+/* The bytes a tile of a lazy terrain holds when read with layers (0 for a
+ * terrain read whole or mapped): PRM_TILE^2 cells of class and gonogo (1
+ * byte each), cost, slope, speed (4 each, where asked), the pace's
+ * gradient and pair (8 + 2; direction-aware only) with the dem (4) it is
+ * made from where there are no seams, or the dem where asked (4). */
+long prm_terrain_tile_bytes(const prm_terrain *t, int layers);
 /* Tile (tx, ty) of a lazy terrain read whole (as prm_terrain_need) and,
  * under prm_terrain_tile_cap, the most recently held; a no-op else. */
 void prm_terrain_hold(const prm_terrain *t, long tx, long ty);
@@ -547,7 +576,16 @@ typedef struct prm_grid_paging {
     long long file_bytes;   /* the file's extent at the end */
     long terrain_reads;     /* tiles of the lazy terrain read during the search (again, after a let-go) */
     long reached;           /* the distinct tiles the search held (more terrain_reads: tiles read again) */
+    long tile_bytes;        /* a lazy terrain's bytes a tile held (prm_terrain_tile_bytes of prm_grid_layers) */
+    long terrain_spilled;   /* its tiles read back from the spill file instead (prm_terrain_layers) */
 } prm_grid_paging;
+
+/* The layers the raster search's objective s reads beyond class and
+ * gonogo (prm_terrain_layers): time the pace's gradients and pairs
+ * (direction-aware) or the speed, msr the slope, mmcr and mdr none (the
+ * class, the lengths). --zones' factor zones, measured for the time, read
+ * the same. */
+int prm_grid_layers(const prm_terrain *t, prm_strategy s);
 
 /* What prm_route_grid_corridor did: the last corridor's half-width (m;
  * INFINITY for the whole grid), the widenings (each doubles it), whether
@@ -600,10 +638,15 @@ trv_status prm_grid_fits(trv_ctx *ctx, const prm_terrain *t, double cells, size_
  * bit: the same pops in the same order. pg's counts filled. */
 trv_status prm_route_grid_paged(trv_ctx *ctx, const prm_terrain *t, prm_grid_paging *pg, double sx, double sy,
                                 double gx, double gy, prm_strategy s, const prm_weights *w, prm_path *out);
-/* Bytes a tile of the paged search takes in memory, per cell: the state's
- * byte and a lazy terrain's layers (30, as prm_terrain_band_cap), and one
- * to spare; and the fewest tiles it runs with. */
-enum { PRM_GRID_PAGED_CELL_BYTES = 32, PRM_GRID_PAGED_MIN_TILES = 16 };
+/* Bytes a tile of the paged search takes in memory, per cell, for
+ * objective s: the state's byte, a lazy terrain's layers that s reads
+ * (prm_terrain_tile_bytes of prm_grid_layers: 2 for mmcr and mdr, 6 for
+ * msr and the isotropic time, 12 for the direction-aware time with the
+ * seams, 16 without; 0 for a terrain read whole or mapped, which the
+ * search does not hold), and one to spare; and the fewest tiles it runs
+ * with. */
+int prm_grid_paged_cell_bytes(const prm_terrain *t, prm_strategy s);
+enum { PRM_GRID_PAGED_MIN_TILES = 16 };
 /* The paged search's budget when no cap is given: at most this much (the
  * issue's 2 GB a stage with room for the process; at 1 m the search then
  * holds every tile it works on: docs/scale.md), or three quarters of the

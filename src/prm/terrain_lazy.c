@@ -5,14 +5,17 @@
 #include "prm_priv.h"
 #include "run/run.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 enum { NO_PAIR = 0xffff };
-/* per tile: what is read */
-enum { TS_CLASS = 1, TS_DEM = 2, TS_ALL = 4 };
+/* per tile: what is read (TS_PART: TS_ALL under layers short of
+ * PRM_LAYERS_ALL, prm_terrain_layers) */
+enum { TS_CLASS = 1, TS_DEM = 2, TS_ALL = 4, TS_PART = 8 };
 
 struct prm_lazy {
     run_srcs src;           /* class, cost, gonogo, dem, slope, speed */
@@ -39,6 +42,10 @@ struct prm_lazy {
     int class_cap;          /* tile rows whose class and gonogo (and ready) may be held at once; 0: no limit */
     long *class_used;       /* per tile row: when one of its tiles' class was last read; 0 none held */
     long clock;
+    int layers;             /* what a tile's read fills beyond class and gonogo (PRM_LAYER_*, prm_terrain_layers) */
+    int spill_fd;           /* the spill file (prm_terrain_layers): -1 none */
+    unsigned char *spilled; /* per tile: 1 once its held layers are in the spill file; NULL: no spill */
+    long spill_reads;       /* tiles read back from it */
     int tile_cap;           /* tiles whose layers may be held at once (prm_terrain_tile_cap); 0: no limit */
     int tiles_held;
     prm_lru held;           /* per tile: the held tiles (lru.h; PRM_LRU_OUT not held), NULL arrays without a cap */
@@ -48,10 +55,13 @@ struct prm_lazy {
     char msg[1024];
 };
 
+static void spill_close(prm_lazy *z);
+
 void prm_lazy_free(prm_lazy *z)
 {
     if (!z)
         return;
+    spill_close(z);
     run_srcs_clear(&z->src);
     run_srcs_clear(&z->model_src);
     free(z->soil);
@@ -273,29 +283,39 @@ static void *fill_part(void *arg)
     prm_lazy *z = t->lazy;
     tile b = tile_at(t, p->tx, p->ty);
     if (p->which == 0) {
+        int pace = t->aniso && (z->layers & PRM_LAYER_PACE);
+        if (!(z->layers & PRM_LAYER_DEM) && !pace)
+            return NULL;
         p->bad = p->dem_bad = read_dem(t, p->tx, p->ty);
-        if (!p->bad && t->aniso)
+        if (!p->bad && pace)
             p->bad = aniso_tile(t, p->tx, p->ty, b);
         return NULL;
     }
     geo_raster_src *src[3] = {z->src.src[RUN_COST], z->src.src[RUN_SLOPE], z->src.src[RUN_SPEED]};
     geo_raster *dst[3] = {t->cost, t->slope, t->speed};
+    static const int bit[3] = {PRM_LAYER_COST, PRM_LAYER_SLOPE, PRM_LAYER_SPEED};
     for (int k = 0; k < 3 && !p->st; k++)
-        p->st = geo_raster_read_window_to(z->ctx2, src[k], b.x0, b.y0, b.nx, b.ny,
-                                          dst[k]->f32 + tile_base(t, p->tx, p->ty), PRM_TILE, (float)dst[k]->nodata);
+        if (z->layers & bit[k])
+            p->st = geo_raster_read_window_to(z->ctx2, src[k], b.x0, b.y0, b.nx, b.ny,
+                                              dst[k]->f32 + tile_base(t, p->tx, p->ty), PRM_TILE,
+                                              (float)dst[k]->nodata);
     p->bad = p->st != TRV_OK;
     return NULL;
 }
 
-/* Every layer of the tile; 1 when one could not be read, the first error
- * in the order dem, cost, slope, speed, the pace's data (as one thread
- * reading them in turn would record it). */
+/* The tile's layers (z->layers'); 1 when one could not be read, the
+ * first error in the order dem, cost, slope, speed, the pace's data (as
+ * one thread reading them in turn would record it). Part 1 on its own
+ * core only when it has a float layer to read. */
 static int fill_all(const prm_terrain *t, int tx, int ty)
 {
     prm_lazy *z = t->lazy;
     trv_status before = z->st;
     part parts[2] = {{t, tx, ty, 0, 0, 0, TRV_OK}, {t, tx, ty, 1, 0, 0, TRV_OK}};
-    prm_on_cores(fill_part, parts, sizeof *parts, 2);
+    if (z->layers & (PRM_LAYER_COST | PRM_LAYER_SLOPE | PRM_LAYER_SPEED))
+        prm_on_cores(fill_part, parts, sizeof *parts, 2);
+    else
+        fill_part(&parts[0]);
     if (parts[1].bad && !parts[0].dem_bad && !before) { /* cost, slope or speed failed before the pace's data */
         z->st = parts[1].st;
         snprintf(z->msg, sizeof z->msg, "%s", trv_errmsg(z->ctx2));
@@ -330,6 +350,8 @@ static void lru_use(const prm_terrain *t, long *used, int cap, int ty, void (*re
 
 static void tile_use(const prm_terrain *t, long k);
 static void dem_let_go(const prm_terrain *t, int tx, int ty);
+static void drop_block(const prm_terrain *t, void *base, size_t size, long k);
+static int spill_in(const prm_terrain *t, long k);
 
 static void fill_tile(const prm_terrain *t, int tx, int ty, int have)
 {
@@ -337,6 +359,8 @@ static void fill_tile(const prm_terrain *t, int tx, int ty, int have)
     unsigned char *s = &z->state[(size_t)ty * z->ntx + tx];
     if (z->tile_cap)
         tile_use(t, (long)ty * z->ntx + tx);
+    if (!(*s & TS_ALL) && spill_in(t, (long)ty * z->ntx + tx))
+        return;
     if (!(*s & TS_CLASS)) {
         lru_use(t, z->class_used, z->class_cap, ty, release_class);
         *s |= TS_CLASS;
@@ -351,11 +375,15 @@ static void fill_tile(const prm_terrain *t, int tx, int ty, int have)
     if (!(have & PRM_HAVE_ALL) || (*s & TS_ALL))
         return;
     lru_use(t, z->band_used, z->band_cap, ty, release_band);
-    *s |= TS_ALL;
+    *s |= TS_ALL | (z->layers != PRM_LAYERS_ALL ? TS_PART : 0);
     z->tiles_read++;
     int bad = fill_all(t, tx, ty);
     if (z->tile_cap && !z->seams)
         dem_let_go(t, tx, ty);
+    if (!bad && !(z->layers & PRM_LAYER_DEM) && z->seams && (*s & TS_DEM)) { /* read for the gradients alone */
+        *s &= (unsigned char)~TS_DEM;
+        drop_block(t, t->dem->f32, sizeof(float), (long)ty * z->ntx + tx);
+    }
     if (bad) {
         poison(t, tx, ty);
         return;
@@ -579,6 +607,8 @@ trv_status prm_terrain_open(trv_ctx *ctx, const char *dir, prm_terrain_facts *f,
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
     t->lazy = z;
+    z->layers = PRM_LAYERS_ALL;
+    z->spill_fd = -1;
     trv_status st = open_layers(ctx, t, dir);
     if (!st)
         st = open_runs(ctx, t, dir, f);
@@ -755,12 +785,116 @@ static void drop_block(const prm_terrain *t, void *base, size_t size, long k)
         (void)madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
+/* ---- the spill file (prm_terrain_layers) ---------------------------------------- */
+
+/* The arrays a tile holds when read with layers (prm_terrain_tile_bytes),
+ * n of them: their bases and bytes a cell. */
+static int held_arrays(const prm_terrain *t, int layers, void *base[8], size_t size[8])
+{
+    const prm_lazy *z = t->lazy;
+    int n = 0, pace = t->aniso && (layers & PRM_LAYER_PACE);
+    base[n] = t->cls->u8, size[n++] = 1;
+    base[n] = t->gonogo->u8, size[n++] = 1;
+    if (layers & PRM_LAYER_COST)
+        base[n] = t->cost->f32, size[n++] = sizeof(float);
+    if (layers & PRM_LAYER_SLOPE)
+        base[n] = t->slope->f32, size[n++] = sizeof(float);
+    if (layers & PRM_LAYER_SPEED)
+        base[n] = t->speed->f32, size[n++] = sizeof(float);
+    if (pace) {
+        base[n] = t->aniso->grad, size[n++] = 2 * sizeof(float);
+        base[n] = t->aniso->pair, size[n++] = sizeof(uint16_t);
+    }
+    if ((layers & PRM_LAYER_DEM) || (pace && !z->seams))
+        base[n] = t->dem->f32, size[n++] = sizeof(float);
+    return n;
+}
+
+/* Tile k's held layers to or from (out) the spill file, at k times a
+ * tile's bytes; 1 when all moved. */
+static int spill_move(const prm_terrain *t, long k, int out)
+{
+    prm_lazy *z = t->lazy;
+    void *base[8];
+    size_t size[8], cells = (size_t)PRM_TILE * PRM_TILE;
+    int n = held_arrays(t, z->layers, base, size);
+    off_t off = (off_t)k * (off_t)prm_terrain_tile_bytes(t, z->layers);
+    for (int j = 0; j < n; j++) {
+        unsigned char *b = (unsigned char *)base[j] + (size_t)k * cells * size[j];
+        for (size_t left = cells * size[j]; left > 0;) {
+            ssize_t got = out ? pwrite(z->spill_fd, b, left, off) : pread(z->spill_fd, b, left, off);
+            if (got < 0 && errno == EINTR)
+                continue;
+            if (got <= 0)
+                return 0;
+            b += got, left -= (size_t)got, off += got;
+        }
+    }
+    return 1;
+}
+
+/* Tile k, about to be let go while read in part, written to the spill
+ * file once (its layers never change): a write that fails leaves it to
+ * be read from the GeoTIFFs again. */
+static void spill_out(const prm_terrain *t, long k)
+{
+    prm_lazy *z = t->lazy;
+    if (!z->spilled || z->spilled[k] || (z->state[k] & (TS_ALL | TS_PART)) != (TS_ALL | TS_PART) || z->st)
+        return;
+    z->spilled[k] = (unsigned char)spill_move(t, k, 1);
+}
+
+/* Tile k read back from the spill file: its held layers, the tile read
+ * (1); 0 when it is not there or cannot be read (then from the GeoTIFFs). */
+static int spill_in(const prm_terrain *t, long k)
+{
+    prm_lazy *z = t->lazy;
+    if (!z->spilled || !z->spilled[k])
+        return 0;
+    if (!spill_move(t, k, 0))
+        return z->spilled[k] = 0;
+    void *base[8];
+    size_t size[8];
+    int n = held_arrays(t, z->layers, base, size);
+    z->state[k] = TS_CLASS | TS_ALL | TS_PART | (base[n - 1] == t->dem->f32 ? TS_DEM : 0); /* the dem last, held */
+    t->ready[k] = PRM_HAVE_CLASS | PRM_HAVE_ALL;
+    z->spill_reads++;
+    return 1;
+}
+
+/* The spill file made (unlinked at once) in dir ("": $TMPDIR, else
+ * /tmp); none when it cannot be (the tiles read again instead). */
+static void spill_open(prm_lazy *z, const char *dir)
+{
+    const char *env = getenv("TMPDIR");
+    char path[600];
+    snprintf(path, sizeof path, "%s/trv-tiles-XXXXXX", *dir ? dir : env && *env ? env : "/tmp");
+    long nt = (long)z->ntx * z->nty;
+    if (!(z->spilled = calloc((size_t)nt, 1)))
+        return;
+    if ((z->spill_fd = mkstemp(path)) < 0) {
+        free(z->spilled);
+        z->spilled = NULL;
+        return;
+    }
+    unlink(path);
+}
+
+static void spill_close(prm_lazy *z)
+{
+    if (z->spill_fd >= 0)
+        close(z->spill_fd);
+    free(z->spilled);
+    z->spill_fd = -1, z->spilled = NULL;
+}
+
 /* Tile k let go whole: every layer's block given back (drop_block), class
  * and gonogo zeroed, the tile unread. */
 static void release_tile(const prm_terrain *t, long k)
 {
     prm_lazy *z = t->lazy;
     size_t c0 = (size_t)k * PRM_TILE * PRM_TILE, c1 = c0 + (size_t)PRM_TILE * PRM_TILE;
+    spill_out(t, k);
     z->state[k] = 0;
     t->ready[k] = 0;
     clear_cells(t->cls->u8, c0, c1);
@@ -843,6 +977,67 @@ trv_status prm_terrain_tile_cap(trv_ctx *ctx, const prm_terrain *t, int ntiles)
         if (z->state[k] && z->held.prev[k] == PRM_LRU_OUT)
             tile_use(t, k);
     return TRV_OK;
+}
+
+/* Tile k, read whole, held with z->layers alone: the others' blocks
+ * given back (drop_block; the dem's kept where the gradients' neighbours
+ * read it, prm_terrain_tile_bytes). */
+static void trim_tile(const prm_terrain *t, long k)
+{
+    prm_lazy *z = t->lazy;
+    int keep = z->layers, pace = t->aniso && (keep & PRM_LAYER_PACE);
+    z->state[k] |= TS_PART;
+    if (!(keep & PRM_LAYER_COST))
+        drop_block(t, t->cost->f32, sizeof(float), k);
+    if (!(keep & PRM_LAYER_SLOPE))
+        drop_block(t, t->slope->f32, sizeof(float), k);
+    if (!(keep & PRM_LAYER_SPEED))
+        drop_block(t, t->speed->f32, sizeof(float), k);
+    if (!(keep & PRM_LAYER_DEM) && !(pace && !z->seams)) {
+        drop_block(t, t->dem->f32, sizeof(float), k);
+        z->state[k] &= (unsigned char)~TS_DEM;
+    }
+    if (t->aniso && !pace) {
+        drop_block(t, t->aniso->grad, 2 * sizeof(float), k);
+        drop_block(t, t->aniso->pair, sizeof(uint16_t), k);
+    }
+}
+
+void prm_terrain_layers(const prm_terrain *t, int layers, const char *spill)
+{
+    prm_lazy *z = t->lazy;
+    if (!z || !t->ready)
+        return;
+    spill_close(z); /* its tiles hold the layers before */
+    z->layers = layers & PRM_LAYERS_ALL;
+    if (spill && z->layers != PRM_LAYERS_ALL)
+        spill_open(z, spill);
+    long nt = (long)z->ntx * z->nty;
+    for (long k = 0; k < nt; k++) {
+        if (z->layers != PRM_LAYERS_ALL && (z->state[k] & TS_ALL) && !(z->state[k] & TS_PART))
+            trim_tile(t, k); /* read whole before: held as if read now */
+        else if (z->layers == PRM_LAYERS_ALL && (z->state[k] & TS_PART)) { /* read in part: unread beyond the class */
+            z->state[k] &= (unsigned char)~(TS_ALL | TS_PART);
+            t->ready[k] &= (unsigned char)~PRM_HAVE_ALL;
+        }
+    }
+}
+
+long prm_terrain_tile_bytes(const prm_terrain *t, int layers)
+{
+    if (!t->lazy || !t->ready)
+        return 0;
+    void *base[8];
+    size_t size[8], cell = 0;
+    int n = held_arrays(t, layers, base, size);
+    for (int j = 0; j < n; j++)
+        cell += size[j];
+    return (long)cell * PRM_TILE * PRM_TILE;
+}
+
+void prm_terrain_spill_reads(const prm_terrain *t, long *reads)
+{
+    *reads = t->lazy ? t->lazy->spill_reads : 0;
 }
 
 void prm_terrain_hold(const prm_terrain *t, long tx, long ty)
