@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "prm/prm_priv.h"
+#include "prm/roadmap_pieces.h"
 #include "run/run.h"
 
 enum { NX = PRM_RUN_NX, NY = PRM_RUN_NY }; /* 3 x 3 tiles of 256 */
@@ -540,6 +541,93 @@ static void test_seams_pieces(void **state)
     }
 }
 
+/* One byte of path at off changed. */
+static void flip_byte(const char *path, long off)
+{
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, off, SEEK_SET), 0);
+    int c = fgetc(f);
+    assert_true(c != EOF);
+    assert_int_equal(fseek(f, off, SEEK_SET), 0);
+    assert_int_equal(fputc(c ^ 0x41, f), c ^ 0x41);
+    fclose(f);
+}
+
+/* The piece of edge e from the table (eb's b with eb[b] <= e < eb[b+1]). */
+static int piece_of_edge(const int64_t *eb, int nb, int e)
+{
+    for (int b = 0; b < nb; b++)
+        if (eb[b] <= e && e < eb[b + 1])
+            return b;
+    return -1;
+}
+
+/* Version 6's roadmap by pieces (roadmap_pieces.h): the components'
+ * labels equal where a union-find over the GeoPackage's edges (back) joins
+ * the nodes; each piece damaged in turn (one byte of its first edge, or
+ * of its adjacency when it has no edge) in a copy of the cache (keep):
+ * read without a note, prm_roadmap_need(u) fails, naming the cache, for
+ * exactly the nodes whose own piece (u / B) or whose edges' pieces is the
+ * damaged one (found from back's adjacency and the table by a linear
+ * scan), and prm_roadmap_need_all fails. */
+static void pieces_damaged(trv_ctx *ctx, const char *gpkg, const char *dir, const char *bin, const char *keep,
+                           const prm_roadmap *back, long at_pieces)
+{
+    prm_roadmap *c = NULL;
+    prm_terrain_facts f;
+    int same;
+    char note[1200];
+    copy_file(keep, bin);
+    assert_int_equal(prm_roadmap_cache_read(ctx, gpkg, dir, &c, &f, &same, note, sizeof note), TRV_OK);
+    assert_true(c && c->map && c->comp && note[0] == 0);
+    int n = back->nnodes, B = c->map->B, nb = c->map->nb, *root = malloc((size_t)n * sizeof *root);
+    for (int i = 0; i < n; i++)
+        root[i] = i;
+    for (int e = 0; e < back->nedges; e++)
+        root[prm_uf_find(root, back->edges[e].a)] = prm_uf_find(root, back->edges[e].b);
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j += 7)
+            assert_int_equal(c->comp[i] == c->comp[j], prm_uf_find(root, i) == prm_uf_find(root, j));
+    free(root);
+    int64_t *eb = malloc(((size_t)nb + 1) * sizeof *eb);
+    memcpy(eb, c->map->eb, ((size_t)nb + 1) * sizeof *eb);
+    long at_edges = at_pieces + 8 + 16L * nb + 8, at_adj = at_edges + (long)back->nedges * (long)sizeof(prm_edge);
+    printf("  the roadmap in %d pieces of %d nodes\n", nb, B);
+    assert_true(nb >= 3);
+    prm_terrain_facts_clear(&f);
+    prm_roadmap_free(c);
+    for (int d = 0; d < nb; d++) {
+        int a0 = back->adj_start[d * B], a1 = back->adj_start[(d + 1) * B < n ? (d + 1) * B : n];
+        if (eb[d] == eb[d + 1] && a0 == a1)
+            continue;
+        copy_file(keep, bin);
+        flip_byte(bin, eb[d] < eb[d + 1] ? at_edges + (long)eb[d] * (long)sizeof(prm_edge) + 17 : at_adj + 4L * a0);
+        assert_int_equal(prm_roadmap_cache_read(ctx, gpkg, dir, &c, &f, &same, note, sizeof note), TRV_OK);
+        assert_true(c && note[0] == 0);
+        long fails = 0, wrong = 0;
+        for (int u = 0; u < n; u++) {
+            int want = u / B == d;
+            for (int j = back->adj_start[u]; j < back->adj_start[u + 1]; j++)
+                want |= piece_of_edge(eb, nb, back->adj[j]) == d;
+            trv_status st = prm_roadmap_need(ctx, c, u);
+            fails += st != TRV_OK;
+            wrong += (st != TRV_OK) != want;
+            if (st && (st != TRV_ERR_DATA || !strstr(trv_errmsg(ctx), bin) ||
+                       !strstr(trv_errmsg(ctx), "is damaged (the edges of its nodes")))
+                fail_msg("piece %d, node %d: %s", d, u, trv_errmsg(ctx));
+        }
+        if (d == 0)
+            printf("  piece 0 damaged: %ld of %d nodes fail (%s)\n", fails, n, trv_errmsg(ctx));
+        assert_true(fails > 0 && wrong == 0);
+        assert_int_equal(prm_roadmap_need_all(ctx, c), TRV_ERR_DATA);
+        prm_terrain_facts_clear(&f);
+        prm_roadmap_free(c);
+    }
+    free(eb);
+    copy_file(keep, bin);
+}
+
 static void test_roadmap_cache(void **state)
 {
     (void)state;
@@ -616,9 +704,17 @@ static void test_roadmap_cache(void **state)
     assert_int_equal(fread(nr, sizeof nr, 1, fp), 1);
     fclose(fp);
     assert_true(nr[0] == (uint64_t)NX * NY && nr[1] == f.nruns && f.nruns > 100);
-    /* the roadmap after the runs, then the layers' header, {NX, NY, 8, 0} */
-    long at_layers = at_runs + 16 + 3 * (long)f.nruns + 8 + 32 + (long)strlen(c->wkt) + 16L * c->nnodes +
-                     (long)c->nedges * (long)sizeof(prm_edge) + 4L * (c->nnodes + 1) + 8L * c->nedges;
+    /* the roadmap after the runs (version 6: counts and CRS, zeros to 8, x, y, adj_start, the components'
+     * labels, zeros to 8, their hash; B and nb, nb + 1 edge starts, nb hashes, the edges, the adjacency),
+     * then the layers' header, {NX, NY, 8, 0} */
+    long at_nodes = (at_runs + 16 + 3 * (long)f.nruns + 8 + 32 + (long)strlen(c->wkt) + 7) / 8 * 8;
+    long at_pieces = (at_nodes + 16L * c->nnodes + 4L * (c->nnodes + 1) + 4L * c->nnodes + 7) / 8 * 8 + 8;
+    int nb = c->map ? c->map->nb : -1;
+    assert_true(nb >= 1 && c->map->B * nb >= c->nnodes && c->map->B * (nb - 1) < c->nnodes);
+    long at_layers = at_pieces + 8 + 8L * (nb + 1) + 8L * nb + (long)c->nedges * (long)sizeof(prm_edge) +
+                     8L * c->nedges;
+    assert_true((const unsigned char *)c->edges == (const unsigned char *)c->map->base + at_pieces % 4096 +
+                                                       8 + 16L * nb + 8);
     uint32_t lh[4];
     fp = fopen(bin, "rb");
     assert_non_null(fp);
@@ -660,8 +756,11 @@ static void test_roadmap_cache(void **state)
         {"truncated", "truncate -s 100000 '%s/roadmap.bin'", "is truncated or damaged"},
         {"one byte short", "cp '%s/keep.bin' '%s/roadmap.bin' && truncate -s -1 '%s/roadmap.bin'", "is truncated"},
         {"one byte long", "cp '%s/keep.bin' '%s/roadmap.bin' && printf x >> '%s/roadmap.bin'", "is truncated or damaged"},
-        {"damaged index", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\377\\377\\377\\177' | dd of='%s/roadmap.bin' "
-                          "bs=1 seek=$(( %ld - 4 )) conv=notrunc 2>/dev/null",
+        {"damaged nodes", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\7' | dd of='%s/roadmap.bin' "
+                          "bs=1 seek=$(( %ld + 3 )) conv=notrunc 2>/dev/null",
+         "is truncated or damaged"},
+        {"damaged edge starts", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\377\\377' | dd of='%s/roadmap.bin' "
+                                "bs=1 seek=$(( %ld + 8 + 8 + 2 )) conv=notrunc 2>/dev/null",
          "is truncated or damaged"},
         {"damaged layers' header", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\7' | dd of='%s/roadmap.bin' bs=1 "
                                    "seek=$(( %ld + 8 )) conv=notrunc 2>/dev/null",
@@ -690,8 +789,12 @@ static void test_roadmap_cache(void **state)
         char cmd[2000];
         if (strstr(bad[k].what, "runs"))
             snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, at_runs);
-        else if (strstr(bad[k].what, "index") || strstr(bad[k].what, "layers"))
+        else if (strstr(bad[k].what, "layers"))
             snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, at_layers);
+        else if (strstr(bad[k].what, "nodes"))
+            snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, at_nodes);
+        else if (strstr(bad[k].what, "edge starts"))
+            snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, at_pieces);
         else
             snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, dir);
         assert_int_equal(system(cmd), 0);
@@ -729,6 +832,7 @@ static void test_roadmap_cache(void **state)
         c = NULL;
     }
     free(ce);
+    pieces_damaged(ctx, gpkg, dir, bin, keep, back, at_pieces);
     /* the GeoPackage rewritten after the cache: stale */
     copy_file(keep, bin);
     assert_int_equal(prm_roadmap_write(ctx, r2, gpkg, NULL), TRV_OK);

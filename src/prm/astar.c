@@ -348,6 +348,8 @@ static trv_status search(trv_ctx *ctx, const graph *gr, astar *A, double sx, dou
         (*expanded)++;
         if (u == G)
             break;
+        if (u != S && (st = prm_roadmap_need(ctx, r, u))) /* its piece of a cache's roadmap, checked */
+            break;
         int nn = degree(gr, u);
         for (int q = 0; q < nn; q++) {
             int v;
@@ -427,7 +429,12 @@ static trv_status check_joined(trv_ctx *ctx, const prm_roadmap *r, const int *kn
                                const link *ls, int ns, const link *lg, int ng, double sx, double sy, double gx,
                                double gy)
 {
-    int *root = known ? NULL : components_of(r, off); /* known: the index's, without zones */
+    if (!known && !off)
+        known = r->comp; /* the cache's labels */
+    trv_status st = known ? TRV_OK : prm_roadmap_need_all(ctx, r);
+    if (st)
+        return st;
+    int *root = known ? NULL : components_of(r, off); /* known: the index's or the cache's, without zones */
     if (!known && !root)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     int joined = ends_joined(known ? known : root, ls, ns, lg, ng);
@@ -553,7 +560,7 @@ trv_status prm_route_hier(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap 
     free(A.codes); /* (at 1 m half a GB) given back before the shortcut reads its tiles */
     A.codes = NULL;
     if (hs && !hier) /* the flat search's reads: the components' pass, every closed node's edges */
-        flat_reads(r, closed, gr.direct.blocked, hs);
+        flat_reads(r, closed, gr.direct.blocked && !(r->comp && !gr.ze), hs); /* the cache's labels: no pass */
     if (!closed[gr.G]) {
         st = trv_error(ctx, TRV_ERR_DATA,
                        "the goal (%.1f, %.1f) is not reachable from the start (%.1f, %.1f) on the roadmap (%ld nodes "

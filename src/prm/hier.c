@@ -198,6 +198,9 @@ trv_status prm_hier_build(trv_ctx *ctx, const prm_roadmap *r, const geo_grid *g,
     *out = NULL;
     if (tile < 1)
         return trv_error(ctx, TRV_ERR_USAGE, "the hierarchical index's tile must be at least 1 cell (got %d)", tile);
+    trv_status need = prm_roadmap_need_all(ctx, r); /* every edge */
+    if (need)
+        return need;
     prm_hier *h = calloc(1, sizeof *h);
     if (!h)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");

@@ -121,6 +121,9 @@ static int get_head(FILE *f, prm_hier *h, const prm_roadmap *r)
 trv_status prm_hier_read(trv_ctx *ctx, const char *path, const prm_roadmap *r, prm_hier **out)
 {
     *out = NULL;
+    trv_status need = prm_roadmap_need_all(ctx, r); /* the index's hash reads every edge */
+    if (need)
+        return need;
     FILE *f = fopen(path, "rb");
     if (!f)
         return trv_error(ctx, TRV_ERR_IO, "cannot open %s", path);

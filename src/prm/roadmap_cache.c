@@ -19,25 +19,36 @@
  *               runs (ncells, nruns, their hash, the lengths, the codes;
  *               version 5: not read but
  *               mapped, checked when first expanded, prm_lazy_codes)
- *   roadmap     nnodes, nedges, k, radius, seed, the CRS, x, y, edges
- *               (prm_edge), adj_start, adj
+ *   roadmap     nnodes, nedges, k, radius, seed, the CRS, zeros to 8;
+ *               the nodes, read whole: x, y, adj_start, per node a label of
+ *               its component over every edge (the flat search's
+ *               components pass, done once here), zeros to 8, their hash;
+ *               then, version 6, not read but mapped: the pieces' table
+ *               (nodes a piece B, pieces nb, nb + 1 edge starts, nb
+ *               hashes), the edges (prm_edge, in order of their first end)
+ *               and adj: a piece (roadmap_pieces.h) checked when a search
+ *               first needs one of its nodes' edges (prm_roadmap_need)
  *   layers      the terrain's arrays as prm_terrain_load has them in memory
  *               (cache_layers.c, prm_priv.h), mapped when read; none (their
  *               header's count 0) above PRM_TILED_CELLS cells (tiled.h: 28
  *               bytes a cell, 28 GB at 10^9 cells), the reader then reading
  *               the GeoTIFFs' tiles as a lazy terrain does
- * A cache must be exactly as long as its counts say, and its edges and
- * adjacency must index nodes and edges that exist (else it is damaged);
- * one of an older version (4: the seams and the runs read whole)
+ * A cache must be exactly as long as its counts say, its nodes' hash
+ * and its pieces' edge starts right (else it is damaged); one of an older
+ * version (4: the seams and the runs read whole; 5: the roadmap read and
+ * checked whole)
  * or another build is not used, as a stale one (a note, the GeoPackage
  * and the whole terrain read instead; trv-roadmap writes a new one). A
  * damaged seam piece is found when a tile reads it, damaged runs when
  * the codes are expanded: the query fails with a message naming the cache
- * (prm_terrain_status).
+ * (prm_terrain_status); a damaged roadmap piece when the search first
+ * needs it (an edge's ends or an adjacency entry out of range, or its
+ * hash: the query fails naming the cache).
  * A file's identity is its size and a hash of its first and last 64 KiB
  * (a GeoPackage's first page holds SQLite's change counter; a GeoTIFF's
  * head and tail its tile offsets and sizes). */
 #include "tiled.h"
+#include "roadmap_pieces.h"
 #include "run/run.h"
 
 #include <errno.h>
@@ -48,7 +59,7 @@
 #include <unistd.h>
 
 static const char MAGIC[8] = "TRVRMAP";
-enum { VERSION = 5, BOM = 0x01020304, ENDS = 65536 };
+enum { VERSION = 6, BOM = 0x01020304, ENDS = 65536 };
 
 typedef struct ident {
     uint64_t size, hash;
@@ -163,6 +174,65 @@ static void as_read(const prm_edge *e, prm_edge *o)
     o->p.elev_int = p->elev_int / d * p->d;
 }
 
+static void pad8(sink *o)
+{
+    static const unsigned char zeros[8];
+    size_t k = (8 - o->n % 8) % 8;
+    put(o, zeros, k);
+}
+
+/* Per node: its component's root over every edge (union-find). */
+static int *components(const prm_roadmap *r)
+{
+    int *root = malloc(((size_t)r->nnodes + 1) * sizeof *root);
+    if (!root)
+        return NULL;
+    for (int i = 0; i < r->nnodes; i++)
+        root[i] = i;
+    for (int e = 0; e < r->nedges; e++)
+        root[prm_uf_find(root, r->edges[e].a)] = prm_uf_find(root, r->edges[e].b);
+    for (int i = 0; i < r->nnodes; i++)
+        root[i] = prm_uf_find(root, i);
+    return root;
+}
+
+/* Nodes a piece: about 64 KiB of edges and adjacency each. */
+static int piece_nodes(const prm_roadmap *r)
+{
+    double per_node = r->nnodes ? (double)r->nedges * (sizeof(prm_edge) + 2 * sizeof(int)) / r->nnodes : 1;
+    double B = 65536 / (per_node > 1 ? per_node : 1);
+    return B < 16 ? 16 : B > 1 << 20 ? 1 << 20 : (int)B;
+}
+
+/* The pieces' table and the edges and adjacency (as_read's edges in e):
+ * B, nb, the edge starts, the hashes (roadmap_pieces.h). */
+static void put_pieces(sink *o, const prm_roadmap *r, prm_edge *e)
+{
+    prm_roadmap v = *r;
+    v.edges = e;
+    int32_t bn[2] = {piece_nodes(r), 0};
+    bn[1] = (int32_t)(((long)r->nnodes + bn[0] - 1) / bn[0]);
+    int64_t *eb = malloc(((size_t)bn[1] + 1) * sizeof *eb);
+    uint64_t *h = malloc(((size_t)bn[1] + 1) * sizeof *h);
+    if (!eb || !h) {
+        o->bad = 1;
+    } else {
+        prm_roadmap_piece_starts(&v, bn[0], bn[1], eb);
+        for (int b = 0; b < bn[1]; b++)
+            h[b] = prm_roadmap_piece_hash(&v, eb, bn[0], b);
+        put(o, bn, sizeof bn);
+        put(o, eb, ((size_t)bn[1] + 1) * sizeof *eb);
+        put(o, h, (size_t)bn[1] * sizeof *h);
+        put(o, e, (size_t)r->nedges * sizeof *e);
+        put(o, r->adj, 2 * (size_t)r->nedges * sizeof *r->adj);
+    }
+    free(eb);
+    free(h);
+}
+
+/* Version 6: the counts, the CRS, zeros to 8, the nodes (x, y, adj_start,
+ * their components' labels) and their hash read whole; the pieces' table,
+ * the edges and the adjacency mapped (roadmap_pieces.h). */
 static void put_roadmap(sink *o, const prm_roadmap *r)
 {
     /* as prm_roadmap_read: no seed, k or radius (the GeoPackage keeps them as metadata only) */
@@ -170,20 +240,34 @@ static void put_roadmap(sink *o, const prm_roadmap *r)
     double radius = 0;
     uint64_t seed = 0;
     uint32_t lw = r->wkt ? (uint32_t)strlen(r->wkt) : 0;
+    size_t nn = (size_t)r->nnodes;
+    prm_edge *e = malloc((size_t)r->nedges * sizeof *e + 1);
+    int *comp = components(r);
+    if (!e || !comp) {
+        free(e);
+        free(comp);
+        o->bad = 1;
+        return;
+    }
+    for (int q = 0; q < r->nedges; q++)
+        as_read(&r->edges[q], &e[q]);
     put(o, counts, sizeof counts);
     put(o, &radius, sizeof radius);
     put(o, &seed, sizeof seed);
     put(o, &lw, sizeof lw);
     put(o, r->wkt, lw);
-    put(o, r->x, (size_t)r->nnodes * sizeof *r->x);
-    put(o, r->y, (size_t)r->nnodes * sizeof *r->y);
-    for (int e = 0; e < r->nedges; e++) {
-        prm_edge ed;
-        as_read(&r->edges[e], &ed);
-        put(o, &ed, sizeof ed);
-    }
-    put(o, r->adj_start, ((size_t)r->nnodes + 1) * sizeof *r->adj_start);
-    put(o, r->adj, 2 * (size_t)r->nedges * sizeof *r->adj);
+    pad8(o);
+    size_t at = o->n;
+    put(o, r->x, nn * sizeof *r->x);
+    put(o, r->y, nn * sizeof *r->y);
+    put(o, r->adj_start, (nn + 1) * sizeof *r->adj_start);
+    put(o, comp, nn * sizeof *comp);
+    pad8(o);
+    uint64_t h = o->bad ? 0 : prm_hash_bytes(PRM_FNV_SEED, o->p + at, o->n - at);
+    put(o, &h, sizeof h);
+    put_pieces(o, r, e);
+    free(e);
+    free(comp);
 }
 
 /* The class code runs: ncells, nruns, their hash, the lengths (from an
@@ -289,6 +373,7 @@ typedef struct bytes {
     uint64_t size;          /* the file's */
     uint64_t seam_at, seam_len; /* dem's seams' hashes and cells, skipped (map_seams maps them) */
     uint64_t runs_at;       /* the class code runs' lengths, then codes, skipped (map_runs) */
+    uint64_t road_at, road_len; /* the roadmap's pieces' table, edges and adjacency, skipped (map_roadmap) */
 } bytes;
 
 static int get(bytes *b, void *dst, size_t n)
@@ -307,53 +392,132 @@ static int skip(bytes *b, uint64_t n)
     return 0;
 }
 
-/* Edges joining nodes that exist (a < b), an adjacency listing edges that
- * exist: a damaged cache cannot send the search out of its arrays. */
-static int valid(const prm_roadmap *r)
+/* An adjacency whose starts run from 0 to 2 nedges, never down (each
+ * piece's edges and adjacency are checked when first needed:
+ * roadmap_pieces.c). */
+static int starts_valid(const prm_roadmap *r)
 {
-    for (int e = 0; e < r->nedges; e++)
-        if (!(r->edges[e].a >= 0 && r->edges[e].a < r->edges[e].b && r->edges[e].b < r->nnodes))
-            return 0;
     if (r->adj_start[0] != 0 || r->adj_start[r->nnodes] != 2 * r->nedges)
         return 0;
     for (int i = 0; i < r->nnodes; i++)
         if (r->adj_start[i + 1] < r->adj_start[i])
             return 0;
-    for (long k = 0; k < 2L * r->nedges; k++)
-        if (r->adj[k] < 0 || r->adj[k] >= r->nedges)
-            return 0;
     return 1;
 }
 
+static int skip_pad8(bytes *b)
+{
+    uint64_t at = b->size - b->left;
+    return skip(b, (8 - at % 8) % 8);
+}
+
+/* The nodes' arrays read whole, against their hash. */
+static int get_nodes(bytes *b, prm_roadmap *r)
+{
+    uint64_t nn = (uint64_t)r->nnodes, h;
+    size_t n = 2 * nn * sizeof(double) + (2 * nn + 1) * sizeof(int);
+    if (b->left < n)
+        return -1;
+    unsigned char *p = malloc(n + 8);
+    if (!p)
+        return -2;
+    int bad = get(b, p, n) || skip_pad8(b) || get(b, &h, sizeof h);
+    memset(p + n, 0, 8); /* hashed with the zeros after them, as put_roadmap */
+    uint64_t hn = prm_hash_bytes(PRM_FNV_SEED, p, n + (8 - n % 8) % 8);
+    if (!bad && hn == h && (r->x = malloc(nn * sizeof *r->x + 1)) && (r->y = malloc(nn * sizeof *r->y + 1)) &&
+        (r->adj_start = malloc((nn + 1) * sizeof *r->adj_start)) && (r->comp = malloc(nn * sizeof *r->comp + 1))) {
+        memcpy(r->x, p, nn * sizeof *r->x);
+        memcpy(r->y, p + nn * sizeof *r->x, nn * sizeof *r->y);
+        memcpy(r->adj_start, p + 2 * nn * sizeof(double), (nn + 1) * sizeof *r->adj_start);
+        memcpy(r->comp, p + 2 * nn * sizeof(double) + (nn + 1) * sizeof(int), nn * sizeof *r->comp);
+        free(p);
+        return starts_valid(r) ? 0 : -1;
+    }
+    free(p);
+    return bad || hn != h ? -1 : -2;
+}
+
+/* Version 6's roadmap (put_roadmap): the nodes read, the pieces' table,
+ * edges and adjacency skipped (map_roadmap maps them). */
 static int get_roadmap(bytes *b, prm_roadmap *r)
 {
-    int32_t counts[3];
+    int32_t counts[3], bn[2];
     uint32_t lw;
     if (get(b, counts, sizeof counts) || get(b, &r->radius, sizeof r->radius) ||
-        get(b, &r->seed, sizeof r->seed) || get(b, &lw, sizeof lw) || counts[0] < 0 || counts[1] < 0)
+        get(b, &r->seed, sizeof r->seed) || get(b, &lw, sizeof lw) || counts[0] < 0 || counts[1] < 0 ||
+        lw > b->left)
         return -1;
     r->nnodes = counts[0];
     r->nedges = counts[1];
     r->k = counts[2];
-    uint64_t nn = (uint64_t)r->nnodes, ne = (uint64_t)r->nedges;
-    /* the file holds what the counts say (and the tiles after it) */
-    if (b->left < lw + 2 * nn * sizeof(double) + ne * sizeof(prm_edge) + (nn + 1 + 2 * ne) * sizeof(int))
-        return -1;
-    if (!(r->wkt = malloc(lw + 1)) || !(r->x = malloc(nn * sizeof *r->x + 1)) ||
-        !(r->y = malloc(nn * sizeof *r->y + 1)) || !(r->edges = malloc(ne * sizeof *r->edges + 1)) ||
-        !(r->adj_start = malloc((nn + 1) * sizeof *r->adj_start)) ||
-        !(r->adj = malloc(2 * ne * sizeof *r->adj + 1)))
+    if (!(r->wkt = malloc(lw + 1)))
         return -2;
-    if (get(b, r->wkt, lw) || get(b, r->x, nn * sizeof *r->x) || get(b, r->y, nn * sizeof *r->y) ||
-        get(b, r->edges, ne * sizeof *r->edges) || get(b, r->adj_start, (nn + 1) * sizeof *r->adj_start) ||
-        get(b, r->adj, 2 * ne * sizeof *r->adj) || !valid(r))
+    if (get(b, r->wkt, lw) || skip_pad8(b))
         return -1;
     r->wkt[lw] = 0;
     if (lw == 0) {
         free(r->wkt);
         r->wkt = NULL;
     }
+    int st = get_nodes(b, r);
+    if (st)
+        return st;
+    b->road_at = b->size - b->left;
+    if (get(b, bn, sizeof bn) || bn[0] < 1 || bn[1] != (int32_t)(((long)r->nnodes + bn[0] - 1) / bn[0]))
+        return -1;
+    uint64_t ne = (uint64_t)r->nedges;
+    uint64_t n = ((uint64_t)bn[1] + 1) * 8 + (uint64_t)bn[1] * 8 + ne * sizeof(prm_edge) + 2 * ne * sizeof(int);
+    if (skip(b, n))
+        return -1;
+    b->road_len = n + sizeof bn;
     return 0;
+}
+
+/* Bytes from..from + n of the file mapped read-only (advice: how they are
+ * read); *in: where from lies in the mapping. NULL when it fails. */
+static void *map_part(int fd, uint64_t from, uint64_t n, int advice, size_t *len, uint64_t *in)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    uint64_t at = from - from % (uint64_t)(pg > 0 ? pg : 4096);
+    *in = from - at, *len = (size_t)(*in + n);
+    void *p = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, (off_t)at);
+    if (p == MAP_FAILED)
+        return NULL;
+    madvise(p, *len, advice);
+    return p;
+}
+
+/* The pieces' table, edges and adjacency mapped into r (a search reads its
+ * pieces alone: no read-ahead around them); the table's edge starts
+ * checked whole (0 .. nedges, never down): 0, -1 damaged or not mapped,
+ * -2 out of memory. */
+static int map_roadmap(int fd, const bytes *b, const char *path, prm_roadmap *r)
+{
+    uint64_t in;
+    size_t len;
+    unsigned char *p = map_part(fd, b->road_at, b->road_len, MADV_RANDOM, &len, &in);
+    if (!p)
+        return -1;
+    prm_roadmap_map *m = calloc(1, sizeof *m);
+    if (!m) {
+        munmap(p, len);
+        return -2;
+    }
+    m->base = p, m->len = len;
+    int32_t bn[2];
+    memcpy(bn, p + in, sizeof bn);
+    m->B = bn[0], m->nb = bn[1];
+    m->eb = (const int64_t *)(const void *)(p + in + sizeof bn);
+    m->hash = (const uint64_t *)(const void *)(m->eb + m->nb + 1);
+    r->edges = (prm_edge *)(void *)(m->hash + m->nb);
+    r->adj = (int *)(void *)(r->edges + r->nedges);
+    r->map = m;
+    if (!(m->checked = calloc((size_t)m->nb + 1, 1)) || !(m->path = strdup(path)))
+        return -2;
+    int ok = m->eb[0] == 0 && m->eb[m->nb] == r->nedges;
+    for (int q = 0; ok && q < m->nb; q++)
+        ok = m->eb[q] <= m->eb[q + 1];
+    return ok ? 0 : -1;
 }
 
 /* The layers' header: the rest of the file exactly the padding and the
@@ -387,20 +551,6 @@ static int get_seams(bytes *b, prm_terrain_facts *f)
     f->seam_nx = sg[0], f->seam_ny = sg[1];
     b->seam_at = at + pad, b->seam_len = n;
     return 0;
-}
-
-/* Bytes from..from + n of the file mapped read-only (advice: how they are
- * read); *in: where from lies in the mapping. NULL when it fails. */
-static void *map_part(int fd, uint64_t from, uint64_t n, int advice, size_t *len, uint64_t *in)
-{
-    long pg = sysconf(_SC_PAGESIZE);
-    uint64_t at = from - from % (uint64_t)(pg > 0 ? pg : 4096);
-    *in = from - at, *len = (size_t)(*in + n);
-    void *p = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, (off_t)at);
-    if (p == MAP_FAILED)
-        return NULL;
-    madvise(p, *len, advice);
-    return p;
 }
 
 /* The seams' hashes and cells, mapped into f (a tile reads a few KiB here
@@ -547,11 +697,14 @@ trv_status prm_roadmap_cache_read(trv_ctx *ctx, const char *gpkg, const char *di
     if (!fp || fstat(fileno(fp), &sb) != 0) {
         why = errno == ENOENT ? "does not exist (a roadmap of an older trv-roadmap)" : strerror(errno);
     } else {
-        bytes b = {fp, (uint64_t)sb.st_size, (uint64_t)sb.st_size, 0, 0, 0};
+        bytes b = {fp, (uint64_t)sb.st_size, (uint64_t)sb.st_size, 0, 0, 0, 0, 0};
         st = parse(ctx, &b, gpkg, dir, out, facts, terrain_same, &why);
-        if (!st && *out && (map_layers(fileno(fp), (size_t)sb.st_size, facts) || map_seams(fileno(fp), &b, facts) ||
-                              map_runs(fileno(fp), &b, facts))) {
-            why = "cannot be mapped";
+        int m = !st && *out ? map_roadmap(fileno(fp), &b, path, *out) : 0;
+        if (!st && *out && (m || map_layers(fileno(fp), (size_t)sb.st_size, facts) ||
+                            map_seams(fileno(fp), &b, facts) || map_runs(fileno(fp), &b, facts))) {
+            why = m == -1 ? "is truncated or damaged" : "cannot be mapped";
+            if (m == -2)
+                st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
             prm_roadmap_free(*out);
             *out = NULL;
             prm_terrain_facts_clear(facts);

@@ -52,6 +52,9 @@ static trv_status collect(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap 
                           prm_strategy s, const prm_weights *w, arcs *A, int *bad)
 {
     int e = 0;
+    trv_status need = prm_roadmap_need_all(ctx, r); /* every edge */
+    if (need)
+        return need;
     for (int q = 0; q < r->nedges; q++) {
         const prm_edge *ed = &r->edges[q];
         e |= arc(A, ed->a, ed->b, prm_piece_weight(&ed->p, s, w));
