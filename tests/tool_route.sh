@@ -504,7 +504,7 @@ cp "$tmp/rm.bin.keep" "$D/rm.bin"
 # the roadmap's edges are not read with the cache (version 6) but checked
 # piece by piece when the search first needs them: a byte of every edge
 # changed, exit 1 naming the cache, no route file
-python3 - "$D/rm.bin" >"$tmp/check" 2>&1 <<'EOF' && ok || bad "cannot damage the edges: $(cat "$tmp/check")"
+cat >"$tmp/edges.py" <<'EOF'
 import struct, sys
 d = bytearray(open(sys.argv[1], "rb").read())
 o = 8 + 16 + 16 + 11 * 16
@@ -529,12 +529,13 @@ o += (8 - o % 8) % 8
 o += 8  # their hash
 b, nb = struct.unpack_from("<ii", d, o)
 assert nb == (nn + b - 1) // b and 0 < ne, (nn, ne, b, nb)
-o += 8 + 8 * (nb + 1) + 8 * nb  # the pieces' edge starts and hashes
+o += 16 + 8 * (nb + 1) + 8 * nb  # B, nb, the index's hash, the pieces' edge starts and hashes
 for e in range(ne):
     d[o + e * es + 8] ^= 1  # each edge's length, its lowest bit
 open(sys.argv[1], "wb").write(d)
 print(nn, ne, b, nb)
 EOF
+python3 "$tmp/edges.py" "$D/rm.bin" >"$tmp/check" 2>&1 && ok || bad "cannot damage the edges: $(cat "$tmp/check")"
 expect 1 "the roadmap cache '$D/rm.bin' is damaged (the edges of its nodes" -- "$BIN/trv-route" \
     --roadmap "$D/rm.gpkg" --terrain "$D" --from $FROM --to $TO --no-timing -q -o "$tmp/x.geojson"
 cp "$tmp/rm.bin.keep" "$D/rm.bin"
@@ -544,6 +545,7 @@ cp "$tmp/rm.bin.keep" "$D/rm.bin"
 "$BIN/trv-roadmap" --terrain "$D" -q -o "$D/tl.gpkg" --seed 4 --tile 64 2>"$tmp/err" && ok || bad "tiled: $(cat "$tmp/err")"
 "$BIN/trv-route" --roadmap "$D/tl.gpkg" --terrain "$D" --from $FROM --to $TO --no-timing -q -o "$tmp/tl.geojson" \
     2>"$tmp/err" && [ -s "$tmp/tl.geojson" ] && ok || bad "route on the tiled roadmap: $(cat "$tmp/err")"
+cp "$D/tl.bin" "$tmp/tl.bin.keep"
 python3 - "$D/tl.bin" >"$tmp/check" 2>&1 <<'EOF' && ok || bad "cannot damage the seams: $(cat "$tmp/check")"
 import struct, sys
 d = bytearray(open(sys.argv[1], "rb").read())
@@ -565,6 +567,11 @@ print(nx, ny, n)
 EOF
 expect 1 "the roadmap cache's dem seams beside tile" -- "$BIN/trv-route" --roadmap "$D/tl.gpkg" --terrain "$D" \
     --from $FROM --to $TO --no-timing -q -o "$tmp/x.geojson"
+# its edges damaged: the search on its index (time) finds them when it needs them
+cp "$tmp/tl.bin.keep" "$D/tl.bin" && [ -s "$D/tl.hier" ] && python3 "$tmp/edges.py" "$D/tl.bin" >"$tmp/check" 2>&1 && ok ||
+    bad "cannot damage the tiled build's edges: $(cat "$tmp/check")"
+expect 1 "the roadmap cache '$D/tl.bin' is damaged (the edges of its nodes" -- "$BIN/trv-route" --roadmap "$D/tl.gpkg" \
+    --terrain "$D" --from $FROM --to $TO --strategy time --no-timing -q -o "$tmp/x.geojson"
 rm -f "$D"/tl.*
 
 # ---- errors: exit 1 (or 2 for usage), no output ----

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 
 void prm_hier_free(prm_hier *h)
@@ -19,8 +20,10 @@ void prm_hier_free(prm_hier *h)
     free(h->border);
     free(h->border_pos);
     free(h->mat_start);
-    for (int s = 0; s < PRM_HIER_NSTRAT; s++)
+    for (int s = 0; !h->mat_map && s < PRM_HIER_NSTRAT; s++)
         free(h->mat[s]);
+    if (h->mat_map)
+        munmap(h->mat_map, h->mat_map_len);
     free(h);
 }
 

@@ -280,13 +280,7 @@ static trv_status load_hier(trv_ctx *ctx, const char *roadmap, const prm_roadmap
     char *path = prm_hier_path(roadmap);
     if (!path)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    /* the index's check reads every edge: a damaged piece of the roadmap fails the query */
-    trv_status st = access(path, F_OK) ? TRV_OK : prm_roadmap_need_all(ctx, r);
-    if (st) {
-        free(path);
-        return st;
-    }
-    st = access(path, F_OK) ? TRV_OK : prm_hier_read(ctx, path, r, h);
+    trv_status st = access(path, F_OK) ? TRV_OK : prm_hier_read(ctx, path, r, h);
     free(path);
     if (st == TRV_ERR_DATA || st == TRV_ERR_IO) {
         snprintf(m->hier_note, sizeof m->hier_note, "%s: searching the whole roadmap", trv_errmsg(ctx));

@@ -24,8 +24,8 @@
  *               its component over every edge (the flat search's
  *               components pass, done once here), zeros to 8, their hash;
  *               then, version 6, not read but mapped: the pieces' table
- *               (nodes a piece B, pieces nb, nb + 1 edge starts, nb
- *               hashes), the edges (prm_edge, in order of their first end)
+ *               (nodes a piece B, pieces nb, the roadmap's prm_hier_hash,
+ *               nb + 1 edge starts, nb hashes), the edges (prm_edge, in order of their first end)
  *               and adj: a piece (roadmap_pieces.h) checked when a search
  *               first needs one of its nodes' edges (prm_roadmap_need)
  *   layers      the terrain's arrays as prm_terrain_load has them in memory
@@ -48,6 +48,7 @@
  * (a GeoPackage's first page holds SQLite's change counter; a GeoTIFF's
  * head and tail its tile offsets and sizes). */
 #include "tiled.h"
+#include "hier.h"
 #include "roadmap_pieces.h"
 #include "run/run.h"
 
@@ -196,16 +197,19 @@ static int *components(const prm_roadmap *r)
     return root;
 }
 
-/* Nodes a piece: about 64 KiB of edges and adjacency each. */
+/* Nodes a piece: about a page (4 KiB) of edges and adjacency each (the
+ * nodes are in order of x, not by tiles: a piece is a strip across the
+ * map, and a search needs a few nodes of each strip it crosses). */
 static int piece_nodes(const prm_roadmap *r)
 {
     double per_node = r->nnodes ? (double)r->nedges * (sizeof(prm_edge) + 2 * sizeof(int)) / r->nnodes : 1;
-    double B = 65536 / (per_node > 1 ? per_node : 1);
-    return B < 16 ? 16 : B > 1 << 20 ? 1 << 20 : (int)B;
+    double B = 4096 / (per_node > 1 ? per_node : 1);
+    return B < 4 ? 4 : B > 1 << 20 ? 1 << 20 : (int)B;
 }
 
 /* The pieces' table and the edges and adjacency (as_read's edges in e):
- * B, nb, the edge starts, the hashes (roadmap_pieces.h). */
+ * B, nb, the roadmap's prm_hier_hash, the edge starts, the hashes
+ * (roadmap_pieces.h). */
 static void put_pieces(sink *o, const prm_roadmap *r, prm_edge *e)
 {
     prm_roadmap v = *r;
@@ -220,7 +224,9 @@ static void put_pieces(sink *o, const prm_roadmap *r, prm_edge *e)
         prm_roadmap_piece_starts(&v, bn[0], bn[1], eb);
         for (int b = 0; b < bn[1]; b++)
             h[b] = prm_roadmap_piece_hash(&v, eb, bn[0], b);
+        uint64_t hh = prm_hier_hash(&v); /* so that an index is matched without reading every edge */
         put(o, bn, sizeof bn);
+        put(o, &hh, sizeof hh);
         put(o, eb, ((size_t)bn[1] + 1) * sizeof *eb);
         put(o, h, (size_t)bn[1] * sizeof *h);
         put(o, e, (size_t)r->nedges * sizeof *e);
@@ -466,7 +472,7 @@ static int get_roadmap(bytes *b, prm_roadmap *r)
     if (get(b, bn, sizeof bn) || bn[0] < 1 || bn[1] != (int32_t)(((long)r->nnodes + bn[0] - 1) / bn[0]))
         return -1;
     uint64_t ne = (uint64_t)r->nedges;
-    uint64_t n = ((uint64_t)bn[1] + 1) * 8 + (uint64_t)bn[1] * 8 + ne * sizeof(prm_edge) + 2 * ne * sizeof(int);
+    uint64_t n = 8 + ((uint64_t)bn[1] + 1) * 8 + (uint64_t)bn[1] * 8 + ne * sizeof(prm_edge) + 2 * ne * sizeof(int);
     if (skip(b, n))
         return -1;
     b->road_len = n + sizeof bn;
@@ -507,7 +513,8 @@ static int map_roadmap(int fd, const bytes *b, const char *path, prm_roadmap *r)
     int32_t bn[2];
     memcpy(bn, p + in, sizeof bn);
     m->B = bn[0], m->nb = bn[1];
-    m->eb = (const int64_t *)(const void *)(p + in + sizeof bn);
+    memcpy(&m->hier_hash, p + in + sizeof bn, sizeof m->hier_hash);
+    m->eb = (const int64_t *)(const void *)(p + in + sizeof bn + sizeof m->hier_hash);
     m->hash = (const uint64_t *)(const void *)(m->eb + m->nb + 1);
     r->edges = (prm_edge *)(void *)(m->hash + m->nb);
     r->adj = (int *)(void *)(r->edges + r->nedges);

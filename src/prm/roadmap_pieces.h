@@ -21,6 +21,7 @@ typedef struct prm_roadmap_map {
     void *base;                /* the mapping (munmap'ed with the roadmap) */
     size_t len;
     int B, nb;                 /* nodes a piece, pieces */
+    uint64_t hier_hash;        /* prm_hier_hash of the roadmap, taken at the cache's writing (hier.h) */
     const int64_t *eb;         /* nb + 1 edge starts (into the mapping) */
     const uint64_t *hash;      /* nb hashes (into the mapping) */
     unsigned char *checked;    /* per piece: 0 not yet, 1 sound, 2 damaged */
