@@ -286,6 +286,36 @@ static void test_pairs_32(void **state)
     pairs(32);
 }
 
+/* An index whose matrices start 4 bytes past a multiple of 8 in a version
+ * 1 layout (header 76 bytes, 3 nnodes + ntiles + 1 + borders ints,
+ * ntiles + 1 longs; the tile size searched from 16 up until one is): the
+ * zeros version 2 puts before them, and the matrices mapped from there,
+ * byte for byte (round_trip). */
+static void test_round_trip_padded(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    prm_terrain t;
+    speckle(&t, 128, 128, 0.3, 11);
+    prm_roadmap *rm = build(ctx, &t, 24);
+    int found = 0;
+    for (int tile = 16; tile <= 48 && !found; tile++) {
+        prm_hier *h = NULL;
+        assert_int_equal(prm_hier_build(ctx, rm, t.grid, tile, &h), TRV_OK);
+        long at = 76 + 12L * rm->nnodes + 4L * (h->ntiles + 1) + 4L * h->border_start[h->ntiles] + 8L * (h->ntiles + 1);
+        if (at % 8 == 4 && h->mat_start[h->ntiles] > 0) {
+            found = tile;
+            h = round_trip(ctx, h, rm);
+        }
+        prm_hier_free(h);
+    }
+    printf("  matrices after a 4-byte pad with tiles of %d cells\n", found);
+    assert_true(found > 0);
+    prm_roadmap_free(rm);
+    prm_terrain_clear(&t);
+    trv_ctx_free(ctx);
+}
+
 /* The strategies the index does not apply to: flat (hs.used 0). */
 static void test_applies(void **state)
 {
@@ -308,6 +338,7 @@ int main(void)
         cmocka_unit_test(test_applies),
         cmocka_unit_test(test_pairs_24),
         cmocka_unit_test(test_pairs_32),
+        cmocka_unit_test(test_round_trip_padded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
