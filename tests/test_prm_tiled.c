@@ -383,6 +383,7 @@ static void seams_damaged(trv_ctx *ctx, const char *dir, const char *gpkg, const
     assert_non_null(strstr(trv_errmsg(ctx), "the roadmap cache's dem seams beside tile (0, 1) are damaged"));
     assert_false(prm_cell_go(&l, 256 * RNX + 100));
     prm_terrain_clear(&l);
+    prm_terrain_facts_clear(&f);
     prm_roadmap_free(c);
     /* (1, 1) alone */
     assert_int_equal(prm_roadmap_cache_read(ctx, gpkg, dir, &c, &f, &same, note, sizeof note), TRV_OK);
