@@ -566,11 +566,13 @@ static int piece_of_edge(const int64_t *eb, int nb, int e)
 
 /* Version 6's roadmap by pieces (roadmap_pieces.h): the components'
  * labels equal where a union-find over the GeoPackage's edges (back) joins
- * the nodes; each piece damaged in turn (one byte of its first edge, or
- * of its adjacency when it has no edge) in a copy of the cache (keep):
- * read without a note, prm_roadmap_need(u) fails, naming the cache, for
- * exactly the nodes whose own piece (u / B) or whose edges' pieces is the
- * damaged one (found from back's adjacency and the table by a linear
+ * the nodes; every edge of piece b has its first end in tile b of the
+ * table's grid (the tile worked out here from the layout's formula) and
+ * the edges of a piece keep the GeoPackage's order of (a, b); each piece
+ * damaged in turn (one byte of its first edge) in a copy of the cache
+ * (keep): read without a note, prm_roadmap_need(u) fails, naming the
+ * cache, for exactly the nodes one of whose edges lies in the damaged
+ * piece (found from the cache's adjacency and the table by a linear
  * scan), and prm_roadmap_need_all fails. */
 static void pieces_damaged(trv_ctx *ctx, const char *gpkg, const char *dir, const char *bin, const char *keep,
                            const prm_roadmap *back, long at_pieces)
@@ -581,52 +583,76 @@ static void pieces_damaged(trv_ctx *ctx, const char *gpkg, const char *dir, cons
     char note[1200];
     copy_file(keep, bin);
     assert_int_equal(prm_roadmap_cache_read(ctx, gpkg, dir, &c, &f, &same, note, sizeof note), TRV_OK);
-    assert_true(c && c->map && c->comp && note[0] == 0);
-    int n = back->nnodes, B = c->map->B, nb = c->map->nb, *root = malloc((size_t)n * sizeof *root);
+    assert_true(c && c->map && c->comp && note[0] == 0 && c->map->renumbered);
+    int n = back->nnodes, ne = back->nedges, nb = c->map->nb, *root = malloc((size_t)n * sizeof *root);
     for (int i = 0; i < n; i++)
         root[i] = i;
-    for (int e = 0; e < back->nedges; e++)
+    for (int e = 0; e < ne; e++)
         root[prm_uf_find(root, back->edges[e].a)] = prm_uf_find(root, back->edges[e].b);
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j += 7)
             assert_int_equal(c->comp[i] == c->comp[j], prm_uf_find(root, i) == prm_uf_find(root, j));
     free(root);
     int64_t *eb = malloc(((size_t)nb + 1) * sizeof *eb);
+    int *adj = malloc(2 * (size_t)ne * sizeof *adj), *start = malloc(((size_t)n + 1) * sizeof *start);
     memcpy(eb, c->map->eb, ((size_t)nb + 1) * sizeof *eb);
-    long at_edges = at_pieces + 16 + 16L * nb + 8, at_adj = at_edges + (long)back->nedges * (long)sizeof(prm_edge);
-    printf("  the roadmap in %d pieces of %d nodes\n", nb, B);
-    assert_true(nb >= 3);
+    memcpy(adj, c->adj, 2 * (size_t)ne * sizeof *adj);
+    memcpy(start, c->adj_start, ((size_t)n + 1) * sizeof *start);
+    const prm_roadmap_map *m = c->map;
+    int tiles = 0;
+    for (int b = 0; b < nb; b++) {
+        tiles += eb[b] < eb[b + 1];
+        for (int64_t e = eb[b]; e < eb[b + 1]; e++) {
+            const prm_edge *ed = &c->edges[e];
+            double cx = floor((c->x[ed->a] - m->x0) / m->side), cy = floor((c->y[ed->a] - m->y0) / m->side);
+            int tx = cx < 0 ? 0 : cx > m->ntx - 1 ? m->ntx - 1 : (int)cx;
+            int ty = cy < 0 ? 0 : cy > m->nty - 1 ? m->nty - 1 : (int)cy;
+            assert_int_equal(ty * m->ntx + tx, b);
+            if (e > eb[b])
+                assert_true(ed[-1].a < ed->a || (ed[-1].a == ed->a && ed[-1].b < ed->b));
+        }
+    }
+    long at_edges = at_pieces + 48 + 16L * nb + 8;
+    /* taken as its own (the zones change it): the GeoPackage's edges, numbering and adjacency again */
+    assert_int_equal(prm_roadmap_own(ctx, c), TRV_OK);
+    assert_true(c->map == NULL && c->comp == NULL && c->nedges == ne);
+    assert_memory_equal(c->edges, back->edges, (size_t)ne * sizeof *c->edges);
+    assert_memory_equal(c->adj_start, back->adj_start, ((size_t)n + 1) * sizeof *c->adj_start);
+    assert_memory_equal(c->adj, back->adj, 2 * (size_t)ne * sizeof *c->adj);
+    printf("  the roadmap's edges in %d tiles of %d x %d (%d with edges)\n", nb, m->ntx, m->nty, tiles);
+    assert_true(tiles >= 4);
     prm_terrain_facts_clear(&f);
     prm_roadmap_free(c);
     for (int d = 0; d < nb; d++) {
-        int a0 = back->adj_start[d * B], a1 = back->adj_start[(d + 1) * B < n ? (d + 1) * B : n];
-        if (eb[d] == eb[d + 1] && a0 == a1)
+        if (eb[d] == eb[d + 1])
             continue;
         copy_file(keep, bin);
-        flip_byte(bin, eb[d] < eb[d + 1] ? at_edges + (long)eb[d] * (long)sizeof(prm_edge) + 17 : at_adj + 4L * a0);
+        flip_byte(bin, at_edges + (long)eb[d] * (long)sizeof(prm_edge) + 17);
         assert_int_equal(prm_roadmap_cache_read(ctx, gpkg, dir, &c, &f, &same, note, sizeof note), TRV_OK);
         assert_true(c && note[0] == 0);
         long fails = 0, wrong = 0;
         for (int u = 0; u < n; u++) {
-            int want = u / B == d;
-            for (int j = back->adj_start[u]; j < back->adj_start[u + 1]; j++)
-                want |= piece_of_edge(eb, nb, back->adj[j]) == d;
+            int want = 0;
+            for (int j = start[u]; j < start[u + 1]; j++)
+                want |= piece_of_edge(eb, nb, adj[j]) == d;
             trv_status st = prm_roadmap_need(ctx, c, u);
             fails += st != TRV_OK;
             wrong += (st != TRV_OK) != want;
             char msg[1200];
-            snprintf(msg, sizeof msg, "the roadmap cache '%s' is damaged (the edges of its nodes", bin);
+            snprintf(msg, sizeof msg, "the roadmap cache '%s' is damaged (its edges", bin);
             if (st && (st != TRV_ERR_DATA || strncmp(trv_errmsg(ctx), msg, strlen(msg))))
                 fail_msg("piece %d, node %d: %s", d, u, trv_errmsg(ctx));
         }
-        if (d == 0)
-            printf("  piece 0 damaged: %ld of %d nodes fail (%s)\n", fails, n, trv_errmsg(ctx));
+        if (fails && d == piece_of_edge(eb, nb, 0))
+            printf("  piece %d damaged: %ld of %d nodes fail (%s)\n", d, fails, n, trv_errmsg(ctx));
         assert_true(fails > 0 && wrong == 0);
         assert_int_equal(prm_roadmap_need_all(ctx, c), TRV_ERR_DATA);
         prm_terrain_facts_clear(&f);
         prm_roadmap_free(c);
     }
     free(eb);
+    free(adj);
+    free(start);
     copy_file(keep, bin);
 }
 
@@ -666,10 +692,10 @@ static void test_roadmap_cache(void **state)
     assert_true(c->k == back->k && c->radius == back->radius && c->seed == back->seed);
     assert_memory_equal(c->x, back->x, (size_t)c->nnodes * sizeof *c->x);
     assert_memory_equal(c->y, back->y, (size_t)c->nnodes * sizeof *c->y);
-    for (int k = 0; k < c->nedges; k++)
-        assert_memory_equal(&c->edges[k], &back->edges[k], sizeof(prm_edge));
+    /* the edges renumbered by tile (roadmap_pieces.h): each node's adjacency the GeoPackage's, edge for edge */
     assert_memory_equal(c->adj_start, back->adj_start, ((size_t)c->nnodes + 1) * sizeof(int));
-    assert_memory_equal(c->adj, back->adj, 2 * (size_t)c->nedges * sizeof(int));
+    for (long j = 0; j < 2L * c->nedges; j++)
+        assert_memory_equal(&c->edges[c->adj[j]], &back->edges[back->adj[j]], sizeof(prm_edge));
     assert_true(geo_crs_same(c->wkt, back->wkt));
     assert_true(f.direction_aware && f.tmax == e.aniso->tmax && f.top_speed_kmh == e.top_speed_kmh &&
                 f.npairs == e.aniso->npairs && !memcmp(f.codes, e.aniso->codes, 2 * (size_t)f.npairs));
@@ -710,13 +736,13 @@ static void test_roadmap_cache(void **state)
      * labels, zeros to 8, their hash; B and nb, nb + 1 edge starts, nb hashes, the edges, the adjacency),
      * then the layers' header, {NX, NY, 8, 0} */
     long at_nodes = (at_runs + 16 + 3 * (long)f.nruns + 8 + 32 + (long)strlen(c->wkt) + 7) / 8 * 8;
-    long at_pieces = (at_nodes + 16L * c->nnodes + 4L * (c->nnodes + 1) + 4L * c->nnodes + 7) / 8 * 8 + 8;
+    long at_pieces =
+        (at_nodes + 16L * c->nnodes + 4L * (c->nnodes + 1) + 4L * c->nnodes + 8L * c->nedges + 7) / 8 * 8 + 8;
     int nb = c->map ? c->map->nb : -1;
-    assert_true(nb >= 1 && c->map->B * nb >= c->nnodes && c->map->B * (nb - 1) < c->nnodes);
-    long at_layers = at_pieces + 16 + 8L * (nb + 1) + 8L * nb + (long)c->nedges * (long)sizeof(prm_edge) +
-                     8L * c->nedges;
-    assert_true((const unsigned char *)c->edges == (const unsigned char *)c->map->base + at_pieces % 4096 +
-                                                       16 + 16L * nb + 8);
+    assert_true(nb >= 1 && nb == c->map->ntx * c->map->nty);
+    long at_layers = at_pieces + 48 + 8L * (nb + 1) + 8L * nb + (long)c->nedges * (long)sizeof(prm_edge);
+    assert_true((const unsigned char *)c->edges == (const unsigned char *)c->map->base + at_pieces % 4096 + 48 +
+                                                       16L * nb + 8);
     assert_true(c->map->hier_hash == prm_hier_hash(back)); /* an index is matched without reading every edge */
     uint32_t lh[4];
     fp = fopen(bin, "rb");
@@ -763,7 +789,7 @@ static void test_roadmap_cache(void **state)
                           "bs=1 seek=$(( %ld + 3 )) conv=notrunc 2>/dev/null",
          "is truncated or damaged"},
         {"damaged edge starts", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\377\\377' | dd of='%s/roadmap.bin' "
-                                "bs=1 seek=$(( %ld + 16 + 8 + 2 )) conv=notrunc 2>/dev/null",
+                                "bs=1 seek=$(( %ld + 48 + 8 + 2 )) conv=notrunc 2>/dev/null",
          "is truncated or damaged"},
         {"damaged layers' header", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\7' | dd of='%s/roadmap.bin' bs=1 "
                                    "seek=$(( %ld + 8 )) conv=notrunc 2>/dev/null",

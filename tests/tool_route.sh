@@ -524,19 +524,20 @@ nn, ne, _ = struct.unpack_from("<iii", d, o)
 lw = struct.unpack_from("<I", d, o + 28)[0]
 o += 32 + lw
 o += (8 - o % 8) % 8
-o += 16 * nn + 4 * (nn + 1) + 4 * nn  # x, y, adj_start, the components' labels
+o += 16 * nn + 4 * (nn + 1) + 4 * nn + 8 * ne  # x, y, adj_start, the components' labels, the adjacency
 o += (8 - o % 8) % 8
 o += 8  # their hash
-b, nb = struct.unpack_from("<ii", d, o)
-assert nb == (nn + b - 1) // b and 0 < ne, (nn, ne, b, nb)
-o += 16 + 8 * (nb + 1) + 8 * nb  # B, nb, the index's hash, the pieces' edge starts and hashes
+tx, ty = struct.unpack_from("<ii", d, o)
+nb = tx * ty
+assert 0 < nb and 0 < ne, (nn, ne, tx, ty)
+o += 16 + 24 + 8 + 8 * (nb + 1) + 8 * nb  # the tiles, their grid, the index's hash, the edge starts and hashes
 for e in range(ne):
     d[o + e * es + 8] ^= 1  # each edge's length, its lowest bit
 open(sys.argv[1], "wb").write(d)
-print(nn, ne, b, nb)
+print(nn, ne, tx, ty)
 EOF
 python3 "$tmp/edges.py" "$D/rm.bin" >"$tmp/check" 2>&1 && ok || bad "cannot damage the edges: $(cat "$tmp/check")"
-expect 1 "the roadmap cache '$D/rm.bin' is damaged (the edges of its nodes" -- "$BIN/trv-route" \
+expect 1 "the roadmap cache '$D/rm.bin' is damaged (its edges" -- "$BIN/trv-route" \
     --roadmap "$D/rm.gpkg" --terrain "$D" --from $FROM --to $TO --no-timing -q -o "$tmp/x.geojson"
 cp "$tmp/rm.bin.keep" "$D/rm.bin"
 # a tiled build's cache holds no layers: trv-route reads the terrain's tiles
@@ -570,7 +571,7 @@ expect 1 "the roadmap cache's dem seams beside tile" -- "$BIN/trv-route" --roadm
 # its edges damaged: the search on its index (time) finds them when it needs them
 cp "$tmp/tl.bin.keep" "$D/tl.bin" && [ -s "$D/tl.hier" ] && python3 "$tmp/edges.py" "$D/tl.bin" >"$tmp/check" 2>&1 && ok ||
     bad "cannot damage the tiled build's edges: $(cat "$tmp/check")"
-expect 1 "the roadmap cache '$D/tl.bin' is damaged (the edges of its nodes" -- "$BIN/trv-route" --roadmap "$D/tl.gpkg" \
+expect 1 "the roadmap cache '$D/tl.bin' is damaged (its edges" -- "$BIN/trv-route" --roadmap "$D/tl.gpkg" \
     --terrain "$D" --from $FROM --to $TO --strategy time --no-timing -q -o "$tmp/x.geojson"
 rm -f "$D"/tl.*
 

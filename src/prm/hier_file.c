@@ -16,6 +16,7 @@
 #include "prm/hier.h"
 #include "roadmap_pieces.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +161,8 @@ trv_status prm_hier_read(trv_ctx *ctx, const char *path, const prm_roadmap *r, p
     FILE *f = fopen(path, "rb");
     if (!f)
         return trv_error(ctx, TRV_ERR_IO, "cannot open %s", path);
+    setvbuf(f, NULL, _IOFBF, 1 << 16); /* no read-ahead into the matrices, which are mapped */
+    posix_fadvise(fileno(f), 0, 0, POSIX_FADV_RANDOM);
     prm_hier *h = calloc(1, sizeof *h);
     size_t nn = (size_t)r->nnodes;
     int ok = h && get_head(f, h, r);

@@ -326,6 +326,9 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
     double xy[4];
     if (!st && !isnan(o->risk) && !(st = prm_mission_ends(ctx, o, t.grid, xy)))
         st = prm_risk_zones(ctx, &t, o, xy, &z); /* risk.h: P(NOGO) above --risk as nogo zones, with --zones' */
+    if (!st && z)
+        st = prm_roadmap_own(ctx, r); /* the zones' masks and crossings on the roadmap's own arrays, numbered as
+                                         the GeoPackage's */
     if (!st && z) {
         t.zones = z;
         t.top_speed_kmh /= z->min_factor; /* the time heuristics stay admissible (zones.h) */

@@ -40,10 +40,9 @@ void prm_roadmap_free(prm_roadmap *r)
         return;
     free(r->x);
     free(r->y);
-    if (!r->map) { /* else they lie in the cache's mapping */
+    if (!r->map) /* else they lie in the cache's mapping */
         free(r->edges);
-        free(r->adj);
-    }
+    free(r->adj);
     prm_roadmap_map_free(r->map);
     free(r->adj_start);
     free(r->comp);

@@ -3,36 +3,21 @@
 #include "roadmap_pieces.h"
 #include "prm_priv.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-static int piece_end(const prm_roadmap *r, int B, int b)
+int prm_roadmap_tile_of(double x, double y, double x0, double y0, double side, int ntx, int nty)
 {
-    long e = ((long)b + 1) * B;
-    return e < r->nnodes ? (int)e : r->nnodes;
+    double c = floor((x - x0) / side), r = floor((y - y0) / side);
+    int tc = c < 0 ? 0 : c >= ntx ? ntx - 1 : (int)c, tr = r < 0 ? 0 : r >= nty ? nty - 1 : (int)r;
+    return tr * ntx + tc;
 }
 
-uint64_t prm_roadmap_piece_hash(const prm_roadmap *r, const int64_t *eb, int B, int b)
+uint64_t prm_roadmap_piece_hash(const prm_edge *edges, const int64_t *eb, int b)
 {
-    uint64_t h = prm_hash_bytes(PRM_FNV_SEED, r->edges + eb[b], (size_t)(eb[b + 1] - eb[b]) * sizeof *r->edges);
-    int a0 = r->adj_start[b * B], a1 = r->adj_start[piece_end(r, B, b)];
-    return prm_hash_bytes(h, r->adj + a0, (size_t)(a1 - a0) * sizeof *r->adj);
-}
-
-void prm_roadmap_piece_starts(const prm_roadmap *r, int B, int nb, int64_t *eb)
-{
-    int sorted = 1;
-    for (int e = 1; e < r->nedges && sorted; e++)
-        sorted = r->edges[e - 1].a <= r->edges[e].a;
-    long e = 0;
-    for (int b = 0; b < nb; b++) {
-        if (sorted)
-            while (e < r->nedges && r->edges[e].a < (long)b * B)
-                e++;
-        eb[b] = sorted ? e : (int64_t)r->nedges * b / nb;
-    }
-    eb[nb] = r->nedges;
+    return prm_hash_bytes(PRM_FNV_SEED, edges + eb[b], (size_t)(eb[b + 1] - eb[b]) * sizeof *edges);
 }
 
 int prm_roadmap_piece_of_edge(const prm_roadmap_map *m, int e)
@@ -48,16 +33,13 @@ int prm_roadmap_piece_of_edge(const prm_roadmap_map *m, int e)
     return lo;
 }
 
-/* Piece b against its hash, its edges' ends and its adjacency's edges. */
+/* Piece b against its hash and its edges' ends. */
 static int sound(const prm_roadmap *r, const prm_roadmap_map *m, int b)
 {
-    if (prm_roadmap_piece_hash(r, m->eb, m->B, b) != m->hash[b])
+    if (prm_roadmap_piece_hash(r->edges, m->eb, b) != m->hash[b])
         return 0;
     for (int64_t e = m->eb[b]; e < m->eb[b + 1]; e++)
         if (!(r->edges[e].a >= 0 && r->edges[e].a < r->edges[e].b && r->edges[e].b < r->nnodes))
-            return 0;
-    for (int j = r->adj_start[b * m->B]; j < r->adj_start[piece_end(r, m->B, b)]; j++)
-        if (r->adj[j] < 0 || r->adj[j] >= r->nedges)
             return 0;
     return 1;
 }
@@ -71,8 +53,9 @@ static trv_status need_piece(trv_ctx *ctx, const prm_roadmap *r, int b)
     }
     if (m->checked[b] == 2)
         return trv_error(ctx, TRV_ERR_DATA,
-                         "the roadmap cache '%s' is damaged (the edges of its nodes %d to %d): run trv-roadmap again",
-                         m->path, b * m->B, piece_end(r, m->B, b) - 1);
+                         "the roadmap cache '%s' is damaged (its edges %ld to %ld, tile %d of %d): run trv-roadmap "
+                         "again",
+                         m->path, (long)m->eb[b], (long)m->eb[b + 1] - 1, b, m->nb);
     return TRV_OK;
 }
 
@@ -80,7 +63,7 @@ trv_status prm_roadmap_need(trv_ctx *ctx, const prm_roadmap *r, int u)
 {
     if (!r->map)
         return TRV_OK;
-    trv_status st = need_piece(ctx, r, u / r->map->B);
+    trv_status st = TRV_OK;
     for (int j = r->adj_start[u]; !st && j < r->adj_start[u + 1]; j++)
         st = need_piece(ctx, r, prm_roadmap_piece_of_edge(r->map, r->adj[j]));
     return st;
@@ -94,6 +77,14 @@ trv_status prm_roadmap_need_all(trv_ctx *ctx, const prm_roadmap *r)
     return st;
 }
 
+static int cmp_ab(const void *p, const void *q)
+{
+    const prm_edge *e = p, *f = q;
+    if (e->a != f->a)
+        return e->a < f->a ? -1 : 1;
+    return (e->b > f->b) - (e->b < f->b);
+}
+
 trv_status prm_roadmap_own(trv_ctx *ctx, prm_roadmap *r)
 {
     trv_status st = prm_roadmap_need_all(ctx, r);
@@ -103,18 +94,21 @@ trv_status prm_roadmap_own(trv_ctx *ctx, prm_roadmap *r)
         return st;
     size_t ne = (size_t)r->nedges;
     prm_edge *e = malloc(ne * sizeof *e + 1);
-    int *adj = malloc(2 * ne * sizeof *adj + 1);
-    if (!e || !adj) {
-        free(e);
-        free(adj);
+    if (!e)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    }
     memcpy(e, r->edges, ne * sizeof *e);
-    memcpy(adj, r->adj, 2 * ne * sizeof *adj);
-    r->edges = e, r->adj = adj;
+    int back = r->map->renumbered;
+    r->edges = e;
     prm_roadmap_map_free(r->map);
     r->map = NULL;
-    return TRV_OK;
+    if (!back)
+        return TRV_OK;
+    /* the GeoPackage's numbering again (its edges were in order of (a, b)), and its adjacency */
+    qsort(r->edges, ne, sizeof *r->edges, cmp_ab);
+    free(r->adj_start);
+    free(r->adj);
+    r->adj_start = r->adj = NULL;
+    return prm_roadmap_adjacency(ctx, r);
 }
 
 void prm_roadmap_map_free(prm_roadmap_map *m)
