@@ -613,13 +613,13 @@ static void pieces_damaged(trv_ctx *ctx, const char *gpkg, const char *dir, cons
         }
     }
     long at_edges = at_pieces + 48 + 16L * nb + 8;
+    printf("  the roadmap's edges in %d tiles of %d x %d (%d with edges)\n", nb, m->ntx, m->nty, tiles);
     /* taken as its own (the zones change it): the GeoPackage's edges, numbering and adjacency again */
     assert_int_equal(prm_roadmap_own(ctx, c), TRV_OK);
     assert_true(c->map == NULL && c->comp == NULL && c->nedges == ne);
     assert_memory_equal(c->edges, back->edges, (size_t)ne * sizeof *c->edges);
     assert_memory_equal(c->adj_start, back->adj_start, ((size_t)n + 1) * sizeof *c->adj_start);
     assert_memory_equal(c->adj, back->adj, 2 * (size_t)ne * sizeof *c->adj);
-    printf("  the roadmap's edges in %d tiles of %d x %d (%d with edges)\n", nb, m->ntx, m->nty, tiles);
     assert_true(tiles >= 4);
     prm_terrain_facts_clear(&f);
     prm_roadmap_free(c);
