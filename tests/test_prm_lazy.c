@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 
 #include "prm/prm_priv.h"
+#include "prm/hier.h"
+#include "prm/roadmap_pieces.h"
 #include "run/run.h"
 
 enum { NX = PRM_RUN_NX, NY = PRM_RUN_NY }; /* 3 x 3 tiles of 256 */
@@ -540,6 +542,120 @@ static void test_seams_pieces(void **state)
     }
 }
 
+/* One byte of path at off changed. */
+static void flip_byte(const char *path, long off)
+{
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, off, SEEK_SET), 0);
+    int c = fgetc(f);
+    assert_true(c != EOF);
+    assert_int_equal(fseek(f, off, SEEK_SET), 0);
+    assert_int_equal(fputc(c ^ 0x41, f), c ^ 0x41);
+    fclose(f);
+}
+
+/* The piece of edge e from the table (eb's b with eb[b] <= e < eb[b+1]). */
+static int piece_of_edge(const int64_t *eb, int nb, int e)
+{
+    for (int b = 0; b < nb; b++)
+        if (eb[b] <= e && e < eb[b + 1])
+            return b;
+    return -1;
+}
+
+/* Version 6's roadmap by pieces (roadmap_pieces.h): the components'
+ * labels equal where a union-find over the GeoPackage's edges (back) joins
+ * the nodes; every edge of piece b has its first end in tile b of the
+ * table's grid (the tile worked out here from the layout's formula) and
+ * the edges of a piece keep the GeoPackage's order of (a, b); each piece
+ * damaged in turn (one byte of its first edge) in a copy of the cache
+ * (keep): read without a note, prm_roadmap_need(u) fails, naming the
+ * cache, for exactly the nodes one of whose edges lies in the damaged
+ * piece (found from the cache's adjacency and the table by a linear
+ * scan), and prm_roadmap_need_all fails. */
+static void pieces_damaged(trv_ctx *ctx, const char *gpkg, const char *dir, const char *bin, const char *keep,
+                           const prm_roadmap *back, long at_pieces)
+{
+    prm_roadmap *c = NULL;
+    prm_terrain_facts f;
+    int same;
+    char note[1200];
+    copy_file(keep, bin);
+    assert_int_equal(prm_roadmap_cache_read(ctx, gpkg, dir, &c, &f, &same, note, sizeof note), TRV_OK);
+    assert_true(c && c->map && c->comp && note[0] == 0 && c->map->renumbered);
+    int n = back->nnodes, ne = back->nedges, nb = c->map->nb, *root = malloc((size_t)n * sizeof *root);
+    for (int i = 0; i < n; i++)
+        root[i] = i;
+    for (int e = 0; e < ne; e++)
+        root[prm_uf_find(root, back->edges[e].a)] = prm_uf_find(root, back->edges[e].b);
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j += 7)
+            assert_int_equal(c->comp[i] == c->comp[j], prm_uf_find(root, i) == prm_uf_find(root, j));
+    free(root);
+    int64_t *eb = malloc(((size_t)nb + 1) * sizeof *eb);
+    int *adj = malloc(2 * (size_t)ne * sizeof *adj), *start = malloc(((size_t)n + 1) * sizeof *start);
+    memcpy(eb, c->map->eb, ((size_t)nb + 1) * sizeof *eb);
+    memcpy(adj, c->adj, 2 * (size_t)ne * sizeof *adj);
+    memcpy(start, c->adj_start, ((size_t)n + 1) * sizeof *start);
+    const prm_roadmap_map *m = c->map;
+    int tiles = 0;
+    for (int b = 0; b < nb; b++) {
+        tiles += eb[b] < eb[b + 1];
+        for (int64_t e = eb[b]; e < eb[b + 1]; e++) {
+            const prm_edge *ed = &c->edges[e];
+            double cx = floor((c->x[ed->a] - m->x0) / m->side), cy = floor((c->y[ed->a] - m->y0) / m->side);
+            int tx = cx < 0 ? 0 : cx > m->ntx - 1 ? m->ntx - 1 : (int)cx;
+            int ty = cy < 0 ? 0 : cy > m->nty - 1 ? m->nty - 1 : (int)cy;
+            assert_int_equal(ty * m->ntx + tx, b);
+            if (e > eb[b])
+                assert_true(ed[-1].a < ed->a || (ed[-1].a == ed->a && ed[-1].b < ed->b));
+        }
+    }
+    long at_edges = at_pieces + 48 + 16L * nb + 8;
+    printf("  the roadmap's edges in %d tiles of %d x %d (%d with edges)\n", nb, m->ntx, m->nty, tiles);
+    /* taken as its own (the zones change it): the GeoPackage's edges, numbering and adjacency again */
+    assert_int_equal(prm_roadmap_own(ctx, c), TRV_OK);
+    assert_true(c->map == NULL && c->comp == NULL && c->nedges == ne);
+    assert_memory_equal(c->edges, back->edges, (size_t)ne * sizeof *c->edges);
+    assert_memory_equal(c->adj_start, back->adj_start, ((size_t)n + 1) * sizeof *c->adj_start);
+    assert_memory_equal(c->adj, back->adj, 2 * (size_t)ne * sizeof *c->adj);
+    assert_true(tiles >= 4);
+    prm_terrain_facts_clear(&f);
+    prm_roadmap_free(c);
+    for (int d = 0; d < nb; d++) {
+        if (eb[d] == eb[d + 1])
+            continue;
+        copy_file(keep, bin);
+        flip_byte(bin, at_edges + (long)eb[d] * (long)sizeof(prm_edge) + 17);
+        assert_int_equal(prm_roadmap_cache_read(ctx, gpkg, dir, &c, &f, &same, note, sizeof note), TRV_OK);
+        assert_true(c && note[0] == 0);
+        long fails = 0, wrong = 0;
+        for (int u = 0; u < n; u++) {
+            int want = 0;
+            for (int j = start[u]; j < start[u + 1]; j++)
+                want |= piece_of_edge(eb, nb, adj[j]) == d;
+            trv_status st = prm_roadmap_need(ctx, c, u);
+            fails += st != TRV_OK;
+            wrong += (st != TRV_OK) != want;
+            char msg[1200];
+            snprintf(msg, sizeof msg, "the roadmap cache '%s' is damaged (its edges", bin);
+            if (st && (st != TRV_ERR_DATA || strncmp(trv_errmsg(ctx), msg, strlen(msg))))
+                fail_msg("piece %d, node %d: %s", d, u, trv_errmsg(ctx));
+        }
+        if (fails && d == piece_of_edge(eb, nb, 0))
+            printf("  piece %d damaged: %ld of %d nodes fail (%s)\n", d, fails, n, trv_errmsg(ctx));
+        assert_true(fails > 0 && wrong == 0);
+        assert_int_equal(prm_roadmap_need_all(ctx, c), TRV_ERR_DATA);
+        prm_terrain_facts_clear(&f);
+        prm_roadmap_free(c);
+    }
+    free(eb);
+    free(adj);
+    free(start);
+    copy_file(keep, bin);
+}
+
 static void test_roadmap_cache(void **state)
 {
     (void)state;
@@ -576,10 +692,10 @@ static void test_roadmap_cache(void **state)
     assert_true(c->k == back->k && c->radius == back->radius && c->seed == back->seed);
     assert_memory_equal(c->x, back->x, (size_t)c->nnodes * sizeof *c->x);
     assert_memory_equal(c->y, back->y, (size_t)c->nnodes * sizeof *c->y);
-    for (int k = 0; k < c->nedges; k++)
-        assert_memory_equal(&c->edges[k], &back->edges[k], sizeof(prm_edge));
+    /* the edges renumbered by tile (roadmap_pieces.h): each node's adjacency the GeoPackage's, edge for edge */
     assert_memory_equal(c->adj_start, back->adj_start, ((size_t)c->nnodes + 1) * sizeof(int));
-    assert_memory_equal(c->adj, back->adj, 2 * (size_t)c->nedges * sizeof(int));
+    for (long j = 0; j < 2L * c->nedges; j++)
+        assert_memory_equal(&c->edges[c->adj[j]], &back->edges[back->adj[j]], sizeof(prm_edge));
     assert_true(geo_crs_same(c->wkt, back->wkt));
     assert_true(f.direction_aware && f.tmax == e.aniso->tmax && f.top_speed_kmh == e.top_speed_kmh &&
                 f.npairs == e.aniso->npairs && !memcmp(f.codes, e.aniso->codes, 2 * (size_t)f.npairs));
@@ -616,9 +732,18 @@ static void test_roadmap_cache(void **state)
     assert_int_equal(fread(nr, sizeof nr, 1, fp), 1);
     fclose(fp);
     assert_true(nr[0] == (uint64_t)NX * NY && nr[1] == f.nruns && f.nruns > 100);
-    /* the roadmap after the runs, then the layers' header, {NX, NY, 8, 0} */
-    long at_layers = at_runs + 16 + 3 * (long)f.nruns + 8 + 32 + (long)strlen(c->wkt) + 16L * c->nnodes +
-                     (long)c->nedges * (long)sizeof(prm_edge) + 4L * (c->nnodes + 1) + 8L * c->nedges;
+    /* the roadmap after the runs (version 6: counts and CRS, zeros to 8, x, y, adj_start, the components'
+     * labels, zeros to 8, their hash; B and nb, nb + 1 edge starts, nb hashes, the edges, the adjacency),
+     * then the layers' header, {NX, NY, 8, 0} */
+    long at_nodes = (at_runs + 16 + 3 * (long)f.nruns + 8 + 32 + (long)strlen(c->wkt) + 7) / 8 * 8;
+    long at_pieces =
+        (at_nodes + 16L * c->nnodes + 4L * (c->nnodes + 1) + 4L * c->nnodes + 8L * c->nedges + 7) / 8 * 8 + 8;
+    int nb = c->map ? c->map->nb : -1;
+    assert_true(nb >= 1 && nb == c->map->ntx * c->map->nty);
+    long at_layers = at_pieces + 48 + 8L * (nb + 1) + 8L * nb + (long)c->nedges * (long)sizeof(prm_edge);
+    assert_true((const unsigned char *)c->edges == (const unsigned char *)c->map->base + at_pieces % 4096 + 48 +
+                                                       16L * nb + 8);
+    assert_true(c->map->hier_hash == prm_hier_hash(back)); /* an index is matched without reading every edge */
     uint32_t lh[4];
     fp = fopen(bin, "rb");
     assert_non_null(fp);
@@ -660,8 +785,11 @@ static void test_roadmap_cache(void **state)
         {"truncated", "truncate -s 100000 '%s/roadmap.bin'", "is truncated or damaged"},
         {"one byte short", "cp '%s/keep.bin' '%s/roadmap.bin' && truncate -s -1 '%s/roadmap.bin'", "is truncated"},
         {"one byte long", "cp '%s/keep.bin' '%s/roadmap.bin' && printf x >> '%s/roadmap.bin'", "is truncated or damaged"},
-        {"damaged index", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\377\\377\\377\\177' | dd of='%s/roadmap.bin' "
-                          "bs=1 seek=$(( %ld - 4 )) conv=notrunc 2>/dev/null",
+        {"damaged nodes", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\7' | dd of='%s/roadmap.bin' "
+                          "bs=1 seek=$(( %ld + 3 )) conv=notrunc 2>/dev/null",
+         "is truncated or damaged"},
+        {"damaged edge starts", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\377\\377' | dd of='%s/roadmap.bin' "
+                                "bs=1 seek=$(( %ld + 48 + 8 + 2 )) conv=notrunc 2>/dev/null",
          "is truncated or damaged"},
         {"damaged layers' header", "cp '%s/keep.bin' '%s/roadmap.bin' && printf '\\7' | dd of='%s/roadmap.bin' bs=1 "
                                    "seek=$(( %ld + 8 )) conv=notrunc 2>/dev/null",
@@ -690,8 +818,12 @@ static void test_roadmap_cache(void **state)
         char cmd[2000];
         if (strstr(bad[k].what, "runs"))
             snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, at_runs);
-        else if (strstr(bad[k].what, "index") || strstr(bad[k].what, "layers"))
+        else if (strstr(bad[k].what, "layers"))
             snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, at_layers);
+        else if (strstr(bad[k].what, "nodes"))
+            snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, at_nodes);
+        else if (strstr(bad[k].what, "edge starts"))
+            snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, at_pieces);
         else
             snprintf(cmd, sizeof cmd, bad[k].cmd, dir, dir, dir, dir);
         assert_int_equal(system(cmd), 0);
@@ -729,6 +861,7 @@ static void test_roadmap_cache(void **state)
         c = NULL;
     }
     free(ce);
+    pieces_damaged(ctx, gpkg, dir, bin, keep, back, at_pieces);
     /* the GeoPackage rewritten after the cache: stale */
     copy_file(keep, bin);
     assert_int_equal(prm_roadmap_write(ctx, r2, gpkg, NULL), TRV_OK);

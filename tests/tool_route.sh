@@ -485,7 +485,7 @@ import struct, sys
 d = bytearray(open(sys.argv[1], "rb").read())
 o = 8 + 16 + 16 + 11 * 16
 da, npairs = struct.unpack_from("<ii", d, o + 16)
-assert struct.unpack_from("<I", d, 8)[0] == 5 and da == 1, "not a version 5, direction-aware cache"
+assert struct.unpack_from("<I", d, 8)[0] == 6 and da == 1, "not a version 6, direction-aware cache"
 o += 24 + 2 * npairs + npairs * 4097 * 8 + npairs * 4096
 nx, ny = struct.unpack_from("<ii", d, o)
 o += 8
@@ -501,18 +501,58 @@ EOF
 expect 1 "the roadmap cache's class code runs are damaged" -- "$BIN/trv-route" --roadmap "$D/rm.gpkg" --terrain "$D" \
     --from $FROM --to $TO --strategy mmcr --no-timing -q -o "$tmp/x.geojson"
 cp "$tmp/rm.bin.keep" "$D/rm.bin"
+# the roadmap's edges are not read with the cache (version 6) but checked
+# piece by piece when the search first needs them: a byte of every edge
+# changed, exit 1 naming the cache, no route file
+cat >"$tmp/edges.py" <<'EOF'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+o = 8 + 16 + 16 + 11 * 16
+ver, es = struct.unpack_from("<I", d, 8)[0], struct.unpack_from("<I", d, 16)[0]
+da, npairs = struct.unpack_from("<ii", d, o + 16)
+assert ver == 6 and da == 1, "not a version 6, direction-aware cache"
+o += 24 + 2 * npairs + npairs * 4097 * 8 + npairs * 4096
+nx, ny = struct.unpack_from("<ii", d, o)
+o += 8
+o += (8 - o % 8) % 8
+tx, ty = (nx + 255) // 256, (ny + 255) // 256
+o += 8 * (2 * (ty - 1) * tx + 2 * (tx - 1) * ty) + 4 * (2 * (ty - 1) * nx + 2 * (tx - 1) * ny)  # the seams
+o += (8 - o % 8) % 8
+ncells, nruns = struct.unpack_from("<QQ", d, o)
+o += 24 + 3 * nruns  # the runs
+nn, ne, _ = struct.unpack_from("<iii", d, o)
+lw = struct.unpack_from("<I", d, o + 28)[0]
+o += 32 + lw
+o += (8 - o % 8) % 8
+o += 16 * nn + 4 * (nn + 1) + 4 * nn + 8 * ne  # x, y, adj_start, the components' labels, the adjacency
+o += (8 - o % 8) % 8
+o += 8  # their hash
+tx, ty = struct.unpack_from("<ii", d, o)
+nb = tx * ty
+assert 0 < nb and 0 < ne, (nn, ne, tx, ty)
+o += 16 + 24 + 8 + 8 * (nb + 1) + 8 * nb  # the tiles, their grid, the index's hash, the edge starts and hashes
+for e in range(ne):
+    d[o + e * es + 8] ^= 1  # each edge's length, its lowest bit
+open(sys.argv[1], "wb").write(d)
+print(nn, ne, tx, ty)
+EOF
+python3 "$tmp/edges.py" "$D/rm.bin" >"$tmp/check" 2>&1 && ok || bad "cannot damage the edges: $(cat "$tmp/check")"
+expect 1 "the roadmap cache '$D/rm.bin' is damaged (its edges" -- "$BIN/trv-route" \
+    --roadmap "$D/rm.gpkg" --terrain "$D" --from $FROM --to $TO --no-timing -q -o "$tmp/x.geojson"
+cp "$tmp/rm.bin.keep" "$D/rm.bin"
 # a tiled build's cache holds no layers: trv-route reads the terrain's tiles
 # and checks the dem seams beside each (roadmap_cache.c); every seam cell
 # changed in the cache: exit 1 naming the cache, no route file
 "$BIN/trv-roadmap" --terrain "$D" -q -o "$D/tl.gpkg" --seed 4 --tile 64 2>"$tmp/err" && ok || bad "tiled: $(cat "$tmp/err")"
 "$BIN/trv-route" --roadmap "$D/tl.gpkg" --terrain "$D" --from $FROM --to $TO --no-timing -q -o "$tmp/tl.geojson" \
     2>"$tmp/err" && [ -s "$tmp/tl.geojson" ] && ok || bad "route on the tiled roadmap: $(cat "$tmp/err")"
+cp "$D/tl.bin" "$tmp/tl.bin.keep"
 python3 - "$D/tl.bin" >"$tmp/check" 2>&1 <<'EOF' && ok || bad "cannot damage the seams: $(cat "$tmp/check")"
 import struct, sys
 d = bytearray(open(sys.argv[1], "rb").read())
 o = 8 + 16 + 16 + 11 * 16  # magic, head, the GeoPackage's and the terrain files' identities
 da, npairs = struct.unpack_from("<ii", d, o + 16)
-assert struct.unpack_from("<I", d, 8)[0] == 5 and da == 1, "not a version 5, direction-aware cache"
+assert struct.unpack_from("<I", d, 8)[0] == 6 and da == 1, "not a version 6, direction-aware cache"
 o += 24 + 2 * npairs + npairs * 4097 * 8 + npairs * 4096  # the facts to the pace table's end
 nx, ny = struct.unpack_from("<ii", d, o)
 o += 8
@@ -528,6 +568,11 @@ print(nx, ny, n)
 EOF
 expect 1 "the roadmap cache's dem seams beside tile" -- "$BIN/trv-route" --roadmap "$D/tl.gpkg" --terrain "$D" \
     --from $FROM --to $TO --no-timing -q -o "$tmp/x.geojson"
+# its edges damaged: the search on its index (time) finds them when it needs them
+cp "$tmp/tl.bin.keep" "$D/tl.bin" && [ -s "$D/tl.hier" ] && python3 "$tmp/edges.py" "$D/tl.bin" >"$tmp/check" 2>&1 && ok ||
+    bad "cannot damage the tiled build's edges: $(cat "$tmp/check")"
+expect 1 "the roadmap cache '$D/tl.bin' is damaged (its edges" -- "$BIN/trv-route" --roadmap "$D/tl.gpkg" \
+    --terrain "$D" --from $FROM --to $TO --strategy time --no-timing -q -o "$tmp/x.geojson"
 rm -f "$D"/tl.*
 
 # ---- errors: exit 1 (or 2 for usage), no output ----

@@ -117,6 +117,9 @@ trv_status prm_alt_roadmap(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap
     }
     memset(a, 0, sizeof *a);
     memset(paths, 0, PRM_ALT_MAX * sizeof *paths);
+    trv_status need = prm_roadmap_need_all(ctx, r); /* its graph is the whole roadmap */
+    if (need)
+        return need;
     prm_link *ls = NULL, *lg = NULL;
     ends e = {NULL, NULL, 0, 0, {0}, NULL};
     prm_digraph g = {0};

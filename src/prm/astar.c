@@ -1,6 +1,6 @@
-#define _GNU_SOURCE /* qsort_r */
 /* The improved A* on the roadmap (docs/method.md §4.5-4.7, §4.10) and route statistics. */
 #include "prm_priv.h"
+#include "nearest.h"
 #include "hier.h"
 #include "zones.h"
 
@@ -53,15 +53,6 @@ static void free_links(link *l, int n)
     free(l);
 }
 
-static int cmp_near(const void *a, const void *b, void *ctx)
-{
-    const double *d = ctx;
-    int i = *(const int *)a, j = *(const int *)b;
-    if (d[i] != d[j])
-        return d[i] < d[j] ? -1 : 1;
-    return (i > j) - (i < j);
-}
-
 /* The pieces of a polyline measured one by one and summed (the objectives
  * are sums over the cells crossed; slope_max the largest). */
 static void measure_polyline(const prm_terrain *t, const double *x, const double *y, int n, prm_piece *sum)
@@ -105,23 +96,22 @@ static trv_status connect_end(trv_ctx *ctx, const prm_terrain *t, const prm_road
 {
     *out = NULL;
     *nout = 0;
-    double *d = malloc((size_t)r->nnodes * sizeof *d);
-    int *order = malloc((size_t)r->nnodes * sizeof *order);
+    prm_near_grid ng;
+    int *order = malloc(((size_t)4 * k + 1) * sizeof *order), m = -1;
     link *l = calloc((size_t)(4 * k + 1), sizeof *l);
-    if (!d || !order || !l) {
-        free(d);
+    /* the 4 k nearest in order of (distance, id): as sorting every node (nearest.h) */
+    if (order && l && !prm_near_grid_build(ctx, r->x, r->y, r->nnodes, &ng)) {
+        m = prm_near_k(&ng, r->x, r->y, x, y, 4 * k, order);
+        prm_near_grid_clear(&ng);
+    }
+    if (m < 0) {
         free(order);
         free(l);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
-    for (int i = 0; i < r->nnodes; i++) {
-        d[i] = hypot(r->x[i] - x, r->y[i] - y);
-        order[i] = i;
-    }
-    qsort_r(order, (size_t)r->nnodes, sizeof *order, cmp_near, d);
     int n = 0;
     /* the k nearest, then up to 4 k if none of those is visible */
-    for (int q = 0; q < r->nnodes && q < 4 * k; q++) {
+    for (int q = 0; q < m; q++) {
         if (q >= k && n > 0)
             break;
         prm_piece p;
@@ -129,7 +119,6 @@ static trv_status connect_end(trv_ctx *ctx, const prm_terrain *t, const prm_road
         if (!p.blocked)
             l[n++] = (link){order[q], p, NULL, NULL, 0};
     }
-    free(d);
     free(order);
     trv_status st = TRV_OK;
     if (n == 0 && !(st = raster_link(ctx, t, r, which, x, y, k, &l[0])))
@@ -359,6 +348,8 @@ static trv_status search(trv_ctx *ctx, const graph *gr, astar *A, double sx, dou
         (*expanded)++;
         if (u == G)
             break;
+        if (u != S && (st = prm_roadmap_need(ctx, r, u))) /* its piece of a cache's roadmap, checked */
+            break;
         int nn = degree(gr, u);
         for (int q = 0; q < nn; q++) {
             int v;
@@ -438,7 +429,12 @@ static trv_status check_joined(trv_ctx *ctx, const prm_roadmap *r, const int *kn
                                const link *ls, int ns, const link *lg, int ng, double sx, double sy, double gx,
                                double gy)
 {
-    int *root = known ? NULL : components_of(r, off); /* known: the index's, without zones */
+    if (!known && !off)
+        known = r->comp; /* the cache's labels */
+    trv_status st = known ? TRV_OK : prm_roadmap_need_all(ctx, r);
+    if (st)
+        return st;
+    int *root = known ? NULL : components_of(r, off); /* known: the index's or the cache's, without zones */
     if (!known && !root)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     int joined = ends_joined(known ? known : root, ls, ns, lg, ng);
@@ -564,7 +560,7 @@ trv_status prm_route_hier(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap 
     free(A.codes); /* (at 1 m half a GB) given back before the shortcut reads its tiles */
     A.codes = NULL;
     if (hs && !hier) /* the flat search's reads: the components' pass, every closed node's edges */
-        flat_reads(r, closed, gr.direct.blocked, hs);
+        flat_reads(r, closed, gr.direct.blocked && !(r->comp && !gr.ze), hs); /* the cache's labels: no pass */
     if (!closed[gr.G]) {
         st = trv_error(ctx, TRV_ERR_DATA,
                        "the goal (%.1f, %.1f) is not reachable from the start (%.1f, %.1f) on the roadmap (%ld nodes "

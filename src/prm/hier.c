@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 
 void prm_hier_free(prm_hier *h)
@@ -19,8 +20,10 @@ void prm_hier_free(prm_hier *h)
     free(h->border);
     free(h->border_pos);
     free(h->mat_start);
-    for (int s = 0; s < PRM_HIER_NSTRAT; s++)
+    for (int s = 0; !h->mat_map && s < PRM_HIER_NSTRAT; s++)
         free(h->mat[s]);
+    if (h->mat_map)
+        munmap(h->mat_map, h->mat_map_len);
     free(h);
 }
 
@@ -198,6 +201,9 @@ trv_status prm_hier_build(trv_ctx *ctx, const prm_roadmap *r, const geo_grid *g,
     *out = NULL;
     if (tile < 1)
         return trv_error(ctx, TRV_ERR_USAGE, "the hierarchical index's tile must be at least 1 cell (got %d)", tile);
+    trv_status need = prm_roadmap_need_all(ctx, r); /* every edge */
+    if (need)
+        return need;
     prm_hier *h = calloc(1, sizeof *h);
     if (!h)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");

@@ -40,6 +40,8 @@ typedef struct prm_hier {
     int *border_pos;           /* per node: its index among its tile's border nodes, -1 if none */
     long *mat_start;           /* per tile: offset of its nb x nb block (ntiles + 1) */
     double *mat[PRM_HIER_NSTRAT]; /* row from, column to; INFINITY unreachable */
+    void *mat_map;             /* read from a file: the matrices' mapping (mat points into it), else NULL */
+    size_t mat_map_len;
 } prm_hier;
 
 /* What one query read (prm_route_hier). */

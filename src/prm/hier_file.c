@@ -6,18 +6,26 @@
  *   tile, ntx, nty, nnodes, nedges (int32); x0, y0, tw, th (double);
  *   the roadmap's prm_hier_hash (uint64)
  *   node_tile, comp, border_pos (nnodes int32 each); border_start
- *   (ntiles + 1 int32), border (its last start int32); mat_start (ntiles + 1 int64); the four matrices (mdr's
- *   ... in prm_strategy order, mat_start[ntiles] doubles each)
+ *   (ntiles + 1 int32), border (its last start int32); mat_start (ntiles + 1 int64); version 2: zeros to a
+ *   multiple of 8 bytes; the four matrices (mdr's ... in prm_strategy order, mat_start[ntiles] doubles each)
  * A file must be exactly as long as its counts say and its indices in
- * range, else it is damaged. */
+ * range, else it is damaged (one of version 1 is refused the same way:
+ * a note, the flat search). The matrices are mapped, not read: a query
+ * reads the rows of the border nodes it closes (hier_search.c), a few
+ * pages of them. */
 #include "prm/hier.h"
+#include "roadmap_pieces.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char MAGIC[8] = "TRVHIER";
-enum { VERSION = 1, BOM = 0x01020304 };
+enum { VERSION = 2, BOM = 0x01020304 };
 
 char *prm_hier_path(const char *gpkg)
 {
@@ -49,6 +57,9 @@ trv_status prm_hier_write(trv_ctx *ctx, const prm_hier *h, const char *path)
              put(f, h->comp, sizeof(int), nn) && put(f, h->border_pos, sizeof(int), nn) &&
              put(f, h->border_start, sizeof(int), nt + 1) && put(f, h->border, sizeof(int), nb) &&
              put(f, h->mat_start, sizeof(long), nt + 1);
+    static const char zeros[8];
+    long at = ok ? ftell(f) : -1;
+    ok = ok && at >= 0 && put(f, zeros, 1, (size_t)(8 - at % 8) % 8);
     for (int s = 0; ok && s < PRM_HIER_NSTRAT; s++)
         ok = put(f, h->mat[s], sizeof(double), nm);
     if (fclose(f) != 0 || !ok)
@@ -100,6 +111,30 @@ static int valid(const prm_hier *h)
     return 1;
 }
 
+/* The matrices, from the next multiple of 8 bytes to the file's end
+ * exactly, mapped into h (a query reads a few rows: no read-ahead): 1, or
+ * 0 when the file is not that long or they cannot be mapped. */
+static int map_matrices(FILE *f, prm_hier *h, size_t nm)
+{
+    struct stat sb;
+    long at = ftell(f), pg = sysconf(_SC_PAGESIZE);
+    if (at < 0 || fstat(fileno(f), &sb) != 0)
+        return 0;
+    uint64_t from = (uint64_t)at + (uint64_t)(8 - at % 8) % 8, n = (uint64_t)PRM_HIER_NSTRAT * nm * sizeof(double);
+    if ((uint64_t)sb.st_size != from + n)
+        return 0;
+    uint64_t base = from - from % (uint64_t)(pg > 0 ? pg : 4096);
+    size_t len = (size_t)(from - base + n);
+    void *p = mmap(NULL, len ? len : 1, PROT_READ, MAP_PRIVATE, fileno(f), (off_t)base);
+    if (p == MAP_FAILED)
+        return 0;
+    madvise(p, len ? len : 1, MADV_RANDOM);
+    h->mat_map = p, h->mat_map_len = len ? len : 1;
+    for (int s = 0; s < PRM_HIER_NSTRAT; s++)
+        h->mat[s] = (double *)(void *)((unsigned char *)p + (from - base) + (size_t)s * nm * sizeof(double));
+    return 1;
+}
+
 /* The header; 0 when it is not an index of r. */
 static int get_head(FILE *f, prm_hier *h, const prm_roadmap *r)
 {
@@ -115,7 +150,9 @@ static int get_head(FILE *f, prm_hier *h, const prm_roadmap *r)
     if (h->tile < 1 || h->ntx < 1 || h->nty < 1 || (long)h->ntx * h->nty > 1L << 30)
         return 0;
     h->ntiles = h->ntx * h->nty;
-    return h->nnodes == r->nnodes && h->nedges == r->nedges && h->hash == prm_hier_hash(r);
+    /* a cache's roadmap: the hash its writer took (its pieces are checked when the search needs them) */
+    uint64_t want = r->map ? r->map->hier_hash : prm_hier_hash(r);
+    return h->nnodes == r->nnodes && h->nedges == r->nedges && h->hash == want;
 }
 
 trv_status prm_hier_read(trv_ctx *ctx, const char *path, const prm_roadmap *r, prm_hier **out)
@@ -124,6 +161,8 @@ trv_status prm_hier_read(trv_ctx *ctx, const char *path, const prm_roadmap *r, p
     FILE *f = fopen(path, "rb");
     if (!f)
         return trv_error(ctx, TRV_ERR_IO, "cannot open %s", path);
+    setvbuf(f, NULL, _IOFBF, 1 << 16); /* no read-ahead into the matrices, which are mapped */
+    posix_fadvise(fileno(f), 0, 0, POSIX_FADV_RANDOM);
     prm_hier *h = calloc(1, sizeof *h);
     size_t nn = (size_t)r->nnodes;
     int ok = h && get_head(f, h, r);
@@ -134,9 +173,7 @@ trv_status prm_hier_read(trv_ctx *ctx, const char *path, const prm_roadmap *r, p
          get(f, (void **)&h->border, sizeof(int), (size_t)h->border_start[nt]) &&
          csr_ok(h->border_start, h->ntiles, r->nnodes, h->border, r->nnodes) &&
          get(f, (void **)&h->mat_start, sizeof(long), nt + 1) && valid(h);
-    for (int s = 0; ok && s < PRM_HIER_NSTRAT; s++)
-        ok = get(f, (void **)&h->mat[s], sizeof(double), (size_t)h->mat_start[nt]);
-    ok = ok && fgetc(f) == EOF;
+    ok = ok && map_matrices(f, h, (size_t)h->mat_start[nt]);
     fclose(f);
     if (!ok) {
         int nomem = !h;

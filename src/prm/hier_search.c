@@ -16,7 +16,16 @@ typedef struct query {
     const char *full;      /* per tile: 1 for the tiles the ends link into */
     prm_hier_stats *hs;
     const double *goal;    /* x, y, the heuristic's weight per map unit */
+    trv_ctx *ctx;
+    trv_status *need;      /* a damaged piece of a cache's roadmap (prm_roadmap_need): its status */
 } query;
+
+/* Node u's edges, checked when a cache's roadmap is mapped: 0, or -1 with
+ * *q->need set. */
+static int need(const query *q, int u)
+{
+    return (*q->need = prm_roadmap_need(q->ctx, q->r, u)) ? -1 : 0;
+}
 
 /* The A* key's estimate: the straight line to the goal times the least
  * weight per map unit (consistent for edges and matrix hops alike: a
@@ -53,6 +62,8 @@ static int expand(const query *q, trv_heap *hp, double *g, int *parent, char *ho
     const prm_hier *h = q->h;
     const prm_roadmap *r = q->r;
     int T = h->node_tile[u], full = q->full[T];
+    if (need(q, u))
+        return -1;
     for (int j = r->adj_start[u]; j < r->adj_start[u + 1]; j++) {
         const prm_edge *e = &r->edges[r->adj[j]];
         int v = e->a == u ? e->b : e->a;
@@ -91,6 +102,10 @@ static int refine(const query *q, int T, int a, int b, int *stamp, int cur, doub
             continue;
         if (u == b)
             break;
+        if (need(q, u)) {
+            trv_heap_free(&hp);
+            return -1;
+        }
         for (int j = r->adj_start[u]; j < r->adj_start[u + 1]; j++) {
             const prm_edge *e = &r->edges[r->adj[j]];
             int v = e->a == u ? e->b : e->a;
@@ -165,6 +180,8 @@ static trv_status unfold(trv_ctx *ctx, const query *q, int S, int G, int *parent
     free(dist);
     free(seen);
     free(rev);
+    if (st && *q->need)
+        return *q->need; /* prm_roadmap_need said which piece */
     return st ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory (or an index that does not match the roadmap)")
               : TRV_OK;
 }
@@ -182,7 +199,8 @@ trv_status prm_hier_search(trv_ctx *ctx, const prm_hier *h, const prm_roadmap *r
     const int S = r->nnodes, G = r->nnodes + 1;
     char *full = calloc((size_t)h->ntiles + 1, 1), *hop = calloc((size_t)r->nnodes + 2, 1);
     trv_heap hp = {0};
-    query q = {h, r, s, w, full, hs, goal};
+    trv_status need_st = TRV_OK;
+    query q = {h, r, s, w, full, hs, goal, ctx, &need_st};
     int bad = !full || !hop;
     for (int k = 0; !bad && k < ns; k++)
         full[h->node_tile[snode[k]]] = 1;
@@ -212,7 +230,7 @@ trv_status prm_hier_search(trv_ctx *ctx, const prm_hier *h, const prm_roadmap *r
               (!isnan(to_goal[u]) && relax(&q, &hp, g, parent, hop, closed, u, G, to_goal[u], 0));
     }
     trv_heap_free(&hp);
-    trv_status st = bad ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory") : TRV_OK;
+    trv_status st = bad ? need_st ? need_st : trv_error(ctx, TRV_ERR_NOMEM, "out of memory") : TRV_OK;
     if (!st && closed[G])
         st = unfold(ctx, &q, S, G, parent, hop);
     free(full);

@@ -331,6 +331,9 @@ trv_status prm_mission_run(trv_ctx *ctx, const prm_mission_opts *o, trv_outset *
         st = prm_risk_zones(ctx, &t, o, xy, &z); /* risk.h: P(NOGO) above --risk as nogo zones, with --zones' */
     if (!st && z) /* the burn, tiled: at most PRM_ZONE_TILES tiles held, whatever the grid (zones.h) */
         st = prm_zones_tiles(ctx, z, t.grid, PRM_ZONE_TILES);
+    if (!st && z)
+        st = prm_roadmap_own(ctx, r); /* the zones' masks and crossings on the roadmap's own arrays, numbered as
+                                         the GeoPackage's */
     if (!st && z) {
         t.zones = z;
         t.top_speed_kmh /= z->min_factor; /* the time heuristics stay admissible (zones.h) */

@@ -379,7 +379,26 @@ typedef struct prm_roadmap {
     uint64_t seed;
     int k;                  /* k-nearest (0 when radius was used) */
     double radius;          /* m (0 when k was used) */
+    int *comp;              /* per node: a label of its component over every edge (the cache's), NULL: unknown */
+    struct prm_roadmap_map *map; /* NULL: the arrays are the roadmap's own; else edges point into the cache's
+                               mapping, renumbered by tile and checked tile by tile when first needed
+                               (roadmap_pieces.h) */
 } prm_roadmap;
+
+/* A roadmap read from its cache (prm_roadmap_cache_read) has its edges
+ * mapped, not read, in order of the square tile of their first end (each
+ * node's adjacency, read whole, lists them in the GeoPackage's order): a
+ * tile's edges are checked (its hash, their ends) when a search first
+ * needs one of them. These say TRV_ERR_DATA naming the cache when a tile
+ * is damaged, TRV_OK at once for a roadmap that is not mapped.
+ * prm_roadmap_need: the tiles of node u's edges;
+ * prm_roadmap_need_all: every tile (a reader of the whole roadmap);
+ * prm_roadmap_own: every tile, then the edges copied into the roadmap's
+ * own in the GeoPackage's numbering, its adjacency rebuilt (a caller that
+ * changes the roadmap or numbers its edges: the zones). */
+trv_status prm_roadmap_need(trv_ctx *ctx, const prm_roadmap *r, int u);
+trv_status prm_roadmap_need_all(trv_ctx *ctx, const prm_roadmap *r);
+trv_status prm_roadmap_own(trv_ctx *ctx, prm_roadmap *r);
 
 #define PRM_DETOUR_DEFAULT 1.5
 typedef struct prm_build_opts {

@@ -4,6 +4,7 @@
  * the raster bridging (bridge.c; tile by tile, tiled_bridge.c, with --tile
  * or above PRM_TILED_CELLS cells) that joins every GO region's components. */
 #include "tiled.h"
+#include "roadmap_pieces.h"
 
 #include "core/bucket.h"
 
@@ -39,9 +40,12 @@ void prm_roadmap_free(prm_roadmap *r)
         return;
     free(r->x);
     free(r->y);
-    free(r->edges);
-    free(r->adj_start);
+    if (!r->map) /* else they lie in the cache's mapping */
+        free(r->edges);
     free(r->adj);
+    prm_roadmap_map_free(r->map);
+    free(r->adj_start);
+    free(r->comp);
     free(r->wkt);
     free(r);
 }

@@ -19,28 +19,44 @@
  *               runs (ncells, nruns, their hash, the lengths, the codes;
  *               version 5: not read but
  *               mapped, checked when first expanded, prm_lazy_codes)
- *   roadmap     nnodes, nedges, k, radius, seed, the CRS, x, y, edges
- *               (prm_edge), adj_start, adj
+ *   roadmap     nnodes, nedges, k, radius, seed, the CRS, zeros to 8;
+ *               read whole: x, y, adj_start, per node a label of its
+ *               component over every edge (the flat search's components
+ *               pass, done once here), adj (the edges renumbered as
+ *               below, in their order), zeros to 8, their hash; then,
+ *               version 6, not read but mapped: the pieces' table (tiles
+ *               across and down, renumbered, 0, the tiles' corner and
+ *               side, the roadmap's prm_hier_hash, nb + 1 edge starts, nb
+ *               hashes) and the edges (prm_edge) in order of the tile of
+ *               their first end: a tile's piece (roadmap_pieces.h) checked
+ *               when a search first needs one of its edges
+ *               (prm_roadmap_need)
  *   layers      the terrain's arrays as prm_terrain_load has them in memory
  *               (cache_layers.c, prm_priv.h), mapped when read; none (their
  *               header's count 0) above PRM_TILED_CELLS cells (tiled.h: 28
  *               bytes a cell, 28 GB at 10^9 cells), the reader then reading
  *               the GeoTIFFs' tiles as a lazy terrain does
- * A cache must be exactly as long as its counts say, and its edges and
- * adjacency must index nodes and edges that exist (else it is damaged);
- * one of an older version (4: the seams and the runs read whole)
+ * A cache must be exactly as long as its counts say, its nodes' hash
+ * and its pieces' edge starts right (else it is damaged); one of an older
+ * version (4: the seams and the runs read whole; 5: the roadmap read and
+ * checked whole)
  * or another build is not used, as a stale one (a note, the GeoPackage
  * and the whole terrain read instead; trv-roadmap writes a new one). A
  * damaged seam piece is found when a tile reads it, damaged runs when
  * the codes are expanded: the query fails with a message naming the cache
- * (prm_terrain_status).
+ * (prm_terrain_status); a damaged roadmap piece when the search first
+ * needs it (an edge's ends or an adjacency entry out of range, or its
+ * hash: the query fails naming the cache).
  * A file's identity is its size and a hash of its first and last 64 KiB
  * (a GeoPackage's first page holds SQLite's change counter; a GeoTIFF's
  * head and tail its tile offsets and sizes). */
 #include "tiled.h"
+#include "hier.h"
+#include "roadmap_pieces.h"
 #include "run/run.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -48,7 +64,7 @@
 #include <unistd.h>
 
 static const char MAGIC[8] = "TRVRMAP";
-enum { VERSION = 5, BOM = 0x01020304, ENDS = 65536 };
+enum { VERSION = 6, BOM = 0x01020304, ENDS = 65536 };
 
 typedef struct ident {
     uint64_t size, hash;
@@ -163,6 +179,124 @@ static void as_read(const prm_edge *e, prm_edge *o)
     o->p.elev_int = p->elev_int / d * p->d;
 }
 
+static void pad8(sink *o)
+{
+    static const unsigned char zeros[8];
+    size_t k = (8 - o->n % 8) % 8;
+    put(o, zeros, k);
+}
+
+/* Per node: its component's root over every edge (union-find). */
+static int *components(const prm_roadmap *r)
+{
+    int *root = malloc(((size_t)r->nnodes + 1) * sizeof *root);
+    if (!root)
+        return NULL;
+    for (int i = 0; i < r->nnodes; i++)
+        root[i] = i;
+    for (int e = 0; e < r->nedges; e++)
+        root[prm_uf_find(root, r->edges[e].a)] = prm_uf_find(root, r->edges[e].b);
+    for (int i = 0; i < r->nnodes; i++)
+        root[i] = prm_uf_find(root, i);
+    return root;
+}
+
+/* The tiles (roadmap_pieces.h): square, about a page (4 KiB) of edges
+ * each, at most 4096 a side; one tile when the edges are not in order of
+ * (a, b) (they are then not renumbered). */
+static void tiles_of(const prm_roadmap *r, int sorted, prm_roadmap_map *m)
+{
+    double x0 = r->nnodes ? r->x[0] : 0, x1 = x0, y0 = r->nnodes ? r->y[0] : 0, y1 = y0;
+    for (int i = 1; i < r->nnodes; i++) {
+        x0 = r->x[i] < x0 ? r->x[i] : x0, x1 = r->x[i] > x1 ? r->x[i] : x1;
+        y0 = r->y[i] < y0 ? r->y[i] : y0, y1 = r->y[i] > y1 ? r->y[i] : y1;
+    }
+    double w = x1 - x0, h = y1 - y0, per_node = r->nnodes ? (double)r->nedges * sizeof(prm_edge) / r->nnodes : 1;
+    double nodes = 4096 / (per_node > 1 ? per_node : 1), side = sqrt(w * h * nodes / (r->nnodes ? r->nnodes : 1));
+    if (!(side > 0))
+        side = (w > h ? w : h) > 0 ? (w > h ? w : h) : 1;
+    while (w / side >= 4096 || h / side >= 4096)
+        side *= 2;
+    m->x0 = x0, m->y0 = y0, m->side = side, m->renumbered = sorted;
+    m->ntx = sorted ? (int)floor(w / side) + 1 : 1, m->nty = sorted ? (int)floor(h / side) + 1 : 1;
+    m->nb = m->ntx * m->nty;
+}
+
+/* The new number of each edge (tile order, the old order within a tile:
+ * a counting sort) and the tiles' starts eb; 0, or -1 out of memory. */
+static int tile_order(const prm_roadmap *r, const prm_roadmap_map *m, int *renum, int64_t *eb)
+{
+    int *tile = malloc(((size_t)r->nnodes + 1) * sizeof *tile);
+    if (!tile)
+        return -1;
+    for (int i = 0; i < r->nnodes; i++)
+        tile[i] = m->nb == 1 ? 0 : prm_roadmap_tile_of(r->x[i], r->y[i], m->x0, m->y0, m->side, m->ntx, m->nty);
+    memset(eb, 0, ((size_t)m->nb + 1) * sizeof *eb);
+    for (int e = 0; e < r->nedges; e++)
+        eb[tile[r->edges[e].a] + 1]++;
+    for (int b = 0; b < m->nb; b++)
+        eb[b + 1] += eb[b];
+    int64_t *fill = malloc(((size_t)m->nb + 1) * sizeof *fill);
+    if (!fill) {
+        free(tile);
+        return -1;
+    }
+    memcpy(fill, eb, ((size_t)m->nb + 1) * sizeof *fill);
+    for (int e = 0; e < r->nedges; e++)
+        renum[e] = (int)fill[tile[r->edges[e].a]]++;
+    free(fill);
+    free(tile);
+    return 0;
+}
+
+/* 1 when r's edges are in strictly increasing order of (a, b) (as built). */
+static int edges_sorted(const prm_roadmap *r)
+{
+    for (int e = 1; e < r->nedges; e++)
+        if (r->edges[e - 1].a > r->edges[e].a ||
+            (r->edges[e - 1].a == r->edges[e].a && r->edges[e - 1].b >= r->edges[e].b))
+            return 0;
+    return 1;
+}
+
+/* The pieces' table and the edges (as_read's, in e, put in tile order):
+ * ntx, nty, renumbered, 0 (int32), x0, y0, side, the roadmap's
+ * prm_hier_hash, the edge starts, the hashes (roadmap_pieces.h). */
+static void put_pieces(sink *o, const prm_roadmap *r, const prm_edge *e, const int *renum, const prm_roadmap_map *m,
+                       const int64_t *eb)
+{
+    prm_roadmap v = *r;
+    v.edges = (prm_edge *)e;
+    size_t ne = (size_t)r->nedges;
+    prm_edge *te = malloc(ne * sizeof *te + 1);
+    uint64_t *h = malloc(((size_t)m->nb + 1) * sizeof *h);
+    if (!te || !h) {
+        free(te);
+        free(h);
+        o->bad = 1;
+        return;
+    }
+    for (size_t q = 0; q < ne; q++)
+        te[renum[q]] = e[q];
+    for (int b = 0; b < m->nb; b++)
+        h[b] = prm_roadmap_piece_hash(te, eb, b);
+    uint64_t hh = prm_hier_hash(&v); /* so that an index is matched without reading every edge */
+    int32_t head[4] = {m->ntx, m->nty, m->renumbered, 0};
+    double grid[3] = {m->x0, m->y0, m->side};
+    put(o, head, sizeof head);
+    put(o, grid, sizeof grid);
+    put(o, &hh, sizeof hh);
+    put(o, eb, ((size_t)m->nb + 1) * sizeof *eb);
+    put(o, h, (size_t)m->nb * sizeof *h);
+    put(o, te, ne * sizeof *te);
+    free(te);
+    free(h);
+}
+
+/* Version 6: the counts, the CRS, zeros to 8; the nodes (x, y, adj_start,
+ * their components' labels) and the adjacency (its edges renumbered, in
+ * their order), zeros to 8, their hash, read whole; the pieces' table and
+ * the edges, mapped (roadmap_pieces.h). */
 static void put_roadmap(sink *o, const prm_roadmap *r)
 {
     /* as prm_roadmap_read: no seed, k or radius (the GeoPackage keeps them as metadata only) */
@@ -170,20 +304,41 @@ static void put_roadmap(sink *o, const prm_roadmap *r)
     double radius = 0;
     uint64_t seed = 0;
     uint32_t lw = r->wkt ? (uint32_t)strlen(r->wkt) : 0;
-    put(o, counts, sizeof counts);
-    put(o, &radius, sizeof radius);
-    put(o, &seed, sizeof seed);
-    put(o, &lw, sizeof lw);
-    put(o, r->wkt, lw);
-    put(o, r->x, (size_t)r->nnodes * sizeof *r->x);
-    put(o, r->y, (size_t)r->nnodes * sizeof *r->y);
-    for (int e = 0; e < r->nedges; e++) {
-        prm_edge ed;
-        as_read(&r->edges[e], &ed);
-        put(o, &ed, sizeof ed);
+    size_t nn = (size_t)r->nnodes, ne = (size_t)r->nedges;
+    prm_roadmap_map m = {0};
+    tiles_of(r, edges_sorted(r), &m);
+    prm_edge *e = malloc(ne * sizeof *e + 1);
+    int *comp = components(r), *renum = malloc(ne * sizeof *renum + 1), *adj = malloc(2 * ne * sizeof *adj + 1);
+    int64_t *eb = malloc(((size_t)m.nb + 1) * sizeof *eb);
+    if (!e || !comp || !renum || !adj || !eb || tile_order(r, &m, renum, eb)) {
+        o->bad = 1;
+    } else {
+        for (size_t q = 0; q < ne; q++)
+            as_read(&r->edges[q], &e[q]);
+        for (size_t j = 0; j < 2 * ne; j++)
+            adj[j] = renum[r->adj[j]];
+        put(o, counts, sizeof counts);
+        put(o, &radius, sizeof radius);
+        put(o, &seed, sizeof seed);
+        put(o, &lw, sizeof lw);
+        put(o, r->wkt, lw);
+        pad8(o);
+        size_t at = o->n;
+        put(o, r->x, nn * sizeof *r->x);
+        put(o, r->y, nn * sizeof *r->y);
+        put(o, r->adj_start, (nn + 1) * sizeof *r->adj_start);
+        put(o, comp, nn * sizeof *comp);
+        put(o, adj, 2 * ne * sizeof *adj);
+        pad8(o);
+        uint64_t h = o->bad ? 0 : prm_hash_bytes(PRM_FNV_SEED, o->p + at, o->n - at);
+        put(o, &h, sizeof h);
+        put_pieces(o, r, e, renum, &m, eb);
     }
-    put(o, r->adj_start, ((size_t)r->nnodes + 1) * sizeof *r->adj_start);
-    put(o, r->adj, 2 * (size_t)r->nedges * sizeof *r->adj);
+    free(e);
+    free(comp);
+    free(renum);
+    free(adj);
+    free(eb);
 }
 
 /* The class code runs: ncells, nruns, their hash, the lengths (from an
@@ -289,6 +444,7 @@ typedef struct bytes {
     uint64_t size;          /* the file's */
     uint64_t seam_at, seam_len; /* dem's seams' hashes and cells, skipped (map_seams maps them) */
     uint64_t runs_at;       /* the class code runs' lengths, then codes, skipped (map_runs) */
+    uint64_t road_at, road_len; /* the roadmap's pieces' table, edges and adjacency, skipped (map_roadmap) */
 } bytes;
 
 static int get(bytes *b, void *dst, size_t n)
@@ -307,13 +463,11 @@ static int skip(bytes *b, uint64_t n)
     return 0;
 }
 
-/* Edges joining nodes that exist (a < b), an adjacency listing edges that
- * exist: a damaged cache cannot send the search out of its arrays. */
-static int valid(const prm_roadmap *r)
+/* An adjacency whose starts run from 0 to 2 nedges, never down, and whose
+ * entries are edges that exist (each piece's edges are checked when first
+ * needed: roadmap_pieces.c). */
+static int adjacency_valid(const prm_roadmap *r)
 {
-    for (int e = 0; e < r->nedges; e++)
-        if (!(r->edges[e].a >= 0 && r->edges[e].a < r->edges[e].b && r->edges[e].b < r->nnodes))
-            return 0;
     if (r->adj_start[0] != 0 || r->adj_start[r->nnodes] != 2 * r->nedges)
         return 0;
     for (int i = 0; i < r->nnodes; i++)
@@ -325,35 +479,125 @@ static int valid(const prm_roadmap *r)
     return 1;
 }
 
+static int skip_pad8(bytes *b)
+{
+    uint64_t at = b->size - b->left;
+    return skip(b, (8 - at % 8) % 8);
+}
+
+/* The nodes' arrays and the adjacency read whole, against their hash. */
+static int get_nodes(bytes *b, prm_roadmap *r)
+{
+    uint64_t nn = (uint64_t)r->nnodes, ne = (uint64_t)r->nedges, h;
+    size_t n = 2 * nn * sizeof(double) + (2 * nn + 1) * sizeof(int) + 2 * ne * sizeof(int);
+    if (b->left < n)
+        return -1;
+    unsigned char *p = malloc(n + 8);
+    if (!p)
+        return -2;
+    int bad = get(b, p, n) || skip_pad8(b) || get(b, &h, sizeof h);
+    memset(p + n, 0, 8); /* hashed with the zeros after them, as put_roadmap */
+    uint64_t hn = prm_hash_bytes(PRM_FNV_SEED, p, n + (8 - n % 8) % 8);
+    size_t os = 2 * nn * sizeof(double), oc = os + (nn + 1) * sizeof(int), oa = oc + nn * sizeof(int);
+    if (!bad && hn == h && (r->x = malloc(nn * sizeof *r->x + 1)) && (r->y = malloc(nn * sizeof *r->y + 1)) &&
+        (r->adj_start = malloc((nn + 1) * sizeof *r->adj_start)) && (r->comp = malloc(nn * sizeof *r->comp + 1)) &&
+        (r->adj = malloc(2 * ne * sizeof *r->adj + 1))) {
+        memcpy(r->x, p, nn * sizeof *r->x);
+        memcpy(r->y, p + nn * sizeof(double), nn * sizeof *r->y);
+        memcpy(r->adj_start, p + os, (nn + 1) * sizeof *r->adj_start);
+        memcpy(r->comp, p + oc, nn * sizeof *r->comp);
+        memcpy(r->adj, p + oa, 2 * ne * sizeof *r->adj);
+        free(p);
+        return adjacency_valid(r) ? 0 : -1;
+    }
+    free(p);
+    return bad || hn != h ? -1 : -2;
+}
+
+/* Version 6's roadmap (put_roadmap): the nodes and adjacency read, the
+ * pieces' table and edges skipped (map_roadmap maps them). */
 static int get_roadmap(bytes *b, prm_roadmap *r)
 {
-    int32_t counts[3];
+    int32_t counts[3], head[4];
     uint32_t lw;
     if (get(b, counts, sizeof counts) || get(b, &r->radius, sizeof r->radius) ||
-        get(b, &r->seed, sizeof r->seed) || get(b, &lw, sizeof lw) || counts[0] < 0 || counts[1] < 0)
+        get(b, &r->seed, sizeof r->seed) || get(b, &lw, sizeof lw) || counts[0] < 0 || counts[1] < 0 ||
+        lw > b->left)
         return -1;
     r->nnodes = counts[0];
     r->nedges = counts[1];
     r->k = counts[2];
-    uint64_t nn = (uint64_t)r->nnodes, ne = (uint64_t)r->nedges;
-    /* the file holds what the counts say (and the tiles after it) */
-    if (b->left < lw + 2 * nn * sizeof(double) + ne * sizeof(prm_edge) + (nn + 1 + 2 * ne) * sizeof(int))
-        return -1;
-    if (!(r->wkt = malloc(lw + 1)) || !(r->x = malloc(nn * sizeof *r->x + 1)) ||
-        !(r->y = malloc(nn * sizeof *r->y + 1)) || !(r->edges = malloc(ne * sizeof *r->edges + 1)) ||
-        !(r->adj_start = malloc((nn + 1) * sizeof *r->adj_start)) ||
-        !(r->adj = malloc(2 * ne * sizeof *r->adj + 1)))
+    if (!(r->wkt = malloc(lw + 1)))
         return -2;
-    if (get(b, r->wkt, lw) || get(b, r->x, nn * sizeof *r->x) || get(b, r->y, nn * sizeof *r->y) ||
-        get(b, r->edges, ne * sizeof *r->edges) || get(b, r->adj_start, (nn + 1) * sizeof *r->adj_start) ||
-        get(b, r->adj, 2 * ne * sizeof *r->adj) || !valid(r))
+    if (get(b, r->wkt, lw) || skip_pad8(b))
         return -1;
     r->wkt[lw] = 0;
     if (lw == 0) {
         free(r->wkt);
         r->wkt = NULL;
     }
+    int st = get_nodes(b, r);
+    if (st)
+        return st;
+    b->road_at = b->size - b->left;
+    if (get(b, head, sizeof head) || head[0] < 1 || head[1] < 1 || head[0] > 4096 || head[1] > 4096)
+        return -1;
+    uint64_t nb = (uint64_t)head[0] * (uint64_t)head[1], ne = (uint64_t)r->nedges;
+    uint64_t n = 24 + 8 + (nb + 1) * 8 + nb * 8 + ne * sizeof(prm_edge);
+    if (skip(b, n))
+        return -1;
+    b->road_len = n + sizeof head;
     return 0;
+}
+
+/* Bytes from..from + n of the file mapped read-only (advice: how they are
+ * read); *in: where from lies in the mapping. NULL when it fails. */
+static void *map_part(int fd, uint64_t from, uint64_t n, int advice, size_t *len, uint64_t *in)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    uint64_t at = from - from % (uint64_t)(pg > 0 ? pg : 4096);
+    *in = from - at, *len = (size_t)(*in + n);
+    void *p = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, (off_t)at);
+    if (p == MAP_FAILED)
+        return NULL;
+    madvise(p, *len, advice);
+    return p;
+}
+
+/* The pieces' table and the edges mapped into r (a search reads its
+ * pieces alone: no read-ahead around them); the table's edge starts
+ * checked whole (0 .. nedges, never down): 0, -1 damaged or not mapped,
+ * -2 out of memory. */
+static int map_roadmap(int fd, const bytes *b, const char *path, prm_roadmap *r)
+{
+    uint64_t in;
+    size_t len;
+    unsigned char *p = map_part(fd, b->road_at, b->road_len, MADV_RANDOM, &len, &in);
+    if (!p)
+        return -1;
+    prm_roadmap_map *m = calloc(1, sizeof *m);
+    if (!m) {
+        munmap(p, len);
+        return -2;
+    }
+    m->base = p, m->len = len;
+    int32_t head[4];
+    double grid[3];
+    memcpy(head, p + in, sizeof head);
+    memcpy(grid, p + in + sizeof head, sizeof grid);
+    memcpy(&m->hier_hash, p + in + sizeof head + sizeof grid, sizeof m->hier_hash);
+    m->ntx = head[0], m->nty = head[1], m->nb = head[0] * head[1], m->renumbered = head[2] != 0;
+    m->x0 = grid[0], m->y0 = grid[1], m->side = grid[2];
+    m->eb = (const int64_t *)(const void *)(p + in + sizeof head + sizeof grid + sizeof m->hier_hash);
+    m->hash = (const uint64_t *)(const void *)(m->eb + m->nb + 1);
+    r->edges = (prm_edge *)(void *)(m->hash + m->nb);
+    r->map = m;
+    if (!(m->checked = calloc((size_t)m->nb + 1, 1)) || !(m->path = strdup(path)))
+        return -2;
+    int ok = m->eb[0] == 0 && m->eb[m->nb] == r->nedges && m->side > 0;
+    for (int q = 0; ok && q < m->nb; q++)
+        ok = m->eb[q] <= m->eb[q + 1];
+    return ok ? 0 : -1;
 }
 
 /* The layers' header: the rest of the file exactly the padding and the
@@ -387,20 +631,6 @@ static int get_seams(bytes *b, prm_terrain_facts *f)
     f->seam_nx = sg[0], f->seam_ny = sg[1];
     b->seam_at = at + pad, b->seam_len = n;
     return 0;
-}
-
-/* Bytes from..from + n of the file mapped read-only (advice: how they are
- * read); *in: where from lies in the mapping. NULL when it fails. */
-static void *map_part(int fd, uint64_t from, uint64_t n, int advice, size_t *len, uint64_t *in)
-{
-    long pg = sysconf(_SC_PAGESIZE);
-    uint64_t at = from - from % (uint64_t)(pg > 0 ? pg : 4096);
-    *in = from - at, *len = (size_t)(*in + n);
-    void *p = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, (off_t)at);
-    if (p == MAP_FAILED)
-        return NULL;
-    madvise(p, *len, advice);
-    return p;
 }
 
 /* The seams' hashes and cells, mapped into f (a tile reads a few KiB here
@@ -547,11 +777,19 @@ trv_status prm_roadmap_cache_read(trv_ctx *ctx, const char *gpkg, const char *di
     if (!fp || fstat(fileno(fp), &sb) != 0) {
         why = errno == ENOENT ? "does not exist (a roadmap of an older trv-roadmap)" : strerror(errno);
     } else {
-        bytes b = {fp, (uint64_t)sb.st_size, (uint64_t)sb.st_size, 0, 0, 0};
+        /* what is read is read in 64 KiB blocks, and no more: the kernel's read-ahead (MBs on some disks)
+         * would bring in the mapped parts behind them, which a query reads by pieces */
+        setvbuf(fp, NULL, _IOFBF, 1 << 16);
+        posix_fadvise(fileno(fp), 0, 0, POSIX_FADV_RANDOM);
+        bytes b = {fp, (uint64_t)sb.st_size, (uint64_t)sb.st_size, 0, 0, 0, 0, 0};
         st = parse(ctx, &b, gpkg, dir, out, facts, terrain_same, &why);
-        if (!st && *out && (map_layers(fileno(fp), (size_t)sb.st_size, facts) || map_seams(fileno(fp), &b, facts) ||
-                              map_runs(fileno(fp), &b, facts))) {
-            why = "cannot be mapped";
+        posix_fadvise(fileno(fp), 0, 0, POSIX_FADV_NORMAL); /* the mappings' own advice from here on */
+        int m = !st && *out ? map_roadmap(fileno(fp), &b, path, *out) : 0;
+        if (!st && *out && (m || map_layers(fileno(fp), (size_t)sb.st_size, facts) ||
+                            map_seams(fileno(fp), &b, facts) || map_runs(fileno(fp), &b, facts))) {
+            why = m == -1 ? "is truncated or damaged" : "cannot be mapped";
+            if (m == -2)
+                st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
             prm_roadmap_free(*out);
             *out = NULL;
             prm_terrain_facts_clear(facts);

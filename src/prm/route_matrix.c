@@ -3,6 +3,7 @@
  * as an end, one Dijkstra per source point (on the cores), no route through
  * a third point. */
 #include "prm_priv.h"
+#include "roadmap_pieces.h"
 
 #include "core/heap.h"
 
@@ -52,8 +53,20 @@ static trv_status collect(trv_ctx *ctx, const prm_terrain *t, const prm_roadmap 
                           prm_strategy s, const prm_weights *w, arcs *A, int *bad)
 {
     int e = 0;
-    for (int q = 0; q < r->nedges; q++) {
-        const prm_edge *ed = &r->edges[q];
+    trv_status need = prm_roadmap_need_all(ctx, r); /* every edge */
+    if (need)
+        return need;
+    /* in the GeoPackage's order: a cache's renumbered edges by their first ends' adjacency (it lists
+     * them in that order; the GeoPackage's are in order of (a, b): roadmap_pieces.h) */
+    int walk = r->map && r->map->renumbered;
+    for (int u = 0, j = 0, q = 0; walk ? u < r->nnodes : q < r->nedges;) {
+        if (walk && j == r->adj_start[u + 1]) {
+            u++;
+            continue;
+        }
+        const prm_edge *ed = &r->edges[walk ? r->adj[j++] : q++];
+        if (walk && ed->a != u)
+            continue;
         e |= arc(A, ed->a, ed->b, prm_piece_weight(&ed->p, s, w));
         e |= arc(A, ed->b, ed->a, weight_back(&ed->p, s, w));
     }

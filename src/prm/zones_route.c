@@ -50,6 +50,9 @@ trv_status prm_zone_edges_make(trv_ctx *ctx, const prm_terrain *t, const prm_roa
     memset(out, 0, sizeof *out);
     const geo_zones *z = t->zones;
     int cap = 0;
+    trv_status need = prm_roadmap_need_all(ctx, r); /* every edge is masked */
+    if (need)
+        return need;
     out->nedges = r->nedges, out->times = times;
     out->off = calloc((size_t)r->nedges + 1, 1);
     out->alt = malloc(((size_t)r->nedges + 1) * sizeof *out->alt);
@@ -286,6 +289,9 @@ trv_status prm_zones_roadmap(trv_ctx *ctx, const prm_terrain *t, prm_roadmap *r,
     const geo_zones *z = t->zones;
     if (z->nc == 0 || r->nnodes == 0)
         return TRV_OK;
+    trv_status own = prm_roadmap_own(ctx, r); /* the crossings' nodes and edges are added to it */
+    if (own)
+        return own;
     int k = r->k > 0 ? r->k : 10, ecap = r->nedges, ncap = r->nnodes, n0 = r->nnodes;
     k = k > 256 ? 256 : k;
     unsigned char *main = main_nodes(r, ze->off);
