@@ -480,22 +480,52 @@ cp "$tmp/rm.bin.keep" "$D/rm.bin"
 # the class code runs (the mmcr heuristic's) are not read with the cache
 # but when the codes are expanded: one run's code changed, exit 1 naming
 # the cache, no route file
-python3 - "$D/rm.bin" >"$tmp/check" 2>&1 <<'EOF' && ok || bad "cannot damage the runs: $(cat "$tmp/check")"
-import struct, sys
+# the cache's layout (version 6, docs/formats.md), walked once for the
+# damage cases below: where the seams, the class runs and the edges lie
+cat >"$tmp/layout.py" <<'EOF'
+import struct
+
+
+def pad(o):
+    return o + (8 - o % 8) % 8
+
+
+def layout(d):
+    L = {}
+    o = 8 + 16 + 16 + 11 * 16  # magic, head, the GeoPackage's and the terrain files' identities
+    L["es"] = struct.unpack_from("<I", d, 16)[0]
+    da, npairs = struct.unpack_from("<ii", d, o + 16)
+    assert struct.unpack_from("<I", d, 8)[0] == 6 and da == 1, "not a version 6, direction-aware cache"
+    o += 24 + 2 * npairs + npairs * 4097 * 8 + npairs * 4096  # the facts to the pace table's end
+    nx, ny = struct.unpack_from("<ii", d, o)
+    o = pad(o + 8)
+    tx, ty = (nx + 255) // 256, (ny + 255) // 256
+    o += 8 * (2 * (ty - 1) * tx + 2 * (tx - 1) * ty)  # the seams' pieces' hashes
+    L["nx"], L["ny"], L["seams"], L["seam_bytes"] = nx, ny, o, 4 * (2 * (ty - 1) * nx + 2 * (tx - 1) * ny)
+    o = pad(o + L["seam_bytes"])
+    ncells, nruns = struct.unpack_from("<QQ", d, o)
+    assert ncells == nx * ny and 100 < nruns < ncells, (ncells, nruns)
+    L["runs"], L["nruns"] = o, nruns
+    o += 24 + 3 * nruns  # the runs
+    nn, ne, _ = struct.unpack_from("<iii", d, o)
+    lw = struct.unpack_from("<I", d, o + 28)[0]
+    o = pad(o + 32 + lw)
+    o = pad(o + 16 * nn + 4 * (nn + 1) + 4 * nn + 8 * ne)  # x, y, adj_start, the components' labels, the adjacency
+    o += 8  # their hash
+    tx, ty = struct.unpack_from("<ii", d, o)
+    assert 0 < tx * ty and 0 < ne, (nn, ne, tx, ty)
+    L["nn"], L["ne"], L["tiles"] = nn, ne, (tx, ty)
+    # the tiles, their grid, the index's hash, the edge starts and hashes
+    L["edges"] = o + 16 + 24 + 8 + 8 * (tx * ty + 1) + 8 * tx * ty
+    return L
+EOF
+python3 - "$D/rm.bin" "$tmp" >"$tmp/check" 2>&1 <<'EOF' && ok || bad "cannot damage the runs: $(cat "$tmp/check")"
+import sys
+sys.path.insert(0, sys.argv[2])
+from layout import layout
 d = bytearray(open(sys.argv[1], "rb").read())
-o = 8 + 16 + 16 + 11 * 16
-da, npairs = struct.unpack_from("<ii", d, o + 16)
-assert struct.unpack_from("<I", d, 8)[0] == 6 and da == 1, "not a version 6, direction-aware cache"
-o += 24 + 2 * npairs + npairs * 4097 * 8 + npairs * 4096
-nx, ny = struct.unpack_from("<ii", d, o)
-o += 8
-o += (8 - o % 8) % 8
-tx, ty = (nx + 255) // 256, (ny + 255) // 256
-o += 8 * (2 * (ty - 1) * tx + 2 * (tx - 1) * ty) + 4 * (2 * (ty - 1) * nx + 2 * (tx - 1) * ny)  # the seams
-o += (8 - o % 8) % 8
-ncells, nruns = struct.unpack_from("<QQ", d, o)
-assert ncells == nx * ny and 100 < nruns < ncells, (ncells, nruns)
-d[o + 24 + 2 * nruns + nruns // 2] ^= 1  # a run's code, half way
+L = layout(d)
+d[L["runs"] + 24 + 2 * L["nruns"] + L["nruns"] // 2] ^= 1  # a run's code, half way
 open(sys.argv[1], "wb").write(d)
 EOF
 expect 1 "the roadmap cache's class code runs are damaged" -- "$BIN/trv-route" --roadmap "$D/rm.gpkg" --terrain "$D" \
@@ -505,38 +535,17 @@ cp "$tmp/rm.bin.keep" "$D/rm.bin"
 # piece by piece when the search first needs them: a byte of every edge
 # changed, exit 1 naming the cache, no route file
 cat >"$tmp/edges.py" <<'EOF'
-import struct, sys
+import sys
+sys.path.insert(0, sys.argv[2])
+from layout import layout
 d = bytearray(open(sys.argv[1], "rb").read())
-o = 8 + 16 + 16 + 11 * 16
-ver, es = struct.unpack_from("<I", d, 8)[0], struct.unpack_from("<I", d, 16)[0]
-da, npairs = struct.unpack_from("<ii", d, o + 16)
-assert ver == 6 and da == 1, "not a version 6, direction-aware cache"
-o += 24 + 2 * npairs + npairs * 4097 * 8 + npairs * 4096
-nx, ny = struct.unpack_from("<ii", d, o)
-o += 8
-o += (8 - o % 8) % 8
-tx, ty = (nx + 255) // 256, (ny + 255) // 256
-o += 8 * (2 * (ty - 1) * tx + 2 * (tx - 1) * ty) + 4 * (2 * (ty - 1) * nx + 2 * (tx - 1) * ny)  # the seams
-o += (8 - o % 8) % 8
-ncells, nruns = struct.unpack_from("<QQ", d, o)
-o += 24 + 3 * nruns  # the runs
-nn, ne, _ = struct.unpack_from("<iii", d, o)
-lw = struct.unpack_from("<I", d, o + 28)[0]
-o += 32 + lw
-o += (8 - o % 8) % 8
-o += 16 * nn + 4 * (nn + 1) + 4 * nn + 8 * ne  # x, y, adj_start, the components' labels, the adjacency
-o += (8 - o % 8) % 8
-o += 8  # their hash
-tx, ty = struct.unpack_from("<ii", d, o)
-nb = tx * ty
-assert 0 < nb and 0 < ne, (nn, ne, tx, ty)
-o += 16 + 24 + 8 + 8 * (nb + 1) + 8 * nb  # the tiles, their grid, the index's hash, the edge starts and hashes
-for e in range(ne):
-    d[o + e * es + 8] ^= 1  # each edge's length, its lowest bit
+L = layout(d)
+for e in range(L["ne"]):
+    d[L["edges"] + e * L["es"] + 8] ^= 1  # each edge's length, its lowest bit
 open(sys.argv[1], "wb").write(d)
-print(nn, ne, tx, ty)
+print(L["nn"], L["ne"], *L["tiles"])
 EOF
-python3 "$tmp/edges.py" "$D/rm.bin" >"$tmp/check" 2>&1 && ok || bad "cannot damage the edges: $(cat "$tmp/check")"
+python3 "$tmp/edges.py" "$D/rm.bin" "$tmp" >"$tmp/check" 2>&1 && ok || bad "cannot damage the edges: $(cat "$tmp/check")"
 expect 1 "the roadmap cache '$D/rm.bin' is damaged (its edges" -- "$BIN/trv-route" \
     --roadmap "$D/rm.gpkg" --terrain "$D" --from $FROM --to $TO --no-timing -q -o "$tmp/x.geojson"
 cp "$tmp/rm.bin.keep" "$D/rm.bin"
@@ -547,29 +556,22 @@ cp "$tmp/rm.bin.keep" "$D/rm.bin"
 "$BIN/trv-route" --roadmap "$D/tl.gpkg" --terrain "$D" --from $FROM --to $TO --no-timing -q -o "$tmp/tl.geojson" \
     2>"$tmp/err" && [ -s "$tmp/tl.geojson" ] && ok || bad "route on the tiled roadmap: $(cat "$tmp/err")"
 cp "$D/tl.bin" "$tmp/tl.bin.keep"
-python3 - "$D/tl.bin" >"$tmp/check" 2>&1 <<'EOF' && ok || bad "cannot damage the seams: $(cat "$tmp/check")"
-import struct, sys
+python3 - "$D/tl.bin" "$tmp" >"$tmp/check" 2>&1 <<'EOF' && ok || bad "cannot damage the seams: $(cat "$tmp/check")"
+import sys
+sys.path.insert(0, sys.argv[2])
+from layout import layout
 d = bytearray(open(sys.argv[1], "rb").read())
-o = 8 + 16 + 16 + 11 * 16  # magic, head, the GeoPackage's and the terrain files' identities
-da, npairs = struct.unpack_from("<ii", d, o + 16)
-assert struct.unpack_from("<I", d, 8)[0] == 6 and da == 1, "not a version 6, direction-aware cache"
-o += 24 + 2 * npairs + npairs * 4097 * 8 + npairs * 4096  # the facts to the pace table's end
-nx, ny = struct.unpack_from("<ii", d, o)
-o += 8
-o += (8 - o % 8) % 8
-tx, ty = (nx + 255) // 256, (ny + 255) // 256
-o += 8 * (2 * (ty - 1) * tx + 2 * (tx - 1) * ty)  # the pieces' hashes
-n = 4 * (2 * (ty - 1) * nx + 2 * (tx - 1) * ny)
-assert n > 0, (nx, ny)
-for k in range(o, o + n, 4):
+L = layout(d)
+assert L["seam_bytes"] > 0, (L["nx"], L["ny"])
+for k in range(L["seams"], L["seams"] + L["seam_bytes"], 4):
     d[k] ^= 1  # each cell's lowest mantissa bit
 open(sys.argv[1], "wb").write(d)
-print(nx, ny, n)
+print(L["nx"], L["ny"], L["seam_bytes"])
 EOF
 expect 1 "the roadmap cache's dem seams beside tile" -- "$BIN/trv-route" --roadmap "$D/tl.gpkg" --terrain "$D" \
     --from $FROM --to $TO --no-timing -q -o "$tmp/x.geojson"
 # its edges damaged: the search on its index (time) finds them when it needs them
-cp "$tmp/tl.bin.keep" "$D/tl.bin" && [ -s "$D/tl.hier" ] && python3 "$tmp/edges.py" "$D/tl.bin" >"$tmp/check" 2>&1 && ok ||
+cp "$tmp/tl.bin.keep" "$D/tl.bin" && [ -s "$D/tl.hier" ] && python3 "$tmp/edges.py" "$D/tl.bin" "$tmp" >"$tmp/check" 2>&1 && ok ||
     bad "cannot damage the tiled build's edges: $(cat "$tmp/check")"
 expect 1 "the roadmap cache '$D/tl.bin' is damaged (its edges" -- "$BIN/trv-route" --roadmap "$D/tl.gpkg" \
     --terrain "$D" --from $FROM --to $TO --strategy time --no-timing -q -o "$tmp/x.geojson"

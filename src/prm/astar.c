@@ -132,9 +132,7 @@ static trv_status connect_end(trv_ctx *ctx, const prm_terrain *t, const prm_road
     return TRV_OK;
 }
 
-/* Per roadmap node: its component's root (union-find over the edges not
- * off; off NULL: all). */
-static int *components_of(const prm_roadmap *r, const unsigned char *off)
+int *prm_components(const prm_roadmap *r, const unsigned char *off)
 {
     int *root = malloc(((size_t)r->nnodes + 1) * sizeof *root);
     if (!root)
@@ -434,7 +432,7 @@ static trv_status check_joined(trv_ctx *ctx, const prm_roadmap *r, const int *kn
     trv_status st = known ? TRV_OK : prm_roadmap_need_all(ctx, r);
     if (st)
         return st;
-    int *root = known ? NULL : components_of(r, off); /* known: the index's or the cache's, without zones */
+    int *root = known ? NULL : prm_components(r, off); /* known: the index's or the cache's, without zones */
     if (!known && !root)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     int joined = ends_joined(known ? known : root, ls, ns, lg, ng);

@@ -73,6 +73,10 @@ static inline int prm_uf_find(int *parent, int i)
         i = parent[i] = parent[parent[i]];
     return i;
 }
+/* Per roadmap node: its component's root, union-find over the edges not
+ * off (off NULL: every edge); malloc'ed, NULL when out of memory
+ * (astar.c; the cache stores them, roadmap_cache.c). */
+int *prm_components(const prm_roadmap *r, const unsigned char *off);
 
 /* Add to p what a GO cell i crossed over len metres heading (ux, uy) (a
  * unit vector, east and north) contributes: the class lengths, the slope

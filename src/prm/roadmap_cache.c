@@ -186,21 +186,6 @@ static void pad8(sink *o)
     put(o, zeros, k);
 }
 
-/* Per node: its component's root over every edge (union-find). */
-static int *components(const prm_roadmap *r)
-{
-    int *root = malloc(((size_t)r->nnodes + 1) * sizeof *root);
-    if (!root)
-        return NULL;
-    for (int i = 0; i < r->nnodes; i++)
-        root[i] = i;
-    for (int e = 0; e < r->nedges; e++)
-        root[prm_uf_find(root, r->edges[e].a)] = prm_uf_find(root, r->edges[e].b);
-    for (int i = 0; i < r->nnodes; i++)
-        root[i] = prm_uf_find(root, i);
-    return root;
-}
-
 /* The tiles (roadmap_pieces.h): square, about a page (4 KiB) of edges
  * each, at most 4096 a side; one tile when the edges are not in order of
  * (a, b) (they are then not renumbered). */
@@ -308,7 +293,8 @@ static void put_roadmap(sink *o, const prm_roadmap *r)
     prm_roadmap_map m = {0};
     tiles_of(r, edges_sorted(r), &m);
     prm_edge *e = malloc(ne * sizeof *e + 1);
-    int *comp = components(r), *renum = malloc(ne * sizeof *renum + 1), *adj = malloc(2 * ne * sizeof *adj + 1);
+    int *comp = prm_components(r, NULL), *renum = malloc(ne * sizeof *renum + 1),
+        *adj = malloc(2 * ne * sizeof *adj + 1);
     int64_t *eb = malloc(((size_t)m.nb + 1) * sizeof *eb);
     if (!e || !comp || !renum || !adj || !eb || tile_order(r, &m, renum, eb)) {
         o->bad = 1;
