@@ -237,10 +237,10 @@ static void print_mission(const prm_mission *m)
         const prm_corridor_info *c = &m->routes[k].corridor;
         const prm_grid_paging *pg = &c->paging;
         if (pg->paged)
-            printf("%s: the whole grid searched paged: at most %d tiles of %d x %d cells in memory, %.1f MB written "
+            printf("%s: the %s searched paged: at most %d tiles of %d x %d cells in memory, %.1f MB written "
                    "to a temporary file and %.1f MB read back, %ld terrain tiles read (%ld more read back from a "
                    "spill file), %ld tiles reached\n",
-                   m->routes[k].name, pg->tiles, 1 << pg->shift, 1 << pg->shift, pg->written / 1e6, pg->read / 1e6,
+                   m->routes[k].name, c->halfwidth_m > 0 && !c->whole ? "last corridor" : "whole grid", pg->tiles, 1 << pg->shift, 1 << pg->shift, pg->written / 1e6, pg->read / 1e6,
                    pg->terrain_reads, pg->terrain_spilled, pg->reached);
         if (c->whole)
             printf("%s: searched on the whole grid after %d widenings of the corridor\n", m->routes[k].name,
