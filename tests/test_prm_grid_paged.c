@@ -463,6 +463,8 @@ static void test_corridor_paged(void **state)
                     for (long y = 0; y < 4; y++)
                         for (long x = 0; x < 4; x++) {
                             long c = tx * 4 + x, rr = ty * 4 + y, lc = c - win[0], lr = rr - win[1];
+                            if (c >= nx || rr >= ny) /* the padding past the edge: NOGO (paged_init) */
+                                continue;
                             int in = lc >= 0 && lr >= 0 && lc < win[2] && lr < win[3] && mask[lr * win[2] + lc];
                             if (k.tmask[y * 4 + x] != in)
                                 fail_msg("map %d pair %d r %d: cell (%ld, %ld) tile mask %d, band %d", map, pair, r, c,

@@ -216,8 +216,6 @@ void prm_corridor_free(prm_corridor *k)
 
 int prm_corridor_has(const prm_corridor *k, long c, long r)
 {
-    if (c < k->win[0] || r < k->win[1] || c >= k->win[0] + k->win[2] || r >= k->win[1] + k->win[3])
-        return 0;
     for (long i = 0; i < k->n; i++)
         if (labs(k->sc[i] - c) <= k->r && labs(k->sr[i] - r) <= k->r)
             return 1;
@@ -253,11 +251,6 @@ void prm_corridor_tile(prm_corridor *k, long x0, long y0)
         for (long y = 0, m = 0; y < side; y++)
             k->tmask[y * side + x] = (m += k->diff[y]) > 0;
     }
-    for (long y = 0; y < side; y++) /* win's edge */
-        for (long x = 0; x < side; x++)
-            if (x0 + x < k->win[0] || y0 + y < k->win[1] || x0 + x >= k->win[0] + k->win[2] ||
-                y0 + y >= k->win[1] + k->win[3])
-                k->tmask[y * side + x] = 0;
 }
 
 /* mask = 1 on every window cell within r cells (Chebyshev) of a seed: the

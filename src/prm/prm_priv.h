@@ -147,8 +147,10 @@ trv_status prm_route_grid_escape(trv_ctx *ctx, const prm_terrain *t, const long 
 /* A corridor for the paged search (grid_corridor.c), its mask never made
  * whole: the cells of mark_samples (samples half a cell apart along the
  * guide, those in win), consecutive repeats dropped; a cell is in the
- * corridor when in win and within r cells (Chebyshev) of one, as
- * dilate() gives on win. near, diff, tmask: prm_corridor_tile's room. */
+ * corridor when within r cells (Chebyshev) of one, as dilate() gives on
+ * win (win holds every such cell: prm_path_band's box, grown by 2 and
+ * clamped, as corridor_once makes it). near, diff, tmask:
+ * prm_corridor_tile's room. */
 typedef struct prm_corridor {
     long win[4], r;             /* c0, r0, nx, ny on the grid; the half-width in cells */
     long n, *sc, *sr;           /* the seed cells (grid columns, rows) */
@@ -162,8 +164,8 @@ void prm_corridor_free(prm_corridor *k);
 /* Is grid cell (c, r) in the corridor? (a scan of the seeds) */
 int prm_corridor_has(const prm_corridor *k, long c, long r);
 /* k->tmask (row-major, k->side a row) = the corridor on the tile of
- * k->side cells a side from grid cell (x0, y0) (cells past the grid or
- * win 0): per column, the seeds near the tile add their rows' span
+ * k->side cells a side from grid cell (x0, y0) (cells past the grid's
+ * edge as well: paged_init makes them NOGO): per column, the seeds near the tile add their rows' span
  * (sr +- r) as a difference array; O(side (side + seeds near)). */
 void prm_corridor_tile(prm_corridor *k, long x0, long y0);
 /* prm_route_grid_escape on the whole grid paged (pg as for
