@@ -39,17 +39,11 @@ static double grid_cap(size_t max_bytes, char *whose, size_t size)
     return 0.75 * phys;
 }
 
-trv_status prm_grid_fits(trv_ctx *ctx, const prm_terrain *t, double cells, size_t max_bytes, const char *what)
+int prm_grid_fits(double cells, size_t max_bytes)
 {
     char whose[64];
     double need = cells * PRM_GRID_CELL_BYTES, cap = grid_cap(max_bytes, whose, sizeof whose);
-    if (cap == 0 || need <= cap)
-        return TRV_OK;
-    return trv_error(ctx, TRV_ERR_NOMEM,
-                     "the raster search (--grid) would take about %.1f MB: %s, %.0f cells of %g m at about %d bytes "
-                     "a cell, more than %s (%.*f MB); plan without --grid, on a coarser terrain, or allow more with "
-                     "--grid-memory MB",
-                     need / 1e6, what, cells, t->cell_m, PRM_GRID_CELL_BYTES, whose, cap < 1e5 ? 4 : 1, cap / 1e6);
+    return cap == 0 || need <= cap;
 }
 
 /* The paged search's tiles within three quarters of cap (the rest for
@@ -119,7 +113,7 @@ trv_status prm_route_grid_bounded(trv_ctx *ctx, const prm_terrain *t, size_t max
     memset(out, 0, sizeof *out);
     char whose[64];
     double cells = (double)t->grid->nx * t->grid->ny, cap = grid_cap(max_bytes, whose, sizeof whose);
-    if (cap == 0 || cells * PRM_GRID_CELL_BYTES <= cap) {
+    if (prm_grid_fits(cells, max_bytes)) {
         trv_status st = prm_terrain_need_all(ctx, t);
         return st ? st : prm_route_grid(ctx, t, sx, sy, gx, gy, s, w, out);
     }
@@ -329,10 +323,8 @@ static trv_status corridor_once(trv_ctx *ctx, const prm_terrain *t, const prm_pa
     win[1] = band[1] > 2 ? band[1] - 2 : 0;
     win[2] = (band[0] + band[2] + 2 < g->nx ? band[0] + band[2] + 2 : g->nx) - win[0];
     win[3] = (band[1] + band[3] + 2 < g->ny ? band[1] + band[3] + 2 : g->ny) - win[1];
-    char whose[64];
-    double cap = grid_cap(max_bytes, whose, sizeof whose);
     *escape = INFINITY;
-    if (cap > 0 && (double)win[2] * win[3] * PRM_GRID_CELL_BYTES > cap)
+    if (!prm_grid_fits((double)win[2] * win[3], max_bytes))
         return corridor_paged(ctx, t, guide, win, r, max_bytes, xy, s, w, out, escape, pg);
     unsigned char *seed = calloc((size_t)win[2] * win[3], 1), *mask = malloc((size_t)win[2] * win[3]);
     trv_status st = seed && mask ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
