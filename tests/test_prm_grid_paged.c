@@ -392,6 +392,189 @@ static void test_lazy_terrain(void **state)
     trv_ctx_free(ctx);
 }
 
+/* A random guide inside the grid: from start to goal through 1 .. 3
+ * random points (cell centres shifted by up to a cell). */
+static void guide_random(prm_path *g, int nx, int ny, const double xy[4], trv_rng *rng)
+{
+    int nv = 2 + (int)trv_rng_below(rng, 3);
+    g->x = malloc((size_t)(nv + 1) * sizeof *g->x);
+    g->y = malloc((size_t)(nv + 1) * sizeof *g->y);
+    assert_non_null(g->x);
+    assert_non_null(g->y);
+    g->x[0] = xy[0], g->y[0] = xy[1];
+    for (int i = 1; i < nv; i++) {
+        g->x[i] = cx_of((int)trv_rng_below(rng, (unsigned)nx)) + CELL * (trv_rng_uniform(rng) - 0.5);
+        g->y[i] = cy_of((int)trv_rng_below(rng, (unsigned)ny)) + CELL * (trv_rng_uniform(rng) - 0.5);
+    }
+    g->x[nv] = xy[2], g->y[nv] = xy[3];
+    g->n = nv + 1;
+}
+
+/* corridor_once's window for half-width r: the band's box grown by 2. */
+static void corridor_win(const prm_terrain *t, const prm_path *g, int r, long win[4])
+{
+    long band[4];
+    prm_path_band(t, g, r, band, NULL);
+    win[0] = band[0] > 2 ? band[0] - 2 : 0;
+    win[1] = band[1] > 2 ? band[1] - 2 : 0;
+    win[2] = (band[0] + band[2] + 2 < t->grid->nx ? band[0] + band[2] + 2 : t->grid->nx) - win[0];
+    win[3] = (band[1] + band[3] + 2 < t->grid->ny ? band[1] + band[3] + 2 : t->grid->ny) - win[1];
+}
+
+/* The corridor paged (prm_route_grid_escape_paged, tiles of 4 cells, 4
+ * held) against the in-memory corridor search (prm_route_grid_escape on
+ * prm_path_band's mask, which paints the squares itself): every tile's
+ * mask cell for cell (guides inside the grid: no square of a sample off
+ * it), and the same status, objective, expanded count, vertices and
+ * escape bound to the bit; random grids, guides, half-widths 1 .. 9 and
+ * wider than a tile (whole tiles in). */
+static void test_corridor_paged(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    trv_rng rng;
+    trv_rng_seed(&rng, 23);
+    prm_weights w;
+    prm_weights_default(&w);
+    int ok = 0, escaped = 0, unreachable = 0, partial = 0, cutoff = 0;
+    for (int map = 0; map < 5; map++) {
+        const int nx = 41 + 3 * map, ny = 37 + 2 * map;
+        prm_terrain t;
+        terrain_random(&t, nx, ny, &rng);
+        for (int pair = 0; pair < 8; pair++) {
+            long a, b;
+            do
+                a = (long)trv_rng_below(&rng, (unsigned)(nx * ny)), b = (long)trv_rng_below(&rng, (unsigned)(nx * ny));
+            while (!prm_cell_go(&t, a) || !prm_cell_go(&t, b) || a == b);
+            const double xy[4] = {cx_of((int)(a % nx)), cy_of((int)(a / nx)), cx_of((int)(b % nx)), cy_of((int)(b / nx))};
+            prm_path guide = {0};
+            guide_random(&guide, nx, ny, xy, &rng);
+            if (pair >= 4 && pair < 6) /* a guide back to the start: a narrow corridor cuts the goal off */
+                guide.x[guide.n - 1] = xy[0], guide.y[guide.n - 1] = xy[1];
+            int r = pair < 6 ? 1 + (int)trv_rng_below(&rng, 9) : 5 + (int)trv_rng_below(&rng, 20);
+            long win[4];
+            corridor_win(&t, &guide, r, win);
+            unsigned char *mask = calloc((size_t)win[2] * win[3], 1);
+            assert_non_null(mask);
+            prm_path_band(&t, &guide, r, win, mask);
+            prm_corridor k;
+            assert_int_equal(prm_corridor_make(ctx, &t, &guide, win, r, 4, &k), TRV_OK);
+            for (long ty = 0; ty * 4 < ny; ty++) /* the tiles' masks, cell for cell */
+                for (long tx = 0; tx * 4 < nx; tx++) {
+                    prm_corridor_tile(&k, tx * 4, ty * 4);
+                    for (long y = 0; y < 4; y++)
+                        for (long x = 0; x < 4; x++) {
+                            long c = tx * 4 + x, rr = ty * 4 + y, lc = c - win[0], lr = rr - win[1];
+                            if (c >= nx || rr >= ny) /* the padding past the edge: NOGO (paged_init) */
+                                continue;
+                            int in = lc >= 0 && lr >= 0 && lc < win[2] && lr < win[3] && mask[lr * win[2] + lc];
+                            if (k.tmask[y * 4 + x] != in)
+                                fail_msg("map %d pair %d r %d: cell (%ld, %ld) tile mask %d, band %d", map, pair, r, c,
+                                         rr, k.tmask[y * 4 + x], in);
+                            assert_int_equal(prm_corridor_has(&k, c, rr), in);
+                            partial += in && (x == 0 || y == 0) && !k.tmask[0];
+                        }
+                }
+            for (int s = PRM_MMCR; s <= PRM_TIME; s++) {
+                prm_path p, q;
+                double ep = INFINITY, eq = INFINITY;
+                prm_grid_paging pg = {.shift = 2, .tiles = 4, .terrain_tiles = 4, .dir = tmpdir};
+                trv_status sp = prm_route_grid_escape_paged(ctx, &t, &k, xy[0], xy[1], xy[2], xy[3], s, &w, &p, &ep, &pg);
+                trv_status sm = prm_route_grid_escape(ctx, &t, win, mask, xy[0], xy[1], xy[2], xy[3], s, &w, &q, &eq);
+                assert_int_equal(sp, sm);
+                long gl = b % nx - win[0], gr = b / nx - win[1];
+                cutoff += gl < 0 || gr < 0 || gl >= win[2] || gr >= win[3] || !mask[gr * win[2] + gl];
+                if (memcmp(&ep, &eq, sizeof ep))
+                    fail_msg("map %d pair %d r %d %s: escape paged %.17g, in memory %.17g", map, pair, r,
+                             prm_strategy_name(s), ep, eq);
+                escaped += isfinite(eq);
+                if (sp) {
+                    unreachable++;
+                    continue;
+                }
+                if (p.objective != q.objective)
+                    fail_msg("%s: paged objective %.17g, in memory %.17g", prm_strategy_name(s), p.objective, q.objective);
+                assert_int_equal(p.expanded, q.expanded);
+                assert_int_equal(p.n, q.n);
+                assert_memory_equal(p.x, q.x, (size_t)p.n * sizeof *p.x);
+                assert_memory_equal(p.y, q.y, (size_t)p.n * sizeof *p.y);
+                assert_int_equal(pg.paged, 1);
+                ok++;
+                prm_path_clear(&p);
+                prm_path_clear(&q);
+            }
+            prm_corridor_free(&k);
+            free(mask);
+            prm_path_clear(&guide);
+        }
+        prm_terrain_clear(&t);
+    }
+    print_message("corridor paged: %d routes, %d escapes, %d unreachable (%d goals cut off), %d partial\n", ok, escaped,
+                  unreachable, cutoff, partial);
+    /* routes found, escape bounds taken, ends cut off by a narrow corridor, tiles part in */
+    assert_true(ok >= 60 && escaped >= 40 && unreachable >= 8 && cutoff >= 4 && partial >= 10);
+    trv_ctx_free(ctx);
+}
+
+/* prm_route_grid_corridor in memory and under 3 MB (a corridor's box over
+ * 75 000 cells at 40 bytes does not fit: paged, tiles of 256): the same
+ * route, objective, expanded count and corridor facts to the bit, on a
+ * 320 x 300 random grid; a wall across with its gap far off the guide
+ * makes the corridor widen until it covers the grid (the whole grid). */
+static void test_corridor_bounded(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    trv_rng rng;
+    trv_rng_seed(&rng, 5);
+    const int nx = 320, ny = 300;
+    prm_terrain t;
+    terrain_random(&t, nx, ny, &rng);
+    prm_weights w;
+    prm_weights_default(&w);
+    int paged = 0, whole = 0;
+    for (int e = 0; e < 3; e++) {
+        if (e == 2) /* a wall across row 150, its gap in the last column */
+            for (int c = 0; c < nx - 1; c++)
+                t.gonogo->u8[150 * nx + c] = 1;
+        long a = 20L * nx + 10 + 30 * e, b = 280L * nx + 40 + 20 * e;
+        t.gonogo->u8[a] = 0, t.cls->u8[a] = 1, t.gonogo->u8[b] = 0, t.cls->u8[b] = 1;
+        terrain_finish(&t);
+        const double xy[4] = {cx_of((int)(a % nx)), cy_of((int)(a / nx)), cx_of((int)(b % nx)), cy_of((int)(b / nx))};
+        prm_path guide = {0};
+        guide_random(&guide, 60, ny, xy, &rng);
+        for (int s = PRM_MMCR; s <= PRM_TIME; s++) {
+            prm_path p, q;
+            prm_corridor_info ip, iq;
+            double hw = e == 0 ? 0 : CELL * (1 + e);
+            trv_status sp = prm_route_grid_corridor(ctx, &t, &guide, hw, 3000000, xy, s, &w, &p, &ip);
+            trv_status sm = prm_route_grid_corridor(ctx, &t, &guide, hw, (size_t)1 << 40, xy, s, &w, &q, &iq);
+            assert_int_equal(sp, TRV_OK);
+            assert_int_equal(sm, TRV_OK);
+            if (p.objective != q.objective)
+                fail_msg("%s: paged objective %.17g, in memory %.17g", prm_strategy_name(s), p.objective, q.objective);
+            assert_int_equal(p.expanded, q.expanded);
+            assert_int_equal(p.n, q.n);
+            assert_memory_equal(p.x, q.x, (size_t)p.n * sizeof *p.x);
+            assert_memory_equal(p.y, q.y, (size_t)p.n * sizeof *p.y);
+            assert_memory_equal(&ip.halfwidth_m, &iq.halfwidth_m, sizeof ip.halfwidth_m);
+            assert_memory_equal(&ip.escape, &iq.escape, sizeof ip.escape);
+            assert_int_equal(ip.widened, iq.widened);
+            assert_int_equal(ip.whole, iq.whole);
+            assert_int_equal(iq.paging.paged, 0);
+            paged += ip.paging.paged && !ip.whole; /* the corridor itself paged */
+            whole += ip.whole;
+            prm_path_clear(&p);
+            prm_path_clear(&q);
+        }
+        prm_path_clear(&guide);
+    }
+    print_message("corridor bounded: %d corridors paged, %d whole\n", paged, whole);
+    assert_true(paged >= 3 && whole >= 4);
+    prm_terrain_clear(&t);
+    trv_ctx_free(ctx);
+}
+
 /* The paged budget: a given cap as it is; without one 1.5 GB (the issue's
  * 2 GB a stage, with room), or three quarters of a smaller machine's memory. */
 /* The layers each objective reads (prm_grid_layers): the isotropic time
@@ -431,6 +614,8 @@ int main(void)
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_open_set),
         cmocka_unit_test(test_lazy_terrain),
+        cmocka_unit_test(test_corridor_paged),
+        cmocka_unit_test(test_corridor_bounded),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

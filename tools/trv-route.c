@@ -237,10 +237,10 @@ static void print_mission(const prm_mission *m)
         const prm_corridor_info *c = &m->routes[k].corridor;
         const prm_grid_paging *pg = &c->paging;
         if (pg->paged)
-            printf("%s: the whole grid searched paged: at most %d tiles of %d x %d cells in memory, %.1f MB written "
+            printf("%s: the %s searched paged: at most %d tiles of %d x %d cells in memory, %.1f MB written "
                    "to a temporary file and %.1f MB read back, %ld terrain tiles read (%ld more read back from a "
                    "spill file), %ld tiles reached\n",
-                   m->routes[k].name, pg->tiles, 1 << pg->shift, 1 << pg->shift, pg->written / 1e6, pg->read / 1e6,
+                   m->routes[k].name, c->halfwidth_m > 0 && !c->whole ? "last corridor" : "whole grid", pg->tiles, 1 << pg->shift, 1 << pg->shift, pg->written / 1e6, pg->read / 1e6,
                    pg->terrain_reads, pg->terrain_spilled, pg->reached);
         if (c->whole)
             printf("%s: searched on the whole grid after %d widenings of the corridor\n", m->routes[k].name,
@@ -285,7 +285,7 @@ int main(int argc, char **argv)
         {"grid", 0, TRV_ARG_FLAG, &o.grid, NULL, "also solve the same objective(s) on the raster, 16-connected (the optimum)"},
         {"grid-corridor", 0, TRV_ARG_DOUBLE, &o.grid_corridor, "M", "--grid searches within M metres of the roadmap route first, doubled until the optimum found there is proven the whole grid's (default: the half minor axis of the ellipse around the ends outside which a path costs more than the roadmap route)"},
         {"grid-whole", 0, TRV_ARG_FLAG, &o.grid_whole, NULL, "--grid searches the whole grid at once instead (the same optimum; memory for every cell)"},
-        {"grid-memory", 0, TRV_ARG_DOUBLE, &o.grid_memory, "MB", "the most memory --grid's searches may take, at about 40 bytes a cell of a corridor's box or of the grid: a corridor that would need more gives way to the whole grid's search, run paged when it does not fit either (its state and the terrain's tiles, holding only the layers the objective reads, within three quarters of the cap, the rest in temporary files in $TMPDIR; the same route), refused only below 16 tiles (2.8 MB when the roadmap cache maps the terrain, up to 19.6 MB for the direction-aware time at 1 m) or when that disk is too small (default: three quarters of the machine's memory, also asked by 0, and for a paged search at most 1500 MB; like r.cost's memory=)"},
+        {"grid-memory", 0, TRV_ARG_DOUBLE, &o.grid_memory, "MB", "the most memory --grid's searches may take, at about 40 bytes a cell of a corridor's box or of the grid: a corridor (its box) or the whole grid that would need more is searched paged (its state and the terrain's tiles, holding only the layers the objective reads, within three quarters of the cap, the rest in temporary files in $TMPDIR; the same route), refused only below 16 tiles (2.8 MB when the roadmap cache maps the terrain, up to 19.6 MB for the direction-aware time at 1 m) or when that disk is too small (default: three quarters of the machine's memory, also asked by 0, and for a paged search at most 1500 MB; like r.cost's memory=)"},
         {"compare", 0, TRV_ARG_FLAG, &o.compare, NULL, "plan mdr, msr, mmcr and time and print them as one table"},
         {"no-smooth", 0, TRV_ARG_FLAG, &o.no_smooth, NULL, "keep the node polyline (no B-spline)"},
         {"alternatives", 0, TRV_ARG_INT, &o.alt.k, "K", "up to K routes of the strategy, the best and its alternatives (1..8, default 1; not with --compare or --grid)"},

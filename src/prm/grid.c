@@ -25,6 +25,10 @@
  * the move) in tiles, at most N in memory and the rest in a temporary
  * file (grid_pages.h), the open cells' g in a hash, the heap an item per
  * push (lazy deletion); the same pops in the same order (search_paged).
+ * A corridor paged (prm_route_grid_escape_paged) keeps the whole grid's
+ * ids (their order is the window's) and makes its mask a tile at a time
+ * as the tile is first held (prm_corridor_tile), GO cells out of it
+ * PS_OUT as CELL_OUT below: the same route, expansions and escape bound.
  * A lazy terrain's tiles then hold only the layers the objective weighs
  * (prm_grid_layers: the moves' weights below read nothing else), those let
  * go spilled to a file and read back from it (prm_terrain_layers).
@@ -227,6 +231,7 @@ typedef struct grid_search {
     const geo_zones *zb;       /* the zones, whose burn (geo_zones_cell) the cells read; NULL without zones */
     double *escape;            /* NULL, or the escape bound (prm_route_grid_escape): GO cells outside the mask CELL_OUT */
     prm_pages *pg;             /* paged (search_paged): the state, one byte a cell; NULL: h.pos and via */
+    prm_corridor *corr;        /* paged: NULL, or the mask a tile at a time (its cells out PS_OUT) */
 } grid_search;
 
 /* Does move m from window cell l0 touch a cell outside the mask (CELL_OUT)? */
@@ -560,7 +565,8 @@ static trv_status route_paged(trv_ctx *ctx, grid_search *S, prm_grid_paging *pg,
 
 static trv_status route_window(trv_ctx *ctx, const prm_terrain *t, grid_window win, const unsigned char *mask,
                                double sx, double sy, double gx, double gy, prm_strategy s, const prm_weights *w,
-                               prm_path *out, double *escape, unsigned char **own, prm_grid_paging *pg)
+                               prm_path *out, double *escape, unsigned char **own, prm_grid_paging *pg,
+                               prm_corridor *corr)
 {
     memset(out, 0, sizeof *out);
     prm_weights wdef;
@@ -588,7 +594,8 @@ static trv_status route_window(trv_ctx *ctx, const prm_terrain *t, grid_window w
     long ends[2] = {start, goal};
     for (int e = 0; e < 2; e++) {
         long c = ends[e] % g->nx - win.c0, r = ends[e] / g->nx - win.r0;
-        if (c < 0 || r < 0 || c >= win.nx || r >= win.ny || (mask && !mask[r * win.nx + c]))
+        if (c < 0 || r < 0 || c >= win.nx || r >= win.ny || (mask && !mask[r * win.nx + c]) ||
+            (corr && !prm_corridor_has(corr, c + win.c0, r + win.r0)))
             return trv_error(ctx, TRV_ERR_DATA, "the goal is not reachable from the start");
         ends[e] = r * win.nx + c;
     }
@@ -596,7 +603,7 @@ static trv_status route_window(trv_ctx *ctx, const prm_terrain *t, grid_window w
     if (stencil_build(t, win.nx, moves))
         return trv_error(ctx, TRV_ERR_INTERNAL, "cannot build the 16-neighbour move stencil");
     grid_search S = {t, win, mask, s, w, moves, ends[0], ends[1], prm_grid_heuristic_factor(t, s, w), {0}, NULL, -1, 0,
-                     t->zones, escape, NULL};
+                     t->zones, escape, NULL, corr};
     if (pg)
         return route_paged(ctx, &S, pg, sx, sy, gx, gy, out);
     S.via = malloc(ncells);
@@ -623,7 +630,7 @@ trv_status prm_route_grid_masked(trv_ctx *ctx, const prm_terrain *t, const unsig
                                  double gx, double gy, prm_strategy s, const prm_weights *w, prm_path *out)
 {
     grid_window all = {0, 0, t->grid->nx, t->grid->ny};
-    return route_window(ctx, t, all, mask, sx, sy, gx, gy, s, w, out, NULL, NULL, NULL);
+    return route_window(ctx, t, all, mask, sx, sy, gx, gy, s, w, out, NULL, NULL, NULL, NULL);
 }
 
 static trv_status window_search(trv_ctx *ctx, const prm_terrain *t, const long win[4], const unsigned char *mask,
@@ -635,7 +642,7 @@ static trv_status window_search(trv_ctx *ctx, const prm_terrain *t, const long w
         memset(out, 0, sizeof *out);
         return trv_error(ctx, TRV_ERR_INTERNAL, "the grid search's window is not inside the grid");
     }
-    return route_window(ctx, t, wd, mask, sx, sy, gx, gy, s, w, out, escape, own, NULL);
+    return route_window(ctx, t, wd, mask, sx, sy, gx, gy, s, w, out, escape, own, NULL, NULL);
 }
 
 trv_status prm_route_grid_escape(trv_ctx *ctx, const prm_terrain *t, const long win[4], const unsigned char *mask,
@@ -665,16 +672,20 @@ trv_status prm_route_grid_taking(trv_ctx *ctx, const prm_terrain *t, const long 
 
 /* A paged cell's byte: its status in the high bits, the move that reached
  * it (0 .. 15; the start's is never read) in the low four. */
-enum { PS_UNSEEN = 0x00, PS_NOGO = 0x10, PS_OPEN = 0x20, PS_CLOSED = 0x30, PS_STATUS = 0x70, PS_VIA = 0x0f };
+enum { PS_UNSEEN = 0x00, PS_NOGO = 0x10, PS_OPEN = 0x20, PS_CLOSED = 0x30, PS_OUT = 0x40, PS_STATUS = 0x70, PS_VIA = 0x0f };
 
 /* A tile's cells never seen before: PS_NOGO where a move may not touch
- * them (cells_mark's test, whole grid, no mask; and the padding past the
- * grid's edge), else PS_UNSEEN. */
+ * them (cells_mark's test on the whole grid; and the padding past the
+ * grid's edge), else PS_UNSEEN; with a corridor, its mask made for the
+ * tile, GO cells out of it PS_OUT (CELL_OUT: with an escape bound) or
+ * PS_NOGO. */
 static void paged_init(void *user, long tx, long ty, unsigned char *cells)
 {
     const grid_search *S = user;
     const prm_terrain *t = S->t;
     const long side = 1L << S->pg->shift, tnx = t->grid->nx;
+    if (S->corr)
+        prm_corridor_tile(S->corr, tx * side, ty * side);
     for (long y = 0; y < side; y++)
         for (long x = 0; x < side; x++) {
             long c = tx * side + x, r = ty * side + y, i = r * tnx + c;
@@ -683,7 +694,7 @@ static void paged_init(void *user, long tx, long ty, unsigned char *cells)
                 prm_need(t, i, PRM_HAVE_CLASS);
                 long k = prm_at(t, i);
                 if (t->gonogo->u8[k] == 0 && t->cls->u8[k] != 0 && (!S->zb || !(geo_zones_cell(S->zb, c, r) & GEO_ZB_NOGO)))
-                    v = PS_UNSEEN;
+                    v = !S->corr || S->corr->tmask[y * side + x] ? PS_UNSEEN : S->escape ? PS_OUT : PS_NOGO;
             }
             cells[y * side + x] = v;
         }
@@ -717,8 +728,17 @@ static inline int paged_blocked(const prm_pages *P, const move *m, long c, long 
     return 0;
 }
 
+/* Does move m from cell (c, r) touch a PS_OUT cell (move_out)? */
+static inline int paged_out(const prm_pages *P, const move *m, long c, long r)
+{
+    for (int j = 0; j < m->ncross; j++)
+        if ((*prm_pages_cell(P, c + m->cc[j], r + m->cr[j]) & PS_STATUS) == PS_OUT)
+            return 1;
+    return 0;
+}
+
 /* One expansion of cell (c, r) at g: its moves relaxed as search()
- * relaxes them, the open cells' g in open, their items in the heap h
+ * relaxes them (a move out of the corridor lowering the escape bound), the open cells' g in open, their items in the heap h
  * (lazy deletion: an item whose g is no longer its cell's is stale). */
 static int paged_relax(grid_search *S, trv_heap *h, prm_open_set *open, long c, long r, double g,
                        double k_h, double ex, double ey)
@@ -737,10 +757,15 @@ static int paged_relax(grid_search *S, trv_heap *h, prm_open_set *open, long c, 
         if (!isfinite(wt))
             continue;
         double ng = g + wt;
+        double hn = k_h * sqrt(sq((double)(nc - goal_c) * ex) + sq((double)(nr - goal_r) * ey));
+        if (S->corr && S->escape && paged_out(S->pg, m, c, r)) {
+            if (ng + hn < *S->escape)
+                *S->escape = ng + hn;
+            continue;
+        }
         int32_t next = (int32_t)(nr * nx + nc);
         if ((*nb & PS_STATUS) == PS_OPEN && !(ng < prm_open_get(open, next)))
             continue;
-        double hn = k_h * sqrt(sq((double)(nc - goal_c) * ex) + sq((double)(nr - goal_r) * ey));
         if (prm_open_put(open, next, ng) || trv_heap_push(h, next, ng + hn, ng))
             return -1;
         *nb = (unsigned char)(PS_OPEN | k);
@@ -845,5 +870,13 @@ trv_status prm_route_grid_paged(trv_ctx *ctx, const prm_terrain *t, prm_grid_pag
                                 double gx, double gy, prm_strategy s, const prm_weights *w, prm_path *out)
 {
     grid_window all = {0, 0, t->grid->nx, t->grid->ny};
-    return route_window(ctx, t, all, NULL, sx, sy, gx, gy, s, w, out, NULL, NULL, pg);
+    return route_window(ctx, t, all, NULL, sx, sy, gx, gy, s, w, out, NULL, NULL, pg, NULL);
+}
+
+trv_status prm_route_grid_escape_paged(trv_ctx *ctx, const prm_terrain *t, prm_corridor *k, double sx, double sy,
+                                       double gx, double gy, prm_strategy s, const prm_weights *w, prm_path *out,
+                                       double *escape, prm_grid_paging *pg)
+{
+    grid_window all = {0, 0, t->grid->nx, t->grid->ny};
+    return route_window(ctx, t, all, NULL, sx, sy, gx, gy, s, w, out, escape, NULL, pg, k);
 }

@@ -39,17 +39,11 @@ static double grid_cap(size_t max_bytes, char *whose, size_t size)
     return 0.75 * phys;
 }
 
-trv_status prm_grid_fits(trv_ctx *ctx, const prm_terrain *t, double cells, size_t max_bytes, const char *what)
+int prm_grid_fits(double cells, size_t max_bytes)
 {
     char whose[64];
     double need = cells * PRM_GRID_CELL_BYTES, cap = grid_cap(max_bytes, whose, sizeof whose);
-    if (cap == 0 || need <= cap)
-        return TRV_OK;
-    return trv_error(ctx, TRV_ERR_NOMEM,
-                     "the raster search (--grid) would take about %.1f MB: %s, %.0f cells of %g m at about %d bytes "
-                     "a cell, more than %s (%.*f MB); plan without --grid, on a coarser terrain, or allow more with "
-                     "--grid-memory MB",
-                     need / 1e6, what, cells, t->cell_m, PRM_GRID_CELL_BYTES, whose, cap < 1e5 ? 4 : 1, cap / 1e6);
+    return cap == 0 || need <= cap;
 }
 
 /* The paged search's tiles within three quarters of cap (the rest for
@@ -119,7 +113,7 @@ trv_status prm_route_grid_bounded(trv_ctx *ctx, const prm_terrain *t, size_t max
     memset(out, 0, sizeof *out);
     char whose[64];
     double cells = (double)t->grid->nx * t->grid->ny, cap = grid_cap(max_bytes, whose, sizeof whose);
-    if (cap == 0 || cells * PRM_GRID_CELL_BYTES <= cap) {
+    if (prm_grid_fits(cells, max_bytes)) {
         trv_status st = prm_terrain_need_all(ctx, t);
         return st ? st : prm_route_grid(ctx, t, sx, sy, gx, gy, s, w, out);
     }
@@ -130,9 +124,10 @@ trv_status prm_route_grid_bounded(trv_ctx *ctx, const prm_terrain *t, size_t max
     return st ? st : prm_route_grid_paged(ctx, t, pg, sx, sy, gx, gy, s, w, out);
 }
 
-/* The cells of samples half a cell apart along guide (prm_path_band's)
- * set to 1 in seed (row-major on win). */
-static void mark_samples(const prm_terrain *t, const prm_path *guide, const long win[4], unsigned char *seed)
+/* Each cell (window column, row) of samples half a cell apart along guide
+ * (prm_path_band's) that lies in win, to f. */
+static void walk_samples(const prm_terrain *t, const prm_path *guide, const long win[4],
+                         void (*f)(void *, long, long), void *user)
 {
     const geo_grid *g = t->grid;
     double mpu = t->cell_m / g->gt[1];
@@ -140,12 +135,115 @@ static void mark_samples(const prm_terrain *t, const prm_path *guide, const long
         double x0 = guide->x[i], y0 = guide->y[i], x1 = guide->x[i + 1], y1 = guide->y[i + 1];
         int ns = (int)ceil(hypot(x1 - x0, y1 - y0) * mpu / (0.5 * t->cell_m)) + 1;
         for (int k = 0; k <= ns; k++) {
-            double f = (double)k / ns;
-            long c = (long)floor((x0 + f * (x1 - x0) - g->gt[0]) / g->gt[1]) - win[0];
-            long r = (long)floor((y0 + f * (y1 - y0) - g->gt[3]) / g->gt[5]) - win[1];
+            double q = (double)k / ns;
+            long c = (long)floor((x0 + q * (x1 - x0) - g->gt[0]) / g->gt[1]) - win[0];
+            long r = (long)floor((y0 + q * (y1 - y0) - g->gt[3]) / g->gt[5]) - win[1];
             if (c >= 0 && r >= 0 && c < win[2] && r < win[3])
-                seed[r * win[2] + c] = 1;
+                f(user, c, r);
         }
+    }
+}
+
+typedef struct seed_set {
+    long nx;
+    unsigned char *seed;
+} seed_set;
+
+static void seed_mark(void *user, long c, long r)
+{
+    seed_set *q = user;
+    q->seed[r * q->nx + c] = 1;
+}
+
+/* The cells of walk_samples set to 1 in seed (row-major on win). */
+static void mark_samples(const prm_terrain *t, const prm_path *guide, const long win[4], unsigned char *seed)
+{
+    seed_set q = {win[2], seed};
+    walk_samples(t, guide, win, seed_mark, &q);
+}
+
+static void seed_count(void *user, long c, long r)
+{
+    (void)c, (void)r;
+    ++*(long *)user;
+}
+
+static void seed_add(void *user, long c, long r)
+{
+    prm_corridor *k = user;
+    if (k->n > 0 && k->sc[k->n - 1] == c + k->win[0] && k->sr[k->n - 1] == r + k->win[1])
+        return;
+    k->sc[k->n] = c + k->win[0];
+    k->sr[k->n++] = r + k->win[1];
+}
+
+trv_status prm_corridor_make(trv_ctx *ctx, const prm_terrain *t, const prm_path *guide, const long win[4], long r,
+                             long side, prm_corridor *k)
+{
+    memset(k, 0, sizeof *k);
+    long n = 0;
+    walk_samples(t, guide, win, seed_count, &n);
+    memcpy(k->win, win, sizeof k->win);
+    k->r = r, k->side = side;
+    k->sc = malloc((size_t)(n + 1) * sizeof *k->sc);
+    k->sr = malloc((size_t)(n + 1) * sizeof *k->sr);
+    k->near = malloc((size_t)(n + 1) * sizeof *k->near);
+    k->diff = malloc((size_t)(side + 1) * sizeof *k->diff);
+    k->tmask = malloc((size_t)side * side);
+    if (!k->sc || !k->sr || !k->near || !k->diff || !k->tmask) {
+        prm_corridor_free(k);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    walk_samples(t, guide, win, seed_add, k);
+    return TRV_OK;
+}
+
+void prm_corridor_free(prm_corridor *k)
+{
+    free(k->sc);
+    free(k->sr);
+    free(k->near);
+    free(k->diff);
+    free(k->tmask);
+    memset(k, 0, sizeof *k);
+}
+
+int prm_corridor_has(const prm_corridor *k, long c, long r)
+{
+    for (long i = 0; i < k->n; i++)
+        if (labs(k->sc[i] - c) <= k->r && labs(k->sr[i] - r) <= k->r)
+            return 1;
+    return 0;
+}
+
+void prm_corridor_tile(prm_corridor *k, long x0, long y0)
+{
+    const long side = k->side, r = k->r, x1 = x0 + side - 1, y1 = y0 + side - 1;
+    long nn = 0;
+    int full = 0;
+    memset(k->tmask, 0, (size_t)side * side);
+    for (long i = 0; i < k->n; i++)
+        if (k->sc[i] + r >= x0 && k->sc[i] - r <= x1 && k->sr[i] + r >= y0 && k->sr[i] - r <= y1) {
+            k->near[nn++] = i;
+            full |= k->sc[i] - r <= x0 && k->sc[i] + r >= x1 && k->sr[i] - r <= y0 && k->sr[i] + r >= y1;
+        }
+    for (long x = 0; x < side && nn > 0; x++) {
+        if (full) {
+            for (long y = 0; y < side; y++)
+                k->tmask[y * side + x] = 1;
+            continue;
+        }
+        memset(k->diff, 0, (size_t)(side + 1) * sizeof *k->diff);
+        for (long j = 0; j < nn; j++) {
+            long i = k->near[j];
+            if (labs(k->sc[i] - (x0 + x)) > r)
+                continue;
+            long a = k->sr[i] - r < y0 ? y0 : k->sr[i] - r, b = k->sr[i] + r > y1 ? y1 : k->sr[i] + r;
+            k->diff[a - y0]++;
+            k->diff[b - y0 + 1]--;
+        }
+        for (long y = 0, m = 0; y < side; y++)
+            k->tmask[y * side + x] = (m += k->diff[y]) > 0;
     }
 }
 
@@ -185,12 +283,36 @@ static trv_status dilate(trv_ctx *ctx, const long win[4], const unsigned char *s
     return TRV_OK;
 }
 
+/* The corridor of r cells on the whole grid searched paged (its box,
+ * win, does not fit in memory): the same route as corridor_once's in
+ * memory, the mask made a tile at a time (prm_corridor_tile). */
+static trv_status corridor_paged(trv_ctx *ctx, const prm_terrain *t, const prm_path *guide, const long win[4], long r,
+                                 size_t max_bytes, const double xy[4], prm_strategy s, const prm_weights *w,
+                                 prm_path *out, double *escape, prm_grid_paging *pg)
+{
+    char whose[64];
+    double cap = grid_cap(max_bytes, whose, sizeof whose), budget = prm_grid_paged_budget(max_bytes, phys_bytes());
+    if (budget < cap)
+        snprintf(whose, sizeof whose, "the paged search's default");
+    memset(pg, 0, sizeof *pg);
+    trv_status st = paged_plan(ctx, t, s, budget, whose, pg);
+    if (st)
+        return st;
+    prm_corridor k;
+    if ((st = prm_corridor_make(ctx, t, guide, win, r, 1L << pg->shift, &k)))
+        return st;
+    st = prm_route_grid_escape_paged(ctx, t, &k, xy[0], xy[1], xy[2], xy[3], s, w, out, escape, pg);
+    prm_corridor_free(&k);
+    return st;
+}
+
 /* One search in the corridor of r cells around guide: the band's bounding
  * box grown by the 2 cells a move reaches (clamped), the band as the
- * mask. *escape: the bound; TRV_ERR_DATA when the goal is not reached. */
+ * mask; paged (pg) when that box does not fit in max_bytes. *escape: the
+ * bound; TRV_ERR_DATA when the goal is not reached. */
 static trv_status corridor_once(trv_ctx *ctx, const prm_terrain *t, const prm_path *guide, int r, size_t max_bytes,
                                 const double xy[4], prm_strategy s, const prm_weights *w, prm_path *out,
-                                double *escape, int *too_big)
+                                double *escape, prm_grid_paging *pg)
 {
     const geo_grid *g = t->grid;
     long band[4], win[4];
@@ -201,14 +323,9 @@ static trv_status corridor_once(trv_ctx *ctx, const prm_terrain *t, const prm_pa
     win[1] = band[1] > 2 ? band[1] - 2 : 0;
     win[2] = (band[0] + band[2] + 2 < g->nx ? band[0] + band[2] + 2 : g->nx) - win[0];
     win[3] = (band[1] + band[3] + 2 < g->ny ? band[1] + band[3] + 2 : g->ny) - win[1];
-    char what[160];
-    snprintf(what, sizeof what, "a corridor %.0f m either side of the roadmap route (its box %ld x %ld cells)",
-             r * t->cell_m, win[2], win[3]);
-    trv_status fits = prm_grid_fits(ctx, t, (double)win[2] * win[3], max_bytes, what);
-    if (fits) {
-        *too_big = 1;
-        return fits;
-    }
+    *escape = INFINITY;
+    if (!prm_grid_fits((double)win[2] * win[3], max_bytes))
+        return corridor_paged(ctx, t, guide, win, r, max_bytes, xy, s, w, out, escape, pg);
     unsigned char *seed = calloc((size_t)win[2] * win[3], 1), *mask = malloc((size_t)win[2] * win[3]);
     trv_status st = seed && mask ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st) {
@@ -216,7 +333,6 @@ static trv_status corridor_once(trv_ctx *ctx, const prm_terrain *t, const prm_pa
         st = dilate(ctx, win, seed, r, mask);
     }
     free(seed);
-    *escape = INFINITY;
     if (!st)
         st = prm_terrain_need(ctx, t, win[0], win[1], win[0] + win[2] - 1, win[1] + win[3] - 1);
     if (!st)
@@ -262,11 +378,11 @@ trv_status prm_route_grid_corridor(trv_ctx *ctx, const prm_terrain *t, const prm
     for (; r < rmax; r *= 2, info->widened++) {
         double escape = INFINITY;
         prm_path p = {0};
-        int too_big = 0;
-        st = corridor_once(ctx, t, guide, (int)r, max_bytes, xy, s, w, &p, &escape, &too_big);
+        prm_grid_paging pg = {0};
+        st = corridor_once(ctx, t, guide, (int)r, max_bytes, xy, s, w, &p, &escape, &pg);
         expanded += p.expanded;
-        if (too_big) /* a corridor that does not fit: the whole grid, paged (the same route) */
-            break;
+        if (pg.paged)
+            info->paging = pg;
         if (st && st != TRV_ERR_DATA)
             return st;
         info->halfwidth_m = r * t->cell_m;

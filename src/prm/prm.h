@@ -618,8 +618,8 @@ typedef struct prm_corridor_info {
 
 /* prm_route_grid's optimum from (xy[0], xy[1]) to (xy[2], xy[3]), searched
  * (each corridor first checked by prm_grid_fits against max_bytes: one
- * that does not fit gives way to the whole grid, prm_route_grid_bounded,
- * paged when it does not fit either) in the corridor of halfwidth_m
+ * that does not fit searched paged, its mask made a tile at a time,
+ * grid_corridor.c) in the corridor of halfwidth_m
  * metres around guide (the roadmap's route;
  * NULL: the whole grid), doubled until the corridor's optimum C is proven
  * the whole grid's: every path that leaves the corridor costs more than
@@ -638,13 +638,13 @@ trv_status prm_route_grid_corridor(trv_ctx *ctx, const prm_terrain *t, const prm
  * (the lazy terrain's layers, 31, read over the window; the search's
  * state and the corridor's masks, 8). */
 #define PRM_GRID_CELL_BYTES 40
-/* TRV_OK when a raster search over cells cells (what: "the whole grid",
- * or the corridor, in words) fits in max_bytes (0: three quarters of the
- * machine's physical memory) at PRM_GRID_CELL_BYTES a cell; else
- * TRV_ERR_NOMEM saying how much it would take and what to do, before
- * anything is allocated (at 1 m a corridor wide enough to prove the
- * optimum is 10^8-10^9 cells: tens of GB). */
-trv_status prm_grid_fits(trv_ctx *ctx, const prm_terrain *t, double cells, size_t max_bytes, const char *what);
+/* 1 when a raster search over cells cells (a corridor's box, or the
+ * whole grid) fits in memory within max_bytes (0: three quarters of the
+ * machine's physical memory; no bound when that is unknown) at
+ * PRM_GRID_CELL_BYTES a cell; else 0, and the search runs paged (at 1 m
+ * a corridor wide enough to prove the optimum is 10^8-10^9 cells: tens
+ * of GB). */
+int prm_grid_fits(double cells, size_t max_bytes);
 
 /* prm_route_grid (the whole grid, no mask), its per-cell state (1 byte: a
  * status and the move that reached the cell) in tiles of 2^pg->shift

@@ -144,6 +144,36 @@ trv_status prm_route_grid_taking(trv_ctx *ctx, const prm_terrain *t, const long 
 trv_status prm_route_grid_escape(trv_ctx *ctx, const prm_terrain *t, const long win[4], const unsigned char *mask,
                                  double sx, double sy, double gx, double gy, prm_strategy s, const prm_weights *w,
                                  prm_path *out, double *escape);
+/* A corridor for the paged search (grid_corridor.c), its mask never made
+ * whole: the cells of mark_samples (samples half a cell apart along the
+ * guide, those in win), consecutive repeats dropped; a cell is in the
+ * corridor when within r cells (Chebyshev) of one, as dilate() gives on
+ * win (win holds every such cell: prm_path_band's box, grown by 2 and
+ * clamped, as corridor_once makes it). near, diff, tmask:
+ * prm_corridor_tile's room. */
+typedef struct prm_corridor {
+    long win[4], r;             /* c0, r0, nx, ny on the grid; the half-width in cells */
+    long n, *sc, *sr;           /* the seed cells (grid columns, rows) */
+    long side, *near;           /* the tiles' side; the seeds near one tile */
+    int *diff;                  /* side + 1 */
+    unsigned char *tmask;       /* side x side: the last tile's mask */
+} prm_corridor;
+trv_status prm_corridor_make(trv_ctx *ctx, const prm_terrain *t, const prm_path *guide, const long win[4], long r,
+                             long side, prm_corridor *k);
+void prm_corridor_free(prm_corridor *k);
+/* Is grid cell (c, r) in the corridor? (a scan of the seeds) */
+int prm_corridor_has(const prm_corridor *k, long c, long r);
+/* k->tmask (row-major, k->side a row) = the corridor on the tile of
+ * k->side cells a side from grid cell (x0, y0) (cells past the grid's
+ * edge as well: paged_init makes them NOGO): per column, the seeds near the tile add their rows' span
+ * (sr +- r) as a difference array; O(side (side + seeds near)). */
+void prm_corridor_tile(prm_corridor *k, long x0, long y0);
+/* prm_route_grid_escape on the whole grid paged (pg as for
+ * prm_route_grid_paged), its mask corridor k: the same route, objective,
+ * expanded count and *escape. */
+trv_status prm_route_grid_escape_paged(trv_ctx *ctx, const prm_terrain *t, prm_corridor *k, double sx, double sy,
+                                       double gx, double gy, prm_strategy s, const prm_weights *w, prm_path *out,
+                                       double *escape, prm_grid_paging *pg);
 /* k_h: the raster search's heuristic is k_h times the straight-line
  * distance in metres, and every move weighs at least k_h times its length
  * (grid.c's header); w not NULL. */
