@@ -1,6 +1,7 @@
 /* The paged raster search's tiles and open set (grid_pages.h). */
 #define _GNU_SOURCE
 #include "grid_pages.h"
+#include "tempfile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -23,8 +24,7 @@ trv_status prm_pages_open(trv_ctx *ctx, prm_pages *p, long nx, long ny, int shif
     p->cap = cap < ntiles ? cap : (int)ntiles;
     p->lru.head = p->lru.tail = -1;
     p->init = init, p->user = user;
-    const char *d = dir ? dir : getenv("TMPDIR");
-    snprintf(p->dir, sizeof p->dir, "%s", d && *d ? d : "/tmp");
+    snprintf(p->dir, sizeof p->dir, "%s", prm_temp_dir(dir));
     p->slot = malloc((size_t)ntiles * sizeof *p->slot);
     p->saved = calloc((size_t)ntiles, 1);
     p->owner = malloc((size_t)p->cap * sizeof *p->owner);
@@ -63,33 +63,12 @@ static unsigned char *io_fail(prm_pages *p, const char *what)
     return NULL;
 }
 
-/* The temporary file: made and unlinked at once (nothing is left behind
- * whatever happens after). */
+/* The temporary file, made at the first tile let go (tempfile.h). */
 static int file_open(prm_pages *p)
 {
-    if (p->fd >= 0)
-        return 0;
-    char path[600];
-    snprintf(path, sizeof path, "%s/trv-grid-XXXXXX", p->dir);
-    p->fd = mkstemp(path);
     if (p->fd < 0)
-        return -1;
-    unlink(path);
-    return 0;
-}
-
-/* The whole of b written (out) or read (!out) at off (1: done). */
-static int move_all(int fd, unsigned char *b, size_t n, off_t off, int out)
-{
-    while (n > 0) {
-        ssize_t k = out ? pwrite(fd, b, n, off) : pread(fd, b, n, off);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return 0;
-        b += k, n -= (size_t)k, off += k;
-    }
-    return 1;
+        p->fd = prm_temp_fd(p->dir, "trv-grid");
+    return p->fd < 0 ? -1 : 0;
 }
 
 /* A free slot: a new one while fewer than cap are held, else the least
@@ -104,7 +83,7 @@ static int slot_take(prm_pages *p)
     if (file_open(p))
         return io_fail(p, "make"), -1;
     off_t off = (off_t)old * (off_t)p->tile_bytes;
-    if (!move_all(p->fd, p->mem + (size_t)s * p->tile_bytes, p->tile_bytes, off, 1))
+    if (!prm_fd_move(p->fd, p->mem + (size_t)s * p->tile_bytes, p->tile_bytes, off, 1))
         return io_fail(p, "write"), -1;
     p->written += (long long)p->tile_bytes;
     if (off + (long long)p->tile_bytes > p->file_bytes)
@@ -133,7 +112,7 @@ unsigned char *prm_pages_hold(prm_pages *p, long tx, long ty)
     unsigned char *cells = p->mem + (size_t)s * p->tile_bytes;
     if (p->saved[tile]) {
         errno = 0;
-        if (!move_all(p->fd, cells, p->tile_bytes, (off_t)tile * (off_t)p->tile_bytes, 0))
+        if (!prm_fd_move(p->fd, cells, p->tile_bytes, (off_t)tile * (off_t)p->tile_bytes, 0))
             return io_fail(p, "read");
         p->read += (long long)p->tile_bytes;
     } else {

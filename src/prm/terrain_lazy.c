@@ -3,6 +3,7 @@
  * the roadmap cache's mapped layers, used in place. */
 #include "lru.h"
 #include "prm_priv.h"
+#include "tempfile.h"
 #include "run/run.h"
 
 #include <errno.h>
@@ -820,15 +821,10 @@ static int spill_move(const prm_terrain *t, long k, int out)
     int n = held_arrays(t, z->layers, base, size);
     off_t off = (off_t)k * (off_t)prm_terrain_tile_bytes(t, z->layers);
     for (int j = 0; j < n; j++) {
-        unsigned char *b = (unsigned char *)base[j] + (size_t)k * cells * size[j];
-        for (size_t left = cells * size[j]; left > 0;) {
-            ssize_t got = out ? pwrite(z->spill_fd, b, left, off) : pread(z->spill_fd, b, left, off);
-            if (got < 0 && errno == EINTR)
-                continue;
-            if (got <= 0)
-                return 0;
-            b += got, left -= (size_t)got, off += got;
-        }
+        size_t bytes = cells * size[j];
+        if (!prm_fd_move(z->spill_fd, (unsigned char *)base[j] + (size_t)k * bytes, bytes, off, out))
+            return 0;
+        off += (off_t)bytes;
     }
     return 1;
 }
@@ -866,18 +862,13 @@ static int spill_in(const prm_terrain *t, long k)
  * /tmp); none when it cannot be (the tiles read again instead). */
 static void spill_open(prm_lazy *z, const char *dir)
 {
-    const char *env = getenv("TMPDIR");
-    char path[600];
-    snprintf(path, sizeof path, "%s/trv-tiles-XXXXXX", *dir ? dir : env && *env ? env : "/tmp");
     long nt = (long)z->ntx * z->nty;
     if (!(z->spilled = calloc((size_t)nt, 1)))
         return;
-    if ((z->spill_fd = mkstemp(path)) < 0) {
+    if ((z->spill_fd = prm_temp_fd(dir, "trv-tiles")) < 0) {
         free(z->spilled);
         z->spilled = NULL;
-        return;
     }
-    unlink(path);
 }
 
 static void spill_close(prm_lazy *z)

@@ -8,6 +8,7 @@
  * takes the candidates shortest first and traces each bridge's two cell
  * paths back to their nodes through the file (mapped). Memory: 3 tile
  * arrays, a row of the grid, the candidates and O(nodes). */
+#include "tempfile.h"
 #include "tiled.h"
 
 #include <limits.h>
@@ -409,29 +410,15 @@ static void count_regions(tstate *S, prm_build_stats *stats)
     free(seeded);
 }
 
-/* TMPDIR, else /tmp (tmpfile() ignores TMPDIR: at 10^9 cells the file is
- * 8 GB, which a tmpfs /tmp would hold in memory). */
-static const char *temp_dir(void)
-{
-    const char *d = getenv("TMPDIR");
-    return d && *d ? d : "/tmp";
-}
-
-/* An unnamed temporary file there (unlinked at once), or NULL. */
+/* An unnamed temporary file in $TMPDIR, else /tmp (tempfile.h; tmpfile()
+ * ignores TMPDIR: at 10^9 cells the file is 8 GB, which a tmpfs /tmp would
+ * hold in memory), or NULL. */
 static FILE *temp_file(void)
 {
-    char *path = malloc(strlen(temp_dir()) + 32);
-    if (!path)
-        return NULL;
-    sprintf(path, "%s/trv-bridge-XXXXXX", temp_dir());
-    int fd = mkstemp(path);
+    int fd = prm_temp_fd(NULL, "trv-bridge");
     FILE *fp = fd >= 0 ? fdopen(fd, "w+b") : NULL;
-    if (fd >= 0) {
-        unlink(path);
-        if (!fp)
-            close(fd);
-    }
-    free(path);
+    if (fd >= 0 && !fp)
+        close(fd);
     return fp;
 }
 
@@ -446,7 +433,7 @@ trv_status prm_bridge_raster_tiled(trv_ctx *ctx, const prm_terrain *t, prm_roadm
     tfile M = {temp_file(), NULL, 0, NULL};
     trv_status st = TRV_OK;
     if (!M.fp)
-        st = trv_error(ctx, TRV_ERR_IO, "the tiled bridging cannot make a temporary file in '%s'", temp_dir());
+        st = trv_error(ctx, TRV_ERR_IO, "the tiled bridging cannot make a temporary file in '%s'", prm_temp_dir(NULL));
     else if (seeds_by_tile(&S) || room_for_nodes(&S))
         st = nomem(ctx);
     if (!st)
