@@ -101,10 +101,7 @@ unsigned char *prm_pages_hold(prm_pages *p, long tx, long ty)
     long tile = ty * p->ntx + tx;
     int s = p->slot[tile];
     if (s >= 0) {
-        if (p->lru.head != s) {
-            prm_lru_unlink(&p->lru, s);
-            prm_lru_front(&p->lru, s);
-        }
+        prm_lru_touch(&p->lru, s);
         return p->mem + (size_t)s * p->tile_bytes;
     }
     if ((s = slot_take(p)) < 0)

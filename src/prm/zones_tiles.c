@@ -71,10 +71,8 @@ static unsigned char tiles_cell(void *user, long c, long r)
         return 0;
     if (s < 0)
         s = tile_burn(T, tile);
-    else if (T->lru.head != s) {
-        prm_lru_unlink(&T->lru, s);
-        prm_lru_front(&T->lru, s);
-    }
+    else
+        prm_lru_touch(&T->lru, s);
     return T->mem[(size_t)s * ZT_BYTES + (size_t)((r & ZT_MASK) << ZT_SHIFT) + (size_t)(c & ZT_MASK)];
 }
 
