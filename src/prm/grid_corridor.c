@@ -47,13 +47,18 @@ int prm_grid_fits(double cells, size_t max_bytes)
     return cap == 0 || need <= cap;
 }
 
-/* The paged search's tiles within three quarters of cap (the rest for
- * the frontier), at prm_grid_paged_cell_bytes for objective s, refused
- * below PRM_GRID_PAGED_MIN_TILES tiles, or when the temporary file's disk
- * has less room than the grid's tiles (a byte a cell). */
-static trv_status paged_plan(trv_ctx *ctx, const prm_terrain *t, prm_strategy s, double cap, const char *whose,
+/* The paged search's tiles within three quarters of its budget
+ * (prm_grid_paged_budget of max_bytes; the rest for the frontier), at
+ * prm_grid_paged_cell_bytes for objective s, refused below
+ * PRM_GRID_PAGED_MIN_TILES tiles, or when the temporary file's disk has
+ * less room than the grid's tiles (a byte a cell). */
+static trv_status paged_plan(trv_ctx *ctx, const prm_terrain *t, prm_strategy s, size_t max_bytes,
                              prm_grid_paging *pg)
 {
+    char whose[64];
+    const double cap = prm_grid_paged_budget(max_bytes, phys_bytes());
+    if (cap < grid_cap(max_bytes, whose, sizeof whose)) /* whose bound: --grid-memory's, the machine's or this one */
+        snprintf(whose, sizeof whose, "the paged search's default");
     const int cell = prm_grid_paged_cell_bytes(t, s);
     const double side = PRM_TILE, tile = side * side * cell;
     double ntiles = floor(0.75 * cap / tile), need = PRM_GRID_PAGED_MIN_TILES * tile / 0.75;
@@ -111,16 +116,12 @@ trv_status prm_route_grid_bounded(trv_ctx *ctx, const prm_terrain *t, size_t max
 {
     memset(pg, 0, sizeof *pg);
     memset(out, 0, sizeof *out);
-    char whose[64];
-    double cells = (double)t->grid->nx * t->grid->ny, cap = grid_cap(max_bytes, whose, sizeof whose);
+    double cells = (double)t->grid->nx * t->grid->ny;
     if (prm_grid_fits(cells, max_bytes)) {
         trv_status st = prm_terrain_need_all(ctx, t);
         return st ? st : prm_route_grid(ctx, t, sx, sy, gx, gy, s, w, out);
     }
-    double budget = prm_grid_paged_budget(max_bytes, phys_bytes());
-    if (budget < cap)
-        snprintf(whose, sizeof whose, "the paged search's default");
-    trv_status st = paged_plan(ctx, t, s, budget, whose, pg);
+    trv_status st = paged_plan(ctx, t, s, max_bytes, pg);
     return st ? st : prm_route_grid_paged(ctx, t, pg, sx, sy, gx, gy, s, w, out);
 }
 
@@ -290,12 +291,8 @@ static trv_status corridor_paged(trv_ctx *ctx, const prm_terrain *t, const prm_p
                                  size_t max_bytes, const double xy[4], prm_strategy s, const prm_weights *w,
                                  prm_path *out, double *escape, prm_grid_paging *pg)
 {
-    char whose[64];
-    double cap = grid_cap(max_bytes, whose, sizeof whose), budget = prm_grid_paged_budget(max_bytes, phys_bytes());
-    if (budget < cap)
-        snprintf(whose, sizeof whose, "the paged search's default");
     memset(pg, 0, sizeof *pg);
-    trv_status st = paged_plan(ctx, t, s, budget, whose, pg);
+    trv_status st = paged_plan(ctx, t, s, max_bytes, pg);
     if (st)
         return st;
     prm_corridor k;
