@@ -717,6 +717,32 @@ static void test_outputs_destination(void **state)
     trv_ctx_free(ctx);
 }
 
+/* Files whose folder the tool does not make: a missing folder is named
+ * (the path up to the last '/'; "/" and "." for a file at the root and a
+ * bare name); existing folders and NULL entries pass. */
+static void test_output_folders(void **state)
+{
+    (void)state;
+    char *dir = make_tmpdir();
+    trv_ctx *ctx = trv_ctx_new();
+    char deep[760], here[720], want[1600];
+    snprintf(deep, sizeof deep, "%s/new/x.tif", dir);
+    snprintf(here, sizeof here, "%s/x.tif", dir);
+    const char *ok[4] = {here, NULL, "bare.tif", "/x.tif"};
+    assert_int_equal(trv_output_folders_check(ctx, ok, 4), TRV_OK);
+    const char *bad[3] = {here, NULL, deep};
+    assert_int_equal(trv_output_folders_check(ctx, bad, 3), TRV_ERR_IO);
+    snprintf(want, sizeof want, "cannot write '%s': the folder '%s/new' does not exist", deep, dir);
+    assert_string_equal(trv_errmsg(ctx), want);
+    const char *rel[1] = {"no-such-folder-here/x.tif"};
+    assert_int_equal(trv_output_folders_check(ctx, rel, 1), TRV_ERR_IO);
+    assert_string_equal(trv_errmsg(ctx),
+                        "cannot write 'no-such-folder-here/x.tif': the folder 'no-such-folder-here' does not exist");
+    rmdir(dir);
+    free(dir);
+    trv_ctx_free(ctx);
+}
+
 static void test_outputs_check(void **state)
 {
     (void)state;
@@ -1045,7 +1071,9 @@ int main(void)
         cmocka_unit_test(test_status_strings), cmocka_unit_test(test_ctx_errors_progress),
         cmocka_unit_test(test_term_progress), cmocka_unit_test(test_cli), cmocka_unit_test(test_cli_version),
         cmocka_unit_test(test_ini),            cmocka_unit_test(test_csv),                 cmocka_unit_test(test_outset),
-        cmocka_unit_test(test_outset_twice_and_stale), cmocka_unit_test(test_outset_explain), cmocka_unit_test(test_fixed), cmocka_unit_test(test_outputs_check), cmocka_unit_test(test_outputs_destination), cmocka_unit_test(test_json),
+        cmocka_unit_test(test_outset_twice_and_stale), cmocka_unit_test(test_outset_explain), cmocka_unit_test(test_fixed),
+        cmocka_unit_test(test_output_folders),
+        cmocka_unit_test(test_outputs_check), cmocka_unit_test(test_outputs_destination), cmocka_unit_test(test_json),
         cmocka_unit_test(test_meta_and_paths),
         cmocka_unit_test(test_ini_comment_chars_in_value), cmocka_unit_test(test_rng_reference),
         cmocka_unit_test(test_heap_order), cmocka_unit_test(test_bucket_nearest), cmocka_unit_test(test_clip_segment),

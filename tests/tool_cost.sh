@@ -151,6 +151,7 @@ awk -F, '$1 == 3 { d = $5 - 7 / 8; found = (d < 5e-10 && d > -5e-10 && $7 == 3) 
     bad "--defuzzifier som"
 printf 'slope,elevation,ci\n1,2,3\n' >"$tmp/nospeed.csv"
 expect 1 "$tmp/nospeed.csv: no column 'speed'" "$tmp/o1.csv" -- "$C" --rules "$RULES" --eval "$tmp/nospeed.csv" -o "$tmp/o1.csv"
+expect 1 "cannot write '$tmp/none/o1.csv': the folder '$tmp/none' does not exist" "$tmp/none" -- "$C" --rules "$RULES" --eval "$tmp/hand.csv" -o "$tmp/none/o1.csv"
 printf 'slope,elevation,ci,speed\n1,2,3,4\n1,2,x,4\n' >"$tmp/badnum.csv"
 expect 1 "$tmp/badnum.csv:3: column 'ci': 'x' is not a number" "$tmp/o2.csv" -- "$C" --rules "$RULES" --eval "$tmp/badnum.csv" -o "$tmp/o2.csv"
 expect 1 "cannot open '$tmp/none.fcl'" "$tmp/o3.csv" -- "$C" --rules "$tmp/none.fcl" --eval "$tmp/hand.csv" -o "$tmp/o3.csv"

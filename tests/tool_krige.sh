@@ -216,7 +216,9 @@ printf 'not a raster\n' >"$tmp/junk.tif"
 expect 1 "cannot open '$tmp/junk.tif'" -- "$K" "$tmp/junk.tif" -o "$tmp/out/x.tif"
 gdal_translate -q -of AAIGrid "$DATA/jacksboro/dem_3arcsec.tif" "$tmp/nocrs.asc" && rm -f "$tmp/nocrs.prj"
 expect 1 "has no CRS" -- "$K" "$tmp/nocrs.asc" -o "$tmp/out/x.tif"
-expect 1 "cannot create" -- "$K" "$M" --x x --y y --z elev --s_srs EPSG:28992 --tr 40 --model sph --nugget 0 --psill 1 --range 500 -o /nonexistent/x.tif
+# an output whose folder does not exist: found before any work, each output named
+expect 1 "cannot write '/nonexistent/x.tif': the folder '/nonexistent' does not exist" -- "$K" "$M" --x x --y y --z elev --s_srs EPSG:28992 --tr 40 --model sph --nugget 0 --psill 1 --range 500 -o /nonexistent/x.tif
+expect 1 "cannot write '$tmp/out/none/v.csv': the folder '$tmp/out/none' does not exist" -- "$K" "$M" --x x --y y --z elev --s_srs EPSG:28992 --tr 40 --model sph --nugget 0 --psill 1 --range 500 -o "$tmp/out/x.tif" --variogram "$tmp/out/none/v.csv"
 # one output set: when the last of them, the summary, cannot be put in
 # place, none of the layers, styles and CSVs appears either
 rm -rf "$tmp/late" && mkdir -p "$tmp/late/krige.json"

@@ -85,7 +85,7 @@ expect 2 "output '$tmp/rm.gpkg' is also an input" -- "$BIN/trv-route" --roadmap 
 expect 2 "output '$T/dem.tif' is also an input" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO -o "$tmp/x.geojson" --profile-png "$T/dem.tif"
 mkdir -p "$tmp/dir.csv"
 expect 1 "cannot write '$tmp/dir.csv': a directory is in the way" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO -o "$tmp/x.geojson" --profile "$tmp/dir.csv"
-expect 1 "cannot create '$tmp/none/p.png'" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO -o "$tmp/x.geojson" --profile-png "$tmp/none/p.png"
+expect 1 "cannot write '$tmp/none/p.png': the folder '$tmp/none' does not exist" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO -o "$tmp/x.geojson" --profile-png "$tmp/none/p.png"
 expect 2 "output '$tmp/s.csv' is given twice" -- "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO -o "$tmp/x.geojson" --profile "$tmp/s.csv" --time-shares "$tmp/s.csv"
 
 summary

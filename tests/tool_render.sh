@@ -217,7 +217,7 @@ expect 1 "cannot read overlay '$tmp/bad.geojson'" "$O" -- "$R" "$T/slope.tif" -o
 expect 1 "cannot read overlay '$tmp/none.gpkg'" "$O" -- "$R" "$T/slope.tif" -o "$O" --overlay "$tmp/none.gpkg"
 expect 1 "cannot open '$tmp/none.tif'" "$O" -- "$R" "$T/slope.tif" -o "$O" --hillshade "$tmp/none.tif"
 expect 1 "cannot open font" "$O" -- env TRV_FONT=/nonexistent.ttf "$R" "$T/slope.tif" -o "$O"
-expect 1 "cannot create" "" -- "$R" "$T/slope.tif" -o "$tmp/nodir/map.png"
+expect 1 "cannot write '$tmp/nodir/map.png': the folder '$tmp/nodir' does not exist" "" -- "$R" "$T/slope.tif" -o "$tmp/nodir/map.png"
 expect 2 "missing required option --output" "$O" -- "$R" "$T/slope.tif"
 expect 2 "" "$O" -- "$R" -o "$O"
 expect 2 "" "$O" -- "$R" "$T/slope.tif" -o "$O" --width abc

@@ -61,6 +61,11 @@ HAND='function v(tb,   b, F) {
     BEGIN { W = 1242 * 9.80665; P = 6000; top = 40 / 3.6 }'
 
 # ---- the roadmap: every edge both ways ----
+# (first: -o in a folder that does not exist fails before any work, nothing written)
+"$BIN/trv-roadmap" --terrain "$T" -q -o "$tmp/none/rm.gpkg" --nodes 400 --seed 3 2>"$tmp/err"
+rc=$?
+[ $rc = 1 ] && grep -qF "cannot write '$tmp/none/rm.gpkg': the folder '$tmp/none' does not exist" "$tmp/err" &&
+    [ ! -e "$tmp/none" ] && [ ! -e "$tmp/roadmap.json" ] && ok || bad "roadmap -o in a missing folder: exit $rc, $(cat "$tmp/err")"
 "$BIN/trv-roadmap" --terrain "$T" -q -o "$tmp/rm.gpkg" --nodes 400 --seed 3 2>"$tmp/err" && ok || bad "roadmap: $(cat "$tmp/err")"
 [ ! -s "$tmp/err" ] && ok || bad "roadmap with the model's copies says: $(cat "$tmp/err")"
 grep -q '"travel_time": "direction-aware"' "$tmp/roadmap.json" && ! grep -q travel_time_note "$tmp/roadmap.json" &&

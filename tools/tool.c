@@ -60,6 +60,11 @@ void tool_outputs_check(const trv_cli *cli, trv_ctx *ctx, const char *const *out
     tool_check_end(cli, ctx, trv_outputs_check(ctx, outputs, n, inputs, m));
 }
 
+void tool_folders_check(const trv_cli *cli, trv_ctx *ctx, const char *const *files, size_t n)
+{
+    tool_check_end(cli, ctx, trv_output_folders_check(ctx, files, n));
+}
+
 void tool_outputs_check_dir(const trv_cli *cli, trv_ctx *ctx, const char *dir, const char *const *names,
                             size_t nnames, const char *const *outputs, size_t n, const char *const *inputs,
                             size_t m)

@@ -45,6 +45,10 @@ void tool_check_end(const trv_cli *cli, trv_ctx *ctx, trv_status st);
 void tool_outputs_check(const trv_cli *cli, trv_ctx *ctx, const char *const *outputs, size_t n,
                         const char *const *inputs, size_t m);
 
+/* trv_output_folders_check (core): files[0..n) the tool writes without
+ * making their folder; a missing folder exits 1 before any work. */
+void tool_folders_check(const trv_cli *cli, trv_ctx *ctx, const char *const *files, size_t n);
+
 /* tool_outputs_check of outputs[0..n) and dir/names[k] for k < nnames
  * (the files a tool writes into a directory). */
 void tool_outputs_check_dir(const trv_cli *cli, trv_ctx *ctx, const char *dir, const char *const *names,

@@ -173,8 +173,10 @@ int main(int argc, char **argv)
                                   FZ_REAL_MEAN_TIF, FZ_REAL_STD_TIF};
     if (terrain)
         tool_outputs_check_dir(&cli, ctx, terrain, names, sims ? 5 : 3, NULL, 0, ins, 4);
-    else
+    else {
         tool_outputs_check(&cli, ctx, &out, 1, ins, 4);
+        tool_folders_check(&cli, ctx, &out, 1);
+    }
     if (!terrain)
         trv_ctx_set_progress(ctx, NULL, NULL); /* --eval writes to stdout: keep the terminal clean */
 

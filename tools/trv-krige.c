@@ -289,6 +289,7 @@ int main(int argc, char **argv)
     const char *const outs[6] = {paths.dem, paths.std, paths.variogram, paths.cv, paths.points, paths.sim};
     const char *const ins[2] = {o.input, o.like};
     tool_outputs_check(&cli, ctx, outs, 6, ins, 2);
+    tool_folders_check(&cli, ctx, outs, 6);
     trv_ctx_set_seed(ctx, seed);
     trv_meta meta;
     trv_meta_init(&meta, cli.tool, argc, argv);

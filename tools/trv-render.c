@@ -96,9 +96,12 @@ int main(int argc, char **argv)
     const char *ins[2 + RND_MAX_OVERLAYS] = {o.layer, o.hillshade};
     for (int i = 0; i < o.noverlays; i++)
         ins[2 + i] = o.overlays[i];
-    if (trv_outputs_check(ctx, &o.output, 1, ins, 2 + (size_t)o.noverlays) == TRV_ERR_USAGE) {
+    trv_status chk = trv_outputs_check(ctx, &o.output, 1, ins, 2 + (size_t)o.noverlays);
+    if (!chk)
+        chk = trv_output_folders_check(ctx, &o.output, 1);
+    if (chk) {
         free(args);
-        tool_usage(&cli, ctx, trv_errmsg(ctx));
+        tool_check_end(&cli, ctx, chk);
     }
     trv_status st = rnd_render(ctx, &o);
     free(args);

@@ -140,6 +140,7 @@ int main(int argc, char **argv)
     trv_ctx *ctx = tool_start(&cli, argc, argv, &res);
     tool_usage_check(&cli, ctx, prm_build_opts_check(ctx, &o));
     tool_outputs_run_dir(&cli, ctx, &out, 1, dir, 0, NULL, 0);
+    tool_folders_check(&cli, ctx, &out, 1);
     trv_ctx_set_seed(ctx, o.seed);
     trv_meta meta;
     trv_meta_init(&meta, cli.tool, argc, argv);

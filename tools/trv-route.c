@@ -343,6 +343,7 @@ int main(int argc, char **argv)
     char *cache = prm_roadmap_cache_path(o.roadmap), *hier = prm_hier_path(o.roadmap);
     const char *const ins[3] = {o.roadmap, cache ? cache : o.roadmap, hier ? hier : o.roadmap};
     tool_outputs_run_dir(&cli, ctx, outs, 7, o.terrain, 0, ins, 3);
+    tool_folders_check(&cli, ctx, outs, 7);
     free(cache);
     free(hier);
     if (!strategy)

@@ -482,6 +482,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < TM_REAL_NOUT && sims; k++)
         names[nn++] = tm_real_file(k);
     tool_outputs_check_dir(&cli, ctx, dir, names, nn, &report, 1, ins, 9);
+    tool_folders_check(&cli, ctx, &report, 1);
     for (int k = 0; k < 3; k++)
         free(layers[k]);
     trv_meta meta;

@@ -316,6 +316,24 @@ trv_status trv_outputs_check(trv_ctx *ctx, const char *const *outputs, size_t n,
     return st;
 }
 
+trv_status trv_output_folders_check(trv_ctx *ctx, const char *const *files, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!files[i])
+            continue;
+        const char *slash = strrchr(files[i], '/');
+        int n_dir = !slash ? 0 : slash == files[i] ? 1 : (int)(slash - files[i]);
+        char d[PATH_MAX];
+        int len = snprintf(d, sizeof d, "%.*s", n_dir ? n_dir : 1, n_dir ? files[i] : ".");
+        if (len < 0 || len >= (int)sizeof d)
+            return trv_error(ctx, TRV_ERR_USAGE, "output path too long: '%s'", files[i]);
+        struct stat sb;
+        if (stat(d, &sb) != 0 && errno == ENOENT)
+            return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': the folder '%s' does not exist", files[i], d);
+    }
+    return TRV_OK;
+}
+
 /* ---- stale temporaries -------------------------------------------------- */
 
 /* 1 when name is ".STEM.tmp<pid>EXT" or that plus a sidecar suffix, with

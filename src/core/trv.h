@@ -298,6 +298,13 @@ void trv_outset_explain(trv_ctx *ctx, const trv_outset *set);
  * 'D' is not writable (cause)" or "'D' is not a directory". */
 trv_status trv_outputs_check(trv_ctx *ctx, const char *const *outputs, size_t n, const char *const *inputs,
                              size_t m);
+/* Files a tool writes without making their folder (-o FILE and the like;
+ * n paths, NULL entries skipped): each one's folder (the path up to its
+ * last '/', "." without one) must exist, checked with trv_outputs_check
+ * before any work: else TRV_ERR_IO "cannot write 'X': the folder 'D' does
+ * not exist". (A tool that makes an output's directories checks that
+ * output with trv_outputs_check alone.) */
+trv_status trv_output_folders_check(trv_ctx *ctx, const char *const *files, size_t n);
 
 /* ---- output metadata --------------------------------------------------- */
 
