@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "prm/prm_priv.h"
 #include "prm/hier.h"
@@ -564,6 +565,44 @@ static int piece_of_edge(const int64_t *eb, int nb, int e)
     return -1;
 }
 
+/* The pieces' pages asked of the disk ahead (roadmap_pieces.c), counted
+ * in the map: none on reading; a node's pieces when first needed, each
+ * from the start of the page holding its first edge to its last edge's
+ * end (a node whose edges lie in two pieces, worked out here from the
+ * table); every edge at once (from the page holding the first) when a
+ * reader of them all first needs them; nothing more when asked again;
+ * madvise never refusing. */
+static void ahead_asked(trv_ctx *ctx, const prm_roadmap *c, const int64_t *eb, const int *start, const int *adj)
+{
+    const prm_roadmap_map *m = c->map;
+    uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), at = (uint64_t)(uintptr_t)c->edges, want = 0;
+    int u = -1;
+    for (int v = 0; v < c->nnodes && u < 0; v++)
+        for (int j = start[v] + 1; j < start[v + 1]; j++)
+            if (piece_of_edge(eb, m->nb, adj[j]) != piece_of_edge(eb, m->nb, adj[start[v]]))
+                u = v;
+    assert_true(u >= 0 && m->ahead_bytes == 0 && m->ahead_refused == 0);
+    char *seen = calloc((size_t)m->nb, 1);
+    for (int j = start[u]; j < start[u + 1]; j++) {
+        int b = piece_of_edge(eb, m->nb, adj[j]);
+        if (b < 0 || b >= m->nb)
+            fail_msg("edge %d in no piece", adj[j]);
+        uint64_t a = at + (uint64_t)eb[b] * sizeof(prm_edge), z = at + (uint64_t)eb[b + 1] * sizeof(prm_edge);
+        want += seen[b]++ ? 0 : z - a / pg * pg;
+    }
+    free(seen);
+    assert_int_equal(prm_roadmap_need(ctx, c, u), TRV_OK);
+    assert_true(m->ahead_bytes == want && want > 0);
+    assert_int_equal(prm_roadmap_need(ctx, c, u), TRV_OK);
+    assert_true(m->ahead_bytes == want);
+    want += at + (uint64_t)c->nedges * sizeof(prm_edge) - at / pg * pg;
+    assert_int_equal(prm_roadmap_need_all(ctx, c), TRV_OK);
+    assert_true(m->ahead_bytes == want);
+    assert_int_equal(prm_roadmap_need_all(ctx, c), TRV_OK);
+    assert_true(m->ahead_bytes == want && m->ahead_refused == 0);
+    printf("  pages asked ahead: node %d's pieces, then every edge: %llu bytes\n", u, (unsigned long long)want);
+}
+
 /* Version 6's roadmap by pieces (roadmap_pieces.h): the components'
  * labels equal where a union-find over the GeoPackage's edges (back) joins
  * the nodes; every edge of piece b has its first end in tile b of the
@@ -614,6 +653,7 @@ static void pieces_damaged(trv_ctx *ctx, const char *gpkg, const char *dir, cons
     }
     long at_edges = at_pieces + 48 + 16L * nb + 8;
     printf("  the roadmap's edges in %d tiles of %d x %d (%d with edges)\n", nb, m->ntx, m->nty, tiles);
+    ahead_asked(ctx, c, eb, start, adj);
     /* taken as its own (the zones change it): the GeoPackage's edges, numbering and adjacency again */
     assert_int_equal(prm_roadmap_own(ctx, c), TRV_OK);
     assert_true(c->map == NULL && c->comp == NULL && c->nedges == ne);

@@ -389,7 +389,9 @@ typedef struct prm_roadmap {
  * mapped, not read, in order of the square tile of their first end (each
  * node's adjacency, read whole, lists them in the GeoPackage's order): a
  * tile's edges are checked (its hash, their ends) when a search first
- * needs one of them. These say TRV_ERR_DATA naming the cache when a tile
+ * needs one of them, its pages asked of the disk at once (MADV_WILLNEED:
+ * the mapping reads no more than that; every edge's at once for
+ * prm_roadmap_need_all). These say TRV_ERR_DATA naming the cache when a tile
  * is damaged, TRV_OK at once for a roadmap that is not mapped.
  * prm_roadmap_need: the tiles of node u's edges;
  * prm_roadmap_need_all: every tile (a reader of the whole roadmap);

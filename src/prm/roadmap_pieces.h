@@ -12,7 +12,10 @@
  * tile b. Its hash: prm_hash_bytes over those edges' bytes. A piece is
  * sound when its hash is the cache's and its edges join nodes that exist
  * (0 <= a < b < n). The adjacency (each node's edges, in the GeoPackage's
- * order, renumbered) is read whole with the nodes. */
+ * order, renumbered) is read whole with the nodes. A piece's pages are
+ * asked of the disk at once when it is first needed (the mapping is
+ * MADV_RANDOM: else a fault, and a read, a page), every edge's at once for
+ * a reader of the whole roadmap. */
 #ifndef TRV_PRM_ROADMAP_PIECES_H
 #define TRV_PRM_ROADMAP_PIECES_H
 
@@ -30,6 +33,9 @@ typedef struct prm_roadmap_map {
     const uint64_t *hash;      /* nb hashes (into the mapping) */
     unsigned char *checked;    /* per piece: 0 not yet, 1 sound, 2 damaged */
     long pieces_checked;       /* how many were checked (for the measures) */
+    uint64_t ahead_bytes;      /* bytes asked of the disk ahead (MADV_WILLNEED: a piece's pages when first
+                                  needed, every edge's for a reader of them all) */
+    long ahead_refused;        /* such asks madvise refused (none: their starts are a page's) */
 } prm_roadmap_map;
 
 /* The tile of (x, y) on the grid above (clamped into it). */
