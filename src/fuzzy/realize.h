@@ -2,7 +2,7 @@
  * realize.h — the fuzzy cost over terrain realisations (docs/method.md
  * §3.7): trv-cost --realizations SIM.tif.
  *
- * Each band of SIM.tif goes through tm_realize's chain (slope, speed,
+ * Each band of SIM.tif goes through tm_realize_zoned's chain (slope, speed,
  * GO/NOGO; terramech/realize.h) and then through the rules as trv-cost
  * --terrain does (fz_eval_row: inputs slope, elevation, ci, speed of that
  * realisation; cost 1 where it is NOGO). Per cell over the N realisations:

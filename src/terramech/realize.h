@@ -94,7 +94,7 @@ trv_status tm_realize_zoned(trv_ctx *ctx, trv_outset *set, const tm_model *m, co
 /* One cell i of one realisation held whole in dem (Float32, on the grid
  * of soil and lu): its Horn slope (geo_slope_at: geo_slope_row's value; ew, ns:
  * cell size in metres), then tm_row: the same speed (km/h) and reason as
- * tm_realize gives that cell. trv-route --mc reads its routes' cells so. */
+ * tm_realize_zoned gives that cell. trv-route --mc reads its routes' cells so. */
 void tm_real_cell(const tm_model *m, const geo_raster *dem, double ew, double ns, const unsigned char *soil,
                   const unsigned char *lu, size_t i, float *speed, unsigned char *reason);
 
