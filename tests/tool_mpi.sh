@@ -3,7 +3,8 @@
 # of bin/mpi/trv-terrain give the same bytes as the single-process
 # trv-terrain (every output, blocks of 64 rows so every rank has blocks);
 # a block that fails on another rank than 0 -> exit 1, the single-process
-# run's message once, no output left. SKIPPED without mpirun or the MPI
+# run's message once, no output left; trv-speed and trv-cost
+# --realizations (computed on process 0) the same bytes at -np 2. SKIPPED without mpirun or the MPI
 # build. Ends with "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
@@ -102,6 +103,34 @@ if [ -x "$BIN/mpi/trv-speed" ] && [ -x "$BIN/mpi/trv-cost" ]; then
         done
     done
     cmp -s "$tmp/zoned1/gonogo.tif" "$tmp/chain1/gonogo.tif" && bad "the zones changed nothing" || ok
+
+    # --realizations (process 0 computes them alone, after the split
+    # deterministic stage: docs/scale.md): the same bytes at -np 2
+    /usr/bin/python3 - "$tmp/serial/dem.tif" "$tmp/sim.tif" <<'PY' || { echo "cannot make the realisations"; exit 1; }
+import sys, numpy as np
+from osgeo import gdal
+src = gdal.Open(sys.argv[1]); dem = src.GetRasterBand(1).ReadAsArray()
+o = gdal.GetDriverByName('GTiff').Create(sys.argv[2], src.RasterXSize, src.RasterYSize, 2, gdal.GDT_Float32, ['TILED=YES'])
+o.SetGeoTransform(src.GetGeoTransform()); o.SetProjection(src.GetProjection())
+rng = np.random.default_rng(3)
+for k in range(2):
+    z = (dem + rng.normal(0, 3, dem.shape)).astype(np.float32); z[dem == -9999] = -9999
+    o.GetRasterBand(k + 1).WriteArray(z); o.GetRasterBand(k + 1).SetNoDataValue(-9999)
+o = None
+PY
+    for np in 1 2; do
+        rm -rf "$tmp/t" && cp -r "$tmp/serial" "$tmp/t"
+        L= sp="$BIN/trv-speed" co="$BIN/trv-cost"
+        [ $np = 2 ] && L="mpirun $ROOT -np 2" sp="$BIN/mpi/trv-speed" co="$BIN/mpi/trv-cost"
+        $L "$sp" -q --terrain "$tmp/t" $SPEED --realizations "$tmp/sim.tif" 2>"$tmp/stderr" &&
+            $L "$co" -q --terrain "$tmp/t" $COST --realizations "$tmp/sim.tif" 2>>"$tmp/stderr" && ok ||
+            bad "-np $np --realizations: $(cat "$tmp/stderr")"
+        mv "$tmp/t" "$tmp/real$np"
+    done
+    for f in p_nogo.tif speed_p50.tif speed.json cost_mean.tif cost_std.tif cost.json; do
+        [ -s "$tmp/real1/$f" ] && cmp -s "$tmp/real1/$f" "$tmp/real2/$f" && ok ||
+            bad "-np 2 --realizations: $f differs from the single-process run's"
+    done
 
     # a soil code no table knows in rows 70..79 (block 1: rank 1): trv-speed
     # finds it after the last block (the codes rank 1 met, merged on rank 0),

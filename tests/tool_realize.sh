@@ -3,11 +3,12 @@
 # by slope on tilted planes whose slopes are known (P = count / N, by
 # hand); P(NOGO), the speed's mean, p10, p50, p90 and the cost's mean and
 # standard deviation against numpy over the maps of the deterministic
-# pipeline (trv-terrain + trv-speed + trv-cost) run on each band alone, and
+# pipeline (trv-terrain + trv-speed + trv-cost) run on each band alone (the
+# realisations by blocks of 7 rows: every seam checked), and
 # with --zones (nogo, factor, max_speed boxes applied to those runs by
 # hand); a one-band stack of dem.tif gives speed.tif; the same
-# stack gives the same bytes; bad stacks (another grid, a missing file)
-# with clear errors and no outputs. Ends with "N passed, N failed, N skipped".
+# stack gives the same bytes; bad stacks (another grid, a missing file, a
+# band damaged mid-stream) with clear errors and no outputs. Ends with "N passed, N failed, N skipped".
 set -u
 BIN=$(cd "${TRV_BIN:-bin}" && pwd)
 DATA=$(cd "${TRV_DATADIR:-data}" && pwd)
@@ -110,7 +111,7 @@ done
 cp -r "$tmp/t" "$tmp/s"
 if [ -z "$refs" ]; then
     bad "the per-band reference runs failed"
-elif speed "$tmp/s" --realizations "$tmp/sim.tif" && cost "$tmp/s" --realizations "$tmp/sim.tif"; then
+elif (export TRV_BLOCK_ROWS=7 && speed "$tmp/s" --realizations "$tmp/sim.tif" && cost "$tmp/s" --realizations "$tmp/sim.tif"); then
     out=$($PY - "$tmp" <<'EOF'
 import sys, numpy as np
 from osgeo import gdal
@@ -142,6 +143,33 @@ EOF
     # speed.json's counts against the maps
     n=$($PY -c "import json,sys; r=json.load(open('$tmp/s/speed.json'))['realizations']; print(r['count'], r['always_go']+r['always_nogo']+r['uncertain']==r['cells_with_data'])")
     if [ "$n" = "7 True" ]; then ok; else bad "speed.json realizations: $n"; fi
+    # speed.json's and cost.json's figures and cost_std.qml's range against
+    # numpy over the maps (float32 cells summed in double)
+    out=$($PY - "$tmp/s" <<'EOF'
+import sys, json, numpy as np
+from osgeo import gdal
+d = sys.argv[1]
+def rd(f):
+    ds = gdal.Open(d + '/' + f)
+    return ds.GetRasterBand(1).ReadAsArray()
+p, sd = rd('p_nogo.tif'), rd('cost_std.tif')
+r = json.load(open(d + '/speed.json'))['realizations']; c = json.load(open(d + '/cost.json'))['realizations']
+pd, sdd = p[p != -9999].astype(np.float64), sd[sd != -9999].astype(np.float64)
+want = {'cells_with_data': pd.size, 'always_go': int((pd == 0).sum()), 'always_nogo': int((pd == 1).sum()),
+        'uncertain': int(((pd > 0) & (pd < 1)).sum())}
+bad = ['%s %s, numpy %s' % (k, r[k], v) for k, v in want.items() if r[k] != v]
+for k, got, v in (('p_nogo_mean', r['p_nogo_mean'], pd.mean()), ('cost_std_mean', c['cost_std_mean'], sdd.mean()),
+                  ('cost_std_max', c['cost_std_max'], sdd.max())):
+    if not abs(got - v) <= 1e-9 * max(1, abs(v)): bad.append('%s %r, numpy %r' % (k, got, v))
+if c['count'] != 7 or sdd.size != pd.size: bad.append('cost.json count %s, %d cells' % (c['count'], sdd.size))
+import re  # cost_std.qml's range: 0 to the data's largest value (rnd_layer_range for a standard deviation)
+q = open(d + '/cost_std.qml').read()
+lo, hi = (float(re.search(k + '="([^"]*)"', q).group(1)) for k in ('classificationMin', 'classificationMax'))
+if lo != 0 or not abs(hi - sdd.max()) <= 1e-9: bad.append('cost_std.qml range %g..%g, data max %r' % (lo, hi, sdd.max()))
+print('; '.join(bad) or 'OK')
+EOF
+)
+    if [ "$out" = OK ]; then ok; else bad "summaries: $out"; fi
 else
     bad "trv-speed --realizations sim.tif failed"
 fi
@@ -168,7 +196,7 @@ EOF
 cp -r "$tmp/t" "$tmp/z"
 if [ -z "$refs" ]; then
     bad "the per-band reference runs failed"
-elif speed "$tmp/z" --realizations "$tmp/sim.tif" --zones "$tmp/zones.json"; then
+elif (export TRV_BLOCK_ROWS=7 && speed "$tmp/z" --realizations "$tmp/sim.tif" --zones "$tmp/zones.json"); then
     out=$($PY - "$tmp" <<'EOF'
 import sys, json, numpy as np
 from osgeo import gdal
@@ -257,4 +285,32 @@ expect 1 "does not match" "$tmp/bad" -- speed "$tmp/bad" --realizations "$tmp/sm
 expect 1 "cannot open '$tmp/none.tif': no such file" "$tmp/bad" -- speed "$tmp/bad" --realizations "$tmp/none.tif"
 : >"$tmp/empty.tif"
 expect 1 "empty file" "$tmp/bad" -- speed "$tmp/bad" --realizations "$tmp/empty.tif"
+# --- a band damaged mid-stream (a tile of the second row of tiles, band 3,
+# its DEFLATE data zeroed: read when the blocks of 7 rows reach row 255):
+# exit 1 naming the stack, and the run directory as it was (no output of
+# the stage, not even the deterministic maps computed before, no temporary)
+$PY - "$tmp/sim.tif" "$tmp/damaged.tif" <<'EOF'
+import sys, shutil
+from osgeo import gdal
+shutil.copy(sys.argv[1], sys.argv[2])
+ds = gdal.Open(sys.argv[2]); b = ds.GetRasterBand(3)  # ds held: a band outlives no dataset
+off = int(b.GetMetadataItem('BLOCK_OFFSET_1_1', 'TIFF')); size = int(b.GetMetadataItem('BLOCK_SIZE_1_1', 'TIFF'))
+ds = None
+with open(sys.argv[2], 'r+b') as f:
+    f.seek(off); f.write(bytes(size))
+EOF
+cp -r "$tmp/t" "$tmp/dm"
+(cd "$tmp/dm" && ls -l --time-style=+%s . && cksum ./*) >"$tmp/before"
+damaged() { # what: the run directory unchanged after a failure naming the stack
+    if [ "$got" != 1 ]; then bad "$1 -> exit $got, want 1 ($(cat "$tmp/stderr"))"; return; fi
+    if ! grep -qF -- "cannot read '$tmp/damaged.tif'" "$tmp/stderr"; then bad "$1 -> stderr: $(cat "$tmp/stderr")"; return; fi
+    (cd "$tmp/dm" && ls -l --time-style=+%s . && cksum ./*) >"$tmp/after"
+    if cmp -s "$tmp/before" "$tmp/after"; then ok; else bad "$1 changed the run directory: $(diff "$tmp/before" "$tmp/after")"; fi
+}
+(export TRV_BLOCK_ROWS=7 && speed "$tmp/dm" --realizations "$tmp/damaged.tif") >"$tmp/stdout" 2>"$tmp/stderr"
+got=$?
+damaged "trv-speed --realizations damaged.tif"
+(export TRV_BLOCK_ROWS=7 && cost "$tmp/dm" --realizations "$tmp/damaged.tif") >"$tmp/stdout" 2>"$tmp/stderr"
+got=$?
+damaged "trv-cost --realizations damaged.tif"
 summary tool_realize

@@ -8,7 +8,9 @@
 # trv-speed --zones the same bytes for every block height and against
 # GDAL's rasterizer at blocks of 7 rows; peak memory on a 512 x 40000
 # raster against a 512 x 2000 one (trv-terrain; trv-speed with and without
-# --zones). Ends with
+# --zones); trv-speed and trv-cost --realizations, with and without
+# --zones: the same bytes for every block height, and their peak memory on
+# the tall raster against the short one. Ends with
 # "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
@@ -79,6 +81,69 @@ elif "$PY" "$ZCHECK" make "$tmp/r1000000" "$tmp/zones.geojson" "$tmp/zones_cross
         bad "--zones at blocks of 7 rows against GDAL's rasterizer: $(cat "$tmp/zmaps")"
 else
     bad "cannot draw the zones"
+fi
+
+# ---- trv-speed and trv-cost --realizations by row blocks: the same bytes
+# for every block height, with and without --zones (a stack of 4 noisy
+# copies of the DEM: realisations that differ at every seam; the values
+# against numpy: tests/tool_realize.sh) ----
+# mksim DEM OUT N: N bands, band k the DEM plus seeded noise of 3 m (its
+# nodata cells kept), written by blocks of 1000 rows
+mksim() {
+    "$PY" - "$@" <<'PYEOF'
+import sys, numpy as np
+from osgeo import gdal
+src = gdal.Open(sys.argv[1]); nx, ny, n = src.RasterXSize, src.RasterYSize, int(sys.argv[3])
+o = gdal.GetDriverByName('GTiff').Create(sys.argv[2], nx, ny, n, gdal.GDT_Float32, ['TILED=YES', 'COMPRESS=DEFLATE'])
+o.SetGeoTransform(src.GetGeoTransform()); o.SetProjection(src.GetProjection())
+rng = np.random.default_rng(5)
+for y0 in range(0, ny, 1000):
+    dem = src.GetRasterBand(1).ReadAsArray(0, y0, nx, min(1000, ny - y0))
+    for k in range(n):
+        z = (dem + rng.normal(0, 3, dem.shape)).astype(np.float32); z[dem == -9999] = -9999
+        o.GetRasterBand(k + 1).WriteArray(z, 0, y0)
+for k in range(n):
+    o.GetRasterBand(k + 1).SetNoDataValue(-9999)
+PYEOF
+}
+REAL_FILES="p_nogo.tif p_nogo_slope.tif speed_mean.tif speed_p10.tif speed_p50.tif speed_p90.tif speed.json p_nogo.qml
+speed_p50.qml cost_mean.tif cost_std.tif cost.json cost_mean.qml cost_std.qml"
+# realized ROWS NAME [trv-speed options]: both tools' --realizations in a copy of r1000000, moved to $tmp/NAME
+realized() {
+    rows=$1 name=$2
+    shift 2
+    rm -rf "$tmp/run" && cp -r "$tmp/r1000000" "$tmp/run" &&
+    TRV_BLOCK_ROWS=$rows "$BIN/trv-speed" -q --terrain "$tmp/run" --vehicle "$DATA/vehicles/ugv_hua2022.ini" \
+        --soils "$DATA/classes/soils.csv" --landuse-classes "$DATA/classes/landuse.csv" --realizations "$tmp/sim.tif" "$@" &&
+    TRV_BLOCK_ROWS=$rows "$BIN/trv-cost" -q --terrain "$tmp/run" --rules "$DATA/fuzzy/mobility.fcl" \
+        --soils "$DATA/classes/soils.csv" --realizations "$tmp/sim.tif" && mv "$tmp/run" "$tmp/$name"
+}
+if [ -z "$PY" ]; then
+    skip_pkg python3-gdal "python3 with GDAL and numpy is needed to make the realisations"
+elif mksim "$tmp/r1000000/dem.tif" "$tmp/sim.tif" 4; then
+    for rows in 1000000 1 7 64; do
+        realized $rows q$rows && ok || bad "--realizations with TRV_BLOCK_ROWS=$rows failed"
+        if [ -f "$tmp/zones.geojson" ]; then
+            realized $rows qz$rows --zones "$tmp/zones.geojson" --crossings "$tmp/zones_cross.geojson" && ok ||
+                bad "--realizations --zones with TRV_BLOCK_ROWS=$rows failed"
+        fi
+    done
+    for rows in 1 7 64; do
+        for f in $REAL_FILES; do
+            cmp -s "$tmp/q1000000/$f" "$tmp/q$rows/$f" && ok ||
+                bad "--realizations: $f differs between block heights $rows and the whole raster"
+            [ -f "$tmp/zones.geojson" ] || continue
+            cmp -s "$tmp/qz1000000/$f" "$tmp/qz$rows/$f" && ok ||
+                bad "--realizations --zones: $f differs between block heights $rows and the whole raster"
+        done
+    done
+    # the zones changed the realisations (the check compares different maps)
+    cmp -s "$tmp/q7/p_nogo.tif" "$tmp/qz7/p_nogo.tif" && bad "--zones left p_nogo.tif unchanged" || ok
+    for f in p_nogo speed_p50 cost_std; do
+        "$PY" "$(dirname "$0")/cog_check.py" "$tmp/q7/$f.tif" >"$tmp/cogres" 2>&1 && ok || bad "$f.tif: $(cat "$tmp/cogres")"
+    done
+else
+    bad "cannot make the realisations"
 fi
 
 # ---- seams: slope at every row equals gdaldem's (Horn), blocks of 7 rows ----
@@ -187,6 +252,26 @@ PYEOF
     burn=$((512 * 40000 / 1024))
     [ $((zt - zs)) -lt $((512 * 40000 * 12 / 1024 / 4)) ] && [ $((zt - pt)) -lt $((burn / 2)) ] && ok ||
         bad "trv-speed --zones: peak RSS $zs -> $zt KiB from 2000 to 40000 rows, $pt KiB without zones (a whole burn: $burn KiB)"
+    # --realizations (2 bands) on both: trv-speed's and trv-cost's peak RSS
+    # may not grow with the height (the six speed outputs held whole: 24
+    # bytes a cell)
+    for n in short tall; do
+        mksim "$tmp/m_$n/dem.tif" "$tmp/sim_$n.tif" 2 || bad "cannot make the $n realisations"
+        TRV_BLOCK_ROWS=16 /usr/bin/time -f "%M" -o "$tmp/rss_rs_$n" "$BIN/trv-speed" -q --terrain "$tmp/m_$n" \
+            --vehicle "$DATA/vehicles/ugv_hua2022.ini" --soils "$DATA/classes/soils.csv" \
+            --landuse-classes "$DATA/classes/landuse.csv" --realizations "$tmp/sim_$n.tif" ||
+            bad "trv-speed --realizations on the $n raster"
+        TRV_BLOCK_ROWS=16 /usr/bin/time -f "%M" -o "$tmp/rss_rc_$n" "$BIN/trv-cost" -q --terrain "$tmp/m_$n" \
+            --rules "$DATA/fuzzy/mobility.fcl" --soils "$DATA/classes/soils.csv" --realizations "$tmp/sim_$n.tif" ||
+            bad "trv-cost --realizations on the $n raster"
+    done
+    whole=$((512 * 40000 * 24 / 1024))
+    for t in rs rc; do
+        short=$(tail -1 "$tmp/rss_${t}_short") tall=$(tail -1 "$tmp/rss_${t}_tall")
+        echo "--realizations ($t) peak RSS: $short KiB (512 x 2000), $tall KiB (512 x 40000)"
+        [ "$short" -gt 0 ] && [ $((tall - short)) -lt $((whole / 4)) ] && ok ||
+            bad "--realizations ($t): peak RSS $short -> $tall KiB from 2000 to 40000 rows (whole outputs: $whole KiB)"
+    done
 fi
 
 # ---- trv-terrain's class maps read by rows (the aligner fetches the rows

@@ -78,15 +78,12 @@ static trv_status write_realizations(trv_ctx *ctx, trv_outset *set, const fz_eng
                                      const char *soils, const char *sims, const trv_meta *meta, trv_json *js)
 {
     fz_real r;
-    trv_status st = fz_realize(ctx, e, dir, soils, sims, &r);
+    trv_status st = fz_realize(ctx, set, e, dir, soils, sims, meta, &r);
     const char *const files[2] = {FZ_REAL_MEAN_TIF, FZ_REAL_STD_TIF};
-    geo_raster *const maps[2] = {r.mean, r.std};
-    for (int k = 0; k < 2 && !st; k++) {
-        char *path = trv_path_join(dir, files[k]);
-        const char *tmp = path ? trv_outset_add(set, path) : NULL;
-        if (!(st = qgis_qml_stage(ctx, set, dir, files[k], maps[k])))
-            st = tmp ? geo_raster_write(ctx, maps[k], tmp, meta) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        free(path);
+    for (int k = 0; k < 2 && !st; k++) { /* the range of the data cells (none: 0..1) */
+        const geo_block_stats *s = &r.stats[k];
+        st = qgis_qml_stage_range(ctx, set, dir, files[k], fz_real_desc(k), NULL, s->count ? s->min : 1,
+                                  s->count ? s->max : 0);
     }
     if (!st) {
         trv_json_obj(js, "realizations");
@@ -96,7 +93,6 @@ static trv_status write_realizations(trv_ctx *ctx, trv_outset *set, const fz_eng
         trv_json_num(js, "cost_std_max", "%.10g", r.std_max);
         trv_json_end(js);
     }
-    fz_real_clear(&r);
     return st;
 }
 

@@ -333,25 +333,23 @@ static void summary(trv_json *js, const tm_model *m, const tm_soils *soils, cons
     json_classes(js, m, soils);
 }
 
-/* --realizations: the per-cell statistics over SIM.tif (realize.h) and
- * their styles (P(NOGO) 0..1 on ylorrd, speeds 0..top speed) in the set;
- * speed.json's "realizations" object (docs/summaries.md). */
+/* --realizations: the per-cell statistics over SIM.tif (realize.h),
+ * streamed into the set, and their styles (P(NOGO) 0..1 on ylorrd, speeds
+ * 0..top speed); speed.json's "realizations" object (docs/summaries.md). */
 static trv_status write_realizations(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir,
                                      const char *sims, const tm_zone_opts *zo, const trv_meta *meta, trv_json *js)
 {
     tm_real r;
-    trv_status st = tm_realize_zoned(ctx, m, dir, sims, zo, NULL, NULL, &r); /* the zones in every realisation */
+    trv_status st = tm_realize_zoned(ctx, set, m, dir, sims, zo, meta, NULL, &r); /* the zones in every realisation */
     for (int k = 0; k < TM_REAL_NOUT && !st; k++) {
         char *path = trv_path_join(dir, tm_real_file(k));
         const char *tmp = path ? qgis_qml_add(ctx, set, path) : NULL;
         int p = k < TM_REAL_SPEED_MEAN;
         st = !tmp ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory")
                   : qgis_qml_raster_write(ctx, tmp, rnd_palette_find(p ? "ylorrd" : "viridis"), 0,
-                                          p ? 1 : m->v->top_speed_kmh, p ? NULL : TM_SPEED_UNIT, r.out[k]->desc);
+                                          p ? 1 : m->v->top_speed_kmh, p ? NULL : TM_SPEED_UNIT, tm_real_desc(k));
         free(path);
     }
-    if (!st)
-        st = tm_real_write(ctx, set, &r, dir, meta);
     if (!st) {
         trv_json_obj(js, "realizations");
         trv_json_str(js, "file", sims);
@@ -363,7 +361,6 @@ static trv_status write_realizations(trv_ctx *ctx, trv_outset *set, const tm_mod
         trv_json_num(js, "p_nogo_mean", "%.10g", r.p_nogo_mean);
         trv_json_end(js);
     }
-    tm_real_clear(&r);
     return st;
 }
 

@@ -1,6 +1,7 @@
 /* The fuzzy cost over terrain realisations (realize.h): a row callback of
- * tm_realize that evaluates the rules on each realisation's row and sums
- * the cost and its square per cell. */
+ * tm_realize_zoned that evaluates the rules on each realisation's row and
+ * sums the cost and its square per cell of a block; the block's mean and
+ * standard deviation written when its last band is done. */
 #include "fuzzy/realize.h"
 #include "run/run.h"
 
@@ -13,24 +14,31 @@ static const char *const SOURCE_NAME[NSOURCES] = {"slope", "elevation", "ci", "s
 
 typedef struct acc {
     const fz_engine *e;
-    const unsigned char *soil;
     double ci_of[256];
     int src[FZ_MAX_INPUTS];
-    double *sum, *sum2;
+    int nx, y0;               /* the block's first row */
+    double *sum, *sum2;       /* the block's cells */
     unsigned char *nod;
-    float *ci, *cost;
+    float *ci, *cost;         /* one row */
     unsigned char *valid;
+    float *mean, *std;        /* the block's rows of the outputs */
+    trv_outset *set;
+    const char *dir;
+    const trv_meta *meta;
+    geo_block_writer *w[2];   /* cost_mean.tif, cost_std.tif (NULL: not open) */
+    double ssum;              /* the std over the cells with data, in row order */
+    fz_real *out;
 } acc;
 
-static trv_status acc_row(void *arg, int k, int y, const float *dem, const float *slope, const float *speed,
-                          const unsigned char *reason, int nx)
+static trv_status acc_row(trv_ctx *ctx, void *arg, int k, int y, const float *dem, const float *slope,
+                          const unsigned char *soil, const float *speed, const unsigned char *reason, int nx)
 {
-    (void)k;
+    (void)ctx, (void)k;
     acc *A = arg;
-    size_t o = (size_t)y * nx;
+    size_t o = (size_t)(y - A->y0) * nx;
     for (int x = 0; x < nx; x++) {
         A->valid[x] = reason[x] == TM_GO;
-        A->ci[x] = A->valid[x] ? (float)A->ci_of[A->soil[o + x]] : 0;
+        A->ci[x] = A->valid[x] ? (float)A->ci_of[soil[x]] : 0;
         A->nod[o + x] |= reason[x] == TM_NOGO_NODATA;
     }
     const float *in[FZ_MAX_INPUTS];
@@ -42,6 +50,64 @@ static trv_status acc_row(void *arg, int k, int y, const float *dem, const float
         A->sum2[o + x] += (double)A->cost[x] * A->cost[x];
     }
     return TRV_OK;
+}
+
+const char *fz_real_desc(int k)
+{
+    return k ? "mobility cost, standard deviation over realisations" : "mobility cost, mean over realisations";
+}
+
+/* The buffers for r's blocks, and the two writers. */
+static trv_status acc_start(trv_ctx *ctx, void *arg, const tm_real *r)
+{
+    static const char *const files[2] = {FZ_REAL_MEAN_TIF, FZ_REAL_STD_TIF};
+    acc *A = arg;
+    size_t nx = (size_t)(A->nx = r->grid->nx), cells = (size_t)r->rows * nx;
+    A->out->cells = r->cells;
+    A->out->n = r->n;
+    if (!(A->sum = calloc(cells, sizeof *A->sum)) || !(A->sum2 = calloc(cells, sizeof *A->sum2)) ||
+        !(A->nod = calloc(cells, 1)) || !(A->ci = malloc(nx * sizeof *A->ci)) ||
+        !(A->cost = malloc(nx * sizeof *A->cost)) || !(A->valid = malloc(nx)) ||
+        !(A->mean = malloc(cells * sizeof *A->mean)) || !(A->std = malloc(cells * sizeof *A->std)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    trv_status st = TRV_OK;
+    for (int k = 0; k < 2 && !st; k++) {
+        geo_raster like = {.grid = *r->grid, .type = GEO_F32, .has_nodata = 1, .nodata = -9999, .desc = (char *)fz_real_desc(k)};
+        char *p = trv_path_join(A->dir, files[k]);
+        const char *tmp = p ? trv_outset_add(A->set, p) : NULL;
+        st = tmp ? geo_block_writer_open(ctx, &like, tmp, A->meta, &A->w[k]) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        free(p);
+    }
+    return st;
+}
+
+/* Rows y0 .. y1 - 1 done: their mean and standard deviation from the sums,
+ * written; the sums cleared for the next block. */
+static trv_status acc_block(trv_ctx *ctx, void *arg, int y0, int y1)
+{
+    acc *A = arg;
+    fz_real *out = A->out;
+    size_t cells = (size_t)(y1 - y0) * A->nx;
+    for (size_t i = 0; i < cells; i++) {
+        if (A->nod[i]) {
+            A->mean[i] = A->std[i] = -9999;
+            out->nodata++;
+            continue;
+        }
+        double m = A->sum[i] / out->n, v = A->sum2[i] / out->n - m * m;
+        A->mean[i] = (float)m;
+        A->std[i] = (float)sqrt(v > 0 ? v : 0);
+        A->ssum += A->std[i];
+        out->std_max = fmax(out->std_max, A->std[i]);
+    }
+    trv_status st = geo_block_write(ctx, A->w[0], y0, y1 - y0, A->mean);
+    if (!st)
+        st = geo_block_write(ctx, A->w[1], y0, y1 - y0, A->std);
+    memset(A->sum, 0, cells * sizeof *A->sum);
+    memset(A->sum2, 0, cells * sizeof *A->sum2);
+    memset(A->nod, 0, cells);
+    A->y0 = y1;
+    return st;
 }
 
 /* Each input's source, or the error naming the one the map cannot give. */
@@ -59,79 +125,38 @@ static trv_status sources(trv_ctx *ctx, const fz_engine *e, int src[FZ_MAX_INPUT
     return TRV_OK;
 }
 
-/* The mean and standard deviation from the sums. */
-static trv_status finish(trv_ctx *ctx, const acc *A, const geo_raster *grid_of, int n, fz_real *out)
+static void acc_free(acc *A)
 {
-    trv_status st;
-    if ((st = geo_raster_new(ctx, &grid_of->grid, GEO_F32, &out->mean)) ||
-        (st = geo_raster_new(ctx, &grid_of->grid, GEO_F32, &out->std)) ||
-        (st = geo_raster_set_label(ctx, out->mean, "mobility cost, mean over realisations", NULL)) ||
-        (st = geo_raster_set_label(ctx, out->std, "mobility cost, standard deviation over realisations", NULL)))
-        return st;
-    out->mean->has_nodata = out->std->has_nodata = 1;
-    out->mean->nodata = out->std->nodata = -9999;
-    out->cells = (size_t)grid_of->grid.nx * grid_of->grid.ny;
-    double ssum = 0;
-    for (size_t i = 0; i < out->cells; i++) {
-        if (A->nod[i]) {
-            out->mean->f32[i] = out->std->f32[i] = -9999;
-            out->nodata++;
-            continue;
-        }
-        double m = A->sum[i] / n, v = A->sum2[i] / n - m * m;
-        out->mean->f32[i] = (float)m;
-        out->std->f32[i] = (float)sqrt(v > 0 ? v : 0);
-        ssum += out->std->f32[i];
-        out->std_max = fmax(out->std_max, out->std->f32[i]);
-    }
-    out->std_mean = out->cells > out->nodata ? ssum / (double)(out->cells - out->nodata) : 0;
-    return TRV_OK;
+    free(A->sum), free(A->sum2), free(A->nod), free(A->ci), free(A->cost), free(A->valid);
+    free(A->mean), free(A->std);
 }
 
-trv_status fz_realize(trv_ctx *ctx, const fz_engine *e, const char *dir, const char *soils_path, const char *sims,
-                      fz_real *out)
+trv_status fz_realize(trv_ctx *ctx, trv_outset *set, const fz_engine *e, const char *dir, const char *soils_path,
+                      const char *sims, const trv_meta *meta, fz_real *out)
 {
     memset(out, 0, sizeof *out);
-    acc A = {.e = e};
+    acc A = {.e = e, .set = set, .dir = dir, .meta = meta, .out = out};
     tm_run_model rm;
-    tm_real tr = {0};
-    geo_raster *soil = NULL;
-    char *sp = run_path(dir, RUN_SOIL);
-    trv_status st = sp ? sources(ctx, e, A.src) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    tm_real tr;
+    const tm_real_sink sink = {acc_start, acc_row, acc_block, &A};
+    trv_status st = sources(ctx, e, A.src);
     int have_rm = 0;
     if (!st)
         st = fz_soil_ci_read(ctx, soils_path, A.ci_of);
     if (!st && !(st = tm_run_model_load(ctx, dir, &rm)))
         have_rm = 1;
     if (!st)
-        st = geo_raster_read(ctx, sp, GEO_U8, &soil);
-    size_t cells = soil ? (size_t)soil->grid.nx * soil->grid.ny : 0;
-    int nx = soil ? soil->grid.nx : 0;
-    if (!st) {
-        A.soil = soil->u8;
-        A.sum = calloc(cells, sizeof *A.sum), A.sum2 = calloc(cells, sizeof *A.sum2), A.nod = calloc(cells, 1);
-        A.ci = malloc((size_t)nx * sizeof *A.ci), A.cost = malloc((size_t)nx * sizeof *A.cost), A.valid = malloc(nx);
-        if (!A.sum || !A.sum2 || !A.nod || !A.ci || !A.cost || !A.valid)
-            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    }
-    if (!st)
-        st = tm_realize(ctx, &rm.model, dir, sims, acc_row, &A, &tr);
-    if (!st)
-        st = finish(ctx, &A, soil, out->n = tr.n, out);
-    tm_real_clear(&tr);
+        st = tm_realize_zoned(ctx, NULL, &rm.model, dir, sims, NULL, NULL, &sink, &tr);
+    for (int k = 0; k < 2; k++)
+        if (A.w[k]) {
+            trv_status k_st = geo_block_writer_close(ctx, A.w[k], st, &out->stats[k]);
+            st = st ? st : k_st;
+        }
+    out->std_mean = out->cells > out->nodata ? A.ssum / (double)(out->cells - out->nodata) : 0;
     if (have_rm)
         tm_run_model_free(&rm);
-    geo_raster_free(soil);
-    free(sp);
-    free(A.sum), free(A.sum2), free(A.nod), free(A.ci), free(A.cost), free(A.valid);
+    acc_free(&A);
     if (st)
-        fz_real_clear(out);
+        memset(out, 0, sizeof *out);
     return st;
-}
-
-void fz_real_clear(fz_real *r)
-{
-    geo_raster_free(r->mean);
-    geo_raster_free(r->std);
-    memset(r, 0, sizeof *r);
 }

@@ -2,37 +2,48 @@
  * realize.h — the fuzzy cost over terrain realisations (docs/method.md
  * §3.7): trv-cost --realizations SIM.tif.
  *
- * Each band of SIM.tif goes through tm_realize's chain (slope, speed,
+ * Each band of SIM.tif goes through tm_realize_zoned's chain (slope, speed,
  * GO/NOGO; terramech/realize.h) and then through the rules as trv-cost
  * --terrain does (fz_eval_row: inputs slope, elevation, ci, speed of that
  * realisation; cost 1 where it is NOGO). Per cell over the N realisations:
  *   cost_mean = sum_k c_k / N
  *   cost_std  = sqrt(sum_k (c_k - cost_mean)^2 / N)   (population: numpy's std)
- * accumulated in double per cell as sums of c and c^2 (so memory is two
- * doubles per cell besides tm_realize's blocks). A cell with no data in any
- * realisation is nodata (-9999). Deterministic.
+ * accumulated in double per cell as sums of c and c^2, block by block of
+ * tm_realize_zoned's rows (its sink: the sums of a block's cells, finished
+ * and written when the block's last band is done), so memory is two
+ * doubles per cell of a block besides tm_realize_zoned's (realize.h:
+ * O(nx x block x N), never a grid). A cell with no data in any realisation
+ * is nodata (-9999). The outputs are written as the blocks finish
+ * (geo_block_writer: Cloud-Optimized GeoTIFFs, the same bytes whatever the
+ * block height). Deterministic.
  */
 #ifndef FZ_REALIZE_H
 #define FZ_REALIZE_H
 
 #include "fuzzy/fuzzy.h"
+#include "geo/block.h"
 #include "terramech/realize.h"
 
 #define FZ_REAL_MEAN_TIF "cost_mean.tif"
 #define FZ_REAL_STD_TIF "cost_std.tif"
 
 typedef struct fz_real {
-    int n;                  /* realisations */
-    geo_raster *mean, *std; /* Float32, nodata -9999 */
+    int n;                    /* realisations */
     size_t cells, nodata;
     double std_mean, std_max; /* over the cells with data */
+    geo_block_stats stats[2]; /* the writers' of cost_mean.tif and cost_std.tif (their styles' ranges) */
 } fz_real;
+
+/* The label of cost_mean.tif (k 0) and cost_std.tif (k 1). */
+const char *fz_real_desc(int k);
 
 /* The model of dir's speed copies (tm_run_model_load), the soil table's CI
  * (soils_path), e's inputs among slope, elevation, ci, speed (else
- * TRV_ERR_DATA naming the input), then tm_realize over sims. */
-trv_status fz_realize(trv_ctx *ctx, const fz_engine *e, const char *dir, const char *soils_path, const char *sims,
-                      fz_real *out);
-void fz_real_clear(fz_real *r);
+ * TRV_ERR_DATA naming the input), then tm_realize_zoned over sims without
+ * zones: dir/cost_mean.tif and dir/cost_std.tif written into set (meta:
+ * their metadata) as the blocks finish; on failure abandoned (the set must
+ * not be committed). */
+trv_status fz_realize(trv_ctx *ctx, trv_outset *set, const fz_engine *e, const char *dir, const char *soils_path,
+                      const char *sims, const trv_meta *meta, fz_real *out);
 
 #endif

@@ -41,16 +41,18 @@ const unsigned char *geo_rows_u8(const geo_rows *b, int y)
     return y >= b->y0 && y < b->y1 && b->u8 ? b->u8 + (size_t)(y - b->y0) * b->nx : NULL;
 }
 
-/* GDAL's block cache bounded: 4 MiB plus two 256-row Float32 strips per
- * reader opened, never above GDAL's own default. */
-static void bound_cache(int nx)
+/* GDAL's block cache bounded: 4 MiB plus the strips reserved (two
+ * 256-row Float32 strips per reader opened), never above GDAL's own default. */
+void geo_block_cache_reserve(int nx, int strips)
 {
     static GIntBig dflt = -1, budget = 4 << 20;
     if (dflt < 0)
         dflt = GDALGetCacheMax64();
-    budget += 2 * (GIntBig)nx * STRIP * 4;
+    budget += strips * (GIntBig)nx * STRIP * 4;
     GDALSetCacheMax64(budget < dflt ? budget : dflt);
 }
+
+static void bound_cache(int nx) { geo_block_cache_reserve(nx, 2); }
 
 /* ---- reader ------------------------------------------------------------ */
 

@@ -67,6 +67,11 @@ const unsigned char *geo_rows_u8(const geo_rows *b, int y);
 
 typedef struct geo_block_reader geo_block_reader;
 
+/* GDAL's block cache grown by `strips` 256-row Float32 strips of nx
+ * columns (a reader reserves two; a stage reading a multi-band file by
+ * windows reserves its own), never above GDAL's own default. */
+void geo_block_cache_reserve(int nx, int strips);
+
 /* Open band 1 of path to be read as type with halo rows above and below
  * each block (geo_raster_open's errors). */
 trv_status geo_block_reader_open(trv_ctx *ctx, const char *path, geo_type type, int halo, geo_block_reader **out);

@@ -159,6 +159,9 @@ const geo_grid *geo_raster_src_grid(const geo_raster_src *s);
  * nodata and type as geo_raster_open takes band 1's. */
 int geo_raster_src_bands(const geo_raster_src *s);
 trv_status geo_raster_src_band(trv_ctx *ctx, geo_raster_src *s, int k);
+/* The nodata value geo_raster_src_alloc gives the current band's layer
+ * (Float32: always one, -9999 when the band has none or a non-finite one). */
+double geo_raster_src_nodata(const geo_raster_src *s, int *has_nodata);
 /* A raster of s's type on its grid with the description, unit and nodata
  * geo_raster_read sets, every cell 0 (calloc'ed: pages never read cost no
  * memory). */

@@ -30,11 +30,9 @@ void geo_meta_apply(void *gdal_object, const trv_meta *meta);
 void *geo_tiff_create(trv_ctx *ctx, const geo_raster *r, const char *path, const trv_meta *meta,
                       const char *const *opts, trv_status *st);
 
-/* The block reader's row access (raster.c): the nodata value
- * geo_raster_src_alloc gives s's layers, and rows y0 .. y0 + ny - 1 (all
+/* The block reader's row access (raster.c): rows y0 .. y0 + ny - 1 (all
  * columns) into dst, nx * ny cells of s's type, with geo_raster_read's
- * rules and errors. */
-double geo_raster_src_nodata(const geo_raster_src *s, int *has_nodata);
+ * rules and errors (the band's nodata: geo_raster_src_nodata). */
 trv_status geo_raster_read_rows(trv_ctx *ctx, geo_raster_src *s, int y0, int ny, void *dst);
 
 /* Band 1 of a single-band GeoTIFF at path, nx x ny cells, tiled, Float32

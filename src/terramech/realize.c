@@ -1,8 +1,11 @@
 /* The speed model over terrain realisations (realize.h): block by block of
- * rows, every band through Horn slope and tm_row, per-cell counts and the
- * N speeds sorted in place. */
+ * rows, the soil and land use read by blocks, every band through Horn slope
+ * and tm_row, per-cell counts and the N speeds sorted in place, the block's
+ * rows of the outputs written as it finishes. */
 #include "terramech/realize.h"
+#include "geo/block.h"
 #include "geo/zones.h"
+#include "run/blocks.h"
 #include "run/run.h"
 
 #include <math.h>
@@ -18,6 +21,14 @@ static const char *const DESCS[TM_REAL_NOUT] = {
     "attainable speed, 10th percentile", "attainable speed, median", "attainable speed, 90th percentile"};
 
 const char *tm_real_file(int k) { return k >= 0 && k < TM_REAL_NOUT ? FILES[k] : NULL; }
+const char *tm_real_desc(int k) { return k >= 0 && k < TM_REAL_NOUT ? DESCS[k] : NULL; }
+
+int tm_real_block_rows(int nx, int n)
+{
+    size_t per_row = (size_t)nx * (size_t)n, cap = TM_REAL_BLOCK_FLOATS / (per_row ? per_row : 1);
+    int rows = geo_block_rows();
+    return cap < 1 ? 1 : cap < (size_t)rows ? (int)cap : rows;
+}
 
 double tm_quantile_sorted(const float *v, int n, double p)
 {
@@ -38,13 +49,6 @@ void tm_real_cell(const tm_model *m, const geo_raster *dem, double ew, double ns
     tm_row(m, &slope, NODATA, soil + i, lu + i, 1, speed, reason, NULL);
 }
 
-void tm_real_clear(tm_real *r)
-{
-    for (int k = 0; k < TM_REAL_NOUT; k++)
-        geo_raster_free(r->out[k]);
-    memset(r, 0, sizeof *r);
-}
-
 static void sort_floats(float *v, int n)
 {
     if (n > 32) {
@@ -63,98 +67,124 @@ static void sort_floats(float *v, int n)
 /* The work of one run: inputs, the block's buffers and the outputs. */
 typedef struct realize_job {
     const tm_model *m;
-    const geo_raster *soil, *lu;
-    geo_raster_src *src;
-    geo_raster *dem;          /* the band being read (its rows of the block) */
+    run_blocks in;            /* soil and land use */
+    geo_raster_src *src;      /* SIM.tif */
+    float nodata;             /* SIM.tif's (band 1's, as geo_raster_src_alloc gives it) */
+    float *dem;               /* one band's rows of the block and one above and below */
     int nx, ny, n, rows;      /* rows: a block's */
     double ew, ns;            /* cell size in metres */
     float *v;                 /* the block's speeds, cell-major: v[cell * n + k] */
     int *cnt, *cnt_slope;     /* the block's NOGO counts */
     unsigned char *nod;       /* 1: no data in some realisation */
     float *slope, *speed;     /* one row */
-    unsigned char *reason, *limit;
-    tm_real_row_fn fn;
-    void *arg;
-    geo_zones *zones;         /* NULL: none */
+    unsigned char *reason, *limit, *burn;
+    float *res[TM_REAL_NOUT]; /* the block's rows of the outputs */
+    geo_block_writer *w[TM_REAL_NOUT]; /* NULL: not written */
+    const tm_real_sink *sink;
+    geo_zones *zones;         /* NULL: none; else burned block by block into burn */
     const geo_grid *grid;     /* the run's */
 } realize_job;
 
-/* Band k (0-based) over rows [y0, y1): read with a row of margin, slope,
- * speed, the counts and the speeds kept. */
+/* Row y (y0 <= y < y1) of band k through slope, speed and the zones, into
+ * the block's counts and speeds. */
+static trv_status band_row(trv_ctx *ctx, realize_job *J, int k, int y, int y0, int ya)
+{
+    int nx = J->nx;
+    const float *row = J->dem + (size_t)(y - ya) * nx;
+    const unsigned char *soil = geo_rows_u8(J->in.rows[RUN_SOIL], y), *lu = geo_rows_u8(J->in.rows[RUN_LANDUSE], y);
+    size_t b = (size_t)(y - y0) * nx;
+    geo_slope_row(y > 0 ? row - nx : NULL, row, y + 1 < J->ny ? row + nx : NULL, nx, 1, J->nodata, J->ew, J->ns,
+                  NODATA, J->slope);
+    tm_row(J->m, J->slope, NODATA, soil, lu, nx, J->speed, J->reason, J->limit);
+    if (J->zones)
+        tm_zones_bake_rows(J->zones, J->grid, y, y + 1, J->burn + b, J->speed, J->reason, J->limit);
+    for (int x = 0; x < nx; x++) {
+        unsigned char why = J->reason[x];
+        J->nod[b + x] |= why == TM_NOGO_NODATA;
+        J->cnt[b + x] += why != TM_GO && why != TM_NOGO_NODATA;
+        J->cnt_slope[b + x] += why == TM_NOGO_SLOPE;
+        J->v[(b + x) * J->n + k] = J->speed[x];
+    }
+    const tm_real_sink *S = J->sink;
+    return S && S->row ? S->row(ctx, S->arg, k, y, row, J->slope, soil, J->speed, J->reason, nx) : TRV_OK;
+}
+
+/* Band k (0-based) over rows [y0, y1): read with a row of margin, then row by row. */
 static trv_status block_band(trv_ctx *ctx, realize_job *J, int k, int y0, int y1)
 {
-    int nx = J->nx, ya = y0 > 0 ? y0 - 1 : 0, yb = y1 < J->ny ? y1 + 1 : J->ny;
+    int ya = y0 > 0 ? y0 - 1 : 0, yb = y1 < J->ny ? y1 + 1 : J->ny;
     trv_status st = geo_raster_src_band(ctx, J->src, k + 1);
     if (!st)
-        st = geo_raster_read_window(ctx, J->src, J->dem, 0, ya, nx, yb - ya);
-    for (int y = y0; y < y1 && !st; y++) {
-        const float *row = J->dem->f32 + (size_t)y * nx;
-        size_t r = (size_t)y * nx, b = (size_t)(y - y0) * nx;
-        geo_slope_row(y > 0 ? row - nx : NULL, row, y + 1 < J->ny ? row + nx : NULL, nx, J->dem->has_nodata,
-                      (float)J->dem->nodata, J->ew, J->ns, NODATA, J->slope);
-        tm_row(J->m, J->slope, NODATA, J->soil->u8 + r, J->lu->u8 + r, nx, J->speed, J->reason, J->limit);
-        if (J->zones)
-            tm_zones_bake_row(J->zones, J->grid, y, J->speed, J->reason, J->limit);
-        for (int x = 0; x < nx; x++) {
-            unsigned char why = J->reason[x];
-            J->nod[b + x] |= why == TM_NOGO_NODATA;
-            J->cnt[b + x] += why != TM_GO && why != TM_NOGO_NODATA;
-            J->cnt_slope[b + x] += why == TM_NOGO_SLOPE;
-            J->v[(b + x) * J->n + k] = J->speed[x];
-        }
-        if (J->fn)
-            st = J->fn(J->arg, k, y, row, J->slope, J->speed, J->reason, nx);
-    }
+        st = geo_raster_read_window_to(ctx, J->src, 0, ya, J->nx, yb - ya, J->dem, (size_t)J->nx, J->nodata);
+    for (int y = y0; y < y1 && !st; y++)
+        st = band_row(ctx, J, k, y, y0, ya);
     return st;
 }
 
-/* The block's cells into the outputs, and the counts of out. */
-static void block_finish(realize_job *J, int y0, int y1, tm_real *out)
+/* Cell c of the block: nodata, or its statistics into the block's rows and out's counts. */
+static void cell_finish(realize_job *J, size_t c, tm_real *out)
 {
-    size_t cells = (size_t)(y1 - y0) * J->nx, at = (size_t)y0 * J->nx;
-    for (size_t c = 0; c < cells; c++) {
-        float *v = J->v + c * J->n;
-        if (J->nod[c]) {
-            for (int k = 0; k < TM_REAL_NOUT; k++)
-                out->out[k]->f32[at + c] = NODATA;
-            out->nodata++;
-            continue;
-        }
-        double sum = 0;
-        for (int k = 0; k < J->n; k++)
-            sum += v[k];
-        sort_floats(v, J->n);
-        float p = (float)((double)J->cnt[c] / J->n);
-        out->out[TM_REAL_P_NOGO]->f32[at + c] = p;
-        out->out[TM_REAL_P_NOGO_SLOPE]->f32[at + c] = (float)((double)J->cnt_slope[c] / J->n);
-        out->out[TM_REAL_SPEED_MEAN]->f32[at + c] = (float)(sum / J->n);
-        out->out[TM_REAL_SPEED_P10]->f32[at + c] = (float)tm_quantile_sorted(v, J->n, 0.1);
-        out->out[TM_REAL_SPEED_P50]->f32[at + c] = (float)tm_quantile_sorted(v, J->n, 0.5);
-        out->out[TM_REAL_SPEED_P90]->f32[at + c] = (float)tm_quantile_sorted(v, J->n, 0.9);
-        out->always_go += J->cnt[c] == 0;
-        out->always_nogo += J->cnt[c] == J->n;
-        out->p_nogo_mean += p;
+    float *v = J->v + c * J->n;
+    if (J->nod[c]) {
+        for (int k = 0; k < TM_REAL_NOUT; k++)
+            J->res[k][c] = NODATA;
+        out->nodata++;
+        return;
     }
+    double sum = 0;
+    for (int k = 0; k < J->n; k++)
+        sum += v[k];
+    sort_floats(v, J->n);
+    float p = (float)((double)J->cnt[c] / J->n);
+    J->res[TM_REAL_P_NOGO][c] = p;
+    J->res[TM_REAL_P_NOGO_SLOPE][c] = (float)((double)J->cnt_slope[c] / J->n);
+    J->res[TM_REAL_SPEED_MEAN][c] = (float)(sum / J->n);
+    J->res[TM_REAL_SPEED_P10][c] = (float)tm_quantile_sorted(v, J->n, 0.1);
+    J->res[TM_REAL_SPEED_P50][c] = (float)tm_quantile_sorted(v, J->n, 0.5);
+    J->res[TM_REAL_SPEED_P90][c] = (float)tm_quantile_sorted(v, J->n, 0.9);
+    out->always_go += J->cnt[c] == 0;
+    out->always_nogo += J->cnt[c] == J->n;
+    out->p_nogo_mean += p;
+}
+
+/* Rows [y0, y1): soil, land use and the zones' burn, every band, then the
+ * cells' statistics in row order, written, and the sink told. */
+static trv_status run_block(trv_ctx *ctx, realize_job *J, int y0, int y1, tm_real *out)
+{
+    size_t cells = (size_t)(y1 - y0) * J->nx;
+    trv_status st = run_blocks_read(ctx, &J->in, y0, y1);
+    if (!st && J->zones)
+        st = geo_zones_burn_rows(ctx, J->grid, J->zones, y0, y1, J->burn);
+    if (st)
+        return st;
+    run_blocks_add(&J->in, J->in.block);
+    memset(J->cnt, 0, cells * sizeof *J->cnt);
+    memset(J->cnt_slope, 0, cells * sizeof *J->cnt_slope);
+    memset(J->nod, 0, cells);
+    for (int k = 0; k < J->n && !st; k++)
+        if (!(st = block_band(ctx, J, k, y0, y1)))
+            st = trv_progress(ctx, ((double)y0 * J->n + (double)(y1 - y0) * (k + 1)) / ((double)J->ny * J->n),
+                              "realizations");
+    for (size_t c = 0; c < cells && !st; c++)
+        cell_finish(J, c, out);
+    for (int k = 0; k < TM_REAL_NOUT && !st && J->w[k]; k++)
+        st = geo_block_write(ctx, J->w[k], y0, y1 - y0, J->res[k]);
+    const tm_real_sink *S = J->sink;
+    return !st && S && S->block ? S->block(ctx, S->arg, y0, y1) : st;
 }
 
 /* The buffers of J for its block size. */
 static trv_status job_alloc(trv_ctx *ctx, realize_job *J)
 {
-    size_t per_row = (size_t)J->nx * (size_t)J->n;
-    size_t rows = TM_REAL_BLOCK_FLOATS / (per_row ? per_row : 1);
-    J->rows = rows < 1 ? 1 : rows > (size_t)J->ny ? J->ny : (int)rows;
-    size_t cells = (size_t)J->rows * J->nx;
-    J->v = malloc(cells * J->n * sizeof *J->v);
-    J->cnt = malloc(cells * sizeof *J->cnt);
-    J->cnt_slope = malloc(cells * sizeof *J->cnt_slope);
-    J->nod = malloc(cells);
-    J->slope = malloc((size_t)J->nx * sizeof *J->slope);
-    J->speed = malloc((size_t)J->nx * sizeof *J->speed);
-    J->reason = malloc((size_t)J->nx);
-    J->limit = malloc((size_t)J->nx);
-    if (!J->v || !J->cnt || !J->cnt_slope || !J->nod || !J->slope || !J->speed || !J->reason || !J->limit)
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    return TRV_OK;
+    size_t cells = (size_t)J->rows * J->nx, nx = (size_t)J->nx;
+    int ok = (J->v = malloc(cells * J->n * sizeof *J->v)) && (J->cnt = malloc(cells * sizeof *J->cnt)) &&
+             (J->cnt_slope = malloc(cells * sizeof *J->cnt_slope)) && (J->nod = malloc(cells)) &&
+             (J->dem = malloc((cells + 2 * nx) * sizeof *J->dem)) && (J->slope = malloc(nx * sizeof *J->slope)) &&
+             (J->speed = malloc(nx * sizeof *J->speed)) && (J->reason = malloc(nx)) && (J->limit = malloc(nx)) &&
+             (!J->zones || (J->burn = malloc(cells)));
+    for (int k = 0; k < TM_REAL_NOUT && ok; k++)
+        ok = (J->res[k] = malloc(cells * sizeof *J->res[k])) != NULL;
+    return ok ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
 }
 
 static void job_free(realize_job *J)
@@ -163,106 +193,99 @@ static void job_free(realize_job *J)
     free(J->cnt);
     free(J->cnt_slope);
     free(J->nod);
+    free(J->dem);
     free(J->slope);
     free(J->speed);
     free(J->reason);
     free(J->limit);
-    geo_raster_free(J->dem);
+    free(J->burn);
+    for (int k = 0; k < TM_REAL_NOUT; k++)
+        free(J->res[k]);
     if (J->src)
         geo_raster_close(J->src);
     geo_zones_free(J->zones);
+    run_blocks_close(&J->in);
 }
 
-/* The outputs on the grid, labelled, nodata -9999. */
-static trv_status outputs_new(trv_ctx *ctx, const geo_grid *g, tm_real *out)
+/* The outputs' writers in set: Float32, labelled, nodata -9999. */
+static trv_status writers_open(trv_ctx *ctx, realize_job *J, trv_outset *set, const char *dir, const trv_meta *meta)
 {
     trv_status st = TRV_OK;
-    for (int k = 0; k < TM_REAL_NOUT && !st; k++)
-        if (!(st = geo_raster_new(ctx, g, GEO_F32, &out->out[k]))) {
-            out->out[k]->has_nodata = 1;
-            out->out[k]->nodata = NODATA;
-            st = geo_raster_set_label(ctx, out->out[k], DESCS[k], k < TM_REAL_SPEED_MEAN ? NULL : TM_SPEED_UNIT);
-        }
+    for (int k = 0; k < TM_REAL_NOUT && !st; k++) {
+        geo_raster like = {.grid = *J->grid, .type = GEO_F32, .has_nodata = 1, .nodata = NODATA,
+                           .desc = (char *)DESCS[k], .unit = k < TM_REAL_SPEED_MEAN ? NULL : TM_SPEED_UNIT};
+        char *p = trv_path_join(dir, FILES[k]);
+        const char *tmp = p ? trv_outset_add(set, p) : NULL;
+        st = tmp ? geo_block_writer_open(ctx, &like, tmp, meta, &J->w[k]) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        free(p);
+    }
     return st;
 }
 
 /* Open sims on the run's grid and size the job. */
-static trv_status job_open(trv_ctx *ctx, realize_job *J, const run_stack *in, const char *sims, tm_real *out)
+static trv_status job_open(trv_ctx *ctx, realize_job *J, const char *sims, tm_real *out)
 {
+    const geo_grid *g = J->grid;
     trv_status st = geo_raster_open(ctx, sims, GEO_F32, &J->src);
     if (!st)
-        st = geo_grid_compare(ctx, geo_raster_src_grid(J->src), sims, in->grid, in->path[RUN_SOIL]);
+        st = geo_grid_compare(ctx, geo_raster_src_grid(J->src), sims, g, J->in.path[RUN_SOIL]);
     if (st)
         return st;
-    const geo_grid *g = in->grid;
     if (geo_crs_is_geographic(g->wkt) != 0)
         return trv_error(ctx, TRV_ERR_CRS, "'%s': slope needs a projected CRS in metres", sims);
     double mpu = geo_crs_metres_per_unit(g->wkt);
+    int has;
     J->ew = g->gt[1] * mpu;
     J->ns = fabs(g->gt[5]) * mpu;
     J->nx = g->nx;
     J->ny = g->ny;
+    J->nodata = (float)geo_raster_src_nodata(J->src, &has);
     J->n = out->n = geo_raster_src_bands(J->src);
+    J->rows = tm_real_block_rows(J->nx, J->n);
+    J->rows = out->rows = J->rows < J->ny ? J->rows : J->ny;
+    out->grid = g;
     out->cells = (size_t)g->nx * g->ny;
-    if ((st = geo_raster_src_alloc(ctx, J->src, &J->dem)) || (st = job_alloc(ctx, J)))
-        return st;
-    return outputs_new(ctx, g, out);
+    geo_block_cache_reserve(J->nx, 3 * J->n);
+    return job_alloc(ctx, J);
 }
 
-trv_status tm_realize(trv_ctx *ctx, const tm_model *m, const char *dir, const char *sims, tm_real_row_fn fn,
-                      void *arg, tm_real *out)
+/* The inputs opened, the zones read, the job sized, the writers (set not NULL), the sink started. */
+static trv_status setup(trv_ctx *ctx, realize_job *J, trv_outset *set, const char *dir, const char *sims,
+                        const tm_zone_opts *zo, const trv_meta *meta, tm_real *out)
 {
-    return tm_realize_zoned(ctx, m, dir, sims, NULL, fn, arg, out);
+    static const run_id which[2] = {RUN_SOIL, RUN_LANDUSE};
+    trv_status st = run_blocks_open(ctx, dir, which, 2, 0, &J->in);
+    if (st)
+        return st;
+    J->grid = J->in.grid;
+    if (zo && zo->path && (st = geo_zones_read_unburnt(ctx, zo->path, zo->crossings, zo->radius_m, J->grid, &J->zones)))
+        return st;
+    if ((st = job_open(ctx, J, sims, out)) || (set && (st = writers_open(ctx, J, set, dir, meta))))
+        return st;
+    return J->sink && J->sink->start ? J->sink->start(ctx, J->sink->arg, out) : TRV_OK;
 }
 
-trv_status tm_realize_zoned(trv_ctx *ctx, const tm_model *m, const char *dir, const char *sims,
-                            const tm_zone_opts *zo, tm_real_row_fn fn, void *arg, tm_real *out)
+trv_status tm_realize_zoned(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const char *sims,
+                            const tm_zone_opts *zo, const trv_meta *meta, const tm_real_sink *sink, tm_real *out)
 {
     memset(out, 0, sizeof *out);
-    static const run_id which[2] = {RUN_SOIL, RUN_LANDUSE};
-    run_stack in;
-    realize_job J = {.m = m, .fn = fn, .arg = arg};
-    trv_status st = run_load(ctx, dir, which, 2, NULL, &in);
-    if (!st) {
-        J.soil = in.layer[RUN_SOIL];
-        J.lu = in.layer[RUN_LANDUSE];
-        J.grid = in.grid;
-        if (zo && zo->path)
-            st = geo_zones_read(ctx, zo->path, zo->crossings, zo->radius_m, in.grid, &J.zones);
-    }
+    realize_job J;
+    memset(&J, 0, sizeof J);
+    J.m = m, J.sink = sink;
+    trv_status st = setup(ctx, &J, set, dir, sims, zo, meta, out);
+    for (int y0 = 0; !st && y0 < J.ny; y0 += J.rows)
+        st = run_block(ctx, &J, y0, y0 + J.rows < J.ny ? y0 + J.rows : J.ny, out);
     if (!st)
-        st = job_open(ctx, &J, &in, sims, out);
-    for (int y0 = 0; !st && y0 < J.ny; y0 += J.rows) {
-        int y1 = y0 + J.rows < J.ny ? y0 + J.rows : J.ny;
-        size_t cells = (size_t)(y1 - y0) * J.nx;
-        memset(J.cnt, 0, cells * sizeof *J.cnt);
-        memset(J.cnt_slope, 0, cells * sizeof *J.cnt_slope);
-        memset(J.nod, 0, cells);
-        for (int k = 0; k < J.n && !st; k++)
-            if (!(st = block_band(ctx, &J, k, y0, y1)))
-                st = trv_progress(ctx, ((double)y0 * J.n + (double)(y1 - y0) * (k + 1)) / ((double)J.ny * J.n),
-                                  "realizations");
-        if (!st)
-            block_finish(&J, y0, y1, out);
-    }
+        st = run_blocks_finish(ctx, &J.in);
+    for (int k = 0; k < TM_REAL_NOUT; k++)
+        if (J.w[k]) {
+            trv_status k_st = geo_block_writer_close(ctx, J.w[k], st, NULL);
+            st = st ? st : k_st;
+        }
     size_t data = out->cells - out->nodata;
     out->uncertain = data - out->always_go - out->always_nogo;
     out->p_nogo_mean = data ? out->p_nogo_mean / data : 0;
     job_free(&J);
-    run_stack_clear(&in);
-    if (st)
-        tm_real_clear(out);
-    return st;
-}
-
-trv_status tm_real_write(trv_ctx *ctx, trv_outset *set, const tm_real *r, const char *dir, const trv_meta *meta)
-{
-    trv_status st = TRV_OK;
-    for (int k = 0; k < TM_REAL_NOUT && !st; k++) {
-        char *p = trv_path_join(dir, FILES[k]);
-        const char *tmp = p ? trv_outset_add(set, p) : NULL;
-        st = !tmp ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory") : geo_raster_write(ctx, r->out[k], tmp, meta);
-        free(p);
-    }
+    out->grid = NULL;
     return st;
 }

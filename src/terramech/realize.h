@@ -15,15 +15,21 @@
  *                  between order statistics as numpy.percentile's default:
  *                  h = (N - 1) p, q = v_(floor h) + (h - floor h)(v_(floor h + 1) - v_(floor h))
  * A cell that is no data in any realisation (DEM, soil or land use) is
- * nodata (-9999) in every output. Streaming: the grid is taken in blocks of
- * rows; a block reads its rows (and one above and below, for Horn) of
- * every band and keeps the N speeds of its cells, which it sorts per cell;
- * so memory is N x block x nx floats (at most TM_REAL_BLOCK_FLOATS, at least
- * one row), never N grids. The result does not depend on the block size.
- * Deterministic: no randomness here; the same SIM.tif gives the same bytes.
+ * nodata (-9999) in every output. Streaming (docs/scale.md): the grid is
+ * taken in blocks of rows (tm_real_block_rows); a block reads its rows of
+ * soil.tif and land use (run_blocks: run_load's checks and messages, "holds
+ * only nodata" after the last block) and, band by band, its rows of SIM.tif
+ * and one above and below (Horn); it keeps the N speeds of its cells, sorts
+ * them per cell and writes its rows of the six outputs (geo_block_writer:
+ * Cloud-Optimized GeoTIFFs). Memory: N x block x nx floats for the speeds
+ * (block at most TM_REAL_BLOCK_FLOATS / (N nx) rows, at least one), GDAL's
+ * cache of three 256-row strips of each band of SIM.tif, and the writers'
+ * strips: O(nx x block x N), never a grid. The bytes do not depend on the
+ * block height. Deterministic: no randomness here; the same SIM.tif gives
+ * the same bytes.
  * With zones (trv-speed --zones, tm_realize_zoned), each realisation's row
- * is baked as tm_run_zoned bakes speed.tif (tm_zones_bake_row) before it
- * is counted: a nogo zone's cells NOGO (reason zone) in every realisation,
+ * is baked as trv-speed bakes speed.tif (geo_zones_burn_rows, tm_zones_bake_rows)
+ * before it is counted: a nogo zone's cells NOGO (reason zone) in every realisation,
  * so P(NOGO) = 1 there; speed v -> min(v / f, c) in factor and max_speed
  * zones. trv-route --mc (tm_real_cell) takes the model alone: its zones
  * are the route's own (--zones), as for its deterministic time.
@@ -41,41 +47,54 @@ enum { TM_REAL_P_NOGO, TM_REAL_P_NOGO_SLOPE, TM_REAL_SPEED_MEAN, TM_REAL_SPEED_P
 const char *tm_real_file(int k);
 #define TM_REAL_BLOCK_FLOATS (16u << 20)
 
+/* The label of output k (as tm_real_file); NULL outside 0..TM_REAL_NOUT-1. */
+const char *tm_real_desc(int k);
+
+/* Rows per block for nx columns and n realisations: geo_block_rows(), at
+ * most TM_REAL_BLOCK_FLOATS / (n nx) (the speeds held), at least 1. */
+int tm_real_block_rows(int nx, int n);
+
 typedef struct tm_real {
     int n;                          /* realisations: the bands of SIM.tif */
-    geo_raster *out[TM_REAL_NOUT];  /* Float32, nodata -9999, on the run's grid */
+    int rows;                       /* rows per block (tm_real_block_rows; at most the grid's) */
+    const geo_grid *grid;           /* the run's (valid during the run) */
     size_t cells, nodata;           /* all cells; nodata in some realisation */
     size_t always_go, always_nogo, uncertain; /* cells with data: P(NOGO) = 0, = 1, in between */
     double p_nogo_mean;             /* mean P(NOGO) over the cells with data */
 } tm_real;
 
-/* Called for every row y of every band k (0-based) with that realisation's
- * DEM row, slope row (nodata -9999), speed and reason rows (tm_row's), in
- * band order within a block of rows and the blocks top to bottom; a
- * non-zero return stops the run with that status (the callee set the
- * message). trv-cost --realizations uses it for the cost. */
-typedef trv_status (*tm_real_row_fn)(void *arg, int k, int y, const float *dem, const float *slope,
-                                      const float *speed, const unsigned char *reason, int nx);
+/* What a caller sees of the run (every member may be NULL): start once the
+ * inputs are open and r's n, rows, grid and cells are set, before the first
+ * block; row for every row y of every band k (0-based) with that
+ * realisation's DEM row, slope row (nodata -9999), the soil row, speed and
+ * reason rows (tm_row's), in band order within a block of rows and the
+ * blocks top to bottom; block after the last band of rows y0 .. y1 - 1.
+ * A non-zero return stops the run with that status (the callee set the
+ * message). trv-cost --realizations sums the cost so, block by block. */
+typedef struct tm_real_sink {
+    trv_status (*start)(trv_ctx *ctx, void *arg, const tm_real *r);
+    trv_status (*row)(trv_ctx *ctx, void *arg, int k, int y, const float *dem, const float *slope,
+                      const unsigned char *soil, const float *speed, const unsigned char *reason, int nx);
+    trv_status (*block)(trv_ctx *ctx, void *arg, int y0, int y1);
+    void *arg;
+} tm_real_sink;
 
-/* Read DIR/soil.tif and DIR/landuse.tif, open sims (its grid must be
- * theirs: TRV_ERR_GRID naming both; geo_raster_open's errors otherwise),
- * and compute the outputs above into *out (fn may be NULL). */
-trv_status tm_realize(trv_ctx *ctx, const tm_model *m, const char *dir, const char *sims, tm_real_row_fn fn,
-                      void *arg, tm_real *out);
-/* tm_realize with zo's zones (tm_zone_opts, terramech.h; path NULL: none)
- * read onto the run's grid (their errors before any output) and baked
- * into every realisation's rows as above. */
-trv_status tm_realize_zoned(trv_ctx *ctx, const tm_model *m, const char *dir, const char *sims,
-                            const tm_zone_opts *zo, tm_real_row_fn fn, void *arg, tm_real *out);
-void tm_real_clear(tm_real *r);
-/* Write the outputs into dir in the caller's output set (the tool adds
- * their QGIS styles). */
-trv_status tm_real_write(trv_ctx *ctx, trv_outset *set, const tm_real *r, const char *dir, const trv_meta *meta);
+/* Open DIR/soil.tif and DIR/landuse.tif, zo's zones (tm_zone_opts,
+ * terramech.h; zo NULL or its path NULL: none; their errors before any
+ * output) and sims (its grid must be theirs: TRV_ERR_GRID naming both;
+ * geo_raster_open's errors otherwise), then run the blocks: the zones
+ * baked into every realisation's rows as above, the counts into *out.
+ * set not NULL: the six outputs written into dir in the caller's output
+ * set (meta: their metadata; the tool adds their QGIS styles); NULL: none
+ * written (trv-cost). sink may be NULL. On failure the outputs are
+ * abandoned (the set must not be committed). */
+trv_status tm_realize_zoned(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const char *sims,
+                            const tm_zone_opts *zo, const trv_meta *meta, const tm_real_sink *sink, tm_real *out);
 
 /* One cell i of one realisation held whole in dem (Float32, on the grid
  * of soil and lu): its Horn slope (geo_slope_at: geo_slope_row's value; ew, ns:
  * cell size in metres), then tm_row: the same speed (km/h) and reason as
- * tm_realize gives that cell. trv-route --mc reads its routes' cells so. */
+ * tm_realize_zoned gives that cell. trv-route --mc reads its routes' cells so. */
 void tm_real_cell(const tm_model *m, const geo_raster *dem, double ew, double ns, const unsigned char *soil,
                   const unsigned char *lu, size_t i, float *speed, unsigned char *reason);
 

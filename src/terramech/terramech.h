@@ -370,14 +370,10 @@ trv_status tm_run_zoned(trv_ctx *ctx, trv_outset *set, const tm_model *m, const 
 struct trv_split;
 trv_status tm_run_split(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const trv_meta *meta,
                         const tm_zone_opts *zo, const struct trv_split *sp, tm_stats *stats);
-/* The baking of tm_run_zoned on row y of g (zones_bake.c; g's burn,
- * z->burn): speed, reason, limit are that row's nx values (tm_row's out
- * arrays; trv-speed --realizations, realize.h). */
+/* The zones baked (zones_bake.c) into rows y0 .. y1 - 1 of g with their
+ * burn (geo_zones_burn_rows: row y0 first, as speed, reason and limit, tm_row's
+ * out arrays; trv-speed's row blocks, and each realisation's rows: realize.h). */
 struct geo_zones;
-void tm_zones_bake_row(const struct geo_zones *z, const geo_grid *g, int y, float *speed, unsigned char *reason,
-                       unsigned char *limit);
-/* The same on rows y0 .. y1 - 1 of g with their burn (geo_zones_burn_rows:
- * row y0 first, as speed, reason and limit; trv-speed's row blocks). */
 void tm_zones_bake_rows(const struct geo_zones *z, const geo_grid *g, int y0, int y1, const unsigned char *burn,
                         float *speed, unsigned char *reason, unsigned char *limit);
 

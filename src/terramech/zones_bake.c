@@ -41,13 +41,6 @@ static void bake_cell(const geo_zones *z, const geo_grid *g, size_t i, unsigned 
         *speed = v, *limit = TM_LIMIT_ZONE;
 }
 
-void tm_zones_bake_row(const geo_zones *z, const geo_grid *g, int y, float *speed, unsigned char *reason,
-                       unsigned char *limit)
-{
-    for (int x = 0; x < g->nx; x++)
-        bake_cell(z, g, (size_t)y * g->nx + x, z->burn[(size_t)y * g->nx + x], speed + x, reason + x, limit + x);
-}
-
 void tm_zones_bake_rows(const geo_zones *z, const geo_grid *g, int y0, int y1, const unsigned char *burn, float *speed,
                         unsigned char *reason, unsigned char *limit)
 {
