@@ -4,7 +4,9 @@
  * holds nothing; any other is burned (geo_zones_burn_window: the whole
  * burn's bytes) when one of its cells is first read, and at most cap of
  * them are held, the least recently read given up first (lru.h) and
- * burned again if read again. */
+ * burned again if read again. Read a cell at a time (tiles_cell) or a
+ * window at a time (tiles_block: per tile it meets one look-up, and
+ * nothing copied from a tile whose bytes are all 0). */
 #include "lru.h"
 #include "zones.h"
 
@@ -23,6 +25,7 @@ typedef struct zone_tiles {
     int32_t *slot;          /* per tile: its slot, ZT_UNBURNT or ZT_EMPTY */
     int32_t *owner;         /* per slot: its tile */
     unsigned char *mem;     /* cap slots of ZT_BYTES */
+    unsigned char *any;     /* per slot: the OR of its tile's bytes */
     double *xs;             /* geo_zones_burn_window's room */
     int cap, held;
     prm_lru lru;
@@ -34,7 +37,7 @@ static void tiles_free(void *user)
     zone_tiles *T = user;
     if (!T)
         return;
-    free(T->slot), free(T->owner), free(T->mem), free(T->xs);
+    free(T->slot), free(T->owner), free(T->mem), free(T->any), free(T->xs);
     free(T->lru.prev), free(T->lru.next);
     free(T);
 }
@@ -54,7 +57,13 @@ static int32_t tile_burn(zone_tiles *T, long tile)
     long tx = tile % T->ntx, ty = tile / T->ntx, c0 = tx << ZT_SHIFT, r0 = ty << ZT_SHIFT;
     const long w[5] = {c0, r0, T->g.nx - c0 < ZT_SIDE ? T->g.nx - c0 : ZT_SIDE,
                        T->g.ny - r0 < ZT_SIDE ? T->g.ny - r0 : ZT_SIDE, ZT_SIDE};
-    (void)geo_zones_burn_window(NULL, &T->g, T->z, w, T->xs, T->mem + (size_t)s * ZT_BYTES); /* (xs: no failure) */
+    unsigned char *b = T->mem + (size_t)s * ZT_BYTES;
+    (void)geo_zones_burn_window(NULL, &T->g, T->z, w, T->xs, b); /* (xs: no failure) */
+    unsigned any = 0;
+    for (long r = 0; r < w[3]; r++)
+        for (long c = 0; c < w[2]; c++)
+            any |= b[(r << ZT_SHIFT) + c];
+    T->any[s] = (unsigned char)any;
     T->burnt++;
     T->slot[tile] = s;
     T->owner[s] = (int32_t)tile;
@@ -62,18 +71,59 @@ static int32_t tile_burn(zone_tiles *T, long tile)
     return s;
 }
 
+/* The slot of tile `tile` (burned if not held; made the most recent), or
+ * ZT_EMPTY. */
+static int32_t tile_slot(zone_tiles *T, long tile)
+{
+    int32_t s = T->slot[tile];
+    if (s == ZT_EMPTY)
+        return s;
+    if (s < 0)
+        return tile_burn(T, tile);
+    prm_lru_touch(&T->lru, s);
+    return s;
+}
+
 static unsigned char tiles_cell(void *user, long c, long r)
 {
     zone_tiles *T = user;
-    long tile = (r >> ZT_SHIFT) * T->ntx + (c >> ZT_SHIFT);
-    int32_t s = T->slot[tile];
+    int32_t s = tile_slot(T, (r >> ZT_SHIFT) * T->ntx + (c >> ZT_SHIFT));
     if (s == ZT_EMPTY)
         return 0;
-    if (s < 0)
-        s = tile_burn(T, tile);
-    else
-        prm_lru_touch(&T->lru, s);
     return T->mem[(size_t)s * ZT_BYTES + (size_t)((r & ZT_MASK) << ZT_SHIFT) + (size_t)(c & ZT_MASK)];
+}
+
+/* Window w's cells in tile (tx, ty) into out (rows of stride, w[0], w[1]
+ * its first cell; left as they are, zeros, where the tile is EMPTY or all
+ * 0); the OR of them. */
+static unsigned tile_copy(zone_tiles *T, long tx, long ty, const long w[4], long stride, unsigned char *out)
+{
+    int32_t s = tile_slot(T, ty * T->ntx + tx);
+    if (s == ZT_EMPTY || !T->any[s])
+        return 0;
+    const long ca = w[0] > tx << ZT_SHIFT ? w[0] : tx << ZT_SHIFT, ra = w[1] > ty << ZT_SHIFT ? w[1] : ty << ZT_SHIFT;
+    const long cb = w[0] + w[2] < (tx + 1) << ZT_SHIFT ? w[0] + w[2] : (tx + 1) << ZT_SHIFT;
+    const long rb = w[1] + w[3] < (ty + 1) << ZT_SHIFT ? w[1] + w[3] : (ty + 1) << ZT_SHIFT;
+    const unsigned char *b = T->mem + (size_t)s * ZT_BYTES;
+    unsigned any = 0;
+    for (long r = ra; r < rb; r++) {
+        const unsigned char *src = b + ((r & ZT_MASK) << ZT_SHIFT) + (ca & ZT_MASK);
+        unsigned char *dst = out + (r - w[1]) * stride + (ca - w[0]);
+        for (long k = 0; k < cb - ca; k++)
+            any |= dst[k] = src[k];
+    }
+    return any;
+}
+
+/* geo_zones_block's window w (inside the grid; out zeroed): tile by tile. */
+static unsigned tiles_block(void *user, const long w[4], long stride, unsigned char *out)
+{
+    zone_tiles *T = user;
+    unsigned any = 0;
+    for (long ty = w[1] >> ZT_SHIFT; ty <= (w[1] + w[3] - 1) >> ZT_SHIFT; ty++)
+        for (long tx = w[0] >> ZT_SHIFT; tx <= (w[0] + w[2] - 1) >> ZT_SHIFT; tx++)
+            any |= tile_copy(T, tx, ty, w, stride, out);
+    return any;
 }
 
 /* Every tile some zone's cells meet marked ZT_UNBURNT (the rest
@@ -121,8 +171,9 @@ trv_status prm_zones_tiles(trv_ctx *ctx, geo_zones *z, const geo_grid *g, int ca
     T->lru.prev = malloc(nslot * sizeof *T->lru.prev);
     T->lru.next = malloc(nslot * sizeof *T->lru.next);
     T->mem = malloc(nslot * ZT_BYTES);
+    T->any = malloc(nslot);
     T->xs = malloc(((size_t)most + 1) * sizeof *T->xs);
-    if (!T->slot || !T->owner || !T->lru.prev || !T->lru.next || !T->mem || !T->xs) {
+    if (!T->slot || !T->owner || !T->lru.prev || !T->lru.next || !T->mem || !T->any || !T->xs) {
         tiles_free(T);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the zones' burn");
     }
@@ -130,7 +181,7 @@ trv_status prm_zones_tiles(trv_ctx *ctx, geo_zones *z, const geo_grid *g, int ca
     if (z->tiles_free)
         z->tiles_free(z->tiles);
     z->burn = NULL;
-    z->cell = tiles_cell, z->tiles = T, z->tiles_free = tiles_free;
+    z->cell = tiles_cell, z->block = tiles_block, z->tiles = T, z->tiles_free = tiles_free;
     memcpy(z->burn_gt, g->gt, sizeof z->burn_gt);
     z->burn_nx = g->nx, z->burn_ny = g->ny;
     return TRV_OK;
