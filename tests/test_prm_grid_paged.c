@@ -9,7 +9,8 @@
  * (test_terrain_mem.h); and a lazy terrain of 3 x 3 tiles read from files
  * (test_prm_run.h) held to 4 tiles (its tiles let go and read again, with
  * the facts' seams and without) against the eager read's in-memory
- * search. */
+ * search. The slot cache (slots.h) by hand; a paged corridor's own bytes
+ * in its budget, at the boundary. */
 #include "test_common.h"
 #include "test_prm_run.h"
 #include "test_terrain_mem.h"
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "prm/grid_pages.h"
+#include "prm/slots.h"
 #include "prm/prm.h"
 #include "prm/prm_priv.h"
 
@@ -575,6 +577,57 @@ static void test_corridor_bounded(void **state)
     trv_ctx_free(ctx);
 }
 
+/* give_up for test_slots: the tile and its slot's first byte recorded,
+ * failing while *fail is set. */
+typedef struct gave {
+    long tile[8];
+    int n, fail;
+    unsigned char first[8];
+} gave;
+
+static int give_up_rec(void *user, long tile, unsigned char *mem)
+{
+    gave *g = user;
+    if (g->fail)
+        return -1;
+    g->tile[g->n] = tile, g->first[g->n++] = mem[0];
+    return 0;
+}
+
+/* The slot cache (slots.h) by hand: 2 slots over 5 tiles; tiles 0 and 1
+ * take the two slots, 0 used again, 2 gives up 1 (the least recently
+ * used; its bytes handed to give_up, its slot PRM_SLOT_FREE), 3 gives up
+ * 0; a failing give_up keeps everything and takes nothing; without
+ * give_up a tile is let go unwritten. */
+static void test_slots(void **state)
+{
+    (void)state;
+    gave g = {0};
+    prm_slots c;
+    assert_int_equal(prm_slots_open(&c, 5, 2, 16, give_up_rec, &g), 0);
+    for (long k = 0; k < 5; k++)
+        assert_int_equal(c.slot[k], PRM_SLOT_FREE);
+    int32_t s0 = prm_slots_take(&c, 0), s1 = prm_slots_take(&c, 1);
+    assert_true(s0 >= 0 && s1 >= 0 && s0 != s1 && c.held == 2);
+    prm_slots_mem(&c, s0)[0] = 100, prm_slots_mem(&c, s1)[0] = 101;
+    prm_lru_touch(&c.lru, s0);
+    assert_int_equal(prm_slots_take(&c, 2), s1);
+    assert_true(g.n == 1 && g.tile[0] == 1 && g.first[0] == 101 && c.slot[1] == PRM_SLOT_FREE && c.slot[2] == s1);
+    prm_slots_mem(&c, s1)[0] = 102;
+    g.fail = 1;
+    assert_int_equal(prm_slots_take(&c, 3), -1);
+    assert_true(c.slot[0] == s0 && c.slot[2] == s1 && c.slot[3] == PRM_SLOT_FREE && g.n == 1);
+    g.fail = 0;
+    assert_int_equal(prm_slots_take(&c, 3), s0);
+    assert_true(g.n == 2 && g.tile[1] == 0 && g.first[1] == 100 && c.slot[0] == PRM_SLOT_FREE && c.slot[3] == s0);
+    prm_slots_close(&c);
+    assert_int_equal(prm_slots_open(&c, 5, 1, 16, NULL, NULL), 0);
+    assert_int_equal(prm_slots_take(&c, 4), 0);
+    assert_int_equal(prm_slots_take(&c, 2), 0);
+    assert_true(c.slot[4] == PRM_SLOT_FREE && c.slot[2] == 0 && c.owner[0] == 2);
+    prm_slots_close(&c);
+}
+
 /* A paged corridor's own bytes, by hand: its guide's samples (half a
  * cell apart, ceil(length / half a cell) + 1 a segment, all inside the
  * window here) at 3 longs each and one more, the tile mask's column
@@ -691,6 +744,7 @@ int main(void)
         cmocka_unit_test(test_corridor_paged),
         cmocka_unit_test(test_corridor_bounded),
         cmocka_unit_test(test_corridor_budget),
+        cmocka_unit_test(test_slots),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
