@@ -9,7 +9,8 @@
  * (test_terrain_mem.h); and a lazy terrain of 3 x 3 tiles read from files
  * (test_prm_run.h) held to 4 tiles (its tiles let go and read again, with
  * the facts' seams and without) against the eager read's in-memory
- * search. */
+ * search. The slot cache (slots.h) by hand; a paged corridor's own bytes
+ * in its budget, at the boundary. */
 #include "test_common.h"
 #include "test_prm_run.h"
 #include "test_terrain_mem.h"
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "prm/grid_pages.h"
+#include "prm/slots.h"
 #include "prm/prm.h"
 #include "prm/prm_priv.h"
 
@@ -575,6 +577,131 @@ static void test_corridor_bounded(void **state)
     trv_ctx_free(ctx);
 }
 
+/* give_up for test_slots: the tile and its slot's first byte recorded,
+ * failing while *fail is set. */
+typedef struct gave {
+    long tile[8];
+    int n, fail;
+    unsigned char first[8];
+} gave;
+
+static int give_up_rec(void *user, long tile, unsigned char *mem)
+{
+    gave *g = user;
+    if (g->fail)
+        return -1;
+    g->tile[g->n] = tile, g->first[g->n++] = mem[0];
+    return 0;
+}
+
+/* The slot cache (slots.h) by hand: 2 slots over 5 tiles; tiles 0 and 1
+ * take the two slots, 0 used again, 2 gives up 1 (the least recently
+ * used; its bytes handed to give_up, its slot PRM_SLOT_FREE), 3 gives up
+ * 0; a failing give_up keeps everything and takes nothing; without
+ * give_up a tile is let go unwritten. */
+static void test_slots(void **state)
+{
+    (void)state;
+    gave g = {0};
+    prm_slots c;
+    assert_int_equal(prm_slots_open(&c, 5, 2, 16, give_up_rec, &g), 0);
+    for (long k = 0; k < 5; k++)
+        assert_int_equal(c.slot[k], PRM_SLOT_FREE);
+    int32_t s0 = prm_slots_take(&c, 0), s1 = prm_slots_take(&c, 1);
+    assert_true(s0 >= 0 && s1 >= 0 && s0 != s1 && c.held == 2);
+    prm_slots_mem(&c, s0)[0] = 100, prm_slots_mem(&c, s1)[0] = 101;
+    prm_lru_touch(&c.lru, s0);
+    assert_int_equal(prm_slots_take(&c, 2), s1);
+    assert_true(g.n == 1 && g.tile[0] == 1 && g.first[0] == 101 && c.slot[1] == PRM_SLOT_FREE && c.slot[2] == s1);
+    prm_slots_mem(&c, s1)[0] = 102;
+    g.fail = 1;
+    assert_int_equal(prm_slots_take(&c, 3), -1);
+    assert_true(c.slot[0] == s0 && c.slot[2] == s1 && c.slot[3] == PRM_SLOT_FREE && g.n == 1);
+    g.fail = 0;
+    assert_int_equal(prm_slots_take(&c, 3), s0);
+    assert_true(g.n == 2 && g.tile[1] == 0 && g.first[1] == 100 && c.slot[0] == PRM_SLOT_FREE && c.slot[3] == s0);
+    prm_slots_close(&c);
+    assert_int_equal(prm_slots_open(&c, 5, 1, 16, NULL, NULL), 0);
+    assert_int_equal(prm_slots_take(&c, 4), 0);
+    assert_int_equal(prm_slots_take(&c, 2), 0);
+    assert_true(c.slot[4] == PRM_SLOT_FREE && c.slot[2] == 0 && c.owner[0] == 2);
+    prm_slots_close(&c);
+}
+
+/* A paged corridor's own bytes, by hand: its guide's samples (half a
+ * cell apart, ceil(length / half a cell) + 1 a segment, all inside the
+ * window here) at 3 longs each and one more, the tile mask's column
+ * counts (257 ints) and the mask (256 x 256 bytes); checked against
+ * prm_corridor_make's count on the window of r cells. */
+static double corridor_held(trv_ctx *ctx, const prm_terrain *t, const prm_path *g, int r, long win[4])
+{
+    long samples = 0;
+    for (int i = 0; i + 1 < g->n; i++)
+        samples += (long)ceil(hypot(g->x[i + 1] - g->x[i], g->y[i + 1] - g->y[i]) / (0.5 * CELL)) + 2;
+    const double held = (double)(samples + 1) * 3 * sizeof(long) + 257.0 * sizeof(int) + 65536.0;
+    corridor_win(t, g, r, win);
+    prm_corridor k;
+    assert_int_equal(prm_corridor_make(ctx, t, g, win, r, PRM_TILE, &k), TRV_OK);
+    assert_true((double)k.bytes == held);
+    prm_corridor_free(&k);
+    return held;
+}
+
+/* A paged corridor's own bytes in its budget (paged_plan): the tiles get
+ * floor((0.75 cap - corridor_held) / tile), at 2 bytes a cell (the
+ * terrain in memory). The guide the whole grid's route, 12 cells each
+ * side: at cap = (16 tiles + held) / 0.75 the corridor is searched paged
+ * with 16 tiles (and proven there, but for mmcr's weak heuristic, as in
+ * memory), the in-memory route; a byte less is refused with the message
+ * (without the corridor's bytes counted it held 16 tiles). */
+static void test_corridor_budget(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    trv_rng rng;
+    trv_rng_seed(&rng, 17);
+    const int nx = 320, ny = 300;
+    prm_terrain t;
+    terrain_random(&t, nx, ny, &rng);
+    long a = 5L * nx + 5, b = 294L * nx + 314;
+    t.gonogo->u8[a] = 0, t.cls->u8[a] = 1, t.gonogo->u8[b] = 0, t.cls->u8[b] = 1;
+    terrain_finish(&t);
+    const double xy[4] = {cx_of(5), cy_of(5), cx_of(314), cy_of(294)}, tile = 65536.0 * 2;
+    prm_weights w;
+    prm_weights_default(&w);
+    int proven = 0;
+    for (int s = PRM_MMCR; s <= PRM_TIME; s++) {
+        prm_path g, p, q;
+        prm_corridor_info ip, iq;
+        assert_int_equal(prm_route_grid(ctx, &t, xy[0], xy[1], xy[2], xy[3], s, &w, &g), TRV_OK);
+        long win[4];
+        const double held = corridor_held(ctx, &t, &g, 12, win);
+        const size_t cap = (size_t)ceil((16 * tile + held) / 0.75);
+        assert_false(prm_grid_fits((double)win[2] * win[3], cap)); /* the corridor is paged */
+        assert_int_equal(prm_route_grid_corridor(ctx, &t, &g, 12 * CELL, cap, xy, s, &w, &p, &ip), TRV_OK);
+        assert_int_equal(prm_route_grid_corridor(ctx, &t, &g, 12 * CELL, (size_t)1 << 40, xy, s, &w, &q, &iq), TRV_OK);
+        if (!(ip.paging.paged && ip.paging.tiles == 16 && !iq.paging.paged && ip.whole == iq.whole))
+            fail_msg("%s: paged %d whole %d widened %d tiles %d; in memory paged %d", prm_strategy_name(s),
+                     ip.paging.paged, ip.whole, ip.widened, ip.paging.tiles, iq.paging.paged);
+        proven += !ip.whole;
+        assert_true(p.objective == q.objective && p.objective == g.objective && p.n == q.n && p.expanded == q.expanded);
+        assert_memory_equal(p.x, q.x, (size_t)p.n * sizeof *p.x);
+        prm_path_clear(&p), prm_path_clear(&q);
+        assert_int_equal(prm_route_grid_corridor(ctx, &t, &g, 12 * CELL, cap - 1, xy, s, &w, &p, &ip), TRV_ERR_NOMEM);
+        char want[320];
+        snprintf(want, sizeof want,
+                 "the raster search (--grid) needs at least %.1f MB even paged (16 tiles of 256 x 256 cells at 2 "
+                 "bytes a cell, the corridor's guide cells and tile mask (%.2f MB), and a quarter more for the "
+                 "frontier), more than --grid-memory (%.1f MB)",
+                 cap / 1e6, held / 1e6, (cap - 1) / 1e6);
+        assert_true(strncmp(trv_errmsg(ctx), want, strlen(want)) == 0);
+        prm_path_clear(&g);
+    }
+    assert_true(proven >= 2);
+    prm_terrain_clear(&t);
+    trv_ctx_free(ctx);
+}
+
 /* The paged budget: a given cap as it is; without one 1.5 GB (the issue's
  * 2 GB a stage, with room), or three quarters of a smaller machine's memory. */
 /* The layers each objective reads (prm_grid_layers): the isotropic time
@@ -616,6 +743,8 @@ int main(void)
         cmocka_unit_test(test_lazy_terrain),
         cmocka_unit_test(test_corridor_paged),
         cmocka_unit_test(test_corridor_bounded),
+        cmocka_unit_test(test_corridor_budget),
+        cmocka_unit_test(test_slots),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

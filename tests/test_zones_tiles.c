@@ -7,11 +7,18 @@
  * in row (1 tile), column (3 and 9) and random order (tiles given up and burned again); the
  * tiles no zone's cells meet (the last column's) are never burned; the
  * least recently read tile given up first. Windows of any size and
- * place (geo_zones_burn_window) give the whole burn's bytes. Then the
+ * place (geo_zones_burn_window) give the whole burn's bytes; so do
+ * geo_zones_block's windows (any place, partly or wholly off the grid:
+ * 0 there; 5 x 5 around seam cells; their OR), whole and tiled under 1
+ * and 3 tiles. Then the
  * --grid search under the zones on a random 420 x 400 terrain: every
  * objective, in memory and paged, gives the same vertices, objective and
  * expanded count, to the bit, with the burn whole and tiled (4 tiles;
- * and 2 for the time, tiles given up and burned again as it goes). The
+ * and 2 for the time, tiles given up and burned again as it goes), and
+ * in a corridor off the grid's origin (window ids: the zones read at grid
+ * cells) the whole grid's route, in memory and paged; a factor band and
+ * a crossing the routes must take, each route's objective its pieces'
+ * measured again (prm_piece_measure). The
  * zones' floods' memory check at its boundary. Terrains in memory
  * (test_terrain_mem.h), zones as GeoJSON. */
 #include "test_common.h"
@@ -274,6 +281,74 @@ static void test_burn_windows(void **state)
     prm_terrain_clear(&t);
 }
 
+/* geo_zones_block of window w (stride: w[2] + pad) on z against the
+ * whole burn wb (nx x ny; 0 off the grid), the pad untouched, the OR
+ * returned. */
+static void block_check(const geo_zones *z, const unsigned char *wb, long nx, long ny, const long w[4], long pad)
+{
+    const long stride = w[2] + pad;
+    unsigned char *b = malloc((size_t)(stride * w[3]));
+    memset(b, 0xee, (size_t)(stride * w[3]));
+    unsigned any = geo_zones_block(z, w, stride, b), want_any = 0;
+    for (long r = 0; r < w[3]; r++)
+        for (long c = 0; c < stride; c++) {
+            long gc = w[0] + c, gr = w[1] + r;
+            unsigned char want = c >= w[2] ? 0xee : gc < 0 || gr < 0 || gc >= nx || gr >= ny ? 0 : wb[gr * nx + gc];
+            want_any |= c < w[2] ? want : 0;
+            if (b[r * stride + c] != want)
+                fail_msg("block %ld %ld %ld %ld: cell (%ld, %ld) %d, want %d", w[0], w[1], w[2], w[3], c, r,
+                         b[r * stride + c], want);
+        }
+    if (any != want_any)
+        fail_msg("block %ld %ld %ld %ld: OR %u, want %u", w[0], w[1], w[2], w[3], any, want_any);
+    free(b);
+}
+
+/* geo_zones_block against the whole burn: random windows of 1 .. 300
+ * cells anywhere (some off the grid), and 5 x 5 windows around random
+ * cells within 4 of the seams (the grid search's reads around a cell);
+ * the whole burn itself read as blocks, and tiled under 1 and 3 tiles. */
+static void test_burn_blocks(void **state)
+{
+    (void)state;
+    const int nx = 610, ny = 700; /* (taller than wide: a window clipped at the row count reads past the east edge) */
+    prm_terrain t;
+    assert_int_equal(test_terrain_plane(&t, nx, ny, X0, Y0, CELL, 5, 36), 0);
+    trv_ctx *ctx = trv_ctx_new();
+    trv_rng rng;
+    trv_rng_seed(&rng, 11);
+    char *zp, *cp;
+    zones_file(&rng, 8, 2, ny, &zp, &cp);
+    const int caps[3] = {0, 1, 3}; /* (0: the whole burn) */
+    for (int ci = 0; ci < 3; ci++) {
+        geo_zones *w = NULL, *z = NULL;
+        read_both(ctx, &t, zp, cp, caps[ci] ? caps[ci] : 1, &w, &z);
+        const geo_zones *read = caps[ci] ? z : w;
+        long nonzero = 0;
+        for (int k = 0; k < 300; k++) {
+            long win[4] = {0, 0, 1 + (long)trv_rng_below(&rng, 300), 1 + (long)trv_rng_below(&rng, 300)};
+            win[0] = (long)trv_rng_below(&rng, (uint64_t)(nx + 2 * win[2])) - win[2] - 10;
+            win[1] = (long)trv_rng_below(&rng, (uint64_t)(ny + 2 * win[3])) - win[3] - 10;
+            block_check(read, w->burn, nx, ny, win, (long)trv_rng_below(&rng, 4));
+        }
+        for (int k = 0; k < 20000; k++) {
+            long c = 256 * (long)trv_rng_below(&rng, 3) - 4 + (long)trv_rng_below(&rng, 9);
+            long r = 256 * (long)trv_rng_below(&rng, 3) - 4 + (long)trv_rng_below(&rng, 9);
+            c = k % 2 ? (long)trv_rng_below(&rng, nx) : c, r = k % 3 ? r : (long)trv_rng_below(&rng, ny);
+            const long win[4] = {c - 2, r - 2, 5, 5};
+            unsigned char b[25];
+            nonzero += geo_zones_block(read, win, 5, b) != 0;
+            block_check(read, w->burn, nx, ny, win, 0);
+        }
+        assert_true(nonzero > 1000); /* (the seams' lines meet many) */
+        geo_zones_free(w);
+        geo_zones_free(z);
+    }
+    free(zp), free(cp);
+    trv_ctx_free(ctx);
+    prm_terrain_clear(&t);
+}
+
 static void terrain_random(prm_terrain *t, int nx, int ny, trv_rng *rng)
 {
     assert_int_equal(test_terrain_plane(t, nx, ny, X0, Y0, CELL, 5, 20), 0);
@@ -295,6 +370,28 @@ static void same_path(const char *what, const prm_path *p, const prm_path *q)
                  q->objective, p->expanded, q->expanded, p->n, q->n);
     assert_memory_equal(p->x, q->x, (size_t)p->n * sizeof *p->x);
     assert_memory_equal(p->y, q->y, (size_t)p->n * sizeof *p->y);
+}
+
+/* The corridor of 24 cells around the whole grid's route ref (its
+ * window off the grid's origin: the zones read at window cell + origin),
+ * in memory and (paged 1) paged (3 MB: the box does not fit), gives ref's
+ * objective and vertices, proven there (not the whole grid's search). */
+static void corridor_check(trv_ctx *ctx, const prm_terrain *t, const prm_path *ref, const double xy[4],
+                           prm_strategy s, int paged)
+{
+    const size_t caps[2] = {0, 3000000};
+    for (int k = 0; k <= paged; k++) {
+        prm_path p;
+        prm_corridor_info info;
+        assert_int_equal(prm_route_grid_corridor(ctx, t, ref, 24 * CELL, caps[k], xy, s, NULL, &p, &info), TRV_OK);
+        if (info.whole || info.paging.paged != k || p.objective != ref->objective || p.n != ref->n)
+            fail_msg("%s corridor (%zu B): whole %d, paged %d, widened %d, objective %.17g / %.17g",
+                     prm_strategy_name(s), caps[k], info.whole, info.paging.paged, info.widened, p.objective,
+                     ref->objective);
+        assert_memory_equal(p.x, ref->x, (size_t)p.n * sizeof *p.x);
+        assert_memory_equal(p.y, ref->y, (size_t)p.n * sizeof *p.y);
+        prm_path_clear(&p);
+    }
 }
 
 static void test_grid_routes(void **state)
@@ -338,6 +435,8 @@ static void test_grid_routes(void **state)
             same_path("paged", &ref, &p);
             prm_path_clear(&p);
         }
+        t.zones = z4;
+        corridor_check(ctx, &t, &ref, xy, (prm_strategy)s, 1);
         prm_path_clear(&ref);
     }
     long burnt, meets;
@@ -349,6 +448,96 @@ static void test_grid_routes(void **state)
     geo_zones_free(w), geo_zones_free(z2), geo_zones_free(z4);
     rm_rf(tmp);
     free(tmp), free(zp), free(cp);
+    trv_ctx_free(ctx);
+    prm_terrain_clear(&t);
+}
+
+/* The route's objective measured again piece by piece (prm_piece_measure
+ * with the zones: factor deltas, nogo blocks) between its vertices: the
+ * search's weights must be those of the pieces it took. */
+static void remeasured(const prm_terrain *t, const prm_path *p, prm_strategy s)
+{
+    prm_weights wd;
+    prm_weights_default(&wd);
+    double sum = 0;
+    for (int i = 0; i + 1 < p->n; i++) {
+        prm_piece pc;
+        prm_piece_measure(t, p->x[i], p->y[i], p->x[i + 1], p->y[i + 1], &pc);
+        assert_false(pc.blocked);
+        sum += prm_piece_weight(&pc, s, &wd);
+    }
+    if (!(fabs(sum - p->objective) <= 1e-9 * p->objective))
+        fail_msg("%s: objective %.17g, its pieces %.17g", prm_strategy_name(s), p->objective, sum);
+}
+
+/* Factor and crossing moves: a factor 3 band with sloped edges across a
+ * 300 x 300 random terrain and a sloped nogo line across it all, open at
+ * one crossing (radius 30 m) 14 cells off the straight way between the ends. The
+ * --grid routes (mdr, time) cross both; in memory and paged, the burn
+ * whole and tiled (2 tiles), the same to the bit, other than without the
+ * zones, and each objective (and a search's on a window 60 columns off
+ * the origin) the sum of its pieces measured again (a move
+ * weighed without its factor or its crossing's exact test would not be). */
+static void test_grid_factor(void **state)
+{
+    (void)state;
+    const int nx = 300, ny = 300;
+    prm_terrain t;
+    trv_rng rng;
+    trv_rng_seed(&rng, 31);
+    terrain_random(&t, nx, ny, &rng);
+    const double xy[4] = {X0 + 125.5 * CELL, Y0 - 20.5 * CELL, X0 + 175.5 * CELL, Y0 - 280.5 * CELL};
+    for (int e = 0; e < 2; e++) {
+        long i = prm_cell_at(&t, xy[2 * e], xy[2 * e + 1]);
+        t.cls->u8[i] = 1, t.gonogo->u8[i] = 0;
+    }
+    char *all = NULL, *g = NULL, *text = NULL, *cr = NULL;
+    const double band[5][2] = {{-10, 110}, {310, 140}, {310, 170}, {-10, 135}, {-10, 110}};
+    cat(&g, "{\"type\":\"Polygon\",\"coordinates\":[[", 0, 0);
+    for (int k = 0; k < 5; k++)
+        cat(&g, k ? ",[%.17g,%.17g]" : "[%.17g,%.17g]", X0 + band[k][0] * CELL, Y0 - band[k][1] * CELL);
+    cat(&g, "]]}", 0, 0);
+    feature(&all, 1, "\"effect\":\"factor\",\"value\":3", g);
+    free(g), g = NULL;
+    cat(&g, "{\"type\":\"LineString\",\"coordinates\":[[%.17g,%.17g],", X0 - 10 * CELL, Y0 - 215 * CELL);
+    cat(&g, "[%.17g,%.17g]]}", X0 + 310 * CELL, Y0 - 228 * CELL);
+    feature(&all, 2, "\"effect\":\"nogo\"", g);
+    assert_true(asprintf(&text, "%s%s]}", HEAD, all) > 0);
+    assert_true(asprintf(&cr, "%s{\"type\":\"Feature\",\"id\":1,\"properties\":{\"radius\":30},\"geometry\":"
+                              "{\"type\":\"Point\",\"coordinates\":[%.17g,%.17g]}}]}",
+                         HEAD, X0 + 150.3 * CELL, Y0 - (215 + 13 * 160.3 / 320) * CELL) > 0);
+    char *zp = write_file(dir, "fz.geojson", text), *cp = write_file(dir, "fc.geojson", cr);
+    trv_ctx *ctx = trv_ctx_new();
+    geo_zones *w = NULL, *z = NULL;
+    read_both(ctx, &t, zp, cp, 2, &w, &z);
+    char *tmp = make_tmpdir();
+    const prm_strategy ss[2] = {PRM_MDR, PRM_TIME};
+    for (int k = 0; k < 2; k++) {
+        prm_path ref, p;
+        t.zones = NULL;
+        assert_int_equal(prm_route_grid(ctx, &t, xy[0], xy[1], xy[2], xy[3], ss[k], NULL, &p), TRV_OK);
+        t.zones = w;
+        assert_int_equal(prm_route_grid(ctx, &t, xy[0], xy[1], xy[2], xy[3], ss[k], NULL, &ref), TRV_OK);
+        assert_true(ref.objective > p.objective);
+        prm_path_clear(&p);
+        remeasured(&t, &ref, ss[k]);
+        t.zones = z;
+        const long win[4] = {60, 0, 180, ny}; /* (the zones read at window cell + origin) */
+        assert_int_equal(prm_route_grid_window(ctx, &t, win, NULL, xy[0], xy[1], xy[2], xy[3], ss[k], NULL, &p), TRV_OK);
+        remeasured(&t, &p, ss[k]);
+        prm_path_clear(&p);
+        assert_int_equal(prm_route_grid(ctx, &t, xy[0], xy[1], xy[2], xy[3], ss[k], NULL, &p), TRV_OK);
+        same_path("tiled", &ref, &p);
+        prm_path_clear(&p);
+        prm_grid_paging pg = {.shift = 6, .tiles = 8, .terrain_tiles = 4, .dir = tmp};
+        assert_int_equal(prm_route_grid_paged(ctx, &t, &pg, xy[0], xy[1], xy[2], xy[3], ss[k], NULL, &p), TRV_OK);
+        same_path("tiled, paged", &ref, &p);
+        prm_path_clear(&p), prm_path_clear(&ref);
+    }
+    t.zones = NULL;
+    geo_zones_free(w), geo_zones_free(z);
+    rm_rf(tmp);
+    free(tmp), free(all), free(g), free(text), free(cr), free(zp), free(cp);
     trv_ctx_free(ctx);
     prm_terrain_clear(&t);
 }
@@ -379,8 +568,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_burn_cells),
         cmocka_unit_test(test_burn_windows),
+        cmocka_unit_test(test_burn_blocks),
         cmocka_unit_test(test_lru_order),
         cmocka_unit_test(test_grid_routes),
+        cmocka_unit_test(test_grid_factor),
         cmocka_unit_test(test_flood_fits),
     };
     int r = cmocka_run_group_tests(tests, NULL, NULL);

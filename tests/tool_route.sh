@@ -722,15 +722,19 @@ expect 2 "--grid-corridor must be >= 0" -- "$BIN/trv-route" --roadmap "$tmp/rm.g
 # changes nothing (the same bytes)
 expect 1 "the raster search (--grid) needs at least 2.8 MB even paged (16 tiles of 256 x 256 cells at 2 bytes a cell, and a quarter more for the frontier), more than --grid-memory (1.0 MB)" -- \
     "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --grid --grid-whole --grid-memory 1 -o "$tmp/x.geojson"
-expect 1 "needs at least 2.8 MB even paged" -- \
+# (a corridor paged counts its own bytes too: its guide cells and a tile's mask)
+expect 1 "MB even paged (16 tiles of 256 x 256 cells at 2 bytes a cell, the corridor's guide cells and tile mask (" -- \
     "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --grid --grid-corridor 90 --grid-memory 0.0001 -o "$tmp/x.geojson"
 "$BIN/trv-route" --roadmap "$tmp/rm.gpkg" --terrain "$T" --from $FROM --to $TO --compare --grid --grid-corridor 90 --grid-memory 100000 \
     --no-timing -o "$tmp/gcm.geojson" >/dev/null 2>"$tmp/err" && cmp -s "$tmp/gc.geojson" "$tmp/gcm.geojson" && ok ||
     bad "--grid-memory 100000 changed the routes: $(cat "$tmp/err")"
 # paged: a 20 m terrain (2.5 M cells, 7 x 7 tiles of 256: about 101 MB in
 # memory) under --grid-memory 2.8 (16 tiles: floor(0.75 x 2.8e6 / (65536 x
-# 2))) and 3.7 (21 tiles): the same
-# route files as in memory, for the four objectives, in the corridor and on
+# 2))) and 3.7 (21 tiles; a corridor paged fewer, 16 to 20: its own bytes,
+# its guide cells and a tile's mask, at least 0.07 MB, come off the tiles'
+# 0.75 x 3.7e6 = 21.17 tiles): the same
+# route files as in memory, for the four objectives, in the corridor (3.7
+# alone: at 2.8 the corridor's bytes leave fewer than 16 tiles, refused) and on
 # the whole grid, the temporary file written and read back (tiles let go:
 # at least by msr and mmcr, whose weak heuristics search most of the grid),
 # 1 to 49 tiles reached, no terrain tile read (the roadmap cache's layers
@@ -748,24 +752,42 @@ gdalwarp -q -t_srs EPSG:32616 -tr 20 20 -tap -r bilinear -ot Float32 -dstnodata 
     "$BIN/trv-roadmap" -q --terrain "$T20" -o "$T20/rm.gpkg" --seed 4 && ok || bad "the 20 m terrain"
 mkdir -p "$tmp/pt"
 for g in "" --grid-whole; do
-    for m in 0 2.8 3.7; do
+    mems="2.8 3.7"
+    [ -z "$g" ] && mems=3.7
+    for m in 0 $mems; do
         TMPDIR=$tmp/pt "$BIN/trv-route" --roadmap "$T20/rm.gpkg" --terrain "$T20" --from $FROM --to $TO --compare --grid $g \
             --grid-memory $m --no-timing -o "$tmp/p$m$g.geojson" --csv "$tmp/p$m$g.csv" --stats "$tmp/ps$m$g.csv" \
             >"$tmp/p$m$g.out" 2>"$tmp/err" || bad "route --grid $g --grid-memory $m: $(cat "$tmp/err")"
     done
-    for m in 2.8 3.7; do
+    for m in $mems; do
         cmp -s "$tmp/p0$g.geojson" "$tmp/p$m$g.geojson" && cmp -s "$tmp/p0$g.csv" "$tmp/p$m$g.csv" &&
             cmp -s "$tmp/ps0$g.csv" "$tmp/ps$m$g.csv" && ok || bad "--grid $g --grid-memory $m (paged) differs from in memory"
         # the four searches paged, msr's and mmcr's writing and reading back tiles
         # (in the corridor: the corridor itself paged, for at least one
         # objective, its tiles' mask made as they are first held)
-        [ "$(grep -cE "^grid-(mdr|msr|mmcr|time): the (whole grid|last corridor) searched paged: at most $([ $m = 2.8 ] && echo 16 || echo 21) tiles of 256 x 256 cells in memory, .* 0 terrain tiles read \(0 more read back from a spill file\), ([1-9]|[1-4][0-9]) tiles reached$" "$tmp/p$m$g.out")" = 4 ] &&
+        n=$([ $m = 2.8 ] && echo 16 || echo 21)
+        [ "$(grep -cE "^grid-(mdr|msr|mmcr|time): the (whole grid searched paged: at most $n|last corridor searched paged: at most (1[6-9]|20)) tiles of 256 x 256 cells in memory, .* 0 terrain tiles read \(0 more read back from a spill file\), ([1-9]|[1-4][0-9]) tiles reached$" "$tmp/p$m$g.out")" = 4 ] &&
             if [ -z "$g" ]; then grep -q "^grid-.*: the last corridor searched paged" "$tmp/p$m$g.out"; else
             [ "$(grep -cE "^grid-(msr|mmcr): the whole grid searched paged: .* [0-9.]*[1-9][0-9.]* MB written to a temporary file and [0-9.]*[1-9][0-9.]* MB read back" "$tmp/p$m$g.out")" = 2 ]; fi &&
             ok || bad "--grid $g --grid-memory $m: $(grep paged "$tmp/p$m$g.out")"
     done
     ! grep -q paged "$tmp/p0$g.out" && ok || bad "--grid $g in memory says paged"
 done
+# the time's corridor at 2.8 MB: the whole grid's 16 tiles fit (above), not with
+# the corridor's own bytes beside them: refused, exit 1, the need (16
+# tiles x 131072 bytes + the corridor's) / 0.75
+TMPDIR=$tmp/pt "$BIN/trv-route" --roadmap "$T20/rm.gpkg" --terrain "$T20" --from $FROM --to $TO --strategy time --grid --grid-memory 2.8 \
+    -o "$tmp/x.geojson" >/dev/null 2>"$tmp/err"
+st=$?
+python3 - "$tmp/err" $st <<'PY' && [ ! -e "$tmp/x.geojson" ] && ok || bad "--grid --grid-memory 2.8 (the corridor): exit $st, $(cat "$tmp/err")"
+import re, sys
+m = re.search(r"needs at least ([0-9.]+) MB even paged \(16 tiles of 256 x 256 cells at 2 bytes a cell, the corridor's guide "
+              r"cells and tile mask \(([0-9.]+) MB\), and a quarter more for the frontier\), more than --grid-memory \(2\.8 MB\)",
+              open(sys.argv[1]).read())
+assert sys.argv[2] == "1" and m, sys.argv[2]
+need, held = float(m.group(1)), float(m.group(2))
+assert 0.07 < held < 0.7 and abs(need - (16 * 65536 * 2 / 1e6 + held) / 0.75) < 0.06, (need, held)
+PY
 # --zones with --grid: the burn tiled (256 x 256 cells, burned when first
 # read, docs/scale.md "The zones' burn, tiled"): three nogo squares, a
 # factor 3 square and a 2.7 km nogo line across the start-goal line; the

@@ -67,6 +67,9 @@ typedef struct geo_zones {
     /* else, non-NULL: the same bytes a cell at a time, burned by windows
      * when first read (prm's tiled burn, prm/zones.h prm_zones_tiles) */
     unsigned char (*cell)(void *tiles, long c, long r);
+    /* and a window's bytes at once (geo_zones_block's, w inside the grid,
+     * out zeroed by the caller) */
+    unsigned (*block)(void *tiles, const long w[4], long stride, unsigned char *out);
     void *tiles;            /* cell's state, freed by tiles_free (geo_zones_free) */
     void (*tiles_free)(void *tiles);
     double burn_gt[6];      /* burn's (or cell's) grid: geotransform and size, so that */
@@ -120,6 +123,13 @@ static inline unsigned char geo_zones_cell(const geo_zones *z, long c, long r)
 {
     return z->burn ? z->burn[(size_t)r * (size_t)z->burn_nx + (size_t)c] : z->cell(z->tiles, c, r);
 }
+/* The burn's bytes of window w (columns w[0] .. w[0] + w[2] - 1, rows
+ * w[1] .. w[1] + w[3] - 1, anywhere: cells outside its grid read 0) into
+ * out, row-major with rows of stride bytes; returns the OR of them. One
+ * call for a window (the grid search's 5 x 5 cells around a cell, a row,
+ * a tile) where geo_zones_cell is one a cell, z->block's with a tiled
+ * burn. */
+unsigned geo_zones_block(const geo_zones *z, const long w[4], long stride, unsigned char *out);
 /* The cells zone k may mark in g's burn: columns cells[0] .. cells[2] and
  * rows cells[1] .. cells[3] (inclusive), its box's cells and two more on
  * each side (the burn's tests round; clamped far outside the grid). A

@@ -139,3 +139,25 @@ trv_status geo_zones_burn(trv_ctx *ctx, const geo_grid *g, geo_zones *z)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     return geo_zones_burn_rows(ctx, g, z, 0, g->ny, z->burn);
 }
+
+unsigned geo_zones_block(const geo_zones *z, const long w[4], long stride, unsigned char *out)
+{
+    for (long r = 0; r < w[3]; r++)
+        memset(out + r * stride, 0, (size_t)w[2]);
+    const long c0 = w[0] < 0 ? 0 : w[0], r0 = w[1] < 0 ? 0 : w[1];
+    const long c1 = w[0] + w[2] < z->burn_nx ? w[0] + w[2] : z->burn_nx;
+    const long r1 = w[1] + w[3] < z->burn_ny ? w[1] + w[3] : z->burn_ny;
+    if (c0 >= c1 || r0 >= r1)
+        return 0;
+    const long in[4] = {c0, r0, c1 - c0, r1 - r0};
+    unsigned char *o = out + (r0 - w[1]) * stride + (c0 - w[0]);
+    if (!z->burn)
+        return z->block(z->tiles, in, stride, o);
+    unsigned any = 0;
+    for (long r = 0; r < in[3]; r++) {
+        const unsigned char *src = z->burn + (size_t)(r0 + r) * (size_t)z->burn_nx + (size_t)c0;
+        for (long c = 0; c < in[2]; c++)
+            any |= o[r * stride + c] = src[c];
+    }
+    return any;
+}

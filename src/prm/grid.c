@@ -232,7 +232,19 @@ typedef struct grid_search {
     double *escape;            /* NULL, or the escape bound (prm_route_grid_escape): GO cells outside the mask CELL_OUT */
     prm_pages *pg;             /* paged (search_paged): the state, one byte a cell; NULL: h.pos and via */
     prm_corridor *corr;        /* paged: NULL, or the mask a tile at a time (its cells out PS_OUT) */
+    unsigned char zn[25];      /* with zones: the burn's bytes of the 5 x 5 cells around the expanded cell */
+    unsigned zany;             /* and their OR (0 without zones): zones_around */
 } grid_search;
+
+/* The zones' bytes of the 5 x 5 cells around grid cell (c, r), the cells
+ * a move from it may cross, into S->zn (row-major, (c, r) the middle),
+ * their OR into S->zany: one read of the burn an expansion, not one a
+ * crossed cell of each move. */
+static void zones_around(grid_search *S, long c, long r)
+{
+    const long w[4] = {c - 2, r - 2, 5, 5};
+    S->zany = geo_zones_block(S->zb, w, 5, S->zn);
+}
 
 /* Does move m from window cell l0 touch a cell outside the mask (CELL_OUT)? */
 static int move_out(const grid_search *S, const move *m, long l0)
@@ -248,13 +260,13 @@ static int move_out(const grid_search *S, const move *m, long l0)
  * crossings, else for the time its exact time; 0 for the usual weight. */
 static int zone_move(const grid_search *S, const move *m, long i0, double *wt)
 {
-    const geo_grid *g = S->t->grid;
-    long c = i0 % g->nx, r = i0 / g->nx;
     int any = 0;
     for (int j = 0; j < m->ncross; j++)
-        any |= geo_zones_cell(S->zb, c + m->cc[j], r + m->cr[j]);
+        any |= S->zn[(m->cr[j] + 2) * 5 + m->cc[j] + 2];
     if (!(any & (GEO_ZB_CROSS | GEO_ZB_FACTOR)))
         return 0;
+    const geo_grid *g = S->t->grid;
+    long c = i0 % g->nx, r = i0 / g->nx;
     double x0 = geo_grid_x(g, (double)c), y0 = geo_grid_y(g, (double)r);
     double x1 = geo_grid_x(g, (double)(c + m->dc)), y1 = geo_grid_y(g, (double)(r + m->dr));
     if ((any & GEO_ZB_CROSS) && geo_zones_blocking(S->t->zones, x0, y0, x1, y1) >= 0) {
@@ -270,14 +282,14 @@ static int zone_move(const grid_search *S, const move *m, long i0, double *wt)
 }
 
 /* The weight of move m from terrain cell i0, every cell it crosses GO
- * (and in the mask). The time objective adds only the time in the move's
+ * (and in the mask; with zones, zones_around read around i0). The time objective adds only the time in the move's
  * heading (the innermost loop of the --grid time optimum); the others
  * measure the whole piece. */
 static inline double move_cost(const grid_search *S, const move *m, long i0)
 {
     const prm_terrain *t = S->t;
     double zw;
-    if (S->zb && zone_move(S, m, i0, &zw))
+    if ((S->zany & (GEO_ZB_CROSS | GEO_ZB_FACTOR)) && zone_move(S, m, i0, &zw))
         return zw;
     if (S->s == PRM_TIME) {
         const prm_aniso *a = t->aniso;
@@ -371,6 +383,8 @@ static trv_status search(trv_ctx *ctx, grid_search *S)
         double hc = cur.key - cur.tie;
         if (hc < hmin)
             hmin = hc;
+        if (S->zb)
+            zones_around(S, c + c0, r + r0);
         if ((expanded & 0xffff) == 0 && (st = trv_progress(ctx, h0 > 0 ? 1 - hmin / h0 : 0, "grid search"))) {
             S->expanded = expanded;
             return st;
@@ -517,42 +531,33 @@ static void mask_rows(const unsigned char *mask, long nx, long ny, long *lo, lon
 
 /* Every window cell TRV_HEAP_UNSEEN, or CELL_NOGO where NOGO or masked
  * out (CELL_OUT instead where masked out but GO, with an escape bound);
- * with a mask, only the cells mask_rows gives. */
+ * with a mask, only the cells mask_rows gives. The zones' burn read a
+ * row's span at a time (geo_zones_block) into zrow. */
 static trv_status cells_mark(trv_ctx *ctx, grid_search *S)
 {
     const unsigned char *gonogo = S->t->gonogo->u8, *cls = S->t->cls->u8, *mask = S->mask;
-    const geo_zones *zb = S->zb;
     const long tnx = S->t->grid->nx, nx = S->win.nx, ny = S->win.ny;
-    long *lo = NULL, *hi = NULL;
-    if (mask) {
-        lo = malloc((size_t)ny * sizeof *lo);
-        hi = malloc((size_t)ny * sizeof *hi);
-        if (!lo || !hi) {
-            free(lo);
-            free(hi);
-            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the grid search");
-        }
-        mask_rows(mask, nx, ny, lo, hi);
+    long *lo = mask ? malloc((size_t)ny * sizeof *lo) : NULL, *hi = mask ? malloc((size_t)ny * sizeof *hi) : NULL;
+    unsigned char *zrow = calloc((size_t)nx, 1);
+    if ((mask && (!lo || !hi)) || !zrow) {
+        free(lo), free(hi), free(zrow);
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the grid search");
     }
+    if (mask)
+        mask_rows(mask, nx, ny, lo, hi);
     for (long r = 0; r < ny; r++) {
-        const long l = r * nx, i = (r + S->win.r0) * tnx + S->win.c0, tr = r + S->win.r0;
+        const long l = r * nx, i = (r + S->win.r0) * tnx + S->win.c0;
         const long ca = mask ? lo[r] : 0, cb = mask ? hi[r] : nx - 1;
+        const long zw[4] = {S->win.c0 + ca, r + S->win.r0, cb - ca + 1, 1};
+        if (S->zb && ca <= cb)
+            geo_zones_block(S->zb, zw, zw[2], zrow);
         for (long c = ca; c <= cb; c++) {
             long k = prm_at(S->t, i + c); /* the layers' place of terrain cell i + c */
-            S->h.pos[l + c] = gonogo[k] == 0 && cls[k] != 0 && (!mask || mask[l + c]) &&
-                                      (!zb || !(geo_zones_cell(zb, S->win.c0 + c, tr) & GEO_ZB_NOGO))
-                                  ? TRV_HEAP_UNSEEN
-                                  : CELL_NOGO;
-        }
-        for (long c = ca; S->escape && mask && c <= cb; c++) {
-            long k = prm_at(S->t, i + c);
-            if (!mask[l + c] && cls[k] != 0 && gonogo[k] == 0 &&
-                (!zb || (geo_zones_cell(zb, S->win.c0 + c, tr) & GEO_ZB_NOGO) == 0))
-                S->h.pos[l + c] = CELL_OUT;
+            int go = gonogo[k] == 0 && cls[k] != 0 && !(zrow[c - ca] & GEO_ZB_NOGO);
+            S->h.pos[l + c] = !go ? CELL_NOGO : !mask || mask[l + c] ? TRV_HEAP_UNSEEN : S->escape ? CELL_OUT : CELL_NOGO;
         }
     }
-    free(lo);
-    free(hi);
+    free(lo), free(hi), free(zrow);
     return TRV_OK;
 }
 
@@ -678,14 +683,19 @@ enum { PS_UNSEEN = 0x00, PS_NOGO = 0x10, PS_OPEN = 0x20, PS_CLOSED = 0x30, PS_OU
  * them (cells_mark's test on the whole grid; and the padding past the
  * grid's edge), else PS_UNSEEN; with a corridor, its mask made for the
  * tile, GO cells out of it PS_OUT (CELL_OUT: with an escape bound) or
- * PS_NOGO. */
+ * PS_NOGO. The zones' burn read for the tile at once (geo_zones_block)
+ * into cells, each cell's byte read before its status is written. */
 static void paged_init(void *user, long tx, long ty, unsigned char *cells)
 {
     const grid_search *S = user;
     const prm_terrain *t = S->t;
-    const long side = 1L << S->pg->shift, tnx = t->grid->nx;
+    const long side = 1L << S->pg->shift, tnx = t->grid->nx, zw[4] = {tx * side, ty * side, side, side};
     if (S->corr)
         prm_corridor_tile(S->corr, tx * side, ty * side);
+    if (S->zb)
+        geo_zones_block(S->zb, zw, side, cells);
+    else
+        memset(cells, 0, (size_t)(side * side));
     for (long y = 0; y < side; y++)
         for (long x = 0; x < side; x++) {
             long c = tx * side + x, r = ty * side + y, i = r * tnx + c;
@@ -693,7 +703,7 @@ static void paged_init(void *user, long tx, long ty, unsigned char *cells)
             if (c < S->win.nx && r < S->win.ny) {
                 prm_need(t, i, PRM_HAVE_CLASS);
                 long k = prm_at(t, i);
-                if (t->gonogo->u8[k] == 0 && t->cls->u8[k] != 0 && (!S->zb || !(geo_zones_cell(S->zb, c, r) & GEO_ZB_NOGO)))
+                if (t->gonogo->u8[k] == 0 && t->cls->u8[k] != 0 && !(cells[y * side + x] & GEO_ZB_NOGO))
                     v = !S->corr || S->corr->tmask[y * side + x] ? PS_UNSEEN : S->escape ? PS_OUT : PS_NOGO;
             }
             cells[y * side + x] = v;
@@ -745,6 +755,8 @@ static int paged_relax(grid_search *S, trv_heap *h, prm_open_set *open, long c, 
 {
     const long nx = S->win.nx, ny = S->win.ny, tcell = r * S->t->grid->nx + c;
     const long goal_c = S->goal % nx, goal_r = S->goal / nx;
+    if (S->zb)
+        zones_around(S, c, r);
     for (int k = 0; k < NMOVES; k++) {
         const move *m = &S->moves[k];
         long nc = c + m->dc, nr = r + m->dr;

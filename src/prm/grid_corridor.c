@@ -48,27 +48,31 @@ int prm_grid_fits(double cells, size_t max_bytes)
 }
 
 /* The paged search's tiles within three quarters of its budget
- * (prm_grid_paged_budget of max_bytes; the rest for the frontier), at
- * prm_grid_paged_cell_bytes for objective s, refused below
+ * (prm_grid_paged_budget of max_bytes; the rest for the frontier), less
+ * held (the bytes it holds beside its tiles for the whole search: a paged
+ * corridor's, prm_corridor.bytes), at prm_grid_paged_cell_bytes for
+ * objective s: N = floor((0.75 cap - held) / tile). Refused below
  * PRM_GRID_PAGED_MIN_TILES tiles, or when the temporary file's disk has
  * less room than the grid's tiles (a byte a cell). */
-static trv_status paged_plan(trv_ctx *ctx, const prm_terrain *t, prm_strategy s, size_t max_bytes,
+static trv_status paged_plan(trv_ctx *ctx, const prm_terrain *t, prm_strategy s, size_t max_bytes, double held,
                              prm_grid_paging *pg)
 {
-    char whose[64];
+    char whose[64], also[96] = "";
     const double cap = prm_grid_paged_budget(max_bytes, phys_bytes());
     if (cap < grid_cap(max_bytes, whose, sizeof whose)) /* whose bound: --grid-memory's, the machine's or this one */
         snprintf(whose, sizeof whose, "the paged search's default");
     const int cell = prm_grid_paged_cell_bytes(t, s);
     const double side = PRM_TILE, tile = side * side * cell;
-    double ntiles = floor(0.75 * cap / tile), need = PRM_GRID_PAGED_MIN_TILES * tile / 0.75;
+    double ntiles = floor((0.75 * cap - held) / tile), need = (PRM_GRID_PAGED_MIN_TILES * tile + held) / 0.75;
+    if (held > 0)
+        snprintf(also, sizeof also, ", the corridor's guide cells and tile mask (%.2f MB)", held / 1e6);
     if (ntiles < PRM_GRID_PAGED_MIN_TILES)
         return trv_error(ctx, TRV_ERR_NOMEM,
                          "the raster search (--grid) needs at least %.1f MB even paged (%d tiles of %d x %d cells at "
-                         "%d bytes a cell, and a quarter more for the frontier), more than %s (%.*f MB): allow more "
+                         "%d bytes a cell%s, and a quarter more for the frontier), more than %s (%.*f MB): allow more "
                          "with --grid-memory MB",
-                         need / 1e6, PRM_GRID_PAGED_MIN_TILES, PRM_TILE, PRM_TILE, cell, whose, cap < 1e5 ? 4 : 1,
-                         cap / 1e6);
+                         need / 1e6, PRM_GRID_PAGED_MIN_TILES, PRM_TILE, PRM_TILE, cell, also, whose,
+                         cap < 1e5 ? 4 : 1, cap / 1e6);
     const char *dir = prm_temp_dir(NULL);
     double file = ceil(t->grid->nx / side) * ceil(t->grid->ny / side) * side * side;
     struct statvfs fs;
@@ -121,7 +125,7 @@ trv_status prm_route_grid_bounded(trv_ctx *ctx, const prm_terrain *t, size_t max
         trv_status st = prm_terrain_need_all(ctx, t);
         return st ? st : prm_route_grid(ctx, t, sx, sy, gx, gy, s, w, out);
     }
-    trv_status st = paged_plan(ctx, t, s, max_bytes, pg);
+    trv_status st = paged_plan(ctx, t, s, max_bytes, 0, pg);
     return st ? st : prm_route_grid_paged(ctx, t, pg, sx, sy, gx, gy, s, w, out);
 }
 
@@ -191,6 +195,8 @@ trv_status prm_corridor_make(trv_ctx *ctx, const prm_terrain *t, const prm_path 
     k->near = malloc((size_t)(n + 1) * sizeof *k->near);
     k->diff = malloc((size_t)(side + 1) * sizeof *k->diff);
     k->tmask = malloc((size_t)side * side);
+    k->bytes = (size_t)(n + 1) * (sizeof *k->sc + sizeof *k->sr + sizeof *k->near) +
+               (size_t)(side + 1) * sizeof *k->diff + (size_t)side * side;
     if (!k->sc || !k->sr || !k->near || !k->diff || !k->tmask) {
         prm_corridor_free(k);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
@@ -286,19 +292,20 @@ static trv_status dilate(trv_ctx *ctx, const long win[4], const unsigned char *s
 
 /* The corridor of r cells on the whole grid searched paged (its box,
  * win, does not fit in memory): the same route as corridor_once's in
- * memory, the mask made a tile at a time (prm_corridor_tile). */
+ * memory, the mask made a tile at a time (prm_corridor_tile); the
+ * corridor's own bytes (its guide cells, a tile's mask) counted in the
+ * budget (paged_plan). */
 static trv_status corridor_paged(trv_ctx *ctx, const prm_terrain *t, const prm_path *guide, const long win[4], long r,
                                  size_t max_bytes, const double xy[4], prm_strategy s, const prm_weights *w,
                                  prm_path *out, double *escape, prm_grid_paging *pg)
 {
     memset(pg, 0, sizeof *pg);
-    trv_status st = paged_plan(ctx, t, s, max_bytes, pg);
+    prm_corridor k;
+    trv_status st = prm_corridor_make(ctx, t, guide, win, r, PRM_TILE, &k);
     if (st)
         return st;
-    prm_corridor k;
-    if ((st = prm_corridor_make(ctx, t, guide, win, r, 1L << pg->shift, &k)))
-        return st;
-    st = prm_route_grid_escape_paged(ctx, t, &k, xy[0], xy[1], xy[2], xy[3], s, w, out, escape, pg);
+    if (!(st = paged_plan(ctx, t, s, max_bytes, (double)k.bytes, pg)))
+        st = prm_route_grid_escape_paged(ctx, t, &k, xy[0], xy[1], xy[2], xy[3], s, w, out, escape, pg);
     prm_corridor_free(&k);
     return st;
 }

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+static int tile_out(void *user, long old, unsigned char *mem);
+
 trv_status prm_pages_open(trv_ctx *ctx, prm_pages *p, long nx, long ny, int shift, int cap, const char *dir,
                           prm_pages_init init, void *user)
 {
@@ -21,36 +23,23 @@ trv_status prm_pages_open(trv_ctx *ctx, prm_pages *p, long nx, long ny, int shif
     p->nty = (ny + (1L << shift) - 1) >> shift;
     p->tile_bytes = (size_t)1 << (2 * shift);
     long ntiles = p->ntx * p->nty;
-    p->cap = cap < ntiles ? cap : (int)ntiles;
-    p->lru.head = p->lru.tail = -1;
     p->init = init, p->user = user;
     snprintf(p->dir, sizeof p->dir, "%s", prm_temp_dir(dir));
-    p->slot = malloc((size_t)ntiles * sizeof *p->slot);
     p->saved = calloc((size_t)ntiles, 1);
-    p->owner = malloc((size_t)p->cap * sizeof *p->owner);
-    p->lru.prev = malloc((size_t)p->cap * sizeof *p->lru.prev);
-    p->lru.next = malloc((size_t)p->cap * sizeof *p->lru.next);
-    p->mem = malloc((size_t)p->cap * p->tile_bytes);
-    if (!p->slot || !p->saved || !p->owner || !p->lru.prev || !p->lru.next || !p->mem) {
+    if (!p->saved || prm_slots_open(&p->c, ntiles, cap < ntiles ? cap : (int)ntiles, p->tile_bytes, tile_out, p)) {
         prm_pages_close(p);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory for the paged grid search");
     }
-    for (long k = 0; k < ntiles; k++)
-        p->slot[k] = -1;
     return TRV_OK;
 }
 
 void prm_pages_close(prm_pages *p)
 {
-    free(p->slot);
+    prm_slots_close(&p->c);
     free(p->saved);
-    free(p->owner);
-    free(p->lru.prev);
-    free(p->lru.next);
-    free(p->mem);
     if (p->fd >= 0)
         close(p->fd);
-    p->slot = NULL, p->saved = NULL, p->owner = p->lru.prev = p->lru.next = NULL, p->mem = NULL, p->fd = -1;
+    p->saved = NULL, p->fd = -1;
 }
 
 static unsigned char *io_fail(prm_pages *p, const char *what)
@@ -71,27 +60,22 @@ static int file_open(prm_pages *p)
     return p->fd < 0 ? -1 : 0;
 }
 
-/* A free slot: a new one while fewer than cap are held, else the least
- * recently held tile's, written out first. -1 on an I/O error. */
-static int slot_take(prm_pages *p)
+/* Tile `old` let go from its slot's bytes mem: written to the file at
+ * its own place (prm_slots' give_up). -1 on an I/O error. */
+static int tile_out(void *user, long old, unsigned char *mem)
 {
-    if (p->held < p->cap)
-        return p->held++;
-    int s = p->lru.tail;
-    long old = p->owner[s];
+    prm_pages *p = user;
     errno = 0;
     if (file_open(p))
         return io_fail(p, "make"), -1;
     off_t off = (off_t)old * (off_t)p->tile_bytes;
-    if (!prm_fd_move(p->fd, p->mem + (size_t)s * p->tile_bytes, p->tile_bytes, off, 1))
+    if (!prm_fd_move(p->fd, mem, p->tile_bytes, off, 1))
         return io_fail(p, "write"), -1;
     p->written += (long long)p->tile_bytes;
     if (off + (long long)p->tile_bytes > p->file_bytes)
         p->file_bytes = off + (long long)p->tile_bytes;
     p->saved[old] = 1;
-    p->slot[old] = -1;
-    prm_lru_unlink(&p->lru, s);
-    return s;
+    return 0;
 }
 
 unsigned char *prm_pages_hold(prm_pages *p, long tx, long ty)
@@ -99,14 +83,14 @@ unsigned char *prm_pages_hold(prm_pages *p, long tx, long ty)
     if (p->st)
         return NULL;
     long tile = ty * p->ntx + tx;
-    int s = p->slot[tile];
+    int32_t s = p->c.slot[tile];
     if (s >= 0) {
-        prm_lru_touch(&p->lru, s);
-        return p->mem + (size_t)s * p->tile_bytes;
+        prm_lru_touch(&p->c.lru, s);
+        return prm_slots_mem(&p->c, s);
     }
-    if ((s = slot_take(p)) < 0)
+    if ((s = prm_slots_take(&p->c, tile)) < 0)
         return NULL;
-    unsigned char *cells = p->mem + (size_t)s * p->tile_bytes;
+    unsigned char *cells = prm_slots_mem(&p->c, s);
     if (p->saved[tile]) {
         errno = 0;
         if (!prm_fd_move(p->fd, cells, p->tile_bytes, (off_t)tile * (off_t)p->tile_bytes, 0))
@@ -116,9 +100,6 @@ unsigned char *prm_pages_hold(prm_pages *p, long tx, long ty)
         p->init(p->user, tx, ty, cells);
         p->made++;
     }
-    p->slot[tile] = s;
-    p->owner[s] = (int32_t)tile;
-    prm_lru_front(&p->lru, s);
     return cells;
 }
 

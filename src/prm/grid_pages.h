@@ -4,7 +4,7 @@
  *
  * prm_pages: one byte per cell of an nx x ny grid, in square tiles of
  * 2^shift cells a side (the last column's and row's ragged), at most cap
- * tiles in memory, least recently used first out. A tile let go is
+ * tiles in memory, least recently used first out (slots.h). A tile let go is
  * written to an unlinked temporary file at its own place (tile index x
  * tile bytes: the file is sparse, at most nx ny bytes) and read back when
  * wanted again; a tile never seen is made by init (user, tile x, tile y,
@@ -19,7 +19,7 @@
 #define PRM_GRID_PAGES_H
 
 #include "core/trv.h"
-#include "lru.h"
+#include "slots.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -30,12 +30,8 @@ typedef struct prm_pages {
     long nx, ny, ntx, nty;      /* cells; tiles across and down */
     int shift;                  /* a tile is 2^shift cells a side */
     size_t tile_bytes;
-    int cap, held;              /* tiles in memory at most, and now */
-    int32_t *slot;              /* per tile: its slot, -1 when not in memory */
+    prm_slots c;                /* at most cap tiles in memory, each written to the file when let go */
     unsigned char *saved;       /* per tile: 1 once written to the file */
-    int32_t *owner;         /* per slot: its tile */
-    prm_lru lru;            /* the slots, head the most recent */
-    unsigned char *mem;         /* cap x tile_bytes */
     int fd;                     /* the temporary file, -1 until the first write */
     char dir[512];              /* where it is made */
     prm_pages_init init;
@@ -62,7 +58,7 @@ static inline unsigned char *prm_pages_cell(const prm_pages *p, long c, long r)
 {
     long tile = (r >> p->shift) * p->ntx + (c >> p->shift);
     size_t m = ((size_t)1 << p->shift) - 1;
-    return p->mem + (size_t)p->slot[tile] * p->tile_bytes + (((size_t)r & m) << p->shift) + ((size_t)c & m);
+    return prm_slots_mem(&p->c, p->c.slot[tile]) + (((size_t)r & m) << p->shift) + ((size_t)c & m);
 }
 
 typedef struct prm_open_set {

@@ -1,9 +1,9 @@
 /* An intrusive least-recently-used list over the indices 0 .. n - 1 of a
  * table the caller owns: prev and next arrays of n, head the most recent,
  * tail the least, -1 past either end, PRM_LRU_OUT in both of an index not
- * on the list. Shared by the paged search's slots (grid_pages.c), the
- * lazy terrain's held tiles (terrain_lazy.c) and the zones' burnt tiles
- * (zones_tiles.c). Private to src/prm. */
+ * on the list. Shared by the slot cache (slots.h: the paged search's
+ * tiles and the zones' burnt tiles) and the lazy terrain's held tiles
+ * (terrain_lazy.c). Private to src/prm. */
 #ifndef PRM_LRU_H
 #define PRM_LRU_H
 

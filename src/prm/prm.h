@@ -621,7 +621,8 @@ typedef struct prm_corridor_info {
 /* prm_route_grid's optimum from (xy[0], xy[1]) to (xy[2], xy[3]), searched
  * (each corridor first checked by prm_grid_fits against max_bytes: one
  * that does not fit searched paged, its mask made a tile at a time,
- * grid_corridor.c) in the corridor of halfwidth_m
+ * grid_corridor.c, its guide cells and a tile's mask counted in the
+ * budget with the paged tiles) in the corridor of halfwidth_m
  * metres around guide (the roadmap's route;
  * NULL: the whole grid), doubled until the corridor's optimum C is proven
  * the whole grid's: every path that leaves the corridor costs more than

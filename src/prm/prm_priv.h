@@ -157,6 +157,8 @@ typedef struct prm_corridor {
     long side, *near;           /* the tiles' side; the seeds near one tile */
     int *diff;                  /* side + 1 */
     unsigned char *tmask;       /* side x side: the last tile's mask */
+    size_t bytes;               /* what it holds (sc, sr, near: 3 longs a sample walked and one more; diff;
+                                   tmask): counted in the paged search's budget (paged_plan) */
 } prm_corridor;
 trv_status prm_corridor_make(trv_ctx *ctx, const prm_terrain *t, const prm_path *guide, const long win[4], long r,
                              long side, prm_corridor *k);

@@ -72,7 +72,7 @@ static trv_status joined_without(trv_ctx *ctx, const prm_terrain *t, const unsig
                                  int k, const double xy[4], int *joined)
 {
     geo_zones zk = *z;
-    zk.burn = NULL, zk.cell = NULL, zk.tiles = NULL, zk.tiles_free = NULL;
+    zk.burn = NULL, zk.cell = NULL, zk.block = NULL, zk.tiles = NULL, zk.tiles_free = NULL;
     zk.n = z->n - 1;
     if (!(zk.z = malloc((size_t)z->n * sizeof *zk.z)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
