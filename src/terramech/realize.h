@@ -25,7 +25,8 @@
  * (block at most TM_REAL_BLOCK_FLOATS / (N nx) rows, at least one), GDAL's
  * cache of three 256-row strips of each band of SIM.tif, and the writers'
  * strips: O(nx x block x N), never a grid. The bytes do not depend on the
- * block height. Deterministic: no randomness here; the same SIM.tif gives
+ * block height, nor on the processes the blocks are split over
+ * (tm_realize_zoned's sp, core/split.h). Deterministic: no randomness here; the same SIM.tif gives
  * the same bytes.
  * With zones (trv-speed --zones, tm_realize_zoned), each realisation's row
  * is baked as trv-speed bakes speed.tif (geo_zones_burn_rows, tm_zones_bake_rows)
