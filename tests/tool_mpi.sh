@@ -125,12 +125,13 @@ PY
         for z in plain zoned; do
             rm -rf "$tmp/t" && cp -r "$tmp/serial" "$tmp/t"
             L= sp="$BIN/trv-speed" co="$BIN/trv-cost" zargs=
-            [ $np != 1 ] && L="mpirun $ROOT -np $np --oversubscribe" sp="$BIN/mpi/trv-speed" co="$BIN/mpi/trv-cost"
+            [ $np != 1 ] && L="timeout -k 5 60 mpirun $ROOT -np $np --oversubscribe" sp="$BIN/mpi/trv-speed" co="$BIN/mpi/trv-cost"
             [ $z = zoned ] && zargs=$ZONES
+            mv_t="mv $tmp/t $tmp/real$z$np"
             TRV_BLOCK_ROWS=50 $L "$sp" -q --terrain "$tmp/t" $SPEED $zargs --realizations "$tmp/sim.tif" 2>"$tmp/stderr" &&
                 TRV_BLOCK_ROWS=50 $L "$co" -q --terrain "$tmp/t" $COST --realizations "$tmp/sim.tif" 2>>"$tmp/stderr" && ok ||
-                bad "-np $np $z --realizations: $(cat "$tmp/stderr")"
-            mv "$tmp/t" "$tmp/real$z$np"
+                { bad "-np $np $z --realizations (exit $?; 124: a rank waited for another): $(cat "$tmp/stderr")"; $mv_t; break 2; }
+            $mv_t
         done
     done
     for z in plain zoned; do
@@ -180,7 +181,7 @@ PY
         got=$?
         [ "$got" = 1 ] && grep -qF "cannot read '$tmp/damaged.tif'" "$tmp/dm.err" && ok ||
             bad "serial $tool, damaged realisation -> exit $got: $(cat "$tmp/dm.err")"
-        mpirun $ROOT -np 2 "$BIN/mpi/trv-$tool" -q --terrain "$tmp/dm" $args --realizations "$tmp/damaged.tif" \
+        timeout -k 5 60 mpirun $ROOT -np 2 "$BIN/mpi/trv-$tool" -q --terrain "$tmp/dm" $args --realizations "$tmp/damaged.tif" \
             >"$tmp/stdout" 2>"$tmp/stderr"
         got=$?
         [ "$got" = 1 ] && ok || bad "-np 2 $tool, damaged realisation -> exit $got, want 1"
@@ -210,7 +211,7 @@ PY
     got=$?
     [ "$got" = 1 ] && grep -qF "cannot read '$tmp/ds/slope.tif'" "$tmp/ds.err" && ok ||
         bad "serial speed, damaged slope.tif -> exit $got: $(cat "$tmp/ds.err")"
-    TRV_BLOCK_ROWS=70 timeout -k 5 120 mpirun $ROOT -np 2 "$BIN/mpi/trv-speed" -q --terrain "$tmp/ds" $SPEED \
+    TRV_BLOCK_ROWS=70 timeout -k 5 60 mpirun $ROOT -np 2 "$BIN/mpi/trv-speed" -q --terrain "$tmp/ds" $SPEED \
         --realizations "$tmp/sim.tif" >"$tmp/stdout" 2>"$tmp/stderr"
     got=$?
     [ "$got" = 1 ] && ok || bad "-np 2 speed, damaged slope.tif -> exit $got, want 1"
@@ -247,7 +248,7 @@ PY
                 got=$?
                 [ "$got" = 1 ] && grep -q "soil class 99 is not in the" "$tmp/bad.err" && ok || bad "serial $tool, soil 99 -> exit $got: $(cat "$tmp/bad.err")"
             else
-                timeout -k 5 120 mpirun $ROOT -np $np --oversubscribe "$BIN/mpi/trv-$tool" -q --terrain "$tmp/bad" \
+                timeout -k 5 60 mpirun $ROOT -np $np --oversubscribe "$BIN/mpi/trv-$tool" -q --terrain "$tmp/bad" \
                     $args >"$tmp/stdout" 2>"$tmp/stderr"
                 got=$?
                 [ "$got" = 1 ] && ok || bad "-np $np $run, soil 99 -> exit $got, want 1"
