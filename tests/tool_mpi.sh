@@ -3,8 +3,9 @@
 # of bin/mpi/trv-terrain give the same bytes as the single-process
 # trv-terrain (every output, blocks of 64 rows so every rank has blocks);
 # a block that fails on another rank than 0 -> exit 1, the single-process
-# run's message once, no output left; trv-speed and trv-cost
-# --realizations (computed on process 0) the same bytes at -np 2. SKIPPED without mpirun or the MPI
+# run's message once, no output left; trv-speed (with and without --zones)
+# and trv-cost --realizations the same bytes at -np 2 and 4, a realisation
+# damaged on rank 1's block: the single-process message, nothing written. SKIPPED without mpirun or the MPI
 # build. Ends with "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
@@ -104,8 +105,10 @@ if [ -x "$BIN/mpi/trv-speed" ] && [ -x "$BIN/mpi/trv-cost" ]; then
     done
     cmp -s "$tmp/zoned1/gonogo.tif" "$tmp/chain1/gonogo.tif" && bad "the zones changed nothing" || ok
 
-    # --realizations (process 0 computes them alone, after the split
-    # deterministic stage: docs/scale.md): the same bytes at -np 2
+    # --realizations (their blocks split over the ranks too, process 0
+    # writes them and sums P(NOGO)'s and cost_std's means cell by cell):
+    # every file the same bytes at -np 2 and -np 4, without and with --zones;
+    # blocks of 50 rows (22 over the 1088 rows: the last, short, is rank 1's)
     /usr/bin/python3 - "$tmp/serial/dem.tif" "$tmp/sim.tif" <<'PY' || { echo "cannot make the realisations"; exit 1; }
 import sys, numpy as np
 from osgeo import gdal
@@ -118,27 +121,116 @@ for k in range(2):
     o.GetRasterBand(k + 1).WriteArray(z); o.GetRasterBand(k + 1).SetNoDataValue(-9999)
 o = None
 PY
-    for np in 1 2; do
-        rm -rf "$tmp/t" && cp -r "$tmp/serial" "$tmp/t"
-        L= sp="$BIN/trv-speed" co="$BIN/trv-cost"
-        [ $np = 2 ] && L="mpirun $ROOT -np 2" sp="$BIN/mpi/trv-speed" co="$BIN/mpi/trv-cost"
-        $L "$sp" -q --terrain "$tmp/t" $SPEED --realizations "$tmp/sim.tif" 2>"$tmp/stderr" &&
-            $L "$co" -q --terrain "$tmp/t" $COST --realizations "$tmp/sim.tif" 2>>"$tmp/stderr" && ok ||
-            bad "-np $np --realizations: $(cat "$tmp/stderr")"
-        mv "$tmp/t" "$tmp/real$np"
+    for np in 1 2 4; do
+        for z in plain zoned; do
+            rm -rf "$tmp/t" && cp -r "$tmp/serial" "$tmp/t"
+            L= sp="$BIN/trv-speed" co="$BIN/trv-cost" zargs=
+            [ $np != 1 ] && L="timeout -k 5 60 mpirun $ROOT -np $np --oversubscribe" sp="$BIN/mpi/trv-speed" co="$BIN/mpi/trv-cost"
+            [ $z = zoned ] && zargs=$ZONES
+            mv_t="mv $tmp/t $tmp/real$z$np"
+            TRV_BLOCK_ROWS=50 $L "$sp" -q --terrain "$tmp/t" $SPEED $zargs --realizations "$tmp/sim.tif" 2>"$tmp/stderr" &&
+                TRV_BLOCK_ROWS=50 $L "$co" -q --terrain "$tmp/t" $COST --realizations "$tmp/sim.tif" 2>>"$tmp/stderr" && ok ||
+                { bad "-np $np $z --realizations (exit $?; 124: a rank waited for another): $(cat "$tmp/stderr")"; $mv_t; break 2; }
+            $mv_t
+        done
     done
-    for f in p_nogo.tif speed_p50.tif speed.json cost_mean.tif cost_std.tif cost.json; do
-        [ -s "$tmp/real1/$f" ] && cmp -s "$tmp/real1/$f" "$tmp/real2/$f" && ok ||
-            bad "-np 2 --realizations: $f differs from the single-process run's"
+    for z in plain zoned; do
+        for f in p_nogo.tif p_nogo_slope.tif speed_mean.tif speed_p10.tif speed_p50.tif speed_p90.tif speed.json \
+            cost_mean.tif cost_std.tif cost.json; do
+            [ -s "$tmp/real${z}1/$f" ] && ok || bad "$z: the single-process --realizations run wrote no $f"
+        done
+        # the figures are there and not trivial (the cmp below compares them)
+        /usr/bin/python3 - "$tmp/real${z}1" <<'PY' && ok || bad "$z: speed.json/cost.json's realizations figures"
+import sys, json
+s = json.load(open(sys.argv[1] + '/speed.json'))['realizations']
+c = json.load(open(sys.argv[1] + '/cost.json'))['realizations']
+assert s['count'] == 2 and s['uncertain'] > 0 and s['always_go'] > 0 and 0 < s['p_nogo_mean'] < 1, s
+assert c['count'] == 2 and 0 < c['cost_std_mean'] < c['cost_std_max'], c
+PY
+        for np in 2 4; do
+            for f in $(ls "$tmp/real${z}1"); do
+                cmp -s "$tmp/real${z}1/$f" "$tmp/real$z$np/$f" && ok ||
+                    bad "-np $np $z --realizations: $f differs from the single-process run's"
+            done
+            [ "$(ls "$tmp/real$z$np" | wc -l)" = "$(ls "$tmp/real${z}1" | wc -l)" ] && ok || bad "-np $np $z: $(ls "$tmp/real$z$np")"
+        done
     done
+    cmp -s "$tmp/realplain1/p_nogo.tif" "$tmp/realzoned1/p_nogo.tif" && bad "the zones changed no P(NOGO)" || ok
+
+    # a realisation damaged mid-stream (band 2's second row of tiles, its
+    # DEFLATE data zeroed: first read by block 3, rows 192..255 and the halo
+    # row 256, which is rank 1's): exit 1, the single-process message once,
+    # the run directory as it was
+    /usr/bin/python3 - "$tmp/sim.tif" "$tmp/damaged.tif" <<'PY' || { echo "cannot damage the realisations"; exit 1; }
+import sys
+from osgeo import gdal
+gdal.Translate(sys.argv[2], sys.argv[1], creationOptions=['TILED=YES', 'COMPRESS=DEFLATE'])
+ds = gdal.Open(sys.argv[2]); b = ds.GetRasterBand(2)
+assert ds.RasterYSize > 256, ds.RasterYSize
+off = int(b.GetMetadataItem('BLOCK_OFFSET_0_1', 'TIFF')); size = int(b.GetMetadataItem('BLOCK_SIZE_0_1', 'TIFF'))
+ds = None
+with open(sys.argv[2], 'r+b') as f:
+    f.seek(off); f.write(bytes(size))
+PY
+    rm -rf "$tmp/dm" && cp -r "$tmp/chain1" "$tmp/dm"
+    (cd "$tmp/dm" && ls -l --time-style=+%s . && cksum ./*) >"$tmp/before"
+    for tool in speed cost; do
+        args=$COST
+        [ $tool = speed ] && args=$SPEED
+        "$BIN/trv-$tool" -q --terrain "$tmp/dm" $args --realizations "$tmp/damaged.tif" 2>"$tmp/dm.err"
+        got=$?
+        [ "$got" = 1 ] && grep -qF "cannot read '$tmp/damaged.tif'" "$tmp/dm.err" && ok ||
+            bad "serial $tool, damaged realisation -> exit $got: $(cat "$tmp/dm.err")"
+        timeout -k 5 60 mpirun $ROOT -np 2 "$BIN/mpi/trv-$tool" -q --terrain "$tmp/dm" $args --realizations "$tmp/damaged.tif" \
+            >"$tmp/stdout" 2>"$tmp/stderr"
+        got=$?
+        [ "$got" = 1 ] && ok || bad "-np 2 $tool, damaged realisation -> exit $got, want 1"
+        [ "$(grep -c "^trv-$tool: " "$tmp/stderr")" = 1 ] && grep -qxF "$(cat "$tmp/dm.err")" "$tmp/stderr" && ok ||
+            bad "-np 2 $tool, damaged realisation: stderr is not the single-process message once: $(cat "$tmp/stderr")"
+        (cd "$tmp/dm" && ls -l --time-style=+%s . && cksum ./*) >"$tmp/after"
+        cmp -s "$tmp/before" "$tmp/after" && ok || bad "-np 2 $tool, damaged realisation changed the run directory: $(diff "$tmp/before" "$tmp/after")"
+    done
+    # slope.tif damaged in its second row of tiles, first read by a block of
+    # 70 rows that is rank 1's (row 256 or 512: block 3 or 7): trv-speed
+    # --realizations fails in its deterministic stage on rank 1; every rank
+    # learns it before the realisations (the timeout says none waits)
+    rm -rf "$tmp/ds" && cp -r "$tmp/chain1" "$tmp/ds"
+    /usr/bin/python3 - "$tmp/ds/slope.tif" <<'PY' || { echo "cannot damage slope.tif"; exit 1; }
+import sys
+from osgeo import gdal
+ds = gdal.Open(sys.argv[1]); b = ds.GetRasterBand(1)
+h = b.GetBlockSize()[1]
+assert h in (256, 512) and ds.RasterYSize > h and ds.GetMetadataItem('COMPRESSION', 'IMAGE_STRUCTURE'), h
+off = int(b.GetMetadataItem('BLOCK_OFFSET_0_1', 'TIFF')); size = int(b.GetMetadataItem('BLOCK_SIZE_0_1', 'TIFF'))
+ds = None
+with open(sys.argv[1], 'r+b') as f:
+    f.seek(off); f.write(bytes(size))
+PY
+    (cd "$tmp/ds" && ls -l --time-style=+%s . && cksum ./*) >"$tmp/before"
+    TRV_BLOCK_ROWS=70 "$BIN/trv-speed" -q --terrain "$tmp/ds" $SPEED --realizations "$tmp/sim.tif" 2>"$tmp/ds.err"
+    got=$?
+    [ "$got" = 1 ] && grep -qF "cannot read '$tmp/ds/slope.tif'" "$tmp/ds.err" && ok ||
+        bad "serial speed, damaged slope.tif -> exit $got: $(cat "$tmp/ds.err")"
+    TRV_BLOCK_ROWS=70 timeout -k 5 60 mpirun $ROOT -np 2 "$BIN/mpi/trv-speed" -q --terrain "$tmp/ds" $SPEED \
+        --realizations "$tmp/sim.tif" >"$tmp/stdout" 2>"$tmp/stderr"
+    got=$?
+    [ "$got" = 1 ] && ok || bad "-np 2 speed, damaged slope.tif -> exit $got, want 1"
+    [ "$(grep -c "^trv-speed: " "$tmp/stderr")" = 1 ] && grep -qxF "$(cat "$tmp/ds.err")" "$tmp/stderr" && ok ||
+        bad "-np 2 speed, damaged slope.tif: stderr is not the single-process message once: $(cat "$tmp/stderr")"
+    (cd "$tmp/ds" && ls -l --time-style=+%s . && cksum ./*) >"$tmp/after"
+    cmp -s "$tmp/before" "$tmp/after" && ok || bad "-np 2 speed, damaged slope.tif changed the run directory"
 
     # a soil code no table knows in rows 70..79 (block 1: rank 1): trv-speed
     # finds it after the last block (the codes rank 1 met, merged on rank 0),
     # trv-cost in the block; each run's message as the single process's, once,
-    # and no output left
-    for tool in speed cost; do
+    # and no output left; with --realizations too (every rank learns the
+    # failure before the realisations: no rank waits for another, the
+    # timeout says so)
+    for run in speed cost speed-real cost-real; do
+        tool=${run%-real}
         args=$COST
         [ $tool = speed ] && args=$SPEED
+        [ $run != $tool ] && args="$args --realizations $tmp/sim.tif"
         for np in 1 2 4; do
             rm -rf "$tmp/bad" && cp -r "$tmp/chain1" "$tmp/bad" && rm -f "$tmp/bad/$tool.tif" "$tmp/bad/$tool.json"
             /usr/bin/python3 - "$tmp/bad/soil.tif" <<'PY' || { echo "cannot prepare the soil map"; exit 1; }
@@ -156,14 +248,15 @@ PY
                 got=$?
                 [ "$got" = 1 ] && grep -q "soil class 99 is not in the" "$tmp/bad.err" && ok || bad "serial $tool, soil 99 -> exit $got: $(cat "$tmp/bad.err")"
             else
-                mpirun $ROOT -np $np --oversubscribe "$BIN/mpi/trv-$tool" -q --terrain "$tmp/bad" \
+                timeout -k 5 60 mpirun $ROOT -np $np --oversubscribe "$BIN/mpi/trv-$tool" -q --terrain "$tmp/bad" \
                     $args >"$tmp/stdout" 2>"$tmp/stderr"
                 got=$?
-                [ "$got" = 1 ] && ok || bad "-np $np $tool, soil 99 -> exit $got, want 1"
+                [ "$got" = 1 ] && ok || bad "-np $np $run, soil 99 -> exit $got, want 1"
                 [ "$(grep -c "^trv-$tool: " "$tmp/stderr")" = 1 ] && grep -qxF "$(cat "$tmp/bad.err")" "$tmp/stderr" && ok ||
-                    bad "-np $np $tool: stderr is not the single-process message once: $(cat "$tmp/stderr")"
+                    bad "-np $np $run: stderr is not the single-process message once: $(cat "$tmp/stderr")"
             fi
-            [ ! -e "$tmp/bad/$tool.tif" ] && [ ! -e "$tmp/bad/$tool.json" ] && ok || bad "-np $np $tool left its outputs"
+            [ ! -e "$tmp/bad/$tool.tif" ] && [ ! -e "$tmp/bad/$tool.json" ] && [ ! -e "$tmp/bad/p_nogo.tif" ] &&
+                [ ! -e "$tmp/bad/cost_mean.tif" ] && ok || bad "-np $np $run left its outputs"
         done
     done
 else

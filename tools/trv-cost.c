@@ -2,6 +2,7 @@
  * fz_engine_read, then fz_map_run (--terrain) or
  * fz_eval_csv (--eval) -> exit status. */
 #include "core/json.h"
+#include "core/split.h"
 #include "fuzzy/fuzzy.h"
 #include "fuzzy/realize.h"
 #include "qgis/qgis.h"
@@ -74,11 +75,12 @@ static void summary(trv_json *js, const fz_engine *e, const fz_map *m, const cha
 
 /* --realizations: cost_mean.tif and cost_std.tif (realize.h) with their
  * styles in the set, and cost.json's "realizations" object. */
-static trv_status write_realizations(trv_ctx *ctx, trv_outset *set, const fz_engine *e, const char *dir,
-                                     const char *soils, const char *sims, const trv_meta *meta, trv_json *js)
+static trv_status write_realizations(trv_ctx *ctx, trv_outset *set, const fz_engine *e, const fz_map_opts *o,
+                                     const char *sims, const trv_meta *meta, trv_json *js)
 {
     fz_real r;
-    trv_status st = fz_realize(ctx, set, e, dir, soils, sims, meta, &r);
+    const char *dir = o->dir;
+    trv_status st = fz_realize(ctx, set, e, dir, o->soils_path, sims, meta, o->split, &r);
     const char *const files[2] = {FZ_REAL_MEAN_TIF, FZ_REAL_STD_TIF};
     for (int k = 0; k < 2 && !st; k++) { /* the range of the data cells (none: 0..1) */
         const geo_block_stats *s = &r.stats[k];
@@ -108,9 +110,22 @@ static trv_status write_all(trv_ctx *ctx, const fz_engine *e, const fz_map_opts 
         !(st = qgis_qml_stage_range(ctx, out.set, dir, run_file(RUN_COST), FZ_COST_DESC, NULL, m->cost_min,
                                     m->cost_max)))
         summary(out.js, e, m, rules, soils, meta);
+    if (sims && o->split) /* every rank learns whether to go on to the realisations */
+        st = o->split->agree(ctx, o->split, st);
     if (!st && sims)
-        st = write_realizations(ctx, out.set, e, dir, soils, sims, meta, out.js);
+        st = write_realizations(ctx, out.set, e, o, sims, meta, out.js);
     return tool_out_close(ctx, &out, st);
+}
+
+/* A rank but 0: its blocks of the cost map, then (sims not NULL), once
+ * every rank has agreed to go on, its blocks of the realisations. */
+static trv_status other_rank(trv_ctx *ctx, const fz_engine *e, const fz_map_opts *o, fz_map *m, const char *sims)
+{
+    trv_status st = fz_map_run(ctx, NULL, e, o, NULL, m);
+    if (sims && o->split) /* as rank 0 does */
+        st = o->split->agree(ctx, o->split, st);
+    fz_real r;
+    return !st && sims ? fz_realize(ctx, NULL, e, o->dir, o->soils_path, sims, NULL, o->split, &r) : st;
 }
 
 int main(int argc, char **argv)
@@ -205,7 +220,7 @@ int main(int argc, char **argv)
 #ifdef TRV_MPI
         o.split = &split;
 #endif
-        st = rank ? fz_map_run(ctx, NULL, e, &o, NULL, &m) : write_all(ctx, e, &o, &m, rules, sims, &meta);
+        st = rank ? other_rank(ctx, e, &o, &m, sims) : write_all(ctx, e, &o, &m, rules, sims, &meta);
         if (!st && !res.quiet && rank == 0)
             report(e, &m, rules, terrain);
         fz_map_clear(&m);

@@ -1,6 +1,7 @@
 /* trv-speed: vehicle cone index, Bekker/Bakker resistance, attainable
  * speed and GO/NOGO maps. Thin: options -> tm_* -> exit status. */
 #include "core/json.h"
+#include "core/split.h"
 #include "qgis/qgis.h"
 #include "run/lines.h"
 #include "run/run.h"
@@ -337,10 +338,11 @@ static void summary(trv_json *js, const tm_model *m, const tm_soils *soils, cons
  * streamed into the set, and their styles (P(NOGO) 0..1 on ylorrd, speeds
  * 0..top speed); speed.json's "realizations" object (docs/summaries.md). */
 static trv_status write_realizations(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir,
-                                     const char *sims, const tm_zone_opts *zo, const trv_meta *meta, trv_json *js)
+                                     const char *sims, const tm_zone_opts *zo, const trv_meta *meta,
+                                     const struct trv_split *sp, trv_json *js)
 {
     tm_real r;
-    trv_status st = tm_realize_zoned(ctx, set, m, dir, sims, zo, meta, NULL, &r); /* the zones in every realisation */
+    trv_status st = tm_realize_zoned(ctx, set, m, dir, sims, zo, meta, NULL, sp, &r); /* the zones in every realisation */
     for (int k = 0; k < TM_REAL_NOUT && !st; k++) {
         char *path = trv_path_join(dir, tm_real_file(k));
         const char *tmp = path ? qgis_qml_add(ctx, set, path) : NULL;
@@ -392,10 +394,24 @@ static trv_status write_all(trv_ctx *ctx, const tm_model *m, const tm_soils *soi
         st = write_moisture_map(ctx, out.set, dir, mu->map, meta);
     if (!st)
         summary(out.js, m, soils, stats, in, meta, mu, zo);
+    if (in[4] && sp) /* every rank learns whether to go on to the realisations */
+        st = sp->agree(ctx, sp, st);
     if (!st && in[4])
-        st = write_realizations(ctx, out.set, m, dir, in[4], zo, meta, out.js);
+        st = write_realizations(ctx, out.set, m, dir, in[4], zo, meta, sp, out.js);
     free(path);
     return tool_out_close(ctx, &out, st);
+}
+
+/* A rank but 0: its blocks of the speed maps, then (sims not NULL), once
+ * every rank has agreed to go on, its blocks of the realisations. */
+static trv_status other_rank(trv_ctx *ctx, const tm_model *m, const char *dir, const char *sims,
+                             const tm_zone_opts *zo, const struct trv_split *sp, tm_stats *stats)
+{
+    trv_status st = tm_run_split(ctx, NULL, m, dir, NULL, zo, sp, stats);
+    if (sims && sp) /* as rank 0 does */
+        st = sp->agree(ctx, sp, st);
+    tm_real r;
+    return !st && sims ? tm_realize_zoned(ctx, NULL, m, dir, sims, zo, NULL, NULL, sp, &r) : st;
 }
 
 /* The moisture options: a percentage from 0 to 100, at most one of the
@@ -512,7 +528,7 @@ int main(int argc, char **argv)
         if (rank == 0)
             st = write_all(ctx, &m, soils, in, report, &meta, &stats, &mu, &zo, sp, res.quiet ? NULL : &doc);
         else /* the other ranks compute their blocks */
-            st = tm_run_split(ctx, NULL, &m, dir, NULL, &zo, sp, &stats);
+            st = other_rank(ctx, &m, dir, sims, &zo, sp, &stats);
         if (!st && !res.quiet && rank == 0)
             print_report(&m, soils, doc);
         json_object_put(doc);

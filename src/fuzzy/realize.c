@@ -1,8 +1,10 @@
 /* The fuzzy cost over terrain realisations (realize.h): a row callback of
  * tm_realize_zoned that evaluates the rules on each realisation's row and
  * sums the cost and its square per cell of a block; the block's mean and
- * standard deviation written when its last band is done. */
+ * standard deviation from them when its last band is done, sent to process
+ * 0 (core/split.h), which folds and writes them in block order. */
 #include "fuzzy/realize.h"
+#include "core/split.h"
 #include "run/run.h"
 
 #include <math.h>
@@ -16,12 +18,13 @@ typedef struct acc {
     const fz_engine *e;
     double ci_of[256];
     int src[FZ_MAX_INPUTS];
-    int nx, y0;               /* the block's first row */
+    int nx, rows;             /* rows: tm_real's (a block starts at a multiple of it) */
     double *sum, *sum2;       /* the block's cells */
     unsigned char *nod;
     float *ci, *cost;         /* one row */
     unsigned char *valid;
-    float *mean, *std;        /* the block's rows of the outputs */
+    float *ms;                /* the block's rows of the outputs: mean, then std (ms_place) */
+    float *mean, *std;        /* in ms */
     trv_outset *set;
     const char *dir;
     const trv_meta *meta;
@@ -35,7 +38,7 @@ static trv_status acc_row(trv_ctx *ctx, void *arg, int k, int y, const float *de
 {
     (void)ctx, (void)k;
     acc *A = arg;
-    size_t o = (size_t)(y - A->y0) * nx;
+    size_t o = (size_t)(y % A->rows) * nx;
     for (int x = 0; x < nx; x++) {
         A->valid[x] = reason[x] == TM_GO;
         A->ci[x] = A->valid[x] ? (float)A->ci_of[soil[x]] : 0;
@@ -62,16 +65,16 @@ static trv_status acc_start(trv_ctx *ctx, void *arg, const tm_real *r)
 {
     static const char *const files[2] = {FZ_REAL_MEAN_TIF, FZ_REAL_STD_TIF};
     acc *A = arg;
-    size_t nx = (size_t)(A->nx = r->grid->nx), cells = (size_t)r->rows * nx;
+    size_t nx = (size_t)(A->nx = r->grid->nx), cells = (size_t)(A->rows = r->rows) * nx;
     A->out->cells = r->cells;
     A->out->n = r->n;
     if (!(A->sum = calloc(cells, sizeof *A->sum)) || !(A->sum2 = calloc(cells, sizeof *A->sum2)) ||
         !(A->nod = calloc(cells, 1)) || !(A->ci = malloc(nx * sizeof *A->ci)) ||
         !(A->cost = malloc(nx * sizeof *A->cost)) || !(A->valid = malloc(nx)) ||
-        !(A->mean = malloc(cells * sizeof *A->mean)) || !(A->std = malloc(cells * sizeof *A->std)))
+        !(A->ms = malloc(2 * cells * sizeof *A->ms)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     trv_status st = TRV_OK;
-    for (int k = 0; k < 2 && !st; k++) {
+    for (int k = 0; k < 2 && !st && A->set; k++) { /* process 0 alone writes */
         geo_raster like = {.grid = *r->grid, .type = GEO_F32, .has_nodata = 1, .nodata = -9999, .desc = (char *)fz_real_desc(k)};
         char *p = trv_path_join(A->dir, files[k]);
         const char *tmp = p ? trv_outset_add(A->set, p) : NULL;
@@ -81,32 +84,64 @@ static trv_status acc_start(trv_ctx *ctx, void *arg, const tm_real *r)
     return st;
 }
 
-/* Rows y0 .. y1 - 1 done: their mean and standard deviation from the sums,
- * written; the sums cleared for the next block. */
+/* mean and std for a block of `cells` cells: ms, then ms + cells (one part). */
+static void ms_place(acc *A, size_t cells)
+{
+    A->mean = A->ms;
+    A->std = A->ms + cells;
+}
+
+/* Rows y0 .. y1 - 1 done (the process that computed them): their mean and
+ * standard deviation from the sums; the sums cleared for the next block. */
 static trv_status acc_block(trv_ctx *ctx, void *arg, int y0, int y1)
 {
+    (void)ctx;
     acc *A = arg;
-    fz_real *out = A->out;
+    const fz_real *out = A->out;
     size_t cells = (size_t)(y1 - y0) * A->nx;
+    ms_place(A, cells);
     for (size_t i = 0; i < cells; i++) {
         if (A->nod[i]) {
             A->mean[i] = A->std[i] = -9999;
-            out->nodata++;
             continue;
         }
         double m = A->sum[i] / out->n, v = A->sum2[i] / out->n - m * m;
         A->mean[i] = (float)m;
         A->std[i] = (float)sqrt(v > 0 ? v : 0);
+    }
+    memset(A->sum, 0, cells * sizeof *A->sum);
+    memset(A->sum2, 0, cells * sizeof *A->sum2);
+    memset(A->nod, 0, cells);
+    return TRV_OK;
+}
+
+static int acc_parts(void *arg, int y0, int y1, trv_part *p)
+{
+    acc *A = arg;
+    size_t cells = (size_t)(y1 - y0) * A->nx;
+    ms_place(A, cells); /* process 0 receives into them */
+    p[0] = (trv_part){A->ms, 2 * cells * sizeof *A->ms};
+    return 1;
+}
+
+/* Process 0, in block order: the std's sum (row order, as one process
+ * sums it) and max, the nodata cells counted, the rows written. */
+static trv_status acc_write(trv_ctx *ctx, void *arg, int y0, int y1)
+{
+    acc *A = arg;
+    fz_real *out = A->out;
+    size_t cells = (size_t)(y1 - y0) * A->nx;
+    for (size_t i = 0; i < cells; i++) {
+        if (A->std[i] == -9999) {
+            out->nodata++;
+            continue;
+        }
         A->ssum += A->std[i];
         out->std_max = fmax(out->std_max, A->std[i]);
     }
     trv_status st = geo_block_write(ctx, A->w[0], y0, y1 - y0, A->mean);
     if (!st)
         st = geo_block_write(ctx, A->w[1], y0, y1 - y0, A->std);
-    memset(A->sum, 0, cells * sizeof *A->sum);
-    memset(A->sum2, 0, cells * sizeof *A->sum2);
-    memset(A->nod, 0, cells);
-    A->y0 = y1;
     return st;
 }
 
@@ -128,17 +163,17 @@ static trv_status sources(trv_ctx *ctx, const fz_engine *e, int src[FZ_MAX_INPUT
 static void acc_free(acc *A)
 {
     free(A->sum), free(A->sum2), free(A->nod), free(A->ci), free(A->cost), free(A->valid);
-    free(A->mean), free(A->std);
+    free(A->ms);
 }
 
 trv_status fz_realize(trv_ctx *ctx, trv_outset *set, const fz_engine *e, const char *dir, const char *soils_path,
-                      const char *sims, const trv_meta *meta, fz_real *out)
+                      const char *sims, const trv_meta *meta, const trv_split *sp, fz_real *out)
 {
     memset(out, 0, sizeof *out);
     acc A = {.e = e, .set = set, .dir = dir, .meta = meta, .out = out};
     tm_run_model rm;
     tm_real tr;
-    const tm_real_sink sink = {acc_start, acc_row, acc_block, &A};
+    const tm_real_sink sink = {acc_start, acc_row, acc_block, acc_parts, acc_write, &A};
     trv_status st = sources(ctx, e, A.src);
     int have_rm = 0;
     if (!st)
@@ -146,7 +181,7 @@ trv_status fz_realize(trv_ctx *ctx, trv_outset *set, const fz_engine *e, const c
     if (!st && !(st = tm_run_model_load(ctx, dir, &rm)))
         have_rm = 1;
     if (!st)
-        st = tm_realize_zoned(ctx, NULL, &rm.model, dir, sims, NULL, NULL, &sink, &tr);
+        st = tm_realize_zoned(ctx, NULL, &rm.model, dir, sims, NULL, NULL, &sink, sp, &tr);
     for (int k = 0; k < 2; k++)
         if (A.w[k]) {
             trv_status k_st = geo_block_writer_close(ctx, A.w[k], st, &out->stats[k]);

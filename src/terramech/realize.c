@@ -1,8 +1,11 @@
 /* The speed model over terrain realisations (realize.h): block by block of
- * rows, the soil and land use read by blocks, every band through Horn slope
- * and tm_row, per-cell counts and the N speeds sorted in place, the block's
- * rows of the outputs written as it finishes. */
+ * rows (core/split.h: on one process or split over several), the soil and
+ * land use read by blocks, every band through Horn slope and tm_row,
+ * per-cell counts and the N speeds sorted in place into the block's rows of
+ * the outputs; process 0 folds the figures and writes the rows in block
+ * order. */
 #include "terramech/realize.h"
+#include "core/split.h"
 #include "geo/block.h"
 #include "geo/zones.h"
 #include "run/blocks.h"
@@ -64,6 +67,12 @@ static void sort_floats(float *v, int n)
     }
 }
 
+/* A block's integer tallies: they travel with its rows (core/split.h). */
+typedef struct real_tally {
+    size_t nodata, always_go, always_nogo; /* cells */
+    size_t data[RUN_NLAYERS];              /* run_blocks' data cells of the block */
+} real_tally;
+
 /* The work of one run: inputs, the block's buffers and the outputs. */
 typedef struct realize_job {
     const tm_model *m;
@@ -78,12 +87,22 @@ typedef struct realize_job {
     unsigned char *nod;       /* 1: no data in some realisation */
     float *slope, *speed;     /* one row */
     unsigned char *reason, *limit, *burn;
-    float *res[TM_REAL_NOUT]; /* the block's rows of the outputs */
+    float *resbuf;            /* the block's rows of the outputs, output after output */
+    float *res[TM_REAL_NOUT]; /* in resbuf (res_place) */
+    real_tally t;             /* the block's */
     geo_block_writer *w[TM_REAL_NOUT]; /* NULL: not written */
     const tm_real_sink *sink;
     geo_zones *zones;         /* NULL: none; else burned block by block into burn */
     const geo_grid *grid;     /* the run's */
+    tm_real *out;
 } realize_job;
+
+/* res[k] for a block of `cells` cells: resbuf + k cells, one part to send. */
+static void res_place(realize_job *J, size_t cells)
+{
+    for (int k = 0; k < TM_REAL_NOUT; k++)
+        J->res[k] = J->resbuf + (size_t)k * cells;
+}
 
 /* Row y (y0 <= y < y1) of band k through slope, speed and the zones, into
  * the block's counts and speeds. */
@@ -121,56 +140,87 @@ static trv_status block_band(trv_ctx *ctx, realize_job *J, int k, int y0, int y1
     return st;
 }
 
-/* Cell c of the block: nodata, or its statistics into the block's rows and out's counts. */
-static void cell_finish(realize_job *J, size_t c, tm_real *out)
+/* Cell c of the block: nodata, or its statistics into the block's rows and tallies. */
+static void cell_finish(realize_job *J, size_t c)
 {
     float *v = J->v + c * J->n;
     if (J->nod[c]) {
         for (int k = 0; k < TM_REAL_NOUT; k++)
             J->res[k][c] = NODATA;
-        out->nodata++;
+        J->t.nodata++;
         return;
     }
     double sum = 0;
     for (int k = 0; k < J->n; k++)
         sum += v[k];
     sort_floats(v, J->n);
-    float p = (float)((double)J->cnt[c] / J->n);
-    J->res[TM_REAL_P_NOGO][c] = p;
+    J->res[TM_REAL_P_NOGO][c] = (float)((double)J->cnt[c] / J->n);
     J->res[TM_REAL_P_NOGO_SLOPE][c] = (float)((double)J->cnt_slope[c] / J->n);
     J->res[TM_REAL_SPEED_MEAN][c] = (float)(sum / J->n);
     J->res[TM_REAL_SPEED_P10][c] = (float)tm_quantile_sorted(v, J->n, 0.1);
     J->res[TM_REAL_SPEED_P50][c] = (float)tm_quantile_sorted(v, J->n, 0.5);
     J->res[TM_REAL_SPEED_P90][c] = (float)tm_quantile_sorted(v, J->n, 0.9);
-    out->always_go += J->cnt[c] == 0;
-    out->always_nogo += J->cnt[c] == J->n;
-    out->p_nogo_mean += p;
+    J->t.always_go += J->cnt[c] == 0;
+    J->t.always_nogo += J->cnt[c] == J->n;
 }
 
-/* Rows [y0, y1): soil, land use and the zones' burn, every band, then the
- * cells' statistics in row order, written, and the sink told. */
-static trv_status run_block(trv_ctx *ctx, realize_job *J, int y0, int y1, tm_real *out)
+/* Block ops' compute: rows [y0, y1): soil, land use and the zones' burn,
+ * every band, the cells' statistics into the block's rows and tallies, the
+ * sink's block. */
+static trv_status compute_block(trv_ctx *ctx, void *arg, int y0, int y1)
 {
+    realize_job *J = arg;
     size_t cells = (size_t)(y1 - y0) * J->nx;
     trv_status st = run_blocks_read(ctx, &J->in, y0, y1);
     if (!st && J->zones)
         st = geo_zones_burn_rows(ctx, J->grid, J->zones, y0, y1, J->burn);
     if (st)
         return st;
-    run_blocks_add(&J->in, J->in.block);
+    memset(&J->t, 0, sizeof J->t);
+    memcpy(J->t.data, J->in.block, sizeof J->t.data);
     memset(J->cnt, 0, cells * sizeof *J->cnt);
     memset(J->cnt_slope, 0, cells * sizeof *J->cnt_slope);
     memset(J->nod, 0, cells);
+    res_place(J, cells);
     for (int k = 0; k < J->n && !st; k++)
-        if (!(st = block_band(ctx, J, k, y0, y1)))
-            st = trv_progress(ctx, ((double)y0 * J->n + (double)(y1 - y0) * (k + 1)) / ((double)J->ny * J->n),
-                              "realizations");
+        st = block_band(ctx, J, k, y0, y1);
     for (size_t c = 0; c < cells && !st; c++)
-        cell_finish(J, c, out);
+        cell_finish(J, c);
+    const tm_real_sink *S = J->sink;
+    return !st && S && S->block ? S->block(ctx, S->arg, y0, y1) : st;
+}
+
+/* The block's parts: its six outputs' rows, its tallies, the sink's. */
+static int block_parts(void *arg, int y0, int y1, trv_part p[])
+{
+    realize_job *J = arg;
+    size_t cells = (size_t)(y1 - y0) * J->nx;
+    res_place(J, cells); /* process 0 receives into them */
+    p[0] = (trv_part){J->resbuf, TM_REAL_NOUT * cells * sizeof *J->resbuf};
+    p[1] = (trv_part){&J->t, sizeof J->t};
+    const tm_real_sink *S = J->sink;
+    return 2 + (S && S->parts ? S->parts(S->arg, y0, y1, p + 2) : 0);
+}
+
+/* Process 0, in block order: the tallies and P(NOGO)'s sum (row order, as
+ * one process sums it), the rows written, the sink's write. */
+static trv_status write_block(trv_ctx *ctx, void *arg, int y0, int y1)
+{
+    realize_job *J = arg;
+    tm_real *out = J->out;
+    size_t cells = (size_t)(y1 - y0) * J->nx;
+    run_blocks_add(&J->in, J->t.data);
+    out->nodata += J->t.nodata;
+    out->always_go += J->t.always_go;
+    out->always_nogo += J->t.always_nogo;
+    for (size_t c = 0; c < cells; c++)
+        if (J->res[TM_REAL_P_NOGO][c] != NODATA)
+            out->p_nogo_mean += J->res[TM_REAL_P_NOGO][c];
+    trv_status st = TRV_OK;
     for (int k = 0; k < TM_REAL_NOUT && !st && J->w[k]; k++)
         st = geo_block_write(ctx, J->w[k], y0, y1 - y0, J->res[k]);
     const tm_real_sink *S = J->sink;
-    return !st && S && S->block ? S->block(ctx, S->arg, y0, y1) : st;
+    return !st && S && S->write ? S->write(ctx, S->arg, y0, y1) : st;
 }
 
 /* The buffers of J for its block size. */
@@ -181,9 +231,7 @@ static trv_status job_alloc(trv_ctx *ctx, realize_job *J)
              (J->cnt_slope = malloc(cells * sizeof *J->cnt_slope)) && (J->nod = malloc(cells)) &&
              (J->dem = malloc((cells + 2 * nx) * sizeof *J->dem)) && (J->slope = malloc(nx * sizeof *J->slope)) &&
              (J->speed = malloc(nx * sizeof *J->speed)) && (J->reason = malloc(nx)) && (J->limit = malloc(nx)) &&
-             (!J->zones || (J->burn = malloc(cells)));
-    for (int k = 0; k < TM_REAL_NOUT && ok; k++)
-        ok = (J->res[k] = malloc(cells * sizeof *J->res[k])) != NULL;
+             (!J->zones || (J->burn = malloc(cells))) && (J->resbuf = malloc(TM_REAL_NOUT * cells * sizeof *J->resbuf));
     return ok ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
 }
 
@@ -199,8 +247,7 @@ static void job_free(realize_job *J)
     free(J->reason);
     free(J->limit);
     free(J->burn);
-    for (int k = 0; k < TM_REAL_NOUT; k++)
-        free(J->res[k]);
+    free(J->resbuf);
     if (J->src)
         geo_raster_close(J->src);
     geo_zones_free(J->zones);
@@ -266,16 +313,18 @@ static trv_status setup(trv_ctx *ctx, realize_job *J, trv_outset *set, const cha
 }
 
 trv_status tm_realize_zoned(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const char *sims,
-                            const tm_zone_opts *zo, const trv_meta *meta, const tm_real_sink *sink, tm_real *out)
+                            const tm_zone_opts *zo, const trv_meta *meta, const tm_real_sink *sink,
+                            const trv_split *sp, tm_real *out)
 {
     memset(out, 0, sizeof *out);
     realize_job J;
     memset(&J, 0, sizeof J);
-    J.m = m, J.sink = sink;
+    J.m = m, J.sink = sink, J.out = out;
+    const int writes = !sp || sp->rank == 0;
     trv_status st = setup(ctx, &J, set, dir, sims, zo, meta, out);
-    for (int y0 = 0; !st && y0 < J.ny; y0 += J.rows)
-        st = run_block(ctx, &J, y0, y0 + J.rows < J.ny ? y0 + J.rows : J.ny, out);
-    if (!st)
+    const trv_block_ops ops = {&J, compute_block, block_parts, write_block, "realizations"};
+    st = trv_split_blocks(ctx, sp, st, st ? 0 : J.ny, J.rows, &ops);
+    if (!st && writes)
         st = run_blocks_finish(ctx, &J.in);
     for (int k = 0; k < TM_REAL_NOUT; k++)
         if (J.w[k]) {

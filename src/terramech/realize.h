@@ -25,7 +25,8 @@
  * (block at most TM_REAL_BLOCK_FLOATS / (N nx) rows, at least one), GDAL's
  * cache of three 256-row strips of each band of SIM.tif, and the writers'
  * strips: O(nx x block x N), never a grid. The bytes do not depend on the
- * block height. Deterministic: no randomness here; the same SIM.tif gives
+ * block height, nor on the processes the blocks are split over
+ * (tm_realize_zoned's sp, core/split.h). Deterministic: no randomness here; the same SIM.tif gives
  * the same bytes.
  * With zones (trv-speed --zones, tm_realize_zoned), each realisation's row
  * is baked as trv-speed bakes speed.tif (geo_zones_burn_rows, tm_zones_bake_rows)
@@ -63,19 +64,26 @@ typedef struct tm_real {
     double p_nogo_mean;             /* mean P(NOGO) over the cells with data */
 } tm_real;
 
-/* What a caller sees of the run (every member may be NULL): start once the
- * inputs are open and r's n, rows, grid and cells are set, before the first
- * block; row for every row y of every band k (0-based) with that
- * realisation's DEM row, slope row (nodata -9999), the soil row, speed and
- * reason rows (tm_row's), in band order within a block of rows and the
- * blocks top to bottom; block after the last band of rows y0 .. y1 - 1.
- * A non-zero return stops the run with that status (the callee set the
- * message). trv-cost --realizations sums the cost so, block by block. */
+/* What a caller sees of the run (every member may be NULL), on every
+ * process (core/split.h): start once the inputs are open and r's n, rows,
+ * grid and cells are set, before the first block; then for each block of
+ * rows y0 .. y1 - 1 (y0 a multiple of r->rows) that this process computes:
+ * row for every row y of every band k (0-based) with that realisation's
+ * DEM row, slope row (nodata -9999), the soil row, speed and reason rows
+ * (tm_row's), in band order; block after its last band (the block's own
+ * rows from them); parts: the buffers those rows are in (at most
+ * TRV_SPLIT_PARTS - 2; the same places on every process), sent to process 0
+ * with the block's; on process 0 alone, in block order, write: the rows
+ * folded and written. A non-zero return stops the run with that status (the
+ * callee set the message). trv-cost --realizations sums the cost so. */
+struct trv_part;
 typedef struct tm_real_sink {
     trv_status (*start)(trv_ctx *ctx, void *arg, const tm_real *r);
     trv_status (*row)(trv_ctx *ctx, void *arg, int k, int y, const float *dem, const float *slope,
                       const unsigned char *soil, const float *speed, const unsigned char *reason, int nx);
     trv_status (*block)(trv_ctx *ctx, void *arg, int y0, int y1);
+    int (*parts)(void *arg, int y0, int y1, struct trv_part *p);
+    trv_status (*write)(trv_ctx *ctx, void *arg, int y0, int y1);
     void *arg;
 } tm_real_sink;
 
@@ -87,9 +95,20 @@ typedef struct tm_real_sink {
  * set not NULL: the six outputs written into dir in the caller's output
  * set (meta: their metadata; the tool adds their QGIS styles); NULL: none
  * written (trv-cost). sink may be NULL. On failure the outputs are
- * abandoned (the set must not be committed). */
+ * abandoned (the set must not be committed).
+ * sp (core/split.h, docs/cluster.md; NULL: one process): the blocks split
+ * over processes, block b computed on process b % size; each sends its
+ * block's six rows (all six, whatever set), its integer tallies and the
+ * sink's parts to process 0, which alone passes set and meta, writes the
+ * rows in block order and fills *out: the tallies added, P(NOGO)'s mean
+ * summed cell by cell from the rows in row order, as one process sums it,
+ * so the same bytes and figures whatever the processes; a block's error
+ * comes back as process 0's (the one process's message). Every process
+ * calls it, the others with set and meta NULL. */
+struct trv_split;
 trv_status tm_realize_zoned(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const char *sims,
-                            const tm_zone_opts *zo, const trv_meta *meta, const tm_real_sink *sink, tm_real *out);
+                            const tm_zone_opts *zo, const trv_meta *meta, const tm_real_sink *sink,
+                            const struct trv_split *sp, tm_real *out);
 
 /* One cell i of one realisation held whole in dem (Float32, on the grid
  * of soil and lu): its Horn slope (geo_slope_at: geo_slope_row's value; ew, ns:
