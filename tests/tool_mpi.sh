@@ -105,6 +105,29 @@ if [ -x "$BIN/mpi/trv-speed" ] && [ -x "$BIN/mpi/trv-cost" ]; then
     done
     cmp -s "$tmp/zoned1/gonogo.tif" "$tmp/chain1/gonogo.tif" && bad "the zones changed nothing" || ok
 
+    # process 0 failing before the split (speed.tif's style cannot be written:
+    # the run directory on a full disk, a private tmpfs, root only): every
+    # rank stops (none left waiting in the split: a 20 s timeout) with the
+    # single process's message, once, exit 1, and nothing new on the disk
+    F=$tmp/full
+    mkdir -p "$F"
+    if [ "$(id -u)" != 0 ] || ! unshare --mount /bin/sh -c 'mount -t tmpfs -o size=64k tmpfs "$0"' "$F" 2>/dev/null; then
+        skip "process 0 failing before the split: needs root and mount namespaces for a private tmpfs"
+    else
+        kb=$(($(du -sk "$tmp/serial" | cut -f1) + 512))
+        for np in 1 2; do
+            if [ $np = 1 ]; then set -- "$BIN/trv-speed"; else set -- mpirun $ROOT -np 2 "$BIN/mpi/trv-speed"; fi
+            unshare --mount /bin/sh -c 'mount -t tmpfs -o size="$1"k tmpfs "$0" && cp -r "$2"/. "$0"/ &&
+                { dd if=/dev/zero of="$0/fill" bs=4k 2>/dev/null; out=$3; ls -A "$0" >"$out.before"; shift 3
+                  timeout 20 "$@"; rc=$?; ls -A "$0" >"$out.after"; exit $rc; }' "$F" "$kb" "$tmp/serial" "$tmp/full$np" \
+                "$@" -q --terrain "$F" $SPEED >/dev/null 2>"$tmp/stderr"
+            rc=$?
+            n=$(grep -c "^trv-speed: cannot write '$F/speed.qml': No space left on device" "$tmp/stderr")
+            [ $rc = 1 ] && [ "$n" = 1 ] && cmp -s "$tmp/full$np.before" "$tmp/full$np.after" && ok ||
+                bad "-np $np, process 0 failing before the split: exit $rc (124: a rank left waiting), $n messages: $(head -3 "$tmp/stderr")"
+        done
+    fi
+
     # --realizations (their blocks split over the ranks too, process 0
     # writes them and sums P(NOGO)'s and cost_std's means cell by cell):
     # every file the same bytes at -np 2 and -np 4, without and with --zones;

@@ -386,6 +386,8 @@ static trv_status write_all(trv_ctx *ctx, const tm_model *m, const tm_soils *soi
                                           m->v->top_speed_kmh, TM_SPEED_UNIT, TM_SPEED_DESC);
     if (!st)
         st = tm_run_split(ctx, out.set, m, dir, meta, zo, sp, stats);
+    else if (sp) /* the other ranks wait in the split's first agreement: they learn of the failure there */
+        st = sp->agree(ctx, sp, st);
     if (!st && report)
         st = tm_report_write(ctx, out.set, m, soils, report);
     if (!st)
