@@ -43,8 +43,7 @@ static trv_status open_writers(trv_ctx *ctx, stream *s, trv_outset *set, const c
         geo_raster like = {.grid = *s->in.grid, .type = k ? GEO_U8 : GEO_F32, .desc = desc[k],
                            .classes = k ? m->classes : NULL};
         char *p = run_path(dir, outs[k]);
-        const char *tmp = p ? trv_outset_add(set, p) : NULL;
-        st = tmp ? geo_block_writer_open(ctx, &like, tmp, meta, &s->w[k]) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        st = geo_block_writer_open_set(ctx, set, &like, p, meta, &s->w[k]);
         free(p);
     }
     return st;

@@ -77,8 +77,7 @@ static trv_status acc_start(trv_ctx *ctx, void *arg, const tm_real *r)
     for (int k = 0; k < 2 && !st && A->set; k++) { /* process 0 alone writes */
         geo_raster like = {.grid = *r->grid, .type = GEO_F32, .has_nodata = 1, .nodata = -9999, .desc = (char *)fz_real_desc(k)};
         char *p = trv_path_join(A->dir, files[k]);
-        const char *tmp = p ? trv_outset_add(A->set, p) : NULL;
-        st = tmp ? geo_block_writer_open(ctx, &like, tmp, A->meta, &A->w[k]) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        st = geo_block_writer_open_set(ctx, A->set, &like, p, A->meta, &A->w[k]);
         free(p);
     }
     return st;

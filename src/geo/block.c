@@ -227,6 +227,17 @@ static trv_status create_part(trv_ctx *ctx, geo_block_writer *w, const geo_raste
     return TRV_OK;
 }
 
+trv_status geo_block_writer_open_set(trv_ctx *ctx, trv_outset *set, const geo_raster *like, const char *final,
+                                     const trv_meta *meta, geo_block_writer **out)
+{
+    const char *tmp = final ? trv_outset_add(set, final) : NULL;
+    if (!tmp) {
+        *out = NULL;
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    return geo_block_writer_open(ctx, like, tmp, meta, out);
+}
+
 trv_status geo_block_writer_open(trv_ctx *ctx, const geo_raster *like, const char *path, const trv_meta *meta,
                                  geo_block_writer **out)
 {

@@ -95,6 +95,11 @@ typedef struct geo_block_writer geo_block_writer;
  * meta may be NULL. */
 trv_status geo_block_writer_open(trv_ctx *ctx, const geo_raster *like, const char *path, const trv_meta *meta,
                                  geo_block_writer **out);
+/* geo_block_writer_open onto a temporary of set for the final path (the
+ * caller's; trv_outset_add: committed with the set); final NULL (the
+ * caller's allocation failed) or no room in the set: TRV_ERR_NOMEM. */
+trv_status geo_block_writer_open_set(trv_ctx *ctx, trv_outset *set, const geo_raster *like, const char *final,
+                                     const trv_meta *meta, geo_block_writer **out);
 /* The DEFLATE level (1..12, libdeflate's scale) of the COG copy; 0, the
  * default, leaves GDAL's (6). The cells are the same at every level. */
 void geo_block_writer_set_level(geo_block_writer *w, int zlevel);

@@ -47,9 +47,7 @@ static trv_status open_writers(trv_ctx *ctx, kstream *s, trv_outset *set, const 
             continue;
         geo_raster like = {.grid = s->j->grid, .type = GEO_F32, .has_nodata = 1, .nodata = NODATA,
                            .desc = desc[k], .unit = "m"};
-        const char *tmp = trv_outset_add(set, path[k]);
-        st = tmp ? geo_block_writer_open(ctx, &like, tmp, meta, &s->w[k])
-                 : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        st = geo_block_writer_open_set(ctx, set, &like, path[k], meta, &s->w[k]);
         if (!st)
             geo_block_writer_set_level(s->w[k], COG_LEVEL);
     }

@@ -110,8 +110,7 @@ static trv_status open_writers(trv_ctx *ctx, stream *s, trv_outset *set, const c
         geo_raster like = {.grid = s->res->grid, .type = k < 2 ? GEO_F32 : GEO_U8, .has_nodata = 1,
                            .nodata = k < 2 ? NODATA : 0, .desc = desc[k], .unit = unit[k], .classes = cl[k]};
         char *final = trv_path_join(dir, run_file(ids[k]));
-        const char *tmp = final ? trv_outset_add(set, final) : NULL;
-        st = tmp ? geo_block_writer_open(ctx, &like, tmp, meta, &s->w[k]) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        st = geo_block_writer_open_set(ctx, set, &like, final, meta, &s->w[k]);
         free(final);
     }
     return st;

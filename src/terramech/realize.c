@@ -262,8 +262,7 @@ static trv_status writers_open(trv_ctx *ctx, realize_job *J, trv_outset *set, co
         geo_raster like = {.grid = *J->grid, .type = GEO_F32, .has_nodata = 1, .nodata = NODATA,
                            .desc = (char *)DESCS[k], .unit = k < TM_REAL_SPEED_MEAN ? NULL : TM_SPEED_UNIT};
         char *p = trv_path_join(dir, FILES[k]);
-        const char *tmp = p ? trv_outset_add(set, p) : NULL;
-        st = tmp ? geo_block_writer_open(ctx, &like, tmp, meta, &J->w[k]) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        st = geo_block_writer_open_set(ctx, set, &like, p, meta, &J->w[k]);
         free(p);
     }
     return st;
