@@ -134,7 +134,8 @@ static void test_unconditional_variogram(void **state)
     const int lags[4] = {1, 2, 4, 8};
     double g[4] = {0};
     for (int p = 0; p < PAIRS; p++) {
-        krg_ce_draw(&ce, 1000 + p, a, b);
+        assert_int_equal(krg_ce_draw(ctx, &ce, 1000 + p), TRV_OK);
+        assert_int_equal(krg_ce_rows(ctx, &ce, 0, n, a, b), TRV_OK);
         for (int l = 0; l < 4; l++) {
             int h = lags[l];
             double s = 0;

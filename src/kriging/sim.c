@@ -239,11 +239,15 @@ static uint64_t stream(uint64_t seed, uint64_t k, uint64_t tag)
 
 /* U of realisation k at the nodes (s->u) and the residuals z - U at the
  * samples (s->zp->z). */
-static void unconditional(krg_sim *s, int k)
+static trv_status unconditional(trv_ctx *ctx, krg_sim *s, int k)
 {
     long pair = k / 2;
     if (s->pair != pair) {
-        krg_ce_draw(&s->ce, stream(s->seed, (uint64_t)pair, 0), s->fa, s->fb);
+        trv_status st = krg_ce_draw(ctx, &s->ce, stream(s->seed, (uint64_t)pair, 0));
+        if (!st)
+            st = krg_ce_rows(ctx, &s->ce, 0, s->ce.n2, s->fa, s->fb);
+        if (st)
+            return st;
         s->pair = pair;
     }
     const double *f = k % 2 ? s->fb : s->fa;
@@ -270,6 +274,7 @@ static void unconditional(krg_sim *s, int k)
         s->ud[i] = ui;
         s->zp->z[i] = s->pts->z[i] - ui;
     }
+    return TRV_OK;
 }
 
 /* Kept weights: Z_s = Z* + U - K[U] at every data cell of the DEM. */
@@ -328,7 +333,9 @@ trv_status krg_sim_get(trv_ctx *ctx, krg_sim *s, int k, float *out, double *fiel
 {
     if (k < 0)
         return trv_error(ctx, TRV_ERR_USAGE, "realisation %d: the first is 0", k);
-    unconditional(s, k);
+    trv_status st = unconditional(ctx, s, k);
+    if (st)
+        return st;
     if (!s->W)
         return by_kriging(ctx, s, out, field);
     from_weights(s, out, field);

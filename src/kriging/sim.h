@@ -81,9 +81,12 @@ typedef struct krg_ce {
  * lattice of n1 x n2 nodes spaced dx (columns) and dy (rows). */
 trv_status krg_ce_init(trv_ctx *ctx, krg_ce *ce, const krg_model *m, int n1, int n2, double dx, double dy);
 void krg_ce_free(krg_ce *ce);
-/* Two independent unconditional fields (n1 * n2, row-major: row 0 first)
- * from the stream seeded by seed. */
-void krg_ce_draw(krg_ce *ce, uint64_t seed, double *a, double *b);
+/* Draw two independent unconditional fields on the lattice from the
+ * stream seeded by seed; krg_ce_rows then reads them. */
+trv_status krg_ce_draw(trv_ctx *ctx, krg_ce *ce, uint64_t seed);
+/* Rows r0 .. r0 + n - 1 of the drawn pair (0 <= r0, r0 + n <= n2): n * n1
+ * values of each field, row-major, into a and b. */
+trv_status krg_ce_rows(trv_ctx *ctx, const krg_ce *ce, int r0, int n, double *a, double *b);
 
 /* A standard normal deviate (Box-Muller) from r: the nugget's and the
  * off-node samples' residual draws. */

@@ -193,8 +193,9 @@ void krg_ce_free(krg_ce *ce)
     memset(ce, 0, sizeof *ce);
 }
 
-void krg_ce_draw(krg_ce *ce, uint64_t seed, double *a, double *b)
+trv_status krg_ce_draw(trv_ctx *ctx, krg_ce *ce, uint64_t seed)
 {
+    (void)ctx;
     trv_rng r;
     trv_rng_seed(&r, seed);
     size_t mm = (size_t)ce->m1 * ce->m2;
@@ -204,10 +205,18 @@ void krg_ce_draw(krg_ce *ce, uint64_t seed, double *a, double *b)
         z[2 * i + 1] = ce->sq[i] * krg_zig_normal(&ce->zig, &r);
     }
     fft2(ce, z, ce->n1);
-    for (int row = 0; row < ce->n2; row++)
+    return TRV_OK;
+}
+
+trv_status krg_ce_rows(trv_ctx *ctx, const krg_ce *ce, int r0, int n, double *a, double *b)
+{
+    if (r0 < 0 || n < 0 || r0 + n > ce->n2)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "lattice rows %d to %d of %d asked for", r0, r0 + n - 1, ce->n2);
+    for (int row = r0; row < r0 + n; row++)
         for (int c = 0; c < ce->n1; c++) {
-            size_t i = (size_t)row * ce->m1 + c, o = (size_t)row * ce->n1 + c;
-            a[o] = z[2 * i];
-            b[o] = z[2 * i + 1];
+            size_t i = (size_t)row * ce->m1 + c, o = (size_t)(row - r0) * ce->n1 + c;
+            a[o] = ce->work[2 * i];
+            b[o] = ce->work[2 * i + 1];
         }
+    return TRV_OK;
 }
