@@ -708,6 +708,11 @@ static void test_outputs_destination(void **state)
     assert_int_equal(trv_outputs_check(ctx, o1, 1, NULL, 0), TRV_ERR_IO);
     snprintf(want, sizeof want, "cannot write '%s': '%s' is not a directory", under, file);
     assert_string_equal(trv_errmsg(ctx), want);
+    snprintf(deep, sizeof deep, "%s/new/x.tif", file); /* climbs past the missing folder to the file */
+    const char *o3[1] = {deep};
+    assert_int_equal(trv_outputs_check(ctx, o3, 1, NULL, 0), TRV_ERR_IO);
+    snprintf(want, sizeof want, "cannot write '%s': '%s' is not a directory", deep, file);
+    assert_string_equal(trv_errmsg(ctx), want);
     snprintf(deep, sizeof deep, "%s/new/deeper/x.tif", dir);
     const char *o2[2] = {deep, "bare.tif"};
     assert_int_equal(trv_outputs_check(ctx, o2, 2, NULL, 0), TRV_OK);

@@ -263,6 +263,20 @@ static const char *first_twice(const char *const *paths, size_t n, file_id *ids)
     return NULL;
 }
 
+/* d (a path) becomes its folder: "." for a bare name, "/" for one at the
+ * root. Returns whether there is a folder above that to climb to. */
+static int to_folder(char *d, size_t size)
+{
+    char *slash = strrchr(d, '/');
+    if (!slash)
+        snprintf(d, size, ".");
+    else if (slash == d)
+        d[1] = '\0'; /* "/" */
+    else
+        slash[0] = '\0';
+    return slash && slash != d;
+}
+
 /* The nearest existing directory on the way up from out's directory must
  * be a directory this process may write into (access: a read-only mount
  * says EROFS, a directory without w permission EACCES). */
@@ -272,13 +286,7 @@ static trv_status writable_destination(trv_ctx *ctx, const char *out)
     if (snprintf(d, sizeof d, "%s", out) >= (int)sizeof d)
         return trv_error(ctx, TRV_ERR_USAGE, "output path too long: '%s'", out);
     for (;;) {
-        char *slash = strrchr(d, '/');
-        if (!slash)
-            snprintf(d, sizeof d, ".");
-        else if (slash == d)
-            d[1] = '\0'; /* "/" */
-        else
-            *slash = '\0';
+        int above = to_folder(d, sizeof d);
         struct stat sb;
         if (stat(d, &sb) == 0) {
             if (!S_ISDIR(sb.st_mode))
@@ -288,7 +296,7 @@ static trv_status writable_destination(trv_ctx *ctx, const char *out)
                                  strerror(errno));
             return TRV_OK;
         }
-        if (!slash || slash == d)
+        if (!above)
             return TRV_OK; /* nothing left to climb: the writer says what is wrong */
     }
 }
@@ -321,12 +329,10 @@ trv_status trv_output_folders_check(trv_ctx *ctx, const char *const *files, size
     for (size_t i = 0; i < n; i++) {
         if (!files[i])
             continue;
-        const char *slash = strrchr(files[i], '/');
-        int n_dir = !slash ? 0 : slash == files[i] ? 1 : (int)(slash - files[i]);
         char d[PATH_MAX];
-        int len = snprintf(d, sizeof d, "%.*s", n_dir ? n_dir : 1, n_dir ? files[i] : ".");
-        if (len < 0 || len >= (int)sizeof d)
+        if (snprintf(d, sizeof d, "%s", files[i]) >= (int)sizeof d)
             return trv_error(ctx, TRV_ERR_USAGE, "output path too long: '%s'", files[i]);
+        to_folder(d, sizeof d);
         struct stat sb;
         if (stat(d, &sb) != 0 && errno == ENOENT)
             return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': the folder '%s' does not exist", files[i], d);
