@@ -128,7 +128,7 @@ static void test_unconditional_variogram(void **state)
     krg_model m = {KRG_EXP, 0, 2.0, 30.0, 0};
     trv_ctx *ctx = trv_ctx_new();
     krg_ce ce;
-    assert_int_equal(krg_ce_init(ctx, &ce, &m, n, n, dx, dx), TRV_OK);
+    assert_int_equal(krg_ce_init(ctx, &ce, &m, n, n, dx, dx, KRG_CE_MEM), TRV_OK);
     assert_true(ce.lost == 0);
     double *a = malloc(n * n * sizeof *a), *b = malloc(n * n * sizeof *b);
     const int lags[4] = {1, 2, 4, 8};
