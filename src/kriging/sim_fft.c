@@ -335,9 +335,10 @@ static void note_disk(const trv_ctx *ctx, const krg_ce *ce)
     if (ce->disk)
         trv_info(ctx, 1,
                  "note: the simulation torus of %d x %d nodes (%.3g GB) exceeds the memory budget (%.3g GB, "
-                 "TRV_SIM_MEM): its FFTs run out of core, %d columns at a time, through %.3g GB of temporary files "
-                 "in '%s'",
+                 "TRV_SIM_MEM): its FFTs run out of core, %d column%s at a time, through %.3g GB of temporary "
+                 "files in '%s'",
                  ce->m1, ce->m2, mem_need(ce->m1, ce->m2) / 1e9, (double)ce->mem / 1e9, ce->cols,
+                 ce->cols == 1 ? "" : "s",
                  24.0 * ce->m1 * ce->m2 / 1e9, trv_temp_dir(NULL));
 }
 
