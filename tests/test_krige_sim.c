@@ -5,6 +5,10 @@
  *   lags 1, 2, 4 and 8 within 4 standard deviations of the model, the
  *   standard deviation computed exactly for a Gaussian field
  *   (Var(sum d_i^2) = 2 sum_ij Cov(d_i, d_j)^2 over the lattice's pairs);
+ * - the out-of-core torus (TRV_SIM_MEM below its bytes) against the
+ *   in-memory one bit for bit: the eigenvalues' lost share, the torus, the
+ *   rows of two pairs at several chunk widths (test_out_of_core); the
+ *   TRV_SIM_MEM parser;
  * - conditional realisations of a DEM (samples on target nodes): samples
  *   honoured, per node the mean over N realisations within 5 sigma_K /
  *   sqrt(N) of the kriging prediction and the variance within 5 sqrt(2 /
@@ -219,6 +223,25 @@ static void out_of_core_case(trv_ctx *ctx, const krg_model *m, int n1, int n2, d
     }
     free(wa);
     krg_ce_free(&mem);
+}
+
+/* TRV_SIM_MEM: unset, empty, not a number or negative: KRG_CE_MEM; else
+ * its bytes (0 included). */
+static void test_sim_mem_env(void **state)
+{
+    (void)state;
+    const char *junk[4] = {"", "lots", "-5", "12k"};
+    unsetenv("TRV_SIM_MEM");
+    assert_true(krg_ce_mem() == KRG_CE_MEM);
+    for (int i = 0; i < 4; i++) {
+        setenv("TRV_SIM_MEM", junk[i], 1);
+        assert_true(krg_ce_mem() == KRG_CE_MEM);
+    }
+    setenv("TRV_SIM_MEM", "0", 1);
+    assert_true(krg_ce_mem() == 0);
+    setenv("TRV_SIM_MEM", "123456789012", 1);
+    assert_true(krg_ce_mem() == (size_t)123456789012ULL);
+    unsetenv("TRV_SIM_MEM");
 }
 
 /* The out-of-core torus (sim.h) against the in-memory one, bit for bit: an
@@ -526,6 +549,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fft),                 cmocka_unit_test(test_ziggurat),
         cmocka_unit_test(test_unconditional_variogram), cmocka_unit_test(test_out_of_core),
+        cmocka_unit_test(test_sim_mem_env),
         cmocka_unit_test(test_conditional_moments), cmocka_unit_test(test_paths_threads),
         cmocka_unit_test(test_meuse_gstat), cmocka_unit_test(test_points_off_lattice),
     };

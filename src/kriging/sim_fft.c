@@ -230,7 +230,7 @@ static void eigen_mem(krg_ce *ce, const krg_model *m0, double dx, double dy, eig
 
 /* Out of core: each covariance row transformed into the work file, its
  * columns transformed in place, then in row order the sums and sq (the sq
- * file); the work file emptied for the draws. */
+ * file). The draws then overwrite the work file's first n1 m2 values. */
 static trv_status eigen_disk(trv_ctx *ctx, krg_ce *ce, const krg_model *m0, double dx, double dy, eig_sum *e)
 {
     int m1 = ce->m1, m2 = ce->m2;
@@ -247,9 +247,6 @@ static trv_status eigen_disk(trv_ctx *ctx, krg_ce *ce, const krg_model *m0, doub
             eig_row(e, ce->work, m1, m2, ce->sq);
             st = io(ctx, ce->fd_sq, ce->sq, 8 * (size_t)m1, (off_t)r * m1 * 8, 1);
         }
-    if (!st && ftruncate(ce->fd_w, 0))
-        st = trv_error(ctx, TRV_ERR_IO, "cannot empty the simulation torus's temporary file in '%s': %s",
-                       trv_temp_dir(NULL), strerror(errno));
     return st;
 }
 
