@@ -121,8 +121,9 @@ void krg_ce_free(krg_ce *ce);
 trv_status krg_ce_draw(trv_ctx *ctx, krg_ce *ce, uint64_t seed);
 /* Rows r0 .. r0 + n - 1 of the drawn pair (0 <= r0, r0 + n <= n2): n * n1
  * values of each field, row-major, into a and b. Out of core they are read
- * from the work file (a buffer of at most 4 MiB or one row, allocated per
- * call: callers may read from several threads). */
+ * from the work file through a buffer of at most a column chunk's bytes
+ * and at most what a and b receive (at least one row), allocated per call:
+ * callers may read from several threads. */
 trv_status krg_ce_rows(trv_ctx *ctx, const krg_ce *ce, int r0, int n, double *a, double *b);
 
 /* A standard normal deviate (Box-Muller) from r: the nugget's and the

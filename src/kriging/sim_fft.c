@@ -65,7 +65,6 @@ double krg_zig_normal(const krg_zig *z, trv_rng *r)
 }
 
 enum { COLS = 4 }; /* columns transformed together in memory: one cache line of each row */
-enum { ROWS_BYTES = 4 << 20 }; /* krg_ce_rows reads the file by pieces of this many bytes */
 
 size_t krg_ce_mem(void)
 {
@@ -431,14 +430,15 @@ static void split(const double *z, int n, double *a, double *b)
     }
 }
 
-/* Out of core: the rows from the work file, ROWS_BYTES at a time. */
+/* Out of core: the rows from the work file through a buffer of a column
+ * chunk's bytes (16 cols m2, within the budget), at least one row. */
 static trv_status rows_disk(trv_ctx *ctx, const krg_ce *ce, int r0, int n, double *a, double *b)
 {
-    size_t per = 16 * (size_t)ce->n1;
-    int step = per >= ROWS_BYTES ? 1 : (int)(ROWS_BYTES / per);
-    step = step < n ? step : n;
+    size_t per = 16 * (size_t)ce->n1, room = 16 * (size_t)ce->cols * ce->m2;
+    int step = room / per < (size_t)n ? (int)(room / per) : n;
+    step = step > 1 ? step : 1;
     double *z = malloc(step * per);
-    if (!z && n > 0)
+    if (!z)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     trv_status st = TRV_OK;
     for (int row = r0; row < r0 + n && !st; row += step) {
