@@ -3,7 +3,8 @@
 # docs/scale.md): with TRV_SIM_MEM below the torus's bytes its FFTs run
 # through temporary files, and the realisations (dem_sim.tif), the kriged
 # DEM and krige.json are the same bytes as the in-memory run's, for chunks
-# of 1, 5, 33 and all the torus's columns; a TRV_SIM_MEM that is not a
+# of 1, 5, 33 and all the torus's columns (a note says so, and the
+# eigenvalues' passes report progress); a TRV_SIM_MEM that is not a
 # number is the default (in memory). A failing write (a file-size limit)
 # and a full $TMPDIR (a private tmpfs, root only: the free space checked
 # first, then a write that finds no space) exit 1 with the cause named,
@@ -34,10 +35,13 @@ note() { grep 'simulation torus of' "$tmp/$1.err"; }
 run mem && ok || bad "in memory: $(cat "$tmp/mem.err")"
 [ -z "$(note mem)" ] && ok || bad "the default budget sent a small torus to disk: $(note mem)"
 TRV_SIM_MEM=0 run c1 && ok || bad "TRV_SIM_MEM=0: $(cat "$tmp/c1.err")"
-set -- $(note c1 | sed -n 's/.*torus of \([0-9]*\) x \([0-9]*\) nodes.*/\1 \2/p')
+set -- $(note c1 | tail -1 | sed -n 's/.*torus of \([0-9]*\) x \([0-9]*\) nodes.*/\1 \2/p')
 m1=${1:-0} m2=${2:-0}
 [ "$m1" -gt 0 ] && [ "$m2" -gt 0 ] && ok || bad "TRV_SIM_MEM=0: no out-of-core note: $(cat "$tmp/c1.err")"
 note c1 | grep -q ' 1 column at a time' && ok || bad "TRV_SIM_MEM=0: $(note c1)"
+# the eigenvalues' passes report their progress out of core (to 100), not in memory
+grep -q '^torus: 0\.\.\.10\.\.\..*100 - done\.$' "$tmp/c1.err" && ok || bad "TRV_SIM_MEM=0: no torus progress: $(cat "$tmp/c1.err")"
+grep -q '^torus:' "$tmp/mem.err" && bad "in memory: a torus progress line" || ok
 same c1 mem && ok || bad "TRV_SIM_MEM=0 (chunks of 1 column): other bytes than in memory"
 for c in 5 33 "$m1"; do # the budget of c columns (sim_fft.c: a row's 24 m1 bytes and the plans' 32 (m1 + m2) beside)
     TRV_SIM_MEM=$((24 * m1 + 32 * (m1 + m2) + 16 * m2 * c)) run c$c && ok || bad "$c columns: $(cat "$tmp/c$c.err")"

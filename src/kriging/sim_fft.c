@@ -150,15 +150,28 @@ static off_t at(int r, int w, int c)
     return ((off_t)r * w + c) * 16;
 }
 
+/* Out of core, the eigenvalues' progress ("torus"): pass 0, 1 or 2 of
+ * three (rows, columns, sums), done of n; reported every 64 steps, and at
+ * the end (done = n of pass 2); TRV_ERR_CANCEL when the run is stopped. */
+static trv_status torus_progress(trv_ctx *ctx, int pass, long done, long n)
+{
+    if (done % 64 && !(pass == 2 && done == n))
+        return TRV_OK;
+    return trv_progress(ctx, (pass + (double)done / n) / 3, "torus");
+}
+
 /* Out of core: columns 0..ncols-1 of the file's m2 rows of w complex
  * values transformed ce->cols at a time (read into ce->colbuf through
- * ce->work, a row's piece), rows 0..keep-1 written back in place. */
-static trv_status disk_cols(trv_ctx *ctx, krg_ce *ce, int w, int ncols, int keep)
+ * ce->work, a row's piece), rows 0..keep-1 written back in place; the
+ * eigenvalues' column pass reports its progress (report). */
+static trv_status disk_cols(trv_ctx *ctx, krg_ce *ce, int w, int ncols, int keep, int report)
 {
     int m2 = ce->m2;
     double *buf = ce->colbuf, *piece = ce->work;
     trv_status st = TRV_OK;
     for (int c0 = 0; c0 < ncols && !st; c0 += ce->cols) {
+        if (report && (st = trv_progress(ctx, (1 + (double)c0 / ncols) / 3, "torus")))
+            break;
         int nc = ncols - c0 < ce->cols ? ncols - c0 : ce->cols;
         for (int r = 0; r < m2 && !st; r++)
             if (!(st = io(ctx, ce->fd_w, piece, 16 * (size_t)nc, at(r, w, c0), 0)))
@@ -229,7 +242,8 @@ static void eigen_mem(krg_ce *ce, const krg_model *m0, double dx, double dy, eig
 
 /* Out of core: each covariance row transformed into the work file, its
  * columns transformed in place, then in row order the sums and sq (the sq
- * file). The draws then overwrite the work file's first n1 m2 values. */
+ * file), with progress ("torus"). The draws then overwrite the work file's
+ * first n1 m2 values. */
 static trv_status eigen_disk(trv_ctx *ctx, krg_ce *ce, const krg_model *m0, double dx, double dy, eig_sum *e)
 {
     int m1 = ce->m1, m2 = ce->m2;
@@ -237,14 +251,16 @@ static trv_status eigen_disk(trv_ctx *ctx, krg_ce *ce, const krg_model *m0, doub
     for (int r = 0; r < m2 && !st; r++) {
         cov_row(m0, m1, m2, dx, dy, r, ce->work);
         krg_fft(&ce->f1, ce->work);
-        st = io(ctx, ce->fd_w, ce->work, 16 * (size_t)m1, at(r, m1, 0), 1);
+        if (!(st = io(ctx, ce->fd_w, ce->work, 16 * (size_t)m1, at(r, m1, 0), 1)))
+            st = torus_progress(ctx, 0, r + 1, m2);
     }
     if (!st)
-        st = disk_cols(ctx, ce, m1, m1, m2);
+        st = disk_cols(ctx, ce, m1, m1, m2, 1);
     for (int r = 0; r < m2 && !st; r++)
         if (!(st = io(ctx, ce->fd_w, ce->work, 16 * (size_t)m1, at(r, m1, 0), 0))) {
             eig_row(e, ce->work, m1, m2, ce->sq);
-            st = io(ctx, ce->fd_sq, ce->sq, 8 * (size_t)m1, (off_t)r * m1 * 8, 1);
+            if (!(st = io(ctx, ce->fd_sq, ce->sq, 8 * (size_t)m1, (off_t)r * m1 * 8, 1)))
+                st = torus_progress(ctx, 2, r + 1, m2);
         }
     return st;
 }
@@ -294,6 +310,19 @@ static trv_status torus_files(trv_ctx *ctx, krg_ce *ce)
     return TRV_OK;
 }
 
+/* The note of an out-of-core torus, before its passes. */
+static void note_disk(const trv_ctx *ctx, const krg_ce *ce)
+{
+    if (ce->disk)
+        trv_info(ctx, 1,
+                 "note: the simulation torus of %d x %d nodes (%.3g GB) exceeds the memory budget (%.3g GB, "
+                 "TRV_SIM_MEM): its FFTs run out of core, %d column%s at a time, through %.3g GB of temporary "
+                 "files in '%s'",
+                 ce->m1, ce->m2, mem_need(ce->m1, ce->m2) / 1e9, (double)ce->mem / 1e9, ce->cols,
+                 ce->cols == 1 ? "" : "s",
+                 24.0 * ce->m1 * ce->m2 / 1e9, trv_temp_dir(NULL));
+}
+
 /* The torus for m1 x m2 (sizes of krg_fft_size): in memory when it fits
  * the budget, else out of core; its eigenvalues, ce->lost, and *rel the
  * least eigenvalue relative to the largest. */
@@ -312,10 +341,12 @@ static trv_status torus(trv_ctx *ctx, krg_ce *ce, const krg_model *m0, double dx
     }
     eig_sum e = {INFINITY, -INFINITY, 0, 0};
     trv_status st = disk ? torus_files(ctx, ce) : TRV_OK;
-    if (!st && disk)
+    if (!st && disk) {
+        note_disk(ctx, ce);
         st = eigen_disk(ctx, ce, m0, dx, dy, &e);
-    else if (!st)
+    } else if (!st) {
         eigen_mem(ce, m0, dx, dy, &e);
+    }
     if (st) {
         torus_free(ce);
         return st;
@@ -323,19 +354,6 @@ static trv_status torus(trv_ctx *ctx, krg_ce *ce, const krg_model *m0, double dx
     ce->lost = e.all > 0 ? e.neg / e.all : 0;
     *rel = e.hi > 0 ? e.lo / e.hi : -1;
     return TRV_OK;
-}
-
-/* The note of an out-of-core torus (after the last torus is made). */
-static void note_disk(const trv_ctx *ctx, const krg_ce *ce)
-{
-    if (ce->disk)
-        trv_info(ctx, 1,
-                 "note: the simulation torus of %d x %d nodes (%.3g GB) exceeds the memory budget (%.3g GB, "
-                 "TRV_SIM_MEM): its FFTs run out of core, %d column%s at a time, through %.3g GB of temporary "
-                 "files in '%s'",
-                 ce->m1, ce->m2, mem_need(ce->m1, ce->m2) / 1e9, (double)ce->mem / 1e9, ce->cols,
-                 ce->cols == 1 ? "" : "s",
-                 24.0 * ce->m1 * ce->m2 / 1e9, trv_temp_dir(NULL));
 }
 
 trv_status krg_ce_init(trv_ctx *ctx, krg_ce *ce, const krg_model *m, int n1, int n2, double dx, double dy,
@@ -366,13 +384,13 @@ trv_status krg_ce_init(trv_ctx *ctx, krg_ce *ce, const krg_model *m, int n1, int
         if (st)
             return st;
         if (rel >= -1e-10)
-            return note_disk(ctx, ce), TRV_OK;
+            return TRV_OK;
         if ((double)ce->m1 * ce->m2 * 4 > (double)(1L << DOUBLE_TORUS_LOG2)) { /* the largest torus: clip */
             trv_info(ctx, 1,
                      "note: circulant embedding not positive definite; %.3g%% of the variance dropped with the "
                      "negative eigenvalues",
                      100 * ce->lost);
-            return note_disk(ctx, ce), TRV_OK;
+            return TRV_OK;
         }
         want1 = 2L * ce->m1, want2 = 2L * ce->m2;
     }
@@ -406,7 +424,7 @@ static trv_status draw_disk(trv_ctx *ctx, krg_ce *ce, trv_rng *rng)
             krg_fft(&ce->f1, ce->work);
             st = io(ctx, ce->fd_w, ce->work, 16 * (size_t)n1, at(r, n1, 0), 1);
         }
-    return st ? st : disk_cols(ctx, ce, n1, n1, ce->n2);
+    return st ? st : disk_cols(ctx, ce, n1, n1, ce->n2, 0);
 }
 
 trv_status krg_ce_draw(trv_ctx *ctx, krg_ce *ce, uint64_t seed)
