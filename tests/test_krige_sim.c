@@ -5,6 +5,10 @@
  *   lags 1, 2, 4 and 8 within 4 standard deviations of the model, the
  *   standard deviation computed exactly for a Gaussian field
  *   (Var(sum d_i^2) = 2 sum_ij Cov(d_i, d_j)^2 over the lattice's pairs);
+ * - the out-of-core torus (TRV_SIM_MEM below its bytes) against the
+ *   in-memory one bit for bit: the eigenvalues' lost share, the torus, the
+ *   rows of two pairs at several chunk widths (test_out_of_core); the
+ *   TRV_SIM_MEM parser;
  * - conditional realisations of a DEM (samples on target nodes): samples
  *   honoured, per node the mean over N realisations within 5 sigma_K /
  *   sqrt(N) of the kriging prediction and the variance within 5 sqrt(2 /
@@ -128,7 +132,7 @@ static void test_unconditional_variogram(void **state)
     krg_model m = {KRG_EXP, 0, 2.0, 30.0, 0};
     trv_ctx *ctx = trv_ctx_new();
     krg_ce ce;
-    assert_int_equal(krg_ce_init(ctx, &ce, &m, n, n, dx, dx), TRV_OK);
+    assert_int_equal(krg_ce_init(ctx, &ce, &m, n, n, dx, dx, KRG_CE_MEM), TRV_OK);
     assert_true(ce.lost == 0);
     double *a = malloc(n * n * sizeof *a), *b = malloc(n * n * sizeof *b);
     const int lags[4] = {1, 2, 4, 8};
@@ -156,6 +160,120 @@ static void test_unconditional_variogram(void **state)
     }
     free(a);
     free(b);
+    krg_ce_free(&ce);
+    trv_ctx_free(ctx);
+}
+
+/* The budget that makes chunks of c columns on an m1 x m2 torus (sim_fft.c's
+ * chunk_cols: a row's 24 m1 bytes and the plans' 32 (m1 + m2) beside). */
+static size_t budget_cols(int m1, int m2, int c)
+{
+    return (size_t)24 * m1 + (size_t)32 * (m1 + m2) + (size_t)16 * m2 * c;
+}
+
+/* Rows of a pair drawn from ce against want (n1 * n2 of each field, the
+ * in-memory path's): the same bits, whole and for a range of rows. */
+static void same_rows(trv_ctx *ctx, const krg_ce *ce, const double *wa, const double *wb)
+{
+    int n1 = ce->n1, n2 = ce->n2;
+    size_t nn = (size_t)n1 * n2;
+    double *a = malloc(nn * sizeof *a), *b = malloc(nn * sizeof *b);
+    assert_int_equal(krg_ce_rows(ctx, ce, 0, n2, a, b), TRV_OK);
+    assert_memory_equal(a, wa, nn * sizeof *a);
+    assert_memory_equal(b, wb, nn * sizeof *b);
+    assert_int_equal(krg_ce_rows(ctx, ce, 5, 9, a, b), TRV_OK);
+    assert_memory_equal(a, wa + 5 * n1, 9 * n1 * sizeof *a);
+    assert_memory_equal(b, wb + 5 * n1, 9 * n1 * sizeof *b);
+    assert_int_equal(krg_ce_rows(ctx, ce, n2 - 1, 1, a, b), TRV_OK);
+    assert_memory_equal(a, wa + (size_t)(n2 - 1) * n1, n1 * sizeof *a);
+    assert_int_equal(krg_ce_rows(ctx, ce, n2 - 1, 2, a, b), TRV_ERR_INTERNAL);
+    free(a);
+    free(b);
+}
+
+/* One model on an n1 x n2 lattice: in memory, then out of core with chunks
+ * of 1, 3, 7 and all m1 columns (budget 0 and budget_cols): the same torus,
+ * the same lost share (bits) and the same two pairs of fields (bits). */
+static void out_of_core_case(trv_ctx *ctx, const krg_model *m, int n1, int n2, double dx, double dy)
+{
+    krg_ce mem;
+    assert_int_equal(krg_ce_init(ctx, &mem, m, n1, n2, dx, dy, KRG_CE_MEM), TRV_OK);
+    assert_int_equal(mem.disk, 0);
+    size_t nn = (size_t)n1 * n2;
+    double *wa = malloc(4 * nn * sizeof *wa);
+    for (int p = 0; p < 2; p++) {
+        assert_int_equal(krg_ce_draw(ctx, &mem, 77 + p), TRV_OK);
+        assert_int_equal(krg_ce_rows(ctx, &mem, 0, n2, wa + 2 * p * nn, wa + (2 * p + 1) * nn), TRV_OK);
+    }
+    const int cols[5] = {1, 1, 3, 7, mem.m1};
+    for (int k = 0; k < 5; k++) {
+        krg_ce ce;
+        size_t budget = k == 0 ? 0 : budget_cols(mem.m1, mem.m2, cols[k]);
+        assert_int_equal(krg_ce_init(ctx, &ce, m, n1, n2, dx, dy, budget), TRV_OK);
+        assert_int_equal(ce.disk, 1);
+        assert_int_equal(ce.cols, cols[k]);
+        assert_int_equal(ce.m1, mem.m1);
+        assert_int_equal(ce.m2, mem.m2);
+        assert_memory_equal(&ce.lost, &mem.lost, sizeof ce.lost);
+        for (int p = 0; p < 2; p++) {
+            assert_int_equal(krg_ce_draw(ctx, &ce, 77 + p), TRV_OK);
+            same_rows(ctx, &ce, wa + 2 * p * nn, wa + (2 * p + 1) * nn);
+        }
+        krg_ce_free(&ce);
+    }
+    free(wa);
+    krg_ce_free(&mem);
+}
+
+/* TRV_SIM_MEM: unset, empty, not a number or negative: KRG_CE_MEM; else
+ * its bytes (0 included). */
+static void test_sim_mem_env(void **state)
+{
+    (void)state;
+    const char *junk[4] = {"", "lots", "-5", "12k"};
+    unsetenv("TRV_SIM_MEM");
+    assert_true(krg_ce_mem() == KRG_CE_MEM);
+    for (int i = 0; i < 4; i++) {
+        setenv("TRV_SIM_MEM", junk[i], 1);
+        assert_true(krg_ce_mem() == KRG_CE_MEM);
+    }
+    setenv("TRV_SIM_MEM", "0", 1);
+    assert_true(krg_ce_mem() == 0);
+    setenv("TRV_SIM_MEM", "123456789012", 1);
+    assert_true(krg_ce_mem() == (size_t)123456789012ULL);
+    unsetenv("TRV_SIM_MEM");
+}
+
+/* The out-of-core torus (sim.h) against the in-memory one, bit for bit: an
+ * exponential model on a 37 x 23 lattice (dx 10, dy 7) and a Gaussian one
+ * on 40 x 31 (range 300 m: its first torus, 80 x 64, is not positive
+ * definite and is doubled three times to 640 x 512, the same in both), which
+ * keeps eigenvalues that rounding makes slightly negative, so the lost
+ * share compared bit for bit is not 0. A budget of the in-memory torus's bytes
+ * keeps it in memory, one byte less sends it to disk. */
+static void test_out_of_core(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    trv_ctx_set_verbosity(ctx, 0);
+    krg_model e = {KRG_EXP, 0.3, 2.0, 30.0, 0}, g = {KRG_GAU, 0, 1.0, 300.0, 0};
+    out_of_core_case(ctx, &e, 37, 23, 10, 7);
+    out_of_core_case(ctx, &g, 40, 31, 10, 10);
+    krg_ce ce;
+    assert_int_equal(krg_ce_init(ctx, &ce, &e, 37, 23, 10, 7, KRG_CE_MEM), TRV_OK);
+    size_t need = (size_t)24 * ce.m1 * ce.m2 + (size_t)16 * 4 * ce.m2 + (size_t)32 * (ce.m1 + ce.m2);
+    printf("  Exp: torus %d x %d, lost %.3g\n", ce.m1, ce.m2, ce.lost);
+    krg_ce_free(&ce);
+    assert_int_equal(krg_ce_init(ctx, &ce, &e, 37, 23, 10, 7, need), TRV_OK);
+    assert_int_equal(ce.disk, 0);
+    krg_ce_free(&ce);
+    assert_int_equal(krg_ce_init(ctx, &ce, &e, 37, 23, 10, 7, need - 1), TRV_OK);
+    assert_int_equal(ce.disk, 1);
+    krg_ce_free(&ce);
+    assert_int_equal(krg_ce_init(ctx, &ce, &g, 40, 31, 10, 10, 0), TRV_OK);
+    printf("  Gau: torus %d x %d, lost %.3g\n", ce.m1, ce.m2, ce.lost);
+    assert_true(ce.m1 == 640 && ce.m2 == 512 && ce.lost > 0);
+    krg_ce_free(&ce);
     krg_ce_free(&ce);
     trv_ctx_free(ctx);
 }
@@ -430,7 +548,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fft),                 cmocka_unit_test(test_ziggurat),
-        cmocka_unit_test(test_unconditional_variogram),
+        cmocka_unit_test(test_unconditional_variogram), cmocka_unit_test(test_out_of_core),
+        cmocka_unit_test(test_sim_mem_env),
         cmocka_unit_test(test_conditional_moments), cmocka_unit_test(test_paths_threads),
         cmocka_unit_test(test_meuse_gstat), cmocka_unit_test(test_points_off_lattice),
     };

@@ -171,7 +171,7 @@ trv_status krg_sim_new(trv_ctx *ctx, const krg_points *pts, krg_source **src, kr
     if (!st)
         st = lattice(ctx, s, &n1, &n2);
     if (!st)
-        st = krg_ce_init(ctx, &s->ce, m, n1, n2, gt[1], fabs(gt[5]));
+        st = krg_ce_init(ctx, &s->ce, m, n1, n2, gt[1], fabs(gt[5]), krg_ce_mem());
     size_t nn = (size_t)n1 * n2, np = pts->n;
     if (!st) {
         s->base = malloc(np * sizeof *s->base);

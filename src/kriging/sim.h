@@ -18,8 +18,25 @@
  * complex FFT of sqrt(lambda / M1 M2) (a + ib), a, b iid N(0, 1) (the
  * ziggurat, krg_zig_normal), gives two independent realisations (its real
  * and imaginary parts). Negative eigenvalues (the embedding is not
- * positive definite) double the torus up to 2^25 nodes, then are set to 0
- * and the variance lost is reported. The nugget is white noise
+ * positive definite) double the torus while it stays within 2^25 nodes,
+ * then are set to 0 and the variance lost is reported (a larger torus is
+ * not doubled: 4 times its disk and time for a share the summary states).
+ *
+ * Out of core (the torus above the memory budget, krg_ce_mem): the same
+ * krg_fft calls on the same values, so the same bits, in passes over
+ * temporary files. Eigenvalues: each covariance row computed and
+ * transformed into the work file; its columns in chunks of as many as the
+ * budget holds (each transformed contiguous, as in memory), written back;
+ * then one pass in row order sums the least, largest and negative
+ * eigenvalues in the order of the in-memory loop and writes sq's file.
+ * Draw: each row's deviates (the same stream, in the same row-major
+ * order) times sq's row, transformed, its columns 0..n1-1 into the work
+ * file; those columns transformed in chunks, rows 0..n2-1 written back in
+ * place, so krg_ce_rows reads a row range contiguously. Memory: a row of
+ * the torus (24 m1 bytes), the plans (32 (m1 + m2)) and the chunk (16 m2
+ * a column); disk: 24 bytes a node. The limits are then the lattice's
+ * (2^20 nodes a side, sim.c), so at most 2^21 a side of torus, and the
+ * disk. The nugget is white noise
  * N(0, nugget) per node and per sample. A sample that is not a lattice
  * node takes U's structured part by simple kriging from the 4 x 4 nodes
  * around it plus an independent N(0, sigma_SK^2) draw (the residuals of
@@ -66,26 +83,47 @@ typedef struct krg_zig {
 void krg_zig_init(krg_zig *z);
 double krg_zig_normal(const krg_zig *z, trv_rng *r);
 
+/* The torus's bytes held in memory by default (krg_ce_mem): 1 GiB, above
+ * the 805 MB of the largest torus that could be simulated before the
+ * torus went out of core (2^25 nodes), so every such run stays in memory. */
+#define KRG_CE_MEM ((size_t)1 << 30)
+
+/* The memory budget of the torus: TRV_SIM_MEM from the environment (bytes,
+ * an integer >= 0; 0: always out of core) when set, else KRG_CE_MEM. */
+size_t krg_ce_mem(void);
+
 typedef struct krg_ce {
     int n1, n2;             /* the lattice: n1 columns (x), n2 rows (y) */
     int m1, m2;             /* the torus (krg_fft_size): m1 >= n1, m2 >= n2 */
-    double *sq;             /* m1 * m2: sqrt(max(lambda, 0) / (m1 m2)) */
-    double *work;           /* 2 * m1 * m2: the complex field */
+    size_t mem;             /* the memory budget (krg_ce_init's) */
+    int disk;               /* 1: out of core (fd_w and fd_sq open) */
+    double *sq;             /* m1 * m2 (out of core: a row of m1): sqrt(max(lambda, 0) / (m1 m2)) */
+    double *work;           /* 2 * m1 * m2 (out of core: a row, 2 * m1): the complex field */
     krg_fftp f1, f2;        /* the m1 and m2 transforms */
     krg_zig zig;
-    double *colbuf;         /* a few columns, contiguous */
+    int cols;               /* columns transformed together: COLS in memory, else as the budget allows */
+    double *colbuf;         /* cols columns of m2 complex values, each contiguous */
+    int fd_w, fd_sq;        /* out of core: the work file (m2 rows of m1, then of n1, complex) and sq's */
     double lost;            /* fraction of the variance lost to negative eigenvalues */
 } krg_ce;
 
 /* The embedding of the structured part of m (its nugget left out) on a
- * lattice of n1 x n2 nodes spaced dx (columns) and dy (rows). */
-trv_status krg_ce_init(trv_ctx *ctx, krg_ce *ce, const krg_model *m, int n1, int n2, double dx, double dy);
+ * lattice of n1 x n2 nodes spaced dx (columns) and dy (rows), held in at
+ * most about mem bytes (krg_ce_mem): in memory when the torus fits (24
+ * bytes a node), else out of core through temporary files in $TMPDIR
+ * (else /tmp; 24 bytes a node on disk, checked free before the first
+ * write). */
+trv_status krg_ce_init(trv_ctx *ctx, krg_ce *ce, const krg_model *m, int n1, int n2, double dx, double dy,
+                       size_t mem);
 void krg_ce_free(krg_ce *ce);
 /* Draw two independent unconditional fields on the lattice from the
  * stream seeded by seed; krg_ce_rows then reads them. */
 trv_status krg_ce_draw(trv_ctx *ctx, krg_ce *ce, uint64_t seed);
 /* Rows r0 .. r0 + n - 1 of the drawn pair (0 <= r0, r0 + n <= n2): n * n1
- * values of each field, row-major, into a and b. */
+ * values of each field, row-major, into a and b. Out of core they are read
+ * from the work file through a buffer of at most a column chunk's bytes
+ * and at most what a and b receive (at least one row), allocated per call:
+ * callers may read from several threads. */
 trv_status krg_ce_rows(trv_ctx *ctx, const krg_ce *ce, int r0, int n, double *a, double *b);
 
 /* A standard normal deviate (Box-Muller) from r: the nugget's and the

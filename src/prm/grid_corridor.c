@@ -4,7 +4,7 @@
  * (grid.c) proves the corridor's optimum the optimum of the whole grid,
  * or until the corridor covers the grid (then the whole-grid search). */
 #include "prm_priv.h"
-#include "tempfile.h"
+#include "core/tempfile.h"
 
 #include <limits.h>
 #include <math.h>
@@ -73,7 +73,7 @@ static trv_status paged_plan(trv_ctx *ctx, const prm_terrain *t, prm_strategy s,
                          "with --grid-memory MB",
                          need / 1e6, PRM_GRID_PAGED_MIN_TILES, PRM_TILE, PRM_TILE, cell, also, whose,
                          cap < 1e5 ? 4 : 1, cap / 1e6);
-    const char *dir = prm_temp_dir(NULL);
+    const char *dir = trv_temp_dir(NULL);
     double file = ceil(t->grid->nx / side) * ceil(t->grid->ny / side) * side * side;
     struct statvfs fs;
     if (statvfs(dir, &fs))

@@ -1,7 +1,7 @@
 /* The paged raster search's tiles and open set (grid_pages.h). */
 #define _GNU_SOURCE
 #include "grid_pages.h"
-#include "tempfile.h"
+#include "core/tempfile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -24,7 +24,7 @@ trv_status prm_pages_open(trv_ctx *ctx, prm_pages *p, long nx, long ny, int shif
     p->tile_bytes = (size_t)1 << (2 * shift);
     long ntiles = p->ntx * p->nty;
     p->init = init, p->user = user;
-    snprintf(p->dir, sizeof p->dir, "%s", prm_temp_dir(dir));
+    snprintf(p->dir, sizeof p->dir, "%s", trv_temp_dir(dir));
     p->saved = calloc((size_t)ntiles, 1);
     if (!p->saved || prm_slots_open(&p->c, ntiles, cap < ntiles ? cap : (int)ntiles, p->tile_bytes, tile_out, p)) {
         prm_pages_close(p);
@@ -56,7 +56,7 @@ static unsigned char *io_fail(prm_pages *p, const char *what)
 static int file_open(prm_pages *p)
 {
     if (p->fd < 0)
-        p->fd = prm_temp_fd(p->dir, "trv-grid");
+        p->fd = trv_temp_fd(p->dir, "trv-grid");
     return p->fd < 0 ? -1 : 0;
 }
 
@@ -69,7 +69,7 @@ static int tile_out(void *user, long old, unsigned char *mem)
     if (file_open(p))
         return io_fail(p, "make"), -1;
     off_t off = (off_t)old * (off_t)p->tile_bytes;
-    if (!prm_fd_move(p->fd, mem, p->tile_bytes, off, 1))
+    if (!trv_fd_move(p->fd, mem, p->tile_bytes, off, 1))
         return io_fail(p, "write"), -1;
     p->written += (long long)p->tile_bytes;
     if (off + (long long)p->tile_bytes > p->file_bytes)
@@ -93,7 +93,7 @@ unsigned char *prm_pages_hold(prm_pages *p, long tx, long ty)
     unsigned char *cells = prm_slots_mem(&p->c, s);
     if (p->saved[tile]) {
         errno = 0;
-        if (!prm_fd_move(p->fd, cells, p->tile_bytes, (off_t)tile * (off_t)p->tile_bytes, 0))
+        if (!trv_fd_move(p->fd, cells, p->tile_bytes, (off_t)tile * (off_t)p->tile_bytes, 0))
             return io_fail(p, "read");
         p->read += (long long)p->tile_bytes;
     } else {

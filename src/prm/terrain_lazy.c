@@ -3,7 +3,7 @@
  * the roadmap cache's mapped layers, used in place. */
 #include "lru.h"
 #include "prm_priv.h"
-#include "tempfile.h"
+#include "core/tempfile.h"
 #include "run/run.h"
 
 #include <errno.h>
@@ -822,7 +822,7 @@ static int spill_move(const prm_terrain *t, long k, int out)
     off_t off = (off_t)k * (off_t)prm_terrain_tile_bytes(t, z->layers);
     for (int j = 0; j < n; j++) {
         size_t bytes = cells * size[j];
-        if (!prm_fd_move(z->spill_fd, (unsigned char *)base[j] + (size_t)k * bytes, bytes, off, out))
+        if (!trv_fd_move(z->spill_fd, (unsigned char *)base[j] + (size_t)k * bytes, bytes, off, out))
             return 0;
         off += (off_t)bytes;
     }
@@ -865,7 +865,7 @@ static void spill_open(prm_lazy *z, const char *dir)
     long nt = (long)z->ntx * z->nty;
     if (!(z->spilled = calloc((size_t)nt, 1)))
         return;
-    if ((z->spill_fd = prm_temp_fd(dir, "trv-tiles")) < 0) {
+    if ((z->spill_fd = trv_temp_fd(dir, "trv-tiles")) < 0) {
         free(z->spilled);
         z->spilled = NULL;
     }

@@ -8,7 +8,7 @@
  * takes the candidates shortest first and traces each bridge's two cell
  * paths back to their nodes through the file (mapped). Memory: 3 tile
  * arrays, a row of the grid, the candidates and O(nodes). */
-#include "tempfile.h"
+#include "core/tempfile.h"
 #include "tiled.h"
 
 #include <limits.h>
@@ -415,7 +415,7 @@ static void count_regions(tstate *S, prm_build_stats *stats)
  * hold in memory), or NULL. */
 static FILE *temp_file(void)
 {
-    int fd = prm_temp_fd(NULL, "trv-bridge");
+    int fd = trv_temp_fd(NULL, "trv-bridge");
     FILE *fp = fd >= 0 ? fdopen(fd, "w+b") : NULL;
     if (fd >= 0 && !fp)
         close(fd);
@@ -433,7 +433,7 @@ trv_status prm_bridge_raster_tiled(trv_ctx *ctx, const prm_terrain *t, prm_roadm
     tfile M = {temp_file(), NULL, 0, NULL};
     trv_status st = TRV_OK;
     if (!M.fp)
-        st = trv_error(ctx, TRV_ERR_IO, "the tiled bridging cannot make a temporary file in '%s'", prm_temp_dir(NULL));
+        st = trv_error(ctx, TRV_ERR_IO, "the tiled bridging cannot make a temporary file in '%s'", trv_temp_dir(NULL));
     else if (seeds_by_tile(&S) || room_for_nodes(&S))
         st = nomem(ctx);
     if (!st)

@@ -1,4 +1,4 @@
-/* The prm module's temporary files (tempfile.h). */
+/* Temporary files made and unlinked at once (tempfile.h). */
 #define _GNU_SOURCE
 #include "tempfile.h"
 
@@ -8,15 +8,15 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *prm_temp_dir(const char *dir)
+const char *trv_temp_dir(const char *dir)
 {
     const char *env = getenv("TMPDIR");
     return dir && *dir ? dir : env && *env ? env : "/tmp";
 }
 
-int prm_temp_fd(const char *dir, const char *stem)
+int trv_temp_fd(const char *dir, const char *stem)
 {
-    const char *d = prm_temp_dir(dir);
+    const char *d = trv_temp_dir(dir);
     size_t n = strlen(d) + strlen(stem) + 9;
     char *path = malloc(n);
     if (!path) {
@@ -32,7 +32,7 @@ int prm_temp_fd(const char *dir, const char *stem)
     return fd;
 }
 
-int prm_fd_move(int fd, void *b, size_t n, off_t off, int out)
+int trv_fd_move(int fd, void *b, size_t n, off_t off, int out)
 {
     unsigned char *p = b;
     while (n > 0) {
