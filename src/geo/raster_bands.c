@@ -1,4 +1,5 @@
-/* Multi-band Float32 GeoTIFFs written band by band (geo.h). */
+/* Multi-band Float32 GeoTIFFs written band by band or by rows (geo.h). */
+#include "block.h"
 #include "geo_priv.h"
 
 #include <stdlib.h>
@@ -7,10 +8,14 @@
 #include <cpl_error.h>
 #include <gdal.h>
 
+enum { STRIP = 256 }; /* the tiles' height: geo_bands_put_rows' strips */
+
 struct geo_bands {
     GDALDatasetH ds;
     char *path;
     int nx, ny, nbands;
+    float **strip;          /* per band: STRIP rows being filled (NULL: none) */
+    int *next;              /* per band: the next row geo_bands_put_rows takes */
 };
 
 trv_status geo_bands_open(trv_ctx *ctx, const char *path, const geo_grid *grid, int nbands, double nodata,
@@ -30,7 +35,12 @@ trv_status geo_bands_open(trv_ctx *ctx, const char *path, const geo_grid *grid, 
                           "COMPRESS=DEFLATE", "ZLEVEL=1", "PREDICTOR=3", "INTERLEAVE=BAND",
                           "BIGTIFF=IF_SAFER", threads > 1 ? nthreads : NULL, NULL};
     geo_bands *b = calloc(1, sizeof *b);
-    if (!b || !(b->path = strdup(path))) {
+    if (!b || !(b->path = strdup(path)) || !(b->strip = calloc((size_t)nbands, sizeof *b->strip)) ||
+        !(b->next = calloc((size_t)nbands, sizeof *b->next))) {
+        if (b) {
+            free(b->path);
+            free(b->strip);
+        }
         free(b);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
@@ -60,9 +70,12 @@ trv_status geo_bands_open(trv_ctx *ctx, const char *path, const geo_grid *grid, 
     if (st) {
         GDALClose(b->ds);
         free(b->path);
+        free(b->strip);
+        free(b->next);
         free(b);
         return st;
     }
+    geo_block_cache_reserve(grid->nx, 2); /* geo_bands_put_rows: two bands' strips in the cache */
     *out = b;
     return TRV_OK;
 }
@@ -80,10 +93,49 @@ trv_status geo_bands_put(trv_ctx *ctx, geo_bands *b, int k, const float *data, c
     return TRV_OK;
 }
 
+/* Band k's strip (rows y0 .. y0 + n - 1) to the file, its tiles flushed. */
+static trv_status put_strip(trv_ctx *ctx, geo_bands *b, int k, int y0, int n)
+{
+    GDALRasterBandH band = GDALGetRasterBand(b->ds, k);
+    CPLErrorReset();
+    if (GDALRasterIO(band, GF_Write, 0, y0, b->nx, n, b->strip[k - 1], b->nx, n, GDT_Float32, 0, 0) != CE_None ||
+        GDALFlushRasterCache(band) != CE_None)
+        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", b->path, geo_gdal_msg(NULL));
+    return TRV_OK;
+}
+
+trv_status geo_bands_put_rows(trv_ctx *ctx, geo_bands *b, int k, int y0, int n, const float *rows, const char *desc)
+{
+    if (k < 1 || k > b->nbands || y0 != b->next[k - 1] || n < 1 || y0 + n > b->ny)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "rows %d .. %d of band %d of a %d-band raster (row %d expected)", y0,
+                         y0 + n - 1, k, b->nbands, b->next[k - 1]);
+    float **strip = &b->strip[k - 1];
+    if (!*strip && !(*strip = malloc((size_t)b->nx * STRIP * sizeof **strip)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (y0 == 0 && desc)
+        GDALSetDescription(GDALGetRasterBand(b->ds, k), desc);
+    trv_status st = TRV_OK;
+    for (int y = y0; y < y0 + n && !st; y++) {
+        memcpy(*strip + (size_t)(y % STRIP) * b->nx, rows + (size_t)(y - y0) * b->nx, (size_t)b->nx * sizeof **strip);
+        if (y % STRIP == STRIP - 1 || y == b->ny - 1)
+            st = put_strip(ctx, b, k, y - y % STRIP, y % STRIP + 1);
+    }
+    b->next[k - 1] = y0 + n;
+    if (b->next[k - 1] == b->ny) { /* the band is done */
+        free(*strip);
+        *strip = NULL;
+    }
+    return st;
+}
+
 trv_status geo_bands_close(trv_ctx *ctx, geo_bands *b)
 {
     if (!b)
         return TRV_OK;
+    for (int k = 0; k < b->nbands; k++)
+        free(b->strip[k]);
+    free(b->strip);
+    free(b->next);
     CPLErrorReset();
     GDALClose(b->ds);
     trv_status st = TRV_OK;
