@@ -588,15 +588,16 @@ trv_status geo_bands_open(trv_ctx *ctx, const char *path, const geo_grid *grid, 
                           const char *unit, const trv_meta *meta, int threads, geo_bands **out);
 /* Band k (1-based) from data (nx * ny, row-major), with its description. */
 trv_status geo_bands_put(trv_ctx *ctx, geo_bands *b, int k, const float *data, const char *desc);
-/* Or band k by rows, in order: rows y0 .. y0 + n - 1 (n * nx values,
- * row-major; y0 the row after the band's last). Each band's rows go to the
- * file by whole 256-row strips of tiles (a strip buffered per band being
- * filled, freed when the band is done), its tiles flushed at once: memory
- * O(nx x 256) per band being filled, GDAL's block cache bounded
- * (geo_block_cache_reserve), each tile written once. The cells are those
- * geo_bands_put writes; the tiles' order in the file is the order the
- * strips were filled. desc with the first rows. */
-trv_status geo_bands_put_rows(trv_ctx *ctx, geo_bands *b, int k, int y0, int n, const float *rows, const char *desc);
+/* Or bands k .. k + nk - 1 by rows, in order: rows[i] holds rows y0 .. y0
+ * + n - 1 of band k + i (n * nx values, row-major; y0 the row after the
+ * band's last), desc[i] its description (desc NULL: none). The rows go to
+ * the file by whole 256-row strips of tiles, strip by strip and, within a
+ * strip, band by band, each strip's tiles flushed at once: the same file
+ * for any n, memory O(nx x 256) per band being filled (freed when the band
+ * is done), GDAL's block cache bounded (geo_block_cache_reserve), each tile
+ * written once. The cells are those geo_bands_put writes. */
+trv_status geo_bands_put_rows(trv_ctx *ctx, geo_bands *b, int k, int nk, int y0, int n, const float *const *rows,
+                              const char *const *desc);
 /* Close (the first write error, if any); frees b. NULL accepted. */
 trv_status geo_bands_close(trv_ctx *ctx, geo_bands *b);
 

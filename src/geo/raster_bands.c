@@ -93,10 +93,13 @@ trv_status geo_bands_put(trv_ctx *ctx, geo_bands *b, int k, const float *data, c
     return TRV_OK;
 }
 
-/* Band k's strip (rows y0 .. y0 + n - 1) to the file, its tiles flushed. */
-static trv_status put_strip(trv_ctx *ctx, geo_bands *b, int k, int y0, int n)
+/* Band k's strip (rows y0 .. y0 + n - 1) to the file (its description
+ * with the first), its tiles flushed. */
+static trv_status put_strip(trv_ctx *ctx, geo_bands *b, int k, int y0, int n, const char *desc)
 {
     GDALRasterBandH band = GDALGetRasterBand(b->ds, k);
+    if (y0 == 0 && desc)
+        GDALSetDescription(band, desc);
     CPLErrorReset();
     if (GDALRasterIO(band, GF_Write, 0, y0, b->nx, n, b->strip[k - 1], b->nx, n, GDT_Float32, 0, 0) != CE_None ||
         GDALFlushRasterCache(band) != CE_None)
@@ -104,27 +107,31 @@ static trv_status put_strip(trv_ctx *ctx, geo_bands *b, int k, int y0, int n)
     return TRV_OK;
 }
 
-trv_status geo_bands_put_rows(trv_ctx *ctx, geo_bands *b, int k, int y0, int n, const float *rows, const char *desc)
+trv_status geo_bands_put_rows(trv_ctx *ctx, geo_bands *b, int k, int nk, int y0, int n, const float *const *rows,
+                              const char *const *desc)
 {
-    if (k < 1 || k > b->nbands || y0 != b->next[k - 1] || n < 1 || y0 + n > b->ny)
-        return trv_error(ctx, TRV_ERR_INTERNAL, "rows %d .. %d of band %d of a %d-band raster (row %d expected)", y0,
-                         y0 + n - 1, k, b->nbands, b->next[k - 1]);
-    float **strip = &b->strip[k - 1];
-    if (!*strip && !(*strip = malloc((size_t)b->nx * STRIP * sizeof **strip)))
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    if (y0 == 0 && desc)
-        GDALSetDescription(GDALGetRasterBand(b->ds, k), desc);
+    for (int i = 0; i < nk; i++) {
+        int kb = k + i;
+        if (kb < 1 || kb > b->nbands || y0 != b->next[kb - 1] || n < 1 || y0 + n > b->ny)
+            return trv_error(ctx, TRV_ERR_INTERNAL, "rows %d .. %d of band %d of a %d-band raster (row %d expected)",
+                             y0, y0 + n - 1, kb, b->nbands, kb >= 1 && kb <= b->nbands ? b->next[kb - 1] : -1);
+        if (!b->strip[kb - 1] && !(b->strip[kb - 1] = malloc((size_t)b->nx * STRIP * sizeof **b->strip)))
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
     trv_status st = TRV_OK;
     for (int y = y0; y < y0 + n && !st; y++) {
-        memcpy(*strip + (size_t)(y % STRIP) * b->nx, rows + (size_t)(y - y0) * b->nx, (size_t)b->nx * sizeof **strip);
-        if (y % STRIP == STRIP - 1 || y == b->ny - 1)
-            st = put_strip(ctx, b, k, y - y % STRIP, y % STRIP + 1);
+        for (int i = 0; i < nk; i++)
+            memcpy(b->strip[k + i - 1] + (size_t)(y % STRIP) * b->nx, rows[i] + (size_t)(y - y0) * b->nx,
+                   (size_t)b->nx * sizeof **b->strip);
+        if (y % STRIP == STRIP - 1 || y == b->ny - 1) /* strip by strip, band by band: any rows, one order */
+            for (int i = 0; i < nk && !st; i++)
+                st = put_strip(ctx, b, k + i, y - y % STRIP, y % STRIP + 1, desc ? desc[i] : NULL);
     }
-    b->next[k - 1] = y0 + n;
-    if (b->next[k - 1] == b->ny) { /* the band is done */
-        free(*strip);
-        *strip = NULL;
-    }
+    for (int i = 0; i < nk; i++)
+        if ((b->next[k + i - 1] = y0 + n) == b->ny) { /* the band is done */
+            free(b->strip[k + i - 1]);
+            b->strip[k + i - 1] = NULL;
+        }
     return st;
 }
 

@@ -141,6 +141,9 @@ static trv_status run_pair(trv_ctx *ctx, kstream *s, long p, int n)
     if (!st && p > 0 && j->src)
         st = krg_refiner_new(ctx, j->src, j->ix, &j->model, &j->krige, &j->grid, j->allow_fast, &s->Rp);
     float *out[2] = {s->S[0], n > 1 ? s->S[1] : NULL};
+    char d0[32], d1[32], *desc[2] = {d0, d1};
+    snprintf(d0, sizeof d0, "realisation %ld", 2 * p + 1);
+    snprintf(d1, sizeof d1, "realisation %ld", 2 * p + 2);
     for (int y0 = 0; y0 < ny && !st; y0 += rows) {
         int y1 = y0 + rows < ny ? y0 + rows : ny;
         st = block_rows(ctx, s, p ? s->Rp : s->R, y0, y1, p ? NULL : s->D);
@@ -148,11 +151,9 @@ static trv_status run_pair(trv_ctx *ctx, kstream *s, long p, int n)
             st = write_rows(s, ctx, y0, y1);
         if (!st)
             st = krg_sim_rows(ctx, j->sim, y0, y1, s->P, out);
-        for (int k = 0; k < n && !st; k++) {
-            char desc[32];
-            snprintf(desc, sizeof desc, "realisation %ld", 2 * p + k + 1);
-            st = geo_bands_put_rows(ctx, s->bands, (int)(2 * p + k + 1), y0, y1 - y0, out[k], desc);
-        }
+        if (!st)
+            st = geo_bands_put_rows(ctx, s->bands, (int)(2 * p + 1), n, y0, y1 - y0, (const float *const *)out,
+                                    (const char *const *)desc);
         if (!st)
             st = trv_progress(ctx, (2.0 * p * ny + (double)n * y1) / ((double)j->nsim * ny), "realisations");
     }
