@@ -1,4 +1,4 @@
-/* Multi-band Float32 GeoTIFFs written band by band or by rows (geo.h). */
+/* Multi-band Float32 GeoTIFFs written by rows (geo.h). */
 #include "block.h"
 #include "geo_priv.h"
 
@@ -77,19 +77,6 @@ trv_status geo_bands_open(trv_ctx *ctx, const char *path, const geo_grid *grid, 
     }
     geo_block_cache_reserve(grid->nx, 2); /* geo_bands_put_rows: two bands' strips in the cache */
     *out = b;
-    return TRV_OK;
-}
-
-trv_status geo_bands_put(trv_ctx *ctx, geo_bands *b, int k, const float *data, const char *desc)
-{
-    if (k < 1 || k > b->nbands)
-        return trv_error(ctx, TRV_ERR_INTERNAL, "band %d of a %d-band raster", k, b->nbands);
-    GDALRasterBandH band = GDALGetRasterBand(b->ds, k);
-    if (desc)
-        GDALSetDescription(band, desc);
-    if (GDALRasterIO(band, GF_Write, 0, 0, b->nx, b->ny, (void *)data, b->nx, b->ny, GDT_Float32, 0, 0) !=
-        CE_None)
-        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", b->path, geo_gdal_msg(NULL));
     return TRV_OK;
 }
 
