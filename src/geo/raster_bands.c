@@ -89,7 +89,7 @@ static trv_status put_strip(trv_ctx *ctx, geo_bands *b, int k, int y0, int n, co
         GDALSetDescription(band, desc);
     CPLErrorReset();
     if (GDALRasterIO(band, GF_Write, 0, y0, b->nx, n, b->strip[k - 1], b->nx, n, GDT_Float32, 0, 0) != CE_None ||
-        GDALFlushRasterCache(band) != CE_None)
+        GDALFlushRasterCache(band) != CE_None || CPLGetLastErrorType() >= CE_Failure) /* a tile's write failed */
         return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", b->path, geo_gdal_msg(NULL));
     return TRV_OK;
 }

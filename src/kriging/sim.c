@@ -264,6 +264,17 @@ double krg_sim_lost(const krg_sim *s)
     return s->ce.lost;
 }
 
+void krg_sim_torus(const krg_sim *s, int *m1, int *m2)
+{
+    *m1 = s->ce.m1;
+    *m2 = s->ce.m2;
+}
+
+int krg_sim_keeps_weights(const krg_sim *s)
+{
+    return s->keep;
+}
+
 /* A stream's seed: (seed, k, tag) mixed (trv_rng_seed then splitmixes it). */
 static uint64_t stream(uint64_t seed, uint64_t k, uint64_t tag)
 {

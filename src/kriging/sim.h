@@ -158,6 +158,10 @@ trv_status krg_sim_get(trv_ctx *ctx, krg_sim *s, int k, const float *pred, float
 /* The fraction of the structured variance lost to clipped eigenvalues (0
  * when the embedding is exact). */
 double krg_sim_lost(const krg_sim *s);
+/* The torus's columns and rows (krg_ce: m1, m2). */
+void krg_sim_torus(const krg_sim *s, int *m1, int *m2);
+/* 1 when the realisations are conditioned by kept weights, 0 by kriging. */
+int krg_sim_keeps_weights(const krg_sim *s);
 
 /* The variance scale of the realisations: the mean squared standardised
  * error of leave-one-out kriging (krg_cv) at up to KRG_SIM_CV_POINTS
