@@ -4,11 +4,13 @@
  * (krg_refiner for a raster source, krg_grid_points_rows for points); the
  * layers are written as Cloud-Optimized GeoTIFFs (geo/block.h). With
  * realisations the blocks are run once per pair of them (sim.h): the pair
- * drawn and conditioned at the samples, then each block kriged again (the
- * DEM, std and points written with the first pair's) and the pair's rows
- * of realisations made from it, into their bands (geo_bands_put_rows).
- * Peak memory beside the samples and the simulation's torus: four blocks
- * of rows and the writers' strips. */
+ * drawn and conditioned at the samples, then each block's kriged rows (the
+ * first pair's kriged, and written into the DEM, std and points; the later
+ * pairs' taken back from the simulation's scratch file, krg_sim_cache) and
+ * the pair's rows of realisations made from them, into their bands
+ * (geo_bands_put_rows). Peak memory beside the samples and the
+ * simulation's torus: four blocks of rows, a block's kriging weights and
+ * the writers' strips. */
 #include "krige_priv.h"
 #include "sim.h"
 
@@ -30,7 +32,6 @@ typedef struct kstream {
     float *P, *D;           /* the block's rows */
     FILE *points;
     geo_bands *bands;       /* the realisations (NULL: none) */
-    krg_refiner *Rp;        /* pairs after the first: their kriging (s->R keeps the first's statistics) */
     float *S[2];            /* the block's rows of a pair's realisations */
 } kstream;
 
@@ -129,24 +130,21 @@ static trv_status run_blocks(trv_ctx *ctx, kstream *s)
     return st ? st : trv_progress(ctx, 1.0, "krige");
 }
 
-/* Pair p's realisations (n: 1 or 2) block by block into their bands; the
- * first pair's blocks also into the DEM, std and point cloud. */
+/* Pair p's realisations (n: 1 or 2) block by block into their bands: the
+ * first pair's blocks kriged (and written into the DEM, std and point
+ * cloud), the later pairs' taken back from the simulation's scratch file. */
 static trv_status run_pair(trv_ctx *ctx, kstream *s, long p, int n)
 {
     krg_job *j = s->j;
     const int ny = j->grid.ny, rows = geo_block_rows() < ny ? geo_block_rows() : ny;
-    krg_refiner_free(s->Rp);
-    s->Rp = NULL;
     trv_status st = krg_sim_pair(ctx, j->sim, p, n);
-    if (!st && p > 0 && j->src)
-        st = krg_refiner_new(ctx, j->src, j->ix, &j->model, &j->krige, &j->grid, j->allow_fast, &s->Rp);
     float *out[2] = {s->S[0], n > 1 ? s->S[1] : NULL};
     char d0[32], d1[32], *desc[2] = {d0, d1};
     snprintf(d0, sizeof d0, "realisation %ld", 2 * p + 1);
     snprintf(d1, sizeof d1, "realisation %ld", 2 * p + 2);
     for (int y0 = 0; y0 < ny && !st; y0 += rows) {
         int y1 = y0 + rows < ny ? y0 + rows : ny;
-        st = block_rows(ctx, s, p ? s->Rp : s->R, y0, y1, p ? NULL : s->D);
+        st = p ? krg_sim_pred_rows(ctx, j->sim, y0, y1, s->P) : block_rows(ctx, s, s->R, y0, y1, s->D);
         if (!st && p == 0)
             st = write_rows(s, ctx, y0, y1);
         if (!st)
@@ -160,11 +158,25 @@ static trv_status run_pair(trv_ctx *ctx, kstream *s, long p, int n)
     return st;
 }
 
-static trv_status run_pairs(trv_ctx *ctx, kstream *s)
+/* The directory of path ("." for a bare name), into buf. */
+static void dir_of(const char *path, char *buf, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(buf, n, ".");
+    else
+        snprintf(buf, n, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+}
+
+static trv_status run_pairs(trv_ctx *ctx, kstream *s, const char *sim_path)
 {
     const geo_grid *g = &s->j->grid;
     const int rows = geo_block_rows() < g->ny ? geo_block_rows() : g->ny;
+    char dir[4096];
+    dir_of(sim_path, dir, sizeof dir);
     trv_status st = alloc_rows(ctx, s, (size_t)g->nx * rows);
+    if (!st) /* the later pairs' kriged rows and weights: beside the realisations */
+        st = krg_sim_cache(ctx, s->j->sim, dir);
     for (long p = 0; 2 * p < s->j->nsim && !st; p++)
         st = run_pair(ctx, s, p, s->j->nsim - 2 * p < 2 ? 1 : 2);
     return st;
@@ -193,7 +205,6 @@ static trv_status close_all(trv_ctx *ctx, kstream *s, trv_status st, const krg_j
     if (s->R)
         krg_refiner_stats(s->R, &s->j->stats);
     krg_refiner_free(s->R);
-    krg_refiner_free(s->Rp);
     geo_ct_free(s->ct);
     free(s->P);
     free(s->D);
@@ -212,6 +223,6 @@ trv_status krg_job_stream(trv_ctx *ctx, trv_outset *set, krg_job *j, const krg_j
     if (!st)
         st = open_writers(ctx, &s, set, paths, meta);
     if (!st)
-        st = s.bands ? run_pairs(ctx, &s) : run_blocks(ctx, &s);
+        st = s.bands ? run_pairs(ctx, &s, paths->sim) : run_blocks(ctx, &s);
     return close_all(ctx, &s, st, paths);
 }

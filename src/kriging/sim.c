@@ -2,10 +2,13 @@
  * (sim.h; docs/method.md §1.11). */
 #include "sim.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define NODATA (-9999.0f)
 
@@ -42,6 +45,10 @@ struct krg_sim {
     size_t fcap;            /* their room, in values */
     float *P;               /* not keep: a block of kriged residuals */
     size_t pcap;
+    int kw;                 /* weights per cell (krg_simw_k) */
+    int cfd;                /* krg_sim_cache's scratch file (-1: none) */
+    int stored;             /* rows 0 .. stored - 1 are in it */
+    size_t crow;            /* bytes a row there */
 };
 
 /* Lattice coordinates (column, row) of a point in the working CRS. */
@@ -207,7 +214,7 @@ trv_status krg_sim_new(trv_ctx *ctx, const krg_points *pts, krg_source *src, con
     if (!s)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     *s = (krg_sim){.pts = pts, .src = src, .ix = ix, .m = *m, .o = *o, .allow_fast = allow_fast, .seed = seed,
-                   .pair = -1,
+                   .pair = -1, .cfd = -1, .kw = krg_simw_k(pts, o),
                    .keep = krg_simw_fits(pts, o, target, max_weights > 0 ? max_weights : KRG_SIMW_MAX_BYTES)};
     int n1 = 0, n2 = 0;
     trv_status st = geo_grid_copy(ctx, &s->target, target);
@@ -256,6 +263,8 @@ void krg_sim_free(krg_sim *s)
     free(s->fb);
     free(s->nz);
     free(s->P);
+    if (s->cfd >= 0)
+        close(s->cfd);
     free(s);
 }
 
@@ -483,6 +492,89 @@ static trv_status rows_by_kriging(trv_ctx *ctx, krg_sim *s, int j, int y0, int y
     return st;
 }
 
+/* ---- the rows kept for the later pairs (krg_sim_cache) ------------------ */
+
+trv_status krg_sim_cache(trv_ctx *ctx, krg_sim *s, const char *dir)
+{
+    size_t n = strlen(dir) + 32;
+    char *path = malloc(n);
+    if (!path)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    snprintf(path, n, "%s/.trv-sim-cache-XXXXXX", dir);
+    int fd = mkstemp(path), e = errno;
+    if (fd >= 0)
+        unlink(path); /* gone when closed, whatever happens */
+    free(path);
+    if (fd < 0)
+        return trv_error(ctx, TRV_ERR_IO, "cannot create a scratch file in '%s': %s", dir, strerror(e));
+    if (s->cfd >= 0)
+        close(s->cfd);
+    s->cfd = fd;
+    s->stored = 0;
+    s->crow = (size_t)s->target.nx * ((s->keep ? 8 * (size_t)s->kw : 0) + sizeof(float));
+    return TRV_OK;
+}
+
+/* n bytes at offset at of the scratch file from (out) or into b. */
+static trv_status cache_move(trv_ctx *ctx, const krg_sim *s, void *b, size_t n, off_t at, int out)
+{
+    unsigned char *p = b;
+    while (n > 0) {
+        ssize_t k = out ? pwrite(s->cfd, p, n, at) : pread(s->cfd, p, n, at);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return trv_error(ctx, TRV_ERR_IO, "cannot %s the realisations' scratch file: %s", out ? "write" : "read",
+                             k < 0 ? strerror(errno) : "it is shorter than written");
+        p += k, n -= (size_t)k, at += k;
+    }
+    return TRV_OK;
+}
+
+enum { CACHE_W = 1, CACHE_PRED = 2 };
+
+/* Rows y0 .. y1 - 1 to (out) or from the scratch file, row by row: its
+ * weights (what & CACHE_W: s->W's, which holds these rows), then its
+ * kriged values (what & CACHE_PRED: pred). */
+static trv_status cache_rows(trv_ctx *ctx, krg_sim *s, int y0, int y1, int what, float *pred, int out)
+{
+    const size_t nx = (size_t)s->target.nx, kn = s->keep ? nx * s->kw : 0;
+    trv_status st = TRV_OK;
+    for (int r = y0; r < y1 && !st; r++) {
+        off_t at = (off_t)r * (off_t)s->crow;
+        size_t i = (size_t)(r - y0);
+        if (what & CACHE_W) {
+            st = cache_move(ctx, s, s->W.idx + i * kn, kn * sizeof *s->W.idx, at, out);
+            if (!st)
+                st = cache_move(ctx, s, s->W.w + i * kn, kn * sizeof *s->W.w, at + (off_t)(kn * 4), out);
+        }
+        if (!st && (what & CACHE_PRED))
+            st = cache_move(ctx, s, pred + i * nx, nx * sizeof *pred, at + (off_t)(kn * 8), out);
+    }
+    return st;
+}
+
+trv_status krg_sim_pred_rows(trv_ctx *ctx, krg_sim *s, int y0, int y1, float *pred)
+{
+    if (s->cfd < 0 || y0 < 0 || y0 >= y1 || y1 > s->stored)
+        return trv_error(ctx, TRV_ERR_USAGE, "kriged rows %d .. %d not kept (rows 0 .. %d are)", y0, y1 - 1,
+                         s->stored - 1);
+    return cache_rows(ctx, s, y0, y1, CACHE_PRED, pred, 0);
+}
+
+/* s->W for rows y0 .. y1 - 1: kept in the scratch file, else solved. */
+static trv_status block_weights(trv_ctx *ctx, krg_sim *s, int y0, int y1, const float *pred)
+{
+    if (s->W.y0 == y0 && s->W.y1 == y1)
+        return TRV_OK;
+    if (s->cfd < 0 || y1 > s->stored)
+        return krg_simw_rows(ctx, s->pts, s->src, s->ix, &s->m, &s->o, &s->target, y0, y1, pred, &s->W);
+    trv_status st = krg_simw_room(ctx, &s->W, s->kw, s->target.nx, y0, y1);
+    if (!st && !(st = cache_rows(ctx, s, y0, y1, CACHE_W, NULL, 0)))
+        s->W.y1 = y1;
+    return st;
+}
+
 trv_status krg_sim_rows(trv_ctx *ctx, krg_sim *s, int y0, int y1, const float *pred, float *out[2])
 {
     if (s->pair < 0 || y0 < 0 || y1 > s->target.ny || y0 >= y1)
@@ -491,8 +583,11 @@ trv_status krg_sim_rows(trv_ctx *ctx, krg_sim *s, int y0, int y1, const float *p
     trv_status st = field_room(ctx, s, y1 - y0);
     if (!st)
         st = krg_ce_rows(ctx, &s->ce, y0 - s->r0, y1 - y0, s->fa, s->fb);
-    if (!st && s->keep && (s->W.y0 != y0 || s->W.y1 != y1))
-        st = krg_simw_rows(ctx, s->pts, s->src, s->ix, &s->m, &s->o, &s->target, y0, y1, pred, &s->W);
+    if (!st && s->keep)
+        st = block_weights(ctx, s, y0, y1, pred);
+    if (!st && s->cfd >= 0 && y0 == s->stored && /* the first pass: its rows kept, in order */
+        !(st = cache_rows(ctx, s, y0, y1, (s->keep ? CACHE_W : 0) | CACHE_PRED, (float *)pred, 1)))
+        s->stored = y1;
     for (int j = 0; j < s->nk && !st; j++) {
         if (!out[j])
             continue;

@@ -112,9 +112,14 @@ typedef struct krg_simw {
  * for the whole target at most this many), else by kriging each one. */
 #define KRG_SIMW_MAX_BYTES 1.0e9
 
+/* The weights per cell: nmax, or every sample when nmax is 0 or more. Pure. */
+int krg_simw_k(const krg_points *p, const krg_opts *o);
 /* Whether the whole target t's weights fit in max_bytes (and the samples'
  * indices in int32). Pure. */
 int krg_simw_fits(const krg_points *p, const krg_opts *o, const geo_grid *t, double max_bytes);
+/* W sized for rows y0 .. y1 - 1 of nx cells, k weights each (grown, never
+ * shrunk), holding none yet (W->y1 = W->y0 = y0). */
+trv_status krg_simw_room(trv_ctx *ctx, krg_simw *W, int k, int nx, int y0, int y1);
 /* The weights of rows y0 .. y1 - 1 of t (a grid of the samples' CRS) into
  * W (zeroed at first, then grown as needed), pred those rows of the kriged
  * DEM. Threaded (o->threads); the same bits for any number of threads and
@@ -152,6 +157,17 @@ trv_status krg_sim_pair(trv_ctx *ctx, krg_sim *s, long p, int n);
  * U + K[z - U] kriged for these rows; nodata where pred is. Any rows in
  * any order; the same bits whatever the rows asked. */
 trv_status krg_sim_rows(trv_ctx *ctx, krg_sim *s, int y0, int y1, const float *pred, float *out[2]);
+/* Keep the first pass's rows for the later pairs: from here krg_sim_rows
+ * stores the rows it is given in order from row 0 (each row's kept weights,
+ * 8 nmax bytes a cell, and its kriged values, 4) in a scratch file in dir
+ * (unlinked at once: nothing is left behind, whatever happens), and takes
+ * the weights of stored rows from it instead of solving them again; the
+ * caller takes their kriged values back with krg_sim_pred_rows. Disk:
+ * (8 nmax + 4) bytes a target cell with kept weights, else 4. */
+trv_status krg_sim_cache(trv_ctx *ctx, krg_sim *s, const char *dir);
+/* Rows y0 .. y1 - 1 of the kriged DEM as krg_sim_rows was given them
+ * (stored since krg_sim_cache): TRV_ERR_USAGE for rows not stored. */
+trv_status krg_sim_pred_rows(trv_ctx *ctx, krg_sim *s, int y0, int y1, float *pred);
 /* Realisation k (0-based) on the whole target: krg_sim_pair(k / 2) unless
  * drawn, then krg_sim_rows over every row (pred: the whole kriged DEM). */
 trv_status krg_sim_get(trv_ctx *ctx, krg_sim *s, int k, const float *pred, float *out);

@@ -116,19 +116,21 @@ static void *wband_run(void *arg)
     return NULL;
 }
 
-int krg_simw_fits(const krg_points *p, const krg_opts *o, const geo_grid *t, double max_bytes)
+int krg_simw_k(const krg_points *p, const krg_opts *o)
 {
-    int k = o->nmax <= 0 || (size_t)o->nmax > p->n ? (int)p->n : o->nmax;
-    return p->n <= INT32_MAX && (double)t->nx * t->ny * k * 8 <= max_bytes;
+    return o->nmax <= 0 || (size_t)o->nmax > p->n ? (int)p->n : o->nmax;
 }
 
-/* W's room for rows y0 .. y1 - 1 (grown, never shrunk). */
-static trv_status simw_room(trv_ctx *ctx, krg_simw *W, const krg_points *p, const krg_opts *o, const geo_grid *t,
-                            int y0, int y1)
+int krg_simw_fits(const krg_points *p, const krg_opts *o, const geo_grid *t, double max_bytes)
 {
-    W->k = o->nmax <= 0 || (size_t)o->nmax > p->n ? (int)p->n : o->nmax;
-    W->y0 = W->y1 = 0;
-    size_t cells = (size_t)t->nx * (y1 - y0), n = cells * W->k;
+    return p->n <= INT32_MAX && (double)t->nx * t->ny * krg_simw_k(p, o) * 8 <= max_bytes;
+}
+
+trv_status krg_simw_room(trv_ctx *ctx, krg_simw *W, int k, int nx, int y0, int y1)
+{
+    size_t cells = (size_t)nx * (y1 - y0), n = cells * k;
+    W->k = k;
+    W->y0 = W->y1 = y0;
     if (n > W->cap) {
         free(W->idx);
         free(W->w);
@@ -146,11 +148,10 @@ trv_status krg_simw_rows(trv_ctx *ctx, const krg_points *p, const krg_source *sr
                          const krg_model *m, const krg_opts *o, const geo_grid *t, int y0, int y1,
                          const float *pred, krg_simw *W)
 {
-    trv_status st = simw_room(ctx, W, p, o, t, y0, y1);
+    int k = krg_simw_k(p, o);
+    trv_status st = krg_simw_room(ctx, W, k, t->nx, y0, y1); /* W->y0: wband_run's rows are relative to it */
     if (st)
         return st;
-    W->y0 = y0; /* wband_run's rows are relative to it */
-    int k = W->k;
     int nt = krg_threads(o->threads);
     nt = nt > 64 ? 64 : nt > y1 - y0 ? y1 - y0 : nt;
     wband B[64];
