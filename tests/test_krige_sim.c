@@ -424,7 +424,8 @@ static void test_points_off_lattice(void **state)
 
 /* Realisations by row blocks (krg_sim_pair, krg_sim_rows): blocks of 1, 4
  * and 7 rows, asked from the bottom up, give the bits of the whole target
- * (krg_sim_get), both of a pair and the first alone; bad calls are usage
+ * (krg_sim_get), both of a pair and the first alone, and so do the later
+ * pairs from the first pass's rows (krg_sim_cache); bad calls are usage
  * errors. */
 static void blocks_equal_whole(trv_ctx *ctx, krg_sim *s, int nx, int ny, const float *pred)
 {
@@ -452,6 +453,42 @@ static void blocks_equal_whole(trv_ctx *ctx, krg_sim *s, int nx, int ny, const f
         for (size_t i = 0; i < nc; i++)
             assert_true(b[i] == 0);
     }
+    /* the first pass's rows kept (krg_sim_cache): the later pairs' weights
+     * and kriged rows from the scratch file, the same bits; nothing left in
+     * the directory */
+    char *dir = make_tmpdir();
+    float *kept = malloc(nc * sizeof *kept), *ref = malloc(3 * nc * sizeof *ref);
+    for (int p = 0; p < 3; p++)
+        assert_int_equal(krg_sim_get(ctx, s, 2 * p + 1, pred, ref + p * nc), TRV_OK);
+    assert_int_equal(krg_sim_pred_rows(ctx, s, 0, 1, kept), TRV_ERR_USAGE); /* no scratch file */
+    assert_int_equal(krg_sim_cache(ctx, s, dir), TRV_OK);
+    for (long p = 0; p < 3; p++) {
+        assert_int_equal(krg_sim_pair(ctx, s, p, 2), TRV_OK);
+        for (int y0 = 0; y0 < ny; y0 += 4) {
+            int y1 = y0 + 4 < ny ? y0 + 4 : ny;
+            float *o2[2] = {a + (size_t)y0 * nx, b + (size_t)y0 * nx};
+            const float *rows = pred + (size_t)y0 * nx;
+            if (p > 0) { /* stored by the first pass */
+                assert_int_equal(krg_sim_pred_rows(ctx, s, y0, y1, kept + (size_t)y0 * nx), TRV_OK);
+                rows = kept + (size_t)y0 * nx;
+            }
+            assert_int_equal(krg_sim_rows(ctx, s, y0, y1, rows, o2), TRV_OK);
+        }
+        if (p > 0)
+            assert_memory_equal(kept, pred, nc * sizeof *kept);
+        assert_memory_equal(b, ref + p * nc, nc * sizeof *b);
+    }
+    assert_int_equal(krg_sim_pred_rows(ctx, s, 0, ny + 1, kept), TRV_ERR_USAGE);
+    assert_int_equal(krg_sim_pred_rows(ctx, s, 2, 2, kept), TRV_ERR_USAGE);
+    char *cmd = NULL;
+    assert_true(asprintf(&cmd, "test -z \"$(ls -A '%s')\"", dir) > 0);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    assert_int_equal(krg_sim_cache(ctx, s, "/nonexistent/dir"), TRV_ERR_IO);
+    rm_rf(dir);
+    free(dir);
+    free(kept);
+    free(ref);
     float *o2[2] = {a, b};
     assert_int_equal(krg_sim_rows(ctx, s, 3, 3, pred, o2), TRV_ERR_USAGE);
     assert_int_equal(krg_sim_rows(ctx, s, 0, ny + 1, pred, o2), TRV_ERR_USAGE);
