@@ -69,6 +69,21 @@ for rows in 1 64; do
         done
     done
 done
+# every band its own realisation (each pair drawn from its own stream):
+# no two bands alike, and each differs from the kriged DEM
+if [ -n "$PY" ]; then
+    "$PY" - "$tmp/utm_7" <<'PYEOF' >"$tmp/check" 2>&1 && ok || bad "utm: bands alike: $(cat "$tmp/check")"
+import sys, numpy as np
+from osgeo import gdal
+s = gdal.Open(sys.argv[1] + '/sim.tif').ReadAsArray(); d = gdal.Open(sys.argv[1] + '/dem.tif').ReadAsArray()
+for a in range(4):
+    assert (s[a] != d).mean() > 0.9, a
+    for b in range(a):
+        assert (s[a] != s[b]).mean() > 0.9, (a, b)
+PYEOF
+else
+    skip "python3 with GDAL and numpy is needed to compare the bands"
+fi
 # the check can fail: other seeds are other bytes
 cmp -s "$tmp/utm_7/sim.tif" "$tmp/node_7/sim.tif" && bad "cmp finds different files equal" || ok
 

@@ -41,7 +41,8 @@ struct krg_sim {
     geo_ct *ct;             /* not keep, points: target -> working CRS */
     trv_rng noise[2];       /* the nugget's stream (node order) of each realisation, */
     long noise_row[2];      /* at the start of this lattice row */
-    double *fa, *fb, *nz;   /* a block of the pair's lattice rows; a row of nugget noise */
+    double *fa, *fb, *nz;   /* a block of the pair's lattice rows; a row of nugget noise each */
+    double *urow;           /* U on a target row */
     size_t fcap;            /* their room, in values */
     float *P;               /* not keep: a block of kriged residuals */
     size_t pcap;
@@ -187,7 +188,8 @@ static trv_status sim_alloc(trv_ctx *ctx, krg_sim *s)
     s->rsd = malloc(np * sizeof *s->rsd);
     s->order = malloc(np * sizeof *s->order);
     s->nz = malloc(2 * (size_t)s->ce.n1 * sizeof *s->nz);
-    trv_status st = s->base && s->on_node && s->w && s->rsd && s->order && s->nz
+    s->urow = malloc((size_t)s->target.nx * sizeof *s->urow);
+    trv_status st = s->base && s->on_node && s->w && s->rsd && s->order && s->nz && s->urow
                         ? TRV_OK
                         : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     for (int j = 0; j < 2 && !st; j++)
@@ -262,6 +264,7 @@ void krg_sim_free(krg_sim *s)
     free(s->fa);
     free(s->fb);
     free(s->nz);
+    free(s->urow);
     free(s->P);
     if (s->cfd >= 0)
         close(s->cfd);
@@ -423,20 +426,31 @@ trv_status krg_sim_pair(trv_ctx *ctx, krg_sim *s, long p, int n)
     return st;
 }
 
+/* U of the pair's realisation j on target row `row` into s->urow (f: its
+ * lattice rows from target row y0): the structured field plus the nugget's
+ * noise of the node. */
+static void target_u(krg_sim *s, int j, int row, int y0, const double *f)
+{
+    const int n1 = s->ce.n1;
+    const double sn = sqrt(s->m.nugget);
+    if (sn > 0)
+        noise_row(s, j, row - s->r0);
+    const double *fr = f + (size_t)(row - y0) * n1 - s->c0, *nz = s->nz + (size_t)j * n1 - s->c0;
+    for (int c = 0; c < s->target.nx; c++)
+        s->urow[c] = fr[c] + (sn > 0 ? sn * nz[c] : 0);
+}
+
 /* Kept weights: Z_s = Z* + (U - K[U]) on rows y0 .. y1 - 1 of the pair's
  * realisation j (its lattice rows in f from target row y0). */
 static void rows_from_weights(krg_sim *s, int j, int y0, int y1, const float *pred, const double *f, float *out)
 {
     const krg_simw *W = &s->W;
-    const int nx = s->target.nx, k = W->k, n1 = s->ce.n1;
-    const double sn = sqrt(s->m.nugget);
+    const int nx = s->target.nx, k = W->k;
     for (int row = y0; row < y1; row++) {
-        if (sn > 0)
-            noise_row(s, j, row - s->r0);
-        const double *fr = f + (size_t)(row - y0) * n1 - s->c0, *nz = s->nz + (size_t)j * n1 - s->c0;
+        target_u(s, j, row, y0, f);
         for (int c = 0; c < nx; c++) {
             size_t i = (size_t)(row - y0) * nx + c;
-            double u = fr[c] + (sn > 0 ? sn * nz[c] : 0);
+            double u = s->urow[c];
             if (pred[i] == NODATA) {
                 out[i] = NODATA;
                 continue;
@@ -477,15 +491,12 @@ static trv_status rows_by_kriging(trv_ctx *ctx, krg_sim *s, int j, int y0, int y
                                   const double *f, float *out)
 {
     trv_status st = residual_rows(ctx, s, j, y0, y1);
-    const int nx = s->target.nx, n1 = s->ce.n1;
-    const double sn = sqrt(s->m.nugget);
+    const int nx = s->target.nx;
     for (int row = y0; row < y1 && !st; row++) {
-        if (sn > 0)
-            noise_row(s, j, row - s->r0);
-        const double *fr = f + (size_t)(row - y0) * n1 - s->c0, *nz = s->nz + (size_t)j * n1 - s->c0;
+        target_u(s, j, row, y0, f);
         for (int c = 0; c < nx; c++) {
             size_t i = (size_t)(row - y0) * nx + c;
-            double u = fr[c] + (sn > 0 ? sn * nz[c] : 0);
+            double u = s->urow[c];
             out[i] = s->P[i] == NODATA || pred[i] == NODATA ? NODATA : (float)(u + s->P[i]);
         }
     }
