@@ -79,9 +79,9 @@ s = gdal.Open(sys.argv[1] + '/sim.tif').ReadAsArray(); d = gdal.Open(sys.argv[1]
 m = d != -9999
 assert m.mean() > 0.8 and (s[:, ~m] == -9999).all()
 for a in range(4):
-    assert (s[a] != d)[m].mean() > 0.99, a
+    assert (s[a] != d)[m].mean() > 0.85, a  # but at the samples (1 cell in 9)
     for b in range(a):
-        assert (s[a] != s[b])[m].mean() > 0.99, (a, b)
+        assert (s[a] != s[b])[m].mean() > 0.85, (a, b)
 PYEOF
 else
     skip "python3 with GDAL and numpy is needed to compare the bands"
