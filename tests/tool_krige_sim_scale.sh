@@ -136,7 +136,8 @@ else
         -o "$F/dem.tif" --std "$F/std.tif" >/dev/null 2>"$tmp/stderr"
     rc=$?
     [ $rc = 1 ] && ok || bad "a full disk: exit $rc, want 1 ($(cat "$tmp/stderr"))"
-    grep -q -i 'no space\|cannot write' "$tmp/stderr" && ok || bad "a full disk: the cause not named: $(cat "$tmp/stderr")"
+    grep -q "cannot write '$F/dem_sim.tif': No space left on device" "$tmp/stderr" && ok ||
+        bad "a full disk: the cause not named: $(cat "$tmp/stderr")"
     [ "$(cat "$tmp/full.after")" = "in.tif" ] && ok || bad "a full disk left: $(tr '\n' ' ' <"$tmp/full.after")"
 fi
 

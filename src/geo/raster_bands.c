@@ -2,6 +2,7 @@
 #include "block.h"
 #include "geo_priv.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +81,16 @@ trv_status geo_bands_open(trv_ctx *ctx, const char *path, const geo_grid *grid, 
     return TRV_OK;
 }
 
+/* A write failed (errno set to 0 before it): the cause, the system's first
+ * when there is one (a full disk: libtiff's message does not say so). */
+static trv_status write_error(trv_ctx *ctx, const geo_bands *b)
+{
+    int err = errno;
+    const char *gdal = geo_gdal_msg(NULL);
+    return err ? trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s (%s)", b->path, strerror(err), gdal)
+               : trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", b->path, gdal);
+}
+
 /* Band k's strip (rows y0 .. y0 + n - 1) to the file (its description
  * with the first), its tiles flushed. */
 static trv_status put_strip(trv_ctx *ctx, geo_bands *b, int k, int y0, int n, const char *desc)
@@ -88,9 +99,10 @@ static trv_status put_strip(trv_ctx *ctx, geo_bands *b, int k, int y0, int n, co
     if (y0 == 0 && desc)
         GDALSetDescription(band, desc);
     CPLErrorReset();
+    errno = 0;
     if (GDALRasterIO(band, GF_Write, 0, y0, b->nx, n, b->strip[k - 1], b->nx, n, GDT_Float32, 0, 0) != CE_None ||
         GDALFlushRasterCache(band) != CE_None || CPLGetLastErrorType() >= CE_Failure) /* a tile's write failed */
-        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", b->path, geo_gdal_msg(NULL));
+        return write_error(ctx, b);
     return TRV_OK;
 }
 
@@ -131,10 +143,9 @@ trv_status geo_bands_close(trv_ctx *ctx, geo_bands *b)
     free(b->strip);
     free(b->next);
     CPLErrorReset();
+    errno = 0;
     GDALClose(b->ds);
-    trv_status st = TRV_OK;
-    if (CPLGetLastErrorType() >= CE_Failure)
-        st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", b->path, geo_gdal_msg(NULL));
+    trv_status st = CPLGetLastErrorType() >= CE_Failure ? write_error(ctx, b) : TRV_OK;
     free(b->path);
     free(b);
     return st;
