@@ -27,9 +27,20 @@
  * them; exact when samples are nodes).
  *
  * Realisation k (0-based) depends only on (seed, k): pair k/2 of the FFT
- * draws from the stream seeded by (seed, k/2), the nugget and sample
- * draws from streams seeded by (seed, k); bytes are independent of the
- * number of threads. The target grid must be a grid of the working CRS.
+ * draws from the stream seeded by (seed, k/2), the nugget's noise from the
+ * stream (seed, k, 1) node by node in row-major order, the off-node
+ * samples' residual and nugget draws from (seed, k, 2) in sample order;
+ * bytes are independent of the number of threads. The target grid must be
+ * a grid of the working CRS.
+ *
+ * By row blocks (docs/scale.md): krg_sim_pair draws a pair and takes U
+ * at every sample from the lattice's rows by blocks (pass A); krg_sim_rows
+ * then makes any rows of the pair's realisations from those rows of the
+ * kriged DEM (pass B). Every deviate comes from its stream at its place
+ * and every sum is taken in the same order whatever the blocks, so the
+ * bits do not depend on the block heights. Memory beyond the samples
+ * (about 250 bytes each) and the torus: a block of lattice rows, a block's
+ * weights.
  * Models without a sill (Pow) cannot be simulated this way: TRV_ERR_USAGE.
  */
 #ifndef KRIGE_SIM_H
