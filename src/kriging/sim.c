@@ -21,7 +21,6 @@ struct krg_sim {
     krg_model m;
     krg_opts o;
     int allow_fast;
-    char *work_wkt;
     geo_grid target;
     uint64_t seed;
     /* the lattice: the target's, from column c0 and row r0 (<= 0), n1 x n2 nodes */
@@ -220,8 +219,6 @@ trv_status krg_sim_new(trv_ctx *ctx, const krg_points *pts, krg_source *src, con
                    .keep = krg_simw_fits(pts, o, target, max_weights > 0 ? max_weights : KRG_SIMW_MAX_BYTES)};
     int n1 = 0, n2 = 0;
     trv_status st = geo_grid_copy(ctx, &s->target, target);
-    if (!st && !(s->work_wkt = strdup(work_wkt)))
-        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st)
         st = lattice(ctx, s, &n1, &n2);
     if (!st)
@@ -246,7 +243,6 @@ void krg_sim_free(krg_sim *s)
 {
     if (!s)
         return;
-    free(s->work_wkt);
     geo_grid_clear(&s->target);
     krg_ce_free(&s->ce);
     free(s->base);
