@@ -35,7 +35,7 @@ struct krg_sim {
     long pair;              /* the pair drawn (-1: none) */
     int nk;                 /* its realisations taken: 1 or 2 */
     double *ud[2];          /* per sample: U of the pair's realisations */
-    krg_points *zp[2];      /* the residuals z - U at the samples */
+    krg_points zp[2];       /* the residuals z - U at the samples (z owned; x, y the samples') */
     krg_refiner *R[2];      /* not keep, raster source: the residuals' kriging */
     geo_ct *ct;             /* not keep, points: target -> working CRS */
     trv_rng noise[2];       /* the nugget's stream (node order) of each realisation, */
@@ -191,13 +191,12 @@ static trv_status sim_alloc(trv_ctx *ctx, krg_sim *s)
     trv_status st = s->base && s->on_node && s->w && s->rsd && s->order && s->nz && s->urow
                         ? TRV_OK
                         : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    for (int j = 0; j < 2 && !st; j++)
-        if (!(s->ud[j] = malloc(np * sizeof *s->ud[j])) || (st = krg_points_new(ctx, np, &s->zp[j])))
-            st = st ? st : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-        else {
-            memcpy(s->zp[j]->x, s->pts->x, np * sizeof *s->pts->x);
-            memcpy(s->zp[j]->y, s->pts->y, np * sizeof *s->pts->y);
-        }
+    for (int j = 0; j < 2 && !st; j++) { /* the kriging reads the residuals' x and y, never writes them */
+        s->zp[j] = (krg_points){.n = np, .x = s->pts->x, .y = s->pts->y,
+                                .z = malloc((np ? np : 1) * sizeof *s->zp[j].z)};
+        if (!(s->ud[j] = malloc(np * sizeof *s->ud[j])) || !s->zp[j].z)
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
     return st;
 }
 
@@ -253,7 +252,7 @@ void krg_sim_free(krg_sim *s)
     krg_simw_clear(&s->W);
     for (int j = 0; j < 2; j++) {
         free(s->ud[j]);
-        krg_points_free(s->zp[j]);
+        free(s->zp[j].z);
         krg_refiner_free(s->R[j]);
     }
     geo_ct_free(s->ct);
@@ -324,7 +323,7 @@ static void noise_row(krg_sim *s, int j, long L)
 
 /* The off-node samples' deviates of the pair's realisation j, in sample
  * order from the stream (seed, k, 2): the residual's into ud[j], the
- * nugget's (sn > 0) into zp[j]->z, where pass_a takes them. */
+ * nugget's (sn > 0) into zp[j].z, where pass_a takes them. */
 static void deviates(krg_sim *s, int j, double sn)
 {
     trv_rng r;
@@ -333,7 +332,7 @@ static void deviates(krg_sim *s, int j, double sn)
         if (!s->on_node[i]) {
             s->ud[j][i] = krg_normal(&r);
             if (sn > 0)
-                s->zp[j]->z[i] = krg_normal(&r);
+                s->zp[j].z[i] = krg_normal(&r);
         }
 }
 
@@ -352,7 +351,7 @@ static double sample_u(const krg_sim *s, size_t i, int j, const double *f, long 
         ui += w[a] * f[at + (long)(a / 4) * n1 + a % 4];
     ui += s->rsd[i] * s->ud[j][i];
     if (sn > 0)
-        ui += sn * s->zp[j]->z[i];
+        ui += sn * s->zp[j].z[i];
     return ui;
 }
 
@@ -377,7 +376,7 @@ static trv_status pass_a(trv_ctx *ctx, krg_sim *s)
                     noise_row(s, j, s->base[i] / n1);
                 double ui = sample_u(s, i, j, j ? s->fb : s->fa, L0, sn);
                 s->ud[j][i] = ui;
-                s->zp[j]->z[i] = s->pts->z[i] - ui;
+                s->zp[j].z[i] = s->pts->z[i] - ui;
             }
         }
     }
@@ -392,7 +391,7 @@ static trv_status residual_refiners(trv_ctx *ctx, krg_sim *s)
     for (int j = 0; j < 2; j++) {
         krg_refiner_free(s->R[j]);
         s->R[j] = NULL;
-        s->src->pts = s->zp[j];
+        s->src->pts = &s->zp[j];
         if (j < s->nk && !st)
             st = krg_refiner_new(ctx, s->src, s->ix, &s->m, &s->o, &s->target, s->allow_fast, &s->R[j]);
     }
@@ -473,9 +472,9 @@ static trv_status residual_rows(trv_ctx *ctx, krg_sim *s, int j, int y0, int y1)
             return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
     if (!s->src)
-        return krg_grid_points_rows(ctx, s->zp[j], s->ix, &s->m, &s->o, s->ct, &s->target, y0, y1, s->P, NULL);
+        return krg_grid_points_rows(ctx, &s->zp[j], s->ix, &s->m, &s->o, s->ct, &s->target, y0, y1, s->P, NULL);
     krg_points *held = s->src->pts;
-    s->src->pts = s->zp[j];
+    s->src->pts = &s->zp[j];
     trv_status st = krg_refiner_rows(ctx, s->R[j], y0, y1, s->P, NULL);
     s->src->pts = held;
     return st;
