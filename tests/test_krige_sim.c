@@ -505,11 +505,18 @@ static void test_blocks_raster(void **state)
     trv_ctx *ctx = trv_ctx_new();
     dem_case d;
     dem_case_init(ctx, &d, 2);
-    for (int path = 0; path < 2; path++) { /* kept weights, kriging each realisation */
-        krg_sim *s = dem_sim(ctx, &d, path);
+    /* kept weights; kriging each realisation; kept weights with a budget
+     * they just fit, held a run of 30 * 30 / 16 cells (one row) at a time */
+    const double budget[3] = {0, 1, 30.0 * 30 * krg_simw_k(d.pts, &d.o) * 8};
+    float first[3][900];
+    for (int path = 0; path < 3; path++) {
+        krg_sim *s = dem_sim(ctx, &d, budget[path]);
+        assert_int_equal(krg_sim_keeps_weights(s), path != 1);
         blocks_equal_whole(ctx, s, 30, 30, d.pred->f32);
+        assert_int_equal(krg_sim_get(ctx, s, 3, d.pred->f32, first[path]), TRV_OK);
         krg_sim_free(s);
     }
+    assert_memory_equal(first[0], first[2], sizeof first[0]); /* by runs of one row: the same bits */
     dem_case_free(&d);
     trv_ctx_free(ctx);
 }
@@ -540,9 +547,11 @@ static void test_blocks_points(void **state)
     geo_grid t = {NX, NY, {500000, 10, 0, 3700000, 0, -10}, wkt};
     geo_raster *pred = NULL;
     assert_int_equal(krg_grid_points(ctx, p, ix, &m, &o, wkt, &t, &pred, NULL), TRV_OK);
-    for (int path = 0; path < 2; path++) {
+    const double budget[3] = {0, 1, (double)NX * NY * krg_simw_k(p, &o) * 8};
+    for (int path = 0; path < 3; path++) {
         krg_sim *s = NULL;
-        assert_int_equal(krg_sim_new(ctx, p, NULL, ix, &m, &o, 1, wkt, &t, 21, path, &s), TRV_OK);
+        assert_int_equal(krg_sim_new(ctx, p, NULL, ix, &m, &o, 1, wkt, &t, 21, budget[path], &s), TRV_OK);
+        assert_int_equal(krg_sim_keeps_weights(s), path != 1);
         blocks_equal_whole(ctx, s, NX, NY, pred->f32);
         krg_sim_free(s);
     }

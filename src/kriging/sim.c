@@ -46,6 +46,7 @@ struct krg_sim {
     float *P;               /* not keep: a block of kriged residuals */
     size_t pcap;
     int kw;                 /* weights per cell (krg_simw_k) */
+    double run_bytes;       /* kept weights in memory at a time: a sixteenth of max_weights */
     int cfd;                /* krg_sim_cache's scratch file (-1: none) */
     int stored;             /* rows 0 .. stored - 1 are in it */
     size_t crow;            /* bytes a row there */
@@ -213,9 +214,10 @@ trv_status krg_sim_new(trv_ctx *ctx, const krg_points *pts, krg_source *src, con
     krg_sim *s = calloc(1, sizeof *s);
     if (!s)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    const double budget = max_weights > 0 ? max_weights : KRG_SIMW_MAX_BYTES;
     *s = (krg_sim){.pts = pts, .src = src, .ix = ix, .m = *m, .o = *o, .allow_fast = allow_fast, .seed = seed,
-                   .pair = -1, .cfd = -1, .kw = krg_simw_k(pts, o),
-                   .keep = krg_simw_fits(pts, o, target, max_weights > 0 ? max_weights : KRG_SIMW_MAX_BYTES)};
+                   .pair = -1, .cfd = -1, .kw = krg_simw_k(pts, o), .run_bytes = budget / 16,
+                   .keep = krg_simw_fits(pts, o, target, budget)};
     int n1 = 0, n2 = 0;
     trv_status st = geo_grid_copy(ctx, &s->target, target);
     if (!st)
@@ -581,6 +583,40 @@ static trv_status block_weights(trv_ctx *ctx, krg_sim *s, int y0, int y1, const 
     return st;
 }
 
+/* The first pass: rows y0 .. y1 - 1 (the weights in s->W when kept, and
+ * pred) into the scratch file, in order. */
+static trv_status store_rows(trv_ctx *ctx, krg_sim *s, int y0, int y1, const float *pred)
+{
+    if (s->cfd < 0 || y0 != s->stored)
+        return TRV_OK;
+    trv_status st = cache_rows(ctx, s, y0, y1, (s->keep ? CACHE_W : 0) | CACHE_PRED, (float *)pred, 1);
+    if (!st)
+        s->stored = y1;
+    return st;
+}
+
+/* Kept weights: rows y0 .. y1 - 1 by runs whose weights take at most
+ * s->run_bytes (or one row; the same bits: a cell's weights are its own),
+ * each run's weights solved (or read back) once for the pair. */
+static trv_status rows_kept(trv_ctx *ctx, krg_sim *s, int y0, int y1, const float *pred, float *out[2])
+{
+    const size_t nx = (size_t)s->target.nx, n1 = (size_t)s->ce.n1;
+    const double per_row = (double)nx * s->kw * 8;
+    const int run = per_row >= s->run_bytes ? 1 : s->run_bytes / per_row >= INT_MAX ? INT_MAX : (int)(s->run_bytes / per_row);
+    trv_status st = TRV_OK;
+    for (int a = y0; a < y1 && !st; a += run) {
+        int b = a + run < y1 ? a + run : y1;
+        const float *pa = pred + (size_t)(a - y0) * nx;
+        if (!(st = block_weights(ctx, s, a, b, pa)))
+            st = store_rows(ctx, s, a, b, pa);
+        for (int j = 0; j < s->nk && !st; j++)
+            if (out[j])
+                rows_from_weights(s, j, a, b, pa, (j ? s->fb : s->fa) + (size_t)(a - y0) * n1,
+                                  out[j] + (size_t)(a - y0) * nx);
+    }
+    return st;
+}
+
 trv_status krg_sim_rows(trv_ctx *ctx, krg_sim *s, int y0, int y1, const float *pred, float *out[2])
 {
     if (s->pair < 0 || y0 < 0 || y1 > s->target.ny || y0 >= y1)
@@ -590,18 +626,12 @@ trv_status krg_sim_rows(trv_ctx *ctx, krg_sim *s, int y0, int y1, const float *p
     if (!st)
         st = krg_ce_rows(ctx, &s->ce, y0 - s->r0, y1 - y0, s->fa, s->fb);
     if (!st && s->keep)
-        st = block_weights(ctx, s, y0, y1, pred);
-    if (!st && s->cfd >= 0 && y0 == s->stored && /* the first pass: its rows kept, in order */
-        !(st = cache_rows(ctx, s, y0, y1, (s->keep ? CACHE_W : 0) | CACHE_PRED, (float *)pred, 1)))
-        s->stored = y1;
-    for (int j = 0; j < s->nk && !st; j++) {
-        if (!out[j])
-            continue;
-        if (s->keep)
-            rows_from_weights(s, j, y0, y1, pred, j ? s->fb : s->fa, out[j]);
-        else
+        return rows_kept(ctx, s, y0, y1, pred, out);
+    if (!st)
+        st = store_rows(ctx, s, y0, y1, pred);
+    for (int j = 0; j < s->nk && !st; j++)
+        if (out[j])
             st = rows_by_kriging(ctx, s, j, y0, y1, pred, j ? s->fb : s->fa, out[j]);
-    }
     return st;
 }
 

@@ -150,7 +150,9 @@ typedef struct krg_sim krg_sim;
  * for points) and ix are borrowed and must outlive the object. seed seeds
  * every realisation (see above). The realisations are conditioned by kept
  * weights when the whole target's fit in max_weights (0: KRG_SIMW_MAX_BYTES;
- * krg_simw_fits), else by kriging z - U per realisation. */
+ * krg_simw_fits), else by kriging z - U per realisation; kept weights are
+ * held a run of rows at a time, at most a sixteenth of max_weights (or one
+ * row). */
 trv_status krg_sim_new(trv_ctx *ctx, const krg_points *pts, krg_source *src, const krg_index *ix, const krg_model *m,
                        const krg_opts *o, int allow_fast, const char *work_wkt, const geo_grid *target,
                        uint64_t seed, double max_weights, krg_sim **out);
