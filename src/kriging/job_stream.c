@@ -9,8 +9,8 @@
  * pairs' taken back from the simulation's scratch file, krg_sim_cache) and
  * the pair's rows of realisations made from them, into their bands
  * (geo_bands_put_rows). Peak memory beside the samples and the
- * simulation's torus: four blocks of rows, a block's kriging weights and
- * the writers' strips. */
+ * simulation's torus: four blocks of rows, a run of rows' kriging weights
+ * (sim.h) and the writers' strips. */
 #include "krige_priv.h"
 #include "sim.h"
 
