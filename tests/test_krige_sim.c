@@ -288,6 +288,7 @@ typedef struct dem_case {
     krg_model m;
     krg_opts o;
     char *wkt;
+    geo_grid t;
 } dem_case;
 
 static void dem_case_init(trv_ctx *ctx, dem_case *d, int threads)
@@ -307,8 +308,8 @@ static void dem_case_init(trv_ctx *ctx, dem_case *d, int threads)
     d->m = (krg_model){KRG_EXP, 0, 4.0, 60.0, 0};
     krg_opts_init(&d->o);
     d->o.threads = threads;
-    geo_grid t = {30, 30, {500000, 10, 0, 3700000, 0, -10}, d->wkt};
-    assert_int_equal(krg_refine(ctx, d->src, d->ix, &d->m, &d->o, &t, 1, &d->pred, &d->std, NULL), TRV_OK);
+    d->t = (geo_grid){30, 30, {500000, 10, 0, 3700000, 0, -10}, d->wkt};
+    assert_int_equal(krg_refine(ctx, d->src, d->ix, &d->m, &d->o, &d->t, 1, &d->pred, &d->std, NULL), TRV_OK);
     d->src->pts = NULL; /* the simulation borrows the points */
 }
 
@@ -325,9 +326,9 @@ static void dem_case_free(dem_case *d)
 static krg_sim *dem_sim(trv_ctx *ctx, dem_case *d, double max_weights)
 {
     krg_sim *s = NULL;
-    assert_int_equal(krg_sim_new(ctx, d->pts, &d->src, &d->ix, &d->m, &d->o, 1, d->wkt, d->pred, 11, max_weights, &s),
+    assert_int_equal(krg_sim_new(ctx, d->pts, d->src, d->ix, &d->m, &d->o, 1, d->wkt, &d->t, 11, max_weights, &s),
                      TRV_OK);
-    assert_null(d->src);
+    assert_null(d->src->pts); /* restored after each use */
     return s;
 }
 
@@ -342,7 +343,7 @@ static void test_conditional_moments(void **state)
     double *sum = calloc(NC, sizeof *sum), *sum2 = calloc(NC, sizeof *sum2);
     float out[NC];
     for (int k = 0; k < N; k++) {
-        assert_int_equal(krg_sim_get(ctx, s, k, out, NULL), TRV_OK);
+        assert_int_equal(krg_sim_get(ctx, s, k, d.pred->f32, out), TRV_OK);
         for (int i = 0; i < NC; i++) {
             double e = out[i] - d.pred->f32[i];
             sum[i] += e;
@@ -390,9 +391,9 @@ static void test_paths_threads(void **state)
     float a[NC], b[NC], c[NC];
     double worst = 0;
     for (int k = 0; k < 5; k++) {
-        assert_int_equal(krg_sim_get(ctx, s1, k, a, NULL), TRV_OK);
-        assert_int_equal(krg_sim_get(ctx, s3, k, b, NULL), TRV_OK);
-        assert_int_equal(krg_sim_get(ctx, sk, k, c, NULL), TRV_OK);
+        assert_int_equal(krg_sim_get(ctx, s1, k, d1.pred->f32, a), TRV_OK);
+        assert_int_equal(krg_sim_get(ctx, s3, k, d3.pred->f32, b), TRV_OK);
+        assert_int_equal(krg_sim_get(ctx, sk, k, dk.pred->f32, c), TRV_OK);
         assert_memory_equal(a, b, sizeof a);
         for (int i = 0; i < NC; i++)
             worst = fmax(worst, fabs(a[i] - c[i]));
@@ -434,11 +435,11 @@ static void test_meuse_gstat(void **state)
     geo_raster *pred = NULL, *std = NULL;
     assert_int_equal(krg_grid_points(ctx, p, ix, &m, &o, wkt, &t, &pred, &std), TRV_OK);
     krg_sim *s = NULL;
-    assert_int_equal(krg_sim_new(ctx, p, NULL, &ix, &m, &o, 1, wkt, pred, 5, 0, &s), TRV_OK);
+    assert_int_equal(krg_sim_new(ctx, p, NULL, ix, &m, &o, 1, wkt, &t, 5, 0, &s), TRV_OK);
     double *sum = calloc(NX * NY, sizeof *sum), *sum2 = calloc(NX * NY, sizeof *sum2);
     float *out = malloc(NX * NY * sizeof *out);
     for (int k = 0; k < N; k++) {
-        assert_int_equal(krg_sim_get(ctx, s, k, out, NULL), TRV_OK);
+        assert_int_equal(krg_sim_get(ctx, s, k, pred->f32, out), TRV_OK);
         for (int i = 0; i < NX * NY; i++) {
             sum[i] += out[i];
             sum2[i] += (double)out[i] * out[i];
@@ -472,6 +473,7 @@ static void test_meuse_gstat(void **state)
     free(sum2);
     free(out);
     krg_sim_free(s);
+    krg_index_free(ix);
     geo_raster_free(pred);
     geo_raster_free(std);
     krg_points_free(p);
@@ -507,11 +509,11 @@ static void test_points_off_lattice(void **state)
     geo_raster *pred = NULL, *std = NULL;
     assert_int_equal(krg_grid_points(ctx, p, ix, &m, &o, wkt, &t, &pred, &std), TRV_OK);
     krg_sim *s = NULL;
-    assert_int_equal(krg_sim_new(ctx, p, NULL, &ix, &m, &o, 1, wkt, pred, 8, 0, &s), TRV_OK);
+    assert_int_equal(krg_sim_new(ctx, p, NULL, ix, &m, &o, 1, wkt, &t, 8, 0, &s), TRV_OK);
     double sum[NX * NX] = {0}, sum2[NX * NX] = {0};
     float out[NX * NX];
     for (int k = 0; k < N; k++) {
-        assert_int_equal(krg_sim_get(ctx, s, k, out, NULL), TRV_OK);
+        assert_int_equal(krg_sim_get(ctx, s, k, pred->f32, out), TRV_OK);
         for (int i = 0; i < NX * NX; i++) {
             double e = out[i] - pred->f32[i];
             sum[i] += e;
@@ -530,8 +532,149 @@ static void test_points_off_lattice(void **state)
     assert_true(worst_m <= 5);
     assert_true(worst_v <= tol_v);
     krg_sim_free(s);
+    krg_index_free(ix);
     geo_raster_free(pred);
     geo_raster_free(std);
+    krg_points_free(p);
+    free(wkt);
+    trv_ctx_free(ctx);
+}
+
+/* Realisations by row blocks (krg_sim_pair, krg_sim_rows): blocks of 1, 4
+ * and 7 rows, asked from the bottom up, give the bits of the whole target
+ * (krg_sim_get), both of a pair and the first alone, and so do the later
+ * pairs from the first pass's rows (krg_sim_cache); bad calls are usage
+ * errors. */
+static void blocks_equal_whole(trv_ctx *ctx, krg_sim *s, int nx, int ny, const float *pred)
+{
+    size_t nc = (size_t)nx * ny;
+    float *whole = malloc(2 * nc * sizeof *whole), *a = malloc(nc * sizeof *a), *b = malloc(nc * sizeof *b);
+    for (long p = 0; p < 2; p++) {
+        assert_int_equal(krg_sim_get(ctx, s, (int)(2 * p), pred, whole), TRV_OK);
+        assert_int_equal(krg_sim_get(ctx, s, (int)(2 * p + 1), pred, whole + nc), TRV_OK);
+        assert_memory_not_equal(whole, whole + nc, nc * sizeof *whole);
+        for (int h = 1; h <= 7; h += 3) {
+            assert_int_equal(krg_sim_pair(ctx, s, p, 2), TRV_OK);
+            for (int y1 = ny; y1 > 0; y1 -= h) {
+                int y0 = y1 - h > 0 ? y1 - h : 0;
+                float *o2[2] = {a + (size_t)y0 * nx, b + (size_t)y0 * nx};
+                assert_int_equal(krg_sim_rows(ctx, s, y0, y1, pred + (size_t)y0 * nx, o2), TRV_OK);
+            }
+            assert_memory_equal(a, whole, nc * sizeof *a);
+            assert_memory_equal(b, whole + nc, nc * sizeof *b);
+        }
+        assert_int_equal(krg_sim_pair(ctx, s, p, 1), TRV_OK); /* the first of the pair alone */
+        memset(b, 0, nc * sizeof *b);
+        float *o2[2] = {a, b};
+        assert_int_equal(krg_sim_rows(ctx, s, 0, ny, pred, o2), TRV_OK);
+        assert_memory_equal(a, whole, nc * sizeof *a);
+        for (size_t i = 0; i < nc; i++)
+            assert_true(b[i] == 0);
+    }
+    /* the first pass's rows kept (krg_sim_cache): the later pairs' weights
+     * and kriged rows from the scratch file, the same bits; nothing left in
+     * the directory */
+    char *dir = make_tmpdir();
+    float *kept = malloc(nc * sizeof *kept), *ref = malloc(3 * nc * sizeof *ref);
+    for (int p = 0; p < 3; p++)
+        assert_int_equal(krg_sim_get(ctx, s, 2 * p + 1, pred, ref + p * nc), TRV_OK);
+    assert_int_equal(krg_sim_pred_rows(ctx, s, 0, 1, kept), TRV_ERR_USAGE); /* no scratch file */
+    assert_int_equal(krg_sim_cache(ctx, s, dir), TRV_OK);
+    for (long p = 0; p < 3; p++) {
+        assert_int_equal(krg_sim_pair(ctx, s, p, 2), TRV_OK);
+        for (int y0 = 0; y0 < ny; y0 += 4) {
+            int y1 = y0 + 4 < ny ? y0 + 4 : ny;
+            float *o2[2] = {a + (size_t)y0 * nx, b + (size_t)y0 * nx};
+            const float *rows = pred + (size_t)y0 * nx;
+            if (p > 0) { /* stored by the first pass */
+                assert_int_equal(krg_sim_pred_rows(ctx, s, y0, y1, kept + (size_t)y0 * nx), TRV_OK);
+                rows = kept + (size_t)y0 * nx;
+            }
+            assert_int_equal(krg_sim_rows(ctx, s, y0, y1, rows, o2), TRV_OK);
+        }
+        if (p > 0)
+            assert_memory_equal(kept, pred, nc * sizeof *kept);
+        assert_memory_equal(b, ref + p * nc, nc * sizeof *b);
+    }
+    assert_int_equal(krg_sim_pred_rows(ctx, s, 0, ny + 1, kept), TRV_ERR_USAGE);
+    assert_int_equal(krg_sim_pred_rows(ctx, s, 2, 2, kept), TRV_ERR_USAGE);
+    char *cmd = NULL;
+    assert_true(asprintf(&cmd, "test -z \"$(ls -A '%s')\"", dir) > 0);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    assert_int_equal(krg_sim_cache(ctx, s, "/nonexistent/dir"), TRV_ERR_IO);
+    rm_rf(dir);
+    free(dir);
+    free(kept);
+    free(ref);
+    float *o2[2] = {a, b};
+    assert_int_equal(krg_sim_rows(ctx, s, 3, 3, pred, o2), TRV_ERR_USAGE);
+    assert_int_equal(krg_sim_rows(ctx, s, 0, ny + 1, pred, o2), TRV_ERR_USAGE);
+    assert_int_equal(krg_sim_pair(ctx, s, 0, 3), TRV_ERR_USAGE);
+    assert_int_equal(krg_sim_get(ctx, s, -1, pred, a), TRV_ERR_USAGE);
+    free(whole);
+    free(a);
+    free(b);
+}
+
+static void test_blocks_raster(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    dem_case d;
+    dem_case_init(ctx, &d, 2);
+    /* kept weights; kriging each realisation; kept weights with a budget
+     * they just fit, held a run of 30 * 30 / 16 cells (one row) at a time */
+    const double budget[3] = {0, 1, 30.0 * 30 * krg_simw_k(d.pts, &d.o) * 8};
+    float first[3][900];
+    for (int path = 0; path < 3; path++) {
+        krg_sim *s = dem_sim(ctx, &d, budget[path]);
+        assert_int_equal(krg_sim_keeps_weights(s), path != 1);
+        blocks_equal_whole(ctx, s, 30, 30, d.pred->f32);
+        assert_int_equal(krg_sim_get(ctx, s, 3, d.pred->f32, first[path]), TRV_OK);
+        krg_sim_free(s);
+    }
+    assert_memory_equal(first[0], first[2], sizeof first[0]); /* by runs of one row: the same bits */
+    dem_case_free(&d);
+    trv_ctx_free(ctx);
+}
+
+/* Points off the lattice with a nugget (its noise per node and per sample). */
+static void test_blocks_points(void **state)
+{
+    (void)state;
+    enum { NX = 13, NY = 11, NP = 60 };
+    trv_ctx *ctx = trv_ctx_new();
+    krg_points *p = NULL;
+    assert_int_equal(krg_points_new(ctx, NP, &p), TRV_OK);
+    trv_rng r;
+    trv_rng_seed(&r, 4);
+    for (int i = 0; i < NP; i++) {
+        p->x[i] = 500000 + 130 * trv_rng_uniform(&r);
+        p->y[i] = 3700000 - 110 * trv_rng_uniform(&r);
+        p->z[i] = 20 + 0.05 * (p->x[i] - 500000) + 2 * trv_rng_uniform(&r);
+    }
+    krg_model m = {KRG_SPH, 0.3, 2.0, 60.0, 0};
+    krg_opts o;
+    krg_opts_init(&o);
+    o.nmax = 12;
+    krg_index *ix = NULL;
+    char *wkt = NULL;
+    assert_int_equal(krg_index_new(ctx, p, &ix), TRV_OK);
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32616", &wkt), TRV_OK);
+    geo_grid t = {NX, NY, {500000, 10, 0, 3700000, 0, -10}, wkt};
+    geo_raster *pred = NULL;
+    assert_int_equal(krg_grid_points(ctx, p, ix, &m, &o, wkt, &t, &pred, NULL), TRV_OK);
+    const double budget[3] = {0, 1, (double)NX * NY * krg_simw_k(p, &o) * 8};
+    for (int path = 0; path < 3; path++) {
+        krg_sim *s = NULL;
+        assert_int_equal(krg_sim_new(ctx, p, NULL, ix, &m, &o, 1, wkt, &t, 21, budget[path], &s), TRV_OK);
+        assert_int_equal(krg_sim_keeps_weights(s), path != 1);
+        blocks_equal_whole(ctx, s, NX, NY, pred->f32);
+        krg_sim_free(s);
+    }
+    krg_index_free(ix);
+    geo_raster_free(pred);
     krg_points_free(p);
     free(wkt);
     trv_ctx_free(ctx);
@@ -552,6 +695,7 @@ int main(void)
         cmocka_unit_test(test_sim_mem_env),
         cmocka_unit_test(test_conditional_moments), cmocka_unit_test(test_paths_threads),
         cmocka_unit_test(test_meuse_gstat), cmocka_unit_test(test_points_off_lattice),
+        cmocka_unit_test(test_blocks_raster), cmocka_unit_test(test_blocks_points),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

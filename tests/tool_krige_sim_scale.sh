@@ -1,95 +1,144 @@
 #!/bin/sh
-# trv-krige --nsim with the simulation torus out of core (src/kriging/sim.h,
-# docs/scale.md): with TRV_SIM_MEM below the torus's bytes its FFTs run
-# through temporary files, and the realisations (dem_sim.tif), the kriged
-# DEM and krige.json are the same bytes as the in-memory run's, for chunks
-# of 1, 5, 33 and all the torus's columns (a note says so, and the
-# eigenvalues' passes report progress); a TRV_SIM_MEM that is not a
-# number is the default (in memory). A failing write (a file-size limit)
-# and a full $TMPDIR (a private tmpfs, root only: the free space checked
-# first, then a write that finds no space) exit 1 with the cause named,
-# nothing written and no temporary left. Ends with "N passed, N failed,
-# N skipped".
+# trv-krige --nsim by row blocks (docs/scale.md, sim.h): the realisations,
+# the kriged DEM, its std and krige.json are the same bytes for block
+# heights 1, 7, 64 and the whole target (TRV_BLOCK_ROWS) for a DEM whose
+# samples are target nodes, a projected DEM refined with a nugget (samples
+# off the nodes, taller than a 256-row strip) and points from a CSV; the
+# realisations honour the samples; peak memory beyond the simulation's torus
+# does not grow with the target's rows; a full disk mid-stream leaves
+# nothing new. Ends with "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
 DATA=${TRV_DATADIR:-data}
+K=$BIN/trv-krige
 tmp=$(mktemp -d /tmp/trv-krige-sim-scale-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib.sh"
 
-gdalwarp -q -t_srs EPSG:32616 -tr 90 90 -te 740010 4050000 741810 4051800 -r bilinear -ot Float32 \
-    -dstnodata -32768 "$DATA/jacksboro/dem_3arcsec.tif" "$tmp/dem.tif" || { echo "cannot make the DEM"; exit 1; }
-mkdir "$tmp/o"
-run() { # NAME [MODEL OPTIONS]: the outputs into $tmp/NAME.*, stderr into $tmp/NAME.err
-    _n=$1
-    shift
-    rm -f "$tmp/o/"*
-    "$BIN/trv-krige" "$tmp/dem.tif" --seed 3 --nsim 3 "$@" -o "$tmp/o/k.tif" >/dev/null 2>"$tmp/$_n.err" || return 1
-    for f in dem_sim.tif k.tif krige.json; do cp "$tmp/o/$f" "$tmp/$_n.$f"; done
-}
-same() { # NAME REF: the three outputs the same bytes
-    for f in dem_sim.tif k.tif krige.json; do cmp -s "$tmp/$1.$f" "$tmp/$2.$f" || return 1; done
-}
-note() { grep 'simulation torus of' "$tmp/$1.err"; }
-
-run mem && ok || bad "in memory: $(cat "$tmp/mem.err")"
-[ -z "$(note mem)" ] && ok || bad "the default budget sent a small torus to disk: $(note mem)"
-TRV_SIM_MEM=0 run c1 && ok || bad "TRV_SIM_MEM=0: $(cat "$tmp/c1.err")"
-set -- $(note c1 | tail -1 | sed -n 's/.*torus of \([0-9]*\) x \([0-9]*\) nodes.*/\1 \2/p')
-m1=${1:-0} m2=${2:-0}
-[ "$m1" -gt 0 ] && [ "$m2" -gt 0 ] && ok || bad "TRV_SIM_MEM=0: no out-of-core note: $(cat "$tmp/c1.err")"
-note c1 | grep -q ' 1 column at a time' && ok || bad "TRV_SIM_MEM=0: $(note c1)"
-# the eigenvalues' passes report their progress out of core (to 100), not in memory
-grep -q '^torus: 0\.\.\.10\.\.\..*100 - done\.$' "$tmp/c1.err" && ok || bad "TRV_SIM_MEM=0: no torus progress: $(cat "$tmp/c1.err")"
-grep -q '^torus:' "$tmp/mem.err" && bad "in memory: a torus progress line" || ok
-same c1 mem && ok || bad "TRV_SIM_MEM=0 (chunks of 1 column): other bytes than in memory"
-for c in 5 33 "$m1"; do # the budget of c columns (sim_fft.c: a row's 24 m1 bytes and the plans' 32 (m1 + m2) beside)
-    TRV_SIM_MEM=$((24 * m1 + 32 * (m1 + m2) + 16 * m2 * c)) run c$c && ok || bad "$c columns: $(cat "$tmp/c$c.err")"
-    note c$c | grep -q " $c columns at a time" && ok || bad "$c columns: $(note c$c)"
-    same c$c mem && ok || bad "chunks of $c columns: other bytes than in memory"
+PY=
+for p in /usr/bin/python3 python3; do
+    "$p" -c 'import osgeo.gdal, numpy' 2>/dev/null && { PY=$p; break; }
 done
-TRV_SIM_MEM=lots run junk && [ -z "$(note junk)" ] && same junk mem && ok || bad "TRV_SIM_MEM=lots: $(cat "$tmp/junk.err")"
-TRV_SIM_MEM=-5 run neg && [ -z "$(note neg)" ] && ok || bad "TRV_SIM_MEM=-5: $(cat "$tmp/neg.err")"
 
-# A write that fails (a file-size limit of 40 blocks: the torus's work file
-# is 16 bytes a node, 4.2 MB here): exit 1, the cause, nothing written.
-rm -f "$tmp/o/"*
-sh -c 'trap "" XFSZ; ulimit -f 40; exec "$@"' sh env TRV_SIM_MEM=0 "$BIN/trv-krige" -q "$tmp/dem.tif" --seed 3 \
-    --nsim 3 -o "$tmp/o/k.tif" 2>"$tmp/err"
-rc=$?
-[ $rc = 1 ] && grep -q "cannot write the simulation torus's temporary file in '.*': File too large" "$tmp/err" &&
-    [ -z "$(ls -A "$tmp/o")" ] && ok || bad "file-size limit: exit $rc, $(cat "$tmp/err"), left: $(ls -A "$tmp/o")"
+# a 20 x 20 DEM of 90 m cells refined to 30 m: sample (i, j) is the centre
+# of target cell (3i + 1, 3j + 1); and a projected 30 m piece of Jacksboro
+gdalwarp -q -t_srs EPSG:32616 -tr 90 90 -te 740010 4050000 741810 4051800 -r bilinear -ot Float32 \
+    -dstnodata -32768 "$DATA/jacksboro/dem_3arcsec.tif" "$tmp/node.tif" &&
+    gdal_translate -q -srcwin 150 120 40 36 "$DATA/jacksboro/dem_3arcsec.tif" "$tmp/ll.tif" &&
+    gdalwarp -q -t_srs EPSG:32616 -tr 30 30 -tap -r bilinear -ot Float32 -dstnodata -32768 "$tmp/ll.tif" \
+        "$tmp/u30.tif" || { echo "cannot prepare the test DEMs"; exit 1; }
 
-# A full $TMPDIR (root: a private tmpfs). An exponential model of range 10 m
-# makes a 72 x 72 torus (n + reach / dx + 1 = 64 + 5 + 1 -> 72): 24 bytes a
-# node is 124416 bytes, 30.4 pages of 4 KiB. With 30 pages the check before
-# the first write fails; with 31 it passes, but the work file takes 21
-# pages and sq's 11 (rounded up each), so the last write finds no space.
+# sim KIND ROWS: KIND's run into $tmp/run (always that path: the command
+# line is in the files' metadata), moved to $tmp/KIND_ROWS
+sim() {
+    kind=$1 rows=$2
+    case $kind in
+    node) set -- "$tmp/node.tif" --seed 3 --nsim 5 ;;
+    utm) set -- "$tmp/u30.tif" --tr 10 --model exp --nugget 20 --psill 400 --range 500 --nmax 16 --seed 9 --nsim 4 ;;
+    csv) set -- "$DATA/meuse/meuse_points.csv" --x x --y y --z elev --s_srs EPSG:28992 --tr 40 --model sph \
+        --nugget 0.2 --psill 1.5 --range 900 --seed 2 --nsim 3 ;;
+    esac
+    rm -rf "$tmp/run" && mkdir "$tmp/run" &&
+        TRV_BLOCK_ROWS=$rows "$K" -q "$@" -o "$tmp/run/dem.tif" --std "$tmp/run/std.tif" --sim "$tmp/run/sim.tif" \
+            2>"$tmp/stderr" && mv "$tmp/run" "$tmp/${kind}_$rows"
+}
+FILES="sim.tif dem.tif std.tif krige.json"
+
+# ---- block-size independence ----
+for kind in node utm csv; do
+    for rows in 1000000 1 7 64; do
+        sim $kind $rows && ok || bad "$kind with TRV_BLOCK_ROWS=$rows failed: $(cat "$tmp/stderr")"
+    done
+    for rows in 1 7 64; do
+        for f in $FILES; do
+            cmp -s "$tmp/${kind}_1000000/$f" "$tmp/${kind}_$rows/$f" && ok ||
+                bad "$kind: $f differs between block heights $rows and the whole target"
+        done
+    done
+done
+[ "$(gdalinfo "$tmp/utm_7/sim.tif" | grep -c '^Band .* Type=Float32')" = 4 ] && ok || bad "utm: not 4 bands"
+grep -q '"conditioned_by": "weights"' "$tmp/utm_7/krige.json" && ok || bad "utm: not conditioned by kept weights"
+# the samples on nodes, honoured in every band at every block height
+for rows in 1 64; do
+    for ij in "0 0" "19 19" "12 5"; do
+        set -- $ij
+        want=$(gdallocationinfo -valonly "$tmp/node.tif" "$1" "$2")
+        for b in 1 5; do
+            got=$(gdallocationinfo -valonly -b "$b" "$tmp/node_$rows/sim.tif" $((3 * $1 + 1)) $((3 * $2 + 1)))
+            [ "$got" = "$want" ] && ok || bad "rows $rows, sample ($1, $2), band $b: $got, the DEM $want"
+        done
+    done
+done
+# every band its own realisation (each pair drawn from its own stream):
+# no two bands alike, and each differs from the kriged DEM
+if [ -n "$PY" ]; then
+    "$PY" - "$tmp/utm_7" <<'PYEOF' >"$tmp/check" 2>&1 && ok || bad "utm: bands alike: $(cat "$tmp/check")"
+import sys, numpy as np
+from osgeo import gdal
+s = gdal.Open(sys.argv[1] + '/sim.tif').ReadAsArray(); d = gdal.Open(sys.argv[1] + '/dem.tif').ReadAsArray()
+m = d != -9999
+assert m.mean() > 0.8 and (s[:, ~m] == -9999).all()
+for a in range(4):
+    assert (s[a] != d)[m].mean() > 0.85, a  # but at the samples (1 cell in 9)
+    for b in range(a):
+        assert (s[a] != s[b])[m].mean() > 0.85, (a, b)
+PYEOF
+else
+    skip "python3 with GDAL and numpy is needed to compare the bands"
+fi
+# the check can fail: other seeds are other bytes
+cmp -s "$tmp/utm_7/sim.tif" "$tmp/node_7/sim.tif" && bad "cmp finds different files equal" || ok
+
+# ---- memory: beyond the torus, peak RSS does not grow with the rows ----
+if [ -z "$PY" ] || [ ! -x /usr/bin/time ]; then
+    skip "python3 with GDAL and numpy, and /usr/bin/time, are needed for the memory check"
+else
+    "$PY" - "$tmp" <<'PYEOF' || bad "cannot make the tall sources"
+import sys, numpy as np
+from osgeo import gdal, osr
+srs = osr.SpatialReference(); srs.ImportFromEPSG(32616)
+for name, ny in (('short', 200), ('tall', 2000)):
+    d = gdal.GetDriverByName('GTiff').Create(f'{sys.argv[1]}/{name}.tif', 52, ny, 1, gdal.GDT_Float32)
+    d.SetGeoTransform([500000, 30, 0, 4000000, 0, -30]); d.SetProjection(srs.ExportToWkt())
+    y, x = np.mgrid[0:ny, 0:52]
+    d.GetRasterBand(1).WriteArray((200 + 20 * np.sin(x / 5.0) * np.cos(y / 9.0) + 0.1 * y).astype(np.float32))
+PYEOF
+    for n in short tall; do
+        mkdir -p "$tmp/$n" && /usr/bin/time -f "%M" -o "$tmp/rss_$n" "$K" -q "$tmp/$n.tif" --tr 3 --model sph --nugget 0 \
+            --psill 400 --range 60 --nmax 16 --nsim 2 --seed 1 -o "$tmp/$n/dem.tif" --std "$tmp/$n/std.tif" ||
+            bad "trv-krige --nsim 2 on the $n source"
+    done
+    torus() { "$PY" -c 'import json, sys; s = json.load(open(sys.argv[1]))["simulation"]; print(s["torus_columns"] * s["torus_rows"])' "$1"; }
+    short=$(tail -1 "$tmp/rss_short") tall=$(tail -1 "$tmp/rss_tall")
+    grown=$(($(torus "$tmp/tall/krige.json") - $(torus "$tmp/short/krige.json")))
+    # the torus: 24 bytes a node while held whole (sim_fft.c); the whole
+    # layers main held beside it: the DEM, std, realisation and kriged
+    # residuals (4 bytes each), the pair and U on the lattice (8 each)
+    tor=$((grown * 24 / 1024)) whole=$((520 * 18000 * 40 / 1024))
+    [ $((tall - short - tor)) -lt $((whole / 4)) ] && ok ||
+        bad "peak RSS grew by $((tall - short)) KiB from 2000 to 20000 rows, the torus by $tor KiB (whole layers: $whole KiB)"
+    [ "$short" -gt 0 ] && [ "$tall" -gt 0 ] && [ "$grown" -gt 0 ] && ok || bad "memory check misread: $short, $tall KiB, $grown nodes"
+    echo "peak RSS: $short KiB (520 x 2000), $tall KiB (520 x 20000), of which the torus's growth $tor KiB"
+fi
+
+# ---- a full disk mid-stream (a private tmpfs, root only): exit 1, the cause named, nothing new ----
 F=$tmp/full
 mkdir "$F"
-EXP="--model exp --nugget 0 --psill 100 --range 10"
-# (its progress reaches 100 although 72 rows are not a multiple of 64)
-TRV_SIM_MEM=0 run exp $EXP && note exp | grep -q 'torus of 72 x 72 nodes' && ok ||
-    bad "the exponential model's torus: $(cat "$tmp/exp.err")"
-grep -q '^torus: 0\.\.\.10\.\.\..*100 - done\.$' "$tmp/exp.err" && ok || bad "72 rows: the torus progress: $(cat "$tmp/exp.err")"
 if [ "$(id -u)" != 0 ] || ! unshare --mount /bin/sh -c 'mount -t tmpfs -o size=64k tmpfs "$0"' "$F" 2>/dev/null; then
-    skip "a full TMPDIR: needs root and mount namespaces for a private tmpfs"
+    skip "a full disk: needs root and mount namespaces for a private tmpfs"
 else
-    for pages in 30 31; do
-        rm -f "$tmp/o/"*
-        unshare --mount /bin/sh -c 'mount -t tmpfs -o size="$1"k tmpfs "$0" && shift 2 && "$@"; rc=$?; ls -A "$0" >&2; exit $rc' \
-            "$F" $((4 * pages)) x env TMPDIR="$F" TRV_SIM_MEM=0 "$BIN/trv-krige" -q "$tmp/dem.tif" --seed 3 --nsim 3 \
-            $EXP -o "$tmp/o/k.tif" 2>"$tmp/err"
-        rc=$?
-        if [ $pages = 30 ]; then
-            want="no space left in '$F' for the simulation torus of 72 x 72 nodes: it needs 0.000124 GB"
-        else
-            want="no space left in '$F' for the simulation torus's temporary files: set TMPDIR to a larger disk"
-        fi
-        # one line: the message (the tmpfs's listing after the run, on stderr, is empty)
-        [ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -qF "trv-krige: $want" "$tmp/err" &&
-            [ -z "$(ls -A "$tmp/o")" ] && ok || bad "$pages pages of TMPDIR: exit $rc, $(cat "$tmp/err"), left: $(ls -A "$tmp/o")"
-    done
+    # room for the DEM, std and about half the realisations
+    kb=$(($(du -sk "$tmp/utm_7/dem.tif" "$tmp/utm_7/std.tif" | awk '{s += $1} END {print s}') +
+        $(du -sk "$tmp/utm_7/sim.tif" | cut -f1) / 2))
+    unshare --mount /bin/sh -c 'mount -t tmpfs -o size="$1"k tmpfs "$0" && cp "$2" "$0/in.tif" &&
+        { shift 2; "$@"; rc=$?; ls -A "$0" >"'"$tmp"'/full.after"; exit $rc; }' "$F" "$kb" "$tmp/u30.tif" "$K" -q \
+        "$F/in.tif" --tr 10 --model exp --nugget 20 --psill 400 --range 500 --nmax 16 --seed 9 --nsim 4 \
+        -o "$F/dem.tif" --std "$F/std.tif" >/dev/null 2>"$tmp/stderr"
+    rc=$?
+    [ $rc = 1 ] && ok || bad "a full disk: exit $rc, want 1 ($(cat "$tmp/stderr"))"
+    grep -q "cannot write '$F/dem_sim.tif': No space left on device" "$tmp/stderr" && ok ||
+        bad "a full disk: the cause not named: $(cat "$tmp/stderr")"
+    [ "$(cat "$tmp/full.after")" = "in.tif" ] && ok || bad "a full disk left: $(tr '\n' ' ' <"$tmp/full.after")"
 fi
 
 summary tool_krige_sim_scale

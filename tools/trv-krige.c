@@ -2,6 +2,7 @@
  * kriging. Thin: options -> krg_job_run/krg_job_write -> exit status. */
 #include "core/json.h"
 #include "kriging/krige.h"
+#include "kriging/sim.h"
 #include "qgis/qgis.h"
 #include "run/lines.h"
 #include "run/run.h"
@@ -159,6 +160,11 @@ static void summary(trv_json *js, const krg_job *j, const krg_job_opts *o, const
         trv_json_obj(js, "simulation");
         trv_json_int(js, "realisations", j->nsim);
         trv_json_num(js, "sill_scale", "%.4g", j->sim_scale);
+        int m1 = 0, m2 = 0;
+        krg_sim_torus(j->sim, &m1, &m2);
+        trv_json_int(js, "torus_columns", m1);
+        trv_json_int(js, "torus_rows", m2);
+        trv_json_str(js, "conditioned_by", krg_sim_keeps_weights(j->sim) ? "weights" : "kriging");
         trv_json_end(js);
     }
 }

@@ -575,19 +575,27 @@ void geo_init(void);
 const char *geo_gdal_version(void);
 const char *geo_proj_version(void);
 
-/* ---- multi-band Float32 GeoTIFFs, written band by band (raster_bands.c) -- */
+/* ---- multi-band Float32 GeoTIFFs, written by rows (raster_bands.c) ------ */
 
 typedef struct geo_bands geo_bands;
 
 /* Create path (a trv_outset temporary) as a tiled, DEFLATE-compressed (level 1),
  * band-interleaved Float32 GeoTIFF of nbands bands on grid, every band with
  * nodata and unit (NULL: none), the file with meta (may be NULL); tiles
- * compressed by `threads` threads. Bands are then written one at a time by
- * geo_bands_put, so only one band need be in memory. */
+ * compressed by `threads` threads. The bands are then written by rows
+ * (geo_bands_put_rows). */
 trv_status geo_bands_open(trv_ctx *ctx, const char *path, const geo_grid *grid, int nbands, double nodata,
                           const char *unit, const trv_meta *meta, int threads, geo_bands **out);
-/* Band k (1-based) from data (nx * ny, row-major), with its description. */
-trv_status geo_bands_put(trv_ctx *ctx, geo_bands *b, int k, const float *data, const char *desc);
+/* Bands k .. k + nk - 1 (1-based) by rows, in order: rows[i] holds rows y0 .. y0
+ * + n - 1 of band k + i (n * nx values, row-major; y0 the row after the
+ * band's last), desc[i] its description (desc NULL: none). The rows go to
+ * the file by whole 256-row strips of tiles, strip by strip and, within a
+ * strip, band by band, each strip's tiles flushed at once: the same file
+ * for any n, memory O(nx x 256) per band being filled (freed when the band
+ * is done), GDAL's block cache bounded (geo_block_cache_reserve), each tile
+ * written once. */
+trv_status geo_bands_put_rows(trv_ctx *ctx, geo_bands *b, int k, int nk, int y0, int n, const float *const *rows,
+                              const char *const *desc);
 /* Close (the first write error, if any); frees b. NULL accepted. */
 trv_status geo_bands_close(trv_ctx *ctx, geo_bands *b);
 

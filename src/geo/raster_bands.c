@@ -1,16 +1,22 @@
-/* Multi-band Float32 GeoTIFFs written band by band (geo.h). */
+/* Multi-band Float32 GeoTIFFs written by rows (geo.h). */
+#include "block.h"
 #include "geo_priv.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cpl_error.h>
 #include <gdal.h>
 
+enum { STRIP = 256 }; /* the tiles' height: geo_bands_put_rows' strips */
+
 struct geo_bands {
     GDALDatasetH ds;
     char *path;
     int nx, ny, nbands;
+    float **strip;          /* per band: STRIP rows being filled (NULL: none) */
+    int *next;              /* per band: the next row geo_bands_put_rows takes */
 };
 
 trv_status geo_bands_open(trv_ctx *ctx, const char *path, const geo_grid *grid, int nbands, double nodata,
@@ -30,7 +36,12 @@ trv_status geo_bands_open(trv_ctx *ctx, const char *path, const geo_grid *grid, 
                           "COMPRESS=DEFLATE", "ZLEVEL=1", "PREDICTOR=3", "INTERLEAVE=BAND",
                           "BIGTIFF=IF_SAFER", threads > 1 ? nthreads : NULL, NULL};
     geo_bands *b = calloc(1, sizeof *b);
-    if (!b || !(b->path = strdup(path))) {
+    if (!b || !(b->path = strdup(path)) || !(b->strip = calloc((size_t)nbands, sizeof *b->strip)) ||
+        !(b->next = calloc((size_t)nbands, sizeof *b->next))) {
+        if (b) {
+            free(b->path);
+            free(b->strip);
+        }
         free(b);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
@@ -60,35 +71,81 @@ trv_status geo_bands_open(trv_ctx *ctx, const char *path, const geo_grid *grid, 
     if (st) {
         GDALClose(b->ds);
         free(b->path);
+        free(b->strip);
+        free(b->next);
         free(b);
         return st;
     }
+    geo_block_cache_reserve(grid->nx, 2); /* geo_bands_put_rows: two bands' strips in the cache */
     *out = b;
     return TRV_OK;
 }
 
-trv_status geo_bands_put(trv_ctx *ctx, geo_bands *b, int k, const float *data, const char *desc)
+/* A write failed (errno set to 0 before it): the cause, the system's first
+ * when there is one (a full disk: libtiff's message does not say so). */
+static trv_status write_error(trv_ctx *ctx, const geo_bands *b)
 {
-    if (k < 1 || k > b->nbands)
-        return trv_error(ctx, TRV_ERR_INTERNAL, "band %d of a %d-band raster", k, b->nbands);
+    int err = errno;
+    const char *gdal = geo_gdal_msg(NULL);
+    return err ? trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s (%s)", b->path, strerror(err), gdal)
+               : trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", b->path, gdal);
+}
+
+/* Band k's strip (rows y0 .. y0 + n - 1) to the file (its description
+ * with the first), its tiles flushed. */
+static trv_status put_strip(trv_ctx *ctx, geo_bands *b, int k, int y0, int n, const char *desc)
+{
     GDALRasterBandH band = GDALGetRasterBand(b->ds, k);
-    if (desc)
+    if (y0 == 0 && desc)
         GDALSetDescription(band, desc);
-    if (GDALRasterIO(band, GF_Write, 0, 0, b->nx, b->ny, (void *)data, b->nx, b->ny, GDT_Float32, 0, 0) !=
-        CE_None)
-        return trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", b->path, geo_gdal_msg(NULL));
+    CPLErrorReset();
+    errno = 0;
+    if (GDALRasterIO(band, GF_Write, 0, y0, b->nx, n, b->strip[k - 1], b->nx, n, GDT_Float32, 0, 0) != CE_None ||
+        GDALFlushRasterCache(band) != CE_None || CPLGetLastErrorType() >= CE_Failure) /* a tile's write failed */
+        return write_error(ctx, b);
     return TRV_OK;
+}
+
+trv_status geo_bands_put_rows(trv_ctx *ctx, geo_bands *b, int k, int nk, int y0, int n, const float *const *rows,
+                              const char *const *desc)
+{
+    for (int i = 0; i < nk; i++) {
+        int kb = k + i;
+        if (kb < 1 || kb > b->nbands || y0 != b->next[kb - 1] || n < 1 || y0 + n > b->ny)
+            return trv_error(ctx, TRV_ERR_INTERNAL, "rows %d .. %d of band %d of a %d-band raster (row %d expected)",
+                             y0, y0 + n - 1, kb, b->nbands, kb >= 1 && kb <= b->nbands ? b->next[kb - 1] : -1);
+        if (!b->strip[kb - 1] && !(b->strip[kb - 1] = malloc((size_t)b->nx * STRIP * sizeof **b->strip)))
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    trv_status st = TRV_OK;
+    for (int y = y0; y < y0 + n && !st; y++) {
+        for (int i = 0; i < nk; i++)
+            memcpy(b->strip[k + i - 1] + (size_t)(y % STRIP) * b->nx, rows[i] + (size_t)(y - y0) * b->nx,
+                   (size_t)b->nx * sizeof **b->strip);
+        if (y % STRIP == STRIP - 1 || y == b->ny - 1) /* strip by strip, band by band: any rows, one order */
+            for (int i = 0; i < nk && !st; i++)
+                st = put_strip(ctx, b, k + i, y - y % STRIP, y % STRIP + 1, desc ? desc[i] : NULL);
+    }
+    for (int i = 0; i < nk; i++)
+        if ((b->next[k + i - 1] = y0 + n) == b->ny) { /* the band is done */
+            free(b->strip[k + i - 1]);
+            b->strip[k + i - 1] = NULL;
+        }
+    return st;
 }
 
 trv_status geo_bands_close(trv_ctx *ctx, geo_bands *b)
 {
     if (!b)
         return TRV_OK;
+    for (int k = 0; k < b->nbands; k++)
+        free(b->strip[k]);
+    free(b->strip);
+    free(b->next);
     CPLErrorReset();
+    errno = 0;
     GDALClose(b->ds);
-    trv_status st = TRV_OK;
-    if (CPLGetLastErrorType() >= CE_Failure)
-        st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", b->path, geo_gdal_msg(NULL));
+    trv_status st = CPLGetLastErrorType() >= CE_Failure ? write_error(ctx, b) : TRV_OK;
     free(b->path);
     free(b);
     return st;

@@ -58,8 +58,7 @@ trv_status krg_job_opts_check(trv_ctx *ctx, const krg_job_opts *o)
 
 void krg_job_clear(krg_job *j)
 {
-    geo_raster_free(j->pred);
-    geo_raster_free(j->std);
+    krg_sim_free(j->sim); /* it borrows src and ix */
     if (j->src)
         j->src->pts = NULL; /* the job's points */
     krg_source_free(j->src);
@@ -67,7 +66,6 @@ void krg_job_clear(krg_job *j)
     geo_grid_clear(&j->grid);
     krg_vgm_free(j->vgm);
     free(j->cands);
-    krg_sim_free(j->sim);
     krg_points_free(j->pts);
     free(j->work_wkt);
     free(j->input_label);
@@ -197,18 +195,18 @@ static trv_status target_grid(trv_ctx *ctx, const krg_job_opts *o, const char *i
     return TRV_OK;
 }
 
-/* The simulation of the job's kriging with the model's sill scaled by
- * krg_sim_scale; takes over *src and *ix. */
+/* The simulation of the job's kriging on t with the model's sill scaled by
+ * krg_sim_scale; it borrows the job's points, source and index. */
 static trv_status sim_prepare(trv_ctx *ctx, const krg_job_opts *o, const krg_opts *ko, krg_job *j,
-                              krg_source **src, krg_index **ix)
+                              const geo_grid *t)
 {
-    trv_status st = krg_sim_scale(ctx, j->pts, *ix, &j->model, ko, &j->sim_scale);
+    trv_status st = krg_sim_scale(ctx, j->pts, j->ix, &j->model, ko, &j->sim_scale);
     krg_model m = j->model;
     m.nugget *= j->sim_scale;
     m.psill *= j->sim_scale;
     if (!st)
-        st = krg_sim_new(ctx, j->pts, *src ? src : NULL, ix, &m, ko, o->allow_fast, j->work_wkt, j->pred,
-                         o->sim_seed, 0, &j->sim);
+        st = krg_sim_new(ctx, j->pts, j->src, j->ix, &m, ko, o->allow_fast, j->work_wkt, t, o->sim_seed, 0,
+                         &j->sim);
     return st;
 }
 
@@ -321,17 +319,6 @@ trv_status krg_job_run(trv_ctx *ctx, const krg_job_opts *o, krg_job *j)
     j->krige = ko; /* with the nmax chosen: krg_job_write kriges with it */
     j->allow_fast = o->allow_fast;
     j->want_std = o->want_std;
-    if (o->nsim > 0 && src) { /* the realisations need the whole kriged layer */
-        src->pts = j->pts;
-        st = krg_refine(ctx, src, ix, &j->model, &ko, &t, o->allow_fast, &j->pred,
-                        o->want_std ? &j->std : NULL, &j->stats);
-        src->pts = NULL;
-    } else if (o->nsim > 0) {
-        st = krg_grid_points(ctx, j->pts, ix, &j->model, &ko, j->work_wkt, &t, &j->pred,
-                             o->want_std ? &j->std : NULL);
-    }
-    if (st)
-        goto fail;
     if (o->want_cv) {
         j->cv_pred = malloc(j->pts->n * sizeof *j->cv_pred);
         j->cv_var = malloc(j->pts->n * sizeof *j->cv_var);
@@ -344,16 +331,14 @@ trv_status krg_job_run(trv_ctx *ctx, const krg_job_opts *o, krg_job *j)
         krg_cv_summary(j->pts->z, j->cv_pred, j->cv_var, j->pts->n, &j->cv);
     }
     j->nsim = o->nsim;
-    if (o->nsim > 0 && (st = sim_prepare(ctx, o, &ko, j, &src, &ix)))
+    if (src) /* kept: krg_job_write kriges by row blocks with them */
+        src->pts = j->pts;
+    j->src = src;
+    j->ix = ix;
+    src = NULL;
+    ix = NULL;
+    if (o->nsim > 0 && (st = sim_prepare(ctx, o, &ko, j, &t)))
         goto fail;
-    if (o->nsim == 0) { /* kept: krg_job_write kriges by row blocks with them */
-        if (src)
-            src->pts = j->pts;
-        j->src = src;
-        j->ix = ix;
-        src = NULL;
-        ix = NULL;
-    }
     j->grid = t; /* the job takes the grid over */
     memset(&t, 0, sizeof t);
     krg_index_free(ix);
@@ -407,11 +392,6 @@ trv_status krg_job_write(trv_ctx *ctx, trv_outset *set, krg_job *j, const krg_jo
         st = trv_error(ctx, TRV_ERR_USAGE, "the standard deviation was not computed (want_std 0)");
     if (!st && paths->sim && !j->sim)
         st = trv_error(ctx, TRV_ERR_USAGE, "no realisations asked for (nsim 0)");
-    /* the realisations first: written with GDAL's default block cache, as
-     * before (the block writer bounds it), so their file's layout too */
-    if (!st && paths->sim &&
-        (!(tmp = trv_outset_add(set, paths->sim)) || (st = krg_sim_write(ctx, j->sim, j->nsim, tmp, meta, j->threads))))
-        st = st ? st : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st)
         st = krg_job_stream(ctx, set, j, paths, meta);
     for (int k = 0; k < 2 && !st; k++) {

@@ -1,11 +1,18 @@
 /* trv-krige's rasters by row blocks (krg_job_stream, krige_priv.h;
- * docs/scale.md): the kriged DEM, its standard deviation and the point
- * cloud, block by block. The rows are kriged as they go (krg_refiner for a
- * raster source, krg_grid_points_rows for points) or, when the job holds
- * whole layers (realisations asked), copied from them; the layers are
- * written as Cloud-Optimized GeoTIFFs (geo/block.h). Peak memory beside
- * the samples: two blocks of rows and the writers' strips. */
+ * docs/scale.md): the kriged DEM, its standard deviation, the point cloud
+ * and the realisations, block by block. The rows are kriged as they go
+ * (krg_refiner for a raster source, krg_grid_points_rows for points); the
+ * layers are written as Cloud-Optimized GeoTIFFs (geo/block.h). With
+ * realisations the blocks are run once per pair of them (sim.h): the pair
+ * drawn and conditioned at the samples, then each block's kriged rows (the
+ * first pair's kriged, and written into the DEM, std and points; the later
+ * pairs' taken back from the simulation's scratch file, krg_sim_cache) and
+ * the pair's rows of realisations made from them, into their bands
+ * (geo_bands_put_rows). Peak memory beside the samples and the
+ * simulation's torus: four blocks of rows, a run of rows' kriging weights
+ * (sim.h) and the writers' strips. */
 #include "krige_priv.h"
+#include "sim.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -24,13 +31,13 @@ typedef struct kstream {
     geo_block_writer *w[2]; /* dem, std */
     float *P, *D;           /* the block's rows */
     FILE *points;
+    geo_bands *bands;       /* the realisations (NULL: none) */
+    float *S[2];            /* the block's rows of a pair's realisations */
 } kstream;
 
 static trv_status open_sources(trv_ctx *ctx, kstream *s)
 {
     krg_job *j = s->j;
-    if (j->pred)
-        return TRV_OK;
     if (j->src)
         return krg_refiner_new(ctx, j->src, j->ix, &j->model, &j->krige, &j->grid, j->allow_fast, &s->R);
     return geo_ct_create(ctx, j->grid.wkt, j->work_wkt, &s->ct);
@@ -59,23 +66,21 @@ static trv_status open_writers(trv_ctx *ctx, kstream *s, trv_outset *set, const 
             return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", paths->points, strerror(errno));
         fputs("x,y,z,std\n", s->points);
     }
+    if (!st && paths->sim) {
+        const char *tmp = trv_outset_add(set, paths->sim);
+        st = tmp ? geo_bands_open(ctx, tmp, &s->j->grid, s->j->nsim, NODATA, "m", meta, s->j->threads, &s->bands)
+                 : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
     return st;
 }
 
-/* Rows y0 .. y1 - 1 into s->P and s->D. */
-static trv_status block_rows(trv_ctx *ctx, kstream *s, int y0, int y1)
+/* Rows y0 .. y1 - 1 into s->P and D (NULL: no std) by R (raster source). */
+static trv_status block_rows(trv_ctx *ctx, kstream *s, krg_refiner *R, int y0, int y1, float *D)
 {
     krg_job *j = s->j;
-    size_t at = (size_t)y0 * j->grid.nx, n = (size_t)(y1 - y0) * j->grid.nx;
-    if (j->pred) {
-        memcpy(s->P, j->pred->f32 + at, n * sizeof *s->P);
-        if (s->D)
-            memcpy(s->D, j->std->f32 + at, n * sizeof *s->D);
-        return TRV_OK;
-    }
-    if (s->R)
-        return krg_refiner_rows(ctx, s->R, y0, y1, s->P, s->D);
-    return krg_grid_points_rows(ctx, j->pts, j->ix, &j->model, &j->krige, s->ct, &j->grid, y0, y1, s->P, s->D);
+    if (R)
+        return krg_refiner_rows(ctx, R, y0, y1, s->P, D);
+    return krg_grid_points_rows(ctx, j->pts, j->ix, &j->model, &j->krige, s->ct, &j->grid, y0, y1, s->P, D);
 }
 
 /* The point cloud's lines of rows y0 .. y1 - 1: every cell with data. */
@@ -89,25 +94,93 @@ static void points_rows(FILE *f, const geo_grid *g, int y0, int y1, const float 
         }
 }
 
+/* Rows y0 .. y1 - 1 of the DEM, std and point cloud from s->P and s->D. */
+static trv_status write_rows(kstream *s, trv_ctx *ctx, int y0, int y1)
+{
+    const float *cells[2] = {s->P, s->D};
+    trv_status st = TRV_OK;
+    for (int k = 0; k < 2 && !st; k++)
+        if (s->w[k])
+            st = geo_block_write(ctx, s->w[k], y0, y1 - y0, cells[k]);
+    if (!st && s->points)
+        points_rows(s->points, &s->j->grid, y0, y1, s->P, s->D);
+    return st;
+}
+
+static trv_status alloc_rows(trv_ctx *ctx, kstream *s, size_t n)
+{
+    if (!(s->P = malloc(n * sizeof *s->P)) || (s->j->want_std && !(s->D = malloc(n * sizeof *s->D))))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < 2 && s->bands; k++)
+        if (!(s->S[k] = malloc(n * sizeof *s->S[k])))
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    return TRV_OK;
+}
+
 static trv_status run_blocks(trv_ctx *ctx, kstream *s)
 {
     const geo_grid *g = &s->j->grid;
     const int ny = g->ny, rows = geo_block_rows() < ny ? geo_block_rows() : ny;
-    trv_status st = TRV_OK;
-    if (!(s->P = malloc((size_t)g->nx * rows * sizeof *s->P)) ||
-        (s->j->want_std && !(s->D = malloc((size_t)g->nx * rows * sizeof *s->D))))
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    trv_status st = alloc_rows(ctx, s, (size_t)g->nx * rows);
     for (int y0 = 0; y0 < ny && !st; y0 += rows) {
         int y1 = y0 + rows < ny ? y0 + rows : ny;
-        st = block_rows(ctx, s, y0, y1);
-        const float *cells[2] = {s->P, s->D};
-        for (int k = 0; k < 2 && !st; k++)
-            if (s->w[k])
-                st = geo_block_write(ctx, s->w[k], y0, y1 - y0, cells[k]);
-        if (!st && s->points)
-            points_rows(s->points, g, y0, y1, s->P, s->D);
+        if (!(st = block_rows(ctx, s, s->R, y0, y1, s->D)))
+            st = write_rows(s, ctx, y0, y1);
     }
-    return st ? st : s->j->pred ? TRV_OK : trv_progress(ctx, 1.0, "krige");
+    return st ? st : trv_progress(ctx, 1.0, "krige");
+}
+
+/* Pair p's realisations (n: 1 or 2) block by block into their bands: the
+ * first pair's blocks kriged (and written into the DEM, std and point
+ * cloud), the later pairs' taken back from the simulation's scratch file. */
+static trv_status run_pair(trv_ctx *ctx, kstream *s, long p, int n)
+{
+    krg_job *j = s->j;
+    const int ny = j->grid.ny, rows = geo_block_rows() < ny ? geo_block_rows() : ny;
+    trv_status st = krg_sim_pair(ctx, j->sim, p, n);
+    float *out[2] = {s->S[0], n > 1 ? s->S[1] : NULL};
+    char d0[32], d1[32], *desc[2] = {d0, d1};
+    snprintf(d0, sizeof d0, "realisation %ld", 2 * p + 1);
+    snprintf(d1, sizeof d1, "realisation %ld", 2 * p + 2);
+    for (int y0 = 0; y0 < ny && !st; y0 += rows) {
+        int y1 = y0 + rows < ny ? y0 + rows : ny;
+        st = p ? krg_sim_pred_rows(ctx, j->sim, y0, y1, s->P) : block_rows(ctx, s, s->R, y0, y1, s->D);
+        if (!st && p == 0)
+            st = write_rows(s, ctx, y0, y1);
+        if (!st)
+            st = krg_sim_rows(ctx, j->sim, y0, y1, s->P, out);
+        if (!st)
+            st = geo_bands_put_rows(ctx, s->bands, (int)(2 * p + 1), n, y0, y1 - y0, (const float *const *)out,
+                                    (const char *const *)desc);
+        if (!st)
+            st = trv_progress(ctx, (2.0 * p * ny + (double)n * y1) / ((double)j->nsim * ny), "realisations");
+    }
+    return st;
+}
+
+/* The directory of path ("." for a bare name), allocated; NULL: out of memory. */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+    char *d = malloc(n + 2);
+    if (d)
+        snprintf(d, n + 2, "%.*s", (int)(n ? n : 1), n ? path : ".");
+    return d;
+}
+
+static trv_status run_pairs(trv_ctx *ctx, kstream *s, const char *sim_path)
+{
+    const geo_grid *g = &s->j->grid;
+    const int rows = geo_block_rows() < g->ny ? geo_block_rows() : g->ny;
+    char *dir = dir_of(sim_path);
+    trv_status st = dir ? alloc_rows(ctx, s, (size_t)g->nx * rows) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (!st) /* the later pairs' kriged rows and weights: beside the realisations */
+        st = krg_sim_cache(ctx, s->j->sim, dir);
+    free(dir);
+    for (long p = 0; 2 * p < s->j->nsim && !st; p++)
+        st = run_pair(ctx, s, p, s->j->nsim - 2 * p < 2 ? 1 : 2);
+    return st;
 }
 
 static trv_status close_all(trv_ctx *ctx, kstream *s, trv_status st, const krg_job_paths *paths)
@@ -123,6 +196,8 @@ static trv_status close_all(trv_ctx *ctx, kstream *s, trv_status st, const krg_j
             st = st ? st : k_st;
         }
     geo_block_threads_end(own);
+    trv_status b_st = geo_bands_close(ctx, s->bands);
+    st = st ? st : b_st;
     if (s->points) {
         int bad = ferror(s->points);
         if ((fclose(s->points) != 0 || bad) && !st)
@@ -134,6 +209,8 @@ static trv_status close_all(trv_ctx *ctx, kstream *s, trv_status st, const krg_j
     geo_ct_free(s->ct);
     free(s->P);
     free(s->D);
+    free(s->S[0]);
+    free(s->S[1]);
     return st;
 }
 
@@ -147,6 +224,6 @@ trv_status krg_job_stream(trv_ctx *ctx, trv_outset *set, krg_job *j, const krg_j
     if (!st)
         st = open_writers(ctx, &s, set, paths, meta);
     if (!st)
-        st = run_blocks(ctx, &s);
+        st = s.bands ? run_pairs(ctx, &s, paths->sim) : run_blocks(ctx, &s);
     return close_all(ctx, &s, st, paths);
 }

@@ -342,7 +342,7 @@ typedef struct krg_job_opts {
     int want_cv;            /* leave-one-out over every input point */
     int want_vgm;           /* the sample variogram even when the model is fixed */
     int allow_fast;         /* the regular-grid stencil (default 1) */
-    int want_std;           /* the kriging standard deviation (default 1; 0: j->std stays NULL) */
+    int want_std;           /* the kriging standard deviation (default 1; 0: none written) */
     int nsim;               /* > 0: that many conditional realisations (sim.h), seeded by sim_seed, of
                                the model with its sill scaled by krg_sim_scale */
     uint64_t sim_seed;
@@ -362,11 +362,9 @@ void krg_job_opts_init(krg_job_opts *o);
 trv_status krg_job_opts_check(trv_ctx *ctx, const krg_job_opts *o);
 
 typedef struct krg_job {
-    geo_grid grid;          /* the target grid */
-    geo_raster *pred, *std; /* nsim > 0 only: the whole layers the realisations need; else NULL, the
-                               rows are kriged block by block as krg_job_write writes them */
-    struct krg_source *src; /* raster input, nsim 0: the samples, kept for krg_job_write (pts borrowed) */
-    krg_index *ix;          /* nsim 0: the neighbour index, kept for krg_job_write */
+    geo_grid grid;          /* the target grid: its rows are kriged block by block as krg_job_write writes them */
+    struct krg_source *src; /* raster input: the samples, kept for krg_job_write (pts borrowed) */
+    krg_index *ix;          /* the neighbour index, kept for krg_job_write */
     krg_opts krige;         /* the kriging options (nmax: the one given or chosen), for krg_job_write */
     int allow_fast, want_std; /* the stencil switch and the std, as asked */
     geo_block_stats dem_stats, std_stats; /* set by krg_job_write: the written layers' statistics */
@@ -390,9 +388,9 @@ typedef struct krg_job {
 
 /* Check the options (krg_job_opts_check), read the input, choose the
  * target grid, fit or take the model, (nmax_auto) choose nmax,
- * (want_cv) cross-validate, and with nsim > 0 krige whole layers and
- * prepare the realisations; with nsim 0 the kriging is left to
- * krg_job_write, which streams it (docs/scale.md). The cross-validation,
+ * (want_cv) cross-validate, and with nsim > 0 prepare the realisations;
+ * the kriging (and the realisations) are left to krg_job_write, which
+ * streams them (docs/scale.md). The cross-validation,
  * the kriging and the realisations use the nmax chosen. Errors name the
  * input. */
 trv_status krg_job_run(trv_ctx *ctx, const krg_job_opts *o, krg_job *out);
@@ -407,13 +405,17 @@ typedef struct krg_job_paths {
  * job run with want_std: TRV_ERR_USAGE otherwise) (committed by the caller,
  * with whatever else the run writes: all or none). The DEM and std are
  * Cloud-Optimized GeoTIFFs written by row blocks (geo/block.h; job_stream.c):
- * kriged block by block (krg_refiner, krg_grid_points_rows) unless the job
- * holds whole layers; the same bytes for every block height (TRV_BLOCK_ROWS),
- * peak memory O(target width x block) beside the samples. It sets
+ * kriged block by block (krg_refiner, krg_grid_points_rows); the same bytes
+ * for every block height (TRV_BLOCK_ROWS), peak memory O(target width x
+ * block) beside the samples (and with realisations the simulation's torus). It sets
  * j->stats, j->dem_stats and j->std_stats. The variogram CSV has
  * np, dist, gamma and the model's gamma at dist; the CV CSV x, y, observed,
  * pred, var (in the working CRS); the point cloud x, y, z, std of every
- * target cell with data (target CRS); the realisations as krg_sim_write. */
+ * target cell with data (target CRS); the realisations a band-interleaved
+ * Float32 GeoTIFF on the target grid, band k + 1 = realisation k described
+ * "realisation k + 1", nodata -9999, unit m, made pair by pair and written
+ * by rows (krg_sim_pair, krg_sim_rows, geo_bands_put_rows): the cells the
+ * same for every block height. */
 trv_status krg_job_write(trv_ctx *ctx, trv_outset *set, krg_job *j, const krg_job_paths *paths,
                          const trv_meta *meta);
 

@@ -2,9 +2,13 @@
  * (sim.h; docs/method.md §1.11). */
 #include "sim.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define NODATA (-9999.0f)
 
@@ -12,12 +16,11 @@ enum { NSK = 16 }; /* a sample's structured value: simple kriging from 4 x 4 nod
 
 struct krg_sim {
     const krg_points *pts;  /* borrowed */
-    krg_source *src;        /* owned (NULL: points input); its pts set only while kriging */
-    krg_index *ix;          /* owned */
+    krg_source *src;        /* borrowed (NULL: points input); its pts set only while kriging */
+    const krg_index *ix;    /* borrowed */
     krg_model m;
     krg_opts o;
     int allow_fast;
-    char *work_wkt;
     geo_grid target;
     uint64_t seed;
     /* the lattice: the target's, from column c0 and row r0 (<= 0), n1 x n2 nodes */
@@ -26,12 +29,27 @@ struct krg_sim {
     long *base;             /* per sample: its node (on_node) or the top-left of its 4 x 4 nodes */
     char *on_node;
     double *w, *rsd;        /* per sample: NSK weights, the residual's standard deviation */
-    const float *pred;      /* the kriged DEM on the target (borrowed) */
-    krg_simw *W;            /* the targets' weights (NULL: too many; krige each realisation) */
-    double *ud;             /* per sample: U of the realisation */
-    krg_points *zp;         /* the residuals z - U at the samples */
-    long pair;              /* the FFT pair held in fa, fb (-1: none) */
-    double *fa, *fb, *u;    /* n1 * n2: the pair's structured fields; U of the realisation */
+    long *order;            /* the samples by their nodes' top row (then index) */
+    int keep;               /* condition by kept weights (krg_simw_fits), else by kriging */
+    krg_simw W;             /* keep: the weights of rows W.y0 .. W.y1 - 1 */
+    long pair;              /* the pair drawn (-1: none) */
+    int nk;                 /* its realisations taken: 1 or 2 */
+    double *ud[2];          /* per sample: U of the pair's realisations */
+    krg_points zp[2];       /* the residuals z - U at the samples (z owned; x, y the samples') */
+    krg_refiner *R[2];      /* not keep, raster source: the residuals' kriging */
+    geo_ct *ct;             /* not keep, points: target -> working CRS */
+    trv_rng noise[2];       /* the nugget's stream (node order) of each realisation, */
+    long noise_row[2];      /* at the start of this lattice row */
+    double *fa, *fb, *nz;   /* a block of the pair's lattice rows; a row of nugget noise each */
+    double *urow;           /* U on a target row */
+    size_t fcap;            /* their room, in values */
+    float *P;               /* not keep: a block of kriged residuals */
+    size_t pcap;
+    int kw;                 /* weights per cell (krg_simw_k) */
+    double run_bytes;       /* kept weights in memory at a time: a sixteenth of max_weights */
+    int cfd;                /* krg_sim_cache's scratch file (-1: none) */
+    int stored;             /* rows 0 .. stored - 1 are in it */
+    size_t crow;            /* bytes a row there */
 };
 
 /* Lattice coordinates (column, row) of a point in the working CRS. */
@@ -137,11 +155,56 @@ static trv_status sample_weights(trv_ctx *ctx, krg_sim *s)
     return TRV_OK;
 }
 
-trv_status krg_sim_new(trv_ctx *ctx, const krg_points *pts, krg_source **src, krg_index **ix, const krg_model *m,
-                       const krg_opts *o, int allow_fast, const char *work_wkt, const geo_raster *pred,
+static int cmp_key(const void *a, const void *b)
+{
+    unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+    return (x > y) - (x < y);
+}
+
+/* s->order: the samples by the top lattice row of their nodes, then index. */
+static trv_status sample_order(trv_ctx *ctx, krg_sim *s)
+{
+    size_t np = s->pts->n;
+    unsigned long long *key = malloc(np * sizeof *key);
+    if (!key)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < np; i++)
+        key[i] = (unsigned long long)(s->base[i] / s->ce.n1) << 32 | i;
+    qsort(key, np, sizeof *key, cmp_key);
+    for (size_t i = 0; i < np; i++)
+        s->order[i] = (long)(key[i] & 0xFFFFFFFFu);
+    free(key);
+    return TRV_OK;
+}
+
+static trv_status sim_alloc(trv_ctx *ctx, krg_sim *s)
+{
+    size_t np = s->pts->n;
+    if (np > 0xFFFFFFFFu)
+        return trv_error(ctx, TRV_ERR_USAGE, "%zu samples: too many to simulate", np);
+    s->base = malloc(np * sizeof *s->base);
+    s->on_node = calloc(np, 1);
+    s->w = malloc(np * NSK * sizeof *s->w);
+    s->rsd = malloc(np * sizeof *s->rsd);
+    s->order = malloc(np * sizeof *s->order);
+    s->nz = malloc(2 * (size_t)s->ce.n1 * sizeof *s->nz);
+    s->urow = malloc((size_t)s->target.nx * sizeof *s->urow);
+    trv_status st = s->base && s->on_node && s->w && s->rsd && s->order && s->nz && s->urow
+                        ? TRV_OK
+                        : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    for (int j = 0; j < 2 && !st; j++) { /* the kriging reads the residuals' x and y, never writes them */
+        s->zp[j] = (krg_points){.n = np, .x = s->pts->x, .y = s->pts->y,
+                                .z = malloc((np ? np : 1) * sizeof *s->zp[j].z)};
+        if (!(s->ud[j] = malloc(np * sizeof *s->ud[j])) || !s->zp[j].z)
+            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    return st;
+}
+
+trv_status krg_sim_new(trv_ctx *ctx, const krg_points *pts, krg_source *src, const krg_index *ix, const krg_model *m,
+                       const krg_opts *o, int allow_fast, const char *work_wkt, const geo_grid *target,
                        uint64_t seed, double max_weights, krg_sim **out)
 {
-    const geo_grid *target = &pred->grid;
     *out = NULL;
     const double *gt = target->gt;
     if (!geo_crs_same(target->wkt, work_wkt) || gt[2] != 0 || gt[4] != 0)
@@ -151,49 +214,24 @@ trv_status krg_sim_new(trv_ctx *ctx, const krg_points *pts, krg_source **src, kr
     krg_sim *s = calloc(1, sizeof *s);
     if (!s)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    s->pts = pts;
-    s->m = *m;
-    s->o = *o;
-    s->allow_fast = allow_fast;
-    s->seed = seed;
-    s->pair = -1;
-    s->pred = pred->f32;
-    if (src) {
-        s->src = *src;
-        *src = NULL;
-    }
-    s->ix = *ix;
-    *ix = NULL;
+    const double budget = max_weights > 0 ? max_weights : KRG_SIMW_MAX_BYTES;
+    *s = (krg_sim){.pts = pts, .src = src, .ix = ix, .m = *m, .o = *o, .allow_fast = allow_fast, .seed = seed,
+                   .pair = -1, .cfd = -1, .kw = krg_simw_k(pts, o), .run_bytes = budget / 16,
+                   .keep = krg_simw_fits(pts, o, target, budget)};
     int n1 = 0, n2 = 0;
     trv_status st = geo_grid_copy(ctx, &s->target, target);
-    if (!st && !(s->work_wkt = strdup(work_wkt)))
-        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st)
         st = lattice(ctx, s, &n1, &n2);
     if (!st)
         st = krg_ce_init(ctx, &s->ce, m, n1, n2, gt[1], fabs(gt[5]), krg_ce_mem());
-    size_t nn = (size_t)n1 * n2, np = pts->n;
-    if (!st) {
-        s->base = malloc(np * sizeof *s->base);
-        s->on_node = calloc(np, 1);
-        s->w = malloc(np * NSK * sizeof *s->w);
-        s->rsd = malloc(np * sizeof *s->rsd);
-        s->ud = malloc(np * sizeof *s->ud);
-        s->fa = malloc(nn * sizeof *s->fa);
-        s->fb = malloc(nn * sizeof *s->fb);
-        s->u = malloc(nn * sizeof *s->u);
-        if (!s->base || !s->on_node || !s->w || !s->rsd || !s->ud || !s->fa || !s->fb || !s->u)
-            st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    }
-    if (!st && !(st = krg_points_new(ctx, np, &s->zp))) {
-        memcpy(s->zp->x, pts->x, np * sizeof *pts->x);
-        memcpy(s->zp->y, pts->y, np * sizeof *pts->y);
-    }
+    if (!st)
+        st = sim_alloc(ctx, s);
     if (!st)
         st = sample_weights(ctx, s);
     if (!st)
-        st = krg_simw_new(ctx, pts, s->src, s->ix, m, o, target, pred,
-                          max_weights > 0 ? max_weights : KRG_SIMW_MAX_BYTES, &s->W);
+        st = sample_order(ctx, s);
+    if (!st && !s->keep && !src)
+        st = geo_ct_create(ctx, target->wkt, work_wkt, &s->ct);
     if (st) {
         krg_sim_free(s);
         return st;
@@ -206,23 +244,27 @@ void krg_sim_free(krg_sim *s)
 {
     if (!s)
         return;
-    if (s->src)
-        s->src->pts = NULL;
-    krg_source_free(s->src);
-    krg_index_free(s->ix);
-    free(s->work_wkt);
     geo_grid_clear(&s->target);
     krg_ce_free(&s->ce);
     free(s->base);
     free(s->on_node);
     free(s->w);
     free(s->rsd);
-    free(s->ud);
-    krg_simw_free(s->W);
-    krg_points_free(s->zp);
+    free(s->order);
+    krg_simw_clear(&s->W);
+    for (int j = 0; j < 2; j++) {
+        free(s->ud[j]);
+        free(s->zp[j].z);
+        krg_refiner_free(s->R[j]);
+    }
+    geo_ct_free(s->ct);
     free(s->fa);
     free(s->fb);
-    free(s->u);
+    free(s->nz);
+    free(s->urow);
+    free(s->P);
+    if (s->cfd >= 0)
+        close(s->cfd);
     free(s);
 }
 
@@ -231,64 +273,182 @@ double krg_sim_lost(const krg_sim *s)
     return s->ce.lost;
 }
 
+void krg_sim_torus(const krg_sim *s, int *m1, int *m2)
+{
+    *m1 = s->ce.m1;
+    *m2 = s->ce.m2;
+}
+
+int krg_sim_keeps_weights(const krg_sim *s)
+{
+    return s->keep;
+}
+
 /* A stream's seed: (seed, k, tag) mixed (trv_rng_seed then splitmixes it). */
 static uint64_t stream(uint64_t seed, uint64_t k, uint64_t tag)
 {
     return seed ^ (0x9E3779B97F4A7C15ULL * (4 * k + tag + 1));
 }
 
-/* U of realisation k at the nodes (s->u) and the residuals z - U at the
- * samples (s->zp->z). */
-static trv_status unconditional(trv_ctx *ctx, krg_sim *s, int k)
+/* Room for `rows` lattice rows of both fields. */
+static trv_status field_room(trv_ctx *ctx, krg_sim *s, int rows)
 {
-    long pair = k / 2;
-    if (s->pair != pair) {
-        trv_status st = krg_ce_draw(ctx, &s->ce, stream(s->seed, (uint64_t)pair, 0));
-        if (!st)
-            st = krg_ce_rows(ctx, &s->ce, 0, s->ce.n2, s->fa, s->fb);
-        if (st)
-            return st;
-        s->pair = pair;
-    }
-    const double *f = k % 2 ? s->fb : s->fa;
-    size_t nn = (size_t)s->ce.n1 * s->ce.n2;
-    double sn = sqrt(s->m.nugget);
-    trv_rng r;
-    trv_rng_seed(&r, stream(s->seed, (uint64_t)k, 1));
-    for (size_t i = 0; i < nn; i++)
-        s->u[i] = f[i] + (sn > 0 ? sn * krg_normal(&r) : 0);
-    trv_rng_seed(&r, stream(s->seed, (uint64_t)k, 2));
-    for (size_t i = 0; i < s->pts->n; i++) {
-        double ui;
-        if (s->on_node[i]) {
-            ui = s->u[s->base[i]];
-        } else {
-            const double *w = s->w + i * NSK;
-            ui = 0;
-            for (int a = 0; a < NSK; a++)
-                ui += w[a] * f[s->base[i] + (long)(a / 4) * s->ce.n1 + a % 4];
-            ui += s->rsd[i] * krg_normal(&r);
-            if (sn > 0)
-                ui += sn * krg_normal(&r);
-        }
-        s->ud[i] = ui;
-        s->zp->z[i] = s->pts->z[i] - ui;
-    }
-    return TRV_OK;
+    size_t n = (size_t)s->ce.n1 * rows;
+    if (n <= s->fcap)
+        return TRV_OK;
+    free(s->fa);
+    free(s->fb);
+    s->fa = malloc(n * sizeof *s->fa);
+    s->fb = malloc(n * sizeof *s->fb);
+    s->fcap = s->fa && s->fb ? n : 0;
+    return s->fcap ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
 }
 
-/* Kept weights: Z_s = Z* + U - K[U] at every data cell of the DEM. */
-static void from_weights(const krg_sim *s, float *out, double *field)
+/* The nugget's noise of lattice row L of the pair's realisation j into its
+ * row of s->nz: node by node in row-major order from the stream (seed, k,
+ * 1), the rows before L drawn and dropped, the stream restarted when it is
+ * past L. */
+static void noise_row(krg_sim *s, int j, long L)
 {
-    const krg_simw *W = s->W;
-    int nx = s->target.nx, ny = s->target.ny, k = W->k;
-    for (int row = 0; row < ny; row++)
+    const int n1 = s->ce.n1;
+    double *nz = s->nz + (size_t)j * n1;
+    if (s->noise_row[j] == L)
+        return;
+    if (s->noise_row[j] > L) {
+        trv_rng_seed(&s->noise[j], stream(s->seed, (uint64_t)(2 * s->pair + j), 1));
+        s->noise_row[j] = -1;
+    }
+    for (; s->noise_row[j] < L; s->noise_row[j]++)
+        for (int c = 0; c < n1; c++)
+            nz[c] = krg_normal(&s->noise[j]);
+}
+
+/* The off-node samples' deviates of the pair's realisation j, in sample
+ * order from the stream (seed, k, 2): the residual's into ud[j], the
+ * nugget's (sn > 0) into zp[j].z, where pass_a takes them. */
+static void deviates(krg_sim *s, int j, double sn)
+{
+    trv_rng r;
+    trv_rng_seed(&r, stream(s->seed, (uint64_t)(2 * s->pair + j), 2));
+    for (size_t i = 0; i < s->pts->n; i++)
+        if (!s->on_node[i]) {
+            s->ud[j][i] = krg_normal(&r);
+            if (sn > 0)
+                s->zp[j].z[i] = krg_normal(&r);
+        }
+}
+
+/* U at sample i of the pair's realisation j: f its field's lattice rows
+ * from L0 (the sample's four rows among them), s->nz its noise of the
+ * sample's row when on a node. */
+static double sample_u(const krg_sim *s, size_t i, int j, const double *f, long L0, double sn)
+{
+    const int n1 = s->ce.n1;
+    long at = s->base[i] - L0 * n1;
+    if (s->on_node[i])
+        return f[at] + (sn > 0 ? sn * s->nz[(size_t)j * n1 + s->base[i] % n1] : 0);
+    const double *w = s->w + i * NSK;
+    double ui = 0;
+    for (int a = 0; a < NSK; a++)
+        ui += w[a] * f[at + (long)(a / 4) * n1 + a % 4];
+    ui += s->rsd[i] * s->ud[j][i];
+    if (sn > 0)
+        ui += sn * s->zp[j].z[i];
+    return ui;
+}
+
+/* Pass A: U and the residuals z - U at every sample, the lattice read by
+ * blocks of rows (each with the next 3: the 4 x 4 stencils' reach), the
+ * samples met in s->order. */
+static trv_status pass_a(trv_ctx *ctx, krg_sim *s)
+{
+    const int n1 = s->ce.n1, n2 = s->ce.n2, rows = geo_block_rows() < n2 ? geo_block_rows() : n2;
+    const double sn = sqrt(s->m.nugget);
+    const size_t np = s->pts->n;
+    trv_status st = field_room(ctx, s, rows + 3 < n2 ? rows + 3 : n2);
+    size_t at = 0;
+    for (int L0 = 0; L0 < n2 && !st; L0 += rows) {
+        int L1 = L0 + rows < n2 ? L0 + rows : n2, h = L1 + 3 < n2 ? L1 + 3 : n2;
+        if ((st = krg_ce_rows(ctx, &s->ce, L0, h - L0, s->fa, s->fb)))
+            break;
+        for (; at < np && s->base[s->order[at]] / n1 < L1; at++) {
+            size_t i = (size_t)s->order[at];
+            for (int j = 0; j < s->nk; j++) {
+                if (sn > 0 && s->on_node[i])
+                    noise_row(s, j, s->base[i] / n1);
+                double ui = sample_u(s, i, j, j ? s->fb : s->fa, L0, sn);
+                s->ud[j][i] = ui;
+                s->zp[j].z[i] = s->pts->z[i] - ui;
+            }
+        }
+    }
+    return st;
+}
+
+/* Not keep, raster source: the residuals' refiners of the pair. */
+static trv_status residual_refiners(trv_ctx *ctx, krg_sim *s)
+{
+    trv_status st = TRV_OK;
+    krg_points *held = s->src->pts;
+    for (int j = 0; j < 2; j++) {
+        krg_refiner_free(s->R[j]);
+        s->R[j] = NULL;
+        s->src->pts = &s->zp[j];
+        if (j < s->nk && !st)
+            st = krg_refiner_new(ctx, s->src, s->ix, &s->m, &s->o, &s->target, s->allow_fast, &s->R[j]);
+    }
+    s->src->pts = held;
+    return st;
+}
+
+trv_status krg_sim_pair(trv_ctx *ctx, krg_sim *s, long p, int n)
+{
+    if (p < 0 || n < 1 || n > 2)
+        return trv_error(ctx, TRV_ERR_USAGE, "pair %ld of %d realisations: the first is pair 0, of 1 or 2", p, n);
+    s->pair = -1;
+    trv_status st = krg_ce_draw(ctx, &s->ce, stream(s->seed, (uint64_t)p, 0));
+    if (st)
+        return st;
+    s->pair = p;
+    s->nk = n;
+    for (int j = 0; j < n; j++) {
+        deviates(s, j, sqrt(s->m.nugget));
+        s->noise_row[j] = LONG_MAX; /* restarted at first use */
+    }
+    st = pass_a(ctx, s);
+    if (!st && !s->keep && s->src)
+        st = residual_refiners(ctx, s);
+    if (st)
+        s->pair = -1;
+    return st;
+}
+
+/* U of the pair's realisation j on target row `row` into s->urow (f: its
+ * lattice rows from target row y0): the structured field plus the nugget's
+ * noise of the node. */
+static void target_u(krg_sim *s, int j, int row, int y0, const double *f)
+{
+    const int n1 = s->ce.n1;
+    const double sn = sqrt(s->m.nugget);
+    if (sn > 0)
+        noise_row(s, j, row - s->r0);
+    const double *fr = f + (size_t)(row - y0) * n1 - s->c0, *nz = s->nz + (size_t)j * n1 - s->c0;
+    for (int c = 0; c < s->target.nx; c++)
+        s->urow[c] = fr[c] + (sn > 0 ? sn * nz[c] : 0);
+}
+
+/* Kept weights: Z_s = Z* + (U - K[U]) on rows y0 .. y1 - 1 of the pair's
+ * realisation j (its lattice rows in f from target row y0). */
+static void rows_from_weights(krg_sim *s, int j, int y0, int y1, const float *pred, const double *f, float *out)
+{
+    const krg_simw *W = &s->W;
+    const int nx = s->target.nx, k = W->k;
+    for (int row = y0; row < y1; row++) {
+        target_u(s, j, row, y0, f);
         for (int c = 0; c < nx; c++) {
-            size_t i = (size_t)row * nx + c;
-            double u = s->u[(size_t)(row - s->r0) * s->ce.n1 + (c - s->c0)];
-            if (field)
-                field[i] = u;
-            if (s->pred[i] == NODATA) {
+            size_t i = (size_t)(row - y0) * nx + c;
+            double u = s->urow[c];
+            if (pred[i] == NODATA) {
                 out[i] = NODATA;
                 continue;
             }
@@ -296,69 +456,192 @@ static void from_weights(const krg_sim *s, float *out, double *field)
             const float *cw = W->w + i * k;
             double ku = 0;
             for (int a = 0; a < k; a++)
-                ku += cw[a] * s->ud[ci[a]];
-            out[i] = (float)(s->pred[i] + (u - ku));
+                ku += cw[a] * s->ud[j][ci[a]];
+            out[i] = (float)(pred[i] + (u - ku));
         }
+    }
 }
 
-/* No weights kept: Z_s = U + K[z - U], kriged by krg_refine (raster
- * source) or krg_grid_points. */
-static trv_status by_kriging(trv_ctx *ctx, krg_sim *s, float *out, double *field)
+/* The residuals z - U of the pair's realisation j kriged on rows y0 .. y1 - 1
+ * into s->P (krg_refiner_rows for a raster source, krg_grid_points_rows). */
+static trv_status residual_rows(trv_ctx *ctx, krg_sim *s, int j, int y0, int y1)
 {
-    geo_raster *P = NULL;
-    trv_status st;
-    if (s->src) {
-        s->src->pts = s->zp;
-        st = krg_refine(ctx, s->src, s->ix, &s->m, &s->o, &s->target, s->allow_fast, &P, NULL, NULL);
-        s->src->pts = NULL;
-    } else {
-        st = krg_grid_points(ctx, s->zp, s->ix, &s->m, &s->o, s->work_wkt, &s->target, &P, NULL);
+    size_t n = (size_t)s->target.nx * (y1 - y0);
+    if (n > s->pcap) {
+        free(s->P);
+        s->pcap = (s->P = malloc(n * sizeof *s->P)) ? n : 0;
+        if (!s->P)
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
-    if (st)
-        return st;
-    int nx = s->target.nx, ny = s->target.ny;
-    for (int row = 0; row < ny; row++)
+    if (!s->src)
+        return krg_grid_points_rows(ctx, &s->zp[j], s->ix, &s->m, &s->o, s->ct, &s->target, y0, y1, s->P, NULL);
+    krg_points *held = s->src->pts;
+    s->src->pts = &s->zp[j];
+    trv_status st = krg_refiner_rows(ctx, s->R[j], y0, y1, s->P, NULL);
+    s->src->pts = held;
+    return st;
+}
+
+/* No weights kept: Z_s = U + K[z - U] on rows y0 .. y1 - 1 of the pair's
+ * realisation j. */
+static trv_status rows_by_kriging(trv_ctx *ctx, krg_sim *s, int j, int y0, int y1, const float *pred,
+                                  const double *f, float *out)
+{
+    trv_status st = residual_rows(ctx, s, j, y0, y1);
+    const int nx = s->target.nx;
+    for (int row = y0; row < y1 && !st; row++) {
+        target_u(s, j, row, y0, f);
         for (int c = 0; c < nx; c++) {
-            size_t i = (size_t)row * nx + c;
-            double u = s->u[(size_t)(row - s->r0) * s->ce.n1 + (c - s->c0)];
-            if (field)
-                field[i] = u;
-            out[i] = geo_raster_is_nodata(P, i) || s->pred[i] == NODATA ? NODATA : (float)(u + P->f32[i]);
+            size_t i = (size_t)(row - y0) * nx + c;
+            double u = s->urow[c];
+            out[i] = s->P[i] == NODATA || pred[i] == NODATA ? NODATA : (float)(u + s->P[i]);
         }
-    geo_raster_free(P);
+    }
+    return st;
+}
+
+/* ---- the rows kept for the later pairs (krg_sim_cache) ------------------ */
+
+trv_status krg_sim_cache(trv_ctx *ctx, krg_sim *s, const char *dir)
+{
+    size_t n = strlen(dir) + 32;
+    char *path = malloc(n);
+    if (!path)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    snprintf(path, n, "%s/.trv-sim-cache-XXXXXX", dir);
+    int fd = mkstemp(path), e = errno;
+    if (fd >= 0)
+        unlink(path); /* gone when closed, whatever happens */
+    free(path);
+    if (fd < 0)
+        return trv_error(ctx, TRV_ERR_IO, "cannot create a scratch file in '%s': %s", dir, strerror(e));
+    if (s->cfd >= 0)
+        close(s->cfd);
+    s->cfd = fd;
+    s->stored = 0;
+    s->crow = (size_t)s->target.nx * ((s->keep ? 8 * (size_t)s->kw : 0) + sizeof(float));
     return TRV_OK;
 }
 
-trv_status krg_sim_get(trv_ctx *ctx, krg_sim *s, int k, float *out, double *field)
+/* n bytes at offset at of the scratch file from (out) or into b. */
+static trv_status cache_move(trv_ctx *ctx, const krg_sim *s, void *b, size_t n, off_t at, int out)
+{
+    unsigned char *p = b;
+    while (n > 0) {
+        ssize_t k = out ? pwrite(s->cfd, p, n, at) : pread(s->cfd, p, n, at);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return trv_error(ctx, TRV_ERR_IO, "cannot %s the realisations' scratch file: %s", out ? "write" : "read",
+                             k < 0 ? strerror(errno) : "it is shorter than written");
+        p += k, n -= (size_t)k, at += k;
+    }
+    return TRV_OK;
+}
+
+enum { CACHE_W = 1, CACHE_PRED = 2 };
+
+/* Rows y0 .. y1 - 1 to (out) or from the scratch file, row by row: its
+ * weights (what & CACHE_W: s->W's, which holds these rows), then its
+ * kriged values (what & CACHE_PRED: pred). */
+static trv_status cache_rows(trv_ctx *ctx, krg_sim *s, int y0, int y1, int what, float *pred, int out)
+{
+    const size_t nx = (size_t)s->target.nx, kn = s->keep ? nx * s->kw : 0;
+    trv_status st = TRV_OK;
+    for (int r = y0; r < y1 && !st; r++) {
+        off_t at = (off_t)r * (off_t)s->crow;
+        size_t i = (size_t)(r - y0);
+        if (what & CACHE_W) {
+            st = cache_move(ctx, s, s->W.idx + i * kn, kn * sizeof *s->W.idx, at, out);
+            if (!st)
+                st = cache_move(ctx, s, s->W.w + i * kn, kn * sizeof *s->W.w, at + (off_t)(kn * 4), out);
+        }
+        if (!st && (what & CACHE_PRED))
+            st = cache_move(ctx, s, pred + i * nx, nx * sizeof *pred, at + (off_t)(kn * 8), out);
+    }
+    return st;
+}
+
+trv_status krg_sim_pred_rows(trv_ctx *ctx, krg_sim *s, int y0, int y1, float *pred)
+{
+    if (s->cfd < 0 || y0 < 0 || y0 >= y1 || y1 > s->stored)
+        return trv_error(ctx, TRV_ERR_USAGE, "kriged rows %d .. %d not kept (rows 0 .. %d are)", y0, y1 - 1,
+                         s->stored - 1);
+    return cache_rows(ctx, s, y0, y1, CACHE_PRED, pred, 0);
+}
+
+/* s->W for rows y0 .. y1 - 1: kept in the scratch file, else solved. */
+static trv_status block_weights(trv_ctx *ctx, krg_sim *s, int y0, int y1, const float *pred)
+{
+    if (s->W.y0 == y0 && s->W.y1 == y1)
+        return TRV_OK;
+    if (s->cfd < 0 || y1 > s->stored)
+        return krg_simw_rows(ctx, s->pts, s->src, s->ix, &s->m, &s->o, &s->target, y0, y1, pred, &s->W);
+    trv_status st = krg_simw_room(ctx, &s->W, s->kw, s->target.nx, y0, y1);
+    if (!st && !(st = cache_rows(ctx, s, y0, y1, CACHE_W, NULL, 0)))
+        s->W.y1 = y1;
+    return st;
+}
+
+/* The first pass: rows y0 .. y1 - 1 (the weights in s->W when kept, and
+ * pred) into the scratch file, in order. */
+static trv_status store_rows(trv_ctx *ctx, krg_sim *s, int y0, int y1, const float *pred)
+{
+    if (s->cfd < 0 || y0 != s->stored)
+        return TRV_OK;
+    trv_status st = cache_rows(ctx, s, y0, y1, (s->keep ? CACHE_W : 0) | CACHE_PRED, (float *)pred, 1);
+    if (!st)
+        s->stored = y1;
+    return st;
+}
+
+/* Kept weights: rows y0 .. y1 - 1 by runs whose weights take at most
+ * s->run_bytes (or one row; the same bits: a cell's weights are its own),
+ * each run's weights solved (or read back) once for the pair. */
+static trv_status rows_kept(trv_ctx *ctx, krg_sim *s, int y0, int y1, const float *pred, float *out[2])
+{
+    const size_t nx = (size_t)s->target.nx, n1 = (size_t)s->ce.n1;
+    const double per_row = (double)nx * s->kw * 8;
+    const int run = per_row >= s->run_bytes ? 1 : s->run_bytes / per_row >= INT_MAX ? INT_MAX : (int)(s->run_bytes / per_row);
+    trv_status st = TRV_OK;
+    for (int a = y0; a < y1 && !st; a += run) {
+        int b = a + run < y1 ? a + run : y1;
+        const float *pa = pred + (size_t)(a - y0) * nx;
+        if (!(st = block_weights(ctx, s, a, b, pa)))
+            st = store_rows(ctx, s, a, b, pa);
+        for (int j = 0; j < s->nk && !st; j++)
+            if (out[j])
+                rows_from_weights(s, j, a, b, pa, (j ? s->fb : s->fa) + (size_t)(a - y0) * n1,
+                                  out[j] + (size_t)(a - y0) * nx);
+    }
+    return st;
+}
+
+trv_status krg_sim_rows(trv_ctx *ctx, krg_sim *s, int y0, int y1, const float *pred, float *out[2])
+{
+    if (s->pair < 0 || y0 < 0 || y1 > s->target.ny || y0 >= y1)
+        return trv_error(ctx, TRV_ERR_USAGE, "realisation rows %d .. %d of %d (pair drawn: %ld)", y0, y1 - 1,
+                         s->target.ny, s->pair);
+    trv_status st = field_room(ctx, s, y1 - y0);
+    if (!st)
+        st = krg_ce_rows(ctx, &s->ce, y0 - s->r0, y1 - y0, s->fa, s->fb);
+    if (!st && s->keep)
+        return rows_kept(ctx, s, y0, y1, pred, out);
+    if (!st)
+        st = store_rows(ctx, s, y0, y1, pred);
+    for (int j = 0; j < s->nk && !st; j++)
+        if (out[j])
+            st = rows_by_kriging(ctx, s, j, y0, y1, pred, j ? s->fb : s->fa, out[j]);
+    return st;
+}
+
+trv_status krg_sim_get(trv_ctx *ctx, krg_sim *s, int k, const float *pred, float *out)
 {
     if (k < 0)
         return trv_error(ctx, TRV_ERR_USAGE, "realisation %d: the first is 0", k);
-    trv_status st = unconditional(ctx, s, k);
-    if (st)
-        return st;
-    if (!s->W)
-        return by_kriging(ctx, s, out, field);
-    from_weights(s, out, field);
-    return TRV_OK;
-}
-
-trv_status krg_sim_write(trv_ctx *ctx, krg_sim *s, int n, const char *path, const trv_meta *meta, int threads)
-{
-    size_t nc = (size_t)s->target.nx * s->target.ny;
-    float *buf = malloc(nc * sizeof *buf);
-    if (!buf)
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    geo_bands *b = NULL;
-    trv_status st = geo_bands_open(ctx, path, &s->target, n, NODATA, "m", meta, threads, &b);
-    for (int k = 0; k < n && !st; k++) {
-        char desc[32];
-        snprintf(desc, sizeof desc, "realisation %d", k + 1);
-        if (!(st = krg_sim_get(ctx, s, k, buf, NULL)))
-            st = geo_bands_put(ctx, b, k + 1, buf, desc);
-    }
-    trv_status st2 = geo_bands_close(ctx, b);
-    free(buf);
-    return st ? st : st2;
+    trv_status st = s->pair == k / 2 && s->nk == 2 ? TRV_OK : krg_sim_pair(ctx, s, k / 2, 2);
+    float *o2[2] = {k % 2 ? NULL : out, k % 2 ? out : NULL};
+    return st ? st : krg_sim_rows(ctx, s, 0, s->target.ny, pred, o2);
 }
 
 trv_status krg_sim_scale(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,

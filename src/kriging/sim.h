@@ -44,9 +44,20 @@
  * them; exact when samples are nodes).
  *
  * Realisation k (0-based) depends only on (seed, k): pair k/2 of the FFT
- * draws from the stream seeded by (seed, k/2), the nugget and sample
- * draws from streams seeded by (seed, k); bytes are independent of the
- * number of threads. The target grid must be a grid of the working CRS.
+ * draws from the stream seeded by (seed, k/2), the nugget's noise from the
+ * stream (seed, k, 1) node by node in row-major order, the off-node
+ * samples' residual and nugget draws from (seed, k, 2) in sample order;
+ * bytes are independent of the number of threads. The target grid must be
+ * a grid of the working CRS.
+ *
+ * By row blocks (docs/scale.md): krg_sim_pair draws a pair and takes U
+ * at every sample from the lattice's rows by blocks (pass A); krg_sim_rows
+ * then makes any rows of the pair's realisations from those rows of the
+ * kriged DEM (pass B). Every deviate comes from its stream at its place
+ * and every sum is taken in the same order whatever the blocks, so the
+ * bits do not depend on the block heights. Memory beyond the samples
+ * (about 250 bytes each) and the torus: a block of lattice rows, a block's
+ * weights.
  * Models without a sill (Pow) cannot be simulated this way: TRV_ERR_USAGE.
  */
 #ifndef KRIGE_SIM_H
@@ -130,54 +141,94 @@ trv_status krg_ce_rows(trv_ctx *ctx, const krg_ce *ce, int r0, int n, double *a,
  * off-node samples' residual draws. */
 double krg_normal(trv_rng *r);
 
-/* ---- the kriging weights of every target (sim_weights.c) ----------------- */
+/* ---- the kriging weights of a block of targets (sim_weights.c) ---------- */
 
-/* Per target cell, the ordinary-kriging weights (float) of its
- * neighbours (int32 indices; unused slots weight 0), from the same
- * neighbourhoods as the kriged DEM: with a raster source (src) the nmax
- * samples nearest to the centre of the target's block (krg_refine), else
- * the nmax nearest to the target (krg_predict); cells nodata in pred or
- * off the source raster have none. */
+/* Per target cell of rows y0 .. y1 - 1, the ordinary-kriging weights
+ * (float) of its neighbours (int32 indices; unused slots weight 0), from
+ * the same neighbourhoods as the kriged DEM: with a raster source (src)
+ * the nmax samples nearest to the centre of the target's block
+ * (krg_refine), else the nmax nearest to the target (krg_predict); cells
+ * nodata in pred or off the source raster have none. Cell (y, c) is slot
+ * ((y - y0) nx + c) k. */
 typedef struct krg_simw {
-    int k;
-    size_t cells;
+    int k, y0, y1;          /* y0 == y1: no rows held */
+    size_t cells, cap;      /* the rows' cells; the room, in weights */
     int32_t *idx;
     float *w;
 } krg_simw;
 
-/* Weights above this many bytes are not kept by default (cells x nmax x 8). */
+/* The realisations are conditioned by kept weights (cells x nmax x 8 bytes
+ * for the whole target at most this many), else by kriging each one. */
 #define KRG_SIMW_MAX_BYTES 1.0e9
 
-/* The weights of the cells of t (a grid of the samples' CRS); *out stays
- * NULL when they would exceed max_bytes. Threaded (o->threads);
- * the same bits for any number of threads. */
-trv_status krg_simw_new(trv_ctx *ctx, const krg_points *p, const krg_source *src, const krg_index *ix,
-                        const krg_model *m, const krg_opts *o, const geo_grid *t, const geo_raster *pred,
-                        double max_bytes, krg_simw **out);
-void krg_simw_free(krg_simw *W);
+/* The weights per cell: nmax, or every sample when nmax is 0 or more. Pure. */
+int krg_simw_k(const krg_points *p, const krg_opts *o);
+/* Whether the whole target t's weights fit in max_bytes (and the samples'
+ * indices in int32). Pure. */
+int krg_simw_fits(const krg_points *p, const krg_opts *o, const geo_grid *t, double max_bytes);
+/* W sized for rows y0 .. y1 - 1 of nx cells, k weights each (grown, never
+ * shrunk), holding none yet (W->y1 = W->y0 = y0). */
+trv_status krg_simw_room(trv_ctx *ctx, krg_simw *W, int k, int nx, int y0, int y1);
+/* The weights of rows y0 .. y1 - 1 of t (a grid of the samples' CRS) into
+ * W (zeroed at first, then grown as needed), pred those rows of the kriged
+ * DEM. Threaded (o->threads); the same bits for any number of threads and
+ * any rows. */
+trv_status krg_simw_rows(trv_ctx *ctx, const krg_points *p, const krg_source *src, const krg_index *ix,
+                         const krg_model *m, const krg_opts *o, const geo_grid *t, int y0, int y1,
+                         const float *pred, krg_simw *W);
+void krg_simw_clear(krg_simw *W);
 
-/* ---- conditional simulation (sim.c) ------------------------------------- */
+/* ---- conditional simulation by row blocks (sim.c) ------------------------ */
 
 typedef struct krg_sim krg_sim;
 
-/* Prepare the simulation of the kriging pred (the target grid and the
- * kriged values, borrowed) of pts (in work_wkt; borrowed; both must
- * outlive the object) with model m and options o: for a
- * raster source, *src (its pts member NULL) and *ix are taken over (set to
- * NULL); for points, src is NULL and *ix is taken. seed seeds every
- * realisation (see above). */
-trv_status krg_sim_new(trv_ctx *ctx, const krg_points *pts, krg_source **src, krg_index **ix, const krg_model *m,
-                       const krg_opts *o, int allow_fast, const char *work_wkt, const geo_raster *pred,
+/* Prepare the simulation on the grid target of the kriging of pts (in
+ * work_wkt) with model m and options o; pts, src (a raster source, its pts
+ * member set by the caller as it pleases: restored after each use; NULL
+ * for points) and ix are borrowed and must outlive the object. seed seeds
+ * every realisation (see above). The realisations are conditioned by kept
+ * weights when the whole target's fit in max_weights (0: KRG_SIMW_MAX_BYTES;
+ * krg_simw_fits), else by kriging z - U per realisation; kept weights are
+ * held a run of rows at a time, at most a sixteenth of max_weights (or one
+ * row). */
+trv_status krg_sim_new(trv_ctx *ctx, const krg_points *pts, krg_source *src, const krg_index *ix, const krg_model *m,
+                       const krg_opts *o, int allow_fast, const char *work_wkt, const geo_grid *target,
                        uint64_t seed, double max_weights, krg_sim **out);
 void krg_sim_free(krg_sim *s);
 
-/* Realisation k onto the target cells (nx * ny, nodata -9999 where the
- * kriged DEM is nodata). If field is not NULL it receives the
- * unconditional field U at the target nodes (nugget included). */
-trv_status krg_sim_get(trv_ctx *ctx, krg_sim *s, int k, float *out, double *field);
+/* Draw pair p (realisations 2p and 2p + 1; n = 1: the first only) and
+ * take U at every sample (pass A: the lattice's rows read by blocks of
+ * geo_block_rows() + 3, the 4 x 4 stencils' reach). Memory O(samples +
+ * lattice width x block). */
+trv_status krg_sim_pair(trv_ctx *ctx, krg_sim *s, long p, int n);
+/* Rows y0 .. y1 - 1 of the pair's realisations (pass B) into out[0] and
+ * out[1] ((y1 - y0) nx values each; NULL: not wanted), pred those rows of
+ * the kriged DEM (nodata -9999): Z_s = Z* + (U - K[U]) by the kept weights
+ * of these rows (krg_simw_rows, reused while the rows are the same), or
+ * U + K[z - U] kriged for these rows; nodata where pred is. Any rows in
+ * any order; the same bits whatever the rows asked. */
+trv_status krg_sim_rows(trv_ctx *ctx, krg_sim *s, int y0, int y1, const float *pred, float *out[2]);
+/* Keep the first pass's rows for the later pairs: from here krg_sim_rows
+ * stores the rows it is given in order from row 0 (each row's kept weights,
+ * 8 nmax bytes a cell, and its kriged values, 4) in a scratch file in dir
+ * (unlinked at once: nothing is left behind, whatever happens), and takes
+ * the weights of stored rows from it instead of solving them again; the
+ * caller takes their kriged values back with krg_sim_pred_rows. Disk:
+ * (8 nmax + 4) bytes a target cell with kept weights, else 4. */
+trv_status krg_sim_cache(trv_ctx *ctx, krg_sim *s, const char *dir);
+/* Rows y0 .. y1 - 1 of the kriged DEM as krg_sim_rows was given them
+ * (stored since krg_sim_cache): TRV_ERR_USAGE for rows not stored. */
+trv_status krg_sim_pred_rows(trv_ctx *ctx, krg_sim *s, int y0, int y1, float *pred);
+/* Realisation k (0-based) on the whole target: krg_sim_pair(k / 2) unless
+ * drawn, then krg_sim_rows over every row (pred: the whole kriged DEM). */
+trv_status krg_sim_get(trv_ctx *ctx, krg_sim *s, int k, const float *pred, float *out);
 /* The fraction of the structured variance lost to clipped eigenvalues (0
  * when the embedding is exact). */
 double krg_sim_lost(const krg_sim *s);
+/* The torus's columns and rows (krg_ce: m1, m2). */
+void krg_sim_torus(const krg_sim *s, int *m1, int *m2);
+/* 1 when the realisations are conditioned by kept weights, 0 by kriging. */
+int krg_sim_keeps_weights(const krg_sim *s);
 
 /* The variance scale of the realisations: the mean squared standardised
  * error of leave-one-out kriging (krg_cv) at up to KRG_SIM_CV_POINTS
@@ -189,11 +240,5 @@ double krg_sim_lost(const krg_sim *s);
 #define KRG_SIM_CV_POINTS 2000
 trv_status krg_sim_scale(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
                          const krg_opts *o, double *scale);
-
-/* Realisations 0..n-1 into path (a trv_outset temporary): a band-
- * interleaved Float32 GeoTIFF on the target grid, band k + 1 = realisation
- * k described "realisation k + 1", nodata -9999, unit m; written band by
- * band, so memory does not grow with n. */
-trv_status krg_sim_write(trv_ctx *ctx, krg_sim *s, int n, const char *path, const trv_meta *meta, int threads);
 
 #endif

@@ -1,5 +1,5 @@
-/* The ordinary-kriging weights of every target cell, solved once for all
- * realisations (sim.h: the kriging error of U, krg_simw). */
+/* The ordinary-kriging weights of a block of target rows, solved once for
+ * the realisations of a pair (sim.h: the kriging error of U, krg_simw). */
 #include "krige_priv.h"
 #include "sim.h"
 
@@ -7,6 +7,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define NODATA (-9999.0f)
 
 typedef struct wband {
     const krg_simw *W;
@@ -16,7 +18,7 @@ typedef struct wband {
     const krg_model *m;
     const krg_opts *o;
     const geo_grid *t;
-    const geo_raster *pred;
+    const float *pred;      /* rows W->y0 .. W->y1 - 1 */
     int r0, r1;
     krg_sys sys;
     geo_ct *ct;             /* target -> source CRS */
@@ -84,13 +86,13 @@ static void *wband_run(void *arg)
         if (B->ct)
             geo_ct_points(B->ct, (size_t)nx, B->sx, B->sy, B->ok);
         for (int c = 0; c < nx; c++) {
-            size_t cell = (size_t)row * nx + c;
+            size_t cell = (size_t)(row - W->y0) * nx + c;
             int32_t *ci = W->idx + cell * k;
             float *cw = W->w + cell * k;
             memset(ci, 0, (size_t)k * sizeof *ci);
             memset(cw, 0, (size_t)k * sizeof *cw);
-            long key = B->src ? (B->ok[c] ? block_of(B->src, B->sx[c], B->sy[c]) : -1) : (long)cell;
-            if (geo_raster_is_nodata(B->pred, cell) || key < 0)
+            long key = B->src ? (B->ok[c] ? block_of(B->src, B->sx[c], B->sy[c]) : -1) : (long)row * nx + c;
+            if (B->pred[cell] == NODATA || key < 0)
                 continue;
             double x = geo_grid_x(B->t, c);
             if (key != last || !B->src) {
@@ -114,31 +116,50 @@ static void *wband_run(void *arg)
     return NULL;
 }
 
-trv_status krg_simw_new(trv_ctx *ctx, const krg_points *p, const krg_source *src, const krg_index *ix,
-                        const krg_model *m, const krg_opts *o, const geo_grid *t, const geo_raster *pred,
-                        double max_bytes, krg_simw **out)
+int krg_simw_k(const krg_points *p, const krg_opts *o)
 {
-    *out = NULL;
-    int k = o->nmax <= 0 || (size_t)o->nmax > p->n ? (int)p->n : o->nmax;
-    size_t cells = (size_t)t->nx * t->ny;
-    if (p->n > INT32_MAX || (double)cells * k * 8 > max_bytes)
-        return TRV_OK; /* too large to keep: the caller kriges each realisation */
-    krg_simw *W = calloc(1, sizeof *W);
-    if (!W || !(W->idx = malloc(cells * k * sizeof *W->idx)) || !(W->w = malloc(cells * k * sizeof *W->w))) {
-        krg_simw_free(W);
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory (kriging weights of %zu cells)", cells);
-    }
+    return o->nmax <= 0 || (size_t)o->nmax > p->n ? (int)p->n : o->nmax;
+}
+
+int krg_simw_fits(const krg_points *p, const krg_opts *o, const geo_grid *t, double max_bytes)
+{
+    return p->n <= INT32_MAX && (double)t->nx * t->ny * krg_simw_k(p, o) * 8 <= max_bytes;
+}
+
+trv_status krg_simw_room(trv_ctx *ctx, krg_simw *W, int k, int nx, int y0, int y1)
+{
+    size_t cells = (size_t)nx * (y1 - y0), n = cells * k;
     W->k = k;
+    W->y0 = W->y1 = y0;
+    if (n > W->cap) {
+        free(W->idx);
+        free(W->w);
+        W->w = NULL;
+        W->cap = 0;
+        if (!(W->idx = malloc(n * sizeof *W->idx)) || !(W->w = malloc(n * sizeof *W->w)))
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory (kriging weights of %zu cells)", cells);
+        W->cap = n;
+    }
     W->cells = cells;
+    return TRV_OK;
+}
+
+trv_status krg_simw_rows(trv_ctx *ctx, const krg_points *p, const krg_source *src, const krg_index *ix,
+                         const krg_model *m, const krg_opts *o, const geo_grid *t, int y0, int y1,
+                         const float *pred, krg_simw *W)
+{
+    int k = krg_simw_k(p, o);
+    trv_status st = krg_simw_room(ctx, W, k, t->nx, y0, y1); /* W->y0: wband_run's rows are relative to it */
+    if (st)
+        return st;
     int nt = krg_threads(o->threads);
-    nt = nt > 64 ? 64 : nt > t->ny ? t->ny : nt;
+    nt = nt > 64 ? 64 : nt > y1 - y0 ? y1 - y0 : nt;
     wband B[64];
     pthread_t th[64];
     int running[64] = {0};
-    trv_status st = TRV_OK;
     for (int i = 0; i < nt; i++) {
         B[i] = (wband){.W = W, .p = p, .src = src, .ix = ix, .m = m, .o = o, .t = t, .pred = pred,
-                       .r0 = (int)((long)t->ny * i / nt), .r1 = (int)((long)t->ny * (i + 1) / nt)};
+                       .r0 = y0 + (int)((long)(y1 - y0) * i / nt), .r1 = y0 + (int)((long)(y1 - y0) * (i + 1) / nt)};
         if (!st)
             st = krg_sys_init(ctx, &B[i].sys, k);
         B[i].sx = malloc((size_t)t->nx * sizeof *B[i].sx);
@@ -169,19 +190,14 @@ trv_status krg_simw_new(trv_ctx *ctx, const krg_points *p, const krg_source *src
         free(B[i].sy);
         free(B[i].ok);
     }
-    if (st) {
-        krg_simw_free(W);
-        return st;
-    }
-    *out = W;
-    return TRV_OK;
+    if (!st)
+        W->y1 = y1; /* else W holds no rows */
+    return st;
 }
 
-void krg_simw_free(krg_simw *W)
+void krg_simw_clear(krg_simw *W)
 {
-    if (!W)
-        return;
     free(W->idx);
     free(W->w);
-    free(W);
+    memset(W, 0, sizeof *W);
 }
