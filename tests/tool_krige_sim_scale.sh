@@ -56,6 +56,13 @@ for kind in node utm csv; do
         done
     done
 done
+# ---- progress: the realisations' own line only (the kriging's inside them
+# would interleave with it, line by line) ----
+TRV_BLOCK_ROWS=7 "$K" "$tmp/u30.tif" --tr 10 --model exp --nugget 20 --psill 400 --range 500 --nmax 16 --seed 9 \
+    --nsim 4 -o "$tmp/progress.tif" >/dev/null 2>"$tmp/stderr" && ok || bad "progress run: $(cat "$tmp/stderr")"
+[ "$(grep -c '^realisations: 0\.\.\.10.*100 - done\.$' "$tmp/stderr")" = 1 ] && ok ||
+    bad "progress: not one finished 'realisations' line: $(cat "$tmp/stderr")"
+! grep -q '^krige:' "$tmp/stderr" && ok || bad "progress: the kriging's own line shows: $(cat "$tmp/stderr")"
 [ "$(gdalinfo "$tmp/utm_7/sim.tif" | grep -c '^Band .* Type=Float32')" = 4 ] && ok || bad "utm: not 4 bands"
 grep -q '"conditioned_by": "weights"' "$tmp/utm_7/krige.json" && ok || bad "utm: not conditioned by kept weights"
 # the samples on nodes, honoured in every band at every block height

@@ -52,6 +52,12 @@ void trv_ctx_set_progress(trv_ctx *ctx, trv_progress_fn fn, void *user)
     ctx->progress_user = user;
 }
 
+void trv_ctx_progress(const trv_ctx *ctx, trv_progress_fn *fn, void **user)
+{
+    *fn = ctx->progress;
+    *user = ctx->progress_user;
+}
+
 void trv_ctx_set_seed(trv_ctx *ctx, uint64_t seed)
 {
     ctx->has_seed = 1;

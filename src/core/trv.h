@@ -54,6 +54,8 @@ void trv_ctx_free(trv_ctx *ctx);
 void trv_ctx_set_verbosity(trv_ctx *ctx, int level);
 int trv_ctx_verbosity(const trv_ctx *ctx);
 void trv_ctx_set_progress(trv_ctx *ctx, trv_progress_fn fn, void *user);
+/* The callback in force (fn NULL: none), so a step may wrap it and put it back. */
+void trv_ctx_progress(const trv_ctx *ctx, trv_progress_fn *fn, void **user);
 /* The seed a tool runs with; recorded in output metadata when set. */
 void trv_ctx_set_seed(trv_ctx *ctx, uint64_t seed);
 int trv_ctx_has_seed(const trv_ctx *ctx);

@@ -169,7 +169,8 @@ static char *dir_of(const char *path)
     return d;
 }
 
-static trv_status run_pairs(trv_ctx *ctx, kstream *s, const char *sim_path)
+/* The pairs one after the other (the scratch file first). */
+static trv_status run_pairs_quiet(trv_ctx *ctx, kstream *s, const char *sim_path)
 {
     const geo_grid *g = &s->j->grid;
     const int rows = geo_block_rows() < g->ny ? geo_block_rows() : g->ny;
@@ -180,6 +181,32 @@ static trv_status run_pairs(trv_ctx *ctx, kstream *s, const char *sim_path)
     free(dir);
     for (long p = 0; 2 * p < s->j->nsim && !st; p++)
         st = run_pair(ctx, s, p, s->j->nsim - 2 * p < 2 ? 1 : 2);
+    return st;
+}
+
+/* While the realisations run, their own progress ("realisations") is the
+ * only one shown: the kriging's inside them ("krige", from 0 again for
+ * each refiner) would interleave with it line by line. A stop request
+ * still ends the kriging: trv_progress checks it before the callback. */
+typedef struct one_label {
+    trv_progress_fn fn;
+    void *user;
+} one_label;
+
+static int realisations_only(double fraction, const char *label, void *user)
+{
+    const one_label *o = user;
+    return label && strcmp(label, "realisations") == 0 ? o->fn(fraction, label, o->user) : 0;
+}
+
+static trv_status run_pairs(trv_ctx *ctx, kstream *s, const char *sim_path)
+{
+    one_label o;
+    trv_ctx_progress(ctx, &o.fn, &o.user);
+    if (o.fn)
+        trv_ctx_set_progress(ctx, realisations_only, &o);
+    trv_status st = run_pairs_quiet(ctx, s, sim_path);
+    trv_ctx_set_progress(ctx, o.fn, o.user);
     return st;
 }
 
