@@ -2,6 +2,7 @@
  * to a Cloud-Optimized GeoTIFF (block.h). */
 #include "block.h"
 #include "geo_priv.h"
+#include "core/moments.h"
 
 #include <gdal.h>
 #include <cpl_conv.h>
@@ -148,8 +149,7 @@ struct geo_block_writer {
     int zlevel;             /* the COG's DEFLATE level, 0: GDAL's */
     int in_mem;             /* the temporary in GDAL's memory files, uncompressed (geo_block_mem) */
     level lev[MAXLEVEL];
-    size_t cnt;             /* statistics, geo_raster_write's sums */
-    double mn, mx, sum, sum2;
+    trv_moments stats;      /* the data cells' (Float32 layers) */
 };
 
 /* The overviews the COG driver would make: halving until the level fits
@@ -256,7 +256,7 @@ trv_status geo_block_writer_open(trv_ctx *ctx, const geo_raster *like, const cha
     w->size = like->type == GEO_F32 ? 4 : 1;
     w->has_nodata = like->has_nodata;
     w->nodata = (float)like->nodata;
-    w->mn = INFINITY, w->mx = -INFINITY;
+    trv_moments_init(&w->stats);
     trv_status st = alloc_levels(ctx, w, like->grid.nx, like->grid.ny);
     size_t bytes = 0;
     for (int k = 0; k < w->nlev; k++)
@@ -272,20 +272,6 @@ trv_status geo_block_writer_open(trv_ctx *ctx, const geo_raster *like, const cha
 }
 
 static int is_data(const geo_block_writer *w, float v) { return !isnan(v) && !(w->has_nodata && v == w->nodata); }
-
-static void add_stats(geo_block_writer *w, const float *v, int n)
-{
-    for (int i = 0; i < n; i++) {
-        if (!is_data(w, v[i]))
-            continue;
-        double x = v[i];
-        w->mn = x < w->mn ? x : w->mn;
-        w->mx = x > w->mx ? x : w->mx;
-        w->sum += x;
-        w->sum2 += x * x;
-        w->cnt++;
-    }
-}
 
 /* A level's strip to its band of the temporary, and GDAL's cache of it freed. */
 static trv_status flush_strip(trv_ctx *ctx, geo_block_writer *w, int k)
@@ -370,7 +356,7 @@ trv_status geo_block_write(trv_ctx *ctx, geo_block_writer *w, int y0, int ny, co
     for (int k = 0; k < ny && !st; k++) {
         const unsigned char *row = (const unsigned char *)cells + (size_t)k * bytes;
         if (w->type == GEO_F32)
-            add_stats(w, (const float *)row, l->nx);
+            trv_moments_add_f32(&w->stats, (const float *)row, (size_t)l->nx, w->has_nodata, w->nodata);
         st = put_row(ctx, w, 0, row);
     }
     return st;
@@ -381,9 +367,10 @@ trv_status geo_block_write(trv_ctx *ctx, geo_block_writer *w, int y0, int ny, co
 static trv_status make_cog(trv_ctx *ctx, geo_block_writer *w)
 {
     GDALRasterBandH band = GDALGetRasterBand(w->ds, 1);
-    if (w->cnt) {
-        double mean = w->sum / (double)w->cnt, var = w->sum2 / (double)w->cnt - mean * mean;
-        GDALSetRasterStatistics(band, w->mn, w->mx, mean, var > 0 ? sqrt(var) : 0);
+    if (w->stats.count) {
+        double mean, std;
+        trv_moments_mean_std(&w->stats, &mean, &std);
+        GDALSetRasterStatistics(band, w->stats.min, w->stats.max, mean, std);
     }
     GDALDriverH cog = GDALGetDriverByName("COG");
     if (!cog)
@@ -413,8 +400,10 @@ trv_status geo_block_writer_close(trv_ctx *ctx, geo_block_writer *w, trv_status 
     if (!st && w->ds)
         st = make_cog(ctx, w);
     if (stats && !st) {
-        double mean = w->cnt ? w->sum / (double)w->cnt : 0, var = w->cnt ? w->sum2 / (double)w->cnt - mean * mean : 0;
-        *stats = (geo_block_stats){w->cnt, w->cnt ? w->mn : 0, w->cnt ? w->mx : 0, mean, var > 0 ? sqrt(var) : 0};
+        const trv_moments *m = &w->stats;
+        double mean, std;
+        trv_moments_mean_std(m, &mean, &std);
+        *stats = (geo_block_stats){m->count, m->count ? m->min : 0, m->count ? m->max : 0, mean, std};
     }
     if (w->ds) {
         CPLErrorReset();

@@ -27,8 +27,9 @@
  * reader), so peak memory is O(nx x block) whatever the grid's height.
  *
  * Statistics: min, max, mean and standard deviation of the data cells,
- * summed in row-major order (geo_raster_write's order and formulas: the
- * same values).
+ * their sums exact (core/moments.h), so the same values whatever the
+ * order the cells come in, and geo_raster_write's values for the same
+ * cells.
  */
 #ifndef GEO_BLOCK_H
 #define GEO_BLOCK_H
