@@ -43,6 +43,31 @@ static void test_mem_limit_env(void **state)
     unsetenv("TRV_BLOCK_MEM");
 }
 
+/* TRV_BLOCK_ROWS and TRV_BLOCK_COLS: integers >= 1, each its own. */
+static void test_block_size_env(void **state)
+{
+    (void)state;
+    unsetenv("TRV_BLOCK_ROWS");
+    unsetenv("TRV_BLOCK_COLS");
+    assert_int_equal(geo_block_rows(), GEO_BLOCK_ROWS);
+    assert_int_equal(geo_block_cols(), GEO_BLOCK_COLS);
+    setenv("TRV_BLOCK_COLS", "7", 1);
+    assert_int_equal(geo_block_cols(), 7);
+    assert_int_equal(geo_block_rows(), GEO_BLOCK_ROWS);
+    setenv("TRV_BLOCK_ROWS", "13", 1);
+    assert_int_equal(geo_block_rows(), 13);
+    assert_int_equal(geo_block_cols(), 7);
+    static const char *const junk[] = {"0", "-3", "12x", "", "abc"};
+    for (int i = 0; i < 5; i++) {
+        setenv("TRV_BLOCK_COLS", junk[i], 1);
+        assert_int_equal(geo_block_cols(), GEO_BLOCK_COLS);
+    }
+    setenv("TRV_BLOCK_COLS", "1", 1);
+    assert_int_equal(geo_block_cols(), 1);
+    unsetenv("TRV_BLOCK_ROWS");
+    unsetenv("TRV_BLOCK_COLS");
+}
+
 static int on_disk(const char *path)
 {
     struct stat sb;
@@ -542,6 +567,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mem_limit_env),
+        cmocka_unit_test(test_block_size_env),
         cmocka_unit_test(test_mem_and_disk_same_cog),
         cmocka_unit_test(test_tiles_same_cog),
         cmocka_unit_test(test_tiles_errors),

@@ -1,7 +1,10 @@
 #!/bin/sh
-# The streamed raster stages (docs/scale.md): trv-terrain, trv-speed and
-# trv-cost by row blocks. For each: the same bytes for block heights 1, 7,
-# 64 and the whole raster (TRV_BLOCK_ROWS); the slope at every row (so at
+# The streamed raster stages (docs/scale.md): trv-terrain and trv-speed by
+# row blocks, trv-cost by tiles. For each: the same bytes for block heights
+# 1, 7, 64 and the whole raster (TRV_BLOCK_ROWS); trv-cost the same bytes
+# for tiles of 1 x 64, 7 x 7, 64 x 1, 13 x the height and 256 x 256 as one
+# tile (TRV_BLOCK_COLS), and its peak memory on a 40000 x 300 raster
+# against a 2000 x 300 one; the slope at every row (so at
 # every block seam) equal to gdaldem's; every layer a valid Cloud-Optimized
 # GeoTIFF (checked with GDAL through python3: layout, tiles, overviews, IFDs
 # before the image data, overview data before the full resolution's);
@@ -54,6 +57,25 @@ for rows in 1 7 64; do
 done
 # the check can fail: another input gives other bytes
 cmp -s "$tmp/r1000000/slope.tif" "$tmp/r7/dem.tif" && bad "cmp finds different layers equal" || ok
+
+# ---- trv-cost by tiles (TRV_BLOCK_COLS x TRV_BLOCK_ROWS): the same bytes
+# for tiles of 1 x 64, 7 x 7, 64 x 1, 13 x the whole height and the default
+# 256 x 256 as for the whole raster as one tile (and as the runs above) ----
+cost_tiles() {
+    rm -rf "$tmp/run" && cp -r "$tmp/r1000000" "$tmp/run" && rm -f "$tmp/run"/cost.* "$tmp/run"/class.* &&
+    TRV_BLOCK_COLS=$1 TRV_BLOCK_ROWS=$2 "$BIN/trv-cost" -q --terrain "$tmp/run" --rules "$DATA/fuzzy/mobility.fcl" \
+        --soils "$DATA/classes/soils.csv" && rm -rf "$tmp/c$1x$2" && mv "$tmp/run" "$tmp/c$1x$2"
+}
+cost_tiles 1000000 1000000 && ok || bad "trv-cost as one tile failed"
+for t in 1x64 7x7 64x1 13x1000000 256x256; do
+    cost_tiles "${t%x*}" "${t#*x}" || bad "trv-cost by tiles of $t failed"
+    for f in cost.tif class.tif cost.json cost.qml class.tif.aux.xml; do
+        cmp -s "$tmp/c1000000x1000000/$f" "$tmp/c$t/$f" && ok || bad "$f differs between tiles of $t and one tile"
+    done
+done
+for f in cost.tif class.tif cost.json; do
+    cmp -s "$tmp/c1000000x1000000/$f" "$tmp/r1000000/$f" && ok || bad "$f differs between one tile and the stages' run"
+done
 
 # ---- trv-speed --zones: the zones burned block by block (all touched) ----
 # the same bytes for every block height (the whole raster: one burn of the
@@ -272,6 +294,40 @@ PYEOF
         [ "$short" -gt 0 ] && [ $((tall - short)) -lt $((whole / 4)) ] && ok ||
             bad "--realizations ($t): peak RSS $short -> $tall KiB from 2000 to 40000 rows (whole outputs: $whole KiB)"
     done
+    # trv-cost by tiles: its peak RSS on a 40000 x 300 raster against a
+    # 2000 x 300 one grows by less than a fifth of the whole layers (its
+    # five inputs and two outputs, 19 bytes a cell); what grows is bounded
+    # (GDAL's cache, the compressors), not the width: measured 67 -> 95 MiB,
+    # 98 MiB at 200000 x 300; by row blocks 96 -> 723 MiB, 2.6 GiB at
+    # 200000 x 300. Temporaries on disk (TRV_BLOCK_MEM=0): the one kept in
+    # memory below 16 MiB would count.
+    "$PY" - "$tmp" <<'PYEOF' || bad "cannot make the wide rasters"
+import sys, numpy as np
+from osgeo import gdal, osr
+srs = osr.SpatialReference(); srs.ImportFromEPSG(32616)
+def mk(path, w, h, cell, typ, a):
+    d = gdal.GetDriverByName('GTiff').Create(path, w, h, 1, typ, ['TILED=YES', 'COMPRESS=DEFLATE'])
+    d.SetGeoTransform([500000, cell, 0, 4000000, 0, -cell]); d.SetProjection(srs.ExportToWkt())
+    d.GetRasterBand(1).WriteArray(a)
+for name, nx in (('narrow', 2000), ('wide', 40000)):
+    mk(f'{sys.argv[1]}/{name}_dem.tif', nx, 300, 10, gdal.GDT_Float32,
+       np.add.outer(np.arange(300) * 0.3, np.sin(np.arange(nx) / 7.0) * 5).astype(np.float32))
+    mk(f'{sys.argv[1]}/{name}_soil.tif', nx // 10 + 2, 32, 100, gdal.GDT_Byte,
+       (1 + (np.add.outer(np.arange(32), np.arange(nx // 10 + 2)) // 3) % 3).astype(np.uint8))
+    mk(f'{sys.argv[1]}/{name}_lu.tif', nx // 3 + 2, 102, 30, gdal.GDT_Byte, np.full((102, nx // 3 + 2), 3, np.uint8))
+PYEOF
+    for n in narrow wide; do
+        "$BIN/trv-terrain" -q --dem "$tmp/${n}_dem.tif" --soil "$tmp/${n}_soil.tif" --landuse "$tmp/${n}_lu.tif" \
+            $CLASSES -o "$tmp/m_$n" && "$BIN/trv-speed" -q --terrain "$tmp/m_$n" --vehicle "$DATA/vehicles/ugv_hua2022.ini" \
+            --soils "$DATA/classes/soils.csv" --landuse-classes "$DATA/classes/landuse.csv" &&
+        TRV_BLOCK_MEM=0 /usr/bin/time -f "%M" -o "$tmp/rss_cost_$n" "$BIN/trv-cost" -q --terrain "$tmp/m_$n" \
+            --rules "$DATA/fuzzy/mobility.fcl" --soils "$DATA/classes/soils.csv" || bad "the stages on the $n raster"
+    done
+    narrow=$(tail -1 "$tmp/rss_cost_narrow") wide=$(tail -1 "$tmp/rss_cost_wide")
+    echo "trv-cost peak RSS: $narrow KiB (2000 x 300), $wide KiB (40000 x 300)"
+    whole=$((40000 * 300 * 19 / 1024))
+    [ "$narrow" -gt 0 ] && [ $((wide - narrow)) -lt $((whole / 5)) ] && ok ||
+        bad "trv-cost: peak RSS $narrow -> $wide KiB from 2000 to 40000 columns (the whole layers: $whole KiB)"
 fi
 
 # ---- trv-terrain's class maps read by rows (the aligner fetches the rows

@@ -16,13 +16,18 @@
 
 #define STRIP 256 /* the tiles' height: the writer's strip */
 
-int geo_block_rows(void)
+/* The integer >= 1 in the environment variable name, else dflt. */
+static int env_count(const char *name, int dflt)
 {
-    const char *e = getenv("TRV_BLOCK_ROWS");
+    const char *e = getenv(name);
     char *end;
     long v = e && *e ? strtol(e, &end, 10) : 0;
-    return e && *e && !*end && v >= 1 && v <= 1 << 20 ? (int)v : GEO_BLOCK_ROWS;
+    return e && *e && !*end && v >= 1 && v <= 1 << 20 ? (int)v : dflt;
 }
+
+int geo_block_rows(void) { return env_count("TRV_BLOCK_ROWS", GEO_BLOCK_ROWS); }
+
+int geo_block_cols(void) { return env_count("TRV_BLOCK_COLS", GEO_BLOCK_COLS); }
 
 size_t geo_block_mem(void)
 {

@@ -52,6 +52,14 @@
  * when set, else GEO_BLOCK_ROWS. */
 int geo_block_rows(void);
 
+/* The default columns per tile (geo_block_cols). */
+#define GEO_BLOCK_COLS 256
+
+/* Columns per tile of a stage that runs by tiles (geo_block_rows rows
+ * each): TRV_BLOCK_COLS from the environment (an integer >= 1) when set,
+ * else GEO_BLOCK_COLS. */
+int geo_block_cols(void);
+
 /* The default bytes of a layer's temporary kept in memory (geo_block_mem). */
 #define GEO_BLOCK_MEM ((size_t)16 << 20)
 
