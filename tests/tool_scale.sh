@@ -1,7 +1,10 @@
 #!/bin/sh
-# The streamed raster stages (docs/scale.md): trv-terrain, trv-speed and
-# trv-cost by row blocks. For each: the same bytes for block heights 1, 7,
-# 64 and the whole raster (TRV_BLOCK_ROWS); the slope at every row (so at
+# The streamed raster stages (docs/scale.md): trv-terrain by row blocks,
+# trv-speed and trv-cost by tiles. For each: the same bytes for block
+# heights 1, 7, 64 and the whole raster (TRV_BLOCK_ROWS); trv-speed and
+# trv-cost the same bytes for tiles of 1 x 64, 7 x 7, 64 x 1, 13 x the
+# height and 256 x 256 as one tile (TRV_BLOCK_COLS), and their peak memory
+# on a 40000 x 300 raster against a 2000 x 300 one; the slope at every row (so at
 # every block seam) equal to gdaldem's; every layer a valid Cloud-Optimized
 # GeoTIFF (checked with GDAL through python3: layout, tiles, overviews, IFDs
 # before the image data, overview data before the full resolution's);
@@ -55,30 +58,56 @@ done
 # the check can fail: another input gives other bytes
 cmp -s "$tmp/r1000000/slope.tif" "$tmp/r7/dem.tif" && bad "cmp finds different layers equal" || ok
 
-# ---- trv-speed --zones: the zones burned block by block (all touched) ----
-# the same bytes for every block height (the whole raster: one burn of the
-# whole grid), and at blocks of 7 rows the maps against GDAL's rasterizer
-# (tests/speed_zones_check.py; the zones cross many seams)
-ZCHECK="$(dirname "$0")/speed_zones_check.py"
-zoned() {
+# ---- trv-speed and trv-cost by tiles (TRV_BLOCK_COLS x TRV_BLOCK_ROWS):
+# the same bytes for tiles of 1 x 64, 7 x 7, 64 x 1, 13 x the whole height
+# and the default 256 x 256 as for the whole raster as one tile (and as
+# the runs above) ----
+SPEED_COST="speed.tif gonogo.tif limit.tif speed.json speed.qml gonogo.tif.aux.xml limit.tif.aux.xml cost.tif class.tif
+cost.json cost.qml class.tif.aux.xml"
+cost_tiles() {
     rm -rf "$tmp/run" && cp -r "$tmp/r1000000" "$tmp/run" &&
-    TRV_BLOCK_ROWS=$1 "$BIN/trv-speed" -q --terrain "$tmp/run" --vehicle "$DATA/vehicles/ugv_hua2022.ini" \
+    TRV_BLOCK_COLS=$1 TRV_BLOCK_ROWS=$2 "$BIN/trv-speed" -q --terrain "$tmp/run" --vehicle "$DATA/vehicles/ugv_hua2022.ini" \
+        --soils "$DATA/classes/soils.csv" --landuse-classes "$DATA/classes/landuse.csv" &&
+    TRV_BLOCK_COLS=$1 TRV_BLOCK_ROWS=$2 "$BIN/trv-cost" -q --terrain "$tmp/run" --rules "$DATA/fuzzy/mobility.fcl" \
+        --soils "$DATA/classes/soils.csv" && rm -rf "$tmp/c$1x$2" && mv "$tmp/run" "$tmp/c$1x$2"
+}
+cost_tiles 1000000 1000000 && ok || bad "trv-speed and trv-cost as one tile failed"
+for t in 1x64 7x7 64x1 13x1000000 256x256; do
+    cost_tiles "${t%x*}" "${t#*x}" || bad "trv-speed and trv-cost by tiles of $t failed"
+    for f in $SPEED_COST; do
+        cmp -s "$tmp/c1000000x1000000/$f" "$tmp/c$t/$f" && ok || bad "$f differs between tiles of $t and one tile"
+    done
+done
+for f in speed.tif gonogo.tif speed.json cost.tif class.tif cost.json; do
+    cmp -s "$tmp/c1000000x1000000/$f" "$tmp/r1000000/$f" && ok || bad "$f differs between one tile and the stages' run"
+done
+
+# ---- trv-speed --zones: the zones burned tile by tile (all touched) ----
+# the same bytes for every tile (TRV_BLOCK_COLS x TRV_BLOCK_ROWS: 256 x 1,
+# 256 x 7, 256 x 64, 7 x 7 and 64 x 1) as for the whole raster as one tile
+# (one burn of the whole grid), and at tiles of 7 x 7 the maps against
+# GDAL's rasterizer (tests/speed_zones_check.py; the zones cross many seams)
+ZCHECK="$(dirname "$0")/speed_zones_check.py"
+zoned() { # zoned NAME COLS ROWS
+    rm -rf "$tmp/run" && cp -r "$tmp/r1000000" "$tmp/run" &&
+    TRV_BLOCK_COLS=$2 TRV_BLOCK_ROWS=$3 "$BIN/trv-speed" -q --terrain "$tmp/run" --vehicle "$DATA/vehicles/ugv_hua2022.ini" \
         --soils "$DATA/classes/soils.csv" --landuse-classes "$DATA/classes/landuse.csv" \
         --zones "$tmp/zones.geojson" --crossings "$tmp/zones_cross.geojson" && mv "$tmp/run" "$tmp/z$1"
 }
 if [ -z "$PY" ]; then
     skip_pkg python3-gdal "python3 with GDAL and numpy is needed to draw the zones"
 elif "$PY" "$ZCHECK" make "$tmp/r1000000" "$tmp/zones.geojson" "$tmp/zones_cross.geojson"; then
-    for rows in 1000000 1 7 64; do
-        zoned $rows && ok || bad "trv-speed --zones with TRV_BLOCK_ROWS=$rows failed"
+    for t in 1000000:1000000:1000000 1:256:1 7:256:7 64:256:64 7x7:7:7 64x1:64:1; do
+        name=${t%%:*} rest=${t#*:}
+        zoned "$name" "${rest%:*}" "${rest#*:}" && ok || bad "trv-speed --zones with tiles $rest failed"
     done
-    for rows in 1 7 64; do
+    for name in 1 7 64 7x7 64x1; do
         for f in speed.tif gonogo.tif limit.tif speed.json; do
-            cmp -s "$tmp/z1000000/$f" "$tmp/z$rows/$f" && ok || bad "--zones: $f differs between block heights $rows and the whole raster"
+            cmp -s "$tmp/z1000000/$f" "$tmp/z$name/$f" && ok || bad "--zones: $f differs between tiles $name and the whole raster"
         done
     done
-    "$PY" "$ZCHECK" maps "$tmp/r7" "$tmp/z7" "$tmp/zones.geojson" >"$tmp/zmaps" 2>&1 && ok ||
-        bad "--zones at blocks of 7 rows against GDAL's rasterizer: $(cat "$tmp/zmaps")"
+    "$PY" "$ZCHECK" maps "$tmp/r7" "$tmp/z7x7" "$tmp/zones.geojson" >"$tmp/zmaps" 2>&1 && ok ||
+        bad "--zones at tiles of 7 x 7 against GDAL's rasterizer: $(cat "$tmp/zmaps")"
 else
     bad "cannot draw the zones"
 fi
@@ -271,6 +300,46 @@ PYEOF
         echo "--realizations ($t) peak RSS: $short KiB (512 x 2000), $tall KiB (512 x 40000)"
         [ "$short" -gt 0 ] && [ $((tall - short)) -lt $((whole / 4)) ] && ok ||
             bad "--realizations ($t): peak RSS $short -> $tall KiB from 2000 to 40000 rows (whole outputs: $whole KiB)"
+    done
+    # trv-speed and trv-cost by tiles: their peak RSS on a 40000 x 300
+    # raster against a 2000 x 300 one grows by less than a fifth of the whole
+    # layers (trv-cost: five inputs and two outputs, 19 bytes a cell;
+    # trv-speed: three and three, 15); what grows is bounded (GDAL's cache,
+    # the compressors), not the width: trv-cost measured 67 -> 95 MiB,
+    # 98 MiB at 200000 x 300 (by row blocks 96 -> 723 MiB, 2.6 GiB at
+    # 200000); trv-speed 67 -> 83 MiB, 87 MiB at 200000 (by row blocks
+    # 87 -> 536 MiB, 2.0 GiB). Temporaries on disk (TRV_BLOCK_MEM=0): those
+    # kept in memory below 16 MiB would count.
+    "$PY" - "$tmp" <<'PYEOF' || bad "cannot make the wide rasters"
+import sys, numpy as np
+from osgeo import gdal, osr
+srs = osr.SpatialReference(); srs.ImportFromEPSG(32616)
+def mk(path, w, h, cell, typ, a):
+    d = gdal.GetDriverByName('GTiff').Create(path, w, h, 1, typ, ['TILED=YES', 'COMPRESS=DEFLATE'])
+    d.SetGeoTransform([500000, cell, 0, 4000000, 0, -cell]); d.SetProjection(srs.ExportToWkt())
+    d.GetRasterBand(1).WriteArray(a)
+for name, nx in (('narrow', 2000), ('wide', 40000)):
+    mk(f'{sys.argv[1]}/{name}_dem.tif', nx, 300, 10, gdal.GDT_Float32,
+       np.add.outer(np.arange(300) * 0.3, np.sin(np.arange(nx) / 7.0) * 5).astype(np.float32))
+    mk(f'{sys.argv[1]}/{name}_soil.tif', nx // 10 + 2, 32, 100, gdal.GDT_Byte,
+       (1 + (np.add.outer(np.arange(32), np.arange(nx // 10 + 2)) // 3) % 3).astype(np.uint8))
+    mk(f'{sys.argv[1]}/{name}_lu.tif', nx // 3 + 2, 102, 30, gdal.GDT_Byte, np.full((102, nx // 3 + 2), 3, np.uint8))
+PYEOF
+    for n in narrow wide; do
+        "$BIN/trv-terrain" -q --dem "$tmp/${n}_dem.tif" --soil "$tmp/${n}_soil.tif" --landuse "$tmp/${n}_lu.tif" \
+            $CLASSES -o "$tmp/m_$n" &&
+        TRV_BLOCK_MEM=0 /usr/bin/time -f "%M" -o "$tmp/rss_speed_$n" "$BIN/trv-speed" -q --terrain "$tmp/m_$n" \
+            --vehicle "$DATA/vehicles/ugv_hua2022.ini" \
+            --soils "$DATA/classes/soils.csv" --landuse-classes "$DATA/classes/landuse.csv" &&
+        TRV_BLOCK_MEM=0 /usr/bin/time -f "%M" -o "$tmp/rss_cost_$n" "$BIN/trv-cost" -q --terrain "$tmp/m_$n" \
+            --rules "$DATA/fuzzy/mobility.fcl" --soils "$DATA/classes/soils.csv" || bad "the stages on the $n raster"
+    done
+    for t in speed:15 cost:19; do
+        narrow=$(tail -1 "$tmp/rss_${t%:*}_narrow") wide=$(tail -1 "$tmp/rss_${t%:*}_wide")
+        echo "trv-${t%:*} peak RSS: $narrow KiB (2000 x 300), $wide KiB (40000 x 300)"
+        whole=$((40000 * 300 * ${t#*:} / 1024))
+        [ "$narrow" -gt 0 ] && [ $((wide - narrow)) -lt $((whole / 5)) ] && ok ||
+            bad "trv-${t%:*}: peak RSS $narrow -> $wide KiB from 2000 to 40000 columns (the whole layers: $whole KiB)"
     done
 fi
 

@@ -1,9 +1,13 @@
-/* trv-cost --terrain by row blocks (fuzzy.h, fz_map_run): the five layers
- * read block by block, the per-row kernel of map.c on every core,
- * cost.tif and class.tif written as they go. */
+/* trv-cost --terrain by tiles (fuzzy.h, fz_map_run): the five layers read
+ * a window at a time (geo_block_cols x geo_block_rows cells, no halo: the
+ * cost of a cell reads only that cell), the per-row kernel of map.c on
+ * every core over the tile's rows, cost.tif and class.tif written tile by
+ * tile, the mean cost of the GO cells an exact sum (core/moments.h): the
+ * same bytes for every tile size, and memory O(tile) whatever the width. */
 #include "map_priv.h"
 #include "geo/block.h"
 #include "run/blocks.h"
+#include "core/moments.h"
 #include "core/split.h"
 
 #include <math.h>
@@ -28,7 +32,8 @@ typedef struct stream {
     float *cost;
     unsigned char *cls;
     tally b; /* the block's */
-    double sum;
+    int tw, th, ntx;         /* the tiles' size, tiles per row of tiles */
+    trv_moments sum;         /* the cost of the GO cells */
     size_t go;
     double t_read, t_infer, t_write;
 } stream;
@@ -49,28 +54,41 @@ static trv_status open_writers(trv_ctx *ctx, stream *s, trv_outset *set, const c
     return st;
 }
 
-/* Rows y0 .. y1 - 1: read, soil codes checked, computed, tallied. */
-static trv_status compute_block(trv_ctx *ctx, void *arg, int y0, int y1)
+/* Tile i (row-major over the tiles): its first column and row, its size. */
+static void tile_of(const stream *s, int i, int *x0, int *y0, int *nx, int *ny)
+{
+    const geo_grid *g = s->in.grid;
+    *x0 = i % s->ntx * s->tw, *y0 = i / s->ntx * s->th;
+    *nx = g->nx - *x0 < s->tw ? g->nx - *x0 : s->tw;
+    *ny = g->ny - *y0 < s->th ? g->ny - *y0 : s->th;
+}
+
+/* Tile i (the block i .. i + 1 of core/split.h): read, soil codes checked,
+ * computed, tallied. */
+static trv_status compute_block(trv_ctx *ctx, void *arg, int i, int i1)
 {
     stream *s = arg;
+    (void)i1;
+    int x0, y0, nx, ny;
+    tile_of(s, i, &x0, &y0, &nx, &ny);
     double t0 = trv_now_s();
-    trv_status st = run_blocks_read(ctx, &s->in, y0, y1);
+    trv_status st = run_blocks_read_window(ctx, &s->in, x0, x0 + nx, y0, y0 + ny);
     if (st)
         return st;
     fz_rows L = {0};
     for (int k = 0; k < 5; k++) {
-        const geo_rows *r = s->in.rows[READ[k]];
-        fz_rows_layer(&L, READ[k], r->type == GEO_F32 ? (const void *)geo_rows_f32(r, y0) : (const void *)geo_rows_u8(r, y0),
-                      r->has_nodata, r->nodata);
+        const geo_window *w = s->in.win[READ[k]];
+        fz_rows_layer(&L, READ[k],
+                      w->type == GEO_F32 ? (const void *)geo_window_f32(w, x0, y0) : (const void *)geo_window_u8(w, x0, y0),
+                      w->has_nodata, w->nodata);
     }
-    const int nx = s->in.grid->nx;
-    const size_t n = (size_t)(y1 - y0) * nx;
+    const size_t n = (size_t)nx * ny;
     double t1 = trv_now_s();
     if ((st = fz_map_check_soil(ctx, &s->J, &L, n, s->in.path[RUN_SOIL], s->o->soils_path)) ||
-        (st = fz_map_rows(ctx, &s->J, &L, nx, 0, y1 - y0, s->o->threads, s->cost, s->cls)))
+        (st = fz_map_rows(ctx, &s->J, &L, nx, 0, ny, s->o->threads, s->cost, s->cls)))
         return st;
     fz_map bm = {0};
-    double sum = 0; /* the block's: process 0 sums the cost in row order */
+    double sum = 0; /* not used: process 0 sums the cost exactly */
     size_t go = 0;
     fz_map_count(&bm, &L, s->cost, s->cls, n, &sum, &go);
     memcpy(s->b.data, s->in.block, sizeof s->b.data);
@@ -80,31 +98,37 @@ static trv_status compute_block(trv_ctx *ctx, void *arg, int y0, int y1)
     return TRV_OK;
 }
 
-static int block_parts(void *arg, int y0, int y1, trv_part p[])
+static int block_parts(void *arg, int i, int i1, trv_part p[])
 {
     stream *s = arg;
-    size_t n = (size_t)(y1 - y0) * s->in.grid->nx;
+    int x0, y0, nx, ny;
+    (void)i1;
+    tile_of(s, i, &x0, &y0, &nx, &ny);
+    size_t n = (size_t)nx * ny;
     p[0] = (trv_part){s->cost, n * sizeof *s->cost};
     p[1] = (trv_part){s->cls, n};
     p[2] = (trv_part){&s->b, sizeof s->b};
     return 3;
 }
 
-/* The computed rows y0 .. y1 - 1: tallied, the cost summed in row order, written. */
-static trv_status write_block(trv_ctx *ctx, void *arg, int y0, int y1)
+/* The computed tile i: tallied, the GO cells' cost summed, written. */
+static trv_status write_block(trv_ctx *ctx, void *arg, int i, int i1)
 {
     stream *s = arg;
+    int x0, y0, nx, ny;
+    (void)i1;
+    tile_of(s, i, &x0, &y0, &nx, &ny);
     double t0 = trv_now_s();
     run_blocks_add(&s->in, s->b.data);
     for (int c = 0; c <= FZ_MAX_OUT_TERMS; c++)
         s->m->count[c] += s->b.count[c];
     s->m->nodata += s->b.nodata, s->m->cells += s->b.cells;
-    for (size_t i = 0, n = (size_t)(y1 - y0) * s->in.grid->nx; i < n; i++)
-        if (s->cls[i] > 0) /* fz_map_count's sum */
-            s->sum += s->cost[i], s->go++;
-    trv_status st = geo_block_write(ctx, s->w[0], y0, y1 - y0, s->cost);
+    for (size_t k = 0, n = (size_t)nx * ny; k < n; k++)
+        if (s->cls[k] > 0) /* fz_map_count's sum */
+            trv_moments_add(&s->sum, s->cost[k]), s->go++;
+    trv_status st = geo_block_write_tile(ctx, s->w[0], x0, y0, nx, ny, s->cost);
     if (!st)
-        st = geo_block_write(ctx, s->w[1], y0, y1 - y0, s->cls);
+        st = geo_block_write_tile(ctx, s->w[1], x0, y0, nx, ny, s->cls);
     s->t_write += trv_now_s() - t0;
     return st;
 }
@@ -117,8 +141,10 @@ static trv_status setup(trv_ctx *ctx, stream *s, trv_outset *set, const fz_engin
     if (st || (st = run_blocks_open(ctx, s->o->dir, READ, 5, 0, &s->in)) || (st = fz_map_classes(ctx, e, &m->classes)) ||
         (st = geo_grid_copy(ctx, &m->grid, s->in.grid)))
         return st;
-    const int ny = s->in.grid->ny, rows = geo_block_rows();
-    const size_t n = (size_t)s->in.grid->nx * (rows < ny ? rows : ny);
+    const int nx = s->in.grid->nx, ny = s->in.grid->ny, cols = geo_block_cols(), rows = geo_block_rows();
+    s->tw = cols < nx ? cols : nx, s->th = rows < ny ? rows : ny;
+    s->ntx = (nx + s->tw - 1) / s->tw;
+    const size_t n = (size_t)s->tw * s->th;
     if (!(s->cost = malloc(n * sizeof *s->cost)) || !(s->cls = malloc(n)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     return writes ? open_writers(ctx, s, set, s->o->dir, m, meta) : TRV_OK;
@@ -131,10 +157,12 @@ trv_status fz_map_run(trv_ctx *ctx, trv_outset *set, const fz_engine *e, const f
     stream s;
     memset(&s, 0, sizeof s);
     s.o = o, s.m = m;
+    trv_moments_init(&s.sum);
     const int writes = !o->split || o->split->rank == 0;
     trv_status st = setup(ctx, &s, set, e, meta, writes);
     const trv_block_ops ops = {&s, compute_block, block_parts, write_block, "cost"};
-    st = trv_split_blocks(ctx, o->split, st, st ? 0 : s.in.grid->ny, geo_block_rows(), &ops);
+    int tiles = st ? 0 : s.ntx * ((s.in.grid->ny + s.th - 1) / s.th);
+    st = trv_split_blocks(ctx, o->split, st, tiles, 1, &ops);
     if (!st && writes)
         st = run_blocks_finish(ctx, &s.in);
     geo_block_stats cs = {0};
@@ -144,7 +172,7 @@ trv_status fz_map_run(trv_ctx *ctx, trv_outset *set, const fz_engine *e, const f
             trv_status k_st = geo_block_writer_close(ctx, s.w[k], st, k ? NULL : &cs);
             st = st ? st : k_st;
         }
-    m->cost_mean_go = s.go ? s.sum / (double)s.go : NAN;
+    m->cost_mean_go = s.go ? trv_moments_sum(&s.sum) / (double)s.go : NAN;
     m->cost_min = cs.count ? cs.min : INFINITY, m->cost_max = cs.count ? cs.max : -INFINITY;
     m->seconds_read = s.t_read, m->seconds_infer = s.t_infer, m->seconds_write = s.t_write + trv_now_s() - t0;
     run_blocks_close(&s.in);

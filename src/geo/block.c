@@ -2,6 +2,7 @@
  * to a Cloud-Optimized GeoTIFF (block.h). */
 #include "block.h"
 #include "geo_priv.h"
+#include "core/moments.h"
 
 #include <gdal.h>
 #include <cpl_conv.h>
@@ -15,13 +16,18 @@
 
 #define STRIP 256 /* the tiles' height: the writer's strip */
 
-int geo_block_rows(void)
+/* The integer >= 1 in the environment variable name, else dflt. */
+static int env_count(const char *name, int dflt)
 {
-    const char *e = getenv("TRV_BLOCK_ROWS");
+    const char *e = getenv(name);
     char *end;
     long v = e && *e ? strtol(e, &end, 10) : 0;
-    return e && *e && !*end && v >= 1 && v <= 1 << 20 ? (int)v : GEO_BLOCK_ROWS;
+    return e && *e && !*end && v >= 1 && v <= 1 << 20 ? (int)v : dflt;
 }
+
+int geo_block_rows(void) { return env_count("TRV_BLOCK_ROWS", GEO_BLOCK_ROWS); }
+
+int geo_block_cols(void) { return env_count("TRV_BLOCK_COLS", GEO_BLOCK_COLS); }
 
 size_t geo_block_mem(void)
 {
@@ -54,6 +60,13 @@ void geo_block_cache_reserve(int nx, int strips)
 
 static void bound_cache(int nx) { geo_block_cache_reserve(nx, 2); }
 
+/* A reader's share of the cache, reserved at its first read of a kind:
+ * by rows two 256-row strips of the grid's width; by windows three
+ * 256-row strips of the window's width plus two tiles (the 3 x 3 tiles
+ * a window with its halo can touch), whatever the grid's width. */
+static void reserve_rows(geo_block_reader *r);
+static void reserve_window(geo_block_reader *r, int width);
+
 /* ---- reader ------------------------------------------------------------ */
 
 struct geo_block_reader {
@@ -61,7 +74,25 @@ struct geo_block_reader {
     int halo;
     size_t cap;             /* cells allocated in rows */
     geo_rows rows;
+    size_t wcap;            /* cells allocated in win */
+    geo_window win;
+    int rows_reserved;      /* the cache's share for rows reserved */
+    int win_reserved;       /* the width reserved for windows (0: none) */
 };
+
+static void reserve_rows(geo_block_reader *r)
+{
+    if (!r->rows_reserved)
+        bound_cache(r->rows.nx);
+    r->rows_reserved = 1;
+}
+
+static void reserve_window(geo_block_reader *r, int width)
+{
+    if (width > r->win_reserved)
+        geo_block_cache_reserve(width + 2 * STRIP - r->win_reserved, 3);
+    r->win_reserved = width > r->win_reserved ? width + 2 * STRIP : r->win_reserved;
+}
 
 trv_status geo_block_reader_open(trv_ctx *ctx, const char *path, geo_type type, int halo, geo_block_reader **out)
 {
@@ -78,7 +109,7 @@ trv_status geo_block_reader_open(trv_ctx *ctx, const char *path, geo_type type, 
     r->rows.nx = geo_raster_src_grid(r->src)->nx;
     r->rows.type = type;
     r->rows.nodata = geo_raster_src_nodata(r->src, &r->rows.has_nodata);
-    bound_cache(r->rows.nx);
+    r->win = (geo_window){.type = type, .has_nodata = r->rows.has_nodata, .nodata = r->rows.nodata};
     *out = r;
     return TRV_OK;
 }
@@ -90,6 +121,8 @@ void geo_block_reader_close(geo_block_reader *r)
     geo_raster_close(r->src);
     free(r->rows.f32);
     free(r->rows.u8);
+    free(r->win.f32);
+    free(r->win.u8);
     free(r);
 }
 
@@ -102,6 +135,7 @@ trv_status geo_block_read(trv_ctx *ctx, geo_block_reader *r, int y0, int y1, con
     int a = y0 - r->halo > 0 ? y0 - r->halo : 0, b = y1 + r->halo < ny ? y1 + r->halo : ny;
     if (y0 < 0 || y1 > ny || y1 <= y0)
         return trv_error(ctx, TRV_ERR_INTERNAL, "block rows %d to %d outside the %d rows", y0, y1 - 1, ny);
+    reserve_rows(r);
     size_t n = (size_t)(b - a) * r->rows.nx;
     if (n > r->cap) {
         size_t size = r->rows.type == GEO_F32 ? 4 : 1;
@@ -123,18 +157,67 @@ trv_status geo_block_read(trv_ctx *ctx, geo_block_reader *r, int y0, int y1, con
     return st;
 }
 
+const float *geo_window_f32(const geo_window *w, int x, int y)
+{
+    return x >= w->x0 && x < w->x1 && y >= w->y0 && y < w->y1 && w->f32
+               ? w->f32 + (size_t)(y - w->y0) * (size_t)(w->x1 - w->x0) + (size_t)(x - w->x0)
+               : NULL;
+}
+
+const unsigned char *geo_window_u8(const geo_window *w, int x, int y)
+{
+    return x >= w->x0 && x < w->x1 && y >= w->y0 && y < w->y1 && w->u8
+               ? w->u8 + (size_t)(y - w->y0) * (size_t)(w->x1 - w->x0) + (size_t)(x - w->x0)
+               : NULL;
+}
+
+/* [a, b) widened by h and clipped to [0, n). */
+static void widen(int a, int b, int h, int n, int *lo, int *hi)
+{
+    *lo = a - h > 0 ? a - h : 0;
+    *hi = b + h < n ? b + h : n;
+}
+
+trv_status geo_block_read_window(trv_ctx *ctx, geo_block_reader *r, int x0, int x1, int y0, int y1,
+                                 const geo_window **win)
+{
+    *win = NULL;
+    const geo_grid *g = geo_block_reader_grid(r);
+    if (x0 < 0 || x1 > g->nx || x1 <= x0 || y0 < 0 || y1 > g->ny || y1 <= y0)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "window columns %d to %d, rows %d to %d outside the %d x %d cells", x0,
+                         x1 - 1, y0, y1 - 1, g->nx, g->ny);
+    geo_window *w = &r->win;
+    int a, b, c, d;
+    widen(x0, x1, r->halo, g->nx, &a, &b);
+    widen(y0, y1, r->halo, g->ny, &c, &d);
+    reserve_window(r, b - a);
+    size_t n = (size_t)(b - a) * (size_t)(d - c);
+    if (n > r->wcap) {
+        void *p = realloc(w->type == GEO_F32 ? (void *)w->f32 : (void *)w->u8, n * (w->type == GEO_F32 ? 4 : 1));
+        if (!p)
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        if (w->type == GEO_F32)
+            w->f32 = p;
+        else
+            w->u8 = p;
+        r->wcap = n;
+    }
+    w->x0 = a, w->x1 = b, w->y0 = c, w->y1 = d;
+    trv_status st = geo_raster_read_window_to(ctx, r->src, a, c, b - a, d - c,
+                                              w->type == GEO_F32 ? (void *)w->f32 : (void *)w->u8, (size_t)(b - a),
+                                              (float)w->nodata);
+    if (!st)
+        *win = w;
+    return st;
+}
+
 /* ---- writer ------------------------------------------------------------ */
 
 #define MAXLEVEL 24
 
-/* One level of the pyramid (0: the layer, k: its overview of factor 2^k):
- * its strip of rows not yet written, and the row waiting for its pair. */
+/* One level of the pyramid (0: the layer, k: its overview of factor 2^k). */
 typedef struct level {
-    int nx, ny, next;       /* next: the level's rows produced so far */
-    unsigned char *strip;   /* STRIP rows */
-    int held;               /* rows in the strip (rows next - held .. next - 1) */
-    unsigned char *pend;    /* the even row waiting for the odd one (levels feeding another) */
-    int has_pend;
+    int nx, ny;
 } level;
 
 struct geo_block_writer {
@@ -148,8 +231,11 @@ struct geo_block_writer {
     int zlevel;             /* the COG's DEFLATE level, 0: GDAL's */
     int in_mem;             /* the temporary in GDAL's memory files, uncompressed (geo_block_mem) */
     level lev[MAXLEVEL];
-    size_t cnt;             /* statistics, geo_raster_write's sums */
-    double mn, mx, sum, sum2;
+    int by_tiles;           /* -1: nothing written yet, 0: rows (geo_block_write), 1: tiles */
+    unsigned char *strip;   /* rows: the level's STRIP rows not yet written */
+    int next, held;         /* rows: the rows given so far, those in the strip (next - held .. next - 1) */
+    size_t cells;           /* tiles: the cells given so far */
+    trv_moments stats;      /* the data cells' (Float32 layers) */
 };
 
 /* The overviews the COG driver would make: halving until the level fits
@@ -164,18 +250,13 @@ static int count_levels(int nx, int ny)
     return n;
 }
 
-static trv_status alloc_levels(trv_ctx *ctx, geo_block_writer *w, int nx, int ny)
+static void size_levels(geo_block_writer *w, int nx, int ny)
 {
     w->nlev = count_levels(nx, ny);
     for (int k = 0; k < w->nlev; k++) {
-        level *l = &w->lev[k];
-        l->nx = nx, l->ny = ny;
-        if (!(l->strip = malloc((size_t)nx * STRIP * w->size)) ||
-            (k + 1 < w->nlev && !(l->pend = malloc((size_t)nx * w->size))))
-            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        w->lev[k] = (level){nx, ny};
         nx = (nx + 1) / 2, ny = (ny + 1) / 2;
     }
-    return TRV_OK;
 }
 
 /* A write failed (errno set to 0 before it): the error names the output
@@ -256,8 +337,10 @@ trv_status geo_block_writer_open(trv_ctx *ctx, const geo_raster *like, const cha
     w->size = like->type == GEO_F32 ? 4 : 1;
     w->has_nodata = like->has_nodata;
     w->nodata = (float)like->nodata;
-    w->mn = INFINITY, w->mx = -INFINITY;
-    trv_status st = alloc_levels(ctx, w, like->grid.nx, like->grid.ny);
+    trv_moments_init(&w->stats);
+    w->by_tiles = -1;
+    size_levels(w, like->grid.nx, like->grid.ny);
+    trv_status st = TRV_OK;
     size_t bytes = 0;
     for (int k = 0; k < w->nlev; k++)
         bytes += (size_t)w->lev[k].nx * w->lev[k].ny * w->size;
@@ -273,39 +356,40 @@ trv_status geo_block_writer_open(trv_ctx *ctx, const geo_raster *like, const cha
 
 static int is_data(const geo_block_writer *w, float v) { return !isnan(v) && !(w->has_nodata && v == w->nodata); }
 
-static void add_stats(geo_block_writer *w, const float *v, int n)
+/* The band of level k (0: the layer) of the temporary. */
+static GDALRasterBandH level_band(const geo_block_writer *w, int k)
 {
-    for (int i = 0; i < n; i++) {
-        if (!is_data(w, v[i]))
-            continue;
-        double x = v[i];
-        w->mn = x < w->mn ? x : w->mn;
-        w->mx = x > w->mx ? x : w->mx;
-        w->sum += x;
-        w->sum2 += x * x;
-        w->cnt++;
-    }
+    GDALRasterBandH band = GDALGetRasterBand(w->ds, 1);
+    return band && k > 0 ? GDALGetOverview(band, k - 1) : band;
 }
 
-/* A level's strip to its band of the temporary, and GDAL's cache of it freed. */
-static trv_status flush_strip(trv_ctx *ctx, geo_block_writer *w, int k)
+/* The window x0, y0, nx x ny of level k's band from or into cells (rows of nx). */
+static trv_status level_io(trv_ctx *ctx, geo_block_writer *w, int k, GDALRWFlag rw, int x0, int y0, int nx, int ny,
+                           void *cells)
 {
-    level *l = &w->lev[k];
-    GDALRasterBandH band = GDALGetRasterBand(w->ds, 1);
-    if (k > 0)
-        band = GDALGetOverview(band, k - 1);
+    GDALRasterBandH band = level_band(w, k);
+    CPLErrorReset();
     errno = 0;
-    if (!band || GDALRasterIO(band, GF_Write, 0, l->next - l->held, l->nx, l->held, l->strip, l->nx, l->held,
-                              w->type == GEO_F32 ? GDT_Float32 : GDT_Byte, 0, 0) != CE_None ||
-        GDALFlushRasterCache(band) != CE_None)
+    if (!band || GDALRasterIO(band, rw, x0, y0, nx, ny, cells, nx, ny, w->type == GEO_F32 ? GDT_Float32 : GDT_Byte, 0,
+                              0) != CE_None)
         return write_error(ctx, w);
-    l->held = 0;
     return TRV_OK;
 }
 
+/* The rows' strip to the layer's band, and GDAL's cache of it freed. */
+static trv_status flush_strip(trv_ctx *ctx, geo_block_writer *w)
+{
+    trv_status st = level_io(ctx, w, 0, GF_Write, 0, w->next - w->held, w->lev[0].nx, w->held, w->strip);
+    errno = 0;
+    if (!st && GDALFlushRasterCache(level_band(w, 0)) != CE_None)
+        return write_error(ctx, w);
+    w->held = 0;
+    return st;
+}
+
 /* One row of the level below's pair (b NULL: the last row of an odd
- * count): Float32 the mean of the 2 x 2 cells' data cells (nodata where
- * none), Byte the top-left cell. */
+ * count), of nx cells: Float32 the mean of the 2 x 2 cells' data cells
+ * (nodata where none), Byte the top-left cell. */
 static void halve(const geo_block_writer *w, const unsigned char *a, const unsigned char *b, int nx, unsigned char *o)
 {
     int onx = (nx + 1) / 2;
@@ -329,29 +413,36 @@ static void halve(const geo_block_writer *w, const unsigned char *a, const unsig
     }
 }
 
-/* Row `row` of level k: into its strip (written when full or complete),
- * then paired into level k + 1. */
-static trv_status put_row(trv_ctx *ctx, geo_block_writer *w, int k, const unsigned char *row)
+/* Level k's 256 x 256 tile (tx, ty) from level k - 1's 512 x 512 window
+ * (clipped at its edges: the pairs of its last odd row or column are
+ * single), src and dst buffers of those sizes. Windows start at even
+ * rows and columns, so the pairs are the whole level's. */
+static trv_status overview_tile(trv_ctx *ctx, geo_block_writer *w, int k, int tx, int ty, unsigned char *src,
+                                unsigned char *dst)
 {
-    level *l = &w->lev[k];
-    size_t bytes = (size_t)l->nx * w->size;
-    memmove(l->strip + (size_t)l->held * bytes, row, bytes); /* row may be that slot already (the pair above) */
-    l->held++;
-    l->next++;
-    trv_status st = l->held == STRIP || l->next == l->ny ? flush_strip(ctx, w, k) : TRV_OK;
-    if (st || k + 1 == w->nlev)
-        return st;
-    if (!l->has_pend && l->next < l->ny) {
-        memcpy(l->pend, row, bytes);
-        l->has_pend = 1;
-        return TRV_OK;
-    }
-    /* the pair's output row, built in the level above's strip slot */
-    level *u = &w->lev[k + 1];
-    unsigned char *o = u->strip + (size_t)u->held * u->nx * w->size;
-    halve(w, l->has_pend ? l->pend : row, l->has_pend ? row : NULL, l->nx, o);
-    l->has_pend = 0;
-    return put_row(ctx, w, k + 1, o);
+    const level *s = &w->lev[k - 1], *d = &w->lev[k];
+    int ox = tx * 256, oy = ty * 256, ow = d->nx - ox < 256 ? d->nx - ox : 256, oh = d->ny - oy < 256 ? d->ny - oy : 256;
+    int sw = s->nx - 2 * ox < 512 ? s->nx - 2 * ox : 512, sh = s->ny - 2 * oy < 512 ? s->ny - 2 * oy : 512;
+    trv_status st = level_io(ctx, w, k - 1, GF_Read, 2 * ox, 2 * oy, sw, sh, src);
+    for (int r = 0; r < oh && !st; r++)
+        halve(w, src + (size_t)2 * r * sw * w->size, 2 * r + 1 < sh ? src + (size_t)(2 * r + 1) * sw * w->size : NULL,
+              sw, dst + (size_t)r * ow * w->size);
+    return st ? st : level_io(ctx, w, k, GF_Write, ox, oy, ow, oh, dst);
+}
+
+/* The overviews, level by level, tile by tile in row order (each tile of
+ * the level below read once): memory two tiles' cells and GDAL's cache. */
+static trv_status make_overviews(trv_ctx *ctx, geo_block_writer *w)
+{
+    unsigned char *src = malloc((size_t)512 * 512 * w->size), *dst = malloc((size_t)256 * 256 * w->size);
+    trv_status st = src && dst ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    for (int k = 1; k < w->nlev && !st; k++)
+        for (int ty = 0; ty * 256 < w->lev[k].ny && !st; ty++)
+            for (int tx = 0; tx * 256 < w->lev[k].nx && !st; tx++)
+                st = overview_tile(ctx, w, k, tx, ty, src, dst);
+    free(src);
+    free(dst);
+    return st;
 }
 
 void geo_block_writer_set_level(geo_block_writer *w, int zlevel)
@@ -359,20 +450,52 @@ void geo_block_writer_set_level(geo_block_writer *w, int zlevel)
     w->zlevel = zlevel >= 1 && zlevel <= 12 ? zlevel : 0;
 }
 
+/* The writer's first call fixes its way (rows or tiles); mixing them is an error. */
+static trv_status set_way(trv_ctx *ctx, geo_block_writer *w, int tiles)
+{
+    if (w->by_tiles < 0)
+        w->by_tiles = tiles;
+    if (w->by_tiles != tiles)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "'%s': rows and tiles written to the same layer", w->path);
+    if (!tiles && !w->strip && !(w->strip = malloc((size_t)w->lev[0].nx * STRIP * w->size)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    return TRV_OK;
+}
+
 trv_status geo_block_write(trv_ctx *ctx, geo_block_writer *w, int y0, int ny, const void *cells)
 {
-    level *l = &w->lev[0];
-    if (y0 != l->next || ny < 0 || y0 + ny > l->ny)
+    const level *l = &w->lev[0];
+    if (y0 != w->next || ny < 0 || y0 + ny > l->ny)
         return trv_error(ctx, TRV_ERR_INTERNAL, "'%s': rows %d to %d written out of order (next %d)", w->path, y0,
-                         y0 + ny - 1, l->next);
+                         y0 + ny - 1, w->next);
     size_t bytes = (size_t)l->nx * w->size;
-    trv_status st = TRV_OK;
+    trv_status st = set_way(ctx, w, 0);
     for (int k = 0; k < ny && !st; k++) {
         const unsigned char *row = (const unsigned char *)cells + (size_t)k * bytes;
         if (w->type == GEO_F32)
-            add_stats(w, (const float *)row, l->nx);
-        st = put_row(ctx, w, 0, row);
+            trv_moments_add_f32(&w->stats, (const float *)row, (size_t)l->nx, w->has_nodata, w->nodata);
+        memcpy(w->strip + (size_t)w->held * bytes, row, bytes);
+        w->held++;
+        w->next++;
+        if (w->held == STRIP || w->next == l->ny)
+            st = flush_strip(ctx, w);
     }
+    return st;
+}
+
+trv_status geo_block_write_tile(trv_ctx *ctx, geo_block_writer *w, int x0, int y0, int nx, int ny, const void *cells)
+{
+    const level *l = &w->lev[0];
+    size_t n = (size_t)nx * ny;
+    if (x0 < 0 || y0 < 0 || nx < 1 || ny < 1 || x0 > l->nx - nx || y0 > l->ny - ny || w->cells + n > (size_t)l->nx * l->ny)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "'%s': tile %d x %d at (%d, %d) outside the %d x %d cells or written twice",
+                         w->path, nx, ny, x0, y0, l->nx, l->ny);
+    trv_status st = set_way(ctx, w, 1);
+    if (!st && w->type == GEO_F32)
+        trv_moments_add_f32(&w->stats, cells, n, w->has_nodata, w->nodata);
+    if (!st)
+        st = level_io(ctx, w, 0, GF_Write, x0, y0, nx, ny, (void *)cells);
+    w->cells += st ? 0 : n;
     return st;
 }
 
@@ -381,9 +504,10 @@ trv_status geo_block_write(trv_ctx *ctx, geo_block_writer *w, int y0, int ny, co
 static trv_status make_cog(trv_ctx *ctx, geo_block_writer *w)
 {
     GDALRasterBandH band = GDALGetRasterBand(w->ds, 1);
-    if (w->cnt) {
-        double mean = w->sum / (double)w->cnt, var = w->sum2 / (double)w->cnt - mean * mean;
-        GDALSetRasterStatistics(band, w->mn, w->mx, mean, var > 0 ? sqrt(var) : 0);
+    if (w->stats.count) {
+        double mean, std;
+        trv_moments_mean_std(&w->stats, &mean, &std);
+        GDALSetRasterStatistics(band, w->stats.min, w->stats.max, mean, std);
     }
     GDALDriverH cog = GDALGetDriverByName("COG");
     if (!cog)
@@ -408,13 +532,20 @@ static trv_status make_cog(trv_ctx *ctx, geo_block_writer *w)
 
 trv_status geo_block_writer_close(trv_ctx *ctx, geo_block_writer *w, trv_status st, geo_block_stats *stats)
 {
-    if (!st && w->lev[0].next != w->lev[0].ny)
-        st = trv_error(ctx, TRV_ERR_INTERNAL, "'%s': %d of %d rows written", w->path, w->lev[0].next, w->lev[0].ny);
+    const level *l = &w->lev[0];
+    if (!st && w->by_tiles > 0 && w->cells != (size_t)l->nx * l->ny)
+        st = trv_error(ctx, TRV_ERR_INTERNAL, "'%s': %zu of %zu cells written", w->path, w->cells, (size_t)l->nx * l->ny);
+    else if (!st && w->by_tiles <= 0 && w->next != l->ny)
+        st = trv_error(ctx, TRV_ERR_INTERNAL, "'%s': %d of %d rows written", w->path, w->next, l->ny);
+    if (!st && w->ds)
+        st = make_overviews(ctx, w);
     if (!st && w->ds)
         st = make_cog(ctx, w);
     if (stats && !st) {
-        double mean = w->cnt ? w->sum / (double)w->cnt : 0, var = w->cnt ? w->sum2 / (double)w->cnt - mean * mean : 0;
-        *stats = (geo_block_stats){w->cnt, w->cnt ? w->mn : 0, w->cnt ? w->mx : 0, mean, var > 0 ? sqrt(var) : 0};
+        const trv_moments *m = &w->stats;
+        double mean, std;
+        trv_moments_mean_std(m, &mean, &std);
+        *stats = (geo_block_stats){m->count, m->count ? m->min : 0, m->count ? m->max : 0, mean, std};
     }
     if (w->ds) {
         CPLErrorReset();
@@ -424,10 +555,7 @@ trv_status geo_block_writer_close(trv_ctx *ctx, geo_block_writer *w, trv_status 
     char aux[4096];
     snprintf(aux, sizeof aux, "%s.aux.xml", w->part);
     VSIUnlink(aux);
-    for (int k = 0; k < w->nlev; k++) {
-        free(w->lev[k].strip);
-        free(w->lev[k].pend);
-    }
+    free(w->strip);
     free(w->path);
     free(w->part);
     free(w);

@@ -1,5 +1,5 @@
 /*
- * block.h — streamed raster I/O by row blocks (docs/scale.md).
+ * block.h — streamed raster I/O by row blocks and tiles (docs/scale.md).
  *
  * A stage that streams processes its grid in row ranges [y0, y1) (a range
  * per call, so a later split over processes takes any ranges): the reader
@@ -8,27 +8,37 @@
  * I/O with geo_raster_read's rules (a non-finite Float32 cell is nodata, a
  * Byte layer from another type must hold integers 0..255), so a row holds
  * exactly the values geo_raster_read gives it. The writer takes the rows in
- * order, buffers one 256-row strip of tiles, and writes a Cloud-Optimized
- * GeoTIFF (GDAL's COG driver: 256 x 256 tiles, DEFLATE with predictor,
- * overviews AVERAGE for Float32, NEAREST for Byte) with the header
- * geo_raster_write gives (CRS, nodata, label, metadata, colour table,
- * statistics). The COG driver copies from a finished dataset, so the rows go
- * to a tiled temporary GTiff first, removed after the copy: in GDAL's memory
- * files, uncompressed, when the layer and its overviews hold at most
- * geo_block_mem() bytes (the copy then only compresses: trv-krige at 30 m
- * Jacksboro 0.02-0.03 s of CPU less), else beside path (path.part.tif, ZSTD level 1);
- * path itself is a trv_outset temporary, so nothing partial is ever
- * visible. The COG is the same file either way. The COG's bytes depend on the cells and header
- * only, whatever the block heights the rows came in.
+ * order (buffering one 256-row strip of the layer) or tiles in any order
+ * (straight into the temporary through GDAL's windowed I/O), and writes a
+ * Cloud-Optimized GeoTIFF (GDAL's COG driver: 256 x 256 tiles, DEFLATE
+ * with predictor, overviews AVERAGE for Float32, NEAREST for Byte) with
+ * the header geo_raster_write gives (CRS, nodata, label, metadata, colour
+ * table, statistics). The COG driver copies from a finished dataset, so
+ * the cells go to a tiled temporary GTiff first, removed after the copy: in
+ * GDAL's memory files, uncompressed, when the layer and its overviews hold
+ * at most geo_block_mem() bytes (the copy then only compresses: trv-krige
+ * at 30 m Jacksboro 0.02-0.03 s of CPU less), else beside path
+ * (path.part.tif, ZSTD level 1); path itself is a trv_outset temporary, so
+ * nothing partial is ever visible. After the last cell the overviews are
+ * made tile by tile: level k's 256 x 256 tile from level k - 1's 512 x 512
+ * window read back (Float32: the mean of each 2 x 2's data cells, nodata
+ * where none; Byte: the top-left cell; a last odd row or column pairs
+ * single). The COG is the same file either way, whatever the block heights
+ * or tiles the cells came in.
  *
- * Memory: the reader holds (rows + 2 halo) x nx cells, the writer 256 x nx
- * (and its temporary, when in memory: at most geo_block_mem() bytes);
- * GDAL's block cache is bounded (4 MiB plus two 256-row strips per open
- * reader), so peak memory is O(nx x block) whatever the grid's height.
+ * Memory: the reader holds (rows + 2 halo) x nx cells; the writer by rows
+ * a 256 x nx strip, by tiles none of its own; the overview pass a 512 x
+ * 512 window and a 256 x 256 tile; the temporary, when in memory, at most
+ * geo_block_mem() bytes. GDAL's block cache is bounded (4 MiB, plus two
+ * 256-row strips of the grid's width per reader that has read rows, plus
+ * three 256-row strips of its widest window's width + 512 per reader that
+ * has read windows), so peak memory is O(nx x block) by rows whatever the
+ * grid's height, and O(tile) by tiles and windows whatever its width.
  *
  * Statistics: min, max, mean and standard deviation of the data cells,
- * summed in row-major order (geo_raster_write's order and formulas: the
- * same values).
+ * their sums exact (core/moments.h), so the same values whatever the
+ * order the cells come in, and geo_raster_write's values for the same
+ * cells.
  */
 #ifndef GEO_BLOCK_H
 #define GEO_BLOCK_H
@@ -41,6 +51,14 @@
 /* Rows per block: TRV_BLOCK_ROWS from the environment (an integer >= 1)
  * when set, else GEO_BLOCK_ROWS. */
 int geo_block_rows(void);
+
+/* The default columns per tile (geo_block_cols). */
+#define GEO_BLOCK_COLS 256
+
+/* Columns per tile of a stage that runs by tiles (geo_block_rows rows
+ * each): TRV_BLOCK_COLS from the environment (an integer >= 1) when set,
+ * else GEO_BLOCK_COLS. */
+int geo_block_cols(void);
 
 /* The default bytes of a layer's temporary kept in memory (geo_block_mem). */
 #define GEO_BLOCK_MEM ((size_t)16 << 20)
@@ -68,7 +86,8 @@ const unsigned char *geo_rows_u8(const geo_rows *b, int y);
 typedef struct geo_block_reader geo_block_reader;
 
 /* GDAL's block cache grown by `strips` 256-row Float32 strips of nx
- * columns (a reader reserves two; a stage reading a multi-band file by
+ * columns (a reader reserves two at its first rows, three of its window's
+ * width + 512 at its first window; a stage reading a multi-band file by
  * windows reserves its own), never above GDAL's own default. */
 void geo_block_cache_reserve(int nx, int strips);
 
@@ -80,6 +99,28 @@ const geo_grid *geo_block_reader_grid(const geo_block_reader *r);
 /* Rows max(0, y0 - halo) .. min(ny, y1 + halo) - 1 into *rows (held by the
  * reader until its next read or close). */
 trv_status geo_block_read(trv_ctx *ctx, geo_block_reader *r, int y0, int y1, const geo_rows **rows);
+
+/* Columns x0 .. x1 - 1, rows y0 .. y1 - 1 of a layer, row-major. */
+typedef struct geo_window {
+    int x0, x1, y0, y1;
+    geo_type type;
+    float *f32;             /* (x1 - x0) * (y1 - y0) cells when type == GEO_F32 */
+    unsigned char *u8;      /* the same when type == GEO_U8 */
+    int has_nodata;
+    double nodata;          /* geo_raster_read's nodata for this layer */
+} geo_window;
+
+/* The cell (x, y) of w and the cells after it on its row, or NULL when w
+ * does not hold it (off the grid). */
+const float *geo_window_f32(const geo_window *w, int x, int y);
+const unsigned char *geo_window_u8(const geo_window *w, int x, int y);
+
+/* The window x0 .. x1 - 1, y0 .. y1 - 1 with the reader's halo on all
+ * four sides: columns max(0, x0 - halo) .. min(nx, x1 + halo) - 1, rows
+ * likewise, into *win (held by the reader until its next window read or
+ * close), with geo_block_read's rules. */
+trv_status geo_block_read_window(trv_ctx *ctx, geo_block_reader *r, int x0, int x1, int y0, int y1,
+                                 const geo_window **win);
 
 /* What the writer saw: the data cells' count, min, max, mean, std (Float32
  * layers; count 0 and the rest 0 for Byte layers or none). */
@@ -106,7 +147,14 @@ void geo_block_writer_set_level(geo_block_writer *w, int zlevel);
 /* Rows y0 .. y0 + ny - 1 of the layer (nx * ny cells of its type); y0 must
  * be the first row not yet written. */
 trv_status geo_block_write(trv_ctx *ctx, geo_block_writer *w, int y0, int ny, const void *cells);
-/* st == TRV_OK: after the last row, write the statistics and make path the
+/* The tile x0 .. x0 + nx - 1, y0 .. y0 + ny - 1 of the layer (nx * ny
+ * cells of its type, row-major), straight into the temporary's layer
+ * through GDAL's windowed I/O: tiles in any order, each cell written once
+ * (the writer checks the tile lies inside the grid and the count of cells
+ * at close). A writer takes rows (geo_block_write) or tiles, not both. */
+trv_status geo_block_write_tile(trv_ctx *ctx, geo_block_writer *w, int x0, int y0, int nx, int ny,
+                                const void *cells);
+/* st == TRV_OK: after the last row or tile, write the statistics and make path the
  * COG (stats, if not NULL, gets them); else abandon it. Frees w, removes
  * the temporary GTiff, returns the first error. */
 trv_status geo_block_writer_close(trv_ctx *ctx, geo_block_writer *w, trv_status st, geo_block_stats *stats);

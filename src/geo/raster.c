@@ -1,5 +1,6 @@
 /* Grids, class tables, raster layers and their GeoTIFF I/O through GDAL. */
 #include "geo_priv.h"
+#include "core/moments.h"
 
 #include <errno.h>
 #include <math.h>
@@ -750,25 +751,23 @@ static trv_status set_classes(trv_ctx *ctx, GDALRasterBandH band, const geo_rast
 }
 
 /* Band statistics as metadata, so that viewers (QGIS) stretch the layer
- * right without scanning it. */
+ * right without scanning it: core/moments.h's exact sums, the values
+ * geo_block_writer gives the same cells. */
 static void set_statistics(GDALRasterBandH band, const geo_raster *r)
 {
-    size_t n = (size_t)r->grid.nx * (size_t)r->grid.ny, cnt = 0;
-    double mn = INFINITY, mx = -INFINITY, sum = 0, sum2 = 0;
+    size_t n = (size_t)r->grid.nx * (size_t)r->grid.ny;
+    trv_moments m;
+    trv_moments_init(&m);
     for (size_t i = 0; i < n; i++) {
         if (geo_raster_is_nodata(r, i))
             continue;
-        double v = r->type == GEO_F32 ? r->f32[i] : r->u8[i];
-        mn = v < mn ? v : mn;
-        mx = v > mx ? v : mx;
-        sum += v;
-        sum2 += v * v;
-        cnt++;
+        trv_moments_add(&m, r->type == GEO_F32 ? r->f32[i] : r->u8[i]);
     }
-    if (cnt == 0)
+    if (m.count == 0)
         return;
-    double mean = sum / (double)cnt, var = sum2 / (double)cnt - mean * mean;
-    GDALSetRasterStatistics(band, mn, mx, mean, var > 0 ? sqrt(var) : 0);
+    double mean, std;
+    trv_moments_mean_std(&m, &mean, &std);
+    GDALSetRasterStatistics(band, m.min, m.max, mean, std);
 }
 
 trv_status geo_raster_write(trv_ctx *ctx, const geo_raster *r, const char *path, const trv_meta *meta)

@@ -1,4 +1,4 @@
-/* The run directory's layers read by row blocks (blocks.h). */
+/* The run directory's layers read by row blocks or windows (blocks.h). */
 #include "blocks.h"
 
 #include <math.h>
@@ -49,6 +49,36 @@ trv_status run_blocks_read(trv_ctx *ctx, run_blocks *b, int y0, int y1)
         if (st)
             return st;
         b->block[id] = count_data(b->rows[id], y0, y1);
+    }
+    return TRV_OK;
+}
+
+/* Data cells of the window's columns x0 .. x1 - 1, rows y0 .. y1 - 1
+ * (geo_raster_is_nodata's rule). */
+static size_t count_window(const geo_window *w, int x0, int x1, int y0, int y1)
+{
+    size_t n = 0;
+    for (int y = y0; y < y1; y++)
+        if (w->type == GEO_F32) {
+            const float *v = geo_window_f32(w, x0, y), nd = (float)w->nodata;
+            for (int i = 0; i < x1 - x0; i++)
+                n += !isnan(v[i]) && !(w->has_nodata && v[i] == nd);
+        } else {
+            const unsigned char *v = geo_window_u8(w, x0, y), nd = (unsigned char)w->nodata;
+            for (int i = 0; i < x1 - x0; i++)
+                n += !(w->has_nodata && v[i] == nd);
+        }
+    return n;
+}
+
+trv_status run_blocks_read_window(trv_ctx *ctx, run_blocks *b, int x0, int x1, int y0, int y1)
+{
+    for (int k = 0; k < b->n; k++) {
+        run_id id = b->which[k];
+        trv_status st = geo_block_read_window(ctx, b->r[id], x0, x1, y0, y1, &b->win[id]);
+        if (st)
+            return st;
+        b->block[id] = count_window(b->win[id], x0, x1, y0, y1);
     }
     return TRV_OK;
 }

@@ -1,11 +1,15 @@
-/* trv-speed's run by row blocks (terramech.h, tm_run_split): slope, soil
- * and land use read block by block, tm_row on every core within a block,
- * the zones burned and baked into the block, speed.tif, gonogo.tif and
- * limit.tif written as they go; the blocks split over processes
- * (core/split.h) when asked. */
+/* trv-speed's run by tiles (terramech.h, tm_run_split): slope, soil and
+ * land use read a window at a time (geo_block_cols x geo_block_rows cells,
+ * no halo), tm_row on every core over the tile's rows, the zones burned
+ * and baked into the tile, speed.tif, gonogo.tif and limit.tif written
+ * tile by tile, the GO cells' mean speed an exact sum (core/moments.h):
+ * the same bytes for every tile size, memory O(tile) whatever the width;
+ * the tiles split over processes (core/split.h: block b is tile b) when
+ * asked. */
 #include "run_priv.h"
 #include "geo/block.h"
 #include "run/blocks.h"
+#include "core/moments.h"
 #include "core/split.h"
 #include "geo/zones.h"
 
@@ -67,10 +71,20 @@ typedef struct stream {
     geo_block_writer *w[3];
     float *speed;
     unsigned char *go, *lim, *burn;
-    tally b;                /* the block's */
+    tally b;                /* the tile's */
     char seen[2][256];      /* the soil and land-use codes met */
-    double sum;             /* speed over the GO cells, in row order */
+    int tw, th, ntx;        /* the tiles' size, tiles per row of tiles */
+    trv_moments sum;        /* speed over the GO cells */
 } stream;
+
+/* Tile i (row-major over the tiles): its first column and row, its size. */
+static void tile_of(const stream *s, int i, int *x0, int *y0, int *nx, int *ny)
+{
+    const geo_grid *g = s->in.grid;
+    *x0 = i % s->ntx * s->tw, *y0 = i / s->ntx * s->th;
+    *nx = g->nx - *x0 < s->tw ? g->nx - *x0 : s->tw;
+    *ny = g->ny - *y0 < s->th ? g->ny - *y0 : s->th;
+}
 
 static trv_status open_writers(trv_ctx *ctx, stream *s, trv_outset *set, const char *dir, const trv_meta *meta)
 {
@@ -89,32 +103,40 @@ static trv_status open_writers(trv_ctx *ctx, stream *s, trv_outset *set, const c
     return st;
 }
 
-/* Rows y0 .. y1 - 1: read, computed (tm_row), the codes met and data cells tallied. */
-static trv_status compute_block(trv_ctx *ctx, void *arg, int y0, int y1)
+/* Tile i (the block i .. i + 1 of core/split.h): read, computed (tm_row),
+ * the zones baked, the codes met and data cells tallied. */
+static trv_status compute_block(trv_ctx *ctx, void *arg, int i, int i1)
 {
     stream *s = arg;
-    trv_status st = run_blocks_read(ctx, &s->in, y0, y1);
+    int x0, y0, nx, ny;
+    (void)i1;
+    tile_of(s, i, &x0, &y0, &nx, &ny);
+    trv_status st = run_blocks_read_window(ctx, &s->in, x0, x0 + nx, y0, y0 + ny);
     if (st)
         return st;
-    const geo_rows *slope = s->in.rows[RUN_SLOPE];
-    block_job j = {s->m, geo_rows_f32(slope, y0), (float)slope->nodata, geo_rows_u8(s->in.rows[RUN_SOIL], y0),
-                   geo_rows_u8(s->in.rows[RUN_LANDUSE], y0), s->speed, s->go, s->lim, slope->nx, y1 - y0, 0};
+    const geo_window *slope = s->in.win[RUN_SLOPE];
+    block_job j = {s->m, geo_window_f32(slope, x0, y0), (float)slope->nodata, geo_window_u8(s->in.win[RUN_SOIL], x0, y0),
+                   geo_window_u8(s->in.win[RUN_LANDUSE], x0, y0), s->speed, s->go, s->lim, nx, ny, 0};
     block_rows(&j);
-    if (s->z && !(st = geo_zones_burn_rows(ctx, s->in.grid, s->z, y0, y1, s->burn)))
-        tm_zones_bake_rows(s->z, s->in.grid, y0, y1, s->burn, s->speed, s->go, s->lim);
+    const long w[5] = {x0, y0, nx, ny, nx};
+    if (s->z && !(st = geo_zones_burn_window(ctx, s->in.grid, s->z, w, NULL, s->burn)))
+        tm_zones_bake_window(s->z, s->in.grid, x0, y0, nx, ny, s->burn, s->speed, s->go, s->lim);
     if (st)
         return st;
     memset(&s->b, 0, sizeof s->b);
     memcpy(s->b.data, s->in.block, sizeof s->b.data);
-    for (size_t i = 0, n = (size_t)(y1 - y0) * j.nx; i < n; i++)
-        s->b.seen[0][j.soil[i]] = s->b.seen[1][j.lu[i]] = 1;
+    for (size_t k = 0, n = (size_t)nx * ny; k < n; k++)
+        s->b.seen[0][j.soil[k]] = s->b.seen[1][j.lu[k]] = 1;
     return TRV_OK;
 }
 
-static int block_parts(void *arg, int y0, int y1, trv_part p[])
+static int block_parts(void *arg, int i, int i1, trv_part p[])
 {
     stream *s = arg;
-    size_t n = (size_t)(y1 - y0) * s->in.grid->nx;
+    int x0, y0, nx, ny;
+    (void)i1;
+    tile_of(s, i, &x0, &y0, &nx, &ny);
+    size_t n = (size_t)nx * ny;
     p[0] = (trv_part){s->speed, n * sizeof *s->speed};
     p[1] = (trv_part){s->go, n};
     p[2] = (trv_part){s->lim, n};
@@ -122,28 +144,31 @@ static int block_parts(void *arg, int y0, int y1, trv_part p[])
     return 4;
 }
 
-/* The computed rows y0 .. y1 - 1: tallied, counted in row order, written. */
-static trv_status write_block(trv_ctx *ctx, void *arg, int y0, int y1)
+/* The computed tile i: tallied, counted, written. */
+static trv_status write_block(trv_ctx *ctx, void *arg, int i, int i1)
 {
     stream *s = arg;
     tm_stats *stats = s->stats;
+    int x0, y0, nx, ny;
+    (void)i1;
+    tile_of(s, i, &x0, &y0, &nx, &ny);
     run_blocks_add(&s->in, s->b.data);
     for (int m = 0; m < 2; m++)
         for (int c = 0; c < 256; c++)
             s->seen[m][c] |= s->b.seen[m][c];
-    size_t n = (size_t)(y1 - y0) * s->in.grid->nx;
-    for (size_t i = 0; i < n; i++) {
-        stats->reason[s->go[i]]++;
-        stats->limit[s->lim[i]]++;
-        if (s->go[i] == TM_GO) {
-            s->sum += s->speed[i];
-            stats->speed_max_kmh = fmax(stats->speed_max_kmh, s->speed[i]);
+    size_t n = (size_t)nx * ny;
+    for (size_t k = 0; k < n; k++) {
+        stats->reason[s->go[k]]++;
+        stats->limit[s->lim[k]]++;
+        if (s->go[k] == TM_GO) {
+            trv_moments_add(&s->sum, s->speed[k]);
+            stats->speed_max_kmh = fmax(stats->speed_max_kmh, s->speed[k]);
         }
     }
-    const void *rows[3] = {s->speed, s->go, s->lim};
+    const void *cells[3] = {s->speed, s->go, s->lim};
     trv_status st = TRV_OK;
     for (int k = 0; k < 3 && !st; k++)
-        st = geo_block_write(ctx, s->w[k], y0, y1 - y0, rows[k]);
+        st = geo_block_write_tile(ctx, s->w[k], x0, y0, nx, ny, cells[k]);
     return st;
 }
 
@@ -163,7 +188,7 @@ static trv_status finish(trv_ctx *ctx, stream *s, const tm_model *m, tm_stats *s
     stats->cells = (size_t)s->in.grid->nx * s->in.grid->ny;
     stats->go = stats->reason[TM_GO];
     stats->nodata = stats->reason[TM_NOGO_NODATA];
-    stats->speed_mean_kmh = stats->go ? s->sum / stats->go : 0;
+    stats->speed_mean_kmh = stats->go ? trv_moments_sum(&s->sum) / stats->go : 0;
     return st;
 }
 
@@ -178,8 +203,10 @@ static trv_status setup(trv_ctx *ctx, stream *s, trv_outset *set, const char *di
         st = geo_zones_read_unburnt(ctx, zo->path, zo->crossings, zo->radius_m, s->in.grid, &s->z);
     if (st)
         return st;
-    const int rows = geo_block_rows(), ny = s->in.grid->ny;
-    size_t n = (size_t)s->in.grid->nx * (rows < ny ? rows : ny);
+    const int nx = s->in.grid->nx, ny = s->in.grid->ny, cols = geo_block_cols(), rows = geo_block_rows();
+    s->tw = cols < nx ? cols : nx, s->th = rows < ny ? rows : ny;
+    s->ntx = (nx + s->tw - 1) / s->tw;
+    size_t n = (size_t)s->tw * s->th;
     if (!(s->speed = malloc(n * sizeof *s->speed)) || !(s->go = malloc(n)) || !(s->lim = malloc(n)) ||
         (s->z && !(s->burn = malloc(n))))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
@@ -193,10 +220,12 @@ trv_status tm_run_split(trv_ctx *ctx, trv_outset *set, const tm_model *m, const 
     stream s;
     memset(&s, 0, sizeof s);
     s.m = m, s.stats = stats;
+    trv_moments_init(&s.sum);
     const int writes = !sp || sp->rank == 0;
     trv_status st = setup(ctx, &s, set, dir, meta, zo, writes);
     const trv_block_ops ops = {&s, compute_block, block_parts, write_block, "speed"};
-    st = trv_split_blocks(ctx, sp, st, st ? 0 : s.in.grid->ny, geo_block_rows(), &ops);
+    int tiles = st ? 0 : s.ntx * ((s.in.grid->ny + s.th - 1) / s.th);
+    st = trv_split_blocks(ctx, sp, st, tiles, 1, &ops);
     if (!st && writes)
         st = finish(ctx, &s, m, stats);
     for (int k = 0; k < 3; k++)

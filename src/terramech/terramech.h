@@ -376,6 +376,11 @@ trv_status tm_run_split(trv_ctx *ctx, trv_outset *set, const tm_model *m, const 
 struct geo_zones;
 void tm_zones_bake_rows(const struct geo_zones *z, const geo_grid *g, int y0, int y1, const unsigned char *burn,
                         float *speed, unsigned char *reason, unsigned char *limit);
+/* The same for the window x0 .. x0 + nx - 1, y0 .. y0 + ny - 1 of g (its
+ * burn, geo_zones_burn_window's, and the arrays row-major, rows of nx
+ * cells; trv-speed's tiles). */
+void tm_zones_bake_window(const struct geo_zones *z, const geo_grid *g, int x0, int y0, int nx, int ny,
+                          const unsigned char *burn, float *speed, unsigned char *reason, unsigned char *limit);
 
 /* One soil x land-use class at one grade, as the maps have it: tm_row's
  * reason, speed (km/h) and limit for a cell of slope grade_deg, and the

@@ -1,4 +1,4 @@
-/* The zones baked into trv-speed's maps by row blocks (terramech.h, tm_run_split) and
+/* The zones baked into trv-speed's maps by tiles (terramech.h, tm_run_split) and
  * into each realisation's rows (realize.h; docs/zones.md): nogo burned all
  * touched, factor and max_speed by cell centre. */
 #include "terramech.h"
@@ -46,4 +46,14 @@ void tm_zones_bake_rows(const geo_zones *z, const geo_grid *g, int y0, int y1, c
 {
     for (size_t j = 0, n = (size_t)(y1 - y0) * g->nx; j < n; j++)
         bake_cell(z, g, (size_t)y0 * g->nx + j, burn[j], speed + j, reason + j, limit + j);
+}
+
+void tm_zones_bake_window(const geo_zones *z, const geo_grid *g, int x0, int y0, int nx, int ny,
+                          const unsigned char *burn, float *speed, unsigned char *reason, unsigned char *limit)
+{
+    for (int y = 0; y < ny; y++)
+        for (int x = 0; x < nx; x++) {
+            size_t j = (size_t)y * nx + x;
+            bake_cell(z, g, (size_t)(y0 + y) * g->nx + (size_t)(x0 + x), burn[j], speed + j, reason + j, limit + j);
+        }
 }
