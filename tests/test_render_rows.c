@@ -1,11 +1,12 @@
-/* trv-render's map streamed by row blocks (src/render/map_rows.c,
+/* trv-render's map streamed by windows (src/render/map_rows.c,
  * docs/scale.md) against brute force on whole arrays: the pixels'
  * footprint sums and counts, the categories' middle cells, the first
  * pass (the layer's range, the window's category counts), and the
  * hillshade's shade (the footprints' mean on the layer's grid, a window
  * with its one-cell margin, and the nearest cell through another CRS),
- * for block heights 1, 7, 64 and the whole layer, downsampling (footprints
- * that overlap) and enlarging. */
+ * for tiles of 1 x 64, 7 x 7, 64 x 1, 13 x all, 256 x 256, 2 x 3 and the
+ * whole layer (columns x rows; the sums bit for bit those of brute force's
+ * order), downsampling (footprints that overlap) and enlarging. */
 #include "test_common.h"
 
 #include <math.h>
@@ -72,14 +73,18 @@ static void make_case(map_case *m, int mw, int mh, const geo_grid *map, const ge
                       map->ny * fabs(map->gt[5]) / mh, map, dem};
 }
 
-static void set_rows(int rows)
+/* Tiles of TILES[t][0] columns x TILES[t][1] rows (TRV_BLOCK_COLS, TRV_BLOCK_ROWS). */
+static const int TILES[7][2] = {{1, 64}, {7, 7}, {64, 1}, {13, 100000}, {256, 256}, {100000, 100000}, {2, 3}};
+enum { NTILES = 7 };
+
+static void set_tile(int t)
 {
     char v[16];
-    snprintf(v, sizeof v, "%d", rows);
+    snprintf(v, sizeof v, "%d", TILES[t][0]);
+    setenv("TRV_BLOCK_COLS", v, 1);
+    snprintf(v, sizeof v, "%d", TILES[t][1]);
     setenv("TRV_BLOCK_ROWS", v, 1);
 }
-
-static const int HEIGHTS[4] = {1, 7, 64, 100000};
 
 /* Continuous and categorical cells of a window, against brute force. */
 static void test_map_cells(void **state)
@@ -94,12 +99,12 @@ static void test_map_cells(void **state)
     const int sizes[3][2] = {{17, 23}, {35, 51}, {120, 160}}; /* overlapping footprints, and enlarging */
     for (int w = 0; w < 2; w++)
         for (int z = 0; z < 3; z++)
-            for (int h = 0; h < 4; h++) {
+            for (int h = 0; h < NTILES; h++) {
                 const int *win = wins[w];
                 geo_grid map = {win[2] - win[0], win[3] - win[1], {0, 30, 0, 0, 0, -30}, NULL};
                 map_case m;
                 make_case(&m, sizes[z][0], sizes[z][1], &map, NULL);
-                set_rows(HEIGHTS[h]);
+                set_tile(h);
                 geo_block_reader *rf = NULL, *rb = NULL;
                 assert_int_equal(geo_block_reader_open(ctx, fpath, GEO_F32, 0, &rf), TRV_OK);
                 assert_int_equal(geo_block_reader_open(ctx, bpath, GEO_U8, 0, &rb), TRV_OK);
@@ -143,6 +148,7 @@ static void test_map_cells(void **state)
                 geo_block_reader_close(rb);
             }
     unsetenv("TRV_BLOCK_ROWS");
+    unsetenv("TRV_BLOCK_COLS");
     geo_raster_free(whole);
     geo_raster_free(cats);
     free(fpath);
@@ -166,20 +172,18 @@ static void test_map_shade(void **state)
     const geo_grid *d = &dem->grid;
     const int wins[2][4] = {{0, 0, NX, NY}, {5, 9, 40, 60}};
     for (int w = 0; w < 2; w++)
-        for (int h = 0; h < 4; h++) {
+        for (int h = 0; h < NTILES; h++) {
             const int *win = wins[w];
-            int wide[4] = {win[0] ? win[0] - 1 : 0, win[1] ? win[1] - 1 : 0, win[2] < NX ? win[2] + 1 : NX,
-                           win[3] < NY ? win[3] + 1 : NY};
             geo_grid hg = {win[2] - win[0], win[3] - win[1],
                            {d->gt[0] + win[0] * d->gt[1], d->gt[1], 0, d->gt[3] + win[1] * d->gt[5], 0, d->gt[5]},
                            d->wkt};
             map_case m;
             make_case(&m, 19, 27, &hg, d);
-            set_rows(HEIGHTS[h]);
+            set_tile(h);
             geo_block_reader *rd = NULL;
             assert_int_equal(geo_block_reader_open(ctx, path, GEO_F32, 1, &rd), TRV_OK);
             float *shade = calloc((size_t)m.mw * m.mh, sizeof *shade);
-            assert_int_equal(rnd_map_shade(ctx, rd, &m.f, win, wide, &hg, shade), TRV_OK);
+            assert_int_equal(rnd_map_shade(ctx, rd, &m.f, win, &hg, shade), TRV_OK);
             size_t shaded = 0;
             for (int j = 0; j < m.mh; j++)
                 for (int i = 0; i < m.mw; i++) {
@@ -209,15 +213,15 @@ static void test_map_shade(void **state)
     geo_ct_free(ct);
     geo_grid map = {40, 50, {cx - 600, 30, 0, cy + 750, 0, -30}, wkt17};
     assert_int_equal(geo_ct_create(ctx, wkt17, d->wkt, &ct), TRV_OK);
-    for (int h = 0; h < 4; h++) {
+    for (int h = 0; h < NTILES; h++) {
         map_case m;
         make_case(&m, 33, 41, &map, d);
-        set_rows(HEIGHTS[h]);
+        set_tile(h);
         geo_block_reader *rd = NULL;
         assert_int_equal(geo_block_reader_open(ctx, path, GEO_F32, 1, &rd), TRV_OK);
         float *shade = calloc((size_t)m.mw * m.mh, sizeof *shade);
         int whole[4] = {0, 0, NX, NY};
-        assert_int_equal(rnd_map_shade(ctx, rd, &m.f, whole, whole, d, shade), TRV_OK);
+        assert_int_equal(rnd_map_shade(ctx, rd, &m.f, whole, d, shade), TRV_OK);
         size_t shaded = 0;
         for (int j = 0; j < m.mh; j++)
             for (int i = 0; i < m.mw; i++) {
@@ -239,6 +243,7 @@ static void test_map_shade(void **state)
     }
     geo_ct_free(ct);
     unsetenv("TRV_BLOCK_ROWS");
+    unsetenv("TRV_BLOCK_COLS");
     free(wkt17);
     geo_raster_free(dem);
     geo_raster_free(hs);

@@ -73,7 +73,7 @@ typedef struct rnd_map {
     double m_per_unit;          /* metres per CRS unit */
 } rnd_map;
 
-/* map_rows.c: the map's cells streamed by row blocks (geo/block.h). The
+/* map_rows.c: the map's cells streamed by windows (geo/block.h). The
  * map's pixel footprints: pixel (i, j) covers the map's columns
  * cx0[i] .. cx1[i] and rows cy0[j] .. cy1[j] (both nondecreasing in i, j). */
 typedef struct rnd_foot {
@@ -101,12 +101,12 @@ trv_status rnd_layer_counts(trv_ctx *ctx, struct geo_block_reader *rd, const int
 /* c's arrays for the pixels of f, from the window win of the layer. */
 trv_status rnd_map_cells(trv_ctx *ctx, struct geo_block_reader *rd, const int win[4], const rnd_foot *f, rnd_cells *c);
 void rnd_cells_clear(rnd_cells *c);
-/* shade (mw * mh, zeroed) from the hillshade of the DEM cells win (rows
- * shaded over the columns wide: one cell more each side where the DEM has
- * it), whose grid is hg: on the map's grid the footprints' mean of the
- * shade cells > 0, otherwise each pixel centre's nearest shade cell. */
+/* shade (mw * mh, zeroed) from the hillshade of the DEM cells win (each
+ * shaded with the DEM cells round it: dem's halo of 1), whose grid is hg:
+ * on the map's grid the footprints' mean of the shade cells > 0, otherwise
+ * each pixel centre's nearest shade cell. */
 trv_status rnd_map_shade(trv_ctx *ctx, struct geo_block_reader *dem, const rnd_foot *f, const int win[4],
-                         const int wide[4], const geo_grid *hg, float *shade);
+                         const geo_grid *hg, float *shade);
 
 /* overlay_draw.c: a line's look; the overlays in passes (areas, roadmap,
  * routes, trajectories, points) in canvas pixels; unique route names (in

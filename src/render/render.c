@@ -148,19 +148,20 @@ static trv_status layer_window(trv_ctx *ctx, const rnd_opts *o, const geo_grid *
 /* The hillshade behind a map of grid map: the DEM cells win it shades
  * and their grid hg (*hg's CRS borrowed from d). The whole map: the whole
  * DEM. A window: only the DEM cells under the window (brought into the
- * DEM's CRS), each row shaded over one cell more each side where the DEM
- * has it (wide), so that Horn's 3x3 neighbourhood at the window's edge
- * sees the same cells as in the full map and the edge shades alike. 0 when
+ * DEM's CRS), each shaded with the DEM cells round it (the shade pass
+ * reads them with a halo of 1), so that Horn's 3x3 neighbourhood at the
+ * window's edge sees the same cells as in the full map and the edge
+ * shades alike; hg as the crop (win) of its one-cell margin's crop (wide)
+ * gives it. 0 when
  * the DEM misses the window: the map is unshaded there, as the full map
  * would be. */
 static int hillshade_window(trv_ctx *ctx, const geo_grid *d, const geo_grid *map, int windowed, int win[4],
-                            int wide[4], geo_grid *hg, trv_status *st)
+                            geo_grid *hg, trv_status *st)
 {
     *st = TRV_OK;
-    int whole[4] = {0, 0, d->nx, d->ny};
+    int whole[4] = {0, 0, d->nx, d->ny}, wide[4];
     if (!windowed) {
         memcpy(win, whole, sizeof whole);
-        memcpy(wide, whole, sizeof whole);
         *hg = *d;
         return 1;
     }
@@ -375,15 +376,15 @@ static trv_status map_shade(trv_ctx *ctx, rnd_map *m, const rnd_foot *f, float *
     *out = NULL;
     if (!m->dem)
         return TRV_OK;
-    int win[4], wide[4];
+    int win[4];
     geo_grid hg;
     trv_status st;
-    if (!hillshade_window(ctx, f->dem, f->map, m->o->has_te, win, wide, &hg, &st))
+    if (!hillshade_window(ctx, f->dem, f->map, m->o->has_te, win, &hg, &st))
         return st;
     float *shade = calloc((size_t)f->mw * f->mh, sizeof(float));
     if (!shade)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    if ((st = rnd_map_shade(ctx, m->dem, f, win, wide, &hg, shade))) {
+    if ((st = rnd_map_shade(ctx, m->dem, f, win, &hg, shade))) {
         free(shade);
         return st;
     }
