@@ -13,7 +13,9 @@
 # raster against a 512 x 2000 one (trv-terrain; trv-speed with and without
 # --zones); trv-speed and trv-cost --realizations, with and without
 # --zones: the same bytes for every block height, and their peak memory on
-# the tall raster against the short one. Ends with
+# the tall raster against the short one; trv-render the same PNG bytes for
+# every tile (TRV_BLOCK_COLS x TRV_BLOCK_ROWS) and its peak memory on the
+# 40000 x 300 raster against the 2000 x 300 one. Ends with
 # "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
