@@ -33,8 +33,9 @@ struct geo_aligner {
     geo_ct *ct;
     int s;                  /* lattice size */
     double tol;             /* interpolation error allowed */
-    double *xs, *ys;
+    double *xs, *ys;        /* the lattice points of the cells being aligned */
     int *ok;
+    size_t npts;            /* points xs, ys and ok hold */
     /* the source rows held: rows b0 .. b1 - 1 in buf (the whole source
      * when fetch is NULL) */
     const unsigned char *buf;
@@ -77,12 +78,6 @@ static trv_status aligner_new(trv_ctx *ctx, const geo_grid *sg, const geo_grid *
     a->s = method == GEO_MODE ? lattice_size(sg, target, a->ct) : 1;
     /* interpolation error allowed: a thousandth of a source cell */
     a->tol = 1e-3 * fmin(sg->gt[1], fabs(sg->gt[5]));
-    size_t n = (size_t)target->nx * a->s * a->s;
-    if (!(a->xs = malloc(n * sizeof *a->xs)) || !(a->ys = malloc(n * sizeof *a->ys)) ||
-        !(a->ok = malloc(n * sizeof *a->ok))) {
-        geo_aligner_free(a);
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    }
     *out = a;
     return TRV_OK;
 }
@@ -120,10 +115,25 @@ static long long point_cell(const geo_aligner *a, size_t p, int *row)
     return (long long)(size_t)fr * a->sg->nx + (long long)(size_t)fc;
 }
 
-/* One target row's cells: the majority of its s x s lattice points. */
-static void align_row(const geo_aligner *a, unsigned char *out)
+/* Room for the lattice points of n target cells. */
+static trv_status lattice_room(trv_ctx *ctx, geo_aligner *a, int n)
 {
-    const int s = a->s, nx = a->target->nx, line = nx * s;
+    size_t need = (size_t)n * a->s * a->s;
+    if (need <= a->npts)
+        return TRV_OK;
+    free(a->xs);
+    free(a->ys);
+    free(a->ok);
+    a->xs = malloc(need * sizeof *a->xs), a->ys = malloc(need * sizeof *a->ys), a->ok = malloc(need * sizeof *a->ok);
+    a->npts = a->xs && a->ys && a->ok ? need : 0;
+    return a->npts ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+}
+
+/* nx cells of one target row: the majority of each one's s x s lattice
+ * points (sub-row i of the cells at xs + i nx s). */
+static void align_row(const geo_aligner *a, int nx, unsigned char *out)
+{
+    const int s = a->s, line = nx * s;
     const int centre = (s / 2) * s + s / 2; /* the lattice point at the cell centre */
     const long long base = (long long)a->b0 * a->sg->nx;
     int counts[256] = {0};                     /* reset after each cell, not re-zeroed */
@@ -186,10 +196,10 @@ static trv_status hold_rows(trv_ctx *ctx, geo_aligner *a, int lo, int hi)
     return TRV_OK;
 }
 
-/* Lazy source: the rows the current target row's lattice points fall in. */
-static trv_status hold_row_points(trv_ctx *ctx, geo_aligner *a)
+/* Lazy source: the rows the lattice points of nx cells fall in. */
+static trv_status hold_row_points(trv_ctx *ctx, geo_aligner *a, int nx)
 {
-    size_t n = (size_t)a->target->nx * a->s * a->s;
+    size_t n = (size_t)nx * a->s * a->s;
     int lo = a->sg->ny, hi = -1;
     for (size_t p = 0; p < n; p++) {
         int row;
@@ -201,23 +211,32 @@ static trv_status hold_row_points(trv_ctx *ctx, geo_aligner *a)
 
 trv_status geo_aligner_rows(trv_ctx *ctx, geo_aligner *a, int row0, int row1, unsigned char *out)
 {
+    return geo_aligner_window(ctx, a, 0, a->target->nx, row0, row1, out);
+}
+
+trv_status geo_aligner_window(trv_ctx *ctx, geo_aligner *a, int col0, int col1, int row0, int row1,
+                              unsigned char *out)
+{
     const geo_grid *t = a->target;
-    const int s = a->s, line = t->nx * s;
-    for (int row = row0; row < row1; row++) {
-        /* sub-row i holds the points x = x0 + (k + 0.5) / s cells, k = 0..line-1 */
-        for (int i = 0; i < s; i++) {
-            trv_status st = geo_ct_line(ctx, a->ct, t->gt[0] + 0.5 / s * t->gt[1], t->gt[1] / s,
-                                        t->gt[3] + (row + (i + 0.5) / s) * t->gt[5], line, a->tol,
-                                        a->xs + (size_t)i * line, a->ys + (size_t)i * line, a->ok + (size_t)i * line);
-            if (st)
-                return st;
-        }
-        trv_status st = a->fetch ? hold_row_points(ctx, a) : TRV_OK;
-        if (st)
-            return st;
-        align_row(a, out + (size_t)(row - row0) * t->nx);
+    const int s = a->s, nx = col1 - col0, line = nx * s;
+    if (col0 < 0 || col1 > t->nx || nx < 1)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "alignment columns %d to %d outside 0 to %d", col0, col1 - 1,
+                         t->nx - 1);
+    trv_status st = lattice_room(ctx, a, nx);
+    for (int row = row0; row < row1 && !st; row++) {
+        /* sub-row i holds the points x = x0 + (k + 0.5) / s cells of the
+         * whole row's t->nx s points, k = col0 s .. col1 s - 1 */
+        for (int i = 0; i < s && !st; i++)
+            st = geo_ct_line_part(ctx, a->ct, t->gt[0] + 0.5 / s * t->gt[1], t->gt[1] / s,
+                                  t->gt[3] + (row + (i + 0.5) / s) * t->gt[5], t->nx * s, a->tol, col0 * s,
+                                  col1 * s, a->xs + (size_t)i * line, a->ys + (size_t)i * line,
+                                  a->ok + (size_t)i * line);
+        if (!st && a->fetch)
+            st = hold_row_points(ctx, a, nx);
+        if (!st)
+            align_row(a, nx, out + (size_t)(row - row0) * nx);
     }
-    return TRV_OK;
+    return st;
 }
 
 trv_status geo_align_categorical(trv_ctx *ctx, const geo_raster *src, const geo_grid *target,

@@ -259,6 +259,14 @@ size_t geo_ct_points(geo_ct *ct, size_t n, double *x, double *y, int *ok);
  * TRV_ERR_NOMEM on allocation failure. */
 trv_status geo_ct_line(trv_ctx *ctx, geo_ct *ct, double x0, double dx, double y, int n, double tol, double *xs,
                        double *ys, int *ok);
+/* Points k0 .. k1 - 1 of geo_ct_line's n-point line, into xs, ys, ok
+ * (k1 - k0 each), the same bits: the same anchors (points 0, 32, 64, ...
+ * of the whole line, and the middles), the same linear test and
+ * interpolation, only the intervals that set those points transformed (a
+ * tile's columns of a row, whatever the tile). TRV_ERR_INTERNAL when
+ * 0 <= k0 <= k1 <= n fails. */
+trv_status geo_ct_line_part(trv_ctx *ctx, geo_ct *ct, double x0, double dx, double y, int n, double tol, int k0,
+                            int k1, double *xs, double *ys, int *ok);
 /* Bounding box of the rectangle [xmin, xmax] x [ymin, ymax] after the
  * transformation (edges densified, 64 points a side). bb: xmin ymin xmax
  * ymax. Returns the number of points that failed to transform. */
@@ -298,6 +306,13 @@ typedef trv_status (*geo_align_fetch)(trv_ctx *ctx, void *user, int y0, int ny, 
 trv_status geo_aligner_new_lazy(trv_ctx *ctx, const geo_grid *src_grid, geo_align_fetch fetch, void *user,
                                 const geo_grid *target, geo_resample method, geo_aligner **out);
 trv_status geo_aligner_rows(trv_ctx *ctx, geo_aligner *a, int row0, int row1, unsigned char *out);
+/* Target cells of columns col0 .. col1 - 1 of rows row0 .. row1 - 1 into
+ * out ((row1 - row0) (col1 - col0) codes, row after row): the same bytes
+ * as those cells of geo_aligner_rows, whatever the window (the lattice
+ * points by geo_ct_line_part over the whole row). The aligner's lattice
+ * buffers grow with the widest window asked for, not with the target. */
+trv_status geo_aligner_window(trv_ctx *ctx, geo_aligner *a, int col0, int col1, int row0, int row1,
+                              unsigned char *out);
 void geo_aligner_free(geo_aligner *a);
 
 /* ---- terrain kernels --------------------------------------------------- */
