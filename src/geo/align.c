@@ -36,10 +36,10 @@ struct geo_aligner {
     double *xs, *ys;        /* the lattice points of the cells being aligned */
     int *ok;
     size_t npts;            /* points xs, ys and ok hold */
-    /* the source rows held: rows b0 .. b1 - 1 in buf (the whole source
-     * when fetch is NULL) */
+    /* the source cells held: rows b0 .. b1 - 1, columns c0 .. c1 - 1 in
+     * buf (the whole source when fetch is NULL) */
     const unsigned char *buf;
-    int b0, b1;
+    int b0, b1, c0, c1;
     geo_align_fetch fetch;  /* NULL: a whole raster */
     void *user;
     unsigned char *own[2];  /* lazy: the rows held, and the spare for the next rows */
@@ -90,7 +90,7 @@ trv_status geo_aligner_new(trv_ctx *ctx, const geo_raster *src, const geo_grid *
         return trv_error(ctx, TRV_ERR_INTERNAL, "categorical alignment needs a Byte layer");
     trv_status st = aligner_new(ctx, &src->grid, target, method, out);
     if (!st)
-        (*out)->buf = src->u8, (*out)->b0 = 0, (*out)->b1 = src->grid.ny;
+        (*out)->buf = src->u8, (*out)->b0 = 0, (*out)->b1 = src->grid.ny, (*out)->c0 = 0, (*out)->c1 = src->grid.nx;
     return st;
 }
 
@@ -103,16 +103,16 @@ trv_status geo_aligner_new_lazy(trv_ctx *ctx, const geo_grid *src_grid, geo_alig
     return st;
 }
 
-/* The source cell of lattice point p (row-major index into the source), or
- * -1 when it has none (off the source, or not transformed). */
-static long long point_cell(const geo_aligner *a, size_t p, int *row)
+/* The source cell of lattice point p (its column and row): 1, or 0 when
+ * it has none (off the source, or not transformed). */
+static int point_cell(const geo_aligner *a, size_t p, int *col, int *row)
 {
     const double *sg = a->sg->gt;
     double fc = (a->xs[p] - sg[0]) / sg[1], fr = (a->ys[p] - sg[3]) / sg[5];
     if (!(a->ok[p] && fc >= 0 && fr >= 0 && fc < a->sg->nx && fr < a->sg->ny))
-        return -1;
-    *row = (int)fr;
-    return (long long)(size_t)fr * a->sg->nx + (long long)(size_t)fc;
+        return 0;
+    *col = (int)fc, *row = (int)fr;
+    return 1;
 }
 
 /* Room for the lattice points of n target cells. */
@@ -135,15 +135,16 @@ static void align_row(const geo_aligner *a, int nx, unsigned char *out)
 {
     const int s = a->s, line = nx * s;
     const int centre = (s / 2) * s + s / 2; /* the lattice point at the cell centre */
-    const long long base = (long long)a->b0 * a->sg->nx;
+    const size_t held = (size_t)(a->c1 - a->c0);
     int counts[256] = {0};                     /* reset after each cell, not re-zeroed */
     unsigned char codes[225] = {0};
     for (int col = 0; col < nx; col++) {
         for (int i = 0, k = 0; i < s; i++)
             for (int j = 0; j < s; j++, k++) {
-                int row;
-                long long c = point_cell(a, (size_t)i * line + (size_t)col * s + j, &row);
-                unsigned char v = c >= 0 ? a->buf[c - base] : 0;
+                int sc, sr;
+                unsigned char v = point_cell(a, (size_t)i * line + (size_t)col * s + j, &sc, &sr)
+                                      ? a->buf[(size_t)(sr - a->b0) * held + (size_t)(sc - a->c0)]
+                                      : 0;
                 codes[k] = v;
                 counts[v]++;
             }
@@ -160,13 +161,26 @@ static void align_row(const geo_aligner *a, int nx, unsigned char *out)
     }
 }
 
-/* Lazy source: rows lo .. hi - 1 held in buf, those already held copied,
- * the others fetched (runs of consecutive rows at once). */
-static trv_status hold_rows(trv_ctx *ctx, geo_aligner *a, int lo, int hi)
+/* A row held, at dst (columns c0 .. c1 - 1 of row y, the held columns
+ * inside them): the held part copied, the columns beside it fetched. */
+static trv_status keep_row(trv_ctx *ctx, geo_aligner *a, int y, int c0, int c1, unsigned char *dst)
 {
-    if (lo >= a->b0 && hi <= a->b1)
-        return TRV_OK;
-    const size_t nx = (size_t)a->sg->nx, need = (size_t)(hi - lo) * nx;
+    const size_t hw = (size_t)(a->c1 - a->c0);
+    memcpy(dst + (a->c0 - c0), a->buf + (size_t)(y - a->b0) * hw, hw);
+    trv_status st = a->c0 > c0 ? a->fetch(ctx, a->user, c0, y, a->c0 - c0, 1, dst) : TRV_OK;
+    if (!st && c1 > a->c1)
+        st = a->fetch(ctx, a->user, a->c1, y, c1 - a->c1, 1, dst + (a->c1 - c0));
+    return st;
+}
+
+/* Lazy source: rows lo .. hi - 1 of columns c0 .. c1 - 1 held in buf;
+ * of the rows already held (when their columns lie inside c0 .. c1) the
+ * cells held copied, the others fetched (runs of consecutive rows at
+ * once). */
+static trv_status hold_cells(trv_ctx *ctx, geo_aligner *a, int lo, int hi, int c0, int c1)
+{
+    const int keep = a->c0 >= c0 && a->c1 <= c1;
+    const size_t w = (size_t)(c1 - c0), need = (size_t)(hi - lo) * w;
     if (need > a->cap[1]) {
         unsigned char *p = realloc(a->own[1], need);
         if (!p)
@@ -175,16 +189,17 @@ static trv_status hold_rows(trv_ctx *ctx, geo_aligner *a, int lo, int hi)
     }
     unsigned char *dst = a->own[1];
     for (int y = lo; y < hi;) {
-        if (y >= a->b0 && y < a->b1) {
-            memcpy(dst + (size_t)(y - lo) * nx, a->buf + (size_t)(y - a->b0) * nx, nx);
+        trv_status st;
+        if (keep && y >= a->b0 && y < a->b1) {
+            if ((st = keep_row(ctx, a, y, c0, c1, dst + (size_t)(y - lo) * w)))
+                return st;
             y++;
             continue;
         }
         int e = y + 1;
-        while (e < hi && !(e >= a->b0 && e < a->b1))
+        while (e < hi && !(keep && e >= a->b0 && e < a->b1))
             e++;
-        trv_status st = a->fetch(ctx, a->user, y, e - y, dst + (size_t)(y - lo) * nx);
-        if (st)
+        if ((st = a->fetch(ctx, a->user, c0, y, c1 - c0, e - y, dst + (size_t)(y - lo) * w)))
             return st;
         y = e;
     }
@@ -192,21 +207,30 @@ static trv_status hold_rows(trv_ctx *ctx, geo_aligner *a, int lo, int hi)
     size_t tc = a->cap[0];
     a->own[0] = a->own[1], a->cap[0] = a->cap[1];
     a->own[1] = t, a->cap[1] = tc;
-    a->buf = a->own[0], a->b0 = lo, a->b1 = hi;
+    a->buf = a->own[0], a->b0 = lo, a->b1 = hi, a->c0 = c0, a->c1 = c1;
     return TRV_OK;
 }
 
-/* Lazy source: the rows the lattice points of nx cells fall in. */
+/* Lazy source: the cells the lattice points of nx cells fall in. While
+ * the rows slide down over rows held, the columns held are kept as well
+ * (a tile's rows then read each source cell about once). */
 static trv_status hold_row_points(trv_ctx *ctx, geo_aligner *a, int nx)
 {
     size_t n = (size_t)nx * a->s * a->s;
-    int lo = a->sg->ny, hi = -1;
+    int lo = a->sg->ny, hi = -1, c0 = a->sg->nx, c1 = -1;
     for (size_t p = 0; p < n; p++) {
-        int row;
-        if (point_cell(a, p, &row) >= 0)
-            lo = row < lo ? row : lo, hi = row > hi ? row : hi;
+        int col, row;
+        if (point_cell(a, p, &col, &row))
+            lo = row < lo ? row : lo, hi = row > hi ? row : hi, c0 = col < c0 ? col : c0, c1 = col > c1 ? col : c1;
     }
-    return hi < lo ? TRV_OK : hold_rows(ctx, a, lo, hi + 1);
+    if (hi < lo)
+        return TRV_OK;
+    hi++, c1++;
+    if (lo >= a->b0 && hi <= a->b1 && c0 >= a->c0 && c1 <= a->c1)
+        return TRV_OK;
+    if (lo >= a->b0 && lo < a->b1)
+        c0 = c0 < a->c0 ? c0 : a->c0, c1 = c1 > a->c1 ? c1 : a->c1;
+    return hold_cells(ctx, a, lo, hi, c0, c1);
 }
 
 trv_status geo_aligner_rows(trv_ctx *ctx, geo_aligner *a, int row0, int row1, unsigned char *out)

@@ -67,9 +67,9 @@ static trv_status check_crs(trv_ctx *ctx, const char *path, const geo_grid *g)
     return TRV_OK;
 }
 
-static trv_status fetch_rows(trv_ctx *ctx, void *src, int y0, int ny, unsigned char *dst)
+static trv_status fetch_cells(trv_ctx *ctx, void *src, int x0, int y0, int nx, int ny, unsigned char *dst)
 {
-    return geo_cat_rows(ctx, src, y0, ny, dst);
+    return geo_cat_window(ctx, src, x0, y0, nx, ny, dst);
 }
 
 /* A class map's window over the DEM grid, and its aligner. The window is
@@ -96,7 +96,7 @@ static trv_status open_classes(trv_ctx *ctx, stream *s, int m, const char *path)
         return st;
     if (valid == 0)
         return trv_error(ctx, TRV_ERR_DATA, "'%s' holds only nodata over the DEM '%s'", path, s->o->dem_path);
-    return geo_aligner_new_lazy(ctx, w, fetch_rows, s->src[m], &s->res->grid, s->o->resample, &s->al[m]);
+    return geo_aligner_new_lazy(ctx, w, fetch_cells, s->src[m], &s->res->grid, s->o->resample, &s->al[m]);
 }
 
 /* The four writers, headers as ter_build's layers had them. */
