@@ -157,6 +157,60 @@ static void test_ct_line(void **state)
     trv_ctx_free(ctx);
 }
 
+/* geo_ct_line_part against geo_ct_line, bit for bit: every point of
+ * windows [k0, k1) that start and end on, beside and between the anchors
+ * (0, 31, 32, 33, ...), on lines of 1 to 1000 points (short lines are
+ * transformed exactly; long ones by 32-point intervals, the last one
+ * shorter), at tolerances where every, some and no interval is linear,
+ * and through the identity; a window outside the line is an error. */
+static void test_ct_line_part(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *geo = geographic_wkt(), *utm = wkt_of("EPSG:32616");
+    geo_ct *ct = NULL, *ident = NULL;
+    assert_int_equal(geo_ct_create(ctx, geo, utm, &ct), TRV_OK);
+    assert_int_equal(geo_ct_create(ctx, utm, utm, &ident), TRV_OK);
+    enum { N = 1000 };
+    static double xs[N], ys[N], px[N], py[N];
+    static int ok[N], pok[N];
+    const int ns[6] = {1, 64, 65, 97, 403, N}, cuts[] = {0, 1, 31, 32, 33, 63, 64, 65, 95, 96, 100, 127, 128, 129,
+                                                         200, 255, 256, 300, 383, 384, 385, 402, 403, 700, 999, 1000};
+    const double tols[3] = {1e-9, 3e-3, 1.0};
+    size_t windows = 0, differs = 0;
+    for (int c = 0; c < 2; c++)
+        for (int t = 0; t < 3; t++)
+            for (int ni = 0; ni < 6; ni++) {
+                const int n = ns[ni];
+                geo_ct *use = c ? ident : ct;
+                const double x0 = c ? 730000.5 : -84.4133, dx = c ? 10 : 0.00083333, y = c ? 4060000 : 36.7325;
+                assert_int_equal(geo_ct_line(ctx, use, x0, dx, y, n, tols[t], xs, ys, ok), TRV_OK);
+                for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++)
+                    for (size_t j = i; j < sizeof cuts / sizeof *cuts; j++) {
+                        int k0 = cuts[i], k1 = cuts[j];
+                        if (k1 > n)
+                            continue;
+                        assert_int_equal(geo_ct_line_part(ctx, use, x0, dx, y, n, tols[t], k0, k1, px, py, pok), TRV_OK);
+                        assert_memory_equal(px, xs + k0, (size_t)(k1 - k0) * sizeof *px);
+                        assert_memory_equal(py, ys + k0, (size_t)(k1 - k0) * sizeof *py);
+                        assert_memory_equal(pok, ok + k0, (size_t)(k1 - k0) * sizeof *pok);
+                        windows++;
+                    }
+                for (int k = 0; k < n; k++) /* the line differs from x0 + k dx: it was transformed */
+                    differs += xs[k] != x0 + k * dx;
+            }
+    printf("  line parts: %zu windows equal to the whole line's points to the bit\n", windows);
+    assert_true(windows > 1000 && differs > 0);
+    assert_int_equal(geo_ct_line_part(ctx, ct, 0, 1, 0, 10, 0, 5, 11, px, py, pok), TRV_ERR_INTERNAL);
+    assert_int_equal(geo_ct_line_part(ctx, ct, 0, 1, 0, 10, 0, -1, 3, px, py, pok), TRV_ERR_INTERNAL);
+    assert_int_equal(geo_ct_line_part(ctx, ct, 0, 1, 0, 10, 0, 4, 3, px, py, pok), TRV_ERR_INTERNAL);
+    geo_ct_free(ct);
+    geo_ct_free(ident);
+    free(geo);
+    free(utm);
+    trv_ctx_free(ctx);
+}
+
 static void test_grid_compare(void **state)
 {
     (void)state;
@@ -1286,7 +1340,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_utm_zone),         cmocka_unit_test(test_crs_choose),
-        cmocka_unit_test(test_ct_line),
+        cmocka_unit_test(test_ct_line),          cmocka_unit_test(test_ct_line_part),
         cmocka_unit_test(test_grid_compare),     cmocka_unit_test(test_classes),
         cmocka_unit_test(test_geotiff_roundtrip), cmocka_unit_test(test_align_hand),
         cmocka_unit_test(test_align_jacksboro),  cmocka_unit_test(test_read_categorical_errors),

@@ -87,14 +87,15 @@ static void test_classes_masked_to_dem(void **state)
 /* geo_aligner_new_lazy's fetch: the class map's window rows, counted. */
 typedef struct fetch_count {
     geo_cat_src *src;
-    long rows;
+    long rows, cells;
 } fetch_count;
 
-static trv_status count_fetch(trv_ctx *ctx, void *user, int y0, int ny, unsigned char *dst)
+static trv_status count_fetch(trv_ctx *ctx, void *user, int x0, int y0, int nx, int ny, unsigned char *dst)
 {
     fetch_count *f = user;
     f->rows += ny;
-    return geo_cat_rows(ctx, f->src, y0, ny, dst);
+    f->cells += (long)nx * ny;
+    return geo_cat_window(ctx, f->src, x0, y0, nx, ny, dst);
 }
 
 /* The class maps read by rows (trv-terrain streamed, docs/scale.md): the
@@ -103,8 +104,8 @@ static trv_status count_fetch(trv_ctx *ctx, void *user, int y0, int ny, unsigned
  * range (1, 7, 64 rows and whole), for a map coarser than the target
  * (the 7.5" soil, geographic; the 30 m land use) and finer (both on a
  * 150 m target), in another CRS (the target in UTM 17N, the maps in
- * lon/lat and UTM 16N), with majority and nearest; and each window row is
- * read about once (at most twice in all), not once per target row. */
+ * lon/lat and UTM 16N), with majority and nearest; and each window cell
+ * is read about once (at most twice in all), not once per target row. */
 static void test_classes_lazy_rows(void **state)
 {
     (void)state;
@@ -135,7 +136,7 @@ static void test_classes_lazy_rows(void **state)
                 const int heights[4] = {1, 7, 64, t.ny};
                 for (int h = 0; h < 4; h++) {
                     assert_int_equal(geo_cat_open(ctx, path, &t, &f.src), TRV_OK);
-                    f.rows = 0;
+                    f.rows = f.cells = 0;
                     assert_int_equal(geo_grid_compare(ctx, geo_cat_grid(f.src), "lazy", &whole->grid, "whole"), TRV_OK);
                     assert_int_equal(geo_aligner_new_lazy(ctx, geo_cat_grid(f.src), count_fetch, &f, &t, rs, &lz), TRV_OK);
                     memset(got, 0xff, n);
@@ -144,7 +145,7 @@ static void test_classes_lazy_rows(void **state)
                         assert_int_equal(geo_aligner_rows(ctx, lz, y0, y1, got + (size_t)y0 * t.nx), TRV_OK);
                     }
                     assert_memory_equal(got, ref, n);
-                    assert_true(f.rows > 0 && f.rows <= 2L * whole->grid.ny);
+                    assert_true(f.cells > 0 && f.cells <= 2L * whole->grid.nx * whole->grid.ny);
                     geo_aligner_free(lz);
                     geo_cat_close(f.src);
                 }
@@ -158,11 +159,83 @@ static void test_classes_lazy_rows(void **state)
     trv_ctx_free(ctx);
 }
 
+/* The class maps aligned by windows (trv-terrain by tiles): the cells of
+ * every window of a tiling (1 x 64, 7 x 7, 64 x 1, 13 x the height,
+ * 256 x 256 and the whole target), tiles taken in row-major order, are
+ * the same codes as geo_aligner_rows gives the whole target, for the
+ * maps, target cell sizes and methods of test_classes_lazy_rows (the
+ * lattice of 15 x 15 points a cell on the 150 m target, 1 on the 10 m
+ * one), from the whole source and (13 x the height, 256 x 256) from the
+ * lazy one, which reads the source by windows, each source cell about
+ * once (at most 3 times in all); a window outside the target is an
+ * error. */
+static void test_classes_windows(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *wkt = NULL;
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32617", &wkt), TRV_OK);
+    const char *maps[2] = {"jacksboro/soil_7p5arcsec.tif", "jacksboro/landuse_30m_utm16n.tif"};
+    const double cells[2] = {30, 150};
+    for (int m = 0; m < 2; m++)
+        for (int c = 0; c < 2; c++)
+            for (int method = 0; method < 2; method++) {
+                const double cell = cells[c];
+                geo_grid t = {(int)(18000 / cell), (int)(20000 / cell), {199000, cell, 0, 4064000, 0, -cell}, wkt};
+                char *path = data_path(maps[m]);
+                geo_raster *whole = NULL;
+                geo_aligner *a = NULL, *lz = NULL;
+                fetch_count f = {0};
+                const geo_resample rs = method ? GEO_NEAREST : GEO_MODE;
+                assert_int_equal(geo_raster_read_categorical_for(ctx, path, &t, &whole), TRV_OK);
+                assert_int_equal(geo_aligner_new(ctx, whole, &t, rs, &a), TRV_OK);
+                size_t n = (size_t)t.nx * t.ny;
+                unsigned char *ref = malloc(n), *got = malloc(n), *tile = malloc(n);
+                assert_int_equal(geo_aligner_rows(ctx, a, 0, t.ny, ref), TRV_OK);
+                assert_int_equal(geo_cat_open(ctx, path, &t, &f.src), TRV_OK);
+                assert_int_equal(geo_aligner_new_lazy(ctx, geo_cat_grid(f.src), count_fetch, &f, &t, rs, &lz), TRV_OK);
+                const int tw[6] = {1, 7, 64, 13, 256, t.nx}, th[6] = {64, 7, 1, t.ny, 256, t.ny};
+                for (int k = 0; k < 6; k++) {
+                    geo_aligner *use = k == 3 || k == 4 ? lz : a;
+                    f.rows = f.cells = 0;
+                    memset(got, 0xff, n);
+                    for (int y0 = 0; y0 < t.ny; y0 += th[k])
+                        for (int x0 = 0; x0 < t.nx; x0 += tw[k]) {
+                            int y1 = y0 + th[k] < t.ny ? y0 + th[k] : t.ny, x1 = x0 + tw[k] < t.nx ? x0 + tw[k] : t.nx;
+                            assert_int_equal(geo_aligner_window(ctx, use, x0, x1, y0, y1, tile), TRV_OK);
+                            for (int y = y0; y < y1; y++)
+                                memcpy(got + (size_t)y * t.nx + x0, tile + (size_t)(y - y0) * (x1 - x0),
+                                       (size_t)(x1 - x0));
+                        }
+                    assert_memory_equal(got, ref, n);
+                    if (use == lz) { /* by windows: each source cell read about once, not once per tile */
+                        long src = (long)whole->grid.nx * whole->grid.ny;
+                        printf("  windows %d x %d: %ld source cells read of %ld\n", tw[k], th[k], f.cells, src);
+                        assert_true(f.cells > 0 && f.cells <= 3 * src);
+                    }
+                }
+                assert_int_equal(geo_aligner_window(ctx, a, 5, t.nx + 1, 0, 1, tile), TRV_ERR_INTERNAL);
+                assert_int_equal(geo_aligner_window(ctx, a, -1, 3, 0, 1, tile), TRV_ERR_INTERNAL);
+                assert_int_equal(geo_aligner_window(ctx, a, 3, 3, 0, 1, tile), TRV_ERR_INTERNAL);
+                geo_aligner_free(lz);
+                geo_cat_close(f.src);
+                free(ref);
+                free(got);
+                free(tile);
+                geo_aligner_free(a);
+                geo_raster_free(whole);
+                free(path);
+            }
+    free(wkt);
+    trv_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classes_masked_to_dem),
         cmocka_unit_test(test_classes_lazy_rows),
+        cmocka_unit_test(test_classes_windows),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
-# The streamed raster stages (docs/scale.md): trv-terrain by row blocks,
-# trv-speed and trv-cost by tiles. For each: the same bytes for block
-# heights 1, 7, 64 and the whole raster (TRV_BLOCK_ROWS); trv-speed and
+# The streamed raster stages (docs/scale.md): trv-terrain, trv-speed and
+# trv-cost by tiles. For each: the same bytes for block
+# heights 1, 7, 64 and the whole raster (TRV_BLOCK_ROWS); trv-terrain, trv-speed and
 # trv-cost the same bytes for tiles of 1 x 64, 7 x 7, 64 x 1, 13 x the
 # height and 256 x 256 as one tile (TRV_BLOCK_COLS), and their peak memory
 # on a 40000 x 300 raster against a 2000 x 300 one; the slope at every row (so at
@@ -59,6 +59,32 @@ for rows in 1 7 64; do
 done
 # the check can fail: another input gives other bytes
 cmp -s "$tmp/r1000000/slope.tif" "$tmp/r7/dem.tif" && bad "cmp finds different layers equal" || ok
+
+# ---- trv-terrain by tiles (TRV_BLOCK_COLS x TRV_BLOCK_ROWS; without
+# --points: with it the tiles span the width, as above): every output the
+# same bytes for tiles of 1 x 64, 7 x 7, 64 x 1, 13 x the height and
+# 256 x 256 as for the whole raster as one tile; with --points and --ept
+# at 7 x 7 (strips 7 rows high) every output the same as one tile's, and
+# the points as the runs above (the layers' metadata hold the command
+# line, so only the points compare across these runs) ----
+TER_FILES="dem.tif slope.tif soil.tif landuse.tif terrain.json dem.qml slope.qml soil.tif.aux.xml landuse.tif.aux.xml"
+ter_tiles() { # ter_tiles COLS ROWS [options]
+    c=$1 r=$2
+    shift 2
+    rm -rf "$tmp/run" && TRV_BLOCK_COLS=$c TRV_BLOCK_ROWS=$r "$BIN/trv-terrain" -q --dem "$tmp/dem30.tif"         --soil "$J/soil_7p5arcsec.tif" --landuse "$J/landuse_30m_utm16n.tif" $CLASSES "$@" -o "$tmp/run" &&
+        rm -rf "$tmp/t${c}x$r" && mv "$tmp/run" "$tmp/t${c}x$r"
+}
+ter_tiles 1000000 1000000 && ok || bad "trv-terrain as one tile failed"
+for t in 1x64 7x7 64x1 13x1000000 256x256; do
+    ter_tiles "${t%x*}" "${t#*x}" || bad "trv-terrain by tiles of $t failed"
+    for f in $TER_FILES; do
+        cmp -s "$tmp/t1000000x1000000/$f" "$tmp/t$t/$f" && ok || bad "trv-terrain: $f differs between tiles of $t and one tile"
+    done
+done
+ter_tiles 1000000 1000000 --points "$tmp/run/points.csv" --ept "$tmp/run/ept" && mv "$tmp/t1000000x1000000" "$tmp/tp_whole" &&
+    ter_tiles 7 7 --points "$tmp/run/points.csv" --ept "$tmp/run/ept" && diff -r "$tmp/tp_whole" "$tmp/t7x7" >/dev/null && ok ||
+    bad "trv-terrain --points --ept differ between tiles of 7 x 7 and one tile"
+cmp -s "$tmp/tp_whole/points.csv" "$tmp/r1000000/points.csv" && ok || bad "trv-terrain: points.csv differs from the stages' run"
 
 # ---- trv-speed and trv-cost by tiles (TRV_BLOCK_COLS x TRV_BLOCK_ROWS):
 # the same bytes for tiles of 1 x 64, 7 x 7, 64 x 1, 13 x the whole height
@@ -303,10 +329,11 @@ PYEOF
         [ "$short" -gt 0 ] && [ $((tall - short)) -lt $((whole / 4)) ] && ok ||
             bad "--realizations ($t): peak RSS $short -> $tall KiB from 2000 to 40000 rows (whole outputs: $whole KiB)"
     done
-    # trv-speed and trv-cost by tiles: their peak RSS on a 40000 x 300
-    # raster against a 2000 x 300 one grows by less than a fifth of the whole
-    # layers (trv-cost: five inputs and two outputs, 19 bytes a cell;
-    # trv-speed: three and three, 15); what grows is bounded (GDAL's cache,
+    # trv-terrain, trv-speed and trv-cost by tiles: their peak RSS on a
+    # 40000 x 300 raster against a 2000 x 300 one grows by less than a fifth
+    # of the whole layers (trv-cost: five inputs and two outputs, 19 bytes a
+    # cell; trv-speed: three and three, 15; trv-terrain: its four outputs,
+    # 10); what grows is bounded (GDAL's cache,
     # the compressors), not the width: trv-cost measured 67 -> 95 MiB,
     # 98 MiB at 200000 x 300 (by row blocks 96 -> 723 MiB, 2.6 GiB at
     # 200000); trv-speed 67 -> 83 MiB, 87 MiB at 200000 (by row blocks
@@ -328,15 +355,15 @@ for name, nx in (('narrow', 2000), ('wide', 40000)):
     mk(f'{sys.argv[1]}/{name}_lu.tif', nx // 3 + 2, 102, 30, gdal.GDT_Byte, np.full((102, nx // 3 + 2), 3, np.uint8))
 PYEOF
     for n in narrow wide; do
-        "$BIN/trv-terrain" -q --dem "$tmp/${n}_dem.tif" --soil "$tmp/${n}_soil.tif" --landuse "$tmp/${n}_lu.tif" \
-            $CLASSES -o "$tmp/m_$n" &&
+        TRV_BLOCK_MEM=0 /usr/bin/time -f "%M" -o "$tmp/rss_terrain_$n" "$BIN/trv-terrain" -q --dem "$tmp/${n}_dem.tif" \
+            --soil "$tmp/${n}_soil.tif" --landuse "$tmp/${n}_lu.tif" $CLASSES -o "$tmp/m_$n" &&
         TRV_BLOCK_MEM=0 /usr/bin/time -f "%M" -o "$tmp/rss_speed_$n" "$BIN/trv-speed" -q --terrain "$tmp/m_$n" \
             --vehicle "$DATA/vehicles/ugv_hua2022.ini" \
             --soils "$DATA/classes/soils.csv" --landuse-classes "$DATA/classes/landuse.csv" &&
         TRV_BLOCK_MEM=0 /usr/bin/time -f "%M" -o "$tmp/rss_cost_$n" "$BIN/trv-cost" -q --terrain "$tmp/m_$n" \
             --rules "$DATA/fuzzy/mobility.fcl" --soils "$DATA/classes/soils.csv" || bad "the stages on the $n raster"
     done
-    for t in speed:15 cost:19; do
+    for t in terrain:10 speed:15 cost:19; do
         narrow=$(tail -1 "$tmp/rss_${t%:*}_narrow") wide=$(tail -1 "$tmp/rss_${t%:*}_wide")
         echo "trv-${t%:*} peak RSS: $narrow KiB (2000 x 300), $wide KiB (40000 x 300)"
         whole=$((40000 * 300 * ${t#*:} / 1024))
@@ -358,9 +385,10 @@ PYEOF
         bad "trv-render: peak RSS $narrow -> $wide KiB from 2000 to 40000 columns (the whole layers: $whole KiB)"
 fi
 
-# ---- trv-terrain's class maps read by rows (the aligner fetches the rows
-# its lattice points fall in): a map finer than the DEM and one coarser,
-# both in other CRSs, the same bytes for every block height ----
+# ---- trv-terrain's class maps read by windows (the aligner fetches the
+# cells its lattice points fall in): a map finer than the DEM and one
+# coarser, both in other CRSs, the same bytes for every block height and
+# every tile ----
 gdalwarp -q -t_srs EPSG:32617 -tr 10 10 -r near "$J/landuse_30m_utm16n.tif" "$tmp/lu_fine.tif" &&
 gdalwarp -q -t_srs EPSG:5070 -tr 300 300 -r near "$J/soil_7p5arcsec.tif" "$tmp/soil_coarse.tif" ||
     bad "cannot prepare the reprojected class maps"
@@ -370,9 +398,15 @@ for rows in 1000000 1 7 64; do
         --landuse "$tmp/lu_fine.tif" $CLASSES -o "$tmp/cm" && mv "$tmp/cm" "$tmp/cm$rows" ||
         bad "trv-terrain with reprojected class maps, TRV_BLOCK_ROWS=$rows"
 done
-for rows in 1 7 64; do
+for t in 1x64 7x7 64x1 13x1000000 256x256; do
+    rm -rf "$tmp/cm"
+    TRV_BLOCK_COLS=${t%x*} TRV_BLOCK_ROWS=${t#*x} "$BIN/trv-terrain" -q --dem "$tmp/dem30.tif" --soil "$tmp/soil_coarse.tif" \
+        --landuse "$tmp/lu_fine.tif" $CLASSES -o "$tmp/cm" && mv "$tmp/cm" "$tmp/cm$t" ||
+        bad "trv-terrain with reprojected class maps, tiles of $t"
+done
+for rows in 1 7 64 1x64 7x7 64x1 13x1000000 256x256; do
     for f in soil.tif landuse.tif terrain.json; do
-        cmp -s "$tmp/cm1000000/$f" "$tmp/cm$rows/$f" && ok || bad "$f (reprojected class maps) differs between block heights $rows and the whole raster"
+        cmp -s "$tmp/cm1000000/$f" "$tmp/cm$rows/$f" && ok || bad "$f (reprojected class maps) differs between blocks or tiles $rows and the whole raster"
     done
 done
 # the maps were used: classes on most of the DEM's cells

@@ -176,7 +176,7 @@ int main(int argc, char **argv)
         trv_meta_add(&meta, "TRV_INPUT_LANDUSE", o.landuse_path);
         trv_meta_add(&meta, "TRV_INPUT_SOIL_CLASSES", o.soil_classes_path);
         trv_meta_add(&meta, "TRV_INPUT_LANDUSE_CLASSES", o.landuse_classes_path);
-        st = rank ? ter_stream(ctx, NULL, &o, out_dir, NULL, &meta, &t) : run_all(ctx, &t, &o, out_dir, points, &meta);
+        st = rank ? ter_stream(ctx, NULL, &o, out_dir, points, &meta, &t) : run_all(ctx, &t, &o, out_dir, points, &meta);
     }
     if (!st && !res.quiet && rank == 0)
         report(&t);

@@ -184,6 +184,9 @@ struct geo_ct {
     double *ax, *ay;                /* geo_ct_line anchors */
     int *aok;
     size_t acap;
+    double *px, *py;                /* geo_ct_line_part's intervals */
+    int *pok;
+    size_t pcap;
 };
 
 trv_status geo_ct_create(trv_ctx *ctx, const char *from_wkt, const char *to_wkt, geo_ct **out)
@@ -210,6 +213,9 @@ void geo_ct_free(geo_ct *ct)
     free(ct->ax);
     free(ct->ay);
     free(ct->aok);
+    free(ct->px);
+    free(ct->py);
+    free(ct->pok);
     free(ct);
 }
 
@@ -245,21 +251,9 @@ size_t geo_ct_points(geo_ct *ct, size_t n, double *x, double *y, int *ok)
 
 enum { STRIDE = 32 };
 
-trv_status geo_ct_line(trv_ctx *ctx, geo_ct *ct, double x0, double dx, double y, int n, double tol, double *xs,
-                       double *ys, int *ok)
+/* Room for np anchors and m scratch points in ct (kept between calls). */
+static trv_status line_room(trv_ctx *ctx, geo_ct *ct, int np, int m)
 {
-    for (int k = 0; k < n; k++) {
-        xs[k] = x0 + k * dx;
-        ys[k] = y;
-        ok[k] = 1;
-    }
-    if (!ct->h || n <= 0)
-        return TRV_OK;
-    if (n <= 2 * STRIDE) {
-        OCTTransformEx(ct->h, n, xs, ys, NULL, ok);
-        return TRV_OK;
-    }
-    int nint = (n - 1 + STRIDE - 1) / STRIDE, np = 2 * nint + 1;
     if ((size_t)np > ct->acap) {
         free(ct->ax);
         free(ct->ay);
@@ -273,14 +267,42 @@ trv_status geo_ct_line(trv_ctx *ctx, geo_ct *ct, double x0, double dx, double y,
             return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         }
     }
+    if ((size_t)m > ct->pcap) {
+        free(ct->px);
+        free(ct->py);
+        free(ct->pok);
+        ct->px = malloc((size_t)m * sizeof *ct->px);
+        ct->py = malloc((size_t)m * sizeof *ct->py);
+        ct->pok = malloc((size_t)m * sizeof *ct->pok);
+        ct->pcap = (size_t)m;
+        if (!ct->px || !ct->py || !ct->pok) {
+            ct->pcap = 0;
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        }
+    }
+    return TRV_OK;
+}
+
+/* geo_ct_line's intervals ilo .. ihi of the n-point line: its points
+ * lo = ilo STRIDE .. hi into xs, ys, ok at k - lo. */
+static void line_intervals(geo_ct *ct, double x0, double dx, double y, int n, double tol, int ilo,
+                           int ihi, double *xs, double *ys, int *ok)
+{
+    const int lo = ilo * STRIDE, hi = ihi * STRIDE + STRIDE < n - 1 ? ihi * STRIDE + STRIDE : n - 1;
+    for (int k = lo; k <= hi; k++) {
+        xs[k - lo] = x0 + k * dx;
+        ys[k - lo] = y;
+        ok[k - lo] = 1;
+    }
+    const int nint = ihi - ilo + 1, np = 2 * nint + 1;
     double *ax = ct->ax, *ay = ct->ay;
     int *aok = ct->aok;
     for (int i = 0; i <= nint; i++) { /* anchors at even slots, middles at odd */
-        int a = i * STRIDE < n - 1 ? i * STRIDE : n - 1;
-        ax[2 * i] = xs[a];
+        int a = (ilo + i) * STRIDE < n - 1 ? (ilo + i) * STRIDE : n - 1;
+        ax[2 * i] = xs[a - lo];
         if (i < nint) {
             int b = a + STRIDE < n - 1 ? a + STRIDE : n - 1;
-            ax[2 * i + 1] = xs[(a + b) / 2];
+            ax[2 * i + 1] = xs[(a + b) / 2 - lo];
         }
     }
     for (int p = 0; p < np; p++) {
@@ -290,7 +312,7 @@ trv_status geo_ct_line(trv_ctx *ctx, geo_ct *ct, double x0, double dx, double y,
     OCTTransformEx(ct->h, np, ax, ay, NULL, aok);
     int exact_to = -1; /* points 0..exact_to hold exact results already */
     for (int i = 0; i < nint; i++) {
-        int a = i * STRIDE, b = a + STRIDE < n - 1 ? a + STRIDE : n - 1, m = (a + b) / 2;
+        int a = (ilo + i) * STRIDE, b = a + STRIDE < n - 1 ? a + STRIDE : n - 1, m = (a + b) / 2;
         const double *px = ax + 2 * i, *py = ay + 2 * i;
         double t = (double)(m - a) / (b - a);
         int linear = aok[2 * i] && aok[2 * i + 1] && aok[2 * i + 2] &&
@@ -298,18 +320,60 @@ trv_status geo_ct_line(trv_ctx *ctx, geo_ct *ct, double x0, double dx, double y,
         if (!linear) {
             /* intervals share their end points: never transform one twice */
             int from = a > exact_to ? a : exact_to + 1;
-            OCTTransformEx(ct->h, b - from + 1, xs + from, ys + from, NULL, ok + from);
+            OCTTransformEx(ct->h, b - from + 1, xs + from - lo, ys + from - lo, NULL, ok + from - lo);
             exact_to = b;
             continue;
         }
         for (int k = a; k <= b; k++) {
             double f = (double)(k - a) / (b - a);
-            xs[k] = px[0] + f * (px[2] - px[0]);
-            ys[k] = py[0] + f * (py[2] - py[0]);
-            ok[k] = 1;
+            xs[k - lo] = px[0] + f * (px[2] - px[0]);
+            ys[k - lo] = py[0] + f * (py[2] - py[0]);
+            ok[k - lo] = 1;
         }
         exact_to = b;
     }
+}
+
+trv_status geo_ct_line(trv_ctx *ctx, geo_ct *ct, double x0, double dx, double y, int n, double tol, double *xs,
+                       double *ys, int *ok)
+{
+    return geo_ct_line_part(ctx, ct, x0, dx, y, n, tol, 0, n, xs, ys, ok);
+}
+
+trv_status geo_ct_line_part(trv_ctx *ctx, geo_ct *ct, double x0, double dx, double y, int n, double tol, int k0,
+                            int k1, double *xs, double *ys, int *ok)
+{
+    if (k0 < 0 || k1 > n || k0 > k1)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "line points %d to %d outside 0 to %d", k0, k1 - 1, n - 1);
+    for (int k = k0; k < k1; k++) {
+        xs[k - k0] = x0 + k * dx;
+        ys[k - k0] = y;
+        ok[k - k0] = 1;
+    }
+    if (!ct->h || k1 == k0)
+        return TRV_OK;
+    if (n <= 2 * STRIDE) {
+        OCTTransformEx(ct->h, k1 - k0, xs, ys, NULL, ok);
+        return TRV_OK;
+    }
+    /* the intervals that set points k0 .. k1 - 1 (an anchor shared by two
+     * intervals is set by the first, then by the second if it is linear) */
+    const int last = (n - 1 + STRIDE - 1) / STRIDE - 1;
+    const int ilo = k0 / STRIDE - 1 > 0 ? k0 / STRIDE - 1 : 0;
+    const int ihi = (k1 - 1) / STRIDE < last ? (k1 - 1) / STRIDE : last;
+    const int lo = ilo * STRIDE, hi = ihi * STRIDE + STRIDE < n - 1 ? ihi * STRIDE + STRIDE : n - 1;
+    const int direct = lo == k0 && hi == k1 - 1;
+    trv_status st = line_room(ctx, ct, 2 * (ihi - ilo + 1) + 1, direct ? 0 : hi - lo + 1);
+    if (st)
+        return st;
+    if (direct) {
+        line_intervals(ct, x0, dx, y, n, tol, ilo, ihi, xs, ys, ok);
+        return TRV_OK;
+    }
+    line_intervals(ct, x0, dx, y, n, tol, ilo, ihi, ct->px, ct->py, ct->pok);
+    memcpy(xs, ct->px + (k0 - lo), (size_t)(k1 - k0) * sizeof *xs);
+    memcpy(ys, ct->py + (k0 - lo), (size_t)(k1 - k0) * sizeof *ys);
+    memcpy(ok, ct->pok + (k0 - lo), (size_t)(k1 - k0) * sizeof *ok);
     return TRV_OK;
 }
 

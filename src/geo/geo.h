@@ -199,6 +199,9 @@ typedef struct geo_cat_src geo_cat_src;
 trv_status geo_cat_open(trv_ctx *ctx, const char *path, const geo_grid *target, geo_cat_src **out);
 const geo_grid *geo_cat_grid(const geo_cat_src *s);
 trv_status geo_cat_rows(trv_ctx *ctx, geo_cat_src *s, int y0, int ny, unsigned char *dst);
+/* Its window columns x0 .. x0 + nx - 1 of rows y0 .. y0 + ny - 1 (ny * nx
+ * codes), with geo_cat_rows's codes and errors. */
+trv_status geo_cat_window(trv_ctx *ctx, geo_cat_src *s, int x0, int y0, int nx, int ny, unsigned char *dst);
 void geo_cat_close(geo_cat_src *s);
 
 /* Write a tiled (256x256), DEFLATE-compressed GeoTIFF with CRS, nodata,
@@ -259,6 +262,14 @@ size_t geo_ct_points(geo_ct *ct, size_t n, double *x, double *y, int *ok);
  * TRV_ERR_NOMEM on allocation failure. */
 trv_status geo_ct_line(trv_ctx *ctx, geo_ct *ct, double x0, double dx, double y, int n, double tol, double *xs,
                        double *ys, int *ok);
+/* Points k0 .. k1 - 1 of geo_ct_line's n-point line, into xs, ys, ok
+ * (k1 - k0 each), the same bits: the same anchors (points 0, 32, 64, ...
+ * of the whole line, and the middles), the same linear test and
+ * interpolation, only the intervals that set those points transformed (a
+ * tile's columns of a row, whatever the tile). TRV_ERR_INTERNAL when
+ * 0 <= k0 <= k1 <= n fails. */
+trv_status geo_ct_line_part(trv_ctx *ctx, geo_ct *ct, double x0, double dx, double y, int n, double tol, int k0,
+                            int k1, double *xs, double *ys, int *ok);
 /* Bounding box of the rectangle [xmin, xmax] x [ymin, ymax] after the
  * transformation (edges densified, 64 points a side). bb: xmin ymin xmax
  * ymax. Returns the number of points that failed to transform. */
@@ -287,17 +298,27 @@ trv_status geo_align_categorical(trv_ctx *ctx, const geo_raster *src, const geo_
 typedef struct geo_aligner geo_aligner;
 trv_status geo_aligner_new(trv_ctx *ctx, const geo_raster *src, const geo_grid *target, geo_resample method,
                            geo_aligner **out);
-/* An aligner whose source rows are fetched when a target row first needs
- * them (src_grid's rows y0 .. y0 + ny - 1 into dst, ny * nx codes, nodata
- * 0): it holds only the source rows the current target row's lattice
- * points fall in (rows it held for the previous row are kept, not read
- * again), so its memory does not grow with the source's height. The
- * sampled positions are those of geo_aligner_new on the whole src_grid,
- * so the codes are the same bytes. Borrows src_grid, target and user. */
-typedef trv_status (*geo_align_fetch)(trv_ctx *ctx, void *user, int y0, int ny, unsigned char *dst);
+/* An aligner whose source cells are fetched when a target row first needs
+ * them (src_grid's columns x0 .. x0 + nx - 1 of rows y0 .. y0 + ny - 1
+ * into dst, ny * nx codes, nodata 0): it holds only the source rows the
+ * current target row's lattice points fall in, and of them the columns
+ * they fall in (rows it held for the previous row are kept, not read
+ * again, while the columns stay; sliding down, the columns held are kept
+ * and grown), so its memory grows with neither the source's height nor,
+ * by geo_aligner_window, its width. The sampled positions are those of
+ * geo_aligner_new on the whole src_grid, so the codes are the same bytes.
+ * Borrows src_grid, target and user. */
+typedef trv_status (*geo_align_fetch)(trv_ctx *ctx, void *user, int x0, int y0, int nx, int ny, unsigned char *dst);
 trv_status geo_aligner_new_lazy(trv_ctx *ctx, const geo_grid *src_grid, geo_align_fetch fetch, void *user,
                                 const geo_grid *target, geo_resample method, geo_aligner **out);
 trv_status geo_aligner_rows(trv_ctx *ctx, geo_aligner *a, int row0, int row1, unsigned char *out);
+/* Target cells of columns col0 .. col1 - 1 of rows row0 .. row1 - 1 into
+ * out ((row1 - row0) (col1 - col0) codes, row after row): the same bytes
+ * as those cells of geo_aligner_rows, whatever the window (the lattice
+ * points by geo_ct_line_part over the whole row). The aligner's lattice
+ * buffers grow with the widest window asked for, not with the target. */
+trv_status geo_aligner_window(trv_ctx *ctx, geo_aligner *a, int col0, int col1, int row0, int row1,
+                              unsigned char *out);
 void geo_aligner_free(geo_aligner *a);
 
 /* ---- terrain kernels --------------------------------------------------- */

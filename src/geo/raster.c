@@ -684,17 +684,21 @@ static trv_status cat_code(trv_ctx *ctx, const geo_cat_src *s, double v, int col
 
 trv_status geo_cat_rows(trv_ctx *ctx, geo_cat_src *s, int y0, int ny, unsigned char *dst)
 {
-    const int nx = s->win.nx;
-    if (y0 < 0 || ny < 1 || y0 + ny > s->win.ny)
-        return trv_error(ctx, TRV_ERR_INTERNAL, "'%s': window rows %d to %d outside its %d rows", s->path, y0,
-                         y0 + ny - 1, s->win.ny);
+    return geo_cat_window(ctx, s, 0, y0, s->win.nx, ny, dst);
+}
+
+trv_status geo_cat_window(trv_ctx *ctx, geo_cat_src *s, int x0, int y0, int nx, int ny, unsigned char *dst)
+{
+    if (y0 < 0 || ny < 1 || y0 + ny > s->win.ny || x0 < 0 || nx < 1 || x0 + nx > s->win.nx)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "'%s': window columns %d to %d, rows %d to %d outside its %d x %d",
+                         s->path, x0, x0 + nx - 1, y0, y0 + ny - 1, s->win.nx, s->win.ny);
     CPLErrorReset();
     for (int y = y0; y < y0 + ny; y++) {
         int sy = s->r0 + y;
-        if (GDALRasterIO(s->band, GF_Read, s->c0, sy, nx, 1, s->row, nx, 1, GDT_Float64, 0, 0) != CE_None)
+        if (GDALRasterIO(s->band, GF_Read, s->c0 + x0, sy, nx, 1, s->row, nx, 1, GDT_Float64, 0, 0) != CE_None)
             return trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", s->path, geo_gdal_msg(NULL));
         for (int x = 0; x < nx; x++) {
-            trv_status st = cat_code(ctx, s, s->row[x], s->c0 + x, sy, dst + (size_t)(y - y0) * nx + x);
+            trv_status st = cat_code(ctx, s, s->row[x], s->c0 + x0 + x, sy, dst + (size_t)(y - y0) * nx + x);
             if (st)
                 return st;
         }

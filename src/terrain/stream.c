@@ -1,9 +1,16 @@
-/* Terrain fusion streamed by row blocks (terrain.h, ter_stream): the DEM
- * read with a one-row halo for Horn's window, the class maps aligned row
- * range by row range, every layer written as it goes. */
+/* Terrain fusion streamed by tiles (terrain.h, ter_stream): geo_block_cols
+ * x geo_block_rows cells, the DEM read a window at a time with a one-cell
+ * halo on all four sides for Horn's window, the class maps aligned window
+ * by window (geo_aligner_window: the same codes as by rows), every layer
+ * written tile by tile, the mean slope an exact sum (core/moments.h): the
+ * same bytes for every tile size, memory O(tile) whatever the width. With
+ * --points or --ept the tiles span the width (rows of tiles are strips),
+ * so the points go out in row order as before: memory O(width x rows)
+ * then. Under MPI block b of core/split.h is tile b. */
 #include "terrain.h"
 #include "terrain/ept.h"
 #include "core/fixed.h"
+#include "core/moments.h"
 #include "core/split.h"
 #include "geo/block.h"
 #include "run/run.h"
@@ -29,11 +36,13 @@ typedef struct stream {
     geo_cat_src *src[2];     /* the class maps' windows over the DEM, read by rows as the aligners need them */
     geo_aligner *al[2];
     geo_block_writer *w[4];  /* dem, slope, soil, landuse */
-    float *z, *slope;        /* the block's DEM rows (halo included, nodata -9999) and slope rows */
-    const float *z0;         /* the block's first row in z */
+    float *z;                /* the tile's DEM window (halo included, nodata -9999) */
+    float *zt, *slope;       /* the tile's DEM cells and slope */
     unsigned char *cls[2];
-    block_counts b, total;   /* the block's and the rows' so far */
-    double ew, ns, ssum;
+    block_counts b, total;   /* the tile's and the tiles' so far */
+    int tw, th, ntx;         /* the tiles' size, tiles per row of tiles */
+    double ew, ns;
+    trv_moments ssum;        /* the slope over the DEM's data cells */
     FILE *points;
     ter_ept *ept;
 } stream;
@@ -67,9 +76,9 @@ static trv_status check_crs(trv_ctx *ctx, const char *path, const geo_grid *g)
     return TRV_OK;
 }
 
-static trv_status fetch_rows(trv_ctx *ctx, void *src, int y0, int ny, unsigned char *dst)
+static trv_status fetch_cells(trv_ctx *ctx, void *src, int x0, int y0, int nx, int ny, unsigned char *dst)
 {
-    return geo_cat_rows(ctx, src, y0, ny, dst);
+    return geo_cat_window(ctx, src, x0, y0, nx, ny, dst);
 }
 
 /* A class map's window over the DEM grid, and its aligner. The window is
@@ -96,7 +105,7 @@ static trv_status open_classes(trv_ctx *ctx, stream *s, int m, const char *path)
         return st;
     if (valid == 0)
         return trv_error(ctx, TRV_ERR_DATA, "'%s' holds only nodata over the DEM '%s'", path, s->o->dem_path);
-    return geo_aligner_new_lazy(ctx, w, fetch_rows, s->src[m], &s->res->grid, s->o->resample, &s->al[m]);
+    return geo_aligner_new_lazy(ctx, w, fetch_cells, s->src[m], &s->res->grid, s->o->resample, &s->al[m]);
 }
 
 /* The four writers, headers as ter_build's layers had them. */
@@ -116,13 +125,26 @@ static trv_status open_writers(trv_ctx *ctx, stream *s, trv_outset *set, const c
     return st;
 }
 
-static trv_status alloc_buffers(trv_ctx *ctx, stream *s, int rows)
+/* The tiles (full width when the points go out in row order) and their buffers. */
+static trv_status alloc_buffers(trv_ctx *ctx, stream *s, int full_width)
 {
-    size_t n = (size_t)s->res->grid.nx * rows;
-    if (!(s->z = malloc((n + 2 * (size_t)s->res->grid.nx) * sizeof *s->z)) || !(s->slope = malloc(n * sizeof *s->slope)) ||
-        !(s->cls[0] = malloc(n)) || !(s->cls[1] = malloc(n)))
+    const int nx = s->res->grid.nx, ny = s->res->grid.ny, cols = geo_block_cols(), rows = geo_block_rows();
+    s->tw = cols < nx && !full_width ? cols : nx, s->th = rows < ny ? rows : ny;
+    s->ntx = (nx + s->tw - 1) / s->tw;
+    size_t n = (size_t)s->tw * s->th;
+    if (!(s->z = malloc((size_t)(s->tw + 2) * (s->th + 2) * sizeof *s->z)) || !(s->zt = malloc(n * sizeof *s->zt)) ||
+        !(s->slope = malloc(n * sizeof *s->slope)) || !(s->cls[0] = malloc(n)) || !(s->cls[1] = malloc(n)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     return TRV_OK;
+}
+
+/* Tile i (row-major over the tiles): its first column and row, its size. */
+static void tile_of(const stream *s, int i, int *x0, int *y0, int *nx, int *ny)
+{
+    const geo_grid *g = &s->res->grid;
+    *x0 = i % s->ntx * s->tw, *y0 = i / s->ntx * s->th;
+    *nx = g->nx - *x0 < s->tw ? g->nx - *x0 : s->tw;
+    *ny = g->ny - *y0 < s->th ? g->ny - *y0 : s->th;
 }
 
 /* The point-cloud lines of row y ("%.3f,%.3f,%.3f,%.4f,%d,%d\n" in
@@ -175,7 +197,8 @@ static trv_status mask_classes(trv_ctx *ctx, stream *s, int m, const float *z, s
     return TRV_OK;
 }
 
-/* The figures of the block's rows y0 .. y1 - 1 (z: row y0), in row order. */
+/* The figures of the tile's n cells (any order: minima, maxima, counts,
+ * the exact sum). */
 static void measure(stream *s, const float *z, size_t n)
 {
     ter_result *r = s->res;
@@ -186,65 +209,89 @@ static void measure(stream *s, const float *z, size_t n)
         r->zmin = v < r->zmin ? v : r->zmin;
         r->zmax = v > r->zmax ? v : r->zmax;
         r->smax = sl > r->smax ? sl : r->smax;
-        s->ssum += sl;
+        trv_moments_add(&s->ssum, s->slope[i]);
         r->count[0][s->cls[0][i]]++;
         r->count[1][s->cls[1][i]]++;
     }
 }
 
-/* Rows y0 .. y1 - 1: read (halo 1), DEM nodata made -9999, slope, the
- * class maps aligned and masked, into s->z0, s->slope, s->cls and s->b. */
-static trv_status compute_block(trv_ctx *ctx, stream *s, int y0, int y1)
+/* The tile's window (halo 1) read, DEM nodata made -9999 (the source's
+ * rule counts the tile's cells with data). */
+static trv_status read_dem(trv_ctx *ctx, stream *s, int x0, int y0, int nx, int ny, const geo_window **w)
 {
-    const geo_grid *g = &s->res->grid;
-    const int nx = g->nx;
-    const geo_rows *b;
-    memset(&s->b, 0, sizeof s->b);
-    trv_status st = geo_block_read(ctx, s->dem, y0, y1, &b);
+    trv_status st = geo_block_read_window(ctx, s->dem, x0, x0 + nx, y0, y0 + ny, w);
     if (st)
         return st;
-    for (size_t i = 0; i < (size_t)(b->y1 - b->y0) * nx; i++) {
+    const geo_window *b = *w;
+    const int wnx = b->x1 - b->x0;
+    for (size_t i = 0; i < (size_t)(b->y1 - b->y0) * wnx; i++) {
         float v = b->f32[i];
-        int nd = isnan(v) || v == (float)b->nodata; /* the source's rule counts the cells with data */
+        int nd = isnan(v) || v == (float)b->nodata, x = b->x0 + (int)(i % wnx), y = b->y0 + (int)(i / wnx);
         s->z[i] = nd ? NODATA : v;
-        if (!nd && b->y0 + (int)(i / nx) >= y0 && b->y0 + (int)(i / nx) < y1)
+        if (!nd && x >= x0 && x < x0 + nx && y >= y0 && y < y0 + ny)
             s->b.valid++;
     }
-    const float *z0 = s->z0 = s->z + (size_t)(y0 - b->y0) * nx;
-    for (int y = y0; y < y1; y++) {
-        const float *row = z0 + (size_t)(y - y0) * nx;
-        geo_slope_row(y > 0 ? row - nx : NULL, row, y + 1 < g->ny ? row + nx : NULL, nx, 1, NODATA, s->ew, s->ns,
-                      NODATA, s->slope + (size_t)(y - y0) * nx);
+    return TRV_OK;
+}
+
+/* Tile i (the block i .. i + 1 of core/split.h): read, its cells and
+ * slope (Horn's window on the window's rows: at the grid's edges the
+ * window's edges, so the same rules), the class maps aligned and masked,
+ * into s->zt, s->slope, s->cls and s->b. */
+static trv_status compute_block(trv_ctx *ctx, void *v, int i, int i1)
+{
+    stream *s = v;
+    const geo_grid *g = &s->res->grid;
+    const geo_window *w;
+    int x0, y0, nx, ny;
+    (void)i1;
+    tile_of(s, i, &x0, &y0, &nx, &ny);
+    memset(&s->b, 0, sizeof s->b);
+    trv_status st = read_dem(ctx, s, x0, y0, nx, ny, &w);
+    if (st)
+        return st;
+    const int wnx = w->x1 - w->x0;
+    for (int y = y0; y < y0 + ny; y++) {
+        const float *row = s->z + (size_t)(y - w->y0) * wnx;
+        const float *above = y > 0 ? row - wnx : NULL, *below = y + 1 < g->ny ? row + wnx : NULL;
+        for (int x = x0; x < x0 + nx; x++) {
+            size_t k = (size_t)(y - y0) * nx + (size_t)(x - x0);
+            s->zt[k] = row[x - w->x0];
+            s->slope[k] = geo_slope_at(above, row, below, wnx, x - w->x0, 1, NODATA, s->ew, s->ns, NODATA);
+        }
     }
-    size_t n = (size_t)(y1 - y0) * nx;
+    size_t n = (size_t)nx * ny;
     for (int m = 0; m < 2 && !st; m++)
-        if (!(st = geo_aligner_rows(ctx, s->al[m], y0, y1, s->cls[m])))
-            st = mask_classes(ctx, s, m, z0, n);
+        if (!(st = geo_aligner_window(ctx, s->al[m], x0, x0 + nx, y0, y0 + ny, s->cls[m])))
+            st = mask_classes(ctx, s, m, s->zt, n);
     return st;
 }
 
-/* The computed rows y0 .. y1 - 1 (s->z0 ...): counts added, the figures, the rows written. */
-static trv_status write_block(trv_ctx *ctx, stream *s, int y0, int y1)
+/* The computed tile i: counts added, the figures, the tile written, and
+ * (tiles as wide as the grid then) its rows' points. */
+static trv_status write_block(trv_ctx *ctx, void *v, int i, int i1)
 {
+    stream *s = v;
     const geo_grid *g = &s->res->grid;
-    const int nx = g->nx;
-    const float *z0 = s->z0;
-    size_t n = (size_t)(y1 - y0) * nx;
+    int x0, y0, nx, ny;
+    (void)i1;
+    tile_of(s, i, &x0, &y0, &nx, &ny);
+    size_t n = (size_t)nx * ny;
     trv_status st = TRV_OK;
     s->res->valid += s->b.valid;
     for (int m = 0; m < 2; m++)
         s->total.covered[m] += s->b.covered[m], s->total.with_dem[m] += s->b.with_dem[m];
-    measure(s, z0, n);
-    const void *rows[4] = {z0, s->slope, s->cls[0], s->cls[1]};
+    measure(s, s->zt, n);
+    const void *cells[4] = {s->zt, s->slope, s->cls[0], s->cls[1]};
     for (int k = 0; k < 4 && !st; k++)
-        st = geo_block_write(ctx, s->w[k], y0, y1 - y0, rows[k]);
-    for (int y = y0; y < y1 && s->points; y++) {
+        st = geo_block_write_tile(ctx, s->w[k], x0, y0, nx, ny, cells[k]);
+    for (int y = y0; y < y0 + ny && s->points; y++) {
         size_t at = (size_t)(y - y0) * nx;
-        points_row(s->points, g, y, z0 + at, s->slope + at, s->cls[0] + at, s->cls[1] + at);
+        points_row(s->points, g, y, s->zt + at, s->slope + at, s->cls[0] + at, s->cls[1] + at);
     }
-    for (int y = y0; y < y1 && s->ept && !st; y++) {
+    for (int y = y0; y < y0 + ny && s->ept && !st; y++) {
         size_t at = (size_t)(y - y0) * nx;
-        st = ter_ept_row(ctx, s->ept, y, z0 + at, NODATA, s->slope + at, s->cls[0] + at, s->cls[1] + at);
+        st = ter_ept_row(ctx, s->ept, y, s->zt + at, NODATA, s->slope + at, s->cls[0] + at, s->cls[1] + at);
     }
     return st;
 }
@@ -266,7 +313,7 @@ static trv_status finish(trv_ctx *ctx, stream *s)
             trv_info(ctx, 1, "warning: '%s' covers %.2f %% of the DEM's data cells; the other %zu cells have no class",
                      path[m], 100.0 * *cover[m], s->total.with_dem[m] - s->total.covered[m]);
     }
-    r->smean = s->ssum / r->valid;
+    r->smean = trv_moments_sum(&s->ssum) / r->valid;
     return TRV_OK;
 }
 
@@ -320,24 +367,20 @@ static trv_status close_all(trv_ctx *ctx, stream *s, trv_status st, const char *
         free(s->cls[m]);
     }
     free(s->z);
+    free(s->zt);
     free(s->slope);
     return st;
 }
 
-static trv_status op_compute(trv_ctx *ctx, void *s, int y0, int y1) { return compute_block(ctx, s, y0, y1); }
-static trv_status op_write(trv_ctx *ctx, void *s, int y0, int y1) { return write_block(ctx, s, y0, y1); }
-
-/* The block's parts as they travel between processes (core/split.h): the
- * DEM rows at z0, where compute_block put them on the process that computed
- * the block and where write_block reads them on process 0, which receives
- * them there (at the start of z before any block of its own was read). */
-static int op_parts(void *v, int y0, int y1, trv_part *p)
+/* Tile i's parts as they travel between processes (core/split.h). */
+static int op_parts(void *v, int i, int i1, trv_part *p)
 {
     stream *s = v;
-    size_t n = (size_t)(y1 - y0) * s->res->grid.nx;
-    if (!s->z0)
-        s->z0 = s->z;
-    p[0] = (trv_part){(float *)s->z0, n * sizeof *s->z0};
+    int x0, y0, nx, ny;
+    (void)i1;
+    tile_of(s, i, &x0, &y0, &nx, &ny);
+    size_t n = (size_t)nx * ny;
+    p[0] = (trv_part){s->zt, n * sizeof *s->zt};
     p[1] = (trv_part){s->slope, n * sizeof *s->slope};
     p[2] = (trv_part){s->cls[0], n};
     p[3] = (trv_part){s->cls[1], n};
@@ -345,15 +388,15 @@ static int op_parts(void *v, int y0, int y1, trv_part *p)
     return 5;
 }
 
-/* The rows by blocks (core/split.h's loop, on one process or over several;
- * "slope", the label trv-terrain always showed), then the whole-layer
- * checks on the process that writes. */
-static trv_status run_blocks(trv_ctx *ctx, stream *s, const trv_split *sp, trv_status setup)
+/* The tiles (core/split.h's loop, one tile a block, on one process or
+ * over several; "slope", the label trv-terrain always showed), then the
+ * whole-layer checks on the process that writes. */
+static trv_status run_tiles(trv_ctx *ctx, stream *s, const trv_split *sp, trv_status setup, int full_width)
 {
-    const int ny = s->res->grid.ny, rows = geo_block_rows();
-    const trv_block_ops ops = {s, op_compute, op_parts, op_write, "slope"};
-    trv_status st = trv_split_blocks(ctx, sp, setup ? setup : alloc_buffers(ctx, s, rows < ny ? rows : ny), ny,
-                                     rows, &ops);
+    const trv_block_ops ops = {s, compute_block, op_parts, write_block, "slope"};
+    trv_status st = setup ? setup : alloc_buffers(ctx, s, full_width);
+    int tiles = st ? 0 : s->ntx * ((s->res->grid.ny + s->th - 1) / s->th);
+    st = trv_split_blocks(ctx, sp, st, tiles, 1, &ops);
     return st || (sp && sp->rank != 0) ? st : finish(ctx, s);
 }
 
@@ -363,6 +406,7 @@ trv_status ter_stream(trv_ctx *ctx, trv_outset *set, const ter_opts *o, const ch
     memset(r, 0, sizeof *r);
     r->zmin = 1e300, r->zmax = -1e300;
     stream s = {.o = o, .res = r};
+    trv_moments_init(&s.ssum);
     const trv_split *sp = o->split;
     const int writes = !sp || sp->rank == 0;
     trv_status st;
@@ -378,6 +422,6 @@ trv_status ter_stream(trv_ctx *ctx, trv_outset *set, const ter_opts *o, const ch
             writes)
             st = open_outputs(ctx, &s, set, dir, meta, points_path);
     }
-    st = run_blocks(ctx, &s, sp, st);
+    st = run_tiles(ctx, &s, sp, st, points_path || o->ept_dir);
     return close_all(ctx, &s, st, points_path);
 }

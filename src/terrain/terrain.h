@@ -23,7 +23,8 @@ typedef struct ter_opts {
     geo_resample resample;                                 /* GEO_MODE (default) or GEO_NEAREST */
     const char *ept_dir;    /* also the point cloud as an EPT dataset there (terrain/ept.h); NULL: none */
     const struct trv_split *split; /* NULL: one process; else ter_stream's blocks over processes (core/split.h):
-                                      process 0 writes, set and points_path unused on the others */
+                                      process 0 writes, set unused on the others; points_path and
+                                      ept_dir the same on every process (they set the tiles' shape) */
 } ter_opts;
 
 /* What ter_stream reports: the grid, the DEM's data cells (its source
@@ -50,12 +51,13 @@ void ter_result_clear(ter_result *r);
  * soil/landuse 0 where unknown) and, if opts->ept_dir is set, the same
  * points as an Entwine Point Tile dataset (terrain/ept.h), in the caller's output set (its commit
  * makes them appear with the rest of its run, all or none), streamed by
- * blocks of geo_block_rows() rows: the DEM read with a one-row halo (Horn's
- * window), the class maps aligned onto the DEM's rows block by block (their
- * windows over the DEM read by rows as the aligner samples them:
- * geo_aligner_new_lazy). The bytes
- * and the figures are the same whatever the block height. Errors name the
- * file. */
+ * tiles of geo_block_cols() x geo_block_rows() cells (as wide as the grid
+ * when points_path or opts->ept_dir is set: the points go out in row
+ * order): the DEM read with a one-cell halo (Horn's window), the class
+ * maps aligned onto the DEM tile by tile (geo_aligner_window; their
+ * windows over the DEM read by windows as the aligner samples them:
+ * geo_aligner_new_lazy). The bytes and the figures are the same whatever
+ * the tile. Errors name the file. */
 trv_status ter_stream(trv_ctx *ctx, trv_outset *set, const ter_opts *opts, const char *dir, const char *points_path,
                       const trv_meta *meta, ter_result *out);
 
