@@ -12,8 +12,9 @@
 # GDAL's rasterizer at blocks of 7 rows; peak memory on a 512 x 40000
 # raster against a 512 x 2000 one (trv-terrain; trv-speed with and without
 # --zones); trv-speed and trv-cost --realizations, with and without
-# --zones: the same bytes for every block height, and their peak memory on
-# the tall raster against the short one. Ends with
+# --zones: the same bytes for every tile, and their peak memory on the
+# tall raster against the short one and on the wide raster against the
+# narrow one. Ends with
 # "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
@@ -345,6 +346,26 @@ PYEOF
         whole=$((40000 * 300 * ${t#*:} / 1024))
         [ "$narrow" -gt 0 ] && [ $((wide - narrow)) -lt $((whole / 5)) ] && ok ||
             bad "trv-${t%:*}: peak RSS $narrow -> $wide KiB from 2000 to 40000 columns (the whole layers: $whole KiB)"
+    done
+    # --realizations by tiles (2 bands) on both: peak RSS grows by less than
+    # a fifth of the six speed outputs held whole (24 bytes a cell) from 2000
+    # to 40000 columns (measured 85 -> 108 MiB and 76 -> 112 MiB; by
+    # full-width row blocks trv-speed's grew 115 -> 994 MiB, trv-cost's
+    # 107 -> 947 MiB: docs/scale.md)
+    for n in narrow wide; do
+        mksim "$tmp/m_$n/dem.tif" "$tmp/wsim_$n.tif" 2 || bad "cannot make the $n realisations"
+        TRV_BLOCK_MEM=0 /usr/bin/time -f "%M" -o "$tmp/rss_wrs_$n" "$BIN/trv-speed" -q --terrain "$tmp/m_$n" \
+            --vehicle "$DATA/vehicles/ugv_hua2022.ini" --soils "$DATA/classes/soils.csv" \
+            --landuse-classes "$DATA/classes/landuse.csv" --realizations "$tmp/wsim_$n.tif" &&
+        TRV_BLOCK_MEM=0 /usr/bin/time -f "%M" -o "$tmp/rss_wrc_$n" "$BIN/trv-cost" -q --terrain "$tmp/m_$n" \
+            --rules "$DATA/fuzzy/mobility.fcl" --soils "$DATA/classes/soils.csv" --realizations "$tmp/wsim_$n.tif" ||
+            bad "--realizations on the $n raster"
+    done
+    for t in wrs wrc; do
+        narrow=$(tail -1 "$tmp/rss_${t}_narrow") wide=$(tail -1 "$tmp/rss_${t}_wide") whole=$((40000 * 300 * 24 / 1024))
+        echo "--realizations ($t) peak RSS: $narrow KiB (2000 x 300), $wide KiB (40000 x 300)"
+        [ "$narrow" -gt 0 ] && [ $((wide - narrow)) -lt $((whole / 5)) ] && ok ||
+            bad "--realizations ($t): peak RSS $narrow -> $wide KiB from 2000 to 40000 columns (the six outputs whole: $whole KiB)"
     done
 fi
 
