@@ -124,7 +124,7 @@ $(BUILD)/%.o: %.c Makefile
 	@echo "  CC $<"
 	@$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
--include $(wildcard $(BUILD)/src/*/*.d $(BUILD)/tools/*.d $(BUILD)/tests/*.d $(BUILD)/bench/*.d $(BUILD)/examples/*.d)
+-include $(wildcard $(BUILD)/src/*/*.d $(BUILD)/tools/*.d $(BUILD)/tools/mpi/*.d $(BUILD)/tests/*.d $(BUILD)/bench/*.d $(BUILD)/examples/*.d)
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)

@@ -128,10 +128,11 @@ if [ -x "$BIN/mpi/trv-speed" ] && [ -x "$BIN/mpi/trv-cost" ]; then
         done
     fi
 
-    # --realizations (their blocks split over the ranks too, process 0
-    # writes them and sums P(NOGO)'s and cost_std's means cell by cell):
-    # every file the same bytes at -np 2 and -np 4, without and with --zones;
-    # blocks of 50 rows (22 over the 1088 rows: the last, short, is rank 1's)
+    # --realizations (their tiles split over the ranks too, process 0
+    # writes them and sums P(NOGO)'s and cost_std's means exactly): every
+    # file the same bytes at -np 2 and -np 4, without and with --zones;
+    # tiles of 100 x 50 (11 x 22 over the 1034 x 1088 cells: the last, 34 x
+    # 38, is tile 241, rank 1's)
     /usr/bin/python3 - "$tmp/serial/dem.tif" "$tmp/sim.tif" <<'PY' || { echo "cannot make the realisations"; exit 1; }
 import sys, numpy as np
 from osgeo import gdal
@@ -151,8 +152,10 @@ PY
             [ $np != 1 ] && L="timeout -k 5 60 mpirun $ROOT -np $np --oversubscribe" sp="$BIN/mpi/trv-speed" co="$BIN/mpi/trv-cost"
             [ $z = zoned ] && zargs=$ZONES
             mv_t="mv $tmp/t $tmp/real$z$np"
-            TRV_BLOCK_ROWS=50 $L "$sp" -q --terrain "$tmp/t" $SPEED $zargs --realizations "$tmp/sim.tif" 2>"$tmp/stderr" &&
-                TRV_BLOCK_ROWS=50 $L "$co" -q --terrain "$tmp/t" $COST --realizations "$tmp/sim.tif" 2>>"$tmp/stderr" && ok ||
+            TRV_BLOCK_COLS=100 TRV_BLOCK_ROWS=50 $L "$sp" -q --terrain "$tmp/t" $SPEED $zargs \
+                --realizations "$tmp/sim.tif" 2>"$tmp/stderr" &&
+                TRV_BLOCK_COLS=100 TRV_BLOCK_ROWS=50 $L "$co" -q --terrain "$tmp/t" $COST \
+                --realizations "$tmp/sim.tif" 2>>"$tmp/stderr" && ok ||
                 { bad "-np $np $z --realizations (exit $?; 124: a rank waited for another): $(cat "$tmp/stderr")"; $mv_t; break 2; }
             $mv_t
         done
@@ -181,8 +184,9 @@ PY
     cmp -s "$tmp/realplain1/p_nogo.tif" "$tmp/realzoned1/p_nogo.tif" && bad "the zones changed no P(NOGO)" || ok
 
     # a realisation damaged mid-stream (band 2's second row of tiles, its
-    # DEFLATE data zeroed: first read by block 3, rows 192..255 and the halo
-    # row 256, which is rank 1's): exit 1, the single-process message once,
+    # DEFLATE data zeroed: first read by tile 15 of 256 x 64, the first of
+    # the fourth row of 5 tiles, rows 192..255 and the halo row 256, which
+    # is rank 1's): exit 1, the single-process message once,
     # the run directory as it was
     /usr/bin/python3 - "$tmp/sim.tif" "$tmp/damaged.tif" <<'PY' || { echo "cannot damage the realisations"; exit 1; }
 import sys

@@ -4,7 +4,9 @@
 # hand); P(NOGO), the speed's mean, p10, p50, p90 and the cost's mean and
 # standard deviation against numpy over the maps of the deterministic
 # pipeline (trv-terrain + trv-speed + trv-cost) run on each band alone (the
-# realisations by blocks of 7 rows: every seam checked), and
+# realisations by tiles of 7 x 7: every seam checked, Horn's halo across
+# each), the summaries' means against the exact sums of the maps' cells
+# (math.fsum: core/moments.h's sums, rounded once), and
 # with --zones (nogo, factor, max_speed boxes applied to those runs by
 # hand); a one-band stack of dem.tif gives speed.tif; the same
 # stack gives the same bytes; bad stacks (another grid, a missing file, a
@@ -111,7 +113,8 @@ done
 cp -r "$tmp/t" "$tmp/s"
 if [ -z "$refs" ]; then
     bad "the per-band reference runs failed"
-elif (export TRV_BLOCK_ROWS=7 && speed "$tmp/s" --realizations "$tmp/sim.tif" && cost "$tmp/s" --realizations "$tmp/sim.tif"); then
+elif (export TRV_BLOCK_COLS=7 TRV_BLOCK_ROWS=7 && speed "$tmp/s" --realizations "$tmp/sim.tif" &&
+    cost "$tmp/s" --realizations "$tmp/sim.tif"); then
     out=$($PY - "$tmp" <<'EOF'
 import sys, numpy as np
 from osgeo import gdal
@@ -144,7 +147,8 @@ EOF
     n=$($PY -c "import json,sys; r=json.load(open('$tmp/s/speed.json'))['realizations']; print(r['count'], r['always_go']+r['always_nogo']+r['uncertain']==r['cells_with_data'])")
     if [ "$n" = "7 True" ]; then ok; else bad "speed.json realizations: $n"; fi
     # speed.json's and cost.json's figures and cost_std.qml's range against
-    # numpy over the maps (float32 cells summed in double)
+    # numpy over the maps; the means are the exact sums of the float32
+    # cells (math.fsum), rounded once, divided by the count, printed %.10g
     out=$($PY - "$tmp/s" <<'EOF'
 import sys, json, numpy as np
 from osgeo import gdal
@@ -158,9 +162,12 @@ pd, sdd = p[p != -9999].astype(np.float64), sd[sd != -9999].astype(np.float64)
 want = {'cells_with_data': pd.size, 'always_go': int((pd == 0).sum()), 'always_nogo': int((pd == 1).sum()),
         'uncertain': int(((pd > 0) & (pd < 1)).sum())}
 bad = ['%s %s, numpy %s' % (k, r[k], v) for k, v in want.items() if r[k] != v]
-for k, got, v in (('p_nogo_mean', r['p_nogo_mean'], pd.mean()), ('cost_std_mean', c['cost_std_mean'], sdd.mean()),
-                  ('cost_std_max', c['cost_std_max'], sdd.max())):
-    if not abs(got - v) <= 1e-9 * max(1, abs(v)): bad.append('%s %r, numpy %r' % (k, got, v))
+import math
+for k, got, v, npv in (('p_nogo_mean', r['p_nogo_mean'], math.fsum(pd) / pd.size, pd.mean()),
+                       ('cost_std_mean', c['cost_std_mean'], math.fsum(sdd) / sdd.size, sdd.mean()),
+                       ('cost_std_max', c['cost_std_max'], sdd.max(), sdd.max())):
+    if got != float('%.10g' % v) or not abs(got - npv) <= 1e-9 * max(1, abs(npv)):
+        bad.append('%s %r, exact %r, numpy %r' % (k, got, v, npv))
 if c['count'] != 7 or sdd.size != pd.size: bad.append('cost.json count %s, %d cells' % (c['count'], sdd.size))
 import re  # cost_std.qml's range: 0 to the data's largest value (rnd_layer_range for a standard deviation)
 q = open(d + '/cost_std.qml').read()
@@ -196,7 +203,7 @@ EOF
 cp -r "$tmp/t" "$tmp/z"
 if [ -z "$refs" ]; then
     bad "the per-band reference runs failed"
-elif (export TRV_BLOCK_ROWS=7 && speed "$tmp/z" --realizations "$tmp/sim.tif" --zones "$tmp/zones.json"); then
+elif (export TRV_BLOCK_COLS=7 TRV_BLOCK_ROWS=7 && speed "$tmp/z" --realizations "$tmp/sim.tif" --zones "$tmp/zones.json"); then
     out=$($PY - "$tmp" <<'EOF'
 import sys, json, numpy as np
 from osgeo import gdal

@@ -12,10 +12,11 @@
 # GDAL's rasterizer at blocks of 7 rows; peak memory on a 512 x 40000
 # raster against a 512 x 2000 one (trv-terrain; trv-speed with and without
 # --zones); trv-speed and trv-cost --realizations, with and without
-# --zones: the same bytes for every block height, and their peak memory on
-# the tall raster against the short one; trv-render the same PNG bytes for
-# every tile (TRV_BLOCK_COLS x TRV_BLOCK_ROWS) and its peak memory on the
-# 40000 x 300 raster against the 2000 x 300 one. Ends with
+# --zones: the same bytes for every tile, and their peak memory on the
+# tall raster against the short one and on the wide raster against the
+# narrow one; trv-render the same PNG bytes for every tile (TRV_BLOCK_COLS
+# x TRV_BLOCK_ROWS) and its peak memory on the 40000 x 300 raster against
+# the 2000 x 300 one. Ends with
 # "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
@@ -140,10 +141,12 @@ else
     bad "cannot draw the zones"
 fi
 
-# ---- trv-speed and trv-cost --realizations by row blocks: the same bytes
-# for every block height, with and without --zones (a stack of 4 noisy
-# copies of the DEM: realisations that differ at every seam; the values
-# against numpy: tests/tool_realize.sh) ----
+# ---- trv-speed and trv-cost --realizations by tiles (TRV_BLOCK_COLS x
+# TRV_BLOCK_ROWS): the same bytes for tiles of 1 x 64, 7 x 7, 64 x 1, 13 x
+# the height, 256 x 256 and full-width blocks of 1, 7 and 64 rows as for
+# the whole raster as one tile, with and without --zones (a stack of 4
+# noisy copies of the DEM: realisations that differ at every seam, Horn's
+# halo across each; the values against numpy: tests/tool_realize.sh) ----
 # mksim DEM OUT N: N bands, band k the DEM plus seeded noise of 3 m (its
 # nodata cells kept), written by blocks of 1000 rows
 mksim() {
@@ -165,39 +168,42 @@ PYEOF
 }
 REAL_FILES="p_nogo.tif p_nogo_slope.tif speed_mean.tif speed_p10.tif speed_p50.tif speed_p90.tif speed.json p_nogo.qml
 speed_p50.qml cost_mean.tif cost_std.tif cost.json cost_mean.qml cost_std.qml"
-# realized ROWS NAME [trv-speed options]: both tools' --realizations in a copy of r1000000, moved to $tmp/NAME
+# realized COLSxROWS NAME [trv-speed options]: both tools' --realizations
+# in a copy of r1000000 by tiles of COLS x ROWS, moved to $tmp/NAME
 realized() {
-    rows=$1 name=$2
+    cols=${1%x*} rows=${1#*x} name=$2
     shift 2
     rm -rf "$tmp/run" && cp -r "$tmp/r1000000" "$tmp/run" &&
-    TRV_BLOCK_ROWS=$rows "$BIN/trv-speed" -q --terrain "$tmp/run" --vehicle "$DATA/vehicles/ugv_hua2022.ini" \
-        --soils "$DATA/classes/soils.csv" --landuse-classes "$DATA/classes/landuse.csv" --realizations "$tmp/sim.tif" "$@" &&
-    TRV_BLOCK_ROWS=$rows "$BIN/trv-cost" -q --terrain "$tmp/run" --rules "$DATA/fuzzy/mobility.fcl" \
+    TRV_BLOCK_COLS=$cols TRV_BLOCK_ROWS=$rows "$BIN/trv-speed" -q --terrain "$tmp/run" \
+        --vehicle "$DATA/vehicles/ugv_hua2022.ini" --soils "$DATA/classes/soils.csv" \
+        --landuse-classes "$DATA/classes/landuse.csv" --realizations "$tmp/sim.tif" "$@" &&
+    TRV_BLOCK_COLS=$cols TRV_BLOCK_ROWS=$rows "$BIN/trv-cost" -q --terrain "$tmp/run" --rules "$DATA/fuzzy/mobility.fcl" \
         --soils "$DATA/classes/soils.csv" --realizations "$tmp/sim.tif" && mv "$tmp/run" "$tmp/$name"
 }
+REAL_TILES="1x64 7x7 64x1 13x1000000 256x256 1000000x1 1000000x7 1000000x64"
 if [ -z "$PY" ]; then
     skip_pkg python3-gdal "python3 with GDAL and numpy is needed to make the realisations"
 elif mksim "$tmp/r1000000/dem.tif" "$tmp/sim.tif" 4; then
-    for rows in 1000000 1 7 64; do
-        realized $rows q$rows && ok || bad "--realizations with TRV_BLOCK_ROWS=$rows failed"
+    for t in 1000000x1000000 $REAL_TILES; do
+        realized $t q$t && ok || bad "--realizations by tiles of $t failed"
         if [ -f "$tmp/zones.geojson" ]; then
-            realized $rows qz$rows --zones "$tmp/zones.geojson" --crossings "$tmp/zones_cross.geojson" && ok ||
-                bad "--realizations --zones with TRV_BLOCK_ROWS=$rows failed"
+            realized $t qz$t --zones "$tmp/zones.geojson" --crossings "$tmp/zones_cross.geojson" && ok ||
+                bad "--realizations --zones by tiles of $t failed"
         fi
     done
-    for rows in 1 7 64; do
+    for t in $REAL_TILES; do
         for f in $REAL_FILES; do
-            cmp -s "$tmp/q1000000/$f" "$tmp/q$rows/$f" && ok ||
-                bad "--realizations: $f differs between block heights $rows and the whole raster"
+            cmp -s "$tmp/q1000000x1000000/$f" "$tmp/q$t/$f" && ok ||
+                bad "--realizations: $f differs between tiles of $t and the whole raster"
             [ -f "$tmp/zones.geojson" ] || continue
-            cmp -s "$tmp/qz1000000/$f" "$tmp/qz$rows/$f" && ok ||
-                bad "--realizations --zones: $f differs between block heights $rows and the whole raster"
+            cmp -s "$tmp/qz1000000x1000000/$f" "$tmp/qz$t/$f" && ok ||
+                bad "--realizations --zones: $f differs between tiles of $t and the whole raster"
         done
     done
     # the zones changed the realisations (the check compares different maps)
-    cmp -s "$tmp/q7/p_nogo.tif" "$tmp/qz7/p_nogo.tif" && bad "--zones left p_nogo.tif unchanged" || ok
+    cmp -s "$tmp/q7x7/p_nogo.tif" "$tmp/qz7x7/p_nogo.tif" && bad "--zones left p_nogo.tif unchanged" || ok
     for f in p_nogo speed_p50 cost_std; do
-        "$PY" "$(dirname "$0")/cog_check.py" "$tmp/q7/$f.tif" >"$tmp/cogres" 2>&1 && ok || bad "$f.tif: $(cat "$tmp/cogres")"
+        "$PY" "$(dirname "$0")/cog_check.py" "$tmp/q7x7/$f.tif" >"$tmp/cogres" 2>&1 && ok || bad "$f.tif: $(cat "$tmp/cogres")"
     done
 else
     bad "cannot make the realisations"
@@ -383,6 +389,26 @@ PYEOF
     whole=$((40000 * 300 * 8 / 1024))
     [ "$narrow" -gt 0 ] && [ $((wide - narrow)) -lt $((whole / 5)) ] && ok ||
         bad "trv-render: peak RSS $narrow -> $wide KiB from 2000 to 40000 columns (the whole layers: $whole KiB)"
+    # --realizations by tiles (2 bands) on both: peak RSS grows by less than
+    # a fifth of the six speed outputs held whole (24 bytes a cell) from 2000
+    # to 40000 columns (measured 85 -> 108 MiB and 76 -> 112 MiB; by
+    # full-width row blocks trv-speed's grew 115 -> 994 MiB, trv-cost's
+    # 107 -> 947 MiB: docs/scale.md)
+    for n in narrow wide; do
+        mksim "$tmp/m_$n/dem.tif" "$tmp/wsim_$n.tif" 2 || bad "cannot make the $n realisations"
+        TRV_BLOCK_MEM=0 /usr/bin/time -f "%M" -o "$tmp/rss_wrs_$n" "$BIN/trv-speed" -q --terrain "$tmp/m_$n" \
+            --vehicle "$DATA/vehicles/ugv_hua2022.ini" --soils "$DATA/classes/soils.csv" \
+            --landuse-classes "$DATA/classes/landuse.csv" --realizations "$tmp/wsim_$n.tif" &&
+        TRV_BLOCK_MEM=0 /usr/bin/time -f "%M" -o "$tmp/rss_wrc_$n" "$BIN/trv-cost" -q --terrain "$tmp/m_$n" \
+            --rules "$DATA/fuzzy/mobility.fcl" --soils "$DATA/classes/soils.csv" --realizations "$tmp/wsim_$n.tif" ||
+            bad "--realizations on the $n raster"
+    done
+    for t in wrs wrc; do
+        narrow=$(tail -1 "$tmp/rss_${t}_narrow") wide=$(tail -1 "$tmp/rss_${t}_wide") whole=$((40000 * 300 * 24 / 1024))
+        echo "--realizations ($t) peak RSS: $narrow KiB (2000 x 300), $wide KiB (40000 x 300)"
+        [ "$narrow" -gt 0 ] && [ $((wide - narrow)) -lt $((whole / 5)) ] && ok ||
+            bad "--realizations ($t): peak RSS $narrow -> $wide KiB from 2000 to 40000 columns (the six outputs whole: $whole KiB)"
+    done
 fi
 
 # ---- trv-terrain's class maps read by windows (the aligner fetches the

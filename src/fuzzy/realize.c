@@ -1,9 +1,11 @@
 /* The fuzzy cost over terrain realisations (realize.h): a row callback of
- * tm_realize_zoned that evaluates the rules on each realisation's row and
- * sums the cost and its square per cell of a block; the block's mean and
- * standard deviation from them when its last band is done, sent to process
- * 0 (core/split.h), which folds and writes them in block order. */
+ * tm_realize_zoned that evaluates the rules on each realisation's row of a
+ * tile and sums the cost and its square per cell of the tile; the tile's
+ * mean and standard deviation from them when its last band is done, sent to
+ * process 0 (core/split.h), which folds (exact sums: core/moments.h) and
+ * writes them in tile order. */
 #include "fuzzy/realize.h"
+#include "core/moments.h"
 #include "core/split.h"
 #include "run/run.h"
 
@@ -18,18 +20,18 @@ typedef struct acc {
     const fz_engine *e;
     double ci_of[256];
     int src[FZ_MAX_INPUTS];
-    int nx, rows;             /* rows: tm_real's (a block starts at a multiple of it) */
-    double *sum, *sum2;       /* the block's cells */
+    int rows;                 /* tm_real's (a tile starts at a multiple of it) */
+    double *sum, *sum2;       /* the tile's cells, rows of the tile's width */
     unsigned char *nod;
     float *ci, *cost;         /* one row */
     unsigned char *valid;
-    float *ms;                /* the block's rows of the outputs: mean, then std (ms_place) */
+    float *ms;                /* the tile's cells of the outputs: mean, then std (ms_place) */
     float *mean, *std;        /* in ms */
     trv_outset *set;
     const char *dir;
     const trv_meta *meta;
     geo_block_writer *w[2];   /* cost_mean.tif, cost_std.tif (NULL: not open) */
-    double ssum;              /* the std over the cells with data, in row order */
+    trv_moments ssum;         /* the std over the cells with data (exact: any order) */
     fz_real *out;
 } acc;
 
@@ -60,12 +62,12 @@ const char *fz_real_desc(int k)
     return k ? "mobility cost, standard deviation over realisations" : "mobility cost, mean over realisations";
 }
 
-/* The buffers for r's blocks, and the two writers. */
+/* The buffers for r's tiles, and the two writers. */
 static trv_status acc_start(trv_ctx *ctx, void *arg, const tm_real *r)
 {
     static const char *const files[2] = {FZ_REAL_MEAN_TIF, FZ_REAL_STD_TIF};
     acc *A = arg;
-    size_t nx = (size_t)(A->nx = r->grid->nx), cells = (size_t)(A->rows = r->rows) * nx;
+    size_t nx = (size_t)r->cols, cells = (size_t)(A->rows = r->rows) * nx;
     A->out->cells = r->cells;
     A->out->n = r->n;
     if (!(A->sum = calloc(cells, sizeof *A->sum)) || !(A->sum2 = calloc(cells, sizeof *A->sum2)) ||
@@ -83,21 +85,21 @@ static trv_status acc_start(trv_ctx *ctx, void *arg, const tm_real *r)
     return st;
 }
 
-/* mean and std for a block of `cells` cells: ms, then ms + cells (one part). */
+/* mean and std for a tile of `cells` cells: ms, then ms + cells (one part). */
 static void ms_place(acc *A, size_t cells)
 {
     A->mean = A->ms;
     A->std = A->ms + cells;
 }
 
-/* Rows y0 .. y1 - 1 done (the process that computed them): their mean and
- * standard deviation from the sums; the sums cleared for the next block. */
-static trv_status acc_block(trv_ctx *ctx, void *arg, int y0, int y1)
+/* The tile done (the process that computed it): its mean and standard
+ * deviation from the sums; the sums cleared for the next tile. */
+static trv_status acc_block(trv_ctx *ctx, void *arg, int x0, int y0, int nx, int ny)
 {
-    (void)ctx;
+    (void)ctx, (void)x0, (void)y0;
     acc *A = arg;
     const fz_real *out = A->out;
-    size_t cells = (size_t)(y1 - y0) * A->nx;
+    size_t cells = (size_t)nx * ny;
     ms_place(A, cells);
     for (size_t i = 0; i < cells; i++) {
         if (A->nod[i]) {
@@ -114,33 +116,34 @@ static trv_status acc_block(trv_ctx *ctx, void *arg, int y0, int y1)
     return TRV_OK;
 }
 
-static int acc_parts(void *arg, int y0, int y1, trv_part *p)
+static int acc_parts(void *arg, int x0, int y0, int nx, int ny, trv_part *p)
 {
     acc *A = arg;
-    size_t cells = (size_t)(y1 - y0) * A->nx;
+    size_t cells = (size_t)nx * ny;
+    (void)x0, (void)y0;
     ms_place(A, cells); /* process 0 receives into them */
     p[0] = (trv_part){A->ms, 2 * cells * sizeof *A->ms};
     return 1;
 }
 
-/* Process 0, in block order: the std's sum (row order, as one process
- * sums it) and max, the nodata cells counted, the rows written. */
-static trv_status acc_write(trv_ctx *ctx, void *arg, int y0, int y1)
+/* Process 0, in tile order: the std's exact sum and its max (both the
+ * same in any order), the nodata cells counted, the tile written. */
+static trv_status acc_write(trv_ctx *ctx, void *arg, int x0, int y0, int nx, int ny)
 {
     acc *A = arg;
     fz_real *out = A->out;
-    size_t cells = (size_t)(y1 - y0) * A->nx;
+    size_t cells = (size_t)nx * ny;
     for (size_t i = 0; i < cells; i++) {
         if (A->std[i] == -9999) {
             out->nodata++;
             continue;
         }
-        A->ssum += A->std[i];
+        trv_moments_add(&A->ssum, A->std[i]);
         out->std_max = fmax(out->std_max, A->std[i]);
     }
-    trv_status st = geo_block_write(ctx, A->w[0], y0, y1 - y0, A->mean);
+    trv_status st = geo_block_write_tile(ctx, A->w[0], x0, y0, nx, ny, A->mean);
     if (!st)
-        st = geo_block_write(ctx, A->w[1], y0, y1 - y0, A->std);
+        st = geo_block_write_tile(ctx, A->w[1], x0, y0, nx, ny, A->std);
     return st;
 }
 
@@ -170,6 +173,7 @@ trv_status fz_realize(trv_ctx *ctx, trv_outset *set, const fz_engine *e, const c
 {
     memset(out, 0, sizeof *out);
     acc A = {.e = e, .set = set, .dir = dir, .meta = meta, .out = out};
+    trv_moments_init(&A.ssum);
     tm_run_model rm;
     tm_real tr;
     const tm_real_sink sink = {acc_start, acc_row, acc_block, acc_parts, acc_write, &A};
@@ -186,7 +190,7 @@ trv_status fz_realize(trv_ctx *ctx, trv_outset *set, const fz_engine *e, const c
             trv_status k_st = geo_block_writer_close(ctx, A.w[k], st, &out->stats[k]);
             st = st ? st : k_st;
         }
-    out->std_mean = out->cells > out->nodata ? A.ssum / (double)(out->cells - out->nodata) : 0;
+    out->std_mean = out->cells > out->nodata ? trv_moments_sum(&A.ssum) / (double)(out->cells - out->nodata) : 0;
     if (have_rm)
         tm_run_model_free(&rm);
     acc_free(&A);

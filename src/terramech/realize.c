@@ -1,10 +1,12 @@
-/* The speed model over terrain realisations (realize.h): block by block of
- * rows (core/split.h: on one process or split over several), the soil and
- * land use read by blocks, every band through Horn slope and tm_row,
- * per-cell counts and the N speeds sorted in place into the block's rows of
- * the outputs; process 0 folds the figures and writes the rows in block
- * order. */
+/* The speed model over terrain realisations (realize.h): tile by tile
+ * (core/split.h: block b is tile b, on one process or split over several),
+ * the soil and land use read by windows, every band's window with a
+ * 1-cell halo through Horn slope and tm_row, per-cell counts and the N
+ * speeds sorted in place into the tile's cells of the outputs; process 0
+ * folds the figures (exact sums: core/moments.h) and writes the tiles in
+ * tile order. */
 #include "terramech/realize.h"
+#include "core/moments.h"
 #include "core/split.h"
 #include "geo/block.h"
 #include "geo/zones.h"
@@ -73,16 +75,19 @@ typedef struct real_tally {
     size_t data[RUN_NLAYERS];              /* run_blocks' data cells of the block */
 } real_tally;
 
-/* The work of one run: inputs, the block's buffers and the outputs. */
+/* The work of one run: inputs, the tile's buffers and the outputs. */
 typedef struct realize_job {
     const tm_model *m;
     run_blocks in;            /* soil and land use */
     geo_raster_src *src;      /* SIM.tif */
     float nodata;             /* SIM.tif's (band 1's, as geo_raster_src_alloc gives it) */
-    float *dem;               /* one band's rows of the block and one above and below */
-    int nx, ny, n, rows;      /* rows: a block's */
+    float *dem;               /* one band's window: the tile and its 1-cell halo (clipped) */
+    int nx, ny, n;            /* the grid's columns and rows, the realisations */
+    int tw, th, ntx;          /* the tiles' size, tiles per row of tiles */
+    int x0, y0, tnx, tny;     /* the tile computed */
+    int xa, ya, ww;           /* the window's first column and row, its width */
     double ew, ns;            /* cell size in metres */
-    float *v;                 /* the block's speeds, cell-major: v[cell * n + k] */
+    float *v;                 /* the tile's speeds, cell-major: v[cell * n + k] */
     int *cnt, *cnt_slope;     /* the block's NOGO counts */
     unsigned char *nod;       /* 1: no data in some realisation */
     float *slope, *speed;     /* one row */
@@ -92,10 +97,19 @@ typedef struct realize_job {
     real_tally t;             /* the block's */
     geo_block_writer *w[TM_REAL_NOUT]; /* NULL: not written */
     const tm_real_sink *sink;
-    geo_zones *zones;         /* NULL: none; else burned block by block into burn */
+    geo_zones *zones;         /* NULL: none; else burned tile by tile into burn */
     const geo_grid *grid;     /* the run's */
+    trv_moments p_nogo;       /* P(NOGO) over the cells with data (process 0) */
     tm_real *out;
 } realize_job;
+
+/* Tile i (row-major over the tiles) into J's x0, y0, tnx, tny. */
+static void tile_of(realize_job *J, int i)
+{
+    J->x0 = i % J->ntx * J->tw, J->y0 = i / J->ntx * J->th;
+    J->tnx = J->nx - J->x0 < J->tw ? J->nx - J->x0 : J->tw;
+    J->tny = J->ny - J->y0 < J->th ? J->ny - J->y0 : J->th;
+}
 
 /* res[k] for a block of `cells` cells: resbuf + k cells, one part to send. */
 static void res_place(realize_job *J, size_t cells)
@@ -104,19 +118,23 @@ static void res_place(realize_job *J, size_t cells)
         J->res[k] = J->resbuf + (size_t)k * cells;
 }
 
-/* Row y (y0 <= y < y1) of band k through slope, speed and the zones, into
- * the block's counts and speeds. */
-static trv_status band_row(trv_ctx *ctx, realize_job *J, int k, int y, int y0, int ya)
+/* Row y of band k over the tile's columns through slope (the window's
+ * columns x - 1 .. x + 1 around each: geo_slope_at on the window's rows,
+ * whose edges are the grid's where it is clipped, so the whole row's
+ * values), speed and the zones, into the tile's counts and speeds. */
+static trv_status band_row(trv_ctx *ctx, realize_job *J, int k, int y)
 {
-    int nx = J->nx;
-    const float *row = J->dem + (size_t)(y - ya) * nx;
-    const unsigned char *soil = geo_rows_u8(J->in.rows[RUN_SOIL], y), *lu = geo_rows_u8(J->in.rows[RUN_LANDUSE], y);
-    size_t b = (size_t)(y - y0) * nx;
-    geo_slope_row(y > 0 ? row - nx : NULL, row, y + 1 < J->ny ? row + nx : NULL, nx, 1, J->nodata, J->ew, J->ns,
-                  NODATA, J->slope);
+    int nx = J->tnx, ww = J->ww, xo = J->x0 - J->xa;
+    const float *row = J->dem + (size_t)(y - J->ya) * ww;
+    const float *above = y > 0 ? row - ww : NULL, *below = y + 1 < J->ny ? row + ww : NULL;
+    const unsigned char *soil = geo_window_u8(J->in.win[RUN_SOIL], J->x0, y);
+    const unsigned char *lu = geo_window_u8(J->in.win[RUN_LANDUSE], J->x0, y);
+    size_t b = (size_t)(y - J->y0) * nx;
+    for (int x = 0; x < nx; x++)
+        J->slope[x] = geo_slope_at(above, row, below, ww, xo + x, 1, J->nodata, J->ew, J->ns, NODATA);
     tm_row(J->m, J->slope, NODATA, soil, lu, nx, J->speed, J->reason, J->limit);
     if (J->zones)
-        tm_zones_bake_rows(J->zones, J->grid, y, y + 1, J->burn + b, J->speed, J->reason, J->limit);
+        tm_zones_bake_window(J->zones, J->grid, J->x0, y, nx, 1, J->burn + b, J->speed, J->reason, J->limit);
     for (int x = 0; x < nx; x++) {
         unsigned char why = J->reason[x];
         J->nod[b + x] |= why == TM_NOGO_NODATA;
@@ -125,22 +143,24 @@ static trv_status band_row(trv_ctx *ctx, realize_job *J, int k, int y, int y0, i
         J->v[(b + x) * J->n + k] = J->speed[x];
     }
     const tm_real_sink *S = J->sink;
-    return S && S->row ? S->row(ctx, S->arg, k, y, row, J->slope, soil, J->speed, J->reason, nx) : TRV_OK;
+    return S && S->row ? S->row(ctx, S->arg, k, y, row + xo, J->slope, soil, J->speed, J->reason, nx) : TRV_OK;
 }
 
-/* Band k (0-based) over rows [y0, y1): read with a row of margin, then row by row. */
-static trv_status block_band(trv_ctx *ctx, realize_job *J, int k, int y0, int y1)
+/* Band k (0-based) over the tile: its window with a cell of margin all
+ * round (clipped at the grid's edges), then row by row. */
+static trv_status tile_band(trv_ctx *ctx, realize_job *J, int k)
 {
-    int ya = y0 > 0 ? y0 - 1 : 0, yb = y1 < J->ny ? y1 + 1 : J->ny;
+    int x1 = J->x0 + J->tnx, y1 = J->y0 + J->tny, xb = x1 < J->nx ? x1 + 1 : J->nx, yb = y1 < J->ny ? y1 + 1 : J->ny;
+    J->xa = J->x0 > 0 ? J->x0 - 1 : 0, J->ya = J->y0 > 0 ? J->y0 - 1 : 0, J->ww = xb - J->xa;
     trv_status st = geo_raster_src_band(ctx, J->src, k + 1);
     if (!st)
-        st = geo_raster_read_window_to(ctx, J->src, 0, ya, J->nx, yb - ya, J->dem, (size_t)J->nx, J->nodata);
-    for (int y = y0; y < y1 && !st; y++)
-        st = band_row(ctx, J, k, y, y0, ya);
+        st = geo_raster_read_window_to(ctx, J->src, J->xa, J->ya, J->ww, yb - J->ya, J->dem, (size_t)J->ww, J->nodata);
+    for (int y = J->y0; y < y1 && !st; y++)
+        st = band_row(ctx, J, k, y);
     return st;
 }
 
-/* Cell c of the block: nodata, or its statistics into the block's rows and tallies. */
+/* Cell c of the tile: nodata, or its statistics into the tile's cells and tallies. */
 static void cell_finish(realize_job *J, size_t c)
 {
     float *v = J->v + c * J->n;
@@ -164,16 +184,19 @@ static void cell_finish(realize_job *J, size_t c)
     J->t.always_nogo += J->cnt[c] == J->n;
 }
 
-/* Block ops' compute: rows [y0, y1): soil, land use and the zones' burn,
- * every band, the cells' statistics into the block's rows and tallies, the
+/* Block ops' compute: tile i: soil, land use and the zones' burn, every
+ * band, the cells' statistics into the tile's cells and tallies, the
  * sink's block. */
-static trv_status compute_block(trv_ctx *ctx, void *arg, int y0, int y1)
+static trv_status compute_block(trv_ctx *ctx, void *arg, int i, int i1)
 {
     realize_job *J = arg;
-    size_t cells = (size_t)(y1 - y0) * J->nx;
-    trv_status st = run_blocks_read(ctx, &J->in, y0, y1);
+    (void)i1;
+    tile_of(J, i);
+    size_t cells = (size_t)J->tnx * J->tny;
+    const long w[5] = {J->x0, J->y0, J->tnx, J->tny, J->tnx};
+    trv_status st = run_blocks_read_window(ctx, &J->in, J->x0, J->x0 + J->tnx, J->y0, J->y0 + J->tny);
     if (!st && J->zones)
-        st = geo_zones_burn_rows(ctx, J->grid, J->zones, y0, y1, J->burn);
+        st = geo_zones_burn_window(ctx, J->grid, J->zones, w, NULL, J->burn);
     if (st)
         return st;
     memset(&J->t, 0, sizeof J->t);
@@ -183,53 +206,57 @@ static trv_status compute_block(trv_ctx *ctx, void *arg, int y0, int y1)
     memset(J->nod, 0, cells);
     res_place(J, cells);
     for (int k = 0; k < J->n && !st; k++)
-        st = block_band(ctx, J, k, y0, y1);
+        st = tile_band(ctx, J, k);
     for (size_t c = 0; c < cells && !st; c++)
         cell_finish(J, c);
     const tm_real_sink *S = J->sink;
-    return !st && S && S->block ? S->block(ctx, S->arg, y0, y1) : st;
+    return !st && S && S->block ? S->block(ctx, S->arg, J->x0, J->y0, J->tnx, J->tny) : st;
 }
 
-/* The block's parts: its six outputs' rows, its tallies, the sink's. */
-static int block_parts(void *arg, int y0, int y1, trv_part p[])
+/* Tile i's parts: its six outputs' cells, its tallies, the sink's. */
+static int block_parts(void *arg, int i, int i1, trv_part p[])
 {
     realize_job *J = arg;
-    size_t cells = (size_t)(y1 - y0) * J->nx;
+    (void)i1;
+    tile_of(J, i);
+    size_t cells = (size_t)J->tnx * J->tny;
     res_place(J, cells); /* process 0 receives into them */
     p[0] = (trv_part){J->resbuf, TM_REAL_NOUT * cells * sizeof *J->resbuf};
     p[1] = (trv_part){&J->t, sizeof J->t};
     const tm_real_sink *S = J->sink;
-    return 2 + (S && S->parts ? S->parts(S->arg, y0, y1, p + 2) : 0);
+    return 2 + (S && S->parts ? S->parts(S->arg, J->x0, J->y0, J->tnx, J->tny, p + 2) : 0);
 }
 
-/* Process 0, in block order: the tallies and P(NOGO)'s sum (row order, as
- * one process sums it), the rows written, the sink's write. */
-static trv_status write_block(trv_ctx *ctx, void *arg, int y0, int y1)
+/* Process 0, in tile order: the tallies and P(NOGO)'s exact sum (the same
+ * in any order), the tile written, the sink's write. */
+static trv_status write_block(trv_ctx *ctx, void *arg, int i, int i1)
 {
     realize_job *J = arg;
     tm_real *out = J->out;
-    size_t cells = (size_t)(y1 - y0) * J->nx;
+    (void)i1;
+    tile_of(J, i);
+    size_t cells = (size_t)J->tnx * J->tny;
     run_blocks_add(&J->in, J->t.data);
     out->nodata += J->t.nodata;
     out->always_go += J->t.always_go;
     out->always_nogo += J->t.always_nogo;
     for (size_t c = 0; c < cells; c++)
         if (J->res[TM_REAL_P_NOGO][c] != NODATA)
-            out->p_nogo_mean += J->res[TM_REAL_P_NOGO][c];
+            trv_moments_add(&J->p_nogo, J->res[TM_REAL_P_NOGO][c]);
     trv_status st = TRV_OK;
     for (int k = 0; k < TM_REAL_NOUT && !st && J->w[k]; k++)
-        st = geo_block_write(ctx, J->w[k], y0, y1 - y0, J->res[k]);
+        st = geo_block_write_tile(ctx, J->w[k], J->x0, J->y0, J->tnx, J->tny, J->res[k]);
     const tm_real_sink *S = J->sink;
-    return !st && S && S->write ? S->write(ctx, S->arg, y0, y1) : st;
+    return !st && S && S->write ? S->write(ctx, S->arg, J->x0, J->y0, J->tnx, J->tny) : st;
 }
 
-/* The buffers of J for its block size. */
+/* The buffers of J for its tile size. */
 static trv_status job_alloc(trv_ctx *ctx, realize_job *J)
 {
-    size_t cells = (size_t)J->rows * J->nx, nx = (size_t)J->nx;
+    size_t cells = (size_t)J->th * J->tw, nx = (size_t)J->tw, win = (size_t)(J->th + 2) * (J->tw + 2);
     int ok = (J->v = malloc(cells * J->n * sizeof *J->v)) && (J->cnt = malloc(cells * sizeof *J->cnt)) &&
              (J->cnt_slope = malloc(cells * sizeof *J->cnt_slope)) && (J->nod = malloc(cells)) &&
-             (J->dem = malloc((cells + 2 * nx) * sizeof *J->dem)) && (J->slope = malloc(nx * sizeof *J->slope)) &&
+             (J->dem = malloc(win * sizeof *J->dem)) && (J->slope = malloc(nx * sizeof *J->slope)) &&
              (J->speed = malloc(nx * sizeof *J->speed)) && (J->reason = malloc(nx)) && (J->limit = malloc(nx)) &&
              (!J->zones || (J->burn = malloc(cells))) && (J->resbuf = malloc(TM_REAL_NOUT * cells * sizeof *J->resbuf));
     return ok ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
@@ -287,11 +314,14 @@ static trv_status job_open(trv_ctx *ctx, realize_job *J, const char *sims, tm_re
     J->ny = g->ny;
     J->nodata = (float)geo_raster_src_nodata(J->src, &has);
     J->n = out->n = geo_raster_src_bands(J->src);
-    J->rows = tm_real_block_rows(J->nx, J->n);
-    J->rows = out->rows = J->rows < J->ny ? J->rows : J->ny;
+    int cols = geo_block_cols(), rows;
+    J->tw = out->cols = cols < J->nx ? cols : J->nx;
+    rows = tm_real_block_rows(J->tw, J->n);
+    J->th = out->rows = rows < J->ny ? rows : J->ny;
+    J->ntx = (J->nx + J->tw - 1) / J->tw;
     out->grid = g;
     out->cells = (size_t)g->nx * g->ny;
-    geo_block_cache_reserve(J->nx, 3 * J->n);
+    geo_block_cache_reserve(J->tw + 2 + 512, 3 * J->n); /* per band, the 3 x 3 tiles of SIM.tif a window meets */
     return job_alloc(ctx, J);
 }
 
@@ -319,10 +349,12 @@ trv_status tm_realize_zoned(trv_ctx *ctx, trv_outset *set, const tm_model *m, co
     realize_job J;
     memset(&J, 0, sizeof J);
     J.m = m, J.sink = sink, J.out = out;
+    trv_moments_init(&J.p_nogo);
     const int writes = !sp || sp->rank == 0;
     trv_status st = setup(ctx, &J, set, dir, sims, zo, meta, out);
     const trv_block_ops ops = {&J, compute_block, block_parts, write_block, "realizations"};
-    st = trv_split_blocks(ctx, sp, st, st ? 0 : J.ny, J.rows, &ops);
+    int tiles = st ? 0 : J.ntx * ((J.ny + J.th - 1) / J.th);
+    st = trv_split_blocks(ctx, sp, st, tiles, 1, &ops);
     if (!st && writes)
         st = run_blocks_finish(ctx, &J.in);
     for (int k = 0; k < TM_REAL_NOUT; k++)
@@ -332,7 +364,7 @@ trv_status tm_realize_zoned(trv_ctx *ctx, trv_outset *set, const tm_model *m, co
         }
     size_t data = out->cells - out->nodata;
     out->uncertain = data - out->always_go - out->always_nogo;
-    out->p_nogo_mean = data ? out->p_nogo_mean / data : 0;
+    out->p_nogo_mean = data ? trv_moments_sum(&J.p_nogo) / data : 0;
     job_free(&J);
     out->grid = NULL;
     return st;

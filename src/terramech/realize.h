@@ -16,20 +16,24 @@
  *                  h = (N - 1) p, q = v_(floor h) + (h - floor h)(v_(floor h + 1) - v_(floor h))
  * A cell that is no data in any realisation (DEM, soil or land use) is
  * nodata (-9999) in every output. Streaming (docs/scale.md): the grid is
- * taken in blocks of rows (tm_real_block_rows); a block reads its rows of
- * soil.tif and land use (run_blocks: run_load's checks and messages, "holds
- * only nodata" after the last block) and, band by band, its rows of SIM.tif
- * and one above and below (Horn); it keeps the N speeds of its cells, sorts
- * them per cell and writes its rows of the six outputs (geo_block_writer:
- * Cloud-Optimized GeoTIFFs). Memory: N x block x nx floats for the speeds
- * (block at most TM_REAL_BLOCK_FLOATS / (N nx) rows, at least one), GDAL's
- * cache of three 256-row strips of each band of SIM.tif, and the writers'
- * strips: O(nx x block x N), never a grid. The bytes do not depend on the
- * block height, nor on the processes the blocks are split over
- * (tm_realize_zoned's sp, core/split.h). Deterministic: no randomness here; the same SIM.tif gives
- * the same bytes.
+ * taken in square tiles, row-major (geo_block_cols() columns,
+ * tm_real_block_rows rows); a tile reads its window of soil.tif and land
+ * use (run_blocks: run_load's checks and messages, "holds only nodata"
+ * after the last tile) and, band by band, its window of SIM.tif with one
+ * cell more on each side (Horn; clipped at the grid's edges, where Horn's
+ * own edge rule applies, so every cell's slope is the whole grid's); it
+ * keeps the N speeds of its cells, sorts them per cell and writes its
+ * cells of the six outputs (geo_block_write_tile: Cloud-Optimized
+ * GeoTIFFs). Memory: N x tile floats for the speeds (a tile at most
+ * TM_REAL_BLOCK_FLOATS / (N cols) rows, at least one), GDAL's cache of
+ * three 256-row strips of (tile width + 514) columns of each band of
+ * SIM.tif: O(tile x N), whatever the grid's width and height. The bytes
+ * do not depend on the tile size, nor on the processes the tiles are split
+ * over (tm_realize_zoned's sp, core/split.h); P(NOGO)'s mean is an exact
+ * sum (core/moments.h), the same in any order. Deterministic: no
+ * randomness here; the same SIM.tif gives the same bytes.
  * With zones (trv-speed --zones, tm_realize_zoned), each realisation's row
- * is baked as trv-speed bakes speed.tif (geo_zones_burn_rows, tm_zones_bake_rows)
+ * is baked as trv-speed bakes speed.tif (geo_zones_burn_window, tm_zones_bake_window)
  * before it is counted: a nogo zone's cells NOGO (reason zone) in every realisation,
  * so P(NOGO) = 1 there; speed v -> min(v / f, c) in factor and max_speed
  * zones. trv-route --mc (tm_real_cell) takes the model alone: its zones
@@ -51,13 +55,14 @@ const char *tm_real_file(int k);
 /* The label of output k (as tm_real_file); NULL outside 0..TM_REAL_NOUT-1. */
 const char *tm_real_desc(int k);
 
-/* Rows per block for nx columns and n realisations: geo_block_rows(), at
+/* Rows per tile for tiles of nx columns and n realisations: geo_block_rows(), at
  * most TM_REAL_BLOCK_FLOATS / (n nx) (the speeds held), at least 1. */
 int tm_real_block_rows(int nx, int n);
 
 typedef struct tm_real {
     int n;                          /* realisations: the bands of SIM.tif */
-    int rows;                       /* rows per block (tm_real_block_rows; at most the grid's) */
+    int cols, rows;                 /* a tile's columns (geo_block_cols) and rows (tm_real_block_rows;
+                                       each at most the grid's) */
     const geo_grid *grid;           /* the run's (valid during the run) */
     size_t cells, nodata;           /* all cells; nodata in some realisation */
     size_t always_go, always_nogo, uncertain; /* cells with data: P(NOGO) = 0, = 1, in between */
@@ -65,15 +70,16 @@ typedef struct tm_real {
 } tm_real;
 
 /* What a caller sees of the run (every member may be NULL), on every
- * process (core/split.h): start once the inputs are open and r's n, rows,
- * grid and cells are set, before the first block; then for each block of
- * rows y0 .. y1 - 1 (y0 a multiple of r->rows) that this process computes:
- * row for every row y of every band k (0-based) with that realisation's
- * DEM row, slope row (nodata -9999), the soil row, speed and reason rows
- * (tm_row's), in band order; block after its last band (the block's own
- * rows from them); parts: the buffers those rows are in (at most
+ * process (core/split.h): start once the inputs are open and r's n, cols,
+ * rows, grid and cells are set, before the first tile; then for each tile
+ * x0 .. x0 + nx - 1, y0 .. y0 + ny - 1 (x0 a multiple of r->cols, y0 of
+ * r->rows; nx, ny at most those) that this process computes: row for every
+ * row y of the tile of every band k (0-based) with the tile's nx cells of
+ * that row: that realisation's DEM, slope (nodata -9999), soil, speed and
+ * reason (tm_row's), in band order; block after its last band (the tile's
+ * own cells from them); parts: the buffers those cells are in (at most
  * TRV_SPLIT_PARTS - 2; the same places on every process), sent to process 0
- * with the block's; on process 0 alone, in block order, write: the rows
+ * with the tile's; on process 0 alone, in tile order, write: the cells
  * folded and written. A non-zero return stops the run with that status (the
  * callee set the message). trv-cost --realizations sums the cost so. */
 struct trv_part;
@@ -81,9 +87,9 @@ typedef struct tm_real_sink {
     trv_status (*start)(trv_ctx *ctx, void *arg, const tm_real *r);
     trv_status (*row)(trv_ctx *ctx, void *arg, int k, int y, const float *dem, const float *slope,
                       const unsigned char *soil, const float *speed, const unsigned char *reason, int nx);
-    trv_status (*block)(trv_ctx *ctx, void *arg, int y0, int y1);
-    int (*parts)(void *arg, int y0, int y1, struct trv_part *p);
-    trv_status (*write)(trv_ctx *ctx, void *arg, int y0, int y1);
+    trv_status (*block)(trv_ctx *ctx, void *arg, int x0, int y0, int nx, int ny);
+    int (*parts)(void *arg, int x0, int y0, int nx, int ny, struct trv_part *p);
+    trv_status (*write)(trv_ctx *ctx, void *arg, int x0, int y0, int nx, int ny);
     void *arg;
 } tm_real_sink;
 
@@ -96,15 +102,15 @@ typedef struct tm_real_sink {
  * set (meta: their metadata; the tool adds their QGIS styles); NULL: none
  * written (trv-cost). sink may be NULL. On failure the outputs are
  * abandoned (the set must not be committed).
- * sp (core/split.h, docs/cluster.md; NULL: one process): the blocks split
- * over processes, block b computed on process b % size; each sends its
- * block's six rows (all six, whatever set), its integer tallies and the
+ * sp (core/split.h, docs/cluster.md; NULL: one process): the tiles split
+ * over processes, tile b computed on process b % size; each sends its
+ * tile's six outputs (all six, whatever set), its integer tallies and the
  * sink's parts to process 0, which alone passes set and meta, writes the
- * rows in block order and fills *out: the tallies added, P(NOGO)'s mean
- * summed cell by cell from the rows in row order, as one process sums it,
- * so the same bytes and figures whatever the processes; a block's error
- * comes back as process 0's (the one process's message). Every process
- * calls it, the others with set and meta NULL. */
+ * tiles in tile order and fills *out: the tallies added, P(NOGO)'s mean
+ * summed exactly from the tiles' cells, so the same bytes and figures
+ * whatever the processes; a tile's error comes back as process 0's (the
+ * one process's message). Every process calls it, the others with set and
+ * meta NULL. */
 struct trv_split;
 trv_status tm_realize_zoned(trv_ctx *ctx, trv_outset *set, const tm_model *m, const char *dir, const char *sims,
                             const tm_zone_opts *zo, const trv_meta *meta, const tm_real_sink *sink,
