@@ -173,60 +173,67 @@ static void test_classes_windows(void **state)
 {
     (void)state;
     trv_ctx *ctx = trv_ctx_new();
-    char *wkt = NULL;
-    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32617", &wkt), TRV_OK);
+    /* UTM 17 (west of its meridian) and UTM 16 (east of its): the source's
+     * columns drift one way going down the target in the first, the other
+     * way in the second, so the columns held grow on both sides */
+    const char *crs[2] = {"EPSG:32617", "EPSG:32616"};
+    const double x_org[2] = {199000, 735000};
     const char *maps[2] = {"jacksboro/soil_7p5arcsec.tif", "jacksboro/landuse_30m_utm16n.tif"};
     const double cells[2] = {30, 150};
-    for (int m = 0; m < 2; m++)
-        for (int c = 0; c < 2; c++)
-            for (int method = 0; method < 2; method++) {
-                const double cell = cells[c];
-                geo_grid t = {(int)(18000 / cell), (int)(20000 / cell), {199000, cell, 0, 4064000, 0, -cell}, wkt};
-                char *path = data_path(maps[m]);
-                geo_raster *whole = NULL;
-                geo_aligner *a = NULL, *lz = NULL;
-                fetch_count f = {0};
-                const geo_resample rs = method ? GEO_NEAREST : GEO_MODE;
-                assert_int_equal(geo_raster_read_categorical_for(ctx, path, &t, &whole), TRV_OK);
-                assert_int_equal(geo_aligner_new(ctx, whole, &t, rs, &a), TRV_OK);
-                size_t n = (size_t)t.nx * t.ny;
-                unsigned char *ref = malloc(n), *got = malloc(n), *tile = malloc(n);
-                assert_int_equal(geo_aligner_rows(ctx, a, 0, t.ny, ref), TRV_OK);
-                assert_int_equal(geo_cat_open(ctx, path, &t, &f.src), TRV_OK);
-                assert_int_equal(geo_aligner_new_lazy(ctx, geo_cat_grid(f.src), count_fetch, &f, &t, rs, &lz), TRV_OK);
-                const int tw[6] = {1, 7, 64, 13, 256, t.nx}, th[6] = {64, 7, 1, t.ny, 256, t.ny};
-                for (int k = 0; k < 6; k++) {
-                    geo_aligner *use = k == 3 || k == 4 ? lz : a;
-                    f.rows = f.cells = 0;
-                    memset(got, 0xff, n);
-                    for (int y0 = 0; y0 < t.ny; y0 += th[k])
-                        for (int x0 = 0; x0 < t.nx; x0 += tw[k]) {
-                            int y1 = y0 + th[k] < t.ny ? y0 + th[k] : t.ny, x1 = x0 + tw[k] < t.nx ? x0 + tw[k] : t.nx;
-                            assert_int_equal(geo_aligner_window(ctx, use, x0, x1, y0, y1, tile), TRV_OK);
-                            for (int y = y0; y < y1; y++)
-                                memcpy(got + (size_t)y * t.nx + x0, tile + (size_t)(y - y0) * (x1 - x0),
-                                       (size_t)(x1 - x0));
+    for (int z = 0; z < 2; z++) {
+        char *wkt = NULL;
+        assert_int_equal(geo_crs_wkt(ctx, crs[z], &wkt), TRV_OK);
+        for (int m = 0; m < 2; m++)
+            for (int c = 0; c < 2; c++)
+                for (int method = 0; method < 2; method++) {
+                    const double cell = cells[c];
+                    geo_grid t = {(int)(18000 / cell), (int)(20000 / cell), {x_org[z], cell, 0, 4064000, 0, -cell}, wkt};
+                    char *path = data_path(maps[m]);
+                    geo_raster *whole = NULL;
+                    geo_aligner *a = NULL, *lz = NULL;
+                    fetch_count f = {0};
+                    const geo_resample rs = method ? GEO_NEAREST : GEO_MODE;
+                    assert_int_equal(geo_raster_read_categorical_for(ctx, path, &t, &whole), TRV_OK);
+                    assert_int_equal(geo_aligner_new(ctx, whole, &t, rs, &a), TRV_OK);
+                    size_t n = (size_t)t.nx * t.ny;
+                    unsigned char *ref = malloc(n), *got = malloc(n), *tile = malloc(n);
+                    assert_int_equal(geo_aligner_rows(ctx, a, 0, t.ny, ref), TRV_OK);
+                    assert_int_equal(geo_cat_open(ctx, path, &t, &f.src), TRV_OK);
+                    assert_int_equal(geo_aligner_new_lazy(ctx, geo_cat_grid(f.src), count_fetch, &f, &t, rs, &lz), TRV_OK);
+                    const int tw[6] = {1, 7, 64, 13, 256, t.nx}, th[6] = {64, 7, 1, t.ny, 256, t.ny};
+                    for (int k = 0; k < 6; k++) {
+                        geo_aligner *use = k == 3 || k == 4 ? lz : a;
+                        f.rows = f.cells = 0;
+                        memset(got, 0xff, n);
+                        for (int y0 = 0; y0 < t.ny; y0 += th[k])
+                            for (int x0 = 0; x0 < t.nx; x0 += tw[k]) {
+                                int y1 = y0 + th[k] < t.ny ? y0 + th[k] : t.ny, x1 = x0 + tw[k] < t.nx ? x0 + tw[k] : t.nx;
+                                assert_int_equal(geo_aligner_window(ctx, use, x0, x1, y0, y1, tile), TRV_OK);
+                                for (int y = y0; y < y1; y++)
+                                    memcpy(got + (size_t)y * t.nx + x0, tile + (size_t)(y - y0) * (x1 - x0),
+                                           (size_t)(x1 - x0));
+                            }
+                        assert_memory_equal(got, ref, n);
+                        if (use == lz) { /* by windows: each source cell read about once, not once per tile */
+                            long src = (long)whole->grid.nx * whole->grid.ny;
+                            printf("  windows %d x %d: %ld source cells read of %ld\n", tw[k], th[k], f.cells, src);
+                            assert_true(f.cells > 0 && f.cells <= 3 * src);
                         }
-                    assert_memory_equal(got, ref, n);
-                    if (use == lz) { /* by windows: each source cell read about once, not once per tile */
-                        long src = (long)whole->grid.nx * whole->grid.ny;
-                        printf("  windows %d x %d: %ld source cells read of %ld\n", tw[k], th[k], f.cells, src);
-                        assert_true(f.cells > 0 && f.cells <= 3 * src);
                     }
+                    assert_int_equal(geo_aligner_window(ctx, a, 5, t.nx + 1, 0, 1, tile), TRV_ERR_INTERNAL);
+                    assert_int_equal(geo_aligner_window(ctx, a, -1, 3, 0, 1, tile), TRV_ERR_INTERNAL);
+                    assert_int_equal(geo_aligner_window(ctx, a, 3, 3, 0, 1, tile), TRV_ERR_INTERNAL);
+                    geo_aligner_free(lz);
+                    geo_cat_close(f.src);
+                    free(ref);
+                    free(got);
+                    free(tile);
+                    geo_aligner_free(a);
+                    geo_raster_free(whole);
+                    free(path);
                 }
-                assert_int_equal(geo_aligner_window(ctx, a, 5, t.nx + 1, 0, 1, tile), TRV_ERR_INTERNAL);
-                assert_int_equal(geo_aligner_window(ctx, a, -1, 3, 0, 1, tile), TRV_ERR_INTERNAL);
-                assert_int_equal(geo_aligner_window(ctx, a, 3, 3, 0, 1, tile), TRV_ERR_INTERNAL);
-                geo_aligner_free(lz);
-                geo_cat_close(f.src);
-                free(ref);
-                free(got);
-                free(tile);
-                geo_aligner_free(a);
-                geo_raster_free(whole);
-                free(path);
-            }
-    free(wkt);
+        free(wkt);
+    }
     trv_ctx_free(ctx);
 }
 
