@@ -739,6 +739,13 @@ static void test_output_folders(void **state)
     assert_int_equal(trv_output_folders_check(ctx, bad, 3), TRV_ERR_IO);
     snprintf(want, sizeof want, "cannot write '%s': the folder '%s/new' does not exist", deep, dir);
     assert_string_equal(trv_errmsg(ctx), want);
+    const char *paths[5][2] = {{"a/b/c.tif", "a/b"}, {"c.tif", "."}, {"/c.tif", "/"}, {"a/b/", "a/b"}, {"", "."}};
+    for (int k = 0; k < 5; k++) { /* the folder a path's file goes into, as the checks name it */
+        char *f = trv_path_folder(paths[k][0]);
+        assert_non_null(f);
+        assert_string_equal(f, paths[k][1]);
+        free(f);
+    }
     const char *rel[1] = {"no-such-folder-here/x.tif"};
     assert_int_equal(trv_output_folders_check(ctx, rel, 1), TRV_ERR_IO);
     assert_string_equal(trv_errmsg(ctx),

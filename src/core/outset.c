@@ -486,6 +486,17 @@ void trv_meta_add(trv_meta *meta, const char *key, const char *value)
     meta->nextra++;
 }
 
+char *trv_path_folder(const char *path)
+{
+    size_t n = strlen(path) + 2; /* "." for a bare name may be longer than it */
+    char *d = malloc(n);
+    if (d) {
+        memcpy(d, path, n - 1);
+        to_folder(d, n);
+    }
+    return d;
+}
+
 char *trv_path_join(const char *dir, const char *name)
 {
     size_t n = strlen(dir) + strlen(name) + 2;

@@ -352,6 +352,9 @@ char *trv_data_path(trv_ctx *ctx, const char *rel);
 
 /* Join dir and name into a malloc'ed path. */
 char *trv_path_join(const char *dir, const char *name);
+/* The folder of path, allocated: "." for a bare name, "/" for a file at
+ * the root (the folder the output checks name); NULL: out of memory. */
+char *trv_path_folder(const char *path);
 
 /* qsort comparators, ascending (NaN compares equal to everything, as the
  * plain < and > do). */

@@ -158,23 +158,12 @@ static trv_status run_pair(trv_ctx *ctx, kstream *s, long p, int n)
     return st;
 }
 
-/* The directory of path ("." for a bare name), allocated; NULL: out of memory. */
-static char *dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    size_t n = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
-    char *d = malloc(n + 2);
-    if (d)
-        snprintf(d, n + 2, "%.*s", (int)(n ? n : 1), n ? path : ".");
-    return d;
-}
-
 /* The pairs one after the other (the scratch file first). */
 static trv_status run_pairs_quiet(trv_ctx *ctx, kstream *s, const char *sim_path)
 {
     const geo_grid *g = &s->j->grid;
     const int rows = geo_block_rows() < g->ny ? geo_block_rows() : g->ny;
-    char *dir = dir_of(sim_path);
+    char *dir = trv_path_folder(sim_path);
     trv_status st = dir ? alloc_rows(ctx, s, (size_t)g->nx * rows) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st) /* the later pairs' kriged rows and weights: beside the realisations */
         st = krg_sim_cache(ctx, s->j->sim, dir);
