@@ -68,6 +68,41 @@ static void test_block_size_env(void **state)
     unsetenv("TRV_BLOCK_COLS");
 }
 
+/* The tiling: every cell in exactly one tile, tiles row-major, the last
+ * column and row clipped, sizes clamped to [1, the raster]. Hand cases. */
+static void test_tiling(void **state)
+{
+    (void)state;
+    geo_tiling t = geo_tiling_make(10, 7, 4, 3);
+    assert_int_equal(t.tw, 4);
+    assert_int_equal(t.th, 3);
+    assert_int_equal(t.ntx, 3);
+    assert_int_equal(t.nty, 3);
+    assert_int_equal(geo_tiling_count(&t), 9);
+    static const int want[9][4] = {{0, 0, 4, 3}, {4, 0, 4, 3}, {8, 0, 2, 3}, {0, 3, 4, 3}, {4, 3, 4, 3},
+                                   {8, 3, 2, 3}, {0, 6, 4, 1}, {4, 6, 4, 1}, {8, 6, 2, 1}};
+    for (int i = 0; i < 9; i++) {
+        geo_tile k = geo_tiling_tile(&t, i);
+        int got[4] = {k.x0, k.y0, k.nx, k.ny};
+        assert_memory_equal(got, want[i], sizeof got);
+    }
+    t = geo_tiling_make(5, 2, 256, 0); /* clamped: one tile wide, rows of 1 */
+    assert_int_equal(t.tw, 5);
+    assert_int_equal(t.th, 1);
+    assert_int_equal(geo_tiling_count(&t), 2);
+    geo_tile k = geo_tiling_tile(&t, 1);
+    assert_int_equal(k.x0, 0);
+    assert_int_equal(k.y0, 1);
+    assert_int_equal(k.nx, 5);
+    assert_int_equal(k.ny, 1);
+    t = geo_tiling_make(6, 6, 3, 6); /* exact fit: no clipped tile */
+    assert_int_equal(geo_tiling_count(&t), 2);
+    k = geo_tiling_tile(&t, 1);
+    assert_int_equal(k.x0, 3);
+    assert_int_equal(k.nx, 3);
+    assert_int_equal(k.ny, 6);
+}
+
 static int on_disk(const char *path)
 {
     struct stat sb;
@@ -572,6 +607,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mem_limit_env),
         cmocka_unit_test(test_block_size_env),
+        cmocka_unit_test(test_tiling),
         cmocka_unit_test(test_mem_and_disk_same_cog),
         cmocka_unit_test(test_tiles_same_cog),
         cmocka_unit_test(test_tiles_errors),

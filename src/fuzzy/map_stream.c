@@ -32,7 +32,7 @@ typedef struct stream {
     float *cost;
     unsigned char *cls;
     tally b; /* the block's */
-    int tw, th, ntx;         /* the tiles' size, tiles per row of tiles */
+    geo_tiling tl;           /* the tiles */
     trv_moments sum;         /* the cost of the GO cells */
     size_t go;
     double t_read, t_infer, t_write;
@@ -54,23 +54,14 @@ static trv_status open_writers(trv_ctx *ctx, stream *s, trv_outset *set, const c
     return st;
 }
 
-/* Tile i (row-major over the tiles): its first column and row, its size. */
-static void tile_of(const stream *s, int i, int *x0, int *y0, int *nx, int *ny)
-{
-    const geo_grid *g = s->in.grid;
-    *x0 = i % s->ntx * s->tw, *y0 = i / s->ntx * s->th;
-    *nx = g->nx - *x0 < s->tw ? g->nx - *x0 : s->tw;
-    *ny = g->ny - *y0 < s->th ? g->ny - *y0 : s->th;
-}
-
 /* Tile i (the block i .. i + 1 of core/split.h): read, soil codes checked,
  * computed, tallied. */
 static trv_status compute_block(trv_ctx *ctx, void *arg, int i, int i1)
 {
     stream *s = arg;
     (void)i1;
-    int x0, y0, nx, ny;
-    tile_of(s, i, &x0, &y0, &nx, &ny);
+    const geo_tile t = geo_tiling_tile(&s->tl, i);
+    const int x0 = t.x0, y0 = t.y0, nx = t.nx, ny = t.ny;
     double t0 = trv_now_s();
     trv_status st = run_blocks_read_window(ctx, &s->in, x0, x0 + nx, y0, y0 + ny);
     if (st)
@@ -101,10 +92,9 @@ static trv_status compute_block(trv_ctx *ctx, void *arg, int i, int i1)
 static int block_parts(void *arg, int i, int i1, trv_part p[])
 {
     stream *s = arg;
-    int x0, y0, nx, ny;
     (void)i1;
-    tile_of(s, i, &x0, &y0, &nx, &ny);
-    size_t n = (size_t)nx * ny;
+    const geo_tile t = geo_tiling_tile(&s->tl, i);
+    size_t n = (size_t)t.nx * t.ny;
     p[0] = (trv_part){s->cost, n * sizeof *s->cost};
     p[1] = (trv_part){s->cls, n};
     p[2] = (trv_part){&s->b, sizeof s->b};
@@ -115,9 +105,9 @@ static int block_parts(void *arg, int i, int i1, trv_part p[])
 static trv_status write_block(trv_ctx *ctx, void *arg, int i, int i1)
 {
     stream *s = arg;
-    int x0, y0, nx, ny;
     (void)i1;
-    tile_of(s, i, &x0, &y0, &nx, &ny);
+    const geo_tile t = geo_tiling_tile(&s->tl, i);
+    const int x0 = t.x0, y0 = t.y0, nx = t.nx, ny = t.ny;
     double t0 = trv_now_s();
     run_blocks_add(&s->in, s->b.data);
     for (int c = 0; c <= FZ_MAX_OUT_TERMS; c++)
@@ -141,10 +131,8 @@ static trv_status setup(trv_ctx *ctx, stream *s, trv_outset *set, const fz_engin
     if (st || (st = run_blocks_open(ctx, s->o->dir, READ, 5, 0, &s->in)) || (st = fz_map_classes(ctx, e, &m->classes)) ||
         (st = geo_grid_copy(ctx, &m->grid, s->in.grid)))
         return st;
-    const int nx = s->in.grid->nx, ny = s->in.grid->ny, cols = geo_block_cols(), rows = geo_block_rows();
-    s->tw = cols < nx ? cols : nx, s->th = rows < ny ? rows : ny;
-    s->ntx = (nx + s->tw - 1) / s->tw;
-    const size_t n = (size_t)s->tw * s->th;
+    s->tl = geo_tiling_make(s->in.grid->nx, s->in.grid->ny, geo_block_cols(), geo_block_rows());
+    const size_t n = (size_t)s->tl.tw * s->tl.th;
     if (!(s->cost = malloc(n * sizeof *s->cost)) || !(s->cls = malloc(n)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     return writes ? open_writers(ctx, s, set, s->o->dir, m, meta) : TRV_OK;
@@ -161,7 +149,7 @@ trv_status fz_map_run(trv_ctx *ctx, trv_outset *set, const fz_engine *e, const f
     const int writes = !o->split || o->split->rank == 0;
     trv_status st = setup(ctx, &s, set, e, meta, writes);
     const trv_block_ops ops = {&s, compute_block, block_parts, write_block, "cost"};
-    int tiles = st ? 0 : s.ntx * ((s.in.grid->ny + s.th - 1) / s.th);
+    int tiles = st ? 0 : geo_tiling_count(&s.tl);
     st = trv_split_blocks(ctx, o->split, st, tiles, 1, &ops);
     if (!st && writes)
         st = run_blocks_finish(ctx, &s.in);

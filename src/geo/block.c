@@ -29,6 +29,26 @@ int geo_block_rows(void) { return env_count("TRV_BLOCK_ROWS", GEO_BLOCK_ROWS); }
 
 int geo_block_cols(void) { return env_count("TRV_BLOCK_COLS", GEO_BLOCK_COLS); }
 
+static int clamp_size(int v, int n) { return v < 1 ? 1 : v > n ? n : v; }
+
+geo_tiling geo_tiling_make(int nx, int ny, int cols, int rows)
+{
+    geo_tiling t = {.nx = nx, .ny = ny, .tw = clamp_size(cols, nx), .th = clamp_size(rows, ny)};
+    t.ntx = (nx + t.tw - 1) / t.tw;
+    t.nty = (ny + t.th - 1) / t.th;
+    return t;
+}
+
+int geo_tiling_count(const geo_tiling *t) { return t->ntx * t->nty; }
+
+geo_tile geo_tiling_tile(const geo_tiling *t, int i)
+{
+    geo_tile k = {.x0 = i % t->ntx * t->tw, .y0 = i / t->ntx * t->th};
+    k.nx = t->nx - k.x0 < t->tw ? t->nx - k.x0 : t->tw;
+    k.ny = t->ny - k.y0 < t->th ? t->ny - k.y0 : t->th;
+    return k;
+}
+
 size_t geo_block_mem(void)
 {
     const char *e = getenv("TRV_BLOCK_MEM");

@@ -60,6 +60,31 @@ int geo_block_rows(void);
  * else GEO_BLOCK_COLS. */
 int geo_block_cols(void);
 
+/* A raster of nx x ny cells cut into tiles of tw x th (each at least 1 and
+ * at most the raster's size), row-major: tile i's first column is
+ * (i mod ntx) tw, its first row (i div ntx) th; the last column and row of
+ * tiles are clipped to the raster. The stages that run by tiles (trv-speed,
+ * trv-cost, trv-terrain, --realizations) and MPI's blocks share it:
+ * block b = tile b. */
+typedef struct geo_tiling {
+    int nx, ny;             /* the raster */
+    int tw, th;             /* a whole tile */
+    int ntx, nty;           /* tiles across, down */
+} geo_tiling;
+
+/* One tile: its first column and row, its size. */
+typedef struct geo_tile {
+    int x0, y0, nx, ny;
+} geo_tile;
+
+/* The tiling of nx x ny cells (both >= 1) by cols x rows, each clipped to
+ * [1, the raster's size]. */
+geo_tiling geo_tiling_make(int nx, int ny, int cols, int rows);
+/* Tiles in all: ntx nty. */
+int geo_tiling_count(const geo_tiling *t);
+/* Tile i, 0 <= i < geo_tiling_count(t). */
+geo_tile geo_tiling_tile(const geo_tiling *t, int i);
+
 /* The default bytes of a layer's temporary kept in memory (geo_block_mem). */
 #define GEO_BLOCK_MEM ((size_t)16 << 20)
 

@@ -40,7 +40,7 @@ typedef struct stream {
     float *zt, *slope;       /* the tile's DEM cells and slope */
     unsigned char *cls[2];
     block_counts b, total;   /* the tile's and the tiles' so far */
-    int tw, th, ntx;         /* the tiles' size, tiles per row of tiles */
+    geo_tiling tl;           /* the tiles */
     double ew, ns;
     trv_moments ssum;        /* the slope over the DEM's data cells */
     FILE *points;
@@ -128,23 +128,13 @@ static trv_status open_writers(trv_ctx *ctx, stream *s, trv_outset *set, const c
 /* The tiles (full width when the points go out in row order) and their buffers. */
 static trv_status alloc_buffers(trv_ctx *ctx, stream *s, int full_width)
 {
-    const int nx = s->res->grid.nx, ny = s->res->grid.ny, cols = geo_block_cols(), rows = geo_block_rows();
-    s->tw = cols < nx && !full_width ? cols : nx, s->th = rows < ny ? rows : ny;
-    s->ntx = (nx + s->tw - 1) / s->tw;
-    size_t n = (size_t)s->tw * s->th;
-    if (!(s->z = malloc((size_t)(s->tw + 2) * (s->th + 2) * sizeof *s->z)) || !(s->zt = malloc(n * sizeof *s->zt)) ||
+    const int nx = s->res->grid.nx;
+    s->tl = geo_tiling_make(nx, s->res->grid.ny, full_width ? nx : geo_block_cols(), geo_block_rows());
+    size_t n = (size_t)s->tl.tw * s->tl.th;
+    if (!(s->z = malloc((size_t)(s->tl.tw + 2) * (s->tl.th + 2) * sizeof *s->z)) || !(s->zt = malloc(n * sizeof *s->zt)) ||
         !(s->slope = malloc(n * sizeof *s->slope)) || !(s->cls[0] = malloc(n)) || !(s->cls[1] = malloc(n)))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     return TRV_OK;
-}
-
-/* Tile i (row-major over the tiles): its first column and row, its size. */
-static void tile_of(const stream *s, int i, int *x0, int *y0, int *nx, int *ny)
-{
-    const geo_grid *g = &s->res->grid;
-    *x0 = i % s->ntx * s->tw, *y0 = i / s->ntx * s->th;
-    *nx = g->nx - *x0 < s->tw ? g->nx - *x0 : s->tw;
-    *ny = g->ny - *y0 < s->th ? g->ny - *y0 : s->th;
 }
 
 /* The point-cloud lines of row y ("%.3f,%.3f,%.3f,%.4f,%d,%d\n" in
@@ -243,9 +233,9 @@ static trv_status compute_block(trv_ctx *ctx, void *v, int i, int i1)
     stream *s = v;
     const geo_grid *g = &s->res->grid;
     const geo_window *w;
-    int x0, y0, nx, ny;
     (void)i1;
-    tile_of(s, i, &x0, &y0, &nx, &ny);
+    const geo_tile t = geo_tiling_tile(&s->tl, i);
+    const int x0 = t.x0, y0 = t.y0, nx = t.nx, ny = t.ny;
     memset(&s->b, 0, sizeof s->b);
     trv_status st = read_dem(ctx, s, x0, y0, nx, ny, &w);
     if (st)
@@ -273,9 +263,9 @@ static trv_status write_block(trv_ctx *ctx, void *v, int i, int i1)
 {
     stream *s = v;
     const geo_grid *g = &s->res->grid;
-    int x0, y0, nx, ny;
     (void)i1;
-    tile_of(s, i, &x0, &y0, &nx, &ny);
+    const geo_tile t = geo_tiling_tile(&s->tl, i);
+    const int x0 = t.x0, y0 = t.y0, nx = t.nx, ny = t.ny;
     size_t n = (size_t)nx * ny;
     trv_status st = TRV_OK;
     s->res->valid += s->b.valid;
@@ -376,10 +366,9 @@ static trv_status close_all(trv_ctx *ctx, stream *s, trv_status st, const char *
 static int op_parts(void *v, int i, int i1, trv_part *p)
 {
     stream *s = v;
-    int x0, y0, nx, ny;
     (void)i1;
-    tile_of(s, i, &x0, &y0, &nx, &ny);
-    size_t n = (size_t)nx * ny;
+    const geo_tile t = geo_tiling_tile(&s->tl, i);
+    size_t n = (size_t)t.nx * t.ny;
     p[0] = (trv_part){s->zt, n * sizeof *s->zt};
     p[1] = (trv_part){s->slope, n * sizeof *s->slope};
     p[2] = (trv_part){s->cls[0], n};
@@ -395,7 +384,7 @@ static trv_status run_tiles(trv_ctx *ctx, stream *s, const trv_split *sp, trv_st
 {
     const trv_block_ops ops = {s, compute_block, op_parts, write_block, "slope"};
     trv_status st = setup ? setup : alloc_buffers(ctx, s, full_width);
-    int tiles = st ? 0 : s->ntx * ((s->res->grid.ny + s->th - 1) / s->th);
+    int tiles = st ? 0 : geo_tiling_count(&s->tl);
     st = trv_split_blocks(ctx, sp, st, tiles, 1, &ops);
     return st || (sp && sp->rank != 0) ? st : finish(ctx, s);
 }

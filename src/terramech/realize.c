@@ -83,8 +83,8 @@ typedef struct realize_job {
     float nodata;             /* SIM.tif's (band 1's, as geo_raster_src_alloc gives it) */
     float *dem;               /* one band's window: the tile and its 1-cell halo (clipped) */
     int nx, ny, n;            /* the grid's columns and rows, the realisations */
-    int tw, th, ntx;          /* the tiles' size, tiles per row of tiles */
-    int x0, y0, tnx, tny;     /* the tile computed */
+    geo_tiling tl;            /* the tiles */
+    geo_tile tile;            /* the tile computed */
     int xa, ya, ww;           /* the window's first column and row, its width */
     double ew, ns;            /* cell size in metres */
     float *v;                 /* the tile's speeds, cell-major: v[cell * n + k] */
@@ -103,13 +103,6 @@ typedef struct realize_job {
     tm_real *out;
 } realize_job;
 
-/* Tile i (row-major over the tiles) into J's x0, y0, tnx, tny. */
-static void tile_of(realize_job *J, int i)
-{
-    J->x0 = i % J->ntx * J->tw, J->y0 = i / J->ntx * J->th;
-    J->tnx = J->nx - J->x0 < J->tw ? J->nx - J->x0 : J->tw;
-    J->tny = J->ny - J->y0 < J->th ? J->ny - J->y0 : J->th;
-}
 
 /* res[k] for a block of `cells` cells: resbuf + k cells, one part to send. */
 static void res_place(realize_job *J, size_t cells)
@@ -124,17 +117,17 @@ static void res_place(realize_job *J, size_t cells)
  * values), speed and the zones, into the tile's counts and speeds. */
 static trv_status band_row(trv_ctx *ctx, realize_job *J, int k, int y)
 {
-    int nx = J->tnx, ww = J->ww, xo = J->x0 - J->xa;
+    int nx = J->tile.nx, ww = J->ww, xo = J->tile.x0 - J->xa;
     const float *row = J->dem + (size_t)(y - J->ya) * ww;
     const float *above = y > 0 ? row - ww : NULL, *below = y + 1 < J->ny ? row + ww : NULL;
-    const unsigned char *soil = geo_window_u8(J->in.win[RUN_SOIL], J->x0, y);
-    const unsigned char *lu = geo_window_u8(J->in.win[RUN_LANDUSE], J->x0, y);
-    size_t b = (size_t)(y - J->y0) * nx;
+    const unsigned char *soil = geo_window_u8(J->in.win[RUN_SOIL], J->tile.x0, y);
+    const unsigned char *lu = geo_window_u8(J->in.win[RUN_LANDUSE], J->tile.x0, y);
+    size_t b = (size_t)(y - J->tile.y0) * nx;
     for (int x = 0; x < nx; x++)
         J->slope[x] = geo_slope_at(above, row, below, ww, xo + x, 1, J->nodata, J->ew, J->ns, NODATA);
     tm_row(J->m, J->slope, NODATA, soil, lu, nx, J->speed, J->reason, J->limit);
     if (J->zones)
-        tm_zones_bake_window(J->zones, J->grid, J->x0, y, nx, 1, J->burn + b, J->speed, J->reason, J->limit);
+        tm_zones_bake_window(J->zones, J->grid, J->tile.x0, y, nx, 1, J->burn + b, J->speed, J->reason, J->limit);
     for (int x = 0; x < nx; x++) {
         unsigned char why = J->reason[x];
         J->nod[b + x] |= why == TM_NOGO_NODATA;
@@ -150,12 +143,13 @@ static trv_status band_row(trv_ctx *ctx, realize_job *J, int k, int y)
  * round (clipped at the grid's edges), then row by row. */
 static trv_status tile_band(trv_ctx *ctx, realize_job *J, int k)
 {
-    int x1 = J->x0 + J->tnx, y1 = J->y0 + J->tny, xb = x1 < J->nx ? x1 + 1 : J->nx, yb = y1 < J->ny ? y1 + 1 : J->ny;
-    J->xa = J->x0 > 0 ? J->x0 - 1 : 0, J->ya = J->y0 > 0 ? J->y0 - 1 : 0, J->ww = xb - J->xa;
+    const geo_tile *t = &J->tile;
+    int x1 = t->x0 + t->nx, y1 = t->y0 + t->ny, xb = x1 < J->nx ? x1 + 1 : J->nx, yb = y1 < J->ny ? y1 + 1 : J->ny;
+    J->xa = t->x0 > 0 ? t->x0 - 1 : 0, J->ya = t->y0 > 0 ? t->y0 - 1 : 0, J->ww = xb - J->xa;
     trv_status st = geo_raster_src_band(ctx, J->src, k + 1);
     if (!st)
         st = geo_raster_read_window_to(ctx, J->src, J->xa, J->ya, J->ww, yb - J->ya, J->dem, (size_t)J->ww, J->nodata);
-    for (int y = J->y0; y < y1 && !st; y++)
+    for (int y = t->y0; y < y1 && !st; y++)
         st = band_row(ctx, J, k, y);
     return st;
 }
@@ -191,10 +185,11 @@ static trv_status compute_block(trv_ctx *ctx, void *arg, int i, int i1)
 {
     realize_job *J = arg;
     (void)i1;
-    tile_of(J, i);
-    size_t cells = (size_t)J->tnx * J->tny;
-    const long w[5] = {J->x0, J->y0, J->tnx, J->tny, J->tnx};
-    trv_status st = run_blocks_read_window(ctx, &J->in, J->x0, J->x0 + J->tnx, J->y0, J->y0 + J->tny);
+    J->tile = geo_tiling_tile(&J->tl, i);
+    const geo_tile *t = &J->tile;
+    size_t cells = (size_t)t->nx * t->ny;
+    const long w[5] = {t->x0, t->y0, t->nx, t->ny, t->nx};
+    trv_status st = run_blocks_read_window(ctx, &J->in, t->x0, t->x0 + t->nx, t->y0, t->y0 + t->ny);
     if (!st && J->zones)
         st = geo_zones_burn_window(ctx, J->grid, J->zones, w, NULL, J->burn);
     if (st)
@@ -210,7 +205,7 @@ static trv_status compute_block(trv_ctx *ctx, void *arg, int i, int i1)
     for (size_t c = 0; c < cells && !st; c++)
         cell_finish(J, c);
     const tm_real_sink *S = J->sink;
-    return !st && S && S->block ? S->block(ctx, S->arg, J->x0, J->y0, J->tnx, J->tny) : st;
+    return !st && S && S->block ? S->block(ctx, S->arg, t->x0, t->y0, t->nx, t->ny) : st;
 }
 
 /* Tile i's parts: its six outputs' cells, its tallies, the sink's. */
@@ -218,13 +213,13 @@ static int block_parts(void *arg, int i, int i1, trv_part p[])
 {
     realize_job *J = arg;
     (void)i1;
-    tile_of(J, i);
-    size_t cells = (size_t)J->tnx * J->tny;
+    J->tile = geo_tiling_tile(&J->tl, i);
+    size_t cells = (size_t)J->tile.nx * J->tile.ny;
     res_place(J, cells); /* process 0 receives into them */
     p[0] = (trv_part){J->resbuf, TM_REAL_NOUT * cells * sizeof *J->resbuf};
     p[1] = (trv_part){&J->t, sizeof J->t};
     const tm_real_sink *S = J->sink;
-    return 2 + (S && S->parts ? S->parts(S->arg, J->x0, J->y0, J->tnx, J->tny, p + 2) : 0);
+    return 2 + (S && S->parts ? S->parts(S->arg, J->tile.x0, J->tile.y0, J->tile.nx, J->tile.ny, p + 2) : 0);
 }
 
 /* Process 0, in tile order: the tallies and P(NOGO)'s exact sum (the same
@@ -234,8 +229,8 @@ static trv_status write_block(trv_ctx *ctx, void *arg, int i, int i1)
     realize_job *J = arg;
     tm_real *out = J->out;
     (void)i1;
-    tile_of(J, i);
-    size_t cells = (size_t)J->tnx * J->tny;
+    J->tile = geo_tiling_tile(&J->tl, i);
+    size_t cells = (size_t)J->tile.nx * J->tile.ny;
     run_blocks_add(&J->in, J->t.data);
     out->nodata += J->t.nodata;
     out->always_go += J->t.always_go;
@@ -245,15 +240,15 @@ static trv_status write_block(trv_ctx *ctx, void *arg, int i, int i1)
             trv_moments_add(&J->p_nogo, J->res[TM_REAL_P_NOGO][c]);
     trv_status st = TRV_OK;
     for (int k = 0; k < TM_REAL_NOUT && !st && J->w[k]; k++)
-        st = geo_block_write_tile(ctx, J->w[k], J->x0, J->y0, J->tnx, J->tny, J->res[k]);
+        st = geo_block_write_tile(ctx, J->w[k], J->tile.x0, J->tile.y0, J->tile.nx, J->tile.ny, J->res[k]);
     const tm_real_sink *S = J->sink;
-    return !st && S && S->write ? S->write(ctx, S->arg, J->x0, J->y0, J->tnx, J->tny) : st;
+    return !st && S && S->write ? S->write(ctx, S->arg, J->tile.x0, J->tile.y0, J->tile.nx, J->tile.ny) : st;
 }
 
 /* The buffers of J for its tile size. */
 static trv_status job_alloc(trv_ctx *ctx, realize_job *J)
 {
-    size_t cells = (size_t)J->th * J->tw, nx = (size_t)J->tw, win = (size_t)(J->th + 2) * (J->tw + 2);
+    size_t cells = (size_t)J->tl.th * J->tl.tw, nx = (size_t)J->tl.tw, win = (size_t)(J->tl.th + 2) * (J->tl.tw + 2);
     int ok = (J->v = malloc(cells * J->n * sizeof *J->v)) && (J->cnt = malloc(cells * sizeof *J->cnt)) &&
              (J->cnt_slope = malloc(cells * sizeof *J->cnt_slope)) && (J->nod = malloc(cells)) &&
              (J->dem = malloc(win * sizeof *J->dem)) && (J->slope = malloc(nx * sizeof *J->slope)) &&
@@ -314,14 +309,12 @@ static trv_status job_open(trv_ctx *ctx, realize_job *J, const char *sims, tm_re
     J->ny = g->ny;
     J->nodata = (float)geo_raster_src_nodata(J->src, &has);
     J->n = out->n = geo_raster_src_bands(J->src);
-    int cols = geo_block_cols(), rows;
-    J->tw = out->cols = cols < J->nx ? cols : J->nx;
-    rows = tm_real_block_rows(J->tw, J->n);
-    J->th = out->rows = rows < J->ny ? rows : J->ny;
-    J->ntx = (J->nx + J->tw - 1) / J->tw;
+    int cols = geo_block_cols() < J->nx ? geo_block_cols() : J->nx;
+    J->tl = geo_tiling_make(J->nx, J->ny, cols, tm_real_block_rows(cols, J->n));
+    out->cols = J->tl.tw, out->rows = J->tl.th;
     out->grid = g;
     out->cells = (size_t)g->nx * g->ny;
-    geo_block_cache_reserve(J->tw + 2 + 512, 3 * J->n); /* per band, the 3 x 3 tiles of SIM.tif a window meets */
+    geo_block_cache_reserve(J->tl.tw + 2 + 512, 3 * J->n); /* per band, the 3 x 3 tiles of SIM.tif a window meets */
     return job_alloc(ctx, J);
 }
 
@@ -353,7 +346,7 @@ trv_status tm_realize_zoned(trv_ctx *ctx, trv_outset *set, const tm_model *m, co
     const int writes = !sp || sp->rank == 0;
     trv_status st = setup(ctx, &J, set, dir, sims, zo, meta, out);
     const trv_block_ops ops = {&J, compute_block, block_parts, write_block, "realizations"};
-    int tiles = st ? 0 : J.ntx * ((J.ny + J.th - 1) / J.th);
+    int tiles = st ? 0 : geo_tiling_count(&J.tl);
     st = trv_split_blocks(ctx, sp, st, tiles, 1, &ops);
     if (!st && writes)
         st = run_blocks_finish(ctx, &J.in);

@@ -73,18 +73,9 @@ typedef struct stream {
     unsigned char *go, *lim, *burn;
     tally b;                /* the tile's */
     char seen[2][256];      /* the soil and land-use codes met */
-    int tw, th, ntx;        /* the tiles' size, tiles per row of tiles */
+    geo_tiling tl;          /* the tiles */
     trv_moments sum;        /* speed over the GO cells */
 } stream;
-
-/* Tile i (row-major over the tiles): its first column and row, its size. */
-static void tile_of(const stream *s, int i, int *x0, int *y0, int *nx, int *ny)
-{
-    const geo_grid *g = s->in.grid;
-    *x0 = i % s->ntx * s->tw, *y0 = i / s->ntx * s->th;
-    *nx = g->nx - *x0 < s->tw ? g->nx - *x0 : s->tw;
-    *ny = g->ny - *y0 < s->th ? g->ny - *y0 : s->th;
-}
 
 static trv_status open_writers(trv_ctx *ctx, stream *s, trv_outset *set, const char *dir, const trv_meta *meta)
 {
@@ -108,9 +99,9 @@ static trv_status open_writers(trv_ctx *ctx, stream *s, trv_outset *set, const c
 static trv_status compute_block(trv_ctx *ctx, void *arg, int i, int i1)
 {
     stream *s = arg;
-    int x0, y0, nx, ny;
     (void)i1;
-    tile_of(s, i, &x0, &y0, &nx, &ny);
+    const geo_tile t = geo_tiling_tile(&s->tl, i);
+    const int x0 = t.x0, y0 = t.y0, nx = t.nx, ny = t.ny;
     trv_status st = run_blocks_read_window(ctx, &s->in, x0, x0 + nx, y0, y0 + ny);
     if (st)
         return st;
@@ -133,10 +124,9 @@ static trv_status compute_block(trv_ctx *ctx, void *arg, int i, int i1)
 static int block_parts(void *arg, int i, int i1, trv_part p[])
 {
     stream *s = arg;
-    int x0, y0, nx, ny;
     (void)i1;
-    tile_of(s, i, &x0, &y0, &nx, &ny);
-    size_t n = (size_t)nx * ny;
+    const geo_tile t = geo_tiling_tile(&s->tl, i);
+    size_t n = (size_t)t.nx * t.ny;
     p[0] = (trv_part){s->speed, n * sizeof *s->speed};
     p[1] = (trv_part){s->go, n};
     p[2] = (trv_part){s->lim, n};
@@ -149,9 +139,9 @@ static trv_status write_block(trv_ctx *ctx, void *arg, int i, int i1)
 {
     stream *s = arg;
     tm_stats *stats = s->stats;
-    int x0, y0, nx, ny;
     (void)i1;
-    tile_of(s, i, &x0, &y0, &nx, &ny);
+    const geo_tile t = geo_tiling_tile(&s->tl, i);
+    const int x0 = t.x0, y0 = t.y0, nx = t.nx, ny = t.ny;
     run_blocks_add(&s->in, s->b.data);
     for (int m = 0; m < 2; m++)
         for (int c = 0; c < 256; c++)
@@ -203,10 +193,8 @@ static trv_status setup(trv_ctx *ctx, stream *s, trv_outset *set, const char *di
         st = geo_zones_read_unburnt(ctx, zo->path, zo->crossings, zo->radius_m, s->in.grid, &s->z);
     if (st)
         return st;
-    const int nx = s->in.grid->nx, ny = s->in.grid->ny, cols = geo_block_cols(), rows = geo_block_rows();
-    s->tw = cols < nx ? cols : nx, s->th = rows < ny ? rows : ny;
-    s->ntx = (nx + s->tw - 1) / s->tw;
-    size_t n = (size_t)s->tw * s->th;
+    s->tl = geo_tiling_make(s->in.grid->nx, s->in.grid->ny, geo_block_cols(), geo_block_rows());
+    size_t n = (size_t)s->tl.tw * s->tl.th;
     if (!(s->speed = malloc(n * sizeof *s->speed)) || !(s->go = malloc(n)) || !(s->lim = malloc(n)) ||
         (s->z && !(s->burn = malloc(n))))
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
@@ -224,7 +212,7 @@ trv_status tm_run_split(trv_ctx *ctx, trv_outset *set, const tm_model *m, const 
     const int writes = !sp || sp->rank == 0;
     trv_status st = setup(ctx, &s, set, dir, meta, zo, writes);
     const trv_block_ops ops = {&s, compute_block, block_parts, write_block, "speed"};
-    int tiles = st ? 0 : s.ntx * ((s.in.grid->ny + s.th - 1) / s.th);
+    int tiles = st ? 0 : geo_tiling_count(&s.tl);
     st = trv_split_blocks(ctx, sp, st, tiles, 1, &ops);
     if (!st && writes)
         st = finish(ctx, &s, m, stats);
