@@ -417,6 +417,49 @@ static void test_tiles_errors(void **state)
     trv_ctx_free(ctx);
 }
 
+/* geo_block_writers_close: NULL entries skipped, each writer's statistics
+ * in its own entry; an error before (st) or in an earlier writer (one
+ * short of its cells) abandons every later one: nothing committed, the
+ * first error returned (nothing but the in-memory writer's empty
+ * placeholder left at the path). */
+static void test_writers_close(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *wkt = NULL, path[3][4200];
+    geo_grid g0 = {0};
+    assert_int_equal(geo_crs_choose(ctx, &g0, "EPSG:32616", &wkt), TRV_OK);
+    geo_raster like = like_layer(wkt, 20, 10, GEO_F32);
+    float cells[200];
+    for (int round = 0; round < 3; round++) {
+        geo_block_writer *w[3] = {NULL, NULL, NULL};
+        for (int k = 0; k < 3; k += 2) { /* w[1] stays NULL */
+            snprintf(path[k], sizeof path[k], "%s/many%d_%d.tif", tmpdir, round, k);
+            assert_int_equal(geo_block_writer_open(ctx, &like, path[k], NULL, &w[k]), TRV_OK);
+            for (int i = 0; i < 200; i++)
+                cells[i] = (float)(k + 1) * (i % 20 + 1);
+            /* round 2: the first writer one row short */
+            assert_int_equal(geo_block_write(ctx, w[k], 0, round == 2 && k == 0 ? 9 : 10, cells), TRV_OK);
+        }
+        geo_block_stats st[3];
+        memset(st, 0, sizeof st);
+        trv_status want = round == 0 ? TRV_OK : round == 1 ? TRV_ERR_IO : TRV_ERR_INTERNAL;
+        trv_status got = geo_block_writers_close(ctx, w, 3, round == 1 ? TRV_ERR_IO : TRV_OK, st);
+        assert_int_equal(got, want);
+        for (int k = 0; k < 3; k += 2) { /* abandoned: the in-memory writer's empty placeholder at most */
+            struct stat sb;
+            assert_int_equal(stat(path[k], &sb) == 0 && sb.st_size > 0, round == 0);
+        }
+        if (round == 0) { /* cells 1..20 (mean 10.5) and twice them */
+            assert_true(st[0].count == 200 && st[0].min == 1 && st[0].max == 20 && st[0].mean == 10.5);
+            assert_true(st[2].count == 200 && st[2].min == 3 && st[2].max == 60 && st[2].mean == 31.5);
+            assert_true(st[1].count == 0);
+        }
+    }
+    free(wkt);
+    trv_ctx_free(ctx);
+}
+
 /* Peak RSS (KiB) of a child that writes a Float32 layer of nx x ny to
  * wide<nx>_<tiles><reads>.tif by 256 x 256 tiles (tiles 1) or by rows in
  * blocks of 256 (tiles 0); reads (1): each tile's cells are read first,
@@ -611,6 +654,7 @@ int main(void)
         cmocka_unit_test(test_mem_and_disk_same_cog),
         cmocka_unit_test(test_tiles_same_cog),
         cmocka_unit_test(test_tiles_errors),
+        cmocka_unit_test(test_writers_close),
         cmocka_unit_test(test_tiles_memory), /* before any reader: GDAL's cache as a stage has it */
         cmocka_unit_test(test_window_reader),
     };

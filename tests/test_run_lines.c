@@ -1,5 +1,5 @@
 /* The stages' summary lines (src/run/lines.h), which trv-krige, trv-speed
- * and trv-roadmap print and trv-report shows: hand-written summaries whose
+ * trv-cost and trv-roadmap print and trv-report shows: hand-written summaries whose
  * every figure differs from the others, and the lines written out by hand
  * from the tools' documented wording (docs/summaries.md), so that a field
  * read in the wrong place, a share over the wrong total or a condition
@@ -173,6 +173,35 @@ static void test_roadmap(void **state)
     json_object_put(o);
 }
 
+/* cost.json: every figure distinct; the shares as fractions x 100 at two
+ * decimals; the no-data line only when there are such cells. */
+static void test_cost(void **state)
+{
+    (void)state;
+    struct json_object *o = parse(
+        "{\"inputs\": {\"rules\": \"mobility.fcl\", \"soils\": \"soils.csv\"},"
+        " \"grid\": {\"nx\": 11, \"ny\": 12, \"cell_m\": 30, \"crs\": \"EPSG:32616\", \"cells_with_data\": 120,"
+        " \"nodata_cells\": 12}, \"rule_count\": 27, \"defuzzifier\": \"centroid\","
+        " \"classes\": [{\"class\": 0, \"name\": \"NOGO\", \"cells\": 6, \"fraction\": 0.05},"
+        " {\"class\": 1, \"name\": \"high-risk\", \"cells\": 30, \"fraction\": 0.25},"
+        " {\"class\": 2, \"name\": \"low-risk\", \"cells\": 39, \"fraction\": 0.325},"
+        " {\"class\": 3, \"name\": \"safe\", \"cells\": 45, \"fraction\": 0.375}], \"cost_mean_go\": 0.41234}");
+    lines l = {0};
+    run_lines_cost(o, collect, &l);
+    expect(&l, (const char *const[]){
+                   "grid: 11 x 12 cells of 30 m, EPSG:32616; 120 cells with data",
+                   "rules: 'mobility.fcl', 27 rules, centroid",
+                   "classes (share of the cells with data): NOGO 5.00 %, high-risk 25.00 %, low-risk 32.50 %, safe 37.50 %",
+                   "no data: 12 cells (class 0, cost 1)", "cost: mean 0.4123 over the GO cells", NULL});
+    json_object_put(o);
+    o = parse("{\"grid\": {\"nodata_cells\": 0}, \"classes\": [{\"name\": \"NOGO\", \"fraction\": 1}]}");
+    lines s = {0};
+    run_lines_cost(o, collect, &s);
+    assert_int_equal(s.n, 4); /* no "no data" line */
+    assert_string_equal(s.line[2], "classes (share of the cells with data): NOGO 100.00 %");
+    json_object_put(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -180,6 +209,7 @@ int main(void)
         cmocka_unit_test(test_krige_given),
         cmocka_unit_test(test_speed),
         cmocka_unit_test(test_roadmap),
+        cmocka_unit_test(test_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,34 +6,23 @@
 #include "fuzzy/fuzzy.h"
 #include "fuzzy/realize.h"
 #include "qgis/qgis.h"
+#include "run/lines.h"
 #include "run/run.h"
 #include "tool.h"
 #ifdef TRV_MPI
 #include "mpi_split.h" /* bin/mpi/trv-cost: fz_map_run's blocks over the MPI ranks, rank 0 writes */
 #endif
 
+#include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void report(const fz_engine *e, const fz_map *m, const char *rules, const char *dir)
+/* What trv-cost prints: cost.json's lines (run/lines.h, as the report
+ * reads them), then the times, which the summary leaves out. */
+static void report(const fz_map *m, struct json_object *doc, const char *dir)
 {
-    const geo_grid *g = &m->grid;
-    char crs[64];
-    const size_t with_data = m->cells - m->nodata;
-    printf("grid: %d x %d cells of %g m, %s; %zu cells with data\n", g->nx, g->ny, g->gt[1],
-           geo_crs_label(g->wkt, crs, sizeof crs), with_data);
-    printf("rules: '%s', %d rules, %s\n", rules, fz_nrules(e), fz_defuzz_name(fz_defuzzifier(e)));
-    printf("classes (share of the cells with data):");
-    const int T = fz_nterms(e, fz_ninputs(e));
-    for (int c = 0; c <= T; c++) {
-        size_t k = c == 0 ? m->count[0] - m->nodata : m->count[c];
-        printf(" %s %.2f %%%s", m->classes->c[c].name, with_data ? 100.0 * (double)k / (double)with_data : 0.0,
-               c < T ? "," : "\n");
-    }
-    if (m->nodata)
-        printf("no data: %zu cells (class 0, cost 1)\n", m->nodata);
-    printf("cost: mean %.4f over the GO cells\n", m->cost_mean_go);
+    run_lines_cost(doc, tool_print_line, NULL);
     double cps = m->seconds_infer > 0 ? (double)m->cells / m->seconds_infer : 0;
     printf("time: read %.2f s, inference %.2f s (%.3g cells/s), write %.2f s\n", m->seconds_read, m->seconds_infer, cps,
            m->seconds_write);
@@ -101,11 +90,12 @@ static trv_status write_realizations(trv_ctx *ctx, trv_outset *set, const fz_eng
 /* cost.tif, class.tif, the style of cost.tif (class.tif has its colour
  * table) and DIR/cost.json in one set: all or none. */
 static trv_status write_all(trv_ctx *ctx, const fz_engine *e, const fz_map_opts *o, fz_map *m, const char *rules,
-                            const char *sims, const trv_meta *meta)
+                            const char *sims, const trv_meta *meta, struct json_object **doc)
 {
     const char *dir = o->dir, *soils = o->soils_path;
     tool_out out;
     trv_status st = tool_out_open(ctx, &out, trv_path_join(dir, run_other_file(RUN_O_COST_JSON)));
+    out.doc = doc;
     if (!st && !(st = fz_map_run(ctx, out.set, e, o, meta, m)) &&
         !(st = qgis_qml_stage_range(ctx, out.set, dir, run_file(RUN_COST), FZ_COST_DESC, NULL, m->cost_min,
                                     m->cost_max)))
@@ -220,9 +210,12 @@ int main(int argc, char **argv)
 #ifdef TRV_MPI
         o.split = &split;
 #endif
-        st = rank ? other_rank(ctx, e, &o, &m, sims) : write_all(ctx, e, &o, &m, rules, sims, &meta);
-        if (!st && !res.quiet && rank == 0)
-            report(e, &m, rules, terrain);
+        struct json_object *doc = NULL;
+        st = rank ? other_rank(ctx, e, &o, &m, sims)
+                  : write_all(ctx, e, &o, &m, rules, sims, &meta, res.quiet ? NULL : &doc);
+        if (!st && doc)
+            report(&m, doc, terrain);
+        json_object_put(doc);
         fz_map_clear(&m);
     }
     fz_engine_free(e);

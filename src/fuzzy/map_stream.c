@@ -153,15 +153,11 @@ trv_status fz_map_run(trv_ctx *ctx, trv_outset *set, const fz_engine *e, const f
     st = trv_split_blocks(ctx, o->split, st, tiles, 1, &ops);
     if (!st && writes)
         st = run_blocks_finish(ctx, &s.in);
-    geo_block_stats cs = {0};
+    geo_block_stats cs[2] = {{0}}; /* cost's range, class's */
     double t0 = trv_now_s();
-    for (int k = 0; k < 2; k++)
-        if (s.w[k]) {
-            trv_status k_st = geo_block_writer_close(ctx, s.w[k], st, k ? NULL : &cs);
-            st = st ? st : k_st;
-        }
+    st = geo_block_writers_close(ctx, s.w, 2, st, cs);
     m->cost_mean_go = s.go ? trv_moments_sum(&s.sum) / (double)s.go : NAN;
-    m->cost_min = cs.count ? cs.min : INFINITY, m->cost_max = cs.count ? cs.max : -INFINITY;
+    m->cost_min = cs[0].count ? cs[0].min : INFINITY, m->cost_max = cs[0].count ? cs[0].max : -INFINITY;
     m->seconds_read = s.t_read, m->seconds_infer = s.t_infer, m->seconds_write = s.t_write + trv_now_s() - t0;
     run_blocks_close(&s.in);
     free(s.cost);

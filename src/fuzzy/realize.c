@@ -185,11 +185,7 @@ trv_status fz_realize(trv_ctx *ctx, trv_outset *set, const fz_engine *e, const c
         have_rm = 1;
     if (!st)
         st = tm_realize_zoned(ctx, NULL, &rm.model, dir, sims, NULL, NULL, &sink, sp, &tr);
-    for (int k = 0; k < 2; k++)
-        if (A.w[k]) {
-            trv_status k_st = geo_block_writer_close(ctx, A.w[k], st, &out->stats[k]);
-            st = st ? st : k_st;
-        }
+    st = geo_block_writers_close(ctx, A.w, 2, st, out->stats);
     out->std_mean = out->cells > out->nodata ? trv_moments_sum(&A.ssum) / (double)(out->cells - out->nodata) : 0;
     if (have_rm)
         tm_run_model_free(&rm);

@@ -8,6 +8,7 @@
 #include <cpl_conv.h>
 #include <cpl_error.h>
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,18 +178,24 @@ trv_status geo_block_read(trv_ctx *ctx, geo_block_reader *r, int y0, int y1, con
     return st;
 }
 
+/* Cell (x, y)'s index in w's cells, or -1 off the window. */
+static ptrdiff_t window_cell(const geo_window *w, int x, int y)
+{
+    if (x < w->x0 || x >= w->x1 || y < w->y0 || y >= w->y1)
+        return -1;
+    return (ptrdiff_t)(y - w->y0) * (w->x1 - w->x0) + (x - w->x0);
+}
+
 const float *geo_window_f32(const geo_window *w, int x, int y)
 {
-    return x >= w->x0 && x < w->x1 && y >= w->y0 && y < w->y1 && w->f32
-               ? w->f32 + (size_t)(y - w->y0) * (size_t)(w->x1 - w->x0) + (size_t)(x - w->x0)
-               : NULL;
+    ptrdiff_t i = window_cell(w, x, y);
+    return i >= 0 && w->f32 ? w->f32 + i : NULL;
 }
 
 const unsigned char *geo_window_u8(const geo_window *w, int x, int y)
 {
-    return x >= w->x0 && x < w->x1 && y >= w->y0 && y < w->y1 && w->u8
-               ? w->u8 + (size_t)(y - w->y0) * (size_t)(w->x1 - w->x0) + (size_t)(x - w->x0)
-               : NULL;
+    ptrdiff_t i = window_cell(w, x, y);
+    return i >= 0 && w->u8 ? w->u8 + i : NULL;
 }
 
 /* [a, b) widened by h and clipped to [0, n). */
@@ -400,11 +407,13 @@ static trv_status level_io(trv_ctx *ctx, geo_block_writer *w, int k, GDALRWFlag 
 static trv_status flush_strip(trv_ctx *ctx, geo_block_writer *w)
 {
     trv_status st = level_io(ctx, w, 0, GF_Write, 0, w->next - w->held, w->lev[0].nx, w->held, w->strip);
-    errno = 0;
-    if (!st && GDALFlushRasterCache(level_band(w, 0)) != CE_None)
+    if (st)
+        return st;
+    errno = 0; /* the flush's own error, if any, not the write's */
+    if (GDALFlushRasterCache(level_band(w, 0)) != CE_None)
         return write_error(ctx, w);
     w->held = 0;
-    return st;
+    return TRV_OK;
 }
 
 /* One row of the level below's pair (b NULL: the last row of an odd
@@ -596,4 +605,15 @@ void geo_block_threads_end(int set)
 {
     if (set)
         CPLSetThreadLocalConfigOption("GDAL_NUM_THREADS", NULL);
+}
+
+trv_status geo_block_writers_close(trv_ctx *ctx, geo_block_writer *const *w, int n, trv_status st,
+                                   geo_block_stats *stats)
+{
+    for (int k = 0; k < n; k++)
+        if (w[k]) {
+            trv_status k_st = geo_block_writer_close(ctx, w[k], st, stats ? &stats[k] : NULL);
+            st = st ? st : k_st;
+        }
+    return st;
 }

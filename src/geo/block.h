@@ -183,6 +183,12 @@ trv_status geo_block_write_tile(trv_ctx *ctx, geo_block_writer *w, int x0, int y
  * COG (stats, if not NULL, gets them); else abandon it. Frees w, removes
  * the temporary GTiff, returns the first error. */
 trv_status geo_block_writer_close(trv_ctx *ctx, geo_block_writer *w, trv_status st, geo_block_stats *stats);
+/* geo_block_writer_close of w[0 .. n - 1] in turn (NULL entries skipped),
+ * each told the first error so far, so a failure abandons the ones after
+ * it; stats NULL or n entries (entry k gets w[k]'s). Returns the first
+ * error. */
+trv_status geo_block_writers_close(trv_ctx *ctx, geo_block_writer *const *w, int n, trv_status st,
+                                   geo_block_stats *stats);
 /* GDAL_NUM_THREADS = n for this thread's later GDAL calls (the COG copy
  * of geo_block_writer_close compresses its tiles on n threads: the same
  * file in less wall time), unless the user set it or n <= 1. Returns

@@ -201,17 +201,14 @@ static trv_status run_pairs(trv_ctx *ctx, kstream *s, const char *sim_path)
 
 static trv_status close_all(trv_ctx *ctx, kstream *s, trv_status st, const krg_job_paths *paths)
 {
-    geo_block_stats *stats[2] = {&s->j->dem_stats, &s->j->std_stats};
+    geo_block_stats stats[2] = {{0}};
     /* the COG copies compress their tiles on as many threads as kriging
      * used (GDAL's GDAL_NUM_THREADS, this thread only, unless the user set
      * it): the same file, tile by tile, in less wall time */
     int own = geo_block_threads_begin(s->j->threads);
-    for (int k = 0; k < 2; k++)
-        if (s->w[k]) {
-            trv_status k_st = geo_block_writer_close(ctx, s->w[k], st, stats[k]);
-            st = st ? st : k_st;
-        }
+    st = geo_block_writers_close(ctx, s->w, 2, st, stats);
     geo_block_threads_end(own);
+    s->j->dem_stats = stats[0], s->j->std_stats = stats[1];
     trv_status b_st = geo_bands_close(ctx, s->bands);
     st = st ? st : b_st;
     if (s->points) {

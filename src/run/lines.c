@@ -157,6 +157,29 @@ void run_lines_speed(struct json_object *o, run_lines_part part, run_line_fn fn,
         speed_tail(o, fn, arg);
 }
 
+/* ---- cost.json ---- */
+
+void run_lines_cost(struct json_object *o, run_line_fn fn, void *arg)
+{
+    struct json_object *g = jget(o, "grid"), *cls = jget(o, "classes");
+    long long with_data = jint(g, "cells_with_data"), nodata = jint(g, "nodata_cells");
+    emit(fn, arg, "grid: %lld x %lld cells of %g m, %s; %lld cells with data", jint(g, "nx"), jint(g, "ny"),
+         jnum(g, "cell_m"), jstr(g, "crs"), with_data);
+    emit(fn, arg, "rules: '%s', %lld rules, %s", jstr(jget(o, "inputs"), "rules"), jint(o, "rule_count"),
+         jstr(o, "defuzzifier"));
+    char line[4096];
+    size_t n = (size_t)snprintf(line, sizeof line, "classes (share of the cells with data):");
+    for (size_t c = 0, nc = array_len(cls); c < nc && n < sizeof line; c++) {
+        struct json_object *k = json_object_array_get_idx(cls, c);
+        n += (size_t)snprintf(line + n, sizeof line - n, " %s %.2f %%%s", jstr(k, "name"), 100.0 * jnum(k, "fraction"),
+                              c + 1 < nc ? "," : "");
+    }
+    fn(arg, line);
+    if (nodata)
+        emit(fn, arg, "no data: %lld cells (class 0, cost 1)", nodata);
+    emit(fn, arg, "cost: mean %.4f over the GO cells", jnum(o, "cost_mean_go"));
+}
+
 /* ---- roadmap.json ---- */
 
 void run_lines_roadmap(struct json_object *o, run_line_fn fn, void *arg)

@@ -1,7 +1,7 @@
 /*
  * lines.h — a stage's summary lines, from its summary (<stage>.json).
  *
- * trv-krige, trv-speed and trv-roadmap print a few lines that say what
+ * trv-krige, trv-speed, trv-cost and trv-roadmap print a few lines that say what
  * they did (the model chosen, the GO share, the roadmap's components);
  * trv-report shows the same lines from the same run. Both make them here,
  * from the JSON document the tool writes (the tool from its document as
@@ -36,6 +36,9 @@ void run_lines_krige(struct json_object *o, run_lines_part part, run_line_fn fn,
 /* speed.json. HEAD: vehicle, MI and VCI, the VCI in force, the traction
  * check; TAIL: GO/NOGO counts, zones, speed over GO, binding limits. */
 void run_lines_speed(struct json_object *o, run_lines_part part, run_line_fn fn, void *arg);
+/* cost.json: the grid, the rules, the classes' shares, the cells without
+ * data, the mean cost over the GO cells (one part). */
+void run_lines_cost(struct json_object *o, run_line_fn fn, void *arg);
 /* roadmap.json: nodes, edges and components, coverage, bridges (one part). */
 void run_lines_roadmap(struct json_object *o, run_line_fn fn, void *arg);
 

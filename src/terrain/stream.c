@@ -333,11 +333,7 @@ static trv_status open_outputs(trv_ctx *ctx, stream *s, trv_outset *set, const c
 static trv_status close_all(trv_ctx *ctx, stream *s, trv_status st, const char *points_path)
 {
     geo_block_stats stats[4];
-    for (int k = 0; k < 4; k++)
-        if (s->w[k]) {
-            trv_status k_st = geo_block_writer_close(ctx, s->w[k], st, &stats[k]);
-            st = st ? st : k_st;
-        }
+    st = geo_block_writers_close(ctx, s->w, 4, st, stats);
     if (!st) {
         s->res->slope_min = stats[1].count ? stats[1].min : 0;
         s->res->slope_max = stats[1].count ? stats[1].max : 0;

@@ -350,11 +350,7 @@ trv_status tm_realize_zoned(trv_ctx *ctx, trv_outset *set, const tm_model *m, co
     st = trv_split_blocks(ctx, sp, st, tiles, 1, &ops);
     if (!st && writes)
         st = run_blocks_finish(ctx, &J.in);
-    for (int k = 0; k < TM_REAL_NOUT; k++)
-        if (J.w[k]) {
-            trv_status k_st = geo_block_writer_close(ctx, J.w[k], st, NULL);
-            st = st ? st : k_st;
-        }
+    st = geo_block_writers_close(ctx, J.w, TM_REAL_NOUT, st, NULL);
     size_t data = out->cells - out->nodata;
     out->uncertain = data - out->always_go - out->always_nogo;
     out->p_nogo_mean = data ? trv_moments_sum(&J.p_nogo) / data : 0;

@@ -216,11 +216,7 @@ trv_status tm_run_split(trv_ctx *ctx, trv_outset *set, const tm_model *m, const 
     st = trv_split_blocks(ctx, sp, st, tiles, 1, &ops);
     if (!st && writes)
         st = finish(ctx, &s, m, stats);
-    for (int k = 0; k < 3; k++)
-        if (s.w[k]) {
-            trv_status k_st = geo_block_writer_close(ctx, s.w[k], st, NULL);
-            st = st ? st : k_st;
-        }
+    st = geo_block_writers_close(ctx, s.w, 3, st, NULL);
     if (!st && writes)
         st = trv_progress(ctx, 1.0, "speed");
     run_blocks_close(&s.in);
