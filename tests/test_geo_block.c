@@ -95,6 +95,9 @@ static void test_tiling(void **state)
     assert_int_equal(k.y0, 1);
     assert_int_equal(k.nx, 5);
     assert_int_equal(k.ny, 1);
+    t = geo_tiling_make(3, 2, 5, 3); /* a little wider and taller than the raster */
+    assert_int_equal(t.tw, 3);
+    assert_int_equal(t.th, 2);
     t = geo_tiling_make(6, 6, 3, 6); /* exact fit: no clipped tile */
     assert_int_equal(geo_tiling_count(&t), 2);
     k = geo_tiling_tile(&t, 1);

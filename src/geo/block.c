@@ -611,9 +611,7 @@ trv_status geo_block_writers_close(trv_ctx *ctx, geo_block_writer *const *w, int
                                    geo_block_stats *stats)
 {
     for (int k = 0; k < n; k++)
-        if (w[k]) {
-            trv_status k_st = geo_block_writer_close(ctx, w[k], st, stats ? &stats[k] : NULL);
-            st = st ? st : k_st;
-        }
+        if (w[k]) /* it returns st when st is an error: the first error stays */
+            st = geo_block_writer_close(ctx, w[k], st, stats ? &stats[k] : NULL);
     return st;
 }
