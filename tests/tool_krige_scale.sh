@@ -131,7 +131,8 @@ PYEOF
     "$PY" "$(dirname "$0")/cog_check.py" "$tmp/plain.tif" >/dev/null 2>&1 && bad "the COG check passes a plain GeoTIFF" || ok
 fi
 
-# ---- memory: peak RSS of a 520 x 40000 target against 520 x 2000 ----
+# ---- memory: peak RSS of a 520 x 40000 target and of a 40000 x 520 one
+# (by tiles: memory independent of the width) against 520 x 2000 ----
 if [ -z "$PY" ] || [ ! -x /usr/bin/time ]; then
     skip "python3 with GDAL and numpy, and /usr/bin/time, are needed for the memory check"
 else
@@ -139,23 +140,26 @@ else
 import sys, numpy as np
 from osgeo import gdal, osr
 srs = osr.SpatialReference(); srs.ImportFromEPSG(32616)
-for name, ny in (('short', 200), ('tall', 4000)):
-    d = gdal.GetDriverByName('GTiff').Create(f'{sys.argv[1]}/{name}.tif', 52, ny, 1, gdal.GDT_Float32)
+for name, nx, ny in (('short', 52, 200), ('tall', 52, 4000), ('wide', 4000, 52)):
+    d = gdal.GetDriverByName('GTiff').Create(f'{sys.argv[1]}/{name}.tif', nx, ny, 1, gdal.GDT_Float32)
     d.SetGeoTransform([500000, 30, 0, 4000000, 0, -30]); d.SetProjection(srs.ExportToWkt())
-    y, x = np.mgrid[0:ny, 0:52]
+    y, x = np.mgrid[0:ny, 0:nx]
     d.GetRasterBand(1).WriteArray((200 + 20 * np.sin(x / 5.0) * np.cos(y / 9.0) + 0.1 * y).astype(np.float32))
 PYEOF
-    for n in short tall; do
+    for n in short tall wide; do
         mkdir -p "$tmp/$n" && TRV_BLOCK_ROWS=64 /usr/bin/time -f "%M" -o "$tmp/rss_$n" "$K" -q "$tmp/$n.tif" --tr 3 --model exp \
             --nugget 0 --psill 400 --range 300 -o "$tmp/$n/dem.tif" --std "$tmp/$n/std.tif" || bad "trv-krige on the $n source"
     done
-    short=$(tail -1 "$tmp/rss_short") tall=$(tail -1 "$tmp/rss_tall")
+    short=$(tail -1 "$tmp/rss_short") tall=$(tail -1 "$tmp/rss_tall") wide=$(tail -1 "$tmp/rss_wide")
     # whole layers: the DEM and its std, Float32: 8 bytes a cell; the
     # samples (52 x 4000, about 50 bytes each) may grow
     whole=$((520 * 40000 * 8 / 1024))
     [ $((tall - short)) -lt $((whole / 4)) ] && ok ||
         bad "peak RSS grew by $((tall - short)) KiB from 2000 to 40000 rows (the whole layers: $whole KiB)"
-    [ "$short" -gt 0 ] && [ "$tall" -gt 0 ] && ok || bad "memory check misread: $short, $tall KiB"
-    echo "peak RSS: $short KiB (520 x 2000), $tall KiB (520 x 40000)"
+    [ $((wide - short)) -lt $((whole / 4)) ] && ok ||
+        bad "peak RSS grew by $((wide - short)) KiB from 520 to 40000 columns (the whole layers: $whole KiB)"
+    [ "$short" -gt 0 ] && [ "$tall" -gt 0 ] && [ "$wide" -gt 0 ] && ok ||
+        bad "memory check misread: $short, $tall, $wide KiB"
+    echo "peak RSS: $short KiB (520 x 2000), $tall KiB (520 x 40000), $wide KiB (40000 x 520)"
 fi
 summary tool_krige_scale

@@ -3,6 +3,7 @@
  * DEM's samples (krg_source) come from source.c. */
 #include "krige_priv.h"
 
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #ifdef __SSE2__
@@ -394,7 +395,7 @@ static int block_compute(block *B, const band *J, krg_sys *sys, cmemo *memo, lon
 typedef struct band_ws {
     int ready;              /* ws_init done */
     block *cache;
-    size_t ncache;
+    size_t half;            /* cache slots per parity of source row: 2 half in all */
     double *store;
     long *idxstore;
     int lcap;               /* the line buffers' length: the widest window so far */
@@ -461,27 +462,68 @@ static int ws_lines(band *J, band_ws *w, int nx)
     return 0;
 }
 
-/* Allocate the workspace; the cache holds two raster rows of blocks, at
- * most 64 MB; the line buffers come with the first window (ws_lines). On
+/* The block cache: block (qr, qc) in slot (qr mod 2) half + qc mod half
+ * (slot), so two source rows of a stretch of half columns never meet;
+ * half is as wide as the widest stretch of source columns a window's row
+ * has reached (ws_cache_fit), at most the raster's width and 64 MB in
+ * all. A block's system is the same bits cached or built again: the
+ * slots change the work (the "factorised" count), never a value. */
+static size_t slot(const band_ws *w, int qr, int qc)
+{
+    return (size_t)(qr & 1) * w->half + (size_t)qc % w->half;
+}
+
+/* A cache entry's doubles. */
+static size_t ws_entry(const band *J)
+{
+    const size_t N = (size_t)J->nmax + 1;
+    return N * N + N + 2 * (size_t)J->nmax;
+}
+
+/* The cache made anew with `half` slots per row parity. On failure J->st
+ * and J->msg say why. */
+static int ws_cache(band *J, band_ws *w, size_t half)
+{
+    const int nmax = J->nmax, N = nmax + 1;
+    const size_t entry = ws_entry(J);
+    free(w->cache);
+    free(w->store);
+    free(w->idxstore);
+    w->half = half;
+    w->cache = calloc(2 * half, sizeof *w->cache);
+    w->store = malloc(2 * half * entry * sizeof *w->store);
+    w->idxstore = malloc(2 * half * (size_t)nmax * sizeof *w->idxstore);
+    if (!w->cache || !w->store || !w->idxstore) {
+        w->half = 0;
+        J->st = TRV_ERR_NOMEM;
+        snprintf(J->msg, sizeof J->msg, "out of memory for kriging");
+        return -1;
+    }
+    for (size_t k = 0; k < 2 * half; k++) {
+        w->cache[k].key = -1;
+        w->cache[k].kinv = w->store + k * entry;
+        w->cache[k].b = w->cache[k].kinv + (size_t)N * N;
+        w->cache[k].ownx = w->cache[k].b + N;
+        w->cache[k].owny = w->cache[k].ownx + nmax;
+        w->cache[k].idx = w->idxstore + k * (size_t)nmax;
+    }
+    return 0;
+}
+
+/* Allocate the workspace; the block cache comes with the first row
+ * (ws_cache_fit), the line buffers with the first window (ws_lines). On
  * failure J->st and J->msg say why. */
 static int ws_init(band *J, band_ws *w)
 {
     const geo_grid *g = &J->src->grid, *t = J->t;
     int nmax = J->nmax, N = nmax + 1;
     memset(w, 0, sizeof *w);
-    w->ncache = (size_t)2 * g->nx + 2;
-    size_t entry = (size_t)N * N + N + 2 * (size_t)nmax;
-    if (w->ncache * entry > (size_t)64 << 20 >> 3)
-        w->ncache = ((size_t)64 << 20 >> 3) / entry + 1;
-    w->cache = calloc(w->ncache, sizeof *w->cache);
-    w->store = malloc(w->ncache * entry * sizeof *w->store);
-    w->idxstore = malloc(w->ncache * (size_t)nmax * sizeof *w->idxstore);
     w->idx = malloc((size_t)nmax * sizeof *w->idx);
     w->d2 = malloc((size_t)nmax * sizeof *w->d2), w->gv = malloc((size_t)N * sizeof *w->gv);
     w->memo = (cmemo){0, nmax, malloc((size_t)nmax * sizeof(long)), malloc((size_t)nmax * nmax * sizeof(double)),
                       krg_chol_avx()};
     w->scratch = trv_ctx_new();
-    if (!w->cache || !w->store || !w->idxstore || !w->idx || !w->d2 || !w->gv || !w->memo.idx || !w->memo.c || !w->scratch) {
+    if (!w->idx || !w->d2 || !w->gv || !w->memo.idx || !w->memo.c || !w->scratch) {
         J->st = TRV_ERR_NOMEM;
         snprintf(J->msg, sizeof J->msg, "out of memory for kriging");
         return -1;
@@ -493,14 +535,6 @@ static int ws_init(band *J, band_ws *w)
         (J->st = geo_ct_create(w->scratch, t->wkt, J->src->work_wkt, &w->to_work))) {
         snprintf(J->msg, sizeof J->msg, "%s", trv_errmsg(w->scratch));
         return -1;
-    }
-    for (size_t k = 0; k < w->ncache; k++) {
-        w->cache[k].key = -1;
-        w->cache[k].kinv = w->store + k * entry;
-        w->cache[k].b = w->cache[k].kinv + (size_t)N * N;
-        w->cache[k].ownx = w->cache[k].b + N;
-        w->cache[k].owny = w->cache[k].ownx + nmax;
-        w->cache[k].idx = w->idxstore + k * (size_t)nmax;
     }
     w->ready = 1;
     return 0;
@@ -736,7 +770,7 @@ static int frame_blocks(band_ws *w, const krg_frame *f, const krg_source *src, l
     double X[4 * n], beta[4];
     block *Bs[4];
     for (; m < 4 && qc + m < f->c0 + f->size; m++) {
-        block *B = &w->cache[(size_t)(key + m) % w->ncache];
+        block *B = &w->cache[slot(w, qr, qc + m)];
         if ((m > 0 && B->key == key + m) || !frame_values(f, src, qr, qc + m, X + m, 4))
             break;
         Bs[m] = B;
@@ -789,7 +823,7 @@ static int frame_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, fl
     const krg_source *src = J->src;
     const geo_grid *g = &src->grid;
     long key = (long)qr * g->nx + qc;
-    block *B = &w->cache[(size_t)key % w->ncache];
+    block *B = &w->cache[slot(w, qr, qc)];
     if (B->key != key) {
         const krg_frame *f = krg_frame_of(J->F, qr, qc);
         if (!f || !frame_blocks(w, f, src, key, qr, qc)) {
@@ -821,7 +855,7 @@ static int block_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, fl
     const geo_grid *g = &src->grid;
     const int k = col - J->x0;
     long key = (long)qr * g->nx + qc;
-    block *B = &w->cache[(size_t)key % w->ncache];
+    block *B = &w->cache[slot(w, qr, qc)];
     if (B->key != key) {
         B->key = key;
         if (block_compute(B, J, &w->sys, &w->memo, w->idx, w->d2, qr, qc) != 0) {
@@ -886,6 +920,29 @@ static int row_done(band *J, int row)
     return 0;
 }
 
+/* The block cache wide enough for the source columns the window's row
+ * reaches (its blocks, and the three a frame solves after one: 4 more),
+ * at most the raster's width and 64 MB in all; made anew when a row
+ * reaches more, with half as much again to spare (a few remakes, not one
+ * per column a row gains). On failure J->st and J->msg say why. */
+static int ws_cache_fit(band *J, band_ws *w, int row)
+{
+    int lo = INT_MAX, hi = -1, qr, qc;
+    for (int col = J->x0; col < J->x0 + J->wnx; col++)
+        if (w->ok1[col - J->x0] && w->ok2[col - J->x0] && source_cell(J, w, row, col, &qr, &qc)) {
+            lo = qc < lo ? qc : lo;
+            hi = qc > hi ? qc : hi;
+        }
+    size_t need = hi < lo ? 1 : (size_t)(hi - lo) + 5, most = (size_t)J->src->grid.nx + 1;
+    const size_t budget = ((size_t)64 << 20 >> 3) / ws_entry(J) / 2 + 1;
+    most = most < budget ? most : budget;
+    need = need < most ? need : most;
+    if (need <= w->half)
+        return 0;
+    need += need / 2;
+    return ws_cache(J, w, need < most ? need : most);
+}
+
 /* Band J's rows among r0..r1-1 of the window's columns x0 .. x0 + wnx -
  * 1: each target by the stencil where it applies, else by a frame or
  * block kriging; nodata off the raster, beyond maxdist or
@@ -919,6 +976,8 @@ static void *band_run(void *arg)
             snprintf(J->msg, sizeof J->msg, "%s", trv_errmsg(w->scratch));
             goto done;
         }
+        if (ws_cache_fit(J, w, row))
+            goto done;
         for (int col = J->x0; col < x1; col++) {
             const int k = col - J->x0;
             P[k] = NODATA;
