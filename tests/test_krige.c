@@ -648,8 +648,9 @@ static krg_refine_stats check_windows(const krg_source *src, const krg_model *m,
  * with its hole) onto a 20 m UTM 35 grid (the line transforms curved:
  * rows of 150 targets, more than the 64 the line transforms take
  * exactly), by block systems (et 0) and by lattice frames (the default
- * et); a regular 90 m UTM DEM (test_refine_paths') onto 30 m by the
- * regular-grid stencil. */
+ * et), and onto an ETRS-TM35FIN grid kriged in UTM 35 (a working line
+ * transform that interpolates); a regular 90 m UTM DEM
+ * (test_refine_paths') onto 30 m by the regular-grid stencil. */
 static void test_refiner_windows(void **state)
 {
     (void)state;
@@ -680,11 +681,27 @@ static void test_refiner_windows(void **state)
     krg_refine_stats a = check_windows(src, &mat, &o, &t, 1);
     o.et = KRG_ET_DEFAULT;
     krg_refine_stats f = check_windows(src, &mat, &o, &t, 1);
-    printf("  windows, lon/lat onto UTM: %zu targets by blocks, %zu nodata; with frames %zu by frames, %zu by "
-           "blocks: the same bits\n",
-           a.block, a.nodata, f.frame, f.block);
+    printf("  windows, lon/lat onto UTM: %zu targets by blocks (%zu systems for the DEM's %d blocks), %zu nodata; "
+           "with frames %zu by frames, %zu by blocks: the same bits\n",
+           a.block, a.systems, (g.nx - 1) * (g.ny - 1), a.nodata, f.frame, f.block);
     assert_true(a.block > 10000 && a.nodata > 1000 && a.stencil == 0 && a.frame == 0);
+    /* the block cache keeps a system while the rows need it: each block
+     * solved about once (plus a row of them where the threads' rows meet),
+     * not once per target row it serves (about 4.6) */
+    assert_true(a.systems <= (size_t)(g.nx - 1) * (g.ny + 1));
     assert_true(f.frame > 10000 && f.block > 0);
+    /* the target in ETRS-TM35FIN (EPSG:3067: UTM 35's projection on
+     * ETRS89), kriged in UTM 35: a working line transform that is not the
+     * identity but nearly affine, so interpolated between its anchors */
+    char *fin = NULL;
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:3067", &fin), TRV_OK);
+    geo_grid tf = {150, 130, {360400, 20, 0, 6657500, 0, -20}, fin};
+    o.et = 0;
+    krg_refine_stats l = check_windows(src, &mat, &o, &tf, 1);
+    printf("  windows, onto ETRS-TM35FIN kriged in UTM 35: %zu targets by blocks, %zu nodata: the same bits\n",
+           l.block, l.nodata);
+    assert_true(l.block > 10000 && l.nodata > 100 && l.stencil == 0);
+    free(fin);
     krg_source_free(src);
     geo_raster_free(dem);
 
