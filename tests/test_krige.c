@@ -14,6 +14,7 @@
 
 #include <math.h>
 
+#include "geo/block.h"
 #include "kriging/krige.h"
 #include "kriging/krige_priv.h"
 
@@ -488,11 +489,18 @@ static void test_srcline(void **state)
     const double cell = 1e-8, tol = 1e-4 * 3.0 / 3600;
     geo_grid g = {1000000000, 1000000000, {-84.4, cell, 0, 36.8, 0, -cell}, ll};
     geo_grid coarse = {1000, 1000, {-100, 1, 0, 50, 0, -1}, ll};
-    krg_srcline s, s2;
+    krg_srcline s, s2, sp;
     assert_int_equal(krg_srcline_init(ctx, &s, N), TRV_OK);
     assert_int_equal(krg_srcline_init(ctx, &s2, N), TRV_OK);
-    static double xs[N], ys[N], gx[N], gy[N], bx[N], by[N];
-    static int ok[N], gok[N], bok[N];
+    assert_int_equal(krg_srcline_init(ctx, &sp, 1), TRV_OK); /* grows */
+    static double xs[N], ys[N], gx[N], gy[N], bx[N], by[N], px[N], py[N];
+    static int ok[N], gok[N], bok[N], pok[N];
+    /* parts of the row (krg_srcline_part): starts on and beside the 32-point
+     * anchors, one point, the first and last points, the whole row */
+    static const int part[][2] = {{0, 1},     {0, N},     {31, 32},   {32, 33},  {64, 65},   {64, 320},
+                                  {63, 97},   {96, 353},  {517, 518}, {500, N},  {1024, N},  {N - 1, N},
+                                  {320, 330}, {33, 1000}, {993, 1025}, {128, 129}};
+    size_t parts = 0;
     size_t same = 0, close = 0, flips = 0;
     double worst = 0;
 #define U(x) (((x) - g.gt[0]) / g.gt[1] - 0.5)
@@ -503,6 +511,16 @@ static void test_srcline(void **state)
         assert_int_equal(krg_srcline_run(ctx, &s, a, &g, x0, dx, y, N, tl, xs, ys, ok), TRV_OK);
         assert_int_equal(krg_srcline_run(ctx, &s2, a, &coarse, x0, dx, y, N, tl, bx, by, bok), TRV_OK);
         assert_int_equal(geo_ct_line(ctx, b, x0, dx, y, N, tl, gx, gy, gok), TRV_OK);
+        for (size_t w = 0; w < sizeof part / sizeof *part; w++) {
+            int k0 = part[w][0], k1 = part[w][1];
+            assert_int_equal(krg_srcline_part(ctx, &sp, a, &g, x0, dx, y, N, tl, k0, k1, px, py, pok), TRV_OK);
+            for (int k = k0; k < k1; k++)
+                if (memcmp(&px[k - k0], &xs[k], sizeof *px) || memcmp(&py[k - k0], &ys[k], sizeof *py) ||
+                    pok[k - k0] != ok[k])
+                    fail_msg("row %d, part %d .. %d: target %d at (%.17g, %.17g), the whole row's (%.17g, %.17g)",
+                             r, k0, k1 - 1, k, px[k - k0], py[k - k0], xs[k], ys[k]);
+            parts += (size_t)(k1 - k0);
+        }
         for (int k = 0; k < N; k++) {
             assert_true(ok[k] && gok[k]);
             double u = U(xs[k]), v = V(ys[k]), gu = U(gx[k]), gv = V(gy[k]);
@@ -522,8 +540,13 @@ static void test_srcline(void **state)
     printf("  srcline: %zu targets as geo_ct_line to the bit, %zu approximated (at most %.2e cells off), %zu "
            "near an edge transformed exactly; %zu bare approximations in another cell\n",
            same, close, worst, s.exact, flips);
+    printf("  srcline by parts: %zu targets, each the whole row's bits\n", parts);
     assert_true(worst <= 1e-3);
     assert_true(close > 10000 && s.approx >= close && s.exact > 100 && flips > 0);
+    assert_true(sp.approx > 10000 && sp.exact > 100); /* the parts took both paths too */
+    assert_int_equal(krg_srcline_part(ctx, &sp, a, &g, 0, 1, 0, N, tol, 5, N + 1, px, py, pok), TRV_ERR_INTERNAL);
+    assert_int_equal(krg_srcline_part(ctx, &sp, a, &g, 0, 1, 0, N, tol, 6, 5, px, py, pok), TRV_ERR_INTERNAL);
+    krg_srcline_free(&sp);
     /* on cells of 1e-9 degrees the quadratic is more than 1e-3 cells off:
      * never trusted, every such target transformed exactly */
     krg_srcline s3;
@@ -546,6 +569,218 @@ static void test_srcline(void **state)
     geo_ct_free(b);
     free(utm);
     free(ll);
+    trv_ctx_free(ctx);
+}
+
+/* krg_refiner_window against krg_refine's whole raster: the target cut
+ * into tiles of 1 x 64, 7 x 7, 64 x 1, 13 x ny, 256 x 256 and the whole
+ * (tiles taken last first: a refiner's caches carry nothing a cell's value
+ * depends on), then a few stray windows (odd offsets, one cell, the right
+ * and bottom edges) on the same refiner: every cell the same bits,
+ * elevation and standard deviation, and the same counts of cells by
+ * stencil, frame, block and nodata. Returns the whole raster's counts. */
+static krg_refine_stats check_windows(const krg_source *src, const krg_model *m, const krg_opts *o,
+                                      const geo_grid *t, int allow_fast)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    krg_index *ix = NULL;
+    assert_int_equal(krg_index_new(ctx, src->pts, &ix), TRV_OK);
+    geo_raster *P = NULL, *D = NULL;
+    krg_refine_stats whole, st;
+    assert_int_equal(krg_refine(ctx, src, ix, m, o, t, allow_fast, &P, &D, &whole), TRV_OK);
+    const size_t n = (size_t)t->nx * t->ny;
+    float *WP = malloc(n * sizeof *WP), *WD = malloc(n * sizeof *WD), *bp = malloc(n * sizeof *bp),
+          *bd = malloc(n * sizeof *bd);
+    const int shape[][2] = {{1, 64}, {7, 7}, {64, 1}, {13, t->ny}, {256, 256}, {t->nx, t->ny}};
+    krg_refiner *R = NULL;
+    for (size_t s = 0; s < sizeof shape / sizeof *shape; s++) {
+        krg_refiner_free(R);
+        assert_int_equal(krg_refiner_new(ctx, src, ix, m, o, t, allow_fast, &R), TRV_OK);
+        geo_tiling T = geo_tiling_make(t->nx, t->ny, shape[s][0], shape[s][1]);
+        for (size_t i = 0; i < n; i++)
+            WP[i] = WD[i] = 12345.0f; /* a cell no window wrote */
+        for (int i = geo_tiling_count(&T) - 1; i >= 0; i--) {
+            geo_tile b = geo_tiling_tile(&T, i);
+            assert_int_equal(krg_refiner_window(ctx, R, b.x0, b.y0, b.nx, b.ny, bp, bd), TRV_OK);
+            for (int r = 0; r < b.ny; r++) {
+                memcpy(WP + (size_t)(b.y0 + r) * t->nx + b.x0, bp + (size_t)r * b.nx, (size_t)b.nx * sizeof *bp);
+                memcpy(WD + (size_t)(b.y0 + r) * t->nx + b.x0, bd + (size_t)r * b.nx, (size_t)b.nx * sizeof *bd);
+            }
+        }
+        for (size_t i = 0; i < n; i++)
+            if (memcmp(&WP[i], &P->f32[i], sizeof *WP) || memcmp(&WD[i], &D->f32[i], sizeof *WD))
+                fail_msg("tiles %d x %d: column %zu, row %zu: %.9g (std %.9g), the whole raster's %.9g (%.9g)",
+                         shape[s][0], shape[s][1], i % t->nx, i / t->nx, WP[i], WD[i], P->f32[i], D->f32[i]);
+        krg_refiner_stats(R, &st);
+        assert_true(st.stencil == whole.stencil && st.frame == whole.frame && st.block == whole.block &&
+                    st.nodata == whole.nodata);
+    }
+    const int stray[][4] = {{37, 11, 29, 23}, {t->nx - 1, t->ny - 1, 1, 1}, {t->nx - 45, t->ny - 13, 45, 13},
+                            {0, t->ny - 3, t->nx, 3}, {33, 0, 1, t->ny}, {65, 5, t->nx - 65, 2}};
+    for (size_t s = 0; s < sizeof stray / sizeof *stray; s++) {
+        const int *w = stray[s];
+        assert_int_equal(krg_refiner_window(ctx, R, w[0], w[1], w[2], w[3], bp, bd), TRV_OK);
+        for (int r = 0; r < w[3]; r++)
+            for (int c = 0; c < w[2]; c++) {
+                size_t i = (size_t)(w[1] + r) * t->nx + w[0] + c, k = (size_t)r * w[2] + c;
+                if (memcmp(&bp[k], &P->f32[i], sizeof *bp) || memcmp(&bd[k], &D->f32[i], sizeof *bd))
+                    fail_msg("window %d x %d at (%d, %d): column %d, row %d differs", w[2], w[3], w[0], w[1],
+                             w[0] + c, w[1] + r);
+            }
+    }
+    /* windows off the target */
+    assert_int_equal(krg_refiner_window(ctx, R, t->nx - 3, 0, 4, 1, bp, bd), TRV_ERR_INTERNAL);
+    assert_int_equal(krg_refiner_window(ctx, R, 0, t->ny, 1, 1, bp, bd), TRV_ERR_INTERNAL);
+    assert_int_equal(krg_refiner_window(ctx, R, -1, 0, 1, 1, bp, bd), TRV_ERR_INTERNAL);
+    krg_refiner_free(R);
+    free(WP);
+    free(WD);
+    free(bp);
+    free(bd);
+    geo_raster_free(P);
+    geo_raster_free(D);
+    krg_index_free(ix);
+    trv_ctx_free(ctx);
+    return whole;
+}
+
+/* check_windows on the three paths: a lon/lat DEM at 60 N (check_lonlat's,
+ * with its hole) onto a 20 m UTM 35 grid (the line transforms curved:
+ * rows of 150 targets, more than the 64 the line transforms take
+ * exactly), by block systems (et 0) and by lattice frames (the default
+ * et), and onto an ETRS-TM35FIN grid kriged in UTM 35 (a working line
+ * transform that interpolates); a regular 90 m UTM DEM
+ * (test_refine_paths') onto 30 m by the regular-grid stencil. */
+static void test_refiner_windows(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *ll = NULL, *utm35 = NULL, *utm16 = NULL;
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:4326", &ll), TRV_OK);
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32635", &utm35), TRV_OK);
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:32616", &utm16), TRV_OK);
+    const double d = 3.0 / 3600;
+    geo_grid g = {60, 40, {24.5, d, 0, 60.03, 0, -d}, ll};
+    geo_raster *dem = NULL;
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &dem), TRV_OK);
+    dem->has_nodata = 1;
+    dem->nodata = -9999;
+    for (int r = 0; r < g.ny; r++)
+        for (int c = 0; c < g.nx; c++)
+            dem->f32[r * g.nx + c] = (float)(120 + 25 * sin(c / 4.0) * cos(r / 3.0) + 0.7 * r + ((r * 13 + c * 7) % 5));
+    dem->f32[10 * g.nx + 20] = -9999;
+    krg_source *src = NULL;
+    assert_int_equal(krg_source_new(ctx, dem, utm35, 0, &src), TRV_OK);
+    const krg_model mat = {KRG_MAT, 0.3, 600, 60, 2.5};
+    krg_opts o;
+    krg_opts_init(&o);
+    o.threads = 2;
+    /* the DEM spans about 360 580 .. 363 500 E, 6 653 450 .. 6 657 400 N; the
+     * grid overlaps it on every side (nodata around) */
+    geo_grid t = {150, 130, {360400, 20, 0, 6657500, 0, -20}, utm35};
+    krg_refine_stats a = check_windows(src, &mat, &o, &t, 1);
+    o.et = KRG_ET_DEFAULT;
+    krg_refine_stats f = check_windows(src, &mat, &o, &t, 1);
+    printf("  windows, lon/lat onto UTM: %zu targets by blocks (%zu systems for the DEM's %d blocks), %zu nodata; "
+           "with frames %zu by frames, %zu by blocks: the same bits\n",
+           a.block, a.systems, (g.nx - 1) * (g.ny - 1), a.nodata, f.frame, f.block);
+    assert_true(a.block > 10000 && a.nodata > 1000 && a.stencil == 0 && a.frame == 0);
+    /* the block cache keeps a system while the rows need it: each block
+     * solved about once (plus a row of them where the threads' rows meet),
+     * not once per target row it serves (about 4.6) */
+    assert_true(a.systems <= (size_t)(g.nx - 1) * (g.ny + 1));
+    assert_true(f.frame > 10000 && f.block > 0);
+    /* the target in ETRS-TM35FIN (EPSG:3067: UTM 35's projection on
+     * ETRS89), kriged in UTM 35: a working line transform that is not the
+     * identity but nearly affine, so interpolated between its anchors */
+    char *fin = NULL;
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:3067", &fin), TRV_OK);
+    geo_grid tf = {150, 130, {360400, 20, 0, 6657500, 0, -20}, fin};
+    o.et = 0;
+    krg_refine_stats l = check_windows(src, &mat, &o, &tf, 1);
+    printf("  windows, onto ETRS-TM35FIN kriged in UTM 35: %zu targets by blocks, %zu nodata: the same bits\n",
+           l.block, l.nodata);
+    assert_true(l.block > 10000 && l.nodata > 100 && l.stencil == 0);
+    free(fin);
+    krg_source_free(src);
+    geo_raster_free(dem);
+
+    geo_grid u = {60, 45, {740000, 90, 0, 4060000, 0, -90}, utm16};
+    assert_int_equal(geo_raster_new(ctx, &u, GEO_F32, &dem), TRV_OK);
+    dem->has_nodata = 1;
+    dem->nodata = -9999;
+    for (int r = 0; r < u.ny; r++)
+        for (int c = 0; c < u.nx; c++)
+            dem->f32[r * u.nx + c] = (float)(300 + 40 * sin(c / 5.0) * cos(r / 7.0) + 0.5 * c + ((r * 31 + c * 17) % 11));
+    for (int r = 20; r < 24; r++)
+        for (int c = 30; c < 33; c++)
+            dem->f32[r * u.nx + c] = -9999;
+    assert_int_equal(krg_source_new(ctx, dem, utm16, 0, &src), TRV_OK);
+    const krg_model gau = {KRG_GAU, 1.0, 900.0, 400.0, 0};
+    krg_opts_init(&o);
+    o.threads = 2;
+    geo_grid t2 = {181, 137, {739990, 30, 0, 4060010, 0, -30}, utm16}; /* beyond the DEM by a cell or so */
+    krg_refine_stats sa = check_windows(src, &gau, &o, &t2, 1);
+    printf("  windows, UTM 90 m onto 30 m: %zu targets by the stencil, %zu by blocks, %zu nodata: the same bits\n",
+           sa.stencil, sa.block, sa.nodata);
+    assert_true(sa.stencil > 15000 && sa.block > 0);
+    krg_source_free(src);
+    geo_raster_free(dem);
+    free(ll);
+    free(utm35);
+    free(utm16);
+    trv_ctx_free(ctx);
+}
+
+/* krg_grid_points_window (trv-krige's CSV input by tiles) against
+ * krg_grid_points' whole raster: the Meuse elevations onto a 40 m grid cut
+ * into 7 x 7 tiles, then 1 x 64: every cell the same bits; with a sill of
+ * 1e78 the standard deviation overflows Float32 and the error names the
+ * window's first cell in the target's columns and rows. */
+static void test_points_windows(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    krg_points *p = meuse(0);
+    krg_model m = fitted("elev");
+    krg_index *ix = NULL;
+    assert_int_equal(krg_index_new(ctx, p, &ix), TRV_OK);
+    char *rd = NULL;
+    assert_int_equal(geo_crs_wkt(ctx, "EPSG:28992", &rd), TRV_OK);
+    geo_grid t = {73, 101, {178560, 40, 0, 333640, 0, -40}, rd};
+    krg_opts o;
+    krg_opts_init(&o);
+    o.nmax = 20;
+    geo_raster *P = NULL, *D = NULL;
+    assert_int_equal(krg_grid_points(ctx, p, ix, &m, &o, rd, &t, &P, &D), TRV_OK);
+    geo_ct *ct = NULL;
+    assert_int_equal(geo_ct_create(ctx, rd, rd, &ct), TRV_OK);
+    float bp[64], bd[64];
+    const int shape[][2] = {{7, 7}, {1, 64}};
+    for (int s = 0; s < 2; s++) {
+        geo_tiling T = geo_tiling_make(t.nx, t.ny, shape[s][0], shape[s][1]);
+        for (int i = 0; i < geo_tiling_count(&T); i++) {
+            geo_tile b = geo_tiling_tile(&T, i);
+            assert_int_equal(krg_grid_points_window(ctx, p, ix, &m, &o, ct, &t, b.x0, b.y0, b.nx, b.ny, bp, bd),
+                             TRV_OK);
+            for (int k = 0; k < b.nx * b.ny; k++) {
+                size_t c = (size_t)(b.y0 + k / b.nx) * t.nx + b.x0 + k % b.nx;
+                if (memcmp(&bp[k], &P->f32[c], sizeof *bp) || memcmp(&bd[k], &D->f32[c], sizeof *bd))
+                    fail_msg("tiles %d x %d: cell %zu: %.9g, the whole raster's %.9g", shape[s][0], shape[s][1], c,
+                             bp[k], P->f32[c]);
+            }
+        }
+    }
+    assert_int_equal(krg_grid_points_window(ctx, p, ix, &m, &o, ct, &t, 70, 0, 4, 1, bp, bd), TRV_ERR_INTERNAL);
+    m.psill = 1e78;
+    assert_int_equal(krg_grid_points_window(ctx, p, ix, &m, &o, ct, &t, 5, 9, 3, 2, bp, bd), TRV_ERR_DATA);
+    assert_contains(trv_errmsg(ctx), "kriging standard deviation at column 5, row 9 is beyond Float32's range");
+    geo_ct_free(ct);
+    geo_raster_free(P);
+    geo_raster_free(D);
+    free(rd);
+    krg_index_free(ix);
+    krg_points_free(p);
     trv_ctx_free(ctx);
 }
 
@@ -847,7 +1082,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ok_logzinc), cmocka_unit_test(test_ok_elev),       cmocka_unit_test(test_loocv),
-        cmocka_unit_test(test_index),      cmocka_unit_test(test_refine_paths), cmocka_unit_test(test_refine_lonlat), cmocka_unit_test(test_srcline), cmocka_unit_test(test_write_threads), cmocka_unit_test(test_gamma_table),
+        cmocka_unit_test(test_index),      cmocka_unit_test(test_refine_paths), cmocka_unit_test(test_refine_lonlat), cmocka_unit_test(test_srcline), cmocka_unit_test(test_refiner_windows), cmocka_unit_test(test_points_windows), cmocka_unit_test(test_write_threads), cmocka_unit_test(test_gamma_table),
         cmocka_unit_test(test_cv_summary_hand), cmocka_unit_test(test_job_opts_check), cmocka_unit_test(test_large_values),
         cmocka_unit_test(test_choice_threads),
     };

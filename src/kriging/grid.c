@@ -3,6 +3,7 @@
  * DEM's samples (krg_source) come from source.c. */
 #include "krige_priv.h"
 
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #ifdef __SSE2__
@@ -310,13 +311,14 @@ typedef struct band {
     stencil *S;
     krg_frames *F;          /* lattice frames (F->on: in use) */
     const krg_gtab *gt;     /* gamma for the right-hand sides */
-    float *pred, *std;      /* this call's rows: target row `base` first */
-    int base;
+    float *pred, *std;      /* this call's window: row-major, wnx wide, its cell (x0, base) first */
+    int base, x0, wnx;      /* the window's first row, first column, width */
     struct band_ws *w;      /* the band's workspace, kept from call to call */
     int nmax;
     int avx;                /* have_avx(): block_dist may use AVX, the table AVX2 */
     pthread_mutex_t *lock;
-    int *rows_done, *failed;
+    size_t *cells_done;
+    int *failed;
     trv_ctx *ctx;           /* progress: only band 0 reports */
     /* own */
     int r0, r1, first;
@@ -393,10 +395,11 @@ static int block_compute(block *B, const band *J, krg_sys *sys, cmemo *memo, lon
 typedef struct band_ws {
     int ready;              /* ws_init done */
     block *cache;
-    size_t ncache;
+    size_t half;            /* cache slots per parity of source row: 2 half in all */
     double *store;
     long *idxstore;
-    double *sx, *sy;        /* a row's targets in the raster's CRS */
+    int lcap;               /* the line buffers' length: the widest window so far */
+    double *sx, *sy;        /* a window's row of targets in the raster's CRS */
     double *wx, *wy;        /* and in the working CRS */
     int *ok1, *ok2;         /* transformed */
     long *idx;
@@ -433,43 +436,70 @@ static void ws_free(band_ws *w)
     trv_ctx_free(w->scratch);
 }
 
-/* Allocate the workspace; the cache holds two raster rows of blocks, at
- * most 64 MB. On failure J->st and J->msg say why. */
-static int ws_init(band *J, band_ws *w)
+/* The line buffers for a window nx wide (grown when wider than before).
+ * On failure J->st and J->msg say why. */
+static int ws_lines(band *J, band_ws *w, int nx)
 {
-    const geo_grid *g = &J->src->grid, *t = J->t;
-    int nmax = J->nmax, N = nmax + 1, nx = t->nx;
-    memset(w, 0, sizeof *w);
-    w->ncache = (size_t)2 * g->nx + 2;
-    size_t entry = (size_t)N * N + N + 2 * (size_t)nmax;
-    if (w->ncache * entry > (size_t)64 << 20 >> 3)
-        w->ncache = ((size_t)64 << 20 >> 3) / entry + 1;
-    w->cache = calloc(w->ncache, sizeof *w->cache);
-    w->store = malloc(w->ncache * entry * sizeof *w->store);
-    w->idxstore = malloc(w->ncache * (size_t)nmax * sizeof *w->idxstore);
-    w->sx = malloc((size_t)nx * sizeof *w->sx), w->sy = malloc((size_t)nx * sizeof *w->sy);
-    w->wx = malloc((size_t)nx * sizeof *w->wx), w->wy = malloc((size_t)nx * sizeof *w->wy);
-    w->ok1 = malloc((size_t)nx * sizeof *w->ok1), w->ok2 = malloc((size_t)nx * sizeof *w->ok2);
-    w->idx = malloc((size_t)nmax * sizeof *w->idx);
-    w->d2 = malloc((size_t)nmax * sizeof *w->d2), w->gv = malloc((size_t)N * sizeof *w->gv);
-    w->memo = (cmemo){0, nmax, malloc((size_t)nmax * sizeof(long)), malloc((size_t)nmax * nmax * sizeof(double)),
-                      krg_chol_avx()};
-    w->scratch = trv_ctx_new();
-    if (!w->cache || !w->store || !w->idxstore || !w->sx || !w->sy || !w->wx || !w->wy || !w->ok1 || !w->ok2 ||
-        !w->idx || !w->d2 || !w->gv || !w->memo.idx || !w->memo.c || !w->scratch) {
+    if (nx <= w->lcap)
+        return 0;
+    double **d[4] = {&w->sx, &w->sy, &w->wx, &w->wy};
+    int **o[2] = {&w->ok1, &w->ok2};
+    int bad = 0;
+    for (int k = 0; k < 4; k++) {
+        free(*d[k]);
+        bad |= !(*d[k] = malloc((size_t)nx * sizeof **d[k]));
+    }
+    for (int k = 0; k < 2; k++) {
+        free(*o[k]);
+        bad |= !(*o[k] = malloc((size_t)nx * sizeof **o[k]));
+    }
+    w->lcap = bad ? 0 : nx;
+    if (bad) {
         J->st = TRV_ERR_NOMEM;
         snprintf(J->msg, sizeof J->msg, "out of memory for kriging");
         return -1;
     }
-    if ((J->st = krg_sys_init(w->scratch, &w->sys, nmax)) ||
-        (J->st = krg_points_new(w->scratch, (size_t)nmax, &w->local)) ||
-        (J->st = krg_srcline_init(w->scratch, &w->line, nx)) ||
-        (J->st = geo_ct_create(w->scratch, t->wkt, g->wkt, &w->to_src)) ||
-        (J->st = geo_ct_create(w->scratch, t->wkt, J->src->work_wkt, &w->to_work))) {
-        snprintf(J->msg, sizeof J->msg, "%s", trv_errmsg(w->scratch));
+    return 0;
+}
+
+/* The block cache: block (qr, qc) in slot (qr mod 2) half + qc mod half
+ * (slot), so two source rows of a stretch of half columns never meet;
+ * half is as wide as the widest stretch of source columns a window's row
+ * has reached (ws_cache_fit), at most the raster's width and 64 MB in
+ * all. A block's system is the same bits cached or built again: the
+ * slots change the work (the "factorised" count), never a value. */
+static size_t slot(const band_ws *w, int qr, int qc)
+{
+    return (size_t)(qr & 1) * w->half + (size_t)qc % w->half;
+}
+
+/* A cache entry's doubles. */
+static size_t ws_entry(const band *J)
+{
+    const size_t N = (size_t)J->nmax + 1;
+    return N * N + N + 2 * (size_t)J->nmax;
+}
+
+/* The cache made anew with `half` slots per row parity. On failure J->st
+ * and J->msg say why. */
+static int ws_cache(band *J, band_ws *w, size_t half)
+{
+    const int nmax = J->nmax, N = nmax + 1;
+    const size_t entry = ws_entry(J);
+    free(w->cache);
+    free(w->store);
+    free(w->idxstore);
+    w->half = half;
+    w->cache = calloc(2 * half, sizeof *w->cache);
+    w->store = malloc(2 * half * entry * sizeof *w->store);
+    w->idxstore = malloc(2 * half * (size_t)nmax * sizeof *w->idxstore);
+    if (!w->cache || !w->store || !w->idxstore) {
+        w->half = 0;
+        J->st = TRV_ERR_NOMEM;
+        snprintf(J->msg, sizeof J->msg, "out of memory for kriging");
         return -1;
     }
-    for (size_t k = 0; k < w->ncache; k++) {
+    for (size_t k = 0; k < 2 * half; k++) {
         w->cache[k].key = -1;
         w->cache[k].kinv = w->store + k * entry;
         w->cache[k].b = w->cache[k].kinv + (size_t)N * N;
@@ -477,11 +507,41 @@ static int ws_init(band *J, band_ws *w)
         w->cache[k].owny = w->cache[k].ownx + nmax;
         w->cache[k].idx = w->idxstore + k * (size_t)nmax;
     }
+    return 0;
+}
+
+/* Allocate the workspace; the block cache comes with the first row
+ * (ws_cache_fit), the line buffers with the first window (ws_lines). On
+ * failure J->st and J->msg say why. */
+static int ws_init(band *J, band_ws *w)
+{
+    const geo_grid *g = &J->src->grid, *t = J->t;
+    int nmax = J->nmax, N = nmax + 1;
+    memset(w, 0, sizeof *w);
+    w->idx = malloc((size_t)nmax * sizeof *w->idx);
+    w->d2 = malloc((size_t)nmax * sizeof *w->d2), w->gv = malloc((size_t)N * sizeof *w->gv);
+    w->memo = (cmemo){0, nmax, malloc((size_t)nmax * sizeof(long)), malloc((size_t)nmax * nmax * sizeof(double)),
+                      krg_chol_avx()};
+    w->scratch = trv_ctx_new();
+    if (!w->idx || !w->d2 || !w->gv || !w->memo.idx || !w->memo.c || !w->scratch) {
+        J->st = TRV_ERR_NOMEM;
+        snprintf(J->msg, sizeof J->msg, "out of memory for kriging");
+        return -1;
+    }
+    if ((J->st = krg_sys_init(w->scratch, &w->sys, nmax)) ||
+        (J->st = krg_points_new(w->scratch, (size_t)nmax, &w->local)) ||
+        (J->st = krg_srcline_init(w->scratch, &w->line, 1)) ||
+        (J->st = geo_ct_create(w->scratch, t->wkt, g->wkt, &w->to_src)) ||
+        (J->st = geo_ct_create(w->scratch, t->wkt, J->src->work_wkt, &w->to_work))) {
+        snprintf(J->msg, sizeof J->msg, "%s", trv_errmsg(w->scratch));
+        return -1;
+    }
     w->ready = 1;
     return 0;
 }
 
-/* The source cell (qr, qc) of target (row, col): with the stencil its
+/* The source cell (qr, qc) of target (row, col) (col: the target's
+ * column, w's line buffers at col - J->x0): with the stencil its
  * quadrant, else the raster cell whose centre is up and left of the
  * target (clamped to a whole block). 0 when the target is outside the
  * stencil's rows and columns or off the raster (no extrapolation). */
@@ -496,7 +556,8 @@ static int source_cell(const band *J, const band_ws *w, int row, int col, int *q
         *qc = S->col_q[col];
         return 1;
     }
-    double u = (w->sx[col] - g->gt[0]) / g->gt[1] - 0.5, v = (w->sy[col] - g->gt[3]) / g->gt[5] - 0.5;
+    const int k = col - J->x0;
+    double u = (w->sx[k] - g->gt[0]) / g->gt[1] - 0.5, v = (w->sy[k] - g->gt[3]) / g->gt[5] - 0.5;
     if (u < -0.5 || v < -0.5 || u > g->nx - 0.5 || v > g->ny - 0.5)
         return 0;
     int r = (int)floor(v), c = (int)floor(u);
@@ -506,7 +567,8 @@ static int source_cell(const band *J, const band_ws *w, int row, int col, int *q
 }
 
 /* The stencil's estimate, where the whole pattern around (qr, qc) holds
- * data and its system is regular: 1 when P (and D) are set. */
+ * data and its system is regular: 1 when P (and D) are set (the window's
+ * row: column col at col - J->x0; likewise in frame_cell, block_cell). */
 static int stencil_cell(band *J, band_ws *w, int row, int col, int qr, int qc, float *P, float *D)
 {
     const krg_source *src = J->src;
@@ -523,9 +585,9 @@ static int stencil_cell(band *J, band_ws *w, int row, int col, int qr, int qc, f
     double z = 0;
     for (int k = 0; k < S->n; k++)
         z += wt[k] * src->pts->z[src->point_of_cell[(size_t)(qr + S->di[k]) * g->nx + qc + S->dj[k]]];
-    P[col] = (float)z;
+    P[col - J->x0] = (float)z;
     if (D)
-        D[col] = (float)sqrt(fmax(wt[S->n], 0));
+        D[col - J->x0] = (float)sqrt(fmax(wt[S->n], 0));
     return 1;
 }
 
@@ -708,7 +770,7 @@ static int frame_blocks(band_ws *w, const krg_frame *f, const krg_source *src, l
     double X[4 * n], beta[4];
     block *Bs[4];
     for (; m < 4 && qc + m < f->c0 + f->size; m++) {
-        block *B = &w->cache[(size_t)(key + m) % w->ncache];
+        block *B = &w->cache[slot(w, qr, qc + m)];
         if ((m > 0 && B->key == key + m) || !frame_values(f, src, qr, qc + m, X + m, 4))
             break;
         Bs[m] = B;
@@ -761,7 +823,7 @@ static int frame_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, fl
     const krg_source *src = J->src;
     const geo_grid *g = &src->grid;
     long key = (long)qr * g->nx + qc;
-    block *B = &w->cache[(size_t)key % w->ncache];
+    block *B = &w->cache[slot(w, qr, qc)];
     if (B->key != key) {
         const krg_frame *f = krg_frame_of(J->F, qr, qc);
         if (!f || !frame_blocks(w, f, src, key, qr, qc)) {
@@ -776,10 +838,11 @@ static int frame_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, fl
         J->stats.frame_blocks++;
     }
     const double *Jm = B->frame->J;
-    double a = (w->sx[col] - g->gt[0]) / g->gt[1] - 0.5 - qc, b = (w->sy[col] - g->gt[3]) / g->gt[5] - 0.5 - qr;
+    const int k = col - J->x0;
+    double a = (w->sx[k] - g->gt[0]) / g->gt[1] - 0.5 - qc, b = (w->sy[k] - g->gt[3]) / g->gt[5] - 0.5 - qr;
     double x = Jm[0] * a + Jm[2] * b, y = Jm[1] * a + Jm[3] * b;
     target_gammas(J, B, x, y, w->d2, w->gv);
-    cell_cov(B, J->avx >= 1, w->gv, P + col, D ? D + col : NULL);
+    cell_cov(B, J->avx >= 1, w->gv, P + k, D ? D + k : NULL);
     return 1;
 }
 
@@ -790,8 +853,9 @@ static int block_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, fl
 {
     const krg_source *src = J->src;
     const geo_grid *g = &src->grid;
+    const int k = col - J->x0;
     long key = (long)qr * g->nx + qc;
-    block *B = &w->cache[(size_t)key % w->ncache];
+    block *B = &w->cache[slot(w, qr, qc)];
     if (B->key != key) {
         B->key = key;
         if (block_compute(B, J, &w->sys, &w->memo, w->idx, w->d2, qr, qc) != 0) {
@@ -799,7 +863,7 @@ static int block_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, fl
             snprintf(J->msg, sizeof J->msg,
                      "singular kriging system near (%.3f, %.3f): coincident samples, or a model without "
                      "structure",
-                     w->wx[col], w->wy[col]);
+                     w->wx[k], w->wy[k]);
             return -1;
         }
         J->stats.systems++;
@@ -808,19 +872,19 @@ static int block_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, fl
     int n = B->n, NN = n + 1;
     if (n == 0)
         return 0;
-    double *gv = w->gv, near2 = target_gammas(J, B, w->wx[col], w->wy[col], w->d2, gv);
+    double *gv = w->gv, near2 = target_gammas(J, B, w->wx[k], w->wy[k], w->d2, gv);
     const double max2 = isfinite(J->o->maxdist) ? J->o->maxdist * J->o->maxdist : INFINITY;
     if (near2 > max2)
         return 0;
     if (B->cov) {
-        cell_cov(B, J->avx >= 1, gv, P + col, D ? D + col : NULL);
+        cell_cov(B, J->avx >= 1, gv, P + k, D ? D + k : NULL);
         return 1;
     }
     gv[n] = 1;
     double z = 0;
     for (int i = 0; i < NN; i++)
         z += B->b[i] * gv[i];
-    P[col] = (float)z;
+    P[k] = (float)z;
     if (D) { /* the variance g'K^-1 g only when it is written */
         double var = 0;
         for (int i = 0; i < NN; i++) {
@@ -830,22 +894,25 @@ static int block_cell(band *J, band_ws *w, int col, int qr, int qc, float *P, fl
                 acc += ki[j] * gv[j];
             var += gv[i] * acc;
         }
-        D[col] = (float)sqrt(fmax(var, 0));
+        D[k] = (float)sqrt(fmax(var, 0));
     }
     return 1;
 }
 
-/* Count a finished row; band 0 reports progress. Non-zero: stop (another
- * band failed, or the callback cancelled: J->st set). */
+/* Count a finished row of the window; band 0 reports progress (the share
+ * of the target's cells done). Non-zero: stop (another band failed, or
+ * the callback cancelled: J->st set). */
 static int row_done(band *J, int row)
 {
     pthread_mutex_lock(J->lock);
-    (*J->rows_done)++;
-    int stop = *J->failed, done_rows = *J->rows_done;
+    *J->cells_done += (size_t)J->wnx;
+    int stop = *J->failed;
+    size_t done = *J->cells_done;
     pthread_mutex_unlock(J->lock);
     if (stop)
         return 1;
-    if (J->first && (row & 15) == 0 && trv_progress(J->ctx, (double)done_rows / J->t->ny, "krige") != TRV_OK) {
+    if (J->first && (row & 15) == 0 &&
+        trv_progress(J->ctx, (double)done / ((double)J->t->nx * J->t->ny), "krige") != TRV_OK) {
         J->st = TRV_ERR_CANCEL; /* the message says why: the callback or a signal */
         snprintf(J->msg, sizeof J->msg, "%s", trv_errmsg(J->ctx));
         return 1;
@@ -853,20 +920,46 @@ static int row_done(band *J, int row)
     return 0;
 }
 
-/* Band J's rows among r0..r1-1: each target by the stencil where it
- * applies, else by block kriging; nodata off the raster, beyond maxdist or
- * untransformable. Its rows: chunk k of GEO_BLOCK_ROWS / nt rows goes to
- * band k % nt, whatever row ranges the caller asks, so each band meets its
- * rows in the same order and its block cache the same misses (the
- * "factorised" count is the same for every block height); a block of the
- * default height gives each band one run of rows. */
+/* The block cache wide enough for the source columns the window's row
+ * reaches (its blocks, and the three a frame solves after one: 4 more),
+ * at most the raster's width and 64 MB in all; made anew when a row
+ * reaches more, with half as much again to spare (a few remakes, not one
+ * per column a row gains). On failure J->st and J->msg say why. */
+static int ws_cache_fit(band *J, band_ws *w, int row)
+{
+    int lo = INT_MAX, hi = -1, qr, qc;
+    for (int col = J->x0; col < J->x0 + J->wnx; col++)
+        if (w->ok1[col - J->x0] && w->ok2[col - J->x0] && source_cell(J, w, row, col, &qr, &qc)) {
+            lo = qc < lo ? qc : lo;
+            hi = qc > hi ? qc : hi;
+        }
+    size_t need = hi < lo ? 1 : (size_t)(hi - lo) + 5, most = (size_t)J->src->grid.nx + 1;
+    const size_t budget = ((size_t)64 << 20 >> 3) / ws_entry(J) / 2 + 1;
+    most = most < budget ? most : budget;
+    need = need < most ? need : most;
+    if (need <= w->half)
+        return 0;
+    need += need / 2;
+    return ws_cache(J, w, need < most ? need : most);
+}
+
+/* Band J's rows among r0..r1-1 of the window's columns x0 .. x0 + wnx -
+ * 1: each target by the stencil where it applies, else by a frame or
+ * block kriging; nodata off the raster, beyond maxdist or
+ * untransformable. Each row's targets in the DEM's and the working CRS
+ * come from the whole row's line transforms (krg_srcline_part,
+ * geo_ct_line_part: the bits of the whole row's, whatever the window).
+ * Its rows: chunk k of GEO_BLOCK_ROWS / nt rows goes to band k % nt,
+ * whatever window the caller asks, so a window of the default height
+ * gives each band one run of rows. The block cache's misses (the
+ * "factorised" count) depend on the windows; the values do not. */
 static void *band_run(void *arg)
 {
     band *J = arg;
     const geo_grid *t = J->t;
-    int nx = t->nx;
+    const int nx = J->wnx, x1 = J->x0 + J->wnx;
     band_ws *w = J->w;
-    if (!w->ready && ws_init(J, w))
+    if ((!w->ready && ws_init(J, w)) || ws_lines(J, w, nx))
         goto done;
     const double tol_src = 1e-4 * fmin(J->src->grid.gt[1], fabs(J->src->grid.gt[5]));
     const double tol_work = 1e-4 * fabs(t->gt[1]);
@@ -876,18 +969,22 @@ static void *band_run(void *arg)
         float *P = J->pred + (size_t)(row - J->base) * nx, *D = J->std ? J->std + (size_t)(row - J->base) * nx : NULL;
         double y = geo_grid_y(t, row);
         double x0 = geo_grid_x(t, 0);
-        if ((J->st = krg_srcline_run(w->scratch, &w->line, w->to_src, &J->src->grid, x0, t->gt[1], y, nx, tol_src,
-                                     w->sx, w->sy, w->ok1)) ||
-            (J->st = geo_ct_line(w->scratch, w->to_work, x0, t->gt[1], y, nx, tol_work, w->wx, w->wy, w->ok2))) {
+        if ((J->st = krg_srcline_part(w->scratch, &w->line, w->to_src, &J->src->grid, x0, t->gt[1], y, t->nx,
+                                      tol_src, J->x0, x1, w->sx, w->sy, w->ok1)) ||
+            (J->st = geo_ct_line_part(w->scratch, w->to_work, x0, t->gt[1], y, t->nx, tol_work, J->x0, x1, w->wx,
+                                      w->wy, w->ok2))) {
             snprintf(J->msg, sizeof J->msg, "%s", trv_errmsg(w->scratch));
             goto done;
         }
-        for (int col = 0; col < nx; col++) {
-            P[col] = NODATA;
+        if (ws_cache_fit(J, w, row))
+            goto done;
+        for (int col = J->x0; col < x1; col++) {
+            const int k = col - J->x0;
+            P[k] = NODATA;
             if (D)
-                D[col] = NODATA;
+                D[k] = NODATA;
             int qr, qc, r;
-            if (!w->ok1[col] || !w->ok2[col] || !source_cell(J, w, row, col, &qr, &qc)) {
+            if (!w->ok1[k] || !w->ok2[k] || !source_cell(J, w, row, col, &qr, &qc)) {
                 J->stats.nodata++;
             } else if (J->S->on && stencil_cell(J, w, row, col, qr, qc, P, D)) {
                 J->stats.stencil++;
@@ -913,10 +1010,11 @@ done:
     return NULL;
 }
 
-/* Every cell of rows y0 .. y0 + nrows - 1 (v: row y0) finite: a value
- * beyond Float32's range (+-3.4e38) became +-Inf when stored, and the
- * output would carry it. */
-static trv_status check_fits(trv_ctx *ctx, const float *v, int nx, int y0, int nrows, const char *desc)
+/* Every cell of the window of nx x nrows cells at column x0, row y0 (v:
+ * its cell (x0, y0) first, row-major) finite: a value beyond Float32's
+ * range (+-3.4e38) became +-Inf when stored, and the output would carry
+ * it. */
+static trv_status check_fits(trv_ctx *ctx, const float *v, int x0, int nx, int y0, int nrows, const char *desc)
 {
     size_t n = v ? (size_t)nx * nrows : 0;
     for (size_t i = 0; i < n; i++)
@@ -924,14 +1022,14 @@ static trv_status check_fits(trv_ctx *ctx, const float *v, int nx, int y0, int n
             return trv_error(ctx, TRV_ERR_DATA,
                              "the %s at column %zu, row %zu is beyond Float32's range (|value| > 3.4e38): the "
                              "values or the model's sill are too large",
-                             desc, i % (size_t)nx, y0 + i / (size_t)nx);
+                             desc, x0 + i % (size_t)nx, y0 + i / (size_t)nx);
     return TRV_OK;
 }
 
-static trv_status check_rows(trv_ctx *ctx, const float *P, const float *D, int nx, int y0, int nrows)
+static trv_status check_window(trv_ctx *ctx, const float *P, const float *D, int x0, int nx, int y0, int nrows)
 {
-    trv_status st = check_fits(ctx, P, nx, y0, nrows, "elevation");
-    return st ? st : check_fits(ctx, D, nx, y0, nrows, "kriging standard deviation");
+    trv_status st = check_fits(ctx, P, x0, nx, y0, nrows, "elevation");
+    return st ? st : check_fits(ctx, D, x0, nx, y0, nrows, "kriging standard deviation");
 }
 
 /* Give the caller both outputs on success, neither on failure. */
@@ -983,7 +1081,8 @@ struct krg_refiner {
     krg_frames F;
     krg_gtab gt;
     pthread_mutex_t lock;
-    int rows_done, failed, nt;
+    size_t cells_done;
+    int failed, nt;
     band J[64];
     band_ws ws[64];         /* thread i's workspace, made on its first rows */
 };
@@ -1035,22 +1134,27 @@ trv_status krg_refiner_new(trv_ctx *ctx, const krg_source *src, const krg_index 
     for (int i = 0; i < R->nt; i++)
         R->J[i] = (band){.src = src, .ix = ix, .m = &R->m, .o = &R->o, .t = target, .S = &R->S, .F = &R->F, .gt = &R->gt,
                          .w = &R->ws[i], .nmax = nmax, .avx = have_avx(), .lock = &R->lock,
-                         .rows_done = &R->rows_done, .failed = &R->failed, .ctx = ctx, .first = i == 0,
+                         .cells_done = &R->cells_done, .failed = &R->failed, .ctx = ctx, .first = i == 0,
                          .id = i, .nt = R->nt, .chunk = GEO_BLOCK_ROWS / R->nt > 0 ? GEO_BLOCK_ROWS / R->nt : 1};
     *out = R;
     return TRV_OK;
 }
 
-trv_status krg_refiner_rows(trv_ctx *ctx, krg_refiner *R, int y0, int y1, float *pred, float *std)
+trv_status krg_refiner_window(trv_ctx *ctx, krg_refiner *R, int x0, int y0, int nx, int ny, float *pred,
+                              float *std)
 {
+    const geo_grid *t = R->J[0].t;
     if (R->failed)
-        return trv_error(ctx, TRV_ERR_USAGE, "krg_refiner_rows after a failure");
-    const int nt = R->nt, c0 = y0 / R->J[0].chunk, c1 = (y1 - 1) / R->J[0].chunk;
+        return trv_error(ctx, TRV_ERR_USAGE, "krg_refiner_window after a failure");
+    if (x0 < 0 || y0 < 0 || nx < 1 || ny < 1 || nx > t->nx - x0 || ny > t->ny - y0)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "kriging window %d x %d at (%d, %d) outside the %d x %d target", nx,
+                         ny, x0, y0, t->nx, t->ny);
+    const int y1 = y0 + ny, nt = R->nt, c0 = y0 / R->J[0].chunk, c1 = (y1 - 1) / R->J[0].chunk;
     pthread_t th[64];
     int running[64] = {0};
     for (int i = 0; i < nt; i++) {
         band *J = &R->J[i];
-        J->pred = pred, J->std = std, J->base = y0, J->ctx = ctx, J->r0 = y0, J->r1 = y1;
+        J->pred = pred, J->std = std, J->base = y0, J->x0 = x0, J->wnx = nx, J->ctx = ctx, J->r0 = y0, J->r1 = y1;
     }
     for (int i = 1; i < nt && i <= c1 - c0; i++) /* the threads that own a chunk here */
         running[i] = pthread_create(&th[(c0 + i) % nt], NULL, band_run, &R->J[(c0 + i) % nt]) == 0;
@@ -1063,7 +1167,12 @@ trv_status krg_refiner_rows(trv_ctx *ctx, krg_refiner *R, int y0, int y1, float 
     for (int i = 0; i < nt; i++)
         if (R->J[i].st)
             return trv_error(ctx, R->J[i].st, "%s", R->J[i].msg);
-    return check_rows(ctx, pred, std, R->J[0].t->nx, y0, y1 - y0);
+    return check_window(ctx, pred, std, x0, nx, y0, ny);
+}
+
+trv_status krg_refiner_rows(trv_ctx *ctx, krg_refiner *R, int y0, int y1, float *pred, float *std)
+{
+    return krg_refiner_window(ctx, R, 0, y0, R->J[0].t->nx, y1 - y0, pred, std);
 }
 
 void krg_refiner_stats(const krg_refiner *R, krg_refine_stats *stats)
@@ -1110,12 +1219,15 @@ trv_status krg_refine(trv_ctx *ctx, const krg_source *src, const krg_index *ix, 
 
 /* ---- scattered points onto a grid ------------------------------------------- */
 
-trv_status krg_grid_points_rows(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
-                                const krg_opts *o, geo_ct *ct, const geo_grid *target, int y0, int y1, float *pred,
-                                float *std)
+trv_status krg_grid_points_window(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
+                                  const krg_opts *o, geo_ct *ct, const geo_grid *target, int x0, int y0, int nx,
+                                  int ny, float *pred, float *std)
 {
-    int nx = target->nx, rows = 64;
-    size_t nb = (size_t)nx * (y1 - y0 < rows ? y1 - y0 : rows);
+    if (x0 < 0 || y0 < 0 || nx < 1 || ny < 1 || nx > target->nx - x0 || ny > target->ny - y0)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "kriging window %d x %d at (%d, %d) outside the %d x %d target", nx,
+                         ny, x0, y0, target->nx, target->ny);
+    const int y1 = y0 + ny, rows = 64;
+    size_t nb = (size_t)nx * (ny < rows ? ny : rows);
     double *x = malloc(nb * sizeof *x), *y = malloc(nb * sizeof *y), *zp = malloc(nb * sizeof *zp),
            *zv = malloc(nb * sizeof *zv);
     int *ok = malloc(nb * sizeof *ok);
@@ -1124,7 +1236,7 @@ trv_status krg_grid_points_rows(trv_ctx *ctx, const krg_points *p, const krg_ind
         int r1 = r0 + rows < y1 ? r0 + rows : y1;
         size_t n = (size_t)(r1 - r0) * nx;
         for (size_t k = 0; k < n; k++) {
-            x[k] = geo_grid_x(target, (double)(k % nx));
+            x[k] = geo_grid_x(target, (double)(x0 + (int)(k % nx)));
             y[k] = geo_grid_y(target, (double)(r0 + (int)(k / nx)));
         }
         geo_ct_points(ct, n, x, y, ok);
@@ -1137,14 +1249,23 @@ trv_status krg_grid_points_rows(trv_ctx *ctx, const krg_points *p, const krg_ind
             if (std)
                 std[i] = good ? (float)sqrt(fmax(zv[k], 0)) : NODATA;
         }
-        st = trv_progress(ctx, (double)r1 / target->ny, "krige");
+        /* the share of the target before the window's last cell done, in row order */
+        st = trv_progress(ctx, ((double)(r1 - 1) * target->nx + x0 + nx) / ((double)target->nx * target->ny),
+                          "krige");
     }
     free(x);
     free(y);
     free(zp);
     free(zv);
     free(ok);
-    return st ? st : check_rows(ctx, pred, std, nx, y0, y1 - y0);
+    return st ? st : check_window(ctx, pred, std, x0, nx, y0, ny);
+}
+
+trv_status krg_grid_points_rows(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
+                                const krg_opts *o, geo_ct *ct, const geo_grid *target, int y0, int y1, float *pred,
+                                float *std)
+{
+    return krg_grid_points_window(ctx, p, ix, m, o, ct, target, 0, y0, target->nx, y1 - y0, pred, std);
 }
 
 trv_status krg_grid_points(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,

@@ -1,8 +1,12 @@
-/* trv-krige's rasters by row blocks (krg_job_stream, krige_priv.h;
- * docs/scale.md): the kriged DEM, its standard deviation, the point cloud
- * and the realisations, block by block. The rows are kriged as they go
- * (krg_refiner for a raster source, krg_grid_points_rows for points); the
- * layers are written as Cloud-Optimized GeoTIFFs (geo/block.h). With
+/* trv-krige's rasters by tiles and row blocks (krg_job_stream,
+ * krige_priv.h; docs/scale.md): the kriged DEM, its standard deviation and
+ * the point cloud by geo_block_cols() x geo_block_rows() tiles (whole-width
+ * tiles, so rows, when the point cloud is written: its lines are in row
+ * order), kriged as they go (krg_refiner_window for a raster source,
+ * krg_grid_points_window for points) and written with
+ * geo_block_write_tile: memory O(tile) whatever the width, but for the
+ * point cloud's whole rows. The layers are Cloud-Optimized GeoTIFFs
+ * (geo/block.h), the same bytes whatever the tiles. With
  * realisations the blocks are run once per pair of them (sim.h): the pair
  * drawn and conditioned at the samples, then each block's kriged rows (the
  * first pair's kriged, and written into the DEM, std and points; the later
@@ -74,7 +78,8 @@ static trv_status open_writers(trv_ctx *ctx, kstream *s, trv_outset *set, const 
     return st;
 }
 
-/* Rows y0 .. y1 - 1 into s->P and D (NULL: no std) by R (raster source). */
+/* Rows y0 .. y1 - 1 into s->P and D (NULL: no std) by R (raster source):
+ * the realisations' blocks. */
 static trv_status block_rows(trv_ctx *ctx, kstream *s, krg_refiner *R, int y0, int y1, float *D)
 {
     krg_job *j = s->j;
@@ -92,6 +97,30 @@ static void points_rows(FILE *f, const geo_grid *g, int y0, int y1, const float 
             if (P[i] != NODATA)
                 fprintf(f, "%.3f,%.3f,%.3f,%.4f\n", geo_grid_x(g, c), geo_grid_y(g, r), P[i], D[i]);
         }
+}
+
+/* Tile b's cells into s->P and s->D (NULL: no std). */
+static trv_status tile_cells(trv_ctx *ctx, kstream *s, const geo_tile *b)
+{
+    krg_job *j = s->j;
+    if (s->R)
+        return krg_refiner_window(ctx, s->R, b->x0, b->y0, b->nx, b->ny, s->P, s->D);
+    return krg_grid_points_window(ctx, j->pts, j->ix, &j->model, &j->krige, s->ct, &j->grid, b->x0, b->y0, b->nx,
+                                  b->ny, s->P, s->D);
+}
+
+/* Tile b of the DEM, std and point cloud (whole rows when it is written)
+ * from s->P and s->D. */
+static trv_status write_tile(kstream *s, trv_ctx *ctx, const geo_tile *b)
+{
+    const float *cells[2] = {s->P, s->D};
+    trv_status st = TRV_OK;
+    for (int k = 0; k < 2 && !st; k++)
+        if (s->w[k])
+            st = geo_block_write_tile(ctx, s->w[k], b->x0, b->y0, b->nx, b->ny, cells[k]);
+    if (!st && s->points)
+        points_rows(s->points, &s->j->grid, b->y0, b->y0 + b->ny, s->P, s->D);
+    return st;
 }
 
 /* Rows y0 .. y1 - 1 of the DEM, std and point cloud from s->P and s->D. */
@@ -117,15 +146,17 @@ static trv_status alloc_rows(trv_ctx *ctx, kstream *s, size_t n)
     return TRV_OK;
 }
 
-static trv_status run_blocks(trv_ctx *ctx, kstream *s)
+/* The DEM, std and point cloud tile by tile, in the tiling's order
+ * (whole-width tiles with the point cloud: its lines in row order). */
+static trv_status run_tiles(trv_ctx *ctx, kstream *s)
 {
     const geo_grid *g = &s->j->grid;
-    const int ny = g->ny, rows = geo_block_rows() < ny ? geo_block_rows() : ny;
-    trv_status st = alloc_rows(ctx, s, (size_t)g->nx * rows);
-    for (int y0 = 0; y0 < ny && !st; y0 += rows) {
-        int y1 = y0 + rows < ny ? y0 + rows : ny;
-        if (!(st = block_rows(ctx, s, s->R, y0, y1, s->D)))
-            st = write_rows(s, ctx, y0, y1);
+    geo_tiling T = geo_tiling_make(g->nx, g->ny, s->points ? g->nx : geo_block_cols(), geo_block_rows());
+    trv_status st = alloc_rows(ctx, s, (size_t)T.tw * T.th);
+    for (int i = 0; i < geo_tiling_count(&T) && !st; i++) {
+        geo_tile b = geo_tiling_tile(&T, i);
+        if (!(st = tile_cells(ctx, s, &b)))
+            st = write_tile(s, ctx, &b);
     }
     return st ? st : trv_progress(ctx, 1.0, "krige");
 }
@@ -237,6 +268,6 @@ trv_status krg_job_stream(trv_ctx *ctx, trv_outset *set, krg_job *j, const krg_j
     if (!st)
         st = open_writers(ctx, &s, set, paths, meta);
     if (!st)
-        st = s.bands ? run_pairs(ctx, &s, paths->sim) : run_blocks(ctx, &s);
+        st = s.bands ? run_pairs(ctx, &s, paths->sim) : run_tiles(ctx, &s);
     return close_all(ctx, &s, st, paths);
 }

@@ -312,6 +312,20 @@ typedef struct krg_refiner krg_refiner;
 trv_status krg_refiner_new(trv_ctx *ctx, const krg_source *src, const krg_index *ix, const krg_model *m,
                            const krg_opts *o, const geo_grid *target, int allow_fast, krg_refiner **out);
 trv_status krg_refiner_rows(trv_ctx *ctx, krg_refiner *R, int y0, int y1, float *pred, float *std);
+/* The window of nx x ny target cells at column x0, row y0 into pred (and
+ * std unless NULL), row-major, nx wide: krg_refine's values to the bit
+ * whatever the window (each row's targets transformed as parts of the
+ * whole row's line transforms: krg_srcline_part, geo_ct_line_part);
+ * krg_refiner_rows is the window of whole rows. The window's rows are
+ * shared among the threads as krg_refiner_rows shares rows (chunks of
+ * GEO_BLOCK_ROWS / threads rows by their number in the target). The
+ * workspaces' line buffers are the widest window's (not the target's
+ * width). The block caches' misses, so the `systems` and `frame_blocks`
+ * counts, depend on the windows taken; every other count does not. A
+ * window off the target: TRV_ERR_INTERNAL. A value beyond Float32's range
+ * is reported naming its column and row in the target. */
+trv_status krg_refiner_window(trv_ctx *ctx, krg_refiner *R, int x0, int y0, int nx, int ny, float *pred,
+                              float *std);
 /* The counts of the rows done so far. */
 void krg_refiner_stats(const krg_refiner *R, krg_refine_stats *stats);
 void krg_refiner_free(krg_refiner *R);
@@ -322,6 +336,12 @@ void krg_refiner_free(krg_refiner *R);
 trv_status krg_grid_points_rows(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
                                 const krg_opts *o, geo_ct *ct, const geo_grid *target, int y0, int y1, float *pred,
                                 float *std);
+/* krg_grid_points' window of nx x ny cells at column x0, row y0 (as
+ * krg_refiner_window): each cell by krg_predict alone, so the same values
+ * whatever the window. */
+trv_status krg_grid_points_window(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,
+                                  const krg_opts *o, geo_ct *ct, const geo_grid *target, int x0, int y0, int nx,
+                                  int ny, float *pred, float *std);
 
 /* ---- the trv-krige stage ----------------------------------------------- */
 

@@ -141,8 +141,19 @@ static inline double krg_gtab_eval(const krg_gtab *t, double h)
  * remainder; margin: 4 e + 1e-7 cells). A target whose u = (x - gt[0]) /
  * gt[1] - 0.5 or v (likewise) lies within that margin of an integer, of
  * -0.5 or of nx - 0.5 (ny - 0.5), where the source cell changes, is
- * transformed exactly. Identity transforms, rows of at most 64 targets or
- * more than cap: geo_ct_line itself. approx and exact count targets. */
+ * transformed exactly. Identity transforms and rows of at most 64
+ * targets: geo_ct_line itself. approx and exact count targets.
+ *
+ * krg_srcline_part gives targets k0 .. k1 - 1 of the n-target row (into
+ * xs, ys, ok, k1 - k0 each) with the bits krg_srcline_run gives them over
+ * the whole row: the whole row's intervals (anchors every 32 targets and
+ * middles, as geo_ct_line_part), only those that set those targets run
+ * (from the one before the first target's), each with the same linear
+ * test, quadratic, margin and exact list; so a window of a raster's
+ * columns makes the same source-cell choices as its whole rows. Work and
+ * memory: O(k1 - k0 + 64), whatever n. TRV_ERR_INTERNAL unless
+ * 0 <= k0 <= k1 <= n. The buffers grow to the longest stretch asked
+ * (cap: its points). */
 typedef struct krg_srcline {
     int cap, ntodo;
     double *ax, *ay;        /* anchors, middles, quarter points */
@@ -150,6 +161,8 @@ typedef struct krg_srcline {
     double *ex, *ey;
     int *eok;
     char *linear;           /* per interval: geo_ct_line interpolates it */
+    double *px, *py;        /* a part's stretch of whole intervals */
+    int *pok;
     size_t approx, exact;
 } krg_srcline;
 
@@ -157,6 +170,8 @@ trv_status krg_srcline_init(trv_ctx *ctx, krg_srcline *s, int cap);
 void krg_srcline_free(krg_srcline *s);
 trv_status krg_srcline_run(trv_ctx *ctx, krg_srcline *s, geo_ct *ct, const geo_grid *g, double x0, double dx,
                            double y, int n, double tol, double *xs, double *ys, int *ok);
+trv_status krg_srcline_part(trv_ctx *ctx, krg_srcline *s, geo_ct *ct, const geo_grid *g, double x0, double dx,
+                            double y, int n, double tol, int k0, int k1, double *xs, double *ys, int *ok);
 
 /* krg_job_write's rasters and point cloud (job_stream.c): paths->dem, and
  * paths->std and paths->points when named, by row blocks. */
