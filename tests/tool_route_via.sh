@@ -102,7 +102,7 @@ if "$PY" -c 'from osgeo import gdal' 2>/dev/null; then
 import sys
 import numpy as np
 from osgeo import gdal, osr
-from scipy.ndimage import label
+from collections import deque
 d = sys.argv[1]
 c = gdal.Open(d + '/class.tif'); g = gdal.Open(d + '/gonogo.tif')
 go = (c.ReadAsArray() > 0) & (g.ReadAsArray() == 0)
@@ -116,7 +116,19 @@ def lonlat(r, k):
     return "%.10g,%.10g" % (round(x, 6), round(y, 6))
 r, k = np.argwhere(~go)[len(np.argwhere(~go)) // 2]
 print(lonlat(r, k))
-lab, n = label(go)  # 4-connected, as prm_regions_label
+def label(go):  # 4-connected regions, as prm_regions_label (numbered from 1 in row-major order of first cell)
+    lab = np.zeros(go.shape, dtype=np.int32); ny, nx = go.shape; n = 0
+    for r0, k0 in np.argwhere(go):
+        if lab[r0, k0]:
+            continue
+        n += 1; lab[r0, k0] = n; q = deque([(r0, k0)])
+        while q:
+            r, k = q.popleft()
+            for rr, kk in ((r - 1, k), (r + 1, k), (r, k - 1), (r, k + 1)):
+                if 0 <= rr < ny and 0 <= kk < nx and go[rr, kk] and not lab[rr, kk]:
+                    lab[rr, kk] = n; q.append((rr, kk))
+    return lab, n
+lab, n = label(go)
 sizes = np.bincount(lab.ravel()); sizes[0] = 0
 small = [i for i in range(1, n + 1) if i != sizes.argmax()]
 r, k = np.argwhere(lab == small[0])[0]
