@@ -82,8 +82,10 @@ static trv_status fetch_cells(trv_ctx *ctx, void *src, int x0, int y0, int nx, i
 }
 
 /* A class map's window over the DEM grid, and its aligner. The window is
- * scanned once, row by row, for geo_raster_read_categorical_for's errors
- * and for its data cells; the aligner then reads the rows it samples. */
+ * scanned once, by tiles (geo_cat_scan: O(tile) whatever the width), for
+ * geo_raster_read_categorical_for's errors (the row-major first, as by
+ * rows) and for its data cells; the aligner then reads the cells it
+ * samples. */
 static trv_status open_classes(trv_ctx *ctx, stream *s, int m, const char *path)
 {
     trv_status st = geo_cat_open(ctx, path, &s->res->grid, &s->src[m]);
@@ -92,16 +94,8 @@ static trv_status open_classes(trv_ctx *ctx, stream *s, int m, const char *path)
     if (st)
         return st;
     const geo_grid *w = geo_cat_grid(s->src[m]);
-    unsigned char *row = malloc((size_t)w->nx);
-    size_t valid = 0;
-    if (!row)
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    for (int y = 0; y < w->ny && !st; y++)
-        if (!(st = geo_cat_rows(ctx, s->src[m], y, 1, row)))
-            for (int x = 0; x < w->nx; x++)
-                valid += row[x] != 0;
-    free(row);
-    if (st)
+    size_t valid;
+    if ((st = geo_cat_scan(ctx, s->src[m], geo_block_cols(), geo_block_rows(), &valid)))
         return st;
     if (valid == 0)
         return trv_error(ctx, TRV_ERR_DATA, "'%s' holds only nodata over the DEM '%s'", path, s->o->dem_path);
