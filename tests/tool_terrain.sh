@@ -185,6 +185,9 @@ for tiles in "" "TRV_BLOCK_COLS=7 TRV_BLOCK_ROWS=5" "TRV_BLOCK_COLS=2000 TRV_BLO
 done
 # an output directory that cannot be made
 expect 1 "cannot create directory" "" -- "$T" --dem "$tmp/dem30.tif" --soil "$SO" --landuse "$LU" $CLASSES -o /proc/none/out
+# --points by square tiles needs a scratch file: none can be made in $TMPDIR
+expect 1 "cannot make a scratch file for '$tmp/e12/points.csv' in '/proc/none'" "$tmp/e12" -- env TMPDIR=/proc/none "$T" \
+    --dem "$tmp/dem30.tif" --soil "$SO" --landuse "$LU" $CLASSES --points "$tmp/e12/points.csv" -o "$tmp/e12"
 # a failing run into an existing directory keeps what was there and adds nothing
 mkdir -p "$tmp/keep" && echo old >"$tmp/keep/slope.tif"
 expect 1 "holds only nodata" "" -- "$T" --dem "$tmp/allnd.tif" --soil "$SO" --landuse "$LU" $CLASSES -o "$tmp/keep"
