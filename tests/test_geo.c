@@ -1193,10 +1193,10 @@ static void write_tif(const char *path, int nx, int ny, GDALDataType t, const vo
 #define SCAN_NY 520
 
 /* A 600 x 520 Byte class map (codes 1..3, nodata 200 on every 7th cell
- * of every 5th row), 16 x 16 DEFLATE blocks, with the cells set[k] =
- * {x, y, value}; block (cbx, cby) damaged (its bytes overwritten) when
- * cbx >= 0. */
-static void write_scan_map(const char *path, const int (*set)[3], int nset, int cbx, int cby)
+ * of every 5th row), 16 x 16 DEFLATE blocks (striped: strips of 3 rows),
+ * with the cells set[k] = {x, y, value}; block (cbx, cby) damaged (its
+ * bytes overwritten) when cbx >= 0. */
+static void write_scan_map(const char *path, const int (*set)[3], int nset, int cbx, int cby, int striped)
 {
     static unsigned char c[SCAN_NX * SCAN_NY];
     for (int y = 0; y < SCAN_NY; y++)
@@ -1204,8 +1204,9 @@ static void write_scan_map(const char *path, const int (*set)[3], int nset, int 
             c[y * SCAN_NX + x] = y % 5 == 0 && x % 7 == 0 ? 200 : (unsigned char)(1 + (x / 3 + y) % 3);
     for (int k = 0; k < nset; k++)
         c[set[k][1] * SCAN_NX + set[k][0]] = (unsigned char)set[k][2];
-    const char *opts[] = {"TILED=YES", "BLOCKXSIZE=16", "BLOCKYSIZE=16", "COMPRESS=DEFLATE", NULL};
-    write_tif(path, SCAN_NX, SCAN_NY, GDT_Byte, c, opts, NULL, 0);
+    const char *tiled[] = {"TILED=YES", "BLOCKXSIZE=16", "BLOCKYSIZE=16", "COMPRESS=DEFLATE", NULL};
+    const char *strips[] = {"BLOCKYSIZE=3", "COMPRESS=DEFLATE", NULL};
+    write_tif(path, SCAN_NX, SCAN_NY, GDT_Byte, c, striped ? strips : tiled, NULL, 0);
     GDALDatasetH ds = GDALOpen(path, GA_Update);
     assert_non_null(ds);
     GDALSetRasterNoDataValue(GDALGetRasterBand(ds, 1), 200);
@@ -1222,6 +1223,25 @@ static void write_scan_map(const char *path, const int (*set)[3], int nset, int 
         for (int k = 0; k < 8; k++)
             fputc(0xff, f);
         fclose(f);
+    }
+}
+
+/* The scan's tiles by hand: whole blocks within the size asked; a block
+ * larger than asked whole; strips across the width as few rows as fit. */
+static void test_cat_scan_tile(void **state)
+{
+    (void)state;
+    static const int c[][6] = {
+        {256, 256, 256, 256, 256, 256}, {256, 256, 16, 16, 256, 256}, {256, 256, 100, 100, 200, 200},
+        {7, 5, 16, 16, 16, 16},         {256, 256, 512, 512, 512, 512}, {256, 256, 200002, 1, 200002, 1},
+        {256, 256, 300, 1, 300, 218},   {256, 256, 300, 8, 300, 216},   {256, 256, 1, 1000, 65, 1000},
+        {256, 256, 0, 0, 256, 256},     {0, 0, 16, 16, 16, 16},
+    };
+    for (size_t k = 0; k < sizeof c / sizeof *c; k++) {
+        int tw = -1, th = -1;
+        geo_cat_scan_tile(c[k][0], c[k][1], c[k][2], c[k][3], &tw, &th);
+        if (tw != c[k][4] || th != c[k][5])
+            fail_msg("case %zu: %d x %d, want %d x %d", k, tw, th, c[k][4], c[k][5]);
     }
 }
 
@@ -1261,7 +1281,8 @@ static trv_status read_by_rows(const char *path, char *msg)
 /* Bad cells in windows other than the first, and in two windows at once:
  * the error names the row-major first bad cell (a row whose read fails
  * before any cell of that row), the one the rows' read names, at tiles of
- * 256 x 256 and four other sizes; a clean map's data cells counted. */
+ * 256 x 256 and four other sizes, in a tiled file and a striped one; a
+ * clean map's data cells counted. */
 static void test_cat_scan(void **state)
 {
     (void)state;
@@ -1289,14 +1310,18 @@ static void test_cat_scan(void **state)
     static const int sizes[][2] = {{256, 256}, {7, 5}, {64, 1}, {1, 64}, {SCAN_NX, SCAN_NY}};
     char path[600], msg[600], ref[600];
     snprintf(path, sizeof path, "%s/scan.tif", tmpdir);
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        write_scan_map(path, cases[c].set, cases[c].nset, cases[c].cbx, cases[c].cby);
+    for (size_t c = 0; c < 2 * sizeof cases / sizeof *cases; c++) {
+        /* the second time striped: strip 16 (rows 48..50) damaged */
+        size_t k = c % (sizeof cases / sizeof *cases);
+        int striped = c >= sizeof cases / sizeof *cases;
+        write_scan_map(path, cases[k].set, cases[k].nset, striped && cases[k].cbx >= 0 ? 0 : cases[k].cbx,
+                       striped ? 16 : cases[k].cby, striped);
         trv_status want_st = read_by_rows(path, ref);
-        assert_int_equal(want_st, cases[c].want[0] ? (cases[c].want[0] == 'c' && cases[c].want[1] == 'a' ? TRV_ERR_FORMAT : TRV_ERR_DATA) : TRV_OK);
-        assert_contains(ref, cases[c].want);
-        for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        assert_int_equal(want_st, cases[k].want[0] ? (cases[k].want[0] == 'c' && cases[k].want[1] == 'a' ? TRV_ERR_FORMAT : TRV_ERR_DATA) : TRV_OK);
+        assert_contains(ref, cases[k].want);
+        for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
             size_t valid = 0;
-            assert_int_equal(scan_map(path, sizes[k][0], sizes[k][1], msg, &valid), want_st);
+            assert_int_equal(scan_map(path, sizes[z][0], sizes[z][1], msg, &valid), want_st);
             assert_string_equal(msg, ref);
             if (!want_st) /* 86 columns x 104 rows hold nodata */
                 assert_int_equal(valid, (size_t)SCAN_NX * SCAN_NY - 86 * 104);
@@ -1462,6 +1487,7 @@ int main(void)
         cmocka_unit_test(test_geotiff_roundtrip), cmocka_unit_test(test_align_hand),
         cmocka_unit_test(test_align_jacksboro),  cmocka_unit_test(test_read_categorical_errors),
         cmocka_unit_test(test_cat_scan),
+        cmocka_unit_test(test_cat_scan_tile),
         cmocka_unit_test(test_slope_hand),       cmocka_unit_test(test_slope_plane),
         cmocka_unit_test(test_slope_vs_gdaldem),
         cmocka_unit_test(test_utm_equator),      cmocka_unit_test(test_grid_compare_one_origin_coordinate),

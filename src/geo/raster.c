@@ -1,5 +1,6 @@
 /* Grids, class tables, raster layers and their GeoTIFF I/O through GDAL. */
 #include "geo_priv.h"
+#include "geo/block.h"
 #include "core/moments.h"
 
 #include <errno.h>
@@ -769,15 +770,24 @@ static int cat_edge(int p, int origin, int size, int n)
     return e < n ? e : n;
 }
 
-/* Tiles of at most `want` cells along an axis whose file blocks are `block`
- * cells: whole blocks when a block fits, so each block is decoded once. */
-static int cat_tile(int want, int block) { return block >= 1 && block <= want ? want / block * block : want; }
+void geo_cat_scan_tile(int cols, int rows, int bw, int bh, int *tw, int *th)
+{
+    cols = cols < 1 ? 1 : cols, rows = rows < 1 ? 1 : rows, bw = bw < 1 ? 1 : bw, bh = bh < 1 ? 1 : bh;
+    *tw = bw > cols ? bw : cols / bw * bw;
+    *th = bh > rows ? bh : rows / bh * bh;
+    long cells = (long)cols * rows;
+    if (*tw > cols && bh <= rows)
+        *th = cells / *tw / bh > 1 ? (int)(cells / *tw / bh * bh) : bh;
+    else if (*th > rows && bw <= cols)
+        *tw = cells / *th / bw > 1 ? (int)(cells / *th / bw * bw) : bw;
+}
 
 trv_status geo_cat_scan(trv_ctx *ctx, geo_cat_src *s, int cols, int rows, size_t *valid)
 {
-    int bw = 0, bh = 0;
+    int bw = 0, bh = 0, tw, th;
     GDALGetBlockSize(s->band, &bw, &bh);
-    const int tw = cat_tile(cols < 1 ? 1 : cols, bw), th = cat_tile(rows < 1 ? 1 : rows, bh);
+    geo_cat_scan_tile(cols, rows, bw, bh, &tw, &th);
+    geo_block_cache_reserve(tw, 2 * th / 256 + 1); /* a tile's blocks (8 bytes a cell at most), not GDAL's default */
     double *buf = malloc((size_t)tw * th * sizeof *buf);
     *valid = 0;
     if (!buf)
