@@ -1307,7 +1307,7 @@ static void test_cat_scan(void **state)
         /* ... and after one above it */
         {{{10, 47, 0}}, 1, 30, 3, "class code 0 at column 10, row 47, but"},
     };
-    static const int sizes[][2] = {{256, 256}, {7, 5}, {64, 1}, {1, 64}, {SCAN_NX, SCAN_NY}};
+    static const int sizes[][2] = {{256, 256}, {7, 5}, {64, 1}, {1, 64}, {SCAN_NX, SCAN_NY}, {1000000, 1000000}};
     char path[600], msg[600], ref[600];
     snprintf(path, sizeof path, "%s/scan.tif", tmpdir);
     for (size_t c = 0; c < 2 * sizeof cases / sizeof *cases; c++) {

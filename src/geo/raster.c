@@ -787,8 +787,9 @@ trv_status geo_cat_scan(trv_ctx *ctx, geo_cat_src *s, int cols, int rows, size_t
     int bw = 0, bh = 0, tw, th;
     GDALGetBlockSize(s->band, &bw, &bh);
     geo_cat_scan_tile(cols, rows, bw, bh, &tw, &th);
-    geo_block_cache_reserve(tw, 2 * th / 256 + 1); /* a tile's blocks (8 bytes a cell at most), not GDAL's default */
-    double *buf = malloc((size_t)tw * th * sizeof *buf);
+    const int bx = tw < s->win.nx ? tw : s->win.nx, by = th < s->win.ny ? th : s->win.ny; /* a tile at most */
+    geo_block_cache_reserve(bx, 2 * by / 256 + 1); /* a tile's blocks (8 bytes a cell at most), not GDAL's default */
+    double *buf = malloc((size_t)bx * by * sizeof *buf);
     *valid = 0;
     if (!buf)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
