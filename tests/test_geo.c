@@ -1187,6 +1187,148 @@ static void write_tif(const char *path, int nx, int ny, GDALDataType t, const vo
     GDALClose(ds);
 }
 
+/* ---- the class map's first scan by tiles (geo_cat_scan) ---- */
+
+#define SCAN_NX 600
+#define SCAN_NY 520
+
+/* A 600 x 520 Byte class map (codes 1..3, nodata 200 on every 7th cell
+ * of every 5th row), 16 x 16 DEFLATE blocks (striped: strips of 3 rows),
+ * with the cells set[k] = {x, y, value}; block (cbx, cby) damaged (its
+ * bytes overwritten) when cbx >= 0. */
+static void write_scan_map(const char *path, const int (*set)[3], int nset, int cbx, int cby, int striped)
+{
+    static unsigned char c[SCAN_NX * SCAN_NY];
+    for (int y = 0; y < SCAN_NY; y++)
+        for (int x = 0; x < SCAN_NX; x++)
+            c[y * SCAN_NX + x] = y % 5 == 0 && x % 7 == 0 ? 200 : (unsigned char)(1 + (x / 3 + y) % 3);
+    for (int k = 0; k < nset; k++)
+        c[set[k][1] * SCAN_NX + set[k][0]] = (unsigned char)set[k][2];
+    const char *tiled[] = {"TILED=YES", "BLOCKXSIZE=16", "BLOCKYSIZE=16", "COMPRESS=DEFLATE", NULL};
+    const char *strips[] = {"BLOCKYSIZE=3", "COMPRESS=DEFLATE", NULL};
+    write_tif(path, SCAN_NX, SCAN_NY, GDT_Byte, c, striped ? strips : tiled, NULL, 0);
+    GDALDatasetH ds = GDALOpen(path, GA_Update);
+    assert_non_null(ds);
+    GDALSetRasterNoDataValue(GDALGetRasterBand(ds, 1), 200);
+    char key[64];
+    snprintf(key, sizeof key, "BLOCK_OFFSET_%d_%d", cbx, cby);
+    const char *off = cbx >= 0 ? GDALGetMetadataItem(GDALGetRasterBand(ds, 1), key, "TIFF") : NULL;
+    long at = off ? atol(off) : 0;
+    GDALClose(ds);
+    if (cbx >= 0) {
+        assert_true(at > 0);
+        FILE *f = fopen(path, "r+b");
+        assert_non_null(f);
+        assert_int_equal(fseek(f, at, SEEK_SET), 0);
+        for (int k = 0; k < 8; k++)
+            fputc(0xff, f);
+        fclose(f);
+    }
+}
+
+/* The scan's tiles by hand: whole blocks within the size asked; a block
+ * larger than asked whole; strips across the width as few rows as fit. */
+static void test_cat_scan_tile(void **state)
+{
+    (void)state;
+    static const int c[][6] = {
+        {256, 256, 256, 256, 256, 256}, {256, 256, 16, 16, 256, 256}, {256, 256, 100, 100, 200, 200},
+        {7, 5, 16, 16, 16, 16},         {256, 256, 512, 512, 512, 512}, {256, 256, 200002, 1, 200002, 1},
+        {256, 256, 300, 1, 300, 218},   {256, 256, 300, 8, 300, 216},   {256, 256, 1, 1000, 65, 1000},
+        {256, 256, 0, 0, 256, 256},     {0, 0, 16, 16, 16, 16},
+    };
+    for (size_t k = 0; k < sizeof c / sizeof *c; k++) {
+        int tw = -1, th = -1;
+        geo_cat_scan_tile(c[k][0], c[k][1], c[k][2], c[k][3], &tw, &th);
+        if (tw != c[k][4] || th != c[k][5])
+            fail_msg("case %zu: %d x %d, want %d x %d", k, tw, th, c[k][4], c[k][5]);
+    }
+}
+
+/* The map's scan by tiles of cols x rows: its status and message (into
+ * msg), and the cells with a class in *valid. */
+static trv_status scan_map(const char *path, int cols, int rows, char *msg, size_t *valid)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    char *utm = wkt_of("EPSG:32616");
+    geo_grid t = grid(SCAN_NX, SCAN_NY, 730000, 4069000, 10, utm);
+    geo_cat_src *s = NULL;
+    assert_int_equal(geo_cat_open(ctx, path, &t, &s), TRV_OK);
+    assert_int_equal(geo_cat_grid(s)->nx, SCAN_NX);
+    trv_status st = geo_cat_scan(ctx, s, cols, rows, valid);
+    snprintf(msg, 600, "%s", st ? trv_errmsg(ctx) : "");
+    geo_cat_close(s);
+    free(utm);
+    trv_ctx_free(ctx);
+    return st;
+}
+
+/* The reference: the whole map read row by row (geo_raster_read_categorical_for). */
+static trv_status read_by_rows(const char *path, char *msg)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    char *utm = wkt_of("EPSG:32616");
+    geo_grid t = grid(SCAN_NX, SCAN_NY, 730000, 4069000, 10, utm);
+    geo_raster *r = NULL;
+    trv_status st = geo_raster_read_categorical_for(ctx, path, &t, &r);
+    snprintf(msg, 600, "%s", st ? trv_errmsg(ctx) : "");
+    geo_raster_free(r);
+    free(utm);
+    trv_ctx_free(ctx);
+    return st;
+}
+
+/* Bad cells in windows other than the first, and in two windows at once:
+ * the error names the row-major first bad cell (a row whose read fails
+ * before any cell of that row), the one the rows' read names, at tiles of
+ * 256 x 256 and four other sizes, in a tiled file and a striped one; a
+ * clean map's data cells counted. */
+static void test_cat_scan(void **state)
+{
+    (void)state;
+    static const struct {
+        int set[3][3], nset, cbx, cby;
+        const char *want;
+    } cases[] = {
+        {{{0}}, 0, -1, 0, ""},
+        /* the second window of the first row of tiles */
+        {{{400, 10, 0}}, 1, -1, 0, "class code 0 at column 400, row 10, but"},
+        /* the second window of the second row of tiles */
+        {{{300, 300, 255}}, 1, -1, 0, "value 255 at column 300, row 300 is not a class code"},
+        /* two windows: the first window's is lower, the second's named */
+        {{{10, 100, 0}, {500, 40, 255}}, 2, -1, 0, "value 255 at column 500, row 40 is"},
+        /* three windows, two on the same row: the leftmost of that row */
+        {{{20, 60, 0}, {520, 50, 0}, {270, 50, 255}}, 3, -1, 0, "value 255 at column 270, row 50 is"},
+        /* a damaged block (columns 480..495, rows 48..63) in the second
+         * window: its first row before a bad cell lower in the first window,
+         * and before one on that row */
+        {{{10, 50, 0}}, 1, 30, 3, "cannot read '"},
+        {{{10, 48, 0}}, 1, 30, 3, "cannot read '"},
+        /* ... and after one above it */
+        {{{10, 47, 0}}, 1, 30, 3, "class code 0 at column 10, row 47, but"},
+    };
+    static const int sizes[][2] = {{256, 256}, {7, 5}, {64, 1}, {1, 64}, {SCAN_NX, SCAN_NY}, {1000000, 1000000}};
+    char path[600], msg[600], ref[600];
+    snprintf(path, sizeof path, "%s/scan.tif", tmpdir);
+    for (size_t c = 0; c < 2 * sizeof cases / sizeof *cases; c++) {
+        /* the second time striped: strip 16 (rows 48..50) damaged */
+        size_t k = c % (sizeof cases / sizeof *cases);
+        int striped = c >= sizeof cases / sizeof *cases;
+        write_scan_map(path, cases[k].set, cases[k].nset, striped && cases[k].cbx >= 0 ? 0 : cases[k].cbx,
+                       striped ? 16 : cases[k].cby, striped);
+        trv_status want_st = read_by_rows(path, ref);
+        assert_int_equal(want_st, cases[k].want[0] ? (cases[k].want[0] == 'c' && cases[k].want[1] == 'a' ? TRV_ERR_FORMAT : TRV_ERR_DATA) : TRV_OK);
+        assert_contains(ref, cases[k].want);
+        for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+            size_t valid = 0;
+            assert_int_equal(scan_map(path, sizes[z][0], sizes[z][1], msg, &valid), want_st);
+            assert_string_equal(msg, ref);
+            if (!want_st) /* 86 columns x 104 rows hold nodata */
+                assert_int_equal(valid, (size_t)SCAN_NX * SCAN_NY - 86 * 104);
+        }
+    }
+}
+
 /* One tile row by hand: 1.0f = 3f 80 00 00, -2.5f = c0 20 00 00; the planes
  * (most significant first) 3f c0 | 80 20 | 00 00 | 00 00, coded as the
  * differences of consecutive bytes (mod 256). */
@@ -1344,6 +1486,8 @@ int main(void)
         cmocka_unit_test(test_grid_compare),     cmocka_unit_test(test_classes),
         cmocka_unit_test(test_geotiff_roundtrip), cmocka_unit_test(test_align_hand),
         cmocka_unit_test(test_align_jacksboro),  cmocka_unit_test(test_read_categorical_errors),
+        cmocka_unit_test(test_cat_scan),
+        cmocka_unit_test(test_cat_scan_tile),
         cmocka_unit_test(test_slope_hand),       cmocka_unit_test(test_slope_plane),
         cmocka_unit_test(test_slope_vs_gdaldem),
         cmocka_unit_test(test_utm_equator),      cmocka_unit_test(test_grid_compare_one_origin_coordinate),

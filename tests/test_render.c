@@ -301,6 +301,172 @@ static char *write_continuous(void)
     return path;
 }
 
+/* ---- textures (rnd_texture_png) by tiles ---- */
+
+enum { TX_NX = 300, TX_NY = 200 };
+
+/* The RGBA PNG at path into px (TX_NX * TX_NY * 4). */
+static void read_rgba(const char *path, unsigned char *out)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    assert_false(setjmp(png_jmpbuf(png)));
+    png_init_io(png, f);
+    png_read_info(png, info);
+    assert_true(png_get_image_width(png, info) == TX_NX && png_get_image_height(png, info) == TX_NY);
+    assert_int_equal(png_get_color_type(png, info), PNG_COLOR_TYPE_RGBA);
+    for (int y = 0; y < TX_NY; y++)
+        png_read_row(png, out + (size_t)y * TX_NX * 4, NULL);
+    png_read_end(png, NULL);
+    png_destroy_read_struct(&png, &info, NULL);
+    fclose(f);
+}
+
+/* The three layers: a DEM (a surface with nodata cells, one NaN, at tile
+ * edges and the grid's), a speed layer with nodata, a Byte layer with a
+ * colour table (codes 0 nodata, 1, 2, and 3 beyond the table). */
+static void write_texture_layers(char *paths[3])
+{
+    trv_ctx *ctx = trv_ctx_new();
+    char *wkt = utm_wkt();
+    geo_grid g = {TX_NX, TX_NY, {700000, 30, 0, 4000000, 0, -30}, wkt};
+    geo_raster *r[3] = {NULL, NULL, NULL};
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &r[0]), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_F32, &r[1]), TRV_OK);
+    assert_int_equal(geo_raster_new(ctx, &g, GEO_U8, &r[2]), TRV_OK);
+    for (int y = 0; y < TX_NY; y++)
+        for (int x = 0; x < TX_NX; x++) {
+            size_t i = (size_t)y * TX_NX + x;
+            r[0]->f32[i] = (float)(100 + 30 * sin(x / 9.0) * cos(y / 7.0) + 0.2 * x + 0.01 * x * y);
+            r[1]->f32[i] = (x * 7 + y * 3) % 11 == 0 ? -9999.0f : (float)((x * y) % 50) / 2;
+            r[2]->u8[i] = (unsigned char)((x / 5 + y / 3) % 4);
+        }
+    static const int nd[][2] = {{6, 4}, {7, 5}, {255, 0}, {256, 130}, {0, 199}, {299, 100}, {12, 64}};
+    for (size_t k = 0; k < sizeof nd / sizeof *nd; k++)
+        r[0]->f32[(size_t)nd[k][1] * TX_NX + nd[k][0]] = -9999.0f;
+    r[0]->f32[(size_t)64 * TX_NX + 128] = NAN;
+    for (int k = 0; k < 3; k++)
+        r[k]->has_nodata = 1, r[k]->nodata = k < 2 ? -9999 : 0;
+    char *csv = write_file(tmpdir, "tex.csv", "code,name,color\n1,dry sand,#c81e1e\n2,wet clay,#1e1ec8\n");
+    geo_classes *cl = NULL;
+    assert_int_equal(geo_classes_read(ctx, csv, &cl), TRV_OK);
+    r[2]->classes = cl;
+    assert_int_equal(geo_raster_set_label(ctx, r[0], "elevation", "m"), TRV_OK);
+    assert_int_equal(geo_raster_set_label(ctx, r[1], "attainable speed", "km/h"), TRV_OK);
+    assert_int_equal(geo_raster_set_label(ctx, r[2], "soil type", NULL), TRV_OK);
+    static const char *const names[3] = {"tex_dem.tif", "tex_speed.tif", "tex_class.tif"};
+    for (int k = 0; k < 3; k++) {
+        paths[k] = tmp_path(names[k]);
+        assert_int_equal(geo_raster_write(ctx, r[k], paths[k], NULL), TRV_OK);
+        geo_raster_free(r[k]);
+    }
+    geo_classes_free(cl);
+    free(csv);
+    free(wkt);
+    trv_ctx_free(ctx);
+}
+
+/* The whole-layer reference of layer k's texture: the DEM's hillshade of
+ * the whole grid, the speed's palette over the whole layer's range, the
+ * classes' table. */
+static void texture_reference(const char *path, int k, unsigned char *px)
+{
+    trv_ctx *ctx = trv_ctx_new();
+    geo_raster *r = NULL, *hs = NULL;
+    geo_raster_info gi;
+    assert_int_equal(geo_raster_info_read(ctx, path, &gi), TRV_OK);
+    assert_int_equal(geo_raster_read(ctx, path, k == 2 ? GEO_U8 : GEO_F32, &r), TRV_OK);
+    rnd_light light;
+    rnd_light_default(&light);
+    if (k == 0)
+        assert_int_equal(rnd_hillshade(ctx, r, &light, &hs), TRV_OK);
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; k == 1 && i < (size_t)TX_NX * TX_NY; i++)
+        if (!geo_raster_is_nodata(r, i))
+            lo = fmin(lo, r->f32[i]), hi = fmax(hi, r->f32[i]);
+    rnd_layer_range("attainable speed", "km/h", lo, hi, &lo, &hi);
+    assert_true(k != 1 || (lo == 0 && hi == 24.5));
+    for (size_t i = 0; i < (size_t)TX_NX * TX_NY; i++) {
+        unsigned char *p = px + 4 * i;
+        if (k == 0) {
+            float v = hs->f32[i];
+            p[0] = p[1] = p[2] = (unsigned char)(v > 0 ? lround(v) : 0);
+            p[3] = v > 0 ? 255 : 0;
+        } else if (k == 1) {
+            int ok = !geo_raster_is_nodata(r, i);
+            memset(p, 0, 4);
+            if (ok)
+                rnd_palette_rgb(rnd_palette_find("viridis"), (r->f32[i] - lo) / (hi - lo), p), p[3] = 255;
+        } else {
+            int c = r->u8[i], ok = c != 0 && c < gi.ncolours && gi.rgba[c][3] > 0;
+            for (int q = 0; q < 3; q++)
+                p[q] = ok ? gi.rgba[c][q] : 0;
+            p[3] = ok ? 255 : 0;
+        }
+    }
+    geo_raster_info_clear(&gi);
+    geo_raster_free(hs);
+    geo_raster_free(r);
+    trv_ctx_free(ctx);
+}
+
+/* rnd_texture_png by tiles of 1 x 64, 7 x 5, 64 x 1, 13 x the height,
+ * 256 x 256 and the whole grid: every pixel of the three textures equal to
+ * the whole-layer reference (the hillshade across the tiles' edges and at
+ * the grid's, nodata and NaN cells among them; the palette's range; the
+ * colour table, a code beyond it transparent), and the same bytes at every
+ * tile size; rnd_png_write and rnd_png_rows in groups the same bytes. */
+static void test_texture_by_tiles(void **state)
+{
+    (void)state;
+    char *paths[3];
+    write_texture_layers(paths);
+    static const char *const sizes[][2] = {{"1", "64"}, {"7", "5"}, {"64", "1"}, {"13", "200"}, {NULL, NULL}, {"300", "200"}};
+    unsigned char *want = malloc((size_t)TX_NX * TX_NY * 4), *got = malloc((size_t)TX_NX * TX_NY * 4);
+    char *out = tmp_path("tex.png"), *first = tmp_path("tex_first.png"), *cmd = NULL;
+    trv_ctx *ctx = trv_ctx_new();
+    for (int k = 0; k < 3; k++) {
+        texture_reference(paths[k], k, want);
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+            if (sizes[s][0])
+                setenv("TRV_BLOCK_COLS", sizes[s][0], 1), setenv("TRV_BLOCK_ROWS", sizes[s][1], 1);
+            else
+                unsetenv("TRV_BLOCK_COLS"), unsetenv("TRV_BLOCK_ROWS");
+            rnd_texture_info ti;
+            assert_int_equal(rnd_texture_png(ctx, paths[k], k == 0, s ? out : first, "tex.png", &ti), TRV_OK);
+            assert_int_equal(ti.categorical, k == 2);
+            read_rgba(s ? out : first, got);
+            for (size_t i = 0; i < (size_t)TX_NX * TX_NY * 4; i++)
+                if (got[i] != want[i])
+                    fail_msg("layer %d, tiles %s x %s: pixel %zu, %zu channel %zu: %d, want %d", k, sizes[s][0],
+                             sizes[s][1], i / 4 % TX_NX, i / 4 / TX_NX, i % 4, got[i], want[i]);
+            free(cmd);
+            assert_true(asprintf(&cmd, "cmp -s '%s' '%s'", out, first) > 0);
+            assert_true(s == 0 || system(cmd) == 0);
+        }
+    }
+    unsetenv("TRV_BLOCK_COLS"), unsetenv("TRV_BLOCK_ROWS");
+    /* the rows in groups of 1, 7 and the rest: rnd_png_write's bytes */
+    assert_int_equal(rnd_png_write(ctx, first, "t", want, TX_NX, TX_NY, 4, 6, NULL), TRV_OK);
+    rnd_png *png = NULL;
+    assert_int_equal(rnd_png_open(ctx, out, "t", TX_NX, TX_NY, 4, 6, NULL, &png), TRV_OK);
+    assert_int_equal(rnd_png_rows(ctx, png, want, 1), TRV_OK);
+    assert_int_equal(rnd_png_rows(ctx, png, want + (size_t)TX_NX * 4, 7), TRV_OK);
+    assert_int_equal(rnd_png_rows(ctx, png, want + (size_t)8 * TX_NX * 4, TX_NY - 8), TRV_OK);
+    assert_int_equal(rnd_png_close(ctx, png, TRV_OK), TRV_OK);
+    assert_int_equal(system(cmd), 0);
+    trv_ctx_free(ctx);
+    for (int k = 0; k < 3; k++)
+        free(paths[k]);
+    free(want);
+    free(got);
+    free(out);
+    free(first);
+    free(cmd);
+}
+
 static void test_png_categorical(void **state)
 {
     (void)state;
@@ -886,6 +1052,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_palette_stops),  cmocka_unit_test(test_palette_auto),
         cmocka_unit_test(test_hillshade_plane), cmocka_unit_test(test_hillshade_gdaldem),
+        cmocka_unit_test(test_texture_by_tiles),
         cmocka_unit_test(test_png_categorical), cmocka_unit_test(test_png_continuous),
         cmocka_unit_test(test_render_errors),   cmocka_unit_test(test_overlays),
         cmocka_unit_test(test_qml_raster),      cmocka_unit_test(test_qml_vector),

@@ -62,7 +62,7 @@ done
 cmp -s "$tmp/r1000000/slope.tif" "$tmp/r7/dem.tif" && bad "cmp finds different layers equal" || ok
 
 # ---- trv-terrain by tiles (TRV_BLOCK_COLS x TRV_BLOCK_ROWS; without
-# --points: with it the tiles span the width, as above): every output the
+# --ept: with it the tiles span the width, as above): every output the
 # same bytes for tiles of 1 x 64, 7 x 7, 64 x 1, 13 x the height and
 # 256 x 256 as for the whole raster as one tile; with --points and --ept
 # at 7 x 7 (strips 7 rows high) every output the same as one tile's, and
@@ -86,6 +86,17 @@ ter_tiles 1000000 1000000 --points "$tmp/run/points.csv" --ept "$tmp/run/ept" &&
     ter_tiles 7 7 --points "$tmp/run/points.csv" --ept "$tmp/run/ept" && diff -r "$tmp/tp_whole" "$tmp/t7x7" >/dev/null && ok ||
     bad "trv-terrain --points --ept differ between tiles of 7 x 7 and one tile"
 cmp -s "$tmp/tp_whole/points.csv" "$tmp/r1000000/points.csv" && ok || bad "trv-terrain: points.csv differs from the stages' run"
+# --points alone runs by square tiles (each tile's lines through a scratch
+# file, a row of tiles copied out row by row): every output the same bytes
+# at tiles of 1 x 64, 7 x 7, 64 x 1, 13 x the height and 256 x 256 as one
+# tile's (and its points as the stages' run above)
+ter_tiles 1000000 1000000 --points "$tmp/run/points.csv" && mv "$tmp/t1000000x1000000" "$tmp/tq_whole" ||
+    bad "trv-terrain --points as one tile failed"
+cmp -s "$tmp/tq_whole/points.csv" "$tmp/r1000000/points.csv" && ok || bad "trv-terrain: points.csv differs from the stages' run"
+for t in 1x64 7x7 64x1 13x1000000 256x256; do
+    ter_tiles "${t%x*}" "${t#*x}" --points "$tmp/run/points.csv" && diff -r "$tmp/tq_whole" "$tmp/t$t" >/dev/null && ok ||
+        bad "trv-terrain --points differs between tiles of $t and one tile"
+done
 
 # ---- trv-speed and trv-cost by tiles (TRV_BLOCK_COLS x TRV_BLOCK_ROWS):
 # the same bytes for tiles of 1 x 64, 7 x 7, 64 x 1, 13 x the whole height

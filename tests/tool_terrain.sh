@@ -159,8 +159,35 @@ expect 1 "'$tmp/soilnd.tif' holds only nodata over the DEM" "$tmp/e9" -- "$T" --
 # a class the table does not know
 printf 'code,name\n1,water\n2,forest\n3,grassland\n' >"$tmp/lu3.csv"
 expect 1 "class 4 is not in the class table '$tmp/lu3.csv'" "$tmp/e10" -- "$T" --dem "$tmp/dem30.tif" --soil "$SO" --landuse "$LU" --soil-classes data/classes/soils.csv --landuse-classes "$tmp/lu3.csv" -o "$tmp/e10"
+# a cell that is not a class code, read by windows (the first scan of a class
+# map, geo_cat_scan): one in the second window of a row of 256 x 256 tiles,
+# then that one and a lower one in the first window: the row-major first is
+# named, as the rows' scan named it, at every tile size
+PY=
+for p in /usr/bin/python3 python3; do "$p" -c 'import osgeo.gdal' 2>/dev/null && { PY=$p; break; }; done
+[ -n "$PY" ] || skip_pkg python3-gdal "the land use with bad codes (python3 with GDAL)"
+[ -z "$PY" ] || "$PY" - "$LU" "$tmp" <<'PYEOF' || bad "cannot write the land use with bad codes"
+import sys
+from osgeo import gdal
+for name, cells in (("bad1", [(900, 20)]), ("bad2", [(100, 400), (700, 300)])):
+    d = gdal.Translate(f"{sys.argv[2]}/{name}.tif", sys.argv[1], creationOptions=["TILED=YES"])
+    b = d.GetRasterBand(1)
+    for x, y in cells:
+        b.WriteRaster(x, y, 1, 1, bytes([255]))
+    d = None
+PYEOF
+for tiles in "" "TRV_BLOCK_COLS=7 TRV_BLOCK_ROWS=5" "TRV_BLOCK_COLS=2000 TRV_BLOCK_ROWS=2000"; do
+    [ -e "$tmp/bad2.tif" ] || break
+    expect 1 "'$tmp/bad1.tif': value 255 at column 900, row 20 is not a class code" "$tmp/e11" -- env $tiles "$T" \
+        --dem "$tmp/dem30.tif" --soil "$SO" --landuse "$tmp/bad1.tif" $CLASSES -o "$tmp/e11"
+    expect 1 "'$tmp/bad2.tif': value 255 at column 700, row 300 is not a class code" "$tmp/e11" -- env $tiles "$T" \
+        --dem "$tmp/dem30.tif" --soil "$SO" --landuse "$tmp/bad2.tif" $CLASSES -o "$tmp/e11"
+done
 # an output directory that cannot be made
 expect 1 "cannot create directory" "" -- "$T" --dem "$tmp/dem30.tif" --soil "$SO" --landuse "$LU" $CLASSES -o /proc/none/out
+# --points by square tiles needs a scratch file: none can be made in $TMPDIR
+expect 1 "cannot make a scratch file for '$tmp/e12/points.csv' in '/proc/none'" "$tmp/e12" -- env TMPDIR=/proc/none "$T" \
+    --dem "$tmp/dem30.tif" --soil "$SO" --landuse "$LU" $CLASSES --points "$tmp/e12/points.csv" -o "$tmp/e12"
 # a failing run into an existing directory keeps what was there and adds nothing
 mkdir -p "$tmp/keep" && echo old >"$tmp/keep/slope.tif"
 expect 1 "holds only nodata" "" -- "$T" --dem "$tmp/allnd.tif" --soil "$SO" --landuse "$LU" $CLASSES -o "$tmp/keep"

@@ -202,6 +202,23 @@ trv_status geo_cat_rows(trv_ctx *ctx, geo_cat_src *s, int y0, int ny, unsigned c
 /* Its window columns x0 .. x0 + nx - 1 of rows y0 .. y0 + ny - 1 (ny * nx
  * codes), with geo_cat_rows's codes and errors. */
 trv_status geo_cat_window(trv_ctx *ctx, geo_cat_src *s, int x0, int y0, int nx, int ny, unsigned char *dst);
+/* Every cell of the window checked, by tiles of about cols x rows cells
+ * (geo_cat_scan_tile: whole blocks of the file, so each block is decoded
+ * once; a row of tiles at a time, its tiles left to right), *valid its
+ * cells with a class code: the errors geo_cat_rows over all the rows gives,
+ * the row-major first (a row whose read fails before that row's cells),
+ * in O(tile) memory whatever the width. */
+trv_status geo_cat_scan(trv_ctx *ctx, geo_cat_src *s, int cols, int rows, size_t *valid);
+/* geo_cat_scan's tile *tw x *th for cols x rows asked and the file's
+ * blocks of bw x bh: whole blocks, so each is decoded once with GDAL's
+ * cache bounded to one tile's blocks (geo_block_cache_reserve); along each
+ * axis the most blocks within the size asked, or one block where a block
+ * is larger (GDAL decodes it whole anyway); with blocks wider (taller)
+ * than asked, as few of them down (across) as keep the tile within cols x
+ * rows cells, at least one (a striped file: strips across the width, one
+ * strip high when it is wide). The tiles' edges fall on the multiples of
+ * *tw and *th in the file's cells. */
+void geo_cat_scan_tile(int cols, int rows, int bw, int bh, int *tw, int *th);
 void geo_cat_close(geo_cat_src *s);
 
 /* Write a tiled (256x256), DEFLATE-compressed GeoTIFF with CRS, nodata,

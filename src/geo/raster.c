@@ -1,5 +1,6 @@
 /* Grids, class tables, raster layers and their GeoTIFF I/O through GDAL. */
 #include "geo_priv.h"
+#include "geo/block.h"
 #include "core/moments.h"
 
 #include <errno.h>
@@ -584,7 +585,8 @@ struct geo_cat_src {
     int c0, r0;             /* the window's first column and row in the file */
     int has_nd;
     double nd;
-    double *row;            /* one window row as read */
+    double *row;            /* one row of the widest window read so far */
+    int row_cap;            /* its cells */
     char *path;
 };
 
@@ -635,8 +637,6 @@ static trv_status cat_window(trv_ctx *ctx, geo_cat_src *s, const geo_grid *targe
     s->win.gt[0] = g->gt[0] + c0 * g->gt[1];
     s->win.gt[3] = g->gt[3] + r0 * g->gt[5];
     s->win.wkt = g->wkt;
-    if (!(s->row = malloc((size_t)s->win.nx * sizeof *s->row)))
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     return TRV_OK;
 }
 
@@ -664,11 +664,16 @@ trv_status geo_cat_open(trv_ctx *ctx, const char *path, const geo_grid *target, 
     return TRV_OK;
 }
 
+static int cat_nodata(const geo_cat_src *s, double v) { return s->has_nd && (v == s->nd || (isnan(s->nd) && isnan(v))); }
+
+/* A value cat_code takes without an error: nodata or a class code 1..254. */
+static int cat_fine(const geo_cat_src *s, double v) { return cat_nodata(s, v) || (v >= 1 && v <= 254 && v == floor(v)); }
+
 /* One value of the file as a class code in *code (0: nodata). */
 static trv_status cat_code(trv_ctx *ctx, const geo_cat_src *s, double v, int col, int row, unsigned char *code)
 {
     *code = 0;
-    if (s->has_nd && (v == s->nd || (isnan(s->nd) && isnan(v))))
+    if (cat_nodata(s, v))
         return TRV_OK;
     if (v == 0)
         return trv_error(ctx, TRV_ERR_DATA,
@@ -692,6 +697,12 @@ trv_status geo_cat_window(trv_ctx *ctx, geo_cat_src *s, int x0, int y0, int nx, 
     if (y0 < 0 || ny < 1 || y0 + ny > s->win.ny || x0 < 0 || nx < 1 || x0 + nx > s->win.nx)
         return trv_error(ctx, TRV_ERR_INTERNAL, "'%s': window columns %d to %d, rows %d to %d outside its %d x %d",
                          s->path, x0, x0 + nx - 1, y0, y0 + ny - 1, s->win.nx, s->win.ny);
+    if (nx > s->row_cap) {
+        double *row = realloc(s->row, (size_t)nx * sizeof *row);
+        if (!row)
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+        s->row = row, s->row_cap = nx;
+    }
     CPLErrorReset();
     for (int y = y0; y < y0 + ny; y++) {
         int sy = s->r0 + y;
@@ -704,6 +715,99 @@ trv_status geo_cat_window(trv_ctx *ctx, geo_cat_src *s, int x0, int y0, int nx, 
         }
     }
     return TRV_OK;
+}
+
+/* The scan's first error so far: at window row `row`, column `col` (-1:
+ * the row's read failed, which a whole row's read meets before its cells),
+ * the value read there or GDAL's message. */
+typedef struct cat_first {
+    int row, col;
+    double v;
+    char msg[512];
+} cat_first;
+
+/* A scan tile: columns x0 .. x0 + nx - 1, rows y0 .. y0 + ny - 1 of the
+ * window, into buf (one read; when it fails, row by row to find the first
+ * row that does: a whole row's read fails there). Its row-major first
+ * error, if before f's, goes to f; its data cells are added to *valid. */
+static void cat_scan_tile(const geo_cat_src *s, int x0, int y0, int nx, int ny, double *buf, cat_first *f,
+                          size_t *valid)
+{
+    int rows = ny;
+    CPLErrorReset();
+    if (GDALRasterIO(s->band, GF_Read, s->c0 + x0, s->r0 + y0, nx, ny, buf, nx, ny, GDT_Float64, 0, 0) != CE_None)
+        for (int y = 0; y < rows; y++) {
+            CPLErrorReset();
+            if (GDALRasterIO(s->band, GF_Read, s->c0 + x0, s->r0 + y0 + y, nx, 1, buf + (size_t)y * nx, nx, 1,
+                             GDT_Float64, 0, 0) == CE_None)
+                continue;
+            if (y0 + y < f->row || (y0 + y == f->row && f->col >= 0)) {
+                f->row = y0 + y, f->col = -1;
+                snprintf(f->msg, sizeof f->msg, "%s", geo_gdal_msg(NULL));
+            }
+            rows = y;
+            break;
+        }
+    for (int y = 0; y < rows; y++)
+        for (int x = 0; x < nx; x++) {
+            double v = buf[(size_t)y * nx + x];
+            if (cat_fine(s, v)) {
+                *valid += !cat_nodata(s, v);
+                continue;
+            }
+            if (y0 + y < f->row || (y0 + y == f->row && x0 + x < f->col))
+                f->row = y0 + y, f->col = x0 + x, f->v = v;
+            return;
+        }
+}
+
+/* The next edge after p of a scan's tiles of `size` cells (edges at its
+ * multiples in the file's cells, off the window's first cell `origin`),
+ * at most n. */
+static int cat_edge(int p, int origin, int size, int n)
+{
+    int e = ((origin + p) / size + 1) * size - origin;
+    return e < n ? e : n;
+}
+
+void geo_cat_scan_tile(int cols, int rows, int bw, int bh, int *tw, int *th)
+{
+    cols = cols < 1 ? 1 : cols, rows = rows < 1 ? 1 : rows, bw = bw < 1 ? 1 : bw, bh = bh < 1 ? 1 : bh;
+    *tw = bw > cols ? bw : cols / bw * bw;
+    *th = bh > rows ? bh : rows / bh * bh;
+    long cells = (long)cols * rows;
+    if (*tw > cols && bh <= rows)
+        *th = cells / *tw / bh > 1 ? (int)(cells / *tw / bh * bh) : bh;
+    else if (*th > rows && bw <= cols)
+        *tw = cells / *th / bw > 1 ? (int)(cells / *th / bw * bw) : bw;
+}
+
+trv_status geo_cat_scan(trv_ctx *ctx, geo_cat_src *s, int cols, int rows, size_t *valid)
+{
+    int bw = 0, bh = 0, tw, th;
+    GDALGetBlockSize(s->band, &bw, &bh);
+    geo_cat_scan_tile(cols, rows, bw, bh, &tw, &th);
+    const int bx = tw < s->win.nx ? tw : s->win.nx, by = th < s->win.ny ? th : s->win.ny; /* a tile at most */
+    geo_block_cache_reserve(bx, 2 * by / 256 + 1); /* a tile's blocks (8 bytes a cell at most), not GDAL's default */
+    double *buf = malloc((size_t)bx * by * sizeof *buf);
+    *valid = 0;
+    if (!buf)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    cat_first f = {.row = s->win.ny, .col = 0};
+    for (int y0 = 0, y1; y0 < s->win.ny && f.row == s->win.ny; y0 = y1) {
+        y1 = cat_edge(y0, s->r0, th, s->win.ny);
+        for (int x0 = 0, x1; x0 < s->win.nx; x0 = x1) {
+            x1 = cat_edge(x0, s->c0, tw, s->win.nx);
+            cat_scan_tile(s, x0, y0, x1 - x0, y1 - y0, buf, &f, valid);
+        }
+    }
+    free(buf);
+    if (f.row == s->win.ny)
+        return TRV_OK;
+    if (f.col < 0)
+        return trv_error(ctx, TRV_ERR_FORMAT, "cannot read '%s': %s", s->path, f.msg);
+    unsigned char code;
+    return cat_code(ctx, s, f.v, s->c0 + f.col, s->r0 + f.row, &code);
 }
 
 trv_status geo_raster_read_categorical_for(trv_ctx *ctx, const char *path, const geo_grid *target,

@@ -219,6 +219,16 @@ typedef struct rnd_texture_info {
  * (the path the user knows; path may be a temporary). png.c */
 trv_status rnd_png_write(trv_ctx *ctx, const char *path, const char *name, const unsigned char *px, int w, int h,
                          int channels, int level, const char *software);
+/* The same file by rows: open (the header), rows (the next `rows` rows of
+ * px, top down, w * channels bytes each; libpng gets them one by one, so
+ * the file is rnd_png_write's bytes however the rows are grouped), close
+ * (st == TRV_OK: the file finished; else only freed; returns st or the
+ * first error). A failed write leaves p to close only. */
+typedef struct rnd_png rnd_png;
+trv_status rnd_png_open(trv_ctx *ctx, const char *path, const char *name, int w, int h, int channels, int level,
+                        const char *software, rnd_png **out);
+trv_status rnd_png_rows(trv_ctx *ctx, rnd_png *p, const unsigned char *px, int rows);
+trv_status rnd_png_close(trv_ctx *ctx, rnd_png *p, trv_status st);
 
 /* The layer at path as a PNG texture written to tmp (errors name name):
  * one RGBA pixel per cell, row 0 the north, coloured as rnd_render colours

@@ -3,15 +3,21 @@
  * halo on all four sides for Horn's window, the class maps aligned window
  * by window (geo_aligner_window: the same codes as by rows), every layer
  * written tile by tile, the mean slope an exact sum (core/moments.h): the
- * same bytes for every tile size, memory O(tile) whatever the width. With
- * --points or --ept the tiles span the width (rows of tiles are strips),
- * so the points go out in row order as before: memory O(width x rows)
- * then. Under MPI block b of core/split.h is tile b. */
+ * same bytes for every tile size, memory O(tile) whatever the width. The
+ * point cloud (--points) goes out in row order by square tiles too: each
+ * tile's lines go to a scratch file, the byte offset of each of its rows
+ * kept, and a complete row of tiles is copied out row by row, each row's
+ * tiles' pieces in column order (memory O(tiles across x rows)). With
+ * --ept the tiles span the width (rows of tiles are strips): its nodes
+ * are sorted from rows in order, one band of 128 rows x the width at a
+ * time (terrain/ept.h), O(width) already. Under MPI block b of
+ * core/split.h is tile b. */
 #include "terrain.h"
 #include "terrain/ept.h"
 #include "core/fixed.h"
 #include "core/moments.h"
 #include "core/split.h"
+#include "core/tempfile.h"
 #include "geo/block.h"
 #include "run/run.h"
 
@@ -19,6 +25,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define NODATA (-9999.0f)
 
@@ -44,6 +51,10 @@ typedef struct stream {
     double ew, ns;
     trv_moments ssum;        /* the slope over the DEM's data cells */
     FILE *points;
+    const char *points_path;
+    FILE *scratch;           /* a row of tiles' lines (square tiles), NULL when the tiles span the width */
+    off_t *off;              /* tile tx's row r starts at off[tx (th + 1) + r] of scratch; r = th: its end */
+    char *copy;              /* the copy's buffer */
     ter_ept *ept;
 } stream;
 
@@ -82,8 +93,10 @@ static trv_status fetch_cells(trv_ctx *ctx, void *src, int x0, int y0, int nx, i
 }
 
 /* A class map's window over the DEM grid, and its aligner. The window is
- * scanned once, row by row, for geo_raster_read_categorical_for's errors
- * and for its data cells; the aligner then reads the rows it samples. */
+ * scanned once, by tiles (geo_cat_scan: O(tile) whatever the width), for
+ * geo_raster_read_categorical_for's errors (the row-major first, as by
+ * rows) and for its data cells; the aligner then reads the cells it
+ * samples. */
 static trv_status open_classes(trv_ctx *ctx, stream *s, int m, const char *path)
 {
     trv_status st = geo_cat_open(ctx, path, &s->res->grid, &s->src[m]);
@@ -92,16 +105,8 @@ static trv_status open_classes(trv_ctx *ctx, stream *s, int m, const char *path)
     if (st)
         return st;
     const geo_grid *w = geo_cat_grid(s->src[m]);
-    unsigned char *row = malloc((size_t)w->nx);
-    size_t valid = 0;
-    if (!row)
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    for (int y = 0; y < w->ny && !st; y++)
-        if (!(st = geo_cat_rows(ctx, s->src[m], y, 1, row)))
-            for (int x = 0; x < w->nx; x++)
-                valid += row[x] != 0;
-    free(row);
-    if (st)
+    size_t valid;
+    if ((st = geo_cat_scan(ctx, s->src[m], geo_block_cols(), geo_block_rows(), &valid)))
         return st;
     if (valid == 0)
         return trv_error(ctx, TRV_ERR_DATA, "'%s' holds only nodata over the DEM '%s'", path, s->o->dem_path);
@@ -125,7 +130,7 @@ static trv_status open_writers(trv_ctx *ctx, stream *s, trv_outset *set, const c
     return st;
 }
 
-/* The tiles (full width when the points go out in row order) and their buffers. */
+/* The tiles (full width for the EPT dataset, whose rows go in order) and their buffers. */
 static trv_status alloc_buffers(trv_ctx *ctx, stream *s, int full_width)
 {
     const int nx = s->res->grid.nx;
@@ -137,17 +142,18 @@ static trv_status alloc_buffers(trv_ctx *ctx, stream *s, int full_width)
     return TRV_OK;
 }
 
-/* The point-cloud lines of row y ("%.3f,%.3f,%.3f,%.4f,%d,%d\n" in
- * core/fixed.h's bytes): its DEM data cells. */
-static void points_row(FILE *f, const geo_grid *g, int y, const float *z, const float *slope,
+/* The point-cloud lines of row y's columns x0 .. x0 + n - 1 (z[i] .. lu[i]
+ * column x0 + i; "%.3f,%.3f,%.3f,%.4f,%d,%d\n" in core/fixed.h's bytes):
+ * its DEM data cells. */
+static void points_row(FILE *f, const geo_grid *g, int y, int x0, int n, const float *z, const float *slope,
                        const unsigned char *soil, const unsigned char *lu)
 {
     char line[160];
     char ys[40], *ye = trv_fixed(ys, geo_grid_y(g, y), 3);
-    for (int x = 0; x < g->nx; x++) {
+    for (int x = 0; x < n; x++) {
         if (z[x] == NODATA)
             continue;
-        char *p = trv_fixed(line, geo_grid_x(g, x), 3);
+        char *p = trv_fixed(line, geo_grid_x(g, x0 + x), 3);
         *p++ = ',';
         for (const char *q = ys; q < ye;)
             *p++ = *q++;
@@ -257,12 +263,55 @@ static trv_status compute_block(trv_ctx *ctx, void *v, int i, int i1)
     return st;
 }
 
+/* A row of tiles' lines in row order: row r of each tile, column order,
+ * copied from the scratch file into the CSV; the scratch file then reused
+ * from its start. */
+static trv_status points_flush(trv_ctx *ctx, stream *s, int rows)
+{
+    const int th = s->tl.th;
+    if (fflush(s->scratch) != 0 || ferror(s->scratch))
+        return trv_error(ctx, TRV_ERR_IO, "cannot write the scratch file of '%s' in '%s': %s", s->points_path,
+                         trv_temp_dir(NULL), strerror(errno));
+    for (int r = 0; r < rows; r++)
+        for (int tx = 0; tx < s->tl.ntx; tx++)
+            for (off_t at = s->off[(size_t)tx * (th + 1) + r], end = s->off[(size_t)tx * (th + 1) + r + 1]; at < end;) {
+                size_t n = end - at < 65536 ? (size_t)(end - at) : 65536;
+                if (!trv_fd_move(fileno(s->scratch), s->copy, n, at, 0))
+                    return trv_error(ctx, TRV_ERR_IO, "cannot read the scratch file of '%s': %s", s->points_path,
+                                     strerror(errno ? errno : EIO));
+                fwrite(s->copy, 1, n, s->points);
+                at += (off_t)n;
+            }
+    rewind(s->scratch);
+    return TRV_OK;
+}
+
+/* Tile t's points: straight into the CSV when the tiles span the width,
+ * else its rows' lines appended to the scratch file (each row's offset
+ * kept) and, after the last tile of its row of tiles, that row of tiles
+ * copied out. */
+static trv_status points_tile(trv_ctx *ctx, stream *s, geo_tile t)
+{
+    const geo_grid *g = &s->res->grid;
+    FILE *f = s->scratch ? s->scratch : s->points;
+    off_t *off = s->scratch ? s->off + (size_t)(t.x0 / s->tl.tw) * (s->tl.th + 1) : NULL;
+    for (int y = t.y0; y < t.y0 + t.ny; y++) {
+        size_t at = (size_t)(y - t.y0) * t.nx;
+        if (off)
+            off[y - t.y0] = ftello(f);
+        points_row(f, g, y, t.x0, t.nx, s->zt + at, s->slope + at, s->cls[0] + at, s->cls[1] + at);
+    }
+    if (!off)
+        return TRV_OK;
+    off[t.ny] = ftello(f);
+    return t.x0 + t.nx == g->nx ? points_flush(ctx, s, t.ny) : TRV_OK;
+}
+
 /* The computed tile i: counts added, the figures, the tile written, and
- * (tiles as wide as the grid then) its rows' points. */
+ * its rows' points (the EPT's: tiles as wide as the grid then). */
 static trv_status write_block(trv_ctx *ctx, void *v, int i, int i1)
 {
     stream *s = v;
-    const geo_grid *g = &s->res->grid;
     (void)i1;
     const geo_tile t = geo_tiling_tile(&s->tl, i);
     const int x0 = t.x0, y0 = t.y0, nx = t.nx, ny = t.ny;
@@ -275,10 +324,8 @@ static trv_status write_block(trv_ctx *ctx, void *v, int i, int i1)
     const void *cells[4] = {s->zt, s->slope, s->cls[0], s->cls[1]};
     for (int k = 0; k < 4 && !st; k++)
         st = geo_block_write_tile(ctx, s->w[k], x0, y0, nx, ny, cells[k]);
-    for (int y = y0; y < y0 + ny && s->points; y++) {
-        size_t at = (size_t)(y - y0) * nx;
-        points_row(s->points, g, y, s->zt + at, s->slope + at, s->cls[0] + at, s->cls[1] + at);
-    }
+    if (s->points && !st)
+        st = points_tile(ctx, s, t);
     for (int y = y0; y < y0 + ny && s->ept && !st; y++) {
         size_t at = (size_t)(y - y0) * nx;
         st = ter_ept_row(ctx, s->ept, y, s->zt + at, NODATA, s->slope + at, s->cls[0] + at, s->cls[1] + at);
@@ -310,11 +357,28 @@ static trv_status finish(trv_ctx *ctx, stream *s)
 static trv_status open_points(trv_ctx *ctx, stream *s, trv_outset *set, const char *points_path)
 {
     const char *tmp = trv_outset_add(set, points_path);
+    s->points_path = points_path;
     if (!tmp)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!(s->points = fopen(tmp, "w")))
         return trv_error(ctx, TRV_ERR_IO, "cannot create '%s': %s", points_path, strerror(errno));
     fputs("x,y,z,slope,soil,landuse\n", s->points);
+    return TRV_OK;
+}
+
+/* With square tiles, the CSV's scratch file (unlinked: nothing left) and the offsets of a row of tiles' rows. */
+static trv_status open_scratch(trv_ctx *ctx, stream *s)
+{
+    int fd = trv_temp_fd(NULL, "trv-points");
+    if (fd < 0 || !(s->scratch = fdopen(fd, "w+"))) {
+        int err = errno;
+        if (fd >= 0)
+            close(fd);
+        return trv_error(ctx, TRV_ERR_IO, "cannot make a scratch file for '%s' in '%s': %s", s->points_path,
+                         trv_temp_dir(NULL), strerror(err));
+    }
+    if (!(s->off = malloc((size_t)s->tl.ntx * (s->tl.th + 1) * sizeof *s->off)) || !(s->copy = malloc(65536)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     return TRV_OK;
 }
 
@@ -343,6 +407,10 @@ static trv_status close_all(trv_ctx *ctx, stream *s, trv_status st, const char *
         if ((fclose(s->points) != 0 || bad) && !st)
             st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", points_path, strerror(errno));
     }
+    if (s->scratch)
+        fclose(s->scratch);
+    free(s->off);
+    free(s->copy);
     if (s->ept && !st)
         st = ter_ept_finish(ctx, s->ept);
     ter_ept_free(s->ept);
@@ -380,6 +448,8 @@ static trv_status run_tiles(trv_ctx *ctx, stream *s, const trv_split *sp, trv_st
 {
     const trv_block_ops ops = {s, compute_block, op_parts, write_block, "slope"};
     trv_status st = setup ? setup : alloc_buffers(ctx, s, full_width);
+    if (!st && s->points && s->tl.ntx > 1)
+        st = open_scratch(ctx, s);
     int tiles = st ? 0 : geo_tiling_count(&s->tl);
     st = trv_split_blocks(ctx, sp, st, tiles, 1, &ops);
     return st || (sp && sp->rank != 0) ? st : finish(ctx, s);
@@ -407,6 +477,6 @@ trv_status ter_stream(trv_ctx *ctx, trv_outset *set, const ter_opts *o, const ch
             writes)
             st = open_outputs(ctx, &s, set, dir, meta, points_path);
     }
-    st = run_tiles(ctx, &s, sp, st, points_path || o->ept_dir);
+    st = run_tiles(ctx, &s, sp, st, o->ept_dir != NULL);
     return close_all(ctx, &s, st, points_path);
 }
