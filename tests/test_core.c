@@ -12,6 +12,7 @@
 #include "core/heap.h"
 #include "core/fixed.h"
 #include "core/json.h"
+#include "core/rowtext.h"
 #include "core/trv.h"
 
 static void test_status_strings(void **state)
@@ -1077,6 +1078,68 @@ static void test_clip_segment(void **state)
     }
 }
 
+/* One line per cell of an nx x ny grid ("r,c" then as many '#' as
+ * (r * 7 + c) % 5: lines of unequal lengths), written by tiles of tw x th
+ * through trv_rowtext (tiles row-major, rows of a tile in order) into out. */
+static void rowtext_write(FILE *out, int nx, int ny, int tw, int th, trv_ctx *ctx)
+{
+    int ntx = (nx + tw - 1) / tw;
+    trv_rowtext *rt = NULL;
+    assert_int_equal(trv_rowtext_open(ctx, out, "points.csv", ntx, th, &rt), TRV_OK);
+    for (int y0 = 0; y0 < ny; y0 += th)
+        for (int tx = 0; tx < ntx; tx++) {
+            int x0 = tx * tw, w = nx - x0 < tw ? nx - x0 : tw, h = ny - y0 < th ? ny - y0 : th;
+            for (int r = 0; r < h; r++) {
+                FILE *f = trv_rowtext_row(rt, tx, r);
+                assert_true(ntx > 1 ? f != out : f == out); /* one tile across: straight out */
+                for (int c = x0; c < x0 + w; c++)
+                    fprintf(f, "%d,%d%.*s\n", y0 + r, c, ((y0 + r) * 7 + c) % 5, "####");
+            }
+            assert_int_equal(trv_rowtext_tile_end(ctx, rt, tx, h), TRV_OK);
+        }
+    trv_rowtext_close(rt);
+}
+
+/* trv_rowtext: the lines in row order (each row's tiles' pieces in column
+ * order) for any tiling, clipped last rows and columns of tiles included,
+ * the same bytes as writing the grid row by row; no scratch file left. */
+static void test_rowtext(void **state)
+{
+    (void)state;
+    char *dir = make_tmpdir();
+    setenv("TMPDIR", dir, 1);
+    trv_ctx *ctx = trv_ctx_new();
+    static const int tiles[][2] = {{13, 9}, {1, 1}, {5, 4}, {4, 5}, {13, 1}, {1, 9}, {6, 20}, {20, 20}};
+    char *want = NULL, *got = NULL;
+    size_t nwant = 0, ngot = 0;
+    FILE *f = open_memstream(&want, &nwant);
+    for (int r = 0; r < 9; r++)
+        for (int c = 0; c < 13; c++)
+            fprintf(f, "%d,%d%.*s\n", r, c, (r * 7 + c) % 5, "####");
+    fclose(f);
+    for (size_t k = 0; k < sizeof tiles / sizeof tiles[0]; k++) {
+        f = open_memstream(&got, &ngot);
+        rowtext_write(f, 13, 9, tiles[k][0], tiles[k][1], ctx);
+        fclose(f);
+        if (ngot != nwant || memcmp(got, want, nwant) != 0)
+            fail_msg("tiles %d x %d: the lines out of row order", tiles[k][0], tiles[k][1]);
+        free(got);
+        assert_int_equal(count_entries(dir), 0);
+    }
+    setenv("TMPDIR", "/nonexistent-trv-dir", 1); /* no scratch file: the folder named */
+    trv_rowtext *rt = NULL;
+    assert_int_equal(trv_rowtext_open(ctx, stdout, "points.csv", 2, 4, &rt), TRV_ERR_IO);
+    assert_contains(trv_errmsg(ctx), "cannot make a scratch file for 'points.csv' in '/nonexistent-trv-dir'");
+    trv_rowtext_close(rt);
+    assert_int_equal(trv_rowtext_open(ctx, stdout, "points.csv", 1, 4, &rt), TRV_OK); /* none needed */
+    trv_rowtext_close(rt);
+    unsetenv("TMPDIR");
+    free(want);
+    trv_ctx_free(ctx);
+    rm_rf(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1089,6 +1152,7 @@ int main(void)
         cmocka_unit_test(test_meta_and_paths),
         cmocka_unit_test(test_ini_comment_chars_in_value), cmocka_unit_test(test_rng_reference),
         cmocka_unit_test(test_heap_order), cmocka_unit_test(test_bucket_nearest), cmocka_unit_test(test_clip_segment),
+        cmocka_unit_test(test_rowtext),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -66,17 +66,20 @@ for kind in ll utm csv; do
                 bad "$kind: $f differs between tiles $tiles and the whole target"
         done
     done
-    # the point cloud: whole-width tiles (its lines in row order), any height
-    for rows in $W 1 7 64; do
-        POINTS=1 SUFFIX=_p krige $kind 7x$rows && ok || bad "$kind --points, $rows rows failed: $(cat "$tmp/stderr")"
+    # the point cloud: its lines in row order from any tiles (core/rowtext.h)
+    for tiles in ${W}x$W 1x64 7x7 64x1 13x$W 256x7; do
+        POINTS=1 SUFFIX=_p krige $kind $tiles && ok || bad "$kind --points, tiles $tiles failed: $(cat "$tmp/stderr")"
     done
-    for rows in 1 7 64; do
+    for tiles in 1x64 7x7 64x1 13x$W 256x7; do
         for f in $FILES p.csv; do
-            cmp -s "$tmp/${kind}_7x${W}_p/$f" "$tmp/${kind}_7x${rows}_p/$f" && ok ||
-                bad "$kind --points: $f differs between block heights $rows and the whole target"
+            cmp -s "$tmp/${kind}_${W}x${W}_p/$f" "$tmp/${kind}_${tiles}_p/$f" && ok ||
+                bad "$kind --points: $f differs between tiles $tiles and the whole target"
         done
     done
-    [ "$(wc -l <"$tmp/${kind}_7x${W}_p/p.csv")" -gt 1000 ] && ok || bad "$kind: a point cloud of few lines"
+    [ "$(wc -l <"$tmp/${kind}_${W}x${W}_p/p.csv")" -gt 1000 ] && ok || bad "$kind: a point cloud of few lines"
+    # in row order: y never rises down the file, x rises along each row
+    awk -F, 'NR > 2 && ($2 > py || ($2 == py && $1 <= px)) { bad = 1 } { px = $1; py = $2 } END { exit bad }' \
+        "$tmp/${kind}_7x7_p/p.csv" && ok || bad "$kind: the point cloud's lines are not in row order"
 done
 # the work counters are still there (only left out of the comparison)
 grep -q '"factorised": [1-9]' "$tmp/ll_7x7/krige.json" && grep -q '"frame_blocks": [0-9]' "$tmp/ll_7x7/krige.json" &&

@@ -1,11 +1,10 @@
 /* trv-krige's rasters by tiles and row blocks (krg_job_stream,
  * krige_priv.h; docs/scale.md): the kriged DEM, its standard deviation and
- * the point cloud by geo_block_cols() x geo_block_rows() tiles (whole-width
- * tiles, so rows, when the point cloud is written: its lines are in row
- * order), kriged as they go (krg_refiner_window for a raster source,
- * krg_grid_points_window for points) and written with
- * geo_block_write_tile: memory O(tile) whatever the width, but for the
- * point cloud's whole rows. The layers are Cloud-Optimized GeoTIFFs
+ * the point cloud by geo_block_cols() x geo_block_rows() tiles, kriged as
+ * they go (krg_refiner_window for a raster source, krg_grid_points_window
+ * for points) and written with geo_block_write_tile, the point cloud's
+ * lines put in row order through a scratch file (core/rowtext.h): memory
+ * O(tile) whatever the width. The layers are Cloud-Optimized GeoTIFFs
  * (geo/block.h), the same bytes whatever the tiles. With
  * realisations the blocks are run once per pair of them (sim.h): the pair
  * drawn and conditioned at the samples, then each block's kriged rows (the
@@ -17,6 +16,7 @@
  * (sim.h) and the writers' strips. */
 #include "krige_priv.h"
 #include "sim.h"
+#include "core/rowtext.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -35,6 +35,8 @@ typedef struct kstream {
     geo_block_writer *w[2]; /* dem, std */
     float *P, *D;           /* the block's rows */
     FILE *points;
+    geo_tiling tl;          /* the tiles (not --nsim) */
+    trv_rowtext *rt;        /* the point cloud's lines in row order */
     geo_bands *bands;       /* the realisations (NULL: none) */
     float *S[2];            /* the block's rows of a pair's realisations */
 } kstream;
@@ -88,15 +90,13 @@ static trv_status block_rows(trv_ctx *ctx, kstream *s, krg_refiner *R, int y0, i
     return krg_grid_points_rows(ctx, j->pts, j->ix, &j->model, &j->krige, s->ct, &j->grid, y0, y1, s->P, D);
 }
 
-/* The point cloud's lines of rows y0 .. y1 - 1: every cell with data. */
-static void points_rows(FILE *f, const geo_grid *g, int y0, int y1, const float *P, const float *D)
+/* The point cloud's lines of row y's cells x0 .. x0 + n - 1 (P and D
+ * hold those cells): every cell with data. */
+static void points_row(FILE *f, const geo_grid *g, int y, int x0, int n, const float *P, const float *D)
 {
-    for (int r = y0; r < y1; r++)
-        for (int c = 0; c < g->nx; c++) {
-            size_t i = (size_t)(r - y0) * g->nx + c;
-            if (P[i] != NODATA)
-                fprintf(f, "%.3f,%.3f,%.3f,%.4f\n", geo_grid_x(g, c), geo_grid_y(g, r), P[i], D[i]);
-        }
+    for (int c = 0; c < n; c++)
+        if (P[c] != NODATA)
+            fprintf(f, "%.3f,%.3f,%.3f,%.4f\n", geo_grid_x(g, x0 + c), geo_grid_y(g, y), P[c], D[c]);
 }
 
 /* Tile b's cells into s->P and s->D (NULL: no std). */
@@ -109,8 +109,8 @@ static trv_status tile_cells(trv_ctx *ctx, kstream *s, const geo_tile *b)
                                   b->ny, s->P, s->D);
 }
 
-/* Tile b of the DEM, std and point cloud (whole rows when it is written)
- * from s->P and s->D. */
+/* Tile b of the DEM, std and point cloud (its lines in row order through
+ * core/rowtext.h) from s->P and s->D. */
 static trv_status write_tile(kstream *s, trv_ctx *ctx, const geo_tile *b)
 {
     const float *cells[2] = {s->P, s->D};
@@ -118,9 +118,14 @@ static trv_status write_tile(kstream *s, trv_ctx *ctx, const geo_tile *b)
     for (int k = 0; k < 2 && !st; k++)
         if (s->w[k])
             st = geo_block_write_tile(ctx, s->w[k], b->x0, b->y0, b->nx, b->ny, cells[k]);
-    if (!st && s->points)
-        points_rows(s->points, &s->j->grid, b->y0, b->y0 + b->ny, s->P, s->D);
-    return st;
+    if (st || !s->points)
+        return st;
+    const int tx = b->x0 / s->tl.tw;
+    for (int r = 0; r < b->ny; r++) {
+        size_t i = (size_t)r * b->nx;
+        points_row(trv_rowtext_row(s->rt, tx, r), &s->j->grid, b->y0 + r, b->x0, b->nx, s->P + i, s->D + i);
+    }
+    return trv_rowtext_tile_end(ctx, s->rt, tx, b->ny);
 }
 
 /* Rows y0 .. y1 - 1 of the DEM, std and point cloud from s->P and s->D. */
@@ -131,8 +136,11 @@ static trv_status write_rows(kstream *s, trv_ctx *ctx, int y0, int y1)
     for (int k = 0; k < 2 && !st; k++)
         if (s->w[k])
             st = geo_block_write(ctx, s->w[k], y0, y1 - y0, cells[k]);
-    if (!st && s->points)
-        points_rows(s->points, &s->j->grid, y0, y1, s->P, s->D);
+    const int nx = s->j->grid.nx;
+    for (int r = y0; r < y1 && !st && s->points; r++) {
+        size_t i = (size_t)(r - y0) * nx;
+        points_row(s->points, &s->j->grid, r, 0, nx, s->P + i, s->D + i);
+    }
     return st;
 }
 
@@ -146,15 +154,17 @@ static trv_status alloc_rows(trv_ctx *ctx, kstream *s, size_t n)
     return TRV_OK;
 }
 
-/* The DEM, std and point cloud tile by tile, in the tiling's order
- * (whole-width tiles with the point cloud: its lines in row order). */
-static trv_status run_tiles(trv_ctx *ctx, kstream *s)
+/* The DEM, std and point cloud tile by tile, in the tiling's order (the
+ * point cloud's lines put in row order by core/rowtext.h). */
+static trv_status run_tiles(trv_ctx *ctx, kstream *s, const char *points_path)
 {
     const geo_grid *g = &s->j->grid;
-    geo_tiling T = geo_tiling_make(g->nx, g->ny, s->points ? g->nx : geo_block_cols(), geo_block_rows());
-    trv_status st = alloc_rows(ctx, s, (size_t)T.tw * T.th);
-    for (int i = 0; i < geo_tiling_count(&T) && !st; i++) {
-        geo_tile b = geo_tiling_tile(&T, i);
+    s->tl = geo_tiling_make(g->nx, g->ny, geo_block_cols(), geo_block_rows());
+    trv_status st = alloc_rows(ctx, s, (size_t)s->tl.tw * s->tl.th);
+    if (!st && s->points)
+        st = trv_rowtext_open(ctx, s->points, points_path, s->tl.ntx, s->tl.th, &s->rt);
+    for (int i = 0; i < geo_tiling_count(&s->tl) && !st; i++) {
+        geo_tile b = geo_tiling_tile(&s->tl, i);
         if (!(st = tile_cells(ctx, s, &b)))
             st = write_tile(s, ctx, &b);
     }
@@ -247,6 +257,7 @@ static trv_status close_all(trv_ctx *ctx, kstream *s, trv_status st, const krg_j
         if ((fclose(s->points) != 0 || bad) && !st)
             st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", paths->points, strerror(errno));
     }
+    trv_rowtext_close(s->rt);
     if (s->R)
         krg_refiner_stats(s->R, &s->j->stats);
     krg_refiner_free(s->R);
@@ -268,6 +279,6 @@ trv_status krg_job_stream(trv_ctx *ctx, trv_outset *set, krg_job *j, const krg_j
     if (!st)
         st = open_writers(ctx, &s, set, paths, meta);
     if (!st)
-        st = s.bands ? run_pairs(ctx, &s, paths->sim) : run_tiles(ctx, &s);
+        st = s.bands ? run_pairs(ctx, &s, paths->sim) : run_tiles(ctx, &s, paths->points);
     return close_all(ctx, &s, st, paths);
 }

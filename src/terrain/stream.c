@@ -17,7 +17,7 @@
 #include "core/fixed.h"
 #include "core/moments.h"
 #include "core/split.h"
-#include "core/tempfile.h"
+#include "core/rowtext.h"
 #include "geo/block.h"
 #include "run/run.h"
 
@@ -52,9 +52,7 @@ typedef struct stream {
     trv_moments ssum;        /* the slope over the DEM's data cells */
     FILE *points;
     const char *points_path;
-    FILE *scratch;           /* a row of tiles' lines (square tiles), NULL when the tiles span the width */
-    off_t *off;              /* tile tx's row r starts at off[tx (th + 1) + r] of scratch; r = th: its end */
-    char *copy;              /* the copy's buffer */
+    trv_rowtext *rt;         /* the CSV's lines in row order (core/rowtext.h) */
     ter_ept *ept;
 } stream;
 
@@ -263,48 +261,18 @@ static trv_status compute_block(trv_ctx *ctx, void *v, int i, int i1)
     return st;
 }
 
-/* A row of tiles' lines in row order: row r of each tile, column order,
- * copied from the scratch file into the CSV; the scratch file then reused
- * from its start. */
-static trv_status points_flush(trv_ctx *ctx, stream *s, int rows)
-{
-    const int th = s->tl.th;
-    if (fflush(s->scratch) != 0 || ferror(s->scratch))
-        return trv_error(ctx, TRV_ERR_IO, "cannot write the scratch file of '%s' in '%s': %s", s->points_path,
-                         trv_temp_dir(NULL), strerror(errno));
-    for (int r = 0; r < rows; r++)
-        for (int tx = 0; tx < s->tl.ntx; tx++)
-            for (off_t at = s->off[(size_t)tx * (th + 1) + r], end = s->off[(size_t)tx * (th + 1) + r + 1]; at < end;) {
-                size_t n = end - at < 65536 ? (size_t)(end - at) : 65536;
-                if (!trv_fd_move(fileno(s->scratch), s->copy, n, at, 0))
-                    return trv_error(ctx, TRV_ERR_IO, "cannot read the scratch file of '%s': %s", s->points_path,
-                                     strerror(errno ? errno : EIO));
-                fwrite(s->copy, 1, n, s->points);
-                at += (off_t)n;
-            }
-    rewind(s->scratch);
-    return TRV_OK;
-}
-
-/* Tile t's points: straight into the CSV when the tiles span the width,
- * else its rows' lines appended to the scratch file (each row's offset
- * kept) and, after the last tile of its row of tiles, that row of tiles
- * copied out. */
+/* Tile t's points, its rows' lines in row order (core/rowtext.h: straight
+ * into the CSV when the tiles span the width). */
 static trv_status points_tile(trv_ctx *ctx, stream *s, geo_tile t)
 {
     const geo_grid *g = &s->res->grid;
-    FILE *f = s->scratch ? s->scratch : s->points;
-    off_t *off = s->scratch ? s->off + (size_t)(t.x0 / s->tl.tw) * (s->tl.th + 1) : NULL;
+    const int tx = t.x0 / s->tl.tw;
     for (int y = t.y0; y < t.y0 + t.ny; y++) {
         size_t at = (size_t)(y - t.y0) * t.nx;
-        if (off)
-            off[y - t.y0] = ftello(f);
-        points_row(f, g, y, t.x0, t.nx, s->zt + at, s->slope + at, s->cls[0] + at, s->cls[1] + at);
+        points_row(trv_rowtext_row(s->rt, tx, y - t.y0), g, y, t.x0, t.nx, s->zt + at, s->slope + at, s->cls[0] + at,
+                   s->cls[1] + at);
     }
-    if (!off)
-        return TRV_OK;
-    off[t.ny] = ftello(f);
-    return t.x0 + t.nx == g->nx ? points_flush(ctx, s, t.ny) : TRV_OK;
+    return trv_rowtext_tile_end(ctx, s->rt, tx, t.ny);
 }
 
 /* The computed tile i: counts added, the figures, the tile written, and
@@ -366,22 +334,6 @@ static trv_status open_points(trv_ctx *ctx, stream *s, trv_outset *set, const ch
     return TRV_OK;
 }
 
-/* With square tiles, the CSV's scratch file (unlinked: nothing left) and the offsets of a row of tiles' rows. */
-static trv_status open_scratch(trv_ctx *ctx, stream *s)
-{
-    int fd = trv_temp_fd(NULL, "trv-points");
-    if (fd < 0 || !(s->scratch = fdopen(fd, "w+"))) {
-        int err = errno;
-        if (fd >= 0)
-            close(fd);
-        return trv_error(ctx, TRV_ERR_IO, "cannot make a scratch file for '%s' in '%s': %s", s->points_path,
-                         trv_temp_dir(NULL), strerror(err));
-    }
-    if (!(s->off = malloc((size_t)s->tl.ntx * (s->tl.th + 1) * sizeof *s->off)) || !(s->copy = malloc(65536)))
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    return TRV_OK;
-}
-
 /* The process that writes: the layers, the CSV and the EPT dataset asked for. */
 static trv_status open_outputs(trv_ctx *ctx, stream *s, trv_outset *set, const char *dir, const trv_meta *meta,
                                const char *points_path)
@@ -407,10 +359,7 @@ static trv_status close_all(trv_ctx *ctx, stream *s, trv_status st, const char *
         if ((fclose(s->points) != 0 || bad) && !st)
             st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", points_path, strerror(errno));
     }
-    if (s->scratch)
-        fclose(s->scratch);
-    free(s->off);
-    free(s->copy);
+    trv_rowtext_close(s->rt);
     if (s->ept && !st)
         st = ter_ept_finish(ctx, s->ept);
     ter_ept_free(s->ept);
@@ -448,8 +397,8 @@ static trv_status run_tiles(trv_ctx *ctx, stream *s, const trv_split *sp, trv_st
 {
     const trv_block_ops ops = {s, compute_block, op_parts, write_block, "slope"};
     trv_status st = setup ? setup : alloc_buffers(ctx, s, full_width);
-    if (!st && s->points && s->tl.ntx > 1)
-        st = open_scratch(ctx, s);
+    if (!st && s->points)
+        st = trv_rowtext_open(ctx, s->points, s->points_path, s->tl.ntx, s->tl.th, &s->rt);
     int tiles = st ? 0 : geo_tiling_count(&s->tl);
     st = trv_split_blocks(ctx, sp, st, tiles, 1, &ops);
     return st || (sp && sp->rank != 0) ? st : finish(ctx, s);
