@@ -210,8 +210,8 @@ trv_status geo_cat_window(trv_ctx *ctx, geo_cat_src *s, int x0, int y0, int nx, 
  * in O(tile) memory whatever the width. */
 trv_status geo_cat_scan(trv_ctx *ctx, geo_cat_src *s, int cols, int rows, size_t *valid);
 /* geo_cat_scan's tile *tw x *th for cols x rows asked and the file's
- * blocks of bw x bh: whole blocks, so each is decoded once with GDAL's
- * cache bounded to one tile's blocks (geo_block_cache_reserve); along each
+ * blocks of bw x bh: whole blocks, so each is decoded once, by one tile's
+ * read, with GDAL's cache bounded (geo_block_cache_reserve); along each
  * axis the most blocks within the size asked, or one block where a block
  * is larger (GDAL decodes it whole anyway); with blocks wider (taller)
  * than asked, as few of them down (across) as keep the tile within cols x

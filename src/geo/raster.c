@@ -788,7 +788,7 @@ trv_status geo_cat_scan(trv_ctx *ctx, geo_cat_src *s, int cols, int rows, size_t
     GDALGetBlockSize(s->band, &bw, &bh);
     geo_cat_scan_tile(cols, rows, bw, bh, &tw, &th);
     const int bx = tw < s->win.nx ? tw : s->win.nx, by = th < s->win.ny ? th : s->win.ny; /* a tile at most */
-    geo_block_cache_reserve(bx, 2 * by / 256 + 1); /* a tile's blocks (8 bytes a cell at most), not GDAL's default */
+    geo_block_cache_reserve(0, 0); /* GDAL's cache bounded: each block is met by one tile's read, so no share of its own */
     double *buf = malloc((size_t)bx * by * sizeof *buf);
     *valid = 0;
     if (!buf)
