@@ -666,8 +666,11 @@ trv_status geo_cat_open(trv_ctx *ctx, const char *path, const geo_grid *target, 
 
 static int cat_nodata(const geo_cat_src *s, double v) { return s->has_nd && (v == s->nd || (isnan(s->nd) && isnan(v))); }
 
-/* A value cat_code takes without an error: nodata or a class code 1..254. */
-static int cat_fine(const geo_cat_src *s, double v) { return cat_nodata(s, v) || (v >= 1 && v <= 254 && v == floor(v)); }
+/* A class code: an integer 1..254 (the rule cat_code reports by). */
+static int cat_class(double v) { return v >= 1 && v <= 254 && v == floor(v); }
+
+/* A value cat_code takes without an error: nodata or a class code. */
+static int cat_fine(const geo_cat_src *s, double v) { return cat_nodata(s, v) || cat_class(v); }
 
 /* One value of the file as a class code in *code (0: nodata). */
 static trv_status cat_code(trv_ctx *ctx, const geo_cat_src *s, double v, int col, int row, unsigned char *code)
@@ -680,7 +683,7 @@ static trv_status cat_code(trv_ctx *ctx, const geo_cat_src *s, double v, int col
                          "'%s': class code 0 at column %d, row %d, but 0 is reserved for nodata (declare it "
                          "as the nodata value, or renumber the classes from 1)",
                          s->path, col, row);
-    if (!(v >= 1 && v <= 254) || v != floor(v))
+    if (!cat_class(v))
         return trv_error(ctx, TRV_ERR_DATA, "'%s': value %g at column %d, row %d is not a class code (1..254)",
                          s->path, v, col, row);
     *code = (unsigned char)v;
