@@ -6,6 +6,7 @@
 
 #include <sys/stat.h>
 
+#include "geo/block.h"
 #include "terrain/ept.h"
 
 static void test_depths(void **state)
@@ -93,11 +94,14 @@ static long check_node(const char *dir, int d, long x, long y, long z, long coun
     read_all(name, &b, &n);
     assert_int_equal(n, (size_t)count * TER_EPT_RECORD);
     const double x0 = 500000, y0 = 4000000 - NY * 10.0, S = NX * 10.0, s = S / (1 << d);
+    long prev = -1; /* the records in row order, each row's west to east */
     for (long i = 0; i < count; i++) {
         const unsigned char *r = b + i * TER_EPT_RECORD;
         double X = ox + le32(r) * 0.001, Y = oy + le32(r + 4) * 0.001, Z = le32(r + 8) * 0.001;
         int c = (int)floor((X - 500000) / 10), row = (int)floor((4000000 - Y) / 10);
         assert_true(c >= 0 && c < NX && row >= 0 && row < NY && (c % 7 != 3 || row % 5 != 1));
+        assert_true((long)row * NX + c > prev);
+        prev = (long)row * NX + c;
         assert_true(fabs(X - (500000 + 10 * c + 5)) < 1e-9 && fabs(Y - (4000000 - 10 * row - 5)) < 1e-9);
         assert_true(fabs(Z - cell_z(c, row)) <= 0.0005 + 1e-9);
         float slope;
@@ -114,7 +118,10 @@ static long check_node(const char *dir, int d, long x, long y, long z, long coun
     return count;
 }
 
-static void write_dataset(trv_ctx *ctx, const char *dir, trv_status *commit)
+/* The dataset of the grid into dir, by rows (tw 0) or by tiles of tw x th
+ * (ter_ept_tiles); z of cell (bad_c, bad_r) and (bad_c2, bad_r2) set to
+ * huge (-1: none). The first failing call's status, else the commit's. */
+static trv_status write_tiled(trv_ctx *ctx, const char *dir, int tw, int th, const int bad[4])
 {
     geo_grid g = {0};
     double gt[6] = {500000, 10, 0, 4000000, 0, -10};
@@ -123,21 +130,39 @@ static void write_dataset(trv_ctx *ctx, const char *dir, trv_status *commit)
     g.wkt = strdup("EPSG:32616");
     trv_outset *set = trv_outset_new();
     ter_ept *e = NULL;
-    assert_int_equal(ter_ept_open(ctx, set, dir, &g, &e), TRV_OK);
-    float z[NX], sl[NX];
-    unsigned char so[NX], lu[NX];
-    for (int r = 0; r < NY; r++) {
-        for (int c = 0; c < NX; c++) {
-            z[c] = c % 7 == 3 && r % 5 == 1 ? -9999.0f : cell_z(c, r); /* some nodata */
-            sl[c] = (float)(c % 45), so[c] = (unsigned char)(c % 9 + 1), lu[c] = (unsigned char)(r % 13 + 1);
-        }
-        assert_int_equal(ter_ept_row(ctx, e, r, z, -9999.0f, sl, so, lu), TRV_OK);
+    static float z[NX * NY], sl[NX * NY];
+    static unsigned char so[NX * NY], lu[NX * NY];
+    trv_status st = ter_ept_open(ctx, set, dir, &g, &e);
+    const int tiled = tw > 0;
+    geo_tiling tl = geo_tiling_make(NX, NY, tiled ? tw : NX, tiled ? th : 1);
+    if (!st && tiled)
+        st = ter_ept_tiles(ctx, e, tl.ntx, tl.th);
+    for (int i = 0; !st && i < geo_tiling_count(&tl); i++) {
+        geo_tile t = geo_tiling_tile(&tl, i);
+        for (int r = 0; r < t.ny; r++)
+            for (int c = 0; c < t.nx; c++) {
+                int cc = t.x0 + c, rr = t.y0 + r, k = r * t.nx + c;
+                z[k] = cc % 7 == 3 && rr % 5 == 1 ? -9999.0f : cell_z(cc, rr); /* some nodata */
+                if (bad && ((cc == bad[0] && rr == bad[1]) || (cc == bad[2] && rr == bad[3])))
+                    z[k] = cc == bad[0] ? 2.5e6f : 3e6f;
+                sl[k] = (float)(cc % 45), so[k] = (unsigned char)(cc % 9 + 1), lu[k] = (unsigned char)(rr % 13 + 1);
+            }
+        st = tiled ? ter_ept_tile(ctx, e, t.x0 / tl.tw, t.x0, t.y0, t.nx, t.ny, z, -9999.0f, sl, so, lu)
+                   : ter_ept_row(ctx, e, t.y0, z, -9999.0f, sl, so, lu);
     }
-    assert_int_equal(ter_ept_finish(ctx, e), TRV_OK);
+    if (!st)
+        st = ter_ept_finish(ctx, e);
     ter_ept_free(e);
-    *commit = trv_outset_commit(ctx, set);
+    if (!st)
+        st = trv_outset_commit(ctx, set);
     trv_outset_free(set);
     geo_grid_clear(&g);
+    return st;
+}
+
+static void write_dataset(trv_ctx *ctx, const char *dir, trv_status *commit)
+{
+    *commit = write_tiled(ctx, dir, 0, 0, NULL);
 }
 
 static void test_dataset(void **state)
@@ -196,6 +221,97 @@ static void test_dataset(void **state)
     trv_ctx_free(ctx);
 }
 
+/* Whether dir b holds the bytes of dir a: ept.json, the hierarchy and every node it lists. */
+static void assert_same_dataset(const char *a, const char *b)
+{
+    const char *fixed[2] = {"ept.json", "ept-hierarchy/0-0-0-0.json"};
+    unsigned char *hier = NULL;
+    for (int k = 0; k < 2; k++) {
+        char *pa = trv_path_join(a, fixed[k]), *pb = trv_path_join(b, fixed[k]);
+        unsigned char *x, *y;
+        size_t nx, ny;
+        read_all(pa, &x, &nx);
+        read_all(pb, &y, &ny);
+        assert_true(nx == ny && memcmp(x, y, nx) == 0);
+        free(y);
+        if (k == 1)
+            hier = x;
+        else
+            free(x);
+        free(pa);
+        free(pb);
+    }
+    int nodes = 0;
+    for (const char *q = (char *)hier; (q = strchr(q, '"')); nodes++) {
+        char key[64], name[96];
+        assert_int_equal(sscanf(q, "\"%63[0-9-]\"", key), 1);
+        snprintf(name, sizeof name, "ept-data/%s.bin", key);
+        char *pa = trv_path_join(a, name), *pb = trv_path_join(b, name);
+        unsigned char *x, *y;
+        size_t nx, ny;
+        read_all(pa, &x, &nx);
+        read_all(pb, &y, &ny);
+        assert_true(nx == ny && memcmp(x, y, nx) == 0);
+        free(x), free(y), free(pa), free(pb);
+        q = strchr(q, '\n');
+        if (!q)
+            break;
+    }
+    assert_int_equal(nodes, 14);
+    free(hier);
+}
+
+/* By tiles (rows of tiles in order, each tile's records put in row order
+ * through core/rowtext.h) and with bands sorted a group of node columns at
+ * a time (TRV_EPT_BAND records in memory), the bytes the rows give. */
+static void test_tiles(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    char *ref = trv_path_join(tmpdir, "by_rows");
+    assert_int_equal(write_tiled(ctx, ref, 0, 0, NULL), TRV_OK);
+    static const int tiles[][2] = {{7, 5}, {1, NY}, {64, 1}, {13, NY}, {NX, NY}, {256, 256}, {NX - 1, 3}};
+    static const char *caps[] = {NULL, "1", "1000", "30000"};
+    for (size_t c = 0; c < sizeof caps / sizeof *caps; c++) {
+        if (caps[c])
+            setenv("TRV_EPT_BAND", caps[c], 1);
+        for (size_t t = 0; t < sizeof tiles / sizeof *tiles; t++) {
+            char name[64];
+            snprintf(name, sizeof name, "t%zu_%zu", c, t);
+            char *dir = trv_path_join(tmpdir, name);
+            assert_int_equal(write_tiled(ctx, dir, tiles[t][0], tiles[t][1], NULL), TRV_OK);
+            assert_same_dataset(ref, dir);
+            free(dir);
+        }
+        char *rows = trv_path_join(tmpdir, "rows_again");
+        assert_int_equal(write_tiled(ctx, rows, 0, 0, NULL), TRV_OK);
+        assert_same_dataset(ref, rows);
+        free(rows);
+    }
+    unsetenv("TRV_EPT_BAND");
+    free(ref);
+    trv_ctx_free(ctx);
+}
+
+/* A coordinate beyond 32-bit millimetres: the row-major first such cell
+ * named, by rows and by tiles alike (by tiles the later-row cell (10, 3)
+ * comes first, in the second tile), and nothing written. */
+static void test_beyond(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    static const int tiles[][2] = {{0, 0}, {7, 5}, {64, 1}, {NX, NY}};
+    const int bad[4] = {250, 2, 10, 3};
+    for (size_t t = 0; t < sizeof tiles / sizeof *tiles; t++) {
+        char *dir = trv_path_join(tmpdir, "beyond");
+        assert_int_equal(write_tiled(ctx, dir, tiles[t][0], tiles[t][1], bad), TRV_ERR_DATA);
+        assert_non_null(strstr(trv_errmsg(ctx), "a coordinate 2500000.000 m from its offset is beyond EPT's 32-bit"));
+        assert_int_equal(access(dir, F_OK), -1);
+        free(dir);
+    }
+    trv_ctx_free(ctx);
+}
+
 /* An earlier dataset is replaced; a directory with anything else is kept
  * and the commit fails before any rename; no temporary is left. */
 static void test_replace(void **state)
@@ -237,6 +353,8 @@ int main(void)
         cmocka_unit_test(test_depth_of),
         cmocka_unit_test(test_index),
         cmocka_unit_test(test_dataset),
+        cmocka_unit_test(test_tiles),
+        cmocka_unit_test(test_beyond),
         cmocka_unit_test(test_replace),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);

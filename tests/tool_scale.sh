@@ -61,13 +61,14 @@ done
 # the check can fail: another input gives other bytes
 cmp -s "$tmp/r1000000/slope.tif" "$tmp/r7/dem.tif" && bad "cmp finds different layers equal" || ok
 
-# ---- trv-terrain by tiles (TRV_BLOCK_COLS x TRV_BLOCK_ROWS; without
-# --ept: with it the tiles span the width, as above): every output the
-# same bytes for tiles of 1 x 64, 7 x 7, 64 x 1, 13 x the height and
-# 256 x 256 as for the whole raster as one tile; with --points and --ept
-# at 7 x 7 (strips 7 rows high) every output the same as one tile's, and
-# the points as the runs above (the layers' metadata hold the command
-# line, so only the points compare across these runs) ----
+# ---- trv-terrain by tiles (TRV_BLOCK_COLS x TRV_BLOCK_ROWS): every
+# output the same bytes for tiles of 1 x 64, 7 x 7, 64 x 1, 13 x the
+# height and 256 x 256 as for the whole raster as one tile; with --points
+# and --ept at 7 x 7 (the EPT's records put in row order through scratch
+# files, its bands sorted by groups of node columns: TRV_EPT_BAND=1000
+# records) every output the same as one tile's, and the points as the
+# runs above (the layers' metadata hold the command line, so only the
+# points compare across these runs) ----
 TER_FILES="dem.tif slope.tif soil.tif landuse.tif terrain.json dem.qml slope.qml soil.tif.aux.xml landuse.tif.aux.xml"
 ter_tiles() { # ter_tiles COLS ROWS [options]
     c=$1 r=$2
@@ -83,7 +84,8 @@ for t in 1x64 7x7 64x1 13x1000000 256x256; do
     done
 done
 ter_tiles 1000000 1000000 --points "$tmp/run/points.csv" --ept "$tmp/run/ept" && mv "$tmp/t1000000x1000000" "$tmp/tp_whole" &&
-    ter_tiles 7 7 --points "$tmp/run/points.csv" --ept "$tmp/run/ept" && diff -r "$tmp/tp_whole" "$tmp/t7x7" >/dev/null && ok ||
+    TRV_EPT_BAND=1000 ter_tiles 7 7 --points "$tmp/run/points.csv" --ept "$tmp/run/ept" &&
+    diff -r "$tmp/tp_whole" "$tmp/t7x7" >/dev/null && ok ||
     bad "trv-terrain --points --ept differ between tiles of 7 x 7 and one tile"
 cmp -s "$tmp/tp_whole/points.csv" "$tmp/r1000000/points.csv" && ok || bad "trv-terrain: points.csv differs from the stages' run"
 # --points alone runs by square tiles (each tile's lines through a scratch
@@ -387,6 +389,19 @@ PYEOF
         [ "$narrow" -gt 0 ] && [ $((wide - narrow)) -lt $((whole / 5)) ] && ok ||
             bad "trv-${t%:*}: peak RSS $narrow -> $wide KiB from 2000 to 40000 columns (the whole layers: $whole KiB)"
     done
+    # trv-terrain --ept by tiles: the same growth bound (the EPT's records
+    # through scratch files, its bands sorted a group of node columns at a
+    # time); measured 71 -> 84 MiB (tiles spanning the width and whole
+    # bands: 89 -> 534 MiB)
+    for n in narrow wide; do
+        TRV_BLOCK_MEM=0 /usr/bin/time -f "%M" -o "$tmp/rss_ept_$n" "$BIN/trv-terrain" -q --dem "$tmp/${n}_dem.tif" \
+            --soil "$tmp/${n}_soil.tif" --landuse "$tmp/${n}_lu.tif" $CLASSES --ept "$tmp/e_$n/ept" -o "$tmp/e_$n" ||
+            bad "trv-terrain --ept on the $n raster"
+    done
+    narrow=$(tail -1 "$tmp/rss_ept_narrow") wide=$(tail -1 "$tmp/rss_ept_wide") whole=$((40000 * 300 * 10 / 1024))
+    echo "trv-terrain --ept peak RSS: $narrow KiB (2000 x 300), $wide KiB (40000 x 300)"
+    [ "$narrow" -gt 0 ] && [ $((wide - narrow)) -lt $((whole / 5)) ] && ok ||
+        bad "trv-terrain --ept: peak RSS $narrow -> $wide KiB from 2000 to 40000 columns (the whole layers: $whole KiB)"
     # trv-render by windows: its peak RSS on the 40000 x 300 DEM shaded by
     # itself against the 2000 x 300 one grows by less than a fifth of the
     # whole layers (the layer and the DEM, Float32: 8 bytes a cell);

@@ -2,6 +2,8 @@
 #include "terrain/ept.h"
 
 #include "core/json.h"
+#include "core/rowtext.h"
+#include "core/tempfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define SCALE 0.001
 
@@ -20,8 +23,12 @@ struct ter_ept {
     int D;                  /* the deepest depth */
     double ox, oy;          /* X and Y offsets (metres; Z's is 0) */
     FILE **lv;              /* one temporary file of records per depth */
+    trv_rowtext **rt;       /* by tiles (ter_ept_tiles): each depth's records put in row order */
+    int ntx;                /* tiles across (1: whole rows) */
     uint64_t n;
     double lo[3], hi[3];    /* the points' bounds (as stored) */
+    long bad_y, bad_c;      /* the row-major first cell beyond EPT's coordinates in this row of tiles */
+    double bad_v;           /* (bad_y < 0: none) and its coordinate */
 };
 
 typedef struct node {
@@ -131,6 +138,7 @@ trv_status ter_ept_open(trv_ctx *ctx, trv_outset *set, const char *dir, const ge
     if (!(e->tmp = (char *)trv_outset_add_dir(set, dir, ter_ept_names)))
         return trv_error(ctx, TRV_ERR_IO, "cannot create the point cloud '%s': %s", dir, strerror(errno));
     e->D = ter_ept_depths(g->nx > g->ny ? g->nx : g->ny);
+    e->ntx = 1, e->bad_y = -1;
     e->ox = round(g->gt[0] + 0.5 * g->nx * g->gt[1]);
     e->oy = round(g->gt[3] + 0.5 * g->ny * g->gt[5]);
     for (int k = 0; k < 3; k++)
@@ -151,34 +159,91 @@ static int32_t get32(const unsigned char *p)
     return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
 }
 
-trv_status ter_ept_row(trv_ctx *ctx, ter_ept *e, int y, const float *z, float nodata, const float *slope,
-                       const unsigned char *soil, const unsigned char *landuse)
+trv_status ter_ept_tiles(trv_ctx *ctx, ter_ept *e, int ntx, int th)
 {
-    double yc = geo_grid_y(&e->g, y);
-    for (int c = 0; c < e->g.nx; c++) {
-        if (z[c] == nodata)
-            continue;
-        double v[3] = {geo_grid_x(&e->g, c) - e->ox, yc - e->oy, z[c]};
-        unsigned char r[TER_EPT_RECORD];
-        for (int k = 0; k < 3; k++) {
-            double q = nearbyint(v[k] * 1000); /* exact for a Float32 z; ties to even, as printf's %.3f */
-            if (!(fabs(q) < 2147483647.0))
-                return trv_error(ctx, TRV_ERR_DATA, "the point cloud '%s': a coordinate %.3f m from its offset "
-                                 "is beyond EPT's 32-bit millimetres", e->final, v[k]);
-            put32(r + 4 * k, (uint32_t)(int32_t)q);
-            double s = (k == 0 ? e->ox : k == 1 ? e->oy : 0) + q * SCALE;
-            e->lo[k] = s < e->lo[k] ? s : e->lo[k];
-            e->hi[k] = s > e->hi[k] ? s : e->hi[k];
+    if (ntx <= 1)
+        return TRV_OK;
+    if (!(e->rt = calloc((size_t)e->D + 1, sizeof *e->rt)))
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    e->ntx = ntx;
+    trv_status st = TRV_OK;
+    for (int d = 0; d <= e->D && !st; d++)
+        st = trv_rowtext_open(ctx, e->lv[d], e->final, ntx, th, &e->rt[d]);
+    return st;
+}
+
+/* Cell c of row y as a record into r, its bounds taken; 0 when a
+ * coordinate is beyond EPT's 32-bit millimetres (*bad: that coordinate). */
+static int record(ter_ept *e, long c, double yc, float z, float slope, unsigned char soil, unsigned char lu,
+                  unsigned char *r, double *bad)
+{
+    double v[3] = {geo_grid_x(&e->g, c) - e->ox, yc - e->oy, z}, q[3];
+    for (int k = 0; k < 3; k++) {
+        q[k] = nearbyint(v[k] * 1000); /* exact for a Float32 z; ties to even, as printf's %.3f */
+        if (!(fabs(q[k]) < 2147483647.0)) {
+            *bad = v[k];
+            return 0;
         }
-        uint32_t sb;
-        memcpy(&sb, &slope[c], 4);
-        put32(r + 12, sb);
-        r[16] = soil[c], r[17] = 0, r[18] = landuse[c], r[19] = 0;
-        if (fwrite(r, TER_EPT_RECORD, 1, e->lv[ter_ept_depth_of(c, y, e->D)]) != 1)
+    }
+    for (int k = 0; k < 3; k++) {
+        put32(r + 4 * k, (uint32_t)(int32_t)q[k]);
+        double s = (k == 0 ? e->ox : k == 1 ? e->oy : 0) + q[k] * SCALE;
+        e->lo[k] = s < e->lo[k] ? s : e->lo[k];
+        e->hi[k] = s > e->hi[k] ? s : e->hi[k];
+    }
+    uint32_t sb;
+    memcpy(&sb, &slope, 4);
+    put32(r + 12, sb);
+    r[16] = soil, r[17] = 0, r[18] = lu, r[19] = 0;
+    return 1;
+}
+
+/* Row y's cells x0 .. x0 + n - 1 (row r of tile tx) into the depths' files. */
+static trv_status seg(trv_ctx *ctx, ter_ept *e, int tx, int r, int y, int x0, int n, const float *z, float nodata,
+                      const float *slope, const unsigned char *soil, const unsigned char *landuse)
+{
+    FILE *lvf[32];
+    for (int d = 0; d <= e->D; d++)
+        lvf[d] = e->rt ? trv_rowtext_row(e->rt[d], tx, r) : e->lv[d];
+    const double yc = geo_grid_y(&e->g, y);
+    for (int i = 0; i < n; i++) {
+        unsigned char rec[TER_EPT_RECORD];
+        double bad;
+        const long c = x0 + i;
+        if (z[i] == nodata)
+            continue;
+        if (!record(e, c, yc, z[i], slope[i], soil[i], landuse[i], rec, &bad)) {
+            if (e->bad_y < 0 || y < e->bad_y || (y == e->bad_y && c < e->bad_c))
+                e->bad_y = y, e->bad_c = c, e->bad_v = bad;
+            continue;
+        }
+        if (fwrite(rec, TER_EPT_RECORD, 1, lvf[ter_ept_depth_of(c, y, e->D)]) != 1)
             return io_error(ctx, e, "a temporary file");
         e->n++;
     }
     return TRV_OK;
+}
+
+trv_status ter_ept_tile(trv_ctx *ctx, ter_ept *e, int tx, int x0, int y0, int nx, int ny, const float *z, float nodata,
+                        const float *slope, const unsigned char *soil, const unsigned char *landuse)
+{
+    trv_status st = TRV_OK;
+    for (int r = 0; r < ny && !st; r++) {
+        size_t at = (size_t)r * nx;
+        st = seg(ctx, e, tx, r, y0 + r, x0, nx, z + at, nodata, slope + at, soil + at, landuse + at);
+    }
+    for (int d = 0; e->rt && d <= e->D && !st; d++)
+        st = trv_rowtext_tile_end(ctx, e->rt[d], tx, ny);
+    if (!st && e->bad_y >= 0 && tx == e->ntx - 1)
+        st = trv_error(ctx, TRV_ERR_DATA, "the point cloud '%s': a coordinate %.3f m from its offset "
+                       "is beyond EPT's 32-bit millimetres", e->final, e->bad_v);
+    return st;
+}
+
+trv_status ter_ept_row(trv_ctx *ctx, ter_ept *e, int y, const float *z, float nodata, const float *slope,
+                       const unsigned char *soil, const unsigned char *landuse)
+{
+    return ter_ept_tile(ctx, e, 0, 0, y, e->g.nx, 1, z, nodata, slope, soil, landuse);
 }
 
 /* ---- the nodes ------------------------------------------------------------ */
@@ -263,45 +328,184 @@ static trv_status write_band(trv_ctx *ctx, const ter_ept *e, const cube *cb, int
     return TRV_OK;
 }
 
-/* Depth d's records, read back in row order, band by band. */
+/* A band's records held in memory at most (44 bytes each with their sort
+ * keys: 2.75 MiB; larger is slower: the sort leaves the caches), TRV_EPT_BAND records from the environment when set (an
+ * integer >= 1; the tests' way to the grouped path on small data); a
+ * larger band is sorted a group of node columns at a time. */
+enum { BAND_CAP = 1 << 16, CHUNK = 3276 };
+
+static uint64_t band_cap(void)
+{
+    const char *v = getenv("TRV_EPT_BAND");
+    char *end;
+    long long n = v && *v ? strtoll(v, &end, 10) : 0;
+    return v && *v && !*end && n >= 1 ? (uint64_t)n : BAND_CAP;
+}
+
+/* Reading one depth's file back: its descriptor, the band being gathered. */
+typedef struct depth_io {
+    int fd;
+    unsigned char *recs;    /* the band's records (up to BAND_CAP), or a group's */
+    member *m;
+    size_t cap;             /* room in recs and m, in records */
+} depth_io;
+
+static trv_status read_error(trv_ctx *ctx)
+{
+    return trv_error(ctx, TRV_ERR_IO, "cannot read back the point cloud's temporary file: %s",
+                     strerror(errno ? errno : EIO));
+}
+
+/* n records of fd at record index at into buf (out: written from buf). */
+static int recs_move(int fd, unsigned char *buf, size_t n, uint64_t at, int out)
+{
+    errno = 0;
+    return trv_fd_move(fd, buf, n * TER_EPT_RECORD, (off_t)(at * TER_EPT_RECORD), out);
+}
+
+/* Room for n records in io. */
+static trv_status room(trv_ctx *ctx, depth_io *io, size_t n)
+{
+    if (n <= io->cap)
+        return TRV_OK;
+    size_t cap = io->cap ? io->cap : 4096;
+    while (cap < n)
+        cap *= 2;
+    unsigned char *r = realloc(io->recs, cap * TER_EPT_RECORD);
+    member *m = r ? realloc(io->m, cap * sizeof *m) : NULL;
+    io->recs = r ? r : io->recs, io->m = m ? m : io->m;
+    if (!r || !m)
+        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    io->cap = cap;
+    return TRV_OK;
+}
+
+/* The node column of record r at depth d. */
+static long node_x(const ter_ept *e, const cube *cb, int d, const unsigned char *r)
+{
+    return ter_ept_index(coord(e, r, 0), cb->x0, cb->S, d);
+}
+
+/* A large band's groups: gx node columns each, their records' places in
+ * the scratch file (group g: off[g] .. off[g + 1] - 1), buffered gb at a
+ * time (256, fewer when the buffers would pass 4 MiB, at least 16). */
+typedef struct groups {
+    long gx;
+    size_t G, gb;
+    uint64_t *off, *put;    /* G + 1 starts; records placed so far */
+    unsigned char *buf;     /* G x GB records */
+    int *fill, sc;          /* records in each group's buffer; the scratch file */
+} groups;
+
+/* Group g's buffered records to the scratch file. */
+static int groups_flush(groups *gs, size_t g)
+{
+    int ok = recs_move(gs->sc, gs->buf + g * gs->gb * TER_EPT_RECORD, (size_t)gs->fill[g], gs->off[g] + gs->put[g], 1);
+    gs->put[g] += (uint64_t)gs->fill[g];
+    gs->fill[g] = 0;
+    return ok;
+}
+
+/* Records a .. a + n - 1 counted per group (place 0), or put in their
+ * group's place (place 1), each group's in their order. */
+static trv_status groups_pass(trv_ctx *ctx, const ter_ept *e, const cube *cb, int d, depth_io *io, uint64_t a,
+                              uint64_t n, groups *gs, int place)
+{
+    unsigned char buf[CHUNK * TER_EPT_RECORD];
+    for (uint64_t i = 0; i < n; i += CHUNK) {
+        size_t k = n - i < CHUNK ? (size_t)(n - i) : CHUNK;
+        if (!recs_move(io->fd, buf, k, a + i, 0))
+            return read_error(ctx);
+        for (size_t j = 0; j < k; j++) {
+            const unsigned char *r = buf + j * TER_EPT_RECORD;
+            size_t g = (size_t)(node_x(e, cb, d, r) / gs->gx);
+            if (!place) {
+                gs->off[g + 1]++;
+                continue;
+            }
+            memcpy(gs->buf + (g * gs->gb + (size_t)gs->fill[g]++) * TER_EPT_RECORD, r, TER_EPT_RECORD);
+            if ((size_t)gs->fill[g] == gs->gb && !groups_flush(gs, g))
+                return io_error(ctx, e, "a temporary file");
+        }
+    }
+    for (size_t g = 0; g < gs->G; g++)
+        if (place ? gs->fill[g] && !groups_flush(gs, g) : (gs->off[g + 1] += gs->off[g], 0))
+            return io_error(ctx, e, "a temporary file");
+    return TRV_OK;
+}
+
+/* A band too large for memory (records a .. a + n - 1 of depth d, node
+ * row y): put in order of groups of node columns (each group's records
+ * in the band's order) in a scratch file, then each group sorted and
+ * written as the band would have been: the same node files. A group
+ * holds at most band_cap() records (but one node column, when the cap is
+ * below (span + 2)^2): a node column holds at most (span + 1)^2 of a
+ * depth's points. */
+static trv_status write_band_groups(trv_ctx *ctx, const ter_ept *e, const cube *cb, int d, long y, depth_io *io,
+                                    uint64_t a, uint64_t n, nodes *ns)
+{
+    const long span = (long)ceil((e->g.nx > e->g.ny ? e->g.nx : e->g.ny) / ldexp(1.0, e->D));
+    groups gs = {.gx = (long)(band_cap() / (uint64_t)((span + 2) * (span + 2))), .sc = -1};
+    gs.gx = gs.gx > 0 ? gs.gx : 1;
+    gs.G = (size_t)((((long)1 << d) + gs.gx - 1) / gs.gx);
+    gs.gb = ((size_t)4 << 20) / TER_EPT_RECORD / gs.G;
+    gs.gb = gs.gb > 256 ? 256 : gs.gb < 16 ? 16 : gs.gb;
+    gs.off = calloc(gs.G + 1, sizeof *gs.off), gs.put = calloc(gs.G, sizeof *gs.put);
+    gs.fill = calloc(gs.G, sizeof *gs.fill), gs.buf = malloc(gs.G * gs.gb * TER_EPT_RECORD);
+    trv_status st = !gs.off || !gs.put || !gs.fill || !gs.buf ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory") : TRV_OK;
+    if (!st && (gs.sc = trv_temp_fd(e->tmp, ".band")) < 0)
+        st = io_error(ctx, e, "a temporary file");
+    for (int place = 0; place < 2 && !st; place++)
+        st = groups_pass(ctx, e, cb, d, io, a, n, &gs, place);
+    for (size_t g = 0; g < gs.G && !st; g++) {
+        size_t k = (size_t)(gs.off[g + 1] - gs.off[g]);
+        if (k && !(st = room(ctx, io, k)))
+            st = recs_move(gs.sc, io->recs, k, gs.off[g], 0) ? write_band(ctx, e, cb, d, y, io->recs, k, io->m, ns)
+                                                            : read_error(ctx);
+    }
+    if (gs.sc >= 0)
+        close(gs.sc);
+    free(gs.off);
+    free(gs.put);
+    free(gs.fill);
+    free(gs.buf);
+    return st;
+}
+
+/* Depth d's records, read back in row order, band by band: a band's
+ * records are contiguous (rows in order), held in memory up to band_cap(). */
 static trv_status write_depth(trv_ctx *ctx, ter_ept *e, const cube *cb, int d, nodes *ns)
 {
     FILE *f = e->lv[d];
-    if (fflush(f) != 0 || fseek(f, 0, SEEK_SET) != 0)
+    if (ferror(f) || fflush(f) != 0 || fseeko(f, 0, SEEK_END) != 0)
         return io_error(ctx, e, "a temporary file");
-    size_t cap = 0, n = 0;
-    unsigned char *recs = NULL;
-    member *m = NULL;
+    const uint64_t total = (uint64_t)ftello(f) / TER_EPT_RECORD;
+    depth_io io = {.fd = fileno(f)};
+    unsigned char buf[CHUNK * TER_EPT_RECORD];
+    uint64_t a = 0, n = 0, cap = band_cap(); /* the band: records a .. a + n - 1 */
     long band = -1;
-    trv_status st = TRV_OK;
-    for (;;) {
-        unsigned char r[TER_EPT_RECORD];
-        int got = fread(r, TER_EPT_RECORD, 1, f) == 1;
-        long y = got ? ter_ept_index(coord(e, r, 1), cb->y0, cb->S, d) : -1;
-        if ((!got || y != band) && n) {
-            if ((st = write_band(ctx, e, cb, d, band, recs, n, m, ns)))
-                break;
-            n = 0;
+    trv_status st = room(ctx, &io, 4096);
+    for (uint64_t i = 0; !st; i += CHUNK) {
+        const size_t k = total - i < CHUNK ? (size_t)(total - i) : CHUNK;
+        const int last = i + k == total;
+        if (k && !recs_move(io.fd, buf, k, i, 0))
+            st = read_error(ctx);
+        for (size_t j = 0; j < k + last && !st; j++) { /* j == k: past the last record */
+            const unsigned char *r = buf + j * TER_EPT_RECORD;
+            long y = j == k ? -1 : ter_ept_index(coord(e, r, 1), cb->y0, cb->S, d);
+            if (y != band && n)
+                st = n <= cap ? write_band(ctx, e, cb, d, band, io.recs, (size_t)n, io.m, ns)
+                                   : write_band_groups(ctx, e, cb, d, band, &io, a, n, ns);
+            if (y != band)
+                band = y, a = i + j, n = 0;
+            if (j < k && ++n <= cap && !st && !(st = room(ctx, &io, (size_t)n)))
+                memcpy(io.recs + (n - 1) * TER_EPT_RECORD, r, TER_EPT_RECORD);
         }
-        if (!got)
+        if (last)
             break;
-        band = y;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 4096;
-            unsigned char *r2 = realloc(recs, cap * TER_EPT_RECORD);
-            member *m2 = r2 ? realloc(m, cap * sizeof *m) : NULL;
-            recs = r2 ? r2 : recs, m = m2 ? m2 : m;
-            if (!r2 || !m2) {
-                st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-                break;
-            }
-        }
-        memcpy(recs + n++ * TER_EPT_RECORD, r, TER_EPT_RECORD);
     }
-    if (!st && ferror(f))
-        st = trv_error(ctx, TRV_ERR_IO, "cannot read back the point cloud's temporary file: %s", strerror(errno));
-    free(recs);
-    free(m);
+    free(io.recs);
+    free(io.m);
     return st;
 }
 
@@ -430,6 +634,9 @@ void ter_ept_free(ter_ept *e)
 {
     if (!e)
         return;
+    for (int d = 0; e->rt && d <= e->D; d++)
+        trv_rowtext_close(e->rt[d]);
+    free(e->rt);
     for (int d = 0; e->lv && d <= e->D; d++) {
         if (!e->lv[d])
             continue;

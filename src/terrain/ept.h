@@ -28,9 +28,13 @@
  * file), each ancestor that has none, so that a reader walking down from
  * the root meets every node.
  *
- * Streaming: rows arrive in order and go to one temporary file per depth;
- * at the end each depth's file is read back one band of node rows at a
- * time (a band's points are contiguous: rows run north to south), sorted
+ * Streaming: the points arrive by tiles (ter_ept_tiles; rows of tiles in
+ * order, each row of tiles' tiles west to east) and go to one temporary
+ * file per depth in row order: each depth's records of a row of tiles are
+ * put in row order through a scratch file (core/rowtext.h), so the files
+ * hold the bytes whole rows would have given them, whatever the tiles. At
+ * the end each depth's file is read back one band of node rows at a time
+ * (a band's points are contiguous: rows run north to south), sorted
  * stably by node and written node by node. Memory: one band of the
  * deepest depth, 128 rows x the width x 24 bytes at most.
  */
@@ -56,7 +60,17 @@ extern const char *const ter_ept_names[];
  * the set's other outputs, or not at all; an earlier dataset there
  * replaced, any other content refused). */
 trv_status ter_ept_open(trv_ctx *ctx, trv_outset *set, const char *dir, const geo_grid *g, ter_ept **out);
-/* Row y's points: its cells with z != nodata. */
+/* The points will come by tiles: ntx across, th rows each (geo_tiling),
+ * tiles in order. Without this call they come by whole rows (ntx 1). */
+trv_status ter_ept_tiles(trv_ctx *ctx, ter_ept *e, int ntx, int th);
+/* Tile tx's points (its x0, y0, nx, ny; the arrays nx x ny, row-major):
+ * its cells with z != nodata. A coordinate beyond EPT's 32-bit millimetres
+ * (a point more than 2147 km from the offset) is TRV_ERR_DATA after the
+ * row of tiles' last tile, naming the row-major first such cell's value:
+ * the same message whatever the tiles. */
+trv_status ter_ept_tile(trv_ctx *ctx, ter_ept *e, int tx, int x0, int y0, int nx, int ny, const float *z, float nodata,
+                        const float *slope, const unsigned char *soil, const unsigned char *landuse);
+/* Row y's points, as a tile of the whole width (untiled only). */
 trv_status ter_ept_row(trv_ctx *ctx, ter_ept *e, int y, const float *z, float nodata, const float *slope,
                        const unsigned char *soil, const unsigned char *landuse);
 /* The nodes, the hierarchy and ept.json, into the temporary directory. */

@@ -7,10 +7,9 @@
  * point cloud (--points) goes out in row order by square tiles too: each
  * tile's lines go to a scratch file, the byte offset of each of its rows
  * kept, and a complete row of tiles is copied out row by row, each row's
- * tiles' pieces in column order (memory O(tiles across x rows)). With
- * --ept the tiles span the width (rows of tiles are strips): its nodes
- * are sorted from rows in order, one band of 128 rows x the width at a
- * time (terrain/ept.h), O(width) already. Under MPI block b of
+ * tiles' pieces in column order (memory O(tiles across x rows)); the EPT
+ * dataset's records likewise (terrain/ept.h; its nodes sorted at the end,
+ * a band of node rows at a time). Under MPI block b of
  * core/split.h is tile b. */
 #include "terrain.h"
 #include "terrain/ept.h"
@@ -129,10 +128,9 @@ static trv_status open_writers(trv_ctx *ctx, stream *s, trv_outset *set, const c
 }
 
 /* The tiles (full width for the EPT dataset, whose rows go in order) and their buffers. */
-static trv_status alloc_buffers(trv_ctx *ctx, stream *s, int full_width)
+static trv_status alloc_buffers(trv_ctx *ctx, stream *s)
 {
-    const int nx = s->res->grid.nx;
-    s->tl = geo_tiling_make(nx, s->res->grid.ny, full_width ? nx : geo_block_cols(), geo_block_rows());
+    s->tl = geo_tiling_make(s->res->grid.nx, s->res->grid.ny, geo_block_cols(), geo_block_rows());
     size_t n = (size_t)s->tl.tw * s->tl.th;
     if (!(s->z = malloc((size_t)(s->tl.tw + 2) * (s->tl.th + 2) * sizeof *s->z)) || !(s->zt = malloc(n * sizeof *s->zt)) ||
         !(s->slope = malloc(n * sizeof *s->slope)) || !(s->cls[0] = malloc(n)) || !(s->cls[1] = malloc(n)))
@@ -276,7 +274,7 @@ static trv_status points_tile(trv_ctx *ctx, stream *s, geo_tile t)
 }
 
 /* The computed tile i: counts added, the figures, the tile written, and
- * its rows' points (the EPT's: tiles as wide as the grid then). */
+ * its points (CSV and EPT). */
 static trv_status write_block(trv_ctx *ctx, void *v, int i, int i1)
 {
     stream *s = v;
@@ -294,10 +292,8 @@ static trv_status write_block(trv_ctx *ctx, void *v, int i, int i1)
         st = geo_block_write_tile(ctx, s->w[k], x0, y0, nx, ny, cells[k]);
     if (s->points && !st)
         st = points_tile(ctx, s, t);
-    for (int y = y0; y < y0 + ny && s->ept && !st; y++) {
-        size_t at = (size_t)(y - y0) * nx;
-        st = ter_ept_row(ctx, s->ept, y, s->zt + at, NODATA, s->slope + at, s->cls[0] + at, s->cls[1] + at);
-    }
+    if (s->ept && !st)
+        st = ter_ept_tile(ctx, s->ept, x0 / s->tl.tw, x0, y0, nx, ny, s->zt, NODATA, s->slope, s->cls[0], s->cls[1]);
     return st;
 }
 
@@ -393,12 +389,14 @@ static int op_parts(void *v, int i, int i1, trv_part *p)
 /* The tiles (core/split.h's loop, one tile a block, on one process or
  * over several; "slope", the label trv-terrain always showed), then the
  * whole-layer checks on the process that writes. */
-static trv_status run_tiles(trv_ctx *ctx, stream *s, const trv_split *sp, trv_status setup, int full_width)
+static trv_status run_tiles(trv_ctx *ctx, stream *s, const trv_split *sp, trv_status setup)
 {
     const trv_block_ops ops = {s, compute_block, op_parts, write_block, "slope"};
-    trv_status st = setup ? setup : alloc_buffers(ctx, s, full_width);
+    trv_status st = setup ? setup : alloc_buffers(ctx, s);
     if (!st && s->points)
         st = trv_rowtext_open(ctx, s->points, s->points_path, s->tl.ntx, s->tl.th, &s->rt);
+    if (!st && s->ept)
+        st = ter_ept_tiles(ctx, s->ept, s->tl.ntx, s->tl.th);
     int tiles = st ? 0 : geo_tiling_count(&s->tl);
     st = trv_split_blocks(ctx, sp, st, tiles, 1, &ops);
     return st || (sp && sp->rank != 0) ? st : finish(ctx, s);
@@ -426,6 +424,6 @@ trv_status ter_stream(trv_ctx *ctx, trv_outset *set, const ter_opts *o, const ch
             writes)
             st = open_outputs(ctx, &s, set, dir, meta, points_path);
     }
-    st = run_tiles(ctx, &s, sp, st, o->ept_dir != NULL);
+    st = run_tiles(ctx, &s, sp, st);
     return close_all(ctx, &s, st, points_path);
 }
