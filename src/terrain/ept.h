@@ -35,8 +35,12 @@
  * hold the bytes whole rows would have given them, whatever the tiles. At
  * the end each depth's file is read back one band of node rows at a time
  * (a band's points are contiguous: rows run north to south), sorted
- * stably by node and written node by node. Memory: one band of the
- * deepest depth, 128 rows x the width x 24 bytes at most.
+ * stably by node and written node by node; a band of more than 65 536
+ * records (TRV_EPT_BAND from the environment when set) is put in order of
+ * groups of node columns through a scratch file first and each group
+ * sorted alone (a node is in one group: the same node files). Memory:
+ * O(tile) for the tiles, at most about 7 MiB for the sort, whatever the
+ * width (docs/scale.md, "trv-terrain --ept by tiles").
  */
 #ifndef TER_EPT_H
 #define TER_EPT_H
