@@ -428,9 +428,12 @@ static trv_status groups_pass(trv_ctx *ctx, const ter_ept *e, const cube *cb, in
                 return io_error(ctx, e, "a temporary file");
         }
     }
-    for (size_t g = 0; g < gs->G; g++)
-        if (place ? gs->fill[g] && !groups_flush(gs, g) : (gs->off[g + 1] += gs->off[g], 0))
+    for (size_t g = 0; g < gs->G; g++) {
+        if (!place)
+            gs->off[g + 1] += gs->off[g]; /* the counts made starts */
+        else if (gs->fill[g] && !groups_flush(gs, g))
             return io_error(ctx, e, "a temporary file");
+    }
     return TRV_OK;
 }
 
