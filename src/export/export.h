@@ -68,8 +68,31 @@ typedef struct exp_nav2_counts {
     long graded, occupied, unknown;
 } exp_nav2_counts;
 
+/* A strip of the map: rows y0 .. y0 + rows - 1 of the grid, nx cells
+ * each, row-major from the north-west, of cost (Float32; a cell is nodata
+ * by geo_raster_is_nodata's rule: NaN, or == (float)nodata with
+ * has_nodata) and gonogo (Byte). */
+typedef struct exp_nav2_strip {
+    int nx, y0, rows;
+    const float *cost;
+    const unsigned char *gonogo;
+    int has_nodata;
+    double nodata;          /* the cost's */
+} exp_nav2_strip;
+
+/* The strip's pixels (rows * nx, row-major) into pix, its cells added to
+ * *n. The first bad cell in row-major order is TRV_ERR_DATA: "'<name>':
+ * cell (column C, row R) holds V, ..." with R the grid's row (y0 + the
+ * strip's), the gonogo named when its code is above 5, else the cost; pix
+ * then holds garbage and *n is unchanged. The map by strips of any height
+ * is the map in one strip: the same pixels, the same counts, the same
+ * first bad cell. Pure but for the message. */
+trv_status exp_nav2_strip_pixels(trv_ctx *ctx, const exp_nav2_strip *s, const char *cost_name,
+                                 const char *gonogo_name, unsigned char *pix, exp_nav2_counts *n);
+
 /* The pixels (nx * ny, row-major from the north-west, malloc'ed into *pix)
- * of cost and gonogo, two rasters on one grid; names for messages. */
+ * of cost and gonogo, two rasters on one grid (one strip of every row);
+ * names for messages. */
 trv_status exp_nav2_pixels(trv_ctx *ctx, const geo_raster *cost, const char *cost_name, const geo_raster *gonogo,
                            const char *gonogo_name, unsigned char **pix, exp_nav2_counts *n);
 
@@ -116,9 +139,21 @@ typedef struct exp_nav2_info {
  * map.yaml, map.prj, and waypoints.yaml with a route (k < 4); NULL after. */
 const char *exp_nav2_file(int k);
 
-/* Load the run's cost and gonogo (run_load: one grid), and stage into set,
- * under o->dir: the map pair, map.prj and, with o->route, waypoints.yaml.
- * info gets what was written. */
+/* Read the run's cost and gonogo by strips of geo_block_rows() rows
+ * (run/blocks.h: run_load's open errors and grid comparison), and stage
+ * into set, under o->dir: the map pair, map.pgm written a strip at a time
+ * as the strips are read, map.prj and, with o->route, waypoints.yaml.
+ * info gets what was written. Memory: O(nx x strip) whatever the grid's
+ * height (docs/scale.md); the files are the same bytes whatever the
+ * strip's height.
+ *
+ * The errors in run_load's order: cost's, then gonogo's open error; the
+ * grids' mismatch; a layer holding only nodata (cost first); then the
+ * output directory's, the frame's, the first bad cell's; then the
+ * route's. The nodata check needs every row, so an error found before the
+ * last strip (the directory, the frame, a bad cell) gives way to it: the
+ * strips are read on, without pixels, until each layer has shown a data
+ * cell (usually at once) or to the last row, then run_blocks_finish. */
 trv_status exp_nav2_run(trv_ctx *ctx, const exp_nav2_opts *o, trv_outset *set, exp_nav2_info *info);
 
 #endif

@@ -2,7 +2,7 @@
  * the files map.pgm, map.yaml and map.prj staged into the caller's set. */
 #include "export/export.h"
 
-#include "run/run.h"
+#include "run/blocks.h"
 #include "core/json.h"
 
 #include <errno.h>
@@ -50,33 +50,51 @@ trv_status exp_nav2_frame_of(trv_ctx *ctx, const geo_grid *g, const char *name, 
     return TRV_OK;
 }
 
+trv_status exp_nav2_strip_pixels(trv_ctx *ctx, const exp_nav2_strip *s, const char *cost_name,
+                                 const char *gonogo_name, unsigned char *pix, exp_nav2_counts *n)
+{
+    size_t nx = (size_t)s->nx, cells = nx * (size_t)s->rows;
+    exp_nav2_counts c = {0};
+    for (size_t i = 0; i < cells; i++) {
+        float cv = s->cost[i];
+        int g = s->gonogo[i], nd = isnan(cv) || (s->has_nodata && cv == (float)s->nodata);
+        int v = exp_nav2_pixel(cv, nd, g);
+        if (v < 0) {
+            int bad_g = g > 5;
+            return trv_error(ctx, TRV_ERR_DATA, "'%s': cell (column %zu, row %zu) holds %.10g, %s", bad_g ? gonogo_name
+                             : cost_name, i % nx, (size_t)s->y0 + i / nx, bad_g ? (double)g : cv,
+                             bad_g ? "not a GO/NOGO code (0..5)" : "outside the cost's range 0..1");
+        }
+        pix[i] = (unsigned char)v;
+        c.unknown += v == EXP_NAV2_UNKNOWN;
+        c.occupied += v == EXP_NAV2_OCCUPIED;
+        c.graded += v <= EXP_NAV2_GRADED_MAX;
+    }
+    n->unknown += c.unknown;
+    n->occupied += c.occupied;
+    n->graded += c.graded;
+    return TRV_OK;
+}
+
 trv_status exp_nav2_pixels(trv_ctx *ctx, const geo_raster *cost, const char *cost_name, const geo_raster *gonogo,
                            const char *gonogo_name, unsigned char **pix, exp_nav2_counts *n)
 {
-    size_t nx = (size_t)cost->grid.nx, cells = nx * (size_t)cost->grid.ny;
+    size_t cells = (size_t)cost->grid.nx * (size_t)cost->grid.ny;
     if (cost->type != GEO_F32 || gonogo->type != GEO_U8 || gonogo->grid.nx != cost->grid.nx ||
         gonogo->grid.ny != cost->grid.ny)
         return trv_error(ctx, TRV_ERR_INTERNAL, "exp_nav2_pixels: cost Float32 and gonogo Byte on one grid");
     unsigned char *p = malloc(cells ? cells : 1);
     if (!p)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    const exp_nav2_strip s = {.nx = cost->grid.nx, .y0 = 0, .rows = cost->grid.ny, .cost = cost->f32,
+                              .gonogo = gonogo->u8, .has_nodata = cost->has_nodata, .nodata = cost->nodata};
     *n = (exp_nav2_counts){0};
-    for (size_t i = 0; i < cells; i++) {
-        int g = gonogo->u8[i], v = exp_nav2_pixel(cost->f32[i], geo_raster_is_nodata(cost, i), g);
-        if (v < 0) {
-            free(p);
-            int bad_g = g > 5;
-            return trv_error(ctx, TRV_ERR_DATA, "'%s': cell (column %zu, row %zu) holds %.10g, %s", bad_g ? gonogo_name
-                             : cost_name, i % nx, i / nx, bad_g ? (double)g : cost->f32[i],
-                             bad_g ? "not a GO/NOGO code (0..5)" : "outside the cost's range 0..1");
-        }
-        p[i] = (unsigned char)v;
-        n->unknown += v == EXP_NAV2_UNKNOWN;
-        n->occupied += v == EXP_NAV2_OCCUPIED;
-        n->graded += v <= EXP_NAV2_GRADED_MAX;
-    }
-    *pix = p;
-    return TRV_OK;
+    trv_status st = exp_nav2_strip_pixels(ctx, &s, cost_name, gonogo_name, p, n);
+    if (st)
+        free(p);
+    else
+        *pix = p;
+    return st;
 }
 
 static const char *const FILES[] = {"map.pgm", "map.yaml", "map.prj", "waypoints.yaml"};
@@ -109,16 +127,48 @@ static trv_status stage(trv_ctx *ctx, trv_outset *set, const char *dir, int k, F
     return open_out(ctx, trv_outset_add(set, *final), *final, f);
 }
 
-static trv_status write_pgm(trv_ctx *ctx, trv_outset *set, const char *dir, const exp_nav2_frame *fr,
-                            const unsigned char *pix)
+/* The pass over the strips: the layers, the strip's height, the next row
+ * to read, a strip's pixels. */
+typedef struct nav2_pass {
+    run_blocks b;
+    int h, y;
+    unsigned char *pix;     /* h x nx */
+} nav2_pass;
+
+/* Rows p->y .. of both layers (one strip), their data cells added. */
+static trv_status next_strip(trv_ctx *ctx, nav2_pass *p, int *y1)
+{
+    *y1 = p->y + p->h < p->b.grid->ny ? p->y + p->h : p->b.grid->ny;
+    trv_status st = run_blocks_read(ctx, &p->b, p->y, *y1);
+    if (!st)
+        run_blocks_add(&p->b, p->b.block);
+    return st;
+}
+
+/* map.pgm: its header, then each strip's pixels as it is read. */
+static trv_status write_pgm(trv_ctx *ctx, trv_outset *set, const char *dir, nav2_pass *p, exp_nav2_info *info)
 {
     FILE *f = NULL;
     char *final = NULL;
+    const exp_nav2_frame *fr = &info->frame;
     trv_status st = stage(ctx, set, dir, 0, &f, &final);
     if (!st) {
         fprintf(f, "P5\n%d %d\n255\n", fr->nx, fr->ny);
-        fwrite(pix, 1, (size_t)fr->nx * (size_t)fr->ny, f);
-        st = close_out(ctx, f, final);
+        while (!st && p->y < fr->ny) {
+            int y1;
+            if ((st = next_strip(ctx, p, &y1)))
+                break;
+            const geo_rows *c = p->b.rows[RUN_COST], *g = p->b.rows[RUN_GONOGO];
+            const exp_nav2_strip s = {.nx = fr->nx, .y0 = p->y, .rows = y1 - p->y, .cost = geo_rows_f32(c, p->y),
+                                      .gonogo = geo_rows_u8(g, p->y), .has_nodata = c->has_nodata,
+                                      .nodata = c->nodata};
+            p->y = y1;
+            if (!(st = exp_nav2_strip_pixels(ctx, &s, p->b.path[RUN_COST], p->b.path[RUN_GONOGO], p->pix,
+                                             &info->counts)))
+                fwrite(p->pix, 1, (size_t)s.rows * (size_t)s.nx, f);
+        }
+        trv_status cs = close_out(ctx, f, final);
+        st = st ? st : cs;
     }
     free(final);
     return st;
@@ -176,23 +226,43 @@ static trv_status write_waypoints(trv_ctx *ctx, trv_outset *set, const char *dir
     return st;
 }
 
-/* The map's three files from the run's cost and gonogo. */
-static trv_status write_map(trv_ctx *ctx, const run_stack *s, const char *dir, trv_outset *set,
-                            exp_nav2_info *info)
+/* st, an error found with rows 0 .. p->y - 1 read, unless a layer holds
+ * only nodata (run_load's order, export.h): the strips read on until
+ * every layer has shown a data cell or the rows end, then the check. */
+static trv_status nodata_first(trv_ctx *ctx, nav2_pass *p, trv_status st)
 {
-    unsigned char *pix = NULL;
-    const geo_raster *cost = s->layer[RUN_COST];
-    trv_status st = exp_nav2_frame_of(ctx, &cost->grid, s->path[RUN_COST], &info->frame);
+    char *msg = strdup(trv_errmsg(ctx));
+    if (!msg)
+        return st;
+    trv_status rs = TRV_OK;
+    while (!rs && p->y < p->b.grid->ny && !(p->b.data[RUN_COST] && p->b.data[RUN_GONOGO])) {
+        int y1;
+        if (!(rs = next_strip(ctx, p, &y1)))
+            p->y = y1;
+    }
+    if (!rs && !(rs = run_blocks_finish(ctx, &p->b)))
+        rs = trv_error(ctx, st, "%s", msg);
+    free(msg);
+    return rs;
+}
+
+/* The map's three files from the run's cost and gonogo, read by strips. */
+static trv_status write_map(trv_ctx *ctx, nav2_pass *p, const char *dir, trv_outset *set, exp_nav2_info *info)
+{
+    const geo_grid *g = p->b.grid;
+    p->h = geo_block_rows() < g->ny ? geo_block_rows() : g->ny;
+    trv_status st = trv_outset_mkdir(ctx, set, dir);
     if (!st)
-        st = exp_nav2_pixels(ctx, cost, s->path[RUN_COST], s->layer[RUN_GONOGO], s->path[RUN_GONOGO], &pix,
-                             &info->counts);
+        st = exp_nav2_frame_of(ctx, g, p->b.path[RUN_COST], &info->frame);
+    if (!st && !(p->pix = malloc((size_t)p->h * (size_t)g->nx)))
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st)
-        st = write_pgm(ctx, set, dir, &info->frame, pix);
+        st = write_pgm(ctx, set, dir, p, info);
+    st = st ? nodata_first(ctx, p, st) : run_blocks_finish(ctx, &p->b);
     if (!st)
         st = write_yaml(ctx, set, dir, &info->frame);
     if (!st)
-        st = write_prj(ctx, set, dir, cost->grid.wkt);
-    free(pix);
+        st = write_prj(ctx, set, dir, g->wkt);
     return st;
 }
 
@@ -200,15 +270,13 @@ trv_status exp_nav2_run(trv_ctx *ctx, const exp_nav2_opts *o, trv_outset *set, e
 {
     *info = (exp_nav2_info){0};
     static const run_id which[2] = {RUN_COST, RUN_GONOGO};
-    run_stack s = {0};
+    nav2_pass p = {0};
     exp_route r = {0};
-    trv_status st = run_load(ctx, o->terrain, which, 2, NULL, &s);
+    trv_status st = run_blocks_open(ctx, o->terrain, which, 2, 0, &p.b);
     if (!st)
-        st = trv_outset_mkdir(ctx, set, o->dir);
-    if (!st)
-        st = write_map(ctx, &s, o->dir, set, info);
+        st = write_map(ctx, &p, o->dir, set, info);
     if (!st && o->route)
-        st = exp_route_read(ctx, o->route, o->route_name, s.layer[RUN_COST]->grid.wkt, &info->frame, &r);
+        st = exp_route_read(ctx, o->route, o->route_name, p.b.grid->wkt, &info->frame, &r);
     if (!st && o->route)
         st = write_waypoints(ctx, set, o->dir, &info->frame, &r);
     if (!st && o->route) {
@@ -216,6 +284,7 @@ trv_status exp_nav2_run(trv_ctx *ctx, const exp_nav2_opts *o, trv_outset *set, e
         snprintf(info->route, sizeof info->route, "%s", r.name);
     }
     exp_route_clear(&r);
-    run_stack_clear(&s);
+    free(p.pix);
+    run_blocks_close(&p.b);
     return st;
 }
