@@ -1,5 +1,6 @@
 /* The nav2 map_server map of a run (export.h): the frame, the pixels, and
- * the files map.pgm, map.yaml and map.prj staged into the caller's set. */
+ * the files map.pgm, map.yaml and map.prj staged into the caller's set,
+ * the layers read and map.pgm written by row strips (docs/scale.md). */
 #include "export/export.h"
 
 #include "run/blocks.h"
