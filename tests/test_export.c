@@ -251,10 +251,35 @@ static void test_route(void **state)
     trv_ctx_free(ctx);
 }
 
+/* The earlier of two bad cells in row-major order (the row first, then
+ * the column; none never earlier, always later), and a piece's cell named
+ * by the grid's column and row (x0, y0 added). */
+static void test_bad_first(void **state)
+{
+    (void)state;
+    const exp_nav2_bad none = {.row = -1}, r1c5 = {5, 1, 0, 2}, r1c3 = {3, 1, 1, 7}, r0c9 = {9, 0, 0, 3};
+    assert_true(exp_nav2_bad_first(&r1c3, &r1c5) && !exp_nav2_bad_first(&r1c5, &r1c3));
+    assert_true(exp_nav2_bad_first(&r0c9, &r1c3) && !exp_nav2_bad_first(&r1c3, &r0c9));
+    assert_true(exp_nav2_bad_first(&r1c5, &none) && !exp_nav2_bad_first(&none, &r1c5));
+    assert_false(exp_nav2_bad_first(&none, &none) || exp_nav2_bad_first(&r1c5, &r1c5));
+    const float cost[4] = {0.5f, 0.25f, 1.5f, 0};
+    const unsigned char gonogo[4] = {0, 0, 0, 0};
+    unsigned char pix[8];
+    exp_nav2_counts n = {0};
+    const exp_nav2_strip s = {.nx = 2, .y0 = 40, .rows = 2, .cost = cost, .gonogo = gonogo, .x0 = 300};
+    exp_nav2_bad b = exp_nav2_piece(&s, pix, 4, &n);
+    assert_true(b.col == 300 && b.row == 41 && b.in_gonogo == 0 && b.v == 1.5);
+    assert_true(n.graded == 0 && n.occupied == 0 && n.unknown == 0);
+    trv_ctx *ctx = trv_ctx_new();
+    assert_int_equal(exp_nav2_bad_error(ctx, &r1c3, "c.tif", "g.tif"), TRV_ERR_DATA);
+    assert_contains(trv_errmsg(ctx), "'g.tif': cell (column 3, row 1) holds 7, not a GO/NOGO code (0..5)");
+    trv_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pixel),  cmocka_unit_test(test_pixels_3x3), cmocka_unit_test(test_strips),
+        cmocka_unit_test(test_pixel),  cmocka_unit_test(test_pixels_3x3), cmocka_unit_test(test_strips), cmocka_unit_test(test_bad_first),
         cmocka_unit_test(test_frame),
         cmocka_unit_test(test_yaw),    cmocka_unit_test(test_route),
     };
