@@ -1,7 +1,8 @@
 /* The nav2 export (src/export/export.h): the pixel rule against its table,
  * a 3 x 3 map computed by hand (pixels, counts, the PGM and YAML bytes, the
- * frame), the frame's refusals (geographic, feet, non-square cells, no CRS),
- * the waypoints' yaws on a hand-made track, and the route's choice and
+ * frame), the same map by strips of 1, 2, 3 rows (a bad cell in a later
+ * strip named by the grid's row), the frame's refusals (geographic, feet,
+ * non-square cells, no CRS), the waypoints' yaws on a hand-made track, and the route's choice and
  * errors from a GeoPackage written here. */
 #include "test_common.h"
 
@@ -82,6 +83,58 @@ static void test_pixels_3x3(void **state)
     assert_contains(trv_errmsg(ctx), "'g.tif': cell (column 2, row 0) holds 7, not a GO/NOGO code");
     geo_raster_free(cost);
     geo_raster_free(gonogo);
+    trv_ctx_free(ctx);
+}
+
+/* The 3 x 3 map by strips of 1, 2 and 3 rows (the last one short): the
+ * same pixels and counts as in one; a bad cell in the last strip named by
+ * the grid's row, the counts of that strip not added. */
+static void test_strips(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    float cost[9];
+    unsigned char gonogo[9], pix[9];
+    memcpy(cost, COST, sizeof cost);
+    memcpy(gonogo, GONOGO, sizeof gonogo);
+    cost[8] = NAN; /* not finite: unknown like nodata (88 -> 255) */
+    static const unsigned char want[9] = {0, 25, 49, 74, 98, 255, 100, 255, 255};
+    for (int h = 1; h <= 3; h++) {
+        exp_nav2_counts n = {0};
+        memset(pix, 0xaa, sizeof pix);
+        for (int y0 = 0; y0 < 3; y0 += h) {
+            int rows = y0 + h < 3 ? h : 3 - y0;
+            exp_nav2_strip s = {.nx = 3, .y0 = y0, .rows = rows, .cost = cost + 3 * y0, .gonogo = gonogo + 3 * y0,
+                                .has_nodata = 1, .nodata = -9999};
+            assert_int_equal(exp_nav2_strip_pixels(ctx, &s, "c.tif", "g.tif", pix + 3 * y0, &n), TRV_OK);
+        }
+        assert_memory_equal(pix, want, 9);
+        assert_true(n.graded == 5 && n.occupied == 1 && n.unknown == 3);
+    }
+    /* rows 1 and 2 as one strip after row 0: a cost of 1.5 at (0, 2) and a
+     * code 6 at (2, 2): the first in row-major order named, row 2 */
+    exp_nav2_counts n = {0};
+    exp_nav2_strip s0 = {.nx = 3, .y0 = 0, .rows = 1, .cost = cost, .gonogo = gonogo, .has_nodata = 1,
+                         .nodata = -9999};
+    assert_int_equal(exp_nav2_strip_pixels(ctx, &s0, "c.tif", "g.tif", pix, &n), TRV_OK);
+    cost[6] = 1.5f;
+    gonogo[6] = 0;
+    gonogo[8] = 6;
+    exp_nav2_strip s1 = {.nx = 3, .y0 = 1, .rows = 2, .cost = cost + 3, .gonogo = gonogo + 3, .has_nodata = 1,
+                         .nodata = -9999};
+    assert_int_equal(exp_nav2_strip_pixels(ctx, &s1, "c.tif", "g.tif", pix + 3, &n), TRV_ERR_DATA);
+    assert_contains(trv_errmsg(ctx), "'c.tif': cell (column 0, row 2) holds 1.5, outside the cost's range 0..1");
+    assert_true(n.graded == 3 && n.occupied == 0 && n.unknown == 0);
+    cost[6] = 0.5f;
+    assert_int_equal(exp_nav2_strip_pixels(ctx, &s1, "c.tif", "g.tif", pix + 3, &n), TRV_ERR_DATA);
+    assert_contains(trv_errmsg(ctx), "'g.tif': cell (column 2, row 2) holds 6, not a GO/NOGO code (0..5)");
+    /* without has_nodata, -9999 is a cost out of range */
+    s1.cost = COST + 3;
+    s1.gonogo = GONOGO + 3;
+    s1.has_nodata = 0;
+    assert_int_equal(exp_nav2_strip_pixels(ctx, &s1, "c.tif", "g.tif", pix + 3, &n), TRV_ERR_DATA);
+    assert_contains(trv_errmsg(ctx), "'c.tif': cell (column 2, row 1) holds -9999, outside");
+    assert_true(n.graded == 3 && n.occupied == 0 && n.unknown == 0);
     trv_ctx_free(ctx);
 }
 
@@ -198,10 +251,36 @@ static void test_route(void **state)
     trv_ctx_free(ctx);
 }
 
+/* The earlier of two bad cells in row-major order (the row first, then
+ * the column; none never earlier, always later), and a piece's cell named
+ * by the grid's column and row (x0, y0 added). */
+static void test_bad_first(void **state)
+{
+    (void)state;
+    const exp_nav2_bad none = {.row = -1}, r1c5 = {5, 1, 0, 2}, r1c3 = {3, 1, 1, 7}, r0c9 = {9, 0, 0, 3};
+    assert_true(exp_nav2_bad_first(&r1c3, &r1c5) && !exp_nav2_bad_first(&r1c5, &r1c3));
+    assert_true(exp_nav2_bad_first(&r0c9, &r1c3) && !exp_nav2_bad_first(&r1c3, &r0c9));
+    assert_true(exp_nav2_bad_first(&r1c5, &none) && !exp_nav2_bad_first(&none, &r1c5));
+    assert_false(exp_nav2_bad_first(&none, &none) || exp_nav2_bad_first(&r1c5, &r1c5));
+    const float cost[4] = {0.5f, 0.25f, 1.5f, 0};
+    const unsigned char gonogo[4] = {0, 0, 0, 0};
+    unsigned char pix[8];
+    exp_nav2_counts n = {0};
+    const exp_nav2_strip s = {.nx = 2, .y0 = 40, .rows = 2, .cost = cost, .gonogo = gonogo, .x0 = 300};
+    exp_nav2_bad b = exp_nav2_piece(&s, pix, 4, &n);
+    assert_true(b.col == 300 && b.row == 41 && b.in_gonogo == 0 && b.v == 1.5);
+    assert_true(n.graded == 0 && n.occupied == 0 && n.unknown == 0);
+    trv_ctx *ctx = trv_ctx_new();
+    assert_int_equal(exp_nav2_bad_error(ctx, &r1c3, "c.tif", "g.tif"), TRV_ERR_DATA);
+    assert_contains(trv_errmsg(ctx), "'g.tif': cell (column 3, row 1) holds 7, not a GO/NOGO code (0..5)");
+    trv_ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pixel),  cmocka_unit_test(test_pixels_3x3), cmocka_unit_test(test_frame),
+        cmocka_unit_test(test_pixel),  cmocka_unit_test(test_pixels_3x3), cmocka_unit_test(test_strips), cmocka_unit_test(test_bad_first),
+        cmocka_unit_test(test_frame),
         cmocka_unit_test(test_yaw),    cmocka_unit_test(test_route),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);

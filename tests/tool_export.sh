@@ -143,6 +143,36 @@ expect 1 "holds 9, not a GO/NOGO code (0..5)" "$tmp/e/x" -- "$X" --nav2 "$tmp/e/
 # a gonogo on another grid than the cost
 CELL="cellsize 20" asc gonogo Byte "" "0 0 0" "0 0 0" "0 0 0"
 expect 1 "does not match" "$tmp/e/x" -- "$X" --nav2 "$tmp/e/x" --terrain "$RUN"
+# by strips of one row (TRV_BLOCK_ROWS=1): a bad cell in the last strip
+# named, nothing written; "holds only nodata" (known after the last strip)
+# wins over a bad cell, as when the layers were loaded whole: a cost of
+# nodata only, or a gonogo of its nodata (255) only, with a bad code in
+# row 0; a cost whose data is in its last row only is read to that row,
+# then the bad code is named; and over the frame's refusal (lon/lat)
+asc cost Float32 -9999 "0 0 0" "0 0 0" "0 0 1.25"
+asc gonogo Byte "" "0 0 0" "0 0 0" "0 0 0"
+expect 1 "cost.tif': cell (column 2, row 2) holds 1.25, outside the cost's range 0..1" "$tmp/e/x" -- \
+    env TRV_BLOCK_ROWS=1 "$X" --nav2 "$tmp/e/x" --terrain "$RUN"
+asc cost Float32 -9999 "-9999 -9999 -9999" "-9999 -9999 -9999" "-9999 -9999 -9999"
+asc gonogo Byte "" "9 0 0" "0 0 0" "0 0 0"
+expect 1 "'$RUN/cost.tif' holds only nodata" "$tmp/e/x" -- env TRV_BLOCK_ROWS=1 "$X" --nav2 "$tmp/e/x" --terrain "$RUN"
+asc cost Float32 -9999 "-9999 -9999 -9999" "-9999 -9999 -9999" "-9999 0.5 -9999"
+expect 1 "gonogo.tif': cell (column 0, row 0) holds 9, not a GO/NOGO code (0..5)" "$tmp/e/x" -- \
+    env TRV_BLOCK_ROWS=1 "$X" --nav2 "$tmp/e/x" --terrain "$RUN"
+asc gonogo Byte 255 "255 255 255" "255 255 255" "255 255 255"
+expect 1 "'$RUN/gonogo.tif' holds only nodata" "$tmp/e/x" -- env TRV_BLOCK_ROWS=1 "$X" --nav2 "$tmp/e/x" --terrain "$RUN"
+# by tiles of 2 x 2: of two bad cells in the first row of tiles, the one
+# first in row-major order (row 0, in the second tile) named, not the
+# first tile's (row 1)
+asc cost Float32 -9999 "0 0 0" "0 1.25 0" "0 0 0"
+asc gonogo Byte "" "0 0 9" "0 0 0" "0 0 0"
+expect 1 "gonogo.tif': cell (column 2, row 0) holds 9, not a GO/NOGO code (0..5)" "$tmp/e/x" -- \
+    env TRV_BLOCK_COLS=2 TRV_BLOCK_ROWS=2 "$X" --nav2 "$tmp/e/x" --terrain "$RUN"
+RUN=$tmp/bad_lonlat_nodata
+mkdir -p "$RUN"
+SRS=EPSG:4326 asc cost Float32 -9999 "-9999 -9999 -9999" "-9999 -9999 -9999" "-9999 -9999 -9999"
+SRS=EPSG:4326 asc gonogo Byte "" "0 0 0" "0 0 0" "0 0 0"
+expect 1 "'$RUN/cost.tif' holds only nodata" "$tmp/e/x" -- env TRV_BLOCK_ROWS=1 "$X" --nav2 "$tmp/e/x" --terrain "$RUN"
 
 # ---- a 90 m Jacksboro terrain against GDAL ----
 T=$tmp/t
@@ -233,5 +263,75 @@ fi
     [ "$(grep -c '^  - {' "$tmp/n90b/waypoints.yaml")" = 2 ] && grep -q '"route": "mdr"' "$tmp/n90b/export.json" && ok ||
     bad "--route-name mdr"
 cmp -s "$tmp/n90/map.pgm" "$tmp/n90b/map.pgm" && ok || bad "the map depends on the route"
+
+# ---- by tiles (docs/scale.md): the same files at tiles of 1 x 64, 7 x 7,
+# 64 x 1, 13 x the height, 1 x 1000000 and the whole grid as at the
+# default 256 x 256 (the 90 m grid, 345 x 363: its last tiles are
+# short); a cost out of range in the last row refused, nothing written;
+# peak memory on a 512 x 40000 map against a 512 x 2000 one, and on a
+# 40000 x 300 one against a 2000 x 300 one ----
+for t in 1x64 7x7 64x1 13x1000000 1x1000000 1000000x1000000; do
+    TRV_BLOCK_COLS=${t%x*} TRV_BLOCK_ROWS=${t#*x} "$X" -q --nav2 "$tmp/n90_$t" --terrain "$T" \
+        --route "$tmp/route.geojson" || bad "the 90 m export at tiles of $t"
+    for f in map.pgm map.yaml map.prj waypoints.yaml; do
+        cmp -s "$tmp/n90/$f" "$tmp/n90_$t/$f" && ok || bad "$f differs between tiles of $t and of 256 x 256"
+    done
+    grep -v '"args"' "$tmp/n90/export.json" >"$tmp/j1"
+    grep -v '"args"' "$tmp/n90_$t/export.json" >"$tmp/j2"
+    cmp -s "$tmp/j1" "$tmp/j2" && ok || bad "export.json differs between tiles of $t and of 256 x 256"
+done
+if [ -z "$PY" ] || [ ! -x /usr/bin/time ]; then
+    skip "python3 with GDAL and numpy, and /usr/bin/time, are needed for the strips' errors and memory"
+else
+    mkdir -p "$tmp/tbad" && cp "$T/gonogo.tif" "$tmp/tbad/"
+    # the last row's first GO cell (the cost is read where GO only) made 1.5
+    at=$("$PY" - "$T/cost.tif" "$tmp/tbad/cost.tif" "$T/gonogo.tif" <<'PYEOF'
+import sys, numpy as np
+from osgeo import gdal
+d = gdal.Translate(sys.argv[2], sys.argv[1], format='GTiff')
+y = d.RasterYSize - 1
+g = gdal.Open(sys.argv[3])  # kept: a band outlives no dataset
+row = g.GetRasterBand(1).ReadAsArray()[y]
+x = int(np.argmax(row == 0))
+assert row[x] == 0, "no GO cell in the last row"
+d.GetRasterBand(1).WriteArray(np.array([[1.5]], np.float32), x, y)
+print("column %d, row %d" % (x, y))
+PYEOF
+)
+    expect 1 "cost.tif': cell ($at) holds 1.5, outside" "$tmp/e/x" -- \
+        env TRV_BLOCK_ROWS=7 "$X" --nav2 "$tmp/e/x" --terrain "$tmp/tbad" --route "$tmp/route.geojson"
+    "$PY" - "$tmp" <<'PYEOF' || bad "cannot make the tall maps"
+import os, sys, numpy as np
+from osgeo import gdal, osr
+srs = osr.SpatialReference(); srs.ImportFromEPSG(32616)
+def mk(path, w, h, typ, fill):
+    d = gdal.GetDriverByName('GTiff').Create(path, w, h, 1, typ, ['TILED=YES', 'COMPRESS=DEFLATE'])
+    d.SetGeoTransform([500000, 10, 0, 4000000, 0, -10]); d.SetProjection(srs.ExportToWkt())
+    if typ == gdal.GDT_Float32:
+        d.GetRasterBand(1).SetNoDataValue(-9999)
+    for y0 in range(0, h, 1000):
+        n = min(1000, h - y0)
+        d.GetRasterBand(1).WriteArray(fill(np.add.outer(np.arange(y0, y0 + n), np.arange(w))), 0, y0)
+for name, nx, ny in (('short', 512, 2000), ('tall', 512, 40000), ('narrow', 2000, 300), ('wide', 40000, 300)):
+    os.makedirs(f'{sys.argv[1]}/m_{name}')
+    mk(f'{sys.argv[1]}/m_{name}/cost.tif', nx, ny, gdal.GDT_Float32, lambda i: ((i % 101) / 100.0).astype(np.float32))
+    mk(f'{sys.argv[1]}/m_{name}/gonogo.tif', nx, ny, gdal.GDT_Byte, lambda i: (i % 13 == 0).astype(np.uint8))
+PYEOF
+    for n in short tall narrow wide; do
+        /usr/bin/time -f "%M" -o "$tmp/rss_$n" "$X" -q --nav2 "$tmp/nm_$n" --terrain "$tmp/m_$n" || bad "the $n map"
+    done
+    # a fifth of the layers and map held whole (6 bytes a cell): the
+    # growth allowed (measured: 2000 -> 40000 rows 53 -> 53 MiB; 2000 ->
+    # 40000 columns 53 -> 61 MiB, the map's 256-row strip 10 MB of it;
+    # with the layers and map held whole 58 -> 169 and 56 -> 121 MiB)
+    whole=$((512 * 40000 * 6 / 1024))
+    for p in short:tall narrow:wide; do
+        a=$(tail -1 "$tmp/rss_${p%:*}") b=$(tail -1 "$tmp/rss_${p#*:}")
+        echo "trv-export --nav2 peak RSS: $a KiB (${p%:*}), $b KiB (${p#*:})"
+        [ "$a" -gt 0 ] && [ $((b - a)) -lt $((whole / 5)) ] && ok ||
+            bad "peak RSS grew by $((b - a)) KiB from the ${p%:*} map to the ${p#*:} one (whole layers and map: $whole KiB)"
+    done
+    [ "$(wc -c <"$tmp/nm_tall/map.pgm")" = $((512 * 40000 + 17)) ] && ok || bad "the tall map.pgm's size"
+fi
 
 summary tool_export

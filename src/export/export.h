@@ -68,8 +68,46 @@ typedef struct exp_nav2_counts {
     long graded, occupied, unknown;
 } exp_nav2_counts;
 
+/* A piece of the map: rows y0 .. y0 + rows - 1 and columns x0 .. x0 +
+ * nx - 1 of the grid, nx cells a row, row-major from the north-west, of
+ * cost (Float32; a cell is nodata by geo_raster_is_nodata's rule: NaN, or
+ * == (float)nodata with has_nodata) and gonogo (Byte). */
+typedef struct exp_nav2_strip {
+    int nx, y0, rows;
+    const float *cost;
+    const unsigned char *gonogo;
+    int has_nodata;
+    double nodata;          /* the cost's */
+    int x0;
+} exp_nav2_strip;
+
+/* A bad cell: where in the grid (row -1: none), and what it holds. */
+typedef struct exp_nav2_bad {
+    long col, row;
+    int in_gonogo;          /* 1: gonogo's code above 5; 0: the cost outside 0..1 */
+    double v;
+} exp_nav2_bad;
+
+/* The piece's pixels into pix (row r at pix + r pstride), its cells added
+ * to *n; returns its first bad cell in row-major order (row -1: none; else
+ * pix holds garbage and *n is unchanged). Pure. */
+exp_nav2_bad exp_nav2_piece(const exp_nav2_strip *s, unsigned char *pix, size_t pstride, exp_nav2_counts *n);
+/* 1 when a is a bad cell before b in row-major order (or b is none). Pure. */
+int exp_nav2_bad_first(const exp_nav2_bad *a, const exp_nav2_bad *b);
+/* TRV_ERR_DATA for b: "'<name>': cell (column C, row R) holds V, ...", the
+ * gonogo named when its code is above 5, else the cost. */
+trv_status exp_nav2_bad_error(trv_ctx *ctx, const exp_nav2_bad *b, const char *cost_name, const char *gonogo_name);
+
+/* The piece's pixels (rows * nx, row-major) into pix: exp_nav2_piece,
+ * its first bad cell TRV_ERR_DATA (exp_nav2_bad_error). The map by pieces
+ * of any shape is the map in one piece: the same pixels, the same counts,
+ * the same first bad cell (the earliest of the pieces', row-major). */
+trv_status exp_nav2_strip_pixels(trv_ctx *ctx, const exp_nav2_strip *s, const char *cost_name,
+                                 const char *gonogo_name, unsigned char *pix, exp_nav2_counts *n);
+
 /* The pixels (nx * ny, row-major from the north-west, malloc'ed into *pix)
- * of cost and gonogo, two rasters on one grid; names for messages. */
+ * of cost and gonogo, two rasters on one grid (one strip of every row);
+ * names for messages. */
 trv_status exp_nav2_pixels(trv_ctx *ctx, const geo_raster *cost, const char *cost_name, const geo_raster *gonogo,
                            const char *gonogo_name, unsigned char **pix, exp_nav2_counts *n);
 
@@ -116,9 +154,22 @@ typedef struct exp_nav2_info {
  * map.yaml, map.prj, and waypoints.yaml with a route (k < 4); NULL after. */
 const char *exp_nav2_file(int k);
 
-/* Load the run's cost and gonogo (run_load: one grid), and stage into set,
- * under o->dir: the map pair, map.prj and, with o->route, waypoints.yaml.
- * info gets what was written. */
+/* Read the run's cost and gonogo by tiles of geo_block_cols() x
+ * geo_block_rows() cells (run/blocks.h: run_load's open errors and grid
+ * comparison), and stage into set, under o->dir: the map pair, map.pgm
+ * written a row of tiles at a time (its pixels: 1 byte a cell, a tile
+ * high), map.prj and, with o->route, waypoints.yaml. info gets what was
+ * written. Memory: O(tile + nx x tile height) (docs/scale.md); the files
+ * are the same bytes whatever the tiles.
+ *
+ * The errors in run_load's order: cost's, then gonogo's open error; the
+ * grids' mismatch; a layer holding only nodata (cost first); then the
+ * output directory's, the frame's, the first bad cell's (row-major over
+ * the row of tiles where the first is found); then the route's. The
+ * nodata check needs every cell, so an error found before the last tile
+ * (the directory, the frame, a bad cell) gives way to it: the tiles are
+ * read on, without pixels, until each layer has shown a data cell
+ * (usually at once) or to the last tile, then run_blocks_finish. */
 trv_status exp_nav2_run(trv_ctx *ctx, const exp_nav2_opts *o, trv_outset *set, exp_nav2_info *info);
 
 #endif

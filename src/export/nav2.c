@@ -1,8 +1,9 @@
 /* The nav2 map_server map of a run (export.h): the frame, the pixels, and
- * the files map.pgm, map.yaml and map.prj staged into the caller's set. */
+ * the files map.pgm, map.yaml and map.prj staged into the caller's set,
+ * the layers read by tiles and map.pgm written a row of tiles at a time (docs/scale.md). */
 #include "export/export.h"
 
-#include "run/run.h"
+#include "run/blocks.h"
 #include "core/json.h"
 
 #include <errno.h>
@@ -50,33 +51,66 @@ trv_status exp_nav2_frame_of(trv_ctx *ctx, const geo_grid *g, const char *name, 
     return TRV_OK;
 }
 
+exp_nav2_bad exp_nav2_piece(const exp_nav2_strip *s, unsigned char *pix, size_t pstride, exp_nav2_counts *n)
+{
+    exp_nav2_counts c = {0};
+    for (int r = 0; r < s->rows; r++)
+        for (int x = 0; x < s->nx; x++) {
+            size_t i = (size_t)r * (size_t)s->nx + (size_t)x;
+            float cv = s->cost[i];
+            int g = s->gonogo[i], nd = isnan(cv) || (s->has_nodata && cv == (float)s->nodata);
+            int v = exp_nav2_pixel(cv, nd, g);
+            if (v < 0)
+                return (exp_nav2_bad){(long)s->x0 + x, (long)s->y0 + r, g > 5, g > 5 ? (double)g : cv};
+            pix[(size_t)r * pstride + (size_t)x] = (unsigned char)v;
+            c.unknown += v == EXP_NAV2_UNKNOWN;
+            c.occupied += v == EXP_NAV2_OCCUPIED;
+            c.graded += v <= EXP_NAV2_GRADED_MAX;
+        }
+    n->unknown += c.unknown;
+    n->occupied += c.occupied;
+    n->graded += c.graded;
+    return (exp_nav2_bad){.row = -1};
+}
+
+int exp_nav2_bad_first(const exp_nav2_bad *a, const exp_nav2_bad *b)
+{
+    return a->row >= 0 && (b->row < 0 || a->row < b->row || (a->row == b->row && a->col < b->col));
+}
+
+trv_status exp_nav2_bad_error(trv_ctx *ctx, const exp_nav2_bad *b, const char *cost_name, const char *gonogo_name)
+{
+    return trv_error(ctx, TRV_ERR_DATA, "'%s': cell (column %ld, row %ld) holds %.10g, %s",
+                     b->in_gonogo ? gonogo_name : cost_name, b->col, b->row, b->v,
+                     b->in_gonogo ? "not a GO/NOGO code (0..5)" : "outside the cost's range 0..1");
+}
+
+trv_status exp_nav2_strip_pixels(trv_ctx *ctx, const exp_nav2_strip *s, const char *cost_name,
+                                 const char *gonogo_name, unsigned char *pix, exp_nav2_counts *n)
+{
+    exp_nav2_bad b = exp_nav2_piece(s, pix, (size_t)s->nx, n);
+    return b.row >= 0 ? exp_nav2_bad_error(ctx, &b, cost_name, gonogo_name) : TRV_OK;
+}
+
 trv_status exp_nav2_pixels(trv_ctx *ctx, const geo_raster *cost, const char *cost_name, const geo_raster *gonogo,
                            const char *gonogo_name, unsigned char **pix, exp_nav2_counts *n)
 {
-    size_t nx = (size_t)cost->grid.nx, cells = nx * (size_t)cost->grid.ny;
+    size_t cells = (size_t)cost->grid.nx * (size_t)cost->grid.ny;
     if (cost->type != GEO_F32 || gonogo->type != GEO_U8 || gonogo->grid.nx != cost->grid.nx ||
         gonogo->grid.ny != cost->grid.ny)
         return trv_error(ctx, TRV_ERR_INTERNAL, "exp_nav2_pixels: cost Float32 and gonogo Byte on one grid");
     unsigned char *p = malloc(cells ? cells : 1);
     if (!p)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    const exp_nav2_strip s = {.nx = cost->grid.nx, .y0 = 0, .rows = cost->grid.ny, .cost = cost->f32,
+                              .gonogo = gonogo->u8, .has_nodata = cost->has_nodata, .nodata = cost->nodata};
     *n = (exp_nav2_counts){0};
-    for (size_t i = 0; i < cells; i++) {
-        int g = gonogo->u8[i], v = exp_nav2_pixel(cost->f32[i], geo_raster_is_nodata(cost, i), g);
-        if (v < 0) {
-            free(p);
-            int bad_g = g > 5;
-            return trv_error(ctx, TRV_ERR_DATA, "'%s': cell (column %zu, row %zu) holds %.10g, %s", bad_g ? gonogo_name
-                             : cost_name, i % nx, i / nx, bad_g ? (double)g : cost->f32[i],
-                             bad_g ? "not a GO/NOGO code (0..5)" : "outside the cost's range 0..1");
-        }
-        p[i] = (unsigned char)v;
-        n->unknown += v == EXP_NAV2_UNKNOWN;
-        n->occupied += v == EXP_NAV2_OCCUPIED;
-        n->graded += v <= EXP_NAV2_GRADED_MAX;
-    }
-    *pix = p;
-    return TRV_OK;
+    trv_status st = exp_nav2_strip_pixels(ctx, &s, cost_name, gonogo_name, p, n);
+    if (st)
+        free(p);
+    else
+        *pix = p;
+    return st;
 }
 
 static const char *const FILES[] = {"map.pgm", "map.yaml", "map.prj", "waypoints.yaml"};
@@ -109,16 +143,62 @@ static trv_status stage(trv_ctx *ctx, trv_outset *set, const char *dir, int k, F
     return open_out(ctx, trv_outset_add(set, *final), *final, f);
 }
 
-static trv_status write_pgm(trv_ctx *ctx, trv_outset *set, const char *dir, const exp_nav2_frame *fr,
-                            const unsigned char *pix)
+/* The pass over the tiles (geo_tiling): the layers, the next tile, a
+ * row of tiles' pixels. */
+typedef struct nav2_pass {
+    run_blocks b;
+    geo_tiling tl;
+    int i;
+    unsigned char *pix;     /* th x nx */
+} nav2_pass;
+
+/* Tile p->i of both layers read into p->b.win as *k, its data cells added. */
+static trv_status next_tile(trv_ctx *ctx, nav2_pass *p, geo_tile *k)
+{
+    *k = geo_tiling_tile(&p->tl, p->i++);
+    trv_status st = run_blocks_read_window(ctx, &p->b, k->x0, k->x0 + k->nx, k->y0, k->y0 + k->ny);
+    if (!st)
+        run_blocks_add(&p->b, p->b.block);
+    return st;
+}
+
+/* A row of tiles' pixels into p->pix, its rows' count into *rows; its
+ * first bad cell (row-major over the row of tiles) TRV_ERR_DATA. */
+static trv_status row_of_tiles(trv_ctx *ctx, nav2_pass *p, exp_nav2_counts *n, int *rows)
+{
+    exp_nav2_bad bad = {.row = -1};
+    geo_tile k;
+    do {
+        trv_status st = next_tile(ctx, p, &k);
+        if (st)
+            return st;
+        const geo_window *c = p->b.win[RUN_COST], *g = p->b.win[RUN_GONOGO];
+        const exp_nav2_strip s = {.nx = k.nx, .x0 = k.x0, .y0 = k.y0, .rows = k.ny, .cost = geo_window_f32(c, k.x0, k.y0),
+                                  .gonogo = geo_window_u8(g, k.x0, k.y0), .has_nodata = c->has_nodata,
+                                  .nodata = c->nodata};
+        exp_nav2_bad b = exp_nav2_piece(&s, p->pix + k.x0, (size_t)p->tl.nx, n);
+        if (exp_nav2_bad_first(&b, &bad))
+            bad = b;
+    } while (k.x0 + k.nx < p->tl.nx);
+    *rows = k.ny;
+    return bad.row >= 0 ? exp_nav2_bad_error(ctx, &bad, p->b.path[RUN_COST], p->b.path[RUN_GONOGO]) : TRV_OK;
+}
+
+/* map.pgm: its header, then each row of tiles' pixels as it is read. */
+static trv_status write_pgm(trv_ctx *ctx, trv_outset *set, const char *dir, nav2_pass *p, exp_nav2_info *info)
 {
     FILE *f = NULL;
     char *final = NULL;
+    const exp_nav2_frame *fr = &info->frame;
     trv_status st = stage(ctx, set, dir, 0, &f, &final);
     if (!st) {
         fprintf(f, "P5\n%d %d\n255\n", fr->nx, fr->ny);
-        fwrite(pix, 1, (size_t)fr->nx * (size_t)fr->ny, f);
-        st = close_out(ctx, f, final);
+        int rows;
+        while (!st && p->i < geo_tiling_count(&p->tl))
+            if (!(st = row_of_tiles(ctx, p, &info->counts, &rows)))
+                fwrite(p->pix, 1, (size_t)rows * (size_t)fr->nx, f);
+        trv_status cs = close_out(ctx, f, final);
+        st = st ? st : cs;
     }
     free(final);
     return st;
@@ -176,23 +256,42 @@ static trv_status write_waypoints(trv_ctx *ctx, trv_outset *set, const char *dir
     return st;
 }
 
-/* The map's three files from the run's cost and gonogo. */
-static trv_status write_map(trv_ctx *ctx, const run_stack *s, const char *dir, trv_outset *set,
-                            exp_nav2_info *info)
+/* st, an error found with tiles 0 .. p->i - 1 read, unless a layer holds
+ * only nodata (run_load's order, export.h): the tiles read on until
+ * every layer has shown a data cell or the tiles end, then the check. */
+static trv_status nodata_first(trv_ctx *ctx, nav2_pass *p, trv_status st)
 {
-    unsigned char *pix = NULL;
-    const geo_raster *cost = s->layer[RUN_COST];
-    trv_status st = exp_nav2_frame_of(ctx, &cost->grid, s->path[RUN_COST], &info->frame);
+    char *msg = strdup(trv_errmsg(ctx));
+    if (!msg)
+        return st;
+    trv_status rs = TRV_OK;
+    while (!rs && p->i < geo_tiling_count(&p->tl) && !(p->b.data[RUN_COST] && p->b.data[RUN_GONOGO])) {
+        geo_tile k;
+        rs = next_tile(ctx, p, &k);
+    }
+    if (!rs && !(rs = run_blocks_finish(ctx, &p->b)))
+        rs = trv_error(ctx, st, "%s", msg);
+    free(msg);
+    return rs;
+}
+
+/* The map's three files from the run's cost and gonogo, read by tiles. */
+static trv_status write_map(trv_ctx *ctx, nav2_pass *p, const char *dir, trv_outset *set, exp_nav2_info *info)
+{
+    const geo_grid *g = p->b.grid;
+    p->tl = geo_tiling_make(g->nx, g->ny, geo_block_cols(), geo_block_rows());
+    trv_status st = trv_outset_mkdir(ctx, set, dir);
     if (!st)
-        st = exp_nav2_pixels(ctx, cost, s->path[RUN_COST], s->layer[RUN_GONOGO], s->path[RUN_GONOGO], &pix,
-                             &info->counts);
+        st = exp_nav2_frame_of(ctx, g, p->b.path[RUN_COST], &info->frame);
+    if (!st && !(p->pix = malloc((size_t)p->tl.th * (size_t)g->nx)))
+        st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     if (!st)
-        st = write_pgm(ctx, set, dir, &info->frame, pix);
+        st = write_pgm(ctx, set, dir, p, info);
+    st = st ? nodata_first(ctx, p, st) : run_blocks_finish(ctx, &p->b);
     if (!st)
         st = write_yaml(ctx, set, dir, &info->frame);
     if (!st)
-        st = write_prj(ctx, set, dir, cost->grid.wkt);
-    free(pix);
+        st = write_prj(ctx, set, dir, g->wkt);
     return st;
 }
 
@@ -200,15 +299,13 @@ trv_status exp_nav2_run(trv_ctx *ctx, const exp_nav2_opts *o, trv_outset *set, e
 {
     *info = (exp_nav2_info){0};
     static const run_id which[2] = {RUN_COST, RUN_GONOGO};
-    run_stack s = {0};
+    nav2_pass p = {0};
     exp_route r = {0};
-    trv_status st = run_load(ctx, o->terrain, which, 2, NULL, &s);
+    trv_status st = run_blocks_open(ctx, o->terrain, which, 2, 0, &p.b);
     if (!st)
-        st = trv_outset_mkdir(ctx, set, o->dir);
-    if (!st)
-        st = write_map(ctx, &s, o->dir, set, info);
+        st = write_map(ctx, &p, o->dir, set, info);
     if (!st && o->route)
-        st = exp_route_read(ctx, o->route, o->route_name, s.layer[RUN_COST]->grid.wkt, &info->frame, &r);
+        st = exp_route_read(ctx, o->route, o->route_name, p.b.grid->wkt, &info->frame, &r);
     if (!st && o->route)
         st = write_waypoints(ctx, set, o->dir, &info->frame, &r);
     if (!st && o->route) {
@@ -216,6 +313,7 @@ trv_status exp_nav2_run(trv_ctx *ctx, const exp_nav2_opts *o, trv_outset *set, e
         snprintf(info->route, sizeof info->route, "%s", r.name);
     }
     exp_route_clear(&r);
-    run_stack_clear(&s);
+    free(p.pix);
+    run_blocks_close(&p.b);
     return st;
 }
