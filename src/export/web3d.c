@@ -114,6 +114,12 @@ static trv_status file_row(trv_ctx *ctx, void *user, int r, int c0, int n, float
     return geo_raster_read_window_to(ctx, d->src, c0, r, n, 1, dst, (size_t)n, (float)d->nodata);
 }
 
+/* The columns of a group of tiles: a level's tiles go a group of tile
+ * columns at a time, top to bottom, so the DEM's blocks under a group (two
+ * 256-row strips of W3D_GROUP + 512 columns in GDAL's cache: open_dem) are
+ * decoded once for the level below 2^8, whatever the DEM's width. */
+#define W3D_GROUP (EXP_W3D_T * 128)
+
 /* Every level's tiles into dir/tiles, each read from the DEM's file a
  * row window at a time (exp_w3d_tile_rows): a row of at most
  * min(nx, T 2^k + 1) cells, never the DEM. */
@@ -131,9 +137,11 @@ static trv_status write_tiles(trv_ctx *ctx, trv_outset *set, const char *dir, co
         st = trv_outset_mkdir(ctx, set, tiles);
     for (int k = 0; !st && k < info->levels; k++) {
         exp_w3d_level l = exp_w3d_level_of(dem->nx, dem->ny, k);
-        for (int ty = 0; !st && ty < l.nty; ty++)
-            for (int tx = 0; !st && tx < l.ntx; tx++, info->tiles++)
-                st = write_tile(ctx, set, tiles, dem, k, tx, ty, row, h, buf);
+        const int group = W3D_GROUP / (EXP_W3D_T * l.step) > 1 ? W3D_GROUP / (EXP_W3D_T * l.step) : 1;
+        for (int g0 = 0; !st && g0 < l.ntx; g0 += group)
+            for (int ty = 0; !st && ty < l.nty; ty++)
+                for (int tx = g0; !st && tx < l.ntx && tx < g0 + group; tx++, info->tiles++)
+                    st = write_tile(ctx, set, tiles, dem, k, tx, ty, row, h, buf);
     }
     free(tiles);
     free(h);
@@ -256,8 +264,8 @@ static trv_status dem_range(trv_ctx *ctx, const char *path, const exp_w3d_rows *
 
 /* The DEM opened (no cell held) and checked: projected in metres, square
  * cells; its range. GDAL's block cache bounded (geo_block_cache_reserve):
- * two 256-row strips of a tile's widest row window below the top levels
- * (T 2^7 + 1 cells), so a tile's blocks are decoded once for its rows. */
+ * two 256-row strips of a group of tiles' columns (write_tiles), 35 MB at
+ * most whatever the DEM's size. */
 static trv_status open_dem(trv_ctx *ctx, const char *path, exp_w3d_rows *d, exp_w3d_info *info)
 {
     trv_status st = geo_raster_open(ctx, path, GEO_F32, &d->src);
@@ -275,7 +283,7 @@ static trv_status open_dem(trv_ctx *ctx, const char *path, exp_w3d_rows *d, exp_
     d->nodata = geo_raster_src_nodata(d->src, &d->has_nodata);
     d->row = file_row, d->user = d;
     info->levels = exp_w3d_levels(g->nx, g->ny);
-    geo_block_cache_reserve(g->nx < EXP_W3D_T * 128 + 1 ? g->nx : EXP_W3D_T * 128 + 1, 2);
+    geo_block_cache_reserve(g->nx < W3D_GROUP + 512 ? g->nx : W3D_GROUP + 512, 2);
     return dem_range(ctx, path, d, info);
 }
 
