@@ -1,7 +1,8 @@
 #!/bin/sh
 # trv-export --web3d without the whole DEM (issue 20, docs/scale.md "The
 # 3D view's height tiles by row windows"): on a 128 x 2000 DEM (tiled
-# 256, a NaN and nodata cells, one on the grid's last cell) every tile of
+# 256, a NaN and nodata cells, one on the grid's last cell) and a 16700 x
+# 3 one (level 0's tiles in two groups of tile columns) every tile of
 # every level against the rule of src/export/web3d.h computed here in
 # numpy from the file (vertex (i, j) of tile (tx, ty) of level k is cell
 # ((tx T + i) 2^k, (ty T + j) 2^k), -9999 off the grid and on nodata) and
@@ -46,12 +47,24 @@ for name, ny in (('short', 2000), ('tall', 40000)):
         if y0 + 2000 == ny:
             a[-1, -1] = np.nan
         b.WriteArray(a, 0, y0)
+# wider than a group of tiles (16384 columns): level 0 in two groups
+os.makedirs(f'{sys.argv[1]}/wide')
+d = gdal.GetDriverByName('GTiff').Create(f'{sys.argv[1]}/wide/dem.tif', 16700, 3, 1, gdal.GDT_Float32,
+                                         ['TILED=YES', 'COMPRESS=DEFLATE'])
+d.SetGeoTransform([500000, 10, 0, 4000000, 0, -10]); d.SetProjection(srs.ExportToWkt())
+r = np.arange(3)[:, None]; c = np.arange(16700)[None, :]
+a = (50 + 0.01 * c - r).astype(np.float32)
+a[(c + r) % 31 == 0] = np.nan
+d.GetRasterBand(1).WriteArray(a, 0, 0)
+d = None
 PYEOF
 [ -f "$tmp/tall/dem.tif" ] || { echo "cannot make the test DEMs"; exit 1; }
 
 # every tile of every level, and the range, against numpy's reading
 "$BIN/trv-export" -q --web3d --terrain "$tmp/short" 2>"$tmp/err" && ok || bad "export: $(cat "$tmp/err")"
-if "$PY" - "$tmp/short" <<'PYEOF'; then ok; else bad "the tiles or the range differ from the rule"; fi
+"$BIN/trv-export" -q --web3d --terrain "$tmp/wide" 2>"$tmp/err" && ok || bad "export (wide): $(cat "$tmp/err")"
+for d in short:31 wide:267; do
+    if "$PY" - "$tmp/${d%:*}" "${d#*:}" <<'PYEOF'; then ok; else bad "${d%:*}: the tiles or the range differ from the rule"; fi
 import sys, json
 import numpy as np
 from osgeo import gdal
@@ -61,23 +74,21 @@ data = np.isfinite(a) & (a != -32768)
 ix = json.load(open(sys.argv[1] + '/web3d/index.json'))
 assert ix['height_min'] == float('%.9g' % a[data].min()) and ix['height_max'] == float('%.9g' % a[data].max())
 T, V, n = 128, 129, 0
-assert len(ix['levels']) == 5, ix['levels']
 for lv in ix['levels']:
     s = lv['step']
     for ty in range(lv['nty']):
         for tx in range(lv['ntx']):
-            want = np.full((V, V), -9999, np.float32)
-            for j in range(V):
-                r = (ty * T + j) * s
-                for i in range(V):
-                    c = (tx * T + i) * s
-                    if r < ny and c < nx and data[r, c]:
-                        want[j, i] = a[r, c]
+            r = (ty * T + np.arange(V)) * s
+            c = (tx * T + np.arange(V)) * s
+            on = (r < ny)[:, None] & (c < nx)[None, :]
+            rr, cc = np.minimum(r, ny - 1), np.minimum(c, nx - 1)
+            want = np.where(on & data[np.ix_(rr, cc)], a[np.ix_(rr, cc)], np.float32(-9999)).astype(np.float32)
             got = np.fromfile('%s/web3d/tiles/%d_%d_%d.f32' % (sys.argv[1], lv['level'], tx, ty), '<f4').reshape(V, V)
             assert np.array_equal(got, want), (lv['level'], tx, ty)
             n += 1
-assert n == 16 + 8 + 4 + 2 + 1, n
+assert n == int(sys.argv[2]), n
 PYEOF
+done
 
 # the same bytes whatever the range scan's windows
 for b in 64x1 7x7 1x64 "2000x13" 2000x128; do
