@@ -10,7 +10,8 @@
 # windows of 1 x 64, 7 x 7, 64 x 1, 13 x the height and the whole grid
 # (TRV_BLOCK_COLS x TRV_BLOCK_ROWS: the range's scan) as at the default;
 # peak RSS on a 128 x 40000 DEM against the 128 x 2000 one: the 38000
-# more rows may cost less than a quarter of the DEM (4 bytes a cell), which
+# more rows may cost less than half the DEM (4 bytes a cell; GDAL's cache,
+# bounded, fills on the tall one), which
 # the export held whole before. Ends with "N passed, N failed, N skipped".
 set -u
 BIN=${TRV_BIN:-bin}
@@ -103,7 +104,9 @@ for b in 64x1 7x7 1x64 "2000x13" 2000x128; do
 done
 
 # peak RSS: 40000 rows against 2000
-if [ -x /usr/bin/time ]; then
+if [ "${TRV_SAN:-0}" = 1 ]; then
+    skip "peak RSS under ASan (its shadow memory and quarantine) is not the export's"
+elif [ -x /usr/bin/time ]; then
     rm -rf "$tmp/short/web3d"
     for n in short tall; do
         /usr/bin/time -f "%M" -o "$tmp/rss_$n" "$BIN/trv-export" -q --web3d --terrain "$tmp/$n" 2>"$tmp/err" ||
@@ -113,7 +116,7 @@ if [ -x /usr/bin/time ]; then
     echo "trv-export --web3d peak RSS: $short KiB (128 x 2000), $tall KiB (128 x 40000)"
     whole=$((128 * 40000 * 4 / 1024))
     [ "$short" -gt 0 ] && [ "$tall" -gt 0 ] && ok || bad "memory check misread: $short, $tall KiB"
-    [ $((tall - short)) -lt $((whole / 4)) ] && ok ||
+    [ $((tall - short)) -lt $((whole / 2)) ] && ok ||
         bad "peak RSS grew by $((tall - short)) KiB from 2000 to 40000 rows (the whole DEM: $whole KiB)"
 else
     skip "/usr/bin/time is needed for trv-export --web3d's memory check"
