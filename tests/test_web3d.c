@@ -92,6 +92,112 @@ static void test_tiles(void **state)
     trv_ctx_free(ctx);
 }
 
+/* exp_w3d_rows's reader over a raster in memory: checks every window lies
+ * on the grid and within a tile's row (at most min(nx, T 2^k + 1) cells),
+ * counts the rows read; fail_at: the row whose read fails. */
+typedef struct mem_rows {
+    const geo_raster *r;
+    int widest, reads, fail_at;
+    trv_ctx *ctx;
+} mem_rows;
+
+static trv_status mem_row(trv_ctx *ctx, void *user, int r, int c0, int n, float *dst)
+{
+    mem_rows *m = user;
+    const int nx = m->r->grid.nx;
+    assert_true(r >= 0 && r < m->r->grid.ny && c0 >= 0 && n >= 1 && c0 + n <= nx);
+    m->widest = n > m->widest ? n : m->widest, m->reads++;
+    if (r == m->fail_at)
+        return trv_error(ctx, TRV_ERR_IO, "row %d unreadable", r);
+    memcpy(dst, m->r->f32 + (size_t)r * nx + c0, sizeof *dst * (size_t)n);
+    return TRV_OK;
+}
+
+/* Every tile of every level by rows equal to the whole-raster rule. */
+static void tiles_by_rows(trv_ctx *ctx, const geo_raster *dem, float *h, float *g, float *buf)
+{
+    const int nx = dem->grid.nx, ny = dem->grid.ny;
+    mem_rows m = {dem, 0, 0, -1, ctx};
+    exp_w3d_rows src = {nx, ny, dem->has_nodata, dem->nodata, mem_row, &m, NULL};
+    for (int k = 0; k < exp_w3d_levels(nx, ny); k++) {
+        exp_w3d_level l = exp_w3d_level_of(nx, ny, k);
+        for (int ty = 0; ty < l.nty; ty++)
+            for (int tx = 0; tx < l.ntx; tx++) {
+                m.widest = 0, m.reads = 0;
+                exp_w3d_tile(dem, k, tx, ty, g);
+                assert_int_equal(exp_w3d_tile_rows(ctx, &src, k, tx, ty, buf, h), TRV_OK);
+                for (int q = 0; q < EXP_W3D_V * EXP_W3D_V; q++)
+                    if (memcmp(&h[q], &g[q], 4) != 0)
+                        fail_msg("%d x %d level %d tile %d,%d vertex %d,%d: %g, want %g", nx, ny, k, tx, ty,
+                                 q % EXP_W3D_V, q / EXP_W3D_V, h[q], g[q]);
+                long span = 128L * l.step + 1, rows = (ny - 1 - 128L * ty * l.step) / l.step + 1;
+                assert_int_equal(m.widest, nx - 128L * tx * l.step < span ? nx - 128L * tx * l.step : span);
+                assert_int_equal(m.reads, rows < EXP_W3D_V ? rows : EXP_W3D_V); /* the rows on the grid, once */
+            }
+    }
+}
+
+static void test_tile_rows(void **state)
+{
+    (void)state;
+    trv_ctx *ctx = trv_ctx_new();
+    float *h = malloc(sizeof *h * EXP_W3D_V * EXP_W3D_V), *g = malloc(sizeof *g * EXP_W3D_V * EXP_W3D_V);
+    float *buf = malloc(sizeof *buf * (128 * 8 + 1));
+    geo_raster *dem = dem_new(ctx, "EPSG:32616");
+    /* the hand rule (want) on the 300 x 200 DEM: the last partial tiles,
+     * the nodata cell, levels 1 and 2 */
+    mem_rows m = {dem, 0, 0, -1, ctx};
+    exp_w3d_rows src = {NX, NY, 1, -9999, mem_row, &m, NULL};
+    for (int k = 0; k < 3; k++) {
+        exp_w3d_level l = exp_w3d_level_of(NX, NY, k);
+        for (int ty = 0; ty < l.nty; ty++)
+            for (int tx = 0; tx < l.ntx; tx++) {
+                assert_int_equal(exp_w3d_tile_rows(ctx, &src, k, tx, ty, buf, h), TRV_OK);
+                for (int q = 0; q < EXP_W3D_V * EXP_W3D_V; q++)
+                    if (h[q] != want(k, tx, ty, q % EXP_W3D_V, q / EXP_W3D_V))
+                        fail_msg("level %d tile %d,%d vertex %d: %g, want %g", k, tx, ty, q, h[q],
+                                 want(k, tx, ty, q % EXP_W3D_V, q / EXP_W3D_V));
+            }
+    }
+    /* the last tile of level 0: vertex (43, 71) is cell (299, 199), the
+     * grid's last; (44, 71) and (43, 72) are off it */
+    assert_int_equal(exp_w3d_tile_rows(ctx, &src, 0, 2, 1, buf, h), TRV_OK);
+    assert_true(h[71 * EXP_W3D_V + 43] == height(299, 199) && h[71 * EXP_W3D_V + 44] == -9999 &&
+                h[72 * EXP_W3D_V + 43] == -9999);
+    /* a NaN, a nodata value and an infinite cell's stand-in at tile edges,
+     * grids of odd sizes (one cell, one row, one column, a level's last
+     * vertex on the grid's last cell) */
+    const int sizes[][2] = {{1, 1}, {130, 1}, {1, 130}, {257, 129}, {129, 257}, {515, 300}, {600, 385}};
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+        int nx = sizes[z][0], ny = sizes[z][1];
+        geo_grid gr = {.nx = nx, .ny = ny, .gt = {0, 1, 0, 0, 0, -1}};
+        geo_raster *r = NULL;
+        assert_int_equal(geo_raster_new(ctx, &gr, GEO_F32, &r), TRV_OK);
+        r->has_nodata = 1, r->nodata = -32768;
+        for (int y = 0; y < ny; y++)
+            for (int x = 0; x < nx; x++)
+                r->f32[(size_t)y * nx + x] = (x * 7 + y * 3) % 11 == 0 ? -32768.0f
+                                             : (x + 2 * y) % 13 == 0 ? NAN : (float)(x - 0.5 * y);
+        r->f32[(size_t)nx * ny - 1] = NAN;  /* the last cell, the top level's last vertex where it lands */
+        r->f32[nx - 1] = -32768.0f;         /* the first row's last cell */
+        tiles_by_rows(ctx, r, h, g, buf);
+        geo_raster_free(r);
+    }
+    /* a value equal to EXP_W3D_NODATA in a DEM whose nodata is another
+     * is written as it is (the whole-raster rule's bytes) */
+    dem->nodata = -1;
+    tiles_by_rows(ctx, dem, h, g, buf);
+    /* the reader's error returned */
+    m.fail_at = 130;
+    assert_int_equal(exp_w3d_tile_rows(ctx, &src, 0, 1, 1, buf, h), TRV_ERR_IO);
+    assert_contains(trv_errmsg(ctx), "row 130 unreadable");
+    geo_raster_free(dem);
+    free(h);
+    free(g);
+    free(buf);
+    trv_ctx_free(ctx);
+}
+
 static char *path_in(const char *dir, const char *leaf)
 {
     char *p = NULL;
@@ -224,6 +330,21 @@ static void test_refusals(void **state)
     assert_contains(trv_errmsg(ctx), "dem.tif' is not in a projected CRS in metres");
     trv_outset_free(set);
     free(dir);
+    /* a DEM of nodata cells only (its range scanned by windows) */
+    dir = run_dir(ctx, "no_data", "EPSG:32616", NX);
+    char *dem_p = path_in(dir, "dem.tif");
+    geo_raster *dem = dem_new(ctx, "EPSG:32616");
+    for (size_t i = 0; i < (size_t)NX * NY; i++)
+        dem->f32[i] = i % 2 ? -9999.0f : NAN;
+    assert_int_equal(remove(dem_p), 0);
+    assert_int_equal(geo_raster_write(ctx, dem, dem_p, NULL), TRV_OK);
+    set = trv_outset_new();
+    assert_int_equal(exp_web3d_run(ctx, dir, set, &info), TRV_ERR_DATA);
+    assert_contains(trv_errmsg(ctx), "dem.tif' holds no data");
+    trv_outset_free(set);
+    geo_raster_free(dem);
+    free(dem_p);
+    free(dir);
     trv_ctx_free(ctx);
 }
 
@@ -232,6 +353,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_levels),
         cmocka_unit_test(test_tiles),
+        cmocka_unit_test(test_tile_rows),
         cmocka_unit_test(test_run),
         cmocka_unit_test(test_refusals),
     };

@@ -3,6 +3,7 @@
 #include "export/web3d.h"
 
 #include "core/json.h"
+#include "geo/block.h"
 #include "render/render.h"
 #include "run/run.h"
 
@@ -44,6 +45,31 @@ void exp_w3d_tile(const geo_raster *dem, int k, int tx, int ty, float *h)
         }
 }
 
+int exp_w3d_is_nodata(float v, int has_nodata, double nodata)
+{
+    return isnan(v) || (has_nodata && v == (float)nodata);
+}
+
+trv_status exp_w3d_tile_rows(trv_ctx *ctx, const exp_w3d_rows *src, int k, int tx, int ty, float *buf, float *h)
+{
+    const int nx = src->nx, ny = src->ny, s = 1 << k;
+    const long c0 = (long)tx * EXP_W3D_T * s, span = (long)EXP_W3D_T * s + 1;
+    const int n = (int)(nx - c0 < span ? nx - c0 : span); /* c0 < nx: tx < ntx(k) */
+    for (int j = 0; j < EXP_W3D_V; j++) {
+        const long r = ((long)ty * EXP_W3D_T + j) * s;
+        float *hj = h + (size_t)j * EXP_W3D_V;
+        trv_status st = r < ny ? src->row(ctx, src->user, (int)r, (int)c0, n, buf) : TRV_OK;
+        if (st)
+            return st;
+        for (int i = 0; i < EXP_W3D_V; i++) {
+            const long at = (long)i * s; /* cell c0 + at of row r */
+            int in = r < ny && at < n && !exp_w3d_is_nodata(buf[at], src->has_nodata, src->nodata);
+            hj[i] = in ? buf[at] : EXP_W3D_NODATA;
+        }
+    }
+    return TRV_OK;
+}
+
 /* v as 4 little-endian bytes. */
 static void put_le(float v, unsigned char *b)
 {
@@ -54,8 +80,8 @@ static void put_le(float v, unsigned char *b)
 }
 
 /* One tile's file, staged. */
-static trv_status write_tile(trv_ctx *ctx, trv_outset *set, const char *tiles, const geo_raster *dem, int k, int tx,
-                             int ty, float *h, unsigned char *buf)
+static trv_status write_tile(trv_ctx *ctx, trv_outset *set, const char *tiles, const exp_w3d_rows *dem, int k,
+                             int tx, int ty, float *row, float *h, unsigned char *buf)
 {
     char leaf[48];
     snprintf(leaf, sizeof leaf, "%d_%d_%d.f32", k, tx, ty);
@@ -65,11 +91,14 @@ static trv_status write_tile(trv_ctx *ctx, trv_outset *set, const char *tiles, c
         free(final);
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
-    exp_w3d_tile(dem, k, tx, ty, h);
+    trv_status st = exp_w3d_tile_rows(ctx, dem, k, tx, ty, row, h);
+    if (st) {
+        free(final);
+        return st;
+    }
     for (int i = 0; i < EXP_W3D_V * EXP_W3D_V; i++)
         put_le(h[i], buf + 4 * i);
     FILE *f = fopen(tmp, "wb");
-    trv_status st = TRV_OK;
     if (!f || fwrite(buf, 4, (size_t)EXP_W3D_V * EXP_W3D_V, f) != (size_t)EXP_W3D_V * EXP_W3D_V || ferror(f))
         st = trv_error(ctx, TRV_ERR_IO, "cannot write '%s': %s", final, strerror(errno ? errno : EIO));
     if (f && fclose(f) != 0 && !st)
@@ -78,25 +107,46 @@ static trv_status write_tile(trv_ctx *ctx, trv_outset *set, const char *tiles, c
     return st;
 }
 
-/* Every level's tiles into dir/tiles. */
-static trv_status write_tiles(trv_ctx *ctx, trv_outset *set, const char *dir, const geo_raster *dem,
+/* exp_w3d_rows's reader on the DEM's file: one window of one row. */
+static trv_status file_row(trv_ctx *ctx, void *user, int r, int c0, int n, float *dst)
+{
+    const exp_w3d_rows *d = user;
+    return geo_raster_read_window_to(ctx, d->src, c0, r, n, 1, dst, (size_t)n, (float)d->nodata);
+}
+
+/* The columns of a group of tiles: a level's tiles go a group of tile
+ * columns at a time, top to bottom, so the DEM's blocks under a group (two
+ * 256-row strips of W3D_GROUP + 512 columns in GDAL's cache: open_dem) are
+ * decoded once for the level below 2^8, whatever the DEM's width. */
+#define W3D_GROUP (EXP_W3D_T * 128)
+
+/* Every level's tiles into dir/tiles, each read from the DEM's file a
+ * row window at a time (exp_w3d_tile_rows): a row of at most
+ * min(nx, T 2^k + 1) cells, never the DEM. */
+static trv_status write_tiles(trv_ctx *ctx, trv_outset *set, const char *dir, const exp_w3d_rows *dem,
                               exp_w3d_info *info)
 {
     char *tiles = trv_path_join(dir, "tiles");
     float *h = malloc(sizeof *h * EXP_W3D_V * EXP_W3D_V);
     unsigned char *buf = malloc((size_t)4 * EXP_W3D_V * EXP_W3D_V);
-    trv_status st = !tiles || !h || !buf ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory") : TRV_OK;
+    exp_w3d_level top = exp_w3d_level_of(dem->nx, dem->ny, info->levels - 1);
+    long span = (long)EXP_W3D_T * top.step + 1;
+    float *row = malloc(sizeof *row * (size_t)(span < dem->nx ? span : dem->nx));
+    trv_status st = !tiles || !h || !buf || !row ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory") : TRV_OK;
     if (!st)
         st = trv_outset_mkdir(ctx, set, tiles);
     for (int k = 0; !st && k < info->levels; k++) {
-        exp_w3d_level l = exp_w3d_level_of(dem->grid.nx, dem->grid.ny, k);
-        for (int ty = 0; !st && ty < l.nty; ty++)
-            for (int tx = 0; !st && tx < l.ntx; tx++, info->tiles++)
-                st = write_tile(ctx, set, tiles, dem, k, tx, ty, h, buf);
+        exp_w3d_level l = exp_w3d_level_of(dem->nx, dem->ny, k);
+        const int group = W3D_GROUP / (EXP_W3D_T * l.step) > 1 ? W3D_GROUP / (EXP_W3D_T * l.step) : 1;
+        for (int g0 = 0; !st && g0 < l.ntx; g0 += group)
+            for (int ty = 0; !st && ty < l.nty; ty++)
+                for (int tx = g0; !st && tx < l.ntx && tx < g0 + group; tx++, info->tiles++)
+                    st = write_tile(ctx, set, tiles, dem, k, tx, ty, row, h, buf);
     }
     free(tiles);
     free(h);
     free(buf);
+    free(row);
     return st;
 }
 
@@ -158,9 +208,8 @@ static trv_status write_texture(trv_ctx *ctx, trv_outset *set, const char *terra
 }
 
 /* index.json's grid, levels and tiles. */
-static void index_grid(trv_json *js, const geo_raster *dem, const exp_w3d_info *info)
+static void index_grid(trv_json *js, const geo_grid *g, const exp_w3d_info *info)
 {
-    const geo_grid *g = &dem->grid;
     trv_json_str(js, "format", "traverse-web3d");
     trv_json_int(js, "version", 1);
     trv_json_str(js, "crs", info->crs);
@@ -191,13 +240,38 @@ static void index_grid(trv_json *js, const geo_raster *dem, const exp_w3d_info *
     trv_json_end(js);
 }
 
-/* The DEM read and checked: projected in metres, square cells. */
-static trv_status read_dem(trv_ctx *ctx, const char *path, geo_raster **dem, exp_w3d_info *info)
+/* The DEM's data range (geo_raster_is_nodata's rule) by windows of
+ * geo_block_cols() x geo_block_rows() cells: min and max are order-free,
+ * so the whole DEM's range. */
+static trv_status dem_range(trv_ctx *ctx, const char *path, const exp_w3d_rows *d, exp_w3d_info *info)
 {
-    trv_status st = geo_raster_read(ctx, path, GEO_F32, dem);
+    geo_tiling t = geo_tiling_make(d->nx, d->ny, geo_block_cols(), geo_block_rows());
+    float *w = malloc(sizeof *w * (size_t)t.tw * (size_t)t.th);
+    trv_status st = w ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    info->zmin = INFINITY, info->zmax = -INFINITY;
+    for (int b = 0; !st && b < geo_tiling_count(&t); b++) {
+        geo_tile e = geo_tiling_tile(&t, b);
+        st = geo_raster_read_window_to(ctx, d->src, e.x0, e.y0, e.nx, e.ny, w, (size_t)e.nx, (float)d->nodata);
+        for (size_t i = 0; !st && i < (size_t)e.nx * e.ny; i++)
+            if (!exp_w3d_is_nodata(w[i], d->has_nodata, d->nodata))
+                info->zmin = fmin(info->zmin, w[i]), info->zmax = fmax(info->zmax, w[i]);
+    }
+    free(w);
+    if (!st && !(info->zmin <= info->zmax))
+        st = trv_error(ctx, TRV_ERR_DATA, "'%s' holds no data", path);
+    return st;
+}
+
+/* The DEM opened (no cell held) and checked: projected in metres, square
+ * cells; its range. GDAL's block cache bounded (geo_block_cache_reserve):
+ * two 256-row strips of a group of tiles' columns (write_tiles), 35 MB at
+ * most whatever the DEM's size. */
+static trv_status open_dem(trv_ctx *ctx, const char *path, exp_w3d_rows *d, exp_w3d_info *info)
+{
+    trv_status st = geo_raster_open(ctx, path, GEO_F32, &d->src);
     if (st)
         return st;
-    const geo_grid *g = &(*dem)->grid;
+    const geo_grid *g = geo_raster_src_grid(d->src);
     if (!g->wkt || geo_crs_is_geographic(g->wkt) != 0 || fabs(geo_crs_metres_per_unit(g->wkt) - 1) > 1e-12)
         return trv_error(ctx, TRV_ERR_CRS, "'%s' is not in a projected CRS in metres: the 3D view needs metres "
                          "(warp the terrain, e.g. trv-krige --t_srs)", path);
@@ -205,43 +279,42 @@ static trv_status read_dem(trv_ctx *ctx, const char *path, geo_raster **dem, exp
         return trv_error(ctx, TRV_ERR_GRID, "'%s' has cells of %.10g x %.10g m: the 3D view needs square cells, "
                          "north up (gdalwarp -tr)", path, g->gt[1], -g->gt[5]);
     geo_crs_label(g->wkt, info->crs, sizeof info->crs);
-    info->nx = g->nx, info->ny = g->ny;
+    d->nx = info->nx = g->nx, d->ny = info->ny = g->ny;
+    d->nodata = geo_raster_src_nodata(d->src, &d->has_nodata);
+    d->row = file_row, d->user = d;
     info->levels = exp_w3d_levels(g->nx, g->ny);
-    info->zmin = INFINITY, info->zmax = -INFINITY;
-    for (size_t i = 0; i < (size_t)g->nx * g->ny; i++)
-        if (!geo_raster_is_nodata(*dem, i))
-            info->zmin = fmin(info->zmin, (*dem)->f32[i]), info->zmax = fmax(info->zmax, (*dem)->f32[i]);
-    if (!(info->zmin <= info->zmax))
-        return trv_error(ctx, TRV_ERR_DATA, "'%s' holds no data", path);
-    return TRV_OK;
+    geo_block_cache_reserve(g->nx < W3D_GROUP + 512 ? g->nx : W3D_GROUP + 512, 2);
+    return dem_range(ctx, path, d, info);
 }
 
 trv_status exp_web3d_run(trv_ctx *ctx, const char *terrain, trv_outset *set, exp_w3d_info *info)
 {
     *info = (exp_w3d_info){0};
-    geo_raster *dem = NULL;
+    exp_w3d_rows dem = {0};
     char *dem_path = trv_path_join(terrain, run_file(RUN_DEM)), *dir = trv_path_join(terrain, "web3d");
     char *index = dir ? trv_path_join(dir, "index.json") : NULL;
     trv_json *js = trv_json_new();
     trv_status st = !dem_path || !index || !js ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory") : TRV_OK;
     if (!st)
-        st = read_dem(ctx, dem_path, &dem, info);
+        st = open_dem(ctx, dem_path, &dem, info);
     if (!st)
         st = trv_outset_mkdir(ctx, set, dir);
     if (!st)
-        st = write_tiles(ctx, set, dir, dem, info);
+        st = write_tiles(ctx, set, dir, &dem, info);
+    const geo_grid *g = st ? NULL : geo_raster_src_grid(dem.src);
     if (!st) {
-        index_grid(js, dem, info);
+        index_grid(js, g, info);
         trv_json_arr(js, "textures");
     }
     for (int k = 0; !st && k < EXP_W3D_MAX_LAYERS; k++)
-        st = write_texture(ctx, set, terrain, dir, k, &dem->grid, js, info);
+        st = write_texture(ctx, set, terrain, dir, k, g, js, info);
     if (!st) {
         trv_json_end(js);
         st = trv_json_stage(ctx, set, js, index);
     }
     trv_json_free(js);
-    geo_raster_free(dem);
+    if (dem.src)
+        geo_raster_close(dem.src);
     free(dem_path);
     free(dir);
     free(index);

@@ -57,8 +57,34 @@ typedef struct exp_w3d_level {
 exp_w3d_level exp_w3d_level_of(int nx, int ny, int k);
 /* The number of levels of an nx x ny grid (>= 1). Pure. */
 int exp_w3d_levels(int nx, int ny);
-/* The V x V heights of tile (tx, ty) of level k of dem (Float32) into h. */
+/* The V x V heights of tile (tx, ty) of level k of dem (Float32) into h:
+ * the rule above on the whole raster (the reference exp_w3d_tile_rows is
+ * tested against). */
 void exp_w3d_tile(const geo_raster *dem, int k, int tx, int ty, float *h);
+
+/* v is nodata: NaN, or nodata itself when has_nodata (geo_raster_is_nodata's
+ * Float32 rule). Pure. */
+int exp_w3d_is_nodata(float v, int has_nodata, double nodata);
+
+/* An nx x ny Float32 grid read by rows: row(ctx, user, r, c0, n, dst) puts
+ * the cells c0 .. c0 + n - 1 of row r (0 <= c0, c0 + n <= nx, r < ny) in
+ * dst[0 .. n - 1] as read (a nodata cell as it is in the grid). */
+typedef struct exp_w3d_rows {
+    int nx, ny;
+    int has_nodata;
+    double nodata;
+    trv_status (*row)(trv_ctx *ctx, void *user, int r, int c0, int n, float *dst);
+    void *user;
+    geo_raster_src *src;    /* exp_web3d_run's: the DEM's file */
+} exp_w3d_rows;
+
+/* exp_w3d_tile's heights from src without the whole grid: for each vertex
+ * row j whose row r = (ty T + j) s is on the grid, the one-row window of
+ * columns c0 = tx T s .. min(nx, c0 + T s + 1) - 1 (into buf, at least
+ * min(nx, T s + 1) floats), of which vertex i is cell c0 + i s: memory
+ * O(T s) per row, at most O(nx), never the grid. The same heights as
+ * exp_w3d_tile on the whole grid; the reader's errors returned. */
+trv_status exp_w3d_tile_rows(trv_ctx *ctx, const exp_w3d_rows *src, int k, int tx, int ty, float *buf, float *h);
 
 /* trv-export --web3d. */
 typedef struct exp_w3d_info {
@@ -70,7 +96,9 @@ typedef struct exp_w3d_info {
 } exp_w3d_info;
 
 /* Read terrain/dem.tif (and speed.tif, cost.tif, gonogo.tif where present)
- * and stage terrain/web3d/ into set (the files above). TRV_ERR_CRS when the
+ * and stage terrain/web3d/ into set (the files above). The DEM is never
+ * held whole: its range by windows, each tile by exp_w3d_tile_rows from
+ * the file (docs/scale.md, "The 3D view's height tiles by row windows"). TRV_ERR_CRS when the
  * DEM is not in a projected CRS in metres; TRV_ERR_GRID for non-square
  * cells or a layer on another grid. */
 trv_status exp_web3d_run(trv_ctx *ctx, const char *terrain, trv_outset *set, exp_w3d_info *info);
