@@ -168,6 +168,11 @@ asc cost Float32 -9999 "0 0 0" "0 1.25 0" "0 0 0"
 asc gonogo Byte "" "0 0 9" "0 0 0" "0 0 0"
 expect 1 "gonogo.tif': cell (column 2, row 0) holds 9, not a GO/NOGO code (0..5)" "$tmp/e/x" -- \
     env TRV_BLOCK_COLS=2 TRV_BLOCK_ROWS=2 "$X" --nav2 "$tmp/e/x" --terrain "$RUN"
+# and the first tile's when the second tile's is later (row 1)
+asc cost Float32 -9999 "1.25 0 0" "0 0 0" "0 0 0"
+asc gonogo Byte "" "0 0 0" "0 0 9" "0 0 0"
+expect 1 "cost.tif': cell (column 0, row 0) holds 1.25, outside the cost's range 0..1" "$tmp/e/x" -- \
+    env TRV_BLOCK_COLS=2 TRV_BLOCK_ROWS=2 "$X" --nav2 "$tmp/e/x" --terrain "$RUN"
 RUN=$tmp/bad_lonlat_nodata
 mkdir -p "$RUN"
 SRS=EPSG:4326 asc cost Float32 -9999 "-9999 -9999 -9999" "-9999 -9999 -9999" "-9999 -9999 -9999"
