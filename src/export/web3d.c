@@ -3,6 +3,7 @@
 #include "export/web3d.h"
 
 #include "core/json.h"
+#include "core/tempfile.h"
 #include "geo/block.h"
 #include "render/render.h"
 #include "run/run.h"
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 exp_w3d_level exp_w3d_level_of(int nx, int ny, int k)
 {
@@ -114,6 +116,47 @@ static trv_status file_row(trv_ctx *ctx, void *user, int r, int c0, int n, float
     return geo_raster_read_window_to(ctx, d->src, c0, r, n, 1, dst, (size_t)n, (float)d->nodata);
 }
 
+/* The cells of levels >= 1 (even rows and columns: level 1's vertices),
+ * kept in a scratch file of Float32 (in $TMPDIR, unlinked when made) as
+ * the range's scan reads the DEM, so the coarser levels read a quarter of
+ * the cells from it instead of decoding the DEM again for each level. */
+typedef struct half_grid {
+    int fd;                 /* -1: none (one level) */
+    int nx;                 /* its columns: (nx - 1) / 2 + 1 */
+    float *tmp;             /* a window row's even cells */
+} half_grid;
+
+/* Window e's (w: e->nx cells a row) even rows' even cells into h's file. */
+static trv_status half_put(trv_ctx *ctx, const half_grid *h, const geo_tile *e, const float *w)
+{
+    const int c = e->x0 + (e->x0 & 1), n = (e->x0 + e->nx - c + 1) / 2; /* the first even column; how many */
+    for (int r = e->y0 + (e->y0 & 1); r < e->y0 + e->ny && n > 0; r += 2) {
+        const float *wr = w + (size_t)(r - e->y0) * e->nx + (c - e->x0);
+        for (int j = 0; j < n; j++)
+            h->tmp[j] = wr[2 * j];
+        errno = 0;
+        if (!trv_fd_move(h->fd, h->tmp, sizeof *h->tmp * (size_t)n, ((off_t)(r / 2) * h->nx + c / 2) * 4, 1))
+            return trv_error(ctx, TRV_ERR_IO, "cannot write the 3D view's scratch file in '%s': %s", trv_temp_dir(NULL),
+                             strerror(errno ? errno : EIO));
+    }
+    return TRV_OK;
+}
+
+/* exp_w3d_rows's reader on the half grid, for levels >= 1 (r and c0 even):
+ * cells c0, c0 + 2, .. of row r at dst[0], dst[2], .. (the odd places,
+ * which a level >= 1 never reads, left as they are). */
+static trv_status half_row(trv_ctx *ctx, void *user, int r, int c0, int n, float *dst)
+{
+    const half_grid *h = user;
+    const int k = (n + 1) / 2;
+    errno = 0;
+    if (!trv_fd_move(h->fd, dst, sizeof *dst * (size_t)k, ((off_t)(r / 2) * h->nx + c0 / 2) * 4, 0))
+        return trv_error(ctx, TRV_ERR_IO, "cannot read the 3D view's scratch file: %s", strerror(errno ? errno : EIO));
+    for (int j = k - 1; j > 0; j--)
+        dst[2 * j] = dst[j];
+    return TRV_OK;
+}
+
 /* The columns of a group of tiles: a level's tiles go a group of tile
  * columns at a time, top to bottom, so the DEM's blocks under a group (two
  * 256-row strips of W3D_GROUP + 512 columns in GDAL's cache: open_dem) are
@@ -124,7 +167,7 @@ static trv_status file_row(trv_ctx *ctx, void *user, int r, int c0, int n, float
  * row window at a time (exp_w3d_tile_rows): a row of at most
  * min(nx, T 2^k + 1) cells, never the DEM. */
 static trv_status write_tiles(trv_ctx *ctx, trv_outset *set, const char *dir, const exp_w3d_rows *dem,
-                              exp_w3d_info *info)
+                              half_grid *hg, exp_w3d_info *info)
 {
     char *tiles = trv_path_join(dir, "tiles");
     float *h = malloc(sizeof *h * EXP_W3D_V * EXP_W3D_V);
@@ -135,13 +178,16 @@ static trv_status write_tiles(trv_ctx *ctx, trv_outset *set, const char *dir, co
     trv_status st = !tiles || !h || !buf || !row ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory") : TRV_OK;
     if (!st)
         st = trv_outset_mkdir(ctx, set, tiles);
+    exp_w3d_rows half = *dem;
+    half.row = half_row, half.user = hg;
     for (int k = 0; !st && k < info->levels; k++) {
         exp_w3d_level l = exp_w3d_level_of(dem->nx, dem->ny, k);
+        const exp_w3d_rows *src = k > 0 && hg->fd >= 0 ? &half : dem;
         const int group = W3D_GROUP / (EXP_W3D_T * l.step) > 1 ? W3D_GROUP / (EXP_W3D_T * l.step) : 1;
         for (int g0 = 0; !st && g0 < l.ntx; g0 += group)
             for (int ty = 0; !st && ty < l.nty; ty++)
                 for (int tx = g0; !st && tx < l.ntx && tx < g0 + group; tx++, info->tiles++)
-                    st = write_tile(ctx, set, tiles, dem, k, tx, ty, row, h, buf);
+                    st = write_tile(ctx, set, tiles, src, k, tx, ty, row, h, buf);
     }
     free(tiles);
     free(h);
@@ -243,15 +289,20 @@ static void index_grid(trv_json *js, const geo_grid *g, const exp_w3d_info *info
 /* The DEM's data range (geo_raster_is_nodata's rule) by windows of
  * geo_block_cols() x geo_block_rows() cells: min and max are order-free,
  * so the whole DEM's range. */
-static trv_status dem_range(trv_ctx *ctx, const char *path, const exp_w3d_rows *d, exp_w3d_info *info)
+static trv_status dem_range(trv_ctx *ctx, const char *path, const exp_w3d_rows *d, half_grid *hg,
+                            exp_w3d_info *info)
 {
     geo_tiling t = geo_tiling_make(d->nx, d->ny, geo_block_cols(), geo_block_rows());
     float *w = malloc(sizeof *w * (size_t)t.tw * (size_t)t.th);
-    trv_status st = w ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (hg->fd >= 0)
+        hg->tmp = malloc(sizeof *hg->tmp * ((size_t)t.tw / 2 + 1));
+    trv_status st = w && (hg->fd < 0 || hg->tmp) ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     info->zmin = INFINITY, info->zmax = -INFINITY;
     for (int b = 0; !st && b < geo_tiling_count(&t); b++) {
         geo_tile e = geo_tiling_tile(&t, b);
         st = geo_raster_read_window_to(ctx, d->src, e.x0, e.y0, e.nx, e.ny, w, (size_t)e.nx, (float)d->nodata);
+        if (!st && hg->fd >= 0)
+            st = half_put(ctx, hg, &e, w);
         for (size_t i = 0; !st && i < (size_t)e.nx * e.ny; i++)
             if (!exp_w3d_is_nodata(w[i], d->has_nodata, d->nodata))
                 info->zmin = fmin(info->zmin, w[i]), info->zmax = fmax(info->zmax, w[i]);
@@ -266,7 +317,7 @@ static trv_status dem_range(trv_ctx *ctx, const char *path, const exp_w3d_rows *
  * cells; its range. GDAL's block cache bounded (geo_block_cache_reserve):
  * two 256-row strips of a group of tiles' columns (write_tiles), 35 MB at
  * most whatever the DEM's size. */
-static trv_status open_dem(trv_ctx *ctx, const char *path, exp_w3d_rows *d, exp_w3d_info *info)
+static trv_status open_dem(trv_ctx *ctx, const char *path, exp_w3d_rows *d, half_grid *hg, exp_w3d_info *info)
 {
     trv_status st = geo_raster_open(ctx, path, GEO_F32, &d->src);
     if (st)
@@ -284,23 +335,28 @@ static trv_status open_dem(trv_ctx *ctx, const char *path, exp_w3d_rows *d, exp_
     d->row = file_row, d->user = d;
     info->levels = exp_w3d_levels(g->nx, g->ny);
     geo_block_cache_reserve(g->nx < W3D_GROUP + 512 ? g->nx : W3D_GROUP + 512, 2);
-    return dem_range(ctx, path, d, info);
+    if (info->levels > 1 && (hg->fd = trv_temp_fd(NULL, "trv-web3d")) < 0)
+        return trv_error(ctx, TRV_ERR_IO, "cannot make a scratch file for the 3D view's tiles in '%s': %s",
+                         trv_temp_dir(NULL), strerror(errno));
+    hg->nx = (g->nx - 1) / 2 + 1;
+    return dem_range(ctx, path, d, hg, info);
 }
 
 trv_status exp_web3d_run(trv_ctx *ctx, const char *terrain, trv_outset *set, exp_w3d_info *info)
 {
     *info = (exp_w3d_info){0};
     exp_w3d_rows dem = {0};
+    half_grid hg = {.fd = -1};
     char *dem_path = trv_path_join(terrain, run_file(RUN_DEM)), *dir = trv_path_join(terrain, "web3d");
     char *index = dir ? trv_path_join(dir, "index.json") : NULL;
     trv_json *js = trv_json_new();
     trv_status st = !dem_path || !index || !js ? trv_error(ctx, TRV_ERR_NOMEM, "out of memory") : TRV_OK;
     if (!st)
-        st = open_dem(ctx, dem_path, &dem, info);
+        st = open_dem(ctx, dem_path, &dem, &hg, info);
     if (!st)
         st = trv_outset_mkdir(ctx, set, dir);
     if (!st)
-        st = write_tiles(ctx, set, dir, &dem, info);
+        st = write_tiles(ctx, set, dir, &dem, &hg, info);
     const geo_grid *g = st ? NULL : geo_raster_src_grid(dem.src);
     if (!st) {
         index_grid(js, g, info);
@@ -315,6 +371,9 @@ trv_status exp_web3d_run(trv_ctx *ctx, const char *terrain, trv_outset *set, exp
     trv_json_free(js);
     if (dem.src)
         geo_raster_close(dem.src);
+    if (hg.fd >= 0)
+        close(hg.fd);
+    free(hg.tmp);
     free(dem_path);
     free(dir);
     free(index);

@@ -97,10 +97,13 @@ typedef struct exp_w3d_info {
 
 /* Read terrain/dem.tif (and speed.tif, cost.tif, gonogo.tif where present)
  * and stage terrain/web3d/ into set (the files above). The DEM is never
- * held whole: its range by windows, each tile by exp_w3d_tile_rows from
- * the file (docs/scale.md, "The 3D view's height tiles by row windows"). TRV_ERR_CRS when the
- * DEM is not in a projected CRS in metres; TRV_ERR_GRID for non-square
- * cells or a layer on another grid. */
+ * held whole: its range by windows, each tile by exp_w3d_tile_rows, level
+ * 0's from the file, the others' from the half grid (the even rows' even
+ * cells, written to a scratch file in $TMPDIR by the range's scan: a
+ * quarter of the cells; docs/scale.md, "The 3D view's height tiles by row
+ * windows"). TRV_ERR_CRS when the DEM is not in a projected CRS in metres;
+ * TRV_ERR_GRID for non-square cells or a layer on another grid; TRV_ERR_IO
+ * when the scratch file cannot be made or written. */
 trv_status exp_web3d_run(trv_ctx *ctx, const char *terrain, trv_outset *set, exp_w3d_info *info);
 
 #endif
