@@ -41,6 +41,16 @@ skip_pkg() {
     esac
     skip "$*"
 }
+# PY: the first of /usr/bin/python3 and python3 that imports the modules
+# named (default "osgeo.gdal, numpy": GDAL's bindings and numpy, the tests'
+# independent reader); empty when neither does.
+find_gdal_python() {
+    PY=
+    for _p in /usr/bin/python3 python3; do
+        "$_p" -c "import ${1:-osgeo.gdal, numpy}" 2>/dev/null && { PY=$_p; return 0; }
+    done
+    return 0
+}
 summary() {
     echo "${1:+$1: }$pass passed, $fail failed, $nskip skipped"
     [ "$fail" = 0 ]

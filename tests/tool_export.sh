@@ -28,10 +28,7 @@ expect() {
     ok
 }
 # a python3 with GDAL (osgeo) and numpy: the independent reader
-PY=
-for p in python3 /usr/bin/python3; do
-    "$p" -c 'import osgeo.gdal, osgeo.osr, numpy' 2>/dev/null && { PY=$p; break; }
-done
+find_gdal_python "osgeo.gdal, osgeo.osr, numpy"
 
 # asc NAME TYPE NODATA ROWS...: a 3 x 3 GeoTIFF of 10 m cells, lower-left
 # corner (1000, 1970), in UTM 16N (SRS: another CRS, CELL: cellsize line)

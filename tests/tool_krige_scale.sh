@@ -21,10 +21,7 @@ tmp=$(mktemp -d /tmp/trv-krige-scale-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib.sh"
 
-PY=
-for p in /usr/bin/python3 python3; do
-    "$p" -c 'import osgeo.gdal, numpy' 2>/dev/null && { PY=$p; break; }
-done
+find_gdal_python
 
 # a lon/lat piece of Jacksboro's 3" DEM, and a projected 30 m one
 gdal_translate -q -srcwin 150 120 40 36 "$J/dem_3arcsec.tif" "$tmp/ll.tif" &&

@@ -15,10 +15,7 @@ tmp=$(mktemp -d /tmp/trv-krige-sim-scale-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib.sh"
 
-PY=
-for p in /usr/bin/python3 python3; do
-    "$p" -c 'import osgeo.gdal, numpy' 2>/dev/null && { PY=$p; break; }
-done
+find_gdal_python
 
 # a 20 x 20 DEM of 90 m cells refined to 30 m: sample (i, j) is the centre
 # of target cell (3i + 1, 3j + 1); and a projected 30 m piece of Jacksboro

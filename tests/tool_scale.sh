@@ -27,10 +27,7 @@ tmp=$(mktemp -d /tmp/trv-scale-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib.sh"
 
-PY=
-for p in /usr/bin/python3 python3; do
-    "$p" -c 'import osgeo.gdal, numpy' 2>/dev/null && { PY=$p; break; }
-done
+find_gdal_python
 
 gdalwarp -q -t_srs EPSG:32616 -tr 30 30 -tap -r bilinear -ot Float32 -dstnodata -32768 "$J/dem_3arcsec.tif" "$tmp/dem30.tif" ||
     { echo "cannot prepare the test DEM"; exit 1; }

@@ -163,8 +163,7 @@ expect 1 "class 4 is not in the class table '$tmp/lu3.csv'" "$tmp/e10" -- "$T" -
 # map, geo_cat_scan): one in the second window of a row of 256 x 256 tiles,
 # then that one and a lower one in the first window: the row-major first is
 # named, as the rows' scan named it, at every tile size
-PY=
-for p in /usr/bin/python3 python3; do "$p" -c 'import osgeo.gdal' 2>/dev/null && { PY=$p; break; }; done
+find_gdal_python osgeo.gdal
 [ -n "$PY" ] || skip_pkg python3-gdal "the land use with bad codes (python3 with GDAL)"
 [ -z "$PY" ] || "$PY" - "$LU" "$tmp" <<'PYEOF' || bad "cannot write the land use with bad codes"
 import sys

@@ -19,10 +19,7 @@ tmp=$(mktemp -d /tmp/trv-web3d-scale-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib.sh"
 
-PY=
-for p in /usr/bin/python3 python3; do
-    "$p" -c 'import osgeo.gdal, numpy' 2>/dev/null && { PY=$p; break; }
-done
+find_gdal_python
 if [ -z "$PY" ]; then
     skip "python3 with GDAL and numpy is needed for trv-export --web3d's scale checks"
     summary tool_web3d_scale
