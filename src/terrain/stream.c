@@ -9,7 +9,8 @@
  * kept, and a complete row of tiles is copied out row by row, each row's
  * tiles' pieces in column order (memory O(tiles across x rows)); the EPT
  * dataset's records likewise (terrain/ept.h; its nodes sorted at the end,
- * a band of node rows at a time). Under MPI block b of
+ * a band of node rows at a time, a large band by groups of node columns).
+ * Under MPI block b of
  * core/split.h is tile b. */
 #include "terrain.h"
 #include "terrain/ept.h"
@@ -127,7 +128,7 @@ static trv_status open_writers(trv_ctx *ctx, stream *s, trv_outset *set, const c
     return st;
 }
 
-/* The tiles (full width for the EPT dataset, whose rows go in order) and their buffers. */
+/* The tiles and their buffers. */
 static trv_status alloc_buffers(trv_ctx *ctx, stream *s)
 {
     s->tl = geo_tiling_make(s->res->grid.nx, s->res->grid.ny, geo_block_cols(), geo_block_rows());
