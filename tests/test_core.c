@@ -883,6 +883,36 @@ static void test_rng_reference(void **state)
     }
 }
 
+/* The skip against stepping (n draws by trv_rng_next, 0 to 3, the powers
+ * of 2 round 64, 10^6 + 12 345 from a seeded state), and skips composed:
+ * a then b is a + b for large a and b (2^40 twice is 2^41). */
+static void test_rng_skip(void **state)
+{
+    (void)state;
+    static const uint64_t ns[] = {0, 1, 2, 3, 63, 64, 65, 127, 128, 1000, 1000000 + 12345};
+    for (size_t k = 0; k < sizeof ns / sizeof *ns; k++) {
+        trv_rng a, b;
+        trv_rng_seed(&a, 99 + k);
+        b = a;
+        for (uint64_t i = 0; i < ns[k]; i++)
+            trv_rng_next(&a);
+        trv_rng_skip(&b, ns[k]);
+        assert_memory_equal(a.s, b.s, sizeof a.s);
+        assert_true(trv_rng_next(&a) == trv_rng_next(&b));
+    }
+    static const uint64_t ab[][2] = {{(uint64_t)1 << 40, (uint64_t)1 << 40}, {0x123456789abcdull, 0xfedcba987654ull},
+                                     {((uint64_t)1 << 63) - 1, 1}};
+    for (size_t k = 0; k < sizeof ab / sizeof *ab; k++) {
+        trv_rng a, b;
+        trv_rng_seed(&a, 7);
+        b = a;
+        trv_rng_skip(&a, ab[k][0]);
+        trv_rng_skip(&a, ab[k][1]);
+        trv_rng_skip(&b, ab[k][0] + ab[k][1]);
+        assert_memory_equal(a.s, b.s, sizeof a.s);
+    }
+}
+
 /* ---- the shared heap, bucket index and clip (heap.h, bucket.h, clip.h) ---- */
 
 static int cmp_item(const void *a, const void *b)
@@ -1150,7 +1180,7 @@ int main(void)
         cmocka_unit_test(test_output_folders),
         cmocka_unit_test(test_outputs_check), cmocka_unit_test(test_outputs_destination), cmocka_unit_test(test_json),
         cmocka_unit_test(test_meta_and_paths),
-        cmocka_unit_test(test_ini_comment_chars_in_value), cmocka_unit_test(test_rng_reference),
+        cmocka_unit_test(test_ini_comment_chars_in_value), cmocka_unit_test(test_rng_reference), cmocka_unit_test(test_rng_skip),
         cmocka_unit_test(test_heap_order), cmocka_unit_test(test_bucket_nearest), cmocka_unit_test(test_clip_segment),
         cmocka_unit_test(test_rowtext),
     };

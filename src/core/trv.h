@@ -338,6 +338,11 @@ typedef struct trv_rng {
 
 void trv_rng_seed(trv_rng *r, uint64_t seed);
 uint64_t trv_rng_next(trv_rng *r);
+/* r as n trv_rng_next calls would leave it, in 64 matrix-vector products
+ * at most (the update is linear over GF(2): its matrix's powers 2^i, 512
+ * KiB made at the first call): a draw's place in a stream reached without
+ * drawing the ones before it. */
+void trv_rng_skip(trv_rng *r, uint64_t n);
 /* Uniform in [0, 1) with 53 random bits. */
 double trv_rng_uniform(trv_rng *r);
 /* Uniform integer in [0, n), n > 0, without modulo bias. */
