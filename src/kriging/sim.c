@@ -39,7 +39,7 @@ struct krg_sim {
     krg_refiner *R[2];      /* not keep, raster source: the residuals' kriging */
     geo_ct *ct;             /* not keep, points: target -> working CRS */
     trv_rng noise[2];       /* the nugget's stream (node order) of each realisation, */
-    long noise_row[2];      /* at the start of this lattice row */
+    long noise_row[2];      /* the lattice row whose noise is in nz (LONG_MAX: none) */
     double *fa, *fb, *nz;   /* a block of the pair's lattice rows; a row of nugget noise each */
     double *urow;           /* U on a target row */
     size_t fcap;            /* their room, in values */
@@ -304,23 +304,32 @@ static trv_status field_room(trv_ctx *ctx, krg_sim *s, int rows)
     return s->fcap ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
 }
 
+/* Nodes whose noise is drawn and dropped to reach a row ahead; a row
+ * farther ahead, or behind, is reached by trv_rng_skip (64 products of a
+ * 256-bit matrix and vector at most: about 16 000 nodes' draws). */
+#define NOISE_DRAW_AHEAD 16384
+
 /* The nugget's noise of lattice row L of the pair's realisation j into its
  * row of s->nz: node by node in row-major order from the stream (seed, k,
- * 1), the rows before L drawn and dropped, the stream restarted when it is
- * past L. */
+ * 1), two draws a node (krg_normal), so row L starts at draw 2 L n1: a row
+ * a little ahead drawn on to, any other reached by trv_rng_skip from the
+ * stream's seed (the same deviates as drawing the rows before it). */
 static void noise_row(krg_sim *s, int j, long L)
 {
     const int n1 = s->ce.n1;
     double *nz = s->nz + (size_t)j * n1;
-    if (s->noise_row[j] == L)
+    long at = s->noise_row[j] == LONG_MAX ? LONG_MAX : s->noise_row[j] + 1; /* the row the stream is at */
+    if (at == L + 1)
         return;
-    if (s->noise_row[j] > L) {
+    if (at > L || (double)(L - at) * n1 > NOISE_DRAW_AHEAD) {
         trv_rng_seed(&s->noise[j], stream(s->seed, (uint64_t)(2 * s->pair + j), 1));
-        s->noise_row[j] = -1;
+        trv_rng_skip(&s->noise[j], 2 * (uint64_t)L * (uint64_t)n1);
+        at = L;
     }
-    for (; s->noise_row[j] < L; s->noise_row[j]++)
+    for (; at <= L; at++)
         for (int c = 0; c < n1; c++)
             nz[c] = krg_normal(&s->noise[j]);
+    s->noise_row[j] = L;
 }
 
 /* The off-node samples' deviates of the pair's realisation j, in sample
