@@ -541,7 +541,8 @@ static void test_points_off_lattice(void **state)
 }
 
 /* Realisations by row blocks (krg_sim_pair, krg_sim_rows): blocks of 1, 4
- * and 7 rows, asked from the bottom up, give the bits of the whole target
+ * and 7 rows, asked from the bottom up, and blocks of 3 rows asked every
+ * other one then the others, give the bits of the whole target
  * (krg_sim_get), both of a pair and the first alone, and so do the later
  * pairs from the first pass's rows (krg_sim_cache); bad calls are usage
  * errors. */
@@ -563,6 +564,18 @@ static void blocks_equal_whole(trv_ctx *ctx, krg_sim *s, int nx, int ny, const f
             assert_memory_equal(a, whole, nc * sizeof *a);
             assert_memory_equal(b, whole + nc, nc * sizeof *b);
         }
+        /* the even blocks of 3 rows downwards (the nugget's stream drawn on
+         * over the rows between), then the odd ones (its rows behind: skipped to) */
+        assert_int_equal(krg_sim_pair(ctx, s, p, 2), TRV_OK);
+        memset(a, 0, nc * sizeof *a);
+        for (int odd = 0; odd < 2; odd++)
+            for (int y0 = 3 * odd; y0 < ny; y0 += 6) {
+                int y1 = y0 + 3 < ny ? y0 + 3 : ny;
+                float *o2[2] = {a + (size_t)y0 * nx, b + (size_t)y0 * nx};
+                assert_int_equal(krg_sim_rows(ctx, s, y0, y1, pred + (size_t)y0 * nx, o2), TRV_OK);
+            }
+        assert_memory_equal(a, whole, nc * sizeof *a);
+        assert_memory_equal(b, whole + nc, nc * sizeof *b);
         assert_int_equal(krg_sim_pair(ctx, s, p, 1), TRV_OK); /* the first of the pair alone */
         memset(b, 0, nc * sizeof *b);
         float *o2[2] = {a, b};

@@ -45,7 +45,8 @@
  *
  * Realisation k (0-based) depends only on (seed, k): pair k/2 of the FFT
  * draws from the stream seeded by (seed, k/2), the nugget's noise from the
- * stream (seed, k, 1) node by node in row-major order, the off-node
+ * stream (seed, k, 1) node by node in row-major order (two draws a node:
+ * a row reached by trv_rng_skip), the off-node
  * samples' residual and nugget draws from (seed, k, 2) in sample order;
  * bytes are independent of the number of threads. The target grid must be
  * a grid of the working CRS.
