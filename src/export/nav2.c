@@ -58,7 +58,7 @@ exp_nav2_bad exp_nav2_piece(const exp_nav2_strip *s, unsigned char *pix, size_t 
         for (int x = 0; x < s->nx; x++) {
             size_t i = (size_t)r * (size_t)s->nx + (size_t)x;
             float cv = s->cost[i];
-            int g = s->gonogo[i], nd = isnan(cv) || (s->has_nodata && cv == (float)s->nodata);
+            int g = s->gonogo[i], nd = geo_f32_is_nodata(cv, s->has_nodata, s->nodata);
             int v = exp_nav2_pixel(cv, nd, g);
             if (v < 0)
                 return (exp_nav2_bad){(long)s->x0 + x, (long)s->y0 + r, g > 5, g > 5 ? (double)g : cv};

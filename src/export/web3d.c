@@ -47,11 +47,6 @@ void exp_w3d_tile(const geo_raster *dem, int k, int tx, int ty, float *h)
         }
 }
 
-int exp_w3d_is_nodata(float v, int has_nodata, double nodata)
-{
-    return isnan(v) || (has_nodata && v == (float)nodata);
-}
-
 trv_status exp_w3d_tile_rows(trv_ctx *ctx, const exp_w3d_rows *src, int k, int tx, int ty, float *buf, float *h)
 {
     const int nx = src->nx, ny = src->ny, s = 1 << k;
@@ -65,7 +60,7 @@ trv_status exp_w3d_tile_rows(trv_ctx *ctx, const exp_w3d_rows *src, int k, int t
             return st;
         for (int i = 0; i < EXP_W3D_V; i++) {
             const long at = (long)i * s; /* cell c0 + at of row r */
-            int in = r < ny && at < n && !exp_w3d_is_nodata(buf[at], src->has_nodata, src->nodata);
+            int in = r < ny && at < n && !geo_f32_is_nodata(buf[at], src->has_nodata, src->nodata);
             hj[i] = in ? buf[at] : EXP_W3D_NODATA;
         }
     }
@@ -304,7 +299,7 @@ static trv_status dem_range(trv_ctx *ctx, const char *path, const exp_w3d_rows *
         if (!st && hg->fd >= 0)
             st = half_put(ctx, hg, &e, w);
         for (size_t i = 0; !st && i < (size_t)e.nx * e.ny; i++)
-            if (!exp_w3d_is_nodata(w[i], d->has_nodata, d->nodata))
+            if (!geo_f32_is_nodata(w[i], d->has_nodata, d->nodata))
                 info->zmin = fmin(info->zmin, w[i]), info->zmax = fmax(info->zmax, w[i]);
     }
     free(w);

@@ -124,6 +124,9 @@ void geo_raster_free(geo_raster *r);
 /* Set description and unit (copied; either may be NULL). */
 trv_status geo_raster_set_label(trv_ctx *ctx, geo_raster *r, const char *desc, const char *unit);
 int geo_raster_is_nodata(const geo_raster *r, size_t i);
+/* A Float32 value is nodata: NaN, or nodata itself when has_nodata (the
+ * Float32 rule of geo_raster_is_nodata, for cells read into plain arrays). */
+int geo_f32_is_nodata(float v, int has_nodata, double nodata);
 /* Number of cells holding data. */
 size_t geo_raster_count_valid(const geo_raster *r);
 /* 1 if some cell holds data (geo_raster_count_valid > 0, stopping at the
