@@ -1478,9 +1478,23 @@ static void test_read_fp(void **state)
     free(ref);
 }
 
+/* The Float32 nodata rule by hand: NaN always, the nodata value only
+ * when the layer has one, compared as a float (-9999.0001 is -9999 in
+ * Float32); other values, infinities included, are data. */
+static void test_f32_nodata(void **state)
+{
+    (void)state;
+    assert_true(geo_f32_is_nodata(NAN, 0, -9999) && geo_f32_is_nodata(NAN, 1, -9999));
+    assert_true(geo_f32_is_nodata(-9999.0f, 1, -9999) && !geo_f32_is_nodata(-9999.0f, 0, -9999));
+    assert_true(geo_f32_is_nodata(-9999.0f, 1, -9999.0001));
+    assert_false(geo_f32_is_nodata(0.0f, 1, -9999) || geo_f32_is_nodata(INFINITY, 1, -9999) ||
+                 geo_f32_is_nodata(-9998.0f, 1, -9999));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_f32_nodata),
         cmocka_unit_test(test_utm_zone),         cmocka_unit_test(test_crs_choose),
         cmocka_unit_test(test_ct_line),          cmocka_unit_test(test_ct_line_part),
         cmocka_unit_test(test_grid_compare),     cmocka_unit_test(test_classes),

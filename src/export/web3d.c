@@ -155,7 +155,8 @@ static trv_status half_row(trv_ctx *ctx, void *user, int r, int c0, int n, float
 /* The columns of a group of tiles: a level's tiles go a group of tile
  * columns at a time, top to bottom, so the DEM's blocks under a group (two
  * 256-row strips of W3D_GROUP + 512 columns in GDAL's cache: open_dem) are
- * decoded once for the level below 2^8, whatever the DEM's width. */
+ * decoded once for level 0, whatever the DEM's width (the other levels
+ * read the half grid, decoding nothing; the same order serves them). */
 #define W3D_GROUP (EXP_W3D_T * 128)
 
 /* Every level's tiles into dir/tiles, each read from the DEM's file a
