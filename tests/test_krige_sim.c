@@ -139,7 +139,7 @@ static void test_unconditional_variogram(void **state)
     double g[4] = {0};
     for (int p = 0; p < PAIRS; p++) {
         assert_int_equal(krg_ce_draw(ctx, &ce, 1000 + p), TRV_OK);
-        assert_int_equal(krg_ce_rows(ctx, &ce, 0, n, a, b), TRV_OK);
+        assert_int_equal(krg_ce_window(ctx, &ce, 0, n, 0, ce.n1, a, b), TRV_OK);
         for (int l = 0; l < 4; l++) {
             int h = lags[l];
             double s = 0;
@@ -178,15 +178,30 @@ static void same_rows(trv_ctx *ctx, const krg_ce *ce, const double *wa, const do
     int n1 = ce->n1, n2 = ce->n2;
     size_t nn = (size_t)n1 * n2;
     double *a = malloc(nn * sizeof *a), *b = malloc(nn * sizeof *b);
-    assert_int_equal(krg_ce_rows(ctx, ce, 0, n2, a, b), TRV_OK);
+    assert_int_equal(krg_ce_window(ctx, ce, 0, n2, 0, ce->n1, a, b), TRV_OK);
     assert_memory_equal(a, wa, nn * sizeof *a);
     assert_memory_equal(b, wb, nn * sizeof *b);
-    assert_int_equal(krg_ce_rows(ctx, ce, 5, 9, a, b), TRV_OK);
+    assert_int_equal(krg_ce_window(ctx, ce, 5, 9, 0, ce->n1, a, b), TRV_OK);
     assert_memory_equal(a, wa + 5 * n1, 9 * n1 * sizeof *a);
     assert_memory_equal(b, wb + 5 * n1, 9 * n1 * sizeof *b);
-    assert_int_equal(krg_ce_rows(ctx, ce, n2 - 1, 1, a, b), TRV_OK);
+    assert_int_equal(krg_ce_window(ctx, ce, n2 - 1, 1, 0, ce->n1, a, b), TRV_OK);
     assert_memory_equal(a, wa + (size_t)(n2 - 1) * n1, n1 * sizeof *a);
-    assert_int_equal(krg_ce_rows(ctx, ce, n2 - 1, 2, a, b), TRV_ERR_INTERNAL);
+    assert_int_equal(krg_ce_window(ctx, ce, n2 - 1, 2, 0, ce->n1, a, b), TRV_ERR_INTERNAL);
+    /* windows: rows 3 .. 6 by columns 2 .. 6, and the last column alone */
+    const int wr[2][4] = {{3, 4, 2, 5}, {1, n2 - 1, n1 - 1, 1}};
+    for (int w = 0; w < 2; w++) {
+        const int *q = wr[w];
+        assert_int_equal(krg_ce_window(ctx, ce, q[0], q[1], q[2], q[3], a, b), TRV_OK);
+        for (int r = 0; r < q[1]; r++)
+            for (int c = 0; c < q[3]; c++) {
+                size_t i = (size_t)(q[0] + r) * n1 + q[2] + c;
+                assert_memory_equal(a + (size_t)r * q[3] + c, wa + i, sizeof *a);
+                assert_memory_equal(b + (size_t)r * q[3] + c, wb + i, sizeof *b);
+            }
+    }
+    assert_int_equal(krg_ce_window(ctx, ce, 0, 1, n1 - 2, 3, a, b), TRV_ERR_INTERNAL);
+    assert_int_equal(krg_ce_window(ctx, ce, 0, 1, -1, 2, a, b), TRV_ERR_INTERNAL);
+    assert_int_equal(krg_ce_window(ctx, ce, 0, 1, 0, 0, a, b), TRV_ERR_INTERNAL);
     free(a);
     free(b);
 }
@@ -203,8 +218,9 @@ static void out_of_core_case(trv_ctx *ctx, const krg_model *m, int n1, int n2, d
     double *wa = malloc(4 * nn * sizeof *wa);
     for (int p = 0; p < 2; p++) {
         assert_int_equal(krg_ce_draw(ctx, &mem, 77 + p), TRV_OK);
-        assert_int_equal(krg_ce_rows(ctx, &mem, 0, n2, wa + 2 * p * nn, wa + (2 * p + 1) * nn), TRV_OK);
+        assert_int_equal(krg_ce_window(ctx, &mem, 0, n2, 0, mem.n1, wa + 2 * p * nn, wa + (2 * p + 1) * nn), TRV_OK);
     }
+    same_rows(ctx, &mem, wa + 2 * nn, wa + 3 * nn); /* the pair drawn last */
     const int cols[5] = {1, 1, 3, 7, mem.m1};
     for (int k = 0; k < 5; k++) {
         krg_ce ce;
@@ -540,94 +556,143 @@ static void test_points_off_lattice(void **state)
     trv_ctx_free(ctx);
 }
 
-/* Realisations by row blocks (krg_sim_pair, krg_sim_rows): blocks of 1, 4
- * and 7 rows, asked from the bottom up, and blocks of 3 rows asked every
- * other one then the others, give the bits of the whole target
- * (krg_sim_get), both of a pair and the first alone, and so do the later
- * pairs from the first pass's rows (krg_sim_cache); bad calls are usage
- * errors. */
+/* Window (x0, y0, w, h) of the nx-wide array src into dst (w h values), or
+ * dst back into it (back). */
+static void window_copy(float *src, int nx, int x0, int y0, int w, int h, float *dst, int back)
+{
+    for (int r = 0; r < h; r++) {
+        float *a = src + (size_t)(y0 + r) * nx + x0, *b = dst + (size_t)r * w;
+        memcpy(back ? a : b, back ? b : a, (size_t)w * sizeof *a);
+    }
+}
+
+/* The pair's realisations (into a and b, whole) by the tiles of tw x th in
+ * the order `order` asks: 0 row-major, 1 reversed, 2 the even tiles then
+ * the odd ones; pred the whole kriged DEM, or with kept (not NULL) each
+ * tile's kriged cells taken back from the scratch file into kept. */
+static void by_tiles(trv_ctx *ctx, krg_sim *s, int nx, int ny, int tw, int th, int order, const float *pred,
+                     float *kept, float *a, float *b)
+{
+    geo_tiling tl = geo_tiling_make(nx, ny, tw, th);
+    int n = geo_tiling_count(&tl);
+    float *pw = malloc((size_t)tw * th * sizeof *pw), *aw = malloc((size_t)tw * th * sizeof *aw),
+          *bw = malloc((size_t)tw * th * sizeof *bw);
+    for (int k = 0; k < n; k++) {
+        int ev = (n + 1) / 2; /* the even tiles */
+        int i = order == 0 ? k : order == 1 ? n - 1 - k : k < ev ? 2 * k : 2 * (k - ev) + 1;
+        geo_tile t = geo_tiling_tile(&tl, i);
+        if (kept) {
+            assert_int_equal(krg_sim_pred_tile(ctx, s, t.x0, t.y0, t.nx, t.ny, pw), TRV_OK);
+            window_copy(kept, nx, t.x0, t.y0, t.nx, t.ny, pw, 1);
+        } else
+            window_copy((float *)pred, nx, t.x0, t.y0, t.nx, t.ny, pw, 0);
+        float *o2[2] = {aw, b ? bw : NULL};
+        assert_int_equal(krg_sim_tile(ctx, s, t.x0, t.y0, t.nx, t.ny, pw, o2), TRV_OK);
+        window_copy(a, nx, t.x0, t.y0, t.nx, t.ny, aw, 1);
+        if (b)
+            window_copy(b, nx, t.x0, t.y0, t.nx, t.ny, bw, 1);
+    }
+    free(pw);
+    free(aw);
+    free(bw);
+}
+
+/* Realisations by tiles (krg_sim_pair, krg_sim_tile): full-width blocks of
+ * 1, 4 and 7 rows, tiles of 7 x 4, 4 x 7, 1 x ny and 5 x 5 (the last ones
+ * clipped), asked in row-major order, reversed and the even ones first (the
+ * nugget's stream drawn on, skipped ahead and skipped back), give the bits
+ * of the whole target (krg_sim_get), both of a pair and the first alone,
+ * and so do the later pairs from the first pass's tiles (krg_sim_cache, 7 x
+ * 4: tiles of three widths and two heights); bad calls are usage errors. */
 static void blocks_equal_whole(trv_ctx *ctx, krg_sim *s, int nx, int ny, const float *pred)
 {
     size_t nc = (size_t)nx * ny;
     float *whole = malloc(2 * nc * sizeof *whole), *a = malloc(nc * sizeof *a), *b = malloc(nc * sizeof *b);
+    const int tiles[7][3] = {{nx, 1, 0}, {nx, 4, 1}, {nx, 7, 2}, {7, 4, 0}, {4, 7, 2}, {1, ny, 1}, {5, 5, 2}};
     for (long p = 0; p < 2; p++) {
         assert_int_equal(krg_sim_get(ctx, s, (int)(2 * p), pred, whole), TRV_OK);
         assert_int_equal(krg_sim_get(ctx, s, (int)(2 * p + 1), pred, whole + nc), TRV_OK);
         assert_memory_not_equal(whole, whole + nc, nc * sizeof *whole);
-        for (int h = 1; h <= 7; h += 3) {
+        for (int t = 0; t < 7; t++) {
             assert_int_equal(krg_sim_pair(ctx, s, p, 2), TRV_OK);
-            for (int y1 = ny; y1 > 0; y1 -= h) {
-                int y0 = y1 - h > 0 ? y1 - h : 0;
-                float *o2[2] = {a + (size_t)y0 * nx, b + (size_t)y0 * nx};
-                assert_int_equal(krg_sim_rows(ctx, s, y0, y1, pred + (size_t)y0 * nx, o2), TRV_OK);
-            }
+            memset(a, 0, nc * sizeof *a);
+            memset(b, 0, nc * sizeof *b);
+            by_tiles(ctx, s, nx, ny, tiles[t][0], tiles[t][1], tiles[t][2], pred, NULL, a, b);
             assert_memory_equal(a, whole, nc * sizeof *a);
             assert_memory_equal(b, whole + nc, nc * sizeof *b);
         }
-        /* the even blocks of 3 rows downwards (the nugget's stream drawn on
-         * over the rows between), then the odd ones (its rows behind: skipped to) */
-        assert_int_equal(krg_sim_pair(ctx, s, p, 2), TRV_OK);
-        memset(a, 0, nc * sizeof *a);
-        for (int odd = 0; odd < 2; odd++)
-            for (int y0 = 3 * odd; y0 < ny; y0 += 6) {
-                int y1 = y0 + 3 < ny ? y0 + 3 : ny;
-                float *o2[2] = {a + (size_t)y0 * nx, b + (size_t)y0 * nx};
-                assert_int_equal(krg_sim_rows(ctx, s, y0, y1, pred + (size_t)y0 * nx, o2), TRV_OK);
-            }
-        assert_memory_equal(a, whole, nc * sizeof *a);
-        assert_memory_equal(b, whole + nc, nc * sizeof *b);
         assert_int_equal(krg_sim_pair(ctx, s, p, 1), TRV_OK); /* the first of the pair alone */
         memset(b, 0, nc * sizeof *b);
         float *o2[2] = {a, b};
-        assert_int_equal(krg_sim_rows(ctx, s, 0, ny, pred, o2), TRV_OK);
+        assert_int_equal(krg_sim_tile(ctx, s, 0, 0, nx, ny, pred, o2), TRV_OK);
         assert_memory_equal(a, whole, nc * sizeof *a);
         for (size_t i = 0; i < nc; i++)
             assert_true(b[i] == 0);
     }
-    /* the first pass's rows kept (krg_sim_cache): the later pairs' weights
-     * and kriged rows from the scratch file, the same bits; nothing left in
+    /* the first pass's tiles kept (krg_sim_cache): the later pairs' weights
+     * and kriged cells from the scratch file, the same bits; nothing left in
      * the directory */
     char *dir = make_tmpdir();
     float *kept = malloc(nc * sizeof *kept), *ref = malloc(3 * nc * sizeof *ref);
     for (int p = 0; p < 3; p++)
         assert_int_equal(krg_sim_get(ctx, s, 2 * p + 1, pred, ref + p * nc), TRV_OK);
-    assert_int_equal(krg_sim_pred_rows(ctx, s, 0, 1, kept), TRV_ERR_USAGE); /* no scratch file */
-    assert_int_equal(krg_sim_cache(ctx, s, dir), TRV_OK);
+    assert_int_equal(krg_sim_pred_tile(ctx, s, 0, 0, 7, 4, kept), TRV_ERR_USAGE); /* no scratch file */
+    geo_tiling tl = geo_tiling_make(nx, ny, 7, 4);
+    assert_int_equal(krg_sim_cache(ctx, s, dir, &tl), TRV_OK);
     for (long p = 0; p < 3; p++) {
         assert_int_equal(krg_sim_pair(ctx, s, p, 2), TRV_OK);
-        for (int y0 = 0; y0 < ny; y0 += 4) {
-            int y1 = y0 + 4 < ny ? y0 + 4 : ny;
-            float *o2[2] = {a + (size_t)y0 * nx, b + (size_t)y0 * nx};
-            const float *rows = pred + (size_t)y0 * nx;
-            if (p > 0) { /* stored by the first pass */
-                assert_int_equal(krg_sim_pred_rows(ctx, s, y0, y1, kept + (size_t)y0 * nx), TRV_OK);
-                rows = kept + (size_t)y0 * nx;
-            }
-            assert_int_equal(krg_sim_rows(ctx, s, y0, y1, rows, o2), TRV_OK);
-        }
+        memset(kept, 0, nc * sizeof *kept);
+        by_tiles(ctx, s, nx, ny, 7, 4, 0, pred, p > 0 ? kept : NULL, a, b);
         if (p > 0)
             assert_memory_equal(kept, pred, nc * sizeof *kept);
         assert_memory_equal(b, ref + p * nc, nc * sizeof *b);
     }
-    assert_int_equal(krg_sim_pred_rows(ctx, s, 0, ny + 1, kept), TRV_ERR_USAGE);
-    assert_int_equal(krg_sim_pred_rows(ctx, s, 2, 2, kept), TRV_ERR_USAGE);
+    geo_tile t = geo_tiling_tile(&tl, tl.ntx + 1);
+    assert_int_equal(krg_sim_pred_tile(ctx, s, t.x0, t.y0, t.nx, t.ny, kept), TRV_OK);
+    assert_int_equal(krg_sim_pred_tile(ctx, s, 1, 0, 7, 4, kept), TRV_ERR_USAGE); /* not a tile */
+    assert_int_equal(krg_sim_pred_tile(ctx, s, t.x0, t.y0, t.nx, t.ny + 1, kept), TRV_ERR_USAGE);
+    assert_int_equal(krg_sim_pred_tile(ctx, s, 0, 0, nx, 4, kept), TRV_ERR_USAGE);
     char *cmd = NULL;
     assert_true(asprintf(&cmd, "test -z \"$(ls -A '%s')\"", dir) > 0);
     assert_int_equal(system(cmd), 0);
     free(cmd);
-    assert_int_equal(krg_sim_cache(ctx, s, "/nonexistent/dir"), TRV_ERR_IO);
+    assert_int_equal(krg_sim_cache(ctx, s, "/nonexistent/dir", &tl), TRV_ERR_IO);
     rm_rf(dir);
     free(dir);
     free(kept);
     free(ref);
     float *o2[2] = {a, b};
-    assert_int_equal(krg_sim_rows(ctx, s, 3, 3, pred, o2), TRV_ERR_USAGE);
-    assert_int_equal(krg_sim_rows(ctx, s, 0, ny + 1, pred, o2), TRV_ERR_USAGE);
+    assert_int_equal(krg_sim_tile(ctx, s, 0, 3, nx, 0, pred, o2), TRV_ERR_USAGE);
+    assert_int_equal(krg_sim_tile(ctx, s, 0, 0, nx, ny + 1, pred, o2), TRV_ERR_USAGE);
+    assert_int_equal(krg_sim_tile(ctx, s, 1, 0, nx, 1, pred, o2), TRV_ERR_USAGE);
+    assert_int_equal(krg_sim_tile(ctx, s, -1, 0, 2, 1, pred, o2), TRV_ERR_USAGE);
     assert_int_equal(krg_sim_pair(ctx, s, 0, 3), TRV_ERR_USAGE);
     assert_int_equal(krg_sim_get(ctx, s, -1, pred, a), TRV_ERR_USAGE);
     free(whole);
     free(a);
     free(b);
+}
+
+/* The lattice's tiles for pass A, which krg_sim_new reads from the
+ * environment (geo_block_cols, geo_block_rows): combination i of 4 (0:
+ * the defaults). */
+static void lattice_tiles(int i)
+{
+    static const char *const cols[4] = {NULL, "5", "1", "3"}, *const rows[4] = {NULL, "4", "3", "1"};
+    if (!cols[i]) {
+        unsetenv("TRV_BLOCK_COLS");
+        unsetenv("TRV_BLOCK_ROWS");
+        return;
+    }
+    setenv("TRV_BLOCK_COLS", cols[i], 1);
+    setenv("TRV_BLOCK_ROWS", rows[i], 1);
+}
+
+/* Realisations 0 .. 3 of s into out (nc cells each). */
+static void four(trv_ctx *ctx, krg_sim *s, const float *pred, size_t nc, float *out)
+{
+    for (int k = 0; k < 4; k++)
+        assert_int_equal(krg_sim_get(ctx, s, k, pred, out + k * nc), TRV_OK);
 }
 
 static void test_blocks_raster(void **state)
@@ -648,6 +713,19 @@ static void test_blocks_raster(void **state)
         krg_sim_free(s);
     }
     assert_memory_equal(first[0], first[2], sizeof first[0]); /* by runs of one row: the same bits */
+    /* pass A by lattice tiles of 5 x 4, 1 x 3 and 3 x 1 nodes: the same bits */
+    float *want = malloc(4 * 900 * sizeof *want), *got = malloc(4 * 900 * sizeof *got);
+    for (int i = 0; i < 4; i++) {
+        lattice_tiles(i);
+        krg_sim *s = dem_sim(ctx, &d, 0);
+        lattice_tiles(0);
+        four(ctx, s, d.pred->f32, 900, i ? got : want);
+        if (i)
+            assert_memory_equal(got, want, 4 * 900 * sizeof *got);
+        krg_sim_free(s);
+    }
+    free(want);
+    free(got);
     dem_case_free(&d);
     trv_ctx_free(ctx);
 }
@@ -684,6 +762,18 @@ static void test_blocks_points(void **state)
         assert_int_equal(krg_sim_new(ctx, p, NULL, ix, &m, &o, 1, wkt, &t, 21, budget[path], &s), TRV_OK);
         assert_int_equal(krg_sim_keeps_weights(s), path != 1);
         blocks_equal_whole(ctx, s, NX, NY, pred->f32);
+        krg_sim_free(s);
+    }
+    /* pass A by lattice tiles of 5 x 4, 1 x 3 and 3 x 1 nodes: the same bits */
+    float want[4 * NX * NY], got[4 * NX * NY];
+    for (int i = 0; i < 4; i++) {
+        krg_sim *s = NULL;
+        lattice_tiles(i);
+        assert_int_equal(krg_sim_new(ctx, p, NULL, ix, &m, &o, 1, wkt, &t, 21, 0, &s), TRV_OK);
+        lattice_tiles(0);
+        four(ctx, s, pred->f32, NX * NY, i ? got : want);
+        if (i)
+            assert_memory_equal(got, want, sizeof got);
         krg_sim_free(s);
     }
     krg_index_free(ix);

@@ -1,7 +1,8 @@
 #!/bin/sh
-# trv-krige --nsim by row blocks (docs/scale.md, sim.h): the realisations,
-# the kriged DEM, its std and krige.json are the same bytes for block
-# heights 1, 7, 64 and the whole target (TRV_BLOCK_ROWS) for a DEM whose
+# trv-krige --nsim by tiles (docs/scale.md, sim.h): the realisations, the
+# kriged DEM, its std and krige.json are the same bytes for tiles (columns
+# x rows: TRV_BLOCK_COLS, TRV_BLOCK_ROWS) of 64 x 1, 7 x 7, 1 x 64, 13 x all
+# rows and the default 256 x 256 as for the whole target, for a DEM whose
 # samples are target nodes, a projected DEM refined with a nugget (samples
 # off the nodes, taller than a 256-row strip) and points from a CSV; the
 # realisations honour the samples; peak memory beyond the simulation's torus
@@ -25,10 +26,10 @@ gdalwarp -q -t_srs EPSG:32616 -tr 90 90 -te 740010 4050000 741810 4051800 -r bil
     gdalwarp -q -t_srs EPSG:32616 -tr 30 30 -tap -r bilinear -ot Float32 -dstnodata -32768 "$tmp/ll.tif" \
         "$tmp/u30.tif" || { echo "cannot prepare the test DEMs"; exit 1; }
 
-# sim KIND ROWS: KIND's run into $tmp/run (always that path: the command
-# line is in the files' metadata), moved to $tmp/KIND_ROWS
+# sim KIND COLS ROWS: KIND's run into $tmp/run (always that path: the
+# command line is in the files' metadata), moved to $tmp/KIND_COLSxROWS
 sim() {
-    kind=$1 rows=$2
+    kind=$1 cols=$2 rows=$3
     case $kind in
     node) set -- "$tmp/node.tif" --seed 3 --nsim 5 ;;
     utm) set -- "$tmp/u30.tif" --tr 10 --model exp --nugget 20 --psill 400 --range 500 --nmax 16 --seed 9 --nsim 4 ;;
@@ -36,20 +37,21 @@ sim() {
         --nugget 0.2 --psill 1.5 --range 900 --seed 2 --nsim 3 ;;
     esac
     rm -rf "$tmp/run" && mkdir "$tmp/run" &&
-        TRV_BLOCK_ROWS=$rows "$K" -q "$@" -o "$tmp/run/dem.tif" --std "$tmp/run/std.tif" --sim "$tmp/run/sim.tif" \
-            2>"$tmp/stderr" && mv "$tmp/run" "$tmp/${kind}_$rows"
+        TRV_BLOCK_COLS=$cols TRV_BLOCK_ROWS=$rows "$K" -q "$@" -o "$tmp/run/dem.tif" --std "$tmp/run/std.tif" \
+            --sim "$tmp/run/sim.tif" 2>"$tmp/stderr" && mv "$tmp/run" "$tmp/${kind}_${cols}x$rows"
 }
 FILES="sim.tif dem.tif std.tif krige.json"
 
-# ---- block-size independence ----
+# ---- tile-size independence ----
+TILES="64x1 7x7 1x64 13x1000000 256x256"
 for kind in node utm csv; do
-    for rows in 1000000 1 7 64; do
-        sim $kind $rows && ok || bad "$kind with TRV_BLOCK_ROWS=$rows failed: $(cat "$tmp/stderr")"
+    for t in 1000000x1000000 $TILES; do
+        sim $kind "${t%x*}" "${t#*x}" && ok || bad "$kind with tiles of $t failed: $(cat "$tmp/stderr")"
     done
-    for rows in 1 7 64; do
+    for t in $TILES; do
         for f in $FILES; do
-            cmp -s "$tmp/${kind}_1000000/$f" "$tmp/${kind}_$rows/$f" && ok ||
-                bad "$kind: $f differs between block heights $rows and the whole target"
+            cmp -s "$tmp/${kind}_1000000x1000000/$f" "$tmp/${kind}_$t/$f" && ok ||
+                bad "$kind: $f differs between tiles of $t and the whole target"
         done
     done
 done
@@ -60,23 +62,23 @@ TRV_BLOCK_ROWS=7 "$K" "$tmp/u30.tif" --tr 10 --model exp --nugget 20 --psill 400
 [ "$(grep -c '^realisations: 0\.\.\.10.*100 - done\.$' "$tmp/stderr")" = 1 ] && ok ||
     bad "progress: not one finished 'realisations' line: $(cat "$tmp/stderr")"
 ! grep -q '^krige:' "$tmp/stderr" && ok || bad "progress: the kriging's own line shows: $(cat "$tmp/stderr")"
-[ "$(gdalinfo "$tmp/utm_7/sim.tif" | grep -c '^Band .* Type=Float32')" = 4 ] && ok || bad "utm: not 4 bands"
-grep -q '"conditioned_by": "weights"' "$tmp/utm_7/krige.json" && ok || bad "utm: not conditioned by kept weights"
+[ "$(gdalinfo "$tmp/utm_7x7/sim.tif" | grep -c '^Band .* Type=Float32')" = 4 ] && ok || bad "utm: not 4 bands"
+grep -q '"conditioned_by": "weights"' "$tmp/utm_7x7/krige.json" && ok || bad "utm: not conditioned by kept weights"
 # the samples on nodes, honoured in every band at every block height
-for rows in 1 64; do
+for t in 64x1 1x64; do
     for ij in "0 0" "19 19" "12 5"; do
         set -- $ij
         want=$(gdallocationinfo -valonly "$tmp/node.tif" "$1" "$2")
         for b in 1 5; do
-            got=$(gdallocationinfo -valonly -b "$b" "$tmp/node_$rows/sim.tif" $((3 * $1 + 1)) $((3 * $2 + 1)))
-            [ "$got" = "$want" ] && ok || bad "rows $rows, sample ($1, $2), band $b: $got, the DEM $want"
+            got=$(gdallocationinfo -valonly -b "$b" "$tmp/node_$t/sim.tif" $((3 * $1 + 1)) $((3 * $2 + 1)))
+            [ "$got" = "$want" ] && ok || bad "tiles $t, sample ($1, $2), band $b: $got, the DEM $want"
         done
     done
 done
 # every band its own realisation (each pair drawn from its own stream):
 # no two bands alike, and each differs from the kriged DEM
 if [ -n "$PY" ]; then
-    "$PY" - "$tmp/utm_7" <<'PYEOF' >"$tmp/check" 2>&1 && ok || bad "utm: bands alike: $(cat "$tmp/check")"
+    "$PY" - "$tmp/utm_7x7" <<'PYEOF' >"$tmp/check" 2>&1 && ok || bad "utm: bands alike: $(cat "$tmp/check")"
 import sys, numpy as np
 from osgeo import gdal
 s = gdal.Open(sys.argv[1] + '/sim.tif').ReadAsArray(); d = gdal.Open(sys.argv[1] + '/dem.tif').ReadAsArray()
@@ -91,7 +93,7 @@ else
     skip "python3 with GDAL and numpy is needed to compare the bands"
 fi
 # the check can fail: other seeds are other bytes
-cmp -s "$tmp/utm_7/sim.tif" "$tmp/node_7/sim.tif" && bad "cmp finds different files equal" || ok
+cmp -s "$tmp/utm_7x7/sim.tif" "$tmp/node_7x7/sim.tif" && bad "cmp finds different files equal" || ok
 
 # ---- memory: beyond the torus, peak RSS does not grow with the rows ----
 if [ -z "$PY" ] || [ ! -x /usr/bin/time ]; then
@@ -132,8 +134,8 @@ if [ "$(id -u)" != 0 ] || ! unshare --mount /bin/sh -c 'mount -t tmpfs -o size=6
     skip "a full disk: needs root and mount namespaces for a private tmpfs"
 else
     # room for the DEM, std and about half the realisations
-    kb=$(($(du -sk "$tmp/utm_7/dem.tif" "$tmp/utm_7/std.tif" | awk '{s += $1} END {print s}') +
-        $(du -sk "$tmp/utm_7/sim.tif" | cut -f1) / 2))
+    kb=$(($(du -sk "$tmp/utm_7x7/dem.tif" "$tmp/utm_7x7/std.tif" | awk '{s += $1} END {print s}') +
+        $(du -sk "$tmp/utm_7x7/sim.tif" | cut -f1) / 2))
     unshare --mount /bin/sh -c 'mount -t tmpfs -o size="$1"k tmpfs "$0" && cp "$2" "$0/in.tif" &&
         { shift 2; "$@"; rc=$?; ls -A "$0" >"'"$tmp"'/full.after"; exit $rc; }' "$F" "$kb" "$tmp/u30.tif" "$K" -q \
         "$F/in.tif" --tr 10 --model exp --nugget 20 --psill 400 --range 500 --nmax 16 --seed 9 --nsim 4 \

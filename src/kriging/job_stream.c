@@ -80,16 +80,6 @@ static trv_status open_writers(trv_ctx *ctx, kstream *s, trv_outset *set, const 
     return st;
 }
 
-/* Rows y0 .. y1 - 1 into s->P and D (NULL: no std) by R (raster source):
- * the realisations' blocks. */
-static trv_status block_rows(trv_ctx *ctx, kstream *s, krg_refiner *R, int y0, int y1, float *D)
-{
-    krg_job *j = s->j;
-    if (R)
-        return krg_refiner_rows(ctx, R, y0, y1, s->P, D);
-    return krg_grid_points_rows(ctx, j->pts, j->ix, &j->model, &j->krige, s->ct, &j->grid, y0, y1, s->P, D);
-}
-
 /* The point cloud's lines of row y's cells x0 .. x0 + n - 1 (P and D
  * hold those cells): every cell with data. */
 static void points_row(FILE *f, const geo_grid *g, int y, int x0, int n, const float *P, const float *D)
@@ -128,22 +118,6 @@ static trv_status write_tile(kstream *s, trv_ctx *ctx, const geo_tile *b)
     return trv_rowtext_tile_end(ctx, s->rt, tx, b->ny);
 }
 
-/* Rows y0 .. y1 - 1 of the DEM, std and point cloud from s->P and s->D. */
-static trv_status write_rows(kstream *s, trv_ctx *ctx, int y0, int y1)
-{
-    const float *cells[2] = {s->P, s->D};
-    trv_status st = TRV_OK;
-    for (int k = 0; k < 2 && !st; k++)
-        if (s->w[k])
-            st = geo_block_write(ctx, s->w[k], y0, y1 - y0, cells[k]);
-    const int nx = s->j->grid.nx;
-    for (int r = y0; r < y1 && !st && s->points; r++) {
-        size_t i = (size_t)(r - y0) * nx;
-        points_row(s->points, &s->j->grid, r, 0, nx, s->P + i, s->D + i);
-    }
-    return st;
-}
-
 static trv_status alloc_rows(trv_ctx *ctx, kstream *s, size_t n)
 {
     if (!(s->P = malloc(n * sizeof *s->P)) || (s->j->want_std && !(s->D = malloc(n * sizeof *s->D))))
@@ -154,15 +128,23 @@ static trv_status alloc_rows(trv_ctx *ctx, kstream *s, size_t n)
     return TRV_OK;
 }
 
+/* s->tl, the tiles (geo_block_cols() x geo_block_rows()), and the room
+ * for one of them and its point cloud's lines. */
+static trv_status tiles_open(trv_ctx *ctx, kstream *s, const char *points_path)
+{
+    const geo_grid *g = &s->j->grid;
+    s->tl = geo_tiling_make(g->nx, g->ny, g->nx, geo_block_rows()); /* FIXME: tiles once geo_bands takes them */
+    trv_status st = alloc_rows(ctx, s, (size_t)s->tl.tw * s->tl.th);
+    if (!st && s->points)
+        st = trv_rowtext_open(ctx, s->points, points_path, s->tl.ntx, s->tl.th, &s->rt);
+    return st;
+}
+
 /* The DEM, std and point cloud tile by tile, in the tiling's order (the
  * point cloud's lines put in row order by core/rowtext.h). */
 static trv_status run_tiles(trv_ctx *ctx, kstream *s, const char *points_path)
 {
-    const geo_grid *g = &s->j->grid;
-    s->tl = geo_tiling_make(g->nx, g->ny, geo_block_cols(), geo_block_rows());
-    trv_status st = alloc_rows(ctx, s, (size_t)s->tl.tw * s->tl.th);
-    if (!st && s->points)
-        st = trv_rowtext_open(ctx, s->points, points_path, s->tl.ntx, s->tl.th, &s->rt);
+    trv_status st = tiles_open(ctx, s, points_path);
     for (int i = 0; i < geo_tiling_count(&s->tl) && !st; i++) {
         geo_tile b = geo_tiling_tile(&s->tl, i);
         if (!(st = tile_cells(ctx, s, &b)))
@@ -171,46 +153,48 @@ static trv_status run_tiles(trv_ctx *ctx, kstream *s, const char *points_path)
     return st ? st : trv_progress(ctx, 1.0, "krige");
 }
 
-/* Pair p's realisations (n: 1 or 2) block by block into their bands: the
- * first pair's blocks kriged (and written into the DEM, std and point
- * cloud), the later pairs' taken back from the simulation's scratch file. */
-static trv_status run_pair(trv_ctx *ctx, kstream *s, long p, int n)
+/* Tile b of pair p's realisations (n: 1 or 2) into their bands: for the
+ * first pair the tile kriged (and written into the DEM, std and point
+ * cloud), for the later ones taken back from the simulation's scratch
+ * file. */
+static trv_status pair_tile(trv_ctx *ctx, kstream *s, long p, int n, const geo_tile *b)
 {
-    krg_job *j = s->j;
-    const int ny = j->grid.ny, rows = geo_block_rows() < ny ? geo_block_rows() : ny;
-    trv_status st = krg_sim_pair(ctx, j->sim, p, n);
+    krg_sim *sim = s->j->sim;
     float *out[2] = {s->S[0], n > 1 ? s->S[1] : NULL};
     char d0[32], d1[32], *desc[2] = {d0, d1};
     snprintf(d0, sizeof d0, "realisation %ld", 2 * p + 1);
     snprintf(d1, sizeof d1, "realisation %ld", 2 * p + 2);
-    for (int y0 = 0; y0 < ny && !st; y0 += rows) {
-        int y1 = y0 + rows < ny ? y0 + rows : ny;
-        st = p ? krg_sim_pred_rows(ctx, j->sim, y0, y1, s->P) : block_rows(ctx, s, s->R, y0, y1, s->D);
-        if (!st && p == 0)
-            st = write_rows(s, ctx, y0, y1);
-        if (!st)
-            st = krg_sim_rows(ctx, j->sim, y0, y1, s->P, out);
-        if (!st)
-            st = geo_bands_put_rows(ctx, s->bands, (int)(2 * p + 1), n, y0, y1 - y0, (const float *const *)out,
-                                    (const char *const *)desc);
-        if (!st)
-            st = trv_progress(ctx, (2.0 * p * ny + (double)n * y1) / ((double)j->nsim * ny), "realisations");
-    }
+    trv_status st = p ? krg_sim_pred_tile(ctx, sim, b->x0, b->y0, b->nx, b->ny, s->P) : tile_cells(ctx, s, b);
+    if (!st && p == 0)
+        st = write_tile(s, ctx, b);
+    if (!st)
+        st = krg_sim_tile(ctx, sim, b->x0, b->y0, b->nx, b->ny, s->P, out);
+    if (!st)
+        st = geo_bands_put_rows(ctx, s->bands, (int)(2 * p + 1), n, b->y0, b->ny, (const float *const *)out,
+                                (const char *const *)desc);
     return st;
 }
 
-/* The pairs one after the other (the scratch file first). */
-static trv_status run_pairs_quiet(trv_ctx *ctx, kstream *s, const char *sim_path)
+/* The pairs one after the other, tile by tile (the scratch file first). */
+static trv_status run_pairs_quiet(trv_ctx *ctx, kstream *s, const char *sim_path, const char *points_path)
 {
-    const geo_grid *g = &s->j->grid;
-    const int rows = geo_block_rows() < g->ny ? geo_block_rows() : g->ny;
+    const long cells = (long)s->j->grid.nx * s->j->grid.ny;
     char *dir = trv_path_folder(sim_path);
-    trv_status st = dir ? alloc_rows(ctx, s, (size_t)g->nx * rows) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    if (!st) /* the later pairs' kriged rows and weights: beside the realisations */
-        st = krg_sim_cache(ctx, s->j->sim, dir);
+    trv_status st = dir ? tiles_open(ctx, s, points_path) : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    if (!st) /* the later pairs' kriged tiles and weights: beside the realisations */
+        st = krg_sim_cache(ctx, s->j->sim, dir, &s->tl);
     free(dir);
-    for (long p = 0; 2 * p < s->j->nsim && !st; p++)
-        st = run_pair(ctx, s, p, s->j->nsim - 2 * p < 2 ? 1 : 2);
+    for (long p = 0; 2 * p < s->j->nsim && !st; p++) {
+        int n = s->j->nsim - 2 * p < 2 ? 1 : 2;
+        if (!(st = krg_sim_pair(ctx, s->j->sim, p, n)))
+            for (int i = 0; i < geo_tiling_count(&s->tl) && !st; i++) {
+                geo_tile b = geo_tiling_tile(&s->tl, i);
+                long done = (long)b.y0 * s->tl.nx + (long)(b.x0 + b.nx) * b.ny;
+                if (!(st = pair_tile(ctx, s, p, n, &b)))
+                    st = trv_progress(ctx, (2.0 * p * cells + (double)n * done) / ((double)s->j->nsim * cells),
+                                      "realisations");
+            }
+    }
     return st;
 }
 
@@ -229,13 +213,13 @@ static int realisations_only(double fraction, const char *label, void *user)
     return label && strcmp(label, "realisations") == 0 ? o->fn(fraction, label, o->user) : 0;
 }
 
-static trv_status run_pairs(trv_ctx *ctx, kstream *s, const char *sim_path)
+static trv_status run_pairs(trv_ctx *ctx, kstream *s, const char *sim_path, const char *points_path)
 {
     one_label o;
     trv_ctx_progress(ctx, &o.fn, &o.user);
     if (o.fn)
         trv_ctx_set_progress(ctx, realisations_only, &o);
-    trv_status st = run_pairs_quiet(ctx, s, sim_path);
+    trv_status st = run_pairs_quiet(ctx, s, sim_path, points_path);
     trv_ctx_set_progress(ctx, o.fn, o.user);
     return st;
 }
@@ -279,6 +263,6 @@ trv_status krg_job_stream(trv_ctx *ctx, trv_outset *set, krg_job *j, const krg_j
     if (!st)
         st = open_writers(ctx, &s, set, paths, meta);
     if (!st)
-        st = s.bands ? run_pairs(ctx, &s, paths->sim) : run_tiles(ctx, &s, paths->points);
+        st = s.bands ? run_pairs(ctx, &s, paths->sim, paths->points) : run_tiles(ctx, &s, paths->points);
     return close_all(ctx, &s, st, paths);
 }

@@ -14,6 +14,13 @@
 
 enum { NSK = 16 }; /* a sample's structured value: simple kriging from 4 x 4 nodes */
 
+/* Where the nugget's stream of a realisation stands in lattice row L:
+ * before node (L, c). */
+typedef struct noise_at {
+    long L, c;
+    trv_rng r;
+} noise_at;
+
 struct krg_sim {
     const krg_points *pts;  /* borrowed */
     krg_source *src;        /* borrowed (NULL: points input); its pts set only while kriging */
@@ -29,27 +36,30 @@ struct krg_sim {
     long *base;             /* per sample: its node (on_node) or the top-left of its 4 x 4 nodes */
     char *on_node;
     double *w, *rsd;        /* per sample: NSK weights, the residual's standard deviation */
-    long *order;            /* the samples by their nodes' top row (then index) */
+    long *order;            /* the samples by their nodes' lattice tile, then node (then index) */
+    geo_tiling lt;          /* the lattice's tiles (pass A) */
     int keep;               /* condition by kept weights (krg_simw_fits), else by kriging */
-    krg_simw W;             /* keep: the weights of rows W.y0 .. W.y1 - 1 */
+    krg_simw W;             /* keep: the weights of a window (W.x0, W.nx, W.y0 .. W.y1 - 1) */
     long pair;              /* the pair drawn (-1: none) */
     int nk;                 /* its realisations taken: 1 or 2 */
     double *ud[2];          /* per sample: U of the pair's realisations */
     krg_points zp[2];       /* the residuals z - U at the samples (z owned; x, y the samples') */
     krg_refiner *R[2];      /* not keep, raster source: the residuals' kriging */
     geo_ct *ct;             /* not keep, points: target -> working CRS */
-    trv_rng noise[2];       /* the nugget's stream (node order) of each realisation, */
-    long noise_row[2];      /* the lattice row whose noise is in nz (LONG_MAX: none) */
-    double *fa, *fb, *nz;   /* a block of the pair's lattice rows; a row of nugget noise each */
-    double *urow;           /* U on a target row */
+    noise_at *ns[2];        /* the nugget's stream of each realisation where rows were left (noise_row) */
+    int ncap;               /* their entries: rows L at L mod ncap */
+    double *fa, *fb;        /* a window of the pair's lattice */
     size_t fcap;            /* their room, in values */
-    float *P;               /* not keep: a block of kriged residuals */
+    double *nz, *urow;      /* a window row of nugget noise; of U */
+    size_t rcap;            /* their room, in values */
+    float *P;               /* not keep: a window of kriged residuals */
     size_t pcap;
     int kw;                 /* weights per cell (krg_simw_k) */
     double run_bytes;       /* kept weights in memory at a time: a sixteenth of max_weights */
     int cfd;                /* krg_sim_cache's scratch file (-1: none) */
-    int stored;             /* rows 0 .. stored - 1 are in it */
-    size_t crow;            /* bytes a row there */
+    geo_tiling kept;        /* the tiling whose tiles it keeps, */
+    int stored;             /* tiles 0 .. stored - 1 of them */
+    size_t ccell;           /* bytes a cell there */
 };
 
 /* Lattice coordinates (column, row) of a point in the working CRS. */
@@ -155,24 +165,40 @@ static trv_status sample_weights(trv_ctx *ctx, krg_sim *s)
     return TRV_OK;
 }
 
-static int cmp_key(const void *a, const void *b)
+typedef struct okey {
+    long tile, node, i;
+} okey;
+
+static int cmp_okey(const void *a, const void *b)
 {
-    unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
-    return (x > y) - (x < y);
+    const okey *x = a, *y = b;
+    if (x->tile != y->tile)
+        return (x->tile > y->tile) - (x->tile < y->tile);
+    if (x->node != y->node)
+        return (x->node > y->node) - (x->node < y->node);
+    return (x->i > y->i) - (x->i < y->i);
 }
 
-/* s->order: the samples by the top lattice row of their nodes, then index. */
+/* The lattice tile (of s->lt) of node `node`. */
+static long node_tile(const krg_sim *s, long node)
+{
+    long row = node / s->ce.n1, col = node % s->ce.n1;
+    return row / s->lt.th * s->lt.ntx + col / s->lt.tw;
+}
+
+/* s->order: the samples by the lattice tile of their (top-left) node,
+ * then that node, then index: pass A meets them tile by tile. */
 static trv_status sample_order(trv_ctx *ctx, krg_sim *s)
 {
     size_t np = s->pts->n;
-    unsigned long long *key = malloc(np * sizeof *key);
+    okey *key = malloc((np ? np : 1) * sizeof *key);
     if (!key)
         return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < np; i++)
-        key[i] = (unsigned long long)(s->base[i] / s->ce.n1) << 32 | i;
-    qsort(key, np, sizeof *key, cmp_key);
+        key[i] = (okey){node_tile(s, s->base[i]), s->base[i], (long)i};
+    qsort(key, np, sizeof *key, cmp_okey);
     for (size_t i = 0; i < np; i++)
-        s->order[i] = (long)(key[i] & 0xFFFFFFFFu);
+        s->order[i] = key[i].i;
     free(key);
     return TRV_OK;
 }
@@ -187,9 +213,7 @@ static trv_status sim_alloc(trv_ctx *ctx, krg_sim *s)
     s->w = malloc(np * NSK * sizeof *s->w);
     s->rsd = malloc(np * sizeof *s->rsd);
     s->order = malloc(np * sizeof *s->order);
-    s->nz = malloc(2 * (size_t)s->ce.n1 * sizeof *s->nz);
-    s->urow = malloc((size_t)s->target.nx * sizeof *s->urow);
-    trv_status st = s->base && s->on_node && s->w && s->rsd && s->order && s->nz && s->urow
+    trv_status st = s->base && s->on_node && s->w && s->rsd && s->order
                         ? TRV_OK
                         : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     for (int j = 0; j < 2 && !st; j++) { /* the kriging reads the residuals' x and y, never writes them */
@@ -228,8 +252,10 @@ trv_status krg_sim_new(trv_ctx *ctx, const krg_points *pts, krg_source *src, con
         st = sim_alloc(ctx, s);
     if (!st)
         st = sample_weights(ctx, s);
-    if (!st)
+    if (!st) {
+        s->lt = geo_tiling_make(n1, n2, geo_block_cols(), geo_block_rows());
         st = sample_order(ctx, s);
+    }
     if (!st && !s->keep && !src)
         st = geo_ct_create(ctx, target->wkt, work_wkt, &s->ct);
     if (st) {
@@ -262,6 +288,8 @@ void krg_sim_free(krg_sim *s)
     free(s->fb);
     free(s->nz);
     free(s->urow);
+    free(s->ns[0]);
+    free(s->ns[1]);
     free(s->P);
     if (s->cfd >= 0)
         close(s->cfd);
@@ -290,10 +318,9 @@ static uint64_t stream(uint64_t seed, uint64_t k, uint64_t tag)
     return seed ^ (0x9E3779B97F4A7C15ULL * (4 * k + tag + 1));
 }
 
-/* Room for `rows` lattice rows of both fields. */
-static trv_status field_room(trv_ctx *ctx, krg_sim *s, int rows)
+/* Room for n values of both fields' windows. */
+static trv_status field_room(trv_ctx *ctx, krg_sim *s, size_t n)
 {
-    size_t n = (size_t)s->ce.n1 * rows;
     if (n <= s->fcap)
         return TRV_OK;
     free(s->fa);
@@ -304,32 +331,64 @@ static trv_status field_room(trv_ctx *ctx, krg_sim *s, int rows)
     return s->fcap ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
 }
 
-/* Nodes whose noise is drawn and dropped to reach a row ahead; a row
+/* Room for a window row of n cells (noise and U) and for the nugget's
+ * streams of `rows` lattice rows (their places forgotten when it grows). */
+static trv_status row_room(trv_ctx *ctx, krg_sim *s, size_t n, int rows)
+{
+    if (n > s->rcap) {
+        free(s->nz);
+        free(s->urow);
+        s->nz = malloc(n * sizeof *s->nz);
+        s->urow = malloc(n * sizeof *s->urow);
+        s->rcap = s->nz && s->urow ? n : 0;
+        if (!s->rcap)
+            return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+    }
+    if (rows <= s->ncap)
+        return TRV_OK;
+    for (int j = 0; j < 2; j++) {
+        free(s->ns[j]);
+        s->ns[j] = malloc((size_t)rows * sizeof *s->ns[j]);
+    }
+    s->ncap = s->ns[0] && s->ns[1] ? rows : 0;
+    for (int j = 0; j < 2 && s->ncap; j++)
+        for (int i = 0; i < rows; i++)
+            s->ns[j][i].L = -1;
+    return s->ncap ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
+}
+
+/* Nodes whose noise is drawn and dropped to reach a node ahead; a node
  * farther ahead, or behind, is reached by trv_rng_skip (64 products of a
  * 256-bit matrix and vector at most: about 16 000 nodes' draws). */
 #define NOISE_DRAW_AHEAD 16384
 
-/* The nugget's noise of lattice row L of the pair's realisation j into its
- * row of s->nz: node by node in row-major order from the stream (seed, k,
- * 1), two draws a node (krg_normal), so row L starts at draw 2 L n1: a row
- * a little ahead drawn on to, any other reached by trv_rng_skip from the
- * stream's seed (the same deviates as drawing the rows before it). */
-static void noise_row(krg_sim *s, int j, long L)
+/* The nugget's noise of nodes (L, c) .. (L, c + n - 1) of the pair's
+ * realisation j into out: node by node in row-major order from the stream
+ * (seed, k, 1), two draws a node (krg_normal), so node (L, c) starts at
+ * draw 2 (L n1 + c). Where the stream was left in row L (else at the end
+ * of row L - 1) is kept: a node a little ahead is drawn on to, any other
+ * reached by trv_rng_skip from the stream's seed (the same deviates as
+ * drawing the nodes before it). */
+static void noise_row(krg_sim *s, int j, long L, long c, int n, double *out)
 {
-    const int n1 = s->ce.n1;
-    double *nz = s->nz + (size_t)j * n1;
-    long at = s->noise_row[j] == LONG_MAX ? LONG_MAX : s->noise_row[j] + 1; /* the row the stream is at */
-    if (at == L + 1)
-        return;
-    if (at > L || (double)(L - at) * n1 > NOISE_DRAW_AHEAD) {
-        trv_rng_seed(&s->noise[j], stream(s->seed, (uint64_t)(2 * s->pair + j), 1));
-        trv_rng_skip(&s->noise[j], 2 * (uint64_t)L * (uint64_t)n1);
-        at = L;
+    const long n1 = s->ce.n1;
+    noise_at *e = &s->ns[j][L % s->ncap], *up = &s->ns[j][(L + s->ncap - 1) % s->ncap];
+    if ((e->L != L || e->c > c || c - e->c > NOISE_DRAW_AHEAD) && L > 0 && up->L == L - 1 &&
+        n1 - up->c + c <= NOISE_DRAW_AHEAD) /* from the row above's place */
+        *e = (noise_at){L, up->c - n1, up->r};
+    if (e->L != L || e->c > c || c - e->c > NOISE_DRAW_AHEAD) {
+        trv_rng_seed(&e->r, stream(s->seed, (uint64_t)(2 * s->pair + j), 1));
+        trv_rng_skip(&e->r, 2 * ((uint64_t)L * (uint64_t)n1 + (uint64_t)c));
+        e->L = L;
+        e->c = c;
     }
-    for (; at <= L; at++)
-        for (int c = 0; c < n1; c++)
-            nz[c] = krg_normal(&s->noise[j]);
-    s->noise_row[j] = L;
+    for (; e->c < c; e->c++) {
+        trv_rng_next(&e->r);
+        trv_rng_next(&e->r);
+    }
+    for (int i = 0; i < n; i++)
+        out[i] = krg_normal(&e->r);
+    e->c = c + n;
 }
 
 /* The off-node samples' deviates of the pair's realisation j, in sample
@@ -347,19 +406,20 @@ static void deviates(krg_sim *s, int j, double sn)
         }
 }
 
-/* U at sample i of the pair's realisation j: f its field's lattice rows
- * from L0 (the sample's four rows among them), s->nz its noise of the
- * sample's row when on a node. */
-static double sample_u(const krg_sim *s, size_t i, int j, const double *f, long L0, double sn)
+/* U at sample i of the pair's realisation j: f its field's window of the
+ * lattice (b's first node, wd nodes a row: the sample's 4 x 4 nodes in
+ * it), nz the nugget's noise of the sample's node when on one. */
+static double sample_u(const krg_sim *s, size_t i, int j, const double *f, const geo_tile *b, int wd, double nz,
+                       double sn)
 {
-    const int n1 = s->ce.n1;
-    long at = s->base[i] - L0 * n1;
+    const long n1 = s->ce.n1;
+    long at = (s->base[i] / n1 - b->y0) * wd + s->base[i] % n1 - b->x0;
     if (s->on_node[i])
-        return f[at] + (sn > 0 ? sn * s->nz[(size_t)j * n1 + s->base[i] % n1] : 0);
+        return f[at] + sn * nz;
     const double *w = s->w + i * NSK;
     double ui = 0;
     for (int a = 0; a < NSK; a++)
-        ui += w[a] * f[at + (long)(a / 4) * n1 + a % 4];
+        ui += w[a] * f[at + (long)(a / 4) * wd + a % 4];
     ui += s->rsd[i] * s->ud[j][i];
     if (sn > 0)
         ui += sn * s->zp[j].z[i];
@@ -367,25 +427,29 @@ static double sample_u(const krg_sim *s, size_t i, int j, const double *f, long 
 }
 
 /* Pass A: U and the residuals z - U at every sample, the lattice read by
- * blocks of rows (each with the next 3: the 4 x 4 stencils' reach), the
- * samples met in s->order. */
+ * tiles (s->lt; each with the next 3 rows and columns: the 4 x 4 stencils'
+ * reach), the samples met in s->order; tiles without samples not read. */
 static trv_status pass_a(trv_ctx *ctx, krg_sim *s)
 {
-    const int n1 = s->ce.n1, n2 = s->ce.n2, rows = geo_block_rows() < n2 ? geo_block_rows() : n2;
+    const int n1 = s->ce.n1, n2 = s->ce.n2;
     const double sn = sqrt(s->m.nugget);
     const size_t np = s->pts->n;
-    trv_status st = field_room(ctx, s, rows + 3 < n2 ? rows + 3 : n2);
-    size_t at = 0;
-    for (int L0 = 0; L0 < n2 && !st; L0 += rows) {
-        int L1 = L0 + rows < n2 ? L0 + rows : n2, h = L1 + 3 < n2 ? L1 + 3 : n2;
-        if ((st = krg_ce_rows(ctx, &s->ce, L0, h - L0, s->fa, s->fb)))
+    trv_status st = field_room(ctx, s, (size_t)(s->lt.tw + 3) * (s->lt.th + 3));
+    if (!st)
+        st = row_room(ctx, s, 1, s->lt.th);
+    for (size_t at = 0; at < np && !st;) {
+        long t = node_tile(s, s->base[s->order[at]]);
+        geo_tile b = geo_tiling_tile(&s->lt, (int)t);
+        int h = b.ny + 3 < n2 - b.y0 ? b.ny + 3 : n2 - b.y0, wd = b.nx + 3 < n1 - b.x0 ? b.nx + 3 : n1 - b.x0;
+        if ((st = krg_ce_window(ctx, &s->ce, b.y0, h, b.x0, wd, s->fa, s->fb)))
             break;
-        for (; at < np && s->base[s->order[at]] / n1 < L1; at++) {
+        for (; at < np && node_tile(s, s->base[s->order[at]]) == t; at++) {
             size_t i = (size_t)s->order[at];
             for (int j = 0; j < s->nk; j++) {
+                double nz = 0;
                 if (sn > 0 && s->on_node[i])
-                    noise_row(s, j, s->base[i] / n1);
-                double ui = sample_u(s, i, j, j ? s->fb : s->fa, L0, sn);
+                    noise_row(s, j, s->base[i] / n1, s->base[i] % n1, 1, &nz);
+                double ui = sample_u(s, i, j, j ? s->fb : s->fa, &b, wd, nz, sn);
                 s->ud[j][i] = ui;
                 s->zp[j].z[i] = s->pts->z[i] - ui;
             }
@@ -422,7 +486,8 @@ trv_status krg_sim_pair(trv_ctx *ctx, krg_sim *s, long p, int n)
     s->nk = n;
     for (int j = 0; j < n; j++) {
         deviates(s, j, sqrt(s->m.nugget));
-        s->noise_row[j] = LONG_MAX; /* restarted at first use */
+        for (int i = 0; i < s->ncap; i++)
+            s->ns[j][i].L = -1; /* the streams restarted at first use */
     }
     st = pass_a(ctx, s);
     if (!st && !s->keep && s->src)
@@ -432,28 +497,30 @@ trv_status krg_sim_pair(trv_ctx *ctx, krg_sim *s, long p, int n)
     return st;
 }
 
-/* U of the pair's realisation j on target row `row` into s->urow (f: its
- * lattice rows from target row y0): the structured field plus the nugget's
+/* U of the pair's realisation j on row `row` of window b into s->urow (f:
+ * its lattice window, b's cells): the structured field plus the nugget's
  * noise of the node. */
-static void target_u(krg_sim *s, int j, int row, int y0, const double *f)
+static void target_u(krg_sim *s, int j, int row, const geo_tile *b, const double *f)
 {
-    const int n1 = s->ce.n1;
     const double sn = sqrt(s->m.nugget);
+    const double *fr = f + (size_t)(row - b->y0) * b->nx;
     if (sn > 0)
-        noise_row(s, j, row - s->r0);
-    const double *fr = f + (size_t)(row - y0) * n1 - s->c0, *nz = s->nz + (size_t)j * n1 - s->c0;
-    for (int c = 0; c < s->target.nx; c++)
-        s->urow[c] = fr[c] + (sn > 0 ? sn * nz[c] : 0);
+        noise_row(s, j, row - s->r0, b->x0 - s->c0, b->nx, s->nz);
+    for (int c = 0; c < b->nx; c++)
+        s->urow[c] = fr[c] + (sn > 0 ? sn * s->nz[c] : 0);
 }
 
-/* Kept weights: Z_s = Z* + (U - K[U]) on rows y0 .. y1 - 1 of the pair's
- * realisation j (its lattice rows in f from target row y0). */
-static void rows_from_weights(krg_sim *s, int j, int y0, int y1, const float *pred, const double *f, float *out)
+/* Kept weights: Z_s = Z* + (U - K[U]) on rows y0 .. y1 - 1 of window b of
+ * the pair's realisation j (pred, f and out: those rows of the window;
+ * s->W holds their weights). */
+static void rows_from_weights(krg_sim *s, int j, const geo_tile *b, int y0, int y1, const float *pred,
+                              const double *f, float *out)
 {
     const krg_simw *W = &s->W;
-    const int nx = s->target.nx, k = W->k;
+    const int nx = b->nx, k = W->k;
+    geo_tile rows = {b->x0, y0, nx, y1 - y0};
     for (int row = y0; row < y1; row++) {
-        target_u(s, j, row, y0, f);
+        target_u(s, j, row, &rows, f);
         for (int c = 0; c < nx; c++) {
             size_t i = (size_t)(row - y0) * nx + c;
             double u = s->urow[c];
@@ -471,11 +538,11 @@ static void rows_from_weights(krg_sim *s, int j, int y0, int y1, const float *pr
     }
 }
 
-/* The residuals z - U of the pair's realisation j kriged on rows y0 .. y1 - 1
- * into s->P (krg_refiner_rows for a raster source, krg_grid_points_rows). */
-static trv_status residual_rows(trv_ctx *ctx, krg_sim *s, int j, int y0, int y1)
+/* The residuals z - U of the pair's realisation j kriged on window b into
+ * s->P (krg_refiner_window for a raster source, krg_grid_points_window). */
+static trv_status residual_window(trv_ctx *ctx, krg_sim *s, int j, const geo_tile *b)
 {
-    size_t n = (size_t)s->target.nx * (y1 - y0);
+    size_t n = (size_t)b->nx * b->ny;
     if (n > s->pcap) {
         free(s->P);
         s->pcap = (s->P = malloc(n * sizeof *s->P)) ? n : 0;
@@ -483,25 +550,25 @@ static trv_status residual_rows(trv_ctx *ctx, krg_sim *s, int j, int y0, int y1)
             return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     }
     if (!s->src)
-        return krg_grid_points_rows(ctx, &s->zp[j], s->ix, &s->m, &s->o, s->ct, &s->target, y0, y1, s->P, NULL);
+        return krg_grid_points_window(ctx, &s->zp[j], s->ix, &s->m, &s->o, s->ct, &s->target, b->x0, b->y0, b->nx,
+                                      b->ny, s->P, NULL);
     krg_points *held = s->src->pts;
     s->src->pts = &s->zp[j];
-    trv_status st = krg_refiner_rows(ctx, s->R[j], y0, y1, s->P, NULL);
+    trv_status st = krg_refiner_window(ctx, s->R[j], b->x0, b->y0, b->nx, b->ny, s->P, NULL);
     s->src->pts = held;
     return st;
 }
 
-/* No weights kept: Z_s = U + K[z - U] on rows y0 .. y1 - 1 of the pair's
+/* No weights kept: Z_s = U + K[z - U] on window b of the pair's
  * realisation j. */
-static trv_status rows_by_kriging(trv_ctx *ctx, krg_sim *s, int j, int y0, int y1, const float *pred,
-                                  const double *f, float *out)
+static trv_status window_by_kriging(trv_ctx *ctx, krg_sim *s, int j, const geo_tile *b, const float *pred,
+                                    const double *f, float *out)
 {
-    trv_status st = residual_rows(ctx, s, j, y0, y1);
-    const int nx = s->target.nx;
-    for (int row = y0; row < y1 && !st; row++) {
-        target_u(s, j, row, y0, f);
-        for (int c = 0; c < nx; c++) {
-            size_t i = (size_t)(row - y0) * nx + c;
+    trv_status st = residual_window(ctx, s, j, b);
+    for (int row = b->y0; row < b->y0 + b->ny && !st; row++) {
+        target_u(s, j, row, b, f);
+        for (int c = 0; c < b->nx; c++) {
+            size_t i = (size_t)(row - b->y0) * b->nx + c;
             double u = s->urow[c];
             out[i] = s->P[i] == NODATA || pred[i] == NODATA ? NODATA : (float)(u + s->P[i]);
         }
@@ -509,9 +576,9 @@ static trv_status rows_by_kriging(trv_ctx *ctx, krg_sim *s, int j, int y0, int y
     return st;
 }
 
-/* ---- the rows kept for the later pairs (krg_sim_cache) ------------------ */
+/* ---- the tiles kept for the later pairs (krg_sim_cache) ----------------- */
 
-trv_status krg_sim_cache(trv_ctx *ctx, krg_sim *s, const char *dir)
+trv_status krg_sim_cache(trv_ctx *ctx, krg_sim *s, const char *dir, const geo_tiling *tl)
 {
     size_t n = strlen(dir) + 32;
     char *path = malloc(n);
@@ -527,8 +594,9 @@ trv_status krg_sim_cache(trv_ctx *ctx, krg_sim *s, const char *dir)
     if (s->cfd >= 0)
         close(s->cfd);
     s->cfd = fd;
+    s->kept = *tl;
     s->stored = 0;
-    s->crow = (size_t)s->target.nx * ((s->keep ? 8 * (size_t)s->kw : 0) + sizeof(float));
+    s->ccell = (s->keep ? 8 * (size_t)s->kw : 0) + sizeof(float);
     return TRV_OK;
 }
 
@@ -548,17 +616,34 @@ static trv_status cache_move(trv_ctx *ctx, const krg_sim *s, void *b, size_t n, 
     return TRV_OK;
 }
 
+/* Window b's index among the kept tiling's tiles, -1 when it is none of
+ * them (or nothing is kept). */
+static int kept_tile(const krg_sim *s, const geo_tile *b)
+{
+    const geo_tiling *t = &s->kept;
+    if (s->cfd < 0 || b->x0 % t->tw || b->y0 % t->th)
+        return -1;
+    int i = b->y0 / t->th * t->ntx + b->x0 / t->tw;
+    geo_tile k = i < geo_tiling_count(t) ? geo_tiling_tile(t, i) : (geo_tile){-1, -1, -1, -1};
+    return k.x0 == b->x0 && k.y0 == b->y0 && k.nx == b->nx && k.ny == b->ny ? i : -1;
+}
+
 enum { CACHE_W = 1, CACHE_PRED = 2 };
 
-/* Rows y0 .. y1 - 1 to (out) or from the scratch file, row by row: its
- * weights (what & CACHE_W: s->W's, which holds these rows), then its
- * kriged values (what & CACHE_PRED: pred). */
-static trv_status cache_rows(trv_ctx *ctx, krg_sim *s, int y0, int y1, int what, float *pred, int out)
+/* Rows y0 .. y1 - 1 of kept tile b to (out) or from the scratch file, row
+ * by row: its weights (what & CACHE_W: s->W's, which holds these rows),
+ * then its kriged values (what & CACHE_PRED: pred). The tiles of a
+ * row-major tiling are laid out one after the other, each row by row: tile
+ * b starts at cell y0 nx + x0 ny of the target's (nx its width; ny b's
+ * height), its row r at r b.nx cells further. */
+static trv_status cache_rows(trv_ctx *ctx, krg_sim *s, const geo_tile *b, int y0, int y1, int what, float *pred,
+                             int out)
 {
-    const size_t nx = (size_t)s->target.nx, kn = s->keep ? nx * s->kw : 0;
+    const size_t nx = (size_t)b->nx, kn = s->keep ? nx * s->kw : 0;
+    const off_t base = ((off_t)b->y0 * s->target.nx + (off_t)b->x0 * b->ny) * (off_t)s->ccell;
     trv_status st = TRV_OK;
     for (int r = y0; r < y1 && !st; r++) {
-        off_t at = (off_t)r * (off_t)s->crow;
+        off_t at = base + (off_t)(r - b->y0) * (off_t)(nx * s->ccell);
         size_t i = (size_t)(r - y0);
         if (what & CACHE_W) {
             st = cache_move(ctx, s, s->W.idx + i * kn, kn * sizeof *s->W.idx, at, out);
@@ -571,76 +656,78 @@ static trv_status cache_rows(trv_ctx *ctx, krg_sim *s, int y0, int y1, int what,
     return st;
 }
 
-trv_status krg_sim_pred_rows(trv_ctx *ctx, krg_sim *s, int y0, int y1, float *pred)
+trv_status krg_sim_pred_tile(trv_ctx *ctx, krg_sim *s, int x0, int y0, int nx, int ny, float *pred)
 {
-    if (s->cfd < 0 || y0 < 0 || y0 >= y1 || y1 > s->stored)
-        return trv_error(ctx, TRV_ERR_USAGE, "kriged rows %d .. %d not kept (rows 0 .. %d are)", y0, y1 - 1,
-                         s->stored - 1);
-    return cache_rows(ctx, s, y0, y1, CACHE_PRED, pred, 0);
+    geo_tile b = {x0, y0, nx, ny};
+    int i = kept_tile(s, &b);
+    if (i < 0 || i >= s->stored)
+        return trv_error(ctx, TRV_ERR_USAGE, "kriged cells %d .. %d by %d .. %d are not a kept tile (%d are kept)",
+                         x0, x0 + nx - 1, y0, y0 + ny - 1, s->stored);
+    return cache_rows(ctx, s, &b, y0, y0 + ny, CACHE_PRED, pred, 0);
 }
 
-/* s->W for rows y0 .. y1 - 1: kept in the scratch file, else solved. */
-static trv_status block_weights(trv_ctx *ctx, krg_sim *s, int y0, int y1, const float *pred)
+/* s->W for rows y0 .. y1 - 1 of window b: kept in the scratch file
+ * (stored: b is a tile stored), else solved. */
+static trv_status block_weights(trv_ctx *ctx, krg_sim *s, const geo_tile *b, int stored, int y0, int y1,
+                                const float *pred)
 {
-    if (s->W.y0 == y0 && s->W.y1 == y1)
+    if (s->W.x0 == b->x0 && s->W.nx == b->nx && s->W.y0 == y0 && s->W.y1 == y1)
         return TRV_OK;
-    if (s->cfd < 0 || y1 > s->stored)
-        return krg_simw_rows(ctx, s->pts, s->src, s->ix, &s->m, &s->o, &s->target, y0, y1, pred, &s->W);
-    trv_status st = krg_simw_room(ctx, &s->W, s->kw, s->target.nx, y0, y1);
-    if (!st && !(st = cache_rows(ctx, s, y0, y1, CACHE_W, NULL, 0)))
+    if (!stored)
+        return krg_simw_window(ctx, s->pts, s->src, s->ix, &s->m, &s->o, &s->target, b->x0, b->nx, y0, y1, pred,
+                               &s->W);
+    trv_status st = krg_simw_room(ctx, &s->W, s->kw, b->x0, b->nx, y0, y1);
+    if (!st && !(st = cache_rows(ctx, s, b, y0, y1, CACHE_W, NULL, 0)))
         s->W.y1 = y1;
     return st;
 }
 
-/* The first pass: rows y0 .. y1 - 1 (the weights in s->W when kept, and
- * pred) into the scratch file, in order. */
-static trv_status store_rows(trv_ctx *ctx, krg_sim *s, int y0, int y1, const float *pred)
-{
-    if (s->cfd < 0 || y0 != s->stored)
-        return TRV_OK;
-    trv_status st = cache_rows(ctx, s, y0, y1, (s->keep ? CACHE_W : 0) | CACHE_PRED, (float *)pred, 1);
-    if (!st)
-        s->stored = y1;
-    return st;
-}
-
-/* Kept weights: rows y0 .. y1 - 1 by runs whose weights take at most
+/* Kept weights: window b by runs of rows whose weights take at most
  * s->run_bytes (or one row; the same bits: a cell's weights are its own),
- * each run's weights solved (or read back) once for the pair. */
-static trv_status rows_kept(trv_ctx *ctx, krg_sim *s, int y0, int y1, const float *pred, float *out[2])
+ * each run's weights solved (or read back: ti < s->stored) once for the
+ * pair and, when b is the next tile to keep (ti == s->stored), stored with
+ * its kriged values. */
+static trv_status window_kept(trv_ctx *ctx, krg_sim *s, const geo_tile *b, int ti, const float *pred, float *out[2])
 {
-    const size_t nx = (size_t)s->target.nx, n1 = (size_t)s->ce.n1;
+    const size_t nx = (size_t)b->nx;
     const double per_row = (double)nx * s->kw * 8;
     const int run = per_row >= s->run_bytes ? 1 : s->run_bytes / per_row >= INT_MAX ? INT_MAX : (int)(s->run_bytes / per_row);
+    const int y1 = b->y0 + b->ny, store = ti >= 0 && ti == s->stored;
     trv_status st = TRV_OK;
-    for (int a = y0; a < y1 && !st; a += run) {
-        int b = a + run < y1 ? a + run : y1;
-        const float *pa = pred + (size_t)(a - y0) * nx;
-        if (!(st = block_weights(ctx, s, a, b, pa)))
-            st = store_rows(ctx, s, a, b, pa);
+    for (int a = b->y0; a < y1 && !st; a += run) {
+        int e = a + run < y1 ? a + run : y1;
+        size_t o = (size_t)(a - b->y0) * nx;
+        if (!(st = block_weights(ctx, s, b, ti >= 0 && ti < s->stored, a, e, pred + o)) && store)
+            st = cache_rows(ctx, s, b, a, e, CACHE_W | CACHE_PRED, (float *)pred + o, 1);
         for (int j = 0; j < s->nk && !st; j++)
             if (out[j])
-                rows_from_weights(s, j, a, b, pa, (j ? s->fb : s->fa) + (size_t)(a - y0) * n1,
-                                  out[j] + (size_t)(a - y0) * nx);
+                rows_from_weights(s, j, b, a, e, pred + o, (j ? s->fb : s->fa) + o, out[j] + o);
     }
+    if (!st && store)
+        s->stored++;
     return st;
 }
 
-trv_status krg_sim_rows(trv_ctx *ctx, krg_sim *s, int y0, int y1, const float *pred, float *out[2])
+trv_status krg_sim_tile(trv_ctx *ctx, krg_sim *s, int x0, int y0, int nx, int ny, const float *pred, float *out[2])
 {
-    if (s->pair < 0 || y0 < 0 || y1 > s->target.ny || y0 >= y1)
-        return trv_error(ctx, TRV_ERR_USAGE, "realisation rows %d .. %d of %d (pair drawn: %ld)", y0, y1 - 1,
-                         s->target.ny, s->pair);
-    trv_status st = field_room(ctx, s, y1 - y0);
+    const geo_grid *t = &s->target;
+    if (s->pair < 0 || x0 < 0 || y0 < 0 || nx < 1 || ny < 1 || x0 + nx > t->nx || y0 + ny > t->ny)
+        return trv_error(ctx, TRV_ERR_USAGE, "realisation cells %d .. %d by %d .. %d of %d x %d (pair drawn: %ld)",
+                         x0, x0 + nx - 1, y0, y0 + ny - 1, t->nx, t->ny, s->pair);
+    geo_tile b = {x0, y0, nx, ny};
+    const int ti = kept_tile(s, &b);
+    trv_status st = field_room(ctx, s, (size_t)nx * ny);
     if (!st)
-        st = krg_ce_rows(ctx, &s->ce, y0 - s->r0, y1 - y0, s->fa, s->fb);
+        st = row_room(ctx, s, (size_t)nx, ny);
+    if (!st)
+        st = krg_ce_window(ctx, &s->ce, y0 - s->r0, ny, x0 - s->c0, nx, s->fa, s->fb);
     if (!st && s->keep)
-        return rows_kept(ctx, s, y0, y1, pred, out);
-    if (!st)
-        st = store_rows(ctx, s, y0, y1, pred);
+        return window_kept(ctx, s, &b, ti, pred, out);
+    if (!st && ti >= 0 && ti == s->stored && !(st = cache_rows(ctx, s, &b, y0, y0 + ny, CACHE_PRED, (float *)pred, 1)))
+        s->stored++;
     for (int j = 0; j < s->nk && !st; j++)
         if (out[j])
-            st = rows_by_kriging(ctx, s, j, y0, y1, pred, j ? s->fb : s->fa, out[j]);
+            st = window_by_kriging(ctx, s, j, &b, pred, j ? s->fb : s->fa, out[j]);
     return st;
 }
 
@@ -650,7 +737,7 @@ trv_status krg_sim_get(trv_ctx *ctx, krg_sim *s, int k, const float *pred, float
         return trv_error(ctx, TRV_ERR_USAGE, "realisation %d: the first is 0", k);
     trv_status st = s->pair == k / 2 && s->nk == 2 ? TRV_OK : krg_sim_pair(ctx, s, k / 2, 2);
     float *o2[2] = {k % 2 ? NULL : out, k % 2 ? out : NULL};
-    return st ? st : krg_sim_rows(ctx, s, 0, s->target.ny, pred, o2);
+    return st ? st : krg_sim_tile(ctx, s, 0, 0, s->target.nx, s->target.ny, pred, o2);
 }
 
 trv_status krg_sim_scale(trv_ctx *ctx, const krg_points *p, const krg_index *ix, const krg_model *m,

@@ -32,7 +32,7 @@
  * Draw: each row's deviates (the same stream, in the same row-major
  * order) times sq's row, transformed, its columns 0..n1-1 into the work
  * file; those columns transformed in chunks, rows 0..n2-1 written back in
- * place, so krg_ce_rows reads a row range contiguously. Memory: a row of
+ * place, so krg_ce_window reads a row range contiguously. Memory: a row of
  * the torus (24 m1 bytes), the plans (32 (m1 + m2)) and the chunk (16 m2
  * a column); disk: 24 bytes a node. The limits are then the lattice's
  * (2^20 nodes a side, sim.c), so at most 2^21 a side of torus, and the
@@ -46,19 +46,19 @@
  * Realisation k (0-based) depends only on (seed, k): pair k/2 of the FFT
  * draws from the stream seeded by (seed, k/2), the nugget's noise from the
  * stream (seed, k, 1) node by node in row-major order (two draws a node:
- * a row reached by trv_rng_skip), the off-node
+ * a node reached by trv_rng_skip), the off-node
  * samples' residual and nugget draws from (seed, k, 2) in sample order;
  * bytes are independent of the number of threads. The target grid must be
  * a grid of the working CRS.
  *
- * By row blocks (docs/scale.md): krg_sim_pair draws a pair and takes U
- * at every sample from the lattice's rows by blocks (pass A); krg_sim_rows
- * then makes any rows of the pair's realisations from those rows of the
- * kriged DEM (pass B). Every deviate comes from its stream at its place
- * and every sum is taken in the same order whatever the blocks, so the
- * bits do not depend on the block heights. Memory beyond the samples
- * (about 250 bytes each) and the torus: a block of lattice rows, a block's
- * weights.
+ * By tiles (docs/scale.md): krg_sim_pair draws a pair and takes U at
+ * every sample from the lattice by tiles (pass A); krg_sim_tile then makes
+ * any window of the pair's realisations from that window of the kriged DEM
+ * (pass B). Every deviate comes from its stream at its place (the
+ * nugget's reached by trv_rng_skip) and every sum is taken in the same
+ * order whatever the windows, so the bits do not depend on the tiles.
+ * Memory beyond the samples (about 250 bytes each) and the torus: a tile
+ * of the lattice, a window's weights (a run of its rows).
  * Models without a sill (Pow) cannot be simulated this way: TRV_ERR_USAGE.
  */
 #ifndef KRIGE_SIM_H
@@ -129,30 +129,32 @@ trv_status krg_ce_init(trv_ctx *ctx, krg_ce *ce, const krg_model *m, int n1, int
                        size_t mem);
 void krg_ce_free(krg_ce *ce);
 /* Draw two independent unconditional fields on the lattice from the
- * stream seeded by seed; krg_ce_rows then reads them. */
+ * stream seeded by seed; krg_ce_window then reads them. */
 trv_status krg_ce_draw(trv_ctx *ctx, krg_ce *ce, uint64_t seed);
-/* Rows r0 .. r0 + n - 1 of the drawn pair (0 <= r0, r0 + n <= n2): n * n1
- * values of each field, row-major, into a and b. Out of core they are read
- * from the work file through a buffer of at most a column chunk's bytes
- * and at most what a and b receive (at least one row), allocated per call:
- * callers may read from several threads. */
-trv_status krg_ce_rows(trv_ctx *ctx, const krg_ce *ce, int r0, int n, double *a, double *b);
+/* Rows r0 .. r0 + n - 1, columns c0 .. c0 + m - 1 of the drawn pair (a
+ * window of the n1 x n2 lattice): n * m values of each field, row-major,
+ * into a and b. Out of core they are read from the work file, whole rows
+ * through a buffer of at most a column chunk's bytes and at most what a
+ * and b receive, a narrower window row by row (a buffer of one window
+ * row), allocated per call: callers may read from several threads. */
+trv_status krg_ce_window(trv_ctx *ctx, const krg_ce *ce, int r0, int n, int c0, int m, double *a, double *b);
 
 /* A standard normal deviate (Box-Muller) from r: the nugget's and the
  * off-node samples' residual draws. */
 double krg_normal(trv_rng *r);
 
-/* ---- the kriging weights of a block of targets (sim_weights.c) ---------- */
+/* ---- the kriging weights of a window of targets (sim_weights.c) --------- */
 
-/* Per target cell of rows y0 .. y1 - 1, the ordinary-kriging weights
+/* Per target cell of a window (rows y0 .. y1 - 1, columns x0 .. x0 + nx -
+ * 1), the ordinary-kriging weights
  * (float) of its neighbours (int32 indices; unused slots weight 0), from
  * the same neighbourhoods as the kriged DEM: with a raster source (src)
  * the nmax samples nearest to the centre of the target's block
  * (krg_refine), else the nmax nearest to the target (krg_predict); cells
  * nodata in pred or off the source raster have none. Cell (y, c) is slot
- * ((y - y0) nx + c) k. */
+ * ((y - y0) nx + c - x0) k. */
 typedef struct krg_simw {
-    int k, y0, y1;          /* y0 == y1: no rows held */
+    int k, x0, nx, y0, y1;  /* y0 == y1: no rows held */
     size_t cells, cap;      /* the rows' cells; the room, in weights */
     int32_t *idx;
     float *w;
@@ -167,19 +169,21 @@ int krg_simw_k(const krg_points *p, const krg_opts *o);
 /* Whether the whole target t's weights fit in max_bytes (and the samples'
  * indices in int32). Pure. */
 int krg_simw_fits(const krg_points *p, const krg_opts *o, const geo_grid *t, double max_bytes);
-/* W sized for rows y0 .. y1 - 1 of nx cells, k weights each (grown, never
- * shrunk), holding none yet (W->y1 = W->y0 = y0). */
-trv_status krg_simw_room(trv_ctx *ctx, krg_simw *W, int k, int nx, int y0, int y1);
-/* The weights of rows y0 .. y1 - 1 of t (a grid of the samples' CRS) into
- * W (zeroed at first, then grown as needed), pred those rows of the kriged
- * DEM. Threaded (o->threads); the same bits for any number of threads and
- * any rows. */
-trv_status krg_simw_rows(trv_ctx *ctx, const krg_points *p, const krg_source *src, const krg_index *ix,
-                         const krg_model *m, const krg_opts *o, const geo_grid *t, int y0, int y1,
-                         const float *pred, krg_simw *W);
+/* W sized for the window of rows y0 .. y1 - 1 and columns x0 .. x0 + nx -
+ * 1, k weights a cell (grown, never shrunk), holding none yet (W->y1 =
+ * W->y0 = y0). */
+trv_status krg_simw_room(trv_ctx *ctx, krg_simw *W, int k, int x0, int nx, int y0, int y1);
+/* The weights of the window of rows y0 .. y1 - 1 and columns x0 .. x0 +
+ * nx - 1 of t (a grid of the samples' CRS) into W (zeroed at first, then
+ * grown as needed), pred the window's cells of the kriged DEM. Threaded
+ * (o->threads, the window's rows shared); a cell's weights are its own:
+ * the same bits for any number of threads and any window. */
+trv_status krg_simw_window(trv_ctx *ctx, const krg_points *p, const krg_source *src, const krg_index *ix,
+                           const krg_model *m, const krg_opts *o, const geo_grid *t, int x0, int nx, int y0, int y1,
+                           const float *pred, krg_simw *W);
 void krg_simw_clear(krg_simw *W);
 
-/* ---- conditional simulation by row blocks (sim.c) ------------------------ */
+/* ---- conditional simulation by tiles (sim.c) ----------------------------- */
 
 typedef struct krg_sim krg_sim;
 
@@ -190,7 +194,7 @@ typedef struct krg_sim krg_sim;
  * every realisation (see above). The realisations are conditioned by kept
  * weights when the whole target's fit in max_weights (0: KRG_SIMW_MAX_BYTES;
  * krg_simw_fits), else by kriging z - U per realisation; kept weights are
- * held a run of rows at a time, at most a sixteenth of max_weights (or one
+ * held a run of a window's rows at a time, at most a sixteenth of max_weights (or one
  * row). */
 trv_status krg_sim_new(trv_ctx *ctx, const krg_points *pts, krg_source *src, const krg_index *ix, const krg_model *m,
                        const krg_opts *o, int allow_fast, const char *work_wkt, const geo_grid *target,
@@ -198,30 +202,36 @@ trv_status krg_sim_new(trv_ctx *ctx, const krg_points *pts, krg_source *src, con
 void krg_sim_free(krg_sim *s);
 
 /* Draw pair p (realisations 2p and 2p + 1; n = 1: the first only) and
- * take U at every sample (pass A: the lattice's rows read by blocks of
- * geo_block_rows() + 3, the 4 x 4 stencils' reach). Memory O(samples +
- * lattice width x block). */
+ * take U at every sample (pass A: the lattice read by tiles of
+ * geo_block_cols() x geo_block_rows() nodes plus the 4 x 4 stencils'
+ * reach, 3 nodes, tiles without samples skipped). Memory O(samples +
+ * tile). */
 trv_status krg_sim_pair(trv_ctx *ctx, krg_sim *s, long p, int n);
-/* Rows y0 .. y1 - 1 of the pair's realisations (pass B) into out[0] and
- * out[1] ((y1 - y0) nx values each; NULL: not wanted), pred those rows of
- * the kriged DEM (nodata -9999): Z_s = Z* + (U - K[U]) by the kept weights
- * of these rows (krg_simw_rows, reused while the rows are the same), or
- * U + K[z - U] kriged for these rows; nodata where pred is. Any rows in
- * any order; the same bits whatever the rows asked. */
-trv_status krg_sim_rows(trv_ctx *ctx, krg_sim *s, int y0, int y1, const float *pred, float *out[2]);
-/* Keep the first pass's rows for the later pairs: from here krg_sim_rows
- * stores the rows it is given in order from row 0 (each row's kept weights,
- * 8 nmax bytes a cell, and its kriged values, 4) in a scratch file in dir
- * (unlinked at once: nothing is left behind, whatever happens), and takes
- * the weights of stored rows from it instead of solving them again; the
- * caller takes their kriged values back with krg_sim_pred_rows. Disk:
- * (8 nmax + 4) bytes a target cell with kept weights, else 4. */
-trv_status krg_sim_cache(trv_ctx *ctx, krg_sim *s, const char *dir);
-/* Rows y0 .. y1 - 1 of the kriged DEM as krg_sim_rows was given them
- * (stored since krg_sim_cache): TRV_ERR_USAGE for rows not stored. */
-trv_status krg_sim_pred_rows(trv_ctx *ctx, krg_sim *s, int y0, int y1, float *pred);
+/* The window of columns x0 .. x0 + nx - 1 and rows y0 .. y0 + ny - 1 of
+ * the pair's realisations (pass B) into out[0] and out[1] (nx ny values
+ * each, row-major; NULL: not wanted), pred the window's cells of the
+ * kriged DEM (nodata -9999): Z_s = Z* + (U - K[U]) by the kept weights of
+ * these cells (krg_simw_window, by runs of rows; reused while the window
+ * is the same), or U + K[z - U] kriged for these cells; nodata where pred
+ * is. Any windows in any order; the same bits whatever the windows asked.
+ * Memory O(window). */
+trv_status krg_sim_tile(trv_ctx *ctx, krg_sim *s, int x0, int y0, int nx, int ny, const float *pred, float *out[2]);
+/* Keep the first pass's tiles for the later pairs: from here krg_sim_tile
+ * stores the tiles of tl (a tiling of the target) it is given in tl's
+ * order from tile 0 (each cell's kept weights, 8 nmax bytes, and its
+ * kriged value, 4) in a scratch file in dir (unlinked at once: nothing is
+ * left behind, whatever happens), and takes the weights of stored tiles
+ * from it instead of solving them again; the caller takes their kriged
+ * values back with krg_sim_pred_tile. Disk: (8 nmax + 4) bytes a target
+ * cell with kept weights, else 4. */
+trv_status krg_sim_cache(trv_ctx *ctx, krg_sim *s, const char *dir, const geo_tiling *tl);
+/* Tile (x0, y0, nx, ny) of the kriged DEM as krg_sim_tile was given it
+ * (stored since krg_sim_cache): TRV_ERR_USAGE for a window that is not a
+ * stored tile. */
+trv_status krg_sim_pred_tile(trv_ctx *ctx, krg_sim *s, int x0, int y0, int nx, int ny, float *pred);
 /* Realisation k (0-based) on the whole target: krg_sim_pair(k / 2) unless
- * drawn, then krg_sim_rows over every row (pred: the whole kriged DEM). */
+ * drawn, then krg_sim_tile over the whole target (pred: the whole kriged
+ * DEM). */
 trv_status krg_sim_get(trv_ctx *ctx, krg_sim *s, int k, const float *pred, float *out);
 /* The fraction of the structured variance lost to clipped eigenvalues (0
  * when the embedding is exact). */

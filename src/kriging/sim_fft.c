@@ -448,12 +448,14 @@ static void split(const double *z, int n, double *a, double *b)
     }
 }
 
-/* Out of core: the rows from the work file through a buffer of a column
- * chunk's bytes (16 cols m2, within the budget), at least one row. */
-static trv_status rows_disk(trv_ctx *ctx, const krg_ce *ce, int r0, int n, double *a, double *b)
+/* Out of core: rows r0 .. r0 + n - 1, columns c0 .. c0 + m - 1 from the
+ * work file through a buffer of a column chunk's bytes (16 cols m2,
+ * within the budget), at least one row of the window; whole rows read
+ * together, a narrower window row by row. */
+static trv_status window_disk(trv_ctx *ctx, const krg_ce *ce, int r0, int n, int c0, int m, double *a, double *b)
 {
-    size_t per = 16 * (size_t)ce->n1, room = 16 * (size_t)ce->cols * ce->m2;
-    int step = room / per < (size_t)n ? (int)(room / per) : n;
+    size_t per = 16 * (size_t)m, room = 16 * (size_t)ce->cols * ce->m2;
+    int step = m < ce->n1 ? 1 : room / per < (size_t)n ? (int)(room / per) : n;
     step = step > 1 ? step : 1;
     double *z = malloc(step * per);
     if (!z)
@@ -461,25 +463,26 @@ static trv_status rows_disk(trv_ctx *ctx, const krg_ce *ce, int r0, int n, doubl
     trv_status st = TRV_OK;
     for (int row = r0; row < r0 + n && !st; row += step) {
         int k = r0 + n - row < step ? r0 + n - row : step;
-        st = io(ctx, ce->fd_w, z, (size_t)k * per, at(row, ce->n1, 0), 0);
+        st = io(ctx, ce->fd_w, z, (size_t)k * per, at(row, ce->n1, c0), 0);
         for (int j = 0; j < k && !st; j++) {
-            size_t o = (size_t)(row - r0 + j) * ce->n1;
-            split(z + 2 * (size_t)j * ce->n1, ce->n1, a + o, b + o);
+            size_t o = (size_t)(row - r0 + j) * m;
+            split(z + 2 * (size_t)j * m, m, a + o, b + o);
         }
     }
     free(z);
     return st;
 }
 
-trv_status krg_ce_rows(trv_ctx *ctx, const krg_ce *ce, int r0, int n, double *a, double *b)
+trv_status krg_ce_window(trv_ctx *ctx, const krg_ce *ce, int r0, int n, int c0, int m, double *a, double *b)
 {
-    if (r0 < 0 || n < 0 || r0 + n > ce->n2)
-        return trv_error(ctx, TRV_ERR_INTERNAL, "lattice rows %d to %d of %d asked for", r0, r0 + n - 1, ce->n2);
+    if (r0 < 0 || n < 0 || r0 + n > ce->n2 || c0 < 0 || m < 1 || c0 + m > ce->n1)
+        return trv_error(ctx, TRV_ERR_INTERNAL, "lattice rows %d to %d, columns %d to %d of %d x %d asked for", r0,
+                         r0 + n - 1, c0, c0 + m - 1, ce->n1, ce->n2);
     if (ce->disk)
-        return rows_disk(ctx, ce, r0, n, a, b);
+        return window_disk(ctx, ce, r0, n, c0, m, a, b);
     for (int row = r0; row < r0 + n; row++) {
-        size_t o = (size_t)(row - r0) * ce->n1;
-        split(ce->work + 2 * (size_t)row * ce->m1, ce->n1, a + o, b + o);
+        size_t o = (size_t)(row - r0) * m;
+        split(ce->work + 2 * ((size_t)row * ce->m1 + c0), m, a + o, b + o);
     }
     return TRV_OK;
 }

@@ -1,4 +1,4 @@
-/* The ordinary-kriging weights of a block of target rows, solved once for
+/* The ordinary-kriging weights of a window of target cells, solved once for
  * the realisations of a pair (sim.h: the kriging error of U, krg_simw). */
 #include "krige_priv.h"
 #include "sim.h"
@@ -18,7 +18,7 @@ typedef struct wband {
     const krg_model *m;
     const krg_opts *o;
     const geo_grid *t;
-    const float *pred;      /* rows W->y0 .. W->y1 - 1 */
+    const float *pred;      /* W's window */
     int r0, r1;
     krg_sys sys;
     geo_ct *ct;             /* target -> source CRS */
@@ -68,19 +68,19 @@ static int neighbours(const wband *B, long key, double x, double y, long *idx, d
     return n;
 }
 
-/* Rows r0..r1-1: each data cell's neighbours, one factorisation per
- * distinct set met in a row, the weights as floats. */
+/* Rows r0..r1-1 of W's window: each data cell's neighbours, one
+ * factorisation per distinct set met in a row, the weights as floats. */
 static void *wband_run(void *arg)
 {
     wband *B = arg;
     const krg_simw *W = B->W;
-    int k = W->k, nx = B->t->nx;
+    int k = W->k, nx = W->nx, x0 = W->x0;
     long idx[k], last = -2;
     double d2[k];
     for (int row = B->r0; row < B->r1 && !B->failed; row++) {
         double y = geo_grid_y(B->t, row);
         for (int c = 0; c < nx; c++) {
-            B->sx[c] = geo_grid_x(B->t, c);
+            B->sx[c] = geo_grid_x(B->t, x0 + c);
             B->sy[c] = y;
         }
         if (B->ct)
@@ -91,10 +91,10 @@ static void *wband_run(void *arg)
             float *cw = W->w + cell * k;
             memset(ci, 0, (size_t)k * sizeof *ci);
             memset(cw, 0, (size_t)k * sizeof *cw);
-            long key = B->src ? (B->ok[c] ? block_of(B->src, B->sx[c], B->sy[c]) : -1) : (long)row * nx + c;
+            long key = B->src ? (B->ok[c] ? block_of(B->src, B->sx[c], B->sy[c]) : -1) : 0;
             if (B->pred[cell] == NODATA || key < 0)
                 continue;
-            double x = geo_grid_x(B->t, c);
+            double x = geo_grid_x(B->t, x0 + c);
             if (key != last || !B->src) {
                 int n = neighbours(B, key, x, y, idx, d2);
                 if (n == 0)
@@ -126,10 +126,12 @@ int krg_simw_fits(const krg_points *p, const krg_opts *o, const geo_grid *t, dou
     return p->n <= INT32_MAX && (double)t->nx * t->ny * krg_simw_k(p, o) * 8 <= max_bytes;
 }
 
-trv_status krg_simw_room(trv_ctx *ctx, krg_simw *W, int k, int nx, int y0, int y1)
+trv_status krg_simw_room(trv_ctx *ctx, krg_simw *W, int k, int x0, int nx, int y0, int y1)
 {
     size_t cells = (size_t)nx * (y1 - y0), n = cells * k;
     W->k = k;
+    W->x0 = x0;
+    W->nx = nx;
     W->y0 = W->y1 = y0;
     if (n > W->cap) {
         free(W->idx);
@@ -144,12 +146,12 @@ trv_status krg_simw_room(trv_ctx *ctx, krg_simw *W, int k, int nx, int y0, int y
     return TRV_OK;
 }
 
-trv_status krg_simw_rows(trv_ctx *ctx, const krg_points *p, const krg_source *src, const krg_index *ix,
-                         const krg_model *m, const krg_opts *o, const geo_grid *t, int y0, int y1,
-                         const float *pred, krg_simw *W)
+trv_status krg_simw_window(trv_ctx *ctx, const krg_points *p, const krg_source *src, const krg_index *ix,
+                           const krg_model *m, const krg_opts *o, const geo_grid *t, int x0, int nx, int y0, int y1,
+                           const float *pred, krg_simw *W)
 {
     int k = krg_simw_k(p, o);
-    trv_status st = krg_simw_room(ctx, W, k, t->nx, y0, y1); /* W->y0: wband_run's rows are relative to it */
+    trv_status st = krg_simw_room(ctx, W, k, x0, nx, y0, y1); /* wband_run's cells are relative to W's window */
     if (st)
         return st;
     int nt = krg_threads(o->threads);
@@ -162,9 +164,9 @@ trv_status krg_simw_rows(trv_ctx *ctx, const krg_points *p, const krg_source *sr
                        .r0 = y0 + (int)((long)(y1 - y0) * i / nt), .r1 = y0 + (int)((long)(y1 - y0) * (i + 1) / nt)};
         if (!st)
             st = krg_sys_init(ctx, &B[i].sys, k);
-        B[i].sx = malloc((size_t)t->nx * sizeof *B[i].sx);
-        B[i].sy = malloc((size_t)t->nx * sizeof *B[i].sy);
-        B[i].ok = malloc((size_t)t->nx * sizeof *B[i].ok);
+        B[i].sx = malloc((size_t)nx * sizeof *B[i].sx);
+        B[i].sy = malloc((size_t)nx * sizeof *B[i].sy);
+        B[i].ok = malloc((size_t)nx * sizeof *B[i].ok);
         if (!st && (!B[i].sx || !B[i].sy || !B[i].ok))
             st = trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
         if (!st && src)
