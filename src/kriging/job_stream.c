@@ -11,9 +11,9 @@
  * first pair's kriged, and written into the DEM, std and points; the later
  * pairs' taken back from the simulation's scratch file, krg_sim_cache) and
  * the pair's rows of realisations made from them, into their bands
- * (geo_bands_put_rows). Peak memory beside the samples and the
- * simulation's torus: four blocks of rows, a run of rows' kriging weights
- * (sim.h) and the writers' strips. */
+ * (geo_bands_put_tile, as full-width windows). Peak memory beside the
+ * samples and the simulation's torus: four blocks of rows, a run of rows'
+ * kriging weights (sim.h) and the writers' strips. */
 #include "krige_priv.h"
 #include "sim.h"
 #include "core/rowtext.h"
@@ -191,8 +191,8 @@ static trv_status run_pair(trv_ctx *ctx, kstream *s, long p, int n)
         if (!st)
             st = krg_sim_rows(ctx, j->sim, y0, y1, s->P, out);
         if (!st)
-            st = geo_bands_put_rows(ctx, s->bands, (int)(2 * p + 1), n, y0, y1 - y0, (const float *const *)out,
-                                    (const char *const *)desc);
+            st = geo_bands_put_tile(ctx, s->bands, (int)(2 * p + 1), n, 0, y0, j->grid.nx, y1 - y0,
+                                    (const float *const *)out, (const char *const *)desc);
         if (!st)
             st = trv_progress(ctx, (2.0 * p * ny + (double)n * y1) / ((double)j->nsim * ny), "realisations");
     }
