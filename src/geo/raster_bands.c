@@ -117,7 +117,7 @@ static trv_status write_error(trv_ctx *ctx, const geo_bands *b)
 /* Unit u's window in the raster. */
 static geo_tile unit_tile(const geo_bands *b, int u) { return geo_tiling_tile(&b->units, u); }
 
-/* Bit i of unit u's cells put (after its nk bands' cells). */
+/* Unit u's bits, one a cell, set when put (after its nk bands' cells). */
 static unsigned char *seen_bits(const geo_bands *b, int u)
 {
     geo_tile t = unit_tile(b, u);
@@ -175,6 +175,7 @@ static trv_status check_put(trv_ctx *ctx, const geo_bands *b, int k, int nk, int
                          ny, k, k + nk - 1);
     return TRV_OK;
 }
+
 /* The window's cells into the units it meets (each unit's buffer made at
  * its first cells), their bits set, the units' counts grown. */
 static trv_status take(trv_ctx *ctx, geo_bands *b, int x0, int y0, int nx, int ny, const float *const *cells)
