@@ -1,6 +1,8 @@
 #!/bin/sh
 # trv-krige --nsim by tiles (docs/scale.md, sim.h): the realisations, the
-# kriged DEM, its std and krige.json are the same bytes for tiles (columns
+# kriged DEM, its std and krige.json (but its two work counters, factorised
+# and frame_blocks, which count the kriging's work per window: as
+# tool_krige_scale.sh) are the same bytes for tiles (columns
 # x rows: TRV_BLOCK_COLS, TRV_BLOCK_ROWS) of 64 x 1, 7 x 7, 1 x 64, 13 x all
 # rows and the default 256 x 256 as for the whole target, for a DEM whose
 # samples are target nodes, a projected DEM refined with a nugget (samples
@@ -38,9 +40,11 @@ sim() {
     esac
     rm -rf "$tmp/run" && mkdir "$tmp/run" &&
         TRV_BLOCK_COLS=$cols TRV_BLOCK_ROWS=$rows "$K" -q "$@" -o "$tmp/run/dem.tif" --std "$tmp/run/std.tif" \
-            --sim "$tmp/run/sim.tif" 2>"$tmp/stderr" && mv "$tmp/run" "$tmp/${kind}_${cols}x$rows"
+            --sim "$tmp/run/sim.tif" 2>"$tmp/stderr" &&
+        sed '/"factorised":/d; /"frame_blocks":/d' "$tmp/run/krige.json" >"$tmp/run/work.json" &&
+        mv "$tmp/run" "$tmp/${kind}_${cols}x$rows"
 }
-FILES="sim.tif dem.tif std.tif krige.json"
+FILES="sim.tif dem.tif std.tif work.json"
 
 # ---- tile-size independence ----
 TILES="64x1 7x7 1x64 13x1000000 256x256"
@@ -95,7 +99,8 @@ fi
 # the check can fail: other seeds are other bytes
 cmp -s "$tmp/utm_7x7/sim.tif" "$tmp/node_7x7/sim.tif" && bad "cmp finds different files equal" || ok
 
-# ---- memory: beyond the torus, peak RSS does not grow with the rows ----
+# ---- memory: beyond the torus, peak RSS does not grow with the rows or
+# the columns (row blocks grew with the columns: 256 rows of the width) ----
 if [ -z "$PY" ] || [ ! -x /usr/bin/time ]; then
     skip "python3 with GDAL and numpy, and /usr/bin/time, are needed for the memory check"
 else
@@ -103,28 +108,32 @@ else
 import sys, numpy as np
 from osgeo import gdal, osr
 srs = osr.SpatialReference(); srs.ImportFromEPSG(32616)
-for name, ny in (('short', 200), ('tall', 2000)):
-    d = gdal.GetDriverByName('GTiff').Create(f'{sys.argv[1]}/{name}.tif', 52, ny, 1, gdal.GDT_Float32)
+for name, nx, ny in (('short', 52, 200), ('tall', 52, 2000), ('wide', 2000, 52)):
+    d = gdal.GetDriverByName('GTiff').Create(f'{sys.argv[1]}/{name}.tif', nx, ny, 1, gdal.GDT_Float32)
     d.SetGeoTransform([500000, 30, 0, 4000000, 0, -30]); d.SetProjection(srs.ExportToWkt())
-    y, x = np.mgrid[0:ny, 0:52]
+    y, x = np.mgrid[0:ny, 0:nx]
     d.GetRasterBand(1).WriteArray((200 + 20 * np.sin(x / 5.0) * np.cos(y / 9.0) + 0.1 * y).astype(np.float32))
 PYEOF
-    for n in short tall; do
+    for n in short tall wide; do
         mkdir -p "$tmp/$n" && /usr/bin/time -f "%M" -o "$tmp/rss_$n" "$K" -q "$tmp/$n.tif" --tr 3 --model sph --nugget 0 \
             --psill 400 --range 60 --nmax 16 --nsim 2 --seed 1 -o "$tmp/$n/dem.tif" --std "$tmp/$n/std.tif" ||
             bad "trv-krige --nsim 2 on the $n source"
     done
     torus() { "$PY" -c 'import json, sys; s = json.load(open(sys.argv[1]))["simulation"]; print(s["torus_columns"] * s["torus_rows"])' "$1"; }
-    short=$(tail -1 "$tmp/rss_short") tall=$(tail -1 "$tmp/rss_tall")
-    grown=$(($(torus "$tmp/tall/krige.json") - $(torus "$tmp/short/krige.json")))
+    short=$(tail -1 "$tmp/rss_short")
     # the torus: 24 bytes a node while held whole (sim_fft.c); the whole
     # layers main held beside it: the DEM, std, realisation and kriged
     # residuals (4 bytes each), the pair and U on the lattice (8 each)
-    tor=$((grown * 24 / 1024)) whole=$((520 * 18000 * 40 / 1024))
-    [ $((tall - short - tor)) -lt $((whole / 4)) ] && ok ||
-        bad "peak RSS grew by $((tall - short)) KiB from 2000 to 20000 rows, the torus by $tor KiB (whole layers: $whole KiB)"
-    [ "$short" -gt 0 ] && [ "$tall" -gt 0 ] && [ "$grown" -gt 0 ] && ok || bad "memory check misread: $short, $tall KiB, $grown nodes"
-    echo "peak RSS: $short KiB (520 x 2000), $tall KiB (520 x 20000), of which the torus's growth $tor KiB"
+    whole=$((520 * 18000 * 40 / 1024))
+    for n in tall wide; do
+        big=$(tail -1 "$tmp/rss_$n")
+        grown=$(($(torus "$tmp/$n/krige.json") - $(torus "$tmp/short/krige.json")))
+        tor=$((grown * 24 / 1024))
+        [ $((big - short - tor)) -lt $((whole / 4)) ] && ok ||
+            bad "peak RSS grew by $((big - short)) KiB from 520 x 2000 cells to $n (10 400 000), the torus by $tor KiB (whole layers: $whole KiB)"
+        [ "$short" -gt 0 ] && [ "$big" -gt 0 ] && [ "$grown" -gt 0 ] && ok || bad "memory check misread: $short, $big KiB, $grown nodes"
+        echo "peak RSS: $short KiB (520 x 2000), $big KiB ($n: 10 400 000 cells), of which the torus's growth $tor KiB"
+    done
 fi
 
 # ---- a full disk mid-stream (a private tmpfs, root only): exit 1, the cause named, nothing new ----

@@ -616,27 +616,42 @@ void geo_init(void);
 const char *geo_gdal_version(void);
 const char *geo_proj_version(void);
 
-/* ---- multi-band Float32 GeoTIFFs, written by rows (raster_bands.c) ------ */
+/* ---- multi-band Float32 GeoTIFFs, written by windows (raster_bands.c) --- */
 
 typedef struct geo_bands geo_bands;
 
-/* Create path (a trv_outset temporary) as a tiled, DEFLATE-compressed (level 1),
- * band-interleaved Float32 GeoTIFF of nbands bands on grid, every band with
- * nodata and unit (NULL: none), the file with meta (may be NULL); tiles
- * compressed by `threads` threads. The bands are then written by rows
- * (geo_bands_put_rows). */
+/* Create path (a trv_outset temporary) as a tiled (256 x 256), DEFLATE-compressed
+ * (level 1), band-interleaved Float32 GeoTIFF of nbands bands on grid, every
+ * band with nodata and unit (NULL: none), the file with meta (may be NULL);
+ * tiles compressed by `threads` threads. The bands are then written by
+ * windows (geo_bands_put_tile). */
 trv_status geo_bands_open(trv_ctx *ctx, const char *path, const geo_grid *grid, int nbands, double nodata,
                           const char *unit, const trv_meta *meta, int threads, geo_bands **out);
-/* Bands k .. k + nk - 1 (1-based) by rows, in order: rows[i] holds rows y0 .. y0
- * + n - 1 of band k + i (n * nx values, row-major; y0 the row after the
- * band's last), desc[i] its description (desc NULL: none). The rows go to
- * the file by whole 256-row strips of tiles, strip by strip and, within a
- * strip, band by band, each strip's tiles flushed at once: the same file
- * for any n, memory O(nx x 256) per band being filled (freed when the band
- * is done), GDAL's block cache bounded (geo_block_cache_reserve), each tile
- * written once. */
-trv_status geo_bands_put_rows(trv_ctx *ctx, geo_bands *b, int k, int nk, int y0, int n, const float *const *rows,
-                              const char *const *desc);
+/* Bands k .. k + nk - 1 (1-based, a "group"), window (x0, y0, nx, ny):
+ * cells[i] holds its nx * ny cells of band k + i, row-major; desc[i] band
+ * k + i's description (desc NULL: none), taken from the group's first call.
+ * A group is put by windows that cover the raster exactly once, in any
+ * order and any tiling, before the next group (any bands not yet put)
+ * starts. Refused (TRV_ERR_INTERNAL, nothing taken): a window outside the
+ * raster, a band outside the file or already written, cells already put,
+ * another group while this one is incomplete.
+ *
+ * The file is the same bytes whatever the windows and their order: its
+ * tiles go in one canonical order. A "unit" is 16 tiles of a 256-row strip
+ * (256 rows x 4096 columns, clipped to the raster; a raster at most 4096
+ * columns wide has one unit per strip); the units are written in row-major
+ * order, each as soon as the group has put all its cells and every earlier
+ * unit is written: band by band, its tiles flushed at once (the file's
+ * tiles thus unit by unit, and within a unit band by band). Memory: the
+ * units put to but not yet written (4 MiB a band each, less at the
+ * raster's edges), plus a bit per cell: O(unit) per band for windows
+ * aligned to 256 x 256 (the default tiling, geo_block_cols x
+ * geo_block_rows) put row-major; windows across units, or put out of
+ * row-major order, keep more units waiting (at worst the whole band
+ * group, a window per group). GDAL's block cache is bounded
+ * (geo_block_cache_reserve: two bands' units). */
+trv_status geo_bands_put_tile(trv_ctx *ctx, geo_bands *b, int k, int nk, int x0, int y0, int nx, int ny,
+                              const float *const *cells, const char *const *desc);
 /* Close (the first write error, if any); frees b. NULL accepted. */
 trv_status geo_bands_close(trv_ctx *ctx, geo_bands *b);
 

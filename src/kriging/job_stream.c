@@ -1,19 +1,19 @@
-/* trv-krige's rasters by tiles and row blocks (krg_job_stream,
- * krige_priv.h; docs/scale.md): the kriged DEM, its standard deviation and
- * the point cloud by geo_block_cols() x geo_block_rows() tiles, kriged as
- * they go (krg_refiner_window for a raster source, krg_grid_points_window
- * for points) and written with geo_block_write_tile, the point cloud's
- * lines put in row order through a scratch file (core/rowtext.h): memory
- * O(tile) whatever the width. The layers are Cloud-Optimized GeoTIFFs
- * (geo/block.h), the same bytes whatever the tiles. With
- * realisations the blocks are run once per pair of them (sim.h): the pair
- * drawn and conditioned at the samples, then each block's kriged rows (the
- * first pair's kriged, and written into the DEM, std and points; the later
+/* trv-krige's rasters by tiles (krg_job_stream, krige_priv.h;
+ * docs/scale.md): the kriged DEM, its standard deviation and the point
+ * cloud by geo_block_cols() x geo_block_rows() tiles, kriged as they go
+ * (krg_refiner_window for a raster source, krg_grid_points_window for
+ * points) and written with geo_block_write_tile, the point cloud's lines
+ * put in row order through a scratch file (core/rowtext.h): memory O(tile)
+ * whatever the width. The layers are Cloud-Optimized GeoTIFFs
+ * (geo/block.h), the same bytes whatever the tiles. With realisations the
+ * tiles are run once per pair of them (sim.h): the pair drawn and
+ * conditioned at the samples, then each tile's kriged cells (the first
+ * pair's kriged, and written into the DEM, std and points; the later
  * pairs' taken back from the simulation's scratch file, krg_sim_cache) and
- * the pair's rows of realisations made from them, into their bands
- * (geo_bands_put_rows). Peak memory beside the samples and the
- * simulation's torus: four blocks of rows, a run of rows' kriging weights
- * (sim.h) and the writers' strips. */
+ * the pair's window of realisations made from them, into their bands
+ * (geo_bands_put_tile). Peak memory beside the samples and the
+ * simulation's torus: four tiles, a tile's kriging weights (or a run of its
+ * rows: sim.h) and the writers' units (geo.h). */
 #include "krige_priv.h"
 #include "sim.h"
 #include "core/rowtext.h"
@@ -133,7 +133,7 @@ static trv_status alloc_rows(trv_ctx *ctx, kstream *s, size_t n)
 static trv_status tiles_open(trv_ctx *ctx, kstream *s, const char *points_path)
 {
     const geo_grid *g = &s->j->grid;
-    s->tl = geo_tiling_make(g->nx, g->ny, g->nx, geo_block_rows()); /* FIXME: tiles once geo_bands takes them */
+    s->tl = geo_tiling_make(g->nx, g->ny, geo_block_cols(), geo_block_rows());
     trv_status st = alloc_rows(ctx, s, (size_t)s->tl.tw * s->tl.th);
     if (!st && s->points)
         st = trv_rowtext_open(ctx, s->points, points_path, s->tl.ntx, s->tl.th, &s->rt);
@@ -161,7 +161,7 @@ static trv_status pair_tile(trv_ctx *ctx, kstream *s, long p, int n, const geo_t
 {
     krg_sim *sim = s->j->sim;
     float *out[2] = {s->S[0], n > 1 ? s->S[1] : NULL};
-    char d0[32], d1[32], *desc[2] = {d0, d1};
+    char d0[48], d1[48], *desc[2] = {d0, d1};
     snprintf(d0, sizeof d0, "realisation %ld", 2 * p + 1);
     snprintf(d1, sizeof d1, "realisation %ld", 2 * p + 2);
     trv_status st = p ? krg_sim_pred_tile(ctx, sim, b->x0, b->y0, b->nx, b->ny, s->P) : tile_cells(ctx, s, b);
@@ -170,8 +170,8 @@ static trv_status pair_tile(trv_ctx *ctx, kstream *s, long p, int n, const geo_t
     if (!st)
         st = krg_sim_tile(ctx, sim, b->x0, b->y0, b->nx, b->ny, s->P, out);
     if (!st)
-        st = geo_bands_put_rows(ctx, s->bands, (int)(2 * p + 1), n, b->y0, b->ny, (const float *const *)out,
-                                (const char *const *)desc);
+        st = geo_bands_put_tile(ctx, s->bands, (int)(2 * p + 1), n, b->x0, b->y0, b->nx, b->ny,
+                                (const float *const *)out, (const char *const *)desc);
     return st;
 }
 
