@@ -5,7 +5,7 @@
  *
  * krg_ce_init of an exponential model (psill 1, range RANGE, dx = dy = 1)
  * on an N1 x N2 lattice with a budget of MEM bytes, one krg_ce_draw, then
- * every lattice row through krg_ce_rows in blocks of 256 rows. Prints one
+ * every lattice row through krg_ce_window in blocks of 256 rows. Prints one
  * line: "torus M1 M2 DISK COLS; wall and CPU s of the init, the draw and
  * the rows; bytes read and written (rchar, wchar of /proc/self/io); the
  * fields' sum and mean square" (the last two equal for every budget: the
@@ -51,7 +51,7 @@ static int read_rows(trv_ctx *ctx, const krg_ce *ce, double *sum, double *msq)
     int st = !a || !b;
     for (int r = 0; r < n2 && !st; r += B) {
         int k = n2 - r < B ? n2 - r : B;
-        st = krg_ce_rows(ctx, ce, r, k, a, b) != TRV_OK;
+        st = krg_ce_window(ctx, ce, r, k, 0, ce->n1, a, b) != TRV_OK;
         for (size_t i = 0; !st && i < (size_t)k * n1; i++)
             s += a[i] + b[i], ss += a[i] * a[i] + b[i] * b[i];
     }

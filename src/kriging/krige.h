@@ -434,8 +434,8 @@ typedef struct krg_job_paths {
  * target cell with data (target CRS); the realisations a band-interleaved
  * Float32 GeoTIFF on the target grid, band k + 1 = realisation k described
  * "realisation k + 1", nodata -9999, unit m, made pair by pair and written
- * by rows (krg_sim_pair, krg_sim_rows, geo_bands_put_tile): the cells the
- * same for every block height. */
+ * by tiles (krg_sim_pair, krg_sim_tile, geo_bands_put_tile): the file the
+ * same for every tile size. */
 trv_status krg_job_write(trv_ctx *ctx, trv_outset *set, krg_job *j, const krg_job_paths *paths,
                          const trv_meta *meta);
 
