@@ -240,12 +240,6 @@ trv_status ter_ept_tile(trv_ctx *ctx, ter_ept *e, int tx, int x0, int y0, int nx
     return st;
 }
 
-trv_status ter_ept_row(trv_ctx *ctx, ter_ept *e, int y, const float *z, float nodata, const float *slope,
-                       const unsigned char *soil, const unsigned char *landuse)
-{
-    return ter_ept_tile(ctx, e, 0, 0, y, e->g.nx, 1, z, nodata, slope, soil, landuse);
-}
-
 /* ---- the nodes ------------------------------------------------------------ */
 
 static int node_cmp(const void *a, const void *b)
