@@ -118,7 +118,8 @@ static long check_node(const char *dir, int d, long x, long y, long z, long coun
     return count;
 }
 
-/* The dataset of the grid into dir, by rows (tw 0) or by tiles of tw x th
+/* The dataset of the grid into dir, by rows (tw 0: each row a tile of the
+ * whole width, without ter_ept_tiles) or by tiles of tw x th
  * (ter_ept_tiles); z of cell (bad_c, bad_r) and (bad_c2, bad_r2) set to
  * huge (-1: none). The first failing call's status, else the commit's. */
 static trv_status write_tiled(trv_ctx *ctx, const char *dir, int tw, int th, const int bad[4])
@@ -147,8 +148,7 @@ static trv_status write_tiled(trv_ctx *ctx, const char *dir, int tw, int th, con
                     z[k] = cc == bad[0] ? 2.5e6f : 3e6f;
                 sl[k] = (float)(cc % 45), so[k] = (unsigned char)(cc % 9 + 1), lu[k] = (unsigned char)(rr % 13 + 1);
             }
-        st = tiled ? ter_ept_tile(ctx, e, t.x0 / tl.tw, t.x0, t.y0, t.nx, t.ny, z, -9999.0f, sl, so, lu)
-                   : ter_ept_row(ctx, e, t.y0, z, -9999.0f, sl, so, lu);
+        st = ter_ept_tile(ctx, e, t.x0 / tl.tw, t.x0, t.y0, t.nx, t.ny, z, -9999.0f, sl, so, lu);
     }
     if (!st)
         st = ter_ept_finish(ctx, e);

@@ -97,19 +97,9 @@ int exp_nav2_bad_first(const exp_nav2_bad *a, const exp_nav2_bad *b);
 /* TRV_ERR_DATA for b: "'<name>': cell (column C, row R) holds V, ...", the
  * gonogo named when its code is above 5, else the cost. */
 trv_status exp_nav2_bad_error(trv_ctx *ctx, const exp_nav2_bad *b, const char *cost_name, const char *gonogo_name);
-
-/* The piece's pixels (rows * nx, row-major) into pix: exp_nav2_piece,
- * its first bad cell TRV_ERR_DATA (exp_nav2_bad_error). The map by pieces
- * of any shape is the map in one piece: the same pixels, the same counts,
- * the same first bad cell (the earliest of the pieces', row-major). */
-trv_status exp_nav2_strip_pixels(trv_ctx *ctx, const exp_nav2_strip *s, const char *cost_name,
-                                 const char *gonogo_name, unsigned char *pix, exp_nav2_counts *n);
-
-/* The pixels (nx * ny, row-major from the north-west, malloc'ed into *pix)
- * of cost and gonogo, two rasters on one grid (one strip of every row);
- * names for messages. */
-trv_status exp_nav2_pixels(trv_ctx *ctx, const geo_raster *cost, const char *cost_name, const geo_raster *gonogo,
-                           const char *gonogo_name, unsigned char **pix, exp_nav2_counts *n);
+/* The map by pieces of any shape is the map in one piece: the same pixels,
+ * the same counts, the same first bad cell (the earliest of the pieces' by
+ * exp_nav2_bad_first). */
 
 /* One waypoint. */
 typedef struct exp_pose {

@@ -85,34 +85,6 @@ trv_status exp_nav2_bad_error(trv_ctx *ctx, const exp_nav2_bad *b, const char *c
                      b->in_gonogo ? "not a GO/NOGO code (0..5)" : "outside the cost's range 0..1");
 }
 
-trv_status exp_nav2_strip_pixels(trv_ctx *ctx, const exp_nav2_strip *s, const char *cost_name,
-                                 const char *gonogo_name, unsigned char *pix, exp_nav2_counts *n)
-{
-    exp_nav2_bad b = exp_nav2_piece(s, pix, (size_t)s->nx, n);
-    return b.row >= 0 ? exp_nav2_bad_error(ctx, &b, cost_name, gonogo_name) : TRV_OK;
-}
-
-trv_status exp_nav2_pixels(trv_ctx *ctx, const geo_raster *cost, const char *cost_name, const geo_raster *gonogo,
-                           const char *gonogo_name, unsigned char **pix, exp_nav2_counts *n)
-{
-    size_t cells = (size_t)cost->grid.nx * (size_t)cost->grid.ny;
-    if (cost->type != GEO_F32 || gonogo->type != GEO_U8 || gonogo->grid.nx != cost->grid.nx ||
-        gonogo->grid.ny != cost->grid.ny)
-        return trv_error(ctx, TRV_ERR_INTERNAL, "exp_nav2_pixels: cost Float32 and gonogo Byte on one grid");
-    unsigned char *p = malloc(cells ? cells : 1);
-    if (!p)
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    const exp_nav2_strip s = {.nx = cost->grid.nx, .y0 = 0, .rows = cost->grid.ny, .cost = cost->f32,
-                              .gonogo = gonogo->u8, .has_nodata = cost->has_nodata, .nodata = cost->nodata};
-    *n = (exp_nav2_counts){0};
-    trv_status st = exp_nav2_strip_pixels(ctx, &s, cost_name, gonogo_name, p, n);
-    if (st)
-        free(p);
-    else
-        *pix = p;
-    return st;
-}
-
 static const char *const FILES[] = {"map.pgm", "map.yaml", "map.prj", "waypoints.yaml"};
 
 const char *exp_nav2_file(int k) { return k >= 0 && k < 4 ? FILES[k] : NULL; }

@@ -240,12 +240,6 @@ trv_status ter_ept_tile(trv_ctx *ctx, ter_ept *e, int tx, int x0, int y0, int nx
     return st;
 }
 
-trv_status ter_ept_row(trv_ctx *ctx, ter_ept *e, int y, const float *z, float nodata, const float *slope,
-                       const unsigned char *soil, const unsigned char *landuse)
-{
-    return ter_ept_tile(ctx, e, 0, 0, y, e->g.nx, 1, z, nodata, slope, soil, landuse);
-}
-
 /* ---- the nodes ------------------------------------------------------------ */
 
 static int node_cmp(const void *a, const void *b)
@@ -363,6 +357,27 @@ static int recs_move(int fd, unsigned char *buf, size_t n, uint64_t at, int out)
     return trv_fd_move(fd, buf, n * TER_EPT_RECORD, (off_t)(at * TER_EPT_RECORD), out);
 }
 
+/* Records a .. a + n - 1 of fd read CHUNK at a time, each handed to fn
+ * with its index in the file, in order; fn's first error ends the reading
+ * and is returned. */
+typedef trv_status (*record_fn)(trv_ctx *ctx, void *arg, const unsigned char *r, uint64_t i);
+
+static trv_status each_record(trv_ctx *ctx, int fd, uint64_t a, uint64_t n, record_fn fn, void *arg)
+{
+    unsigned char buf[CHUNK * TER_EPT_RECORD];
+    for (uint64_t i = 0; i < n; i += CHUNK) {
+        const size_t k = n - i < CHUNK ? (size_t)(n - i) : CHUNK;
+        if (!recs_move(fd, buf, k, a + i, 0))
+            return read_error(ctx);
+        for (size_t j = 0; j < k; j++) {
+            trv_status st = fn(ctx, arg, buf + j * TER_EPT_RECORD, a + i + j);
+            if (st)
+                return st;
+        }
+    }
+    return TRV_OK;
+}
+
 /* Room for n records in io. */
 static trv_status room(trv_ctx *ctx, depth_io *io, size_t n)
 {
@@ -395,6 +410,9 @@ typedef struct groups {
     uint64_t *off, *put;    /* G + 1 starts; records placed so far */
     unsigned char *buf;     /* G x GB records */
     int *fill, sc;          /* records in each group's buffer; the scratch file */
+    const ter_ept *e;       /* the band's writer, cube and depth */
+    const cube *cb;
+    int d, place;           /* the pass: 0 counting, 1 placing */
 } groups;
 
 /* Group g's buffered records to the scratch file. */
@@ -406,35 +424,36 @@ static int groups_flush(groups *gs, size_t g)
     return ok;
 }
 
+/* Record r counted in its group (gs->place 0), or put in its group's
+ * place (1). */
+static trv_status group_record(trv_ctx *ctx, void *arg, const unsigned char *r, uint64_t i)
+{
+    (void)i;
+    groups *gs = arg;
+    size_t g = (size_t)(node_x(gs->e, gs->cb, gs->d, r) / gs->gx);
+    if (!gs->place) {
+        gs->off[g + 1]++;
+        return TRV_OK;
+    }
+    memcpy(gs->buf + (g * gs->gb + (size_t)gs->fill[g]++) * TER_EPT_RECORD, r, TER_EPT_RECORD);
+    if ((size_t)gs->fill[g] == gs->gb && !groups_flush(gs, g))
+        return io_error(ctx, gs->e, "a temporary file");
+    return TRV_OK;
+}
+
 /* Records a .. a + n - 1 counted per group (place 0), or put in their
  * group's place (place 1), each group's in their order. */
-static trv_status groups_pass(trv_ctx *ctx, const ter_ept *e, const cube *cb, int d, depth_io *io, uint64_t a,
-                              uint64_t n, groups *gs, int place)
+static trv_status groups_pass(trv_ctx *ctx, depth_io *io, uint64_t a, uint64_t n, groups *gs, int place)
 {
-    unsigned char buf[CHUNK * TER_EPT_RECORD];
-    for (uint64_t i = 0; i < n; i += CHUNK) {
-        size_t k = n - i < CHUNK ? (size_t)(n - i) : CHUNK;
-        if (!recs_move(io->fd, buf, k, a + i, 0))
-            return read_error(ctx);
-        for (size_t j = 0; j < k; j++) {
-            const unsigned char *r = buf + j * TER_EPT_RECORD;
-            size_t g = (size_t)(node_x(e, cb, d, r) / gs->gx);
-            if (!place) {
-                gs->off[g + 1]++;
-                continue;
-            }
-            memcpy(gs->buf + (g * gs->gb + (size_t)gs->fill[g]++) * TER_EPT_RECORD, r, TER_EPT_RECORD);
-            if ((size_t)gs->fill[g] == gs->gb && !groups_flush(gs, g))
-                return io_error(ctx, e, "a temporary file");
-        }
-    }
-    for (size_t g = 0; g < gs->G; g++) {
+    gs->place = place;
+    trv_status st = each_record(ctx, io->fd, a, n, group_record, gs);
+    for (size_t g = 0; g < gs->G && !st; g++) {
         if (!place)
             gs->off[g + 1] += gs->off[g]; /* the counts made starts */
         else if (gs->fill[g] && !groups_flush(gs, g))
-            return io_error(ctx, e, "a temporary file");
+            st = io_error(ctx, gs->e, "a temporary file");
     }
-    return TRV_OK;
+    return st;
 }
 
 /* A band too large for memory (records a .. a + n - 1 of depth d, node
@@ -448,7 +467,7 @@ static trv_status write_band_groups(trv_ctx *ctx, const ter_ept *e, const cube *
                                     uint64_t a, uint64_t n, nodes *ns)
 {
     const long span = (long)ceil((e->g.nx > e->g.ny ? e->g.nx : e->g.ny) / ldexp(1.0, e->D));
-    groups gs = {.gx = (long)(band_cap() / (uint64_t)((span + 2) * (span + 2))), .sc = -1};
+    groups gs = {.gx = (long)(band_cap() / (uint64_t)((span + 2) * (span + 2))), .sc = -1, .e = e, .cb = cb, .d = d};
     gs.gx = gs.gx > 0 ? gs.gx : 1;
     gs.G = (size_t)((((long)1 << d) + gs.gx - 1) / gs.gx);
     gs.gb = ((size_t)4 << 20) / TER_EPT_RECORD / gs.G;
@@ -459,7 +478,7 @@ static trv_status write_band_groups(trv_ctx *ctx, const ter_ept *e, const cube *
     if (!st && (gs.sc = trv_temp_fd(e->tmp, ".band")) < 0)
         st = io_error(ctx, e, "a temporary file");
     for (int place = 0; place < 2 && !st; place++)
-        st = groups_pass(ctx, e, cb, d, io, a, n, &gs, place);
+        st = groups_pass(ctx, io, a, n, &gs, place);
     for (size_t g = 0; g < gs.G && !st; g++) {
         size_t k = (size_t)(gs.off[g + 1] - gs.off[g]);
         if (k && !(st = room(ctx, io, k)))
@@ -475,6 +494,48 @@ static trv_status write_band_groups(trv_ctx *ctx, const ter_ept *e, const cube *
     return st;
 }
 
+/* Depth d's file read back: the band being gathered, records a .. a +
+ * n - 1 of node row band (n 0: none yet), the first cap of them in io. */
+typedef struct band_pass {
+    const ter_ept *e;
+    const cube *cb;
+    int d;
+    nodes *ns;
+    depth_io io;
+    uint64_t a, n, cap;
+    long band;
+} band_pass;
+
+/* The band gathered, if any, sorted and written: from memory when it
+ * holds at most cap records, else by groups. */
+static trv_status band_end(trv_ctx *ctx, band_pass *p)
+{
+    if (!p->n)
+        return TRV_OK;
+    return p->n <= p->cap ? write_band(ctx, p->e, p->cb, p->d, p->band, p->io.recs, (size_t)p->n, p->io.m, p->ns)
+                          : write_band_groups(ctx, p->e, p->cb, p->d, p->band, &p->io, p->a, p->n, p->ns);
+}
+
+/* Record r, the file's i-th: the band before it ended when r starts
+ * another node row; r gathered. */
+static trv_status band_record(trv_ctx *ctx, void *arg, const unsigned char *r, uint64_t i)
+{
+    band_pass *p = arg;
+    long y = ter_ept_index(coord(p->e, r, 1), p->cb->y0, p->cb->S, p->d);
+    if (y != p->band) {
+        trv_status st = band_end(ctx, p);
+        if (st)
+            return st;
+        p->band = y, p->a = i, p->n = 0;
+    }
+    if (++p->n > p->cap)
+        return TRV_OK;
+    trv_status st = room(ctx, &p->io, (size_t)p->n);
+    if (!st)
+        memcpy(p->io.recs + (p->n - 1) * TER_EPT_RECORD, r, TER_EPT_RECORD);
+    return st;
+}
+
 /* Depth d's records, read back in row order, band by band: a band's
  * records are contiguous (rows in order), held in memory up to band_cap(). */
 static trv_status write_depth(trv_ctx *ctx, ter_ept *e, const cube *cb, int d, nodes *ns)
@@ -483,32 +544,14 @@ static trv_status write_depth(trv_ctx *ctx, ter_ept *e, const cube *cb, int d, n
     if (ferror(f) || fflush(f) != 0 || fseeko(f, 0, SEEK_END) != 0)
         return io_error(ctx, e, "a temporary file");
     const uint64_t total = (uint64_t)ftello(f) / TER_EPT_RECORD;
-    depth_io io = {.fd = fileno(f)};
-    unsigned char buf[CHUNK * TER_EPT_RECORD];
-    uint64_t a = 0, n = 0, cap = band_cap(); /* the band: records a .. a + n - 1 */
-    long band = -1;
-    trv_status st = room(ctx, &io, 4096);
-    for (uint64_t i = 0; !st; i += CHUNK) {
-        const size_t k = total - i < CHUNK ? (size_t)(total - i) : CHUNK;
-        const int last = i + k == total;
-        if (k && !recs_move(io.fd, buf, k, i, 0))
-            st = read_error(ctx);
-        for (size_t j = 0; j < k + last && !st; j++) { /* j == k: past the last record */
-            const unsigned char *r = buf + j * TER_EPT_RECORD;
-            long y = j == k ? -1 : ter_ept_index(coord(e, r, 1), cb->y0, cb->S, d);
-            if (y != band && n)
-                st = n <= cap ? write_band(ctx, e, cb, d, band, io.recs, (size_t)n, io.m, ns)
-                                   : write_band_groups(ctx, e, cb, d, band, &io, a, n, ns);
-            if (y != band)
-                band = y, a = i + j, n = 0;
-            if (j < k && ++n <= cap && !st && !(st = room(ctx, &io, (size_t)n)))
-                memcpy(io.recs + (n - 1) * TER_EPT_RECORD, r, TER_EPT_RECORD);
-        }
-        if (last)
-            break;
-    }
-    free(io.recs);
-    free(io.m);
+    band_pass p = {.e = e, .cb = cb, .d = d, .ns = ns, .io = {.fd = fileno(f)}, .cap = band_cap(), .band = -1};
+    trv_status st = room(ctx, &p.io, 4096);
+    if (!st)
+        st = each_record(ctx, p.io.fd, 0, total, band_record, &p);
+    if (!st)
+        st = band_end(ctx, &p); /* the last band */
+    free(p.io.recs);
+    free(p.io.m);
     return st;
 }
 

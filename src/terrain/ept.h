@@ -74,9 +74,6 @@ trv_status ter_ept_tiles(trv_ctx *ctx, ter_ept *e, int ntx, int th);
  * the same message whatever the tiles. */
 trv_status ter_ept_tile(trv_ctx *ctx, ter_ept *e, int tx, int x0, int y0, int nx, int ny, const float *z, float nodata,
                         const float *slope, const unsigned char *soil, const unsigned char *landuse);
-/* Row y's points, as a tile of the whole width (untiled only). */
-trv_status ter_ept_row(trv_ctx *ctx, ter_ept *e, int y, const float *z, float nodata, const float *slope,
-                       const unsigned char *soil, const unsigned char *landuse);
 /* The nodes, the hierarchy and ept.json, into the temporary directory. */
 trv_status ter_ept_finish(trv_ctx *ctx, ter_ept *e);
 void ter_ept_free(ter_ept *e);
