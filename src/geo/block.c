@@ -381,7 +381,7 @@ trv_status geo_block_writer_open(trv_ctx *ctx, const geo_raster *like, const cha
     return TRV_OK;
 }
 
-static int is_data(const geo_block_writer *w, float v) { return !isnan(v) && !(w->has_nodata && v == w->nodata); }
+static int is_data(const geo_block_writer *w, float v) { return !geo_f32_is_nodata(v, w->has_nodata, w->nodata); }
 
 /* The band of level k (0: the layer) of the temporary. */
 static GDALRasterBandH level_band(const geo_block_writer *w, int k)

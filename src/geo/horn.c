@@ -21,7 +21,7 @@ static double at(const float *r, int xx, int nx, int has_nodata, float nodata)
     if (b < 0 || b >= nx)
         return NAN;
     float fa = r[a], fb = r[b];
-    if (has_nodata && (fa == nodata || fb == nodata))
+    if (geo_f32_is_nodata(fa, has_nodata, nodata) || geo_f32_is_nodata(fb, has_nodata, nodata))
         return NAN;
     return a == xx ? fa : 2.0 * fa - fb;
 }
@@ -46,7 +46,7 @@ static int inner(const float *above, const float *row, const float *below, int n
     const float *a = above + x - 1, *m = row + x - 1, *b = below + x - 1;
     double w[9] = {a[0], a[1], a[2], m[0], m[1], m[2], b[0], b[1], b[2]};
     for (int k = 0; k < 9; k++)
-        if (isnan(w[k]) || (has_nodata && (float)w[k] == nodata))
+        if (geo_f32_is_nodata((float)w[k], has_nodata, nodata))
             return 0;
     sums(w, gx, gy);
     return 1;

@@ -22,12 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* geo_raster_is_nodata's rule for the Float32 value v of w. */
-static int f32_nodata(const geo_window *w, float v)
-{
-    return isnan(v) || (w->has_nodata && v == (float)w->nodata);
-}
-
 static int u8_nodata(const geo_window *w, unsigned char v)
 {
     return w->has_nodata && v == (unsigned char)w->nodata;
@@ -65,7 +59,7 @@ static void range_tile(void *u, const geo_window *w)
     for (int y = w->y0; y < w->y1; y++) {
         const float *row = geo_window_f32(w, w->x0, y);
         for (int x = 0; x < w->x1 - w->x0; x++)
-            if (!f32_nodata(w, row[x])) {
+            if (!geo_f32_is_nodata(row[x], w->has_nodata, w->nodata)) {
                 double v = row[x];
                 a->dmin = v < a->dmin ? v : a->dmin, a->dmax = v > a->dmax ? v : a->dmax;
                 a->nvalid++;
@@ -198,7 +192,7 @@ static void cell_row(void *u, const geo_window *w, int y, int ia, int ib)
             double *sum = a->c->sum + (size_t)j * mw + i;
             int *n = a->c->n + (size_t)j * mw + i;
             for (int x = 0; x <= f->cx1[i] - f->cx0[i]; x++)
-                if (!f32_nodata(w, row[x]))
+                if (!geo_f32_is_nodata(row[x], w->has_nodata, w->nodata))
                     *sum += row[x], (*n)++;
         }
     }

@@ -184,7 +184,7 @@ void rnd_hillshade_row(const float *above, const float *row, const float *below,
     const double cos_az = cos(light->azimuth_deg * d2r), sin_az = sin(light->azimuth_deg * d2r);
     for (int x = 0; x < nx; x++) {
         float c = row[x];
-        if (isnan(c) || (has_nodata && c == nodata)) {
+        if (geo_f32_is_nodata(c, has_nodata, nodata)) {
             out[x] = 0;
             continue;
         }

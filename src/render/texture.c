@@ -52,7 +52,7 @@ static void colour_row(const tex *t, const geo_grid *g, const geo_window *w, int
         for (int x = x0; x < x1; x++) {
             unsigned char *p = px + 4 * (size_t)x;
             float v = z[x - x0];
-            int ok = !(isnan(v) || (w->has_nodata && v == (float)w->nodata));
+            int ok = !geo_f32_is_nodata(v, w->has_nodata, w->nodata);
             if (ok)
                 rnd_palette_rgb(t->pal, (v - t->lo) / (t->hi - t->lo), p);
             else

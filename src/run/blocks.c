@@ -30,9 +30,9 @@ static size_t count_data(const geo_rows *b, int y0, int y1)
 {
     size_t n = 0, cells = (size_t)(y1 - y0) * b->nx;
     if (b->type == GEO_F32) {
-        const float *v = geo_rows_f32(b, y0), nd = (float)b->nodata;
+        const float *v = geo_rows_f32(b, y0);
         for (size_t i = 0; i < cells; i++)
-            n += !isnan(v[i]) && !(b->has_nodata && v[i] == nd);
+            n += !geo_f32_is_nodata(v[i], b->has_nodata, b->nodata);
     } else {
         const unsigned char *v = geo_rows_u8(b, y0), nd = (unsigned char)b->nodata;
         for (size_t i = 0; i < cells; i++)
@@ -60,9 +60,9 @@ static size_t count_window(const geo_window *w, int x0, int x1, int y0, int y1)
     size_t n = 0;
     for (int y = y0; y < y1; y++)
         if (w->type == GEO_F32) {
-            const float *v = geo_window_f32(w, x0, y), nd = (float)w->nodata;
+            const float *v = geo_window_f32(w, x0, y);
             for (int i = 0; i < x1 - x0; i++)
-                n += !isnan(v[i]) && !(w->has_nodata && v[i] == nd);
+                n += !geo_f32_is_nodata(v[i], w->has_nodata, w->nodata);
         } else {
             const unsigned char *v = geo_window_u8(w, x0, y), nd = (unsigned char)w->nodata;
             for (int i = 0; i < x1 - x0; i++)

@@ -37,7 +37,7 @@ static trv_status build(trv_ctx *ctx, sim_dyn_terrain *t, int i0, int j0)
     for (int j = 0; j < t->nd; j++)
         for (int i = 0; i < t->nw; i++) {
             float z = f->z[(size_t)(j0 + j) * f->nx + i0 + i];
-            int bad = isnan(z) || (f->has_nodata && z == f->nodata);
+            int bad = geo_f32_is_nodata(z, f->has_nodata, f->nodata);
             t->h[(size_t)j * t->nw + i] = bad ? NAN : z;
             if (!bad && z < lo)
                 lo = z;

@@ -57,7 +57,7 @@ static int corners(const sim_field *f, const size_t idx[4], double z[4])
 {
     for (int k = 0; k < 4; k++) {
         float v = f->z[idx[k]];
-        if (isnan(v) || (f->has_nodata && v == f->nodata))
+        if (geo_f32_is_nodata(v, f->has_nodata, f->nodata))
             return 0;
         z[k] = v;
     }

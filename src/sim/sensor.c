@@ -169,7 +169,7 @@ static void ground_range(const sim_field *f, double x, double y, double range, d
         const float *row = f->z + (size_t)j * f->nx;
         for (int i = i0; i <= i1; i++) {
             float v = row[i];
-            if (isnan(v) || (f->has_nodata && v == f->nodata))
+            if (geo_f32_is_nodata(v, f->has_nodata, f->nodata))
                 continue;
             lo = v < lo ? v : lo;
             hi = v > hi ? v : hi;

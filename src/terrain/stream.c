@@ -219,7 +219,7 @@ static trv_status read_dem(trv_ctx *ctx, stream *s, int x0, int y0, int nx, int 
     const int wnx = b->x1 - b->x0;
     for (size_t i = 0; i < (size_t)(b->y1 - b->y0) * wnx; i++) {
         float v = b->f32[i];
-        int nd = isnan(v) || v == (float)b->nodata, x = b->x0 + (int)(i % wnx), y = b->y0 + (int)(i / wnx);
+        int nd = geo_f32_is_nodata(v, b->has_nodata, b->nodata), x = b->x0 + (int)(i % wnx), y = b->y0 + (int)(i / wnx);
         s->z[i] = nd ? NODATA : v;
         if (!nd && x >= x0 && x < x0 + nx && y >= y0 && y < y0 + ny)
             s->b.valid++;
