@@ -22,6 +22,8 @@
 
 #include "core/trv.h"
 
+#include <math.h>
+
 /* GDAL's last error message on one line, without a final full stop, or
  * fallback when GDAL said nothing (a per-thread buffer): for messages like
  * "cannot open 'x.tif': <this>". */
@@ -125,8 +127,12 @@ void geo_raster_free(geo_raster *r);
 trv_status geo_raster_set_label(trv_ctx *ctx, geo_raster *r, const char *desc, const char *unit);
 int geo_raster_is_nodata(const geo_raster *r, size_t i);
 /* A Float32 value is nodata: NaN, or nodata itself when has_nodata (the
- * Float32 rule of geo_raster_is_nodata, for cells read into plain arrays). */
-int geo_f32_is_nodata(float v, int has_nodata, double nodata);
+ * Float32 rule of geo_raster_is_nodata, for cells read into plain arrays;
+ * inline: the stages' cell loops call it for every cell). */
+static inline int geo_f32_is_nodata(float v, int has_nodata, double nodata)
+{
+    return isnan(v) || (has_nodata && v == (float)nodata);
+}
 /* Number of cells holding data. */
 size_t geo_raster_count_valid(const geo_raster *r);
 /* 1 if some cell holds data (geo_raster_count_valid > 0, stopping at the

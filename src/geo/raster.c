@@ -238,11 +238,6 @@ trv_status geo_raster_set_label(trv_ctx *ctx, geo_raster *r, const char *desc, c
     return TRV_OK;
 }
 
-int geo_f32_is_nodata(float v, int has_nodata, double nodata)
-{
-    return isnan(v) || (has_nodata && v == (float)nodata);
-}
-
 int geo_raster_is_nodata(const geo_raster *r, size_t i)
 {
     if (r->type == GEO_F32)
