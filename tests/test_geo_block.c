@@ -43,6 +43,51 @@ static void test_mem_limit_env(void **state)
     unsetenv("TRV_BLOCK_MEM");
 }
 
+/* geo_strip_rows: clamp(budget / (width bytes), 1, geo_block_rows()),
+ * hand-computed against the 16 MiB = 16 777 216 default and TRV_STRIP_MEM. */
+static void test_strip_rows(void **state)
+{
+    (void)state;
+    unsetenv("TRV_STRIP_MEM");
+    unsetenv("TRV_BLOCK_ROWS");
+    assert_true(geo_strip_mem() == GEO_STRIP_MEM && GEO_STRIP_MEM == 16777216);
+    static const struct {
+        int width, bytes, want;
+    } c[] = {{1, 1, 256},          /* narrow: geo_block_rows() */
+             {1000, 4, 256},       /* 4194 rows fit */
+             {65536, 1, 256},      /* exactly 256 rows */
+             {65537, 1, 255},      /* 256.0 - : 255 */
+             {70000, 1, 239},      /* 16777216 / 70000 = 239.67 */
+             {16384, 4, 256},      /* exactly 256 rows of RGBA */
+             {16385, 4, 255},      /* 16777216 / 65540 = 255.98 */
+             {200000, 4, 20},      /* 16777216 / 800000 = 20.97 */
+             {200000, 1, 83},      /* 16777216 / 200000 = 83.89 */
+             {4194304, 4, 1},      /* one row is the budget */
+             {5000000, 4, 1}};     /* very wide: one row, over the budget */
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++)
+        assert_int_equal(geo_strip_rows(c[i].width, c[i].bytes), c[i].want);
+    setenv("TRV_BLOCK_ROWS", "7", 1);
+    assert_int_equal(geo_strip_rows(1000, 4), 7);          /* never above geo_block_rows() */
+    assert_int_equal(geo_strip_rows(1198372, 2), 7);       /* 16777216 / 2396744 = 7.0000033 */
+    assert_int_equal(geo_strip_rows(1198372, 3), 4);       /* 4.67 */
+    assert_int_equal(geo_strip_rows(1198373, 2), 6);       /* 6.999997 */
+    unsetenv("TRV_BLOCK_ROWS");
+    setenv("TRV_STRIP_MEM", "1000", 1);
+    assert_true(geo_strip_mem() == 1000);
+    assert_int_equal(geo_strip_rows(10, 4), 25);           /* 1000 / 40 */
+    assert_int_equal(geo_strip_rows(300, 1), 3);           /* 1000 / 300 = 3.33 */
+    assert_int_equal(geo_strip_rows(251, 4), 1);           /* 1000 / 1004 = 0.996: one row */
+    assert_int_equal(geo_strip_rows(3, 1), 256);           /* 333: geo_block_rows() */
+    static const char *const junk[] = {"-5", "12x", "", "abc"};
+    for (int i = 0; i < 4; i++) {
+        setenv("TRV_STRIP_MEM", junk[i], 1);
+        assert_true(geo_strip_mem() == GEO_STRIP_MEM);
+    }
+    setenv("TRV_STRIP_MEM", "0", 1);
+    assert_int_equal(geo_strip_rows(1, 1), 1);             /* budget 0: one row at a time */
+    unsetenv("TRV_STRIP_MEM");
+}
+
 /* TRV_BLOCK_ROWS and TRV_BLOCK_COLS: integers >= 1, each its own. */
 static void test_block_size_env(void **state)
 {
@@ -653,6 +698,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mem_limit_env),
         cmocka_unit_test(test_block_size_env),
+        cmocka_unit_test(test_strip_rows),
         cmocka_unit_test(test_tiling),
         cmocka_unit_test(test_mem_and_disk_same_cog),
         cmocka_unit_test(test_tiles_same_cog),

@@ -413,7 +413,8 @@ static void texture_reference(const char *path, int k, unsigned char *px)
 }
 
 /* rnd_texture_png by tiles of 1 x 64, 7 x 5, 64 x 1, 13 x the height,
- * 256 x 256 and the whole grid: every pixel of the three textures equal to
+ * 256 x 256 and the whole grid, and strips cut by TRV_STRIP_MEM to 5,
+ * 83 and 1 rows (geo_strip_rows): every pixel of the three textures equal to
  * the whole-layer reference (the hillshade across the tiles' edges and at
  * the grid's, nodata and NaN cells among them; the palette's range; the
  * colour table, a code beyond it transparent), and the same bytes at every
@@ -423,7 +424,11 @@ static void test_texture_by_tiles(void **state)
     (void)state;
     char *paths[3];
     write_texture_layers(paths);
-    static const char *const sizes[][2] = {{"1", "64"}, {"7", "5"}, {"64", "1"}, {"13", "200"}, {NULL, NULL}, {"300", "200"}};
+    /* columns, rows, and TRV_STRIP_MEM (300 pixels of 4 bytes a row: 6000
+     * gives strips of 5 rows, 100000 of 83, 83 and 34, 0 of one) */
+    static const char *const sizes[][3] = {{"1", "64", NULL},   {"7", "5", NULL},     {"64", "1", NULL},
+                                           {"13", "200", NULL}, {NULL, NULL, NULL},   {"300", "200", NULL},
+                                           {"7", "64", "6000"}, {NULL, NULL, "100000"}, {"300", "200", "0"}};
     unsigned char *want = malloc((size_t)TX_NX * TX_NY * 4), *got = malloc((size_t)TX_NX * TX_NY * 4);
     char *out = tmp_path("tex.png"), *first = tmp_path("tex_first.png"), *cmd = NULL;
     trv_ctx *ctx = trv_ctx_new();
@@ -434,6 +439,10 @@ static void test_texture_by_tiles(void **state)
                 setenv("TRV_BLOCK_COLS", sizes[s][0], 1), setenv("TRV_BLOCK_ROWS", sizes[s][1], 1);
             else
                 unsetenv("TRV_BLOCK_COLS"), unsetenv("TRV_BLOCK_ROWS");
+            if (sizes[s][2])
+                setenv("TRV_STRIP_MEM", sizes[s][2], 1);
+            else
+                unsetenv("TRV_STRIP_MEM");
             rnd_texture_info ti;
             assert_int_equal(rnd_texture_png(ctx, paths[k], k == 0, s ? out : first, "tex.png", &ti), TRV_OK);
             assert_int_equal(ti.categorical, k == 2);
@@ -447,7 +456,7 @@ static void test_texture_by_tiles(void **state)
             assert_true(s == 0 || system(cmd) == 0);
         }
     }
-    unsetenv("TRV_BLOCK_COLS"), unsetenv("TRV_BLOCK_ROWS");
+    unsetenv("TRV_BLOCK_COLS"), unsetenv("TRV_BLOCK_ROWS"), unsetenv("TRV_STRIP_MEM");
     /* the rows in groups of 1, 7 and the rest: rnd_png_write's bytes */
     assert_int_equal(rnd_png_write(ctx, first, "t", want, TX_NX, TX_NY, 4, 6, NULL), TRV_OK);
     rnd_png *png = NULL;

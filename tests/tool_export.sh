@@ -282,6 +282,17 @@ for t in 1x64 7x7 64x1 13x1000000 1x1000000 1000000x1000000; do
     grep -v '"args"' "$tmp/n90_$t/export.json" >"$tmp/j2"
     cmp -s "$tmp/j1" "$tmp/j2" && ok || bad "export.json differs between tiles of $t and of 256 x 256"
 done
+# strips cut by the budget (TRV_STRIP_MEM, geo_strip_rows: 345 pixels of a
+# byte a row; 2000 bytes: strips of 5 rows, 0: of one, 40000: of 115) at
+# tiles of 7 x 64 and the default: the same files
+for t in 7x64:2000 256x256:0 256x256:40000; do
+    c=${t%:*}
+    TRV_STRIP_MEM=${t#*:} TRV_BLOCK_COLS=${c%x*} TRV_BLOCK_ROWS=${c#*x} "$X" -q --nav2 "$tmp/n90_s$t" --terrain "$T" \
+        --route "$tmp/route.geojson" || bad "the 90 m export at tiles of $c, TRV_STRIP_MEM ${t#*:}"
+    for f in map.pgm map.yaml map.prj waypoints.yaml; do
+        cmp -s "$tmp/n90/$f" "$tmp/n90_s$t/$f" && ok || bad "$f differs at TRV_STRIP_MEM ${t#*:} (tiles $c)"
+    done
+done
 if [ -z "$PY" ] || [ ! -x /usr/bin/time ]; then
     skip "python3 with GDAL and numpy, and /usr/bin/time, are needed for the strips' errors and memory"
 else
@@ -314,7 +325,8 @@ def mk(path, w, h, typ, fill):
     for y0 in range(0, h, 1000):
         n = min(1000, h - y0)
         d.GetRasterBand(1).WriteArray(fill(np.add.outer(np.arange(y0, y0 + n), np.arange(w))), 0, y0)
-for name, nx, ny in (('short', 512, 2000), ('tall', 512, 40000), ('narrow', 2000, 300), ('wide', 40000, 300)):
+for name, nx, ny in (('short', 512, 2000), ('tall', 512, 40000), ('narrow', 2000, 300), ('wide', 40000, 300),
+                     ('vwide', 200000, 300)):
     os.makedirs(f'{sys.argv[1]}/m_{name}')
     mk(f'{sys.argv[1]}/m_{name}/cost.tif', nx, ny, gdal.GDT_Float32, lambda i: ((i % 101) / 100.0).astype(np.float32))
     mk(f'{sys.argv[1]}/m_{name}/gonogo.tif', nx, ny, gdal.GDT_Byte, lambda i: (i % 13 == 0).astype(np.uint8))
@@ -334,6 +346,19 @@ PYEOF
             bad "peak RSS grew by $((b - a)) KiB from the ${p%:*} map to the ${p#*:} one (whole layers and map: $whole KiB)"
     done
     [ "$(wc -c <"$tmp/nm_tall/map.pgm")" = $((512 * 40000 + 17)) ] && ok || bad "the tall map.pgm's size"
+    # the strip bounded by the budget (geo_strip_rows): a 200000 x 300 map
+    # at the default 16 MiB (strips of 83 rows) against TRV_STRIP_MEM=51200000
+    # (256 rows, as before the budget: a 48.8 MiB strip), the same bytes in
+    # less memory by more than 16 MiB of the strips' 33 (measured: 100 -> 78
+    # MiB; GDAL's cache, bounded, fills the rest)
+    /usr/bin/time -f "%M" -o "$tmp/rss_vw" "$X" -q --nav2 "$tmp/nm_vw" --terrain "$tmp/m_vwide" || bad "the 200000-wide map"
+    /usr/bin/time -f "%M" -o "$tmp/rss_vw256" env TRV_STRIP_MEM=51200000 "$X" -q --nav2 "$tmp/nm_vw256" --terrain "$tmp/m_vwide" ||
+        bad "the 200000-wide map at TRV_STRIP_MEM=51200000"
+    cmp -s "$tmp/nm_vw/map.pgm" "$tmp/nm_vw256/map.pgm" && ok || bad "the 200000-wide map.pgm differs at 256-row strips"
+    a=$(tail -1 "$tmp/rss_vw") b=$(tail -1 "$tmp/rss_vw256")
+    echo "trv-export --nav2 peak RSS, 200000 x 300: $a KiB (16 MiB strips: 83 rows), $b KiB (256 rows)"
+    [ "$a" -gt 0 ] && [ $((b - a)) -gt 16384 ] && ok ||
+        bad "peak RSS $a KiB at 16 MiB strips, $b KiB at 256 rows: less by $((b - a)) KiB, not > 16384"
 fi
 
 summary tool_export

@@ -145,12 +145,13 @@ typedef struct exp_nav2_info {
 const char *exp_nav2_file(int k);
 
 /* Read the run's cost and gonogo by tiles of geo_block_cols() x
- * geo_block_rows() cells (run/blocks.h: run_load's open errors and grid
- * comparison), and stage into set, under o->dir: the map pair, map.pgm
- * written a row of tiles at a time (its pixels: 1 byte a cell, a tile
- * high), map.prj and, with o->route, waypoints.yaml. info gets what was
- * written. Memory: O(tile + nx x tile height) (docs/scale.md); the files
- * are the same bytes whatever the tiles.
+ * geo_strip_rows(nx, 1) cells (geo/block.h: geo_block_rows(), fewer when
+ * a strip would pass geo_strip_mem() bytes; run/blocks.h: run_load's open
+ * errors and grid comparison), and stage into set, under o->dir: the map
+ * pair, map.pgm written a row of tiles at a time (its pixels: 1 byte a
+ * cell, a tile high), map.prj and, with o->route, waypoints.yaml. info
+ * gets what was written. Memory: O(tile + max(geo_strip_mem(), nx))
+ * (docs/scale.md); the files are the same bytes whatever the tiles.
  *
  * The errors in run_load's order: cost's, then gonogo's open error; the
  * grids' mismatch; a layer holding only nodata (cost first); then the

@@ -1,6 +1,8 @@
 /* The nav2 map_server map of a run (export.h): the frame, the pixels, and
  * the files map.pgm, map.yaml and map.prj staged into the caller's set,
- * the layers read by tiles and map.pgm written a row of tiles at a time (docs/scale.md). */
+ * the layers read by tiles and map.pgm written a row of tiles at a time
+ * (docs/scale.md): tiles of geo_block_cols() x geo_strip_rows(nx, 1), so
+ * the strip of pixels holds at most max(geo_strip_mem(), one row) bytes. */
 #include "export/export.h"
 
 #include "run/blocks.h"
@@ -251,7 +253,7 @@ static trv_status nodata_first(trv_ctx *ctx, nav2_pass *p, trv_status st)
 static trv_status write_map(trv_ctx *ctx, nav2_pass *p, const char *dir, trv_outset *set, exp_nav2_info *info)
 {
     const geo_grid *g = p->b.grid;
-    p->tl = geo_tiling_make(g->nx, g->ny, geo_block_cols(), geo_block_rows());
+    p->tl = geo_tiling_make(g->nx, g->ny, geo_block_cols(), geo_strip_rows(g->nx, 1));
     trv_status st = trv_outset_mkdir(ctx, set, dir);
     if (!st)
         st = exp_nav2_frame_of(ctx, g, p->b.path[RUN_COST], &info->frame);

@@ -58,6 +58,21 @@ size_t geo_block_mem(void)
     return e && *e && *e != '-' && !*end && v <= SIZE_MAX ? (size_t)v : GEO_BLOCK_MEM;
 }
 
+size_t geo_strip_mem(void)
+{
+    const char *e = getenv("TRV_STRIP_MEM");
+    char *end;
+    unsigned long long v = e && *e ? strtoull(e, &end, 10) : 0;
+    return e && *e && *e != '-' && !*end && v <= SIZE_MAX ? (size_t)v : GEO_STRIP_MEM;
+}
+
+int geo_strip_rows(int width, int bytes)
+{
+    size_t row = (size_t)(width > 1 ? width : 1) * (size_t)(bytes > 1 ? bytes : 1), n = geo_strip_mem() / row;
+    int most = geo_block_rows();
+    return n < 1 ? 1 : n > (size_t)most ? most : (int)n;
+}
+
 const float *geo_rows_f32(const geo_rows *b, int y)
 {
     return y >= b->y0 && y < b->y1 && b->f32 ? b->f32 + (size_t)(y - b->y0) * b->nx : NULL;

@@ -94,6 +94,22 @@ geo_tile geo_tiling_tile(const geo_tiling *t, int i);
  * GEO_BLOCK_MEM. */
 size_t geo_block_mem(void);
 
+/* The default bytes of a row-major output's strip (geo_strip_mem). */
+#define GEO_STRIP_MEM ((size_t)16 << 20)
+
+/* The bytes a row-major output (a PNG texture, nav2's map.pgm: formats
+ * written a whole row at a time) may hold in one strip: TRV_STRIP_MEM
+ * from the environment (an integer >= 0, for tests that want the strips
+ * cut at small widths) when set, else GEO_STRIP_MEM. */
+size_t geo_strip_mem(void);
+
+/* The rows of such a strip, width pixels of `bytes` bytes each (both >=
+ * 1): rows = clamp(geo_strip_mem() / (width bytes), 1, geo_block_rows()),
+ * so a strip holds at most max(geo_strip_mem(), one row) bytes whatever
+ * the width. The stage's tiles take this height; its output is the same
+ * bytes whatever the tiles. */
+int geo_strip_rows(int width, int bytes);
+
 /* Rows y0 .. y1 - 1 of a layer, all nx columns, row-major. */
 typedef struct geo_rows {
     int nx, y0, y1;

@@ -1,11 +1,13 @@
 /* A layer as a texture (render.h, rnd_texture_png): one RGBA pixel per
  * cell, the map's colours without the shading; a DEM as its hillshade.
  * Streamed: the layer read by windows (geo/block.h: geo_block_cols() x
- * geo_block_rows() tiles, a DEM's with its 1-cell halo all round, so
- * Horn's window at a tile's edge sees the cells beyond it and at the
+ * geo_strip_rows(width, 4) tiles: geo_block_rows() rows, fewer when a
+ * strip of them would pass geo_strip_mem(), one at least; a DEM's with
+ * its 1-cell halo all round, so Horn's window at a tile's edge sees the cells beyond it and at the
  * grid's edge the edge rule of rnd_hillshade_row), a row of tiles coloured
  * into a strip of pixels, and the strip's rows given to libpng in order
- * (rnd_png_rows): memory O(width x tile height + tile), not O(layer); each
+ * (rnd_png_rows): memory a strip of at most max(geo_strip_mem(), one
+ * row) bytes and a tile, not O(layer) nor O(width x 256); each
  * pixel depends on its cell (and, shaded, the 3 x 3 cells round it) alone,
  * and the range of a continuous layer (min and max: any order) is a first
  * pass over the tiles, so the PNG is the whole-layer code's bytes for every
@@ -76,7 +78,7 @@ static void colour_row(const tex *t, const geo_grid *g, const geo_window *w, int
 static trv_status write_strips(trv_ctx *ctx, const tex *t, geo_block_reader *rd, rnd_png *png)
 {
     const geo_grid *g = geo_block_reader_grid(rd);
-    const geo_tiling tl = geo_tiling_make(g->nx, g->ny, geo_block_cols(), geo_block_rows());
+    const geo_tiling tl = geo_tiling_make(g->nx, g->ny, geo_block_cols(), geo_strip_rows(g->nx, 4));
     unsigned char *px = malloc((size_t)g->nx * tl.th * 4);
     trv_status st = px ? TRV_OK : trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
     for (int i = 0; i < geo_tiling_count(&tl) && !st; i++) {
