@@ -44,33 +44,34 @@ static void test_mem_limit_env(void **state)
 }
 
 /* geo_strip_rows: clamp(budget / (width bytes), 1, geo_block_rows()),
- * hand-computed against the 16 MiB = 16 777 216 default and TRV_STRIP_MEM. */
+ * hand-computed against the 64 MiB = 67 108 864 default and TRV_STRIP_MEM. */
 static void test_strip_rows(void **state)
 {
     (void)state;
     unsetenv("TRV_STRIP_MEM");
     unsetenv("TRV_BLOCK_ROWS");
-    assert_true(geo_strip_mem() == GEO_STRIP_MEM && GEO_STRIP_MEM == 16777216);
+    assert_true(geo_strip_mem() == GEO_STRIP_MEM && GEO_STRIP_MEM == 67108864);
     static const struct {
         int width, bytes, want;
     } c[] = {{1, 1, 256},          /* narrow: geo_block_rows() */
-             {1000, 4, 256},       /* 4194 rows fit */
-             {65536, 1, 256},      /* exactly 256 rows */
-             {65537, 1, 255},      /* 256.0 - : 255 */
-             {70000, 1, 239},      /* 16777216 / 70000 = 239.67 */
-             {16384, 4, 256},      /* exactly 256 rows of RGBA */
-             {16385, 4, 255},      /* 16777216 / 65540 = 255.98 */
-             {200000, 4, 20},      /* 16777216 / 800000 = 20.97 */
-             {200000, 1, 83},      /* 16777216 / 200000 = 83.89 */
-             {4194304, 4, 1},      /* one row is the budget */
-             {5000000, 4, 1}};     /* very wide: one row, over the budget */
+             {1000, 4, 256},       /* 16777 rows fit */
+             {262144, 1, 256},     /* exactly 256 rows */
+             {262145, 1, 255},     /* 256.0 - : 255 */
+             {280000, 1, 239},     /* 67108864 / 280000 = 239.67 */
+             {65536, 4, 256},      /* exactly 256 rows of RGBA */
+             {65537, 4, 255},      /* 67108864 / 262148 = 255.99 */
+             {200000, 4, 83},      /* 67108864 / 800000 = 83.89 */
+             {200000, 1, 256},     /* 335.5 rows fit */
+             {800000, 4, 20},      /* 67108864 / 3200000 = 20.97 */
+             {16777216, 4, 1},     /* one row is the budget */
+             {20000000, 4, 1}};    /* very wide: one row, over the budget */
     for (size_t i = 0; i < sizeof c / sizeof *c; i++)
         assert_int_equal(geo_strip_rows(c[i].width, c[i].bytes), c[i].want);
     setenv("TRV_BLOCK_ROWS", "7", 1);
     assert_int_equal(geo_strip_rows(1000, 4), 7);          /* never above geo_block_rows() */
-    assert_int_equal(geo_strip_rows(1198372, 2), 7);       /* 16777216 / 2396744 = 7.0000033 */
-    assert_int_equal(geo_strip_rows(1198372, 3), 4);       /* 4.67 */
-    assert_int_equal(geo_strip_rows(1198373, 2), 6);       /* 6.999997 */
+    assert_int_equal(geo_strip_rows(4793490, 2), 7);       /* 67108864 / 9586980 = 7.0000004 */
+    assert_int_equal(geo_strip_rows(4793490, 3), 4);       /* 4.67 */
+    assert_int_equal(geo_strip_rows(4793491, 2), 6);       /* 6.9999990 */
     unsetenv("TRV_BLOCK_ROWS");
     setenv("TRV_STRIP_MEM", "1000", 1);
     assert_true(geo_strip_mem() == 1000);

@@ -347,11 +347,13 @@ PYEOF
     done
     [ "$(wc -c <"$tmp/nm_tall/map.pgm")" = $((512 * 40000 + 17)) ] && ok || bad "the tall map.pgm's size"
     # the strip bounded by the budget (geo_strip_rows): a 200000 x 300 map
-    # at the default 16 MiB (strips of 83 rows) against TRV_STRIP_MEM=51200000
-    # (256 rows, as before the budget: a 48.8 MiB strip), the same bytes in
-    # less memory by more than 16 MiB of the strips' 33 (measured: 100 -> 78
-    # MiB; GDAL's cache, bounded, fills the rest)
-    /usr/bin/time -f "%M" -o "$tmp/rss_vw" "$X" -q --nav2 "$tmp/nm_vw" --terrain "$tmp/m_vwide" || bad "the 200000-wide map"
+    # at a budget of 16 MiB (TRV_STRIP_MEM; strips of 83 rows: the default
+    # 64 MiB cuts grey strips only beyond 262 144 columns) against
+    # TRV_STRIP_MEM=51200000 (256 rows, as before the budget: a 48.8 MiB
+    # strip), the same bytes in less memory by more than 16 MiB of the
+    # strips' 33 (measured: 100 -> 78 MiB; GDAL's cache, bounded, fills the rest)
+    /usr/bin/time -f "%M" -o "$tmp/rss_vw" env TRV_STRIP_MEM=16777216 "$X" -q --nav2 "$tmp/nm_vw" --terrain "$tmp/m_vwide" ||
+        bad "the 200000-wide map at TRV_STRIP_MEM=16777216"
     /usr/bin/time -f "%M" -o "$tmp/rss_vw256" env TRV_STRIP_MEM=51200000 "$X" -q --nav2 "$tmp/nm_vw256" --terrain "$tmp/m_vwide" ||
         bad "the 200000-wide map at TRV_STRIP_MEM=51200000"
     cmp -s "$tmp/nm_vw/map.pgm" "$tmp/nm_vw256/map.pgm" && ok || bad "the 200000-wide map.pgm differs at 256-row strips"

@@ -94,8 +94,11 @@ geo_tile geo_tiling_tile(const geo_tiling *t, int i);
  * GEO_BLOCK_MEM. */
 size_t geo_block_mem(void);
 
-/* The default bytes of a row-major output's strip (geo_strip_mem). */
-#define GEO_STRIP_MEM ((size_t)16 << 20)
+/* The default bytes of a row-major output's strip (geo_strip_mem): 64
+ * MiB, so that strips are cut (and their input blocks decoded more than
+ * once: GDAL's cache is bounded) only beyond 65 536 RGBA or 262 144 grey
+ * columns. */
+#define GEO_STRIP_MEM ((size_t)64 << 20)
 
 /* The bytes a row-major output (a PNG texture, nav2's map.pgm: formats
  * written a whole row at a time) may hold in one strip: TRV_STRIP_MEM
