@@ -361,6 +361,11 @@ char *trv_path_join(const char *dir, const char *name);
  * the root (the folder the output checks name); NULL: out of memory. */
 char *trv_path_folder(const char *path);
 
+/* A byte budget from environment variable name: an integer >= 0 in
+ * decimal, else (unset, empty, negative, not a number, beyond size_t)
+ * dflt. The budgets TRV_BLOCK_MEM, TRV_STRIP_MEM and TRV_SIM_MEM. */
+size_t trv_env_bytes(const char *name, size_t dflt);
+
 /* qsort comparators, ascending (NaN compares equal to everything, as the
  * plain < and > do). */
 int trv_cmp_double(const void *a, const void *b);

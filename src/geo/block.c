@@ -12,7 +12,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdint.h>
 #include <string.h>
 
 #define STRIP 256 /* the tiles' height: the writer's strip */
@@ -50,21 +49,9 @@ geo_tile geo_tiling_tile(const geo_tiling *t, int i)
     return k;
 }
 
-size_t geo_block_mem(void)
-{
-    const char *e = getenv("TRV_BLOCK_MEM");
-    char *end;
-    unsigned long long v = e && *e ? strtoull(e, &end, 10) : 0;
-    return e && *e && *e != '-' && !*end && v <= SIZE_MAX ? (size_t)v : GEO_BLOCK_MEM;
-}
+size_t geo_block_mem(void) { return trv_env_bytes("TRV_BLOCK_MEM", GEO_BLOCK_MEM); }
 
-size_t geo_strip_mem(void)
-{
-    const char *e = getenv("TRV_STRIP_MEM");
-    char *end;
-    unsigned long long v = e && *e ? strtoull(e, &end, 10) : 0;
-    return e && *e && *e != '-' && !*end && v <= SIZE_MAX ? (size_t)v : GEO_STRIP_MEM;
-}
+size_t geo_strip_mem(void) { return trv_env_bytes("TRV_STRIP_MEM", GEO_STRIP_MEM); }
 
 int geo_strip_rows(int width, int bytes)
 {

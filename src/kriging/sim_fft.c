@@ -66,13 +66,7 @@ double krg_zig_normal(const krg_zig *z, trv_rng *r)
 
 enum { COLS = 4 }; /* columns transformed together in memory: one cache line of each row */
 
-size_t krg_ce_mem(void)
-{
-    const char *e = getenv("TRV_SIM_MEM");
-    char *end;
-    unsigned long long v = e && *e ? strtoull(e, &end, 10) : 0;
-    return e && *e && *e != '-' && !*end && v <= SIZE_MAX ? (size_t)v : KRG_CE_MEM;
-}
+size_t krg_ce_mem(void) { return trv_env_bytes("TRV_SIM_MEM", KRG_CE_MEM); }
 
 /* The bytes of the torus in memory: sq and work (24 a node), the column
  * buffer and the two plans (their twiddles and buffers). */
