@@ -1,7 +1,8 @@
 /*
  * tempfile.h — temporary files: prm's paged search's tiles (grid_pages.c),
  * lazy terrain's spill (terrain_lazy.c) and tiled bridging's flood
- * (tiled_bridge.c); kriging's out-of-core simulation torus (sim_fft.c).
+ * (tiled_bridge.c); kriging's out-of-core simulation torus (sim_fft.c)
+ * and the realisations' kept tiles (sim.c).
  * Each is made and unlinked at once, so nothing is left behind whatever
  * happens after, and read and written whole at offsets.
  */

@@ -90,16 +90,15 @@ typedef struct exp_nav2_bad {
 
 /* The piece's pixels into pix (row r at pix + r pstride), its cells added
  * to *n; returns its first bad cell in row-major order (row -1: none; else
- * pix holds garbage and *n is unchanged). Pure. */
+ * pix holds garbage and *n is unchanged). Pure. The map by pieces of any
+ * shape is the map in one piece: the same pixels, the same counts, the
+ * same first bad cell (the earliest of the pieces' by exp_nav2_bad_first). */
 exp_nav2_bad exp_nav2_piece(const exp_nav2_strip *s, unsigned char *pix, size_t pstride, exp_nav2_counts *n);
 /* 1 when a is a bad cell before b in row-major order (or b is none). Pure. */
 int exp_nav2_bad_first(const exp_nav2_bad *a, const exp_nav2_bad *b);
 /* TRV_ERR_DATA for b: "'<name>': cell (column C, row R) holds V, ...", the
  * gonogo named when its code is above 5, else the cost. */
 trv_status exp_nav2_bad_error(trv_ctx *ctx, const exp_nav2_bad *b, const char *cost_name, const char *gonogo_name);
-/* The map by pieces of any shape is the map in one piece: the same pixels,
- * the same counts, the same first bad cell (the earliest of the pieces' by
- * exp_nav2_bad_first). */
 
 /* One waypoint. */
 typedef struct exp_pose {

@@ -62,7 +62,6 @@ int exp_w3d_levels(int nx, int ny);
  * tested against). */
 void exp_w3d_tile(const geo_raster *dem, int k, int tx, int ty, float *h);
 
-
 /* An nx x ny Float32 grid read by rows: row(ctx, user, r, c0, n, dst) puts
  * the cells c0 .. c0 + n - 1 of row r (0 <= c0, c0 + n <= nx, r < ny) in
  * dst[0 .. n - 1] as read (a nodata cell as it is in the grid). */

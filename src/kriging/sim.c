@@ -1,11 +1,11 @@
 /* Conditional simulation by conditioning unconditional fields by kriging
  * (sim.h; docs/method.md §1.11). */
 #include "sim.h"
+#include "core/tempfile.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -580,17 +580,9 @@ static trv_status window_by_kriging(trv_ctx *ctx, krg_sim *s, int j, const geo_t
 
 trv_status krg_sim_cache(trv_ctx *ctx, krg_sim *s, const char *dir, const geo_tiling *tl)
 {
-    size_t n = strlen(dir) + 32;
-    char *path = malloc(n);
-    if (!path)
-        return trv_error(ctx, TRV_ERR_NOMEM, "out of memory");
-    snprintf(path, n, "%s/.trv-sim-cache-XXXXXX", dir);
-    int fd = mkstemp(path), e = errno;
-    if (fd >= 0)
-        unlink(path); /* gone when closed, whatever happens */
-    free(path);
+    int fd = trv_temp_fd(dir, ".trv-sim-cache"); /* unlinked: gone when closed, whatever happens */
     if (fd < 0)
-        return trv_error(ctx, TRV_ERR_IO, "cannot create a scratch file in '%s': %s", dir, strerror(e));
+        return trv_error(ctx, TRV_ERR_IO, "cannot create a scratch file in '%s': %s", dir, strerror(errno));
     if (s->cfd >= 0)
         close(s->cfd);
     s->cfd = fd;
@@ -603,17 +595,11 @@ trv_status krg_sim_cache(trv_ctx *ctx, krg_sim *s, const char *dir, const geo_ti
 /* n bytes at offset at of the scratch file from (out) or into b. */
 static trv_status cache_move(trv_ctx *ctx, const krg_sim *s, void *b, size_t n, off_t at, int out)
 {
-    unsigned char *p = b;
-    while (n > 0) {
-        ssize_t k = out ? pwrite(s->cfd, p, n, at) : pread(s->cfd, p, n, at);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return trv_error(ctx, TRV_ERR_IO, "cannot %s the realisations' scratch file: %s", out ? "write" : "read",
-                             k < 0 ? strerror(errno) : "it is shorter than written");
-        p += k, n -= (size_t)k, at += k;
-    }
-    return TRV_OK;
+    errno = 0;
+    if (trv_fd_move(s->cfd, b, n, at, out))
+        return TRV_OK;
+    return trv_error(ctx, TRV_ERR_IO, "cannot %s the realisations' scratch file: %s", out ? "write" : "read",
+                     errno ? strerror(errno) : "it is shorter than written");
 }
 
 /* Window b's index among the kept tiling's tiles, -1 when it is none of
